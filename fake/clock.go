@@ -1,0 +1,63 @@
+package fake
+
+import (
+	"sync"
+	"time"
+)
+
+// Epoch is where every virtual clock starts (DESIGN.md: Deterministic).
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// clock is the server's source of time: virtual by default, moving only when advanced, or the
+// wall clock when the server was built with WithWallClock.
+type clock struct {
+	wall bool
+
+	mu      sync.Mutex
+	now     time.Time
+	changed chan struct{} // closed and replaced on every move
+}
+
+func newClock(wall bool) *clock {
+	return &clock{wall: wall, now: Epoch, changed: make(chan struct{})}
+}
+
+// Now returns the current time in UTC.
+func (c *clock) Now() time.Time {
+	if c.wall {
+		return time.Now().UTC()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// advance moves a virtual clock forward by d (d >= 0) and wakes everything waiting on Changed.
+// A wall clock does not move; advance then only wakes the waiters.
+func (c *clock) advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	if !c.wall {
+		c.now = c.now.Add(d)
+	}
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+	return c.Now()
+}
+
+// set puts a virtual clock back to t (reset) and wakes the waiters.
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// Changed returns a channel that is closed the next time the clock moves. Code that waits for
+// virtual time to pass (leases, reclaim, blocking polls) selects on it.
+func (c *clock) Changed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}

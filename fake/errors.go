@@ -1,0 +1,95 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// The closed set of error types (spec 7, gaps §1). Every error the fake answers has one of them.
+const (
+	errInvalidRequest     = "invalid_request_error"
+	errAuthentication     = "authentication_error"
+	errBilling            = "billing_error"
+	errPermission         = "permission_error"
+	errNotFound           = "not_found_error"
+	errRequestTooLarge    = "request_too_large"
+	errRateLimit          = "rate_limit_error"
+	errAPI                = "api_error"
+	errTimeout            = "timeout_error"
+	errOverloaded         = "overloaded_error"
+	errPreconditionFailed = "memory_precondition_failed_error"
+	errMemoryPathConflict = "memory_path_conflict_error"
+)
+
+// statusOf maps each error type to its HTTP status (gaps §1). It is the only such table.
+var statusOf = map[string]int{
+	errInvalidRequest:     http.StatusBadRequest,
+	errAuthentication:     http.StatusUnauthorized,
+	errBilling:            http.StatusPaymentRequired,
+	errPermission:         http.StatusForbidden,
+	errNotFound:           http.StatusNotFound,
+	errRequestTooLarge:    http.StatusRequestEntityTooLarge,
+	errRateLimit:          http.StatusTooManyRequests,
+	errAPI:                http.StatusInternalServerError,
+	errTimeout:            http.StatusGatewayTimeout,
+	errOverloaded:         529,
+	errPreconditionFailed: http.StatusConflict,
+	errMemoryPathConflict: http.StatusConflict,
+}
+
+// apiError is an error answered to the client as the envelope of spec 7. Handlers return it; the
+// adapter (respond.go) is the only code that writes it.
+type apiError struct {
+	typ     string
+	message string
+	status  int // 0: the status of typ
+}
+
+func (e *apiError) Error() string { return e.typ + ": " + e.message }
+
+// httpStatus is the status the error is answered with.
+func (e *apiError) httpStatus() int {
+	if e.status != 0 {
+		return e.status
+	}
+	return statusOf[e.typ]
+}
+
+// withStatus answers the error with a status other than its type's, for the cases the
+// specification fixes (412 on a heartbeat mismatch, 405 on a wrong method).
+func (e *apiError) withStatus(status int) *apiError {
+	e.status = status
+	return e
+}
+
+func newError(typ, format string, args ...any) *apiError {
+	if _, ok := statusOf[typ]; !ok {
+		panic("fake: unknown error type " + typ)
+	}
+	return &apiError{typ: typ, message: fmt.Sprintf(format, args...)}
+}
+
+// invalid reports a malformed or invalid request.
+func invalid(format string, args ...any) *apiError {
+	return newError(errInvalidRequest, format, args...)
+}
+
+// invalidField reports an invalid request naming the offending field by its path, as in
+// "messages.0.content.1.source.media_type: ..." (gaps §1).
+func invalidField(path, format string, args ...any) *apiError {
+	return newError(errInvalidRequest, "%s: %s", path, fmt.Sprintf(format, args...))
+}
+
+// notFound reports that no resource of the kind has the ID, for the caller's organization.
+// Another organization's resource is answered the same way, so that nothing leaks.
+func notFound(kind, id string) *apiError {
+	return newError(errNotFound, "%s %q was not found", kind, id)
+}
+
+func permissionDenied(format string, args ...any) *apiError {
+	return newError(errPermission, format, args...)
+}
+
+func unauthenticated(format string, args ...any) *apiError {
+	return newError(errAuthentication, format, args...)
+}

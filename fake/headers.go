@@ -1,0 +1,47 @@
+package fake
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// APIVersion is the only vendor-version value the fake accepts (spec 9.1).
+const APIVersion = "2023-06-01"
+
+// checkVersionHeaders applies section 9 to a request of the interface: vendor-version where it
+// is sent, and the beta value the interface requires. It returns the beta values the request
+// selected.
+func checkVersionHeaders(r *http.Request, ifc *iface) ([]string, error) {
+	if ifc.version {
+		switch v := r.Header.Get("vendor-version"); v {
+		case "":
+			return nil, invalid("vendor-version: header is required")
+		case APIVersion:
+		default:
+			return nil, invalid("vendor-version: %q is not a supported version; send %q", v, APIVersion)
+		}
+	}
+	betas := parseBetas(r.Header)
+	if ifc.beta != "" && !slices.Contains(betas, ifc.beta) {
+		return nil, invalid("vendor-beta: the %s interface requires the beta value %q", ifc.name, ifc.beta)
+	}
+	return betas, nil
+}
+
+// parseBetas collects vendor-beta values from every header line, each a comma-separated list
+// (spec 9.2, gaps §2). Unknown values are kept: any string is allowed.
+func parseBetas(h http.Header) []string {
+	var out []string
+	for _, line := range h.Values("vendor-beta") {
+		for _, v := range strings.Split(line, ",") {
+			if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// hasBeta reports whether the request selected the beta value.
+func (c *call) hasBeta(v string) bool { return slices.Contains(c.betas, v) }

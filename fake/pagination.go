@@ -1,0 +1,191 @@
+package fake
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Both pagination families of spec 2.1, with the rules of gaps §3. A list is a slice sorted in
+// list order by a listKey (a time and an ID); a position in it is a key, not an offset, so
+// pages stay exact (nothing skipped, nothing repeated) while items are created and deleted.
+
+// listKey is an item's place in a list: its sort time and its ID, which breaks ties.
+type listKey struct {
+	At time.Time `json:"t"`
+	ID string    `json:"i"`
+}
+
+// order compares keys in a list's order: negative when a comes before b.
+type order func(a, b listKey) int
+
+// oldestFirst orders by time ascending, then ID ascending.
+func oldestFirst(a, b listKey) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// newestFirst orders by time descending, then ID descending: the exact reverse of oldestFirst,
+// so the newest of several items created in the same instant (the highest ID) comes first.
+func newestFirst(a, b listKey) int { return oldestFirst(b, a) }
+
+// searchAfter returns the index of the first item that comes after k in the list (binary search).
+func searchAfter[T any](items []T, keyOf func(T) listKey, cmp order, k listKey) int {
+	return sort.Search(len(items), func(i int) bool { return cmp(keyOf(items[i]), k) > 0 })
+}
+
+// --- Cursor by ID: after_id, before_id, limit → data, first_id, last_id, has_more ---
+
+// cursorQuery is the request half of cursor-by-ID pagination.
+type cursorQuery struct {
+	afterID, beforeID string
+	limit             int // 0: no limit, the whole result set
+}
+
+// cursorQuery reads after_id, before_id and limit (in [1, max], def when absent; def 0 means
+// the whole set when absent). Giving both cursors is a 400.
+func (c *call) cursorQuery(def, max int) (cursorQuery, error) {
+	q := cursorQuery{afterID: c.Query("after_id"), beforeID: c.Query("before_id")}
+	if q.afterID != "" && q.beforeID != "" {
+		return q, invalid("after_id and before_id: give at most one of them")
+	}
+	var err error
+	q.limit, _, err = c.queryInt("limit", def, 1, max)
+	return q, err
+}
+
+// cursorPage is the response half: a page with the IDs of its first and last item (null when
+// empty) and whether more items exist in the direction of travel.
+type cursorPage[T any] struct {
+	Data    []T     `json:"data"`
+	FirstID *string `json:"first_id"`
+	HasMore bool    `json:"has_more"`
+	LastID  *string `json:"last_id"`
+}
+
+// pageByCursor cuts the page q asks for out of items, sorted by cmp. lookup returns the key of
+// an ID used as a cursor: an item of the list, or one deleted from it (so an exporter that
+// deletes as it goes can keep paging); an unknown cursor is a 400.
+func pageByCursor[T any](items []T, keyOf func(T) listKey, idOf func(T) string, cmp order, q cursorQuery, lookup func(id string) (listKey, bool)) (cursorPage[T], error) {
+	lo, hi := 0, len(items)
+	switch {
+	case q.afterID != "":
+		k, ok := lookup(q.afterID)
+		if !ok {
+			return cursorPage[T]{}, invalidField("after_id", "%q is not a cursor of this list", q.afterID)
+		}
+		lo = searchAfter(items, keyOf, cmp, k)
+	case q.beforeID != "":
+		k, ok := lookup(q.beforeID)
+		if !ok {
+			return cursorPage[T]{}, invalidField("before_id", "%q is not a cursor of this list", q.beforeID)
+		}
+		hi = sort.Search(len(items), func(i int) bool { return cmp(keyOf(items[i]), k) >= 0 })
+	}
+	hasMore := false
+	if q.limit > 0 && hi-lo > q.limit {
+		hasMore = true
+		if q.beforeID != "" {
+			lo = hi - q.limit // walking backwards: the items just before the cursor
+		} else {
+			hi = lo + q.limit
+		}
+	}
+	page := cursorPage[T]{Data: make([]T, 0, hi-lo), HasMore: hasMore}
+	page.Data = append(page.Data, items[lo:hi]...)
+	if n := len(page.Data); n > 0 {
+		first, last := idOf(page.Data[0]), idOf(page.Data[n-1])
+		page.FirstID, page.LastID = &first, &last
+	}
+	return page, nil
+}
+
+// lookupIn returns a cursor lookup over the items themselves, for lists without deletions.
+func lookupIn[T any](items []T, keyOf func(T) listKey) func(string) (listKey, bool) {
+	return func(id string) (listKey, bool) {
+		for _, it := range items {
+			if k := keyOf(it); k.ID == id {
+				return k, true
+			}
+		}
+		return listKey{}, false
+	}
+}
+
+// --- Page token: page → next_page ---
+
+// tokenPage is a page of the page-token family; NextPage is null on the last page, and a page
+// is never empty while NextPage is set (gaps §3).
+type tokenPage[T any] struct {
+	Data     []T     `json:"data"`
+	NextPage *string `json:"next_page"`
+}
+
+// tokenKey signs page tokens so that a forged or edited token is refused. Tokens must be the
+// same from run to run (responses are deterministic), so the key is fixed.
+var tokenKey = []byte("platformkit page token v1")
+
+type tokenBody struct {
+	Scope string  `json:"s"` // which list, so a token of one list is refused by another
+	After listKey `json:"a"`
+}
+
+// encodePageToken returns an opaque token for "the items after k" in the list named scope.
+func encodePageToken(scope string, k listKey) string {
+	body, _ := json.Marshal(tokenBody{Scope: scope, After: k})
+	mac := hmac.New(sha256.New, tokenKey)
+	mac.Write(body)
+	return base64.RawURLEncoding.EncodeToString(body) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:12])
+}
+
+// pageToken reads the page parameter for the list named scope: nil when absent, and a 400 for a
+// token that is malformed, forged, or from another list.
+func (c *call) pageToken(scope string) (*listKey, error) {
+	tok, ok := c.GetQuery("page")
+	if !ok || tok == "" {
+		return nil, nil
+	}
+	bad := invalidField("page", "not a page token of this list; pass the next_page of a previous response unchanged")
+	b64, sig, found := strings.Cut(tok, ".")
+	body, err1 := base64.RawURLEncoding.DecodeString(b64)
+	gotMAC, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if !found || err1 != nil || err2 != nil {
+		return nil, bad
+	}
+	mac := hmac.New(sha256.New, tokenKey)
+	mac.Write(body)
+	if !hmac.Equal(gotMAC, mac.Sum(nil)[:12]) {
+		return nil, bad
+	}
+	var tb tokenBody
+	if json.Unmarshal(body, &tb) != nil || tb.Scope != scope {
+		return nil, bad
+	}
+	return &tb.After, nil
+}
+
+// pageByToken cuts a page of at most limit items (0: all) from items, sorted by cmp, starting
+// after the token's key, and sets NextPage when more remain.
+func pageByToken[T any](items []T, keyOf func(T) listKey, cmp order, scope string, after *listKey, limit int) tokenPage[T] {
+	lo := 0
+	if after != nil {
+		lo = searchAfter(items, keyOf, cmp, *after)
+	}
+	hi := len(items)
+	if limit > 0 && hi-lo > limit {
+		hi = lo + limit
+	}
+	page := tokenPage[T]{Data: make([]T, 0, hi-lo)}
+	page.Data = append(page.Data, items[lo:hi]...)
+	if hi < len(items) {
+		next := encodePageToken(scope, keyOf(items[hi-1]))
+		page.NextPage = &next
+	}
+	return page
+}

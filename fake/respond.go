@@ -1,0 +1,191 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/platformkit/platformkit/schemas"
+)
+
+// call is one request as a handler sees it: the gin context, the server, and the credential and
+// organization it was authenticated as (nil for the control API).
+type call struct {
+	*gin.Context
+	srv   *Server
+	st    *state
+	route *route
+	cred  *credential
+	org   *org
+	betas []string
+}
+
+// handler serves one route. It returns the value to answer with JSON (nil answers null) or a
+// responder for other bodies, or an error; it never writes to the response itself.
+type handler func(c *call) (any, error)
+
+// responder is a response that is not one JSON value: bytes with their own content type, or a
+// stream of events. The adapter calls respond once, after the handler returned.
+type responder interface {
+	respond(c *call)
+}
+
+// rawBody answers bytes with a content type and extra headers (file downloads).
+type rawBody struct {
+	contentType string
+	header      map[string]string
+	data        []byte
+}
+
+func (b rawBody) respond(c *call) {
+	for k, v := range b.header {
+		c.Header(k, v)
+	}
+	c.Data(http.StatusOK, b.contentType, b.data)
+}
+
+const requestIDKey = "platformkit.request_id"
+
+// adapt turns a route into a gin handler: authenticate, check the headers of spec 9, run the
+// handler, and write what it returned. This is the only place responses are written.
+func (s *Server) adapt(rt *route) gin.HandlerFunc {
+	return func(gc *gin.Context) {
+		c := &call{Context: gc, srv: s, st: s.state(), route: rt}
+		v, err := s.serve(c)
+		if err != nil {
+			s.writeError(gc, err)
+			return
+		}
+		if r, ok := v.(responder); ok {
+			r.respond(c)
+			return
+		}
+		s.writeJSON(gc, http.StatusOK, rt.schema, v)
+	}
+}
+
+func (s *Server) serve(c *call) (any, error) {
+	if ifc := c.route.ifc; ifc != nil {
+		cred, err := s.fx.authenticate(c.Request, ifc)
+		if err != nil {
+			return nil, err
+		}
+		c.cred, c.org = cred, cred.org
+		if c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
+			return nil, err
+		}
+	}
+	return c.route.h(c)
+}
+
+// writeJSON answers v as JSON. With a violation handler set, the body is first checked against
+// the route's schema in strict mode.
+func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		s.report("encoding the response of %s %s: %v", gc.Request.Method, gc.FullPath(), err)
+		s.writeError(gc, newError(errAPI, "the fake could not encode its response"))
+		return
+	}
+	s.checkSchema(gc, schema, buf.Bytes())
+	gc.Data(status, "application/json", buf.Bytes())
+}
+
+// checkSchema reports a body that does not match its schema, when the server checks them.
+func (s *Server) checkSchema(gc *gin.Context, schema string, body []byte) {
+	if s.violation == nil || schema == "" {
+		return
+	}
+	if err := schemas.Validate(schema, body, schemas.Strict); err != nil {
+		s.report("%s %s: response does not match its schema: %v\n%s", gc.Request.Method, gc.Request.URL.Path, err, body)
+	}
+}
+
+// writeError answers err as the envelope of spec 7 with the status of gaps §1. An error that is
+// not an *apiError is a bug in the fake: it is answered as api_error and reported.
+func (s *Server) writeError(gc *gin.Context, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		s.report("%s %s: unexpected error: %v", gc.Request.Method, gc.Request.URL.Path, err)
+		ae = newError(errAPI, "internal error in the fake")
+	}
+	status := ae.httpStatus()
+	if status == http.StatusConflict {
+		// A retry cannot succeed; clients otherwise retry 409 (gaps §1).
+		gc.Header("x-should-retry", "false")
+	}
+	body := struct {
+		Type  string `json:"type"`
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+		RequestID string `json:"request_id"`
+	}{Type: "error", RequestID: gc.GetString(requestIDKey)}
+	body.Error.Type, body.Error.Message = ae.typ, ae.message
+	s.writeJSON(gc, status, "error", body)
+}
+
+// report tells the violation handler (and the log) about a bug in the fake.
+func (s *Server) report(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if s.logger != nil {
+		s.logger.Error("fake bug", "detail", msg)
+	}
+	if s.violation != nil {
+		s.violation(msg)
+	}
+}
+
+// middleware that runs before every route, matched or not: the request-id header (gaps §1),
+// panic recovery and the request log.
+func (s *Server) frame(gc *gin.Context) {
+	id := s.reqIDs.next("req_")
+	gc.Set(requestIDKey, id)
+	gc.Header("request-id", id)
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.report("%s %s: panic: %v\n%s", gc.Request.Method, gc.Request.URL.Path, p, debug.Stack())
+			if !gc.Writer.Written() {
+				s.writeError(gc, newError(errAPI, "internal error in the fake"))
+			}
+			gc.Abort()
+		}
+		if s.logger != nil {
+			s.logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
+				"status", gc.Writer.Status(), "duration", time.Since(start), "request_id", id)
+		}
+	}()
+	gc.Next()
+}
+
+func (s *Server) newEngine() *gin.Engine {
+	e := gin.New()
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.HandleMethodNotAllowed = true
+	e.ContextWithFallback = true
+	e.Use(s.frame)
+	e.NoRoute(func(gc *gin.Context) {
+		s.writeError(gc, newError(errNotFound, "no route for %s %s", gc.Request.Method, gc.Request.URL.Path))
+	})
+	e.NoMethod(func(gc *gin.Context) {
+		s.writeError(gc, invalid("method %s is not allowed on %s", gc.Request.Method, gc.Request.URL.Path).withStatus(http.StatusMethodNotAllowed))
+	})
+	for _, rt := range s.routes() {
+		e.Handle(rt.method, rt.path, s.adapt(rt))
+	}
+	return e
+}

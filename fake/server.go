@@ -1,0 +1,166 @@
+// Package fake is an in-memory, deterministic implementation of the Platform API, for tests of
+// clients. Use it in-process:
+//
+//	ts := fake.NewTestServer(t)            // closed by t.Cleanup
+//	resp, err := ts.Client().Get(ts.URL + "/v1/models")
+//
+// or as an http.Handler (httptest.NewServer(fake.New())), or as the binary in cmd/platformfake.
+//
+// A server starts from the fixtures (package fixtures by default), with a virtual clock at
+// Epoch that moves only when told (AdvanceClock, or POST /_fake/clock/advance) and IDs from
+// per-server counters, so the same requests against a new server give the same responses.
+package fake
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+func init() {
+	// gin's mode is process-wide; set it once here rather than per server, where it would race.
+	gin.SetMode(gin.ReleaseMode)
+}
+
+// Server is a fake Platform API. It is an http.Handler and is safe for concurrent use.
+type Server struct {
+	fx     *Fixtures
+	clock  *clock
+	ids    ids
+	reqIDs ids
+	engine *gin.Engine
+	logger *slog.Logger
+	// violation, when set, is told of every response that does not match its schema and of every
+	// recovered panic: bugs in the fake that a test must fail on.
+	violation func(msg string)
+
+	mu sync.RWMutex
+	st *state
+}
+
+// state is everything a server changes: one lazily built store per area, so that New costs the
+// same however large the fixtures are. Reset replaces it whole.
+type state struct {
+}
+
+// lazy holds an area's state, built from the fixtures the first time a request needs it.
+type lazy[T any] struct {
+	once sync.Once
+	v    *T
+}
+
+func (l *lazy[T]) get(build func() *T) *T {
+	l.once.Do(func() { l.v = build() })
+	return l.v
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	fixtures  *Fixtures
+	wallClock bool
+	logger    *slog.Logger
+	violation func(string)
+}
+
+// WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
+func WithFixtures(fx *Fixtures) Option { return func(c *config) { c.fixtures = fx } }
+
+// WithWallClock makes the server read the wall clock instead of the virtual one. Responses are
+// then no longer reproducible, and AdvanceClock only wakes waiters.
+func WithWallClock() Option { return func(c *config) { c.wallClock = true } }
+
+// WithLogger logs one line per request (method, path, status, duration) to l. Request and
+// response bodies and credentials are never logged.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithViolationHandler validates every response against its schema in strict mode and calls f
+// for each mismatch and each recovered panic. NewTestServer reports them as test errors.
+func WithViolationHandler(f func(msg string)) Option {
+	return func(c *config) { c.violation = f }
+}
+
+// New returns a server over the embedded fixtures, or those of WithFixtures. It panics only if
+// the embedded fixtures do not load, which the package's tests rule out.
+func New(opts ...Option) *Server {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.fixtures == nil {
+		fx, err := DefaultFixtures()
+		if err != nil {
+			panic(err)
+		}
+		cfg.fixtures = fx
+	}
+	s := &Server{
+		fx:        cfg.fixtures,
+		clock:     newClock(cfg.wallClock),
+		logger:    cfg.logger,
+		violation: cfg.violation,
+		st:        &state{},
+	}
+	s.engine = s.newEngine()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+// Reset puts the server back to its fixtures: all data, the clock and the ID counters.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	s.st = &state{}
+	s.ids.reset()
+	s.reqIDs.reset()
+	s.mu.Unlock()
+	if !s.clock.wall {
+		s.clock.set(Epoch)
+	}
+}
+
+// Now returns the server's current time.
+func (s *Server) Now() time.Time { return s.clock.Now() }
+
+// AdvanceClock moves the virtual clock forward by d (negative d is treated as zero) and returns
+// the new time. Leases, invite expiry and reclaim follow it.
+func (s *Server) AdvanceClock(d time.Duration) time.Time {
+	return s.clock.advance(max(d, 0))
+}
+
+func (s *Server) state() *state {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.st
+}
+
+// TestServer is a fake running on a local listener for the length of one test.
+type TestServer struct {
+	*httptest.Server         // URL has no trailing slash; Client() is ready to use
+	Fake             *Server // the server behind it, for the control methods
+}
+
+// NewTestServer starts a fake on a loopback listener and closes it when the test ends. Every
+// response is checked against its schema, and a response that does not match or a panic in
+// the fake fails the test.
+func NewTestServer(t testing.TB, opts ...Option) *TestServer {
+	t.Helper()
+	opts = append([]Option{WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) })}, opts...)
+	s := New(opts...)
+	ts := &TestServer{Server: httptest.NewServer(s), Fake: s}
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// FixturesDir loads the data set in dir, for the binary's -fixtures flag.
+func FixturesDir(dir string) (*Fixtures, error) {
+	return LoadFixtures(os.DirFS(dir))
+}

@@ -1,0 +1,242 @@
+// Package schemas holds the JSON Schema documents (draft 2020-12) for every request and response
+// shape of the Platform API, embedded, with one small validator used by the fake's tests and by
+// the conformance suite.
+//
+// A schema is named by its path below this directory without the ".json" suffix: "error",
+// "models/model", "models/model_list". Each document's $id is BaseURL + its path, so documents
+// refer to each other with relative references ("../common.json#/$defs/timestamp").
+//
+// Schemas describe what the specification promises and leave objects open: a deployment may be
+// newer than the schemas and send more properties. Strict validation closes every object schema
+// (as if it said "unevaluatedProperties": false), which is how the fake's own tests prove that the
+// fake emits nothing outside its schemas. For that to work, an object schema lists all of its
+// properties itself: share property definitions with $ref, never extend an object with allOf.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// BaseURL is the prefix of every schema's $id.
+const BaseURL = "https://platformkit.dev/schemas/"
+
+//go:embed *.json */*.json
+var files embed.FS
+
+// FS returns the embedded schema documents.
+func FS() fs.FS { return files }
+
+// Mode selects how object schemas treat properties they do not name.
+type Mode int
+
+const (
+	// Lenient accepts properties a schema does not name, as a client of a newer deployment must.
+	Lenient Mode = iota
+	// Strict rejects any property a schema does not name.
+	Strict
+)
+
+// Error is a validation failure: the document at Path (dotted, "" for the root) broke Message.
+type Error struct {
+	Schema  string // schema name, e.g. "models/model"
+	Path    string // dotted location in the document, e.g. "data.0.capabilities"
+	Message string
+}
+
+func (e *Error) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "(root)"
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Schema, where, e.Message)
+}
+
+type compiled struct {
+	byMode [2]map[string]*jsonschema.Schema
+	err    error
+}
+
+var (
+	once  sync.Once
+	cache compiled
+)
+
+func load() *compiled {
+	once.Do(func() {
+		for _, m := range []Mode{Lenient, Strict} {
+			set, err := compileAll(m)
+			if err != nil {
+				cache.err = err
+				return
+			}
+			cache.byMode[m] = set
+		}
+	})
+	return &cache
+}
+
+// Names lists every schema name, sorted.
+func Names() []string {
+	var names []string
+	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			names = append(names, strings.TrimSuffix(p, ".json"))
+		}
+		return nil
+	})
+	sort.Strings(names)
+	return names
+}
+
+// Check compiles every schema once and reports the first document that does not compile.
+func Check() error { return load().err }
+
+// Validate checks the JSON document doc against the named schema. It returns an *Error for a
+// document that does not conform, and a plain error for an unknown schema or malformed JSON.
+func Validate(name string, doc []byte, mode Mode) error {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return fmt.Errorf("%s: document is not JSON: %w", name, err)
+	}
+	if d.More() {
+		return fmt.Errorf("%s: document has data after the JSON value", name)
+	}
+	return ValidateValue(name, v, mode)
+}
+
+// ValidateValue is Validate for a document already decoded by encoding/json (numbers as float64
+// or json.Number).
+func ValidateValue(name string, v any, mode Mode) error {
+	c := load()
+	if c.err != nil {
+		return c.err
+	}
+	s, ok := c.byMode[mode][name]
+	if !ok {
+		return fmt.Errorf("schemas: no schema named %q", name)
+	}
+	err := s.Validate(v)
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		leaf := deepest(ve)
+		msg := leaf.Message
+		if strings.HasSuffix(leaf.KeywordLocation, "/unevaluatedProperties") && msg == "not allowed" {
+			msg = "unknown field"
+		}
+		return &Error{Schema: name, Path: dotted(leaf.InstanceLocation), Message: msg}
+	}
+	return err
+}
+
+// deepest picks the most specific cause: the one furthest into the document, so that a failed
+// oneOf over content blocks reports the field inside the block rather than "oneOf failed".
+func deepest(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return ve
+	}
+	var best *jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		if d := deepest(c); best == nil || depth(d.InstanceLocation) > depth(best.InstanceLocation) {
+			best = d
+		}
+	}
+	return best
+}
+
+func depth(loc string) int { return strings.Count(loc, "/") }
+
+func dotted(loc string) string {
+	loc = strings.TrimPrefix(loc, "/")
+	if loc == "" {
+		return ""
+	}
+	parts := strings.Split(loc, "/")
+	for i, p := range parts {
+		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+	}
+	return strings.Join(parts, ".")
+}
+
+func compileAll(mode Mode) (map[string]*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("schemas: %s is not an embedded schema", u)
+	}
+	names := Names()
+	for _, name := range names {
+		raw, err := files.ReadFile(name + ".json")
+		if err != nil {
+			return nil, err
+		}
+		var doc any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
+		}
+		if mode == Strict {
+			closeObjects(doc)
+		}
+		buf, _ := json.Marshal(doc)
+		if err := c.AddResource(BaseURL+name+".json", bytes.NewReader(buf)); err != nil {
+			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
+		}
+	}
+	set := make(map[string]*jsonschema.Schema, len(names))
+	for _, name := range names {
+		s, err := c.Compile(BaseURL + name + ".json")
+		if err != nil {
+			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
+		}
+		set[name] = s
+	}
+	return set, nil
+}
+
+// closeObjects adds "unevaluatedProperties": false to every object schema in doc that names
+// properties and says nothing itself about the others. It walks only keywords whose values are
+// shapes of the document, so data ("const", "examples") and assertions ("if", "not",
+// "contains"), which may describe a part of an object, are left open.
+func closeObjects(schema any) {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return
+	}
+	if _, hasProps := m["properties"]; hasProps {
+		_, a := m["additionalProperties"]
+		_, u := m["unevaluatedProperties"]
+		if !a && !u {
+			m["unevaluatedProperties"] = false
+		}
+	}
+	for _, k := range []string{"additionalProperties", "unevaluatedProperties", "items", "then", "else", "unevaluatedItems"} {
+		closeObjects(m[k])
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "prefixItems"} {
+		if arr, ok := m[k].([]any); ok {
+			for _, s := range arr {
+				closeObjects(s)
+			}
+		}
+	}
+	for _, k := range []string{"properties", "patternProperties", "$defs", "dependentSchemas"} {
+		if mm, ok := m[k].(map[string]any); ok {
+			for _, s := range mm {
+				closeObjects(s)
+			}
+		}
+	}
+}
