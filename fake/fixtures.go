@@ -20,6 +20,7 @@ import (
 type Fixtures struct {
 	orgs   []*org
 	creds  map[string]*credential // by secret
+	users  []member               // every organization's members, in file order
 	models modelCatalog
 }
 
@@ -27,6 +28,7 @@ type Fixtures struct {
 // that is missing leaves its area empty, so a custom data set may hold only what a test needs.
 var loaders = []func(fs.FS, *Fixtures) error{
 	loadOrganizations,
+	loadUsers,
 	loadModels,
 }
 
@@ -130,6 +132,34 @@ func (fx *Fixtures) orgByID(id string) *org {
 		if o.ID == id || o.UUID == id {
 			return o
 		}
+	}
+	return nil
+}
+
+// member is a user of an organization (spec 2.11). Administration serves and changes them;
+// compliance refers to them by ID (chat and project creators).
+type member struct {
+	OrganizationID string    `json:"organization_id"`
+	ID             string    `json:"id"`
+	Email          string    `json:"email"`
+	Name           string    `json:"name"`
+	Role           string    `json:"role"`
+	AddedAt        time.Time `json:"added_at"`
+	org            *org
+}
+
+func loadUsers(fsys fs.FS, fx *Fixtures) error {
+	var file struct {
+		Users []member `json:"users"`
+	}
+	if _, err := readFixture(fsys, "users.json", &file); err != nil {
+		return err
+	}
+	for _, u := range file.Users {
+		if u.org = fx.orgByID(u.OrganizationID); u.org == nil {
+			return fmt.Errorf("users.json: user %s names unknown organization %s", u.ID, u.OrganizationID)
+		}
+		fx.users = append(fx.users, u)
 	}
 	return nil
 }

@@ -1,0 +1,225 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/schemas"
+)
+
+// Check is one verifiable statement about the API. Run is a plain function, so a check can be
+// run outside the ginkgo suite (see RunCheck) and tested on its own.
+type Check struct {
+	ID     string  // unique, "area/what-it-checks"
+	Clause string  // the clause it verifies: a section of the specification ("4.5") or of gaps.md ("gaps §3")
+	Title  string  // the statement, as a sentence
+	Labels []Label // exactly one area, plus qualifiers
+	Run    func(t *T)
+}
+
+var registry []Check
+
+// Register adds checks to the suite. Each area's file calls it from init.
+func Register(checks ...Check) { registry = append(registry, checks...) }
+
+// Checks returns every registered check, sorted by ID.
+func Checks() []Check {
+	out := slices.Clone(registry)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Has reports whether the check carries the label.
+func (c Check) Has(l Label) bool { return slices.Contains(c.Labels, l) }
+
+// Outcome prefixes. A check that does not pass or fail ends with one of these messages, and the
+// suite's summary counts them apart (see the STYLE.md note on the Kubernetes/OCI suites).
+const (
+	prefixUnsupported = "unsupported: " // the target answered validly that it does not do this
+	prefixDisabled    = "disabled: "    // turned off by configuration
+	prefixSuiteError  = "suite error: " // the suite itself broke (network, cleanup of its own setup)
+)
+
+// T is what a check runs with: gomega assertions (failures end the check), a client for the
+// target, and cleanup registration.
+type T struct {
+	gomega.Gomega
+	Target *Target
+	ctx    context.Context
+	skip   func(msg string)
+	fail   func(msg string)
+	// cleanups run after the check, last registered first.
+	cleanups []cleanup
+	// CleanupFailures collects cleanups that failed: reported, never turned into a failed check.
+	CleanupFailures []string
+}
+
+type cleanup struct {
+	what string
+	f    func() error
+}
+
+// Config returns the suite configuration.
+func (t *T) Config() Config { return t.Target.Config }
+
+// Do sends r and checks its body against the schemas: a 2xx body against r.Schema, any error
+// body against the error envelope of spec 7. A transport error ends the check as a suite error.
+func (t *T) Do(r Request) *Response {
+	resp, err := t.Target.Client.Do(t.ctx, &r)
+	if err != nil {
+		t.fail(prefixSuiteError + fmt.Sprintf("%s %s: %v", r.Method, r.Path, err))
+		return nil
+	}
+	t.checkSchema(resp)
+	return resp
+}
+
+func (t *T) checkSchema(resp *Response) {
+	schema := resp.req.Schema
+	if resp.Status >= 400 {
+		schema = "error"
+	} else if resp.Status < 200 || resp.Status > 299 {
+		return
+	}
+	if schema == "" {
+		return
+	}
+	if err := schemas.Validate(schema, resp.Body, t.Target.SchemaMode); err != nil {
+		t.fail(fmt.Sprintf("response does not match schema %s: %v\n%s", schema, err, resp))
+	}
+}
+
+// OK sends r and requires a 200 answer.
+func (t *T) OK(r Request) *Response {
+	resp := t.Do(r)
+	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(http.StatusOK), "%s", resp)
+	return resp
+}
+
+// ExpectError requires resp to be an error envelope (spec 7) of the status and error type.
+func (t *T) ExpectError(resp *Response, status int, errType string) {
+	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(status), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("type").String()).To(gomega.Equal("error"), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(gomega.Equal(errType), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("request_id").String()).NotTo(gomega.BeEmpty(), "%s", resp)
+}
+
+// Control calls the fake's control API (fake-only checks). The body is JSON-encoded.
+func (t *T) Control(method, path string, body any) *Response {
+	if !t.Target.IsFake {
+		t.skip(prefixDisabled + "the target has no control API")
+	}
+	return t.OK(Request{Area: Core, Method: method, Path: path, Body: body, As: NoCred, Header: http.Header{"vendor-version": {""}}})
+}
+
+// Failf ends the check as failed with the message.
+func (t *T) Failf(format string, args ...any) {
+	t.fail(fmt.Sprintf(format, args...))
+}
+
+// Unsupported ends the check: the target answered validly that it does not do this.
+func (t *T) Unsupported(format string, args ...any) {
+	t.skip(prefixUnsupported + fmt.Sprintf(format, args...))
+}
+
+// Disabled ends the check: it cannot run with this configuration.
+func (t *T) Disabled(format string, args ...any) {
+	t.skip(prefixDisabled + fmt.Sprintf(format, args...))
+}
+
+// Cleanup registers f to run after the check, whatever its outcome. Register it right after the
+// create it undoes; f should treat "already gone" (404) as success.
+func (t *T) Cleanup(what string, f func() error) {
+	t.cleanups = append(t.cleanups, cleanup{what, f})
+}
+
+// Delete is a cleanup helper: it sends r and accepts 2xx or 404 (already gone).
+func (t *T) Delete(r Request) func() error {
+	return func() error {
+		resp, err := t.Target.Client.Do(context.Background(), &r)
+		if err != nil {
+			return err
+		}
+		if resp.Status/100 != 2 && resp.Status != http.StatusNotFound {
+			return fmt.Errorf("%s", resp)
+		}
+		return nil
+	}
+}
+
+func (t *T) runCleanups() {
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		c := t.cleanups[i]
+		if err := c.f(); err != nil {
+			t.CleanupFailures = append(t.CleanupFailures, fmt.Sprintf("cleanup %q failed: %v", c.what, err))
+		}
+	}
+	t.cleanups = nil
+}
+
+// gate returns why a check may not run against this target, or "".
+func gate(c Check, tg *Target) string {
+	switch {
+	case c.Has(FakeOnly) && !tg.IsFake:
+		return prefixDisabled + "needs the fake's control API"
+	case c.Has(Destructive) && !tg.Config.Destructive && !tg.IsFake:
+		return prefixDisabled + "destructive; set CONFORMANCE_DESTRUCTIVE=1 to run it"
+	}
+	return ""
+}
+
+// Outcome is how one check ended when run with RunCheck.
+type Outcome struct {
+	Failures        []string // gomega failures and suite errors
+	Skipped         string   // the unsupported or disabled message, if it stopped that way
+	CleanupFailures []string
+}
+
+// Passed reports whether the check passed.
+func (o Outcome) Passed() bool { return len(o.Failures) == 0 && o.Skipped == "" }
+
+type stop struct{}
+
+// RunCheck runs one check against a target outside ginkgo and reports how it ended. The suite
+// itself wires checks to ginkgo instead (see suite_test.go); this is for testing checks.
+func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
+	if msg := gate(c, tg); msg != "" {
+		return Outcome{Skipped: msg}
+	}
+	t := &T{Target: tg, ctx: ctx}
+	t.skip = func(msg string) { o.Skipped = msg; panic(stop{}) }
+	t.fail = func(msg string) { o.Failures = append(o.Failures, msg); panic(stop{}) }
+	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(msg) })
+	defer func() {
+		t.runCleanups()
+		o.CleanupFailures = t.CleanupFailures
+		if p := recover(); p != nil {
+			if _, ok := p.(stop); !ok {
+				o.Failures = append(o.Failures, prefixSuiteError+fmt.Sprint(p))
+			}
+		}
+	}()
+	c.Run(t)
+	return o
+}
+
+// category names how a check ended, from its skip or failure message, for the summary.
+func category(msg string, failed bool) string {
+	switch {
+	case strings.HasPrefix(msg, prefixUnsupported):
+		return "unsupported"
+	case strings.HasPrefix(msg, prefixDisabled):
+		return "disabled"
+	case strings.Contains(msg, prefixSuiteError):
+		return "error"
+	case failed:
+		return "failed"
+	}
+	return "passed"
+}

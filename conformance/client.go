@@ -1,0 +1,176 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Cred names which credential a request presents.
+type Cred int
+
+const (
+	AreaCred       Cred = iota // the credential of the request's area (the default)
+	NoCred                     // none
+	APIKey                     // X-Api-Key: API key
+	AdminKey                   // X-Api-Key: admin key
+	ComplianceKey              // Authorization: Bearer compliance key
+	BearerToken                // Authorization: Bearer workload-identity token
+	EnvironmentKey             // Authorization: Bearer environment key
+)
+
+// areaCred is the credential each area's interface takes (spec 5).
+var areaCred = map[Label]Cred{
+	Core: APIKey, Models: APIKey, Messages: APIKey, Memory: APIKey, Work: APIKey,
+	Admin: AdminKey, Compliance: ComplianceKey, Tunnels: BearerToken,
+}
+
+// Request is one call of a check. The client adds the area's credential, vendor-version (spec 9.1,
+// except on compliance) and, for tunnels, the required beta value (spec 9.4).
+type Request struct {
+	Area   Label  // whose credential and headers to send
+	Method string // default GET
+	Path   string // e.g. "/v1/models"; may include a query string
+	Query  url.Values
+	Body   any         // JSON-encoded unless []byte or string (sent as is); nil: no body
+	Header http.Header // added after the defaults; a header set to "" is removed
+	As     Cred        // which credential to present instead of the area's
+	Org2   bool        // present the second organization's credential
+	// Schema is the schema of a 2xx body (package schemas); "" for bodies that are not JSON.
+	// Every error body is validated against "error".
+	Schema string
+}
+
+// Response is what the target answered.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	req    *Request
+}
+
+// JSON returns the body as a gjson result.
+func (r *Response) JSON() gjson.Result { return gjson.ParseBytes(r.Body) }
+
+// Get returns the value at a gjson path of the body.
+func (r *Response) Get(path string) gjson.Result { return gjson.GetBytes(r.Body, path) }
+
+func (r *Response) String() string {
+	return fmt.Sprintf("%s %s -> %d %s", r.req.Method, r.req.Path, r.Status, truncate(r.Body, 600))
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// Client sends requests to the target with the configured credentials.
+type Client struct {
+	BaseURL string
+	Config  Config
+	HTTP    *http.Client
+}
+
+func (cl *Client) secret(c Cred, org2 bool) (header, value string) {
+	cfg := cl.Config
+	pick := func(a, b string) string {
+		if org2 {
+			return b
+		}
+		return a
+	}
+	switch c {
+	case APIKey:
+		return "X-Api-Key", pick(cfg.APIKey, cfg.APIKey2)
+	case AdminKey:
+		return "X-Api-Key", pick(cfg.AdminKey, cfg.AdminKey2)
+	case ComplianceKey:
+		return "Authorization", "Bearer " + pick(cfg.ComplianceKey, cfg.ComplianceKey2)
+	case BearerToken:
+		return "Authorization", "Bearer " + pick(cfg.BearerToken, cfg.BearerToken2)
+	case EnvironmentKey:
+		return "Authorization", "Bearer " + cfg.EnvironmentKey
+	}
+	return "", ""
+}
+
+// Do sends r. A transport error is returned as is; HTTP errors are responses.
+func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
+	if r.Method == "" {
+		r.Method = http.MethodGet
+	}
+	u := cl.BaseURL + r.Path
+	if len(r.Query) > 0 {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		u += sep + r.Query.Encode()
+	}
+	var body io.Reader
+	switch b := r.Body.(type) {
+	case nil:
+	case []byte:
+		body = bytes.NewReader(b)
+	case string:
+		body = strings.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	cred := r.As
+	if cred == AreaCred {
+		cred = areaCred[r.Area]
+	}
+	if h, v := cl.secret(cred, r.Org2); h != "" {
+		req.Header.Set(h, v)
+	}
+	if r.Area != Compliance {
+		req.Header.Set("vendor-version", "2023-06-01")
+	}
+	if r.Area == Tunnels {
+		req.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
+	}
+	for k, vs := range r.Header {
+		req.Header.Del(k)
+		for _, v := range vs {
+			if v != "" {
+				req.Header.Add(k, v)
+			}
+		}
+	}
+	hc := cl.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data, req: r}, nil
+}

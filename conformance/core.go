@@ -1,0 +1,130 @@
+package conformance
+
+import (
+	"net/http"
+
+	. "github.com/onsi/gomega"
+)
+
+// InterfaceChecks are the checks of spec 5, 7 and 9 that hold for every interface. Each area
+// registers them for one of its read endpoints (an authenticated GET that answers 200).
+func InterfaceChecks(area Label, path, schema string) []Check {
+	id := string(area) + "/interface-"
+	ok := Request{Area: area, Path: path, Schema: schema}
+	wrong := map[Label]Cred{Admin: APIKey, Compliance: APIKey, Tunnels: ComplianceKey}[area]
+	if wrong == 0 {
+		wrong = AdminKey
+	}
+	checks := []Check{
+		{ID: id + "credential-accepted", Clause: "5", Labels: []Label{area},
+			Title: "the interface's own credential is accepted",
+			Run:   func(t *T) { t.OK(ok) }},
+		{ID: id + "missing-credential-401", Clause: "5", Labels: []Label{area, Extension},
+			Title: "a request without a credential is refused with 401 authentication_error",
+			Run: func(t *T) {
+				r := ok
+				r.As = NoCred
+				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
+			}},
+		{ID: id + "unknown-credential-401", Clause: "5", Labels: []Label{area, Extension},
+			Title: "an unknown credential is refused with 401 authentication_error",
+			Run: func(t *T) {
+				r := ok
+				cred := areaCred[area]
+				h, _ := t.Target.Client.secret(cred, false)
+				value := "not-a-real-credential"
+				if h == "Authorization" {
+					value = "Bearer " + value
+				}
+				r.Header = http.Header{h: {value}}
+				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
+			}},
+		{ID: id + "other-kind-credential-403", Clause: "5", Labels: []Label{area, Extension},
+			Title: "a valid credential of another interface is refused with 403 permission_error",
+			Run: func(t *T) {
+				r := ok
+				r.As = wrong
+				t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
+			}},
+		{ID: id + "request-id-header", Clause: "gaps §1", Labels: []Label{area, Extension},
+			Title: "every response carries a request-id header, and an error body's request_id equals it",
+			Run: func(t *T) {
+				good := t.OK(ok)
+				t.Expect(good.Header.Get("request-id")).NotTo(BeEmpty())
+				t.Expect(good.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+				r := ok
+				r.As = NoCred
+				bad := t.Do(r)
+				t.Expect(bad.Header.Get("request-id")).NotTo(BeEmpty())
+				t.Expect(bad.Get("request_id").String()).To(Equal(bad.Header.Get("request-id")))
+				t.Expect(bad.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+			}},
+		{ID: id + "unknown-query-ignored", Clause: "gaps §2", Labels: []Label{area, Extension},
+			Title: "unknown query parameters such as beta=true are ignored",
+			Run: func(t *T) {
+				r := ok
+				r.Query = map[string][]string{"beta": {"true"}, "x-unknown-param": {"1"}}
+				t.OK(r)
+			}},
+		{ID: id + "beta-header-forms", Clause: "9", Labels: []Label{area},
+			Title: "vendor-beta is accepted as a comma-separated list and as repeated header lines",
+			Run: func(t *T) {
+				betas := []string{"managed-agents-2026-04-01", "some-future-beta-2030-01-01"}
+				if area == Tunnels {
+					betas = append(betas, "mcp-tunnels-2026-05-19")
+				}
+				r := ok
+				r.Header = http.Header{"vendor-beta": {betas[0] + ", " + betas[1] + "," + betas[len(betas)-1]}}
+				t.OK(r)
+				r.Header = http.Header{"vendor-beta": betas}
+				t.OK(r)
+			}},
+	}
+	if area != Compliance {
+		checks = append(checks, Check{ID: id + "version-header-required", Clause: "9", Labels: []Label{area, Extension},
+			Title: "a request without vendor-version is refused with 400 naming the header",
+			Run: func(t *T) {
+				r := ok
+				r.Header = http.Header{"vendor-version": {""}}
+				resp := t.Do(r)
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("vendor-version"))
+			}})
+	}
+	return checks
+}
+
+func init() {
+	Register(
+		Check{ID: "core/unknown-route-404", Clause: "gaps §1", Labels: []Label{Core, Extension},
+			Title: "an unknown route is answered 404 not_found_error with the envelope",
+			Run: func(t *T) {
+				t.ExpectError(t.Do(Request{Area: Models, Path: "/v1/no-such-route"}), http.StatusNotFound, "not_found_error")
+			}},
+		Check{ID: "core/wrong-method-405", Clause: "gaps §1", Labels: []Label{Core, Extension},
+			Title: "a known route called with a wrong method is answered 405 with the envelope",
+			Run: func(t *T) {
+				t.ExpectError(t.Do(Request{Area: Models, Method: http.MethodDelete, Path: "/v1/models"}), http.StatusMethodNotAllowed, "invalid_request_error")
+			}},
+		Check{ID: "core/unsupported-version-400", Clause: "9", Labels: []Label{Core, Extension},
+			Title: "a vendor-version other than 2023-06-01 is refused with 400 naming the header",
+			Run: func(t *T) {
+				resp := t.Do(Request{Area: Models, Path: "/v1/models", Header: http.Header{"vendor-version": {"1999-01-01"}}})
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("vendor-version"))
+			}},
+		Check{ID: "core/control-health", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+			Title: "GET /_fake/health answers {\"status\":\"ok\"}",
+			Run: func(t *T) {
+				t.Expect(t.Control(http.MethodGet, "/_fake/health", nil).Get("status").String()).To(Equal("ok"))
+			}},
+		Check{ID: "core/control-clock", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+			Title: "the virtual clock reads and advances by the given seconds",
+			Run: func(t *T) {
+				before := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()
+				after := t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 90}).Get("now").Time()
+				t.Expect(after.Sub(before).Seconds()).To(BeNumerically("==", 90))
+				t.Expect(t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()).To(Equal(after))
+			}},
+	)
+}

@@ -1,0 +1,152 @@
+package conformance
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	. "github.com/onsi/gomega"
+)
+
+// Models (spec 2.10, 4.5).
+
+// walkModels pages through the whole list forwards with the given page size and returns the IDs.
+func walkModels(t *T, limit int) []string {
+	var ids []string
+	after := ""
+	for page := 0; page < 1000; page++ {
+		q := url.Values{"limit": {strconv.Itoa(limit)}}
+		if after != "" {
+			q.Set("after_id", after)
+		}
+		resp := t.OK(Request{Area: Models, Path: "/v1/models", Query: q, Schema: "models/model_list"})
+		data := resp.Get("data").Array()
+		t.Expect(len(data)).To(BeNumerically("<=", limit), "a page holds at most limit items")
+		for _, m := range data {
+			ids = append(ids, m.Get("id").String())
+		}
+		if !resp.Get("has_more").Bool() {
+			return ids
+		}
+		t.Expect(data).NotTo(BeEmpty(), "has_more with an empty page")
+		after = resp.Get("last_id").String()
+	}
+	t.Failf("the model list did not end within 1000 pages")
+	return nil
+}
+
+func init() {
+	Register(InterfaceChecks(Models, "/v1/models", "models/model_list")...)
+	Register(
+		Check{ID: "models/list-newest-first", Clause: "4.5", Labels: []Label{Models},
+			Title: "the model list is ordered by release time, most recent first",
+			Run: func(t *T) {
+				resp := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
+				data := resp.Get("data").Array()
+				t.Expect(data).NotTo(BeEmpty())
+				for i := 1; i < len(data); i++ {
+					prev, cur := data[i-1].Get("created_at").Time(), data[i].Get("created_at").Time()
+					t.Expect(prev.Before(cur)).To(BeFalse(), "%s is listed before the newer %s", data[i-1].Get("id"), data[i].Get("id"))
+				}
+			}},
+		Check{ID: "models/list-default-limit", Clause: "4.5", Labels: []Label{Models},
+			Title: "without limit, a page holds at most 20 models",
+			Run: func(t *T) {
+				all := len(walkModels(t, 1000))
+				resp := t.OK(Request{Area: Models, Path: "/v1/models", Schema: "models/model_list"})
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)))
+				t.Expect(resp.Get("has_more").Bool()).To(Equal(all > 20))
+			}},
+		Check{ID: "models/list-pages-complete", Clause: "2.1", Labels: []Label{Models},
+			Title: "paging forwards with after_id at every page size returns each model exactly once, in order",
+			Run: func(t *T) {
+				all := walkModels(t, 1000)
+				for _, size := range []int{1, 2, 3, 5, 7} {
+					t.Expect(walkModels(t, size)).To(Equal(all), "page size %d", size)
+				}
+			}},
+		Check{ID: "models/list-pages-backwards", Clause: "2.1", Labels: []Label{Models},
+			Title: "paging backwards with before_id from the last model returns the models before it, in list order",
+			Run: func(t *T) {
+				all := walkModels(t, 1000)
+				if len(all) < 3 {
+					t.Unsupported("needs at least 3 models, the target lists %d", len(all))
+				}
+				var got []string
+				before := all[len(all)-1]
+				for {
+					resp := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"2"}, "before_id": {before}}, Schema: "models/model_list"})
+					var page []string
+					for _, m := range resp.Get("data").Array() {
+						page = append(page, m.Get("id").String())
+					}
+					got = append(page, got...)
+					if !resp.Get("has_more").Bool() {
+						break
+					}
+					before = resp.Get("first_id").String()
+				}
+				t.Expect(got).To(Equal(all[:len(all)-1]))
+			}},
+		Check{ID: "models/list-cursors", Clause: "gaps §3", Labels: []Label{Models, Extension},
+			Title: "first_id and last_id are the IDs of the first and last item, and null on an empty page",
+			Run: func(t *T) {
+				all := walkModels(t, 1000)
+				resp := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"2"}}, Schema: "models/model_list"})
+				t.Expect(resp.Get("first_id").String()).To(Equal(all[0]))
+				t.Expect(resp.Get("last_id").String()).To(Equal(all[min(2, len(all))-1]))
+				empty := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"after_id": {all[len(all)-1]}}, Schema: "models/model_list"})
+				t.Expect(empty.Get("data.#").Int()).To(BeZero())
+				t.Expect(empty.Get("first_id").Type.String()).To(Equal("Null"))
+				t.Expect(empty.Get("last_id").Type.String()).To(Equal("Null"))
+				t.Expect(empty.Get("has_more").Bool()).To(BeFalse())
+			}},
+		Check{ID: "models/list-limit-range", Clause: "gaps §3", Labels: []Label{Models, Extension},
+			Title: "a limit outside 1 to 1000 is refused with 400 naming limit",
+			Run: func(t *T) {
+				for _, bad := range []string{"0", "1001", "-1", "ten"} {
+					resp := t.Do(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {bad}}})
+					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("limit"))
+				}
+				t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1"}}, Schema: "models/model_list"})
+				t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
+			}},
+		Check{ID: "models/get-each-listed", Clause: "4.5", Labels: []Label{Models},
+			Title: "every listed model can be read by its ID and reads the same as in the list",
+			Run: func(t *T) {
+				resp := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
+				for _, m := range resp.Get("data").Array() {
+					one := t.OK(Request{Area: Models, Path: "/v1/models/" + url.PathEscape(m.Get("id").String()), Schema: "models/model"})
+					t.Expect(one.JSON().Raw).To(MatchJSON(m.Raw))
+				}
+			}},
+		Check{ID: "models/get-alias", Clause: "2.10", Labels: []Label{Models},
+			Title: "an alias resolves to a listed model whose ID is the dated identifier",
+			Run: func(t *T) {
+				aliases := map[string]string{
+					"assistant-haiku-4-5": "assistant-haiku-4-5-20251001", "assistant-opus-4-5": "assistant-opus-4-5-20251101",
+					"assistant-sonnet-4-5": "assistant-sonnet-4-5-20250929", "assistant-opus-4-1": "assistant-opus-4-1-20250805",
+					"assistant-opus-4-0": "assistant-opus-4-20250514", "assistant-sonnet-4-0": "assistant-sonnet-4-20250514",
+				}
+				resolved := 0
+				for alias, dated := range aliases {
+					resp := t.Do(Request{Area: Models, Path: "/v1/models/" + alias, Schema: "models/model"})
+					if resp.Status == http.StatusNotFound {
+						continue // the deployment does not offer this model
+					}
+					t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+					t.Expect(resp.Get("id").String()).To(Equal(dated), "alias %s", alias)
+					resolved++
+				}
+				if resolved == 0 {
+					t.Unsupported("the target resolves none of the specification's aliases")
+				}
+			}},
+		Check{ID: "models/get-unknown-404", Clause: "gaps §1", Labels: []Label{Models, Extension},
+			Title: "an unknown model ID is answered 404 not_found_error",
+			Run: func(t *T) {
+				t.ExpectError(t.Do(Request{Area: Models, Path: "/v1/models/assistant-no-such-model"}), http.StatusNotFound, "not_found_error")
+			}},
+	)
+}

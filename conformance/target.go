@@ -1,0 +1,54 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/platformkit/platformkit/fake"
+	"github.com/platformkit/platformkit/schemas"
+)
+
+// Target is the deployment under test.
+type Target struct {
+	Config Config
+	Client *Client
+	// IsFake is true when the target serves the fake's control API (GET /_fake/health).
+	IsFake bool
+	// SchemaMode is Strict against the fake, which must emit nothing outside its schemas, and
+	// Lenient against a deployment, which may be newer than them.
+	SchemaMode schemas.Mode
+	close      func()
+}
+
+// Open connects to cfg.BaseURL, or starts an in-process fake when it is empty. onBug, when not
+// nil, is told of every bug the in-process fake notices in itself (a response outside its
+// schema, a panic).
+func Open(ctx context.Context, cfg Config, onBug func(string)) (*Target, error) {
+	tg := &Target{Config: cfg, close: func() {}}
+	if cfg.BaseURL == "" {
+		var opts []fake.Option
+		if onBug != nil {
+			opts = append(opts, fake.WithViolationHandler(onBug))
+		}
+		srv := httptest.NewServer(fake.New(opts...))
+		tg.Config.BaseURL, tg.close = srv.URL, srv.Close
+	}
+	tg.Client = &Client{BaseURL: tg.Config.BaseURL, Config: tg.Config, HTTP: &http.Client{Timeout: 60 * time.Second}}
+	probe, err := tg.Client.Do(ctx, &Request{Area: Core, Path: "/_fake/health", As: NoCred})
+	if err != nil {
+		tg.close()
+		return nil, fmt.Errorf("conformance: cannot reach %s: %w", tg.Config.BaseURL, err)
+	}
+	tg.IsFake = probe.Status == http.StatusOK && probe.Get("status").String() == "ok"
+	if tg.IsFake {
+		tg.SchemaMode = schemas.Strict
+		tg.Config.Destructive = true
+	}
+	return tg, nil
+}
+
+// Close stops the in-process fake, if the target is one.
+func (tg *Target) Close() { tg.close() }
