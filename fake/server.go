@@ -12,6 +12,7 @@
 package fake
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -162,5 +163,14 @@ func NewTestServer(t testing.TB, opts ...Option) *TestServer {
 
 // FixturesDir loads the data set in dir, for the binary's -fixtures flag.
 func FixturesDir(dir string) (*Fixtures, error) {
-	return LoadFixtures(os.DirFS(dir))
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("fixtures: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("fixtures: %s is not a directory", dir)
+	}
+	fx, err := LoadFixtures(os.DirFS(dir))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return fx, nil
 }

@@ -1,0 +1,163 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/platformkit/platformkit/fake"
+)
+
+// TestChecksAreWellFormed keeps the coverage data honest: unique IDs, exactly one area, a clause
+// that exists, a title.
+func TestChecksAreWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Checks() {
+		if seen[c.ID] {
+			t.Errorf("check ID %q is used twice", c.ID)
+		}
+		seen[c.ID] = true
+		if _, ok := Clauses[c.Clause]; !ok {
+			t.Errorf("%s: clause %q is not a section of the specification or gaps.md", c.ID, c.Clause)
+		}
+		if c.Title == "" || c.Run == nil {
+			t.Errorf("%s: needs a title and a Run function", c.ID)
+		}
+		areas := 0
+		for _, l := range c.Labels {
+			switch {
+			case slices.Contains(Areas, l):
+				areas++
+				if !strings.HasPrefix(c.ID, string(l)+"/") {
+					t.Errorf("%s: ID should start with its area %q", c.ID, l)
+				}
+			case !slices.Contains(qualifiers, l):
+				t.Errorf("%s: label %q is not in the vocabulary", c.ID, l)
+			}
+		}
+		if areas != 1 {
+			t.Errorf("%s: has %d area labels, want exactly 1", c.ID, areas)
+		}
+		if strings.HasPrefix(c.Clause, "gaps") && !c.Has(Extension) {
+			t.Errorf("%s: verifies %s, a decision of gaps.md, so it must carry the extension label", c.ID, c.Clause)
+		}
+	}
+}
+
+// TestCoverage prints which checks verify each clause (go test -run TestCoverage -v ./conformance).
+func TestCoverage(t *testing.T) {
+	by := map[string][]string{}
+	for _, c := range Checks() {
+		by[c.Clause] = append(by[c.Clause], c.ID)
+	}
+	clauses := make([]string, 0, len(Clauses))
+	for cl := range Clauses {
+		clauses = append(clauses, cl)
+	}
+	sort.Strings(clauses)
+	for _, cl := range clauses {
+		t.Logf("%-9s %-40s %d checks %v", cl, Clauses[cl], len(by[cl]), by[cl])
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	env := map[string]string{}
+	get := func(k string) string { return env[k] }
+	c := ConfigFromEnv(get)
+	if c.BaseURL != "" || c.APIKey != FakeAPIKey || c.APIKey2 != FakeAPIKey+"-2" || c.Destructive {
+		t.Fatalf("defaults: %+v", c)
+	}
+	env = map[string]string{"CONFORMANCE_BASE_URL": "https://api.example/", "CONFORMANCE_API_KEY": "real", "CONFORMANCE_DESTRUCTIVE": "1"}
+	c = ConfigFromEnv(get)
+	if c.BaseURL != "https://api.example" || c.APIKey != "real" || c.APIKey2 != "" || !c.Destructive {
+		t.Fatalf("a deployment's config: %+v (a second organization's key is never guessed)", c)
+	}
+}
+
+// openAt points the harness at a handler, as an operator points it at a deployment.
+func openAt(t *testing.T, h http.Handler) *Target {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	cfg := ConfigFromEnv(func(string) string { return "" })
+	cfg.BaseURL = srv.URL
+	tg, err := Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func checkByID(t *testing.T, id string) Check {
+	for _, c := range Checks() {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no check %s", id)
+	return Check{}
+}
+
+// TestChecksFailAgainstABrokenTarget shows that checks can fail: a target that answers the model
+// list oldest first, or answers errors without a request-id, is caught.
+func TestChecksFailAgainstABrokenTarget(t *testing.T) {
+	good := fake.New()
+	broken := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" && r.Header.Get("X-Api-Key") != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"data":[
+				{"id":"a","type":"model","display_name":"A","created_at":"2020-01-01T00:00:00Z","max_input_tokens":1,"max_tokens":1,"capabilities":` + caps + `},
+				{"id":"b","type":"model","display_name":"B","created_at":"2024-01-01T00:00:00Z","max_input_tokens":1,"max_tokens":1,"capabilities":` + caps + `}],
+				"first_id":"a","last_id":"b","has_more":false}`))
+			return
+		}
+		if r.URL.Path == "/v1/no-such-route" {
+			w.WriteHeader(404)
+			w.Write([]byte(`{"type":"error","error":{"type":"not_found_error","message":"nope"},"request_id":"x"}`))
+			return
+		}
+		good.ServeHTTP(w, r)
+	})
+	tg := openAt(t, broken)
+	for _, id := range []string{"models/list-newest-first", "models/interface-request-id-header"} {
+		if o := RunCheck(context.Background(), tg, checkByID(t, id)); o.Passed() || len(o.Failures) == 0 {
+			t.Errorf("%s passed against a broken target: %+v", id, o)
+		}
+	}
+	if o := RunCheck(context.Background(), openAt(t, good), checkByID(t, "models/list-newest-first")); !o.Passed() {
+		t.Errorf("the check fails against the fake: %v", o.Failures)
+	}
+}
+
+const caps = `{"batch":{"supported":true},"citations":{"supported":true},"code_execution":{"supported":true},"image_input":{"supported":true},"pdf_input":{"supported":true},"structured_outputs":{"supported":true},
+	"context_management":{"supported":true,"clear_thinking_20251015":{"supported":true},"clear_tool_uses_20250919":{"supported":true},"compact_20260112":{"supported":true}},
+	"effort":{"supported":true,"low":{"supported":true},"medium":{"supported":true},"high":{"supported":true},"xhigh":{"supported":true},"max":{"supported":true}},
+	"thinking":{"supported":true,"types":{"adaptive":{"supported":true},"enabled":{"supported":true}}}}`
+
+func TestOutcomes(t *testing.T) {
+	// Against a target without the control API, fake-only checks are disabled, not failed.
+	plain := openAt(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }))
+	if plain.IsFake {
+		t.Fatal("a target without /_fake/health was taken for the fake")
+	}
+	o := RunCheck(context.Background(), plain, checkByID(t, "core/control-health"))
+	if !strings.HasPrefix(o.Skipped, prefixDisabled) {
+		t.Errorf("fake-only check against a deployment: %+v", o)
+	}
+	tg := openAt(t, fake.New())
+	unsupported := Check{ID: "core/x", Clause: "5", Labels: []Label{Core}, Title: "x", Run: func(t *T) {
+		t.Cleanup("remove it", func() error { return errors.New("gone wrong") })
+		t.Unsupported("not offered")
+	}}
+	o = RunCheck(context.Background(), tg, unsupported)
+	if !strings.HasPrefix(o.Skipped, prefixUnsupported) || len(o.CleanupFailures) != 1 || len(o.Failures) != 0 {
+		t.Errorf("unsupported with a failed cleanup: %+v; want skipped as unsupported, the cleanup failure reported, no failure", o)
+	}
+	if category(o.Skipped, false) != "unsupported" || category(prefixSuiteError+"x", true) != "error" || category("boom", true) != "failed" {
+		t.Error("categories are not told apart")
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine to write while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestRunServesAndShutsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, os.Getenv, pw, &stderr) }()
+
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("first line = %q, want \"listening on http://ADDR\"", line)
+	}
+	req, _ := http.NewRequest("GET", base+"/v1/models/assistant-opus-4-7", nil)
+	req.Header.Set("X-Api-Key", "test-api-key")
+	req.Header.Set("vendor-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status = %d", resp.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v after shutdown", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after its context ended")
+	}
+	if log := stderr.String(); !strings.Contains(log, "path=/v1/models/assistant-opus-4-7") || strings.Contains(log, "test-api-key") {
+		t.Fatalf("request log = %q: want the path and never the credential", log)
+	}
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "organizations.json"), []byte(`{"organizations": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-fixtures", dir}, "organizations.json"},
+		{[]string{"-fixtures", filepath.Join(dir, "missing")}, "missing"},
+		{[]string{"-addr", "not-an-address"}, "not-an-address"},
+		{[]string{"-nope"}, "flag provided but not defined"},
+		{[]string{"extra"}, "unexpected arguments"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), tc.args, os.Getenv, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run %v: err = %v, want it to mention %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,310 @@
+package fake
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/tidwall/gjson"
+)
+
+// send makes one request to h and returns the recorded response.
+func send(t testing.TB, h http.Handler, method, path, body string, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, r)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+var modelsHeaders = []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}
+
+// checked returns a server that fails t on any response outside its schema or any panic.
+func checked(t *testing.T) *Server {
+	return New(WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
+}
+
+func wantError(t *testing.T, w *httptest.ResponseRecorder, status int, errType, inMessage string) {
+	t.Helper()
+	if got := w.Code; got != status {
+		t.Fatalf("status = %d, want %d; body %s", got, status, w.Body)
+	}
+	body := w.Body.Bytes()
+	if got := gjson.GetBytes(body, "error.type").String(); got != errType {
+		t.Errorf("error.type = %q, want %q", got, errType)
+	}
+	if msg := gjson.GetBytes(body, "error.message").String(); !strings.Contains(msg, inMessage) {
+		t.Errorf("error.message = %q, want it to mention %q", msg, inMessage)
+	}
+	if got, want := gjson.GetBytes(body, "request_id").String(), w.Header().Get("request-id"); got == "" || got != want {
+		t.Errorf("request_id = %q, request-id header = %q: want equal and set", got, want)
+	}
+	if got := w.Header().Get("Content-Type"); got != "application/json" {
+		t.Errorf("Content-Type = %q", got)
+	}
+}
+
+func TestCredentialsPerInterface(t *testing.T) {
+	s := checked(t)
+	for _, tc := range []struct {
+		name   string
+		header []string
+		status int
+		typ    string
+		msg    string
+	}{
+		{"own key", []string{"X-Api-Key", "test-api-key"}, 200, "", ""},
+		{"second organization's key", []string{"X-Api-Key", "test-api-key-2"}, 200, "", ""},
+		{"no credential", nil, 401, errAuthentication, "X-Api-Key"},
+		{"unknown key", []string{"X-Api-Key", "nope"}, 401, errAuthentication, "not known"},
+		{"admin key", []string{"X-Api-Key", "test-admin-key"}, 403, errPermission, "admin API key"},
+		{"compliance bearer", []string{"Authorization", "Bearer test-compliance-key"}, 403, errPermission, "compliance"},
+		{"bearer of an API key is not an X-Api-Key", []string{"Authorization", "Bearer test-api-key"}, 403, errPermission, "API key"},
+		{"both headers: the interface reads its own", []string{"X-Api-Key", "test-api-key", "Authorization", "Bearer garbage"}, 200, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := send(t, s, "GET", "/v1/models", "", append(tc.header, "vendor-version", APIVersion)...)
+			if tc.status == 200 {
+				if w.Code != 200 {
+					t.Fatalf("status = %d, want 200: %s", w.Code, w.Body)
+				}
+				return
+			}
+			wantError(t, w, tc.status, tc.typ, tc.msg)
+		})
+	}
+}
+
+func TestVersionHeader(t *testing.T) {
+	s := checked(t)
+	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key"), 400, errInvalidRequest, "vendor-version: header is required")
+	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "vendor-version", "2020-01-01"), 400, errInvalidRequest, "vendor-version")
+}
+
+func TestParseBetas(t *testing.T) {
+	h := http.Header{}
+	h.Add("vendor-beta", "a, b,,c")
+	h.Add("vendor-beta", "d")
+	h.Add("vendor-beta", " a ")
+	got := strings.Join(parseBetas(h), "|")
+	if want := "a|b|c|d"; got != want {
+		t.Fatalf("parseBetas = %q, want %q", got, want)
+	}
+}
+
+func TestRoutingErrors(t *testing.T) {
+	s := checked(t)
+	wantError(t, send(t, s, "GET", "/v1/nothing", ""), 404, errNotFound, "/v1/nothing")
+	w := send(t, s, "DELETE", "/v1/models", "", modelsHeaders...)
+	wantError(t, w, 405, errInvalidRequest, "DELETE")
+	// A trailing slash is another route, not a redirect that clients would follow silently.
+	wantError(t, send(t, s, "GET", "/v1/models/", "", modelsHeaders...), 404, errNotFound, "")
+}
+
+func TestRequestIDsAreDeterministic(t *testing.T) {
+	run := func() []string {
+		s := New()
+		var out []string
+		for _, p := range []string{"/v1/models", "/v1/models/assistant-opus-4-5", "/nowhere"} {
+			w := send(t, s, "GET", p, "", modelsHeaders...)
+			out = append(out, w.Header().Get("request-id"), w.Body.String())
+		}
+		return out
+	}
+	a, b := run(), run()
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("two new servers answered the same requests differently:\n%s\n%s", a[i], b[i])
+		}
+	}
+	if !strings.HasPrefix(a[0], "req_") || a[0] == a[2] {
+		t.Fatalf("request IDs %q, %q: want distinct req_ IDs", a[0], a[2])
+	}
+}
+
+// TestBodies uses the control API's advance call, the simplest route with a JSON body.
+func TestBodies(t *testing.T) {
+	s := checked(t)
+	post := func(body string, header ...string) *httptest.ResponseRecorder {
+		return send(t, s, "POST", "/_fake/clock/advance", body, header...)
+	}
+	wantError(t, post(`{"seconds":`), 400, errInvalidRequest, "not valid JSON")
+	wantError(t, post(`[1]`), 400, errInvalidRequest, "JSON object")
+	wantError(t, post(`{"seconds":"ten"}`), 400, errInvalidRequest, "seconds: must be a number")
+	wantError(t, post(`{"seconds":1,"minutes":2}`), 400, errInvalidRequest, "minutes: unknown field")
+	wantError(t, post(``), 400, errInvalidRequest, "seconds: field required")
+	wantError(t, post(`{"seconds":-1}`), 400, errInvalidRequest, "seconds")
+	if w := post(`{"seconds":1.5}`); w.Code != 200 || gjson.Get(w.Body.String(), "now").String() != "2026-01-01T00:00:01.5Z" {
+		t.Fatalf("advance 1.5s: %d %s", w.Code, w.Body)
+	}
+}
+
+func TestBodyOverLimitIsRefusedUnread(t *testing.T) {
+	s := checked(t)
+	// A body that declares its size is refused before a byte of it is read.
+	r := &countingReader{r: bytes.NewReader(make([]byte, defaultBodyLimit+1))}
+	req := httptest.NewRequest("POST", "/_fake/clock/advance", r)
+	req.ContentLength = defaultBodyLimit + 1
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	wantError(t, w, 413, errRequestTooLarge, "limit")
+	if r.n != 0 {
+		t.Errorf("read %d bytes of a body declared too large", r.n)
+	}
+	// A chunked body is read only up to the limit.
+	r = &countingReader{r: bytes.NewReader(make([]byte, 4*defaultBodyLimit))}
+	req = httptest.NewRequest("POST", "/_fake/clock/advance", r)
+	req.ContentLength = -1
+	w = httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	wantError(t, w, 413, errRequestTooLarge, "limit")
+	if r.n > defaultBodyLimit+1 {
+		t.Errorf("read %d bytes of a chunked body; the limit is %d", r.n, defaultBodyLimit)
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+func TestContentTypeMustBeJSON(t *testing.T) {
+	c := &call{route: &route{ifc: ifModels}}
+	for ct, ok := range map[string]bool{"application/json": true, "application/json; charset=utf-8": true, "text/plain": false, "": true} {
+		req := httptest.NewRequest("POST", "/", strings.NewReader(`{}`))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		c.Context, _ = gin.CreateTestContext(httptest.NewRecorder())
+		c.Request = req
+		_, err := c.body()
+		if (err == nil) != ok {
+			t.Errorf("Content-Type %q: err = %v, want accepted %v", ct, err, ok)
+		}
+	}
+}
+
+func TestPanicIsReportedAndAnswered500(t *testing.T) {
+	var got []string
+	s := New(WithViolationHandler(func(msg string) { got = append(got, msg) }))
+	s.engine.GET("/boom", s.adapt(&route{method: "GET", path: "/boom", h: func(*call) (any, error) { panic("kaboom") }}))
+	w := send(t, s, "GET", "/boom", "")
+	wantError(t, w, 500, errAPI, "internal error")
+	if len(got) != 1 || !strings.Contains(got[0], "kaboom") {
+		t.Fatalf("violations = %q, want the panic reported once", got)
+	}
+}
+
+func TestSchemaViolationIsReported(t *testing.T) {
+	var got []string
+	s := New(WithViolationHandler(func(msg string) { got = append(got, msg) }))
+	s.engine.GET("/bad", s.adapt(&route{method: "GET", path: "/bad", schema: "models/model", h: func(*call) (any, error) {
+		return map[string]any{"id": "x", "extra": true}, nil
+	}}))
+	send(t, s, "GET", "/bad", "")
+	if len(got) != 1 || !strings.Contains(got[0], "does not match its schema") {
+		t.Fatalf("violations = %q, want one schema mismatch", got)
+	}
+}
+
+func TestClockAndReset(t *testing.T) {
+	s := checked(t)
+	if got := s.Now(); !got.Equal(Epoch) {
+		t.Fatalf("Now = %v, want %v", got, Epoch)
+	}
+	changed := s.clock.Changed()
+	if got, want := s.AdvanceClock(90*time.Second), Epoch.Add(90*time.Second); !got.Equal(want) {
+		t.Fatalf("AdvanceClock = %v, want %v", got, want)
+	}
+	select {
+	case <-changed:
+	default:
+		t.Fatal("advancing the clock did not signal Changed")
+	}
+	if got := s.AdvanceClock(-time.Hour); !got.Equal(Epoch.Add(90 * time.Second)) {
+		t.Fatalf("a negative advance moved the clock to %v", got)
+	}
+	w := send(t, s, "GET", "/_fake/clock", "")
+	if got := gjson.Get(w.Body.String(), "now").String(); got != "2026-01-01T00:01:30Z" {
+		t.Fatalf("GET /_fake/clock now = %q", got)
+	}
+	send(t, s, "GET", "/v1/models", "", modelsHeaders...)
+	w = send(t, s, "POST", "/_fake/reset", "")
+	if got := gjson.Get(w.Body.String(), "now").String(); w.Code != 200 || got != "2026-01-01T00:00:00Z" {
+		t.Fatalf("reset: %d now = %q", w.Code, got)
+	}
+	// After a reset the server answers as a new one would, request IDs included.
+	if got, want := send(t, s, "GET", "/v1/models", "", modelsHeaders...).Header().Get("request-id"), send(t, New(), "GET", "/v1/models", "", modelsHeaders...).Header().Get("request-id"); got != want {
+		t.Fatalf("request-id after reset = %q, new server = %q", got, want)
+	}
+}
+
+func TestWallClock(t *testing.T) {
+	s := New(WithWallClock())
+	if d := time.Since(s.Now()); d < 0 || d > time.Minute {
+		t.Fatalf("wall clock reads %v", s.Now())
+	}
+}
+
+func TestHealth(t *testing.T) {
+	w := send(t, checked(t), "GET", "/_fake/health", "")
+	if w.Code != 200 || strings.TrimSpace(w.Body.String()) != `{"status":"ok"}` {
+		t.Fatalf("health: %d %s", w.Code, w.Body)
+	}
+}
+
+func TestIDs(t *testing.T) {
+	var g ids
+	a, b := g.next("msg_"), g.next("msg_")
+	if len(a) != len("msg_01")+idWidth || a >= b {
+		t.Fatalf("ids %q, %q: want fixed width and increasing", a, b)
+	}
+	g.n.Store(1 << 40)
+	if c := g.next("msg_"); c <= b {
+		t.Fatalf("id %q does not sort after %q", c, b)
+	}
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	ts := NewTestServer(t)
+	var wg sync.WaitGroup
+	seen := sync.Map{}
+	for i := 0; i < 32; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("GET", ts.URL+"/v1/models?limit=3", nil)
+			req.Header.Set("X-Api-Key", "test-api-key")
+			req.Header.Set("vendor-version", APIVersion)
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			if _, dup := seen.LoadOrStore(resp.Header.Get("request-id"), true); dup {
+				t.Errorf("request-id %s given twice", resp.Header.Get("request-id"))
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,74 @@
+package fake
+
+import (
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+func TestModelsListNewestFirstWithTieByID(t *testing.T) {
+	s := checked(t)
+	w := send(t, s, "GET", "/v1/models?limit=1000", "", modelsHeaders...)
+	data := gjson.Get(w.Body.String(), "data").Array()
+	if len(data) != 11 {
+		t.Fatalf("%d models, want the 11 of the fixtures", len(data))
+	}
+	var order []string
+	for _, m := range data {
+		order = append(order, m.Get("id").String())
+	}
+	// Sonnet 4 and Opus 4 were released the same day; the higher ID comes first. The model
+	// whose release time is unknown (the epoch) comes last.
+	if i, j := indexOf(order, "assistant-sonnet-4-20250514"), indexOf(order, "assistant-opus-4-20250514"); i+1 != j {
+		t.Errorf("tie order: sonnet-4 at %d, opus-4 at %d", i, j)
+	}
+	if order[len(order)-1] != "assistant-mythos-preview" || data[len(data)-1].Get("created_at").String() != "1970-01-01T00:00:00Z" {
+		t.Errorf("last model = %s, want the epoch-dated preview", order[len(order)-1])
+	}
+	if got := gjson.Get(send(t, s, "GET", "/v1/models", "", modelsHeaders...).Body.String(), "data.#").Int(); got != 11 {
+		t.Errorf("default page holds %d models", got)
+	}
+	w = send(t, s, "GET", "/v1/models?limit=4", "", modelsHeaders...)
+	if !gjson.Get(w.Body.String(), "has_more").Bool() || gjson.Get(w.Body.String(), "last_id").String() != order[3] {
+		t.Errorf("limit=4 page: %s", w.Body)
+	}
+}
+
+func indexOf(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestModelsGetByIDAndAlias(t *testing.T) {
+	s := checked(t)
+	for _, id := range []string{
+		"assistant-opus-4-7", "assistant-mythos-preview", "assistant-opus-4-6", "assistant-sonnet-4-6",
+		"assistant-haiku-4-5", "assistant-haiku-4-5-20251001", "assistant-opus-4-5", "assistant-opus-4-5-20251101",
+		"assistant-sonnet-4-5", "assistant-sonnet-4-5-20250929", "assistant-opus-4-1", "assistant-opus-4-1-20250805",
+		"assistant-opus-4-0", "assistant-opus-4-20250514", "assistant-sonnet-4-0", "assistant-sonnet-4-20250514",
+		"assistant-3-haiku-20240307",
+	} {
+		w := send(t, s, "GET", "/v1/models/"+id, "", modelsHeaders...)
+		if w.Code != 200 {
+			t.Errorf("GET %s: %d", id, w.Code)
+		}
+	}
+	w := send(t, s, "GET", "/v1/models/assistant-opus-4-0", "", modelsHeaders...)
+	if got := gjson.Get(w.Body.String(), "id").String(); got != "assistant-opus-4-20250514" {
+		t.Errorf("alias resolved to %q", got)
+	}
+	wantError(t, send(t, s, "GET", "/v1/models/assistant-nope", "", modelsHeaders...), 404, errNotFound, "assistant-nope")
+}
+
+func TestModelsLimitRange(t *testing.T) {
+	s := checked(t)
+	for _, bad := range []string{"0", "1001", "x", "-5"} {
+		wantError(t, send(t, s, "GET", "/v1/models?limit="+bad, "", modelsHeaders...), 400, errInvalidRequest, "limit")
+	}
+	wantError(t, send(t, s, "GET", "/v1/models?after_id=a&before_id=b", "", modelsHeaders...), 400, errInvalidRequest, "after_id and before_id")
+	wantError(t, send(t, s, "GET", "/v1/models?after_id=assistant-nope", "", modelsHeaders...), 400, errInvalidRequest, "after_id")
+}

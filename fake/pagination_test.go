@@ -1,0 +1,164 @@
+package fake
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+type item struct {
+	id string
+	at time.Time
+}
+
+func itemKey(i item) listKey { return listKey{i.at, i.id} }
+func itemID(i item) string   { return i.id }
+
+// items returns n items, two per instant so that every page boundary meets a tie.
+func items(n int) []item {
+	out := make([]item, n)
+	for i := range out {
+		out[i] = item{fmt.Sprintf("it_%03d", i), Epoch.Add(time.Duration(i/2) * time.Second)}
+	}
+	return out
+}
+
+func joinIDs(page []item) string {
+	var s []string
+	for _, it := range page {
+		s = append(s, it.id)
+	}
+	return strings.Join(s, ",")
+}
+
+func TestCursorPagesAreExactBothWays(t *testing.T) {
+	for _, cmp := range []order{oldestFirst, newestFirst} {
+		list := items(11)
+		slices.SortFunc(list, func(a, b item) int { return cmp(itemKey(a), itemKey(b)) })
+		want := joinIDs(list)
+		for limit := 1; limit <= 12; limit++ {
+			var fwd []item
+			q := cursorQuery{limit: limit}
+			for {
+				p, err := pageByCursor(list, itemKey, itemID, cmp, q, lookupIn(list, itemKey))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fwd = append(fwd, p.Data...)
+				if !p.HasMore {
+					break
+				}
+				q.afterID = *p.LastID
+			}
+			if got := joinIDs(fwd); got != want {
+				t.Fatalf("limit %d forwards: %s, want %s", limit, got, want)
+			}
+			var back []item
+			q = cursorQuery{limit: limit, beforeID: list[len(list)-1].id}
+			for {
+				p, err := pageByCursor(list, itemKey, itemID, cmp, q, lookupIn(list, itemKey))
+				if err != nil {
+					t.Fatal(err)
+				}
+				back = append(slices.Clone(p.Data), back...)
+				if !p.HasMore {
+					break
+				}
+				q.beforeID = *p.FirstID
+			}
+			if got := joinIDs(back); got != joinIDs(list[:len(list)-1]) {
+				t.Fatalf("limit %d backwards: %s", limit, got)
+			}
+		}
+	}
+}
+
+func TestCursorPageEdges(t *testing.T) {
+	list := items(4)
+	lookup := lookupIn(list, itemKey)
+	p, _ := pageByCursor(list, itemKey, itemID, oldestFirst, cursorQuery{afterID: "it_003", limit: 2}, lookup)
+	if len(p.Data) != 0 || p.FirstID != nil || p.LastID != nil || p.HasMore {
+		t.Fatalf("page after the last item = %+v, want empty with null cursors", p)
+	}
+	p, _ = pageByCursor(list, itemKey, itemID, oldestFirst, cursorQuery{}, lookup)
+	if len(p.Data) != 4 || p.HasMore {
+		t.Fatalf("no limit: %d items, has_more %v; want the whole list", len(p.Data), p.HasMore)
+	}
+	if _, err := pageByCursor(list, itemKey, itemID, oldestFirst, cursorQuery{afterID: "nope", limit: 2}, lookup); err == nil || !strings.Contains(err.Error(), "after_id") {
+		t.Fatalf("unknown cursor: err = %v, want 400 naming after_id", err)
+	}
+	// A cursor whose item was deleted still marks its place.
+	deleted := list[1]
+	rest := slices.Delete(slices.Clone(list), 1, 2)
+	tomb := func(id string) (listKey, bool) {
+		if id == deleted.id {
+			return itemKey(deleted), true
+		}
+		return lookupIn(rest, itemKey)(id)
+	}
+	p, _ = pageByCursor(rest, itemKey, itemID, oldestFirst, cursorQuery{afterID: deleted.id, limit: 10}, tomb)
+	if got := joinIDs(p.Data); got != "it_002,it_003" {
+		t.Fatalf("after a deleted item: %s", got)
+	}
+	p, _ = pageByCursor(rest, itemKey, itemID, oldestFirst, cursorQuery{beforeID: deleted.id, limit: 10}, tomb)
+	if got := joinIDs(p.Data); got != "it_000" {
+		t.Fatalf("before a deleted item: %s", got)
+	}
+}
+
+func TestTokenPages(t *testing.T) {
+	list := items(7)
+	var all []item
+	var after *listKey
+	for {
+		p := pageByToken(list, itemKey, oldestFirst, "things", after, 3)
+		if len(p.Data) == 0 && p.NextPage != nil {
+			t.Fatal("an empty page with a next_page")
+		}
+		all = append(all, p.Data...)
+		if p.NextPage == nil {
+			break
+		}
+		c := tokenCall(*p.NextPage)
+		var err error
+		if after, err = c.pageToken("things"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if joinIDs(all) != joinIDs(list) {
+		t.Fatalf("token pages: %s", joinIDs(all))
+	}
+	if p := pageByToken(list, itemKey, oldestFirst, "things", nil, 7); p.NextPage != nil {
+		t.Fatal("a page that holds the rest of the list has a next_page")
+	}
+}
+
+func TestPageTokensRefuseForgeries(t *testing.T) {
+	good := encodePageToken("things", listKey{Epoch, "it_001"})
+	if _, err := tokenCall(good).pageToken("things"); err != nil {
+		t.Fatalf("a genuine token was refused: %v", err)
+	}
+	body, sig, _ := strings.Cut(good, ".")
+	for name, tok := range map[string]string{
+		"garbage":       "abc",
+		"no signature":  body,
+		"bad signature": body + ".AAAAAAAAAAAAAAAA",
+		"edited body":   strings.Replace(body, "e", "f", 1) + "." + sig,
+		"other list":    encodePageToken("other", listKey{Epoch, "it_001"}),
+	} {
+		if _, err := tokenCall(tok).pageToken("things"); err == nil || !strings.Contains(err.Error(), "page:") {
+			t.Errorf("%s: err = %v, want 400 naming page", name, err)
+		}
+	}
+}
+
+func tokenCall(tok string) *call {
+	gc, _ := gin.CreateTestContext(httptest.NewRecorder())
+	gc.Request = httptest.NewRequest("GET", "/?page="+tok, nil)
+	return &call{Context: gc}
+}
