@@ -8,8 +8,9 @@ REPORTS ?= reports
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures)
-	$(GO) run ./fake/cmd/platformfake -addr $(ADDR)
+run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures); Ctrl-C stops it gracefully
+	$(GO) build -o bin/platformfake ./fake/cmd/platformfake
+	exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
 
 test: lint unit examples ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), examples
 
@@ -29,7 +30,10 @@ examples: ## run the examples as their users would
 
 conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset), with a JUnit report
 	@mkdir -p $(REPORTS)
-	$(GO) test -count=1 -timeout 30m ./conformance -args -ginkgo.junit-report=$(CURDIR)/$(REPORTS)/conformance-junit.xml $(GINKGO_FLAGS)
+	$(GO) test -count=1 -timeout 30m -v -run TestConformance ./conformance -args -ginkgo.junit-report=$(CURDIR)/$(REPORTS)/conformance-junit.xml $(GINKGO_FLAGS)
 
 bench: ## Go benchmarks (time and allocations); compare runs with benchstat
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/...
+
+load: ## load test against the binary on loopback; figures are ratios to a baseline of the same run
+	$(GO) run ./fake/internal/loadtest $(LOAD_FLAGS)

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -18,7 +19,11 @@ type modelInfo struct {
 	MaxInputTokens int            `json:"max_input_tokens"`
 	MaxTokens      int            `json:"max_tokens"`
 	Capabilities   map[string]any `json:"capabilities"`
+	encoded        []byte         // the record as JSON, encoded once at load: the catalogue never changes
 }
+
+// MarshalJSON answers the record encoded at load time.
+func (m *modelInfo) MarshalJSON() ([]byte, error) { return m.encoded, nil }
 
 // modelCatalog holds the models newest first (created_at descending, id breaking ties) and
 // resolves IDs and aliases.
@@ -41,6 +46,11 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 	cat := modelCatalog{list: file.Models, byID: map[string]*modelInfo{}}
 	slices.SortFunc(cat.list, func(a, b *modelInfo) int { return newestFirst(modelKey(a), modelKey(b)) })
 	for _, m := range cat.list {
+		type plain modelInfo // without the MarshalJSON method
+		var err error
+		if m.encoded, err = json.Marshal((*plain)(m)); err != nil {
+			return fmt.Errorf("models.json: %s: %w", m.ID, err)
+		}
 		cat.byID[m.ID] = m
 	}
 	for alias, target := range file.Aliases {
