@@ -1,0 +1,341 @@
+package fake
+
+import (
+	"bytes"
+	"net/mail"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Administration (spec 2.11, 2.12, 3.2, 4.6, gaps §6): the key's organization, invites, users,
+// workspaces (admin_workspaces.go) and rate limits (admin_ratelimits.go).
+
+// inviteLifetime is how long an invite stays pending (gaps §6).
+const inviteLifetime = 21 * 24 * time.Hour
+
+// grantableRoles are the roles an invite or a user update may give (spec 4.6): every role of
+// 2.11 but admin.
+var grantableRoles = []string{"user", "developer", "billing", "assistant_code_user"}
+
+// adminStore is one server's administration data. Deleted invites and removed users stay in
+// their slices, marked, so that their IDs remain valid cursors (gaps §3) and a deleted invite
+// still reads with status deleted.
+type adminStore struct {
+	mu         sync.Mutex
+	invites    map[*org][]*invite    // oldest first (invited_at, id)
+	users      map[*org][]*member    // oldest first (added_at, id)
+	removed    map[string]bool       // IDs of removed users
+	workspaces map[*org][]*workspace // oldest first (created_at, id)
+}
+
+// admin returns the server's administration store, built from the fixtures on first use.
+func (s *Server) admin(c *call) *adminStore {
+	return c.st.admin.get(func() *adminStore {
+		a := &adminStore{invites: map[*org][]*invite{}, users: map[*org][]*member{}, removed: map[string]bool{},
+			workspaces: map[*org][]*workspace{}}
+		for _, in := range s.fx.admin.invites {
+			in := in
+			a.invites[in.org] = append(a.invites[in.org], &in)
+		}
+		for _, u := range s.fx.users {
+			u := u
+			a.users[u.org] = append(a.users[u.org], &u)
+		}
+		for _, w := range s.fx.admin.workspaces {
+			w := w
+			a.workspaces[w.org] = append(a.workspaces[w.org], &w)
+		}
+		for _, l := range a.invites {
+			slices.SortFunc(l, func(x, y *invite) int { return oldestFirst(inviteKey(x), inviteKey(y)) })
+		}
+		for _, l := range a.users {
+			slices.SortFunc(l, func(x, y *member) int { return oldestFirst(userKey(x), userKey(y)) })
+		}
+		for _, l := range a.workspaces {
+			slices.SortFunc(l, func(x, y *workspace) int { return oldestFirst(workspaceKey(x), workspaceKey(y)) })
+		}
+		return a
+	})
+}
+
+// insertSorted inserts v into list, which is sorted oldest first. Fixture data may lie in the
+// future of the virtual clock, so a new item does not always belong at the end.
+func insertSorted[T any](list []T, v T, keyOf func(T) listKey) []T {
+	return slices.Insert(list, searchAfter(list, keyOf, oldestFirst, keyOf(v)), v)
+}
+
+// bindValid decodes a JSON object body into v after checking it against the request schema, so
+// that every violation is a 400 naming the field. An empty body is an empty object, as for bind.
+func (c *call) bindValid(schema string, v any) error {
+	raw, err := c.body()
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = []byte("{}")
+	}
+	if err := validateBody(schema, raw); err != nil {
+		return err
+	}
+	return decodeJSON(raw, v)
+}
+
+// --- Organization ---
+
+// organization is the organization record of spec 2.11; its id is the UUID (gaps §6).
+type organization struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+func (s *Server) getOrganization(c *call) (any, error) {
+	return organization{ID: c.org.UUID, Name: c.org.Name, Type: "organization"}, nil
+}
+
+// --- Invites ---
+
+// invite is the invite record of spec 2.11. status holds what happened to it (pending, accepted
+// or deleted); Status, written to clients, is computed at read time so that a pending invite
+// reads expired once the virtual clock passes ExpiresAt (spec 3.2, gaps §6).
+type invite struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	ExpiresAt time.Time `json:"expires_at"`
+	InvitedAt time.Time `json:"invited_at"`
+	Role      string    `json:"role"`
+	Status    string    `json:"status"`
+	Type      string    `json:"type"`
+	status    string
+	org       *org
+}
+
+func inviteKey(in *invite) listKey { return listKey{in.InvitedAt, in.ID} }
+func inviteID(in invite) string    { return in.ID }
+
+// view returns the invite as clients see it at now.
+func (in *invite) view(now time.Time) invite {
+	v := *in
+	v.Status = in.status
+	if v.Status == "pending" && !now.Before(in.ExpiresAt) {
+		v.Status = "expired"
+	}
+	return v
+}
+
+// deletion is the confirmation of a delete (spec 2.11: invite_deleted, user_deleted).
+type deletion struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// validEmail reports whether s is a bare address (no display name, no surrounding space) with a
+// local part and a domain.
+func validEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return false
+	}
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(s, " \t\r\n")
+}
+
+func (s *Server) createInvite(c *call) (any, error) {
+	var req struct {
+		Email string `json:"email"`
+		Role  string `json:"role"`
+	}
+	if err := c.bindValid("admin/invite_create", &req); err != nil {
+		return nil, err
+	}
+	if !validEmail(req.Email) {
+		return nil, invalidField("email", "%q is not an email address; send a bare address such as name@example.com", req.Email)
+	}
+	a, now := s.admin(c), s.clock.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, u := range a.users[c.org] {
+		if !a.removed[u.ID] && strings.EqualFold(u.Email, req.Email) {
+			return nil, invalidField("email", "%s is already a member of the organization (user %s)", req.Email, u.ID)
+		}
+	}
+	for _, in := range a.invites[c.org] {
+		if strings.EqualFold(in.Email, req.Email) && in.view(now).Status == "pending" {
+			return nil, invalidField("email", "%s already has a pending invite (%s); delete it before inviting again", req.Email, in.ID)
+		}
+	}
+	in := &invite{ID: s.ids.next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
+		Role: req.Role, Type: "invite", status: "pending", org: c.org}
+	a.invites[c.org] = insertSorted(a.invites[c.org], in, inviteKey)
+	return in.view(now), nil
+}
+
+// findInvite returns the caller's invite with the ID; the caller holds a.mu.
+func (a *adminStore) findInvite(c *call, id string) (*invite, error) {
+	for _, in := range a.invites[c.org] {
+		if in.ID == id {
+			return in, nil
+		}
+	}
+	return nil, notFound("invite", id)
+}
+
+// getInvite answers a deleted invite too, with status deleted: the status exists to be read.
+func (s *Server) getInvite(c *call) (any, error) {
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	in, err := a.findInvite(c, c.Param("invite_id"))
+	if err != nil {
+		return nil, err
+	}
+	return in.view(s.clock.Now()), nil
+}
+
+// listInvites lists pending, accepted and expired invites; deleted ones leave the list (gaps §6)
+// but stay valid cursors.
+func (s *Server) listInvites(c *call) (any, error) {
+	q, err := c.cursorQuery(20, 1000)
+	if err != nil {
+		return nil, err
+	}
+	a, now := s.admin(c), s.clock.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	all := a.invites[c.org]
+	var visible []invite
+	for _, in := range all {
+		if in.status != "deleted" {
+			visible = append(visible, in.view(now))
+		}
+	}
+	return pageByCursor(visible, func(in invite) listKey { return inviteKey(&in) }, inviteID, oldestFirst, q, lookupIn(all, inviteKey))
+}
+
+// deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
+// confirmation, so that a client may retry; an accepted or expired invite cannot be deleted.
+func (s *Server) deleteInvite(c *call) (any, error) {
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	in, err := a.findInvite(c, c.Param("invite_id"))
+	if err != nil {
+		return nil, err
+	}
+	switch st := in.view(s.clock.Now()).Status; st {
+	case "pending":
+		in.status = "deleted"
+	case "deleted":
+	default:
+		return nil, invalid("invite %s is %s; only pending invites can be deleted", in.ID, st)
+	}
+	return deletion{ID: in.ID, Type: "invite_deleted"}, nil
+}
+
+// --- Users ---
+
+// user is the user record of spec 2.11.
+type user struct {
+	ID      string    `json:"id"`
+	AddedAt time.Time `json:"added_at"`
+	Email   string    `json:"email"`
+	Name    string    `json:"name"`
+	Role    string    `json:"role"`
+	Type    string    `json:"type"`
+}
+
+func userKey(u *member) listKey { return listKey{u.AddedAt, u.ID} }
+func userID(u user) string      { return u.ID }
+
+func (u *member) view() user {
+	return user{ID: u.ID, AddedAt: u.AddedAt, Email: u.Email, Name: u.Name, Role: u.Role, Type: "user"}
+}
+
+// findUser returns the caller's user with the ID, unless removed; the caller holds a.mu.
+func (a *adminStore) findUser(c *call, id string) (*member, error) {
+	for _, u := range a.users[c.org] {
+		if u.ID == id && !a.removed[id] {
+			return u, nil
+		}
+	}
+	return nil, notFound("user", id)
+}
+
+func (s *Server) getUser(c *call) (any, error) {
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u, err := a.findUser(c, c.Param("user_id"))
+	if err != nil {
+		return nil, err
+	}
+	return u.view(), nil
+}
+
+// listUsers lists the organization's members; email filters by exact address, ignoring case
+// (gaps §6).
+func (s *Server) listUsers(c *call) (any, error) {
+	q, err := c.cursorQuery(20, 1000)
+	if err != nil {
+		return nil, err
+	}
+	email, filtered := c.GetQuery("email")
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	all := a.users[c.org]
+	var list []user
+	for _, u := range all {
+		if !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) {
+			list = append(list, u.view())
+		}
+	}
+	key := func(u user) listKey { return listKey{u.AddedAt, u.ID} }
+	return pageByCursor(list, key, userID, oldestFirst, q, lookupIn(all, userKey))
+}
+
+// protectAdmin refuses to change or remove an admin (gaps §6).
+func protectAdmin(u *member, what string) error {
+	if u.Role == "admin" {
+		return permissionDenied("user %s has the role admin; an admin cannot be %s through this API", u.ID, what)
+	}
+	return nil
+}
+
+func (s *Server) updateUser(c *call) (any, error) {
+	var req struct {
+		Role string `json:"role"`
+	}
+	if err := c.bindValid("admin/user_update", &req); err != nil {
+		return nil, err
+	}
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u, err := a.findUser(c, c.Param("user_id"))
+	if err != nil {
+		return nil, err
+	}
+	if err := protectAdmin(u, "changed"); err != nil {
+		return nil, err
+	}
+	u.Role = req.Role
+	return u.view(), nil
+}
+
+func (s *Server) removeUser(c *call) (any, error) {
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u, err := a.findUser(c, c.Param("user_id"))
+	if err != nil {
+		return nil, err
+	}
+	if err := protectAdmin(u, "removed"); err != nil {
+		return nil, err
+	}
+	a.removed[u.ID] = true
+	return deletion{ID: u.ID, Type: "user_deleted"}, nil
+}
