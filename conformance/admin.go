@@ -36,19 +36,37 @@ func adminReq(method, path, schema string, body any) Request {
 	return Request{Area: Admin, Method: method, Path: path, Schema: schema, Body: body}
 }
 
+// undoCreate registers the removal of an invite or workspace the check created. Workspaces
+// cannot be deleted, so they are archived.
+func undoCreate(t *T, kind, id string) {
+	if kind == "invites" {
+		t.Cleanup("delete invite "+id, t.Delete(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
+		return
+	}
+	t.Cleanup("archive workspace "+id, t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+id+"/archive", "", nil)))
+}
+
+// tryCreate sends a create of kind ("invites" or "workspaces") that the check expects to be
+// refused; should the target accept it anyway, what it created is removed afterwards.
+func tryCreate(t *T, kind string, body any) *Response {
+	resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/"+kind, "", body))
+	if resp.Status == http.StatusOK {
+		undoCreate(t, kind, resp.Get("id").String())
+	}
+	return resp
+}
+
 // createInvite invites a fresh address with role and registers its deletion.
 func createInvite(t *T, tag, role string) gjson.Result {
 	resp := t.OK(adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail(tag), "role": role}))
-	id := resp.Get("id").String()
-	t.Cleanup("delete invite "+id, t.Delete(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
+	undoCreate(t, "invites", resp.Get("id").String())
 	return resp.JSON()
 }
 
 // createWorkspace creates a workspace from body and registers its archiving.
 func createWorkspace(t *T, body map[string]any) gjson.Result {
 	resp := t.OK(adminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", body))
-	id := resp.Get("id").String()
-	t.Cleanup("archive workspace "+id, t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+id+"/archive", "", nil)))
+	undoCreate(t, "workspaces", resp.Get("id").String())
 	return resp.JSON()
 }
 
@@ -275,12 +293,7 @@ var inviteChecks = []Check{
 		Run: func(t *T) {
 			for _, role := range []string{"admin", "owner", ""} {
 				email := freshEmail("admin")
-				resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": email, "role": role}))
-				if resp.Status == http.StatusOK {
-					id := resp.Get("id").String()
-					t.Cleanup("delete invite "+id, t.Delete(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
-				}
-				expectRefused(t, resp, "invalid_request_error")
+				expectRefused(t, tryCreate(t, "invites", map[string]string{"email": email, "role": role}), "invalid_request_error")
 				for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 					t.Expect(in.Get("email").String()).NotTo(Equal(email))
 				}
@@ -290,12 +303,7 @@ var inviteChecks = []Check{
 		Title: "an invite whose email is not an address is refused",
 		Run: func(t *T) {
 			for _, email := range []string{"", "no-at-sign", "Display Name <x@example.com>", "x@"} {
-				resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": email, "role": "user"}))
-				if resp.Status == http.StatusOK {
-					id := resp.Get("id").String()
-					t.Cleanup("delete invite "+id, t.Delete(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
-				}
-				expectRefused(t, resp, "invalid_request_error")
+				expectRefused(t, tryCreate(t, "invites", map[string]string{"email": email, "role": "user"}), "invalid_request_error")
 			}
 		}},
 	{ID: "admin/invite-duplicate-refused", Clause: "3.2", Labels: []Label{Admin, Extension},
@@ -305,11 +313,7 @@ var inviteChecks = []Check{
 			users := allUsers(t)
 			t.Expect(users).NotTo(BeEmpty())
 			for _, email := range []string{strings.ToUpper(in.Get("email").String()), strings.ToUpper(users[0].Get("email").String())} {
-				resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": email, "role": "user"}))
-				if resp.Status == http.StatusOK {
-					id := resp.Get("id").String()
-					t.Cleanup("delete invite "+id, t.Delete(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
-				}
+				resp := tryCreate(t, "invites", map[string]string{"email": email, "role": "user"})
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("email"))
 			}
@@ -633,8 +637,7 @@ var workspaceChecks = []Check{
 			} {
 				r := adminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", map[string]any{"name": "conformance beta"})
 				r.Header = h
-				id := t.OK(r).Get("id").String()
-				t.Cleanup("archive workspace "+id, t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+id+"/archive", "", nil)))
+				undoCreate(t, "workspaces", t.OK(r).Get("id").String())
 			}
 		}},
 	{ID: "admin/workspace-create-residency-and-tags", Clause: "4.6", Labels: []Label{Admin},
@@ -654,29 +657,20 @@ var workspaceChecks = []Check{
 				{"allowed_inference_geos": []string{"eu"}, "default_inference_geo": "us"},
 				{"allowed_inference_geos": []string{"eu"}},
 			} {
-				resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/workspaces", "", map[string]any{"name": "conformance bad geo", "data_residency": dr}))
-				if resp.Status == http.StatusOK {
-					t.Cleanup("archive workspace", t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+resp.Get("id").String()+"/archive", "", nil)))
-				}
+				resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance bad geo", "data_residency": dr})
 				expectRefused(t, resp, "invalid_request_error")
 			}
 		}},
 	{ID: "admin/workspace-reserved-tag-prefix", Clause: "2.11", Labels: []Label{Admin},
 		Title: "a workspace tag key beginning with the reserved prefix vendor is refused",
 		Run: func(t *T) {
-			resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/workspaces", "", map[string]any{"name": "conformance tags", "tags": map[string]string{"vendor-owner": "x"}}))
-			if resp.Status == http.StatusOK {
-				t.Cleanup("archive workspace", t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+resp.Get("id").String()+"/archive", "", nil)))
-			}
+			resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance tags", "tags": map[string]string{"vendor-owner": "x"}})
 			expectRefused(t, resp, "invalid_request_error")
 		}},
 	{ID: "admin/workspace-name-required", Clause: "4.6", Labels: []Label{Admin},
 		Title: "creating a workspace without a name is refused",
 		Run: func(t *T) {
-			resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/workspaces", "", map[string]any{"tags": map[string]string{"suite": "conformance"}}))
-			if resp.Status == http.StatusOK {
-				t.Cleanup("archive workspace", t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+resp.Get("id").String()+"/archive", "", nil)))
-			}
+			resp := tryCreate(t, "workspaces", map[string]any{"tags": map[string]string{"suite": "conformance"}})
 			expectRefused(t, resp, "invalid_request_error")
 		}},
 	{ID: "admin/workspace-unknown-404", Clause: "gaps §1", Labels: []Label{Admin, Extension},
@@ -738,10 +732,7 @@ var workspaceChecks = []Check{
 			for ; active < 100; active++ {
 				createWorkspace(t, map[string]any{"name": fmt.Sprintf("conformance limit %d", active)})
 			}
-			resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/workspaces", "", map[string]any{"name": "conformance one too many"}))
-			if resp.Status == http.StatusOK {
-				t.Cleanup("archive workspace", t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+resp.Get("id").String()+"/archive", "", nil)))
-			}
+			resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance one too many"})
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 		}},
 	{ID: "admin/workspace-other-organization-404", Clause: "4.6", Labels: []Label{Admin, Extension},

@@ -172,26 +172,37 @@ func (s *Server) createInvite(c *call) (any, error) {
 	return in.view(now), nil
 }
 
-// findInvite returns the caller's invite with the ID; the caller holds a.mu.
-func (a *adminStore) findInvite(c *call, id string) (*invite, error) {
-	for _, in := range a.invites[c.org] {
-		if in.ID == id {
-			return in, nil
-		}
+// onRecord runs f on the caller's record named by the path parameter, as find looks it up,
+// with the store's lock held, so that the lookup and what f changes are one step.
+func onRecord[T any](s *Server, c *call, param string, find func(a *adminStore, o *org, id string) (*T, error), f func(r *T) (any, error)) (any, error) {
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, err := find(a, c.org, c.Param(param))
+	if err != nil {
+		return nil, err
 	}
-	return nil, notFound("invite", id)
+	return f(r)
+}
+
+// findIn returns the first record of list that matches, or not_found naming the kind and ID.
+func findIn[T any](list []*T, match func(*T) bool, kind, id string) (*T, error) {
+	if i := slices.IndexFunc(list, match); i >= 0 {
+		return list[i], nil
+	}
+	return nil, notFound(kind, id)
+}
+
+// findInvite returns the organization's invite with the ID; the caller holds a.mu.
+func (a *adminStore) findInvite(o *org, id string) (*invite, error) {
+	return findIn(a.invites[o], func(in *invite) bool { return in.ID == id }, "invite", id)
 }
 
 // getInvite answers a deleted invite too, with status deleted: the status exists to be read.
 func (s *Server) getInvite(c *call) (any, error) {
-	a := s.admin(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	in, err := a.findInvite(c, c.Param("invite_id"))
-	if err != nil {
-		return nil, err
-	}
-	return in.view(s.clock.Now()), nil
+	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
+		return in.view(s.clock.Now()), nil
+	})
 }
 
 // listInvites lists pending, accepted and expired invites; deleted ones leave the list (gaps §6)
@@ -217,21 +228,16 @@ func (s *Server) listInvites(c *call) (any, error) {
 // deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
 // confirmation, so that a client may retry; an accepted or expired invite cannot be deleted.
 func (s *Server) deleteInvite(c *call) (any, error) {
-	a := s.admin(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	in, err := a.findInvite(c, c.Param("invite_id"))
-	if err != nil {
-		return nil, err
-	}
-	switch st := in.view(s.clock.Now()).Status; st {
-	case "pending":
-		in.status = "deleted"
-	case "deleted":
-	default:
-		return nil, invalid("invite %s is %s; only pending invites can be deleted", in.ID, st)
-	}
-	return deletion{ID: in.ID, Type: "invite_deleted"}, nil
+	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
+		switch st := in.view(s.clock.Now()).Status; st {
+		case "pending":
+			in.status = "deleted"
+		case "deleted":
+		default:
+			return nil, invalid("invite %s is %s; only pending invites can be deleted", in.ID, st)
+		}
+		return deletion{ID: in.ID, Type: "invite_deleted"}, nil
+	})
 }
 
 // --- Users ---
@@ -253,25 +259,13 @@ func (u *member) view() user {
 	return user{ID: u.ID, AddedAt: u.AddedAt, Email: u.Email, Name: u.Name, Role: u.Role, Type: "user"}
 }
 
-// findUser returns the caller's user with the ID, unless removed; the caller holds a.mu.
-func (a *adminStore) findUser(c *call, id string) (*member, error) {
-	for _, u := range a.users[c.org] {
-		if u.ID == id && !a.removed[id] {
-			return u, nil
-		}
-	}
-	return nil, notFound("user", id)
+// findUser returns the organization's user with the ID, unless removed; the caller holds a.mu.
+func (a *adminStore) findUser(o *org, id string) (*member, error) {
+	return findIn(a.users[o], func(u *member) bool { return u.ID == id && !a.removed[id] }, "user", id)
 }
 
 func (s *Server) getUser(c *call) (any, error) {
-	a := s.admin(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	u, err := a.findUser(c, c.Param("user_id"))
-	if err != nil {
-		return nil, err
-	}
-	return u.view(), nil
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return u.view(), nil })
 }
 
 // listUsers lists the organization's members; email filters by exact address, ignoring case
@@ -311,31 +305,22 @@ func (s *Server) updateUser(c *call) (any, error) {
 	if err := c.bindValid("admin/user_update", &req); err != nil {
 		return nil, err
 	}
-	a := s.admin(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	u, err := a.findUser(c, c.Param("user_id"))
-	if err != nil {
-		return nil, err
-	}
-	if err := protectAdmin(u, "changed"); err != nil {
-		return nil, err
-	}
-	u.Role = req.Role
-	return u.view(), nil
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {
+		if err := protectAdmin(u, "changed"); err != nil {
+			return nil, err
+		}
+		u.Role = req.Role
+		return u.view(), nil
+	})
 }
 
 func (s *Server) removeUser(c *call) (any, error) {
 	a := s.admin(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	u, err := a.findUser(c, c.Param("user_id"))
-	if err != nil {
-		return nil, err
-	}
-	if err := protectAdmin(u, "removed"); err != nil {
-		return nil, err
-	}
-	a.removed[u.ID] = true
-	return deletion{ID: u.ID, Type: "user_deleted"}, nil
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {
+		if err := protectAdmin(u, "removed"); err != nil {
+			return nil, err
+		}
+		a.removed[u.ID] = true
+		return deletion{ID: u.ID, Type: "user_deleted"}, nil
+	})
 }

@@ -78,20 +78,20 @@ func (s *Server) listRateLimits(c *call) (any, error) {
 // listWorkspaceRateLimits lists only the groups and limiter types the workspace overrides; the
 // others inherit the organization's values (spec 4.6).
 func (s *Server) listWorkspaceRateLimits(c *call) (any, error) {
-	a := s.admin(c)
+	wsID, a := c.Param("workspace_id"), s.admin(c)
 	a.mu.Lock()
-	w, err := a.findWorkspace(c, c.Param("workspace_id"))
+	_, err := a.findWorkspace(c.org, wsID)
 	a.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	groupType, after, limit, err := c.rateLimitPaging("workspace_rate_limits:" + w.ID)
+	groupType, after, limit, err := c.rateLimitPaging("workspace_rate_limits:" + wsID)
 	if err != nil {
 		return nil, err
 	}
 	var entries []workspaceRateLimitEntry
 	for _, g := range s.fx.admin.rateLimits[c.org] {
-		over, ok := g.overrides[w.ID]
+		over, ok := g.overrides[wsID]
 		if !ok || (groupType != "" && g.GroupType != groupType) {
 			continue
 		}
@@ -105,5 +105,5 @@ func (s *Server) listWorkspaceRateLimits(c *call) (any, error) {
 		}
 		entries = append(entries, e)
 	}
-	return pageByToken(entries, wsEntryKey, oldestFirst, "workspace_rate_limits:"+w.ID, after, limit), nil
+	return pageByToken(entries, wsEntryKey, oldestFirst, "workspace_rate_limits:"+wsID, after, limit), nil
 }

@@ -190,25 +190,14 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 	return *w, nil
 }
 
-// findWorkspace returns the caller's workspace with the ID, archived or not; the caller holds a.mu.
-func (a *adminStore) findWorkspace(c *call, id string) (*workspace, error) {
-	for _, w := range a.workspaces[c.org] {
-		if w.ID == id {
-			return w, nil
-		}
-	}
-	return nil, notFound("workspace", id)
+// findWorkspace returns the organization's workspace with the ID, archived or not; the caller
+// holds a.mu.
+func (a *adminStore) findWorkspace(o *org, id string) (*workspace, error) {
+	return findIn(a.workspaces[o], func(w *workspace) bool { return w.ID == id }, "workspace", id)
 }
 
 func (s *Server) getWorkspace(c *call) (any, error) {
-	a := s.admin(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	w, err := a.findWorkspace(c, c.Param("workspace_id"))
-	if err != nil {
-		return nil, err
-	}
-	return *w, nil
+	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return *w, nil })
 }
 
 // listWorkspaces lists the organization's workspaces oldest first; archived ones only with
@@ -243,46 +232,36 @@ func (s *Server) updateWorkspace(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := s.admin(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	w, err := a.findWorkspace(c, c.Param("workspace_id"))
-	if err != nil {
-		return nil, err
-	}
-	if w.ArchivedAt != nil {
-		return nil, invalid("workspace %s is archived and cannot be changed", w.ID)
-	}
-	res, err := w.DataResidency.apply(ch.DataResidency, false)
-	if err != nil {
-		return nil, err
-	}
-	w.DataResidency = res
-	if ch.Name != nil {
-		w.Name = *ch.Name
-	}
-	if ch.DisplayColor != nil {
-		w.DisplayColor = *ch.DisplayColor
-	}
-	if ch.Tags != nil {
-		w.Tags = *ch.Tags
-	}
-	return *w, nil
+	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
+		if w.ArchivedAt != nil {
+			return nil, invalid("workspace %s is archived and cannot be changed", w.ID)
+		}
+		res, err := w.DataResidency.apply(ch.DataResidency, false)
+		if err != nil {
+			return nil, err
+		}
+		w.DataResidency = res
+		if ch.Name != nil {
+			w.Name = *ch.Name
+		}
+		if ch.DisplayColor != nil {
+			w.DisplayColor = *ch.DisplayColor
+		}
+		if ch.Tags != nil {
+			w.Tags = *ch.Tags
+		}
+		return *w, nil
+	})
 }
 
 // archiveWorkspace sets archived_at (gaps §6); archiving an archived workspace returns it
 // unchanged, so that a client may retry.
 func (s *Server) archiveWorkspace(c *call) (any, error) {
-	a := s.admin(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	w, err := a.findWorkspace(c, c.Param("workspace_id"))
-	if err != nil {
-		return nil, err
-	}
-	if w.ArchivedAt == nil {
-		now := s.clock.Now()
-		w.ArchivedAt = &now
-	}
-	return *w, nil
+	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
+		if w.ArchivedAt == nil {
+			now := s.clock.Now()
+			w.ArchivedAt = &now
+		}
+		return *w, nil
+	})
 }
