@@ -82,6 +82,28 @@ func (c *call) bindValid(schema string, v any) error {
 	return decodeJSON(raw, v)
 }
 
+// pageOf cuts the page q asks for from the records of all (sorted oldest first) that keep
+// selects, and answers what view makes of each record on the page. Any record of all is a valid
+// cursor, so a client keeps paging after the record it stopped at was deleted or filtered out.
+func pageOf[T, V any](all []*T, keep func(*T) bool, keyOf func(*T) listKey, view func(*T) V, q cursorQuery) (cursorPage[V], error) {
+	var sel []*T
+	for _, r := range all {
+		if keep(r) {
+			sel = append(sel, r)
+		}
+	}
+	idOf := func(r *T) string { return keyOf(r).ID }
+	p, err := pageByCursor(sel, keyOf, idOf, oldestFirst, q, lookupIn(all, keyOf))
+	if err != nil {
+		return cursorPage[V]{}, err
+	}
+	out := cursorPage[V]{Data: make([]V, 0, len(p.Data)), FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID}
+	for _, r := range p.Data {
+		out.Data = append(out.Data, view(r))
+	}
+	return out, nil
+}
+
 // --- Organization ---
 
 // organization is the organization record of spec 2.11; its id is the UUID (gaps §6).
@@ -113,7 +135,6 @@ type invite struct {
 }
 
 func inviteKey(in *invite) listKey { return listKey{in.InvitedAt, in.ID} }
-func inviteID(in invite) string    { return in.ID }
 
 // view returns the invite as clients see it at now.
 func (in *invite) view(now time.Time) invite {
@@ -215,14 +236,8 @@ func (s *Server) listInvites(c *call) (any, error) {
 	a, now := s.admin(c), s.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	all := a.invites[c.org]
-	var visible []invite
-	for _, in := range all {
-		if in.status != "deleted" {
-			visible = append(visible, in.view(now))
-		}
-	}
-	return pageByCursor(visible, func(in invite) listKey { return inviteKey(&in) }, inviteID, oldestFirst, q, lookupIn(all, inviteKey))
+	return pageOf(a.invites[c.org], func(in *invite) bool { return in.status != "deleted" }, inviteKey,
+		func(in *invite) invite { return in.view(now) }, q)
 }
 
 // deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
@@ -253,7 +268,6 @@ type user struct {
 }
 
 func userKey(u *member) listKey { return listKey{u.AddedAt, u.ID} }
-func userID(u user) string      { return u.ID }
 
 func (u *member) view() user {
 	return user{ID: u.ID, AddedAt: u.AddedAt, Email: u.Email, Name: u.Name, Role: u.Role, Type: "user"}
@@ -279,15 +293,8 @@ func (s *Server) listUsers(c *call) (any, error) {
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	all := a.users[c.org]
-	var list []user
-	for _, u := range all {
-		if !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) {
-			list = append(list, u.view())
-		}
-	}
-	key := func(u user) listKey { return listKey{u.AddedAt, u.ID} }
-	return pageByCursor(list, key, userID, oldestFirst, q, lookupIn(all, userKey))
+	keep := func(u *member) bool { return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) }
+	return pageOf(a.users[c.org], keep, userKey, (*member).view, q)
 }
 
 // protectAdmin refuses to change or remove an admin (gaps §6).

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -24,6 +27,15 @@ type adminClient struct {
 
 func newAdmin(t testing.TB) adminClient {
 	return adminClient{t: t, ts: NewTestServer(t), key: "test-admin-key"}
+}
+
+// benchAdmin is newAdmin without the per-response schema check, so that benchmarks measure the
+// fake rather than the validator.
+func benchAdmin(b *testing.B) adminClient {
+	s := New()
+	ts := &TestServer{Server: httptest.NewServer(s), Fake: s}
+	b.Cleanup(ts.Close)
+	return adminClient{t: b, ts: ts, key: "test-admin-key"}
 }
 
 // as returns a client of the same server with another credential.
@@ -698,10 +710,51 @@ func TestAdminConcurrent(t *testing.T) {
 // BenchmarkInviteCreateAndList measures a create followed by a first-page list, the usual
 // onboarding round trip, as the invite list grows.
 func BenchmarkInviteCreateAndList(b *testing.B) {
-	a := newAdmin(b)
+	a := benchAdmin(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		a.ok(post, "/v1/organizations/invites", map[string]string{"email": fmt.Sprintf("b%d@new.example", i), "role": "user"})
 		a.ok(get, "/v1/organizations/invites", nil)
+	}
+}
+
+// BenchmarkAdminParallel measures reads and writes of the administration store from parallel
+// clients: the store's one mutex is held only for the lookup and the copy.
+func BenchmarkAdminParallel(b *testing.B) {
+	a := benchAdmin(b)
+	var n atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			switch i := n.Add(1); i % 4 {
+			case 0:
+				a.do(post, "/v1/organizations/users/"+acmeAlan, map[string]string{"role": "user"})
+			case 1:
+				a.do(get, "/v1/organizations/users?limit=5", nil)
+			case 2:
+				a.do(get, "/v1/organizations/workspaces/"+acmeResearch, nil)
+			default:
+				a.do(get, "/v1/organizations/rate_limits", nil)
+			}
+		}
+	})
+}
+
+func TestAdminFixturesRefused(t *testing.T) {
+	org := `{"organizations":[{"id":"org_1","uuid":"3f1c2a9e-5b7d-4e21-9c3a-1d2e3f4a5b6c","name":"A","created_at":"2024-01-01T00:00:00Z","credentials":[]}]}`
+	for _, tc := range []struct{ admin, want string }{
+		{`{"invites":[{"organization_id":"org_2","id":"invite_x","email":"a@b.c","role":"user","status":"pending","invited_at":"2025-01-01T00:00:00Z"}]}`, "unknown organization org_2"},
+		{`{"rate_limits":[{"organization_id":"org_1","group_type":"model_group","models":null,"limits":[{"type":"rpm","value":1}]}]}`, "models must be a non-empty list"},
+		{`{"rate_limits":[{"organization_id":"org_1","group_type":"batch","models":["m"],"limits":[{"type":"rpm","value":1}]}]}`, "models must be a non-empty list"},
+		{`{"workspace_rate_limits":[{"workspace_id":"wrkspc_nope","group_type":"batch","limits":[{"type":"rpm","value":1}]}]}`, "unknown workspace wrkspc_nope"},
+		{`{"workspaces":[{"organization_id":"org_1","id":"wrkspc_a","name":"A","created_at":"2024-01-01T00:00:00Z","archived_at":null,"display_color":"#000000","tags":{},
+			"data_residency":{"workspace_geo":"us","allowed_inference_geos":"unrestricted","default_inference_geo":"global"}}],
+		  "workspace_rate_limits":[{"workspace_id":"wrkspc_a","group_type":"batch","limits":[{"type":"rpm","value":1}]}]}`, "which its organization does not have"},
+		{`{"invites":[{"organization_id":"org_1","id":"invite_x","email":"a@b.c","role":"user","status":"expired","invited_at":"2025-01-01T00:00:00Z"}]}`, "invites.0.status"},
+	} {
+		_, err := LoadFixtures(fstest.MapFS{"organizations.json": {Data: []byte(org)}, "admin.json": {Data: []byte(tc.admin)}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("LoadFixtures(%s) = %v, want an error mentioning %q", tc.admin, err, tc.want)
+		}
 	}
 }

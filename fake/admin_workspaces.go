@@ -36,7 +36,6 @@ type workspace struct {
 }
 
 func workspaceKey(w *workspace) listKey { return listKey{w.CreatedAt, w.ID} }
-func workspaceID(w workspace) string    { return w.ID }
 
 // dataResidency is where a workspace's data lives and where it may be served (spec 2.11).
 type dataResidency struct {
@@ -214,15 +213,8 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	all := a.workspaces[c.org]
-	var list []workspace
-	for _, w := range all {
-		if withArchived || w.ArchivedAt == nil {
-			list = append(list, *w)
-		}
-	}
-	key := func(w workspace) listKey { return workspaceKey(&w) }
-	return pageByCursor(list, key, workspaceID, oldestFirst, q, lookupIn(all, workspaceKey))
+	return pageOf(a.workspaces[c.org], func(w *workspace) bool { return withArchived || w.ArchivedAt == nil }, workspaceKey,
+		func(w *workspace) workspace { return *w }, q)
 }
 
 // updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
