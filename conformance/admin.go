@@ -830,10 +830,24 @@ var rateLimitChecks = []Check{
 			}
 		}},
 	{ID: "admin/rate-limits-model-unknown-404", Clause: "7", Labels: []Label{Admin},
-		Title: "rate limits filtered by an unknown model are answered 404",
+		Title: "rate limits filtered by an unknown model, or by a model without limits in the organization, are answered 404",
 		Run: func(t *T) {
 			resp := t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {"assistant-conformance-no-such-model"}}})
 			t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+			limited := map[string]bool{}
+			for _, e := range orgRateLimits(t) {
+				for _, m := range e.Get("models").Array() {
+					limited[m.String()] = true
+				}
+			}
+			models := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
+			for _, m := range models.Get("data").Array() {
+				if id := m.Get("id").String(); !limited[id] {
+					resp := t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {id}}})
+					t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+					return
+				}
+			}
 		}},
 	{ID: "admin/workspace-rate-limits", Clause: "2.12", Labels: []Label{Admin},
 		Title: "workspace rate-limit entries carry each override with org_limit equal to the organization value, or null when it has none",

@@ -113,6 +113,7 @@ type organization struct {
 	Type string `json:"type"`
 }
 
+// getOrganization answers the organization the key belongs to (spec 4.6).
 func (s *Server) getOrganization(c *call) (any, error) {
 	return organization{ID: c.org.UUID, Name: c.org.Name, Type: "organization"}, nil
 }
@@ -134,6 +135,7 @@ type invite struct {
 	org       *org
 }
 
+// inviteKey places an invite in its list: by invited_at, then ID.
 func inviteKey(in *invite) listKey { return listKey{in.InvitedAt, in.ID} }
 
 // view returns the invite as clients see it at now.
@@ -163,6 +165,8 @@ func validEmail(s string) bool {
 	return ok && local != "" && domain != "" && !strings.ContainsAny(s, " \t\r\n")
 }
 
+// createInvite creates a pending invite (spec 3.2) for a valid address and a role of 4.6, unless
+// the address is already a member or has a pending invite.
 func (s *Server) createInvite(c *call) (any, error) {
 	var req struct {
 		Email string `json:"email"`
@@ -267,8 +271,10 @@ type user struct {
 	Type    string    `json:"type"`
 }
 
+// userKey places a user in its list: by added_at, then ID.
 func userKey(u *member) listKey { return listKey{u.AddedAt, u.ID} }
 
+// view returns the member as the user record clients see.
 func (u *member) view() user {
 	return user{ID: u.ID, AddedAt: u.AddedAt, Email: u.Email, Name: u.Name, Role: u.Role, Type: "user"}
 }
@@ -278,6 +284,7 @@ func (a *adminStore) findUser(o *org, id string) (*member, error) {
 	return findIn(a.users[o], func(u *member) bool { return u.ID == id && !a.removed[id] }, "user", id)
 }
 
+// getUser answers one of the organization's users.
 func (s *Server) getUser(c *call) (any, error) {
 	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return u.view(), nil })
 }
@@ -305,6 +312,7 @@ func protectAdmin(u *member, what string) error {
 	return nil
 }
 
+// updateUser gives a user another role of 4.6; an admin cannot be changed (gaps §6).
 func (s *Server) updateUser(c *call) (any, error) {
 	var req struct {
 		Role string `json:"role"`
@@ -321,6 +329,7 @@ func (s *Server) updateUser(c *call) (any, error) {
 	})
 }
 
+// removeUser removes a user from the organization; an admin cannot be removed (gaps §6).
 func (s *Server) removeUser(c *call) (any, error) {
 	a := s.admin(c)
 	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {

@@ -34,6 +34,7 @@ type workspaceRateLimitEntry struct {
 	key       listKey
 }
 
+// groupKey and wsEntryKey place rate-limit entries in their lists: fixture order.
 func groupKey(g *rateLimitGroup) listKey           { return g.key }
 func wsEntryKey(e workspaceRateLimitEntry) listKey { return e.key }
 

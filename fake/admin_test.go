@@ -613,7 +613,11 @@ func TestRateLimits(t *testing.T) {
 	}
 	a.fails(get, "/v1/organizations/rate_limits?model=assistant-no-such-model", nil, http.StatusNotFound, errNotFound, "assistant-no-such-model")
 	a.fails(get, "/v1/organizations/rate_limits?model=assistant-opus-4-7", nil, http.StatusNotFound, errNotFound, "assistant-opus-4-7")
-	// Globex has no limits for opus.
+	// Each organization sees its own limits only; Globex has none for opus.
+	globex := a.as("test-admin-key-2").ok(get, "/v1/organizations/rate_limits", nil)
+	if globex.Get("data.#").Int() != 2 || globex.Get("data.0.limits.0.value").Int() != 50 {
+		t.Fatalf("Globex rate limits = %s", globex.Raw)
+	}
 	a.as("test-admin-key-2").fails(get, "/v1/organizations/rate_limits?model=assistant-opus-4-5", nil, http.StatusNotFound, errNotFound, "opus")
 	a.fails(get, "/v1/organizations/rate_limits?group_type=gpu", nil, http.StatusBadRequest, errInvalidRequest, "group_type")
 	a.fails(get, "/v1/organizations/rate_limits?limit=0", nil, http.StatusBadRequest, errInvalidRequest, "limit")

@@ -35,6 +35,7 @@ type workspace struct {
 	org           *org
 }
 
+// workspaceKey places a workspace in its list: by created_at, then ID.
 func workspaceKey(w *workspace) listKey { return listKey{w.CreatedAt, w.ID} }
 
 // dataResidency is where a workspace's data lives and where it may be served (spec 2.11).
@@ -157,6 +158,8 @@ func readWorkspaceChange(c *call, schema string) (workspaceChange, error) {
 	return ch, nil
 }
 
+// createWorkspace creates a workspace with the defaults and checks of spec 4.6, within the
+// allowance of non-archived workspaces (gaps §6).
 func (s *Server) createWorkspace(c *call) (any, error) {
 	ch, err := readWorkspaceChange(c, "admin/workspace_create")
 	if err != nil {
@@ -195,6 +198,7 @@ func (a *adminStore) findWorkspace(o *org, id string) (*workspace, error) {
 	return findIn(a.workspaces[o], func(w *workspace) bool { return w.ID == id }, "workspace", id)
 }
 
+// getWorkspace answers one of the organization's workspaces, archived or not.
 func (s *Server) getWorkspace(c *call) (any, error) {
 	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return *w, nil })
 }
