@@ -36,15 +36,12 @@ func (s *Server) admin(c *call) *adminStore {
 		a := &adminStore{invites: map[*org][]*invite{}, users: map[*org][]*member{}, removed: map[string]bool{},
 			workspaces: map[*org][]*workspace{}}
 		for _, in := range s.fx.admin.invites {
-			in := in
 			a.invites[in.org] = append(a.invites[in.org], &in)
 		}
 		for _, u := range s.fx.users {
-			u := u
 			a.users[u.org] = append(a.users[u.org], &u)
 		}
 		for _, w := range s.fx.admin.workspaces {
-			w := w
 			a.workspaces[w.org] = append(a.workspaces[w.org], &w)
 		}
 		for _, l := range a.invites {
