@@ -31,5 +31,23 @@ func (s *Server) routes() []*route {
 		// Models (spec 2.10, 4.5).
 		{get, "/v1/models", ifModels, "models/model_list", s.listModels},
 		{get, "/v1/models/:model_id", ifModels, "models/model", s.getModel},
+
+		// Administration (spec 2.11, 2.12, 4.6; gaps §6 for workspace list, update and archive).
+		{get, "/v1/organizations/me", ifAdmin, "admin/organization", s.getOrganization},
+		{post, "/v1/organizations/invites", ifAdmin, "admin/invite", s.createInvite},
+		{get, "/v1/organizations/invites", ifAdmin, "admin/invite_list", s.listInvites},
+		{get, "/v1/organizations/invites/:invite_id", ifAdmin, "admin/invite", s.getInvite},
+		{del, "/v1/organizations/invites/:invite_id", ifAdmin, "admin/invite_deleted", s.deleteInvite},
+		{get, "/v1/organizations/users", ifAdmin, "admin/user_list", s.listUsers},
+		{get, "/v1/organizations/users/:user_id", ifAdmin, "admin/user", s.getUser},
+		{post, "/v1/organizations/users/:user_id", ifAdmin, "admin/user", s.updateUser},
+		{del, "/v1/organizations/users/:user_id", ifAdmin, "admin/user_deleted", s.removeUser},
+		{post, "/v1/organizations/workspaces", ifAdmin, "admin/workspace", s.createWorkspace},
+		{get, "/v1/organizations/workspaces", ifAdmin, "admin/workspace_list", s.listWorkspaces},
+		{get, "/v1/organizations/workspaces/:workspace_id", ifAdmin, "admin/workspace", s.getWorkspace},
+		{post, "/v1/organizations/workspaces/:workspace_id", ifAdmin, "admin/workspace", s.updateWorkspace},
+		{post, "/v1/organizations/workspaces/:workspace_id/archive", ifAdmin, "admin/workspace", s.archiveWorkspace},
+		{get, "/v1/organizations/workspaces/:workspace_id/rate_limits", ifAdmin, "admin/workspace_rate_limit_list", s.listWorkspaceRateLimits},
+		{get, "/v1/organizations/rate_limits", ifAdmin, "admin/rate_limit_list", s.listRateLimits},
 	}
 }

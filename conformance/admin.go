@@ -1,0 +1,897 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
+)
+
+// Administration (spec 2.11, 2.12, 3.2, 4.6, 8; gaps §6). Against a deployment these checks
+// create their own invites and workspaces and remove them afterwards (workspaces cannot be
+// deleted, so they are archived); pre-existing users are changed only by destructive checks.
+
+// grantable are the roles an invite or a user update may give (spec 4.6).
+var grantable = []string{"user", "developer", "billing", "assistant_code_user"}
+
+const inviteLifetime = 21 * 24 * time.Hour
+
+var emailSeq atomic.Int64
+
+// freshEmail returns an address no member or invite of the target has: unique per run and per
+// call, at a reserved domain so that a deployment's invitation mail goes nowhere.
+func freshEmail(tag string) string {
+	return fmt.Sprintf("conformance-%s-%d-%d@example.com", tag, time.Now().UnixNano(), emailSeq.Add(1))
+}
+
+// adminReq is a request of the administration interface.
+func adminReq(method, path, schema string, body any) Request {
+	return Request{Area: Admin, Method: method, Path: path, Schema: schema, Body: body}
+}
+
+// undoCreate registers the removal of an invite or workspace the check created. Workspaces
+// cannot be deleted, so they are archived.
+func undoCreate(t *T, kind, id string) {
+	if kind == "invites" {
+		t.Cleanup("delete invite "+id, t.Delete(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
+		return
+	}
+	t.Cleanup("archive workspace "+id, t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+id+"/archive", "", nil)))
+}
+
+// tryCreate sends a create of kind ("invites" or "workspaces") that the check expects to be
+// refused; should the target accept it anyway, what it created is removed afterwards.
+func tryCreate(t *T, kind string, body any) *Response {
+	resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/"+kind, "", body))
+	if resp.Status == http.StatusOK {
+		undoCreate(t, kind, resp.Get("id").String())
+	}
+	return resp
+}
+
+// createInvite invites a fresh address with role and registers its deletion.
+func createInvite(t *T, tag, role string) gjson.Result {
+	resp := t.OK(adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail(tag), "role": role}))
+	undoCreate(t, "invites", resp.Get("id").String())
+	return resp.JSON()
+}
+
+// createWorkspace creates a workspace from body and registers its archiving.
+func createWorkspace(t *T, body map[string]any) gjson.Result {
+	resp := t.OK(adminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", body))
+	undoCreate(t, "workspaces", resp.Get("id").String())
+	return resp.JSON()
+}
+
+// expectRefused requires an error envelope of the type with a client-error status: the
+// specification says which requests are refused, gaps §1 fixes the status (checked apart).
+func expectRefused(t *T, resp *Response, errType string) {
+	t.ExpectWithOffset(1, resp.Status/100).To(Equal(4), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("type").String()).To(Equal("error"), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal(errType), "%s", resp)
+}
+
+// walkCursor pages through a cursor-by-ID list forwards with the page size and returns every item.
+func walkCursor(t *T, path, schema string, query url.Values, limit int) []gjson.Result {
+	var items []gjson.Result
+	after := ""
+	for page := 0; page < 10000; page++ {
+		q := url.Values{"limit": {strconv.Itoa(limit)}}
+		for k, v := range query {
+			q[k] = v
+		}
+		if after != "" {
+			q.Set("after_id", after)
+		}
+		resp := t.OK(Request{Area: Admin, Path: path, Query: q, Schema: schema})
+		data := resp.Get("data").Array()
+		t.Expect(len(data)).To(BeNumerically("<=", limit), "a page holds at most limit items")
+		items = append(items, data...)
+		if !resp.Get("has_more").Bool() {
+			return items
+		}
+		t.Expect(data).NotTo(BeEmpty(), "has_more with an empty page")
+		after = resp.Get("last_id").String()
+	}
+	t.Failf("%s did not end within 10000 pages", path)
+	return nil
+}
+
+func idsOf(items []gjson.Result) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Get("id").String()
+	}
+	return out
+}
+
+// allUsers lists every user of the organization.
+func allUsers(t *T) []gjson.Result {
+	return walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, 1000)
+}
+
+// removableUser returns a non-admin user whose role another listed user also holds, so that
+// changing or removing it leaves every role represented; ok is false when there is none.
+func removableUser(t *T) (u gjson.Result, ok bool) {
+	users := allUsers(t)
+	count := map[string]int{}
+	for _, u := range users {
+		count[u.Get("role").String()]++
+	}
+	for i := len(users) - 1; i >= 0; i-- {
+		if r := users[i].Get("role").String(); r != "admin" && count[r] > 1 {
+			return users[i], true
+		}
+	}
+	return gjson.Result{}, false
+}
+
+// adminUser returns a user whose role is admin; ok is false when the list has none.
+func adminUser(t *T) (gjson.Result, bool) {
+	for _, u := range allUsers(t) {
+		if u.Get("role").String() == "admin" {
+			return u, true
+		}
+	}
+	return gjson.Result{}, false
+}
+
+// needOrg2 disables a tenancy check when no second organization is configured.
+func needOrg2(t *T) {
+	if t.Config().AdminKey2 == "" {
+		t.Disabled("needs CONFORMANCE_ADMIN_API_KEY_2, an admin key of a second organization")
+	}
+}
+
+// orgRateLimits returns every organization rate-limit entry (one page: limit omitted).
+func orgRateLimits(t *T) []gjson.Result {
+	return t.OK(adminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil)).Get("data").Array()
+}
+
+// walkTokens pages through a page-token list with the page size and returns every entry.
+func walkTokens(t *T, path, schema string, limit int) []string {
+	var entries []string
+	page := ""
+	for i := 0; i < 10000; i++ {
+		q := url.Values{"limit": {strconv.Itoa(limit)}}
+		if page != "" {
+			q.Set("page", page)
+		}
+		resp := t.OK(Request{Area: Admin, Path: path, Query: q, Schema: schema})
+		data := resp.Get("data").Array()
+		t.Expect(len(data)).To(BeNumerically("<=", limit))
+		next := resp.Get("next_page")
+		if next.Type == gjson.Null {
+			for _, e := range data {
+				entries = append(entries, e.Raw)
+			}
+			return entries
+		}
+		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
+		for _, e := range data {
+			entries = append(entries, e.Raw)
+		}
+		page = next.String()
+	}
+	t.Failf("%s did not end within 10000 pages", path)
+	return nil
+}
+
+func init() {
+	Register(InterfaceChecks(Admin, "/v1/organizations/me", "admin/organization")...)
+	Register(organizationChecks...)
+	Register(inviteChecks...)
+	Register(userChecks...)
+	Register(workspaceChecks...)
+	Register(rateLimitChecks...)
+}
+
+var organizationChecks = []Check{
+	{ID: "admin/organization-me", Clause: "4.6", Labels: []Label{Admin},
+		Title: "GET /v1/organizations/me answers the key's organization with type organization",
+		Run: func(t *T) {
+			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
+			t.Expect(resp.Get("type").String()).To(Equal("organization"))
+			t.Expect(resp.Get("id").String()).NotTo(BeEmpty())
+			t.Expect(resp.Get("name").String()).NotTo(BeEmpty())
+		}},
+	{ID: "admin/organization-id-uuid", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "the organization id is a UUID string",
+		Run: func(t *T) {
+			id := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)).Get("id").String()
+			t.Expect(id).To(MatchRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`))
+		}},
+	{ID: "admin/organization-me-per-key", Clause: "4.6", Labels: []Label{Admin},
+		Title: "each organization's admin key reads its own organization",
+		Run: func(t *T) {
+			needOrg2(t)
+			one := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
+			r := adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)
+			r.Org2 = true
+			two := t.OK(r)
+			t.Expect(two.Get("id").String()).NotTo(Equal(one.Get("id").String()))
+		}},
+	{ID: "admin/only-admin-key", Clause: "5", Labels: []Label{Admin, Extension},
+		Title: "every administration endpoint refuses an API key with 403 permission_error",
+		Run: func(t *T) {
+			for _, p := range []string{"/v1/organizations/me", "/v1/organizations/invites", "/v1/organizations/users",
+				"/v1/organizations/workspaces", "/v1/organizations/rate_limits"} {
+				r := adminReq(http.MethodGet, p, "", nil)
+				r.As = APIKey
+				t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
+			}
+			r := adminReq(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": freshEmail("apikey"), "role": "user"})
+			r.As = APIKey
+			t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
+		}},
+	{ID: "admin/bad-input-400-names-field", Clause: "gaps §1", Labels: []Label{Admin, Extension},
+		Title: "invalid administration requests are answered 400 invalid_request_error naming the field",
+		Run: func(t *T) {
+			w := createWorkspace(t, map[string]any{"name": "conformance bad input"})
+			wp := "/v1/organizations/workspaces/" + w.Get("id").String()
+			u, haveUser := removableUser(t)
+			cases := []struct {
+				method, path string
+				body         any
+				field        string
+			}{
+				{http.MethodPost, "/v1/organizations/invites", map[string]string{"email": freshEmail("bad"), "role": "admin"}, "role"},
+				{http.MethodPost, "/v1/organizations/invites", map[string]string{"email": freshEmail("bad"), "role": "owner"}, "role"},
+				{http.MethodPost, "/v1/organizations/invites", map[string]string{"email": "not an address", "role": "user"}, "email"},
+				{http.MethodPost, "/v1/organizations/invites", map[string]string{"role": "user"}, "email"},
+				{http.MethodPost, "/v1/organizations/workspaces", map[string]any{}, "name"},
+				{http.MethodPost, "/v1/organizations/workspaces", map[string]any{"name": "x", "tags": map[string]string{"vendor-team": "a"}}, "vendor-team"},
+				{http.MethodPost, "/v1/organizations/workspaces", map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{"eu"}, "default_inference_geo": "us"}}, "default_inference_geo"},
+				{http.MethodPost, wp, map[string]any{"data_residency": map[string]any{"workspace_geo": "geo-that-differs"}}, "workspace_geo"},
+				{http.MethodGet, "/v1/organizations/invites?limit=0", nil, "limit"},
+				{http.MethodGet, "/v1/organizations/users?limit=1001", nil, "limit"},
+				{http.MethodGet, "/v1/organizations/rate_limits?group_type=not-a-group", nil, "group_type"},
+			}
+			if haveUser {
+				cases = append(cases, struct {
+					method, path string
+					body         any
+					field        string
+				}{http.MethodPost, "/v1/organizations/users/" + u.Get("id").String(), map[string]string{"role": "admin"}, "role"})
+			}
+			for _, c := range cases {
+				resp := t.Do(adminReq(c.method, c.path, "", c.body))
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring(c.field), "%s %s", c.method, c.path)
+			}
+		}},
+}
+
+var inviteChecks = []Check{
+	{ID: "admin/invite-create", Clause: "3.2", Labels: []Label{Admin},
+		Title: "creating an invite with a valid email and role answers a pending invite with its expiry time",
+		Run: func(t *T) {
+			in := createInvite(t, "create", "developer")
+			t.Expect(in.Get("id").String()).To(HavePrefix("invite_"))
+			t.Expect(in.Get("type").String()).To(Equal("invite"))
+			t.Expect(in.Get("status").String()).To(Equal("pending"))
+			t.Expect(in.Get("role").String()).To(Equal("developer"))
+			t.Expect(in.Get("email").String()).To(HavePrefix("conformance-create-"))
+			t.Expect(in.Get("expires_at").Time().After(in.Get("invited_at").Time())).To(BeTrue(), "expires_at after invited_at")
+		}},
+	{ID: "admin/invite-each-role", Clause: "4.6", Labels: []Label{Admin},
+		Title: "an invite may give each of the roles user, developer, billing and assistant_code_user",
+		Run: func(t *T) {
+			for _, role := range grantable {
+				t.Expect(createInvite(t, "role", role).Get("role").String()).To(Equal(role))
+			}
+		}},
+	{ID: "admin/invite-role-admin-refused", Clause: "4.6", Labels: []Label{Admin},
+		Title: "an invite with role admin, or a role outside 4.6, is refused and creates nothing",
+		Run: func(t *T) {
+			for _, role := range []string{"admin", "owner", ""} {
+				email := freshEmail("admin")
+				expectRefused(t, tryCreate(t, "invites", map[string]string{"email": email, "role": role}), "invalid_request_error")
+				for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+					t.Expect(in.Get("email").String()).NotTo(Equal(email))
+				}
+			}
+		}},
+	{ID: "admin/invite-invalid-email-refused", Clause: "3.2", Labels: []Label{Admin},
+		Title: "an invite whose email is not an address is refused",
+		Run: func(t *T) {
+			for _, email := range []string{"", "no-at-sign", "Display Name <x@example.com>", "x@"} {
+				expectRefused(t, tryCreate(t, "invites", map[string]string{"email": email, "role": "user"}), "invalid_request_error")
+			}
+		}},
+	{ID: "admin/invite-duplicate-refused", Clause: "3.2", Labels: []Label{Admin, Extension},
+		Title: "an invite for a member's address, or one with a pending invite, is refused with 400 (addresses compared ignoring case)",
+		Run: func(t *T) {
+			in := createInvite(t, "dup", "user")
+			users := allUsers(t)
+			t.Expect(users).NotTo(BeEmpty())
+			for _, email := range []string{strings.ToUpper(in.Get("email").String()), strings.ToUpper(users[0].Get("email").String())} {
+				resp := tryCreate(t, "invites", map[string]string{"email": email, "role": "user"})
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("email"))
+			}
+		}},
+	{ID: "admin/invite-get", Clause: "4.6", Labels: []Label{Admin},
+		Title: "an invite reads by its ID as it was created",
+		Run: func(t *T) {
+			in := createInvite(t, "get", "billing")
+			got := t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
+			t.Expect(got.JSON().Raw).To(MatchJSON(in.Raw))
+		}},
+	{ID: "admin/invite-list", Clause: "4.6", Labels: []Label{Admin},
+		Title: "the invite list holds a new invite, as it reads by ID",
+		Run: func(t *T) {
+			in := createInvite(t, "list", "user")
+			var found []gjson.Result
+			for _, it := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+				if it.Get("id").String() == in.Get("id").String() {
+					found = append(found, it)
+				}
+			}
+			t.Expect(found).To(HaveLen(1))
+			t.Expect(found[0].Raw).To(MatchJSON(in.Raw))
+		}},
+	{ID: "admin/invite-list-default-limit", Clause: "8", Labels: []Label{Admin},
+		Title: "without limit, an invite page holds at most 20 invites",
+		Run: func(t *T) {
+			have := len(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
+			for ; have < 21; have++ {
+				createInvite(t, "page", "user")
+			}
+			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/invites", "admin/invite_list", nil))
+			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", 20))
+			t.Expect(resp.Get("has_more").Bool()).To(BeTrue())
+		}},
+	{ID: "admin/invite-list-pages", Clause: "2.1", Labels: []Label{Admin},
+		Title: "paging invites forwards with after_id and back with before_id returns each exactly once, in order",
+		Run: func(t *T) {
+			for i := 0; i < 3; i++ {
+				createInvite(t, "walk", "user")
+			}
+			all := idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
+			for _, size := range []int{1, 2, 3} {
+				t.Expect(idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, size))).To(Equal(all), "page size %d", size)
+			}
+			last := all[len(all)-1]
+			back := t.OK(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"before_id": {last}, "limit": {"2"}}, Schema: "admin/invite_list"})
+			t.Expect(idsOf(back.Get("data").Array())).To(Equal(all[len(all)-3 : len(all)-1]))
+		}},
+	{ID: "admin/invite-list-limit-range", Clause: "8", Labels: []Label{Admin},
+		Title: "the invite list takes limit from 1 to 1000 and refuses values outside",
+		Run: func(t *T) {
+			for _, ok := range []string{"1", "1000"} {
+				t.OK(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"limit": {ok}}, Schema: "admin/invite_list"})
+			}
+			for _, bad := range []string{"0", "1001"} {
+				expectRefused(t, t.Do(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"limit": {bad}}}), "invalid_request_error")
+			}
+		}},
+	{ID: "admin/invite-list-empty-page", Clause: "gaps §3", Labels: []Label{Admin, Extension},
+		Title: "an empty invite page has first_id and last_id null and has_more false",
+		Run: func(t *T) {
+			last := createInvite(t, "empty", "user").Get("id").String()
+			all := idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
+			if all[len(all)-1] != last {
+				t.Unsupported("the invite list is not ordered oldest first, so the newest invite is not its last")
+			}
+			resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"after_id": {last}}, Schema: "admin/invite_list"})
+			t.Expect(resp.JSON().Raw).To(MatchJSON(`{"data":[],"first_id":null,"has_more":false,"last_id":null}`))
+		}},
+	{ID: "admin/invite-delete", Clause: "4.6", Labels: []Label{Admin},
+		Title: "deleting an invite answers {id, type: invite_deleted}",
+		Run: func(t *T) {
+			id := createInvite(t, "delete", "user").Get("id").String()
+			resp := t.OK(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
+			t.Expect(resp.JSON().Raw).To(MatchJSON(fmt.Sprintf(`{"id":%q,"type":"invite_deleted"}`, id)))
+		}},
+	{ID: "admin/invite-deleted-leaves-list", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "a deleted invite leaves the invite list; read by ID it is gone or has status deleted",
+		Run: func(t *T) {
+			id := createInvite(t, "gone", "user").Get("id").String()
+			t.OK(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
+			t.Expect(idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
+			resp := t.Do(adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil))
+			if resp.Status != http.StatusNotFound {
+				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+				t.Expect(resp.Get("status").String()).To(Equal("deleted"))
+			}
+		}},
+	{ID: "admin/invite-list-statuses", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "the invite list holds pending, accepted and expired invites, never deleted ones",
+		Run: func(t *T) {
+			createInvite(t, "status", "user")
+			for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+				t.Expect(in.Get("status").String()).To(BeElementOf("pending", "accepted", "expired"))
+			}
+		}},
+	{ID: "admin/invite-expiry-21-days", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "an invite expires 21 days after invited_at",
+		Run: func(t *T) {
+			in := createInvite(t, "expiry", "user")
+			t.Expect(in.Get("expires_at").Time().Sub(in.Get("invited_at").Time())).To(Equal(inviteLifetime))
+		}},
+	{ID: "admin/invite-expires-on-clock", Clause: "gaps §6", Labels: []Label{Admin, Extension, FakeOnly},
+		Title: "a pending invite reads expired, in the list too, once 21 days have passed, and can no longer be deleted",
+		Run: func(t *T) {
+			// No cleanup: the invite expires here, and an expired invite cannot be deleted.
+			in := t.OK(adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("clock"), "role": "user"}))
+			id := in.Get("id").String()
+			now := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()
+			left := in.Get("expires_at").Time().Sub(now)
+			t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": left.Seconds() - 1})
+			t.Expect(t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("pending"))
+			t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 1})
+			t.Expect(t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("expired"))
+			var listed []string
+			for _, it := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+				if it.Get("id").String() == id {
+					listed = append(listed, it.Get("status").String())
+				}
+			}
+			t.Expect(listed).To(Equal([]string{"expired"}))
+			t.ExpectError(t.Do(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)), http.StatusBadRequest, "invalid_request_error")
+		}},
+	{ID: "admin/invite-delete-only-pending", Clause: "gaps §6", Labels: []Label{Admin, Extension, Destructive},
+		Title: "deleting an accepted or expired invite is refused with 400",
+		Run: func(t *T) {
+			for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+				if st := in.Get("status").String(); st == "accepted" || st == "expired" {
+					t.ExpectError(t.Do(adminReq(http.MethodDelete, "/v1/organizations/invites/"+in.Get("id").String(), "", nil)), http.StatusBadRequest, "invalid_request_error")
+					got := t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
+					t.Expect(got.Get("status").String()).To(Equal(st))
+					return
+				}
+			}
+			t.Unsupported("the organization has no accepted or expired invite")
+		}},
+	{ID: "admin/invite-unknown-404", Clause: "gaps §1", Labels: []Label{Admin, Extension},
+		Title: "an unknown invite ID is answered 404 not_found_error on read and delete",
+		Run: func(t *T) {
+			for _, m := range []string{http.MethodGet, http.MethodDelete} {
+				t.ExpectError(t.Do(adminReq(m, "/v1/organizations/invites/invite_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
+			}
+		}},
+	{ID: "admin/invite-other-organization-404", Clause: "4.6", Labels: []Label{Admin, Extension},
+		Title: "another organization's invite is not listed and answers 404 on read and delete",
+		Run: func(t *T) {
+			needOrg2(t)
+			r := adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("org2"), "role": "user"})
+			r.Org2 = true
+			id := t.OK(r).Get("id").String()
+			cleanup := adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)
+			cleanup.Org2 = true
+			t.Cleanup("delete invite "+id, t.Delete(cleanup))
+			for _, m := range []string{http.MethodGet, http.MethodDelete} {
+				t.ExpectError(t.Do(adminReq(m, "/v1/organizations/invites/"+id, "", nil)), http.StatusNotFound, "not_found_error")
+			}
+			t.Expect(idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
+			check := adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)
+			check.Org2 = true
+			t.Expect(t.OK(check).Get("status").String()).To(Equal("pending"), "the other organization's invite was not deleted")
+		}},
+}
+
+var userChecks = []Check{
+	{ID: "admin/user-list", Clause: "4.6", Labels: []Label{Admin},
+		Title: "the user list holds the organization's users, each readable by ID as listed",
+		Run: func(t *T) {
+			users := allUsers(t)
+			t.Expect(users).NotTo(BeEmpty())
+			for _, u := range users[:min(len(users), 25)] {
+				got := t.OK(adminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(u.Get("id").String()), "admin/user", nil))
+				t.Expect(got.JSON().Raw).To(MatchJSON(u.Raw))
+			}
+		}},
+	{ID: "admin/user-list-default-limit", Clause: "8", Labels: []Label{Admin},
+		Title: "without limit, a user page holds at most 20 users",
+		Run: func(t *T) {
+			all := len(allUsers(t))
+			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil))
+			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)))
+			t.Expect(resp.Get("has_more").Bool()).To(Equal(all > 20))
+		}},
+	{ID: "admin/user-list-pages", Clause: "2.1", Labels: []Label{Admin},
+		Title: "paging users forwards with after_id at every page size returns each exactly once, in order",
+		Run: func(t *T) {
+			all := idsOf(allUsers(t))
+			for _, size := range []int{1, 2, 3} {
+				t.Expect(idsOf(walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, size))).To(Equal(all), "page size %d", size)
+			}
+		}},
+	{ID: "admin/user-list-limit-range", Clause: "8", Labels: []Label{Admin},
+		Title: "the user list takes limit from 1 to 1000 and refuses values outside",
+		Run: func(t *T) {
+			for _, ok := range []string{"1", "1000"} {
+				t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {ok}}, Schema: "admin/user_list"})
+			}
+			for _, bad := range []string{"0", "1001"} {
+				expectRefused(t, t.Do(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {bad}}}), "invalid_request_error")
+			}
+		}},
+	{ID: "admin/user-email-filter", Clause: "4.6", Labels: []Label{Admin},
+		Title: "the email filter selects the user with that address",
+		Run: func(t *T) {
+			users := allUsers(t)
+			t.Expect(users).NotTo(BeEmpty())
+			u := users[len(users)/2]
+			resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {u.Get("email").String()}}, Schema: "admin/user_list"})
+			t.Expect(idsOf(resp.Get("data").Array())).To(Equal([]string{u.Get("id").String()}))
+		}},
+	{ID: "admin/user-email-filter-exact-ignoring-case", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "the email filter matches the exact address ignoring case, and never a part of it",
+		Run: func(t *T) {
+			users := allUsers(t)
+			t.Expect(users).NotTo(BeEmpty())
+			u := users[0]
+			email := u.Get("email").String()
+			for _, variant := range []string{strings.ToUpper(email), strings.ToLower(email)} {
+				resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {variant}}, Schema: "admin/user_list"})
+				t.Expect(idsOf(resp.Get("data").Array())).To(Equal([]string{u.Get("id").String()}), "email=%s", variant)
+			}
+			local, _, _ := strings.Cut(email, "@")
+			for _, part := range []string{local, email[1:]} {
+				resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {part}}, Schema: "admin/user_list"})
+				t.Expect(resp.Get("data.#").Int()).To(BeZero(), "email=%s", part)
+			}
+		}},
+	{ID: "admin/user-update-role", Clause: "4.6", Labels: []Label{Admin, Destructive},
+		Title: "updating a user's role to another role of 4.6 answers and keeps the new role",
+		Run: func(t *T) {
+			u, ok := removableUser(t)
+			if !ok {
+				t.Unsupported("no non-admin user shares a role with another user")
+			}
+			id, old := u.Get("id").String(), u.Get("role").String()
+			path := "/v1/organizations/users/" + url.PathEscape(id)
+			next := grantable[(slices.Index(grantable, old)+1)%len(grantable)]
+			t.Cleanup("restore role of "+id, t.Delete(adminReq(http.MethodPost, path, "", map[string]string{"role": old})))
+			resp := t.OK(adminReq(http.MethodPost, path, "admin/user", map[string]string{"role": next}))
+			t.Expect(resp.Get("role").String()).To(Equal(next))
+			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).Get("role").String()).To(Equal(next))
+		}},
+	{ID: "admin/user-update-role-admin-refused", Clause: "4.6", Labels: []Label{Admin, Destructive},
+		Title: "updating a user's role to admin, or a role outside 4.6, is refused and changes nothing",
+		Run: func(t *T) {
+			u, ok := removableUser(t)
+			if !ok {
+				t.Unsupported("no non-admin user shares a role with another user")
+			}
+			path := "/v1/organizations/users/" + url.PathEscape(u.Get("id").String())
+			t.Cleanup("restore role of "+u.Get("id").String(), t.Delete(adminReq(http.MethodPost, path, "", map[string]string{"role": u.Get("role").String()})))
+			for _, role := range []string{"admin", "owner"} {
+				expectRefused(t, t.Do(adminReq(http.MethodPost, path, "", map[string]string{"role": role})), "invalid_request_error")
+			}
+			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
+		}},
+	{ID: "admin/user-admin-protected-403", Clause: "gaps §6", Labels: []Label{Admin, Extension, Destructive},
+		Title: "changing or removing a user whose role is admin is refused with 403 permission_error",
+		Run: func(t *T) {
+			u, ok := adminUser(t)
+			if !ok {
+				t.Unsupported("the organization lists no admin")
+			}
+			path := "/v1/organizations/users/" + url.PathEscape(u.Get("id").String())
+			t.ExpectError(t.Do(adminReq(http.MethodPost, path, "", map[string]string{"role": "developer"})), http.StatusForbidden, "permission_error")
+			t.ExpectError(t.Do(adminReq(http.MethodDelete, path, "", nil)), http.StatusForbidden, "permission_error")
+			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
+		}},
+	{ID: "admin/user-remove", Clause: "4.6", Labels: []Label{Admin, Destructive},
+		Title: "removing a user answers {id, type: user_deleted}; the user then leaves the list",
+		Run: func(t *T) {
+			u, ok := removableUser(t)
+			if !ok {
+				t.Unsupported("no non-admin user shares a role with another user")
+			}
+			id := u.Get("id").String()
+			resp := t.OK(adminReq(http.MethodDelete, "/v1/organizations/users/"+url.PathEscape(id), "admin/user_deleted", nil))
+			t.Expect(resp.JSON().Raw).To(MatchJSON(fmt.Sprintf(`{"id":%q,"type":"user_deleted"}`, id)))
+			t.Expect(idsOf(allUsers(t))).NotTo(ContainElement(id))
+			t.ExpectError(t.Do(adminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(id), "", nil)), http.StatusNotFound, "not_found_error")
+		}},
+	{ID: "admin/user-other-organization-404", Clause: "4.6", Labels: []Label{Admin, Extension},
+		Title: "another organization's user is not listed and answers 404 on read, update and remove",
+		Run: func(t *T) {
+			needOrg2(t)
+			r := adminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil)
+			r.Org2 = true
+			other := t.OK(r).Get("data").Array()
+			if len(other) == 0 {
+				t.Unsupported("the second organization lists no users")
+			}
+			id := other[0].Get("id").String()
+			path := "/v1/organizations/users/" + url.PathEscape(id)
+			t.Expect(idsOf(allUsers(t))).NotTo(ContainElement(id))
+			t.ExpectError(t.Do(adminReq(http.MethodGet, path, "", nil)), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(adminReq(http.MethodPost, path, "", map[string]string{"role": "user"})), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(adminReq(http.MethodDelete, path, "", nil)), http.StatusNotFound, "not_found_error")
+			back := adminReq(http.MethodGet, path, "admin/user", nil)
+			back.Org2 = true
+			t.Expect(t.OK(back).JSON().Raw).To(MatchJSON(other[0].Raw))
+		}},
+}
+
+var workspaceChecks = []Check{
+	{ID: "admin/workspace-create-defaults", Clause: "4.6", Labels: []Label{Admin},
+		Title: "a workspace created with only a name gets workspace_geo us, allowed_inference_geos unrestricted and default_inference_geo global",
+		Run: func(t *T) {
+			w := createWorkspace(t, map[string]any{"name": "conformance defaults"})
+			t.Expect(w.Get("id").String()).To(HavePrefix("wrkspc_"))
+			t.Expect(w.Get("type").String()).To(Equal("workspace"))
+			t.Expect(w.Get("name").String()).To(Equal("conformance defaults"))
+			t.Expect(w.Get("archived_at").Type).To(Equal(gjson.Null))
+			t.Expect(w.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":"unrestricted","default_inference_geo":"global"}`))
+		}},
+	{ID: "admin/workspace-create-beta-header", Clause: "4.6", Labels: []Label{Admin},
+		Title: "creating a workspace accepts the optional vendor-beta header as a comma-separated list and as repeated lines",
+		Run: func(t *T) {
+			for _, h := range []http.Header{
+				{"vendor-beta": {"managed-agents-2026-04-01, some-future-beta-2030-01-01"}},
+				{"vendor-beta": {"managed-agents-2026-04-01", "some-future-beta-2030-01-01"}},
+			} {
+				r := adminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", map[string]any{"name": "conformance beta"})
+				r.Header = h
+				undoCreate(t, "workspaces", t.OK(r).Get("id").String())
+			}
+		}},
+	{ID: "admin/workspace-create-residency-and-tags", Clause: "4.6", Labels: []Label{Admin},
+		Title: "a workspace keeps the data_residency and tags it was created with, and reads the same by ID",
+		Run: func(t *T) {
+			w := createWorkspace(t, map[string]any{"name": "conformance residency", "tags": map[string]string{"suite": "conformance", "myvendor": "ok"},
+				"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"us", "eu"}, "default_inference_geo": "eu"}})
+			t.Expect(w.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us","eu"],"default_inference_geo":"eu"}`))
+			t.Expect(w.Get("tags").Raw).To(MatchJSON(`{"suite":"conformance","myvendor":"ok"}`))
+			got := t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil))
+			t.Expect(got.JSON().Raw).To(MatchJSON(w.Raw))
+		}},
+	{ID: "admin/workspace-default-geo-outside-allowed", Clause: "4.6", Labels: []Label{Admin},
+		Title: "a default_inference_geo outside an explicit allowed_inference_geos list (given or the default global) is refused",
+		Run: func(t *T) {
+			for _, dr := range []map[string]any{
+				{"allowed_inference_geos": []string{"eu"}, "default_inference_geo": "us"},
+				{"allowed_inference_geos": []string{"eu"}},
+			} {
+				resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance bad geo", "data_residency": dr})
+				expectRefused(t, resp, "invalid_request_error")
+			}
+		}},
+	{ID: "admin/workspace-reserved-tag-prefix", Clause: "2.11", Labels: []Label{Admin},
+		Title: "a workspace tag key beginning with the reserved prefix vendor is refused",
+		Run: func(t *T) {
+			resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance tags", "tags": map[string]string{"vendor-owner": "x"}})
+			expectRefused(t, resp, "invalid_request_error")
+		}},
+	{ID: "admin/workspace-name-required", Clause: "4.6", Labels: []Label{Admin},
+		Title: "creating a workspace without a name is refused",
+		Run: func(t *T) {
+			resp := tryCreate(t, "workspaces", map[string]any{"tags": map[string]string{"suite": "conformance"}})
+			expectRefused(t, resp, "invalid_request_error")
+		}},
+	{ID: "admin/workspace-unknown-404", Clause: "gaps §1", Labels: []Label{Admin, Extension},
+		Title: "an unknown workspace ID is answered 404 not_found_error",
+		Run: func(t *T) {
+			t.ExpectError(t.Do(adminReq(http.MethodGet, "/v1/organizations/workspaces/wrkspc_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
+		}},
+	{ID: "admin/workspace-list", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "the workspace list pages by cursor and holds archived workspaces only with include_archived=true",
+		Run: func(t *T) {
+			kept := createWorkspace(t, map[string]any{"name": "conformance list kept"})
+			gone := createWorkspace(t, map[string]any{"name": "conformance list archived"})
+			t.OK(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+gone.Get("id").String()+"/archive", "admin/workspace", nil))
+			active := idsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
+			t.Expect(active).To(ContainElement(kept.Get("id").String()))
+			t.Expect(active).NotTo(ContainElement(gone.Get("id").String()))
+			all := idsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))
+			t.Expect(all).To(ContainElements(kept.Get("id").String(), gone.Get("id").String()))
+			t.Expect(idsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 2))).To(Equal(all))
+		}},
+	{ID: "admin/workspace-update", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "updating a workspace changes name, display_color, tags and data_residency",
+		Run: func(t *T) {
+			w := createWorkspace(t, map[string]any{"name": "conformance update", "tags": map[string]string{"a": "1"}})
+			path := "/v1/organizations/workspaces/" + w.Get("id").String()
+			resp := t.OK(adminReq(http.MethodPost, path, "admin/workspace", map[string]any{"name": "conformance updated", "display_color": "#123456",
+				"tags": map[string]string{"b": "2"}, "data_residency": map[string]any{"allowed_inference_geos": []string{"us"}, "default_inference_geo": "us"}}))
+			t.Expect(resp.Get("name").String()).To(Equal("conformance updated"))
+			t.Expect(strings.ToLower(resp.Get("display_color").String())).To(Equal("#123456"))
+			t.Expect(resp.Get("tags").Raw).To(MatchJSON(`{"b":"2"}`))
+			t.Expect(resp.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us"],"default_inference_geo":"us"}`))
+			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(resp.JSON().Raw))
+		}},
+	{ID: "admin/workspace-geo-immutable", Clause: "2.11", Labels: []Label{Admin, Extension},
+		Title: "an update that changes workspace_geo is refused with 400 and changes nothing; repeating it is accepted",
+		Run: func(t *T) {
+			w := createWorkspace(t, map[string]any{"name": "conformance geo"})
+			path := "/v1/organizations/workspaces/" + w.Get("id").String()
+			resp := t.Do(adminReq(http.MethodPost, path, "", map[string]any{"name": "renamed", "data_residency": map[string]any{"workspace_geo": "eu"}}))
+			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("workspace_geo"))
+			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(w.Raw))
+			t.OK(adminReq(http.MethodPost, path, "admin/workspace", map[string]any{"data_residency": map[string]any{"workspace_geo": "us"}}))
+		}},
+	{ID: "admin/workspace-archive", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "archiving a workspace (no body) sets archived_at; archiving it again returns it unchanged",
+		Run: func(t *T) {
+			w := createWorkspace(t, map[string]any{"name": "conformance archive"})
+			path := "/v1/organizations/workspaces/" + w.Get("id").String() + "/archive"
+			first := t.OK(adminReq(http.MethodPost, path, "admin/workspace", nil))
+			t.Expect(first.Get("archived_at").Type).To(Equal(gjson.String))
+			t.Expect(t.OK(adminReq(http.MethodPost, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
+			t.Expect(t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
+		}},
+	{ID: "admin/workspace-active-limit-100", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "an organization has at most 100 non-archived workspaces; the next create is refused with 400",
+		Run: func(t *T) {
+			active := len(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
+			for ; active < 100; active++ {
+				createWorkspace(t, map[string]any{"name": fmt.Sprintf("conformance limit %d", active)})
+			}
+			resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance one too many"})
+			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+		}},
+	{ID: "admin/workspace-other-organization-404", Clause: "4.6", Labels: []Label{Admin, Extension},
+		Title: "another organization's workspace is not listed and answers 404 on read, update, archive and rate limits",
+		Run: func(t *T) {
+			needOrg2(t)
+			r := adminReq(http.MethodGet, "/v1/organizations/workspaces", "admin/workspace_list", nil)
+			r.Org2, r.Query = true, url.Values{"include_archived": {"true"}}
+			other := t.OK(r).Get("data").Array()
+			if len(other) == 0 {
+				t.Unsupported("the second organization lists no workspaces")
+			}
+			id := other[0].Get("id").String()
+			base := "/v1/organizations/workspaces/" + id
+			t.Expect(idsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))).NotTo(ContainElement(id))
+			for _, c := range []struct{ method, path string }{{http.MethodGet, base}, {http.MethodPost, base}, {http.MethodPost, base + "/archive"}, {http.MethodGet, base + "/rate_limits"}} {
+				t.ExpectError(t.Do(adminReq(c.method, c.path, "", nil)), http.StatusNotFound, "not_found_error")
+			}
+			back := adminReq(http.MethodGet, base, "admin/workspace", nil)
+			back.Org2 = true
+			t.Expect(t.OK(back).JSON().Raw).To(MatchJSON(other[0].Raw))
+		}},
+}
+
+var rateLimitChecks = []Check{
+	{ID: "admin/rate-limits-list", Clause: "2.12", Labels: []Label{Admin},
+		Title: "organization rate-limit entries have type rate_limit, limits, and models only for model_group",
+		Run: func(t *T) {
+			entries := orgRateLimits(t)
+			if len(entries) == 0 {
+				t.Unsupported("the organization has no rate limits")
+			}
+			for _, e := range entries {
+				t.Expect(e.Get("type").String()).To(Equal("rate_limit"))
+				if e.Get("group_type").String() != "model_group" {
+					t.Expect(e.Get("models").Type).To(Equal(gjson.Null), "%s", e.Raw)
+				}
+			}
+		}},
+	{ID: "admin/rate-limits-limit-omitted-one-page", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+		Title: "without limit, every rate-limit entry comes in one page with next_page null",
+		Run: func(t *T) {
+			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil))
+			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null))
+			t.Expect(walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", 1000)).To(HaveLen(int(resp.Get("data.#").Int())))
+		}},
+	{ID: "admin/rate-limits-pages", Clause: "2.1", Labels: []Label{Admin},
+		Title: "paging rate limits with page tokens returns every entry once, in order, never an empty page before the end",
+		Run: func(t *T) {
+			var all []string
+			for _, e := range orgRateLimits(t) {
+				all = append(all, e.Raw)
+			}
+			for _, size := range []int{1, 2, 3} {
+				t.Expect(walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", size)).To(Equal(all), "page size %d", size)
+			}
+		}},
+	{ID: "admin/rate-limits-forged-page-400", Clause: "gaps §3", Labels: []Label{Admin, Extension},
+		Title: "a forged rate-limit page token is refused with 400",
+		Run: func(t *T) {
+			t.ExpectError(t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"page": {"forged-token"}}}), http.StatusBadRequest, "invalid_request_error")
+		}},
+	{ID: "admin/rate-limits-group-type-filter", Clause: "4.6", Labels: []Label{Admin},
+		Title: "group_type selects exactly the entries of that group",
+		Run: func(t *T) {
+			all := orgRateLimits(t)
+			for _, g := range []string{"model_group", "batch", "token_count", "files", "skills", "web_search"} {
+				want := 0
+				for _, e := range all {
+					if e.Get("group_type").String() == g {
+						want++
+					}
+				}
+				resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"group_type": {g}}, Schema: "admin/rate_limit_list"})
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", want), "group_type=%s", g)
+				for _, e := range resp.Get("data").Array() {
+					t.Expect(e.Get("group_type").String()).To(Equal(g))
+				}
+			}
+		}},
+	{ID: "admin/rate-limits-model-filter", Clause: "4.6", Labels: []Label{Admin},
+		Title: "model, given as full name or alias, selects the single entry whose models contain it",
+		Run: func(t *T) {
+			seen := 0
+			for _, e := range orgRateLimits(t) {
+				for _, m := range e.Get("models").Array() {
+					resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {m.String()}}, Schema: "admin/rate_limit_list"})
+					t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", 1), "model=%s", m)
+					t.Expect(resp.Get("data.0").Raw).To(MatchJSON(e.Raw))
+					seen++
+				}
+			}
+			if seen == 0 {
+				t.Unsupported("no model_group entry lists models")
+			}
+		}},
+	{ID: "admin/rate-limits-model-unknown-404", Clause: "7", Labels: []Label{Admin},
+		Title: "rate limits filtered by an unknown model, or by a model without limits in the organization, are answered 404",
+		Run: func(t *T) {
+			resp := t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {"assistant-conformance-no-such-model"}}})
+			t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+			limited := map[string]bool{}
+			for _, e := range orgRateLimits(t) {
+				for _, m := range e.Get("models").Array() {
+					limited[m.String()] = true
+				}
+			}
+			models := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
+			for _, m := range models.Get("data").Array() {
+				if id := m.Get("id").String(); !limited[id] {
+					resp := t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {id}}})
+					t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+					return
+				}
+			}
+		}},
+	{ID: "admin/workspace-rate-limits", Clause: "2.12", Labels: []Label{Admin},
+		Title: "workspace rate-limit entries carry each override with org_limit equal to the organization value, or null when it has none",
+		Run: func(t *T) {
+			org := orgRateLimits(t)
+			orgValue := func(e gjson.Result, limiter string) *int64 {
+				for _, o := range org {
+					if o.Get("group_type").String() == e.Get("group_type").String() && o.Get("models").Raw == e.Get("models").Raw {
+						for _, l := range o.Get("limits").Array() {
+							if l.Get("type").String() == limiter {
+								v := l.Get("value").Int()
+								return &v
+							}
+						}
+					}
+				}
+				return nil
+			}
+			checked := 0
+			for _, w := range walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
+				entries := t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil)).Get("data").Array()
+				for _, e := range entries {
+					t.Expect(e.Get("type").String()).To(Equal("workspace_rate_limit"))
+					t.Expect(e.Get("limits.#").Int()).To(BeNumerically(">", 0), "an entry lists only overridden limiters: %s", e.Raw)
+					for _, l := range e.Get("limits").Array() {
+						want := orgValue(e, l.Get("type").String())
+						if want == nil {
+							t.Expect(l.Get("org_limit").Type).To(Equal(gjson.Null), "%s", e.Raw)
+						} else {
+							t.Expect(l.Get("org_limit").Int()).To(Equal(*want), "%s", e.Raw)
+						}
+						checked++
+					}
+				}
+			}
+			if checked == 0 {
+				t.Unsupported("no workspace has rate-limit overrides")
+			}
+		}},
+	{ID: "admin/workspace-rate-limits-new-workspace-inherits", Clause: "4.6", Labels: []Label{Admin},
+		Title: "a new workspace lists no rate-limit entries: without overrides it inherits the organization's values",
+		Run: func(t *T) {
+			w := createWorkspace(t, map[string]any{"name": "conformance rate limits"})
+			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil))
+			t.Expect(resp.JSON().Raw).To(MatchJSON(`{"data":[],"next_page":null}`))
+		}},
+}

@@ -1,0 +1,128 @@
+package fake
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"time"
+)
+
+// adminFixtures is the administration data set of fixtures/admin.json: invites, workspaces and
+// rate limits of every organization. Members come from users.json (Fixtures.users), which
+// compliance shares.
+type adminFixtures struct {
+	invites    []invite
+	workspaces []workspace
+	// rateLimits holds each organization's rate-limit groups in list order.
+	rateLimits map[*org][]*rateLimitGroup
+}
+
+// rateLimitGroup is one organization rate-limit entry (spec 2.12) with the workspace overrides
+// of the same group. Fixtures are read-only, so handlers read groups without copying.
+type rateLimitGroup struct {
+	key       listKey // position in the organization's list, for page tokens
+	GroupType string
+	Models    []string // nil unless GroupType is model_group
+	Limits    []limiter
+	// overrides maps a workspace ID to its limiter overrides for this group.
+	overrides map[string][]limiter
+}
+
+// limiter is one {type, value} pair of a rate-limit entry.
+type limiter struct {
+	Type  string `json:"type"`
+	Value int64  `json:"value"`
+}
+
+// adminFile is the shape of fixtures/admin.json (schema fixtures/admin).
+type adminFile struct {
+	Invites []struct {
+		OrganizationID string    `json:"organization_id"`
+		ID             string    `json:"id"`
+		Email          string    `json:"email"`
+		Role           string    `json:"role"`
+		Status         string    `json:"status"`
+		InvitedAt      time.Time `json:"invited_at"`
+	} `json:"invites"`
+	Workspaces []struct {
+		OrganizationID string `json:"organization_id"`
+		workspace
+	} `json:"workspaces"`
+	RateLimits []struct {
+		OrganizationID string    `json:"organization_id"`
+		GroupType      string    `json:"group_type"`
+		Models         []string  `json:"models"`
+		Limits         []limiter `json:"limits"`
+	} `json:"rate_limits"`
+	WorkspaceRateLimits []struct {
+		WorkspaceID string    `json:"workspace_id"`
+		GroupType   string    `json:"group_type"`
+		Model       string    `json:"model"` // any model of the group, for model_group overrides
+		Limits      []limiter `json:"limits"`
+	} `json:"workspace_rate_limits"`
+}
+
+// loadAdmin reads fixtures/admin.json. Expiry of invites is not stored: an invite stored as
+// pending reads expired once 21 days have passed since invited_at (gaps §6).
+func loadAdmin(fsys fs.FS, fx *Fixtures) error {
+	var file adminFile
+	if _, err := readFixture(fsys, "admin.json", &file); err != nil {
+		return err
+	}
+	a := &fx.admin
+	a.rateLimits = map[*org][]*rateLimitGroup{}
+	orgOf := func(what, id, orgID string) (*org, error) {
+		if o := fx.orgByID(orgID); o != nil {
+			return o, nil
+		}
+		return nil, fmt.Errorf("admin.json: %s %s names unknown organization %s", what, id, orgID)
+	}
+	for _, in := range file.Invites {
+		o, err := orgOf("invite", in.ID, in.OrganizationID)
+		if err != nil {
+			return err
+		}
+		a.invites = append(a.invites, invite{ID: in.ID, Email: in.Email, Role: in.Role, status: in.Status,
+			InvitedAt: in.InvitedAt, ExpiresAt: in.InvitedAt.Add(inviteLifetime), Type: "invite", org: o})
+	}
+	wsOrg := map[string]*org{}
+	for _, w := range file.Workspaces {
+		o, err := orgOf("workspace", w.ID, w.OrganizationID)
+		if err != nil {
+			return err
+		}
+		ws := w.workspace
+		ws.Type, ws.org = "workspace", o
+		if ws.Tags == nil {
+			ws.Tags = map[string]string{}
+		}
+		a.workspaces = append(a.workspaces, ws)
+		wsOrg[ws.ID] = o
+	}
+	for i, rl := range file.RateLimits {
+		o, err := orgOf("rate limit group", rl.GroupType, rl.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if (rl.GroupType == "model_group") != (len(rl.Models) > 0) {
+			return fmt.Errorf("admin.json: rate limit group %d (%s): models must be a non-empty list for model_group and null otherwise", i, rl.GroupType)
+		}
+		g := &rateLimitGroup{key: listKey{ID: fmt.Sprintf("%06d", i)}, GroupType: rl.GroupType, Models: rl.Models,
+			Limits: rl.Limits, overrides: map[string][]limiter{}}
+		a.rateLimits[o] = append(a.rateLimits[o], g)
+	}
+	for _, wl := range file.WorkspaceRateLimits {
+		o := wsOrg[wl.WorkspaceID]
+		if o == nil {
+			return fmt.Errorf("admin.json: workspace rate limits name unknown workspace %s", wl.WorkspaceID)
+		}
+		i := slices.IndexFunc(a.rateLimits[o], func(g *rateLimitGroup) bool {
+			return g.GroupType == wl.GroupType && (wl.Model == "" || slices.Contains(g.Models, wl.Model))
+		})
+		if i < 0 {
+			return fmt.Errorf("admin.json: workspace %s overrides group %s %s, which its organization does not have", wl.WorkspaceID, wl.GroupType, wl.Model)
+		}
+		a.rateLimits[o][i].overrides[wl.WorkspaceID] = wl.Limits
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+package fake
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Workspaces (spec 2.11, 4.6: create and get; gaps §6: list, update, archive).
+
+// maxActiveWorkspaces is how many non-archived workspaces an organization may have (gaps §6).
+const maxActiveWorkspaces = 100
+
+// reservedTagPrefix begins the tag keys clients may not set (spec 2.11).
+const reservedTagPrefix = "vendor"
+
+// workspaceColors are the display colors given to new workspaces in turn, since create takes
+// none (spec 4.6) and the record always has one.
+var workspaceColors = []string{"#6366F1", "#10B981", "#F59E0B", "#EF4444", "#3B82F6", "#8B5CF6"}
+
+// workspace is the workspace record of spec 2.11. Updates replace Tags and the slices inside
+// DataResidency instead of changing them, so a copy taken under the lock stays valid.
+type workspace struct {
+	ID            string            `json:"id"`
+	ArchivedAt    *time.Time        `json:"archived_at"`
+	CreatedAt     time.Time         `json:"created_at"`
+	DataResidency dataResidency     `json:"data_residency"`
+	DisplayColor  string            `json:"display_color"`
+	Name          string            `json:"name"`
+	Tags          map[string]string `json:"tags"`
+	Type          string            `json:"type"`
+	org           *org
+}
+
+// workspaceKey places a workspace in its list: by created_at, then ID.
+func workspaceKey(w *workspace) listKey { return listKey{w.CreatedAt, w.ID} }
+
+// dataResidency is where a workspace's data lives and where it may be served (spec 2.11).
+type dataResidency struct {
+	AllowedInferenceGeos geoList `json:"allowed_inference_geos"`
+	DefaultInferenceGeo  string  `json:"default_inference_geo"`
+	WorkspaceGeo         string  `json:"workspace_geo"`
+}
+
+// geoList is allowed_inference_geos: a list of geos, or the string "unrestricted".
+type geoList struct {
+	unrestricted bool
+	geos         []string
+}
+
+const unrestricted = "unrestricted"
+
+// MarshalJSON writes "unrestricted" or the list.
+func (g geoList) MarshalJSON() ([]byte, error) {
+	if g.unrestricted {
+		return json.Marshal(unrestricted)
+	}
+	return json.Marshal(append([]string{}, g.geos...))
+}
+
+// UnmarshalJSON reads "unrestricted" or a list of strings; request schemas have already
+// refused anything else with a 400 naming the field.
+func (g *geoList) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		if s != unrestricted {
+			return fmt.Errorf("allowed_inference_geos: the only string allowed is %q, got %q", unrestricted, s)
+		}
+		*g = geoList{unrestricted: true}
+		return nil
+	}
+	g.unrestricted = false
+	return json.Unmarshal(b, &g.geos)
+}
+
+// residencyChange is the data_residency of a create or update body: each field optional.
+type residencyChange struct {
+	AllowedInferenceGeos *geoList `json:"allowed_inference_geos"`
+	DefaultInferenceGeo  *string  `json:"default_inference_geo"`
+	WorkspaceGeo         *string  `json:"workspace_geo"`
+}
+
+// defaultResidency is what a workspace gets when create omits data_residency or parts of it
+// (spec 4.6).
+var defaultResidency = dataResidency{AllowedInferenceGeos: geoList{unrestricted: true}, DefaultInferenceGeo: "global", WorkspaceGeo: "us"}
+
+// apply returns r changed by ch. The default geo must be one of the allowed geos unless those
+// are unrestricted (spec 4.6); on update, workspace_geo may only be repeated (gaps §6).
+func (r dataResidency) apply(ch *residencyChange, creating bool) (dataResidency, error) {
+	if ch == nil {
+		return r, nil
+	}
+	if ch.WorkspaceGeo != nil {
+		if !creating && *ch.WorkspaceGeo != r.WorkspaceGeo {
+			return r, invalidField("data_residency.workspace_geo", "cannot change after creation; this workspace's geo is %q", r.WorkspaceGeo)
+		}
+		r.WorkspaceGeo = *ch.WorkspaceGeo
+	}
+	if ch.AllowedInferenceGeos != nil {
+		r.AllowedInferenceGeos = *ch.AllowedInferenceGeos
+	}
+	if ch.DefaultInferenceGeo != nil {
+		r.DefaultInferenceGeo = *ch.DefaultInferenceGeo
+	}
+	if al := r.AllowedInferenceGeos; !al.unrestricted && !slices.Contains(al.geos, r.DefaultInferenceGeo) {
+		return r, invalidField("data_residency.default_inference_geo", "%q is not one of allowed_inference_geos %q; choose one of them or allow %q",
+			r.DefaultInferenceGeo, al.geos, unrestricted)
+	}
+	return r, nil
+}
+
+// checkTags refuses tag keys with the reserved prefix (spec 2.11), naming the first in key order.
+func checkTags(tags map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		if strings.HasPrefix(strings.ToLower(k), reservedTagPrefix) {
+			return invalidField("tags."+k, "tag keys must not begin with the reserved prefix %q", reservedTagPrefix)
+		}
+	}
+	return nil
+}
+
+// checkName refuses a name that is empty or only white space.
+func checkName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return invalidField("name", "must not be empty")
+	}
+	return nil
+}
+
+// workspaceChange is a create or update body; schemas admin/workspace_create and
+// admin/workspace_update say which fields each takes.
+type workspaceChange struct {
+	Name          *string            `json:"name"`
+	DisplayColor  *string            `json:"display_color"`
+	Tags          *map[string]string `json:"tags"`
+	DataResidency *residencyChange   `json:"data_residency"`
+}
+
+// readWorkspaceChange validates the body against schema and decodes it.
+func readWorkspaceChange(c *call, schema string) (workspaceChange, error) {
+	var ch workspaceChange
+	if err := c.bindValid(schema, &ch); err != nil {
+		return ch, err
+	}
+	if ch.Name != nil {
+		if err := checkName(*ch.Name); err != nil {
+			return ch, err
+		}
+	}
+	if ch.Tags != nil {
+		if err := checkTags(*ch.Tags); err != nil {
+			return ch, err
+		}
+	}
+	return ch, nil
+}
+
+// createWorkspace creates a workspace with the defaults and checks of spec 4.6, within the
+// allowance of non-archived workspaces (gaps §6).
+func (s *Server) createWorkspace(c *call) (any, error) {
+	ch, err := readWorkspaceChange(c, "admin/workspace_create")
+	if err != nil {
+		return nil, err
+	}
+	res, err := defaultResidency.apply(ch.DataResidency, true)
+	if err != nil {
+		return nil, err
+	}
+	tags := map[string]string{}
+	if ch.Tags != nil {
+		tags = *ch.Tags
+	}
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	list := a.workspaces[c.org]
+	active := 0
+	for _, w := range list {
+		if w.ArchivedAt == nil {
+			active++
+		}
+	}
+	if active >= maxActiveWorkspaces {
+		return nil, invalid("the organization already has %d non-archived workspaces, the most allowed; archive one before creating another", active)
+	}
+	w := &workspace{ID: s.ids.next("wrkspc_"), CreatedAt: s.clock.Now(), DataResidency: res,
+		DisplayColor: workspaceColors[len(list)%len(workspaceColors)], Name: *ch.Name, Tags: tags, Type: "workspace", org: c.org}
+	a.workspaces[c.org] = insertSorted(list, w, workspaceKey)
+	return *w, nil
+}
+
+// findWorkspace returns the organization's workspace with the ID, archived or not; the caller
+// holds a.mu.
+func (a *adminStore) findWorkspace(o *org, id string) (*workspace, error) {
+	return findIn(a.workspaces[o], func(w *workspace) bool { return w.ID == id }, "workspace", id)
+}
+
+// getWorkspace answers one of the organization's workspaces, archived or not.
+func (s *Server) getWorkspace(c *call) (any, error) {
+	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return *w, nil })
+}
+
+// listWorkspaces lists the organization's workspaces oldest first; archived ones only with
+// include_archived=true (gaps §6).
+func (s *Server) listWorkspaces(c *call) (any, error) {
+	q, err := c.cursorQuery(20, 1000)
+	if err != nil {
+		return nil, err
+	}
+	withArchived, err := c.queryBool("include_archived", false)
+	if err != nil {
+		return nil, err
+	}
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return pageOf(a.workspaces[c.org], func(w *workspace) bool { return withArchived || w.ArchivedAt == nil }, workspaceKey,
+		func(w *workspace) workspace { return *w }, q)
+}
+
+// updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
+// workspace_geo (gaps §6). An archived workspace is read-only.
+func (s *Server) updateWorkspace(c *call) (any, error) {
+	ch, err := readWorkspaceChange(c, "admin/workspace_update")
+	if err != nil {
+		return nil, err
+	}
+	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
+		if w.ArchivedAt != nil {
+			return nil, invalid("workspace %s is archived and cannot be changed", w.ID)
+		}
+		res, err := w.DataResidency.apply(ch.DataResidency, false)
+		if err != nil {
+			return nil, err
+		}
+		w.DataResidency = res
+		if ch.Name != nil {
+			w.Name = *ch.Name
+		}
+		if ch.DisplayColor != nil {
+			w.DisplayColor = *ch.DisplayColor
+		}
+		if ch.Tags != nil {
+			w.Tags = *ch.Tags
+		}
+		return *w, nil
+	})
+}
+
+// archiveWorkspace sets archived_at (gaps §6); archiving an archived workspace returns it
+// unchanged, so that a client may retry.
+func (s *Server) archiveWorkspace(c *call) (any, error) {
+	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
+		if w.ArchivedAt == nil {
+			now := s.clock.Now()
+			w.ArchivedAt = &now
+		}
+		return *w, nil
+	})
+}
