@@ -725,7 +725,7 @@ var workspaceChecks = []Check{
 			t.Expect(t.OK(adminReq(http.MethodPost, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
 			t.Expect(t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
 		}},
-	{ID: "admin/workspace-active-limit-100", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/workspace-active-limit-100", Clause: "gaps §6", Labels: []Label{Admin, Extension, Destructive},
 		Title: "an organization has at most 100 non-archived workspaces; the next create is refused with 400",
 		Run: func(t *T) {
 			active := len(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))

@@ -18,8 +18,9 @@ const (
 
 // Qualifiers.
 const (
-	// Destructive: irreversibly deletes or changes pre-existing data; against a deployment it
-	// runs only with CONFORMANCE_DESTRUCTIVE=1.
+	// Destructive: irreversibly deletes or changes pre-existing data, or leaves behind data it
+	// cannot remove (workspaces can be archived, never deleted); against a deployment it runs
+	// only with CONFORMANCE_DESTRUCTIVE=1.
 	Destructive Label = "destructive"
 	// Extension: behaviour fixed by gaps.md, not by the specification; a deployment that differs
 	// is not wrong, only different.
