@@ -18,10 +18,11 @@ import (
 // initial data. It is immutable once loaded, and every server built from it copies what it
 // changes, so one Fixtures serves any number of servers.
 type Fixtures struct {
-	orgs   []*org
-	creds  map[string]*credential // by secret
-	users  []member               // every organization's members, in file order
-	models modelCatalog
+	orgs    []*org
+	creds   map[string]*credential // by secret
+	users   []member               // every organization's members, in file order
+	models  modelCatalog
+	tunnels []fixtureTunnel
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -30,6 +31,7 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadOrganizations,
 	loadUsers,
 	loadModels,
+	loadTunnels,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one

@@ -31,5 +31,18 @@ func (s *Server) routes() []*route {
 		// Models (spec 2.10, 4.5).
 		{get, "/v1/models", ifModels, "models/model_list", s.listModels},
 		{get, "/v1/models/:model_id", ifModels, "models/model", s.getModel},
+
+		// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9).
+		{get, "/v1/organizations/tunnels", ifTunnels, "tunnels/tunnel_list", s.listTunnels},
+		{get, "/v1/organizations/tunnels/:tunnel_id", ifTunnels, "tunnels/tunnel", s.getTunnel},
+		{post, "/v1/organizations/tunnels/:tunnel_id/reveal_token", ifTunnels, "tunnels/tunnel_token", s.revealTunnelToken},
+		{post, "/v1/organizations/tunnels/:tunnel_id/rotate_token", ifTunnels, "tunnels/tunnel_token", s.rotateTunnelToken},
+		{post, "/v1/organizations/tunnels/:tunnel_id/archive", ifTunnels, "tunnels/tunnel", s.archiveTunnel},
+		{post, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, "tunnels/certificate", s.createTunnelCertificate},
+		{get, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, "tunnels/certificate_list", s.listTunnelCertificates},
+		{get, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id", ifTunnels, "tunnels/certificate", s.getTunnelCertificate},
+		{post, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnels, "tunnels/certificate", s.archiveTunnelCertificate},
+		{post, "/_fake/tunnels", nil, "tunnels/tunnel", s.controlCreateTunnel},
+		{post, "/_fake/tunnels/token_check", nil, "tunnels/control_token_check", s.controlCheckTunnelToken},
 	}
 }

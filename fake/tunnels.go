@@ -1,0 +1,581 @@
+package fake
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9). The specified surface has
+// no create: tunnels come from fixtures and from the control call POST /_fake/tunnels.
+//
+// The tunnel token is a secret (spec 5, rule 2). It is never stored in a record that is
+// marshalled: it is derived from the tunnel and its rotation count when reveal or rotate asks for
+// it, so no other response, log line or error message can carry it by accident.
+
+// Tunnel is the tunnel record of spec 2.17, as the API answers it and CreateTunnel returns it.
+type Tunnel struct {
+	ID          string     `json:"id"`
+	ArchivedAt  *time.Time `json:"archived_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	DisplayName *string    `json:"display_name"`
+	Domain      string     `json:"domain"`
+	Type        string     `json:"type"`
+	WorkspaceID *string    `json:"workspace_id"`
+}
+
+// TunnelOptions are the fields of a tunnel made with CreateTunnel; empty fields are unset.
+type TunnelOptions struct {
+	OrganizationID string // org_ ID or UUID; empty: the first fixture organization
+	WorkspaceID    string // a wrkspc_ ID; empty: the default workspace
+	DisplayName    string // 1 to 255 characters; empty: no display name
+}
+
+// TokenRotation is the audit record of one rotate_token call (spec 4.9: the reason is recorded
+// for audit). It holds token IDs, never token values.
+type TokenRotation struct {
+	TunnelID        string
+	PreviousTokenID string
+	TokenID         string
+	Reason          string // "" when the request gave none
+	CredentialID    string // the ID of the bearer credential that asked for the rotation
+	RotatedAt       time.Time
+}
+
+// tunnelToken is the tunnel token of spec 2.17. Only reveal_token and rotate_token answer it.
+type tunnelToken struct {
+	ID          string `json:"id"`
+	TunnelToken string `json:"tunnel_token"`
+	Type        string `json:"type"`
+}
+
+// tunnelCertificate is the tunnel certificate record of spec 2.17.
+type tunnelCertificate struct {
+	ID          string     `json:"id"`
+	ArchivedAt  *time.Time `json:"archived_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ExpiresAt   *time.Time `json:"expires_at"`
+	Fingerprint string     `json:"fingerprint"`
+	TunnelID    string     `json:"tunnel_id"`
+	Type        string     `json:"type"`
+}
+
+// tunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
+// current token is derived) and its certificates in creation order.
+type tunnelRec struct {
+	Tunnel
+	org       *org
+	rotations int
+	certs     []*tunnelCertificate
+}
+
+// tunnelStore is the tunnels area's state. Tunnels are never deleted, only archived, so the
+// domains of the tunnels ever held are exactly the domains that may never be allocated again.
+type tunnelStore struct {
+	mu          sync.Mutex
+	list        []*tunnelRec // newest first (created_at descending, ID breaking ties)
+	byID        map[string]*tunnelRec
+	domains     map[string]bool
+	domainSeq   int
+	rotationLog []TokenRotation
+}
+
+// fixtureTunnel is a tunnel of fixtures/tunnels.json, checked and parsed once per process.
+type fixtureTunnel struct {
+	Tunnel
+	org   *org
+	certs []tunnelCertificate
+}
+
+func tunnelKey(t Tunnel) listKey                 { return listKey{t.CreatedAt, t.ID} }
+func certificateKey(c tunnelCertificate) listKey { return listKey{c.CreatedAt, c.ID} }
+func tunnelRecKey(t *tunnelRec) listKey          { return tunnelKey(t.Tunnel) }
+func (t *tunnelRec) archived() bool              { return t.ArchivedAt != nil }
+func (c *tunnelCertificate) archived() bool      { return c.ArchivedAt != nil }
+
+var workspaceIDPattern = regexp.MustCompile(`^wrkspc_[A-Za-z0-9_-]+$`)
+
+const (
+	maxDisplayName = 255
+	maxActiveCerts = 2 // spec 8: non-archived certificates per tunnel
+	domainSuffix   = ".tunnels.platformkit.test"
+)
+
+func loadTunnels(fsys fs.FS, fx *Fixtures) error {
+	var file struct {
+		Tunnels []struct {
+			Tunnel
+			OrganizationID string `json:"organization_id"`
+			Certificates   []struct {
+				ID               string     `json:"id"`
+				CreatedAt        time.Time  `json:"created_at"`
+				ArchivedAt       *time.Time `json:"archived_at"`
+				CACertificatePEM string     `json:"ca_certificate_pem"`
+			} `json:"certificates"`
+		} `json:"tunnels"`
+	}
+	if _, err := readFixture(fsys, "tunnels.json", &file); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, ft := range file.Tunnels {
+		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.orgByID(ft.OrganizationID)}
+		t.Type = "tunnel"
+		switch {
+		case t.org == nil:
+			return fmt.Errorf("tunnels.json: tunnel %s names unknown organization %s", t.ID, ft.OrganizationID)
+		case seen[t.ID] || seen[t.Domain]:
+			return fmt.Errorf("tunnels.json: tunnel %s: its ID or domain %s is used twice", t.ID, t.Domain)
+		}
+		seen[t.ID], seen[t.Domain] = true, true
+		active := 0
+		for _, fc := range ft.Certificates {
+			cc, err := parseCACertificate(fc.CACertificatePEM)
+			if err != nil {
+				return fmt.Errorf("tunnels.json: certificate %s: %v", fc.ID, err)
+			}
+			if seen[fc.ID] {
+				return fmt.Errorf("tunnels.json: certificate ID %s is used twice", fc.ID)
+			}
+			seen[fc.ID] = true
+			if fc.ArchivedAt == nil {
+				active++
+			}
+			t.certs = append(t.certs, tunnelCertificate{ID: fc.ID, ArchivedAt: fc.ArchivedAt, CreatedAt: fc.CreatedAt,
+				ExpiresAt: cc.expiresAt, Fingerprint: cc.fingerprint, TunnelID: t.ID, Type: "tunnel_certificate"})
+		}
+		switch {
+		case active > maxActiveCerts:
+			return fmt.Errorf("tunnels.json: tunnel %s has %d non-archived certificates; at most %d are allowed", t.ID, active, maxActiveCerts)
+		case active > 0 && t.ArchivedAt != nil:
+			return fmt.Errorf("tunnels.json: archived tunnel %s has non-archived certificates; archival archives them all", t.ID)
+		}
+		fx.tunnels = append(fx.tunnels, t)
+	}
+	return nil
+}
+
+// newTunnelStore copies the fixture tunnels into a server's own state.
+func newTunnelStore(fx *Fixtures) *tunnelStore {
+	st := &tunnelStore{byID: map[string]*tunnelRec{}, domains: map[string]bool{}}
+	for _, ft := range fx.tunnels {
+		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org}
+		for _, c := range ft.certs {
+			c := c
+			rec.certs = append(rec.certs, &c)
+		}
+		st.insert(rec)
+	}
+	return st
+}
+
+// insert adds a tunnel in list order and reserves its domain for the life of the server.
+func (st *tunnelStore) insert(rec *tunnelRec) {
+	i, _ := slices.BinarySearchFunc(st.list, rec, func(a, b *tunnelRec) int { return newestFirst(tunnelRecKey(a), tunnelRecKey(b)) })
+	st.list = slices.Insert(st.list, i, rec)
+	st.byID[rec.ID] = rec
+	st.domains[rec.Domain] = true
+}
+
+// newDomain allocates a hostname no tunnel of this server has had, archived or not.
+func (st *tunnelStore) newDomain() string {
+	for {
+		st.domainSeq++
+		d := "t" + strconv.Itoa(st.domainSeq) + domainSuffix
+		if !st.domains[d] {
+			return d
+		}
+	}
+}
+
+func (s *Server) tunnels(st *state) *tunnelStore {
+	return st.tunnels.get(func() *tunnelStore { return newTunnelStore(s.fx) })
+}
+
+// find returns the caller's tunnel; another organization's tunnel is not found, exactly like an
+// unknown ID. Call with st.mu held.
+func (st *tunnelStore) find(o *org, id string) (*tunnelRec, error) {
+	rec := st.byID[id]
+	if rec == nil || rec.org != o {
+		return nil, notFound("tunnel", id)
+	}
+	return rec, nil
+}
+
+// tokenKey keys the derivation of token values and IDs. Values must be the same from run to run
+// (responses are deterministic), so the key is fixed; it never appears in a response.
+var tunnelTokenKey = []byte("platformkit tunnel tokens v1")
+
+// currentToken derives the token of a tunnel after n rotations: a fresh value and ID per
+// rotation, the same ones on every reveal in between (spec 4.9, 3.3).
+func currentToken(tunnelID string, n int) tunnelToken {
+	derive := func(purpose string) []byte {
+		mac := hmac.New(sha256.New, tunnelTokenKey)
+		fmt.Fprintf(mac, "%s\x00%s\x00%d", purpose, tunnelID, n)
+		return mac.Sum(nil)
+	}
+	return tunnelToken{
+		ID:          "ttkn_" + hex.EncodeToString(derive("id")),
+		TunnelToken: "tnltok_" + base64.RawURLEncoding.EncodeToString(derive("value")),
+		Type:        "tunnel_token",
+	}
+}
+
+func (s *Server) getTunnel(c *call) (any, error) {
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rec, err := st.find(c.org, c.Param("tunnel_id"))
+	if err != nil {
+		return nil, err
+	}
+	return rec.Tunnel, nil
+}
+
+func (s *Server) listTunnels(c *call) (any, error) {
+	includeArchived, err := c.queryBool("include_archived", false)
+	if err != nil {
+		return nil, err
+	}
+	limit, _, err := c.queryInt("limit", 20, 1, 1000)
+	if err != nil {
+		return nil, err
+	}
+	workspace, filterWorkspace := c.GetQuery("workspace_id")
+	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
+		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %q", workspace)
+	}
+	scope := "tunnels:" + c.org.ID
+	after, err := c.pageToken(scope)
+	if err != nil {
+		return nil, err
+	}
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	var matched []Tunnel
+	for _, rec := range st.list {
+		if rec.org != c.org || (rec.archived() && !includeArchived) ||
+			(filterWorkspace && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
+			continue
+		}
+		matched = append(matched, rec.Tunnel)
+	}
+	st.mu.Unlock()
+	return pageByToken(matched, tunnelKey, newestFirst, scope, after, limit), nil
+}
+
+func (s *Server) revealTunnelToken(c *call) (any, error) {
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rec, err := st.find(c.org, c.Param("tunnel_id"))
+	if err != nil {
+		return nil, err
+	}
+	if rec.archived() {
+		return nil, invalid("tunnel %s is archived: its token was invalidated and can no longer be revealed", rec.ID)
+	}
+	return currentToken(rec.ID, rec.rotations), nil
+}
+
+func (s *Server) rotateTunnelToken(c *call) (any, error) {
+	var req struct {
+		Reason *string `json:"reason"`
+	}
+	if err := c.bindTunnelRequest("tunnels/rotate_token_request", &req); err != nil {
+		return nil, err
+	}
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rec, err := st.find(c.org, c.Param("tunnel_id"))
+	if err != nil {
+		return nil, err
+	}
+	if rec.archived() {
+		return nil, invalid("tunnel %s is archived: its token cannot be rotated", rec.ID)
+	}
+	prev := currentToken(rec.ID, rec.rotations)
+	rec.rotations++
+	next := currentToken(rec.ID, rec.rotations)
+	r := TokenRotation{TunnelID: rec.ID, PreviousTokenID: prev.ID, TokenID: next.ID, CredentialID: c.cred.ID, RotatedAt: s.clock.Now()}
+	if req.Reason != nil {
+		r.Reason = *req.Reason
+	}
+	st.rotationLog = append(st.rotationLog, r)
+	return next, nil
+}
+
+func (s *Server) archiveTunnel(c *call) (any, error) {
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rec, err := st.find(c.org, c.Param("tunnel_id"))
+	if err != nil {
+		return nil, err
+	}
+	if rec.archived() {
+		return rec.Tunnel, nil // a retry: the record unchanged (spec 3.3, 7)
+	}
+	// One instant for the tunnel and the certificates it cascades to: the same operation.
+	now := s.clock.Now()
+	rec.ArchivedAt = &now
+	for _, cert := range rec.certs {
+		if !cert.archived() {
+			cert.ArchivedAt = &now
+		}
+	}
+	return rec.Tunnel, nil
+}
+
+func (s *Server) createTunnelCertificate(c *call) (any, error) {
+	var req struct {
+		CACertificatePEM string `json:"ca_certificate_pem"`
+	}
+	if err := c.bindTunnelRequest("tunnels/certificate_create_request", &req); err != nil {
+		return nil, err
+	}
+	cc, err := parseCACertificate(req.CACertificatePEM)
+	if err != nil {
+		return nil, err
+	}
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rec, err := st.find(c.org, c.Param("tunnel_id"))
+	if err != nil {
+		return nil, err
+	}
+	if rec.archived() {
+		return nil, invalid("tunnel %s is archived: certificates cannot be added to it", rec.ID)
+	}
+	active := 0
+	for _, cert := range rec.certs {
+		if !cert.archived() {
+			active++
+		}
+	}
+	if active >= maxActiveCerts {
+		return nil, invalid("tunnel %s already has %d non-archived certificates, the most allowed; archive one before adding another", rec.ID, active)
+	}
+	cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
+		Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate"}
+	rec.certs = append(rec.certs, cert)
+	return *cert, nil
+}
+
+// findCertificate returns a certificate of the caller's tunnel; a certificate of another tunnel
+// is not found. Call with st.mu held.
+func (st *tunnelStore) findCertificate(c *call) (*tunnelCertificate, error) {
+	rec, err := st.find(c.org, c.Param("tunnel_id"))
+	if err != nil {
+		return nil, err
+	}
+	id := c.Param("certificate_id")
+	for _, cert := range rec.certs {
+		if cert.ID == id {
+			return cert, nil
+		}
+	}
+	return nil, notFound("tunnel certificate", id)
+}
+
+func (s *Server) getTunnelCertificate(c *call) (any, error) {
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	cert, err := st.findCertificate(c)
+	if err != nil {
+		return nil, err
+	}
+	return *cert, nil
+}
+
+func (s *Server) listTunnelCertificates(c *call) (any, error) {
+	includeArchived, err := c.queryBool("include_archived", false)
+	if err != nil {
+		return nil, err
+	}
+	limit, _, err := c.queryInt("limit", 20, 1, 1000)
+	if err != nil {
+		return nil, err
+	}
+	tunnelID := c.Param("tunnel_id")
+	scope := "tunnel_certificates:" + tunnelID
+	after, err := c.pageToken(scope)
+	if err != nil {
+		return nil, err
+	}
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	rec, err := st.find(c.org, tunnelID)
+	var matched []tunnelCertificate
+	if err == nil {
+		for _, cert := range rec.certs {
+			if includeArchived || !cert.archived() {
+				matched = append(matched, *cert)
+			}
+		}
+	}
+	st.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(matched, func(a, b tunnelCertificate) int { return newestFirst(certificateKey(a), certificateKey(b)) })
+	return pageByToken(matched, certificateKey, newestFirst, scope, after, limit), nil
+}
+
+func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	cert, err := st.findCertificate(c)
+	if err != nil {
+		return nil, err
+	}
+	if !cert.archived() {
+		now := s.clock.Now()
+		cert.ArchivedAt = &now
+	}
+	return *cert, nil
+}
+
+// bindTunnelRequest reads a JSON object body (an empty body is an empty object, gaps §2), checks
+// it against the request schema, answering the first violation as a 400 naming the field, and
+// decodes it into v.
+func (c *call) bindTunnelRequest(schema string, v any) error {
+	data, err := c.body()
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if err := validateBody(schema, data); err != nil {
+		return err
+	}
+	return decodeJSON(data, v)
+}
+
+// --- Test control (DESIGN.md) ---
+
+func (s *Server) controlCreateTunnel(c *call) (any, error) {
+	var req struct {
+		OrganizationID *string `json:"organization_id"`
+		WorkspaceID    *string `json:"workspace_id"`
+		DisplayName    *string `json:"display_name"`
+	}
+	if err := c.bindTunnelRequest("tunnels/control_create_tunnel_request", &req); err != nil {
+		return nil, err
+	}
+	opts := TunnelOptions{}
+	if req.OrganizationID != nil {
+		opts.OrganizationID = *req.OrganizationID
+	}
+	if req.WorkspaceID != nil {
+		opts.WorkspaceID = *req.WorkspaceID
+	}
+	if req.DisplayName != nil {
+		if *req.DisplayName == "" {
+			return nil, invalidField("display_name", "must be 1 to %d characters, or omitted for no display name", maxDisplayName)
+		}
+		opts.DisplayName = *req.DisplayName
+	}
+	return s.CreateTunnel(opts)
+}
+
+func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
+	var req struct {
+		TunnelToken string `json:"tunnel_token"`
+	}
+	if err := c.bindTunnelRequest("tunnels/control_token_check_request", &req); err != nil {
+		return nil, err
+	}
+	id, ok := s.TunnelForToken(req.TunnelToken)
+	answer := struct {
+		Accepted bool    `json:"accepted"`
+		TunnelID *string `json:"tunnel_id"`
+	}{Accepted: ok}
+	if ok {
+		answer.TunnelID = &id
+	}
+	return answer, nil
+}
+
+// CreateTunnel makes a tunnel, as the control call POST /_fake/tunnels does: the specified API
+// has no create (spec 4.10). The tunnel gets a domain no tunnel of this server has had. It
+// returns invalid_request_error for an unknown organization, a malformed workspace ID or a
+// display name longer than 255 characters.
+func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
+	var o *org
+	switch {
+	case opts.OrganizationID != "":
+		if o = s.fx.orgByID(opts.OrganizationID); o == nil {
+			return Tunnel{}, invalidField("organization_id", "no organization has the ID %q; give an org_ ID or UUID of the fixtures", opts.OrganizationID)
+		}
+	case len(s.fx.orgs) > 0:
+		o = s.fx.orgs[0]
+	default:
+		return Tunnel{}, invalidField("organization_id", "the fixtures have no organization to own the tunnel")
+	}
+	t := Tunnel{Type: "tunnel"}
+	if opts.WorkspaceID != "" {
+		if !workspaceIDPattern.MatchString(opts.WorkspaceID) {
+			return Tunnel{}, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\", or omitted for the default workspace, got %q", opts.WorkspaceID)
+		}
+		t.WorkspaceID = &opts.WorkspaceID
+	}
+	if opts.DisplayName != "" {
+		if n := utf8.RuneCountInString(opts.DisplayName); n > maxDisplayName {
+			return Tunnel{}, invalidField("display_name", "must be 1 to %d characters, got %d", maxDisplayName, n)
+		}
+		t.DisplayName = &opts.DisplayName
+	}
+	st := s.tunnels(s.state())
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t.ID, t.CreatedAt, t.Domain = s.ids.next("tnl_"), s.clock.Now(), st.newDomain()
+	st.insert(&tunnelRec{Tunnel: t, org: o})
+	return t, nil
+}
+
+// TokenRotations returns the audit records of a tunnel's token rotations, oldest first: who
+// rotated, when, the token IDs before and after, and the reason given (spec 4.9).
+func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
+	st := s.tunnels(s.state())
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []TokenRotation
+	for _, r := range st.rotationLog {
+		if r.TunnelID == tunnelID {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TunnelForToken answers what the tunnel endpoint would do with a new connection presenting
+// token: the ID of the tunnel whose current token it is. A token replaced by rotation, or the
+// token of an archived tunnel, is refused (spec 3.3).
+func (s *Server) TunnelForToken(token string) (tunnelID string, ok bool) {
+	st := s.tunnels(s.state())
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, rec := range st.list {
+		cur := currentToken(rec.ID, rec.rotations)
+		if !rec.archived() && hmac.Equal([]byte(cur.TunnelToken), []byte(token)) {
+			return rec.ID, true
+		}
+	}
+	return "", false
+}

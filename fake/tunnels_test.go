@@ -1,0 +1,730 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/platformkit/platformkit/conformance/certgen"
+)
+
+// tunnelClient calls the tunnels interface of a test server with the default bearer token and
+// the required headers, and remembers every response body, so that a test can prove where the
+// tunnel token appears.
+type tunnelClient struct {
+	t      *testing.T
+	ts     *TestServer
+	bearer string
+	mu     sync.Mutex
+	seen   []seenResponse
+}
+
+type seenResponse struct {
+	method, path string
+	body         string
+}
+
+type tunnelResp struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r tunnelResp) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("decoding %s: %v", r.body, err)
+	}
+}
+
+func (r tunnelResp) errMessage(t *testing.T) string {
+	t.Helper()
+	var e struct {
+		Error struct{ Type, Message string }
+	}
+	r.decode(t, &e)
+	return e.Error.Message
+}
+
+func newTunnelClient(t *testing.T, opts ...Option) *tunnelClient {
+	return &tunnelClient{t: t, ts: NewTestServer(t, opts...), bearer: "test-bearer-token"}
+}
+
+// do sends a request; body is JSON-encoded unless it is a string (sent as is) or nil.
+func (tc *tunnelClient) do(method, path string, body any, header ...string) tunnelResp {
+	tc.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			tc.t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, tc.ts.URL+path, rd)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if !strings.HasPrefix(path, "/_fake/") {
+		req.Header.Set("Authorization", "Bearer "+tc.bearer)
+		req.Header.Set("vendor-version", "2023-06-01")
+		req.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] == "" {
+			req.Header.Del(header[i])
+		} else {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	resp, err := tc.ts.Client().Do(req)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	tc.mu.Lock()
+	tc.seen = append(tc.seen, seenResponse{method, path, fmt.Sprint(resp.Header) + string(data)})
+	tc.mu.Unlock()
+	return tunnelResp{resp.StatusCode, resp.Header, data}
+}
+
+// ok sends a request, requires 200 and decodes the body into v (when not nil).
+func (tc *tunnelClient) ok(method, path string, body, v any) {
+	tc.t.Helper()
+	r := tc.do(method, path, body)
+	if r.status != http.StatusOK {
+		tc.t.Fatalf("%s %s = %d %s, want 200", method, path, r.status, r.body)
+	}
+	if v != nil {
+		r.decode(tc.t, v)
+	}
+}
+
+// fails sends a request and requires an error of the status and type whose message contains
+// every one of want.
+func (tc *tunnelClient) fails(method, path string, body any, status int, errType string, want ...string) {
+	tc.t.Helper()
+	r := tc.do(method, path, body)
+	var e struct {
+		Type  string
+		Error struct{ Type, Message string }
+	}
+	r.decode(tc.t, &e)
+	if r.status != status || e.Type != "error" || e.Error.Type != errType {
+		tc.t.Fatalf("%s %s = %d %s, want %d %s", method, path, r.status, r.body, status, errType)
+	}
+	for _, w := range want {
+		if !strings.Contains(e.Error.Message, w) {
+			tc.t.Errorf("%s %s: message %q does not mention %q", method, path, e.Error.Message, w)
+		}
+	}
+}
+
+const (
+	tunnelsPath   = "/v1/organizations/tunnels"
+	prodTunnel    = "tnl_01AcmeProduction000000001"
+	researchTunel = "tnl_01AcmeResearchLab00000001"
+	legacyTunnel  = "tnl_01AcmeLegacyGateway000001"
+	stagingTunnel = "tnl_01AcmeStaging00000000001"
+	globexTunnel  = "tnl_01GlobexOperations0000001"
+)
+
+func (tc *tunnelClient) create(body any) Tunnel {
+	tc.t.Helper()
+	var tn Tunnel
+	tc.ok(http.MethodPost, "/_fake/tunnels", body, &tn)
+	return tn
+}
+
+func (tc *tunnelClient) list(query string) tokenPage[Tunnel] {
+	tc.t.Helper()
+	var page tokenPage[Tunnel]
+	tc.ok(http.MethodGet, tunnelsPath+query, nil, &page)
+	return page
+}
+
+func collectIDs[T any](items []T, id func(T) string) []string {
+	out := []string{}
+	for _, it := range items {
+		out = append(out, id(it))
+	}
+	return out
+}
+
+func tunnelIDs(ts []Tunnel) []string { return collectIDs(ts, func(t Tunnel) string { return t.ID }) }
+
+func certIDs(cs []tunnelCertificate) []string {
+	return collectIDs(cs, func(c tunnelCertificate) string { return c.ID })
+}
+
+func TestTunnelListNewestFirstAndFilters(t *testing.T) {
+	tc := newTunnelClient(t)
+	got := tunnelIDs(tc.list("").Data)
+	want := []string{stagingTunnel, researchTunel, prodTunnel}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("default list = %v, want %v (newest first, archived excluded, own org only)", got, want)
+	}
+	got = tunnelIDs(tc.list("?include_archived=true").Data)
+	want = []string{stagingTunnel, researchTunel, prodTunnel, legacyTunnel}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("include_archived list = %v, want %v", got, want)
+	}
+	got = tunnelIDs(tc.list("?workspace_id=wrkspc_01AcmeResearch0000000001").Data)
+	if fmt.Sprint(got) != fmt.Sprint([]string{researchTunel}) {
+		t.Fatalf("workspace list = %v", got)
+	}
+	if got := tc.list("?workspace_id=wrkspc_01Nothing").Data; len(got) != 0 {
+		t.Fatalf("unknown workspace lists %v, want nothing", got)
+	}
+	for _, bad := range []string{"?workspace_id=", "?workspace_id=ws_1", "?workspace_id=wrkspc_", "?include_archived=maybe", "?limit=0", "?limit=1001", "?limit=x", "?page=forged"} {
+		field := strings.SplitN(strings.TrimPrefix(bad, "?"), "=", 2)[0]
+		tc.fails(http.MethodGet, tunnelsPath+bad, nil, 400, errInvalidRequest, field)
+	}
+	tc.list("?limit=1")
+	tc.list("?limit=1000")
+}
+
+func TestTunnelListTiesAndPages(t *testing.T) {
+	tc := newTunnelClient(t)
+	// Created in the same instant: the higher (later) ID comes first.
+	a, b, c := tc.create(nil), tc.create(nil), tc.create(nil)
+	var walked []string
+	page := ""
+	for i := 0; ; i++ {
+		p := tc.list("?include_archived=true&limit=2" + page)
+		if len(p.Data) == 0 || len(p.Data) > 2 {
+			t.Fatalf("page %d holds %d items", i, len(p.Data))
+		}
+		walked = append(walked, tunnelIDs(p.Data)...)
+		if p.NextPage == nil {
+			break
+		}
+		page = "&page=" + *p.NextPage
+	}
+	all := tunnelIDs(tc.list("?include_archived=true").Data)
+	if fmt.Sprint(walked) != fmt.Sprint(all) || len(all) != 7 {
+		t.Fatalf("walked %v, want %v", walked, all)
+	}
+	if all[0] != c.ID || all[1] != b.ID || all[2] != a.ID {
+		t.Fatalf("ties: list starts %v, want %s %s %s", all[:3], c.ID, b.ID, a.ID)
+	}
+	// A page token of the tunnel list is refused by a certificate list.
+	p := tc.list("?limit=1")
+	tc.fails(http.MethodGet, tunnelsPath+"/"+prodTunnel+"/certificates?page="+*p.NextPage, nil, 400, errInvalidRequest, "page")
+	// Exactly 20 by default.
+	for range 20 {
+		tc.create(nil)
+	}
+	if p := tc.list(""); len(p.Data) != 20 || p.NextPage == nil {
+		t.Fatalf("default page holds %d, next_page %v; want 20 and more", len(p.Data), p.NextPage)
+	}
+}
+
+func TestTunnelGetAndTenancy(t *testing.T) {
+	tc := newTunnelClient(t)
+	var tn Tunnel
+	tc.ok(http.MethodGet, tunnelsPath+"/"+researchTunel, nil, &tn)
+	if tn.WorkspaceID == nil || *tn.WorkspaceID != "wrkspc_01AcmeResearch0000000001" || tn.Type != "tunnel" || tn.Domain != "acme-research.tunnels.platformkit.test" {
+		t.Fatalf("tunnel = %+v", tn)
+	}
+	tc.ok(http.MethodGet, tunnelsPath+"/"+stagingTunnel, nil, &tn)
+	if tn.DisplayName != nil || tn.WorkspaceID != nil {
+		t.Fatalf("staging tunnel = %+v, want null display_name and workspace_id", tn)
+	}
+	// Another organization's tunnel answers exactly like an unknown one, on every route.
+	for _, id := range []string{globexTunnel, "tnl_nope"} {
+		for _, r := range [][2]string{
+			{http.MethodGet, ""}, {http.MethodPost, "/reveal_token"}, {http.MethodPost, "/rotate_token"},
+			{http.MethodPost, "/archive"}, {http.MethodGet, "/certificates"},
+			{http.MethodGet, "/certificates/tcrt_01GlobexOpsCA00000000001"},
+			{http.MethodPost, "/certificates/tcrt_01GlobexOpsCA00000000001/archive"},
+		} {
+			tc.fails(r[0], tunnelsPath+"/"+id+r[1], nil, 404, errNotFound, id)
+		}
+		tc.fails(http.MethodPost, tunnelsPath+"/"+id+"/certificates", map[string]string{"ca_certificate_pem": certgen.CA("x").PEM}, 404, errNotFound, id)
+	}
+	// The second organization sees its own tunnel, and not the first's.
+	tc.bearer = "test-bearer-token-2"
+	if got := tunnelIDs(tc.list("?include_archived=true").Data); fmt.Sprint(got) != fmt.Sprint([]string{globexTunnel}) {
+		t.Fatalf("second org lists %v", got)
+	}
+	tc.fails(http.MethodGet, tunnelsPath+"/"+prodTunnel, nil, 404, errNotFound)
+	// A certificate of one tunnel is not found under another of the same organization.
+	tc.bearer = "test-bearer-token"
+	tc.fails(http.MethodGet, tunnelsPath+"/"+researchTunel+"/certificates/tcrt_01AcmeProdBackupCA00000001", nil, 404, errNotFound)
+}
+
+func TestTunnelBetaHeaderRequired(t *testing.T) {
+	tc := newTunnelClient(t)
+	for _, beta := range []string{"", "managed-agents-2026-04-01", "mcp-tunnels-2026-05-18"} {
+		r := tc.do(http.MethodGet, tunnelsPath, nil, "vendor-beta", beta)
+		if r.status != 400 || !strings.Contains(r.errMessage(t), "mcp-tunnels-2026-05-19") {
+			t.Fatalf("beta %q: %d %s, want 400 naming the beta value", beta, r.status, r.body)
+		}
+	}
+	if r := tc.do(http.MethodGet, tunnelsPath, nil, "vendor-beta", "managed-agents-2026-04-01,mcp-tunnels-2026-05-19"); r.status != 200 {
+		t.Fatalf("with other betas too: %d %s", r.status, r.body)
+	}
+	// Reveal is refused without the beta value before anything is answered.
+	if r := tc.do(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/reveal_token", nil, "vendor-beta", ""); r.status != 400 || strings.Contains(string(r.body), "tnltok_") {
+		t.Fatalf("reveal without beta: %d %s", r.status, r.body)
+	}
+	if r := tc.do(http.MethodGet, tunnelsPath, nil, "Authorization", "", "X-Api-Key", "test-api-key"); r.status != 403 {
+		t.Fatalf("API key: %d, want 403", r.status)
+	}
+}
+
+func TestTunnelTokenRevealRotate(t *testing.T) {
+	tc := newTunnelClient(t)
+	reveal := func(id string) tunnelToken {
+		var tok tunnelToken
+		tc.ok(http.MethodPost, tunnelsPath+"/"+id+"/reveal_token", nil, &tok)
+		return tok
+	}
+	first := reveal(prodTunnel)
+	if len(first.ID) != len("ttkn_")+64 || strings.Trim(first.ID[5:], "0123456789abcdef") != "" || first.Type != "tunnel_token" {
+		t.Fatalf("token = %+v, want ttkn_ + 64 hex", first)
+	}
+	if again := reveal(prodTunnel); again != first {
+		t.Fatalf("second reveal = %+v, want %+v", again, first)
+	}
+	if other := reveal(researchTunel); other.ID == first.ID || other.TunnelToken == first.TunnelToken {
+		t.Fatal("two tunnels share a token")
+	}
+	if id, ok := tc.ts.Fake.TunnelForToken(first.TunnelToken); !ok || id != prodTunnel {
+		t.Fatalf("TunnelForToken(current) = %q %v", id, ok)
+	}
+	tc.ts.Fake.AdvanceClock(time.Hour)
+	var rotated tunnelToken
+	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", map[string]string{"reason": "key leaked in CI logs"}, &rotated)
+	if rotated.ID == first.ID || rotated.TunnelToken == first.TunnelToken {
+		t.Fatal("rotation kept the old token")
+	}
+	if got := reveal(prodTunnel); got != rotated {
+		t.Fatalf("reveal after rotate = %+v, want %+v", got, rotated)
+	}
+	if _, ok := tc.ts.Fake.TunnelForToken(first.TunnelToken); ok {
+		t.Fatal("the old token is still accepted after rotation")
+	}
+	// A body-less rotation (no Content-Type) and one with a null reason are fine too.
+	var third, fourth tunnelToken
+	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", nil, &third)
+	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", `{"reason":null}`, &fourth)
+	rots := tc.ts.Fake.TokenRotations(prodTunnel)
+	if len(rots) != 3 {
+		t.Fatalf("rotations = %+v", rots)
+	}
+	want := TokenRotation{TunnelID: prodTunnel, PreviousTokenID: first.ID, TokenID: rotated.ID, Reason: "key leaked in CI logs",
+		CredentialID: "wif_01AcmeWorkloadIdentity0001", RotatedAt: Epoch.Add(time.Hour)}
+	if rots[0] != want || rots[1].PreviousTokenID != rotated.ID || rots[1].TokenID != third.ID || rots[1].Reason != "" || rots[2].TokenID != fourth.ID {
+		t.Fatalf("rotations = %+v, want first %+v", rots, want)
+	}
+	if len(tc.ts.Fake.TokenRotations(researchTunel)) != 0 {
+		t.Fatal("rotations leak across tunnels")
+	}
+	// Bad bodies are refused and change nothing.
+	for _, bad := range []struct{ body, field string }{{`{"reason": 5}`, "reason"}, {`{"why": "x"}`, "why"}, {`[1]`, ""}, {`{`, "JSON"}} {
+		tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", bad.body, 400, errInvalidRequest, bad.field)
+	}
+	if got := reveal(prodTunnel); got != fourth || len(tc.ts.Fake.TokenRotations(prodTunnel)) != 3 {
+		t.Fatal("a rejected rotation changed the token")
+	}
+}
+
+func TestTunnelTokenDeterministic(t *testing.T) {
+	a, b := newTunnelClient(t), newTunnelClient(t)
+	var ta, tb tunnelToken
+	a.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", nil, &ta)
+	b.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", nil, &tb)
+	if ta != tb {
+		t.Fatal("the same requests against two servers gave different tokens")
+	}
+}
+
+func TestTunnelArchive(t *testing.T) {
+	tc := newTunnelClient(t)
+	var tok tunnelToken
+	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/reveal_token", nil, &tok)
+	tc.ts.Fake.AdvanceClock(time.Minute)
+	var archived Tunnel
+	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/archive", nil, &archived)
+	now := Epoch.Add(time.Minute)
+	if archived.ArchivedAt == nil || !archived.ArchivedAt.Equal(now) {
+		t.Fatalf("archived_at = %v, want %v", archived.ArchivedAt, now)
+	}
+	// Every certificate that was not archived is archived in the same operation; the one
+	// archived before keeps its time.
+	var certs tokenPage[tunnelCertificate]
+	tc.ok(http.MethodGet, tunnelsPath+"/"+prodTunnel+"/certificates?include_archived=true", nil, &certs)
+	if len(certs.Data) != 3 {
+		t.Fatalf("certificates = %v", certIDs(certs.Data))
+	}
+	for _, c := range certs.Data {
+		wantAt := now
+		if c.ID == "tcrt_01AcmeProdRootCA2024000001" {
+			wantAt = time.Date(2025, 9, 2, 8, 0, 0, 0, time.UTC)
+		}
+		if c.ArchivedAt == nil || !c.ArchivedAt.Equal(wantAt) {
+			t.Errorf("certificate %s archived_at = %v, want %v", c.ID, c.ArchivedAt, wantAt)
+		}
+	}
+	tc.ok(http.MethodGet, tunnelsPath+"/"+prodTunnel+"/certificates", nil, &certs)
+	if len(certs.Data) != 0 {
+		t.Fatalf("active certificates after archive: %v", certIDs(certs.Data))
+	}
+	if _, ok := tc.ts.Fake.TunnelForToken(tok.TunnelToken); ok {
+		t.Fatal("the token of an archived tunnel is still accepted")
+	}
+	// A retry later answers the record unchanged.
+	tc.ts.Fake.AdvanceClock(time.Hour)
+	var again Tunnel
+	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/archive", nil, &again)
+	if !sameJSON(again, archived) {
+		t.Fatalf("retry = %+v, want %+v", again, archived)
+	}
+	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/reveal_token", nil, 400, errInvalidRequest, "archived")
+	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", map[string]string{"reason": "x"}, 400, errInvalidRequest, "archived")
+	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/certificates", map[string]string{"ca_certificate_pem": certgen.CA("late").PEM}, 400, errInvalidRequest, "archived")
+	if len(tc.ts.Fake.TokenRotations(prodTunnel)) != 0 {
+		t.Fatal("a refused rotation was recorded")
+	}
+	// Still readable, and listed only with include_archived.
+	tc.ok(http.MethodGet, tunnelsPath+"/"+prodTunnel, nil, &again)
+	for _, id := range tunnelIDs(tc.list("").Data) {
+		if id == prodTunnel {
+			t.Fatal("archived tunnel listed without include_archived")
+		}
+	}
+}
+
+func TestTunnelDomainsNeverReused(t *testing.T) {
+	tc := newTunnelClient(t)
+	seen := map[string]string{}
+	for _, tn := range tc.list("?include_archived=true").Data {
+		seen[tn.Domain] = tn.ID
+	}
+	for i := range 30 {
+		tn := tc.create(map[string]any{"display_name": fmt.Sprintf("scratch %d", i)})
+		if prev, dup := seen[tn.Domain]; dup {
+			t.Fatalf("domain %s of %s was %s's", tn.Domain, tn.ID, prev)
+		}
+		seen[tn.Domain] = tn.ID
+		if i%2 == 0 {
+			tc.ok(http.MethodPost, tunnelsPath+"/"+tn.ID+"/archive", nil, nil)
+		}
+	}
+	// A custom data set whose fixture domains look like generated ones is skipped over.
+	s := New()
+	st := s.tunnels(s.state())
+	st.domains["t1"+domainSuffix] = true
+	if tn, err := s.CreateTunnel(TunnelOptions{}); err != nil || tn.Domain != "t2"+domainSuffix {
+		t.Fatalf("CreateTunnel = %+v, %v; want the domain after the taken one", tn, err)
+	}
+}
+
+func TestTunnelControlCreate(t *testing.T) {
+	tc := newTunnelClient(t)
+	tn := tc.create(map[string]any{"organization_id": "9a8b7c6d-1e2f-4a3b-8c4d-5e6f7a8b9c0d", "workspace_id": "wrkspc_01GlobexOps000000000001", "display_name": strings.Repeat("é", 255)})
+	if tn.Type != "tunnel" || tn.ArchivedAt != nil || !tn.CreatedAt.Equal(Epoch) || *tn.WorkspaceID != "wrkspc_01GlobexOps000000000001" {
+		t.Fatalf("tunnel = %+v", tn)
+	}
+	tc.fails(http.MethodGet, tunnelsPath+"/"+tn.ID, nil, 404, errNotFound)
+	tc.bearer = "test-bearer-token-2"
+	tc.ok(http.MethodGet, tunnelsPath+"/"+tn.ID, nil, nil)
+	for _, bad := range []struct {
+		body  string
+		field string
+	}{
+		{`{"organization_id": "org_nope"}`, "organization_id"},
+		{`{"workspace_id": "default"}`, "workspace_id"},
+		{`{"display_name": ""}`, "display_name"},
+		{fmt.Sprintf(`{"display_name": %q}`, strings.Repeat("x", 256)), "display_name"},
+		{`{"display_name": 7}`, "display_name"},
+		{`{"name": "x"}`, "name"},
+	} {
+		tc.fails(http.MethodPost, "/_fake/tunnels", bad.body, 400, errInvalidRequest, bad.field)
+	}
+	if n := len(tc.list("?include_archived=true").Data); n != 2 {
+		t.Fatalf("rejected creates changed the list: %d tunnels", n)
+	}
+}
+
+func TestTunnelCertificates(t *testing.T) {
+	tc := newTunnelClient(t)
+	tn := tc.create(nil)
+	base := tunnelsPath + "/" + tn.ID + "/certificates"
+	ca := certgen.New(certgen.Options{CommonName: "gateway CA", IsCA: true, NotAfter: time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)})
+	var c1 tunnelCertificate
+	tc.ok(http.MethodPost, base, map[string]string{"ca_certificate_pem": ca.PEM}, &c1)
+	if c1.Fingerprint != ca.Fingerprint() || c1.ExpiresAt == nil || !c1.ExpiresAt.Equal(time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)) ||
+		c1.TunnelID != tn.ID || c1.ArchivedAt != nil || !c1.CreatedAt.Equal(Epoch) || c1.Type != "tunnel_certificate" {
+		t.Fatalf("certificate = %+v", c1)
+	}
+	var got tunnelCertificate
+	tc.ok(http.MethodGet, base+"/"+c1.ID, nil, &got)
+	if !sameJSON(got, c1) {
+		t.Fatalf("get = %+v, want %+v", got, c1)
+	}
+	// A certificate that never expires (RFC 5280's 99991231235959Z) has a null expires_at.
+	forever := certgen.New(certgen.Options{CommonName: "forever", IsCA: true, NotAfter: noExpiry})
+	var c2 tunnelCertificate
+	tc.ts.Fake.AdvanceClock(time.Second)
+	tc.ok(http.MethodPost, base, map[string]string{"ca_certificate_pem": forever.PEM}, &c2)
+	if c2.ExpiresAt != nil {
+		t.Fatalf("expires_at = %v, want null", c2.ExpiresAt)
+	}
+	// The third non-archived one is refused and changes nothing.
+	tc.fails(http.MethodPost, base, map[string]string{"ca_certificate_pem": certgen.CA("third").PEM}, 400, errInvalidRequest, "2", "archive")
+	var page tokenPage[tunnelCertificate]
+	tc.ok(http.MethodGet, base, nil, &page)
+	if fmt.Sprint(certIDs(page.Data)) != fmt.Sprint([]string{c2.ID, c1.ID}) || page.NextPage != nil {
+		t.Fatalf("list = %v, want newest first %s %s", certIDs(page.Data), c2.ID, c1.ID)
+	}
+	// Archiving one frees a slot; archiving again answers it unchanged.
+	tc.ts.Fake.AdvanceClock(time.Second)
+	var a1, a2 tunnelCertificate
+	tc.ok(http.MethodPost, base+"/"+c1.ID+"/archive", nil, &a1)
+	tc.ts.Fake.AdvanceClock(time.Second)
+	tc.ok(http.MethodPost, base+"/"+c1.ID+"/archive", nil, &a2)
+	if a1.ArchivedAt == nil || !a1.ArchivedAt.Equal(Epoch.Add(2*time.Second)) || !sameJSON(a1, a2) {
+		t.Fatalf("archive = %+v, retry = %+v", a1, a2)
+	}
+	var c3 tunnelCertificate
+	tc.ok(http.MethodPost, base, map[string]string{"ca_certificate_pem": certgen.CA("third").PEM}, &c3)
+	// Archiving the last ones is allowed.
+	tc.ok(http.MethodPost, base+"/"+c2.ID+"/archive", nil, nil)
+	tc.ok(http.MethodPost, base+"/"+c3.ID+"/archive", nil, nil)
+	tc.ok(http.MethodGet, base, nil, &page)
+	if len(page.Data) != 0 || page.NextPage != nil {
+		t.Fatalf("active list = %v", certIDs(page.Data))
+	}
+	tc.ok(http.MethodGet, base+"?include_archived=true&limit=2", nil, &page)
+	if fmt.Sprint(certIDs(page.Data)) != fmt.Sprint([]string{c3.ID, c2.ID}) || page.NextPage == nil {
+		t.Fatalf("first page = %v", certIDs(page.Data))
+	}
+	tc.ok(http.MethodGet, base+"?include_archived=true&limit=2&page="+*page.NextPage, nil, &page)
+	if fmt.Sprint(certIDs(page.Data)) != fmt.Sprint([]string{c1.ID}) || page.NextPage != nil {
+		t.Fatalf("second page = %v", certIDs(page.Data))
+	}
+	for _, bad := range []string{"?limit=0", "?limit=1001", "?include_archived=yes", "?page=abc"} {
+		tc.fails(http.MethodGet, base+bad, nil, 400, errInvalidRequest, strings.SplitN(bad[1:], "=", 2)[0])
+	}
+	tc.fails(http.MethodGet, base+"/tcrt_nope", nil, 404, errNotFound, "tcrt_nope")
+	tc.fails(http.MethodPost, base+"/tcrt_nope/archive", nil, 404, errNotFound, "tcrt_nope")
+}
+
+func TestTunnelCertificateValidation(t *testing.T) {
+	tc := newTunnelClient(t)
+	tn := tc.create(nil)
+	base := tunnelsPath + "/" + tn.ID + "/certificates"
+	ca, leaf := certgen.CA("ca"), certgen.New(certgen.Options{CommonName: "leaf"})
+	pad := func(n int) string { // a valid CA PEM padded with explanatory text to n bytes
+		return strings.Repeat("#", n-len(ca.PEM)-1) + "\n" + ca.PEM
+	}
+	rsaKey := "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n"
+	for _, bad := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"missing", `{}`, []string{"ca_certificate_pem", "required"}},
+		{"empty", `{"ca_certificate_pem": ""}`, []string{"ca_certificate_pem"}},
+		{"not a string", `{"ca_certificate_pem": 1}`, []string{"ca_certificate_pem"}},
+		{"unknown field", `{"ca_certificate_pem": "x", "name": "y"}`, []string{"name"}},
+		{"over 8 KB", jsonBody(pad(8193)), []string{"ca_certificate_pem", "8192", "8193"}},
+		{"PKCS#8 key after the certificate", jsonBody(ca.PEM + ca.KeyPEM), []string{"private-key"}},
+		{"RSA key only", jsonBody(rsaKey), []string{"private-key"}},
+		{"EC key", jsonBody(strings.ReplaceAll(ca.KeyPEM, "PRIVATE KEY", "EC PRIVATE KEY") + ca.PEM), []string{"private-key"}},
+		{"encrypted key", jsonBody(ca.PEM + strings.ReplaceAll(ca.KeyPEM, "PRIVATE KEY", "ENCRYPTED PRIVATE KEY")), []string{"private-key"}},
+		{"two certificates", jsonBody(ca.PEM + certgen.CA("other").PEM), []string{"2 CERTIFICATE blocks", "exactly one"}},
+		{"not PEM", jsonBody("hello"), []string{"no PEM CERTIFICATE block"}},
+		{"other block", jsonBody("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"), []string{`"PUBLIC KEY"`}},
+		{"garbage DER", jsonBody("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"), []string{"not a valid X.509"}},
+		{"not a CA", jsonBody(leaf.PEM), []string{"not a CA certificate"}},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			tc.t = t
+			tc.fails(http.MethodPost, base, bad.body, 400, errInvalidRequest, bad.want...)
+		})
+	}
+	tc.t = t
+	var page tokenPage[tunnelCertificate]
+	tc.ok(http.MethodGet, base+"?include_archived=true", nil, &page)
+	if len(page.Data) != 0 {
+		t.Fatal("a rejected certificate was stored")
+	}
+	var at tunnelCertificate
+	tc.ok(http.MethodPost, base, jsonBody(pad(8192)), &at)
+	if at.Fingerprint != ca.Fingerprint() {
+		t.Fatal("the padded certificate's fingerprint differs")
+	}
+	// An expired CA certificate is accepted; its expires_at says so (gaps §9 does not refuse it).
+	old := certgen.New(certgen.Options{CommonName: "old", IsCA: true, NotAfter: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
+	tc.ok(http.MethodPost, base, jsonBody(old.PEM), &at)
+	if !at.ExpiresAt.Equal(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("expires_at = %v", at.ExpiresAt)
+	}
+}
+
+// sameJSON reports whether a and b marshal to the same JSON: records hold pointers.
+func sameJSON(a, b any) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+func jsonBody(pemText string) string {
+	b, _ := json.Marshal(map[string]string{"ca_certificate_pem": pemText})
+	return string(b)
+}
+
+// TestTunnelTokenSecrecy proves spec 5 rule 2: the token value is answered by reveal_token and
+// rotate_token and by nothing else: no other response (headers or body), no error, no log line.
+func TestTunnelTokenSecrecy(t *testing.T) {
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{&logMu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	tc := newTunnelClient(t, WithLogger(logger))
+	var tokens []string
+	grab := func(method, path string, body any) {
+		var tok tunnelToken
+		tc.ok(method, path, body, &tok)
+		tokens = append(tokens, tok.TunnelToken)
+	}
+	tn := tc.create(map[string]string{"display_name": "secrecy"})
+	for _, id := range []string{prodTunnel, tn.ID} {
+		grab(http.MethodPost, tunnelsPath+"/"+id+"/reveal_token", nil)
+		grab(http.MethodPost, tunnelsPath+"/"+id+"/rotate_token", map[string]string{"reason": "secrecy test"})
+		grab(http.MethodPost, tunnelsPath+"/"+id+"/reveal_token", nil)
+	}
+	// Every other operation, successful or not, including ones whose body carries a token. (A
+	// client that puts a token into a URL leaks it itself: paths are logged, and a 404 names the ID.)
+	base := tunnelsPath + "/" + tn.ID
+	tc.do(http.MethodGet, tunnelsPath+"?include_archived=true", nil)
+	tc.do(http.MethodGet, base, nil)
+	tc.do(http.MethodPost, base+"/certificates", jsonBody(certgen.CA("s").PEM))
+	tc.do(http.MethodPost, base+"/certificates", jsonBody(tokens[0]))
+	tc.do(http.MethodGet, base+"/certificates?include_archived=true", nil)
+	tc.do(http.MethodPost, base+"/rotate_token", map[string]any{"reason": 1, "tunnel_token": tokens[0]})
+	tc.do(http.MethodPost, "/_fake/tunnels/token_check", map[string]string{"tunnel_token": tokens[len(tokens)-1]})
+	tc.do(http.MethodPost, "/_fake/tunnels/token_check", map[string]string{"tunnel_token": tokens[0]})
+	tc.do(http.MethodPost, base+"/archive", nil)
+	tc.do(http.MethodPost, base+"/archive", nil)
+	tc.do(http.MethodPost, base+"/reveal_token", nil)
+	tc.do(http.MethodPost, base+"/rotate_token", nil)
+	for _, tok := range tokens {
+		if tok == "" {
+			t.Fatal("an empty token")
+		}
+		for _, r := range tc.seen {
+			isTokenOp := strings.HasSuffix(r.path, "/reveal_token") || strings.HasSuffix(r.path, "/rotate_token")
+			if strings.Contains(r.body, tok) && !(isTokenOp && strings.Contains(r.body, `"type":"tunnel_token"`)) {
+				t.Errorf("%s %s answered a token: %s", r.method, r.path, r.body)
+			}
+		}
+		logMu.Lock()
+		if strings.Contains(logs.String(), tok) {
+			t.Errorf("the log holds a token")
+		}
+		logMu.Unlock()
+		for _, r := range tc.ts.Fake.TokenRotations(prodTunnel) {
+			if strings.Contains(fmt.Sprintf("%+v", r), tok) {
+				t.Errorf("a rotation record holds a token: %+v", r)
+			}
+		}
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if !strings.Contains(logs.String(), "reveal_token") {
+		t.Fatal("the logger saw no requests; the log check proves nothing")
+	}
+}
+
+// lockedWriter serializes the log writes of concurrent requests.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func TestTunnelTokenCheckControl(t *testing.T) {
+	tc := newTunnelClient(t)
+	var tok tunnelToken
+	tc.ok(http.MethodPost, tunnelsPath+"/"+researchTunel+"/reveal_token", nil, &tok)
+	check := func(token string) (accepted bool, id *string) {
+		var r struct {
+			Accepted bool    `json:"accepted"`
+			TunnelID *string `json:"tunnel_id"`
+		}
+		tc.ok(http.MethodPost, "/_fake/tunnels/token_check", map[string]string{"tunnel_token": token}, &r)
+		return r.Accepted, r.TunnelID
+	}
+	if ok, id := check(tok.TunnelToken); !ok || *id != researchTunel {
+		t.Fatalf("current token: %v %v", ok, id)
+	}
+	if ok, id := check("tnltok_nope"); ok || id != nil {
+		t.Fatal("an unknown token is accepted")
+	}
+	tc.fails(http.MethodPost, "/_fake/tunnels/token_check", `{}`, 400, errInvalidRequest, "tunnel_token")
+}
+
+// TestTunnelConcurrency hammers one tunnel with rotations, reveals, certificate creates and
+// archives, and lists; run with -race. The cap of two active certificates must hold throughout.
+func TestTunnelConcurrency(t *testing.T) {
+	tc := newTunnelClient(t)
+	tn := tc.create(nil)
+	base := tunnelsPath + "/" + tn.ID
+	pems := make([]string, 8)
+	for i := range pems {
+		pems[i] = jsonBody(certgen.CA(fmt.Sprint(i)).PEM)
+	}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				tc.do(http.MethodPost, base+"/rotate_token", nil)
+				tc.do(http.MethodPost, base+"/reveal_token", nil)
+				r := tc.do(http.MethodPost, base+"/certificates", pems[w])
+				var c tunnelCertificate
+				if r.status == 200 && json.Unmarshal(r.body, &c) == nil {
+					tc.do(http.MethodPost, base+"/certificates/"+c.ID+"/archive", nil)
+				}
+				tc.do(http.MethodGet, tunnelsPath, nil)
+				tc.do(http.MethodGet, base+"/certificates", nil)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(tc.ts.Fake.TokenRotations(tn.ID)); n != 80 {
+		t.Fatalf("rotations = %d, want 80", n)
+	}
+	var page tokenPage[tunnelCertificate]
+	tc.ok(http.MethodGet, base+"/certificates", nil, &page)
+	if len(page.Data) != 0 {
+		t.Fatalf("certificates left active: %v", certIDs(page.Data))
+	}
+}
