@@ -130,6 +130,16 @@ func archivedTunnel(t *T) string {
 	return id
 }
 
+// expectQueryRefused requires each value of the query parameter to be refused with 400
+// invalid_request_error naming the parameter.
+func expectQueryRefused(t *T, path, param string, values ...string) {
+	for _, v := range values {
+		resp := t.Do(Request{Area: Tunnels, Path: path, Query: url.Values{param: {v}}})
+		t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+		t.Expect(resp.Get("error.message").String()).To(ContainSubstring(param), "%s=%q", param, v)
+	}
+}
+
 // tokenAccepted asks the fake whether a new connection with the token would be accepted.
 func tokenAccepted(t *T, token string) bool {
 	return t.Control(http.MethodPost, "/_fake/tunnels/token_check", map[string]string{"tunnel_token": token}).Get("accepted").Bool()
@@ -213,11 +223,7 @@ func tunnelListChecks() []Check {
 		{ID: "tunnels/list-workspace-filter-invalid", Clause: "4.9", Labels: []Label{Tunnels, Extension},
 			Title: "a workspace_id that is not a wrkspc_ ID is refused with 400 naming workspace_id",
 			Run: func(t *T) {
-				for _, bad := range []string{"", "default", "ws_123", "org_01AcmeCorporation00000001"} {
-					resp := t.Do(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"workspace_id": {bad}}})
-					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("workspace_id"))
-				}
+				expectQueryRefused(t, tunnelsPath, "workspace_id", "", "default", "ws_123", "org_01AcmeCorporation00000001")
 			}},
 		{ID: "tunnels/list-pages-complete", Clause: "2.1", Labels: []Label{Tunnels},
 			Title: "paging with next_page at every page size returns each tunnel exactly once, in order, and the last page has next_page null",
@@ -243,22 +249,14 @@ func tunnelListChecks() []Check {
 		{ID: "tunnels/list-limit-range", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "a limit outside 1 to 1000 is refused with 400 naming limit",
 			Run: func(t *T) {
-				for _, bad := range []string{"0", "1001", "-1", "ten"} {
-					resp := t.Do(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {bad}}})
-					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("limit"))
-				}
+				expectQueryRefused(t, tunnelsPath, "limit", "0", "1001", "-1", "ten")
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1"}}, Schema: "tunnels/tunnel_list"})
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1000"}}, Schema: "tunnels/tunnel_list"})
 			}},
 		{ID: "tunnels/list-page-token-forged", Clause: "gaps §3", Labels: []Label{Tunnels, Extension},
 			Title: "a forged or malformed page token is refused with 400 naming page",
 			Run: func(t *T) {
-				for _, bad := range []string{"not-a-token", "eyJzIjoidHVubmVscyJ9.AAAA"} {
-					resp := t.Do(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"page": {bad}}})
-					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("page"))
-				}
+				expectQueryRefused(t, tunnelsPath, "page", "not-a-token", "eyJzIjoidHVubmVscyJ9.AAAA")
 			}},
 		{ID: "tunnels/get-each-listed", Clause: "4.9", Labels: []Label{Tunnels},
 			Title: "every listed tunnel, archived or not, can be read by its ID and reads the same as in the list",
@@ -590,11 +588,7 @@ func tunnelCertificateChecks() []Check {
 			Title: "a certificate list limit outside 1 to 1000 is refused with 400 naming limit",
 			Run: func(t *T) {
 				id := anyTunnel(t)
-				for _, bad := range []string{"0", "1001"} {
-					resp := t.Do(Request{Area: Tunnels, Path: certPath(id), Query: url.Values{"limit": {bad}}})
-					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("limit"))
-				}
+				expectQueryRefused(t, certPath(id), "limit", "0", "1001", "-1", "ten")
 				t.OK(Request{Area: Tunnels, Path: certPath(id), Query: url.Values{"limit": {"1"}}, Schema: "tunnels/certificate_list"})
 			}},
 		{ID: "tunnels/certificate-list-pages", Clause: "4.9", Labels: []Label{Tunnels},

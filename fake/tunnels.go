@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -127,17 +128,20 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 	if _, err := readFixture(fsys, "tunnels.json", &file); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
+	seen := map[string]bool{}    // tunnel and certificate IDs
+	domains := map[string]bool{} // lower case: host names do not distinguish case
 	for _, ft := range file.Tunnels {
 		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.orgByID(ft.OrganizationID)}
 		t.Type = "tunnel"
 		switch {
 		case t.org == nil:
 			return fmt.Errorf("tunnels.json: tunnel %s names unknown organization %s", t.ID, ft.OrganizationID)
-		case seen[t.ID] || seen[t.Domain]:
-			return fmt.Errorf("tunnels.json: tunnel %s: its ID or domain %s is used twice", t.ID, t.Domain)
+		case seen[t.ID]:
+			return fmt.Errorf("tunnels.json: tunnel ID %s is used twice", t.ID)
+		case domains[strings.ToLower(t.Domain)]:
+			return fmt.Errorf("tunnels.json: tunnel %s: domain %s is used twice; domains are never shared or reused", t.ID, t.Domain)
 		}
-		seen[t.ID], seen[t.Domain] = true, true
+		seen[t.ID], domains[strings.ToLower(t.Domain)] = true, true
 		active := 0
 		for _, fc := range ft.Certificates {
 			cc, err := parseCACertificate(fc.CACertificatePEM)
@@ -184,7 +188,7 @@ func (st *tunnelStore) insert(rec *tunnelRec) {
 	i, _ := slices.BinarySearchFunc(st.list, rec, func(a, b *tunnelRec) int { return newestFirst(tunnelRecKey(a), tunnelRecKey(b)) })
 	st.list = slices.Insert(st.list, i, rec)
 	st.byID[rec.ID] = rec
-	st.domains[rec.Domain] = true
+	st.domains[strings.ToLower(rec.Domain)] = true
 }
 
 // newDomain allocates a hostname no tunnel of this server has had, archived or not.
@@ -231,7 +235,9 @@ func currentToken(tunnelID string, n int) tunnelToken {
 	}
 }
 
-func (s *Server) getTunnel(c *call) (any, error) {
+// withTunnel runs f on the caller's tunnel of the path with the store locked. f must not block.
+// Another organization's tunnel, like an unknown ID, is a 404.
+func (s *Server) withTunnel(c *call, f func(st *tunnelStore, rec *tunnelRec) (any, error)) (any, error) {
 	st := s.tunnels(c.st)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -239,15 +245,45 @@ func (s *Server) getTunnel(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rec.Tunnel, nil
+	return f(st, rec)
+}
+
+// live refuses an operation on an archived tunnel (gaps §9): archival is irreversible and
+// invalidates the token.
+func (t *tunnelRec) live(refusal string) error {
+	if t.archived() {
+		return invalid("tunnel %s is archived: %s", t.ID, refusal)
+	}
+	return nil
+}
+
+func (s *Server) getTunnel(c *call) (any, error) {
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.Tunnel, nil })
+}
+
+// archivedListQuery is what both lists of the area take: include_archived, limit (gaps §9:
+// default 20, at most 1000) and page, a token of the list named scope.
+type archivedListQuery struct {
+	includeArchived bool
+	limit           int
+	scope           string
+	after           *listKey
+}
+
+func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) {
+	q.scope = scope
+	if q.includeArchived, err = c.queryBool("include_archived", false); err != nil {
+		return q, err
+	}
+	if q.limit, _, err = c.queryInt("limit", 20, 1, 1000); err != nil {
+		return q, err
+	}
+	q.after, err = c.pageToken(scope)
+	return q, err
 }
 
 func (s *Server) listTunnels(c *call) (any, error) {
-	includeArchived, err := c.queryBool("include_archived", false)
-	if err != nil {
-		return nil, err
-	}
-	limit, _, err := c.queryInt("limit", 20, 1, 1000)
+	q, err := c.archivedListQuery("tunnels:" + c.org.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -255,37 +291,27 @@ func (s *Server) listTunnels(c *call) (any, error) {
 	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
 		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %q", workspace)
 	}
-	scope := "tunnels:" + c.org.ID
-	after, err := c.pageToken(scope)
-	if err != nil {
-		return nil, err
-	}
 	st := s.tunnels(c.st)
 	st.mu.Lock()
 	var matched []Tunnel
 	for _, rec := range st.list {
-		if rec.org != c.org || (rec.archived() && !includeArchived) ||
+		if rec.org != c.org || (rec.archived() && !q.includeArchived) ||
 			(filterWorkspace && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
 			continue
 		}
 		matched = append(matched, rec.Tunnel)
 	}
 	st.mu.Unlock()
-	return pageByToken(matched, tunnelKey, newestFirst, scope, after, limit), nil
+	return pageByToken(matched, tunnelKey, newestFirst, q.scope, q.after, q.limit), nil
 }
 
 func (s *Server) revealTunnelToken(c *call) (any, error) {
-	st := s.tunnels(c.st)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	rec, err := st.find(c.org, c.Param("tunnel_id"))
-	if err != nil {
-		return nil, err
-	}
-	if rec.archived() {
-		return nil, invalid("tunnel %s is archived: its token was invalidated and can no longer be revealed", rec.ID)
-	}
-	return currentToken(rec.ID, rec.rotations), nil
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		if err := rec.live("its token was invalidated and can no longer be revealed"); err != nil {
+			return nil, err
+		}
+		return currentToken(rec.ID, rec.rotations), nil
+	})
 }
 
 func (s *Server) rotateTunnelToken(c *call) (any, error) {
@@ -295,47 +321,37 @@ func (s *Server) rotateTunnelToken(c *call) (any, error) {
 	if err := c.bindTunnelRequest("tunnels/rotate_token_request", &req); err != nil {
 		return nil, err
 	}
-	st := s.tunnels(c.st)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	rec, err := st.find(c.org, c.Param("tunnel_id"))
-	if err != nil {
-		return nil, err
-	}
-	if rec.archived() {
-		return nil, invalid("tunnel %s is archived: its token cannot be rotated", rec.ID)
-	}
-	prev := currentToken(rec.ID, rec.rotations)
-	rec.rotations++
-	next := currentToken(rec.ID, rec.rotations)
-	r := TokenRotation{TunnelID: rec.ID, PreviousTokenID: prev.ID, TokenID: next.ID, CredentialID: c.cred.ID, RotatedAt: s.clock.Now()}
-	if req.Reason != nil {
-		r.Reason = *req.Reason
-	}
-	st.rotationLog = append(st.rotationLog, r)
-	return next, nil
+	return s.withTunnel(c, func(st *tunnelStore, rec *tunnelRec) (any, error) {
+		if err := rec.live("its token cannot be rotated"); err != nil {
+			return nil, err
+		}
+		prev := currentToken(rec.ID, rec.rotations)
+		rec.rotations++
+		next := currentToken(rec.ID, rec.rotations)
+		r := TokenRotation{TunnelID: rec.ID, PreviousTokenID: prev.ID, TokenID: next.ID, CredentialID: c.cred.ID, RotatedAt: s.clock.Now()}
+		if req.Reason != nil {
+			r.Reason = *req.Reason
+		}
+		st.rotationLog = append(st.rotationLog, r)
+		return next, nil
+	})
 }
 
 func (s *Server) archiveTunnel(c *call) (any, error) {
-	st := s.tunnels(c.st)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	rec, err := st.find(c.org, c.Param("tunnel_id"))
-	if err != nil {
-		return nil, err
-	}
-	if rec.archived() {
-		return rec.Tunnel, nil // a retry: the record unchanged (spec 3.3, 7)
-	}
-	// One instant for the tunnel and the certificates it cascades to: the same operation.
-	now := s.clock.Now()
-	rec.ArchivedAt = &now
-	for _, cert := range rec.certs {
-		if !cert.archived() {
-			cert.ArchivedAt = &now
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		if rec.archived() {
+			return rec.Tunnel, nil // a retry: the record unchanged (spec 3.3, 7)
 		}
-	}
-	return rec.Tunnel, nil
+		// One instant for the tunnel and the certificates it cascades to: the same operation.
+		now := s.clock.Now()
+		rec.ArchivedAt = &now
+		for _, cert := range rec.certs {
+			if !cert.archived() {
+				cert.ArchivedAt = &now
+			}
+		}
+		return rec.Tunnel, nil
+	})
 }
 
 func (s *Server) createTunnelCertificate(c *call) (any, error) {
@@ -349,105 +365,72 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := s.tunnels(c.st)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	rec, err := st.find(c.org, c.Param("tunnel_id"))
-	if err != nil {
-		return nil, err
-	}
-	if rec.archived() {
-		return nil, invalid("tunnel %s is archived: certificates cannot be added to it", rec.ID)
-	}
-	active := 0
-	for _, cert := range rec.certs {
-		if !cert.archived() {
-			active++
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		if err := rec.live("certificates cannot be added to it"); err != nil {
+			return nil, err
 		}
-	}
-	if active >= maxActiveCerts {
-		return nil, invalid("tunnel %s already has %d non-archived certificates, the most allowed; archive one before adding another", rec.ID, active)
-	}
-	cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
-		Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate"}
-	rec.certs = append(rec.certs, cert)
-	return *cert, nil
+		active := 0
+		for _, cert := range rec.certs {
+			if !cert.archived() {
+				active++
+			}
+		}
+		if active >= maxActiveCerts {
+			return nil, invalid("tunnel %s already has %d non-archived certificates, the most allowed; archive one before adding another", rec.ID, active)
+		}
+		cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
+			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate"}
+		rec.certs = append(rec.certs, cert)
+		return *cert, nil
+	})
 }
 
-// findCertificate returns a certificate of the caller's tunnel; a certificate of another tunnel
-// is not found. Call with st.mu held.
-func (st *tunnelStore) findCertificate(c *call) (*tunnelCertificate, error) {
-	rec, err := st.find(c.org, c.Param("tunnel_id"))
-	if err != nil {
-		return nil, err
-	}
-	id := c.Param("certificate_id")
-	for _, cert := range rec.certs {
-		if cert.ID == id {
-			return cert, nil
+// withCertificate runs f on the certificate of the path, of the caller's tunnel of the path, with
+// the store locked; a certificate of another tunnel is not found.
+func (s *Server) withCertificate(c *call, f func(cert *tunnelCertificate) any) (any, error) {
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		id := c.Param("certificate_id")
+		for _, cert := range rec.certs {
+			if cert.ID == id {
+				return f(cert), nil
+			}
 		}
-	}
-	return nil, notFound("tunnel certificate", id)
+		return nil, notFound("tunnel certificate", id)
+	})
 }
 
 func (s *Server) getTunnelCertificate(c *call) (any, error) {
-	st := s.tunnels(c.st)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	cert, err := st.findCertificate(c)
-	if err != nil {
-		return nil, err
-	}
-	return *cert, nil
+	return s.withCertificate(c, func(cert *tunnelCertificate) any { return *cert })
 }
 
 func (s *Server) listTunnelCertificates(c *call) (any, error) {
-	includeArchived, err := c.queryBool("include_archived", false)
+	q, err := c.archivedListQuery("tunnel_certificates:" + c.Param("tunnel_id"))
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := c.queryInt("limit", 20, 1, 1000)
-	if err != nil {
-		return nil, err
-	}
-	tunnelID := c.Param("tunnel_id")
-	scope := "tunnel_certificates:" + tunnelID
-	after, err := c.pageToken(scope)
-	if err != nil {
-		return nil, err
-	}
-	st := s.tunnels(c.st)
-	st.mu.Lock()
-	rec, err := st.find(c.org, tunnelID)
 	var matched []tunnelCertificate
-	if err == nil {
+	if _, err := s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		for _, cert := range rec.certs {
-			if includeArchived || !cert.archived() {
+			if q.includeArchived || !cert.archived() {
 				matched = append(matched, *cert)
 			}
 		}
-	}
-	st.mu.Unlock()
-	if err != nil {
+		return nil, nil
+	}); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(matched, func(a, b tunnelCertificate) int { return newestFirst(certificateKey(a), certificateKey(b)) })
-	return pageByToken(matched, certificateKey, newestFirst, scope, after, limit), nil
+	return pageByToken(matched, certificateKey, newestFirst, q.scope, q.after, q.limit), nil
 }
 
 func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
-	st := s.tunnels(c.st)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	cert, err := st.findCertificate(c)
-	if err != nil {
-		return nil, err
-	}
-	if !cert.archived() {
-		now := s.clock.Now()
-		cert.ArchivedAt = &now
-	}
-	return *cert, nil
+	return s.withCertificate(c, func(cert *tunnelCertificate) any {
+		if !cert.archived() { // archiving again answers the record unchanged (gaps §9)
+			now := s.clock.Now()
+			cert.ArchivedAt = &now
+		}
+		return *cert
+	})
 }
 
 // bindTunnelRequest reads a JSON object body (an empty body is an empty object, gaps §2), checks
