@@ -293,8 +293,18 @@ func (s *Server) listTunnels(c *call) (any, error) {
 	}
 	st := s.tunnels(c.st)
 	st.mu.Lock()
-	var matched []Tunnel
-	for _, rec := range st.list {
+	// Start at the token's position (binary search) and copy only the page and one more item,
+	// which tells pageByToken whether a next page exists: the cost follows the page, not the
+	// number of tunnels.
+	start := 0
+	if q.after != nil {
+		start = searchAfter(st.list, tunnelRecKey, newestFirst, *q.after)
+	}
+	matched := make([]Tunnel, 0, q.limit+1)
+	for _, rec := range st.list[start:] {
+		if len(matched) > q.limit {
+			break
+		}
 		if rec.org != c.org || (rec.archived() && !q.includeArchived) ||
 			(filterWorkspace && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
 			continue
@@ -302,7 +312,7 @@ func (s *Server) listTunnels(c *call) (any, error) {
 		matched = append(matched, rec.Tunnel)
 	}
 	st.mu.Unlock()
-	return pageByToken(matched, tunnelKey, newestFirst, q.scope, q.after, q.limit), nil
+	return pageByToken(matched, tunnelKey, newestFirst, q.scope, nil, q.limit), nil
 }
 
 func (s *Server) revealTunnelToken(c *call) (any, error) {

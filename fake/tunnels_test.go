@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/platformkit/platformkit/conformance/certgen"
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 // tunnelClient calls the tunnels interface of a test server with the default bearer token and
@@ -220,11 +224,20 @@ func TestTunnelListTiesAndPages(t *testing.T) {
 		page = "&page=" + *p.NextPage
 	}
 	all := tunnelIDs(tc.list("?include_archived=true").Data)
-	if fmt.Sprint(walked) != fmt.Sprint(all) || len(all) != 7 {
+	if fmt.Sprint(walked) != fmt.Sprint(all) || len(all) != 7 || all[3] != stagingTunnel {
 		t.Fatalf("walked %v, want %v", walked, all)
 	}
 	if all[0] != c.ID || all[1] != b.ID || all[2] != a.ID {
 		t.Fatalf("ties: list starts %v, want %s %s %s", all[:3], c.ID, b.ID, a.ID)
+	}
+	// Tunnels created and archived between pages neither repeat nor hide the ones after the
+	// token: a position is a key, not an offset.
+	p1 := tc.list("?limit=2")
+	tc.create(nil)
+	tc.ok(http.MethodPost, tunnelsPath+"/"+all[0]+"/archive", nil, nil)
+	p2 := tc.list("?limit=2&page=" + *p1.NextPage)
+	if got := tunnelIDs(append(p1.Data, p2.Data...)); fmt.Sprint(got) != fmt.Sprint(all[:4]) {
+		t.Fatalf("pages across changes = %v, want %v", got, all[:4])
 	}
 	// A page token of the tunnel list is refused by a certificate list.
 	p := tc.list("?limit=1")
@@ -727,4 +740,196 @@ func TestTunnelConcurrency(t *testing.T) {
 	if len(page.Data) != 0 {
 		t.Fatalf("certificates left active: %v", certIDs(page.Data))
 	}
+}
+
+// tunnelFixtureSet is the embedded organizations plus a tunnels.json built from tunnels.
+func tunnelFixtureSet(t *testing.T, tunnels ...map[string]any) (*Fixtures, error) {
+	t.Helper()
+	orgs, err := fs.ReadFile(fixtures.FS(), "organizations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(map[string]any{"tunnels": tunnels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return LoadFixtures(fstest.MapFS{
+		"organizations.json": {Data: orgs},
+		"tunnels.json":       {Data: data},
+	})
+}
+
+func fixtureTunnelDoc(id, domain string, archivedAt any, certs ...map[string]any) map[string]any {
+	if certs == nil {
+		certs = []map[string]any{}
+	}
+	return map[string]any{"id": id, "organization_id": "org_01AcmeCorporation00000001", "archived_at": archivedAt,
+		"created_at": "2025-01-01T00:00:00Z", "display_name": nil, "domain": domain, "workspace_id": nil, "certificates": certs}
+}
+
+func fixtureCertDoc(id, pemText string, archivedAt any) map[string]any {
+	return map[string]any{"id": id, "archived_at": archivedAt, "created_at": "2025-01-01T00:00:00Z", "ca_certificate_pem": pemText}
+}
+
+func TestTunnelFixtureRules(t *testing.T) {
+	ca := certgen.CA("fixture").PEM
+	at := "2025-06-01T00:00:00Z"
+	for _, bad := range []struct {
+		name    string
+		tunnels []map[string]any
+		want    string
+	}{
+		{"unknown organization", []map[string]any{func() map[string]any {
+			d := fixtureTunnelDoc("tnl_a", "a.example.test", nil)
+			d["organization_id"] = "org_nope"
+			return d
+		}()}, "org_nope"},
+		{"duplicate ID", []map[string]any{fixtureTunnelDoc("tnl_a", "a.example.test", nil), fixtureTunnelDoc("tnl_a", "b.example.test", nil)}, "tnl_a"},
+		{"duplicate domain", []map[string]any{fixtureTunnelDoc("tnl_a", "a.example.test", nil), fixtureTunnelDoc("tnl_b", "a.example.test", nil)}, "a.example.test"},
+		{"upper-case domain", []map[string]any{fixtureTunnelDoc("tnl_a", "A.example.test", nil)}, "domain"},
+		{"three active certificates", []map[string]any{fixtureTunnelDoc("tnl_a", "a.example.test", nil,
+			fixtureCertDoc("tcrt_1", ca, nil), fixtureCertDoc("tcrt_2", ca, nil), fixtureCertDoc("tcrt_3", ca, nil))}, "at most 2"},
+		{"archived tunnel with an active certificate", []map[string]any{fixtureTunnelDoc("tnl_a", "a.example.test", at, fixtureCertDoc("tcrt_1", ca, nil))}, "archived tunnel"},
+		{"not a CA", []map[string]any{fixtureTunnelDoc("tnl_a", "a.example.test", nil, fixtureCertDoc("tcrt_1", certgen.New(certgen.Options{CommonName: "leaf"}).PEM, nil))}, "not a CA"},
+		{"duplicate certificate ID", []map[string]any{fixtureTunnelDoc("tnl_a", "a.example.test", nil, fixtureCertDoc("tcrt_1", ca, at), fixtureCertDoc("tcrt_1", ca, nil))}, "tcrt_1"},
+	} {
+		if _, err := tunnelFixtureSet(t, bad.tunnels...); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: err = %v, want one mentioning %q", bad.name, err, bad.want)
+		}
+	}
+	fx, err := tunnelFixtureSet(t, fixtureTunnelDoc("tnl_a", "t1.tunnels.platformkit.test", nil, fixtureCertDoc("tcrt_1", ca, at), fixtureCertDoc("tcrt_2", ca, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A generated domain that a fixture already holds is skipped.
+	s := New(WithFixtures(fx))
+	if tn, err := s.CreateTunnel(TunnelOptions{}); err != nil || tn.Domain != "t2.tunnels.platformkit.test" {
+		t.Fatalf("CreateTunnel = %+v, %v", tn, err)
+	}
+}
+
+func TestTunnelFixturesContent(t *testing.T) {
+	fx, err := DefaultFixtures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	archived, inWorkspace, twoActivePlusArchived := 0, 0, 0
+	for _, tn := range fx.tunnels {
+		if tn.org != fx.orgs[0] {
+			continue
+		}
+		active, old := 0, 0
+		for _, c := range tn.certs {
+			if c.ArchivedAt == nil {
+				active++
+			} else {
+				old++
+			}
+			if c.ExpiresAt == nil || c.ExpiresAt.Year() < 2035 {
+				t.Errorf("certificate %s expires %v, want a long validity", c.ID, c.ExpiresAt)
+			}
+		}
+		if tn.ArchivedAt != nil {
+			archived++
+		}
+		if tn.WorkspaceID != nil {
+			inWorkspace++
+		}
+		if active == 2 && old > 0 {
+			twoActivePlusArchived++
+		}
+	}
+	if archived == 0 || inWorkspace == 0 || twoActivePlusArchived == 0 {
+		t.Fatalf("first organization: %d archived, %d in a workspace, %d with two active and an archived certificate; want each at least 1", archived, inWorkspace, twoActivePlusArchived)
+	}
+}
+
+func TestTunnelResetAndDeterminism(t *testing.T) {
+	run := func(tc *tunnelClient) string {
+		var out bytes.Buffer
+		for _, r := range []struct {
+			method, path string
+			body         any
+		}{
+			{http.MethodPost, "/_fake/tunnels", map[string]string{"display_name": "d"}},
+			{http.MethodPost, tunnelsPath + "/" + prodTunnel + "/rotate_token", nil},
+			{http.MethodPost, tunnelsPath + "/" + researchTunel + "/certificates", jsonBody(fixedCA)},
+			{http.MethodPost, tunnelsPath + "/" + researchTunel + "/archive", nil},
+			{http.MethodGet, tunnelsPath + "?include_archived=true", nil},
+			{http.MethodGet, tunnelsPath + "/" + researchTunel + "/certificates?include_archived=true", nil},
+		} {
+			out.Write(tc.do(r.method, r.path, r.body).body)
+		}
+		return out.String()
+	}
+	a, b := newTunnelClient(t), newTunnelClient(t)
+	first := run(a)
+	if second := run(b); first != second {
+		t.Fatalf("two servers answered differently:\n%s\n%s", first, second)
+	}
+	a.ts.Fake.Reset()
+	if again := run(a); again != first {
+		t.Fatalf("after Reset:\n%s\nwant\n%s", again, first)
+	}
+	if n := len(a.ts.Fake.TokenRotations(prodTunnel)); n != 1 {
+		t.Fatalf("rotations after Reset and one rotation = %d", n)
+	}
+}
+
+// fixedCA is one CA certificate for tests that compare responses byte for byte.
+var fixedCA = func() string {
+	raw, err := fs.ReadFile(fixtures.FS(), "tunnels.json")
+	if err != nil {
+		panic(err)
+	}
+	var file struct {
+		Tunnels []struct {
+			Certificates []struct {
+				PEM string `json:"ca_certificate_pem"`
+			} `json:"certificates"`
+		} `json:"tunnels"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		panic(err)
+	}
+	return file.Tunnels[0].Certificates[0].PEM
+}()
+
+func BenchmarkTunnelList(b *testing.B) {
+	s := New()
+	for i := range 1000 {
+		if _, err := s.CreateTunnel(TunnelOptions{DisplayName: fmt.Sprint("bench ", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, tunnelsPath+"?limit=100", nil)
+	req.Header.Set("Authorization", "Bearer test-bearer-token")
+	req.Header.Set("vendor-version", "2023-06-01")
+	req.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatal(w.Body.String())
+		}
+	}
+}
+
+func BenchmarkTunnelRevealParallel(b *testing.B) {
+	s := New()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequest(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/reveal_token", nil)
+			req.Header.Set("Authorization", "Bearer test-bearer-token")
+			req.Header.Set("vendor-version", "2023-06-01")
+			req.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, req)
+			if w.Code != 200 {
+				b.Fatal(w.Body.String())
+			}
+		}
+	})
 }
