@@ -573,6 +573,27 @@ func tunnelCertificateChecks() []Check {
 				all := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"})
 				t.Expect(idsOf(all.Get("data").Array())).To(ContainElement(cid))
 			}},
+		{ID: "tunnels/trusted-set-follows-certificates", Clause: "3.4", Labels: []Label{Tunnels, FakeOnly},
+			Title: "a gateway is trusted through the tunnel's non-archived CA certificates only; an archived certificate leaves the trusted set, and with none left the tunnel rejects MCP traffic",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 2)
+				accepted := func(gateway certgen.Cert) bool {
+					return t.Control(http.MethodPost, "/_fake/tunnels/"+id+"/gateway_check", map[string]string{"certificate_pem": gateway.PEM}).Get("accepted").Bool()
+				}
+				oldCA, newCA := certgen.CA("conformance old CA"), certgen.CA("conformance new CA")
+				oldGW, newGW := oldCA.Issue("gateway.conformance.test"), newCA.Issue("gateway.conformance.test")
+				t.Expect(accepted(oldGW)).To(BeFalse(), "accepted with no CA certificate")
+				oldID := addCertificate(t, id, oldCA.PEM).Get("id").String()
+				t.Expect(accepted(oldGW)).To(BeTrue())
+				t.Expect(accepted(newGW)).To(BeFalse(), "accepted a gateway of an unregistered CA")
+				newID := addCertificate(t, id, newCA.PEM).Get("id").String()
+				t.Expect(accepted(oldGW) && accepted(newGW)).To(BeTrue(), "both CAs are trusted during a rotation")
+				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + oldID + "/archive", Schema: "tunnels/certificate"})
+				t.Expect(accepted(oldGW)).To(BeFalse(), "an archived CA certificate is still trusted")
+				t.Expect(accepted(newGW)).To(BeTrue())
+				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + newID + "/archive", Schema: "tunnels/certificate"})
+				t.Expect(accepted(newGW)).To(BeFalse(), "accepted with every CA certificate archived")
+			}},
 		{ID: "tunnels/certificate-archive-retry-unchanged", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "archiving an archived certificate answers it unchanged",
 			Run: func(t *T) {

@@ -44,5 +44,6 @@ func (s *Server) routes() []*route {
 		{post, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnels, "tunnels/certificate", s.archiveTunnelCertificate},
 		{post, "/_fake/tunnels", nil, "tunnels/tunnel", s.controlCreateTunnel},
 		{post, "/_fake/tunnels/token_check", nil, "tunnels/control_token_check", s.controlCheckTunnelToken},
+		{post, "/_fake/tunnels/:tunnel_id/gateway_check", nil, "tunnels/control_gateway_check", s.controlCheckGateway},
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -69,6 +71,7 @@ type tunnelCertificate struct {
 	Fingerprint string     `json:"fingerprint"`
 	TunnelID    string     `json:"tunnel_id"`
 	Type        string     `json:"type"`
+	ca          *x509.Certificate
 }
 
 // tunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
@@ -156,7 +159,7 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 				active++
 			}
 			t.certs = append(t.certs, tunnelCertificate{ID: fc.ID, ArchivedAt: fc.ArchivedAt, CreatedAt: fc.CreatedAt,
-				ExpiresAt: cc.expiresAt, Fingerprint: cc.fingerprint, TunnelID: t.ID, Type: "tunnel_certificate"})
+				ExpiresAt: cc.expiresAt, Fingerprint: cc.fingerprint, TunnelID: t.ID, Type: "tunnel_certificate", ca: cc.cert})
 		}
 		switch {
 		case active > maxActiveCerts:
@@ -389,7 +392,7 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 			return nil, invalid("tunnel %s already has %d non-archived certificates, the most allowed; archive one before adding another", rec.ID, active)
 		}
 		cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
-			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate"}
+			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate", ca: cc.cert}
 		rec.certs = append(rec.certs, cert)
 		return *cert, nil
 	})
@@ -503,6 +506,74 @@ func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
 		answer.TunnelID = &id
 	}
 	return answer, nil
+}
+
+func (s *Server) controlCheckGateway(c *call) (any, error) {
+	var req struct {
+		CertificatePEM string `json:"certificate_pem"`
+	}
+	if err := c.bindTunnelRequest("tunnels/control_gateway_check_request", &req); err != nil {
+		return nil, err
+	}
+	reason, err := s.checkGateway(c.Param("tunnel_id"), req.CertificatePEM)
+	if err != nil {
+		return nil, err
+	}
+	answer := struct {
+		Accepted bool    `json:"accepted"`
+		Reason   *string `json:"reason"`
+	}{Accepted: reason == ""}
+	if reason != "" {
+		answer.Reason = &reason
+	}
+	return answer, nil
+}
+
+// checkGateway answers why the tunnel would refuse an MCP connection whose gateway presents
+// chainPEM, or "" when it would accept it. An unknown tunnel is a 404 and a chainPEM without a
+// certificate a 400.
+func (s *Server) checkGateway(tunnelID, chainPEM string) (string, error) {
+	chain, err := parseChain(chainPEM)
+	if err != nil {
+		return "", err
+	}
+	st := s.tunnels(s.state())
+	st.mu.Lock()
+	rec := st.byID[tunnelID]
+	archived := rec != nil && rec.archived()
+	var trusted []*x509.Certificate
+	if rec != nil {
+		for _, cert := range rec.certs {
+			if !cert.archived() {
+				trusted = append(trusted, cert.ca)
+			}
+		}
+	}
+	st.mu.Unlock()
+	switch {
+	case rec == nil:
+		return "", notFound("tunnel", tunnelID)
+	case archived:
+		return "the tunnel is archived", nil
+	}
+	return verifyGateway(trusted, chain, s.clock.Now()), nil
+}
+
+// CheckGateway answers what the tunnel does with an MCP connection whose gateway presents
+// chainPEM (its server certificate, then any intermediates) when the service terminates the
+// inner TLS session (spec 4.9): nil when it accepts it, otherwise an error saying why. It accepts
+// only when the tunnel is not archived and the chain verifies, at the server's time, against one
+// of the tunnel's non-archived CA certificates: an archived certificate is out of the trusted
+// set, and a tunnel without one rejects all MCP traffic (spec 3.4).
+func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
+	reason, err := s.checkGateway(tunnelID, chainPEM)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		return errors.New(reason)
+	}
+	return nil
 }
 
 // CreateTunnel makes a tunnel, as the control call POST /_fake/tunnels does: the specified API

@@ -22,6 +22,7 @@ var noExpiry = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 type caCertificate struct {
 	fingerprint string     // lowercase hex SHA-256 of the DER bytes
 	expiresAt   *time.Time // NotAfter; nil when the certificate does not expire
+	cert        *x509.Certificate
 }
 
 // parseCACertificate checks a ca_certificate_pem value against gaps §9 and answers a 400 naming
@@ -64,9 +65,54 @@ func parseCACertificate(text string) (caCertificate, error) {
 		return caCertificate{}, invalidField(field, "the certificate is not a CA certificate (its basic constraints do not set the CA flag); register the CA that issued the gateway's certificate")
 	}
 	sum := sha256.Sum256(cert.Raw)
-	cc := caCertificate{fingerprint: hex.EncodeToString(sum[:])}
+	cc := caCertificate{fingerprint: hex.EncodeToString(sum[:]), cert: cert}
 	if notAfter := cert.NotAfter.UTC(); !notAfter.Equal(noExpiry) {
 		cc.expiresAt = &notAfter
 	}
 	return cc, nil
+}
+
+// parseChain reads a gateway's certificate chain: PEM, the server certificate first, then any
+// intermediates. A chain without a certificate is a 400.
+func parseChain(chainPEM string) ([]*x509.Certificate, error) {
+	var chain []*x509.Certificate
+	for rest := []byte(chainPEM); ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return nil, invalidField("certificate_pem", "a CERTIFICATE block is not a valid X.509 certificate: %v", err)
+		}
+		chain = append(chain, cert)
+	}
+	if len(chain) == 0 {
+		return nil, invalidField("certificate_pem", "no PEM CERTIFICATE block found; send the gateway's server certificate, then any intermediates")
+	}
+	return chain, nil
+}
+
+// verifyGateway checks a gateway's chain against the CA certificates a tunnel trusts, at time
+// now, as the service does when it terminates the inner TLS session (spec 4.9). It returns ""
+// when the chain verifies, otherwise why not.
+func verifyGateway(trusted, chain []*x509.Certificate, now time.Time) string {
+	if len(trusted) == 0 {
+		return "the tunnel has no non-archived CA certificate, so it rejects MCP traffic until one is added"
+	}
+	opts := x509.VerifyOptions{Roots: x509.NewCertPool(), Intermediates: x509.NewCertPool(), CurrentTime: now,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	for _, ca := range trusted {
+		opts.Roots.AddCert(ca)
+	}
+	for _, c := range chain[1:] {
+		opts.Intermediates.AddCert(c)
+	}
+	if _, err := chain[0].Verify(opts); err != nil {
+		return "the gateway's certificate does not verify against the tunnel's CA certificates: " + err.Error()
+	}
+	return ""
 }

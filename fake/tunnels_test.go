@@ -933,3 +933,65 @@ func BenchmarkTunnelRevealParallel(b *testing.B) {
 		}
 	})
 }
+
+func TestTunnelGatewayTrust(t *testing.T) {
+	tc := newTunnelClient(t)
+	tn := tc.create(nil)
+	base := tunnelsPath + "/" + tn.ID + "/certificates"
+	check := func(chain string) (bool, string) {
+		t.Helper()
+		var r struct {
+			Accepted bool    `json:"accepted"`
+			Reason   *string `json:"reason"`
+		}
+		tc.ok(http.MethodPost, "/_fake/tunnels/"+tn.ID+"/gateway_check", map[string]string{"certificate_pem": chain}, &r)
+		if r.Accepted != (r.Reason == nil) {
+			t.Fatalf("accepted %v with reason %v", r.Accepted, r.Reason)
+		}
+		if r.Reason == nil {
+			return true, ""
+		}
+		return false, *r.Reason
+	}
+	caA, caB := certgen.CA("A"), certgen.CA("B")
+	gwA, gwB := caA.Issue("gw.example.test"), caB.Issue("gw.example.test")
+	if ok, why := check(gwA.PEM); ok || !strings.Contains(why, "no non-archived CA") {
+		t.Fatalf("without CA: %v %q", ok, why)
+	}
+	var certA, certB tunnelCertificate
+	tc.ok(http.MethodPost, base, jsonBody(caA.PEM), &certA)
+	if ok, _ := check(gwA.PEM); !ok {
+		t.Fatal("a gateway issued by the trusted CA is refused")
+	}
+	if ok, why := check(gwB.PEM); ok || !strings.Contains(why, "does not verify") {
+		t.Fatalf("gateway of an unregistered CA: %v %q", ok, why)
+	}
+	tc.ok(http.MethodPost, base, jsonBody(caB.PEM), &certB)
+	if okA, _ := check(gwA.PEM); !okA {
+		t.Fatal("during rotation the old gateway certificate is refused")
+	}
+	if okB, _ := check(gwB.PEM); !okB {
+		t.Fatal("during rotation the new gateway certificate is refused")
+	}
+	tc.ok(http.MethodPost, base+"/"+certA.ID+"/archive", nil, nil)
+	if ok, _ := check(gwA.PEM); ok {
+		t.Fatal("an archived CA certificate is still trusted")
+	}
+	if err := tc.ts.Fake.CheckGateway(tn.ID, gwB.PEM); err != nil {
+		t.Fatalf("CheckGateway = %v", err)
+	}
+	// An expired CA certificate registers but verifies nothing at the server's time.
+	expired := certgen.New(certgen.Options{CommonName: "expired", IsCA: true, NotAfter: Epoch.Add(-time.Hour)})
+	tc.ok(http.MethodPost, base+"/"+certB.ID+"/archive", nil, nil)
+	tc.ok(http.MethodPost, base, jsonBody(expired.PEM), nil)
+	if ok, why := check(expired.Issue("gw").PEM); ok || !strings.Contains(why, "expired") {
+		t.Fatalf("gateway of an expired CA: %v %q", ok, why)
+	}
+	tc.ok(http.MethodPost, tunnelsPath+"/"+tn.ID+"/archive", nil, nil)
+	if err := tc.ts.Fake.CheckGateway(tn.ID, gwB.PEM); err == nil || !strings.Contains(err.Error(), "archived") {
+		t.Fatalf("archived tunnel: %v", err)
+	}
+	tc.fails(http.MethodPost, "/_fake/tunnels/tnl_nope/gateway_check", map[string]string{"certificate_pem": gwA.PEM}, 404, errNotFound, "tnl_nope")
+	tc.fails(http.MethodPost, "/_fake/tunnels/"+tn.ID+"/gateway_check", map[string]string{"certificate_pem": "x"}, 400, errInvalidRequest, "certificate_pem")
+	tc.fails(http.MethodPost, "/_fake/tunnels/"+tn.ID+"/gateway_check", `{}`, 400, errInvalidRequest, "certificate_pem")
+}

@@ -22,6 +22,8 @@ type Cert struct {
 	PEM    string
 	DER    []byte
 	KeyPEM string
+	cert   *x509.Certificate
+	key    *ecdsa.PrivateKey
 }
 
 // Fingerprint is the lowercase hex SHA-256 of the DER bytes, as spec 2.17 defines it.
@@ -37,9 +39,24 @@ type Options struct {
 	NotAfter   time.Time // zero: one year from now
 }
 
+// notBefore is the start of every generated certificate's validity: early enough for any
+// virtual clock a test sets.
+var notBefore = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // New generates a self-signed certificate (ECDSA P-256). It panics only if the standard library
 // cannot sign, which does not happen with valid options.
-func New(o Options) Cert {
+func New(o Options) Cert { return generate(o, nil) }
+
+// Issue generates a TLS server certificate for cn signed by the CA c, as a gateway behind a
+// tunnel would present. It panics if c was not made by this package.
+func (c Cert) Issue(cn string) Cert {
+	if c.cert == nil || c.key == nil {
+		panic("certgen: Issue needs a certificate made by New or CA")
+	}
+	return generate(Options{CommonName: cn}, &c)
+}
+
+func generate(o Options, parent *Cert) Cert {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		panic(err)
@@ -55,7 +72,7 @@ func New(o Options) Cert {
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: o.CommonName},
-		NotBefore:             notAfter.AddDate(-2, 0, 0),
+		NotBefore:             notBefore,
 		NotAfter:              notAfter.UTC().Truncate(time.Second),
 		BasicConstraintsValid: true,
 		IsCA:                  o.IsCA,
@@ -64,8 +81,18 @@ func New(o Options) Cert {
 		tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign
 	} else {
 		tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.DNSNames = []string{o.CommonName}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	signer, signerKey := tmpl, key
+	if parent != nil {
+		signer, signerKey = parent.cert, parent.key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, &key.PublicKey, signerKey)
+	if err != nil {
+		panic(err)
+	}
+	parsed, err := x509.ParseCertificate(der)
 	if err != nil {
 		panic(err)
 	}
@@ -77,6 +104,8 @@ func New(o Options) Cert {
 		PEM:    string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
 		DER:    der,
 		KeyPEM: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})),
+		cert:   parsed,
+		key:    key,
 	}
 }
 

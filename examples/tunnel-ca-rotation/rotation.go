@@ -1,8 +1,8 @@
 // Package tunnelcarotation shows how to replace the CA certificate a tunnel trusts without
-// downtime: register the new certificate first, and archive the old one only once the new one is
-// in the trusted set. A tunnel with no non-archived certificate rejects MCP traffic (spec 3.4),
-// so the order matters; and a tunnel holds at most two non-archived certificates (spec 8), so at
-// the limit the older one goes first, leaving the other one trusted throughout.
+// downtime: register the new certificate first, move the gateway to a certificate of the new CA,
+// and archive the old one only then. The service verifies the gateway's certificate against the
+// tunnel's non-archived CA certificates (spec 3.4, 4.9), and a tunnel holds at most two of them
+// (spec 8), so at the limit the spare one goes first and the one in use stays trusted throughout.
 package tunnelcarotation
 
 import (
@@ -87,29 +87,47 @@ func (c *Client) archive(ctx context.Context, tunnelID, certID string) error {
 	return c.do(ctx, http.MethodPost, "/v1/organizations/tunnels/"+tunnelID+"/certificates/"+certID+"/archive", nil, &archived)
 }
 
-// RotateCA makes newPEM the only CA certificate the tunnel trusts, never leaving it with none,
-// and reports each step to out. It returns the new certificate.
-func (c *Client) RotateCA(ctx context.Context, tunnelID, newPEM string, out io.Writer) (Certificate, error) {
+// RotateCA makes newPEM the only CA certificate the tunnel trusts, without a moment in which the
+// gateway's certificate is not trusted. inUse is the fingerprint of the CA that issued the
+// certificate the gateway presents now; switchGateway is called once the new CA is trusted and
+// must move the gateway to a certificate issued by it. Each step is reported to out.
+//
+// The steps: at the limit of two certificates, archive the spare one (never the one in use); add
+// the new certificate; switch the gateway; archive every other certificate.
+func (c *Client) RotateCA(ctx context.Context, tunnelID, inUse, newPEM string, switchGateway func(context.Context, Certificate) error, out io.Writer) (Certificate, error) {
 	old, err := c.active(ctx, tunnelID)
 	if err != nil {
 		return Certificate{}, err
 	}
 	fmt.Fprintf(out, "tunnel %s trusts %d CA certificate(s): %s\n", tunnelID, len(old), ids(old))
 	if len(old) >= 2 {
-		// At the limit: drop the oldest first; the other one keeps the tunnel serving.
-		fmt.Fprintf(out, "at the limit of 2: archiving the oldest, %s, first; %s stays trusted\n", old[0].ID, old[1].ID)
-		if err := c.archive(ctx, tunnelID, old[0].ID); err != nil {
-			return Certificate{}, err
+		for _, o := range old {
+			if o.Fingerprint != inUse {
+				fmt.Fprintf(out, "at the limit of 2: archiving %s, which the gateway does not use, to make room\n", o.ID)
+				if err := c.archive(ctx, tunnelID, o.ID); err != nil {
+					return Certificate{}, err
+				}
+				break
+			}
 		}
-		old = old[1:]
 	}
 	var added Certificate
 	if err := c.do(ctx, http.MethodPost, "/v1/organizations/tunnels/"+tunnelID+"/certificates", map[string]string{"ca_certificate_pem": newPEM}, &added); err != nil {
 		return Certificate{}, err
 	}
 	fmt.Fprintf(out, "added %s: the gateway may now present a certificate issued by either CA\n", added.ID)
-	// Here a real rollout switches the gateway to its new certificate before going on.
-	for _, o := range old {
+	if err := switchGateway(ctx, added); err != nil {
+		return added, fmt.Errorf("switching the gateway: %w (both CAs stay trusted)", err)
+	}
+	fmt.Fprintln(out, "switched the gateway to a certificate issued by the new CA")
+	rest, err := c.active(ctx, tunnelID)
+	if err != nil {
+		return added, err
+	}
+	for _, o := range rest {
+		if o.ID == added.ID {
+			continue
+		}
 		if err := c.archive(ctx, tunnelID, o.ID); err != nil {
 			return added, err
 		}
