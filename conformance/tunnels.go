@@ -373,6 +373,24 @@ func tunnelListChecks() []Check {
 				t.Expect(def.Get("display_name").Type).To(Equal(gjson.Null))
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + defID, Schema: "tunnels/tunnel"})
 			}},
+		{ID: "tunnels/control-create-invalid", Clause: "DESIGN", Labels: []Label{Tunnels, FakeOnly},
+			Title: "POST /_fake/tunnels refuses an unknown organization, a malformed workspace ID and a display name outside 1 to 255 characters with 400 naming the field",
+			Run: func(t *T) {
+				for field, value := range map[string]any{
+					"organization_id": "org_01NoSuchOrganization000000", "workspace_id": "default",
+					"display_name": strings.Repeat("x", 256),
+				} {
+					resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/tunnels", Body: map[string]any{field: value}, As: NoCred})
+					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+					t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
+				}
+				resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/tunnels", Body: map[string]any{"display_name": ""}, As: NoCred})
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				at255 := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{"display_name": strings.Repeat("é", 255)})
+				id := at255.Get("id").String()
+				t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+				t.Expect(at255.Get("display_name").String()).To(Equal(strings.Repeat("é", 255)))
+			}},
 	}
 }
 

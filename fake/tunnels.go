@@ -178,7 +178,6 @@ func newTunnelStore(fx *Fixtures) *tunnelStore {
 	for _, ft := range fx.tunnels {
 		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org}
 		for _, c := range ft.certs {
-			c := c
 			rec.certs = append(rec.certs, &c)
 		}
 		st.insert(rec)
@@ -219,7 +218,7 @@ func (st *tunnelStore) find(o *org, id string) (*tunnelRec, error) {
 	return rec, nil
 }
 
-// tokenKey keys the derivation of token values and IDs. Values must be the same from run to run
+// tunnelTokenKey keys the derivation of token values and IDs. Values must be the same from run to run
 // (responses are deterministic), so the key is fixed; it never appears in a response.
 var tunnelTokenKey = []byte("platformkit tunnel tokens v1")
 
