@@ -49,6 +49,7 @@ func tunnelsIn(t *T, q url.Values, limit int, org2 bool) []gjson.Result {
 	return nil
 }
 
+// cloneValues copies a query, so that paging does not change the caller's.
 func cloneValues(q url.Values) url.Values {
 	out := url.Values{}
 	for k, v := range q {
@@ -57,6 +58,7 @@ func cloneValues(q url.Values) url.Values {
 	return out
 }
 
+// idsOf returns the id of each item, in order.
 func idsOf(items []gjson.Result) []string {
 	out := []string{}
 	for _, it := range items {
@@ -101,6 +103,7 @@ func addCertificate(t *T, tunnelID, pemText string) *Response {
 	return resp
 }
 
+// tokenOp is a reveal_token or rotate_token request on the tunnel.
 func tokenOp(tunnelID, op string, body any) Request {
 	return Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/" + op, Body: body, Schema: "tunnels/tunnel_token"}
 }
@@ -154,6 +157,7 @@ func advanceIfFake(t *T) {
 
 var tokenIDPattern = regexp.MustCompile(`^ttkn_[0-9a-f]{64}$`)
 
+// init registers the area's checks.
 func init() {
 	Register(InterfaceChecks(Tunnels, tunnelsPath, "tunnels/tunnel_list")...)
 	Register(tunnelListChecks()...)
@@ -163,6 +167,7 @@ func init() {
 	Register(tunnelCertificateValidationChecks()...)
 }
 
+// tunnelListChecks cover get and list (spec 2.17, 4.9, gaps §3, §9), tenancy and the control call.
 func tunnelListChecks() []Check {
 	return []Check{
 		{ID: "tunnels/list-newest-first", Clause: "4.9", Labels: []Label{Tunnels},
@@ -394,6 +399,7 @@ func tunnelListChecks() []Check {
 	}
 }
 
+// tunnelTokenChecks cover reveal and rotate (spec 3.3, 4.9, 5 rule 2, gaps §9).
 func tunnelTokenChecks() []Check {
 	return []Check{
 		{ID: "tunnels/reveal-stable", Clause: "4.9", Labels: []Label{Tunnels},
@@ -464,6 +470,7 @@ func tunnelTokenChecks() []Check {
 	}
 }
 
+// tunnelArchiveChecks cover tunnel archival (spec 3.3, 7, gaps §9).
 func tunnelArchiveChecks() []Check {
 	return []Check{
 		{ID: "tunnels/archive-cascades", Clause: "3.3", Labels: []Label{Tunnels, Destructive},
@@ -521,6 +528,7 @@ func tunnelArchiveChecks() []Check {
 	}
 }
 
+// tunnelCertificateChecks cover certificate create, read, list and archive (spec 2.17, 3.4, 4.9, gaps §9).
 func tunnelCertificateChecks() []Check {
 	certPath := func(tunnelID string) string { return tunnelsPath + "/" + tunnelID + "/certificates" }
 	return []Check{
@@ -674,6 +682,7 @@ type badPEM struct {
 	name, pem, mention string
 }
 
+// badPEMs generates one ca_certificate_pem per rule of spec 4.9 and gaps §9 that refuses it.
 func badPEMs() []badPEM {
 	ca := certgen.CA("conformance CA")
 	leaf := certgen.New(certgen.Options{CommonName: "conformance leaf"})
@@ -690,6 +699,7 @@ func badPEMs() []badPEM {
 	}
 }
 
+// tunnelCertificateValidationChecks cover what ca_certificate_pem may hold (spec 4.9, gaps §9).
 func tunnelCertificateValidationChecks() []Check {
 	refuse := func(t *T, id string, b badPEM) *Response {
 		return t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{"ca_certificate_pem": b.pem}})

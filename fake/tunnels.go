@@ -101,6 +101,7 @@ type fixtureTunnel struct {
 	certs []tunnelCertificate
 }
 
+// Keys and states of the records: lists are ordered by (created_at, ID); archived_at set means archived.
 func tunnelKey(t Tunnel) listKey                 { return listKey{t.CreatedAt, t.ID} }
 func certificateKey(c tunnelCertificate) listKey { return listKey{c.CreatedAt, c.ID} }
 func tunnelRecKey(t *tunnelRec) listKey          { return tunnelKey(t.Tunnel) }
@@ -115,6 +116,9 @@ const (
 	domainSuffix   = ".tunnels.platformkit.test"
 )
 
+// loadTunnels reads fixtures/tunnels.json: each tunnel's organization must exist, IDs and
+// domains must be unique, every certificate must pass the rules of an upload, and the state must
+// be one the API could reach (at most two active certificates, none on an archived tunnel).
 func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 	var file struct {
 		Tunnels []struct {
@@ -204,6 +208,7 @@ func (st *tunnelStore) newDomain() string {
 	}
 }
 
+// tunnels returns the area's store in st, built from the fixtures on first use.
 func (s *Server) tunnels(st *state) *tunnelStore {
 	return st.tunnels.get(func() *tunnelStore { return newTunnelStore(s.fx) })
 }
@@ -259,6 +264,7 @@ func (t *tunnelRec) live(refusal string) error {
 	return nil
 }
 
+// getTunnel serves GET /v1/organizations/tunnels/{tunnel_id} (spec 4.9).
 func (s *Server) getTunnel(c *call) (any, error) {
 	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.Tunnel, nil })
 }
@@ -272,6 +278,7 @@ type archivedListQuery struct {
 	after           *listKey
 }
 
+// archivedListQuery reads the query of a list of the area; a bad value is a 400 naming it.
 func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) {
 	q.scope = scope
 	if q.includeArchived, err = c.queryBool("include_archived", false); err != nil {
@@ -284,6 +291,8 @@ func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) 
 	return q, err
 }
 
+// listTunnels serves GET /v1/organizations/tunnels: the caller's tunnels, newest first,
+// optionally of one workspace (spec 4.9).
 func (s *Server) listTunnels(c *call) (any, error) {
 	q, err := c.archivedListQuery("tunnels:" + c.org.ID)
 	if err != nil {
@@ -317,6 +326,7 @@ func (s *Server) listTunnels(c *call) (any, error) {
 	return pageByToken(matched, tunnelKey, newestFirst, q.scope, nil, q.limit), nil
 }
 
+// revealTunnelToken serves POST .../reveal_token: the current token, the same until rotation.
 func (s *Server) revealTunnelToken(c *call) (any, error) {
 	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if err := rec.live("its token was invalidated and can no longer be revealed"); err != nil {
@@ -326,6 +336,8 @@ func (s *Server) revealTunnelToken(c *call) (any, error) {
 	})
 }
 
+// rotateTunnelToken serves POST .../rotate_token: a fresh token and ID; the old token stops
+// opening connections, and the rotation is recorded with its reason (spec 3.3, 4.9).
 func (s *Server) rotateTunnelToken(c *call) (any, error) {
 	var req struct {
 		Reason *string `json:"reason"`
@@ -349,6 +361,8 @@ func (s *Server) rotateTunnelToken(c *call) (any, error) {
 	})
 }
 
+// archiveTunnel serves POST .../archive: irreversible, cascades to the certificates, and
+// invalidates the token; a retry answers the record unchanged (spec 3.3).
 func (s *Server) archiveTunnel(c *call) (any, error) {
 	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if rec.archived() {
@@ -366,6 +380,8 @@ func (s *Server) archiveTunnel(c *call) (any, error) {
 	})
 }
 
+// createTunnelCertificate serves POST .../certificates: registers a CA certificate while the
+// tunnel has fewer than two non-archived ones (spec 3.4, gaps §9).
 func (s *Server) createTunnelCertificate(c *call) (any, error) {
 	var req struct {
 		CACertificatePEM string `json:"ca_certificate_pem"`
@@ -411,10 +427,13 @@ func (s *Server) withCertificate(c *call, f func(cert *tunnelCertificate) any) (
 	})
 }
 
+// getTunnelCertificate serves GET .../certificates/{certificate_id}.
 func (s *Server) getTunnelCertificate(c *call) (any, error) {
 	return s.withCertificate(c, func(cert *tunnelCertificate) any { return *cert })
 }
 
+// listTunnelCertificates serves GET .../certificates, newest first; archived ones only with
+// include_archived.
 func (s *Server) listTunnelCertificates(c *call) (any, error) {
 	q, err := c.archivedListQuery("tunnel_certificates:" + c.Param("tunnel_id"))
 	if err != nil {
@@ -435,6 +454,8 @@ func (s *Server) listTunnelCertificates(c *call) (any, error) {
 	return pageByToken(matched, certificateKey, newestFirst, q.scope, q.after, q.limit), nil
 }
 
+// archiveTunnelCertificate serves POST .../certificates/{certificate_id}/archive: the record
+// stays, the certificate leaves the trusted set (spec 3.4).
 func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
 	return s.withCertificate(c, func(cert *tunnelCertificate) any {
 		if !cert.archived() { // archiving again answers the record unchanged (gaps §9)
@@ -464,6 +485,7 @@ func (c *call) bindTunnelRequest(schema string, v any) error {
 
 // --- Test control (DESIGN.md) ---
 
+// controlCreateTunnel serves POST /_fake/tunnels (DESIGN.md); see CreateTunnel.
 func (s *Server) controlCreateTunnel(c *call) (any, error) {
 	var req struct {
 		OrganizationID *string `json:"organization_id"`
@@ -489,6 +511,8 @@ func (s *Server) controlCreateTunnel(c *call) (any, error) {
 	return s.CreateTunnel(opts)
 }
 
+// controlCheckTunnelToken serves POST /_fake/tunnels/token_check; see TunnelForToken. The answer
+// names the tunnel, never the token.
 func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
 	var req struct {
 		TunnelToken string `json:"tunnel_token"`
@@ -507,6 +531,7 @@ func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
 	return answer, nil
 }
 
+// controlCheckGateway serves POST /_fake/tunnels/{tunnel_id}/gateway_check; see CheckGateway.
 func (s *Server) controlCheckGateway(c *call) (any, error) {
 	var req struct {
 		CertificatePEM string `json:"certificate_pem"`

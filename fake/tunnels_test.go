@@ -30,17 +30,20 @@ type tunnelClient struct {
 	seen   []seenResponse
 }
 
+// seenResponse is one answer as the secrecy test scans it: headers and body.
 type seenResponse struct {
 	method, path string
 	body         string
 }
 
+// tunnelResp is one answer of the fake.
 type tunnelResp struct {
 	status int
 	header http.Header
 	body   []byte
 }
 
+// decode unmarshals the body into v, ending the test if it is not JSON of that shape.
 func (r tunnelResp) decode(t *testing.T, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
@@ -48,6 +51,7 @@ func (r tunnelResp) decode(t *testing.T, v any) {
 	}
 }
 
+// errMessage is the message of an error envelope.
 func (r tunnelResp) errMessage(t *testing.T) string {
 	t.Helper()
 	var e struct {
@@ -57,13 +61,24 @@ func (r tunnelResp) errMessage(t *testing.T) string {
 	return e.Error.Message
 }
 
+// newTunnelClient starts a test server (schema-checked) and a client of its first organization.
 func newTunnelClient(t *testing.T, opts ...Option) *tunnelClient {
 	return &tunnelClient{t: t, ts: NewTestServer(t, opts...), bearer: "test-bearer-token"}
 }
 
-// do sends a request; body is JSON-encoded unless it is a string (sent as is) or nil.
+// do sends a request and ends the test on a transport error; body is JSON-encoded unless it is a
+// string (sent as is) or nil.
 func (tc *tunnelClient) do(method, path string, body any, header ...string) tunnelResp {
 	tc.t.Helper()
+	r, err := tc.send(method, path, body, header...)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	return r
+}
+
+// send is do for goroutines other than the test's, which must not end the test.
+func (tc *tunnelClient) send(method, path string, body any, header ...string) (tunnelResp, error) {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -72,13 +87,13 @@ func (tc *tunnelClient) do(method, path string, body any, header ...string) tunn
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
-			tc.t.Fatal(err)
+			return tunnelResp{}, err
 		}
 		rd = bytes.NewReader(data)
 	}
 	req, err := http.NewRequest(method, tc.ts.URL+path, rd)
 	if err != nil {
-		tc.t.Fatal(err)
+		return tunnelResp{}, err
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -97,17 +112,17 @@ func (tc *tunnelClient) do(method, path string, body any, header ...string) tunn
 	}
 	resp, err := tc.ts.Client().Do(req)
 	if err != nil {
-		tc.t.Fatal(err)
+		return tunnelResp{}, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		tc.t.Fatal(err)
+		return tunnelResp{}, err
 	}
 	tc.mu.Lock()
 	tc.seen = append(tc.seen, seenResponse{method, path, fmt.Sprint(resp.Header) + string(data)})
 	tc.mu.Unlock()
-	return tunnelResp{resp.StatusCode, resp.Header, data}
+	return tunnelResp{resp.StatusCode, resp.Header, data}, nil
 }
 
 // ok sends a request, requires 200 and decodes the body into v (when not nil).
@@ -151,6 +166,7 @@ const (
 	globexTunnel  = "tnl_01GlobexOperations0000001"
 )
 
+// create makes a tunnel through the control API.
 func (tc *tunnelClient) create(body any) Tunnel {
 	tc.t.Helper()
 	var tn Tunnel
@@ -158,6 +174,7 @@ func (tc *tunnelClient) create(body any) Tunnel {
 	return tn
 }
 
+// list reads one page of the tunnel list with the query (which starts with "?" or is empty).
 func (tc *tunnelClient) list(query string) tokenPage[Tunnel] {
 	tc.t.Helper()
 	var page tokenPage[Tunnel]
@@ -165,6 +182,7 @@ func (tc *tunnelClient) list(query string) tokenPage[Tunnel] {
 	return page
 }
 
+// collectIDs maps items to their IDs, in order.
 func collectIDs[T any](items []T, id func(T) string) []string {
 	out := []string{}
 	for _, it := range items {
@@ -173,6 +191,7 @@ func collectIDs[T any](items []T, id func(T) string) []string {
 	return out
 }
 
+// tunnelIDs and certIDs are collectIDs for the two record types.
 func tunnelIDs(ts []Tunnel) []string { return collectIDs(ts, func(t Tunnel) string { return t.ID }) }
 
 func certIDs(cs []tunnelCertificate) []string {
@@ -603,6 +622,7 @@ func sameJSON(a, b any) bool {
 	return bytes.Equal(ja, jb)
 }
 
+// jsonBody is the JSON of a certificate create request.
 func jsonBody(pemText string) string {
 	b, _ := json.Marshal(map[string]string{"ca_certificate_pem": pemText})
 	return string(b)
@@ -704,7 +724,8 @@ func TestTunnelTokenCheckControl(t *testing.T) {
 }
 
 // TestTunnelConcurrency hammers one tunnel with rotations, reveals, certificate creates and
-// archives, and lists; run with -race. The cap of two active certificates must hold throughout.
+// archives, and lists; run with -race. The cap of two active certificates must hold throughout,
+// and every rotation must be recorded.
 func TestTunnelConcurrency(t *testing.T) {
 	tc := newTunnelClient(t)
 	tn := tc.create(nil)
@@ -719,15 +740,29 @@ func TestTunnelConcurrency(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 10 {
-				tc.do(http.MethodPost, base+"/rotate_token", nil)
-				tc.do(http.MethodPost, base+"/reveal_token", nil)
-				r := tc.do(http.MethodPost, base+"/certificates", pems[w])
-				var c tunnelCertificate
-				if r.status == 200 && json.Unmarshal(r.body, &c) == nil {
-					tc.do(http.MethodPost, base+"/certificates/"+c.ID+"/archive", nil)
+				for _, r := range []struct {
+					method, path string
+					body         any
+				}{
+					{http.MethodPost, base + "/rotate_token", nil}, {http.MethodPost, base + "/reveal_token", nil},
+					{http.MethodGet, tunnelsPath, nil},
+				} {
+					if resp, err := tc.send(r.method, r.path, r.body); err != nil || resp.status != 200 {
+						t.Errorf("%s %s: %v %d %s", r.method, r.path, err, resp.status, resp.body)
+					}
 				}
-				tc.do(http.MethodGet, tunnelsPath, nil)
-				tc.do(http.MethodGet, base+"/certificates", nil)
+				var c tunnelCertificate
+				if resp, err := tc.send(http.MethodPost, base+"/certificates", pems[w]); err == nil && resp.status == 200 && json.Unmarshal(resp.body, &c) == nil {
+					if resp, err := tc.send(http.MethodPost, base+"/certificates/"+c.ID+"/archive", nil); err != nil || resp.status != 200 {
+						t.Errorf("archive: %v %d", err, resp.status)
+					}
+				} else if err != nil || resp.status != 400 {
+					t.Errorf("create: %v %d %s", err, resp.status, resp.body)
+				}
+				var page tokenPage[tunnelCertificate]
+				if resp, err := tc.send(http.MethodGet, base+"/certificates", nil); err != nil || json.Unmarshal(resp.body, &page) != nil || len(page.Data) > 2 {
+					t.Errorf("active certificates: %v %s", err, resp.body)
+				}
 			}
 		}()
 	}
@@ -736,9 +771,11 @@ func TestTunnelConcurrency(t *testing.T) {
 		t.Fatalf("rotations = %d, want 80", n)
 	}
 	var page tokenPage[tunnelCertificate]
-	tc.ok(http.MethodGet, base+"/certificates", nil, &page)
-	if len(page.Data) != 0 {
-		t.Fatalf("certificates left active: %v", certIDs(page.Data))
+	tc.ok(http.MethodGet, base+"/certificates?include_archived=true&limit=1000", nil, &page)
+	for _, c := range page.Data {
+		if c.ArchivedAt == nil {
+			t.Errorf("certificate %s left active", c.ID)
+		}
 	}
 }
 
@@ -759,6 +796,7 @@ func tunnelFixtureSet(t *testing.T, tunnels ...map[string]any) (*Fixtures, error
 	})
 }
 
+// fixtureTunnelDoc and fixtureCertDoc are entries of a tunnels.json, for custom data sets.
 func fixtureTunnelDoc(id, domain string, archivedAt any, certs ...map[string]any) map[string]any {
 	if certs == nil {
 		certs = []map[string]any{}
