@@ -620,6 +620,19 @@ func tunnelCertificateChecks() []Check {
 				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + newID + "/archive", Schema: "tunnels/certificate"})
 				t.Expect(accepted(newGW)).To(BeFalse(), "accepted with every CA certificate archived")
 			}},
+		{ID: "tunnels/expired-ca-trusts-nothing", Clause: "4.9", Labels: []Label{Tunnels, FakeOnly},
+			Title: "an expired CA certificate can be registered, its expires_at in the past, but a gateway it issued is not accepted",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				now := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()
+				notAfter := now.Add(-time.Hour).UTC().Truncate(time.Second)
+				expired := certgen.New(certgen.Options{CommonName: "conformance expired CA", IsCA: true, NotAfter: notAfter})
+				c := addCertificate(t, id, expired.PEM)
+				t.Expect(c.Get("expires_at").Time().Equal(notAfter)).To(BeTrue(), "expires_at %s, want %s", c.Get("expires_at"), notAfter)
+				check := t.Control(http.MethodPost, "/_fake/tunnels/"+id+"/gateway_check", map[string]string{"certificate_pem": expired.Issue("gateway.conformance.test").PEM})
+				t.Expect(check.Get("accepted").Bool()).To(BeFalse())
+				t.Expect(check.Get("reason").String()).To(ContainSubstring("expired"))
+			}},
 		{ID: "tunnels/certificate-archive-retry-unchanged", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "archiving an archived certificate answers it unchanged",
 			Run: func(t *T) {
