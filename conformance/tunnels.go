@@ -148,6 +148,14 @@ func tokenAccepted(t *T, token string) bool {
 	return t.Control(http.MethodPost, "/_fake/tunnels/token_check", map[string]string{"tunnel_token": token}).Get("accepted").Bool()
 }
 
+// acceptedToken reveals the tunnel's token and requires the fake to accept it, the starting
+// point of the checks that prove it is invalidated.
+func acceptedToken(t *T, tunnelID string) string {
+	token := t.OK(tokenOp(tunnelID, "reveal_token", nil)).Get("tunnel_token").String()
+	t.Expect(tokenAccepted(t, token)).To(BeTrue(), "the current token is refused")
+	return token
+}
+
 // advanceIfFake moves the fake's clock, so that an unchanged timestamp proves something.
 func advanceIfFake(t *T) {
 	if t.Target.IsFake {
@@ -451,8 +459,7 @@ func tunnelTokenChecks() []Check {
 			Title: "after rotation the previous token is refused for new connections and the fresh one is accepted",
 			Run: func(t *T) {
 				id := scratchTunnel(t, 0)
-				old := t.OK(tokenOp(id, "reveal_token", nil)).Get("tunnel_token").String()
-				t.Expect(tokenAccepted(t, old)).To(BeTrue())
+				old := acceptedToken(t, id)
 				fresh := t.OK(tokenOp(id, "rotate_token", nil)).Get("tunnel_token").String()
 				t.Expect(tokenAccepted(t, old)).To(BeFalse())
 				t.Expect(tokenAccepted(t, fresh)).To(BeTrue())
@@ -520,8 +527,7 @@ func tunnelArchiveChecks() []Check {
 			Title: "archiving a tunnel invalidates its token for new connections",
 			Run: func(t *T) {
 				id := scratchTunnel(t, 0)
-				token := t.OK(tokenOp(id, "reveal_token", nil)).Get("tunnel_token").String()
-				t.Expect(tokenAccepted(t, token)).To(BeTrue())
+				token := acceptedToken(t, id)
 				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 				t.Expect(tokenAccepted(t, token)).To(BeFalse())
 			}},
