@@ -94,6 +94,16 @@ func scratchTunnel(t *T, free int) string {
 	return ""
 }
 
+// fullTunnel returns a scratch tunnel filled up to the limit of two non-archived certificates,
+// at least one of them the check's own.
+func fullTunnel(t *T) string {
+	id := scratchTunnel(t, 1)
+	for len(activeCertificates(t, id)) < 2 {
+		addCertificate(t, id, certgen.CA("conformance filler").PEM)
+	}
+	return id
+}
+
 // addCertificate registers pemText on the tunnel, requires 200 and archives it at cleanup.
 func addCertificate(t *T, tunnelID, pemText string) *Response {
 	resp := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/certificates",
@@ -483,10 +493,7 @@ func tunnelArchiveChecks() []Check {
 		{ID: "tunnels/archive-cascades", Clause: "3.3", Labels: []Label{Tunnels, Destructive},
 			Title: "archiving a tunnel sets archived_at and archives every non-archived certificate in the same operation; the domain stays the tunnel's",
 			Run: func(t *T) {
-				id := scratchTunnel(t, 1)
-				for len(activeCertificates(t, id)) < 2 {
-					addCertificate(t, id, certgen.CA("conformance cascade").PEM)
-				}
+				id := fullTunnel(t)
 				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
 				archived := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 				at := archived.Get("archived_at")
@@ -582,10 +589,7 @@ func tunnelCertificateChecks() []Check {
 		{ID: "tunnels/certificate-cap-400", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "a third non-archived certificate is refused with 400 invalid_request_error",
 			Run: func(t *T) {
-				id := scratchTunnel(t, 1)
-				for len(activeCertificates(t, id)) < 2 {
-					addCertificate(t, id, certgen.CA("conformance cap").PEM)
-				}
+				id := fullTunnel(t)
 				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id), Body: map[string]string{"ca_certificate_pem": certgen.CA("conformance cap 3").PEM}})
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 			}},
