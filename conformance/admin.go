@@ -104,14 +104,6 @@ func walkCursor(t *T, path, schema string, query url.Values, limit int) []gjson.
 	return nil
 }
 
-func idsOf(items []gjson.Result) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = it.Get("id").String()
-	}
-	return out
-}
-
 // allUsers lists every user of the organization.
 func allUsers(t *T) []gjson.Result {
 	return walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, 1000)

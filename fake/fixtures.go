@@ -18,11 +18,12 @@ import (
 // initial data. It is immutable once loaded, and every server built from it copies what it
 // changes, so one Fixtures serves any number of servers.
 type Fixtures struct {
-	orgs   []*org
-	creds  map[string]*credential // by secret
-	users  []member               // every organization's members, in file order
-	models modelCatalog
-	admin  adminFixtures
+	orgs    []*org
+	creds   map[string]*credential // by secret
+	users   []member               // every organization's members, in file order
+	models  modelCatalog
+	admin   adminFixtures
+	tunnels []fixtureTunnel
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -32,6 +33,7 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadUsers,
 	loadModels,
 	loadAdmin,
+	loadTunnels,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one

@@ -49,5 +49,19 @@ func (s *Server) routes() []*route {
 		{post, "/v1/organizations/workspaces/:workspace_id/archive", ifAdmin, "admin/workspace", s.archiveWorkspace},
 		{get, "/v1/organizations/workspaces/:workspace_id/rate_limits", ifAdmin, "admin/workspace_rate_limit_list", s.listWorkspaceRateLimits},
 		{get, "/v1/organizations/rate_limits", ifAdmin, "admin/rate_limit_list", s.listRateLimits},
+
+		// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9).
+		{get, "/v1/organizations/tunnels", ifTunnels, "tunnels/tunnel_list", s.listTunnels},
+		{get, "/v1/organizations/tunnels/:tunnel_id", ifTunnels, "tunnels/tunnel", s.getTunnel},
+		{post, "/v1/organizations/tunnels/:tunnel_id/reveal_token", ifTunnels, "tunnels/tunnel_token", s.revealTunnelToken},
+		{post, "/v1/organizations/tunnels/:tunnel_id/rotate_token", ifTunnels, "tunnels/tunnel_token", s.rotateTunnelToken},
+		{post, "/v1/organizations/tunnels/:tunnel_id/archive", ifTunnels, "tunnels/tunnel", s.archiveTunnel},
+		{post, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, "tunnels/certificate", s.createTunnelCertificate},
+		{get, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, "tunnels/certificate_list", s.listTunnelCertificates},
+		{get, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id", ifTunnels, "tunnels/certificate", s.getTunnelCertificate},
+		{post, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnels, "tunnels/certificate", s.archiveTunnelCertificate},
+		{post, "/_fake/tunnels", nil, "tunnels/tunnel", s.controlCreateTunnel},
+		{post, "/_fake/tunnels/token_check", nil, "tunnels/control_token_check", s.controlCheckTunnelToken},
+		{post, "/_fake/tunnels/:tunnel_id/gateway_check", nil, "tunnels/control_gateway_check", s.controlCheckGateway},
 	}
 }

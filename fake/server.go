@@ -48,7 +48,8 @@ type Server struct {
 // state is everything a server changes: one lazily built store per area, so that New costs the
 // same however large the fixtures are. Reset replaces it whole.
 type state struct {
-	admin lazy[adminStore]
+	admin   lazy[adminStore]
+	tunnels lazy[tunnelStore]
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.

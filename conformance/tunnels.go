@@ -1,0 +1,761 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/conformance/certgen"
+)
+
+// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9).
+//
+// The specified API cannot create tunnels. On the fake, checks that change a tunnel make their own
+// through the control API; on a deployment they use a pre-existing tunnel, so those that rotate
+// or archive it carry Destructive. Certificates a check adds are archived by its cleanup.
+
+const tunnelsPath = "/v1/organizations/tunnels"
+
+// tunnelsIn walks every page of the tunnel list with the query (page size limit; 0: the
+// default) and returns the items in list order.
+func tunnelsIn(t *T, q url.Values, limit int, org2 bool) []gjson.Result {
+	var out []gjson.Result
+	q = cloneValues(q)
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	for page := 0; page < 1000; page++ {
+		resp := t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: q, Org2: org2, Schema: "tunnels/tunnel_list"})
+		data := resp.Get("data").Array()
+		next := resp.Get("next_page")
+		if limit > 0 {
+			t.Expect(len(data)).To(BeNumerically("<=", limit), "a page holds at most limit items")
+		}
+		out = append(out, data...)
+		if next.Type == gjson.Null {
+			return out
+		}
+		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
+		q.Set("page", next.String())
+	}
+	t.Failf("the tunnel list did not end within 1000 pages")
+	return nil
+}
+
+// cloneValues copies a query, so that paging does not change the caller's.
+func cloneValues(q url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// idsOf returns the id of each item, in order.
+
+var includeArchived = url.Values{"include_archived": {"true"}}
+
+// activeCertificates lists a tunnel's non-archived certificates.
+func activeCertificates(t *T, tunnelID string) []gjson.Result {
+	resp := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + tunnelID + "/certificates", Schema: "tunnels/certificate_list"})
+	return resp.Get("data").Array()
+}
+
+// scratchTunnel returns a tunnel the check may change, with at least free open certificate
+// slots. On the fake it is a new tunnel (archived by the cleanup); on a deployment it is the
+// newest non-archived tunnel with enough room, and the check is Unsupported when there is none.
+func scratchTunnel(t *T, free int) string {
+	if t.Target.IsFake {
+		id := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{"display_name": "conformance scratch"}).Get("id").String()
+		t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+		return id
+	}
+	for _, tn := range tunnelsIn(t, nil, 100, false) {
+		id := tn.Get("id").String()
+		if len(activeCertificates(t, id))+free <= 2 {
+			return id
+		}
+	}
+	t.Unsupported("no non-archived tunnel has %d free certificate slot(s)", free)
+	return ""
+}
+
+// fullTunnel returns a scratch tunnel filled up to the limit of two non-archived certificates,
+// at least one of them the check's own.
+func fullTunnel(t *T) string {
+	id := scratchTunnel(t, 1)
+	for len(activeCertificates(t, id)) < 2 {
+		addCertificate(t, id, certgen.CA("conformance filler").PEM)
+	}
+	return id
+}
+
+// addCertificate registers pemText on the tunnel, requires 200 and archives it at cleanup.
+func addCertificate(t *T, tunnelID, pemText string) *Response {
+	resp := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/certificates",
+		Body: map[string]string{"ca_certificate_pem": pemText}, Schema: "tunnels/certificate"})
+	id := resp.Get("id").String()
+	t.Cleanup("archive certificate "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/certificates/" + id + "/archive"}))
+	return resp
+}
+
+// tokenOp is a reveal_token or rotate_token request on the tunnel.
+func tokenOp(tunnelID, op string, body any) Request {
+	return Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/" + op, Body: body, Schema: "tunnels/tunnel_token"}
+}
+
+// anyTunnel returns a non-archived tunnel of the organization, for checks that only read it.
+func anyTunnel(t *T) string {
+	list := tunnelsIn(t, nil, 0, false)
+	if len(list) == 0 {
+		t.Unsupported("the organization has no non-archived tunnel")
+	}
+	return list[0].Get("id").String()
+}
+
+// archivedTunnel returns an archived tunnel of the organization: a listed one, or on the fake
+// a new one archived for the check.
+func archivedTunnel(t *T) string {
+	for _, tn := range tunnelsIn(t, includeArchived, 0, false) {
+		if tn.Get("archived_at").Type != gjson.Null {
+			return tn.Get("id").String()
+		}
+	}
+	if !t.Target.IsFake {
+		t.Unsupported("the organization has no archived tunnel")
+	}
+	id := scratchTunnel(t, 0)
+	t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+	return id
+}
+
+// expectQueryRefused requires each value of the query parameter to be refused with 400
+// invalid_request_error naming the parameter.
+func expectQueryRefused(t *T, path, param string, values ...string) {
+	for _, v := range values {
+		resp := t.Do(Request{Area: Tunnels, Path: path, Query: url.Values{param: {v}}})
+		t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+		t.Expect(resp.Get("error.message").String()).To(ContainSubstring(param), "%s=%q", param, v)
+	}
+}
+
+// tokenAccepted asks the fake whether a new connection with the token would be accepted.
+func tokenAccepted(t *T, token string) bool {
+	return t.Control(http.MethodPost, "/_fake/tunnels/token_check", map[string]string{"tunnel_token": token}).Get("accepted").Bool()
+}
+
+// acceptedToken reveals the tunnel's token and requires the fake to accept it, the starting
+// point of the checks that prove it is invalidated.
+func acceptedToken(t *T, tunnelID string) string {
+	token := t.OK(tokenOp(tunnelID, "reveal_token", nil)).Get("tunnel_token").String()
+	t.Expect(tokenAccepted(t, token)).To(BeTrue(), "the current token is refused")
+	return token
+}
+
+// advanceIfFake moves the fake's clock, so that an unchanged timestamp proves something.
+func advanceIfFake(t *T) {
+	if t.Target.IsFake {
+		t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 60})
+	}
+}
+
+var tokenIDPattern = regexp.MustCompile(`^ttkn_[0-9a-f]{64}$`)
+
+// init registers the area's checks.
+func init() {
+	Register(InterfaceChecks(Tunnels, tunnelsPath, "tunnels/tunnel_list")...)
+	Register(tunnelListChecks()...)
+	Register(tunnelTokenChecks()...)
+	Register(tunnelArchiveChecks()...)
+	Register(tunnelCertificateChecks()...)
+	Register(tunnelCertificateValidationChecks()...)
+}
+
+// tunnelListChecks cover get and list (spec 2.17, 4.9, gaps §3, §9), tenancy and the control call.
+func tunnelListChecks() []Check {
+	return []Check{
+		{ID: "tunnels/list-newest-first", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "the tunnel list is ordered newest first",
+			Run: func(t *T) {
+				list := tunnelsIn(t, includeArchived, 1000, false)
+				for i := 1; i < len(list); i++ {
+					prev, cur := list[i-1].Get("created_at").Time(), list[i].Get("created_at").Time()
+					t.Expect(prev.Before(cur)).To(BeFalse(), "%s is listed before the newer %s", list[i-1].Get("id"), list[i].Get("id"))
+				}
+			}},
+		{ID: "tunnels/list-include-archived", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "archived tunnels are listed only with include_archived=true, which lists every tunnel",
+			Run: func(t *T) {
+				archivedTunnel(t)
+				active := tunnelsIn(t, nil, 1000, false)
+				for _, tn := range active {
+					t.Expect(tn.Get("archived_at").Type).To(Equal(gjson.Null), "archived tunnel %s listed by default", tn.Get("id"))
+				}
+				all := tunnelsIn(t, includeArchived, 1000, false)
+				var unarchived []string
+				archived := 0
+				for _, tn := range all {
+					if tn.Get("archived_at").Type == gjson.Null {
+						unarchived = append(unarchived, tn.Get("id").String())
+					} else {
+						archived++
+					}
+				}
+				t.Expect(archived).To(BeNumerically(">", 0))
+				t.Expect(unarchived).To(Equal(idsOf(active)))
+				explicit := tunnelsIn(t, url.Values{"include_archived": {"false"}}, 1000, false)
+				t.Expect(idsOf(explicit)).To(Equal(idsOf(active)))
+			}},
+		{ID: "tunnels/list-workspace-filter", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "workspace_id lists exactly the tunnels of that workspace; omitted, every workspace is listed",
+			Run: func(t *T) {
+				all := tunnelsIn(t, includeArchived, 1000, false)
+				byWorkspace := map[string][]string{}
+				defaults := 0
+				for _, tn := range all {
+					if ws := tn.Get("workspace_id"); ws.Type == gjson.Null {
+						defaults++
+					} else {
+						byWorkspace[ws.String()] = append(byWorkspace[ws.String()], tn.Get("id").String())
+					}
+				}
+				if len(byWorkspace) == 0 {
+					t.Unsupported("no tunnel of the organization is in a workspace other than the default one")
+				}
+				for ws, want := range byWorkspace {
+					got := tunnelsIn(t, url.Values{"include_archived": {"true"}, "workspace_id": {ws}}, 1000, false)
+					t.Expect(idsOf(got)).To(Equal(want), "workspace %s", ws)
+				}
+				none := tunnelsIn(t, url.Values{"workspace_id": {"wrkspc_01NoSuchWorkspace0000000"}}, 0, false)
+				t.Expect(none).To(BeEmpty())
+			}},
+		{ID: "tunnels/list-workspace-filter-invalid", Clause: "4.9", Labels: []Label{Tunnels, Extension},
+			Title: "a workspace_id that is not a wrkspc_ ID is refused with 400 naming workspace_id",
+			Run: func(t *T) {
+				expectQueryRefused(t, tunnelsPath, "workspace_id", "", "default", "ws_123", "org_01AcmeCorporation00000001")
+			}},
+		{ID: "tunnels/list-pages-complete", Clause: "2.1", Labels: []Label{Tunnels},
+			Title: "paging with next_page at every page size returns each tunnel exactly once, in order, and the last page has next_page null",
+			Run: func(t *T) {
+				all := idsOf(tunnelsIn(t, includeArchived, 1000, false))
+				for _, size := range []int{1, 2, 3} {
+					t.Expect(idsOf(tunnelsIn(t, includeArchived, size, false))).To(Equal(all), "page size %d", size)
+				}
+			}},
+		{ID: "tunnels/list-default-limit", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "without limit, a page holds at most 20 tunnels",
+			Run: func(t *T) {
+				if t.Target.IsFake {
+					for len(tunnelsIn(t, nil, 1000, false)) <= 20 {
+						scratchTunnel(t, 0)
+					}
+				}
+				all := len(tunnelsIn(t, nil, 1000, false))
+				resp := t.OK(Request{Area: Tunnels, Path: tunnelsPath, Schema: "tunnels/tunnel_list"})
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)))
+				t.Expect(resp.Get("next_page").Type == gjson.Null).To(Equal(all <= 20))
+			}},
+		{ID: "tunnels/list-limit-range", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "a limit outside 1 to 1000 is refused with 400 naming limit",
+			Run: func(t *T) {
+				expectQueryRefused(t, tunnelsPath, "limit", "0", "1001", "-1", "ten")
+				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1"}}, Schema: "tunnels/tunnel_list"})
+				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1000"}}, Schema: "tunnels/tunnel_list"})
+			}},
+		{ID: "tunnels/list-page-token-forged", Clause: "gaps §3", Labels: []Label{Tunnels, Extension},
+			Title: "a forged or malformed page token is refused with 400 naming page",
+			Run: func(t *T) {
+				expectQueryRefused(t, tunnelsPath, "page", "not-a-token", "eyJzIjoidHVubmVscyJ9.AAAA")
+			}},
+		{ID: "tunnels/get-each-listed", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "every listed tunnel, archived or not, can be read by its ID and reads the same as in the list",
+			Run: func(t *T) {
+				for _, tn := range tunnelsIn(t, includeArchived, 1000, false) {
+					one := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + tn.Get("id").String(), Schema: "tunnels/tunnel"})
+					t.Expect(one.JSON().Raw).To(MatchJSON(tn.Raw))
+				}
+			}},
+		{ID: "tunnels/domains-unique", Clause: "2.17", Labels: []Label{Tunnels},
+			Title: "every tunnel, archived or not, has its own domain",
+			Run: func(t *T) {
+				seen := map[string]string{}
+				for _, tn := range tunnelsIn(t, includeArchived, 1000, false) {
+					d := strings.ToLower(tn.Get("domain").String())
+					t.Expect(seen).NotTo(HaveKey(d), "domain %s of %s", d, tn.Get("id"))
+					seen[d] = tn.Get("id").String()
+				}
+			}},
+		{ID: "tunnels/domain-never-reused", Clause: "2.17", Labels: []Label{Tunnels, FakeOnly},
+			Title: "a new tunnel never gets the domain of another tunnel, even of an archived one",
+			Run: func(t *T) {
+				seen := map[string]bool{}
+				for _, tn := range tunnelsIn(t, includeArchived, 1000, false) {
+					seen[strings.ToLower(tn.Get("domain").String())] = true
+				}
+				for i := 0; i < 6; i++ {
+					id := scratchTunnel(t, 0)
+					tn := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+					d := strings.ToLower(tn.Get("domain").String())
+					t.Expect(seen).NotTo(HaveKey(d), "domain %s reused", d)
+					seen[d] = true
+					if i%2 == 0 {
+						t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+					}
+				}
+			}},
+		{ID: "tunnels/other-organization-404", Clause: "DESIGN", Labels: []Label{Tunnels, Extension},
+			Title: "another organization's tunnel and its certificates are answered 404, like an unknown ID, on every operation",
+			Run: func(t *T) {
+				if t.Config().BearerToken2 == "" {
+					t.Disabled("needs CONFORMANCE_BEARER_TOKEN_2, a credential of a second organization")
+				}
+				theirs := tunnelsIn(t, includeArchived, 1000, true)
+				if len(theirs) == 0 {
+					t.Unsupported("the second organization has no tunnel")
+				}
+				mine := map[string]bool{}
+				for _, id := range idsOf(tunnelsIn(t, includeArchived, 1000, false)) {
+					mine[id] = true
+				}
+				for _, id := range idsOf(theirs) {
+					t.Expect(mine).NotTo(HaveKey(id), "tunnel %s is listed for both organizations", id)
+					certs := t.OK(Request{Area: Tunnels, Org2: true, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
+					for _, r := range []Request{
+						{Path: tunnelsPath + "/" + id}, {Path: tunnelsPath + "/" + id + "/certificates"},
+						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/reveal_token"},
+						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/rotate_token"},
+						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"},
+						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{"ca_certificate_pem": certgen.CA("tenancy").PEM}},
+					} {
+						r.Area = Tunnels
+						t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
+					}
+					for _, c := range certs.Get("data").Array() {
+						path := tunnelsPath + "/" + id + "/certificates/" + c.Get("id").String()
+						t.ExpectError(t.Do(Request{Area: Tunnels, Path: path}), http.StatusNotFound, "not_found_error")
+						t.ExpectError(t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: path + "/archive"}), http.StatusNotFound, "not_found_error")
+					}
+				}
+			}},
+		{ID: "tunnels/unknown-404", Clause: "gaps §1", Labels: []Label{Tunnels, Extension},
+			Title: "an unknown tunnel or certificate ID is answered 404 not_found_error",
+			Run: func(t *T) {
+				t.ExpectError(t.Do(Request{Area: Tunnels, Path: tunnelsPath + "/tnl_01NoSuchTunnel000000000000"}), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(tokenOp("tnl_01NoSuchTunnel000000000000", "reveal_token", nil)), http.StatusNotFound, "not_found_error")
+				id := anyTunnel(t)
+				t.ExpectError(t.Do(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates/tcrt_01NoSuchCertificate0000000"}), http.StatusNotFound, "not_found_error")
+			}},
+		{ID: "tunnels/beta-required", Clause: "9", Labels: []Label{Tunnels},
+			Title: "every tunnel operation without the beta value mcp-tunnels-2026-05-19 is refused with 400, also when other beta values are sent",
+			Run: func(t *T) {
+				id := anyTunnel(t)
+				for _, beta := range []string{"", "managed-agents-2026-04-01", "mcp-tunnels-2026-05-18,mcp-client-2025-11-20"} {
+					for _, r := range []Request{
+						{Path: tunnelsPath}, {Path: tunnelsPath + "/" + id}, {Path: tunnelsPath + "/" + id + "/certificates"},
+						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/reveal_token"},
+					} {
+						r.Area, r.Header = Tunnels, http.Header{"vendor-beta": {beta}}
+						resp := t.Do(r)
+						t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+						t.Expect(resp.Get("error.message").String()).To(ContainSubstring("mcp-tunnels-2026-05-19"))
+					}
+				}
+			}},
+		{ID: "tunnels/control-create", Clause: "DESIGN", Labels: []Label{Tunnels, FakeOnly},
+			Title: "POST /_fake/tunnels creates a tunnel in the given organization and workspace, with the given display name",
+			Run: func(t *T) {
+				tn := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{
+					"organization_id": "org_01GlobexIndustries0000001", "workspace_id": "wrkspc_01GlobexOps000000000001", "display_name": "conformance control",
+				})
+				id := tn.Get("id").String()
+				t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Org2: true, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+				got := t.OK(Request{Area: Tunnels, Org2: true, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+				t.Expect(got.JSON().Raw).To(MatchJSON(tn.JSON().Raw))
+				t.Expect(got.Get("workspace_id").String()).To(Equal("wrkspc_01GlobexOps000000000001"))
+				t.Expect(got.Get("display_name").String()).To(Equal("conformance control"))
+				t.Expect(got.Get("archived_at").Type).To(Equal(gjson.Null))
+				t.ExpectError(t.Do(Request{Area: Tunnels, Path: tunnelsPath + "/" + id}), http.StatusNotFound, "not_found_error")
+				def := t.Control(http.MethodPost, "/_fake/tunnels", nil)
+				defID := def.Get("id").String()
+				t.Cleanup("archive tunnel "+defID, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + defID + "/archive"}))
+				t.Expect(def.Get("workspace_id").Type).To(Equal(gjson.Null))
+				t.Expect(def.Get("display_name").Type).To(Equal(gjson.Null))
+				t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + defID, Schema: "tunnels/tunnel"})
+			}},
+		{ID: "tunnels/control-create-invalid", Clause: "DESIGN", Labels: []Label{Tunnels, FakeOnly},
+			Title: "POST /_fake/tunnels refuses an unknown organization, a malformed workspace ID and a display name outside 1 to 255 characters with 400 naming the field",
+			Run: func(t *T) {
+				for field, value := range map[string]any{
+					"organization_id": "org_01NoSuchOrganization000000", "workspace_id": "default",
+					"display_name": strings.Repeat("x", 256),
+				} {
+					resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/tunnels", Body: map[string]any{field: value}, As: NoCred})
+					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+					t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
+				}
+				resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/tunnels", Body: map[string]any{"display_name": ""}, As: NoCred})
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				at255 := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{"display_name": strings.Repeat("é", 255)})
+				id := at255.Get("id").String()
+				t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+				t.Expect(at255.Get("display_name").String()).To(Equal(strings.Repeat("é", 255)))
+			}},
+	}
+}
+
+// tunnelTokenChecks cover reveal and rotate (spec 3.3, 4.9, 5 rule 2, gaps §9).
+func tunnelTokenChecks() []Check {
+	return []Check{
+		{ID: "tunnels/reveal-stable", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "reveal_token answers the same token and ttkn_ id on every call until rotation",
+			Run: func(t *T) {
+				id := anyTunnel(t)
+				first := t.OK(tokenOp(id, "reveal_token", nil))
+				t.Expect(first.Get("id").String()).To(HavePrefix("ttkn_"))
+				t.Expect(first.Get("tunnel_token").String()).NotTo(BeEmpty())
+				again := t.OK(tokenOp(id, "reveal_token", nil))
+				t.Expect(again.JSON().Raw).To(MatchJSON(first.JSON().Raw))
+			}},
+		{ID: "tunnels/token-id-format", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "a tunnel token's id is ttkn_ followed by 64 hexadecimal characters",
+			Run: func(t *T) {
+				tok := t.OK(tokenOp(anyTunnel(t), "reveal_token", nil))
+				t.Expect(tok.Get("id").String()).To(MatchRegexp(tokenIDPattern.String()))
+			}},
+		{ID: "tunnels/token-only-in-reveal-and-rotate", Clause: "5", Labels: []Label{Tunnels},
+			Title: "the tunnel token appears in no response other than reveal_token and rotate_token",
+			Run: func(t *T) {
+				id := anyTunnel(t)
+				token := t.OK(tokenOp(id, "reveal_token", nil)).Get("tunnel_token").String()
+				for _, r := range []Request{
+					{Path: tunnelsPath, Query: includeArchived}, {Path: tunnelsPath + "/" + id},
+					{Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived},
+					{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{"ca_certificate_pem": token}},
+				} {
+					r.Area = Tunnels
+					resp := t.Do(r)
+					t.Expect(string(resp.Body)).NotTo(ContainSubstring(token), "%s %s", r.Method, r.Path)
+					t.Expect(fmt.Sprint(resp.Header)).NotTo(ContainSubstring(token), "%s %s", r.Method, r.Path)
+				}
+			}},
+		{ID: "tunnels/rotate-fresh-token", Clause: "3.3", Labels: []Label{Tunnels, Destructive},
+			Title: "rotate_token (with or without a reason) answers a fresh token with a new id, and reveal then answers the new one",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 0)
+				before := t.OK(tokenOp(id, "reveal_token", nil))
+				rotated := t.OK(tokenOp(id, "rotate_token", map[string]string{"reason": "conformance: scheduled rotation"}))
+				t.Expect(rotated.Get("id").String()).NotTo(Equal(before.Get("id").String()))
+				t.Expect(rotated.Get("tunnel_token").String()).NotTo(Equal(before.Get("tunnel_token").String()))
+				t.Expect(t.OK(tokenOp(id, "reveal_token", nil)).JSON().Raw).To(MatchJSON(rotated.JSON().Raw))
+				again := t.OK(tokenOp(id, "rotate_token", nil))
+				t.Expect(again.Get("id").String()).NotTo(BeElementOf(before.Get("id").String(), rotated.Get("id").String()))
+				t.Expect(t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"}).Get("archived_at").Type).To(Equal(gjson.Null))
+			}},
+		{ID: "tunnels/rotate-invalidates-old-token", Clause: "3.3", Labels: []Label{Tunnels, FakeOnly},
+			Title: "after rotation the previous token is refused for new connections and the fresh one is accepted",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 0)
+				old := acceptedToken(t, id)
+				fresh := t.OK(tokenOp(id, "rotate_token", nil)).Get("tunnel_token").String()
+				t.Expect(tokenAccepted(t, old)).To(BeFalse())
+				t.Expect(tokenAccepted(t, fresh)).To(BeTrue())
+			}},
+		{ID: "tunnels/rotate-invalid-body", Clause: "gaps §1", Labels: []Label{Tunnels, Extension, Destructive},
+			Title: "a rotate_token body with a reason that is not a string is refused with 400 naming reason, and the token is unchanged",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 0)
+				before := t.OK(tokenOp(id, "reveal_token", nil))
+				resp := t.Do(tokenOp(id, "rotate_token", map[string]any{"reason": 42}))
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("reason"))
+				t.Expect(t.OK(tokenOp(id, "reveal_token", nil)).JSON().Raw).To(MatchJSON(before.JSON().Raw))
+			}},
+	}
+}
+
+// tunnelArchiveChecks cover tunnel archival (spec 3.3, 7, gaps §9).
+func tunnelArchiveChecks() []Check {
+	return []Check{
+		{ID: "tunnels/archive-cascades", Clause: "3.3", Labels: []Label{Tunnels, Destructive},
+			Title: "archiving a tunnel sets archived_at and archives every non-archived certificate in the same operation; the domain stays the tunnel's",
+			Run: func(t *T) {
+				id := fullTunnel(t)
+				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+				archived := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+				at := archived.Get("archived_at")
+				t.Expect(at.Type).To(Equal(gjson.String))
+				for _, f := range []string{"id", "created_at", "domain", "display_name", "workspace_id", "type"} {
+					t.Expect(archived.Get(f).Raw).To(Equal(before.Get(f).Raw), "field %s changed on archive", f)
+				}
+				t.Expect(activeCertificates(t, id)).To(BeEmpty())
+				all := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
+				t.Expect(all.Get("data.#").Int()).To(BeNumerically(">=", 2))
+				for _, c := range all.Get("data").Array() {
+					t.Expect(c.Get("archived_at").Type).To(Equal(gjson.String), "certificate %s", c.Get("id"))
+					t.Expect(c.Get("archived_at").Time().After(at.Time())).To(BeFalse(), "certificate %s archived after its tunnel", c.Get("id"))
+				}
+				t.Expect(idsOf(tunnelsIn(t, nil, 1000, false))).NotTo(ContainElement(id))
+				t.Expect(idsOf(tunnelsIn(t, includeArchived, 1000, false))).To(ContainElement(id))
+			}},
+		{ID: "tunnels/archive-retry-unchanged", Clause: "3.3", Labels: []Label{Tunnels},
+			Title: "archiving an archived tunnel succeeds and answers the existing record unchanged",
+			Run: func(t *T) {
+				id := archivedTunnel(t)
+				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+				advanceIfFake(t)
+				again := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+				t.Expect(again.JSON().Raw).To(MatchJSON(before.JSON().Raw))
+			}},
+		{ID: "tunnels/archived-token-refused", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "reveal_token and rotate_token on an archived tunnel are refused with 400 and answer no token",
+			Run: func(t *T) {
+				id := archivedTunnel(t)
+				for _, op := range []string{"reveal_token", "rotate_token"} {
+					resp := t.Do(tokenOp(id, op, nil))
+					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+					t.Expect(resp.Get("tunnel_token").Exists()).To(BeFalse())
+				}
+			}},
+		{ID: "tunnels/archive-invalidates-token", Clause: "3.3", Labels: []Label{Tunnels, FakeOnly},
+			Title: "archiving a tunnel invalidates its token for new connections",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 0)
+				token := acceptedToken(t, id)
+				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+				t.Expect(tokenAccepted(t, token)).To(BeFalse())
+			}},
+	}
+}
+
+// tunnelCertificateChecks cover certificate create, read, list and archive (spec 2.17, 3.4, 4.9, gaps §9).
+func tunnelCertificateChecks() []Check {
+	certPath := func(tunnelID string) string { return tunnelsPath + "/" + tunnelID + "/certificates" }
+	return []Check{
+		{ID: "tunnels/certificate-create", Clause: "3.4", Labels: []Label{Tunnels},
+			Title: "a registered CA certificate gets a tcrt_ id, the SHA-256 fingerprint of its DER in lowercase hex and its NotAfter as expires_at, and reads back the same",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				notAfter := time.Now().UTC().AddDate(3, 0, 0).Truncate(time.Second)
+				ca := certgen.New(certgen.Options{CommonName: "conformance CA", IsCA: true, NotAfter: notAfter})
+				c := addCertificate(t, id, ca.PEM)
+				t.Expect(c.Get("id").String()).To(HavePrefix("tcrt_"))
+				t.Expect(c.Get("type").String()).To(Equal("tunnel_certificate"))
+				t.Expect(c.Get("tunnel_id").String()).To(Equal(id))
+				t.Expect(c.Get("fingerprint").String()).To(Equal(ca.Fingerprint()))
+				t.Expect(c.Get("expires_at").Time().Equal(notAfter)).To(BeTrue(), "expires_at %s, want %s", c.Get("expires_at"), notAfter)
+				t.Expect(c.Get("archived_at").Type).To(Equal(gjson.Null))
+				got := t.OK(Request{Area: Tunnels, Path: certPath(id) + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
+				t.Expect(got.JSON().Raw).To(MatchJSON(c.JSON().Raw))
+				t.Expect(idsOf(activeCertificates(t, id))).To(ContainElement(c.Get("id").String()))
+			}},
+		{ID: "tunnels/certificate-no-expiry", Clause: "2.17", Labels: []Label{Tunnels},
+			Title: "a CA certificate that does not expire (NotAfter 99991231235959Z, RFC 5280) has expires_at null",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				ca := certgen.New(certgen.Options{CommonName: "conformance forever CA", IsCA: true, NotAfter: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)})
+				t.Expect(addCertificate(t, id, ca.PEM).Get("expires_at").Type).To(Equal(gjson.Null))
+			}},
+		{ID: "tunnels/certificate-cap", Clause: "3.4", Labels: []Label{Tunnels},
+			Title: "a tunnel holds at most two non-archived certificates: a third is refused and not stored, and archiving one makes room",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				existing := len(activeCertificates(t, id))
+				first := addCertificate(t, id, certgen.CA("conformance cap 1").PEM)
+				if existing == 0 {
+					addCertificate(t, id, certgen.CA("conformance cap 2").PEM)
+				}
+				before := idsOf(activeCertificates(t, id))
+				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id), Body: map[string]string{"ca_certificate_pem": certgen.CA("conformance cap 3").PEM}})
+				t.Expect(resp.Status).To(BeNumerically(">=", 400), "%s", resp)
+				t.Expect(resp.Status).To(BeNumerically("<", 500), "%s", resp)
+				t.Expect(idsOf(activeCertificates(t, id))).To(Equal(before))
+				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + first.Get("id").String() + "/archive", Schema: "tunnels/certificate"})
+				addCertificate(t, id, certgen.CA("conformance cap 3").PEM)
+			}},
+		{ID: "tunnels/certificate-cap-400", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "a third non-archived certificate is refused with 400 invalid_request_error",
+			Run: func(t *T) {
+				id := fullTunnel(t)
+				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id), Body: map[string]string{"ca_certificate_pem": certgen.CA("conformance cap 3").PEM}})
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+			}},
+		{ID: "tunnels/certificate-archive", Clause: "3.4", Labels: []Label{Tunnels},
+			Title: "archiving a certificate, also the last non-archived one, sets archived_at and keeps the record, listed only with include_archived",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				c := addCertificate(t, id, certgen.CA("conformance archive").PEM)
+				cid := c.Get("id").String()
+				archived := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + cid + "/archive", Schema: "tunnels/certificate"})
+				t.Expect(archived.Get("archived_at").Type).To(Equal(gjson.String))
+				for _, f := range []string{"id", "created_at", "expires_at", "fingerprint", "tunnel_id", "type"} {
+					t.Expect(archived.Get(f).Raw).To(Equal(c.Get(f).Raw), "field %s changed on archive", f)
+				}
+				t.Expect(t.OK(Request{Area: Tunnels, Path: certPath(id) + "/" + cid, Schema: "tunnels/certificate"}).JSON().Raw).To(MatchJSON(archived.JSON().Raw))
+				t.Expect(idsOf(activeCertificates(t, id))).NotTo(ContainElement(cid))
+				all := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"})
+				t.Expect(idsOf(all.Get("data").Array())).To(ContainElement(cid))
+			}},
+		{ID: "tunnels/trusted-set-follows-certificates", Clause: "3.4", Labels: []Label{Tunnels, FakeOnly},
+			Title: "a gateway is trusted through the tunnel's non-archived CA certificates only; an archived certificate leaves the trusted set, and with none left the tunnel rejects MCP traffic",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				accepted := func(gateway certgen.Cert) bool {
+					return t.Control(http.MethodPost, "/_fake/tunnels/"+id+"/gateway_check", map[string]string{"certificate_pem": gateway.PEM}).Get("accepted").Bool()
+				}
+				oldCA, newCA := certgen.CA("conformance old CA"), certgen.CA("conformance new CA")
+				oldGW, newGW := oldCA.Issue("gateway.conformance.test"), newCA.Issue("gateway.conformance.test")
+				t.Expect(accepted(oldGW)).To(BeFalse(), "accepted with no CA certificate")
+				oldID := addCertificate(t, id, oldCA.PEM).Get("id").String()
+				t.Expect(accepted(oldGW)).To(BeTrue())
+				t.Expect(accepted(newGW)).To(BeFalse(), "accepted a gateway of an unregistered CA")
+				newID := addCertificate(t, id, newCA.PEM).Get("id").String()
+				t.Expect(accepted(oldGW) && accepted(newGW)).To(BeTrue(), "both CAs are trusted during a rotation")
+				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + oldID + "/archive", Schema: "tunnels/certificate"})
+				t.Expect(accepted(oldGW)).To(BeFalse(), "an archived CA certificate is still trusted")
+				t.Expect(accepted(newGW)).To(BeTrue())
+				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + newID + "/archive", Schema: "tunnels/certificate"})
+				t.Expect(accepted(newGW)).To(BeFalse(), "accepted with every CA certificate archived")
+			}},
+		{ID: "tunnels/expired-ca-trusts-nothing", Clause: "4.9", Labels: []Label{Tunnels, FakeOnly},
+			Title: "an expired CA certificate can be registered, its expires_at in the past, but a gateway it issued is not accepted",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				now := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()
+				notAfter := now.Add(-time.Hour).UTC().Truncate(time.Second)
+				expired := certgen.New(certgen.Options{CommonName: "conformance expired CA", IsCA: true, NotAfter: notAfter})
+				c := addCertificate(t, id, expired.PEM)
+				t.Expect(c.Get("expires_at").Time().Equal(notAfter)).To(BeTrue(), "expires_at %s, want %s", c.Get("expires_at"), notAfter)
+				check := t.Control(http.MethodPost, "/_fake/tunnels/"+id+"/gateway_check", map[string]string{"certificate_pem": expired.Issue("gateway.conformance.test").PEM})
+				t.Expect(check.Get("accepted").Bool()).To(BeFalse())
+				t.Expect(check.Get("reason").String()).To(ContainSubstring("expired"))
+			}},
+		{ID: "tunnels/certificate-archive-retry-unchanged", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "archiving an archived certificate answers it unchanged",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				cid := addCertificate(t, id, certgen.CA("conformance archive twice").PEM).Get("id").String()
+				path := certPath(id) + "/" + cid + "/archive"
+				first := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
+				advanceIfFake(t)
+				again := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
+				t.Expect(again.JSON().Raw).To(MatchJSON(first.JSON().Raw))
+			}},
+		{ID: "tunnels/certificate-list-limit-range", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "a certificate list limit outside 1 to 1000 is refused with 400 naming limit",
+			Run: func(t *T) {
+				id := anyTunnel(t)
+				expectQueryRefused(t, certPath(id), "limit", "0", "1001", "-1", "ten")
+				t.OK(Request{Area: Tunnels, Path: certPath(id), Query: url.Values{"limit": {"1"}}, Schema: "tunnels/certificate_list"})
+			}},
+		{ID: "tunnels/certificate-list-pages", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "the certificate list with include_archived pages with next_page and returns each certificate once",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				for i := 0; i < 3; i++ {
+					c := addCertificate(t, id, certgen.CA(fmt.Sprint("conformance page ", i)).PEM)
+					t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + c.Get("id").String() + "/archive", Schema: "tunnels/certificate"})
+				}
+				all := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: url.Values{"include_archived": {"true"}, "limit": {"1000"}}, Schema: "tunnels/certificate_list"})
+				var walked []string
+				q := url.Values{"include_archived": {"true"}, "limit": {"1"}}
+				for i := 0; i < 100; i++ {
+					page := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: q, Schema: "tunnels/certificate_list"})
+					walked = append(walked, idsOf(page.Get("data").Array())...)
+					if page.Get("next_page").Type == gjson.Null {
+						break
+					}
+					q.Set("page", page.Get("next_page").String())
+				}
+				t.Expect(walked).To(Equal(idsOf(all.Get("data").Array())))
+				t.Expect(len(walked)).To(BeNumerically(">=", 3))
+			}},
+		{ID: "tunnels/certificate-of-other-tunnel-404", Clause: "gaps §1", Labels: []Label{Tunnels, Extension},
+			Title: "a certificate read through another tunnel's path is answered 404",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				cid := addCertificate(t, id, certgen.CA("conformance other tunnel").PEM).Get("id").String()
+				for _, other := range idsOf(tunnelsIn(t, includeArchived, 1000, false)) {
+					if other != id {
+						t.ExpectError(t.Do(Request{Area: Tunnels, Path: certPath(other) + "/" + cid}), http.StatusNotFound, "not_found_error")
+						return
+					}
+				}
+				t.Unsupported("the organization has a single tunnel")
+			}},
+	}
+}
+
+// badPEM is one ca_certificate_pem the rules of spec 4.9 and gaps §9 refuse, and what the
+// refusal's message must mention.
+type badPEM struct {
+	name, pem, mention string
+}
+
+// badPEMs generates one ca_certificate_pem per rule of spec 4.9 and gaps §9 that refuses it.
+func badPEMs() []badPEM {
+	ca := certgen.CA("conformance CA")
+	leaf := certgen.New(certgen.Options{CommonName: "conformance leaf"})
+	pad := strings.Repeat("#", 8193-len(ca.PEM)-1) + "\n" + ca.PEM
+	return []badPEM{
+		{"over 8 KB", pad, "8"},
+		{"a PKCS #8 private key after the certificate", ca.PEM + ca.KeyPEM, "private"},
+		{"an EC private key before the certificate", strings.ReplaceAll(ca.KeyPEM, "PRIVATE KEY", "EC PRIVATE KEY") + ca.PEM, "private"},
+		{"an RSA private key alone", "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n", "private"},
+		{"two certificates", ca.PEM + certgen.CA("conformance second CA").PEM, "one"},
+		{"no PEM block", "not a certificate", "CERTIFICATE"},
+		{"a CERTIFICATE block that is not X.509", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", "X.509"},
+		{"a certificate without the CA flag", leaf.PEM, "CA"},
+	}
+}
+
+// tunnelCertificateValidationChecks cover what ca_certificate_pem may hold (spec 4.9, gaps §9).
+func tunnelCertificateValidationChecks() []Check {
+	refuse := func(t *T, id string, b badPEM) *Response {
+		return t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{"ca_certificate_pem": b.pem}})
+	}
+	return []Check{
+		{ID: "tunnels/certificate-pem-refused", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "a ca_certificate_pem with private-key material, more than one certificate, or no CA certificate is refused and nothing is stored",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
+				for _, b := range badPEMs() {
+					resp := refuse(t, id, b)
+					t.Expect(resp.Status).To(BeNumerically(">=", 400), "%s: %s", b.name, resp)
+					t.Expect(resp.Status).To(BeNumerically("<", 500), "%s: %s", b.name, resp)
+				}
+				after := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
+				t.Expect(after.JSON().Raw).To(MatchJSON(before.JSON().Raw))
+			}},
+		{ID: "tunnels/certificate-pem-400-names-reason", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "each refused ca_certificate_pem is answered 400 naming the field and the reason",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				for _, b := range badPEMs() {
+					resp := refuse(t, id, b)
+					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+					msg := resp.Get("error.message").String()
+					t.Expect(msg).To(ContainSubstring("ca_certificate_pem"), b.name)
+					t.Expect(msg).To(ContainSubstring(b.mention), b.name)
+				}
+				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{}})
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("ca_certificate_pem"))
+			}},
+		{ID: "tunnels/certificate-pem-8kb-bound", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Title: "a ca_certificate_pem of exactly 8192 bytes is accepted",
+			Run: func(t *T) {
+				id := scratchTunnel(t, 1)
+				ca := certgen.CA("conformance 8 KB")
+				padded := strings.Repeat("#", 8192-len(ca.PEM)-1) + "\n" + ca.PEM
+				t.Expect(addCertificate(t, id, padded).Get("fingerprint").String()).To(Equal(ca.Fingerprint()))
+			}},
+	}
+}

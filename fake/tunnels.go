@@ -1,0 +1,669 @@
+package fake
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9). The specified surface has
+// no create: tunnels come from fixtures and from the control call POST /_fake/tunnels.
+//
+// The tunnel token is a secret (spec 5, rule 2). It is never stored in a record that is
+// marshalled: it is derived from the tunnel and its rotation count when reveal or rotate asks for
+// it, so no other response, log line or error message can carry it by accident.
+
+// Tunnel is the tunnel record of spec 2.17, as the API answers it and CreateTunnel returns it.
+type Tunnel struct {
+	ID          string     `json:"id"`
+	ArchivedAt  *time.Time `json:"archived_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	DisplayName *string    `json:"display_name"`
+	Domain      string     `json:"domain"`
+	Type        string     `json:"type"`
+	WorkspaceID *string    `json:"workspace_id"`
+}
+
+// TunnelOptions are the fields of a tunnel made with CreateTunnel; empty fields are unset.
+type TunnelOptions struct {
+	OrganizationID string // org_ ID or UUID; empty: the first fixture organization
+	WorkspaceID    string // a wrkspc_ ID; empty: the default workspace
+	DisplayName    string // 1 to 255 characters; empty: no display name
+}
+
+// TokenRotation is the audit record of one rotate_token call (spec 4.9: the reason is recorded
+// for audit). It holds token IDs, never token values.
+type TokenRotation struct {
+	TunnelID        string
+	PreviousTokenID string
+	TokenID         string
+	Reason          string // "" when the request gave none
+	CredentialID    string // the ID of the bearer credential that asked for the rotation
+	RotatedAt       time.Time
+}
+
+// tunnelToken is the tunnel token of spec 2.17. Only reveal_token and rotate_token answer it.
+type tunnelToken struct {
+	ID          string `json:"id"`
+	TunnelToken string `json:"tunnel_token"`
+	Type        string `json:"type"`
+}
+
+// tunnelCertificate is the tunnel certificate record of spec 2.17.
+type tunnelCertificate struct {
+	ID          string     `json:"id"`
+	ArchivedAt  *time.Time `json:"archived_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ExpiresAt   *time.Time `json:"expires_at"`
+	Fingerprint string     `json:"fingerprint"`
+	TunnelID    string     `json:"tunnel_id"`
+	Type        string     `json:"type"`
+	ca          *x509.Certificate
+}
+
+// tunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
+// current token is derived) and its certificates in creation order.
+type tunnelRec struct {
+	Tunnel
+	org       *org
+	rotations int
+	certs     []*tunnelCertificate
+}
+
+// tunnelStore is the tunnels area's state. Tunnels are never deleted, only archived, so the
+// domains of the tunnels ever held are exactly the domains that may never be allocated again.
+type tunnelStore struct {
+	mu          sync.Mutex
+	list        []*tunnelRec // newest first (created_at descending, ID breaking ties)
+	byID        map[string]*tunnelRec
+	domains     map[string]bool
+	domainSeq   int
+	rotationLog []TokenRotation
+}
+
+// fixtureTunnel is a tunnel of fixtures/tunnels.json, checked and parsed once per process.
+type fixtureTunnel struct {
+	Tunnel
+	org   *org
+	certs []tunnelCertificate
+}
+
+// Keys and states of the records: lists are ordered by (created_at, ID); archived_at set means archived.
+func tunnelKey(t Tunnel) listKey                 { return listKey{t.CreatedAt, t.ID} }
+func certificateKey(c tunnelCertificate) listKey { return listKey{c.CreatedAt, c.ID} }
+func tunnelRecKey(t *tunnelRec) listKey          { return tunnelKey(t.Tunnel) }
+func (t *tunnelRec) archived() bool              { return t.ArchivedAt != nil }
+func (c *tunnelCertificate) archived() bool      { return c.ArchivedAt != nil }
+
+var workspaceIDPattern = regexp.MustCompile(`^wrkspc_[A-Za-z0-9_-]+$`)
+
+const (
+	maxDisplayName = 255
+	maxActiveCerts = 2 // spec 8: non-archived certificates per tunnel
+	domainSuffix   = ".tunnels.platformkit.test"
+)
+
+// loadTunnels reads fixtures/tunnels.json: each tunnel's organization must exist, IDs and
+// domains must be unique, every certificate must pass the rules of an upload, and the state must
+// be one the API could reach (at most two active certificates, none on an archived tunnel).
+func loadTunnels(fsys fs.FS, fx *Fixtures) error {
+	var file struct {
+		Tunnels []struct {
+			Tunnel
+			OrganizationID string `json:"organization_id"`
+			Certificates   []struct {
+				ID               string     `json:"id"`
+				CreatedAt        time.Time  `json:"created_at"`
+				ArchivedAt       *time.Time `json:"archived_at"`
+				CACertificatePEM string     `json:"ca_certificate_pem"`
+			} `json:"certificates"`
+		} `json:"tunnels"`
+	}
+	if _, err := readFixture(fsys, "tunnels.json", &file); err != nil {
+		return err
+	}
+	seen := map[string]bool{}    // tunnel and certificate IDs
+	domains := map[string]bool{} // lower case: host names do not distinguish case
+	for _, ft := range file.Tunnels {
+		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.orgByID(ft.OrganizationID)}
+		t.Type = "tunnel"
+		switch {
+		case t.org == nil:
+			return fmt.Errorf("tunnels.json: tunnel %s names unknown organization %s", t.ID, ft.OrganizationID)
+		case seen[t.ID]:
+			return fmt.Errorf("tunnels.json: tunnel ID %s is used twice", t.ID)
+		case domains[strings.ToLower(t.Domain)]:
+			return fmt.Errorf("tunnels.json: tunnel %s: domain %s is used twice; domains are never shared or reused", t.ID, t.Domain)
+		}
+		seen[t.ID], domains[strings.ToLower(t.Domain)] = true, true
+		active := 0
+		for _, fc := range ft.Certificates {
+			cc, err := parseCACertificate(fc.CACertificatePEM)
+			if err != nil {
+				return fmt.Errorf("tunnels.json: certificate %s: %v", fc.ID, err)
+			}
+			if seen[fc.ID] {
+				return fmt.Errorf("tunnels.json: certificate ID %s is used twice", fc.ID)
+			}
+			seen[fc.ID] = true
+			if fc.ArchivedAt == nil {
+				active++
+			}
+			t.certs = append(t.certs, tunnelCertificate{ID: fc.ID, ArchivedAt: fc.ArchivedAt, CreatedAt: fc.CreatedAt,
+				ExpiresAt: cc.expiresAt, Fingerprint: cc.fingerprint, TunnelID: t.ID, Type: "tunnel_certificate", ca: cc.cert})
+		}
+		switch {
+		case active > maxActiveCerts:
+			return fmt.Errorf("tunnels.json: tunnel %s has %d non-archived certificates; at most %d are allowed", t.ID, active, maxActiveCerts)
+		case active > 0 && t.ArchivedAt != nil:
+			return fmt.Errorf("tunnels.json: archived tunnel %s has non-archived certificates; archival archives them all", t.ID)
+		}
+		fx.tunnels = append(fx.tunnels, t)
+	}
+	return nil
+}
+
+// newTunnelStore copies the fixture tunnels into a server's own state.
+func newTunnelStore(fx *Fixtures) *tunnelStore {
+	st := &tunnelStore{byID: map[string]*tunnelRec{}, domains: map[string]bool{}}
+	for _, ft := range fx.tunnels {
+		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org}
+		for _, c := range ft.certs {
+			rec.certs = append(rec.certs, &c)
+		}
+		st.insert(rec)
+	}
+	return st
+}
+
+// insert adds a tunnel in list order and reserves its domain for the life of the server.
+func (st *tunnelStore) insert(rec *tunnelRec) {
+	i, _ := slices.BinarySearchFunc(st.list, rec, func(a, b *tunnelRec) int { return newestFirst(tunnelRecKey(a), tunnelRecKey(b)) })
+	st.list = slices.Insert(st.list, i, rec)
+	st.byID[rec.ID] = rec
+	st.domains[strings.ToLower(rec.Domain)] = true
+}
+
+// newDomain allocates a hostname no tunnel of this server has had, archived or not.
+func (st *tunnelStore) newDomain() string {
+	for {
+		st.domainSeq++
+		d := "t" + strconv.Itoa(st.domainSeq) + domainSuffix
+		if !st.domains[d] {
+			return d
+		}
+	}
+}
+
+// tunnels returns the area's store in st, built from the fixtures on first use.
+func (s *Server) tunnels(st *state) *tunnelStore {
+	return st.tunnels.get(func() *tunnelStore { return newTunnelStore(s.fx) })
+}
+
+// find returns the caller's tunnel; another organization's tunnel is not found, exactly like an
+// unknown ID. Call with st.mu held.
+func (st *tunnelStore) find(o *org, id string) (*tunnelRec, error) {
+	rec := st.byID[id]
+	if rec == nil || rec.org != o {
+		return nil, notFound("tunnel", id)
+	}
+	return rec, nil
+}
+
+// tunnelTokenKey keys the derivation of token values and IDs. Values must be the same from run to run
+// (responses are deterministic), so the key is fixed; it never appears in a response.
+var tunnelTokenKey = []byte("platformkit tunnel tokens v1")
+
+// currentToken derives the token of a tunnel after n rotations: a fresh value and ID per
+// rotation, the same ones on every reveal in between (spec 4.9, 3.3).
+func currentToken(tunnelID string, n int) tunnelToken {
+	derive := func(purpose string) []byte {
+		mac := hmac.New(sha256.New, tunnelTokenKey)
+		fmt.Fprintf(mac, "%s\x00%s\x00%d", purpose, tunnelID, n)
+		return mac.Sum(nil)
+	}
+	return tunnelToken{
+		ID:          "ttkn_" + hex.EncodeToString(derive("id")),
+		TunnelToken: "tnltok_" + base64.RawURLEncoding.EncodeToString(derive("value")),
+		Type:        "tunnel_token",
+	}
+}
+
+// withTunnel runs f on the caller's tunnel of the path with the store locked. f must not block.
+// Another organization's tunnel, like an unknown ID, is a 404.
+func (s *Server) withTunnel(c *call, f func(st *tunnelStore, rec *tunnelRec) (any, error)) (any, error) {
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rec, err := st.find(c.org, c.Param("tunnel_id"))
+	if err != nil {
+		return nil, err
+	}
+	return f(st, rec)
+}
+
+// live refuses an operation on an archived tunnel (gaps §9): archival is irreversible and
+// invalidates the token.
+func (t *tunnelRec) live(refusal string) error {
+	if t.archived() {
+		return invalid("tunnel %s is archived: %s", t.ID, refusal)
+	}
+	return nil
+}
+
+// getTunnel serves GET /v1/organizations/tunnels/{tunnel_id} (spec 4.9).
+func (s *Server) getTunnel(c *call) (any, error) {
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.Tunnel, nil })
+}
+
+// archivedListQuery is what both lists of the area take: include_archived, limit (gaps §9:
+// default 20, at most 1000) and page, a token of the list named scope.
+type archivedListQuery struct {
+	includeArchived bool
+	limit           int
+	scope           string
+	after           *listKey
+}
+
+// archivedListQuery reads the query of a list of the area; a bad value is a 400 naming it.
+func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) {
+	q.scope = scope
+	if q.includeArchived, err = c.queryBool("include_archived", false); err != nil {
+		return q, err
+	}
+	if q.limit, _, err = c.queryInt("limit", 20, 1, 1000); err != nil {
+		return q, err
+	}
+	q.after, err = c.pageToken(scope)
+	return q, err
+}
+
+// listTunnels serves GET /v1/organizations/tunnels: the caller's tunnels, newest first,
+// optionally of one workspace (spec 4.9).
+func (s *Server) listTunnels(c *call) (any, error) {
+	q, err := c.archivedListQuery("tunnels:" + c.org.ID)
+	if err != nil {
+		return nil, err
+	}
+	workspace, filterWorkspace := c.GetQuery("workspace_id")
+	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
+		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %q", workspace)
+	}
+	st := s.tunnels(c.st)
+	st.mu.Lock()
+	// Start at the token's position (binary search) and copy only the page and one more item,
+	// which tells pageByToken whether a next page exists: the cost follows the page, not the
+	// number of tunnels.
+	start := 0
+	if q.after != nil {
+		start = searchAfter(st.list, tunnelRecKey, newestFirst, *q.after)
+	}
+	matched := make([]Tunnel, 0, q.limit+1)
+	for _, rec := range st.list[start:] {
+		if len(matched) > q.limit {
+			break
+		}
+		if rec.org != c.org || (rec.archived() && !q.includeArchived) ||
+			(filterWorkspace && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
+			continue
+		}
+		matched = append(matched, rec.Tunnel)
+	}
+	st.mu.Unlock()
+	return pageByToken(matched, tunnelKey, newestFirst, q.scope, nil, q.limit), nil
+}
+
+// revealTunnelToken serves POST .../reveal_token: the current token, the same until rotation.
+func (s *Server) revealTunnelToken(c *call) (any, error) {
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		if err := rec.live("its token was invalidated and can no longer be revealed"); err != nil {
+			return nil, err
+		}
+		return currentToken(rec.ID, rec.rotations), nil
+	})
+}
+
+// rotateTunnelToken serves POST .../rotate_token: a fresh token and ID; the old token stops
+// opening connections, and the rotation is recorded with its reason (spec 3.3, 4.9).
+func (s *Server) rotateTunnelToken(c *call) (any, error) {
+	var req struct {
+		Reason *string `json:"reason"`
+	}
+	if err := c.bindTunnelRequest("tunnels/rotate_token_request", &req); err != nil {
+		return nil, err
+	}
+	return s.withTunnel(c, func(st *tunnelStore, rec *tunnelRec) (any, error) {
+		if err := rec.live("its token cannot be rotated"); err != nil {
+			return nil, err
+		}
+		prev := currentToken(rec.ID, rec.rotations)
+		rec.rotations++
+		next := currentToken(rec.ID, rec.rotations)
+		r := TokenRotation{TunnelID: rec.ID, PreviousTokenID: prev.ID, TokenID: next.ID, CredentialID: c.cred.ID, RotatedAt: s.clock.Now()}
+		if req.Reason != nil {
+			r.Reason = *req.Reason
+		}
+		st.rotationLog = append(st.rotationLog, r)
+		return next, nil
+	})
+}
+
+// archiveTunnel serves POST .../archive: irreversible, cascades to the certificates, and
+// invalidates the token; a retry answers the record unchanged (spec 3.3).
+func (s *Server) archiveTunnel(c *call) (any, error) {
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		if rec.archived() {
+			return rec.Tunnel, nil // a retry: the record unchanged (spec 3.3, 7)
+		}
+		// One instant for the tunnel and the certificates it cascades to: the same operation.
+		now := s.clock.Now()
+		rec.ArchivedAt = &now
+		for _, cert := range rec.certs {
+			if !cert.archived() {
+				cert.ArchivedAt = &now
+			}
+		}
+		return rec.Tunnel, nil
+	})
+}
+
+// createTunnelCertificate serves POST .../certificates: registers a CA certificate while the
+// tunnel has fewer than two non-archived ones (spec 3.4, gaps §9).
+func (s *Server) createTunnelCertificate(c *call) (any, error) {
+	var req struct {
+		CACertificatePEM string `json:"ca_certificate_pem"`
+	}
+	if err := c.bindTunnelRequest("tunnels/certificate_create_request", &req); err != nil {
+		return nil, err
+	}
+	cc, err := parseCACertificate(req.CACertificatePEM)
+	if err != nil {
+		return nil, err
+	}
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		if err := rec.live("certificates cannot be added to it"); err != nil {
+			return nil, err
+		}
+		active := 0
+		for _, cert := range rec.certs {
+			if !cert.archived() {
+				active++
+			}
+		}
+		if active >= maxActiveCerts {
+			return nil, invalid("tunnel %s already has %d non-archived certificates, the most allowed; archive one before adding another", rec.ID, active)
+		}
+		cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
+			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate", ca: cc.cert}
+		rec.certs = append(rec.certs, cert)
+		return *cert, nil
+	})
+}
+
+// withCertificate runs f on the certificate of the path, of the caller's tunnel of the path, with
+// the store locked; a certificate of another tunnel is not found.
+func (s *Server) withCertificate(c *call, f func(cert *tunnelCertificate) any) (any, error) {
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		id := c.Param("certificate_id")
+		for _, cert := range rec.certs {
+			if cert.ID == id {
+				return f(cert), nil
+			}
+		}
+		return nil, notFound("tunnel certificate", id)
+	})
+}
+
+// getTunnelCertificate serves GET .../certificates/{certificate_id}.
+func (s *Server) getTunnelCertificate(c *call) (any, error) {
+	return s.withCertificate(c, func(cert *tunnelCertificate) any { return *cert })
+}
+
+// listTunnelCertificates serves GET .../certificates, newest first; archived ones only with
+// include_archived.
+func (s *Server) listTunnelCertificates(c *call) (any, error) {
+	q, err := c.archivedListQuery("tunnel_certificates:" + c.Param("tunnel_id"))
+	if err != nil {
+		return nil, err
+	}
+	var matched []tunnelCertificate
+	if _, err := s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		for _, cert := range rec.certs {
+			if q.includeArchived || !cert.archived() {
+				matched = append(matched, *cert)
+			}
+		}
+		return nil, nil
+	}); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(matched, func(a, b tunnelCertificate) int { return newestFirst(certificateKey(a), certificateKey(b)) })
+	return pageByToken(matched, certificateKey, newestFirst, q.scope, q.after, q.limit), nil
+}
+
+// archiveTunnelCertificate serves POST .../certificates/{certificate_id}/archive: the record
+// stays, the certificate leaves the trusted set (spec 3.4).
+func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
+	return s.withCertificate(c, func(cert *tunnelCertificate) any {
+		if !cert.archived() { // archiving again answers the record unchanged (gaps §9)
+			now := s.clock.Now()
+			cert.ArchivedAt = &now
+		}
+		return *cert
+	})
+}
+
+// bindTunnelRequest reads a JSON object body (an empty body is an empty object, gaps §2), checks
+// it against the request schema, answering the first violation as a 400 naming the field, and
+// decodes it into v.
+func (c *call) bindTunnelRequest(schema string, v any) error {
+	data, err := c.body()
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if err := validateBody(schema, data); err != nil {
+		return err
+	}
+	return decodeJSON(data, v)
+}
+
+// --- Test control (DESIGN.md) ---
+
+// controlCreateTunnel serves POST /_fake/tunnels (DESIGN.md); see CreateTunnel.
+func (s *Server) controlCreateTunnel(c *call) (any, error) {
+	var req struct {
+		OrganizationID *string `json:"organization_id"`
+		WorkspaceID    *string `json:"workspace_id"`
+		DisplayName    *string `json:"display_name"`
+	}
+	if err := c.bindTunnelRequest("tunnels/control_create_tunnel_request", &req); err != nil {
+		return nil, err
+	}
+	opts := TunnelOptions{}
+	if req.OrganizationID != nil {
+		opts.OrganizationID = *req.OrganizationID
+	}
+	if req.WorkspaceID != nil {
+		opts.WorkspaceID = *req.WorkspaceID
+	}
+	if req.DisplayName != nil {
+		if *req.DisplayName == "" {
+			return nil, invalidField("display_name", "must be 1 to %d characters, or omitted for no display name", maxDisplayName)
+		}
+		opts.DisplayName = *req.DisplayName
+	}
+	return s.CreateTunnel(opts)
+}
+
+// controlCheckTunnelToken serves POST /_fake/tunnels/token_check; see TunnelForToken. The answer
+// names the tunnel, never the token.
+func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
+	var req struct {
+		TunnelToken string `json:"tunnel_token"`
+	}
+	if err := c.bindTunnelRequest("tunnels/control_token_check_request", &req); err != nil {
+		return nil, err
+	}
+	id, ok := s.TunnelForToken(req.TunnelToken)
+	answer := struct {
+		Accepted bool    `json:"accepted"`
+		TunnelID *string `json:"tunnel_id"`
+	}{Accepted: ok}
+	if ok {
+		answer.TunnelID = &id
+	}
+	return answer, nil
+}
+
+// controlCheckGateway serves POST /_fake/tunnels/{tunnel_id}/gateway_check; see CheckGateway.
+func (s *Server) controlCheckGateway(c *call) (any, error) {
+	var req struct {
+		CertificatePEM string `json:"certificate_pem"`
+	}
+	if err := c.bindTunnelRequest("tunnels/control_gateway_check_request", &req); err != nil {
+		return nil, err
+	}
+	reason, err := s.checkGateway(c.Param("tunnel_id"), req.CertificatePEM)
+	if err != nil {
+		return nil, err
+	}
+	answer := struct {
+		Accepted bool    `json:"accepted"`
+		Reason   *string `json:"reason"`
+	}{Accepted: reason == ""}
+	if reason != "" {
+		answer.Reason = &reason
+	}
+	return answer, nil
+}
+
+// checkGateway answers why the tunnel would refuse an MCP connection whose gateway presents
+// chainPEM, or "" when it would accept it. An unknown tunnel is a 404 and a chainPEM without a
+// certificate a 400.
+func (s *Server) checkGateway(tunnelID, chainPEM string) (string, error) {
+	chain, err := parseChain(chainPEM)
+	if err != nil {
+		return "", err
+	}
+	st := s.tunnels(s.state())
+	st.mu.Lock()
+	rec := st.byID[tunnelID]
+	archived := rec != nil && rec.archived()
+	var trusted []*x509.Certificate
+	if rec != nil {
+		for _, cert := range rec.certs {
+			if !cert.archived() {
+				trusted = append(trusted, cert.ca)
+			}
+		}
+	}
+	st.mu.Unlock()
+	switch {
+	case rec == nil:
+		return "", notFound("tunnel", tunnelID)
+	case archived:
+		return "the tunnel is archived", nil
+	}
+	return verifyGateway(trusted, chain, s.clock.Now()), nil
+}
+
+// CheckGateway answers what the tunnel does with an MCP connection whose gateway presents
+// chainPEM (its server certificate, then any intermediates) when the service terminates the
+// inner TLS session (spec 4.9): nil when it accepts it, otherwise an error saying why. It accepts
+// only when the tunnel is not archived and the chain verifies, at the server's time, against one
+// of the tunnel's non-archived CA certificates: an archived certificate is out of the trusted
+// set, and a tunnel without one rejects all MCP traffic (spec 3.4).
+func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
+	reason, err := s.checkGateway(tunnelID, chainPEM)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		return errors.New(reason)
+	}
+	return nil
+}
+
+// CreateTunnel makes a tunnel, as the control call POST /_fake/tunnels does: the specified API
+// has no create (spec 4.10). The tunnel gets a domain no tunnel of this server has had. It
+// returns invalid_request_error for an unknown organization, a malformed workspace ID or a
+// display name longer than 255 characters.
+func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
+	var o *org
+	switch {
+	case opts.OrganizationID != "":
+		if o = s.fx.orgByID(opts.OrganizationID); o == nil {
+			return Tunnel{}, invalidField("organization_id", "no organization has the ID %q; give an org_ ID or UUID of the fixtures", opts.OrganizationID)
+		}
+	case len(s.fx.orgs) > 0:
+		o = s.fx.orgs[0]
+	default:
+		return Tunnel{}, invalidField("organization_id", "the fixtures have no organization to own the tunnel")
+	}
+	t := Tunnel{Type: "tunnel"}
+	if opts.WorkspaceID != "" {
+		if !workspaceIDPattern.MatchString(opts.WorkspaceID) {
+			return Tunnel{}, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\", or omitted for the default workspace, got %q", opts.WorkspaceID)
+		}
+		t.WorkspaceID = &opts.WorkspaceID
+	}
+	if opts.DisplayName != "" {
+		if n := utf8.RuneCountInString(opts.DisplayName); n > maxDisplayName {
+			return Tunnel{}, invalidField("display_name", "must be 1 to %d characters, got %d", maxDisplayName, n)
+		}
+		t.DisplayName = &opts.DisplayName
+	}
+	st := s.tunnels(s.state())
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t.ID, t.CreatedAt, t.Domain = s.ids.next("tnl_"), s.clock.Now(), st.newDomain()
+	st.insert(&tunnelRec{Tunnel: t, org: o})
+	return t, nil
+}
+
+// TokenRotations returns the audit records of a tunnel's token rotations, oldest first: who
+// rotated, when, the token IDs before and after, and the reason given (spec 4.9).
+func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
+	st := s.tunnels(s.state())
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []TokenRotation
+	for _, r := range st.rotationLog {
+		if r.TunnelID == tunnelID {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TunnelForToken answers what the tunnel endpoint would do with a new connection presenting
+// token: the ID of the tunnel whose current token it is. A token replaced by rotation, or the
+// token of an archived tunnel, is refused (spec 3.3).
+func (s *Server) TunnelForToken(token string) (tunnelID string, ok bool) {
+	st := s.tunnels(s.state())
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, rec := range st.list {
+		cur := currentToken(rec.ID, rec.rotations)
+		if !rec.archived() && hmac.Equal([]byte(cur.TunnelToken), []byte(token)) {
+			return rec.ID, true
+		}
+	}
+	return "", false
+}
