@@ -116,3 +116,17 @@ func (r timeRange) contains(t time.Time) bool {
 		(r.lt == nil || t.Before(*r.lt)) &&
 		(r.lte == nil || !t.After(*r.lte))
 }
+
+// queryFloat reads a number parameter in (min, max]; def when absent. NaN and infinities are
+// refused like any value out of range.
+func (c *call) queryFloat(name string, def, min, max float64) (float64, error) {
+	raw, ok := c.GetQuery(name)
+	if !ok {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+	if err != nil || !(f > min && f <= max) {
+		return 0, invalidField(name, "must be a number greater than %v and at most %v, got %q", min, max, raw)
+	}
+	return f, nil
+}
