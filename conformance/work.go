@@ -4,10 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/schemas"
 )
@@ -72,14 +74,63 @@ func stopReq(env, id string, body any) Request {
 	return r
 }
 
-// running enqueues an item in a new environment, acknowledges it and claims its lease with the
-// TTL given; it returns the environment, the item and the last_heartbeat to echo.
-func running(t *T, ttl string) (env, id, last string) {
+// acked enqueues an item in a new environment and acknowledges it.
+func acked(t *T) (env, id string) {
 	env = createEnv(t)
 	id = enqueue(t, env, nil)
 	t.OK(ack(env, id))
+	return env, id
+}
+
+// running enqueues an item in a new environment, acknowledges it and claims its lease with the
+// TTL given; it returns the environment, the item and the last_heartbeat to echo.
+func running(t *T, ttl string) (env, id, last string) {
+	env, id = acked(t)
 	last = t.OK(heartbeat(env, id, "NO_HEARTBEAT", ttl)).Get("last_heartbeat").String()
 	return env, id, last
+}
+
+// expectInvalid requires a 400 invalid_request_error whose message names what (a field or state).
+func expectInvalid(t *T, resp *Response, what string) {
+	t.ExpectWithOffset(1, resp.Status).To(Equal(http.StatusBadRequest), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal("invalid_request_error"), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.message").String()).To(ContainSubstring(what), "%s", resp)
+}
+
+// notFoundForOtherOrg requires each request, sent with the second organization's key, to be
+// answered 404: another organization's IDs never leak.
+func notFoundForOtherOrg(t *T, reqs ...Request) {
+	if t.Config().APIKey2 == "" {
+		t.Disabled("needs the second organization's API key (CONFORMANCE_API_KEY_2)")
+	}
+	for _, r := range reqs {
+		r.Org2 = true
+		t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
+	}
+}
+
+// walkPages follows next_page from r with pages of limit items and returns every item in order.
+// A page holds at most limit items and is never empty while next_page is set (gaps §3).
+func walkPages(t *T, r Request, limit int) []gjson.Result {
+	var all []gjson.Result
+	page := ""
+	for range 1000 {
+		r.Query = url.Values{"limit": {strconv.Itoa(limit)}}
+		if page != "" {
+			r.Query.Set("page", page)
+		}
+		resp := t.OK(r)
+		data := resp.Get("data").Array()
+		t.Expect(len(data)).To(BeNumerically("<=", limit), "%s", resp)
+		all = append(all, data...)
+		if resp.Get("next_page").Type == gjson.Null {
+			return all
+		}
+		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page: %s", resp)
+		page = resp.Get("next_page").String()
+	}
+	t.Failf("%s did not end within 1000 pages", r.Path)
+	return nil
 }
 
 func isNull(t *T, resp *Response, path string) {
@@ -127,8 +178,7 @@ func workEnvironmentChecks() []Check {
 					"config": {"name": "x", "config": map[string]any{"type": "submarine"}},
 				} {
 					resp := t.Do(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments", Body: body})
-					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-					t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
+					expectInvalid(t, resp, field)
 				}
 				t.Expect(count()).To(Equal(before))
 			}},
@@ -168,25 +218,11 @@ func workEnvironmentChecks() []Check {
 			Title: "the environment list pages with next_page, null on the last page; limit outside 1 to 100 and a forged page token are refused with 400",
 			Run: func(t *T) {
 				mine := map[string]bool{createEnv(t): true, createEnv(t): true, createEnv(t): true}
-				page, seen := "", 0
-				for range 1000 {
-					q := url.Values{"limit": {"2"}}
-					if page != "" {
-						q.Set("page", page)
+				seen := 0
+				for _, e := range walkPages(t, Request{Area: Work, Path: "/v1/environments", Schema: "work/environment_list"}, 2) {
+					if mine[e.Get("id").String()] {
+						seen++
 					}
-					resp := t.OK(Request{Area: Work, Path: "/v1/environments", Query: q, Schema: "work/environment_list"})
-					data := resp.Get("data").Array()
-					t.Expect(len(data)).To(BeNumerically("<=", 2))
-					for _, e := range data {
-						if mine[e.Get("id").String()] {
-							seen++
-						}
-					}
-					if resp.Get("next_page").Type.String() == "Null" {
-						break
-					}
-					t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page")
-					page = resp.Get("next_page").String()
 				}
 				t.Expect(seen).To(Equal(3))
 				for _, bad := range []url.Values{{"limit": {"0"}}, {"limit": {"101"}}, {"page": {"not-a-token"}}} {
@@ -197,19 +233,12 @@ func workEnvironmentChecks() []Check {
 		{ID: "work/environment-other-org-404", Clause: "gaps §8", Labels: ext,
 			Title: "another organization's environment is answered 404 on every operation, never leaked",
 			Run: func(t *T) {
-				if t.Config().APIKey2 == "" {
-					t.Disabled("needs the second organization's API key (CONFORMANCE_API_KEY_2)")
-				}
 				env := createEnv(t)
-				for _, r := range []Request{
-					{Area: Work, Path: "/v1/environments/" + env},
-					{Area: Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive"},
-					{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + env},
-					work(http.MethodGet, env, "", nil, ""), poll(env, nil), work(http.MethodGet, env, "/stats", nil, ""),
-				} {
-					r.Org2 = true
-					t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
-				}
+				notFoundForOtherOrg(t,
+					Request{Area: Work, Path: "/v1/environments/" + env},
+					Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive"},
+					Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + env},
+					work(http.MethodGet, env, "", nil, ""), poll(env, nil), work(http.MethodGet, env, "/stats", nil, ""))
 				t.Expect(t.OK(Request{Area: Work, Path: "/v1/environments/" + env, Schema: "work/environment"}).Get("archived_at").Type.String()).To(Equal("Null"))
 			}},
 		{ID: "work/environment-key-scope", Clause: "gaps §2", Labels: ext,
@@ -267,8 +296,7 @@ func workQueueChecks() []Check {
 				env := createEnv(t)
 				for _, bad := range []string{"0", "1000", "-1", "soon"} {
 					resp := t.Do(poll(env, url.Values{"block_ms": {bad}}))
-					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("block_ms"))
+					expectInvalid(t, resp, "block_ms")
 				}
 				t.OK(poll(env, url.Values{"block_ms": {"1"}}))
 				t.OK(poll(env, url.Values{"block_ms": {"999"}}))
@@ -369,15 +397,9 @@ func workQueueChecks() []Check {
 		{ID: "work/other-org-item-404", Clause: "gaps §8", Labels: fakeExt,
 			Title: "another organization cannot read, acknowledge, heartbeat or stop an item: 404, and the item is unchanged",
 			Run: func(t *T) {
-				if t.Config().APIKey2 == "" {
-					t.Disabled("needs the second organization's API key (CONFORMANCE_API_KEY_2)")
-				}
 				env := createEnv(t)
 				id := enqueue(t, env, nil)
-				for _, r := range []Request{getItem(env, id), ack(env, id), heartbeat(env, id, "NO_HEARTBEAT", ""), stopReq(env, id, nil)} {
-					r.Org2 = true
-					t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
-				}
+				notFoundForOtherOrg(t, getItem(env, id), ack(env, id), heartbeat(env, id, "NO_HEARTBEAT", ""), stopReq(env, id, nil))
 				t.Expect(t.OK(getItem(env, id)).Get("state").String()).To(Equal("queued"))
 			}},
 		{ID: "work/stats-empty", Clause: "gaps §8", Labels: ext,
@@ -415,20 +437,8 @@ func workQueueChecks() []Check {
 				env := createEnv(t)
 				want := []string{enqueue(t, env, nil), enqueue(t, env, nil), enqueue(t, env, nil)}
 				var got []string
-				page := ""
-				for range 10 {
-					q := url.Values{"limit": {"2"}}
-					if page != "" {
-						q.Set("page", page)
-					}
-					resp := t.OK(work(http.MethodGet, env, "", q, "work/work_list"))
-					for _, w := range resp.Get("data").Array() {
-						got = append(got, w.Get("id").String())
-					}
-					if resp.Get("next_page").Type.String() == "Null" {
-						break
-					}
-					page = resp.Get("next_page").String()
+				for _, w := range walkPages(t, work(http.MethodGet, env, "", nil, "work/work_list"), 2) {
+					got = append(got, w.Get("id").String())
 				}
 				t.Expect(got).To(Equal(want))
 			}},
@@ -465,16 +475,13 @@ func workLeaseChecks() []Check {
 				id := enqueue(t, env, nil)
 				first := t.OK(ack(env, id))
 				resp := t.Do(ack(env, id))
-				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("starting"))
+				expectInvalid(t, resp, "starting")
 				t.Expect(t.OK(getItem(env, id)).Body).To(MatchJSON(first.Body))
 			}},
 		{ID: "work/heartbeat-claim", Clause: "4.8", Labels: fake,
 			Title: "the first heartbeat claims the lease with NO_HEARTBEAT and answers type work_heartbeat, lease_extended, state, ttl_seconds and last_heartbeat",
 			Run: func(t *T) {
-				env := createEnv(t)
-				id := enqueue(t, env, nil)
-				t.OK(ack(env, id))
+				env, id := acked(t)
 				resp := t.OK(heartbeat(env, id, "NO_HEARTBEAT", ""))
 				t.Expect(resp.Get("type").String()).To(Equal("work_heartbeat"))
 				t.Expect(resp.Get("lease_extended").Bool()).To(BeTrue())
@@ -484,9 +491,7 @@ func workLeaseChecks() []Check {
 		{ID: "work/heartbeat-first-starts", Clause: "gaps §8", Labels: fakeExt,
 			Title: "the first heartbeat moves starting to active and sets started_at and latest_heartbeat_at; ttl_seconds defaults to 30",
 			Run: func(t *T) {
-				env := createEnv(t)
-				id := enqueue(t, env, nil)
-				t.OK(ack(env, id))
+				env, id := acked(t)
 				hb := t.OK(heartbeat(env, id, "NO_HEARTBEAT", ""))
 				t.Expect(hb.Get("state").String()).To(Equal("active"))
 				t.Expect(hb.Get("ttl_seconds").Float()).To(BeNumerically("==", 30))
@@ -530,8 +535,7 @@ func workLeaseChecks() []Check {
 			Run: func(t *T) {
 				env := createEnv(t)
 				resp := t.Do(heartbeat(env, enqueue(t, env, nil), "NO_HEARTBEAT", ""))
-				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("queued"))
+				expectInvalid(t, resp, "queued")
 			}},
 		{ID: "work/heartbeat-bad-params-400", Clause: "gaps §1", Labels: fakeExt,
 			Title: "a heartbeat without expected_last_heartbeat, or with a desired_ttl_seconds that is not a positive number, is refused with 400 naming it",
@@ -540,12 +544,10 @@ func workLeaseChecks() []Check {
 				r := heartbeat(env, id, last, "")
 				r.Query.Del("expected_last_heartbeat")
 				resp := t.Do(r)
-				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("expected_last_heartbeat"))
+				expectInvalid(t, resp, "expected_last_heartbeat")
 				for _, bad := range []string{"0", "-5", "ten"} {
 					resp := t.Do(heartbeat(env, id, last, bad))
-					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("desired_ttl_seconds"))
+					expectInvalid(t, resp, "desired_ttl_seconds")
 				}
 				t.OK(heartbeat(env, id, last, ""))
 			}},
@@ -595,8 +597,7 @@ func workLeaseChecks() []Check {
 				t.OK(stopReq(env, id, map[string]any{"force": true}))
 				for _, r := range []Request{stopReq(env, id, nil), heartbeat(env, id, last, ""), ack(env, id)} {
 					resp := t.Do(r)
-					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("stopped"))
+					expectInvalid(t, resp, "stopped")
 				}
 			}},
 		{ID: "work/stop-queued", Clause: "gaps §8", Labels: fakeExt,

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -108,16 +107,11 @@ type workStore struct {
 
 // --- Fixtures ---
 
-// envFixture is one environment of fixtures/environments.json with its queued work.
+// envFixture is one environment of fixtures/environments.json with its queued work. The file
+// gives the record's own fields but type, updated_at and archived_at.
 type envFixture struct {
-	OrganizationID string            `json:"organization_id"`
-	ID             string            `json:"id"`
-	Name           string            `json:"name"`
-	Description    string            `json:"description"`
-	Metadata       map[string]string `json:"metadata"`
-	Config         map[string]any    `json:"config"`
-	Scope          string            `json:"scope"`
-	CreatedAt      time.Time         `json:"created_at"`
+	envRecord
+	OrganizationID string `json:"organization_id"`
 	Work           []struct {
 		ID        string            `json:"id"`
 		SessionID string            `json:"session_id"`
@@ -167,20 +161,9 @@ func workFixtureIDs(e *envFixture) []string {
 func (s *Server) newWorkStore() *workStore {
 	st := &workStore{envs: map[string]*environment{}, arrived: make(chan struct{})}
 	for _, f := range s.fx.envs {
-		env := &environment{
-			rec: envRecord{
-				ID: f.ID, Type: "environment", Name: f.Name, Description: f.Description,
-				Metadata: orEmpty(f.Metadata), Config: f.Config, Scope: f.Scope,
-				CreatedAt: f.CreatedAt, UpdatedAt: f.CreatedAt,
-			},
-			org: f.org, byID: map[string]*workItem{}, workers: map[string]time.Time{},
-		}
-		if env.rec.Config == nil {
-			env.rec.Config = map[string]any{"type": "self_hosted"}
-		}
-		if env.rec.Scope == "" {
-			env.rec.Scope = "organization"
-		}
+		rec := f.envRecord
+		rec.UpdatedAt = rec.CreatedAt
+		env := newEnvironment(rec, f.org)
 		for _, w := range f.Work {
 			env.add(newWorkItem(w.ID, f.ID, w.SessionID, w.Metadata, w.CreatedAt))
 		}
@@ -188,6 +171,19 @@ func (s *Server) newWorkStore() *workStore {
 		st.envs[f.ID] = env
 	}
 	return st
+}
+
+// newEnvironment completes a record with the defaults of gaps §8 (config self_hosted, scope
+// organization, empty metadata) and gives it an empty queue.
+func newEnvironment(rec envRecord, o *org) *environment {
+	rec.Type, rec.Metadata = "environment", orEmpty(rec.Metadata)
+	if rec.Config == nil {
+		rec.Config = map[string]any{"type": "self_hosted"}
+	}
+	if rec.Scope == "" {
+		rec.Scope = "organization"
+	}
+	return &environment{rec: rec, org: o, byID: map[string]*workItem{}, workers: map[string]time.Time{}}
 }
 
 func orEmpty(m map[string]string) map[string]string {
@@ -252,7 +248,7 @@ func (st *workStore) environment(c *call, id string) (*environment, error) {
 
 // withEnv runs f with the store locked, on the caller's environment of the path, with its lapsed
 // leases applied.
-func (s *Server) withEnv(c *call, f func(env *environment, now time.Time) (any, error)) (any, error) {
+func (s *Server) withEnv(c *call, f func(st *workStore, env *environment, now time.Time) (any, error)) (any, error) {
 	st := s.work(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -262,12 +258,12 @@ func (s *Server) withEnv(c *call, f func(env *environment, now time.Time) (any, 
 	}
 	now := s.clock.Now()
 	env.settle(now)
-	return f(env, now)
+	return f(st, env, now)
 }
 
 // withItem is withEnv for the work item of the path.
 func (s *Server) withItem(c *call, f func(env *environment, it *workItem, now time.Time) (any, error)) (any, error) {
-	return s.withEnv(c, func(env *environment, now time.Time) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		id := c.Param("work_id")
 		it := env.byID[id]
 		if it == nil {
@@ -362,17 +358,10 @@ func (s *Server) heartbeatWork(c *call) (any, error) {
 // stopWork stops an item: at once with force (or when no worker holds a lease, so there is
 // nothing to shut down gracefully), otherwise it is stopping until its lease lapses (gaps §8).
 func (s *Server) stopWork(c *call) (any, error) {
-	raw, err := c.body()
-	if err != nil {
-		return nil, err
-	}
-	if err := validateBody("work/stop", orEmptyObject(raw)); err != nil {
-		return nil, err
-	}
 	var req struct {
 		Force bool `json:"force"`
 	}
-	if err := decodeJSON(raw, &req); err != nil {
+	if err := c.bindValid("work/stop", &req); err != nil {
 		return nil, err
 	}
 	return s.withItem(c, func(_ *environment, it *workItem, now time.Time) (any, error) {
@@ -395,14 +384,6 @@ func (s *Server) stopWork(c *call) (any, error) {
 	})
 }
 
-// orEmptyObject reads an absent body (gaps §2: body-less POSTs) as an empty object.
-func orEmptyObject(raw []byte) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return []byte("{}")
-	}
-	return raw
-}
-
 // listWork lists an environment's work items (gaps §8): page tokens, oldest first.
 func (s *Server) listWork(c *call) (any, error) {
 	limit, _, err := c.queryInt("limit", 20, 1, 100)
@@ -413,7 +394,7 @@ func (s *Server) listWork(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.withEnv(c, func(env *environment, _ time.Time) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, _ time.Time) (any, error) {
 		page := pageByToken(env.items, itemKey, oldestFirst, "work", after, limit)
 		out := tokenPage[WorkItem]{Data: make([]WorkItem, len(page.Data)), NextPage: page.NextPage}
 		for i, it := range page.Data {
@@ -433,7 +414,7 @@ type workStats struct {
 }
 
 func (s *Server) workStats(c *call) (any, error) {
-	return s.withEnv(c, func(env *environment, now time.Time) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		out := workStats{Type: "work_queue_stats"}
 		for _, it := range env.items {
 			if it.rec.State != workQueued {

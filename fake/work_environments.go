@@ -12,26 +12,7 @@ import (
 
 func envKey(e *environment) listKey { return listKey{e.rec.CreatedAt, e.rec.ID} }
 
-// withEnvRecord runs f with the store locked on the caller's environment of the path.
-func (s *Server) withEnvRecord(c *call, f func(st *workStore, env *environment, now time.Time) (any, error)) (any, error) {
-	st := s.work(c)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	env, err := st.environment(c, c.Param("environment_id"))
-	if err != nil {
-		return nil, err
-	}
-	return f(st, env, s.clock.Now())
-}
-
 func (s *Server) createEnvironment(c *call) (any, error) {
-	raw, err := c.body()
-	if err != nil {
-		return nil, err
-	}
-	if err := validateBody("work/environment_create", orEmptyObject(raw)); err != nil {
-		return nil, err
-	}
 	var req struct {
 		Name        string            `json:"name"`
 		Description string            `json:"description"`
@@ -39,28 +20,20 @@ func (s *Server) createEnvironment(c *call) (any, error) {
 		Config      map[string]any    `json:"config"`
 		Scope       string            `json:"scope"`
 	}
-	if err := decodeJSON(raw, &req); err != nil {
+	if err := c.bindValid("work/environment_create", &req); err != nil {
 		return nil, err
-	}
-	if req.Config == nil {
-		req.Config = map[string]any{"type": "self_hosted"}
-	}
-	if req.Scope == "" {
-		req.Scope = "organization"
 	}
 	st := s.work(c)
 	now := s.clock.Now()
-	env := &environment{
-		rec: envRecord{
-			ID: s.ids.next("env_"), Type: "environment", Name: req.Name, Description: req.Description,
-			Metadata: orEmpty(req.Metadata), Config: req.Config, Scope: req.Scope, CreatedAt: now, UpdatedAt: now,
-		},
-		org: c.org, byID: map[string]*workItem{}, workers: map[string]time.Time{},
-	}
+	env := newEnvironment(envRecord{
+		ID: s.ids.next("env_"), Name: req.Name, Description: req.Description, Metadata: req.Metadata,
+		Config: req.Config, Scope: req.Scope, CreatedAt: now, UpdatedAt: now,
+	}, c.org)
+	rec := env.rec // read before the environment is visible to other requests
 	st.mu.Lock()
-	st.envs[env.rec.ID] = env
+	st.envs[rec.ID] = env
 	st.mu.Unlock()
-	return env.rec, nil
+	return rec, nil
 }
 
 // listEnvironments lists the organization's environments newest first, with page tokens;
@@ -97,20 +70,13 @@ func (s *Server) listEnvironments(c *call) (any, error) {
 }
 
 func (s *Server) getEnvironment(c *call) (any, error) {
-	return s.withEnvRecord(c, func(_ *workStore, env *environment, _ time.Time) (any, error) { return env.rec, nil })
+	return s.withEnv(c, func(_ *workStore, env *environment, _ time.Time) (any, error) { return env.rec, nil })
 }
 
 // updateEnvironment changes the fields given; metadata is a patch (a string upserts, null
 // deletes). A request that changes nothing leaves updated_at alone. An archived environment is
 // read-only.
 func (s *Server) updateEnvironment(c *call) (any, error) {
-	raw, err := c.body()
-	if err != nil {
-		return nil, err
-	}
-	if err := validateBody("work/environment_update", orEmptyObject(raw)); err != nil {
-		return nil, err
-	}
 	var req struct {
 		Name        *string            `json:"name"`
 		Description *string            `json:"description"`
@@ -118,10 +84,10 @@ func (s *Server) updateEnvironment(c *call) (any, error) {
 		Config      map[string]any     `json:"config"`
 		Scope       *string            `json:"scope"`
 	}
-	if err := decodeJSON(raw, &req); err != nil {
+	if err := c.bindValid("work/environment_update", &req); err != nil {
 		return nil, err
 	}
-	return s.withEnvRecord(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt != nil {
 			return nil, invalid("environment %s is archived; an archived environment cannot be changed", env.rec.ID)
 		}
@@ -162,7 +128,7 @@ func (s *Server) updateEnvironment(c *call) (any, error) {
 // archiveEnvironment sets archived_at; archiving again returns the record unchanged. An archived
 // environment takes no new work, but its workers can finish what they hold.
 func (s *Server) archiveEnvironment(c *call) (any, error) {
-	return s.withEnvRecord(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt == nil {
 			env.rec.ArchivedAt, env.rec.UpdatedAt = &now, now
 		}
@@ -172,7 +138,7 @@ func (s *Server) archiveEnvironment(c *call) (any, error) {
 
 // deleteEnvironment removes the environment and its work items.
 func (s *Server) deleteEnvironment(c *call) (any, error) {
-	return s.withEnvRecord(c, func(st *workStore, env *environment, _ time.Time) (any, error) {
+	return s.withEnv(c, func(st *workStore, env *environment, _ time.Time) (any, error) {
 		delete(st.envs, env.rec.ID)
 		return map[string]string{"id": env.rec.ID, "type": "environment_deleted"}, nil
 	})

@@ -23,7 +23,6 @@ func (s *Server) pollWork(c *call) (any, error) {
 	}
 	reclaim := time.Duration(reclaimMS) * time.Millisecond
 	worker := strings.TrimSpace(c.GetHeader("Vendor-Worker-ID"))
-	st := s.work(c)
 	var deadline <-chan time.Time
 	if blocking {
 		t := time.NewTimer(time.Duration(blockMS) * time.Millisecond)
@@ -33,18 +32,14 @@ func (s *Server) pollWork(c *call) (any, error) {
 	for {
 		// Taken before the look, so that a move of the clock during it is not missed.
 		ticked := s.clock.Changed()
-		st.mu.Lock()
-		arrived := st.arrived
-		it, err := st.poll(c, s.clock.Now(), worker, reclaim)
-		st.mu.Unlock()
+		var arrived <-chan struct{}
+		it, err := s.withEnv(c, func(st *workStore, env *environment, now time.Time) (any, error) {
+			arrived = st.arrived
+			return env.poll(now, worker, reclaim), nil
+		})
 		worker = "" // recorded once per poll request
-		switch {
-		case err != nil:
-			return nil, err
-		case it != nil:
-			return *it, nil
-		case !blocking:
-			return nil, nil
+		if err != nil || it != nil || !blocking {
+			return it, err
 		}
 		select {
 		case <-arrived:
@@ -57,15 +52,10 @@ func (s *Server) pollWork(c *call) (any, error) {
 	}
 }
 
-// poll takes the oldest available item of the caller's environment, or nil. An item is available
-// when it is queued and either no poll has handed it out or the last one did so at least reclaim
-// ago (spec 4.8: polling reclaims unacknowledged items). The caller holds st.mu.
-func (st *workStore) poll(c *call, now time.Time, worker string, reclaim time.Duration) (*WorkItem, error) {
-	env, err := st.environment(c, c.Param("environment_id"))
-	if err != nil {
-		return nil, err
-	}
-	env.settle(now)
+// poll takes the oldest available item, or nil. An item is available when it is queued and
+// either no poll has handed it out or the last one did so at least reclaim ago (spec 4.8:
+// polling reclaims unacknowledged items). The caller holds the store's lock.
+func (env *environment) poll(now time.Time, worker string, reclaim time.Duration) any {
 	if worker != "" {
 		env.workers[worker] = now
 	}
@@ -79,11 +69,10 @@ func (st *workStore) poll(c *call, now time.Time, worker string, reclaim time.Du
 		}
 	}
 	if best == nil {
-		return nil, nil
+		return nil
 	}
 	best.polledAt = &now
-	rec := best.rec
-	return &rec, nil
+	return best.rec
 }
 
 // enqueueWork is POST /_fake/environments/{environment_id}/work (DESIGN.md).
