@@ -283,6 +283,21 @@ func workQueueChecks() []Check {
 				r.Header = nil
 				t.OK(r)
 			}},
+		{ID: "work/worker-id-not-credential", Clause: "5", Labels: ext,
+			Title: "Vendor-Worker-ID identifies a worker and is not a credential: a poll carrying only it is refused with 401",
+			Run: func(t *T) {
+				r := poll(createEnv(t), nil)
+				r.As = NoCred
+				r.Header.Set("Vendor-Worker-ID", t.Config().APIKey)
+				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
+			}},
+		{ID: "work/version-header-required", Clause: "9", Labels: ext,
+			Title: "a work request without vendor-version is refused with 400 naming the header",
+			Run: func(t *T) {
+				r := poll(createEnv(t), nil)
+				r.Header.Set("vendor-version", "")
+				expectInvalid(t, t.Do(r), "vendor-version")
+			}},
 		{ID: "work/poll-empty-null", Clause: "gaps §8", Labels: ext,
 			Title: "a poll with nothing available answers 200, Content-Type application/json, body null",
 			Run: func(t *T) {

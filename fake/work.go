@@ -93,6 +93,8 @@ type environment struct {
 	org     *org
 	items   []*workItem          // creation order
 	byID    map[string]*workItem // the same items by ID
+	queue   map[string]*workItem // the items in state queued, which polls choose from
+	leased  map[string]*workItem // the items whose lease is claimed, which settle watches
 	workers map[string]time.Time // Vendor-Worker-ID → its latest poll
 }
 
@@ -125,14 +127,17 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 	var file struct {
 		Environments []*envFixture `json:"environments"`
 	}
-	if _, err := readFixture(fsys, "environments.json", &file); err != nil {
+	found, err := readFixture(fsys, "environments.json", &file)
+	if err != nil || !found {
 		return err
 	}
 	seen := map[string]bool{}
+	envOrg := map[string]*org{}
 	for _, e := range file.Environments {
 		if e.org = fx.orgByID(e.OrganizationID); e.org == nil {
 			return fmt.Errorf("environments.json: environment %s names unknown organization %s", e.ID, e.OrganizationID)
 		}
+		envOrg[e.ID] = e.org
 		for _, id := range append([]string{e.ID}, workFixtureIDs(e)...) {
 			if seen[id] {
 				return fmt.Errorf("environments.json: ID %s is used twice", id)
@@ -141,7 +146,7 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 		}
 	}
 	for _, c := range fx.creds {
-		if c.Kind == kindEnvironmentKey && !slices.ContainsFunc(file.Environments, func(e *envFixture) bool { return e.ID == c.EnvironmentID && e.org == c.org }) && len(file.Environments) > 0 {
+		if c.Kind == kindEnvironmentKey && envOrg[c.EnvironmentID] != c.org {
 			return fmt.Errorf("environments.json: environment key %s names %s, which is not an environment of its organization", c.ID, c.EnvironmentID)
 		}
 	}
@@ -183,7 +188,8 @@ func newEnvironment(rec envRecord, o *org) *environment {
 	if rec.Scope == "" {
 		rec.Scope = "organization"
 	}
-	return &environment{rec: rec, org: o, byID: map[string]*workItem{}, workers: map[string]time.Time{}}
+	return &environment{rec: rec, org: o, byID: map[string]*workItem{}, queue: map[string]*workItem{},
+		leased: map[string]*workItem{}, workers: map[string]time.Time{}}
 }
 
 func orEmpty(m map[string]string) map[string]string {
@@ -193,19 +199,47 @@ func orEmpty(m map[string]string) map[string]string {
 	return maps.Clone(m)
 }
 
-func newWorkItem(id, envID, sessionID string, metadata map[string]string, now time.Time) *workItem {
+// newWorkItem builds an item created at createdAt; env.add puts it in the queue.
+func newWorkItem(id, envID, sessionID string, metadata map[string]string, createdAt time.Time) *workItem {
 	return &workItem{
 		rec: WorkItem{
-			ID: id, Type: "work", CreatedAt: now, Data: WorkData{ID: sessionID, Type: "session"},
-			EnvironmentID: envID, Metadata: orEmpty(metadata), State: workQueued,
+			ID: id, Type: "work", CreatedAt: createdAt, Data: WorkData{ID: sessionID, Type: "session"},
+			EnvironmentID: envID, Metadata: orEmpty(metadata),
 		},
-		queuedAt: now,
 	}
 }
 
+// add appends a new item and queues it.
 func (env *environment) add(it *workItem) {
 	env.items = append(env.items, it)
 	env.byID[it.rec.ID] = it
+	env.enqueue(it, it.rec.CreatedAt)
+}
+
+// enqueue puts an item (back) in line as of at, not yet handed out by any poll.
+func (env *environment) enqueue(it *workItem, at time.Time) {
+	it.rec.State, it.queuedAt, it.polledAt = workQueued, at, nil
+	env.queue[it.rec.ID] = it
+}
+
+// dequeue takes an item out of line (acknowledged or stopped).
+func (env *environment) dequeue(it *workItem) {
+	delete(env.queue, it.rec.ID)
+	it.polledAt = nil
+}
+
+// claim records a heartbeat: the value the next heartbeat must echo. The lease's end is the
+// caller's to set, since a stopping item's lease is not extended.
+func (env *environment) claim(it *workItem, now time.Time) {
+	it.lastHeartbeat = now.Format(time.RFC3339Nano)
+	it.rec.LatestHeartbeatAt = &now
+	env.leased[it.rec.ID] = it
+}
+
+// release clears the heartbeat record: the lease is gone.
+func (env *environment) release(it *workItem) {
+	it.lastHeartbeat = ""
+	delete(env.leased, it.rec.ID)
 }
 
 func itemKey(it *workItem) listKey { return listKey{it.rec.CreatedAt, it.rec.ID} }
@@ -216,16 +250,15 @@ func itemKey(it *workItem) listKey { return listKey{it.rec.CreatedAt, it.rec.ID}
 // with its heartbeat record cleared, so the old worker's next heartbeat gets 412; a stopping item
 // is stopped. Each change is dated at the instant the lease lapsed, not when it was noticed.
 func (env *environment) settle(now time.Time) {
-	for _, it := range env.items {
-		if it.lastHeartbeat == "" || now.Before(it.leaseUntil) {
+	for _, it := range env.leased {
+		if now.Before(it.leaseUntil) {
 			continue
 		}
 		at := it.leaseUntil
-		it.lastHeartbeat = ""
+		env.release(it)
 		switch it.rec.State {
 		case workActive:
-			it.rec.State = workQueued
-			it.queuedAt, it.polledAt = at, nil
+			env.enqueue(it, at)
 			it.rec.AcknowledgedAt, it.rec.StartedAt, it.rec.LatestHeartbeatAt = nil, nil, nil
 		case workStopping:
 			it.rec.State = workStopped
@@ -288,11 +321,12 @@ func (s *Server) getWork(c *call) (any, error) {
 
 // ackWork moves a queued item to starting and takes it out of the queue (spec 3.1).
 func (s *Server) ackWork(c *call) (any, error) {
-	return s.withItem(c, func(_ *environment, it *workItem, now time.Time) (any, error) {
+	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
 		if it.rec.State != workQueued {
 			return nil, wrongState(it, "acknowledge", "queued")
 		}
-		it.rec.State, it.rec.AcknowledgedAt, it.polledAt = workStarting, &now, nil
+		env.dequeue(it)
+		it.rec.State, it.rec.AcknowledgedAt = workStarting, &now
 		return it.rec, nil
 	})
 }
@@ -319,7 +353,7 @@ func (s *Server) heartbeatWork(c *call) (any, error) {
 	if !ok || expected == "" {
 		return nil, invalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", noHeartbeat)
 	}
-	return s.withItem(c, func(_ *environment, it *workItem, now time.Time) (any, error) {
+	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
 		if it.rec.State == workStopped {
 			return nil, wrongState(it, "heartbeat", "starting, active or stopping")
 		}
@@ -337,8 +371,7 @@ func (s *Server) heartbeatWork(c *call) (any, error) {
 			// After the mismatch check: a worker whose lease lapsed learns it by a 412 (gaps §8).
 			return nil, wrongState(it, "heartbeat", "starting, active or stopping")
 		}
-		it.lastHeartbeat = now.Format(time.RFC3339Nano)
-		it.rec.LatestHeartbeatAt = &now
+		env.claim(it, now)
 		resp := heartbeatResponse{LastHeartbeat: it.lastHeartbeat, Type: "work_heartbeat"}
 		if it.rec.State == workStopping {
 			// A stopping item keeps its lease's end: it stops when the lease lapses (gaps §8).
@@ -364,7 +397,7 @@ func (s *Server) stopWork(c *call) (any, error) {
 	if err := c.bindValid("work/stop", &req); err != nil {
 		return nil, err
 	}
-	return s.withItem(c, func(_ *environment, it *workItem, now time.Time) (any, error) {
+	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
 		switch {
 		case it.rec.State == workStopped:
 			return nil, wrongState(it, "stop", "queued, starting, active or stopping")
@@ -375,8 +408,9 @@ func (s *Server) stopWork(c *call) (any, error) {
 			it.rec.StopRequestedAt = &now
 		}
 		if req.Force || it.lastHeartbeat == "" {
+			env.dequeue(it)
+			env.release(it)
 			it.rec.State, it.rec.StoppedAt = workStopped, &now
-			it.lastHeartbeat, it.polledAt = "", nil
 			return it.rec, nil
 		}
 		it.rec.State = workStopping
@@ -416,10 +450,7 @@ type workStats struct {
 func (s *Server) workStats(c *call) (any, error) {
 	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		out := workStats{Type: "work_queue_stats"}
-		for _, it := range env.items {
-			if it.rec.State != workQueued {
-				continue
-			}
+		for _, it := range env.queue {
 			out.Depth++
 			if it.polledAt != nil {
 				out.Pending++

@@ -60,8 +60,8 @@ func (env *environment) poll(now time.Time, worker string, reclaim time.Duration
 		env.workers[worker] = now
 	}
 	var best *workItem
-	for _, it := range env.items {
-		if it.rec.State != workQueued || (it.polledAt != nil && now.Sub(*it.polledAt) < reclaim) {
+	for _, it := range env.queue {
+		if it.polledAt != nil && now.Sub(*it.polledAt) < reclaim {
 			continue
 		}
 		if best == nil || oldestFirst(listKey{it.queuedAt, it.rec.ID}, listKey{best.queuedAt, best.rec.ID}) < 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 const (
@@ -648,7 +651,7 @@ func TestWorkListPages(t *testing.T) {
 	api.fails(400, "limit", "GET", workPath(env, "?limit=101"), nil)
 }
 
-func TestEnvironmentFixturesRefuseBadKeys(t *testing.T) {
+func TestEnvironmentFixturesChecked(t *testing.T) {
 	fx, err := DefaultFixtures()
 	if err != nil {
 		t.Fatal(err)
@@ -656,8 +659,33 @@ func TestEnvironmentFixturesRefuseBadKeys(t *testing.T) {
 	if len(fx.envs) < 3 {
 		t.Fatalf("%d fixture environments", len(fx.envs))
 	}
-	if err := loadEnvironments(fstest.MapFS{}, &Fixtures{}); err != nil {
-		t.Fatalf("a data set without environments.json: %v", err)
+	orgs, _ := fs.ReadFile(fixtures.FS(), "organizations.json")
+	envs := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	for name, tc := range map[string]struct {
+		envs *fstest.MapFile
+		want string
+	}{
+		"no environments file": {nil, ""},
+		"key without its environment": {envs(`{"environments": [{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01AcmePrimary000000000001", "name": "a", "created_at": "2025-01-01T00:00:00Z"}]}`),
+			"envkey_01GlobexPrimaryEnvKey001"},
+		"key of another organization's environment": {envs(`{"environments": [
+			{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01AcmePrimary000000000001", "name": "a", "created_at": "2025-01-01T00:00:00Z"},
+			{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01GlobexPrimary0000000001", "name": "b", "created_at": "2025-01-01T00:00:00Z"}]}`),
+			"envkey_01GlobexPrimaryEnvKey001"},
+		"duplicate ID": {envs(`{"environments": [
+			{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01AcmePrimary000000000001", "name": "a", "created_at": "2025-01-01T00:00:00Z",
+			 "work": [{"id": "work_x", "session_id": "session_x", "created_at": "2025-01-01T00:00:00Z"}, {"id": "work_x", "session_id": "session_y", "created_at": "2025-01-01T00:00:00Z"}]},
+			{"organization_id": "org_01GlobexIndustries0000001", "id": "env_01GlobexPrimary0000000001", "name": "b", "created_at": "2025-01-01T00:00:00Z"}]}`),
+			"work_x is used twice"},
+	} {
+		fsys := fstest.MapFS{"organizations.json": {Data: orgs}}
+		if tc.envs != nil {
+			fsys["environments.json"] = tc.envs
+		}
+		_, err := LoadFixtures(fsys)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: LoadFixtures = %v, want an error mentioning %q", name, err, tc.want)
+		}
 	}
 }
 
@@ -671,4 +699,28 @@ func BenchmarkPollAck(b *testing.B) {
 		api.ok("GET", workPath(env, "/poll"), nil)
 		api.ok("POST", workPath(env, "/", it.ID, "/ack"), nil)
 	}
+}
+
+// BenchmarkPollAckParallel measures the queue under contention: every goroutine enqueues, polls
+// and acknowledges through HTTP, on one environment whose history keeps growing.
+func BenchmarkPollAckParallel(b *testing.B) {
+	ts := NewTestServer(b)
+	env := newEnv(b, ts)
+	b.RunParallel(func(pb *testing.PB) {
+		api := apiClient(b, ts)
+		for pb.Next() {
+			if _, err := ts.Fake.EnqueueWork(env, "", nil); err != nil {
+				b.Error(err)
+				return
+			}
+			id := api.do("GET", workPath(env, "/poll"), nil).get("id").String()
+			if id == "" {
+				continue // another goroutine took the item just enqueued
+			}
+			if r := api.do("POST", workPath(env, "/", id, "/ack"), nil); r.status != http.StatusOK {
+				b.Errorf("ack = %d %s", r.status, r.body)
+				return
+			}
+		}
+	})
 }
