@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -11,10 +12,11 @@ import (
 
 // Environments and the work queue (spec 2.16, 3.1, 4.8, 8; gaps §8).
 //
-// Every item lives in its environment's list in creation order. The queue is not a separate
-// structure: it is the items in state queued, served oldest queuedAt first. Leases lapse on the
-// virtual clock; the store applies lapses lazily (settle) before every operation reads an
-// environment, so that no timer goroutine is needed and the outcome depends only on the clock.
+// Every item lives in its environment's list in creation order (the work list), and in two
+// indexes while it needs them: the queue (state queued, served oldest queuedAt first) and the
+// leases (a claimed heartbeat record). Leases lapse on the virtual clock; the store applies
+// lapses lazily (settle) before every operation reads an environment, so that no timer goroutine
+// is needed and the outcome depends only on the clock.
 
 // Work item states (spec 2.16, 3.1).
 const (
@@ -192,6 +194,8 @@ func newEnvironment(rec envRecord, o *org) *environment {
 		leased: map[string]*workItem{}, workers: map[string]time.Time{}}
 }
 
+// orEmpty copies a metadata map, so that a record never shares one with the request or the
+// fixtures; absent metadata is emitted as {}.
 func orEmpty(m map[string]string) map[string]string {
 	if m == nil {
 		return map[string]string{}
@@ -362,10 +366,16 @@ func (s *Server) heartbeatWork(c *call) (any, error) {
 			want = noHeartbeat
 		}
 		if expected != want {
-			if it.lastHeartbeat == "" {
-				return nil, invalidField("expected_last_heartbeat", "the lease of work item %s is not claimed; send %s to claim it", it.rec.ID, noHeartbeat).withStatus(412)
+			var err *apiError
+			switch {
+			case it.rec.State == workQueued:
+				err = invalidField("expected_last_heartbeat", "work item %s holds no lease: it lapsed and the item is queued again; abandon the work", it.rec.ID)
+			case it.lastHeartbeat == "":
+				err = invalidField("expected_last_heartbeat", "the lease of work item %s is not claimed; send %s to claim it", it.rec.ID, noHeartbeat)
+			default:
+				err = invalidField("expected_last_heartbeat", "does not match the last heartbeat of work item %s; another worker may hold its lease", it.rec.ID)
 			}
-			return nil, invalidField("expected_last_heartbeat", "does not match the last heartbeat of work item %s; another worker may hold its lease", it.rec.ID).withStatus(412)
+			return nil, err.withStatus(http.StatusPreconditionFailed)
 		}
 		if it.rec.State == workQueued {
 			// After the mismatch check: a worker whose lease lapsed learns it by a 412 (gaps §8).

@@ -380,7 +380,7 @@ func TestLeaseLapseRequeues(t *testing.T) {
 	if back.get("state").String() != "queued" || back.get("latest_heartbeat_at").Type != gjson.Null || back.get("acknowledged_at").Type != gjson.Null {
 		t.Fatalf("after lapse: %s", back.body)
 	}
-	api.fails(412, "not claimed", "POST", item+"/heartbeat?expected_last_heartbeat="+hb.get("last_heartbeat").String(), nil)
+	api.fails(412, "lapsed", "POST", item+"/heartbeat?expected_last_heartbeat="+hb.get("last_heartbeat").String(), nil)
 	stats := api.ok("GET", workPath(env, "/stats"), nil)
 	if stats.get("depth").Int() != 1 || stats.get("oldest_queued_at").String() != "2026-01-01T00:00:30Z" {
 		t.Fatalf("stats after lapse = %s", stats.body)
