@@ -461,6 +461,11 @@ func TestBlockingPoll(t *testing.T) {
 	go func() { got <- api.do("GET", workPath(env, "/poll?block_ms=999"), nil) }()
 	time.Sleep(50 * time.Millisecond)
 	start = time.Now()
+	api.ok("GET", workPath(env, "/stats"), nil) // the waiting poll holds no lock
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Fatalf("a request beside a blocked poll took %v", d)
+	}
+	start = time.Now()
 	it := enqueue(t, ts, env, nil)
 	r := <-got
 	if r.get("id").String() != it.ID {
@@ -478,13 +483,20 @@ func TestBlockingPoll(t *testing.T) {
 		t.Fatalf("blocking poll after reclaim = %s", r.body)
 	}
 
-	// A client that goes away ends its poll; the server does not wait out block_ms.
+	// A client that goes away ends its poll: the server does not wait out block_ms. Close
+	// blocks until every request's handler has returned, so it measures the handler.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
-	other := newEnv(t, ts)
-	api.doCtx(ctx, "GET", workPath(other, "/poll?block_ms=999"), nil)
+	gone := NewTestServer(t)
+	other := newEnv(t, gone)
+	apiClient(t, gone).doCtx(ctx, "GET", workPath(other, "/poll?block_ms=999"), nil)
 	if err := ctx.Err(); err == nil {
 		t.Fatalf("the poll answered before the client went away")
+	}
+	start = time.Now()
+	gone.Close()
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("the poll went on %v after its client left", d)
 	}
 }
 
