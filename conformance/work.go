@@ -274,7 +274,7 @@ func workQueueChecks() []Check {
 	fakeExt := []Label{Work, Extension, FakeOnly}
 	fake := []Label{Work, FakeOnly}
 	return []Check{
-		{ID: "work/beta-header-optional", Clause: "4.8", Labels: ext,
+		{ID: "work/beta-header-optional", Clause: "4.8", Labels: []Label{Work},
 			Title: "the work operations accept the vendor-beta header managed-agents-2026-04-01 and do not require it",
 			Run: func(t *T) {
 				env := createEnv(t)

@@ -358,6 +358,26 @@ func TestForcedStopAndStopWithoutLease(t *testing.T) {
 		t.Fatalf("poll after stopping everything = %s", r.body)
 	}
 	api.fails(400, "force", "POST", workPath(env, "/", queued.ID, "/stop"), map[string]any{"force": "yes"})
+
+	starting := enqueue(t, ts, env, nil)
+	api.ok("POST", workPath(env, "/", starting.ID, "/ack"), nil)
+	if r := api.ok("POST", workPath(env, "/", starting.ID, "/stop"), nil); r.get("state").String() != "stopped" {
+		t.Fatalf("graceful stop of a starting item (no lease claimed yet) = %s", r.body)
+	}
+
+	stopping := enqueue(t, ts, env, nil)
+	api.ok("POST", workPath(env, "/", stopping.ID, "/ack"), nil)
+	api.ok("POST", workPath(env, "/", stopping.ID, "/heartbeat?expected_last_heartbeat=NO_HEARTBEAT"), nil)
+	api.ok("POST", workPath(env, "/", stopping.ID, "/stop"), nil)
+	advance(ts, 1)
+	r := api.ok("POST", workPath(env, "/", stopping.ID, "/stop"), map[string]any{"force": true})
+	if r.get("state").String() != "stopped" || r.get("stop_requested_at").String() != "2026-01-01T00:00:00Z" || r.get("stopped_at").String() != "2026-01-01T00:00:01Z" {
+		t.Fatalf("forced stop of a stopping item = %s", r.body)
+	}
+	advance(ts, 60)
+	if r := api.ok("GET", workPath(env, "/", stopping.ID), nil); r.get("stopped_at").String() != "2026-01-01T00:00:01Z" {
+		t.Fatalf("the old lease's lapse changed a stopped item: %s", r.body)
+	}
 }
 
 func TestLeaseLapseRequeues(t *testing.T) {
