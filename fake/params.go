@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -125,8 +126,11 @@ func (c *call) queryFloat(name string, def, min, max float64) (float64, error) {
 		return def, nil
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
-	if err != nil || !(f > min && f <= max) {
-		return 0, invalidField(name, "must be a number greater than %v and at most %v, got %q", min, max, raw)
+	switch {
+	case err == nil && f > min && f <= max:
+		return f, nil
+	case max == math.MaxFloat64:
+		return 0, invalidField(name, "must be a finite number greater than %v, got %q", min, raw)
 	}
-	return f, nil
+	return 0, invalidField(name, "must be a number greater than %v and at most %v, got %q", min, max, raw)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -32,7 +33,8 @@ const (
 	noHeartbeat = "NO_HEARTBEAT"
 	// defaultLeaseSeconds is the lease when desired_ttl_seconds is absent (gaps §8).
 	defaultLeaseSeconds = 30.0
-	// maxLeaseSeconds caps desired_ttl_seconds; the heartbeat answers the TTL it applied.
+	// maxLeaseSeconds caps desired_ttl_seconds (any positive number is accepted); the heartbeat
+	// answers the TTL it applied.
 	maxLeaseSeconds = 300.0
 	// defaultReclaimMS is how long a polled, unacknowledged item stays invisible (spec 8).
 	defaultReclaimMS = 5000
@@ -348,7 +350,7 @@ type heartbeatResponse struct {
 // expected_last_heartbeat and the new record happen under one lock, so of two workers racing
 // with the same expectation exactly one wins and the other gets 412.
 func (s *Server) heartbeatWork(c *call) (any, error) {
-	ttl, err := c.queryFloat("desired_ttl_seconds", defaultLeaseSeconds, 0, 1e9)
+	ttl, err := c.queryFloat("desired_ttl_seconds", defaultLeaseSeconds, 0, math.MaxFloat64)
 	if err != nil {
 		return nil, err
 	}
