@@ -56,6 +56,8 @@ func poll(env string, q url.Values) Request {
 	return work(http.MethodGet, env, "/poll", q, "work/poll")
 }
 
+func statsReq(env string) Request { return work(http.MethodGet, env, "/stats", nil, "work/stats") }
+
 func getItem(env, id string) Request { return work(http.MethodGet, env, "/"+id, nil, "work/work") }
 
 func ack(env, id string) Request { return work(http.MethodPost, env, "/"+id+"/ack", nil, "work/work") }
@@ -278,8 +280,8 @@ func workQueueChecks() []Check {
 			Title: "the work operations accept the vendor-beta header managed-agents-2026-04-01 and do not require it",
 			Run: func(t *T) {
 				env := createEnv(t)
-				t.OK(work(http.MethodGet, env, "/stats", nil, "work/stats"))
-				r := work(http.MethodGet, env, "/stats", nil, "work/stats")
+				t.OK(statsReq(env))
+				r := statsReq(env)
 				r.Header = nil
 				t.OK(r)
 			}},
@@ -397,7 +399,7 @@ func workQueueChecks() []Check {
 				resp := t.Control(http.MethodPost, "/_fake/environments/"+env+"/work", map[string]any{"metadata": map[string]string{"a": "b"}})
 				t.Expect(schemas.Validate("work/work", resp.Body, t.Target.SchemaMode)).To(Succeed())
 				t.Expect(resp.Get("state").String()).To(Equal("queued"))
-				t.Expect(t.OK(work(http.MethodGet, env, "/stats", nil, "work/stats")).Get("depth").Int()).To(BeNumerically("==", 1))
+				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeNumerically("==", 1))
 				bad := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/environments/env_conformance_none/work", As: NoCred})
 				t.ExpectError(bad, http.StatusNotFound, "not_found_error")
 			}},
@@ -420,7 +422,7 @@ func workQueueChecks() []Check {
 		{ID: "work/stats-empty", Clause: "gaps §8", Labels: ext,
 			Title: "the stats of an empty queue are type work_queue_stats, depth 0, pending 0, oldest_queued_at null",
 			Run: func(t *T) {
-				resp := t.OK(work(http.MethodGet, createEnv(t), "/stats", nil, "work/stats"))
+				resp := t.OK(statsReq(createEnv(t)))
 				t.Expect(resp.Get("type").String()).To(Equal("work_queue_stats"))
 				t.Expect(resp.Get("depth").Int()).To(BeZero())
 				t.Expect(resp.Get("pending").Int()).To(BeZero())
@@ -438,13 +440,13 @@ func workQueueChecks() []Check {
 					r.Header.Set("Vendor-Worker-ID", w)
 					t.OK(r)
 				}
-				resp := t.OK(work(http.MethodGet, env, "/stats", nil, "work/stats"))
+				resp := t.OK(statsReq(env))
 				t.Expect(resp.Get("depth").Int()).To(BeNumerically("==", 2))
 				t.Expect(resp.Get("pending").Int()).To(BeNumerically("==", 2))
 				t.Expect(resp.Get("workers_polling").Int()).To(BeNumerically("==", 2))
 				t.Expect(resp.Get("oldest_queued_at").String()).To(Equal(created))
 				t.OK(ack(env, a))
-				t.Expect(t.OK(work(http.MethodGet, env, "/stats", nil, "work/stats")).Get("depth").Int()).To(BeNumerically("==", 1))
+				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeNumerically("==", 1))
 			}},
 		{ID: "work/work-list", Clause: "gaps §8", Labels: fakeExt,
 			Title: "the work list holds every item of the environment, oldest first, in pages of next_page tokens",
@@ -475,7 +477,7 @@ func workLeaseChecks() []Check {
 				t.Expect(resp.Get("acknowledged_at").Time().IsZero()).To(BeFalse())
 				advance(t, 6)
 				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse(), "an acknowledged item was handed out again")
-				t.Expect(t.OK(work(http.MethodGet, env, "/stats", nil, "work/stats")).Get("depth").Int()).To(BeZero())
+				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeZero())
 			}},
 		{ID: "work/ack-without-poll", Clause: "3.1", Labels: fake,
 			Title: "an item that exists can be acknowledged without having been polled",
@@ -558,8 +560,7 @@ func workLeaseChecks() []Check {
 				env, id, last := running(t, "")
 				r := heartbeat(env, id, last, "")
 				r.Query.Del("expected_last_heartbeat")
-				resp := t.Do(r)
-				expectInvalid(t, resp, "expected_last_heartbeat")
+				expectInvalid(t, t.Do(r), "expected_last_heartbeat")
 				for _, bad := range []string{"0", "-5", "ten"} {
 					resp := t.Do(heartbeat(env, id, last, bad))
 					expectInvalid(t, resp, "desired_ttl_seconds")
@@ -611,8 +612,7 @@ func workLeaseChecks() []Check {
 				env, id, last := running(t, "")
 				t.OK(stopReq(env, id, map[string]any{"force": true}))
 				for _, r := range []Request{stopReq(env, id, nil), heartbeat(env, id, last, ""), ack(env, id)} {
-					resp := t.Do(r)
-					expectInvalid(t, resp, "stopped")
+					expectInvalid(t, t.Do(r), "stopped")
 				}
 			}},
 		{ID: "work/stop-queued", Clause: "gaps §8", Labels: fakeExt,
