@@ -185,7 +185,7 @@ func workEnvironmentChecks() []Check {
 				t.Expect(count()).To(Equal(before))
 			}},
 		{ID: "work/environment-update-patch", Clause: "gaps §8", Labels: ext,
-			Title: "an environment update changes the fields given and patches metadata (a string upserts, null deletes)",
+			Title: "an environment update changes the fields given and patches metadata (a string upserts, null deletes); an update that changes nothing leaves the record as it was",
 			Run: func(t *T) {
 				env := createEnv(t)
 				path := "/v1/environments/" + env
@@ -193,9 +193,11 @@ func workEnvironmentChecks() []Check {
 				resp := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed", "metadata": map[string]any{"a": nil, "c": "3"}}, Schema: "work/environment"})
 				t.Expect(resp.Get("name").String()).To(Equal("renamed"))
 				t.Expect(resp.Get("metadata").Raw).To(MatchJSON(`{"b":"2","c":"3"}`))
+				same := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed"}, Schema: "work/environment"})
+				t.Expect(same.Body).To(MatchJSON(resp.Body), "an update that changes nothing changes no field, updated_at included")
 			}},
 		{ID: "work/environment-archive", Clause: "gaps §8", Labels: ext,
-			Title: "archive sets archived_at; archiving again returns the record unchanged; an archived environment is not listed by default",
+			Title: "archive sets archived_at; archiving again returns the record unchanged; an archived environment refuses updates and is not listed by default",
 			Run: func(t *T) {
 				env := createEnv(t)
 				path := "/v1/environments/" + env
@@ -203,6 +205,7 @@ func workEnvironmentChecks() []Check {
 				t.Expect(first.Get("archived_at").Time().IsZero()).To(BeFalse(), "%s", first)
 				again := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path + "/archive", Schema: "work/environment"})
 				t.Expect(again.Body).To(MatchJSON(first.Body))
+				expectInvalid(t, t.Do(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "x"}}), "archived")
 				list := t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
 				t.Expect(list.Get("data.#(id==\"" + env + "\")").Exists()).To(BeFalse())
 			}},
