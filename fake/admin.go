@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"net/mail"
 	"slices"
 	"strings"
@@ -61,22 +60,6 @@ func (s *Server) admin(c *call) *adminStore {
 // future of the virtual clock, so a new item does not always belong at the end.
 func insertSorted[T any](list []T, v T, keyOf func(T) listKey) []T {
 	return slices.Insert(list, searchAfter(list, keyOf, oldestFirst, keyOf(v)), v)
-}
-
-// bindValid decodes a JSON object body into v after checking it against the request schema, so
-// that every violation is a 400 naming the field. An empty body is an empty object, as for bind.
-func (c *call) bindValid(schema string, v any) error {
-	raw, err := c.body()
-	if err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = []byte("{}")
-	}
-	if err := validateBody(schema, raw); err != nil {
-		return err
-	}
-	return decodeJSON(raw, v)
 }
 
 // pageOf cuts the page q asks for from the records of all (sorted oldest first) that keep

@@ -71,6 +71,10 @@ var (
 	ifTunnels    = &iface{name: "tunnels", accepts: []accept{{headerAuthorization, kindBearerToken}}, version: true, beta: "mcp-tunnels-2026-05-19", bodyLimit: defaultBodyLimit}
 )
 
+// ifEnvironments is environment management (gaps §8): the API key only, since an environment key
+// reaches no more than its own environment's work endpoints.
+var ifEnvironments = &iface{name: "environments", accepts: []accept{{headerAPIKey, kindAPIKey}}, version: true, bodyLimit: defaultBodyLimit}
+
 // presented returns the secret a request carries in header: the X-Api-Key value, or the token of
 // "Authorization: Bearer <token>".
 func presented(r *http.Request, header string) string {

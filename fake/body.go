@@ -126,3 +126,20 @@ func joinPath(a, b string) string {
 	}
 	return a + "." + b
 }
+
+// bindValid reads a JSON object body, checks it against the request schema (answering the first
+// violation as a 400 naming the field) and decodes it into v. An absent body is an empty object,
+// since clients send body-less POSTs (gaps §2).
+func (c *call) bindValid(schema string, v any) error {
+	data, err := c.body()
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if err := validateBody(schema, data); err != nil {
+		return err
+	}
+	return decodeJSON(data, v)
+}

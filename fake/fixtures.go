@@ -24,6 +24,7 @@ type Fixtures struct {
 	models  modelCatalog
 	admin   adminFixtures
 	tunnels []fixtureTunnel
+	envs    []*envFixture
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -34,6 +35,7 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadModels,
 	loadAdmin,
 	loadTunnels,
+	loadEnvironments,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one

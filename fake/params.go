@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -115,4 +116,21 @@ func (r timeRange) contains(t time.Time) bool {
 		(r.gte == nil || !t.Before(*r.gte)) &&
 		(r.lt == nil || t.Before(*r.lt)) &&
 		(r.lte == nil || !t.After(*r.lte))
+}
+
+// queryFloat reads a number parameter in (min, max]; def when absent. NaN and infinities are
+// refused like any value out of range.
+func (c *call) queryFloat(name string, def, min, max float64) (float64, error) {
+	raw, ok := c.GetQuery(name)
+	if !ok {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+	switch {
+	case err == nil && f > min && f <= max:
+		return f, nil
+	case max == math.MaxFloat64:
+		return 0, invalidField(name, "must be a finite number greater than %v, got %q", min, raw)
+	}
+	return 0, invalidField(name, "must be a number greater than %v and at most %v, got %q", min, max, raw)
 }

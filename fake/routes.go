@@ -63,5 +63,21 @@ func (s *Server) routes() []*route {
 		{post, "/_fake/tunnels", nil, "tunnels/tunnel", s.controlCreateTunnel},
 		{post, "/_fake/tunnels/token_check", nil, "tunnels/control_token_check", s.controlCheckTunnelToken},
 		{post, "/_fake/tunnels/:tunnel_id/gateway_check", nil, "tunnels/control_gateway_check", s.controlCheckGateway},
+
+		// Environments and the work queue (spec 2.16, 3.1, 4.8; gaps §8).
+		{post, "/_fake/environments/:environment_id/work", nil, "work/work", s.enqueueWork},
+		{post, "/v1/environments", ifEnvironments, "work/environment", s.createEnvironment},
+		{get, "/v1/environments", ifEnvironments, "work/environment_list", s.listEnvironments},
+		{get, "/v1/environments/:environment_id", ifEnvironments, "work/environment", s.getEnvironment},
+		{post, "/v1/environments/:environment_id", ifEnvironments, "work/environment", s.updateEnvironment},
+		{post, "/v1/environments/:environment_id/archive", ifEnvironments, "work/environment", s.archiveEnvironment},
+		{del, "/v1/environments/:environment_id", ifEnvironments, "work/environment_deleted", s.deleteEnvironment},
+		{get, "/v1/environments/:environment_id/work", ifWork, "work/work_list", s.listWork},
+		{get, "/v1/environments/:environment_id/work/stats", ifWork, "work/stats", s.workStats},
+		{get, "/v1/environments/:environment_id/work/poll", ifWork, "work/poll", s.pollWork},
+		{get, "/v1/environments/:environment_id/work/:work_id", ifWork, "work/work", s.getWork},
+		{post, "/v1/environments/:environment_id/work/:work_id/ack", ifWork, "work/work", s.ackWork},
+		{post, "/v1/environments/:environment_id/work/:work_id/heartbeat", ifWork, "work/heartbeat", s.heartbeatWork},
+		{post, "/v1/environments/:environment_id/work/:work_id/stop", ifWork, "work/work", s.stopWork},
 	}
 }

@@ -50,6 +50,7 @@ type Server struct {
 type state struct {
 	admin   lazy[adminStore]
 	tunnels lazy[tunnelStore]
+	work    lazy[workStore]
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/x509"
@@ -342,7 +341,7 @@ func (s *Server) rotateTunnelToken(c *call) (any, error) {
 	var req struct {
 		Reason *string `json:"reason"`
 	}
-	if err := c.bindTunnelRequest("tunnels/rotate_token_request", &req); err != nil {
+	if err := c.bindValid("tunnels/rotate_token_request", &req); err != nil {
 		return nil, err
 	}
 	return s.withTunnel(c, func(st *tunnelStore, rec *tunnelRec) (any, error) {
@@ -386,7 +385,7 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 	var req struct {
 		CACertificatePEM string `json:"ca_certificate_pem"`
 	}
-	if err := c.bindTunnelRequest("tunnels/certificate_create_request", &req); err != nil {
+	if err := c.bindValid("tunnels/certificate_create_request", &req); err != nil {
 		return nil, err
 	}
 	cc, err := parseCACertificate(req.CACertificatePEM)
@@ -466,23 +465,6 @@ func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
 	})
 }
 
-// bindTunnelRequest reads a JSON object body (an empty body is an empty object, gaps §2), checks
-// it against the request schema, answering the first violation as a 400 naming the field, and
-// decodes it into v.
-func (c *call) bindTunnelRequest(schema string, v any) error {
-	data, err := c.body()
-	if err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		data = []byte("{}")
-	}
-	if err := validateBody(schema, data); err != nil {
-		return err
-	}
-	return decodeJSON(data, v)
-}
-
 // --- Test control (DESIGN.md) ---
 
 // controlCreateTunnel serves POST /_fake/tunnels (DESIGN.md); see CreateTunnel.
@@ -492,7 +474,7 @@ func (s *Server) controlCreateTunnel(c *call) (any, error) {
 		WorkspaceID    *string `json:"workspace_id"`
 		DisplayName    *string `json:"display_name"`
 	}
-	if err := c.bindTunnelRequest("tunnels/control_create_tunnel_request", &req); err != nil {
+	if err := c.bindValid("tunnels/control_create_tunnel_request", &req); err != nil {
 		return nil, err
 	}
 	opts := TunnelOptions{}
@@ -517,7 +499,7 @@ func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
 	var req struct {
 		TunnelToken string `json:"tunnel_token"`
 	}
-	if err := c.bindTunnelRequest("tunnels/control_token_check_request", &req); err != nil {
+	if err := c.bindValid("tunnels/control_token_check_request", &req); err != nil {
 		return nil, err
 	}
 	id, ok := s.TunnelForToken(req.TunnelToken)
@@ -536,7 +518,7 @@ func (s *Server) controlCheckGateway(c *call) (any, error) {
 	var req struct {
 		CertificatePEM string `json:"certificate_pem"`
 	}
-	if err := c.bindTunnelRequest("tunnels/control_gateway_check_request", &req); err != nil {
+	if err := c.bindValid("tunnels/control_gateway_check_request", &req); err != nil {
 		return nil, err
 	}
 	reason, err := s.checkGateway(c.Param("tunnel_id"), req.CertificatePEM)

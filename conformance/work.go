@@ -1,0 +1,630 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/schemas"
+)
+
+// Environments and the work queue (spec 2.16, 3.1, 4.8, 8; gaps §8).
+//
+// Every check works in an environment it creates (and deletes afterwards), so that pre-existing
+// work is never consumed. Against a deployment, work cannot be enqueued without creating
+// sessions, so the checks of the item lifecycle are fake-only; the rest runs everywhere.
+
+const managedAgentsBeta = "managed-agents-2026-04-01"
+
+// createEnv creates an environment for one check and registers its deletion.
+func createEnv(t *T) string {
+	resp := t.Do(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments", Body: map[string]any{"name": "conformance"}, Schema: "work/environment"})
+	if resp.Status == http.StatusNotFound || resp.Status == http.StatusMethodNotAllowed {
+		t.Unsupported("the target does not create environments (POST /v1/environments answered %d)", resp.Status)
+	}
+	t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+	id := resp.Get("id").String()
+	t.Cleanup("delete environment "+id, t.Delete(Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + id}))
+	return id
+}
+
+// enqueue queues a work item through the fake's control API and returns its ID.
+func enqueue(t *T, env string, body map[string]any) string {
+	if body == nil {
+		body = map[string]any{}
+	}
+	return t.Control(http.MethodPost, "/_fake/environments/"+env+"/work", body).Get("id").String()
+}
+
+func advance(t *T, seconds float64) {
+	t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": seconds})
+}
+
+// work builds a request to a work endpoint of env; rest follows ".../work".
+func work(method, env, rest string, q url.Values, schema string) Request {
+	return Request{Area: Work, Method: method, Path: "/v1/environments/" + env + "/work" + rest, Query: q, Schema: schema,
+		Header: http.Header{"vendor-beta": {managedAgentsBeta}}}
+}
+
+func poll(env string, q url.Values) Request {
+	return work(http.MethodGet, env, "/poll", q, "work/poll")
+}
+
+func statsReq(env string) Request { return work(http.MethodGet, env, "/stats", nil, "work/stats") }
+
+func getItem(env, id string) Request { return work(http.MethodGet, env, "/"+id, nil, "work/work") }
+
+func ack(env, id string) Request { return work(http.MethodPost, env, "/"+id+"/ack", nil, "work/work") }
+
+func heartbeat(env, id, expected string, ttl string) Request {
+	q := url.Values{"expected_last_heartbeat": {expected}}
+	if ttl != "" {
+		q.Set("desired_ttl_seconds", ttl)
+	}
+	return work(http.MethodPost, env, "/"+id+"/heartbeat", q, "work/heartbeat")
+}
+
+func stopReq(env, id string, body any) Request {
+	r := work(http.MethodPost, env, "/"+id+"/stop", nil, "work/work")
+	r.Body = body
+	return r
+}
+
+// acked enqueues an item in a new environment and acknowledges it.
+func acked(t *T) (env, id string) {
+	env = createEnv(t)
+	id = enqueue(t, env, nil)
+	t.OK(ack(env, id))
+	return env, id
+}
+
+// running enqueues an item in a new environment, acknowledges it and claims its lease with the
+// TTL given; it returns the environment, the item and the last_heartbeat to echo.
+func running(t *T, ttl string) (env, id, last string) {
+	env, id = acked(t)
+	last = t.OK(heartbeat(env, id, "NO_HEARTBEAT", ttl)).Get("last_heartbeat").String()
+	return env, id, last
+}
+
+// expectInvalid requires a 400 invalid_request_error whose message names what (a field or state).
+func expectInvalid(t *T, resp *Response, what string) {
+	t.ExpectWithOffset(1, resp.Status).To(Equal(http.StatusBadRequest), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal("invalid_request_error"), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.message").String()).To(ContainSubstring(what), "%s", resp)
+}
+
+// notFoundForOtherOrg requires each request, sent with the second organization's key, to be
+// answered 404: another organization's IDs never leak.
+func notFoundForOtherOrg(t *T, reqs ...Request) {
+	if t.Config().APIKey2 == "" {
+		t.Disabled("needs the second organization's API key (CONFORMANCE_API_KEY_2)")
+	}
+	for _, r := range reqs {
+		r.Org2 = true
+		t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
+	}
+}
+
+// walkPages follows next_page from r with pages of limit items and returns every item in order.
+// A page holds at most limit items and is never empty while next_page is set (gaps §3).
+func walkPages(t *T, r Request, limit int) []gjson.Result {
+	var all []gjson.Result
+	page := ""
+	for range 1000 {
+		r.Query = url.Values{"limit": {strconv.Itoa(limit)}}
+		if page != "" {
+			r.Query.Set("page", page)
+		}
+		resp := t.OK(r)
+		data := resp.Get("data").Array()
+		t.Expect(len(data)).To(BeNumerically("<=", limit), "%s", resp)
+		all = append(all, data...)
+		if resp.Get("next_page").Type == gjson.Null {
+			return all
+		}
+		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page: %s", resp)
+		page = resp.Get("next_page").String()
+	}
+	t.Failf("%s did not end within 1000 pages", r.Path)
+	return nil
+}
+
+func isNull(t *T, resp *Response, path string) {
+	t.ExpectWithOffset(1, resp.Get(path).Type.String()).To(Equal("Null"), "%s should be null: %s", path, resp)
+}
+
+func init() {
+	Register(InterfaceChecks(Work, "/v1/environments", "work/environment_list")...)
+	Register(workEnvironmentChecks()...)
+	Register(workQueueChecks()...)
+	Register(workLeaseChecks()...)
+}
+
+func workEnvironmentChecks() []Check {
+	ext := []Label{Work, Extension}
+	return []Check{
+		{ID: "work/environment-create-read", Clause: "gaps §8", Labels: ext,
+			Title: "a created environment echoes config and scope, reads back the same, and is listed",
+			Run: func(t *T) {
+				resp := t.OK(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments", Schema: "work/environment", Body: map[string]any{
+					"name": "conformance-cloud", "description": "d", "metadata": map[string]string{"k": "v"},
+					"config": map[string]any{"type": "cloud"}, "scope": "account"}})
+				id := resp.Get("id").String()
+				t.Cleanup("delete environment "+id, t.Delete(Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + id}))
+				t.Expect(id).To(HavePrefix("env_"))
+				t.Expect(resp.Get("config.type").String()).To(Equal("cloud"))
+				t.Expect(resp.Get("scope").String()).To(Equal("account"))
+				t.Expect(resp.Get("metadata.k").String()).To(Equal("v"))
+				t.Expect(resp.Get("name").String()).To(Equal("conformance-cloud"))
+				got := t.OK(Request{Area: Work, Path: "/v1/environments/" + id, Schema: "work/environment"})
+				t.Expect(got.Body).To(MatchJSON(resp.Body))
+				list := t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
+				t.Expect(list.Get("data.#(id==\""+id+"\").name").String()).To(Equal("conformance-cloud"), "the new environment is on the first page (newest first)")
+			}},
+		{ID: "work/environment-create-invalid-400", Clause: "gaps §1", Labels: ext,
+			Title: "an environment create without a name, or with an unknown scope or config type, is refused with 400 naming the field, and creates nothing",
+			Run: func(t *T) {
+				count := func() int64 {
+					return t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}, "include_archived": {"true"}}, Schema: "work/environment_list"}).Get("data.#").Int()
+				}
+				before := count()
+				for field, body := range map[string]map[string]any{
+					"name":   {"description": "no name"},
+					"scope":  {"name": "x", "scope": "galaxy"},
+					"config": {"name": "x", "config": map[string]any{"type": "submarine"}},
+				} {
+					resp := t.Do(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments", Body: body})
+					expectInvalid(t, resp, field)
+				}
+				t.Expect(count()).To(Equal(before))
+			}},
+		{ID: "work/environment-update-patch", Clause: "gaps §8", Labels: ext,
+			Title: "an environment update changes the fields given and patches metadata (a string upserts, null deletes); an update that changes nothing leaves the record as it was",
+			Run: func(t *T) {
+				env := createEnv(t)
+				path := "/v1/environments/" + env
+				t.OK(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"metadata": map[string]any{"a": "1", "b": "2"}}, Schema: "work/environment"})
+				resp := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed", "metadata": map[string]any{"a": nil, "c": "3"}}, Schema: "work/environment"})
+				t.Expect(resp.Get("name").String()).To(Equal("renamed"))
+				t.Expect(resp.Get("metadata").Raw).To(MatchJSON(`{"b":"2","c":"3"}`))
+				same := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed"}, Schema: "work/environment"})
+				t.Expect(same.Body).To(MatchJSON(resp.Body), "an update that changes nothing changes no field, updated_at included")
+			}},
+		{ID: "work/environment-archive", Clause: "gaps §8", Labels: ext,
+			Title: "archive sets archived_at; archiving again returns the record unchanged; an archived environment refuses updates and is not listed by default",
+			Run: func(t *T) {
+				env := createEnv(t)
+				path := "/v1/environments/" + env
+				first := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path + "/archive", Schema: "work/environment"})
+				t.Expect(first.Get("archived_at").Time().IsZero()).To(BeFalse(), "%s", first)
+				again := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path + "/archive", Schema: "work/environment"})
+				t.Expect(again.Body).To(MatchJSON(first.Body))
+				expectInvalid(t, t.Do(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "x"}}), "archived")
+				list := t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
+				t.Expect(list.Get("data.#(id==\"" + env + "\")").Exists()).To(BeFalse())
+			}},
+		{ID: "work/environment-delete", Clause: "gaps §8", Labels: ext,
+			Title: "delete answers {id, type: environment_deleted}, after which the environment and its work endpoints are 404",
+			Run: func(t *T) {
+				env := createEnv(t)
+				resp := t.OK(Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + env, Schema: "work/environment_deleted"})
+				t.Expect(resp.Get("id").String()).To(Equal(env))
+				t.Expect(resp.Get("type").String()).To(Equal("environment_deleted"))
+				t.ExpectError(t.Do(Request{Area: Work, Path: "/v1/environments/" + env}), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(poll(env, nil)), http.StatusNotFound, "not_found_error")
+			}},
+		{ID: "work/environment-list-pages", Clause: "gaps §3", Labels: ext,
+			Title: "the environment list pages with next_page, null on the last page; limit outside 1 to 100 and a forged page token are refused with 400",
+			Run: func(t *T) {
+				mine := map[string]bool{createEnv(t): true, createEnv(t): true, createEnv(t): true}
+				seen := 0
+				for _, e := range walkPages(t, Request{Area: Work, Path: "/v1/environments", Schema: "work/environment_list"}, 2) {
+					if mine[e.Get("id").String()] {
+						seen++
+					}
+				}
+				t.Expect(seen).To(Equal(3))
+				for _, bad := range []url.Values{{"limit": {"0"}}, {"limit": {"101"}}, {"page": {"not-a-token"}}} {
+					resp := t.Do(Request{Area: Work, Path: "/v1/environments", Query: bad})
+					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				}
+			}},
+		{ID: "work/environment-other-org-404", Clause: "gaps §8", Labels: ext,
+			Title: "another organization's environment is answered 404 on every operation, never leaked",
+			Run: func(t *T) {
+				env := createEnv(t)
+				notFoundForOtherOrg(t,
+					Request{Area: Work, Path: "/v1/environments/" + env},
+					Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive"},
+					Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + env},
+					work(http.MethodGet, env, "", nil, ""), poll(env, nil), work(http.MethodGet, env, "/stats", nil, ""))
+				t.Expect(t.OK(Request{Area: Work, Path: "/v1/environments/" + env, Schema: "work/environment"}).Get("archived_at").Type.String()).To(Equal("Null"))
+			}},
+		{ID: "work/environment-key-scope", Clause: "gaps §2", Labels: ext,
+			Title: "an environment key reaches its own environment's work endpoints only: another environment is 404 and environment management is 403",
+			Run: func(t *T) {
+				list := t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
+				own := ""
+				for _, e := range list.Get("data").Array() {
+					r := work(http.MethodGet, e.Get("id").String(), "/stats", nil, "work/stats")
+					r.As = EnvironmentKey
+					resp := t.Do(r)
+					if resp.Status == http.StatusOK {
+						t.Expect(own).To(BeEmpty(), "the environment key reaches two environments")
+						own = e.Get("id").String()
+						continue
+					}
+					t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+				}
+				if own == "" {
+					t.Unsupported("the environment key reaches none of the first page of environments")
+				}
+				other := createEnv(t)
+				r := poll(other, nil)
+				r.As = EnvironmentKey
+				t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(Request{Area: Work, Path: "/v1/environments", As: EnvironmentKey}), http.StatusForbidden, "permission_error")
+			}},
+	}
+}
+
+func workQueueChecks() []Check {
+	ext := []Label{Work, Extension}
+	fakeExt := []Label{Work, Extension, FakeOnly}
+	fake := []Label{Work, FakeOnly}
+	return []Check{
+		{ID: "work/beta-header-optional", Clause: "4.8", Labels: []Label{Work},
+			Title: "the work operations accept the vendor-beta header managed-agents-2026-04-01 and do not require it",
+			Run: func(t *T) {
+				env := createEnv(t)
+				t.OK(statsReq(env))
+				r := statsReq(env)
+				r.Header = nil
+				t.OK(r)
+			}},
+		{ID: "work/worker-id-not-credential", Clause: "5", Labels: ext,
+			Title: "Vendor-Worker-ID identifies a worker and is not a credential: a poll carrying only it is refused with 401",
+			Run: func(t *T) {
+				r := poll(createEnv(t), nil)
+				r.As = NoCred
+				r.Header.Set("Vendor-Worker-ID", t.Config().APIKey)
+				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
+			}},
+		{ID: "work/version-header-required", Clause: "9", Labels: ext,
+			Title: "a work request without vendor-version is refused with 400 naming the header",
+			Run: func(t *T) {
+				r := poll(createEnv(t), nil)
+				r.Header.Set("vendor-version", "")
+				expectInvalid(t, t.Do(r), "vendor-version")
+			}},
+		{ID: "work/poll-empty-null", Clause: "gaps §8", Labels: ext,
+			Title: "a poll with nothing available answers 200, Content-Type application/json, body null",
+			Run: func(t *T) {
+				resp := t.OK(poll(createEnv(t), nil))
+				t.Expect(resp.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+				t.Expect(strings.TrimSpace(string(resp.Body))).To(Equal("null"))
+			}},
+		{ID: "work/poll-block-ms-range", Clause: "8", Labels: ext,
+			Title: "block_ms accepts 1 to 999; 0, 1000 and non-numbers are refused with 400 naming block_ms",
+			Run: func(t *T) {
+				env := createEnv(t)
+				for _, bad := range []string{"0", "1000", "-1", "soon"} {
+					resp := t.Do(poll(env, url.Values{"block_ms": {bad}}))
+					expectInvalid(t, resp, "block_ms")
+				}
+				t.OK(poll(env, url.Values{"block_ms": {"1"}}))
+				t.OK(poll(env, url.Values{"block_ms": {"999"}}))
+			}},
+		{ID: "work/poll-block-waits", Clause: "gaps §8", Labels: ext,
+			Title: "a blocking poll of an empty queue waits about block_ms before answering null",
+			Run: func(t *T) {
+				env := createEnv(t)
+				start := time.Now()
+				resp := t.OK(poll(env, url.Values{"block_ms": {"400"}}))
+				t.Expect(time.Since(start)).To(BeNumerically(">=", 350*time.Millisecond))
+				t.Expect(strings.TrimSpace(string(resp.Body))).To(Equal("null"))
+			}},
+		{ID: "work/poll-block-wakes-on-enqueue", Clause: "gaps §8", Labels: fakeExt,
+			Title: "a blocking poll answers as soon as work is enqueued, with that item",
+			Run: func(t *T) {
+				env := createEnv(t)
+				r := poll(env, url.Values{"block_ms": {"999"}})
+				got := make(chan *Response, 1)
+				go func() {
+					resp, _ := t.Target.Client.Do(context.Background(), &r)
+					got <- resp
+				}()
+				time.Sleep(100 * time.Millisecond)
+				id := enqueue(t, env, nil)
+				start := time.Now()
+				resp := <-got
+				t.Expect(resp).NotTo(BeNil())
+				t.Expect(resp.Get("id").String()).To(Equal(id), "%s", resp)
+				t.Expect(time.Since(start)).To(BeNumerically("<", 700*time.Millisecond))
+			}},
+		{ID: "work/poll-oldest-first", Clause: "4.8", Labels: fake,
+			Title: "poll hands out the oldest queued item first, and a polled item is not handed out again at once",
+			Run: func(t *T) {
+				env := createEnv(t)
+				a, b := enqueue(t, env, nil), enqueue(t, env, nil)
+				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(a))
+				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(b))
+				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse())
+			}},
+		{ID: "work/poll-reclaim", Clause: "4.8", Labels: fake,
+			Title: "an item polled but not acknowledged is handed out again once older than reclaim_older_than_ms (default 5000)",
+			Run: func(t *T) {
+				env := createEnv(t)
+				id := enqueue(t, env, nil)
+				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(id))
+				advance(t, 4)
+				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse(), "reclaimed before 5000 ms")
+				advance(t, 2)
+				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(id), "not reclaimed after 6000 ms")
+				advance(t, 2)
+				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse(), "reclaimed 2000 ms after the last poll")
+				t.Expect(t.OK(poll(env, url.Values{"reclaim_older_than_ms": {"1000"}})).Get("id").String()).To(Equal(id), "reclaim_older_than_ms=1000 after 2000 ms")
+			}},
+		{ID: "work/item-fields", Clause: "2.16", Labels: fake,
+			Title: "a work item has prefix work_, type work, data {id: session_..., type: session}, its environment_id and metadata, and state queued",
+			Run: func(t *T) {
+				env := createEnv(t)
+				id := enqueue(t, env, map[string]any{"session_id": "session_conformance1", "metadata": map[string]string{"job": "x"}})
+				resp := t.OK(getItem(env, id))
+				t.Expect(id).To(HavePrefix("work_"))
+				t.Expect(resp.Get("type").String()).To(Equal("work"))
+				t.Expect(resp.Get("data.id").String()).To(Equal("session_conformance1"))
+				t.Expect(resp.Get("data.type").String()).To(Equal("session"))
+				t.Expect(resp.Get("environment_id").String()).To(Equal(env))
+				t.Expect(resp.Get("metadata.job").String()).To(Equal("x"))
+				t.Expect(resp.Get("state").String()).To(Equal("queued"))
+				t.Expect(resp.Get("created_at").Time().IsZero()).To(BeFalse())
+			}},
+		{ID: "work/item-timestamps-null-until-set", Clause: "gaps §8", Labels: fakeExt,
+			Title: "a queued item's acknowledged_at, started_at, latest_heartbeat_at, stop_requested_at and stopped_at are null",
+			Run: func(t *T) {
+				env := createEnv(t)
+				resp := t.OK(getItem(env, enqueue(t, env, nil)))
+				for _, f := range []string{"acknowledged_at", "started_at", "latest_heartbeat_at", "stop_requested_at", "stopped_at"} {
+					isNull(t, resp, f)
+				}
+			}},
+		{ID: "work/control-enqueue", Clause: "DESIGN", Labels: fake,
+			Title: "POST /_fake/environments/{id}/work queues an item and answers it; an unknown environment is 404",
+			Run: func(t *T) {
+				env := createEnv(t)
+				resp := t.Control(http.MethodPost, "/_fake/environments/"+env+"/work", map[string]any{"metadata": map[string]string{"a": "b"}})
+				t.Expect(schemas.Validate("work/work", resp.Body, t.Target.SchemaMode)).To(Succeed())
+				t.Expect(resp.Get("state").String()).To(Equal("queued"))
+				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeNumerically("==", 1))
+				bad := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/environments/env_conformance_none/work", As: NoCred})
+				t.ExpectError(bad, http.StatusNotFound, "not_found_error")
+			}},
+		{ID: "work/get-unknown-404", Clause: "gaps §1", Labels: ext,
+			Title: "an unknown work ID, or an unknown environment, is answered 404 not_found_error",
+			Run: func(t *T) {
+				env := createEnv(t)
+				t.ExpectError(t.Do(getItem(env, "work_conformance_none")), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(ack(env, "work_conformance_none")), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(poll("env_conformance_none", nil)), http.StatusNotFound, "not_found_error")
+			}},
+		{ID: "work/other-org-item-404", Clause: "gaps §8", Labels: fakeExt,
+			Title: "another organization cannot read, acknowledge, heartbeat or stop an item: 404, and the item is unchanged",
+			Run: func(t *T) {
+				env := createEnv(t)
+				id := enqueue(t, env, nil)
+				notFoundForOtherOrg(t, getItem(env, id), ack(env, id), heartbeat(env, id, "NO_HEARTBEAT", ""), stopReq(env, id, nil))
+				t.Expect(t.OK(getItem(env, id)).Get("state").String()).To(Equal("queued"))
+			}},
+		{ID: "work/stats-empty", Clause: "gaps §8", Labels: ext,
+			Title: "the stats of an empty queue are type work_queue_stats, depth 0, pending 0, oldest_queued_at null",
+			Run: func(t *T) {
+				resp := t.OK(statsReq(createEnv(t)))
+				t.Expect(resp.Get("type").String()).To(Equal("work_queue_stats"))
+				t.Expect(resp.Get("depth").Int()).To(BeZero())
+				t.Expect(resp.Get("pending").Int()).To(BeZero())
+				isNull(t, resp, "oldest_queued_at")
+			}},
+		{ID: "work/stats-counts", Clause: "gaps §8", Labels: fakeExt,
+			Title: "stats count queued items (depth), polled but unacknowledged ones (pending), the oldest queue entry, and distinct Vendor-Worker-ID pollers",
+			Run: func(t *T) {
+				env := createEnv(t)
+				a := enqueue(t, env, nil)
+				enqueue(t, env, nil)
+				created := t.OK(getItem(env, a)).Get("created_at").String()
+				for _, w := range []string{"worker-1", "worker-2", "worker-1"} {
+					r := poll(env, nil)
+					r.Header.Set("Vendor-Worker-ID", w)
+					t.OK(r)
+				}
+				resp := t.OK(statsReq(env))
+				t.Expect(resp.Get("depth").Int()).To(BeNumerically("==", 2))
+				t.Expect(resp.Get("pending").Int()).To(BeNumerically("==", 2))
+				t.Expect(resp.Get("workers_polling").Int()).To(BeNumerically("==", 2))
+				t.Expect(resp.Get("oldest_queued_at").String()).To(Equal(created))
+				t.OK(ack(env, a))
+				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeNumerically("==", 1))
+			}},
+		{ID: "work/work-list", Clause: "gaps §8", Labels: fakeExt,
+			Title: "the work list holds every item of the environment, oldest first, in pages of next_page tokens",
+			Run: func(t *T) {
+				env := createEnv(t)
+				want := []string{enqueue(t, env, nil), enqueue(t, env, nil), enqueue(t, env, nil)}
+				var got []string
+				for _, w := range walkPages(t, work(http.MethodGet, env, "", nil, "work/work_list"), 2) {
+					got = append(got, w.Get("id").String())
+				}
+				t.Expect(got).To(Equal(want))
+			}},
+	}
+}
+
+func workLeaseChecks() []Check {
+	fakeExt := []Label{Work, Extension, FakeOnly}
+	fake := []Label{Work, FakeOnly}
+	return []Check{
+		{ID: "work/ack-queued-to-starting", Clause: "3.1", Labels: fake,
+			Title: "acknowledge moves a queued item to starting and removes it from the queue",
+			Run: func(t *T) {
+				env := createEnv(t)
+				id := enqueue(t, env, nil)
+				t.OK(poll(env, nil))
+				resp := t.OK(ack(env, id))
+				t.Expect(resp.Get("state").String()).To(Equal("starting"))
+				t.Expect(resp.Get("acknowledged_at").Time().IsZero()).To(BeFalse())
+				advance(t, 6)
+				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse(), "an acknowledged item was handed out again")
+				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeZero())
+			}},
+		{ID: "work/ack-without-poll", Clause: "3.1", Labels: fake,
+			Title: "an item that exists can be acknowledged without having been polled",
+			Run: func(t *T) {
+				env := createEnv(t)
+				t.Expect(t.OK(ack(env, enqueue(t, env, nil))).Get("state").String()).To(Equal("starting"))
+			}},
+		{ID: "work/ack-twice-400", Clause: "3.1", Labels: fakeExt,
+			Title: "acknowledging an item that is not queued is refused with 400 naming its state, and changes nothing",
+			Run: func(t *T) {
+				env := createEnv(t)
+				id := enqueue(t, env, nil)
+				first := t.OK(ack(env, id))
+				resp := t.Do(ack(env, id))
+				expectInvalid(t, resp, "starting")
+				t.Expect(t.OK(getItem(env, id)).Body).To(MatchJSON(first.Body))
+			}},
+		{ID: "work/heartbeat-claim", Clause: "4.8", Labels: fake,
+			Title: "the first heartbeat claims the lease with NO_HEARTBEAT and answers type work_heartbeat, lease_extended, state, ttl_seconds and last_heartbeat",
+			Run: func(t *T) {
+				env, id := acked(t)
+				resp := t.OK(heartbeat(env, id, "NO_HEARTBEAT", ""))
+				t.Expect(resp.Get("type").String()).To(Equal("work_heartbeat"))
+				t.Expect(resp.Get("lease_extended").Bool()).To(BeTrue())
+				t.Expect(resp.Get("last_heartbeat").String()).NotTo(BeEmpty())
+				t.Expect(resp.Get("ttl_seconds").Float()).To(BeNumerically(">", 0))
+			}},
+		{ID: "work/heartbeat-first-starts", Clause: "gaps §8", Labels: fakeExt,
+			Title: "the first heartbeat moves starting to active and sets started_at and latest_heartbeat_at; ttl_seconds defaults to 30",
+			Run: func(t *T) {
+				env, id := acked(t)
+				hb := t.OK(heartbeat(env, id, "NO_HEARTBEAT", ""))
+				t.Expect(hb.Get("state").String()).To(Equal("active"))
+				t.Expect(hb.Get("ttl_seconds").Float()).To(BeNumerically("==", 30))
+				item := t.OK(getItem(env, id))
+				t.Expect(item.Get("state").String()).To(Equal("active"))
+				t.Expect(item.Get("started_at").Time()).To(Equal(hb.Get("last_heartbeat").Time()))
+				t.Expect(item.Get("latest_heartbeat_at").Time()).To(Equal(hb.Get("last_heartbeat").Time()))
+			}},
+		{ID: "work/heartbeat-echo", Clause: "4.8", Labels: fake,
+			Title: "a later heartbeat that echoes the previous last_heartbeat exactly keeps the lease and applies desired_ttl_seconds",
+			Run: func(t *T) {
+				env, id, last := running(t, "")
+				advance(t, 5)
+				resp := t.OK(heartbeat(env, id, last, "12"))
+				t.Expect(resp.Get("lease_extended").Bool()).To(BeTrue())
+				t.Expect(resp.Get("ttl_seconds").Float()).To(BeNumerically("==", 12))
+				t.Expect(resp.Get("last_heartbeat").String()).NotTo(Equal(last), "the clock moved, so the recorded heartbeat is new")
+				t.OK(heartbeat(env, id, resp.Get("last_heartbeat").String(), ""))
+			}},
+		{ID: "work/heartbeat-mismatch-412", Clause: "7", Labels: fake,
+			Title: "a heartbeat whose expected_last_heartbeat does not match the stored value is answered HTTP 412, and NO_HEARTBEAT on a claimed lease too",
+			Run: func(t *T) {
+				env, id, last := running(t, "")
+				advance(t, 1)
+				current := t.OK(heartbeat(env, id, last, "")).Get("last_heartbeat").String()
+				for _, stale := range []string{last, "NO_HEARTBEAT", current + "x"} {
+					resp := t.Do(heartbeat(env, id, stale, ""))
+					t.Expect(resp.Status).To(Equal(http.StatusPreconditionFailed), "%s", resp)
+					t.Expect(resp.Get("type").String()).To(Equal("error"))
+				}
+				t.OK(heartbeat(env, id, current, ""))
+			}},
+		{ID: "work/heartbeat-412-type", Clause: "gaps §1", Labels: fakeExt,
+			Title: "the 412 of a heartbeat mismatch carries error type invalid_request_error",
+			Run: func(t *T) {
+				env, id, _ := running(t, "")
+				t.ExpectError(t.Do(heartbeat(env, id, "NO_HEARTBEAT", "")), http.StatusPreconditionFailed, "invalid_request_error")
+			}},
+		{ID: "work/heartbeat-queued-400", Clause: "gaps §8", Labels: fakeExt,
+			Title: "a heartbeat on a queued item (never acknowledged) is refused with 400 naming the state",
+			Run: func(t *T) {
+				env := createEnv(t)
+				resp := t.Do(heartbeat(env, enqueue(t, env, nil), "NO_HEARTBEAT", ""))
+				expectInvalid(t, resp, "queued")
+			}},
+		{ID: "work/heartbeat-bad-params-400", Clause: "gaps §1", Labels: fakeExt,
+			Title: "a heartbeat without expected_last_heartbeat, or with a desired_ttl_seconds that is not a positive number, is refused with 400 naming it",
+			Run: func(t *T) {
+				env, id, last := running(t, "")
+				r := heartbeat(env, id, last, "")
+				r.Query.Del("expected_last_heartbeat")
+				expectInvalid(t, t.Do(r), "expected_last_heartbeat")
+				for _, bad := range []string{"0", "-5", "ten"} {
+					resp := t.Do(heartbeat(env, id, last, bad))
+					expectInvalid(t, resp, "desired_ttl_seconds")
+				}
+				t.OK(heartbeat(env, id, last, ""))
+			}},
+		{ID: "work/lease-lapse-requeues", Clause: "gaps §8", Labels: fakeExt,
+			Title: "when the lease of an active item lapses it returns to queued with its heartbeat record cleared, and the old worker's next heartbeat gets 412",
+			Run: func(t *T) {
+				env, id, last := running(t, "10")
+				advance(t, 9)
+				t.Expect(t.OK(getItem(env, id)).Get("state").String()).To(Equal("active"))
+				advance(t, 2)
+				item := t.OK(getItem(env, id))
+				t.Expect(item.Get("state").String()).To(Equal("queued"))
+				isNull(t, item, "latest_heartbeat_at")
+				t.Expect(t.Do(heartbeat(env, id, last, "")).Status).To(Equal(http.StatusPreconditionFailed))
+				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(id))
+			}},
+		{ID: "work/stop-graceful", Clause: "gaps §8", Labels: fakeExt,
+			Title: "a stop without force makes an active item stopping (stop_requested_at); its heartbeats answer lease_extended false; it is stopped (stopped_at) when the lease lapses",
+			Run: func(t *T) {
+				env, id, last := running(t, "10")
+				resp := t.OK(stopReq(env, id, nil))
+				t.Expect(resp.Get("state").String()).To(Equal("stopping"))
+				t.Expect(resp.Get("stop_requested_at").Time().IsZero()).To(BeFalse())
+				isNull(t, resp, "stopped_at")
+				t.Expect(t.OK(stopReq(env, id, map[string]any{"force": false})).Body).To(MatchJSON(resp.Body), "a retried graceful stop changes nothing")
+				advance(t, 2)
+				hb := t.OK(heartbeat(env, id, last, "60"))
+				t.Expect(hb.Get("lease_extended").Bool()).To(BeFalse())
+				t.Expect(hb.Get("state").String()).To(Equal("stopping"))
+				advance(t, 9)
+				done := t.OK(getItem(env, id))
+				t.Expect(done.Get("state").String()).To(Equal("stopped"))
+				t.Expect(done.Get("stopped_at").Time().IsZero()).To(BeFalse())
+			}},
+		{ID: "work/stop-force", Clause: "4.8", Labels: fake,
+			Title: "a stop with force true stops the item at once",
+			Run: func(t *T) {
+				env, id, _ := running(t, "")
+				resp := t.OK(stopReq(env, id, map[string]any{"force": true}))
+				t.Expect(resp.Get("state").String()).To(Equal("stopped"))
+				t.Expect(resp.Get("stopped_at").Time().IsZero()).To(BeFalse())
+			}},
+		{ID: "work/stop-stopped-400", Clause: "gaps §8", Labels: fakeExt,
+			Title: "stop, heartbeat and acknowledge of a stopped item are refused with 400 naming the state",
+			Run: func(t *T) {
+				env, id, last := running(t, "")
+				t.OK(stopReq(env, id, map[string]any{"force": true}))
+				for _, r := range []Request{stopReq(env, id, nil), heartbeat(env, id, last, ""), ack(env, id)} {
+					expectInvalid(t, t.Do(r), "stopped")
+				}
+			}},
+		{ID: "work/stop-queued", Clause: "gaps §8", Labels: fakeExt,
+			Title: "a queued item holds no lease, so even a graceful stop stops it at once and takes it off the queue",
+			Run: func(t *T) {
+				env := createEnv(t)
+				id := enqueue(t, env, nil)
+				t.Expect(t.OK(stopReq(env, id, nil)).Get("state").String()).To(Equal("stopped"))
+				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse())
+			}},
+	}
+}

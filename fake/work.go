@@ -1,0 +1,482 @@
+package fake
+
+import (
+	"fmt"
+	"io/fs"
+	"maps"
+	"math"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Environments and the work queue (spec 2.16, 3.1, 4.8, 8; gaps §8).
+//
+// Every item lives in its environment's list in creation order (the work list), and in two
+// indexes while it needs them: the queue (state queued, served oldest queuedAt first) and the
+// leases (a claimed heartbeat record). Leases lapse on the virtual clock; the store applies
+// lapses lazily (settle) before every operation reads an environment, so that no timer goroutine
+// is needed and the outcome depends only on the clock.
+
+// Work item states (spec 2.16, 3.1).
+const (
+	workQueued   = "queued"
+	workStarting = "starting"
+	workActive   = "active"
+	workStopping = "stopping"
+	workStopped  = "stopped"
+)
+
+const (
+	// noHeartbeat is the expected_last_heartbeat that claims an unclaimed lease (spec 4.8).
+	noHeartbeat = "NO_HEARTBEAT"
+	// defaultLeaseSeconds is the lease when desired_ttl_seconds is absent (gaps §8).
+	defaultLeaseSeconds = 30.0
+	// maxLeaseSeconds caps desired_ttl_seconds (any positive number is accepted); the heartbeat
+	// answers the TTL it applied.
+	maxLeaseSeconds = 300.0
+	// defaultReclaimMS is how long a polled, unacknowledged item stays invisible (spec 8).
+	defaultReclaimMS = 5000
+	// workerWindow is how recently a worker must have polled to count in workers_polling.
+	workerWindow = 60 * time.Second
+)
+
+// WorkItem is a work item as the API answers it (spec 2.16). Timestamps are nil until the
+// transition that owns them has happened.
+type WorkItem struct {
+	ID                string            `json:"id"`
+	Type              string            `json:"type"`
+	AcknowledgedAt    *time.Time        `json:"acknowledged_at"`
+	CreatedAt         time.Time         `json:"created_at"`
+	Data              WorkData          `json:"data"`
+	EnvironmentID     string            `json:"environment_id"`
+	LatestHeartbeatAt *time.Time        `json:"latest_heartbeat_at"`
+	Metadata          map[string]string `json:"metadata"`
+	StartedAt         *time.Time        `json:"started_at"`
+	State             string            `json:"state"`
+	StopRequestedAt   *time.Time        `json:"stop_requested_at"`
+	StoppedAt         *time.Time        `json:"stopped_at"`
+}
+
+// WorkData names the session a work item runs (spec 2.16).
+type WorkData struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// workItem is a work item with the queue's and the lease's bookkeeping, which clients never see.
+type workItem struct {
+	rec      WorkItem
+	queuedAt time.Time  // when it last entered the queue: its place in line
+	polledAt *time.Time // when a poll last handed it out while queued; nil if never since queued
+	// lastHeartbeat is the heartbeat record: the exact last_heartbeat a worker must echo; ""
+	// while the lease is unclaimed. leaseUntil is when the lease lapses.
+	lastHeartbeat string
+	leaseUntil    time.Time
+}
+
+// envRecord is an environment as the API answers it (gaps §8).
+type envRecord struct {
+	ID          string            `json:"id"`
+	Type        string            `json:"type"`
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Metadata    map[string]string `json:"metadata"`
+	Config      map[string]any    `json:"config"`
+	Scope       string            `json:"scope"`
+	CreatedAt   time.Time         `json:"created_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
+	ArchivedAt  *time.Time        `json:"archived_at"`
+}
+
+// environment is one environment with its work. rec's maps are replaced, never changed in
+// place, so a copy of rec handed to the encoder outside the lock stays valid.
+type environment struct {
+	rec     envRecord
+	org     *org
+	items   []*workItem          // creation order
+	byID    map[string]*workItem // the same items by ID
+	queue   map[string]*workItem // the items in state queued, which polls choose from
+	leased  map[string]*workItem // the items whose lease is claimed, which settle watches
+	workers map[string]time.Time // Vendor-Worker-ID → its latest poll
+}
+
+// workStore is the state of the area. Its mutex is held only for bookkeeping, never while a
+// poll waits.
+type workStore struct {
+	mu   sync.Mutex
+	envs map[string]*environment
+	// arrived is closed and replaced whenever work is enqueued, waking blocked polls.
+	arrived chan struct{}
+}
+
+// --- Fixtures ---
+
+// envFixture is one environment of fixtures/environments.json with its queued work. The file
+// gives the record's own fields but type, updated_at and archived_at.
+type envFixture struct {
+	envRecord
+	OrganizationID string `json:"organization_id"`
+	Work           []struct {
+		ID        string            `json:"id"`
+		SessionID string            `json:"session_id"`
+		Metadata  map[string]string `json:"metadata"`
+		CreatedAt time.Time         `json:"created_at"`
+	} `json:"work"`
+	org *org
+}
+
+func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
+	var file struct {
+		Environments []*envFixture `json:"environments"`
+	}
+	found, err := readFixture(fsys, "environments.json", &file)
+	if err != nil || !found {
+		return err
+	}
+	seen := map[string]bool{}
+	envOrg := map[string]*org{}
+	for _, e := range file.Environments {
+		if e.org = fx.orgByID(e.OrganizationID); e.org == nil {
+			return fmt.Errorf("environments.json: environment %s names unknown organization %s", e.ID, e.OrganizationID)
+		}
+		envOrg[e.ID] = e.org
+		for _, id := range append([]string{e.ID}, workFixtureIDs(e)...) {
+			if seen[id] {
+				return fmt.Errorf("environments.json: ID %s is used twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	for _, c := range fx.creds {
+		if c.Kind == kindEnvironmentKey && envOrg[c.EnvironmentID] != c.org {
+			return fmt.Errorf("environments.json: environment key %s names %s, which is not an environment of its organization", c.ID, c.EnvironmentID)
+		}
+	}
+	fx.envs = file.Environments
+	return nil
+}
+
+func workFixtureIDs(e *envFixture) []string {
+	ids := make([]string, len(e.Work))
+	for i, w := range e.Work {
+		ids[i] = w.ID
+	}
+	return ids
+}
+
+// newWorkStore copies the fixtures into a fresh store.
+func (s *Server) newWorkStore() *workStore {
+	st := &workStore{envs: map[string]*environment{}, arrived: make(chan struct{})}
+	for _, f := range s.fx.envs {
+		rec := f.envRecord
+		rec.UpdatedAt = rec.CreatedAt
+		env := newEnvironment(rec, f.org)
+		for _, w := range f.Work {
+			env.add(newWorkItem(w.ID, f.ID, w.SessionID, w.Metadata, w.CreatedAt))
+		}
+		slices.SortFunc(env.items, func(a, b *workItem) int { return oldestFirst(workItemKey(a), workItemKey(b)) })
+		st.envs[f.ID] = env
+	}
+	return st
+}
+
+// newEnvironment completes a record with the defaults of gaps §8 (config self_hosted, scope
+// organization, empty metadata) and gives it an empty queue.
+func newEnvironment(rec envRecord, o *org) *environment {
+	rec.Type, rec.Metadata = "environment", orEmpty(rec.Metadata)
+	if rec.Config == nil {
+		rec.Config = map[string]any{"type": "self_hosted"}
+	}
+	if rec.Scope == "" {
+		rec.Scope = "organization"
+	}
+	return &environment{rec: rec, org: o, byID: map[string]*workItem{}, queue: map[string]*workItem{},
+		leased: map[string]*workItem{}, workers: map[string]time.Time{}}
+}
+
+// orEmpty copies a metadata map, so that a record never shares one with the request or the
+// fixtures; absent metadata is emitted as {}.
+func orEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return maps.Clone(m)
+}
+
+// newWorkItem builds an item created at createdAt; env.add puts it in the queue.
+func newWorkItem(id, envID, sessionID string, metadata map[string]string, createdAt time.Time) *workItem {
+	return &workItem{
+		rec: WorkItem{
+			ID: id, Type: "work", CreatedAt: createdAt, Data: WorkData{ID: sessionID, Type: "session"},
+			EnvironmentID: envID, Metadata: orEmpty(metadata),
+		},
+	}
+}
+
+// add appends a new item and queues it.
+func (env *environment) add(it *workItem) {
+	env.items = append(env.items, it)
+	env.byID[it.rec.ID] = it
+	env.enqueue(it, it.rec.CreatedAt)
+}
+
+// enqueue puts an item (back) in line as of at, not yet handed out by any poll.
+func (env *environment) enqueue(it *workItem, at time.Time) {
+	it.rec.State, it.queuedAt, it.polledAt = workQueued, at, nil
+	env.queue[it.rec.ID] = it
+}
+
+// dequeue takes an item out of line (acknowledged or stopped).
+func (env *environment) dequeue(it *workItem) {
+	delete(env.queue, it.rec.ID)
+	it.polledAt = nil
+}
+
+// claim records a heartbeat: the value the next heartbeat must echo. The lease's end is the
+// caller's to set, since a stopping item's lease is not extended.
+func (env *environment) claim(it *workItem, now time.Time) {
+	it.lastHeartbeat = now.Format(time.RFC3339Nano)
+	it.rec.LatestHeartbeatAt = &now
+	env.leased[it.rec.ID] = it
+}
+
+// release clears the heartbeat record: the lease is gone.
+func (env *environment) release(it *workItem) {
+	it.lastHeartbeat = ""
+	delete(env.leased, it.rec.ID)
+}
+
+func workItemKey(it *workItem) listKey { return listKey{it.rec.CreatedAt, it.rec.ID} }
+
+// --- Leases ---
+
+// settle applies every lease that lapsed by now (gaps §8): an active item goes back to the queue
+// with its heartbeat record cleared, so the old worker's next heartbeat gets 412; a stopping item
+// is stopped. Each change is dated at the instant the lease lapsed, not when it was noticed.
+func (env *environment) settle(now time.Time) {
+	for _, it := range env.leased {
+		if now.Before(it.leaseUntil) {
+			continue
+		}
+		at := it.leaseUntil
+		env.release(it)
+		switch it.rec.State {
+		case workActive:
+			env.enqueue(it, at)
+			it.rec.AcknowledgedAt, it.rec.StartedAt, it.rec.LatestHeartbeatAt = nil, nil, nil
+		case workStopping:
+			it.rec.State = workStopped
+			it.rec.StoppedAt = &at
+		}
+	}
+}
+
+// --- Lookups ---
+
+// environment finds the caller's environment: another organization's, or another environment's
+// when the caller holds an environment key, is answered 404 like an unknown one.
+func (st *workStore) environment(c *call, id string) (*environment, error) {
+	env := st.envs[id]
+	if env == nil || env.org != c.org || (c.cred.Kind == kindEnvironmentKey && c.cred.EnvironmentID != id) {
+		return nil, notFound("environment", id)
+	}
+	return env, nil
+}
+
+// withEnv runs f with the store locked, on the caller's environment of the path, with its lapsed
+// leases applied.
+func (s *Server) withEnv(c *call, f func(st *workStore, env *environment, now time.Time) (any, error)) (any, error) {
+	st := s.work(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	env, err := st.environment(c, c.Param("environment_id"))
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	env.settle(now)
+	return f(st, env, now)
+}
+
+// withItem is withEnv for the work item of the path.
+func (s *Server) withItem(c *call, f func(env *environment, it *workItem, now time.Time) (any, error)) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+		id := c.Param("work_id")
+		it := env.byID[id]
+		if it == nil {
+			return nil, notFound("work item", id)
+		}
+		return f(env, it, now)
+	})
+}
+
+func (s *Server) work(c *call) *workStore { return c.st.work.get(s.newWorkStore) }
+
+// wrongState answers an operation that does not apply in the item's current state.
+func wrongState(it *workItem, op, allowed string) error {
+	return invalid("work item %s is %s; %s applies only to a %s item", it.rec.ID, it.rec.State, op, allowed)
+}
+
+// --- Work endpoints (spec 4.8) ---
+
+func (s *Server) getWork(c *call) (any, error) {
+	return s.withItem(c, func(_ *environment, it *workItem, _ time.Time) (any, error) { return it.rec, nil })
+}
+
+// ackWork moves a queued item to starting and takes it out of the queue (spec 3.1).
+func (s *Server) ackWork(c *call) (any, error) {
+	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
+		if it.rec.State != workQueued {
+			return nil, wrongState(it, "acknowledge", "queued")
+		}
+		env.dequeue(it)
+		it.rec.State, it.rec.AcknowledgedAt = workStarting, &now
+		return it.rec, nil
+	})
+}
+
+// heartbeatResponse is the heartbeat response of spec 2.16.
+type heartbeatResponse struct {
+	LastHeartbeat string  `json:"last_heartbeat"`
+	LeaseExtended bool    `json:"lease_extended"`
+	State         string  `json:"state"`
+	TTLSeconds    float64 `json:"ttl_seconds"`
+	Type          string  `json:"type"`
+}
+
+// heartbeatWork claims or extends the lease of an item (spec 4.8, gaps §8). The check of
+// expected_last_heartbeat and the new record happen under one lock, so of two workers racing
+// with the same expectation exactly one wins and the other gets 412.
+func (s *Server) heartbeatWork(c *call) (any, error) {
+	ttl, err := c.queryFloat("desired_ttl_seconds", defaultLeaseSeconds, 0, math.MaxFloat64)
+	if err != nil {
+		return nil, err
+	}
+	ttl = min(ttl, maxLeaseSeconds)
+	expected, ok := c.GetQuery("expected_last_heartbeat")
+	if !ok || expected == "" {
+		return nil, invalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", noHeartbeat)
+	}
+	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
+		if it.rec.State == workStopped {
+			return nil, wrongState(it, "heartbeat", "starting, active or stopping")
+		}
+		want := it.lastHeartbeat
+		if want == "" {
+			want = noHeartbeat
+		}
+		if expected != want {
+			var err *apiError
+			switch {
+			case it.rec.State == workQueued:
+				err = invalidField("expected_last_heartbeat", "work item %s holds no lease: it lapsed and the item is queued again; abandon the work", it.rec.ID)
+			case it.lastHeartbeat == "":
+				err = invalidField("expected_last_heartbeat", "the lease of work item %s is not claimed; send %s to claim it", it.rec.ID, noHeartbeat)
+			default:
+				err = invalidField("expected_last_heartbeat", "does not match the last heartbeat of work item %s; another worker may hold its lease", it.rec.ID)
+			}
+			return nil, err.withStatus(http.StatusPreconditionFailed)
+		}
+		if it.rec.State == workQueued {
+			// After the mismatch check: a worker whose lease lapsed learns it by a 412 (gaps §8).
+			return nil, wrongState(it, "heartbeat", "starting, active or stopping")
+		}
+		env.claim(it, now)
+		resp := heartbeatResponse{LastHeartbeat: it.lastHeartbeat, Type: "work_heartbeat"}
+		if it.rec.State == workStopping {
+			// A stopping item keeps its lease's end: it stops when the lease lapses (gaps §8).
+			resp.TTLSeconds = it.leaseUntil.Sub(now).Seconds()
+		} else {
+			if it.rec.State == workStarting {
+				it.rec.State, it.rec.StartedAt = workActive, &now
+			}
+			it.leaseUntil = now.Add(time.Duration(ttl * float64(time.Second)))
+			resp.LeaseExtended, resp.TTLSeconds = true, ttl
+		}
+		resp.State = it.rec.State
+		return resp, nil
+	})
+}
+
+// stopWork stops an item: at once with force (or when no worker holds a lease, so there is
+// nothing to shut down gracefully), otherwise it is stopping until its lease lapses (gaps §8).
+func (s *Server) stopWork(c *call) (any, error) {
+	var req struct {
+		Force bool `json:"force"`
+	}
+	if err := c.bindValid("work/stop", &req); err != nil {
+		return nil, err
+	}
+	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
+		switch {
+		case it.rec.State == workStopped:
+			return nil, wrongState(it, "stop", "queued, starting, active or stopping")
+		case it.rec.State == workStopping && !req.Force:
+			return it.rec, nil // a retried graceful stop changes nothing
+		}
+		if it.rec.StopRequestedAt == nil {
+			it.rec.StopRequestedAt = &now
+		}
+		if req.Force || it.lastHeartbeat == "" {
+			env.dequeue(it)
+			env.release(it)
+			it.rec.State, it.rec.StoppedAt = workStopped, &now
+			return it.rec, nil
+		}
+		it.rec.State = workStopping
+		return it.rec, nil
+	})
+}
+
+// listWork lists an environment's work items (gaps §8): page tokens, oldest first.
+func (s *Server) listWork(c *call) (any, error) {
+	limit, _, err := c.queryInt("limit", 20, 1, 100)
+	if err != nil {
+		return nil, err
+	}
+	after, err := c.pageToken("work")
+	if err != nil {
+		return nil, err
+	}
+	return s.withEnv(c, func(_ *workStore, env *environment, _ time.Time) (any, error) {
+		page := pageByToken(env.items, workItemKey, oldestFirst, "work", after, limit)
+		out := tokenPage[WorkItem]{Data: make([]WorkItem, len(page.Data)), NextPage: page.NextPage}
+		for i, it := range page.Data {
+			out.Data[i] = it.rec
+		}
+		return out, nil
+	})
+}
+
+// workStats is the queue statistics record of gaps §8.
+type workStats struct {
+	Type           string     `json:"type"`
+	Depth          int        `json:"depth"`
+	Pending        int        `json:"pending"`
+	OldestQueuedAt *time.Time `json:"oldest_queued_at"`
+	WorkersPolling int        `json:"workers_polling"`
+}
+
+func (s *Server) workStats(c *call) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+		out := workStats{Type: "work_queue_stats"}
+		for _, it := range env.queue {
+			out.Depth++
+			if it.polledAt != nil {
+				out.Pending++
+			}
+			if out.OldestQueuedAt == nil || it.queuedAt.Before(*out.OldestQueuedAt) {
+				at := it.queuedAt
+				out.OldestQueuedAt = &at
+			}
+		}
+		for _, last := range env.workers {
+			if now.Sub(last) < workerWindow {
+				out.WorkersPolling++
+			}
+		}
+		return out, nil
+	})
+}

@@ -1,0 +1,145 @@
+package fake
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"time"
+)
+
+// Environments (gaps §8): create, list, retrieve, update, archive, delete. They take only the
+// API key (ifEnvironments); an environment key reaches its own environment's work endpoints only.
+
+func envKey(e *environment) listKey { return listKey{e.rec.CreatedAt, e.rec.ID} }
+
+func (s *Server) createEnvironment(c *call) (any, error) {
+	var req struct {
+		Name        string            `json:"name"`
+		Description string            `json:"description"`
+		Metadata    map[string]string `json:"metadata"`
+		Config      map[string]any    `json:"config"`
+		Scope       string            `json:"scope"`
+	}
+	if err := c.bindValid("work/environment_create", &req); err != nil {
+		return nil, err
+	}
+	st := s.work(c)
+	now := s.clock.Now()
+	env := newEnvironment(envRecord{
+		ID: s.ids.next("env_"), Name: req.Name, Description: req.Description, Metadata: req.Metadata,
+		Config: req.Config, Scope: req.Scope, CreatedAt: now, UpdatedAt: now,
+	}, c.org)
+	rec := env.rec // read before the environment is visible to other requests
+	st.mu.Lock()
+	st.envs[rec.ID] = env
+	st.mu.Unlock()
+	return rec, nil
+}
+
+// listEnvironments lists the organization's environments newest first, with page tokens;
+// archived ones only with include_archived=true.
+func (s *Server) listEnvironments(c *call) (any, error) {
+	limit, _, err := c.queryInt("limit", 20, 1, 100)
+	if err != nil {
+		return nil, err
+	}
+	archived, err := c.queryBool("include_archived", false)
+	if err != nil {
+		return nil, err
+	}
+	after, err := c.pageToken("environments")
+	if err != nil {
+		return nil, err
+	}
+	st := s.work(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var list []*environment
+	for _, e := range st.envs {
+		if e.org == c.org && (archived || e.rec.ArchivedAt == nil) {
+			list = append(list, e)
+		}
+	}
+	slices.SortFunc(list, func(a, b *environment) int { return newestFirst(envKey(a), envKey(b)) })
+	page := pageByToken(list, envKey, newestFirst, "environments", after, limit)
+	out := tokenPage[envRecord]{Data: make([]envRecord, len(page.Data)), NextPage: page.NextPage}
+	for i, e := range page.Data {
+		out.Data[i] = e.rec
+	}
+	return out, nil
+}
+
+func (s *Server) getEnvironment(c *call) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, _ time.Time) (any, error) { return env.rec, nil })
+}
+
+// updateEnvironment changes the fields given; metadata is a patch (a string upserts, null
+// deletes). A request that changes nothing leaves updated_at alone. An archived environment is
+// read-only.
+func (s *Server) updateEnvironment(c *call) (any, error) {
+	var req struct {
+		Name        *string            `json:"name"`
+		Description *string            `json:"description"`
+		Metadata    map[string]*string `json:"metadata"`
+		Config      map[string]any     `json:"config"`
+		Scope       *string            `json:"scope"`
+	}
+	if err := c.bindValid("work/environment_update", &req); err != nil {
+		return nil, err
+	}
+	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+		if env.rec.ArchivedAt != nil {
+			return nil, invalid("environment %s is archived; an archived environment cannot be changed", env.rec.ID)
+		}
+		next := env.rec
+		if req.Name != nil {
+			next.Name = *req.Name
+		}
+		if req.Description != nil {
+			next.Description = *req.Description
+		}
+		if req.Scope != nil {
+			next.Scope = *req.Scope
+		}
+		if req.Config != nil {
+			next.Config = req.Config
+		}
+		if req.Metadata != nil {
+			next.Metadata = maps.Clone(env.rec.Metadata)
+			for k, v := range req.Metadata {
+				if v == nil {
+					delete(next.Metadata, k)
+				} else {
+					next.Metadata[k] = *v
+				}
+			}
+			if len(next.Metadata) > 16 {
+				return nil, invalidField("metadata", "an environment has at most 16 metadata pairs; this update would leave %d", len(next.Metadata))
+			}
+		}
+		if !reflect.DeepEqual(next, env.rec) {
+			next.UpdatedAt = now
+			env.rec = next
+		}
+		return env.rec, nil
+	})
+}
+
+// archiveEnvironment sets archived_at; archiving again returns the record unchanged. An archived
+// environment takes no new work, but its workers can finish what they hold.
+func (s *Server) archiveEnvironment(c *call) (any, error) {
+	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+		if env.rec.ArchivedAt == nil {
+			env.rec.ArchivedAt, env.rec.UpdatedAt = &now, now
+		}
+		return env.rec, nil
+	})
+}
+
+// deleteEnvironment removes the environment and its work items.
+func (s *Server) deleteEnvironment(c *call) (any, error) {
+	return s.withEnv(c, func(st *workStore, env *environment, _ time.Time) (any, error) {
+		delete(st.envs, env.rec.ID)
+		return map[string]string{"id": env.rec.ID, "type": "environment_deleted"}, nil
+	})
+}

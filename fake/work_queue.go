@@ -1,0 +1,121 @@
+package fake
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Poll and the arrival of work (spec 4.8, 8; gaps §8; DESIGN.md control API).
+
+// pollWork hands out the oldest available item, or null. With block_ms it waits up to that long
+// for work: it wakes when work is enqueued and when the virtual clock moves (which may reclaim an
+// item or lapse a lease), and gives up when the client goes away. The store's lock is held only
+// for each look at the queue, never while waiting.
+func (s *Server) pollWork(c *call) (any, error) {
+	blockMS, blocking, err := c.queryInt("block_ms", 0, 1, 999)
+	if err != nil {
+		return nil, err
+	}
+	reclaimMS, _, err := c.queryInt("reclaim_older_than_ms", defaultReclaimMS, 0, 86_400_000)
+	if err != nil {
+		return nil, err
+	}
+	reclaim := time.Duration(reclaimMS) * time.Millisecond
+	worker := strings.TrimSpace(c.GetHeader("Vendor-Worker-ID"))
+	var deadline <-chan time.Time
+	if blocking {
+		t := time.NewTimer(time.Duration(blockMS) * time.Millisecond)
+		defer t.Stop()
+		deadline = t.C
+	}
+	for {
+		// Taken before the look, so that a move of the clock during it is not missed.
+		ticked := s.clock.Changed()
+		var arrived <-chan struct{}
+		it, err := s.withEnv(c, func(st *workStore, env *environment, now time.Time) (any, error) {
+			arrived = st.arrived
+			return env.poll(now, worker, reclaim), nil
+		})
+		worker = "" // recorded once per poll request
+		if err != nil || it != nil || !blocking {
+			return it, err
+		}
+		select {
+		case <-arrived:
+		case <-ticked:
+		case <-deadline:
+			return nil, nil
+		case <-c.Request.Context().Done():
+			return nil, nil // the client is gone; nobody reads the answer
+		}
+	}
+}
+
+// poll takes the oldest available item, or nil. An item is available when it is queued and
+// either no poll has handed it out or the last one did so at least reclaim ago (spec 4.8:
+// polling reclaims unacknowledged items). The caller holds the store's lock.
+func (env *environment) poll(now time.Time, worker string, reclaim time.Duration) any {
+	if worker != "" {
+		env.workers[worker] = now
+	}
+	var best *workItem
+	for _, it := range env.queue {
+		if it.polledAt != nil && now.Sub(*it.polledAt) < reclaim {
+			continue
+		}
+		if best == nil || oldestFirst(listKey{it.queuedAt, it.rec.ID}, listKey{best.queuedAt, best.rec.ID}) < 0 {
+			best = it
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	best.polledAt = &now
+	return best.rec
+}
+
+// enqueueWork is POST /_fake/environments/{environment_id}/work (DESIGN.md).
+func (s *Server) enqueueWork(c *call) (any, error) {
+	var req struct {
+		SessionID string            `json:"session_id"`
+		Metadata  map[string]string `json:"metadata"`
+	}
+	if err := c.bind(&req); err != nil {
+		return nil, err
+	}
+	return s.EnqueueWork(c.Param("environment_id"), req.SessionID, req.Metadata)
+}
+
+// EnqueueWork queues a new work item in the environment, as the service does when a session is
+// created (spec 2.16), and wakes blocked polls. sessionID may be empty for a generated one;
+// otherwise it must look like "session_..." (letters, digits, _ and -). It returns not_found for
+// an unknown environment (of any organization), and invalid_request for an archived one or for
+// a session ID or metadata outside the limits of fixtures/environments.json.
+func (s *Server) EnqueueWork(environmentID, sessionID string, metadata map[string]string) (WorkItem, error) {
+	doc, _ := json.Marshal(struct {
+		SessionID string            `json:"session_id,omitempty"`
+		Metadata  map[string]string `json:"metadata,omitempty"`
+	}{sessionID, metadata})
+	if err := validateBody("work/enqueue", doc); err != nil {
+		return WorkItem{}, err
+	}
+	st := s.state().work.get(s.newWorkStore)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	env := st.envs[environmentID]
+	if env == nil {
+		return WorkItem{}, notFound("environment", environmentID)
+	}
+	if env.rec.ArchivedAt != nil {
+		return WorkItem{}, invalid("environment %s is archived; work can no longer be queued in it", environmentID)
+	}
+	if sessionID == "" {
+		sessionID = s.ids.next("session_")
+	}
+	it := newWorkItem(s.ids.next("work_"), environmentID, sessionID, metadata, s.clock.Now())
+	env.add(it)
+	close(st.arrived)
+	st.arrived = make(chan struct{})
+	return it.rec, nil
+}

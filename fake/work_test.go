@@ -1,0 +1,758 @@
+package fake
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/fixtures"
+)
+
+const (
+	acmePrimary   = "env_01AcmePrimary000000000001"
+	acmeStaging   = "env_01AcmeStaging000000000001"
+	globexPrimary = "env_01GlobexPrimary0000000001"
+)
+
+// workClient calls a test server with one credential header.
+type workClient struct {
+	t      testing.TB
+	ts     *TestServer
+	header string // "X-Api-Key" or "Authorization"
+	secret string
+}
+
+func apiClient(t testing.TB, ts *TestServer) *workClient {
+	return &workClient{t, ts, "X-Api-Key", "test-api-key"}
+}
+
+func envKeyClient(t testing.TB, ts *TestServer) *workClient {
+	return &workClient{t, ts, "Authorization", "Bearer test-environment-key"}
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r reply) get(path string) gjson.Result { return gjson.GetBytes(r.body, path) }
+
+func (wc *workClient) do(method, path string, body any, hdr ...string) reply {
+	wc.t.Helper()
+	return wc.doCtx(context.Background(), method, path, body, hdr...)
+}
+
+func (wc *workClient) doCtx(ctx context.Context, method, path string, body any, hdr ...string) reply {
+	wc.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, _ := http.NewRequestWithContext(ctx, method, wc.ts.URL+path, rd)
+	req.Header.Set("vendor-version", "2023-06-01")
+	req.Header.Set("vendor-beta", "managed-agents-2026-04-01")
+	if wc.header != "" {
+		req.Header.Set(wc.header, wc.secret)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := wc.ts.Client().Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return reply{}
+		}
+		wc.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return reply{resp.StatusCode, resp.Header, data}
+}
+
+// ok requires a 200 and returns the reply.
+func (wc *workClient) ok(method, path string, body any, hdr ...string) reply {
+	wc.t.Helper()
+	r := wc.do(method, path, body, hdr...)
+	if r.status != http.StatusOK {
+		wc.t.Fatalf("%s %s = %d %s, want 200", method, path, r.status, r.body)
+	}
+	return r
+}
+
+// fails requires an error envelope of the status whose message mentions want.
+func (wc *workClient) fails(status int, want, method, path string, body any, hdr ...string) reply {
+	wc.t.Helper()
+	r := wc.do(method, path, body, hdr...)
+	if r.status != status || r.get("type").String() != "error" || !strings.Contains(r.get("error.message").String(), want) {
+		wc.t.Fatalf("%s %s = %d %s, want %d mentioning %q", method, path, r.status, r.body, status, want)
+	}
+	return r
+}
+
+func workPath(env string, rest ...string) string {
+	return "/v1/environments/" + env + "/work" + strings.Join(rest, "")
+}
+
+// newEnv creates an empty environment for a test of the queue, so fixture work does not interfere.
+func newEnv(t testing.TB, ts *TestServer) string {
+	t.Helper()
+	return apiClient(t, ts).ok("POST", "/v1/environments", map[string]any{"name": "test"}).get("id").String()
+}
+
+func enqueue(t testing.TB, ts *TestServer, env string, meta map[string]string) WorkItem {
+	t.Helper()
+	it, err := ts.Fake.EnqueueWork(env, "", meta)
+	if err != nil {
+		t.Fatalf("EnqueueWork(%s) = %v", env, err)
+	}
+	return it
+}
+
+func advance(ts *TestServer, seconds float64) {
+	ts.Fake.AdvanceClock(time.Duration(seconds * float64(time.Second)))
+}
+
+func TestFixtureEnvironments(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	list := api.ok("GET", "/v1/environments", nil)
+	var ids []string
+	for _, e := range list.get("data").Array() {
+		ids = append(ids, e.Get("id").String())
+	}
+	if got, want := strings.Join(ids, ","), acmeStaging+","+acmePrimary; got != want {
+		t.Fatalf("environments = %s, want %s (newest first, Acme's only)", got, want)
+	}
+	work := api.ok("GET", workPath(acmePrimary), nil)
+	if n := work.get("data.#").Int(); n < 3 {
+		t.Fatalf("primary environment has %d items, want at least 3", n)
+	}
+	for _, w := range work.get("data").Array() {
+		if w.Get("state").String() != "queued" || len(w.Get("metadata").Map()) == 0 {
+			t.Errorf("fixture item %s", w.Raw)
+		}
+	}
+	api.fails(404, globexPrimary, "GET", "/v1/environments/"+globexPrimary, nil)
+	api.fails(404, globexPrimary, "GET", workPath(globexPrimary), nil)
+	other := &workClient{t, ts, "X-Api-Key", "test-api-key-2"}
+	if got := other.ok("GET", "/v1/environments", nil).get("data.0.id").String(); got != globexPrimary {
+		t.Fatalf("second organization sees %s", got)
+	}
+}
+
+func TestEnvironmentKeyScope(t *testing.T) {
+	ts := NewTestServer(t)
+	ek := envKeyClient(t, ts)
+	ek.ok("GET", workPath(acmePrimary), nil)
+	ek.ok("GET", workPath(acmePrimary, "/stats"), nil)
+	ek.fails(404, acmeStaging, "GET", workPath(acmeStaging), nil)
+	ek.fails(404, globexPrimary, "GET", workPath(globexPrimary, "/poll"), nil)
+	ek.fails(403, "environment key", "GET", "/v1/environments", nil)
+	ek.fails(403, "environment key", "GET", "/v1/environments/"+acmePrimary, nil)
+	admin := &workClient{t, ts, "X-Api-Key", "test-admin-key"}
+	admin.fails(403, "admin", "GET", workPath(acmePrimary), nil)
+	noVersion := apiClient(t, ts)
+	noVersion.fails(400, "vendor-version", "GET", workPath(acmePrimary), nil, "vendor-version", "")
+}
+
+func TestEnvironmentCRUD(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	created := api.ok("POST", "/v1/environments", map[string]any{
+		"name": "ci", "metadata": map[string]string{"a": "1", "b": "2"},
+		"config": map[string]any{"type": "cloud", "networking": map[string]any{"type": "unrestricted"}}, "scope": "account",
+	})
+	id := created.get("id").String()
+	if created.get("config.networking.type").String() != "unrestricted" || created.get("scope").String() != "account" ||
+		created.get("description").String() != "" || created.get("archived_at").Type != gjson.Null {
+		t.Fatalf("created = %s", created.body)
+	}
+	plain := api.ok("POST", "/v1/environments", map[string]any{"name": "plain"})
+	if plain.get("config.type").String() != "self_hosted" || plain.get("scope").String() != "organization" || plain.get("metadata").Raw != "{}" {
+		t.Fatalf("defaults = %s", plain.body)
+	}
+	for _, bad := range []struct {
+		body  any
+		field string
+	}{
+		{map[string]any{}, "name"},
+		{map[string]any{"name": ""}, "name"},
+		{map[string]any{"name": strings.Repeat("x", 256)}, "name"},
+		{map[string]any{"name": "x", "scope": "planet"}, "scope"},
+		{map[string]any{"name": "x", "config": map[string]any{"type": "moon"}}, "config"},
+		{map[string]any{"name": "x", "surprise": 1}, "surprise"},
+		{map[string]any{"name": "x", "metadata": map[string]any{"k": 1}}, "metadata.k"},
+	} {
+		api.fails(400, bad.field, "POST", "/v1/environments", bad.body)
+	}
+	advance(ts, 60)
+	upd := api.ok("POST", "/v1/environments/"+id, map[string]any{"name": "ci-2", "metadata": map[string]any{"a": nil, "c": "3"}})
+	if upd.get("name").String() != "ci-2" || upd.get("metadata").Raw != `{"b":"2","c":"3"}` || upd.get("updated_at").String() == created.get("updated_at").String() {
+		t.Fatalf("updated = %s", upd.body)
+	}
+	advance(ts, 60)
+	same := api.ok("POST", "/v1/environments/"+id, map[string]any{"name": "ci-2"})
+	if same.get("updated_at").String() != upd.get("updated_at").String() {
+		t.Fatalf("a no-op update moved updated_at: %s", same.body)
+	}
+	many := map[string]any{}
+	for i := range 15 {
+		many[strings.Repeat("k", i+1)] = "v"
+	}
+	api.fails(400, "metadata", "POST", "/v1/environments/"+id, map[string]any{"metadata": many})
+	if got := api.ok("GET", "/v1/environments/"+id, nil); string(got.body) != string(same.body) {
+		t.Fatalf("a rejected update changed the environment: %s", got.body)
+	}
+	arch := api.ok("POST", "/v1/environments/"+id+"/archive", nil)
+	again := api.ok("POST", "/v1/environments/"+id+"/archive", nil)
+	if arch.get("archived_at").Type == gjson.Null || string(arch.body) != string(again.body) {
+		t.Fatalf("archive %s, retried %s", arch.body, again.body)
+	}
+	api.fails(400, "archived", "POST", "/v1/environments/"+id, map[string]any{"name": "x"})
+	if _, err := ts.Fake.EnqueueWork(id, "", nil); err == nil || !strings.Contains(err.Error(), "archived") {
+		t.Fatalf("enqueue into an archived environment: %v", err)
+	}
+	for _, e := range api.ok("GET", "/v1/environments", nil).get("data").Array() {
+		if e.Get("id").String() == id {
+			t.Fatalf("archived environment listed without include_archived")
+		}
+	}
+	if !strings.Contains(string(api.ok("GET", "/v1/environments?include_archived=true", nil).body), id) {
+		t.Fatalf("archived environment missing with include_archived=true")
+	}
+	del := api.ok("DELETE", "/v1/environments/"+id, nil)
+	if del.get("type").String() != "environment_deleted" || del.get("id").String() != id {
+		t.Fatalf("delete = %s", del.body)
+	}
+	api.fails(404, id, "GET", "/v1/environments/"+id, nil)
+	api.fails(404, id, "DELETE", "/v1/environments/"+id, nil)
+}
+
+func TestEnvironmentListPages(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	for range 5 {
+		newEnv(t, ts)
+	}
+	var all []string
+	page := ""
+	for {
+		r := api.ok("GET", "/v1/environments?limit=2&page="+url.QueryEscape(page), nil)
+		for _, e := range r.get("data").Array() {
+			all = append(all, e.Get("id").String())
+		}
+		if r.get("next_page").Type == gjson.Null {
+			break
+		}
+		page = r.get("next_page").String()
+	}
+	if len(all) != 7 || all[5] != acmeStaging || all[6] != acmePrimary {
+		t.Fatalf("paged list = %v", all)
+	}
+	api.fails(400, "limit", "GET", "/v1/environments?limit=0", nil)
+	api.fails(400, "limit", "GET", "/v1/environments?limit=101", nil)
+	api.fails(400, "page", "GET", "/v1/environments?page=forged", nil)
+	api.ok("GET", "/v1/environments?limit=100", nil)
+}
+
+func TestAckHeartbeatStopLifecycle(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+	it := enqueue(t, ts, env, map[string]string{"job": "x"})
+	item := workPath(env, "/", it.ID)
+	polled := api.ok("GET", workPath(env, "/poll"), nil)
+	if polled.get("id").String() != it.ID || polled.get("state").String() != "queued" {
+		t.Fatalf("poll = %s", polled.body)
+	}
+	api.fails(400, "queued", "POST", item+"/heartbeat?expected_last_heartbeat=NO_HEARTBEAT", nil)
+	advance(ts, 1)
+	ack := api.ok("POST", item+"/ack", nil)
+	if ack.get("state").String() != "starting" || ack.get("acknowledged_at").String() != "2026-01-01T00:00:01Z" || ack.get("started_at").Type != gjson.Null {
+		t.Fatalf("ack = %s", ack.body)
+	}
+	api.fails(400, "starting", "POST", item+"/ack", nil)
+	if api.ok("GET", workPath(env, "/poll"), nil).get("id").Exists() {
+		t.Fatalf("an acknowledged item is still in the queue")
+	}
+	api.fails(412, "NO_HEARTBEAT", "POST", item+"/heartbeat?expected_last_heartbeat=2026-01-01T00:00:01Z", nil)
+	advance(ts, 1)
+	hb := api.ok("POST", item+"/heartbeat?expected_last_heartbeat=NO_HEARTBEAT&desired_ttl_seconds=20", nil)
+	if hb.get("type").String() != "work_heartbeat" || !hb.get("lease_extended").Bool() || hb.get("state").String() != "active" ||
+		hb.get("ttl_seconds").Float() != 20 || hb.get("last_heartbeat").String() != "2026-01-01T00:00:02Z" {
+		t.Fatalf("first heartbeat = %s", hb.body)
+	}
+	got := api.ok("GET", item, nil)
+	if got.get("started_at").String() != "2026-01-01T00:00:02Z" || got.get("latest_heartbeat_at").String() != "2026-01-01T00:00:02Z" {
+		t.Fatalf("after first heartbeat: %s", got.body)
+	}
+	api.fails(412, "does not match", "POST", item+"/heartbeat?expected_last_heartbeat=NO_HEARTBEAT", nil)
+	api.fails(412, "does not match", "POST", item+"/heartbeat?expected_last_heartbeat=2026-01-01T00:00:01Z", nil)
+	advance(ts, 5)
+	hb2 := api.ok("POST", item+"/heartbeat?expected_last_heartbeat="+url.QueryEscape(hb.get("last_heartbeat").String())+"&desired_ttl_seconds=1e12", nil)
+	if hb2.get("ttl_seconds").Float() != maxLeaseSeconds || hb2.get("last_heartbeat").String() != "2026-01-01T00:00:07Z" {
+		t.Fatalf("second heartbeat = %s", hb2.body)
+	}
+	last := hb2.get("last_heartbeat").String()
+	for _, bad := range []string{"0", "-1", "NaN", "Inf", "soon"} {
+		api.fails(400, "desired_ttl_seconds", "POST", item+"/heartbeat?expected_last_heartbeat="+last+"&desired_ttl_seconds="+bad, nil)
+	}
+	api.fails(400, "expected_last_heartbeat", "POST", item+"/heartbeat", nil)
+	advance(ts, 1)
+	stop := api.ok("POST", item+"/stop", nil)
+	if stop.get("state").String() != "stopping" || stop.get("stop_requested_at").String() != "2026-01-01T00:00:08Z" || stop.get("stopped_at").Type != gjson.Null {
+		t.Fatalf("graceful stop = %s", stop.body)
+	}
+	if again := api.ok("POST", item+"/stop", map[string]any{"force": false}); string(again.body) != string(stop.body) {
+		t.Fatalf("retried graceful stop changed the item: %s", again.body)
+	}
+	advance(ts, 2)
+	hb3 := api.ok("POST", item+"/heartbeat?expected_last_heartbeat="+last, nil)
+	if hb3.get("lease_extended").Bool() || hb3.get("state").String() != "stopping" || hb3.get("ttl_seconds").Float() != 300-3 {
+		t.Fatalf("heartbeat while stopping = %s", hb3.body)
+	}
+	advance(ts, 297)
+	done := api.ok("GET", item, nil)
+	if done.get("state").String() != "stopped" || done.get("stopped_at").String() != "2026-01-01T00:05:07Z" {
+		t.Fatalf("after the lease lapsed while stopping: %s", done.body)
+	}
+	api.fails(400, "stopped", "POST", item+"/stop", nil)
+	api.fails(400, "stopped", "POST", item+"/heartbeat?expected_last_heartbeat="+hb3.get("last_heartbeat").String(), nil)
+	api.fails(400, "stopped", "POST", item+"/ack", nil)
+}
+
+func TestForcedStopAndStopWithoutLease(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+	running := enqueue(t, ts, env, nil)
+	queued := enqueue(t, ts, env, nil)
+	api.ok("POST", workPath(env, "/", running.ID, "/ack"), nil)
+	api.ok("POST", workPath(env, "/", running.ID, "/heartbeat?expected_last_heartbeat=NO_HEARTBEAT"), nil)
+	forced := api.ok("POST", workPath(env, "/", running.ID, "/stop"), map[string]any{"force": true})
+	if forced.get("state").String() != "stopped" || forced.get("stopped_at").Type == gjson.Null || forced.get("stop_requested_at").Type == gjson.Null {
+		t.Fatalf("forced stop = %s", forced.body)
+	}
+	api.fails(400, "stopped", "POST", workPath(env, "/", running.ID, "/heartbeat?expected_last_heartbeat=NO_HEARTBEAT"), nil)
+	gentle := api.ok("POST", workPath(env, "/", queued.ID, "/stop"), nil)
+	if gentle.get("state").String() != "stopped" {
+		t.Fatalf("graceful stop of a queued item (no lease to wait for) = %s", gentle.body)
+	}
+	if r := api.ok("GET", workPath(env, "/poll"), nil); string(r.body) != "null\n" && string(r.body) != "null" {
+		t.Fatalf("poll after stopping everything = %s", r.body)
+	}
+	api.fails(400, "force", "POST", workPath(env, "/", queued.ID, "/stop"), map[string]any{"force": "yes"})
+
+	starting := enqueue(t, ts, env, nil)
+	api.ok("POST", workPath(env, "/", starting.ID, "/ack"), nil)
+	if r := api.ok("POST", workPath(env, "/", starting.ID, "/stop"), nil); r.get("state").String() != "stopped" {
+		t.Fatalf("graceful stop of a starting item (no lease claimed yet) = %s", r.body)
+	}
+
+	stopping := enqueue(t, ts, env, nil)
+	api.ok("POST", workPath(env, "/", stopping.ID, "/ack"), nil)
+	api.ok("POST", workPath(env, "/", stopping.ID, "/heartbeat?expected_last_heartbeat=NO_HEARTBEAT"), nil)
+	api.ok("POST", workPath(env, "/", stopping.ID, "/stop"), nil)
+	advance(ts, 1)
+	r := api.ok("POST", workPath(env, "/", stopping.ID, "/stop"), map[string]any{"force": true})
+	if r.get("state").String() != "stopped" || r.get("stop_requested_at").String() != "2026-01-01T00:00:00Z" || r.get("stopped_at").String() != "2026-01-01T00:00:01Z" {
+		t.Fatalf("forced stop of a stopping item = %s", r.body)
+	}
+	advance(ts, 60)
+	if r := api.ok("GET", workPath(env, "/", stopping.ID), nil); r.get("stopped_at").String() != "2026-01-01T00:00:01Z" {
+		t.Fatalf("the old lease's lapse changed a stopped item: %s", r.body)
+	}
+}
+
+func TestLeaseLapseRequeues(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+	it := enqueue(t, ts, env, nil)
+	item := workPath(env, "/", it.ID)
+	api.ok("POST", item+"/ack", nil)
+	hb := api.ok("POST", item+"/heartbeat?expected_last_heartbeat=NO_HEARTBEAT", nil)
+	if hb.get("ttl_seconds").Float() != defaultLeaseSeconds {
+		t.Fatalf("default ttl = %s", hb.body)
+	}
+	advance(ts, 29.999)
+	if api.ok("GET", item, nil).get("state").String() != "active" {
+		t.Fatalf("lease lapsed early")
+	}
+	advance(ts, 0.001)
+	back := api.ok("GET", item, nil)
+	if back.get("state").String() != "queued" || back.get("latest_heartbeat_at").Type != gjson.Null || back.get("acknowledged_at").Type != gjson.Null {
+		t.Fatalf("after lapse: %s", back.body)
+	}
+	api.fails(412, "lapsed", "POST", item+"/heartbeat?expected_last_heartbeat="+hb.get("last_heartbeat").String(), nil)
+	stats := api.ok("GET", workPath(env, "/stats"), nil)
+	if stats.get("depth").Int() != 1 || stats.get("oldest_queued_at").String() != "2026-01-01T00:00:30Z" {
+		t.Fatalf("stats after lapse = %s", stats.body)
+	}
+	if api.ok("GET", workPath(env, "/poll"), nil).get("id").String() != it.ID {
+		t.Fatalf("the requeued item is not pollable")
+	}
+}
+
+func TestPollOrderAndReclaim(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+	a := enqueue(t, ts, env, nil)
+	b := enqueue(t, ts, env, nil) // same instant: the ID breaks the tie
+	poll := func(q string, hdr ...string) string {
+		r := api.ok("GET", workPath(env, "/poll"+q), nil, hdr...)
+		if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Fatalf("poll Content-Type = %q", ct)
+		}
+		return r.get("id").String()
+	}
+	if got := poll("", "Vendor-Worker-ID", "w1"); got != a.ID {
+		t.Fatalf("first poll = %s, want the oldest %s", got, a.ID)
+	}
+	if got := poll("", "Vendor-Worker-ID", "w2"); got != b.ID {
+		t.Fatalf("second poll = %s, want %s (a is invisible)", got, b.ID)
+	}
+	if got := poll(""); got != "" {
+		t.Fatalf("third poll = %s, want null", got)
+	}
+	stats := api.ok("GET", workPath(env, "/stats"), nil)
+	if stats.get("depth").Int() != 2 || stats.get("pending").Int() != 2 || stats.get("workers_polling").Int() != 2 {
+		t.Fatalf("stats = %s", stats.body)
+	}
+	advance(ts, 4.999)
+	if got := poll(""); got != "" {
+		t.Fatalf("reclaimed before 5000 ms: %s", got)
+	}
+	advance(ts, 0.001)
+	if got := poll(""); got != a.ID {
+		t.Fatalf("after 5000 ms = %s, want %s", got, a.ID)
+	}
+	if got := poll("?reclaim_older_than_ms=0"); got != a.ID {
+		t.Fatalf("reclaim_older_than_ms=0 = %s, want %s again", got, a.ID)
+	}
+	advance(ts, 61)
+	if n := api.ok("GET", workPath(env, "/stats"), nil).get("workers_polling").Int(); n != 0 {
+		t.Fatalf("workers_polling after 61 s = %d", n)
+	}
+	for _, bad := range []string{"?block_ms=0", "?block_ms=1000", "?block_ms=-5", "?block_ms=x", "?reclaim_older_than_ms=-1"} {
+		api.fails(400, strings.Split(bad[1:], "=")[0], "GET", workPath(env, "/poll"+bad), nil)
+	}
+	empty := newEnv(t, ts)
+	if r := api.ok("GET", workPath(empty, "/poll"), nil); strings.TrimSpace(string(r.body)) != "null" {
+		t.Fatalf("empty poll body = %q", r.body)
+	}
+	s := api.ok("GET", workPath(empty, "/stats"), nil)
+	if s.get("depth").Int() != 0 || s.get("oldest_queued_at").Type != gjson.Null {
+		t.Fatalf("empty stats = %s", s.body)
+	}
+}
+
+func TestBlockingPoll(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+
+	start := time.Now()
+	if r := api.ok("GET", workPath(env, "/poll?block_ms=150"), nil); r.get("id").Exists() {
+		t.Fatalf("blocking poll of an empty queue = %s", r.body)
+	}
+	if d := time.Since(start); d < 140*time.Millisecond || d > 2*time.Second {
+		t.Fatalf("blocking poll took %v, want about 150ms", d)
+	}
+
+	got := make(chan reply, 1)
+	go func() { got <- api.do("GET", workPath(env, "/poll?block_ms=999"), nil) }()
+	time.Sleep(50 * time.Millisecond)
+	start = time.Now()
+	api.ok("GET", workPath(env, "/stats"), nil) // the waiting poll holds no lock
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Fatalf("a request beside a blocked poll took %v", d)
+	}
+	start = time.Now()
+	it := enqueue(t, ts, env, nil)
+	r := <-got
+	if r.get("id").String() != it.ID {
+		t.Fatalf("blocking poll = %d %s, want %s", r.status, r.body, it.ID)
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("blocking poll answered %v after the enqueue", d)
+	}
+
+	// Reclaim happens when the virtual clock moves: a blocked poll wakes for it.
+	go func() { got <- api.do("GET", workPath(env, "/poll?block_ms=999"), nil) }()
+	time.Sleep(50 * time.Millisecond)
+	advance(ts, 6)
+	if r := <-got; r.get("id").String() != it.ID {
+		t.Fatalf("blocking poll after reclaim = %s", r.body)
+	}
+
+	// A client that goes away ends its poll: the server does not wait out block_ms. Close
+	// blocks until every request's handler has returned, so it measures the handler.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	gone := NewTestServer(t)
+	other := newEnv(t, gone)
+	apiClient(t, gone).doCtx(ctx, "GET", workPath(other, "/poll?block_ms=999"), nil)
+	if err := ctx.Err(); err == nil {
+		t.Fatalf("the poll answered before the client went away")
+	}
+	start = time.Now()
+	gone.Close()
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("the poll went on %v after its client left", d)
+	}
+}
+
+// TestConcurrentPollersAckEachItemOnce has many workers poll and acknowledge one queue at once:
+// every item is acknowledged exactly once and none is lost.
+func TestConcurrentPollersAckEachItemOnce(t *testing.T) {
+	ts := NewTestServer(t)
+	env := newEnv(t, ts)
+	const items, workers = 200, 16
+	want := map[string]bool{}
+	for range items {
+		want[enqueue(t, ts, env, nil).ID] = true
+	}
+	var mu sync.Mutex
+	acked := map[string]int{}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			api := apiClient(t, ts)
+			worker := "worker-" + string(rune('a'+w))
+			for misses := 0; misses < 3; {
+				r := api.do("GET", workPath(env, "/poll?block_ms=20"), nil, "Vendor-Worker-ID", worker)
+				id := r.get("id").String()
+				if id == "" {
+					misses++
+					continue
+				}
+				if a := api.do("POST", workPath(env, "/", id, "/ack"), nil); a.status == http.StatusOK {
+					mu.Lock()
+					acked[id]++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(acked) != items {
+		t.Fatalf("%d items acknowledged, want %d", len(acked), items)
+	}
+	for id, n := range acked {
+		if n != 1 || !want[id] {
+			t.Fatalf("item %s acknowledged %d times", id, n)
+		}
+	}
+	stats := apiClient(t, ts).ok("GET", workPath(env, "/stats"), nil)
+	if stats.get("depth").Int() != 0 || stats.get("workers_polling").Int() != workers {
+		t.Fatalf("stats = %s", stats.body)
+	}
+}
+
+// TestHeartbeatRace has two workers claim one lease at once, then race on its echo: each time
+// exactly one keeps the lease and the other gets 412.
+func TestHeartbeatRace(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+	for round := range 20 {
+		it := enqueue(t, ts, env, nil)
+		item := workPath(env, "/", it.ID)
+		api.ok("POST", item+"/ack", nil)
+		expected := "NO_HEARTBEAT"
+		for step := range 2 {
+			var wg sync.WaitGroup
+			results := make([]reply, 2)
+			for w := range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results[w] = apiClient(t, ts).do("POST", item+"/heartbeat?expected_last_heartbeat="+url.QueryEscape(expected), nil)
+				}()
+			}
+			wg.Wait()
+			won, lost := 0, 0
+			for _, r := range results {
+				switch r.status {
+				case http.StatusOK:
+					won++
+					expected = r.get("last_heartbeat").String()
+				case http.StatusPreconditionFailed:
+					lost++
+				}
+			}
+			if won != 1 || lost != 1 {
+				t.Fatalf("round %d step %d: %d kept the lease, %d got 412: %s / %s", round, step, won, lost, results[0].body, results[1].body)
+			}
+			advance(ts, 1)
+		}
+	}
+}
+
+func TestEnqueueControl(t *testing.T) {
+	ts := NewTestServer(t)
+	ctl := &workClient{t, ts, "", ""}
+	r := ctl.ok("POST", "/_fake/environments/"+acmeStaging+"/work", map[string]any{"session_id": "session_abc", "metadata": map[string]string{"k": "v"}})
+	if r.get("data.id").String() != "session_abc" || r.get("data.type").String() != "session" || r.get("environment_id").String() != acmeStaging ||
+		r.get("state").String() != "queued" || r.get("metadata.k").String() != "v" {
+		t.Fatalf("enqueue = %s", r.body)
+	}
+	gen := ctl.ok("POST", "/_fake/environments/"+globexPrimary+"/work", nil)
+	if !strings.HasPrefix(gen.get("data.id").String(), "session_") || !strings.HasPrefix(gen.get("id").String(), "work_") {
+		t.Fatalf("enqueue without body = %s", gen.body)
+	}
+	ctl.fails(404, "env_nope", "POST", "/_fake/environments/env_nope/work", nil)
+	ctl.fails(400, "session_id", "POST", "/_fake/environments/"+acmeStaging+"/work", map[string]any{"session_id": "sess ion"})
+	ctl.fails(400, "bogus", "POST", "/_fake/environments/"+acmeStaging+"/work", map[string]any{"bogus": true})
+	if n := apiClient(t, ts).ok("GET", workPath(acmeStaging), nil).get("data.#").Int(); n != 1 {
+		t.Fatalf("staging holds %d items after one good and two bad enqueues", n)
+	}
+}
+
+func TestWorkNotFoundAndDeterminism(t *testing.T) {
+	run := func() string {
+		ts := NewTestServer(t)
+		api := apiClient(t, ts)
+		api.fails(404, "work_nope", "GET", workPath(acmePrimary, "/work_nope"), nil)
+		api.fails(404, "work_nope", "POST", workPath(acmePrimary, "/work_nope/ack"), nil)
+		api.fails(404, "env_nope", "GET", workPath("env_nope", "/poll"), nil)
+		glob := &workClient{t, ts, "X-Api-Key", "test-api-key-2"}
+		glob.fails(404, "work_01AcmeQueuedBuild00000001", "GET", workPath(globexPrimary, "/work_01AcmeQueuedBuild00000001"), nil)
+		var out []string
+		p := api.ok("GET", workPath(acmePrimary, "/poll"), nil)
+		out = append(out, string(p.body))
+		id := p.get("id").String()
+		out = append(out, string(api.ok("POST", workPath(acmePrimary, "/", id, "/ack"), nil).body))
+		out = append(out, string(api.ok("POST", workPath(acmePrimary, "/", id, "/heartbeat?expected_last_heartbeat=NO_HEARTBEAT"), nil).body))
+		out = append(out, string(api.ok("GET", workPath(acmePrimary, "?limit=2"), nil).body))
+		return strings.Join(out, "")
+	}
+	first := run()
+	if !strings.Contains(first, "work_01AcmeQueuedBuild00000001") {
+		t.Fatalf("the oldest fixture item was not polled first: %s", first)
+	}
+	if second := run(); first != second {
+		t.Fatalf("two runs differ:\n%s\n%s", first, second)
+	}
+}
+
+func TestWorkListPages(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+	var want []string
+	for range 5 {
+		want = append(want, enqueue(t, ts, env, nil).ID)
+	}
+	var got []string
+	page := ""
+	for {
+		r := api.ok("GET", workPath(env, "?limit=2&page="+url.QueryEscape(page)), nil)
+		for _, w := range r.get("data").Array() {
+			got = append(got, w.Get("id").String())
+		}
+		if r.get("next_page").Type == gjson.Null {
+			break
+		}
+		page = r.get("next_page").String()
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("work pages = %v, want %v", got, want)
+	}
+	api.fails(400, "page", "GET", workPath(env, "?page="+url.QueryEscape(page+"x")), nil)
+	api.fails(400, "limit", "GET", workPath(env, "?limit=101"), nil)
+}
+
+func TestEnvironmentFixturesChecked(t *testing.T) {
+	fx, err := DefaultFixtures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fx.envs) < 3 {
+		t.Fatalf("%d fixture environments", len(fx.envs))
+	}
+	orgs, _ := fs.ReadFile(fixtures.FS(), "organizations.json")
+	envs := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	for name, tc := range map[string]struct {
+		envs *fstest.MapFile
+		want string
+	}{
+		"no environments file": {nil, ""},
+		"key without its environment": {envs(`{"environments": [{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01AcmePrimary000000000001", "name": "a", "created_at": "2025-01-01T00:00:00Z"}]}`),
+			"envkey_01GlobexPrimaryEnvKey001"},
+		"key of another organization's environment": {envs(`{"environments": [
+			{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01AcmePrimary000000000001", "name": "a", "created_at": "2025-01-01T00:00:00Z"},
+			{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01GlobexPrimary0000000001", "name": "b", "created_at": "2025-01-01T00:00:00Z"}]}`),
+			"envkey_01GlobexPrimaryEnvKey001"},
+		"duplicate ID": {envs(`{"environments": [
+			{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01AcmePrimary000000000001", "name": "a", "created_at": "2025-01-01T00:00:00Z",
+			 "work": [{"id": "work_x", "session_id": "session_x", "created_at": "2025-01-01T00:00:00Z"}, {"id": "work_x", "session_id": "session_y", "created_at": "2025-01-01T00:00:00Z"}]},
+			{"organization_id": "org_01GlobexIndustries0000001", "id": "env_01GlobexPrimary0000000001", "name": "b", "created_at": "2025-01-01T00:00:00Z"}]}`),
+			"work_x is used twice"},
+	} {
+		fsys := fstest.MapFS{"organizations.json": {Data: orgs}}
+		if tc.envs != nil {
+			fsys["environments.json"] = tc.envs
+		}
+		_, err := LoadFixtures(fsys)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: LoadFixtures = %v, want an error mentioning %q", name, err, tc.want)
+		}
+	}
+}
+
+func BenchmarkPollAck(b *testing.B) {
+	ts := NewTestServer(b)
+	env := newEnv(b, ts)
+	api := apiClient(b, ts)
+	b.ResetTimer()
+	for range b.N {
+		it := enqueue(b, ts, env, nil)
+		api.ok("GET", workPath(env, "/poll"), nil)
+		api.ok("POST", workPath(env, "/", it.ID, "/ack"), nil)
+	}
+}
+
+// BenchmarkPollAckParallel measures the queue under contention: every goroutine enqueues, polls
+// and acknowledges through HTTP, on one environment whose history keeps growing.
+func BenchmarkPollAckParallel(b *testing.B) {
+	ts := NewTestServer(b)
+	env := newEnv(b, ts)
+	b.RunParallel(func(pb *testing.PB) {
+		api := apiClient(b, ts)
+		for pb.Next() {
+			if _, err := ts.Fake.EnqueueWork(env, "", nil); err != nil {
+				b.Error(err)
+				return
+			}
+			id := api.do("GET", workPath(env, "/poll"), nil).get("id").String()
+			if id == "" {
+				continue // another goroutine took the item just enqueued
+			}
+			if r := api.do("POST", workPath(env, "/", id, "/ack"), nil); r.status != http.StatusOK {
+				b.Errorf("ack = %d %s", r.status, r.body)
+				return
+			}
+		}
+	})
+}
