@@ -22,6 +22,8 @@ type Fixtures struct {
 	creds  map[string]*credential // by secret
 	users  []member               // every organization's members, in file order
 	models modelCatalog
+
+	compliance complianceData // chats, files, projects (compliance_data.go)
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -30,6 +32,7 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadOrganizations,
 	loadUsers,
 	loadModels,
+	loadCompliance,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one
