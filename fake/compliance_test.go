@@ -335,9 +335,9 @@ func TestComplianceChatIdentity(t *testing.T) {
 	foreign := r2.get("data.0.id").String()
 	ccNotFound(t, ts, http.MethodGet, ccChats+"/"+foreign+"/messages")
 	ccNotFound(t, ts, http.MethodDelete, ccChats+"/"+foreign)
-	ccNotFound(t, ts, http.MethodGet, ccFiles+"assistant_file_01Glob0005")
-	ccNotFound(t, ts, http.MethodGet, ccFiles+"assistant_file_01Glob0005/content")
-	ccNotFound(t, ts, http.MethodDelete, ccFiles+"assistant_file_01Glob0005")
+	ccNotFound(t, ts, http.MethodGet, ccFiles+"assistant_file_01Glob0007")
+	ccNotFound(t, ts, http.MethodGet, ccFiles+"assistant_file_01Glob0007/content")
+	ccNotFound(t, ts, http.MethodDelete, ccFiles+"assistant_file_01Glob0007")
 }
 
 func TestComplianceMessages(t *testing.T) {
@@ -680,7 +680,7 @@ func TestComplianceFixtureReferences(t *testing.T) {
 	}
 	for _, c := range []struct{ name, from, to string }{
 		{"unknown user", `"user_id": "user_01AcmeKenCodeUser00000001"`, `"user_id": "user_01GlobexHankAdmin00000001"`},
-		{"unknown file", `"assistant_file_01Acme0002",`, `"assistant_file_01Glob0005",`},
+		{"unknown file", `"assistant_file_01Acme0002",`, `"assistant_file_01Glob0007",`},
 		{"foreign project", `"project_id": "assistant_proj_01Acme0004"`, `"project_id": "assistant_proj_01Glob0025"`},
 	} {
 		if _, err := LoadFixtures(editedFixtures(t, "compliance.json", c.from, c.to)); err == nil {
