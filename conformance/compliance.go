@@ -290,6 +290,15 @@ func init() {
 					t.OK(r)
 				}
 			}},
+		Check{ID: "compliance/other-credentials-403", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
+			Title: "an admin key or an API key is refused with 403 permission_error on every compliance read",
+			Run: func(t *T) {
+				for _, path := range []string{ccProjects, ccOrgs, ccChats + "?user_ids=user_x", ccFiles + "assistant_file_x"} {
+					for _, cred := range []Cred{AdminKey, APIKey} {
+						t.ExpectError(t.Do(Request{Area: Compliance, Path: path, As: cred}), http.StatusForbidden, "permission_error")
+					}
+				}
+			}},
 		Check{ID: "compliance/chats-user-ids-bounds", Clause: "8", Labels: []Label{Compliance, Extension},
 			Title: "the chat list requires 1 to 10 user_ids: none or 11 is refused with 400 naming user_ids, 10 is accepted",
 			Run: func(t *T) {
@@ -538,13 +547,18 @@ func init() {
 				}
 			}},
 		Check{ID: "compliance/messages-created-at-filter", Clause: "4.1", Labels: []Label{Compliance},
-			Title: "created_at[gt], [gte], [lt] and [lte] filter a chat's messages",
+			Title: "created_at[gt], [gte], [lt] and [lte] filter a chat's messages, and updated_at filters them too",
 			Run: func(t *T) {
 				chat, msgs := longestChat(t)
 				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
-				expectRangeFilters(t, msgs, "created_at", func(p, v string) []string {
+				list := func(p, v string) []string {
 					return idsOf(t.OK(ccGet(path, url.Values{p: {v}}, "compliance/chat_messages")).Get("chat_messages").Array())
-				})
+				}
+				expectRangeFilters(t, msgs, "created_at", list)
+				// Messages show no updated_at, but none is updated before it was created.
+				first := msgs[0].Get("created_at").Time().Format(time.RFC3339Nano)
+				t.Expect(list("updated_at[gte]", first)).To(Equal(idsOf(msgs)))
+				t.Expect(list("updated_at[lt]", first)).To(BeEmpty())
 			}},
 		Check{ID: "compliance/messages-bad-parameters", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "a messages limit outside 1 to 1000 or an order other than asc or desc is refused with 400 naming it",

@@ -248,38 +248,41 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := s.compliance(c)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	id := c.Param("chat_id")
-	ch := st.chat(c.org, id)
-	if ch == nil {
-		return nil, notFound("chat", id)
-	}
-	var msgs []*ccMessage
-	for _, m := range ch.messages {
-		if created.contains(m.createdAt) && updated.contains(m.updatedAt) {
-			msgs = append(msgs, m)
+	return s.withChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
+		var msgs []*ccMessage
+		for _, m := range ch.messages {
+			if created.contains(m.createdAt) && updated.contains(m.updatedAt) {
+				msgs = append(msgs, m)
+			}
 		}
-	}
-	cmp := oldestFirst
-	if order == "desc" {
-		cmp = newestFirst
-		slices.Reverse(msgs)
-	}
-	page, err := pageByCursor(msgs, messageKey, messageID, cmp, q, lookupIn(ch.messages, messageKey))
-	if err != nil {
-		return nil, err
-	}
-	out := chatWithMessages{chatJSON: ch.view(), ChatMessages: make([]messageJSON, len(page.Data)),
-		FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
-	for i, m := range page.Data {
-		out.ChatMessages[i] = m.view(st, &s.fx.compliance)
-	}
-	return out, nil
+		cmp := oldestFirst
+		if order == "desc" {
+			cmp = newestFirst
+			slices.Reverse(msgs)
+		}
+		page, err := pageByCursor(msgs, messageKey, messageID, cmp, q, lookupIn(ch.messages, messageKey))
+		if err != nil {
+			return nil, err
+		}
+		out := chatWithMessages{chatJSON: ch.view(), ChatMessages: make([]messageJSON, len(page.Data)),
+			FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
+		for i, m := range page.Data {
+			out.ChatMessages[i] = m.view(st, &s.fx.compliance)
+		}
+		return out, nil
+	})
 }
 
 func (s *Server) deleteComplianceChat(c *call) (any, error) {
+	return s.withChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
+		st.deleteChat(ch)
+		return deletion{ID: ch.ID, Type: "assistant_chat_deleted"}, nil
+	})
+}
+
+// withChat runs f under the store's lock on the caller's live chat named by the path; another
+// organization's chat, or one deleted through the API, is a 404.
+func (s *Server) withChat(c *call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
 	st := s.compliance(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -288,62 +291,60 @@ func (s *Server) deleteComplianceChat(c *call) (any, error) {
 	if ch == nil {
 		return nil, notFound("chat", id)
 	}
-	st.deleteChat(ch)
-	return deletion{ID: id, Type: "assistant_chat_deleted"}, nil
+	return f(st, ch)
+}
+
+// withFile runs f under the store's lock on the caller's file named by the path.
+func (s *Server) withFile(c *call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
+	st := s.compliance(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	id := c.Param("file_id")
+	file := st.file(c.org, id)
+	if file == nil {
+		return nil, notFound("file", id)
+	}
+	return f(st, file)
 }
 
 func (s *Server) getComplianceFile(c *call) (any, error) {
-	st := s.compliance(c)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	id := c.Param("file_id")
-	f := st.file(c.org, id)
-	if f == nil {
-		return nil, notFound("file", id)
-	}
-	return fileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
-		MessageIDs: slices.Clone(f.messageIDs), MimeType: f.mimeType, SizeBytes: f.sizeBytes}, nil
+	return s.withFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
+		return fileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
+			MessageIDs: slices.Clone(f.messageIDs), MimeType: f.mimeType, SizeBytes: f.sizeBytes}, nil
+	})
 }
 
 func (s *Server) getComplianceFileContent(c *call) (any, error) {
-	st := s.compliance(c)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	id := c.Param("file_id")
-	f := st.file(c.org, id)
-	if f == nil {
-		return nil, notFound("file", id)
-	}
-	if f.data == nil {
-		return nil, newError(errNotFound, "file %q has no downloadable content (its mime_type is null)", id)
-	}
-	return download(*f.mimeType, f.data), nil
+	return s.withFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
+		if f.data == nil {
+			return nil, newError(errNotFound, "file %q has no downloadable content (its mime_type is null)", f.ID)
+		}
+		return download(*f.mimeType, f.data), nil
+	})
 }
 
 func (s *Server) deleteComplianceFile(c *call) (any, error) {
-	st := s.compliance(c)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	id := c.Param("file_id")
-	f := st.file(c.org, id)
-	if f == nil {
-		return nil, notFound("file", id)
-	}
-	st.deleteFile(f, s.clock.Now())
-	return deletion{ID: id, Type: "assistant_file_deleted"}, nil
+	return s.withFile(c, func(st *complianceStore, f *ccFile) (any, error) {
+		st.deleteFile(f, s.clock.Now())
+		return deletion{ID: f.ID, Type: "assistant_file_deleted"}, nil
+	})
 }
 
-// generatedFile returns a generated file of a live chat of the caller's organization.
-func (s *Server) generatedFile(c *call) (*ccGeneratedFile, error) {
-	id := c.Param("generated_file_id")
-	g := s.fx.compliance.generated[id]
+// liveChat reports whether ch is a live chat of the caller's organization: generated files and
+// artifact versions are served only while their chat is.
+func (s *Server) liveChat(c *call, ch *ccChat) bool {
 	st := s.compliance(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if g == nil || st.chat(c.org, g.chat.ID) == nil {
-		return nil, notFound("generated file", id)
+	return st.chat(c.org, ch.ID) != nil
+}
+
+func (s *Server) generatedFile(c *call) (*ccGeneratedFile, error) {
+	id := c.Param("generated_file_id")
+	if g := s.fx.compliance.generated[id]; g != nil && s.liveChat(c, g.chat) {
+		return g, nil
 	}
-	return g, nil
+	return nil, notFound("generated file", id)
 }
 
 func (s *Server) getGeneratedFile(c *call) (any, error) {
@@ -363,17 +364,12 @@ func (s *Server) getGeneratedFileContent(c *call) (any, error) {
 	return download(g.mimeType, g.data), nil
 }
 
-// artifactVersion returns an artifact version of a live chat of the caller's organization.
 func (s *Server) artifactVersion(c *call) (*ccArtifactVersion, error) {
 	id := c.Param("artifact_version_id")
-	v := s.fx.compliance.artifacts[id]
-	st := s.compliance(c)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if v == nil || st.chat(c.org, v.chat.ID) == nil {
-		return nil, notFound("artifact version", id)
+	if v := s.fx.compliance.artifacts[id]; v != nil && s.liveChat(c, v.chat) {
+		return v, nil
 	}
-	return v, nil
+	return nil, notFound("artifact version", id)
 }
 
 func (s *Server) getArtifact(c *call) (any, error) {
