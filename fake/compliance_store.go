@@ -82,7 +82,7 @@ func (st *complianceStore) deleteChat(ch *ccChat) {
 		delete(st.messages, m.ID)
 		for _, fid := range m.files {
 			f := st.files[fid]
-			if f == nil {
+			if f == nil { // a message that names a file twice: gone at its first mention
 				continue
 			}
 			f.messageIDs = slices.DeleteFunc(f.messageIDs, func(id string) bool { return id == m.ID })

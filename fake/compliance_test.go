@@ -718,3 +718,25 @@ func editedFixtures(t *testing.T, name, from, to string) fs.FS {
 	}
 	return m
 }
+
+func TestComplianceDeleteAfterDeletes(t *testing.T) {
+	ts := NewTestServer(t)
+	const bombe, gone = "assistant_chat_01Acme000264", "assistant_chat_01Acme000263"
+	// A file deleted first, then its chat: the chat goes, nothing else breaks.
+	if r := ccDo(t, ts, http.MethodDelete, ccFiles+"assistant_file_01Acme0001"); r.status != 200 {
+		t.Fatalf("delete file: %d %s", r.status, r.body)
+	}
+	if r := ccDo(t, ts, http.MethodDelete, ccChats+"/"+bombe); r.status != 200 {
+		t.Fatalf("delete chat: %d %s", r.status, r.body)
+	}
+	// A chat its user deleted can still be deleted for good (gaps §10).
+	if r := ccDo(t, ts, http.MethodDelete, ccChats+"/"+gone); r.status != 200 {
+		t.Fatalf("delete user-deleted chat: %d %s", r.status, r.body)
+	}
+	ccNotFound(t, ts, http.MethodGet, ccChats+"/"+gone+"/messages")
+	for _, c := range ccOK(t, ts, ccChats+"?user_ids="+ccAlan).get("data").Array() {
+		if id := c.Get("id").String(); id == bombe || id == gone {
+			t.Fatalf("%s is still listed", id)
+		}
+	}
+}
