@@ -33,6 +33,7 @@ func ccGet(path string, q url.Values, schema string) Request {
 	return Request{Area: Compliance, Path: path, Query: q, Schema: schema}
 }
 
+// chatsQuery is a chat list query for the users, plus name/value pairs.
 func chatsQuery(users []string, extra ...string) url.Values {
 	q := url.Values{"user_ids[]": users}
 	for i := 0; i+1 < len(extra); i += 2 {
@@ -41,6 +42,7 @@ func chatsQuery(users []string, extra ...string) url.Values {
 	return q
 }
 
+// idsOf lists the id of each item.
 func idsOf(items []gjson.Result) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
@@ -278,6 +280,7 @@ func findFiles(t *T, want func(id string, meta *Response, refs []string) bool) (
 
 var lowerHexMD5 = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
+// The chat, message, file, generated-file and artifact checks (spec 4.1, 4.2, gaps §10).
 func init() {
 	Register(InterfaceChecks(Compliance, ccProjects, "compliance/project_list")...)
 	Register(
@@ -738,6 +741,7 @@ func allProjects(t *T, n int) []gjson.Result {
 	return all
 }
 
+// The project, organization and deletion checks (spec 4.1-4.3, gaps §10).
 func init() {
 	Register(
 		Check{ID: "compliance/projects-order-and-pages", Clause: "4.3", Labels: []Label{Compliance},

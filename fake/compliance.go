@@ -10,6 +10,7 @@ import (
 // Compliance review (spec 2.2-2.7, 4.1-4.3, gaps §10): an organization's chats, messages, files,
 // generated files, artifacts and projects, read and permanently deleted with the compliance key.
 
+// compliance returns the server's compliance store, built from the fixtures on first use.
 func (s *Server) compliance(c *call) *complianceStore {
 	return c.st.compliance.get(func() *complianceStore { return newComplianceStore(&s.fx.compliance) })
 }
@@ -29,6 +30,7 @@ type chatJSON struct {
 	User             ccUser     `json:"user"`
 }
 
+// view writes the chat as a list item.
 func (ch *ccChat) view() chatJSON {
 	return chatJSON{ID: ch.ID, CreatedAt: ch.createdAt, DeletedAt: ch.deletedAt, Href: chatHrefBase + ch.ID, Model: ch.model,
 		Name: ch.name, OrganizationID: ch.org.ID, OrganizationUUID: ch.org.UUID, ProjectID: ch.projectID, UpdatedAt: ch.updatedAt, User: ch.user}
@@ -41,6 +43,7 @@ type attachment struct {
 	MimeType string `json:"mime_type"`
 }
 
+// artifactRef is an artifact version as a message lists it (spec 2.3).
 type artifactRef struct {
 	ID           string `json:"id"`
 	ArtifactType string `json:"artifact_type"`
@@ -104,6 +107,7 @@ type fileJSON struct {
 	SizeBytes  *int      `json:"size_bytes"`
 }
 
+// generatedFileJSON is generated-file metadata (spec 2.5, gaps §10).
 type generatedFileJSON struct {
 	ID        string    `json:"id"`
 	ChatID    string    `json:"chat_id"`
@@ -114,6 +118,7 @@ type generatedFileJSON struct {
 	SizeBytes int       `json:"size_bytes"`
 }
 
+// artifactJSON is artifact version metadata (gaps §10).
 type artifactJSON struct {
 	ID           string    `json:"id"`
 	ArtifactType string    `json:"artifact_type"`
@@ -125,6 +130,7 @@ type artifactJSON struct {
 	VersionID    string    `json:"version_id"`
 }
 
+// projectJSON is a project list item (spec 2.6).
 type projectJSON struct {
 	ID               string     `json:"id"`
 	CreatedAt        time.Time  `json:"created_at"`
@@ -149,6 +155,7 @@ type tokenList[T any] struct {
 	HasMore bool `json:"has_more"`
 }
 
+// withHasMore adds has_more, true exactly when next_page is set.
 func withHasMore[T any](p tokenPage[T]) tokenList[T] { return tokenList[T]{p, p.NextPage != nil} }
 
 // download answers bytes with the Content-MD5 of spec 4.2 (base64 of the MD5, RFC 1864),
@@ -179,6 +186,9 @@ func (c *call) inOrganizations() bool {
 	return len(ids) == 0 || slices.Contains(ids, c.org.ID) || slices.Contains(ids, c.org.UUID)
 }
 
+// listComplianceChats answers GET /v1/compliance/apps/chats (spec 4.1): the chats of 1 to 10
+// users in created_at order, id breaking ties, by after_id/before_id cursors. A malformed
+// parameter, or a cursor that is not a chat of the organization, is a 400 naming it.
 func (s *Server) listComplianceChats(c *call) (any, error) {
 	f := chatFilter{org: c.org}
 	var err error
@@ -231,6 +241,8 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 	return out, nil
 }
 
+// getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its
+// messages, the whole chat when limit is absent. Another organization's chat is a 404.
 func (s *Server) getChatMessages(c *call) (any, error) {
 	q, err := c.cursorQuery(0, 1000)
 	if err != nil {
@@ -273,6 +285,7 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 	})
 }
 
+// deleteComplianceChat answers DELETE .../chats/{chat_id} (spec 4.1, 2.7); see deleteChat.
 func (s *Server) deleteComplianceChat(c *call) (any, error) {
 	return s.withChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
 		st.deleteChat(ch)
@@ -307,6 +320,7 @@ func (s *Server) withFile(c *call, f func(st *complianceStore, file *ccFile) (an
 	return f(st, file)
 }
 
+// getComplianceFile answers file metadata (spec 2.4, 4.2).
 func (s *Server) getComplianceFile(c *call) (any, error) {
 	return s.withFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
 		return fileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
@@ -314,6 +328,8 @@ func (s *Server) getComplianceFile(c *call) (any, error) {
 	})
 }
 
+// getComplianceFileContent answers the stored bytes with Content-MD5 (spec 4.2); a file with no
+// downloadable content is a 404.
 func (s *Server) getComplianceFileContent(c *call) (any, error) {
 	return s.withFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
 		if f.data == nil {
@@ -323,6 +339,7 @@ func (s *Server) getComplianceFileContent(c *call) (any, error) {
 	})
 }
 
+// deleteComplianceFile answers DELETE .../files/{file_id} (spec 4.2, 2.7); see deleteFile.
 func (s *Server) deleteComplianceFile(c *call) (any, error) {
 	return s.withFile(c, func(st *complianceStore, f *ccFile) (any, error) {
 		st.deleteFile(f, s.clock.Now())
@@ -339,6 +356,7 @@ func (s *Server) liveChat(c *call, ch *ccChat) bool {
 	return st.chat(c.org, ch.ID) != nil
 }
 
+// generatedFile resolves the generated file of the path, or 404.
 func (s *Server) generatedFile(c *call) (*ccGeneratedFile, error) {
 	id := c.Param("generated_file_id")
 	if g := s.fx.compliance.generated[id]; g != nil && s.liveChat(c, g.chat) {
@@ -347,6 +365,7 @@ func (s *Server) generatedFile(c *call) (*ccGeneratedFile, error) {
 	return nil, notFound("generated file", id)
 }
 
+// getGeneratedFile answers generated-file metadata (spec 2.5, gaps §10).
 func (s *Server) getGeneratedFile(c *call) (any, error) {
 	g, err := s.generatedFile(c)
 	if err != nil {
@@ -356,6 +375,7 @@ func (s *Server) getGeneratedFile(c *call) (any, error) {
 		MD5: g.md5, MimeType: g.mimeType, SizeBytes: len(g.data)}, nil
 }
 
+// getGeneratedFileContent answers a generated file's bytes (spec 4.2), with Content-MD5 as for files.
 func (s *Server) getGeneratedFileContent(c *call) (any, error) {
 	g, err := s.generatedFile(c)
 	if err != nil {
@@ -364,6 +384,7 @@ func (s *Server) getGeneratedFileContent(c *call) (any, error) {
 	return download(g.mimeType, g.data), nil
 }
 
+// artifactVersion resolves the artifact version of the path, or 404.
 func (s *Server) artifactVersion(c *call) (*ccArtifactVersion, error) {
 	id := c.Param("artifact_version_id")
 	if v := s.fx.compliance.artifacts[id]; v != nil && s.liveChat(c, v.chat) {
@@ -372,6 +393,7 @@ func (s *Server) artifactVersion(c *call) (*ccArtifactVersion, error) {
 	return nil, notFound("artifact version", id)
 }
 
+// getArtifact answers artifact version metadata (gaps §10).
 func (s *Server) getArtifact(c *call) (any, error) {
 	v, err := s.artifactVersion(c)
 	if err != nil {
@@ -381,6 +403,7 @@ func (s *Server) getArtifact(c *call) (any, error) {
 		MD5: v.md5, SizeBytes: len(v.content), Title: v.title, VersionID: v.versionID}, nil
 }
 
+// getArtifactContent answers the text of an artifact version with Content-MD5 (gaps §10).
 func (s *Server) getArtifactContent(c *call) (any, error) {
 	v, err := s.artifactVersion(c)
 	if err != nil {
@@ -389,6 +412,8 @@ func (s *Server) getArtifactContent(c *call) (any, error) {
 	return download("text/plain; charset=utf-8", v.content), nil
 }
 
+// listComplianceProjects answers GET /v1/compliance/apps/projects (spec 4.3): page-token pages
+// in created_at order. Projects are few per organization, so it filters then cuts the page.
 func (s *Server) listComplianceProjects(c *call) (any, error) {
 	limit, _, err := c.queryInt("limit", 20, 1, 100)
 	if err != nil {

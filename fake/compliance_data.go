@@ -23,6 +23,7 @@ type ccUser struct {
 	EmailAddress string `json:"email_address"`
 }
 
+// textBlock is one content block of a message: always {type: text, text} (spec 2.3).
 type textBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
@@ -42,6 +43,7 @@ type ccChat struct {
 	messages  []*ccMessage
 }
 
+// key places the chat in the chat list.
 func (ch *ccChat) key() listKey { return listKey{ch.createdAt, ch.ID} }
 
 // ccMessage is one message of a chat. files, generatedFiles and artifacts hold IDs; a file
@@ -58,8 +60,11 @@ type ccMessage struct {
 	artifacts      []string // artifact version IDs
 }
 
+// messageKey places a message in its chat's list.
 func messageKey(m *ccMessage) listKey { return listKey{m.createdAt, m.ID} }
-func messageID(m *ccMessage) string   { return m.ID }
+
+// messageID is a message's cursor.
+func messageID(m *ccMessage) string { return m.ID }
 
 // ccFile is an uploaded file (spec 2.4). data is nil for a file with no downloadable content.
 type ccFile struct {
@@ -110,6 +115,7 @@ type ccProject struct {
 	deletedAt *time.Time
 }
 
+// projectKey places a project in the project list.
 func projectKey(p *ccProject) listKey { return listKey{p.createdAt, p.ID} }
 
 // complianceData is the parsed compliance fixture. Servers copy chats and files (see
@@ -184,6 +190,7 @@ type complianceFile struct {
 	} `json:"artifacts"`
 }
 
+// md5Hex is the lowercase hex MD5 of b, as metadata writes it (spec 2.4).
 func md5Hex(b []byte) string {
 	sum := md5.Sum(b)
 	return hex.EncodeToString(sum[:])
@@ -329,6 +336,7 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 	return nil
 }
 
+// utcPtr returns t in UTC, keeping nil.
 func utcPtr(t *time.Time) *time.Time {
 	if t == nil {
 		return nil

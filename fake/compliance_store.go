@@ -120,6 +120,7 @@ type chatFilter struct {
 	updated  timeRange
 }
 
+// match applies the filters the per-user index does not: project_ids and updated_at.
 func (f chatFilter) match(ch *ccChat) bool {
 	return (f.projects == nil || f.projects[ch.projectID]) && f.updated.contains(ch.updatedAt)
 }

@@ -39,6 +39,7 @@ type ccResp struct {
 	body   []byte
 }
 
+// get reads a gjson path of the body.
 func (r ccResp) get(path string) gjson.Result { return gjson.GetBytes(r.body, path) }
 
 // ccDo sends a compliance request with the first organization's key (or the given headers).
@@ -93,6 +94,7 @@ func ccNotFound(t *testing.T, ts *TestServer, method, path string) {
 	}
 }
 
+// idsOf lists the id of each item of a JSON array.
 func idsOf(r gjson.Result) []string {
 	var out []string
 	for _, v := range r.Array() {
@@ -126,6 +128,8 @@ func walkChats(t *testing.T, ts *TestServer, q url.Values, size int) []string {
 	return nil
 }
 
+// TestComplianceRoutesBesideChatID proves gin routes the static files and generated-files
+// segments beside :chat_id to their own handlers.
 func TestComplianceRoutesBesideChatID(t *testing.T) {
 	ts := NewTestServer(t)
 	if r := ccOK(t, ts, ccFiles+"assistant_file_01Acme0001"); r.get("filename").String() != "bombe-design.pdf" {
@@ -138,6 +142,7 @@ func TestComplianceRoutesBesideChatID(t *testing.T) {
 	ccNotFound(t, ts, http.MethodDelete, ccPrefix+"chats/no-such-chat")
 }
 
+// TestComplianceCredentials: only the compliance key as a bearer token; x-api-key tolerated beside it (spec 5, gaps §10).
 func TestComplianceCredentials(t *testing.T) {
 	ts := NewTestServer(t)
 	path := ccChats + "?user_ids=" + ccAlan
@@ -158,6 +163,7 @@ func TestComplianceCredentials(t *testing.T) {
 	}
 }
 
+// TestComplianceChatListUserIDs: user_ids is required, 1 to 10, in every array form (spec 4.1, gaps §2).
 func TestComplianceChatListUserIDs(t *testing.T) {
 	ts := NewTestServer(t)
 	ccBad(t, ts, ccChats, "user_ids")
@@ -185,6 +191,7 @@ func TestComplianceChatListUserIDs(t *testing.T) {
 	}
 }
 
+// TestComplianceChatListOrderAndPages: created_at order with id ties, exact pages both ways, default limit, empty last page.
 func TestComplianceChatListOrderAndPages(t *testing.T) {
 	ts := NewTestServer(t)
 	q := url.Values{"user_ids": {ccGrace + "," + ccAlan + "," + ccKen}}
@@ -238,6 +245,7 @@ func TestComplianceChatListOrderAndPages(t *testing.T) {
 	}
 }
 
+// TestComplianceChatListBadParameters: every malformed or out-of-range parameter is a 400 naming it.
 func TestComplianceChatListBadParameters(t *testing.T) {
 	ts := NewTestServer(t)
 	base := ccChats + "?user_ids=" + ccAlan
@@ -254,6 +262,7 @@ func TestComplianceChatListBadParameters(t *testing.T) {
 	}
 }
 
+// TestComplianceChatListFilters: each time bound at a tie, both bounds together, project_ids and organization_ids.
 func TestComplianceChatListFilters(t *testing.T) {
 	ts := NewTestServer(t)
 	q := url.Values{"user_ids": {ccGrace}, "limit": {"1000"}}
@@ -317,6 +326,7 @@ func TestComplianceChatListFilters(t *testing.T) {
 	}
 }
 
+// TestComplianceChatIdentity: chat fields, and the second organization's data is a 404 to the first.
 func TestComplianceChatIdentity(t *testing.T) {
 	ts := NewTestServer(t)
 	r := ccOK(t, ts, ccChats+"?user_ids="+ccAlan)
@@ -340,6 +350,7 @@ func TestComplianceChatIdentity(t *testing.T) {
 	ccNotFound(t, ts, http.MethodDelete, ccFiles+"assistant_file_01Glob0007")
 }
 
+// TestComplianceMessages: the whole chat without limit, both orders, pages both ways, filters, bad parameters.
 func TestComplianceMessages(t *testing.T) {
 	ts := NewTestServer(t)
 	const long = "assistant_chat_01Acme000261"
@@ -403,6 +414,7 @@ func TestComplianceMessages(t *testing.T) {
 	ccNotFound(t, ts, http.MethodGet, ccChats+"/assistant_chat_nope/messages")
 }
 
+// TestComplianceChatDeletedByUser: such a chat lists, with emptied messages (gaps §10).
 func TestComplianceChatDeletedByUser(t *testing.T) {
 	ts := NewTestServer(t)
 	list := ccOK(t, ts, ccChats+"?user_ids="+ccAlan).get("data").Array()
@@ -423,6 +435,7 @@ func TestComplianceChatDeletedByUser(t *testing.T) {
 	}
 }
 
+// TestComplianceFiles: metadata, exact bytes, Content-MD5, null mime_type without content, shared files.
 func TestComplianceFiles(t *testing.T) {
 	ts := NewTestServer(t)
 	fx, _ := DefaultFixtures()
@@ -461,6 +474,7 @@ func TestComplianceFiles(t *testing.T) {
 	ccNotFound(t, ts, http.MethodGet, ccFiles+"assistant_file_nope")
 }
 
+// TestComplianceGeneratedFilesAndArtifacts: metadata agrees with the downloads (spec 4.2, gaps §10).
 func TestComplianceGeneratedFilesAndArtifacts(t *testing.T) {
 	ts := NewTestServer(t)
 	r := ccOK(t, ts, ccChats+"/assistant_chat_01Acme000267/messages")
@@ -493,6 +507,7 @@ func TestComplianceGeneratedFilesAndArtifacts(t *testing.T) {
 	ccNotFound(t, ts, http.MethodGet, ccPrefix+"chats/generated-files/assistant_gen_file_nope/content")
 }
 
+// TestComplianceDeleteChat: the cascade of spec 4.1, cursors of deleted chats, and Reset.
 func TestComplianceDeleteChat(t *testing.T) {
 	ts := NewTestServer(t)
 	const k1, k2 = "assistant_chat_01Acme000265", "assistant_chat_01Acme000266"
@@ -531,6 +546,7 @@ func TestComplianceDeleteChat(t *testing.T) {
 	ccOK(t, ts, ccChats+"/"+k1+"/messages")
 }
 
+// TestComplianceDeleteFile: the file is gone and no message lists it (spec 4.2).
 func TestComplianceDeleteFile(t *testing.T) {
 	ts := NewTestServer(t)
 	const pdf, chat = "assistant_file_01Acme0001", "assistant_chat_01Acme000264"
@@ -551,6 +567,7 @@ func TestComplianceDeleteFile(t *testing.T) {
 	}
 }
 
+// TestComplianceProjects: order, page tokens, default and bounds of limit, filters, tenancy (spec 4.3).
 func TestComplianceProjects(t *testing.T) {
 	ts := NewTestServer(t)
 	const path = ccPrefix + "projects"
@@ -621,6 +638,7 @@ func TestComplianceProjects(t *testing.T) {
 	}
 }
 
+// TestComplianceOrganizationsAndUsers: the listings of gaps §10.
 func TestComplianceOrganizationsAndUsers(t *testing.T) {
 	ts := NewTestServer(t)
 	r := ccOK(t, ts, "/v1/compliance/organizations")
@@ -673,6 +691,7 @@ func TestComplianceConcurrent(t *testing.T) {
 	}
 }
 
+// TestComplianceFixtureReferences: a fixture naming another organization's user, file or project does not load.
 func TestComplianceFixtureReferences(t *testing.T) {
 	good, _ := DefaultFixtures()
 	if len(good.compliance.chats) == 0 {
@@ -689,6 +708,7 @@ func TestComplianceFixtureReferences(t *testing.T) {
 	}
 }
 
+// reversed returns a reversed copy.
 func reversed(s []string) []string {
 	out := slices.Clone(s)
 	slices.Reverse(out)
@@ -719,6 +739,7 @@ func editedFixtures(t *testing.T, name, from, to string) fs.FS {
 	return m
 }
 
+// TestComplianceDeleteAfterDeletes: deleting a chat after one of its files, and a chat its user deleted.
 func TestComplianceDeleteAfterDeletes(t *testing.T) {
 	ts := NewTestServer(t)
 	const bombe, gone = "assistant_chat_01Acme000264", "assistant_chat_01Acme000263"

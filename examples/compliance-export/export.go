@@ -30,6 +30,7 @@ type Summary struct {
 	Chats, Messages, Files, Bytes int
 }
 
+// chatPage is the part of a chat list page (spec 4.1) the exporter reads.
 type chatPage struct {
 	Data []struct {
 		ID        string `json:"id"`
@@ -40,6 +41,7 @@ type chatPage struct {
 	LastID  string `json:"last_id"`
 }
 
+// chatMessages is the part of the messages response (spec 2.3) the exporter reads.
 type chatMessages struct {
 	ChatMessages []struct {
 		ID    string `json:"id"`
@@ -50,6 +52,7 @@ type chatMessages struct {
 	} `json:"chat_messages"`
 }
 
+// fileMeta is the part of file metadata (spec 2.4) the exporter reads.
 type fileMeta struct {
 	MimeType *string `json:"mime_type"`
 }
@@ -128,6 +131,7 @@ func (e *Exporter) downloadFile(ctx context.Context, id, name string) (int, erro
 	return len(data), nil
 }
 
+// get sends an authenticated GET and returns the response of a 200; anything else is an error.
 func (e *Exporter) get(ctx context.Context, path string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.BaseURL+path, nil)
 	if err != nil {
@@ -150,6 +154,7 @@ func (e *Exporter) get(ctx context.Context, path string) (*http.Response, error)
 	return resp, nil
 }
 
+// getJSON decodes the JSON answer of a GET into v.
 func (e *Exporter) getJSON(ctx context.Context, path string, v any) (*http.Response, error) {
 	resp, err := e.get(ctx, path)
 	if err != nil {
