@@ -15,8 +15,8 @@ func (s *Server) compliance(c *call) *complianceStore {
 	return c.st.compliance.get(func() *complianceStore { return newComplianceStore(&s.fx.compliance) })
 }
 
-// chatJSON is a chat list item (spec 2.2).
-type chatJSON struct {
+// ccChatJSON is a chat list item (spec 2.2).
+type ccChatJSON struct {
 	ID               string     `json:"id"`
 	CreatedAt        time.Time  `json:"created_at"`
 	DeletedAt        *time.Time `json:"deleted_at"`
@@ -31,73 +31,73 @@ type chatJSON struct {
 }
 
 // view writes the chat as a list item.
-func (ch *ccChat) view() chatJSON {
-	return chatJSON{ID: ch.ID, CreatedAt: ch.createdAt, DeletedAt: ch.deletedAt, Href: chatHrefBase + ch.ID, Model: ch.model,
+func (ch *ccChat) view() ccChatJSON {
+	return ccChatJSON{ID: ch.ID, CreatedAt: ch.createdAt, DeletedAt: ch.deletedAt, Href: ccHrefBase + ch.ID, Model: ch.model,
 		Name: ch.name, OrganizationID: ch.org.ID, OrganizationUUID: ch.org.UUID, ProjectID: ch.projectID, UpdatedAt: ch.updatedAt, User: ch.user}
 }
 
-// attachment is a file or generated file as a message lists it (spec 2.3).
-type attachment struct {
+// ccAttachment is a file or generated file as a message lists it (spec 2.3).
+type ccAttachment struct {
 	ID       string `json:"id"`
 	Filename string `json:"filename"`
 	MimeType string `json:"mime_type"`
 }
 
-// artifactRef is an artifact version as a message lists it (spec 2.3).
-type artifactRef struct {
+// ccArtifactRef is an artifact version as a message lists it (spec 2.3).
+type ccArtifactRef struct {
 	ID           string `json:"id"`
 	ArtifactType string `json:"artifact_type"`
 	Title        string `json:"title"`
 	VersionID    string `json:"version_id"`
 }
 
-// messageJSON is a message of spec 2.3. The attachment lists are null, and content empty, in a
+// ccMessageJSON is a message of spec 2.3. The attachment lists are null, and content empty, in a
 // chat its end user deleted (gaps §10).
-type messageJSON struct {
-	ID             string        `json:"id"`
-	Role           string        `json:"role"`
-	CreatedAt      time.Time     `json:"created_at"`
-	Content        []textBlock   `json:"content"`
-	Artifacts      []artifactRef `json:"artifacts"`
-	Files          []attachment  `json:"files"`
-	GeneratedFiles []attachment  `json:"generated_files"`
+type ccMessageJSON struct {
+	ID             string          `json:"id"`
+	Role           string          `json:"role"`
+	CreatedAt      time.Time       `json:"created_at"`
+	Content        []ccText        `json:"content"`
+	Artifacts      []ccArtifactRef `json:"artifacts"`
+	Files          []ccAttachment  `json:"files"`
+	GeneratedFiles []ccAttachment  `json:"generated_files"`
 }
 
-// chatWithMessages is the response of the messages operation (spec 2.3).
-type chatWithMessages struct {
-	chatJSON
-	ChatMessages []messageJSON `json:"chat_messages"`
-	FirstID      *string       `json:"first_id"`
-	HasMore      bool          `json:"has_more"`
-	LastID       *string       `json:"last_id"`
+// ccChatWithMessages is the response of the messages operation (spec 2.3).
+type ccChatWithMessages struct {
+	ccChatJSON
+	ChatMessages []ccMessageJSON `json:"chat_messages"`
+	FirstID      *string         `json:"first_id"`
+	HasMore      bool            `json:"has_more"`
+	LastID       *string         `json:"last_id"`
 }
 
 // view writes a message; the caller holds the store's lock (files can be deleted meanwhile).
-func (m *ccMessage) view(st *complianceStore, d *complianceData) messageJSON {
-	v := messageJSON{ID: m.ID, Role: m.role, CreatedAt: m.createdAt, Content: []textBlock{}}
+func (m *ccMessage) view(st *complianceStore, d *complianceData) ccMessageJSON {
+	v := ccMessageJSON{ID: m.ID, Role: m.role, CreatedAt: m.createdAt, Content: []ccText{}}
 	if m.chat.deletedAt != nil {
 		return v
 	}
 	v.Content = append(v.Content, m.content...)
-	v.Artifacts, v.Files, v.GeneratedFiles = []artifactRef{}, []attachment{}, []attachment{}
+	v.Artifacts, v.Files, v.GeneratedFiles = []ccArtifactRef{}, []ccAttachment{}, []ccAttachment{}
 	for _, id := range m.artifacts {
 		a := d.artifacts[id]
-		v.Artifacts = append(v.Artifacts, artifactRef{ID: a.artifactID, ArtifactType: a.artifactType, Title: a.title, VersionID: a.versionID})
+		v.Artifacts = append(v.Artifacts, ccArtifactRef{ID: a.artifactID, ArtifactType: a.artifactType, Title: a.title, VersionID: a.versionID})
 	}
 	for _, id := range m.files {
 		if f := st.files[id]; f != nil {
-			v.Files = append(v.Files, attachment{ID: f.ID, Filename: f.filename, MimeType: f.uploadMimeType})
+			v.Files = append(v.Files, ccAttachment{ID: f.ID, Filename: f.filename, MimeType: f.uploadMimeType})
 		}
 	}
 	for _, id := range m.generatedFiles {
 		g := d.generated[id]
-		v.GeneratedFiles = append(v.GeneratedFiles, attachment{ID: g.ID, Filename: g.filename, MimeType: g.mimeType})
+		v.GeneratedFiles = append(v.GeneratedFiles, ccAttachment{ID: g.ID, Filename: g.filename, MimeType: g.mimeType})
 	}
 	return v
 }
 
-// fileJSON is file metadata (spec 2.4).
-type fileJSON struct {
+// ccFileJSON is file metadata (spec 2.4).
+type ccFileJSON struct {
 	ID         string    `json:"id"`
 	CreatedAt  time.Time `json:"created_at"`
 	Filename   string    `json:"filename"`
@@ -107,8 +107,8 @@ type fileJSON struct {
 	SizeBytes  *int      `json:"size_bytes"`
 }
 
-// generatedFileJSON is generated-file metadata (spec 2.5, gaps §10).
-type generatedFileJSON struct {
+// ccGeneratedFileJSON is generated-file metadata (spec 2.5, gaps §10).
+type ccGeneratedFileJSON struct {
 	ID        string    `json:"id"`
 	ChatID    string    `json:"chat_id"`
 	CreatedAt time.Time `json:"created_at"`
@@ -118,8 +118,8 @@ type generatedFileJSON struct {
 	SizeBytes int       `json:"size_bytes"`
 }
 
-// artifactJSON is artifact version metadata (gaps §10).
-type artifactJSON struct {
+// ccArtifactJSON is artifact version metadata (gaps §10).
+type ccArtifactJSON struct {
 	ID           string    `json:"id"`
 	ArtifactType string    `json:"artifact_type"`
 	ChatID       string    `json:"chat_id"`
@@ -130,8 +130,8 @@ type artifactJSON struct {
 	VersionID    string    `json:"version_id"`
 }
 
-// projectJSON is a project list item (spec 2.6).
-type projectJSON struct {
+// ccProjectJSON is a project list item (spec 2.6).
+type ccProjectJSON struct {
 	ID               string     `json:"id"`
 	CreatedAt        time.Time  `json:"created_at"`
 	DeletedAt        *time.Time `json:"deleted_at"`
@@ -143,24 +143,24 @@ type projectJSON struct {
 	User             ccUser     `json:"user"`
 }
 
-// deletion is a deletion confirmation (spec 2.7).
-type deletion struct {
+// ccDeletion is a deletion confirmation (spec 2.7).
+type ccDeletion struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 }
 
-// tokenList is a page of the page-token family with has_more, as the compliance lists write it.
-type tokenList[T any] struct {
+// ccTokenList is a page of the page-token family with has_more, as the compliance lists write it.
+type ccTokenList[T any] struct {
 	tokenPage[T]
 	HasMore bool `json:"has_more"`
 }
 
-// withHasMore adds has_more, true exactly when next_page is set.
-func withHasMore[T any](p tokenPage[T]) tokenList[T] { return tokenList[T]{p, p.NextPage != nil} }
+// ccWithHasMore adds has_more, true exactly when next_page is set.
+func ccWithHasMore[T any](p tokenPage[T]) ccTokenList[T] { return ccTokenList[T]{p, p.NextPage != nil} }
 
-// download answers bytes with the Content-MD5 of spec 4.2 (base64 of the MD5, RFC 1864),
+// ccDownload answers bytes with the Content-MD5 of spec 4.2 (base64 of the MD5, RFC 1864),
 // computed over exactly the bytes served.
-func download(contentType string, data []byte) rawBody {
+func ccDownload(contentType string, data []byte) rawBody {
 	sum := md5.Sum(data)
 	return rawBody{contentType: contentType, data: data, header: map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[:])}}
 }
@@ -190,7 +190,7 @@ func (c *call) inOrganizations() bool {
 // users in created_at order, id breaking ties, by after_id/before_id cursors. A malformed
 // parameter, or a cursor that is not a chat of the organization, is a 400 naming it.
 func (s *Server) listComplianceChats(c *call) (any, error) {
-	f := chatFilter{org: c.org}
+	f := ccChatFilter{org: c.org}
 	var err error
 	if f.users, err = c.userIDs(); err != nil {
 		return nil, err
@@ -234,7 +234,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 		cursor = &k
 	}
 	page := st.pageChats(f, q, cursor)
-	out := cursorPage[chatJSON]{Data: make([]chatJSON, len(page.Data)), FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
+	out := cursorPage[ccChatJSON]{Data: make([]ccChatJSON, len(page.Data)), FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
 	for i, ch := range page.Data {
 		out.Data[i] = ch.view()
 	}
@@ -272,11 +272,11 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 			cmp = newestFirst
 			slices.Reverse(msgs)
 		}
-		page, err := pageByCursor(msgs, messageKey, messageID, cmp, q, lookupIn(ch.messages, messageKey))
+		page, err := pageByCursor(msgs, ccMessageKey, ccMessageID, cmp, q, lookupIn(ch.messages, ccMessageKey))
 		if err != nil {
 			return nil, err
 		}
-		out := chatWithMessages{chatJSON: ch.view(), ChatMessages: make([]messageJSON, len(page.Data)),
+		out := ccChatWithMessages{ccChatJSON: ch.view(), ChatMessages: make([]ccMessageJSON, len(page.Data)),
 			FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
 		for i, m := range page.Data {
 			out.ChatMessages[i] = m.view(st, &s.fx.compliance)
@@ -289,7 +289,7 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 func (s *Server) deleteComplianceChat(c *call) (any, error) {
 	return s.withChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
 		st.deleteChat(ch)
-		return deletion{ID: ch.ID, Type: "assistant_chat_deleted"}, nil
+		return ccDeletion{ID: ch.ID, Type: "assistant_chat_deleted"}, nil
 	})
 }
 
@@ -323,7 +323,7 @@ func (s *Server) withFile(c *call, f func(st *complianceStore, file *ccFile) (an
 // getComplianceFile answers file metadata (spec 2.4, 4.2).
 func (s *Server) getComplianceFile(c *call) (any, error) {
 	return s.withFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
-		return fileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
+		return ccFileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
 			MessageIDs: slices.Clone(f.messageIDs), MimeType: f.mimeType, SizeBytes: f.sizeBytes}, nil
 	})
 }
@@ -335,7 +335,7 @@ func (s *Server) getComplianceFileContent(c *call) (any, error) {
 		if f.data == nil {
 			return nil, newError(errNotFound, "file %q has no downloadable content (its mime_type is null)", f.ID)
 		}
-		return download(*f.mimeType, f.data), nil
+		return ccDownload(*f.mimeType, f.data), nil
 	})
 }
 
@@ -343,7 +343,7 @@ func (s *Server) getComplianceFileContent(c *call) (any, error) {
 func (s *Server) deleteComplianceFile(c *call) (any, error) {
 	return s.withFile(c, func(st *complianceStore, f *ccFile) (any, error) {
 		st.deleteFile(f, s.clock.Now())
-		return deletion{ID: f.ID, Type: "assistant_file_deleted"}, nil
+		return ccDeletion{ID: f.ID, Type: "assistant_file_deleted"}, nil
 	})
 }
 
@@ -371,7 +371,7 @@ func (s *Server) getGeneratedFile(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return generatedFileJSON{ID: g.ID, ChatID: g.chat.ID, CreatedAt: g.createdAt, Filename: g.filename,
+	return ccGeneratedFileJSON{ID: g.ID, ChatID: g.chat.ID, CreatedAt: g.createdAt, Filename: g.filename,
 		MD5: g.md5, MimeType: g.mimeType, SizeBytes: len(g.data)}, nil
 }
 
@@ -381,7 +381,7 @@ func (s *Server) getGeneratedFileContent(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return download(g.mimeType, g.data), nil
+	return ccDownload(g.mimeType, g.data), nil
 }
 
 // artifactVersion resolves the artifact version of the path, or 404.
@@ -399,7 +399,7 @@ func (s *Server) getArtifact(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return artifactJSON{ID: v.artifactID, ArtifactType: v.artifactType, ChatID: v.chat.ID, CreatedAt: v.createdAt,
+	return ccArtifactJSON{ID: v.artifactID, ArtifactType: v.artifactType, ChatID: v.chat.ID, CreatedAt: v.createdAt,
 		MD5: v.md5, SizeBytes: len(v.content), Title: v.title, VersionID: v.versionID}, nil
 }
 
@@ -409,7 +409,7 @@ func (s *Server) getArtifactContent(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return download("text/plain; charset=utf-8", v.content), nil
+	return ccDownload("text/plain; charset=utf-8", v.content), nil
 }
 
 // listComplianceProjects answers GET /v1/compliance/apps/projects (spec 4.3): page-token pages
@@ -437,17 +437,17 @@ func (s *Server) listComplianceProjects(c *call) (any, error) {
 			}
 		}
 	}
-	page := pageByToken(list, projectKey, oldestFirst, scope, after, limit)
-	out := tokenPage[projectJSON]{Data: make([]projectJSON, len(page.Data)), NextPage: page.NextPage}
+	page := pageByToken(list, ccProjectKey, oldestFirst, scope, after, limit)
+	out := tokenPage[ccProjectJSON]{Data: make([]ccProjectJSON, len(page.Data)), NextPage: page.NextPage}
 	for i, p := range page.Data {
-		out.Data[i] = projectJSON{ID: p.ID, CreatedAt: p.createdAt, DeletedAt: p.deletedAt, IsPrivate: p.isPrivate, Name: p.name,
+		out.Data[i] = ccProjectJSON{ID: p.ID, CreatedAt: p.createdAt, DeletedAt: p.deletedAt, IsPrivate: p.isPrivate, Name: p.name,
 			OrganizationID: p.org.ID, OrganizationUUID: p.org.UUID, UpdatedAt: p.updatedAt, User: p.user}
 	}
-	return withHasMore(out), nil
+	return ccWithHasMore(out), nil
 }
 
-// complianceOrg is an organization as the compliance API lists it (gaps §10).
-type complianceOrg struct {
+// ccOrganization is an organization as the compliance API lists it (gaps §10).
+type ccOrganization struct {
 	UUID      string    `json:"uuid"`
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"created_at"`
@@ -456,7 +456,7 @@ type complianceOrg struct {
 // listComplianceOrganizations answers the organizations the key may review: its own.
 func (s *Server) listComplianceOrganizations(c *call) (any, error) {
 	o := c.org
-	return withHasMore(tokenPage[complianceOrg]{Data: []complianceOrg{{o.UUID, o.Name, o.CreatedAt}}}), nil
+	return ccWithHasMore(tokenPage[ccOrganization]{Data: []ccOrganization{{o.UUID, o.Name, o.CreatedAt}}}), nil
 }
 
 // listComplianceUsers pages through the members of the caller's organization, by the date they
@@ -488,5 +488,5 @@ func (s *Server) listComplianceUsers(c *call) (any, error) {
 	for i, u := range page.Data {
 		out.Data[i] = ccUser{u.ID, u.Email}
 	}
-	return withHasMore(out), nil
+	return ccWithHasMore(out), nil
 }

@@ -14,8 +14,8 @@ import (
 // Chats, messages and files change (deletion); generated files, artifact versions and projects
 // never do, so servers share those records with the fixtures.
 
-// chatHrefBase is where the web app shows a chat (spec 2.2 href).
-const chatHrefBase = "https://app.platformkit.dev/chat/"
+// ccHrefBase is where the web app shows a chat (spec 2.2 href).
+const ccHrefBase = "https://app.platformkit.dev/chat/"
 
 // ccUser is a chat's or project's creator as the compliance API writes it.
 type ccUser struct {
@@ -23,8 +23,8 @@ type ccUser struct {
 	EmailAddress string `json:"email_address"`
 }
 
-// textBlock is one content block of a message: always {type: text, text} (spec 2.3).
-type textBlock struct {
+// ccText is one content block of a message: always {type: text, text} (spec 2.3).
+type ccText struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
@@ -54,17 +54,17 @@ type ccMessage struct {
 	role           string
 	createdAt      time.Time
 	updatedAt      time.Time // created_at until a file deletion changes the message
-	content        []textBlock
+	content        []ccText
 	files          []string
 	generatedFiles []string
 	artifacts      []string // artifact version IDs
 }
 
-// messageKey places a message in its chat's list.
-func messageKey(m *ccMessage) listKey { return listKey{m.createdAt, m.ID} }
+// ccMessageKey places a message in its chat's list.
+func ccMessageKey(m *ccMessage) listKey { return listKey{m.createdAt, m.ID} }
 
-// messageID is a message's cursor.
-func messageID(m *ccMessage) string { return m.ID }
+// ccMessageID is a message's cursor.
+func ccMessageID(m *ccMessage) string { return m.ID }
 
 // ccFile is an uploaded file (spec 2.4). data is nil for a file with no downloadable content.
 type ccFile struct {
@@ -115,8 +115,8 @@ type ccProject struct {
 	deletedAt *time.Time
 }
 
-// projectKey places a project in the project list.
-func projectKey(p *ccProject) listKey { return listKey{p.createdAt, p.ID} }
+// ccProjectKey places a project in the project list.
+func ccProjectKey(p *ccProject) listKey { return listKey{p.createdAt, p.ID} }
 
 // complianceData is the parsed compliance fixture. Servers copy chats and files (see
 // newComplianceStore); everything else is shared, read-only.
@@ -128,8 +128,8 @@ type complianceData struct {
 	projects  map[*org][]*ccProject         // oldest first
 }
 
-// complianceFile is the JSON shape of fixtures/compliance.json (schemas/fixtures/compliance.json).
-type complianceFile struct {
+// complianceFixture is the JSON shape of fixtures/compliance.json (schemas/fixtures/compliance.json).
+type complianceFixture struct {
 	Projects []struct {
 		ID             string     `json:"id"`
 		OrganizationID string     `json:"organization_id"`
@@ -151,13 +151,13 @@ type complianceFile struct {
 		UpdatedAt      time.Time  `json:"updated_at"`
 		DeletedAt      *time.Time `json:"deleted_at"`
 		Messages       []struct {
-			ID             string      `json:"id"`
-			Role           string      `json:"role"`
-			CreatedAt      time.Time   `json:"created_at"`
-			Content        []textBlock `json:"content"`
-			Files          []string    `json:"files"`
-			GeneratedFiles []string    `json:"generated_files"`
-			Artifacts      []string    `json:"artifacts"`
+			ID             string    `json:"id"`
+			Role           string    `json:"role"`
+			CreatedAt      time.Time `json:"created_at"`
+			Content        []ccText  `json:"content"`
+			Files          []string  `json:"files"`
+			GeneratedFiles []string  `json:"generated_files"`
+			Artifacts      []string  `json:"artifacts"`
 		} `json:"messages"`
 	} `json:"chats"`
 	Files []struct {
@@ -190,8 +190,8 @@ type complianceFile struct {
 	} `json:"artifacts"`
 }
 
-// md5Hex is the lowercase hex MD5 of b, as metadata writes it (spec 2.4).
-func md5Hex(b []byte) string {
+// ccMD5Hex is the lowercase hex MD5 of b, as metadata writes it (spec 2.4).
+func ccMD5Hex(b []byte) string {
 	sum := md5.Sum(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -200,7 +200,7 @@ func md5Hex(b []byte) string {
 // chat's organization, projects and files belong to it, and each generated file and artifact
 // version is referenced by exactly one message.
 func loadCompliance(fsys fs.FS, fx *Fixtures) error {
-	var file complianceFile
+	var file complianceFixture
 	d := complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
 		artifacts: map[string]*ccArtifactVersion{}, projects: map[*org][]*ccProject{}}
 	fx.compliance = d
@@ -231,12 +231,12 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 			return fmt.Errorf("%s: project %s appears twice", name, p.ID)
 		}
 		pr := &ccProject{ID: p.ID, org: o, user: u, name: p.Name, isPrivate: p.IsPrivate,
-			createdAt: p.CreatedAt.UTC(), updatedAt: p.UpdatedAt.UTC(), deletedAt: utcPtr(p.DeletedAt)}
+			createdAt: p.CreatedAt.UTC(), updatedAt: p.UpdatedAt.UTC(), deletedAt: ccUTC(p.DeletedAt)}
 		projects[p.ID] = pr
 		d.projects[o] = append(d.projects[o], pr)
 	}
 	for _, list := range d.projects {
-		slices.SortFunc(list, func(a, b *ccProject) int { return oldestFirst(projectKey(a), projectKey(b)) })
+		slices.SortFunc(list, func(a, b *ccProject) int { return oldestFirst(ccProjectKey(a), ccProjectKey(b)) })
 	}
 	for _, f := range file.Files {
 		o := fx.orgByID(f.OrganizationID)
@@ -260,12 +260,12 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 		if err != nil {
 			return fmt.Errorf("%s: generated file %s: content_base64: %w", name, g.ID, err)
 		}
-		d.generated[g.ID] = &ccGeneratedFile{ID: g.ID, filename: g.Filename, mimeType: g.MimeType, createdAt: g.CreatedAt.UTC(), data: data, md5: md5Hex(data)}
+		d.generated[g.ID] = &ccGeneratedFile{ID: g.ID, filename: g.Filename, mimeType: g.MimeType, createdAt: g.CreatedAt.UTC(), data: data, md5: ccMD5Hex(data)}
 	}
 	for _, a := range file.Artifacts {
 		for _, v := range a.Versions {
 			d.artifacts[v.VersionID] = &ccArtifactVersion{artifactID: a.ID, versionID: v.VersionID, artifactType: a.ArtifactType,
-				title: a.Title, createdAt: v.CreatedAt.UTC(), content: []byte(v.Content), md5: md5Hex([]byte(v.Content))}
+				title: a.Title, createdAt: v.CreatedAt.UTC(), content: []byte(v.Content), md5: ccMD5Hex([]byte(v.Content))}
 		}
 	}
 	seen := map[string]bool{}
@@ -282,7 +282,7 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 		}
 		seen[c.ID] = true
 		ch := &ccChat{ID: c.ID, org: o, user: u, projectID: c.ProjectID, name: c.Name, model: c.Model,
-			createdAt: c.CreatedAt.UTC(), updatedAt: c.UpdatedAt.UTC(), deletedAt: utcPtr(c.DeletedAt)}
+			createdAt: c.CreatedAt.UTC(), updatedAt: c.UpdatedAt.UTC(), deletedAt: ccUTC(c.DeletedAt)}
 		for _, m := range c.Messages {
 			if seen[m.ID] {
 				return fmt.Errorf("%s: ID %s appears twice", name, m.ID)
@@ -311,7 +311,7 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 			}
 			ch.messages = append(ch.messages, msg)
 		}
-		slices.SortFunc(ch.messages, func(a, b *ccMessage) int { return oldestFirst(messageKey(a), messageKey(b)) })
+		slices.SortFunc(ch.messages, func(a, b *ccMessage) int { return oldestFirst(ccMessageKey(a), ccMessageKey(b)) })
 		d.chats = append(d.chats, ch)
 	}
 	slices.SortFunc(d.chats, func(a, b *ccChat) int { return oldestFirst(a.key(), b.key()) })
@@ -336,8 +336,8 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 	return nil
 }
 
-// utcPtr returns t in UTC, keeping nil.
-func utcPtr(t *time.Time) *time.Time {
+// ccUTC returns t in UTC, keeping nil.
+func ccUTC(t *time.Time) *time.Time {
 	if t == nil {
 		return nil
 	}

@@ -12,9 +12,9 @@ import (
 // sorted lists: O(log n + page), whatever the number of chats.
 type complianceStore struct {
 	mu       sync.Mutex
-	chats    map[string]*ccChat    // live chats of every organization, by ID
-	byUser   map[userKey][]*ccChat // live chats of each user, oldest first
-	gone     map[string]*ccChat    // chats deleted through the API: their keys stay valid cursors
+	chats    map[string]*ccChat      // live chats of every organization, by ID
+	byUser   map[ccUserKey][]*ccChat // live chats of each user, oldest first
+	gone     map[string]*ccChat      // chats deleted through the API: their keys stay valid cursors
 	messages map[string]*ccMessage
 	files    map[string]*ccFile
 }
@@ -23,7 +23,7 @@ type complianceStore struct {
 // messages, and files (their message_ids). Generated files and artifact versions are shared;
 // they are served only while their chat is live.
 func newComplianceStore(d *complianceData) *complianceStore {
-	st := &complianceStore{chats: map[string]*ccChat{}, byUser: map[userKey][]*ccChat{}, gone: map[string]*ccChat{},
+	st := &complianceStore{chats: map[string]*ccChat{}, byUser: map[ccUserKey][]*ccChat{}, gone: map[string]*ccChat{},
 		messages: map[string]*ccMessage{}, files: make(map[string]*ccFile, len(d.files))}
 	for id, f := range d.files {
 		cp := *f
@@ -47,7 +47,7 @@ func newComplianceStore(d *complianceData) *complianceStore {
 // add indexes a chat that is not yet in the store, keeping its user's list sorted.
 func (st *complianceStore) add(ch *ccChat) {
 	st.chats[ch.ID] = ch
-	k := userKey{ch.org, ch.user.ID}
+	k := ccUserKey{ch.org, ch.user.ID}
 	i := searchAfter(st.byUser[k], (*ccChat).key, oldestFirst, ch.key())
 	st.byUser[k] = slices.Insert(st.byUser[k], i, ch)
 }
@@ -74,7 +74,7 @@ func (st *complianceStore) file(o *org, id string) *ccFile {
 func (st *complianceStore) deleteChat(ch *ccChat) {
 	delete(st.chats, ch.ID)
 	st.gone[ch.ID] = ch
-	k := userKey{ch.org, ch.user.ID}
+	k := ccUserKey{ch.org, ch.user.ID}
 	list := st.byUser[k]
 	i := sort.Search(len(list), func(i int) bool { return oldestFirst(list[i].key(), ch.key()) >= 0 })
 	st.byUser[k] = slices.Delete(list, i, i+1)
@@ -104,15 +104,15 @@ func (st *complianceStore) deleteFile(f *ccFile, at time.Time) {
 	}
 }
 
-// userKey names one user's chats. Users belong to one organization; the key says which, so that
+// ccUserKey names one user's chats. Users belong to one organization; the key says which, so that
 // a list never reads another organization's chats.
-type userKey struct {
+type ccUserKey struct {
 	org  *org
 	user string
 }
 
-// chatFilter is what a chat list request selects besides its cursor (spec 4.1).
-type chatFilter struct {
+// ccChatFilter is what a chat list request selects besides its cursor (spec 4.1).
+type ccChatFilter struct {
 	org      *org
 	users    []string        // 1 to 10, without repeats
 	projects map[string]bool // nil: any project
@@ -121,12 +121,12 @@ type chatFilter struct {
 }
 
 // match applies the filters the per-user index does not: project_ids and updated_at.
-func (f chatFilter) match(ch *ccChat) bool {
+func (f ccChatFilter) match(ch *ccChat) bool {
 	return (f.projects == nil || f.projects[ch.projectID]) && f.updated.contains(ch.updatedAt)
 }
 
-// createdBounds narrows a list sorted oldest first to the chats created in r: [lo, hi).
-func createdBounds(list []*ccChat, r timeRange) (lo, hi int) {
+// ccCreatedBounds narrows a list sorted oldest first to the chats created in r: [lo, hi).
+func ccCreatedBounds(list []*ccChat, r timeRange) (lo, hi int) {
 	at := func(pred func(t time.Time) bool) int {
 		return sort.Search(len(list), func(i int) bool { return pred(list[i].createdAt) })
 	}
@@ -150,7 +150,7 @@ func createdBounds(list []*ccChat, r timeRange) (lo, hi int) {
 // then ID), after or before cursor as q says. Each user's list is narrowed by binary search to the
 // created_at range and the cursor, then the lists are merged until the page is full, so the cost
 // is O(users * log n + page) plus the chats that the project and updated_at filters skip.
-func (st *complianceStore) pageChats(f chatFilter, q cursorQuery, cursor *listKey) cursorPage[*ccChat] {
+func (st *complianceStore) pageChats(f ccChatFilter, q cursorQuery, cursor *listKey) cursorPage[*ccChat] {
 	type run struct {
 		list   []*ccChat
 		lo, hi int
@@ -158,8 +158,8 @@ func (st *complianceStore) pageChats(f chatFilter, q cursorQuery, cursor *listKe
 	backward := q.beforeID != ""
 	runs := make([]*run, 0, len(f.users))
 	for _, u := range f.users {
-		list := st.byUser[userKey{f.org, u}]
-		lo, hi := createdBounds(list, f.created)
+		list := st.byUser[ccUserKey{f.org, u}]
+		lo, hi := ccCreatedBounds(list, f.created)
 		switch {
 		case cursor != nil && backward:
 			hi = min(hi, sort.Search(len(list), func(i int) bool { return oldestFirst(list[i].key(), *cursor) >= 0 }))
