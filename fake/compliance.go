@@ -165,8 +165,8 @@ func ccDownload(contentType string, data []byte) rawBody {
 	return rawBody{contentType: contentType, data: data, header: map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[:])}}
 }
 
-// userIDs reads user_ids: required, 1 to 10 distinct IDs (spec 4.1, 8), in any array form (gaps §2).
-func (c *call) userIDs() ([]string, error) {
+// ccUserIDs reads user_ids: required, 1 to 10 distinct IDs (spec 4.1, 8), in any array form (gaps §2).
+func (c *call) ccUserIDs() ([]string, error) {
 	ids := c.queryStrings("user_ids")
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -179,9 +179,9 @@ func (c *call) userIDs() ([]string, error) {
 	return ids, nil
 }
 
-// inOrganizations applies organization_ids, which accepts org_ IDs and UUIDs: false when the
+// ccInOrganizations applies organization_ids, which accepts org_ IDs and UUIDs: false when the
 // parameter is given and names neither of the caller's organization's identifiers.
-func (c *call) inOrganizations() bool {
+func (c *call) ccInOrganizations() bool {
 	ids := c.queryStrings("organization_ids")
 	return len(ids) == 0 || slices.Contains(ids, c.org.ID) || slices.Contains(ids, c.org.UUID)
 }
@@ -192,7 +192,7 @@ func (c *call) inOrganizations() bool {
 func (s *Server) listComplianceChats(c *call) (any, error) {
 	f := ccChatFilter{org: c.org}
 	var err error
-	if f.users, err = c.userIDs(); err != nil {
+	if f.users, err = c.ccUserIDs(); err != nil {
 		return nil, err
 	}
 	q, err := c.cursorQuery(100, 1000)
@@ -211,7 +211,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 			f.projects[p] = true
 		}
 	}
-	if !c.inOrganizations() {
+	if !c.ccInOrganizations() {
 		f.users = nil
 	}
 	st := s.compliance(c)
@@ -260,7 +260,7 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.withChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
+	return s.withComplianceChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
 		var msgs []*ccMessage
 		for _, m := range ch.messages {
 			if created.contains(m.createdAt) && updated.contains(m.updatedAt) {
@@ -287,15 +287,15 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 
 // deleteComplianceChat answers DELETE .../chats/{chat_id} (spec 4.1, 2.7); see deleteChat.
 func (s *Server) deleteComplianceChat(c *call) (any, error) {
-	return s.withChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
+	return s.withComplianceChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
 		st.deleteChat(ch)
 		return ccDeletion{ID: ch.ID, Type: "assistant_chat_deleted"}, nil
 	})
 }
 
-// withChat runs f under the store's lock on the caller's live chat named by the path; another
+// withComplianceChat runs f under the store's lock on the caller's live chat named by the path; another
 // organization's chat, or one deleted through the API, is a 404.
-func (s *Server) withChat(c *call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
+func (s *Server) withComplianceChat(c *call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
 	st := s.compliance(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -307,8 +307,8 @@ func (s *Server) withChat(c *call, f func(st *complianceStore, ch *ccChat) (any,
 	return f(st, ch)
 }
 
-// withFile runs f under the store's lock on the caller's file named by the path.
-func (s *Server) withFile(c *call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
+// withComplianceFile runs f under the store's lock on the caller's file named by the path.
+func (s *Server) withComplianceFile(c *call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
 	st := s.compliance(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -322,7 +322,7 @@ func (s *Server) withFile(c *call, f func(st *complianceStore, file *ccFile) (an
 
 // getComplianceFile answers file metadata (spec 2.4, 4.2).
 func (s *Server) getComplianceFile(c *call) (any, error) {
-	return s.withFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
+	return s.withComplianceFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
 		return ccFileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
 			MessageIDs: slices.Clone(f.messageIDs), MimeType: f.mimeType, SizeBytes: f.sizeBytes}, nil
 	})
@@ -331,7 +331,7 @@ func (s *Server) getComplianceFile(c *call) (any, error) {
 // getComplianceFileContent answers the stored bytes with Content-MD5 (spec 4.2); a file with no
 // downloadable content is a 404.
 func (s *Server) getComplianceFileContent(c *call) (any, error) {
-	return s.withFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
+	return s.withComplianceFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
 		if f.data == nil {
 			return nil, newError(errNotFound, "file %q has no downloadable content (its mime_type is null)", f.ID)
 		}
@@ -341,15 +341,15 @@ func (s *Server) getComplianceFileContent(c *call) (any, error) {
 
 // deleteComplianceFile answers DELETE .../files/{file_id} (spec 4.2, 2.7); see deleteFile.
 func (s *Server) deleteComplianceFile(c *call) (any, error) {
-	return s.withFile(c, func(st *complianceStore, f *ccFile) (any, error) {
+	return s.withComplianceFile(c, func(st *complianceStore, f *ccFile) (any, error) {
 		st.deleteFile(f, s.clock.Now())
 		return ccDeletion{ID: f.ID, Type: "assistant_file_deleted"}, nil
 	})
 }
 
-// liveChat reports whether ch is a live chat of the caller's organization: generated files and
+// liveComplianceChat reports whether ch is a live chat of the caller's organization: generated files and
 // artifact versions are served only while their chat is.
-func (s *Server) liveChat(c *call, ch *ccChat) bool {
+func (s *Server) liveComplianceChat(c *call, ch *ccChat) bool {
 	st := s.compliance(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -359,7 +359,7 @@ func (s *Server) liveChat(c *call, ch *ccChat) bool {
 // generatedFile resolves the generated file of the path, or 404.
 func (s *Server) generatedFile(c *call) (*ccGeneratedFile, error) {
 	id := c.Param("generated_file_id")
-	if g := s.fx.compliance.generated[id]; g != nil && s.liveChat(c, g.chat) {
+	if g := s.fx.compliance.generated[id]; g != nil && s.liveComplianceChat(c, g.chat) {
 		return g, nil
 	}
 	return nil, notFound("generated file", id)
@@ -387,7 +387,7 @@ func (s *Server) getGeneratedFileContent(c *call) (any, error) {
 // artifactVersion resolves the artifact version of the path, or 404.
 func (s *Server) artifactVersion(c *call) (*ccArtifactVersion, error) {
 	id := c.Param("artifact_version_id")
-	if v := s.fx.compliance.artifacts[id]; v != nil && s.liveChat(c, v.chat) {
+	if v := s.fx.compliance.artifacts[id]; v != nil && s.liveComplianceChat(c, v.chat) {
 		return v, nil
 	}
 	return nil, notFound("artifact version", id)
@@ -430,7 +430,7 @@ func (s *Server) listComplianceProjects(c *call) (any, error) {
 	}
 	users := c.queryStrings("user_ids")
 	var list []*ccProject
-	if c.inOrganizations() {
+	if c.ccInOrganizations() {
 		for _, p := range s.fx.compliance.projects[c.org] {
 			if created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID)) {
 				list = append(list, p)
