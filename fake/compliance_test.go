@@ -348,6 +348,20 @@ func TestComplianceChatIdentity(t *testing.T) {
 	ccNotFound(t, ts, http.MethodGet, ccFiles+"assistant_file_01Glob0007")
 	ccNotFound(t, ts, http.MethodGet, ccFiles+"assistant_file_01Glob0007/content")
 	ccNotFound(t, ts, http.MethodDelete, ccFiles+"assistant_file_01Glob0007")
+	// The refused deletes changed nothing for the owner; the owner cannot read the first
+	// organization's generated files, artifacts or users either.
+	as2 := []string{"Authorization", "Bearer test-compliance-key-2"}
+	for _, p := range []string{ccChats + "/" + foreign + "/messages", ccFiles + "assistant_file_01Glob0007/content"} {
+		if r := ccDo(t, ts, http.MethodGet, p, as2...); r.status != 200 {
+			t.Fatalf("owner reads %s: %d", p, r.status)
+		}
+	}
+	for _, p := range []string{ccPrefix + "chats/generated-files/assistant_gen_file_010001", ccPrefix + "artifacts/assistant_artifact_version_01000101/content",
+		"/v1/compliance/organizations/3f1c2a9e-5b7d-4e21-9c3a-1d2e3f4a5b6c/users", ccChats + "/assistant_chat_01Acme000001/messages"} {
+		if r := ccDo(t, ts, http.MethodGet, p, as2...); r.status != 404 {
+			t.Fatalf("second organization reads %s: %d %s", p, r.status, r.body)
+		}
+	}
 }
 
 // TestComplianceMessages: the whole chat without limit, both orders, pages both ways, filters, bad parameters.
@@ -759,5 +773,33 @@ func TestComplianceDeleteAfterDeletes(t *testing.T) {
 		if id := c.Get("id").String(); id == bombe || id == gone {
 			t.Fatalf("%s is still listed", id)
 		}
+	}
+}
+
+// TestComplianceDeterministic: the same requests against two new servers answer the same bytes.
+func TestComplianceDeterministic(t *testing.T) {
+	run := func() []string {
+		ts := NewTestServer(t)
+		ts.Fake.AdvanceClock(time.Hour)
+		var out []string
+		for _, r := range []struct{ method, path string }{
+			{http.MethodGet, ccChats + "?limit=5&user_ids=" + ccKen + "," + ccMarg},
+			{http.MethodDelete, ccFiles + "assistant_file_01Acme0003"},
+			{http.MethodDelete, ccChats + "/assistant_chat_01Acme000265"},
+			{http.MethodGet, ccChats + "/assistant_chat_01Acme000266/messages?updated_at[gte]=2026-01-01T01:00:00Z"},
+			{http.MethodGet, ccPrefix + "projects?limit=2"},
+			{http.MethodGet, ccChats + "/assistant_chat_01Acme000265/messages"},
+		} {
+			resp := ccDo(t, ts, r.method, r.path)
+			out = append(out, fmt.Sprintf("%d %s", resp.status, resp.body))
+		}
+		return out
+	}
+	a, b := run(), run()
+	if !slices.Equal(a, b) {
+		t.Fatalf("two servers answered differently:\n%v\n%v", a, b)
+	}
+	if !strings.Contains(a[3], `"files":[]`) {
+		t.Fatalf("the shared file's deletion did not reach the other chat: %s", a[3])
 	}
 }
