@@ -54,3 +54,24 @@ func benchComplianceServer(b *testing.B, n int) (*Server, string) {
 	s.compliance(&call{st: s.state()}) // build the store before timing
 	return s, fx.compliance.chats[n/2].ID
 }
+
+// BenchmarkComplianceChatPageStore cuts the same page in the store alone, without HTTP and JSON,
+// so that the ratio between the two sizes is not blurred by encoding:
+//
+//	go test -run '^$' -bench ComplianceChatPageStore -benchmem ./fake
+func BenchmarkComplianceChatPageStore(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("chats=%d", n), func(b *testing.B) {
+			s, mid := benchComplianceServer(b, n)
+			st := s.compliance(&call{st: s.state()})
+			k := st.chats[mid].key()
+			f := ccChatFilter{org: s.fx.orgByID("org_01AcmeCorporation00000001"), users: []string{ccGrace, ccAlan}}
+			b.ResetTimer()
+			for b.Loop() {
+				if page := st.pageChats(f, cursorQuery{afterID: mid, limit: 100}, &k); len(page.Data) != 100 {
+					b.Fatalf("page of %d", len(page.Data))
+				}
+			}
+		})
+	}
+}
