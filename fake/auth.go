@@ -101,6 +101,9 @@ func (fx *Fixtures) authenticate(r *http.Request, ifc *iface) (*credential, erro
 	}
 	for _, h := range []string{headerAPIKey, headerAuthorization} {
 		if c := fx.creds[presented(r, h)]; c != nil {
+			if ifc.takes(c.Kind) {
+				return nil, permissionDenied("%s goes in another header here; use %s", kindNames[c.Kind], ifc.expects())
+			}
 			return nil, permissionDenied("the %s interface does not accept %s; use %s", ifc.name, kindNames[c.Kind], ifc.expects())
 		}
 	}
@@ -110,6 +113,16 @@ func (fx *Fixtures) authenticate(r *http.Request, ifc *iface) (*credential, erro
 		}
 	}
 	return nil, unauthenticated("missing credential: the %s interface needs %s", ifc.name, ifc.expects())
+}
+
+// takes reports whether the interface accepts credentials of the kind (in some header).
+func (ifc *iface) takes(k credKind) bool {
+	for _, a := range ifc.accepts {
+		if a.kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // expects describes how the interface wants to be called, for error messages.

@@ -18,13 +18,14 @@ import (
 // initial data. It is immutable once loaded, and every server built from it copies what it
 // changes, so one Fixtures serves any number of servers.
 type Fixtures struct {
-	orgs    []*org
-	creds   map[string]*credential // by secret
-	users   []member               // every organization's members, in file order
-	models  modelCatalog
-	admin   adminFixtures
-	tunnels []fixtureTunnel
-	envs    []*envFixture
+	orgs       []*org
+	creds      map[string]*credential // by secret
+	users      []member               // every organization's members, in file order
+	models     modelCatalog
+	admin      adminFixtures
+	tunnels    []fixtureTunnel
+	envs       []*envFixture
+	compliance complianceData // chats, files, projects (compliance_data.go)
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -36,6 +37,7 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadAdmin,
 	loadTunnels,
 	loadEnvironments,
+	loadCompliance,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one

@@ -79,5 +79,21 @@ func (s *Server) routes() []*route {
 		{post, "/v1/environments/:environment_id/work/:work_id/ack", ifWork, "work/work", s.ackWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/heartbeat", ifWork, "work/heartbeat", s.heartbeatWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/stop", ifWork, "work/work", s.stopWork},
+
+		// Compliance (spec 2.2-2.7, 4.1-4.3, gaps §10). Static segments (files, generated-files)
+		// sit beside :chat_id; compliance_test.go proves gin routes each to its handler.
+		{get, "/v1/compliance/apps/chats", ifCompliance, "compliance/chat_list", s.listComplianceChats},
+		{get, "/v1/compliance/apps/chats/:chat_id/messages", ifCompliance, "compliance/chat_messages", s.getChatMessages},
+		{del, "/v1/compliance/apps/chats/:chat_id", ifCompliance, "compliance/chat_deleted", s.deleteComplianceChat},
+		{get, "/v1/compliance/apps/chats/files/:file_id", ifCompliance, "compliance/file", s.getComplianceFile},
+		{get, "/v1/compliance/apps/chats/files/:file_id/content", ifCompliance, "", s.getComplianceFileContent},
+		{del, "/v1/compliance/apps/chats/files/:file_id", ifCompliance, "compliance/file_deleted", s.deleteComplianceFile},
+		{get, "/v1/compliance/apps/chats/generated-files/:generated_file_id", ifCompliance, "compliance/generated_file", s.getGeneratedFile},
+		{get, "/v1/compliance/apps/chats/generated-files/:generated_file_id/content", ifCompliance, "", s.getGeneratedFileContent},
+		{get, "/v1/compliance/apps/artifacts/:artifact_version_id", ifCompliance, "compliance/artifact", s.getArtifact},
+		{get, "/v1/compliance/apps/artifacts/:artifact_version_id/content", ifCompliance, "", s.getArtifactContent},
+		{get, "/v1/compliance/apps/projects", ifCompliance, "compliance/project_list", s.listComplianceProjects},
+		{get, "/v1/compliance/organizations", ifCompliance, "compliance/organization_list", s.listComplianceOrganizations},
+		{get, "/v1/compliance/organizations/:org_uuid/users", ifCompliance, "compliance/user_list", s.listComplianceUsers},
 	}
 }

@@ -48,9 +48,10 @@ type Server struct {
 // state is everything a server changes: one lazily built store per area, so that New costs the
 // same however large the fixtures are. Reset replaces it whole.
 type state struct {
-	admin   lazy[adminStore]
-	tunnels lazy[tunnelStore]
-	work    lazy[workStore]
+	admin      lazy[adminStore]
+	tunnels    lazy[tunnelStore]
+	work       lazy[workStore]
+	compliance lazy[complianceStore]
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.

@@ -1,0 +1,925 @@
+package conformance
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
+)
+
+// Compliance review (spec 2.2-2.7, 4.1-4.3, gaps §10). The checks find users, chats and files
+// through the list endpoints; the user IDs come from the compliance organization listing.
+
+const (
+	ccChats     = "/v1/compliance/apps/chats"
+	ccFiles     = "/v1/compliance/apps/chats/files/"
+	ccGenerated = "/v1/compliance/apps/chats/generated-files/"
+	ccArtifacts = "/v1/compliance/apps/artifacts/"
+	ccProjects  = "/v1/compliance/apps/projects"
+	ccOrgs      = "/v1/compliance/organizations"
+)
+
+// ccGet is a compliance GET; org2 presents the second organization's key.
+func ccGet(path string, q url.Values, schema string) Request {
+	return Request{Area: Compliance, Path: path, Query: q, Schema: schema}
+}
+
+// ccChatsQuery is a chat list query for the users, plus name/value pairs.
+func ccChatsQuery(users []string, extra ...string) url.Values {
+	q := url.Values{"user_ids[]": users}
+	for i := 0; i+1 < len(extra); i += 2 {
+		q.Set(extra[i], extra[i+1])
+	}
+	return q
+}
+
+// ccIDs lists the id of each item.
+func ccIDs(items []gjson.Result) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Get("id").String()
+	}
+	return out
+}
+
+// ccOrganization returns the UUID and user IDs of the organization the key reviews (gaps §10).
+// A target without the listing cannot be probed for users, so the check is unsupported there.
+func ccOrganization(t *T, org2 bool) (string, []string) {
+	if org2 && t.Config().ComplianceKey2 == "" {
+		t.Disabled("needs a second organization's compliance key (CONFORMANCE_COMPLIANCE_API_KEY_2)")
+	}
+	r := ccGet(ccOrgs, nil, "compliance/organization_list")
+	r.Org2 = org2
+	orgs := t.Do(r)
+	if orgs.Status == http.StatusNotFound {
+		t.Unsupported("the target has no compliance organization listing (gaps §10), through which the checks find user IDs")
+	}
+	t.Expect(orgs.Status).To(Equal(http.StatusOK), "%s", orgs)
+	uuid := orgs.Get("data.0.uuid").String()
+	var users []string
+	page := ""
+	for range 1000 {
+		q := url.Values{}
+		if page != "" {
+			q.Set("page", page)
+		}
+		r := ccGet(ccOrgs+"/"+url.PathEscape(uuid)+"/users", q, "compliance/user_list")
+		r.Org2 = org2
+		resp := t.OK(r)
+		users = append(users, ccIDs(resp.Get("data").Array())...)
+		if resp.Get("next_page").Type == gjson.Null {
+			return uuid, users
+		}
+		page = resp.Get("next_page").String()
+	}
+	t.Failf("the user listing did not end within 1000 pages")
+	return "", nil
+}
+
+// ccWalkChats pages forwards through the chat list of q with the page size and returns the chats.
+func ccWalkChats(t *T, q url.Values, size int, org2 bool) []gjson.Result {
+	var all []gjson.Result
+	q.Set("limit", strconv.Itoa(size))
+	q.Del("after_id")
+	for range 100000 {
+		r := ccGet(ccChats, q, "compliance/chat_list")
+		r.Org2 = org2
+		resp := t.OK(r)
+		data := resp.Get("data").Array()
+		t.Expect(len(data)).To(BeNumerically("<=", size), "a page holds at most limit chats")
+		all = append(all, data...)
+		if !resp.Get("has_more").Bool() {
+			return all
+		}
+		t.Expect(data).NotTo(BeEmpty(), "has_more with an empty page")
+		t.Expect(resp.Get("last_id").String()).To(Equal(data[len(data)-1].Get("id").String()))
+		q.Set("after_id", resp.Get("last_id").String())
+	}
+	t.Failf("the chat list did not end")
+	return nil
+}
+
+// ccChunks splits users into request-sized groups of at most 10 (spec 4.1).
+func ccChunks(users []string) [][]string {
+	var out [][]string
+	for len(users) > 10 {
+		out, users = append(out, users[:10]), users[10:]
+	}
+	return append(out, users)
+}
+
+// ccBusiestUser returns the user with the most chats and those chats, in list order.
+func ccBusiestUser(t *T) (string, []gjson.Result) {
+	_, users := ccOrganization(t, false)
+	var best string
+	var chats []gjson.Result
+	for _, u := range users {
+		if c := ccWalkChats(t, ccChatsQuery([]string{u}), 1000, false); len(c) > len(chats) {
+			best, chats = u, c
+		}
+	}
+	if len(chats) < 3 {
+		t.Unsupported("needs a user with at least 3 chats")
+	}
+	return best, chats
+}
+
+// ccScanChats visits every chat of the organization with its whole message history until visit
+// returns false.
+func ccScanChats(t *T, visit func(chat gjson.Result, msgs *Response) bool) {
+	_, users := ccOrganization(t, false)
+	for _, group := range ccChunks(users) {
+		for _, c := range ccWalkChats(t, ccChatsQuery(group), 1000, false) {
+			msgs := t.OK(ccGet(ccChats+"/"+url.PathEscape(c.Get("id").String())+"/messages", nil, "compliance/chat_messages"))
+			if !visit(c, msgs) {
+				return
+			}
+		}
+	}
+}
+
+// ccExpectListOrder requires items in created_at order, ties broken by ID ascending.
+func ccExpectListOrder(t *T, items []gjson.Result) {
+	for i := 1; i < len(items); i++ {
+		a, b := items[i-1], items[i]
+		ta, tb := a.Get("created_at").Time(), b.Get("created_at").Time()
+		t.Expect(ta.After(tb) || (ta.Equal(tb) && a.Get("id").String() > b.Get("id").String())).To(BeFalse(),
+			"%s (%s) is listed before %s (%s)", a.Get("id"), ta, b.Get("id"), tb)
+	}
+}
+
+// ccContentMD5 is the Content-MD5 value of body (base64 of the MD5, RFC 1864).
+func ccContentMD5(body []byte) string {
+	sum := md5.Sum(body)
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// ccExpectBadParam requires a 400 invalid_request_error naming the parameter.
+func ccExpectBadParam(t *T, r Request, param string) {
+	resp := t.Do(r)
+	t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+	t.Expect(resp.Get("error.message").String()).To(ContainSubstring(param), "%s", resp)
+}
+
+// ccBoundaryTime returns a created_at (or updated_at) that two items share if any do, so that gt
+// and gte differ by more than one item; otherwise the middle item's.
+func ccBoundaryTime(items []gjson.Result, field string) time.Time {
+	for i := 1; i < len(items); i++ {
+		if a := items[i].Get(field).Time(); a.Equal(items[i-1].Get(field).Time()) {
+			return a
+		}
+	}
+	return items[len(items)/2].Get(field).Time()
+}
+
+// ccExpectRangeFilters requires each of gt, gte, lt and lte on field to select exactly the items
+// of all that satisfy it. list answers the items for one extra query parameter.
+func ccExpectRangeFilters(t *T, all []gjson.Result, field string, list func(param, value string) []string) {
+	at := ccBoundaryTime(all, field)
+	preds := map[string]func(time.Time) bool{
+		"gt":  func(x time.Time) bool { return x.After(at) },
+		"gte": func(x time.Time) bool { return !x.Before(at) },
+		"lt":  func(x time.Time) bool { return x.Before(at) },
+		"lte": func(x time.Time) bool { return !x.After(at) },
+	}
+	for _, op := range []string{"gt", "gte", "lt", "lte"} {
+		want := []string{}
+		for _, it := range all {
+			if preds[op](it.Get(field).Time()) {
+				want = append(want, it.Get("id").String())
+			}
+		}
+		got := list(field+"["+op+"]", at.Format(time.RFC3339Nano))
+		t.Expect(got).To(Equal(want), "%s[%s]=%s", field, op, at.Format(time.RFC3339Nano))
+	}
+}
+
+// ccLongestChat returns the chat with the most messages among the first chats scanned.
+func ccLongestChat(t *T) (gjson.Result, []gjson.Result) {
+	var chat gjson.Result
+	var msgs []gjson.Result
+	ccScanChats(t, func(c gjson.Result, r *Response) bool {
+		if m := r.Get("chat_messages").Array(); len(m) > len(msgs) && c.Get("deleted_at").Type == gjson.Null {
+			chat, msgs = c, m
+		}
+		return len(msgs) < 30
+	})
+	if len(msgs) < 3 {
+		t.Unsupported("needs a chat with at least 3 messages")
+	}
+	return chat, msgs
+}
+
+// ccWalkMessages pages through a chat's messages with the page size in the order, forwards
+// (after_id) or backwards (before_id from the cursor), and returns the IDs in list order.
+func ccWalkMessages(t *T, chatID, order string, size int, before string) []string {
+	var got []string
+	q := url.Values{"order": {order}, "limit": {strconv.Itoa(size)}}
+	if before != "" {
+		q.Set("before_id", before)
+	}
+	for range 10000 {
+		resp := t.OK(ccGet(ccChats+"/"+url.PathEscape(chatID)+"/messages", q, "compliance/chat_messages"))
+		page := ccIDs(resp.Get("chat_messages").Array())
+		t.Expect(len(page)).To(BeNumerically("<=", size))
+		if before != "" {
+			got = append(page, got...)
+		} else {
+			got = append(got, page...)
+		}
+		if !resp.Get("has_more").Bool() {
+			return got
+		}
+		if before != "" {
+			q.Set("before_id", resp.Get("first_id").String())
+		} else {
+			q.Set("after_id", resp.Get("last_id").String())
+		}
+	}
+	t.Failf("the message list did not end")
+	return nil
+}
+
+// ccFileRefs maps each file ID attached to a message to the IDs of the messages seen with it.
+type ccFileRefs map[string][]string
+
+// ccFindFiles scans chats until want (nil: any) accepts a file, collecting references on the way.
+// It returns the references seen, the first accepted file ID ("" if none) and the IDs of the
+// chats that referenced it.
+func ccFindFiles(t *T, want func(id string, meta *Response, refs []string) bool) (ccFileRefs, string, []string) {
+	refs := ccFileRefs{}
+	chats := map[string][]string{} // file ID -> chats that reference it
+	found := ""
+	ccScanChats(t, func(c gjson.Result, r *Response) bool {
+		var here []string
+		for _, m := range r.Get("chat_messages").Array() {
+			for _, f := range m.Get("files").Array() {
+				id := f.Get("id").String()
+				refs[id] = append(refs[id], m.Get("id").String())
+				if !slices.Contains(here, id) {
+					here = append(here, id)
+					chats[id] = append(chats[id], c.Get("id").String())
+				}
+			}
+		}
+		for _, id := range here {
+			meta := t.Do(ccGet(ccFiles+url.PathEscape(id), nil, "compliance/file"))
+			if meta.Status == http.StatusOK && want(id, meta, refs[id]) {
+				found = id
+				return false
+			}
+		}
+		return true
+	})
+	return refs, found, chats[found]
+}
+
+var ccLowerHexMD5 = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// The chat, message, file, generated-file and artifact checks (spec 4.1, 4.2, gaps §10).
+func init() {
+	Register(InterfaceChecks(Compliance, ccProjects, "compliance/project_list")...)
+	Register(
+		Check{ID: "compliance/x-api-key-tolerated", Clause: "5", Labels: []Label{Compliance},
+			Title: "a compliance request that also carries an x-api-key header is accepted",
+			Run: func(t *T) {
+				for _, v := range []string{"some-client-key", t.Config().APIKey} {
+					r := ccGet(ccProjects, nil, "compliance/project_list")
+					r.Header = http.Header{"X-Api-Key": {v}}
+					t.OK(r)
+				}
+			}},
+		Check{ID: "compliance/other-credentials-403", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
+			Title: "an admin key or an API key is refused with 403 permission_error on every compliance read",
+			Run: func(t *T) {
+				for _, path := range []string{ccProjects, ccOrgs, ccChats + "?user_ids=user_x", ccFiles + "assistant_file_x"} {
+					for _, cred := range []Cred{AdminKey, APIKey} {
+						t.ExpectError(t.Do(Request{Area: Compliance, Path: path, As: cred}), http.StatusForbidden, "permission_error")
+					}
+				}
+			}},
+		Check{ID: "compliance/chats-user-ids-bounds", Clause: "8", Labels: []Label{Compliance, Extension},
+			Title: "the chat list requires 1 to 10 user_ids: none or 11 is refused with 400 naming user_ids, 10 is accepted",
+			Run: func(t *T) {
+				_, users := ccOrganization(t, false)
+				ccExpectBadParam(t, ccGet(ccChats, nil, ""), "user_ids")
+				eleven := slices.Clone(users)
+				for len(eleven) < 11 {
+					eleven = append(eleven, fmt.Sprintf("user_conformance%02d", len(eleven)))
+				}
+				ccExpectBadParam(t, ccGet(ccChats, ccChatsQuery(eleven[:11]), ""), "user_ids")
+				t.OK(ccGet(ccChats, ccChatsQuery(eleven[:10]), "compliance/chat_list"))
+			}},
+		Check{ID: "compliance/chats-user-ids-forms", Clause: "gaps §2", Labels: []Label{Compliance, Extension},
+			Title: "user_ids is read as user_ids[]=a&user_ids[]=b, as user_ids=a&user_ids=b and as user_ids=a,b",
+			Run: func(t *T) {
+				_, users := ccOrganization(t, false)
+				group := users[:min(3, len(users))]
+				want := ccIDs(ccWalkChats(t, ccChatsQuery(group), 1000, false))
+				for _, q := range []url.Values{{"user_ids": group}, {"user_ids": {strings.Join(group, ",")}}} {
+					q.Set("limit", "1000")
+					t.Expect(ccIDs(t.OK(ccGet(ccChats, q, "compliance/chat_list")).Get("data").Array())).To(Equal(want), "%v", q)
+				}
+			}},
+		Check{ID: "compliance/chats-order", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "chats of several users are listed by created_at ascending, ties broken by id",
+			Run: func(t *T) {
+				_, users := ccOrganization(t, false)
+				for _, group := range ccChunks(users) {
+					ccExpectListOrder(t, ccWalkChats(t, ccChatsQuery(group), 1000, false))
+				}
+			}},
+		Check{ID: "compliance/chats-pages-forward", Clause: "2.1", Labels: []Label{Compliance},
+			Title: "paging the chat list with after_id at every page size returns each chat exactly once, in order",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				want := ccIDs(all)
+				sizes := []int{2, 7, 100, len(all) - 1, len(all)}
+				if len(all) <= 300 {
+					sizes = append(sizes, 1)
+				}
+				for _, size := range sizes {
+					t.Expect(ccIDs(ccWalkChats(t, ccChatsQuery([]string{user}), size, false))).To(Equal(want), "page size %d", size)
+				}
+			}},
+		Check{ID: "compliance/chats-pages-backward", Clause: "2.1", Labels: []Label{Compliance},
+			Title: "paging the chat list with before_id from the last chat returns every earlier chat exactly once, in order",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				var got []string
+				q := ccChatsQuery([]string{user}, "limit", "9", "before_id", all[len(all)-1].Get("id").String())
+				for range 100000 {
+					resp := t.OK(ccGet(ccChats, q, "compliance/chat_list"))
+					page := resp.Get("data").Array()
+					got = append(ccIDs(page), got...)
+					if !resp.Get("has_more").Bool() {
+						break
+					}
+					t.Expect(resp.Get("first_id").String()).To(Equal(page[0].Get("id").String()))
+					q.Set("before_id", resp.Get("first_id").String())
+				}
+				t.Expect(got).To(Equal(ccIDs(all[:len(all)-1])))
+			}},
+		Check{ID: "compliance/chats-default-limit", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "without limit, a chat list page holds up to 100 chats; limit 1000 is accepted",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				resp := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}), "compliance/chat_list"))
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 100)))
+				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 100))
+				t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000"), "compliance/chat_list"))
+			}},
+		Check{ID: "compliance/chats-cursors-empty-page", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
+			Title: "after the last chat, the page is empty with null first_id and last_id and has_more false",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				resp := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "after_id", all[len(all)-1].Get("id").String()), "compliance/chat_list"))
+				t.Expect(resp.Get("data.#").Int()).To(BeZero())
+				t.Expect(resp.Get("first_id").Type).To(Equal(gjson.Null))
+				t.Expect(resp.Get("last_id").Type).To(Equal(gjson.Null))
+				t.Expect(resp.Get("has_more").Bool()).To(BeFalse())
+			}},
+		Check{ID: "compliance/chats-limit-range", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
+			Title: "a chat list limit outside 1 to 1000 is refused with 400 naming limit",
+			Run: func(t *T) {
+				_, users := ccOrganization(t, false)
+				for _, bad := range []string{"0", "1001", "-1", "ten"} {
+					ccExpectBadParam(t, ccGet(ccChats, ccChatsQuery(users[:1], "limit", bad), ""), "limit")
+				}
+				t.OK(ccGet(ccChats, ccChatsQuery(users[:1], "limit", "1"), "compliance/chat_list"))
+			}},
+		Check{ID: "compliance/chats-created-at-filter", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "created_at[gt], [gte], [lt] and [lte] select chats strictly after, at or after, strictly before, at or before",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				ccExpectRangeFilters(t, all, "created_at", func(p, v string) []string {
+					return ccIDs(t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", p, v), "compliance/chat_list")).Get("data").Array())
+				})
+			}},
+		Check{ID: "compliance/chats-updated-at-filter", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "updated_at[gt], [gte], [lt] and [lte] select chats by their update time with the same semantics",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				ccExpectRangeFilters(t, all, "updated_at", func(p, v string) []string {
+					return ccIDs(t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", p, v), "compliance/chat_list")).Get("data").Array())
+				})
+			}},
+		Check{ID: "compliance/chats-malformed-filter-400", Clause: "gaps §1", Labels: []Label{Compliance, Extension},
+			Title: "a created_at or updated_at bound that is not RFC 3339 is refused with 400 naming it",
+			Run: func(t *T) {
+				_, users := ccOrganization(t, false)
+				for _, p := range []string{"created_at[gt]", "created_at[lte]", "updated_at[gte]", "updated_at[lt]"} {
+					ccExpectBadParam(t, ccGet(ccChats, ccChatsQuery(users[:1], p, "last tuesday"), ""), p)
+				}
+			}},
+		Check{ID: "compliance/chats-organization-ids", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "organization_ids accepts the organization's org_ ID and its UUID alike",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				for _, id := range []string{all[0].Get("organization_id").String(), all[0].Get("organization_uuid").String()} {
+					got := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", "organization_ids[]", id), "compliance/chat_list"))
+					t.Expect(ccIDs(got.Get("data").Array())).To(Equal(ccIDs(all)), "organization_ids=%s", id)
+				}
+			}},
+		Check{ID: "compliance/chats-project-ids", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "project_ids selects exactly the chats of the given projects",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				project := all[len(all)/2].Get("project_id").String()
+				var want []string
+				for _, c := range all {
+					if c.Get("project_id").String() == project {
+						want = append(want, c.Get("id").String())
+					}
+				}
+				got := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", "project_ids[]", project), "compliance/chat_list"))
+				t.Expect(ccIDs(got.Get("data").Array())).To(Equal(want))
+			}},
+		Check{ID: "compliance/chats-identity", Clause: "2.2", Labels: []Label{Compliance},
+			Title: "each chat names its creator among the requested users and the organization's ID and UUID",
+			Run: func(t *T) {
+				uuid, users := ccOrganization(t, false)
+				orgIDs := map[string]bool{}
+				for _, group := range ccChunks(users) {
+					for _, c := range ccWalkChats(t, ccChatsQuery(group), 1000, false) {
+						t.Expect(group).To(ContainElement(c.Get("user.id").String()), "chat %s", c.Get("id"))
+						t.Expect(c.Get("user.email_address").String()).NotTo(BeEmpty())
+						t.Expect(c.Get("organization_uuid").String()).To(Equal(uuid), "chat %s", c.Get("id"))
+						t.Expect(c.Get("organization_id").String()).To(HavePrefix("org_"))
+						t.Expect(c.Get("id").String()).To(HavePrefix("assistant_chat_"))
+						orgIDs[c.Get("organization_id").String()] = true
+					}
+				}
+				t.Expect(len(orgIDs)).To(BeNumerically("<=", 1), "one organization, one org_ ID")
+			}},
+		Check{ID: "compliance/users-match-admin", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "chat creators are users of the administration users API under the same IDs and addresses",
+			Run: func(t *T) {
+				admin := t.Do(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {"1000"}}})
+				if admin.Status == http.StatusNotFound {
+					t.Unsupported("the target has no administration users list")
+				}
+				t.Expect(admin.Status).To(Equal(http.StatusOK), "%s", admin)
+				emails := map[string]string{}
+				for _, u := range admin.Get("data").Array() {
+					emails[u.Get("id").String()] = strings.ToLower(u.Get("email").String())
+				}
+				_, users := ccOrganization(t, false)
+				for _, group := range ccChunks(users) {
+					for _, c := range ccWalkChats(t, ccChatsQuery(group), 1000, false) {
+						id := c.Get("user.id").String()
+						t.Expect(emails).To(HaveKey(id), "chat %s creator", c.Get("id"))
+						t.Expect(strings.ToLower(c.Get("user.email_address").String())).To(Equal(emails[id]))
+					}
+				}
+			}},
+		Check{ID: "compliance/other-organization-invisible", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "another organization's chats and files are neither listed nor readable (404)",
+			Run: func(t *T) {
+				_, users2 := ccOrganization(t, true)
+				var theirs []gjson.Result
+				for _, group := range ccChunks(users2) {
+					theirs = append(theirs, ccWalkChats(t, ccChatsQuery(group), 1000, true)...)
+				}
+				if len(theirs) == 0 {
+					t.Unsupported("the second organization has no chats")
+				}
+				for _, group := range ccChunks(users2) {
+					t.Expect(t.OK(ccGet(ccChats, ccChatsQuery(group), "compliance/chat_list")).Get("data.#").Int()).To(BeZero())
+				}
+				for _, c := range theirs {
+					id := url.PathEscape(c.Get("id").String())
+					t.ExpectError(t.Do(ccGet(ccChats+"/"+id+"/messages", nil, "")), http.StatusNotFound, "not_found_error")
+					r := ccGet(ccChats+"/"+id+"/messages", nil, "compliance/chat_messages")
+					r.Org2 = true
+					for _, m := range t.OK(r).Get("chat_messages").Array() {
+						for _, f := range m.Get("files").Array() {
+							t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(f.Get("id").String()), nil, "")), http.StatusNotFound, "not_found_error")
+							t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(f.Get("id").String())+"/content", nil, "")), http.StatusNotFound, "not_found_error")
+						}
+					}
+				}
+			}},
+		Check{ID: "compliance/messages-whole-chat", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "without limit, the messages operation returns the whole chat, oldest first, with has_more false",
+			Run: func(t *T) {
+				chat, msgs := ccLongestChat(t)
+				resp := t.OK(ccGet(ccChats+"/"+url.PathEscape(chat.Get("id").String())+"/messages", nil, "compliance/chat_messages"))
+				t.Expect(resp.Get("has_more").Bool()).To(BeFalse())
+				t.Expect(resp.Get("first_id").String()).To(Equal(msgs[0].Get("id").String()))
+				t.Expect(resp.Get("last_id").String()).To(Equal(msgs[len(msgs)-1].Get("id").String()))
+				ccExpectListOrder(t, resp.Get("chat_messages").Array())
+			}},
+		Check{ID: "compliance/messages-chat-fields", Clause: "2.3", Labels: []Label{Compliance},
+			Title: "the messages operation carries the chat's fields as the chat list gives them",
+			Run: func(t *T) {
+				chat, _ := ccLongestChat(t)
+				resp := t.OK(ccGet(ccChats+"/"+url.PathEscape(chat.Get("id").String())+"/messages", nil, "compliance/chat_messages"))
+				for _, f := range []string{"id", "name", "created_at", "updated_at", "deleted_at", "href", "model", "organization_id", "organization_uuid", "project_id", "user"} {
+					t.Expect(resp.Get(f).Raw).To(MatchJSON(chat.Get(f).Raw), "field %s", f)
+				}
+			}},
+		Check{ID: "compliance/messages-order-desc", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "order=desc lists the same messages newest first; order=asc is the default",
+			Run: func(t *T) {
+				chat, msgs := ccLongestChat(t)
+				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
+				asc := ccIDs(t.OK(ccGet(path, url.Values{"order": {"asc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
+				t.Expect(asc).To(Equal(ccIDs(msgs)))
+				desc := ccIDs(t.OK(ccGet(path, url.Values{"order": {"desc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
+				slices.Reverse(desc)
+				t.Expect(desc).To(Equal(asc))
+			}},
+		Check{ID: "compliance/messages-pages", Clause: "2.3", Labels: []Label{Compliance},
+			Title: "message pages in both orders and both directions return each message exactly once, in order",
+			Run: func(t *T) {
+				chat, msgs := ccLongestChat(t)
+				id := chat.Get("id").String()
+				asc := ccIDs(msgs)
+				desc := slices.Clone(asc)
+				slices.Reverse(desc)
+				for order, want := range map[string][]string{"asc": asc, "desc": desc} {
+					for _, size := range []int{1, 4, len(want) - 1, 1000} {
+						t.Expect(ccWalkMessages(t, id, order, size, "")).To(Equal(want), "%s, page size %d", order, size)
+					}
+					t.Expect(ccWalkMessages(t, id, order, 3, want[len(want)-1])).To(Equal(want[:len(want)-1]), "%s backwards", order)
+				}
+			}},
+		Check{ID: "compliance/messages-created-at-filter", Clause: "4.1", Labels: []Label{Compliance},
+			Title: "created_at[gt], [gte], [lt] and [lte] filter a chat's messages, and updated_at filters them too",
+			Run: func(t *T) {
+				chat, msgs := ccLongestChat(t)
+				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
+				list := func(p, v string) []string {
+					return ccIDs(t.OK(ccGet(path, url.Values{p: {v}}, "compliance/chat_messages")).Get("chat_messages").Array())
+				}
+				ccExpectRangeFilters(t, msgs, "created_at", list)
+				// Messages show no updated_at, but none is updated before it was created.
+				first := msgs[0].Get("created_at").Time().Format(time.RFC3339Nano)
+				t.Expect(list("updated_at[gte]", first)).To(Equal(ccIDs(msgs)))
+				t.Expect(list("updated_at[lt]", first)).To(BeEmpty())
+			}},
+		Check{ID: "compliance/messages-bad-parameters", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
+			Title: "a messages limit outside 1 to 1000 or an order other than asc or desc is refused with 400 naming it",
+			Run: func(t *T) {
+				chat, _ := ccLongestChat(t)
+				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
+				for _, bad := range []string{"0", "1001", "x"} {
+					ccExpectBadParam(t, ccGet(path, url.Values{"limit": {bad}}, ""), "limit")
+				}
+				ccExpectBadParam(t, ccGet(path, url.Values{"order": {"newest"}}, ""), "order")
+				t.OK(ccGet(path, url.Values{"limit": {"1000"}}, "compliance/chat_messages"))
+			}},
+		Check{ID: "compliance/chat-deleted-by-user", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
+			Title: "a chat its user deleted still lists with deleted_at; its messages have empty content and null attachments",
+			Run: func(t *T) {
+				found := false
+				ccScanChats(t, func(c gjson.Result, r *Response) bool {
+					if c.Get("deleted_at").Type == gjson.Null {
+						return true
+					}
+					found = true
+					for _, m := range r.Get("chat_messages").Array() {
+						t.Expect(m.Get("content").Raw).To(MatchJSON("[]"))
+						for _, f := range []string{"files", "generated_files", "artifacts"} {
+							t.Expect(m.Get(f).Type).To(Equal(gjson.Null), "%s of message %s", f, m.Get("id"))
+						}
+					}
+					return false
+				})
+				if !found {
+					t.Unsupported("no chat deleted by its user was found")
+				}
+			}},
+		Check{ID: "compliance/unknown-ids-404", Clause: "gaps §1", Labels: []Label{Compliance, Extension},
+			Title: "unknown chat, file, generated-file and artifact IDs are answered 404 not_found_error",
+			Run: func(t *T) {
+				for _, p := range []string{
+					ccChats + "/assistant_chat_doesnotexist/messages", ccFiles + "assistant_file_doesnotexist",
+					ccFiles + "assistant_file_doesnotexist/content", ccGenerated + "assistant_gen_file_doesnotexist",
+					ccGenerated + "assistant_gen_file_doesnotexist/content", ccArtifacts + "assistant_artifact_version_doesnotexist",
+				} {
+					t.ExpectError(t.Do(ccGet(p, nil, "")), http.StatusNotFound, "not_found_error")
+				}
+			}},
+		Check{ID: "compliance/files-metadata-and-content", Clause: "4.2", Labels: []Label{Compliance},
+			Title: "attached files have metadata listing their messages, and downloads whose Content-MD5 matches the bytes served",
+			Run: func(t *T) {
+				checked := 0
+				refs, _, _ := ccFindFiles(t, func(id string, meta *Response, refs []string) bool {
+					t.Expect(meta.Get("id").String()).To(Equal(id))
+					if md := meta.Get("md5"); md.Type != gjson.Null {
+						t.Expect(ccLowerHexMD5.MatchString(md.String())).To(BeTrue(), "md5 %q of %s is not lowercase hex", md, id)
+					}
+					if meta.Get("mime_type").Type != gjson.Null {
+						body := t.OK(ccGet(ccFiles+url.PathEscape(id)+"/content", nil, ""))
+						t.Expect(body.Header.Get("Content-MD5")).To(Equal(ccContentMD5(body.Body)), "file %s", id)
+						if size := meta.Get("size_bytes"); size.Type != gjson.Null {
+							t.Expect(size.Int()).To(BeNumerically("==", len(body.Body)), "size_bytes of %s", id)
+						}
+						checked++
+					}
+					return checked >= 20
+				})
+				for id, msgs := range refs {
+					meta := t.Do(ccGet(ccFiles+url.PathEscape(id), nil, "compliance/file"))
+					if meta.Status == http.StatusOK {
+						var listed []string
+						for _, m := range meta.Get("message_ids").Array() {
+							listed = append(listed, m.String())
+						}
+						t.Expect(listed).To(ContainElements(msgs), "message_ids of %s", id)
+					}
+				}
+				if checked == 0 {
+					t.Unsupported("no downloadable file was found")
+				}
+			}},
+		Check{ID: "compliance/files-shared-message-ids", Clause: "2.4", Labels: []Label{Compliance},
+			Title: "a file attached to several messages lists every one of them in message_ids",
+			Run: func(t *T) {
+				_, id, _ := ccFindFiles(t, func(_ string, meta *Response, refs []string) bool {
+					return meta.Get("message_ids.#").Int() >= 2 && len(refs) >= 2
+				})
+				if id == "" {
+					t.Unsupported("no file attached to two messages was found")
+				}
+			}},
+		Check{ID: "compliance/files-no-content-404", Clause: "2.4", Labels: []Label{Compliance, Extension},
+			Title: "a file whose mime_type is null has no downloadable content: its download is 404",
+			Run: func(t *T) {
+				_, id, _ := ccFindFiles(t, func(_ string, meta *Response, _ []string) bool { return meta.Get("mime_type").Type == gjson.Null })
+				if id == "" {
+					t.Unsupported("no file without downloadable content was found")
+				}
+				t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(id)+"/content", nil, "")), http.StatusNotFound, "not_found_error")
+			}},
+		Check{ID: "compliance/generated-files", Clause: "4.2", Labels: []Label{Compliance},
+			Title: "a message's generated files have metadata and downloadable content",
+			Run: func(t *T) {
+				seen := 0
+				ccScanChats(t, func(c gjson.Result, r *Response) bool {
+					for _, m := range r.Get("chat_messages").Array() {
+						for _, g := range m.Get("generated_files").Array() {
+							id := url.PathEscape(g.Get("id").String())
+							meta := t.OK(ccGet(ccGenerated+id, nil, "compliance/generated_file"))
+							t.Expect(meta.Get("id").String()).To(Equal(g.Get("id").String()))
+							t.Expect(meta.Get("chat_id").String()).To(Equal(c.Get("id").String()))
+							body := t.OK(ccGet(ccGenerated+id+"/content", nil, ""))
+							sum := md5.Sum(body.Body)
+							t.Expect(meta.Get("md5").String()).To(Equal(fmt.Sprintf("%x", sum)), "md5 of %s", id)
+							t.Expect(meta.Get("size_bytes").Int()).To(BeNumerically("==", len(body.Body)))
+							seen++
+						}
+					}
+					return seen == 0 // one chat's generated files are enough
+				})
+				if seen == 0 {
+					t.Unsupported("no generated file was found")
+				}
+			}},
+		Check{ID: "compliance/artifacts", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
+			Title: "each artifact version has metadata and its text, served with a matching Content-MD5",
+			Run: func(t *T) {
+				versions := map[string][]string{}
+				ccScanChats(t, func(c gjson.Result, r *Response) bool {
+					for _, m := range r.Get("chat_messages").Array() {
+						for _, a := range m.Get("artifacts").Array() {
+							vid := a.Get("version_id").String()
+							meta := t.OK(ccGet(ccArtifacts+url.PathEscape(vid), nil, "compliance/artifact"))
+							for _, f := range []string{"id", "artifact_type", "title", "version_id"} {
+								t.Expect(meta.Get(f).String()).To(Equal(a.Get(f).String()), "%s of %s", f, vid)
+							}
+							t.Expect(meta.Get("chat_id").String()).To(Equal(c.Get("id").String()))
+							body := t.OK(ccGet(ccArtifacts+url.PathEscape(vid)+"/content", nil, ""))
+							t.Expect(body.Header.Get("Content-MD5")).To(Equal(ccContentMD5(body.Body)))
+							t.Expect(meta.Get("md5").String()).To(Equal(fmt.Sprintf("%x", md5.Sum(body.Body))))
+							versions[a.Get("id").String()] = append(versions[a.Get("id").String()], vid)
+						}
+					}
+					return len(versions) == 0 // one chat's artifacts are enough
+				})
+				if len(versions) == 0 {
+					t.Unsupported("no artifact was found")
+				}
+			}},
+	)
+}
+
+// ccWalkProjects pages through the project list of q with the page size and returns the projects.
+func ccWalkProjects(t *T, q url.Values, size int) []gjson.Result {
+	var all []gjson.Result
+	q.Set("limit", strconv.Itoa(size))
+	q.Del("page")
+	for range 100000 {
+		resp := t.OK(ccGet(ccProjects, q, "compliance/project_list"))
+		data := resp.Get("data").Array()
+		t.Expect(len(data)).To(BeNumerically("<=", size))
+		all = append(all, data...)
+		next := resp.Get("next_page")
+		t.Expect(resp.Get("has_more").Bool()).To(Equal(next.Type != gjson.Null), "has_more agrees with next_page")
+		if next.Type == gjson.Null {
+			return all
+		}
+		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
+		q.Set("page", next.String())
+	}
+	t.Failf("the project list did not end")
+	return nil
+}
+
+// ccAllProjects returns every project of the organization, requiring at least n.
+func ccAllProjects(t *T, n int) []gjson.Result {
+	all := ccWalkProjects(t, url.Values{}, 100)
+	if len(all) < n {
+		t.Unsupported("needs at least %d projects, the target lists %d", n, len(all))
+	}
+	return all
+}
+
+// The project, organization and deletion checks (spec 4.1-4.3, gaps §10).
+func init() {
+	Register(
+		Check{ID: "compliance/projects-order-and-pages", Clause: "4.3", Labels: []Label{Compliance},
+			Title: "projects are listed by created_at ascending, and paging with next_page at any size returns each once",
+			Run: func(t *T) {
+				all := ccAllProjects(t, 2)
+				ccExpectListOrder(t, all)
+				for _, size := range []int{1, 3, len(all) - 1} {
+					t.Expect(ccIDs(ccWalkProjects(t, url.Values{}, size))).To(Equal(ccIDs(all)), "page size %d", size)
+				}
+			}},
+		Check{ID: "compliance/projects-default-limit", Clause: "4.3", Labels: []Label{Compliance},
+			Title: "without limit, a project page holds up to 20 projects; limit 100 is accepted",
+			Run: func(t *T) {
+				all := ccAllProjects(t, 1)
+				resp := t.OK(ccGet(ccProjects, nil, "compliance/project_list"))
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 20)))
+				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 20))
+			}},
+		Check{ID: "compliance/projects-bad-parameters", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
+			Title: "a project limit outside 1 to 100, a forged page token or a malformed created_at bound is refused with 400 naming it",
+			Run: func(t *T) {
+				for _, bad := range []string{"0", "101", "x"} {
+					ccExpectBadParam(t, ccGet(ccProjects, url.Values{"limit": {bad}}, ""), "limit")
+				}
+				ccExpectBadParam(t, ccGet(ccProjects, url.Values{"page": {"not-a-page-token"}}, ""), "page")
+				ccExpectBadParam(t, ccGet(ccProjects, url.Values{"created_at[gte]": {"soon"}}, ""), "created_at[gte]")
+			}},
+		Check{ID: "compliance/projects-created-at-filter", Clause: "4.3", Labels: []Label{Compliance},
+			Title: "created_at[gt], [gte], [lt] and [lte] select projects strictly after, at or after, strictly before, at or before",
+			Run: func(t *T) {
+				all := ccAllProjects(t, 3)
+				ccExpectRangeFilters(t, all, "created_at", func(p, v string) []string {
+					return ccIDs(ccWalkProjects(t, url.Values{p: {v}}, 100))
+				})
+			}},
+		Check{ID: "compliance/projects-user-and-organization-filters", Clause: "4.3", Labels: []Label{Compliance},
+			Title: "user_ids selects the projects those users created; organization_ids accepts the org_ ID and the UUID",
+			Run: func(t *T) {
+				all := ccAllProjects(t, 2)
+				user := all[0].Get("user.id").String()
+				var want []string
+				for _, p := range all {
+					if p.Get("user.id").String() == user {
+						want = append(want, p.Get("id").String())
+					}
+				}
+				t.Expect(ccIDs(ccWalkProjects(t, url.Values{"user_ids[]": {user}}, 100))).To(Equal(want))
+				for _, id := range []string{all[0].Get("organization_id").String(), all[0].Get("organization_uuid").String()} {
+					t.Expect(ccIDs(ccWalkProjects(t, url.Values{"organization_ids[]": {id}}, 100))).To(Equal(ccIDs(all)), "organization_ids=%s", id)
+				}
+			}},
+		Check{ID: "compliance/projects-identity", Clause: "2.6", Labels: []Label{Compliance},
+			Title: "projects name their creator among the organization's users and the organization's UUID",
+			Run: func(t *T) {
+				uuid, users := ccOrganization(t, false)
+				for _, p := range ccAllProjects(t, 1) {
+					t.Expect(users).To(ContainElement(p.Get("user.id").String()), "creator of %s", p.Get("id"))
+					t.Expect(p.Get("organization_uuid").String()).To(Equal(uuid))
+				}
+			}},
+		Check{ID: "compliance/organizations-and-users", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
+			Title: "the key's organization is listed with its users; another organization's users are 404",
+			Run: func(t *T) {
+				uuid, users := ccOrganization(t, false)
+				t.Expect(users).NotTo(BeEmpty())
+				t.Expect(users).To(HaveEach(HavePrefix("user_")))
+				if t.Config().ComplianceKey2 != "" {
+					other, _ := ccOrganization(t, true)
+					t.Expect(other).NotTo(Equal(uuid))
+					t.ExpectError(t.Do(ccGet(ccOrgs+"/"+url.PathEscape(other)+"/users", nil, "")), http.StatusNotFound, "not_found_error")
+				}
+			}},
+		Check{ID: "compliance/delete-chat", Clause: "4.1", Labels: []Label{Compliance, Destructive},
+			Title: "deleting a chat confirms with assistant_chat_deleted; the chat, its messages and its own files are gone, shared files lose its messages",
+			Run: func(t *T) {
+				// A chat with files, preferring one whose files are also attached elsewhere.
+				var chat gjson.Result
+				var msgs []gjson.Result
+				ccScanChats(t, func(c gjson.Result, r *Response) bool {
+					files := r.Get("chat_messages.#.files.#").Array()
+					if c.Get("deleted_at").Type != gjson.Null || !slices.ContainsFunc(files, func(n gjson.Result) bool { return n.Int() > 0 }) {
+						return true
+					}
+					chat, msgs = c, r.Get("chat_messages").Array()
+					for _, m := range msgs {
+						for _, f := range m.Get("files").Array() {
+							meta := t.Do(ccGet(ccFiles+url.PathEscape(f.Get("id").String()), nil, "compliance/file"))
+							for _, mid := range meta.Get("message_ids").Array() {
+								if !slices.Contains(ccIDs(msgs), mid.String()) {
+									return false
+								}
+							}
+						}
+					}
+					return true
+				})
+				if !chat.Exists() {
+					t.Unsupported("no chat with files was found")
+				}
+				id := chat.Get("id").String()
+				mine := ccIDs(msgs)
+				files := map[string]bool{}
+				var generated []string
+				for _, m := range msgs {
+					for _, f := range m.Get("files").Array() {
+						files[f.Get("id").String()] = true
+					}
+					generated = append(generated, ccIDs(m.Get("generated_files").Array())...)
+				}
+				shared := map[string]bool{}
+				for f := range files {
+					for _, mid := range t.OK(ccGet(ccFiles+url.PathEscape(f), nil, "compliance/file")).Get("message_ids").Array() {
+						if !slices.Contains(mine, mid.String()) {
+							shared[f] = true
+						}
+					}
+				}
+				del := t.OK(Request{Area: Compliance, Method: http.MethodDelete, Path: ccChats + "/" + url.PathEscape(id), Schema: "compliance/chat_deleted"})
+				t.Expect(del.Get("id").String()).To(Equal(id))
+				if typ := del.Get("type"); typ.Exists() {
+					t.Expect(typ.String()).To(Equal("assistant_chat_deleted"))
+				}
+				t.ExpectError(t.Do(ccGet(ccChats+"/"+url.PathEscape(id)+"/messages", nil, "")), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(Request{Area: Compliance, Method: http.MethodDelete, Path: ccChats + "/" + url.PathEscape(id)}), http.StatusNotFound, "not_found_error")
+				listed := ccWalkChats(t, ccChatsQuery([]string{chat.Get("user.id").String()}), 1000, false)
+				t.Expect(ccIDs(listed)).NotTo(ContainElement(id))
+				for f := range files {
+					meta := t.Do(ccGet(ccFiles+url.PathEscape(f), nil, "compliance/file"))
+					if !shared[f] {
+						t.ExpectError(meta, http.StatusNotFound, "not_found_error")
+						t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(f)+"/content", nil, "")), http.StatusNotFound, "not_found_error")
+						continue
+					}
+					t.Expect(meta.Status).To(Equal(http.StatusOK), "%s", meta)
+					for _, mid := range meta.Get("message_ids").Array() {
+						t.Expect(mine).NotTo(ContainElement(mid.String()), "file %s still lists a message of the deleted chat", f)
+					}
+				}
+				for _, g := range generated {
+					t.ExpectError(t.Do(ccGet(ccGenerated+url.PathEscape(g), nil, "")), http.StatusNotFound, "not_found_error")
+				}
+			}},
+		Check{ID: "compliance/delete-chat-cursor-survives", Clause: "gaps §3", Labels: []Label{Compliance, Destructive, Extension},
+			Title: "the ID of a chat deleted while paging stays a valid after_id cursor, so an exporter can go on",
+			Run: func(t *T) {
+				user, all := ccBusiestUser(t)
+				victim := all[len(all)/2].Get("id").String()
+				t.OK(Request{Area: Compliance, Method: http.MethodDelete, Path: ccChats + "/" + url.PathEscape(victim), Schema: "compliance/chat_deleted"})
+				resp := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", "after_id", victim), "compliance/chat_list"))
+				t.Expect(ccIDs(resp.Get("data").Array())).To(Equal(ccIDs(all[len(all)/2+1:])))
+			}},
+		Check{ID: "compliance/delete-file", Clause: "4.2", Labels: []Label{Compliance, Destructive},
+			Title: "deleting a file confirms with assistant_file_deleted; its metadata and content are gone and no message lists it",
+			Run: func(t *T) {
+				_, id, chats := ccFindFiles(t, func(_ string, meta *Response, _ []string) bool { return meta.Get("mime_type").Type != gjson.Null })
+				if id == "" {
+					t.Unsupported("no downloadable file was found")
+				}
+				del := t.OK(Request{Area: Compliance, Method: http.MethodDelete, Path: ccFiles + url.PathEscape(id), Schema: "compliance/file_deleted"})
+				t.Expect(del.Get("id").String()).To(Equal(id))
+				if typ := del.Get("type"); typ.Exists() {
+					t.Expect(typ.String()).To(Equal("assistant_file_deleted"))
+				}
+				t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(id), nil, "")), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(id)+"/content", nil, "")), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(Request{Area: Compliance, Method: http.MethodDelete, Path: ccFiles + url.PathEscape(id)}), http.StatusNotFound, "not_found_error")
+				for _, chat := range chats {
+					r := t.OK(ccGet(ccChats+"/"+url.PathEscape(chat)+"/messages", nil, "compliance/chat_messages"))
+					for _, m := range r.Get("chat_messages").Array() {
+						t.Expect(ccIDs(m.Get("files").Array())).NotTo(ContainElement(id), "message %s still lists the file", m.Get("id"))
+					}
+				}
+			}},
+	)
+}

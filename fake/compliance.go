@@ -1,0 +1,492 @@
+package fake
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"slices"
+	"time"
+)
+
+// Compliance review (spec 2.2-2.7, 4.1-4.3, gaps §10): an organization's chats, messages, files,
+// generated files, artifacts and projects, read and permanently deleted with the compliance key.
+
+// compliance returns the server's compliance store, built from the fixtures on first use.
+func (s *Server) compliance(c *call) *complianceStore {
+	return c.st.compliance.get(func() *complianceStore { return newComplianceStore(&s.fx.compliance) })
+}
+
+// ccChatJSON is a chat list item (spec 2.2).
+type ccChatJSON struct {
+	ID               string     `json:"id"`
+	CreatedAt        time.Time  `json:"created_at"`
+	DeletedAt        *time.Time `json:"deleted_at"`
+	Href             string     `json:"href"`
+	Model            *string    `json:"model"`
+	Name             string     `json:"name"`
+	OrganizationID   string     `json:"organization_id"`
+	OrganizationUUID string     `json:"organization_uuid"`
+	ProjectID        string     `json:"project_id"`
+	UpdatedAt        time.Time  `json:"updated_at"`
+	User             ccUser     `json:"user"`
+}
+
+// view writes the chat as a list item.
+func (ch *ccChat) view() ccChatJSON {
+	return ccChatJSON{ID: ch.ID, CreatedAt: ch.createdAt, DeletedAt: ch.deletedAt, Href: ccHrefBase + ch.ID, Model: ch.model,
+		Name: ch.name, OrganizationID: ch.org.ID, OrganizationUUID: ch.org.UUID, ProjectID: ch.projectID, UpdatedAt: ch.updatedAt, User: ch.user}
+}
+
+// ccAttachment is a file or generated file as a message lists it (spec 2.3).
+type ccAttachment struct {
+	ID       string `json:"id"`
+	Filename string `json:"filename"`
+	MimeType string `json:"mime_type"`
+}
+
+// ccArtifactRef is an artifact version as a message lists it (spec 2.3).
+type ccArtifactRef struct {
+	ID           string `json:"id"`
+	ArtifactType string `json:"artifact_type"`
+	Title        string `json:"title"`
+	VersionID    string `json:"version_id"`
+}
+
+// ccMessageJSON is a message of spec 2.3. The attachment lists are null, and content empty, in a
+// chat its end user deleted (gaps §10).
+type ccMessageJSON struct {
+	ID             string          `json:"id"`
+	Role           string          `json:"role"`
+	CreatedAt      time.Time       `json:"created_at"`
+	Content        []ccText        `json:"content"`
+	Artifacts      []ccArtifactRef `json:"artifacts"`
+	Files          []ccAttachment  `json:"files"`
+	GeneratedFiles []ccAttachment  `json:"generated_files"`
+}
+
+// ccChatWithMessages is the response of the messages operation (spec 2.3).
+type ccChatWithMessages struct {
+	ccChatJSON
+	ChatMessages []ccMessageJSON `json:"chat_messages"`
+	FirstID      *string         `json:"first_id"`
+	HasMore      bool            `json:"has_more"`
+	LastID       *string         `json:"last_id"`
+}
+
+// view writes a message; the caller holds the store's lock (files can be deleted meanwhile).
+func (m *ccMessage) view(st *complianceStore, d *complianceData) ccMessageJSON {
+	v := ccMessageJSON{ID: m.ID, Role: m.role, CreatedAt: m.createdAt, Content: []ccText{}}
+	if m.chat.deletedAt != nil {
+		return v
+	}
+	v.Content = append(v.Content, m.content...)
+	v.Artifacts, v.Files, v.GeneratedFiles = []ccArtifactRef{}, []ccAttachment{}, []ccAttachment{}
+	for _, id := range m.artifacts {
+		a := d.artifacts[id]
+		v.Artifacts = append(v.Artifacts, ccArtifactRef{ID: a.artifactID, ArtifactType: a.artifactType, Title: a.title, VersionID: a.versionID})
+	}
+	for _, id := range m.files {
+		if f := st.files[id]; f != nil {
+			v.Files = append(v.Files, ccAttachment{ID: f.ID, Filename: f.filename, MimeType: f.uploadMimeType})
+		}
+	}
+	for _, id := range m.generatedFiles {
+		g := d.generated[id]
+		v.GeneratedFiles = append(v.GeneratedFiles, ccAttachment{ID: g.ID, Filename: g.filename, MimeType: g.mimeType})
+	}
+	return v
+}
+
+// ccFileJSON is file metadata (spec 2.4).
+type ccFileJSON struct {
+	ID         string    `json:"id"`
+	CreatedAt  time.Time `json:"created_at"`
+	Filename   string    `json:"filename"`
+	MD5        *string   `json:"md5"`
+	MessageIDs []string  `json:"message_ids"`
+	MimeType   *string   `json:"mime_type"`
+	SizeBytes  *int      `json:"size_bytes"`
+}
+
+// ccGeneratedFileJSON is generated-file metadata (spec 2.5, gaps §10).
+type ccGeneratedFileJSON struct {
+	ID        string    `json:"id"`
+	ChatID    string    `json:"chat_id"`
+	CreatedAt time.Time `json:"created_at"`
+	Filename  string    `json:"filename"`
+	MD5       string    `json:"md5"`
+	MimeType  string    `json:"mime_type"`
+	SizeBytes int       `json:"size_bytes"`
+}
+
+// ccArtifactJSON is artifact version metadata (gaps §10).
+type ccArtifactJSON struct {
+	ID           string    `json:"id"`
+	ArtifactType string    `json:"artifact_type"`
+	ChatID       string    `json:"chat_id"`
+	CreatedAt    time.Time `json:"created_at"`
+	MD5          string    `json:"md5"`
+	SizeBytes    int       `json:"size_bytes"`
+	Title        string    `json:"title"`
+	VersionID    string    `json:"version_id"`
+}
+
+// ccProjectJSON is a project list item (spec 2.6).
+type ccProjectJSON struct {
+	ID               string     `json:"id"`
+	CreatedAt        time.Time  `json:"created_at"`
+	DeletedAt        *time.Time `json:"deleted_at"`
+	IsPrivate        bool       `json:"is_private"`
+	Name             string     `json:"name"`
+	OrganizationID   string     `json:"organization_id"`
+	OrganizationUUID string     `json:"organization_uuid"`
+	UpdatedAt        time.Time  `json:"updated_at"`
+	User             ccUser     `json:"user"`
+}
+
+// ccDeletion is a deletion confirmation (spec 2.7).
+type ccDeletion struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// ccTokenList is a page of the page-token family with has_more, as the compliance lists write it.
+type ccTokenList[T any] struct {
+	tokenPage[T]
+	HasMore bool `json:"has_more"`
+}
+
+// ccWithHasMore adds has_more, true exactly when next_page is set.
+func ccWithHasMore[T any](p tokenPage[T]) ccTokenList[T] { return ccTokenList[T]{p, p.NextPage != nil} }
+
+// ccDownload answers bytes with the Content-MD5 of spec 4.2 (base64 of the MD5, RFC 1864),
+// computed over exactly the bytes served.
+func ccDownload(contentType string, data []byte) rawBody {
+	sum := md5.Sum(data)
+	return rawBody{contentType: contentType, data: data, header: map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[:])}}
+}
+
+// ccUserIDs reads user_ids: required, 1 to 10 distinct IDs (spec 4.1, 8), in any array form (gaps §2).
+func (c *call) ccUserIDs() ([]string, error) {
+	ids := c.queryStrings("user_ids")
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	switch {
+	case len(ids) == 0:
+		return nil, invalidField("user_ids", "required: give 1 to 10 user IDs, as user_ids[]=user_... or user_ids=user_...,user_...")
+	case len(ids) > 10:
+		return nil, invalidField("user_ids", "at most 10 user IDs per request, got %d", len(ids))
+	}
+	return ids, nil
+}
+
+// ccInOrganizations applies organization_ids, which accepts org_ IDs and UUIDs: false when the
+// parameter is given and names neither of the caller's organization's identifiers.
+func (c *call) ccInOrganizations() bool {
+	ids := c.queryStrings("organization_ids")
+	return len(ids) == 0 || slices.Contains(ids, c.org.ID) || slices.Contains(ids, c.org.UUID)
+}
+
+// listComplianceChats answers GET /v1/compliance/apps/chats (spec 4.1): the chats of 1 to 10
+// users in created_at order, id breaking ties, by after_id/before_id cursors. A malformed
+// parameter, or a cursor that is not a chat of the organization, is a 400 naming it.
+func (s *Server) listComplianceChats(c *call) (any, error) {
+	f := ccChatFilter{org: c.org}
+	var err error
+	if f.users, err = c.ccUserIDs(); err != nil {
+		return nil, err
+	}
+	q, err := c.cursorQuery(100, 1000)
+	if err != nil {
+		return nil, err
+	}
+	if f.created, err = c.queryTimeRange("created_at"); err != nil {
+		return nil, err
+	}
+	if f.updated, err = c.queryTimeRange("updated_at"); err != nil {
+		return nil, err
+	}
+	if ps := c.queryStrings("project_ids"); len(ps) > 0 {
+		f.projects = map[string]bool{}
+		for _, p := range ps {
+			f.projects[p] = true
+		}
+	}
+	if !c.ccInOrganizations() {
+		f.users = nil
+	}
+	st := s.compliance(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var cursor *listKey
+	if id := q.afterID + q.beforeID; id != "" {
+		ch := st.chats[id]
+		if ch == nil {
+			ch = st.gone[id]
+		}
+		if ch == nil || ch.org != c.org {
+			name := "after_id"
+			if q.beforeID != "" {
+				name = "before_id"
+			}
+			return nil, invalidField(name, "%q is not a chat of this organization; pass the last_id or first_id of a previous response", id)
+		}
+		k := ch.key()
+		cursor = &k
+	}
+	page := st.pageChats(f, q, cursor)
+	out := cursorPage[ccChatJSON]{Data: make([]ccChatJSON, len(page.Data)), FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
+	for i, ch := range page.Data {
+		out.Data[i] = ch.view()
+	}
+	return out, nil
+}
+
+// getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its
+// messages, the whole chat when limit is absent. Another organization's chat is a 404.
+func (s *Server) getChatMessages(c *call) (any, error) {
+	q, err := c.cursorQuery(0, 1000)
+	if err != nil {
+		return nil, err
+	}
+	created, err := c.queryTimeRange("created_at")
+	if err != nil {
+		return nil, err
+	}
+	updated, err := c.queryTimeRange("updated_at")
+	if err != nil {
+		return nil, err
+	}
+	order, err := c.queryEnum("order", "asc", "asc", "desc")
+	if err != nil {
+		return nil, err
+	}
+	return s.withComplianceChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
+		var msgs []*ccMessage
+		for _, m := range ch.messages {
+			if created.contains(m.createdAt) && updated.contains(m.updatedAt) {
+				msgs = append(msgs, m)
+			}
+		}
+		cmp := oldestFirst
+		if order == "desc" {
+			cmp = newestFirst
+			slices.Reverse(msgs)
+		}
+		page, err := pageByCursor(msgs, ccMessageKey, ccMessageID, cmp, q, lookupIn(ch.messages, ccMessageKey))
+		if err != nil {
+			return nil, err
+		}
+		out := ccChatWithMessages{ccChatJSON: ch.view(), ChatMessages: make([]ccMessageJSON, len(page.Data)),
+			FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
+		for i, m := range page.Data {
+			out.ChatMessages[i] = m.view(st, &s.fx.compliance)
+		}
+		return out, nil
+	})
+}
+
+// deleteComplianceChat answers DELETE .../chats/{chat_id} (spec 4.1, 2.7); see deleteChat.
+func (s *Server) deleteComplianceChat(c *call) (any, error) {
+	return s.withComplianceChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
+		st.deleteChat(ch)
+		return ccDeletion{ID: ch.ID, Type: "assistant_chat_deleted"}, nil
+	})
+}
+
+// withComplianceChat runs f under the store's lock on the caller's live chat named by the path; another
+// organization's chat, or one deleted through the API, is a 404.
+func (s *Server) withComplianceChat(c *call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
+	st := s.compliance(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	id := c.Param("chat_id")
+	ch := st.chat(c.org, id)
+	if ch == nil {
+		return nil, notFound("chat", id)
+	}
+	return f(st, ch)
+}
+
+// withComplianceFile runs f under the store's lock on the caller's file named by the path.
+func (s *Server) withComplianceFile(c *call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
+	st := s.compliance(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	id := c.Param("file_id")
+	file := st.file(c.org, id)
+	if file == nil {
+		return nil, notFound("file", id)
+	}
+	return f(st, file)
+}
+
+// getComplianceFile answers file metadata (spec 2.4, 4.2).
+func (s *Server) getComplianceFile(c *call) (any, error) {
+	return s.withComplianceFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
+		return ccFileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
+			MessageIDs: slices.Clone(f.messageIDs), MimeType: f.mimeType, SizeBytes: f.sizeBytes}, nil
+	})
+}
+
+// getComplianceFileContent answers the stored bytes with Content-MD5 (spec 4.2); a file with no
+// downloadable content is a 404.
+func (s *Server) getComplianceFileContent(c *call) (any, error) {
+	return s.withComplianceFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
+		if f.data == nil {
+			return nil, newError(errNotFound, "file %q has no downloadable content (its mime_type is null)", f.ID)
+		}
+		return ccDownload(*f.mimeType, f.data), nil
+	})
+}
+
+// deleteComplianceFile answers DELETE .../files/{file_id} (spec 4.2, 2.7); see deleteFile.
+func (s *Server) deleteComplianceFile(c *call) (any, error) {
+	return s.withComplianceFile(c, func(st *complianceStore, f *ccFile) (any, error) {
+		st.deleteFile(f, s.clock.Now())
+		return ccDeletion{ID: f.ID, Type: "assistant_file_deleted"}, nil
+	})
+}
+
+// liveComplianceChat reports whether ch is a live chat of the caller's organization: generated files and
+// artifact versions are served only while their chat is.
+func (s *Server) liveComplianceChat(c *call, ch *ccChat) bool {
+	st := s.compliance(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.chat(c.org, ch.ID) != nil
+}
+
+// generatedFile resolves the generated file of the path, or 404.
+func (s *Server) generatedFile(c *call) (*ccGeneratedFile, error) {
+	id := c.Param("generated_file_id")
+	if g := s.fx.compliance.generated[id]; g != nil && s.liveComplianceChat(c, g.chat) {
+		return g, nil
+	}
+	return nil, notFound("generated file", id)
+}
+
+// getGeneratedFile answers generated-file metadata (spec 2.5, gaps §10).
+func (s *Server) getGeneratedFile(c *call) (any, error) {
+	g, err := s.generatedFile(c)
+	if err != nil {
+		return nil, err
+	}
+	return ccGeneratedFileJSON{ID: g.ID, ChatID: g.chat.ID, CreatedAt: g.createdAt, Filename: g.filename,
+		MD5: g.md5, MimeType: g.mimeType, SizeBytes: len(g.data)}, nil
+}
+
+// getGeneratedFileContent answers a generated file's bytes (spec 4.2), with Content-MD5 as for files.
+func (s *Server) getGeneratedFileContent(c *call) (any, error) {
+	g, err := s.generatedFile(c)
+	if err != nil {
+		return nil, err
+	}
+	return ccDownload(g.mimeType, g.data), nil
+}
+
+// artifactVersion resolves the artifact version of the path, or 404.
+func (s *Server) artifactVersion(c *call) (*ccArtifactVersion, error) {
+	id := c.Param("artifact_version_id")
+	if v := s.fx.compliance.artifacts[id]; v != nil && s.liveComplianceChat(c, v.chat) {
+		return v, nil
+	}
+	return nil, notFound("artifact version", id)
+}
+
+// getArtifact answers artifact version metadata (gaps §10).
+func (s *Server) getArtifact(c *call) (any, error) {
+	v, err := s.artifactVersion(c)
+	if err != nil {
+		return nil, err
+	}
+	return ccArtifactJSON{ID: v.artifactID, ArtifactType: v.artifactType, ChatID: v.chat.ID, CreatedAt: v.createdAt,
+		MD5: v.md5, SizeBytes: len(v.content), Title: v.title, VersionID: v.versionID}, nil
+}
+
+// getArtifactContent answers the text of an artifact version with Content-MD5 (gaps §10).
+func (s *Server) getArtifactContent(c *call) (any, error) {
+	v, err := s.artifactVersion(c)
+	if err != nil {
+		return nil, err
+	}
+	return ccDownload("text/plain; charset=utf-8", v.content), nil
+}
+
+// listComplianceProjects answers GET /v1/compliance/apps/projects (spec 4.3): page-token pages
+// in created_at order. Projects are few per organization, so it filters then cuts the page.
+func (s *Server) listComplianceProjects(c *call) (any, error) {
+	limit, _, err := c.queryInt("limit", 20, 1, 100)
+	if err != nil {
+		return nil, err
+	}
+	created, err := c.queryTimeRange("created_at")
+	if err != nil {
+		return nil, err
+	}
+	const scope = "compliance/projects"
+	after, err := c.pageToken(scope)
+	if err != nil {
+		return nil, err
+	}
+	users := c.queryStrings("user_ids")
+	var list []*ccProject
+	if c.ccInOrganizations() {
+		for _, p := range s.fx.compliance.projects[c.org] {
+			if created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID)) {
+				list = append(list, p)
+			}
+		}
+	}
+	page := pageByToken(list, ccProjectKey, oldestFirst, scope, after, limit)
+	out := tokenPage[ccProjectJSON]{Data: make([]ccProjectJSON, len(page.Data)), NextPage: page.NextPage}
+	for i, p := range page.Data {
+		out.Data[i] = ccProjectJSON{ID: p.ID, CreatedAt: p.createdAt, DeletedAt: p.deletedAt, IsPrivate: p.isPrivate, Name: p.name,
+			OrganizationID: p.org.ID, OrganizationUUID: p.org.UUID, UpdatedAt: p.updatedAt, User: p.user}
+	}
+	return ccWithHasMore(out), nil
+}
+
+// ccOrganization is an organization as the compliance API lists it (gaps §10).
+type ccOrganization struct {
+	UUID      string    `json:"uuid"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// listComplianceOrganizations answers the organizations the key may review: its own.
+func (s *Server) listComplianceOrganizations(c *call) (any, error) {
+	o := c.org
+	return ccWithHasMore(tokenPage[ccOrganization]{Data: []ccOrganization{{o.UUID, o.Name, o.CreatedAt}}}), nil
+}
+
+// listComplianceUsers pages through the members of the caller's organization, by the date they
+// joined, under the IDs the administration API uses.
+func (s *Server) listComplianceUsers(c *call) (any, error) {
+	id := c.Param("org_uuid")
+	if id != c.org.UUID && id != c.org.ID {
+		return nil, notFound("organization", id)
+	}
+	limit, _, err := c.queryInt("limit", 100, 1, 1000)
+	if err != nil {
+		return nil, err
+	}
+	scope := "compliance/users/" + c.org.ID
+	after, err := c.pageToken(scope)
+	if err != nil {
+		return nil, err
+	}
+	var members []member
+	for _, u := range s.fx.users {
+		if u.org == c.org {
+			members = append(members, u)
+		}
+	}
+	key := func(u member) listKey { return listKey{u.AddedAt, u.ID} }
+	slices.SortFunc(members, func(a, b member) int { return oldestFirst(key(a), key(b)) })
+	page := pageByToken(members, key, oldestFirst, scope, after, limit)
+	out := tokenPage[ccUser]{Data: make([]ccUser, len(page.Data)), NextPage: page.NextPage}
+	for i, u := range page.Data {
+		out.Data[i] = ccUser{u.ID, u.Email}
+	}
+	return ccWithHasMore(out), nil
+}

@@ -1,0 +1,77 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// BenchmarkComplianceChatPage lists one page of 100 chats from the middle of a user's history,
+// with 1,000 and with 100,000 chats in the store (spread over three users). A page costs
+// O(log n + page), so the two times should be close:
+//
+//	go test -run '^$' -bench ComplianceChatPage -benchmem ./fake
+func BenchmarkComplianceChatPage(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("chats=%d", n), func(b *testing.B) {
+			s, mid := benchComplianceServer(b, n)
+			path := "/v1/compliance/apps/chats?limit=100&user_ids=" + ccGrace + "," + ccAlan + "&after_id=" + mid
+			b.ResetTimer()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodGet, path, nil)
+				req.Header.Set("Authorization", "Bearer test-compliance-key")
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
+
+// benchComplianceServer builds a server whose fixtures hold n chats of Grace, Alan and Ken, and
+// returns it with the ID of a chat in the middle of the list.
+func benchComplianceServer(b *testing.B, n int) (*Server, string) {
+	def, err := DefaultFixtures()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fx := *def
+	acme := fx.orgByID("org_01AcmeCorporation00000001")
+	fx.compliance = complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
+		artifacts: map[string]*ccArtifactVersion{}, projects: map[*org][]*ccProject{}}
+	users := []string{ccGrace, ccAlan, ccKen}
+	for i := range n {
+		at := Epoch.Add(-time.Duration(n-i) * time.Minute)
+		ch := &ccChat{ID: fmt.Sprintf("assistant_chat_bench%08d", i), org: acme, user: ccUser{users[i%3], "x@acme.example"},
+			projectID: "assistant_proj_bench", name: "bench", createdAt: at, updatedAt: at}
+		fx.compliance.chats = append(fx.compliance.chats, ch)
+	}
+	s := New(WithFixtures(&fx))
+	s.compliance(&call{st: s.state()}) // build the store before timing
+	return s, fx.compliance.chats[n/2].ID
+}
+
+// BenchmarkComplianceChatPageStore cuts the same page in the store alone, without HTTP and JSON,
+// so that the ratio between the two sizes is not blurred by encoding:
+//
+//	go test -run '^$' -bench ComplianceChatPageStore -benchmem ./fake
+func BenchmarkComplianceChatPageStore(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("chats=%d", n), func(b *testing.B) {
+			s, mid := benchComplianceServer(b, n)
+			st := s.compliance(&call{st: s.state()})
+			k := st.chats[mid].key()
+			f := ccChatFilter{org: s.fx.orgByID("org_01AcmeCorporation00000001"), users: []string{ccGrace, ccAlan}}
+			b.ResetTimer()
+			for b.Loop() {
+				if page := st.pageChats(f, cursorQuery{afterID: mid, limit: 100}, &k); len(page.Data) != 100 {
+					b.Fatalf("page of %d", len(page.Data))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,346 @@
+package fake
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"slices"
+	"time"
+)
+
+// Compliance data (spec 2.2-2.7, gaps §10): what the fixtures hold and how a server copies it.
+// Chats, messages and files change (deletion); generated files, artifact versions and projects
+// never do, so servers share those records with the fixtures.
+
+// ccHrefBase is where the web app shows a chat (spec 2.2 href).
+const ccHrefBase = "https://app.platformkit.dev/chat/"
+
+// ccUser is a chat's or project's creator as the compliance API writes it.
+type ccUser struct {
+	ID           string `json:"id"`
+	EmailAddress string `json:"email_address"`
+}
+
+// ccText is one content block of a message: always {type: text, text} (spec 2.3).
+type ccText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// ccChat is a chat with its messages, oldest first (created_at, then ID).
+type ccChat struct {
+	ID        string
+	org       *org
+	user      ccUser
+	projectID string
+	name      string
+	model     *string
+	createdAt time.Time
+	updatedAt time.Time
+	deletedAt *time.Time // deleted by its end user: still listed (gaps §10)
+	messages  []*ccMessage
+}
+
+// key places the chat in the chat list.
+func (ch *ccChat) key() listKey { return listKey{ch.createdAt, ch.ID} }
+
+// ccMessage is one message of a chat. files, generatedFiles and artifacts hold IDs; a file
+// deletion removes its ID here.
+type ccMessage struct {
+	ID             string
+	chat           *ccChat
+	role           string
+	createdAt      time.Time
+	updatedAt      time.Time // created_at until a file deletion changes the message
+	content        []ccText
+	files          []string
+	generatedFiles []string
+	artifacts      []string // artifact version IDs
+}
+
+// ccMessageKey places a message in its chat's list.
+func ccMessageKey(m *ccMessage) listKey { return listKey{m.createdAt, m.ID} }
+
+// ccMessageID is a message's cursor.
+func ccMessageID(m *ccMessage) string { return m.ID }
+
+// ccFile is an uploaded file (spec 2.4). data is nil for a file with no downloadable content.
+type ccFile struct {
+	ID             string
+	org            *org
+	filename       string
+	createdAt      time.Time
+	uploadMimeType string  // the type the message lists (spec 2.3: type at upload time)
+	mimeType       *string // of the preferred downloadable variant
+	md5            *string // as recorded at upload
+	sizeBytes      *int
+	data           []byte
+	messageIDs     []string // every message that references the file, in chat order
+}
+
+// ccGeneratedFile is a file the assistant created by tool use (spec 2.5, gaps §10).
+type ccGeneratedFile struct {
+	ID        string
+	chat      *ccChat
+	filename  string
+	mimeType  string
+	createdAt time.Time
+	data      []byte
+	md5       string
+}
+
+// ccArtifactVersion is one version of an artifact (gaps §10).
+type ccArtifactVersion struct {
+	artifactID   string
+	versionID    string
+	artifactType string
+	title        string
+	chat         *ccChat
+	createdAt    time.Time
+	content      []byte
+	md5          string
+}
+
+// ccProject is a project (spec 2.6). Projects are read-only.
+type ccProject struct {
+	ID        string
+	org       *org
+	user      ccUser
+	name      string
+	isPrivate bool
+	createdAt time.Time
+	updatedAt time.Time
+	deletedAt *time.Time
+}
+
+// ccProjectKey places a project in the project list.
+func ccProjectKey(p *ccProject) listKey { return listKey{p.createdAt, p.ID} }
+
+// complianceData is the parsed compliance fixture. Servers copy chats and files (see
+// newComplianceStore); everything else is shared, read-only.
+type complianceData struct {
+	chats     []*ccChat // oldest first
+	files     map[string]*ccFile
+	generated map[string]*ccGeneratedFile
+	artifacts map[string]*ccArtifactVersion // by version ID
+	projects  map[*org][]*ccProject         // oldest first
+}
+
+// complianceFixture is the JSON shape of fixtures/compliance.json (schemas/fixtures/compliance.json).
+type complianceFixture struct {
+	Projects []struct {
+		ID             string     `json:"id"`
+		OrganizationID string     `json:"organization_id"`
+		UserID         string     `json:"user_id"`
+		Name           string     `json:"name"`
+		IsPrivate      bool       `json:"is_private"`
+		CreatedAt      time.Time  `json:"created_at"`
+		UpdatedAt      time.Time  `json:"updated_at"`
+		DeletedAt      *time.Time `json:"deleted_at"`
+	} `json:"projects"`
+	Chats []struct {
+		ID             string     `json:"id"`
+		OrganizationID string     `json:"organization_id"`
+		UserID         string     `json:"user_id"`
+		ProjectID      string     `json:"project_id"`
+		Name           string     `json:"name"`
+		Model          *string    `json:"model"`
+		CreatedAt      time.Time  `json:"created_at"`
+		UpdatedAt      time.Time  `json:"updated_at"`
+		DeletedAt      *time.Time `json:"deleted_at"`
+		Messages       []struct {
+			ID             string    `json:"id"`
+			Role           string    `json:"role"`
+			CreatedAt      time.Time `json:"created_at"`
+			Content        []ccText  `json:"content"`
+			Files          []string  `json:"files"`
+			GeneratedFiles []string  `json:"generated_files"`
+			Artifacts      []string  `json:"artifacts"`
+		} `json:"messages"`
+	} `json:"chats"`
+	Files []struct {
+		ID             string    `json:"id"`
+		OrganizationID string    `json:"organization_id"`
+		Filename       string    `json:"filename"`
+		CreatedAt      time.Time `json:"created_at"`
+		UploadMimeType string    `json:"upload_mime_type"`
+		MimeType       *string   `json:"mime_type"`
+		MD5            *string   `json:"md5"`
+		SizeBytes      *int      `json:"size_bytes"`
+		ContentBase64  *string   `json:"content_base64"`
+	} `json:"files"`
+	GeneratedFiles []struct {
+		ID            string    `json:"id"`
+		Filename      string    `json:"filename"`
+		MimeType      string    `json:"mime_type"`
+		CreatedAt     time.Time `json:"created_at"`
+		ContentBase64 string    `json:"content_base64"`
+	} `json:"generated_files"`
+	Artifacts []struct {
+		ID           string `json:"id"`
+		ArtifactType string `json:"artifact_type"`
+		Title        string `json:"title"`
+		Versions     []struct {
+			VersionID string    `json:"version_id"`
+			CreatedAt time.Time `json:"created_at"`
+			Content   string    `json:"content"`
+		} `json:"versions"`
+	} `json:"artifacts"`
+}
+
+// ccMD5Hex is the lowercase hex MD5 of b, as metadata writes it (spec 2.4).
+func ccMD5Hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// loadCompliance parses compliance.json and checks its references: creators are members of the
+// chat's organization, projects and files belong to it, and each generated file and artifact
+// version is referenced by exactly one message.
+func loadCompliance(fsys fs.FS, fx *Fixtures) error {
+	var file complianceFixture
+	d := complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
+		artifacts: map[string]*ccArtifactVersion{}, projects: map[*org][]*ccProject{}}
+	fx.compliance = d
+	found, err := readFixture(fsys, "compliance.json", &file)
+	if err != nil || !found {
+		return err
+	}
+	const name = "compliance.json"
+	creator := func(what, id, orgID, userID string) (*org, ccUser, error) {
+		o := fx.orgByID(orgID)
+		if o == nil {
+			return nil, ccUser{}, fmt.Errorf("%s: %s %s names unknown organization %s", name, what, id, orgID)
+		}
+		for _, u := range fx.users {
+			if u.ID == userID && u.org == o {
+				return o, ccUser{u.ID, u.Email}, nil
+			}
+		}
+		return nil, ccUser{}, fmt.Errorf("%s: %s %s names %s, who is not a member of %s", name, what, id, userID, orgID)
+	}
+	projects := map[string]*ccProject{}
+	for _, p := range file.Projects {
+		o, u, err := creator("project", p.ID, p.OrganizationID, p.UserID)
+		if err != nil {
+			return err
+		}
+		if projects[p.ID] != nil {
+			return fmt.Errorf("%s: project %s appears twice", name, p.ID)
+		}
+		pr := &ccProject{ID: p.ID, org: o, user: u, name: p.Name, isPrivate: p.IsPrivate,
+			createdAt: p.CreatedAt.UTC(), updatedAt: p.UpdatedAt.UTC(), deletedAt: ccUTC(p.DeletedAt)}
+		projects[p.ID] = pr
+		d.projects[o] = append(d.projects[o], pr)
+	}
+	for _, list := range d.projects {
+		slices.SortFunc(list, func(a, b *ccProject) int { return oldestFirst(ccProjectKey(a), ccProjectKey(b)) })
+	}
+	for _, f := range file.Files {
+		o := fx.orgByID(f.OrganizationID)
+		if o == nil {
+			return fmt.Errorf("%s: file %s names unknown organization %s", name, f.ID, f.OrganizationID)
+		}
+		cf := &ccFile{ID: f.ID, org: o, filename: f.Filename, createdAt: f.CreatedAt.UTC(), uploadMimeType: f.UploadMimeType,
+			mimeType: f.MimeType, md5: f.MD5, sizeBytes: f.SizeBytes}
+		if f.ContentBase64 != nil {
+			if cf.data, err = base64.StdEncoding.DecodeString(*f.ContentBase64); err != nil {
+				return fmt.Errorf("%s: file %s: content_base64: %w", name, f.ID, err)
+			}
+		}
+		if (cf.data == nil) != (f.MimeType == nil) {
+			return fmt.Errorf("%s: file %s: a file has a mime_type exactly when it has content", name, f.ID)
+		}
+		d.files[f.ID] = cf
+	}
+	for _, g := range file.GeneratedFiles {
+		data, err := base64.StdEncoding.DecodeString(g.ContentBase64)
+		if err != nil {
+			return fmt.Errorf("%s: generated file %s: content_base64: %w", name, g.ID, err)
+		}
+		d.generated[g.ID] = &ccGeneratedFile{ID: g.ID, filename: g.Filename, mimeType: g.MimeType, createdAt: g.CreatedAt.UTC(), data: data, md5: ccMD5Hex(data)}
+	}
+	for _, a := range file.Artifacts {
+		for _, v := range a.Versions {
+			d.artifacts[v.VersionID] = &ccArtifactVersion{artifactID: a.ID, versionID: v.VersionID, artifactType: a.ArtifactType,
+				title: a.Title, createdAt: v.CreatedAt.UTC(), content: []byte(v.Content), md5: ccMD5Hex([]byte(v.Content))}
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range file.Chats {
+		o, u, err := creator("chat", c.ID, c.OrganizationID, c.UserID)
+		if err != nil {
+			return err
+		}
+		if p := projects[c.ProjectID]; p == nil || p.org != o {
+			return fmt.Errorf("%s: chat %s names project %s, which is not a project of %s", name, c.ID, c.ProjectID, c.OrganizationID)
+		}
+		if seen[c.ID] {
+			return fmt.Errorf("%s: ID %s appears twice", name, c.ID)
+		}
+		seen[c.ID] = true
+		ch := &ccChat{ID: c.ID, org: o, user: u, projectID: c.ProjectID, name: c.Name, model: c.Model,
+			createdAt: c.CreatedAt.UTC(), updatedAt: c.UpdatedAt.UTC(), deletedAt: ccUTC(c.DeletedAt)}
+		for _, m := range c.Messages {
+			if seen[m.ID] {
+				return fmt.Errorf("%s: ID %s appears twice", name, m.ID)
+			}
+			seen[m.ID] = true
+			msg := &ccMessage{ID: m.ID, chat: ch, role: m.Role, createdAt: m.CreatedAt.UTC(), updatedAt: m.CreatedAt.UTC(),
+				content: m.Content, files: m.Files, generatedFiles: m.GeneratedFiles, artifacts: m.Artifacts}
+			for _, id := range m.Files {
+				if f := d.files[id]; f == nil || f.org != o {
+					return fmt.Errorf("%s: message %s names file %s, which is not a file of %s", name, m.ID, id, c.OrganizationID)
+				}
+			}
+			for _, id := range m.GeneratedFiles {
+				g := d.generated[id]
+				if g == nil || g.chat != nil {
+					return fmt.Errorf("%s: message %s names generated file %s, which is unknown or used by another message", name, m.ID, id)
+				}
+				g.chat = ch
+			}
+			for _, id := range m.Artifacts {
+				v := d.artifacts[id]
+				if v == nil || v.chat != nil {
+					return fmt.Errorf("%s: message %s names artifact version %s, which is unknown or used by another message", name, m.ID, id)
+				}
+				v.chat = ch
+			}
+			ch.messages = append(ch.messages, msg)
+		}
+		slices.SortFunc(ch.messages, func(a, b *ccMessage) int { return oldestFirst(ccMessageKey(a), ccMessageKey(b)) })
+		d.chats = append(d.chats, ch)
+	}
+	slices.SortFunc(d.chats, func(a, b *ccChat) int { return oldestFirst(a.key(), b.key()) })
+	for _, ch := range d.chats {
+		for _, m := range ch.messages {
+			for _, id := range m.files {
+				d.files[id].messageIDs = append(d.files[id].messageIDs, m.ID)
+			}
+		}
+	}
+	for id, g := range d.generated {
+		if g.chat == nil {
+			return fmt.Errorf("%s: generated file %s is not referenced by any message", name, id)
+		}
+	}
+	for id, v := range d.artifacts {
+		if v.chat == nil {
+			return fmt.Errorf("%s: artifact version %s is not referenced by any message", name, id)
+		}
+	}
+	fx.compliance = d
+	return nil
+}
+
+// ccUTC returns t in UTC, keeping nil.
+func ccUTC(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,215 @@
+package fake
+
+import (
+	"slices"
+	"sort"
+	"sync"
+	"time"
+)
+
+// complianceStore is one server's chats, messages and files. Every list of chats is indexed per
+// user, sorted oldest first, so that a list request is a binary search and a merge of at most 10
+// sorted lists: O(log n + page), whatever the number of chats.
+type complianceStore struct {
+	mu       sync.Mutex
+	chats    map[string]*ccChat      // live chats of every organization, by ID
+	byUser   map[ccUserKey][]*ccChat // live chats of each user, oldest first
+	gone     map[string]*ccChat      // chats deleted through the API: their keys stay valid cursors
+	messages map[string]*ccMessage
+	files    map[string]*ccFile
+}
+
+// newComplianceStore copies what a server may change out of the fixtures: chats with their
+// messages, and files (their message_ids). Generated files and artifact versions are shared;
+// they are served only while their chat is live.
+func newComplianceStore(d *complianceData) *complianceStore {
+	st := &complianceStore{chats: map[string]*ccChat{}, byUser: map[ccUserKey][]*ccChat{}, gone: map[string]*ccChat{},
+		messages: map[string]*ccMessage{}, files: make(map[string]*ccFile, len(d.files))}
+	for id, f := range d.files {
+		cp := *f
+		cp.messageIDs = slices.Clone(f.messageIDs)
+		st.files[id] = &cp
+	}
+	for _, ch := range d.chats { // oldest first, so each user's list comes out sorted
+		cp := *ch
+		cp.messages = make([]*ccMessage, len(ch.messages))
+		for i, m := range ch.messages {
+			mc := *m
+			mc.chat, mc.files = &cp, slices.Clone(m.files)
+			cp.messages[i] = &mc
+			st.messages[mc.ID] = &mc
+		}
+		st.add(&cp)
+	}
+	return st
+}
+
+// add indexes a chat that is not yet in the store, keeping its user's list sorted.
+func (st *complianceStore) add(ch *ccChat) {
+	st.chats[ch.ID] = ch
+	k := ccUserKey{ch.org, ch.user.ID}
+	i := searchAfter(st.byUser[k], (*ccChat).key, oldestFirst, ch.key())
+	st.byUser[k] = slices.Insert(st.byUser[k], i, ch)
+}
+
+// chat returns a live chat of the organization, or nil: another organization's chat is not found.
+func (st *complianceStore) chat(o *org, id string) *ccChat {
+	if ch := st.chats[id]; ch != nil && ch.org == o {
+		return ch
+	}
+	return nil
+}
+
+// file returns a file of the organization, or nil.
+func (st *complianceStore) file(o *org, id string) *ccFile {
+	if f := st.files[id]; f != nil && f.org == o {
+		return f
+	}
+	return nil
+}
+
+// deleteChat removes a chat, its messages, and the files no other chat's message references;
+// files it shares lose the references of its messages. Its generated files and artifact versions
+// go with it (they are served only for live chats). The chat's key stays a valid cursor.
+func (st *complianceStore) deleteChat(ch *ccChat) {
+	delete(st.chats, ch.ID)
+	st.gone[ch.ID] = ch
+	k := ccUserKey{ch.org, ch.user.ID}
+	list := st.byUser[k]
+	i := sort.Search(len(list), func(i int) bool { return oldestFirst(list[i].key(), ch.key()) >= 0 })
+	st.byUser[k] = slices.Delete(list, i, i+1)
+	for _, m := range ch.messages {
+		delete(st.messages, m.ID)
+		for _, fid := range m.files {
+			f := st.files[fid]
+			if f == nil { // a message that names a file twice: gone at its first mention
+				continue
+			}
+			f.messageIDs = slices.DeleteFunc(f.messageIDs, func(id string) bool { return id == m.ID })
+			if len(f.messageIDs) == 0 {
+				delete(st.files, fid)
+			}
+		}
+	}
+}
+
+// deleteFile removes a file and its ID from every message that referenced it.
+func (st *complianceStore) deleteFile(f *ccFile, at time.Time) {
+	delete(st.files, f.ID)
+	for _, mid := range f.messageIDs {
+		if m := st.messages[mid]; m != nil {
+			m.files = slices.DeleteFunc(m.files, func(id string) bool { return id == f.ID })
+			m.updatedAt = at
+		}
+	}
+}
+
+// ccUserKey names one user's chats. Users belong to one organization; the key says which, so that
+// a list never reads another organization's chats.
+type ccUserKey struct {
+	org  *org
+	user string
+}
+
+// ccChatFilter is what a chat list request selects besides its cursor (spec 4.1).
+type ccChatFilter struct {
+	org      *org
+	users    []string        // 1 to 10, without repeats
+	projects map[string]bool // nil: any project
+	created  timeRange
+	updated  timeRange
+}
+
+// match applies the filters the per-user index does not: project_ids and updated_at.
+func (f ccChatFilter) match(ch *ccChat) bool {
+	return (f.projects == nil || f.projects[ch.projectID]) && f.updated.contains(ch.updatedAt)
+}
+
+// ccCreatedBounds narrows a list sorted oldest first to the chats created in r: [lo, hi).
+func ccCreatedBounds(list []*ccChat, r timeRange) (lo, hi int) {
+	at := func(pred func(t time.Time) bool) int {
+		return sort.Search(len(list), func(i int) bool { return pred(list[i].createdAt) })
+	}
+	lo, hi = 0, len(list)
+	if r.gt != nil {
+		lo = max(lo, at(func(t time.Time) bool { return t.After(*r.gt) }))
+	}
+	if r.gte != nil {
+		lo = max(lo, at(func(t time.Time) bool { return !t.Before(*r.gte) }))
+	}
+	if r.lt != nil {
+		hi = min(hi, at(func(t time.Time) bool { return !t.Before(*r.lt) }))
+	}
+	if r.lte != nil {
+		hi = min(hi, at(func(t time.Time) bool { return t.After(*r.lte) }))
+	}
+	return lo, hi
+}
+
+// pageChats cuts one page of the chat list: the chats of f's users in list order (created_at,
+// then ID), after or before cursor as q says. Each user's list is narrowed by binary search to the
+// created_at range and the cursor, then the lists are merged until the page is full, so the cost
+// is O(users * log n + page) plus the chats that the project and updated_at filters skip.
+func (st *complianceStore) pageChats(f ccChatFilter, q cursorQuery, cursor *listKey) cursorPage[*ccChat] {
+	type run struct {
+		list   []*ccChat
+		lo, hi int
+	}
+	backward := q.beforeID != ""
+	runs := make([]*run, 0, len(f.users))
+	for _, u := range f.users {
+		list := st.byUser[ccUserKey{f.org, u}]
+		lo, hi := ccCreatedBounds(list, f.created)
+		switch {
+		case cursor != nil && backward:
+			hi = min(hi, sort.Search(len(list), func(i int) bool { return oldestFirst(list[i].key(), *cursor) >= 0 }))
+		case cursor != nil:
+			lo = max(lo, searchAfter(list, (*ccChat).key, oldestFirst, *cursor))
+		}
+		if lo < hi {
+			runs = append(runs, &run{list, lo, hi})
+		}
+	}
+	out := make([]*ccChat, 0, min(q.limit+1, 128))
+	for len(out) <= q.limit {
+		var best *run
+		for _, r := range runs {
+			switch {
+			case r.lo >= r.hi:
+			case best == nil:
+				best = r
+			case backward && oldestFirst(r.list[r.hi-1].key(), best.list[best.hi-1].key()) > 0:
+				best = r
+			case !backward && oldestFirst(r.list[r.lo].key(), best.list[best.lo].key()) < 0:
+				best = r
+			}
+		}
+		if best == nil {
+			break
+		}
+		var ch *ccChat
+		if backward {
+			best.hi--
+			ch = best.list[best.hi]
+		} else {
+			ch = best.list[best.lo]
+			best.lo++
+		}
+		if f.match(ch) {
+			out = append(out, ch)
+		}
+	}
+	page := cursorPage[*ccChat]{HasMore: len(out) > q.limit}
+	if page.HasMore {
+		out = out[:q.limit]
+	}
+	if backward {
+		slices.Reverse(out)
+	}
+	page.Data = out
+	if n := len(out); n > 0 {
+		first, last := out[0].ID, out[n-1].ID
+		page.FirstID, page.LastID = &first, &last
+	}
+	return page
+}
