@@ -47,6 +47,7 @@ type Server struct {
 // state is everything a server changes: one lazily built store per area, so that New costs the
 // same however large the fixtures are. Reset replaces it whole.
 type state struct {
+	memory lazy[memoryArea]
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.
