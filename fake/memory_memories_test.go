@@ -119,7 +119,7 @@ func TestMemoryUpdateAppendsOneVersionPerChange(t *testing.T) {
 		{map[string]any{"content": "two"}, false},
 		{map[string]any{}, false},
 		{map[string]any{"path": "/a.md"}, false},
-		{map[string]any{"path": "/b/a.md"}, true},                  // rename only
+		{map[string]any{"path": "/b/a.md"}, true},                   // rename only
 		{map[string]any{"path": "/c.md", "content": "three"}, true}, // both at once: one version
 		{map[string]any{"path": "/c.md", "content": "three"}, false},
 	}
