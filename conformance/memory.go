@@ -54,60 +54,47 @@ func getMemory(t *T, store, id string) gjson.Result {
 	return t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory")).JSON()
 }
 
-// listVersions walks every page of a store's version list with the query and returns the versions.
-func listVersions(t *T, store string, q url.Values) []gjson.Result {
-	q = cloneQuery(q)
-	var out []gjson.Result
+// walkPages sends r and follows next_page to the end of the list, calling visit with each item.
+func walkPages(t *T, r Request, visit func(item gjson.Result)) {
+	r.Query = cloneQuery(r.Query)
 	for range 1000 {
-		resp := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", q, nil, "memory/memory_version_list"))
-		out = append(out, resp.Get("data").Array()...)
+		resp := t.OK(r)
+		data := resp.Get("data").Array()
+		for _, it := range data {
+			visit(it)
+		}
 		next := resp.Get("next_page")
 		if next.Type == gjson.Null {
-			return out
+			return
 		}
-		t.Expect(resp.Get("data").Array()).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
-		q.Set("page", next.String())
+		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
+		r.Query.Set("page", next.String())
 	}
-	t.Failf("the version list did not end within 1000 pages")
-	return nil
+	t.Failf("the list %s did not end within 1000 pages", r.Path)
 }
 
-// listStores walks every page of the store list with the query and returns the stores.
-func listStores(t *T, q url.Values) []gjson.Result {
-	q = cloneQuery(q)
+// listVersions walks a store's version list with the query and returns the versions.
+func listVersions(t *T, store string, q url.Values) []gjson.Result {
 	var out []gjson.Result
-	for range 1000 {
-		resp := t.OK(mreq(http.MethodGet, memStores, q, nil, "memory/memory_store_list"))
-		out = append(out, resp.Get("data").Array()...)
-		next := resp.Get("next_page")
-		if next.Type == gjson.Null {
-			return out
-		}
-		t.Expect(resp.Get("data").Array()).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
-		q.Set("page", next.String())
-	}
-	t.Failf("the store list did not end within 1000 pages")
-	return nil
+	walkPages(t, mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", q, nil, "memory/memory_version_list"),
+		func(v gjson.Result) { out = append(out, v) })
+	return out
+}
+
+// listStores walks the store list with the query and returns the stores.
+func listStores(t *T, q url.Values) []gjson.Result {
+	var out []gjson.Result
+	walkPages(t, mreq(http.MethodGet, memStores, q, nil, "memory/memory_store_list"), func(s gjson.Result) { out = append(out, s) })
+	return out
 }
 
 // listMemoryItems walks a store's memory list with the query; items read "type:path".
 func listMemoryItems(t *T, store string, q url.Values) []string {
-	q = cloneQuery(q)
 	var out []string
-	for range 1000 {
-		resp := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, "memory/memory_list"))
-		for _, it := range resp.Get("data").Array() {
-			out = append(out, it.Get("type").String()+":"+it.Get("path").String())
-		}
-		next := resp.Get("next_page")
-		if next.Type == gjson.Null {
-			return out
-		}
-		t.Expect(resp.Get("data").Array()).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
-		q.Set("page", next.String())
-	}
-	t.Failf("the memory list did not end within 1000 pages")
-	return nil
+	walkPages(t, mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, "memory/memory_list"), func(it gjson.Result) {
+		out = append(out, it.Get("type").String()+":"+it.Get("path").String())
+	})
+	return out
 }
 
 func cloneQuery(q url.Values) url.Values {

@@ -72,6 +72,19 @@ func (st *storeState) writable() error {
 	return nil
 }
 
+// inStore runs f on the caller's store named in the path, holding the area's lock; another
+// organization's store is a 404.
+func (s *Server) inStore(c *call, f func(st *storeState) (any, error)) (any, error) {
+	a := s.memoryArea(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	st, err := a.store(c)
+	if err != nil {
+		return nil, err
+	}
+	return f(st)
+}
+
 func (s *Server) listMemoryStores(c *call) (any, error) {
 	created, err := c.queryTimeRange("created_at", "gte", "lte")
 	if err != nil {
@@ -125,14 +138,7 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 }
 
 func (s *Server) getMemoryStore(c *call) (any, error) {
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	return st.rec, nil
+	return s.inStore(c, func(st *storeState) (any, error) { return st.rec, nil })
 }
 
 func (s *Server) updateMemoryStore(c *call) (any, error) {
@@ -144,59 +150,49 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 	if err := decodeMemoryBody(c, "memory/memory_store_update_request", &req); err != nil {
 		return nil, err
 	}
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.writable(); err != nil {
-		return nil, err
-	}
-	next := st.rec
-	if req.Name != nil {
-		next.Name = *req.Name
-	}
-	if req.Description != nil {
-		next.Description = *req.Description
-	}
-	if req.Metadata != nil {
-		next.Metadata = maps.Clone(st.rec.Metadata)
-		for k, v := range req.Metadata {
-			if v == nil {
-				delete(next.Metadata, k)
-			} else {
-				next.Metadata[k] = *v
+	return s.inStore(c, func(st *storeState) (any, error) {
+		if err := st.writable(); err != nil {
+			return nil, err
+		}
+		next := st.rec
+		if req.Name != nil {
+			next.Name = *req.Name
+		}
+		if req.Description != nil {
+			next.Description = *req.Description
+		}
+		if req.Metadata != nil {
+			next.Metadata = maps.Clone(st.rec.Metadata)
+			for k, v := range req.Metadata {
+				if v == nil {
+					delete(next.Metadata, k)
+				} else {
+					next.Metadata[k] = *v
+				}
+			}
+			if len(next.Metadata) > maxStoreMetadata {
+				return nil, invalidField("metadata", "the store would have %d pairs; at most %d are allowed (delete a key with null)", len(next.Metadata), maxStoreMetadata)
 			}
 		}
-		if len(next.Metadata) > maxStoreMetadata {
-			return nil, invalidField("metadata", "the store would have %d pairs; at most %d are allowed (delete a key with null)", len(next.Metadata), maxStoreMetadata)
+		// An update that changes nothing leaves updated_at alone.
+		if next.Name != st.rec.Name || next.Description != st.rec.Description || !maps.Equal(next.Metadata, st.rec.Metadata) {
+			next.UpdatedAt = s.clock.Now()
+			st.rec = next
 		}
-	}
-	// An update that changes nothing leaves updated_at alone.
-	if next.Name != st.rec.Name || next.Description != st.rec.Description || !maps.Equal(next.Metadata, st.rec.Metadata) {
-		next.UpdatedAt = s.clock.Now()
-		st.rec = next
-	}
-	return st.rec, nil
+		return st.rec, nil
+	})
 }
 
 // archiveMemoryStore archives once; archiving an archived store returns it unchanged, so that
 // a client may retry.
 func (s *Server) archiveMemoryStore(c *call) (any, error) {
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	if st.rec.ArchivedAt == nil {
-		now := s.clock.Now()
-		st.rec.ArchivedAt, st.rec.UpdatedAt = &now, now
-	}
-	return st.rec, nil
+	return s.inStore(c, func(st *storeState) (any, error) {
+		if st.rec.ArchivedAt == nil {
+			now := s.clock.Now()
+			st.rec.ArchivedAt, st.rec.UpdatedAt = &now, now
+		}
+		return st.rec, nil
+	})
 }
 
 // deletedObject is a deletion confirmation (gaps §7).
@@ -207,15 +203,10 @@ type deletedObject struct {
 
 // deleteMemoryStore removes the store with its memories and their history.
 func (s *Server) deleteMemoryStore(c *call) (any, error) {
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	delete(a.stores, st.rec.ID)
-	return deletedObject{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
+	return s.inStore(c, func(st *storeState) (any, error) {
+		delete(s.memoryArea(c).stores, st.rec.ID) // inStore holds the lock
+		return deletedObject{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
+	})
 }
 
 // memoryPrefix stands for the memories below a path in a list with depth (gaps §7).
@@ -253,38 +244,32 @@ func (s *Server) listMemories(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	st, err := a.store(c)
-	if err != nil {
-		a.mu.Unlock()
-		return nil, err
-	}
-	after, err := c.pageToken("memories:" + st.rec.ID)
-	if err != nil {
-		a.mu.Unlock()
-		return nil, err
-	}
-	var items []any
-	rolled := map[string]bool{}
-	for _, m := range st.memories {
-		rest, ok := strings.CutPrefix(m.Path, prefix)
-		if !ok {
-			continue
+	return s.inStore(c, func(st *storeState) (any, error) {
+		scope := "memories:" + st.rec.ID
+		after, err := c.pageToken(scope)
+		if err != nil {
+			return nil, err
 		}
-		if segs := strings.Split(rest, "/"); depth > 0 && len(segs) > depth {
-			p := prefix + strings.Join(segs[:depth], "/") + "/"
-			if !rolled[p] {
-				rolled[p] = true
-				items = append(items, memoryPrefix{Type: "memory_prefix", Path: p})
+		var items []any
+		rolled := map[string]bool{}
+		for _, m := range st.memories {
+			rest, ok := strings.CutPrefix(m.Path, prefix)
+			if !ok {
+				continue
 			}
-			continue
+			if segs := strings.Split(rest, "/"); depth > 0 && len(segs) > depth {
+				p := prefix + strings.Join(segs[:depth], "/") + "/"
+				if !rolled[p] {
+					rolled[p] = true
+					items = append(items, memoryPrefix{Type: "memory_prefix", Path: p})
+				}
+				continue
+			}
+			items = append(items, m.viewed(full))
 		}
-		items = append(items, m.viewed(full))
-	}
-	a.mu.Unlock()
-	slices.SortFunc(items, func(x, y any) int { return oldestFirst(memoryListKey(x), memoryListKey(y)) })
-	return pageByToken(items, memoryListKey, oldestFirst, "memories:"+st.rec.ID, after, limit), nil
+		slices.SortFunc(items, func(x, y any) int { return oldestFirst(memoryListKey(x), memoryListKey(y)) })
+		return pageByToken(items, memoryListKey, oldestFirst, scope, after, limit), nil
+	})
 }
 
 func (s *Server) createMemory(c *call) (any, error) {
@@ -305,27 +290,22 @@ func (s *Server) createMemory(c *call) (any, error) {
 	if err := checkMemoryPath("path", req.Path); err != nil {
 		return nil, err
 	}
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.writable(); err != nil {
-		return nil, err
-	}
-	if other := st.paths[req.Path]; other != nil {
-		return nil, pathConflict(req.Path, other.ID)
-	}
-	now := s.clock.Now()
-	m := &memory{ID: s.ids.next("mem_"), Type: "memory", ContentSHA256: sha256Hex(req.Content), ContentSizeBytes: len(req.Content),
-		CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.rec.ID, Path: req.Path, Content: &req.Content}
-	v := writeVersion(s.ids.next("memver_"), opCreated, m, apiActor(c), now)
-	m.MemoryVersionID = v.ID
-	st.memories[m.ID], st.paths[m.Path] = m, m
-	st.appendVersion(v)
-	return m.viewed(full), nil
+	return s.inStore(c, func(st *storeState) (any, error) {
+		if err := st.writable(); err != nil {
+			return nil, err
+		}
+		if other := st.paths[req.Path]; other != nil {
+			return nil, pathConflict(req.Path, other.ID)
+		}
+		now := s.clock.Now()
+		m := &memory{ID: s.ids.next("mem_"), Type: "memory", ContentSHA256: sha256Hex(req.Content), ContentSizeBytes: len(req.Content),
+			CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.rec.ID, Path: req.Path, Content: &req.Content}
+		v := writeVersion(s.ids.next("memver_"), opCreated, m, apiActor(c), now)
+		m.MemoryVersionID = v.ID
+		st.memories[m.ID], st.paths[m.Path] = m, m
+		st.appendVersion(v)
+		return m.viewed(full), nil
+	})
 }
 
 func pathConflict(path, holder string) error {
@@ -347,18 +327,13 @@ func (s *Server) getMemory(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	m, err := st.memory(c)
-	if err != nil {
-		return nil, err
-	}
-	return m.viewed(full), nil
+	return s.inStore(c, func(st *storeState) (any, error) {
+		m, err := st.memory(c)
+		if err != nil {
+			return nil, err
+		}
+		return m.viewed(full), nil
+	})
 }
 
 // updateMemory applies content and path changes as one modified version, or none when nothing
@@ -391,45 +366,40 @@ func (s *Server) updateMemory(c *call) (any, error) {
 			return nil, err
 		}
 	}
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.writable(); err != nil {
-		return nil, err
-	}
-	m, err := st.memory(c)
-	if err != nil {
-		return nil, err
-	}
-	content, path := m.Content, m.Path
-	if req.Content != nil {
-		content = req.Content
-	}
-	if req.Path != nil {
-		path = *req.Path
-	}
-	unchanged := *content == *m.Content && path == m.Path
-	if pre := req.Precondition; pre != nil && pre.ContentSHA256 != nil && *pre.ContentSHA256 != m.ContentSHA256 && !unchanged {
-		return nil, preconditionFailed("precondition.content_sha256", *pre.ContentSHA256, m.ContentSHA256)
-	}
-	if unchanged {
+	return s.inStore(c, func(st *storeState) (any, error) {
+		if err := st.writable(); err != nil {
+			return nil, err
+		}
+		m, err := st.memory(c)
+		if err != nil {
+			return nil, err
+		}
+		content, path := m.Content, m.Path
+		if req.Content != nil {
+			content = req.Content
+		}
+		if req.Path != nil {
+			path = *req.Path
+		}
+		unchanged := *content == *m.Content && path == m.Path
+		if pre := req.Precondition; pre != nil && pre.ContentSHA256 != nil && *pre.ContentSHA256 != m.ContentSHA256 && !unchanged {
+			return nil, preconditionFailed("precondition.content_sha256", *pre.ContentSHA256, m.ContentSHA256)
+		}
+		if unchanged {
+			return m.viewed(full), nil
+		}
+		if other := st.paths[path]; other != nil && other != m {
+			return nil, pathConflict(path, other.ID)
+		}
+		now := s.clock.Now()
+		delete(st.paths, m.Path)
+		m.Path, m.Content, m.ContentSHA256, m.ContentSizeBytes, m.UpdatedAt = path, content, sha256Hex(*content), len(*content), now
+		st.paths[path] = m
+		v := writeVersion(s.ids.next("memver_"), opModified, m, apiActor(c), now)
+		m.MemoryVersionID = v.ID
+		st.appendVersion(v)
 		return m.viewed(full), nil
-	}
-	if other := st.paths[path]; other != nil && other != m {
-		return nil, pathConflict(path, other.ID)
-	}
-	now := s.clock.Now()
-	delete(st.paths, m.Path)
-	m.Path, m.Content, m.ContentSHA256, m.ContentSizeBytes, m.UpdatedAt = path, content, sha256Hex(*content), len(*content), now
-	st.paths[path] = m
-	v := writeVersion(s.ids.next("memver_"), opModified, m, apiActor(c), now)
-	m.MemoryVersionID = v.ID
-	st.appendVersion(v)
-	return m.viewed(full), nil
+	})
 }
 
 func preconditionFailed(field, expected, stored string) error {
@@ -443,24 +413,19 @@ func (s *Server) deleteMemory(c *call) (any, error) {
 	if hasExpected && !isSHA256Hex(expected) {
 		return nil, invalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %q", expected)
 	}
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	m, err := st.memory(c)
-	if err != nil {
-		return nil, err
-	}
-	if hasExpected && expected != m.ContentSHA256 {
-		return nil, preconditionFailed("expected_content_sha256", expected, m.ContentSHA256)
-	}
-	st.appendVersion(writeVersion(s.ids.next("memver_"), opDeleted, m, apiActor(c), s.clock.Now()))
-	delete(st.memories, m.ID)
-	delete(st.paths, m.Path)
-	return deletedObject{ID: m.ID, Type: "memory_deleted"}, nil
+	return s.inStore(c, func(st *storeState) (any, error) {
+		m, err := st.memory(c)
+		if err != nil {
+			return nil, err
+		}
+		if hasExpected && expected != m.ContentSHA256 {
+			return nil, preconditionFailed("expected_content_sha256", expected, m.ContentSHA256)
+		}
+		st.appendVersion(writeVersion(s.ids.next("memver_"), opDeleted, m, apiActor(c), s.clock.Now()))
+		delete(st.memories, m.ID)
+		delete(st.paths, m.Path)
+		return deletedObject{ID: m.ID, Type: "memory_deleted"}, nil
+	})
 }
 
 func (s *Server) listMemoryVersions(c *call) (any, error) {
@@ -479,30 +444,23 @@ func (s *Server) listMemoryVersions(c *call) (any, error) {
 	if f.operation, err = c.queryEnum("operation", "", opCreated, opModified, opDeleted); err != nil {
 		return nil, err
 	}
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	st, err := a.store(c)
-	if err != nil {
-		a.mu.Unlock()
-		return nil, err
-	}
-	scope := "memory_versions:" + st.rec.ID
-	after, err := c.pageToken(scope)
-	if err != nil {
-		a.mu.Unlock()
-		return nil, err
-	}
-	data, next := st.pageVersions(f, after, limit)
-	a.mu.Unlock()
-	page := tokenPage[memoryVersion]{Data: make([]memoryVersion, 0, len(data))}
-	for _, v := range data {
-		page.Data = append(page.Data, v.viewed(full))
-	}
-	if next != nil {
-		tok := encodePageToken(scope, *next)
-		page.NextPage = &tok
-	}
-	return page, nil
+	return s.inStore(c, func(st *storeState) (any, error) {
+		scope := "memory_versions:" + st.rec.ID
+		after, err := c.pageToken(scope)
+		if err != nil {
+			return nil, err
+		}
+		data, next := st.pageVersions(f, after, limit)
+		page := tokenPage[memoryVersion]{Data: make([]memoryVersion, 0, len(data))}
+		for _, v := range data {
+			page.Data = append(page.Data, v.viewed(full))
+		}
+		if next != nil {
+			tok := encodePageToken(scope, *next)
+			page.NextPage = &tok
+		}
+		return page, nil
+	})
 }
 
 // version returns the store's version named in the path. The caller holds a.mu.
@@ -520,38 +478,28 @@ func (s *Server) getMemoryVersion(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	v, err := st.version(c)
-	if err != nil {
-		return nil, err
-	}
-	return v.viewed(full), nil
+	return s.inStore(c, func(st *storeState) (any, error) {
+		v, err := st.version(c)
+		if err != nil {
+			return nil, err
+		}
+		return v.viewed(full), nil
+	})
 }
 
 // redactMemoryVersion nulls a version's content and path and records who did it (gaps §7).
 // Redacting a redacted version returns it unchanged. Allowed in an archived store.
 func (s *Server) redactMemoryVersion(c *call) (any, error) {
-	a := s.memoryArea(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.store(c)
-	if err != nil {
-		return nil, err
-	}
-	v, err := st.version(c)
-	if err != nil {
-		return nil, err
-	}
-	if v.RedactedAt == nil {
-		now := s.clock.Now()
-		v.RedactedAt, v.RedactedBy = &now, apiActor(c)
-		v.Content, v.Path, v.ContentSHA256, v.ContentSizeBytes = nil, nil, nil, nil
-	}
-	return *v, nil
+	return s.inStore(c, func(st *storeState) (any, error) {
+		v, err := st.version(c)
+		if err != nil {
+			return nil, err
+		}
+		if v.RedactedAt == nil {
+			now := s.clock.Now()
+			v.RedactedAt, v.RedactedBy = &now, apiActor(c)
+			v.Content, v.Path, v.ContentSHA256, v.ContentSizeBytes = nil, nil, nil, nil
+		}
+		return *v, nil
+	})
 }

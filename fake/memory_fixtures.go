@@ -12,16 +12,11 @@ type memoryFixtures struct {
 	stores []*storeState // immutable; build copies them
 }
 
-// fixtureStore is one store of memory_stores.json.
+// fixtureStore is one store of memory_stores.json: the store's own fields, its organization
+// and its history.
 type fixtureStore struct {
-	OrganizationID string            `json:"organization_id"`
-	ID             string            `json:"id"`
-	Name           string            `json:"name"`
-	Description    string            `json:"description"`
-	Metadata       map[string]string `json:"metadata"`
-	CreatedAt      time.Time         `json:"created_at"`
-	UpdatedAt      time.Time         `json:"updated_at"`
-	ArchivedAt     *time.Time        `json:"archived_at"`
+	memoryStore
+	OrganizationID string `json:"organization_id"`
 	Versions       []struct {
 		ID         string     `json:"id"`
 		MemoryID   string     `json:"memory_id"`
@@ -64,12 +59,12 @@ func (f *fixtureStore) parse(fx *Fixtures, seen map[string]bool) (*storeState, e
 		return nil, fmt.Errorf("the ID is used twice")
 	}
 	seen[f.ID] = true
-	meta := f.Metadata
-	if meta == nil {
-		meta = map[string]string{}
+	rec := f.memoryStore
+	rec.Type = "memory_store"
+	if rec.Metadata == nil {
+		rec.Metadata = map[string]string{}
 	}
-	st := newStoreState(o, memoryStore{ID: f.ID, Type: "memory_store", Name: f.Name, Description: f.Description,
-		Metadata: meta, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt, ArchivedAt: f.ArchivedAt})
+	st := newStoreState(o, rec)
 	for _, fv := range f.Versions {
 		if seen[fv.ID] {
 			return nil, fmt.Errorf("version ID %s is used twice", fv.ID)
