@@ -464,9 +464,18 @@ var memoryChecks = []Check{
 			resp := t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/big.md", "content": strings.Repeat("x", 102401)}, ""))
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("content"))
-			resp = t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories", url.Values{"view": {"everything"}}, nil, ""))
+			for field, q := range map[string]url.Values{
+				"view":        {"view": {"everything"}},
+				"path_prefix": {"path_prefix": {"/no-trailing-slash"}},
+				"depth":       {"depth": {"-1"}},
+			} {
+				resp = t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, ""))
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
+			}
+			resp = t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", url.Values{"operation": {"renamed"}}, nil, ""))
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("view"))
+			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("operation"))
 		}},
 	{ID: "memory/memory-path-conflict-409", Clause: "gaps §7", Labels: []Label{Memory, Extension},
 		Title: "creating or renaming onto a taken path is 409 memory_path_conflict_error with x-should-retry: false",
