@@ -97,6 +97,7 @@ func listMemoryItems(t *T, store string, q url.Values) []string {
 	return out
 }
 
+// cloneQuery copies q, so that a walk that sets page leaves the caller's query alone.
 func cloneQuery(q url.Values) url.Values {
 	out := url.Values{}
 	for k, v := range q {
@@ -105,6 +106,7 @@ func cloneQuery(q url.Values) url.Values {
 	return out
 }
 
+// idList returns the id field of each item.
 func idList(items []gjson.Result) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
@@ -113,6 +115,7 @@ func idList(items []gjson.Result) []string {
 	return out
 }
 
+// sha256Hex is the content_sha256 a memory must report for s: of the bytes, unnormalized.
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
@@ -147,6 +150,7 @@ func preExistingVersions(t *T) []gjson.Result {
 	return out
 }
 
+// init registers the memory-store checks with the suite.
 func init() {
 	Register(InterfaceChecks(Memory, memStores, "memory/memory_store_list")...)
 	Register(memoryStoreChecks...)

@@ -74,6 +74,7 @@ const (
 	opDeleted  = "deleted"
 )
 
+// versionKey is a version's place in history: created_at, then ID (spec 4.7).
 func versionKey(v *memoryVersion) listKey { return listKey{v.CreatedAt, v.ID} }
 
 // storeState is one store with its live memories and its history. versions and each lineage
@@ -108,6 +109,7 @@ func (st *storeState) appendVersion(v *memoryVersion) {
 	st.byID[v.ID] = v
 }
 
+// insertSorted inserts v after every version that sorts before or with it.
 func insertSorted(list []*memoryVersion, v *memoryVersion) []*memoryVersion {
 	i := searchAfter(list, versionKey, oldestFirst, versionKey(v))
 	return slices.Insert(list, i, v)
@@ -119,6 +121,7 @@ type versionFilter struct {
 	created                                  timeRange
 }
 
+// match applies the filters that no index answers: operation and the writer.
 func (f versionFilter) match(v *memoryVersion) bool {
 	if f.operation != "" && v.Operation != f.operation {
 		return false

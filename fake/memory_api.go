@@ -24,6 +24,7 @@ const (
 	viewFull  = "full"
 )
 
+// storeKey orders the store list: created_at, then ID.
 func storeKey(m memoryStore) listKey { return listKey{m.CreatedAt, m.ID} }
 
 // apiActor is the attribution of a write through the API: the key used, never its secret.
@@ -85,6 +86,8 @@ func (s *Server) inStore(c *call, f func(st *storeState) (any, error)) (any, err
 	return f(st)
 }
 
+// listMemoryStores answers the caller's stores newest first (spec 4.7), archived ones only
+// with include_archived (spec 3.5).
 func (s *Server) listMemoryStores(c *call) (any, error) {
 	created, err := c.queryTimeRange("created_at", "gte", "lte")
 	if err != nil {
@@ -115,6 +118,8 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 	return pageByToken(list, storeKey, newestFirst, "memory_stores", after, limit), nil
 }
 
+// createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
+// absent, since clients read them unconditionally.
 func (s *Server) createMemoryStore(c *call) (any, error) {
 	var req struct {
 		Name        string            `json:"name"`
@@ -137,10 +142,13 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 	return rec, nil
 }
 
+// getMemoryStore answers one of the caller's stores, archived or not.
 func (s *Server) getMemoryStore(c *call) (any, error) {
 	return s.inStore(c, func(st *storeState) (any, error) { return st.rec, nil })
 }
 
+// updateMemoryStore changes name and description and patches metadata (gaps §7): a string
+// upserts a key and null deletes it, and the 16-pair limit applies to the result.
 func (s *Server) updateMemoryStore(c *call) (any, error) {
 	var req struct {
 		Name        *string            `json:"name"`
@@ -224,6 +232,9 @@ func memoryListKey(item any) listKey {
 	return listKey{ID: item.(memory).Path}
 }
 
+// listMemories answers a store's live memories in path order (gaps §7): path_prefix keeps whole
+// segments under a prefix ending in "/", and depth rolls anything deeper into one memory_prefix
+// item per directory.
 func (s *Server) listMemories(c *call) (any, error) {
 	prefix := "/"
 	if p, ok := c.GetQuery("path_prefix"); ok {
@@ -272,6 +283,7 @@ func (s *Server) listMemories(c *call) (any, error) {
 	})
 }
 
+// createMemory stores content at a free path and appends its created version (spec 3.5).
 func (s *Server) createMemory(c *call) (any, error) {
 	full, err := c.view(viewBasic)
 	if err != nil {
@@ -308,6 +320,7 @@ func (s *Server) createMemory(c *call) (any, error) {
 	})
 }
 
+// pathConflict is the 409 of a create or rename onto a path another live memory holds (gaps §7).
 func pathConflict(path, holder string) error {
 	return newError(errMemoryPathConflict, "path %q is already taken by memory %s; choose another path or update that memory", path, holder)
 }
@@ -322,6 +335,7 @@ func (st *storeState) memory(c *call) (*memory, error) {
 	return m, nil
 }
 
+// getMemory answers a live memory; a deleted one is 404, its history stays in the versions.
 func (s *Server) getMemory(c *call) (any, error) {
 	full, err := c.view(viewFull)
 	if err != nil {
@@ -402,6 +416,8 @@ func (s *Server) updateMemory(c *call) (any, error) {
 	})
 }
 
+// preconditionFailed is the 409 of spec 4.7: the client must re-read, so the message says what
+// the stored hash is now.
 func preconditionFailed(field, expected, stored string) error {
 	return newError(errPreconditionFailed, "%s: the memory's content_sha256 is %s, not %s: it changed since you read it; read it again and retry with the current hash", field, stored, expected)
 }
@@ -428,6 +444,7 @@ func (s *Server) deleteMemory(c *call) (any, error) {
 	})
 }
 
+// listMemoryVersions answers a store's versions newest first with every filter of spec 4.7.
 func (s *Server) listMemoryVersions(c *call) (any, error) {
 	full, err := c.view(viewBasic)
 	if err != nil {
@@ -473,6 +490,7 @@ func (st *storeState) version(c *call) (*memoryVersion, error) {
 	return v, nil
 }
 
+// getMemoryVersion answers one version; a redacted one is 200 with its content fields null.
 func (s *Server) getMemoryVersion(c *call) (any, error) {
 	full, err := c.view(viewFull)
 	if err != nil {

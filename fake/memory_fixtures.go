@@ -30,6 +30,7 @@ type fixtureStore struct {
 	} `json:"versions"`
 }
 
+// loadMemoryStores parses memory_stores.json, if present, into fx.memory.
 func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
 	var file struct {
 		MemoryStores []fixtureStore `json:"memory_stores"`
@@ -126,6 +127,7 @@ func (st *storeState) replay(id string, lineage []*memoryVersion) error {
 	return nil
 }
 
+// newStoreState is an empty store state with its indexes ready.
 func newStoreState(o *org, rec memoryStore) *storeState {
 	return &storeState{org: o, rec: rec, memories: map[string]*memory{}, paths: map[string]*memory{},
 		byID: map[string]*memoryVersion{}, lineage: map[string][]*memoryVersion{}}

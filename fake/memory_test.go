@@ -31,6 +31,7 @@ type memTester struct {
 	key string
 }
 
+// newMemTester starts a test server and calls it with the first organization's API key.
 func newMemTester(t *testing.T) *memTester {
 	return &memTester{t: t, ts: NewTestServer(t), key: "test-api-key"}
 }
@@ -125,6 +126,7 @@ func (m *memTester) versions(store string, q url.Values) []string {
 	return ids
 }
 
+// idsOf returns the id field of each item.
 func idsOf(list []gjson.Result) []string {
 	out := make([]string, len(list))
 	for i, r := range list {
@@ -133,6 +135,7 @@ func idsOf(list []gjson.Result) []string {
 	return out
 }
 
+// equalStrings reports whether a and b hold the same strings in the same order.
 func equalStrings(a, b []string) bool {
 	return strings.Join(a, "\x00") == strings.Join(b, "\x00")
 }

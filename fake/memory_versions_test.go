@@ -138,6 +138,7 @@ func TestMemoryVersionPaging(t *testing.T) {
 	}
 }
 
+// cloneValues copies q, so that a walk that sets page leaves the caller's query alone.
 func cloneValues(q url.Values) url.Values {
 	out := url.Values{}
 	for k, v := range q {
@@ -265,6 +266,7 @@ func TestMemoryConcurrentPreconditions(t *testing.T) {
 	t.Logf("%d writers x %d updates: %d conflicts retried", writers, perWriter, losses)
 }
 
+// boolInt is 1 for true, 0 for false.
 func boolInt(b bool) int {
 	if b {
 		return 1

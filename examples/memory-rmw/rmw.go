@@ -62,6 +62,8 @@ func (c *Client) Create(ctx context.Context, path, content string) (Memory, erro
 	return m, err
 }
 
+// call sends one request with the headers every memory-store call carries (spec 5, 9) and
+// decodes a 200 body into out; a 409 is ErrConflict.
 func (c *Client) call(ctx context.Context, method, path string, body, out any) error {
 	var r io.Reader
 	if body != nil {
