@@ -153,7 +153,7 @@ func (st *storeState) pageVersions(f versionFilter, after *listKey, limit int) (
 		// Newest first, "after" the token means strictly older than its key.
 		hi = min(hi, sort.Search(len(list), func(i int) bool { return oldestFirst(versionKey(list[i]), *after) >= 0 }))
 	}
-	var page []memoryVersion
+	page := make([]memoryVersion, 0, max(0, min(limit, hi-lo)))
 	for i := hi - 1; i >= lo; i-- {
 		if !f.match(list[i]) {
 			continue

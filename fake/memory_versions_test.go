@@ -294,6 +294,36 @@ func BenchmarkMemoryVersionPage(b *testing.B) {
 	}
 }
 
+// BenchmarkMemoryVersionIndex measures the index alone (pageVersions, no HTTP, no encoding):
+// the part whose cost must not grow with the history. The handler benchmark above adds the
+// request, the JSON and a garbage collector that has a larger heap to scan.
+// Run: go test -run '^$' -bench BenchmarkMemoryVersionIndex -benchmem ./fake
+func BenchmarkMemoryVersionIndex(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		srv := New()
+		store, mid := seedVersions(b, srv, n)
+		st := srv.state().memory.get(srv.fx.memory.build).stores[store]
+		half := Epoch.Add(time.Duration(n/2) * time.Second)
+		for _, q := range []struct {
+			name string
+			f    versionFilter
+		}{{"store", versionFilter{}}, {"memory_id", versionFilter{memoryID: mid}}, {"created_at", versionFilter{created: timeRange{lte: &half}}}} {
+			b.Run(fmt.Sprintf("%s/versions=%d", q.name, n), func(b *testing.B) {
+				for b.Loop() {
+					page, next := st.pageVersions(q.f, nil, defaultMemoryPage)
+					if len(page) != defaultMemoryPage || next == nil {
+						b.Fatalf("page of %d, next %v", len(page), next)
+					}
+					// The second page, from a token position.
+					if page, _ = st.pageVersions(q.f, next, defaultMemoryPage); len(page) != defaultMemoryPage {
+						b.Fatalf("second page of %d", len(page))
+					}
+				}
+			})
+		}
+	}
+}
+
 // serveOK sends a request to the handler directly, without a listener, and requires 200.
 func serveOK(b *testing.B, srv *Server, method, path, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -307,7 +337,7 @@ func serveOK(b *testing.B, srv *Server, method, path, body string) *httptest.Res
 	return rec
 }
 
-// seedVersions creates a store with n versions over 100 memories, one second apart, through
+// seedVersions creates a store with n versions over 20 memories, one second apart, through
 // the same code as the API's writes but without HTTP, so that setup stays fast.
 func seedVersions(b *testing.B, srv *Server, n int) (store, memoryID string) {
 	id := gjson.Get(serveOK(b, srv, post, "/v1/memory_stores", `{"name":"bench"}`).Body.String(), "id").String()
@@ -316,7 +346,7 @@ func seedVersions(b *testing.B, srv *Server, n int) (store, memoryID string) {
 	defer a.mu.Unlock()
 	st := a.stores[id]
 	by := &actor{Type: "api_actor", APIKeyID: acmeKeyID}
-	mems := make([]*memory, 100)
+	mems := make([]*memory, 20)
 	for i := range n {
 		at := Epoch.Add(time.Duration(i) * time.Second)
 		content := fmt.Sprint("v", i)
