@@ -348,6 +348,9 @@ var memoryStoreChecks = []Check{
 	{ID: "memory/other-organization-404", Clause: "5", Labels: []Label{Memory, Extension},
 		Title: "another organization's store, memories and versions are 404 and never listed",
 		Run: func(t *T) {
+			if t.Config().APIKey2 == "" {
+				t.Disabled("needs a second organization's API key (CONFORMANCE_API_KEY_2)")
+			}
 			store := newMemStore(t)
 			m := newMemory(t, store, "/mine.md", "private")
 			r := mreq(http.MethodGet, memStores, url.Values{"include_archived": {"true"}, "limit": {"100"}}, nil, "memory/memory_store_list")
