@@ -44,6 +44,11 @@ func newMemory(t *T, store, path, content string) gjson.Result {
 		map[string]any{"path": path, "content": content}, "memory/memory")).JSON()
 }
 
+// precondition is the update precondition of spec 4.7 on the content hash h.
+func precondition(h string) map[string]any {
+	return map[string]any{"type": "content_sha256", "content_sha256": h}
+}
+
 // updateMemory sends an update and returns the response.
 func updateMemory(t *T, store, id string, body map[string]any) *Response {
 	return t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, body, "memory/memory"))
@@ -572,7 +577,7 @@ var memoryChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "v2",
-				"precondition": map[string]any{"type": "content_sha256", "content_sha256": m.Get("content_sha256").String()}})
+				"precondition": precondition(m.Get("content_sha256").String())})
 			t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 			t.Expect(resp.Get("content").String()).To(Equal("v2"))
 		}},
@@ -584,7 +589,7 @@ var memoryChecks = []Check{
 			id := m.Get("id").String()
 			updateMemory(t, store, id, map[string]any{"content": "v2"})
 			resp := updateMemory(t, store, id, map[string]any{"content": "v3",
-				"precondition": map[string]any{"type": "content_sha256", "content_sha256": sha256Hex("v1")}})
+				"precondition": precondition(sha256Hex("v1"))})
 			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
 			t.Expect(getMemory(t, store, id).Get("content").String()).To(Equal("v2"))
 			t.Expect(listVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
@@ -595,7 +600,7 @@ var memoryChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "v3",
-				"precondition": map[string]any{"type": "content_sha256", "content_sha256": sha256Hex("something else")}})
+				"precondition": precondition(sha256Hex("something else"))})
 			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
 			t.Expect(resp.Header.Get("x-should-retry")).To(Equal("false"))
 		}},
@@ -605,7 +610,7 @@ var memoryChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			id := m.Get("id").String()
-			body := map[string]any{"content": "v2", "path": "/p.md", "precondition": map[string]any{"type": "content_sha256", "content_sha256": sha256Hex("v1")}}
+			body := map[string]any{"content": "v2", "path": "/p.md", "precondition": precondition(sha256Hex("v1"))}
 			t.Expect(updateMemory(t, store, id, body).Status).To(Equal(http.StatusOK))
 			resp := updateMemory(t, store, id, body) // the retry of a write that landed
 			t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
