@@ -314,6 +314,21 @@ var memoryStoreChecks = []Check{
 			t.Expect(resp.Get("name").String()).To(Equal("conformance check"))
 			t.Expect(resp.Get("description").String()).To(Equal("created by the conformance suite; safe to delete"))
 		}},
+	{ID: "memory/store-metadata-returned", Clause: "2.13", Labels: []Label{Memory},
+		Title: "store metadata is returned on retrieve and on list",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			t.OK(mreq(http.MethodPost, memStores+"/"+store, nil, map[string]any{"metadata": map[string]any{"team": "conformance"}}, "memory/memory_store"))
+			t.Expect(t.OK(mreq(http.MethodGet, memStores+"/"+store, nil, nil, "memory/memory_store")).Get("metadata.team").String()).To(Equal("conformance"))
+			found := false
+			for _, s := range listStores(t, url.Values{"limit": {"100"}}) {
+				if s.Get("id").String() == store {
+					found = true
+					t.Expect(s.Get("metadata.team").String()).To(Equal("conformance"))
+				}
+			}
+			t.Expect(found).To(BeTrue(), "the new store is not listed")
+		}},
 	{ID: "memory/store-archive-read-only", Clause: "gaps §7", Labels: []Label{Memory, Extension},
 		Title: "an archived store is read-only: its memories can be read and deleted and its versions redacted, nothing else",
 		Run: func(t *T) {
