@@ -316,3 +316,42 @@ func TestMemoryList(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryOddInputIs4xx: malformed bodies, wrong types and odd IDs get a 4xx envelope, never
+// a 5xx or a panic (NewTestServer fails the test on a panic), and change nothing.
+func TestMemoryOddInputIs4xx(t *testing.T) {
+	m := newMemTester(t)
+	store := m.newStore()
+	mem := m.newMemory(store, "/odd.md", "odd").Get("id").String()
+	bodies := []any{"", "null", "[]", "42", `"x"`, "{", `{"content": 1}`, `{"path": ["a"]}`, `{"precondition": "x"}`,
+		`{"precondition": {"type": "content_sha256", "content_sha256": 5}}`, `{"metadata": []}`, `{"name": null}`,
+		`{"content": "a"} {"content": "b"}`, `{"unknown": true}`}
+	targets := []struct{ method, path string }{
+		{post, "/v1/memory_stores"},
+		{post, "/v1/memory_stores/" + store},
+		{post, "/v1/memory_stores/" + store + "/memories"},
+		{post, "/v1/memory_stores/" + store + "/memories/" + mem},
+	}
+	for _, tg := range targets {
+		for _, b := range bodies {
+			r := m.do(tg.method, tg.path, b)
+			if r.status >= 500 || (r.status != 200 && r.body.Get("type").String() != "error") {
+				t.Fatalf("%s %s with %v = %d %s", tg.method, tg.path, b, r.status, r.body.Raw)
+			}
+		}
+	}
+	for _, id := range []string{"%00", "..", "mem_%2F..%2F", strings.Repeat("x", 5000), "%F0%9F%98%80"} {
+		for _, p := range []string{"/v1/memory_stores/" + id, "/v1/memory_stores/" + store + "/memories/" + id, "/v1/memory_stores/" + store + "/memory_versions/" + id} {
+			if r := m.do(get, p, nil); r.status != http.StatusNotFound {
+				t.Fatalf("GET %s = %d %s, want 404", p, r.status, r.body.Raw)
+			}
+		}
+	}
+	m.fails(http.StatusRequestEntityTooLarge, errRequestTooLarge, "", post, "/v1/memory_stores/"+store+"/memories", `{"path":"/big","content":"`+strings.Repeat("x", 2<<20)+`"}`)
+	if got := m.ok(get, "/v1/memory_stores/"+store+"/memories/"+mem, nil); got.Get("content").String() != "odd" {
+		t.Fatalf("odd input changed the memory: %s", got.Raw)
+	}
+	if n := len(m.versions(store, url.Values{})); n != 1 {
+		t.Fatalf("odd input appended versions: %d", n)
+	}
+}
