@@ -45,7 +45,7 @@ func newMemory(t *T, store, path, content string) gjson.Result {
 }
 
 // precondition is the update precondition of spec 4.7 on the content hash h.
-func precondition(h string) map[string]any {
+func memPrecondition(h string) map[string]any {
 	return map[string]any{"type": "content_sha256", "content_sha256": h}
 }
 
@@ -59,9 +59,9 @@ func getMemory(t *T, store, id string) gjson.Result {
 	return t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory")).JSON()
 }
 
-// walkPages sends r and follows next_page to the end of the list, calling visit with each item.
-func walkPages(t *T, r Request, visit func(item gjson.Result)) {
-	r.Query = cloneQuery(r.Query)
+// memWalk sends r and follows next_page to the end of the list, calling visit with each item.
+func memWalk(t *T, r Request, visit func(item gjson.Result)) {
+	r.Query = memCloneQuery(r.Query)
 	for range 1000 {
 		resp := t.OK(r)
 		data := resp.Get("data").Array()
@@ -78,32 +78,32 @@ func walkPages(t *T, r Request, visit func(item gjson.Result)) {
 	t.Failf("the list %s did not end within 1000 pages", r.Path)
 }
 
-// listVersions walks a store's version list with the query and returns the versions.
-func listVersions(t *T, store string, q url.Values) []gjson.Result {
+// memListVersions walks a store's version list with the query and returns the versions.
+func memListVersions(t *T, store string, q url.Values) []gjson.Result {
 	var out []gjson.Result
-	walkPages(t, mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", q, nil, "memory/memory_version_list"),
+	memWalk(t, mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", q, nil, "memory/memory_version_list"),
 		func(v gjson.Result) { out = append(out, v) })
 	return out
 }
 
-// listStores walks the store list with the query and returns the stores.
-func listStores(t *T, q url.Values) []gjson.Result {
+// memListStores walks the store list with the query and returns the stores.
+func memListStores(t *T, q url.Values) []gjson.Result {
 	var out []gjson.Result
-	walkPages(t, mreq(http.MethodGet, memStores, q, nil, "memory/memory_store_list"), func(s gjson.Result) { out = append(out, s) })
+	memWalk(t, mreq(http.MethodGet, memStores, q, nil, "memory/memory_store_list"), func(s gjson.Result) { out = append(out, s) })
 	return out
 }
 
 // listMemoryItems walks a store's memory list with the query; items read "type:path".
 func listMemoryItems(t *T, store string, q url.Values) []string {
 	var out []string
-	walkPages(t, mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, "memory/memory_list"), func(it gjson.Result) {
+	memWalk(t, mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, "memory/memory_list"), func(it gjson.Result) {
 		out = append(out, it.Get("type").String()+":"+it.Get("path").String())
 	})
 	return out
 }
 
-// cloneQuery copies q, so that a walk that sets page leaves the caller's query alone.
-func cloneQuery(q url.Values) url.Values {
+// memCloneQuery copies q, so that a walk that sets page leaves the caller's query alone.
+func memCloneQuery(q url.Values) url.Values {
 	out := url.Values{}
 	for k, v := range q {
 		out[k] = append([]string(nil), v...)
@@ -111,8 +111,8 @@ func cloneQuery(q url.Values) url.Values {
 	return out
 }
 
-// idList returns the id field of each item.
-func idList(items []gjson.Result) []string {
+// memIDs returns the id field of each item.
+func memIDs(items []gjson.Result) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = it.Get("id").String()
@@ -120,22 +120,22 @@ func idList(items []gjson.Result) []string {
 	return out
 }
 
-// sha256Hex is the content_sha256 a memory must report for s: of the bytes, unnormalized.
-func sha256Hex(s string) string {
+// memSHA256 is the content_sha256 a memory must report for s: of the bytes, unnormalized.
+func memSHA256(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
 
-// expectRejected requires a client error with the envelope: the specification says the input
+// memExpectRejected requires a client error with the envelope: the specification says the input
 // is rejected without naming the status (gaps §1 makes it 400, checked apart).
-func expectRejected(t *T, resp *Response) {
+func memExpectRejected(t *T, resp *Response) {
 	t.ExpectWithOffset(1, resp.Status).To(BeNumerically(">=", 400), "%s", resp)
 	t.ExpectWithOffset(1, resp.Status).To(BeNumerically("<", 500), "%s", resp)
 	t.ExpectWithOffset(1, resp.Get("type").String()).To(Equal("error"), "%s", resp)
 }
 
-// expectNewestFirst requires versions ordered by created_at descending with id breaking ties.
-func expectNewestFirst(t *T, versions []gjson.Result) {
+// memExpectNewestFirst requires versions ordered by created_at descending with id breaking ties.
+func memExpectNewestFirst(t *T, versions []gjson.Result) {
 	for i := 1; i < len(versions); i++ {
 		a, b := versions[i-1], versions[i]
 		at, bt := a.Get("created_at").Time(), b.Get("created_at").Time()
@@ -146,11 +146,11 @@ func expectNewestFirst(t *T, versions []gjson.Result) {
 	}
 }
 
-// preExistingVersions returns every version of every store the key sees, archived included.
-func preExistingVersions(t *T) []gjson.Result {
+// memPreExistingVersions returns every version of every store the key sees, archived included.
+func memPreExistingVersions(t *T) []gjson.Result {
 	var out []gjson.Result
-	for _, s := range listStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
-		out = append(out, listVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}})...)
+	for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+		out = append(out, memListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}})...)
 	}
 	return out
 }
@@ -169,7 +169,7 @@ var memoryStoreChecks = []Check{
 		Run: func(t *T) {
 			newMemStore(t)
 			newMemStore(t)
-			stores := listStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
+			stores := memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
 			t.Expect(len(stores)).To(BeNumerically(">=", 2))
 			for i := 1; i < len(stores); i++ {
 				t.Expect(stores[i-1].Get("created_at").Time().Before(stores[i].Get("created_at").Time())).To(BeFalse(),
@@ -179,7 +179,7 @@ var memoryStoreChecks = []Check{
 	{ID: "memory/store-list-archived-excluded", Clause: "3.5", Labels: []Label{Memory},
 		Title: "archived stores are left out of the list unless include_archived is true",
 		Run: func(t *T) {
-			all := listStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
+			all := memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
 			var live []string
 			archived := 0
 			for _, s := range all {
@@ -189,8 +189,8 @@ var memoryStoreChecks = []Check{
 					live = append(live, s.Get("id").String())
 				}
 			}
-			t.Expect(idList(listStores(t, url.Values{"limit": {"100"}}))).To(Equal(live))
-			t.Expect(idList(listStores(t, url.Values{"include_archived": {"false"}, "limit": {"100"}}))).To(Equal(live))
+			t.Expect(memIDs(memListStores(t, url.Values{"limit": {"100"}}))).To(Equal(live))
+			t.Expect(memIDs(memListStores(t, url.Values{"include_archived": {"false"}, "limit": {"100"}}))).To(Equal(live))
 			if archived == 0 {
 				t.Unsupported("the target has no archived store to leave out")
 			}
@@ -200,9 +200,9 @@ var memoryStoreChecks = []Check{
 		Run: func(t *T) {
 			id := newMemStore(t)
 			created := t.OK(mreq(http.MethodGet, memStores+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").String()
-			got := idList(listStores(t, url.Values{"created_at[gte]": {created}, "created_at[lte]": {created}, "limit": {"100"}}))
+			got := memIDs(memListStores(t, url.Values{"created_at[gte]": {created}, "created_at[lte]": {created}, "limit": {"100"}}))
 			t.Expect(got).To(ContainElement(id))
-			for _, s := range listStores(t, url.Values{"created_at[gte]": {created}, "include_archived": {"true"}, "limit": {"100"}}) {
+			for _, s := range memListStores(t, url.Values{"created_at[gte]": {created}, "include_archived": {"true"}, "limit": {"100"}}) {
 				t.Expect(s.Get("created_at").Time().Before(gjson.Parse(`"` + created + `"`).Time())).To(BeFalse())
 			}
 		}},
@@ -223,7 +223,7 @@ var memoryStoreChecks = []Check{
 				resp := t.OK(mreq(http.MethodGet, memStores, url.Values{"limit": {fmt.Sprint(n)}}, nil, "memory/memory_store_list"))
 				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("<=", n))
 			}
-			all := len(listStores(t, url.Values{"limit": {"100"}}))
+			all := len(memListStores(t, url.Values{"limit": {"100"}}))
 			resp := t.OK(mreq(http.MethodGet, memStores, nil, nil, "memory/memory_store_list"))
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "default limit 20")
 		}},
@@ -242,9 +242,9 @@ var memoryStoreChecks = []Check{
 			newMemStore(t)
 			newMemStore(t)
 			q := url.Values{"include_archived": {"true"}}
-			all := idList(listStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))
+			all := memIDs(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))
 			q.Set("limit", "1")
-			t.Expect(idList(listStores(t, q))).To(Equal(all))
+			t.Expect(memIDs(memListStores(t, q))).To(Equal(all))
 		}},
 	{ID: "memory/page-token-forged-400", Clause: "gaps §3", Labels: []Label{Memory, Extension},
 		Title: "a forged page token is refused with 400 naming page",
@@ -296,10 +296,10 @@ var memoryStoreChecks = []Check{
 				{"metadata": map[string]string{"one-more": "v"}}, {"metadata": meta(1, 65, 1)}, {"metadata": map[string]string{"": "v"}},
 				{"metadata": map[string]string{"k": strings.Repeat("v", 513)}},
 			} {
-				expectRejected(t, t.Do(mreq(http.MethodPost, path, nil, bad, "memory/memory_store")))
+				memExpectRejected(t, t.Do(mreq(http.MethodPost, path, nil, bad, "memory/memory_store")))
 			}
 			for _, bad := range []map[string]any{{}, {"name": ""}, {"name": strings.Repeat("n", 256)}} {
-				expectRejected(t, t.Do(mreq(http.MethodPost, memStores, nil, bad, "memory/memory_store")))
+				memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores, nil, bad, "memory/memory_store")))
 			}
 			t.Expect(t.OK(mreq(http.MethodGet, path, nil, nil, "memory/memory_store")).JSON().Raw).To(MatchJSON(before), "rejected updates changed the store")
 		}},
@@ -321,7 +321,7 @@ var memoryStoreChecks = []Check{
 			t.OK(mreq(http.MethodPost, memStores+"/"+store, nil, map[string]any{"metadata": map[string]any{"team": "conformance"}}, "memory/memory_store"))
 			t.Expect(t.OK(mreq(http.MethodGet, memStores+"/"+store, nil, nil, "memory/memory_store")).Get("metadata.team").String()).To(Equal("conformance"))
 			found := false
-			for _, s := range listStores(t, url.Values{"limit": {"100"}}) {
+			for _, s := range memListStores(t, url.Values{"limit": {"100"}}) {
 				if s.Get("id").String() == store {
 					found = true
 					t.Expect(s.Get("metadata.team").String()).To(Equal("conformance"))
@@ -351,8 +351,8 @@ var memoryStoreChecks = []Check{
 			first := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
 			second := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
 			t.Expect(second.Get("archived_at").String()).To(Equal(first.Get("archived_at").String()))
-			t.Expect(idList(listStores(t, url.Values{"limit": {"100"}}))).NotTo(ContainElement(store))
-			t.Expect(idList(listStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))).To(ContainElement(store))
+			t.Expect(memIDs(memListStores(t, url.Values{"limit": {"100"}}))).NotTo(ContainElement(store))
+			t.Expect(memIDs(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))).To(ContainElement(store))
 		}},
 	{ID: "memory/store-delete", Clause: "gaps §7", Labels: []Label{Memory, Extension},
 		Title: "deleting a store answers {id, type: memory_store_deleted}; the store and its memories are then 404",
@@ -375,7 +375,7 @@ var memoryStoreChecks = []Check{
 			m := newMemory(t, store, "/mine.md", "private")
 			r := mreq(http.MethodGet, memStores, url.Values{"include_archived": {"true"}, "limit": {"100"}}, nil, "memory/memory_store_list")
 			r.Org2 = true
-			t.Expect(idList(t.OK(r).Get("data").Array())).NotTo(ContainElement(store))
+			t.Expect(memIDs(t.OK(r).Get("data").Array())).NotTo(ContainElement(store))
 			for _, p := range []string{"", "/memories", "/memories/" + m.Get("id").String(), "/memory_versions", "/memory_versions/" + m.Get("memory_version_id").String()} {
 				r := mreq(http.MethodGet, memStores+"/"+store+p, nil, nil, "")
 				r.Org2 = true
@@ -401,7 +401,7 @@ var memoryChecks = []Check{
 			t.Expect(m.Get("memory_version_id").String()).To(HavePrefix("memver_"))
 			t.Expect(m.Get("path").String()).To(Equal("/notes/hello.md"))
 			t.Expect(m.Get("content").String()).To(Equal(content))
-			t.Expect(m.Get("content_sha256").String()).To(Equal(sha256Hex(content)))
+			t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256(content)))
 			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", len(content)))
 			t.Expect(getMemory(t, store, m.Get("id").String()).Raw).To(MatchJSON(m.Raw))
 		}},
@@ -410,7 +410,7 @@ var memoryChecks = []Check{
 		Run: func(t *T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/c.md", "c")
-			vs := listVersions(t, store, url.Values{"memory_id": {m.Get("id").String()}})
+			vs := memListVersions(t, store, url.Values{"memory_id": {m.Get("id").String()}})
 			t.Expect(vs).To(HaveLen(1))
 			t.Expect(vs[0].Get("id").String()).To(Equal(m.Get("memory_version_id").String()))
 			t.Expect(vs[0].Get("operation").String()).To(Equal("created"))
@@ -421,13 +421,13 @@ var memoryChecks = []Check{
 		Run: func(t *T) {
 			m := newMemory(t, newMemStore(t), "/empty.md", "")
 			t.Expect(m.Get("content_size_bytes").Int()).To(BeZero())
-			t.Expect(m.Get("content_sha256").String()).To(Equal(sha256Hex("")))
+			t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256("")))
 		}},
 	{ID: "memory/memory-content-required", Clause: "7", Labels: []Label{Memory},
 		Title: "creating a memory without content is rejected and creates nothing",
 		Run: func(t *T) {
 			store := newMemStore(t)
-			expectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/no-content.md"}, "")))
+			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/no-content.md"}, "")))
 			t.Expect(listMemoryItems(t, store, nil)).To(BeEmpty())
 		}},
 	{ID: "memory/memory-content-limit", Clause: "8", Labels: []Label{Memory},
@@ -437,8 +437,8 @@ var memoryChecks = []Check{
 			max := strings.Repeat("é", 51200)
 			m := newMemory(t, store, "/max.md", max)
 			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", 102400))
-			expectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/over.md", "content": max + "x"}, "")))
-			expectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"content": max + "x"}))
+			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/over.md", "content": max + "x"}, "")))
+			memExpectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"content": max + "x"}))
 			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal(max))
 		}},
 	{ID: "memory/memory-path-rule", Clause: "4.7", Labels: []Label{Memory},
@@ -450,8 +450,8 @@ var memoryChecks = []Check{
 			}
 			m := newMemory(t, store, "/rename-me.md", "")
 			for _, p := range []string{"", "/", "a.md", "//a", "/a//b", "/a/", "/./a", "/a/..", "/a\x00b", "/a\tb", "/a\u200bb", "/a\u202eb"} {
-				expectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": p, "content": ""}, "")))
-				expectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"path": p}))
+				memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": p, "content": ""}, "")))
+				memExpectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"path": p}))
 			}
 			t.Expect(listMemoryItems(t, store, url.Values{"limit": {"100"}})).To(HaveLen(6), "rejected paths created memories")
 		}},
@@ -459,7 +459,7 @@ var memoryChecks = []Check{
 		Title: "a path that is not NFC-normalized is rejected; its NFC form is accepted",
 		Run: func(t *T) {
 			store := newMemStore(t)
-			expectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/Cafe\u0301.md", "content": ""}, "")))
+			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/Cafe\u0301.md", "content": ""}, "")))
 			t.Expect(newMemory(t, store, "/Caf\u00e9.md", "").Get("path").String()).To(Equal("/Caf\u00e9.md"))
 		}},
 	{ID: "memory/memory-path-length", Clause: "8", Labels: []Label{Memory},
@@ -467,7 +467,7 @@ var memoryChecks = []Check{
 		Run: func(t *T) {
 			store := newMemStore(t)
 			newMemory(t, store, "/"+strings.Repeat("é", 511)+"x", "")
-			expectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/" + strings.Repeat("é", 512), "content": ""}, "")))
+			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/" + strings.Repeat("é", 512), "content": ""}, "")))
 		}},
 	{ID: "memory/memory-path-case-sensitive", Clause: "2.14", Labels: []Label{Memory},
 		Title: "paths are case-sensitive: /Notes.md and /notes.md are two memories",
@@ -524,7 +524,7 @@ var memoryChecks = []Check{
 			path := memStores + "/" + store + "/memories/" + m.Get("id").String()
 			basic := t.OK(mreq(http.MethodGet, path, url.Values{"view": {"basic"}}, nil, "memory/memory"))
 			t.Expect(basic.Get("content").Type).To(Equal(gjson.Null))
-			t.Expect(basic.Get("content_sha256").String()).To(Equal(sha256Hex("body")))
+			t.Expect(basic.Get("content_sha256").String()).To(Equal(memSHA256("body")))
 			t.Expect(basic.Get("content_size_bytes").Int()).To(BeNumerically("==", 4))
 			full := t.OK(mreq(http.MethodGet, path, url.Values{"view": {"full"}}, nil, "memory/memory"))
 			t.Expect(full.Get("content").String()).To(Equal("body"))
@@ -567,7 +567,7 @@ var memoryChecks = []Check{
 			for i, body := range []map[string]any{{"content": "2"}, {"path": "/u2.md"}, {"content": "3", "path": "/u3.md"}} {
 				resp := updateMemory(t, store, id, body)
 				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
-				vs := listVersions(t, store, url.Values{"memory_id": {id}})
+				vs := memListVersions(t, store, url.Values{"memory_id": {id}})
 				t.Expect(vs).To(HaveLen(i+2), "after update %v", body)
 				t.Expect(vs[0].Get("operation").String()).To(Equal("modified"))
 				t.Expect(vs[0].Get("id").String()).To(Equal(resp.Get("memory_version_id").String()))
@@ -584,7 +584,7 @@ var memoryChecks = []Check{
 				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 				t.Expect(resp.Get("memory_version_id").String()).To(Equal(m.Get("memory_version_id").String()))
 			}
-			t.Expect(listVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(1))
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(1))
 		}},
 	{ID: "memory/precondition-applies-on-match", Clause: "4.7", Labels: []Label{Memory},
 		Title: "an update whose precondition hash equals the stored hash applies",
@@ -592,7 +592,7 @@ var memoryChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "v2",
-				"precondition": precondition(m.Get("content_sha256").String())})
+				"precondition": memPrecondition(m.Get("content_sha256").String())})
 			t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 			t.Expect(resp.Get("content").String()).To(Equal("v2"))
 		}},
@@ -604,10 +604,10 @@ var memoryChecks = []Check{
 			id := m.Get("id").String()
 			updateMemory(t, store, id, map[string]any{"content": "v2"})
 			resp := updateMemory(t, store, id, map[string]any{"content": "v3",
-				"precondition": precondition(sha256Hex("v1"))})
+				"precondition": memPrecondition(memSHA256("v1"))})
 			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
 			t.Expect(getMemory(t, store, id).Get("content").String()).To(Equal("v2"))
-			t.Expect(listVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
 		}},
 	{ID: "memory/conflict-no-retry-header", Clause: "gaps §1", Labels: []Label{Memory, Extension},
 		Title: "a precondition 409 carries x-should-retry: false",
@@ -615,7 +615,7 @@ var memoryChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "v3",
-				"precondition": precondition(sha256Hex("something else"))})
+				"precondition": memPrecondition(memSHA256("something else"))})
 			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
 			t.Expect(resp.Header.Get("x-should-retry")).To(Equal("false"))
 		}},
@@ -625,19 +625,19 @@ var memoryChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			id := m.Get("id").String()
-			body := map[string]any{"content": "v2", "path": "/p.md", "precondition": precondition(sha256Hex("v1"))}
+			body := map[string]any{"content": "v2", "path": "/p.md", "precondition": memPrecondition(memSHA256("v1"))}
 			t.Expect(updateMemory(t, store, id, body).Status).To(Equal(http.StatusOK))
 			resp := updateMemory(t, store, id, body) // the retry of a write that landed
 			t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 			t.Expect(resp.Get("content").String()).To(Equal("v2"))
-			t.Expect(listVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
 		}},
 	{ID: "memory/content-hash-no-normalization", Clause: "2.14", Labels: []Label{Memory},
 		Title: "content_sha256 is of the UTF-8 bytes sent, without normalization",
 		Run: func(t *T) {
 			m := newMemory(t, newMemStore(t), "/nfd.md", "Cafe\u0301")
 			t.Expect(m.Get("content").String()).To(Equal("Cafe\u0301"))
-			t.Expect(m.Get("content_sha256").String()).To(Equal(sha256Hex("Cafe\u0301")))
+			t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256("Cafe\u0301")))
 			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", 6))
 		}},
 	{ID: "memory/memory-list-prefix-depth", Clause: "gaps §7", Labels: []Label{Memory, Extension},
@@ -678,7 +678,7 @@ var memoryChecks = []Check{
 			t.Expect(resp.Get("id").String()).To(Equal(id))
 			t.Expect(resp.Get("type").String()).To(Equal("memory_deleted"))
 			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, nil, nil, "")), http.StatusNotFound, "not_found_error")
-			vs := listVersions(t, store, url.Values{"memory_id": {id}})
+			vs := memListVersions(t, store, url.Values{"memory_id": {id}})
 			t.Expect(vs).To(HaveLen(2))
 			t.Expect(vs[0].Get("operation").String()).To(Equal("deleted"))
 			t.Expect(listMemoryItems(t, store, nil)).To(BeEmpty())
@@ -689,10 +689,10 @@ var memoryChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/keep.md", "keep")
 			id := m.Get("id").String()
-			resp := t.Do(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {sha256Hex("other")}}, nil, ""))
+			resp := t.Do(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {memSHA256("other")}}, nil, ""))
 			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
 			getMemory(t, store, id)
-			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {sha256Hex("keep")}}, nil, "memory/memory_deleted"))
+			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {memSHA256("keep")}}, nil, "memory/memory_deleted"))
 		}},
 }
 
@@ -704,9 +704,9 @@ var memoryVersionChecks = []Check{
 			for i := range 4 {
 				newMemory(t, store, fmt.Sprintf("/o%d.md", i), "")
 			}
-			expectNewestFirst(t, listVersions(t, store, url.Values{"limit": {"100"}}))
-			for _, s := range listStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
-				expectNewestFirst(t, listVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}}))
+			memExpectNewestFirst(t, memListVersions(t, store, url.Values{"limit": {"100"}}))
+			for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+				memExpectNewestFirst(t, memListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}}))
 			}
 		}},
 	{ID: "memory/version-attributed-api-key", Clause: "2.15", Labels: []Label{Memory},
@@ -716,7 +716,7 @@ var memoryVersionChecks = []Check{
 			m := newMemory(t, store, "/who.md", "1")
 			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "2"})
 			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
-			vs := listVersions(t, store, nil)
+			vs := memListVersions(t, store, nil)
 			t.Expect(vs).To(HaveLen(3))
 			key := vs[0].Get("created_by.api_key_id").String()
 			t.Expect(key).NotTo(BeEmpty())
@@ -725,8 +725,8 @@ var memoryVersionChecks = []Check{
 				t.Expect(v.Get("created_by.type").String()).To(Equal("api_actor"))
 				t.Expect(v.Get("created_by.api_key_id").String()).To(Equal(key))
 			}
-			t.Expect(idList(listVersions(t, store, url.Values{"api_key_id": {key}}))).To(Equal(idList(vs)))
-			t.Expect(listVersions(t, store, url.Values{"api_key_id": {key + "-other"}})).To(BeEmpty())
+			t.Expect(memIDs(memListVersions(t, store, url.Values{"api_key_id": {key}}))).To(Equal(memIDs(vs)))
+			t.Expect(memListVersions(t, store, url.Values{"api_key_id": {key + "-other"}})).To(BeEmpty())
 		}},
 	{ID: "memory/version-filters", Clause: "4.7", Labels: []Label{Memory},
 		Title: "the version list filters by memory_id, operation, session_id and inclusive created_at bounds",
@@ -736,20 +736,20 @@ var memoryVersionChecks = []Check{
 			b := newMemory(t, store, "/b.md", "1")
 			updateMemory(t, store, a.Get("id").String(), map[string]any{"content": "2"})
 			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+b.Get("id").String(), nil, nil, "memory/memory_deleted"))
-			all := listVersions(t, store, nil)
+			all := memListVersions(t, store, nil)
 			t.Expect(all).To(HaveLen(4))
-			t.Expect(listVersions(t, store, url.Values{"memory_id": {a.Get("id").String()}})).To(HaveLen(2))
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {a.Get("id").String()}})).To(HaveLen(2))
 			for op, n := range map[string]int{"created": 2, "modified": 1, "deleted": 1} {
-				got := listVersions(t, store, url.Values{"operation": {op}})
+				got := memListVersions(t, store, url.Values{"operation": {op}})
 				t.Expect(got).To(HaveLen(n), "operation=%s", op)
 				for _, v := range got {
 					t.Expect(v.Get("operation").String()).To(Equal(op))
 				}
 			}
-			t.Expect(listVersions(t, store, url.Values{"session_id": {"sesn_conformance_none"}})).To(BeEmpty())
+			t.Expect(memListVersions(t, store, url.Values{"session_id": {"sesn_conformance_none"}})).To(BeEmpty())
 			newest, oldest := all[0].Get("created_at").String(), all[len(all)-1].Get("created_at").String()
-			t.Expect(listVersions(t, store, url.Values{"created_at[gte]": {oldest}, "created_at[lte]": {newest}})).To(HaveLen(4))
-			for _, v := range listVersions(t, store, url.Values{"created_at[lte]": {oldest}}) {
+			t.Expect(memListVersions(t, store, url.Values{"created_at[gte]": {oldest}, "created_at[lte]": {newest}})).To(HaveLen(4))
+			for _, v := range memListVersions(t, store, url.Values{"created_at[lte]": {oldest}}) {
 				t.Expect(v.Get("created_at").String()).To(Equal(oldest))
 			}
 		}},
@@ -759,8 +759,8 @@ var memoryVersionChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/v.md", "text")
 			for _, view := range []string{"basic", "full"} {
-				v := listVersions(t, store, url.Values{"view": {view}})[0]
-				t.Expect(v.Get("content_sha256").String()).To(Equal(sha256Hex("text")))
+				v := memListVersions(t, store, url.Values{"view": {view}})[0]
+				t.Expect(v.Get("content_sha256").String()).To(Equal(memSHA256("text")))
 				t.Expect(v.Get("content_size_bytes").Int()).To(BeNumerically("==", 4))
 				one := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), url.Values{"view": {view}}, nil, "memory/memory_version"))
 				if view == "basic" {
@@ -790,7 +790,7 @@ var memoryVersionChecks = []Check{
 			id := m.Get("id").String()
 			updateMemory(t, store, id, map[string]any{"content": "2"})
 			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, nil, nil, "memory/memory_deleted"))
-			vs := listVersions(t, store, url.Values{"memory_id": {id}})
+			vs := memListVersions(t, store, url.Values{"memory_id": {id}})
 			t.Expect(vs).To(HaveLen(3))
 			ops := []string{vs[0].Get("operation").String(), vs[1].Get("operation").String(), vs[2].Get("operation").String()}
 			t.Expect(ops).To(Equal([]string{"deleted", "modified", "created"}))
@@ -801,7 +801,7 @@ var memoryVersionChecks = []Check{
 			store := newMemStore(t)
 			m := newMemory(t, store, "/n.md", "1")
 			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
-			d := listVersions(t, store, url.Values{"operation": {"deleted"}, "view": {"full"}})[0]
+			d := memListVersions(t, store, url.Values{"operation": {"deleted"}, "view": {"full"}})[0]
 			for _, f := range []string{"content", "content_sha256", "content_size_bytes", "redacted_at"} {
 				t.Expect(d.Get(f).Type).To(Equal(gjson.Null), "%s of %s", f, d.Raw)
 			}
@@ -812,7 +812,7 @@ var memoryVersionChecks = []Check{
 		Run: func(t *T) {
 			store := newMemStore(t)
 			newMemory(t, store, "/r.md", "r")
-			v := listVersions(t, store, url.Values{"view": {"full"}})[0]
+			v := memListVersions(t, store, url.Values{"view": {"full"}})[0]
 			t.Expect(t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/"+v.Get("id").String(), url.Values{"view": {"full"}}, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(v.Raw))
 			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/memver_conformance_none", nil, nil, "")), http.StatusNotFound, "not_found_error")
 		}},
@@ -824,10 +824,10 @@ var memoryVersionChecks = []Check{
 			for i := 1; i < 5; i++ {
 				updateMemory(t, store, m.Get("id").String(), map[string]any{"content": fmt.Sprint(i)})
 			}
-			all := idList(listVersions(t, store, url.Values{"limit": {"100"}}))
+			all := memIDs(memListVersions(t, store, url.Values{"limit": {"100"}}))
 			t.Expect(all).To(HaveLen(5))
 			for _, size := range []string{"1", "2", "3"} {
-				t.Expect(idList(listVersions(t, store, url.Values{"limit": {size}}))).To(Equal(all), "pages of %s", size)
+				t.Expect(memIDs(memListVersions(t, store, url.Values{"limit": {size}}))).To(Equal(all), "pages of %s", size)
 			}
 		}},
 	{ID: "memory/version-redact", Clause: "gaps §7", Labels: []Label{Memory, Extension},
@@ -851,7 +851,7 @@ var memoryVersionChecks = []Check{
 		Title: "retrieving a redacted version answers 200 with content, path, content_size_bytes and content_sha256 null",
 		Run: func(t *T) {
 			found := 0
-			for _, v := range preExistingVersions(t) {
+			for _, v := range memPreExistingVersions(t) {
 				if v.Get("redacted_at").Type != gjson.String {
 					continue
 				}
@@ -869,14 +869,14 @@ var memoryVersionChecks = []Check{
 		Title: "pre-existing versions carry session_actor (sesn_), api_actor and user_actor (user_) attributions, and session_id filters them",
 		Run: func(t *T) {
 			kinds := map[string]int{}
-			for _, v := range preExistingVersions(t) {
+			for _, v := range memPreExistingVersions(t) {
 				by := v.Get("created_by")
 				kinds[by.Get("type").String()]++
 				switch by.Get("type").String() {
 				case "session_actor":
 					t.Expect(by.Get("session_id").String()).To(HavePrefix("sesn_"))
-					got := listVersions(t, v.Get("memory_store_id").String(), url.Values{"session_id": {by.Get("session_id").String()}})
-					t.Expect(idList(got)).To(ContainElement(v.Get("id").String()))
+					got := memListVersions(t, v.Get("memory_store_id").String(), url.Values{"session_id": {by.Get("session_id").String()}})
+					t.Expect(memIDs(got)).To(ContainElement(v.Get("id").String()))
 					for _, g := range got {
 						t.Expect(g.Get("created_by.session_id").String()).To(Equal(by.Get("session_id").String()))
 					}

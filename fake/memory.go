@@ -41,8 +41,8 @@ type memory struct {
 	Content          *string   `json:"content"`
 }
 
-// actor is who made or redacted a version (spec 2.15): exactly one of the IDs is set, by type.
-type actor struct {
+// memoryActor is who made or redacted a version (spec 2.15): exactly one of the IDs is set, by type.
+type memoryActor struct {
 	Type      string `json:"type"`
 	APIKeyID  string `json:"api_key_id,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
@@ -53,34 +53,34 @@ type actor struct {
 // replaces the pointer fields with nil; it never writes through them, so a copy taken under the
 // lock stays valid.
 type memoryVersion struct {
-	ID               string     `json:"id"`
-	Type             string     `json:"type"`
-	CreatedAt        time.Time  `json:"created_at"`
-	MemoryID         string     `json:"memory_id"`
-	MemoryStoreID    string     `json:"memory_store_id"`
-	Operation        string     `json:"operation"`
-	Content          *string    `json:"content"`
-	ContentSHA256    *string    `json:"content_sha256"`
-	ContentSizeBytes *int       `json:"content_size_bytes"`
-	CreatedBy        *actor     `json:"created_by"`
-	Path             *string    `json:"path"`
-	RedactedAt       *time.Time `json:"redacted_at"`
-	RedactedBy       *actor     `json:"redacted_by"`
+	ID               string       `json:"id"`
+	Type             string       `json:"type"`
+	CreatedAt        time.Time    `json:"created_at"`
+	MemoryID         string       `json:"memory_id"`
+	MemoryStoreID    string       `json:"memory_store_id"`
+	Operation        string       `json:"operation"`
+	Content          *string      `json:"content"`
+	ContentSHA256    *string      `json:"content_sha256"`
+	ContentSizeBytes *int         `json:"content_size_bytes"`
+	CreatedBy        *memoryActor `json:"created_by"`
+	Path             *string      `json:"path"`
+	RedactedAt       *time.Time   `json:"redacted_at"`
+	RedactedBy       *memoryActor `json:"redacted_by"`
 }
 
 const (
-	opCreated  = "created"
-	opModified = "modified"
-	opDeleted  = "deleted"
+	memOpCreated  = "created"
+	memOpModified = "modified"
+	memOpDeleted  = "deleted"
 )
 
-// versionKey is a version's place in history: created_at, then ID (spec 4.7).
-func versionKey(v *memoryVersion) listKey { return listKey{v.CreatedAt, v.ID} }
+// memVersionKey is a version's place in history: created_at, then ID (spec 4.7).
+func memVersionKey(v *memoryVersion) listKey { return listKey{v.CreatedAt, v.ID} }
 
-// storeState is one store with its live memories and its history. versions and each lineage
+// memStoreState is one store with its live memories and its history. versions and each lineage
 // are sorted oldest first by (created_at, id), so that a write appends and a list finds its
 // page by binary search whatever the history's length.
-type storeState struct {
+type memStoreState struct {
 	org      *org
 	rec      memoryStore
 	memories map[string]*memory // live memories by ID
@@ -93,7 +93,7 @@ type storeState struct {
 // memoryArea is the memory-stores state of one server.
 type memoryArea struct {
 	mu     sync.Mutex
-	stores map[string]*storeState
+	stores map[string]*memStoreState
 }
 
 // memoryArea returns the server's memory state, built from the fixtures on first use.
@@ -103,26 +103,26 @@ func (s *Server) memoryArea(c *call) *memoryArea {
 
 // appendVersion adds v to the store's indexes at its place in (created_at, id) order: the end,
 // unless a wall clock stepped back.
-func (st *storeState) appendVersion(v *memoryVersion) {
-	st.versions = insertSorted(st.versions, v)
-	st.lineage[v.MemoryID] = insertSorted(st.lineage[v.MemoryID], v)
+func (st *memStoreState) appendVersion(v *memoryVersion) {
+	st.versions = insertMemVersion(st.versions, v)
+	st.lineage[v.MemoryID] = insertMemVersion(st.lineage[v.MemoryID], v)
 	st.byID[v.ID] = v
 }
 
-// insertSorted inserts v after every version that sorts before or with it.
-func insertSorted(list []*memoryVersion, v *memoryVersion) []*memoryVersion {
-	i := searchAfter(list, versionKey, oldestFirst, versionKey(v))
+// insertMemVersion inserts v after every version that sorts before or with it.
+func insertMemVersion(list []*memoryVersion, v *memoryVersion) []*memoryVersion {
+	i := searchAfter(list, memVersionKey, oldestFirst, memVersionKey(v))
 	return slices.Insert(list, i, v)
 }
 
-// versionFilter is the query of spec 4.7's version list, minus paging.
-type versionFilter struct {
+// memVersionFilter is the query of spec 4.7's version list, minus paging.
+type memVersionFilter struct {
 	memoryID, apiKeyID, sessionID, operation string
 	created                                  timeRange
 }
 
 // match applies the filters that no index answers: operation and the writer.
-func (f versionFilter) match(v *memoryVersion) bool {
+func (f memVersionFilter) match(v *memoryVersion) bool {
 	if f.operation != "" && v.Operation != f.operation {
 		return false
 	}
@@ -137,7 +137,7 @@ func (f versionFilter) match(v *memoryVersion) bool {
 // lineage or the store's history), narrows it to the created_at bounds by binary search and
 // walks back from the newest candidate, so a page costs the same for 1,000 or 100,000 versions
 // in the store unless a filter skips most of them.
-func (st *storeState) pageVersions(f versionFilter, after *listKey, limit int) ([]memoryVersion, *listKey) {
+func (st *memStoreState) pageVersions(f memVersionFilter, after *listKey, limit int) ([]memoryVersion, *listKey) {
 	list := st.versions
 	if f.memoryID != "" {
 		list = st.lineage[f.memoryID]
@@ -151,7 +151,7 @@ func (st *storeState) pageVersions(f versionFilter, after *listKey, limit int) (
 	}
 	if after != nil {
 		// Newest first, "after" the token means strictly older than its key.
-		hi = min(hi, sort.Search(len(list), func(i int) bool { return oldestFirst(versionKey(list[i]), *after) >= 0 }))
+		hi = min(hi, sort.Search(len(list), func(i int) bool { return oldestFirst(memVersionKey(list[i]), *after) >= 0 }))
 	}
 	page := make([]memoryVersion, 0, max(0, min(limit, hi-lo)))
 	for i := hi - 1; i >= lo; i-- {
@@ -160,7 +160,7 @@ func (st *storeState) pageVersions(f versionFilter, after *listKey, limit int) (
 		}
 		if len(page) == limit {
 			// Another match exists: the page is full and a next page will not be empty (gaps §3).
-			k := versionKey(&page[len(page)-1])
+			k := memVersionKey(&page[len(page)-1])
 			return page, &k
 		}
 		page = append(page, *list[i])
@@ -168,18 +168,18 @@ func (st *storeState) pageVersions(f versionFilter, after *listKey, limit int) (
 	return page, nil
 }
 
-// sha256Hex is the content hash of spec 2.14: lowercase hex of the UTF-8 bytes, no normalization.
-func sha256Hex(content string) string {
+// contentSHA256 is the content hash of spec 2.14: lowercase hex of the UTF-8 bytes, no normalization.
+func contentSHA256(content string) string {
 	sum := sha256.Sum256([]byte(content))
 	return hex.EncodeToString(sum[:])
 }
 
-// writeVersion builds the version a write appends: the content and path after the write.
-func writeVersion(id, op string, m *memory, by *actor, at time.Time) *memoryVersion {
+// newMemVersion builds the version a write appends: the content and path after the write.
+func newMemVersion(id, op string, m *memory, by *memoryActor, at time.Time) *memoryVersion {
 	content, sum, size, path := m.Content, m.ContentSHA256, m.ContentSizeBytes, m.Path
 	v := &memoryVersion{ID: id, Type: "memory_version", CreatedAt: at, MemoryID: m.ID, MemoryStoreID: m.MemoryStoreID,
 		Operation: op, CreatedBy: by, Path: &path}
-	if op != opDeleted {
+	if op != memOpDeleted {
 		v.Content, v.ContentSHA256, v.ContentSizeBytes = content, &sum, &size
 	}
 	return v

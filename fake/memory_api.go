@@ -20,15 +20,15 @@ const (
 )
 
 const (
-	viewBasic = "basic"
-	viewFull  = "full"
+	memViewBasic = "basic"
+	memViewFull  = "full"
 )
 
-// storeKey orders the store list: created_at, then ID.
-func storeKey(m memoryStore) listKey { return listKey{m.CreatedAt, m.ID} }
+// memStoreKey orders the store list: created_at, then ID.
+func memStoreKey(m memoryStore) listKey { return listKey{m.CreatedAt, m.ID} }
 
-// apiActor is the attribution of a write through the API: the key used, never its secret.
-func apiActor(c *call) *actor { return &actor{Type: "api_actor", APIKeyID: c.cred.ID} }
+// memAPIActor is the attribution of a write through the API: the key used, never its secret.
+func memAPIActor(c *call) *memoryActor { return &memoryActor{Type: "api_actor", APIKeyID: c.cred.ID} }
 
 // decodeMemoryBody checks the body against its request schema, so that every violation is a
 // 400 naming the field, then decodes it into v. No body reads as {}.
@@ -48,14 +48,14 @@ func decodeMemoryBody(c *call, schema string, v any) error {
 
 // view reads the view parameter; def is full on retrieve and basic on list, create and update
 // (gaps §7).
-func (c *call) view(def string) (bool, error) {
-	v, err := c.queryEnum("view", def, viewBasic, viewFull)
-	return v == viewFull, err
+func (c *call) memoryView(def string) (bool, error) {
+	v, err := c.queryEnum("view", def, memViewBasic, memViewFull)
+	return v == memViewFull, err
 }
 
 // store returns the caller's store named in the path; another organization's store is a 404.
 // The caller holds a.mu.
-func (a *memoryArea) store(c *call) (*storeState, error) {
+func (a *memoryArea) store(c *call) (*memStoreState, error) {
 	id := c.Param("memory_store_id")
 	st := a.stores[id]
 	if st == nil || st.org != c.org {
@@ -66,16 +66,16 @@ func (a *memoryArea) store(c *call) (*storeState, error) {
 
 // writable refuses changes to an archived store, which is read-only: its memories can be read
 // and deleted and its versions redacted, nothing else (gaps §7).
-func (st *storeState) writable() error {
+func (st *memStoreState) writable() error {
 	if st.rec.ArchivedAt != nil {
 		return invalid("memory store %s is archived and read-only: its memories can be read and deleted and its versions redacted, nothing else", st.rec.ID)
 	}
 	return nil
 }
 
-// inStore runs f on the caller's store named in the path, holding the area's lock; another
+// inMemStore runs f on the caller's store named in the path, holding the area's lock; another
 // organization's store is a 404.
-func (s *Server) inStore(c *call, f func(st *storeState) (any, error)) (any, error) {
+func (s *Server) inMemStore(c *call, f func(st *memStoreState) (any, error)) (any, error) {
 	a := s.memoryArea(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -114,8 +114,8 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 		}
 	}
 	a.mu.Unlock()
-	slices.SortFunc(list, func(x, y memoryStore) int { return newestFirst(storeKey(x), storeKey(y)) })
-	return pageByToken(list, storeKey, newestFirst, "memory_stores", after, limit), nil
+	slices.SortFunc(list, func(x, y memoryStore) int { return newestFirst(memStoreKey(x), memStoreKey(y)) })
+	return pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit), nil
 }
 
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
@@ -138,13 +138,13 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 	now := s.clock.Now()
 	rec := memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store", Name: req.Name, Description: req.Description,
 		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now}
-	a.stores[rec.ID] = newStoreState(c.org, rec)
+	a.stores[rec.ID] = newMemStoreState(c.org, rec)
 	return rec, nil
 }
 
 // getMemoryStore answers one of the caller's stores, archived or not.
 func (s *Server) getMemoryStore(c *call) (any, error) {
-	return s.inStore(c, func(st *storeState) (any, error) { return st.rec, nil })
+	return s.inMemStore(c, func(st *memStoreState) (any, error) { return st.rec, nil })
 }
 
 // updateMemoryStore changes name and description and patches metadata (gaps §7): a string
@@ -158,7 +158,7 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 	if err := decodeMemoryBody(c, "memory/memory_store_update_request", &req); err != nil {
 		return nil, err
 	}
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
@@ -194,7 +194,7 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 // archiveMemoryStore archives once; archiving an archived store returns it unchanged, so that
 // a client may retry.
 func (s *Server) archiveMemoryStore(c *call) (any, error) {
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		if st.rec.ArchivedAt == nil {
 			now := s.clock.Now()
 			st.rec.ArchivedAt, st.rec.UpdatedAt = &now, now
@@ -203,17 +203,17 @@ func (s *Server) archiveMemoryStore(c *call) (any, error) {
 	})
 }
 
-// deletedObject is a deletion confirmation (gaps §7).
-type deletedObject struct {
+// memoryDeletion is a deletion confirmation (gaps §7).
+type memoryDeletion struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 }
 
 // deleteMemoryStore removes the store with its memories and their history.
 func (s *Server) deleteMemoryStore(c *call) (any, error) {
-	return s.inStore(c, func(st *storeState) (any, error) {
-		delete(s.memoryArea(c).stores, st.rec.ID) // inStore holds the lock
-		return deletedObject{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		delete(s.memoryArea(c).stores, st.rec.ID) // inMemStore holds the lock
+		return memoryDeletion{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
 	})
 }
 
@@ -251,11 +251,11 @@ func (s *Server) listMemories(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	full, err := c.view(viewBasic)
+	full, err := c.memoryView(memViewBasic)
 	if err != nil {
 		return nil, err
 	}
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		scope := "memories:" + st.rec.ID
 		after, err := c.pageToken(scope)
 		if err != nil {
@@ -285,7 +285,7 @@ func (s *Server) listMemories(c *call) (any, error) {
 
 // createMemory stores content at a free path and appends its created version (spec 3.5).
 func (s *Server) createMemory(c *call) (any, error) {
-	full, err := c.view(viewBasic)
+	full, err := c.memoryView(memViewBasic)
 	if err != nil {
 		return nil, err
 	}
@@ -302,17 +302,17 @@ func (s *Server) createMemory(c *call) (any, error) {
 	if err := checkMemoryPath("path", req.Path); err != nil {
 		return nil, err
 	}
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
 		if other := st.paths[req.Path]; other != nil {
-			return nil, pathConflict(req.Path, other.ID)
+			return nil, memPathConflict(req.Path, other.ID)
 		}
 		now := s.clock.Now()
-		m := &memory{ID: s.ids.next("mem_"), Type: "memory", ContentSHA256: sha256Hex(req.Content), ContentSizeBytes: len(req.Content),
+		m := &memory{ID: s.ids.next("mem_"), Type: "memory", ContentSHA256: contentSHA256(req.Content), ContentSizeBytes: len(req.Content),
 			CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.rec.ID, Path: req.Path, Content: &req.Content}
-		v := writeVersion(s.ids.next("memver_"), opCreated, m, apiActor(c), now)
+		v := newMemVersion(s.ids.next("memver_"), memOpCreated, m, memAPIActor(c), now)
 		m.MemoryVersionID = v.ID
 		st.memories[m.ID], st.paths[m.Path] = m, m
 		st.appendVersion(v)
@@ -320,13 +320,13 @@ func (s *Server) createMemory(c *call) (any, error) {
 	})
 }
 
-// pathConflict is the 409 of a create or rename onto a path another live memory holds (gaps §7).
-func pathConflict(path, holder string) error {
+// memPathConflict is the 409 of a create or rename onto a path another live memory holds (gaps §7).
+func memPathConflict(path, holder string) error {
 	return newError(errMemoryPathConflict, "path %q is already taken by memory %s; choose another path or update that memory", path, holder)
 }
 
 // memory returns the live memory named in the path. The caller holds a.mu.
-func (st *storeState) memory(c *call) (*memory, error) {
+func (st *memStoreState) memory(c *call) (*memory, error) {
 	id := c.Param("memory_id")
 	m := st.memories[id]
 	if m == nil {
@@ -337,11 +337,11 @@ func (st *storeState) memory(c *call) (*memory, error) {
 
 // getMemory answers a live memory; a deleted one is 404, its history stays in the versions.
 func (s *Server) getMemory(c *call) (any, error) {
-	full, err := c.view(viewFull)
+	full, err := c.memoryView(memViewFull)
 	if err != nil {
 		return nil, err
 	}
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		m, err := st.memory(c)
 		if err != nil {
 			return nil, err
@@ -355,7 +355,7 @@ func (s *Server) getMemory(c *call) (any, error) {
 // request whose outcome is already the stored state succeeds whatever the hash, so a client
 // that retries a write that did land gets 200 (spec 4.7).
 func (s *Server) updateMemory(c *call) (any, error) {
-	full, err := c.view(viewBasic)
+	full, err := c.memoryView(memViewBasic)
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +380,7 @@ func (s *Server) updateMemory(c *call) (any, error) {
 			return nil, err
 		}
 	}
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
@@ -397,28 +397,28 @@ func (s *Server) updateMemory(c *call) (any, error) {
 		}
 		unchanged := *content == *m.Content && path == m.Path
 		if pre := req.Precondition; pre != nil && pre.ContentSHA256 != nil && *pre.ContentSHA256 != m.ContentSHA256 && !unchanged {
-			return nil, preconditionFailed("precondition.content_sha256", *pre.ContentSHA256, m.ContentSHA256)
+			return nil, memPreconditionFailed("precondition.content_sha256", *pre.ContentSHA256, m.ContentSHA256)
 		}
 		if unchanged {
 			return m.viewed(full), nil
 		}
 		if other := st.paths[path]; other != nil && other != m {
-			return nil, pathConflict(path, other.ID)
+			return nil, memPathConflict(path, other.ID)
 		}
 		now := s.clock.Now()
 		delete(st.paths, m.Path)
-		m.Path, m.Content, m.ContentSHA256, m.ContentSizeBytes, m.UpdatedAt = path, content, sha256Hex(*content), len(*content), now
+		m.Path, m.Content, m.ContentSHA256, m.ContentSizeBytes, m.UpdatedAt = path, content, contentSHA256(*content), len(*content), now
 		st.paths[path] = m
-		v := writeVersion(s.ids.next("memver_"), opModified, m, apiActor(c), now)
+		v := newMemVersion(s.ids.next("memver_"), memOpModified, m, memAPIActor(c), now)
 		m.MemoryVersionID = v.ID
 		st.appendVersion(v)
 		return m.viewed(full), nil
 	})
 }
 
-// preconditionFailed is the 409 of spec 4.7: the client must re-read, so the message says what
+// memPreconditionFailed is the 409 of spec 4.7: the client must re-read, so the message says what
 // the stored hash is now.
-func preconditionFailed(field, expected, stored string) error {
+func memPreconditionFailed(field, expected, stored string) error {
 	return newError(errPreconditionFailed, "%s: the memory's content_sha256 is %s, not %s: it changed since you read it; read it again and retry with the current hash", field, stored, expected)
 }
 
@@ -426,27 +426,27 @@ func preconditionFailed(field, expected, stored string) error {
 // an archived store.
 func (s *Server) deleteMemory(c *call) (any, error) {
 	expected, hasExpected := c.GetQuery("expected_content_sha256")
-	if hasExpected && !isSHA256Hex(expected) {
+	if hasExpected && !isContentSHA256(expected) {
 		return nil, invalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %q", expected)
 	}
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		m, err := st.memory(c)
 		if err != nil {
 			return nil, err
 		}
 		if hasExpected && expected != m.ContentSHA256 {
-			return nil, preconditionFailed("expected_content_sha256", expected, m.ContentSHA256)
+			return nil, memPreconditionFailed("expected_content_sha256", expected, m.ContentSHA256)
 		}
-		st.appendVersion(writeVersion(s.ids.next("memver_"), opDeleted, m, apiActor(c), s.clock.Now()))
+		st.appendVersion(newMemVersion(s.ids.next("memver_"), memOpDeleted, m, memAPIActor(c), s.clock.Now()))
 		delete(st.memories, m.ID)
 		delete(st.paths, m.Path)
-		return deletedObject{ID: m.ID, Type: "memory_deleted"}, nil
+		return memoryDeletion{ID: m.ID, Type: "memory_deleted"}, nil
 	})
 }
 
 // listMemoryVersions answers a store's versions newest first with every filter of spec 4.7.
 func (s *Server) listMemoryVersions(c *call) (any, error) {
-	full, err := c.view(viewBasic)
+	full, err := c.memoryView(memViewBasic)
 	if err != nil {
 		return nil, err
 	}
@@ -454,14 +454,14 @@ func (s *Server) listMemoryVersions(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := versionFilter{memoryID: c.Query("memory_id"), apiKeyID: c.Query("api_key_id"), sessionID: c.Query("session_id")}
+	f := memVersionFilter{memoryID: c.Query("memory_id"), apiKeyID: c.Query("api_key_id"), sessionID: c.Query("session_id")}
 	if f.created, err = c.queryTimeRange("created_at", "gte", "lte"); err != nil {
 		return nil, err
 	}
-	if f.operation, err = c.queryEnum("operation", "", opCreated, opModified, opDeleted); err != nil {
+	if f.operation, err = c.queryEnum("operation", "", memOpCreated, memOpModified, memOpDeleted); err != nil {
 		return nil, err
 	}
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		scope := "memory_versions:" + st.rec.ID
 		after, err := c.pageToken(scope)
 		if err != nil {
@@ -481,7 +481,7 @@ func (s *Server) listMemoryVersions(c *call) (any, error) {
 }
 
 // version returns the store's version named in the path. The caller holds a.mu.
-func (st *storeState) version(c *call) (*memoryVersion, error) {
+func (st *memStoreState) version(c *call) (*memoryVersion, error) {
 	id := c.Param("memory_version_id")
 	v := st.byID[id]
 	if v == nil {
@@ -492,11 +492,11 @@ func (st *storeState) version(c *call) (*memoryVersion, error) {
 
 // getMemoryVersion answers one version; a redacted one is 200 with its content fields null.
 func (s *Server) getMemoryVersion(c *call) (any, error) {
-	full, err := c.view(viewFull)
+	full, err := c.memoryView(memViewFull)
 	if err != nil {
 		return nil, err
 	}
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		v, err := st.version(c)
 		if err != nil {
 			return nil, err
@@ -508,14 +508,14 @@ func (s *Server) getMemoryVersion(c *call) (any, error) {
 // redactMemoryVersion nulls a version's content and path and records who did it (gaps §7).
 // Redacting a redacted version returns it unchanged. Allowed in an archived store.
 func (s *Server) redactMemoryVersion(c *call) (any, error) {
-	return s.inStore(c, func(st *storeState) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		v, err := st.version(c)
 		if err != nil {
 			return nil, err
 		}
 		if v.RedactedAt == nil {
 			now := s.clock.Now()
-			v.RedactedAt, v.RedactedBy = &now, apiActor(c)
+			v.RedactedAt, v.RedactedBy = &now, memAPIActor(c)
 			v.Content, v.Path, v.ContentSHA256, v.ContentSizeBytes = nil, nil, nil, nil
 		}
 		return *v, nil

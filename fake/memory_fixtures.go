@@ -9,31 +9,31 @@ import (
 // memoryFixtures is the parsed memory_stores.json: each store with its history. Live memories
 // are not in the file; they are the replay of the history, so the two can never disagree.
 type memoryFixtures struct {
-	stores []*storeState // immutable; build copies them
+	stores []*memStoreState // immutable; build copies them
 }
 
-// fixtureStore is one store of memory_stores.json: the store's own fields, its organization
+// memFixtureStore is one store of memory_stores.json: the store's own fields, its organization
 // and its history.
-type fixtureStore struct {
+type memFixtureStore struct {
 	memoryStore
 	OrganizationID string `json:"organization_id"`
 	Versions       []struct {
-		ID         string     `json:"id"`
-		MemoryID   string     `json:"memory_id"`
-		Operation  string     `json:"operation"`
-		CreatedAt  time.Time  `json:"created_at"`
-		CreatedBy  *actor     `json:"created_by"`
-		Content    *string    `json:"content"`
-		Path       *string    `json:"path"`
-		RedactedAt *time.Time `json:"redacted_at"`
-		RedactedBy *actor     `json:"redacted_by"`
+		ID         string       `json:"id"`
+		MemoryID   string       `json:"memory_id"`
+		Operation  string       `json:"operation"`
+		CreatedAt  time.Time    `json:"created_at"`
+		CreatedBy  *memoryActor `json:"created_by"`
+		Content    *string      `json:"content"`
+		Path       *string      `json:"path"`
+		RedactedAt *time.Time   `json:"redacted_at"`
+		RedactedBy *memoryActor `json:"redacted_by"`
 	} `json:"versions"`
 }
 
 // loadMemoryStores parses memory_stores.json, if present, into fx.memory.
 func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
 	var file struct {
-		MemoryStores []fixtureStore `json:"memory_stores"`
+		MemoryStores []memFixtureStore `json:"memory_stores"`
 	}
 	if _, err := readFixture(fsys, "memory_stores.json", &file); err != nil {
 		return err
@@ -51,7 +51,7 @@ func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
 
 // parse checks one store's history (IDs unique across the file, created first, nothing after
 // deleted, redactions nulling content and path) and replays it into live memories.
-func (f *fixtureStore) parse(fx *Fixtures, seen map[string]bool) (*storeState, error) {
+func (f *memFixtureStore) parse(fx *Fixtures, seen map[string]bool) (*memStoreState, error) {
 	o := fx.orgByID(f.OrganizationID)
 	if o == nil {
 		return nil, fmt.Errorf("unknown organization %s", f.OrganizationID)
@@ -65,7 +65,7 @@ func (f *fixtureStore) parse(fx *Fixtures, seen map[string]bool) (*storeState, e
 	if rec.Metadata == nil {
 		rec.Metadata = map[string]string{}
 	}
-	st := newStoreState(o, rec)
+	st := newMemStoreState(o, rec)
 	for _, fv := range f.Versions {
 		if seen[fv.ID] {
 			return nil, fmt.Errorf("version ID %s is used twice", fv.ID)
@@ -75,7 +75,7 @@ func (f *fixtureStore) parse(fx *Fixtures, seen map[string]bool) (*storeState, e
 		if redacted != (fv.Path == nil) || redacted != (fv.RedactedBy != nil) {
 			return nil, fmt.Errorf("version %s: path is null and redacted_by is set exactly when redacted_at is", fv.ID)
 		}
-		if (fv.Content == nil) != (redacted || fv.Operation == opDeleted) {
+		if (fv.Content == nil) != (redacted || fv.Operation == memOpDeleted) {
 			return nil, fmt.Errorf("version %s: content is null exactly when the version is deleted or redacted", fv.ID)
 		}
 		if fv.Path != nil {
@@ -87,7 +87,7 @@ func (f *fixtureStore) parse(fx *Fixtures, seen map[string]bool) (*storeState, e
 			MemoryStoreID: f.ID, Operation: fv.Operation, Content: fv.Content, CreatedBy: fv.CreatedBy, Path: fv.Path,
 			RedactedAt: fv.RedactedAt, RedactedBy: fv.RedactedBy}
 		if fv.Content != nil {
-			sum, size := sha256Hex(*fv.Content), len(*fv.Content)
+			sum, size := contentSHA256(*fv.Content), len(*fv.Content)
 			v.ContentSHA256, v.ContentSizeBytes = &sum, &size
 		}
 		st.appendVersion(v)
@@ -101,17 +101,17 @@ func (f *fixtureStore) parse(fx *Fixtures, seen map[string]bool) (*storeState, e
 }
 
 // replay sets the live memory that a lineage (oldest first) leaves behind.
-func (st *storeState) replay(id string, lineage []*memoryVersion) error {
+func (st *memStoreState) replay(id string, lineage []*memoryVersion) error {
 	for i, v := range lineage {
-		if (i == 0) != (v.Operation == opCreated) {
+		if (i == 0) != (v.Operation == memOpCreated) {
 			return fmt.Errorf("memory %s: the first version and only it must be created", id)
 		}
-		if i > 0 && lineage[i-1].Operation == opDeleted {
+		if i > 0 && lineage[i-1].Operation == memOpDeleted {
 			return fmt.Errorf("memory %s: version %s follows the deleted version", id, v.ID)
 		}
 	}
 	head := lineage[len(lineage)-1]
-	if head.Operation == opDeleted {
+	if head.Operation == memOpDeleted {
 		return nil
 	}
 	if head.RedactedAt != nil {
@@ -127,18 +127,18 @@ func (st *storeState) replay(id string, lineage []*memoryVersion) error {
 	return nil
 }
 
-// newStoreState is an empty store state with its indexes ready.
-func newStoreState(o *org, rec memoryStore) *storeState {
-	return &storeState{org: o, rec: rec, memories: map[string]*memory{}, paths: map[string]*memory{},
+// newMemStoreState is an empty store state with its indexes ready.
+func newMemStoreState(o *org, rec memoryStore) *memStoreState {
+	return &memStoreState{org: o, rec: rec, memories: map[string]*memory{}, paths: map[string]*memory{},
 		byID: map[string]*memoryVersion{}, lineage: map[string][]*memoryVersion{}}
 }
 
 // build copies the fixtures into a server's state. Versions are copied because redaction
 // changes them; memories because updates do.
 func (mf *memoryFixtures) build() *memoryArea {
-	a := &memoryArea{stores: map[string]*storeState{}}
+	a := &memoryArea{stores: map[string]*memStoreState{}}
 	for _, src := range mf.stores {
-		st := newStoreState(src.org, src.rec)
+		st := newMemStoreState(src.org, src.rec)
 		st.versions = make([]*memoryVersion, len(src.versions))
 		for i, v := range src.versions {
 			cp := *v

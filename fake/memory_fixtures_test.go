@@ -74,23 +74,23 @@ func TestMemoryFixturesRefuseBrokenHistories(t *testing.T) {
 // TestMemoryFixturesReplay: live memories are the replay of the fixture history.
 func TestMemoryFixturesReplay(t *testing.T) {
 	m := newMemTester(t)
-	style := m.ok(get, "/v1/memory_stores/"+supportStore+"/memories/"+styleGuide, nil)
+	style := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memories/"+memStyleGuide, nil)
 	if style.Get("memory_version_id").String() != "memver_01AcmeSupport0012" || style.Get("created_at").String() != "2025-03-01T09:05:00Z" ||
 		style.Get("updated_at").String() != "2025-03-08T16:20:00Z" || !strings.HasSuffix(style.Get("content").String(), "Never promise dates.\n") {
 		t.Fatalf("style guide = %s", style.Raw)
 	}
-	renamed := m.ok(get, "/v1/memory_stores/"+supportStore+"/memories/mem_01AcmeCustomerGlobex0000001", nil)
+	renamed := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memories/mem_01AcmeCustomerGlobex0000001", nil)
 	if renamed.Get("path").String() != "/customers/globex/profile.md" {
 		t.Fatalf("renamed fixture memory = %s", renamed.Raw)
 	}
 	// A redacted older version leaves the memory's current content alone.
-	if got := m.ok(get, "/v1/memory_stores/"+supportStore+"/memories/mem_01AcmeCustomerAcme0000001", nil).Get("content").String(); !strings.Contains(got, "ops desk") {
+	if got := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memories/mem_01AcmeCustomerAcme0000001", nil).Get("content").String(); !strings.Contains(got, "ops desk") {
 		t.Fatalf("customer profile = %q", got)
 	}
 	// Changes on one server never reach another: each copies the fixtures.
-	m.ok(post, "/v1/memory_stores/"+supportStore+"/memory_versions/memver_01AcmeSupport0001/redact", nil)
+	m.ok(post, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001/redact", nil)
 	other := newMemTester(t)
-	if got := other.ok(get, "/v1/memory_stores/"+supportStore+"/memory_versions/memver_01AcmeSupport0001", nil); got.Get("redacted_at").Type.String() != "Null" {
+	if got := other.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001", nil); got.Get("redacted_at").Type.String() != "Null" {
 		t.Fatalf("a redaction leaked into another server: %s", got.Raw)
 	}
 }
@@ -99,14 +99,14 @@ func TestMemoryFixturesReplay(t *testing.T) {
 // attributed to that key.
 func TestMemoryResetAndAttribution(t *testing.T) {
 	m := newMemTester(t)
-	m.ok(post, "/v1/memory_stores/"+supportStore+"/memory_versions/memver_01AcmeSupport0001/redact", nil)
+	m.ok(post, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001/redact", nil)
 	m.ts.Fake.Reset()
-	if got := m.ok(get, "/v1/memory_stores/"+supportStore+"/memory_versions/memver_01AcmeSupport0001", nil); got.Get("redacted_at").Type.String() != "Null" {
+	if got := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001", nil); got.Get("redacted_at").Type.String() != "Null" {
 		t.Fatalf("Reset kept a redaction: %s", got.Raw)
 	}
 	m.key = "test-api-key-2"
-	mem := m.newMemory(globexStore, "/plans/q4.md", "later")
-	v := m.ok(get, "/v1/memory_stores/"+globexStore+"/memory_versions/"+mem.Get("memory_version_id").String(), nil)
+	mem := m.newMemory(memGlobexStore, "/plans/q4.md", "later")
+	v := m.ok(get, "/v1/memory_stores/"+memGlobexStore+"/memory_versions/"+mem.Get("memory_version_id").String(), nil)
 	if v.Get("created_by.api_key_id").String() != "apikey_01GlobexDefaultKey0000001" {
 		t.Fatalf("a write with the second organization's key is attributed to %s", v.Get("created_by").Raw)
 	}

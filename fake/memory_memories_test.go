@@ -52,13 +52,13 @@ func TestMemoryContent(t *testing.T) {
 	store := m.newStore()
 	create := "/v1/memory_stores/" + store + "/memories"
 	empty := m.newMemory(store, "/empty", "")
-	if empty.Get("content_size_bytes").Int() != 0 || empty.Get("content_sha256").String() != sha256Hex("") {
+	if empty.Get("content_size_bytes").Int() != 0 || empty.Get("content_sha256").String() != contentSHA256("") {
 		t.Fatalf("empty memory = %s", empty.Raw)
 	}
 	// Bytes, not characters: 102,400 bytes of 2-byte characters is the limit.
 	max := strings.Repeat("é", maxMemoryContent/2)
 	full := m.ok(post, create+"?view=full", map[string]any{"path": "/max", "content": max})
-	if full.Get("content_size_bytes").Int() != maxMemoryContent || full.Get("content").String() != max || full.Get("content_sha256").String() != sha256Hex(max) {
+	if full.Get("content_size_bytes").Int() != maxMemoryContent || full.Get("content").String() != max || full.Get("content_sha256").String() != contentSHA256(max) {
 		t.Fatalf("largest memory answered size %d", full.Get("content_size_bytes").Int())
 	}
 	m.fails(http.StatusBadRequest, errInvalidRequest, "content", post, create, map[string]any{"path": "/over", "content": max + "x"})
@@ -68,7 +68,7 @@ func TestMemoryContent(t *testing.T) {
 	m.fails(http.StatusBadRequest, errInvalidRequest, "content", post, create+"/"+empty.Get("id").String(), map[string]any{"content": max + "x"})
 	// No normalization of content: the hash is of the bytes sent.
 	nfd := m.newMemory(store, "/nfd", "Cafe\u0301")
-	if nfd.Get("content_sha256").String() != sha256Hex("Cafe\u0301") || nfd.Get("content_size_bytes").Int() != 6 {
+	if nfd.Get("content_sha256").String() != contentSHA256("Cafe\u0301") || nfd.Get("content_size_bytes").Int() != 6 {
 		t.Fatalf("content was normalized: %s", nfd.Raw)
 	}
 }
@@ -147,7 +147,7 @@ func TestMemoryUpdateAppendsOneVersionPerChange(t *testing.T) {
 	}
 	latest := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage()[0], nil)
 	if latest.Get("operation").String() != "modified" || latest.Get("path").String() != "/c.md" || latest.Get("content").String() != "three" ||
-		latest.Get("created_by.type").String() != "api_actor" || latest.Get("created_by.api_key_id").String() != acmeKeyID {
+		latest.Get("created_by.type").String() != "api_actor" || latest.Get("created_by.api_key_id").String() != memAcmeKeyID {
 		t.Fatalf("latest version = %s", latest.Raw)
 	}
 	rename := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage()[1], nil)
@@ -185,22 +185,22 @@ func TestMemoryPrecondition(t *testing.T) {
 	path := "/v1/memory_stores/" + store + "/memories/" + id
 	pre := func(h string) map[string]any { return map[string]any{"type": "content_sha256", "content_sha256": h} }
 	// Matching hash: applies.
-	m.ok(post, path, map[string]any{"content": "v2", "precondition": pre(sha256Hex("v1"))})
+	m.ok(post, path, map[string]any{"content": "v2", "precondition": pre(contentSHA256("v1"))})
 	// Stale hash: 409, nothing changes, and a retry cannot succeed.
-	r := m.fails(http.StatusConflict, errPreconditionFailed, "content_sha256", post, path, map[string]any{"content": "v3", "precondition": pre(sha256Hex("v1"))})
+	r := m.fails(http.StatusConflict, errPreconditionFailed, "content_sha256", post, path, map[string]any{"content": "v3", "precondition": pre(contentSHA256("v1"))})
 	if r.header.Get("x-should-retry") != "false" {
 		t.Fatalf("precondition 409 headers: %v", r.header)
 	}
-	r = m.fails(http.StatusConflict, errPreconditionFailed, "", post, path, map[string]any{"path": "/elsewhere.md", "precondition": pre(sha256Hex("v1"))})
+	r = m.fails(http.StatusConflict, errPreconditionFailed, "", post, path, map[string]any{"path": "/elsewhere.md", "precondition": pre(contentSHA256("v1"))})
 	if got := m.ok(get, path, nil); got.Get("content").String() != "v2" || got.Get("path").String() != "/p.md" {
 		t.Fatalf("a failed precondition changed the memory: %s", got.Raw)
 	}
 	// Stale hash, but the stored state already equals the request: 200, no version.
 	n := len(m.versions(store, url.Values{"memory_id": {id}}))
 	for _, body := range []map[string]any{
-		{"content": "v2", "precondition": pre(sha256Hex("v1"))},
-		{"content": "v2", "path": "/p.md", "precondition": pre(sha256Hex("v1"))},
-		{"precondition": pre(sha256Hex("v1"))},
+		{"content": "v2", "precondition": pre(contentSHA256("v1"))},
+		{"content": "v2", "path": "/p.md", "precondition": pre(contentSHA256("v1"))},
+		{"precondition": pre(contentSHA256("v1"))},
 	} {
 		m.ok(post, path, body)
 	}
@@ -210,10 +210,10 @@ func TestMemoryPrecondition(t *testing.T) {
 	// A precondition without a hash asserts nothing.
 	m.ok(post, path, map[string]any{"content": "v4", "precondition": map[string]any{"type": "content_sha256"}})
 	for _, bad := range []map[string]any{
-		{"content": "x", "precondition": map[string]any{"type": "etag", "content_sha256": sha256Hex("v4")}},
-		{"content": "x", "precondition": pre(strings.ToUpper(sha256Hex("v4")))},
+		{"content": "x", "precondition": map[string]any{"type": "etag", "content_sha256": contentSHA256("v4")}},
+		{"content": "x", "precondition": pre(strings.ToUpper(contentSHA256("v4")))},
 		{"content": "x", "precondition": pre("abc")},
-		{"content": "x", "precondition": map[string]any{"content_sha256": sha256Hex("v4")}},
+		{"content": "x", "precondition": map[string]any{"content_sha256": contentSHA256("v4")}},
 	} {
 		m.fails(http.StatusBadRequest, errInvalidRequest, "precondition", post, path, bad)
 	}
@@ -225,9 +225,9 @@ func TestMemoryDelete(t *testing.T) {
 	base := "/v1/memory_stores/" + store + "/memories/"
 	mem := m.newMemory(store, "/d.md", "bye")
 	id := mem.Get("id").String()
-	m.fails(http.StatusConflict, errPreconditionFailed, "expected_content_sha256", del, base+id+"?expected_content_sha256="+sha256Hex("other"), nil)
+	m.fails(http.StatusConflict, errPreconditionFailed, "expected_content_sha256", del, base+id+"?expected_content_sha256="+contentSHA256("other"), nil)
 	m.fails(http.StatusBadRequest, errInvalidRequest, "expected_content_sha256", del, base+id+"?expected_content_sha256=xyz", nil)
-	r := m.ok(del, base+id+"?expected_content_sha256="+sha256Hex("bye"), nil)
+	r := m.ok(del, base+id+"?expected_content_sha256="+contentSHA256("bye"), nil)
 	if strings.TrimSpace(r.Raw) != `{"id":"`+id+`","type":"memory_deleted"}` {
 		t.Fatalf("delete = %s", r.Raw)
 	}
@@ -241,7 +241,7 @@ func TestMemoryDelete(t *testing.T) {
 	}
 	d := lineage[0]
 	if d.Get("path").String() != "/d.md" || d.Get("content_sha256").Type.String() != "Null" || d.Get("content_size_bytes").Type.String() != "Null" ||
-		d.Get("created_by.api_key_id").String() != acmeKeyID {
+		d.Get("created_by.api_key_id").String() != memAcmeKeyID {
 		t.Fatalf("deleted version = %s", d.Raw)
 	}
 	if got := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions/"+d.Get("id").String(), nil).Get("content"); got.Type.String() != "Null" {
@@ -279,7 +279,7 @@ func TestMemoryList(t *testing.T) {
 		{"path_prefix=/nothing/", nil},
 	}
 	for _, c := range cases {
-		if got := list(c.q); !equalStrings(got, c.want) {
+		if got := list(c.q); !memEqual(got, c.want) {
 			t.Fatalf("list %q = %v, want %v", c.q, got, c.want)
 		}
 	}
@@ -300,7 +300,7 @@ func TestMemoryList(t *testing.T) {
 		}
 		q.Set("page", r.Get("next_page").String())
 	}
-	if !equalStrings(walked, cases[0].want) {
+	if !memEqual(walked, cases[0].want) {
 		t.Fatalf("walk = %v, want %v", walked, cases[0].want)
 	}
 	// A token of another store's list is refused.
@@ -309,7 +309,7 @@ func TestMemoryList(t *testing.T) {
 	m.newMemory(other, "/2", "")
 	tok := m.ok(get, "/v1/memory_stores/"+other+"/memories?limit=1", nil).Get("next_page").String()
 	m.fails(http.StatusBadRequest, errInvalidRequest, "page", get, "/v1/memory_stores/"+store+"/memories?page="+url.QueryEscape(tok), nil)
-	// Fixtures: the deleted scratchpad is not listed.
+	// Fixtures: the deleted memScratchpad is not listed.
 	for _, p := range list("") {
 		if strings.Contains(p, "scratch") {
 			t.Fatalf("deleted memory listed: %s", p)

@@ -46,8 +46,8 @@ func checkMemoryContent(content string) error {
 	return nil
 }
 
-// isSHA256Hex reports whether s has the form of content_sha256: 64 lowercase hex characters.
-func isSHA256Hex(s string) bool {
+// isContentSHA256 reports whether s has the form of content_sha256: 64 lowercase hex characters.
+func isContentSHA256(s string) bool {
 	if len(s) != 64 {
 		return false
 	}

@@ -11,33 +11,33 @@ import (
 
 func TestMemoryStoreListFixtures(t *testing.T) {
 	m := newMemTester(t)
-	got := idsOf(m.ok(get, "/v1/memory_stores", nil).Get("data").Array())
-	if want := []string{researchStore, supportStore}; !equalStrings(got, want) {
+	got := memIDs(m.ok(get, "/v1/memory_stores", nil).Get("data").Array())
+	if want := []string{memResearchStore, memSupportStore}; !memEqual(got, want) {
 		t.Fatalf("stores = %v, want %v (newest first, archived left out)", got, want)
 	}
-	got = idsOf(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data").Array())
-	if want := []string{researchStore, supportStore, legacyStore}; !equalStrings(got, want) {
+	got = memIDs(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data").Array())
+	if want := []string{memResearchStore, memSupportStore, memLegacyStore}; !memEqual(got, want) {
 		t.Fatalf("stores with archived = %v, want %v", got, want)
 	}
 	m.key = "test-api-key-2"
-	got = idsOf(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data").Array())
-	if want := []string{globexStore}; !equalStrings(got, want) {
+	got = memIDs(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data").Array())
+	if want := []string{memGlobexStore}; !memEqual(got, want) {
 		t.Fatalf("second organization's stores = %v, want %v", got, want)
 	}
-	for _, p := range []string{"", "/memories", "/memory_versions", "/memories/" + styleGuide, "/memory_versions/" + redactedVer} {
-		m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+supportStore+p, nil)
+	for _, p := range []string{"", "/memories", "/memory_versions", "/memories/" + memStyleGuide, "/memory_versions/" + memRedactedVer} {
+		m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+memSupportStore+p, nil)
 	}
-	m.fails(http.StatusNotFound, errNotFound, "", post, "/v1/memory_stores/"+supportStore+"/archive", nil)
-	m.fails(http.StatusNotFound, errNotFound, "", del, "/v1/memory_stores/"+supportStore, nil)
+	m.fails(http.StatusNotFound, errNotFound, "", post, "/v1/memory_stores/"+memSupportStore+"/archive", nil)
+	m.fails(http.StatusNotFound, errNotFound, "", del, "/v1/memory_stores/"+memSupportStore, nil)
 }
 
 func TestMemoryStoreListFilters(t *testing.T) {
 	m := newMemTester(t)
 	at := func(q string) []string {
-		return idsOf(m.ok(get, "/v1/memory_stores?include_archived=true&"+q, nil).Get("data").Array())
+		return memIDs(m.ok(get, "/v1/memory_stores?include_archived=true&"+q, nil).Get("data").Array())
 	}
 	// Bounds are inclusive: the exact creation instants match.
-	if got, want := at("created_at[gte]=2025-03-01T09:00:00Z&created_at[lte]=2025-04-01T09:00:00Z"), []string{researchStore, supportStore}; !equalStrings(got, want) {
+	if got, want := at("created_at[gte]=2025-03-01T09:00:00Z&created_at[lte]=2025-04-01T09:00:00Z"), []string{memResearchStore, memSupportStore}; !memEqual(got, want) {
 		t.Fatalf("between = %v, want %v", got, want)
 	}
 	if got := at("created_at[gte]=2030-01-01T00:00:00Z"); len(got) != 0 {
@@ -65,11 +65,11 @@ func TestMemoryStoreListFilters(t *testing.T) {
 		}
 		q.Set("page", r.Get("next_page").String())
 	}
-	if want := at(""); !equalStrings(walked, want) {
+	if want := at(""); !memEqual(walked, want) {
 		t.Fatalf("walk = %v, want %v", walked, want)
 	}
 	m.fails(http.StatusBadRequest, errInvalidRequest, "page", get, "/v1/memory_stores?page=forged", nil)
-	versionsToken := m.ok(get, "/v1/memory_stores/"+supportStore+"/memory_versions?limit=1", nil).Get("next_page").String()
+	versionsToken := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?limit=1", nil).Get("next_page").String()
 	m.fails(http.StatusBadRequest, errInvalidRequest, "page", get, "/v1/memory_stores?page="+url.QueryEscape(versionsToken), nil)
 	// The default page holds at most 20; 100 is the largest.
 	for range 21 {
@@ -180,7 +180,7 @@ func TestMemoryStoreArchiveIsReadOnly(t *testing.T) {
 	if again := m.ok(post, base+"/archive", nil); again.Raw != s.Raw {
 		t.Fatalf("archiving again changed the store: %s, was %s", again.Raw, s.Raw)
 	}
-	if got := idsOf(m.ok(get, "/v1/memory_stores", nil).Get("data").Array()); strings.Contains(strings.Join(got, ","), id) {
+	if got := memIDs(m.ok(get, "/v1/memory_stores", nil).Get("data").Array()); strings.Contains(strings.Join(got, ","), id) {
 		t.Fatalf("archived store listed without include_archived: %v", got)
 	}
 	m.fails(http.StatusBadRequest, errInvalidRequest, "archived", post, base, map[string]any{"name": "x"})
@@ -195,7 +195,7 @@ func TestMemoryStoreArchiveIsReadOnly(t *testing.T) {
 		t.Fatalf("lineage after delete in an archived store = %d versions, want 2", n)
 	}
 	// The fixture's archived store is read-only too.
-	m.fails(http.StatusBadRequest, errInvalidRequest, "archived", post, "/v1/memory_stores/"+legacyStore+"/memories", map[string]any{"path": "/x", "content": ""})
+	m.fails(http.StatusBadRequest, errInvalidRequest, "archived", post, "/v1/memory_stores/"+memLegacyStore+"/memories", map[string]any{"path": "/x", "content": ""})
 }
 
 func TestMemoryStoreDelete(t *testing.T) {

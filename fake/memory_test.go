@@ -14,14 +14,14 @@ import (
 
 // Fixture IDs the tests rely on (fixtures/memory_stores.json).
 const (
-	supportStore  = "memstore_01AcmeSupportAgent0000001"
-	legacyStore   = "memstore_01AcmeLegacyOnboard00001"
-	researchStore = "memstore_01AcmeResearchNotes00001"
-	globexStore   = "memstore_01GlobexPlanning00000001"
-	styleGuide    = "mem_01AcmeStyleGuide000000001"
-	scratchpad    = "mem_01AcmeScratchpad000000001"
-	redactedVer   = "memver_01AcmeSupport0005"
-	acmeKeyID     = "apikey_01AcmeDefaultKey00000001"
+	memSupportStore  = "memstore_01AcmeSupportAgent0000001"
+	memLegacyStore   = "memstore_01AcmeLegacyOnboard00001"
+	memResearchStore = "memstore_01AcmeResearchNotes00001"
+	memGlobexStore   = "memstore_01GlobexPlanning00000001"
+	memStyleGuide    = "mem_01AcmeStyleGuide000000001"
+	memScratchpad    = "mem_01AcmeScratchpad000000001"
+	memRedactedVer   = "memver_01AcmeSupport0005"
+	memAcmeKeyID     = "apikey_01AcmeDefaultKey00000001"
 )
 
 // memTester sends memory-store requests to a test server with the first organization's API key.
@@ -36,15 +36,15 @@ func newMemTester(t *testing.T) *memTester {
 	return &memTester{t: t, ts: NewTestServer(t), key: "test-api-key"}
 }
 
-// reply is an answer: status, headers and the body as gjson.
-type reply struct {
+// memReply is an answer: status, headers and the body as gjson.
+type memReply struct {
 	status int
 	header http.Header
 	body   gjson.Result
 }
 
 // do sends the request; body is JSON-encoded unless it is a string (sent as is).
-func (m *memTester) do(method, path string, body any) reply {
+func (m *memTester) do(method, path string, body any) memReply {
 	m.t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -77,7 +77,7 @@ func (m *memTester) do(method, path string, body any) reply {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	return reply{resp.StatusCode, resp.Header, gjson.ParseBytes(data)}
+	return memReply{resp.StatusCode, resp.Header, gjson.ParseBytes(data)}
 }
 
 // ok sends the request and fails the test unless it answers 200.
@@ -92,7 +92,7 @@ func (m *memTester) ok(method, path string, body any) gjson.Result {
 
 // fails sends the request and requires the status and error type, and that the message names
 // field (when not empty).
-func (m *memTester) fails(status int, typ, field, method, path string, body any) reply {
+func (m *memTester) fails(status int, typ, field, method, path string, body any) memReply {
 	m.t.Helper()
 	r := m.do(method, path, body)
 	if r.status != status || r.body.Get("error.type").String() != typ {
@@ -126,8 +126,8 @@ func (m *memTester) versions(store string, q url.Values) []string {
 	return ids
 }
 
-// idsOf returns the id field of each item.
-func idsOf(list []gjson.Result) []string {
+// memIDs returns the id field of each item.
+func memIDs(list []gjson.Result) []string {
 	out := make([]string, len(list))
 	for i, r := range list {
 		out[i] = r.Get("id").String()
@@ -135,7 +135,7 @@ func idsOf(list []gjson.Result) []string {
 	return out
 }
 
-// equalStrings reports whether a and b hold the same strings in the same order.
-func equalStrings(a, b []string) bool {
+// memEqual reports whether a and b hold the same strings in the same order.
+func memEqual(a, b []string) bool {
 	return strings.Join(a, "\x00") == strings.Join(b, "\x00")
 }

@@ -15,7 +15,7 @@ import (
 
 func TestMemoryVersionsFixtures(t *testing.T) {
 	m := newMemTester(t)
-	all := m.ok(get, "/v1/memory_stores/"+supportStore+"/memory_versions?limit=100", nil).Get("data").Array()
+	all := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?limit=100", nil).Get("data").Array()
 	if len(all) != 14 {
 		t.Fatalf("support store has %d versions, want 14", len(all))
 	}
@@ -27,7 +27,7 @@ func TestMemoryVersionsFixtures(t *testing.T) {
 			t.Fatalf("%s listed before %s", a.Get("id"), b.Get("id"))
 		}
 	}
-	if got := []string{all[10].Get("id").String(), all[11].Get("id").String()}; !equalStrings(got, []string{"memver_01AcmeSupport0004", "memver_01AcmeSupport0003"}) {
+	if got := []string{all[10].Get("id").String(), all[11].Get("id").String()}; !memEqual(got, []string{"memver_01AcmeSupport0004", "memver_01AcmeSupport0003"}) {
 		t.Fatalf("tie order = %v", got)
 	}
 	kinds := map[string]bool{}
@@ -40,7 +40,7 @@ func TestMemoryVersionsFixtures(t *testing.T) {
 	if !kinds["api_actor"] || !kinds["session_actor"] || !kinds["user_actor"] {
 		t.Fatalf("fixture actors = %v, want all three kinds", kinds)
 	}
-	red := m.ok(get, "/v1/memory_stores/"+supportStore+"/memory_versions/"+redactedVer, nil)
+	red := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/"+memRedactedVer, nil)
 	for _, f := range []string{"content", "path", "content_sha256", "content_size_bytes"} {
 		if red.Get(f).Type.String() != "Null" {
 			t.Fatalf("redacted version has %s: %s", f, red.Raw)
@@ -49,18 +49,18 @@ func TestMemoryVersionsFixtures(t *testing.T) {
 	if red.Get("redacted_by.type").String() != "user_actor" || !red.Get("redacted_at").Exists() {
 		t.Fatalf("redacted version = %s", red.Raw)
 	}
-	lineage := m.versions(supportStore, url.Values{"memory_id": {scratchpad}})
-	if !equalStrings(lineage, []string{"memver_01AcmeSupport0009", "memver_01AcmeSupport0008"}) {
-		t.Fatalf("deleted scratchpad lineage = %v", lineage)
+	lineage := m.versions(memSupportStore, url.Values{"memory_id": {memScratchpad}})
+	if !memEqual(lineage, []string{"memver_01AcmeSupport0009", "memver_01AcmeSupport0008"}) {
+		t.Fatalf("deleted memScratchpad lineage = %v", lineage)
 	}
-	m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+supportStore+"/memories/"+scratchpad, nil)
+	m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+memSupportStore+"/memories/"+memScratchpad, nil)
 	// A version of one store is not found through another.
-	m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+researchStore+"/memory_versions/"+redactedVer, nil)
+	m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+memResearchStore+"/memory_versions/"+memRedactedVer, nil)
 }
 
 func TestMemoryVersionFilters(t *testing.T) {
 	m := newMemTester(t)
-	s := supportStore
+	s := memSupportStore
 	count := func(q url.Values) int { q.Set("limit", "100"); return len(m.versions(s, q)) }
 	cases := []struct {
 		q    url.Values
@@ -69,11 +69,11 @@ func TestMemoryVersionFilters(t *testing.T) {
 		{url.Values{"operation": {"created"}}, 8},
 		{url.Values{"operation": {"modified"}}, 5},
 		{url.Values{"operation": {"deleted"}}, 1},
-		{url.Values{"api_key_id": {acmeKeyID}}, 3},
+		{url.Values{"api_key_id": {memAcmeKeyID}}, 3},
 		{url.Values{"session_id": {"sesn_01AcmeSupportSession00001"}}, 2},
 		{url.Values{"session_id": {"sesn_01AcmeSupportSession00002"}}, 4},
-		{url.Values{"memory_id": {styleGuide}}, 3},
-		{url.Values{"memory_id": {styleGuide}, "operation": {"modified"}}, 2},
+		{url.Values{"memory_id": {memStyleGuide}}, 3},
+		{url.Values{"memory_id": {memStyleGuide}, "operation": {"modified"}}, 2},
 		{url.Values{"created_at[gte]": {"2025-03-02T10:00:00Z"}, "created_at[lte]": {"2025-03-04T08:30:00Z"}}, 3},
 		{url.Values{"created_at[lte]": {"2025-03-01T09:05:00Z"}}, 1},
 		{url.Values{"created_at[gte]": {"2025-03-09T08:01:00Z"}}, 1},
@@ -85,7 +85,7 @@ func TestMemoryVersionFilters(t *testing.T) {
 			t.Fatalf("filter %v: %d versions, want %d", c.q, got, c.want)
 		}
 	}
-	full := m.ok(get, "/v1/memory_stores/"+s+"/memory_versions?view=full&memory_id="+styleGuide, nil).Get("data.0")
+	full := m.ok(get, "/v1/memory_stores/"+s+"/memory_versions?view=full&memory_id="+memStyleGuide, nil).Get("data.0")
 	if !strings.Contains(full.Get("content").String(), "Never promise dates") {
 		t.Fatalf("view=full version = %s", full.Raw)
 	}
@@ -107,7 +107,7 @@ func (m *memTester) walkVersions(store string, q url.Values, size int) []string 
 		if len(data) == 0 && next.Type.String() != "Null" {
 			m.t.Fatalf("empty page with a next_page")
 		}
-		out = append(out, idsOf(data)...)
+		out = append(out, memIDs(data)...)
 		if next.Type.String() == "Null" {
 			return out
 		}
@@ -119,27 +119,27 @@ func (m *memTester) walkVersions(store string, q url.Values, size int) []string 
 
 func TestMemoryVersionPaging(t *testing.T) {
 	m := newMemTester(t)
-	for _, q := range []url.Values{{}, {"operation": {"modified"}}, {"memory_id": {styleGuide}}, {"created_at[gte]": {"2025-03-05T00:00:00Z"}}} {
-		all := m.walkVersions(supportStore, q, 100)
+	for _, q := range []url.Values{{}, {"operation": {"modified"}}, {"memory_id": {memStyleGuide}}, {"created_at[gte]": {"2025-03-05T00:00:00Z"}}} {
+		all := m.walkVersions(memSupportStore, q, 100)
 		for _, size := range []int{1, 2, 3, 5} {
-			if got := m.walkVersions(supportStore, cloneValues(q), size); !equalStrings(got, all) {
+			if got := m.walkVersions(memSupportStore, memCloneQuery(q), size); !memEqual(got, all) {
 				t.Fatalf("query %v, pages of %d: %v, want %v", q, size, got, all)
 			}
 		}
 	}
 	// New writes while paging appear on no later page: the token holds a position.
 	q := url.Values{"limit": {"2"}}
-	first := m.ok(get, "/v1/memory_stores/"+supportStore+"/memory_versions?"+q.Encode(), nil)
-	m.newMemory(supportStore, "/new-during-walk.md", "")
+	first := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?"+q.Encode(), nil)
+	m.newMemory(memSupportStore, "/new-during-walk.md", "")
 	q.Set("page", first.Get("next_page").String())
-	second := m.ok(get, "/v1/memory_stores/"+supportStore+"/memory_versions?"+q.Encode(), nil)
+	second := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?"+q.Encode(), nil)
 	if second.Get("data.0.id").String() != "memver_01AcmeSupport0012" {
 		t.Fatalf("second page starts at %s", second.Get("data.0.id"))
 	}
 }
 
-// cloneValues copies q, so that a walk that sets page leaves the caller's query alone.
-func cloneValues(q url.Values) url.Values {
+// memCloneQuery copies q, so that a walk that sets page leaves the caller's query alone.
+func memCloneQuery(q url.Values) url.Values {
 	out := url.Values{}
 	for k, v := range q {
 		out[k] = append([]string(nil), v...)
@@ -162,8 +162,8 @@ func TestMemoryVersionRedact(t *testing.T) {
 			t.Fatalf("redacted version has %s: %s", f, red.Raw)
 		}
 	}
-	if red.Get("redacted_at").Time() != m.ts.Fake.Now() || red.Get("redacted_by.api_key_id").String() != acmeKeyID ||
-		red.Get("operation").String() != "created" || red.Get("created_by.api_key_id").String() != acmeKeyID {
+	if red.Get("redacted_at").Time() != m.ts.Fake.Now() || red.Get("redacted_by.api_key_id").String() != memAcmeKeyID ||
+		red.Get("operation").String() != "created" || red.Get("created_by.api_key_id").String() != memAcmeKeyID {
 		t.Fatalf("redacted version = %s", red.Raw)
 	}
 	got := m.ok(get, path, nil)
@@ -258,7 +258,7 @@ func TestMemoryConcurrentPreconditions(t *testing.T) {
 	for i := len(lineage) - 1; i >= 0; i-- {
 		v := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage[i], nil)
 		content := v.Get("content").String()
-		if !strings.HasPrefix(content, prev) || strings.Count(content, "\n") != strings.Count(prev, "\n")+boolInt(i < len(lineage)-1) {
+		if !strings.HasPrefix(content, prev) || strings.Count(content, "\n") != strings.Count(prev, "\n")+memBoolInt(i < len(lineage)-1) {
 			t.Fatalf("version %s does not extend its predecessor by one line", lineage[i])
 		}
 		prev = content
@@ -266,8 +266,8 @@ func TestMemoryConcurrentPreconditions(t *testing.T) {
 	t.Logf("%d writers x %d updates: %d conflicts retried", writers, perWriter, losses)
 }
 
-// boolInt is 1 for true, 0 for false.
-func boolInt(b bool) int {
+// memBoolInt is 1 for true, 0 for false.
+func memBoolInt(b bool) int {
 	if b {
 		return 1
 	}
@@ -282,12 +282,12 @@ func boolInt(b bool) int {
 func BenchmarkMemoryVersionPage(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		srv := New()
-		store, mid := seedVersions(b, srv, n)
+		store, mid := seedMemVersions(b, srv, n)
 		half := url.QueryEscape(Epoch.Add(time.Duration(n/2) * time.Second).Format(time.RFC3339))
 		for _, q := range []struct{ name, query string }{{"store", ""}, {"memory_id", "memory_id=" + mid}, {"created_at", "created_at[lte]=" + half}} {
 			b.Run(fmt.Sprintf("%s/versions=%d", q.name, n), func(b *testing.B) {
 				for b.Loop() {
-					serveOK(b, srv, get, "/v1/memory_stores/"+store+"/memory_versions?"+q.query, "")
+					memServeOK(b, srv, get, "/v1/memory_stores/"+store+"/memory_versions?"+q.query, "")
 				}
 			})
 		}
@@ -301,13 +301,13 @@ func BenchmarkMemoryVersionPage(b *testing.B) {
 func BenchmarkMemoryVersionIndex(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		srv := New()
-		store, mid := seedVersions(b, srv, n)
+		store, mid := seedMemVersions(b, srv, n)
 		st := srv.state().memory.get(srv.fx.memory.build).stores[store]
 		half := Epoch.Add(time.Duration(n/2) * time.Second)
 		for _, q := range []struct {
 			name string
-			f    versionFilter
-		}{{"store", versionFilter{}}, {"memory_id", versionFilter{memoryID: mid}}, {"created_at", versionFilter{created: timeRange{lte: &half}}}} {
+			f    memVersionFilter
+		}{{"store", memVersionFilter{}}, {"memory_id", memVersionFilter{memoryID: mid}}, {"created_at", memVersionFilter{created: timeRange{lte: &half}}}} {
 			b.Run(fmt.Sprintf("%s/versions=%d", q.name, n), func(b *testing.B) {
 				for b.Loop() {
 					page, next := st.pageVersions(q.f, nil, defaultMemoryPage)
@@ -324,8 +324,8 @@ func BenchmarkMemoryVersionIndex(b *testing.B) {
 	}
 }
 
-// serveOK sends a request to the handler directly, without a listener, and requires 200.
-func serveOK(b *testing.B, srv *Server, method, path, body string) *httptest.ResponseRecorder {
+// memServeOK sends a request to the handler directly, without a listener, and requires 200.
+func memServeOK(b *testing.B, srv *Server, method, path, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("X-Api-Key", "test-api-key")
 	req.Header.Set("vendor-version", APIVersion)
@@ -337,29 +337,29 @@ func serveOK(b *testing.B, srv *Server, method, path, body string) *httptest.Res
 	return rec
 }
 
-// seedVersions creates a store with n versions over 20 memories, one second apart, through
+// seedMemVersions creates a store with n versions over 20 memories, one second apart, through
 // the same code as the API's writes but without HTTP, so that setup stays fast.
-func seedVersions(b *testing.B, srv *Server, n int) (store, memoryID string) {
-	id := gjson.Get(serveOK(b, srv, post, "/v1/memory_stores", `{"name":"bench"}`).Body.String(), "id").String()
+func seedMemVersions(b *testing.B, srv *Server, n int) (store, memoryID string) {
+	id := gjson.Get(memServeOK(b, srv, post, "/v1/memory_stores", `{"name":"bench"}`).Body.String(), "id").String()
 	a := srv.state().memory.get(srv.fx.memory.build)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	st := a.stores[id]
-	by := &actor{Type: "api_actor", APIKeyID: acmeKeyID}
+	by := &memoryActor{Type: "api_actor", APIKeyID: memAcmeKeyID}
 	mems := make([]*memory, 20)
 	for i := range n {
 		at := Epoch.Add(time.Duration(i) * time.Second)
 		content := fmt.Sprint("v", i)
 		k := i % len(mems)
-		op := opModified
+		op := memOpModified
 		if mems[k] == nil {
-			op = opCreated
+			op = memOpCreated
 			mems[k] = &memory{ID: srv.ids.next("mem_"), Type: "memory", MemoryStoreID: st.rec.ID, Path: fmt.Sprintf("/m/%d.md", k), CreatedAt: at}
 			st.memories[mems[k].ID], st.paths[mems[k].Path] = mems[k], mems[k]
 		}
 		mm := mems[k]
-		mm.Content, mm.ContentSHA256, mm.ContentSizeBytes, mm.UpdatedAt = &content, sha256Hex(content), len(content), at
-		v := writeVersion(srv.ids.next("memver_"), op, mm, by, at)
+		mm.Content, mm.ContentSHA256, mm.ContentSizeBytes, mm.UpdatedAt = &content, contentSHA256(content), len(content), at
+		v := newMemVersion(srv.ids.next("memver_"), op, mm, by, at)
 		mm.MemoryVersionID = v.ID
 		st.appendVersion(v)
 	}
