@@ -1,12 +1,14 @@
 package conformance
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
@@ -608,6 +610,39 @@ var memoryChecks = []Check{
 			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
 			t.Expect(getMemory(t, store, id).Get("content").String()).To(Equal("v2"))
 			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
+		}},
+	{ID: "memory/precondition-one-winner", Clause: "4.7", Labels: []Label{Memory},
+		Title: "of concurrent updates that carry the same precondition, exactly one applies and the others fail with 409",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/race.md", "base")
+			const writers = 8
+			statuses := make([]int, writers)
+			errs := make([]error, writers)
+			var wg sync.WaitGroup
+			for i := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := mreq(http.MethodPost, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil,
+						map[string]any{"content": fmt.Sprint("writer ", i), "precondition": memPrecondition(memSHA256("base"))}, "")
+					resp, err := t.Target.Client.Do(context.Background(), &r)
+					if errs[i] = err; err == nil {
+						statuses[i] = resp.Status
+					}
+				}()
+			}
+			wg.Wait()
+			won := 0
+			for i := range writers {
+				t.Expect(errs[i]).NotTo(HaveOccurred())
+				t.Expect(statuses[i]).To(BeElementOf(http.StatusOK, http.StatusConflict))
+				if statuses[i] == http.StatusOK {
+					won++
+				}
+			}
+			t.Expect(won).To(Equal(1), "statuses %v", statuses)
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {m.Get("id").String()}})).To(HaveLen(2))
 		}},
 	{ID: "memory/conflict-no-retry-header", Clause: "gaps §1", Labels: []Label{Memory, Extension},
 		Title: "a precondition 409 carries x-should-retry: false",
