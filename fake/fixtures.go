@@ -26,6 +26,7 @@ type Fixtures struct {
 	tunnels    []fixtureTunnel
 	envs       []*envFixture
 	compliance complianceData // chats, files, projects (compliance_data.go)
+	memory     memoryFixtures
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -38,6 +39,7 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadTunnels,
 	loadEnvironments,
 	loadCompliance,
+	loadMemoryStores,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one

@@ -95,5 +95,22 @@ func (s *Server) routes() []*route {
 		{get, "/v1/compliance/apps/projects", ifCompliance, "compliance/project_list", s.listComplianceProjects},
 		{get, "/v1/compliance/organizations", ifCompliance, "compliance/organization_list", s.listComplianceOrganizations},
 		{get, "/v1/compliance/organizations/:org_uuid/users", ifCompliance, "compliance/user_list", s.listComplianceUsers},
+
+		// Memory stores (spec 2.13-2.15, 3.5, 4.7; create, retrieve, update, archive, delete of
+		// stores, memory list and delete, and redact from gaps §7).
+		{get, "/v1/memory_stores", ifMemory, "memory/memory_store_list", s.listMemoryStores},
+		{post, "/v1/memory_stores", ifMemory, "memory/memory_store", s.createMemoryStore},
+		{get, "/v1/memory_stores/:memory_store_id", ifMemory, "memory/memory_store", s.getMemoryStore},
+		{post, "/v1/memory_stores/:memory_store_id", ifMemory, "memory/memory_store", s.updateMemoryStore},
+		{del, "/v1/memory_stores/:memory_store_id", ifMemory, "memory/memory_store_deleted", s.deleteMemoryStore},
+		{post, "/v1/memory_stores/:memory_store_id/archive", ifMemory, "memory/memory_store", s.archiveMemoryStore},
+		{get, "/v1/memory_stores/:memory_store_id/memories", ifMemory, "memory/memory_list", s.listMemories},
+		{post, "/v1/memory_stores/:memory_store_id/memories", ifMemory, "memory/memory", s.createMemory},
+		{get, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, "memory/memory", s.getMemory},
+		{post, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, "memory/memory", s.updateMemory},
+		{del, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, "memory/memory_deleted", s.deleteMemory},
+		{get, "/v1/memory_stores/:memory_store_id/memory_versions", ifMemory, "memory/memory_version_list", s.listMemoryVersions},
+		{get, "/v1/memory_stores/:memory_store_id/memory_versions/:memory_version_id", ifMemory, "memory/memory_version", s.getMemoryVersion},
+		{post, "/v1/memory_stores/:memory_store_id/memory_versions/:memory_version_id/redact", ifMemory, "memory/memory_version", s.redactMemoryVersion},
 	}
 }

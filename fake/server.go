@@ -52,6 +52,7 @@ type state struct {
 	tunnels    lazy[tunnelStore]
 	work       lazy[workStore]
 	compliance lazy[complianceStore]
+	memory     lazy[memoryArea]
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.

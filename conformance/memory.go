@@ -1,0 +1,926 @@
+package conformance
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
+)
+
+// Memory stores (spec 2.13–2.15, 3.5, 4.7, 8; gaps §7). Every check that writes makes its own
+// store and deletes it at the end; pre-existing stores are only read.
+
+const memStores = "/v1/memory_stores"
+
+// memBeta is the beta value clients send on every memory-store call (spec 9.3).
+var memBeta = http.Header{"vendor-beta": {"managed-agents-2026-04-01"}}
+
+// mreq is a memory-store request with the beta header.
+func mreq(method, path string, query url.Values, body any, schema string) Request {
+	return Request{Area: Memory, Method: method, Path: path, Query: query, Body: body, Schema: schema, Header: memBeta}
+}
+
+// newMemStore creates a store for the check and registers its deletion. A target that does
+// not offer store creation (gaps §7) makes the check unsupported.
+func newMemStore(t *T) string {
+	resp := t.Do(mreq(http.MethodPost, memStores, nil, map[string]any{"name": "conformance check", "description": "created by the conformance suite; safe to delete"}, "memory/memory_store"))
+	if resp.Status == http.StatusNotFound || resp.Status == http.StatusMethodNotAllowed {
+		t.Unsupported("the target does not create memory stores: %s", resp)
+	}
+	t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+	id := resp.Get("id").String()
+	t.Cleanup("delete memory store "+id, t.Delete(mreq(http.MethodDelete, memStores+"/"+id, nil, nil, "")))
+	return id
+}
+
+// newMemory creates a memory in the store and returns it (view=full).
+func newMemory(t *T, store, path, content string) gjson.Result {
+	return t.OK(mreq(http.MethodPost, memStores+"/"+store+"/memories", url.Values{"view": {"full"}},
+		map[string]any{"path": path, "content": content}, "memory/memory")).JSON()
+}
+
+// precondition is the update precondition of spec 4.7 on the content hash h.
+func memPrecondition(h string) map[string]any {
+	return map[string]any{"type": "content_sha256", "content_sha256": h}
+}
+
+// updateMemory sends an update and returns the response.
+func updateMemory(t *T, store, id string, body map[string]any) *Response {
+	return t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, body, "memory/memory"))
+}
+
+// getMemory reads a memory with view=full.
+func getMemory(t *T, store, id string) gjson.Result {
+	return t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory")).JSON()
+}
+
+// memWalk sends r and follows next_page to the end of the list, calling visit with each item.
+func memWalk(t *T, r Request, visit func(item gjson.Result)) {
+	r.Query = memCloneQuery(r.Query)
+	for range 1000 {
+		resp := t.OK(r)
+		data := resp.Get("data").Array()
+		for _, it := range data {
+			visit(it)
+		}
+		next := resp.Get("next_page")
+		if next.Type == gjson.Null {
+			return
+		}
+		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
+		r.Query.Set("page", next.String())
+	}
+	t.Failf("the list %s did not end within 1000 pages", r.Path)
+}
+
+// memListVersions walks a store's version list with the query and returns the versions.
+func memListVersions(t *T, store string, q url.Values) []gjson.Result {
+	var out []gjson.Result
+	memWalk(t, mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", q, nil, "memory/memory_version_list"),
+		func(v gjson.Result) { out = append(out, v) })
+	return out
+}
+
+// memListStores walks the store list with the query and returns the stores.
+func memListStores(t *T, q url.Values) []gjson.Result {
+	var out []gjson.Result
+	memWalk(t, mreq(http.MethodGet, memStores, q, nil, "memory/memory_store_list"), func(s gjson.Result) { out = append(out, s) })
+	return out
+}
+
+// listMemoryItems walks a store's memory list with the query; items read "type:path".
+func listMemoryItems(t *T, store string, q url.Values) []string {
+	var out []string
+	memWalk(t, mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, "memory/memory_list"), func(it gjson.Result) {
+		out = append(out, it.Get("type").String()+":"+it.Get("path").String())
+	})
+	return out
+}
+
+// memCloneQuery copies q, so that a walk that sets page leaves the caller's query alone.
+func memCloneQuery(q url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// memIDs returns the id field of each item.
+func memIDs(items []gjson.Result) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Get("id").String()
+	}
+	return out
+}
+
+// memSHA256 is the content_sha256 a memory must report for s: of the bytes, unnormalized.
+func memSHA256(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// memExpectRejected requires a client error with the envelope: the specification says the input
+// is rejected without naming the status (gaps §1 makes it 400, checked apart).
+func memExpectRejected(t *T, resp *Response) {
+	t.ExpectWithOffset(1, resp.Status).To(BeNumerically(">=", 400), "%s", resp)
+	t.ExpectWithOffset(1, resp.Status).To(BeNumerically("<", 500), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("type").String()).To(Equal("error"), "%s", resp)
+}
+
+// memExpectNewestFirst requires versions ordered by created_at descending with id breaking ties.
+func memExpectNewestFirst(t *T, versions []gjson.Result) {
+	for i := 1; i < len(versions); i++ {
+		a, b := versions[i-1], versions[i]
+		at, bt := a.Get("created_at").Time(), b.Get("created_at").Time()
+		t.ExpectWithOffset(1, at.Before(bt)).To(BeFalse(), "%s listed before the newer %s", a.Get("id"), b.Get("id"))
+		if at.Equal(bt) {
+			t.ExpectWithOffset(1, a.Get("id").String() > b.Get("id").String()).To(BeTrue(), "tie at %s: %s listed before %s", at, a.Get("id"), b.Get("id"))
+		}
+	}
+}
+
+// memPreExistingVersions returns every version of every store the key sees, archived included.
+func memPreExistingVersions(t *T) []gjson.Result {
+	var out []gjson.Result
+	for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+		out = append(out, memListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}})...)
+	}
+	return out
+}
+
+// init registers the memory-store checks with the suite.
+func init() {
+	Register(InterfaceChecks(Memory, memStores, "memory/memory_store_list")...)
+	Register(memoryStoreChecks...)
+	Register(memoryChecks...)
+	Register(memoryVersionChecks...)
+}
+
+var memoryStoreChecks = []Check{
+	{ID: "memory/store-list-newest-first", Clause: "4.7", Labels: []Label{Memory},
+		Title: "the store list is ordered newest first",
+		Run: func(t *T) {
+			newMemStore(t)
+			newMemStore(t)
+			stores := memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
+			t.Expect(len(stores)).To(BeNumerically(">=", 2))
+			for i := 1; i < len(stores); i++ {
+				t.Expect(stores[i-1].Get("created_at").Time().Before(stores[i].Get("created_at").Time())).To(BeFalse(),
+					"%s listed before the newer %s", stores[i-1].Get("id"), stores[i].Get("id"))
+			}
+		}},
+	{ID: "memory/store-list-archived-excluded", Clause: "3.5", Labels: []Label{Memory},
+		Title: "archived stores are left out of the list unless include_archived is true",
+		Run: func(t *T) {
+			all := memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
+			var live []string
+			archived := 0
+			for _, s := range all {
+				if s.Get("archived_at").Type == gjson.String {
+					archived++
+				} else {
+					live = append(live, s.Get("id").String())
+				}
+			}
+			t.Expect(memIDs(memListStores(t, url.Values{"limit": {"100"}}))).To(Equal(live))
+			t.Expect(memIDs(memListStores(t, url.Values{"include_archived": {"false"}, "limit": {"100"}}))).To(Equal(live))
+			if archived == 0 {
+				t.Unsupported("the target has no archived store to leave out")
+			}
+		}},
+	{ID: "memory/store-list-created-at-inclusive", Clause: "4.7", Labels: []Label{Memory},
+		Title: "created_at[gte] and created_at[lte] are inclusive bounds on creation time",
+		Run: func(t *T) {
+			id := newMemStore(t)
+			created := t.OK(mreq(http.MethodGet, memStores+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").String()
+			got := memIDs(memListStores(t, url.Values{"created_at[gte]": {created}, "created_at[lte]": {created}, "limit": {"100"}}))
+			t.Expect(got).To(ContainElement(id))
+			for _, s := range memListStores(t, url.Values{"created_at[gte]": {created}, "include_archived": {"true"}, "limit": {"100"}}) {
+				t.Expect(s.Get("created_at").Time().Before(gjson.Parse(`"` + created + `"`).Time())).To(BeFalse())
+			}
+		}},
+	{ID: "memory/store-list-empty", Clause: "4.7", Labels: []Label{Memory},
+		Title: "a store list that matches nothing is an empty array with next_page null",
+		Run: func(t *T) {
+			resp := t.OK(mreq(http.MethodGet, memStores, url.Values{"created_at[gte]": {"2999-01-01T00:00:00Z"}}, nil, "memory/memory_store_list"))
+			t.Expect(resp.Get("data").IsArray()).To(BeTrue())
+			t.Expect(resp.Get("data.#").Int()).To(BeZero())
+			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null))
+		}},
+	{ID: "memory/store-list-limit", Clause: "8", Labels: []Label{Memory},
+		Title: "the store list takes limit 1 to 100 and a page holds at most limit stores",
+		Run: func(t *T) {
+			newMemStore(t)
+			newMemStore(t)
+			for _, n := range []int{1, 100} {
+				resp := t.OK(mreq(http.MethodGet, memStores, url.Values{"limit": {fmt.Sprint(n)}}, nil, "memory/memory_store_list"))
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("<=", n))
+			}
+			all := len(memListStores(t, url.Values{"limit": {"100"}}))
+			resp := t.OK(mreq(http.MethodGet, memStores, nil, nil, "memory/memory_store_list"))
+			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "default limit 20")
+		}},
+	{ID: "memory/store-list-limit-range-400", Clause: "gaps §3", Labels: []Label{Memory, Extension},
+		Title: "a store-list limit outside 1 to 100 is refused with 400 naming limit",
+		Run: func(t *T) {
+			for _, bad := range []string{"0", "101", "-1", "many"} {
+				resp := t.Do(mreq(http.MethodGet, memStores, url.Values{"limit": {bad}}, nil, ""))
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("limit"))
+			}
+		}},
+	{ID: "memory/store-list-page-tokens", Clause: "2.1", Labels: []Label{Memory},
+		Title: "paging the store list with next_page returns each store exactly once, in order",
+		Run: func(t *T) {
+			newMemStore(t)
+			newMemStore(t)
+			q := url.Values{"include_archived": {"true"}}
+			all := memIDs(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))
+			q.Set("limit", "1")
+			t.Expect(memIDs(memListStores(t, q))).To(Equal(all))
+		}},
+	{ID: "memory/page-token-forged-400", Clause: "gaps §3", Labels: []Label{Memory, Extension},
+		Title: "a forged page token is refused with 400 naming page",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			for _, p := range []string{memStores, memStores + "/" + store + "/memories", memStores + "/" + store + "/memory_versions"} {
+				resp := t.Do(mreq(http.MethodGet, p, url.Values{"page": {"not-a-token"}}, nil, ""))
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("page"))
+			}
+		}},
+	{ID: "memory/store-create-shape", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "a created store has a memstore_ ID, description \"\", metadata {} and archived_at null, and reads back the same",
+		Run: func(t *T) {
+			resp := t.OK(mreq(http.MethodPost, memStores, nil, map[string]any{"name": "conformance check"}, "memory/memory_store"))
+			id := resp.Get("id").String()
+			t.Cleanup("delete memory store "+id, t.Delete(mreq(http.MethodDelete, memStores+"/"+id, nil, nil, "")))
+			t.Expect(id).To(HavePrefix("memstore_"))
+			t.Expect(resp.Get("type").String()).To(Equal("memory_store"))
+			t.Expect(resp.Get("description").String()).To(Equal(""))
+			t.Expect(resp.Get("description").Exists()).To(BeTrue())
+			t.Expect(resp.Get("metadata").Raw).To(Equal("{}"))
+			t.Expect(resp.Get("archived_at").Type).To(Equal(gjson.Null))
+			t.Expect(resp.Get("archived_at").Exists()).To(BeTrue())
+			again := t.OK(mreq(http.MethodGet, memStores+"/"+id, nil, nil, "memory/memory_store"))
+			t.Expect(again.JSON().Raw).To(MatchJSON(resp.JSON().Raw))
+		}},
+	{ID: "memory/store-field-limits", Clause: "8", Labels: []Label{Memory},
+		Title: "store name 1 to 255 characters, description up to 1024, metadata up to 16 pairs with keys 1 to 64 and values up to 512 characters",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			path := memStores + "/" + store
+			meta := func(n, klen, vlen int) map[string]string {
+				out := map[string]string{}
+				for i := range n {
+					out[fmt.Sprintf("%0*d", klen, i)] = strings.Repeat("v", vlen)
+				}
+				return out
+			}
+			for _, ok := range []map[string]any{
+				{"name": strings.Repeat("é", 255)}, {"name": "x"}, {"description": strings.Repeat("d", 1024)},
+				{"metadata": meta(16, 64, 512)},
+			} {
+				t.OK(mreq(http.MethodPost, path, nil, ok, "memory/memory_store"))
+			}
+			before := t.OK(mreq(http.MethodGet, path, nil, nil, "memory/memory_store")).JSON().Raw
+			for _, bad := range []map[string]any{
+				{"name": ""}, {"name": strings.Repeat("é", 256)}, {"description": strings.Repeat("d", 1025)},
+				{"metadata": map[string]string{"one-more": "v"}}, {"metadata": meta(1, 65, 1)}, {"metadata": map[string]string{"": "v"}},
+				{"metadata": map[string]string{"k": strings.Repeat("v", 513)}},
+			} {
+				memExpectRejected(t, t.Do(mreq(http.MethodPost, path, nil, bad, "memory/memory_store")))
+			}
+			for _, bad := range []map[string]any{{}, {"name": ""}, {"name": strings.Repeat("n", 256)}} {
+				memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores, nil, bad, "memory/memory_store")))
+			}
+			t.Expect(t.OK(mreq(http.MethodGet, path, nil, nil, "memory/memory_store")).JSON().Raw).To(MatchJSON(before), "rejected updates changed the store")
+		}},
+	{ID: "memory/store-update-metadata-patch", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "a store update patches metadata (a string upserts, null deletes) and leaves other fields alone",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			path := memStores + "/" + store
+			t.OK(mreq(http.MethodPost, path, nil, map[string]any{"metadata": map[string]any{"a": "1", "b": "2"}}, "memory/memory_store"))
+			resp := t.OK(mreq(http.MethodPost, path, nil, map[string]any{"metadata": map[string]any{"a": nil, "c": "3"}}, "memory/memory_store"))
+			t.Expect(resp.Get("metadata").Raw).To(MatchJSON(`{"b":"2","c":"3"}`))
+			t.Expect(resp.Get("name").String()).To(Equal("conformance check"))
+			t.Expect(resp.Get("description").String()).To(Equal("created by the conformance suite; safe to delete"))
+		}},
+	{ID: "memory/store-metadata-returned", Clause: "2.13", Labels: []Label{Memory},
+		Title: "store metadata is returned on retrieve and on list",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			t.OK(mreq(http.MethodPost, memStores+"/"+store, nil, map[string]any{"metadata": map[string]any{"team": "conformance"}}, "memory/memory_store"))
+			t.Expect(t.OK(mreq(http.MethodGet, memStores+"/"+store, nil, nil, "memory/memory_store")).Get("metadata.team").String()).To(Equal("conformance"))
+			found := false
+			for _, s := range memListStores(t, url.Values{"limit": {"100"}}) {
+				if s.Get("id").String() == store {
+					found = true
+					t.Expect(s.Get("metadata.team").String()).To(Equal("conformance"))
+				}
+			}
+			t.Expect(found).To(BeTrue(), "the new store is not listed")
+		}},
+	{ID: "memory/store-archive-read-only", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "an archived store is read-only: its memories can be read and deleted and its versions redacted, nothing else",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			a := newMemory(t, store, "/a.md", "a")
+			b := newMemory(t, store, "/b.md", "b")
+			arch := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
+			t.Expect(arch.Get("archived_at").Type).To(Equal(gjson.String))
+			t.ExpectError(t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/c.md", "content": ""}, "")), http.StatusBadRequest, "invalid_request_error")
+			t.ExpectError(updateMemory(t, store, a.Get("id").String(), map[string]any{"content": "changed"}), http.StatusBadRequest, "invalid_request_error")
+			t.ExpectError(t.Do(mreq(http.MethodPost, memStores+"/"+store, nil, map[string]any{"name": "renamed"}, "")), http.StatusBadRequest, "invalid_request_error")
+			t.Expect(getMemory(t, store, a.Get("id").String()).Get("content").String()).To(Equal("a"))
+			t.OK(mreq(http.MethodPost, memStores+"/"+store+"/memory_versions/"+b.Get("memory_version_id").String()+"/redact", nil, nil, "memory/memory_version"))
+			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+a.Get("id").String(), nil, nil, "memory/memory_deleted"))
+		}},
+	{ID: "memory/store-archive-retry", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "archiving an archived store returns it unchanged, and archive is irreversible",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			first := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
+			second := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
+			t.Expect(second.Get("archived_at").String()).To(Equal(first.Get("archived_at").String()))
+			t.Expect(memIDs(memListStores(t, url.Values{"limit": {"100"}}))).NotTo(ContainElement(store))
+			t.Expect(memIDs(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))).To(ContainElement(store))
+		}},
+	{ID: "memory/store-delete", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "deleting a store answers {id, type: memory_store_deleted}; the store and its memories are then 404",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/gone.md", "x")
+			resp := t.OK(mreq(http.MethodDelete, memStores+"/"+store, nil, nil, "memory/memory_store_deleted"))
+			t.Expect(resp.Get("id").String()).To(Equal(store))
+			t.Expect(resp.Get("type").String()).To(Equal("memory_store_deleted"))
+			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store, nil, nil, "")), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "")), http.StatusNotFound, "not_found_error")
+		}},
+	{ID: "memory/other-organization-404", Clause: "5", Labels: []Label{Memory, Extension},
+		Title: "another organization's store, memories and versions are 404 and never listed",
+		Run: func(t *T) {
+			if t.Config().APIKey2 == "" {
+				t.Disabled("needs a second organization's API key (CONFORMANCE_API_KEY_2)")
+			}
+			store := newMemStore(t)
+			m := newMemory(t, store, "/mine.md", "private")
+			r := mreq(http.MethodGet, memStores, url.Values{"include_archived": {"true"}, "limit": {"100"}}, nil, "memory/memory_store_list")
+			r.Org2 = true
+			t.Expect(memIDs(t.OK(r).Get("data").Array())).NotTo(ContainElement(store))
+			for _, p := range []string{"", "/memories", "/memories/" + m.Get("id").String(), "/memory_versions", "/memory_versions/" + m.Get("memory_version_id").String()} {
+				r := mreq(http.MethodGet, memStores+"/"+store+p, nil, nil, "")
+				r.Org2 = true
+				t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
+			}
+			r = mreq(http.MethodPost, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil, map[string]any{"content": "stolen"}, "")
+			r.Org2 = true
+			t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
+			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal("private"))
+		}},
+}
+
+var memoryChecks = []Check{
+	{ID: "memory/memory-create", Clause: "2.14", Labels: []Label{Memory},
+		Title: "a created memory has a mem_ ID, its path, the lowercase hex SHA-256 and UTF-8 size of its content, and a memver_ version",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			content := "Grüße, 世界\n"
+			m := newMemory(t, store, "/notes/hello.md", content)
+			t.Expect(m.Get("id").String()).To(HavePrefix("mem_"))
+			t.Expect(m.Get("type").String()).To(Equal("memory"))
+			t.Expect(m.Get("memory_store_id").String()).To(Equal(store))
+			t.Expect(m.Get("memory_version_id").String()).To(HavePrefix("memver_"))
+			t.Expect(m.Get("path").String()).To(Equal("/notes/hello.md"))
+			t.Expect(m.Get("content").String()).To(Equal(content))
+			t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256(content)))
+			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", len(content)))
+			t.Expect(getMemory(t, store, m.Get("id").String()).Raw).To(MatchJSON(m.Raw))
+		}},
+	{ID: "memory/memory-create-appends-created", Clause: "3.5", Labels: []Label{Memory},
+		Title: "creating a memory appends a created version that memory_version_id points to",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/c.md", "c")
+			vs := memListVersions(t, store, url.Values{"memory_id": {m.Get("id").String()}})
+			t.Expect(vs).To(HaveLen(1))
+			t.Expect(vs[0].Get("id").String()).To(Equal(m.Get("memory_version_id").String()))
+			t.Expect(vs[0].Get("operation").String()).To(Equal("created"))
+			t.Expect(vs[0].Get("path").String()).To(Equal("/c.md"))
+		}},
+	{ID: "memory/memory-empty-content", Clause: "4.7", Labels: []Label{Memory},
+		Title: "an empty string creates an empty memory",
+		Run: func(t *T) {
+			m := newMemory(t, newMemStore(t), "/empty.md", "")
+			t.Expect(m.Get("content_size_bytes").Int()).To(BeZero())
+			t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256("")))
+		}},
+	{ID: "memory/memory-content-required", Clause: "7", Labels: []Label{Memory},
+		Title: "creating a memory without content is rejected and creates nothing",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/no-content.md"}, "")))
+			t.Expect(listMemoryItems(t, store, nil)).To(BeEmpty())
+		}},
+	{ID: "memory/memory-content-limit", Clause: "8", Labels: []Label{Memory},
+		Title: "memory content is at most 102,400 bytes, counted in UTF-8 bytes, on create and update",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			max := strings.Repeat("é", 51200)
+			m := newMemory(t, store, "/max.md", max)
+			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", 102400))
+			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/over.md", "content": max + "x"}, "")))
+			memExpectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"content": max + "x"}))
+			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal(max))
+		}},
+	{ID: "memory/memory-path-rule", Clause: "4.7", Labels: []Label{Memory},
+		Title: "paths must start with /, have no empty, . or .. segments and no control or format characters, on create and rename",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			for _, p := range []string{"/a", "/a/b.md", "/.hidden", "/a..b/c", "/with space"} {
+				t.Expect(newMemory(t, store, p, "").Get("path").String()).To(Equal(p))
+			}
+			m := newMemory(t, store, "/rename-me.md", "")
+			for _, p := range []string{"", "/", "a.md", "//a", "/a//b", "/a/", "/./a", "/a/..", "/a\x00b", "/a\tb", "/a\u200bb", "/a\u202eb"} {
+				memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": p, "content": ""}, "")))
+				memExpectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"path": p}))
+			}
+			t.Expect(listMemoryItems(t, store, url.Values{"limit": {"100"}})).To(HaveLen(6), "rejected paths created memories")
+		}},
+	{ID: "memory/memory-path-nfc", Clause: "4.7", Labels: []Label{Memory},
+		Title: "a path that is not NFC-normalized is rejected; its NFC form is accepted",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/Cafe\u0301.md", "content": ""}, "")))
+			t.Expect(newMemory(t, store, "/Caf\u00e9.md", "").Get("path").String()).To(Equal("/Caf\u00e9.md"))
+		}},
+	{ID: "memory/memory-path-length", Clause: "8", Labels: []Label{Memory},
+		Title: "a path is at most 1,024 bytes",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			newMemory(t, store, "/"+strings.Repeat("é", 511)+"x", "")
+			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/" + strings.Repeat("é", 512), "content": ""}, "")))
+		}},
+	{ID: "memory/memory-path-case-sensitive", Clause: "2.14", Labels: []Label{Memory},
+		Title: "paths are case-sensitive: /Notes.md and /notes.md are two memories",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			a, b := newMemory(t, store, "/Notes.md", "A"), newMemory(t, store, "/notes.md", "a")
+			t.Expect(a.Get("id").String()).NotTo(Equal(b.Get("id").String()))
+		}},
+	{ID: "memory/bad-input-400", Clause: "gaps §1", Labels: []Label{Memory, Extension},
+		Title: "invalid memory input is answered 400 invalid_request_error naming the field",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			for field, body := range map[string]map[string]any{
+				"content": {"path": "/x.md"},
+				"path":    {"path": "/a//b", "content": ""},
+			} {
+				resp := t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, body, ""))
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
+			}
+			resp := t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/big.md", "content": strings.Repeat("x", 102401)}, ""))
+			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("content"))
+			for field, q := range map[string]url.Values{
+				"view":        {"view": {"everything"}},
+				"path_prefix": {"path_prefix": {"/no-trailing-slash"}},
+				"depth":       {"depth": {"-1"}},
+			} {
+				resp = t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, ""))
+				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
+			}
+			resp = t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", url.Values{"operation": {"renamed"}}, nil, ""))
+			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
+			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("operation"))
+		}},
+	{ID: "memory/memory-path-conflict-409", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "creating or renaming onto a taken path is 409 memory_path_conflict_error with x-should-retry: false",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			newMemory(t, store, "/taken.md", "first")
+			other := newMemory(t, store, "/other.md", "second")
+			resp := t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/taken.md", "content": "x"}, ""))
+			t.ExpectError(resp, http.StatusConflict, "memory_path_conflict_error")
+			t.Expect(resp.Header.Get("x-should-retry")).To(Equal("false"))
+			t.ExpectError(updateMemory(t, store, other.Get("id").String(), map[string]any{"path": "/taken.md"}), http.StatusConflict, "memory_path_conflict_error")
+			t.Expect(getMemory(t, store, other.Get("id").String()).Get("path").String()).To(Equal("/other.md"))
+		}},
+	{ID: "memory/memory-view", Clause: "2.14", Labels: []Label{Memory},
+		Title: "content is populated with view=full and null with view=basic; the hash and size always are",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/v.md", "body")
+			path := memStores + "/" + store + "/memories/" + m.Get("id").String()
+			basic := t.OK(mreq(http.MethodGet, path, url.Values{"view": {"basic"}}, nil, "memory/memory"))
+			t.Expect(basic.Get("content").Type).To(Equal(gjson.Null))
+			t.Expect(basic.Get("content_sha256").String()).To(Equal(memSHA256("body")))
+			t.Expect(basic.Get("content_size_bytes").Int()).To(BeNumerically("==", 4))
+			full := t.OK(mreq(http.MethodGet, path, url.Values{"view": {"full"}}, nil, "memory/memory"))
+			t.Expect(full.Get("content").String()).To(Equal("body"))
+		}},
+	{ID: "memory/view-defaults", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "view defaults to full on retrieve (memory and version) and basic on list, create and update",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			created := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/d.md", "content": "x"}, "memory/memory"))
+			t.Expect(created.Get("content").Type).To(Equal(gjson.Null))
+			id := created.Get("id").String()
+			t.Expect(t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, nil, nil, "memory/memory")).Get("content").String()).To(Equal("x"))
+			updated := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/memories/"+id, nil, map[string]any{"content": "y"}, "memory/memory"))
+			t.Expect(updated.Get("content").Type).To(Equal(gjson.Null))
+			list := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memories", nil, nil, "memory/memory_list"))
+			t.Expect(list.Get("data.0.content").Type).To(Equal(gjson.Null))
+			vs := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", nil, nil, "memory/memory_version_list"))
+			t.Expect(vs.Get("data.0.content").Type).To(Equal(gjson.Null))
+			v := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/"+updated.Get("memory_version_id").String(), nil, nil, "memory/memory_version"))
+			t.Expect(v.Get("content").String()).To(Equal("y"))
+		}},
+	{ID: "memory/rename-keeps-id", Clause: "2.14", Labels: []Label{Memory},
+		Title: "a rename keeps the memory's id and frees the old path",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/old.md", "x")
+			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"path": "/new/place.md"})
+			t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+			t.Expect(resp.Get("id").String()).To(Equal(m.Get("id").String()))
+			t.Expect(resp.Get("path").String()).To(Equal("/new/place.md"))
+			t.Expect(resp.Get("content").String()).To(Equal("x"))
+			newMemory(t, store, "/old.md", "reused")
+		}},
+	{ID: "memory/update-appends-one-version", Clause: "3.5", Labels: []Label{Memory},
+		Title: "every update that changes content or path appends exactly one modified version, and memory_version_id points to it",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/u.md", "1")
+			id := m.Get("id").String()
+			for i, body := range []map[string]any{{"content": "2"}, {"path": "/u2.md"}, {"content": "3", "path": "/u3.md"}} {
+				resp := updateMemory(t, store, id, body)
+				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+				vs := memListVersions(t, store, url.Values{"memory_id": {id}})
+				t.Expect(vs).To(HaveLen(i+2), "after update %v", body)
+				t.Expect(vs[0].Get("operation").String()).To(Equal("modified"))
+				t.Expect(vs[0].Get("id").String()).To(Equal(resp.Get("memory_version_id").String()))
+			}
+		}},
+	{ID: "memory/update-noop-appends-none", Clause: "3.5", Labels: []Label{Memory},
+		Title: "an update that changes nothing appends no version",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/same.md", "same")
+			id := m.Get("id").String()
+			for _, body := range []map[string]any{{"content": "same"}, {"path": "/same.md"}, {"content": "same", "path": "/same.md"}, {}} {
+				resp := updateMemory(t, store, id, body)
+				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+				t.Expect(resp.Get("memory_version_id").String()).To(Equal(m.Get("memory_version_id").String()))
+			}
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(1))
+		}},
+	{ID: "memory/precondition-applies-on-match", Clause: "4.7", Labels: []Label{Memory},
+		Title: "an update whose precondition hash equals the stored hash applies",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/p.md", "v1")
+			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "v2",
+				"precondition": memPrecondition(m.Get("content_sha256").String())})
+			t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+			t.Expect(resp.Get("content").String()).To(Equal("v2"))
+		}},
+	{ID: "memory/precondition-mismatch-409", Clause: "4.7", Labels: []Label{Memory},
+		Title: "an update whose precondition hash mismatches fails with 409 memory_precondition_failed_error and changes nothing",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/p.md", "v1")
+			id := m.Get("id").String()
+			updateMemory(t, store, id, map[string]any{"content": "v2"})
+			resp := updateMemory(t, store, id, map[string]any{"content": "v3",
+				"precondition": memPrecondition(memSHA256("v1"))})
+			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
+			t.Expect(getMemory(t, store, id).Get("content").String()).To(Equal("v2"))
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
+		}},
+	{ID: "memory/precondition-one-winner", Clause: "4.7", Labels: []Label{Memory},
+		Title: "of concurrent updates that carry the same precondition, exactly one applies and the others fail with 409",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/race.md", "base")
+			const writers = 8
+			statuses := make([]int, writers)
+			errs := make([]error, writers)
+			var wg sync.WaitGroup
+			for i := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := mreq(http.MethodPost, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil,
+						map[string]any{"content": fmt.Sprint("writer ", i), "precondition": memPrecondition(memSHA256("base"))}, "")
+					resp, err := t.Target.Client.Do(context.Background(), &r)
+					if errs[i] = err; err == nil {
+						statuses[i] = resp.Status
+					}
+				}()
+			}
+			wg.Wait()
+			won := 0
+			for i := range writers {
+				t.Expect(errs[i]).NotTo(HaveOccurred())
+				t.Expect(statuses[i]).To(BeElementOf(http.StatusOK, http.StatusConflict))
+				if statuses[i] == http.StatusOK {
+					won++
+				}
+			}
+			t.Expect(won).To(Equal(1), "statuses %v", statuses)
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {m.Get("id").String()}})).To(HaveLen(2))
+		}},
+	{ID: "memory/conflict-no-retry-header", Clause: "gaps §1", Labels: []Label{Memory, Extension},
+		Title: "a precondition 409 carries x-should-retry: false",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/p.md", "v1")
+			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "v3",
+				"precondition": memPrecondition(memSHA256("something else"))})
+			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
+			t.Expect(resp.Header.Get("x-should-retry")).To(Equal("false"))
+		}},
+	{ID: "memory/precondition-already-applied-200", Clause: "4.7", Labels: []Label{Memory},
+		Title: "a failing precondition whose requested content and path already equal the stored state answers 200 and appends nothing",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/p.md", "v1")
+			id := m.Get("id").String()
+			body := map[string]any{"content": "v2", "path": "/p.md", "precondition": memPrecondition(memSHA256("v1"))}
+			t.Expect(updateMemory(t, store, id, body).Status).To(Equal(http.StatusOK))
+			resp := updateMemory(t, store, id, body) // the retry of a write that landed
+			t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+			t.Expect(resp.Get("content").String()).To(Equal("v2"))
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
+		}},
+	{ID: "memory/content-hash-no-normalization", Clause: "2.14", Labels: []Label{Memory},
+		Title: "content_sha256 is of the UTF-8 bytes sent, without normalization",
+		Run: func(t *T) {
+			m := newMemory(t, newMemStore(t), "/nfd.md", "Cafe\u0301")
+			t.Expect(m.Get("content").String()).To(Equal("Cafe\u0301"))
+			t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256("Cafe\u0301")))
+			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", 6))
+		}},
+	{ID: "memory/memory-list-prefix-depth", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "the memory list filters by a path_prefix of whole segments and rolls deeper paths into memory_prefix items with depth",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			for _, p := range []string{"/a/1.md", "/a/b/2.md", "/a/b/c/3.md", "/ab/4.md", "/z.md"} {
+				newMemory(t, store, p, "")
+			}
+			all := listMemoryItems(t, store, nil)
+			t.Expect(all).To(ConsistOf("memory:/a/1.md", "memory:/a/b/2.md", "memory:/a/b/c/3.md", "memory:/ab/4.md", "memory:/z.md"))
+			t.Expect(listMemoryItems(t, store, url.Values{"path_prefix": {"/a/"}})).To(ConsistOf("memory:/a/1.md", "memory:/a/b/2.md", "memory:/a/b/c/3.md"))
+			t.Expect(listMemoryItems(t, store, url.Values{"path_prefix": {"/a/"}, "depth": {"1"}})).To(ConsistOf("memory:/a/1.md", "memory_prefix:/a/b/"))
+			t.Expect(listMemoryItems(t, store, url.Values{"depth": {"1"}})).To(ConsistOf("memory_prefix:/a/", "memory_prefix:/ab/", "memory:/z.md"))
+			t.Expect(listMemoryItems(t, store, url.Values{"depth": {"0"}})).To(ConsistOf(all))
+		}},
+	{ID: "memory/memory-list-pages", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "the memory list takes limit 1 to 100 and page tokens, and returns each memory exactly once",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			for i := range 5 {
+				newMemory(t, store, fmt.Sprintf("/m%d.md", i), "")
+			}
+			all := listMemoryItems(t, store, url.Values{"limit": {"100"}})
+			t.Expect(all).To(HaveLen(5))
+			t.Expect(listMemoryItems(t, store, url.Values{"limit": {"2"}})).To(Equal(all))
+			for _, bad := range []string{"0", "101"} {
+				t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories", url.Values{"limit": {bad}}, nil, "")), http.StatusBadRequest, "invalid_request_error")
+			}
+		}},
+	{ID: "memory/memory-delete", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "deleting a memory answers {id, type: memory_deleted}, appends a deleted version, and the memory is then 404",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/bye.md", "bye")
+			id := m.Get("id").String()
+			resp := t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, nil, nil, "memory/memory_deleted"))
+			t.Expect(resp.Get("id").String()).To(Equal(id))
+			t.Expect(resp.Get("type").String()).To(Equal("memory_deleted"))
+			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, nil, nil, "")), http.StatusNotFound, "not_found_error")
+			vs := memListVersions(t, store, url.Values{"memory_id": {id}})
+			t.Expect(vs).To(HaveLen(2))
+			t.Expect(vs[0].Get("operation").String()).To(Equal("deleted"))
+			t.Expect(listMemoryItems(t, store, nil)).To(BeEmpty())
+		}},
+	{ID: "memory/memory-delete-expected-hash", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "a delete with a mismatching expected_content_sha256 is 409 and deletes nothing",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/keep.md", "keep")
+			id := m.Get("id").String()
+			resp := t.Do(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {memSHA256("other")}}, nil, ""))
+			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
+			getMemory(t, store, id)
+			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {memSHA256("keep")}}, nil, "memory/memory_deleted"))
+		}},
+}
+
+var memoryVersionChecks = []Check{
+	{ID: "memory/version-list-order", Clause: "4.7", Labels: []Label{Memory},
+		Title: "versions list newest first by created_at, with id breaking ties",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			for i := range 4 {
+				newMemory(t, store, fmt.Sprintf("/o%d.md", i), "")
+			}
+			memExpectNewestFirst(t, memListVersions(t, store, url.Values{"limit": {"100"}}))
+			for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+				memExpectNewestFirst(t, memListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}}))
+			}
+		}},
+	{ID: "memory/version-attributed-api-key", Clause: "2.15", Labels: []Label{Memory},
+		Title: "writes through the API are attributed to an api_actor with the ID of the key used, and the api_key_id filter finds them",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/who.md", "1")
+			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "2"})
+			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
+			vs := memListVersions(t, store, nil)
+			t.Expect(vs).To(HaveLen(3))
+			key := vs[0].Get("created_by.api_key_id").String()
+			t.Expect(key).NotTo(BeEmpty())
+			t.Expect(key).NotTo(Equal(t.Config().APIKey), "the key's ID, never its secret")
+			for _, v := range vs {
+				t.Expect(v.Get("created_by.type").String()).To(Equal("api_actor"))
+				t.Expect(v.Get("created_by.api_key_id").String()).To(Equal(key))
+			}
+			t.Expect(memIDs(memListVersions(t, store, url.Values{"api_key_id": {key}}))).To(Equal(memIDs(vs)))
+			t.Expect(memListVersions(t, store, url.Values{"api_key_id": {key + "-other"}})).To(BeEmpty())
+		}},
+	{ID: "memory/version-filters", Clause: "4.7", Labels: []Label{Memory},
+		Title: "the version list filters by memory_id, operation, session_id and inclusive created_at bounds",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			a := newMemory(t, store, "/a.md", "1")
+			b := newMemory(t, store, "/b.md", "1")
+			updateMemory(t, store, a.Get("id").String(), map[string]any{"content": "2"})
+			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+b.Get("id").String(), nil, nil, "memory/memory_deleted"))
+			all := memListVersions(t, store, nil)
+			t.Expect(all).To(HaveLen(4))
+			t.Expect(memListVersions(t, store, url.Values{"memory_id": {a.Get("id").String()}})).To(HaveLen(2))
+			for op, n := range map[string]int{"created": 2, "modified": 1, "deleted": 1} {
+				got := memListVersions(t, store, url.Values{"operation": {op}})
+				t.Expect(got).To(HaveLen(n), "operation=%s", op)
+				for _, v := range got {
+					t.Expect(v.Get("operation").String()).To(Equal(op))
+				}
+			}
+			t.Expect(memListVersions(t, store, url.Values{"session_id": {"sesn_conformance_none"}})).To(BeEmpty())
+			newest, oldest := all[0].Get("created_at").String(), all[len(all)-1].Get("created_at").String()
+			t.Expect(memListVersions(t, store, url.Values{"created_at[gte]": {oldest}, "created_at[lte]": {newest}})).To(HaveLen(4))
+			for _, v := range memListVersions(t, store, url.Values{"created_at[lte]": {oldest}}) {
+				t.Expect(v.Get("created_at").String()).To(Equal(oldest))
+			}
+		}},
+	{ID: "memory/version-view", Clause: "2.15", Labels: []Label{Memory},
+		Title: "a version's content is null with view=basic and populated with view=full; its hash and size are populated regardless of view",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/v.md", "text")
+			for _, view := range []string{"basic", "full"} {
+				v := memListVersions(t, store, url.Values{"view": {view}})[0]
+				t.Expect(v.Get("content_sha256").String()).To(Equal(memSHA256("text")))
+				t.Expect(v.Get("content_size_bytes").Int()).To(BeNumerically("==", 4))
+				one := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), url.Values{"view": {view}}, nil, "memory/memory_version"))
+				if view == "basic" {
+					t.Expect(v.Get("content").Type).To(Equal(gjson.Null))
+					t.Expect(one.Get("content").Type).To(Equal(gjson.Null))
+				} else {
+					t.Expect(v.Get("content").String()).To(Equal("text"))
+					t.Expect(one.Get("content").String()).To(Equal("text"))
+				}
+			}
+		}},
+	{ID: "memory/version-immutable", Clause: "2.15", Labels: []Label{Memory},
+		Title: "a version reads the same after later writes to its memory",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/i.md", "first")
+			path := memStores + "/" + store + "/memory_versions/" + m.Get("memory_version_id").String()
+			before := t.OK(mreq(http.MethodGet, path, nil, nil, "memory/memory_version")).JSON().Raw
+			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "second", "path": "/moved.md"})
+			t.Expect(t.OK(mreq(http.MethodGet, path, nil, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(before))
+		}},
+	{ID: "memory/version-deleted-lineage", Clause: "4.7", Labels: []Label{Memory},
+		Title: "filtering versions by a deleted memory's memory_id returns its whole lineage including the deleted version",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/l.md", "1")
+			id := m.Get("id").String()
+			updateMemory(t, store, id, map[string]any{"content": "2"})
+			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, nil, nil, "memory/memory_deleted"))
+			vs := memListVersions(t, store, url.Values{"memory_id": {id}})
+			t.Expect(vs).To(HaveLen(3))
+			ops := []string{vs[0].Get("operation").String(), vs[1].Get("operation").String(), vs[2].Get("operation").String()}
+			t.Expect(ops).To(Equal([]string{"deleted", "modified", "created"}))
+		}},
+	{ID: "memory/version-deleted-nulls", Clause: "2.15", Labels: []Label{Memory},
+		Title: "a deleted version has null content, content_sha256 and content_size_bytes and keeps its path",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/n.md", "1")
+			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
+			d := memListVersions(t, store, url.Values{"operation": {"deleted"}, "view": {"full"}})[0]
+			for _, f := range []string{"content", "content_sha256", "content_size_bytes", "redacted_at"} {
+				t.Expect(d.Get(f).Type).To(Equal(gjson.Null), "%s of %s", f, d.Raw)
+			}
+			t.Expect(d.Get("path").String()).To(Equal("/n.md"))
+		}},
+	{ID: "memory/version-retrieve", Clause: "4.7", Labels: []Label{Memory},
+		Title: "a listed version reads back the same by its ID; an unknown ID is 404",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			newMemory(t, store, "/r.md", "r")
+			v := memListVersions(t, store, url.Values{"view": {"full"}})[0]
+			t.Expect(t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/"+v.Get("id").String(), url.Values{"view": {"full"}}, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(v.Raw))
+			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/memver_conformance_none", nil, nil, "")), http.StatusNotFound, "not_found_error")
+		}},
+	{ID: "memory/version-pages", Clause: "2.1", Labels: []Label{Memory},
+		Title: "paging the version list with next_page returns each version exactly once, in order",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/p.md", "0")
+			for i := 1; i < 5; i++ {
+				updateMemory(t, store, m.Get("id").String(), map[string]any{"content": fmt.Sprint(i)})
+			}
+			all := memIDs(memListVersions(t, store, url.Values{"limit": {"100"}}))
+			t.Expect(all).To(HaveLen(5))
+			for _, size := range []string{"1", "2", "3"} {
+				t.Expect(memIDs(memListVersions(t, store, url.Values{"limit": {size}}))).To(Equal(all), "pages of %s", size)
+			}
+		}},
+	{ID: "memory/version-redact", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Title: "redacting a version nulls content, path, content_sha256 and content_size_bytes and sets redacted_at and redacted_by",
+		Run: func(t *T) {
+			store := newMemStore(t)
+			m := newMemory(t, store, "/secret.md", "token=abc")
+			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "token=<removed>"})
+			path := memStores + "/" + store + "/memory_versions/" + m.Get("memory_version_id").String()
+			red := t.OK(mreq(http.MethodPost, path+"/redact", nil, nil, "memory/memory_version"))
+			for _, f := range []string{"content", "path", "content_sha256", "content_size_bytes"} {
+				t.Expect(red.Get(f).Type).To(Equal(gjson.Null), "%s of %s", f, red)
+			}
+			t.Expect(red.Get("redacted_at").Type).To(Equal(gjson.String))
+			t.Expect(red.Get("redacted_by.type").String()).To(Equal("api_actor"))
+			again := t.OK(mreq(http.MethodPost, path+"/redact", nil, nil, "memory/memory_version"))
+			t.Expect(again.Get("redacted_at").String()).To(Equal(red.Get("redacted_at").String()))
+			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal("token=<removed>"))
+		}},
+	{ID: "memory/version-redacted-retrieve-200", Clause: "7", Labels: []Label{Memory},
+		Title: "retrieving a redacted version answers 200 with content, path, content_size_bytes and content_sha256 null",
+		Run: func(t *T) {
+			found := 0
+			for _, v := range memPreExistingVersions(t) {
+				if v.Get("redacted_at").Type != gjson.String {
+					continue
+				}
+				found++
+				one := t.OK(mreq(http.MethodGet, memStores+"/"+v.Get("memory_store_id").String()+"/memory_versions/"+v.Get("id").String(), url.Values{"view": {"full"}}, nil, "memory/memory_version"))
+				for _, f := range []string{"content", "path", "content_sha256", "content_size_bytes"} {
+					t.Expect(one.Get(f).Type).To(Equal(gjson.Null), "%s of %s", f, one)
+				}
+			}
+			if found == 0 {
+				t.Unsupported("the target has no redacted version to read")
+			}
+		}},
+	{ID: "memory/version-actor-kinds", Clause: "2.15", Labels: []Label{Memory},
+		Title: "pre-existing versions carry session_actor (sesn_), api_actor and user_actor (user_) attributions, and session_id filters them",
+		Run: func(t *T) {
+			kinds := map[string]int{}
+			for _, v := range memPreExistingVersions(t) {
+				by := v.Get("created_by")
+				kinds[by.Get("type").String()]++
+				switch by.Get("type").String() {
+				case "session_actor":
+					t.Expect(by.Get("session_id").String()).To(HavePrefix("sesn_"))
+					got := memListVersions(t, v.Get("memory_store_id").String(), url.Values{"session_id": {by.Get("session_id").String()}})
+					t.Expect(memIDs(got)).To(ContainElement(v.Get("id").String()))
+					for _, g := range got {
+						t.Expect(g.Get("created_by.session_id").String()).To(Equal(by.Get("session_id").String()))
+					}
+				case "user_actor":
+					t.Expect(by.Get("user_id").String()).To(HavePrefix("user_"))
+				}
+			}
+			if kinds["session_actor"] == 0 || kinds["user_actor"] == 0 {
+				t.Unsupported("the target's pre-existing versions have actors %v; need session and user writes", kinds)
+			}
+		}},
+}

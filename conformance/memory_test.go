@@ -1,0 +1,82 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// memoryChecksOf returns the registered memory-store checks.
+func memoryChecksOf(t *testing.T) []Check {
+	var out []Check
+	for _, c := range Checks() {
+		if strings.HasPrefix(c.ID, "memory/") {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no memory checks are registered")
+	}
+	return out
+}
+
+// TestMemoryChecksWellFormed: each memory check names a known clause, carries the memory label
+// as its only area, and is an extension whenever its clause is in gaps.md.
+func TestMemoryChecksWellFormed(t *testing.T) {
+	for _, c := range memoryChecksOf(t) {
+		if _, ok := Clauses[c.Clause]; !ok {
+			t.Errorf("%s: unknown clause %q", c.ID, c.Clause)
+		}
+		areas := 0
+		for _, l := range c.Labels {
+			if slices.Contains(Areas, l) {
+				areas++
+			}
+		}
+		if areas != 1 || !c.Has(Memory) {
+			t.Errorf("%s: labels %v, want exactly one area, memory", c.ID, c.Labels)
+		}
+		if strings.HasPrefix(c.Clause, "gaps") && !c.Has(Extension) {
+			t.Errorf("%s: clause %s is from gaps.md but the check is not labelled extension", c.ID, c.Clause)
+		}
+	}
+}
+
+// TestMemoryChecksStandalone runs every memory check alone, last first and then again, against
+// one fake: each passes whatever ran before it, and the cleanups leave no store behind.
+func TestMemoryChecksStandalone(t *testing.T) {
+	ctx := context.Background()
+	tg, err := Open(ctx, ConfigFromEnv(func(string) string { return "" }), func(msg string) { t.Errorf("fake: %s", msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	stores := func() []string {
+		resp, err := tg.Client.Do(ctx, &Request{Area: Memory, Path: memStores, Query: url.Values{"include_archived": {"true"}, "limit": {"100"}}})
+		if err != nil || resp.Status != http.StatusOK {
+			t.Fatalf("listing stores: %v %v", err, resp)
+		}
+		var ids []string
+		for _, s := range resp.Get("data").Array() {
+			ids = append(ids, s.Get("id").String())
+		}
+		return ids
+	}
+	before := stores()
+	checks := memoryChecksOf(t)
+	slices.Reverse(checks)
+	for round := range 2 {
+		for _, c := range checks {
+			o := RunCheck(ctx, tg, c)
+			if !o.Passed() || len(o.CleanupFailures) > 0 {
+				t.Errorf("round %d, %s: failures %v, skipped %q, cleanup failures %v", round, c.ID, o.Failures, o.Skipped, o.CleanupFailures)
+			}
+		}
+	}
+	if after := stores(); !slices.Equal(after, before) {
+		t.Fatalf("the checks left stores behind: %v, before %v", after, before)
+	}
+}

@@ -1,0 +1,202 @@
+package fake
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Memory stores (spec 2.13–2.15, 3.5, 4.7, 8; gaps §7). A store holds memories at paths and the
+// append-only, attributed history of every memory. The whole area sits behind one mutex, held
+// only while a handler reads or changes the maps, never while it decodes or encodes JSON.
+
+// memoryStore is the record of spec 2.13. Handlers hand out copies; the metadata map is never
+// changed in place (an update builds a new one), so a copy can be encoded after the lock is gone.
+type memoryStore struct {
+	ID          string            `json:"id"`
+	Type        string            `json:"type"`
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Metadata    map[string]string `json:"metadata"`
+	CreatedAt   time.Time         `json:"created_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
+	ArchivedAt  *time.Time        `json:"archived_at"`
+}
+
+// memory is the record of spec 2.14, with its content always held; Content in a response is
+// nil for view=basic.
+type memory struct {
+	ID               string    `json:"id"`
+	Type             string    `json:"type"`
+	ContentSHA256    string    `json:"content_sha256"`
+	ContentSizeBytes int       `json:"content_size_bytes"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
+	MemoryStoreID    string    `json:"memory_store_id"`
+	MemoryVersionID  string    `json:"memory_version_id"`
+	Path             string    `json:"path"`
+	Content          *string   `json:"content"`
+}
+
+// memoryActor is who made or redacted a version (spec 2.15): exactly one of the IDs is set, by type.
+type memoryActor struct {
+	Type      string `json:"type"`
+	APIKeyID  string `json:"api_key_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	UserID    string `json:"user_id,omitempty"`
+}
+
+// memoryVersion is the record of spec 2.15. Versions are immutable except for redaction, which
+// replaces the pointer fields with nil; it never writes through them, so a copy taken under the
+// lock stays valid.
+type memoryVersion struct {
+	ID               string       `json:"id"`
+	Type             string       `json:"type"`
+	CreatedAt        time.Time    `json:"created_at"`
+	MemoryID         string       `json:"memory_id"`
+	MemoryStoreID    string       `json:"memory_store_id"`
+	Operation        string       `json:"operation"`
+	Content          *string      `json:"content"`
+	ContentSHA256    *string      `json:"content_sha256"`
+	ContentSizeBytes *int         `json:"content_size_bytes"`
+	CreatedBy        *memoryActor `json:"created_by"`
+	Path             *string      `json:"path"`
+	RedactedAt       *time.Time   `json:"redacted_at"`
+	RedactedBy       *memoryActor `json:"redacted_by"`
+}
+
+const (
+	memOpCreated  = "created"
+	memOpModified = "modified"
+	memOpDeleted  = "deleted"
+)
+
+// memVersionKey is a version's place in history: created_at, then ID (spec 4.7).
+func memVersionKey(v *memoryVersion) listKey { return listKey{v.CreatedAt, v.ID} }
+
+// memStoreState is one store with its live memories and its history. versions and each lineage
+// are sorted oldest first by (created_at, id), so that a write appends and a list finds its
+// page by binary search whatever the history's length.
+type memStoreState struct {
+	org      *org
+	rec      memoryStore
+	memories map[string]*memory // live memories by ID
+	paths    map[string]*memory // live memories by path
+	versions []*memoryVersion   // every version of the store
+	byID     map[string]*memoryVersion
+	lineage  map[string][]*memoryVersion // by memory ID, kept after the memory is deleted
+}
+
+// memoryArea is the memory-stores state of one server.
+type memoryArea struct {
+	mu     sync.Mutex
+	stores map[string]*memStoreState
+}
+
+// memoryArea returns the server's memory state, built from the fixtures on first use.
+func (s *Server) memoryArea(c *call) *memoryArea {
+	return c.st.memory.get(func() *memoryArea { return s.fx.memory.build() })
+}
+
+// appendVersion adds v to the store's indexes at its place in (created_at, id) order: the end,
+// unless a wall clock stepped back.
+func (st *memStoreState) appendVersion(v *memoryVersion) {
+	st.versions = insertMemVersion(st.versions, v)
+	st.lineage[v.MemoryID] = insertMemVersion(st.lineage[v.MemoryID], v)
+	st.byID[v.ID] = v
+}
+
+// insertMemVersion inserts v after every version that sorts before or with it.
+func insertMemVersion(list []*memoryVersion, v *memoryVersion) []*memoryVersion {
+	i := searchAfter(list, memVersionKey, oldestFirst, memVersionKey(v))
+	return slices.Insert(list, i, v)
+}
+
+// memVersionFilter is the query of spec 4.7's version list, minus paging.
+type memVersionFilter struct {
+	memoryID, apiKeyID, sessionID, operation string
+	created                                  timeRange
+}
+
+// match applies the filters that no index answers: operation and the writer.
+func (f memVersionFilter) match(v *memoryVersion) bool {
+	if f.operation != "" && v.Operation != f.operation {
+		return false
+	}
+	if f.apiKeyID != "" && (v.CreatedBy == nil || v.CreatedBy.APIKeyID != f.apiKeyID) {
+		return false
+	}
+	return f.sessionID == "" || (v.CreatedBy != nil && v.CreatedBy.SessionID == f.sessionID)
+}
+
+// pageVersions returns up to limit versions newest first, starting after the token position,
+// and the key to continue from when more match. It picks the smallest index (the memory's
+// lineage or the store's history), narrows it to the created_at bounds by binary search and
+// walks back from the newest candidate, so a page costs the same for 1,000 or 100,000 versions
+// in the store unless a filter skips most of them.
+func (st *memStoreState) pageVersions(f memVersionFilter, after *listKey, limit int) ([]memoryVersion, *listKey) {
+	list := st.versions
+	if f.memoryID != "" {
+		list = st.lineage[f.memoryID]
+	}
+	lo, hi := 0, len(list)
+	if t := f.created.gte; t != nil {
+		lo = sort.Search(len(list), func(i int) bool { return !list[i].CreatedAt.Before(*t) })
+	}
+	if t := f.created.lte; t != nil {
+		hi = sort.Search(len(list), func(i int) bool { return list[i].CreatedAt.After(*t) })
+	}
+	if after != nil {
+		// Newest first, "after" the token means strictly older than its key.
+		hi = min(hi, sort.Search(len(list), func(i int) bool { return oldestFirst(memVersionKey(list[i]), *after) >= 0 }))
+	}
+	page := make([]memoryVersion, 0, max(0, min(limit, hi-lo)))
+	for i := hi - 1; i >= lo; i-- {
+		if !f.match(list[i]) {
+			continue
+		}
+		if len(page) == limit {
+			// Another match exists: the page is full and a next page will not be empty (gaps §3).
+			k := memVersionKey(&page[len(page)-1])
+			return page, &k
+		}
+		page = append(page, *list[i])
+	}
+	return page, nil
+}
+
+// contentSHA256 is the content hash of spec 2.14: lowercase hex of the UTF-8 bytes, no normalization.
+func contentSHA256(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:])
+}
+
+// newMemVersion builds the version a write appends: the content and path after the write.
+func newMemVersion(id, op string, m *memory, by *memoryActor, at time.Time) *memoryVersion {
+	content, sum, size, path := m.Content, m.ContentSHA256, m.ContentSizeBytes, m.Path
+	v := &memoryVersion{ID: id, Type: "memory_version", CreatedAt: at, MemoryID: m.ID, MemoryStoreID: m.MemoryStoreID,
+		Operation: op, CreatedBy: by, Path: &path}
+	if op != memOpDeleted {
+		v.Content, v.ContentSHA256, v.ContentSizeBytes = content, &sum, &size
+	}
+	return v
+}
+
+// viewed returns a copy of v for the view: basic leaves out the content, full keeps it.
+func (v memoryVersion) viewed(full bool) memoryVersion {
+	if !full {
+		v.Content = nil
+	}
+	return v
+}
+
+// viewed returns a copy of m for the view.
+func (m memory) viewed(full bool) memory {
+	if !full {
+		m.Content = nil
+	}
+	return m
+}

@@ -1,0 +1,523 @@
+package fake
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// The memory-store handlers (spec 4.7, gaps §7). Each one validates its input before it takes
+// the area's lock, so a rejected request changes nothing, and copies what it answers before it
+// lets the lock go.
+
+// Limits of spec 8 that the request schemas cannot express (bytes, and the size of a patched map).
+const (
+	maxMemoryContent  = 102400 // bytes
+	maxMemoryPath     = 1024   // bytes
+	maxStoreMetadata  = 16     // pairs
+	defaultMemoryPage = 20
+	maxMemoryPage     = 100
+)
+
+const (
+	memViewBasic = "basic"
+	memViewFull  = "full"
+)
+
+// memStoreKey orders the store list: created_at, then ID.
+func memStoreKey(m memoryStore) listKey { return listKey{m.CreatedAt, m.ID} }
+
+// memAPIActor is the attribution of a write through the API: the key used, never its secret.
+func memAPIActor(c *call) *memoryActor { return &memoryActor{Type: "api_actor", APIKeyID: c.cred.ID} }
+
+// decodeMemoryBody checks the body against its request schema, so that every violation is a
+// 400 naming the field, then decodes it into v. No body reads as {}.
+func decodeMemoryBody(c *call, schema string, v any) error {
+	raw, err := c.body()
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		raw = []byte("{}")
+	}
+	if err := validateBody(schema, raw); err != nil {
+		return err
+	}
+	return decodeJSON(raw, v)
+}
+
+// view reads the view parameter; def is full on retrieve and basic on list, create and update
+// (gaps §7).
+func (c *call) memoryView(def string) (bool, error) {
+	v, err := c.queryEnum("view", def, memViewBasic, memViewFull)
+	return v == memViewFull, err
+}
+
+// store returns the caller's store named in the path; another organization's store is a 404.
+// The caller holds a.mu.
+func (a *memoryArea) store(c *call) (*memStoreState, error) {
+	id := c.Param("memory_store_id")
+	st := a.stores[id]
+	if st == nil || st.org != c.org {
+		return nil, notFound("memory store", id)
+	}
+	return st, nil
+}
+
+// writable refuses changes to an archived store, which is read-only: its memories can be read
+// and deleted and its versions redacted, nothing else (gaps §7).
+func (st *memStoreState) writable() error {
+	if st.rec.ArchivedAt != nil {
+		return invalid("memory store %s is archived and read-only: its memories can be read and deleted and its versions redacted, nothing else", st.rec.ID)
+	}
+	return nil
+}
+
+// inMemStore runs f on the caller's store named in the path, holding the area's lock; another
+// organization's store is a 404.
+func (s *Server) inMemStore(c *call, f func(st *memStoreState) (any, error)) (any, error) {
+	a := s.memoryArea(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	st, err := a.store(c)
+	if err != nil {
+		return nil, err
+	}
+	return f(st)
+}
+
+// listMemoryStores answers the caller's stores newest first (spec 4.7), archived ones only
+// with include_archived (spec 3.5).
+func (s *Server) listMemoryStores(c *call) (any, error) {
+	created, err := c.queryTimeRange("created_at", "gte", "lte")
+	if err != nil {
+		return nil, err
+	}
+	archived, err := c.queryBool("include_archived", false)
+	if err != nil {
+		return nil, err
+	}
+	limit, _, err := c.queryInt("limit", defaultMemoryPage, 1, maxMemoryPage)
+	if err != nil {
+		return nil, err
+	}
+	after, err := c.pageToken("memory_stores")
+	if err != nil {
+		return nil, err
+	}
+	a := s.memoryArea(c)
+	var list []memoryStore
+	a.mu.Lock()
+	for _, st := range a.stores {
+		if st.org == c.org && (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt) {
+			list = append(list, st.rec)
+		}
+	}
+	a.mu.Unlock()
+	slices.SortFunc(list, func(x, y memoryStore) int { return newestFirst(memStoreKey(x), memStoreKey(y)) })
+	return pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit), nil
+}
+
+// createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
+// absent, since clients read them unconditionally.
+func (s *Server) createMemoryStore(c *call) (any, error) {
+	var req struct {
+		Name        string            `json:"name"`
+		Description string            `json:"description"`
+		Metadata    map[string]string `json:"metadata"`
+	}
+	if err := decodeMemoryBody(c, "memory/memory_store_create_request", &req); err != nil {
+		return nil, err
+	}
+	if req.Metadata == nil {
+		req.Metadata = map[string]string{}
+	}
+	a := s.memoryArea(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := s.clock.Now()
+	rec := memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store", Name: req.Name, Description: req.Description,
+		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now}
+	a.stores[rec.ID] = newMemStoreState(c.org, rec)
+	return rec, nil
+}
+
+// getMemoryStore answers one of the caller's stores, archived or not.
+func (s *Server) getMemoryStore(c *call) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) { return st.rec, nil })
+}
+
+// updateMemoryStore changes name and description and patches metadata (gaps §7): a string
+// upserts a key and null deletes it, and the 16-pair limit applies to the result.
+func (s *Server) updateMemoryStore(c *call) (any, error) {
+	var req struct {
+		Name        *string            `json:"name"`
+		Description *string            `json:"description"`
+		Metadata    map[string]*string `json:"metadata"`
+	}
+	if err := decodeMemoryBody(c, "memory/memory_store_update_request", &req); err != nil {
+		return nil, err
+	}
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		if err := st.writable(); err != nil {
+			return nil, err
+		}
+		next := st.rec
+		if req.Name != nil {
+			next.Name = *req.Name
+		}
+		if req.Description != nil {
+			next.Description = *req.Description
+		}
+		if req.Metadata != nil {
+			next.Metadata = maps.Clone(st.rec.Metadata)
+			for k, v := range req.Metadata {
+				if v == nil {
+					delete(next.Metadata, k)
+				} else {
+					next.Metadata[k] = *v
+				}
+			}
+			if len(next.Metadata) > maxStoreMetadata {
+				return nil, invalidField("metadata", "the store would have %d pairs; at most %d are allowed (delete a key with null)", len(next.Metadata), maxStoreMetadata)
+			}
+		}
+		// An update that changes nothing leaves updated_at alone.
+		if next.Name != st.rec.Name || next.Description != st.rec.Description || !maps.Equal(next.Metadata, st.rec.Metadata) {
+			next.UpdatedAt = s.clock.Now()
+			st.rec = next
+		}
+		return st.rec, nil
+	})
+}
+
+// archiveMemoryStore archives once; archiving an archived store returns it unchanged, so that
+// a client may retry.
+func (s *Server) archiveMemoryStore(c *call) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		if st.rec.ArchivedAt == nil {
+			now := s.clock.Now()
+			st.rec.ArchivedAt, st.rec.UpdatedAt = &now, now
+		}
+		return st.rec, nil
+	})
+}
+
+// memoryDeletion is a deletion confirmation (gaps §7).
+type memoryDeletion struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// deleteMemoryStore removes the store with its memories and their history.
+func (s *Server) deleteMemoryStore(c *call) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		delete(s.memoryArea(c).stores, st.rec.ID) // inMemStore holds the lock
+		return memoryDeletion{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
+	})
+}
+
+// memoryPrefix stands for the memories below a path in a list with depth (gaps §7).
+type memoryPrefix struct {
+	Type string `json:"type"`
+	Path string `json:"path"`
+}
+
+// memoryListKey orders a memory list by path (bytes), memories and prefixes together; a prefix
+// ends with "/" and a memory path never does, so no two items share a key.
+func memoryListKey(item any) listKey {
+	if p, ok := item.(memoryPrefix); ok {
+		return listKey{ID: p.Path}
+	}
+	return listKey{ID: item.(memory).Path}
+}
+
+// listMemories answers a store's live memories in path order (gaps §7): path_prefix keeps whole
+// segments under a prefix ending in "/", and depth rolls anything deeper into one memory_prefix
+// item per directory.
+func (s *Server) listMemories(c *call) (any, error) {
+	prefix := "/"
+	if p, ok := c.GetQuery("path_prefix"); ok {
+		if !strings.HasPrefix(p, "/") || !strings.HasSuffix(p, "/") {
+			return nil, invalidField("path_prefix", "must start and end with \"/\" (it matches whole path segments, as in /notes/), got %q", p)
+		}
+		prefix = p
+	}
+	depth, _, err := c.queryInt("depth", 0, 0, maxMemoryPath)
+	if err != nil {
+		return nil, err
+	}
+	limit, _, err := c.queryInt("limit", defaultMemoryPage, 1, maxMemoryPage)
+	if err != nil {
+		return nil, err
+	}
+	full, err := c.memoryView(memViewBasic)
+	if err != nil {
+		return nil, err
+	}
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		scope := "memories:" + st.rec.ID
+		after, err := c.pageToken(scope)
+		if err != nil {
+			return nil, err
+		}
+		var items []any
+		rolled := map[string]bool{}
+		for _, m := range st.memories {
+			rest, ok := strings.CutPrefix(m.Path, prefix)
+			if !ok {
+				continue
+			}
+			if segs := strings.Split(rest, "/"); depth > 0 && len(segs) > depth {
+				p := prefix + strings.Join(segs[:depth], "/") + "/"
+				if !rolled[p] {
+					rolled[p] = true
+					items = append(items, memoryPrefix{Type: "memory_prefix", Path: p})
+				}
+				continue
+			}
+			items = append(items, m.viewed(full))
+		}
+		slices.SortFunc(items, func(x, y any) int { return oldestFirst(memoryListKey(x), memoryListKey(y)) })
+		return pageByToken(items, memoryListKey, oldestFirst, scope, after, limit), nil
+	})
+}
+
+// createMemory stores content at a free path and appends its created version (spec 3.5).
+func (s *Server) createMemory(c *call) (any, error) {
+	full, err := c.memoryView(memViewBasic)
+	if err != nil {
+		return nil, err
+	}
+	var req struct {
+		Content string `json:"content"`
+		Path    string `json:"path"`
+	}
+	if err := decodeMemoryBody(c, "memory/memory_create_request", &req); err != nil {
+		return nil, err
+	}
+	if err := checkMemoryContent(req.Content); err != nil {
+		return nil, err
+	}
+	if err := checkMemoryPath("path", req.Path); err != nil {
+		return nil, err
+	}
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		if err := st.writable(); err != nil {
+			return nil, err
+		}
+		if other := st.paths[req.Path]; other != nil {
+			return nil, memPathConflict(req.Path, other.ID)
+		}
+		now := s.clock.Now()
+		m := &memory{ID: s.ids.next("mem_"), Type: "memory", ContentSHA256: contentSHA256(req.Content), ContentSizeBytes: len(req.Content),
+			CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.rec.ID, Path: req.Path, Content: &req.Content}
+		v := newMemVersion(s.ids.next("memver_"), memOpCreated, m, memAPIActor(c), now)
+		m.MemoryVersionID = v.ID
+		st.memories[m.ID], st.paths[m.Path] = m, m
+		st.appendVersion(v)
+		return m.viewed(full), nil
+	})
+}
+
+// memPathConflict is the 409 of a create or rename onto a path another live memory holds (gaps §7).
+func memPathConflict(path, holder string) error {
+	return newError(errMemoryPathConflict, "path %q is already taken by memory %s; choose another path or update that memory", path, holder)
+}
+
+// memory returns the live memory named in the path. The caller holds a.mu.
+func (st *memStoreState) memory(c *call) (*memory, error) {
+	id := c.Param("memory_id")
+	m := st.memories[id]
+	if m == nil {
+		return nil, notFound("memory", id)
+	}
+	return m, nil
+}
+
+// getMemory answers a live memory; a deleted one is 404, its history stays in the versions.
+func (s *Server) getMemory(c *call) (any, error) {
+	full, err := c.memoryView(memViewFull)
+	if err != nil {
+		return nil, err
+	}
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		m, err := st.memory(c)
+		if err != nil {
+			return nil, err
+		}
+		return m.viewed(full), nil
+	})
+}
+
+// updateMemory applies content and path changes as one modified version, or none when nothing
+// changes. With a precondition, it applies only while the stored hash is the expected one; a
+// request whose outcome is already the stored state succeeds whatever the hash, so a client
+// that retries a write that did land gets 200 (spec 4.7).
+func (s *Server) updateMemory(c *call) (any, error) {
+	full, err := c.memoryView(memViewBasic)
+	if err != nil {
+		return nil, err
+	}
+	var req struct {
+		Content      *string `json:"content"`
+		Path         *string `json:"path"`
+		Precondition *struct {
+			Type          string  `json:"type"`
+			ContentSHA256 *string `json:"content_sha256"`
+		} `json:"precondition"`
+	}
+	if err := decodeMemoryBody(c, "memory/memory_update_request", &req); err != nil {
+		return nil, err
+	}
+	if req.Content != nil {
+		if err := checkMemoryContent(*req.Content); err != nil {
+			return nil, err
+		}
+	}
+	if req.Path != nil {
+		if err := checkMemoryPath("path", *req.Path); err != nil {
+			return nil, err
+		}
+	}
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		if err := st.writable(); err != nil {
+			return nil, err
+		}
+		m, err := st.memory(c)
+		if err != nil {
+			return nil, err
+		}
+		content, path := m.Content, m.Path
+		if req.Content != nil {
+			content = req.Content
+		}
+		if req.Path != nil {
+			path = *req.Path
+		}
+		unchanged := *content == *m.Content && path == m.Path
+		if pre := req.Precondition; pre != nil && pre.ContentSHA256 != nil && *pre.ContentSHA256 != m.ContentSHA256 && !unchanged {
+			return nil, memPreconditionFailed("precondition.content_sha256", *pre.ContentSHA256, m.ContentSHA256)
+		}
+		if unchanged {
+			return m.viewed(full), nil
+		}
+		if other := st.paths[path]; other != nil && other != m {
+			return nil, memPathConflict(path, other.ID)
+		}
+		now := s.clock.Now()
+		delete(st.paths, m.Path)
+		m.Path, m.Content, m.ContentSHA256, m.ContentSizeBytes, m.UpdatedAt = path, content, contentSHA256(*content), len(*content), now
+		st.paths[path] = m
+		v := newMemVersion(s.ids.next("memver_"), memOpModified, m, memAPIActor(c), now)
+		m.MemoryVersionID = v.ID
+		st.appendVersion(v)
+		return m.viewed(full), nil
+	})
+}
+
+// memPreconditionFailed is the 409 of spec 4.7: the client must re-read, so the message says what
+// the stored hash is now.
+func memPreconditionFailed(field, expected, stored string) error {
+	return newError(errPreconditionFailed, "%s: the memory's content_sha256 is %s, not %s: it changed since you read it; read it again and retry with the current hash", field, stored, expected)
+}
+
+// deleteMemory removes a memory and appends its deleted version; the history stays. Allowed in
+// an archived store.
+func (s *Server) deleteMemory(c *call) (any, error) {
+	expected, hasExpected := c.GetQuery("expected_content_sha256")
+	if hasExpected && !isContentSHA256(expected) {
+		return nil, invalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %q", expected)
+	}
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		m, err := st.memory(c)
+		if err != nil {
+			return nil, err
+		}
+		if hasExpected && expected != m.ContentSHA256 {
+			return nil, memPreconditionFailed("expected_content_sha256", expected, m.ContentSHA256)
+		}
+		st.appendVersion(newMemVersion(s.ids.next("memver_"), memOpDeleted, m, memAPIActor(c), s.clock.Now()))
+		delete(st.memories, m.ID)
+		delete(st.paths, m.Path)
+		return memoryDeletion{ID: m.ID, Type: "memory_deleted"}, nil
+	})
+}
+
+// listMemoryVersions answers a store's versions newest first with every filter of spec 4.7.
+func (s *Server) listMemoryVersions(c *call) (any, error) {
+	full, err := c.memoryView(memViewBasic)
+	if err != nil {
+		return nil, err
+	}
+	limit, _, err := c.queryInt("limit", defaultMemoryPage, 1, maxMemoryPage)
+	if err != nil {
+		return nil, err
+	}
+	f := memVersionFilter{memoryID: c.Query("memory_id"), apiKeyID: c.Query("api_key_id"), sessionID: c.Query("session_id")}
+	if f.created, err = c.queryTimeRange("created_at", "gte", "lte"); err != nil {
+		return nil, err
+	}
+	if f.operation, err = c.queryEnum("operation", "", memOpCreated, memOpModified, memOpDeleted); err != nil {
+		return nil, err
+	}
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		scope := "memory_versions:" + st.rec.ID
+		after, err := c.pageToken(scope)
+		if err != nil {
+			return nil, err
+		}
+		data, next := st.pageVersions(f, after, limit)
+		page := tokenPage[memoryVersion]{Data: make([]memoryVersion, 0, len(data))}
+		for _, v := range data {
+			page.Data = append(page.Data, v.viewed(full))
+		}
+		if next != nil {
+			tok := encodePageToken(scope, *next)
+			page.NextPage = &tok
+		}
+		return page, nil
+	})
+}
+
+// version returns the store's version named in the path. The caller holds a.mu.
+func (st *memStoreState) version(c *call) (*memoryVersion, error) {
+	id := c.Param("memory_version_id")
+	v := st.byID[id]
+	if v == nil {
+		return nil, notFound("memory version", id)
+	}
+	return v, nil
+}
+
+// getMemoryVersion answers one version; a redacted one is 200 with its content fields null.
+func (s *Server) getMemoryVersion(c *call) (any, error) {
+	full, err := c.memoryView(memViewFull)
+	if err != nil {
+		return nil, err
+	}
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		v, err := st.version(c)
+		if err != nil {
+			return nil, err
+		}
+		return v.viewed(full), nil
+	})
+}
+
+// redactMemoryVersion nulls a version's content and path and records who did it (gaps §7).
+// Redacting a redacted version returns it unchanged. Allowed in an archived store.
+func (s *Server) redactMemoryVersion(c *call) (any, error) {
+	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+		v, err := st.version(c)
+		if err != nil {
+			return nil, err
+		}
+		if v.RedactedAt == nil {
+			now := s.clock.Now()
+			v.RedactedAt, v.RedactedBy = &now, memAPIActor(c)
+			v.Content, v.Path, v.ContentSHA256, v.ContentSizeBytes = nil, nil, nil, nil
+		}
+		return *v, nil
+	})
+}

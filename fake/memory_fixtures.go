@@ -1,0 +1,156 @@
+package fake
+
+import (
+	"fmt"
+	"io/fs"
+	"time"
+)
+
+// memoryFixtures is the parsed memory_stores.json: each store with its history. Live memories
+// are not in the file; they are the replay of the history, so the two can never disagree.
+type memoryFixtures struct {
+	stores []*memStoreState // immutable; build copies them
+}
+
+// memFixtureStore is one store of memory_stores.json: the store's own fields, its organization
+// and its history.
+type memFixtureStore struct {
+	memoryStore
+	OrganizationID string `json:"organization_id"`
+	Versions       []struct {
+		ID         string       `json:"id"`
+		MemoryID   string       `json:"memory_id"`
+		Operation  string       `json:"operation"`
+		CreatedAt  time.Time    `json:"created_at"`
+		CreatedBy  *memoryActor `json:"created_by"`
+		Content    *string      `json:"content"`
+		Path       *string      `json:"path"`
+		RedactedAt *time.Time   `json:"redacted_at"`
+		RedactedBy *memoryActor `json:"redacted_by"`
+	} `json:"versions"`
+}
+
+// loadMemoryStores parses memory_stores.json, if present, into fx.memory.
+func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
+	var file struct {
+		MemoryStores []memFixtureStore `json:"memory_stores"`
+	}
+	if _, err := readFixture(fsys, "memory_stores.json", &file); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, fs := range file.MemoryStores {
+		st, err := fs.parse(fx, seen)
+		if err != nil {
+			return fmt.Errorf("memory_stores.json: store %s: %w", fs.ID, err)
+		}
+		fx.memory.stores = append(fx.memory.stores, st)
+	}
+	return nil
+}
+
+// parse checks one store's history (IDs unique across the file, created first, nothing after
+// deleted, redactions nulling content and path) and replays it into live memories.
+func (f *memFixtureStore) parse(fx *Fixtures, seen map[string]bool) (*memStoreState, error) {
+	o := fx.orgByID(f.OrganizationID)
+	if o == nil {
+		return nil, fmt.Errorf("unknown organization %s", f.OrganizationID)
+	}
+	if seen[f.ID] {
+		return nil, fmt.Errorf("the ID is used twice")
+	}
+	seen[f.ID] = true
+	rec := f.memoryStore
+	rec.Type = "memory_store"
+	if rec.Metadata == nil {
+		rec.Metadata = map[string]string{}
+	}
+	st := newMemStoreState(o, rec)
+	for _, fv := range f.Versions {
+		if seen[fv.ID] {
+			return nil, fmt.Errorf("version ID %s is used twice", fv.ID)
+		}
+		seen[fv.ID] = true
+		redacted := fv.RedactedAt != nil
+		if redacted != (fv.Path == nil) || redacted != (fv.RedactedBy != nil) {
+			return nil, fmt.Errorf("version %s: path is null and redacted_by is set exactly when redacted_at is", fv.ID)
+		}
+		if (fv.Content == nil) != (redacted || fv.Operation == memOpDeleted) {
+			return nil, fmt.Errorf("version %s: content is null exactly when the version is deleted or redacted", fv.ID)
+		}
+		if fv.Path != nil {
+			if err := checkMemoryPath("path", *fv.Path); err != nil {
+				return nil, fmt.Errorf("version %s: %v", fv.ID, err)
+			}
+		}
+		v := &memoryVersion{ID: fv.ID, Type: "memory_version", CreatedAt: fv.CreatedAt, MemoryID: fv.MemoryID,
+			MemoryStoreID: f.ID, Operation: fv.Operation, Content: fv.Content, CreatedBy: fv.CreatedBy, Path: fv.Path,
+			RedactedAt: fv.RedactedAt, RedactedBy: fv.RedactedBy}
+		if fv.Content != nil {
+			sum, size := contentSHA256(*fv.Content), len(*fv.Content)
+			v.ContentSHA256, v.ContentSizeBytes = &sum, &size
+		}
+		st.appendVersion(v)
+	}
+	for id, lineage := range st.lineage {
+		if err := st.replay(id, lineage); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// replay sets the live memory that a lineage (oldest first) leaves behind.
+func (st *memStoreState) replay(id string, lineage []*memoryVersion) error {
+	for i, v := range lineage {
+		if (i == 0) != (v.Operation == memOpCreated) {
+			return fmt.Errorf("memory %s: the first version and only it must be created", id)
+		}
+		if i > 0 && lineage[i-1].Operation == memOpDeleted {
+			return fmt.Errorf("memory %s: version %s follows the deleted version", id, v.ID)
+		}
+	}
+	head := lineage[len(lineage)-1]
+	if head.Operation == memOpDeleted {
+		return nil
+	}
+	if head.RedactedAt != nil {
+		return fmt.Errorf("memory %s: the current version %s is redacted, so the memory has no content", id, head.ID)
+	}
+	if other := st.paths[*head.Path]; other != nil {
+		return fmt.Errorf("memories %s and %s both live at %s", other.ID, id, *head.Path)
+	}
+	m := &memory{ID: id, Type: "memory", ContentSHA256: *head.ContentSHA256, ContentSizeBytes: *head.ContentSizeBytes,
+		CreatedAt: lineage[0].CreatedAt, UpdatedAt: head.CreatedAt, MemoryStoreID: st.rec.ID, MemoryVersionID: head.ID,
+		Path: *head.Path, Content: head.Content}
+	st.memories[id], st.paths[m.Path] = m, m
+	return nil
+}
+
+// newMemStoreState is an empty store state with its indexes ready.
+func newMemStoreState(o *org, rec memoryStore) *memStoreState {
+	return &memStoreState{org: o, rec: rec, memories: map[string]*memory{}, paths: map[string]*memory{},
+		byID: map[string]*memoryVersion{}, lineage: map[string][]*memoryVersion{}}
+}
+
+// build copies the fixtures into a server's state. Versions are copied because redaction
+// changes them; memories because updates do.
+func (mf *memoryFixtures) build() *memoryArea {
+	a := &memoryArea{stores: map[string]*memStoreState{}}
+	for _, src := range mf.stores {
+		st := newMemStoreState(src.org, src.rec)
+		st.versions = make([]*memoryVersion, len(src.versions))
+		for i, v := range src.versions {
+			cp := *v
+			st.versions[i] = &cp
+			st.byID[cp.ID] = &cp
+			st.lineage[cp.MemoryID] = append(st.lineage[cp.MemoryID], &cp)
+		}
+		for id, m := range src.memories {
+			cp := *m
+			st.memories[id], st.paths[cp.Path] = &cp, &cp
+		}
+		a.stores[st.rec.ID] = st
+	}
+	return a
+}

@@ -1,0 +1,60 @@
+package fake
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// checkMemoryPath applies the path rule of spec 4.7 to the request field: it starts with "/",
+// has at least one segment, no empty, "." or ".." segment, no control or format character, is
+// NFC-normalized and at most 1,024 bytes. Input that is not NFC is refused, not normalized:
+// paths are compared byte for byte, so a silently normalized path would not be the one the
+// client asked for.
+func checkMemoryPath(field, p string) error {
+	if len(p) > maxMemoryPath {
+		return invalidField(field, "is %d bytes long; a path is at most %d bytes (UTF-8)", len(p), maxMemoryPath)
+	}
+	if !strings.HasPrefix(p, "/") || p == "/" {
+		return invalidField(field, "must start with \"/\" and name at least one segment, as in /notes/todo.md, got %q", p)
+	}
+	for i, seg := range strings.Split(p[1:], "/") {
+		switch seg {
+		case "":
+			return invalidField(field, "segment %d is empty (a doubled or trailing \"/\") in %q; segments must not be empty", i+1, p)
+		case ".", "..":
+			return invalidField(field, "segment %d is %q in %q; \".\" and \"..\" segments are not allowed", i+1, seg, p)
+		}
+	}
+	for i, r := range p {
+		if unicode.In(r, unicode.Cc, unicode.Cf) {
+			return invalidField(field, "has the control or format character U+%04X at byte %d; such characters are not allowed", r, i)
+		}
+	}
+	if !norm.NFC.IsNormalString(p) {
+		return invalidField(field, "%q is not NFC-normalized; send the NFC form (%q)", p, norm.NFC.String(p))
+	}
+	return nil
+}
+
+// checkMemoryContent applies the content limit of spec 8.
+func checkMemoryContent(content string) error {
+	if len(content) > maxMemoryContent {
+		return invalidField("content", "is %d bytes; content is at most %d bytes (UTF-8)", len(content), maxMemoryContent)
+	}
+	return nil
+}
+
+// isContentSHA256 reports whether s has the form of content_sha256: 64 lowercase hex characters.
+func isContentSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}

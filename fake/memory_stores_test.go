@@ -1,0 +1,248 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMemoryStoreListFixtures(t *testing.T) {
+	m := newMemTester(t)
+	got := memIDs(m.ok(get, "/v1/memory_stores", nil).Get("data").Array())
+	if want := []string{memResearchStore, memSupportStore}; !memEqual(got, want) {
+		t.Fatalf("stores = %v, want %v (newest first, archived left out)", got, want)
+	}
+	got = memIDs(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data").Array())
+	if want := []string{memResearchStore, memSupportStore, memLegacyStore}; !memEqual(got, want) {
+		t.Fatalf("stores with archived = %v, want %v", got, want)
+	}
+	m.key = "test-api-key-2"
+	got = memIDs(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data").Array())
+	if want := []string{memGlobexStore}; !memEqual(got, want) {
+		t.Fatalf("second organization's stores = %v, want %v", got, want)
+	}
+	for _, p := range []string{"", "/memories", "/memory_versions", "/memories/" + memStyleGuide, "/memory_versions/" + memRedactedVer} {
+		m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+memSupportStore+p, nil)
+	}
+	m.fails(http.StatusNotFound, errNotFound, "", post, "/v1/memory_stores/"+memSupportStore+"/archive", nil)
+	m.fails(http.StatusNotFound, errNotFound, "", del, "/v1/memory_stores/"+memSupportStore, nil)
+}
+
+func TestMemoryStoreListFilters(t *testing.T) {
+	m := newMemTester(t)
+	at := func(q string) []string {
+		return memIDs(m.ok(get, "/v1/memory_stores?include_archived=true&"+q, nil).Get("data").Array())
+	}
+	// Bounds are inclusive: the exact creation instants match.
+	if got, want := at("created_at[gte]=2025-03-01T09:00:00Z&created_at[lte]=2025-04-01T09:00:00Z"), []string{memResearchStore, memSupportStore}; !memEqual(got, want) {
+		t.Fatalf("between = %v, want %v", got, want)
+	}
+	if got := at("created_at[gte]=2030-01-01T00:00:00Z"); len(got) != 0 {
+		t.Fatalf("nothing matches, got %v", got)
+	}
+	if r := m.ok(get, "/v1/memory_stores?created_at[gte]=2030-01-01T00:00:00Z", nil); r.Get("data").Raw != "[]" || r.Get("next_page").Type.String() != "Null" {
+		t.Fatalf("an empty list must be [] with next_page null, got %s", r.Raw)
+	}
+	m.fails(http.StatusBadRequest, errInvalidRequest, "created_at[gte]", get, "/v1/memory_stores?created_at[gte]=yesterday", nil)
+	m.fails(http.StatusBadRequest, errInvalidRequest, "include_archived", get, "/v1/memory_stores?include_archived=maybe", nil)
+	for _, bad := range []string{"0", "101", "-1", "x"} {
+		m.fails(http.StatusBadRequest, errInvalidRequest, "limit", get, "/v1/memory_stores?limit="+bad, nil)
+	}
+	// Pages of one walk every store once, newest first, and end with next_page null.
+	var walked []string
+	q := url.Values{"limit": {"1"}, "include_archived": {"true"}}
+	for range 10 {
+		r := m.ok(get, "/v1/memory_stores?"+q.Encode(), nil)
+		if r.Get("data.#").Int() != 1 {
+			t.Fatalf("page of limit 1 holds %d stores", r.Get("data.#").Int())
+		}
+		walked = append(walked, r.Get("data.0.id").String())
+		if r.Get("next_page").Type.String() == "Null" {
+			break
+		}
+		q.Set("page", r.Get("next_page").String())
+	}
+	if want := at(""); !memEqual(walked, want) {
+		t.Fatalf("walk = %v, want %v", walked, want)
+	}
+	m.fails(http.StatusBadRequest, errInvalidRequest, "page", get, "/v1/memory_stores?page=forged", nil)
+	versionsToken := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?limit=1", nil).Get("next_page").String()
+	m.fails(http.StatusBadRequest, errInvalidRequest, "page", get, "/v1/memory_stores?page="+url.QueryEscape(versionsToken), nil)
+	// The default page holds at most 20; 100 is the largest.
+	for range 21 {
+		m.newStore()
+	}
+	if n := m.ok(get, "/v1/memory_stores", nil).Get("data.#").Int(); n != 20 {
+		t.Fatalf("default page = %d stores, want 20", n)
+	}
+	if n := m.ok(get, "/v1/memory_stores?limit=100", nil).Get("data.#").Int(); n != 23 {
+		t.Fatalf("limit=100 = %d stores, want 23", n)
+	}
+}
+
+func TestMemoryStoreCreateAndLimits(t *testing.T) {
+	m := newMemTester(t)
+	s := m.ok(post, "/v1/memory_stores", map[string]any{"name": "notes"})
+	if s.Get("description").String() != "" || s.Get("metadata").Raw != "{}" || s.Get("archived_at").Type.String() != "Null" ||
+		s.Get("type").String() != "memory_store" || !strings.HasPrefix(s.Get("id").String(), "memstore_") {
+		t.Fatalf("new store = %s", s.Raw)
+	}
+	if got := m.ok(get, "/v1/memory_stores/"+s.Get("id").String(), nil); got.Raw != s.Raw {
+		t.Fatalf("retrieve = %s, want %s", got.Raw, s.Raw)
+	}
+	meta := func(n, klen, vlen int) map[string]string {
+		out := map[string]string{}
+		for i := range n {
+			out[fmt.Sprintf("%0*d", klen, i)] = strings.Repeat("v", vlen)
+		}
+		return out
+	}
+	good := []map[string]any{
+		{"name": strings.Repeat("é", 255)},
+		{"name": "n", "description": strings.Repeat("d", 1024)},
+		{"name": "n", "metadata": meta(16, 64, 512)},
+		{"name": "n", "metadata": map[string]string{"k": ""}},
+	}
+	for _, body := range good {
+		m.ok(post, "/v1/memory_stores", body)
+	}
+	bad := []struct {
+		field string
+		body  any
+	}{
+		{"name", map[string]any{}},
+		{"name", map[string]any{"name": ""}},
+		{"name", map[string]any{"name": strings.Repeat("é", 256)}},
+		{"name", map[string]any{"name": 7}},
+		{"description", map[string]any{"name": "n", "description": strings.Repeat("d", 1025)}},
+		{"metadata", map[string]any{"name": "n", "metadata": meta(17, 2, 1)}},
+		{"metadata", map[string]any{"name": "n", "metadata": meta(1, 65, 1)}},
+		{"metadata", map[string]any{"name": "n", "metadata": map[string]string{"": "v"}}},
+		{"metadata", map[string]any{"name": "n", "metadata": meta(1, 2, 513)}},
+		{"colour", map[string]any{"name": "n", "colour": "red"}},
+	}
+	before := m.ok(get, "/v1/memory_stores?limit=100", nil).Get("data.#").Int()
+	for _, b := range bad {
+		m.fails(http.StatusBadRequest, errInvalidRequest, b.field, post, "/v1/memory_stores", b.body)
+	}
+	m.fails(http.StatusBadRequest, errInvalidRequest, "", post, "/v1/memory_stores", "{not json")
+	if after := m.ok(get, "/v1/memory_stores?limit=100", nil).Get("data.#").Int(); after != before {
+		t.Fatalf("rejected creates changed the list: %d stores, then %d", before, after)
+	}
+}
+
+func TestMemoryStoreUpdate(t *testing.T) {
+	m := newMemTester(t)
+	id := m.ok(post, "/v1/memory_stores", map[string]any{"name": "a", "metadata": map[string]string{"keep": "1", "drop": "2"}}).Get("id").String()
+	path := "/v1/memory_stores/" + id
+	m.ts.Fake.AdvanceClock(time.Minute)
+	s := m.ok(post, path, map[string]any{"name": "b", "description": "d", "metadata": map[string]any{"drop": nil, "new": "3"}})
+	if s.Get("name").String() != "b" || s.Get("description").String() != "d" || s.Get("metadata").Raw != `{"keep":"1","new":"3"}` {
+		t.Fatalf("patched store = %s", s.Raw)
+	}
+	if s.Get("updated_at").Time().Sub(s.Get("created_at").Time()) != time.Minute {
+		t.Fatalf("updated_at did not move: %s", s.Raw)
+	}
+	// An update that changes nothing leaves updated_at alone.
+	m.ts.Fake.AdvanceClock(time.Minute)
+	for _, body := range []any{nil, map[string]any{}, map[string]any{"name": "b", "metadata": map[string]any{"absent": nil}}} {
+		if again := m.ok(post, path, body); again.Raw != s.Raw {
+			t.Fatalf("no-op update changed the store: %s, was %s", again.Raw, s.Raw)
+		}
+	}
+	full := map[string]any{}
+	for i := range 14 {
+		full[fmt.Sprint("k", i)] = "v"
+	}
+	m.ok(post, path, map[string]any{"metadata": full}) // 16 pairs
+	m.fails(http.StatusBadRequest, errInvalidRequest, "metadata", post, path, map[string]any{"metadata": map[string]any{"one-too-many": "v"}})
+	m.ok(post, path, map[string]any{"metadata": map[string]any{"k0": nil, "one-more": "v"}})
+	m.fails(http.StatusBadRequest, errInvalidRequest, "name", post, path, map[string]any{"name": ""})
+	m.fails(http.StatusBadRequest, errInvalidRequest, "metadata", post, path, map[string]any{"metadata": map[string]any{"k": 1}})
+	m.fails(http.StatusNotFound, errNotFound, "", post, "/v1/memory_stores/memstore_nope", map[string]any{"name": "x"})
+}
+
+func TestMemoryStoreArchiveIsReadOnly(t *testing.T) {
+	m := newMemTester(t)
+	id := m.newStore()
+	base := "/v1/memory_stores/" + id
+	mem := m.newMemory(id, "/a.md", "a")
+	m.newMemory(id, "/b.md", "b")
+	m.ts.Fake.AdvanceClock(time.Hour)
+	s := m.ok(post, base+"/archive", nil)
+	if s.Get("archived_at").Time() != m.ts.Fake.Now() {
+		t.Fatalf("archived store = %s", s.Raw)
+	}
+	m.ts.Fake.AdvanceClock(time.Hour)
+	if again := m.ok(post, base+"/archive", nil); again.Raw != s.Raw {
+		t.Fatalf("archiving again changed the store: %s, was %s", again.Raw, s.Raw)
+	}
+	if got := memIDs(m.ok(get, "/v1/memory_stores", nil).Get("data").Array()); strings.Contains(strings.Join(got, ","), id) {
+		t.Fatalf("archived store listed without include_archived: %v", got)
+	}
+	m.fails(http.StatusBadRequest, errInvalidRequest, "archived", post, base, map[string]any{"name": "x"})
+	m.fails(http.StatusBadRequest, errInvalidRequest, "archived", post, base+"/memories", map[string]any{"path": "/c.md", "content": ""})
+	m.fails(http.StatusBadRequest, errInvalidRequest, "archived", post, base+"/memories/"+mem.Get("id").String(), map[string]any{"content": "z"})
+	// Reads, deletes and redactions still work.
+	m.ok(get, base+"/memories/"+mem.Get("id").String(), nil)
+	m.ok(get, base+"/memories", nil)
+	m.ok(post, base+"/memory_versions/"+mem.Get("memory_version_id").String()+"/redact", nil)
+	m.ok(del, base+"/memories/"+mem.Get("id").String(), nil)
+	if n := len(m.versions(id, url.Values{"memory_id": {mem.Get("id").String()}})); n != 2 {
+		t.Fatalf("lineage after delete in an archived store = %d versions, want 2", n)
+	}
+	// The fixture's archived store is read-only too.
+	m.fails(http.StatusBadRequest, errInvalidRequest, "archived", post, "/v1/memory_stores/"+memLegacyStore+"/memories", map[string]any{"path": "/x", "content": ""})
+}
+
+func TestMemoryStoreDelete(t *testing.T) {
+	m := newMemTester(t)
+	id := m.newStore()
+	mem := m.newMemory(id, "/a.md", "a")
+	r := m.ok(del, "/v1/memory_stores/"+id, nil)
+	if strings.TrimSpace(r.Raw) != `{"id":"`+id+`","type":"memory_store_deleted"}` {
+		t.Fatalf("delete = %s", r.Raw)
+	}
+	for _, p := range []string{"", "/memories/" + mem.Get("id").String(), "/memory_versions/" + mem.Get("memory_version_id").String(), "/memory_versions"} {
+		m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+id+p, nil)
+	}
+	m.fails(http.StatusNotFound, errNotFound, "", del, "/v1/memory_stores/"+id, nil)
+}
+
+// TestMemoryDeterministic: the same requests against two new servers answer the same bytes.
+func TestMemoryDeterministic(t *testing.T) {
+	run := func() string {
+		m := newMemTester(t)
+		id := m.newStore()
+		mem := m.newMemory(id, "/a.md", "a")
+		m.ok(post, "/v1/memory_stores/"+id+"/memories/"+mem.Get("id").String(), map[string]any{"content": "b"})
+		return m.ok(get, "/v1/memory_stores/"+id+"/memory_versions?view=full", nil).Raw
+	}
+	if a, b := run(), run(); a != b {
+		t.Fatalf("two runs differ:\n%s\n%s", a, b)
+	}
+}
+
+// TestMemoryBetaOptional: vendor-beta may be absent, repeated or a list; vendor-version is required.
+func TestMemoryBetaOptional(t *testing.T) {
+	ts := NewTestServer(t)
+	for _, betas := range [][]string{nil, {"managed-agents-2026-04-01"}, {"a, managed-agents-2026-04-01", "other"}} {
+		req, _ := http.NewRequest(get, ts.URL+"/v1/memory_stores", nil)
+		req.Header.Set("X-Api-Key", "test-api-key")
+		req.Header.Set("vendor-version", APIVersion)
+		for _, b := range betas {
+			req.Header.Add("vendor-beta", b)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("betas %q: status %d", betas, resp.StatusCode)
+		}
+	}
+}
