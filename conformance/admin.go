@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -78,30 +77,9 @@ func expectRefused(t *T, resp *Response, errType string) {
 	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal(errType), "%s", resp)
 }
 
-// walkCursor pages through a cursor-by-ID list forwards with the page size and returns every item.
+// walkCursor pages through an administration cursor list forwards with the page size.
 func walkCursor(t *T, path, schema string, query url.Values, limit int) []gjson.Result {
-	var items []gjson.Result
-	after := ""
-	for page := 0; page < 10000; page++ {
-		q := url.Values{"limit": {strconv.Itoa(limit)}}
-		for k, v := range query {
-			q[k] = v
-		}
-		if after != "" {
-			q.Set("after_id", after)
-		}
-		resp := t.OK(Request{Area: Admin, Path: path, Query: q, Schema: schema})
-		data := resp.Get("data").Array()
-		t.Expect(len(data)).To(BeNumerically("<=", limit), "a page holds at most limit items")
-		items = append(items, data...)
-		if !resp.Get("has_more").Bool() {
-			return items
-		}
-		t.Expect(data).NotTo(BeEmpty(), "has_more with an empty page")
-		after = resp.Get("last_id").String()
-	}
-	t.Failf("%s did not end within 10000 pages", path)
-	return nil
+	return t.WalkCursor(Request{Area: Admin, Path: path, Query: query, Schema: schema}, "data", limit)
 }
 
 // allUsers lists every user of the organization.
@@ -147,33 +125,13 @@ func orgRateLimits(t *T) []gjson.Result {
 	return t.OK(adminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil)).Get("data").Array()
 }
 
-// walkTokens pages through a page-token list with the page size and returns every entry.
+// walkTokens pages through an administration page-token list and returns every entry's JSON.
 func walkTokens(t *T, path, schema string, limit int) []string {
-	var entries []string
-	page := ""
-	for i := 0; i < 10000; i++ {
-		q := url.Values{"limit": {strconv.Itoa(limit)}}
-		if page != "" {
-			q.Set("page", page)
-		}
-		resp := t.OK(Request{Area: Admin, Path: path, Query: q, Schema: schema})
-		data := resp.Get("data").Array()
-		t.Expect(len(data)).To(BeNumerically("<=", limit))
-		next := resp.Get("next_page")
-		if next.Type == gjson.Null {
-			for _, e := range data {
-				entries = append(entries, e.Raw)
-			}
-			return entries
-		}
-		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
-		for _, e := range data {
-			entries = append(entries, e.Raw)
-		}
-		page = next.String()
+	var raw []string
+	for _, e := range t.WalkPages(Request{Area: Admin, Path: path, Schema: schema}, limit) {
+		raw = append(raw, e.Raw)
 	}
-	t.Failf("%s did not end within 10000 pages", path)
-	return nil
+	return raw
 }
 
 func init() {

@@ -87,25 +87,9 @@ func ccOrganization(t *T, org2 bool) (string, []string) {
 
 // ccWalkChats pages forwards through the chat list of q with the page size and returns the chats.
 func ccWalkChats(t *T, q url.Values, size int, org2 bool) []gjson.Result {
-	var all []gjson.Result
-	q.Set("limit", strconv.Itoa(size))
-	q.Del("after_id")
-	for range 100000 {
-		r := ccGet(ccChats, q, "compliance/chat_list")
-		r.Org2 = org2
-		resp := t.OK(r)
-		data := resp.Get("data").Array()
-		t.Expect(len(data)).To(BeNumerically("<=", size), "a page holds at most limit chats")
-		all = append(all, data...)
-		if !resp.Get("has_more").Bool() {
-			return all
-		}
-		t.Expect(data).NotTo(BeEmpty(), "has_more with an empty page")
-		t.Expect(resp.Get("last_id").String()).To(Equal(data[len(data)-1].Get("id").String()))
-		q.Set("after_id", resp.Get("last_id").String())
-	}
-	t.Failf("the chat list did not end")
-	return nil
+	r := ccGet(ccChats, q, "compliance/chat_list")
+	r.Org2 = org2
+	return t.WalkCursor(r, "data", size)
 }
 
 // ccChunks splits users into request-sized groups of at most 10 (spec 4.1).
@@ -717,24 +701,7 @@ func init() {
 
 // ccWalkProjects pages through the project list of q with the page size and returns the projects.
 func ccWalkProjects(t *T, q url.Values, size int) []gjson.Result {
-	var all []gjson.Result
-	q.Set("limit", strconv.Itoa(size))
-	q.Del("page")
-	for range 100000 {
-		resp := t.OK(ccGet(ccProjects, q, "compliance/project_list"))
-		data := resp.Get("data").Array()
-		t.Expect(len(data)).To(BeNumerically("<=", size))
-		all = append(all, data...)
-		next := resp.Get("next_page")
-		t.Expect(resp.Get("has_more").Bool()).To(Equal(next.Type != gjson.Null), "has_more agrees with next_page")
-		if next.Type == gjson.Null {
-			return all
-		}
-		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
-		q.Set("page", next.String())
-	}
-	t.Failf("the project list did not end")
-	return nil
+	return t.WalkPages(ccGet(ccProjects, q, "compliance/project_list"), size)
 }
 
 // ccAllProjects returns every project of the organization, requiring at least n.

@@ -61,23 +61,11 @@ func getMemory(t *T, store, id string) gjson.Result {
 	return t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory")).JSON()
 }
 
-// memWalk sends r and follows next_page to the end of the list, calling visit with each item.
+// memWalk walks the page-token list of r to its end, calling visit with each item.
 func memWalk(t *T, r Request, visit func(item gjson.Result)) {
-	r.Query = memCloneQuery(r.Query)
-	for range 1000 {
-		resp := t.OK(r)
-		data := resp.Get("data").Array()
-		for _, it := range data {
-			visit(it)
-		}
-		next := resp.Get("next_page")
-		if next.Type == gjson.Null {
-			return
-		}
-		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
-		r.Query.Set("page", next.String())
+	for _, it := range t.WalkPages(r, 0) {
+		visit(it)
 	}
-	t.Failf("the list %s did not end within 1000 pages", r.Path)
 }
 
 // memListVersions walks a store's version list with the query and returns the versions.
@@ -101,15 +89,6 @@ func listMemoryItems(t *T, store string, q url.Values) []string {
 	memWalk(t, mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, "memory/memory_list"), func(it gjson.Result) {
 		out = append(out, it.Get("type").String()+":"+it.Get("path").String())
 	})
-	return out
-}
-
-// memCloneQuery copies q, so that a walk that sets page leaves the caller's query alone.
-func memCloneQuery(q url.Values) url.Values {
-	out := url.Values{}
-	for k, v := range q {
-		out[k] = append([]string(nil), v...)
-	}
 	return out
 }
 

@@ -3,7 +3,6 @@ package conformance
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 
 	. "github.com/onsi/gomega"
 )
@@ -12,27 +11,7 @@ import (
 
 // walkModels pages through the whole list forwards with the given page size and returns the IDs.
 func walkModels(t *T, limit int) []string {
-	var ids []string
-	after := ""
-	for page := 0; page < 1000; page++ {
-		q := url.Values{"limit": {strconv.Itoa(limit)}}
-		if after != "" {
-			q.Set("after_id", after)
-		}
-		resp := t.OK(Request{Area: Models, Path: "/v1/models", Query: q, Schema: "models/model_list"})
-		data := resp.Get("data").Array()
-		t.Expect(len(data)).To(BeNumerically("<=", limit), "a page holds at most limit items")
-		for _, m := range data {
-			ids = append(ids, m.Get("id").String())
-		}
-		if !resp.Get("has_more").Bool() {
-			return ids
-		}
-		t.Expect(data).NotTo(BeEmpty(), "has_more with an empty page")
-		after = resp.Get("last_id").String()
-	}
-	t.Failf("the model list did not end within 1000 pages")
-	return nil
+	return idsOf(t.WalkCursor(Request{Area: Models, Path: "/v1/models", Schema: "models/model_list"}, "data", limit))
 }
 
 func init() {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,36 +25,7 @@ const tunnelsPath = "/v1/organizations/tunnels"
 // tunnelsIn walks every page of the tunnel list with the query (page size limit; 0: the
 // default) and returns the items in list order.
 func tunnelsIn(t *T, q url.Values, limit int, org2 bool) []gjson.Result {
-	var out []gjson.Result
-	q = cloneValues(q)
-	if limit > 0 {
-		q.Set("limit", strconv.Itoa(limit))
-	}
-	for page := 0; page < 1000; page++ {
-		resp := t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: q, Org2: org2, Schema: "tunnels/tunnel_list"})
-		data := resp.Get("data").Array()
-		next := resp.Get("next_page")
-		if limit > 0 {
-			t.Expect(len(data)).To(BeNumerically("<=", limit), "a page holds at most limit items")
-		}
-		out = append(out, data...)
-		if next.Type == gjson.Null {
-			return out
-		}
-		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page (gaps §3)")
-		q.Set("page", next.String())
-	}
-	t.Failf("the tunnel list did not end within 1000 pages")
-	return nil
-}
-
-// cloneValues copies a query, so that paging does not change the caller's.
-func cloneValues(q url.Values) url.Values {
-	out := url.Values{}
-	for k, v := range q {
-		out[k] = append([]string(nil), v...)
-	}
-	return out
+	return t.WalkPages(Request{Area: Tunnels, Path: tunnelsPath, Query: q, Org2: org2, Schema: "tunnels/tunnel_list"}, limit)
 }
 
 // idsOf returns the id of each item, in order.

@@ -4,12 +4,10 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	. "github.com/onsi/gomega"
-	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/schemas"
 )
@@ -111,30 +109,6 @@ func notFoundForOtherOrg(t *T, reqs ...Request) {
 	}
 }
 
-// walkPages follows next_page from r with pages of limit items and returns every item in order.
-// A page holds at most limit items and is never empty while next_page is set (gaps §3).
-func walkPages(t *T, r Request, limit int) []gjson.Result {
-	var all []gjson.Result
-	page := ""
-	for range 1000 {
-		r.Query = url.Values{"limit": {strconv.Itoa(limit)}}
-		if page != "" {
-			r.Query.Set("page", page)
-		}
-		resp := t.OK(r)
-		data := resp.Get("data").Array()
-		t.Expect(len(data)).To(BeNumerically("<=", limit), "%s", resp)
-		all = append(all, data...)
-		if resp.Get("next_page").Type == gjson.Null {
-			return all
-		}
-		t.Expect(data).NotTo(BeEmpty(), "an empty page with a next_page: %s", resp)
-		page = resp.Get("next_page").String()
-	}
-	t.Failf("%s did not end within 1000 pages", r.Path)
-	return nil
-}
-
 func isNull(t *T, resp *Response, path string) {
 	t.ExpectWithOffset(1, resp.Get(path).Type.String()).To(Equal("Null"), "%s should be null: %s", path, resp)
 }
@@ -224,7 +198,7 @@ func workEnvironmentChecks() []Check {
 			Run: func(t *T) {
 				mine := map[string]bool{createEnv(t): true, createEnv(t): true, createEnv(t): true}
 				seen := 0
-				for _, e := range walkPages(t, Request{Area: Work, Path: "/v1/environments", Schema: "work/environment_list"}, 2) {
+				for _, e := range t.WalkPages(Request{Area: Work, Path: "/v1/environments", Schema: "work/environment_list"}, 2) {
 					if mine[e.Get("id").String()] {
 						seen++
 					}
@@ -457,7 +431,7 @@ func workQueueChecks() []Check {
 				env := createEnv(t)
 				want := []string{enqueue(t, env, nil), enqueue(t, env, nil), enqueue(t, env, nil)}
 				var got []string
-				for _, w := range walkPages(t, work(http.MethodGet, env, "", nil, "work/work_list"), 2) {
+				for _, w := range t.WalkPages(work(http.MethodGet, env, "", nil, "work/work_list"), 2) {
 					got = append(got, w.Get("id").String())
 				}
 				t.Expect(got).To(Equal(want))
