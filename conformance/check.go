@@ -154,6 +154,9 @@ func (t *T) Delete(r Request) func() error {
 }
 
 func (t *T) runCleanups() {
+	// The check's context may be done (ginkgo cancels a spec's context when it ends); cleanups
+	// must still reach the target.
+	t.ctx = context.Background()
 	for i := len(t.cleanups) - 1; i >= 0; i-- {
 		c := t.cleanups[i]
 		if err := c.f(); err != nil {

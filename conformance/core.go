@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
 )
 
 // InterfaceChecks are the checks of spec 5, 7 and 9 that hold for every interface. Each area
@@ -117,6 +118,35 @@ func init() {
 			Title: "GET /_fake/health answers {\"status\":\"ok\"}",
 			Run: func(t *T) {
 				t.Expect(t.Control(http.MethodGet, "/_fake/health", nil).Get("status").String()).To(Equal("ok"))
+			}},
+		Check{ID: "core/retry-after-on-429-and-529", Clause: "gaps §1", Labels: []Label{Core, Extension, FakeOnly},
+			Title: "429 and 529 answers carry retry-after in seconds and retry-after-ms (through an injected fault)",
+			Run: func(t *T) {
+				t.Cleanup("clear faults", t.Delete(Request{Area: Core, Method: http.MethodDelete, Path: "/_fake/faults", As: NoCred}))
+				for status, errType := range map[int]string{429: "rate_limit_error", 529: "overloaded_error"} {
+					t.Control(http.MethodPost, "/_fake/faults", map[string]any{"path": "/v1/models/assistant-opus-4-7", "status": status, "retry_after": 3})
+					resp := t.Do(Request{Area: Models, Path: "/v1/models/assistant-opus-4-7"})
+					t.ExpectError(resp, status, errType)
+					t.Expect(resp.Header.Get("retry-after")).To(Equal("3"))
+					t.Expect(resp.Header.Get("retry-after-ms")).To(Equal("3000"))
+				}
+			}},
+		Check{ID: "core/journal-records-requests", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+			Title: "the journal records each API request with its answer and the key's ID, never the credential",
+			Run: func(t *T) {
+				resp := t.Do(Request{Area: Models, Path: "/v1/models", Query: map[string][]string{"limit": {"0"}}})
+				id := resp.Header.Get("request-id")
+				var entry gjson.Result
+				for _, e := range t.Control(http.MethodGet, "/_fake/journal", nil).Get("data").Array() {
+					if e.Get("request_id").String() == id {
+						entry = e
+					}
+				}
+				t.Expect(entry.Exists()).To(BeTrue(), "request %s is not in the journal", id)
+				t.Expect(entry.Get("status").Int()).To(BeNumerically("==", 400))
+				t.Expect(entry.Get("valid").Bool()).To(BeFalse())
+				t.Expect(entry.Get("credential_id").String()).NotTo(BeEmpty())
+				t.Expect(entry.Get("headers").Raw).NotTo(ContainSubstring(t.Config().APIKey))
 			}},
 		Check{ID: "core/control-clock", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
 			Title: "the virtual clock reads and advances by the given seconds",

@@ -38,6 +38,7 @@ func (c *call) body() ([]byte, error) {
 	if int64(len(data)) > limit {
 		return nil, newError(errRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
 	}
+	c.Set(keyBody, data)
 	return data, nil
 }
 

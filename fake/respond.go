@@ -77,6 +77,8 @@ func (s *Server) serve(c *call) (any, error) {
 			return nil, err
 		}
 		c.cred, c.org = cred, cred.org
+		c.Set(keyInterface, ifc.name)
+		c.Set(keyCredentialID, cred.ID)
 		if c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
 			return nil, err
 		}
@@ -118,6 +120,7 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 		ae = newError(errAPI, "internal error in the fake")
 	}
 	status := ae.httpStatus()
+	gc.Set(keyErrorType, ae.typ)
 	if status == http.StatusConflict {
 		// A retry cannot succeed; clients otherwise retry 409 (gaps §1).
 		gc.Header("x-should-retry", "false")
@@ -145,29 +148,42 @@ func (s *Server) report(format string, args ...any) {
 	}
 }
 
-// middleware that runs before every route, matched or not: the request-id header (gaps §1),
-// panic recovery and the request log.
+// frame runs around every request, matched or not: the request-id header (gaps §1), injected
+// faults, panic recovery, the journal and the request log.
 func (s *Server) frame(gc *gin.Context) {
 	id := s.reqIDs.next("req_")
 	gc.Set(requestIDKey, id)
 	gc.Header("request-id", id)
-	start := time.Now()
+	start, at, control := time.Now(), s.clock.Now(), isControl(gc.Request)
 	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
+		p := recover()
+		status := gc.Writer.Status()
+		if p == http.ErrAbortHandler {
+			status = 0 // the connection is dropped without an answer
+		}
+		if !control {
+			s.record(gc, at, status)
+		}
+		if s.logger != nil {
+			s.logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
+				"status", status, "duration", time.Since(start), "request_id", id)
+		}
+		switch {
+		case p == nil:
+		case p == http.ErrAbortHandler:
+			panic(p)
+		default:
 			s.report("%s %s: panic: %v\n%s", gc.Request.Method, gc.Request.URL.Path, p, debug.Stack())
 			if !gc.Writer.Written() {
 				s.writeError(gc, newError(errAPI, "internal error in the fake"))
 			}
 			gc.Abort()
 		}
-		if s.logger != nil {
-			s.logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
-				"status", gc.Writer.Status(), "duration", time.Since(start), "request_id", id)
-		}
 	}()
+	if !control && s.applyFault(gc) {
+		gc.Abort()
+		return
+	}
 	gc.Next()
 }
 

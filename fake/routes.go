@@ -27,6 +27,11 @@ func (s *Server) routes() []*route {
 		{post, "/_fake/reset", nil, "control/clock", s.reset},
 		{get, "/_fake/clock", nil, "control/clock", s.getClock},
 		{post, "/_fake/clock/advance", nil, "control/clock", s.advanceClock},
+		{get, "/_fake/journal", nil, "control/journal", s.getJournal},
+		{del, "/_fake/journal", nil, "control/cleared", s.clearJournal},
+		{post, "/_fake/faults", nil, "control/fault", s.injectFault},
+		{get, "/_fake/faults", nil, "control/fault_list", s.listFaults},
+		{del, "/_fake/faults", nil, "control/cleared", s.clearFaults},
 
 		// Models (spec 2.10, 4.5).
 		{get, "/v1/models", ifModels, "models/model_list", s.listModels},

@@ -41,6 +41,9 @@ type Server struct {
 	// recovered panic: bugs in the fake that a test must fail on.
 	violation func(msg string)
 
+	journal journal
+	faults  faults
+
 	mu sync.RWMutex
 	st *state
 }
@@ -121,8 +124,11 @@ func New(opts ...Option) *Server {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
 
-// Reset puts the server back to its fixtures: all data, the clock and the ID counters.
+// Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
+// clears the journal and the injected faults.
 func (s *Server) Reset() {
+	s.ClearJournal()
+	s.ClearFaults()
 	s.mu.Lock()
 	s.st = &state{}
 	s.ids.reset()

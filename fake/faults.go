@@ -1,0 +1,188 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Fault makes the server answer matching API requests badly, so that a client's retries,
+// timeouts and error handling can be tested (DESIGN.md: fault injection). Each matching request
+// uses the fault up once; a fault used up is gone. The control API is never faulted.
+type Fault struct {
+	ID     string `json:"id"`     // set by InjectFault
+	Method string `json:"method"` // "" matches every method
+	// Path is an exact request path, or a prefix followed by "*" ("/v1/messages*"); "" matches
+	// every path.
+	Path string `json:"path"`
+	// Status answers the request with this error status and the envelope of its error type
+	// (gaps §1: 400, 401, 402, 403, 404, 413, 429, 500, 504, 529) instead of serving it; 0
+	// serves it normally (after the latency).
+	Status int `json:"status"`
+	// RetryAfter is the retry-after of a 429 or 529, in seconds (default 1); the answer carries
+	// it as retry-after and retry-after-ms (gaps §1).
+	RetryAfter float64 `json:"retry_after"`
+	LatencyMS  int     `json:"latency_ms"`      // wait this long (real time) before answering
+	Drop       bool    `json:"drop_connection"` // close the connection without an answer
+	Times      int     `json:"times"`           // how many requests it applies to (default 1)
+}
+
+// faultStatusTypes maps the statuses a fault may answer with to their error types (gaps §1).
+var faultStatusTypes = func() map[int]string {
+	m := map[int]string{}
+	for typ, st := range statusOf {
+		if _, taken := m[st]; !taken && typ != errPreconditionFailed && typ != errMemoryPathConflict {
+			m[st] = typ
+		}
+	}
+	return m
+}()
+
+type faults struct {
+	mu   sync.Mutex
+	list []*Fault
+}
+
+// InjectFault adds a fault and returns it with its ID. It returns an error for a fault that
+// could never apply: an unknown status, a negative count, latency or retry-after.
+func (s *Server) InjectFault(f Fault) (Fault, error) {
+	if err := f.validate(); err != nil {
+		return Fault{}, err
+	}
+	if f.Times == 0 {
+		f.Times = 1
+	}
+	f.ID = s.ids.next("fault_")
+	s.faults.mu.Lock()
+	s.faults.list = append(s.faults.list, &f)
+	s.faults.mu.Unlock()
+	return f, nil
+}
+
+func (f *Fault) validate() error {
+	switch {
+	case f.Status != 0 && faultStatusTypes[f.Status] == "":
+		statuses := make([]int, 0, len(faultStatusTypes))
+		for st := range faultStatusTypes {
+			statuses = append(statuses, st)
+		}
+		slices.Sort(statuses)
+		return invalidField("status", "%d has no error type; use one of %v, or 0 to answer normally", f.Status, statuses)
+	case f.Times < 0:
+		return invalidField("times", "must be at least 1, got %d", f.Times)
+	case f.LatencyMS < 0 || f.LatencyMS > 600000:
+		return invalidField("latency_ms", "must be from 0 to 600000, got %d", f.LatencyMS)
+	case f.RetryAfter < 0:
+		return invalidField("retry_after", "must not be negative, got %v", f.RetryAfter)
+	case f.Path != "" && !strings.HasPrefix(f.Path, "/"):
+		return invalidField("path", "must start with /, got %q", f.Path)
+	case f.Status == 0 && f.LatencyMS == 0 && !f.Drop:
+		return invalid("a fault needs a status, a latency_ms or drop_connection")
+	}
+	return nil
+}
+
+// Faults returns the faults not yet used up, in the order they apply.
+func (s *Server) Faults() []Fault {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	out := make([]Fault, len(s.faults.list))
+	for i, f := range s.faults.list {
+		out[i] = *f
+	}
+	return out
+}
+
+// ClearFaults removes every fault and returns how many there were.
+func (s *Server) ClearFaults() int {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	n := len(s.faults.list)
+	s.faults.list = nil
+	return n
+}
+
+// take uses up the first fault that matches the request, if any.
+func (fs *faults) take(r *http.Request) (Fault, bool) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for i, f := range fs.list {
+		if f.matches(r) {
+			got := *f
+			if f.Times--; f.Times == 0 {
+				fs.list = slices.Delete(fs.list, i, i+1)
+			}
+			return got, true
+		}
+	}
+	return Fault{}, false
+}
+
+func (f *Fault) matches(r *http.Request) bool {
+	if f.Method != "" && !strings.EqualFold(f.Method, r.Method) {
+		return false
+	}
+	if prefix, ok := strings.CutSuffix(f.Path, "*"); ok {
+		return strings.HasPrefix(r.URL.Path, prefix)
+	}
+	return f.Path == "" || f.Path == r.URL.Path
+}
+
+// applyFault runs the fault that matches the request, if any: it waits, drops the connection or
+// answers the error. It reports whether the request was answered.
+func (s *Server) applyFault(gc *gin.Context) bool {
+	f, ok := s.faults.take(gc.Request)
+	if !ok {
+		return false
+	}
+	gc.Set(keyFault, true)
+	if f.LatencyMS > 0 {
+		select {
+		case <-time.After(time.Duration(f.LatencyMS) * time.Millisecond):
+		case <-gc.Request.Context().Done():
+		}
+	}
+	if f.Drop {
+		panic(http.ErrAbortHandler) // net/http closes the connection without an answer
+	}
+	if f.Status == 0 {
+		return false
+	}
+	if f.Status == http.StatusTooManyRequests || f.Status == 529 {
+		retry := f.RetryAfter
+		if retry == 0 {
+			retry = 1
+		}
+		gc.Header("retry-after", strconv.FormatFloat(retry, 'f', -1, 64))
+		gc.Header("retry-after-ms", strconv.FormatInt(int64(retry*1000), 10))
+	}
+	s.writeError(gc, (&apiError{typ: faultStatusTypes[f.Status], message: fmt.Sprintf("injected fault %s", f.ID)}).withStatus(f.Status))
+	return true
+}
+
+func (s *Server) injectFault(c *call) (any, error) {
+	var f Fault
+	if err := c.bind(&f); err != nil {
+		return nil, err
+	}
+	if f.ID != "" {
+		return nil, invalidField("id", "is set by the server")
+	}
+	return s.InjectFault(f)
+}
+
+func (s *Server) listFaults(c *call) (any, error) {
+	return struct {
+		Data []Fault `json:"data"`
+	}{s.Faults()}, nil
+}
+
+func (s *Server) clearFaults(c *call) (any, error) {
+	return clearedBody{s.ClearFaults()}, nil
+}

@@ -1,0 +1,154 @@
+package fake
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+func TestJournalRecordsAPIRequestsWithoutSecrets(t *testing.T) {
+	s := checked(t)
+	send(t, s, "GET", "/v1/models?limit=2", "", modelsHeaders...)
+	send(t, s, "GET", "/v1/models?limit=0", "", modelsHeaders...)
+	send(t, s, "GET", "/v1/models", "", "X-Api-Key", "wrong")
+	send(t, s, "POST", "/_fake/clock/advance", `{"seconds":5}`)
+	send(t, s, "GET", "/v1/models/assistant-opus-4-7", "", modelsHeaders...)
+
+	j := s.Journal()
+	if len(j) != 4 {
+		t.Fatalf("journal holds %d entries, want the 4 API requests and no control request", len(j))
+	}
+	ok, bad, unauth, later := j[0], j[1], j[2], j[3]
+	if ok.Path != "/v1/models" || ok.Query != "limit=2" || ok.Status != 200 || !ok.Valid || ok.Interface != "models" || ok.CredentialID != "apikey_01AcmeDefaultKey00000001" {
+		t.Errorf("first entry = %+v", ok)
+	}
+	if bad.Status != 400 || bad.Valid || bad.ErrorType != errInvalidRequest {
+		t.Errorf("an invalid request reads %+v; want valid false, invalid_request_error", bad)
+	}
+	if unauth.Status != 401 || !unauth.Valid || unauth.CredentialID != "" {
+		t.Errorf("an unauthenticated request reads %+v", unauth)
+	}
+	if !later.At.Equal(Epoch.Add(5 * time.Second)) {
+		t.Errorf("at = %v, want the virtual time of arrival", later.At)
+	}
+	for _, e := range j {
+		if e.RequestID == "" || strings.Contains(strings.Join(mapValues(e.Headers), " "), "test-api-key") {
+			t.Errorf("entry %+v: wants a request ID and no credential", e)
+		}
+		if _, leaked := e.Headers["x-api-key"]; leaked {
+			t.Errorf("entry %s records the X-Api-Key header", e.RequestID)
+		}
+	}
+	w := send(t, s, "GET", "/_fake/journal", "")
+	if got := gjson.Get(w.Body.String(), "data.#").Int(); got != 4 {
+		t.Fatalf("GET /_fake/journal lists %d entries", got)
+	}
+	if w := send(t, s, "DELETE", "/_fake/journal", ""); gjson.Get(w.Body.String(), "cleared").Int() != 4 || len(s.Journal()) != 0 {
+		t.Fatalf("DELETE /_fake/journal: %s", w.Body)
+	}
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+func TestJournalKeepsJSONBodies(t *testing.T) {
+	s := checked(t)
+	w := send(t, s, "POST", "/v1/organizations/invites", `{"email":"x@acme.example","role":"user"}`,
+		"X-Api-Key", "test-admin-key", "vendor-version", APIVersion, "Content-Type", "application/json")
+	if w.Code != 200 {
+		t.Fatalf("invite: %d %s", w.Code, w.Body)
+	}
+	e := s.Journal()[0]
+	if string(e.Body) != `{"email":"x@acme.example","role":"user"}` || e.BodyBytes != len(e.Body) {
+		t.Fatalf("body = %s (%d bytes)", e.Body, e.BodyBytes)
+	}
+}
+
+func TestFaultAnswersErrorWithRetryHeaders(t *testing.T) {
+	s := checked(t)
+	if _, err := s.InjectFault(Fault{Path: "/v1/models*", Status: 429, RetryAfter: 2.5, Times: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		w := send(t, s, "GET", "/v1/models/assistant-opus-4-7", "", modelsHeaders...)
+		wantError(t, w, 429, errRateLimit, "injected fault")
+		if w.Header().Get("retry-after") != "2.5" || w.Header().Get("retry-after-ms") != "2500" {
+			t.Fatalf("retry headers = %q, %q", w.Header().Get("retry-after"), w.Header().Get("retry-after-ms"))
+		}
+	}
+	if w := send(t, s, "GET", "/v1/models/assistant-opus-4-7", "", modelsHeaders...); w.Code != 200 {
+		t.Fatalf("the fault applied a third time: %d", w.Code)
+	}
+	j := s.Journal()
+	if !j[0].Fault || j[2].Fault {
+		t.Errorf("journal fault flags: %v %v", j[0].Fault, j[2].Fault)
+	}
+	s.InjectFault(Fault{Method: "POST", Status: 529})
+	if w := send(t, s, "GET", "/v1/models", "", modelsHeaders...); w.Code != 200 {
+		t.Fatalf("a POST fault applied to a GET: %d", w.Code)
+	}
+	if w := send(t, s, "GET", "/_fake/health", ""); w.Code != 200 {
+		t.Fatal("the control API was faulted")
+	}
+}
+
+func TestFaultValidation(t *testing.T) {
+	s := checked(t)
+	for body, field := range map[string]string{
+		`{"status":418}`:                    "status",
+		`{"status":429,"times":-1}`:         "times",
+		`{"latency_ms":-5}`:                 "latency_ms",
+		`{"path":"v1/models","status":500}`: "path",
+		`{}`:                                "needs a status",
+		`{"status":500,"id":"x"}`:           "id",
+	} {
+		wantError(t, send(t, s, "POST", "/_fake/faults", body), 400, errInvalidRequest, field)
+	}
+	w := send(t, s, "POST", "/_fake/faults", `{"status":500,"path":"/v1/models"}`)
+	if w.Code != 200 || gjson.Get(w.Body.String(), "times").Int() != 1 || !strings.HasPrefix(gjson.Get(w.Body.String(), "id").String(), "fault_") {
+		t.Fatalf("inject: %d %s", w.Code, w.Body)
+	}
+	if got := gjson.Get(send(t, s, "GET", "/_fake/faults", "").Body.String(), "data.#").Int(); got != 1 {
+		t.Fatalf("%d faults listed", got)
+	}
+	s.Reset()
+	if len(s.Faults()) != 0 || len(s.Journal()) != 0 {
+		t.Fatal("reset kept faults or journal entries")
+	}
+}
+
+func TestFaultDropsConnectionAndDelays(t *testing.T) {
+	ts := NewTestServer(t)
+	get := func() (*http.Response, error) {
+		req, _ := http.NewRequest("GET", ts.URL+"/v1/models", nil)
+		req.Header.Set("X-Api-Key", "test-api-key")
+		req.Header.Set("vendor-version", APIVersion)
+		return ts.Client().Do(req)
+	}
+	ts.Fake.InjectFault(Fault{Drop: true})
+	if resp, err := get(); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a dropped connection answered %d", resp.StatusCode)
+	}
+	if j := ts.Fake.Journal(); len(j) != 1 || j[0].Status != 0 || !j[0].Fault {
+		t.Fatalf("journal after a drop: %+v", j)
+	}
+	ts.Fake.InjectFault(Fault{LatencyMS: 150})
+	start := time.Now()
+	resp, err := get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if d := time.Since(start); resp.StatusCode != 200 || d < 150*time.Millisecond {
+		t.Fatalf("latency fault: %d after %v", resp.StatusCode, d)
+	}
+}
