@@ -22,6 +22,7 @@ type Fixtures struct {
 	creds  map[string]*credential // by secret
 	users  []member               // every organization's members, in file order
 	models modelCatalog
+	canned scenarioLibrary
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -30,6 +31,7 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadOrganizations,
 	loadUsers,
 	loadModels,
+	loadScenarios,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one

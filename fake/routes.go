@@ -31,5 +31,11 @@ func (s *Server) routes() []*route {
 		// Models (spec 2.10, 4.5).
 		{get, "/v1/models", ifModels, "models/model_list", s.listModels},
 		{get, "/v1/models/:model_id", ifModels, "models/model", s.getModel},
+
+		// Messages and legacy completions (spec 2.8, 2.9, 4.4; gaps §4, §5). A streamed answer
+		// is an sseStream that checks each event against its own schema.
+		{post, "/v1/messages", ifMessages, "messages/message", s.createMessage},
+		{post, "/v1/messages/count_tokens", ifMessages, "messages/count_tokens", s.countTokens},
+		{post, "/v1/complete", ifMessages, "messages/completion", s.complete},
 	}
 }
