@@ -545,100 +545,23 @@ func TestScenarioLibraryCoverage(t *testing.T) {
 	}
 }
 
-// events parses a server-sent event stream into (name, data) pairs.
-func events(t testing.TB, body []byte) [][2]string {
+// events parses a stream, failing the test on a malformed one.
+func events(t testing.TB, body []byte) []StreamEvent {
 	t.Helper()
-	var out [][2]string
-	for _, chunk := range strings.Split(strings.TrimSuffix(string(body), "\n\n"), "\n\n") {
-		lines := strings.Split(chunk, "\n")
-		if len(lines) != 2 || !strings.HasPrefix(lines[0], "event: ") || !strings.HasPrefix(lines[1], "data: ") {
-			t.Fatalf("malformed event %q", chunk)
-		}
-		name, data := strings.TrimPrefix(lines[0], "event: "), strings.TrimPrefix(lines[1], "data: ")
-		if gjson.Get(data, "type").String() != name {
-			t.Fatalf("event %s carries type %s", name, gjson.Get(data, "type"))
-		}
-		out = append(out, [2]string{name, data})
+	evs, err := ParseEventStream(body)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, body)
 	}
-	return out
+	return evs
 }
 
-// accumulate rebuilds the message from a stream, checking the order of gaps §4 on the way.
-func accumulate(t testing.TB, evs [][2]string) map[string]any {
+// accumulate rebuilds the message from a stream, failing the test on a violation of gaps §4.
+func accumulate(t testing.TB, evs []StreamEvent) map[string]any {
 	t.Helper()
-	var msg map[string]any
-	var content []any
-	var partial string
-	open := -1
-	for i, ev := range evs {
-		var d map[string]any
-		dec := json.NewDecoder(strings.NewReader(ev[1]))
-		dec.UseNumber()
-		_ = dec.Decode(&d)
-		switch ev[0] {
-		case "ping":
-		case "message_start":
-			if i != 0 {
-				t.Fatalf("message_start at %d", i)
-			}
-			msg = d["message"].(map[string]any)
-		case "content_block_start":
-			idx, _ := d["index"].(json.Number).Int64()
-			if open != -1 || int(idx) != len(content) {
-				t.Fatalf("content_block_start %d while %d is open, %d done", idx, open, len(content))
-			}
-			open, partial = int(idx), ""
-			cb := d["content_block"].(map[string]any)
-			if cb["type"] == "tool_use" && !strings.Contains(ev[1], `"input":{}`) {
-				t.Fatalf("tool_use start without input {}: %s", ev[1])
-			}
-			content = append(content, cb)
-		case "content_block_delta":
-			idx, _ := d["index"].(json.Number).Int64()
-			if int(idx) != open {
-				t.Fatalf("delta for %d while %d is open", idx, open)
-			}
-			cb, delta := content[open].(map[string]any), d["delta"].(map[string]any)
-			switch delta["type"] {
-			case "text_delta":
-				cb["text"] = cb["text"].(string) + delta["text"].(string)
-			case "thinking_delta":
-				cb["thinking"] = cb["thinking"].(string) + delta["thinking"].(string)
-			case "signature_delta":
-				cb["signature"] = delta["signature"]
-			case "citations_delta":
-				cb["citations"] = append(cb["citations"].([]any), delta["citation"])
-			case "input_json_delta":
-				partial += delta["partial_json"].(string)
-			}
-		case "content_block_stop":
-			if partial != "" {
-				var in any
-				dec := json.NewDecoder(strings.NewReader(partial))
-				dec.UseNumber()
-				if err := dec.Decode(&in); err != nil {
-					t.Fatalf("partial_json %q: %v", partial, err)
-				}
-				content[open].(map[string]any)["input"] = in
-			}
-			open = -1
-		case "message_delta":
-			for k, v := range d["delta"].(map[string]any) {
-				msg[k] = v
-			}
-			msg["usage"] = d["usage"]
-		case "message_stop":
-			if i != len(evs)-1 {
-				t.Fatalf("message_stop is not last")
-			}
-		default:
-			t.Fatalf("unexpected event %s", ev[0])
-		}
+	msg, err := AccumulateMessage(evs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if content == nil {
-		content = []any{}
-	}
-	msg["content"] = content
 	return msg
 }
 
@@ -795,19 +718,19 @@ func TestLegacyCompleteStream(t *testing.T) {
 		evs := events(t, out)
 		var text strings.Builder
 		for i, ev := range evs {
-			if ev[0] == "ping" {
+			if ev.Name == "ping" {
 				continue
 			}
-			d := gjson.Parse(ev[1])
+			d := gjson.ParseBytes(ev.Data)
 			text.WriteString(d.Get("completion").String())
 			if last := i == len(evs)-1; (d.Get("stop_reason").Type == gjson.Null) == last {
-				t.Errorf("event %d of %d: %s", i, len(evs), ev[1])
+				t.Errorf("event %d of %d: %s", i, len(evs), ev.Data)
 			}
 			if d.Get("id").String() != plain.Get("id").String() || d.Get("model").String() != testModel {
-				t.Errorf("event %d: %s, response %s", i, ev[1], plain.Raw)
+				t.Errorf("event %d: %s, response %s", i, ev.Data, plain.Raw)
 			}
 		}
-		if status != http.StatusOK || text.String() != plain.Get("completion").String() || gjson.Get(evs[len(evs)-1][1], "stop_reason").String() != plain.Get("stop_reason").String() {
+		if status != http.StatusOK || text.String() != plain.Get("completion").String() || gjson.GetBytes(evs[len(evs)-1].Data, "stop_reason").String() != plain.Get("stop_reason").String() {
 			t.Errorf("stream %q, response %s", text.String(), plain.Raw)
 		}
 	}
@@ -836,4 +759,44 @@ func TestMessagesConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestAccumulateMessageRejectsBadStreams covers the grammar checks clients of the package rely on.
+func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
+	start := `event: message_start` + "\n" + `data: {"type":"message_start","message":{"content":[]}}` + "\n\n"
+	ev := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
+	stop := ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{}}`) + ev("message_stop", `{"type":"message_stop"}`)
+	text := func(i int) string {
+		return ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, i))
+	}
+	bad := map[string]string{
+		"no message_start":      stop,
+		"delta before start":    start + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}`) + stop,
+		"index not from 0":      start + text(1) + ev("content_block_stop", `{"type":"content_block_stop","index":1}`) + stop,
+		"interleaved":           start + text(0) + text(1) + stop,
+		"not stopped":           start + text(0) + stop,
+		"tool_use input":        start + ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{"a":1}}}`) + stop,
+		"message_stop not last": start + ev("message_stop", `{"type":"message_stop"}`) + ev("ping", `{"type":"ping"}`),
+		"no message_stop":       start,
+		"name differs":          start + ev("ping", `{"type":"pong"}`) + stop,
+	}
+	for name, body := range bad {
+		evs, err := ParseEventStream([]byte(body))
+		if err == nil {
+			_, err = AccumulateMessage(evs)
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	good := start + ev("ping", `{"type":"ping"}`) + text(0) + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":0}`) + stop
+	evs, err := ParseEventStream([]byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := AccumulateMessage(evs)
+	if err != nil || canonical(t, msg["content"]) != `[{"text":"hi","type":"text"}]` || msg["stop_reason"] != "end_turn" {
+		t.Errorf("good stream: %v, %v", msg, err)
+	}
 }
