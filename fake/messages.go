@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -13,14 +14,15 @@ import (
 // the request (and the scenario fixtures), which is what makes it reproducible.
 
 // messageRequest is the part of a validated Create a Message body that the scripted model reads.
-// raw keeps the whole decoded body, for the token counter and the seed.
+// raw keeps the whole decoded body (numbers as json.Number), for the token counter and the seed;
+// Messages holds its messages with their content as blocks. Both are decoded once, since a body
+// may hold 100,000 messages.
 type messageRequest struct {
-	Model         string         `json:"model"`
-	MaxTokens     int            `json:"max_tokens"`
-	Messages      []inputMessage `json:"messages"`
-	Stream        bool           `json:"stream"`
-	StopSequences []string       `json:"stop_sequences"`
-	Tools         []toolDef      `json:"tools"`
+	Model         string    `json:"model"`
+	MaxTokens     int       `json:"max_tokens"`
+	Stream        bool      `json:"stream"`
+	StopSequences []string  `json:"stop_sequences"`
+	Tools         []toolDef `json:"tools"`
 	ToolChoice    *struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
@@ -29,12 +31,15 @@ type messageRequest struct {
 		Type         string `json:"type"`
 		BudgetTokens int    `json:"budget_tokens"`
 	} `json:"thinking"`
-	raw map[string]any
+	raw      map[string]any
+	Messages []inputMessage `json:"-"`
 }
 
+// inputMessage is one message of the request, its content as blocks: a string is shorthand for
+// one text block.
 type inputMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role   string
+	blocks []block
 }
 
 // toolDef is a tool of the request: a custom tool (Type "" or "custom") with an input schema,
@@ -50,17 +55,6 @@ func (t toolDef) custom() bool { return t.Type == "" || t.Type == "custom" }
 // block is one content block, as decoded JSON. Blocks are maps because scenario fixtures hold
 // every block type of 2.9 and the stream writes them back byte for byte.
 type block = map[string]any
-
-// blocks returns the message content as blocks: a string is shorthand for one text block.
-func (m inputMessage) blocks() []block {
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return []block{{"type": "text", "text": s}}
-	}
-	var bs []block
-	_ = json.Unmarshal(m.Content, &bs) // validated against the schema before
-	return bs
-}
 
 // message is the response of spec 2.9 with the fields of gaps §4.
 type message struct {
@@ -135,20 +129,34 @@ func (s *Server) readMessageRequest(c *call, schema string) (*messageRequest, er
 	if err != nil {
 		return nil, err
 	}
-	if err := decodeJSON(data, &map[string]any{}); err != nil {
-		return nil, err
-	}
 	if err := validateBody(schema, data); err != nil {
 		return nil, err
 	}
 	req := &messageRequest{}
-	if err := json.Unmarshal(data, req); err != nil {
-		return nil, invalid("the request body could not be read: %v", err)
-	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&req.raw); err != nil {
 		return nil, invalid("the request body could not be read: %v", err)
+	}
+	// The typed fields are read from the body without its messages, which are taken apart once
+	// from the decoded body instead.
+	rest := maps.Clone(req.raw)
+	delete(rest, "messages")
+	small, _ := json.Marshal(rest)
+	if err := json.Unmarshal(small, req); err != nil {
+		return nil, invalid("the request body could not be read: %v", err)
+	}
+	for _, m := range req.raw["messages"].([]any) {
+		m := m.(map[string]any)
+		im := inputMessage{Role: m["role"].(string)}
+		if text, ok := m["content"].(string); ok {
+			im.blocks = []block{{"type": "text", "text": text}}
+		} else {
+			for _, b := range m["content"].([]any) {
+				im.blocks = append(im.blocks, b.(map[string]any))
+			}
+		}
+		req.Messages = append(req.Messages, im)
 	}
 	if err := checkBase64Sources(req); err != nil {
 		return nil, err
@@ -204,7 +212,7 @@ func orNone(names []string) string {
 // the blocks of each message and those nested in tool_result content.
 func (req *messageRequest) visitBlocks(f func(path string, b block) error) error {
 	for i, m := range req.Messages {
-		for j, b := range m.blocks() {
+		for j, b := range m.blocks {
 			path := fmt.Sprintf("messages.%d.content.%d", i, j)
 			if err := f(path, b); err != nil {
 				return err

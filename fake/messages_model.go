@@ -279,7 +279,7 @@ func pickTool(req *messageRequest, r *rng) *toolDef {
 		if last.Role != "user" {
 			return nil
 		}
-		for _, b := range last.blocks() {
+		for _, b := range last.blocks {
 			if b["type"] == "tool_result" {
 				return nil
 			}
@@ -296,7 +296,7 @@ func lastAssistantText(req *messageRequest) string {
 		return ""
 	}
 	var sb strings.Builder
-	for _, b := range last.blocks() {
+	for _, b := range last.blocks {
 		if t, ok := b["text"].(string); ok && b["type"] == "text" {
 			sb.WriteString(t)
 		}

@@ -93,7 +93,7 @@ func lastUserText(req *messageRequest) (string, bool) {
 		return "", false
 	}
 	var sb strings.Builder
-	for _, b := range last.blocks() {
+	for _, b := range last.blocks {
 		if t, ok := b["text"].(string); ok && b["type"] == "text" {
 			sb.WriteString(t)
 		}
