@@ -261,6 +261,15 @@ func messageChecks() []Check {
 					expectInvalid(t, t.Do(createReq(msgBody(model, "messages", []any{map[string]any{"role": role, "content": "Hi"}}))), "")
 				}
 			}},
+		{ID: "messages/consecutive-turns", Clause: "4.4", Labels: []Label{Messages},
+			Title: "consecutive turns of the same role are accepted (they are combined)",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Hello."), userTurn("Say hello back.")})))
+				t.Expect(resp.Get("role").String()).To(Equal("assistant"))
+				t.OK(createReq(msgBody(model, "messages", []any{userTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"},
+					map[string]any{"role": "assistant", "content": " is"}})))
+			}},
 		{ID: "messages/request-blocks", Clause: "4.4", Labels: []Label{Messages},
 			Title: "content as a string or as text, image, document, search_result, tool_use and tool_result blocks, with cache_control and citations, is accepted",
 			Run: func(t *T) {
@@ -528,6 +537,15 @@ func completionChecks() []Check {
 				model, _ := pickModel(t)
 				for _, f := range []string{"max_tokens_to_sample", "model", "prompt"} {
 					expectInvalid(t, t.Do(completeReq(completeBody(model, f, nil))), "")
+				}
+			}},
+		{ID: "messages/complete-user-id-opaque", Clause: "4.4", Labels: []Label{Messages},
+			Title: "metadata.user_id is an opaque identifier: one that is an email address or a phone number is refused",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				t.OK(completeReq(completeBody(model, "metadata", map[string]any{"user_id": "3f1d6c9e-5b2a-4c1e-9e7d-2b8a4f0c6d11"})))
+				for _, id := range []string{"jane.doe@example.com", "+44 20 7946 0958"} {
+					expectInvalid(t, t.Do(completeReq(completeBody(model, "metadata", map[string]any{"user_id": id}))), "")
 				}
 			}},
 		{ID: "messages/complete-prompt-format", Clause: "gaps §5", Labels: []Label{Messages, Extension},

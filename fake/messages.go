@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -158,6 +159,9 @@ func (s *Server) readMessageRequest(c *call, schema string) (*messageRequest, er
 		}
 		req.Messages = append(req.Messages, im)
 	}
+	if err := checkUserID(req.raw); err != nil {
+		return nil, err
+	}
 	if err := checkBase64Sources(req); err != nil {
 		return nil, err
 	}
@@ -244,4 +248,51 @@ func checkBase64Sources(req *messageRequest) error {
 		}
 		return nil
 	})
+}
+
+// lastTurn is the last turn of the conversation: the role and the blocks of the trailing
+// messages of one role, since consecutive same-role turns are combined (spec 4.4).
+func (req *messageRequest) lastTurn() (string, []block) {
+	role := req.Messages[len(req.Messages)-1].Role
+	i := len(req.Messages)
+	for i > 0 && req.Messages[i-1].Role == role {
+		i--
+	}
+	var blocks []block
+	for _, m := range req.Messages[i:] {
+		blocks = append(blocks, m.blocks...)
+	}
+	return role, blocks
+}
+
+// turnText is the text of a turn's text blocks, concatenated.
+func turnText(blocks []block) string {
+	var sb strings.Builder
+	for _, b := range blocks {
+		if t, ok := b["text"].(string); ok && b["type"] == "text" {
+			sb.WriteString(t)
+		}
+	}
+	return sb.String()
+}
+
+var (
+	emailLike = regexp.MustCompile(`[^@\s]+@[^@\s]+\.[^@\s]+`)
+	// An international number (+ and 7 to 15 digits) or a North American one written with
+	// separators; plain digit strings are left alone, as numeric IDs are common and opaque.
+	phoneLike = regexp.MustCompile(`^\s*(?:\+\d(?:[\s().-]*\d){6,14}|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4})\s*$`)
+)
+
+// checkUserID refuses a metadata.user_id that carries an email address or a phone number: it
+// must be an opaque identifier (spec 4.4). Names cannot be told from identifiers, so they pass.
+func checkUserID(body map[string]any) error {
+	md, _ := body["metadata"].(map[string]any)
+	id, _ := md["user_id"].(string)
+	switch {
+	case emailLike.MatchString(id):
+		return invalidField("metadata.user_id", "must be an opaque identifier such as a UUID or a hash; it looks like an email address")
+	case phoneLike.MatchString(id):
+		return invalidField("metadata.user_id", "must be an opaque identifier such as a UUID or a hash; it looks like a phone number")
+	}
+	return nil
 }

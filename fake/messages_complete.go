@@ -69,6 +69,9 @@ func (s *Server) complete(c *call) (any, error) {
 	if err := errors.Join(json.Unmarshal(data, &req), d.Decode(&raw)); err != nil {
 		return nil, invalid("the request body could not be read: %v", err)
 	}
+	if err := checkUserID(raw); err != nil {
+		return nil, err
+	}
 	if err := checkPrompt(req.Prompt); err != nil {
 		return nil, err
 	}

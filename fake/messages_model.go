@@ -212,8 +212,11 @@ func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
 			n = 6 + r.intn(6)
 		}
 		lead := ""
-		if prefill := lastAssistantText(req); prefill != "" && strings.TrimRight(prefill, " \t\n") == prefill {
-			lead = " "
+		// A final assistant turn is continued (spec 4.4): the reply goes on after its last word.
+		if role, blocks := req.lastTurn(); role == "assistant" {
+			if prefill := turnText(blocks); prefill != "" && strings.TrimRight(prefill, " \t\n") == prefill {
+				lead = " "
+			}
 		}
 		text := strings.Join(r.words(n, lead), "")
 		stop, cut := firstStop(text, req.StopSequences)
@@ -275,33 +278,17 @@ func pickTool(req *messageRequest, r *rng) *toolDef {
 	case choice == "none" || len(custom) == 0:
 		return nil
 	case choice == "auto":
-		last := req.Messages[len(req.Messages)-1]
-		if last.Role != "user" {
+		role, blocks := req.lastTurn()
+		if role != "user" {
 			return nil
 		}
-		for _, b := range last.blocks {
+		for _, b := range blocks {
 			if b["type"] == "tool_result" {
 				return nil
 			}
 		}
 	}
 	return custom[r.intn(len(custom))]
-}
-
-// lastAssistantText is the text of a final assistant message, which the response continues
-// (spec 4.4); "" when the last message is the user's.
-func lastAssistantText(req *messageRequest) string {
-	last := req.Messages[len(req.Messages)-1]
-	if last.Role != "assistant" {
-		return ""
-	}
-	var sb strings.Builder
-	for _, b := range last.blocks {
-		if t, ok := b["text"].(string); ok && b["type"] == "text" {
-			sb.WriteString(t)
-		}
-	}
-	return sb.String()
 }
 
 // instanceOf generates a value that satisfies the JSON Schema s, deterministically: every

@@ -73,32 +73,17 @@ func (lib *scenarioLibrary) pick(name string, req *messageRequest) (*scenario, e
 		}
 		return sc, nil
 	}
-	text, ok := lastUserText(req)
-	if !ok {
+	role, blocks := req.lastTurn()
+	if role != "user" {
 		return nil, nil
 	}
+	text := turnText(blocks)
 	for _, sc := range lib.list {
 		if sc.matches(text) {
 			return sc, nil
 		}
 	}
 	return nil, nil
-}
-
-// lastUserText is the text of the last user message, its text blocks joined; ok is false when
-// the last message is not the user's.
-func lastUserText(req *messageRequest) (string, bool) {
-	last := req.Messages[len(req.Messages)-1]
-	if last.Role != "user" {
-		return "", false
-	}
-	var sb strings.Builder
-	for _, b := range last.blocks {
-		if t, ok := b["text"].(string); ok && b["type"] == "text" {
-			sb.WriteString(t)
-		}
-	}
-	return sb.String(), true
 }
 
 // respondTo builds the message for a valid request: the selected scenario's, or the scripted

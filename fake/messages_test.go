@@ -123,6 +123,8 @@ func TestMessageValidationNamesTheField(t *testing.T) {
 		{"thinking budget not below max_tokens", msgBody("max_tokens", 2000, "thinking", map[string]any{"type": "enabled", "budget_tokens": 2000}), "thinking.budget_tokens"},
 		{"thinking type", msgBody("thinking", map[string]any{"type": "on"}), "thinking.type"},
 		{"unknown field", msgBody("frobnicate", true), "frobnicate"},
+		{"user_id is an email", msgBody("metadata", map[string]any{"user_id": "jane.doe@example.com"}), "metadata.user_id"},
+		{"user_id is a phone number", msgBody("metadata", map[string]any{"user_id": "+1 (555) 010-9999"}), "metadata.user_id"},
 		{"max_tokens above the model's", msgBody("max_tokens", 128001), "max_tokens"},
 	}
 	for _, c := range cases {
@@ -452,6 +454,39 @@ func TestCountTokensAgreesWithUsage(t *testing.T) {
 	expect400(t, ts, "/v1/messages/count_tokens", map[string]any{"model": testModel, "max_tokens": 5, "messages": user("x")}, "max_tokens")
 }
 
+// TestConsecutiveTurnsCombine covers spec 4.4: consecutive same-role turns are one turn.
+func TestConsecutiveTurnsCombine(t *testing.T) {
+	ts := NewTestServer(t)
+	split := []any{map[string]any{"role": "user", "content": "Please search"}, map[string]any{"role": "user", "content": " the web for lanterns"}}
+	if got := create(t, ts, msgBody("messages", split)); got.Get("content.1.name").String() != "web_search" {
+		t.Errorf("a rule on the combined last user turn: %s", got.Raw)
+	}
+	tools := []any{map[string]any{"name": "noop", "input_schema": map[string]any{"type": "object"}}}
+	results := []any{
+		map[string]any{"role": "user", "content": "Go"},
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_a", "name": "noop", "input": map[string]any{}}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}}},
+		map[string]any{"role": "user", "content": "And now?"},
+	}
+	if got := create(t, ts, msgBody("tools", tools, "messages", results)); got.Get("stop_reason").String() != "end_turn" {
+		t.Errorf("a tool result earlier in the combined last turn: %s", got.Raw)
+	}
+	prefill := []any{map[string]any{"role": "user", "content": "Go"}, map[string]any{"role": "assistant", "content": "The"}, map[string]any{"role": "assistant", "content": " answer is"}}
+	if got := create(t, ts, msgBody("messages", prefill)); !strings.HasPrefix(got.Get("content.0.text").String(), " ") {
+		t.Errorf("continuing a combined assistant turn: %s", got.Raw)
+	}
+}
+
+func TestUserIDMustBeOpaque(t *testing.T) {
+	ts := NewTestServer(t)
+	for _, id := range []string{"5f0c2a4e-opaque", "00000000-0000-4000-8000-000000000000", "1234567890", "user_42"} {
+		create(t, ts, msgBody("metadata", map[string]any{"user_id": id}))
+	}
+	for _, id := range []string{"jane@example.com", "+44 20 7946 0958", "(555) 010-9999", "555.010.9999"} {
+		expect400(t, ts, "/v1/messages", msgBody("metadata", map[string]any{"user_id": id}), "metadata.user_id")
+	}
+}
+
 func TestScenarioSelection(t *testing.T) {
 	ts := NewTestServer(t)
 	got := create(t, ts, msgBody(), headerScenario, "refusal-bio")
@@ -695,6 +730,7 @@ func TestLegacyComplete(t *testing.T) {
 		{completeBody("model", nil), "model"},
 		{completeBody("prompt", nil), "prompt"},
 		{completeBody("metadata", map[string]any{"user_id": 5}), "metadata.user_id"},
+		{completeBody("metadata", map[string]any{"user_id": "bob@example.org"}), "metadata.user_id"},
 	} {
 		expect400(t, ts, "/v1/complete", c.body, c.field)
 	}
