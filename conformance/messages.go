@@ -36,7 +36,11 @@ func pickModel(t *T) (string, int64) {
 
 // msgBody is a small valid Create a Message body for model, with fields added or replaced.
 func msgBody(model string, kv ...any) map[string]any {
-	b := map[string]any{"model": model, "max_tokens": 64, "messages": []any{userTurn("Say hello in a few words.")}}
+	return with(map[string]any{"model": model, "max_tokens": 64, "messages": []any{userTurn("Say hello in a few words.")}}, kv)
+}
+
+// with sets the fields of b from the name, value pairs of kv (a nil value deletes the field).
+func with(b map[string]any, kv []any) map[string]any {
 	for i := 0; i+1 < len(kv); i += 2 {
 		if kv[i+1] == nil {
 			delete(b, kv[i].(string))
@@ -58,15 +62,7 @@ func completeReq(body any) Request {
 }
 
 func completeBody(model string, kv ...any) map[string]any {
-	b := map[string]any{"model": model, "max_tokens_to_sample": 64, "prompt": "\n\nHuman: Say hello in a few words.\n\nAssistant:"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] == nil {
-			delete(b, kv[i].(string))
-		} else {
-			b[kv[i].(string)] = kv[i+1]
-		}
-	}
-	return b
+	return with(map[string]any{"model": model, "max_tokens_to_sample": 64, "prompt": "\n\nHuman: Say hello in a few words.\n\nAssistant:"}, kv)
 }
 
 // expectInvalid requires a 400 invalid_request_error; with field set (gaps §1), the message must

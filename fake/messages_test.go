@@ -48,7 +48,11 @@ func send(t testing.TB, ts *TestServer, path string, body any, header ...string)
 
 // msgBody is a minimal valid request, with fields added or replaced by kv.
 func msgBody(kv ...any) map[string]any {
-	b := map[string]any{"model": testModel, "max_tokens": 200, "messages": []any{map[string]any{"role": "user", "content": "Hello there"}}}
+	return with(map[string]any{"model": testModel, "max_tokens": 200, "messages": []any{map[string]any{"role": "user", "content": "Hello there"}}}, kv)
+}
+
+// with sets the fields of b from the name, value pairs of kv (a nil value deletes the field).
+func with(b map[string]any, kv []any) map[string]any {
 	for i := 0; i+1 < len(kv); i += 2 {
 		if kv[i+1] == nil {
 			delete(b, kv[i].(string))
@@ -684,15 +688,7 @@ func complete(t testing.TB, ts *TestServer, body any) (int, gjson.Result) {
 }
 
 func completeBody(kv ...any) map[string]any {
-	b := map[string]any{"model": testModel, "max_tokens_to_sample": 300, "prompt": "\n\nHuman: Tell me about lanterns.\n\nAssistant:"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] == nil {
-			delete(b, kv[i].(string))
-			continue
-		}
-		b[kv[i].(string)] = kv[i+1]
-	}
-	return b
+	return with(map[string]any{"model": testModel, "max_tokens_to_sample": 300, "prompt": "\n\nHuman: Tell me about lanterns.\n\nAssistant:"}, kv)
 }
 
 func TestLegacyComplete(t *testing.T) {
