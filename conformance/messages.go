@@ -585,6 +585,15 @@ func completionChecks() []Check {
 
 func scenarioChecks() []Check {
 	return []Check{
+		{ID: "messages/scripted-model-deterministic", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+			Title: "the fake's scripted model gives the same request the same reply and different requests different replies",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				a := t.OK(createReq(msgBody(model)))
+				t.Expect(withoutIDs(t, t.OK(createReq(msgBody(model))).Body)).To(Equal(withoutIDs(t, a.Body)))
+				b := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Say hello in a few words!")})))
+				t.Expect(b.Get("content").Raw).NotTo(Equal(a.Get("content").Raw))
+			}},
 		{ID: "messages/scenario-by-header", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
 			Title: "every scenario of the library is answered when named in Fake-Scenario, as a valid message with the requested model",
 			Run: func(t *T) {

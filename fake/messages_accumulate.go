@@ -35,6 +35,9 @@ func ParseEventStream(body []byte) ([]StreamEvent, error) {
 				ev.Data = json.RawMessage(strings.TrimSpace(strings.TrimPrefix(line, "data:")))
 			}
 		}
+		if ev.Name == "" && ev.Data == nil {
+			continue // only comments, which keep a connection alive
+		}
 		var head struct{ Type string }
 		if ev.Name == "" || json.Unmarshal(ev.Data, &head) != nil {
 			return nil, fmt.Errorf("event %q lacks an event: line or JSON data", chunk)

@@ -36,7 +36,10 @@ func (st sseStream) respond(c *call) {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(ev.data); err != nil {
+			// The headers are out: the failure becomes an error event that ends the stream (gaps §4).
 			c.srv.report("encoding the %s event of %s: %v", ev.name, c.Request.URL.Path, err)
+			fmt.Fprintf(c.Writer, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":%q,\"message\":\"the fake could not encode its response\"},\"request_id\":%q}\n\n",
+				errAPI, c.GetString(requestIDKey))
 			return
 		}
 		data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))

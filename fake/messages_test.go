@@ -724,6 +724,7 @@ func TestLegacyComplete(t *testing.T) {
 		{completeBody("temperature", -1), "temperature"},
 		{completeBody("max_tokens_to_sample", nil), "max_tokens_to_sample"},
 		{completeBody("model", nil), "model"},
+		{completeBody("max_tokens_to_sample", 0), "max_tokens_to_sample"},
 		{completeBody("prompt", nil), "prompt"},
 		{completeBody("metadata", map[string]any{"user_id": 5}), "metadata.user_id"},
 		{completeBody("metadata", map[string]any{"user_id": "bob@example.org"}), "metadata.user_id"},
@@ -821,7 +822,7 @@ func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	good := start + ev("ping", `{"type":"ping"}`) + text(0) + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`) +
+	good := start + ": keep-alive\n\n" + ev("ping", `{"type":"ping"}`) + text(0) + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`) +
 		ev("content_block_stop", `{"type":"content_block_stop","index":0}`) + stop
 	evs, err := ParseEventStream([]byte(good))
 	if err != nil {
