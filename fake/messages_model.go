@@ -291,6 +291,11 @@ func pickTool(req *messageRequest, r *rng) *toolDef {
 	return custom[r.intn(len(custom))]
 }
 
+// maxGenerated bounds the items, characters and numeric spread instanceOf generates, so that a
+// schema asking for millions of items cannot make the fake allocate them. A schema whose minimum
+// is above it gets a value that breaks the minimum, not an out-of-memory fake.
+const maxGenerated = 1000
+
 // instanceOf generates a value that satisfies the JSON Schema s, deterministically: every
 // property of an object, the first alternative of anyOf/oneOf, numbers within their bounds,
 // strings within their lengths and of the common formats. Patterns are not followed.
@@ -338,7 +343,7 @@ func instanceOf(s map[string]any, r *rng, depth int) any {
 		return out
 	case "array":
 		items, _ := s["items"].(map[string]any)
-		n := max(intKeyword(s, "minItems", 1), 1)
+		n := min(max(intKeyword(s, "minItems", 1), 1), maxGenerated)
 		n = min(n, intKeyword(s, "maxItems", n))
 		out := make([]any, 0, n)
 		for range n {
@@ -357,7 +362,7 @@ func instanceOf(s map[string]any, r *rng, depth int) any {
 		if hi < lo {
 			return lo
 		}
-		return lo + r.intn(hi-lo+1)
+		return lo + r.intn(min(hi-lo, maxGenerated)+1)
 	case "boolean":
 		return r.intn(2) == 0
 	case "null":
@@ -380,8 +385,8 @@ func stringInstance(s map[string]any, r *rng) string {
 		return "00000000-0000-4000-8000-000000000000"
 	}
 	w := vocabulary[r.intn(len(vocabulary))]
-	for n := intKeyword(s, "minLength", 0); len(w) < n; {
-		w += "a"
+	if n := min(intKeyword(s, "minLength", 0), maxGenerated); len(w) < n {
+		w += strings.Repeat("a", n-len(w))
 	}
 	return w[:min(len(w), intKeyword(s, "maxLength", len(w)))]
 }

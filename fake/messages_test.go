@@ -300,6 +300,8 @@ var weatherSchema = map[string]any{
 		"where": map[string]any{"type": "object", "required": []any{"lat"}, "properties": map[string]any{"lat": map[string]any{"type": "number"}, "ok": map[string]any{"type": "boolean"}}},
 		"any":   map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "null"}}},
 		"nul":   map[string]any{"type": []any{"null", "integer"}},
+		"wide":  map[string]any{"type": "integer", "minimum": -9e15, "maximum": 9e15},
+		"long":  map[string]any{"type": "string", "minLength": 900},
 	},
 }
 
