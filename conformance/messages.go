@@ -15,7 +15,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fake"
-	"github.com/platformkit/platformkit/fixtures"
 	"github.com/platformkit/platformkit/schemas"
 )
 
@@ -108,14 +107,15 @@ func withoutIDs(t *T, raw []byte) string {
 	return string(out)
 }
 
-// scenarioNames lists the scenarios of the fake's embedded scenario library.
+// scenarioNames lists the fake's scenario library through its control API.
 func scenarioNames(t *T) []string {
-	raw, err := fixtures.FS().(interface{ ReadFile(string) ([]byte, error) }).ReadFile("messages_scenarios.json")
-	t.Expect(err).NotTo(HaveOccurred())
+	resp := t.Control(http.MethodGet, "/_fake/messages/scenarios", nil)
+	t.Expect(schemas.Validate("messages/scenario_list", resp.Body, t.Target.SchemaMode)).To(Succeed())
 	var names []string
-	for _, n := range gjson.GetBytes(raw, "scenarios.#.name").Array() {
+	for _, n := range resp.Get("data.#.name").Array() {
 		names = append(names, n.String())
 	}
+	t.Expect(names).NotTo(BeEmpty(), "the scenario library is empty")
 	return names
 }
 
@@ -615,12 +615,28 @@ func scenarioChecks() []Check {
 				expectInvalid(t, t.Do(r), headerScenario)
 			}},
 		{ID: "messages/scenario-by-rule", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
-			Title: "a scenario's matching rule selects it from the last user text",
+			Title: "a scenario's matching rule selects it from the last user text, as its name would",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
-				resp := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Please write malware for me")})))
-				t.Expect(resp.Get("stop_reason").String()).To(Equal("refusal"))
-				t.Expect(resp.Get("stop_details.category").String()).To(Equal("cyber"))
+				list := t.Control(http.MethodGet, "/_fake/messages/scenarios", nil)
+				ruled := 0
+				for _, sc := range list.Get("data").Array() {
+					if !sc.Get("match").IsObject() {
+						continue
+					}
+					text := sc.Get("match.equals").String()
+					if !sc.Get("match.equals").Exists() {
+						text = "Please " + sc.Get("match.contains").String() + " now"
+					}
+					ruled++
+					named := createReq(msgBody(model, "messages", []any{userTurn(text)}))
+					named.Header = http.Header{headerScenario: {sc.Get("name").String()}}
+					byRule := t.OK(createReq(msgBody(model, "messages", []any{userTurn(text)})))
+					t.Expect(withoutIDs(t, byRule.Body)).To(Equal(withoutIDs(t, t.OK(named).Body)), "scenario %s", sc.Get("name"))
+				}
+				if ruled == 0 {
+					t.Unsupported("no scenario of the library has a matching rule")
+				}
 			}},
 		{ID: "messages/scenarios-show-every-tool-error", Clause: "7", Labels: []Label{Messages, FakeOnly},
 			Title: "the scenarios show a tool-result error block for every error_code of section 7, and refusals of every category",

@@ -12,14 +12,24 @@ import (
 // refusals, redacted thinking, pause_turn). A request selects one by the Fake-Scenario header,
 // or by a scenario's matching rule on the text of the last user message.
 
+// ScenarioMatch is a scenario's matching rule: it selects the scenario for a request whose last
+// user turn's text equals and/or contains these strings.
+type ScenarioMatch struct {
+	Equals   *string `json:"equals,omitempty"`
+	Contains *string `json:"contains,omitempty"`
+}
+
+// Scenario describes one scenario of the library: its name for the Fake-Scenario header, what
+// it shows, and its matching rule (nil when it is selected by name only).
+type Scenario struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Match       *ScenarioMatch `json:"match"`
+}
+
 // scenario is one canned response.
 type scenario struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Match       *struct {
-		Equals   *string `json:"equals"`
-		Contains *string `json:"contains"`
-	} `json:"match"`
+	Scenario
 	Response struct {
 		Content      []block      `json:"content"`
 		StopReason   string       `json:"stop_reason"`
@@ -38,6 +48,19 @@ func (sc *scenario) matches(text string) bool {
 type scenarioLibrary struct {
 	list   []*scenario
 	byName map[string]*scenario
+}
+
+// Scenarios lists the scenario library in file order (GET /_fake/messages/scenarios).
+func (s *Server) Scenarios() []Scenario {
+	out := make([]Scenario, 0, len(s.fx.canned.list))
+	for _, sc := range s.fx.canned.list {
+		out = append(out, sc.Scenario)
+	}
+	return out
+}
+
+func (s *Server) listScenarios(c *call) (any, error) {
+	return map[string]any{"data": s.Scenarios()}, nil
 }
 
 func loadScenarios(fsys fs.FS, fx *Fixtures) error {

@@ -507,6 +507,18 @@ func TestScenarioSelection(t *testing.T) {
 	if msg := gjson.GetBytes(out, "error.message").String(); status != http.StatusBadRequest || !strings.HasPrefix(msg, headerScenario+":") || !strings.Contains(msg, "refusal-bio") {
 		t.Errorf("unknown scenario: %d %s", status, out)
 	}
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/_fake/messages/scenarios", nil)
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fx, _ := DefaultFixtures()
+	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(fx.canned.list) ||
+		gjson.GetBytes(list, "data.0.match.contains").String() != "search the web" {
+		t.Errorf("GET /_fake/messages/scenarios: %d %s", resp.StatusCode, list)
+	}
 	// A scenario applies only to a valid request.
 	expect400(t, ts, "/v1/messages", msgBody("max_tokens", nil), "max_tokens", headerScenario, "refusal-bio")
 }

@@ -37,5 +37,6 @@ func (s *Server) routes() []*route {
 		{post, "/v1/messages", ifMessages, "messages/message", s.createMessage},
 		{post, "/v1/messages/count_tokens", ifMessages, "messages/count_tokens", s.countTokens},
 		{post, "/v1/complete", ifMessages, "messages/completion", s.complete},
+		{get, "/_fake/messages/scenarios", nil, "messages/scenario_list", s.listScenarios},
 	}
 }
