@@ -42,3 +42,19 @@ func BenchmarkCreateMessage100k(b *testing.B) {
 	many[len(many)-1] = map[string]any{"role": "user", "content": "a"}
 	benchCreate(b, msgBody("messages", many))
 }
+
+// BenchmarkCreateMessageParallel measures throughput under concurrent clients; the area keeps
+// no state, so requests do not contend on a lock.
+func BenchmarkCreateMessageParallel(b *testing.B) {
+	ts := NewTestServer(b)
+	data, _ := json.Marshal(msgBody("stream", true))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if status, out := send(b, ts, "/v1/messages", string(data)); status != http.StatusOK {
+				b.Errorf("%d %s", status, out)
+				return
+			}
+		}
+	})
+}
