@@ -117,6 +117,7 @@ func TestMessageValidationNamesTheField(t *testing.T) {
 		{"temperature above 1", msgBody("temperature", 1.5), "temperature"},
 		{"temperature below 0", msgBody("temperature", -0.1), "temperature"},
 		{"stop_sequences not strings", msgBody("stop_sequences", []any{1}), "stop_sequences.0"},
+		{"empty stop sequence", msgBody("stop_sequences", []any{"x", ""}), "stop_sequences.1"},
 		{"tool without input_schema", msgBody("tools", []any{map[string]any{"name": "get"}}), "tools.0.input_schema"},
 		{"tool name", msgBody("tools", []any{map[string]any{"name": "bad name", "input_schema": map[string]any{"type": "object"}}}), "tools.0.name"},
 		{"tool_choice type", msgBody("tool_choice", map[string]any{"type": "some"}), "tool_choice.type"},
@@ -270,6 +271,15 @@ func TestScriptedModelStopSequences(t *testing.T) {
 	got := create(t, ts, msgBody("stop_sequences", []any{"no-such-sequence", stop}))
 	if got.Get("stop_reason").String() != "stop_sequence" || got.Get("stop_sequence").String() != stop || got.Get("content.0.text").String() != text[:cut] {
 		t.Errorf("stop sequence %q in %q: %s", stop, text, got.Raw)
+	}
+	// Two sequences matching at once: the earlier match wins; a match at the very start leaves no text.
+	first := create(t, ts, msgBody("stop_sequences", []any{words[len(words)-2], stop}))
+	if got, _ := firstStop(text, []string{words[len(words)-2], stop}); first.Get("stop_sequence").String() != got {
+		t.Errorf("two sequences: %s, want %q", first.Raw, got)
+	}
+	head := text[:3]
+	if empty := create(t, ts, msgBody("stop_sequences", []any{head})); empty.Get("content.#").Int() != 0 || empty.Get("stop_sequence").String() != head || empty.Get("usage.output_tokens").Int() != 0 {
+		t.Errorf("a stop sequence at the start: %s", empty.Raw)
 	}
 	none := create(t, ts, msgBody("stop_sequences", []any{"no-such-sequence"}))
 	if none.Get("stop_reason").String() != "end_turn" || none.Get("stop_sequence").Type != gjson.Null {
