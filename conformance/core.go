@@ -10,8 +10,13 @@ import (
 // InterfaceChecks are the checks of spec 5, 7 and 9 that hold for every interface. Each area
 // registers them for one of its read endpoints (an authenticated GET that answers 200).
 func InterfaceChecks(area Label, path, schema string) []Check {
+	return InterfaceChecksFor(area, Request{Area: area, Path: path, Schema: schema})
+}
+
+// InterfaceChecksFor is InterfaceChecks for an area without a read endpoint: ok is any request
+// that answers 200 and changes nothing (a POST that only computes, such as count_tokens).
+func InterfaceChecksFor(area Label, ok Request) []Check {
 	id := string(area) + "/interface-"
-	ok := Request{Area: area, Path: path, Schema: schema}
 	wrong := map[Label]Cred{Admin: APIKey, Compliance: APIKey, Tunnels: ComplianceKey}[area]
 	if wrong == 0 {
 		wrong = AdminKey

@@ -27,6 +27,7 @@ type Fixtures struct {
 	envs       []*envFixture
 	compliance complianceData // chats, files, projects (compliance_data.go)
 	memory     memoryFixtures
+	canned     scenarioLibrary
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -40,6 +41,7 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadEnvironments,
 	loadCompliance,
 	loadMemoryStores,
+	loadScenarios,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one

@@ -117,5 +117,12 @@ func (s *Server) routes() []*route {
 		{get, "/v1/memory_stores/:memory_store_id/memory_versions", ifMemory, "memory/memory_version_list", s.listMemoryVersions},
 		{get, "/v1/memory_stores/:memory_store_id/memory_versions/:memory_version_id", ifMemory, "memory/memory_version", s.getMemoryVersion},
 		{post, "/v1/memory_stores/:memory_store_id/memory_versions/:memory_version_id/redact", ifMemory, "memory/memory_version", s.redactMemoryVersion},
+
+		// Messages and legacy completions (spec 2.8, 2.9, 4.4; gaps §4, §5). A streamed answer
+		// is an sseStream that checks each event against its own schema.
+		{post, "/v1/messages", ifMessages, "messages/message", s.createMessage},
+		{post, "/v1/messages/count_tokens", ifMessages, "messages/count_tokens", s.countTokens},
+		{post, "/v1/complete", ifMessages, "messages/completion", s.complete},
+		{get, "/_fake/messages/scenarios", nil, "messages/scenario_list", s.listScenarios},
 	}
 }

@@ -1,0 +1,676 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/fake"
+	"github.com/platformkit/platformkit/schemas"
+)
+
+// Messages and legacy completions (spec 2.8, 2.9, 4.4, 6, 7, 8; gaps §4, §5). The checks
+// without the fake-only label hold for any deployment: they assert shapes, bounds and
+// agreements, never particular words. The fake-only ones exercise the fake's scenario library
+// and its reproducible replies.
+
+// pickModel returns the newest listed model and its max_tokens, the model the checks talk to.
+func pickModel(t *T) (string, int64) {
+	resp := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1"}}, Schema: "models/model_list"})
+	m := resp.Get("data.0")
+	if !m.Exists() {
+		t.Unsupported("the target lists no models to send messages to")
+	}
+	return m.Get("id").String(), m.Get("max_tokens").Int()
+}
+
+// msgBody is a small valid Create a Message body for model, with fields added or replaced.
+func msgBody(model string, kv ...any) map[string]any {
+	return with(map[string]any{"model": model, "max_tokens": 64, "messages": []any{userTurn("Say hello in a few words.")}}, kv)
+}
+
+// with sets the fields of b from the name, value pairs of kv (a nil value deletes the field).
+func with(b map[string]any, kv []any) map[string]any {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(b, kv[i].(string))
+		} else {
+			b[kv[i].(string)] = kv[i+1]
+		}
+	}
+	return b
+}
+
+func userTurn(content any) map[string]any { return map[string]any{"role": "user", "content": content} }
+
+func createReq(body any) Request {
+	return Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages", Body: body, Schema: "messages/message"}
+}
+
+func completeReq(body any) Request {
+	return Request{Area: Messages, Method: http.MethodPost, Path: "/v1/complete", Body: body, Schema: "messages/completion"}
+}
+
+func completeBody(model string, kv ...any) map[string]any {
+	return with(map[string]any{"model": model, "max_tokens_to_sample": 64, "prompt": "\n\nHuman: Say hello in a few words.\n\nAssistant:"}, kv)
+}
+
+// expectFieldError requires a 400 invalid_request_error; with field set (gaps §1), the message must
+// name it first.
+func expectFieldError(t *T, resp *Response, field string) {
+	t.ExpectWithOffset(1, resp.Status).To(Equal(http.StatusBadRequest), "%s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal("invalid_request_error"), "%s", resp)
+	if field != "" {
+		t.ExpectWithOffset(1, resp.Get("error.message").String()).To(HavePrefix(field+":"), "%s", resp)
+	}
+}
+
+// stream sends a streamed request and returns its events, each validated against schema.
+func stream(t *T, r Request, schema string) []fake.StreamEvent {
+	r.Schema = ""
+	resp := t.OK(r)
+	t.Expect(resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"), "%s", resp)
+	evs, err := fake.ParseEventStream(resp.Body)
+	t.Expect(err).NotTo(HaveOccurred(), "%s", resp)
+	for _, ev := range evs {
+		if err := schemas.Validate(schema, ev.Data, t.Target.SchemaMode); err != nil {
+			t.Failf("event %s does not match schema %s: %v\n%s", ev.Name, schema, err, ev.Data)
+		}
+	}
+	return evs
+}
+
+// withoutIDs is the canonical JSON of a message with the IDs that differ between two requests
+// (the message's and those of tool calls the model made) blanked.
+func withoutIDs(t *T, raw []byte) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	t.Expect(d.Decode(&v)).To(Succeed())
+	m := v.(map[string]any)
+	m["id"] = ""
+	for _, b := range m["content"].([]any) {
+		if b := b.(map[string]any); b["type"] == "tool_use" && strings.HasPrefix(fmt.Sprint(b["id"]), "toolu_01") {
+			b["id"] = ""
+		}
+	}
+	out, _ := json.Marshal(m)
+	return string(out)
+}
+
+// scenarioNames lists the fake's scenario library through its control API.
+func scenarioNames(t *T) []string {
+	resp := t.Control(http.MethodGet, "/_fake/messages/scenarios", nil)
+	t.Expect(schemas.Validate("messages/scenario_list", resp.Body, t.Target.SchemaMode)).To(Succeed())
+	var names []string
+	for _, n := range resp.Get("data.#.name").Array() {
+		names = append(names, n.String())
+	}
+	t.Expect(names).NotTo(BeEmpty(), "the scenario library is empty")
+	return names
+}
+
+const headerScenario = "Fake-Scenario"
+
+var weatherTool = map[string]any{
+	"name": "get_weather", "description": "The current weather of a city",
+	"input_schema": map[string]any{
+		"type": "object", "required": []any{"city", "unit"},
+		"properties": map[string]any{
+			"city": map[string]any{"type": "string", "minLength": 1},
+			"unit": map[string]any{"enum": []any{"celsius", "fahrenheit"}},
+			"days": map[string]any{"type": "integer", "minimum": 1, "maximum": 7},
+		},
+	},
+}
+
+// satisfies requires input to satisfy the JSON Schema schema.
+func satisfies(t *T, schema map[string]any, input gjson.Result) {
+	raw, _ := json.Marshal(schema)
+	c := jsonschema.NewCompiler()
+	t.Expect(c.AddResource("input_schema.json", bytes.NewReader(raw))).To(Succeed())
+	s, err := c.Compile("input_schema.json")
+	t.Expect(err).NotTo(HaveOccurred())
+	var v any
+	t.Expect(json.Unmarshal([]byte(input.Raw), &v)).To(Succeed())
+	t.Expect(s.Validate(v)).To(Succeed(), "tool input %s", input.Raw)
+}
+
+// onePixelPNG is a valid 1x1 PNG, for requests a deployment will decode.
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+var toolErrorCodes = map[string][]string{
+	"web_search_tool_result_error":                 {"invalid_tool_input", "unavailable", "max_uses_exceeded", "too_many_requests", "query_too_long", "request_too_large"},
+	"web_fetch_tool_result_error":                  {"invalid_tool_input", "url_too_long", "url_not_allowed", "url_not_accessible", "unsupported_content_type", "too_many_requests", "max_uses_exceeded", "unavailable"},
+	"code_execution_tool_result_error":             {"invalid_tool_input", "unavailable", "too_many_requests", "execution_time_exceeded"},
+	"bash_code_execution_tool_result_error":        {"invalid_tool_input", "unavailable", "too_many_requests", "execution_time_exceeded", "output_file_too_large"},
+	"text_editor_code_execution_tool_result_error": {"invalid_tool_input", "unavailable", "too_many_requests", "execution_time_exceeded", "file_not_found"},
+	"tool_search_tool_result_error":                {"invalid_tool_input", "unavailable", "too_many_requests", "execution_time_exceeded"},
+}
+
+var stopReasons = []string{"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"}
+
+func init() {
+	Register(InterfaceChecksFor(Messages, Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens",
+		Body: map[string]any{"model": "assistant-sonnet-4-5", "messages": []any{userTurn("Hello")}}, Schema: "messages/count_tokens"})...)
+	Register(messageChecks()...)
+	Register(streamChecks()...)
+	Register(completionChecks()...)
+	Register(scenarioChecks()...)
+}
+
+func messageChecks() []Check {
+	return []Check{
+		{ID: "messages/create-response-shape", Clause: "2.9", Labels: []Label{Messages},
+			Title: "a message has role assistant, an array of content blocks, the model and a stop reason",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(createReq(msgBody(model)))
+				t.Expect(resp.Get("role").String()).To(Equal("assistant"))
+				t.Expect(resp.Get("content").IsArray()).To(BeTrue(), "%s", resp)
+				t.Expect(resp.Get("model").String()).NotTo(BeEmpty())
+				t.Expect(stopReasons).To(ContainElement(resp.Get("stop_reason").String()))
+				t.Expect(resp.Get("stop_details").Type).To(Equal(gjson.Null), "stop_details is a refusal record only")
+			}},
+		{ID: "messages/create-response-fields", Clause: "gaps §4", Labels: []Label{Messages, Extension},
+			Title: "a message carries id msg_..., type message, the requested model, stop_sequence and usage with the cache and server-tool counts",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(createReq(msgBody(model)))
+				t.Expect(resp.Get("id").String()).To(HavePrefix("msg_"))
+				t.Expect(resp.Get("type").String()).To(Equal("message"))
+				t.Expect(resp.Get("model").String()).To(Equal(model))
+				t.Expect(resp.Get("stop_sequence").Type).To(Equal(gjson.Null))
+				for _, f := range []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+					"cache_creation.ephemeral_5m_input_tokens", "cache_creation.ephemeral_1h_input_tokens", "service_tier"} {
+					t.Expect(resp.Get("usage."+f).Exists()).To(BeTrue(), "usage.%s in %s", f, resp)
+				}
+				t.Expect(resp.Get("usage.input_tokens").Int()).To(BeNumerically(">", 0))
+			}},
+		{ID: "messages/max-tokens-respected", Clause: "4.4", Labels: []Label{Messages},
+			Title: "max_tokens bounds the generated tokens, and a reply cut by it stops with max_tokens",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, max := range []int{1, 3} {
+					resp := t.OK(createReq(msgBody(model, "max_tokens", max, "messages", []any{userTurn("Write a long story about a harbor.")})))
+					t.Expect(resp.Get("stop_reason").String()).To(Equal("max_tokens"), "%s", resp)
+					if u := resp.Get("usage.output_tokens"); u.Exists() {
+						t.Expect(u.Int()).To(BeNumerically("<=", max), "%s", resp)
+					}
+				}
+			}},
+		{ID: "messages/max-tokens-zero", Clause: "4.4", Labels: []Label{Messages},
+			Title: "max_tokens 0 is accepted and generates no content",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(createReq(msgBody(model, "max_tokens", 0)))
+				t.Expect(resp.Get("content.#").Int()).To(BeZero(), "%s", resp)
+			}},
+		{ID: "messages/max-tokens-model-maximum", Clause: "4.4", Labels: []Label{Messages},
+			Title: "max_tokens above the model's max_tokens (2.10) is refused; at the maximum it is accepted",
+			Run: func(t *T) {
+				model, max := pickModel(t)
+				expectFieldError(t, t.Do(createReq(msgBody(model, "max_tokens", max+1))), "")
+				t.OK(createReq(msgBody(model, "max_tokens", max)))
+			}},
+		{ID: "messages/required-fields", Clause: "4.4", Labels: []Label{Messages},
+			Title: "max_tokens, messages and model are required",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, f := range []string{"max_tokens", "messages", "model"} {
+					expectFieldError(t, t.Do(createReq(msgBody(model, f, nil))), "")
+				}
+			}},
+		{ID: "messages/errors-name-the-field", Clause: "gaps §1", Labels: []Label{Messages, Extension},
+			Title: "a refused request's error message starts with the path of the offending field",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				img := func(src map[string]any) []any {
+					return []any{userTurn([]any{map[string]any{"type": "image", "source": src}})}
+				}
+				cases := map[string]map[string]any{
+					"max_tokens":                             msgBody(model, "max_tokens", nil),
+					"messages.0.role":                        msgBody(model, "messages", []any{map[string]any{"role": "system", "content": "x"}}),
+					"messages.0.content.0.source.media_type": msgBody(model, "messages", img(map[string]any{"type": "base64", "media_type": "image/bmp", "data": onePixelPNG})),
+					"messages.0.content.0.cache_control.ttl": msgBody(model, "messages", []any{userTurn([]any{map[string]any{"type": "text", "text": "x", "cache_control": map[string]any{"type": "ephemeral", "ttl": "2h"}}})}),
+					"temperature":                            msgBody(model, "temperature", 2),
+				}
+				for field, body := range cases {
+					expectFieldError(t, t.Do(createReq(body)), field)
+				}
+			}},
+		{ID: "messages/roles", Clause: "4.4", Labels: []Label{Messages},
+			Title: "roles user and assistant are accepted; any other role, system included, is refused",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				t.OK(createReq(msgBody(model, "messages", []any{userTurn("Hi"), map[string]any{"role": "assistant", "content": "Hello."}, userTurn("Say it again.")})))
+				for _, role := range []string{"system", "tool", "human"} {
+					expectFieldError(t, t.Do(createReq(msgBody(model, "messages", []any{map[string]any{"role": role, "content": "Hi"}}))), "")
+				}
+			}},
+		{ID: "messages/consecutive-turns", Clause: "4.4", Labels: []Label{Messages},
+			Title: "consecutive turns of the same role are accepted (they are combined)",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Hello."), userTurn("Say hello back.")})))
+				t.Expect(resp.Get("role").String()).To(Equal("assistant"))
+				t.OK(createReq(msgBody(model, "messages", []any{userTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"},
+					map[string]any{"role": "assistant", "content": " is"}})))
+			}},
+		{ID: "messages/request-blocks", Clause: "4.4", Labels: []Label{Messages},
+			Title: "content as a string or as text, image, document, search_result, tool_use and tool_result blocks, with cache_control and citations, is accepted",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				cc := map[string]any{"type": "ephemeral"}
+				on := map[string]any{"enabled": true}
+				turns := []any{
+					userTurn([]any{
+						map[string]any{"type": "text", "text": "Read these.", "cache_control": cc},
+						map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": onePixelPNG}},
+						map[string]any{"type": "document", "title": "Notes", "context": "Test notes", "citations": on, "source": map[string]any{"type": "text", "media_type": "text/plain", "data": "Lanterns are lit at dusk."}},
+						map[string]any{"type": "document", "citations": on, "source": map[string]any{"type": "content", "content": []any{map[string]any{"type": "text", "text": "First."}, map[string]any{"type": "text", "text": "Second."}}}},
+						map[string]any{"type": "search_result", "source": "https://example.com/kb", "title": "KB", "citations": on, "content": []any{map[string]any{"type": "text", "text": "Lanterns burn until dawn."}}},
+					}),
+					map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_conformance", "name": "get_weather", "input": map[string]any{"city": "Lisbon", "unit": "celsius"}}}},
+					userTurn([]any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_conformance", "content": []any{map[string]any{"type": "text", "text": "18 degrees"}}}}),
+				}
+				t.OK(createReq(msgBody(model, "messages", turns, "tools", []any{weatherTool})))
+				t.OK(createReq(msgBody(model, "system", []any{map[string]any{"type": "text", "text": "Be brief."}})))
+			}},
+		{ID: "messages/block-fields-validated", Clause: "4.4", Labels: []Label{Messages},
+			Title: "a block with a field or value outside its type's table is refused: image media type, source kind, document media type, missing text",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, b := range []map[string]any{
+					{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/tiff", "data": onePixelPNG}},
+					{"type": "image", "source": map[string]any{"type": "ftp", "url": "ftp://example.com/a.png"}},
+					{"type": "document", "source": map[string]any{"type": "base64", "media_type": "text/html", "data": onePixelPNG}},
+					{"type": "text"},
+					{"type": "no_such_block"},
+				} {
+					expectFieldError(t, t.Do(createReq(msgBody(model, "messages", []any{userTurn([]any{b})}))), "")
+				}
+			}},
+		{ID: "messages/cache-control-ttl", Clause: "8", Labels: []Label{Messages},
+			Title: "cache_control ttl is 5m or 1h (or absent); any other value is refused",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				block := func(cc map[string]any) map[string]any {
+					return msgBody(model, "system", []any{map[string]any{"type": "text", "text": "Be brief.", "cache_control": cc}})
+				}
+				for _, ttl := range []string{"5m", "1h"} {
+					t.OK(createReq(block(map[string]any{"type": "ephemeral", "ttl": ttl})))
+				}
+				t.OK(createReq(block(map[string]any{"type": "ephemeral"})))
+				for _, ttl := range []string{"10m", "1d", ""} {
+					expectFieldError(t, t.Do(createReq(block(map[string]any{"type": "ephemeral", "ttl": ttl}))), "")
+				}
+			}},
+		{ID: "messages/temperature-range", Clause: "gaps §4", Labels: []Label{Messages, Extension},
+			Title: "temperature is accepted from 0 to 1 and refused outside",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, v := range []float64{0, 0.5, 1} {
+					t.OK(createReq(msgBody(model, "temperature", v)))
+				}
+				for _, v := range []float64{-0.01, 1.01} {
+					expectFieldError(t, t.Do(createReq(msgBody(model, "temperature", v))), "temperature")
+				}
+			}},
+		{ID: "messages/thinking-budget", Clause: "gaps §4", Labels: []Label{Messages, Extension},
+			Title: "thinking budget_tokens must be at least 1024 and below max_tokens; with thinking the reply starts with a signed thinking block",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				expectFieldError(t, t.Do(createReq(msgBody(model, "max_tokens", 4096, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1023}))), "thinking.budget_tokens")
+				expectFieldError(t, t.Do(createReq(msgBody(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 2048}))), "thinking.budget_tokens")
+				resp := t.OK(createReq(msgBody(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024})))
+				t.Expect(resp.Get("content.0.type").String()).To(BeElementOf("thinking", "redacted_thinking"), "%s", resp)
+				if resp.Get("content.0.type").String() == "thinking" {
+					t.Expect(resp.Get("content.0.signature").String()).NotTo(BeEmpty())
+				}
+			}},
+		{ID: "messages/messages-limit", Clause: "8", Labels: []Label{Messages},
+			Title: "a request with more than 100,000 messages is refused",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				many := make([]any, 100001)
+				for i := range many {
+					many[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "content": "a"}
+				}
+				expectFieldError(t, t.Do(createReq(msgBody(model, "messages", many))), "")
+			}},
+		{ID: "messages/stop-sequences", Clause: "2.9", Labels: []Label{Messages},
+			Title: "a reply that stops at a custom stop sequence says stop_sequence, names the sequence, and does not contain it",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				body := msgBody(model, "messages", []any{userTurn("Count from one to twenty in words, separated by spaces.")})
+				first := t.OK(createReq(body))
+				words := strings.Fields(first.Get("content.0.text").String())
+				if len(words) < 3 {
+					t.Unsupported("the reply is too short to pick a stop sequence from: %s", first)
+				}
+				stop := words[len(words)/2]
+				body["stop_sequences"] = []any{stop, "zzzz-never"}
+				resp := t.OK(createReq(body))
+				if resp.Get("stop_reason").String() == "stop_sequence" {
+					t.Expect(resp.Get("stop_sequence").String()).To(BeElementOf(stop, "zzzz-never"))
+					t.Expect(resp.Get("content.0.text").String()).NotTo(ContainSubstring(resp.Get("stop_sequence").String()))
+				} else {
+					t.Expect(resp.Get("stop_sequence").Type).To(Equal(gjson.Null), "%s", resp)
+				}
+				if t.Target.IsFake { // the fake's replies are reproducible, so the sequence is met
+					t.Expect(resp.Get("stop_reason").String()).To(Equal("stop_sequence"), "%s", resp)
+				}
+			}},
+		{ID: "messages/continues-assistant-turn", Clause: "4.4", Labels: []Label{Messages},
+			Title: "when the last message is the assistant's, the reply continues it rather than starting over",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				prefill := "The three primary colours are"
+				resp := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Name the primary colours."), map[string]any{"role": "assistant", "content": prefill}})))
+				t.Expect(resp.Get("content.0.text").String()).NotTo(HavePrefix(prefill), "%s", resp)
+			}},
+		{ID: "messages/tool-choice-tool", Clause: "2.9", Labels: []Label{Messages},
+			Title: "tool_choice naming a tool yields a tool_use block of that tool whose input satisfies its input_schema, and stop_reason tool_use",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(createReq(msgBody(model, "max_tokens", 512, "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "get_weather"},
+					"messages", []any{userTurn("What is the weather in Lisbon?")})))
+				t.Expect(resp.Get("stop_reason").String()).To(Equal("tool_use"), "%s", resp)
+				var use gjson.Result
+				for _, b := range resp.Get("content").Array() {
+					if b.Get("type").String() == "tool_use" {
+						use = b
+					}
+				}
+				t.Expect(use.Exists()).To(BeTrue(), "%s", resp)
+				t.Expect(use.Get("name").String()).To(Equal("get_weather"))
+				t.Expect(use.Get("id").String()).NotTo(BeEmpty())
+				satisfies(t, weatherTool["input_schema"].(map[string]any), use.Get("input"))
+			}},
+		{ID: "messages/count-tokens-agrees", Clause: "gaps §4", Labels: []Label{Messages, Extension},
+			Title: "count_tokens of a request equals usage.input_tokens of the same request",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, body := range []map[string]any{
+					msgBody(model),
+					msgBody(model, "system", "Be brief.", "tools", []any{weatherTool}, "messages", []any{userTurn("Hi"), map[string]any{"role": "assistant", "content": "Hello."}, userTurn("Weather in Lisbon?")}),
+				} {
+					usage := t.OK(createReq(body)).Get("usage.input_tokens").Int()
+					delete(body, "max_tokens")
+					count := t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: body, Schema: "messages/count_tokens"})
+					t.Expect(count.Get("input_tokens").Int()).To(Equal(usage), "%s", count)
+				}
+			}},
+	}
+}
+
+func streamChecks() []Check {
+	return []Check{
+		{ID: "messages/stream-grammar", Clause: "gaps §4", Labels: []Label{Messages, Extension},
+			Title: "a streamed message follows the event grammar: message_start, blocks in order (tool_use input {}), message_delta, message_stop",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, body := range []map[string]any{
+					msgBody(model, "stream", true),
+					msgBody(model, "stream", true, "max_tokens", 512, "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "get_weather"}),
+				} {
+					evs := stream(t, createReq(body), "messages/stream_event")
+					msg, err := fake.AccumulateMessage(evs)
+					t.Expect(err).NotTo(HaveOccurred())
+					raw, _ := json.Marshal(msg)
+					t.Expect(schemas.Validate("messages/message", raw, t.Target.SchemaMode)).To(Succeed(), "accumulated %s", raw)
+					t.Expect(gjson.GetBytes(evs[0].Data, "message.usage.input_tokens").Int()).To(Equal(gjson.GetBytes(raw, "usage.input_tokens").Int()),
+						"input tokens are final in message_start")
+				}
+			}},
+		{ID: "messages/stream-first-event", Clause: "gaps §4", Labels: []Label{Messages, Extension},
+			Title: "a stream is requested in the body, even with Accept: application/json, and answers text/event-stream",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				r := createReq(msgBody(model, "stream", true))
+				r.Header = http.Header{"Accept": {"application/json"}}
+				evs := stream(t, r, "messages/stream_event")
+				t.Expect(evs[0].Name).To(Equal("message_start"))
+			}},
+		{ID: "messages/stream-equals-response", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+			Title: "the fake's stream of a request accumulates to exactly its response without streaming, for the scripted model and every scenario",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				cases := map[string]map[string]any{
+					"": msgBody(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "tools", []any{weatherTool}),
+				}
+				for _, name := range scenarioNames(t) {
+					cases[name] = msgBody(model)
+				}
+				for name, body := range cases {
+					h := http.Header{headerScenario: {name}}
+					r := createReq(body)
+					r.Header = h
+					plain := t.OK(r)
+					streamed := map[string]any{"stream": true}
+					for k, v := range body {
+						streamed[k] = v
+					}
+					sr := createReq(streamed)
+					sr.Header = h
+					msg, err := fake.AccumulateMessage(stream(t, sr, "messages/stream_event"))
+					t.Expect(err).NotTo(HaveOccurred(), "scenario %q", name)
+					raw, _ := json.Marshal(msg)
+					t.Expect(withoutIDs(t, raw)).To(Equal(withoutIDs(t, plain.Body)), "scenario %q", name)
+				}
+			}},
+	}
+}
+
+func completionChecks() []Check {
+	return []Check{
+		{ID: "messages/complete-response-shape", Clause: "2.8", Labels: []Label{Messages},
+			Title: "a legacy completion has type completion, an id, the completion text, the model and stop_reason stop_sequence or max_tokens",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(completeReq(completeBody(model)))
+				t.Expect(resp.Get("type").String()).To(Equal("completion"))
+				t.Expect(resp.Get("id").String()).NotTo(BeEmpty())
+				t.Expect(resp.Get("model").String()).NotTo(BeEmpty())
+				t.Expect(resp.Get("stop_reason").String()).To(BeElementOf("stop_sequence", "max_tokens"))
+			}},
+		{ID: "messages/complete-human-stops", Clause: "4.4", Labels: []Label{Messages},
+			Title: "a completion never contains the turn marker Human:, which always stops generation",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(completeReq(completeBody(model, "max_tokens_to_sample", 512, "prompt", "\n\nHuman: Write a dialogue between Human and Assistant.\n\nAssistant:")))
+				t.Expect(resp.Get("completion").String()).NotTo(ContainSubstring("\n\nHuman:"))
+				if t.Target.IsFake { // the fake's scripted model always goes on to a human turn
+					t.Expect(resp.Get("stop_reason").String()).To(Equal("stop_sequence"))
+				}
+			}},
+		{ID: "messages/complete-max-tokens", Clause: "2.8", Labels: []Label{Messages},
+			Title: "max_tokens_to_sample cuts a completion with stop_reason max_tokens",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.OK(completeReq(completeBody(model, "max_tokens_to_sample", 1, "prompt", "\n\nHuman: Write a long story.\n\nAssistant:")))
+				t.Expect(resp.Get("stop_reason").String()).To(Equal("max_tokens"), "%s", resp)
+			}},
+		{ID: "messages/complete-stop-sequences", Clause: "4.4", Labels: []Label{Messages},
+			Title: "a completion stopped by a custom stop sequence excludes it",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				first := t.OK(completeReq(completeBody(model)))
+				words := strings.Fields(first.Get("completion").String())
+				if len(words) < 3 {
+					t.Unsupported("the completion is too short to pick a stop sequence from: %s", first)
+				}
+				stop := words[len(words)/2]
+				resp := t.OK(completeReq(completeBody(model, "stop_sequences", []any{stop})))
+				if resp.Get("stop_reason").String() == "stop_sequence" {
+					t.Expect(resp.Get("completion").String()).NotTo(ContainSubstring(stop))
+				}
+			}},
+		{ID: "messages/complete-temperature-range", Clause: "8", Labels: []Label{Messages},
+			Title: "legacy temperature is accepted from 0.0 to 1.0 and refused outside",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, v := range []float64{0, 1} {
+					t.OK(completeReq(completeBody(model, "temperature", v)))
+				}
+				for _, v := range []float64{-0.5, 1.5} {
+					expectFieldError(t, t.Do(completeReq(completeBody(model, "temperature", v))), "")
+				}
+			}},
+		{ID: "messages/complete-required-fields", Clause: "4.4", Labels: []Label{Messages},
+			Title: "max_tokens_to_sample, model and prompt are required",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, f := range []string{"max_tokens_to_sample", "model", "prompt"} {
+					expectFieldError(t, t.Do(completeReq(completeBody(model, f, nil))), "")
+				}
+			}},
+		{ID: "messages/complete-user-id-opaque", Clause: "4.4", Labels: []Label{Messages},
+			Title: "metadata.user_id is an opaque identifier: one that is an email address or a phone number is refused",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				t.OK(completeReq(completeBody(model, "metadata", map[string]any{"user_id": "3f1d6c9e-5b2a-4c1e-9e7d-2b8a4f0c6d11"})))
+				for _, id := range []string{"jane.doe@example.com", "+44 20 7946 0958"} {
+					expectFieldError(t, t.Do(completeReq(completeBody(model, "metadata", map[string]any{"user_id": id}))), "")
+				}
+			}},
+		{ID: "messages/complete-prompt-format", Clause: "gaps §5", Labels: []Label{Messages, Extension},
+			Title: "a prompt that does not start with \\n\\nHuman:, end with \\n\\nAssistant: and alternate turns is refused naming prompt",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, p := range []string{"Hello", "\n\nHuman: Hello", "Human: Hello\n\nAssistant:", "\n\nHuman: A\n\nHuman: B\n\nAssistant:"} {
+					expectFieldError(t, t.Do(completeReq(completeBody(model, "prompt", p))), "prompt")
+				}
+			}},
+		{ID: "messages/complete-stream", Clause: "6", Labels: []Label{Messages},
+			Title: "a legacy completion with stream true is delivered as server-sent events",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				r := completeReq(completeBody(model, "stream", true))
+				r.Schema = ""
+				resp := t.OK(r)
+				t.Expect(resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"))
+				t.Expect(regexp.MustCompile(`(?m)^data: `).FindAll(resp.Body, -1)).NotTo(BeEmpty(), "%s", resp)
+			}},
+		{ID: "messages/complete-stream-events", Clause: "gaps §5", Labels: []Label{Messages, Extension},
+			Title: "streamed completion events are named completion, carry pieces that make the text, and only the last carries stop_reason",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				evs := stream(t, completeReq(completeBody(model, "stream", true)), "messages/completion_stream_event")
+				var pieces []fake.StreamEvent
+				for _, ev := range evs {
+					t.Expect(ev.Name).To(BeElementOf("completion", "ping"))
+					if ev.Name == "completion" {
+						pieces = append(pieces, ev)
+					}
+				}
+				t.Expect(pieces).NotTo(BeEmpty())
+				for i, ev := range pieces {
+					last := i == len(pieces)-1
+					t.Expect(gjson.GetBytes(ev.Data, "stop_reason").Type == gjson.Null).To(Equal(!last), "%s", ev.Data)
+				}
+			}},
+	}
+}
+
+func scenarioChecks() []Check {
+	return []Check{
+		{ID: "messages/scripted-model-deterministic", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+			Title: "the fake's scripted model gives the same request the same reply and different requests different replies",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				a := t.OK(createReq(msgBody(model)))
+				t.Expect(withoutIDs(t, t.OK(createReq(msgBody(model))).Body)).To(Equal(withoutIDs(t, a.Body)))
+				b := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Say hello in a few words!")})))
+				t.Expect(b.Get("content").Raw).NotTo(Equal(a.Get("content").Raw))
+			}},
+		{ID: "messages/scenario-by-header", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+			Title: "every scenario of the library is answered when named in Fake-Scenario, as a valid message with the requested model",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, name := range scenarioNames(t) {
+					r := createReq(msgBody(model))
+					r.Header = http.Header{headerScenario: {name}}
+					resp := t.OK(r)
+					t.Expect(resp.Get("model").String()).To(Equal(model))
+					t.Expect(stopReasons).To(ContainElement(resp.Get("stop_reason").String()), "scenario %s", name)
+				}
+			}},
+		{ID: "messages/scenario-unknown-400", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+			Title: "an unknown Fake-Scenario name is refused with 400 naming the header",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				r := createReq(msgBody(model))
+				r.Header = http.Header{headerScenario: {"no-such-scenario"}}
+				expectFieldError(t, t.Do(r), headerScenario)
+			}},
+		{ID: "messages/scenario-by-rule", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+			Title: "a scenario's matching rule selects it from the last user text, as its name would",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				list := t.Control(http.MethodGet, "/_fake/messages/scenarios", nil)
+				ruled := 0
+				for _, sc := range list.Get("data").Array() {
+					if !sc.Get("match").IsObject() {
+						continue
+					}
+					text := sc.Get("match.equals").String()
+					if !sc.Get("match.equals").Exists() {
+						text = "Please " + sc.Get("match.contains").String() + " now"
+					}
+					ruled++
+					named := createReq(msgBody(model, "messages", []any{userTurn(text)}))
+					named.Header = http.Header{headerScenario: {sc.Get("name").String()}}
+					byRule := t.OK(createReq(msgBody(model, "messages", []any{userTurn(text)})))
+					t.Expect(withoutIDs(t, byRule.Body)).To(Equal(withoutIDs(t, t.OK(named).Body)), "scenario %s", sc.Get("name"))
+				}
+				if ruled == 0 {
+					t.Unsupported("no scenario of the library has a matching rule")
+				}
+			}},
+		{ID: "messages/scenarios-show-every-tool-error", Clause: "7", Labels: []Label{Messages, FakeOnly},
+			Title: "the scenarios show a tool-result error block for every error_code of section 7, and refusals of every category",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				seen := map[string]bool{}
+				for _, name := range scenarioNames(t) {
+					r := createReq(msgBody(model))
+					r.Header = http.Header{headerScenario: {name}}
+					resp := t.OK(r)
+					for _, b := range resp.Get("content").Array() {
+						if c := b.Get("content"); c.Get("error_code").Exists() {
+							seen[c.Get("type").String()+"/"+c.Get("error_code").String()] = true
+						}
+					}
+					if d := resp.Get("stop_details"); d.Exists() && d.Type != gjson.Null {
+						seen["refusal/"+d.Get("category").String()] = true
+					}
+				}
+				var missing []string
+				for typ, codes := range toolErrorCodes {
+					for _, c := range codes {
+						if !seen[typ+"/"+c] {
+							missing = append(missing, typ+"/"+c)
+						}
+					}
+				}
+				for _, cat := range []string{"cyber", "bio", ""} {
+					if !seen["refusal/"+cat] {
+						missing = append(missing, "refusal/"+cat)
+					}
+				}
+				slices.Sort(missing)
+				t.Expect(missing).To(BeEmpty())
+			}},
+	}
+}

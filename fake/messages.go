@@ -1,0 +1,298 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Messages (spec 2.9, 4.4, gaps §4). The area keeps no state: a response is a pure function of
+// the request (and the scenario fixtures), which is what makes it reproducible.
+
+// messageRequest is the part of a validated Create a Message body that the scripted model reads.
+// raw keeps the whole decoded body (numbers as json.Number), for the token counter and the seed;
+// Messages holds its messages with their content as blocks. Both are decoded once, since a body
+// may hold 100,000 messages.
+type messageRequest struct {
+	Model         string    `json:"model"`
+	MaxTokens     int       `json:"max_tokens"`
+	Stream        bool      `json:"stream"`
+	StopSequences []string  `json:"stop_sequences"`
+	Tools         []toolDef `json:"tools"`
+	ToolChoice    *struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tool_choice"`
+	Thinking *struct {
+		Type         string `json:"type"`
+		BudgetTokens int    `json:"budget_tokens"`
+	} `json:"thinking"`
+	raw      map[string]any
+	Messages []inputMessage `json:"-"`
+}
+
+// inputMessage is one message of the request, its content as blocks: a string is shorthand for
+// one text block.
+type inputMessage struct {
+	Role   string
+	blocks []block
+}
+
+// toolDef is a tool of the request: a custom tool (Type "" or "custom") with an input schema,
+// or a versioned server tool.
+type toolDef struct {
+	Type        string         `json:"type"`
+	Name        string         `json:"name"`
+	InputSchema map[string]any `json:"input_schema"`
+}
+
+func (t toolDef) custom() bool { return t.Type == "" || t.Type == "custom" }
+
+// block is one content block, as decoded JSON. Blocks are maps because scenario fixtures hold
+// every block type of 2.9 and the stream writes them back byte for byte.
+type block = map[string]any
+
+// message is the response of spec 2.9 with the fields of gaps §4.
+type message struct {
+	ID           string       `json:"id"`
+	Type         string       `json:"type"`
+	Role         string       `json:"role"`
+	Content      []block      `json:"content"`
+	Model        string       `json:"model"`
+	StopReason   *string      `json:"stop_reason"`
+	StopSequence *string      `json:"stop_sequence"`
+	StopDetails  *stopDetails `json:"stop_details"`
+	Usage        usage        `json:"usage"`
+}
+
+// stopDetails is the refusal record of spec 2.9.
+type stopDetails struct {
+	Type        string  `json:"type"`
+	Category    *string `json:"category"`
+	Explanation *string `json:"explanation"`
+}
+
+type usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	CacheCreation            struct {
+		Ephemeral5m int `json:"ephemeral_5m_input_tokens"`
+		Ephemeral1h int `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+	ServerToolUse struct {
+		WebSearchRequests int `json:"web_search_requests"`
+		WebFetchRequests  int `json:"web_fetch_requests"`
+	} `json:"server_tool_use"`
+	ServiceTier string `json:"service_tier"`
+}
+
+// headerScenario selects a canned response of the scenario library by name.
+const headerScenario = "Fake-Scenario"
+
+func (s *Server) createMessage(c *call) (any, error) {
+	req, err := s.readMessageRequest(c, "messages/create_message_request")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkMaxTokens(req); err != nil {
+		return nil, err
+	}
+	msg, err := s.respondTo(c, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Stream {
+		return messageStream(msg), nil
+	}
+	return msg, nil
+}
+
+func (s *Server) countTokens(c *call) (any, error) {
+	req, err := s.readMessageRequest(c, "messages/count_tokens_request")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]int{"input_tokens": countInputTokens(req.raw)}, nil
+}
+
+// readMessageRequest reads and validates a Create a Message (or count_tokens) body: first
+// against the request schema, which names the field of any violation, then the rules a schema
+// cannot express.
+func (s *Server) readMessageRequest(c *call, schema string) (*messageRequest, error) {
+	data, err := c.body()
+	if err != nil {
+		return nil, err
+	}
+	if err := validateBody(schema, data); err != nil {
+		return nil, err
+	}
+	req := &messageRequest{}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&req.raw); err != nil {
+		return nil, invalid("the request body could not be read: %v", err)
+	}
+	// The typed fields are read from the body without its messages, which are taken apart once
+	// from the decoded body instead.
+	rest := maps.Clone(req.raw)
+	delete(rest, "messages")
+	small, _ := json.Marshal(rest)
+	if err := json.Unmarshal(small, req); err != nil {
+		return nil, invalid("the request body could not be read: %v", err)
+	}
+	for _, m := range req.raw["messages"].([]any) {
+		m := m.(map[string]any)
+		im := inputMessage{Role: m["role"].(string)}
+		if text, ok := m["content"].(string); ok {
+			im.blocks = []block{{"type": "text", "text": text}}
+		} else {
+			for _, b := range m["content"].([]any) {
+				im.blocks = append(im.blocks, b.(map[string]any))
+			}
+		}
+		req.Messages = append(req.Messages, im)
+	}
+	if err := checkUserID(req.raw); err != nil {
+		return nil, err
+	}
+	if err := checkBase64Sources(req); err != nil {
+		return nil, err
+	}
+	return req, checkToolChoice(req)
+}
+
+// checkMaxTokens applies the limits of max_tokens that depend on other fields: the model's own
+// maximum (spec 4.4, 8) and the thinking budget, which must leave room for an answer (gaps §4).
+func (s *Server) checkMaxTokens(req *messageRequest) error {
+	if m := s.fx.model(req.Model); m != nil && req.MaxTokens > m.MaxTokens {
+		return invalidField("max_tokens", "%d is above the maximum of %d output tokens of model %s", req.MaxTokens, m.MaxTokens, req.Model)
+	}
+	if t := req.Thinking; t != nil && t.Type == "enabled" && t.BudgetTokens >= req.MaxTokens {
+		return invalidField("thinking.budget_tokens", "must be less than max_tokens (%d), got %d", req.MaxTokens, t.BudgetTokens)
+	}
+	return nil
+}
+
+// checkToolChoice requires the tool a tool_choice forces to exist among the custom tools: the
+// scripted model can only call tools it has an input schema for.
+func checkToolChoice(req *messageRequest) error {
+	if req.ToolChoice == nil {
+		return nil
+	}
+	var names []string
+	for _, t := range req.Tools {
+		if t.custom() {
+			names = append(names, t.Name)
+		}
+	}
+	switch req.ToolChoice.Type {
+	case "any":
+		if len(names) == 0 {
+			return invalidField("tool_choice.type", "\"any\" needs at least one custom tool in tools")
+		}
+	case "tool":
+		if !slices.Contains(names, req.ToolChoice.Name) {
+			return invalidField("tool_choice.name", "no custom tool named %q in tools (custom tools: %s)", req.ToolChoice.Name, orNone(names))
+		}
+	}
+	return nil
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// visitBlocks calls f for every content block of the request, in order, with its field path:
+// the blocks of each message and those nested in tool_result content.
+func (req *messageRequest) visitBlocks(f func(path string, b block) error) error {
+	for i, m := range req.Messages {
+		for j, b := range m.blocks {
+			path := fmt.Sprintf("messages.%d.content.%d", i, j)
+			if err := f(path, b); err != nil {
+				return err
+			}
+			inner, _ := b["content"].([]any)
+			if b["type"] != "tool_result" {
+				continue
+			}
+			for k, ib := range inner {
+				if err := f(fmt.Sprintf("%s.content.%d", path, k), ib.(map[string]any)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkBase64Sources refuses base64 image and PDF data that does not decode: the schema can
+// only say that it is a string.
+func checkBase64Sources(req *messageRequest) error {
+	return req.visitBlocks(func(path string, b block) error {
+		src, _ := b["source"].(map[string]any)
+		if src == nil || src["type"] != "base64" {
+			return nil
+		}
+		if _, err := base64.StdEncoding.DecodeString(src["data"].(string)); err != nil {
+			return invalidField(path+".source.data", "must be standard base64 (RFC 4648 with padding): %v", err)
+		}
+		return nil
+	})
+}
+
+// lastTurn is the last turn of the conversation: the role and the blocks of the trailing
+// messages of one role, since consecutive same-role turns are combined (spec 4.4).
+func (req *messageRequest) lastTurn() (string, []block) {
+	role := req.Messages[len(req.Messages)-1].Role
+	i := len(req.Messages)
+	for i > 0 && req.Messages[i-1].Role == role {
+		i--
+	}
+	var blocks []block
+	for _, m := range req.Messages[i:] {
+		blocks = append(blocks, m.blocks...)
+	}
+	return role, blocks
+}
+
+// turnText is the text of a turn's text blocks, concatenated.
+func turnText(blocks []block) string {
+	var sb strings.Builder
+	for _, b := range blocks {
+		if t, ok := b["text"].(string); ok && b["type"] == "text" {
+			sb.WriteString(t)
+		}
+	}
+	return sb.String()
+}
+
+var (
+	emailLike = regexp.MustCompile(`[^@\s]+@[^@\s]+\.[^@\s]+`)
+	// An international number (+ and 7 to 15 digits) or a North American one written with
+	// separators; plain digit strings are left alone, as numeric IDs are common and opaque.
+	phoneLike = regexp.MustCompile(`^\s*(?:\+\d(?:[\s().-]*\d){6,14}|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4})\s*$`)
+)
+
+// checkUserID refuses a metadata.user_id that carries an email address or a phone number: it
+// must be an opaque identifier (spec 4.4). Names cannot be told from identifiers, so they pass.
+func checkUserID(body map[string]any) error {
+	md, _ := body["metadata"].(map[string]any)
+	id, _ := md["user_id"].(string)
+	switch {
+	case emailLike.MatchString(id):
+		return invalidField("metadata.user_id", "must be an opaque identifier such as a UUID or a hash; it looks like an email address")
+	case phoneLike.MatchString(id):
+		return invalidField("metadata.user_id", "must be an opaque identifier such as a UUID or a hash; it looks like a phone number")
+	}
+	return nil
+}

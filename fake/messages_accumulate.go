@@ -1,0 +1,160 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Reading a stream, as a client does. Exported so that tests of clients, the package's own tests
+// and the conformance suite can hold a stream against the grammar of gaps §4 and compare what
+// it accumulates to with a response.
+
+// StreamEvent is one server-sent event: its name and its JSON data.
+type StreamEvent struct {
+	Name string
+	Data json.RawMessage
+}
+
+// ParseEventStream splits a text/event-stream body into events. Every event must have an
+// `event:` line and one `data:` line whose JSON "type" equals the event's name (gaps §4).
+func ParseEventStream(body []byte) ([]StreamEvent, error) {
+	var out []StreamEvent
+	text := strings.ReplaceAll(string(body), "\r\n", "\n")
+	for _, chunk := range strings.Split(strings.TrimSpace(text), "\n\n") {
+		var ev StreamEvent
+		for _, line := range strings.Split(chunk, "\n") {
+			switch {
+			case strings.HasPrefix(line, "event:"):
+				ev.Name = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+			case strings.HasPrefix(line, "data:"):
+				if ev.Data != nil {
+					return nil, fmt.Errorf("event %q has more than one data line", chunk)
+				}
+				ev.Data = json.RawMessage(strings.TrimSpace(strings.TrimPrefix(line, "data:")))
+			}
+		}
+		if ev.Name == "" && ev.Data == nil {
+			continue // only comments, which keep a connection alive
+		}
+		var head struct{ Type string }
+		if ev.Name == "" || json.Unmarshal(ev.Data, &head) != nil {
+			return nil, fmt.Errorf("event %q lacks an event: line or JSON data", chunk)
+		}
+		if head.Type != ev.Name {
+			return nil, fmt.Errorf("event %s carries type %q", ev.Name, head.Type)
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+// AccumulateMessage rebuilds the message a streamed Create a Message delivered, checking the
+// order of gaps §4 on the way: message_start first; blocks started in index order from 0, never
+// interleaved, each stopped; tool_use started with input exactly {}; message_delta, then
+// message_stop last; ping anywhere. It returns the first violation as an error.
+func AccumulateMessage(events []StreamEvent) (map[string]any, error) {
+	var msg map[string]any
+	content := []any{}
+	var partial strings.Builder
+	open := -1
+	for i, ev := range events {
+		var d map[string]any
+		dec := json.NewDecoder(bytes.NewReader(ev.Data))
+		dec.UseNumber()
+		if err := dec.Decode(&d); err != nil {
+			return nil, fmt.Errorf("event %d (%s): %v", i, ev.Name, err)
+		}
+		if ev.Name != "ping" && (i == 0) != (ev.Name == "message_start") {
+			return nil, fmt.Errorf("event %d is %s; message_start must come first, once", i, ev.Name)
+		}
+		idx := -1
+		if n, ok := d["index"].(json.Number); ok {
+			v, _ := n.Int64()
+			idx = int(v)
+		}
+		switch ev.Name {
+		case "ping":
+		case "message_start":
+			msg, _ = d["message"].(map[string]any)
+		case "content_block_start":
+			if open != -1 || idx != len(content) {
+				return nil, fmt.Errorf("content_block_start of block %d while block %d is open and %d are done", idx, open, len(content))
+			}
+			cb, _ := d["content_block"].(map[string]any)
+			if cb["type"] == "tool_use" && !bytes.Contains(ev.Data, []byte(`"input":{}`)) {
+				return nil, fmt.Errorf("content_block_start of a tool_use must carry input exactly {}: %s", ev.Data)
+			}
+			content = append(content, cb)
+			open = idx
+			partial.Reset()
+		case "content_block_delta":
+			if idx != open || open == -1 {
+				return nil, fmt.Errorf("content_block_delta for block %d while block %d is open", idx, open)
+			}
+			if err := applyDelta(content[open].(map[string]any), d["delta"].(map[string]any), &partial); err != nil {
+				return nil, fmt.Errorf("block %d: %v", idx, err)
+			}
+		case "content_block_stop":
+			if idx != open || open == -1 {
+				return nil, fmt.Errorf("content_block_stop for block %d while block %d is open", idx, open)
+			}
+			if partial.Len() > 0 {
+				var in any
+				dec := json.NewDecoder(strings.NewReader(partial.String()))
+				dec.UseNumber()
+				if err := dec.Decode(&in); err != nil {
+					return nil, fmt.Errorf("block %d: the partial_json pieces do not make JSON: %v", idx, err)
+				}
+				content[open].(map[string]any)["input"] = in
+			}
+			open = -1
+		case "message_delta":
+			if open != -1 {
+				return nil, fmt.Errorf("message_delta while block %d is open", open)
+			}
+			for k, v := range d["delta"].(map[string]any) {
+				msg[k] = v
+			}
+			msg["usage"] = d["usage"]
+		case "message_stop":
+			if i != len(events)-1 {
+				return nil, fmt.Errorf("message_stop is event %d of %d; it must be last", i, len(events))
+			}
+		case "error":
+			return nil, fmt.Errorf("the stream failed: %s", ev.Data)
+		default:
+			return nil, fmt.Errorf("unknown event %s", ev.Name)
+		}
+	}
+	if msg == nil || len(events) == 0 || events[len(events)-1].Name != "message_stop" {
+		return nil, fmt.Errorf("the stream does not end with message_stop")
+	}
+	msg["content"] = content
+	return msg, nil
+}
+
+// applyDelta adds one content_block_delta to the block it belongs to.
+func applyDelta(cb, d map[string]any, partial *strings.Builder) error {
+	str := func(k string) string { s, _ := d[k].(string); return s }
+	field := map[string]string{"text_delta": "text", "thinking_delta": "thinking"}[fmt.Sprint(d["type"])]
+	switch d["type"] {
+	case "text_delta", "thinking_delta":
+		prev, ok := cb[field].(string)
+		if !ok {
+			return fmt.Errorf("%s on a %s block", d["type"], cb["type"])
+		}
+		cb[field] = prev + str(field)
+	case "signature_delta":
+		cb["signature"] = str("signature")
+	case "citations_delta":
+		list, _ := cb["citations"].([]any)
+		cb["citations"] = append(list, d["citation"])
+	case "input_json_delta":
+		partial.WriteString(str("partial_json"))
+	default:
+		return fmt.Errorf("unknown delta %v", d["type"])
+	}
+	return nil
+}

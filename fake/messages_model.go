@@ -1,0 +1,406 @@
+package fake
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// The scripted model: a deterministic stand-in for a language model. The response is a function
+// of a hash of the canonical request, so the same request always gets the same response and
+// different requests get different ones. max_tokens and stop_sequences are left out of the hash:
+// like a real model's, they cut the same underlying generation short, so a client can observe
+// exactly where a limit or a stop sequence bit.
+
+// tokenPattern splits text into tokens: a word (letters, digits, underscore) or one other
+// character, each with the whitespace before it, and whitespace at the very end. The pieces
+// concatenate back to the text, so a stream can be chunked at token boundaries.
+var tokenPattern = regexp.MustCompile(`\s*(?:[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_])|\s+$`)
+
+// tokens splits s into its tokens.
+func tokens(s string) []string { return tokenPattern.FindAllString(s, -1) }
+
+// countTokens is the one token counter of the fake.
+func countTokens(s string) int { return len(tokenPattern.FindAllStringIndex(s, -1)) }
+
+// tokenFields are the request fields that are input to the model: count_tokens and
+// usage.input_tokens count exactly these, so that they agree (gaps §4).
+var tokenFields = []string{"system", "messages", "tools", "tool_choice", "thinking", "output_config"}
+
+// countInputTokens counts the input tokens of a decoded request body: the tokens of every
+// string, base64 data at four characters a token, and one token per object and array, which
+// stands for the structure a model sees.
+func countInputTokens(body map[string]any) int {
+	n := 0
+	for _, f := range tokenFields {
+		if v, ok := body[f]; ok {
+			n += countValue(f, v)
+		}
+	}
+	return n
+}
+
+func countValue(key string, v any) int {
+	switch v := v.(type) {
+	case string:
+		if key == "data" {
+			return (len(v) + 3) / 4
+		}
+		return countTokens(v)
+	case map[string]any:
+		n := 1
+		for k, x := range v {
+			n += countValue(k, x)
+		}
+		return n
+	case []any:
+		n := 1
+		for _, x := range v {
+			n += countValue(key, x)
+		}
+		return n
+	}
+	return 1
+}
+
+// outputTokens counts the generated tokens of response blocks: the text of text and thinking
+// blocks, the name and input of tool calls, and the JSON of every other block.
+func outputTokens(content []block) int {
+	n := 0
+	for _, b := range content {
+		n += blockTokens(b)
+	}
+	return n
+}
+
+func blockTokens(b block) int {
+	switch b["type"] {
+	case "text":
+		return countTokens(b["text"].(string))
+	case "thinking":
+		return countTokens(b["thinking"].(string))
+	case "tool_use", "server_tool_use":
+		in, _ := json.Marshal(b["input"])
+		return countTokens(b["name"].(string)) + countTokens(string(in))
+	}
+	data, _ := json.Marshal(b)
+	return countTokens(string(data))
+}
+
+// rng is a small deterministic generator (splitmix64), seeded from the request hash.
+type rng struct{ state uint64 }
+
+func (r *rng) next() uint64 {
+	r.state += 0x9e3779b97f4a7c15
+	z := r.state
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// intn returns a number in [0, n); n must be positive.
+func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
+
+// seedOf hashes the canonical form of the request without the fields that only shape delivery
+// (stream) or cut the generation short (max_tokens, stop_sequences, max_tokens_to_sample).
+func seedOf(body map[string]any) (*rng, [32]byte) {
+	canon := make(map[string]any, len(body))
+	for k, v := range body {
+		switch k {
+		case "stream", "max_tokens", "stop_sequences", "max_tokens_to_sample":
+		default:
+			canon[k] = v
+		}
+	}
+	data, _ := json.Marshal(canon) // map keys are sorted: canonical
+	sum := sha256.Sum256(data)
+	return &rng{state: binary.BigEndian.Uint64(sum[:8])}, sum
+}
+
+var vocabulary = strings.Fields(`the a of to and in that is for it as with on this be at by from
+	fake model answer request token stream server client test message block tool result
+	document page search text code value field order list time first last next every small
+	quiet clear steady simple careful honest useful bright early late round even open close
+	river stone cloud leaf garden harbor lantern meadow orchard signal window bridge`)
+
+// words generates n tokens of sentence-like text: capitalised sentences of 4 to 11 words,
+// the last one closed by a full stop.
+// lead is the whitespace before the first word.
+func (r *rng) words(n int, lead string) []string {
+	out := make([]string, 0, n)
+	sentence := 0
+	for len(out) < n {
+		if sentence > 3 && (sentence > 10 || r.intn(4) == 0) && len(out) < n {
+			out = append(out, ".")
+			sentence = 0
+			continue
+		}
+		w := vocabulary[r.intn(len(vocabulary))]
+		if sentence == 0 {
+			w = strings.ToUpper(w[:1]) + w[1:]
+		}
+		sp := " "
+		if len(out) == 0 {
+			sp = lead
+		}
+		out = append(out, sp+w)
+		sentence++
+	}
+	if n > 1 {
+		out[n-1] = "."
+	}
+	return out
+}
+
+// budget tracks the output tokens left under max_tokens while blocks are generated.
+type budget struct{ left int }
+
+// take returns at most left of the tokens and reports whether all fitted.
+func (b *budget) take(toks []string) ([]string, bool) {
+	if len(toks) > b.left {
+		toks = toks[:b.left]
+		b.left = 0
+		return toks, false
+	}
+	b.left -= len(toks)
+	return toks, true
+}
+
+// generate is the scripted model: it builds the content and stop reason for req.
+func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
+	r, sum := seedOf(req.raw)
+	b := &budget{left: req.MaxTokens}
+	content := []block{}
+	truncated := func() ([]block, string, *string) { return content, "max_tokens", nil }
+
+	if t := req.Thinking; t != nil && t.Type != "disabled" {
+		n := 8 + r.intn(16)
+		if t.Type == "enabled" {
+			n = min(n, t.BudgetTokens)
+		}
+		toks, ok := b.take(r.words(n, ""))
+		if len(toks) > 0 {
+			text := strings.Join(toks, "")
+			sig := sha256.Sum256(append(sum[:], text...))
+			content = append(content, block{"type": "thinking", "thinking": text, "signature": base64.StdEncoding.EncodeToString(sig[:])})
+		}
+		if !ok {
+			return truncated()
+		}
+	}
+
+	for _, cb := range citedBlocks(req) {
+		toks, ok := b.take(tokens(cb["text"].(string)))
+		if !ok {
+			if len(toks) > 0 {
+				content = append(content, block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
+			}
+			return truncated()
+		}
+		content = append(content, cb)
+	}
+
+	tool := pickTool(req, r)
+	forced := req.ToolChoice != nil && (req.ToolChoice.Type == "any" || req.ToolChoice.Type == "tool")
+	if !forced {
+		n := 10 + r.intn(40)
+		if tool != nil {
+			n = 6 + r.intn(6)
+		}
+		lead := ""
+		// A final assistant turn is continued (spec 4.4): the reply goes on after its last word.
+		if role, blocks := req.lastTurn(); role == "assistant" {
+			if prefill := turnText(blocks); prefill != "" && strings.TrimRight(prefill, " \t\n") == prefill {
+				lead = " "
+			}
+		}
+		text := strings.Join(r.words(n, lead), "")
+		stop, cut := firstStop(text, req.StopSequences)
+		toks, ok := b.take(tokens(text[:cut]))
+		if len(toks) > 0 {
+			content = append(content, block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
+		}
+		switch {
+		case !ok:
+			return truncated()
+		case stop != "":
+			return content, "stop_sequence", &stop
+		}
+	}
+	if tool == nil {
+		return content, "end_turn", nil
+	}
+	use := block{"type": "tool_use", "id": s.ids.next("toolu_"), "name": tool.Name,
+		"input": instanceOf(tool.InputSchema, r, 0), "caller": map[string]any{"type": "direct"}}
+	if blockTokens(use) > b.left {
+		return truncated()
+	}
+	return append(content, use), "tool_use", nil
+}
+
+// firstStop finds the earliest match of a stop sequence in text: the sequence and where the
+// text is cut (before the match). Without a match it returns "" and len(text).
+func firstStop(text string, stops []string) (string, int) {
+	best, at := "", len(text)
+	for _, s := range stops {
+		if i := strings.Index(text, s); i >= 0 && (i < at || (i == at && best == "")) {
+			best, at = s, i
+		}
+	}
+	return best, at
+}
+
+// pickTool decides whether the model calls a custom tool, and which: the forced one, one of
+// them for "any", and for "auto" a tool whenever the last user turn carries no tool result, so
+// that a tool loop ends once results come back.
+func pickTool(req *messageRequest, r *rng) *toolDef {
+	var custom []*toolDef
+	for i := range req.Tools {
+		if req.Tools[i].custom() {
+			custom = append(custom, &req.Tools[i])
+		}
+	}
+	choice := "auto"
+	if req.ToolChoice != nil {
+		choice = req.ToolChoice.Type
+	}
+	switch {
+	case choice == "tool":
+		for _, t := range custom {
+			if t.Name == req.ToolChoice.Name {
+				return t
+			}
+		}
+	case choice == "none" || len(custom) == 0:
+		return nil
+	case choice == "auto":
+		role, blocks := req.lastTurn()
+		if role != "user" {
+			return nil
+		}
+		for _, b := range blocks {
+			if b["type"] == "tool_result" {
+				return nil
+			}
+		}
+	}
+	return custom[r.intn(len(custom))]
+}
+
+// maxGenerated bounds the items, characters and numeric spread instanceOf generates, so that a
+// schema asking for millions of items cannot make the fake allocate them. A schema whose minimum
+// is above it gets a value that breaks the minimum, not an out-of-memory fake.
+const maxGenerated = 1000
+
+// instanceOf generates a value that satisfies the JSON Schema s, deterministically: every
+// property of an object, the first alternative of anyOf/oneOf, numbers within their bounds,
+// strings within their lengths and of the common formats. Patterns are not followed.
+func instanceOf(s map[string]any, r *rng, depth int) any {
+	if v, ok := s["const"]; ok {
+		return v
+	}
+	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
+		return e[r.intn(len(e))]
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
+			if first, ok := alts[0].(map[string]any); ok {
+				return instanceOf(first, r, depth+1)
+			}
+		}
+	}
+	typ, _ := s["type"].(string)
+	if list, ok := s["type"].([]any); ok {
+		for _, t := range list {
+			if typ, _ = t.(string); typ != "null" {
+				break
+			}
+		}
+	}
+	if typ == "" && s["properties"] != nil {
+		typ = "object"
+	}
+	switch typ {
+	case "object":
+		out := map[string]any{}
+		props, _ := s["properties"].(map[string]any)
+		if depth > 8 {
+			return out
+		}
+		names := make([]string, 0, len(props))
+		for n := range props {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			ps, _ := props[n].(map[string]any)
+			out[n] = instanceOf(ps, r, depth+1)
+		}
+		return out
+	case "array":
+		items, _ := s["items"].(map[string]any)
+		n := min(max(intKeyword(s, "minItems", 1), 1), maxGenerated)
+		n = min(n, intKeyword(s, "maxItems", n))
+		out := make([]any, 0, n)
+		for range n {
+			out = append(out, instanceOf(items, r, depth+1))
+		}
+		return out
+	case "integer", "number":
+		lo := intKeyword(s, "minimum", 0)
+		if _, ok := s["exclusiveMinimum"]; ok {
+			lo = intKeyword(s, "exclusiveMinimum", 0) + 1
+		}
+		hi := intKeyword(s, "maximum", lo+100)
+		if _, ok := s["exclusiveMaximum"]; ok {
+			hi = intKeyword(s, "exclusiveMaximum", lo+101) - 1
+		}
+		if hi < lo {
+			return lo
+		}
+		return lo + r.intn(min(hi-lo, maxGenerated)+1)
+	case "boolean":
+		return r.intn(2) == 0
+	case "null":
+		return nil
+	}
+	return stringInstance(s, r)
+}
+
+func stringInstance(s map[string]any, r *rng) string {
+	switch s["format"] {
+	case "date-time":
+		return "2026-01-01T00:00:00Z"
+	case "date":
+		return "2026-01-01"
+	case "email":
+		return "user@example.com"
+	case "uri", "url":
+		return "https://example.com/" + vocabulary[r.intn(len(vocabulary))]
+	case "uuid":
+		return "00000000-0000-4000-8000-000000000000"
+	}
+	w := vocabulary[r.intn(len(vocabulary))]
+	if n := min(intKeyword(s, "minLength", 0), maxGenerated); len(w) < n {
+		w += strings.Repeat("a", n-len(w))
+	}
+	return w[:min(len(w), intKeyword(s, "maxLength", len(w)))]
+}
+
+// intKeyword reads a numeric schema keyword as an int; def when absent or not a number.
+func intKeyword(s map[string]any, key string, def int) int {
+	switch v := s[key].(type) {
+	case float64:
+		return int(v)
+	case json.Number:
+		f, err := v.Float64()
+		if err == nil {
+			return int(f)
+		}
+	}
+	return def
+}

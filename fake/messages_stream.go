@@ -1,0 +1,149 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// Streaming (gaps §4, §5): server-sent events built from the complete response, so that
+// accumulating a stream gives exactly the response the same request gets without streaming.
+
+// sseEvent is one server-sent event; data carries "type": name.
+type sseEvent struct {
+	name string
+	data any
+}
+
+// sseStream is a responder that writes events, flushing each one as it is written, so that a
+// client sees the first event at once. With a violation handler set, every event's data is
+// checked against schema.
+type sseStream struct {
+	schema string
+	events []sseEvent
+}
+
+func (st sseStream) respond(c *call) {
+	c.Header("Content-Type", "text/event-stream")
+	c.Header("Cache-Control", "no-cache")
+	c.Status(http.StatusOK)
+	for _, ev := range st.events {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(ev.data); err != nil {
+			// The headers are out: the failure becomes an error event that ends the stream (gaps §4).
+			c.srv.report("encoding the %s event of %s: %v", ev.name, c.Request.URL.Path, err)
+			fmt.Fprintf(c.Writer, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":%q,\"message\":\"the fake could not encode its response\"},\"request_id\":%q}\n\n",
+				errAPI, c.GetString(requestIDKey))
+			return
+		}
+		data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		c.srv.checkSchema(c.Context, st.schema, data)
+		if _, err := fmt.Fprintf(c.Writer, "event: %s\ndata: %s\n\n", ev.name, data); err != nil {
+			return // the client went away
+		}
+		c.Writer.Flush()
+	}
+}
+
+// Chunk sizes of deltas: fixed, so that the same response always streams the same way.
+const (
+	tokensPerDelta = 3
+	bytesPerJSON   = 24
+)
+
+// messageStream is the event sequence of gaps §4 for msg.
+func messageStream(msg *message) sseStream {
+	start := *msg
+	start.Content = []block{}
+	start.StopReason, start.StopSequence, start.StopDetails = nil, nil, nil
+	start.Usage.OutputTokens = 0
+	ev := func(name string, kv ...any) sseEvent {
+		data := map[string]any{"type": name}
+		for i := 0; i < len(kv); i += 2 {
+			data[kv[i].(string)] = kv[i+1]
+		}
+		return sseEvent{name, data}
+	}
+	events := []sseEvent{ev("message_start", "message", start), ev("ping")}
+	for i, b := range msg.Content {
+		first, deltas := splitBlock(b)
+		events = append(events, ev("content_block_start", "index", i, "content_block", first))
+		for _, d := range deltas {
+			events = append(events, ev("content_block_delta", "index", i, "delta", d))
+		}
+		events = append(events, ev("content_block_stop", "index", i))
+	}
+	events = append(events,
+		ev("message_delta", "delta", map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails}, "usage", msg.Usage),
+		ev("message_stop"))
+	return sseStream{schema: "messages/stream_event", events: events}
+}
+
+// splitBlock returns what content_block_start carries for b and the deltas that complete it.
+// Blocks without a delta type come whole in the start event.
+func splitBlock(b block) (block, []map[string]any) {
+	first := maps.Clone(b)
+	var deltas []map[string]any
+	switch b["type"] {
+	case "text":
+		first["text"] = ""
+		if cs, ok := b["citations"].([]any); ok {
+			first["citations"] = []any{}
+			for _, c := range cs {
+				deltas = append(deltas, map[string]any{"type": "citations_delta", "citation": c})
+			}
+		}
+		for _, t := range chunkTokens(b["text"].(string)) {
+			deltas = append(deltas, map[string]any{"type": "text_delta", "text": t})
+		}
+	case "thinking":
+		first["thinking"], first["signature"] = "", ""
+		for _, t := range chunkTokens(b["thinking"].(string)) {
+			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": t})
+		}
+		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": b["signature"]})
+	case "tool_use", "server_tool_use":
+		// Written exactly as {}: clients compare these bytes (gaps §4).
+		first["input"] = map[string]any{}
+		in, _ := json.Marshal(b["input"])
+		if string(in) != "{}" {
+			for _, p := range chunkBytes(string(in), bytesPerJSON) {
+				deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": p})
+			}
+		}
+	}
+	return first, deltas
+}
+
+// chunkTokens groups the tokens of s, tokensPerDelta at a time.
+func chunkTokens(s string) []string {
+	toks := tokens(s)
+	var out []string
+	for i := 0; i < len(toks); i += tokensPerDelta {
+		out = append(out, strings.Join(toks[i:min(i+tokensPerDelta, len(toks))], ""))
+	}
+	if len(out) == 0 && s != "" {
+		out = []string{s}
+	}
+	return out
+}
+
+// chunkBytes cuts s into pieces of about n bytes, never inside a UTF-8 sequence.
+func chunkBytes(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		end := min(n, len(s))
+		for end < len(s) && !utf8.RuneStart(s[end]) {
+			end++
+		}
+		out = append(out, s[:end])
+		s = s[end:]
+	}
+	return out
+}
