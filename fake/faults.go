@@ -30,7 +30,11 @@ type Fault struct {
 	RetryAfter float64 `json:"retry_after"`
 	LatencyMS  int     `json:"latency_ms"`      // wait this long (real time) before answering
 	Drop       bool    `json:"drop_connection"` // close the connection without an answer
-	Times      int     `json:"times"`           // how many requests it applies to (default 1)
+	// StreamEvents serves the request, but cuts a streamed (SSE) answer after this many events:
+	// the connection drops, or, with a Status, the stream ends with an error event of that
+	// status's type (gaps §4). An answer that is not a stream is not changed.
+	StreamEvents int `json:"stream_events"`
+	Times        int `json:"times"` // how many requests it applies to (default 1)
 }
 
 // faultStatusTypes maps the statuses a fault may answer with to their error types (gaps §1).
@@ -43,6 +47,9 @@ var faultStatusTypes = func() map[int]string {
 	}
 	return m
 }()
+
+// keyStreamCut holds the Fault that cuts this request's event stream.
+const keyStreamCut = "platformkit.stream_cut"
 
 type faults struct {
 	mu   sync.Mutex
@@ -82,8 +89,12 @@ func (f *Fault) validate() error {
 		return invalidField("retry_after", "must not be negative, got %v", f.RetryAfter)
 	case f.Path != "" && !strings.HasPrefix(f.Path, "/"):
 		return invalidField("path", "must start with /, got %q", f.Path)
-	case f.Status == 0 && f.LatencyMS == 0 && !f.Drop:
-		return invalid("a fault needs a status, a latency_ms or drop_connection")
+	case f.StreamEvents < 0:
+		return invalidField("stream_events", "must not be negative, got %d", f.StreamEvents)
+	case f.StreamEvents > 0 && f.Drop:
+		return invalidField("stream_events", "cuts a stream itself; drop_connection drops the request before it is served: give one of them")
+	case f.Status == 0 && f.LatencyMS == 0 && !f.Drop && f.StreamEvents == 0:
+		return invalid("a fault needs a status, a latency_ms, drop_connection or stream_events")
 	}
 	return nil
 }
@@ -147,6 +158,10 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 		case <-time.After(time.Duration(f.LatencyMS) * time.Millisecond):
 		case <-gc.Request.Context().Done():
 		}
+	}
+	if f.StreamEvents > 0 {
+		gc.Set(keyStreamCut, f) // the stream writer cuts the answer (sseStream.respond)
+		return false
 	}
 	if f.Drop {
 		panic(http.ErrAbortHandler) // net/http closes the connection without an answer

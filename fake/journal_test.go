@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -150,5 +151,59 @@ func TestFaultDropsConnectionAndDelays(t *testing.T) {
 	resp.Body.Close()
 	if d := time.Since(start); resp.StatusCode != 200 || d < 150*time.Millisecond {
 		t.Fatalf("latency fault: %d after %v", resp.StatusCode, d)
+	}
+}
+
+func TestFaultCutsStreams(t *testing.T) {
+	ts := NewTestServer(t)
+	stream := func() (*http.Response, []byte, error) {
+		body := `{"model":"assistant-opus-4-7","max_tokens":200,"stream":true,"messages":[{"role":"user","content":"Tell me about tides."}]}`
+		req, _ := http.NewRequest("POST", ts.URL+"/v1/messages", strings.NewReader(body))
+		req.Header.Set("X-Api-Key", "test-api-key")
+		req.Header.Set("vendor-version", APIVersion)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		return resp, data, err
+	}
+	_, whole, err := stream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := ParseEventStream(whole)
+	if err != nil || len(all) < 5 {
+		t.Fatalf("uncut stream: %d events, %v", len(all), err)
+	}
+
+	// Cut without a status: three events arrive, then the connection drops.
+	ts.Fake.InjectFault(Fault{Path: "/v1/messages", StreamEvents: 3})
+	_, data, err := stream()
+	if err == nil {
+		t.Fatalf("a cut stream ended cleanly: %s", data)
+	}
+	if got := strings.Count(string(data), "event: "); got != 3 {
+		t.Fatalf("%d events before the cut, want 3:\n%s", got, data)
+	}
+
+	// Cut with a status: two events, then an error event of the status's type ends the stream.
+	ts.Fake.InjectFault(Fault{Path: "/v1/messages", StreamEvents: 2, Status: 529})
+	_, data, err = stream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := ParseEventStream(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 3 || events[2].Name != "error" || !strings.Contains(string(data), `"type":"overloaded_error"`) {
+		t.Fatalf("events %+v, want two then an overloaded_error event:\n%s", events, data)
+	}
+	j := ts.Fake.Journal()
+	if last := j[len(j)-1]; !last.Fault || last.ErrorType != errOverloaded {
+		t.Errorf("journal of the cut stream: %+v", last)
 	}
 }

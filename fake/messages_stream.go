@@ -31,15 +31,26 @@ func (st sseStream) respond(c *call) {
 	c.Header("Content-Type", "text/event-stream")
 	c.Header("Cache-Control", "no-cache")
 	c.Status(http.StatusOK)
-	for _, ev := range st.events {
+	cut := -1
+	var cutBy Fault
+	if f, ok := c.Get(keyStreamCut); ok {
+		cutBy = f.(Fault)
+		cut = cutBy.StreamEvents
+	}
+	for i, ev := range st.events {
+		if i == cut {
+			if cutBy.Status == 0 {
+				panic(http.ErrAbortHandler) // the connection drops mid-stream
+			}
+			writeErrorEvent(c, faultStatusTypes[cutBy.Status], "injected fault "+cutBy.ID)
+			return
+		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(ev.data); err != nil {
-			// The headers are out: the failure becomes an error event that ends the stream (gaps §4).
 			c.srv.report("encoding the %s event of %s: %v", ev.name, c.Request.URL.Path, err)
-			fmt.Fprintf(c.Writer, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":%q,\"message\":\"the fake could not encode its response\"},\"request_id\":%q}\n\n",
-				errAPI, c.GetString(requestIDKey))
+			writeErrorEvent(c, errAPI, "the fake could not encode its response")
 			return
 		}
 		data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
@@ -49,6 +60,19 @@ func (st sseStream) respond(c *call) {
 		}
 		c.Writer.Flush()
 	}
+}
+
+// writeErrorEvent ends a stream whose headers are out with an error event carrying the error
+// envelope (gaps §4).
+func writeErrorEvent(c *call, typ, message string) {
+	data, _ := json.Marshal(map[string]any{
+		"type":       "error",
+		"error":      map[string]string{"type": typ, "message": message},
+		"request_id": c.GetString(requestIDKey),
+	})
+	c.Set(keyErrorType, typ)
+	fmt.Fprintf(c.Writer, "event: error\ndata: %s\n\n", data)
+	c.Writer.Flush()
 }
 
 // Chunk sizes of deltas: fixed, so that the same response always streams the same way.
