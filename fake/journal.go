@@ -19,7 +19,7 @@ type JournalEntry struct {
 	Path         string            `json:"path"`
 	Query        string            `json:"query"`
 	Headers      map[string]string `json:"headers"`       // as sent, less X-Api-Key and Authorization
-	Body         json.RawMessage   `json:"body"`          // the JSON body, if any and at most 64 KiB
+	Body         json.RawMessage   `json:"body"`          // the JSON body, if any and at most 64 KiB; never for tunnels
 	BodyBytes    int               `json:"body_bytes"`    // the size of the body the handler read
 	Interface    string            `json:"interface"`     // which interface of spec 5; "" if no route matched
 	CredentialID string            `json:"credential_id"` // the ID of the key used; "" if none was accepted
@@ -97,7 +97,9 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	if body, ok := gc.Get(keyBody); ok {
 		b := body.([]byte)
 		e.BodyBytes = len(b)
-		if len(b) <= journalBodyCap && json.Valid(b) {
+		// A tunnel token is a secret handed out only by reveal and rotate (spec 5 rule 2); a
+		// careless client might send one back in a body, so tunnel bodies are not kept.
+		if e.Interface != ifTunnels.name && len(b) <= journalBodyCap && json.Valid(b) {
 			e.Body = json.RawMessage(b)
 		}
 	}

@@ -72,12 +72,12 @@ func (s *Server) adapt(rt *route) gin.HandlerFunc {
 
 func (s *Server) serve(c *call) (any, error) {
 	if ifc := c.route.ifc; ifc != nil {
+		c.Set(keyInterface, ifc.name)
 		cred, err := s.fx.authenticate(c.Request, ifc)
 		if err != nil {
 			return nil, err
 		}
 		c.cred, c.org = cred, cred.org
-		c.Set(keyInterface, ifc.name)
 		c.Set(keyCredentialID, cred.ID)
 		if c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
 			return nil, err

@@ -682,6 +682,13 @@ func TestTunnelTokenSecrecy(t *testing.T) {
 				t.Errorf("a rotation record holds a token: %+v", r)
 			}
 		}
+		journal, _ := json.Marshal(tc.ts.Fake.Journal())
+		if strings.Contains(string(journal), tok) {
+			t.Errorf("the request journal holds a token")
+		}
+	}
+	if len(tc.ts.Fake.Journal()) < 10 {
+		t.Fatal("the journal recorded too few requests; the journal check proves nothing")
 	}
 	logMu.Lock()
 	defer logMu.Unlock()
