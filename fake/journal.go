@@ -37,34 +37,41 @@ const journalCap = 10000
 // journalBodyCap is the largest body the journal keeps.
 const journalBodyCap = 64 << 10
 
+// journal is a ring of the last journalCap entries: recording costs the same however long the
+// server has run.
 type journal struct {
 	mu      sync.Mutex
-	entries []JournalEntry
+	entries []JournalEntry // grows to journalCap, then is overwritten from next
+	next    int            // where the next entry goes once the ring is full
 }
 
 func (j *journal) add(e JournalEntry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if len(j.entries) == journalCap {
-		j.entries = append(j.entries[:0], j.entries[1:]...)
+	if len(j.entries) < journalCap {
+		j.entries = append(j.entries, e)
+		return
 	}
-	j.entries = append(j.entries, e)
+	j.entries[j.next] = e
+	j.next = (j.next + 1) % journalCap
 }
 
 // Journal returns the API requests the server answered since it started or was last reset or
 // cleared, oldest first (at most the last 10,000).
 func (s *Server) Journal() []JournalEntry {
-	s.journal.mu.Lock()
-	defer s.journal.mu.Unlock()
-	return append([]JournalEntry(nil), s.journal.entries...)
+	j := &s.journal
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append(append(make([]JournalEntry, 0, len(j.entries)), j.entries[j.next:]...), j.entries[:j.next]...)
 }
 
 // ClearJournal forgets the recorded requests and returns how many there were.
 func (s *Server) ClearJournal() int {
-	s.journal.mu.Lock()
-	defer s.journal.mu.Unlock()
-	n := len(s.journal.entries)
-	s.journal.entries = nil
+	j := &s.journal
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := len(j.entries)
+	j.entries, j.next = nil, 0
 	return n
 }
 

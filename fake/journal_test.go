@@ -207,3 +207,19 @@ func TestFaultCutsStreams(t *testing.T) {
 		t.Errorf("journal of the cut stream: %+v", last)
 	}
 }
+
+func TestJournalKeepsTheLastEntriesInOrder(t *testing.T) {
+	s := &Server{}
+	for i := 0; i < journalCap+5; i++ {
+		s.journal.add(JournalEntry{Status: i})
+	}
+	got := s.Journal()
+	if len(got) != journalCap || got[0].Status != 5 || got[len(got)-1].Status != journalCap+4 {
+		t.Fatalf("journal of %d entries from %d to %d; want the last %d, oldest first", len(got), got[0].Status, got[len(got)-1].Status, journalCap)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Status != got[i-1].Status+1 {
+			t.Fatalf("out of order at %d", i)
+		}
+	}
+}
