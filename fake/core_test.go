@@ -203,11 +203,17 @@ func TestContentTypeMustBeJSON(t *testing.T) {
 	}
 }
 
+// sendTo serves one GET of a route that is not in the table, through the same frame and adapter.
+func sendTo(t *testing.T, s *Server, rt *route) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	s.serveOn(newEngine([]*route{rt}), w, httptest.NewRequest(rt.method, rt.path, nil))
+	return w
+}
+
 func TestPanicIsReportedAndAnswered500(t *testing.T) {
 	var got []string
 	s := New(WithViolationHandler(func(msg string) { got = append(got, msg) }))
-	s.engine.GET("/boom", s.adapt(&route{method: "GET", path: "/boom", h: func(*call) (any, error) { panic("kaboom") }}))
-	w := send(t, s, "GET", "/boom", "")
+	w := sendTo(t, s, &route{method: "GET", path: "/boom", h: func(*Server, *call) (any, error) { panic("kaboom") }})
 	wantError(t, w, 500, errAPI, "internal error")
 	if len(got) != 1 || !strings.Contains(got[0], "kaboom") {
 		t.Fatalf("violations = %q, want the panic reported once", got)
@@ -217,10 +223,9 @@ func TestPanicIsReportedAndAnswered500(t *testing.T) {
 func TestSchemaViolationIsReported(t *testing.T) {
 	var got []string
 	s := New(WithViolationHandler(func(msg string) { got = append(got, msg) }))
-	s.engine.GET("/bad", s.adapt(&route{method: "GET", path: "/bad", schema: "models/model", h: func(*call) (any, error) {
+	sendTo(t, s, &route{method: "GET", path: "/bad", schema: "models/model", h: func(*Server, *call) (any, error) {
 		return map[string]any{"id": "x", "extra": true}, nil
-	}}))
-	send(t, s, "GET", "/bad", "")
+	}})
 	if len(got) != 1 || !strings.Contains(got[0], "does not match its schema") {
 		t.Fatalf("violations = %q, want one schema mismatch", got)
 	}

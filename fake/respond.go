@@ -2,11 +2,13 @@ package fake
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -26,9 +28,9 @@ type call struct {
 	betas []string
 }
 
-// handler serves one route. It returns the value to answer with JSON (nil answers null) or a
-// responder for other bodies, or an error; it never writes to the response itself.
-type handler func(c *call) (any, error)
+// handler serves one route of a server. It returns the value to answer with JSON (nil answers
+// null) or a responder for other bodies, or an error; it never writes to the response itself.
+type handler func(s *Server, c *call) (any, error)
 
 // responder is a response that is not one JSON value: bytes with their own content type, or a
 // stream of events. The adapter calls respond once, after the handler returned.
@@ -54,8 +56,9 @@ const requestIDKey = "platformkit.request_id"
 
 // adapt turns a route into a gin handler: authenticate, check the headers of spec 9, run the
 // handler, and write what it returned. This is the only place responses are written.
-func (s *Server) adapt(rt *route) gin.HandlerFunc {
+func adapt(rt *route) gin.HandlerFunc {
 	return func(gc *gin.Context) {
+		s := serverOf(gc)
 		c := &call{Context: gc, srv: s, st: s.state(), route: rt}
 		v, err := s.serve(c)
 		if err != nil {
@@ -83,7 +86,7 @@ func (s *Server) serve(c *call) (any, error) {
 			return nil, err
 		}
 	}
-	return c.route.h(c)
+	return c.route.h(s, c)
 }
 
 // writeJSON answers v as JSON. With a violation handler set, the body is first checked against
@@ -150,7 +153,8 @@ func (s *Server) report(format string, args ...any) {
 
 // frame runs around every request, matched or not: the request-id header (gaps §1), injected
 // faults, panic recovery, the journal and the request log.
-func (s *Server) frame(gc *gin.Context) {
+func frame(gc *gin.Context) {
+	s := serverOf(gc)
 	id := s.reqIDs.next("req_")
 	gc.Set(requestIDKey, id)
 	gc.Header("request-id", id)
@@ -187,21 +191,35 @@ func (s *Server) frame(gc *gin.Context) {
 	gc.Next()
 }
 
-func (s *Server) newEngine() *gin.Engine {
+// serverKey carries the Server a request is for through the process-wide router.
+type serverKey struct{}
+
+func serverOf(gc *gin.Context) *Server { return gc.Request.Context().Value(serverKey{}).(*Server) }
+
+// router is built once per process from the route table: building gin's tree per server cost
+// most of New.
+var router = sync.OnceValue(func() *gin.Engine { return newEngine(routes()) })
+
+// serveOn serves r for s with the router e.
+func (s *Server) serveOn(e *gin.Engine, w http.ResponseWriter, r *http.Request) {
+	e.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), serverKey{}, s)))
+}
+
+func newEngine(table []*route) *gin.Engine {
 	e := gin.New()
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
-	e.Use(s.frame)
+	e.Use(frame)
 	e.NoRoute(func(gc *gin.Context) {
-		s.writeError(gc, newError(errNotFound, "no route for %s %s", gc.Request.Method, gc.Request.URL.Path))
+		serverOf(gc).writeError(gc, newError(errNotFound, "no route for %s %s", gc.Request.Method, gc.Request.URL.Path))
 	})
 	e.NoMethod(func(gc *gin.Context) {
-		s.writeError(gc, invalid("method %s is not allowed on %s", gc.Request.Method, gc.Request.URL.Path).withStatus(http.StatusMethodNotAllowed))
+		serverOf(gc).writeError(gc, invalid("method %s is not allowed on %s", gc.Request.Method, gc.Request.URL.Path).withStatus(http.StatusMethodNotAllowed))
 	})
-	for _, rt := range s.routes() {
-		e.Handle(rt.method, rt.path, s.adapt(rt))
+	for _, rt := range table {
+		e.Handle(rt.method, rt.path, adapt(rt))
 	}
 	return e
 }

@@ -35,7 +35,6 @@ type Server struct {
 	clock  *clock
 	ids    ids
 	reqIDs ids
-	engine *gin.Engine
 	logger *slog.Logger
 	// violation, when set, is told of every response that does not match its schema and of every
 	// recovered panic: bugs in the fake that a test must fail on.
@@ -117,12 +116,11 @@ func New(opts ...Option) *Server {
 		violation: cfg.violation,
 		st:        &state{},
 	}
-	s.engine = s.newEngine()
 	return s
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveOn(router(), w, r) }
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
 // clears the journal and the injected faults.
