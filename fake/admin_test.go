@@ -2,9 +2,8 @@ package fake
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -44,37 +43,11 @@ func (a adminClient) as(key string) adminClient { a.key = key; return a }
 // do sends a request; body is JSON-encoded unless it is a string (sent as is) or nil.
 func (a adminClient) do(method, path string, body any) (int, gjson.Result) {
 	a.t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r = strings.NewReader(b)
-	default:
-		data, err := json.Marshal(b)
-		if err != nil {
-			a.t.Fatal(err)
-		}
-		r = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, a.ts.URL+path, r)
+	status, _, data, err := roundTrip(context.Background(), a.ts, method, path, body, "X-Api-Key", a.key, "vendor-version", APIVersion)
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	req.Header.Set("X-Api-Key", a.key)
-	req.Header.Set("vendor-version", APIVersion)
-	if r != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := a.ts.Client().Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return resp.StatusCode, gjson.ParseBytes(bytes.TrimSpace(data))
+	return status, gjson.ParseBytes(bytes.TrimSpace(data))
 }
 
 // ok sends a request that must answer 200.

@@ -1,10 +1,10 @@
 package fake
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -45,26 +45,14 @@ func (r ccResp) get(path string) gjson.Result { return gjson.GetBytes(r.body, pa
 // ccDo sends a compliance request with the first organization's key (or the given headers).
 func ccDo(t *testing.T, ts *TestServer, method, path string, hdr ...string) ccResp {
 	t.Helper()
-	req, err := http.NewRequest(method, ts.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(hdr) == 0 {
 		hdr = []string{"Authorization", "Bearer test-compliance-key"}
 	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := ts.Client().Do(req)
+	status, h, body, err := roundTrip(context.Background(), ts, method, path, nil, hdr...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ccResp{resp.StatusCode, resp.Header, body}
+	return ccResp{status, h, body}
 }
 
 // ccOK requires a 200.

@@ -1,9 +1,7 @@
 package fake
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -46,38 +44,12 @@ type memReply struct {
 // do sends the request; body is JSON-encoded unless it is a string (sent as is).
 func (m *memTester) do(method, path string, body any) memReply {
 	m.t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r = strings.NewReader(b)
-	default:
-		data, err := json.Marshal(b)
-		if err != nil {
-			m.t.Fatal(err)
-		}
-		r = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, m.ts.URL+path, r)
+	status, h, data, err := roundTrip(context.Background(), m.ts, method, path, body,
+		"X-Api-Key", m.key, "vendor-version", APIVersion, "vendor-beta", "managed-agents-2026-04-01")
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	req.Header.Set("X-Api-Key", m.key)
-	req.Header.Set("vendor-version", APIVersion)
-	req.Header.Set("vendor-beta", "managed-agents-2026-04-01")
-	if r != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := m.ts.Client().Do(req)
-	if err != nil {
-		m.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		m.t.Fatal(err)
-	}
-	return memReply{resp.StatusCode, resp.Header, gjson.ParseBytes(data)}
+	return memReply{status, h, gjson.ParseBytes(data)}
 }
 
 // ok sends the request and fails the test unless it answers 200.

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -20,30 +21,12 @@ const testModel = "assistant-opus-4-7" // fixture model with max_tokens 128000
 // postMessages sends a JSON body to the Messages interface and returns the status and body.
 func postMessages(t testing.TB, ts *TestServer, path string, body any, header ...string) (int, []byte) {
 	t.Helper()
-	var data []byte
-	switch b := body.(type) {
-	case string:
-		data = []byte(b)
-	default:
-		var err error
-		if data, err = json.Marshal(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+path, bytes.NewReader(data))
-	req.Header.Set("X-Api-Key", "test-api-key")
-	req.Header.Set("vendor-version", APIVersion)
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := ts.Client().Do(req)
+	header = append([]string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}, header...)
+	status, _, data, err := roundTrip(context.Background(), ts, http.MethodPost, path, body, header...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, out
+	return status, data
 }
 
 // msgBody is a minimal valid request, with fields added or replaced by kv.

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -79,50 +80,17 @@ func (tc *tunnelClient) do(method, path string, body any, header ...string) tunn
 
 // send is do for goroutines other than the test's, which must not end the test.
 func (tc *tunnelClient) send(method, path string, body any, header ...string) (tunnelResp, error) {
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		data, err := json.Marshal(b)
-		if err != nil {
-			return tunnelResp{}, err
-		}
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, tc.ts.URL+path, rd)
-	if err != nil {
-		return tunnelResp{}, err
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
 	if !strings.HasPrefix(path, "/_fake/") {
-		req.Header.Set("Authorization", "Bearer "+tc.bearer)
-		req.Header.Set("vendor-version", "2023-06-01")
-		req.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
+		header = append([]string{"Authorization", "Bearer " + tc.bearer, "vendor-version", APIVersion, "vendor-beta", "mcp-tunnels-2026-05-19"}, header...)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		if header[i+1] == "" {
-			req.Header.Del(header[i])
-		} else {
-			req.Header.Set(header[i], header[i+1])
-		}
-	}
-	resp, err := tc.ts.Client().Do(req)
-	if err != nil {
-		return tunnelResp{}, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	status, h, data, err := roundTrip(context.Background(), tc.ts, method, path, body, header...)
 	if err != nil {
 		return tunnelResp{}, err
 	}
 	tc.mu.Lock()
-	tc.seen = append(tc.seen, seenResponse{method, path, fmt.Sprint(resp.Header) + string(data)})
+	tc.seen = append(tc.seen, seenResponse{method, path, fmt.Sprint(h) + string(data)})
 	tc.mu.Unlock()
-	return tunnelResp{resp.StatusCode, resp.Header, data}, nil
+	return tunnelResp{status, h, data}, nil
 }
 
 // ok sends a request, requires 200 and decodes the body into v (when not nil).

@@ -1,10 +1,7 @@
 package fake
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -56,33 +53,18 @@ func (wc *workClient) do(method, path string, body any, hdr ...string) reply {
 
 func (wc *workClient) doCtx(ctx context.Context, method, path string, body any, hdr ...string) reply {
 	wc.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		data, _ := json.Marshal(body)
-		rd = bytes.NewReader(data)
-	}
-	req, _ := http.NewRequestWithContext(ctx, method, wc.ts.URL+path, rd)
-	req.Header.Set("vendor-version", "2023-06-01")
-	req.Header.Set("vendor-beta", "managed-agents-2026-04-01")
+	header := []string{"vendor-version", APIVersion, "vendor-beta", "managed-agents-2026-04-01"}
 	if wc.header != "" {
-		req.Header.Set(wc.header, wc.secret)
+		header = append(header, wc.header, wc.secret)
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := wc.ts.Client().Do(req)
+	status, h, data, err := roundTrip(ctx, wc.ts, method, path, body, append(header, hdr...)...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return reply{}
 		}
 		wc.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return reply{resp.StatusCode, resp.Header, data}
+	return reply{status, h, data}
 }
 
 // ok requires a 200 and returns the reply.
