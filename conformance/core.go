@@ -10,12 +10,14 @@ import (
 // InterfaceChecks are the checks of spec 5, 7 and 9 that hold for every interface. Each area
 // registers them for one of its read endpoints (an authenticated GET that answers 200).
 func InterfaceChecks(area Label, path, schema string) []Check {
-	return InterfaceChecksFor(area, Request{Area: area, Path: path, Schema: schema})
+	return InterfaceChecksFor(area, func(*T) Request { return Request{Area: area, Path: path, Schema: schema} })
 }
 
-// InterfaceChecksFor is InterfaceChecks for an area without a read endpoint: ok is any request
-// that answers 200 and changes nothing (a POST that only computes, such as count_tokens).
-func InterfaceChecksFor(area Label, ok Request) []Check {
+// InterfaceChecksFor is InterfaceChecks for an area without a read endpoint: ok returns any
+// request that answers 200 and changes nothing (a POST that only computes, such as
+// count_tokens). It is called within each check, so the request may depend on the target (a
+// model it lists, say).
+func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 	id := string(area) + "/interface-"
 	wrong := map[Label]Cred{Admin: APIKey, Compliance: APIKey, Tunnels: ComplianceKey}[area]
 	if wrong == 0 {
@@ -24,18 +26,18 @@ func InterfaceChecksFor(area Label, ok Request) []Check {
 	checks := []Check{
 		{ID: id + "credential-accepted", Clause: "5", Labels: []Label{area},
 			Title: "the interface's own credential is accepted",
-			Run:   func(t *T) { t.OK(ok) }},
+			Run:   func(t *T) { t.OK(ok(t)) }},
 		{ID: id + "missing-credential-401", Clause: "5", Labels: []Label{area, Extension},
 			Title: "a request without a credential is refused with 401 authentication_error",
 			Run: func(t *T) {
-				r := ok
+				r := ok(t)
 				r.As = NoCred
 				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
 			}},
 		{ID: id + "unknown-credential-401", Clause: "5", Labels: []Label{area, Extension},
 			Title: "an unknown credential is refused with 401 authentication_error",
 			Run: func(t *T) {
-				r := ok
+				r := ok(t)
 				cred := areaCred[area]
 				h, _ := t.Target.Client.secret(cred, false)
 				value := "not-a-real-credential"
@@ -48,17 +50,17 @@ func InterfaceChecksFor(area Label, ok Request) []Check {
 		{ID: id + "other-kind-credential-403", Clause: "5", Labels: []Label{area, Extension},
 			Title: "a valid credential of another interface is refused with 403 permission_error",
 			Run: func(t *T) {
-				r := ok
+				r := ok(t)
 				r.As = wrong
 				t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
 			}},
 		{ID: id + "request-id-header", Clause: "gaps §1", Labels: []Label{area, Extension},
 			Title: "every response carries a request-id header, and an error body's request_id equals it",
 			Run: func(t *T) {
-				good := t.OK(ok)
+				good := t.OK(ok(t))
 				t.Expect(good.Header.Get("request-id")).NotTo(BeEmpty())
 				t.Expect(good.Header.Get("Content-Type")).To(HavePrefix("application/json"))
-				r := ok
+				r := ok(t)
 				r.As = NoCred
 				bad := t.Do(r)
 				t.Expect(bad.Header.Get("request-id")).NotTo(BeEmpty())
@@ -68,7 +70,7 @@ func InterfaceChecksFor(area Label, ok Request) []Check {
 		{ID: id + "unknown-query-ignored", Clause: "gaps §2", Labels: []Label{area, Extension},
 			Title: "unknown query parameters such as beta=true are ignored",
 			Run: func(t *T) {
-				r := ok
+				r := ok(t)
 				r.Query = map[string][]string{"beta": {"true"}, "x-unknown-param": {"1"}}
 				t.OK(r)
 			}},
@@ -79,7 +81,7 @@ func InterfaceChecksFor(area Label, ok Request) []Check {
 				if area == Tunnels {
 					betas = append(betas, "mcp-tunnels-2026-05-19")
 				}
-				r := ok
+				r := ok(t)
 				r.Header = http.Header{"vendor-beta": {betas[0] + ", " + betas[1] + "," + betas[len(betas)-1]}}
 				t.OK(r)
 				r.Header = http.Header{"vendor-beta": betas}
@@ -90,7 +92,7 @@ func InterfaceChecksFor(area Label, ok Request) []Check {
 		checks = append(checks, Check{ID: id + "version-header-required", Clause: "9", Labels: []Label{area, Extension},
 			Title: "a request without vendor-version is refused with 400 naming the header",
 			Run: func(t *T) {
-				r := ok
+				r := ok(t)
 				r.Header = http.Header{"vendor-version": {""}}
 				resp := t.Do(r)
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
