@@ -3,8 +3,10 @@ package conformance
 import (
 	"net/http"
 	"net/url"
+	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
 )
 
 // Models (spec 2.10, 4.5).
@@ -120,6 +122,17 @@ func init() {
 				}
 				if resolved == 0 {
 					t.Unsupported("the target resolves none of the specification's aliases")
+				}
+			}},
+		Check{ID: "models/release-time-is-a-timestamp", Clause: "gaps §5b", Labels: []Label{Models, Extension},
+			Title: "created_at is an RFC 3339 string for every model, the epoch when the release time is unknown, never a number",
+			Run: func(t *T) {
+				resp := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
+				for _, m := range resp.Get("data").Array() {
+					at := m.Get("created_at")
+					t.Expect(at.Type).To(Equal(gjson.String), "%s: created_at %s", m.Get("id"), at.Raw)
+					_, err := time.Parse(time.RFC3339, at.String())
+					t.Expect(err).NotTo(HaveOccurred(), "%s: created_at %s", m.Get("id"), at.Raw)
 				}
 			}},
 		Check{ID: "models/get-unknown-404", Clause: "gaps §1", Labels: []Label{Models, Extension},
