@@ -56,12 +56,6 @@ func (s *Server) admin(c *call) *adminStore {
 	})
 }
 
-// insertSorted inserts v into list, which is sorted oldest first. Fixture data may lie in the
-// future of the virtual clock, so a new item does not always belong at the end.
-func insertSorted[T any](list []T, v T, keyOf func(T) listKey) []T {
-	return slices.Insert(list, searchAfter(list, keyOf, oldestFirst, keyOf(v)), v)
-}
-
 // pageOf cuts the page q asks for from the records of all (sorted oldest first) that keep
 // selects, and answers what view makes of each record on the page. Any record of all is a valid
 // cursor, so a client keeps paging after the record it stopped at was deleted or filtered out.
@@ -173,7 +167,7 @@ func (s *Server) createInvite(c *call) (any, error) {
 	}
 	in := &invite{ID: s.ids.next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
 		Role: req.Role, Type: "invite", status: "pending", org: c.org}
-	a.invites[c.org] = insertSorted(a.invites[c.org], in, inviteKey)
+	a.invites[c.org] = insertInOrder(a.invites[c.org], in, inviteKey, oldestFirst)
 	return in.view(now), nil
 }
 

@@ -188,7 +188,7 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 	}
 	w := &workspace{ID: s.ids.next("wrkspc_"), CreatedAt: s.clock.Now(), DataResidency: res,
 		DisplayColor: workspaceColors[len(list)%len(workspaceColors)], Name: *ch.Name, Tags: tags, Type: "workspace", org: c.org}
-	a.workspaces[c.org] = insertSorted(list, w, workspaceKey)
+	a.workspaces[c.org] = insertInOrder(list, w, workspaceKey, oldestFirst)
 	return *w, nil
 }
 

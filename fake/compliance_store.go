@@ -48,8 +48,7 @@ func newComplianceStore(d *complianceData) *complianceStore {
 func (st *complianceStore) add(ch *ccChat) {
 	st.chats[ch.ID] = ch
 	k := ccUserKey{ch.org, ch.user.ID}
-	i := searchAfter(st.byUser[k], (*ccChat).key, oldestFirst, ch.key())
-	st.byUser[k] = slices.Insert(st.byUser[k], i, ch)
+	st.byUser[k] = insertInOrder(st.byUser[k], ch, (*ccChat).key, oldestFirst)
 }
 
 // chat returns a live chat of the organization, or nil: another organization's chat is not found.

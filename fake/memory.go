@@ -3,7 +3,6 @@ package fake
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -104,15 +103,9 @@ func (s *Server) memoryArea(c *call) *memoryArea {
 // appendVersion adds v to the store's indexes at its place in (created_at, id) order: the end,
 // unless a wall clock stepped back.
 func (st *memStoreState) appendVersion(v *memoryVersion) {
-	st.versions = insertMemVersion(st.versions, v)
-	st.lineage[v.MemoryID] = insertMemVersion(st.lineage[v.MemoryID], v)
+	st.versions = insertInOrder(st.versions, v, memVersionKey, oldestFirst)
+	st.lineage[v.MemoryID] = insertInOrder(st.lineage[v.MemoryID], v, memVersionKey, oldestFirst)
 	st.byID[v.ID] = v
-}
-
-// insertMemVersion inserts v after every version that sorts before or with it.
-func insertMemVersion(list []*memoryVersion, v *memoryVersion) []*memoryVersion {
-	i := searchAfter(list, memVersionKey, oldestFirst, memVersionKey(v))
-	return slices.Insert(list, i, v)
 }
 
 // memVersionFilter is the query of spec 4.7's version list, minus paging.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,6 +39,12 @@ func newestFirst(a, b listKey) int { return oldestFirst(b, a) }
 // searchAfter returns the index of the first item that comes after k in the list (binary search).
 func searchAfter[T any](items []T, keyOf func(T) listKey, cmp order, k listKey) int {
 	return sort.Search(len(items), func(i int) bool { return cmp(keyOf(items[i]), k) > 0 })
+}
+
+// insertInOrder inserts v into items, sorted by cmp, after every item that sorts before it. A
+// new item does not always belong at the end: fixture data may lie ahead of the virtual clock.
+func insertInOrder[T any](items []T, v T, keyOf func(T) listKey, cmp order) []T {
+	return slices.Insert(items, searchAfter(items, keyOf, cmp, keyOf(v)), v)
 }
 
 // --- Cursor by ID: after_id, before_id, limit → data, first_id, last_id, has_more ---

@@ -190,8 +190,7 @@ func newTunnelStore(fx *Fixtures) *tunnelStore {
 
 // insert adds a tunnel in list order and reserves its domain for the life of the server.
 func (st *tunnelStore) insert(rec *tunnelRec) {
-	i, _ := slices.BinarySearchFunc(st.list, rec, func(a, b *tunnelRec) int { return newestFirst(tunnelRecKey(a), tunnelRecKey(b)) })
-	st.list = slices.Insert(st.list, i, rec)
+	st.list = insertInOrder(st.list, rec, tunnelRecKey, newestFirst)
 	st.byID[rec.ID] = rec
 	st.domains[strings.ToLower(rec.Domain)] = true
 }
