@@ -42,15 +42,6 @@ func ccChatsQuery(users []string, extra ...string) url.Values {
 	return q
 }
 
-// ccIDs lists the id of each item.
-func ccIDs(items []gjson.Result) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = it.Get("id").String()
-	}
-	return out
-}
-
 // ccOrganization returns the UUID and user IDs of the organization the key reviews (gaps §10).
 // A target without the listing cannot be probed for users, so the check is unsupported there.
 func ccOrganization(t *T, org2 bool) (string, []string) {
@@ -75,7 +66,7 @@ func ccOrganization(t *T, org2 bool) (string, []string) {
 		r := ccGet(ccOrgs+"/"+url.PathEscape(uuid)+"/users", q, "compliance/user_list")
 		r.Org2 = org2
 		resp := t.OK(r)
-		users = append(users, ccIDs(resp.Get("data").Array())...)
+		users = append(users, idsOf(resp.Get("data").Array())...)
 		if resp.Get("next_page").Type == gjson.Null {
 			return uuid, users
 		}
@@ -213,7 +204,7 @@ func ccWalkMessages(t *T, chatID, order string, size int, before string) []strin
 	}
 	for range 10000 {
 		resp := t.OK(ccGet(ccChats+"/"+url.PathEscape(chatID)+"/messages", q, "compliance/chat_messages"))
-		page := ccIDs(resp.Get("chat_messages").Array())
+		page := idsOf(resp.Get("chat_messages").Array())
 		t.Expect(len(page)).To(BeNumerically("<=", size))
 		if before != "" {
 			got = append(page, got...)
@@ -308,10 +299,10 @@ func init() {
 			Run: func(t *T) {
 				_, users := ccOrganization(t, false)
 				group := users[:min(3, len(users))]
-				want := ccIDs(ccWalkChats(t, ccChatsQuery(group), 1000, false))
+				want := idsOf(ccWalkChats(t, ccChatsQuery(group), 1000, false))
 				for _, q := range []url.Values{{"user_ids": group}, {"user_ids": {strings.Join(group, ",")}}} {
 					q.Set("limit", "1000")
-					t.Expect(ccIDs(t.OK(ccGet(ccChats, q, "compliance/chat_list")).Get("data").Array())).To(Equal(want), "%v", q)
+					t.Expect(idsOf(t.OK(ccGet(ccChats, q, "compliance/chat_list")).Get("data").Array())).To(Equal(want), "%v", q)
 				}
 			}},
 		Check{ID: "compliance/chats-order", Clause: "4.1", Labels: []Label{Compliance},
@@ -326,13 +317,13 @@ func init() {
 			Title: "paging the chat list with after_id at every page size returns each chat exactly once, in order",
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
-				want := ccIDs(all)
+				want := idsOf(all)
 				sizes := []int{2, 7, 100, len(all) - 1, len(all)}
 				if len(all) <= 300 {
 					sizes = append(sizes, 1)
 				}
 				for _, size := range sizes {
-					t.Expect(ccIDs(ccWalkChats(t, ccChatsQuery([]string{user}), size, false))).To(Equal(want), "page size %d", size)
+					t.Expect(idsOf(ccWalkChats(t, ccChatsQuery([]string{user}), size, false))).To(Equal(want), "page size %d", size)
 				}
 			}},
 		Check{ID: "compliance/chats-pages-backward", Clause: "2.1", Labels: []Label{Compliance},
@@ -344,14 +335,14 @@ func init() {
 				for range 100000 {
 					resp := t.OK(ccGet(ccChats, q, "compliance/chat_list"))
 					page := resp.Get("data").Array()
-					got = append(ccIDs(page), got...)
+					got = append(idsOf(page), got...)
 					if !resp.Get("has_more").Bool() {
 						break
 					}
 					t.Expect(resp.Get("first_id").String()).To(Equal(page[0].Get("id").String()))
 					q.Set("before_id", resp.Get("first_id").String())
 				}
-				t.Expect(got).To(Equal(ccIDs(all[:len(all)-1])))
+				t.Expect(got).To(Equal(idsOf(all[:len(all)-1])))
 			}},
 		Check{ID: "compliance/chats-default-limit", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "without limit, a chat list page holds up to 100 chats; limit 1000 is accepted",
@@ -386,7 +377,7 @@ func init() {
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				ccExpectRangeFilters(t, all, "created_at", func(p, v string) []string {
-					return ccIDs(t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", p, v), "compliance/chat_list")).Get("data").Array())
+					return idsOf(t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", p, v), "compliance/chat_list")).Get("data").Array())
 				})
 			}},
 		Check{ID: "compliance/chats-updated-at-filter", Clause: "4.1", Labels: []Label{Compliance},
@@ -394,7 +385,7 @@ func init() {
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				ccExpectRangeFilters(t, all, "updated_at", func(p, v string) []string {
-					return ccIDs(t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", p, v), "compliance/chat_list")).Get("data").Array())
+					return idsOf(t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", p, v), "compliance/chat_list")).Get("data").Array())
 				})
 			}},
 		Check{ID: "compliance/chats-malformed-filter-400", Clause: "gaps §1", Labels: []Label{Compliance, Extension},
@@ -411,7 +402,7 @@ func init() {
 				user, all := ccBusiestUser(t)
 				for _, id := range []string{all[0].Get("organization_id").String(), all[0].Get("organization_uuid").String()} {
 					got := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", "organization_ids[]", id), "compliance/chat_list"))
-					t.Expect(ccIDs(got.Get("data").Array())).To(Equal(ccIDs(all)), "organization_ids=%s", id)
+					t.Expect(idsOf(got.Get("data").Array())).To(Equal(idsOf(all)), "organization_ids=%s", id)
 				}
 			}},
 		Check{ID: "compliance/chats-project-ids", Clause: "4.1", Labels: []Label{Compliance},
@@ -426,7 +417,7 @@ func init() {
 					}
 				}
 				got := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", "project_ids[]", project), "compliance/chat_list"))
-				t.Expect(ccIDs(got.Get("data").Array())).To(Equal(want))
+				t.Expect(idsOf(got.Get("data").Array())).To(Equal(want))
 			}},
 		Check{ID: "compliance/chats-identity", Clause: "2.2", Labels: []Label{Compliance},
 			Title: "each chat names its creator among the requested users and the organization's ID and UUID",
@@ -517,9 +508,9 @@ func init() {
 			Run: func(t *T) {
 				chat, msgs := ccLongestChat(t)
 				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
-				asc := ccIDs(t.OK(ccGet(path, url.Values{"order": {"asc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
-				t.Expect(asc).To(Equal(ccIDs(msgs)))
-				desc := ccIDs(t.OK(ccGet(path, url.Values{"order": {"desc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
+				asc := idsOf(t.OK(ccGet(path, url.Values{"order": {"asc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
+				t.Expect(asc).To(Equal(idsOf(msgs)))
+				desc := idsOf(t.OK(ccGet(path, url.Values{"order": {"desc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
 				slices.Reverse(desc)
 				t.Expect(desc).To(Equal(asc))
 			}},
@@ -528,7 +519,7 @@ func init() {
 			Run: func(t *T) {
 				chat, msgs := ccLongestChat(t)
 				id := chat.Get("id").String()
-				asc := ccIDs(msgs)
+				asc := idsOf(msgs)
 				desc := slices.Clone(asc)
 				slices.Reverse(desc)
 				for order, want := range map[string][]string{"asc": asc, "desc": desc} {
@@ -544,12 +535,12 @@ func init() {
 				chat, msgs := ccLongestChat(t)
 				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
 				list := func(p, v string) []string {
-					return ccIDs(t.OK(ccGet(path, url.Values{p: {v}}, "compliance/chat_messages")).Get("chat_messages").Array())
+					return idsOf(t.OK(ccGet(path, url.Values{p: {v}}, "compliance/chat_messages")).Get("chat_messages").Array())
 				}
 				ccExpectRangeFilters(t, msgs, "created_at", list)
 				// Messages show no updated_at, but none is updated before it was created.
 				first := msgs[0].Get("created_at").Time().Format(time.RFC3339Nano)
-				t.Expect(list("updated_at[gte]", first)).To(Equal(ccIDs(msgs)))
+				t.Expect(list("updated_at[gte]", first)).To(Equal(idsOf(msgs)))
 				t.Expect(list("updated_at[lt]", first)).To(BeEmpty())
 			}},
 		Check{ID: "compliance/messages-bad-parameters", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
@@ -722,7 +713,7 @@ func init() {
 				all := ccAllProjects(t, 2)
 				ccExpectListOrder(t, all)
 				for _, size := range []int{1, 3, len(all) - 1} {
-					t.Expect(ccIDs(ccWalkProjects(t, url.Values{}, size))).To(Equal(ccIDs(all)), "page size %d", size)
+					t.Expect(idsOf(ccWalkProjects(t, url.Values{}, size))).To(Equal(idsOf(all)), "page size %d", size)
 				}
 			}},
 		Check{ID: "compliance/projects-default-limit", Clause: "4.3", Labels: []Label{Compliance},
@@ -747,7 +738,7 @@ func init() {
 			Run: func(t *T) {
 				all := ccAllProjects(t, 3)
 				ccExpectRangeFilters(t, all, "created_at", func(p, v string) []string {
-					return ccIDs(ccWalkProjects(t, url.Values{p: {v}}, 100))
+					return idsOf(ccWalkProjects(t, url.Values{p: {v}}, 100))
 				})
 			}},
 		Check{ID: "compliance/projects-user-and-organization-filters", Clause: "4.3", Labels: []Label{Compliance},
@@ -761,9 +752,9 @@ func init() {
 						want = append(want, p.Get("id").String())
 					}
 				}
-				t.Expect(ccIDs(ccWalkProjects(t, url.Values{"user_ids[]": {user}}, 100))).To(Equal(want))
+				t.Expect(idsOf(ccWalkProjects(t, url.Values{"user_ids[]": {user}}, 100))).To(Equal(want))
 				for _, id := range []string{all[0].Get("organization_id").String(), all[0].Get("organization_uuid").String()} {
-					t.Expect(ccIDs(ccWalkProjects(t, url.Values{"organization_ids[]": {id}}, 100))).To(Equal(ccIDs(all)), "organization_ids=%s", id)
+					t.Expect(idsOf(ccWalkProjects(t, url.Values{"organization_ids[]": {id}}, 100))).To(Equal(idsOf(all)), "organization_ids=%s", id)
 				}
 			}},
 		Check{ID: "compliance/projects-identity", Clause: "2.6", Labels: []Label{Compliance},
@@ -803,7 +794,7 @@ func init() {
 						for _, f := range m.Get("files").Array() {
 							meta := t.Do(ccGet(ccFiles+url.PathEscape(f.Get("id").String()), nil, "compliance/file"))
 							for _, mid := range meta.Get("message_ids").Array() {
-								if !slices.Contains(ccIDs(msgs), mid.String()) {
+								if !slices.Contains(idsOf(msgs), mid.String()) {
 									return false
 								}
 							}
@@ -815,14 +806,14 @@ func init() {
 					t.Unsupported("no chat with files was found")
 				}
 				id := chat.Get("id").String()
-				mine := ccIDs(msgs)
+				mine := idsOf(msgs)
 				files := map[string]bool{}
 				var generated []string
 				for _, m := range msgs {
 					for _, f := range m.Get("files").Array() {
 						files[f.Get("id").String()] = true
 					}
-					generated = append(generated, ccIDs(m.Get("generated_files").Array())...)
+					generated = append(generated, idsOf(m.Get("generated_files").Array())...)
 				}
 				shared := map[string]bool{}
 				for f := range files {
@@ -840,7 +831,7 @@ func init() {
 				t.ExpectError(t.Do(ccGet(ccChats+"/"+url.PathEscape(id)+"/messages", nil, "")), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(Request{Area: Compliance, Method: http.MethodDelete, Path: ccChats + "/" + url.PathEscape(id)}), http.StatusNotFound, "not_found_error")
 				listed := ccWalkChats(t, ccChatsQuery([]string{chat.Get("user.id").String()}), 1000, false)
-				t.Expect(ccIDs(listed)).NotTo(ContainElement(id))
+				t.Expect(idsOf(listed)).NotTo(ContainElement(id))
 				for f := range files {
 					meta := t.Do(ccGet(ccFiles+url.PathEscape(f), nil, "compliance/file"))
 					if !shared[f] {
@@ -864,7 +855,7 @@ func init() {
 				victim := all[len(all)/2].Get("id").String()
 				t.OK(Request{Area: Compliance, Method: http.MethodDelete, Path: ccChats + "/" + url.PathEscape(victim), Schema: "compliance/chat_deleted"})
 				resp := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", "after_id", victim), "compliance/chat_list"))
-				t.Expect(ccIDs(resp.Get("data").Array())).To(Equal(ccIDs(all[len(all)/2+1:])))
+				t.Expect(idsOf(resp.Get("data").Array())).To(Equal(idsOf(all[len(all)/2+1:])))
 			}},
 		Check{ID: "compliance/delete-file", Clause: "4.2", Labels: []Label{Compliance, Destructive},
 			Title: "deleting a file confirms with assistant_file_deleted; its metadata and content are gone and no message lists it",
@@ -884,7 +875,7 @@ func init() {
 				for _, chat := range chats {
 					r := t.OK(ccGet(ccChats+"/"+url.PathEscape(chat)+"/messages", nil, "compliance/chat_messages"))
 					for _, m := range r.Get("chat_messages").Array() {
-						t.Expect(ccIDs(m.Get("files").Array())).NotTo(ContainElement(id), "message %s still lists the file", m.Get("id"))
+						t.Expect(idsOf(m.Get("files").Array())).NotTo(ContainElement(id), "message %s still lists the file", m.Get("id"))
 					}
 				}
 			}},

@@ -92,15 +92,6 @@ func listMemoryItems(t *T, store string, q url.Values) []string {
 	return out
 }
 
-// memIDs returns the id field of each item.
-func memIDs(items []gjson.Result) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = it.Get("id").String()
-	}
-	return out
-}
-
 // memSHA256 is the content_sha256 a memory must report for s: of the bytes, unnormalized.
 func memSHA256(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -170,8 +161,8 @@ var memoryStoreChecks = []Check{
 					live = append(live, s.Get("id").String())
 				}
 			}
-			t.Expect(memIDs(memListStores(t, url.Values{"limit": {"100"}}))).To(Equal(live))
-			t.Expect(memIDs(memListStores(t, url.Values{"include_archived": {"false"}, "limit": {"100"}}))).To(Equal(live))
+			t.Expect(idsOf(memListStores(t, url.Values{"limit": {"100"}}))).To(Equal(live))
+			t.Expect(idsOf(memListStores(t, url.Values{"include_archived": {"false"}, "limit": {"100"}}))).To(Equal(live))
 			if archived == 0 {
 				t.Unsupported("the target has no archived store to leave out")
 			}
@@ -181,7 +172,7 @@ var memoryStoreChecks = []Check{
 		Run: func(t *T) {
 			id := newMemStore(t)
 			created := t.OK(mreq(http.MethodGet, memStores+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").String()
-			got := memIDs(memListStores(t, url.Values{"created_at[gte]": {created}, "created_at[lte]": {created}, "limit": {"100"}}))
+			got := idsOf(memListStores(t, url.Values{"created_at[gte]": {created}, "created_at[lte]": {created}, "limit": {"100"}}))
 			t.Expect(got).To(ContainElement(id))
 			for _, s := range memListStores(t, url.Values{"created_at[gte]": {created}, "include_archived": {"true"}, "limit": {"100"}}) {
 				t.Expect(s.Get("created_at").Time().Before(gjson.Parse(`"` + created + `"`).Time())).To(BeFalse())
@@ -223,9 +214,9 @@ var memoryStoreChecks = []Check{
 			newMemStore(t)
 			newMemStore(t)
 			q := url.Values{"include_archived": {"true"}}
-			all := memIDs(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))
+			all := idsOf(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))
 			q.Set("limit", "1")
-			t.Expect(memIDs(memListStores(t, q))).To(Equal(all))
+			t.Expect(idsOf(memListStores(t, q))).To(Equal(all))
 		}},
 	{ID: "memory/page-token-forged-400", Clause: "gaps §3", Labels: []Label{Memory, Extension},
 		Title: "a forged page token is refused with 400 naming page",
@@ -332,8 +323,8 @@ var memoryStoreChecks = []Check{
 			first := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
 			second := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
 			t.Expect(second.Get("archived_at").String()).To(Equal(first.Get("archived_at").String()))
-			t.Expect(memIDs(memListStores(t, url.Values{"limit": {"100"}}))).NotTo(ContainElement(store))
-			t.Expect(memIDs(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))).To(ContainElement(store))
+			t.Expect(idsOf(memListStores(t, url.Values{"limit": {"100"}}))).NotTo(ContainElement(store))
+			t.Expect(idsOf(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))).To(ContainElement(store))
 		}},
 	{ID: "memory/store-delete", Clause: "gaps §7", Labels: []Label{Memory, Extension},
 		Title: "deleting a store answers {id, type: memory_store_deleted}; the store and its memories are then 404",
@@ -356,7 +347,7 @@ var memoryStoreChecks = []Check{
 			m := newMemory(t, store, "/mine.md", "private")
 			r := mreq(http.MethodGet, memStores, url.Values{"include_archived": {"true"}, "limit": {"100"}}, nil, "memory/memory_store_list")
 			r.Org2 = true
-			t.Expect(memIDs(t.OK(r).Get("data").Array())).NotTo(ContainElement(store))
+			t.Expect(idsOf(t.OK(r).Get("data").Array())).NotTo(ContainElement(store))
 			for _, p := range []string{"", "/memories", "/memories/" + m.Get("id").String(), "/memory_versions", "/memory_versions/" + m.Get("memory_version_id").String()} {
 				r := mreq(http.MethodGet, memStores+"/"+store+p, nil, nil, "")
 				r.Org2 = true
@@ -739,7 +730,7 @@ var memoryVersionChecks = []Check{
 				t.Expect(v.Get("created_by.type").String()).To(Equal("api_actor"))
 				t.Expect(v.Get("created_by.api_key_id").String()).To(Equal(key))
 			}
-			t.Expect(memIDs(memListVersions(t, store, url.Values{"api_key_id": {key}}))).To(Equal(memIDs(vs)))
+			t.Expect(idsOf(memListVersions(t, store, url.Values{"api_key_id": {key}}))).To(Equal(idsOf(vs)))
 			t.Expect(memListVersions(t, store, url.Values{"api_key_id": {key + "-other"}})).To(BeEmpty())
 		}},
 	{ID: "memory/version-filters", Clause: "4.7", Labels: []Label{Memory},
@@ -838,10 +829,10 @@ var memoryVersionChecks = []Check{
 			for i := 1; i < 5; i++ {
 				updateMemory(t, store, m.Get("id").String(), map[string]any{"content": fmt.Sprint(i)})
 			}
-			all := memIDs(memListVersions(t, store, url.Values{"limit": {"100"}}))
+			all := idsOf(memListVersions(t, store, url.Values{"limit": {"100"}}))
 			t.Expect(all).To(HaveLen(5))
 			for _, size := range []string{"1", "2", "3"} {
-				t.Expect(memIDs(memListVersions(t, store, url.Values{"limit": {size}}))).To(Equal(all), "pages of %s", size)
+				t.Expect(idsOf(memListVersions(t, store, url.Values{"limit": {size}}))).To(Equal(all), "pages of %s", size)
 			}
 		}},
 	{ID: "memory/version-redact", Clause: "gaps §7", Labels: []Label{Memory, Extension},
@@ -890,7 +881,7 @@ var memoryVersionChecks = []Check{
 				case "session_actor":
 					t.Expect(by.Get("session_id").String()).To(HavePrefix("sesn_"))
 					got := memListVersions(t, v.Get("memory_store_id").String(), url.Values{"session_id": {by.Get("session_id").String()}})
-					t.Expect(memIDs(got)).To(ContainElement(v.Get("id").String()))
+					t.Expect(idsOf(got)).To(ContainElement(v.Get("id").String()))
 					for _, g := range got {
 						t.Expect(g.Get("created_by.session_id").String()).To(Equal(by.Get("session_id").String()))
 					}

@@ -70,15 +70,6 @@ func (a adminClient) fails(method, path string, body any, status int, errType, w
 	}
 }
 
-// listedIDs returns the id of every item of a list response.
-func listedIDs(list gjson.Result) []string {
-	var out []string
-	for _, it := range list.Get("data").Array() {
-		out = append(out, it.Get("id").String())
-	}
-	return out
-}
-
 const (
 	acmeAda      = "user_01AcmeAdaAdmin000000000001"
 	acmeAlan     = "user_01AcmeAlanUser00000000001"
@@ -240,7 +231,7 @@ func TestInviteTenancy(t *testing.T) {
 	if list := a.ok(get, "/v1/organizations/invites?limit=1000", nil).Raw; strings.Contains(list, "globex") {
 		t.Fatalf("Acme sees Globex invites: %s", list)
 	}
-	if got := listedIDs(globex.ok(get, "/v1/organizations/invites", nil)); len(got) != 2 {
+	if got := idsOf(globex.ok(get, "/v1/organizations/invites", nil).Get("data")); len(got) != 2 {
 		t.Fatalf("Globex invites = %v", got)
 	}
 }
@@ -250,7 +241,7 @@ func TestInviteListPaging(t *testing.T) {
 	for i := 0; i < 25; i++ { // all at the same instant: IDs break the tie
 		a.ok(post, "/v1/organizations/invites", map[string]string{"email": fmt.Sprintf("p%02d@new.example", i), "role": "user"})
 	}
-	all := listedIDs(a.ok(get, "/v1/organizations/invites?limit=1000", nil))
+	all := idsOf(a.ok(get, "/v1/organizations/invites?limit=1000", nil).Get("data"))
 	if len(all) != 29 {
 		t.Fatalf("listed %d invites, want 29", len(all))
 	}
@@ -267,7 +258,7 @@ func TestInviteListPaging(t *testing.T) {
 				q += "&after_id=" + after
 			}
 			page := a.ok(get, q, nil)
-			got = append(got, listedIDs(page)...)
+			got = append(got, idsOf(page.Get("data"))...)
 			if !page.Get("has_more").Bool() {
 				break
 			}
@@ -278,7 +269,7 @@ func TestInviteListPaging(t *testing.T) {
 		}
 	}
 	back := a.ok(get, "/v1/organizations/invites?limit=2&before_id="+all[3], nil)
-	if fmt.Sprint(listedIDs(back)) != fmt.Sprint(all[1:3]) || !back.Get("has_more").Bool() {
+	if fmt.Sprint(idsOf(back.Get("data"))) != fmt.Sprint(all[1:3]) || !back.Get("has_more").Bool() {
 		t.Fatalf("before_id page = %s", back.Raw)
 	}
 	empty := a.ok(get, "/v1/organizations/invites?after_id="+all[len(all)-1], nil)
@@ -295,7 +286,7 @@ func TestInviteListPaging(t *testing.T) {
 
 func TestUserList(t *testing.T) {
 	a := newAdmin(t)
-	got := listedIDs(a.ok(get, "/v1/organizations/users", nil))
+	got := idsOf(a.ok(get, "/v1/organizations/users", nil).Get("data"))
 	want := []string{acmeAda, acmeAlan, "user_01AcmeGraceDeveloper00001", "user_01AcmeBarbaraBilling00001",
 		"user_01AcmeKenCodeUser00000001", "user_01AcmeMargaretUser0000001", "user_01AcmeDennisDeveloper0001", "user_01AcmeFrancesUser000000001"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -309,7 +300,7 @@ func TestUserList(t *testing.T) {
 		t.Fatalf("fixture roles = %v, want all five with one admin", roles)
 	}
 	for _, q := range []string{"margaret.hamilton@acme.example", "MARGARET.HAMILTON@ACME.EXAMPLE", "Margaret.Hamilton@acme.example"} {
-		if got := listedIDs(a.ok(get, "/v1/organizations/users?email="+url.QueryEscape(q), nil)); fmt.Sprint(got) != "[user_01AcmeMargaretUser0000001]" {
+		if got := idsOf(a.ok(get, "/v1/organizations/users?email="+url.QueryEscape(q), nil).Get("data")); fmt.Sprint(got) != "[user_01AcmeMargaretUser0000001]" {
 			t.Fatalf("email=%s gives %v", q, got)
 		}
 	}
@@ -319,7 +310,7 @@ func TestUserList(t *testing.T) {
 		}
 	}
 	page := a.ok(get, "/v1/organizations/users?limit=2&after_id="+acmeAda, nil)
-	if fmt.Sprint(listedIDs(page)) != fmt.Sprint(want[1:3]) || !page.Get("has_more").Bool() {
+	if fmt.Sprint(idsOf(page.Get("data"))) != fmt.Sprint(want[1:3]) || !page.Get("has_more").Bool() {
 		t.Fatalf("page after Ada = %s", page.Raw)
 	}
 	for _, bad := range []string{"0", "1001"} {
@@ -378,7 +369,7 @@ func TestUserRemove(t *testing.T) {
 		t.Fatalf("removed user still listed")
 	}
 	// The removed user's ID stays a valid cursor, and their address may be invited again.
-	if got := listedIDs(a.ok(get, "/v1/organizations/users?limit=1&after_id="+acmeAlan, nil)); fmt.Sprint(got) != "[user_01AcmeGraceDeveloper00001]" {
+	if got := idsOf(a.ok(get, "/v1/organizations/users?limit=1&after_id="+acmeAlan, nil).Get("data")); fmt.Sprint(got) != "[user_01AcmeGraceDeveloper00001]" {
 		t.Fatalf("page after the removed user = %v", got)
 	}
 	a.ok(post, "/v1/organizations/invites", map[string]string{"email": "alan@acme.example", "role": "user"})
@@ -447,10 +438,10 @@ func TestWorkspaceCreateRejects(t *testing.T) {
 
 func TestWorkspaceListArchiveAndLimit(t *testing.T) {
 	a := newAdmin(t)
-	if got := listedIDs(a.ok(get, "/v1/organizations/workspaces", nil)); fmt.Sprint(got) != "[wrkspc_01AcmeResearch0000000001 wrkspc_01AcmeProduction00000001]" {
+	if got := idsOf(a.ok(get, "/v1/organizations/workspaces", nil).Get("data")); fmt.Sprint(got) != "[wrkspc_01AcmeResearch0000000001 wrkspc_01AcmeProduction00000001]" {
 		t.Fatalf("active workspaces = %v", got)
 	}
-	if got := listedIDs(a.ok(get, "/v1/organizations/workspaces?include_archived=true", nil)); len(got) != 3 || got[0] != acmeLegacy {
+	if got := idsOf(a.ok(get, "/v1/organizations/workspaces?include_archived=true", nil).Get("data")); len(got) != 3 || got[0] != acmeLegacy {
 		t.Fatalf("all workspaces = %v", got)
 	}
 	a.fails(get, "/v1/organizations/workspaces?include_archived=maybe", nil, http.StatusBadRequest, errInvalidRequest, "include_archived")
@@ -675,11 +666,11 @@ func TestAdminConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	invites := listedIDs(a.ok(get, "/v1/organizations/invites?limit=1000", nil))
+	invites := idsOf(a.ok(get, "/v1/organizations/invites?limit=1000", nil).Get("data"))
 	if want := 4 + workers*each/2; len(invites) != want {
 		t.Fatalf("listed %d invites, want %d", len(invites), want)
 	}
-	if n := len(listedIDs(a.ok(get, "/v1/organizations/workspaces?limit=1000", nil))); n != 2+workers*each {
+	if n := len(idsOf(a.ok(get, "/v1/organizations/workspaces?limit=1000", nil).Get("data"))); n != 2+workers*each {
 		t.Fatalf("listed %d workspaces, want %d", n, 2+workers*each)
 	}
 }

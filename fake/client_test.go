@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // roundTrip sends one request to ts and reads the whole answer: the one place the package's
@@ -51,4 +53,13 @@ func roundTrip(ctx context.Context, ts *TestServer, method, path string, body an
 	defer resp.Body.Close()
 	data, err = io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, data, err
+}
+
+// idsOf returns the "id" of each item of a JSON array, in order.
+func idsOf(items gjson.Result) []string {
+	var out []string
+	for _, it := range items.Array() {
+		out = append(out, it.Get("id").String())
+	}
+	return out
 }

@@ -82,15 +82,6 @@ func ccNotFound(t *testing.T, ts *TestServer, method, path string) {
 	}
 }
 
-// ccIDsOf lists the id of each item of a JSON array.
-func ccIDsOf(r gjson.Result) []string {
-	var out []string
-	for _, v := range r.Array() {
-		out = append(out, v.Get("id").String())
-	}
-	return out
-}
-
 // ccWalkChats pages through a chat list with the query q and page size, forwards, and returns the IDs.
 func ccWalkChats(t *testing.T, ts *TestServer, q url.Values, size int) []string {
 	t.Helper()
@@ -99,7 +90,7 @@ func ccWalkChats(t *testing.T, ts *TestServer, q url.Values, size int) []string 
 	q.Del("after_id")
 	for range 2000 {
 		r := ccOK(t, ts, ccChats+"?"+q.Encode())
-		page := ccIDsOf(r.get("data"))
+		page := idsOf(r.get("data"))
 		if len(page) > size {
 			t.Fatalf("page of %d with limit %d", len(page), size)
 		}
@@ -164,12 +155,12 @@ func TestComplianceChatListUserIDs(t *testing.T) {
 	ccOK(t, ts, ccChats+"?user_ids="+strings.Join(eleven[:10], ","))
 	// Repeats count once.
 	ccOK(t, ts, ccChats+"?user_ids="+strings.Join(append(eleven[:10:10], eleven[0]), ","))
-	want := ccIDsOf(ccOK(t, ts, ccChats+"?limit=1000&user_ids="+ccAlan+"&user_ids="+ccKen).get("data"))
+	want := idsOf(ccOK(t, ts, ccChats+"?limit=1000&user_ids="+ccAlan+"&user_ids="+ccKen).get("data"))
 	if len(want) != 6 {
 		t.Fatalf("Alan and Ken have %d chats, want 6", len(want))
 	}
 	for _, form := range []string{"user_ids[]=" + ccAlan + "&user_ids[]=" + ccKen, "user_ids=" + ccAlan + "," + ccKen, "user_ids=" + ccKen + "&user_ids[]=" + ccAlan} {
-		if got := ccIDsOf(ccOK(t, ts, ccChats+"?limit=1000&"+form).get("data")); !slices.Equal(got, want) {
+		if got := idsOf(ccOK(t, ts, ccChats+"?limit=1000&"+form).get("data")); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", form, got, want)
 		}
 	}
@@ -213,7 +204,7 @@ func TestComplianceChatListOrderAndPages(t *testing.T) {
 	before := all[len(all)-1]
 	for {
 		r := ccOK(t, ts, ccChats+"?limit=9&before_id="+before+"&"+q.Encode())
-		back = append(ccIDsOf(r.get("data")), back...)
+		back = append(idsOf(r.get("data")), back...)
 		if !r.get("has_more").Bool() {
 			break
 		}
@@ -265,7 +256,7 @@ func TestComplianceChatListFilters(t *testing.T) {
 	count := func(field, op string, at time.Time, pred func(time.Time) bool) {
 		t.Helper()
 		qq := url.Values{"user_ids": {ccGrace}, "limit": {"1000"}, field + "[" + op + "]": {at.Format(time.RFC3339)}}
-		got := ccIDsOf(ccOK(t, ts, ccChats+"?"+qq.Encode()).get("data"))
+		got := idsOf(ccOK(t, ts, ccChats+"?"+qq.Encode()).get("data"))
 		var want []string
 		for _, c := range all {
 			if pred(c.Get(field).Time()) {
@@ -294,7 +285,7 @@ func TestComplianceChatListFilters(t *testing.T) {
 	}
 	// project_ids and organization_ids (org_ ID or UUID; another organization's: nothing).
 	proj := all[4].Get("project_id").String()
-	byProject := ccIDsOf(ccOK(t, ts, ccChats+"?"+url.Values{"user_ids": {ccGrace}, "limit": {"1000"}, "project_ids[]": {proj}}.Encode()).get("data"))
+	byProject := idsOf(ccOK(t, ts, ccChats+"?"+url.Values{"user_ids": {ccGrace}, "limit": {"1000"}, "project_ids[]": {proj}}.Encode()).get("data"))
 	want := 0
 	for _, c := range all {
 		if c.Get("project_id").String() == proj {
@@ -357,14 +348,14 @@ func TestComplianceMessages(t *testing.T) {
 	ts := NewTestServer(t)
 	const long = "assistant_chat_01Acme000261"
 	whole := ccOK(t, ts, ccChats+"/"+long+"/messages")
-	all := ccIDsOf(whole.get("chat_messages"))
+	all := idsOf(whole.get("chat_messages"))
 	if len(all) != 36 || whole.get("has_more").Bool() || whole.get("first_id").String() != all[0] || whole.get("last_id").String() != all[35] {
 		t.Fatalf("whole chat: %d messages, has_more %v", len(all), whole.get("has_more"))
 	}
 	if whole.get("name").String() != "Enigma rotor settings" || whole.get("user.id").String() != ccAlan {
 		t.Fatalf("chat fields: %s", whole.body[:300])
 	}
-	desc := ccIDsOf(ccOK(t, ts, ccChats+"/"+long+"/messages?order=desc").get("chat_messages"))
+	desc := idsOf(ccOK(t, ts, ccChats+"/"+long+"/messages?order=desc").get("chat_messages"))
 	if !slices.Equal(desc, ccReversed(all)) {
 		t.Fatalf("desc is not the reverse of asc")
 	}
@@ -377,7 +368,7 @@ func TestComplianceMessages(t *testing.T) {
 		after := ""
 		for {
 			r := ccOK(t, ts, ccChats+"/"+long+"/messages?limit=5&order="+order+after)
-			got = append(got, ccIDsOf(r.get("chat_messages"))...)
+			got = append(got, idsOf(r.get("chat_messages"))...)
 			if !r.get("has_more").Bool() {
 				break
 			}
@@ -390,7 +381,7 @@ func TestComplianceMessages(t *testing.T) {
 		before := want[len(want)-1]
 		for {
 			r := ccOK(t, ts, ccChats+"/"+long+"/messages?limit=4&order="+order+"&before_id="+before)
-			back = append(ccIDsOf(r.get("chat_messages")), back...)
+			back = append(idsOf(r.get("chat_messages")), back...)
 			if !r.get("has_more").Bool() {
 				break
 			}
@@ -513,14 +504,14 @@ func TestComplianceGeneratedFilesAndArtifacts(t *testing.T) {
 func TestComplianceDeleteChat(t *testing.T) {
 	ts := NewTestServer(t)
 	const k1, k2 = "assistant_chat_01Acme000265", "assistant_chat_01Acme000266"
-	msgs := ccIDsOf(ccOK(t, ts, ccChats+"/"+k1+"/messages").get("chat_messages"))
+	msgs := idsOf(ccOK(t, ts, ccChats+"/"+k1+"/messages").get("chat_messages"))
 	r := ccDo(t, ts, http.MethodDelete, ccChats+"/"+k1)
 	if r.status != 200 || r.get("id").String() != k1 || r.get("type").String() != "assistant_chat_deleted" {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
 	ccNotFound(t, ts, http.MethodDelete, ccChats+"/"+k1)
 	ccNotFound(t, ts, http.MethodGet, ccChats+"/"+k1+"/messages")
-	if got := ccIDsOf(ccOK(t, ts, ccChats+"?user_ids="+ccKen).get("data")); !slices.Equal(got, []string{k2}) {
+	if got := idsOf(ccOK(t, ts, ccChats+"?user_ids="+ccKen).get("data")); !slices.Equal(got, []string{k2}) {
 		t.Fatalf("Ken's chats after the delete: %v", got)
 	}
 	// Only-this-chat files are gone, the shared one lost this chat's message.
@@ -536,7 +527,7 @@ func TestComplianceDeleteChat(t *testing.T) {
 	ccNotFound(t, ts, http.MethodGet, ccPrefix+"chats/generated-files/assistant_gen_file_010001")
 	ccNotFound(t, ts, http.MethodGet, ccPrefix+"chats/generated-files/assistant_gen_file_010001/content")
 	// The deleted chat's ID stays a cursor, so an exporter that deletes as it pages goes on.
-	if got := ccIDsOf(ccOK(t, ts, ccChats+"?user_ids="+ccKen+"&after_id="+k1).get("data")); !slices.Equal(got, []string{k2}) {
+	if got := idsOf(ccOK(t, ts, ccChats+"?user_ids="+ccKen+"&after_id="+k1).get("data")); !slices.Equal(got, []string{k2}) {
 		t.Fatalf("after the deleted chat: %v", got)
 	}
 	if n := ccOK(t, ts, ccChats+"?user_ids="+ccKen+"&before_id="+k1).get("data.#").Int(); n != 0 {
@@ -628,7 +619,7 @@ func TestComplianceProjects(t *testing.T) {
 	if n := ccOK(t, ts, path+"?limit=100&created_at[gt]="+at).get("data.#").Int(); n != 24 {
 		t.Fatalf("created_at[gt]: %d, want 24", n)
 	}
-	if got := ccIDsOf(ccOK(t, ts, path+"?user_ids="+ccAlan).get("data")); len(got) != 1 {
+	if got := idsOf(ccOK(t, ts, path+"?user_ids="+ccAlan).get("data")); len(got) != 1 {
 		t.Fatalf("Alan's projects: %v", got)
 	}
 	if n := ccOK(t, ts, path+"?organization_ids=org_01GlobexIndustries0000001").get("data.#").Int(); n != 0 {
@@ -652,7 +643,7 @@ func TestComplianceOrganizationsAndUsers(t *testing.T) {
 	page := ""
 	for {
 		u := ccOK(t, ts, "/v1/compliance/organizations/"+uuid+"/users?limit=4"+page)
-		users = append(users, ccIDsOf(u.get("data"))...)
+		users = append(users, idsOf(u.get("data"))...)
 		if u.get("next_page").Type == gjson.Null {
 			break
 		}
@@ -675,7 +666,7 @@ func TestComplianceOrganizationsAndUsers(t *testing.T) {
 // TestComplianceConcurrent lists, reads and deletes at once; run with -race.
 func TestComplianceConcurrent(t *testing.T) {
 	ts := NewTestServer(t)
-	list := ccIDsOf(ccOK(t, ts, ccChats+"?limit=60&user_ids="+ccGrace).get("data"))
+	list := idsOf(ccOK(t, ts, ccChats+"?limit=60&user_ids="+ccGrace).get("data"))
 	var wg sync.WaitGroup
 	for i, id := range list {
 		wg.Add(2)

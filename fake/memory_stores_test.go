@@ -11,16 +11,16 @@ import (
 
 func TestMemoryStoreListFixtures(t *testing.T) {
 	m := newMemTester(t)
-	got := memIDs(m.ok(get, "/v1/memory_stores", nil).Get("data").Array())
+	got := idsOf(m.ok(get, "/v1/memory_stores", nil).Get("data"))
 	if want := []string{memResearchStore, memSupportStore}; !memEqual(got, want) {
 		t.Fatalf("stores = %v, want %v (newest first, archived left out)", got, want)
 	}
-	got = memIDs(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data").Array())
+	got = idsOf(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data"))
 	if want := []string{memResearchStore, memSupportStore, memLegacyStore}; !memEqual(got, want) {
 		t.Fatalf("stores with archived = %v, want %v", got, want)
 	}
 	m.key = "test-api-key-2"
-	got = memIDs(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data").Array())
+	got = idsOf(m.ok(get, "/v1/memory_stores?include_archived=true", nil).Get("data"))
 	if want := []string{memGlobexStore}; !memEqual(got, want) {
 		t.Fatalf("second organization's stores = %v, want %v", got, want)
 	}
@@ -34,7 +34,7 @@ func TestMemoryStoreListFixtures(t *testing.T) {
 func TestMemoryStoreListFilters(t *testing.T) {
 	m := newMemTester(t)
 	at := func(q string) []string {
-		return memIDs(m.ok(get, "/v1/memory_stores?include_archived=true&"+q, nil).Get("data").Array())
+		return idsOf(m.ok(get, "/v1/memory_stores?include_archived=true&"+q, nil).Get("data"))
 	}
 	// Bounds are inclusive: the exact creation instants match.
 	if got, want := at("created_at[gte]=2025-03-01T09:00:00Z&created_at[lte]=2025-04-01T09:00:00Z"), []string{memResearchStore, memSupportStore}; !memEqual(got, want) {
@@ -180,7 +180,7 @@ func TestMemoryStoreArchiveIsReadOnly(t *testing.T) {
 	if again := m.ok(post, base+"/archive", nil); again.Raw != s.Raw {
 		t.Fatalf("archiving again changed the store: %s, was %s", again.Raw, s.Raw)
 	}
-	if got := memIDs(m.ok(get, "/v1/memory_stores", nil).Get("data").Array()); strings.Contains(strings.Join(got, ","), id) {
+	if got := idsOf(m.ok(get, "/v1/memory_stores", nil).Get("data")); strings.Contains(strings.Join(got, ","), id) {
 		t.Fatalf("archived store listed without include_archived: %v", got)
 	}
 	m.fails(http.StatusBadRequest, errInvalidRequest, "archived", post, base, map[string]any{"name": "x"})

@@ -98,15 +98,6 @@ func (m *memTester) versions(store string, q url.Values) []string {
 	return ids
 }
 
-// memIDs returns the id field of each item.
-func memIDs(list []gjson.Result) []string {
-	out := make([]string, len(list))
-	for i, r := range list {
-		out[i] = r.Get("id").String()
-	}
-	return out
-}
-
 // memEqual reports whether a and b hold the same strings in the same order.
 func memEqual(a, b []string) bool {
 	return strings.Join(a, "\x00") == strings.Join(b, "\x00")

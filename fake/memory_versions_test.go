@@ -107,7 +107,7 @@ func (m *memTester) walkVersions(store string, q url.Values, size int) []string 
 		if len(data) == 0 && next.Type.String() != "Null" {
 			m.t.Fatalf("empty page with a next_page")
 		}
-		out = append(out, memIDs(data)...)
+		out = append(out, idsOf(r.Get("data"))...)
 		if next.Type.String() == "Null" {
 			return out
 		}
