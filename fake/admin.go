@@ -146,7 +146,7 @@ func (s *Server) createInvite(c *call) (any, error) {
 		Email string `json:"email"`
 		Role  string `json:"role"`
 	}
-	if err := c.bindValid("admin/invite_create", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	if !validEmail(req.Email) {
@@ -207,7 +207,7 @@ func (s *Server) getInvite(c *call) (any, error) {
 // listInvites lists pending, accepted and expired invites; deleted ones leave the list (gaps §6)
 // but stay valid cursors.
 func (s *Server) listInvites(c *call) (any, error) {
-	q, err := c.cursorQuery(20, 1000)
+	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
 	}
@@ -266,11 +266,11 @@ func (s *Server) getUser(c *call) (any, error) {
 // listUsers lists the organization's members; email filters by exact address, ignoring case
 // (gaps §6).
 func (s *Server) listUsers(c *call) (any, error) {
-	q, err := c.cursorQuery(20, 1000)
+	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
 	}
-	email, filtered := c.GetQuery("email")
+	email, filtered := c.queryString("email")
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -291,7 +291,7 @@ func (s *Server) updateUser(c *call) (any, error) {
 	var req struct {
 		Role string `json:"role"`
 	}
-	if err := c.bindValid("admin/user_update", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {

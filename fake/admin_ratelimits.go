@@ -41,13 +41,13 @@ func wsEntryKey(e workspaceRateLimitEntry) listKey { return e.key }
 // rateLimitPaging reads the parameters both lists share: group_type, page (a token of the list
 // named scope) and limit (omitted: every entry in one page, gaps §6).
 func (c *call) rateLimitPaging(scope string) (groupType string, after *listKey, limit int, err error) {
-	if groupType, err = c.queryEnum("group_type", "", groupTypes...); err != nil {
+	if groupType, err = c.queryEnum("group_type"); err != nil {
 		return
 	}
 	if after, err = c.pageToken(scope); err != nil {
 		return
 	}
-	limit, _, err = c.queryInt("limit", 0, 1, 1000)
+	limit, _, err = c.queryInt("limit")
 	return
 }
 
@@ -58,7 +58,7 @@ func (s *Server) listRateLimits(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, byModel := c.GetQuery("model")
+	model, byModel := c.queryString("model")
 	var groups []*rateLimitGroup
 	for _, g := range s.fx.admin.rateLimits[c.org] {
 		if (groupType == "" || g.GroupType == groupType) && (!byModel || slices.Contains(g.Models, model)) {

@@ -139,10 +139,10 @@ type workspaceChange struct {
 	DataResidency *residencyChange   `json:"data_residency"`
 }
 
-// readWorkspaceChange validates the body against schema and decodes it.
-func readWorkspaceChange(c *call, schema string) (workspaceChange, error) {
+// readWorkspaceChange validates the body against the route's request schema and decodes it.
+func readWorkspaceChange(c *call) (workspaceChange, error) {
 	var ch workspaceChange
-	if err := c.bindValid(schema, &ch); err != nil {
+	if err := c.bindValid(&ch); err != nil {
 		return ch, err
 	}
 	if ch.Name != nil {
@@ -161,7 +161,7 @@ func readWorkspaceChange(c *call, schema string) (workspaceChange, error) {
 // createWorkspace creates a workspace with the defaults and checks of spec 4.6, within the
 // allowance of non-archived workspaces (gaps §6).
 func (s *Server) createWorkspace(c *call) (any, error) {
-	ch, err := readWorkspaceChange(c, "admin/workspace_create")
+	ch, err := readWorkspaceChange(c)
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +206,11 @@ func (s *Server) getWorkspace(c *call) (any, error) {
 // listWorkspaces lists the organization's workspaces oldest first; archived ones only with
 // include_archived=true (gaps §6).
 func (s *Server) listWorkspaces(c *call) (any, error) {
-	q, err := c.cursorQuery(20, 1000)
+	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
 	}
-	withArchived, err := c.queryBool("include_archived", false)
+	withArchived, err := c.queryBool("include_archived")
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 // updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
 // workspace_geo (gaps §6). An archived workspace is read-only.
 func (s *Server) updateWorkspace(c *call) (any, error) {
-	ch, err := readWorkspaceChange(c, "admin/workspace_update")
+	ch, err := readWorkspaceChange(c)
 	if err != nil {
 		return nil, err
 	}

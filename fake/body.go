@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"strings"
@@ -40,17 +41,6 @@ func (c *call) body() ([]byte, error) {
 	}
 	c.Set(keyBody, data)
 	return data, nil
-}
-
-// bind decodes a JSON object body into v. An empty body is an empty object. Malformed JSON, a
-// value that is not an object, a field of the wrong type or a field v does not have is a 400
-// naming the field.
-func (c *call) bind(v any) error {
-	data, err := c.body()
-	if err != nil {
-		return err
-	}
-	return decodeJSON(data, v)
 }
 
 func decodeJSON(data []byte, v any) error {
@@ -128,10 +118,21 @@ func joinPath(a, b string) string {
 	return a + "." + b
 }
 
-// bindValid reads a JSON object body, checks it against the request schema (answering the first
-// violation as a 400 naming the field) and decodes it into v. An absent body is an empty object,
-// since clients send body-less POSTs (gaps §2).
-func (c *call) bindValid(schema string, v any) error {
+// bodySchema is the request schema the route's line of the table declares. A handler that reads
+// a body its route does not declare is a bug in the fake (the OpenAPI document would not
+// describe it): it panics, which the server reports as a violation.
+func (c *call) bodySchema() string {
+	if c.route.body == "" {
+		panic(fmt.Sprintf("%s %s reads a request body, but its line of the route table declares no request schema", c.route.method, c.route.path))
+	}
+	return c.route.body
+}
+
+// bindValid reads a JSON object body, checks it against the route's request schema (answering
+// the first violation as a 400 naming the field) and decodes it into v. An absent body is an
+// empty object, since clients send body-less POSTs (gaps §2).
+func (c *call) bindValid(v any) error {
+	schema := c.bodySchema()
 	data, err := c.body()
 	if err != nil {
 		return err

@@ -167,14 +167,14 @@ func ccDownload(contentType string, data []byte) rawBody {
 
 // ccUserIDs reads user_ids: required, 1 to 10 distinct IDs (spec 4.1, 8), in any array form (gaps §2).
 func (c *call) ccUserIDs() ([]string, error) {
-	ids := c.queryStrings("user_ids")
+	ids, most := c.queryStrings("user_ids"), c.param("user_ids", pStrings).maxItems
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	switch {
 	case len(ids) == 0:
-		return nil, invalidField("user_ids", "required: give 1 to 10 user IDs, as user_ids[]=user_... or user_ids=user_...,user_...")
-	case len(ids) > 10:
-		return nil, invalidField("user_ids", "at most 10 user IDs per request, got %d", len(ids))
+		return nil, invalidField("user_ids", "required: give 1 to %d user IDs, as user_ids[]=user_... or user_ids=user_...,user_...", most)
+	case len(ids) > most:
+		return nil, invalidField("user_ids", "at most %d user IDs per request, got %d", most, len(ids))
 	}
 	return ids, nil
 }
@@ -195,7 +195,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 	if f.users, err = c.ccUserIDs(); err != nil {
 		return nil, err
 	}
-	q, err := c.cursorQuery(100, 1000)
+	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 // getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its
 // messages, the whole chat when limit is absent. Another organization's chat is a 404.
 func (s *Server) getChatMessages(c *call) (any, error) {
-	q, err := c.cursorQuery(0, 1000)
+	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	order, err := c.queryEnum("order", "asc", "asc", "desc")
+	order, err := c.queryEnum("order")
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (s *Server) getArtifactContent(c *call) (any, error) {
 // listComplianceProjects answers GET /v1/compliance/apps/projects (spec 4.3): page-token pages
 // in created_at order. Projects are few per organization, so it filters then cuts the page.
 func (s *Server) listComplianceProjects(c *call) (any, error) {
-	limit, _, err := c.queryInt("limit", 20, 1, 100)
+	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
 	}
@@ -466,7 +466,7 @@ func (s *Server) listComplianceUsers(c *call) (any, error) {
 	if id != c.org.UUID && id != c.org.ID {
 		return nil, notFound("organization", id)
 	}
-	limit, _, err := c.queryInt("limit", 100, 1, 1000)
+	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
 	}

@@ -142,8 +142,8 @@ func TestBodies(t *testing.T) {
 		return send(t, s, "POST", "/_fake/clock/advance", body, header...)
 	}
 	wantError(t, post(`{"seconds":`), 400, errInvalidRequest, "not valid JSON")
-	wantError(t, post(`[1]`), 400, errInvalidRequest, "JSON object")
-	wantError(t, post(`{"seconds":"ten"}`), 400, errInvalidRequest, "seconds: must be a number")
+	wantError(t, post(`[1]`), 400, errInvalidRequest, "expected object")
+	wantError(t, post(`{"seconds":"ten"}`), 400, errInvalidRequest, "seconds: expected number")
 	wantError(t, post(`{"seconds":1,"minutes":2}`), 400, errInvalidRequest, "minutes: unknown field")
 	wantError(t, post(``), 400, errInvalidRequest, "seconds: field required")
 	wantError(t, post(`{"seconds":-1}`), 400, errInvalidRequest, "seconds")

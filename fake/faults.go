@@ -183,11 +183,8 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 
 func (s *Server) injectFault(c *call) (any, error) {
 	var f Fault
-	if err := c.bind(&f); err != nil {
+	if err := c.bindValid(&f); err != nil { // control/fault_request has no id: the server sets it
 		return nil, err
-	}
-	if f.ID != "" {
-		return nil, invalidField("id", "is set by the server")
 	}
 	return s.InjectFault(f)
 }

@@ -32,7 +32,7 @@ func memAPIActor(c *call) *memoryActor { return &memoryActor{Type: "api_actor", 
 
 // decodeMemoryBody checks the body against its request schema, so that every violation is a
 // 400 naming the field, then decodes it into v. No body reads as {}.
-func decodeMemoryBody(c *call, schema string, v any) error {
+func decodeMemoryBody(c *call, v any) error {
 	raw, err := c.body()
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func decodeMemoryBody(c *call, schema string, v any) error {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		raw = []byte("{}")
 	}
-	if err := validateBody(schema, raw); err != nil {
+	if err := validateBody(c.bodySchema(), raw); err != nil {
 		return err
 	}
 	return decodeJSON(raw, v)
@@ -48,8 +48,8 @@ func decodeMemoryBody(c *call, schema string, v any) error {
 
 // view reads the view parameter; def is full on retrieve and basic on list, create and update
 // (gaps §7).
-func (c *call) memoryView(def string) (bool, error) {
-	v, err := c.queryEnum("view", def, memViewBasic, memViewFull)
+func (c *call) memoryView() (bool, error) {
+	v, err := c.queryEnum("view")
 	return v == memViewFull, err
 }
 
@@ -89,15 +89,15 @@ func (s *Server) inMemStore(c *call, f func(st *memStoreState) (any, error)) (an
 // listMemoryStores answers the caller's stores newest first (spec 4.7), archived ones only
 // with include_archived (spec 3.5).
 func (s *Server) listMemoryStores(c *call) (any, error) {
-	created, err := c.queryTimeRange("created_at", "gte", "lte")
+	created, err := c.queryTimeRange("created_at")
 	if err != nil {
 		return nil, err
 	}
-	archived, err := c.queryBool("include_archived", false)
+	archived, err := c.queryBool("include_archived")
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := c.queryInt("limit", defaultMemoryPage, 1, maxMemoryPage)
+	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 		Description string            `json:"description"`
 		Metadata    map[string]string `json:"metadata"`
 	}
-	if err := decodeMemoryBody(c, "memory/memory_store_create_request", &req); err != nil {
+	if err := decodeMemoryBody(c, &req); err != nil {
 		return nil, err
 	}
 	if req.Metadata == nil {
@@ -155,7 +155,7 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 		Description *string            `json:"description"`
 		Metadata    map[string]*string `json:"metadata"`
 	}
-	if err := decodeMemoryBody(c, "memory/memory_store_update_request", &req); err != nil {
+	if err := decodeMemoryBody(c, &req); err != nil {
 		return nil, err
 	}
 	return s.inMemStore(c, func(st *memStoreState) (any, error) {
@@ -237,21 +237,21 @@ func memoryListKey(item any) listKey {
 // item per directory.
 func (s *Server) listMemories(c *call) (any, error) {
 	prefix := "/"
-	if p, ok := c.GetQuery("path_prefix"); ok {
+	if p, ok := c.queryString("path_prefix"); ok {
 		if !strings.HasPrefix(p, "/") || !strings.HasSuffix(p, "/") {
 			return nil, invalidField("path_prefix", "must start and end with \"/\" (it matches whole path segments, as in /notes/), got %q", p)
 		}
 		prefix = p
 	}
-	depth, _, err := c.queryInt("depth", 0, 0, maxMemoryPath)
+	depth, _, err := c.queryInt("depth")
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := c.queryInt("limit", defaultMemoryPage, 1, maxMemoryPage)
+	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	full, err := c.memoryView(memViewBasic)
+	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (s *Server) listMemories(c *call) (any, error) {
 
 // createMemory stores content at a free path and appends its created version (spec 3.5).
 func (s *Server) createMemory(c *call) (any, error) {
-	full, err := c.memoryView(memViewBasic)
+	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func (s *Server) createMemory(c *call) (any, error) {
 		Content string `json:"content"`
 		Path    string `json:"path"`
 	}
-	if err := decodeMemoryBody(c, "memory/memory_create_request", &req); err != nil {
+	if err := decodeMemoryBody(c, &req); err != nil {
 		return nil, err
 	}
 	if err := checkMemoryContent(req.Content); err != nil {
@@ -337,7 +337,7 @@ func (st *memStoreState) memory(c *call) (*memory, error) {
 
 // getMemory answers a live memory; a deleted one is 404, its history stays in the versions.
 func (s *Server) getMemory(c *call) (any, error) {
-	full, err := c.memoryView(memViewFull)
+	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +355,7 @@ func (s *Server) getMemory(c *call) (any, error) {
 // request whose outcome is already the stored state succeeds whatever the hash, so a client
 // that retries a write that did land gets 200 (spec 4.7).
 func (s *Server) updateMemory(c *call) (any, error) {
-	full, err := c.memoryView(memViewBasic)
+	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +367,7 @@ func (s *Server) updateMemory(c *call) (any, error) {
 			ContentSHA256 *string `json:"content_sha256"`
 		} `json:"precondition"`
 	}
-	if err := decodeMemoryBody(c, "memory/memory_update_request", &req); err != nil {
+	if err := decodeMemoryBody(c, &req); err != nil {
 		return nil, err
 	}
 	if req.Content != nil {
@@ -425,7 +425,7 @@ func memPreconditionFailed(field, expected, stored string) error {
 // deleteMemory removes a memory and appends its deleted version; the history stays. Allowed in
 // an archived store.
 func (s *Server) deleteMemory(c *call) (any, error) {
-	expected, hasExpected := c.GetQuery("expected_content_sha256")
+	expected, hasExpected := c.queryString("expected_content_sha256")
 	if hasExpected && !isContentSHA256(expected) {
 		return nil, invalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %q", expected)
 	}
@@ -446,19 +446,19 @@ func (s *Server) deleteMemory(c *call) (any, error) {
 
 // listMemoryVersions answers a store's versions newest first with every filter of spec 4.7.
 func (s *Server) listMemoryVersions(c *call) (any, error) {
-	full, err := c.memoryView(memViewBasic)
+	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := c.queryInt("limit", defaultMemoryPage, 1, maxMemoryPage)
+	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	f := memVersionFilter{memoryID: c.Query("memory_id"), apiKeyID: c.Query("api_key_id"), sessionID: c.Query("session_id")}
-	if f.created, err = c.queryTimeRange("created_at", "gte", "lte"); err != nil {
+	f := memVersionFilter{memoryID: c.queryValue("memory_id"), apiKeyID: c.queryValue("api_key_id"), sessionID: c.queryValue("session_id")}
+	if f.created, err = c.queryTimeRange("created_at"); err != nil {
 		return nil, err
 	}
-	if f.operation, err = c.queryEnum("operation", "", memOpCreated, memOpModified, memOpDeleted); err != nil {
+	if f.operation, err = c.queryEnum("operation"); err != nil {
 		return nil, err
 	}
 	return s.inMemStore(c, func(st *memStoreState) (any, error) {
@@ -492,7 +492,7 @@ func (st *memStoreState) version(c *call) (*memoryVersion, error) {
 
 // getMemoryVersion answers one version; a redacted one is 200 with its content fields null.
 func (s *Server) getMemoryVersion(c *call) (any, error) {
-	full, err := c.memoryView(memViewFull)
+	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
 	}

@@ -97,7 +97,7 @@ type usage struct {
 const headerScenario = "Fake-Scenario"
 
 func (s *Server) createMessage(c *call) (any, error) {
-	req, err := s.readMessageRequest(c, "messages/create_message_request")
+	req, err := s.readMessageRequest(c)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (s *Server) createMessage(c *call) (any, error) {
 }
 
 func (s *Server) countTokens(c *call) (any, error) {
-	req, err := s.readMessageRequest(c, "messages/count_tokens_request")
+	req, err := s.readMessageRequest(c)
 	if err != nil {
 		return nil, err
 	}
@@ -125,12 +125,12 @@ func (s *Server) countTokens(c *call) (any, error) {
 // readMessageRequest reads and validates a Create a Message (or count_tokens) body: first
 // against the request schema, which names the field of any violation, then the rules a schema
 // cannot express.
-func (s *Server) readMessageRequest(c *call, schema string) (*messageRequest, error) {
+func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	data, err := c.body()
 	if err != nil {
 		return nil, err
 	}
-	if err := validateBody(schema, data); err != nil {
+	if err := validateBody(c.bodySchema(), data); err != nil {
 		return nil, err
 	}
 	req := &messageRequest{}

@@ -59,7 +59,7 @@ func (s *Server) complete(c *call) (any, error) {
 	if err := decodeJSON(data, &map[string]any{}); err != nil {
 		return nil, err
 	}
-	if err := validateBody("messages/complete_request", data); err != nil {
+	if err := validateBody(c.bodySchema(), data); err != nil {
 		return nil, err
 	}
 	var req completeRequest
@@ -110,5 +110,5 @@ func completionStream(full completion) sseStream {
 	}
 	events = append(events, piece("", full.StopReason))
 	events = append(events[:1], append([]sseEvent{{"ping", map[string]string{"type": "ping"}}}, events[1:]...)...)
-	return sseStream{schema: "messages/completion_stream_event", events: events}
+	return sseStream{events: events}
 }

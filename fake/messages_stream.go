@@ -21,9 +21,8 @@ type sseEvent struct {
 
 // sseStream is a responder that writes events, flushing each one as it is written, so that a
 // client sees the first event at once. With a violation handler set, every event's data is
-// checked against schema.
+// checked against the event schema of the route's line in the table.
 type sseStream struct {
-	schema string
 	events []sseEvent
 }
 
@@ -54,7 +53,7 @@ func (st sseStream) respond(c *call) {
 			return
 		}
 		data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		c.srv.checkSchema(c.Context, st.schema, data)
+		c.srv.checkSchema(c.Context, c.route.events, data)
 		if _, err := fmt.Fprintf(c.Writer, "event: %s\ndata: %s\n\n", ev.name, data); err != nil {
 			return // the client went away
 		}
@@ -106,7 +105,7 @@ func messageStream(msg *message) sseStream {
 	events = append(events,
 		ev("message_delta", "delta", map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails}, "usage", msg.Usage),
 		ev("message_stop"))
-	return sseStream{schema: "messages/stream_event", events: events}
+	return sseStream{events: events}
 }
 
 // splitBlock returns what content_block_start carries for b and the deltas that complete it.

@@ -68,7 +68,7 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 func (fx *Fixtures) model(idOrAlias string) *modelInfo { return fx.models.byID[idOrAlias] }
 
 func (s *Server) listModels(c *call) (any, error) {
-	q, err := c.cursorQuery(20, 1000)
+	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
 	}

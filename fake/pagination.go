@@ -55,15 +55,15 @@ type cursorQuery struct {
 	limit             int // 0: no limit, the whole result set
 }
 
-// cursorQuery reads after_id, before_id and limit (in [1, max], def when absent; def 0 means
-// the whole set when absent). Giving both cursors is a 400.
-func (c *call) cursorQuery(def, max int) (cursorQuery, error) {
-	q := cursorQuery{afterID: c.Query("after_id"), beforeID: c.Query("before_id")}
+// cursorQuery reads after_id, before_id and limit as the route declares them (cursorParams);
+// a limit without a default means the whole set when absent. Giving both cursors is a 400.
+func (c *call) cursorQuery() (cursorQuery, error) {
+	q := cursorQuery{afterID: c.queryValue("after_id"), beforeID: c.queryValue("before_id")}
 	if q.afterID != "" && q.beforeID != "" {
 		return q, invalid("after_id and before_id: give at most one of them")
 	}
 	var err error
-	q.limit, _, err = c.queryInt("limit", def, 1, max)
+	q.limit, _, err = c.queryInt("limit")
 	return q, err
 }
 
@@ -154,7 +154,7 @@ func encodePageToken(scope string, k listKey) string {
 // pageToken reads the page parameter for the list named scope: nil when absent, and a 400 for a
 // token that is malformed, forged, or from another list.
 func (c *call) pageToken(scope string) (*listKey, error) {
-	tok, ok := c.GetQuery("page")
+	tok, ok := c.GetQuery(c.param("page", pPage).name)
 	if !ok || tok == "" {
 		return nil, nil
 	}

@@ -160,5 +160,5 @@ func TestPageTokensRefuseForgeries(t *testing.T) {
 func tokenCall(tok string) *call {
 	gc, _ := gin.CreateTestContext(httptest.NewRecorder())
 	gc.Request = httptest.NewRequest("GET", "/?page="+tok, nil)
-	return &call{Context: gc}
+	return &call{Context: gc, route: &route{in: in{query: tokenParams(20, 100)}}}
 }

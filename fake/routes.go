@@ -1,16 +1,31 @@
 package fake
 
-import "net/http"
+import (
+	"fmt"
+	"math"
+	"net/http"
+)
 
 // route is one line of the route table: method and path, the interface whose credentials and
-// headers it takes (nil for the control API), the schema of its 200 body ("" for bodies that are
-// not one JSON document), and the handler.
+// headers it takes (nil for the control API), what it reads from the request, the schema of its
+// 200 body ("" for bodies that are not one JSON document), and the handler. The OpenAPI
+// documents (openapi.go) are generated from these lines alone.
 type route struct {
 	method string
 	path   string
 	ifc    *iface
+	in
 	schema string
 	h      handler
+}
+
+// in is what a route reads from a request besides its path parameters, and the shape of a
+// streamed answer. Handlers read query parameters and bodies only through these declarations
+// (params.go, body.go), so a parameter or body the table does not declare cannot be read.
+type in struct {
+	query  []param // the query parameters the handler reads
+	body   string  // the schema of the JSON request body; "" when the route reads none
+	events string  // the schema of each event when the body asks for a stream ("stream": true)
 }
 
 const (
@@ -25,106 +40,153 @@ const (
 func routes() []*route {
 	return []*route{
 		// Test control (DESIGN.md): no credential, never journaled.
-		{get, "/_fake/health", nil, "control/health", (*Server).health},
-		{post, "/_fake/reset", nil, "control/clock", (*Server).reset},
-		{get, "/_fake/clock", nil, "control/clock", (*Server).getClock},
-		{post, "/_fake/clock/advance", nil, "control/clock", (*Server).advanceClock},
-		{get, "/_fake/journal", nil, "control/journal", (*Server).getJournal},
-		{del, "/_fake/journal", nil, "control/cleared", (*Server).clearJournal},
-		{post, "/_fake/faults", nil, "control/fault", (*Server).injectFault},
-		{get, "/_fake/faults", nil, "control/fault_list", (*Server).listFaults},
-		{del, "/_fake/faults", nil, "control/cleared", (*Server).clearFaults},
+		{get, "/_fake/health", nil, in{}, "control/health", (*Server).health},
+		{post, "/_fake/reset", nil, in{}, "control/clock", (*Server).reset},
+		{get, "/_fake/clock", nil, in{}, "control/clock", (*Server).getClock},
+		{post, "/_fake/clock/advance", nil, in{body: "control/clock_advance_request"}, "control/clock", (*Server).advanceClock},
+		{get, "/_fake/journal", nil, in{}, "control/journal", (*Server).getJournal},
+		{del, "/_fake/journal", nil, in{}, "control/cleared", (*Server).clearJournal},
+		{post, "/_fake/faults", nil, in{body: "control/fault_request"}, "control/fault", (*Server).injectFault},
+		{get, "/_fake/faults", nil, in{}, "control/fault_list", (*Server).listFaults},
+		{del, "/_fake/faults", nil, in{}, "control/cleared", (*Server).clearFaults},
 
 		// Models (spec 2.10, 4.5).
-		{get, "/v1/models", ifModels, "models/model_list", (*Server).listModels},
-		{get, "/v1/models/:model_id", ifModels, "models/model", (*Server).getModel},
+		{get, "/v1/models", ifModels, in{query: cursorParams(20, 1000)}, "models/model_list", (*Server).listModels},
+		{get, "/v1/models/:model_id", ifModels, in{}, "models/model", (*Server).getModel},
 
 		// Administration (spec 2.11, 2.12, 4.6; gaps §6 for workspace list, update and archive).
-		{get, "/v1/organizations/me", ifAdmin, "admin/organization", (*Server).getOrganization},
-		{post, "/v1/organizations/invites", ifAdmin, "admin/invite", (*Server).createInvite},
-		{get, "/v1/organizations/invites", ifAdmin, "admin/invite_list", (*Server).listInvites},
-		{get, "/v1/organizations/invites/:invite_id", ifAdmin, "admin/invite", (*Server).getInvite},
-		{del, "/v1/organizations/invites/:invite_id", ifAdmin, "admin/invite_deleted", (*Server).deleteInvite},
-		{get, "/v1/organizations/users", ifAdmin, "admin/user_list", (*Server).listUsers},
-		{get, "/v1/organizations/users/:user_id", ifAdmin, "admin/user", (*Server).getUser},
-		{post, "/v1/organizations/users/:user_id", ifAdmin, "admin/user", (*Server).updateUser},
-		{del, "/v1/organizations/users/:user_id", ifAdmin, "admin/user_deleted", (*Server).removeUser},
-		{post, "/v1/organizations/workspaces", ifAdmin, "admin/workspace", (*Server).createWorkspace},
-		{get, "/v1/organizations/workspaces", ifAdmin, "admin/workspace_list", (*Server).listWorkspaces},
-		{get, "/v1/organizations/workspaces/:workspace_id", ifAdmin, "admin/workspace", (*Server).getWorkspace},
-		{post, "/v1/organizations/workspaces/:workspace_id", ifAdmin, "admin/workspace", (*Server).updateWorkspace},
-		{post, "/v1/organizations/workspaces/:workspace_id/archive", ifAdmin, "admin/workspace", (*Server).archiveWorkspace},
-		{get, "/v1/organizations/workspaces/:workspace_id/rate_limits", ifAdmin, "admin/workspace_rate_limit_list", (*Server).listWorkspaceRateLimits},
-		{get, "/v1/organizations/rate_limits", ifAdmin, "admin/rate_limit_list", (*Server).listRateLimits},
+		{get, "/v1/organizations/me", ifAdmin, in{}, "admin/organization", (*Server).getOrganization},
+		{post, "/v1/organizations/invites", ifAdmin, in{body: "admin/invite_create"}, "admin/invite", (*Server).createInvite},
+		{get, "/v1/organizations/invites", ifAdmin, in{query: cursorParams(20, 1000)}, "admin/invite_list", (*Server).listInvites},
+		{get, "/v1/organizations/invites/:invite_id", ifAdmin, in{}, "admin/invite", (*Server).getInvite},
+		{del, "/v1/organizations/invites/:invite_id", ifAdmin, in{}, "admin/invite_deleted", (*Server).deleteInvite},
+		{get, "/v1/organizations/users", ifAdmin, in{query: qUsers}, "admin/user_list", (*Server).listUsers},
+		{get, "/v1/organizations/users/:user_id", ifAdmin, in{}, "admin/user", (*Server).getUser},
+		{post, "/v1/organizations/users/:user_id", ifAdmin, in{body: "admin/user_update"}, "admin/user", (*Server).updateUser},
+		{del, "/v1/organizations/users/:user_id", ifAdmin, in{}, "admin/user_deleted", (*Server).removeUser},
+		{post, "/v1/organizations/workspaces", ifAdmin, in{body: "admin/workspace_create"}, "admin/workspace", (*Server).createWorkspace},
+		{get, "/v1/organizations/workspaces", ifAdmin, in{query: qWorkspaces}, "admin/workspace_list", (*Server).listWorkspaces},
+		{get, "/v1/organizations/workspaces/:workspace_id", ifAdmin, in{}, "admin/workspace", (*Server).getWorkspace},
+		{post, "/v1/organizations/workspaces/:workspace_id", ifAdmin, in{body: "admin/workspace_update"}, "admin/workspace", (*Server).updateWorkspace},
+		{post, "/v1/organizations/workspaces/:workspace_id/archive", ifAdmin, in{}, "admin/workspace", (*Server).archiveWorkspace},
+		{get, "/v1/organizations/workspaces/:workspace_id/rate_limits", ifAdmin, in{query: qRateLimits}, "admin/workspace_rate_limit_list", (*Server).listWorkspaceRateLimits},
+		{get, "/v1/organizations/rate_limits", ifAdmin, in{query: query(qRateLimits, strParam("model", "Only the group that lists this model (an ID or an alias)."))}, "admin/rate_limit_list", (*Server).listRateLimits},
 
 		// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9).
-		{get, "/v1/organizations/tunnels", ifTunnels, "tunnels/tunnel_list", (*Server).listTunnels},
-		{get, "/v1/organizations/tunnels/:tunnel_id", ifTunnels, "tunnels/tunnel", (*Server).getTunnel},
-		{post, "/v1/organizations/tunnels/:tunnel_id/reveal_token", ifTunnels, "tunnels/tunnel_token", (*Server).revealTunnelToken},
-		{post, "/v1/organizations/tunnels/:tunnel_id/rotate_token", ifTunnels, "tunnels/tunnel_token", (*Server).rotateTunnelToken},
-		{post, "/v1/organizations/tunnels/:tunnel_id/archive", ifTunnels, "tunnels/tunnel", (*Server).archiveTunnel},
-		{post, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, "tunnels/certificate", (*Server).createTunnelCertificate},
-		{get, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, "tunnels/certificate_list", (*Server).listTunnelCertificates},
-		{get, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id", ifTunnels, "tunnels/certificate", (*Server).getTunnelCertificate},
-		{post, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnels, "tunnels/certificate", (*Server).archiveTunnelCertificate},
-		{post, "/_fake/tunnels", nil, "tunnels/tunnel", (*Server).controlCreateTunnel},
-		{post, "/_fake/tunnels/token_check", nil, "tunnels/control_token_check", (*Server).controlCheckTunnelToken},
-		{post, "/_fake/tunnels/:tunnel_id/gateway_check", nil, "tunnels/control_gateway_check", (*Server).controlCheckGateway},
+		{get, "/v1/organizations/tunnels", ifTunnels, in{query: query(qTunnelList, strParam("workspace_id", "Only the tunnels of this workspace (wrkspc_...)."))}, "tunnels/tunnel_list", (*Server).listTunnels},
+		{get, "/v1/organizations/tunnels/:tunnel_id", ifTunnels, in{}, "tunnels/tunnel", (*Server).getTunnel},
+		{post, "/v1/organizations/tunnels/:tunnel_id/reveal_token", ifTunnels, in{}, "tunnels/tunnel_token", (*Server).revealTunnelToken},
+		{post, "/v1/organizations/tunnels/:tunnel_id/rotate_token", ifTunnels, in{body: "tunnels/rotate_token_request"}, "tunnels/tunnel_token", (*Server).rotateTunnelToken},
+		{post, "/v1/organizations/tunnels/:tunnel_id/archive", ifTunnels, in{}, "tunnels/tunnel", (*Server).archiveTunnel},
+		{post, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, in{body: "tunnels/certificate_create_request"}, "tunnels/certificate", (*Server).createTunnelCertificate},
+		{get, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, in{query: qTunnelList}, "tunnels/certificate_list", (*Server).listTunnelCertificates},
+		{get, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id", ifTunnels, in{}, "tunnels/certificate", (*Server).getTunnelCertificate},
+		{post, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnels, in{}, "tunnels/certificate", (*Server).archiveTunnelCertificate},
+		{post, "/_fake/tunnels", nil, in{body: "tunnels/control_create_tunnel_request"}, "tunnels/tunnel", (*Server).controlCreateTunnel},
+		{post, "/_fake/tunnels/token_check", nil, in{body: "tunnels/control_token_check_request"}, "tunnels/control_token_check", (*Server).controlCheckTunnelToken},
+		{post, "/_fake/tunnels/:tunnel_id/gateway_check", nil, in{body: "tunnels/control_gateway_check_request"}, "tunnels/control_gateway_check", (*Server).controlCheckGateway},
 
 		// Environments and the work queue (spec 2.16, 3.1, 4.8; gaps §8).
-		{post, "/_fake/environments/:environment_id/work", nil, "work/work", (*Server).enqueueWork},
-		{post, "/v1/environments", ifEnvironments, "work/environment", (*Server).createEnvironment},
-		{get, "/v1/environments", ifEnvironments, "work/environment_list", (*Server).listEnvironments},
-		{get, "/v1/environments/:environment_id", ifEnvironments, "work/environment", (*Server).getEnvironment},
-		{post, "/v1/environments/:environment_id", ifEnvironments, "work/environment", (*Server).updateEnvironment},
-		{post, "/v1/environments/:environment_id/archive", ifEnvironments, "work/environment", (*Server).archiveEnvironment},
-		{del, "/v1/environments/:environment_id", ifEnvironments, "work/environment_deleted", (*Server).deleteEnvironment},
-		{get, "/v1/environments/:environment_id/work", ifWork, "work/work_list", (*Server).listWork},
-		{get, "/v1/environments/:environment_id/work/stats", ifWork, "work/stats", (*Server).workStats},
-		{get, "/v1/environments/:environment_id/work/poll", ifWork, "work/poll", (*Server).pollWork},
-		{get, "/v1/environments/:environment_id/work/:work_id", ifWork, "work/work", (*Server).getWork},
-		{post, "/v1/environments/:environment_id/work/:work_id/ack", ifWork, "work/work", (*Server).ackWork},
-		{post, "/v1/environments/:environment_id/work/:work_id/heartbeat", ifWork, "work/heartbeat", (*Server).heartbeatWork},
-		{post, "/v1/environments/:environment_id/work/:work_id/stop", ifWork, "work/work", (*Server).stopWork},
+		{post, "/_fake/environments/:environment_id/work", nil, in{body: "work/enqueue"}, "work/work", (*Server).enqueueWork},
+		{post, "/v1/environments", ifEnvironments, in{body: "work/environment_create"}, "work/environment", (*Server).createEnvironment},
+		{get, "/v1/environments", ifEnvironments, in{query: query(tokenParams(20, 100), boolParam("include_archived", false, "Include archived environments."))}, "work/environment_list", (*Server).listEnvironments},
+		{get, "/v1/environments/:environment_id", ifEnvironments, in{}, "work/environment", (*Server).getEnvironment},
+		{post, "/v1/environments/:environment_id", ifEnvironments, in{body: "work/environment_update"}, "work/environment", (*Server).updateEnvironment},
+		{post, "/v1/environments/:environment_id/archive", ifEnvironments, in{}, "work/environment", (*Server).archiveEnvironment},
+		{del, "/v1/environments/:environment_id", ifEnvironments, in{}, "work/environment_deleted", (*Server).deleteEnvironment},
+		{get, "/v1/environments/:environment_id/work", ifWork, in{query: tokenParams(20, 100)}, "work/work_list", (*Server).listWork},
+		{get, "/v1/environments/:environment_id/work/stats", ifWork, in{}, "work/stats", (*Server).workStats},
+		{get, "/v1/environments/:environment_id/work/poll", ifWork, in{query: qPoll}, "work/poll", (*Server).pollWork},
+		{get, "/v1/environments/:environment_id/work/:work_id", ifWork, in{}, "work/work", (*Server).getWork},
+		{post, "/v1/environments/:environment_id/work/:work_id/ack", ifWork, in{}, "work/work", (*Server).ackWork},
+		{post, "/v1/environments/:environment_id/work/:work_id/heartbeat", ifWork, in{query: qHeartbeat}, "work/heartbeat", (*Server).heartbeatWork},
+		{post, "/v1/environments/:environment_id/work/:work_id/stop", ifWork, in{body: "work/stop"}, "work/work", (*Server).stopWork},
 
 		// Compliance (spec 2.2-2.7, 4.1-4.3, gaps §10). Static segments (files, generated-files)
 		// sit beside :chat_id; compliance_test.go proves gin routes each to its handler.
-		{get, "/v1/compliance/apps/chats", ifCompliance, "compliance/chat_list", (*Server).listComplianceChats},
-		{get, "/v1/compliance/apps/chats/:chat_id/messages", ifCompliance, "compliance/chat_messages", (*Server).getChatMessages},
-		{del, "/v1/compliance/apps/chats/:chat_id", ifCompliance, "compliance/chat_deleted", (*Server).deleteComplianceChat},
-		{get, "/v1/compliance/apps/chats/files/:file_id", ifCompliance, "compliance/file", (*Server).getComplianceFile},
-		{get, "/v1/compliance/apps/chats/files/:file_id/content", ifCompliance, "", (*Server).getComplianceFileContent},
-		{del, "/v1/compliance/apps/chats/files/:file_id", ifCompliance, "compliance/file_deleted", (*Server).deleteComplianceFile},
-		{get, "/v1/compliance/apps/chats/generated-files/:generated_file_id", ifCompliance, "compliance/generated_file", (*Server).getGeneratedFile},
-		{get, "/v1/compliance/apps/chats/generated-files/:generated_file_id/content", ifCompliance, "", (*Server).getGeneratedFileContent},
-		{get, "/v1/compliance/apps/artifacts/:artifact_version_id", ifCompliance, "compliance/artifact", (*Server).getArtifact},
-		{get, "/v1/compliance/apps/artifacts/:artifact_version_id/content", ifCompliance, "", (*Server).getArtifactContent},
-		{get, "/v1/compliance/apps/projects", ifCompliance, "compliance/project_list", (*Server).listComplianceProjects},
-		{get, "/v1/compliance/organizations", ifCompliance, "compliance/organization_list", (*Server).listComplianceOrganizations},
-		{get, "/v1/compliance/organizations/:org_uuid/users", ifCompliance, "compliance/user_list", (*Server).listComplianceUsers},
+		{get, "/v1/compliance/apps/chats", ifCompliance, in{query: qChats}, "compliance/chat_list", (*Server).listComplianceChats},
+		{get, "/v1/compliance/apps/chats/:chat_id/messages", ifCompliance, in{query: qChatMessages}, "compliance/chat_messages", (*Server).getChatMessages},
+		{del, "/v1/compliance/apps/chats/:chat_id", ifCompliance, in{}, "compliance/chat_deleted", (*Server).deleteComplianceChat},
+		{get, "/v1/compliance/apps/chats/files/:file_id", ifCompliance, in{}, "compliance/file", (*Server).getComplianceFile},
+		{get, "/v1/compliance/apps/chats/files/:file_id/content", ifCompliance, in{}, "", (*Server).getComplianceFileContent},
+		{del, "/v1/compliance/apps/chats/files/:file_id", ifCompliance, in{}, "compliance/file_deleted", (*Server).deleteComplianceFile},
+		{get, "/v1/compliance/apps/chats/generated-files/:generated_file_id", ifCompliance, in{}, "compliance/generated_file", (*Server).getGeneratedFile},
+		{get, "/v1/compliance/apps/chats/generated-files/:generated_file_id/content", ifCompliance, in{}, "", (*Server).getGeneratedFileContent},
+		{get, "/v1/compliance/apps/artifacts/:artifact_version_id", ifCompliance, in{}, "compliance/artifact", (*Server).getArtifact},
+		{get, "/v1/compliance/apps/artifacts/:artifact_version_id/content", ifCompliance, in{}, "", (*Server).getArtifactContent},
+		{get, "/v1/compliance/apps/projects", ifCompliance, in{query: qProjects}, "compliance/project_list", (*Server).listComplianceProjects},
+		{get, "/v1/compliance/organizations", ifCompliance, in{}, "compliance/organization_list", (*Server).listComplianceOrganizations},
+		{get, "/v1/compliance/organizations/:org_uuid/users", ifCompliance, in{query: tokenParams(100, 1000)}, "compliance/user_list", (*Server).listComplianceUsers},
 
 		// Memory stores (spec 2.13-2.15, 3.5, 4.7; create, retrieve, update, archive, delete of
 		// stores, memory list and delete, and redact from gaps §7).
-		{get, "/v1/memory_stores", ifMemory, "memory/memory_store_list", (*Server).listMemoryStores},
-		{post, "/v1/memory_stores", ifMemory, "memory/memory_store", (*Server).createMemoryStore},
-		{get, "/v1/memory_stores/:memory_store_id", ifMemory, "memory/memory_store", (*Server).getMemoryStore},
-		{post, "/v1/memory_stores/:memory_store_id", ifMemory, "memory/memory_store", (*Server).updateMemoryStore},
-		{del, "/v1/memory_stores/:memory_store_id", ifMemory, "memory/memory_store_deleted", (*Server).deleteMemoryStore},
-		{post, "/v1/memory_stores/:memory_store_id/archive", ifMemory, "memory/memory_store", (*Server).archiveMemoryStore},
-		{get, "/v1/memory_stores/:memory_store_id/memories", ifMemory, "memory/memory_list", (*Server).listMemories},
-		{post, "/v1/memory_stores/:memory_store_id/memories", ifMemory, "memory/memory", (*Server).createMemory},
-		{get, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, "memory/memory", (*Server).getMemory},
-		{post, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, "memory/memory", (*Server).updateMemory},
-		{del, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, "memory/memory_deleted", (*Server).deleteMemory},
-		{get, "/v1/memory_stores/:memory_store_id/memory_versions", ifMemory, "memory/memory_version_list", (*Server).listMemoryVersions},
-		{get, "/v1/memory_stores/:memory_store_id/memory_versions/:memory_version_id", ifMemory, "memory/memory_version", (*Server).getMemoryVersion},
-		{post, "/v1/memory_stores/:memory_store_id/memory_versions/:memory_version_id/redact", ifMemory, "memory/memory_version", (*Server).redactMemoryVersion},
+		{get, "/v1/memory_stores", ifMemory, in{query: qMemoryStores}, "memory/memory_store_list", (*Server).listMemoryStores},
+		{post, "/v1/memory_stores", ifMemory, in{body: "memory/memory_store_create_request"}, "memory/memory_store", (*Server).createMemoryStore},
+		{get, "/v1/memory_stores/:memory_store_id", ifMemory, in{}, "memory/memory_store", (*Server).getMemoryStore},
+		{post, "/v1/memory_stores/:memory_store_id", ifMemory, in{body: "memory/memory_store_update_request"}, "memory/memory_store", (*Server).updateMemoryStore},
+		{del, "/v1/memory_stores/:memory_store_id", ifMemory, in{}, "memory/memory_store_deleted", (*Server).deleteMemoryStore},
+		{post, "/v1/memory_stores/:memory_store_id/archive", ifMemory, in{}, "memory/memory_store", (*Server).archiveMemoryStore},
+		{get, "/v1/memory_stores/:memory_store_id/memories", ifMemory, in{query: qMemories}, "memory/memory_list", (*Server).listMemories},
+		{post, "/v1/memory_stores/:memory_store_id/memories", ifMemory, in{query: viewParam(memViewBasic), body: "memory/memory_create_request"}, "memory/memory", (*Server).createMemory},
+		{get, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, in{query: viewParam(memViewFull)}, "memory/memory", (*Server).getMemory},
+		{post, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, in{query: viewParam(memViewBasic), body: "memory/memory_update_request"}, "memory/memory", (*Server).updateMemory},
+		{del, "/v1/memory_stores/:memory_store_id/memories/:memory_id", ifMemory, in{query: strParam("expected_content_sha256", "Delete only if the memory's content_sha256 is this (64 lowercase hex characters); 409 otherwise.")}, "memory/memory_deleted", (*Server).deleteMemory},
+		{get, "/v1/memory_stores/:memory_store_id/memory_versions", ifMemory, in{query: qMemoryVersions}, "memory/memory_version_list", (*Server).listMemoryVersions},
+		{get, "/v1/memory_stores/:memory_store_id/memory_versions/:memory_version_id", ifMemory, in{query: viewParam(memViewFull)}, "memory/memory_version", (*Server).getMemoryVersion},
+		{post, "/v1/memory_stores/:memory_store_id/memory_versions/:memory_version_id/redact", ifMemory, in{}, "memory/memory_version", (*Server).redactMemoryVersion},
 
 		// Messages and legacy completions (spec 2.8, 2.9, 4.4; gaps §4, §5). A streamed answer
 		// is an sseStream that checks each event against its own schema.
-		{post, "/v1/messages", ifMessages, "messages/message", (*Server).createMessage},
-		{post, "/v1/messages/count_tokens", ifMessages, "messages/count_tokens", (*Server).countTokens},
-		{post, "/v1/complete", ifMessages, "messages/completion", (*Server).complete},
-		{get, "/_fake/messages/scenarios", nil, "messages/scenario_list", (*Server).listScenarios},
+		{post, "/v1/messages", ifMessages, in{body: "messages/create_message_request", events: "messages/stream_event"}, "messages/message", (*Server).createMessage},
+		{post, "/v1/messages/count_tokens", ifMessages, in{body: "messages/count_tokens_request"}, "messages/count_tokens", (*Server).countTokens},
+		{post, "/v1/complete", ifMessages, in{body: "messages/complete_request", events: "messages/completion_stream_event"}, "messages/completion", (*Server).complete},
+		{get, "/_fake/messages/scenarios", nil, in{}, "messages/scenario_list", (*Server).listScenarios},
 	}
+}
+
+// Query parameters that several routes share, or too many for one line of the table.
+var (
+	qUsers = query(cursorParams(20, 1000),
+		strParam("email", "Only the user with this email address (exact, case-insensitive)."))
+	qWorkspaces = query(cursorParams(20, 1000),
+		boolParam("include_archived", false, "Include archived workspaces."))
+	qRateLimits = query(
+		enumParam("group_type", "", "Only the groups of this type.", groupTypes...),
+		tokenParams(0, 1000))
+	qTunnelList = query(boolParam("include_archived", false, "Include archived items."), tokenParams(20, 1000))
+	qPoll       = query(
+		intParam("block_ms", 0, 1, 999, "Wait up to this long for work to arrive; without it, answer at once."),
+		intParam("reclaim_older_than_ms", defaultReclaimMS, 0, 86_400_000, "Also hand out items whose lease holder has been silent this long."))
+	qHeartbeat = query(
+		numberParam("desired_ttl_seconds", defaultLeaseSeconds, 0, math.MaxFloat64, fmt.Sprintf("The lease to hold, in seconds; at most %v are granted.", maxLeaseSeconds)),
+		[]param{{name: "expected_last_heartbeat", kind: pString, required: true,
+			doc: "The last_heartbeat of the previous heartbeat, or " + noHeartbeat + " to claim an unclaimed lease; 412 when it is not the current one."}})
+	qChats = query(
+		[]param{{name: "user_ids", kind: pStrings, required: true, maxItems: 10, doc: "The users whose chats to list: 1 to 10 IDs."}},
+		qComplianceOrgs,
+		listParam("project_ids", "Only the chats of these projects."),
+		cursorParams(100, 1000), timeParams("created_at"), timeParams("updated_at"))
+	qChatMessages = query(cursorParams(0, 1000), timeParams("created_at"), timeParams("updated_at"),
+		enumParam("order", "asc", "The order of the messages, by created_at.", "asc", "desc"))
+	qProjects = query(tokenParams(20, 100), timeParams("created_at"),
+		listParam("user_ids", "Only the projects of these users."), qComplianceOrgs)
+	qComplianceOrgs = listParam("organization_ids", "Only if the caller's organization is one of these (org_ IDs or UUIDs).")
+	qMemoryStores   = query(timeParams("created_at", "gte", "lte"),
+		boolParam("include_archived", false, "Include archived stores."),
+		tokenParams(defaultMemoryPage, maxMemoryPage))
+	qMemories = query(
+		strParam("path_prefix", "Only the memories under this prefix, which starts and ends with \"/\"."),
+		intParam("depth", 0, 0, maxMemoryPath, "Roll anything deeper than this many segments below the prefix into one memory_prefix item per directory; 0: no roll-up."),
+		tokenParams(defaultMemoryPage, maxMemoryPage), viewParam(memViewBasic))
+	qMemoryVersions = query(viewParam(memViewBasic), tokenParams(defaultMemoryPage, maxMemoryPage),
+		strParam("memory_id", "Only the versions of this memory."),
+		strParam("api_key_id", "Only the versions written with this API key."),
+		strParam("session_id", "Only the versions written in this session."),
+		timeParams("created_at", "gte", "lte"),
+		enumParam("operation", "", "Only the versions of this operation.", memOpCreated, memOpModified, memOpDeleted))
+)
+
+// viewParam is the memory view parameter (gaps §7); def differs between retrieve and the rest.
+func viewParam(def string) []param {
+	return enumParam("view", def, "basic leaves out the content; full includes it.", memViewBasic, memViewFull)
 }

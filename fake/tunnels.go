@@ -279,10 +279,10 @@ type archivedListQuery struct {
 // archivedListQuery reads the query of a list of the area; a bad value is a 400 naming it.
 func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) {
 	q.scope = scope
-	if q.includeArchived, err = c.queryBool("include_archived", false); err != nil {
+	if q.includeArchived, err = c.queryBool("include_archived"); err != nil {
 		return q, err
 	}
-	if q.limit, _, err = c.queryInt("limit", 20, 1, 1000); err != nil {
+	if q.limit, _, err = c.queryInt("limit"); err != nil {
 		return q, err
 	}
 	q.after, err = c.pageToken(scope)
@@ -296,7 +296,7 @@ func (s *Server) listTunnels(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	workspace, filterWorkspace := c.GetQuery("workspace_id")
+	workspace, filterWorkspace := c.queryString("workspace_id")
 	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
 		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %q", workspace)
 	}
@@ -340,7 +340,7 @@ func (s *Server) rotateTunnelToken(c *call) (any, error) {
 	var req struct {
 		Reason *string `json:"reason"`
 	}
-	if err := c.bindValid("tunnels/rotate_token_request", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	return s.withTunnel(c, func(st *tunnelStore, rec *tunnelRec) (any, error) {
@@ -384,7 +384,7 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 	var req struct {
 		CACertificatePEM string `json:"ca_certificate_pem"`
 	}
-	if err := c.bindValid("tunnels/certificate_create_request", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	cc, err := parseCACertificate(req.CACertificatePEM)
@@ -473,7 +473,7 @@ func (s *Server) controlCreateTunnel(c *call) (any, error) {
 		WorkspaceID    *string `json:"workspace_id"`
 		DisplayName    *string `json:"display_name"`
 	}
-	if err := c.bindValid("tunnels/control_create_tunnel_request", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	opts := TunnelOptions{}
@@ -498,7 +498,7 @@ func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
 	var req struct {
 		TunnelToken string `json:"tunnel_token"`
 	}
-	if err := c.bindValid("tunnels/control_token_check_request", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	id, ok := s.TunnelForToken(req.TunnelToken)
@@ -517,7 +517,7 @@ func (s *Server) controlCheckGateway(c *call) (any, error) {
 	var req struct {
 		CertificatePEM string `json:"certificate_pem"`
 	}
-	if err := c.bindValid("tunnels/control_gateway_check_request", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	reason, err := s.checkGateway(c.Param("tunnel_id"), req.CertificatePEM)

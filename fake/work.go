@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -350,12 +349,12 @@ type heartbeatResponse struct {
 // expected_last_heartbeat and the new record happen under one lock, so of two workers racing
 // with the same expectation exactly one wins and the other gets 412.
 func (s *Server) heartbeatWork(c *call) (any, error) {
-	ttl, err := c.queryFloat("desired_ttl_seconds", defaultLeaseSeconds, 0, math.MaxFloat64)
+	ttl, err := c.queryFloat("desired_ttl_seconds")
 	if err != nil {
 		return nil, err
 	}
 	ttl = min(ttl, maxLeaseSeconds)
-	expected, ok := c.GetQuery("expected_last_heartbeat")
+	expected, ok := c.queryString("expected_last_heartbeat")
 	if !ok || expected == "" {
 		return nil, invalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", noHeartbeat)
 	}
@@ -406,7 +405,7 @@ func (s *Server) stopWork(c *call) (any, error) {
 	var req struct {
 		Force bool `json:"force"`
 	}
-	if err := c.bindValid("work/stop", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
@@ -432,7 +431,7 @@ func (s *Server) stopWork(c *call) (any, error) {
 
 // listWork lists an environment's work items (gaps §8): page tokens, oldest first.
 func (s *Server) listWork(c *call) (any, error) {
-	limit, _, err := c.queryInt("limit", 20, 1, 100)
+	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
 	}

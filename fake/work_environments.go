@@ -20,7 +20,7 @@ func (s *Server) createEnvironment(c *call) (any, error) {
 		Config      map[string]any    `json:"config"`
 		Scope       string            `json:"scope"`
 	}
-	if err := c.bindValid("work/environment_create", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	st := s.work(c)
@@ -39,11 +39,11 @@ func (s *Server) createEnvironment(c *call) (any, error) {
 // listEnvironments lists the organization's environments newest first, with page tokens;
 // archived ones only with include_archived=true.
 func (s *Server) listEnvironments(c *call) (any, error) {
-	limit, _, err := c.queryInt("limit", 20, 1, 100)
+	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	archived, err := c.queryBool("include_archived", false)
+	archived, err := c.queryBool("include_archived")
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Server) updateEnvironment(c *call) (any, error) {
 		Config      map[string]any     `json:"config"`
 		Scope       *string            `json:"scope"`
 	}
-	if err := c.bindValid("work/environment_update", &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {

@@ -13,11 +13,11 @@ import (
 // item or lapse a lease), and gives up when the client goes away. The store's lock is held only
 // for each look at the queue, never while waiting.
 func (s *Server) pollWork(c *call) (any, error) {
-	blockMS, blocking, err := c.queryInt("block_ms", 0, 1, 999)
+	blockMS, blocking, err := c.queryInt("block_ms")
 	if err != nil {
 		return nil, err
 	}
-	reclaimMS, _, err := c.queryInt("reclaim_older_than_ms", defaultReclaimMS, 0, 86_400_000)
+	reclaimMS, _, err := c.queryInt("reclaim_older_than_ms")
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (s *Server) enqueueWork(c *call) (any, error) {
 		SessionID string            `json:"session_id"`
 		Metadata  map[string]string `json:"metadata"`
 	}
-	if err := c.bind(&req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	return s.EnqueueWork(c.Param("environment_id"), req.SessionID, req.Metadata)
