@@ -34,6 +34,26 @@ const BaseURL = "https://platformkit.dev/schemas/"
 //go:embed *.json */*.json
 var files embed.FS
 
+// The OpenAPI 3.1 documents, generated from the fake's route table and the schemas here; they are
+// not JSON Schemas, so Names leaves them out.
+var (
+	//go:embed openapi.json
+	openAPI []byte
+	//go:embed openapi-control.json
+	openAPIControl []byte
+)
+
+// OpenAPI returns the OpenAPI 3.1 document of the API (openapi.json): every operation with its
+// parameters, request body, responses, security schemes and headers, self-contained.
+func OpenAPI() []byte { return bytes.Clone(openAPI) }
+
+// ControlOpenAPI returns the OpenAPI 3.1 document of the fake's test-control API
+// (openapi-control.json).
+func ControlOpenAPI() []byte { return bytes.Clone(openAPIControl) }
+
+// isOpenAPI reports whether the file at p is one of the OpenAPI documents.
+func isOpenAPI(p string) bool { return p == "openapi.json" || p == "openapi-control.json" }
+
 // FS returns the embedded schema documents.
 func FS() fs.FS { return files }
 
@@ -90,7 +110,7 @@ func load() *compiled {
 func Names() []string {
 	var names []string
 	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") && !isOpenAPI(p) {
 			names = append(names, strings.TrimSuffix(p, ".json"))
 		}
 		return nil

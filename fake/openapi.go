@@ -1,0 +1,491 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math"
+	"net/http"
+	"net/url"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/platformkit/platformkit/schemas"
+)
+
+// The OpenAPI 3.1 documents (schemas/openapi.json for the API, schemas/openapi-control.json for
+// the control API) are generated from the route table alone: method, path, interface (security
+// schemes and version headers), the declared query parameters and request schema, the 200 schema
+// and the event schema of a stream. TestOpenAPIDocumentsAreCurrent keeps the committed files
+// equal to what this code writes; regenerate them with "go generate ./fake", which runs that test
+// with -update.
+//
+//go:generate go test -run ^TestOpenAPIDocumentsAreCurrent$ -update .
+
+// openAPIVersion is the version of the OpenAPI specification the documents follow.
+const openAPIVersion = "3.1.1"
+
+// openAPIDocument returns the document of the API routes of the table, or of the control routes.
+func openAPIDocument(control bool) ([]byte, error) {
+	g := &openAPIGen{components: map[string]any{}, security: map[string]any{}, params: map[string]any{}, added: map[string]bool{}}
+	paths := map[string]map[string]any{}
+	for _, rt := range routes() {
+		if (rt.ifc == nil) != control {
+			continue
+		}
+		op, err := g.operation(rt)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", rt.method, rt.path, err)
+		}
+		p := openAPIPath(rt.path)
+		if paths[p] == nil {
+			paths[p] = map[string]any{}
+		}
+		paths[p][strings.ToLower(rt.method)] = op
+	}
+	if err := g.addSchema("error"); err != nil {
+		return nil, err
+	}
+	responses := map[string]any{}
+	for _, status := range g.errorStatuses(control) {
+		responses[errorResponseName(status)] = errorResponse(status)
+	}
+	components := map[string]any{"schemas": g.components, "responses": responses}
+	if len(g.security) > 0 {
+		components["securitySchemes"] = g.security
+	}
+	if len(g.params) > 0 {
+		components["parameters"] = g.params
+	}
+	info := map[string]any{
+		"title":   "Platform API",
+		"version": APIVersion,
+		"description": "Every operation the platformkit fake serves, generated from its route table and its JSON Schemas. " +
+			"Every response carries a request-id header, and every error is the error envelope with the status of its type.",
+	}
+	if control {
+		info["title"] = "Platform API fake: test-control API"
+		info["description"] = "The control API of the platformkit fake, under /_fake/: no credential, never journaled. " +
+			"Generated from the fake's route table and its JSON Schemas."
+	}
+	doc := map[string]any{
+		"openapi":           openAPIVersion,
+		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+		"info":              info,
+		"servers":           []any{map[string]any{"url": "http://127.0.0.1:4010", "description": "the fake as make run serves it"}},
+		"paths":             paths,
+		"components":        components,
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// openAPIGen collects the components the operations refer to.
+type openAPIGen struct {
+	components map[string]any  // schemas, by component name
+	security   map[string]any  // security schemes
+	params     map[string]any  // header parameters
+	added      map[string]bool // the schema documents already added (or being added)
+}
+
+// operation describes one route.
+func (g *openAPIGen) operation(rt *route) (map[string]any, error) {
+	name := handlerName(rt.h)
+	op := map[string]any{"operationId": name, "summary": sentence(name)}
+	var params []any
+	for _, seg := range strings.Split(rt.path, "/") {
+		if v, ok := strings.CutPrefix(seg, ":"); ok {
+			params = append(params, map[string]any{"name": v, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		}
+	}
+	for _, p := range rt.query {
+		params = append(params, queryParameter(p))
+	}
+	if rt.ifc != nil {
+		op["tags"] = []string{rt.ifc.name}
+		params = append(params, g.headerParameters(rt.ifc)...)
+		op["security"] = g.securityOf(rt.ifc)
+	} else {
+		op["tags"] = []string{"control"}
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	if rt.body != "" {
+		required, err := g.bodyRequired(rt.body)
+		if err != nil {
+			return nil, err
+		}
+		if err := g.addSchema(rt.body); err != nil {
+			return nil, err
+		}
+		op["requestBody"] = map[string]any{
+			"required": required,
+			"content":  map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.body)}},
+		}
+	}
+	ok := map[string]any{"description": "OK", "headers": requestIDHeader()}
+	switch {
+	case rt.schema == "":
+		ok["description"] = "The bytes, with their own Content-Type."
+		ok["content"] = map[string]any{"*/*": map[string]any{}}
+	default:
+		if err := g.addSchema(rt.schema); err != nil {
+			return nil, err
+		}
+		content := map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.schema)}}
+		if rt.events != "" {
+			if err := g.addSchema(rt.events); err != nil {
+				return nil, err
+			}
+			ok["description"] = "OK: the JSON answer, or with \"stream\": true in the body, server-sent events whose data is each one " + componentName(rt.events) + "."
+			content["text/event-stream"] = map[string]any{"schema": schemaRef(rt.events)}
+		}
+		ok["content"] = content
+	}
+	responses := map[string]any{"200": ok}
+	for _, status := range routeErrorStatuses(rt) {
+		responses[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/" + errorResponseName(status)}
+	}
+	responses["default"] = map[string]any{"$ref": "#/components/responses/" + errorResponseName(0)}
+	op["responses"] = responses
+	return op, nil
+}
+
+// routeErrorStatuses are the statuses of gaps §1 any request of the route may be answered with:
+// a malformed request, a missing resource, a body too large; for the API also a missing or
+// wrong credential, and the statuses faults and the service's load produce. Other statuses a
+// route answers (402, 405, 409, 412) are its "default" response, with the same envelope.
+func routeErrorStatuses(rt *route) []int {
+	out := []int{http.StatusBadRequest, http.StatusNotFound}
+	if rt.body != "" {
+		out = append(out, http.StatusRequestEntityTooLarge)
+	}
+	if rt.ifc != nil {
+		out = append(out, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests,
+			http.StatusInternalServerError, http.StatusGatewayTimeout, 529)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// errorStatuses are the statuses with a named error response in the document.
+func (g *openAPIGen) errorStatuses(control bool) []int {
+	seen := map[int]bool{0: true}
+	for _, rt := range routes() {
+		if (rt.ifc == nil) == control {
+			for _, s := range routeErrorStatuses(rt) {
+				seen[s] = true
+			}
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func errorResponseName(status int) string {
+	if status == 0 {
+		return "error"
+	}
+	return "error_" + strconv.Itoa(status)
+}
+
+// errorResponse is the envelope of spec 7 answered with status (0: any other error status),
+// described with the error types of that status (errors.go, gaps §1).
+func errorResponse(status int) map[string]any {
+	var types []string
+	for typ, st := range statusOf {
+		if st == status {
+			types = append(types, typ)
+		}
+	}
+	slices.Sort(types)
+	desc := "An error: the envelope with the type of its status."
+	if len(types) > 0 {
+		desc = "An error of type " + strings.Join(types, " or ") + "."
+	}
+	headers := requestIDHeader()
+	switch status {
+	case http.StatusTooManyRequests, 529:
+		headers["retry-after"] = map[string]any{"description": "Seconds to wait before retrying.", "schema": map[string]any{"type": "string"}}
+		headers["retry-after-ms"] = map[string]any{"description": "Milliseconds to wait before retrying.", "schema": map[string]any{"type": "string"}}
+	case 0:
+		headers["x-should-retry"] = map[string]any{"description": "\"false\" on a 409: a retry cannot succeed.", "schema": map[string]any{"type": "string"}}
+	}
+	return map[string]any{
+		"description": desc,
+		"headers":     headers,
+		"content":     map[string]any{"application/json": map[string]any{"schema": schemaRef("error")}},
+	}
+}
+
+func requestIDHeader() map[string]any {
+	return map[string]any{"request-id": map[string]any{
+		"description": "The ID of the request, also in the error envelope.",
+		"required":    true,
+		"schema":      map[string]any{"type": "string"},
+	}}
+}
+
+// queryParameter describes a declared query parameter (params.go).
+func queryParameter(p param) map[string]any {
+	s := map[string]any{}
+	switch p.kind {
+	case pString, pPage:
+		s["type"] = "string"
+	case pTime:
+		s["type"], s["format"] = "string", "date-time"
+	case pStrings:
+		s["type"], s["items"] = "array", map[string]any{"type": "string"}
+		if p.maxItems > 0 {
+			s["maxItems"] = p.maxItems
+		}
+		if p.required {
+			s["minItems"] = 1
+		}
+	case pInt:
+		s["type"], s["minimum"], s["maximum"] = "integer", int(p.min), int(p.max)
+	case pNumber:
+		s["type"], s["exclusiveMinimum"] = "number", p.min
+		if p.max != math.MaxFloat64 {
+			s["maximum"] = p.max
+		}
+	case pBool:
+		s["type"] = "boolean"
+	case pEnum:
+		s["type"], s["enum"] = "string", p.enum
+	}
+	if p.def != nil {
+		s["default"] = p.def
+	}
+	out := map[string]any{"name": p.name, "in": "query", "description": p.doc, "schema": s}
+	if p.required {
+		out["required"] = true
+	}
+	if p.kind == pStrings {
+		out["style"], out["explode"] = "form", true
+		out["description"] = p.doc + " Repeat the parameter (" + p.name + "=a&" + p.name + "=b); " + p.name + "[]=a and " + p.name + "=a,b are accepted too."
+	}
+	return out
+}
+
+// headerParameters are the version headers of spec 9 the interface takes.
+func (g *openAPIGen) headerParameters(ifc *iface) []any {
+	var out []any
+	if ifc.version {
+		g.params["vendor-version"] = map[string]any{
+			"name": "vendor-version", "in": "header", "required": true,
+			"description": "The API version.",
+			"schema":      map[string]any{"type": "string", "enum": []string{APIVersion}},
+		}
+		out = append(out, map[string]any{"$ref": "#/components/parameters/vendor-version"})
+	}
+	name, beta := "vendor-beta", map[string]any{
+		"name": "vendor-beta", "in": "header",
+		"description": "Beta features to enable: a comma-separated list; the header may be repeated. Unknown values are ignored.",
+		"schema":      map[string]any{"type": "string"},
+	}
+	if ifc.beta != "" {
+		name = "vendor-beta-" + ifc.beta
+		beta["required"] = true
+		beta["description"] = "Beta features to enable: a comma-separated list that must hold " + ifc.beta + "; the header may be repeated."
+		beta["schema"] = map[string]any{"type": "string", "pattern": ifc.beta}
+	}
+	g.params[name] = beta
+	return append(out, map[string]any{"$ref": "#/components/parameters/" + name})
+}
+
+// securityOf lists the ways the interface takes a credential, any one of which suffices. A key
+// sent as X-Api-Key may also be sent as "Authorization: Bearer <key>".
+func (g *openAPIGen) securityOf(ifc *iface) []any {
+	var out []any
+	add := func(name string, scheme map[string]any) {
+		for _, v := range out {
+			if _, dup := v.(map[string][]string)[name]; dup {
+				return
+			}
+		}
+		g.security[name] = scheme
+		out = append(out, map[string][]string{name: {}})
+	}
+	for _, a := range ifc.accepts {
+		what := strings.ToUpper(kindNames[a.kind][:1]) + kindNames[a.kind][1:]
+		if a.header == headerAPIKey {
+			add(string(a.kind)+".x_api_key", map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey, "description": what + "."})
+		}
+		add(string(a.kind)+".bearer", map[string]any{"type": "http", "scheme": "bearer", "description": what + ", as \"Authorization: Bearer <secret>\"."})
+	}
+	return out
+}
+
+// bodyRequired reports whether an absent body (read as {}) would be refused: the request
+// schema requires a property.
+func (g *openAPIGen) bodyRequired(name string) (bool, error) {
+	doc, err := readSchema(name)
+	if err != nil {
+		return false, err
+	}
+	req, _ := doc["required"].([]any)
+	return len(req) > 0, nil
+}
+
+// addSchema adds the schema document name, and every document it refers to, to the components:
+// its root as component componentName(name), each of its $defs as componentName(name)+"."+def,
+// with every reference rewritten to point into the components, so that the document is
+// self-contained.
+func (g *openAPIGen) addSchema(name string) error {
+	if g.added[name] {
+		return nil
+	}
+	g.added[name] = true
+	key := componentName(name)
+	doc, err := readSchema(name)
+	if err != nil {
+		return err
+	}
+	base, _ := url.Parse(schemas.BaseURL + name + ".json")
+	var refs []string
+	doc = rewriteRefs(doc, base, &refs).(map[string]any)
+	defs, _ := doc["$defs"].(map[string]any)
+	for d, s := range defs {
+		g.components[key+"."+d] = s
+	}
+	for _, k := range []string{"$schema", "$id", "$defs"} {
+		delete(doc, k)
+	}
+	g.components[key] = doc
+	if len(defs) > 0 && isContainer(doc) {
+		delete(g.components, key) // a document of shared definitions only
+	}
+	for _, r := range refs {
+		if err := g.addSchema(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isContainer reports whether a schema document, without its $defs, describes nothing itself.
+func isContainer(doc map[string]any) bool {
+	for k := range doc {
+		if k != "title" && k != "description" {
+			return false
+		}
+	}
+	return true
+}
+
+// rewriteRefs replaces each "$ref" in v, resolved against base, by a reference into the
+// components, and collects the names of the schema documents it refers to.
+func rewriteRefs(v any, base *url.URL, refs *[]string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, child := range t {
+			if s, ok := child.(string); ok && k == "$ref" {
+				t[k] = componentRef(s, base, refs)
+				continue
+			}
+			t[k] = rewriteRefs(child, base, refs)
+		}
+	case []any:
+		for i, child := range t {
+			t[i] = rewriteRefs(child, base, refs)
+		}
+	}
+	return v
+}
+
+func componentRef(ref string, base *url.URL, refs *[]string) string {
+	u, err := base.Parse(ref)
+	if err != nil || !strings.HasPrefix(u.String(), schemas.BaseURL) {
+		return ref // not one of ours: the document's validation reports it
+	}
+	doc := *u
+	doc.Fragment = ""
+	name := strings.TrimSuffix(strings.TrimPrefix(doc.String(), schemas.BaseURL), ".json")
+	if !slices.Contains(*refs, name) {
+		*refs = append(*refs, name)
+	}
+	target := "#/components/schemas/" + componentName(name)
+	frag := u.Fragment
+	if rest, ok := strings.CutPrefix(frag, "/$defs/"); ok {
+		def, tail, _ := strings.Cut(rest, "/")
+		target += "." + def
+		if tail != "" {
+			target += "/" + tail
+		}
+	} else {
+		target += frag
+	}
+	return target
+}
+
+// componentName is the component name of a schema: its path with dots ("models.model").
+func componentName(schema string) string { return strings.ReplaceAll(schema, "/", ".") }
+
+func schemaRef(schema string) map[string]any {
+	return map[string]any{"$ref": "#/components/schemas/" + componentName(schema)}
+}
+
+func readSchema(name string) (map[string]any, error) {
+	raw, err := fs.ReadFile(schemas.FS(), name+".json")
+	if err != nil {
+		return nil, fmt.Errorf("no schema %q: %w", name, err)
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber() // numbers are written back exactly as the schema has them
+	var doc map[string]any
+	if err := d.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	return doc, nil
+}
+
+// openAPIPath turns gin's ":name" segments into OpenAPI's "{name}".
+func openAPIPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if v, ok := strings.CutPrefix(s, ":"); ok {
+			segs[i] = "{" + v + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// handlerName is the name of a route's handler method, the operation's ID.
+func handlerName(h handler) string {
+	full := runtime.FuncForPC(reflect.ValueOf(h).Pointer()).Name()
+	return strings.TrimSuffix(full[strings.LastIndex(full, ".")+1:], "-fm")
+}
+
+// sentence turns an operation ID into a summary: "listModels" → "List models".
+func sentence(id string) string {
+	var b strings.Builder
+	for i, r := range id {
+		switch {
+		case i == 0:
+			b.WriteRune(unicode.ToUpper(r))
+		case unicode.IsUpper(r):
+			b.WriteByte(' ')
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,113 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/platformkit/platformkit/schemas"
+)
+
+var update = flag.Bool("update", false, "rewrite schemas/openapi.json and schemas/openapi-control.json from the route table")
+
+const regenerate = "go generate ./fake"
+
+// TestOpenAPIDocumentsAreCurrent keeps the committed documents equal, byte for byte, to what the
+// route table and the schemas generate, and the embedded copies equal to the files.
+func TestOpenAPIDocumentsAreCurrent(t *testing.T) {
+	for _, d := range []struct {
+		file     string
+		control  bool
+		embedded []byte
+	}{{"openapi.json", false, schemas.OpenAPI()}, {"openapi-control.json", true, schemas.ControlOpenAPI()}} {
+		want, err := openAPIDocument(d.control)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("..", "schemas", d.file)
+		if *update {
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("schemas/%s is not what the route table and the schemas generate; regenerate it with\n\t%s", d.file, regenerate)
+		}
+		if !bytes.Equal(d.embedded, got) {
+			t.Errorf("the embedded schemas/%s differs from the file: rebuild", d.file)
+		}
+	}
+}
+
+// TestOpenAPIHasEveryRouteAndNothingElse: the API document has one operation per API route of
+// the table, the control document one per control route, and neither has any other.
+func TestOpenAPIHasEveryRouteAndNothingElse(t *testing.T) {
+	for _, control := range []bool{false, true} {
+		raw, err := openAPIDocument(control)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Paths map[string]map[string]struct {
+				OperationID string `json:"operationId"`
+			} `json:"paths"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var inDoc, inTable []string
+		ids := map[string]bool{}
+		for path, ops := range doc.Paths {
+			for method, op := range ops {
+				inDoc = append(inDoc, strings.ToUpper(method)+" "+path)
+				if ids[op.OperationID] {
+					t.Errorf("operationId %q is used twice", op.OperationID)
+				}
+				ids[op.OperationID] = true
+			}
+		}
+		for _, rt := range routes() {
+			if (rt.ifc == nil) == control {
+				inTable = append(inTable, rt.method+" "+openAPIPath(rt.path))
+			}
+		}
+		slices.Sort(inDoc)
+		slices.Sort(inTable)
+		if !slices.Equal(inDoc, inTable) {
+			t.Errorf("control=%v: the document's operations\n%v\nare not the table's routes\n%v", control, inDoc, inTable)
+		}
+		if len(inTable) == 0 {
+			t.Errorf("control=%v: no routes", control)
+		}
+		t.Logf("control=%v: %d operations, %d routes in the table", control, len(inDoc), len(inTable))
+	}
+}
+
+// TestStreamingRoutesDeclareEventSchemas: a route whose request schema has a "stream" property
+// answers server-sent events, so its line must name the events' schema (the fake checks events
+// against it, and the document describes them with it).
+func TestStreamingRoutesDeclareEventSchemas(t *testing.T) {
+	for _, rt := range routes() {
+		if rt.body == "" {
+			continue
+		}
+		doc, err := readSchema(rt.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props, _ := doc["properties"].(map[string]any)
+		if _, streams := props["stream"]; streams != (rt.events != "") {
+			t.Errorf("%s %s: request schema %s has stream: %v, but the route's event schema is %q", rt.method, rt.path, rt.body, streams, rt.events)
+		}
+	}
+}
