@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -304,7 +305,7 @@ func (g *openAPIGen) headerParameters(ifc *iface) []any {
 		name = "vendor-beta-" + ifc.beta
 		beta["required"] = true
 		beta["description"] = "Beta features to enable: a comma-separated list that must hold " + ifc.beta + "; the header may be repeated."
-		beta["schema"] = map[string]any{"type": "string", "pattern": ifc.beta}
+		beta["schema"] = map[string]any{"type": "string", "pattern": regexp.QuoteMeta(ifc.beta)}
 	}
 	g.params[name] = beta
 	return append(out, map[string]any{"$ref": "#/components/parameters/" + name})

@@ -1,0 +1,256 @@
+package openapicheck
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/content"
+	"github.com/pb33f/libopenapi-validator/paths"
+
+	"github.com/platformkit/platformkit/conformance"
+	"github.com/platformkit/platformkit/fake"
+)
+
+// exchange is one request the fake answered, as it was sent and as it was answered.
+type exchange struct {
+	method, url string
+	reqHeader   http.Header
+	reqBody     []byte
+	status      int
+	header      http.Header
+	body        []byte
+}
+
+// recorder serves the fake and keeps a copy of every exchange it completes. A handler that
+// aborts (a fault that drops the connection) leaves no exchange: there is no answer to check.
+type recorder struct {
+	h         http.Handler
+	mu        sync.Mutex
+	exchanges []exchange
+}
+
+func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	reqBody, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	tw := &teeWriter{ResponseWriter: w}
+	rec.h.ServeHTTP(tw, r)
+	status := tw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	rec.exchanges = append(rec.exchanges, exchange{
+		method: r.Method, url: r.URL.String(), reqHeader: r.Header.Clone(), reqBody: reqBody,
+		status: status, header: w.Header().Clone(), body: tw.body.Bytes(),
+	})
+}
+
+// teeWriter passes a response through and keeps a copy of its status and body. It flushes, so
+// streams reach the client as they are written, and unwraps, so the fake can still reach the
+// connection.
+type teeWriter struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (w *teeWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *teeWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.body.Write(p)
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *teeWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *teeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// TestConformanceRunMatchesDocuments runs every conformance check against the fake and checks
+// every exchange against the OpenAPI documents with libopenapi-validator: each answer's status,
+// headers and body against its operation (each event of a stream against the event schema), and
+// each request the fake accepted (2xx) against the operation's parameters, security and body. So
+// the documents describe what the fake does, and a change to one without the other fails here.
+func TestConformanceRunMatchesDocuments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole conformance suite")
+	}
+	rec := &recorder{h: fake.New(fake.WithViolationHandler(func(msg string) { t.Errorf("the fake reported a bug in itself: %s", msg) }))}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	cfg := conformance.ConfigFromEnv(func(string) string { return "" })
+	cfg.BaseURL = srv.URL
+	ctx := context.Background()
+	tg, err := conformance.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range conformance.Checks() {
+		if o := conformance.RunCheck(ctx, tg, c); len(o.Failures) > 0 {
+			t.Errorf("conformance check %s failed against the fake: %v", c.ID, o.Failures)
+		}
+	}
+
+	api, control := load(t, "openapi.json", sseAsJSON), load(t, "openapi-control.json", sseAsJSON)
+	exercised, streams := map[string]bool{}, 0
+	for _, x := range rec.exchanges {
+		if strings.HasPrefix(x.header.Get("Content-Type"), "text/event-stream") {
+			streams++
+		}
+		d := api
+		if strings.HasPrefix(x.url, "/_fake/") {
+			d = control
+		}
+		op, problems := check(d, x)
+		exercised[op] = true
+		for _, p := range problems {
+			t.Errorf("%s %s → %d: %s", x.method, x.url, x.status, p)
+		}
+	}
+	var missed []string
+	for _, d := range []*document{api, control} {
+		for _, op := range d.operations() {
+			if !exercised[op] {
+				missed = append(missed, op)
+			}
+		}
+	}
+	if streams == 0 {
+		t.Error("the conformance run streamed nothing, so no event was checked against the documents")
+	}
+	t.Logf("%d exchanges (%d streams) checked; operations the conformance run does not exercise: %v", len(rec.exchanges), streams, missed)
+}
+
+// sseAsJSON lets the validator read one server-sent event's data, which the documents describe
+// under text/event-stream with the schema of one event, as the JSON document it is.
+var sseAsJSON = config.WithBodyDecoder("text/event-stream", content.JSONDecoder())
+
+// check validates one exchange; op is "METHOD /path/template" of the operation it matched, ""
+// for a path the document does not have, which the fake must have answered 404 or 405.
+func check(d *document, x exchange) (op string, problems []string) {
+	req := func() *http.Request {
+		r := httptest.NewRequest(x.method, x.url, bytes.NewReader(x.reqBody))
+		r.Header = x.reqHeader.Clone()
+		return r
+	}
+	pathItem, errs, template := paths.FindPath(req(), d.model, d.options)
+	if pathItem == nil || len(errs) > 0 {
+		if x.status == http.StatusNotFound || x.status == http.StatusMethodNotAllowed {
+			return "", nil
+		}
+		return "", []string{"the document has no such operation:\n" + describe(errs)}
+	}
+	op = x.method + " " + template
+	if x.status/100 == 2 {
+		r := req()
+		r.URL.RawQuery = bareArrayNames(r.URL.Query()).Encode()
+		for k, vs := range r.Header {
+			// A repeated header is its values joined with commas (RFC 9110, 5.3); the
+			// validator reads only the first line of a header.
+			r.Header[k] = []string{strings.Join(vs, ", ")}
+		}
+		if ok, errs := d.v.ValidateHttpRequestSync(r); !ok {
+			problems = append(problems, "the fake accepted a request the document does not allow:\n"+describe(errs))
+		}
+	}
+	bodies := [][]byte{x.body}
+	if strings.HasPrefix(x.header.Get("Content-Type"), "text/event-stream") {
+		bodies = eventData(x.body)
+		if len(bodies) == 0 {
+			problems = append(problems, "a stream without events")
+		}
+	}
+	for _, body := range bodies {
+		resp := &http.Response{StatusCode: x.status, Header: x.header, Body: io.NopCloser(bytes.NewReader(body))}
+		if ok, errs := d.v.ValidateHttpResponse(req(), resp); !ok {
+			problems = append(problems, "the answer is not what the document describes:\n"+describe(errs)+"\tbody: "+truncate(body))
+		}
+	}
+	return op, problems
+}
+
+// bareArrayNames renames name[] to name. The fake takes a list parameter as name=a&name=b,
+// name[]=a&name[]=b or name=a,b (gaps §2); an OpenAPI parameter has one name, so the documents
+// describe the first form and say in the parameter's description that the others are accepted.
+func bareArrayNames(q url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range q {
+		k = strings.TrimSuffix(k, "[]")
+		out[k] = append(out[k], vs...)
+	}
+	return out
+}
+
+// eventData returns the data of each server-sent event of a stream.
+func eventData(stream []byte) [][]byte {
+	var out [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(stream))
+	sc.Buffer(nil, len(stream)+1)
+	for sc.Scan() {
+		if data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data:")); ok {
+			out = append(out, bytes.Clone(bytes.TrimSpace(data)))
+		}
+	}
+	return out
+}
+
+func truncate(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "..."
+	}
+	return string(b)
+}
+
+// TestCheckCatchesDrift: check passes what the fake answers and refuses an answer outside its
+// operation's schema, a stream event outside the event schema, an accepted request the document
+// does not allow, and an operation the document does not have.
+func TestCheckCatchesDrift(t *testing.T) {
+	d := load(t, "openapi.json", sseAsJSON)
+	rec := &recorder{h: fake.New()}
+	authed := http.Header{"X-Api-Key": {conformance.FakeAPIKey}, "Vendor-Version": {"2023-06-01"}}
+	r := httptest.NewRequest(http.MethodGet, "/v1/models?limit=2", nil)
+	r.Header = authed.Clone()
+	rec.ServeHTTP(httptest.NewRecorder(), r)
+	good := rec.exchanges[0]
+	if op, problems := check(d, good); op != "GET /v1/models" || len(problems) > 0 {
+		t.Fatalf("the fake's own answer: operation %q, problems %v", op, problems)
+	}
+	jsonHeader := http.Header{"Content-Type": {"application/json"}, "Request-Id": {"req_1"}}
+	sseHeader := http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_1"}}
+	for _, c := range []struct {
+		name string
+		x    exchange
+		want string
+	}{
+		{"a body outside the schema", exchange{method: "GET", url: "/v1/models/m", reqHeader: authed, status: 200, header: jsonHeader, body: []byte(`{"id":1}`)},
+			"is not what the document describes"},
+		{"an event outside the event schema", exchange{method: "POST", url: "/v1/messages", reqHeader: authed, reqBody: []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"stream":true}`),
+			status: 200, header: sseHeader, body: []byte("event: message_start\ndata: {\"type\":\"message_start\"}\n\n")}, "is not what the document describes"},
+		{"a request without vendor-version accepted", exchange{method: "GET", url: good.url, reqHeader: http.Header{"X-Api-Key": {conformance.FakeAPIKey}}, status: 200, header: good.header, body: good.body},
+			"accepted a request the document does not allow"},
+		{"an operation the document does not have", exchange{method: "GET", url: "/v1/nothing", reqHeader: authed, status: 500, header: jsonHeader, body: []byte(`{}`)},
+			"no such operation"},
+	} {
+		_, problems := check(d, c.x)
+		if !strings.Contains(strings.Join(problems, "\n"), c.want) {
+			t.Errorf("%s: problems %q, want one saying %q", c.name, problems, c.want)
+		}
+	}
+}
