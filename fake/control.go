@@ -2,6 +2,8 @@ package fake
 
 import (
 	"time"
+
+	"github.com/platformkit/platformkit/schemas"
 )
 
 // The test-control API under /_fake/ (DESIGN.md). Each call is also a method of *Server.
@@ -31,4 +33,15 @@ func (s *Server) advanceClock(c *call) (any, error) {
 		return nil, err
 	}
 	return clockBody{s.AdvanceClock(time.Duration(req.Seconds * float64(time.Second)))}, nil
+}
+
+// openAPI answers the OpenAPI 3.1 document of the API, as embedded when the fake was built (so
+// it describes this build's routes).
+func (s *Server) openAPI(c *call) (any, error) {
+	return rawBody{contentType: "application/json", data: schemas.OpenAPI()}, nil
+}
+
+// controlOpenAPI answers the OpenAPI 3.1 document of the control API.
+func (s *Server) controlOpenAPI(c *call) (any, error) {
+	return rawBody{contentType: "application/json", data: schemas.ControlOpenAPI()}, nil
 }

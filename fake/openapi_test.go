@@ -111,3 +111,15 @@ func TestStreamingRoutesDeclareEventSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIIsServed: the binary serves both documents, as embedded, under the control API.
+func TestOpenAPIIsServed(t *testing.T) {
+	s := checked(t)
+	for path, want := range map[string][]byte{"/_fake/openapi.json": schemas.OpenAPI(), "/_fake/openapi-control.json": schemas.ControlOpenAPI()} {
+		w := send(t, s, "GET", path, "")
+		if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" || !bytes.Equal(w.Body.Bytes(), want) {
+			t.Errorf("GET %s: %d %s, %d bytes; want 200 application/json, the embedded document (%d bytes)",
+				path, w.Code, w.Header().Get("Content-Type"), w.Body.Len(), len(want))
+		}
+	}
+}

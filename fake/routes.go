@@ -49,6 +49,8 @@ func routes() []*route {
 		{post, "/_fake/faults", nil, in{body: "control/fault_request"}, "control/fault", (*Server).injectFault},
 		{get, "/_fake/faults", nil, in{}, "control/fault_list", (*Server).listFaults},
 		{del, "/_fake/faults", nil, in{}, "control/cleared", (*Server).clearFaults},
+		{get, "/_fake/openapi.json", nil, in{}, "", (*Server).openAPI},
+		{get, "/_fake/openapi-control.json", nil, in{}, "", (*Server).controlOpenAPI},
 
 		// Models (spec 2.10, 4.5).
 		{get, "/v1/models", ifModels, in{query: cursorParams(20, 1000)}, "models/model_list", (*Server).listModels},
