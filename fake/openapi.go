@@ -53,8 +53,9 @@ func openAPIDocument(control bool) ([]byte, error) {
 		return nil, err
 	}
 	responses := map[string]any{}
-	for _, status := range g.errorStatuses(control) {
-		responses[errorResponseName(status)] = errorResponse(status)
+	named := g.errorStatuses(control)
+	for _, status := range named {
+		responses[errorResponseName(status)] = errorResponse(status, named)
 	}
 	components := map[string]any{"schemas": g.components, "responses": responses}
 	if len(g.security) > 0 {
@@ -183,7 +184,7 @@ func routeErrorStatuses(rt *route) []int {
 
 // errorStatuses are the statuses with a named error response in the document.
 func (g *openAPIGen) errorStatuses(control bool) []int {
-	seen := map[int]bool{0: true}
+	seen := map[int]bool{0: true} // 0: the default response
 	for _, rt := range routes() {
 		if (rt.ifc == nil) == control {
 			for _, s := range routeErrorStatuses(rt) {
@@ -206,19 +207,20 @@ func errorResponseName(status int) string {
 	return "error_" + strconv.Itoa(status)
 }
 
-// errorResponse is the envelope of spec 7 answered with status (0: any other error status),
-// described with the error types of that status (errors.go, gaps §1).
-func errorResponse(status int) map[string]any {
+// errorResponse is the envelope of spec 7 answered with status, described with the error types
+// of that status (errors.go, gaps §1); status 0 is the default response, every status not named.
+func errorResponse(status int, named []int) map[string]any {
 	var types []string
 	for typ, st := range statusOf {
-		if st == status {
+		if st == status || status == 0 && !slices.Contains(named, st) {
 			types = append(types, typ)
 		}
 	}
 	slices.Sort(types)
-	desc := "An error: the envelope with the type of its status."
-	if len(types) > 0 {
-		desc = "An error of type " + strings.Join(types, " or ") + "."
+	desc := "An error of type " + strings.Join(types, " or ") + "."
+	if status == 0 {
+		desc = "Any other error: of type " + strings.Join(types, " or ") +
+			", or an invalid_request_error with the status the operation states (412 on a stale heartbeat expectation, 405 on a method the path does not take)."
 	}
 	headers := requestIDHeader()
 	switch status {

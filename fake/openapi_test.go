@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"flag"
 	"os"
 	"path/filepath"
@@ -50,8 +51,14 @@ func TestOpenAPIDocumentsAreCurrent(t *testing.T) {
 }
 
 // TestOpenAPIHasEveryRouteAndNothingElse: the API document has one operation per API route of
-// the table, the control document one per control route, and neither has any other.
+// the table, the control document one per control route, and neither has any other; the README
+// states both counts.
 func TestOpenAPIHasEveryRouteAndNothingElse(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
 	for _, control := range []bool{false, true} {
 		raw, err := openAPIDocument(control)
 		if err != nil {
@@ -90,6 +97,9 @@ func TestOpenAPIHasEveryRouteAndNothingElse(t *testing.T) {
 			t.Errorf("control=%v: no routes", control)
 		}
 		t.Logf("control=%v: %d operations, %d routes in the table", control, len(inDoc), len(inTable))
+		if count := fmt.Sprintf("%d operations", len(inTable)); !strings.Contains(readme, count) {
+			t.Errorf("README.md's section on the OpenAPI documents should say %q (control=%v)", count, control)
+		}
 	}
 }
 
