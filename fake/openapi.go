@@ -57,6 +57,7 @@ func openAPIDocument(control bool) ([]byte, error) {
 	for _, status := range named {
 		responses[errorResponseName(status)] = errorResponse(status, named)
 	}
+	g.prune(paths, responses)
 	components := map[string]any{"schemas": g.components, "responses": responses}
 	if len(g.security) > 0 {
 		components["securitySchemes"] = g.security
@@ -120,6 +121,7 @@ func (g *openAPIGen) operation(rt *route) (map[string]any, error) {
 		op["security"] = g.securityOf(rt.ifc)
 	} else {
 		op["tags"] = []string{"control"}
+		op["security"] = []any{} // no credential
 	}
 	if len(params) > 0 {
 		op["parameters"] = params
@@ -381,6 +383,44 @@ func (g *openAPIGen) addSchema(name string) error {
 		}
 	}
 	return nil
+}
+
+// prune drops the schema components nothing refers to, directly or through other components:
+// the $defs of a schema document that the document's operations do not use.
+func (g *openAPIGen) prune(roots ...any) {
+	used := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			if ref, ok := t["$ref"].(string); ok {
+				name, _, _ := strings.Cut(strings.TrimPrefix(ref, "#/components/schemas/"), "/")
+				if !used[name] {
+					used[name] = true
+					walk(g.components[name])
+				}
+			}
+			for _, child := range t {
+				walk(child)
+			}
+		case map[string]map[string]any:
+			for _, child := range t {
+				walk(child)
+			}
+		case []any:
+			for _, child := range t {
+				walk(child)
+			}
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	for name := range g.components {
+		if !used[name] {
+			delete(g.components, name)
+		}
+	}
 }
 
 // isContainer reports whether a schema document, without its $defs, describes nothing itself.
