@@ -194,6 +194,30 @@ func init() {
 				t.Expect(entry.Get("credential_header").String()).To(Equal("x-api-key"))
 				t.Expect(entry.Get("headers").Raw).NotTo(ContainSubstring(t.Config().APIKey))
 			}},
+		Check{ID: "core/namespaces-isolated", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+			Title: "a namespace, by path prefix or header, is a new world of its own: its clock and journal never reach the default server's",
+			Run: func(t *T) {
+				const name = "conformance-namespaces-isolated"
+				drop := t.Delete(Request{Area: Core, Method: http.MethodDelete, Path: "/_fake/namespaces/" + name, As: NoCred})
+				t.Expect(drop()).To(Succeed()) // a leftover of an earlier run would not be new
+				t.Cleanup("delete namespace "+name, drop)
+				before := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").String()
+				moved := t.Control(http.MethodPost, "/ns/"+name+"/_fake/clock/advance", map[string]any{"seconds": 3600})
+				t.Expect(moved.Get("now").String()).To(Equal("2026-01-01T01:00:00Z"))
+				t.Expect(t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").String()).To(Equal(before))
+
+				// Each namespace counts request IDs from the start, so the journals are told apart
+				// by a query parameter (ignored by the API, recorded by the journal).
+				marker := "marker=" + name
+				t.OK(Request{Area: Models, Path: "/v1/models?" + marker, Header: http.Header{"Fake-Namespace": {name}}, Schema: "models/model_list"})
+				inNS := t.Control(http.MethodGet, "/ns/"+name+"/_fake/journal", nil).Get("data.#.query").String()
+				t.Expect(inNS).To(Equal(`["` + marker + `"]`))
+				for _, e := range t.Control(http.MethodGet, "/_fake/journal", nil).Get("data").Array() {
+					t.Expect(e.Get("query").String()).NotTo(Equal(marker), "a namespace's request is in the default journal")
+				}
+				list := t.OK(Request{Area: Core, Path: "/_fake/namespaces", As: NoCred, Header: http.Header{"vendor-version": {""}}, Schema: "control/namespace_list"})
+				t.Expect(list.Get(`data.#(name=="` + name + `").requests`).Int()).To(BeNumerically("==", 3))
+			}},
 		Check{ID: "core/control-clock", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
 			Title: "the virtual clock reads and advances by the given seconds",
 			Run: func(t *T) {
