@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -318,4 +319,59 @@ func BenchmarkNamespaceRequest(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkNamespacesAtTheBound fills a server past its maximum with namespaces that each touch
+// every area (so each holds all of its state), and reports the live heap per namespace: what the
+// default bound of 1,000 costs at most for data built from the fixtures.
+func BenchmarkNamespacesAtTheBound(b *testing.B) {
+	const max = 100
+	touch := []struct{ path, key string }{
+		{"/v1/models", "X-Api-Key"},
+		{"/v1/memory_stores", "X-Api-Key"},
+		{"/v1/environments", "X-Api-Key"},
+		{"/v1/organizations/me", "X-Api-Key"},
+		{"/v1/compliance/apps/projects", "Authorization"},
+		{"/v1/organizations/tunnels", "Authorization"},
+	}
+	keys := map[string]string{
+		"/v1/organizations/me": "test-admin-key", "/v1/compliance/apps/projects": "Bearer test-compliance-key",
+		"/v1/organizations/tunnels": "Bearer test-bearer-token",
+	}
+	fill := func(s *Server, n int) {
+		for i := range n {
+			for _, tc := range touch {
+				r := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/ns/t%d%s", i, tc.path), nil)
+				key := keys[tc.path]
+				if key == "" {
+					key = "test-api-key"
+				}
+				r.Header.Set(tc.key, key)
+				r.Header.Set("vendor-version", APIVersion)
+				r.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
+				w := httptest.NewRecorder()
+				s.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatal(tc.path, w.Code, w.Body)
+				}
+			}
+		}
+	}
+	fill(New(), 1) // what the process builds once (parsed fixtures, the router) is not counted
+	var perNS float64
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s := New(WithMaxNamespaces(max))
+		fill(s, max+max/2)
+		if n := len(s.Namespaces()); n != max {
+			b.Fatalf("%d namespaces, want the bound %d", n, max)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perNS = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / max
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(perNS, "heap-B/namespace")
 }
