@@ -66,12 +66,12 @@ type message struct {
 	Model        string       `json:"model"`
 	StopReason   *string      `json:"stop_reason"`
 	StopSequence *string      `json:"stop_sequence"`
-	StopDetails  *stopDetails `json:"stop_details"`
+	StopDetails  *StopDetails `json:"stop_details"`
 	Usage        usage        `json:"usage"`
 }
 
-// stopDetails is the refusal record of spec 2.9.
-type stopDetails struct {
+// StopDetails is the refusal record of spec 2.9.
+type StopDetails struct {
 	Type        string  `json:"type"`
 	Category    *string `json:"category"`
 	Explanation *string `json:"explanation"`
@@ -263,6 +263,16 @@ func (req *messageRequest) lastTurn() (string, []block) {
 		blocks = append(blocks, m.blocks...)
 	}
 	return role, blocks
+}
+
+// lastUserText is the text of the last turn, if it is a user turn: what scenario rules and stub
+// rules match on.
+func (req *messageRequest) lastUserText() (string, bool) {
+	role, blocks := req.lastTurn()
+	if role != "user" {
+		return "", false
+	}
+	return turnText(blocks), true
 }
 
 // turnText is the text of a turn's text blocks, concatenated.

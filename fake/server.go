@@ -42,6 +42,7 @@ type Server struct {
 
 	journal journal
 	faults  faults
+	stubs   stubs
 
 	mu sync.RWMutex
 	st *state
@@ -123,10 +124,11 @@ func New(opts ...Option) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveOn(router(), w, r) }
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
-// clears the journal and the injected faults.
+// clears the journal, the injected faults and the stubs.
 func (s *Server) Reset() {
 	s.ClearJournal()
 	s.ClearFaults()
+	s.stubs.reset()
 	s.mu.Lock()
 	s.st = &state{}
 	s.ids.reset()
