@@ -88,6 +88,9 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 				t.OK(r)
 			}},
 	}
+	if areaCred[area] == APIKey || areaCred[area] == AdminKey {
+		checks = append(checks, bearerKeyChecks(area, id, wrong, ok)...)
+	}
 	if area != Compliance {
 		checks = append(checks, Check{ID: id + "version-header-required", Clause: "9", Labels: []Label{area, Extension},
 			Title: "a request without vendor-version is refused with 400 naming the header",
@@ -100,6 +103,41 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 			}})
 	}
 	return checks
+}
+
+// bearerKeyChecks are the checks of gaps §2 for an interface that reads X-Api-Key: it also takes
+// the same key as "Authorization: Bearer <key>" (as official SDKs send it), and X-Api-Key
+// decides when a request carries both.
+func bearerKeyChecks(area Label, id string, wrong Cred, ok func(t *T) Request) []Check {
+	// asBearer moves the credential r would send in X-Api-Key into Authorization.
+	asBearer := func(t *T, r Request, c Cred) Request {
+		_, key := t.Target.Client.secret(c, false)
+		r.As = NoCred
+		r.Header = http.Header{"Authorization": {"Bearer " + key}}
+		return r
+	}
+	return []Check{
+		{ID: id + "bearer-key-accepted", Clause: "gaps §2", Labels: []Label{area, Extension},
+			Title: "the interface's key is also accepted as Authorization: Bearer <key>",
+			Run:   func(t *T) { t.OK(asBearer(t, ok(t), areaCred[area])) }},
+		{ID: id + "both-headers-x-api-key-decides", Clause: "gaps §2", Labels: []Label{area, Extension},
+			Title: "with both X-Api-Key and Authorization: Bearer, X-Api-Key decides: a wrong bearer token beside a right key is ignored, a wrong key beside a right bearer token is 401",
+			Run: func(t *T) {
+				r := ok(t)
+				r.Header = http.Header{"Authorization": {"Bearer not-a-real-credential"}}
+				t.OK(r)
+				r = asBearer(t, ok(t), areaCred[area])
+				r.Header.Set("X-Api-Key", "not-a-real-credential")
+				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
+			}},
+		{ID: id + "bearer-other-kind-403", Clause: "gaps §2", Labels: []Label{area, Extension},
+			Title: "a valid credential of another interface sent as Authorization: Bearer is refused with 403 permission_error naming X-Api-Key",
+			Run: func(t *T) {
+				resp := t.Do(asBearer(t, ok(t), wrong))
+				t.ExpectError(resp, http.StatusForbidden, "permission_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("X-Api-Key"))
+			}},
+	}
 }
 
 func init() {
@@ -139,7 +177,7 @@ func init() {
 				}
 			}},
 		Check{ID: "core/journal-records-requests", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
-			Title: "the journal records each API request with its answer and the key's ID, never the credential",
+			Title: "the journal records each API request with its answer, the key's ID and the header that carried it, never the credential",
 			Run: func(t *T) {
 				resp := t.Do(Request{Area: Models, Path: "/v1/models", Query: map[string][]string{"limit": {"0"}}})
 				id := resp.Header.Get("request-id")
@@ -153,6 +191,7 @@ func init() {
 				t.Expect(entry.Get("status").Int()).To(BeNumerically("==", 400))
 				t.Expect(entry.Get("valid").Bool()).To(BeFalse())
 				t.Expect(entry.Get("credential_id").String()).NotTo(BeEmpty())
+				t.Expect(entry.Get("credential_header").String()).To(Equal("x-api-key"))
 				t.Expect(entry.Get("headers").Raw).NotTo(ContainSubstring(t.Config().APIKey))
 			}},
 		Check{ID: "core/control-clock", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},

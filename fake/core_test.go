@@ -72,8 +72,8 @@ func TestCredentialsPerInterface(t *testing.T) {
 		{"unknown key", []string{"X-Api-Key", "nope"}, 401, errAuthentication, "not known"},
 		{"admin key", []string{"X-Api-Key", "test-admin-key"}, 403, errPermission, "admin API key"},
 		{"compliance bearer", []string{"Authorization", "Bearer test-compliance-key"}, 403, errPermission, "compliance"},
-		{"bearer of an API key is not an X-Api-Key", []string{"Authorization", "Bearer test-api-key"}, 403, errPermission, "API key"},
-		{"both headers: the interface reads its own", []string{"X-Api-Key", "test-api-key", "Authorization", "Bearer garbage"}, 200, "", ""},
+		{"bearer of an API key", []string{"Authorization", "Bearer test-api-key"}, 200, "", ""},
+		{"authorization of another scheme", []string{"Authorization", "Basic dGVzdA=="}, 401, errAuthentication, `"Bearer <token>"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := send(t, s, "GET", "/v1/models", "", append(tc.header, "vendor-version", APIVersion)...)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,12 +77,13 @@ func adapt(rt *route) gin.HandlerFunc {
 func (s *Server) serve(c *call) (any, error) {
 	if ifc := c.route.ifc; ifc != nil {
 		c.Set(keyInterface, ifc.name)
-		cred, err := s.fx.authenticate(c.Request, ifc)
+		cred, header, err := s.fx.authenticate(c.Request, ifc)
 		if err != nil {
 			return nil, err
 		}
 		c.cred, c.org = cred, cred.org
 		c.Set(keyCredentialID, cred.ID)
+		c.Set(keyCredentialHeader, strings.ToLower(header))
 		if c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
 			return nil, err
 		}
