@@ -337,3 +337,31 @@ func TestStubsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryScenarioServesAsAStub registers the response of every scenario of the library as a
+// stub: registration accepts every block shape the library shows, and each is served the same
+// streamed and not, as the scenario itself is.
+func TestEveryScenarioServesAsAStub(t *testing.T) {
+	fx, _ := DefaultFixtures()
+	for _, sc := range fx.canned.list {
+		t.Run(sc.Name, func(t *testing.T) {
+			viaStub, viaHeader := NewTestServer(t), NewTestServer(t)
+			if _, err := viaStub.Fake.AddStub(Stub{Replies: []Reply{sc.Response}, Times: 2}); err != nil {
+				t.Fatalf("the library's own response is refused as a stub: %v", err)
+			}
+			plain := create(t, viaStub, msgBody())
+			if want := create(t, viaHeader, msgBody(), headerScenario, sc.Name); plain.Raw != want.Raw {
+				t.Errorf("served as a stub:\n%s\nas the scenario:\n%s", plain.Raw, want.Raw)
+			}
+			_, data := postMessages(t, viaStub, "/v1/messages", streamed(msgBody()))
+			acc := accumulate(t, events(t, data))
+			delete(acc, "id")
+			var want map[string]any
+			_ = json.Unmarshal([]byte(plain.Raw), &want)
+			delete(want, "id")
+			if got, w := canonical(t, acc), canonical(t, want); got != w {
+				t.Errorf("stream accumulates to\n%s\nnot to\n%s", got, w)
+			}
+		})
+	}
+}
