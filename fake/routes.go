@@ -34,6 +34,9 @@ func routes() []*route {
 		{post, "/_fake/faults", nil, "control/fault", (*Server).injectFault},
 		{get, "/_fake/faults", nil, "control/fault_list", (*Server).listFaults},
 		{del, "/_fake/faults", nil, "control/cleared", (*Server).clearFaults},
+		{get, "/_fake/namespaces", nil, "control/namespace_list", (*Server).listNamespaces},
+		{del, "/_fake/namespaces", nil, "control/cleared", (*Server).clearNamespaces},
+		{del, "/_fake/namespaces/:name", nil, "control/cleared", (*Server).deleteNamespace},
 
 		// Models (spec 2.10, 4.5).
 		{get, "/v1/models", ifModels, "models/model_list", (*Server).listModels},

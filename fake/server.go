@@ -46,6 +46,10 @@ type Server struct {
 
 	mu sync.RWMutex
 	st *state
+
+	cfg    config       // what the server was built with, to build its namespaces alike
+	nsName string       // the namespace this server is, "" for a default server
+	spaces namespaceSet // a default server's namespaces
 }
 
 // state is everything a server changes: one lazily built store per area, so that New costs the
@@ -73,10 +77,11 @@ func (l *lazy[T]) get(build func() *T) *T {
 type Option func(*config)
 
 type config struct {
-	fixtures  *Fixtures
-	wallClock bool
-	logger    *slog.Logger
-	violation func(string)
+	fixtures      *Fixtures
+	wallClock     bool
+	logger        *slog.Logger
+	violation     func(string)
+	maxNamespaces int
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
@@ -110,21 +115,44 @@ func New(opts ...Option) *Server {
 		}
 		cfg.fixtures = fx
 	}
-	s := &Server{
+	if cfg.maxNamespaces < 1 {
+		cfg.maxNamespaces = DefaultMaxNamespaces
+	}
+	return newServer(cfg)
+}
+
+// newServer builds a server from a complete configuration: New's, or its parent's for a
+// namespace.
+func newServer(cfg config) *Server {
+	return &Server{
 		fx:        cfg.fixtures,
 		clock:     newClock(cfg.wallClock),
 		logger:    cfg.logger,
 		violation: cfg.violation,
 		st:        &state{},
+		cfg:       cfg,
 	}
-	return s
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveOn(router(), w, r) }
+// ServeHTTP implements http.Handler. A request for a namespace (the path prefix /ns/<name>/ or
+// the header Fake-Namespace) is served by that namespace, as a new server would serve it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.nsName == "" {
+		switch ns, r2, err := s.selectNamespace(r); {
+		case err != nil:
+			s.serveRefusal(w, r, err)
+			return
+		case ns != nil:
+			ns.serveOn(router(), w, r2)
+			return
+		}
+	}
+	s.serveOn(router(), w, r)
+}
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
-// clears the journal, the injected faults and the stubs.
+// clears the journal, the injected faults and the stubs. Its namespaces are left alone
+// (ClearNamespaces drops them), so that one test's reset never reaches into another's namespace.
 func (s *Server) Reset() {
 	s.ClearJournal()
 	s.ClearFaults()
