@@ -365,3 +365,23 @@ func TestEveryScenarioServesAsAStub(t *testing.T) {
 		})
 	}
 }
+
+// TestStubsPerNamespace: a stub registered in a namespace answers there only, and the journal
+// of that namespace names it.
+func TestStubsPerNamespace(t *testing.T) {
+	ts := NewTestServer(t)
+	registerStub(t, ts, map[string]any{"replies": []any{textReply("default")}, "forever": true})
+	if status, got := control(t, ts, http.MethodPost, "/ns/a/_fake/messages/stubs", map[string]any{"replies": []any{textReply("in a")}, "forever": true}); status != http.StatusOK {
+		t.Fatalf("register in namespace a: %d %s", status, got.Raw)
+	}
+	for path, want := range map[string]string{"/v1/messages": "default", "/ns/a/v1/messages": "in a", "/ns/b/v1/messages": ""} {
+		_, data := postMessages(t, ts, path, msgBody())
+		if got := gjson.GetBytes(data, "content.0.text").String(); want != "" && got != want || want == "" && (got == "default" || got == "in a") {
+			t.Errorf("%s answered %q, want %q", path, got, want)
+		}
+	}
+	_, journal := control(t, ts, http.MethodGet, "/ns/a/_fake/journal", nil)
+	if journal.Get("data.#").Int() != 1 || journal.Get("data.0.stub").String() != "stub_01"+encodeBase62(1, idWidth) {
+		t.Errorf("journal of namespace a: %s", journal.Raw)
+	}
+}
