@@ -11,8 +11,9 @@ import (
 	"strings"
 )
 
-// Messages (spec 2.9, 4.4, gaps §4). The area keeps no state: a response is a pure function of
-// the request (and the scenario fixtures), which is what makes it reproducible.
+// Messages (spec 2.9, 4.4, gaps §4). The area keeps no state of its own: a response is a pure
+// function of the request, the scenario fixtures and the stubs a test registered
+// (messages_stubs.go), which is what makes it reproducible.
 
 // messageRequest is the part of a validated Create a Message body that the scripted model reads.
 // raw keeps the whole decoded body (numbers as json.Number), for the token counter and the seed;

@@ -23,7 +23,8 @@ import (
 // Reply is a canned assistant reply: the content and stop fields of a message (spec 2.9). The
 // server fills in the rest when it serves one: id from its counter, type, role, the request's
 // model, and usage counted exactly as for the scripted model (input_tokens as count_tokens counts
-// the request, output_tokens from the content).
+// the request, output_tokens from the content). A reply is served as given: the request's
+// max_tokens and stop_sequences do not cut it, as they cut the scripted model's text.
 type Reply struct {
 	// Content holds the blocks as their JSON objects, e.g.
 	// {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {...}, "caller": {"type": "direct"}}.

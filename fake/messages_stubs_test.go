@@ -13,8 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// control sends a request to the control API and returns the status and body.
-func control(t testing.TB, ts *TestServer, method, path string, body any) (int, gjson.Result) {
+// controlCall sends a request to the control API and returns the status and body.
+func controlCall(t testing.TB, ts *TestServer, method, path string, body any) (int, gjson.Result) {
 	t.Helper()
 	status, _, data, err := roundTrip(context.Background(), ts, method, path, body)
 	if err != nil {
@@ -26,7 +26,7 @@ func control(t testing.TB, ts *TestServer, method, path string, body any) (int, 
 // registerStub registers a stub through the control API and fails the test unless it is taken.
 func registerStub(t testing.TB, ts *TestServer, stub any) gjson.Result {
 	t.Helper()
-	status, got := control(t, ts, http.MethodPost, "/_fake/messages/stubs", stub)
+	status, got := controlCall(t, ts, http.MethodPost, "/_fake/messages/stubs", stub)
 	if status != http.StatusOK {
 		t.Fatalf("POST /_fake/messages/stubs = %d %s", status, got.Raw)
 	}
@@ -110,7 +110,7 @@ func TestStubSequenceServedInOrder(t *testing.T) {
 			t.Errorf("after the sequence, %s = %s, want the scripted model's %s", path, got, want)
 		}
 	}
-	if _, list := control(t, plain, http.MethodGet, "/_fake/messages/stubs", nil); list.Get("data.#").Int() != 0 {
+	if _, list := controlCall(t, plain, http.MethodGet, "/_fake/messages/stubs", nil); list.Get("data.#").Int() != 0 {
 		t.Errorf("a used-up stub is still listed: %s", list.Raw)
 	}
 }
@@ -198,7 +198,7 @@ func TestStubTimesAndForever(t *testing.T) {
 	if st := ts.Fake.Stubs(); len(st) != 1 || st[0].Served != 5 {
 		t.Errorf("stubs left: %+v", st)
 	}
-	if status, got := control(t, ts, http.MethodDelete, "/_fake/messages/stubs", nil); status != http.StatusOK || got.Get("cleared").Int() != 1 {
+	if status, got := controlCall(t, ts, http.MethodDelete, "/_fake/messages/stubs", nil); status != http.StatusOK || got.Get("cleared").Int() != 1 {
 		t.Errorf("DELETE /_fake/messages/stubs = %d %s", status, got.Raw)
 	}
 	if text := create(t, ts, msgBody("messages", userTurn("always"))).Get("content.0.text").String(); text == "one" || text == "two" {
@@ -238,7 +238,7 @@ func TestStubRegistrationRefusesInvalidReplies(t *testing.T) {
 		{"unknown rule", map[string]any{"replies": []any{ok}, "match": map[string]any{"text": "x"}}, "match.text: unknown field"},
 	}
 	for _, c := range cases {
-		status, got := control(t, ts, http.MethodPost, "/_fake/messages/stubs", c.body)
+		status, got := controlCall(t, ts, http.MethodPost, "/_fake/messages/stubs", c.body)
 		if msg := got.Get("error.message").String(); status != http.StatusBadRequest || got.Get("error.type").String() != errInvalidRequest || !strings.Contains(msg, c.field) {
 			t.Errorf("%s: %d %s, want 400 naming %q", c.name, status, got.Raw, c.field)
 		}
@@ -371,7 +371,7 @@ func TestEveryScenarioServesAsAStub(t *testing.T) {
 func TestStubsPerNamespace(t *testing.T) {
 	ts := NewTestServer(t)
 	registerStub(t, ts, map[string]any{"replies": []any{textReply("default")}, "forever": true})
-	if status, got := control(t, ts, http.MethodPost, "/ns/a/_fake/messages/stubs", map[string]any{"replies": []any{textReply("in a")}, "forever": true}); status != http.StatusOK {
+	if status, got := controlCall(t, ts, http.MethodPost, "/ns/a/_fake/messages/stubs", map[string]any{"replies": []any{textReply("in a")}, "forever": true}); status != http.StatusOK {
 		t.Fatalf("register in namespace a: %d %s", status, got.Raw)
 	}
 	for path, want := range map[string]string{"/v1/messages": "default", "/ns/a/v1/messages": "in a", "/ns/b/v1/messages": ""} {
@@ -380,7 +380,7 @@ func TestStubsPerNamespace(t *testing.T) {
 			t.Errorf("%s answered %q, want %q", path, got, want)
 		}
 	}
-	_, journal := control(t, ts, http.MethodGet, "/ns/a/_fake/journal", nil)
+	_, journal := controlCall(t, ts, http.MethodGet, "/ns/a/_fake/journal", nil)
 	if journal.Get("data.#").Int() != 1 || journal.Get("data.0.stub").String() != "stub_01"+encodeBase62(1, idWidth) {
 		t.Errorf("journal of namespace a: %s", journal.Raw)
 	}
