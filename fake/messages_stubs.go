@@ -110,26 +110,9 @@ func (s *Server) AddStub(st Stub) (Stub, error) {
 // addStub checks a stub request body and registers it. Checking the JSON, rather than Go
 // values, gives both ways in the same rules and the same field paths.
 func (s *Server) addStub(data []byte) (Stub, error) {
-	if err := checkStubRequest(data); err != nil {
+	st, err := parseStub(data)
+	if err != nil {
 		return Stub{}, err
-	}
-	var req stubRequest
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber() // tool input is served as given, to the last digit
-	if err := d.Decode(&req); err != nil {
-		return Stub{}, invalid("the request body could not be read: %v", err)
-	}
-	st := &Stub{Replies: req.Replies, Times: req.Times, Forever: req.Forever}
-	if req.Match != nil {
-		st.Match = *req.Match
-	}
-	if st.Times == 0 && !st.Forever {
-		st.Times = 1
-	}
-	for i := range st.Replies {
-		if st.Replies[i].StopReason == "" {
-			st.Replies[i].StopReason = defaultStopReason(st.Replies[i].Content)
-		}
 	}
 	l := &s.stubs
 	l.mu.Lock()
@@ -149,10 +132,11 @@ var filledByServer = []struct{ field, why string }{
 	{"usage", "is counted when the reply is served: input_tokens as count_tokens counts the request, output_tokens from the content"},
 }
 
-// checkStubRequest refuses a stub that the fake could not serve as a valid message: the body
-// must match messages/stub_request (each reply a partial message whose every field is checked),
-// and the stop fields must agree with each other and with the content, as in a real answer.
-func checkStubRequest(data []byte) error {
+// parseStub reads a stub request body, with its defaults applied. It refuses a stub that the
+// fake could not serve as a valid message: the body must match messages/stub_request (each
+// reply a partial message whose every field is checked), and the stop fields must agree with
+// each other and with the content, as in a real answer.
+func parseStub(data []byte) (*Stub, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
@@ -163,39 +147,47 @@ func checkStubRequest(data []byte) error {
 		for i, r := range raw.Replies {
 			for _, f := range filledByServer {
 				if _, given := r[f.field]; given {
-					return invalidField(fmt.Sprintf("replies.%d.%s", i, f.field), "%s; leave it out", f.why)
+					return nil, invalidField(fmt.Sprintf("replies.%d.%s", i, f.field), "%s; leave it out", f.why)
 				}
 			}
 		}
 	}
 	if err := validateBody("messages/stub_request", data); err != nil {
-		return err
+		return nil, err
 	}
 	var req stubRequest
-	if err := json.Unmarshal(data, &req); err != nil {
-		return invalid("the request body could not be read: %v", err)
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber() // tool input is served as given, to the last digit
+	if err := d.Decode(&req); err != nil {
+		return nil, invalid("the request body could not be read: %v", err)
 	}
-	if req.Forever && req.Times != 0 {
-		return invalidField("times", "forever serves the sequence until the stubs are cleared; give times or forever, not both")
+	st := &Stub{Replies: req.Replies, Times: req.Times, Forever: req.Forever}
+	if req.Match != nil {
+		st.Match = *req.Match
 	}
-	for i, r := range req.Replies {
+	switch {
+	case st.Forever && st.Times != 0:
+		return nil, invalidField("times", "forever serves the sequence until the stubs are cleared; give times or forever, not both")
+	case !st.Forever && st.Times == 0:
+		st.Times = 1
+	}
+	for i := range st.Replies {
+		r := &st.Replies[i]
+		if r.StopReason == "" {
+			r.StopReason = defaultStopReason(r.Content)
+		}
 		if err := r.checkStop(fmt.Sprintf("replies.%d.", i)); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return st, nil
 }
 
 // checkStop holds the stop fields to what a real answer pairs them with (spec 2.9): a
 // stop_sequence only when one stopped the reply, stop_details only on a refusal, and a
-// tool_use stop only with a tool call to make.
-// The error names the field under path.
+// tool_use stop only with a tool call to make. The error names the field under path.
 func (r *Reply) checkStop(path string) error {
-	reason := r.StopReason
-	if reason == "" {
-		reason = defaultStopReason(r.Content)
-	}
-	switch {
+	switch reason := r.StopReason; {
 	case reason == "stop_sequence" && r.StopSequence == nil:
 		return invalidField(path+"stop_sequence", `field required with stop_reason "stop_sequence": the sequence that stopped the reply`)
 	case reason != "stop_sequence" && r.StopSequence != nil:
