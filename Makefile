@@ -25,7 +25,8 @@ vet:
 unit: ## unit tests with -race; includes the conformance suite against an in-process fake
 	$(GO) test -race -count=1 -timeout 8m ./...
 
-examples: ## run the examples as their users would
+examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
+	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	$(GO) test -count=1 ./examples/...
 
 conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset), with a JUnit report

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -640,6 +641,48 @@ func scenarioChecks() []Check {
 				if ruled == 0 {
 					t.Unsupported("no scenario of the library has a matching rule")
 				}
+			}},
+		{ID: "messages/stub-sequence", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+			Title: "a stub's replies are served in order to the requests it matches, streamed or not, with id, model and usage filled in, then the usual answers resume",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				t.Cleanup("clear stubs", t.Delete(Request{Area: Core, Method: http.MethodDelete, Path: "/_fake/messages/stubs", As: NoCred}))
+				// A rule only this check's requests meet, so that it takes no other check's request.
+				const marker = "conformance stub sequence"
+				stub := t.Control(http.MethodPost, "/_fake/messages/stubs", map[string]any{
+					"match": map[string]any{"user_text_contains": marker},
+					"replies": []any{
+						map[string]any{"content": []any{map[string]any{"type": "tool_use", "id": "toolu_stub", "name": "get_weather", "input": map[string]any{"city": "Oslo", "unit": "celsius"}, "caller": map[string]any{"type": "direct"}}}},
+						map[string]any{"content": []any{map[string]any{"type": "text", "text": "Sunny in Oslo."}}},
+					},
+				})
+				t.Expect(schemas.Validate("messages/stub", stub.Body, t.Target.SchemaMode)).To(Succeed())
+				body := msgBody(model, "tools", []any{weatherTool}, "messages", []any{userTurn("Weather, please: " + marker)})
+				first := t.OK(createReq(body))
+				t.Expect(first.Get("stop_reason").String()).To(Equal("tool_use"), "%s", first)
+				t.Expect(first.Get("content.0.input.city").String()).To(Equal("Oslo"), "%s", first)
+				t.Expect(first.Get("model").String()).To(Equal(model))
+				count := t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: with(maps.Clone(body), []any{"max_tokens", nil}), Schema: "messages/count_tokens"})
+				t.Expect(first.Get("usage.input_tokens").Int()).To(Equal(count.Get("input_tokens").Int()))
+				msg, err := fake.AccumulateMessage(stream(t, createReq(with(maps.Clone(body), []any{"stream", true})), "messages/stream_event"))
+				t.Expect(err).NotTo(HaveOccurred())
+				t.Expect(msg["stop_reason"]).To(Equal("end_turn"))
+				t.Expect(msg["content"]).To(HaveLen(1))
+				t.Expect(msg["content"].([]any)[0].(map[string]any)["text"]).To(Equal("Sunny in Oslo."))
+				after := t.OK(createReq(body))
+				t.Expect(after.Get("content.0.text").String()).NotTo(Equal("Sunny in Oslo."), "the used-up stub answered again")
+				t.Expect(t.Control(http.MethodGet, "/_fake/messages/stubs", nil).Get(fmt.Sprintf("data.#(id==%q)", stub.Get("id").String())).Exists()).To(BeFalse())
+			}},
+		{ID: "messages/stub-invalid-400", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+			Title: "a stub whose reply is not a valid message is refused at registration with 400 naming the field",
+			Run: func(t *T) {
+				t.Control(http.MethodGet, "/_fake/messages/stubs", nil) // disabled, not failed, without the control API
+				resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/messages/stubs", As: NoCred, Header: http.Header{"vendor-version": {""}},
+					Body: map[string]any{"replies": []any{
+						map[string]any{"content": []any{map[string]any{"type": "text", "text": "fine"}}},
+						map[string]any{"content": []any{map[string]any{"type": "txt", "text": "not a block type"}}},
+					}}})
+				expectFieldError(t, resp, "replies.1.content.0.type")
 			}},
 		{ID: "messages/scenarios-show-every-tool-error", Clause: "7", Labels: []Label{Messages, FakeOnly},
 			Title: "the scenarios show a tool-result error block for every error_code of section 7, and refusals of every category",

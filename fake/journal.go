@@ -30,8 +30,9 @@ type JournalEntry struct {
 	ErrorType        string `json:"error_type"` // "" on success
 	// Valid is false when the fake refused the request as malformed (invalid_request_error or
 	// request_too_large): a client test asserts it to prove it sent what the API accepts.
-	Valid bool `json:"valid"`
-	Fault bool `json:"fault"` // answered by an injected fault
+	Valid bool   `json:"valid"`
+	Fault bool   `json:"fault"` // answered by an injected fault
+	Stub  string `json:"stub"`  // the ID of the stub whose reply answered; "" if none did
 }
 
 // journalCap bounds the journal's memory; older entries are dropped first.
@@ -86,6 +87,7 @@ const (
 	keyErrorType        = "platformkit.error_type"
 	keyBody             = "platformkit.body"
 	keyFault            = "platformkit.fault"
+	keyStub             = "platformkit.stub"
 )
 
 // record adds the finished request to the journal.
@@ -104,6 +106,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		Status:           status,
 		ErrorType:        gc.GetString(keyErrorType),
 		Fault:            gc.GetBool(keyFault),
+		Stub:             gc.GetString(keyStub),
 	}
 	e.Valid = e.ErrorType != errInvalidRequest && e.ErrorType != errRequestTooLarge
 	if body, ok := gc.Get(keyBody); ok {

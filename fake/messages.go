@@ -11,8 +11,9 @@ import (
 	"strings"
 )
 
-// Messages (spec 2.9, 4.4, gaps §4). The area keeps no state: a response is a pure function of
-// the request (and the scenario fixtures), which is what makes it reproducible.
+// Messages (spec 2.9, 4.4, gaps §4). The area keeps no state of its own: a response is a pure
+// function of the request, the scenario fixtures and the stubs a test registered
+// (messages_stubs.go), which is what makes it reproducible.
 
 // messageRequest is the part of a validated Create a Message body that the scripted model reads.
 // raw keeps the whole decoded body (numbers as json.Number), for the token counter and the seed;
@@ -66,12 +67,12 @@ type message struct {
 	Model        string       `json:"model"`
 	StopReason   *string      `json:"stop_reason"`
 	StopSequence *string      `json:"stop_sequence"`
-	StopDetails  *stopDetails `json:"stop_details"`
+	StopDetails  *StopDetails `json:"stop_details"`
 	Usage        usage        `json:"usage"`
 }
 
-// stopDetails is the refusal record of spec 2.9.
-type stopDetails struct {
+// StopDetails is the refusal record of spec 2.9.
+type StopDetails struct {
 	Type        string  `json:"type"`
 	Category    *string `json:"category"`
 	Explanation *string `json:"explanation"`
@@ -263,6 +264,16 @@ func (req *messageRequest) lastTurn() (string, []block) {
 		blocks = append(blocks, m.blocks...)
 	}
 	return role, blocks
+}
+
+// lastUserText is the text of the last turn, if it is a user turn: what scenario rules and stub
+// rules match on.
+func (req *messageRequest) lastUserText() (string, bool) {
+	role, blocks := req.lastTurn()
+	if role != "user" {
+		return "", false
+	}
+	return turnText(blocks), true
 }
 
 // turnText is the text of a turn's text blocks, concatenated.

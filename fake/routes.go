@@ -129,5 +129,8 @@ func routes() []*route {
 		{post, "/v1/messages/count_tokens", ifMessages, "messages/count_tokens", (*Server).countTokens},
 		{post, "/v1/complete", ifMessages, "messages/completion", (*Server).complete},
 		{get, "/_fake/messages/scenarios", nil, "messages/scenario_list", (*Server).listScenarios},
+		{post, "/_fake/messages/stubs", nil, "messages/stub", (*Server).registerStub},
+		{get, "/_fake/messages/stubs", nil, "messages/stub_list", (*Server).listStubs},
+		{del, "/_fake/messages/stubs", nil, "control/cleared", (*Server).clearStubs},
 	}
 }

@@ -42,6 +42,7 @@ type Server struct {
 
 	journal journal
 	faults  faults
+	stubs   stubs
 
 	mu sync.RWMutex
 	st *state
@@ -150,11 +151,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
-// clears the journal and the injected faults. Its namespaces are left alone (ClearNamespaces
-// drops them), so that one test's reset never reaches into another's namespace.
+// clears the journal, the injected faults and the stubs. Its namespaces are left alone
+// (ClearNamespaces drops them), so that one test's reset never reaches into another's namespace.
 func (s *Server) Reset() {
 	s.ClearJournal()
 	s.ClearFaults()
+	s.stubs.reset()
 	s.mu.Lock()
 	s.st = &state{}
 	s.ids.reset()
