@@ -82,5 +82,5 @@ func (s *Server) getModel(c *call) (any, error) {
 	if m == nil {
 		return nil, notFound("model", id)
 	}
-	return m, nil
+	return json.RawMessage(m.encoded), nil
 }

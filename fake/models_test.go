@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -62,6 +63,22 @@ func TestModelsGetByIDAndAlias(t *testing.T) {
 		t.Errorf("alias resolved to %q", got)
 	}
 	wantError(t, send(t, s, "GET", "/v1/models/assistant-nope", "", modelsHeaders...), 404, errNotFound, "assistant-nope")
+}
+
+// TestModelBodyIsTheListRecord: a model is encoded once at load and written as it is, so the
+// single-model answer is byte for byte the record of the list, with its length declared.
+func TestModelBodyIsTheListRecord(t *testing.T) {
+	s := checked(t)
+	list := send(t, s, "GET", "/v1/models?limit=1000", "", modelsHeaders...)
+	for _, m := range gjson.Get(list.Body.String(), "data").Array() {
+		w := send(t, s, "GET", "/v1/models/"+m.Get("id").String(), "", modelsHeaders...)
+		if want := m.Raw + "\n"; w.Body.String() != want {
+			t.Errorf("GET %s:\n got %q\nwant %q", m.Get("id"), w.Body, want)
+		}
+		if got, want := w.Header().Get("Content-Length"), strconv.Itoa(w.Body.Len()); got != want {
+			t.Errorf("GET %s: Content-Length %q, want %q", m.Get("id"), got, want)
+		}
+	}
 }
 
 func TestModelsLimitRange(t *testing.T) {
