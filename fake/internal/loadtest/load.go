@@ -105,6 +105,7 @@ func send(ctx context.Context, client *http.Client, base string, ep endpoint, wa
 
 // stats adds up the rounds of one server for one endpoint.
 type stats struct {
+	perRound   []float64 // requests per second of each round
 	elapsed    time.Duration
 	lat, first []time.Duration
 	events     int
@@ -114,6 +115,7 @@ type stats struct {
 }
 
 func (s *stats) add(r round) {
+	s.perRound = append(s.perRound, float64(len(r.lat))/r.elapsed.Seconds())
 	s.elapsed += r.elapsed
 	s.lat, s.first = append(s.lat, r.lat...), append(s.first, r.first...)
 	s.events += r.events
@@ -124,7 +126,24 @@ func (s *stats) add(r round) {
 	s.sorted = false
 }
 
-func (s *stats) perSecond() float64       { return float64(len(s.lat)) / s.elapsed.Seconds() }
+func (s *stats) perSecond() float64 { return float64(len(s.lat)) / s.elapsed.Seconds() }
+
+// throughputRatio is the median over the rounds of the ratio of s's throughput to that of base
+// in the same round: a burst of other work on the machine skews one round, not the figure.
+func (s *stats) throughputRatio(base *stats) float64 {
+	var rs []float64
+	for i := range min(len(s.perRound), len(base.perRound)) {
+		rs = append(rs, s.perRound[i]/base.perRound[i])
+	}
+	slices.Sort(rs)
+	if len(rs) == 0 {
+		return 0
+	}
+	if len(rs)%2 == 0 {
+		return (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+	}
+	return rs[len(rs)/2]
+}
 func (s *stats) eventsPerSecond() float64 { return float64(s.events) / s.elapsed.Seconds() }
 
 // pct returns the p-th percentile of the samples of *of (s.lat or s.first).
