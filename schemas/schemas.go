@@ -68,45 +68,44 @@ func (e *Error) Error() string {
 // validates a handful of shapes (the fake's binary, one test) should not pay at start: a schema is
 // compiled the first time it is used, together with the documents it refers to, and kept.
 type compiler struct {
-	mode Mode
 	once sync.Once
+	c    *jsonschema.Compiler
 	err  error // a document that does not parse; reported by every use
 
-	mu   sync.Mutex // guards c and the map: jsonschema.Compiler is not safe for concurrent use
-	c    *jsonschema.Compiler
-	done map[string]*jsonschema.Schema
+	mu   sync.Mutex // held while compiling: jsonschema.Compiler is not safe for concurrent use
+	done sync.Map   // name → *jsonschema.Schema; read without the lock on every validation
 }
 
 // compilers holds one compiler per mode, for the life of the process.
-var compilers = [2]*compiler{{mode: Lenient}, {mode: Strict}}
+var compilers = [2]*compiler{{}, {}}
 
 // schema returns the compiled schema name in mode m. A compiled schema is immutable, so callers
-// validate with it concurrently without the lock.
+// validate with it concurrently.
 func schema(name string, m Mode) (*jsonschema.Schema, error) {
 	if m != Lenient && m != Strict {
 		return nil, fmt.Errorf("schemas: unknown mode %d", m)
 	}
 	cc := compilers[m]
+	if s, ok := cc.done.Load(name); ok {
+		return s.(*jsonschema.Schema), nil
+	}
 	cc.once.Do(func() { cc.c, cc.err = newCompiler(m) })
 	if cc.err != nil {
 		return nil, cc.err
 	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if s, ok := cc.done[name]; ok {
-		return s, nil
-	}
 	if _, known := slices.BinarySearch(names(), name); !known {
 		return nil, fmt.Errorf("schemas: no schema named %q", name)
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if s, ok := cc.done.Load(name); ok { // compiled while this call waited for the lock
+		return s.(*jsonschema.Schema), nil
 	}
 	s, err := cc.c.Compile(BaseURL + name + ".json")
 	if err != nil {
 		return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
 	}
-	if cc.done == nil {
-		cc.done = map[string]*jsonschema.Schema{}
-	}
-	cc.done[name] = s
+	cc.done.Store(name, s)
 	return s, nil
 }
 
