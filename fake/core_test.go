@@ -287,6 +287,14 @@ func TestIDs(t *testing.T) {
 	if c := g.next("msg_"); c <= b {
 		t.Fatalf("id %q does not sort after %q", c, b)
 	}
+	g.n.Store(61) // the next is 62: "10" in base 62
+	if c := g.next("req_"); c != "req_01"+strings.Repeat("0", idWidth-2)+"10" {
+		t.Fatalf("id %q, want req_01 and 62 in base 62 on %d digits", c, idWidth)
+	}
+	g.n.Store(^uint64(0) - 1)
+	if c := g.next("x_"); c != "x_01"+strings.Repeat("0", idWidth-11)+"LygHa16AHYF" {
+		t.Fatalf("id %q, want the largest counter on %d digits", c, idWidth)
+	}
 }
 
 func TestConcurrentRequests(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,32 +49,49 @@ var loaders = []func(fs.FS, *Fixtures) error{
 // the fake knows (fixtures/X.json is described by the schema "fixtures/X") and must conform to
 // its schema; the error names the file and the field.
 func LoadFixtures(fsys fs.FS) (*Fixtures, error) {
+	if err := checkFixtureFiles(fsys); err != nil {
+		return nil, err
+	}
+	return parseFixtures(fsys)
+}
+
+// DefaultFixtures returns the embedded data set, parsed on first use and shared afterwards. It is
+// not checked against the schemas here: that would compile them and cost most of the binary's
+// start-up, and TestEmbeddedFixturesConform proves the embedded files conform.
+var DefaultFixtures = sync.OnceValues(func() (*Fixtures, error) {
+	return parseFixtures(fixtures.FS())
+})
+
+// checkFixtureFiles checks that every JSON file of fsys is a fixture file the fake knows and
+// conforms to its schema.
+func checkFixtureFiles(fsys fs.FS) error {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return nil, fmt.Errorf("fixtures: %w", err)
+		return fmt.Errorf("fixtures: %w", err)
 	}
-	known := map[string]bool{}
-	for _, n := range schemas.Names() {
-		if rest, ok := strings.CutPrefix(n, "fixtures/"); ok {
-			known[rest+".json"] = true
-		}
-	}
+	known := schemas.Names()
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || path.Ext(name) != ".json" {
 			continue
 		}
-		if !known[name] {
-			return nil, fmt.Errorf("fixtures: %s: not a fixture file the fake knows", name)
+		schema := "fixtures/" + strings.TrimSuffix(name, ".json")
+		if _, known := slices.BinarySearch(known, schema); !known {
+			return fmt.Errorf("fixtures: %s: not a fixture file the fake knows", name)
 		}
 		raw, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return nil, fmt.Errorf("fixtures: %w", err)
+			return fmt.Errorf("fixtures: %w", err)
 		}
-		if err := schemas.Validate("fixtures/"+strings.TrimSuffix(name, ".json"), raw, schemas.Strict); err != nil {
-			return nil, fmt.Errorf("fixtures: %s: %w", name, err)
+		if err := schemas.Validate(schema, raw, schemas.Strict); err != nil {
+			return fmt.Errorf("fixtures: %s: %w", name, err)
 		}
 	}
+	return nil
+}
+
+// parseFixtures runs every area's loader over fsys, whose files conform to their schemas.
+func parseFixtures(fsys fs.FS) (*Fixtures, error) {
 	fx := &Fixtures{creds: map[string]*credential{}}
 	for _, load := range loaders {
 		if err := load(fsys, fx); err != nil {
@@ -82,11 +100,6 @@ func LoadFixtures(fsys fs.FS) (*Fixtures, error) {
 	}
 	return fx, nil
 }
-
-// DefaultFixtures returns the embedded data set, parsed on first use and shared afterwards.
-var DefaultFixtures = sync.OnceValues(func() (*Fixtures, error) {
-	return LoadFixtures(fixtures.FS())
-})
 
 // readFixture decodes the named file into v. A missing file is not an error: found is false.
 func readFixture(fsys fs.FS, name string, v any) (found bool, err error) {

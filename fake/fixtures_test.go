@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 func TestDefaultFixturesLoad(t *testing.T) {
@@ -13,6 +15,17 @@ func TestDefaultFixturesLoad(t *testing.T) {
 	}
 	if len(fx.orgs) != 2 || fx.creds["test-api-key-2"].org != fx.orgs[1] {
 		t.Fatalf("want two organizations, the second owning test-api-key-2")
+	}
+}
+
+// TestEmbeddedFixturesConform is the schema check that DefaultFixtures skips at start-up: every
+// embedded file is a known fixture file and conforms to its schema.
+func TestEmbeddedFixturesConform(t *testing.T) {
+	if err := checkFixtureFiles(fixtures.FS()); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkFixtureFiles(fstest.MapFS{"organizations.json": {Data: []byte(`{"organizations":[{"id":1}]}`)}}); err == nil {
+		t.Fatal("a file outside its schema passed the check")
 	}
 }
 

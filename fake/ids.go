@@ -1,9 +1,6 @@
 package fake
 
-import (
-	"strings"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -19,22 +16,22 @@ type ids struct{ n atomic.Uint64 }
 
 // next returns a new ID with the prefix (which includes its underscore, as in "msg_").
 func (g *ids) next(prefix string) string {
-	return prefix + "01" + encodeBase62(g.n.Add(1), idWidth)
+	var buf [64]byte // on the stack: the string conversion is the only allocation
+	b := append(append(buf[:0], prefix...), "01"...)
+	return string(appendBase62(b, g.n.Add(1), idWidth))
 }
 
 func (g *ids) reset() { g.n.Store(0) }
 
-func encodeBase62(n uint64, width int) string {
-	var b [16]byte
-	i := len(b)
-	for n > 0 {
-		i--
+// appendBase62 appends n in base 62, left-padded with zeros to width digits. Any uint64 fits in
+// 11 digits (62^11 > 2^64), so a width of idWidth never truncates.
+func appendBase62(b []byte, n uint64, width int) []byte {
+	for range width {
+		b = append(b, '0')
+	}
+	for i := len(b) - 1; n > 0; i-- {
 		b[i] = idAlphabet[n%62]
 		n /= 62
 	}
-	s := string(b[i:])
-	if len(s) < width {
-		s = strings.Repeat("0", width-len(s)) + s
-	}
-	return s
+	return b
 }

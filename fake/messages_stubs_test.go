@@ -64,7 +64,7 @@ func TestStubSequenceServedInOrder(t *testing.T) {
 	}}
 	for _, ts := range []*TestServer{plain, stream} {
 		got := registerStub(t, ts, stub)
-		if got.Get("id").String() != "stub_01"+encodeBase62(1, idWidth) || got.Get("replies.0.stop_reason").String() != "tool_use" ||
+		if got.Get("id").String() != "stub_01"+string(appendBase62(nil, 1, idWidth)) || got.Get("replies.0.stop_reason").String() != "tool_use" ||
 			got.Get("replies.1.stop_reason").String() != "end_turn" || got.Get("times").Int() != 1 || got.Get("served").Int() != 0 {
 			t.Fatalf("registered stub: %s", got.Raw)
 		}
@@ -75,7 +75,7 @@ func TestStubSequenceServedInOrder(t *testing.T) {
 		if got.Get("stop_reason").String() != want.reason || got.Get("content.0.text").String() != want.text {
 			t.Errorf("reply %d: %s", i, got.Raw)
 		}
-		if id := got.Get("id").String(); id != "msg_01"+encodeBase62(uint64(i+1), idWidth) {
+		if id := got.Get("id").String(); id != "msg_01"+string(appendBase62(nil, uint64(i+1), idWidth)) {
 			t.Errorf("reply %d: id %s, want the server's message counter", i, id)
 		}
 		if got.Get("model").String() != testModel || got.Get("type").String() != "message" || got.Get("role").String() != "assistant" {
@@ -160,7 +160,7 @@ func TestStubPrecedence(t *testing.T) {
 		t.Errorf("a stub should win over a scenario's matching rule: %s", overRule.Raw)
 	}
 	j := ts.Fake.Journal()
-	if len(j) != 2 || j[0].Stub != "" || j[1].Stub != "stub_01"+encodeBase62(1, idWidth) {
+	if len(j) != 2 || j[0].Stub != "" || j[1].Stub != "stub_01"+string(appendBase62(nil, 1, idWidth)) {
 		t.Errorf("journal stub fields: %+v", j)
 	}
 	if st := ts.Fake.Stubs(); len(st) != 1 || st[0].Served != 1 {
@@ -181,7 +181,7 @@ func TestStubTimesAndForever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if forever.Times != 0 || !forever.Forever || forever.ID != "stub_01"+encodeBase62(2, idWidth) {
+	if forever.Times != 0 || !forever.Forever || forever.ID != "stub_01"+string(appendBase62(nil, 2, idWidth)) {
 		t.Errorf("forever stub: %+v", forever)
 	}
 	var twice, always []string
@@ -267,7 +267,7 @@ func TestStubsAreControlState(t *testing.T) {
 	content[0]["text"] = "changed by the caller"
 	ts.Fake.Stubs()[0].Replies[0].Content[0]["text"] = "changed through Stubs"
 	got := create(t, ts, msgBody())
-	if got.Get("content.0.text").String() != "original" || got.Get("id").String() != "msg_01"+encodeBase62(1, idWidth) {
+	if got.Get("content.0.text").String() != "original" || got.Get("id").String() != "msg_01"+string(appendBase62(nil, 1, idWidth)) {
 		t.Errorf("served %s", got.Raw)
 	}
 	if _, err := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); err != nil {
@@ -277,7 +277,7 @@ func TestStubsAreControlState(t *testing.T) {
 	if st := ts.Fake.Stubs(); len(st) != 0 {
 		t.Errorf("after Reset: %+v", st)
 	}
-	if st, _ := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); st.ID != "stub_01"+encodeBase62(1, idWidth) {
+	if st, _ := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); st.ID != "stub_01"+string(appendBase62(nil, 1, idWidth)) {
 		t.Errorf("stub numbering after Reset: %s", st.ID)
 	}
 }
@@ -381,7 +381,7 @@ func TestStubsPerNamespace(t *testing.T) {
 		}
 	}
 	_, journal := controlCall(t, ts, http.MethodGet, "/ns/a/_fake/journal", nil)
-	if journal.Get("data.#").Int() != 1 || journal.Get("data.0.stub").String() != "stub_01"+encodeBase62(1, idWidth) {
+	if journal.Get("data.#").Int() != 1 || journal.Get("data.0.stub").String() != "stub_01"+string(appendBase62(nil, 1, idWidth)) {
 		t.Errorf("journal of namespace a: %s", journal.Raw)
 	}
 }

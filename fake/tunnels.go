@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,7 +73,7 @@ type tunnelCertificate struct {
 }
 
 // tunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
-// current token is derived) and its certificates in creation order.
+// current token is derived) and its certificates in list order (newest first).
 type tunnelRec struct {
 	Tunnel
 	org       *org
@@ -104,6 +103,7 @@ type fixtureTunnel struct {
 func tunnelKey(t Tunnel) listKey                 { return listKey{t.CreatedAt, t.ID} }
 func certificateKey(c tunnelCertificate) listKey { return listKey{c.CreatedAt, c.ID} }
 func tunnelRecKey(t *tunnelRec) listKey          { return tunnelKey(t.Tunnel) }
+func certRecKey(c *tunnelCertificate) listKey    { return certificateKey(*c) }
 func (t *tunnelRec) archived() bool              { return t.ArchivedAt != nil }
 func (c *tunnelCertificate) archived() bool      { return c.ArchivedAt != nil }
 
@@ -181,7 +181,7 @@ func newTunnelStore(fx *Fixtures) *tunnelStore {
 	for _, ft := range fx.tunnels {
 		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org}
 		for _, c := range ft.certs {
-			rec.certs = append(rec.certs, &c)
+			rec.certs = insertInOrder(rec.certs, &c, certRecKey, newestFirst)
 		}
 		st.insert(rec)
 	}
@@ -406,7 +406,7 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 		}
 		cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
 			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate", ca: cc.cert}
-		rec.certs = append(rec.certs, cert)
+		rec.certs = insertInOrder(rec.certs, cert, certRecKey, newestFirst)
 		return *cert, nil
 	})
 }
@@ -439,7 +439,16 @@ func (s *Server) listTunnelCertificates(c *call) (any, error) {
 	}
 	var matched []tunnelCertificate
 	if _, err := s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
-		for _, cert := range rec.certs {
+		// As in listTunnels: from the token's place, only the page and one more item.
+		start := 0
+		if q.after != nil {
+			start = searchAfter(rec.certs, certRecKey, newestFirst, *q.after)
+		}
+		matched = make([]tunnelCertificate, 0, q.limit+1)
+		for _, cert := range rec.certs[start:] {
+			if len(matched) > q.limit {
+				break
+			}
 			if q.includeArchived || !cert.archived() {
 				matched = append(matched, *cert)
 			}
@@ -448,8 +457,7 @@ func (s *Server) listTunnelCertificates(c *call) (any, error) {
 	}); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(matched, func(a, b tunnelCertificate) int { return newestFirst(certificateKey(a), certificateKey(b)) })
-	return pageByToken(matched, certificateKey, newestFirst, q.scope, q.after, q.limit), nil
+	return pageByToken(matched, certificateKey, newestFirst, q.scope, nil, q.limit), nil
 }
 
 // archiveTunnelCertificate serves POST .../certificates/{certificate_id}/archive: the record
