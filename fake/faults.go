@@ -65,7 +65,7 @@ func (s *Server) InjectFault(f Fault) (Fault, error) {
 	if f.Times == 0 {
 		f.Times = 1
 	}
-	f.ID = s.ids.next("fault_")
+	f.ID = s.ctlIDs.next("fault_")
 	s.faults.mu.Lock()
 	s.faults.list = append(s.faults.list, &f)
 	s.faults.mu.Unlock()

@@ -132,7 +132,7 @@ func TestFaultDropsConnectionAndDelays(t *testing.T) {
 		req, _ := http.NewRequest("GET", ts.URL+"/v1/models", nil)
 		req.Header.Set("X-Api-Key", "test-api-key")
 		req.Header.Set("vendor-version", APIVersion)
-		return ts.Client().Do(req)
+		return ts.Server.Client().Do(req)
 	}
 	ts.Fake.InjectFault(Fault{Drop: true})
 	if resp, err := get(); err == nil {
@@ -162,7 +162,7 @@ func TestFaultCutsStreams(t *testing.T) {
 		req.Header.Set("X-Api-Key", "test-api-key")
 		req.Header.Set("vendor-version", APIVersion)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := ts.Client().Do(req)
+		resp, err := ts.Server.Client().Do(req)
 		if err != nil {
 			return nil, nil, err
 		}

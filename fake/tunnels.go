@@ -613,7 +613,7 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 	st := s.tunnels(s.state())
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t.ID, t.CreatedAt, t.Domain = s.ids.next("tnl_"), s.clock.Now(), st.newDomain()
+	t.ID, t.CreatedAt, t.Domain = s.ctlIDs.next("tnl_"), s.clock.Now(), st.newDomain()
 	st.insert(&tunnelRec{Tunnel: t, org: o})
 	return t, nil
 }

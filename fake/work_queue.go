@@ -111,9 +111,9 @@ func (s *Server) EnqueueWork(environmentID, sessionID string, metadata map[strin
 		return WorkItem{}, invalid("environment %s is archived; work can no longer be queued in it", environmentID)
 	}
 	if sessionID == "" {
-		sessionID = s.ids.next("session_")
+		sessionID = s.ctlIDs.next("session_")
 	}
-	it := newWorkItem(s.ids.next("work_"), environmentID, sessionID, metadata, s.clock.Now())
+	it := newWorkItem(s.ctlIDs.next("work_"), environmentID, sessionID, metadata, s.clock.Now())
 	env.add(it)
 	close(st.arrived)
 	st.arrived = make(chan struct{})
