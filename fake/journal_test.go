@@ -75,7 +75,7 @@ func TestJournalKeepsJSONBodies(t *testing.T) {
 
 func TestFaultAnswersErrorWithRetryHeaders(t *testing.T) {
 	s := checked(t)
-	if _, err := s.InjectFault(Fault{Path: "/v1/models*", Status: 429, RetryAfter: 2.5, Times: 2}); err != nil {
+	if _, err := s.InjectFault(Fault{Path: "/v1/models*", Status: 429, RetryAfter: 2500 * time.Millisecond, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
@@ -142,7 +142,7 @@ func TestFaultDropsConnectionAndDelays(t *testing.T) {
 	if j := ts.Fake.Journal(); len(j) != 1 || j[0].Status != 0 || !j[0].Fault {
 		t.Fatalf("journal after a drop: %+v", j)
 	}
-	ts.Fake.InjectFault(Fault{LatencyMS: 150})
+	ts.Fake.InjectFault(Fault{Latency: 150 * time.Millisecond})
 	start := time.Now()
 	resp, err := get()
 	if err != nil {

@@ -34,7 +34,7 @@ type scenario struct {
 		Content      []block      `json:"content"`
 		StopReason   string       `json:"stop_reason"`
 		StopSequence *string      `json:"stop_sequence"`
-		StopDetails  *stopDetails `json:"stop_details"`
+		StopDetails  *StopDetails `json:"stop_details"`
 	} `json:"response"`
 }
 
@@ -111,12 +111,12 @@ func (lib *scenarioLibrary) pick(name string, req *messageRequest) (*scenario, e
 
 // respondTo builds the message for a valid request: the selected scenario's, or the scripted
 // model's. Usage is counted the same way for both.
-func (s *Server) respondTo(c *call, req *messageRequest) (*message, error) {
+func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
 	sc, err := s.fx.canned.pick(c.GetHeader(headerScenario), req)
 	if err != nil {
 		return nil, err
 	}
-	msg := &message{ID: s.ids.next("msg_"), Type: "message", Role: "assistant", Model: req.Model}
+	msg := &Message{ID: s.ids.next("msg_"), Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if sc != nil {
 		msg.Content, reason = sc.Response.Content, sc.Response.StopReason

@@ -603,7 +603,7 @@ func events(t testing.TB, body []byte) []StreamEvent {
 }
 
 // accumulate rebuilds the message from a stream, failing the test on a violation of gaps §4.
-func accumulate(t testing.TB, evs []StreamEvent) map[string]any {
+func accumulate(t testing.TB, evs []StreamEvent) *Message {
 	t.Helper()
 	msg, err := AccumulateMessage(evs)
 	if err != nil {
@@ -837,7 +837,7 @@ func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg, err := AccumulateMessage(evs)
-	if err != nil || canonical(t, msg["content"]) != `[{"text":"hi","type":"text"}]` || msg["stop_reason"] != "end_turn" {
+	if err != nil || canonical(t, msg.Content) != `[{"text":"hi","type":"text"}]` || msg.StopReason == nil || *msg.StopReason != "end_turn" {
 		t.Errorf("good stream: %v, %v", msg, err)
 	}
 }
