@@ -1,14 +1,3 @@
-// Package fake is an in-memory, deterministic implementation of the Platform API, for tests of
-// clients. Use it in-process:
-//
-//	ts := fake.NewTestServer(t)            // closed by t.Cleanup
-//	resp, err := ts.Client().Get(ts.URL + "/v1/models")
-//
-// or as an http.Handler (httptest.NewServer(fake.New())), or as the binary in cmd/platformfake.
-//
-// A server starts from the fixtures (package fixtures by default), with a virtual clock at
-// Epoch that moves only when told (AdvanceClock, or POST /_fake/clock/advance) and IDs from
-// per-server counters, so the same requests against a new server give the same responses.
 package fake
 
 import (

@@ -457,9 +457,9 @@ func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
 	})
 }
 
-// --- Test control (DESIGN.md) ---
+// --- Test control ---
 
-// controlCreateTunnel serves POST /_fake/tunnels (DESIGN.md); see CreateTunnel.
+// controlCreateTunnel serves POST /_fake/tunnels; see CreateTunnel.
 func (s *Server) controlCreateTunnel(c *call) (any, error) {
 	var req struct {
 		OrganizationID *string `json:"organization_id"`
