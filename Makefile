@@ -5,12 +5,19 @@ REPORTS ?= reports
 
 .PHONY: run test lint fmt-check vet unit conformance examples bench load help
 
-help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+help: ## list the targets, with the values of the variables they use
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
+		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|\$$\$$|$$|g' \
+		| awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@echo
+	@echo 'Variables (set as make VAR=value):'
+	@echo '  ADDR=$(ADDR)  REPORTS=$(REPORTS)  GO=$(GO)'
+	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)'
 
-run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures); Ctrl-C stops it gracefully
-	$(GO) build -o bin/platformfake ./fake/cmd/platformfake
-	exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
+# run builds quietly, so that the first line it prints is the binary's "listening on http://ADDR".
+run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures; flags in RUN_FLAGS); Ctrl-C stops it gracefully
+	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
+	@exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
 
 test: lint unit examples ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), examples
 

@@ -17,7 +17,7 @@ import (
 // run outside the ginkgo suite (see RunCheck) and tested on its own.
 type Check struct {
 	ID     string  // unique, "area/what-it-checks"
-	Clause string  // the clause it verifies: a section of the specification ("4.5") or of gaps.md ("gaps §3")
+	Clause string  // the clause it verifies: a section of the specification ("4.5") or a decision of EXTENSIONS.md ("gaps §3")
 	Title  string  // the statement, as a sentence
 	Labels []Label // exactly one area, plus qualifiers
 	Run    func(t *T)
@@ -39,7 +39,7 @@ func Checks() []Check {
 func (c Check) Has(l Label) bool { return slices.Contains(c.Labels, l) }
 
 // Outcome prefixes. A check that does not pass or fail ends with one of these messages, and the
-// suite's summary counts them apart (see the STYLE.md note on the Kubernetes/OCI suites).
+// suite's summary counts them apart, as the Kubernetes and OCI conformance suites do.
 const (
 	prefixUnsupported = "unsupported: " // the target answered validly that it does not do this
 	prefixDisabled    = "disabled: "    // turned off by configuration

@@ -1,7 +1,7 @@
 package conformance
 
-// Clauses is every clause a check may name: the sections of the specification
-// (spec/platform-api.md) and of spec/gaps.md. TestChecksAreWellFormed keeps checks to it, and
+// Clauses is every clause a check may name: the sections of the Platform API reference and the
+// decisions of EXTENSIONS.md ("gaps §N"), where the reference is silent. TestChecksAreWellFormed keeps checks to it, and
 // `go test -run TestCoverage -v ./conformance` prints which checks verify each clause.
 var Clauses = map[string]string{
 	"1": "What the service does", "2.1": "Pagination shapes", "2.2": "Chat (list item)",
@@ -21,5 +21,5 @@ var Clauses = map[string]string{
 	"gaps §3": "Pagination", "gaps §4": "Messages", "gaps §5": "Legacy completions",
 	"gaps §5b": "Models", "gaps §6": "Administration", "gaps §7": "Memory stores",
 	"gaps §8": "Environments and the work queue", "gaps §9": "Tunnels", "gaps §10": "Compliance",
-	"DESIGN": "The fake's contract (DESIGN.md): control API, determinism",
+	"DESIGN": "The fake's contract (README): control API, determinism",
 }

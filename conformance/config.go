@@ -6,9 +6,12 @@ package conformance
 import (
 	"os"
 	"strings"
+
+	"github.com/platformkit/platformkit/fake"
 )
 
-// Config selects the target and the credentials the checks use (DESIGN.md: The conformance suite).
+// Config selects the target and the credentials the checks use (README: Running the conformance
+// suite against a deployment).
 type Config struct {
 	BaseURL        string // CONFORMANCE_BASE_URL; empty: the suite starts an in-process fake
 	APIKey         string // CONFORMANCE_API_KEY
@@ -26,13 +29,13 @@ type Config struct {
 	Destructive bool
 }
 
-// Fake credentials (DESIGN.md): the defaults for every credential that is not set.
+// The fake's default credentials: the defaults for every credential that is not set.
 const (
-	FakeAPIKey         = "test-api-key"
-	FakeAdminKey       = "test-admin-key"
-	FakeComplianceKey  = "test-compliance-key"
-	FakeBearerToken    = "test-bearer-token"
-	FakeEnvironmentKey = "test-environment-key"
+	FakeAPIKey         = fake.DefaultAPIKey
+	FakeAdminKey       = fake.DefaultAdminKey
+	FakeComplianceKey  = fake.DefaultComplianceKey
+	FakeBearerToken    = fake.DefaultBearerToken
+	FakeEnvironmentKey = fake.DefaultEnvironmentKey
 )
 
 // ConfigFromEnv reads the configuration from the environment through getenv (os.Getenv when nil).

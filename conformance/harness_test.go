@@ -23,7 +23,7 @@ func TestChecksAreWellFormed(t *testing.T) {
 		}
 		seen[c.ID] = true
 		if _, ok := Clauses[c.Clause]; !ok {
-			t.Errorf("%s: clause %q is not a section of the specification or gaps.md", c.ID, c.Clause)
+			t.Errorf("%s: clause %q is neither a section of the Platform API reference nor a decision of EXTENSIONS.md", c.ID, c.Clause)
 		}
 		if c.Title == "" || c.Run == nil {
 			t.Errorf("%s: needs a title and a Run function", c.ID)
@@ -44,7 +44,7 @@ func TestChecksAreWellFormed(t *testing.T) {
 			t.Errorf("%s: has %d area labels, want exactly 1", c.ID, areas)
 		}
 		if strings.HasPrefix(c.Clause, "gaps") && !c.Has(Extension) {
-			t.Errorf("%s: verifies %s, a decision of gaps.md, so it must carry the extension label", c.ID, c.Clause)
+			t.Errorf("%s: verifies %s, a decision of EXTENSIONS.md, so it must carry the extension label", c.ID, c.Clause)
 		}
 	}
 }

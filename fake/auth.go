@@ -6,7 +6,34 @@ import (
 	"strings"
 )
 
-// credKind is the kind of a credential (spec 5, DESIGN.md: Tenancy and credentials).
+// The default credentials: those of the first organization of the embedded fixtures
+// (fixtures/organizations.json), one per kind. The second organization's are the same with
+// SecondOrganizationSuffix appended ("test-api-key-2"); a key sees only its own organization's data.
+const (
+	// DefaultAPIKey goes in X-Api-Key for messages, completions, models, memory stores,
+	// environments and the work queue.
+	DefaultAPIKey = "test-api-key"
+	// DefaultAdminKey goes in X-Api-Key for the administration interface.
+	DefaultAdminKey = "test-admin-key"
+	// DefaultComplianceKey goes in "Authorization: Bearer" for the compliance interface.
+	DefaultComplianceKey = "test-compliance-key"
+	// DefaultBearerToken is the workload-identity token of the tunnels interface, sent as
+	// "Authorization: Bearer" together with "vendor-beta: " + TunnelsBeta.
+	DefaultBearerToken = "test-bearer-token"
+	// DefaultEnvironmentKey goes in "Authorization: Bearer" for the work endpoints of the
+	// environment DefaultEnvironmentID only.
+	DefaultEnvironmentKey = "test-environment-key"
+	// DefaultEnvironmentID is the environment of DefaultEnvironmentKey, the first organization's
+	// primary environment; it starts with queued work.
+	DefaultEnvironmentID = "env_01AcmePrimary000000000001"
+	// SecondOrganizationSuffix turns a default credential into the second organization's.
+	SecondOrganizationSuffix = "-2"
+)
+
+// TunnelsBeta is the vendor-beta value every request of the tunnels interface carries.
+const TunnelsBeta = "mcp-tunnels-2026-05-19"
+
+// credKind is the kind of a credential (spec 5; the credential table of the README).
 type credKind string
 
 const (
@@ -75,7 +102,7 @@ var (
 	ifModels     = &iface{name: "models", accepts: keyed(kindAPIKey), version: true, bodyLimit: defaultBodyLimit}
 	ifMemory     = &iface{name: "memory stores", accepts: keyed(kindAPIKey), version: true, bodyLimit: defaultBodyLimit}
 	ifWork       = &iface{name: "work queue", accepts: append(keyed(kindAPIKey), accept{headerAuthorization, kindEnvironmentKey}), version: true, bodyLimit: defaultBodyLimit}
-	ifTunnels    = &iface{name: "tunnels", accepts: []accept{{headerAuthorization, kindBearerToken}}, version: true, beta: "mcp-tunnels-2026-05-19", bodyLimit: defaultBodyLimit}
+	ifTunnels    = &iface{name: "tunnels", accepts: []accept{{headerAuthorization, kindBearerToken}}, version: true, beta: TunnelsBeta, bodyLimit: defaultBodyLimit}
 )
 
 // ifEnvironments is environment management (gaps §8): the API key only, since an environment key

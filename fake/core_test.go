@@ -135,6 +135,86 @@ func TestRequestIDsAreDeterministic(t *testing.T) {
 	}
 }
 
+// TestControlCallsLeaveAPIAnswersIdentical: a client that polls for readiness, reads the clock or
+// the journal, or injects and clears faults between its API requests gets byte-identical API
+// answers, request-ids included, to one that only sends the API requests: control calls never
+// consume the API's ID counters.
+func TestControlCallsLeaveAPIAnswersIdentical(t *testing.T) {
+	apiKey := []string{"X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion, "Content-Type", "application/json"}
+	adminKey := []string{"X-Api-Key", DefaultAdminKey, "vendor-version", APIVersion, "Content-Type", "application/json"}
+	api := []struct {
+		method, path, body string
+		header             []string
+	}{
+		{"GET", "/v1/models?limit=2", "", apiKey},
+		{"POST", "/v1/messages", `{"model":"assistant-opus-4-7","max_tokens":40,"messages":[{"role":"user","content":"hello"}]}`, apiKey},
+		{"POST", "/v1/memory_stores", `{"name":"notes"}`, apiKey},
+		{"POST", "/v1/organizations/workspaces", `{"name":"Scratch"}`, adminKey},
+		{"GET", "/nowhere", "", nil},
+		{"POST", "/v1/messages", `{"model":"assistant-opus-4-7","max_tokens":40,"messages":[{"role":"user","content":"again"}]}`, apiKey},
+	}
+	control := []struct{ method, path, body string }{
+		{"GET", "/_fake/health", ""},
+		{"POST", "/_fake/faults", `{"path":"/v1/never-requested","status":500}`},
+		{"GET", "/_fake/clock", ""},
+		{"GET", "/_fake/journal", ""},
+		{"GET", "/_fake/faults", ""},
+		{"GET", "/_fake/messages/scenarios", ""},
+		{"POST", "/_fake/tunnels/token_check", `{"tunnel_token":"no-such-token"}`},
+		{"DELETE", "/_fake/faults", ""},
+	}
+	run := func(s *Server, interleave bool) (answers []string) {
+		for i, r := range api {
+			if interleave {
+				for _, c := range control[:1+i%len(control)] {
+					if w := send(t, s, c.method, c.path, c.body); w.Code != 200 {
+						t.Fatalf("%s %s = %d %s", c.method, c.path, w.Code, w.Body)
+					}
+				}
+			}
+			w := send(t, s, r.method, r.path, r.body, r.header...)
+			answers = append(answers, w.Header().Get("request-id")+" "+w.Body.String())
+		}
+		return answers
+	}
+	plain := run(checked(t), false)
+	polled := checked(t)
+	if w := send(t, polled, "POST", "/_fake/reset", ""); w.Code != 200 {
+		t.Fatalf("reset = %d", w.Code)
+	}
+	interleaved := run(polled, true)
+	for i := range plain {
+		if plain[i] != interleaved[i] {
+			t.Errorf("%s %s answered differently after control calls:\n plain:       %s\n interleaved: %s",
+				api[i].method, api[i].path, plain[i], interleaved[i])
+		}
+	}
+	if !strings.Contains(plain[1], `"id":"msg_`) {
+		t.Fatalf("the messages answer has no msg_ ID, so the test proves nothing: %s", plain[1])
+	}
+}
+
+// TestControlIDsCountPerKind: what the control API creates is numbered per kind, so an enqueued
+// work item's ID does not depend on the health polls or faults that came before it.
+func TestControlIDsCountPerKind(t *testing.T) {
+	enqueue := func(s *Server) string {
+		w := send(t, s, "POST", "/_fake/environments/env_01AcmePrimary000000000001/work", `{}`)
+		if w.Code != 200 {
+			t.Fatalf("enqueue = %d %s", w.Code, w.Body)
+		}
+		return gjson.Get(w.Body.String(), "id").String()
+	}
+	quiet, busy := checked(t), checked(t)
+	send(t, busy, "GET", "/_fake/health", "")
+	send(t, busy, "POST", "/_fake/faults", `{"path":"/v1/never-requested","status":500}`)
+	if a, b := enqueue(quiet), enqueue(busy); a != b {
+		t.Fatalf("work ID = %q after other control calls, %q without", b, a)
+	}
+	if id := send(t, busy, "GET", "/_fake/health", "").Header().Get("request-id"); !strings.HasPrefix(id, controlRequestPrefix) {
+		t.Fatalf("control request-id = %q, want the prefix %q that no API request-id has", id, controlRequestPrefix)
+	}
+}
+
 // TestBodies uses the control API's advance call, the simplest route with a JSON body.
 func TestBodies(t *testing.T) {
 	s := checked(t)
@@ -308,7 +388,7 @@ func TestConcurrentRequests(t *testing.T) {
 			req, _ := http.NewRequest("GET", ts.URL+"/v1/models?limit=3", nil)
 			req.Header.Set("X-Api-Key", "test-api-key")
 			req.Header.Set("vendor-version", APIVersion)
-			resp, err := ts.Client().Do(req)
+			resp, err := ts.Server.Client().Do(req)
 			if err != nil {
 				t.Error(err)
 				return

@@ -1,6 +1,9 @@
 package fake
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -22,6 +25,38 @@ func (g *ids) next(prefix string) string {
 }
 
 func (g *ids) reset() { g.n.Store(0) }
+
+// controlRequestPrefix starts the request-id of a control call, so that it never equals the
+// request-id of an API request.
+const controlRequestPrefix = "req_fake_"
+
+// controlIDs hands out the IDs of the control API: its request-ids and what it creates (faults,
+// tunnels, work items, sessions). They never come from the API's counters, so polling
+// /_fake/health or injecting a fault leaves every later API answer byte-identical. Each prefix
+// has its own counter, so the n-th work item enqueued is work_01...n however many other control
+// calls came before it. Kinds the control API creates are never created by the API, so the two
+// families of counters cannot hand out the same ID.
+type controlIDs struct {
+	mu sync.Mutex
+	n  map[string]uint64
+}
+
+// next returns the next control ID with the prefix, in the form of ids.next.
+func (g *controlIDs) next(prefix string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n == nil {
+		g.n = map[string]uint64{}
+	}
+	g.n[prefix]++
+	return string(appendBase62([]byte(prefix+"01"), g.n[prefix], idWidth))
+}
+
+func (g *controlIDs) reset() {
+	g.mu.Lock()
+	g.n = nil
+	g.mu.Unlock()
+}
 
 // appendBase62 appends n in base 62, left-padded with zeros to width digits. Any uint64 fits in
 // 11 digits (62^11 > 2^64), so a width of idWidth never truncates.

@@ -10,7 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// JournalEntry is one API request the server answered (DESIGN.md: the request journal). Control
+// JournalEntry is one API request the server answered (GET /_fake/journal). Control
 // requests (/_fake/) are never recorded, and no credential is: only the ID of the key used.
 type JournalEntry struct {
 	RequestID    string            `json:"request_id"`

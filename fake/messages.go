@@ -54,31 +54,38 @@ type toolDef struct {
 
 func (t toolDef) custom() bool { return t.Type == "" || t.Type == "custom" }
 
-// block is one content block, as decoded JSON. Blocks are maps because scenario fixtures hold
-// every block type of 2.9 and the stream writes them back byte for byte.
-type block = map[string]any
+// ContentBlock is one content block, as decoded JSON: its "type" says which of the block types
+// of the Platform API reference (section 2.9) it is, and so which other fields it has. Blocks are
+// maps because scenario fixtures hold every block type and the stream writes them back byte for
+// byte.
+type ContentBlock = map[string]any
 
-// message is the response of spec 2.9 with the fields of gaps §4.
-type message struct {
-	ID           string       `json:"id"`
-	Type         string       `json:"type"`
-	Role         string       `json:"role"`
-	Content      []block      `json:"content"`
-	Model        string       `json:"model"`
-	StopReason   *string      `json:"stop_reason"`
-	StopSequence *string      `json:"stop_sequence"`
-	StopDetails  *StopDetails `json:"stop_details"`
-	Usage        usage        `json:"usage"`
+// block is the fake's short name for a ContentBlock.
+type block = ContentBlock
+
+// Message is the answer of POST /v1/messages (the Platform API reference, section 2.9, with the
+// fields of gaps §4). The fake answers with it, and AccumulateMessage rebuilds it from a stream.
+type Message struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type"`
+	Role         string         `json:"role"`
+	Content      []ContentBlock `json:"content"`
+	Model        string         `json:"model"`
+	StopReason   *string        `json:"stop_reason"`
+	StopSequence *string        `json:"stop_sequence"`
+	StopDetails  *StopDetails   `json:"stop_details"`
+	Usage        Usage          `json:"usage"`
 }
 
-// StopDetails is the refusal record of spec 2.9.
+// StopDetails is the refusal record of a message whose stop_reason is "refusal" (section 2.9).
 type StopDetails struct {
 	Type        string  `json:"type"`
 	Category    *string `json:"category"`
 	Explanation *string `json:"explanation"`
 }
 
-type usage struct {
+// Usage is a message's token accounting (gaps §4).
+type Usage struct {
 	InputTokens              int `json:"input_tokens"`
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`

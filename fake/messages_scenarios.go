@@ -132,12 +132,12 @@ func (s *Server) pickReply(c *call, req *messageRequest) (*Reply, error) {
 
 // respondTo builds the message for a valid request: a canned reply (pickReply) or the scripted
 // model's. The fake fills in the same fields, and counts usage the same way, for both.
-func (s *Server) respondTo(c *call, req *messageRequest) (*message, error) {
+func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
 	r, err := s.pickReply(c, req)
 	if err != nil {
 		return nil, err
 	}
-	msg := &message{ID: s.ids.next("msg_"), Type: "message", Role: "assistant", Model: req.Model}
+	msg := &Message{ID: s.ids.next("msg_"), Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
 		msg.Content, reason = r.Content, r.StopReason

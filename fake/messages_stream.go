@@ -89,7 +89,7 @@ const (
 )
 
 // messageStream is the event sequence of gaps §4 for msg.
-func messageStream(msg *message) sseStream {
+func messageStream(msg *Message) sseStream {
 	start := *msg
 	start.Content = []block{}
 	start.StopReason, start.StopSequence, start.StopDetails = nil, nil, nil

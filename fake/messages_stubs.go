@@ -68,7 +68,7 @@ func (m *StubMatch) matches(req *messageRequest) bool {
 // stubs are cleared. Stubs are tried in the order they were registered; the first that matches
 // answers.
 type Stub struct {
-	ID      string    `json:"id"` // set by AddStub: "stub_" and a counter of its own
+	ID      string    `json:"id"` // set by AddStub: "stub_" and a counter of the control API's
 	Match   StubMatch `json:"match"`
 	Replies []Reply   `json:"replies"`
 	Times   int       `json:"times"`   // passes through the sequence; 0 means 1 (and stays 0 with Forever)
@@ -90,7 +90,6 @@ type stubRequest struct {
 
 type stubs struct {
 	mu   sync.Mutex
-	ids  ids // stubs are numbered apart from the API's objects, whose IDs they must not shift
 	list []*Stub
 }
 
@@ -120,7 +119,7 @@ func (s *Server) addStub(data []byte) (Stub, error) {
 	if len(l.list) >= maxStubs {
 		return Stub{}, invalid("at most %d stubs can be registered at once; clear them with DELETE /_fake/messages/stubs", maxStubs)
 	}
-	st.ID = l.ids.next("stub_")
+	st.ID = s.ctlIDs.next("stub_") // the control counters: a stub never shifts the API's IDs
 	l.list = append(l.list, st)
 	return *st, nil
 }
@@ -286,12 +285,11 @@ func (s *Server) ClearStubs() int {
 	return n
 }
 
-// reset removes every stub and restarts their numbering, as a new server has them.
+// reset removes every stub (Server.Reset restarts their numbering with the control counters).
 func (l *stubs) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.list = nil
-	l.ids.reset()
 }
 
 func (s *Server) registerStub(c *call) (any, error) {

@@ -205,10 +205,10 @@ func (s *Server) report(format string, args ...any) {
 // faults, panic recovery, the journal and the request log.
 func frame(gc *gin.Context) {
 	s := serverOf(gc)
-	id := s.reqIDs.next("req_")
+	start, at, control := time.Now(), s.clock.Now(), isControl(gc.Request)
+	id := s.requestID(control)
 	gc.Set(requestIDKey, id)
 	gc.Writer.Header()["Request-Id"] = []string{id} // canonical already: Set would canonicalise per request
-	start, at, control := time.Now(), s.clock.Now(), isControl(gc.Request)
 	defer func() {
 		p := recover()
 		status := gc.Writer.Status()
@@ -239,6 +239,15 @@ func frame(gc *gin.Context) {
 		return
 	}
 	gc.Next()
+}
+
+// requestID returns the next request-id: a control call's comes from the control counters, so
+// that it does not move the request-ids of the API answers that follow.
+func (s *Server) requestID(control bool) string {
+	if control {
+		return s.ctlIDs.next(controlRequestPrefix)
+	}
+	return s.reqIDs.next("req_")
 }
 
 // serverKey carries the Server a request is for through the process-wide router.

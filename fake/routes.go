@@ -24,7 +24,7 @@ const (
 // process and serve every Server (the request carries which one).
 func routes() []*route {
 	return []*route{
-		// Test control (DESIGN.md): no credential, never journaled.
+		// Test control: no credential, never journaled, never faulted.
 		{get, "/_fake/health", nil, "control/health", (*Server).health},
 		{post, "/_fake/reset", nil, "control/clock", (*Server).reset},
 		{get, "/_fake/clock", nil, "control/clock", (*Server).getClock},

@@ -1,14 +1,3 @@
-// Package fake is an in-memory, deterministic implementation of the Platform API, for tests of
-// clients. Use it in-process:
-//
-//	ts := fake.NewTestServer(t)            // closed by t.Cleanup
-//	resp, err := ts.Client().Get(ts.URL + "/v1/models")
-//
-// or as an http.Handler (httptest.NewServer(fake.New())), or as the binary in cmd/platformfake.
-//
-// A server starts from the fixtures (package fixtures by default), with a virtual clock at
-// Epoch that moves only when told (AdvanceClock, or POST /_fake/clock/advance) and IDs from
-// per-server counters, so the same requests against a new server give the same responses.
 package fake
 
 import (
@@ -33,8 +22,9 @@ func init() {
 type Server struct {
 	fx     *Fixtures
 	clock  *clock
-	ids    ids
-	reqIDs ids
+	ids    ids // objects the API creates
+	reqIDs ids // request-ids of API requests
+	ctlIDs controlIDs
 	logger *slog.Logger
 	// violation, when set, is told of every response that does not match its schema and of every
 	// recovered panic: bugs in the fake that a test must fail on.
@@ -161,6 +151,7 @@ func (s *Server) Reset() {
 	s.st = &state{}
 	s.ids.reset()
 	s.reqIDs.reset()
+	s.ctlIDs.reset()
 	s.mu.Unlock()
 	if !s.clock.wall {
 		s.clock.set(Epoch)
@@ -184,8 +175,18 @@ func (s *Server) state() *state {
 
 // TestServer is a fake running on a local listener for the length of one test.
 type TestServer struct {
-	*httptest.Server         // URL has no trailing slash; Client() is ready to use
+	*httptest.Server         // URL has no trailing slash
 	Fake             *Server // the server behind it, for the control methods
+}
+
+// Client returns an HTTP client for the server that sends the default credential and headers
+// of each request's interface (see CredentialTransport), so that
+// ts.Client().Get(ts.URL + "/v1/models") answers 200. Headers a request sets itself are kept.
+// ts.Server.Client() is the plain client, for requests that must go without a credential.
+func (ts *TestServer) Client() *http.Client {
+	c := *ts.Server.Client()
+	c.Transport = &CredentialTransport{Base: c.Transport}
+	return &c
 }
 
 // NewTestServer starts a fake on a loopback listener and closes it when the test ends. Every

@@ -134,7 +134,6 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 	if _, err := readFixture(fsys, "tunnels.json", &file); err != nil {
 		return err
 	}
-	seen := map[string]bool{}    // tunnel and certificate IDs
 	domains := map[string]bool{} // lower case: host names do not distinguish case
 	for _, ft := range file.Tunnels {
 		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.orgByID(ft.OrganizationID)}
@@ -142,22 +141,16 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 		switch {
 		case t.org == nil:
 			return fmt.Errorf("tunnels.json: tunnel %s names unknown organization %s", t.ID, ft.OrganizationID)
-		case seen[t.ID]:
-			return fmt.Errorf("tunnels.json: tunnel ID %s is used twice", t.ID)
 		case domains[strings.ToLower(t.Domain)]:
 			return fmt.Errorf("tunnels.json: tunnel %s: domain %s is used twice; domains are never shared or reused", t.ID, t.Domain)
 		}
-		seen[t.ID], domains[strings.ToLower(t.Domain)] = true, true
+		domains[strings.ToLower(t.Domain)] = true
 		active := 0
 		for _, fc := range ft.Certificates {
 			cc, err := parseCACertificate(fc.CACertificatePEM)
 			if err != nil {
 				return fmt.Errorf("tunnels.json: certificate %s: %v", fc.ID, err)
 			}
-			if seen[fc.ID] {
-				return fmt.Errorf("tunnels.json: certificate ID %s is used twice", fc.ID)
-			}
-			seen[fc.ID] = true
 			if fc.ArchivedAt == nil {
 				active++
 			}
@@ -472,9 +465,9 @@ func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
 	})
 }
 
-// --- Test control (DESIGN.md) ---
+// --- Test control ---
 
-// controlCreateTunnel serves POST /_fake/tunnels (DESIGN.md); see CreateTunnel.
+// controlCreateTunnel serves POST /_fake/tunnels; see CreateTunnel.
 func (s *Server) controlCreateTunnel(c *call) (any, error) {
 	var req struct {
 		OrganizationID *string `json:"organization_id"`
@@ -621,7 +614,7 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 	st := s.tunnels(s.state())
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t.ID, t.CreatedAt, t.Domain = s.ids.next("tnl_"), s.clock.Now(), st.newDomain()
+	t.ID, t.CreatedAt, t.Domain = s.ctlIDs.next("tnl_"), s.clock.Now(), st.newDomain()
 	st.insert(&tunnelRec{Tunnel: t, org: o})
 	return t, nil
 }

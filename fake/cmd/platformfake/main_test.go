@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine to write while the test reads.
@@ -93,11 +96,21 @@ func TestRunRefusesBadInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "organizations.json"), []byte(`{"organizations": 3}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A data set copied without organizations.json is refused at start: no credential would work.
+	noOrgs := t.TempDir()
+	models, err := fs.ReadFile(fixtures.FS(), "models.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(noOrgs, "models.json"), models, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-fixtures", dir}, "organizations.json"},
+		{[]string{"-fixtures", noOrgs}, "no credential would work"},
 		{[]string{"-fixtures", filepath.Join(dir, "missing")}, "missing"},
 		{[]string{"-addr", "not-an-address"}, "not-an-address"},
 		{[]string{"-nope"}, "flag provided but not defined"},
