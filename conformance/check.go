@@ -58,7 +58,13 @@ type T struct {
 	cleanups []cleanup
 	// CleanupFailures collects cleanups that failed: reported, never turned into a failed check.
 	CleanupFailures []string
+	// recent holds the check's last exchanges, oldest first, so that a report can show the one
+	// that failed it.
+	recent []*Response
 }
+
+// keepExchanges bounds T.recent: the exchange that fails a check is almost always one of its last.
+const keepExchanges = 4
 
 type cleanup struct {
 	what string
@@ -76,6 +82,10 @@ func (t *T) Do(r Request) *Response {
 		t.fail(prefixSuiteError + fmt.Sprintf("%s %s: %v", r.Method, r.Path, err))
 		return nil
 	}
+	if len(t.recent) == keepExchanges {
+		t.recent = append(t.recent[:0], t.recent[1:]...)
+	}
+	t.recent = append(t.recent, resp)
 	t.checkSchema(resp)
 	return resp
 }

@@ -121,7 +121,7 @@ func init() {
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("vendor-version"))
 			}},
-		Check{ID: "core/control-health", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/control-health", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "GET /_fake/health answers {\"status\":\"ok\"}",
 			Run: func(t *T) {
 				t.Expect(t.Control(http.MethodGet, "/_fake/health", nil).Get("status").String()).To(Equal("ok"))
@@ -138,7 +138,7 @@ func init() {
 					t.Expect(resp.Header.Get("retry-after-ms")).To(Equal("3000"))
 				}
 			}},
-		Check{ID: "core/journal-records-requests", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/journal-records-requests", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "the journal records each API request with its answer and the key's ID, never the credential",
 			Run: func(t *T) {
 				resp := t.Do(Request{Area: Models, Path: "/v1/models", Query: map[string][]string{"limit": {"0"}}})
@@ -155,7 +155,7 @@ func init() {
 				t.Expect(entry.Get("credential_id").String()).NotTo(BeEmpty())
 				t.Expect(entry.Get("headers").Raw).NotTo(ContainSubstring(t.Config().APIKey))
 			}},
-		Check{ID: "core/control-clock", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/control-clock", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "the virtual clock reads and advances by the given seconds",
 			Run: func(t *T) {
 				before := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()
