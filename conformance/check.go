@@ -222,17 +222,17 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	return o
 }
 
-// category names how a check ended, from its skip or failure message, for the summary.
+// category names how a check ended (an outcome of run.go), from its skip or failure message.
 func category(msg string, failed bool) string {
 	switch {
 	case strings.HasPrefix(msg, prefixUnsupported):
-		return "unsupported"
+		return Unsupported
 	case strings.HasPrefix(msg, prefixDisabled):
-		return "disabled"
+		return Disabled
 	case strings.Contains(msg, prefixSuiteError):
-		return "error"
+		return Error
 	case failed:
-		return "failed"
+		return Failed
 	}
-	return "passed"
+	return Passed
 }

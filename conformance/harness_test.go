@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -46,22 +45,6 @@ func TestChecksAreWellFormed(t *testing.T) {
 		if strings.HasPrefix(c.Clause, "gaps") && !c.Has(Extension) {
 			t.Errorf("%s: verifies %s, a decision of gaps.md, so it must carry the extension label", c.ID, c.Clause)
 		}
-	}
-}
-
-// TestCoverage prints which checks verify each clause (go test -run TestCoverage -v ./conformance).
-func TestCoverage(t *testing.T) {
-	by := map[string][]string{}
-	for _, c := range Checks() {
-		by[c.Clause] = append(by[c.Clause], c.ID)
-	}
-	clauses := make([]string, 0, len(Clauses))
-	for cl := range Clauses {
-		clauses = append(clauses, cl)
-	}
-	sort.Strings(clauses)
-	for _, cl := range clauses {
-		t.Logf("%-9s %-40s %d checks %v", cl, Clauses[cl], len(by[cl]), by[cl])
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platformkit/platformkit/fake"
 )
@@ -349,5 +350,26 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 				t.Errorf("%s shows a configured secret", name)
 			}
 		}
+	}
+}
+
+// TestFakeTargetIsAnnouncedAndReset: a fake the operator left running is said to be the fake, with
+// what that turns on, and is back at its fixtures (here, its clock) when the run ends.
+func TestFakeTargetIsAnnouncedAndReset(t *testing.T) {
+	fk := fake.New()
+	srv := httptest.NewServer(fk)
+	t.Cleanup(srv.Close)
+	var out bytes.Buffer
+	r := Begin(context.Background(), ConfigFromEnv(env(srv.URL)), nil, &out)
+	if len(r.Problems) > 0 || !strings.HasPrefix(out.String(), "conformance: target "+srv.URL+" is the fake (GET /_fake/health answers): fake-only and destructive checks are on, and the fake is reset") {
+		t.Fatalf("problems %q, output:\n%s", r.Problems, out.String())
+	}
+	start := fk.Now()
+	fk.AdvanceClock(time.Hour)
+	if err := r.Finish(context.Background(), "", &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := fk.Now(); !got.Equal(start) {
+		t.Errorf("clock after the run = %v, want %v: the fake was not reset", got, start)
 	}
 }
