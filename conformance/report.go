@@ -67,24 +67,25 @@ func (r *Run) targetKind() string {
 	return "deployment"
 }
 
+// junitTotals are the counts JUnit readers show, on the document and on its one suite.
+type junitTotals struct {
+	Tests    int     `xml:"tests,attr"`
+	Failures int     `xml:"failures,attr"`
+	Errors   int     `xml:"errors,attr"`
+	Skipped  int     `xml:"skipped,attr"`
+	Time     float64 `xml:"time,attr"`
+}
+
 type junitSuites struct {
-	XMLName  xml.Name   `xml:"testsuites"`
-	Name     string     `xml:"name,attr"`
-	Tests    int        `xml:"tests,attr"`
-	Failures int        `xml:"failures,attr"`
-	Errors   int        `xml:"errors,attr"`
-	Skipped  int        `xml:"skipped,attr"`
-	Time     float64    `xml:"time,attr"`
-	Suites   []junitSet `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitTotals
+	Suites []junitSet `xml:"testsuite"`
 }
 
 type junitSet struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       float64         `xml:"time,attr"`
+	Name string `xml:"name,attr"`
+	junitTotals
 	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -117,8 +118,9 @@ type junitMessage struct {
 func (r *Run) JUnit() ([]byte, error) {
 	c := r.Counts()
 	set := junitSet{
-		Name: reportSuites, Tests: c.Total(), Failures: c.Failed, Errors: c.Errors,
-		Skipped: c.Unsupported + c.Disabled, Time: r.Elapsed.Seconds(),
+		Name: reportSuites,
+		junitTotals: junitTotals{Tests: c.Total(), Failures: c.Failed, Errors: c.Errors,
+			Skipped: c.Unsupported + c.Disabled, Time: r.Elapsed.Seconds()},
 		Timestamp: r.Started.UTC().Format(time.RFC3339),
 		Properties: []junitProperty{
 			{"target", r.targetURL()}, {"target_kind", r.targetKind()}, {"summary", r.Summary()},
@@ -145,8 +147,7 @@ func (r *Run) JUnit() ([]byte, error) {
 		}
 		set.Cases = append(set.Cases, jc)
 	}
-	doc := junitSuites{Name: reportSuites, Tests: set.Tests, Failures: set.Failures, Errors: set.Errors,
-		Skipped: set.Skipped, Time: set.Time, Suites: []junitSet{set}}
+	doc := junitSuites{Name: reportSuites, junitTotals: set.junitTotals, Suites: []junitSet{set}}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, err
@@ -180,18 +181,10 @@ type resultsDocument struct {
 	Started    string   `json:"started"`
 	Seconds    float64  `json:"duration_seconds"`
 	Summary    string   `json:"summary"`
-	Counts     counts   `json:"counts"`
+	Counts     Counts   `json:"counts"`
 	Problems   []string `json:"problems"`
 	Notes      []string `json:"notes"`
 	Checks     []Result `json:"checks"`
-}
-
-type counts struct {
-	Passed      int `json:"passed"`
-	Failed      int `json:"failed"`
-	Unsupported int `json:"unsupported"`
-	Disabled    int `json:"disabled"`
-	Errors      int `json:"errors"`
 }
 
 // JSON renders the run as the JSON results file: the summary, its counts, and every check with
@@ -201,7 +194,7 @@ func (r *Run) JSON() ([]byte, error) {
 	doc := resultsDocument{
 		Target: r.targetURL(), TargetKind: r.targetKind(), Started: r.Started.UTC().Format(time.RFC3339),
 		Seconds: r.Elapsed.Seconds(), Summary: r.Summary(),
-		Counts:   counts{c.Passed, c.Failed, c.Unsupported, c.Disabled, c.Errors},
+		Counts:   c,
 		Problems: append([]string{}, r.Problems...), Notes: append([]string{}, r.Notes...),
 		Checks: append([]Result{}, r.Results...),
 	}

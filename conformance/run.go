@@ -65,7 +65,11 @@ type Exchange struct {
 // Counts are the summary's numbers. Errors include the problems that stopped a run before its
 // first check.
 type Counts struct {
-	Passed, Failed, Unsupported, Disabled, Errors int
+	Passed      int `json:"passed"`
+	Failed      int `json:"failed"`
+	Unsupported int `json:"unsupported"`
+	Disabled    int `json:"disabled"`
+	Errors      int `json:"errors"`
 }
 
 // Total is the number of checks and problems counted.
@@ -106,13 +110,17 @@ func credentials(cfg Config) []credential {
 // was simply not set, and the checks of its interface will say so.
 func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Run {
 	r := &Run{Config: cfg, Started: time.Now()}
+	// Longest first: a replacer tries its pairs in order, and one credential may contain another
+	// (test-api-key-2, test-api-key).
+	creds := credentials(cfg)
+	sort.SliceStable(creds, func(i, j int) bool { return len(creds[i].value) > len(creds[j].value) })
 	var pairs []string
-	for _, c := range credentials(cfg) {
+	for _, c := range creds {
 		if c.value != "" {
 			pairs = append(pairs, c.value, "["+c.name+"]")
 		}
 	}
-	r.redact = strings.NewReplacer(byLength(pairs)...)
+	r.redact = strings.NewReplacer(pairs...)
 
 	tg, err := Open(ctx, cfg, onBug)
 	if err != nil {
@@ -144,22 +152,6 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 		fmt.Fprintf(w, "conformance: not set, so the fake's default is sent and the checks that need it will fail: %s\n", strings.Join(unset, ", "))
 	}
 	return r
-}
-
-// byLength orders old/new replacer pairs by decreasing length of the old string: a replacer tries
-// its pairs in order, and one credential may contain another (test-api-key-2, test-api-key).
-func byLength(pairs []string) []string {
-	type pair struct{ old, new string }
-	ps := make([]pair, 0, len(pairs)/2)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		ps = append(ps, pair{pairs[i], pairs[i+1]})
-	}
-	sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].old) > len(ps[j].old) })
-	out := make([]string, 0, len(pairs))
-	for _, p := range ps {
-		out = append(out, p.old, p.new)
-	}
-	return out
 }
 
 func describeTarget(tg *Target) string {
@@ -378,7 +370,7 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 
 // Colour reports whether output to f may carry ANSI colour: only on a terminal, and never when
 // NO_COLOR is set to anything (no-color.org).
-func Colour(f *os.File, getenv func(string) string) bool {
+func colourWanted(f *os.File, getenv func(string) string) bool {
 	if getenv("NO_COLOR") != "" {
 		return false
 	}

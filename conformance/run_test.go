@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -160,13 +161,13 @@ func TestColour(t *testing.T) {
 	defer tty.Close()
 	none := func(string) string { return "" }
 	noColor := func(k string) string { return map[string]string{"NO_COLOR": "1"}[k] }
-	if Colour(file, none) {
+	if colourWanted(file, none) {
 		t.Error("colour into a file")
 	}
-	if !Colour(tty, none) {
+	if !colourWanted(tty, none) {
 		t.Error("no colour on a character device")
 	}
-	if Colour(tty, noColor) {
+	if colourWanted(tty, noColor) {
 		t.Error("colour although NO_COLOR is set")
 	}
 }
@@ -273,10 +274,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		if r.URL.Path == "/v1/models" && r.Header.Get("X-Api-Key") == FakeAPIKey {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Request-Id", "req_broken")
-			w.Write([]byte(`{"data":[
-				{"id":"a","type":"model","display_name":"A ` + secretAPIKey + `","created_at":"2020-01-01T00:00:00Z","max_input_tokens":1,"max_tokens":1,"capabilities":` + caps + `},
-				{"id":"b","type":"model","display_name":"B","created_at":"2024-01-01T00:00:00Z","max_input_tokens":1,"max_tokens":1,"capabilities":` + caps + `}],
-				"first_id":"a","last_id":"b","has_more":false}`))
+			w.Write(oldestFirst("A " + secretAPIKey))
 			return
 		}
 		good.ServeHTTP(w, r)
@@ -371,5 +369,13 @@ func TestFakeTargetIsAnnouncedAndReset(t *testing.T) {
 	}
 	if got := fk.Now(); !got.Equal(start) {
 		t.Errorf("clock after the run = %v, want %v: the fake was not reset", got, start)
+	}
+}
+
+func TestRedactionPrefersTheLongerCredential(t *testing.T) {
+	r := Begin(context.Background(), ConfigFromEnv(env(closedPort(t))), nil, io.Discard)
+	got := r.Redact("X-Api-Key: test-api-key-2; Authorization: Bearer test-bearer-token")
+	if want := "X-Api-Key: [CONFORMANCE_API_KEY_2]; Authorization: Bearer [CONFORMANCE_BEARER_TOKEN]"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
 	}
 }

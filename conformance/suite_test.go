@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 func TestConformance(t *testing.T) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	if !Colour(os.Stdout, os.Getenv) {
+	if !colourWanted(os.Stdout, os.Getenv) {
 		reporterConfig.NoColor = true
 	}
 	ctx := context.Background()
