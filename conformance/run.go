@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -200,8 +201,14 @@ func (r *Run) problem(w io.Writer, line string) {
 	fmt.Fprintln(w, line)
 }
 
-// Redact replaces every configured credential in s with the name of its variable.
-func (r *Run) Redact(s string) string { return r.redact.Replace(s) }
+// Redact replaces every configured credential in s with the name of its variable, and the value
+// of every tunnel_token field with "[redacted]": the deployment's own secret, which reveal and
+// rotate answers carry (a failed tunnel check may quote one).
+func (r *Run) Redact(s string) string {
+	return tunnelToken.ReplaceAllString(r.redact.Replace(s), `${1}[redacted]"`)
+}
+
+var tunnelToken = regexp.MustCompile(`("tunnel_token"\s*:\s*")(?:[^"\\]|\\.)*"`)
 
 // Add records how a check ended. msg is its failure or skip message (outcome prefix included or
 // not); recent are its last exchanges, of which the report shows the one the message names.
@@ -217,7 +224,9 @@ func (r *Run) Add(c Check, outcome, msg string, d time.Duration, recent []*Respo
 		res.Labels = append(res.Labels, string(l))
 	}
 	if outcome == Failed || outcome == Error {
-		if x := failedExchange(recent, msg); x != nil {
+		// A suite error (the target did not answer) has no answer of its own: show one only
+		// when the message quotes it.
+		if x := failedExchange(recent, msg, outcome == Failed); x != nil {
 			res.Exchange = &Exchange{Request: r.Redact(requestText(x)), Response: r.Redact(responseText(x))}
 		}
 	}
@@ -228,15 +237,16 @@ func (r *Run) Add(c Check, outcome, msg string, d time.Duration, recent []*Respo
 }
 
 // failedExchange picks, among a check's last exchanges, the one its failure message quotes
-// (assertions print a response as "METHOD PATH -> STATUS ..."), or else the last one.
-func failedExchange(recent []*Response, msg string) *Response {
+// (assertions print a response as "METHOD PATH -> STATUS ..."), or else the last one when
+// orLast.
+func failedExchange(recent []*Response, msg string, orLast bool) *Response {
 	for i := len(recent) - 1; i >= 0; i-- {
 		x := recent[i]
 		if strings.Contains(msg, fmt.Sprintf("%s %s -> %d", x.req.Method, x.req.Path, x.Status)) {
 			return x
 		}
 	}
-	if len(recent) == 0 {
+	if len(recent) == 0 || !orLast {
 		return nil
 	}
 	return recent[len(recent)-1]

@@ -372,10 +372,12 @@ func TestFakeTargetIsAnnouncedAndReset(t *testing.T) {
 	}
 }
 
-func TestRedactionPrefersTheLongerCredential(t *testing.T) {
+// TestRedaction: the longer of two credentials that share a prefix is redacted as itself, and a
+// revealed tunnel token (the deployment's secret, not a configured one) is redacted too.
+func TestRedaction(t *testing.T) {
 	r := Begin(context.Background(), ConfigFromEnv(env(closedPort(t))), nil, io.Discard)
-	got := r.Redact("X-Api-Key: test-api-key-2; Authorization: Bearer test-bearer-token")
-	if want := "X-Api-Key: [CONFORMANCE_API_KEY_2]; Authorization: Bearer [CONFORMANCE_BEARER_TOKEN]"; got != want {
+	got := r.Redact(`X-Api-Key: test-api-key-2; Authorization: Bearer test-bearer-token; {"tunnel_token": "tt_a\"b", "id":"ttkn_1"}`)
+	if want := `X-Api-Key: [CONFORMANCE_API_KEY_2]; Authorization: Bearer [CONFORMANCE_BEARER_TOKEN]; {"tunnel_token": "[redacted]", "id":"ttkn_1"}`; got != want {
 		t.Errorf("Redact = %q, want %q", got, want)
 	}
 }
