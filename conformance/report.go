@@ -13,11 +13,13 @@ import (
 
 // Report files, written by WriteReports into one directory.
 const (
-	JUnitFile    = "conformance-junit.xml"    // for CI: one test case per check
-	ResultsFile  = "conformance-results.json" // for tools: every check and how it ended
-	HumanFile    = "conformance-report.md"    // for people: one page, by clause and by area
-	reportSuites = "Platform API conformance"
+	JUnitFile   = "conformance-junit.xml"    // for CI: one test case per check
+	ResultsFile = "conformance-results.json" // for tools: every check and how it ended
+	HumanFile   = "conformance-report.md"    // for people: one page, by clause and by area
 )
+
+// suiteName names the ginkgo suite and the JUnit suite.
+const suiteName = "Platform API conformance"
 
 // WriteReports writes the JUnit report, the JSON results and the human report into dir (created
 // when missing) and returns their paths. Their counts are the summary's: one test case per check,
@@ -118,7 +120,7 @@ type junitMessage struct {
 func (r *Run) JUnit() ([]byte, error) {
 	c := r.Counts()
 	set := junitSet{
-		Name: reportSuites,
+		Name: suiteName,
 		junitTotals: junitTotals{Tests: c.Total(), Failures: c.Failed, Errors: c.Errors,
 			Skipped: c.Unsupported + c.Disabled, Time: r.Elapsed.Seconds()},
 		Timestamp: r.Started.UTC().Format(time.RFC3339),
@@ -147,7 +149,7 @@ func (r *Run) JUnit() ([]byte, error) {
 		}
 		set.Cases = append(set.Cases, jc)
 	}
-	doc := junitSuites{Name: reportSuites, junitTotals: set.junitTotals, Suites: []junitSet{set}}
+	doc := junitSuites{Name: suiteName, junitTotals: set.junitTotals, Suites: []junitSet{set}}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, err

@@ -40,9 +40,11 @@ func TestConformance(t *testing.T) {
 	}, os.Stdout)
 	if len(run.Problems) == 0 {
 		target = run.Target
+		// Ginkgo's reporter writes to formatter.ColorableStdOut, which RunSpecs reads when it
+		// starts: the one place to redact its output and to drop its closing summary.
 		ginkgoOutput.w, ginkgoOutput.redact = os.Stdout, run.Redact
 		formatter.ColorableStdOut = ginkgoOutput
-		ginkgo.RunSpecs(t, "Platform API conformance", suiteConfig, reporterConfig)
+		ginkgo.RunSpecs(t, suiteName, suiteConfig, reporterConfig)
 	}
 	if err := run.Finish(ctx, os.Getenv("CONFORMANCE_REPORTS"), os.Stdout); err != nil {
 		t.Errorf("writing the reports: %v", err)
@@ -57,7 +59,7 @@ var (
 	target *Target
 	// ginkgoOutput is where ginkgo's reporter writes.
 	ginkgoOutput = &suiteOutput{}
-	// failedExchanges holds the last exchanges of each check that did not pass, by check ID.
+	// failedExchanges holds the last exchanges of each check that failed, by check ID.
 	failedExchanges sync.Map
 )
 
