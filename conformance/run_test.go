@@ -290,8 +290,8 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		t.Errorf("ANSI colour in output that is not a terminal:\n%q", s.out)
 	}
 	summary := regexp.MustCompile(`^conformance: (\d+) passed, (\d+) failed, (\d+) unsupported, (\d+) disabled, (\d+) errors?$`)
-	if n := len(regexp.MustCompile(`(?m)^conformance: \d+ passed`).FindAllString(s.out, -1)); n != 1 {
-		t.Errorf("%d summary lines, want 1:\n%s", n, s.out)
+	if n := len(regexp.MustCompile(`(?m)^conformance: \d+ passed`).FindAllString(s.out, -1)); n != 1 || strings.Contains(s.out, "Ran ") || strings.Contains(s.out, "FAIL! --") {
+		t.Errorf("%d summary lines of the suite, want 1 and none of ginkgo's:\n%s", n, s.out)
 	}
 	m := summary.FindStringSubmatch(s.lastLine())
 	if m == nil {
