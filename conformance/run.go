@@ -201,6 +201,8 @@ func (r *Run) problem(w io.Writer, line string) {
 	fmt.Fprintln(w, line)
 }
 
+func (r *Run) note(line string) { r.Notes = append(r.Notes, r.Redact(line)) }
+
 // Redact replaces every configured credential in s with the name of its variable, and the value
 // of every tunnel_token field with "[redacted]": the deployment's own secret, which reveal and
 // rotate answers carry (a failed tunnel check may quote one).
@@ -347,9 +349,9 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 			resp, err := tg.Client.Do(ctx, &Request{Area: Core, Method: http.MethodPost, Path: "/_fake/reset", As: NoCred})
 			switch {
 			case err != nil:
-				r.Notes = append(r.Notes, fmt.Sprintf("the fake was not reset: %v", transportCause(err)))
+				r.note(fmt.Sprintf("the fake was not reset: %v", transportCause(err)))
 			case resp.Status != http.StatusOK:
-				r.Notes = append(r.Notes, fmt.Sprintf("the fake was not reset: POST /_fake/reset answered %s", errorLine(resp)))
+				r.note(fmt.Sprintf("the fake was not reset: POST /_fake/reset answered %s", errorLine(resp)))
 			}
 		}
 		tg.Close()
@@ -365,7 +367,7 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 		fmt.Fprintln(w, l)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, "conformance: "+r.Redact(n))
+		fmt.Fprintln(w, "conformance: "+n)
 	}
 	if dir == "" {
 		return nil
@@ -378,7 +380,7 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 	return nil
 }
 
-// Colour reports whether output to f may carry ANSI colour: only on a terminal, and never when
+// colourWanted reports whether output to f may carry ANSI colour: only on a terminal, and never when
 // NO_COLOR is set to anything (no-color.org).
 func colourWanted(f *os.File, getenv func(string) string) bool {
 	if getenv("NO_COLOR") != "" {
