@@ -36,9 +36,8 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	$(GO) test -count=1 ./examples/...
 
-conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset), with a JUnit report
-	@mkdir -p $(REPORTS)
-	$(GO) test -count=1 -timeout 30m -v -run TestConformance ./conformance -args -ginkgo.junit-report=$(CURDIR)/$(REPORTS)/conformance-junit.xml $(GINKGO_FLAGS)
+conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset); JUnit, JSON and Markdown reports in $(REPORTS)/
+	CONFORMANCE_REPORTS=$(abspath $(REPORTS)) $(GO) test -count=1 -timeout 30m -v -run '^TestConformance$$' ./conformance -args $(GINKGO_FLAGS)
 
 bench: ## Go benchmarks (time and allocations); compare runs with benchstat
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/...

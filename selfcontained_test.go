@@ -21,6 +21,8 @@ var outsideDocuments = []string{
 	"spec/" + "gaps" + ".md",
 	"gaps" + ".md",
 	"DESIGN" + ".md",
+	"DESIGN" + ":", // a section of the outside design document, cited by name
+	"DESIGN" + " §",
 	"STYLE" + ".md",
 	"../" + "shared",
 }

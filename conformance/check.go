@@ -58,7 +58,13 @@ type T struct {
 	cleanups []cleanup
 	// CleanupFailures collects cleanups that failed: reported, never turned into a failed check.
 	CleanupFailures []string
+	// recent holds the check's last exchanges, oldest first, so that a report can show the one
+	// that failed it.
+	recent []*Response
 }
+
+// keepExchanges bounds T.recent: the exchange that fails a check is almost always one of its last.
+const keepExchanges = 4
 
 type cleanup struct {
 	what string
@@ -76,6 +82,10 @@ func (t *T) Do(r Request) *Response {
 		t.fail(prefixSuiteError + fmt.Sprintf("%s %s: %v", r.Method, r.Path, err))
 		return nil
 	}
+	if len(t.recent) == keepExchanges {
+		t.recent = append(t.recent[:0], t.recent[1:]...)
+	}
+	t.recent = append(t.recent, resp)
 	t.checkSchema(resp)
 	return resp
 }
@@ -212,17 +222,17 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	return o
 }
 
-// category names how a check ended, from its skip or failure message, for the summary.
+// category names how a check ended (an outcome of run.go), from its skip or failure message.
 func category(msg string, failed bool) string {
 	switch {
 	case strings.HasPrefix(msg, prefixUnsupported):
-		return "unsupported"
+		return Unsupported
 	case strings.HasPrefix(msg, prefixDisabled):
-		return "disabled"
+		return Disabled
 	case strings.Contains(msg, prefixSuiteError):
-		return "error"
+		return Error
 	case failed:
-		return "failed"
+		return Failed
 	}
-	return "passed"
+	return Passed
 }

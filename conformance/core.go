@@ -159,7 +159,7 @@ func init() {
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("vendor-version"))
 			}},
-		Check{ID: "core/control-health", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/control-health", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "GET /_fake/health answers {\"status\":\"ok\"}",
 			Run: func(t *T) {
 				t.Expect(t.Control(http.MethodGet, "/_fake/health", nil).Get("status").String()).To(Equal("ok"))
@@ -176,7 +176,7 @@ func init() {
 					t.Expect(resp.Header.Get("retry-after-ms")).To(Equal("3000"))
 				}
 			}},
-		Check{ID: "core/journal-records-requests", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/journal-records-requests", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "the journal records each API request with its answer, the key's ID and the header that carried it, never the credential",
 			Run: func(t *T) {
 				resp := t.Do(Request{Area: Models, Path: "/v1/models", Query: map[string][]string{"limit": {"0"}}})
@@ -194,7 +194,7 @@ func init() {
 				t.Expect(entry.Get("credential_header").String()).To(Equal("x-api-key"))
 				t.Expect(entry.Get("headers").Raw).NotTo(ContainSubstring(t.Config().APIKey))
 			}},
-		Check{ID: "core/namespaces-isolated", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/namespaces-isolated", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "a namespace, by path prefix or header, is a new world of its own: its clock and journal never reach the default server's",
 			Run: func(t *T) {
 				const name = "conformance-namespaces-isolated"
@@ -218,7 +218,7 @@ func init() {
 				list := t.OK(Request{Area: Core, Path: "/_fake/namespaces", As: NoCred, Header: http.Header{"vendor-version": {""}}, Schema: "control/namespace_list"})
 				t.Expect(list.Get(`data.#(name=="` + name + `").requests`).Int()).To(BeNumerically("==", 3))
 			}},
-		Check{ID: "core/control-clock", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/control-clock", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "the virtual clock reads and advances by the given seconds",
 			Run: func(t *T) {
 				before := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()

@@ -446,7 +446,7 @@ func streamChecks() []Check {
 				evs := stream(t, r, "messages/stream_event")
 				t.Expect(evs[0].Name).To(Equal("message_start"))
 			}},
-		{ID: "messages/stream-equals-response", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/stream-equals-response", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "the fake's stream of a request accumulates to exactly its response without streaming, for the scripted model and every scenario",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -589,7 +589,7 @@ func completionChecks() []Check {
 
 func scenarioChecks() []Check {
 	return []Check{
-		{ID: "messages/scripted-model-deterministic", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scripted-model-deterministic", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "the fake's scripted model gives the same request the same reply and different requests different replies",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -598,7 +598,7 @@ func scenarioChecks() []Check {
 				b := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Say hello in a few words!")})))
 				t.Expect(b.Get("content").Raw).NotTo(Equal(a.Get("content").Raw))
 			}},
-		{ID: "messages/scenario-by-header", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scenario-by-header", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "every scenario of the library is answered when named in Fake-Scenario, as a valid message with the requested model",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -610,7 +610,7 @@ func scenarioChecks() []Check {
 					t.Expect(stopReasons).To(ContainElement(resp.Get("stop_reason").String()), "scenario %s", name)
 				}
 			}},
-		{ID: "messages/scenario-unknown-400", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scenario-unknown-400", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "an unknown Fake-Scenario name is refused with 400 naming the header",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -618,7 +618,7 @@ func scenarioChecks() []Check {
 				r.Header = http.Header{headerScenario: {"no-such-scenario"}}
 				expectFieldError(t, t.Do(r), headerScenario)
 			}},
-		{ID: "messages/scenario-by-rule", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scenario-by-rule", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "a scenario's matching rule selects it from the last user text, as its name would",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -642,7 +642,7 @@ func scenarioChecks() []Check {
 					t.Unsupported("no scenario of the library has a matching rule")
 				}
 			}},
-		{ID: "messages/stub-sequence", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/stub-sequence", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "a stub's replies are served in order to the requests it matches, streamed or not, with id, model and usage filled in, then the usual answers resume",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -673,7 +673,7 @@ func scenarioChecks() []Check {
 				t.Expect(after.Get("content.0.text").String()).NotTo(Equal("Sunny in Oslo."), "the used-up stub answered again")
 				t.Expect(t.Control(http.MethodGet, "/_fake/messages/stubs", nil).Get(fmt.Sprintf("data.#(id==%q)", stub.Get("id").String())).Exists()).To(BeFalse())
 			}},
-		{ID: "messages/stub-invalid-400", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/stub-invalid-400", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "a stub whose reply is not a valid message is refused at registration with 400 naming the field",
 			Run: func(t *T) {
 				t.Control(http.MethodGet, "/_fake/messages/stubs", nil) // disabled, not failed, without the control API

@@ -369,7 +369,7 @@ func workQueueChecks() []Check {
 					isNull(t, resp, f)
 				}
 			}},
-		{ID: "work/control-enqueue", Clause: "DESIGN", Labels: fake,
+		{ID: "work/control-enqueue", Clause: ClauseFake, Labels: fake,
 			Title: "POST /_fake/environments/{id}/work queues an item and answers it; an unknown environment is 404",
 			Run: func(t *T) {
 				env := createEnv(t)

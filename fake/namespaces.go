@@ -14,7 +14,7 @@ import (
 )
 
 // Namespaces: one process serves many isolated worlds, so that test suites in any language can
-// run in parallel against one binary (DESIGN: Namespaces). A request selects a namespace with the
+// run in parallel against one binary. A request selects a namespace with the
 // path prefix /ns/<name>/ (stripped before routing, so any SDK works by setting its base URL) or
 // with the header Fake-Namespace: <name>. Each namespace is a whole *Server built from the
 // default server's fixtures and options: its own data, virtual clock, ID counters, journal and
