@@ -1,0 +1,109 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platformkit/platformkit/fake"
+)
+
+// hideControl serves h as a deployment would: without the fake's control API.
+func hideControl(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/_fake/") {
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(`{"type":"error","error":{"type":"not_found_error","message":"no such route"},"request_id":"req_hidden"}`))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// lifecycleChecks are the work checks that need work in a queue and run against any target.
+func lifecycleChecks(t *testing.T) []Check {
+	var out []Check
+	for _, c := range Checks() {
+		if c.Has(Work) && !c.Has(FakeOnly) {
+			out = append(out, c)
+		}
+	}
+	if len(out) < 20 {
+		t.Fatalf("only %d work checks run against a deployment", len(out))
+	}
+	return out
+}
+
+// TestWorkLifecycleAgainstADeployment runs every work check that is not fake-only against a fake
+// whose control API is hidden, as against a deployment: work comes from a CONFORMANCE_WORK_ENQUEUE
+// command (curl to the control API of the same server on another address), and time passes on
+// the wall clock. Every check must pass, and none may be unsupported.
+func TestWorkLifecycleAgainstADeployment(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("the enqueue command of this test uses curl, which is not installed")
+	}
+	srv := fake.New(fake.WithWallClock())
+	control := httptest.NewServer(srv)
+	t.Cleanup(control.Close)
+	tg := openAt(t, hideControl(srv))
+	if tg.IsFake {
+		t.Fatal("a target without the control API was taken for the fake")
+	}
+	tg.Config.WorkEnqueue = fmt.Sprintf(`curl -fsS -X POST -d '{}' "%s/_fake/environments/$CONFORMANCE_ENVIRONMENT_ID/work" | grep -o '"id":"work_[^"]*"' | cut -d'"' -f4`, control.URL)
+	for _, c := range lifecycleChecks(t) {
+		t.Run(c.ID, func(t *testing.T) {
+			t.Parallel()
+			if o := RunCheck(context.Background(), tg, c); !o.Passed() || len(o.CleanupFailures) > 0 {
+				t.Errorf("%+v", o)
+			}
+		})
+	}
+}
+
+// TestWorkLifecycleUnsupportedWithoutWork: against a deployment without an enqueue command, the
+// checks that need work end as unsupported, saying how to enable them.
+func TestWorkLifecycleUnsupportedWithoutWork(t *testing.T) {
+	tg := openAt(t, hideControl(fake.New()))
+	for _, id := range []string{"work/ack-twice-400", "work/heartbeat-mismatch-412", "work/stop-force", "work/item-timestamps-follow-lifecycle"} {
+		o := RunCheck(context.Background(), tg, checkByID(t, id))
+		if !strings.HasPrefix(o.Skipped, prefixUnsupported) || !strings.Contains(o.Skipped, "CONFORMANCE_WORK_ENQUEUE") || len(o.CleanupFailures) > 0 {
+			t.Errorf("%s without a way to enqueue: %+v; want unsupported naming CONFORMANCE_WORK_ENQUEUE", id, o)
+		}
+	}
+	if o := RunCheck(context.Background(), tg, checkByID(t, "work/poll-empty-null")); !o.Passed() {
+		t.Errorf("a check that needs no work: %+v", o)
+	}
+}
+
+// TestWorkEnqueueCommandContract covers what the command may do wrong: each is a suite error
+// whose message says what went wrong, with the command's stderr.
+func TestWorkEnqueueCommandContract(t *testing.T) {
+	cfg := Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"}
+	run := func(cmd string, timeout time.Duration) (string, error) {
+		cfg.WorkEnqueue = cmd
+		return runEnqueue(context.Background(), cfg, "env_x", timeout)
+	}
+	id, err := run(`test "$CONFORMANCE_ENVIRONMENT_ID" = env_x && test "$CONFORMANCE_BASE_URL" = http://127.0.0.1:1 && test "$CONFORMANCE_API_KEY" = k && printf '  work_1\n'`, 5*time.Second)
+	if err != nil || id != "work_1" {
+		t.Fatalf("a command that follows the contract: %q, %v", id, err)
+	}
+	for cmd, want := range map[string]string{
+		`echo broken >&2; exit 3`:   "exit status 3; stderr: broken",
+		`true`:                      `should print one work item ID`,
+		`echo work_1; echo work_2`:  `should print one work item ID`,
+		`sleep 5 & wait`:            "did not finish within 200ms",
+		`echo "work item: work_1"`:  `should print one work item ID`,
+		`echo oops >&2; sleep 5`:    "stderr: oops",
+		`exec 1>&-; echo x`:         "failed",
+		`printf 'work_1/../../x\n'`: "should print one work item ID",
+	} {
+		if _, err := run(cmd, 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want an error containing %q", cmd, err, want)
+		}
+	}
+}
