@@ -77,6 +77,7 @@ func (t *T) Do(r Request) *Response {
 		return nil
 	}
 	t.checkSchema(resp)
+	t.checkEveryResponse(resp)
 	return resp
 }
 
