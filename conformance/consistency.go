@@ -186,6 +186,56 @@ func init() {
 					t.Unsupported("no memory store of the target holds a live memory")
 				}
 			}},
+		Check{ID: "admin/listed-read-as-get", Clause: "4.6", Labels: []Label{Admin},
+			Title: "every listed invite and workspace reads by its ID exactly as the list gives it",
+			Run: func(t *T) {
+				for kind, q := range map[string]url.Values{"invites": nil, "workspaces": {"include_archived": {"true"}}} {
+					for _, it := range walkCursor(t, "/v1/organizations/"+kind, "admin/"+kind[:len(kind)-1]+"_list", q, 1000) {
+						one := t.OK(adminReq(http.MethodGet, "/v1/organizations/"+kind+"/"+it.Get("id").String(), "admin/"+kind[:len(kind)-1], nil))
+						t.Expect(one.Body).To(MatchJSON(it.Raw), "%s %s", kind, it.Get("id"))
+					}
+				}
+			}},
+		Check{ID: "tunnels/certificate-list-reads-as-get", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "every listed certificate, archived or not, reads by its ID through its tunnel exactly as the list gives it",
+			Run: func(t *T) {
+				seen := 0
+				for _, tn := range tunnelsIn(t, includeArchived, 0, false) {
+					path := tunnelsPath + "/" + tn.Get("id").String() + "/certificates"
+					for _, c := range t.WalkPages(Request{Area: Tunnels, Path: path, Query: includeArchived, Schema: "tunnels/certificate_list"}, 0) {
+						one := t.OK(Request{Area: Tunnels, Path: path + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
+						t.Expect(one.Body).To(MatchJSON(c.Raw))
+						seen++
+					}
+				}
+				if seen == 0 {
+					t.Unsupported("no tunnel of the target has a certificate")
+				}
+			}},
+		Check{ID: "memory/store-list-reads-as-get", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+			Title: "every listed store, archived or not, reads by its ID exactly as the list gives it",
+			Run: func(t *T) {
+				newMemStore(t)
+				for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+					one := t.OK(mreq(http.MethodGet, memStores+"/"+s.Get("id").String(), nil, nil, "memory/memory_store"))
+					t.Expect(one.Body).To(MatchJSON(s.Raw))
+				}
+			}},
+		Check{ID: "compliance/chat-projects-listed", Clause: "4.3", Labels: []Label{Compliance},
+			Title: "the project_id of every chat of the busiest user names a project of the project list, of the same organization",
+			Run: func(t *T) {
+				_, chats := ccBusiestUser(t)
+				projects := map[string]string{}
+				for _, p := range ccWalkProjects(t, url.Values{}, 100) {
+					projects[p.Get("id").String()] = p.Get("organization_uuid").String()
+				}
+				for _, c := range chats {
+					if p := c.Get("project_id"); p.Type == gjson.String {
+						t.Expect(projects).To(HaveKey(p.String()), "chat %s", c.Get("id"))
+						t.Expect(projects[p.String()]).To(Equal(c.Get("organization_uuid").String()), "chat %s", c.Get("id"))
+					}
+				}
+			}},
 		Check{ID: "memory/versions-hash-their-content", Clause: "2.15", Labels: []Label{Memory},
 			Title: "every version read with view=full has content_sha256 and content_size_bytes of its content, all three null when redacted, content null when deleted",
 			Run: func(t *T) {

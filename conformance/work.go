@@ -653,6 +653,33 @@ func workLeaseChecks() []Check {
 				t.Expect(stats.Get("depth").Int()).To(BeNumerically("==", queued), "%s", stats)
 				t.Expect(stats.Get("oldest_queued_at").Time()).To(Equal(oldest), "%s", stats)
 			}},
+		{ID: "work/item-of-other-environment-404", Clause: "4.8", Labels: plain,
+			Title: "an item belongs to its environment: another environment's poll does not hand it out, and reading, acknowledging, heartbeating or stopping it through another environment's path is 404 and changes nothing",
+			Run: func(t *T) {
+				home, other := createEnv(t), createEnv(t)
+				id := enqueue(t, home)
+				t.Expect(strings.TrimSpace(string(t.OK(poll(other, nil)).Body))).To(Equal("null"), "the poll of another environment")
+				for _, r := range []Request{getItem(other, id), ack(other, id), heartbeat(other, id, "NO_HEARTBEAT", ""), stopReq(other, id, nil)} {
+					t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
+				}
+				t.Expect(t.OK(getItem(home, id)).Get("state").String()).To(Equal("queued"))
+				t.Expect(t.OK(poll(home, nil)).Get("id").String()).To(Equal(id))
+			}},
+		{ID: "work/work-list-reads-as-get", Clause: "gaps §8", Labels: ext,
+			Title: "every item of the work list reads by its ID exactly as the list gives it, in every state",
+			Run: func(t *T) {
+				env := createEnv(t)
+				enqueue(t, env)
+				acked := enqueue(t, env)
+				t.OK(ack(env, acked))
+				stopped := enqueue(t, env)
+				t.OK(stopReq(env, stopped, map[string]any{"force": true}))
+				items := t.WalkPages(work(http.MethodGet, env, "", nil, "work/work_list"), 0)
+				t.Expect(items).To(HaveLen(3))
+				for _, w := range items {
+					t.Expect(t.OK(getItem(env, w.Get("id").String())).Body).To(MatchJSON(w.Raw))
+				}
+			}},
 		{ID: "work/stop-queued", Clause: "gaps §8", Labels: ext,
 			Title: "a queued item holds no lease, so even a graceful stop stops it at once and takes it off the queue",
 			Run: func(t *T) {
