@@ -44,6 +44,19 @@ func TestFilterChecksFailWhenAFilterIsIgnored(t *testing.T) {
 		{"memory/version-filters-drop-unmatched", "/memory_versions", []string{"memory_id"}},
 		{"work/environment-list-include-archived", "/v1/environments", []string{"include_archived"}},
 		{"admin/workspace-rate-limits-group-type-filter", "/rate_limits", []string{"group_type"}},
+		// Filters whose checks were there before the negative cases: they catch an ignored filter too.
+		{"compliance/chats-created-at-filter", "/v1/compliance/apps/chats", []string{"created_at[gt]"}},
+		{"compliance/chats-updated-at-filter", "/v1/compliance/apps/chats", []string{"updated_at[lte]"}},
+		{"compliance/messages-created-at-filter", "/messages", []string{"created_at[lt]"}},
+		{"admin/user-email-filter", "/v1/organizations/users", []string{"email"}},
+		{"admin/workspace-list", "/v1/organizations/workspaces", []string{"include_archived"}},
+		{"admin/rate-limits-group-type-filter", "/v1/organizations/rate_limits", []string{"group_type"}},
+		{"admin/rate-limits-model-filter", "/v1/organizations/rate_limits", []string{"model"}},
+		{"memory/version-filters", "/memory_versions", []string{"operation"}},
+		{"memory/version-filters", "/memory_versions", []string{"session_id"}},
+		{"memory/memory-list-prefix-depth", "/memories", []string{"path_prefix"}},
+		{"tunnels/list-workspace-filter", "/v1/organizations/tunnels", []string{"workspace_id"}},
+		{"tunnels/certificate-archive", "/certificates", []string{"include_archived"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.check+"/"+strings.Join(tc.params, ","), func(t *testing.T) {
