@@ -110,3 +110,13 @@ func TestWorkEnqueueCommandContract(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigReadsWorkEnqueue(t *testing.T) {
+	env := map[string]string{"CONFORMANCE_WORK_ENQUEUE": "  ./enqueue-one.sh  "}
+	if got := ConfigFromEnv(func(k string) string { return env[k] }).WorkEnqueue; got != "./enqueue-one.sh" {
+		t.Errorf("WorkEnqueue = %q", got)
+	}
+	if got := ConfigFromEnv(func(string) string { return "" }).WorkEnqueue; got != "" {
+		t.Errorf("WorkEnqueue without the variable = %q", got)
+	}
+}
