@@ -322,15 +322,19 @@ func workQueueChecks() []Check {
 				env := createEnv(t)
 				r := poll(env, url.Values{"block_ms": {"999"}})
 				got := make(chan *Response, 1)
+				polled := time.Now()
 				go func() {
 					resp, _ := t.Target.Client.Do(context.Background(), &r)
 					got <- resp
 				}()
 				time.Sleep(100 * time.Millisecond)
-				id := enqueue(t, env)
+				id := t.EnqueueWork(env)
 				start := time.Now()
 				resp := <-got
 				t.Expect(resp).NotTo(BeNil())
+				if took := start.Sub(polled); strings.TrimSpace(string(resp.Body)) == "null" && took > 900*time.Millisecond {
+					t.Unsupported("enqueueing took %s, longer than a poll can block (999 ms)", took.Round(time.Millisecond))
+				}
 				t.Expect(resp.Get("id").String()).To(Equal(id), "%s", resp)
 				t.Expect(time.Since(start)).To(BeNumerically("<", 700*time.Millisecond))
 			}},
