@@ -87,6 +87,7 @@ func (t *T) Do(r Request) *Response {
 	}
 	t.recent = append(t.recent, resp)
 	t.checkSchema(resp)
+	t.checkEveryResponse(resp)
 	return resp
 }
 

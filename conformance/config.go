@@ -19,6 +19,10 @@ type Config struct {
 	ComplianceKey  string // CONFORMANCE_COMPLIANCE_API_KEY
 	BearerToken    string // CONFORMANCE_BEARER_TOKEN
 	EnvironmentKey string // CONFORMANCE_ENVIRONMENT_KEY: a work-queue key of one environment
+	// WorkEnqueue is CONFORMANCE_WORK_ENQUEUE: a shell command that enqueues one work item in the
+	// environment $CONFORMANCE_ENVIRONMENT_ID and prints its ID (the contract is in enqueue.go).
+	// Without it, the work-item lifecycle checks are unsupported against a deployment.
+	WorkEnqueue string
 
 	// Credentials of a second organization, for tenancy checks (CONFORMANCE_API_KEY_2, ...).
 	// Checks that need them are disabled when they are empty.
@@ -56,6 +60,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		ComplianceKey:  or("CONFORMANCE_COMPLIANCE_API_KEY", FakeComplianceKey),
 		BearerToken:    or("CONFORMANCE_BEARER_TOKEN", FakeBearerToken),
 		EnvironmentKey: or("CONFORMANCE_ENVIRONMENT_KEY", FakeEnvironmentKey),
+		WorkEnqueue:    or("CONFORMANCE_WORK_ENQUEUE", ""),
 		Destructive:    or("CONFORMANCE_DESTRUCTIVE", "") == "1",
 	}
 	// The second organization's fake keys are defaults only when the first's are the fake's too:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 
 	"github.com/platformkit/platformkit/fake"
@@ -23,6 +24,8 @@ type Target struct {
 	// Lenient against a deployment, which may be newer than them.
 	SchemaMode schemas.Mode
 	close      func()
+	// requestIDs maps each request-id answered in this run to the request it answered (seen.go).
+	requestIDs sync.Map
 }
 
 // Open connects to cfg.BaseURL, or starts an in-process fake when it is empty. onBug, when not
