@@ -6,7 +6,8 @@ import (
 	"github.com/platformkit/platformkit/schemas"
 )
 
-// The test-control API under /_fake/ (DESIGN.md). Each call is also a method of *Server.
+// The test-control API under /_fake/ (see the package documentation). Each call is also a
+// method of *Server.
 
 func (s *Server) health(c *call) (any, error) {
 	return map[string]string{"status": "ok"}, nil

@@ -10,7 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// JournalEntry is one API request the server answered (DESIGN.md: the request journal). Control
+// JournalEntry is one API request the server answered (GET /_fake/journal). Control
 // requests (/_fake/) are never recorded, and no credential is: only the ID of the key used.
 type JournalEntry struct {
 	RequestID    string            `json:"request_id"`
@@ -23,12 +23,16 @@ type JournalEntry struct {
 	BodyBytes    int               `json:"body_bytes"`    // the size of the body the handler read
 	Interface    string            `json:"interface"`     // which interface of spec 5; "" if no route matched
 	CredentialID string            `json:"credential_id"` // the ID of the key used; "" if none was accepted
-	Status       int               `json:"status"`        // 0 when the connection was dropped
-	ErrorType    string            `json:"error_type"`    // "" on success
+	// CredentialHeader is the header that carried the accepted credential, "x-api-key" or
+	// "authorization" (never its value); "" if none was accepted.
+	CredentialHeader string `json:"credential_header"`
+	Status           int    `json:"status"`     // 0 when the connection was dropped
+	ErrorType        string `json:"error_type"` // "" on success
 	// Valid is false when the fake refused the request as malformed (invalid_request_error or
 	// request_too_large): a client test asserts it to prove it sent what the API accepts.
-	Valid bool `json:"valid"`
-	Fault bool `json:"fault"` // answered by an injected fault
+	Valid bool   `json:"valid"`
+	Fault bool   `json:"fault"` // answered by an injected fault
+	Stub  string `json:"stub"`  // the ID of the stub whose reply answered; "" if none did
 }
 
 // journalCap bounds the journal's memory; older entries are dropped first.
@@ -77,28 +81,32 @@ func (s *Server) ClearJournal() int {
 
 // Context keys the adapter and the writers leave for the journal.
 const (
-	keyInterface    = "platformkit.interface"
-	keyCredentialID = "platformkit.credential_id"
-	keyErrorType    = "platformkit.error_type"
-	keyBody         = "platformkit.body"
-	keyFault        = "platformkit.fault"
+	keyInterface        = "platformkit.interface"
+	keyCredentialID     = "platformkit.credential_id"
+	keyCredentialHeader = "platformkit.credential_header"
+	keyErrorType        = "platformkit.error_type"
+	keyBody             = "platformkit.body"
+	keyFault            = "platformkit.fault"
+	keyStub             = "platformkit.stub"
 )
 
 // record adds the finished request to the journal.
 func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	r := gc.Request
 	e := JournalEntry{
-		RequestID:    gc.GetString(requestIDKey),
-		At:           at,
-		Method:       r.Method,
-		Path:         r.URL.Path,
-		Query:        r.URL.RawQuery,
-		Headers:      journalHeaders(r.Header),
-		Interface:    gc.GetString(keyInterface),
-		CredentialID: gc.GetString(keyCredentialID),
-		Status:       status,
-		ErrorType:    gc.GetString(keyErrorType),
-		Fault:        gc.GetBool(keyFault),
+		RequestID:        gc.GetString(requestIDKey),
+		At:               at,
+		Method:           r.Method,
+		Path:             r.URL.Path,
+		Query:            r.URL.RawQuery,
+		Headers:          journalHeaders(r.Header),
+		Interface:        gc.GetString(keyInterface),
+		CredentialID:     gc.GetString(keyCredentialID),
+		CredentialHeader: gc.GetString(keyCredentialHeader),
+		Status:           status,
+		ErrorType:        gc.GetString(keyErrorType),
+		Fault:            gc.GetBool(keyFault),
+		Stub:             gc.GetString(keyStub),
 	}
 	e.Valid = e.ErrorType != errInvalidRequest && e.ErrorType != errRequestTooLarge
 	if body, ok := gc.Get(keyBody); ok {

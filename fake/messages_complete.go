@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -110,5 +111,5 @@ func completionStream(full completion) sseStream {
 	}
 	events = append(events, piece("", full.StopReason))
 	events = append(events[:1], append([]sseEvent{{"ping", map[string]string{"type": "ping"}}}, events[1:]...)...)
-	return sseStream{events: events}
+	return sseStream{events: slices.Values(events)}
 }

@@ -74,13 +74,14 @@ func openAPIDocument(control bool) ([]byte, error) {
 	if control {
 		info["title"] = "Platform API fake: test-control API"
 		info["description"] = "The control API of the platformkit fake, under /_fake/: no credential, never journaled. " +
+			"Under a namespace's prefix a call reaches only that namespace; the calls on /_fake/namespaces work on the default server only. " +
 			"Generated from the fake's route table and its JSON Schemas."
 	}
 	doc := map[string]any{
 		"openapi":           openAPIVersion,
 		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
 		"info":              info,
-		"servers":           []any{map[string]any{"url": "http://127.0.0.1:4010", "description": "the fake as make run serves it"}},
+		"servers":           openAPIServers(),
 		"paths":             paths,
 		"components":        components,
 	}
@@ -92,6 +93,24 @@ func openAPIDocument(control bool) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// openAPIServers are the fake's base URLs: the default server, and a namespace of it (a world of
+// its own per test, namespaces.go). A client that cannot change the path may send the
+// Fake-Namespace header to the default server instead.
+func openAPIServers() []any {
+	return []any{
+		map[string]any{"url": "http://127.0.0.1:4010", "description": "The fake as make run serves it."},
+		map[string]any{
+			"url": "http://127.0.0.1:4010/ns/{namespace}",
+			"description": "A namespace of the fake: a server of its own, created from the fixtures by its first request. " +
+				"The same as the default server with the header " + NamespaceHeader + ": <namespace>.",
+			"variables": map[string]any{"namespace": map[string]any{
+				"default":     "test",
+				"description": strings.ToUpper(namespaceGrammar[:1]) + namespaceGrammar[1:] + ".",
+			}},
+		},
+	}
 }
 
 // openAPIGen collects the components the operations refer to.

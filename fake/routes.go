@@ -39,7 +39,7 @@ const (
 // process and serve every Server (the request carries which one).
 func routes() []*route {
 	return []*route{
-		// Test control (DESIGN.md): no credential, never journaled.
+		// Test control: no credential, never journaled, never faulted.
 		{get, "/_fake/health", nil, in{}, "control/health", (*Server).health},
 		{post, "/_fake/reset", nil, in{}, "control/clock", (*Server).reset},
 		{get, "/_fake/clock", nil, in{}, "control/clock", (*Server).getClock},
@@ -49,6 +49,9 @@ func routes() []*route {
 		{post, "/_fake/faults", nil, in{body: "control/fault_request"}, "control/fault", (*Server).injectFault},
 		{get, "/_fake/faults", nil, in{}, "control/fault_list", (*Server).listFaults},
 		{del, "/_fake/faults", nil, in{}, "control/cleared", (*Server).clearFaults},
+		{get, "/_fake/namespaces", nil, in{}, "control/namespace_list", (*Server).listNamespaces},
+		{del, "/_fake/namespaces", nil, in{}, "control/cleared", (*Server).clearNamespaces},
+		{del, "/_fake/namespaces/:name", nil, in{}, "control/cleared", (*Server).deleteNamespace},
 		{get, "/_fake/openapi.json", nil, in{}, "", (*Server).openAPI},
 		{get, "/_fake/openapi-control.json", nil, in{}, "", (*Server).controlOpenAPI},
 
@@ -143,6 +146,9 @@ func routes() []*route {
 		{post, "/v1/messages/count_tokens", ifMessages, in{body: "messages/count_tokens_request"}, "messages/count_tokens", (*Server).countTokens},
 		{post, "/v1/complete", ifMessages, in{body: "messages/complete_request", events: "messages/completion_stream_event"}, "messages/completion", (*Server).complete},
 		{get, "/_fake/messages/scenarios", nil, in{}, "messages/scenario_list", (*Server).listScenarios},
+		{post, "/_fake/messages/stubs", nil, in{body: "messages/stub_request"}, "messages/stub", (*Server).registerStub},
+		{get, "/_fake/messages/stubs", nil, in{}, "messages/stub_list", (*Server).listStubs},
+		{del, "/_fake/messages/stubs", nil, in{}, "control/cleared", (*Server).clearStubs},
 	}
 }
 

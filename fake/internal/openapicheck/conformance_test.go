@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -114,6 +115,9 @@ func TestConformanceRunMatchesDocuments(t *testing.T) {
 		if strings.HasPrefix(x.header.Get("Content-Type"), "text/event-stream") {
 			streams++
 		}
+		// libopenapi-validator does not resolve server variables, so the namespace server
+		// (/ns/{namespace}) is taken off the path here, as a client would put it on.
+		x.url = nsPrefix.ReplaceAllString(x.url, "")
 		d := api
 		if strings.HasPrefix(x.url, "/_fake/") {
 			d = control
@@ -137,6 +141,9 @@ func TestConformanceRunMatchesDocuments(t *testing.T) {
 	}
 	t.Logf("%d exchanges (%d streams) checked; operations the conformance run does not exercise: %v", len(rec.exchanges), streams, missed)
 }
+
+// nsPrefix is the prefix of a namespace's base URL.
+var nsPrefix = regexp.MustCompile(`^/ns/[^/]+`)
 
 // sseAsJSON lets the validator read one server-sent event's data, which the documents describe
 // under text/event-stream with the schema of one event, as the JSON document it is.
