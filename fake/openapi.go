@@ -334,25 +334,24 @@ func (g *openAPIGen) headerParameters(ifc *iface) []any {
 	return append(out, map[string]any{"$ref": "#/components/parameters/" + name})
 }
 
-// securityOf lists the ways the interface takes a credential, any one of which suffices. A key
-// sent as X-Api-Key may also be sent as "Authorization: Bearer <key>".
+// securityOf lists the ways the interface takes a credential (auth.go), any one of which
+// suffices: an X-Api-Key interface also takes its key as "Authorization: Bearer <key>".
 func (g *openAPIGen) securityOf(ifc *iface) []any {
 	var out []any
 	add := func(name string, scheme map[string]any) {
-		for _, v := range out {
-			if _, dup := v.(map[string][]string)[name]; dup {
-				return
-			}
-		}
 		g.security[name] = scheme
 		out = append(out, map[string][]string{name: {}})
 	}
 	for _, a := range ifc.accepts {
 		what := strings.ToUpper(kindNames[a.kind][:1]) + kindNames[a.kind][1:]
-		if a.header == headerAPIKey {
+		switch a.header {
+		case headerAPIKey:
 			add(string(a.kind)+".x_api_key", map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey, "description": what + "."})
+		case headerAuthorization:
+			add(string(a.kind)+".bearer", map[string]any{"type": "http", "scheme": "bearer", "description": what + ", as \"Authorization: Bearer <secret>\"."})
+		default:
+			panic("openapi: no security scheme for credentials in the header " + a.header)
 		}
-		add(string(a.kind)+".bearer", map[string]any{"type": "http", "scheme": "bearer", "description": what + ", as \"Authorization: Bearer <secret>\"."})
 	}
 	return out
 }
