@@ -152,7 +152,7 @@ func (c *call) queryInt(name string) (v int, set bool, err error) {
 	}
 	n, perr := strconv.Atoi(strings.TrimSpace(raw))
 	if perr != nil || float64(n) < p.min || float64(n) > p.max {
-		return 0, true, invalidField(name, "must be an integer from %v to %v, got %q", p.min, p.max, raw)
+		return 0, true, invalidField(name, "must be an integer from %d to %d, got %q", int(p.min), int(p.max), raw)
 	}
 	return n, true, nil
 }
