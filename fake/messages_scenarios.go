@@ -113,7 +113,7 @@ func (lib *scenarioLibrary) matching(req *messageRequest) *scenario {
 //
 // Stubs come before the library's rules because a test registers them for this very run.
 func (s *Server) pickReply(c *call, req *messageRequest) (*Reply, error) {
-	if name := c.GetHeader(headerScenario); name != "" {
+	if name := c.header(headerScenario); name != "" {
 		sc, err := s.fx.canned.named(name)
 		if err != nil {
 			return nil, err

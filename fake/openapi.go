@@ -134,6 +134,9 @@ func (g *openAPIGen) operation(rt *route) (map[string]any, error) {
 	for _, p := range rt.query {
 		params = append(params, queryParameter(p))
 	}
+	for _, p := range rt.headers {
+		params = append(params, map[string]any{"name": p.name, "in": "header", "description": p.doc, "schema": map[string]any{"type": "string"}})
+	}
 	if rt.ifc != nil {
 		op["tags"] = []string{rt.ifc.name}
 		params = append(params, g.headerParameters(rt.ifc)...)

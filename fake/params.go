@@ -130,6 +130,17 @@ func (c *call) param(name string, kind paramKind) *param {
 	panic(fmt.Sprintf("%s %s reads the query parameter %q, which its line of the route table does not declare as that kind", c.route.method, c.route.path, name))
 }
 
+// header reads a request header the route declares (in.headers); "" when absent. Like a query
+// parameter, a header the route does not declare cannot be read: it panics.
+func (c *call) header(name string) string {
+	for _, p := range c.route.headers {
+		if p.name == name {
+			return c.GetHeader(name)
+		}
+	}
+	panic(fmt.Sprintf("%s %s reads the header %q, which its line of the route table does not declare", c.route.method, c.route.path, name))
+}
+
 // queryString reads a string parameter; ok reports presence.
 func (c *call) queryString(name string) (v string, ok bool) {
 	return c.GetQuery(c.param(name, pString).name)

@@ -23,9 +23,10 @@ type route struct {
 // streamed answer. Handlers read query parameters and bodies only through these declarations
 // (params.go, body.go), so a parameter or body the table does not declare cannot be read.
 type in struct {
-	query  []param // the query parameters the handler reads
-	body   string  // the schema of the JSON request body; "" when the route reads none
-	events string  // the schema of each event when the body asks for a stream ("stream": true)
+	query   []param // the query parameters the handler reads
+	headers []param // the request headers the handler reads, besides credentials and spec 9's
+	body    string  // the schema of the JSON request body; "" when the route reads none
+	events  string  // the schema of each event when the body asks for a stream ("stream": true)
 }
 
 const (
@@ -101,7 +102,7 @@ func routes() []*route {
 		{del, "/v1/environments/:environment_id", ifEnvironments, in{}, "work/environment_deleted", (*Server).deleteEnvironment},
 		{get, "/v1/environments/:environment_id/work", ifWork, in{query: tokenParams(20, 100)}, "work/work_list", (*Server).listWork},
 		{get, "/v1/environments/:environment_id/work/stats", ifWork, in{}, "work/stats", (*Server).workStats},
-		{get, "/v1/environments/:environment_id/work/poll", ifWork, in{query: qPoll}, "work/poll", (*Server).pollWork},
+		{get, "/v1/environments/:environment_id/work/poll", ifWork, in{query: qPoll, headers: hWorker}, "work/poll", (*Server).pollWork},
 		{get, "/v1/environments/:environment_id/work/:work_id", ifWork, in{}, "work/work", (*Server).getWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/ack", ifWork, in{}, "work/work", (*Server).ackWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/heartbeat", ifWork, in{query: qHeartbeat}, "work/heartbeat", (*Server).heartbeatWork},
@@ -142,7 +143,7 @@ func routes() []*route {
 
 		// Messages and legacy completions (spec 2.8, 2.9, 4.4; gaps §4, §5). A streamed answer
 		// is an sseStream that checks each event against its own schema.
-		{post, "/v1/messages", ifMessages, in{body: "messages/create_message_request", events: "messages/stream_event"}, "messages/message", (*Server).createMessage},
+		{post, "/v1/messages", ifMessages, in{headers: hScenario, body: "messages/create_message_request", events: "messages/stream_event"}, "messages/message", (*Server).createMessage},
 		{post, "/v1/messages/count_tokens", ifMessages, in{body: "messages/count_tokens_request"}, "messages/count_tokens", (*Server).countTokens},
 		{post, "/v1/complete", ifMessages, in{body: "messages/complete_request", events: "messages/completion_stream_event"}, "messages/completion", (*Server).complete},
 		{get, "/_fake/messages/scenarios", nil, in{}, "messages/scenario_list", (*Server).listScenarios},
@@ -192,6 +193,14 @@ var (
 		strParam("session_id", "Only the versions written in this session."),
 		timeParams("created_at", "gte", "lte"),
 		enumParam("operation", "", "Only the versions of this operation.", memOpCreated, memOpModified, memOpDeleted))
+)
+
+// Request headers that routes read (in.headers).
+var (
+	hScenario = []param{{name: headerScenario, kind: pString,
+		doc: "Fake only: answer with this canned scenario of the library (GET /_fake/messages/scenarios lists the names); an unknown name is a 400."}}
+	hWorker = []param{{name: headerWorkerID, kind: pString,
+		doc: "Identifies the polling worker, for the environment's metrics (workers_polling); not a credential."}}
 )
 
 // viewParam is the memory view parameter (gaps §7); def differs between retrieve and the rest.

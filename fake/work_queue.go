@@ -8,6 +8,9 @@ import (
 
 // Poll and the arrival of work (spec 4.8, 8; gaps §8; the control API).
 
+// headerWorkerID names the polling worker (spec 4.8); it is not a credential.
+const headerWorkerID = "Vendor-Worker-ID"
+
 // pollWork hands out the oldest available item, or null. With block_ms it waits up to that long
 // for work: it wakes when work is enqueued and when the virtual clock moves (which may reclaim an
 // item or lapse a lease), and gives up when the client goes away. The store's lock is held only
@@ -22,7 +25,7 @@ func (s *Server) pollWork(c *call) (any, error) {
 		return nil, err
 	}
 	reclaim := time.Duration(reclaimMS) * time.Millisecond
-	worker := strings.TrimSpace(c.GetHeader("Vendor-Worker-ID"))
+	worker := strings.TrimSpace(c.header(headerWorkerID))
 	var deadline <-chan time.Time
 	if blocking {
 		t := time.NewTimer(time.Duration(blockMS) * time.Millisecond)
