@@ -21,8 +21,8 @@ import (
 
 // The OpenAPI 3.1 documents (schemas/openapi.json for the API, schemas/openapi-control.json for
 // the control API) are generated from the route table alone: method, path, interface (security
-// schemes and version headers), the declared query parameters and request schema, the 200 schema
-// and the event schema of a stream. TestOpenAPIDocumentsAreCurrent keeps the committed files
+// schemes and version headers), the declared query parameters, headers and request schema, the
+// 200 schema and the event schema of a stream, and errors.go's status of each error type. TestOpenAPIDocumentsAreCurrent keeps the committed files
 // equal to what this code writes; regenerate them with "go generate ./fake", which runs that test
 // with -update.
 //
@@ -53,7 +53,7 @@ func openAPIDocument(control bool) ([]byte, error) {
 		return nil, err
 	}
 	responses := map[string]any{}
-	named := g.errorStatuses(control)
+	named := errorStatuses(control)
 	for _, status := range named {
 		responses[errorResponseName(status)] = errorResponse(status, named)
 	}
@@ -207,7 +207,7 @@ func routeErrorStatuses(rt *route) []int {
 }
 
 // errorStatuses are the statuses with a named error response in the document.
-func (g *openAPIGen) errorStatuses(control bool) []int {
+func errorStatuses(control bool) []int {
 	seen := map[int]bool{0: true} // 0: the default response
 	for _, rt := range routes() {
 		if (rt.ifc == nil) == control {
