@@ -233,12 +233,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 		k := ch.key()
 		cursor = &k
 	}
-	page := st.pageChats(f, q, cursor)
-	out := cursorPage[ccChatJSON]{Data: make([]ccChatJSON, len(page.Data)), FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
-	for i, ch := range page.Data {
-		out.Data[i] = ch.view()
-	}
-	return out, nil
+	return encodedPage(st.pageChats(f, q, cursor), func(ch *ccChat) []byte { return ch.encoded }), nil
 }
 
 // getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its

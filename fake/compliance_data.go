@@ -41,6 +41,15 @@ type ccChat struct {
 	updatedAt time.Time
 	deletedAt *time.Time // deleted by its end user: still listed (gaps §10)
 	messages  []*ccMessage
+	encoded   []byte // the list item, encoded once by encode
+}
+
+// encode records the chat's list item as JSON. A chat's fields never change after load (deleting
+// it through the API only takes it out of the lists), so list pages splice these bytes in
+// instead of encoding every chat of every page again.
+func (ch *ccChat) encode() (err error) {
+	ch.encoded, err = encodeRecord(ch.view())
+	return err
 }
 
 // key places the chat in the chat list.
@@ -303,6 +312,9 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 			ch.messages = append(ch.messages, msg)
 		}
 		slices.SortFunc(ch.messages, func(a, b *ccMessage) int { return oldestFirst(ccMessageKey(a), ccMessageKey(b)) })
+		if err := ch.encode(); err != nil {
+			return fmt.Errorf("%s: chat %s: %w", name, c.ID, err)
+		}
 		d.chats = append(d.chats, ch)
 	}
 	slices.SortFunc(d.chats, func(a, b *ccChat) int { return oldestFirst(a.key(), b.key()) })

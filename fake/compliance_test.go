@@ -1,9 +1,11 @@
 package fake
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -759,6 +761,54 @@ func TestComplianceDeleteAfterDeletes(t *testing.T) {
 		if id := c.Get("id").String(); id == bombe || id == gone {
 			t.Fatalf("%s is still listed", id)
 		}
+	}
+}
+
+// TestComplianceChatPagesAsEncoded: chat list pages splice the chats encoded at load; the bytes
+// are those of encoding the page whole by reflection, whatever the cursor, filter or page (empty,
+// last, a chat without a model, one its user deleted), and for a name with the characters an
+// encoder may escape (&, <, >, U+2028, quotes, non-ASCII).
+func TestComplianceChatPagesAsEncoded(t *testing.T) {
+	const name = `Q&A <b>draft</b>\u2028 \"why\" caf\u00e9`
+	fx, err := LoadFixtures(ccEditedFixtures(t, "compliance.json", `"name": "Migration question 002"`, `"name": "`+name+`"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*ccChat{}
+	for _, ch := range fx.compliance.chats {
+		byID[ch.ID] = ch
+	}
+	ts := NewTestServer(t, WithFixtures(fx))
+	for _, q := range []string{
+		"?user_ids=" + ccGrace + "&limit=3",
+		"?user_ids=" + ccGrace + "&limit=2&after_id=assistant_chat_01Acme000001",
+		"?user_ids=" + ccGrace + "," + ccAlan + "&limit=4&before_id=assistant_chat_01Acme000264",
+		"?user_ids=" + ccAlan + "&limit=1000",
+		"?user_ids=" + ccAlan + "&created_at[gte]=2099-01-01T00:00:00Z",
+	} {
+		r := ccOK(t, ts, ccChats+q)
+		var page cursorPage[ccChatJSON]
+		page.Data = []ccChatJSON{}
+		for _, id := range idsOf(r.get("data")) {
+			page.Data = append(page.Data, byID[id].view())
+		}
+		if first, last := r.get("first_id"), r.get("last_id"); first.Exists() && first.Type != gjson.Null {
+			f, l := first.String(), last.String()
+			page.FirstID, page.LastID = &f, &l
+		}
+		page.HasMore = r.get("has_more").Bool()
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(page); err != nil {
+			t.Fatal(err)
+		}
+		if string(r.body) != want.String() {
+			t.Errorf("GET %s%s:\n got %s\nwant %s", ccChats, q, r.body, want.String())
+		}
+	}
+	if body := ccOK(t, ts, ccChats+"?limit=2&user_ids="+ccGrace).body; !strings.Contains(string(body), `"Q&A <b>draft</b>\u2028 \"why\" café"`) {
+		t.Errorf("the edited name is not on the first page, or it is escaped: %s", body)
 	}
 }
 
