@@ -34,6 +34,23 @@ func BenchmarkGetModel(b *testing.B) {
 	}
 }
 
+// BenchmarkGetMemoryStore measures GET /v1/memory_stores/{id}: the same stack as
+// BenchmarkGetModel, over a record that can change, so it is encoded per request.
+func BenchmarkGetMemoryStore(b *testing.B) {
+	s := New()
+	req := httptest.NewRequest(http.MethodGet, "/v1/memory_stores/memstore_01AcmeResearchNotes00001", nil)
+	req.Header.Set("X-Api-Key", "test-api-key")
+	req.Header.Set("vendor-version", APIVersion)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Code)
+		}
+	}
+}
+
 // BenchmarkHealth is the baseline for handler benchmarks: the same stack with no work behind it.
 func BenchmarkHealth(b *testing.B) {
 	s := New()

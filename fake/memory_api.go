@@ -110,7 +110,7 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 	a.mu.Lock()
 	for _, st := range a.stores {
 		if st.org == c.org && (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt) {
-			list = append(list, st.rec)
+			list = append(list, st.rec.memoryStore)
 		}
 	}
 	a.mu.Unlock()
@@ -142,9 +142,19 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 	return rec, nil
 }
 
+// inMemStoreRecord runs f as inMemStore does and answers the store record it returns, encoded
+// after the lock is gone and once per version of the record: reads far outnumber changes.
+func (s *Server) inMemStoreRecord(c *call, f func(st *memStoreState) (*storeRecord, error)) (any, error) {
+	v, err := s.inMemStore(c, func(st *memStoreState) (any, error) { return f(st) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*storeRecord).json()
+}
+
 // getMemoryStore answers one of the caller's stores, archived or not.
 func (s *Server) getMemoryStore(c *call) (any, error) {
-	return s.inMemStore(c, func(st *memStoreState) (any, error) { return st.rec, nil })
+	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) { return st.rec, nil })
 }
 
 // updateMemoryStore changes name and description and patches metadata (gaps §7): a string
@@ -158,11 +168,11 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 	if err := decodeMemoryBody(c, "memory/memory_store_update_request", &req); err != nil {
 		return nil, err
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
-		next := st.rec
+		next := st.rec.memoryStore
 		if req.Name != nil {
 			next.Name = *req.Name
 		}
@@ -185,7 +195,7 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 		// An update that changes nothing leaves updated_at alone.
 		if next.Name != st.rec.Name || next.Description != st.rec.Description || !maps.Equal(next.Metadata, st.rec.Metadata) {
 			next.UpdatedAt = s.clock.Now()
-			st.rec = next
+			st.set(next)
 		}
 		return st.rec, nil
 	})
@@ -194,10 +204,11 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 // archiveMemoryStore archives once; archiving an archived store returns it unchanged, so that
 // a client may retry.
 func (s *Server) archiveMemoryStore(c *call) (any, error) {
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) {
 		if st.rec.ArchivedAt == nil {
-			now := s.clock.Now()
-			st.rec.ArchivedAt, st.rec.UpdatedAt = &now, now
+			now, next := s.clock.Now(), st.rec.memoryStore
+			next.ArchivedAt, next.UpdatedAt = &now, now
+			st.set(next)
 		}
 		return st.rec, nil
 	})

@@ -246,3 +246,55 @@ func TestMemoryBetaOptional(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryStoreReadAfterChange: a store's read answers the bytes encoded for its current
+// record, once per change: after an update or an archive it answers what that change answered,
+// and always what the list (encoded by reflection) and the create answer hold for the store.
+func TestMemoryStoreReadAfterChange(t *testing.T) {
+	m := newMemTester(t)
+	listed := func(id string) string {
+		t.Helper()
+		for _, s := range m.ok(get, "/v1/memory_stores?include_archived=true&limit=100", nil).Get("data").Array() {
+			if s.Get("id").String() == id {
+				return s.Raw
+			}
+		}
+		t.Fatalf("%s is not listed", id)
+		return ""
+	}
+	read := func(id, want, after string) {
+		t.Helper()
+		for range 2 { // the second read answers the bytes the first encoded
+			if got := strings.TrimSpace(m.ok(get, "/v1/memory_stores/"+id, nil).Raw); got != want {
+				t.Fatalf("read after %s = %s, want %s", after, got, want)
+			}
+		}
+		if got := listed(id); got != want {
+			t.Fatalf("read after %s = %s, but the list holds %s", after, want, got)
+		}
+	}
+	read(memResearchStore, listed(memResearchStore), "load")
+
+	created := m.ok(post, "/v1/memory_stores", map[string]any{"name": "Q&A <draft>", "metadata": map[string]string{"b": "2", "a": "1"}})
+	id := created.Get("id").String()
+	read(id, strings.TrimSpace(created.Raw), "create")
+
+	m.ts.Fake.AdvanceClock(time.Minute)
+	updated := strings.TrimSpace(m.ok(post, "/v1/memory_stores/"+id, map[string]any{"name": "renamed", "metadata": map[string]any{"a": nil}}).Raw)
+	if updated == strings.TrimSpace(created.Raw) || !strings.Contains(updated, `"name":"renamed"`) {
+		t.Fatalf("update answered %s", updated)
+	}
+	read(id, updated, "update")
+
+	m.ts.Fake.AdvanceClock(time.Minute)
+	if again := strings.TrimSpace(m.ok(post, "/v1/memory_stores/"+id, map[string]any{"name": "renamed"}).Raw); again != updated {
+		t.Fatalf("a no-op update answered %s, want %s", again, updated)
+	}
+	read(id, updated, "a no-op update")
+
+	archived := strings.TrimSpace(m.ok(post, "/v1/memory_stores/"+id+"/archive", nil).Raw)
+	if m.ok(get, "/v1/memory_stores/"+id, nil).Get("archived_at").Time() != m.ts.Fake.Now() {
+		t.Fatalf("archive answered %s", archived)
+	}
+	read(id, archived, "archive")
+}
