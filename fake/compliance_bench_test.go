@@ -70,3 +70,15 @@ func BenchmarkComplianceChatPageStore(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkComplianceProjectPage lists a page of 20 of the default fixtures' projects, whose
+// items are spliced from the records encoded at load:
+//
+//	go test -run '^$' -bench ComplianceProjectPage -benchmem ./fake
+func BenchmarkComplianceProjectPage(b *testing.B) {
+	s := New()
+	b.ReportAllocs()
+	for b.Loop() {
+		benchGet(b, s, "/v1/compliance/apps/projects?limit=20", "Authorization", "Bearer test-compliance-key")
+	}
+}

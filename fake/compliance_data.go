@@ -122,6 +122,7 @@ type ccProject struct {
 	createdAt time.Time
 	updatedAt time.Time
 	deletedAt *time.Time
+	encoded   []byte // the list item, encoded once at load: list pages splice it in
 }
 
 // ccProjectKey places a project in the project list.
@@ -241,6 +242,9 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 		}
 		pr := &ccProject{ID: p.ID, org: o, user: u, name: p.Name, isPrivate: p.IsPrivate,
 			createdAt: p.CreatedAt.UTC(), updatedAt: p.UpdatedAt.UTC(), deletedAt: ccUTC(p.DeletedAt)}
+		if pr.encoded, err = encodeRecord(pr.view()); err != nil {
+			return fmt.Errorf("%s: project %s: %w", name, p.ID, err)
+		}
 		projects[p.ID] = pr
 		d.projects[o] = append(d.projects[o], pr)
 	}

@@ -797,19 +797,73 @@ func TestComplianceChatPagesAsEncoded(t *testing.T) {
 			page.FirstID, page.LastID = &f, &l
 		}
 		page.HasMore = r.get("has_more").Bool()
-		var want bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(page); err != nil {
-			t.Fatal(err)
-		}
-		if string(r.body) != want.String() {
-			t.Errorf("GET %s%s:\n got %s\nwant %s", ccChats, q, r.body, want.String())
+		if want := ccEncodedWhole(t, page); string(r.body) != want {
+			t.Errorf("GET %s%s:\n got %s\nwant %s", ccChats, q, r.body, want)
 		}
 	}
 	if body := ccOK(t, ts, ccChats+"?limit=2&user_ids="+ccGrace).body; !strings.Contains(string(body), `"Q&A <b>draft</b>\u2028 \"why\" café"`) {
 		t.Errorf("the edited name is not on the first page, or it is escaped: %s", body)
 	}
+}
+
+// TestComplianceProjectPagesAsEncoded: project list pages splice the projects encoded at load;
+// the bytes are those of encoding the page whole by reflection (first, middle, last and empty
+// pages, a private and a deleted project, a name with characters an encoder may escape).
+func TestComplianceProjectPagesAsEncoded(t *testing.T) {
+	fx, err := LoadFixtures(ccEditedFixtures(t, "compliance.json", `"name": "Platform migration"`, `"name": "R&D <b>\u2028 \"x\" caf\u00e9"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*ccProject{}
+	for _, list := range fx.compliance.projects {
+		for _, p := range list {
+			byID[p.ID] = p
+		}
+	}
+	ts := NewTestServer(t, WithFixtures(fx))
+	const path = ccPrefix + "projects"
+	seen := 0
+	for _, q := range []string{"?limit=2", "?limit=3", "?limit=20", "?limit=100", "?created_at[gte]=2099-01-01T00:00:00Z"} {
+		for page := ""; ; {
+			r := ccOK(t, ts, path+q+page)
+			var whole ccTokenList[ccProjectJSON]
+			whole.Data = []ccProjectJSON{}
+			for _, id := range idsOf(r.get("data")) {
+				whole.Data = append(whole.Data, byID[id].view())
+				seen++
+			}
+			if next := r.get("next_page"); next.Type != gjson.Null {
+				s := next.String()
+				whole.NextPage = &s
+			}
+			whole.HasMore = whole.NextPage != nil
+			if want := ccEncodedWhole(t, whole); string(r.body) != want {
+				t.Fatalf("GET %s%s%s:\n got %s\nwant %s", path, q, page, r.body, want)
+			}
+			if whole.NextPage == nil {
+				break
+			}
+			page = "&page=" + url.QueryEscape(*whole.NextPage)
+		}
+	}
+	if seen != 4*26 {
+		t.Fatalf("%d projects seen, want 4 walks of 26", seen)
+	}
+	if body := ccOK(t, ts, path+"?limit=1").body; !strings.Contains(string(body), `"R&D <b>\u2028 \"x\" café"`) {
+		t.Errorf("the edited name is not on the first page, or it is escaped: %s", body)
+	}
+}
+
+// ccEncodedWhole encodes v as one value, by reflection, as writeJSON does.
+func ccEncodedWhole(t *testing.T, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // TestComplianceDeterministic: the same requests against two new servers answer the same bytes.

@@ -138,19 +138,25 @@ func pageKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey, idOf f
 // cost more than the rest of the request. The page is assembled in a pooled buffer, which
 // writeJSON writes and returns to the pool, so that a page costs no allocation of its size.
 func encodedPage[T any](p cursorPage[T], encoded func(T) []byte) *encoder {
+	return splicePage(p.Data, encoded, cursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
+}
+
+// splicePage is encodedPage for a page of any family: rest is the same page without its items
+// (a struct whose first field is data, nil), which gives the fields after data.
+func splicePage[T any](items []T, encoded func(T) []byte, rest any) *encoder {
 	e := encoders.Get().(*encoder)
 	e.buf.WriteString(`{"data":[`)
-	for i, it := range p.Data {
+	for i, it := range items {
 		if i > 0 {
 			e.buf.WriteByte(',')
 		}
 		e.buf.Write(encoded(it))
 	}
 	e.buf.WriteByte(']')
-	// The fields after data, as writeJSON would encode them: the same page without items,
-	// {"data":null,...}\n, encoded after the items and moved back over its {"data":null.
+	// The fields after data, as writeJSON would encode them: rest, {"data":null,...}\n, encoded
+	// after the items and moved back over its own {"data":null.
 	at := e.buf.Len()
-	_ = e.enc.Encode(cursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
+	_ = e.enc.Encode(rest)
 	b := e.buf.Bytes()
 	e.buf.Truncate(at + copy(b[at:], b[at+len(`{"data":null`):len(b)-1]))
 	return e
