@@ -1,11 +1,9 @@
 package fake
 
 import (
-	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -797,7 +795,7 @@ func TestComplianceChatPagesAsEncoded(t *testing.T) {
 			page.FirstID, page.LastID = &f, &l
 		}
 		page.HasMore = r.get("has_more").Bool()
-		if want := ccEncodedWhole(t, page); string(r.body) != want {
+		if want := encodedWhole(t, page); string(r.body) != want {
 			t.Errorf("GET %s%s:\n got %s\nwant %s", ccChats, q, r.body, want)
 		}
 	}
@@ -837,7 +835,7 @@ func TestComplianceProjectPagesAsEncoded(t *testing.T) {
 				whole.NextPage = &s
 			}
 			whole.HasMore = whole.NextPage != nil
-			if want := ccEncodedWhole(t, whole); string(r.body) != want {
+			if want := encodedWhole(t, whole); string(r.body) != want {
 				t.Fatalf("GET %s%s%s:\n got %s\nwant %s", path, q, page, r.body, want)
 			}
 			if whole.NextPage == nil {
@@ -852,18 +850,6 @@ func TestComplianceProjectPagesAsEncoded(t *testing.T) {
 	if body := ccOK(t, ts, path+"?limit=1").body; !strings.Contains(string(body), `"R&D <b>\u2028 \"x\" café"`) {
 		t.Errorf("the edited name is not on the first page, or it is escaped: %s", body)
 	}
-}
-
-// ccEncodedWhole encodes v as one value, by reflection, as writeJSON does.
-func ccEncodedWhole(t *testing.T, v any) string {
-	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestComplianceDeterministic: the same requests against two new servers answer the same bytes.

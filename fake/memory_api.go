@@ -25,7 +25,7 @@ const (
 )
 
 // memStoreKey orders the store list: created_at, then ID.
-func memStoreKey(m memoryStore) listKey { return listKey{m.CreatedAt, m.ID} }
+func memStoreKey(r *storeRecord) listKey { return listKey{r.CreatedAt, r.ID} }
 
 // memAPIActor is the attribution of a write through the API: the key used, never its secret.
 func memAPIActor(c *call) *memoryActor { return &memoryActor{Type: "api_actor", APIKeyID: c.cred.ID} }
@@ -106,16 +106,23 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 		return nil, err
 	}
 	a := s.memoryArea(c)
-	var list []memoryStore
+	var list []*storeRecord
 	a.mu.Lock()
 	for _, st := range a.stores {
 		if st.org == c.org && (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt) {
-			list = append(list, st.rec.memoryStore)
+			list = append(list, st.rec)
 		}
 	}
 	a.mu.Unlock()
-	slices.SortFunc(list, func(x, y memoryStore) int { return newestFirst(memStoreKey(x), memStoreKey(y)) })
-	return pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit), nil
+	slices.SortFunc(list, func(x, y *storeRecord) int { return newestFirst(memStoreKey(x), memStoreKey(y)) })
+	page := pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit)
+	items := make([][]byte, len(page.Data))
+	for i, r := range page.Data {
+		if items[i], err = r.json(); err != nil {
+			return nil, err
+		}
+	}
+	return splicePage(items, func(b []byte) []byte { return b }, tokenPage[struct{}]{NextPage: page.NextPage}), nil
 }
 
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not

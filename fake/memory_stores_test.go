@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -247,9 +248,9 @@ func TestMemoryBetaOptional(t *testing.T) {
 	}
 }
 
-// TestMemoryStoreReadAfterChange: a store's read answers the bytes encoded for its current
-// record, once per change: after an update or an archive it answers what that change answered,
-// and always what the list (encoded by reflection) and the create answer hold for the store.
+// TestMemoryStoreReadAfterChange: reads and list pages answer the bytes encoded for a store's
+// current record, once per change: after a create, an update or an archive they answer what
+// that change answered, and always the record encoded whole by reflection.
 func TestMemoryStoreReadAfterChange(t *testing.T) {
 	m := newMemTester(t)
 	listed := func(id string) string {
@@ -272,8 +273,16 @@ func TestMemoryStoreReadAfterChange(t *testing.T) {
 		if got := listed(id); got != want {
 			t.Fatalf("read after %s = %s, but the list holds %s", after, want, got)
 		}
+		var rec memoryStore
+		if err := json.Unmarshal([]byte(want), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if whole := strings.TrimSpace(encodedWhole(t, rec)); whole != want {
+			t.Fatalf("read after %s = %s, but the record encoded by reflection is %s", after, want, whole)
+		}
 	}
 	read(memResearchStore, listed(memResearchStore), "load")
+	read(memLegacyStore, listed(memLegacyStore), "load") // archived
 
 	created := m.ok(post, "/v1/memory_stores", map[string]any{"name": "Q&A <draft>", "metadata": map[string]string{"b": "2", "a": "1"}})
 	id := created.Get("id").String()
