@@ -150,8 +150,8 @@ var encoders = sync.Pool{New: func() any {
 }}
 
 // encodeRecord encodes v as writeJSON would, without the newline, into memory of its own: a
-// record encoded once (at load) and then written as it is, alone or spliced into list pages
-// (encodedPage), must be the bytes writeJSON would have written for it.
+// record encoded once (at load, or once per change) and then written as it is, alone or spliced
+// into list pages (splicePage), must be the bytes writeJSON would have written for it.
 func encodeRecord(v any) ([]byte, error) {
 	e := encoders.Get().(*encoder)
 	defer e.release()
