@@ -21,7 +21,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -128,6 +130,10 @@ func ValidateValue(name string, v any, mode Mode) error {
 	if !ok {
 		return fmt.Errorf("schemas: no schema named %q", name)
 	}
+	if e := checkNumbers(v, nil); e != nil {
+		e.Schema = name
+		return e
+	}
 	err := s.Validate(v)
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
@@ -139,6 +145,60 @@ func ValidateValue(name string, v any, mode Mode) error {
 		return &Error{Schema: name, Path: dotted(leaf.InstanceLocation), Message: msg}
 	}
 	return err
+}
+
+// MaxNumberLen is the longest JSON number a document may hold, in characters. The longest
+// float64 in shortest form has 24; an exact decimal expansion a client might print has a few dozen.
+const MaxNumberLen = 100
+
+// checkNumbers refuses the numbers the validator cannot handle, before it sees them: it converts
+// every number to a big.Rat, and math/big refuses exponents beyond 10^6 (returning nil, which the
+// validator does not check: a nil dereference, santhosh-tekuri/jsonschema#248), and parses long
+// digit strings in superlinear time (santhosh-tekuri/jsonschema#261). The rule is the one every
+// number of a JSON API can live with: it fits a 64-bit float. path is the location so far, built
+// only when a number is refused.
+func checkNumbers(v any, path []string) *Error {
+	switch v := v.(type) {
+	case json.Number:
+		if msg := numberProblem(string(v)); msg != "" {
+			return &Error{Path: strings.Join(path, "."), Message: msg}
+		}
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &Error{Path: strings.Join(path, "."), Message: "number must be finite"}
+		}
+	case []any:
+		for i, item := range v {
+			if e := checkNumbers(item, append(path, strconv.Itoa(i))); e != nil {
+				return e
+			}
+		}
+	case map[string]any:
+		for k, item := range v {
+			if e := checkNumbers(item, append(path, k)); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// numberProblem says why the JSON number n does not fit a 64-bit float, or "" when it does.
+func numberProblem(n string) string {
+	const want = "numbers must fit a 64-bit float (magnitude from 5e-324 to 1.8e308, or 0) in at most 100 characters"
+	if len(n) > MaxNumberLen {
+		return fmt.Sprintf("a number of %d characters is too long: %s", len(n), want)
+	}
+	mant, exp, _ := strings.Cut(strings.ToLower(n), "e")
+	// A zero mantissa parses as 0 whatever its exponent, but math/big still refuses the exponent.
+	if len(strings.TrimLeft(exp, "+-")) > 4 {
+		return fmt.Sprintf("%s is out of range: %s", n, want)
+	}
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil || (f == 0 && strings.Trim(mant, "-0.") != "") {
+		return fmt.Sprintf("%s is out of range: %s", n, want)
+	}
+	return ""
 }
 
 // deepest picks the most specific cause: the one furthest into the document, so that a failed
