@@ -5,12 +5,19 @@ REPORTS ?= reports
 
 .PHONY: run test lint fmt-check vet unit conformance examples bench load help
 
-help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+help: ## list the targets, with the values of the variables they use
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
+		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|\$$\$$|$$|g' \
+		| awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@echo
+	@echo 'Variables (set as make VAR=value):'
+	@echo '  ADDR=$(ADDR)  REPORTS=$(REPORTS)  GO=$(GO)'
+	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)'
 
-run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures); Ctrl-C stops it gracefully
-	$(GO) build -o bin/platformfake ./fake/cmd/platformfake
-	exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
+# run builds quietly, so that the first line it prints is the binary's "listening on http://ADDR".
+run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures; flags in RUN_FLAGS); Ctrl-C stops it gracefully
+	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
+	@exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
 
 test: lint unit examples ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), examples
 
@@ -25,12 +32,12 @@ vet:
 unit: ## unit tests with -race; includes the conformance suite against an in-process fake
 	$(GO) test -race -count=1 -timeout 8m ./...
 
-examples: ## run the examples as their users would
+examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
+	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	$(GO) test -count=1 ./examples/...
 
-conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset), with a JUnit report
-	@mkdir -p $(REPORTS)
-	$(GO) test -count=1 -timeout 30m -v -run TestConformance ./conformance -args -ginkgo.junit-report=$(CURDIR)/$(REPORTS)/conformance-junit.xml $(GINKGO_FLAGS)
+conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset); JUnit, JSON and Markdown reports in $(REPORTS)/
+	CONFORMANCE_REPORTS=$(abspath $(REPORTS)) $(GO) test -count=1 -timeout 30m -v -run '^TestConformance$$' ./conformance -args $(GINKGO_FLAGS)
 
 bench: ## Go benchmarks (time and allocations); compare runs with benchstat
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/...

@@ -17,7 +17,7 @@ import (
 // run outside the ginkgo suite (see RunCheck) and tested on its own.
 type Check struct {
 	ID     string  // unique, "area/what-it-checks"
-	Clause string  // the clause it verifies: a section of the specification ("4.5") or of gaps.md ("gaps §3")
+	Clause string  // the clause it verifies: a section of the specification ("4.5") or a decision of EXTENSIONS.md ("gaps §3")
 	Title  string  // the statement, as a sentence
 	Labels []Label // exactly one area, plus qualifiers
 	Run    func(t *T)
@@ -39,7 +39,7 @@ func Checks() []Check {
 func (c Check) Has(l Label) bool { return slices.Contains(c.Labels, l) }
 
 // Outcome prefixes. A check that does not pass or fail ends with one of these messages, and the
-// suite's summary counts them apart (see the STYLE.md note on the Kubernetes/OCI suites).
+// suite's summary counts them apart, as the Kubernetes and OCI conformance suites do.
 const (
 	prefixUnsupported = "unsupported: " // the target answered validly that it does not do this
 	prefixDisabled    = "disabled: "    // turned off by configuration
@@ -58,7 +58,13 @@ type T struct {
 	cleanups []cleanup
 	// CleanupFailures collects cleanups that failed: reported, never turned into a failed check.
 	CleanupFailures []string
+	// recent holds the check's last exchanges, oldest first, so that a report can show the one
+	// that failed it.
+	recent []*Response
 }
+
+// keepExchanges bounds T.recent: the exchange that fails a check is almost always one of its last.
+const keepExchanges = 4
 
 type cleanup struct {
 	what string
@@ -76,7 +82,12 @@ func (t *T) Do(r Request) *Response {
 		t.fail(prefixSuiteError + fmt.Sprintf("%s %s: %v", r.Method, r.Path, err))
 		return nil
 	}
+	if len(t.recent) == keepExchanges {
+		t.recent = append(t.recent[:0], t.recent[1:]...)
+	}
+	t.recent = append(t.recent, resp)
 	t.checkSchema(resp)
+	t.checkEveryResponse(resp)
 	return resp
 }
 
@@ -212,17 +223,17 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	return o
 }
 
-// category names how a check ended, from its skip or failure message, for the summary.
+// category names how a check ended (an outcome of run.go), from its skip or failure message.
 func category(msg string, failed bool) string {
 	switch {
 	case strings.HasPrefix(msg, prefixUnsupported):
-		return "unsupported"
+		return Unsupported
 	case strings.HasPrefix(msg, prefixDisabled):
-		return "disabled"
+		return Disabled
 	case strings.Contains(msg, prefixSuiteError):
-		return "error"
+		return Error
 	case failed:
-		return "failed"
+		return Failed
 	}
-	return "passed"
+	return Passed
 }

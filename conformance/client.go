@@ -55,6 +55,11 @@ type Response struct {
 	Header http.Header
 	Body   []byte
 	req    *Request
+	// sent is the request as it went out (URL, headers with credentials, encoded body), so that a
+	// report can show exactly what a failed check sent.
+	sent *http.Request
+	// sentBody is the encoded request body, nil when there was none.
+	sentBody []byte
 }
 
 // JSON returns the body as a gjson result.
@@ -117,18 +122,21 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		}
 		u += sep + r.Query.Encode()
 	}
-	var body io.Reader
+	var data []byte
 	switch b := r.Body.(type) {
 	case nil:
 	case []byte:
-		body = bytes.NewReader(b)
+		data = b
 	case string:
-		body = strings.NewReader(b)
+		data = []byte(b)
 	default:
-		data, err := json.Marshal(b)
-		if err != nil {
+		var err error
+		if data, err = json.Marshal(b); err != nil {
 			return nil, err
 		}
+	}
+	var body io.Reader
+	if r.Body != nil {
 		body = bytes.NewReader(data)
 	}
 	req, err := http.NewRequestWithContext(ctx, r.Method, u, body)
@@ -168,9 +176,9 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	respBody, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data, req: r}, nil
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: respBody, req: r, sent: req, sentBody: data}, nil
 }

@@ -36,7 +36,7 @@ func TestComplianceChecksAnyOrder(t *testing.T) {
 }
 
 // TestComplianceChecksWellFormed: unique IDs under compliance/, a known clause, exactly one area
-// label, only known qualifiers, and Extension exactly on gaps.md clauses or gaps-only behaviour.
+// label, only known qualifiers, and Extension exactly on EXTENSIONS.md clauses or gaps-only behaviour.
 func TestComplianceChecksWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	n := 0

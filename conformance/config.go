@@ -6,9 +6,12 @@ package conformance
 import (
 	"os"
 	"strings"
+
+	"github.com/platformkit/platformkit/fake"
 )
 
-// Config selects the target and the credentials the checks use (DESIGN.md: The conformance suite).
+// Config selects the target and the credentials the checks use (README: Running the conformance
+// suite against a deployment).
 type Config struct {
 	BaseURL        string // CONFORMANCE_BASE_URL; empty: the suite starts an in-process fake
 	APIKey         string // CONFORMANCE_API_KEY
@@ -16,6 +19,10 @@ type Config struct {
 	ComplianceKey  string // CONFORMANCE_COMPLIANCE_API_KEY
 	BearerToken    string // CONFORMANCE_BEARER_TOKEN
 	EnvironmentKey string // CONFORMANCE_ENVIRONMENT_KEY: a work-queue key of one environment
+	// WorkEnqueue is CONFORMANCE_WORK_ENQUEUE: a shell command that enqueues one work item in the
+	// environment $CONFORMANCE_ENVIRONMENT_ID and prints its ID (the contract is in enqueue.go).
+	// Without it, the work-item lifecycle checks are unsupported against a deployment.
+	WorkEnqueue string
 
 	// Credentials of a second organization, for tenancy checks (CONFORMANCE_API_KEY_2, ...).
 	// Checks that need them are disabled when they are empty.
@@ -26,13 +33,13 @@ type Config struct {
 	Destructive bool
 }
 
-// Fake credentials (DESIGN.md): the defaults for every credential that is not set.
+// The fake's default credentials: the defaults for every credential that is not set.
 const (
-	FakeAPIKey         = "test-api-key"
-	FakeAdminKey       = "test-admin-key"
-	FakeComplianceKey  = "test-compliance-key"
-	FakeBearerToken    = "test-bearer-token"
-	FakeEnvironmentKey = "test-environment-key"
+	FakeAPIKey         = fake.DefaultAPIKey
+	FakeAdminKey       = fake.DefaultAdminKey
+	FakeComplianceKey  = fake.DefaultComplianceKey
+	FakeBearerToken    = fake.DefaultBearerToken
+	FakeEnvironmentKey = fake.DefaultEnvironmentKey
 )
 
 // ConfigFromEnv reads the configuration from the environment through getenv (os.Getenv when nil).
@@ -53,6 +60,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		ComplianceKey:  or("CONFORMANCE_COMPLIANCE_API_KEY", FakeComplianceKey),
 		BearerToken:    or("CONFORMANCE_BEARER_TOKEN", FakeBearerToken),
 		EnvironmentKey: or("CONFORMANCE_ENVIRONMENT_KEY", FakeEnvironmentKey),
+		WorkEnqueue:    or("CONFORMANCE_WORK_ENQUEUE", ""),
 		Destructive:    or("CONFORMANCE_DESTRUCTIVE", "") == "1",
 	}
 	// The second organization's fake keys are defaults only when the first's are the fake's too:

@@ -88,6 +88,9 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 				t.OK(r)
 			}},
 	}
+	if areaCred[area] == APIKey || areaCred[area] == AdminKey {
+		checks = append(checks, bearerKeyChecks(area, id, wrong, ok)...)
+	}
 	if area != Compliance {
 		checks = append(checks, Check{ID: id + "version-header-required", Clause: "9", Labels: []Label{area, Extension},
 			Title: "a request without vendor-version is refused with 400 naming the header",
@@ -100,6 +103,41 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 			}})
 	}
 	return checks
+}
+
+// bearerKeyChecks are the checks of gaps §2 for an interface that reads X-Api-Key: it also takes
+// the same key as "Authorization: Bearer <key>" (as official SDKs send it), and X-Api-Key
+// decides when a request carries both.
+func bearerKeyChecks(area Label, id string, wrong Cred, ok func(t *T) Request) []Check {
+	// asBearer moves the credential r would send in X-Api-Key into Authorization.
+	asBearer := func(t *T, r Request, c Cred) Request {
+		_, key := t.Target.Client.secret(c, false)
+		r.As = NoCred
+		r.Header = http.Header{"Authorization": {"Bearer " + key}}
+		return r
+	}
+	return []Check{
+		{ID: id + "bearer-key-accepted", Clause: "gaps §2", Labels: []Label{area, Extension},
+			Title: "the interface's key is also accepted as Authorization: Bearer <key>",
+			Run:   func(t *T) { t.OK(asBearer(t, ok(t), areaCred[area])) }},
+		{ID: id + "both-headers-x-api-key-decides", Clause: "gaps §2", Labels: []Label{area, Extension},
+			Title: "with both X-Api-Key and Authorization: Bearer, X-Api-Key decides: a wrong bearer token beside a right key is ignored, a wrong key beside a right bearer token is 401",
+			Run: func(t *T) {
+				r := ok(t)
+				r.Header = http.Header{"Authorization": {"Bearer not-a-real-credential"}}
+				t.OK(r)
+				r = asBearer(t, ok(t), areaCred[area])
+				r.Header.Set("X-Api-Key", "not-a-real-credential")
+				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
+			}},
+		{ID: id + "bearer-other-kind-403", Clause: "gaps §2", Labels: []Label{area, Extension},
+			Title: "a valid credential of another interface sent as Authorization: Bearer is refused with 403 permission_error naming X-Api-Key",
+			Run: func(t *T) {
+				resp := t.Do(asBearer(t, ok(t), wrong))
+				t.ExpectError(resp, http.StatusForbidden, "permission_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("X-Api-Key"))
+			}},
+	}
 }
 
 func init() {
@@ -121,7 +159,7 @@ func init() {
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("vendor-version"))
 			}},
-		Check{ID: "core/control-health", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/control-health", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "GET /_fake/health answers {\"status\":\"ok\"}",
 			Run: func(t *T) {
 				t.Expect(t.Control(http.MethodGet, "/_fake/health", nil).Get("status").String()).To(Equal("ok"))
@@ -138,8 +176,8 @@ func init() {
 					t.Expect(resp.Header.Get("retry-after-ms")).To(Equal("3000"))
 				}
 			}},
-		Check{ID: "core/journal-records-requests", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
-			Title: "the journal records each API request with its answer and the key's ID, never the credential",
+		Check{ID: "core/journal-records-requests", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
+			Title: "the journal records each API request with its answer, the key's ID and the header that carried it, never the credential",
 			Run: func(t *T) {
 				resp := t.Do(Request{Area: Models, Path: "/v1/models", Query: map[string][]string{"limit": {"0"}}})
 				id := resp.Header.Get("request-id")
@@ -153,9 +191,34 @@ func init() {
 				t.Expect(entry.Get("status").Int()).To(BeNumerically("==", 400))
 				t.Expect(entry.Get("valid").Bool()).To(BeFalse())
 				t.Expect(entry.Get("credential_id").String()).NotTo(BeEmpty())
+				t.Expect(entry.Get("credential_header").String()).To(Equal("x-api-key"))
 				t.Expect(entry.Get("headers").Raw).NotTo(ContainSubstring(t.Config().APIKey))
 			}},
-		Check{ID: "core/control-clock", Clause: "DESIGN", Labels: []Label{Core, FakeOnly},
+		Check{ID: "core/namespaces-isolated", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
+			Title: "a namespace, by path prefix or header, is a new world of its own: its clock and journal never reach the default server's",
+			Run: func(t *T) {
+				const name = "conformance-namespaces-isolated"
+				drop := t.Delete(Request{Area: Core, Method: http.MethodDelete, Path: "/_fake/namespaces/" + name, As: NoCred})
+				t.Expect(drop()).To(Succeed()) // a leftover of an earlier run would not be new
+				t.Cleanup("delete namespace "+name, drop)
+				before := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").String()
+				moved := t.Control(http.MethodPost, "/ns/"+name+"/_fake/clock/advance", map[string]any{"seconds": 3600})
+				t.Expect(moved.Get("now").String()).To(Equal("2026-01-01T01:00:00Z"))
+				t.Expect(t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").String()).To(Equal(before))
+
+				// Each namespace counts request IDs from the start, so the journals are told apart
+				// by a query parameter (ignored by the API, recorded by the journal).
+				marker := "marker=" + name
+				t.OK(Request{Area: Models, Path: "/v1/models?" + marker, Header: http.Header{"Fake-Namespace": {name}}, Schema: "models/model_list"})
+				inNS := t.Control(http.MethodGet, "/ns/"+name+"/_fake/journal", nil).Get("data.#.query").String()
+				t.Expect(inNS).To(Equal(`["` + marker + `"]`))
+				for _, e := range t.Control(http.MethodGet, "/_fake/journal", nil).Get("data").Array() {
+					t.Expect(e.Get("query").String()).NotTo(Equal(marker), "a namespace's request is in the default journal")
+				}
+				list := t.OK(Request{Area: Core, Path: "/_fake/namespaces", As: NoCred, Header: http.Header{"vendor-version": {""}}, Schema: "control/namespace_list"})
+				t.Expect(list.Get(`data.#(name=="` + name + `").requests`).Int()).To(BeNumerically("==", 3))
+			}},
+		Check{ID: "core/control-clock", Clause: ClauseFake, Labels: []Label{Core, FakeOnly},
 			Title: "the virtual clock reads and advances by the given seconds",
 			Run: func(t *T) {
 				before := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()

@@ -1,6 +1,6 @@
 package conformance
 
-// Label is the closed vocabulary checks are labelled with (DESIGN.md). Select with
+// Label is the closed vocabulary checks are labelled with. Select with
 // -ginkgo.label-filter, e.g. "models && !destructive".
 type Label string
 
@@ -22,8 +22,9 @@ const (
 	// cannot remove (workspaces can be archived, never deleted); against a deployment it runs
 	// only with CONFORMANCE_DESTRUCTIVE=1.
 	Destructive Label = "destructive"
-	// Extension: behaviour fixed by gaps.md, not by the specification; a deployment that differs
-	// is not wrong, only different.
+	// Extension: behaviour the fake decided where the Platform API reference is silent
+	// (EXTENSIONS.md), not behaviour the reference states; a deployment that differs is not
+	// wrong, only different.
 	Extension Label = "extension"
 	// FakeOnly: needs the fake's control API (/_fake/); disabled against other targets.
 	FakeOnly Label = "fake-only"

@@ -24,7 +24,7 @@ func memoryChecksOf(t *testing.T) []Check {
 }
 
 // TestMemoryChecksWellFormed: each memory check names a known clause, carries the memory label
-// as its only area, and is an extension whenever its clause is in gaps.md.
+// as its only area, and is an extension whenever its clause is in EXTENSIONS.md.
 func TestMemoryChecksWellFormed(t *testing.T) {
 	for _, c := range memoryChecksOf(t) {
 		if _, ok := Clauses[c.Clause]; !ok {
@@ -40,7 +40,7 @@ func TestMemoryChecksWellFormed(t *testing.T) {
 			t.Errorf("%s: labels %v, want exactly one area, memory", c.ID, c.Labels)
 		}
 		if strings.HasPrefix(c.Clause, "gaps") && !c.Has(Extension) {
-			t.Errorf("%s: clause %s is from gaps.md but the check is not labelled extension", c.ID, c.Clause)
+			t.Errorf("%s: clause %s is from EXTENSIONS.md but the check is not labelled extension", c.ID, c.Clause)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -445,7 +446,7 @@ func streamChecks() []Check {
 				evs := stream(t, r, "messages/stream_event")
 				t.Expect(evs[0].Name).To(Equal("message_start"))
 			}},
-		{ID: "messages/stream-equals-response", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/stream-equals-response", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "the fake's stream of a request accumulates to exactly its response without streaming, for the scripted model and every scenario",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -588,7 +589,7 @@ func completionChecks() []Check {
 
 func scenarioChecks() []Check {
 	return []Check{
-		{ID: "messages/scripted-model-deterministic", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scripted-model-deterministic", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "the fake's scripted model gives the same request the same reply and different requests different replies",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -597,7 +598,7 @@ func scenarioChecks() []Check {
 				b := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Say hello in a few words!")})))
 				t.Expect(b.Get("content").Raw).NotTo(Equal(a.Get("content").Raw))
 			}},
-		{ID: "messages/scenario-by-header", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scenario-by-header", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "every scenario of the library is answered when named in Fake-Scenario, as a valid message with the requested model",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -609,7 +610,7 @@ func scenarioChecks() []Check {
 					t.Expect(stopReasons).To(ContainElement(resp.Get("stop_reason").String()), "scenario %s", name)
 				}
 			}},
-		{ID: "messages/scenario-unknown-400", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scenario-unknown-400", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "an unknown Fake-Scenario name is refused with 400 naming the header",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -617,7 +618,7 @@ func scenarioChecks() []Check {
 				r.Header = http.Header{headerScenario: {"no-such-scenario"}}
 				expectFieldError(t, t.Do(r), headerScenario)
 			}},
-		{ID: "messages/scenario-by-rule", Clause: "DESIGN", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scenario-by-rule", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "a scenario's matching rule selects it from the last user text, as its name would",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -640,6 +641,48 @@ func scenarioChecks() []Check {
 				if ruled == 0 {
 					t.Unsupported("no scenario of the library has a matching rule")
 				}
+			}},
+		{ID: "messages/stub-sequence", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
+			Title: "a stub's replies are served in order to the requests it matches, streamed or not, with id, model and usage filled in, then the usual answers resume",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				t.Cleanup("clear stubs", t.Delete(Request{Area: Core, Method: http.MethodDelete, Path: "/_fake/messages/stubs", As: NoCred}))
+				// A rule only this check's requests meet, so that it takes no other check's request.
+				const marker = "conformance stub sequence"
+				stub := t.Control(http.MethodPost, "/_fake/messages/stubs", map[string]any{
+					"match": map[string]any{"user_text_contains": marker},
+					"replies": []any{
+						map[string]any{"content": []any{map[string]any{"type": "tool_use", "id": "toolu_stub", "name": "get_weather", "input": map[string]any{"city": "Oslo", "unit": "celsius"}, "caller": map[string]any{"type": "direct"}}}},
+						map[string]any{"content": []any{map[string]any{"type": "text", "text": "Sunny in Oslo."}}},
+					},
+				})
+				t.Expect(schemas.Validate("messages/stub", stub.Body, t.Target.SchemaMode)).To(Succeed())
+				body := msgBody(model, "tools", []any{weatherTool}, "messages", []any{userTurn("Weather, please: " + marker)})
+				first := t.OK(createReq(body))
+				t.Expect(first.Get("stop_reason").String()).To(Equal("tool_use"), "%s", first)
+				t.Expect(first.Get("content.0.input.city").String()).To(Equal("Oslo"), "%s", first)
+				t.Expect(first.Get("model").String()).To(Equal(model))
+				count := t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: with(maps.Clone(body), []any{"max_tokens", nil}), Schema: "messages/count_tokens"})
+				t.Expect(first.Get("usage.input_tokens").Int()).To(Equal(count.Get("input_tokens").Int()))
+				msg, err := fake.AccumulateMessage(stream(t, createReq(with(maps.Clone(body), []any{"stream", true})), "messages/stream_event"))
+				t.Expect(err).NotTo(HaveOccurred())
+				t.Expect(msg.StopReason).To(HaveValue(Equal("end_turn")))
+				t.Expect(msg.Content).To(HaveLen(1))
+				t.Expect(msg.Content[0]["text"]).To(Equal("Sunny in Oslo."))
+				after := t.OK(createReq(body))
+				t.Expect(after.Get("content.0.text").String()).NotTo(Equal("Sunny in Oslo."), "the used-up stub answered again")
+				t.Expect(t.Control(http.MethodGet, "/_fake/messages/stubs", nil).Get(fmt.Sprintf("data.#(id==%q)", stub.Get("id").String())).Exists()).To(BeFalse())
+			}},
+		{ID: "messages/stub-invalid-400", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
+			Title: "a stub whose reply is not a valid message is refused at registration with 400 naming the field",
+			Run: func(t *T) {
+				t.Control(http.MethodGet, "/_fake/messages/stubs", nil) // disabled, not failed, without the control API
+				resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/messages/stubs", As: NoCred, Header: http.Header{"vendor-version": {""}},
+					Body: map[string]any{"replies": []any{
+						map[string]any{"content": []any{map[string]any{"type": "text", "text": "fine"}}},
+						map[string]any{"content": []any{map[string]any{"type": "txt", "text": "not a block type"}}},
+					}}})
+				expectFieldError(t, resp, "replies.1.content.0.type")
 			}},
 		{ID: "messages/scenarios-show-every-tool-error", Clause: "7", Labels: []Label{Messages, FakeOnly},
 			Title: "the scenarios show a tool-result error block for every error_code of section 7, and refusals of every category",

@@ -3,33 +3,102 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
+	"io"
+	"os"
+	"sync"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 )
 
-// TestConformance runs every registered check as a ginkgo spec, labelled with its labels.
-func TestConformance(t *testing.T) {
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	ginkgo.RunSpecs(t, "Platform API conformance")
+// TestMain prints the run's summary line after everything else the test binary prints (ginkgo's
+// output, the testing package's verdict), so that it is the last line of a run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if run != nil {
+		fmt.Println(run.Summary())
+	}
+	os.Exit(code)
 }
 
-var target *Target
-
-var _ = ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) {
-	var err error
-	target, err = Open(ctx, ConfigFromEnv(nil), func(msg string) {
+// TestConformance runs every registered check as a ginkgo spec, labelled with its labels, after a
+// preflight of the target and the credentials; CONFORMANCE_REPORTS names a directory for the
+// reports (none when unset).
+func TestConformance(t *testing.T) {
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	if !colourWanted(os.Stdout, os.Getenv) {
+		reporterConfig.NoColor = true
+	}
+	ctx := context.Background()
+	run = Begin(ctx, ConfigFromEnv(nil), func(msg string) {
 		defer ginkgo.GinkgoRecover()
 		ginkgo.Fail("the in-process fake reported a bug in itself: " + msg)
-	})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	ginkgo.DeferCleanup(target.Close)
-	fmt.Fprintf(ginkgo.GinkgoWriter, "target %s (fake: %v)\n", target.Config.BaseURL, target.IsFake)
-})
+	}, os.Stdout)
+	if len(run.Problems) == 0 {
+		target = run.Target
+		// Ginkgo's reporter writes to formatter.ColorableStdOut, which RunSpecs reads when it
+		// starts: the one place to redact its output and to drop its closing summary.
+		ginkgoOutput.w, ginkgoOutput.redact = os.Stdout, run.Redact
+		formatter.ColorableStdOut = ginkgoOutput
+		ginkgo.RunSpecs(t, suiteName, suiteConfig, reporterConfig)
+	}
+	if err := run.Finish(ctx, os.Getenv("CONFORMANCE_REPORTS"), os.Stdout); err != nil {
+		t.Errorf("writing the reports: %v", err)
+	}
+	if !run.OK() {
+		t.Fail()
+	}
+}
+
+var (
+	run    *Run
+	target *Target
+	// ginkgoOutput is where ginkgo's reporter writes.
+	ginkgoOutput = &suiteOutput{}
+	// failedExchanges holds the last exchanges of each check that failed, by check ID.
+	failedExchanges sync.Map
+)
+
+// suiteOutput passes ginkgo's output to stdout with the credentials redacted, until the results
+// are in: what ginkgo prints after that is its own summary, with counts of its own ("Skipped"
+// lumps unsupported with disabled), which the run's one summary line replaces.
+type suiteOutput struct {
+	w      io.Writer
+	redact func(string) string
+	mu     sync.Mutex
+	done   bool
+	// midLine: the last write did not end a line (ginkgo's progress dots).
+	midLine bool
+}
+
+func (o *suiteOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done || len(p) == 0 {
+		return len(p), nil
+	}
+	o.midLine = p[len(p)-1] != '\n'
+	if _, err := io.WriteString(o.w, o.redact(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// close ends the line ginkgo left open and drops the rest of its output.
+func (o *suiteOutput) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.midLine {
+		io.WriteString(o.w, "\n")
+	}
+	o.done = true
+}
+
+func specText(c Check) string { return fmt.Sprintf("[%s] %s (%s)", c.Clause, c.Title, c.ID) }
 
 var _ = ginkgo.Describe("Platform API", func() {
 	for _, c := range Checks() {
@@ -37,7 +106,7 @@ var _ = ginkgo.Describe("Platform API", func() {
 		for i, l := range c.Labels {
 			labels[i] = string(l)
 		}
-		ginkgo.It(fmt.Sprintf("[%s] %s (%s)", c.Clause, c.Title, c.ID), ginkgo.Label(labels...), func(ctx ginkgo.SpecContext) {
+		ginkgo.It(specText(c), ginkgo.Label(labels...), func(ctx ginkgo.SpecContext) {
 			runSpec(ctx, c)
 		})
 	}
@@ -54,41 +123,66 @@ func runSpec(ctx context.Context, c Check) {
 	ginkgo.DeferCleanup(func() {
 		t.runCleanups()
 		for _, f := range t.CleanupFailures {
-			ginkgo.AddReportEntry("cleanup failure", f)
+			ginkgo.AddReportEntry(cleanupEntry, f)
 			fmt.Fprintln(ginkgo.GinkgoWriter, f)
+		}
+		if ginkgo.CurrentSpecReport().Failed() {
+			failedExchanges.Store(c.ID, t.recent)
 		}
 	})
 	c.Run(t)
 }
 
-// The summary distinguishes passed, failed, unsupported, disabled and suite errors.
-var _ = ginkgo.ReportAfterSuite("conformance summary", func(r ginkgo.Report) {
-	counts := map[string]int{}
-	var notes []string
+const cleanupEntry = "cleanup failure"
+
+// The results are taken from ginkgo's report once every spec has run, in the order of the check
+// list, so that the reports read the same from run to run.
+var _ = ginkgo.ReportAfterSuite("conformance results", func(r ginkgo.Report) {
+	byText := map[string]types.SpecReport{}
 	for _, sr := range r.SpecReports {
-		if sr.LeafNodeType != types.NodeTypeIt {
-			continue
+		if sr.LeafNodeType == types.NodeTypeIt {
+			byText[sr.LeafNodeText] = sr
 		}
-		cat := "passed"
-		switch sr.State {
-		case types.SpecStatePassed:
-		case types.SpecStateSkipped:
-			cat = category(sr.Failure.Message, false)
-			if cat == "passed" {
-				cat = "disabled" // skipped by a label filter or focus
+	}
+	for _, c := range Checks() {
+		outcome, msg := Error, "did not run: the suite stopped before it"
+		sr, ran := byText[specText(c)]
+		if ran {
+			outcome, msg = outcomeOf(sr)
+		}
+		var recent []*Response
+		if x, ok := failedExchanges.Load(c.ID); ok {
+			recent = x.([]*Response)
+		}
+		var cleanups []string
+		for _, e := range sr.ReportEntries {
+			if e.Name == cleanupEntry {
+				cleanups = append(cleanups, e.StringRepresentation())
 			}
-		default:
-			cat = category(sr.Failure.Message, true)
 		}
-		counts[cat]++
-		if cat != "passed" && cat != "disabled" {
-			notes = append(notes, fmt.Sprintf("  %-11s %s", cat, sr.LeafNodeText))
-		}
+		run.Add(c, outcome, msg, sr.RunTime, recent, cleanups)
 	}
-	sort.Strings(notes)
-	fmt.Printf("\nconformance: %d passed, %d failed, %d unsupported, %d disabled, %d errors\n",
-		counts["passed"], counts["failed"], counts["unsupported"], counts["disabled"], counts["error"])
-	if len(notes) > 0 {
-		fmt.Println(strings.Join(notes, "\n"))
-	}
+	ginkgoOutput.close()
 })
+
+// outcomeOf reads how a spec ended: the prefixes of Unsupported and Disabled tell skips apart, a
+// skip without one was not selected (label filter, focus), and a panic, timeout or interruption is
+// the suite's own error.
+func outcomeOf(sr types.SpecReport) (outcome, msg string) {
+	msg = sr.Failure.Message
+	if sr.Failure.ForwardedPanic != "" {
+		msg += "\npanic: " + sr.Failure.ForwardedPanic
+	}
+	switch {
+	case sr.State == types.SpecStatePassed:
+		return Passed, ""
+	case sr.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+		if cat := category(msg, false); cat != Passed {
+			return cat, msg
+		}
+		return Disabled, "not selected by the label filter or focus"
+	case sr.State == types.SpecStateFailed:
+		return category(msg, true), msg
+	}
+	return Error, fmt.Sprintf("%s: %s", sr.State, msg)
+}

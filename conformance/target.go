@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 
 	"github.com/platformkit/platformkit/fake"
@@ -17,10 +18,14 @@ type Target struct {
 	Client *Client
 	// IsFake is true when the target serves the fake's control API (GET /_fake/health).
 	IsFake bool
+	// InProcess is true when the suite started the fake itself (CONFORMANCE_BASE_URL unset).
+	InProcess bool
 	// SchemaMode is Strict against the fake, which must emit nothing outside its schemas, and
 	// Lenient against a deployment, which may be newer than them.
 	SchemaMode schemas.Mode
 	close      func()
+	// requestIDs maps each request-id answered in this run to the request it answered (seen.go).
+	requestIDs sync.Map
 }
 
 // Open connects to cfg.BaseURL, or starts an in-process fake when it is empty. onBug, when not
@@ -34,13 +39,13 @@ func Open(ctx context.Context, cfg Config, onBug func(string)) (*Target, error) 
 			opts = append(opts, fake.WithViolationHandler(onBug))
 		}
 		srv := httptest.NewServer(fake.New(opts...))
-		tg.Config.BaseURL, tg.close = srv.URL, srv.Close
+		tg.Config.BaseURL, tg.close, tg.InProcess = srv.URL, srv.Close, true
 	}
 	tg.Client = &Client{BaseURL: tg.Config.BaseURL, Config: tg.Config, HTTP: &http.Client{Timeout: 60 * time.Second}}
 	probe, err := tg.Client.Do(ctx, &Request{Area: Core, Path: "/_fake/health", As: NoCred})
 	if err != nil {
 		tg.close()
-		return nil, fmt.Errorf("conformance: cannot reach %s: %w", tg.Config.BaseURL, err)
+		return nil, fmt.Errorf("cannot reach %s: %w", tg.Config.BaseURL, transportCause(err))
 	}
 	tg.IsFake = probe.Status == http.StatusOK && probe.Get("status").String() == "ok"
 	if tg.IsFake {

@@ -280,7 +280,7 @@ func tunnelListChecks() []Check {
 					}
 				}
 			}},
-		{ID: "tunnels/other-organization-404", Clause: "DESIGN", Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/other-organization-404", Clause: ClauseFake, Labels: []Label{Tunnels, Extension},
 			Title: "another organization's tunnel and its certificates are answered 404, like an unknown ID, on every operation",
 			Run: func(t *T) {
 				if t.Config().BearerToken2 == "" {
@@ -338,7 +338,7 @@ func tunnelListChecks() []Check {
 					}
 				}
 			}},
-		{ID: "tunnels/control-create", Clause: "DESIGN", Labels: []Label{Tunnels, FakeOnly},
+		{ID: "tunnels/control-create", Clause: ClauseFake, Labels: []Label{Tunnels, FakeOnly},
 			Title: "POST /_fake/tunnels creates a tunnel in the given organization and workspace, with the given display name",
 			Run: func(t *T) {
 				tn := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{
@@ -359,7 +359,7 @@ func tunnelListChecks() []Check {
 				t.Expect(def.Get("display_name").Type).To(Equal(gjson.Null))
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + defID, Schema: "tunnels/tunnel"})
 			}},
-		{ID: "tunnels/control-create-invalid", Clause: "DESIGN", Labels: []Label{Tunnels, FakeOnly},
+		{ID: "tunnels/control-create-invalid", Clause: ClauseFake, Labels: []Label{Tunnels, FakeOnly},
 			Title: "POST /_fake/tunnels refuses an unknown organization, a malformed workspace ID and a display name outside 1 to 255 characters with 400 naming the field",
 			Run: func(t *T) {
 				for field, value := range map[string]any{

@@ -2,7 +2,6 @@ package fake
 
 import (
 	"net/mail"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,55 +18,81 @@ const inviteLifetime = 21 * 24 * time.Hour
 var grantableRoles = []string{"user", "developer", "billing", "assistant_code_user"}
 
 // adminStore is one server's administration data. Deleted invites and removed users stay in
-// their slices, marked, so that their IDs remain valid cursors (gaps §3) and a deleted invite
+// their lists, marked, so that their IDs remain valid cursors (gaps §3) and a deleted invite
 // still reads with status deleted.
 type adminStore struct {
 	mu         sync.Mutex
-	invites    map[*org][]*invite    // oldest first (invited_at, id)
-	users      map[*org][]*member    // oldest first (added_at, id)
-	removed    map[string]bool       // IDs of removed users
-	workspaces map[*org][]*workspace // oldest first (created_at, id)
+	invites    records[invite]
+	users      records[member]
+	removed    map[string]bool // IDs of removed users
+	workspaces records[workspace]
 }
 
 // admin returns the server's administration store, built from the fixtures on first use.
 func (s *Server) admin(c *call) *adminStore {
 	return c.st.admin.get(func() *adminStore {
-		a := &adminStore{invites: map[*org][]*invite{}, users: map[*org][]*member{}, removed: map[string]bool{},
-			workspaces: map[*org][]*workspace{}}
+		a := &adminStore{invites: newRecords(inviteKey), users: newRecords(userKey), removed: map[string]bool{},
+			workspaces: newRecords(workspaceKey)}
 		for _, in := range s.fx.admin.invites {
-			a.invites[in.org] = append(a.invites[in.org], &in)
+			a.invites.add(in.org, &in)
 		}
 		for _, u := range s.fx.users {
-			a.users[u.org] = append(a.users[u.org], &u)
+			a.users.add(u.org, &u)
 		}
 		for _, w := range s.fx.admin.workspaces {
-			a.workspaces[w.org] = append(a.workspaces[w.org], &w)
-		}
-		for _, l := range a.invites {
-			slices.SortFunc(l, func(x, y *invite) int { return oldestFirst(inviteKey(x), inviteKey(y)) })
-		}
-		for _, l := range a.users {
-			slices.SortFunc(l, func(x, y *member) int { return oldestFirst(userKey(x), userKey(y)) })
-		}
-		for _, l := range a.workspaces {
-			slices.SortFunc(l, func(x, y *workspace) int { return oldestFirst(workspaceKey(x), workspaceKey(y)) })
+			a.workspaces.add(w.org, &w)
 		}
 		return a
 	})
 }
 
-// pageOf cuts the page q asks for from the records of all (sorted oldest first) that keep
-// selects, and answers what view makes of each record on the page. Any record of all is a valid
-// cursor, so a client keeps paging after the record it stopped at was deleted or filtered out.
-func pageOf[T, V any](all []*T, keep func(*T) bool, keyOf func(*T) listKey, view func(*T) V, q cursorQuery) (cursorPage[V], error) {
-	var sel []*T
-	for _, r := range all {
-		if keep(r) {
-			sel = append(sel, r)
-		}
+// records holds one kind of administration record of every organization: each organization's
+// list oldest first (by keyOf), and an index by organization and ID, so that finding a record or
+// a cursor costs the same however many there are.
+type records[T any] struct {
+	keyOf func(*T) listKey
+	lists map[*org][]*T
+	byID  map[recordRef]*T
+}
+
+type recordRef struct {
+	org *org
+	id  string
+}
+
+func newRecords[T any](keyOf func(*T) listKey) records[T] {
+	return records[T]{keyOf: keyOf, lists: map[*org][]*T{}, byID: map[recordRef]*T{}}
+}
+
+// add puts r in o's list, in order: fixture data may lie ahead of the virtual clock.
+func (rs *records[T]) add(o *org, r *T) {
+	rs.lists[o] = insertInOrder(rs.lists[o], r, rs.keyOf, oldestFirst)
+	rs.byID[recordRef{o, rs.keyOf(r).ID}] = r
+}
+
+// of returns o's records, oldest first.
+func (rs *records[T]) of(o *org) []*T { return rs.lists[o] }
+
+// find returns o's record with the ID, or not_found naming the kind and ID.
+func (rs *records[T]) find(o *org, kind, id string) (*T, error) {
+	if r := rs.byID[recordRef{o, id}]; r != nil {
+		return r, nil
 	}
-	idOf := func(r *T) string { return keyOf(r).ID }
-	p, err := pageByCursor(sel, keyOf, idOf, oldestFirst, q, lookupIn(all, keyOf))
+	return nil, notFound(kind, id)
+}
+
+// page cuts the page q asks for from o's records that keep selects, and answers what view makes
+// of each record on the page. Any record of o is a valid cursor, so a client keeps paging after
+// the record it stopped at was deleted or filtered out.
+func page[T, V any](rs *records[T], o *org, keep func(*T) bool, view func(*T) V, q cursorQuery) (cursorPage[V], error) {
+	idOf := func(r *T) string { return rs.keyOf(r).ID }
+	cursor := func(id string) (listKey, bool) {
+		if r := rs.byID[recordRef{o, id}]; r != nil {
+			return rs.keyOf(r), true
+		}
+		return listKey{}, false
+	}
+	p, err := pageKept(rs.lists[o], keep, rs.keyOf, idOf, oldestFirst, q, cursor)
 	if err != nil {
 		return cursorPage[V]{}, err
 	}
@@ -155,19 +180,19 @@ func (s *Server) createInvite(c *call) (any, error) {
 	a, now := s.admin(c), s.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, u := range a.users[c.org] {
+	for _, u := range a.users.of(c.org) {
 		if !a.removed[u.ID] && strings.EqualFold(u.Email, req.Email) {
 			return nil, invalidField("email", "%s is already a member of the organization (user %s)", req.Email, u.ID)
 		}
 	}
-	for _, in := range a.invites[c.org] {
+	for _, in := range a.invites.of(c.org) {
 		if strings.EqualFold(in.Email, req.Email) && in.view(now).Status == "pending" {
 			return nil, invalidField("email", "%s already has a pending invite (%s); delete it before inviting again", req.Email, in.ID)
 		}
 	}
 	in := &invite{ID: s.ids.next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
 		Role: req.Role, Type: "invite", status: "pending", org: c.org}
-	a.invites[c.org] = insertInOrder(a.invites[c.org], in, inviteKey, oldestFirst)
+	a.invites.add(c.org, in)
 	return in.view(now), nil
 }
 
@@ -184,17 +209,9 @@ func onRecord[T any](s *Server, c *call, param string, find func(a *adminStore, 
 	return f(r)
 }
 
-// findIn returns the first record of list that matches, or not_found naming the kind and ID.
-func findIn[T any](list []*T, match func(*T) bool, kind, id string) (*T, error) {
-	if i := slices.IndexFunc(list, match); i >= 0 {
-		return list[i], nil
-	}
-	return nil, notFound(kind, id)
-}
-
 // findInvite returns the organization's invite with the ID; the caller holds a.mu.
 func (a *adminStore) findInvite(o *org, id string) (*invite, error) {
-	return findIn(a.invites[o], func(in *invite) bool { return in.ID == id }, "invite", id)
+	return a.invites.find(o, "invite", id)
 }
 
 // getInvite answers a deleted invite too, with status deleted: the status exists to be read.
@@ -214,7 +231,7 @@ func (s *Server) listInvites(c *call) (any, error) {
 	a, now := s.admin(c), s.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return pageOf(a.invites[c.org], func(in *invite) bool { return in.status != "deleted" }, inviteKey,
+	return page(&a.invites, c.org, func(in *invite) bool { return in.status != "deleted" },
 		func(in *invite) invite { return in.view(now) }, q)
 }
 
@@ -255,7 +272,10 @@ func (u *member) view() user {
 
 // findUser returns the organization's user with the ID, unless removed; the caller holds a.mu.
 func (a *adminStore) findUser(o *org, id string) (*member, error) {
-	return findIn(a.users[o], func(u *member) bool { return u.ID == id && !a.removed[id] }, "user", id)
+	if a.removed[id] {
+		return nil, notFound("user", id)
+	}
+	return a.users.find(o, "user", id)
 }
 
 // getUser answers one of the organization's users.
@@ -275,7 +295,7 @@ func (s *Server) listUsers(c *call) (any, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	keep := func(u *member) bool { return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) }
-	return pageOf(a.users[c.org], keep, userKey, (*member).view, q)
+	return page(&a.users, c.org, keep, (*member).view, q)
 }
 
 // protectAdmin refuses to change or remove an admin (gaps §6).

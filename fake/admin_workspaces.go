@@ -176,7 +176,7 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	list := a.workspaces[c.org]
+	list := a.workspaces.of(c.org)
 	active := 0
 	for _, w := range list {
 		if w.ArchivedAt == nil {
@@ -188,14 +188,14 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 	}
 	w := &workspace{ID: s.ids.next("wrkspc_"), CreatedAt: s.clock.Now(), DataResidency: res,
 		DisplayColor: workspaceColors[len(list)%len(workspaceColors)], Name: *ch.Name, Tags: tags, Type: "workspace", org: c.org}
-	a.workspaces[c.org] = insertInOrder(list, w, workspaceKey, oldestFirst)
+	a.workspaces.add(c.org, w)
 	return *w, nil
 }
 
 // findWorkspace returns the organization's workspace with the ID, archived or not; the caller
 // holds a.mu.
 func (a *adminStore) findWorkspace(o *org, id string) (*workspace, error) {
-	return findIn(a.workspaces[o], func(w *workspace) bool { return w.ID == id }, "workspace", id)
+	return a.workspaces.find(o, "workspace", id)
 }
 
 // getWorkspace answers one of the organization's workspaces, archived or not.
@@ -217,7 +217,7 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return pageOf(a.workspaces[c.org], func(w *workspace) bool { return withArchived || w.ArchivedAt == nil }, workspaceKey,
+	return page(&a.workspaces, c.org, func(w *workspace) bool { return withArchived || w.ArchivedAt == nil },
 		func(w *workspace) workspace { return *w }, q)
 }
 

@@ -2,10 +2,38 @@ package fake
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
-// credKind is the kind of a credential (spec 5, DESIGN.md: Tenancy and credentials).
+// The default credentials: those of the first organization of the embedded fixtures
+// (fixtures/organizations.json), one per kind. The second organization's are the same with
+// SecondOrganizationSuffix appended ("test-api-key-2"); a key sees only its own organization's data.
+const (
+	// DefaultAPIKey goes in X-Api-Key for messages, completions, models, memory stores,
+	// environments and the work queue.
+	DefaultAPIKey = "test-api-key"
+	// DefaultAdminKey goes in X-Api-Key for the administration interface.
+	DefaultAdminKey = "test-admin-key"
+	// DefaultComplianceKey goes in "Authorization: Bearer" for the compliance interface.
+	DefaultComplianceKey = "test-compliance-key"
+	// DefaultBearerToken is the workload-identity token of the tunnels interface, sent as
+	// "Authorization: Bearer" together with "vendor-beta: " + TunnelsBeta.
+	DefaultBearerToken = "test-bearer-token"
+	// DefaultEnvironmentKey goes in "Authorization: Bearer" for the work endpoints of the
+	// environment DefaultEnvironmentID only.
+	DefaultEnvironmentKey = "test-environment-key"
+	// DefaultEnvironmentID is the environment of DefaultEnvironmentKey, the first organization's
+	// primary environment; it starts with queued work.
+	DefaultEnvironmentID = "env_01AcmePrimary000000000001"
+	// SecondOrganizationSuffix turns a default credential into the second organization's.
+	SecondOrganizationSuffix = "-2"
+)
+
+// TunnelsBeta is the vendor-beta value every request of the tunnels interface carries.
+const TunnelsBeta = "mcp-tunnels-2026-05-19"
+
+// credKind is the kind of a credential (spec 5; the credential table of the README).
 type credKind string
 
 const (
@@ -60,20 +88,26 @@ const (
 	messagesBodyLimit = 32 << 20 // 32 MB
 )
 
+// keyed is how an interface of spec 5 that reads X-Api-Key takes its key: in that header first,
+// and as "Authorization: Bearer <key>" too, the only way some official SDKs send it (gaps §2).
+func keyed(k credKind) []accept {
+	return []accept{{headerAPIKey, k}, {headerAuthorization, k}}
+}
+
 // The interfaces. Routes name one each; nothing else decides how a request authenticates.
 var (
 	ifCompliance = &iface{name: "compliance", accepts: []accept{{headerAuthorization, kindComplianceKey}}, bodyLimit: defaultBodyLimit}
-	ifAdmin      = &iface{name: "administration", accepts: []accept{{headerAPIKey, kindAdminKey}}, version: true, bodyLimit: defaultBodyLimit}
-	ifMessages   = &iface{name: "messages", accepts: []accept{{headerAPIKey, kindAPIKey}}, version: true, bodyLimit: messagesBodyLimit}
-	ifModels     = &iface{name: "models", accepts: []accept{{headerAPIKey, kindAPIKey}}, version: true, bodyLimit: defaultBodyLimit}
-	ifMemory     = &iface{name: "memory stores", accepts: []accept{{headerAPIKey, kindAPIKey}}, version: true, bodyLimit: defaultBodyLimit}
-	ifWork       = &iface{name: "work queue", accepts: []accept{{headerAPIKey, kindAPIKey}, {headerAuthorization, kindEnvironmentKey}}, version: true, bodyLimit: defaultBodyLimit}
-	ifTunnels    = &iface{name: "tunnels", accepts: []accept{{headerAuthorization, kindBearerToken}}, version: true, beta: "mcp-tunnels-2026-05-19", bodyLimit: defaultBodyLimit}
+	ifAdmin      = &iface{name: "administration", accepts: keyed(kindAdminKey), version: true, bodyLimit: defaultBodyLimit}
+	ifMessages   = &iface{name: "messages", accepts: keyed(kindAPIKey), version: true, bodyLimit: messagesBodyLimit}
+	ifModels     = &iface{name: "models", accepts: keyed(kindAPIKey), version: true, bodyLimit: defaultBodyLimit}
+	ifMemory     = &iface{name: "memory stores", accepts: keyed(kindAPIKey), version: true, bodyLimit: defaultBodyLimit}
+	ifWork       = &iface{name: "work queue", accepts: append(keyed(kindAPIKey), accept{headerAuthorization, kindEnvironmentKey}), version: true, bodyLimit: defaultBodyLimit}
+	ifTunnels    = &iface{name: "tunnels", accepts: []accept{{headerAuthorization, kindBearerToken}}, version: true, beta: TunnelsBeta, bodyLimit: defaultBodyLimit}
 )
 
 // ifEnvironments is environment management (gaps §8): the API key only, since an environment key
 // reaches no more than its own environment's work endpoints.
-var ifEnvironments = &iface{name: "environments", accepts: []accept{{headerAPIKey, kindAPIKey}}, version: true, bodyLimit: defaultBodyLimit}
+var ifEnvironments = &iface{name: "environments", accepts: keyed(kindAPIKey), version: true, bodyLimit: defaultBodyLimit}
 
 // presented returns the secret a request carries in header: the X-Api-Key value, or the token of
 // "Authorization: Bearer <token>".
@@ -89,30 +123,59 @@ func presented(r *http.Request, header string) string {
 	return v
 }
 
-// authenticate finds the credential a request presents to an interface. It returns
-// authentication_error (401) when no credential the interface accepts is present or the secret
-// is unknown, and permission_error (403) when the request carries a valid credential of another
-// kind. A request may carry both headers; the interface reads the one it expects first.
-func (fx *Fixtures) authenticate(r *http.Request, ifc *iface) (*credential, error) {
-	for _, a := range ifc.accepts {
-		if c := fx.creds[presented(r, a.header)]; c != nil && c.Kind == a.kind {
-			return c, nil
+// authenticate finds the credential a request presents to an interface, and the header that
+// carried it. The first of the interface's headers that the request carries decides (gaps §2):
+// clients pick up keys from their environment and may send both, and a wrong X-Api-Key is not
+// rescued by a right bearer token. It returns authentication_error (401) when that header holds
+// no known credential, or when no credential is present at all, and permission_error (403) when
+// the request carries a valid credential of another kind or in another header.
+func (fx *Fixtures) authenticate(r *http.Request, ifc *iface) (*credential, string, error) {
+	for _, h := range ifc.headers() {
+		if r.Header.Get(h) == "" {
+			continue
 		}
+		secret := presented(r, h)
+		c := fx.creds[secret]
+		switch {
+		case secret == "" && h == headerAuthorization:
+			return nil, "", unauthenticated("authorization: expected \"Bearer <token>\"; use %s", ifc.expects())
+		case c == nil:
+			return nil, "", unauthenticated("invalid %s: the credential is not known; use %s", strings.ToLower(h), ifc.expects())
+		case ifc.acceptsIn(h, c.Kind):
+			return c, h, nil
+		}
+		return nil, "", ifc.refuse(c)
 	}
 	for _, h := range []string{headerAPIKey, headerAuthorization} {
 		if c := fx.creds[presented(r, h)]; c != nil {
-			if ifc.takes(c.Kind) {
-				return nil, permissionDenied("%s goes in another header here; use %s", kindNames[c.Kind], ifc.expects())
-			}
-			return nil, permissionDenied("the %s interface does not accept %s; use %s", ifc.name, kindNames[c.Kind], ifc.expects())
+			return nil, "", ifc.refuse(c)
 		}
 	}
+	return nil, "", unauthenticated("missing credential: the %s interface needs %s", ifc.name, ifc.expects())
+}
+
+// refuse is the 403 for a valid credential the interface does not take where it was sent.
+func (ifc *iface) refuse(c *credential) error {
+	if ifc.takes(c.Kind) {
+		return permissionDenied("%s goes in another header here; use %s", kindNames[c.Kind], ifc.expects())
+	}
+	return permissionDenied("the %s interface does not accept %s; use %s", ifc.name, kindNames[c.Kind], ifc.expects())
+}
+
+// headers lists the headers the interface reads, in the order it reads them.
+func (ifc *iface) headers() []string {
+	var hs []string
 	for _, a := range ifc.accepts {
-		if r.Header.Get(a.header) != "" {
-			return nil, unauthenticated("invalid %s: the credential is not known; use %s", strings.ToLower(a.header), ifc.expects())
+		if !slices.Contains(hs, a.header) {
+			hs = append(hs, a.header)
 		}
 	}
-	return nil, unauthenticated("missing credential: the %s interface needs %s", ifc.name, ifc.expects())
+	return hs
+}
+
+// acceptsIn reports whether the interface takes credentials of the kind in header h.
+func (ifc *iface) acceptsIn(h string, k credKind) bool {
+	return slices.Contains(ifc.accepts, accept{h, k})
 }
 
 // takes reports whether the interface accepts credentials of the kind (in some header).
@@ -125,15 +188,21 @@ func (ifc *iface) takes(k credKind) bool {
 	return false
 }
 
-// expects describes how the interface wants to be called, for error messages.
+// expects describes how the interface wants to be called, for error messages: each kind it
+// takes with the headers that may carry it.
 func (ifc *iface) expects() string {
 	var ways []string
-	for _, a := range ifc.accepts {
-		if a.header == headerAuthorization {
-			ways = append(ways, "the header \"Authorization: Bearer <token>\" with "+kindNames[a.kind])
-		} else {
-			ways = append(ways, "the header \""+a.header+"\" with "+kindNames[a.kind])
+	for i := 0; i < len(ifc.accepts); {
+		k := ifc.accepts[i].kind
+		var forms []string
+		for ; i < len(ifc.accepts) && ifc.accepts[i].kind == k; i++ {
+			if ifc.accepts[i].header == headerAuthorization {
+				forms = append(forms, "\"Authorization: Bearer <token>\"")
+			} else {
+				forms = append(forms, "\""+ifc.accepts[i].header+": <key>\"")
+			}
 		}
+		ways = append(ways, "the header "+strings.Join(forms, " or ")+" with "+kindNames[k])
 	}
-	return strings.Join(ways, " or ")
+	return strings.Join(ways, ", or ")
 }

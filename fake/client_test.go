@@ -46,7 +46,7 @@ func roundTrip(ctx context.Context, ts *TestServer, method, path string, body an
 			req.Header.Set(header[i], header[i+1])
 		}
 	}
-	resp, err := ts.Client().Do(req)
+	resp, err := ts.Server.Client().Do(req)
 	if err != nil {
 		return 0, nil, nil, err
 	}

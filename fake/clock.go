@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Epoch is where every virtual clock starts (DESIGN.md: Deterministic).
+// Epoch is where every virtual clock starts (see Determinism in the package documentation).
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // clock is the server's source of time: virtual by default, moving only when advanced, or the

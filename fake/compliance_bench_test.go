@@ -2,8 +2,6 @@ package fake
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -20,13 +18,7 @@ func BenchmarkComplianceChatPage(b *testing.B) {
 			path := "/v1/compliance/apps/chats?limit=100&user_ids=" + ccGrace + "," + ccAlan + "&after_id=" + mid
 			b.ResetTimer()
 			for b.Loop() {
-				req := httptest.NewRequest(http.MethodGet, path, nil)
-				req.Header.Set("Authorization", "Bearer test-compliance-key")
-				rec := httptest.NewRecorder()
-				s.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK {
-					b.Fatalf("%d %s", rec.Code, rec.Body)
-				}
+				benchGet(b, s, path, "Authorization", "Bearer test-compliance-key")
 			}
 		})
 	}

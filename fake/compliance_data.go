@@ -268,7 +268,6 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 				title: a.Title, createdAt: v.CreatedAt.UTC(), content: []byte(v.Content), md5: ccMD5Hex([]byte(v.Content))}
 		}
 	}
-	seen := map[string]bool{}
 	for _, c := range file.Chats {
 		o, u, err := creator("chat", c.ID, c.OrganizationID, c.UserID)
 		if err != nil {
@@ -277,17 +276,9 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 		if p := projects[c.ProjectID]; p == nil || p.org != o {
 			return fmt.Errorf("%s: chat %s names project %s, which is not a project of %s", name, c.ID, c.ProjectID, c.OrganizationID)
 		}
-		if seen[c.ID] {
-			return fmt.Errorf("%s: ID %s appears twice", name, c.ID)
-		}
-		seen[c.ID] = true
 		ch := &ccChat{ID: c.ID, org: o, user: u, projectID: c.ProjectID, name: c.Name, model: c.Model,
 			createdAt: c.CreatedAt.UTC(), updatedAt: c.UpdatedAt.UTC(), deletedAt: ccUTC(c.DeletedAt)}
 		for _, m := range c.Messages {
-			if seen[m.ID] {
-				return fmt.Errorf("%s: ID %s appears twice", name, m.ID)
-			}
-			seen[m.ID] = true
 			msg := &ccMessage{ID: m.ID, chat: ch, role: m.Role, createdAt: m.CreatedAt.UTC(), updatedAt: m.CreatedAt.UTC(),
 				content: m.Content, files: m.Files, generatedFiles: m.GeneratedFiles, artifacts: m.Artifacts}
 			for _, id := range m.Files {

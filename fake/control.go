@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// The test-control API under /_fake/ (DESIGN.md). Each call is also a method of *Server.
+// The test-control API under /_fake/ (see the package documentation). Each call is also a
+// method of *Server.
 
 func (s *Server) health(c *call) (any, error) {
 	return map[string]string{"status": "ok"}, nil

@@ -72,8 +72,8 @@ func TestCredentialsPerInterface(t *testing.T) {
 		{"unknown key", []string{"X-Api-Key", "nope"}, 401, errAuthentication, "not known"},
 		{"admin key", []string{"X-Api-Key", "test-admin-key"}, 403, errPermission, "admin API key"},
 		{"compliance bearer", []string{"Authorization", "Bearer test-compliance-key"}, 403, errPermission, "compliance"},
-		{"bearer of an API key is not an X-Api-Key", []string{"Authorization", "Bearer test-api-key"}, 403, errPermission, "API key"},
-		{"both headers: the interface reads its own", []string{"X-Api-Key", "test-api-key", "Authorization", "Bearer garbage"}, 200, "", ""},
+		{"bearer of an API key", []string{"Authorization", "Bearer test-api-key"}, 200, "", ""},
+		{"authorization of another scheme", []string{"Authorization", "Basic dGVzdA=="}, 401, errAuthentication, `"Bearer <token>"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := send(t, s, "GET", "/v1/models", "", append(tc.header, "vendor-version", APIVersion)...)
@@ -132,6 +132,86 @@ func TestRequestIDsAreDeterministic(t *testing.T) {
 	}
 	if !strings.HasPrefix(a[0], "req_") || a[0] == a[2] {
 		t.Fatalf("request IDs %q, %q: want distinct req_ IDs", a[0], a[2])
+	}
+}
+
+// TestControlCallsLeaveAPIAnswersIdentical: a client that polls for readiness, reads the clock or
+// the journal, or injects and clears faults between its API requests gets byte-identical API
+// answers, request-ids included, to one that only sends the API requests: control calls never
+// consume the API's ID counters.
+func TestControlCallsLeaveAPIAnswersIdentical(t *testing.T) {
+	apiKey := []string{"X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion, "Content-Type", "application/json"}
+	adminKey := []string{"X-Api-Key", DefaultAdminKey, "vendor-version", APIVersion, "Content-Type", "application/json"}
+	api := []struct {
+		method, path, body string
+		header             []string
+	}{
+		{"GET", "/v1/models?limit=2", "", apiKey},
+		{"POST", "/v1/messages", `{"model":"assistant-opus-4-7","max_tokens":40,"messages":[{"role":"user","content":"hello"}]}`, apiKey},
+		{"POST", "/v1/memory_stores", `{"name":"notes"}`, apiKey},
+		{"POST", "/v1/organizations/workspaces", `{"name":"Scratch"}`, adminKey},
+		{"GET", "/nowhere", "", nil},
+		{"POST", "/v1/messages", `{"model":"assistant-opus-4-7","max_tokens":40,"messages":[{"role":"user","content":"again"}]}`, apiKey},
+	}
+	control := []struct{ method, path, body string }{
+		{"GET", "/_fake/health", ""},
+		{"POST", "/_fake/faults", `{"path":"/v1/never-requested","status":500}`},
+		{"GET", "/_fake/clock", ""},
+		{"GET", "/_fake/journal", ""},
+		{"GET", "/_fake/faults", ""},
+		{"GET", "/_fake/messages/scenarios", ""},
+		{"POST", "/_fake/tunnels/token_check", `{"tunnel_token":"no-such-token"}`},
+		{"DELETE", "/_fake/faults", ""},
+	}
+	run := func(s *Server, interleave bool) (answers []string) {
+		for i, r := range api {
+			if interleave {
+				for _, c := range control[:1+i%len(control)] {
+					if w := send(t, s, c.method, c.path, c.body); w.Code != 200 {
+						t.Fatalf("%s %s = %d %s", c.method, c.path, w.Code, w.Body)
+					}
+				}
+			}
+			w := send(t, s, r.method, r.path, r.body, r.header...)
+			answers = append(answers, w.Header().Get("request-id")+" "+w.Body.String())
+		}
+		return answers
+	}
+	plain := run(checked(t), false)
+	polled := checked(t)
+	if w := send(t, polled, "POST", "/_fake/reset", ""); w.Code != 200 {
+		t.Fatalf("reset = %d", w.Code)
+	}
+	interleaved := run(polled, true)
+	for i := range plain {
+		if plain[i] != interleaved[i] {
+			t.Errorf("%s %s answered differently after control calls:\n plain:       %s\n interleaved: %s",
+				api[i].method, api[i].path, plain[i], interleaved[i])
+		}
+	}
+	if !strings.Contains(plain[1], `"id":"msg_`) {
+		t.Fatalf("the messages answer has no msg_ ID, so the test proves nothing: %s", plain[1])
+	}
+}
+
+// TestControlIDsCountPerKind: what the control API creates is numbered per kind, so an enqueued
+// work item's ID does not depend on the health polls or faults that came before it.
+func TestControlIDsCountPerKind(t *testing.T) {
+	enqueue := func(s *Server) string {
+		w := send(t, s, "POST", "/_fake/environments/env_01AcmePrimary000000000001/work", `{}`)
+		if w.Code != 200 {
+			t.Fatalf("enqueue = %d %s", w.Code, w.Body)
+		}
+		return gjson.Get(w.Body.String(), "id").String()
+	}
+	quiet, busy := checked(t), checked(t)
+	send(t, busy, "GET", "/_fake/health", "")
+	send(t, busy, "POST", "/_fake/faults", `{"path":"/v1/never-requested","status":500}`)
+	if a, b := enqueue(quiet), enqueue(busy); a != b {
+		t.Fatalf("work ID = %q after other control calls, %q without", b, a)
+	}
+	if id := send(t, busy, "GET", "/_fake/health", "").Header().Get("request-id"); !strings.HasPrefix(id, controlRequestPrefix) {
+		t.Fatalf("control request-id = %q, want the prefix %q that no API request-id has", id, controlRequestPrefix)
 	}
 }
 
@@ -287,6 +367,14 @@ func TestIDs(t *testing.T) {
 	if c := g.next("msg_"); c <= b {
 		t.Fatalf("id %q does not sort after %q", c, b)
 	}
+	g.n.Store(61) // the next is 62: "10" in base 62
+	if c := g.next("req_"); c != "req_01"+strings.Repeat("0", idWidth-2)+"10" {
+		t.Fatalf("id %q, want req_01 and 62 in base 62 on %d digits", c, idWidth)
+	}
+	g.n.Store(^uint64(0) - 1)
+	if c := g.next("x_"); c != "x_01"+strings.Repeat("0", idWidth-11)+"LygHa16AHYF" {
+		t.Fatalf("id %q, want the largest counter on %d digits", c, idWidth)
+	}
 }
 
 func TestConcurrentRequests(t *testing.T) {
@@ -300,7 +388,7 @@ func TestConcurrentRequests(t *testing.T) {
 			req, _ := http.NewRequest("GET", ts.URL+"/v1/models?limit=3", nil)
 			req.Header.Set("X-Api-Key", "test-api-key")
 			req.Header.Set("vendor-version", APIVersion)
-			resp, err := ts.Client().Do(req)
+			resp, err := ts.Server.Client().Do(req)
 			if err != nil {
 				t.Error(err)
 				return

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -13,28 +14,83 @@ import (
 )
 
 // Fault makes the server answer matching API requests badly, so that a client's retries,
-// timeouts and error handling can be tested (DESIGN.md: fault injection). Each matching request
-// uses the fault up once; a fault used up is gone. The control API is never faulted.
+// timeouts and error handling can be tested. Each matching request uses the fault up once; a
+// fault used up is gone. The control API is never faulted. Its JSON form, which POST
+// /_fake/faults takes and answers, gives RetryAfter in seconds (retry_after) and Latency in
+// milliseconds (latency_ms).
 type Fault struct {
-	ID     string `json:"id"`     // set by InjectFault
-	Method string `json:"method"` // "" matches every method
+	ID     string // set by InjectFault
+	Method string // "" matches every method
 	// Path is an exact request path, or a prefix followed by "*" ("/v1/messages*"); "" matches
 	// every path.
-	Path string `json:"path"`
+	Path string
 	// Status answers the request with this error status and the envelope of its error type
 	// (gaps §1: 400, 401, 402, 403, 404, 413, 429, 500, 504, 529) instead of serving it; 0
 	// serves it normally (after the latency).
-	Status int `json:"status"`
-	// RetryAfter is the retry-after of a 429 or 529, in seconds (default 1); the answer carries
-	// it as retry-after and retry-after-ms (gaps §1).
-	RetryAfter float64 `json:"retry_after"`
-	LatencyMS  int     `json:"latency_ms"`      // wait this long (real time) before answering
-	Drop       bool    `json:"drop_connection"` // close the connection without an answer
+	Status int
+	// RetryAfter is the retry-after of a 429 or 529 (default 1s, at most maxRetryAfter); the
+	// answer carries it as retry-after in seconds and retry-after-ms (gaps §1).
+	RetryAfter time.Duration
+	Latency    time.Duration // wait this long (real time, at most maxFaultLatency) before answering
+	Drop       bool          // close the connection without an answer
 	// StreamEvents serves the request, but cuts a streamed (SSE) answer after this many events:
 	// the connection drops, or, with a Status, the stream ends with an error event of that
 	// status's type (gaps §4). An answer that is not a stream is not changed.
-	StreamEvents int `json:"stream_events"`
-	Times        int `json:"times"` // how many requests it applies to (default 1)
+	StreamEvents int
+	Times        int // how many requests it applies to (default 1)
+}
+
+// Bounds of a fault's durations: longer waits would only hang the client under test.
+const (
+	maxFaultLatency = 10 * time.Minute
+	maxRetryAfter   = 24 * time.Hour
+)
+
+// faultJSON is the JSON form of a Fault.
+type faultJSON struct {
+	ID           string  `json:"id"`
+	Method       string  `json:"method"`
+	Path         string  `json:"path"`
+	Status       int     `json:"status"`
+	RetryAfter   float64 `json:"retry_after"` // seconds
+	LatencyMS    int64   `json:"latency_ms"`
+	Drop         bool    `json:"drop_connection"`
+	StreamEvents int     `json:"stream_events"`
+	Times        int     `json:"times"`
+}
+
+// MarshalJSON writes the JSON form of the control API.
+func (f Fault) MarshalJSON() ([]byte, error) {
+	return json.Marshal(faultJSON{f.ID, f.Method, f.Path, f.Status, f.RetryAfter.Seconds(),
+		f.Latency.Milliseconds(), f.Drop, f.StreamEvents, f.Times})
+}
+
+// UnmarshalJSON reads the JSON form of the control API.
+func (f *Fault) UnmarshalJSON(data []byte) error {
+	var w faultJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	got, err := w.fault()
+	if err != nil {
+		return err
+	}
+	*f = got
+	return nil
+}
+
+// fault converts the JSON form, refusing durations that do not fit a time.Duration before
+// converting them.
+func (w faultJSON) fault() (Fault, error) {
+	switch {
+	case w.RetryAfter < 0 || w.RetryAfter > maxRetryAfter.Seconds():
+		return Fault{}, invalidField("retry_after", "must be from 0 to %v seconds, got %v", maxRetryAfter.Seconds(), w.RetryAfter)
+	case w.LatencyMS < 0 || w.LatencyMS > maxFaultLatency.Milliseconds():
+		return Fault{}, invalidField("latency_ms", "must be from 0 to %d, got %d", maxFaultLatency.Milliseconds(), w.LatencyMS)
+	}
+	return Fault{ID: w.ID, Method: w.Method, Path: w.Path, Status: w.Status,
+		RetryAfter: time.Duration(w.RetryAfter * float64(time.Second)), Latency: time.Duration(w.LatencyMS) * time.Millisecond,
+		Drop: w.Drop, StreamEvents: w.StreamEvents, Times: w.Times}, nil
 }
 
 // faultStatusTypes maps the statuses a fault may answer with to their error types (gaps §1).
@@ -65,7 +121,7 @@ func (s *Server) InjectFault(f Fault) (Fault, error) {
 	if f.Times == 0 {
 		f.Times = 1
 	}
-	f.ID = s.ids.next("fault_")
+	f.ID = s.ctlIDs.next("fault_")
 	s.faults.mu.Lock()
 	s.faults.list = append(s.faults.list, &f)
 	s.faults.mu.Unlock()
@@ -83,17 +139,17 @@ func (f *Fault) validate() error {
 		return invalidField("status", "%d has no error type; use one of %v, or 0 to answer normally", f.Status, statuses)
 	case f.Times < 0:
 		return invalidField("times", "must be at least 1, got %d", f.Times)
-	case f.LatencyMS < 0 || f.LatencyMS > 600000:
-		return invalidField("latency_ms", "must be from 0 to 600000, got %d", f.LatencyMS)
-	case f.RetryAfter < 0:
-		return invalidField("retry_after", "must not be negative, got %v", f.RetryAfter)
+	case f.Latency < 0 || f.Latency > maxFaultLatency:
+		return invalidField("latency_ms", "must be from 0 to %d (Latency from 0 to %v), got %v", maxFaultLatency.Milliseconds(), maxFaultLatency, f.Latency)
+	case f.RetryAfter < 0 || f.RetryAfter > maxRetryAfter:
+		return invalidField("retry_after", "must be from 0 to %v seconds (RetryAfter from 0 to %v), got %v", maxRetryAfter.Seconds(), maxRetryAfter, f.RetryAfter)
 	case f.Path != "" && !strings.HasPrefix(f.Path, "/"):
 		return invalidField("path", "must start with /, got %q", f.Path)
 	case f.StreamEvents < 0:
 		return invalidField("stream_events", "must not be negative, got %d", f.StreamEvents)
 	case f.StreamEvents > 0 && f.Drop:
 		return invalidField("stream_events", "cuts a stream itself; drop_connection drops the request before it is served: give one of them")
-	case f.Status == 0 && f.LatencyMS == 0 && !f.Drop && f.StreamEvents == 0:
+	case f.Status == 0 && f.Latency == 0 && !f.Drop && f.StreamEvents == 0:
 		return invalid("a fault needs a status, a latency_ms, drop_connection or stream_events")
 	}
 	return nil
@@ -153,9 +209,9 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 		return false
 	}
 	gc.Set(keyFault, true)
-	if f.LatencyMS > 0 {
+	if f.Latency > 0 {
 		select {
-		case <-time.After(time.Duration(f.LatencyMS) * time.Millisecond):
+		case <-time.After(f.Latency):
 		case <-gc.Request.Context().Done():
 		}
 	}
@@ -172,22 +228,26 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 	if f.Status == http.StatusTooManyRequests || f.Status == 529 {
 		retry := f.RetryAfter
 		if retry == 0 {
-			retry = 1
+			retry = time.Second
 		}
-		gc.Header("retry-after", strconv.FormatFloat(retry, 'f', -1, 64))
-		gc.Header("retry-after-ms", strconv.FormatInt(int64(retry*1000), 10))
+		gc.Header("retry-after", strconv.FormatFloat(retry.Seconds(), 'f', -1, 64))
+		gc.Header("retry-after-ms", strconv.FormatInt(retry.Milliseconds(), 10))
 	}
 	s.writeError(gc, (&apiError{typ: faultStatusTypes[f.Status], message: fmt.Sprintf("injected fault %s", f.ID)}).withStatus(f.Status))
 	return true
 }
 
 func (s *Server) injectFault(c *call) (any, error) {
-	var f Fault
-	if err := c.bind(&f); err != nil {
+	var w faultJSON
+	if err := c.bind(&w); err != nil {
 		return nil, err
 	}
-	if f.ID != "" {
+	if w.ID != "" {
 		return nil, invalidField("id", "is set by the server")
+	}
+	f, err := w.fault()
+	if err != nil {
+		return nil, err
 	}
 	return s.InjectFault(f)
 }

@@ -1,14 +1,19 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fixtures"
 	"github.com/platformkit/platformkit/schemas"
@@ -45,35 +50,69 @@ var loaders = []func(fs.FS, *Fixtures) error{
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one
-// the fake knows (fixtures/X.json is described by the schema "fixtures/X") and must conform to
-// its schema; the error names the file and the field.
+// the fake knows (fixtures/X.json is described by the schema "fixtures/X"), must be valid JSON
+// (the error names the file, line and column) and must conform to its schema (the error names the
+// file and the field). Every "id" in the data set must be unique across all its files: a
+// duplicate is refused with both places. organizations.json is required, since without it no
+// credential is known and every API request would answer 401; any other file may be missing,
+// which leaves its area empty.
 func LoadFixtures(fsys fs.FS) (*Fixtures, error) {
+	if err := checkFixtureFiles(fsys); err != nil {
+		return nil, err
+	}
+	return parseFixtures(fsys)
+}
+
+// DefaultFixtures returns the embedded data set, parsed on first use and shared afterwards. It is
+// not checked against the schemas here: that would compile them and cost most of the binary's
+// start-up, and TestEmbeddedFixturesConform proves the embedded files conform.
+var DefaultFixtures = sync.OnceValues(func() (*Fixtures, error) {
+	return parseFixtures(fixtures.FS())
+})
+
+// checkFixtureFiles checks that every JSON file of fsys is a fixture file the fake knows and
+// conforms to its schema.
+func checkFixtureFiles(fsys fs.FS) error {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return nil, fmt.Errorf("fixtures: %w", err)
+		return fmt.Errorf("fixtures: %w", err)
 	}
-	known := map[string]bool{}
-	for _, n := range schemas.Names() {
-		if rest, ok := strings.CutPrefix(n, "fixtures/"); ok {
-			known[rest+".json"] = true
-		}
-	}
+	known := schemas.Names()
+	ids := map[string]fixturePlace{}
+	hasOrgs := false
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || path.Ext(name) != ".json" {
 			continue
 		}
-		if !known[name] {
-			return nil, fmt.Errorf("fixtures: %s: not a fixture file the fake knows", name)
+		schema := "fixtures/" + strings.TrimSuffix(name, ".json")
+		if _, known := slices.BinarySearch(known, schema); !known {
+			return fmt.Errorf("fixtures: %s: not a fixture file the fake knows", name)
 		}
+		hasOrgs = hasOrgs || name == "organizations.json"
 		raw, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return nil, fmt.Errorf("fixtures: %w", err)
+			return fmt.Errorf("fixtures: %w", err)
 		}
-		if err := schemas.Validate("fixtures/"+strings.TrimSuffix(name, ".json"), raw, schemas.Strict); err != nil {
-			return nil, fmt.Errorf("fixtures: %s: %w", name, err)
+		if err := checkSyntax(name, raw); err != nil {
+			return fmt.Errorf("fixtures: %w", err)
+		}
+		if err := schemas.Validate(schema, raw, schemas.Strict); err != nil {
+			return fmt.Errorf("fixtures: %s: %w", name, err)
+		}
+		if err := checkUniqueIDs(ids, name, raw); err != nil {
+			return fmt.Errorf("fixtures: %w", err)
 		}
 	}
+	if !hasOrgs {
+		return errors.New("fixtures: the data set has no organizations.json, so no credential would work " +
+			"and every API request would answer 401; copy fixtures/organizations.json into it")
+	}
+	return nil
+}
+
+// parseFixtures runs every area's loader over fsys, whose files conform to their schemas.
+func parseFixtures(fsys fs.FS) (*Fixtures, error) {
 	fx := &Fixtures{creds: map[string]*credential{}}
 	for _, load := range loaders {
 		if err := load(fsys, fx); err != nil {
@@ -83,10 +122,77 @@ func LoadFixtures(fsys fs.FS) (*Fixtures, error) {
 	return fx, nil
 }
 
-// DefaultFixtures returns the embedded data set, parsed on first use and shared afterwards.
-var DefaultFixtures = sync.OnceValues(func() (*Fixtures, error) {
-	return LoadFixtures(fixtures.FS())
-})
+// fixturePlace is where a value sits in a fixture file, for error messages. The line and column
+// are worked out only when an error is written: counting lines for every ID would cost more than
+// the rest of the check.
+type fixturePlace struct {
+	file   string
+	raw    []byte // the file's content
+	offset int
+	path   string // the JSON path, as in schema errors ("users.3.id")
+}
+
+func (p fixturePlace) String() string {
+	line, col := placeAt(p.raw, p.offset)
+	return fmt.Sprintf("%s:%d:%d (%s)", p.file, line, col, p.path)
+}
+
+// placeAt returns the line and column (both from 1, the column in bytes) of offset in raw.
+func placeAt(raw []byte, offset int) (line, col int) {
+	offset = min(max(offset, 0), len(raw))
+	before := raw[:offset]
+	return bytes.Count(before, []byte("\n")) + 1, offset - bytes.LastIndexByte(before, '\n')
+}
+
+// checkSyntax refuses a file that is not valid JSON, naming the line and column where reading
+// it failed.
+func checkSyntax(name string, raw []byte) error {
+	if json.Valid(raw) {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%s: not valid JSON: %v", name, err)
+	}
+	line, col := placeAt(raw, int(se.Offset)-1) // Offset counts the offending byte
+	return fmt.Errorf("%s:%d:%d: not valid JSON: %v", name, line, col, se)
+}
+
+// checkUniqueIDs adds the place of every string "id" field of a file to ids, and refuses an ID that
+// is already there: two records with one ID would make lookups by ID pick one silently.
+func checkUniqueIDs(ids map[string]fixturePlace, name string, raw []byte) error {
+	var err error
+	var walk func(v gjson.Result, path string)
+	walk = func(v gjson.Result, path string) {
+		i := 0
+		v.ForEach(func(key, val gjson.Result) bool {
+			p := key.String()
+			if v.IsArray() {
+				p = strconv.Itoa(i)
+				i++
+			}
+			if path != "" {
+				p = path + "." + p
+			}
+			if v.IsObject() && key.String() == "id" && val.Type == gjson.String {
+				here := fixturePlace{name, raw, val.Index, p}
+				if first, dup := ids[val.String()]; dup {
+					err = fmt.Errorf("id %q is used twice: at %s and at %s", val.String(), first, here)
+					return false
+				}
+				ids[val.String()] = here
+			}
+			if val.IsObject() || val.IsArray() {
+				walk(val, p)
+			}
+			return err == nil
+		})
+	}
+	walk(gjson.ParseBytes(raw), "")
+	return err
+}
 
 // readFixture decodes the named file into v. A missing file is not an error: found is false.
 func readFixture(fsys fs.FS, name string, v any) (found bool, err error) {

@@ -1,9 +1,12 @@
 package fake
 
 import (
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 func TestDefaultFixturesLoad(t *testing.T) {
@@ -13,6 +16,17 @@ func TestDefaultFixturesLoad(t *testing.T) {
 	}
 	if len(fx.orgs) != 2 || fx.creds["test-api-key-2"].org != fx.orgs[1] {
 		t.Fatalf("want two organizations, the second owning test-api-key-2")
+	}
+}
+
+// TestEmbeddedFixturesConform is the schema check that DefaultFixtures skips at start-up: every
+// embedded file is a known fixture file and conforms to its schema.
+func TestEmbeddedFixturesConform(t *testing.T) {
+	if err := checkFixtureFiles(fixtures.FS()); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkFixtureFiles(fstest.MapFS{"organizations.json": {Data: []byte(`{"organizations":[{"id":1}]}`)}}); err == nil {
+		t.Fatal("a file outside its schema passed the check")
 	}
 }
 
@@ -46,6 +60,47 @@ func TestCustomFixtures(t *testing.T) {
 				t.Fatalf("models over a set without models.json: %d %s", w.Code, w.Body)
 			}
 			wantError(t, send(t, s, "GET", "/v1/models", "", modelsHeaders...), 401, errAuthentication, "")
+		})
+	}
+}
+
+// TestFixtureLoadErrors: the errors a person editing a data set meets name the file and the place.
+func TestFixtureLoadErrors(t *testing.T) {
+	orgs, err := fs.ReadFile(fixtures.FS(), "organizations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := fs.ReadFile(fixtures.FS(), "users.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A credential whose ID is a user's: the duplicate spans two files.
+	clash := strings.Replace(string(orgs), "apikey_01AcmeDefaultKey00000001", "user_01AcmeAdaAdmin000000000001", 1)
+	for name, tc := range map[string]struct {
+		files fstest.MapFS
+		want  []string
+	}{
+		"syntax error": {fstest.MapFS{"organizations.json": {Data: orgs}, "models.json": {Data: []byte("{\n  \"models\": [\n    {\"id\": \"m\",}\n  ]\n}\n")}},
+			[]string{"models.json:3:16:", "not valid JSON"}},
+		"duplicate ID in one file": {fstest.MapFS{"organizations.json": {Data: orgs}, "environments.json": {Data: []byte(`{"environments": [
+{"organization_id": "org_01AcmeCorporation00000001", "id": "env_a", "name": "a", "created_at": "2025-01-01T00:00:00Z"},
+{"organization_id": "org_01AcmeCorporation00000001", "id": "env_a", "name": "b", "created_at": "2025-01-01T00:00:00Z"}]}`)}},
+			[]string{`id "env_a" is used twice`, "environments.json:2:", "(environments.0.id)", "environments.json:3:", "(environments.1.id)"}},
+		"duplicate ID across files": {fstest.MapFS{"organizations.json": {Data: []byte(clash)}, "users.json": {Data: users}},
+			[]string{`id "user_01AcmeAdaAdmin000000000001" is used twice`, "organizations.json:9:", "(organizations.0.credentials.0.id)", "users.json:3:", "(users.0.id)"}},
+		"no organizations": {fstest.MapFS{"users.json": {Data: users}},
+			[]string{"no organizations.json", "no credential would work"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := LoadFixtures(tc.files)
+			if err == nil {
+				t.Fatal("LoadFixtures accepted the data set")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v\nwant it to mention %q", err, w)
+				}
+			}
 		})
 	}
 }

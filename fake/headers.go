@@ -14,7 +14,7 @@ const APIVersion = "2023-06-01"
 // selected.
 func checkVersionHeaders(r *http.Request, ifc *iface) ([]string, error) {
 	if ifc.version {
-		switch v := r.Header.Get("vendor-version"); v {
+		switch v := r.Header.Get("Vendor-Version"); v {
 		case "":
 			return nil, invalid("vendor-version: header is required")
 		case APIVersion:
@@ -33,7 +33,7 @@ func checkVersionHeaders(r *http.Request, ifc *iface) ([]string, error) {
 // (spec 9.2, gaps §2). Unknown values are kept: any string is allowed.
 func parseBetas(h http.Header) []string {
 	var out []string
-	for _, line := range h.Values("vendor-beta") {
+	for _, line := range h.Values("Vendor-Beta") {
 		for _, v := range strings.Split(line, ",") {
 			if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
 				out = append(out, v)

@@ -1,7 +1,7 @@
 package fake
 
 import (
-	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -19,22 +19,54 @@ type ids struct{ n atomic.Uint64 }
 
 // next returns a new ID with the prefix (which includes its underscore, as in "msg_").
 func (g *ids) next(prefix string) string {
-	return prefix + "01" + encodeBase62(g.n.Add(1), idWidth)
+	var buf [64]byte // on the stack: the string conversion is the only allocation
+	b := append(append(buf[:0], prefix...), "01"...)
+	return string(appendBase62(b, g.n.Add(1), idWidth))
 }
 
 func (g *ids) reset() { g.n.Store(0) }
 
-func encodeBase62(n uint64, width int) string {
-	var b [16]byte
-	i := len(b)
-	for n > 0 {
-		i--
+// controlRequestPrefix starts the request-id of a control call, so that it never equals the
+// request-id of an API request.
+const controlRequestPrefix = "req_fake_"
+
+// controlIDs hands out the IDs of the control API: its request-ids and what it creates (faults,
+// tunnels, work items, sessions). They never come from the API's counters, so polling
+// /_fake/health or injecting a fault leaves every later API answer byte-identical. Each prefix
+// has its own counter, so the n-th work item enqueued is work_01...n however many other control
+// calls came before it. Kinds the control API creates are never created by the API, so the two
+// families of counters cannot hand out the same ID.
+type controlIDs struct {
+	mu sync.Mutex
+	n  map[string]uint64
+}
+
+// next returns the next control ID with the prefix, in the form of ids.next.
+func (g *controlIDs) next(prefix string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n == nil {
+		g.n = map[string]uint64{}
+	}
+	g.n[prefix]++
+	return string(appendBase62([]byte(prefix+"01"), g.n[prefix], idWidth))
+}
+
+func (g *controlIDs) reset() {
+	g.mu.Lock()
+	g.n = nil
+	g.mu.Unlock()
+}
+
+// appendBase62 appends n in base 62, left-padded with zeros to width digits. Any uint64 fits in
+// 11 digits (62^11 > 2^64), so a width of idWidth never truncates.
+func appendBase62(b []byte, n uint64, width int) []byte {
+	for range width {
+		b = append(b, '0')
+	}
+	for i := len(b) - 1; n > 0; i-- {
 		b[i] = idAlphabet[n%62]
 		n /= 62
 	}
-	s := string(b[i:])
-	if len(s) < width {
-		s = strings.Repeat("0", width-len(s)) + s
-	}
-	return s
+	return b
 }

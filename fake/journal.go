@@ -11,7 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// JournalEntry is one API request the server answered (DESIGN.md: the request journal). Control
+// JournalEntry is one API request the server answered (GET /_fake/journal). Control
 // requests (/_fake/) are never recorded, and no credential is: only the ID of the key used.
 // Entries are bounded (see journalValueCap and the caps beside it): what was cut is named in
 // Truncated, so a test never mistakes a shortened value for what was sent.
@@ -26,12 +26,16 @@ type JournalEntry struct {
 	BodyBytes    int               `json:"body_bytes"`    // the size of the body the handler read
 	Interface    string            `json:"interface"`     // which interface of spec 5; "" if no route matched
 	CredentialID string            `json:"credential_id"` // the ID of the key used; "" if none was accepted
-	Status       int               `json:"status"`        // 0 when the connection was dropped
-	ErrorType    string            `json:"error_type"`    // "" on success
+	// CredentialHeader is the header that carried the accepted credential, "x-api-key" or
+	// "authorization" (never its value); "" if none was accepted.
+	CredentialHeader string `json:"credential_header"`
+	Status           int    `json:"status"`     // 0 when the connection was dropped
+	ErrorType        string `json:"error_type"` // "" on success
 	// Valid is false when the fake refused the request as malformed (invalid_request_error or
 	// request_too_large): a client test asserts it to prove it sent what the API accepts.
-	Valid bool `json:"valid"`
-	Fault bool `json:"fault"` // answered by an injected fault
+	Valid bool   `json:"valid"`
+	Fault bool   `json:"fault"` // answered by an injected fault
+	Stub  string `json:"stub"`  // the ID of the stub whose reply answered; "" if none did
 	// Truncated names what the entry shortened or left out to stay bounded, in order: "path",
 	// "query", "headers.NAME" (a value cut to 1 KiB), "headers" (headers beyond 16 KiB left
 	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.
@@ -118,11 +122,13 @@ func (s *Server) ClearJournal() int {
 
 // Context keys the adapter and the writers leave for the journal.
 const (
-	keyInterface    = "platformkit.interface"
-	keyCredentialID = "platformkit.credential_id"
-	keyErrorType    = "platformkit.error_type"
-	keyBody         = "platformkit.body"
-	keyFault        = "platformkit.fault"
+	keyInterface        = "platformkit.interface"
+	keyCredentialID     = "platformkit.credential_id"
+	keyCredentialHeader = "platformkit.credential_header"
+	keyErrorType        = "platformkit.error_type"
+	keyBody             = "platformkit.body"
+	keyFault            = "platformkit.fault"
+	keyStub             = "platformkit.stub"
 )
 
 // record adds the finished request to the journal. It is on every request's path, so it keeps
@@ -131,15 +137,17 @@ const (
 func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	r := gc.Request
 	e := JournalEntry{
-		RequestID:    gc.GetString(requestIDKey),
-		At:           at,
-		Method:       r.Method,
-		Interface:    gc.GetString(keyInterface),
-		CredentialID: gc.GetString(keyCredentialID),
-		Status:       status,
-		ErrorType:    gc.GetString(keyErrorType),
-		Fault:        gc.GetBool(keyFault),
-		Truncated:    []string{}, // no allocation: a zero-length slice
+		RequestID:        gc.GetString(requestIDKey),
+		At:               at,
+		Method:           r.Method,
+		Interface:        gc.GetString(keyInterface),
+		CredentialID:     gc.GetString(keyCredentialID),
+		CredentialHeader: gc.GetString(keyCredentialHeader),
+		Status:           status,
+		ErrorType:        gc.GetString(keyErrorType),
+		Fault:            gc.GetBool(keyFault),
+		Stub:             gc.GetString(keyStub),
+		Truncated:        []string{}, // no allocation: a zero-length slice
 	}
 	e.Path = e.bounded("path", r.URL.Path, journalURLCap)
 	e.Query = e.bounded("query", r.URL.RawQuery, journalURLCap)
@@ -247,7 +255,7 @@ func (s *Server) getJournal(c *call) (any, error) {
 		return nil, err
 	}
 	entries := s.Journal()
-	keyOf := func(e JournalEntry) listKey { return listKey{ID: encodeBase62(e.seq, 11)} }
+	keyOf := func(e JournalEntry) listKey { return listKey{ID: string(appendBase62(nil, e.seq, 11))} }
 	idOf := func(e JournalEntry) string { return e.RequestID }
 	return pageByCursor(entries, keyOf, idOf, oldestFirst, q, func(id string) (listKey, bool) {
 		for i := len(entries) - 1; i >= 0; i-- {

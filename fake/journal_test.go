@@ -79,7 +79,7 @@ func TestJournalKeepsJSONBodies(t *testing.T) {
 
 func TestFaultAnswersErrorWithRetryHeaders(t *testing.T) {
 	s := checked(t)
-	if _, err := s.InjectFault(Fault{Path: "/v1/models*", Status: 429, RetryAfter: 2.5, Times: 2}); err != nil {
+	if _, err := s.InjectFault(Fault{Path: "/v1/models*", Status: 429, RetryAfter: 2500 * time.Millisecond, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
@@ -136,7 +136,7 @@ func TestFaultDropsConnectionAndDelays(t *testing.T) {
 		req, _ := http.NewRequest("GET", ts.URL+"/v1/models", nil)
 		req.Header.Set("X-Api-Key", "test-api-key")
 		req.Header.Set("vendor-version", APIVersion)
-		return ts.Client().Do(req)
+		return ts.Server.Client().Do(req)
 	}
 	ts.Fake.InjectFault(Fault{Drop: true})
 	if resp, err := get(); err == nil {
@@ -146,7 +146,7 @@ func TestFaultDropsConnectionAndDelays(t *testing.T) {
 	if j := ts.Fake.Journal(); len(j) != 1 || j[0].Status != 0 || !j[0].Fault {
 		t.Fatalf("journal after a drop: %+v", j)
 	}
-	ts.Fake.InjectFault(Fault{LatencyMS: 150})
+	ts.Fake.InjectFault(Fault{Latency: 150 * time.Millisecond})
 	start := time.Now()
 	resp, err := get()
 	if err != nil {
@@ -166,7 +166,7 @@ func TestFaultCutsStreams(t *testing.T) {
 		req.Header.Set("X-Api-Key", "test-api-key")
 		req.Header.Set("vendor-version", APIVersion)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := ts.Client().Do(req)
+		resp, err := ts.Server.Client().Do(req)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -38,9 +38,8 @@ func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
 	if _, err := readFixture(fsys, "memory_stores.json", &file); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
 	for _, fs := range file.MemoryStores {
-		st, err := fs.parse(fx, seen)
+		st, err := fs.parse(fx)
 		if err != nil {
 			return fmt.Errorf("memory_stores.json: store %s: %w", fs.ID, err)
 		}
@@ -49,17 +48,13 @@ func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
 	return nil
 }
 
-// parse checks one store's history (IDs unique across the file, created first, nothing after
-// deleted, redactions nulling content and path) and replays it into live memories.
-func (f *memFixtureStore) parse(fx *Fixtures, seen map[string]bool) (*memStoreState, error) {
+// parse checks one store's history (created first, nothing after deleted, redactions nulling
+// content and path; LoadFixtures has checked that IDs are unique) and replays it into live memories.
+func (f *memFixtureStore) parse(fx *Fixtures) (*memStoreState, error) {
 	o := fx.orgByID(f.OrganizationID)
 	if o == nil {
 		return nil, fmt.Errorf("unknown organization %s", f.OrganizationID)
 	}
-	if seen[f.ID] {
-		return nil, fmt.Errorf("the ID is used twice")
-	}
-	seen[f.ID] = true
 	rec := f.memoryStore
 	rec.Type = "memory_store"
 	if rec.Metadata == nil {
@@ -67,10 +62,6 @@ func (f *memFixtureStore) parse(fx *Fixtures, seen map[string]bool) (*memStoreSt
 	}
 	st := newMemStoreState(o, rec)
 	for _, fv := range f.Versions {
-		if seen[fv.ID] {
-			return nil, fmt.Errorf("version ID %s is used twice", fv.ID)
-		}
-		seen[fv.ID] = true
 		redacted := fv.RedactedAt != nil
 		if redacted != (fv.Path == nil) || redacted != (fv.RedactedBy != nil) {
 			return nil, fmt.Errorf("version %s: path is null and redacted_by is set exactly when redacted_at is", fv.ID)

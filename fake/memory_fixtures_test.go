@@ -47,9 +47,6 @@ func TestMemoryFixturesRefuseBrokenHistories(t *testing.T) {
 			ver("memver_2", "mem_a", "deleted", "2025-01-02T00:00:00Z", "x", "/a")}, "content is null exactly"},
 		{"path null without redaction", "", []map[string]any{ver("memver_1", "mem_a", "created", "2025-01-01T00:00:00Z", "x", nil)}, "redacted_at"},
 		{"invalid path", "", []map[string]any{ver("memver_1", "mem_a", "created", "2025-01-01T00:00:00Z", "x", "/a//b")}, "empty"},
-		{"duplicate version ID", "", []map[string]any{
-			ver("memver_1", "mem_a", "created", "2025-01-01T00:00:00Z", "x", "/a"),
-			ver("memver_1", "mem_b", "created", "2025-01-01T00:00:00Z", "x", "/b")}, "used twice"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

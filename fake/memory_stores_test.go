@@ -236,7 +236,7 @@ func TestMemoryBetaOptional(t *testing.T) {
 		for _, b := range betas {
 			req.Header.Add("vendor-beta", b)
 		}
-		resp, err := ts.Client().Do(req)
+		resp, err := ts.Server.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

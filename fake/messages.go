@@ -11,8 +11,9 @@ import (
 	"strings"
 )
 
-// Messages (spec 2.9, 4.4, gaps §4). The area keeps no state: a response is a pure function of
-// the request (and the scenario fixtures), which is what makes it reproducible.
+// Messages (spec 2.9, 4.4, gaps §4). The area keeps no state of its own: a response is a pure
+// function of the request, the scenario fixtures and the stubs a test registered
+// (messages_stubs.go), which is what makes it reproducible.
 
 // messageRequest is the part of a validated Create a Message body that the scripted model reads.
 // raw keeps the whole decoded body (numbers as json.Number), for the token counter and the seed;
@@ -53,31 +54,38 @@ type toolDef struct {
 
 func (t toolDef) custom() bool { return t.Type == "" || t.Type == "custom" }
 
-// block is one content block, as decoded JSON. Blocks are maps because scenario fixtures hold
-// every block type of 2.9 and the stream writes them back byte for byte.
-type block = map[string]any
+// ContentBlock is one content block, as decoded JSON: its "type" says which of the block types
+// of the Platform API reference (section 2.9) it is, and so which other fields it has. Blocks are
+// maps because scenario fixtures hold every block type and the stream writes them back byte for
+// byte.
+type ContentBlock = map[string]any
 
-// message is the response of spec 2.9 with the fields of gaps §4.
-type message struct {
-	ID           string       `json:"id"`
-	Type         string       `json:"type"`
-	Role         string       `json:"role"`
-	Content      []block      `json:"content"`
-	Model        string       `json:"model"`
-	StopReason   *string      `json:"stop_reason"`
-	StopSequence *string      `json:"stop_sequence"`
-	StopDetails  *stopDetails `json:"stop_details"`
-	Usage        usage        `json:"usage"`
+// block is the fake's short name for a ContentBlock.
+type block = ContentBlock
+
+// Message is the answer of POST /v1/messages (the Platform API reference, section 2.9, with the
+// fields of gaps §4). The fake answers with it, and AccumulateMessage rebuilds it from a stream.
+type Message struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type"`
+	Role         string         `json:"role"`
+	Content      []ContentBlock `json:"content"`
+	Model        string         `json:"model"`
+	StopReason   *string        `json:"stop_reason"`
+	StopSequence *string        `json:"stop_sequence"`
+	StopDetails  *StopDetails   `json:"stop_details"`
+	Usage        Usage          `json:"usage"`
 }
 
-// stopDetails is the refusal record of spec 2.9.
-type stopDetails struct {
+// StopDetails is the refusal record of a message whose stop_reason is "refusal" (section 2.9).
+type StopDetails struct {
 	Type        string  `json:"type"`
 	Category    *string `json:"category"`
 	Explanation *string `json:"explanation"`
 }
 
-type usage struct {
+// Usage is a message's token accounting (gaps §4).
+type Usage struct {
 	InputTokens              int `json:"input_tokens"`
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
@@ -263,6 +271,16 @@ func (req *messageRequest) lastTurn() (string, []block) {
 		blocks = append(blocks, m.blocks...)
 	}
 	return role, blocks
+}
+
+// lastUserText is the text of the last turn, if it is a user turn: what scenario rules and stub
+// rules match on.
+func (req *messageRequest) lastUserText() (string, bool) {
+	role, blocks := req.lastTurn()
+	if role != "user" {
+		return "", false
+	}
+	return turnText(blocks), true
 }
 
 // turnText is the text of a turn's text blocks, concatenated.

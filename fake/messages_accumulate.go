@@ -53,8 +53,10 @@ func ParseEventStream(body []byte) ([]StreamEvent, error) {
 // AccumulateMessage rebuilds the message a streamed Create a Message delivered, checking the
 // order of gaps §4 on the way: message_start first; blocks started in index order from 0, never
 // interleaved, each stopped; tool_use started with input exactly {}; message_delta, then
-// message_stop last; ping anywhere. It returns the first violation as an error.
-func AccumulateMessage(events []StreamEvent) (map[string]any, error) {
+// message_stop last; ping anywhere. It returns the first violation as an error. Numbers inside
+// content blocks (tool input) are json.Number, so they compare exactly; message fields that
+// Message does not name are dropped.
+func AccumulateMessage(events []StreamEvent) (*Message, error) {
 	var msg map[string]any
 	content := []any{}
 	var partial strings.Builder
@@ -132,7 +134,17 @@ func AccumulateMessage(events []StreamEvent) (map[string]any, error) {
 		return nil, fmt.Errorf("the stream does not end with message_stop")
 	}
 	msg["content"] = content
-	return msg, nil
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	var out Message
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("the accumulated message does not have the shape of a message: %v", err)
+	}
+	return &out, nil
 }
 
 // applyDelta adds one content_block_delta to the block it belongs to.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -107,5 +108,5 @@ func completionStream(full completion) sseStream {
 	}
 	events = append(events, piece("", full.StopReason))
 	events = append(events[:1], append([]sseEvent{{"ping", map[string]string{"type": "ping"}}}, events[1:]...)...)
-	return sseStream{schema: "messages/completion_stream_event", events: events}
+	return sseStream{schema: "messages/completion_stream_event", events: slices.Values(events)}
 }

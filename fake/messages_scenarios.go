@@ -30,12 +30,7 @@ type Scenario struct {
 // scenario is one canned response.
 type scenario struct {
 	Scenario
-	Response struct {
-		Content      []block      `json:"content"`
-		StopReason   string       `json:"stop_reason"`
-		StopSequence *string      `json:"stop_sequence"`
-		StopDetails  *stopDetails `json:"stop_details"`
-	} `json:"response"`
+	Response Reply `json:"response"`
 }
 
 // matches reports whether the scenario's rule selects a request whose last user text is text.
@@ -81,46 +76,72 @@ func loadScenarios(fsys fs.FS, fx *Fixtures) error {
 	return nil
 }
 
-// pick returns the scenario a request selects, or nil for the scripted model. A name in the
-// header that is not in the library is a 400 naming the header and the known names.
-func (lib *scenarioLibrary) pick(name string, req *messageRequest) (*scenario, error) {
-	if name != "" {
-		sc := lib.byName[name]
-		if sc == nil {
-			names := make([]string, 0, len(lib.list))
-			for _, s := range lib.list {
-				names = append(names, s.Name)
-			}
-			slices.Sort(names)
-			return nil, invalid("%s: no scenario named %q; known scenarios: %s", headerScenario, name, orNone(names))
-		}
+// named returns the scenario the Fake-Scenario header names. A name that is not in the library
+// is a 400 naming the header and the known names.
+func (lib *scenarioLibrary) named(name string) (*scenario, error) {
+	if sc := lib.byName[name]; sc != nil {
 		return sc, nil
 	}
-	role, blocks := req.lastTurn()
-	if role != "user" {
-		return nil, nil
+	names := make([]string, 0, len(lib.list))
+	for _, s := range lib.list {
+		names = append(names, s.Name)
 	}
-	text := turnText(blocks)
+	slices.Sort(names)
+	return nil, invalid("%s: no scenario named %q; known scenarios: %s", headerScenario, name, orNone(names))
+}
+
+// matching returns the first scenario whose rule selects the request, or nil.
+func (lib *scenarioLibrary) matching(req *messageRequest) *scenario {
+	text, ok := req.lastUserText()
+	if !ok {
+		return nil
+	}
 	for _, sc := range lib.list {
 		if sc.matches(text) {
-			return sc, nil
+			return sc
 		}
+	}
+	return nil
+}
+
+// pickReply chooses who answers a valid request, most explicit first:
+//
+//  1. the scenario the Fake-Scenario header names: the request itself asks for it;
+//  2. the first registered stub whose rules match (a stub's reply is used up by it);
+//  3. the first scenario of the library whose matching rule selects the request;
+//  4. nil: the scripted model.
+//
+// Stubs come before the library's rules because a test registers them for this very run.
+func (s *Server) pickReply(c *call, req *messageRequest) (*Reply, error) {
+	if name := c.GetHeader(headerScenario); name != "" {
+		sc, err := s.fx.canned.named(name)
+		if err != nil {
+			return nil, err
+		}
+		return &sc.Response, nil
+	}
+	if r, id := s.stubs.take(req); r != nil {
+		c.Set(keyStub, id)
+		return r, nil
+	}
+	if sc := s.fx.canned.matching(req); sc != nil {
+		return &sc.Response, nil
 	}
 	return nil, nil
 }
 
-// respondTo builds the message for a valid request: the selected scenario's, or the scripted
-// model's. Usage is counted the same way for both.
-func (s *Server) respondTo(c *call, req *messageRequest) (*message, error) {
-	sc, err := s.fx.canned.pick(c.GetHeader(headerScenario), req)
+// respondTo builds the message for a valid request: a canned reply (pickReply) or the scripted
+// model's. The fake fills in the same fields, and counts usage the same way, for both.
+func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
+	r, err := s.pickReply(c, req)
 	if err != nil {
 		return nil, err
 	}
-	msg := &message{ID: s.ids.next("msg_"), Type: "message", Role: "assistant", Model: req.Model}
+	msg := &Message{ID: s.ids.next("msg_"), Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
-	if sc != nil {
-		msg.Content, reason = sc.Response.Content, sc.Response.StopReason
-		msg.StopSequence, msg.StopDetails = sc.Response.StopSequence, sc.Response.StopDetails
+	if r != nil {
+		msg.Content, reason = r.Content, r.StopReason
+		msg.StopSequence, msg.StopDetails = r.StopSequence, r.StopDetails
 	} else {
 		msg.Content, reason, msg.StopSequence = s.generate(req)
 	}

@@ -1,9 +1,9 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"net/http"
 	"strings"
@@ -12,6 +12,9 @@ import (
 
 // Streaming (gaps §4, §5): server-sent events built from the complete response, so that
 // accumulating a stream gives exactly the response the same request gets without streaming.
+// The response is computed before the first event (a request error must still be answered as a
+// 400, and the events carry the answer's usage and IDs), but the events are built and encoded one
+// at a time as they are written: the first leaves without waiting for the last to be made.
 
 // sseEvent is one server-sent event; data carries "type": name.
 type sseEvent struct {
@@ -24,7 +27,7 @@ type sseEvent struct {
 // checked against schema.
 type sseStream struct {
 	schema string
-	events []sseEvent
+	events iter.Seq[sseEvent]
 }
 
 func (st sseStream) respond(c *call) {
@@ -37,7 +40,10 @@ func (st sseStream) respond(c *call) {
 		cutBy = f.(Fault)
 		cut = cutBy.StreamEvents
 	}
-	for i, ev := range st.events {
+	e := encoders.Get().(*encoder)
+	defer e.release()
+	i := 0
+	for ev := range st.events {
 		if i == cut {
 			if cutBy.Status == 0 {
 				panic(http.ErrAbortHandler) // the connection drops mid-stream
@@ -45,17 +51,18 @@ func (st sseStream) respond(c *call) {
 			writeErrorEvent(c, faultStatusTypes[cutBy.Status], "injected fault "+cutBy.ID)
 			return
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(ev.data); err != nil {
+		i++
+		e.buf.Reset()
+		e.buf.WriteString("event: " + ev.name + "\ndata: ")
+		if err := e.enc.Encode(ev.data); err != nil {
 			c.srv.report("encoding the %s event of %s: %v", ev.name, c.Request.URL.Path, err)
 			writeErrorEvent(c, errAPI, "the fake could not encode its response")
 			return
 		}
-		data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		data := e.buf.Bytes()[len("event: ")+len(ev.name)+len("\ndata: ") : e.buf.Len()-1]
 		c.srv.checkSchema(c.Context, st.schema, data)
-		if _, err := fmt.Fprintf(c.Writer, "event: %s\ndata: %s\n\n", ev.name, data); err != nil {
+		e.buf.WriteString("\n") // Encode ended the data line; a blank line ends the event
+		if _, err := c.Writer.Write(e.buf.Bytes()); err != nil {
 			return // the client went away
 		}
 		c.Writer.Flush()
@@ -82,7 +89,7 @@ const (
 )
 
 // messageStream is the event sequence of gaps §4 for msg.
-func messageStream(msg *message) sseStream {
+func messageStream(msg *Message) sseStream {
 	start := *msg
 	start.Content = []block{}
 	start.StopReason, start.StopSequence, start.StopDetails = nil, nil, nil
@@ -94,18 +101,28 @@ func messageStream(msg *message) sseStream {
 		}
 		return sseEvent{name, data}
 	}
-	events := []sseEvent{ev("message_start", "message", start), ev("ping")}
-	for i, b := range msg.Content {
-		first, deltas := splitBlock(b)
-		events = append(events, ev("content_block_start", "index", i, "content_block", first))
-		for _, d := range deltas {
-			events = append(events, ev("content_block_delta", "index", i, "delta", d))
+	events := func(yield func(sseEvent) bool) {
+		if !yield(ev("message_start", "message", start)) || !yield(ev("ping")) {
+			return
 		}
-		events = append(events, ev("content_block_stop", "index", i))
+		for i, b := range msg.Content {
+			first, deltas := splitBlock(b)
+			if !yield(ev("content_block_start", "index", i, "content_block", first)) {
+				return
+			}
+			for _, d := range deltas {
+				if !yield(ev("content_block_delta", "index", i, "delta", d)) {
+					return
+				}
+			}
+			if !yield(ev("content_block_stop", "index", i)) {
+				return
+			}
+		}
+		if yield(ev("message_delta", "delta", map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails}, "usage", msg.Usage)) {
+			yield(ev("message_stop"))
+		}
 	}
-	events = append(events,
-		ev("message_delta", "delta", map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails}, "usage", msg.Usage),
-		ev("message_stop"))
 	return sseStream{schema: "messages/stream_event", events: events}
 }
 

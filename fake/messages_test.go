@@ -189,7 +189,7 @@ func TestMessageLimits(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(make([]byte, 33<<20)))
 	req.Header.Set("X-Api-Key", "test-api-key")
 	req.Header.Set("vendor-version", APIVersion)
-	resp, err := ts.Client().Do(req)
+	resp, err := ts.Server.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +502,7 @@ func TestScenarioSelection(t *testing.T) {
 		t.Errorf("unknown scenario: %d %s", status, out)
 	}
 	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/_fake/messages/scenarios", nil)
-	resp, err := ts.Client().Do(req)
+	resp, err := ts.Server.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -603,7 +603,7 @@ func events(t testing.TB, body []byte) []StreamEvent {
 }
 
 // accumulate rebuilds the message from a stream, failing the test on a violation of gaps §4.
-func accumulate(t testing.TB, evs []StreamEvent) map[string]any {
+func accumulate(t testing.TB, evs []StreamEvent) *Message {
 	t.Helper()
 	msg, err := AccumulateMessage(evs)
 	if err != nil {
@@ -675,7 +675,7 @@ func TestStreamHeadersAndFirstEvent(t *testing.T) {
 	req.Header.Set("X-Api-Key", "test-api-key")
 	req.Header.Set("vendor-version", APIVersion)
 	req.Header.Set("Accept", "application/json")
-	resp, err := ts.Client().Do(req)
+	resp, err := ts.Server.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -837,7 +837,7 @@ func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg, err := AccumulateMessage(evs)
-	if err != nil || canonical(t, msg["content"]) != `[{"text":"hi","type":"text"}]` || msg["stop_reason"] != "end_turn" {
+	if err != nil || canonical(t, msg.Content) != `[{"text":"hi","type":"text"}]` || msg.StopReason == nil || *msg.StopReason != "end_turn" {
 		t.Errorf("good stream: %v, %v", msg, err)
 	}
 }

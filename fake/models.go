@@ -73,7 +73,11 @@ func (s *Server) listModels(c *call) (any, error) {
 		return nil, err
 	}
 	list := s.fx.models.list
-	return pageByCursor(list, modelKey, modelID, newestFirst, q, lookupIn(list, modelKey))
+	page, err := pageByCursor(list, modelKey, modelID, newestFirst, q, lookupIn(list, modelKey))
+	if err != nil {
+		return nil, err
+	}
+	return encodedPage(page, func(m *modelInfo) []byte { return m.encoded }), nil
 }
 
 func (s *Server) getModel(c *call) (any, error) {
@@ -82,5 +86,5 @@ func (s *Server) getModel(c *call) (any, error) {
 	if m == nil {
 		return nil, notFound("model", id)
 	}
-	return m, nil
+	return json.RawMessage(m.encoded), nil
 }

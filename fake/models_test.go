@@ -1,7 +1,13 @@
 package fake
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"strconv"
 	"testing"
+
+	"github.com/gin-gonic/gin"
 
 	"github.com/tidwall/gjson"
 )
@@ -62,6 +68,49 @@ func TestModelsGetByIDAndAlias(t *testing.T) {
 		t.Errorf("alias resolved to %q", got)
 	}
 	wantError(t, send(t, s, "GET", "/v1/models/assistant-nope", "", modelsHeaders...), 404, errNotFound, "assistant-nope")
+}
+
+// TestModelBodyIsTheListRecord: a model is encoded once at load and written as it is, so the
+// single-model answer is byte for byte the record of the list, with its length declared.
+func TestModelBodyIsTheListRecord(t *testing.T) {
+	s := checked(t)
+	list := send(t, s, "GET", "/v1/models?limit=1000", "", modelsHeaders...)
+	for _, m := range gjson.Get(list.Body.String(), "data").Array() {
+		w := send(t, s, "GET", "/v1/models/"+m.Get("id").String(), "", modelsHeaders...)
+		if want := m.Raw + "\n"; w.Body.String() != want {
+			t.Errorf("GET %s:\n got %q\nwant %q", m.Get("id"), w.Body, want)
+		}
+		if got, want := w.Header().Get("Content-Length"), strconv.Itoa(w.Body.Len()); got != want {
+			t.Errorf("GET %s: Content-Length %q, want %q", m.Get("id"), got, want)
+		}
+	}
+}
+
+// TestModelPagesAsEncoded: list pages splice the records encoded at load into the page; the
+// bytes are those of encoding the page whole, whatever the cursor.
+func TestModelPagesAsEncoded(t *testing.T) {
+	s := checked(t)
+	fx, _ := DefaultFixtures()
+	for _, q := range []string{"", "?limit=3", "?limit=2&after_id=assistant-opus-4-6", "?before_id=assistant-opus-4-6", "?after_id=assistant-mythos-preview"} {
+		c := &call{Context: &gin.Context{Request: httptest.NewRequest("GET", "/v1/models"+q, nil)}}
+		cq, err := c.cursorQuery(20, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := pageByCursor(fx.models.list, modelKey, modelID, newestFirst, cq, lookupIn(fx.models.list, modelKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(page); err != nil {
+			t.Fatal(err)
+		}
+		if got := send(t, s, "GET", "/v1/models"+q, "", modelsHeaders...).Body.String(); got != want.String() {
+			t.Errorf("GET /v1/models%s:\n got %s\nwant %s", q, got, want.String())
+		}
+	}
 }
 
 func TestModelsLimitRange(t *testing.T) {

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -80,6 +81,13 @@ type cursorPage[T any] struct {
 // an ID used as a cursor: an item of the list, or one deleted from it (so an exporter that
 // deletes as it goes can keep paging); an unknown cursor is a 400.
 func pageByCursor[T any](items []T, keyOf func(T) listKey, idOf func(T) string, cmp order, q cursorQuery, lookup func(id string) (listKey, bool)) (cursorPage[T], error) {
+	return pageKept(items, nil, keyOf, idOf, cmp, q, lookup)
+}
+
+// pageKept is pageByCursor over the items that keep selects (nil keeps all). It finds the
+// cursor's place by binary search and walks from there, in the direction of travel, to one kept
+// item past the page, so a page costs O(log n + page + the items skipped), however long the list.
+func pageKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey, idOf func(T) string, cmp order, q cursorQuery, lookup func(id string) (listKey, bool)) (cursorPage[T], error) {
 	lo, hi := 0, len(items)
 	switch {
 	case q.afterID != "":
@@ -95,22 +103,58 @@ func pageByCursor[T any](items []T, keyOf func(T) listKey, idOf func(T) string, 
 		}
 		hi = sort.Search(len(items), func(i int) bool { return cmp(keyOf(items[i]), k) >= 0 })
 	}
-	hasMore := false
-	if q.limit > 0 && hi-lo > q.limit {
-		hasMore = true
-		if q.beforeID != "" {
-			lo = hi - q.limit // walking backwards: the items just before the cursor
-		} else {
-			hi = lo + q.limit
-		}
+	limit := q.limit
+	if limit == 0 {
+		limit = hi - lo
 	}
-	page := cursorPage[T]{Data: make([]T, 0, hi-lo), HasMore: hasMore}
-	page.Data = append(page.Data, items[lo:hi]...)
+	page := cursorPage[T]{Data: make([]T, 0, min(limit, hi-lo))}
+	// Walking backwards from before_id collects the items just before the cursor.
+	i, step := lo, 1
+	if q.beforeID != "" {
+		i, step = hi-1, -1
+	}
+	for ; i >= lo && i < hi; i += step {
+		if keep != nil && !keep(items[i]) {
+			continue
+		}
+		if len(page.Data) == limit {
+			page.HasMore = true
+			break
+		}
+		page.Data = append(page.Data, items[i])
+	}
+	if step < 0 {
+		slices.Reverse(page.Data)
+	}
 	if n := len(page.Data); n > 0 {
 		first, last := idOf(page.Data[0]), idOf(page.Data[n-1])
 		page.FirstID, page.LastID = &first, &last
 	}
 	return page, nil
+}
+
+// encodedPage encodes a page whose items were encoded ahead of time (compact, as json.Marshal
+// writes them), splicing their bytes in: encoding the page with its items as Marshalers would
+// re-compact every item, which cost more than the rest of the request.
+func encodedPage[T any](p cursorPage[T], encoded func(T) []byte) json.RawMessage {
+	e := encoders.Get().(*encoder)
+	defer e.release()
+	// The same page without items, {"data":null,...}: the fields after data, encoded as writeJSON
+	// would encode them.
+	_ = e.enc.Encode(cursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
+	rest := bytes.TrimSuffix(bytes.TrimPrefix(e.buf.Bytes(), []byte(`{"data":null`)), []byte("\n"))
+	n := len(`{"data":[]`) + len(rest)
+	for _, it := range p.Data {
+		n += len(encoded(it)) + 1
+	}
+	out := append(make([]byte, 0, n), `{"data":[`...)
+	for i, it := range p.Data {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, encoded(it)...)
+	}
+	return append(append(out, ']'), rest...)
 }
 
 // lookupIn returns a cursor lookup over the items themselves, for lists without deletions.

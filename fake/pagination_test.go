@@ -162,3 +162,25 @@ func tokenCall(tok string) *call {
 	gc.Request = httptest.NewRequest("GET", "/?page="+tok, nil)
 	return &call{Context: gc}
 }
+
+// TestKeptPageIsFlat: a filtered page reads the keys of a binary search, the page and the items
+// it skips, not the list: counting keyOf calls and keep calls proves it without a timing.
+func TestKeptPageIsFlat(t *testing.T) {
+	for _, n := range []int{1_000, 100_000} {
+		list := items(n)
+		var keys, kept int
+		keyOf := func(i item) listKey { keys++; return itemKey(i) }
+		keep := func(i item) bool { kept++; return !strings.HasSuffix(i.id, "7") } // a tenth filtered out
+		lookup := func(id string) (listKey, bool) { return listKey{Epoch.Add(time.Duration(n/4) * time.Second), id}, true }
+		for _, q := range []cursorQuery{{afterID: "mid", limit: 20}, {beforeID: "mid", limit: 20}} {
+			keys, kept = 0, 0
+			page, err := pageKept(list, keep, keyOf, itemID, oldestFirst, q, lookup)
+			if err != nil || len(page.Data) != 20 || !page.HasMore {
+				t.Fatalf("n=%d %+v: %d items, has_more %v, %v", n, q, len(page.Data), page.HasMore, err)
+			}
+			if bound := 2*20 + 2*18; keys > bound || kept > 2*20+2 {
+				t.Errorf("n=%d %+v: %d keys and %d keep calls for a page of 20; want at most %d and %d", n, q, keys, kept, bound, 2*20+2)
+			}
+		}
+	}
+}

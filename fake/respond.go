@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,12 +78,13 @@ func adapt(rt *route) gin.HandlerFunc {
 func (s *Server) serve(c *call) (any, error) {
 	if ifc := c.route.ifc; ifc != nil {
 		c.Set(keyInterface, ifc.name)
-		cred, err := s.fx.authenticate(c.Request, ifc)
+		cred, header, err := s.fx.authenticate(c.Request, ifc)
 		if err != nil {
 			return nil, err
 		}
 		c.cred, c.org = cred, cred.org
 		c.Set(keyCredentialID, cred.ID)
+		c.Set(keyCredentialHeader, strings.ToLower(header))
 		if c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
 			return nil, err
 		}
@@ -89,19 +92,66 @@ func (s *Server) serve(c *call) (any, error) {
 	return c.route.h(s, c)
 }
 
-// writeJSON answers v as JSON. With a violation handler set, the body is first checked against
-// the route's schema in strict mode.
+// writeJSON answers v as JSON. A json.RawMessage is a body encoded ahead of time (fixture data
+// encoded at load) and is written as it is, so it must be compact, as json.Marshal writes it;
+// anything else is encoded once here. With a violation handler set, the body is first checked
+// against the route's schema in strict mode.
 func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if raw, ok := v.(json.RawMessage); ok {
+		s.writeBody(gc, status, schema, raw)
+		return
+	}
+	e := encoders.Get().(*encoder)
+	defer e.release()
+	if err := e.enc.Encode(v); err != nil {
 		s.report("encoding the response of %s %s: %v", gc.Request.Method, gc.FullPath(), err)
 		s.writeError(gc, newError(errAPI, "the fake could not encode its response"))
 		return
 	}
-	s.checkSchema(gc, schema, buf.Bytes())
-	gc.Data(status, "application/json", buf.Bytes())
+	body := e.buf.Bytes()
+	s.writeBody(gc, status, schema, body[:len(body)-1]) // without the newline Encode adds
+}
+
+// writeBody answers the JSON document body followed by a newline, as an Encoder writes it, with
+// its length: a known length spares the client a chunked body.
+func (s *Server) writeBody(gc *gin.Context, status int, schema string, body []byte) {
+	s.checkSchema(gc, schema, body)
+	h := gc.Writer.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
+	gc.Status(status)
+	_, _ = gc.Writer.Write(body)
+	_, _ = gc.Writer.Write(newline)
+}
+
+var (
+	jsonContentType = []string{"application/json"} // shared, read-only: set on every JSON answer
+	newline         = []byte{'\n'}
+)
+
+// encoder is a reusable buffer and the Encoder writing into it: a response encodes into memory
+// that earlier responses grew, instead of allocating it each time.
+type encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var encoders = sync.Pool{New: func() any {
+	e := &encoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+// maxPooledBuffer keeps a rare huge answer from pinning its buffer in the pool.
+const maxPooledBuffer = 1 << 20
+
+func (e *encoder) release() {
+	if e.buf.Cap() > maxPooledBuffer {
+		return
+	}
+	e.buf.Reset()
+	encoders.Put(e)
 }
 
 // checkSchema reports a body that does not match its schema, when the server checks them.
@@ -155,10 +205,10 @@ func (s *Server) report(format string, args ...any) {
 // faults, panic recovery, the journal and the request log.
 func frame(gc *gin.Context) {
 	s := serverOf(gc)
-	id := s.reqIDs.next("req_")
-	gc.Set(requestIDKey, id)
-	gc.Header("request-id", id)
 	start, at, control := time.Now(), s.clock.Now(), isControl(gc.Request)
+	id := s.requestID(control)
+	gc.Set(requestIDKey, id)
+	gc.Writer.Header()["Request-Id"] = []string{id} // canonical already: Set would canonicalise per request
 	defer func() {
 		p := recover()
 		status := gc.Writer.Status()
@@ -189,6 +239,15 @@ func frame(gc *gin.Context) {
 		return
 	}
 	gc.Next()
+}
+
+// requestID returns the next request-id: a control call's comes from the control counters, so
+// that it does not move the request-ids of the API answers that follow.
+func (s *Server) requestID(control bool) string {
+	if control {
+		return s.ctlIDs.next(controlRequestPrefix)
+	}
+	return s.reqIDs.next("req_")
 }
 
 // serverKey carries the Server a request is for through the process-wide router.

@@ -24,7 +24,7 @@ const (
 // process and serve every Server (the request carries which one).
 func routes() []*route {
 	return []*route{
-		// Test control (DESIGN.md): no credential, never journaled.
+		// Test control: no credential, never journaled, never faulted.
 		{get, "/_fake/health", nil, "control/health", (*Server).health},
 		{post, "/_fake/reset", nil, "control/clock", (*Server).reset},
 		{get, "/_fake/clock", nil, "control/clock", (*Server).getClock},
@@ -34,6 +34,9 @@ func routes() []*route {
 		{post, "/_fake/faults", nil, "control/fault", (*Server).injectFault},
 		{get, "/_fake/faults", nil, "control/fault_list", (*Server).listFaults},
 		{del, "/_fake/faults", nil, "control/cleared", (*Server).clearFaults},
+		{get, "/_fake/namespaces", nil, "control/namespace_list", (*Server).listNamespaces},
+		{del, "/_fake/namespaces", nil, "control/cleared", (*Server).clearNamespaces},
+		{del, "/_fake/namespaces/:name", nil, "control/cleared", (*Server).deleteNamespace},
 
 		// Models (spec 2.10, 4.5).
 		{get, "/v1/models", ifModels, "models/model_list", (*Server).listModels},
@@ -126,5 +129,8 @@ func routes() []*route {
 		{post, "/v1/messages/count_tokens", ifMessages, "messages/count_tokens", (*Server).countTokens},
 		{post, "/v1/complete", ifMessages, "messages/completion", (*Server).complete},
 		{get, "/_fake/messages/scenarios", nil, "messages/scenario_list", (*Server).listScenarios},
+		{post, "/_fake/messages/stubs", nil, "messages/stub", (*Server).registerStub},
+		{get, "/_fake/messages/stubs", nil, "messages/stub_list", (*Server).listStubs},
+		{del, "/_fake/messages/stubs", nil, "control/cleared", (*Server).clearStubs},
 	}
 }

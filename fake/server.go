@@ -1,14 +1,3 @@
-// Package fake is an in-memory, deterministic implementation of the Platform API, for tests of
-// clients. Use it in-process:
-//
-//	ts := fake.NewTestServer(t)            // closed by t.Cleanup
-//	resp, err := ts.Client().Get(ts.URL + "/v1/models")
-//
-// or as an http.Handler (httptest.NewServer(fake.New())), or as the binary in cmd/platformfake.
-//
-// A server starts from the fixtures (package fixtures by default), with a virtual clock at
-// Epoch that moves only when told (AdvanceClock, or POST /_fake/clock/advance) and IDs from
-// per-server counters, so the same requests against a new server give the same responses.
 package fake
 
 import (
@@ -33,8 +22,9 @@ func init() {
 type Server struct {
 	fx     *Fixtures
 	clock  *clock
-	ids    ids
-	reqIDs ids
+	ids    ids // objects the API creates
+	reqIDs ids // request-ids of API requests
+	ctlIDs controlIDs
 	logger *slog.Logger
 	// violation, when set, is told of every response that does not match its schema and of every
 	// recovered panic: bugs in the fake that a test must fail on.
@@ -42,9 +32,14 @@ type Server struct {
 
 	journal journal
 	faults  faults
+	stubs   stubs
 
 	mu sync.RWMutex
 	st *state
+
+	cfg    config       // what the server was built with, to build its namespaces alike
+	nsName string       // the namespace this server is, "" for a default server
+	spaces namespaceSet // a default server's namespaces
 }
 
 // state is everything a server changes: one lazily built store per area, so that New costs the
@@ -72,10 +67,11 @@ func (l *lazy[T]) get(build func() *T) *T {
 type Option func(*config)
 
 type config struct {
-	fixtures  *Fixtures
-	wallClock bool
-	logger    *slog.Logger
-	violation func(string)
+	fixtures      *Fixtures
+	wallClock     bool
+	logger        *slog.Logger
+	violation     func(string)
+	maxNamespaces int
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
@@ -109,28 +105,53 @@ func New(opts ...Option) *Server {
 		}
 		cfg.fixtures = fx
 	}
-	s := &Server{
+	if cfg.maxNamespaces < 1 {
+		cfg.maxNamespaces = DefaultMaxNamespaces
+	}
+	return newServer(cfg)
+}
+
+// newServer builds a server from a complete configuration: New's, or its parent's for a
+// namespace.
+func newServer(cfg config) *Server {
+	return &Server{
 		fx:        cfg.fixtures,
 		clock:     newClock(cfg.wallClock),
 		logger:    cfg.logger,
 		violation: cfg.violation,
 		st:        &state{},
+		cfg:       cfg,
 	}
-	return s
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveOn(router(), w, r) }
+// ServeHTTP implements http.Handler. A request for a namespace (the path prefix /ns/<name>/ or
+// the header Fake-Namespace) is served by that namespace, as a new server would serve it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.nsName == "" {
+		switch ns, r2, err := s.selectNamespace(r); {
+		case err != nil:
+			s.serveRefusal(w, r, err)
+			return
+		case ns != nil:
+			ns.serveOn(router(), w, r2)
+			return
+		}
+	}
+	s.serveOn(router(), w, r)
+}
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
-// clears the journal and the injected faults.
+// clears the journal, the injected faults and the stubs. Its namespaces are left alone
+// (ClearNamespaces drops them), so that one test's reset never reaches into another's namespace.
 func (s *Server) Reset() {
 	s.ClearJournal()
 	s.ClearFaults()
+	s.stubs.reset()
 	s.mu.Lock()
 	s.st = &state{}
 	s.ids.reset()
 	s.reqIDs.reset()
+	s.ctlIDs.reset()
 	s.mu.Unlock()
 	if !s.clock.wall {
 		s.clock.set(Epoch)
@@ -154,8 +175,18 @@ func (s *Server) state() *state {
 
 // TestServer is a fake running on a local listener for the length of one test.
 type TestServer struct {
-	*httptest.Server         // URL has no trailing slash; Client() is ready to use
+	*httptest.Server         // URL has no trailing slash
 	Fake             *Server // the server behind it, for the control methods
+}
+
+// Client returns an HTTP client for the server that sends the default credential and headers
+// of each request's interface (see CredentialTransport), so that
+// ts.Client().Get(ts.URL + "/v1/models") answers 200. Headers a request sets itself are kept.
+// ts.Server.Client() is the plain client, for requests that must go without a credential.
+func (ts *TestServer) Client() *http.Client {
+	c := *ts.Server.Client()
+	c.Transport = &CredentialTransport{Base: c.Transport}
+	return &c
 }
 
 // NewTestServer starts a fake on a loopback listener and closes it when the test ends. Every

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,7 +73,7 @@ type tunnelCertificate struct {
 }
 
 // tunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
-// current token is derived) and its certificates in creation order.
+// current token is derived) and its certificates in list order (newest first).
 type tunnelRec struct {
 	Tunnel
 	org       *org
@@ -104,6 +103,7 @@ type fixtureTunnel struct {
 func tunnelKey(t Tunnel) listKey                 { return listKey{t.CreatedAt, t.ID} }
 func certificateKey(c tunnelCertificate) listKey { return listKey{c.CreatedAt, c.ID} }
 func tunnelRecKey(t *tunnelRec) listKey          { return tunnelKey(t.Tunnel) }
+func certRecKey(c *tunnelCertificate) listKey    { return certificateKey(*c) }
 func (t *tunnelRec) archived() bool              { return t.ArchivedAt != nil }
 func (c *tunnelCertificate) archived() bool      { return c.ArchivedAt != nil }
 
@@ -134,7 +134,6 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 	if _, err := readFixture(fsys, "tunnels.json", &file); err != nil {
 		return err
 	}
-	seen := map[string]bool{}    // tunnel and certificate IDs
 	domains := map[string]bool{} // lower case: host names do not distinguish case
 	for _, ft := range file.Tunnels {
 		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.orgByID(ft.OrganizationID)}
@@ -142,22 +141,16 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 		switch {
 		case t.org == nil:
 			return fmt.Errorf("tunnels.json: tunnel %s names unknown organization %s", t.ID, ft.OrganizationID)
-		case seen[t.ID]:
-			return fmt.Errorf("tunnels.json: tunnel ID %s is used twice", t.ID)
 		case domains[strings.ToLower(t.Domain)]:
 			return fmt.Errorf("tunnels.json: tunnel %s: domain %s is used twice; domains are never shared or reused", t.ID, t.Domain)
 		}
-		seen[t.ID], domains[strings.ToLower(t.Domain)] = true, true
+		domains[strings.ToLower(t.Domain)] = true
 		active := 0
 		for _, fc := range ft.Certificates {
 			cc, err := parseCACertificate(fc.CACertificatePEM)
 			if err != nil {
 				return fmt.Errorf("tunnels.json: certificate %s: %v", fc.ID, err)
 			}
-			if seen[fc.ID] {
-				return fmt.Errorf("tunnels.json: certificate ID %s is used twice", fc.ID)
-			}
-			seen[fc.ID] = true
 			if fc.ArchivedAt == nil {
 				active++
 			}
@@ -181,7 +174,7 @@ func newTunnelStore(fx *Fixtures) *tunnelStore {
 	for _, ft := range fx.tunnels {
 		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org}
 		for _, c := range ft.certs {
-			rec.certs = append(rec.certs, &c)
+			rec.certs = insertInOrder(rec.certs, &c, certRecKey, newestFirst)
 		}
 		st.insert(rec)
 	}
@@ -406,7 +399,7 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 		}
 		cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
 			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate", ca: cc.cert}
-		rec.certs = append(rec.certs, cert)
+		rec.certs = insertInOrder(rec.certs, cert, certRecKey, newestFirst)
 		return *cert, nil
 	})
 }
@@ -439,7 +432,16 @@ func (s *Server) listTunnelCertificates(c *call) (any, error) {
 	}
 	var matched []tunnelCertificate
 	if _, err := s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
-		for _, cert := range rec.certs {
+		// As in listTunnels: from the token's place, only the page and one more item.
+		start := 0
+		if q.after != nil {
+			start = searchAfter(rec.certs, certRecKey, newestFirst, *q.after)
+		}
+		matched = make([]tunnelCertificate, 0, q.limit+1)
+		for _, cert := range rec.certs[start:] {
+			if len(matched) > q.limit {
+				break
+			}
 			if q.includeArchived || !cert.archived() {
 				matched = append(matched, *cert)
 			}
@@ -448,8 +450,7 @@ func (s *Server) listTunnelCertificates(c *call) (any, error) {
 	}); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(matched, func(a, b tunnelCertificate) int { return newestFirst(certificateKey(a), certificateKey(b)) })
-	return pageByToken(matched, certificateKey, newestFirst, q.scope, q.after, q.limit), nil
+	return pageByToken(matched, certificateKey, newestFirst, q.scope, nil, q.limit), nil
 }
 
 // archiveTunnelCertificate serves POST .../certificates/{certificate_id}/archive: the record
@@ -464,9 +465,9 @@ func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
 	})
 }
 
-// --- Test control (DESIGN.md) ---
+// --- Test control ---
 
-// controlCreateTunnel serves POST /_fake/tunnels (DESIGN.md); see CreateTunnel.
+// controlCreateTunnel serves POST /_fake/tunnels; see CreateTunnel.
 func (s *Server) controlCreateTunnel(c *call) (any, error) {
 	var req struct {
 		OrganizationID *string `json:"organization_id"`
@@ -613,7 +614,7 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 	st := s.tunnels(s.state())
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t.ID, t.CreatedAt, t.Domain = s.ids.next("tnl_"), s.clock.Now(), st.newDomain()
+	t.ID, t.CreatedAt, t.Domain = s.ctlIDs.next("tnl_"), s.clock.Now(), st.newDomain()
 	st.insert(&tunnelRec{Tunnel: t, org: o})
 	return t, nil
 }

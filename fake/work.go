@@ -135,19 +135,12 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 	if err != nil || !found {
 		return err
 	}
-	seen := map[string]bool{}
 	envOrg := map[string]*org{}
 	for _, e := range file.Environments {
 		if e.org = fx.orgByID(e.OrganizationID); e.org == nil {
 			return fmt.Errorf("environments.json: environment %s names unknown organization %s", e.ID, e.OrganizationID)
 		}
 		envOrg[e.ID] = e.org
-		for _, id := range append([]string{e.ID}, workFixtureIDs(e)...) {
-			if seen[id] {
-				return fmt.Errorf("environments.json: ID %s is used twice", id)
-			}
-			seen[id] = true
-		}
 	}
 	for _, c := range fx.creds {
 		if c.Kind == kindEnvironmentKey && envOrg[c.EnvironmentID] != c.org {
@@ -156,14 +149,6 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 	}
 	fx.envs = file.Environments
 	return nil
-}
-
-func workFixtureIDs(e *envFixture) []string {
-	ids := make([]string, len(e.Work))
-	for i, w := range e.Work {
-		ids[i] = w.ID
-	}
-	return ids
 }
 
 // newWorkStore copies the fixtures into a fresh store.

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Poll and the arrival of work (spec 4.8, 8; gaps §8; DESIGN.md control API).
+// Poll and the arrival of work (spec 4.8, 8; gaps §8; the control API).
 
 // pollWork hands out the oldest available item, or null. With block_ms it waits up to that long
 // for work: it wakes when work is enqueued and when the virtual clock moves (which may reclaim an
@@ -75,7 +75,7 @@ func (env *environment) poll(now time.Time, worker string, reclaim time.Duration
 	return best.rec
 }
 
-// enqueueWork is POST /_fake/environments/{environment_id}/work (DESIGN.md).
+// enqueueWork is POST /_fake/environments/{environment_id}/work.
 func (s *Server) enqueueWork(c *call) (any, error) {
 	var req struct {
 		SessionID string            `json:"session_id"`
@@ -111,9 +111,9 @@ func (s *Server) EnqueueWork(environmentID, sessionID string, metadata map[strin
 		return WorkItem{}, invalid("environment %s is archived; work can no longer be queued in it", environmentID)
 	}
 	if sessionID == "" {
-		sessionID = s.ids.next("session_")
+		sessionID = s.ctlIDs.next("session_")
 	}
-	it := newWorkItem(s.ids.next("work_"), environmentID, sessionID, metadata, s.clock.Now())
+	it := newWorkItem(s.ctlIDs.next("work_"), environmentID, sessionID, metadata, s.clock.Now())
 	env.add(it)
 	close(st.arrived)
 	st.arrived = make(chan struct{})

@@ -690,7 +690,7 @@ func TestEnvironmentFixturesChecked(t *testing.T) {
 			{"organization_id": "org_01AcmeCorporation00000001", "id": "env_01AcmePrimary000000000001", "name": "a", "created_at": "2025-01-01T00:00:00Z",
 			 "work": [{"id": "work_x", "session_id": "session_x", "created_at": "2025-01-01T00:00:00Z"}, {"id": "work_x", "session_id": "session_y", "created_at": "2025-01-01T00:00:00Z"}]},
 			{"organization_id": "org_01GlobexIndustries0000001", "id": "env_01GlobexPrimary0000000001", "name": "b", "created_at": "2025-01-01T00:00:00Z"}]}`),
-			"work_x is used twice"},
+			`"work_x" is used twice`},
 	} {
 		fsys := fstest.MapFS{"organizations.json": {Data: orgs}}
 		if tc.envs != nil {

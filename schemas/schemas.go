@@ -22,6 +22,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,32 +65,57 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.Schema, where, e.Message)
 }
 
-type compiled struct {
-	byMode [2]map[string]*jsonschema.Schema
-	err    error
+// compiler compiles the schemas of one mode on demand. Compiling every schema costs hundreds of
+// milliseconds (each document is checked against the 2020-12 meta-schema), which a process that
+// validates a handful of shapes (the fake's binary, one test) should not pay at start: a schema is
+// compiled the first time it is used, together with the documents it refers to, and kept.
+type compiler struct {
+	once sync.Once
+	c    *jsonschema.Compiler
+	err  error // a document that does not parse; reported by every use
+
+	mu   sync.Mutex // held while compiling: jsonschema.Compiler is not safe for concurrent use
+	done sync.Map   // name → *jsonschema.Schema; read without the lock on every validation
 }
 
-var (
-	once  sync.Once
-	cache compiled
-)
+// compilers holds one compiler per mode, for the life of the process.
+var compilers = [2]*compiler{{}, {}}
 
-func load() *compiled {
-	once.Do(func() {
-		for _, m := range []Mode{Lenient, Strict} {
-			set, err := compileAll(m)
-			if err != nil {
-				cache.err = err
-				return
-			}
-			cache.byMode[m] = set
-		}
-	})
-	return &cache
+// schema returns the compiled schema name in mode m. A compiled schema is immutable, so callers
+// validate with it concurrently.
+func schema(name string, m Mode) (*jsonschema.Schema, error) {
+	if m != Lenient && m != Strict {
+		return nil, fmt.Errorf("schemas: unknown mode %d", m)
+	}
+	cc := compilers[m]
+	if s, ok := cc.done.Load(name); ok {
+		return s.(*jsonschema.Schema), nil
+	}
+	cc.once.Do(func() { cc.c, cc.err = newCompiler(m) })
+	if cc.err != nil {
+		return nil, cc.err
+	}
+	if _, known := slices.BinarySearch(names(), name); !known {
+		return nil, fmt.Errorf("schemas: no schema named %q", name)
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if s, ok := cc.done.Load(name); ok { // compiled while this call waited for the lock
+		return s.(*jsonschema.Schema), nil
+	}
+	s, err := cc.c.Compile(BaseURL + name + ".json")
+	if err != nil {
+		return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
+	}
+	cc.done.Store(name, s)
+	return s, nil
 }
 
 // Names lists every schema name, sorted.
-func Names() []string {
+func Names() []string { return slices.Clone(names()) }
+
+// names is the sorted list of embedded schemas, walked once.
+var names = sync.OnceValue(func() []string {
 	var names []string
 	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
@@ -99,10 +125,20 @@ func Names() []string {
 	})
 	sort.Strings(names)
 	return names
-}
+})
 
-// Check compiles every schema once and reports the first document that does not compile.
-func Check() error { return load().err }
+// Check compiles every schema in both modes and reports the first document that does not
+// compile. Validate compiles only what it uses, so a test calls Check to prove the whole set.
+func Check() error {
+	for _, m := range []Mode{Lenient, Strict} {
+		for _, name := range names() {
+			if _, err := schema(name, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 // Validate checks the JSON document doc against the named schema. It returns an *Error for a
 // document that does not conform, and a plain error for an unknown schema or malformed JSON.
@@ -122,19 +158,15 @@ func Validate(name string, doc []byte, mode Mode) error {
 // ValidateValue is Validate for a document already decoded by encoding/json (numbers as float64
 // or json.Number).
 func ValidateValue(name string, v any, mode Mode) error {
-	c := load()
-	if c.err != nil {
-		return c.err
-	}
-	s, ok := c.byMode[mode][name]
-	if !ok {
-		return fmt.Errorf("schemas: no schema named %q", name)
+	s, err := schema(name, mode)
+	if err != nil {
+		return err
 	}
 	if e := checkNumbers(v, nil); e != nil {
 		e.Schema = name
 		return e
 	}
-	err := s.Validate(v)
+	err = s.Validate(v)
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
 		leaf := deepest(ve)
@@ -230,40 +262,33 @@ func dotted(loc string) string {
 	return strings.Join(parts, ".")
 }
 
-func compileAll(mode Mode) (map[string]*jsonschema.Schema, error) {
+// newCompiler adds every embedded document to a compiler for mode, closing object schemas in
+// strict mode; nothing is compiled yet.
+func newCompiler(mode Mode) (*jsonschema.Compiler, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("schemas: %s is not an embedded schema", u)
 	}
-	names := Names()
-	for _, name := range names {
+	for _, name := range names() {
 		raw, err := files.ReadFile(name + ".json")
 		if err != nil {
 			return nil, err
 		}
-		var doc any
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
-		}
 		if mode == Strict {
+			var doc any
+			if err := json.Unmarshal(raw, &doc); err != nil {
+				return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
+			}
 			closeObjects(doc)
+			raw, _ = json.Marshal(doc)
 		}
-		buf, _ := json.Marshal(doc)
-		if err := c.AddResource(BaseURL+name+".json", bytes.NewReader(buf)); err != nil {
+		if err := c.AddResource(BaseURL+name+".json", bytes.NewReader(raw)); err != nil {
 			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
 		}
 	}
-	set := make(map[string]*jsonschema.Schema, len(names))
-	for _, name := range names {
-		s, err := c.Compile(BaseURL + name + ".json")
-		if err != nil {
-			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
-		}
-		set[name] = s
-	}
-	return set, nil
+	return c, nil
 }
 
 // closeObjects adds "unevaluatedProperties": false to every object schema in doc that names

@@ -1,6 +1,6 @@
 // Command platformfake serves the fake Platform API on a local address.
 //
-//	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-quiet]
+//	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
 //
 // It prints "listening on http://ADDR" once it serves, and shuts down gracefully on SIGINT or
 // SIGTERM, letting requests in flight finish.
@@ -41,11 +41,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	dir := fl.String("fixtures", "", "directory of fixture files to serve instead of the embedded ones")
 	wall := fl.Bool("wall-clock", false, "use the wall clock instead of the virtual clock that starts at 2026-01-01T00:00:00Z")
 	quiet := fl.Bool("quiet", false, "do not log requests")
+	maxNS := fl.Int("max-namespaces", fake.DefaultMaxNamespaces, "how many namespaces (/ns/<name>/ or the Fake-Namespace header) to keep; creating one more drops the least recently used")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
 	if fl.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fl.Args())
+	}
+	if *maxNS < 1 {
+		return fmt.Errorf("-max-namespaces: want at least 1, got %d", *maxNS)
 	}
 
 	fx, err := fake.DefaultFixtures()
@@ -55,7 +59,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	opts := []fake.Option{fake.WithFixtures(fx)}
+	opts := []fake.Option{fake.WithFixtures(fx), fake.WithMaxNamespaces(*maxNS)}
 	if *wall {
 		opts = append(opts, fake.WithWallClock())
 	}

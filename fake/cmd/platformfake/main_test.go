@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine to write while the test reads.
@@ -37,7 +40,9 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	pr, pw := io.Pipe()
 	var stderr syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, os.Getenv, pw, &stderr) }()
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-max-namespaces", "7"}, os.Getenv, pw, &stderr)
+	}()
 
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
@@ -47,16 +52,27 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("first line = %q, want \"listening on http://ADDR\"", line)
 	}
-	req, _ := http.NewRequest("GET", base+"/v1/models/assistant-opus-4-7", nil)
-	req.Header.Set("X-Api-Key", "test-api-key")
-	req.Header.Set("vendor-version", "2023-06-01")
-	resp, err := http.DefaultClient.Do(req)
+	for _, path := range []string{"/v1/models/assistant-opus-4-7", "/ns/t1/v1/models/assistant-opus-4-7"} {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Header.Set("Authorization", "Bearer test-api-key")
+		req.Header.Set("vendor-version", "2023-06-01")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: status = %d", path, resp.StatusCode)
+		}
+	}
+	resp, err := http.Get(base + "/_fake/namespaces")
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("status = %d", resp.StatusCode)
+	if !strings.Contains(string(body), `"max":7`) || !strings.Contains(string(body), `"name":"t1"`) {
+		t.Errorf("GET /_fake/namespaces = %s: want namespace t1 and the -max-namespaces bound 7", body)
 	}
 	cancel()
 	select {
@@ -70,6 +86,9 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if log := stderr.String(); !strings.Contains(log, "path=/v1/models/assistant-opus-4-7") || strings.Contains(log, "test-api-key") {
 		t.Fatalf("request log = %q: want the path and never the credential", log)
 	}
+	if log := stderr.String(); !strings.Contains(log, "namespace=t1") {
+		t.Errorf("request log = %q: want the namespace of a request made in one", log)
+	}
 }
 
 func TestRunRefusesBadInput(t *testing.T) {
@@ -77,15 +96,26 @@ func TestRunRefusesBadInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "organizations.json"), []byte(`{"organizations": 3}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A data set copied without organizations.json is refused at start: no credential would work.
+	noOrgs := t.TempDir()
+	models, err := fs.ReadFile(fixtures.FS(), "models.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(noOrgs, "models.json"), models, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-fixtures", dir}, "organizations.json"},
+		{[]string{"-fixtures", noOrgs}, "no credential would work"},
 		{[]string{"-fixtures", filepath.Join(dir, "missing")}, "missing"},
 		{[]string{"-addr", "not-an-address"}, "not-an-address"},
 		{[]string{"-nope"}, "flag provided but not defined"},
 		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-max-namespaces", "0"}, "-max-namespaces: want at least 1"},
 	} {
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), tc.args, os.Getenv, &out, &errOut)

@@ -1,16 +1,28 @@
-// Command loadtest builds the fake's binary, starts it on a loopback port, and sends a bounded
-// load to a few endpoints. It reports each endpoint's throughput and latency as a ratio to a
-// baseline measured in the same run (GET /_fake/health: the same server, routing and encoding
-// with no work behind it), so the figures compare across machines and never flake as timings.
+// Command loadtest measures the fake's binary against a bare gin handler that serves the same
+// bytes, in the same run, on loopback:
 //
-//	go run ./fake/internal/loadtest [-requests 4000] [-concurrency 8]
+//	go run ./fake/internal/loadtest [-requests 2000] [-concurrency 8] [-rounds 6]
+//
+// It builds the binary, starts it, and records one answer of every endpoint of the load. It
+// then starts a second process, this command again with -bare, whose gin engine has one route
+// per endpoint path that checks the same credential, version and beta headers and answers the
+// recorded status, headers and body: everything an HTTP server must do, with nothing behind it.
+// Each endpoint is loaded in alternating rounds (fake then bare, then bare then fake, ...) so
+// that a machine that gets busier or quieter affects both alike, and the table reports the
+// fake's figures as ratios to the bare handler's: throughput (the median of the rounds' ratios;
+// above 1 is faster) and p50 and p99 latency over all requests (above 1 is slower). Ratios compare across machines; absolute times do not, and
+// nothing here fails on a timing.
+//
+// Streamed answers also report events per second and the time to the first event. Start-up is
+// measured for both processes: from exec to the first 200 of GET /_fake/health.
 //
 // Traffic goes only to 127.0.0.1; every loop is bounded in count and in time.
 package main
 
 import (
 	"bufio"
-	"context"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,129 +33,239 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
-// endpoint is one kind of request of the load.
-type endpoint struct {
-	name   string
-	path   string
-	header map[string]string
-}
-
-var apiHeaders = map[string]string{"X-Api-Key": "test-api-key", "vendor-version": "2023-06-01"}
-
-var endpoints = []endpoint{
-	{"baseline GET /_fake/health", "/_fake/health", nil},
-	{"GET /v1/models/{id}", "/v1/models/assistant-opus-4-5", apiHeaders},
-	{"GET /v1/models?limit=5", "/v1/models?limit=5", apiHeaders},
-	{"GET /v1/models (401)", "/v1/models", nil},
-}
-
-type result struct {
-	perSecond     float64
-	p50, p99      time.Duration
-	errors, count int64
-}
-
 func main() {
-	requests := flag.Int("requests", 4000, "requests per endpoint")
+	bare := flag.String("bare", "", "serve the recorded answers in `FILE` with a bare gin engine (used by the load test itself)")
+	requests := flag.Int("requests", 2000, "requests per endpoint and server (a tenth of it for streams)")
 	concurrency := flag.Int("concurrency", 8, "concurrent clients")
-	limit := flag.Duration("max-duration", 60*time.Second, "stop each endpoint's load after this long")
+	rounds := flag.Int("rounds", 6, "alternating rounds per endpoint")
+	starts := flag.Int("starts", 5, "start-up measurements per server")
+	limit := flag.Duration("max-duration", 20*time.Second, "stop a round's load after this long")
 	flag.Parse()
-	if err := run(*requests, *concurrency, *limit); err != nil {
+	var err error
+	if *bare != "" {
+		err = serveBare(*bare)
+	} else {
+		err = run(config{requests: *requests, concurrency: *concurrency, rounds: max(*rounds, 1), starts: *starts, limit: *limit})
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(requests, concurrency int, limit time.Duration) error {
+type config struct {
+	requests, concurrency, rounds, starts int
+	limit                                 time.Duration
+}
+
+func run(cfg config) error {
 	dir, err := os.MkdirTemp("", "platformfake-load")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "platformfake")
-	if out, err := exec.Command("go", "build", "-o", bin, "./fake/cmd/platformfake").CombinedOutput(); err != nil {
+	fakeBin := filepath.Join(dir, "platformfake")
+	if out, err := exec.Command("go", "build", "-o", fakeBin, "./fake/cmd/platformfake").CombinedOutput(); err != nil {
 		return fmt.Errorf("building the binary: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-quiet")
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
+	self, err := os.Executable()
+	if err != nil {
 		return err
 	}
-	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	fake, err := start(fakeBin, "-addr", "127.0.0.1:0", "-quiet")
 	if err != nil {
-		return fmt.Errorf("reading the listening line: %w", err)
+		return err
 	}
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
-		return fmt.Errorf("unexpected first line %q", line)
-	}
+	defer fake.stop()
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency}, Timeout: 10 * time.Second}
-	load(client, base, endpoints[0], requests/4, concurrency, limit) // warm up connections and caches
-	fmt.Printf("load: %d requests per endpoint, %d concurrent clients, binary on %s\n\n", requests, concurrency, base)
-	fmt.Printf("%-30s %10s %10s %10s %8s %10s %10s\n", "endpoint", "req/s", "p50", "p99", "errors", "tput ratio", "p50 ratio")
-	var baseline result
+	client := newClient(cfg.concurrency)
+	recorded, err := record(client, fake.base, endpoints)
+	if err != nil {
+		return err
+	}
+	spec := filepath.Join(dir, "bare.json")
+	if err := writeJSONFile(spec, recorded); err != nil {
+		return err
+	}
+	bare, err := start(self, "-bare", spec)
+	if err != nil {
+		return err
+	}
+	defer bare.stop()
+
+	fmt.Printf("load: %d requests per endpoint and server in %d alternating rounds, %d concurrent clients, on 127.0.0.1\n",
+		cfg.requests, cfg.rounds, cfg.concurrency)
+	fmt.Printf("fake: the binary; bare: a gin engine answering the same bytes after checking the same headers\n")
+	fmt.Printf("ratios are fake/bare: throughput above 1 is faster, latency above 1 is slower\n\n")
+	fmt.Printf("%-44s %10s %10s %7s %7s %7s %9s %9s\n", "endpoint", "fake/s", "bare/s", "tput", "p50", "p99", "fake p50", "bare p50")
+	failed := 0
 	for i, ep := range endpoints {
-		r := load(client, base, ep, requests, concurrency, limit)
-		if i == 0 {
-			baseline = r
+		n := cfg.requests
+		if ep.stream {
+			n = max(cfg.requests/10, cfg.rounds)
 		}
-		fmt.Printf("%-30s %10.0f %10s %10s %8d %10.2f %10.2f\n", ep.name, r.perSecond, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond),
-			r.errors, r.perSecond/baseline.perSecond, float64(r.p50)/float64(baseline.p50))
-		if r.errors > 0 {
-			return errors.New("some requests failed")
+		var f, b stats
+		for r := range cfg.rounds {
+			targets := []*stats{&f, &b}
+			bases := []string{fake.base, bare.base}
+			if r%2 == 1 {
+				slices.Reverse(targets)
+				slices.Reverse(bases)
+			}
+			for t := range targets {
+				targets[t].add(load(client, bases[t], ep, recorded[i], n/cfg.rounds, cfg.concurrency, cfg.limit))
+			}
 		}
+		fmt.Printf("%-44s %10.0f %10.0f %7.2f %7.2f %7.2f %9s %9s\n", ep.name, f.perSecond(), b.perSecond(),
+			f.throughputRatio(&b), ratio(f.pct(&f.lat, 50), b.pct(&b.lat, 50)), ratio(f.pct(&f.lat, 99), b.pct(&b.lat, 99)),
+			fmtDur(f.pct(&f.lat, 50)), fmtDur(b.pct(&b.lat, 50)))
+		if ep.stream {
+			fmt.Printf("  %-42s %10.0f %10.0f %7.2f\n", fmt.Sprintf("events/s (%d events an answer)", recorded[i].Events),
+				f.eventsPerSecond(), b.eventsPerSecond(), f.throughputRatio(&b))
+			fmt.Printf("  %-42s %10s %10s %7s %7.2f %7.2f\n", "time to first event p50, ratios p50 p99",
+				fmtDur(f.pct(&f.first, 50)), fmtDur(b.pct(&b.first, 50)), "",
+				ratio(f.pct(&f.first, 50), b.pct(&b.first, 50)), ratio(f.pct(&f.first, 99), b.pct(&b.first, 99)))
+		}
+		if f.errors+b.errors > 0 {
+			fmt.Printf("  %d unexpected answers from the fake, %d from bare: %s\n", f.errors, b.errors, f.firstError+b.firstError)
+			failed++
+		}
+	}
+	if cfg.starts > 0 {
+		fmt.Printf("\nstart-up, exec to the first 200 of GET /_fake/health, %d runs each:\n", cfg.starts)
+		for _, s := range []struct {
+			name string
+			args []string
+		}{{"fake (embedded fixtures)", []string{fakeBin, "-addr", "127.0.0.1:0", "-quiet"}}, {"bare gin", []string{self, "-bare", spec}}} {
+			times, err := startups(s.args, cfg.starts)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("  %-26s min %9s  median %9s  max %9s\n", s.name, fmtDur(times[0]), fmtDur(times[len(times)/2]), fmtDur(times[len(times)-1]))
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d endpoints had unexpected answers", failed)
 	}
 	return nil
 }
 
-// load sends n requests to one endpoint from c goroutines, stopping early after limit.
-func load(client *http.Client, base string, ep endpoint, n, c int, limit time.Duration) result {
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	var next, errs atomic.Int64
-	lat := make([][]time.Duration, c)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := 0; w < c; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for next.Add(1) <= int64(n) && ctx.Err() == nil {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+ep.path, nil)
-				for k, v := range ep.header {
-					req.Header.Set(k, v)
-				}
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					errs.Add(1)
-					continue
-				}
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+func newClient(concurrency int) *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{MaxIdleConnsPerHost: concurrency, DisableCompression: true},
+		Timeout:   30 * time.Second,
+	}
+}
+
+// process is a server this command started.
+type process struct {
+	cmd  *exec.Cmd
+	base string // http://127.0.0.1:PORT
+}
+
+// start runs a server that prints "listening on http://ADDR" first, and waits for that line.
+func start(bin string, args ...string) (*process, error) {
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		p.stop()
+		return nil, fmt.Errorf("%s: reading the listening line: %w", filepath.Base(bin), err)
+	}
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
+		p.stop()
+		return nil, fmt.Errorf("%s: unexpected first line %q", filepath.Base(bin), line)
+	}
+	p.base = base
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return p, nil
+}
+
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// startups starts the server n times and returns the times from exec to its first healthy
+// answer, sorted.
+func startups(args []string, n int) ([]time.Duration, error) {
+	client := &http.Client{Timeout: time.Second}
+	var out []time.Duration
+	for range n {
+		t0 := time.Now()
+		p, err := start(args[0], args[1:]...)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			resp, err := client.Get(p.base + "/_fake/health")
+			if err == nil {
 				_, _ = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
-				if resp.StatusCode >= 500 {
-					errs.Add(1)
+				if resp.StatusCode == http.StatusOK {
+					break
 				}
-				lat[w] = append(lat[w], time.Since(t0))
 			}
-		}(w)
+			if time.Since(t0) > 10*time.Second {
+				p.stop()
+				return nil, errors.New("no healthy answer within 10s")
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		out = append(out, time.Since(t0))
+		p.stop()
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	r := result{errors: errs.Load(), count: int64(len(all))}
-	if len(all) > 0 {
-		r.perSecond = float64(len(all)) / elapsed.Seconds()
-		r.p50, r.p99 = all[len(all)/2], all[len(all)*99/100]
+	slices.Sort(out)
+	return out, nil
+}
+
+func writeJSONFile(name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
 	}
-	return r
+	return os.WriteFile(name, data, 0o600)
+}
+
+// eventCount counts the events of a server-sent event stream.
+func eventCount(body []byte) int {
+	return bytes.Count(body, []byte("\nevent: ")) + boolInt(bytes.HasPrefix(body, []byte("event: ")))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,0 +1,266 @@
+package conformance
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
+)
+
+// Cross-field consistency of what is read: statements of the specification that relate two
+// fields of a record, or two responses, checked on whatever data the target holds (its fixtures
+// or a deployment's own records), read only. The statements that hold of every response
+// (request-id, refusal records) are checked by the harness on every answer (seen.go).
+
+// cursorList is a cursor-by-ID list (spec 2.1) that any target serves.
+type cursorList struct {
+	name string
+	req  Request
+}
+
+func cursorLists() []cursorList {
+	return []cursorList{
+		{"models", Request{Area: Models, Path: "/v1/models", Schema: "models/model_list"}},
+		{"invites", Request{Area: Admin, Path: "/v1/organizations/invites", Schema: "admin/invite_list"}},
+		{"users", Request{Area: Admin, Path: "/v1/organizations/users", Schema: "admin/user_list"}},
+		{"workspaces", Request{Area: Admin, Path: "/v1/organizations/workspaces", Query: url.Values{"include_archived": {"true"}}, Schema: "admin/workspace_list"}},
+	}
+}
+
+// page reads one page of a cursor list with the cursor parameter set (none when param is "").
+func page(t *T, l cursorList, limit int, param, cursor string) *Response {
+	r := l.req
+	r.Query = cloneQuery(r.Query)
+	r.Query.Set("limit", strconv.Itoa(limit))
+	if param != "" {
+		r.Query.Set(param, cursor)
+	}
+	return t.OK(r)
+}
+
+func init() {
+	Register(
+		Check{ID: "core/request-ids-unique", Clause: "gaps §1", Labels: []Label{Core, Extension},
+			Title: "every answer carries its own request-id: no two answers of the run share one (the harness checks every answer; this check sends a burst of alike requests)",
+			Run: func(t *T) {
+				seen := map[string]bool{}
+				for range 5 {
+					for _, r := range []Request{
+						{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1"}}, Schema: "models/model_list"},
+						{Area: Models, Path: "/v1/models/conformance-no-such-model"},
+						{Area: Core, Path: "/v1/conformance-no-such-route"},
+					} {
+						id := t.Do(r).Header.Get("request-id")
+						t.Expect(id).NotTo(BeEmpty())
+						t.Expect(seen).NotTo(HaveKey(id), "request-id %s answered two requests", id)
+						seen[id] = true
+					}
+				}
+			}},
+		Check{ID: "core/cursor-has-more-agrees", Clause: "2.1", Labels: []Label{Core},
+			Title: "on every cursor list, has_more is false exactly when nothing follows: after the last page's last_id, and before the first page's first_id, nothing is listed",
+			Run: func(t *T) {
+				for _, l := range cursorLists() {
+					all := t.WalkCursor(l.req, "data", 2)
+					if len(all) == 0 {
+						continue
+					}
+					lastID, firstID := all[len(all)-1].Get("id").String(), all[0].Get("id").String()
+					after := page(t, l, 2, "after_id", lastID)
+					t.Expect(after.Get("data").Array()).To(BeEmpty(), "%s: has_more was false, yet after the last item: %s", l.name, after)
+					t.Expect(after.Get("has_more").Bool()).To(BeFalse(), "%s: %s", l.name, after)
+					before := page(t, l, 2, "before_id", firstID)
+					t.Expect(before.Get("data").Array()).To(BeEmpty(), "%s: before the first item: %s", l.name, before)
+					t.Expect(before.Get("has_more").Bool()).To(BeFalse(), "%s: %s", l.name, before)
+					if len(all) > 2 {
+						first := page(t, l, 2, "", "")
+						t.Expect(first.Get("has_more").Bool()).To(BeTrue(), "%s holds %d items, so a page of 2 has more: %s", l.name, len(all), first)
+					}
+				}
+			}},
+		Check{ID: "core/cursor-ids-are-item-ids", Clause: "gaps §3", Labels: []Label{Core, Extension},
+			Title: "on every cursor list, first_id and last_id are the IDs of the first and last items of data, null when data is empty",
+			Run: func(t *T) {
+				for _, l := range cursorLists() {
+					resp := page(t, l, 3, "", "")
+					data := resp.Get("data").Array()
+					if len(data) == 0 {
+						t.Expect(resp.Get("first_id").Type).To(Equal(gjson.Null), "%s: %s", l.name, resp)
+						t.Expect(resp.Get("last_id").Type).To(Equal(gjson.Null), "%s: %s", l.name, resp)
+						continue
+					}
+					t.Expect(resp.Get("first_id").String()).To(Equal(data[0].Get("id").String()), "%s: first_id is the first item's ID: %s", l.name, resp)
+					t.Expect(resp.Get("last_id").String()).To(Equal(data[len(data)-1].Get("id").String()), "%s: last_id is the last item's ID: %s", l.name, resp)
+				}
+			}},
+		Check{ID: "admin/invite-status-agrees-with-expiry", Clause: "3.2", Labels: []Label{Admin},
+			Title: "no invite whose expires_at has passed (on the target's clock) reads pending, none reads expired before its expires_at, and each expires after it was sent",
+			Run: func(t *T) {
+				// The target's clock, read from what it just stamped: the fake's is virtual.
+				now := createInvite(t, "clock", "user").Get("invited_at").Time()
+				for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+					exp, status := in.Get("expires_at").Time(), in.Get("status").String()
+					t.Expect(exp.After(in.Get("invited_at").Time())).To(BeTrue(), "expires_at after invited_at: %s", in.Raw)
+					if !exp.After(now) {
+						t.Expect(status).NotTo(Equal("pending"), "the invite expired at %s, before the target's now %s: %s", exp, now, in.Raw)
+					}
+					if status == "expired" {
+						t.Expect(exp.After(now)).To(BeFalse(), "the invite reads expired before its expires_at (now %s): %s", now, in.Raw)
+					}
+				}
+			}},
+		Check{ID: "admin/workspaces-consistent", Clause: "4.6", Labels: []Label{Admin},
+			Title: "every workspace's default_inference_geo is one of its allowed_inference_geos (unless unrestricted), and archived_at is not before created_at",
+			Run: func(t *T) {
+				for _, w := range walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
+					allowed := w.Get("data_residency.allowed_inference_geos")
+					if allowed.IsArray() {
+						var geos []string
+						for _, g := range allowed.Array() {
+							geos = append(geos, g.String())
+						}
+						t.Expect(geos).To(ContainElement(w.Get("data_residency.default_inference_geo").String()), "%s", w.Raw)
+					}
+					if a := w.Get("archived_at"); a.Type == gjson.String {
+						t.Expect(a.Time().Before(w.Get("created_at").Time())).To(BeFalse(), "%s", w.Raw)
+					}
+				}
+			}},
+		Check{ID: "tunnels/certificates-agree-with-tunnels", Clause: "3.3", Labels: []Label{Tunnels},
+			Title: "every certificate names its tunnel; a tunnel holds at most two non-archived certificates, an archived tunnel none; the default certificate list is exactly the non-archived ones",
+			Run: func(t *T) {
+				for _, tn := range tunnelsIn(t, includeArchived, 0, false) {
+					id := tn.Get("id").String()
+					path := tunnelsPath + "/" + id + "/certificates"
+					var active []string
+					for _, c := range t.WalkPages(Request{Area: Tunnels, Path: path, Query: includeArchived, Schema: "tunnels/certificate_list"}, 0) {
+						t.Expect(c.Get("tunnel_id").String()).To(Equal(id), "%s", c.Raw)
+						if c.Get("archived_at").Type == gjson.Null {
+							active = append(active, c.Get("id").String())
+						}
+					}
+					t.Expect(len(active)).To(BeNumerically("<=", 2), "tunnel %s has %d non-archived certificates (spec 3.4)", id, len(active))
+					if tn.Get("archived_at").Type != gjson.Null {
+						t.Expect(active).To(BeEmpty(), "archiving tunnel %s archives its certificates (spec 3.3)", id)
+					}
+					listed := idsOf(t.WalkPages(Request{Area: Tunnels, Path: path, Schema: "tunnels/certificate_list"}, 0))
+					t.Expect(listed).To(ConsistOf(active), "tunnel %s: the default list is the non-archived certificates", id)
+				}
+			}},
+		Check{ID: "memory/memories-agree-with-versions", Clause: "2.14", Labels: []Label{Memory},
+			Title: "for the memories named in the version lists, content_sha256 and content_size_bytes are of the content, and memory_version_id points to a version of that memory with the same hash and path",
+			Run: func(t *T) {
+				checked := 0
+				for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+					store := s.Get("id").String()
+					seen := map[string]bool{}
+					for _, v := range memListVersions(t, store, url.Values{"limit": {"100"}}) {
+						id := v.Get("memory_id").String()
+						if seen[id] || checked >= 40 {
+							continue
+						}
+						seen[id] = true
+						resp := t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory"))
+						if resp.Status == http.StatusNotFound {
+							continue // deleted
+						}
+						t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+						m := resp.JSON()
+						content := m.Get("content").String()
+						t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256(content)), "%s", resp)
+						t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", len(content)), "%s", resp)
+						t.Expect(m.Get("memory_store_id").String()).To(Equal(store), "%s", resp)
+						cur := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), nil, nil, "memory/memory_version")).JSON()
+						t.Expect(cur.Get("memory_id").String()).To(Equal(id), "the current version of %s: %s", id, cur.Raw)
+						t.Expect(cur.Get("operation").String()).NotTo(Equal("deleted"), "the current version of a live memory: %s", cur.Raw)
+						if cur.Get("redacted_at").Type == gjson.Null {
+							t.Expect(cur.Get("content_sha256").String()).To(Equal(m.Get("content_sha256").String()), "the current version of %s: %s", id, cur.Raw)
+							t.Expect(cur.Get("path").String()).To(Equal(m.Get("path").String()), "the current version of %s: %s", id, cur.Raw)
+						}
+						checked++
+					}
+				}
+				if checked == 0 {
+					t.Unsupported("no memory store of the target holds a live memory")
+				}
+			}},
+		Check{ID: "admin/listed-read-as-get", Clause: "4.6", Labels: []Label{Admin},
+			Title: "every listed invite and workspace reads by its ID exactly as the list gives it",
+			Run: func(t *T) {
+				for kind, q := range map[string]url.Values{"invites": nil, "workspaces": {"include_archived": {"true"}}} {
+					for _, it := range walkCursor(t, "/v1/organizations/"+kind, "admin/"+kind[:len(kind)-1]+"_list", q, 1000) {
+						one := t.OK(adminReq(http.MethodGet, "/v1/organizations/"+kind+"/"+it.Get("id").String(), "admin/"+kind[:len(kind)-1], nil))
+						t.Expect(one.Body).To(MatchJSON(it.Raw), "%s %s", kind, it.Get("id"))
+					}
+				}
+			}},
+		Check{ID: "tunnels/certificate-list-reads-as-get", Clause: "4.9", Labels: []Label{Tunnels},
+			Title: "every listed certificate, archived or not, reads by its ID through its tunnel exactly as the list gives it",
+			Run: func(t *T) {
+				seen := 0
+				for _, tn := range tunnelsIn(t, includeArchived, 0, false) {
+					path := tunnelsPath + "/" + tn.Get("id").String() + "/certificates"
+					for _, c := range t.WalkPages(Request{Area: Tunnels, Path: path, Query: includeArchived, Schema: "tunnels/certificate_list"}, 0) {
+						one := t.OK(Request{Area: Tunnels, Path: path + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
+						t.Expect(one.Body).To(MatchJSON(c.Raw))
+						seen++
+					}
+				}
+				if seen == 0 {
+					t.Unsupported("no tunnel of the target has a certificate")
+				}
+			}},
+		Check{ID: "memory/store-list-reads-as-get", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+			Title: "every listed store, archived or not, reads by its ID exactly as the list gives it",
+			Run: func(t *T) {
+				newMemStore(t)
+				for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+					one := t.OK(mreq(http.MethodGet, memStores+"/"+s.Get("id").String(), nil, nil, "memory/memory_store"))
+					t.Expect(one.Body).To(MatchJSON(s.Raw))
+				}
+			}},
+		Check{ID: "compliance/chat-projects-listed", Clause: "4.3", Labels: []Label{Compliance},
+			Title: "the project_id of every chat of the busiest user names a project of the project list, of the same organization",
+			Run: func(t *T) {
+				_, chats := ccBusiestUser(t)
+				projects := map[string]string{}
+				for _, p := range ccWalkProjects(t, url.Values{}, 100) {
+					projects[p.Get("id").String()] = p.Get("organization_uuid").String()
+				}
+				for _, c := range chats {
+					if p := c.Get("project_id"); p.Type == gjson.String {
+						t.Expect(projects).To(HaveKey(p.String()), "chat %s", c.Get("id"))
+						t.Expect(projects[p.String()]).To(Equal(c.Get("organization_uuid").String()), "chat %s", c.Get("id"))
+					}
+				}
+			}},
+		Check{ID: "memory/versions-hash-their-content", Clause: "2.15", Labels: []Label{Memory},
+			Title: "every version read with view=full has content_sha256 and content_size_bytes of its content, all three null when redacted, content null when deleted",
+			Run: func(t *T) {
+				seen := 0
+				for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+					for _, v := range memListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}, "view": {"full"}}) {
+						seen++
+						switch {
+						case v.Get("redacted_at").Type != gjson.Null:
+							for _, f := range []string{"content", "content_sha256", "content_size_bytes", "path"} {
+								t.Expect(v.Get(f).Type).To(Equal(gjson.Null), "%s of a redacted version: %s", f, v.Raw)
+							}
+						case v.Get("operation").String() == "deleted":
+							t.Expect(v.Get("content").Type).To(Equal(gjson.Null), "content of a deleted version: %s", v.Raw)
+						default:
+							content := v.Get("content").String()
+							t.Expect(v.Get("content").Type).To(Equal(gjson.String), "content with view=full: %s", v.Raw)
+							t.Expect(v.Get("content_sha256").String()).To(Equal(memSHA256(content)), "%s", v.Raw)
+							t.Expect(v.Get("content_size_bytes").Int()).To(BeNumerically("==", len(content)), "%s", v.Raw)
+						}
+					}
+				}
+				if seen == 0 {
+					t.Unsupported("no memory store of the target holds a version")
+				}
+			}},
+	)
+}

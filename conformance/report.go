@@ -1,0 +1,342 @@
+package conformance
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Report files, written by WriteReports into one directory.
+const (
+	JUnitFile   = "conformance-junit.xml"    // for CI: one test case per check
+	ResultsFile = "conformance-results.json" // for tools: every check and how it ended
+	HumanFile   = "conformance-report.md"    // for people: one page, by clause and by area
+)
+
+// suiteName names the ginkgo suite and the JUnit suite.
+const suiteName = "Platform API conformance"
+
+// WriteReports writes the JUnit report, the JSON results and the human report into dir (created
+// when missing) and returns their paths. Their counts are the summary's: one test case per check,
+// plus one error per problem that stopped the run.
+func (r *Run) WriteReports(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	junit, err := r.JUnit()
+	if err != nil {
+		return nil, err
+	}
+	results, err := r.JSON()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{JUnitFile, junit}, {ResultsFile, results}, {HumanFile, []byte(r.Markdown())}} {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, f.data, 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+func (r *Run) targetURL() string {
+	if r.Target != nil {
+		return r.Target.Config.BaseURL
+	}
+	return r.Config.BaseURL
+}
+
+func (r *Run) targetKind() string {
+	switch {
+	case r.Target == nil:
+		return "unreachable"
+	case r.Target.InProcess:
+		return "in-process fake"
+	case r.Target.IsFake:
+		return "fake"
+	}
+	return "deployment"
+}
+
+// junitTotals are the counts JUnit readers show, on the document and on its one suite.
+type junitTotals struct {
+	Tests    int     `xml:"tests,attr"`
+	Failures int     `xml:"failures,attr"`
+	Errors   int     `xml:"errors,attr"`
+	Skipped  int     `xml:"skipped,attr"`
+	Time     float64 `xml:"time,attr"`
+}
+
+type junitSuites struct {
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitTotals
+	Suites []junitSet `xml:"testsuite"`
+}
+
+type junitSet struct {
+	Name string `xml:"name,attr"`
+	junitTotals
+	Timestamp  string          `xml:"timestamp,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      float64       `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure"`
+	Error     *junitMessage `xml:"error"`
+	Skipped   *junitMessage `xml:"skipped"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit renders the run as a JUnit report: one test case per check, classed by area; failed
+// checks are failures, suite errors and preflight problems are errors, unsupported and disabled
+// checks are skipped with their outcome as the skip's type.
+func (r *Run) JUnit() ([]byte, error) {
+	c := r.Counts()
+	set := junitSet{
+		Name: suiteName,
+		junitTotals: junitTotals{Tests: c.Total(), Failures: c.Failed, Errors: c.Errors,
+			Skipped: c.Unsupported + c.Disabled, Time: r.Elapsed.Seconds()},
+		Timestamp: r.Started.UTC().Format(time.RFC3339),
+		Properties: []junitProperty{
+			{"target", r.targetURL()}, {"target_kind", r.targetKind()}, {"summary", r.Summary()},
+		},
+	}
+	for _, p := range r.Problems {
+		set.Cases = append(set.Cases, junitCase{Name: "preflight: " + p, Classname: "preflight",
+			Error: &junitMessage{Message: p, Type: Error}})
+	}
+	for _, res := range r.Results {
+		jc := junitCase{Name: fmt.Sprintf("[%s] %s (%s)", res.Clause, res.Statement, res.ID),
+			Classname: area(res), Time: res.Seconds, SystemOut: strings.Join(res.CleanupFailures, "\n")}
+		msg := &junitMessage{Message: firstLine(res.Message), Type: res.Outcome, Text: res.Message}
+		if res.Exchange != nil {
+			msg.Text += "\n\n" + res.Exchange.Request + "\n" + res.Exchange.Response
+		}
+		switch res.Outcome {
+		case Failed:
+			jc.Failure = msg
+		case Error:
+			jc.Error = msg
+		case Unsupported, Disabled:
+			jc.Skipped = msg
+		}
+		set.Cases = append(set.Cases, jc)
+	}
+	doc := junitSuites{Name: suiteName, junitTotals: set.junitTotals, Suites: []junitSet{set}}
+	out, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(out, '\n')...), nil
+}
+
+// area is a result's area label.
+func area(res Result) string {
+	for _, l := range res.Labels {
+		for _, a := range Areas {
+			if l == string(a) {
+				return l
+			}
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// resultsDocument is the JSON results file.
+type resultsDocument struct {
+	Target     string   `json:"target"`
+	TargetKind string   `json:"target_kind"`
+	Started    string   `json:"started"`
+	Seconds    float64  `json:"duration_seconds"`
+	Summary    string   `json:"summary"`
+	Counts     Counts   `json:"counts"`
+	Problems   []string `json:"problems"`
+	Notes      []string `json:"notes"`
+	Checks     []Result `json:"checks"`
+}
+
+// JSON renders the run as the JSON results file: the summary, its counts, and every check with
+// its clause, labels, outcome, duration, message and failing exchange.
+func (r *Run) JSON() ([]byte, error) {
+	c := r.Counts()
+	doc := resultsDocument{
+		Target: r.targetURL(), TargetKind: r.targetKind(), Started: r.Started.UTC().Format(time.RFC3339),
+		Seconds: r.Elapsed.Seconds(), Summary: r.Summary(),
+		Counts:   c,
+		Problems: append([]string{}, r.Problems...), Notes: append([]string{}, r.Notes...),
+		Checks: append([]Result{}, r.Results...),
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	return append(out, '\n'), err
+}
+
+// Markdown renders the run as one self-contained page for people: the summary, outcomes per area
+// and per clause, every failure with the request and answer that failed it, and what did not run
+// and why.
+func (r *Run) Markdown() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Platform API conformance report\n\n")
+	p("- Target: %s (%s)\n- Started: %s, took %s\n\n", r.targetURL(), r.targetKind(),
+		r.Started.UTC().Format(time.RFC3339), r.Elapsed.Round(time.Millisecond))
+	p("**%s**\n\n", strings.TrimPrefix(r.Summary(), "conformance: "))
+	if len(r.Problems) > 0 {
+		p("## Why no check ran\n\n")
+		for _, pr := range r.Problems {
+			p("- %s\n", pr)
+		}
+		p("\n")
+	}
+	if len(r.Results) > 0 {
+		p("## By area\n\n| area | passed | failed | unsupported | disabled | errors |\n|---|---:|---:|---:|---:|---:|\n")
+		byArea := r.countBy(area)
+		for _, a := range Areas {
+			if c, ok := byArea[string(a)]; ok {
+				p("| %s | %d | %d | %d | %d | %d |\n", a, c.Passed, c.Failed, c.Unsupported, c.Disabled, c.Errors)
+			}
+		}
+		p("\n## By clause\n\nClauses 1 to 9 are sections of the Platform API reference; \"gaps §N\" are the project's decisions where it is silent (conformance/EXTENSIONS.md); \"fake\" is the fake's own contract.\n\n")
+		p("| clause | title | passed | failed | unsupported | disabled | errors |\n|---|---|---:|---:|---:|---:|---:|\n")
+		byClause := r.countBy(func(res Result) string { return res.Clause })
+		for _, cl := range ClauseIDs() {
+			if c, ok := byClause[cl]; ok {
+				p("| %s | %s | %d | %d | %d | %d | %d |\n", cl, Clauses[cl], c.Passed, c.Failed, c.Unsupported, c.Disabled, c.Errors)
+			}
+		}
+		p("\n")
+	}
+	if bad := r.with(Failed, Error); len(bad) > 0 {
+		p("## Failures\n\n")
+		for _, res := range bad {
+			p("### %s: %s\n\n", res.Outcome, res.ID)
+			p("Clause %s (%s), labels %s. Statement: %s\n\n", res.Clause, res.ClauseTitle, strings.Join(res.Labels, ", "), res.Statement)
+			p("%s\n", fenced(res.Message))
+			if x := res.Exchange; x != nil {
+				p("Request:\n\n%s\nAnswer:\n\n%s\n", fenced(x.Request), fenced(x.Response))
+			}
+		}
+	}
+	if un := r.with(Unsupported); len(un) > 0 {
+		p("## Unsupported\n\nThe target answered validly that it does not do these.\n\n")
+		for _, res := range un {
+			p("- `%s` [%s] %s: %s\n", res.ID, res.Clause, res.Statement, oneLine(res.Message))
+		}
+		p("\n")
+	}
+	if off := r.with(Disabled); len(off) > 0 {
+		p("## Disabled, and why\n\n")
+		why := map[string][]string{}
+		for _, res := range off {
+			msg := oneLine(res.Message)
+			if msg == "" {
+				msg = "not selected by the label filter or focus"
+			}
+			why[msg] = append(why[msg], "`"+res.ID+"`")
+		}
+		reasons := make([]string, 0, len(why))
+		for k := range why {
+			reasons = append(reasons, k)
+		}
+		sort.Strings(reasons)
+		for _, k := range reasons {
+			ids := why[k]
+			if len(ids) > maxListed {
+				ids = append(ids[:maxListed:maxListed], fmt.Sprintf("and %d more", len(why[k])-maxListed))
+			}
+			p("- %s (%d): %s\n", k, len(why[k]), strings.Join(ids, ", "))
+		}
+		p("\n")
+	}
+	var cleanups []string
+	for _, res := range r.Results {
+		for _, f := range res.CleanupFailures {
+			cleanups = append(cleanups, fmt.Sprintf("- `%s`: %s", res.ID, oneLine(f)))
+		}
+	}
+	if len(cleanups) > 0 || len(r.Notes) > 0 {
+		p("## Left behind\n\nCleanups that failed (not counted as failed checks) and other notes.\n\n")
+		for _, l := range cleanups {
+			p("%s\n", l)
+		}
+		for _, n := range r.Notes {
+			p("- %s\n", n)
+		}
+	}
+	return b.String()
+}
+
+func (r *Run) countBy(key func(Result) string) map[string]Counts {
+	out := map[string]Counts{}
+	for _, res := range r.Results {
+		k := key(res)
+		c := out[k]
+		c.add(res.Outcome)
+		out[k] = c
+	}
+	return out
+}
+
+func (r *Run) with(outcomes ...string) []Result {
+	var out []Result
+	for _, res := range r.Results {
+		for _, o := range outcomes {
+			if res.Outcome == o {
+				out = append(out, res)
+			}
+		}
+	}
+	return out
+}
+
+// maxListed bounds the check IDs listed for one reason of being disabled; the JSON results list
+// them all.
+const maxListed = 20
+
+// fenced puts text in a Markdown code block whose fence is longer than any run of backticks in
+// it, so no answer body can end the block early.
+func fenced(s string) string {
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+// oneLine folds a message onto one line for a list item, and keeps Markdown from reading it.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", "\\|")), " ")
+}

@@ -1,0 +1,391 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Outcomes of a check, as the summary and the reports count them.
+const (
+	Passed      = "passed"
+	Failed      = "failed"
+	Unsupported = "unsupported" // the target answered validly that it does not do this
+	Disabled    = "disabled"    // turned off by configuration (or not selected)
+	Error       = "error"       // the suite itself broke
+)
+
+// Run is one run of the suite against a target, from the preflight to the reports. The ginkgo
+// suite drives it (Begin, then Add for every check, then Finish); it holds nothing ginkgo-specific,
+// so the harness can be tested without running the suite.
+type Run struct {
+	Config Config
+	// Target is nil when the target could not be reached.
+	Target  *Target
+	Started time.Time
+	Elapsed time.Duration
+	// Problems are why no check ran (an unreachable target, rejected credentials), one line each.
+	Problems []string
+	Results  []Result
+	// Notes are things the operator should know that are no check's outcome (a failed reset).
+	Notes  []string
+	redact *strings.Replacer
+}
+
+// Result is how one check ended. Every text in it has the configured credentials redacted.
+type Result struct {
+	ID          string   `json:"id"`
+	Clause      string   `json:"clause"`
+	ClauseTitle string   `json:"clause_title"`
+	Statement   string   `json:"statement"`
+	Labels      []string `json:"labels"`
+	Outcome     string   `json:"outcome"`
+	Seconds     float64  `json:"duration_seconds"`
+	// Message says why the check did not pass, without the outcome's prefix.
+	Message string `json:"message,omitempty"`
+	// Exchange is the request and the answer that failed the check, when one did.
+	Exchange        *Exchange `json:"exchange,omitempty"`
+	CleanupFailures []string  `json:"cleanup_failures,omitempty"`
+}
+
+// Exchange is one request and its answer as text, headers included and credentials redacted.
+type Exchange struct {
+	Request  string `json:"request"`
+	Response string `json:"response"`
+}
+
+// Counts are the summary's numbers. Errors include the problems that stopped a run before its
+// first check.
+type Counts struct {
+	Passed      int `json:"passed"`
+	Failed      int `json:"failed"`
+	Unsupported int `json:"unsupported"`
+	Disabled    int `json:"disabled"`
+	Errors      int `json:"errors"`
+}
+
+// Total is the number of checks and problems counted.
+func (c Counts) Total() int { return c.Passed + c.Failed + c.Unsupported + c.Disabled + c.Errors }
+
+// credential is one configured credential: the variable that sets it, its value, and a cheap read
+// of its interface that the preflight tries it with.
+type credential struct {
+	name, value, fakeDefault string
+	probe                    Request
+	// outsideScope: the probe is a call the credential may not make (an environment key reaches
+	// only its environment's work, whose ID the suite does not know), so 403 means "known here";
+	// only 401 is a rejection.
+	outsideScope bool
+}
+
+func credentials(cfg Config) []credential {
+	return []credential{
+		{name: "CONFORMANCE_API_KEY", value: cfg.APIKey, fakeDefault: FakeAPIKey, probe: Request{Area: Models, Path: "/v1/models?limit=1"}},
+		{name: "CONFORMANCE_ADMIN_API_KEY", value: cfg.AdminKey, fakeDefault: FakeAdminKey, probe: Request{Area: Admin, Path: "/v1/organizations/me"}},
+		{name: "CONFORMANCE_COMPLIANCE_API_KEY", value: cfg.ComplianceKey, fakeDefault: FakeComplianceKey, probe: Request{Area: Compliance, Path: "/v1/compliance/organizations"}},
+		{name: "CONFORMANCE_BEARER_TOKEN", value: cfg.BearerToken, fakeDefault: FakeBearerToken, probe: Request{Area: Tunnels, Path: "/v1/organizations/tunnels"}},
+		{name: "CONFORMANCE_ENVIRONMENT_KEY", value: cfg.EnvironmentKey, fakeDefault: FakeEnvironmentKey, probe: Request{Area: Work, Path: "/v1/environments", As: EnvironmentKey}, outsideScope: true},
+		{name: "CONFORMANCE_API_KEY_2", value: cfg.APIKey2, fakeDefault: FakeAPIKey + "-2", probe: Request{Area: Models, Path: "/v1/models?limit=1", Org2: true}},
+		{name: "CONFORMANCE_ADMIN_API_KEY_2", value: cfg.AdminKey2, fakeDefault: FakeAdminKey + "-2", probe: Request{Area: Admin, Path: "/v1/organizations/me", Org2: true}},
+		{name: "CONFORMANCE_COMPLIANCE_API_KEY_2", value: cfg.ComplianceKey2, fakeDefault: FakeComplianceKey + "-2", probe: Request{Area: Compliance, Path: "/v1/compliance/organizations", Org2: true}},
+		{name: "CONFORMANCE_BEARER_TOKEN_2", value: cfg.BearerToken2, fakeDefault: FakeBearerToken + "-2", probe: Request{Area: Tunnels, Path: "/v1/organizations/tunnels", Org2: true}},
+	}
+}
+
+// Begin opens the target and runs the preflight. It tells w what the operator needs to know
+// before the first check: what the target is and which checks that turns on, or one line per
+// problem that stops the run (the target cannot be reached; a credential is rejected). When the
+// run has Problems no check may run; Finish still writes the reports and the summary.
+//
+// The preflight tries each configured credential once, with a cheap read of its interface. A
+// credential still at the fake's default is tried only against the fake: against a deployment it
+// was simply not set, and the checks of its interface will say so.
+func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Run {
+	r := &Run{Config: cfg, Started: time.Now()}
+	// Longest first: a replacer tries its pairs in order, and one credential may contain another
+	// (test-api-key-2, test-api-key).
+	creds := credentials(cfg)
+	sort.SliceStable(creds, func(i, j int) bool { return len(creds[i].value) > len(creds[j].value) })
+	var pairs []string
+	for _, c := range creds {
+		if c.value != "" {
+			pairs = append(pairs, c.value, "["+c.name+"]")
+		}
+	}
+	r.redact = strings.NewReplacer(pairs...)
+
+	tg, err := Open(ctx, cfg, onBug)
+	if err != nil {
+		r.problem(w, err.Error())
+		return r
+	}
+	r.Target = tg
+	fmt.Fprintln(w, r.Redact("conformance: "+describeTarget(tg)))
+	var unset []string
+	for _, c := range credentials(tg.Config) {
+		if c.value == "" {
+			continue
+		}
+		if !tg.IsFake && c.value == c.fakeDefault {
+			unset = append(unset, c.name)
+			continue
+		}
+		p := c.probe
+		resp, err := tg.Client.Do(ctx, &p)
+		switch {
+		case err != nil:
+			r.problem(w, fmt.Sprintf("cannot reach %s: %v", tg.Config.BaseURL, transportCause(err)))
+			return r
+		case resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden && !c.outsideScope:
+			r.problem(w, fmt.Sprintf("%s rejected: %s", c.name, errorLine(resp)))
+		}
+	}
+	if len(unset) > 0 {
+		fmt.Fprintf(w, "conformance: not set, so the fake's default is sent and the checks that need it will fail: %s\n", strings.Join(unset, ", "))
+	}
+	return r
+}
+
+func describeTarget(tg *Target) string {
+	switch {
+	case tg.IsFake && tg.InProcess:
+		return "target is an in-process fake (CONFORMANCE_BASE_URL is not set): fake-only and destructive checks are on"
+	case tg.IsFake:
+		return fmt.Sprintf("target %s is the fake (GET /_fake/health answers): fake-only and destructive checks are on, and the fake is reset (POST /_fake/reset) when the run ends", tg.Config.BaseURL)
+	case tg.Config.Destructive:
+		return fmt.Sprintf("target %s is a deployment: fake-only checks are disabled; destructive checks are on (CONFORMANCE_DESTRUCTIVE=1)", tg.Config.BaseURL)
+	}
+	return fmt.Sprintf("target %s is a deployment: fake-only checks are disabled, and so are destructive checks (CONFORMANCE_DESTRUCTIVE=1 turns them on)", tg.Config.BaseURL)
+}
+
+// errorLine reads an answer as "401 authentication_error: message", or its status and the start of
+// its body when it is not an error envelope.
+func errorLine(resp *Response) string {
+	if t := resp.Get("error.type").String(); t != "" {
+		return fmt.Sprintf("%d %s: %s", resp.Status, t, resp.Get("error.message").String())
+	}
+	return fmt.Sprintf("%d (not an error envelope): %s", resp.Status, truncate(resp.Body, 200))
+}
+
+// transportCause is the part of a transport error an operator acts on: "connection refused",
+// "lookup api.example: no such host", not the Go call that failed.
+func transportCause(err error) error {
+	var dns *net.DNSError
+	var sys *os.SyscallError
+	var ue *url.Error
+	switch {
+	case errors.As(err, &dns):
+		return dns
+	case errors.As(err, &sys):
+		return sys.Err
+	case errors.As(err, &ue) && ue.Timeout():
+		return errors.New("no answer in time")
+	case errors.As(err, &ue):
+		return ue.Err
+	}
+	return err
+}
+
+func (r *Run) problem(w io.Writer, line string) {
+	line = r.Redact(line)
+	r.Problems = append(r.Problems, line)
+	fmt.Fprintln(w, line)
+}
+
+func (r *Run) note(line string) { r.Notes = append(r.Notes, r.Redact(line)) }
+
+// Redact replaces every configured credential in s with the name of its variable, and the value
+// of every tunnel_token field with "[redacted]": the deployment's own secret, which reveal and
+// rotate answers carry (a failed tunnel check may quote one).
+func (r *Run) Redact(s string) string {
+	return tunnelToken.ReplaceAllString(r.redact.Replace(s), `${1}[redacted]"`)
+}
+
+var tunnelToken = regexp.MustCompile(`("tunnel_token"\s*:\s*")(?:[^"\\]|\\.)*"`)
+
+// Add records how a check ended. msg is its failure or skip message (outcome prefix included or
+// not); recent are its last exchanges, of which the report shows the one the message names.
+func (r *Run) Add(c Check, outcome, msg string, d time.Duration, recent []*Response, cleanupFailures []string) {
+	for _, p := range []string{prefixUnsupported, prefixDisabled} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	res := Result{
+		ID: c.ID, Clause: c.Clause, ClauseTitle: Clauses[c.Clause], Statement: c.Title,
+		Outcome: outcome, Seconds: d.Seconds(), Message: r.Redact(msg),
+	}
+	for _, l := range c.Labels {
+		res.Labels = append(res.Labels, string(l))
+	}
+	if outcome == Failed || outcome == Error {
+		// A suite error (the target did not answer) has no answer of its own: show one only
+		// when the message quotes it.
+		if x := failedExchange(recent, msg, outcome == Failed); x != nil {
+			res.Exchange = &Exchange{Request: r.Redact(requestText(x)), Response: r.Redact(responseText(x))}
+		}
+	}
+	for _, f := range cleanupFailures {
+		res.CleanupFailures = append(res.CleanupFailures, r.Redact(f))
+	}
+	r.Results = append(r.Results, res)
+}
+
+// failedExchange picks, among a check's last exchanges, the one its failure message quotes
+// (assertions print a response as "METHOD PATH -> STATUS ..."), or else the last one when
+// orLast.
+func failedExchange(recent []*Response, msg string, orLast bool) *Response {
+	for i := len(recent) - 1; i >= 0; i-- {
+		x := recent[i]
+		if strings.Contains(msg, fmt.Sprintf("%s %s -> %d", x.req.Method, x.req.Path, x.Status)) {
+			return x
+		}
+	}
+	if len(recent) == 0 || !orLast {
+		return nil
+	}
+	return recent[len(recent)-1]
+}
+
+// reportBodyLimit bounds each body in a report: enough to see what was wrong, not a whole export.
+const reportBodyLimit = 4 << 10
+
+func requestText(x *Response) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", x.sent.Method, x.sent.URL)
+	writeHeaders(&b, x.sent.Header)
+	if len(x.sentBody) > 0 {
+		b.WriteString("\n" + truncate(x.sentBody, reportBodyLimit))
+	}
+	return b.String()
+}
+
+func responseText(x *Response) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s\n", x.Status, http.StatusText(x.Status))
+	writeHeaders(&b, x.Header)
+	if len(x.Body) > 0 {
+		b.WriteString("\n" + truncate(x.Body, reportBodyLimit))
+	}
+	return b.String()
+}
+
+func writeHeaders(b *strings.Builder, h http.Header) {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		for _, v := range h[k] {
+			fmt.Fprintf(b, "%s: %s\n", k, v)
+		}
+	}
+}
+
+// Counts counts the results, and every problem as an error.
+func (r *Run) Counts() Counts {
+	c := Counts{Errors: len(r.Problems)}
+	for _, res := range r.Results {
+		c.add(res.Outcome)
+	}
+	return c
+}
+
+func (c *Counts) add(outcome string) {
+	switch outcome {
+	case Passed:
+		c.Passed++
+	case Failed:
+		c.Failed++
+	case Unsupported:
+		c.Unsupported++
+	case Disabled:
+		c.Disabled++
+	default:
+		c.Errors++
+	}
+}
+
+// OK reports whether the run ran and nothing failed or broke.
+func (r *Run) OK() bool {
+	c := r.Counts()
+	return len(r.Problems) == 0 && c.Failed == 0 && c.Errors == 0
+}
+
+// Summary is the run's one summary line.
+func (r *Run) Summary() string {
+	if len(r.Problems) > 0 {
+		return fmt.Sprintf("conformance: not run: %d %s before the first check (above); 0 of %d checks ran",
+			len(r.Problems), plural(len(r.Problems), "error", "errors"), len(Checks()))
+	}
+	c := r.Counts()
+	return fmt.Sprintf("conformance: %d passed, %d failed, %d unsupported, %d disabled, %d %s",
+		c.Passed, c.Failed, c.Unsupported, c.Disabled, c.Errors, plural(c.Errors, "error", "errors"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Finish ends the run: it puts a fake target back to its fixtures (POST /_fake/reset), so that a
+// server the operator left running is as it was, closes the target, writes the reports into dir
+// (none when dir is empty), and tells w what did not pass and where the reports are. The caller
+// prints Summary after it, last.
+func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
+	r.Elapsed = time.Since(r.Started)
+	if tg := r.Target; tg != nil {
+		if tg.IsFake {
+			resp, err := tg.Client.Do(ctx, &Request{Area: Core, Method: http.MethodPost, Path: "/_fake/reset", As: NoCred})
+			switch {
+			case err != nil:
+				r.note(fmt.Sprintf("the fake was not reset: %v", transportCause(err)))
+			case resp.Status != http.StatusOK:
+				r.note(fmt.Sprintf("the fake was not reset: POST /_fake/reset answered %s", errorLine(resp)))
+			}
+		}
+		tg.Close()
+	}
+	var lines []string
+	for _, res := range r.Results {
+		if res.Outcome != Passed && res.Outcome != Disabled {
+			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s)", res.Outcome, res.Clause, res.Statement, res.ID))
+		}
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "conformance: "+n)
+	}
+	if dir == "" {
+		return nil
+	}
+	paths, err := r.WriteReports(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "conformance: reports in %s\n", strings.Join(paths, ", "))
+	return nil
+}
+
+// colourWanted reports whether output to f may carry ANSI colour: only on a terminal, and never when
+// NO_COLOR is set to anything (no-color.org).
+func colourWanted(f *os.File, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

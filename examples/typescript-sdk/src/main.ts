@@ -1,0 +1,137 @@
+// The official TypeScript SDK, unmodified, against the platformkit fake. The client is
+// configured exactly as its users configure it; the only fake-specific part is the base URL,
+// which puts every request in a namespace of its own (/ns/<name>), so that this program never
+// sees, nor disturbs, another test's data, clock, journal, faults or stubs.
+//
+//	go run ./fake/cmd/platformfake &
+//	cd examples/typescript-sdk && npm ci && npm run build && BASE_URL=http://127.0.0.1:4010 npm start
+//
+// It shows a tool loop, a stream, a scripted reply registered through the control API, and a
+// retry after an injected 529, and prints only what the fake makes deterministic.
+import Anthropic from '@anthropic-ai/sdk';
+
+const base = process.env['BASE_URL'] ?? 'http://127.0.0.1:4010';
+const namespace = process.env['NAMESPACE'] ?? 'typescript-sdk-example';
+const nsURL = `${base}/ns/${namespace}`;
+const model = 'assistant-sonnet-4-5';
+
+const client = new Anthropic({
+  baseURL: nsURL,
+  apiKey: process.env['API_KEY'] ?? 'test-api-key', // the fake's default key
+  defaultHeaders: { 'vendor-version': '2023-06-01' },
+});
+
+// control calls the fake's test-control API of the namespace.
+async function control(method: string, path: string, body?: unknown): Promise<any> {
+  const resp = await fetch(`${nsURL}/_fake${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await resp.text();
+  if (!resp.ok) {
+    throw new Error(`${method} /_fake${path}: ${resp.status} ${text}`);
+  }
+  return JSON.parse(text);
+}
+
+const weatherTool: Anthropic.Messages.Tool = {
+  name: 'get_weather',
+  description: 'Current weather of a city',
+  input_schema: {
+    type: 'object',
+    required: ['city'],
+    properties: { city: { type: 'string' }, unit: { enum: ['celsius', 'fahrenheit'] } },
+  },
+};
+
+// getWeather is the tool: a real program would call a weather service here.
+function getWeather(input: unknown): string {
+  const { city, unit } = input as { city?: string; unit?: string };
+  return `18 degrees ${unit ?? 'celsius'} and sunny in ${city}`;
+}
+
+// toolLoop asks one question and runs the tools the model calls until it stops calling them.
+async function toolLoop(question: string): Promise<void> {
+  const messages: Anthropic.Messages.MessageParam[] = [{ role: 'user', content: question }];
+  for (let step = 1; step <= 10; step++) {
+    const msg = await client.messages.create({ model, max_tokens: 1024, tools: [weatherTool], messages });
+    console.log(`  step ${step}: ${msg.id} stop_reason=${msg.stop_reason}`);
+    const results: Anthropic.Messages.ToolResultBlockParam[] = [];
+    for (const block of msg.content) {
+      if (block.type === 'text') {
+        console.log(`    assistant: ${block.text}`);
+      } else if (block.type === 'tool_use') {
+        const result = getWeather(block.input);
+        console.log(`    tool call ${block.name}(${JSON.stringify(block.input)}) -> ${result}`);
+        results.push({ type: 'tool_result', tool_use_id: block.id, content: result });
+      }
+    }
+    if (msg.stop_reason !== 'tool_use') {
+      return;
+    }
+    messages.push({ role: 'assistant', content: msg.content }, { role: 'user', content: results });
+  }
+  throw new Error('the model was still calling tools after 10 steps');
+}
+
+async function main(): Promise<void> {
+  await control('POST', '/reset'); // a namespace lives as long as the server: start it afresh
+
+  console.log('tool loop (the scripted model):');
+  await toolLoop('What is the weather in Lisbon?');
+
+  console.log('stream:');
+  const stream = client.messages.stream({
+    model,
+    max_tokens: 40,
+    messages: [{ role: 'user', content: 'Tell me about harbor lanterns.' }],
+  });
+  const events: string[] = [];
+  let text = '';
+  stream.on('streamEvent', (event) => {
+    if (events.at(-1) !== event.type) events.push(event.type);
+  });
+  stream.on('text', (delta) => (text += delta));
+  const final = await stream.finalMessage();
+  const block = final.content[0];
+  console.log(`  events: ${events.join(' ')}`);
+  console.log(`  text: ${text}`);
+  console.log(`  final: ${final.id} stop_reason=${final.stop_reason} output_tokens=${final.usage.output_tokens}`);
+  console.log(`  deltas add up to the final text: ${block?.type === 'text' && block.text === text}`);
+
+  console.log('scripted reply (a stub: a tool call, then an answer):');
+  const stub = await control('POST', '/messages/stubs', {
+    match: { tool_name: 'get_weather' },
+    replies: [
+      {
+        content: [
+          { type: 'tool_use', id: 'toolu_scripted_1', name: 'get_weather', input: { city: 'Reykjavik' }, caller: { type: 'direct' } },
+        ],
+      },
+      { content: [{ type: 'text', text: 'It is 18 degrees and sunny in Reykjavik, says the tool.' }] },
+    ],
+  });
+  console.log(`  registered ${stub.id} with ${stub.replies.length} replies`);
+  await toolLoop('What is the weather in Reykjavik?');
+
+  console.log('fault and retry (529 with retry-after, the SDK retries):');
+  await control('DELETE', '/journal');
+  const fault = await control('POST', '/faults', { path: '/v1/messages', status: 529, retry_after: 0.05 });
+  console.log(`  injected: status ${fault.status}, retry_after ${fault.retry_after}s`);
+  const msg = await client.messages.create({ model, max_tokens: 20, messages: [{ role: 'user', content: 'Are you there?' }] });
+  console.log(`  answer after the retry: stop_reason=${msg.stop_reason}`);
+  const journal = await control('GET', '/journal');
+  for (const e of journal.data) {
+    console.log(
+      `  journal: ${e.method} ${e.path} -> ${e.status}${e.fault ? ' (injected fault)' : ''}` +
+        ` x-stainless-retry-count=${e.headers['x-stainless-retry-count']}` +
+        (e.credential_header ? `, key in ${e.credential_header}` : ''),
+    );
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,55 @@
+// Package fake is an in-memory, deterministic implementation of the Platform API, for tests of
+// its clients. Use it in-process:
+//
+//	ts := fake.NewTestServer(t)                       // closed by t.Cleanup
+//	resp, err := ts.Client().Get(ts.URL + "/v1/models") // the client adds the default credentials
+//
+// or as an http.Handler (httptest.NewServer(fake.New())), or as the binary in cmd/platformfake,
+// which serves the same handler over HTTP for clients in any language.
+//
+// # Determinism
+//
+// A server starts from its fixtures (package fixtures, or WithFixtures), with a virtual clock at
+// Epoch (2026-01-01T00:00:00Z) that moves only when told (AdvanceClock, POST
+// /_fake/clock/advance), and with IDs and request-ids from per-server counters. The same
+// requests against a new server, or after Reset, give byte-identical responses. Control calls
+// (below) never take from the API's counters, so polling /_fake/health for readiness or injecting
+// a fault does not change any later API answer. WithWallClock trades this for real time.
+//
+// # Credentials
+//
+// Each interface of the API accepts only its own kind of credential: DefaultAPIKey (X-Api-Key)
+// for messages, completions, models, memory stores, environments and the work queue;
+// DefaultAdminKey (X-Api-Key) for administration; DefaultComplianceKey (Authorization: Bearer)
+// for compliance; DefaultBearerToken (Authorization: Bearer, with vendor-beta TunnelsBeta) for
+// tunnels; and DefaultEnvironmentKey (Authorization: Bearer) for the work endpoints of
+// DefaultEnvironmentID. A second organization has the same credentials with
+// SecondOrganizationSuffix, and a key sees only its own organization's data. Every request but
+// compliance carries vendor-version: APIVersion. A missing or unknown credential answers 401, a
+// valid credential of another interface 403. CredentialTransport, which TestServer.Client uses,
+// adds the right credential and headers to each request.
+//
+// # The test-control API
+//
+// Paths under /_fake/ need no credential, are never faulted and never journaled:
+// GET /_fake/health; POST /_fake/reset; GET /_fake/clock and POST /_fake/clock/advance;
+// GET and DELETE /_fake/journal; POST, GET and DELETE /_fake/faults; and the calls of each area
+// (enqueueing work, creating tunnels, checking tunnel tokens and gateway certificates, listing
+// message scenarios). Each is also a method of *Server: Reset, Now, AdvanceClock, Journal,
+// ClearJournal, InjectFault, Faults, ClearFaults, EnqueueWork, CreateTunnel, TunnelForToken,
+// CheckGateway. The README lists their request bodies.
+//
+// # Limits and errors
+//
+// Any input gets an answer in the error envelope of the API, naming the field that is wrong and
+// what was expected. Apart from injected faults, a 5xx answer or a panic is a bug of the fake,
+// which NewTestServer reports as a test failure (WithViolationHandler). JSON bodies are refused
+// above 1 MB (Messages: 32 MB) with 413 before they are read whole. Nothing persists beyond the
+// Server value.
+//
+// # Clause references
+//
+// Comments cite the Platform API reference by section ("spec 4.7") and the fake's own decisions
+// where that reference is silent by "gaps §N": those are listed, with a reason each, in
+// conformance/EXTENSIONS.md.
+package fake

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// endpoint is one kind of request of the load.
+type endpoint struct {
+	name   string
+	method string
+	target string            // path and query
+	header map[string]string // credential, version and beta: the bare handler checks each
+	body   []byte
+	stream bool // a server-sent event stream: also time to first event and events per second
+}
+
+func headers(kv ...string) map[string]string {
+	h := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		h[kv[i]] = kv[i+1]
+	}
+	return h
+}
+
+var (
+	apiKey     = headers("X-Api-Key", "test-api-key", "Vendor-Version", "2023-06-01")
+	adminKey   = headers("X-Api-Key", "test-admin-key", "Vendor-Version", "2023-06-01")
+	compliance = headers("Authorization", "Bearer test-compliance-key")
+	tunnels    = headers("Authorization", "Bearer test-bearer-token", "Vendor-Version", "2023-06-01", "Vendor-Beta", "mcp-tunnels-2026-05-19")
+)
+
+const grace = "user_01AcmeGraceDeveloper00001" // the compliance user with 260 chats
+
+// endpoints is the load: the baseline of the control API, single resources, a list page of each
+// area, a create, a message and a long streamed message, and a file download. Creates come after
+// the lists, so that the pages recorded for the bare handler are those the fake serves.
+var endpoints = []endpoint{
+	{name: "GET /_fake/health", method: http.MethodGet, target: "/_fake/health"},
+	{name: "GET /v1/models/{id}", method: http.MethodGet, target: "/v1/models/assistant-opus-4-5", header: apiKey},
+	{name: "GET /v1/memory_stores/{id}", method: http.MethodGet, target: "/v1/memory_stores/memstore_01AcmeResearchNotes00001", header: apiKey},
+	{name: "GET /v1/organizations/users/{id}", method: http.MethodGet, target: "/v1/organizations/users/" + grace, header: adminKey},
+	{name: "list: models", method: http.MethodGet, target: "/v1/models?limit=20", header: apiKey},
+	{name: "list: admin users", method: http.MethodGet, target: "/v1/organizations/users?limit=20", header: adminKey},
+	{name: "list: admin invites", method: http.MethodGet, target: "/v1/organizations/invites?limit=20", header: adminKey},
+	{name: "list: admin workspaces", method: http.MethodGet, target: "/v1/organizations/workspaces?limit=20", header: adminKey},
+	{name: "list: tunnels", method: http.MethodGet, target: "/v1/organizations/tunnels?limit=20", header: tunnels},
+	{name: "list: environments", method: http.MethodGet, target: "/v1/environments?limit=20", header: apiKey},
+	{name: "list: compliance chats", method: http.MethodGet, target: "/v1/compliance/apps/chats?limit=20&user_ids=" + grace, header: compliance},
+	{name: "list: memory stores", method: http.MethodGet, target: "/v1/memory_stores?limit=20", header: apiKey},
+	{name: "download: compliance file", method: http.MethodGet, target: "/v1/compliance/apps/chats/files/assistant_file_01Acme0001/content", header: compliance},
+	{name: "create: POST /v1/memory_stores", method: http.MethodPost, target: "/v1/memory_stores", header: apiKey, body: []byte(`{"name":"load"}`)},
+	{name: "message: POST /v1/messages", method: http.MethodPost, target: "/v1/messages", header: apiKey, body: messageBody(1, false)},
+	{name: "stream: POST /v1/messages, long answer", method: http.MethodPost, target: "/v1/messages", header: apiKey, body: messageBody(200, true), stream: true},
+}
+
+// messageBody is a Messages request. With docs > 1 it sends that many short documents with
+// citations enabled, which the fake quotes one block each: a long answer.
+func messageBody(docs int, stream bool) []byte {
+	content := []any{}
+	if docs > 1 {
+		for i := range docs {
+			content = append(content, map[string]any{
+				"type":      "document",
+				"source":    map[string]any{"type": "text", "media_type": "text/plain", "data": fmt.Sprintf("Document %d says that the weather in town %d was mild and dry all week long. More follows.", i, i)},
+				"citations": map[string]any{"enabled": true},
+			})
+		}
+	}
+	content = append(content, map[string]any{"type": "text", "text": "Summarise what you were given."})
+	body, err := json.Marshal(map[string]any{
+		"model": "assistant-opus-4-5", "max_tokens": 32000, "stream": stream,
+		"messages": []any{map[string]any{"role": "user", "content": content}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return body
+}
+
+// answer is one recorded answer of the fake, which the bare handler serves as it is.
+type answer struct {
+	Method string            `json:"method"`
+	Path   string            `json:"path"`
+	Query  string            `json:"query"`
+	Check  map[string]string `json:"check"`  // request headers and the values they must have
+	Status int               `json:"status"` // the fake's status, which every request must get
+	Header map[string]string `json:"header"` // the answer's Content-Type, Content-Md5, ...
+	Body   []byte            `json:"body"`
+	Events int               `json:"events"` // events of a stream
+}
+
+// record asks the fake once for each endpoint and keeps its answer.
+func record(client *http.Client, base string, eps []endpoint) ([]answer, error) {
+	var out []answer
+	for _, ep := range eps {
+		resp, err := client.Do(ep.request(base))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ep.name, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ep.name, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("%s: the fake answered %d: %s", ep.name, resp.StatusCode, body)
+		}
+		u, _ := url.Parse(ep.target)
+		a := answer{Method: ep.method, Path: u.Path, Query: u.RawQuery, Check: ep.header, Status: resp.StatusCode,
+			Header: map[string]string{}, Body: body}
+		for k := range resp.Header {
+			if k != "Date" && k != "Request-Id" {
+				a.Header[k] = resp.Header.Get(k)
+			}
+		}
+		if ep.stream {
+			a.Events = eventCount(body)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func (ep endpoint) request(base string) *http.Request {
+	req, err := http.NewRequest(ep.method, base+ep.target, bytes.NewReader(ep.body))
+	if err != nil {
+		panic(err)
+	}
+	if ep.body == nil {
+		req.Body = nil
+	} else {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range ep.header {
+		req.Header.Set(k, v)
+	}
+	return req
+}
+
+// isCreate reports whether every request of the endpoint adds to the fake's data.
+func (ep endpoint) isCreate() bool { return strings.HasPrefix(ep.name, "create:") }

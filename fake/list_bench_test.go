@@ -1,0 +1,139 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// The list pages of administration and tunnels, each a page of 20 from the middle of a list of
+// 100 and of 10,000 records of the caller's organization (with deleted, removed and archived
+// records mixed in, which the page skips). A page costs O(log n + page), so the two sizes should
+// take about the same time:
+//
+//	go test -run '^$' -bench 'ListPage' -benchmem ./fake
+//
+// and the ratio of the two ns/op is the figure to watch (1.0 is flat; compliance's chat page
+// is measured the same way in compliance_bench_test.go).
+
+var listSizes = []int{100, 10_000}
+
+func BenchmarkListPageInvites(b *testing.B) {
+	benchListPage(b, func(s *Server, mid string) (string, []string) {
+		return "/v1/organizations/invites?limit=20&after_id=" + mid, benchAdminHeaders
+	})
+}
+
+func BenchmarkListPageUsers(b *testing.B) {
+	benchListPage(b, func(s *Server, mid string) (string, []string) {
+		return "/v1/organizations/users?limit=20&after_id=" + mid, benchAdminHeaders
+	})
+}
+
+func BenchmarkListPageWorkspaces(b *testing.B) {
+	benchListPage(b, func(s *Server, mid string) (string, []string) {
+		return "/v1/organizations/workspaces?limit=20&before_id=" + mid, benchAdminHeaders
+	})
+}
+
+func BenchmarkListPageTunnels(b *testing.B) {
+	benchListPage(b, func(s *Server, mid string) (string, []string) {
+		rec := s.tunnels(s.state()).byID[mid]
+		return "/v1/organizations/tunnels?limit=20&page=" + encodePageToken("tunnels:"+rec.org.ID, tunnelRecKey(rec)), benchTunnelHeaders
+	})
+}
+
+func BenchmarkListPageTunnelCertificates(b *testing.B) {
+	benchListPage(b, func(s *Server, mid string) (string, []string) {
+		rec := s.tunnels(s.state()).byID[benchCertTunnel]
+		for _, c := range rec.certs {
+			if c.ID == mid {
+				tok := encodePageToken("tunnel_certificates:"+benchCertTunnel, certRecKey(c))
+				return "/v1/organizations/tunnels/" + benchCertTunnel + "/certificates?include_archived=true&limit=20&page=" + tok, benchTunnelHeaders
+			}
+		}
+		b.Fatalf("no certificate %s", mid)
+		return "", nil
+	})
+}
+
+var (
+	benchAdminHeaders  = []string{"X-Api-Key", "test-admin-key", "vendor-version", APIVersion}
+	benchTunnelHeaders = []string{"Authorization", "Bearer test-bearer-token", "vendor-version", APIVersion, "vendor-beta", "mcp-tunnels-2026-05-19"}
+)
+
+// benchCertTunnel is the tunnel that holds the certificates of the benchmark.
+const benchCertTunnel = "tnl_bench_certs"
+
+// benchListPage runs, for each size, the request that page builds for a server of that many
+// records, given the ID of the record in the middle.
+func benchListPage(b *testing.B, page func(s *Server, mid string) (path string, header []string)) {
+	for _, n := range listSizes {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			s, mid := benchListServer(b, n)
+			path, header := page(s, mid)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				benchGet(b, s, path, header...)
+			}
+		})
+	}
+}
+
+// benchGet serves one GET request with the header name, value pairs and fails the benchmark
+// unless it answers 200.
+func benchGet(b *testing.B, s *Server, path string, header ...string) {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		b.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+}
+
+// benchListServer builds a server whose fixtures give the first organization n invites, users,
+// workspaces, tunnels and certificates of one tunnel (every tenth deleted, removed or archived),
+// and returns it with the ID that sits in the middle of each list: the records of every kind
+// share their index in the ID, "bench%08d".
+func benchListServer(b *testing.B, n int) (*Server, string) {
+	def, err := DefaultFixtures()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fx := *def
+	acme := fx.orgs[0]
+	fx.admin.invites, fx.admin.workspaces, fx.users, fx.tunnels = nil, nil, nil, nil
+	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: Epoch.Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
+	for i := range n {
+		at := Epoch.Add(-time.Duration(n-i) * time.Minute)
+		id := fmt.Sprintf("bench%08d", i)
+		gone := i%10 == 9
+		status, archived := "pending", (*time.Time)(nil)
+		if gone {
+			status, archived = "deleted", &at
+		}
+		fx.admin.invites = append(fx.admin.invites, invite{ID: id, Email: id + "@acme.example", InvitedAt: at, ExpiresAt: at.Add(inviteLifetime),
+			Role: "user", Type: "invite", status: status, org: acme})
+		fx.users = append(fx.users, member{OrganizationID: acme.ID, ID: id, Email: id + "@acme.example", Name: id, Role: "user", AddedAt: at, org: acme})
+		fx.admin.workspaces = append(fx.admin.workspaces, workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
+			DataResidency: defaultResidency, DisplayColor: workspaceColors[0], Tags: map[string]string{}, Type: "workspace", org: acme})
+		fx.tunnels = append(fx.tunnels, fixtureTunnel{Tunnel: Tunnel{ID: id, ArchivedAt: archived, CreatedAt: at, Domain: id + ".bench.test", Type: "tunnel"}, org: acme})
+		certs.certs = append(certs.certs, tunnelCertificate{ID: id, ArchivedAt: archived, CreatedAt: at, Fingerprint: id,
+			TunnelID: benchCertTunnel, Type: "tunnel_certificate"})
+	}
+	fx.tunnels = append(fx.tunnels, certs)
+	s := New(WithFixtures(&fx))
+	for i := range n {
+		if i%10 == 8 {
+			s.admin(&call{st: s.state()}).removed[fmt.Sprintf("bench%08d", i)] = true
+		}
+	}
+	s.tunnels(s.state()) // build the stores before timing
+	return s, fmt.Sprintf("bench%08d", n/2)
+}

@@ -1,0 +1,311 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Stubs: scripted replies registered at run time (POST /_fake/messages/stubs, or AddStub). A test
+// says what the next matching Create a Message requests are answered with: a given text, a
+// given tool call, a refusal, then another reply after the tool result. A stub's replies are
+// checked against the message schema when it is registered, so a stub can never make the fake
+// answer something outside the API; when served, a reply flows through the same path as a
+// scenario of the library (respondTo): the fake fills in id, type, role, model and usage, and a
+// streamed request gets the same event grammar.
+//
+// Who answers a request, most explicit first: the Fake-Scenario header, then the first stub
+// whose rules match, then the library's matching rules, then the scripted model (pickReply).
+
+// Reply is a canned assistant reply: the content and stop fields of a message (spec 2.9). The
+// server fills in the rest when it serves one: id from its counter, type, role, the request's
+// model, and usage counted exactly as for the scripted model (input_tokens as count_tokens counts
+// the request, output_tokens from the content). A reply is served as given: the request's
+// max_tokens and stop_sequences do not cut it, as they cut the scripted model's text.
+type Reply struct {
+	// Content holds the blocks as their JSON objects, e.g.
+	// {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {...}, "caller": {"type": "direct"}}.
+	Content []map[string]any `json:"content"`
+	// StopReason defaults to "tool_use" when Content holds a tool_use block, else "end_turn".
+	StopReason string `json:"stop_reason,omitempty"`
+	// StopSequence is the stop sequence that ended the reply; only with StopReason "stop_sequence".
+	StopSequence *string `json:"stop_sequence"`
+	// StopDetails is the refusal record; only with StopReason "refusal".
+	StopDetails *StopDetails `json:"stop_details"`
+}
+
+// StubMatch selects the requests a stub answers. Every rule given must hold; no rule at all
+// matches every request.
+type StubMatch struct {
+	Model string `json:"model,omitempty"` // the request's model, exactly
+	// UserTextContains is a substring of the text of the last turn, when that turn is the user's
+	// (its text blocks concatenated, as scenario rules read it). A turn of tool results only has
+	// no text: match the follow-up of a tool call by ToolName or by order instead.
+	UserTextContains string `json:"user_text_contains,omitempty"`
+	ToolName         string `json:"tool_name,omitempty"` // a tool of this name is in the request's tools
+}
+
+func (m *StubMatch) matches(req *messageRequest) bool {
+	if m.Model != "" && m.Model != req.Model {
+		return false
+	}
+	if m.UserTextContains != "" {
+		text, ok := req.lastUserText()
+		if !ok || !strings.Contains(text, m.UserTextContains) {
+			return false
+		}
+	}
+	return m.ToolName == "" || slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName })
+}
+
+// Stub is a reply, or a sequence of replies, for the Create a Message requests it matches. Each
+// matching request is answered with the next reply in order. Once the sequence has been served
+// Times times (default 1) the stub is used up and removed, and requests fall back to the
+// library's scenarios and the scripted model; with Forever the sequence starts over until the
+// stubs are cleared. Stubs are tried in the order they were registered; the first that matches
+// answers.
+type Stub struct {
+	ID      string    `json:"id"` // set by AddStub: "stub_" and a counter of the control API's
+	Match   StubMatch `json:"match"`
+	Replies []Reply   `json:"replies"`
+	Times   int       `json:"times"`   // passes through the sequence; 0 means 1 (and stays 0 with Forever)
+	Forever bool      `json:"forever"` // serve the sequence over and over; Times must be 0
+	Served  int       `json:"served"`  // replies served so far; the next one is Replies[Served%len(Replies)]
+}
+
+// maxStubs bounds the stubs a server holds at once, so that a runaway test cannot grow it
+// without bound; one stub may hold many replies.
+const maxStubs = 1000
+
+// stubRequest is what registers a stub: the body of POST /_fake/messages/stubs.
+type stubRequest struct {
+	Match   *StubMatch `json:"match,omitempty"`
+	Replies []Reply    `json:"replies"`
+	Times   int        `json:"times,omitempty"`
+	Forever bool       `json:"forever,omitempty"`
+}
+
+type stubs struct {
+	mu   sync.Mutex
+	list []*Stub
+}
+
+// AddStub registers a stub and returns it with its ID. A stub that could not be served is an
+// error naming the field, as the control call answers it: a reply outside the message schema
+// ("replies.1.content.0.type: ..."), stop fields that contradict each other or the content, or
+// more than 1000 stubs at once. Match and reply content are copied; st.ID and st.Served are
+// ignored.
+func (s *Server) AddStub(st Stub) (Stub, error) {
+	data, err := json.Marshal(stubRequest{Match: &st.Match, Replies: st.Replies, Times: st.Times, Forever: st.Forever})
+	if err != nil {
+		return Stub{}, invalid("the stub cannot be encoded as JSON: %v", err)
+	}
+	return s.addStub(data)
+}
+
+// addStub checks a stub request body and registers it. Checking the JSON, rather than Go
+// values, gives both ways in the same rules and the same field paths.
+func (s *Server) addStub(data []byte) (Stub, error) {
+	st, err := parseStub(data)
+	if err != nil {
+		return Stub{}, err
+	}
+	l := &s.stubs
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.list) >= maxStubs {
+		return Stub{}, invalid("at most %d stubs can be registered at once; clear them with DELETE /_fake/messages/stubs", maxStubs)
+	}
+	st.ID = s.ctlIDs.next("stub_") // the control counters: a stub never shifts the API's IDs
+	l.list = append(l.list, st)
+	return *st, nil
+}
+
+// filledByServer are the message fields a reply may not give, and why.
+var filledByServer = []struct{ field, why string }{
+	{"id", "is given by the server when the reply is served, from its message counter"},
+	{"model", "is the model of the request the reply answers; to answer one model only, use match.model"},
+	{"usage", "is counted when the reply is served: input_tokens as count_tokens counts the request, output_tokens from the content"},
+}
+
+// parseStub reads a stub request body, with its defaults applied. It refuses a stub that the
+// fake could not serve as a valid message: the body must match messages/stub_request (each
+// reply a partial message whose every field is checked), and the stop fields must agree with
+// each other and with the content, as in a real answer.
+func parseStub(data []byte) (*Stub, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	var raw struct {
+		Replies []map[string]json.RawMessage `json:"replies"`
+	}
+	if json.Unmarshal(data, &raw) == nil { // a malformed body is reported by the schema check
+		for i, r := range raw.Replies {
+			for _, f := range filledByServer {
+				if _, given := r[f.field]; given {
+					return nil, invalidField(fmt.Sprintf("replies.%d.%s", i, f.field), "%s; leave it out", f.why)
+				}
+			}
+		}
+	}
+	if err := validateBody("messages/stub_request", data); err != nil {
+		return nil, err
+	}
+	var req stubRequest
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber() // tool input is served as given, to the last digit
+	if err := d.Decode(&req); err != nil {
+		return nil, invalid("the request body could not be read: %v", err)
+	}
+	st := &Stub{Replies: req.Replies, Times: req.Times, Forever: req.Forever}
+	if req.Match != nil {
+		st.Match = *req.Match
+	}
+	switch {
+	case st.Forever && st.Times != 0:
+		return nil, invalidField("times", "forever serves the sequence until the stubs are cleared; give times or forever, not both")
+	case !st.Forever && st.Times == 0:
+		st.Times = 1
+	}
+	for i := range st.Replies {
+		r := &st.Replies[i]
+		if r.StopReason == "" {
+			r.StopReason = defaultStopReason(r.Content)
+		}
+		if err := r.checkStop(fmt.Sprintf("replies.%d.", i)); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// checkStop holds the stop fields to what a real answer pairs them with (spec 2.9): a
+// stop_sequence only when one stopped the reply, stop_details only on a refusal, and a
+// tool_use stop only with a tool call to make. The error names the field under path.
+func (r *Reply) checkStop(path string) error {
+	switch reason := r.StopReason; {
+	case reason == "stop_sequence" && r.StopSequence == nil:
+		return invalidField(path+"stop_sequence", `field required with stop_reason "stop_sequence": the sequence that stopped the reply`)
+	case reason != "stop_sequence" && r.StopSequence != nil:
+		return invalidField(path+"stop_sequence", `must be null unless stop_reason is "stop_sequence" (stop_reason is %q)`, reason)
+	case reason != "refusal" && r.StopDetails != nil:
+		return invalidField(path+"stop_details", `must be null unless stop_reason is "refusal" (stop_reason is %q)`, reason)
+	case reason == "tool_use" && !hasToolUse(r.Content):
+		return invalidField(path+"stop_reason", `"tool_use" needs a tool_use block in content: the call the client is to make`)
+	}
+	return nil
+}
+
+func hasToolUse(content []map[string]any) bool {
+	return slices.ContainsFunc(content, func(b map[string]any) bool { return b["type"] == "tool_use" })
+}
+
+func defaultStopReason(content []map[string]any) string {
+	if hasToolUse(content) {
+		return "tool_use"
+	}
+	return "end_turn"
+}
+
+// take uses up the next reply of the first stub that matches the request, and returns it with the
+// stub's ID; nil when no stub matches. Replies are never changed once registered, so the one
+// returned is safe to read after the lock is released, even if its stub is gone.
+func (l *stubs) take(req *messageRequest) (*Reply, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, st := range l.list {
+		if !st.Match.matches(req) {
+			continue
+		}
+		r := &st.Replies[st.Served%len(st.Replies)]
+		st.Served++
+		if !st.Forever && st.Served == st.Times*len(st.Replies) {
+			l.list = slices.Delete(l.list, i, i+1)
+		}
+		return r, st.ID
+	}
+	return nil, ""
+}
+
+// Stubs returns the stubs not yet used up, in the order they are tried. The replies are copies:
+// changing them changes nothing in the server.
+func (s *Server) Stubs() []Stub {
+	l := &s.stubs
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Stub, len(l.list))
+	for i, st := range l.list {
+		out[i] = *st
+		out[i].Replies = make([]Reply, len(st.Replies))
+		for j, r := range st.Replies {
+			r.Content = cloneBlocks(r.Content)
+			out[i].Replies[j] = r
+		}
+	}
+	return out
+}
+
+// cloneBlocks deep-copies content blocks, which hold only decoded JSON.
+func cloneBlocks(content []map[string]any) []map[string]any {
+	var clone func(any) any
+	clone = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			m := make(map[string]any, len(v))
+			for k, x := range v {
+				m[k] = clone(x)
+			}
+			return m
+		case []any:
+			s := make([]any, len(v))
+			for i, x := range v {
+				s[i] = clone(x)
+			}
+			return s
+		}
+		return v
+	}
+	out := make([]map[string]any, len(content))
+	for i, b := range content {
+		out[i] = clone(b).(map[string]any)
+	}
+	return out
+}
+
+// ClearStubs removes every stub and returns how many there were.
+func (s *Server) ClearStubs() int {
+	l := &s.stubs
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.list)
+	l.list = nil
+	return n
+}
+
+// reset removes every stub (Server.Reset restarts their numbering with the control counters).
+func (l *stubs) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = nil
+}
+
+func (s *Server) registerStub(c *call) (any, error) {
+	data, err := c.body()
+	if err != nil {
+		return nil, err
+	}
+	return s.addStub(data)
+}
+
+func (s *Server) listStubs(c *call) (any, error) {
+	return struct {
+		Data []Stub `json:"data"`
+	}{s.Stubs()}, nil
+}
+
+func (s *Server) clearStubs(c *call) (any, error) {
+	return clearedBody{s.ClearStubs()}, nil
+}

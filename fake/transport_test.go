@@ -1,0 +1,92 @@
+package fake
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestClientSendsDefaultCredentials: the package documentation's own example works, and every
+// interface is reached with its default credential and headers.
+func TestClientSendsDefaultCredentials(t *testing.T) {
+	ts := NewTestServer(t)
+	for _, path := range []string{
+		"/v1/models",
+		"/v1/organizations/me",
+		"/v1/compliance/organizations",
+		"/v1/organizations/tunnels",
+		"/v1/memory_stores",
+		"/v1/environments",
+		"/v1/environments/" + DefaultEnvironmentID + "/work/stats",
+	} {
+		resp, err := ts.Client().Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d %s, want 200", path, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestClientKeepsWhatTheRequestSets: a credential the request carries is not replaced, so tests
+// of the second organization or of refusals still use ts.Client().
+func TestClientKeepsWhatTheRequestSets(t *testing.T) {
+	ts := NewTestServer(t)
+	for _, c := range []struct {
+		header, value string
+		want          int
+	}{
+		{"X-Api-Key", DefaultAPIKey + SecondOrganizationSuffix, http.StatusOK},
+		{"X-Api-Key", "not-a-key", http.StatusUnauthorized},
+		{"Authorization", "Bearer " + DefaultAdminKey, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("GET", ts.URL+"/v1/models", nil)
+		req.Header.Set(c.header, c.value)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: %s = %d, want %d", c.header, c.value, resp.StatusCode, c.want)
+		}
+		if got := req.Header.Get("vendor-version"); got != "" {
+			t.Errorf("the transport changed the caller's request: vendor-version = %q", got)
+		}
+	}
+	resp, err := ts.Server.Client().Get(ts.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the plain client got %d, want 401", resp.StatusCode)
+	}
+}
+
+// TestInterfaceOfPathFollowsTheRouteTable: every API route's path, with its parameters filled
+// in, maps to the route's own interface, and control and unknown paths to none. This is what
+// makes the first match of interfaceOfPath the right one.
+func TestInterfaceOfPathFollowsTheRouteTable(t *testing.T) {
+	for _, rt := range routes() {
+		segs := strings.Split(rt.path, "/")
+		for i, s := range segs {
+			if strings.HasPrefix(s, ":") {
+				segs[i] = "x"
+			}
+		}
+		path := strings.Join(segs, "/")
+		if got := interfaceOfPath(path); got != rt.ifc {
+			t.Errorf("%s %s: interface %v, want %v", rt.method, path, got, rt.ifc)
+		}
+	}
+	for _, path := range []string{"/", "/v1", "/v1/models/", "/v1/models/a/b", "/_fake/health"} {
+		if got := interfaceOfPath(path); got != nil {
+			t.Errorf("%s: interface %s, want none", path, got.name)
+		}
+	}
+}
