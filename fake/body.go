@@ -35,7 +35,9 @@ func (c *call) body() ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(c.Request.Body, limit+1))
 	if err != nil {
-		return nil, invalid("reading the request body: %v", err)
+		// The error is the connection's (a timeout, a reset, a short body): its text names Go's
+		// network internals, and the client needs only to know the body did not arrive.
+		return nil, invalid("request body: the connection closed or timed out before the body arrived in full (%d bytes read)", len(data))
 	}
 	if int64(len(data)) > limit {
 		return nil, newError(errRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
