@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/platformkit/platformkit/schemas"
@@ -87,17 +88,20 @@ func decodeError(err error) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "(root)"
+		if te.Field == "" {
+			return invalid("the request body must be %s, got %s", jsonKind(te.Type), te.Value)
 		}
-		return invalidField(field, "must be %s, got %s", jsonKind(te.Type), te.Value)
+		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), te.Value)
 	case errors.As(err, &se):
 		return invalid("the request body is not valid JSON: %s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return invalid("the request body is not valid JSON: it ends in the middle of a value")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return invalidField(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
+		name, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		if uerr != nil {
+			return invalid("the request body has an unknown field")
+		}
+		return invalidField(schemas.PathSegment(name), "unknown field")
 	}
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -140,8 +144,8 @@ func validateBody(schema string, data []byte) error {
 			name := strings.Trim(strings.SplitN(rest, ",", 2)[0], `'" `)
 			field, msg = joinPath(field, name), "field required"
 		}
-		if field == "" {
-			return invalid("%s", msg)
+		if field == "" { // the document itself: "expected object, but got array"
+			return invalid("the request body: %s", msg)
 		}
 		return invalidField(field, "%s", msg)
 	}

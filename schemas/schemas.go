@@ -22,6 +22,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -206,11 +207,19 @@ func checkNumbers(v any, path []string) *Error {
 			}
 		}
 	case map[string]any:
+		// Map order is random: of several bad fields, report the first by name, so that the same
+		// body always gets the same answer.
+		var first *Error
+		firstKey := ""
 		for k, item := range v {
-			if e := checkNumbers(item, append(path, k)); e != nil {
-				return e
+			if first != nil && k > firstKey {
+				continue
+			}
+			if e := checkNumbers(item, append(path, PathSegment(k))); e != nil {
+				first, firstKey = e, k
 			}
 		}
+		return first
 	}
 	return nil
 }
@@ -241,25 +250,58 @@ func deepest(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
 	}
 	var best *jsonschema.ValidationError
 	for _, c := range ve.Causes {
-		if d := deepest(c); best == nil || depth(d.InstanceLocation) > depth(best.InstanceLocation) {
+		if d := deepest(c); best == nil || deeper(d, best) {
 			best = d
 		}
 	}
 	return best
 }
 
+// deeper orders candidate errors: the deepest location first, then, since the validator visits
+// properties in map order, by location and keyword, so that the same body always gets the same
+// message.
+func deeper(a, b *jsonschema.ValidationError) bool {
+	if da, db := depth(a.InstanceLocation), depth(b.InstanceLocation); da != db {
+		return da > db
+	}
+	if a.InstanceLocation != b.InstanceLocation {
+		return a.InstanceLocation < b.InstanceLocation
+	}
+	return a.KeywordLocation < b.KeywordLocation
+}
+
 func depth(loc string) int { return strings.Count(loc, "/") }
 
+// dotted turns the validator's instance location (a JSON pointer whose tokens it also
+// percent-escapes) into a field path: "/messages/0/a%20b" is `messages.0."a b"`.
 func dotted(loc string) string {
-	loc = strings.TrimPrefix(loc, "/")
 	if loc == "" {
 		return ""
 	}
-	parts := strings.Split(loc, "/")
+	parts := strings.Split(strings.TrimPrefix(loc, "/"), "/")
 	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		if u, err := url.PathUnescape(p); err == nil {
+			p = u
+		}
+		parts[i] = PathSegment(strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~"))
 	}
 	return strings.Join(parts, ".")
+}
+
+// PathSegment writes one step of a field path ("messages.0.content"): a name or an index as it
+// is, and any other property name (empty, or holding a dot, a space, a colon, a quote, anything
+// beyond letters, digits, "_" and "-") as a JSON string, so that a message "NAME: unknown field"
+// cannot be misread whatever NAME a client sent.
+func PathSegment(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return strconv.Quote(name)
+		}
+	}
+	if name == "" {
+		return `""`
+	}
+	return name
 }
 
 // newCompiler adds every embedded document to a compiler for mode, closing object schemas in
