@@ -3,6 +3,7 @@ package fake
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,8 +42,9 @@ type JournalEntry struct {
 	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.
 	Truncated []string `json:"truncated"`
 
-	seq  uint64 // order of recording: the journal's cursor
-	size int    // estimated bytes held, for the journal's byte bound
+	headers []string // name, value pairs as recorded; Headers is built from them when read
+	seq     uint64   // order of recording: the journal's cursor
+	size    int      // estimated bytes held, for the journal's byte bound
 }
 
 // The journal's bounds. An entry holds at most about 90 KiB whatever the request, and the journal
@@ -70,8 +72,8 @@ type journal struct {
 
 func (j *journal) add(e JournalEntry) {
 	e.size = journalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body)
-	for k, v := range e.Headers {
-		e.size += len(k) + len(v)
+	for _, h := range e.headers {
+		e.size += len(h)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -107,6 +109,12 @@ func (s *Server) Journal() []JournalEntry {
 	defer j.mu.Unlock()
 	out := make([]JournalEntry, j.n)
 	j.copyTo(out)
+	for i := range out {
+		out[i].Headers = headerMap(out[i].headers)
+		if out[i].Truncated == nil {
+			out[i].Truncated = []string{}
+		}
+	}
 	return out
 }
 
@@ -131,30 +139,32 @@ const (
 	keyStub             = "platformkit.stub"
 )
 
-// record adds the finished request to the journal. It is on every request's path, so it keeps
-// references where it can and copies only the bounded parts it keeps: never a whole oversized
-// value (a substring would pin all of it).
+// record adds the finished request to the journal. It is on every request's path, so it does
+// the least it can: it keeps references to what it keeps whole, copies only the bounded part of an
+// oversized value (a substring would pin all of it), and leaves building the headers map and
+// lower-casing names to the rare reader (Journal).
 func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	r := gc.Request
+	// The handler and the writers are done with the context: its keys are read without its lock.
+	str := func(k string) string { v, _ := gc.Keys[k].(string); return v }
+	fault, _ := gc.Keys[keyFault].(bool)
 	e := JournalEntry{
-		RequestID:        gc.GetString(requestIDKey),
+		RequestID:        str(requestIDKey),
 		At:               at,
 		Method:           r.Method,
-		Interface:        gc.GetString(keyInterface),
-		CredentialID:     gc.GetString(keyCredentialID),
-		CredentialHeader: gc.GetString(keyCredentialHeader),
+		Interface:        str(keyInterface),
+		CredentialID:     str(keyCredentialID),
+		CredentialHeader: str(keyCredentialHeader),
 		Status:           status,
-		ErrorType:        gc.GetString(keyErrorType),
-		Fault:            gc.GetBool(keyFault),
-		Stub:             gc.GetString(keyStub),
-		Truncated:        []string{}, // no allocation: a zero-length slice
+		ErrorType:        str(keyErrorType),
+		Fault:            fault,
+		Stub:             str(keyStub),
 	}
 	e.Path = e.bounded("path", r.URL.Path, journalURLCap)
 	e.Query = e.bounded("query", r.URL.RawQuery, journalURLCap)
-	e.Headers = e.journalHeaders(r.Header)
+	e.headers = e.recordHeaders(r.Header)
 	e.Valid = e.ErrorType != errInvalidRequest && e.ErrorType != errRequestTooLarge
-	if body, ok := gc.Get(keyBody); ok {
-		b := body.([]byte)
+	if b, ok := gc.Keys[keyBody].([]byte); ok {
 		e.BodyBytes = len(b)
 		switch {
 		// A tunnel token is a secret handed out only by reveal and rotate (spec 5 rule 2); a
@@ -178,68 +188,63 @@ func (e *JournalEntry) bounded(name, v string, max int) string {
 	return strings.Clone(strings.ToValidUTF8(v[:max], ""))
 }
 
-// journalHeaders copies the headers but credentials, lower-cased, each value cut at
+// recordHeaders returns the headers but credentials as name, value pairs, each value cut at
 // journalValueCap and all of them at journalHeadersCap (in name order, so that the same request
-// keeps the same headers).
-func (e *JournalEntry) journalHeaders(h http.Header) map[string]string {
-	out := make(map[string]string, len(h))
-	size := 0
-	for k, vs := range h {
-		size += len(k)
-		for _, v := range vs {
-			size += len(v) + 2
-		}
+// keeps the same headers). A slice costs one allocation where a map costs one per header.
+func (e *JournalEntry) recordHeaders(h http.Header) []string {
+	out, total := make([]string, 0, 2*len(h)), 0
+	for k, vs := range h { // one pass for the usual request, whose headers all fit
+		var n int
+		out, n = e.addHeader(out, k, vs)
+		total += n
 	}
-	if size <= journalHeadersCap {
-		for k, vs := range h {
-			e.addHeader(out, k, vs)
-		}
+	if total <= journalHeadersCap {
 		return out
 	}
+	e.Truncated = slices.DeleteFunc(e.Truncated, func(t string) bool { return strings.HasPrefix(t, "headers.") })
+	out, total = out[:0], 0
 	names := make([]string, 0, len(h))
 	for k := range h {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	total := 0
 	for _, k := range names {
-		if total += e.addHeader(out, k, h[k]); total > journalHeadersCap {
-			e.Truncated = append(e.Truncated, "headers")
-			break
+		var n int
+		if out, n = e.addHeader(out, k, h[k]); total+n > journalHeadersCap { // left out whole
+			cut := "headers." + strings.ToLower(k)
+			e.Truncated = append(slices.DeleteFunc(e.Truncated, func(t string) bool { return t == cut }), "headers")
+			return out[:len(out)-2]
 		}
+		total += n
 	}
 	return out
 }
 
-// addHeader records one header unless it carries a credential, and returns the bytes it kept.
-func (e *JournalEntry) addHeader(out map[string]string, k string, vs []string) int {
+// addHeader appends one header unless it carries a credential, and returns the bytes it kept.
+func (e *JournalEntry) addHeader(out []string, k string, vs []string) ([]string, int) {
 	if strings.EqualFold(k, headerAPIKey) || strings.EqualFold(k, headerAuthorization) {
-		return 0
+		return out, 0
 	}
-	name, v := lowerHeader(k), strings.Join(vs, ", ")
+	v := ""
+	switch n := len(vs); {
+	case n == 1:
+		v = vs[0]
+	case n > 1:
+		v = strings.Join(vs, ", ") // several values of one header: rare, and each is bounded by the server
+	}
 	if len(v) > journalValueCap {
-		v = e.bounded("headers."+name, v, journalValueCap)
+		v = e.bounded("headers."+strings.ToLower(k), v, journalValueCap)
 	}
-	out[name] = v
-	return len(name) + len(v)
+	return append(out, k, v), len(k) + len(v)
 }
 
-// lowerHeaders holds the lower-case names of the headers clients send on every request, so that
-// recording them does not allocate.
-var lowerHeaders = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range []string{"Accept", "Accept-Encoding", "Connection", "Content-Length", "Content-Type",
-		"User-Agent", "Vendor-Version", "Vendor-Beta", "X-Stainless-Retry-Count", "Idempotency-Key"} {
-		m[k] = strings.ToLower(k)
+// headerMap builds the journal's view of recorded headers: lower-case names, as HTTP/2 sends them.
+func headerMap(pairs []string) map[string]string {
+	m := make(map[string]string, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m[strings.ToLower(pairs[i])] = pairs[i+1]
 	}
 	return m
-}()
-
-func lowerHeader(k string) string {
-	if l, ok := lowerHeaders[k]; ok {
-		return l
-	}
-	return strings.ToLower(k)
 }
 
 // isControl reports whether the request is for the test-control API, which is never journaled
