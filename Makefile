@@ -39,15 +39,17 @@ resources: ## the memory and time bounds of the known amplifiers (fake/resource_
 # -fuzz takes one target per run. `go test` alone runs their seed corpora as ordinary tests.
 FUZZ_TARGETS = $(shell grep -r --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*' . | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)|\1 \2|' | sort)
 FUZZTIME ?= 1m
+# How long the fuzzer may spend shrinking each new input (Go's default, 60 s, would stall a short run).
+FUZZMINIMIZETIME ?= 5s
 
 fuzz: ## run every Go fuzz target for $(FUZZTIME) each; a failing input is saved under the package's testdata/fuzz/
 	@set -- $(FUZZ_TARGETS); while [ $$# -gt 1 ]; do \
 		echo "== $$2 ($$1, $(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$$2$$" -fuzztime=$(FUZZTIME) $$1 || exit 1; shift 2; \
+		$(GO) test -run='^$$' -fuzz="^$$2$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$1 || exit 1; shift 2; \
 	done
 
 fuzz-short: ## every fuzz target for 3 s: part of make test
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s FUZZMINIMIZETIME=500ms
 
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"

@@ -13,7 +13,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/platformkit/platformkit/conformance/certgen"
 	"github.com/platformkit/platformkit/fixtures"
 )
 
@@ -195,7 +194,7 @@ func FuzzTunnelsBody(f *testing.F) {
 		{post, "/_fake/tunnels/token_check", nil},
 		{post, "/_fake/tunnels/" + fzTunnel + "/gateway_check", nil},
 	}
-	fuzzBodies(f, routes, `{"ca_certificate_pem":`+mustJSON(f, certgen.CA("seed").PEM)+`}`, `{"reason":"x"}`, `{"display_name":"d"}`,
+	fuzzBodies(f, routes, `{"ca_certificate_pem":`+mustJSON(f, fixturePEM(f, 0))+`}`, `{"reason":"x"}`, `{"display_name":"d"}`,
 		`{"token":"x"}`, `{"certificate_pem":"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"}`)
 	fuzzRouteBody(f, routes, []fzRoute{
 		{get, "/v1/organizations/tunnels?limit=1000&include_archived=true", ifTunnels},
@@ -363,11 +362,25 @@ func FuzzMemoryPaths(f *testing.F) {
 	})
 }
 
+// fixturePEM returns the n-th CA certificate of the fixture tunnels. Seeds must be the same in
+// every process of a fuzzing run (the coordinator's and its workers'), so they are never
+// generated with fresh keys.
+func fixturePEM(f *testing.F, n int) string {
+	raw, err := fs.ReadFile(fixtures.FS(), "tunnels.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	pems := gjson.GetBytes(raw, "tunnels.#.certificates.#.ca_certificate_pem|@flatten").Array()
+	if n >= len(pems) {
+		f.Fatalf("fixtures/tunnels.json has %d CA certificates, want at least %d", len(pems), n+1)
+	}
+	return pems[n].String()
+}
+
 // FuzzCertificatePEM sends PEM text as a tunnel's CA certificate and as a gateway's chain.
 func FuzzCertificatePEM(f *testing.F) {
-	ca := certgen.CA("fuzz")
-	leaf := ca.Issue("gateway.example")
-	for _, p := range []string{ca.PEM, leaf.PEM, leaf.PEM + ca.PEM, ca.KeyPEM, ca.PEM[:len(ca.PEM)/2], strings.ReplaceAll(ca.PEM, "A", "B"),
+	ca, other := fixturePEM(f, 0), fixturePEM(f, 1)
+	for _, p := range []string{ca, ca + other, ca[:len(ca)/2], strings.ReplaceAll(ca, "A", "B"), strings.Replace(ca, "CERTIFICATE", "PRIVATE KEY", 2),
 		"-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n", "-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n", "", "\x00"} {
 		f.Add(false, p)
 		f.Add(true, p)
