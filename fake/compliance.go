@@ -143,6 +143,12 @@ type ccProjectJSON struct {
 	User             ccUser     `json:"user"`
 }
 
+// view writes the project as a list item.
+func (p *ccProject) view() ccProjectJSON {
+	return ccProjectJSON{ID: p.ID, CreatedAt: p.createdAt, DeletedAt: p.deletedAt, IsPrivate: p.isPrivate, Name: p.name,
+		OrganizationID: p.org.ID, OrganizationUUID: p.org.UUID, UpdatedAt: p.updatedAt, User: p.user}
+}
+
 // ccDeletion is a deletion confirmation (spec 2.7).
 type ccDeletion struct {
 	ID   string `json:"id"`
@@ -233,12 +239,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 		k := ch.key()
 		cursor = &k
 	}
-	page := st.pageChats(f, q, cursor)
-	out := cursorPage[ccChatJSON]{Data: make([]ccChatJSON, len(page.Data)), FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
-	for i, ch := range page.Data {
-		out.Data[i] = ch.view()
-	}
-	return out, nil
+	return encodedPage(st.pageChats(f, q, cursor), func(ch *ccChat) []byte { return ch.encoded }), nil
 }
 
 // getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its
@@ -438,12 +439,8 @@ func (s *Server) listComplianceProjects(c *call) (any, error) {
 		}
 	}
 	page := pageByToken(list, ccProjectKey, oldestFirst, scope, after, limit)
-	out := tokenPage[ccProjectJSON]{Data: make([]ccProjectJSON, len(page.Data)), NextPage: page.NextPage}
-	for i, p := range page.Data {
-		out.Data[i] = ccProjectJSON{ID: p.ID, CreatedAt: p.createdAt, DeletedAt: p.deletedAt, IsPrivate: p.isPrivate, Name: p.name,
-			OrganizationID: p.org.ID, OrganizationUUID: p.org.UUID, UpdatedAt: p.updatedAt, User: p.user}
-	}
-	return ccWithHasMore(out), nil
+	return splicePage(page.Data, func(p *ccProject) []byte { return p.encoded },
+		ccWithHasMore(tokenPage[struct{}]{NextPage: page.NextPage})), nil
 }
 
 // ccOrganization is an organization as the compliance API lists it (gaps §10).

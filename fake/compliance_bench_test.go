@@ -40,6 +40,9 @@ func benchComplianceServer(b *testing.B, n int) (*Server, string) {
 		at := Epoch.Add(-time.Duration(n-i) * time.Minute)
 		ch := &ccChat{ID: fmt.Sprintf("assistant_chat_bench%08d", i), org: acme, user: ccUser{users[i%3], "x@acme.example"},
 			projectID: "assistant_proj_bench", name: "bench", createdAt: at, updatedAt: at}
+		if err := ch.encode(); err != nil {
+			b.Fatal(err)
+		}
 		fx.compliance.chats = append(fx.compliance.chats, ch)
 	}
 	s := New(WithFixtures(&fx))
@@ -65,5 +68,17 @@ func BenchmarkComplianceChatPageStore(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkComplianceProjectPage lists a page of 20 of the default fixtures' projects, whose
+// items are spliced from the records encoded at load:
+//
+//	go test -run '^$' -bench ComplianceProjectPage -benchmem ./fake
+func BenchmarkComplianceProjectPage(b *testing.B) {
+	s := New()
+	b.ReportAllocs()
+	for b.Loop() {
+		benchGet(b, s, "/v1/compliance/apps/projects?limit=20", "Authorization", "Bearer test-compliance-key")
 	}
 }

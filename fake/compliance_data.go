@@ -41,6 +41,15 @@ type ccChat struct {
 	updatedAt time.Time
 	deletedAt *time.Time // deleted by its end user: still listed (gaps §10)
 	messages  []*ccMessage
+	encoded   []byte // the list item, encoded once by encode
+}
+
+// encode records the chat's list item as JSON. A chat's fields never change after load (deleting
+// it through the API only takes it out of the lists), so list pages splice these bytes in
+// instead of encoding every chat of every page again.
+func (ch *ccChat) encode() (err error) {
+	ch.encoded, err = encodeRecord(ch.view())
+	return err
 }
 
 // key places the chat in the chat list.
@@ -113,6 +122,7 @@ type ccProject struct {
 	createdAt time.Time
 	updatedAt time.Time
 	deletedAt *time.Time
+	encoded   []byte // the list item, encoded once at load: list pages splice it in
 }
 
 // ccProjectKey places a project in the project list.
@@ -232,6 +242,9 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 		}
 		pr := &ccProject{ID: p.ID, org: o, user: u, name: p.Name, isPrivate: p.IsPrivate,
 			createdAt: p.CreatedAt.UTC(), updatedAt: p.UpdatedAt.UTC(), deletedAt: ccUTC(p.DeletedAt)}
+		if pr.encoded, err = encodeRecord(pr.view()); err != nil {
+			return fmt.Errorf("%s: project %s: %w", name, p.ID, err)
+		}
 		projects[p.ID] = pr
 		d.projects[o] = append(d.projects[o], pr)
 	}
@@ -303,6 +316,9 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 			ch.messages = append(ch.messages, msg)
 		}
 		slices.SortFunc(ch.messages, func(a, b *ccMessage) int { return oldestFirst(ccMessageKey(a), ccMessageKey(b)) })
+		if err := ch.encode(); err != nil {
+			return fmt.Errorf("%s: chat %s: %w", name, c.ID, err)
+		}
 		d.chats = append(d.chats, ch)
 	}
 	slices.SortFunc(d.chats, func(a, b *ccChat) int { return oldestFirst(a.key(), b.key()) })

@@ -762,6 +762,96 @@ func TestComplianceDeleteAfterDeletes(t *testing.T) {
 	}
 }
 
+// TestComplianceChatPagesAsEncoded: chat list pages splice the chats encoded at load; the bytes
+// are those of encoding the page whole by reflection, whatever the cursor, filter or page (empty,
+// last, a chat without a model, one its user deleted), and for a name with the characters an
+// encoder may escape (&, <, >, U+2028, quotes, non-ASCII).
+func TestComplianceChatPagesAsEncoded(t *testing.T) {
+	const name = `Q&A <b>draft</b>\u2028 \"why\" caf\u00e9`
+	fx, err := LoadFixtures(ccEditedFixtures(t, "compliance.json", `"name": "Migration question 002"`, `"name": "`+name+`"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*ccChat{}
+	for _, ch := range fx.compliance.chats {
+		byID[ch.ID] = ch
+	}
+	ts := NewTestServer(t, WithFixtures(fx))
+	for _, q := range []string{
+		"?user_ids=" + ccGrace + "&limit=3",
+		"?user_ids=" + ccGrace + "&limit=2&after_id=assistant_chat_01Acme000001",
+		"?user_ids=" + ccGrace + "," + ccAlan + "&limit=4&before_id=assistant_chat_01Acme000264",
+		"?user_ids=" + ccAlan + "&limit=1000",
+		"?user_ids=" + ccAlan + "&created_at[gte]=2099-01-01T00:00:00Z",
+	} {
+		r := ccOK(t, ts, ccChats+q)
+		var page cursorPage[ccChatJSON]
+		page.Data = []ccChatJSON{}
+		for _, id := range idsOf(r.get("data")) {
+			page.Data = append(page.Data, byID[id].view())
+		}
+		if first, last := r.get("first_id"), r.get("last_id"); first.Exists() && first.Type != gjson.Null {
+			f, l := first.String(), last.String()
+			page.FirstID, page.LastID = &f, &l
+		}
+		page.HasMore = r.get("has_more").Bool()
+		if want := encodedWhole(t, page); string(r.body) != want {
+			t.Errorf("GET %s%s:\n got %s\nwant %s", ccChats, q, r.body, want)
+		}
+	}
+	if body := ccOK(t, ts, ccChats+"?limit=2&user_ids="+ccGrace).body; !strings.Contains(string(body), `"Q&A <b>draft</b>\u2028 \"why\" café"`) {
+		t.Errorf("the edited name is not on the first page, or it is escaped: %s", body)
+	}
+}
+
+// TestComplianceProjectPagesAsEncoded: project list pages splice the projects encoded at load;
+// the bytes are those of encoding the page whole by reflection (first, middle, last and empty
+// pages, a private and a deleted project, a name with characters an encoder may escape).
+func TestComplianceProjectPagesAsEncoded(t *testing.T) {
+	fx, err := LoadFixtures(ccEditedFixtures(t, "compliance.json", `"name": "Platform migration"`, `"name": "R&D <b>\u2028 \"x\" caf\u00e9"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*ccProject{}
+	for _, list := range fx.compliance.projects {
+		for _, p := range list {
+			byID[p.ID] = p
+		}
+	}
+	ts := NewTestServer(t, WithFixtures(fx))
+	const path = ccPrefix + "projects"
+	seen := 0
+	for _, q := range []string{"?limit=2", "?limit=3", "?limit=20", "?limit=100", "?created_at[gte]=2099-01-01T00:00:00Z"} {
+		for page := ""; ; {
+			r := ccOK(t, ts, path+q+page)
+			var whole ccTokenList[ccProjectJSON]
+			whole.Data = []ccProjectJSON{}
+			for _, id := range idsOf(r.get("data")) {
+				whole.Data = append(whole.Data, byID[id].view())
+				seen++
+			}
+			if next := r.get("next_page"); next.Type != gjson.Null {
+				s := next.String()
+				whole.NextPage = &s
+			}
+			whole.HasMore = whole.NextPage != nil
+			if want := encodedWhole(t, whole); string(r.body) != want {
+				t.Fatalf("GET %s%s%s:\n got %s\nwant %s", path, q, page, r.body, want)
+			}
+			if whole.NextPage == nil {
+				break
+			}
+			page = "&page=" + url.QueryEscape(*whole.NextPage)
+		}
+	}
+	if seen != 4*26 {
+		t.Fatalf("%d projects seen, want 4 walks of 26", seen)
+	}
+	if body := ccOK(t, ts, path+"?limit=1").body; !strings.Contains(string(body), `"R&D <b>\u2028 \"x\" café"`) {
+		t.Errorf("the edited name is not on the first page, or it is escaped: %s", body)
+	}
+}
+
 // TestComplianceDeterministic: the same requests against two new servers answer the same bytes.
 func TestComplianceDeterministic(t *testing.T) {
 	run := func() []string {

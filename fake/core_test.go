@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +29,19 @@ func send(t testing.TB, h http.Handler, method, path, body string, header ...str
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
 	return w
+}
+
+// encodedWhole encodes v as one value, by reflection, as writeJSON does: what a body spliced
+// from records encoded ahead of time must equal.
+func encodedWhole(t *testing.T, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 var modelsHeaders = []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}

@@ -3,6 +3,7 @@ package fake
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"sort"
 	"sync"
 	"time"
@@ -81,13 +82,32 @@ func memVersionKey(v *memoryVersion) listKey { return listKey{v.CreatedAt, v.ID}
 // page by binary search whatever the history's length.
 type memStoreState struct {
 	org      *org
-	rec      memoryStore
+	rec      *storeRecord       // replaced by set on every change, never changed in place
 	memories map[string]*memory // live memories by ID
 	paths    map[string]*memory // live memories by path
 	versions []*memoryVersion   // every version of the store
 	byID     map[string]*memoryVersion
 	lineage  map[string][]*memoryVersion // by memory ID, kept after the memory is deleted
 }
+
+// storeRecord is one version of a store's record, with its JSON encoded on the first read (after
+// the area's lock is gone). It is never changed: a change to the store builds the next record and
+// installs it with set, so that the bytes can never be older than the record they are read with.
+type storeRecord struct {
+	memoryStore
+	once sync.Once
+	body json.RawMessage
+	err  error
+}
+
+// json returns the record encoded as writeJSON would encode it.
+func (r *storeRecord) json() (json.RawMessage, error) {
+	r.once.Do(func() { r.body, r.err = encodeRecord(r.memoryStore) })
+	return r.body, r.err
+}
+
+// set makes rec the store's record; the caller holds the area's lock.
+func (st *memStoreState) set(rec memoryStore) { st.rec = &storeRecord{memoryStore: rec} }
 
 // memoryArea is the memory-stores state of one server.
 type memoryArea struct {

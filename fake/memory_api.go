@@ -25,7 +25,7 @@ const (
 )
 
 // memStoreKey orders the store list: created_at, then ID.
-func memStoreKey(m memoryStore) listKey { return listKey{m.CreatedAt, m.ID} }
+func memStoreKey(r *storeRecord) listKey { return listKey{r.CreatedAt, r.ID} }
 
 // memAPIActor is the attribution of a write through the API: the key used, never its secret.
 func memAPIActor(c *call) *memoryActor { return &memoryActor{Type: "api_actor", APIKeyID: c.cred.ID} }
@@ -106,7 +106,7 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 		return nil, err
 	}
 	a := s.memoryArea(c)
-	var list []memoryStore
+	var list []*storeRecord
 	a.mu.Lock()
 	for _, st := range a.stores {
 		if st.org == c.org && (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt) {
@@ -114,8 +114,15 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 		}
 	}
 	a.mu.Unlock()
-	slices.SortFunc(list, func(x, y memoryStore) int { return newestFirst(memStoreKey(x), memStoreKey(y)) })
-	return pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit), nil
+	slices.SortFunc(list, func(x, y *storeRecord) int { return newestFirst(memStoreKey(x), memStoreKey(y)) })
+	page := pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit)
+	items := make([][]byte, len(page.Data))
+	for i, r := range page.Data {
+		if items[i], err = r.json(); err != nil {
+			return nil, err
+		}
+	}
+	return splicePage(items, func(b []byte) []byte { return b }, tokenPage[struct{}]{NextPage: page.NextPage}), nil
 }
 
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
@@ -142,9 +149,19 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 	return rec, nil
 }
 
+// inMemStoreRecord runs f as inMemStore does and answers the store record it returns, encoded
+// after the lock is gone and once per version of the record: reads far outnumber changes.
+func (s *Server) inMemStoreRecord(c *call, f func(st *memStoreState) (*storeRecord, error)) (any, error) {
+	v, err := s.inMemStore(c, func(st *memStoreState) (any, error) { return f(st) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*storeRecord).json()
+}
+
 // getMemoryStore answers one of the caller's stores, archived or not.
 func (s *Server) getMemoryStore(c *call) (any, error) {
-	return s.inMemStore(c, func(st *memStoreState) (any, error) { return st.rec, nil })
+	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) { return st.rec, nil })
 }
 
 // updateMemoryStore changes name and description and patches metadata (gaps §7): a string
@@ -158,11 +175,11 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 	if err := decodeMemoryBody(c, "memory/memory_store_update_request", &req); err != nil {
 		return nil, err
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
-		next := st.rec
+		next := st.rec.memoryStore
 		if req.Name != nil {
 			next.Name = *req.Name
 		}
@@ -185,7 +202,7 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 		// An update that changes nothing leaves updated_at alone.
 		if next.Name != st.rec.Name || next.Description != st.rec.Description || !maps.Equal(next.Metadata, st.rec.Metadata) {
 			next.UpdatedAt = s.clock.Now()
-			st.rec = next
+			st.set(next)
 		}
 		return st.rec, nil
 	})
@@ -194,10 +211,11 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 // archiveMemoryStore archives once; archiving an archived store returns it unchanged, so that
 // a client may retry.
 func (s *Server) archiveMemoryStore(c *call) (any, error) {
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) {
 		if st.rec.ArchivedAt == nil {
-			now := s.clock.Now()
-			st.rec.ArchivedAt, st.rec.UpdatedAt = &now, now
+			now, next := s.clock.Now(), st.rec.memoryStore
+			next.ArchivedAt, next.UpdatedAt = &now, now
+			st.set(next)
 		}
 		return st.rec, nil
 	})

@@ -120,7 +120,7 @@ func (st *memStoreState) replay(id string, lineage []*memoryVersion) error {
 
 // newMemStoreState is an empty store state with its indexes ready.
 func newMemStoreState(o *org, rec memoryStore) *memStoreState {
-	return &memStoreState{org: o, rec: rec, memories: map[string]*memory{}, paths: map[string]*memory{},
+	return &memStoreState{org: o, rec: &storeRecord{memoryStore: rec}, memories: map[string]*memory{}, paths: map[string]*memory{},
 		byID: map[string]*memoryVersion{}, lineage: map[string][]*memoryVersion{}}
 }
 
@@ -129,7 +129,7 @@ func newMemStoreState(o *org, rec memoryStore) *memStoreState {
 func (mf *memoryFixtures) build() *memoryArea {
 	a := &memoryArea{stores: map[string]*memStoreState{}}
 	for _, src := range mf.stores {
-		st := newMemStoreState(src.org, src.rec)
+		st := newMemStoreState(src.org, src.rec.memoryStore)
 		st.versions = make([]*memoryVersion, len(src.versions))
 		for i, v := range src.versions {
 			cp := *v

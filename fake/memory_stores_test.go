@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -245,4 +246,64 @@ func TestMemoryBetaOptional(t *testing.T) {
 			t.Fatalf("betas %q: status %d", betas, resp.StatusCode)
 		}
 	}
+}
+
+// TestMemoryStoreReadAfterChange: reads and list pages answer the bytes encoded for a store's
+// current record, once per change: after a create, an update or an archive they answer what
+// that change answered, and always the record encoded whole by reflection.
+func TestMemoryStoreReadAfterChange(t *testing.T) {
+	m := newMemTester(t)
+	listed := func(id string) string {
+		t.Helper()
+		for _, s := range m.ok(get, "/v1/memory_stores?include_archived=true&limit=100", nil).Get("data").Array() {
+			if s.Get("id").String() == id {
+				return s.Raw
+			}
+		}
+		t.Fatalf("%s is not listed", id)
+		return ""
+	}
+	read := func(id, want, after string) {
+		t.Helper()
+		for range 2 { // the second read answers the bytes the first encoded
+			if got := strings.TrimSpace(m.ok(get, "/v1/memory_stores/"+id, nil).Raw); got != want {
+				t.Fatalf("read after %s = %s, want %s", after, got, want)
+			}
+		}
+		if got := listed(id); got != want {
+			t.Fatalf("read after %s = %s, but the list holds %s", after, want, got)
+		}
+		var rec memoryStore
+		if err := json.Unmarshal([]byte(want), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if whole := strings.TrimSpace(encodedWhole(t, rec)); whole != want {
+			t.Fatalf("read after %s = %s, but the record encoded by reflection is %s", after, want, whole)
+		}
+	}
+	read(memResearchStore, listed(memResearchStore), "load")
+	read(memLegacyStore, listed(memLegacyStore), "load") // archived
+
+	created := m.ok(post, "/v1/memory_stores", map[string]any{"name": "Q&A <draft>", "metadata": map[string]string{"b": "2", "a": "1"}})
+	id := created.Get("id").String()
+	read(id, strings.TrimSpace(created.Raw), "create")
+
+	m.ts.Fake.AdvanceClock(time.Minute)
+	updated := strings.TrimSpace(m.ok(post, "/v1/memory_stores/"+id, map[string]any{"name": "renamed", "metadata": map[string]any{"a": nil}}).Raw)
+	if updated == strings.TrimSpace(created.Raw) || !strings.Contains(updated, `"name":"renamed"`) {
+		t.Fatalf("update answered %s", updated)
+	}
+	read(id, updated, "update")
+
+	m.ts.Fake.AdvanceClock(time.Minute)
+	if again := strings.TrimSpace(m.ok(post, "/v1/memory_stores/"+id, map[string]any{"name": "renamed"}).Raw); again != updated {
+		t.Fatalf("a no-op update answered %s, want %s", again, updated)
+	}
+	read(id, updated, "a no-op update")
+
+	archived := strings.TrimSpace(m.ok(post, "/v1/memory_stores/"+id+"/archive", nil).Raw)
+	if m.ok(get, "/v1/memory_stores/"+id, nil).Get("archived_at").Time() != m.ts.Fake.Now() {
+		t.Fatalf("archive answered %s", archived)
+	}
+	read(id, archived, "archive")
 }

@@ -48,7 +48,7 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 	for _, m := range cat.list {
 		type plain modelInfo // without the MarshalJSON method
 		var err error
-		if m.encoded, err = json.Marshal((*plain)(m)); err != nil {
+		if m.encoded, err = encodeRecord((*plain)(m)); err != nil {
 			return fmt.Errorf("models.json: %s: %w", m.ID, err)
 		}
 		cat.byID[m.ID] = m

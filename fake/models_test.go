@@ -1,8 +1,6 @@
 package fake
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -101,14 +99,8 @@ func TestModelPagesAsEncoded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(page); err != nil {
-			t.Fatal(err)
-		}
-		if got := send(t, s, "GET", "/v1/models"+q, "", modelsHeaders...).Body.String(); got != want.String() {
-			t.Errorf("GET /v1/models%s:\n got %s\nwant %s", q, got, want.String())
+		if got, want := send(t, s, "GET", "/v1/models"+q, "", modelsHeaders...).Body.String(), encodedWhole(t, page); got != want {
+			t.Errorf("GET /v1/models%s:\n got %s\nwant %s", q, got, want)
 		}
 	}
 }

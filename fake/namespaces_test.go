@@ -309,14 +309,7 @@ func BenchmarkNamespaceRequest(b *testing.B) {
 			if tc.header != "" {
 				req.Header.Set(NamespaceHeader, tc.header)
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				w := httptest.NewRecorder()
-				s.ServeHTTP(w, req)
-				if w.Code != http.StatusOK {
-					b.Fatal(w.Code)
-				}
-			}
+			benchServe(b, s, req)
 		})
 	}
 }

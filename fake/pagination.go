@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -133,28 +132,34 @@ func pageKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey, idOf f
 	return page, nil
 }
 
-// encodedPage encodes a page whose items were encoded ahead of time (compact, as json.Marshal
+// encodedPage encodes a page whose items were encoded ahead of time (compact, as encodeRecord
 // writes them), splicing their bytes in: encoding the page with its items as Marshalers would
-// re-compact every item, which cost more than the rest of the request.
-func encodedPage[T any](p cursorPage[T], encoded func(T) []byte) json.RawMessage {
+// re-compact every item, and encoding them anew would reflect over every field, each of which
+// cost more than the rest of the request. The page is assembled in a pooled buffer, which
+// writeJSON writes and returns to the pool, so that a page costs no allocation of its size.
+func encodedPage[T any](p cursorPage[T], encoded func(T) []byte) *encoder {
+	return splicePage(p.Data, encoded, cursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
+}
+
+// splicePage is encodedPage for a page of any family: rest is the same page without its items
+// (a struct whose first field is data, nil), which gives the fields after data.
+func splicePage[T any](items []T, encoded func(T) []byte, rest any) *encoder {
 	e := encoders.Get().(*encoder)
-	defer e.release()
-	// The same page without items, {"data":null,...}: the fields after data, encoded as writeJSON
-	// would encode them.
-	_ = e.enc.Encode(cursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
-	rest := bytes.TrimSuffix(bytes.TrimPrefix(e.buf.Bytes(), []byte(`{"data":null`)), []byte("\n"))
-	n := len(`{"data":[]`) + len(rest)
-	for _, it := range p.Data {
-		n += len(encoded(it)) + 1
-	}
-	out := append(make([]byte, 0, n), `{"data":[`...)
-	for i, it := range p.Data {
+	e.buf.WriteString(`{"data":[`)
+	for i, it := range items {
 		if i > 0 {
-			out = append(out, ',')
+			e.buf.WriteByte(',')
 		}
-		out = append(out, encoded(it)...)
+		e.buf.Write(encoded(it))
 	}
-	return append(append(out, ']'), rest...)
+	e.buf.WriteByte(']')
+	// The fields after data, as writeJSON would encode them: rest, {"data":null,...}\n, encoded
+	// after the items and moved back over its own {"data":null.
+	at := e.buf.Len()
+	_ = e.enc.Encode(rest)
+	b := e.buf.Bytes()
+	e.buf.Truncate(at + copy(b[at:], b[at+len(`{"data":null`):len(b)-1]))
+	return e
 }
 
 // lookupIn returns a cursor lookup over the items themselves, for lists without deletions.

@@ -53,12 +53,13 @@ func (c *call) queryEnum(name, def string, allowed ...string) (string, error) {
 }
 
 // queryStrings reads an array parameter in any of the forms clients send (gaps §2):
-// name[]=a&name[]=b, name=a&name=b, and name=a,b. Empty items are dropped.
+// name[]=a&name[]=b, name=a&name=b, and name=a,b. Empty items are dropped. It reads gin's
+// parsed query, which every other parameter reads too: parsing the query again per array
+// parameter cost a compliance chat list a tenth of its time.
 func (c *call) queryStrings(name string) []string {
-	q := c.Request.URL.Query()
 	var out []string
 	for _, key := range []string{name, name + "[]"} {
-		for _, v := range q[key] {
+		for _, v := range c.QueryArray(key) {
 			for _, item := range strings.Split(v, ",") {
 				if item = strings.TrimSpace(item); item != "" {
 					out = append(out, item)

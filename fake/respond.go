@@ -93,12 +93,18 @@ func (s *Server) serve(c *call) (any, error) {
 }
 
 // writeJSON answers v as JSON. A json.RawMessage is a body encoded ahead of time (fixture data
-// encoded at load) and is written as it is, so it must be compact, as json.Marshal writes it;
-// anything else is encoded once here. With a violation handler set, the body is first checked
-// against the route's schema in strict mode.
+// encoded at load, see encodeRecord) and is written as it is, so it must be compact; so is an
+// *encoder, a body assembled in a pooled buffer (encodedPage), which goes back to the pool once
+// written. Anything else is encoded once here. With a violation handler set, the body is first
+// checked against the route's schema in strict mode.
 func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
-	if raw, ok := v.(json.RawMessage); ok {
-		s.writeBody(gc, status, schema, raw)
+	switch v := v.(type) {
+	case json.RawMessage:
+		s.writeBody(gc, status, schema, v)
+		return
+	case *encoder:
+		defer v.release()
+		s.writeBody(gc, status, schema, v.buf.Bytes())
 		return
 	}
 	e := encoders.Get().(*encoder)
@@ -142,6 +148,18 @@ var encoders = sync.Pool{New: func() any {
 	e.enc.SetEscapeHTML(false)
 	return e
 }}
+
+// encodeRecord encodes v as writeJSON would, without the newline, into memory of its own: a
+// record encoded once (at load, or once per change) and then written as it is, alone or spliced
+// into list pages (splicePage), must be the bytes writeJSON would have written for it.
+func encodeRecord(v any) ([]byte, error) {
+	e := encoders.Get().(*encoder)
+	defer e.release()
+	if err := e.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), newline)), nil
+}
 
 // maxPooledBuffer keeps a rare huge answer from pinning its buffer in the pool.
 const maxPooledBuffer = 1 << 20
