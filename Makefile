@@ -3,23 +3,23 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit conformance examples bench load help
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples bench load help
 
 help: ## list the targets, with the values of the variables they use
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
-		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|\$$\$$|$$|g' \
+		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|$$(FUZZTIME)|$(FUZZTIME)|g' -e 's|\$$\$$|$$|g' \
 		| awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 	@echo
 	@echo 'Variables (set as make VAR=value):'
 	@echo '  ADDR=$(ADDR)  REPORTS=$(REPORTS)  GO=$(GO)'
-	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)'
+	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)  FUZZTIME=$(FUZZTIME)'
 
 # run builds quietly, so that the first line it prints is the binary's "listening on http://ADDR".
 run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures; flags in RUN_FLAGS); Ctrl-C stops it gracefully
 	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
 	@exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
 
-test: lint unit examples ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), examples
+test: lint unit resources fuzz-short examples ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), resource bounds, short fuzzing, examples
 
 lint: fmt-check vet ## gofmt and go vet
 
@@ -31,6 +31,25 @@ vet:
 
 unit: ## unit tests with -race; includes the conformance suite against an in-process fake
 	$(GO) test -race -count=1 -timeout 8m ./...
+
+resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go), without -race, which distorts them
+	$(GO) test -count=1 -run '^TestAmplifiersStayBounded$$' -v ./fake
+
+# Every Go fuzz target (func FuzzX in a _test.go file), as "package-dir target" pairs: go test
+# -fuzz takes one target per run. `go test` alone runs their seed corpora as ordinary tests.
+FUZZ_TARGETS = $(shell grep -r --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*' . | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)|\1 \2|' | sort)
+FUZZTIME ?= 1m
+# How long the fuzzer may spend shrinking each new input (Go's default, 60 s, would stall a short run).
+FUZZMINIMIZETIME ?= 5s
+
+fuzz: ## run every Go fuzz target for $(FUZZTIME) each; a failing input is saved under the package's testdata/fuzz/
+	@set -- $(FUZZ_TARGETS); while [ $$# -gt 1 ]; do \
+		echo "== $$2 ($$1, $(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$2$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$1 || exit 1; shift 2; \
+	done
+
+fuzz-short: ## every fuzz target for 3 s: part of make test
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s FUZZMINIMIZETIME=500ms
 
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/platformkit/platformkit/schemas"
@@ -34,7 +36,9 @@ func (c *call) body() ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(c.Request.Body, limit+1))
 	if err != nil {
-		return nil, invalid("reading the request body: %v", err)
+		// The error is the connection's (a timeout, a reset, a short body): its text names Go's
+		// network internals, and the client needs only to know the body did not arrive.
+		return nil, invalid("request body: the connection closed or timed out before the body arrived in full (%d bytes read)", len(data))
 	}
 	if int64(len(data)) > limit {
 		return nil, newError(errRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
@@ -56,35 +60,64 @@ func decodeJSON(data []byte, v any) error {
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
-	err := d.Decode(v)
+	if err := d.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if d.More() {
+		return invalid("the request body has data after the JSON object")
+	}
+	return nil
+}
+
+// decodeError is the one translation of an encoding/json error into the API's terms: the field
+// path and the JSON type expected, never a Go type or struct name ("Go struct field
+// messageRequest.max_tokens of type int" means nothing to a client in another language).
+func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
-	case err == nil:
-		if d.More() {
-			return invalid("the request body has data after the JSON object")
-		}
-		return nil
 	case errors.As(err, &te):
-		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)
-	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
-		return invalid("the request body is not valid JSON: %v", err)
+		if te.Field == "" {
+			return invalid("the request body must be %s, got %s", jsonKind(te.Type), te.Value)
+		}
+		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), te.Value)
+	case errors.As(err, &se):
+		return invalid("the request body is not valid JSON: %s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return invalid("the request body is not valid JSON: it ends in the middle of a value")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return invalidField(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
+		name, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		if uerr != nil {
+			return invalid("the request body has an unknown field")
+		}
+		return invalidField(schemas.PathSegment(name), "unknown field")
 	}
-	return invalid("the request body could not be read: %v", err)
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae // from an UnmarshalJSON of the fake's own, already in the API's terms
+	}
+	return invalid("the request body does not have the shape this endpoint takes")
 }
 
-func jsonKind(goKind string) string {
-	switch {
-	case strings.HasPrefix(goKind, "int"), strings.HasPrefix(goKind, "uint"), strings.HasPrefix(goKind, "float"):
+// jsonKind names the JSON type a Go type is decoded from, with the range of an integer.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Sprintf("an integer from %d to %d", int64(-1)<<(t.Bits()-1), int64(1)<<(t.Bits()-1)-1)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return fmt.Sprintf("an integer from 0 to %d", uint64(1)<<t.Bits()-1)
+	case reflect.Float32, reflect.Float64:
 		return "a number"
-	case goKind == "string":
+	case reflect.String:
 		return "a string"
-	case goKind == "bool":
+	case reflect.Bool:
 		return "a boolean"
-	case goKind == "slice", goKind == "array":
+	case reflect.Slice, reflect.Array:
 		return "an array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.Interface:
+		return "a JSON value"
 	}
 	return "an object"
 }
@@ -100,8 +133,8 @@ func validateBody(schema string, data []byte) error {
 			name := strings.Trim(strings.SplitN(rest, ",", 2)[0], `'" `)
 			field, msg = joinPath(field, name), "field required"
 		}
-		if field == "" {
-			return invalid("%s", msg)
+		if field == "" { // the document itself: "expected object, but got array"
+			return invalid("the request body: %s", msg)
 		}
 		return invalidField(field, "%s", msg)
 	}

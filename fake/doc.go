@@ -46,8 +46,11 @@
 // Any input gets an answer in the error envelope of the API, naming the field that is wrong and
 // what was expected. Apart from injected faults, a 5xx answer or a panic is a bug of the fake,
 // which NewTestServer reports as a test failure (WithViolationHandler). JSON bodies are refused
-// above 1 MB (Messages: 32 MB) with 413 before they are read whole. Nothing persists beyond the
-// Server value.
+// above 1 MB (Messages: 32 MB) with 413 before they are read whole; a number that does not fit a
+// 64-bit float is a 400 naming its field. A tool input generated from an input_schema stops, as at
+// max_tokens, at what max_tokens can hold and at most 100,000 values. The journal keeps the last
+// 10,000 requests within 32 MiB, each entry cut to a few KiB of headers and 64 KiB of body and
+// listing what it cut (JournalEntry.Truncated). Nothing persists beyond the Server value.
 //
 // # Clause references
 //

@@ -3,6 +3,8 @@ package fake
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +14,8 @@ import (
 
 // JournalEntry is one API request the server answered (GET /_fake/journal). Control
 // requests (/_fake/) are never recorded, and no credential is: only the ID of the key used.
+// Entries are bounded (see journalValueCap and the caps beside it): what was cut is named in
+// Truncated, so a test never mistakes a shortened value for what was sent.
 type JournalEntry struct {
 	RequestID    string            `json:"request_id"`
 	At           time.Time         `json:"at"` // on the server's clock, when the request arrived
@@ -33,40 +37,85 @@ type JournalEntry struct {
 	Valid bool   `json:"valid"`
 	Fault bool   `json:"fault"` // answered by an injected fault
 	Stub  string `json:"stub"`  // the ID of the stub whose reply answered; "" if none did
+	// Truncated names what the entry shortened or left out to stay bounded, in order: "path",
+	// "query", "headers.NAME" (a value cut to 1 KiB), "headers" (headers beyond 16 KiB left
+	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.
+	Truncated []string `json:"truncated"`
+
+	headers []string // name, value pairs as recorded; Headers is built from them when read
+	seq     uint64   // order of recording: the journal's cursor
+	size    int      // estimated bytes held, for the journal's byte bound
 }
 
-// journalCap bounds the journal's memory; older entries are dropped first.
-const journalCap = 10000
+// The journal's bounds. An entry holds at most about 90 KiB whatever the request, and the journal
+// at most journalCap entries and journalBytes bytes: older entries are dropped first.
+const (
+	journalCap        = 10000
+	journalBytes      = 32 << 20
+	journalBodyCap    = 64 << 10 // the largest body kept
+	journalValueCap   = 1 << 10  // the longest header value kept whole
+	journalHeadersCap = 16 << 10 // the headers kept per entry, names and values
+	journalURLCap     = 4 << 10  // the longest path, and query, kept whole
+	journalEntryBase  = 256      // an entry's fixed cost: the struct, its map and strings
+)
 
-// journalBodyCap is the largest body the journal keeps.
-const journalBodyCap = 64 << 10
-
-// journal is a ring of the last journalCap entries: recording costs the same however long the
-// server has run.
+// journal is a ring of the last entries, bounded by count and by bytes: recording costs the
+// same however long the server has run.
 type journal struct {
-	mu      sync.Mutex
-	entries []JournalEntry // grows to journalCap, then is overwritten from next
-	next    int            // where the next entry goes once the ring is full
+	mu    sync.Mutex
+	ring  []JournalEntry // grows by doubling to journalCap
+	head  int            // index of the oldest entry
+	n     int            // entries held
+	bytes int            // their estimated size
+	seq   uint64         // entries ever recorded
 }
 
 func (j *journal) add(e JournalEntry) {
+	e.size = journalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body)
+	for _, h := range e.headers {
+		e.size += len(h)
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if len(j.entries) < journalCap {
-		j.entries = append(j.entries, e)
-		return
+	for j.n > 0 && (j.n == journalCap || j.bytes+e.size > journalBytes) {
+		j.bytes -= j.ring[j.head].size
+		j.ring[j.head] = JournalEntry{} // let the dropped entry's memory go
+		j.head = (j.head + 1) % len(j.ring)
+		j.n--
 	}
-	j.entries[j.next] = e
-	j.next = (j.next + 1) % journalCap
+	if j.n == len(j.ring) {
+		grown := make([]JournalEntry, min(max(2*len(j.ring), 16), journalCap))
+		j.copyTo(grown)
+		j.ring, j.head = grown, 0
+	}
+	j.seq++
+	e.seq = j.seq
+	j.ring[(j.head+j.n)%len(j.ring)] = e
+	j.n++
+	j.bytes += e.size
+}
+
+// copyTo copies the entries, oldest first, to dst; the caller holds mu.
+func (j *journal) copyTo(dst []JournalEntry) int {
+	k := copy(dst, j.ring[j.head:min(j.head+j.n, len(j.ring))])
+	return k + copy(dst[k:], j.ring[:j.n-k])
 }
 
 // Journal returns the API requests the server answered since it started or was last reset or
-// cleared, oldest first (at most the last 10,000).
+// cleared, oldest first: at most the last 10,000, and as many of the last as fit 32 MiB.
 func (s *Server) Journal() []JournalEntry {
 	j := &s.journal
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return append(append(make([]JournalEntry, 0, len(j.entries)), j.entries[j.next:]...), j.entries[:j.next]...)
+	out := make([]JournalEntry, j.n)
+	j.copyTo(out)
+	for i := range out {
+		out[i].Headers = headerMap(out[i].headers)
+		if out[i].Truncated == nil {
+			out[i].Truncated = []string{}
+		}
+	}
+	return out
 }
 
 // ClearJournal forgets the recorded requests and returns how many there were.
@@ -74,8 +123,8 @@ func (s *Server) ClearJournal() int {
 	j := &s.journal
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	n := len(j.entries)
-	j.entries, j.next = nil, 0
+	n := j.n
+	j.ring, j.head, j.n, j.bytes = nil, 0, 0, 0
 	return n
 }
 
@@ -90,56 +139,137 @@ const (
 	keyStub             = "platformkit.stub"
 )
 
-// record adds the finished request to the journal.
+// record adds the finished request to the journal. It is on every request's path, so it does
+// the least it can: it keeps references to what it keeps whole, copies only the bounded part of an
+// oversized value (a substring would pin all of it), and leaves building the headers map and
+// lower-casing names to the rare reader (Journal).
 func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	r := gc.Request
+	// The handler and the writers are done with the context: its keys are read without its lock.
+	str := func(k string) string { v, _ := gc.Keys[k].(string); return v }
+	fault, _ := gc.Keys[keyFault].(bool)
 	e := JournalEntry{
-		RequestID:        gc.GetString(requestIDKey),
+		RequestID:        str(requestIDKey),
 		At:               at,
 		Method:           r.Method,
-		Path:             r.URL.Path,
-		Query:            r.URL.RawQuery,
-		Headers:          journalHeaders(r.Header),
-		Interface:        gc.GetString(keyInterface),
-		CredentialID:     gc.GetString(keyCredentialID),
-		CredentialHeader: gc.GetString(keyCredentialHeader),
+		Interface:        str(keyInterface),
+		CredentialID:     str(keyCredentialID),
+		CredentialHeader: str(keyCredentialHeader),
 		Status:           status,
-		ErrorType:        gc.GetString(keyErrorType),
-		Fault:            gc.GetBool(keyFault),
-		Stub:             gc.GetString(keyStub),
+		ErrorType:        str(keyErrorType),
+		Fault:            fault,
+		Stub:             str(keyStub),
 	}
+	e.Path = e.bounded("path", r.URL.Path, journalURLCap)
+	e.Query = e.bounded("query", r.URL.RawQuery, journalURLCap)
+	e.headers = e.recordHeaders(r.Header)
 	e.Valid = e.ErrorType != errInvalidRequest && e.ErrorType != errRequestTooLarge
-	if body, ok := gc.Get(keyBody); ok {
-		b := body.([]byte)
+	if b, ok := gc.Keys[keyBody].([]byte); ok {
 		e.BodyBytes = len(b)
+		switch {
 		// A tunnel token is a secret handed out only by reveal and rotate (spec 5 rule 2); a
 		// careless client might send one back in a body, so tunnel bodies are not kept.
-		if e.Interface != ifTunnels.name && len(b) <= journalBodyCap && json.Valid(b) {
-			e.Body = json.RawMessage(b)
+		case e.Interface == ifTunnels.name:
+		case len(b) > journalBodyCap:
+			e.Truncated = append(e.Truncated, "body")
+		case json.Valid(b):
+			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}
 	s.journal.add(e)
 }
 
-func journalHeaders(h http.Header) map[string]string {
-	out := make(map[string]string, len(h))
-	for k, vs := range h {
-		if strings.EqualFold(k, headerAPIKey) || strings.EqualFold(k, headerAuthorization) {
-			continue
+// bounded returns v, or a copy of its first max bytes noted in Truncated as name.
+func (e *JournalEntry) bounded(name, v string, max int) string {
+	if len(v) <= max {
+		return v
+	}
+	e.Truncated = append(e.Truncated, name)
+	return strings.Clone(strings.ToValidUTF8(v[:max], ""))
+}
+
+// recordHeaders returns the headers but credentials as name, value pairs, each value cut at
+// journalValueCap and all of them at journalHeadersCap (in name order, so that the same request
+// keeps the same headers). A slice costs one allocation where a map costs one per header.
+func (e *JournalEntry) recordHeaders(h http.Header) []string {
+	out, total := make([]string, 0, 2*len(h)), 0
+	for k, vs := range h { // one pass for the usual request, whose headers all fit
+		var n int
+		out, n = e.addHeader(out, k, vs)
+		total += n
+	}
+	if total <= journalHeadersCap {
+		return out
+	}
+	e.Truncated = slices.DeleteFunc(e.Truncated, func(t string) bool { return strings.HasPrefix(t, "headers.") })
+	out, total = out[:0], 0
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		var n int
+		if out, n = e.addHeader(out, k, h[k]); total+n > journalHeadersCap { // left out whole
+			cut := "headers." + strings.ToLower(k)
+			e.Truncated = append(slices.DeleteFunc(e.Truncated, func(t string) bool { return t == cut }), "headers")
+			return out[:len(out)-2]
 		}
-		out[strings.ToLower(k)] = strings.Join(vs, ", ")
+		total += n
 	}
 	return out
+}
+
+// addHeader appends one header unless it carries a credential, and returns the bytes it kept.
+func (e *JournalEntry) addHeader(out []string, k string, vs []string) ([]string, int) {
+	if strings.EqualFold(k, headerAPIKey) || strings.EqualFold(k, headerAuthorization) {
+		return out, 0
+	}
+	v := ""
+	switch n := len(vs); {
+	case n == 1:
+		v = vs[0]
+	case n > 1:
+		v = strings.Join(vs, ", ") // several values of one header: rare, and each is bounded by the server
+	}
+	if len(v) > journalValueCap {
+		v = e.bounded("headers."+strings.ToLower(k), v, journalValueCap)
+	}
+	return append(out, k, v), len(k) + len(v)
+}
+
+// headerMap builds the journal's view of recorded headers: lower-case names, as HTTP/2 sends them.
+func headerMap(pairs []string) map[string]string {
+	m := make(map[string]string, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m[strings.ToLower(pairs[i])] = pairs[i+1]
+	}
+	return m
 }
 
 // isControl reports whether the request is for the test-control API, which is never journaled
 // and never faulted.
 func isControl(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/_fake/") }
 
+// getJournal answers the journal, oldest first, paged like the API's cursor lists: limit (1 to
+// 10,000; the whole journal when absent) and after_id or before_id, a request_id of an entry still
+// held. first_id, last_id and has_more lead to the next page.
 func (s *Server) getJournal(c *call) (any, error) {
-	return struct {
-		Data []JournalEntry `json:"data"`
-	}{s.Journal()}, nil
+	q, err := c.cursorQuery()
+	if err != nil {
+		return nil, err
+	}
+	entries := s.Journal()
+	keyOf := func(e JournalEntry) listKey { return listKey{ID: string(appendBase62(nil, e.seq, 11))} }
+	idOf := func(e JournalEntry) string { return e.RequestID }
+	return pageByCursor(entries, keyOf, idOf, oldestFirst, q, func(id string) (listKey, bool) {
+		for i := len(entries) - 1; i >= 0; i-- {
+			if entries[i].RequestID == id {
+				return keyOf(entries[i]), true
+			}
+		}
+		return listKey{}, false
+	})
 }
 
 type clearedBody struct {

@@ -1,8 +1,12 @@
 package fake
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,4 +226,86 @@ func TestJournalKeepsTheLastEntriesInOrder(t *testing.T) {
 			t.Fatalf("out of order at %d", i)
 		}
 	}
+}
+
+// Issue 13, defect 3: 1,000 requests with a 256 KiB header each held about 410 MiB. Entries keep
+// a bounded copy of what they record and say what they cut, and the journal is bounded by bytes.
+func TestJournalIsBoundedByBytes(t *testing.T) {
+	s := checked(t)
+	big := strings.Repeat("v", 256<<10)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 1000 {
+		send(t, s, "GET", "/v1/models?"+strings.Repeat("q", 8<<10), "", append(modelsHeaders, "X-Big", big)...)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 32<<20 {
+		t.Errorf("the journal of 1,000 requests with a 256 KiB header holds %d MiB; want at most 32", grown>>20)
+	}
+	j := s.Journal()
+	e := j[len(j)-1]
+	if len(e.Headers["x-big"]) != journalValueCap || len(e.Query) != journalURLCap || !slices.Equal(e.Truncated, []string{"query", "headers.x-big"}) {
+		t.Errorf("entry keeps a %d-byte header and a %d-byte query, truncated %q", len(e.Headers["x-big"]), len(e.Query), e.Truncated)
+	}
+	if len(j) != 1000 || len(send(t, s, "GET", "/_fake/journal", "").Body.Bytes()) > 16<<20 {
+		t.Errorf("journal of %d entries", len(j))
+	}
+
+	// Many headers: the first 16 KiB of them, in name order, and "headers" says so.
+	var many []string
+	for i := range 100 {
+		many = append(many, fmt.Sprintf("X-H%03d", i), strings.Repeat("h", 500))
+	}
+	send(t, s, "GET", "/v1/models", "", append(modelsHeaders, many...)...)
+	e = s.Journal()[len(s.Journal())-1]
+	if _, ok := e.Headers["x-h000"]; !ok || len(e.Headers) > 40 || !slices.Contains(e.Truncated, "headers") {
+		t.Errorf("entry of 100 large headers keeps %d, truncated %q", len(e.Headers), e.Truncated)
+	}
+}
+
+func TestJournalDropsTheOldestBeyondItsBytes(t *testing.T) {
+	s := &Server{}
+	body := json.RawMessage(`"` + strings.Repeat("b", journalBodyCap-2) + `"`)
+	for i := range 1000 {
+		s.journal.add(JournalEntry{Status: i, Body: body})
+	}
+	got := s.Journal()
+	if s.journal.bytes > journalBytes || len(got) >= 1000 || len(got) < journalBytes/(journalBodyCap+journalEntryBase+1) {
+		t.Fatalf("%d entries of %d bytes", len(got), s.journal.bytes)
+	}
+	for i, e := range got {
+		if e.Status != 1000-len(got)+i {
+			t.Fatalf("entry %d has status %d: not the last entries in order", i, e.Status)
+		}
+	}
+}
+
+func TestJournalPages(t *testing.T) {
+	s := checked(t)
+	var want []string
+	for range 25 {
+		want = append(want, send(t, s, "GET", "/v1/models/assistant-opus-4-7", "", modelsHeaders...).Header().Get("request-id"))
+	}
+	var got []string
+	for after := ""; ; {
+		page := gjson.Parse(send(t, s, "GET", "/_fake/journal?limit=10&after_id="+after, "").Body.String())
+		for _, e := range page.Get("data").Array() {
+			got = append(got, e.Get("request_id").String())
+		}
+		if !page.Get("has_more").Bool() {
+			break
+		}
+		after = page.Get("last_id").String()
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("paged journal %v, want %v", got, want)
+	}
+	last := gjson.Get(send(t, s, "GET", "/_fake/journal?limit=2&before_id="+want[24], "").Body.String(), "data.#.request_id").String()
+	if last != `["`+want[22]+`","`+want[23]+`"]` {
+		t.Errorf("before_id page %s", last)
+	}
+	wantError(t, send(t, s, "GET", "/_fake/journal?after_id=req_nope", ""), 400, errInvalidRequest, "after_id")
+	wantError(t, send(t, s, "GET", "/_fake/journal?limit=0", ""), 400, errInvalidRequest, "limit")
 }

@@ -145,7 +145,7 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&req.raw); err != nil {
-		return nil, invalid("the request body could not be read: %v", err)
+		return nil, decodeError(err)
 	}
 	// The typed fields are read from the body without its messages, which are taken apart once
 	// from the decoded body instead.
@@ -153,7 +153,7 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	delete(rest, "messages")
 	small, _ := json.Marshal(rest)
 	if err := json.Unmarshal(small, req); err != nil {
-		return nil, invalid("the request body could not be read: %v", err)
+		return nil, decodeError(err)
 	}
 	for _, m := range req.raw["messages"].([]any) {
 		m := m.(map[string]any)

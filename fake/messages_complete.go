@@ -57,9 +57,6 @@ func (s *Server) complete(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := decodeJSON(data, &map[string]any{}); err != nil {
-		return nil, err
-	}
 	if err := validateBody(c.bodySchema(), data); err != nil {
 		return nil, err
 	}
@@ -68,7 +65,7 @@ func (s *Server) complete(c *call) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := errors.Join(json.Unmarshal(data, &req), d.Decode(&raw)); err != nil {
-		return nil, invalid("the request body could not be read: %v", err)
+		return nil, decodeError(err)
 	}
 	if err := checkUserID(raw); err != nil {
 		return nil, err

@@ -234,8 +234,13 @@ func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
 	if tool == nil {
 		return content, "end_turn", nil
 	}
+	g := newInputGen(r, b.left)
+	input := g.instance(tool.InputSchema, 0)
+	if g.exhausted {
+		return truncated()
+	}
 	use := block{"type": "tool_use", "id": s.ids.next("toolu_"), "name": tool.Name,
-		"input": instanceOf(tool.InputSchema, r, 0), "caller": map[string]any{"type": "direct"}}
+		"input": input, "caller": map[string]any{"type": "direct"}}
 	if blockTokens(use) > b.left {
 		return truncated()
 	}
@@ -291,15 +296,48 @@ func pickTool(req *messageRequest, r *rng) *toolDef {
 	return custom[r.intn(len(custom))]
 }
 
-// maxGenerated bounds the items, characters and numeric spread instanceOf generates, so that a
-// schema asking for millions of items cannot make the fake allocate them. A schema whose minimum
-// is above it gets a value that breaks the minimum, not an out-of-memory fake.
+// maxGenerated bounds the items, characters and numeric spread of any one value the tool-input
+// generator makes. A schema whose minimum is above it gets a value that breaks the minimum, not an
+// out-of-memory fake.
 const maxGenerated = 1000
 
-// instanceOf generates a value that satisfies the JSON Schema s, deterministically: every
+// The total budget of one tool input, whatever max_tokens allows: a schema that nests arrays with
+// minItems multiplies maxGenerated at every level, and a 300-byte request could otherwise ask for
+// 10^9 values.
+const (
+	maxToolInputValues = 100_000
+	maxToolInputBytes  = 1 << 20 // of string content
+)
+
+// inputGen generates a tool input from its input_schema within a budget. Every value it makes
+// (container or scalar) costs at least one output token once encoded, so it never makes more
+// values than max_tokens leaves: an input that would not fit is known to be cut before it is
+// built. When the budget runs out, generation stops, exhausted is set and the caller answers as
+// at max_tokens: the model ran out of room before it finished the call. Within the budget the
+// input is what an unbounded generator would make, so answers stay deterministic and satisfy the
+// schema where maxGenerated allows.
+type inputGen struct {
+	r         *rng
+	values    int // values left
+	bytes     int // string bytes left
+	exhausted bool
+}
+
+func newInputGen(r *rng, maxTokens int) *inputGen {
+	return &inputGen{r: r, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes}
+}
+
+// instance generates a value that satisfies the JSON Schema s, deterministically: every
 // property of an object, the first alternative of anyOf/oneOf, numbers within their bounds,
-// strings within their lengths and of the common formats. Patterns are not followed.
-func instanceOf(s map[string]any, r *rng, depth int) any {
+// strings within their lengths and of the common formats. Patterns are not followed. Once the
+// budget is spent it returns nil and sets g.exhausted.
+func (g *inputGen) instance(s map[string]any, depth int) any {
+	if g.values <= 0 {
+		g.exhausted = true
+		return nil
+	}
+	g.values--
+	r := g.r
 	if v, ok := s["const"]; ok {
 		return v
 	}
@@ -309,7 +347,8 @@ func instanceOf(s map[string]any, r *rng, depth int) any {
 	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
 		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
 			if first, ok := alts[0].(map[string]any); ok {
-				return instanceOf(first, r, depth+1)
+				g.values++ // the alternative stands for this value
+				return g.instance(first, depth+1)
 			}
 		}
 	}
@@ -338,16 +377,20 @@ func instanceOf(s map[string]any, r *rng, depth int) any {
 		sort.Strings(names)
 		for _, n := range names {
 			ps, _ := props[n].(map[string]any)
-			out[n] = instanceOf(ps, r, depth+1)
+			if out[n] = g.instance(ps, depth+1); g.exhausted {
+				break
+			}
 		}
 		return out
 	case "array":
 		items, _ := s["items"].(map[string]any)
 		n := min(max(intKeyword(s, "minItems", 1), 1), maxGenerated)
-		n = min(n, intKeyword(s, "maxItems", n))
-		out := make([]any, 0, n)
+		n = max(min(n, intKeyword(s, "maxItems", n)), 0)
+		out := make([]any, 0, min(n, g.values))
 		for range n {
-			out = append(out, instanceOf(items, r, depth+1))
+			if out = append(out, g.instance(items, depth+1)); g.exhausted {
+				break
+			}
 		}
 		return out
 	case "integer", "number":
@@ -368,7 +411,12 @@ func instanceOf(s map[string]any, r *rng, depth int) any {
 	case "null":
 		return nil
 	}
-	return stringInstance(s, r)
+	str := stringInstance(s, r)
+	if g.bytes -= len(str); g.bytes < 0 {
+		g.exhausted = true
+		return nil
+	}
+	return str
 }
 
 func stringInstance(s map[string]any, r *rng) string {
@@ -388,19 +436,26 @@ func stringInstance(s map[string]any, r *rng) string {
 	if n := min(intKeyword(s, "minLength", 0), maxGenerated); len(w) < n {
 		w += strings.Repeat("a", n-len(w))
 	}
-	return w[:min(len(w), intKeyword(s, "maxLength", len(w)))]
+	return w[:min(len(w), max(intKeyword(s, "maxLength", len(w)), 0))]
 }
+
+// maxKeyword bounds what intKeyword returns, so that arithmetic on schema bounds cannot overflow
+// (a schema may say "minimum": 1e300).
+const maxKeyword = 1 << 53
 
 // intKeyword reads a numeric schema keyword as an int; def when absent or not a number.
 func intKeyword(s map[string]any, key string, def int) int {
+	var f float64
 	switch v := s[key].(type) {
 	case float64:
-		return int(v)
+		f = v
 	case json.Number:
-		f, err := v.Float64()
-		if err == nil {
-			return int(f)
+		var err error
+		if f, err = v.Float64(); err != nil {
+			return def
 		}
+	default:
+		return def
 	}
-	return def
+	return int(max(min(f, maxKeyword), -maxKeyword))
 }

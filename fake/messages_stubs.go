@@ -158,7 +158,7 @@ func parseStub(data []byte) (*Stub, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber() // tool input is served as given, to the last digit
 	if err := d.Decode(&req); err != nil {
-		return nil, invalid("the request body could not be read: %v", err)
+		return nil, decodeError(err) // in the API's terms, not encoding/json's
 	}
 	st := &Stub{Replies: req.Replies, Times: req.Times, Forever: req.Forever}
 	if req.Match != nil {

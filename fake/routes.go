@@ -45,7 +45,7 @@ func routes() []*route {
 		{post, "/_fake/reset", nil, in{}, "control/clock", (*Server).reset},
 		{get, "/_fake/clock", nil, in{}, "control/clock", (*Server).getClock},
 		{post, "/_fake/clock/advance", nil, in{body: "control/clock_advance_request"}, "control/clock", (*Server).advanceClock},
-		{get, "/_fake/journal", nil, in{}, "control/journal", (*Server).getJournal},
+		{get, "/_fake/journal", nil, in{query: cursorParams(0, journalCap)}, "control/journal", (*Server).getJournal},
 		{del, "/_fake/journal", nil, in{}, "control/cleared", (*Server).clearJournal},
 		{post, "/_fake/faults", nil, in{body: "control/fault_request"}, "control/fault", (*Server).injectFault},
 		{get, "/_fake/faults", nil, in{}, "control/fault_list", (*Server).listFaults},

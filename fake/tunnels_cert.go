@@ -59,7 +59,7 @@ func parseCACertificate(text string) (caCertificate, error) {
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return caCertificate{}, invalidField(field, "the CERTIFICATE block is not a valid X.509 certificate: %v", err)
+		return caCertificate{}, invalidField(field, "the CERTIFICATE block is not a valid X.509 certificate (its DER encoding does not parse)")
 	}
 	if !cert.BasicConstraintsValid || !cert.IsCA {
 		return caCertificate{}, invalidField(field, "the certificate is not a CA certificate (its basic constraints do not set the CA flag); register the CA that issued the gateway's certificate")
@@ -86,7 +86,7 @@ func parseChain(chainPEM string) ([]*x509.Certificate, error) {
 		}
 		cert, err := x509.ParseCertificate(b.Bytes)
 		if err != nil {
-			return nil, invalidField("certificate_pem", "a CERTIFICATE block is not a valid X.509 certificate: %v", err)
+			return nil, invalidField("certificate_pem", "CERTIFICATE block %d is not a valid X.509 certificate (its DER encoding does not parse)", len(chain)+1)
 		}
 		chain = append(chain, cert)
 	}

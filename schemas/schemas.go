@@ -21,8 +21,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
+	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -180,6 +183,10 @@ func ValidateValue(name string, v any, mode Mode) error {
 	if err != nil {
 		return err
 	}
+	if e := checkNumbers(v, nil); e != nil {
+		e.Schema = name
+		return e
+	}
 	err = s.Validate(v)
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
@@ -193,6 +200,68 @@ func ValidateValue(name string, v any, mode Mode) error {
 	return err
 }
 
+// MaxNumberLen is the longest JSON number a document may hold, in characters. The longest
+// float64 in shortest form has 24; an exact decimal expansion a client might print has a few dozen.
+const MaxNumberLen = 100
+
+// checkNumbers refuses the numbers the validator cannot handle, before it sees them: it converts
+// every number to a big.Rat, and math/big refuses exponents beyond 10^6 (returning nil, which the
+// validator does not check: a nil dereference, santhosh-tekuri/jsonschema#248), and parses long
+// digit strings in superlinear time (santhosh-tekuri/jsonschema#261). The rule is the one every
+// number of a JSON API can live with: it fits a 64-bit float. path is the location so far, built
+// only when a number is refused.
+func checkNumbers(v any, path []string) *Error {
+	switch v := v.(type) {
+	case json.Number:
+		if msg := numberProblem(string(v)); msg != "" {
+			return &Error{Path: strings.Join(path, "."), Message: msg}
+		}
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &Error{Path: strings.Join(path, "."), Message: "number must be finite"}
+		}
+	case []any:
+		for i, item := range v {
+			if e := checkNumbers(item, append(path, strconv.Itoa(i))); e != nil {
+				return e
+			}
+		}
+	case map[string]any:
+		// Map order is random: of several bad fields, report the first by name, so that the same
+		// body always gets the same answer.
+		var first *Error
+		firstKey := ""
+		for k, item := range v {
+			if first != nil && k > firstKey {
+				continue
+			}
+			if e := checkNumbers(item, append(path, PathSegment(k))); e != nil {
+				first, firstKey = e, k
+			}
+		}
+		return first
+	}
+	return nil
+}
+
+// numberProblem says why the JSON number n does not fit a 64-bit float, or "" when it does.
+func numberProblem(n string) string {
+	const want = "numbers must fit a 64-bit float (magnitude from 5e-324 to 1.8e308, or 0) in at most 100 characters"
+	if len(n) > MaxNumberLen {
+		return fmt.Sprintf("a number of %d characters is too long: %s", len(n), want)
+	}
+	mant, exp, _ := strings.Cut(strings.ToLower(n), "e")
+	// A zero mantissa parses as 0 whatever its exponent, but math/big still refuses the exponent.
+	if len(strings.TrimLeft(exp, "+-")) > 4 {
+		return fmt.Sprintf("%s is out of range: %s", n, want)
+	}
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil || (f == 0 && strings.Trim(mant, "-0.") != "") {
+		return fmt.Sprintf("%s is out of range: %s", n, want)
+	}
+	return ""
+}
+
 // deepest picks the most specific cause: the one furthest into the document, so that a failed
 // oneOf over content blocks reports the field inside the block rather than "oneOf failed".
 func deepest(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
@@ -201,25 +270,58 @@ func deepest(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
 	}
 	var best *jsonschema.ValidationError
 	for _, c := range ve.Causes {
-		if d := deepest(c); best == nil || depth(d.InstanceLocation) > depth(best.InstanceLocation) {
+		if d := deepest(c); best == nil || deeper(d, best) {
 			best = d
 		}
 	}
 	return best
 }
 
+// deeper orders candidate errors: the deepest location first, then, since the validator visits
+// properties in map order, by location and keyword, so that the same body always gets the same
+// message.
+func deeper(a, b *jsonschema.ValidationError) bool {
+	if da, db := depth(a.InstanceLocation), depth(b.InstanceLocation); da != db {
+		return da > db
+	}
+	if a.InstanceLocation != b.InstanceLocation {
+		return a.InstanceLocation < b.InstanceLocation
+	}
+	return a.KeywordLocation < b.KeywordLocation
+}
+
 func depth(loc string) int { return strings.Count(loc, "/") }
 
+// dotted turns the validator's instance location (a JSON pointer whose tokens it also
+// percent-escapes) into a field path: "/messages/0/a%20b" is `messages.0."a b"`.
 func dotted(loc string) string {
-	loc = strings.TrimPrefix(loc, "/")
 	if loc == "" {
 		return ""
 	}
-	parts := strings.Split(loc, "/")
+	parts := strings.Split(strings.TrimPrefix(loc, "/"), "/")
 	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		if u, err := url.PathUnescape(p); err == nil {
+			p = u
+		}
+		parts[i] = PathSegment(strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~"))
 	}
 	return strings.Join(parts, ".")
+}
+
+// PathSegment writes one step of a field path ("messages.0.content"): a name or an index as it
+// is, and any other property name (empty, or holding a dot, a space, a colon, a quote, anything
+// beyond letters, digits, "_" and "-") as a JSON string, so that a message "NAME: unknown field"
+// cannot be misread whatever NAME a client sent.
+func PathSegment(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return strconv.Quote(name)
+		}
+	}
+	if name == "" {
+		return `""`
+	}
+	return name
 }
 
 // newCompiler adds every embedded document to a compiler for mode, closing object schemas in

@@ -1,9 +1,16 @@
 // Command platformfake serves the fake Platform API on a local address.
 //
 //	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
+//	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
 //
 // It prints "listening on http://ADDR" once it serves, and shuts down gracefully on SIGINT or
 // SIGTERM, letting requests in flight finish.
+//
+// The timeouts bound what a client can hold: reading a request's headers, reading the whole
+// request, and a keep-alive connection left idle. Nothing bounds writing an answer (net/http lifts
+// the read deadline once the request is read), so a long stream, a block_ms poll or a latency
+// fault (up to 10 minutes) runs as long as it needs; the connection cap bounds how many
+// connections are held at once instead.
 package main
 
 import (
@@ -19,6 +26,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/netutil"
 
 	"github.com/platformkit/platformkit/fake"
 )
@@ -42,6 +51,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	wall := fl.Bool("wall-clock", false, "use the wall clock instead of the virtual clock that starts at 2026-01-01T00:00:00Z")
 	quiet := fl.Bool("quiet", false, "do not log requests")
 	maxNS := fl.Int("max-namespaces", fake.DefaultMaxNamespaces, "how many namespaces (/ns/<name>/ or the Fake-Namespace header) to keep; creating one more drops the least recently used")
+	readHeader := fl.Duration("read-header-timeout", 10*time.Second, "longest time to read a request's headers")
+	read := fl.Duration("read-timeout", 60*time.Second, "longest time to read a whole request, headers and body (answering it is not bounded)")
+	idle := fl.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request before it is closed")
+	maxConns := fl.Int("max-conns", 512, "most connections served at once; more wait to be accepted")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -50,6 +63,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *maxNS < 1 {
 		return fmt.Errorf("-max-namespaces: want at least 1, got %d", *maxNS)
+	}
+	if *maxConns < 1 {
+		return fmt.Errorf("-max-conns: want at least 1, got %d", *maxConns)
+	}
+	for name, d := range map[string]time.Duration{"read-header-timeout": *readHeader, "read-timeout": *read, "idle-timeout": *idle} {
+		if d <= 0 {
+			return fmt.Errorf("-%s: want a positive duration such as 30s, got %v", name, d)
+		}
 	}
 
 	fx, err := fake.DefaultFixtures()
@@ -71,11 +92,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: fake.New(opts...), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{
+		Handler:           fake.New(opts...),
+		ReadHeaderTimeout: *readHeader,
+		ReadTimeout:       *read,
+		IdleTimeout:       *idle,
+	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(netutil.LimitListener(ln, *maxConns)) }()
 	select {
 	case err := <-errc:
 		return err

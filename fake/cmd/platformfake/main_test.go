@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -116,11 +118,134 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{[]string{"-nope"}, "flag provided but not defined"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-max-namespaces", "0"}, "-max-namespaces: want at least 1"},
+		{[]string{"-max-conns", "0"}, "-max-conns: want at least 1"},
+		{[]string{"-idle-timeout", "0s"}, "-idle-timeout: want a positive duration"},
 	} {
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), tc.args, os.Getenv, &out, &errOut)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run %v: err = %v, want it to mention %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// start runs the binary's run with args on a free loopback port and returns its base URL; the
+// server shuts down when the test ends.
+func start(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-quiet"}, args...), os.Getenv, pw, io.Discard)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return strings.TrimPrefix(strings.TrimSpace(line), "listening on ")
+}
+
+// get sends a keep-alive GET of path on conn and returns the answer's status.
+func get(t *testing.T, conn net.Conn, r *bufio.Reader, path string) int {
+	t.Helper()
+	if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: fake\r\n\r\n", path); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Issue 13, defect 4: a keep-alive connection left idle stayed open for good. With -idle-timeout
+// it is closed; and with -max-conns 1, a second connection is served only once the first is gone.
+func TestIdleConnectionsCloseAndConnectionsAreCapped(t *testing.T) {
+	base := start(t, "-idle-timeout", "300ms", "-max-conns", "1")
+	addr := strings.TrimPrefix(base, "http://")
+	deadline := time.Now().Add(20 * time.Second) // generous: only a server that never closes reaches it
+
+	first, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	firstR := bufio.NewReader(first)
+	if status := get(t, first, firstR, "/_fake/health"); status != 200 {
+		t.Fatalf("first connection: status %d", status)
+	}
+
+	// The kernel accepts the second connection, but the server does not until the first closes.
+	second, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	_ = second.SetDeadline(deadline)
+	if status := get(t, second, bufio.NewReader(second), "/_fake/health"); status != 200 {
+		t.Fatalf("second connection: status %d", status)
+	}
+	_ = first.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if _, err := firstR.ReadByte(); err != io.EOF {
+		t.Fatalf("the idle first connection was still open when the second was served (read: %v): want it closed by -idle-timeout and the second held back by -max-conns 1", err)
+	}
+}
+
+// ReadTimeout bounds reading the request and nothing else: a latency fault longer than it runs in
+// full, with or without a body, while a body that never arrives is refused as a 400.
+func TestReadTimeoutBoundsOnlyReadingTheRequest(t *testing.T) {
+	base := start(t, "-read-timeout", "300ms")
+	for _, path := range []string{"/v1/models", "/v1/messages/count_tokens"} {
+		resp, err := http.Post(base+"/_fake/faults", "application/json", strings.NewReader(`{"path":"`+path+`","latency_ms":1000}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, tc := range []struct{ method, path, body string }{
+		{"GET", "/v1/models", ""},
+		{"POST", "/v1/messages/count_tokens", `{"model":"assistant-opus-4-7","messages":[{"role":"user","content":"Hi"}]}`},
+	} {
+		req, _ := http.NewRequest(tc.method, base+tc.path, strings.NewReader(tc.body))
+		if tc.body == "" {
+			req.Body = http.NoBody
+		}
+		req.Header.Set("X-Api-Key", "test-api-key")
+		req.Header.Set("vendor-version", "2023-06-01")
+		began := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if took := time.Since(began); resp.StatusCode != 200 || took < 900*time.Millisecond {
+			t.Errorf("%s %s with a 1 s latency fault: status %d after %v; want 200 after the whole second (the read timeout must not cut it)", tc.method, tc.path, resp.StatusCode, took)
+		}
+	}
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprint(conn, "POST /v1/messages/count_tokens HTTP/1.1\r\nHost: fake\r\nX-Api-Key: test-api-key\r\nvendor-version: 2023-06-01\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"model\":")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "request body") || strings.Contains(string(body), "tcp") {
+		t.Errorf("a body that never arrives: %d %s; want 400 naming the request body, without network internals", resp.StatusCode, body)
 	}
 }

@@ -1,0 +1,456 @@
+package fake
+
+import (
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/fixtures"
+)
+
+// Go fuzz targets, one per input path that parses what a client sends. Each drives the real
+// handler through ServeHTTP on a fresh server and holds the same property (fuzzCheck): no panic
+// and no answer outside its schema (the violation handler fails the input), never a 5xx, every
+// 4xx the error envelope whose message names what it refuses and shows no Go internals, and a
+// refused request leaves the server's state as it was. `go test` runs the seeds below; `make
+// fuzz` (and, briefly, `make test`) runs each target with -fuzz.
+
+// Fixture IDs the targets aim at, so that inputs reach the handlers' parsing instead of a 404.
+const (
+	fzTunnel = "tnl_01AcmeProduction000000001"
+	fzEnv    = "env_01AcmePrimary000000000001"
+	fzWork   = "work_01AcmeQueuedBuild00000001"
+	fzStore  = "memstore_01AcmeSupportAgent0000001"
+	fzMemory = "mem_01AcmeStyleGuide000000001"
+	fzMemVer = "memver_01AcmeSupport0001"
+	fzWs     = "wrkspc_01AcmeProduction00000001"
+	fzUser   = "user_01AcmeGraceDeveloper00001"
+)
+
+// fzRoute is a route a target sends to, with the credentials its interface takes.
+type fzRoute struct {
+	method, path string
+	ifc          *iface
+}
+
+// refusalSubject matches the start of a 400 message: a field path, header or query parameter
+// ("messages.0.content: ...", "limit: ...", "vendor-beta: ..."), the body as a whole, or the
+// object whose state refuses the request ("workspace wrkspc_... is archived ...").
+var refusalSubject = regexp.MustCompile(`^(` + fieldPath + `: |(the )?request body\b|after_id and before_id: |` +
+	`(invite|workspace|tunnel|work item|environment|memory store|namespace|the organization|a fault|at most) )`)
+
+// fieldPath is a field path as messages write it: names and indexes joined by dots, a name
+// beyond letters, digits, "_" and "-" quoted as a JSON string.
+const fieldPath = `(?:[A-Za-z0-9_\-]+|"(?:[^"\\]|\\.)*")(?:\.(?:[A-Za-z0-9_\-]+|"(?:[^"\\]|\\.)*"))*`
+
+// fuzzServer is a fresh server whose violations (a recovered panic, an answer outside its schema)
+// fail the input.
+func fuzzServer(t *testing.T) *Server {
+	return New(WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
+}
+
+// fuzzSend sends one request built from fuzzed parts; the query is set as it is, since a server
+// hands a handler whatever bytes the request line held.
+func fuzzSend(s *Server, method, path, query, body string, header ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.URL.RawQuery = query
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	return w
+}
+
+// fuzzCheck holds the answer to the property every target shares.
+func fuzzCheck(t *testing.T, what string, w *httptest.ResponseRecorder) {
+	t.Helper()
+	if w.Code >= 500 {
+		t.Fatalf("%s: %d %.500s", what, w.Code, w.Body)
+	}
+	if w.Code < 400 {
+		return
+	}
+	body := w.Body.Bytes()
+	typ, msg := gjson.GetBytes(body, "error.type").String(), gjson.GetBytes(body, "error.message").String()
+	if gjson.GetBytes(body, "type").String() != "error" || typ == "" || msg == "" ||
+		gjson.GetBytes(body, "request_id").String() != w.Header().Get("request-id") {
+		t.Fatalf("%s: %d is not the error envelope: %.500s", what, w.Code, body)
+	}
+	if goInternals.MatchString(msg) {
+		t.Fatalf("%s: message shows Go internals: %q", what, msg)
+	}
+	if typ == errInvalidRequest && !refusalSubject.MatchString(msg) {
+		t.Fatalf("%s: message does not start with what it refuses: %q", what, msg)
+	}
+}
+
+// fuzzState is what a refused request must leave as it was: the answers of the given list
+// requests and the API's ID counter (a refusal that minted an ID would move every later one).
+func fuzzState(s *Server, lists []fzRoute) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ids=%d\n", s.ids.n.Load())
+	for _, l := range lists {
+		w := fuzzSend(s, http.MethodGet, l.path, "", "", headersFor(l.ifc)...)
+		fmt.Fprintf(&b, "%s %d %s\n", l.path, w.Code, w.Body)
+	}
+	return b.String()
+}
+
+// fuzzRequest sends one fuzzed request and checks the property, the state included.
+func fuzzRequest(t *testing.T, s *Server, rt fzRoute, query, body string, lists []fzRoute, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	before := fuzzState(s, lists)
+	w := fuzzSend(s, rt.method, rt.path, query, body, append(headersFor(rt.ifc), header...)...)
+	fuzzCheck(t, rt.method+" "+rt.path, w)
+	if w.Code >= 400 {
+		if after := fuzzState(s, lists); after != before {
+			t.Fatalf("%s %s refused with %d changed the state:\nbefore %.2000s\nafter  %.2000s", rt.method, rt.path, w.Code, before, after)
+		}
+	}
+	return w
+}
+
+// fuzzBodies registers the seeds every body target shares (the known bad inputs of issue 13 and
+// the classic JSON traps), spread over its routes, then the area's own for each route. Few seeds
+// keep the baseline a fuzzing run starts with short: the fuzzer moves them between routes.
+func fuzzBodies(f *testing.F, routes []fzRoute, own ...string) {
+	shared := []string{
+		"", "null", "[]", "{}", `"x"`, "1e1000001", `{"zz":[{"n":1e1000001}]}`, `{"n":1e-1000001}`,
+		`{"n":-0.` + strings.Repeat("9", 300) + `}`, `{"a":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`,
+		`{"name":"\ud800"}`, "{\"name\":\"\xff\xfe\"}", `{"name":"a"}{"name":"b"}`, `{"metadata":{"k":1}}`,
+		`{"name":` + `"` + strings.Repeat("x", 70000) + `"}`, `{"name":null,"description":[],"metadata":"x"}`,
+	}
+	for j, b := range shared {
+		f.Add(uint8(j%len(routes)), b)
+	}
+	for i := range routes {
+		for _, b := range own {
+			f.Add(uint8(i), b)
+		}
+	}
+}
+
+// fuzzRouteBody is the body of the body targets: input route picks one of routes.
+func fuzzRouteBody(f *testing.F, routes []fzRoute, lists []fzRoute) {
+	f.Fuzz(func(t *testing.T, route uint8, body string) {
+		fuzzRequest(t, fuzzServer(t), routes[int(route)%len(routes)], "", body, lists)
+	})
+}
+
+func FuzzMessagesBody(f *testing.F) {
+	routes := []fzRoute{{post, "/v1/messages", ifMessages}, {post, "/v1/messages/count_tokens", ifMessages}, {post, "/v1/complete", ifMessages}}
+	msgs := `"messages":[{"role":"user","content":"Hi"}],"model":"` + testModel + `"`
+	nested := `{"type":"string","minLength":1000}`
+	for range 3 {
+		nested = `{"type":"array","minItems":1000,"items":` + nested + `}`
+	}
+	fuzzBodies(f, routes,
+		`{"max_tokens":1e1000001,`+msgs+`}`, `{"max_tokens":10,"temperature":1e-1000001,`+msgs+`}`,
+		`{"max_tokens":10,"thinking":{"type":"enabled","budget_tokens":1e1000001},`+msgs+`}`,
+		`{"max_tokens":10,"top_k":"3",`+msgs+`}`, `{"max_tokens":10,"stream":true,`+msgs+`}`,
+		`{"max_tokens":64,`+msgs+`,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":`+nested+`}}}],"tool_choice":{"type":"tool","name":"t"}}`,
+		`{"max_tokens":64,`+msgs+`,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"array","minItems":-5,"maxItems":-1}}}}],"tool_choice":{"type":"any"}}`,
+		`{"max_tokens":64,"model":"`+testModel+`","messages":[{"role":"user","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"A. B."},"citations":{"enabled":true}},{"type":"text","text":"Quote"}]}]}`,
+		`{"model":"`+testModel+`","prompt":"\n\nHuman: Hi\n\nAssistant:","max_tokens_to_sample":1e1000001}`,
+		`{"model":"`+testModel+`","prompt":"\n\nHuman: Hi\n\nAssistant:","max_tokens_to_sample":20,"stop_sequences":[""]}`,
+	)
+	fuzzRouteBody(f, routes, []fzRoute{{get, "/_fake/messages/stubs", nil}})
+}
+
+func FuzzAdminBody(f *testing.F) {
+	routes := []fzRoute{
+		{post, "/v1/organizations/invites", ifAdmin},
+		{post, "/v1/organizations/users/" + fzUser, ifAdmin},
+		{post, "/v1/organizations/workspaces", ifAdmin},
+		{post, "/v1/organizations/workspaces/" + fzWs, ifAdmin},
+		{post, "/v1/organizations/workspaces/" + fzWs + "/archive", ifAdmin},
+	}
+	fuzzBodies(f, routes, `{"email":"a@example.com","role":"user"}`, `{"role":"developer"}`, `{"name":"W","data_residency":{"workspace_geo":"us"}}`,
+		`{"email":"a@example.com","role":"admin"}`, `{"name":"`+strings.Repeat("w", 41)+`"}`)
+	fuzzRouteBody(f, routes, []fzRoute{
+		{get, "/v1/organizations/invites?limit=1000", ifAdmin}, {get, "/v1/organizations/users?limit=1000", ifAdmin},
+		{get, "/v1/organizations/workspaces?limit=1000&include_archived=true", ifAdmin},
+	})
+}
+
+func FuzzTunnelsBody(f *testing.F) {
+	routes := []fzRoute{
+		{post, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", ifTunnels},
+		{post, "/v1/organizations/tunnels/" + fzTunnel + "/rotate_token", ifTunnels},
+		{post, "/v1/organizations/tunnels/" + fzTunnel + "/archive", ifTunnels},
+		{post, "/_fake/tunnels", nil},
+		{post, "/_fake/tunnels/token_check", nil},
+		{post, "/_fake/tunnels/" + fzTunnel + "/gateway_check", nil},
+	}
+	fuzzBodies(f, routes, `{"ca_certificate_pem":`+mustJSON(f, fixturePEM(f, 0))+`}`, `{"reason":"x"}`, `{"display_name":"d"}`,
+		`{"token":"x"}`, `{"certificate_pem":"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"}`)
+	fuzzRouteBody(f, routes, []fzRoute{
+		{get, "/v1/organizations/tunnels?limit=1000&include_archived=true", ifTunnels},
+		{get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates?limit=1000&include_archived=true", ifTunnels},
+	})
+}
+
+func FuzzWorkBody(f *testing.F) {
+	work := "/v1/environments/" + fzEnv + "/work/" + fzWork
+	routes := []fzRoute{
+		{post, "/v1/environments", ifEnvironments},
+		{post, "/v1/environments/" + fzEnv, ifEnvironments},
+		{post, work + "/ack", ifWork},
+		{post, work + "/heartbeat", ifWork},
+		{post, work + "/stop", ifWork},
+		{post, "/_fake/environments/" + fzEnv + "/work", nil},
+	}
+	fuzzBodies(f, routes, `{"name":"e","config":{"type":"cloud"}}`, `{"lease_token":"x"}`, `{"session_id":"s","metadata":{"k":"v"}}`,
+		`{"expected_lease_token":"x","lease_duration_ms":1e1000001}`)
+	fuzzRouteBody(f, routes, []fzRoute{
+		{get, "/v1/environments?limit=100&include_archived=true", ifEnvironments},
+		{get, "/v1/environments/" + fzEnv + "/work?limit=100", ifWork},
+	})
+}
+
+// memoryLists is the memory area's state: stores, one store's memories and its versions.
+var memoryLists = []fzRoute{
+	{get, "/v1/memory_stores?limit=100&include_archived=true", ifMemory},
+	{get, "/v1/memory_stores/" + fzStore + "/memories?limit=100&depth=100", ifMemory},
+	{get, "/v1/memory_stores/" + fzStore + "/memory_versions?limit=100", ifMemory},
+}
+
+func FuzzMemoryBody(f *testing.F) {
+	routes := []fzRoute{
+		{post, "/v1/memory_stores", ifMemory},
+		{post, "/v1/memory_stores/" + fzStore, ifMemory},
+		{post, "/v1/memory_stores/" + fzStore + "/memories", ifMemory},
+		{post, "/v1/memory_stores/" + fzStore + "/memories/" + fzMemory, ifMemory},
+		{post, "/v1/memory_stores/" + fzStore + "/memory_versions/" + fzMemVer + "/redact", ifMemory},
+		{post, "/v1/memory_stores/" + fzStore + "/archive", ifMemory},
+	}
+	fuzzBodies(f, routes, `{"name":"s","metadata":{"k":"v"}}`, `{"path":"/a/b.md","content":"x"}`,
+		`{"content":"y","precondition":{"type":"content_sha256","content_sha256":"00"}}`, `{"path":"/a/../b"}`)
+	fuzzRouteBody(f, routes, memoryLists)
+}
+
+func FuzzControlBody(f *testing.F) {
+	routes := []fzRoute{
+		{post, "/_fake/faults", nil},
+		{post, "/_fake/clock/advance", nil},
+		{post, "/_fake/messages/stubs", nil},
+	}
+	fuzzBodies(f, routes, `{"path":"/v1/models*","status":429,"retry_after":2,"times":2}`, `{"path":"/v1/messages","stream_events":3}`,
+		`{"seconds":1e1000001}`, `{"seconds":-1}`, `{"latency_ms":1e300}`, `{"reply":{"content":[{"type":"text","text":"x"}]}}`)
+	fuzzRouteBody(f, routes, []fzRoute{{get, "/_fake/faults", nil}, {get, "/_fake/clock", nil}, {get, "/_fake/messages/stubs", nil}})
+}
+
+// queryRoutes are the routes that read query parameters, with fixture IDs filled in.
+var queryRoutes = []fzRoute{
+	{get, "/v1/models", ifModels},
+	{get, "/v1/organizations/invites", ifAdmin},
+	{get, "/v1/organizations/users", ifAdmin},
+	{get, "/v1/organizations/workspaces", ifAdmin},
+	{get, "/v1/organizations/rate_limits", ifAdmin},
+	{get, "/v1/organizations/workspaces/" + fzWs + "/rate_limits", ifAdmin},
+	{get, "/v1/organizations/tunnels", ifTunnels},
+	{get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", ifTunnels},
+	{get, "/v1/environments", ifEnvironments},
+	{get, "/v1/environments/" + fzEnv + "/work", ifWork},
+	{get, "/v1/environments/" + fzEnv + "/work/poll", ifWork},
+	{get, "/v1/compliance/apps/chats", ifCompliance},
+	{get, "/v1/compliance/apps/chats/assistant_chat_01Acme000001/messages", ifCompliance},
+	{get, "/v1/compliance/apps/projects", ifCompliance},
+	{get, "/v1/compliance/organizations", ifCompliance},
+	{get, "/v1/memory_stores", ifMemory},
+	{get, "/v1/memory_stores/" + fzStore + "/memories", ifMemory},
+	{get, "/v1/memory_stores/" + fzStore + "/memory_versions", ifMemory},
+	{get, "/_fake/journal", nil},
+}
+
+// FuzzQuery sends query strings to every route that reads one. GETs change no state but a poll's
+// lease, so the state is compared on the memory area only, whose lists read the most parameters.
+func FuzzQuery(f *testing.F) {
+	for i := range queryRoutes {
+		f.Add(uint8(i), "limit=1e1000001")
+	}
+	for j, q := range []string{"", "limit=1e1000001", "limit=-1", "limit=0", "limit=" + strings.Repeat("9", 400), "after_id=x&before_id=y",
+		"include_archived=maybe", "block_ms=999999", "reclaim_older_than_ms=-5", "path_prefix=/a/&depth=2", "depth=1e9",
+		"page=%ff%fe", "email=%00", "user_ids[]=x&limit=%20", "limit=1&limit=2", "%zz", ";;;&&&==", "memory_id=\xff"} {
+		f.Add(uint8(j*7%len(queryRoutes)), q)
+	}
+	f.Fuzz(func(t *testing.T, route uint8, query string) {
+		fuzzRequest(t, fuzzServer(t), queryRoutes[int(route)%len(queryRoutes)], query, "", memoryLists)
+	})
+}
+
+// tokenRoutes are the lists paged by tokens (page) or by cursors (after_id, before_id).
+var tokenRoutes = []struct {
+	fzRoute
+	param string
+}{
+	{fzRoute{get, "/v1/organizations/rate_limits?limit=1", ifAdmin}, "page"},
+	{fzRoute{get, "/v1/compliance/apps/projects?limit=1", ifCompliance}, "page"},
+	{fzRoute{get, "/v1/memory_stores?limit=1", ifMemory}, "page"},
+	{fzRoute{get, "/v1/memory_stores/" + fzStore + "/memories?limit=1", ifMemory}, "page"},
+	{fzRoute{get, "/v1/organizations/tunnels?limit=1", ifTunnels}, "page"},
+	{fzRoute{get, "/v1/environments?limit=1", ifEnvironments}, "page"},
+	{fzRoute{get, "/v1/models?limit=1", ifModels}, "after_id"},
+	{fzRoute{get, "/v1/organizations/workspaces?limit=1", ifAdmin}, "before_id"},
+}
+
+// FuzzPageTokens mutates real page tokens and cursors: the seeds are the next_page and last_id of
+// each list's first page, so mutations reach the token's decoding and signature check.
+func FuzzPageTokens(f *testing.F) {
+	s := New()
+	for i, rt := range tokenRoutes {
+		page := gjson.Parse(send(f, s, get, rt.path, "", headersFor(rt.ifc)...).Body.String())
+		tok := page.Get("next_page").String()
+		if rt.param != "page" {
+			tok = page.Get("last_id").String()
+		}
+		if tok == "" {
+			f.Fatalf("%s: no %s on the first page to seed from", rt.path, rt.param)
+		}
+		for _, v := range []string{tok, tok[:len(tok)/2], tok + "=", strings.ToUpper(tok), "", "\x00"} {
+			f.Add(uint8(i), v)
+		}
+	}
+	f.Fuzz(func(t *testing.T, route uint8, token string) {
+		rt := tokenRoutes[int(route)%len(tokenRoutes)]
+		path, query, _ := strings.Cut(rt.path, "?")
+		w := fuzzSend(fuzzServer(t), get, path, query+"&"+rt.param+"="+url.QueryEscape(token), "", headersFor(rt.ifc)...)
+		fuzzCheck(t, rt.path+" "+rt.param, w)
+	})
+}
+
+// FuzzMemoryPaths sends a path where each memory route takes one: creating a memory, moving one,
+// and the list's path_prefix. An accepted path reads back as it was written.
+func FuzzMemoryPaths(f *testing.F) {
+	for _, p := range []string{"/a.md", "/a/b/c.md", "/", "//a", "/a/", "/a/../b", "/./a", "a", "/a\x00b", "/\u00e9", "/e\u0301",
+		"/" + strings.Repeat("a/", 200) + "x", "/" + strings.Repeat("x", 2000), "/a\\b", "/\ud7ff", "/\xff", "/a b/ c", "/%2e%2e/x"} {
+		for op := range 3 {
+			f.Add(uint8(op), p)
+		}
+	}
+	base := "/v1/memory_stores/" + fzStore
+	f.Fuzz(func(t *testing.T, op uint8, path string) {
+		s := fuzzServer(t)
+		switch op % 3 {
+		case 0:
+			w := fuzzRequest(t, s, fzRoute{post, base + "/memories", ifMemory}, "", mustJSON(t, map[string]string{"path": path, "content": "x"}), memoryLists)
+			if w.Code != http.StatusOK {
+				return
+			}
+			stored := gjson.Get(w.Body.String(), "path").String()
+			list := fuzzSend(s, get, base+"/memories", "depth=1000&limit=100", "", headersFor(ifMemory)...).Body.String()
+			if !gjson.Get(list, fmt.Sprintf("data.#(path==%q)", stored)).Exists() {
+				t.Fatalf("memory created at %q (stored as %q) is not listed: %.1000s", path, stored, list)
+			}
+		case 1:
+			fuzzRequest(t, s, fzRoute{post, base + "/memories/" + fzMemory, ifMemory}, "", mustJSON(t, map[string]string{"path": path}), memoryLists)
+		default:
+			fuzzRequest(t, s, fzRoute{get, base + "/memories", ifMemory}, "path_prefix="+url.QueryEscape(path), "", memoryLists)
+		}
+	})
+}
+
+// fixturePEM returns the n-th CA certificate of the fixture tunnels. Seeds must be the same in
+// every process of a fuzzing run (the coordinator's and its workers'), so they are never
+// generated with fresh keys.
+func fixturePEM(f *testing.F, n int) string {
+	raw, err := fs.ReadFile(fixtures.FS(), "tunnels.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	pems := gjson.GetBytes(raw, "tunnels.#.certificates.#.ca_certificate_pem|@flatten").Array()
+	if n >= len(pems) {
+		f.Fatalf("fixtures/tunnels.json has %d CA certificates, want at least %d", len(pems), n+1)
+	}
+	return pems[n].String()
+}
+
+// FuzzCertificatePEM sends PEM text as a tunnel's CA certificate and as a gateway's chain.
+func FuzzCertificatePEM(f *testing.F) {
+	ca, other := fixturePEM(f, 0), fixturePEM(f, 1)
+	for _, p := range []string{ca, ca + other, ca[:len(ca)/2], strings.ReplaceAll(ca, "A", "B"), strings.Replace(ca, "CERTIFICATE", "PRIVATE KEY", 2),
+		"-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n", "-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n", "", "\x00"} {
+		f.Add(false, p)
+		f.Add(true, p)
+	}
+	lists := []fzRoute{{get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates?limit=1000&include_archived=true", ifTunnels}}
+	f.Fuzz(func(t *testing.T, gateway bool, pemText string) {
+		if gateway {
+			fuzzRequest(t, fuzzServer(t), fzRoute{post, "/_fake/tunnels/" + fzTunnel + "/gateway_check", nil}, "", mustJSON(t, map[string]string{"certificate_pem": pemText}), lists)
+			return
+		}
+		fuzzRequest(t, fuzzServer(t), fzRoute{post, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", ifTunnels}, "", mustJSON(t, map[string]string{"ca_certificate_pem": pemText}), lists)
+	})
+}
+
+// FuzzVersionHeaders sends vendor-version and vendor-beta values to an interface where the beta
+// is optional (memory stores) and one where it is required (tunnels).
+func FuzzVersionHeaders(f *testing.F) {
+	for _, h := range [][2]string{{APIVersion, ""}, {"", ""}, {"2023-06-01 ", "x"}, {APIVersion, ifTunnels.beta}, {APIVersion, "a,,b," + ifTunnels.beta},
+		{APIVersion, strings.Repeat(",", 5000)}, {"\xff", "\xff"}, {APIVersion, "managed-memory-2026-01-01"}, {"2023-06-01,2023-06-01", ""}} {
+		f.Add(false, h[0], h[1])
+		f.Add(true, h[0], h[1])
+	}
+	f.Fuzz(func(t *testing.T, tunnels bool, version, beta string) {
+		rt, key := fzRoute{get, "/v1/memory_stores", nil}, []string{"X-Api-Key", "test-api-key"}
+		if tunnels {
+			rt, key = fzRoute{get, "/v1/organizations/tunnels", nil}, []string{"Authorization", "Bearer test-bearer-token"}
+		}
+		for _, h := range [][2]string{{"vendor-version", version}, {"vendor-beta", beta}} {
+			if h[1] != "" {
+				key = append(key, h[0], h[1])
+			}
+		}
+		fuzzCheck(t, rt.path, fuzzSend(fuzzServer(t), rt.method, rt.path, "", "", key...))
+	})
+}
+
+// fixtureTargets are the fixture files FuzzFixtures replaces, the small ones (compliance.json
+// costs more to validate than a fuzz input should).
+var fixtureTargets = []string{"organizations.json", "users.json", "models.json", "admin.json", "tunnels.json", "environments.json", "memory_stores.json", "messages_scenarios.json"}
+
+// FuzzFixtures loads a data set of organizations.json and one fuzzed file: a refused one is an
+// error naming the file; an accepted one serves its area without a 5xx or a violation.
+func FuzzFixtures(f *testing.F) {
+	for i, name := range fixtureTargets {
+		data, err := fs.ReadFile(fixtures.FS(), name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), data)
+		f.Add(uint8(i), []byte(strings.Replace(string(data), `"id"`, `"id":1e1000001,"x"`, 1)))
+		f.Add(uint8(i), data[:len(data)/2])
+		f.Add(uint8(i), []byte(`{}`))
+	}
+	orgData, err := fs.ReadFile(fixtures.FS(), "organizations.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, file uint8, data []byte) {
+		name := fixtureTargets[int(file)%len(fixtureTargets)]
+		fsys := fstest.MapFS{"organizations.json": {Data: orgData}, name: {Data: data}}
+		fx, err := LoadFixtures(fsys)
+		if err != nil {
+			if !strings.Contains(err.Error(), name) && !strings.Contains(err.Error(), "organizations.json") {
+				t.Fatalf("refusal of %s does not name the file: %v", name, err)
+			}
+			return
+		}
+		s := New(WithFixtures(fx), WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
+		for _, rt := range queryRoutes {
+			fuzzCheck(t, rt.path, fuzzSend(s, rt.method, rt.path, "", "", headersFor(rt.ifc)...))
+		}
+	})
+}
