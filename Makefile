@@ -26,11 +26,17 @@ lint: fmt-check vet ## gofmt and go vet
 fmt-check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
+# fake/internal/openapicheck is a module of its own, so that the OpenAPI validator it tests with
+# is not a dependency of platformkit: ./... does not reach it.
+OPENAPICHECK = fake/internal/openapicheck
+
 vet:
 	$(GO) vet ./...
+	cd $(OPENAPICHECK) && $(GO) vet ./...
 
-unit: ## unit tests with -race; includes the conformance suite against an in-process fake
+unit: ## unit tests with -race (incl. the conformance suite against an in-process fake); the OpenAPI documents checked by an independent validator
 	$(GO) test -race -count=1 -timeout 8m ./...
+	cd $(OPENAPICHECK) && $(GO) test -count=1 -timeout 5m ./...
 
 resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go), without -race, which distorts them
 	$(GO) test -count=1 -run '^TestAmplifiersStayBounded$$' -v ./fake
