@@ -23,7 +23,9 @@
 // DefaultAdminKey (X-Api-Key) for administration; DefaultComplianceKey (Authorization: Bearer)
 // for compliance; DefaultBearerToken (Authorization: Bearer, with vendor-beta TunnelsBeta) for
 // tunnels; and DefaultEnvironmentKey (Authorization: Bearer) for the work endpoints of
-// DefaultEnvironmentID. A second organization has the same credentials with
+// DefaultEnvironmentID. The interfaces that read X-Api-Key also take the same key as
+// Authorization: Bearer, as official SDKs send it; with both headers, X-Api-Key decides.
+// A second organization has the same credentials with
 // SecondOrganizationSuffix, and a key sees only its own organization's data. Every request but
 // compliance carries vendor-version: APIVersion. A missing or unknown credential answers 401, a
 // valid credential of another interface 403. CredentialTransport, which TestServer.Client uses,
@@ -35,11 +37,30 @@
 // GET /_fake/health; POST /_fake/reset; GET /_fake/clock and POST /_fake/clock/advance;
 // GET and DELETE /_fake/journal; POST, GET and DELETE /_fake/faults; and the calls of each area
 // (enqueueing work, creating tunnels, checking tunnel tokens and gateway certificates, listing
-// message scenarios). Each is also a method of *Server: Reset, Now, AdvanceClock, Journal,
-// ClearJournal, InjectFault, Faults, ClearFaults, EnqueueWork, CreateTunnel, TunnelForToken,
-// CheckGateway. The README lists their request bodies. GET /_fake/openapi.json and
-// GET /_fake/openapi-control.json answer the OpenAPI 3.1 documents of the API and of the control
-// API, generated from the route table (go generate ./fake).
+// message scenarios, scripting replies, managing namespaces). Each is also a method of *Server:
+// Reset, Now, AdvanceClock, Journal, ClearJournal, InjectFault, Faults, ClearFaults, EnqueueWork,
+// CreateTunnel, TunnelForToken, CheckGateway, AddStub, Stubs, ClearStubs, Namespace, Namespaces,
+// DeleteNamespace, ClearNamespaces. The README lists their request bodies. GET /_fake/openapi.json
+// and GET /_fake/openapi-control.json answer the OpenAPI 3.1 documents of the API and of the
+// control API, generated from the route table (go generate ./fake).
+//
+// # Scripted replies
+//
+// AddStub (POST /_fake/messages/stubs) registers a reply, or a sequence of replies, for the next
+// POST /v1/messages requests that match its rules (model, text of the last user turn, a tool
+// name). A reply is checked against the message schema when it is registered, so a bad stub is
+// an error naming the field then, never a broken answer later. When served, it gets its id, the
+// request's model, and usage as POST /v1/messages/count_tokens counts the request, and it is
+// streamed with the event grammar of any other answer when the request streams.
+//
+// # Namespaces
+//
+// One server holds many isolated worlds, for test runs that share one binary: a request under
+// the path prefix /ns/<name>/ (API and control API alike), or with the header NamespaceHeader,
+// is served by the namespace of that name, created from the fixtures on first use and answering
+// exactly as a new server would. Its data, clock, counters, journal, faults and stubs are its
+// own. A server keeps at most DefaultMaxNamespaces (WithMaxNamespaces) and drops the least
+// recently used beyond that. In Go tests, New already gives each test a server of its own.
 //
 // # Limits and errors
 //
