@@ -4,18 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/pb33f/libopenapi-validator/config"
-	"github.com/pb33f/libopenapi-validator/content"
-	"github.com/pb33f/libopenapi-validator/paths"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/platformkit/platformkit/conformance"
 	"github.com/platformkit/platformkit/fake"
@@ -85,7 +87,7 @@ func (w *teeWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush
 func (w *teeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // TestConformanceRunMatchesDocuments runs every conformance check against the fake and checks
-// every exchange against the OpenAPI documents with libopenapi-validator: each answer's status,
+// every exchange against the OpenAPI documents with kin-openapi: each answer's status,
 // headers and body against its operation (each event of a stream against the event schema), and
 // each request the fake accepted (2xx) against the operation's parameters, security and body. So
 // the documents describe what the fake does, and a change to one without the other fails here.
@@ -109,23 +111,44 @@ func TestConformanceRunMatchesDocuments(t *testing.T) {
 		}
 	}
 
-	api, control := load(t, "openapi.json", sseAsJSON), load(t, "openapi-control.json", sseAsJSON)
+	api, control := load(t, "openapi.json"), load(t, "openapi-control.json")
+	// The exchanges are checked on every core: kin compiles a schema for each value it checks,
+	// which makes checking the run take longer than the run.
+	type result struct {
+		op       string
+		problems []string
+	}
+	results := make([]result, len(rec.exchanges))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				x := rec.exchanges[i]
+				// The namespace server (/ns/{namespace}) is taken off the path here, as a
+				// client would put it on; the router routes paths alone (see load).
+				x.url = nsPrefix.ReplaceAllString(x.url, "")
+				d := api
+				if strings.HasPrefix(x.url, "/_fake/") {
+					d = control
+				}
+				results[i].op, results[i].problems = check(d, x)
+			}
+		})
+	}
+	for i := range rec.exchanges {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	exercised, streams := map[string]bool{}, 0
-	for _, x := range rec.exchanges {
+	for i, x := range rec.exchanges {
 		if strings.HasPrefix(x.header.Get("Content-Type"), "text/event-stream") {
 			streams++
 		}
-		// libopenapi-validator does not resolve server variables, so the namespace server
-		// (/ns/{namespace}) is taken off the path here, as a client would put it on.
-		x.url = nsPrefix.ReplaceAllString(x.url, "")
-		d := api
-		if strings.HasPrefix(x.url, "/_fake/") {
-			d = control
-		}
-		op, problems := check(d, x)
-		exercised[op] = true
-		for _, p := range problems {
-			t.Errorf("%s %s → %d: %s", x.method, x.url, x.status, p)
+		exercised[results[i].op] = true
+		for _, p := range results[i].problems {
+			t.Errorf("%s %s → %d: %s", x.method, nsPrefix.ReplaceAllString(x.url, ""), x.status, p)
 		}
 	}
 	var missed []string
@@ -145,36 +168,86 @@ func TestConformanceRunMatchesDocuments(t *testing.T) {
 // nsPrefix is the prefix of a namespace's base URL.
 var nsPrefix = regexp.MustCompile(`^/ns/[^/]+`)
 
-// sseAsJSON lets the validator read one server-sent event's data, which the documents describe
-// under text/event-stream with the schema of one event, as the JSON document it is.
-var sseAsJSON = config.WithBodyDecoder("text/event-stream", content.JSONDecoder())
+func init() {
+	// The documents describe a stream under text/event-stream with the schema of one event; the
+	// check validates each event's data, which is a JSON document, on its own.
+	openapi3filter.RegisterBodyDecoder("text/event-stream", openapi3filter.JSONBodyDecoder)
+}
+
+// options are what ValidateRequest and ValidateResponse check beyond their defaults.
+var options = func() *openapi3filter.Options {
+	o := &openapi3filter.Options{
+		MultiError:                        true, // every problem, not the first
+		IncludeResponseStatus:             true, // an answer's status must be one the operation lists
+		RejectWhenRequestBodyNotSpecified: true, // a body sent to an operation that takes none
+		SkipSettingDefaults:               true, // validate the request as sent, without defaults added
+		AuthenticationFunc:                credentialsInPlace,
+	}
+	o.WithCustomSchemaErrorFunc(schemaProblem)
+	return o
+}()
+
+// schemaProblem says where a value does not match its schema and why, without the schema and
+// the value, which kin's own message prints in full.
+func schemaProblem(err *openapi3.SchemaError) string {
+	if err.Reason == "" {
+		return "" // kin's own message
+	}
+	if p := err.JSONPointer(); len(p) > 0 {
+		return fmt.Sprintf("at /%s: %s", strings.Join(p, "/"), err.Reason)
+	}
+	return err.Reason // JSON Schema 2020-12's, which says where
+}
+
+// credentialsInPlace passes a security scheme when the request carries a credential where the
+// scheme says: an apiKey's header, or Authorization: Bearer for an http bearer scheme. Whether
+// the credential is right is the fake's business, tested with the conformance suite; here the
+// document must name a scheme that the accepted request used.
+func credentialsInPlace(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	s, h := in.SecurityScheme, in.RequestValidationInput.Request.Header
+	switch {
+	case s.Type == "apiKey" && s.In == "header":
+		if h.Get(s.Name) == "" {
+			return fmt.Errorf("no %s header", s.Name)
+		}
+		return nil
+	case s.Type == "http" && strings.EqualFold(s.Scheme, "bearer"):
+		if scheme, token, _ := strings.Cut(h.Get("Authorization"), " "); !strings.EqualFold(scheme, "Bearer") || token == "" {
+			return errors.New("no Authorization: Bearer header")
+		}
+		return nil
+	}
+	return fmt.Errorf("security scheme %s (%s) is not one this check knows", in.SecuritySchemeName, s.Type)
+}
 
 // check validates one exchange; op is "METHOD /path/template" of the operation it matched, ""
 // for a path the document does not have, which the fake must have answered 404 or 405.
 func check(d *document, x exchange) (op string, problems []string) {
+	ctx := context.Background()
 	req := func() *http.Request {
 		r := httptest.NewRequest(x.method, x.url, bytes.NewReader(x.reqBody))
 		r.Header = x.reqHeader.Clone()
 		return r
 	}
-	pathItem, errs, template := paths.FindPath(req(), d.model, d.options)
-	if pathItem == nil || len(errs) > 0 {
+	route, pathParams, err := d.router.FindRoute(req())
+	if err != nil {
 		if x.status == http.StatusNotFound || x.status == http.StatusMethodNotAllowed {
 			return "", nil
 		}
-		return "", []string{"the document has no such operation:\n" + describe(errs)}
+		return "", []string{"the document has no such operation:\n" + describe(err)}
 	}
-	op = x.method + " " + template
+	op = x.method + " " + route.Path
 	if x.status/100 == 2 {
 		r := req()
 		r.URL.RawQuery = bareArrayNames(r.URL.Query()).Encode()
 		for k, vs := range r.Header {
-			// A repeated header is its values joined with commas (RFC 9110, 5.3); the
-			// validator reads only the first line of a header.
+			// A repeated header is its values joined with commas (RFC 9110, 5.3); kin reads
+			// only the first value of a header that is not an array.
 			r.Header[k] = []string{strings.Join(vs, ", ")}
 		}
-		if ok, errs := d.v.ValidateHttpRequestSync(r); !ok {
-			problems = append(problems, "the fake accepted a request the document does not allow:\n"+describe(errs))
+		in := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options}
+		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
+			problems = append(problems, "the fake accepted a request the document does not allow:\n"+describe(err))
 		}
 	}
 	bodies := [][]byte{x.body}
@@ -185,9 +258,15 @@ func check(d *document, x exchange) (op string, problems []string) {
 		}
 	}
 	for _, body := range bodies {
-		resp := &http.Response{StatusCode: x.status, Header: x.header, Body: io.NopCloser(bytes.NewReader(body))}
-		if ok, errs := d.v.ValidateHttpResponse(req(), resp); !ok {
-			problems = append(problems, "the answer is not what the document describes:\n"+describe(errs)+"\tbody: "+truncate(body))
+		in := &openapi3filter.ResponseValidationInput{
+			RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req(), PathParams: pathParams, Route: route, Options: options},
+			Status:                 x.status,
+			Header:                 x.header,
+			Body:                   io.NopCloser(bytes.NewReader(body)),
+			Options:                options,
+		}
+		if err := openapi3filter.ValidateResponse(ctx, in); err != nil {
+			problems = append(problems, "the answer is not what the document describes:\n"+describe(err)+"\tbody: "+truncate(body))
 		}
 	}
 	return op, problems
@@ -229,7 +308,7 @@ func truncate(b []byte) string {
 // operation's schema, a stream event outside the event schema, an accepted request the document
 // does not allow, and an operation the document does not have.
 func TestCheckCatchesDrift(t *testing.T) {
-	d := load(t, "openapi.json", sseAsJSON)
+	d := load(t, "openapi.json")
 	rec := &recorder{h: fake.New()}
 	authed := http.Header{"X-Api-Key": {conformance.FakeAPIKey}, "Vendor-Version": {"2023-06-01"}}
 	r := httptest.NewRequest(http.MethodGet, "/v1/models?limit=2", nil)
@@ -239,6 +318,8 @@ func TestCheckCatchesDrift(t *testing.T) {
 	if op, problems := check(d, good); op != "GET /v1/models" || len(problems) > 0 {
 		t.Fatalf("the fake's own answer: operation %q, problems %v", op, problems)
 	}
+	jsonRequest := authed.Clone()
+	jsonRequest.Set("Content-Type", "application/json")
 	jsonHeader := http.Header{"Content-Type": {"application/json"}, "Request-Id": {"req_1"}}
 	sseHeader := http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_1"}}
 	for _, c := range []struct {
@@ -248,7 +329,7 @@ func TestCheckCatchesDrift(t *testing.T) {
 	}{
 		{"a body outside the schema", exchange{method: "GET", url: "/v1/models/m", reqHeader: authed, status: 200, header: jsonHeader, body: []byte(`{"id":1}`)},
 			"is not what the document describes"},
-		{"an event outside the event schema", exchange{method: "POST", url: "/v1/messages", reqHeader: authed, reqBody: []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"stream":true}`),
+		{"an event outside the event schema", exchange{method: "POST", url: "/v1/messages", reqHeader: jsonRequest, reqBody: []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"stream":true}`),
 			status: 200, header: sseHeader, body: []byte("event: message_start\ndata: {\"type\":\"message_start\"}\n\n")}, "is not what the document describes"},
 		{"a request without vendor-version accepted", exchange{method: "GET", url: good.url, reqHeader: http.Header{"X-Api-Key": {conformance.FakeAPIKey}}, status: 200, header: good.header, body: good.body},
 			"accepted a request the document does not allow"},
@@ -256,6 +337,7 @@ func TestCheckCatchesDrift(t *testing.T) {
 			"no such operation"},
 	} {
 		_, problems := check(d, c.x)
+		t.Logf("%s:\n%s", c.name, strings.Join(problems, "\n"))
 		if !strings.Contains(strings.Join(problems, "\n"), c.want) {
 			t.Errorf("%s: problems %q, want one saying %q", c.name, problems, c.want)
 		}
