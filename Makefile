@@ -48,10 +48,20 @@ FUZZTIME ?= 1m
 # How long the fuzzer may spend shrinking each new input (Go's default, 60 s, would stall a short run).
 FUZZMINIMIZETIME ?= 5s
 
+# Go 1.26's fuzz coordinator can end a run that found nothing with "context deadline exceeded"
+# when -fuzztime runs out while a worker is busy (go.dev/issue/75804, fixed in Go 1.27). Such a
+# run wrote no failing input, so it is reported and counted as the clean stop it is; any other
+# failure, and any run that wrote a failing input, fails.
 fuzz: ## run every Go fuzz target for $(FUZZTIME) each; a failing input is saved under the package's testdata/fuzz/
-	@set -- $(FUZZ_TARGETS); while [ $$# -gt 1 ]; do \
+	@out=$$(mktemp); trap 'rm -f "$$out" "$$out.rc"' EXIT; \
+	set -- $(FUZZ_TARGETS); while [ $$# -gt 1 ]; do \
 		echo "== $$2 ($$1, $(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$$2$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$1 || exit 1; shift 2; \
+		{ $(GO) test -run='^$$' -fuzz="^$$2$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$1; echo $$? > "$$out.rc"; } 2>&1 | tee "$$out"; \
+		if [ "$$(cat "$$out.rc")" != 0 ]; then \
+			if grep -q 'context deadline exceeded' "$$out" && ! grep -q 'Failing input written' "$$out"; then \
+				echo "fuzz: $$2 found nothing; its \"context deadline exceeded\" is Go's fuzz coordinator stopping at -fuzztime (go.dev/issue/75804), not a failure"; \
+			else exit 1; fi; \
+		fi; shift 2; \
 	done
 
 fuzz-short: ## every fuzz target for 3 s: part of make test
