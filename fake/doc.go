@@ -71,7 +71,9 @@
 // 64-bit float is a 400 naming its field. A tool input generated from an input_schema stops, as at
 // max_tokens, at what max_tokens can hold and at most 100,000 values. The journal keeps the last
 // 10,000 requests within 32 MiB, each entry cut to a few KiB of headers and 64 KiB of body and
-// listing what it cut (JournalEntry.Truncated). Nothing persists beyond the Server value.
+// listing what it cut (JournalEntry.Truncated); the journals of a server and its namespaces
+// together stay within 256 MiB, the least recently used namespaces' oldest entries going first.
+// Nothing persists beyond the Server value.
 //
 // # Clause references
 //

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -59,29 +60,42 @@ const (
 	journalEntryBase  = 256      // an entry's fixed cost: the struct, its map and strings
 )
 
+// journalsBytes bounds the journals of a server and of all its namespaces together: each
+// journal's own bound, times the 1,000 namespaces a server keeps, would allow 32 GB.
+const journalsBytes = 256 << 20
+
+// journalBudget is the estimated size of the journals of a server and its namespaces, which
+// share one: when a request takes it past limit, the oldest entries of the least recently used
+// namespaces' journals are dropped (Server.trimIdleJournals).
+type journalBudget struct {
+	bytes atomic.Int64
+	limit int64
+}
+
 // journal is a ring of the last entries, bounded by count and by bytes: recording costs the
 // same however long the server has run.
 type journal struct {
-	mu    sync.Mutex
-	ring  []JournalEntry // grows by doubling to journalCap
-	head  int            // index of the oldest entry
-	n     int            // entries held
-	bytes int            // their estimated size
-	seq   uint64         // entries ever recorded
+	mu     sync.Mutex
+	ring   []JournalEntry // grows by doubling to journalCap
+	head   int            // index of the oldest entry
+	n      int            // entries held
+	bytes  int            // their estimated size
+	seq    uint64         // entries ever recorded
+	budget *journalBudget // shared with the server's namespaces; nil once a namespace is dropped
 }
 
-func (j *journal) add(e JournalEntry) {
+// add records e and reports whether the journals sharing its budget now hold more than the
+// limit.
+func (j *journal) add(e JournalEntry) (over bool) {
 	e.size = journalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body)
 	for _, h := range e.headers {
 		e.size += len(h)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	before := j.bytes
 	for j.n > 0 && (j.n == journalCap || j.bytes+e.size > journalBytes) {
-		j.bytes -= j.ring[j.head].size
-		j.ring[j.head] = JournalEntry{} // let the dropped entry's memory go
-		j.head = (j.head + 1) % len(j.ring)
-		j.n--
+		j.dropOldest()
 	}
 	if j.n == len(j.ring) {
 		grown := make([]JournalEntry, min(max(2*len(j.ring), 16), journalCap))
@@ -93,6 +107,43 @@ func (j *journal) add(e JournalEntry) {
 	j.ring[(j.head+j.n)%len(j.ring)] = e
 	j.n++
 	j.bytes += e.size
+	if j.budget == nil {
+		return false
+	}
+	return j.budget.bytes.Add(int64(j.bytes-before)) > j.budget.limit
+}
+
+// dropOldest forgets the oldest entry; the caller holds mu and has checked that there is one.
+func (j *journal) dropOldest() {
+	j.bytes -= j.ring[j.head].size
+	j.ring[j.head] = JournalEntry{} // let the dropped entry's memory go
+	j.head = (j.head + 1) % len(j.ring)
+	j.n--
+}
+
+// trim drops the oldest entries until the shared budget is within its limit or the journal is
+// empty.
+func (j *journal) trim() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.budget == nil {
+		return
+	}
+	before := j.bytes
+	for j.n > 0 && j.budget.bytes.Load()-int64(before-j.bytes) > j.budget.limit {
+		j.dropOldest()
+	}
+	j.budget.bytes.Add(int64(j.bytes - before))
+}
+
+// detach takes a dropped namespace's journal out of the shared budget.
+func (j *journal) detach() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.budget != nil {
+		j.budget.bytes.Add(-int64(j.bytes))
+		j.budget = nil
+	}
 }
 
 // copyTo copies the entries, oldest first, to dst; the caller holds mu.
@@ -124,6 +175,9 @@ func (s *Server) ClearJournal() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	n := j.n
+	if j.budget != nil {
+		j.budget.bytes.Add(-int64(j.bytes))
+	}
 	j.ring, j.head, j.n, j.bytes = nil, 0, 0, 0
 	return n
 }
@@ -176,7 +230,9 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}
-	s.journal.add(e)
+	if s.journal.add(e) {
+		s.root().trimIdleJournals(s)
+	}
 }
 
 // bounded returns v, or a copy of its first max bytes noted in Truncated as name.

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -308,4 +310,110 @@ func TestJournalPages(t *testing.T) {
 	}
 	wantError(t, send(t, s, "GET", "/_fake/journal?after_id=req_nope", ""), 400, errInvalidRequest, "after_id")
 	wantError(t, send(t, s, "GET", "/_fake/journal?limit=0", ""), 400, errInvalidRequest, "limit")
+}
+
+// TestNamespaceJournalsShareABound: the journals of a server and of its namespaces together stay
+// within one byte budget. Going over it drops the oldest entries of the least recently used
+// namespaces' journals first, never of the namespace in use, and a dropped namespace gives its
+// share back.
+func TestNamespaceJournalsShareABound(t *testing.T) {
+	s := New()
+	budget := s.cfg.journals
+	budget.limit = 1 << 20 // 1 MiB instead of 256, so that the test sends little
+	big := strings.Repeat("x", journalValueCap)
+	fill := func(ns string, n int) {
+		for range n {
+			r := httptest.NewRequest(http.MethodGet, "/ns/"+ns+"/v1/models/assistant-opus-4-7", nil)
+			r.Header.Set("X-Api-Key", DefaultAPIKey)
+			r.Header.Set("vendor-version", APIVersion)
+			r.Header.Set("X-Big", big)
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, r)
+			if w.Code != http.StatusOK {
+				t.Error(w.Code, w.Body) // not Fatal: fill also runs on goroutines of its own
+				return
+			}
+		}
+	}
+	// held returns each namespace's journal (entries, bytes) and the sum with the default
+	// server's, reading the registry without touching its order.
+	held := func() (map[string][2]int, int64) {
+		s.spaces.mu.Lock()
+		defer s.spaces.mu.Unlock()
+		out := map[string][2]int{}
+		total := int64(s.journal.bytes)
+		for e := s.spaces.lru.Front(); e != nil; e = e.Next() {
+			ns := e.Value.(*namespace)
+			j := &ns.srv.journal
+			j.mu.Lock()
+			out[ns.info.Name] = [2]int{j.n, j.bytes}
+			total += int64(j.bytes)
+			j.mu.Unlock()
+		}
+		return out, total
+	}
+	const perNS = 150 // about 200 KiB of journal each: eight of them are 1.6 MiB
+	for i := range 8 {
+		fill(fmt.Sprintf("idle%d", i), perNS)
+	}
+	got, total := held()
+	t.Logf("journals (entries, bytes): %v; %d bytes in all", got, total)
+	if total != budget.bytes.Load() {
+		t.Fatalf("the budget counts %d bytes, the journals hold %d", budget.bytes.Load(), total)
+	}
+	if total > budget.limit {
+		t.Errorf("the journals hold %d bytes, over the shared limit of %d", total, budget.limit)
+	}
+	if got["idle7"][0] != perNS || got["idle6"][0] != perNS {
+		t.Errorf("the namespaces in use lost entries: idle7 %v, idle6 %v", got["idle7"], got["idle6"])
+	}
+	if got["idle0"][0] >= perNS {
+		t.Errorf("the least recently used namespace kept its whole journal (%v) though the budget was exceeded", got["idle0"])
+	}
+	// A journal trimmed in part keeps its last entries, in order. Every namespace numbered its
+	// requests alike, so a whole journal (idle7's) shows which those are.
+	partly, whole := "", s.spaces.byName["idle7"].Value.(*namespace).srv.Journal()
+	for name, h := range got {
+		if h[0] > 0 && h[0] < perNS {
+			partly = name
+		}
+	}
+	if partly == "" {
+		t.Fatalf("no journal was trimmed in part: %v", got)
+	}
+	kept := s.spaces.byName[partly].Value.(*namespace).srv.Journal()
+	for i, e := range kept {
+		if want := whole[perNS-len(kept)+i].RequestID; e.RequestID != want {
+			t.Fatalf("%s keeps %s at %d, want %s: not its last entries in order", partly, e.RequestID, i, want)
+		}
+	}
+	s.DeleteNamespace("idle7")
+	if _, after := held(); after != budget.bytes.Load() || after != total-int64(got["idle7"][1]) {
+		t.Errorf("after dropping idle7 the budget counts %d, the journals hold %d, want %d", budget.bytes.Load(), after, total-int64(got["idle7"][1]))
+	}
+	s.ClearNamespaces()
+	if _, after := held(); budget.bytes.Load() != after || after != int64(s.journal.bytes) {
+		t.Errorf("with no namespace left the budget counts %d, the default journal holds %d", budget.bytes.Load(), s.journal.bytes)
+	}
+
+	// Namespaces filled at once, deleted and recreated meanwhile, keep the count exact.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			name := fmt.Sprintf("busy%d", i)
+			fill(name, perNS/2)
+			if i%2 == 0 {
+				s.DeleteNamespace(name)
+			}
+			fill(name, perNS/2)
+		})
+	}
+	wg.Wait()
+	_, total = held()
+	if total != budget.bytes.Load() {
+		t.Errorf("after concurrent use the budget counts %d bytes, the journals hold %d", budget.bytes.Load(), total)
+	}
+	if entry := int64(got["idle7"][1] / perNS); total > budget.limit+8*entry {
+		t.Errorf("after concurrent use the journals hold %d bytes, over the limit of %d by more than one entry each", total, budget.limit)
+	}
 }

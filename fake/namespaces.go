@@ -127,14 +127,14 @@ func (s *Server) namespace(name string, request bool) (*Server, error) {
 			set.byName = map[string]*list.Element{}
 		}
 		for set.lru.Len() >= s.cfg.maxNamespaces {
-			delete(set.byName, set.lru.Remove(set.lru.Back()).(*namespace).info.Name)
+			set.drop(set.lru.Back())
 		}
 		cfg := s.cfg
 		if cfg.logger != nil {
 			cfg.logger = cfg.logger.With(slog.String("namespace", name))
 		}
 		child := newServer(cfg)
-		child.nsName = name
+		child.nsName, child.parent = name, s
 		e = set.lru.PushFront(&namespace{srv: child, info: NamespaceInfo{Name: name, CreatedAt: now}})
 		set.byName[name] = e
 	}
@@ -169,8 +169,7 @@ func (s *Server) DeleteNamespace(name string) bool {
 	if e == nil {
 		return false
 	}
-	set.lru.Remove(e)
-	delete(set.byName, name)
+	set.drop(e)
 	return true
 }
 
@@ -180,9 +179,35 @@ func (s *Server) ClearNamespaces() int {
 	set.mu.Lock()
 	defer set.mu.Unlock()
 	n := set.lru.Len()
-	set.byName = nil
-	set.lru.Init()
+	for set.lru.Len() > 0 {
+		set.drop(set.lru.Front())
+	}
 	return n
+}
+
+// drop removes a namespace; the caller holds mu. Its journal leaves the shared budget: a
+// request still in flight there finishes on the dropped state, and what it records no longer
+// counts.
+func (set *namespaceSet) drop(e *list.Element) {
+	ns := set.lru.Remove(e).(*namespace)
+	delete(set.byName, ns.info.Name)
+	ns.srv.journal.detach()
+}
+
+// trimIdleJournals brings the journals of s and its namespaces back within their shared budget
+// (journalsBytes) by dropping the oldest entries of the least recently used namespaces' journals
+// first, never those of busy, the namespace whose request went over it. A test's own journal is
+// thus kept whole while the journals of namespaces it does not use make room.
+func (s *Server) trimIdleJournals(busy *Server) {
+	set := &s.spaces
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	budget := s.cfg.journals
+	for e := set.lru.Back(); e != nil && budget.bytes.Load() > budget.limit; e = e.Prev() {
+		if ns := e.Value.(*namespace).srv; ns != busy {
+			ns.journal.trim()
+		}
+	}
 }
 
 // MaxNamespaces is how many namespaces the server keeps before dropping the least recently used.

@@ -39,6 +39,7 @@ type Server struct {
 
 	cfg    config       // what the server was built with, to build its namespaces alike
 	nsName string       // the namespace this server is, "" for a default server
+	parent *Server      // the default server a namespace belongs to, nil for a default server
 	spaces namespaceSet // a default server's namespaces
 }
 
@@ -72,6 +73,7 @@ type config struct {
 	logger        *slog.Logger
 	violation     func(string)
 	maxNamespaces int
+	journals      *journalBudget // shared by a server and its namespaces
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
@@ -108,6 +110,7 @@ func New(opts ...Option) *Server {
 	if cfg.maxNamespaces < 1 {
 		cfg.maxNamespaces = DefaultMaxNamespaces
 	}
+	cfg.journals = &journalBudget{limit: journalsBytes}
 	return newServer(cfg)
 }
 
@@ -121,7 +124,16 @@ func newServer(cfg config) *Server {
 		violation: cfg.violation,
 		st:        &state{},
 		cfg:       cfg,
+		journal:   journal{budget: cfg.journals},
 	}
+}
+
+// root is the default server: s, or the server whose namespace s is.
+func (s *Server) root() *Server {
+	if s.parent != nil {
+		return s.parent
+	}
+	return s
 }
 
 // ServeHTTP implements http.Handler. A request for a namespace (the path prefix /ns/<name>/ or
