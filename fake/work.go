@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -92,7 +93,8 @@ type envRecord struct {
 // environment is one environment with its work. rec's maps are replaced, never changed in
 // place, so a copy of rec handed to the encoder outside the lock stays valid.
 type environment struct {
-	rec     envRecord
+	rec     envRecord       // changed only through set, which drops encoded
+	encoded json.RawMessage // rec as JSON, encoded by the first list page after a change
 	org     *org
 	items   []*workItem          // creation order
 	byID    map[string]*workItem // the same items by ID
@@ -178,6 +180,22 @@ func newEnvironment(rec envRecord, o *org) *environment {
 	}
 	return &environment{rec: rec, org: o, byID: map[string]*workItem{}, queue: map[string]*workItem{},
 		leased: map[string]*workItem{}, workers: map[string]time.Time{}}
+}
+
+// set makes rec the environment's record; the caller holds the area's lock.
+func (e *environment) set(rec envRecord) { e.rec, e.encoded = rec, nil }
+
+// json returns the record as writeJSON would encode it, encoding it once per change; the
+// caller holds the area's lock.
+func (e *environment) json() (json.RawMessage, error) {
+	if e.encoded == nil {
+		b, err := encodeRecord(e.rec)
+		if err != nil {
+			return nil, err
+		}
+		e.encoded = b
+	}
+	return e.encoded, nil
 }
 
 // orEmpty copies a metadata map, so that a record never shares one with the request or the

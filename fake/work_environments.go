@@ -62,11 +62,13 @@ func (s *Server) listEnvironments(c *call) (any, error) {
 	}
 	slices.SortFunc(list, func(a, b *environment) int { return newestFirst(envKey(a), envKey(b)) })
 	page := pageByToken(list, envKey, newestFirst, "environments", after, limit)
-	out := tokenPage[envRecord]{Data: make([]envRecord, len(page.Data)), NextPage: page.NextPage}
+	items := make([][]byte, len(page.Data))
 	for i, e := range page.Data {
-		out.Data[i] = e.rec
+		if items[i], err = e.json(); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
+	return splicePage(items, func(b []byte) []byte { return b }, tokenPage[struct{}]{NextPage: page.NextPage}), nil
 }
 
 func (s *Server) getEnvironment(c *call) (any, error) {
@@ -119,7 +121,7 @@ func (s *Server) updateEnvironment(c *call) (any, error) {
 		}
 		if !reflect.DeepEqual(next, env.rec) {
 			next.UpdatedAt = now
-			env.rec = next
+			env.set(next)
 		}
 		return env.rec, nil
 	})
@@ -130,7 +132,9 @@ func (s *Server) updateEnvironment(c *call) (any, error) {
 func (s *Server) archiveEnvironment(c *call) (any, error) {
 	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt == nil {
-			env.rec.ArchivedAt, env.rec.UpdatedAt = &now, now
+			next := env.rec
+			next.ArchivedAt, next.UpdatedAt = &now, now
+			env.set(next)
 		}
 		return env.rec, nil
 	})

@@ -738,3 +738,42 @@ func BenchmarkPollAckParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestEnvironmentListAfterChange: a list page splices each environment's record, encoded once
+// per change. After every change (create, update, a no-op update, archive) each listed record
+// is byte for byte what reading the environment answers, which encodes it anew.
+func TestEnvironmentListAfterChange(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := api.ok("POST", "/v1/environments", map[string]any{
+		"name": "cached", "metadata": map[string]string{"a": "1"},
+		"config": map[string]any{"type": "cloud", "networking": map[string]any{"type": "unrestricted"}},
+	}).get("id").String()
+	check := func(after string) {
+		t.Helper()
+		seen := 0
+		for _, item := range api.ok("GET", "/v1/environments?include_archived=true&limit=100", nil).get("data").Array() {
+			one := strings.TrimSpace(string(api.ok("GET", "/v1/environments/"+item.Get("id").String(), nil).body))
+			if item.Raw != one {
+				t.Fatalf("after %s the list gives\n%s\nand reading the environment\n%s", after, item.Raw, one)
+			}
+			seen++
+		}
+		if seen < 2 {
+			t.Fatalf("after %s only %d environments are listed", after, seen)
+		}
+	}
+	check("create")
+	check("a second list") // answered from the bytes the first encoded
+	advance(ts, 60)
+	api.ok("POST", "/v1/environments/"+id, map[string]any{"name": "renamed", "metadata": map[string]any{"a": nil, "b": "2"}})
+	check("update")
+	api.ok("POST", "/v1/environments/"+id, map[string]any{"name": "renamed"})
+	check("an update that changes nothing")
+	advance(ts, 60)
+	api.ok("POST", "/v1/environments/"+id+"/archive", nil)
+	check("archive")
+	if got := api.ok("GET", "/v1/environments?include_archived=true&limit=100", nil).get(`data.#(id=="` + id + `").name`).String(); got != "renamed" {
+		t.Fatalf("the listed name is %q after the rename", got)
+	}
+}
