@@ -115,14 +115,7 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 	}
 	a.mu.Unlock()
 	slices.SortFunc(list, func(x, y *storeRecord) int { return newestFirst(memStoreKey(x), memStoreKey(y)) })
-	page := pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit)
-	items := make([][]byte, len(page.Data))
-	for i, r := range page.Data {
-		if items[i], err = r.json(); err != nil {
-			return nil, err
-		}
-	}
-	return splicePage(items, func(b []byte) []byte { return b }, tokenPage[struct{}]{NextPage: page.NextPage}), nil
+	return encodedTokenPage(pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit), (*storeRecord).json)
 }
 
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not

@@ -141,6 +141,19 @@ func encodedPage[T any](p cursorPage[T], encoded func(T) []byte) *encoder {
 	return splicePage(p.Data, encoded, cursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
 }
 
+// encodedTokenPage is encodedPage for a page-token list whose items are encoded once per change,
+// on the first read after it (encode may fail, as encoding may).
+func encodedTokenPage[T any](p tokenPage[T], encode func(T) (json.RawMessage, error)) (*encoder, error) {
+	items := make([][]byte, len(p.Data))
+	for i, it := range p.Data {
+		var err error
+		if items[i], err = encode(it); err != nil {
+			return nil, err
+		}
+	}
+	return splicePage(items, func(b []byte) []byte { return b }, tokenPage[struct{}]{NextPage: p.NextPage}), nil
+}
+
 // splicePage is encodedPage for a page of any family: rest is the same page without its items
 // (a struct whose first field is data, nil), which gives the fields after data.
 func splicePage[T any](items []T, encoded func(T) []byte, rest any) *encoder {

@@ -61,14 +61,7 @@ func (s *Server) listEnvironments(c *call) (any, error) {
 		}
 	}
 	slices.SortFunc(list, func(a, b *environment) int { return newestFirst(envKey(a), envKey(b)) })
-	page := pageByToken(list, envKey, newestFirst, "environments", after, limit)
-	items := make([][]byte, len(page.Data))
-	for i, e := range page.Data {
-		if items[i], err = e.json(); err != nil {
-			return nil, err
-		}
-	}
-	return splicePage(items, func(b []byte) []byte { return b }, tokenPage[struct{}]{NextPage: page.NextPage}), nil
+	return encodedTokenPage(pageByToken(list, envKey, newestFirst, "environments", after, limit), (*environment).json)
 }
 
 func (s *Server) getEnvironment(c *call) (any, error) {
