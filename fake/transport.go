@@ -79,8 +79,14 @@ type routePattern struct {
 
 // interfaceOfPath returns the interface of the API route that serves path (with any method), or
 // nil when no route of the API does. Every route sharing a path shape shares its interface, which
-// TestInterfaceOfPathFollowsTheRouteTable checks, so the first match is the answer.
+// TestInterfaceOfPathFollowsTheRouteTable checks, so the first match is the answer. A path in a
+// namespace (/ns/<name>/...) is matched without its prefix, as the server routes it.
 func interfaceOfPath(path string) *iface {
+	if after, ok := strings.CutPrefix(path, nsPrefix); ok {
+		if _, rest, ok := strings.Cut(after, "/"); ok {
+			path = "/" + rest
+		}
+	}
 	segs := strings.Split(path, "/")
 	for _, p := range routePatterns() {
 		if matchSegments(p.segments, segs) {

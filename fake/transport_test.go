@@ -80,11 +80,13 @@ func TestInterfaceOfPathFollowsTheRouteTable(t *testing.T) {
 			}
 		}
 		path := strings.Join(segs, "/")
-		if got := interfaceOfPath(path); got != rt.ifc {
-			t.Errorf("%s %s: interface %v, want %v", rt.method, path, got, rt.ifc)
+		for _, p := range []string{path, "/ns/t-1" + path} { // and in a namespace
+			if got := interfaceOfPath(p); got != rt.ifc {
+				t.Errorf("%s %s: interface %v, want %v", rt.method, p, got, rt.ifc)
+			}
 		}
 	}
-	for _, path := range []string{"/", "/v1", "/v1/models/", "/v1/models/a/b", "/_fake/health"} {
+	for _, path := range []string{"/", "/v1", "/v1/models/", "/v1/models/a/b", "/_fake/health", "/ns/t-1/_fake/health", "/ns/v1/models"} {
 		if got := interfaceOfPath(path); got != nil {
 			t.Errorf("%s: interface %s, want none", path, got.name)
 		}
