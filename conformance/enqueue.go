@@ -38,8 +38,11 @@ const WorkEnqueueTimeout = 60 * time.Second
 const enqueueHowTo = "no way to supply work to this target: set CONFORMANCE_WORK_ENQUEUE to a command that " +
 	"enqueues one work item in the environment $CONFORMANCE_ENVIRONMENT_ID and prints its ID (see the README)"
 
-// workIDPattern is what the command must print: one path-safe ID (gaps §2).
-var workIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// workIDPattern is what the command must print: one work item ID in the form the API gives them
+// (spec 2.16: prefix work_; path-safe, gaps §2). Anything else ("hello", a JSON body, a log line)
+// is the command's mistake, and would otherwise fail the checks that read the item back as if the
+// target had lost it.
+var workIDPattern = regexp.MustCompile(`^work_[A-Za-z0-9_-]+$`)
 
 // CanEnqueueWork reports whether the suite can put work in a queue of this target: through the
 // configured command, or through the fake's control API.
@@ -87,7 +90,7 @@ func runEnqueue(ctx context.Context, cfg Config, env string, timeout time.Durati
 	}
 	id := strings.TrimSpace(stdout.String())
 	if !workIDPattern.MatchString(id) {
-		return "", fmt.Errorf("%s should print one work item ID on stdout and nothing else; it printed %q", what, truncate([]byte(id), 200))
+		return "", fmt.Errorf("%s should print one work item ID (work_ then letters, digits, _ or -) on stdout and nothing else; it printed %q", what, truncate([]byte(id), 200))
 	}
 	return id, nil
 }

@@ -104,6 +104,8 @@ func TestWorkEnqueueCommandContract(t *testing.T) {
 		`echo oops >&2; sleep 5`:    "stderr: oops",
 		`exec 1>&-; echo x`:         "failed",
 		`printf 'work_1/../../x\n'`: "should print one work item ID",
+		`echo hello`:                "should print one work item ID (work_ then",
+		`echo 01HXYZ`:               "should print one work item ID",
 	} {
 		if _, err := run(cmd, 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want an error containing %q", cmd, err, want)
