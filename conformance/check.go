@@ -139,6 +139,27 @@ func (t *T) Unsupported(format string, args ...any) {
 	t.skip(prefixUnsupported + fmt.Sprintf(format, args...))
 }
 
+// UnsupportedIfAbsent ends the check as unsupported when resp is the API saying that the route does
+// not exist: 404 with its not_found_error envelope, or 405 (a known route, another method) with
+// its envelope, each with a request-id (gaps §1). A 404 or 405 that is not the API's own answer
+// (an HTML page, a gateway's or another server's error) fails the check instead: it says nothing
+// about what the deployment offers, and must never read as "the deployment lacks this". Any
+// other status returns, for the check to go on.
+func (t *T) UnsupportedIfAbsent(resp *Response, format string, args ...any) {
+	if resp.Status != http.StatusNotFound && resp.Status != http.StatusMethodNotAllowed {
+		return
+	}
+	why := resp.notAPIError()
+	if why == "" && resp.Status == http.StatusNotFound && resp.Get("error.type").String() != "not_found_error" {
+		why = "its error type is not not_found_error"
+	}
+	if why != "" {
+		t.Failf("%s %s answered %s, which is not the API's own answer that the route does not exist (%s): a proxy or another server answered; the API answers 404 not_found_error with the error envelope and a request-id\n%s",
+			resp.req.Method, resp.req.Path, resp.kind(), why, resp)
+	}
+	t.Unsupported(format, args...)
+}
+
 // Disabled ends the check: it cannot run with this configuration.
 func (t *T) Disabled(format string, args ...any) {
 	t.skip(prefixDisabled + fmt.Sprintf(format, args...))

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -72,6 +74,32 @@ func (r *Response) String() string {
 	return fmt.Sprintf("%s %s -> %d %s", r.req.Method, r.req.Path, r.Status, truncate(r.Body, 600))
 }
 
+// kind is the status and media type of the answer, "404 text/html", as an operator reads what
+// answered.
+func (r *Response) kind() string {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "" {
+		mt = "without a Content-Type"
+	}
+	return fmt.Sprintf("%d %s", r.Status, mt)
+}
+
+// notAPIError says why r is not an error answer of the API itself, or "" when it is one: a JSON
+// error envelope (spec 7) with a request-id header. A gateway's or another server's error page is
+// not the API saying anything about a route.
+func (r *Response) notAPIError() string {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case mt != "application/json":
+		return "not JSON"
+	case r.Get("type").String() != "error" || r.Get("error.type").Type != gjson.String || r.Get("error.message").Type != gjson.String:
+		return "not the error envelope"
+	case r.Header.Get("request-id") == "":
+		return "no request-id header"
+	}
+	return ""
+}
+
 func truncate(b []byte, n int) string {
 	if len(b) > n {
 		return string(b[:n]) + "…"
@@ -84,6 +112,55 @@ type Client struct {
 	BaseURL string
 	Config  Config
 	HTTP    *http.Client
+	// progress, when not nil, is told every progressEvery that a request is still unanswered, so
+	// that a target that accepts connections and never answers is not a minute of silence.
+	progress io.Writer
+}
+
+// progressEvery is how often a request still waiting for its answer is said to be.
+var progressEvery = 10 * time.Second
+
+// NoAnswerError is a request the target did not answer within the configured timeout.
+type NoAnswerError struct {
+	Method, URL string
+	Timeout     time.Duration
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("no answer to %s %s within %s (CONFORMANCE_TIMEOUT sets the timeout)", e.Method, e.URL, e.Timeout)
+}
+
+// timeout is the client's request timeout.
+func (cl *Client) timeout() time.Duration {
+	if cl.HTTP != nil && cl.HTTP.Timeout > 0 {
+		return cl.HTTP.Timeout
+	}
+	return DefaultTimeout
+}
+
+// waiting prints, every progressEvery until the returned stop is called, that req is unanswered.
+func (cl *Client) waiting(req *http.Request) (stop func()) {
+	if cl.progress == nil {
+		return func() {}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		start := time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				fmt.Fprintf(cl.progress, "conformance: waiting for an answer to %s %s (%s of %s)\n",
+					req.Method, req.URL.Redacted(), time.Since(start).Round(time.Second), cl.timeout())
+			}
+		}
+	}()
+	// Waiting for the goroutine keeps a late line from following the answer's.
+	return func() { close(done); <-finished }
 }
 
 func (cl *Client) secret(c Cred, org2 bool) (header, value string) {
@@ -169,16 +246,27 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	}
 	hc := cl.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
+		hc = &http.Client{Timeout: DefaultTimeout}
+	}
+	stop := cl.waiting(req)
+	defer stop()
+	// A timeout of the client (not of ctx, which is the caller's) names the request and the
+	// setting, rather than Go's "Client.Timeout exceeded while awaiting headers".
+	timedOut := func(err error) error {
+		var ue *url.Error
+		if ctx.Err() == nil && errors.As(err, &ue) && ue.Timeout() {
+			return &NoAnswerError{Method: r.Method, URL: req.URL.Redacted(), Timeout: cl.timeout()}
+		}
+		return err
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(err)
 	}
 	defer resp.Body.Close()
 	respBody, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, err
+		return nil, timedOut(err)
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: respBody, req: r, sent: req, sentBody: data}, nil
 }

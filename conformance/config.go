@@ -4,8 +4,12 @@
 package conformance
 
 import (
+	"fmt"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/platformkit/platformkit/fake"
 )
@@ -31,7 +35,24 @@ type Config struct {
 	// Destructive allows checks that irreversibly delete pre-existing data
 	// (CONFORMANCE_DESTRUCTIVE=1). Always on against the fake.
 	Destructive bool
+
+	// Timeout bounds each request, from sending it to the end of its answer
+	// (CONFORMANCE_TIMEOUT: a Go duration such as 90s or 2m, or a number of seconds; default
+	// DefaultTimeout).
+	Timeout time.Duration
+
+	// invalid holds one line per variable that could not be read; the preflight reports them and
+	// runs nothing, rather than running with a value the operator did not mean.
+	invalid []string
 }
+
+// DefaultTimeout is the request timeout when CONFORMANCE_TIMEOUT is not set: long enough for the
+// slowest answer of the API (a long message), short enough that a target that never answers is
+// named within a minute.
+const DefaultTimeout = 60 * time.Second
+
+// maxTimeout bounds CONFORMANCE_TIMEOUT: a longer one is a typo (90000 for 90s), not a wish.
+const maxTimeout = time.Hour
 
 // The fake's default credentials: the defaults for every credential that is not set.
 const (
@@ -62,6 +83,15 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		EnvironmentKey: or("CONFORMANCE_ENVIRONMENT_KEY", FakeEnvironmentKey),
 		WorkEnqueue:    or("CONFORMANCE_WORK_ENQUEUE", ""),
 		Destructive:    or("CONFORMANCE_DESTRUCTIVE", "") == "1",
+		Timeout:        DefaultTimeout,
+	}
+	if v := or("CONFORMANCE_TIMEOUT", ""); v != "" {
+		d, err := parseTimeout(v)
+		if err != nil {
+			c.invalid = append(c.invalid, fmt.Sprintf("CONFORMANCE_TIMEOUT=%q: %v", v, err))
+		} else {
+			c.Timeout = d
+		}
 	}
 	// The second organization's fake keys are defaults only when the first's are the fake's too:
 	// a deployment never has them.
@@ -76,4 +106,46 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	c.ComplianceKey2 = second("CONFORMANCE_COMPLIANCE_API_KEY_2", c.ComplianceKey, FakeComplianceKey)
 	c.BearerToken2 = second("CONFORMANCE_BEARER_TOKEN_2", c.BearerToken, FakeBearerToken)
 	return c
+}
+
+// parseTimeout reads CONFORMANCE_TIMEOUT: a Go duration ("90s", "2m") or a bare number of seconds
+// ("90", "1.5"), as operators write it either way.
+func parseTimeout(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		secs, nerr := strconv.ParseFloat(v, 64)
+		if nerr != nil {
+			return 0, fmt.Errorf("want a duration such as 90s or 2m, or a number of seconds")
+		}
+		d = time.Duration(secs * float64(time.Second))
+	}
+	if d <= 0 || d > maxTimeout {
+		return 0, fmt.Errorf("want a duration above 0 and at most %s", maxTimeout)
+	}
+	return d, nil
+}
+
+// checkBaseURL says what is wrong with CONFORMANCE_BASE_URL, or nil: it must be the API's root as
+// http(s)://host[:port][/path]. Without a scheme Go's URL parser answers with errors about "first
+// path segment" or takes the host for a scheme, which tell an operator nothing.
+func checkBaseURL(base string) error {
+	u, err := url.Parse(base)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.RawQuery == "" && u.Fragment == "" && u.User == nil {
+		return nil
+	}
+	shown := base
+	if err == nil && u.User != nil {
+		shown = u.Redacted()
+	}
+	msg := fmt.Sprintf("CONFORMANCE_BASE_URL=%q is not a URL of the form http(s)://host[:port]", shown)
+	lower := strings.ToLower(base)
+	switch {
+	case err == nil && u.User != nil:
+		return fmt.Errorf("%s: it carries user information; credentials go in the CONFORMANCE_*KEY and CONFORMANCE_BEARER_TOKEN variables", msg)
+	case !strings.Contains(base, "://") && !strings.HasPrefix(lower, "http:") && !strings.HasPrefix(lower, "https:"):
+		return fmt.Errorf("%s: add the scheme, as in http://%s", msg, base)
+	case err == nil && (u.RawQuery != "" || u.Fragment != ""):
+		return fmt.Errorf("%s: it has a query or fragment; give the API's root", msg)
+	}
+	return fmt.Errorf("%s", msg)
 }

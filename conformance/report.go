@@ -121,7 +121,7 @@ func (r *Run) JUnit() ([]byte, error) {
 	c := r.Counts()
 	set := junitSet{
 		Name: suiteName,
-		junitTotals: junitTotals{Tests: c.Total(), Failures: c.Failed, Errors: c.Errors,
+		junitTotals: junitTotals{Tests: c.Total(), Failures: c.Failed + c.Differ, Errors: c.Errors,
 			Skipped: c.Unsupported + c.Disabled, Time: r.Elapsed.Seconds()},
 		Timestamp: r.Started.UTC().Format(time.RFC3339),
 		Properties: []junitProperty{
@@ -135,7 +135,7 @@ func (r *Run) JUnit() ([]byte, error) {
 	for _, res := range r.Results {
 		jc := junitCase{Name: fmt.Sprintf("[%s] %s (%s)", res.Clause, res.Statement, res.ID),
 			Classname: area(res), Time: res.Seconds, SystemOut: strings.Join(res.CleanupFailures, "\n")}
-		msg := &junitMessage{Message: firstLine(res.Message), Type: res.Outcome, Text: res.Message}
+		msg := &junitMessage{Message: firstLine(res.Message), Type: res.shownOutcome(), Text: res.Message}
 		if res.Exchange != nil {
 			msg.Text += "\n\n" + res.Exchange.Request + "\n" + res.Exchange.Response
 		}
@@ -222,27 +222,30 @@ func (r *Run) Markdown() string {
 		p("\n")
 	}
 	if len(r.Results) > 0 {
-		p("## By area\n\n| area | passed | failed | unsupported | disabled | errors |\n|---|---:|---:|---:|---:|---:|\n")
+		p("## By area\n\n| area | passed | failed | differ on extensions | unsupported | disabled | errors |\n|---|---:|---:|---:|---:|---:|---:|\n")
 		byArea := r.countBy(area)
 		for _, a := range Areas {
 			if c, ok := byArea[string(a)]; ok {
-				p("| %s | %d | %d | %d | %d | %d |\n", a, c.Passed, c.Failed, c.Unsupported, c.Disabled, c.Errors)
+				p("| %s | %d | %d | %d | %d | %d | %d |\n", a, c.Passed, c.Failed, c.Differ, c.Unsupported, c.Disabled, c.Errors)
 			}
 		}
 		p("\n## By clause\n\nClauses 1 to 9 are sections of the Platform API reference; \"gaps §N\" are the project's decisions where it is silent (conformance/EXTENSIONS.md); \"fake\" is the fake's own contract.\n\n")
-		p("| clause | title | passed | failed | unsupported | disabled | errors |\n|---|---|---:|---:|---:|---:|---:|\n")
+		p("| clause | title | passed | failed | differ on extensions | unsupported | disabled | errors |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 		byClause := r.countBy(func(res Result) string { return res.Clause })
 		for _, cl := range ClauseIDs() {
 			if c, ok := byClause[cl]; ok {
-				p("| %s | %s | %d | %d | %d | %d | %d |\n", cl, Clauses[cl], c.Passed, c.Failed, c.Unsupported, c.Disabled, c.Errors)
+				p("| %s | %s | %d | %d | %d | %d | %d | %d |\n", cl, Clauses[cl], c.Passed, c.Failed, c.Differ, c.Unsupported, c.Disabled, c.Errors)
 			}
 		}
 		p("\n")
 	}
 	if bad := r.with(Failed, Error); len(bad) > 0 {
 		p("## Failures\n\n")
+		if r.Counts().Differ > 0 {
+			p("A check that \"differs\" verifies an extension: the project's decision where the reference is silent (conformance/EXTENSIONS.md). A deployment that differs there is different, not wrong.\n\n")
+		}
 		for _, res := range bad {
-			p("### %s: %s\n\n", res.Outcome, res.ID)
+			p("### %s: %s\n\n", res.shownOutcome(), res.ID)
 			p("Clause %s (%s), labels %s. Statement: %s\n\n", res.Clause, res.ClauseTitle, strings.Join(res.Labels, ", "), res.Statement)
 			p("%s\n", fenced(res.Message))
 			if x := res.Exchange; x != nil {
@@ -304,7 +307,7 @@ func (r *Run) countBy(key func(Result) string) map[string]Counts {
 	for _, res := range r.Results {
 		k := key(res)
 		c := out[k]
-		c.add(res.Outcome)
+		c.add(res)
 		out[k] = c
 	}
 	return out

@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/schemas"
 )
 
 // Outcomes of a check, as the summary and the reports count them.
@@ -64,17 +68,22 @@ type Exchange struct {
 }
 
 // Counts are the summary's numbers. Errors include the problems that stopped a run before its
-// first check.
+// first check. Failed counts failures of the reference's own statements; Differ counts failures of
+// extension checks (the project's decisions where the reference is silent), apart, because a
+// deployment that differs on an extension is different, not wrong.
 type Counts struct {
 	Passed      int `json:"passed"`
 	Failed      int `json:"failed"`
+	Differ      int `json:"extension_differences"`
 	Unsupported int `json:"unsupported"`
 	Disabled    int `json:"disabled"`
 	Errors      int `json:"errors"`
 }
 
 // Total is the number of checks and problems counted.
-func (c Counts) Total() int { return c.Passed + c.Failed + c.Unsupported + c.Disabled + c.Errors }
+func (c Counts) Total() int {
+	return c.Passed + c.Failed + c.Differ + c.Unsupported + c.Disabled + c.Errors
+}
 
 // credential is one configured credential: the variable that sets it, its value, and a cheap read
 // of its interface that the preflight tries it with.
@@ -123,12 +132,25 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 	}
 	r.redact = strings.NewReplacer(pairs...)
 
-	tg, err := Open(ctx, cfg, onBug)
+	if len(cfg.invalid) > 0 {
+		for _, line := range cfg.invalid {
+			r.problem(w, line)
+		}
+		return r
+	}
+	tg, err := open(ctx, cfg, onBug, w)
 	if err != nil {
 		r.problem(w, err.Error())
 		return r
 	}
 	r.Target = tg
+	// The checks' requests run in parallel under ginkgo's reporter; progress lines are the
+	// preflight's.
+	defer func() { tg.Client.progress = nil }()
+	if line := identify(ctx, tg); line != "" {
+		r.problem(w, line)
+		return r
+	}
 	fmt.Fprintln(w, r.Redact("conformance: "+describeTarget(tg)))
 	var unset []string
 	for _, c := range credentials(tg.Config) {
@@ -153,6 +175,44 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 		fmt.Fprintf(w, "conformance: not set, so the fake's default is sent and the checks that need it will fail: %s\n", strings.Join(unset, ", "))
 	}
 	return r
+}
+
+// identify makes the one request only the API answers correctly, GET /v1/models with the API key,
+// and returns "" when the answer is the API's, or else one line naming the likely mistake. The
+// API's answer is a JSON list of models in its schema, or, if it refuses (a key the deployment
+// does not know, say), its error envelope with a request-id header. A web server, a gateway's
+// error page or another JSON API answers neither, and would otherwise fail or skip hundreds of
+// checks for one wrong variable.
+func identify(ctx context.Context, tg *Target) string {
+	const path = "/v1/models"
+	resp, err := tg.Client.Do(ctx, &Request{Area: Models, Path: path, Query: url.Values{"limit": {"1"}}})
+	if err != nil {
+		return fmt.Sprintf("cannot reach %s: %v", tg.Config.BaseURL, transportCause(err))
+	}
+	var wrong string
+	switch {
+	case resp.Status == http.StatusOK:
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if mt != "application/json" {
+			wrong = "not JSON"
+		} else if err := schemas.Validate("models/model_list", resp.Body, schemas.Lenient); err != nil {
+			wrong = "not a list of models: " + firstLine(err.Error())
+		}
+	case resp.Status == http.StatusNotFound:
+		wrong = "no list of models"
+	case resp.Status >= 400:
+		wrong = resp.notAPIError()
+	default:
+		wrong = "neither a list of models nor an error"
+	}
+	if wrong == "" {
+		return ""
+	}
+	line := fmt.Sprintf("GET %s answered %s (%s): ", path, resp.kind(), wrong)
+	if u, err := url.Parse(tg.Config.BaseURL); err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1") {
+		return line + "is CONFORMANCE_BASE_URL the API's root, without /v1?"
+	}
+	return line + fmt.Sprintf("is %s the Platform API? CONFORMANCE_BASE_URL must be the API's root, the URL its paths /v1/... are under", tg.Config.BaseURL)
 }
 
 func describeTarget(tg *Target) string {
@@ -294,17 +354,21 @@ func writeHeaders(b *strings.Builder, h http.Header) {
 func (r *Run) Counts() Counts {
 	c := Counts{Errors: len(r.Problems)}
 	for _, res := range r.Results {
-		c.add(res.Outcome)
+		c.add(res)
 	}
 	return c
 }
 
-func (c *Counts) add(outcome string) {
-	switch outcome {
+func (c *Counts) add(res Result) {
+	switch res.Outcome {
 	case Passed:
 		c.Passed++
 	case Failed:
-		c.Failed++
+		if res.extension() {
+			c.Differ++
+		} else {
+			c.Failed++
+		}
 	case Unsupported:
 		c.Unsupported++
 	case Disabled:
@@ -314,21 +378,35 @@ func (c *Counts) add(outcome string) {
 	}
 }
 
-// OK reports whether the run ran and nothing failed or broke.
+// shownOutcome is the outcome as the listing and the reports name it: a failed extension check
+// "differs".
+func (res Result) shownOutcome() string {
+	if res.Outcome == Failed && res.extension() {
+		return "differs"
+	}
+	return res.Outcome
+}
+
+// extension reports whether the result is of an extension check.
+func (res Result) extension() bool { return slices.Contains(res.Labels, string(Extension)) }
+
+// OK reports whether the run ran and nothing failed or broke. A difference on an extension fails
+// the run too: the exit status is for CI, which filters extension checks out (label filter
+// "!extension") when it does not hold a deployment to them.
 func (r *Run) OK() bool {
 	c := r.Counts()
-	return len(r.Problems) == 0 && c.Failed == 0 && c.Errors == 0
+	return len(r.Problems) == 0 && c.Failed == 0 && c.Differ == 0 && c.Errors == 0
 }
 
 // Summary is the run's one summary line.
 func (r *Run) Summary() string {
 	if len(r.Problems) > 0 {
-		return fmt.Sprintf("conformance: not run: %d %s before the first check (above); 0 of %d checks ran",
+		return fmt.Sprintf("conformance: not run: %d %s before the first check; 0 of %d checks ran",
 			len(r.Problems), plural(len(r.Problems), "error", "errors"), len(Checks()))
 	}
 	c := r.Counts()
-	return fmt.Sprintf("conformance: %d passed, %d failed, %d unsupported, %d disabled, %d %s",
-		c.Passed, c.Failed, c.Unsupported, c.Disabled, c.Errors, plural(c.Errors, "error", "errors"))
+	return fmt.Sprintf("conformance: %d passed, %d failed, %d %s on extensions, %d unsupported, %d disabled, %d %s",
+		c.Passed, c.Failed, c.Differ, plural(c.Differ, "differs", "differ"), c.Unsupported, c.Disabled, c.Errors, plural(c.Errors, "error", "errors"))
 }
 
 func plural(n int, one, many string) string {
@@ -345,7 +423,9 @@ func plural(n int, one, many string) string {
 func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 	r.Elapsed = time.Since(r.Started)
 	if tg := r.Target; tg != nil {
-		if tg.IsFake {
+		// A run stopped by the preflight changed nothing to reset (and a target that only claims
+		// to be the fake is not sent a reset).
+		if tg.IsFake && len(r.Problems) == 0 {
 			resp, err := tg.Client.Do(ctx, &Request{Area: Core, Method: http.MethodPost, Path: "/_fake/reset", As: NoCred})
 			switch {
 			case err != nil:
@@ -359,7 +439,7 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 	var lines []string
 	for _, res := range r.Results {
 		if res.Outcome != Passed && res.Outcome != Disabled {
-			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s)", res.Outcome, res.Clause, res.Statement, res.ID))
+			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s)", res.shownOutcome(), res.Clause, res.Statement, res.ID))
 		}
 	}
 	sort.Strings(lines)

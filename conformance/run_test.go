@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -289,7 +290,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	if strings.Contains(s.out, "\x1b[") {
 		t.Errorf("ANSI colour in output that is not a terminal:\n%q", s.out)
 	}
-	summary := regexp.MustCompile(`^conformance: (\d+) passed, (\d+) failed, (\d+) unsupported, (\d+) disabled, (\d+) errors?$`)
+	summary := regexp.MustCompile(`^conformance: (\d+) passed, (\d+) failed, (\d+) differs? on extensions, (\d+) unsupported, (\d+) disabled, (\d+) errors?$`)
 	if n := len(regexp.MustCompile(`(?m)^conformance: \d+ passed`).FindAllString(s.out, -1)); n != 1 || strings.Contains(s.out, "Ran ") || strings.Contains(s.out, "FAIL! --") {
 		t.Errorf("%d summary lines of the suite, want 1 and none of ginkgo's:\n%s", n, s.out)
 	}
@@ -298,9 +299,17 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		t.Fatalf("last line %q is not the summary:\n%s", s.lastLine(), s.out)
 	}
 	var c Counts
-	fmt.Sscan(strings.Join(m[1:], " "), &c.Passed, &c.Failed, &c.Unsupported, &c.Disabled, &c.Errors)
-	if c.Failed == 0 || c.Passed == 0 || c.Disabled == 0 {
-		t.Errorf("counts %+v: want passes, failures and disabled checks", c)
+	fmt.Sscan(strings.Join(m[1:], " "), &c.Passed, &c.Failed, &c.Differ, &c.Unsupported, &c.Disabled, &c.Errors)
+	// The broken list fails checks of the reference's statements and extension checks (gaps §3:
+	// first_id and last_id), which are counted apart.
+	if c.Failed == 0 || c.Differ == 0 || c.Passed == 0 || c.Disabled == 0 {
+		t.Errorf("counts %+v: want passes, failures, differences on extensions and disabled checks", c)
+	}
+	for _, line := range []string{"  failed      [4.5] the model list is ordered by release time, most recent first (models/list-newest-first)\n",
+		"  differs     [gaps §3] first_id and last_id are the IDs of the first and last item, and null on an empty page (models/list-cursors)\n"} {
+		if !strings.Contains(s.out, line) {
+			t.Errorf("the output lacks %q:\n%s", line, s.out)
+		}
 	}
 
 	var junit junitSuites
@@ -308,13 +317,25 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := [4]int{junit.Tests, junit.Failures, junit.Errors, junit.Skipped}
-	if want := [4]int{c.Total(), c.Failed, c.Errors, c.Unsupported + c.Disabled}; got != want || len(junit.Suites[0].Cases) != c.Total() {
+	if want := [4]int{c.Total(), c.Failed + c.Differ, c.Errors, c.Unsupported + c.Disabled}; got != want || len(junit.Suites[0].Cases) != c.Total() {
 		t.Errorf("JUnit tests/failures/errors/skipped = %v (%d cases), want the summary's %v", got, len(junit.Suites[0].Cases), want)
 	}
 
 	var results resultsDocument
 	if err := json.Unmarshal([]byte(s.file(t, ResultsFile)), &results); err != nil {
 		t.Fatal(err)
+	}
+	if results.Counts != c {
+		t.Errorf("results counts %+v, want the summary's %+v", results.Counts, c)
+	}
+	differ := 0
+	for _, r := range results.Checks {
+		if r.Outcome == Failed && slices.Contains(r.Labels, "extension") {
+			differ++
+		}
+	}
+	if differ != c.Differ {
+		t.Errorf("%d failed extension checks in the results, but the summary counts %d apart", differ, c.Differ)
 	}
 	if len(results.Checks) != len(Checks()) || results.Summary != s.lastLine() {
 		t.Errorf("results hold %d checks and summary %q; want %d and the printed summary", len(results.Checks), results.Summary, len(Checks()))
@@ -336,7 +357,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	}
 
 	md := s.file(t, HumanFile)
-	for _, want := range []string{"## By area", "## By clause", "| 4.5 | Models |", "### failed: models/list-newest-first",
+	for _, want := range []string{"## By area", "## By clause", "| 4.5 | Models |", "### failed: models/list-newest-first", "### differs: models/list-cursors", "| area | passed | failed | differ on extensions |",
 		"Request:", "X-Api-Key: [CONFORMANCE_API_KEY]", "## Disabled, and why", "needs the fake's control API"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)

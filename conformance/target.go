@@ -3,10 +3,10 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"time"
 
 	"github.com/platformkit/platformkit/fake"
 	"github.com/platformkit/platformkit/schemas"
@@ -32,6 +32,20 @@ type Target struct {
 // nil, is told of every bug the in-process fake notices in itself (a response outside its
 // schema, a panic).
 func Open(ctx context.Context, cfg Config, onBug func(string)) (*Target, error) {
+	return open(ctx, cfg, onBug, nil)
+}
+
+// open is Open, telling progress (when not nil) every while that the first request is still
+// unanswered: the preflight's way of not leaving an operator in silence.
+func open(ctx context.Context, cfg Config, onBug func(string), progress io.Writer) (*Target, error) {
+	if cfg.BaseURL != "" {
+		if err := checkBaseURL(cfg.BaseURL); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
 	tg := &Target{Config: cfg, close: func() {}}
 	if cfg.BaseURL == "" {
 		var opts []fake.Option
@@ -41,7 +55,7 @@ func Open(ctx context.Context, cfg Config, onBug func(string)) (*Target, error) 
 		srv := httptest.NewServer(fake.New(opts...))
 		tg.Config.BaseURL, tg.close, tg.InProcess = srv.URL, srv.Close, true
 	}
-	tg.Client = &Client{BaseURL: tg.Config.BaseURL, Config: tg.Config, HTTP: &http.Client{Timeout: 60 * time.Second}}
+	tg.Client = &Client{BaseURL: tg.Config.BaseURL, Config: tg.Config, HTTP: &http.Client{Timeout: cfg.Timeout}, progress: progress}
 	probe, err := tg.Client.Do(ctx, &Request{Area: Core, Path: "/_fake/health", As: NoCred})
 	if err != nil {
 		tg.close()

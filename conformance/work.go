@@ -25,9 +25,7 @@ const managedAgentsBeta = "managed-agents-2026-04-01"
 // createEnv creates an environment for one check and registers its deletion.
 func createEnv(t *T) string {
 	resp := t.Do(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments", Body: map[string]any{"name": "conformance"}, Schema: "work/environment"})
-	if resp.Status == http.StatusNotFound || resp.Status == http.StatusMethodNotAllowed {
-		t.Unsupported("the target does not create environments (POST /v1/environments answered %d)", resp.Status)
-	}
+	t.UnsupportedIfAbsent(resp, "the target does not create environments (POST /v1/environments answered %d)", resp.Status)
 	t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 	id := resp.Get("id").String()
 	t.Cleanup("delete environment "+id, t.Delete(Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + id}))

@@ -1,0 +1,212 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platformkit/platformkit/fake"
+)
+
+// serve starts h on a loopback port for the test.
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// preflight runs Begin against base with the fake's default credentials and returns its problems
+// and what it printed.
+func preflight(t *testing.T, base string, kv ...string) ([]string, string) {
+	t.Helper()
+	var out bytes.Buffer
+	r := Begin(context.Background(), ConfigFromEnv(env(base, kv...)), nil, &out)
+	return r.Problems, out.String()
+}
+
+// TestPreflightStopsOnAWrongTarget: a target that is not the API's root stops the run with one line
+// that names the likely mistake, before any check; these are the mistakes operators make.
+func TestPreflightStopsOnAWrongTarget(t *testing.T) {
+	api := serve(t, fake.New())
+	static := serve(t, http.FileServer(http.Dir("testdata-does-not-exist"))) // python3 -m http.server: 404 text/plain pages
+	html := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("<!doctype html><title>Welcome</title>"))
+	}))
+	otherJSON := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"data":[{"name":"widget"}],"count":1}`))
+	}))
+	otherJSON404 := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"detail":"Not Found"}`))
+	}))
+	// A gateway that refuses with JSON that is not the API's envelope, and no request-id.
+	gateway := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"message":"Unauthorized"}`))
+	}))
+	for name, c := range map[string]struct{ base, want string }{
+		"/v1 base URL": {api + "/v1",
+			"GET /v1/models answered 404 application/json (no list of models): is CONFORMANCE_BASE_URL the API's root, without /v1?"},
+		"/v1/ base URL": {api + "/v1/",
+			"GET /v1/models answered 404 application/json (no list of models): is CONFORMANCE_BASE_URL the API's root, without /v1?"},
+		"static file server": {static,
+			"GET /v1/models answered 404 text/plain (no list of models): is " + static + " the Platform API? CONFORMANCE_BASE_URL must be the API's root, the URL its paths /v1/... are under"},
+		"static file server under /v1": {static + "/v1",
+			"GET /v1/models answered 404 text/plain (no list of models): is CONFORMANCE_BASE_URL the API's root, without /v1?"},
+		"HTML on every path": {html,
+			"GET /v1/models answered 200 text/html (not JSON): is " + html + " the Platform API? CONFORMANCE_BASE_URL must be the API's root, the URL its paths /v1/... are under"},
+		"another JSON API": {otherJSON,
+			"GET /v1/models answered 200 application/json (not a list of models: "},
+		"another JSON API's 404": {otherJSON404,
+			"GET /v1/models answered 404 application/json (no list of models): is " + otherJSON404 + " the Platform API?"},
+		"a gateway's refusal": {gateway,
+			"GET /v1/models answered 401 application/json (not the error envelope): is " + gateway + " the Platform API?"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			problems, out := preflight(t, c.base)
+			if len(problems) != 1 || !strings.HasPrefix(problems[0], c.want) {
+				t.Fatalf("problems = %q, want one line starting %q", problems, c.want)
+			}
+			if out != problems[0]+"\n" {
+				t.Errorf("output = %q, want the one line alone", out)
+			}
+		})
+	}
+}
+
+// TestPreflightAcceptsTheAPI: the API answers the probe even when the key is not the target's
+// (its refusal is its envelope with a request-id), so an unset API key is not taken for a wrong
+// target.
+func TestPreflightAcceptsTheAPI(t *testing.T) {
+	if problems, out := preflight(t, serve(t, fake.New())); len(problems) != 0 {
+		t.Errorf("the fake: problems %q\n%s", problems, out)
+	}
+	dep := deployment(t, fake.New()) // takes secretAPIKey only: the fake's key is refused with 401
+	if problems, out := preflight(t, dep.URL); len(problems) != 0 || !strings.Contains(out, "not set, so the fake's default is sent") {
+		t.Errorf("a deployment refusing the unset key: problems %q\n%s", problems, out)
+	}
+	if problems, out := preflight(t, dep.URL+"/", "CONFORMANCE_API_KEY", secretAPIKey); len(problems) != 0 {
+		t.Errorf("a deployment with a trailing slash: problems %q\n%s", problems, out)
+	}
+}
+
+func TestPreflightNamesABaseURLWithoutScheme(t *testing.T) {
+	for base, want := range map[string]string{
+		"127.0.0.1:4010":    `CONFORMANCE_BASE_URL="127.0.0.1:4010" is not a URL of the form http(s)://host[:port]: add the scheme, as in http://127.0.0.1:4010`,
+		"localhost:4010":    `CONFORMANCE_BASE_URL="localhost:4010" is not a URL of the form http(s)://host[:port]: add the scheme, as in http://localhost:4010`,
+		"api.example.com":   `CONFORMANCE_BASE_URL="api.example.com" is not a URL of the form http(s)://host[:port]: add the scheme, as in http://api.example.com`,
+		"ftp://example.com": `CONFORMANCE_BASE_URL="ftp://example.com" is not a URL of the form http(s)://host[:port]`,
+		"http://":           `CONFORMANCE_BASE_URL="http:" is not a URL of the form http(s)://host[:port]`, // the trailing / is trimmed
+		"http://h:1?x=1":    `CONFORMANCE_BASE_URL="http://h:1?x=1" is not a URL of the form http(s)://host[:port]: it has a query or fragment; give the API's root`,
+	} {
+		problems, out := preflight(t, base)
+		if len(problems) != 1 || problems[0] != want || out != want+"\n" {
+			t.Errorf("%s: problems %q, output %q; want the one line %q", base, problems, out, want)
+		}
+	}
+	// Credentials in the URL are refused without showing them.
+	problems, _ := preflight(t, "http://user:s3cret-pw@127.0.0.1:1")
+	if len(problems) != 1 || strings.Contains(problems[0], "s3cret-pw") || !strings.Contains(problems[0], "carries user information") {
+		t.Errorf("a URL with user information: %q", problems)
+	}
+}
+
+// TestPreflightNamesTheRequestThatGotNoAnswer: a target that accepts the connection and never
+// answers is named with the request and the timeout, and the wait is not silent.
+func TestPreflightNamesTheRequestThatGotNoAnswer(t *testing.T) {
+	defer func(d time.Duration) { progressEvery = d }(progressEvery)
+	progressEvery = 100 * time.Millisecond
+	release := make(chan struct{})
+	base := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer close(release)
+	problems, out := preflight(t, base, "CONFORMANCE_TIMEOUT", "0.5")
+	want := "cannot reach " + base + ": no answer to GET " + base + "/_fake/health within 500ms (CONFORMANCE_TIMEOUT sets the timeout)"
+	if len(problems) != 1 || problems[0] != want {
+		t.Fatalf("problems = %q, want %q", problems, want)
+	}
+	if !strings.HasPrefix(out, "conformance: waiting for an answer to GET "+base+"/_fake/health (0s of 500ms)\n") || !strings.HasSuffix(out, want+"\n") {
+		t.Errorf("output = %q, want progress lines, then the problem", out)
+	}
+}
+
+func TestTimeoutSetting(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": DefaultTimeout, "90": 90 * time.Second, "1.5": 1500 * time.Millisecond, "2m": 2 * time.Minute, " 30s ": 30 * time.Second} {
+		c := ConfigFromEnv(env("", "CONFORMANCE_TIMEOUT", v))
+		if c.Timeout != want || len(c.invalid) != 0 {
+			t.Errorf("CONFORMANCE_TIMEOUT=%q: %v %q, want %v", v, c.Timeout, c.invalid, want)
+		}
+	}
+	for _, v := range []string{"soon", "0", "-5s", "2h", "1e300"} {
+		problems, _ := preflight(t, "", "CONFORMANCE_TIMEOUT", v)
+		if len(problems) != 1 || !strings.HasPrefix(problems[0], "CONFORMANCE_TIMEOUT=") {
+			t.Errorf("CONFORMANCE_TIMEOUT=%q: problems %q, want one line naming the variable", v, problems)
+		}
+	}
+}
+
+// TestUnsupportedOnlyForTheAPIsOwn404: a route the target lacks is unsupported only when the API
+// itself says so (its not_found_error envelope, request-id); an HTML page, another server's JSON
+// 404, or an envelope without request-id fails the check, since it says nothing about what the
+// deployment offers.
+func TestUnsupportedOnlyForTheAPIsOwn404(t *testing.T) {
+	good := fake.New()
+	lacking := func(answer func(w http.ResponseWriter)) http.Handler {
+		return hideControl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/v1/memory_stores") {
+				answer(w)
+				return
+			}
+			good.ServeHTTP(w, r)
+		}))
+	}
+	envelope := `{"type":"error","error":{"type":"not_found_error","message":"no route"},"request_id":"req_1"}`
+	check := checkByID(t, "memory/store-list-newest-first")
+	for name, c := range map[string]struct {
+		answer      func(w http.ResponseWriter)
+		unsupported bool
+	}{
+		"the API's own 404": {func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Request-Id", "req_404")
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(envelope))
+		}, true},
+		"an HTML 404": {func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte("<h1>Not Found</h1>"))
+		}, false},
+		"an envelope without request-id": {func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(envelope))
+		}, false},
+		"a 404 of another error type": {func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Request-Id", "req_404")
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(strings.Replace(envelope, "not_found_error", "invalid_request_error", 1)))
+		}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := RunCheck(context.Background(), openAt(t, lacking(c.answer)), check)
+			if c.unsupported != strings.HasPrefix(o.Skipped, prefixUnsupported) || c.unsupported == (len(o.Failures) > 0) {
+				t.Errorf("outcome %+v; want unsupported: %v, else failed", o, c.unsupported)
+			}
+		})
+	}
+}
