@@ -57,6 +57,84 @@ func (r *Run) targetURL() string {
 	return r.Config.BaseURL
 }
 
+// runConfig is what a report records of how the suite was run, so that an archived report can be
+// reproduced: the suite's version, the selection, and the configuration with no secret in it
+// (credentials by the names of their variables only).
+type runConfig struct {
+	SuiteVersion string   `json:"suite_version"`
+	SuiteCommit  string   `json:"suite_commit"`
+	LabelFilter  string   `json:"label_filter"`
+	Focus        []string `json:"focus"`
+	// CredentialsSet were configured; CredentialsDefault were not, and the fake's value was sent;
+	// CredentialsUnset were not, and have no default (a second organization's against a
+	// deployment), so the checks that need them were disabled.
+	CredentialsSet     []string `json:"credentials_set"`
+	CredentialsDefault []string `json:"credentials_default"`
+	CredentialsUnset   []string `json:"credentials_unset"`
+	Destructive        bool     `json:"destructive"`
+	TimeoutSeconds     float64  `json:"timeout_seconds"`
+	WorkEnqueue        bool     `json:"work_enqueue_command"`
+}
+
+func (r *Run) runConfig() runConfig {
+	cfg := r.Config
+	if r.Target != nil {
+		cfg = r.Target.Config // as the run used it: destructive is on against the fake
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	rc := runConfig{SuiteVersion: Version(), SuiteCommit: Commit(), LabelFilter: r.LabelFilter, Focus: append([]string{}, r.Focus...),
+		CredentialsSet: []string{}, CredentialsDefault: []string{}, CredentialsUnset: []string{},
+		Destructive: cfg.Destructive, TimeoutSeconds: cfg.Timeout.Seconds(), WorkEnqueue: cfg.WorkEnqueue != ""}
+	for _, c := range credentials(cfg) {
+		switch c.value {
+		case "":
+			rc.CredentialsUnset = append(rc.CredentialsUnset, c.name)
+		case c.fakeDefault:
+			rc.CredentialsDefault = append(rc.CredentialsDefault, c.name)
+		default:
+			rc.CredentialsSet = append(rc.CredentialsSet, c.name)
+		}
+	}
+	return rc
+}
+
+// lines is the configuration as the Markdown report and the JUnit properties show it.
+func (rc runConfig) lines() [][2]string {
+	list := func(names []string) string {
+		if len(names) == 0 {
+			return "none"
+		}
+		return strings.Join(names, ", ")
+	}
+	filter := rc.LabelFilter
+	if filter == "" {
+		filter = "none"
+	}
+	focus := list(rc.Focus)
+	onOff := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	enqueue := "not set"
+	if rc.WorkEnqueue {
+		enqueue = "set"
+	}
+	return [][2]string{
+		{"suite_version", rc.SuiteVersion}, {"suite_commit", rc.SuiteCommit},
+		{"label_filter", filter}, {"focus", focus},
+		{"credentials_set", list(rc.CredentialsSet)},
+		{"credentials_default", list(rc.CredentialsDefault)},
+		{"credentials_unset", list(rc.CredentialsUnset)},
+		{"destructive", onOff(rc.Destructive)},
+		{"timeout", time.Duration(rc.TimeoutSeconds * float64(time.Second)).String()},
+		{"work_enqueue_command", enqueue},
+	}
+}
+
 func (r *Run) targetKind() string {
 	switch {
 	case r.Target == nil:
@@ -128,6 +206,9 @@ func (r *Run) JUnit() ([]byte, error) {
 			{"target", r.targetURL()}, {"target_kind", r.targetKind()}, {"summary", r.Summary()},
 		},
 	}
+	for _, l := range r.runConfig().lines() {
+		set.Properties = append(set.Properties, junitProperty{l[0], l[1]})
+	}
 	for _, p := range r.Problems {
 		set.Cases = append(set.Cases, junitCase{Name: "preflight: " + p, Classname: "preflight",
 			Error: &junitMessage{Message: p, Type: Error}})
@@ -178,15 +259,16 @@ func firstLine(s string) string {
 
 // resultsDocument is the JSON results file.
 type resultsDocument struct {
-	Target     string   `json:"target"`
-	TargetKind string   `json:"target_kind"`
-	Started    string   `json:"started"`
-	Seconds    float64  `json:"duration_seconds"`
-	Summary    string   `json:"summary"`
-	Counts     Counts   `json:"counts"`
-	Problems   []string `json:"problems"`
-	Notes      []string `json:"notes"`
-	Checks     []Result `json:"checks"`
+	Target     string    `json:"target"`
+	TargetKind string    `json:"target_kind"`
+	Run        runConfig `json:"run"`
+	Started    string    `json:"started"`
+	Seconds    float64   `json:"duration_seconds"`
+	Summary    string    `json:"summary"`
+	Counts     Counts    `json:"counts"`
+	Problems   []string  `json:"problems"`
+	Notes      []string  `json:"notes"`
+	Checks     []Result  `json:"checks"`
 }
 
 // JSON renders the run as the JSON results file: the summary, its counts, and every check with
@@ -194,7 +276,7 @@ type resultsDocument struct {
 func (r *Run) JSON() ([]byte, error) {
 	c := r.Counts()
 	doc := resultsDocument{
-		Target: r.targetURL(), TargetKind: r.targetKind(), Started: r.Started.UTC().Format(time.RFC3339),
+		Target: r.targetURL(), TargetKind: r.targetKind(), Run: r.runConfig(), Started: r.Started.UTC().Format(time.RFC3339),
 		Seconds: r.Elapsed.Seconds(), Summary: r.Summary(),
 		Counts:   c,
 		Problems: append([]string{}, r.Problems...), Notes: append([]string{}, r.Notes...),
@@ -211,8 +293,12 @@ func (r *Run) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Platform API conformance report\n\n")
-	p("- Target: %s (%s)\n- Started: %s, took %s\n\n", r.targetURL(), r.targetKind(),
+	p("- Target: %s (%s)\n- Started: %s, took %s\n", r.targetURL(), r.targetKind(),
 		r.Started.UTC().Format(time.RFC3339), r.Elapsed.Round(time.Millisecond))
+	for _, l := range r.runConfig().lines() {
+		p("- %s: %s\n", l[0], oneLine(l[1]))
+	}
+	p("\n")
 	p("**%s**\n\n", strings.TrimPrefix(r.Summary(), "conformance: "))
 	if len(r.Problems) > 0 {
 		p("## Why no check ran\n\n")

@@ -41,8 +41,12 @@ type Run struct {
 	Problems []string
 	Results  []Result
 	// Notes are things the operator should know that are no check's outcome (a failed reset).
-	Notes  []string
-	redact *strings.Replacer
+	Notes []string
+	// LabelFilter and Focus are the selection of checks the runner applied (ginkgo's
+	// -ginkgo.label-filter and -ginkgo.focus), which the reports record; empty: every check.
+	LabelFilter string
+	Focus       []string
+	redact      *strings.Replacer
 }
 
 // Result is how one check ended. Every text in it has the configured credentials redacted.

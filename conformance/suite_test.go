@@ -38,6 +38,7 @@ func TestConformance(t *testing.T) {
 		defer ginkgo.GinkgoRecover()
 		ginkgo.Fail("the in-process fake reported a bug in itself: " + msg)
 	}, os.Stdout)
+	run.LabelFilter, run.Focus = suiteConfig.LabelFilter, suiteConfig.FocusStrings
 	if len(run.Problems) == 0 {
 		target = run.Target
 		// Ginkgo's reporter writes to formatter.ColorableStdOut, which RunSpecs reads when it

@@ -1,0 +1,71 @@
+package conformance
+
+import (
+	"context"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Version is the suite's version: the module version it was built at (v1.2.0 when built from a
+// published module), or "devel" when built from a checkout. Reports record it, with Commit, so
+// that an archived report says which suite produced it.
+func Version() string { return buildInfo().version }
+
+// Commit is the VCS revision the suite was built from, with "+dirty" when the checkout had
+// uncommitted changes, or "unknown". A binary built with go build carries it in its build
+// information; a test binary (go test, make conformance) does not, so it is asked of git in the
+// working directory, the package's, when git is installed.
+func Commit() string { return buildInfo().commit }
+
+type suiteBuild struct{ version, commit string }
+
+var buildInfo = sync.OnceValue(func() suiteBuild {
+	b := suiteBuild{version: "devel", commit: "unknown"}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		b.version = v
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		rev, modified = gitRevision()
+	}
+	if rev != "" {
+		b.commit = rev
+		if modified == "true" {
+			b.commit += "+dirty"
+		}
+	}
+	return b
+})
+
+// gitRevision asks git for the checkout's revision and whether it has changes; "" when git is
+// missing or this is no checkout. Bounded: a report must not wait on a hung git.
+func gitRevision() (rev, modified string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", ""
+	}
+	rev = strings.TrimSpace(string(out))
+	// Only tracked files: the reports directory and build outputs are not the suite's changes.
+	status, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
+	if err == nil && len(strings.TrimSpace(string(status))) > 0 {
+		modified = "true"
+	}
+	return rev, modified
+}
