@@ -3,6 +3,7 @@ package fake
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -28,8 +29,10 @@ type Fault struct {
 	// (gaps §1: 400, 401, 402, 403, 404, 413, 429, 500, 504, 529) instead of serving it; 0
 	// serves it normally (after the latency).
 	Status int
-	// RetryAfter is the retry-after of a 429 or 529 (default 1s, at most maxRetryAfter); the
-	// answer carries it as retry-after in seconds and retry-after-ms (gaps §1).
+	// RetryAfter is the wait a 429 or 529 asks for, in whole milliseconds up to maxRetryAfter
+	// (gaps §1). The answer carries it exactly as retry-after-ms, and as retry-after in whole
+	// seconds rounded up (HTTP's delay-seconds has no fraction; a client never waits less than
+	// asked). InjectFault makes 0 the default, 1s; the control API's "retry_after": 0 sends 0.
 	RetryAfter time.Duration
 	Latency    time.Duration // wait this long (real time, at most maxFaultLatency) before answering
 	Drop       bool          // close the connection without an answer
@@ -48,20 +51,21 @@ const (
 
 // faultJSON is the JSON form of a Fault.
 type faultJSON struct {
-	ID           string  `json:"id"`
-	Method       string  `json:"method"`
-	Path         string  `json:"path"`
-	Status       int     `json:"status"`
-	RetryAfter   float64 `json:"retry_after"` // seconds
-	LatencyMS    int64   `json:"latency_ms"`
-	Drop         bool    `json:"drop_connection"`
-	StreamEvents int     `json:"stream_events"`
-	Times        int     `json:"times"`
+	ID           string   `json:"id"`
+	Method       string   `json:"method"`
+	Path         string   `json:"path"`
+	Status       int      `json:"status"`
+	RetryAfter   *float64 `json:"retry_after"` // seconds; absent: the default (1)
+	LatencyMS    int64    `json:"latency_ms"`
+	Drop         bool     `json:"drop_connection"`
+	StreamEvents int      `json:"stream_events"`
+	Times        int      `json:"times"`
 }
 
 // MarshalJSON writes the JSON form of the control API.
 func (f Fault) MarshalJSON() ([]byte, error) {
-	return json.Marshal(faultJSON{f.ID, f.Method, f.Path, f.Status, f.RetryAfter.Seconds(),
+	retry := f.RetryAfter.Seconds()
+	return json.Marshal(faultJSON{f.ID, f.Method, f.Path, f.Status, &retry,
 		f.Latency.Milliseconds(), f.Drop, f.StreamEvents, f.Times})
 }
 
@@ -80,18 +84,32 @@ func (f *Fault) UnmarshalJSON(data []byte) error {
 }
 
 // fault converts the JSON form, refusing durations that do not fit a time.Duration before
-// converting them.
+// converting them. An absent retry_after is the default; a present one is kept as given, 0
+// included.
 func (w faultJSON) fault() (Fault, error) {
+	retry := defaultRetryAfter
+	if w.RetryAfter != nil {
+		secs := *w.RetryAfter
+		ms := math.Round(secs * 1000)
+		switch {
+		case secs < 0 || secs > maxRetryAfter.Seconds():
+			return Fault{}, invalidField("retry_after", "must be from 0 to %v seconds, got %v", maxRetryAfter.Seconds(), secs)
+		case math.Abs(secs*1000-ms) > 1e-6:
+			return Fault{}, invalidField("retry_after", "must be a whole number of milliseconds (retry-after-ms carries milliseconds), got %v seconds", secs)
+		}
+		retry = time.Duration(ms) * time.Millisecond
+	}
 	switch {
-	case w.RetryAfter < 0 || w.RetryAfter > maxRetryAfter.Seconds():
-		return Fault{}, invalidField("retry_after", "must be from 0 to %v seconds, got %v", maxRetryAfter.Seconds(), w.RetryAfter)
 	case w.LatencyMS < 0 || w.LatencyMS > maxFaultLatency.Milliseconds():
 		return Fault{}, invalidField("latency_ms", "must be from 0 to %d, got %d", maxFaultLatency.Milliseconds(), w.LatencyMS)
 	}
 	return Fault{ID: w.ID, Method: w.Method, Path: w.Path, Status: w.Status,
-		RetryAfter: time.Duration(w.RetryAfter * float64(time.Second)), Latency: time.Duration(w.LatencyMS) * time.Millisecond,
+		RetryAfter: retry, Latency: time.Duration(w.LatencyMS) * time.Millisecond,
 		Drop: w.Drop, StreamEvents: w.StreamEvents, Times: w.Times}, nil
 }
+
+// defaultRetryAfter is the wait a 429 or 529 fault asks for when none is given.
+const defaultRetryAfter = time.Second
 
 // faultStatusTypes maps the statuses a fault may answer with to their error types (gaps §1).
 var faultStatusTypes = func() map[int]string {
@@ -115,8 +133,20 @@ type faults struct {
 // InjectFault adds a fault and returns it with its ID. It returns an error for a fault that
 // could never apply: an unknown status, a negative count, latency or retry-after.
 func (s *Server) InjectFault(f Fault) (Fault, error) {
+	if f.RetryAfter == 0 {
+		f.RetryAfter = defaultRetryAfter
+	}
+	return s.addFault(f)
+}
+
+// addFault adds a fault as given; InjectFault first puts in the defaults a Go zero value cannot
+// tell from an explicit 0.
+func (s *Server) addFault(f Fault) (Fault, error) {
 	if err := f.validate(); err != nil {
 		return Fault{}, err
+	}
+	if f.Status != http.StatusTooManyRequests && f.Status != 529 {
+		f.RetryAfter = 0 // only 429 and 529 send it: the fault says what its answers carry
 	}
 	if f.Times == 0 {
 		f.Times = 1
@@ -143,6 +173,8 @@ func (f *Fault) validate() error {
 		return invalidField("latency_ms", "must be from 0 to %d (Latency from 0 to %v), got %v", maxFaultLatency.Milliseconds(), maxFaultLatency, f.Latency)
 	case f.RetryAfter < 0 || f.RetryAfter > maxRetryAfter:
 		return invalidField("retry_after", "must be from 0 to %v seconds (RetryAfter from 0 to %v), got %v", maxRetryAfter.Seconds(), maxRetryAfter, f.RetryAfter)
+	case f.RetryAfter%time.Millisecond != 0:
+		return invalidField("retry_after", "must be a whole number of milliseconds (retry-after-ms carries milliseconds), got %v", f.RetryAfter)
 	case f.Path != "" && !strings.HasPrefix(f.Path, "/"):
 		return invalidField("path", "must start with /, got %q", f.Path)
 	case f.StreamEvents < 0:
@@ -226,12 +258,9 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 		return false
 	}
 	if f.Status == http.StatusTooManyRequests || f.Status == 529 {
-		retry := f.RetryAfter
-		if retry == 0 {
-			retry = time.Second
-		}
-		gc.Header("retry-after", strconv.FormatFloat(retry.Seconds(), 'f', -1, 64))
-		gc.Header("retry-after-ms", strconv.FormatInt(retry.Milliseconds(), 10))
+		ms := f.RetryAfter.Milliseconds()
+		gc.Header("retry-after", strconv.FormatInt((ms+999)/1000, 10))
+		gc.Header("retry-after-ms", strconv.FormatInt(ms, 10))
 	}
 	s.writeError(gc, (&apiError{typ: faultStatusTypes[f.Status], message: fmt.Sprintf("injected fault %s", f.ID)}).withStatus(f.Status))
 	return true
@@ -246,7 +275,7 @@ func (s *Server) injectFault(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.InjectFault(f)
+	return s.addFault(f)
 }
 
 func (s *Server) listFaults(c *call) (any, error) {

@@ -87,7 +87,7 @@ func TestFaultAnswersErrorWithRetryHeaders(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		w := send(t, s, "GET", "/v1/models/assistant-opus-4-7", "", modelsHeaders...)
 		wantError(t, w, 429, errRateLimit, "injected fault")
-		if w.Header().Get("retry-after") != "2.5" || w.Header().Get("retry-after-ms") != "2500" {
+		if w.Header().Get("retry-after") != "3" || w.Header().Get("retry-after-ms") != "2500" {
 			t.Fatalf("retry headers = %q, %q", w.Header().Get("retry-after"), w.Header().Get("retry-after-ms"))
 		}
 	}
