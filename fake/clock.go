@@ -1,7 +1,9 @@
 package fake
 
 import (
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,6 +18,25 @@ type clock struct {
 	mu      sync.Mutex
 	now     time.Time
 	changed chan struct{} // closed and replaced on every move
+
+	// date is the last Date header value formatted, kept while the clock stays in its second:
+	// a virtual clock rarely leaves it, so answers do not each format and allocate one.
+	date atomic.Pointer[httpDate]
+}
+
+type httpDate struct {
+	unix  int64
+	value []string // shared by the answers of that second; never modified
+}
+
+// dateHeader is the Date header value of time t (HTTP's IMF-fixdate).
+func (c *clock) dateHeader(t time.Time) []string {
+	if d := c.date.Load(); d != nil && d.unix == t.Unix() {
+		return d.value
+	}
+	d := &httpDate{unix: t.Unix(), value: []string{t.UTC().Format(http.TimeFormat)}}
+	c.date.Store(d)
+	return d.value
 }
 
 func newClock(wall bool) *clock {

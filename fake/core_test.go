@@ -415,3 +415,36 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestDateHeaderFollowsTheServerClock: over a real connection (net/http adds a wall-clock Date
+// when none is set), the Date header is the virtual clock's, so two fresh servers answer the same
+// headers, and it moves only when the clock does.
+func TestDateHeaderFollowsTheServerClock(t *testing.T) {
+	get := func(base string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+"/v1/models", nil)
+		req.Header.Set("X-Api-Key", DefaultAPIKey)
+		req.Header.Set("vendor-version", APIVersion)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	s := New()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	if got := get(srv.URL).Header.Values("Date"); len(got) != 1 || got[0] != "Thu, 01 Jan 2026 00:00:00 GMT" {
+		t.Errorf("Date = %q, want the virtual clock's start, Thu, 01 Jan 2026 00:00:00 GMT", got)
+	}
+	s.AdvanceClock(36*time.Hour + 90*time.Second)
+	if got := get(srv.URL).Header.Get("Date"); got != "Fri, 02 Jan 2026 12:01:30 GMT" {
+		t.Errorf("Date after advancing 36h1m30s = %q", got)
+	}
+	ns := httptest.NewServer(New())
+	defer ns.Close()
+	if got := get(ns.URL + "/ns/a").Header.Get("Date"); got != "Thu, 01 Jan 2026 00:00:00 GMT" {
+		t.Errorf("Date in a namespace = %q", got)
+	}
+}

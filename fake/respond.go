@@ -219,14 +219,17 @@ func (s *Server) report(format string, args ...any) {
 	}
 }
 
-// frame runs around every request, matched or not: the request-id header (gaps §1), injected
-// faults, panic recovery, the journal and the request log.
+// frame runs around every request, matched or not: the request-id and Date headers (gaps §1),
+// injected faults, panic recovery, the journal and the request log.
 func frame(gc *gin.Context) {
 	s := serverOf(gc)
 	start, at, control := time.Now(), s.clock.Now(), isControl(gc.Request)
 	id := s.requestID(control)
 	gc.Set(requestIDKey, id)
 	gc.Writer.Header()["Request-Id"] = []string{id} // canonical already: Set would canonicalise per request
+	// The Date header follows the server's clock, as everything else does, so that answers are
+	// byte-identical at the header level too; net/http adds the wall clock's only when it is unset.
+	gc.Writer.Header()["Date"] = s.clock.dateHeader(at)
 	defer func() {
 		p := recover()
 		status := gc.Writer.Status()
