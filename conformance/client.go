@@ -74,10 +74,16 @@ func (r *Response) String() string {
 	return fmt.Sprintf("%s %s -> %d %s", r.req.Method, r.req.Path, r.Status, truncate(r.Body, 600))
 }
 
+// mediaType is the answer's Content-Type without its parameters, "" when it has none.
+func (r *Response) mediaType() string {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt
+}
+
 // kind is the status and media type of the answer, "404 text/html", as an operator reads what
 // answered.
 func (r *Response) kind() string {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt := r.mediaType()
 	if mt == "" {
 		mt = "without a Content-Type"
 	}
@@ -88,9 +94,8 @@ func (r *Response) kind() string {
 // error envelope (spec 7) with a request-id header. A gateway's or another server's error page is
 // not the API saying anything about a route.
 func (r *Response) notAPIError() string {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
-	case mt != "application/json":
+	case r.mediaType() != "application/json":
 		return "not JSON"
 	case r.Get("type").String() != "error" || r.Get("error.type").Type != gjson.String || r.Get("error.message").Type != gjson.String:
 		return "not the error envelope"

@@ -117,6 +117,10 @@ func parseTimeout(v string) (time.Duration, error) {
 		if nerr != nil {
 			return 0, fmt.Errorf("want a duration such as 90s or 2m, or a number of seconds")
 		}
+		// Bounded before converting: a float beyond a Duration (or NaN) has no defined conversion.
+		if !(secs > 0 && secs <= maxTimeout.Seconds()) {
+			return 0, fmt.Errorf("want a duration above 0 and at most %s", maxTimeout)
+		}
 		d = time.Duration(secs * float64(time.Second))
 	}
 	if d <= 0 || d > maxTimeout {

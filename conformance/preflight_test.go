@@ -150,7 +150,7 @@ func TestTimeoutSetting(t *testing.T) {
 			t.Errorf("CONFORMANCE_TIMEOUT=%q: %v %q, want %v", v, c.Timeout, c.invalid, want)
 		}
 	}
-	for _, v := range []string{"soon", "0", "-5s", "2h", "1e300"} {
+	for _, v := range []string{"soon", "0", "-5s", "2h", "1e300", "NaN", "-Inf", "0.0000000001"} {
 		problems, _ := preflight(t, "", "CONFORMANCE_TIMEOUT", v)
 		if len(problems) != 1 || !strings.HasPrefix(problems[0], "CONFORMANCE_TIMEOUT=") {
 			t.Errorf("CONFORMANCE_TIMEOUT=%q: problems %q, want one line naming the variable", v, problems)
@@ -208,5 +208,22 @@ func TestUnsupportedOnlyForTheAPIsOwn404(t *testing.T) {
 				t.Errorf("outcome %+v; want unsupported: %v, else failed", o, c.unsupported)
 			}
 		})
+	}
+}
+
+// TestSuiteStopsOnAV1BaseURL: as an operator runs it, a base URL ending in /v1 prints the one line
+// and the summary, runs no check, and fails.
+func TestSuiteStopsOnAV1BaseURL(t *testing.T) {
+	base := serve(t, fake.New()) + "/v1"
+	s := runSuite(t, map[string]string{"CONFORMANCE_BASE_URL": base})
+	want := "GET /v1/models answered 404 application/json (no list of models): is CONFORMANCE_BASE_URL the API's root, without /v1?\n"
+	if s.code == 0 || !strings.HasPrefix(s.out, want) || strings.Contains(s.out, "Ran ") {
+		t.Errorf("exit %d, output:\n%s\nwant it to start with %q and run no check", s.code, s.out, want)
+	}
+	if got := s.lastLine(); !strings.HasPrefix(got, "conformance: not run: 1 error before the first check; 0 of ") {
+		t.Errorf("last line = %q, want the summary", got)
+	}
+	if r := s.file(t, ResultsFile); !strings.Contains(r, "without /v1?") || !strings.Contains(r, `"suite_version": "devel"`) {
+		t.Errorf("the results do not hold the problem and the suite version:\n%s", r)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -196,8 +195,7 @@ func identify(ctx context.Context, tg *Target) string {
 	var wrong string
 	switch {
 	case resp.Status == http.StatusOK:
-		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		if mt != "application/json" {
+		if resp.mediaType() != "application/json" {
 			wrong = "not JSON"
 		} else if err := schemas.Validate("models/model_list", resp.Body, schemas.Lenient); err != nil {
 			wrong = "not a list of models: " + firstLine(err.Error())
