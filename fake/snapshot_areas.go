@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -227,10 +228,18 @@ func exportMemory(st *state, out map[string]any) error {
 		if versions.err != nil {
 			return versions.err
 		}
+		var heads []redactedHead
+		for _, m := range ms.memories {
+			if ms.byID[m.MemoryVersionID].RedactedAt != nil {
+				heads = append(heads, redactedHead{m.ID, m.Path, *m.Content})
+			}
+		}
+		slices.SortFunc(heads, func(a, b redactedHead) int { return strings.Compare(a.MemoryID, b.MemoryID) })
 		list.add(ms.org.ID, struct {
 			memoryStore
-			Versions []json.RawMessage `json:"versions"`
-		}{ms.rec.memoryStore, orEmptyList(versions.list)}, "type")
+			Versions      []json.RawMessage `json:"versions"`
+			RedactedHeads []redactedHead    `json:"redacted_heads,omitempty"`
+		}{ms.rec.memoryStore, orEmptyList(versions.list), heads}, "type")
 	}
 	if list.err != nil {
 		return list.err

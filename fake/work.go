@@ -196,7 +196,9 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 		envOrg[e.ID] = e.org
 	}
 	for _, c := range fx.creds {
-		if c.Kind == kindEnvironmentKey && envOrg[c.EnvironmentID] != c.org {
+		// A key may outlive its environment (the API deletes environments, not keys), so a
+		// snapshot may hold a key whose environment is gone; it must never reach another's.
+		if o, ok := envOrg[c.EnvironmentID]; c.Kind == kindEnvironmentKey && ok && o != c.org {
 			return fmt.Errorf("environments.json: environment key %s names %s, which is not an environment of its organization", c.ID, c.EnvironmentID)
 		}
 	}
