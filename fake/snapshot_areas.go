@@ -2,8 +2,8 @@ package fake
 
 import (
 	"encoding/json"
-	"errors"
 	"encoding/pem"
+	"errors"
 	"maps"
 	"slices"
 	"strings"

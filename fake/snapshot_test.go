@@ -388,4 +388,3 @@ func TestSnapshotContinuesRandomWorlds(t *testing.T) {
 		})
 	}
 }
-
