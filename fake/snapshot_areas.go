@@ -203,9 +203,18 @@ func exportWork(st *state, out map[string]any) error {
 	if list.err != nil {
 		return list.err
 	}
+	// The environments of keys that the API deleted: the keys stay, and must still load.
+	var deleted []string
+	for _, c := range st.fx.creds {
+		if c.Kind == kindEnvironmentKey && ws.envs[c.EnvironmentID] == nil && !slices.Contains(deleted, c.EnvironmentID) {
+			deleted = append(deleted, c.EnvironmentID)
+		}
+	}
+	slices.Sort(deleted)
 	out["environments.json"] = struct {
 		Environments []json.RawMessage `json:"environments"`
-	}{orEmptyList(list.list)}
+		Deleted      []string          `json:"deleted_environment_ids,omitempty"`
+	}{orEmptyList(list.list), deleted}
 	return nil
 }
 

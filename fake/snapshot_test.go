@@ -509,3 +509,51 @@ func TestSnapshotCoversState(t *testing.T) {
 		}
 	}
 }
+
+// builtWorld is the default world with every area built, as after a request to each.
+func builtWorld(tb testing.TB) *Server {
+	s := New()
+	st := s.state()
+	s.admin(&call{st: st})
+	s.tunnels(st)
+	st.workStore()
+	s.compliance(&call{st: st})
+	s.memoryArea(&call{st: st})
+	return s
+}
+
+// BenchmarkSnapshot measures a snapshot of the default world, untouched (every file copied) and
+// with every area built (every file written from state, compliance.json re-indented):
+//
+//	go test -run '^$' -bench 'Snapshot' -benchmem ./fake
+func BenchmarkSnapshot(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		s    *Server
+	}{{"untouched", New()}, {"built", builtWorld(b)}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.s.Snapshot(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoadSnapshot measures loading the built default world's snapshot: checking every
+// file against its schema, parsing it, and replacing the world.
+func BenchmarkLoadSnapshot(b *testing.B) {
+	snap, err := builtWorld(b).Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := New()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.LoadSnapshot(snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

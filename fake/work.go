@@ -183,6 +183,7 @@ func (it *workItem) fixture() workFixture {
 func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 	var file struct {
 		Environments []*envFixture `json:"environments"`
+		Deleted      []string      `json:"deleted_environment_ids"`
 	}
 	found, err := readFixture(fsys, "environments.json", &file)
 	if err != nil || !found {
@@ -195,10 +196,18 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 		}
 		envOrg[e.ID] = e.org
 	}
+	// A key outlives its environment (the API deletes environments, not keys): a snapshot lists
+	// the environments deleted under a key, which the key may still name; any other key must
+	// name an environment of its own organization.
+	deleted := map[string]bool{}
+	for _, id := range file.Deleted {
+		if envOrg[id] != nil {
+			return fmt.Errorf("environments.json: environment %s is both listed and deleted", id)
+		}
+		deleted[id] = true
+	}
 	for _, c := range fx.creds {
-		// A key may outlive its environment (the API deletes environments, not keys), so a
-		// snapshot may hold a key whose environment is gone; it must never reach another's.
-		if o, ok := envOrg[c.EnvironmentID]; c.Kind == kindEnvironmentKey && ok && o != c.org {
+		if c.Kind == kindEnvironmentKey && envOrg[c.EnvironmentID] != c.org && !deleted[c.EnvironmentID] {
 			return fmt.Errorf("environments.json: environment key %s names %s, which is not an environment of its organization", c.ID, c.EnvironmentID)
 		}
 	}
