@@ -130,7 +130,7 @@ func (s *Server) Snapshot() (Snapshot, error) {
 	}
 	files[snapshotFile] = w
 	for name, v := range files {
-		data, err := formatFixture(v)
+		data, err := indentedJSON(v)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot: %s: %w", name, err)
 		}
@@ -139,9 +139,9 @@ func (s *Server) Snapshot() (Snapshot, error) {
 	return out, nil
 }
 
-// formatFixture encodes v as fixture files are written: two-space indents, no HTML escaping
-// (fixture text holds <, > and & as they are), and a final newline.
-func formatFixture(v any) ([]byte, error) {
+// indentedJSON encodes v as fixture files and the OpenAPI documents are written: two-space
+// indents, no HTML escaping (text holds <, > and & as they are), and a final newline.
+func indentedJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -123,6 +123,14 @@ func exportAdmin(st *state, out map[string]any) error {
 	return nil
 }
 
+// oldestFirstOf returns the records of an area's index by ID in list order, so that a file lists
+// them as a list answers them.
+func oldestFirstOf[T any](byID map[string]*T, key func(*T) listKey) []*T {
+	list := slices.Collect(maps.Values(byID))
+	slices.SortFunc(list, func(a, b *T) int { return oldestFirst(key(a), key(b)) })
+	return list
+}
+
 // orEmptyList makes a nil list an empty one, so that a file with no records still says so.
 func orEmptyList(l []json.RawMessage) []json.RawMessage {
 	if l == nil {
@@ -180,12 +188,8 @@ func exportTunnels(st *state, out map[string]any) error {
 // the environment, at the same instant the original would have.
 func exportWork(st *state, out map[string]any) error {
 	ws := st.work.built()
-	envs := slices.Collect(maps.Values(ws.envs))
-	slices.SortFunc(envs, func(a, b *environment) int {
-		return oldestFirst(listKey{a.rec.CreatedAt, a.rec.ID}, listKey{b.rec.CreatedAt, b.rec.ID})
-	})
 	var list recordList
-	for _, env := range envs {
+	for _, env := range oldestFirstOf(ws.envs, func(e *environment) listKey { return listKey{e.rec.CreatedAt, e.rec.ID} }) {
 		work := make([]workFixture, len(env.items))
 		for i, it := range env.items {
 			work[i] = it.fixture()
@@ -224,12 +228,8 @@ func exportWork(st *state, out map[string]any) error {
 // are what the history leaves behind, as the loader replays it.
 func exportMemory(st *state, out map[string]any) error {
 	ma := st.memory.built()
-	stores := slices.Collect(maps.Values(ma.stores))
-	slices.SortFunc(stores, func(a, b *memStoreState) int {
-		return oldestFirst(listKey{a.rec.CreatedAt, a.rec.ID}, listKey{b.rec.CreatedAt, b.rec.ID})
-	})
 	var list recordList
-	for _, ms := range stores {
+	for _, ms := range oldestFirstOf(ma.stores, func(m *memStoreState) listKey { return listKey{m.rec.CreatedAt, m.rec.ID} }) {
 		var versions recordList
 		for _, v := range ms.versions {
 			versions.add("", v, "type", "memory_store_id", "content_sha256", "content_size_bytes")
