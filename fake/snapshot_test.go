@@ -475,6 +475,61 @@ func TestSnapshotInvalidRefusedWhole(t *testing.T) {
 	}
 }
 
+// TestSnapshotRefusesMalformedBodies: bodies that are not a data set are 400s naming what is
+// wrong, and the world stays.
+func TestSnapshotRefusesMalformedBodies(t *testing.T) {
+	w := newWorld(t, checked(t))
+	for body, want := range map[string]string{
+		`[]`:                                "request body",
+		`{}`:                                "minimum 1 properties",
+		`{"../x.json":"{}"}`:                "../x.json",
+		`{"users.json":{"users":[]}}`:       "users.json",
+		`{"users.json":"{\"users\":[]}"}`:   "no organizations.json",
+		`{"organizations.json":"not json"}`: "organizations.json:1:2: not valid JSON",
+		`{"organizations.json":"{\"organizations\":[]}","x.txt":""}`: "x.txt",
+	} {
+		got := w.do("POST", "/_fake/snapshot", body)
+		if got.status != 400 || !strings.Contains(got.body, want) {
+			t.Errorf("POST %s: %+v, want 400 naming %q", body, got, want)
+		}
+	}
+	if got := w.do("GET", "/v1/models?limit=1", ""); got.status != 200 {
+		t.Fatalf("the world is gone: %+v", got)
+	}
+}
+
+// TestSnapshotDuringWrites saves and loads snapshots while writes run (run with -race): every
+// snapshot taken loads, and nothing races.
+func TestSnapshotDuringWrites(t *testing.T) {
+	s := checked(t)
+	w := newWorld(t, s)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			w.do("POST", "/v1/memory_stores", fmt.Sprintf(`{"name":"s%d"}`, i))
+			w.do("POST", "/v1/organizations/workspaces", fmt.Sprintf(`{"name":"w%d"}`, i))
+		}
+	}()
+	for range 10 {
+		snap, err := s.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := snap.Fixtures(); err != nil {
+			t.Fatalf("a snapshot taken during writes does not load: %v", err)
+		}
+	}
+	<-done
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := New().LoadSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSnapshotCoversState fails when a type whose values a snapshot must carry gains a field:
 // teach snapshot_areas.go (and the area's loader and fixture schema) about it, then add it here.
 func TestSnapshotCoversState(t *testing.T) {
