@@ -177,14 +177,14 @@ func (s *Server) restart(fx *Fixtures) {
 }
 
 // start makes fx the server's world: fresh area state, and the clock and ID counters where fx
-// says the world stands.
+// says the world stands, all under the lock, so that a request sees the old world or the new.
 func (s *Server) start(fx *Fixtures) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.st = &state{fx: fx}
 	s.ids.n.Store(fx.start.Issued.API)
 	s.reqIDs.n.Store(fx.start.Issued.Requests)
 	s.ctlIDs.set(fx.start.Issued.Control)
-	s.mu.Unlock()
 	if !s.clock.wall {
 		s.clock.set(fx.start.now())
 	}

@@ -436,6 +436,16 @@ func TestSnapshotNamespaceIntoNamespace(t *testing.T) {
 	if x, y := a.do("POST", "/ns/a/v1/memory_stores", `{"name":"n"}`), b.do("POST", "/ns/b/v1/memory_stores", `{"name":"n"}`); x != y {
 		t.Fatalf("next write: a %+v, b %+v", x, y)
 	}
+	// A reset goes back to the loaded snapshot, not to the fixtures.
+	if got := w.do("POST", "/ns/b/_fake/reset", ""); got.body != "{\"now\":\"2026-01-01T00:01:30Z\"}\n" {
+		t.Fatalf("reset: %+v", got)
+	}
+	if n := len(w.ids("/ns/b/v1/memory_stores?limit=100", "data.#(name==\"n\")#.id")); n != 0 {
+		t.Fatalf("after reset the write after the load is still there (%d)", n)
+	}
+	if n := len(w.ids("/ns/b/v1/memory_stores?limit=100", "data.#(name==\"in a\")#.id")); n != 1 {
+		t.Fatalf("after reset the snapshot's store is gone (%d)", n)
+	}
 	if got := gjson.Get(w.do("GET", "/v1/memory_stores?limit=100", "").body, "data.#(name==\"in a\")").Exists(); got {
 		t.Fatal("the default server has the namespace's store")
 	}
