@@ -23,20 +23,18 @@ import (
 // initial data. It is immutable once loaded, and every server built from it copies what it
 // changes, so one Fixtures serves any number of servers.
 type Fixtures struct {
-	orgs    []*org
-	creds   map[string]*credential // by secret
-	users   []member               // every organization's members, in file order
-	models  modelCatalog
-	admin   adminFixtures
-	tunnels []fixtureTunnel
-	// tunnelDomainSeq is where a snapshot's domain counter stood (tunnels.json domain_sequence).
-	tunnelDomainSeq int
-	envs            []*envFixture
-	compliance      complianceData // chats, files, projects (compliance_data.go)
-	memory          memoryFixtures
-	canned          scenarioLibrary
-	files           map[string][]byte // every file as loaded, which a snapshot copies for areas no request changed
-	start           worldStart        // snapshot.json: where the clock and the counters start
+	orgs       []*org
+	creds      map[string]*credential // by secret
+	users      []member               // every organization's members, in file order
+	models     modelCatalog
+	admin      adminFixtures
+	tunnels    []fixtureTunnel
+	envs       []*envFixture
+	compliance complianceData // chats, files, projects (compliance_data.go)
+	memory     memoryFixtures
+	canned     scenarioLibrary
+	files      map[string][]byte // every file as loaded, which a snapshot copies for areas no request changed
+	start      worldStart        // snapshot.json: where the clock and the counters start
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file

@@ -142,8 +142,7 @@ func orEmptyList(l []json.RawMessage) []json.RawMessage {
 // --- Tunnels: tunnels.json ---
 
 // exportTunnels writes every tunnel with its certificates (the PEM of each CA certificate,
-// from which fingerprint and expiry are computed again), its token rotations, and the domain
-// counter, so that the next tunnel made gets the domain it would have got.
+// from which fingerprint and expiry are computed again) and its token rotations.
 func exportTunnels(st *state, out map[string]any) error {
 	ts := st.tunnels.built()
 	rotations := map[string][]TokenRotation{}
@@ -174,10 +173,11 @@ func exportTunnels(st *state, out map[string]any) error {
 	if tunnels.err != nil {
 		return tunnels.err
 	}
+	// The domain counter is not written: every domain ever allocated is held by a tunnel (they
+	// are never deleted), so a counter from zero skips to the same next domain.
 	out["tunnels.json"] = struct {
-		Tunnels        []json.RawMessage `json:"tunnels"`
-		DomainSequence int               `json:"domain_sequence"`
-	}{orEmptyList(tunnels.list), ts.domainSeq}
+		Tunnels []json.RawMessage `json:"tunnels"`
+	}{orEmptyList(tunnels.list)}
 	return nil
 }
 

@@ -132,7 +132,6 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 			} `json:"certificates"`
 			TokenRotations []TokenRotation `json:"token_rotations"`
 		} `json:"tunnels"`
-		DomainSequence int `json:"domain_sequence"`
 	}
 	if _, err := readFixture(fsys, "tunnels.json", &file); err != nil {
 		return err
@@ -178,13 +177,12 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 		}
 		fx.tunnels = append(fx.tunnels, t)
 	}
-	fx.tunnelDomainSeq = file.DomainSequence
 	return nil
 }
 
 // newTunnelStore copies the fixture tunnels into a server's own state.
 func newTunnelStore(fx *Fixtures) *tunnelStore {
-	st := &tunnelStore{byID: map[string]*tunnelRec{}, domains: map[string]bool{}, domainSeq: fx.tunnelDomainSeq}
+	st := &tunnelStore{byID: map[string]*tunnelRec{}, domains: map[string]bool{}}
 	for _, ft := range fx.tunnels {
 		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org, rotations: len(ft.rotations)}
 		st.rotationLog = append(st.rotationLog, ft.rotations...)
