@@ -33,13 +33,16 @@ func (s *Server) admin(c *call) *adminStore {
 	return c.st.admin.get(func() *adminStore {
 		a := &adminStore{invites: newRecords(inviteKey), users: newRecords(userKey), removed: map[string]bool{},
 			workspaces: newRecords(workspaceKey)}
-		for _, in := range s.fx.admin.invites {
+		for _, in := range c.st.fx.admin.invites {
 			a.invites.add(in.org, &in)
 		}
-		for _, u := range s.fx.users {
+		for _, u := range c.st.fx.users {
 			a.users.add(u.org, &u)
+			if u.Removed {
+				a.removed[u.ID] = true
+			}
 		}
-		for _, w := range s.fx.admin.workspaces {
+		for _, w := range c.st.fx.admin.workspaces {
 			a.workspaces.add(w.org, &w)
 		}
 		return a

@@ -60,7 +60,7 @@ func (s *Server) listRateLimits(c *call) (any, error) {
 	}
 	model, byModel := c.queryString("model")
 	var groups []*rateLimitGroup
-	for _, g := range s.fx.admin.rateLimits[c.org] {
+	for _, g := range c.st.fx.admin.rateLimits[c.org] {
 		if (groupType == "" || g.GroupType == groupType) && (!byModel || slices.Contains(g.Models, model)) {
 			groups = append(groups, g)
 		}
@@ -91,7 +91,7 @@ func (s *Server) listWorkspaceRateLimits(c *call) (any, error) {
 		return nil, err
 	}
 	var entries []workspaceRateLimitEntry
-	for _, g := range s.fx.admin.rateLimits[c.org] {
+	for _, g := range c.st.fx.admin.rateLimits[c.org] {
 		over, ok := g.overrides[wsID]
 		if !ok || (groupType != "" && g.GroupType != groupType) {
 			continue

@@ -23,6 +23,9 @@ func (c *call) body() ([]byte, error) {
 	if c.route.ifc != nil {
 		limit = c.route.ifc.bodyLimit
 	}
+	if c.route.limit > 0 {
+		limit = c.route.limit
+	}
 	if c.Request.ContentLength > limit {
 		return nil, newError(errRequestTooLarge, "request body is %d bytes; the limit is %d bytes", c.Request.ContentLength, limit)
 	}

@@ -12,7 +12,7 @@ import (
 
 // compliance returns the server's compliance store, built from the fixtures on first use.
 func (s *Server) compliance(c *call) *complianceStore {
-	return c.st.compliance.get(func() *complianceStore { return newComplianceStore(&s.fx.compliance) })
+	return c.st.compliance.get(func() *complianceStore { return newComplianceStore(&c.st.fx.compliance) })
 }
 
 // ccChatJSON is a chat list item (spec 2.2).
@@ -280,7 +280,7 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 		out := ccChatWithMessages{ccChatJSON: ch.view(), ChatMessages: make([]ccMessageJSON, len(page.Data)),
 			FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
 		for i, m := range page.Data {
-			out.ChatMessages[i] = m.view(st, &s.fx.compliance)
+			out.ChatMessages[i] = m.view(st, &c.st.fx.compliance)
 		}
 		return out, nil
 	})
@@ -360,7 +360,7 @@ func (s *Server) liveComplianceChat(c *call, ch *ccChat) bool {
 // generatedFile resolves the generated file of the path, or 404.
 func (s *Server) generatedFile(c *call) (*ccGeneratedFile, error) {
 	id := c.Param("generated_file_id")
-	if g := s.fx.compliance.generated[id]; g != nil && s.liveComplianceChat(c, g.chat) {
+	if g := c.st.fx.compliance.generated[id]; g != nil && s.liveComplianceChat(c, g.chat) {
 		return g, nil
 	}
 	return nil, notFound("generated file", id)
@@ -388,7 +388,7 @@ func (s *Server) getGeneratedFileContent(c *call) (any, error) {
 // artifactVersion resolves the artifact version of the path, or 404.
 func (s *Server) artifactVersion(c *call) (*ccArtifactVersion, error) {
 	id := c.Param("artifact_version_id")
-	if v := s.fx.compliance.artifacts[id]; v != nil && s.liveComplianceChat(c, v.chat) {
+	if v := c.st.fx.compliance.artifacts[id]; v != nil && s.liveComplianceChat(c, v.chat) {
 		return v, nil
 	}
 	return nil, notFound("artifact version", id)
@@ -432,7 +432,7 @@ func (s *Server) listComplianceProjects(c *call) (any, error) {
 	users := c.queryStrings("user_ids")
 	var list []*ccProject
 	if c.ccInOrganizations() {
-		for _, p := range s.fx.compliance.projects[c.org] {
+		for _, p := range c.st.fx.compliance.projects[c.org] {
 			if created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID)) {
 				list = append(list, p)
 			}
@@ -473,7 +473,7 @@ func (s *Server) listComplianceUsers(c *call) (any, error) {
 		return nil, err
 	}
 	var members []member
-	for _, u := range s.fx.users {
+	for _, u := range c.st.fx.users {
 		if u.org == c.org {
 			members = append(members, u)
 		}

@@ -60,7 +60,7 @@ func BenchmarkComplianceChatPageStore(b *testing.B) {
 			s, mid := benchComplianceServer(b, n)
 			st := s.compliance(&call{st: s.state()})
 			k := st.chats[mid].key()
-			f := ccChatFilter{org: s.fx.orgByID("org_01AcmeCorporation00000001"), users: []string{ccGrace, ccAlan}}
+			f := ccChatFilter{org: s.state().fx.orgByID("org_01AcmeCorporation00000001"), users: []string{ccGrace, ccAlan}}
 			b.ResetTimer()
 			for b.Loop() {
 				if page := st.pageChats(f, cursorQuery{afterID: mid, limit: 100}, &k); len(page.Data) != 100 {

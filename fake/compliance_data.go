@@ -131,7 +131,8 @@ func ccProjectKey(p *ccProject) listKey { return listKey{p.createdAt, p.ID} }
 // complianceData is the parsed compliance fixture. Servers copy chats and files (see
 // newComplianceStore); everything else is shared, read-only.
 type complianceData struct {
-	chats     []*ccChat // oldest first
+	deletions []ccDeletionRecord // what the API deleted, in order (snapshots write it)
+	chats     []*ccChat          // oldest first
 	files     map[string]*ccFile
 	generated map[string]*ccGeneratedFile
 	artifacts map[string]*ccArtifactVersion // by version ID
@@ -198,6 +199,17 @@ type complianceFixture struct {
 			Content   string    `json:"content"`
 		} `json:"versions"`
 	} `json:"artifacts"`
+	Deletions []ccDeletionRecord `json:"deletions"`
+}
+
+// ccDeletionRecord is one deletion through the API: a chat (with the files only it referenced)
+// or a file, which also changes the updated_at of the messages that named it. A snapshot keeps
+// the data as loaded and lists the deletions; loading it deletes them again, in order, so that
+// the cursors the deleted chats remain and the messages' updated_at come out as they were.
+type ccDeletionRecord struct {
+	ChatID    string     `json:"chat_id,omitempty"`
+	FileID    string     `json:"file_id,omitempty"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"` // of a file
 }
 
 // ccMD5Hex is the lowercase hex MD5 of b, as metadata writes it (spec 2.4).
@@ -339,6 +351,12 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 			return fmt.Errorf("%s: artifact version %s is not referenced by any message", name, id)
 		}
 	}
+	for i, del := range file.Deletions {
+		if (del.ChatID == "") == (del.FileID == "") || (del.FileID != "") != (del.DeletedAt != nil) {
+			return fmt.Errorf("%s: deletions.%d: give chat_id, or file_id with deleted_at", name, i)
+		}
+	}
+	d.deletions = file.Deletions
 	fx.compliance = d
 	return nil
 }

@@ -17,6 +17,8 @@ type complianceStore struct {
 	gone     map[string]*ccChat      // chats deleted through the API: their keys stay valid cursors
 	messages map[string]*ccMessage
 	files    map[string]*ccFile
+	// deletions lists the deletions through the API, the fixtures' first, for snapshots.
+	deletions []ccDeletionRecord
 }
 
 // newComplianceStore copies what a server may change out of the fixtures: chats with their
@@ -40,6 +42,15 @@ func newComplianceStore(d *complianceData) *complianceStore {
 			st.messages[mc.ID] = &mc
 		}
 		st.add(&cp)
+	}
+	for _, del := range d.deletions {
+		if del.ChatID != "" {
+			if ch := st.chats[del.ChatID]; ch != nil {
+				st.deleteChat(ch)
+			}
+		} else if f := st.files[del.FileID]; f != nil {
+			st.deleteFile(f, *del.DeletedAt)
+		}
 	}
 	return st
 }
@@ -71,6 +82,7 @@ func (st *complianceStore) file(o *org, id string) *ccFile {
 // files it shares lose the references of its messages. Its generated files and artifact versions
 // go with it (they are served only for live chats). The chat's key stays a valid cursor.
 func (st *complianceStore) deleteChat(ch *ccChat) {
+	st.deletions = append(st.deletions, ccDeletionRecord{ChatID: ch.ID})
 	delete(st.chats, ch.ID)
 	st.gone[ch.ID] = ch
 	k := ccUserKey{ch.org, ch.user.ID}
@@ -94,6 +106,7 @@ func (st *complianceStore) deleteChat(ch *ccChat) {
 
 // deleteFile removes a file and its ID from every message that referenced it.
 func (st *complianceStore) deleteFile(f *ccFile, at time.Time) {
+	st.deletions = append(st.deletions, ccDeletionRecord{FileID: f.ID, DeletedAt: &at})
 	delete(st.files, f.ID)
 	for _, mid := range f.messageIDs {
 		if m := st.messages[mid]; m != nil {

@@ -16,6 +16,14 @@
 // (below) never take from the API's counters, so polling /_fake/health for readiness or injecting
 // a fault does not change any later API answer. WithWallClock trades this for real time.
 //
+// # Snapshots
+//
+// Snapshot (GET /_fake/snapshot) saves the world of a server or namespace as a data set of the
+// shape of package fixtures, plus snapshot.json with the clock and the counters; LoadSnapshot
+// (POST /_fake/snapshot), WithFixtures and the binary's -fixtures load one, and the world
+// continues exactly: every read answers byte-identically and the next write gets the ID,
+// timestamp and request-id it would have got.
+//
 // # Credentials
 //
 // Each interface of the API accepts only its own kind of credential: DefaultAPIKey (X-Api-Key)
@@ -35,10 +43,11 @@
 //
 // Paths under /_fake/ need no credential, are never faulted and never journaled:
 // GET /_fake/health; POST /_fake/reset; GET /_fake/clock and POST /_fake/clock/advance;
-// GET and DELETE /_fake/journal; POST, GET and DELETE /_fake/faults; and the calls of each area
+// GET and DELETE /_fake/journal; POST, GET and DELETE /_fake/faults; GET and POST
+// /_fake/snapshot and POST /_fake/snapshot/save; and the calls of each area
 // (enqueueing work, creating tunnels, checking tunnel tokens and gateway certificates, listing
 // message scenarios, scripting replies, managing namespaces). Each is also a method of *Server:
-// Reset, Now, AdvanceClock, Journal, ClearJournal, InjectFault, Faults, ClearFaults, EnqueueWork,
+// Reset, Now, AdvanceClock, Snapshot, LoadSnapshot, Journal, ClearJournal, InjectFault, Faults, ClearFaults, EnqueueWork,
 // CreateTunnel, TunnelForToken, CheckGateway, AddStub, Stubs, ClearStubs, Namespace, Namespaces,
 // DeleteNamespace, ClearNamespaces. The README lists their request bodies. GET /_fake/openapi.json
 // and GET /_fake/openapi-control.json answer the OpenAPI 3.1 documents of the API and of the

@@ -33,6 +33,8 @@ type Fixtures struct {
 	compliance complianceData // chats, files, projects (compliance_data.go)
 	memory     memoryFixtures
 	canned     scenarioLibrary
+	files      map[string][]byte // every file as loaded, which a snapshot copies for areas no request changed
+	start      worldStart        // snapshot.json: where the clock and the counters start
 }
 
 // loaders parse each area's files, in order (later areas may refer to organizations). A file
@@ -47,6 +49,8 @@ var loaders = []func(fs.FS, *Fixtures) error{
 	loadCompliance,
 	loadMemoryStores,
 	loadScenarios,
+	loadSnapshotState,
+	readFixtureFiles,
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one
@@ -263,7 +267,10 @@ type member struct {
 	Name           string    `json:"name"`
 	Role           string    `json:"role"`
 	AddedAt        time.Time `json:"added_at"`
-	org            *org
+	// Removed marks a user removed through the API: compliance still names them, and their ID
+	// stays a valid cursor of the user list (a snapshot writes it; the API never answers it).
+	Removed bool `json:"removed,omitempty"`
+	org     *org
 }
 
 func loadUsers(fsys fs.FS, fx *Fixtures) error {

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"maps"
 	"sync"
 	"sync/atomic"
 )
@@ -23,8 +24,6 @@ func (g *ids) next(prefix string) string {
 	b := append(append(buf[:0], prefix...), "01"...)
 	return string(appendBase62(b, g.n.Add(1), idWidth))
 }
-
-func (g *ids) reset() { g.n.Store(0) }
 
 // controlRequestPrefix starts the request-id of a control call, so that it never equals the
 // request-id of an API request.
@@ -52,10 +51,18 @@ func (g *controlIDs) next(prefix string) string {
 	return string(appendBase62([]byte(prefix+"01"), g.n[prefix], idWidth))
 }
 
-func (g *controlIDs) reset() {
+// set makes the counters n (prefix → IDs handed out), as a snapshot holds them; nil resets them.
+func (g *controlIDs) set(n map[string]uint64) {
 	g.mu.Lock()
-	g.n = nil
+	g.n = maps.Clone(n)
 	g.mu.Unlock()
+}
+
+// issued returns how many IDs of each prefix were handed out, for a snapshot.
+func (g *controlIDs) issued() map[string]uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return maps.Clone(g.n)
 }
 
 // appendBase62 appends n in base 62, left-padded with zeros to width digits. Any uint64 fits in

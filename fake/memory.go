@@ -117,7 +117,7 @@ type memoryArea struct {
 
 // memoryArea returns the server's memory state, built from the fixtures on first use.
 func (s *Server) memoryArea(c *call) *memoryArea {
-	return c.st.memory.get(func() *memoryArea { return s.fx.memory.build() })
+	return c.st.memory.get(func() *memoryArea { return c.st.fx.memory.build() })
 }
 
 // appendVersion adds v to the store's indexes at its place in (created_at, id) order: the end,

@@ -28,6 +28,16 @@ type memFixtureStore struct {
 		RedactedAt *time.Time   `json:"redacted_at"`
 		RedactedBy *memoryActor `json:"redacted_by"`
 	} `json:"versions"`
+	// RedactedHeads holds the live memories whose current version was redacted: the API keeps
+	// serving their content, which their history no longer holds (snapshots write it).
+	RedactedHeads []redactedHead `json:"redacted_heads"`
+}
+
+// redactedHead is a live memory whose current version is redacted.
+type redactedHead struct {
+	MemoryID string `json:"memory_id"`
+	Path     string `json:"path"`
+	Content  string `json:"content"`
 }
 
 // loadMemoryStores parses memory_stores.json, if present, into fx.memory.
@@ -83,8 +93,12 @@ func (f *memFixtureStore) parse(fx *Fixtures) (*memStoreState, error) {
 		}
 		st.appendVersion(v)
 	}
+	heads := map[string]*redactedHead{}
+	for i := range f.RedactedHeads {
+		heads[f.RedactedHeads[i].MemoryID] = &f.RedactedHeads[i]
+	}
 	for id, lineage := range st.lineage {
-		if err := st.replay(id, lineage); err != nil {
+		if err := st.replay(id, lineage, heads[id]); err != nil {
 			return nil, err
 		}
 	}
@@ -92,7 +106,7 @@ func (f *memFixtureStore) parse(fx *Fixtures) (*memStoreState, error) {
 }
 
 // replay sets the live memory that a lineage (oldest first) leaves behind.
-func (st *memStoreState) replay(id string, lineage []*memoryVersion) error {
+func (st *memStoreState) replay(id string, lineage []*memoryVersion, redacted *redactedHead) error {
 	for i, v := range lineage {
 		if (i == 0) != (v.Operation == memOpCreated) {
 			return fmt.Errorf("memory %s: the first version and only it must be created", id)
@@ -105,15 +119,19 @@ func (st *memStoreState) replay(id string, lineage []*memoryVersion) error {
 	if head.Operation == memOpDeleted {
 		return nil
 	}
+	path, content := head.Path, head.Content
 	if head.RedactedAt != nil {
-		return fmt.Errorf("memory %s: the current version %s is redacted, so the memory has no content", id, head.ID)
+		if redacted == nil {
+			return fmt.Errorf("memory %s: the current version %s is redacted, so the memory has no content; redacted_heads must give it", id, head.ID)
+		}
+		path, content = &redacted.Path, &redacted.Content
 	}
-	if other := st.paths[*head.Path]; other != nil {
-		return fmt.Errorf("memories %s and %s both live at %s", other.ID, id, *head.Path)
+	if other := st.paths[*path]; other != nil {
+		return fmt.Errorf("memories %s and %s both live at %s", other.ID, id, *path)
 	}
-	m := &memory{ID: id, Type: "memory", ContentSHA256: *head.ContentSHA256, ContentSizeBytes: *head.ContentSizeBytes,
+	m := &memory{ID: id, Type: "memory", ContentSHA256: contentSHA256(*content), ContentSizeBytes: len(*content),
 		CreatedAt: lineage[0].CreatedAt, UpdatedAt: head.CreatedAt, MemoryStoreID: st.rec.ID, MemoryVersionID: head.ID,
-		Path: *head.Path, Content: head.Content}
+		Path: *path, Content: content}
 	st.memories[id], st.paths[m.Path] = m, m
 	return nil
 }

@@ -109,7 +109,7 @@ func (s *Server) createMessage(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkMaxTokens(req); err != nil {
+	if err := checkMaxTokens(c.st.fx, req); err != nil {
 		return nil, err
 	}
 	msg, err := s.respondTo(c, req)
@@ -178,8 +178,8 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 
 // checkMaxTokens applies the limits of max_tokens that depend on other fields: the model's own
 // maximum (spec 4.4, 8) and the thinking budget, which must leave room for an answer (gaps §4).
-func (s *Server) checkMaxTokens(req *messageRequest) error {
-	if m := s.fx.model(req.Model); m != nil && req.MaxTokens > m.MaxTokens {
+func checkMaxTokens(fx *Fixtures, req *messageRequest) error {
+	if m := fx.model(req.Model); m != nil && req.MaxTokens > m.MaxTokens {
 		return invalidField("max_tokens", "%d is above the maximum of %d output tokens of model %s", req.MaxTokens, m.MaxTokens, req.Model)
 	}
 	if t := req.Thinking; t != nil && t.Type == "enabled" && t.BudgetTokens >= req.MaxTokens {

@@ -74,7 +74,7 @@ func (s *Server) complete(c *call) (any, error) {
 		return nil, err
 	}
 	limit := req.MaxTokensToSample
-	if m := s.fx.model(req.Model); m != nil {
+	if m := c.st.fx.model(req.Model); m != nil {
 		limit = min(limit, m.MaxTokens)
 	}
 	// The scripted model answers and then, as a model would, goes on with the next human turn,

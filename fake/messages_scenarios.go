@@ -47,8 +47,9 @@ type scenarioLibrary struct {
 
 // Scenarios lists the scenario library in file order (GET /_fake/messages/scenarios).
 func (s *Server) Scenarios() []Scenario {
-	out := make([]Scenario, 0, len(s.fx.canned.list))
-	for _, sc := range s.fx.canned.list {
+	fx := s.state().fx
+	out := make([]Scenario, 0, len(fx.canned.list))
+	for _, sc := range fx.canned.list {
 		out = append(out, sc.Scenario)
 	}
 	return out
@@ -114,7 +115,7 @@ func (lib *scenarioLibrary) matching(req *messageRequest) *scenario {
 // Stubs come before the library's rules because a test registers them for this very run.
 func (s *Server) pickReply(c *call, req *messageRequest) (*Reply, error) {
 	if name := c.header(headerScenario); name != "" {
-		sc, err := s.fx.canned.named(name)
+		sc, err := c.st.fx.canned.named(name)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +125,7 @@ func (s *Server) pickReply(c *call, req *messageRequest) (*Reply, error) {
 		c.Set(keyStub, id)
 		return r, nil
 	}
-	if sc := s.fx.canned.matching(req); sc != nil {
+	if sc := c.st.fx.canned.matching(req); sc != nil {
 		return &sc.Response, nil
 	}
 	return nil, nil

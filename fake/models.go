@@ -72,7 +72,7 @@ func (s *Server) listModels(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list := s.fx.models.list
+	list := c.st.fx.models.list
 	page, err := pageByCursor(list, modelKey, modelID, newestFirst, q, lookupIn(list, modelKey))
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (s *Server) listModels(c *call) (any, error) {
 
 func (s *Server) getModel(c *call) (any, error) {
 	id := c.Param("model_id")
-	m := s.fx.model(id)
+	m := c.st.fx.model(id)
 	if m == nil {
 		return nil, notFound("model", id)
 	}

@@ -85,14 +85,7 @@ func openAPIDocument(control bool) ([]byte, error) {
 		"paths":             paths,
 		"components":        components,
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return indentedJSON(doc)
 }
 
 // openAPIServers are the fake's base URLs: the default server, and a namespace of it (a world of

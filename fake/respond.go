@@ -78,7 +78,7 @@ func adapt(rt *route) gin.HandlerFunc {
 func (s *Server) serve(c *call) (any, error) {
 	if ifc := c.route.ifc; ifc != nil {
 		c.Set(keyInterface, ifc.name)
-		cred, header, err := s.fx.authenticate(c.Request, ifc)
+		cred, header, err := c.st.fx.authenticate(c.Request, ifc)
 		if err != nil {
 			return nil, err
 		}

@@ -27,6 +27,7 @@ type in struct {
 	headers []param // the request headers the handler reads, besides credentials and spec 9's
 	body    string  // the schema of the JSON request body; "" when the route reads none
 	events  string  // the schema of each event when the body asks for a stream ("stream": true)
+	limit   int64   // the largest body, when it is not the interface's (or the control API's)
 }
 
 const (
@@ -53,6 +54,9 @@ func routes() []*route {
 		{get, "/_fake/namespaces", nil, in{}, "control/namespace_list", (*Server).listNamespaces},
 		{del, "/_fake/namespaces", nil, in{}, "control/cleared", (*Server).clearNamespaces},
 		{del, "/_fake/namespaces/:name", nil, in{}, "control/cleared", (*Server).deleteNamespace},
+		{get, "/_fake/snapshot", nil, in{}, "control/snapshot", (*Server).getSnapshot},
+		{post, "/_fake/snapshot", nil, in{body: "control/snapshot", limit: snapshotBodyLimit}, "control/clock", (*Server).loadSnapshot},
+		{post, "/_fake/snapshot/save", nil, in{body: "control/snapshot_save_request"}, "control/snapshot_save", (*Server).saveSnapshot},
 		{get, "/_fake/openapi.json", nil, in{}, "", (*Server).openAPI},
 		{get, "/_fake/openapi-control.json", nil, in{}, "", (*Server).controlOpenAPI},
 

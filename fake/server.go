@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +21,6 @@ func init() {
 
 // Server is a fake Platform API. It is an http.Handler and is safe for concurrent use.
 type Server struct {
-	fx     *Fixtures
 	clock  *clock
 	ids    ids // objects the API creates
 	reqIDs ids // request-ids of API requests
@@ -44,8 +44,10 @@ type Server struct {
 }
 
 // state is everything a server changes: one lazily built store per area, so that New costs the
-// same however large the fixtures are. Reset replaces it whole.
+// same however large the fixtures are, and the fixtures the stores are built from (those of New,
+// or the last snapshot loaded). Reset replaces it whole.
 type state struct {
+	fx         *Fixtures
 	admin      lazy[adminStore]
 	tunnels    lazy[tunnelStore]
 	work       lazy[workStore]
@@ -56,13 +58,17 @@ type state struct {
 // lazy holds an area's state, built from the fixtures the first time a request needs it.
 type lazy[T any] struct {
 	once sync.Once
-	v    *T
+	v    atomic.Pointer[T]
 }
 
 func (l *lazy[T]) get(build func() *T) *T {
-	l.once.Do(func() { l.v = build() })
-	return l.v
+	l.once.Do(func() { l.v.Store(build()) })
+	return l.v.Load()
 }
+
+// built returns the state if a request has built it, or nil: an area never built is still
+// exactly its fixtures, which a snapshot then copies as they are.
+func (l *lazy[T]) built() *T { return l.v.Load() }
 
 // Option configures a Server.
 type Option func(*config)
@@ -73,6 +79,7 @@ type config struct {
 	logger        *slog.Logger
 	violation     func(string)
 	maxNamespaces int
+	snapshotDir   string         // where POST /_fake/snapshot/save may write; "" forbids it
 	journals      *journalBudget // shared by a server and its namespaces
 }
 
@@ -117,15 +124,15 @@ func New(opts ...Option) *Server {
 // newServer builds a server from a complete configuration: New's, or its parent's for a
 // namespace.
 func newServer(cfg config) *Server {
-	return &Server{
-		fx:        cfg.fixtures,
+	s := &Server{
 		clock:     newClock(cfg.wallClock),
 		logger:    cfg.logger,
 		violation: cfg.violation,
-		st:        &state{},
 		cfg:       cfg,
 		journal:   journal{budget: cfg.journals},
 	}
+	s.start(cfg.fixtures)
+	return s
 }
 
 // root is the default server: s, or the server whose namespace s is.
@@ -155,18 +162,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
 // clears the journal, the injected faults and the stubs. Its namespaces are left alone
 // (ClearNamespaces drops them), so that one test's reset never reaches into another's namespace.
+// After LoadSnapshot the snapshot is the server's fixtures: Reset goes back to it.
 func (s *Server) Reset() {
+	s.restart(s.state().fx)
+}
+
+// restart clears the journal, faults and stubs and starts the server's world afresh from fx,
+// at the clock and counters fx holds (Epoch and zero for a data set that is not a snapshot).
+func (s *Server) restart(fx *Fixtures) {
 	s.ClearJournal()
 	s.ClearFaults()
 	s.stubs.reset()
+	s.start(fx)
+}
+
+// start makes fx the server's world: fresh area state, and the clock and ID counters where fx
+// says the world stands, all under the lock, so that a request sees the old world or the new.
+func (s *Server) start(fx *Fixtures) {
 	s.mu.Lock()
-	s.st = &state{}
-	s.ids.reset()
-	s.reqIDs.reset()
-	s.ctlIDs.reset()
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	s.st = &state{fx: fx}
+	s.ids.n.Store(fx.start.Issued.API)
+	s.reqIDs.n.Store(fx.start.Issued.Requests)
+	s.ctlIDs.set(fx.start.Issued.Control)
 	if !s.clock.wall {
-		s.clock.set(Epoch)
+		s.clock.set(fx.start.now())
 	}
 }
 

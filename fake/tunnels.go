@@ -45,12 +45,12 @@ type TunnelOptions struct {
 // TokenRotation is the audit record of one rotate_token call (spec 4.9: the reason is recorded
 // for audit). It holds token IDs, never token values.
 type TokenRotation struct {
-	TunnelID        string
-	PreviousTokenID string
-	TokenID         string
-	Reason          string // "" when the request gave none
-	CredentialID    string // the ID of the bearer credential that asked for the rotation
-	RotatedAt       time.Time
+	TunnelID        string    `json:"-"` // a snapshot lists rotations under their tunnel
+	PreviousTokenID string    `json:"previous_token_id"`
+	TokenID         string    `json:"token_id"`
+	Reason          string    `json:"reason,omitempty"` // "" when the request gave none
+	CredentialID    string    `json:"credential_id"`    // the ID of the bearer credential that asked for the rotation
+	RotatedAt       time.Time `json:"rotated_at"`
 }
 
 // tunnelToken is the tunnel token of spec 2.17. Only reveal_token and rotate_token answer it.
@@ -95,8 +95,9 @@ type tunnelStore struct {
 // fixtureTunnel is a tunnel of fixtures/tunnels.json, checked and parsed once per process.
 type fixtureTunnel struct {
 	Tunnel
-	org   *org
-	certs []tunnelCertificate
+	org       *org
+	certs     []tunnelCertificate
+	rotations []TokenRotation // oldest first; their number is the tunnel's rotation count
 }
 
 // Keys and states of the records: lists are ordered by (created_at, ID); archived_at set means archived.
@@ -129,6 +130,7 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 				ArchivedAt       *time.Time `json:"archived_at"`
 				CACertificatePEM string     `json:"ca_certificate_pem"`
 			} `json:"certificates"`
+			TokenRotations []TokenRotation `json:"token_rotations"`
 		} `json:"tunnels"`
 	}
 	if _, err := readFixture(fsys, "tunnels.json", &file); err != nil {
@@ -136,8 +138,18 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 	}
 	domains := map[string]bool{} // lower case: host names do not distinguish case
 	for _, ft := range file.Tunnels {
-		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.orgByID(ft.OrganizationID)}
+		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.orgByID(ft.OrganizationID), rotations: ft.TokenRotations}
 		t.Type = "tunnel"
+		for i := range t.rotations {
+			r := &t.rotations[i]
+			r.TunnelID = t.ID
+			// The token IDs are derived from the tunnel and the count: a snapshot that says
+			// otherwise was edited, and its rotation log would contradict what reveal answers.
+			if prev, next := currentToken(t.ID, i), currentToken(t.ID, i+1); r.PreviousTokenID != prev.ID || r.TokenID != next.ID {
+				return fmt.Errorf("tunnels.json: tunnel %s: token rotation %d names tokens %s and %s; rotation %d of this tunnel replaces %s with %s",
+					t.ID, i, r.PreviousTokenID, r.TokenID, i, prev.ID, next.ID)
+			}
+		}
 		switch {
 		case t.org == nil:
 			return fmt.Errorf("tunnels.json: tunnel %s names unknown organization %s", t.ID, ft.OrganizationID)
@@ -172,7 +184,8 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 func newTunnelStore(fx *Fixtures) *tunnelStore {
 	st := &tunnelStore{byID: map[string]*tunnelRec{}, domains: map[string]bool{}}
 	for _, ft := range fx.tunnels {
-		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org}
+		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org, rotations: len(ft.rotations)}
+		st.rotationLog = append(st.rotationLog, ft.rotations...)
 		for _, c := range ft.certs {
 			rec.certs = insertInOrder(rec.certs, &c, certRecKey, newestFirst)
 		}
@@ -201,7 +214,7 @@ func (st *tunnelStore) newDomain() string {
 
 // tunnels returns the area's store in st, built from the fixtures on first use.
 func (s *Server) tunnels(st *state) *tunnelStore {
-	return st.tunnels.get(func() *tunnelStore { return newTunnelStore(s.fx) })
+	return st.tunnels.get(func() *tunnelStore { return newTunnelStore(st.fx) })
 }
 
 // find returns the caller's tunnel; another organization's tunnel is not found, exactly like an
@@ -588,13 +601,15 @@ func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
 // display name longer than 255 characters.
 func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 	var o *org
+	world := s.state()
+	fx := world.fx
 	switch {
 	case opts.OrganizationID != "":
-		if o = s.fx.orgByID(opts.OrganizationID); o == nil {
+		if o = fx.orgByID(opts.OrganizationID); o == nil {
 			return Tunnel{}, invalidField("organization_id", "no organization has the ID %q; give an org_ ID or UUID of the fixtures", opts.OrganizationID)
 		}
-	case len(s.fx.orgs) > 0:
-		o = s.fx.orgs[0]
+	case len(fx.orgs) > 0:
+		o = fx.orgs[0]
 	default:
 		return Tunnel{}, invalidField("organization_id", "the fixtures have no organization to own the tunnel")
 	}
@@ -611,7 +626,7 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 		}
 		t.DisplayName = &opts.DisplayName
 	}
-	st := s.tunnels(s.state())
+	st := s.tunnels(world)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	t.ID, t.CreatedAt, t.Domain = s.ctlIDs.next("tnl_"), s.clock.Now(), st.newDomain()

@@ -118,19 +118,72 @@ type workStore struct {
 // gives the record's own fields but type, updated_at and archived_at.
 type envFixture struct {
 	envRecord
-	OrganizationID string `json:"organization_id"`
-	Work           []struct {
-		ID        string            `json:"id"`
-		SessionID string            `json:"session_id"`
-		Metadata  map[string]string `json:"metadata"`
-		CreatedAt time.Time         `json:"created_at"`
-	} `json:"work"`
-	org *org
+	OrganizationID string               `json:"organization_id"`
+	Work           []workFixture        `json:"work"`
+	Workers        map[string]time.Time `json:"workers,omitempty"` // Vendor-Worker-ID → latest poll (snapshots)
+	org            *org
+}
+
+// workFixture is a work item of environments.json. Hand-written fixtures give the first four
+// fields and the item is queued; a snapshot gives its whole state, with the queue's and the
+// lease's bookkeeping, so that the item continues exactly.
+type workFixture struct {
+	ID        string            `json:"id"`
+	SessionID string            `json:"session_id"`
+	Metadata  map[string]string `json:"metadata"`
+	CreatedAt time.Time         `json:"created_at"`
+
+	State             string     `json:"state,omitempty"`
+	AcknowledgedAt    *time.Time `json:"acknowledged_at,omitempty"`
+	LatestHeartbeatAt *time.Time `json:"latest_heartbeat_at,omitempty"`
+	StartedAt         *time.Time `json:"started_at,omitempty"`
+	StopRequestedAt   *time.Time `json:"stop_requested_at,omitempty"`
+	StoppedAt         *time.Time `json:"stopped_at,omitempty"`
+	QueuedAt          *time.Time `json:"queued_at,omitempty"`
+	PolledAt          *time.Time `json:"polled_at,omitempty"`
+	LastHeartbeat     string     `json:"last_heartbeat,omitempty"`
+	LeaseUntil        *time.Time `json:"lease_until,omitempty"`
+}
+
+// item builds the work item the fixture describes in environment envID.
+func (w *workFixture) item(envID string) *workItem {
+	it := newWorkItem(w.ID, envID, w.SessionID, w.Metadata, w.CreatedAt)
+	if w.State == "" {
+		it.rec.State, it.queuedAt = workQueued, w.CreatedAt
+		return it
+	}
+	r := &it.rec
+	r.State, r.AcknowledgedAt, r.LatestHeartbeatAt, r.StartedAt, r.StopRequestedAt, r.StoppedAt =
+		w.State, w.AcknowledgedAt, w.LatestHeartbeatAt, w.StartedAt, w.StopRequestedAt, w.StoppedAt
+	it.queuedAt, it.polledAt, it.lastHeartbeat = w.CreatedAt, w.PolledAt, w.LastHeartbeat
+	if w.QueuedAt != nil {
+		it.queuedAt = *w.QueuedAt
+	}
+	if w.LeaseUntil != nil {
+		it.leaseUntil = *w.LeaseUntil
+	}
+	return it
+}
+
+// fixture is the item as environments.json holds it in a snapshot.
+func (it *workItem) fixture() workFixture {
+	r := it.rec
+	w := workFixture{ID: r.ID, SessionID: r.Data.ID, Metadata: r.Metadata, CreatedAt: r.CreatedAt, State: r.State,
+		AcknowledgedAt: r.AcknowledgedAt, LatestHeartbeatAt: r.LatestHeartbeatAt, StartedAt: r.StartedAt,
+		StopRequestedAt: r.StopRequestedAt, StoppedAt: r.StoppedAt, PolledAt: it.polledAt, LastHeartbeat: it.lastHeartbeat}
+	if r.State == workQueued {
+		w.QueuedAt = &it.queuedAt
+	}
+	if it.lastHeartbeat != "" {
+		w.LeaseUntil = &it.leaseUntil
+	}
+	return w
 }
 
 func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 	var file struct {
 		Environments []*envFixture `json:"environments"`
+		Deleted      []string      `json:"deleted_environment_ids"`
 	}
 	found, err := readFixture(fsys, "environments.json", &file)
 	if err != nil || !found {
@@ -143,8 +196,18 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 		}
 		envOrg[e.ID] = e.org
 	}
+	// A key outlives its environment (the API deletes environments, not keys): a snapshot lists
+	// the environments deleted under a key, which the key may still name; any other key must
+	// name an environment of its own organization.
+	deleted := map[string]bool{}
+	for _, id := range file.Deleted {
+		if envOrg[id] != nil {
+			return fmt.Errorf("environments.json: environment %s is both listed and deleted", id)
+		}
+		deleted[id] = true
+	}
 	for _, c := range fx.creds {
-		if c.Kind == kindEnvironmentKey && envOrg[c.EnvironmentID] != c.org {
+		if c.Kind == kindEnvironmentKey && envOrg[c.EnvironmentID] != c.org && !deleted[c.EnvironmentID] {
 			return fmt.Errorf("environments.json: environment key %s names %s, which is not an environment of its organization", c.ID, c.EnvironmentID)
 		}
 	}
@@ -153,15 +216,26 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 }
 
 // newWorkStore copies the fixtures into a fresh store.
-func (s *Server) newWorkStore() *workStore {
+func newWorkStore(fx *Fixtures) *workStore {
 	st := &workStore{envs: map[string]*environment{}, arrived: make(chan struct{})}
-	for _, f := range s.fx.envs {
+	for _, f := range fx.envs {
 		rec := f.envRecord
-		rec.UpdatedAt = rec.CreatedAt
+		if rec.UpdatedAt.IsZero() {
+			rec.UpdatedAt = rec.CreatedAt
+		}
 		env := newEnvironment(rec, f.org)
 		for _, w := range f.Work {
-			env.add(newWorkItem(w.ID, f.ID, w.SessionID, w.Metadata, w.CreatedAt))
+			it := w.item(f.ID)
+			env.items = append(env.items, it)
+			env.byID[it.rec.ID] = it
+			if it.rec.State == workQueued {
+				env.queue[it.rec.ID] = it
+			}
+			if it.lastHeartbeat != "" {
+				env.leased[it.rec.ID] = it
+			}
 		}
+		maps.Copy(env.workers, f.Workers)
 		slices.SortFunc(env.items, func(a, b *workItem) int { return oldestFirst(workItemKey(a), workItemKey(b)) })
 		st.envs[f.ID] = env
 	}
@@ -314,7 +388,12 @@ func (s *Server) withItem(c *call, f func(env *environment, it *workItem, now ti
 	})
 }
 
-func (s *Server) work(c *call) *workStore { return c.st.work.get(s.newWorkStore) }
+func (s *Server) work(c *call) *workStore { return c.st.workStore() }
+
+// workStore returns the area's store in st, built from the fixtures on first use.
+func (st *state) workStore() *workStore {
+	return st.work.get(func() *workStore { return newWorkStore(st.fx) })
+}
 
 // wrongState answers an operation that does not apply in the item's current state.
 func wrongState(it *workItem, op, allowed string) error {

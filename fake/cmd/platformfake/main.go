@@ -2,6 +2,10 @@
 //
 //	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
+//	             [-snapshot-to DIR] [-snapshot-dir DIR]
+//
+// -snapshot-to writes the world to DIR on shutdown, as a data set -fixtures loads to continue
+// exactly where it stood; -snapshot-dir lets POST /_fake/snapshot/save write under DIR.
 //
 // It prints "listening on http://ADDR" once it serves, and shuts down gracefully on SIGINT or
 // SIGTERM, letting requests in flight finish.
@@ -55,6 +59,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	read := fl.Duration("read-timeout", 60*time.Second, "longest time to read a whole request, headers and body (answering it is not bounded)")
 	idle := fl.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request before it is closed")
 	maxConns := fl.Int("max-conns", 512, "most connections served at once; more wait to be accepted")
+	// Snapshots: save the world on shutdown, and where POST /_fake/snapshot/save may write.
+	snapshotTo := fl.String("snapshot-to", "", "on shutdown, write the default server's world as a fixture directory here (load it with -fixtures)")
+	snapshotDir := fl.String("snapshot-dir", "", "directory under which POST /_fake/snapshot/save may write snapshots (one subdirectory per name)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +88,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	opts := []fake.Option{fake.WithFixtures(fx), fake.WithMaxNamespaces(*maxNS)}
+	if *snapshotDir != "" {
+		opts = append(opts, fake.WithSnapshotDir(*snapshotDir))
+	}
 	if *wall {
 		opts = append(opts, fake.WithWallClock())
 	}
@@ -92,8 +102,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	fk := fake.New(opts...)
 	srv := &http.Server{
-		Handler:           fake.New(opts...),
+		Handler:           fk,
 		ReadHeaderTimeout: *readHeader,
 		ReadTimeout:       *read,
 		IdleTimeout:       *idle,
@@ -114,6 +125,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	if *snapshotTo != "" {
+		snap, err := fk.Snapshot()
+		if err != nil {
+			return err
+		}
+		if err := snap.WriteDir(*snapshotTo); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "snapshot written to %s\n", *snapshotTo)
 	}
 	return nil
 }

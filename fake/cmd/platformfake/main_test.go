@@ -249,3 +249,69 @@ func TestReadTimeoutBoundsOnlyReadingTheRequest(t *testing.T) {
 		t.Errorf("a body that never arrives: %d %s; want 400 naming the request body, without network internals", resp.StatusCode, body)
 	}
 }
+
+// serve runs the binary with args until stop is called, and returns its base URL.
+func serve(t *testing.T, args ...string) (base string, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-quiet"}, args...), os.Getenv, pw, io.Discard)
+		pw.Close()
+	}()
+	r := bufio.NewReader(pr)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, r) //nolint:errcheck // drains the lines after the first
+	return strings.TrimPrefix(strings.TrimSpace(line), "listening on "), func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	}
+}
+
+func post(t *testing.T, url, body string) string {
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return fmt.Sprintf("%d %s", resp.StatusCode, b)
+}
+
+// TestSnapshotFlags: -snapshot-to writes the world on shutdown, -snapshot-dir lets the control
+// call write under it, and -fixtures loads either to continue at the same clock.
+func TestSnapshotFlags(t *testing.T) {
+	to, under := filepath.Join(t.TempDir(), "world"), t.TempDir()
+	base, stop := serve(t, "-snapshot-to", to, "-snapshot-dir", under)
+	post(t, base+"/_fake/clock/advance", `{"seconds":60}`)
+	if got := post(t, base+"/_fake/snapshot/save", `{"name":"../escape"}`); !strings.HasPrefix(got, "400 ") {
+		t.Fatalf("save outside the directory: %s", got)
+	}
+	if got := post(t, base+"/_fake/snapshot/save", `{"name":"w1"}`); !strings.HasPrefix(got, "200 ") {
+		t.Fatalf("save: %s", got)
+	}
+	stop()
+	for _, dir := range []string{to, filepath.Join(under, "w1")} {
+		base, stop := serve(t, "-fixtures", dir)
+		resp, err := http.Get(base + "/_fake/clock")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		stop()
+		if string(b) != "{\"now\":\"2026-01-01T00:01:00Z\"}\n" {
+			t.Errorf("-fixtures %s: clock %s", dir, b)
+		}
+	}
+	base, stop = serve(t)
+	defer stop()
+	if got := post(t, base+"/_fake/snapshot/save", `{"name":"w1"}`); !strings.Contains(got, "-snapshot-dir") {
+		t.Errorf("save without -snapshot-dir: %s", got)
+	}
+}

@@ -1,0 +1,277 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing/fstest"
+	"time"
+)
+
+// Snapshots: a server's world saved as a data set of the shape of package fixtures, which any
+// server loads (LoadSnapshot, WithFixtures, the binary's -fixtures) to continue exactly where the
+// world stood. Each area writes its own files from its state (snapshot_areas.go); an area no
+// request has built is still exactly its fixtures, so its files are copied as they were loaded.
+// snapshot.json holds what no fixture file does: the clock and the ID counters.
+
+// snapshotFile is the file of a snapshot that holds the clock and the counters (schema
+// fixtures/snapshot).
+const snapshotFile = "snapshot.json"
+
+// snapshotBodyLimit bounds POST /_fake/snapshot: a world of a few thousand records of every kind
+// is a few MB, and the limit keeps a wrong upload from holding the process's memory.
+const snapshotBodyLimit = 64 << 20
+
+// Snapshot is a data set: file name ("users.json") → the file's content, exactly as it would be
+// on disk. GET /_fake/snapshot answers it as one JSON object; WriteDir writes it as a directory.
+type Snapshot map[string]string
+
+// worldStart is snapshot.json: where a loaded world's clock and counters stand. The zero value
+// is a data set without the file: the clock at Epoch and every counter at zero.
+type worldStart struct {
+	Now    time.Time `json:"now"`
+	Issued struct {
+		API      uint64            `json:"api"`
+		Requests uint64            `json:"requests"`
+		Control  map[string]uint64 `json:"control"`
+	} `json:"issued"`
+}
+
+func (w worldStart) now() time.Time {
+	if w.Now.IsZero() {
+		return Epoch
+	}
+	return w.Now
+}
+
+// loadSnapshotState reads snapshot.json, if present, into fx.start.
+func loadSnapshotState(fsys fs.FS, fx *Fixtures) error {
+	_, err := readFixture(fsys, snapshotFile, &fx.start)
+	return err
+}
+
+// readFixtureFiles keeps the bytes of every JSON file of fsys, so that a snapshot copies the
+// files of the areas no request changed as they are.
+func readFixtureFiles(fsys fs.FS, fx *Fixtures) error {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return err
+	}
+	fx.files = map[string][]byte{}
+	for _, e := range entries {
+		if name := e.Name(); !e.IsDir() && filepath.Ext(name) == ".json" {
+			if fx.files[name], err = fs.ReadFile(fsys, name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// snapshotArea is one area's part of a snapshot. lock locks the area's state if a request built
+// it, and reports whether it did; export (called with the lock held) adds the area's files.
+type snapshotArea struct {
+	lock   func(st *state) (unlock func(), built bool)
+	export func(st *state, out map[string]any) error
+}
+
+// lockArea adapts a lazily built store whose mutex mu guards everything a snapshot reads.
+func lockArea[T any](l func(st *state) *lazy[T], mu func(*T) *sync.Mutex) func(st *state) (func(), bool) {
+	return func(st *state) (func(), bool) {
+		v := l(st).built()
+		if v == nil {
+			return nil, false
+		}
+		m := mu(v)
+		m.Lock()
+		return m.Unlock, true
+	}
+}
+
+// Snapshot returns the server's world (a namespace's, when s is one) as a data set of the shape
+// of package fixtures: the files of every area, formatted like them (two-space indents, fields
+// in schema order, records in list order), and snapshot.json with the clock and the counters.
+// A server that loads it answers every read byte-identically and hands the next write the same
+// ID, timestamp and request-id. Every area is locked for the length of the export, so the set is
+// one moment of the world; a write still in flight may have taken its ID without its record.
+// Journal, faults and message stubs are the test's configuration, not the world: they are not
+// in a snapshot.
+func (s *Server) Snapshot() (Snapshot, error) {
+	st := s.state()
+	var built []snapshotArea
+	for _, a := range snapshotAreas {
+		if unlock, ok := a.lock(st); ok {
+			defer unlock()
+			built = append(built, a)
+		}
+	}
+	out := Snapshot{}
+	for name, raw := range st.fx.files {
+		out[name] = string(raw)
+	}
+	files := map[string]any{}
+	for _, a := range built {
+		if err := a.export(st, files); err != nil {
+			return nil, err
+		}
+	}
+	var w worldStart
+	w.Now = s.clock.Now()
+	w.Issued.API, w.Issued.Requests, w.Issued.Control = s.ids.n.Load(), s.reqIDs.n.Load(), s.ctlIDs.issued()
+	if w.Issued.Control == nil {
+		w.Issued.Control = map[string]uint64{}
+	}
+	files[snapshotFile] = w
+	for name, v := range files {
+		data, err := indentedJSON(v)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: %s: %w", name, err)
+		}
+		out[name] = string(data)
+	}
+	return out, nil
+}
+
+// indentedJSON encodes v as fixture files and the OpenAPI documents are written: two-space
+// indents, no HTML escaping (text holds <, > and & as they are), and a final newline.
+func indentedJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Fixtures checks and parses the snapshot as LoadFixtures checks any data set: a file the fake
+// does not know, a file that is not valid JSON (with its line and column), one that does not
+// conform to its schema (with the field) or does not hold together (with the record) refuses
+// the whole snapshot.
+func (snap Snapshot) Fixtures() (*Fixtures, error) {
+	fsys := fstest.MapFS{}
+	for name, content := range snap {
+		if !validFixtureName(name) {
+			return nil, fmt.Errorf("fixtures: %q: a file of a snapshot is named like users.json: lower-case letters and _, then .json", name)
+		}
+		fsys[name] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
+	}
+	return LoadFixtures(fsys)
+}
+
+// validFixtureName reports whether name can be a fixture file: no directory, nothing a file
+// system would treat specially.
+func validFixtureName(name string) bool {
+	base, ok := strings.CutSuffix(name, ".json")
+	return ok && base != "" && strings.Trim(base, "abcdefghijklmnopqrstuvwxyz_") == ""
+}
+
+// WriteDir writes the snapshot's files into dir, creating it if needed, so that -fixtures DIR
+// and FixturesDir load it. Files of dir that the snapshot does not hold are left alone, except
+// other fixture files, which are removed: they would otherwise be loaded with the snapshot as
+// part of its world.
+func (snap Snapshot) WriteDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	old, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	for _, p := range old {
+		if _, keep := snap[filepath.Base(p)]; !keep {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("snapshot: %w", err)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(snap)) {
+		if !validFixtureName(name) {
+			return fmt.Errorf("snapshot: %q is not a fixture file name", name)
+		}
+		// Write then rename, so that a reader never sees half a file.
+		tmp := filepath.Join(dir, "."+name+".tmp")
+		if err := os.WriteFile(tmp, []byte(snap[name]), 0o644); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+	}
+	return nil
+}
+
+// LoadSnapshot replaces the world of the server (or of the namespace s is) with the snapshot: its
+// data, clock and counters, as Reset would with the snapshot for fixtures. It also clears the
+// journal, faults and stubs, as Reset does, and Reset afterwards returns to the snapshot. A
+// snapshot that does not load is refused whole (see Snapshot.Fixtures) and the server is left as
+// it was.
+func (s *Server) LoadSnapshot(snap Snapshot) error {
+	fx, err := snap.Fixtures()
+	if err != nil {
+		return invalid("%v", err)
+	}
+	s.restart(fx)
+	return nil
+}
+
+// Control calls: GET /_fake/snapshot and POST /_fake/snapshot.
+
+func (s *Server) getSnapshot(c *call) (any, error) {
+	return s.Snapshot()
+}
+
+func (s *Server) loadSnapshot(c *call) (any, error) {
+	var snap Snapshot
+	if err := c.bindValid(&snap); err != nil {
+		return nil, err
+	}
+	if err := s.LoadSnapshot(snap); err != nil {
+		return nil, err
+	}
+	return clockBody{s.Now()}, nil
+}
+
+// WithSnapshotDir allows the control call POST /_fake/snapshot/save to write snapshots into
+// subdirectories of dir (the binary's -snapshot-dir). Without it the call is refused: a client
+// must not choose where a server writes.
+func WithSnapshotDir(dir string) Option { return func(c *config) { c.snapshotDir = dir } }
+
+type savedSnapshot struct {
+	Path  string `json:"path"`
+	Files int    `json:"files"`
+}
+
+// saveSnapshot writes the snapshot into the named subdirectory of the directory WithSnapshotDir
+// allowed. The name follows the grammar of namespace names, so it can name no other place.
+func (s *Server) saveSnapshot(c *call) (any, error) {
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := c.bindValid(&req); err != nil {
+		return nil, err
+	}
+	if s.cfg.snapshotDir == "" {
+		return nil, invalid("this server may not write snapshots: start it with -snapshot-dir DIR (WithSnapshotDir in Go), or read the snapshot with GET /_fake/snapshot")
+	}
+	if !validNamespaceName(req.Name) {
+		return nil, invalidField("name", "%q: a snapshot's directory name is 1 to 64 of the characters A-Z a-z 0-9 . _ - (and neither \".\" nor \"..\")", req.Name)
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(s.cfg.snapshotDir, req.Name)
+	if err := snap.WriteDir(dir); err != nil {
+		return nil, newError(errAPI, "%v", err)
+	}
+	return savedSnapshot{Path: dir, Files: len(snap)}, nil
+}

@@ -1,0 +1,298 @@
+package fake
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Each area's part of a snapshot: the files it owns, written from its state in the shape its
+// loader reads. Records are written from the area's own types wherever they carry JSON tags, so
+// a field added to a record reaches the snapshot without a change here; what a type keeps in
+// unexported fields is written explicitly, and TestSnapshotCoversState fails when a state type
+// gains a field this file has not been taught about.
+
+var snapshotAreas = []snapshotArea{
+	{lockArea(func(st *state) *lazy[adminStore] { return &st.admin }, func(a *adminStore) *sync.Mutex { return &a.mu }), exportAdmin},
+	{lockArea(func(st *state) *lazy[tunnelStore] { return &st.tunnels }, func(t *tunnelStore) *sync.Mutex { return &t.mu }), exportTunnels},
+	{lockArea(func(st *state) *lazy[workStore] { return &st.work }, func(w *workStore) *sync.Mutex { return &w.mu }), exportWork},
+	{lockArea(func(st *state) *lazy[complianceStore] { return &st.compliance }, func(c *complianceStore) *sync.Mutex { return &c.mu }), exportCompliance},
+	{lockArea(func(st *state) *lazy[memoryArea] { return &st.memory }, func(m *memoryArea) *sync.Mutex { return &m.mu }), exportMemory},
+}
+
+// fixtureRecord is a record as a fixture file holds it: organization_id first, then the
+// record's own fields in their order, less those the file does not hold (computed or constant
+// ones such as "type").
+func fixtureRecord(orgID string, rec any, drop ...string) (json.RawMessage, error) {
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	out := []byte(`{`)
+	if orgID != "" {
+		out = append(append(append(out, `"organization_id":`...), mustQuote(orgID)...), ',')
+	}
+	gjson.ParseBytes(raw).ForEach(func(k, v gjson.Result) bool {
+		for _, d := range drop {
+			if k.Str == d {
+				return true
+			}
+		}
+		out = append(append(append(append(out, k.Raw...), ':'), v.Raw...), ',')
+		return true
+	})
+	if out[len(out)-1] == ',' {
+		out = out[:len(out)-1]
+	}
+	return append(out, '}'), nil
+}
+
+// mustQuote is s as a JSON string.
+func mustQuote(s string) []byte {
+	b, _ := json.Marshal(s) // a string always encodes
+	return b
+}
+
+// recordList collects the records of a file; the first error wins.
+type recordList struct {
+	list []json.RawMessage
+	err  error
+}
+
+func (l *recordList) add(orgID string, rec any, drop ...string) {
+	if l.err != nil {
+		return
+	}
+	r, err := fixtureRecord(orgID, rec, drop...)
+	l.list, l.err = append(l.list, r), err
+}
+
+// --- Administration: users.json and admin.json ---
+
+// exportAdmin writes the members (with removed ones marked, since compliance still names them
+// and a removed user's ID stays a valid cursor), invites with what happened to them, and
+// workspaces. Rate limits no request changes: they are copied from the fixtures as loaded.
+func exportAdmin(st *state, out map[string]any) error {
+	a := st.admin.built()
+	var users, invites, workspaces recordList
+	for _, o := range st.fx.orgs {
+		for _, u := range a.users.of(o) {
+			rec := *u
+			rec.Removed = a.removed[u.ID]
+			users.add("", rec)
+		}
+		for _, in := range a.invites.of(o) {
+			rec := *in
+			rec.Status = in.status
+			invites.add(o.ID, rec, "expires_at", "type")
+		}
+		for _, w := range a.workspaces.of(o) {
+			workspaces.add(o.ID, w, "type")
+		}
+	}
+	for _, l := range []recordList{users, invites, workspaces} {
+		if l.err != nil {
+			return l.err
+		}
+	}
+	out["users.json"] = struct {
+		Users []json.RawMessage `json:"users"`
+	}{orEmptyList(users.list)}
+	file := struct {
+		Invites             []json.RawMessage `json:"invites"`
+		Workspaces          []json.RawMessage `json:"workspaces"`
+		RateLimits          json.RawMessage   `json:"rate_limits,omitempty"`
+		WorkspaceRateLimits json.RawMessage   `json:"workspace_rate_limits,omitempty"`
+	}{Invites: orEmptyList(invites.list), Workspaces: orEmptyList(workspaces.list)}
+	if raw, ok := st.fx.files["admin.json"]; ok {
+		if rl := gjson.GetBytes(raw, "rate_limits"); rl.Exists() {
+			file.RateLimits = json.RawMessage(rl.Raw)
+		}
+		if wl := gjson.GetBytes(raw, "workspace_rate_limits"); wl.Exists() {
+			file.WorkspaceRateLimits = json.RawMessage(wl.Raw)
+		}
+	}
+	out["admin.json"] = file
+	return nil
+}
+
+// oldestFirstOf returns the records of an area's index by ID in list order, so that a file lists
+// them as a list answers them.
+func oldestFirstOf[T any](byID map[string]*T, key func(*T) listKey) []*T {
+	list := slices.Collect(maps.Values(byID))
+	slices.SortFunc(list, func(a, b *T) int { return oldestFirst(key(a), key(b)) })
+	return list
+}
+
+// orEmptyList makes a nil list an empty one, so that a file with no records still says so.
+func orEmptyList(l []json.RawMessage) []json.RawMessage {
+	if l == nil {
+		return []json.RawMessage{}
+	}
+	return l
+}
+
+// --- Tunnels: tunnels.json ---
+
+// exportTunnels writes every tunnel with its certificates (the PEM of each CA certificate,
+// from which fingerprint and expiry are computed again) and its token rotations.
+func exportTunnels(st *state, out map[string]any) error {
+	ts := st.tunnels.built()
+	rotations := map[string][]TokenRotation{}
+	for _, r := range ts.rotationLog {
+		rotations[r.TunnelID] = append(rotations[r.TunnelID], r)
+	}
+	var tunnels recordList
+	for i := len(ts.list) - 1; i >= 0; i-- { // oldest first, as the fixtures are written
+		rec := ts.list[i]
+		type cert struct {
+			ID               string `json:"id"`
+			ArchivedAt       any    `json:"archived_at"`
+			CreatedAt        any    `json:"created_at"`
+			CACertificatePEM string `json:"ca_certificate_pem"`
+		}
+		certs := []cert{}
+		for j := len(rec.certs) - 1; j >= 0; j-- {
+			c := rec.certs[j]
+			certs = append(certs, cert{c.ID, c.ArchivedAt, c.CreatedAt,
+				string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.ca.Raw}))})
+		}
+		tunnels.add(rec.org.ID, struct {
+			Tunnel
+			Certificates   []cert          `json:"certificates"`
+			TokenRotations []TokenRotation `json:"token_rotations,omitempty"`
+		}{rec.Tunnel, certs, rotations[rec.ID]}, "type")
+	}
+	if tunnels.err != nil {
+		return tunnels.err
+	}
+	// The domain counter is not written: every domain ever allocated is held by a tunnel (they
+	// are never deleted), so a counter from zero skips to the same next domain.
+	out["tunnels.json"] = struct {
+		Tunnels []json.RawMessage `json:"tunnels"`
+	}{orEmptyList(tunnels.list)}
+	return nil
+}
+
+// --- Environments and work: environments.json ---
+
+// exportWork writes every environment with its work items in their whole state. Lapsed leases
+// are written as they stand, not settled: the loading server settles them when a request reads
+// the environment, at the same instant the original would have.
+func exportWork(st *state, out map[string]any) error {
+	ws := st.work.built()
+	var list recordList
+	for _, env := range oldestFirstOf(ws.envs, func(e *environment) listKey { return listKey{e.rec.CreatedAt, e.rec.ID} }) {
+		work := make([]workFixture, len(env.items))
+		for i, it := range env.items {
+			work[i] = it.fixture()
+		}
+		var workers map[string]time.Time
+		if len(env.workers) > 0 {
+			workers = env.workers
+		}
+		list.add(env.org.ID, struct {
+			envRecord
+			Workers map[string]time.Time `json:"workers,omitempty"`
+			Work    []workFixture        `json:"work"`
+		}{env.rec, workers, work}, "type")
+	}
+	if list.err != nil {
+		return list.err
+	}
+	// The environments of keys that the API deleted: the keys stay, and must still load.
+	var deleted []string
+	for _, c := range st.fx.creds {
+		if c.Kind == kindEnvironmentKey && ws.envs[c.EnvironmentID] == nil && !slices.Contains(deleted, c.EnvironmentID) {
+			deleted = append(deleted, c.EnvironmentID)
+		}
+	}
+	slices.Sort(deleted)
+	out["environments.json"] = struct {
+		Environments []json.RawMessage `json:"environments"`
+		Deleted      []string          `json:"deleted_environment_ids,omitempty"`
+	}{orEmptyList(list.list), deleted}
+	return nil
+}
+
+// --- Memory stores: memory_stores.json ---
+
+// exportMemory writes every store with its whole history, redactions included; live memories
+// are what the history leaves behind, as the loader replays it.
+func exportMemory(st *state, out map[string]any) error {
+	ma := st.memory.built()
+	var list recordList
+	for _, ms := range oldestFirstOf(ma.stores, func(m *memStoreState) listKey { return listKey{m.rec.CreatedAt, m.rec.ID} }) {
+		var versions recordList
+		for _, v := range ms.versions {
+			versions.add("", v, "type", "memory_store_id", "content_sha256", "content_size_bytes")
+		}
+		if versions.err != nil {
+			return versions.err
+		}
+		var heads []redactedHead
+		for _, m := range ms.memories {
+			if ms.byID[m.MemoryVersionID].RedactedAt != nil {
+				heads = append(heads, redactedHead{m.ID, m.Path, *m.Content})
+			}
+		}
+		slices.SortFunc(heads, func(a, b redactedHead) int { return strings.Compare(a.MemoryID, b.MemoryID) })
+		list.add(ms.org.ID, struct {
+			memoryStore
+			Versions      []json.RawMessage `json:"versions"`
+			RedactedHeads []redactedHead    `json:"redacted_heads,omitempty"`
+		}{ms.rec.memoryStore, orEmptyList(versions.list), heads}, "type")
+	}
+	if list.err != nil {
+		return list.err
+	}
+	out["memory_stores.json"] = struct {
+		MemoryStores []json.RawMessage `json:"memory_stores"`
+	}{orEmptyList(list.list)}
+	return nil
+}
+
+// --- Compliance: compliance.json ---
+
+// exportCompliance writes the chat data as loaded (nothing but deletion changes it) with the
+// deletions the API made, which the loading server applies again in order.
+func exportCompliance(st *state, out map[string]any) error {
+	cs := st.compliance.built()
+	raw, ok := st.fx.files["compliance.json"]
+	if !ok {
+		if len(cs.deletions) == 0 {
+			return nil // no data and nothing deleted: the data set has no compliance.json
+		}
+		return errors.New("compliance.json: deletions without the data they apply to")
+	}
+	deletions, err := json.Marshal(cs.deletions)
+	if err != nil {
+		return err
+	}
+	var fields []json.RawMessage
+	gjson.ParseBytes(raw).ForEach(func(k, v gjson.Result) bool {
+		if k.Str != "deletions" {
+			fields = append(fields, json.RawMessage(k.Raw+":"+v.Raw))
+		}
+		return true
+	})
+	if len(cs.deletions) > 0 {
+		fields = append(fields, json.RawMessage(`"deletions":`+string(deletions)))
+	}
+	doc := "{"
+	for i, f := range fields {
+		if i > 0 {
+			doc += ","
+		}
+		doc += string(f)
+	}
+	out["compliance.json"] = json.RawMessage(doc + "}")
+	return nil
+}
