@@ -61,6 +61,8 @@ type T struct {
 	// recent holds the check's last exchanges, oldest first, so that a report can show the one
 	// that failed it.
 	recent []*Response
+	// What the check did, for the harness's rule on checks over existing data (see Need).
+	wrote, readList, needed bool
 }
 
 // keepExchanges bounds T.recent: the exchange that fails a check is almost always one of its last.
@@ -86,6 +88,7 @@ func (t *T) Do(r Request) *Response {
 		t.recent = append(t.recent[:0], t.recent[1:]...)
 	}
 	t.recent = append(t.recent, resp)
+	t.noteKind(resp)
 	t.checkSchema(resp)
 	t.checkEveryResponse(resp)
 	return resp
@@ -142,6 +145,48 @@ func (t *T) Unsupported(format string, args ...any) {
 // Disabled ends the check: it cannot run with this configuration.
 func (t *T) Disabled(format string, args ...any) {
 	t.skip(prefixDisabled + fmt.Sprintf(format, args...))
+}
+
+// Need declares how many items of existing data the check inspects, and how many its title needs:
+// none for a statement about "every" item, two for an order, and so on. With fewer than need, the
+// check ends as unsupported, naming what it needed, so that a deployment without the data never
+// passes a check that inspected nothing. Call it before the loop over the items.
+//
+// The harness holds every check to it: a check that created nothing (sent only GET requests),
+// read a list, and would pass without having called Need ends as a suite error (see finish).
+func (t *T) Need(what string, have, need int) {
+	t.needed = true
+	if have < need {
+		t.Unsupported("needs at least %d %s to check this; the target has %d", need, what, have)
+	}
+}
+
+// NoItemsNeeded declares that the check reads a list only for what the answer says of itself
+// (its headers, its status, how it validates a parameter), never for its items, so an empty list
+// serves it as well as a full one.
+func (t *T) NoItemsNeeded() { t.needed = true }
+
+// noteKind records whether resp answered a write (the check made data of its own) or is a list
+// (the check reads data it did not make).
+func (t *T) noteKind(resp *Response) {
+	if resp.req.Method != "" && resp.req.Method != http.MethodGet {
+		t.wrote = true
+		return
+	}
+	if resp.Status/100 == 2 && (resp.Get("data").IsArray() || resp.Get("has_more").Exists()) {
+		t.readList = true
+	}
+}
+
+// finish ends a check whose Run returned. A check over existing data only (no write, a list
+// read) that never said what it needed would pass against a target with nothing to inspect: that
+// is a bug of the check, reported as the suite's own error. Fake-only checks read the fake's own
+// fixtures, which the suite knows.
+func (t *T) finish(c Check) {
+	if !t.wrote && t.readList && !t.needed && !c.Has(FakeOnly) {
+		t.fail(prefixSuiteError + c.ID + " read only existing data but did not declare what it needed (T.Need), " +
+			"so it would pass against a target with nothing to inspect")
+	}
 }
 
 // Cleanup registers f to run after the check, whatever its outcome. Register it right after the
@@ -220,6 +265,7 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 		}
 	}()
 	c.Run(t)
+	t.finish(c)
 	return o
 }
 

@@ -131,6 +131,7 @@ func runSpec(ctx context.Context, c Check) {
 		}
 	})
 	c.Run(t)
+	t.finish(c)
 }
 
 const cleanupEntry = "cleanup failure"
