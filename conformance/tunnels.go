@@ -485,9 +485,12 @@ func tunnelArchiveChecks() []Check {
 			Run: func(t *T) {
 				id := archivedTunnel(t)
 				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+				archive := Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"}
+				first := t.OK(archive)
+				t.Expect(first.JSON().Raw).To(MatchJSON(before.JSON().Raw), "archiving the archived tunnel %s answers it unchanged", id)
 				letTimePass(t)
-				again := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
-				t.Expect(again.JSON().Raw).To(MatchJSON(before.JSON().Raw))
+				again := t.OK(archive)
+				t.Expect(again.JSON().Raw).To(MatchJSON(before.JSON().Raw), "archiving the archived tunnel %s again, later, answers it unchanged", id)
 			}},
 		{ID: "tunnels/archived-token-refused", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "reveal_token and rotate_token on an archived tunnel are refused with 400 and answer no token",
