@@ -112,16 +112,16 @@ func (t *T) checkSchema(resp *Response) {
 // OK sends r and requires a 200 answer.
 func (t *T) OK(r Request) *Response {
 	resp := t.Do(r)
-	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(http.StatusOK), "%s", resp)
+	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(http.StatusOK), "the answer is 200: %s", resp)
 	return resp
 }
 
 // ExpectError requires resp to be an error envelope (spec 7) of the status and error type.
 func (t *T) ExpectError(resp *Response, status int, errType string) {
-	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(status), "%s", resp)
-	t.ExpectWithOffset(1, resp.Get("type").String()).To(gomega.Equal("error"), "%s", resp)
-	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(gomega.Equal(errType), "%s", resp)
-	t.ExpectWithOffset(1, resp.Get("request_id").String()).NotTo(gomega.BeEmpty(), "%s", resp)
+	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(status), "the answer is %d %s: %s", status, errType, resp)
+	t.ExpectWithOffset(1, resp.Get("type").String()).To(gomega.Equal("error"), "an error body has type error (spec 7): %s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(gomega.Equal(errType), "the error's type is %s: %s", errType, resp)
+	t.ExpectWithOffset(1, resp.Get("request_id").String()).NotTo(gomega.BeEmpty(), "an error body carries its request_id: %s", resp)
 }
 
 // Control calls the fake's control API (fake-only checks). The body is JSON-encoded.
@@ -254,7 +254,7 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	t := &T{Target: tg, ctx: ctx}
 	t.skip = func(msg string) { o.Skipped = msg; panic(stop{}) }
 	t.fail = func(msg string) { o.Failures = append(o.Failures, msg); panic(stop{}) }
-	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(msg) })
+	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(described(c, msg)) })
 	defer func() {
 		t.runCleanups()
 		o.CleanupFailures = t.CleanupFailures
@@ -267,6 +267,17 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	c.Run(t)
 	t.finish(c)
 	return o
+}
+
+// described makes a failure name what was expected of the target in words. An assertion with a
+// description reads "description\nExpected ..."; one without it is bare matcher output
+// ("Expected <string>: not to be empty"), which says nothing of the API, so the harness puts the
+// statement of the check before it.
+func described(c Check, msg string) string {
+	if strings.HasPrefix(msg, "Expected") {
+		return "expected of the target: " + c.Title + "\n" + msg
+	}
+	return msg
 }
 
 // category names how a check ended (an outcome of run.go), from its skip or failure message.

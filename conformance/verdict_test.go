@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/onsi/gomega"
+
 	"github.com/platformkit/platformkit/fake"
 )
 
@@ -197,5 +199,94 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				t.Errorf("fails against the honest fake as a deployment: %+v", o)
 			}
 		})
+	}
+}
+
+// TestStrictRunFailsOnUnsupported: against a deployment without tunnels, a tunnel-order check is
+// unsupported. By default that passes the run, saying what the check needed; strict, by
+// environment variable or by flag, it fails the run, and every report says what was needed.
+func TestStrictRunFailsOnUnsupported(t *testing.T) {
+	srv := deployment(t, fake.New(fake.WithFixtures(sparseFixtures(t))))
+	base := map[string]string{"CONFORMANCE_BASE_URL": srv.URL, "CONFORMANCE_API_KEY": secretAPIKey,
+		"CONFORMANCE_ADMIN_API_KEY": secretAdmin, "CONFORMANCE_BEARER_TOKEN": secretBearer, "CONFORMANCE_COMPLIANCE_API_KEY": FakeComplianceKey}
+	focus := "-ginkgo.focus=tunnels/list-newest-first"
+	const needed = "needs at least 2 tunnels"
+
+	lenient := runSuite(t, base, focus)
+	if lenient.code != 0 || !strings.Contains(lenient.out, "unsupported") || !strings.Contains(lenient.out, needed) {
+		t.Errorf("by default an unsupported check passes the run and says what it needed: exit %d\n%s", lenient.code, lenient.out)
+	}
+	withVar := map[string]string{"CONFORMANCE_STRICT": "1"}
+	for k, v := range base {
+		withVar[k] = v
+	}
+	for name, s := range map[string]suiteRun{
+		"CONFORMANCE_STRICT=1": runSuite(t, withVar, focus),
+		"-conformance.strict":  runSuite(t, base, focus, "-conformance.strict"),
+	} {
+		if s.code == 0 || !strings.HasSuffix(s.lastLine(), "strict: the unsupported fail the run") {
+			t.Errorf("%s: exit %d, last line %q; want a failed run that says why", name, s.code, s.lastLine())
+		}
+		for _, f := range []string{JUnitFile, ResultsFile, HumanFile} {
+			if !strings.Contains(s.file(t, f), needed) {
+				t.Errorf("%s: the report %s does not say what the unsupported check needed", name, f)
+			}
+		}
+		if j := s.file(t, JUnitFile); !strings.Contains(j, `<failure message="needs at least 2 tunnels`) {
+			t.Errorf("%s: a strict JUnit report shows the unsupported check as a failure:\n%s", name, j)
+		}
+	}
+}
+
+func TestRetryAfterMissing(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		value  string
+		bad    bool
+	}{
+		{429, "3", false}, {529, "0", false}, {429, "", true}, {529, "1.5", true},
+		{429, "Wed, 21 Oct 2026 07:28:00 GMT", true}, {429, "-1", true}, {503, "", false}, {200, "", false},
+	} {
+		h := http.Header{}
+		if tc.value != "" {
+			h.Set("retry-after", tc.value)
+		}
+		if got := retryAfterMissing(tc.status, h); (got != "") != tc.bad {
+			t.Errorf("%d with retry-after %q: %q; want a violation: %v", tc.status, tc.value, got, tc.bad)
+		}
+	}
+}
+
+// TestEveryCheckSeesRetryAfter: any check that receives a 429 without retry-after fails, though
+// its own assertions never look at it.
+func TestEveryCheckSeesRetryAfter(t *testing.T) {
+	busy := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("request-id", "req_busy_"+r.URL.RawQuery)
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte(`{"type":"error","error":{"type":"rate_limit_error","message":"slow down"},"request_id":"req_busy"}`))
+	})
+	c := Check{ID: "core/x", Clause: "5", Labels: []Label{Core}, Title: "x", Run: func(t *T) {
+		t.Do(Request{Area: Models, Path: "/v1/models"})
+	}}
+	o := RunCheck(context.Background(), openAt(t, hideControl(busy)), c)
+	if len(o.Failures) == 0 || !strings.Contains(o.Failures[0], "retry-after") {
+		t.Errorf("a 429 without retry-after: %+v; want a failure naming retry-after", o)
+	}
+}
+
+// TestFailuresSayWhatWasExpected: a failure of an assertion written without a description still
+// names, in words, what was expected of the target.
+func TestFailuresSayWhatWasExpected(t *testing.T) {
+	c := Check{ID: "core/x", Clause: "5", Labels: []Label{Core}, Title: "every answer carries a request-id header", Run: func(t *T) {
+		t.Expect("").NotTo(BeEmpty())
+	}}
+	o := RunCheck(context.Background(), openAt(t, fake.New()), c)
+	if len(o.Failures) != 1 || !strings.HasPrefix(o.Failures[0], "expected of the target: every answer carries a request-id header\nExpected") {
+		t.Errorf("bare matcher output: %q", o.Failures)
+	}
+	c.Run = func(t *T) { t.Expect("").NotTo(BeEmpty(), "a 200 answer carries a request-id header") }
+	if o := RunCheck(context.Background(), openAt(t, fake.New()), c); len(o.Failures) != 1 || !strings.HasPrefix(o.Failures[0], "a 200 answer carries a request-id header\n") {
+		t.Errorf("a described assertion keeps its own words first: %q", o.Failures)
 	}
 }
