@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -256,10 +257,16 @@ func TestScriptedModelStopSequences(t *testing.T) {
 	if got.Get("stop_reason").String() != "stop_sequence" || got.Get("stop_sequence").String() != stop || got.Get("content.0.text").String() != text[:cut] {
 		t.Errorf("stop sequence %q in %q: %s", stop, text, got.Raw)
 	}
-	// Two sequences matching at once: the earlier match wins; a match at the very start leaves no text.
-	first := create(t, ts, msgBody("stop_sequences", []any{words[len(words)-2], stop}))
-	if got, _ := firstStop(text, []string{words[len(words)-2], stop}); first.Get("stop_sequence").String() != got {
-		t.Errorf("two sequences: %s, want %q", first.Raw, got)
+	// Two sequences matching at once: the earlier match wins, whatever their order in the request;
+	// a match at the very start leaves no text.
+	late := words[len(words)-2]
+	want, at := late, strings.Index(text, late)
+	if i := strings.Index(text, stop); i < at {
+		want, at = stop, i
+	}
+	first := create(t, ts, msgBody("stop_sequences", []any{late, stop}))
+	if first.Get("stop_sequence").String() != want || first.Get("content.0.text").String() != text[:at] {
+		t.Errorf("two sequences %q and %q in %q: %s, want %q, the one found first (at byte %d)", late, stop, text, first.Raw, want, at)
 	}
 	head := text[:3]
 	if empty := create(t, ts, msgBody("stop_sequences", []any{head})); empty.Get("content.#").Int() != 0 || empty.Get("stop_sequence").String() != head || empty.Get("usage.output_tokens").Int() != 0 {
@@ -417,6 +424,33 @@ func TestScriptedModelCitations(t *testing.T) {
 	}
 	if got.Get(fmt.Sprintf("content.%d.citations", len(want))).Type != gjson.Null {
 		t.Errorf("the answer after the quotes carries citations: %s", got.Raw)
+	}
+}
+
+// TestInputTokensCountSystemToolsAndMessages pins the input tokens of a request with a system
+// prompt, a tool and a message, counted by hand by the rule of countInputTokens (each word or
+// punctuation mark of a string one token, each object and array one more, keys nothing):
+// system "Be brief." 3; messages [ {user, "Hi there"} ] 1+1+1+2 = 5; tools [ {get_weather,
+// "Get the weather", {type: object}} ] 1+1+1+3+2 = 8.
+func TestInputTokensCountSystemToolsAndMessages(t *testing.T) {
+	ts := NewTestServer(t)
+	tool := map[string]any{"name": "get_weather", "description": "Get the weather", "input_schema": map[string]any{"type": "object"}}
+	for _, tc := range []struct {
+		what string
+		body map[string]any
+		want int64
+	}{
+		{"system, tools and messages", msgBody("system", "Be brief.", "tools", []any{tool}, "messages", userTurn("Hi there")), 16},
+		{"without the system prompt", msgBody("tools", []any{tool}, "messages", userTurn("Hi there")), 13},
+		{"without the tool", msgBody("system", "Be brief.", "messages", userTurn("Hi there")), 8},
+	} {
+		if got := create(t, ts, tc.body).Get("usage.input_tokens").Int(); got != tc.want {
+			t.Errorf("%s: usage.input_tokens %d, want %d", tc.what, got, tc.want)
+		}
+		_, out := postMessages(t, ts, "/v1/messages/count_tokens", with(maps.Clone(tc.body), []any{"max_tokens", nil}))
+		if got := gjson.GetBytes(out, "input_tokens").Int(); got != tc.want {
+			t.Errorf("%s: count_tokens %d, want %d", tc.what, got, tc.want)
+		}
 	}
 }
 
