@@ -836,6 +836,61 @@ func TestMessagesConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
+// TestAccumulateMessageEveryDeltaType grounds each delta type in a hand-written stream with the
+// message it must make, written out by hand: thinking and its signature, a text with a citation,
+// and a tool call whose input arrives as pieces of JSON split inside a string.
+func TestAccumulateMessageEveryDeltaType(t *testing.T) {
+	ev := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
+	delta := func(i int, d string) string {
+		return ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":%s}`, i, d))
+	}
+	start := func(i int, block string) string {
+		return ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":%s}`, i, block))
+	}
+	stop := func(i int) string { return ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i)) }
+	citation := `{"type":"char_location","cited_text":"Paris is the capital","document_index":0,"document_title":"Atlas","start_char_index":0,"end_char_index":20}`
+	body := ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}}`) +
+		start(0, `{"type":"thinking","thinking":"","signature":""}`) +
+		delta(0, `{"type":"thinking_delta","thinking":"The capital "}`) + delta(0, `{"type":"thinking_delta","thinking":"of France."}`) +
+		delta(0, `{"type":"signature_delta","signature":"c2lnbmVk"}`) + stop(0) +
+		start(1, `{"type":"text","text":"","citations":null}`) +
+		delta(1, `{"type":"citations_delta","citation":`+citation+`}`) + delta(1, `{"type":"text_delta","text":"It is "}`) + delta(1, `{"type":"text_delta","text":"Paris."}`) + stop(1) +
+		start(2, `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}`) +
+		delta(2, `{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}`) + delta(2, `{"type":"input_json_delta","partial_json":"ris\", \"days\": 12345678901234567890}"}`) + stop(2) +
+		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`) +
+		ev("message_stop", `{"type":"message_stop"}`)
+	evs, err := ParseEventStream([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := AccumulateMessage(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"signature":"c2lnbmVk","thinking":"The capital of France.","type":"thinking"},` +
+		`{"citations":[{"cited_text":"Paris is the capital","document_index":0,"document_title":"Atlas","end_char_index":20,"start_char_index":0,"type":"char_location"}],"text":"It is Paris.","type":"text"},` +
+		`{"id":"toolu_1","input":{"city":"Paris","days":12345678901234567890},"name":"get_weather","type":"tool_use"}]`
+	if got := canonical(t, msg.Content); got != want {
+		t.Errorf("content:\n got %s\nwant %s", got, want)
+	}
+	if msg.StopReason == nil || *msg.StopReason != "tool_use" {
+		t.Errorf("stop_reason %v, want tool_use", msg.StopReason)
+	}
+	// A delta of the wrong kind for its block, and JSON pieces that make no JSON, are refused.
+	for name, bad := range map[string]string{
+		"thinking_delta on a text block": strings.Replace(body, `{"type":"text_delta","text":"It is "}`, `{"type":"thinking_delta","thinking":"It is "}`, 1),
+		"partial JSON cut short":         strings.Replace(body, `ris\", \"days\": 12345678901234567890}`, `ris\", \"days\": 1`, 1),
+	} {
+		evs, err := ParseEventStream([]byte(bad))
+		if err == nil {
+			_, err = AccumulateMessage(evs)
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
 // TestAccumulateMessageRejectsBadStreams covers the grammar checks clients of the package rely on.
 func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
 	start := `event: message_start` + "\n" + `data: {"type":"message_start","message":{"content":[]}}` + "\n\n"
