@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -139,10 +140,15 @@ var memoryStoreChecks = []Check{
 	{ID: "memory/store-list-newest-first", Clause: "4.7", Labels: []Label{Memory},
 		Title: "the store list is ordered newest first",
 		Run: func(t *T) {
-			newMemStore(t)
-			newMemStore(t)
+			// Two stores of the check's own, a stamp's resolution apart, so that their order is
+			// not a tie.
+			older := newMemStore(t)
+			letTimePass(t)
+			newer := newMemStore(t)
 			stores := memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
-			t.Expect(len(stores)).To(BeNumerically(">=", 2))
+			ids := idsOf(stores)
+			t.Expect(ids).To(ContainElements(older, newer), "the list holds the stores just created")
+			t.Expect(slices.Index(ids, newer)).To(BeNumerically("<", slices.Index(ids, older)), "the newer store %s is listed before the older %s", newer, older)
 			for i := 1; i < len(stores); i++ {
 				t.Expect(stores[i-1].Get("created_at").Time().Before(stores[i].Get("created_at").Time())).To(BeFalse(),
 					"%s listed before the newer %s", stores[i-1].Get("id"), stores[i].Get("id"))

@@ -223,10 +223,9 @@ func messageChecks() []Check {
 				model, _ := pickModel(t)
 				for _, max := range []int{1, 3} {
 					resp := t.OK(createReq(msgBody(model, "max_tokens", max, "messages", []any{userTurn("Write a long story about a harbor.")})))
-					t.Expect(resp.Get("stop_reason").String()).To(Equal("max_tokens"), "%s", resp)
-					if u := resp.Get("usage.output_tokens"); u.Exists() {
-						t.Expect(u.Int()).To(BeNumerically("<=", max), "%s", resp)
-					}
+					t.Expect(resp.Get("stop_reason").String()).To(Equal("max_tokens"), "a reply cut by max_tokens %d stops with max_tokens: %s", max, resp)
+					t.Expect(resp.Get("usage.output_tokens").Exists()).To(BeTrue(), "a reply counts its output tokens: %s", resp)
+					t.Expect(resp.Get("usage.output_tokens").Int()).To(BeNumerically("<=", max), "max_tokens %d bounds usage.output_tokens: %s", max, resp)
 				}
 			}},
 		{ID: "messages/max-tokens-zero", Clause: "4.4", Labels: []Label{Messages},
@@ -570,9 +569,9 @@ func completionChecks() []Check {
 				}
 				stop := words[len(words)/2]
 				resp := t.OK(completeReq(completeBody(model, "stop_sequences", []any{stop})))
-				if resp.Get("stop_reason").String() == "stop_sequence" {
-					t.Expect(resp.Get("completion").String()).NotTo(ContainSubstring(stop))
-				}
+				// Whether or not this reply reached the sequence, it never contains it: generation
+				// stops at the first match.
+				t.Expect(resp.Get("completion").String()).NotTo(ContainSubstring(stop), "a completion excludes the stop sequence %q and everything after it: %s", stop, resp)
 			}},
 		{ID: "messages/complete-temperature-range", Clause: "8", Labels: []Label{Messages},
 			Title: "legacy temperature is accepted from 0.0 to 1.0 and refused outside",

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +102,9 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 		{"messages/stop-sequences", "stop_sequences are ignored", func(h http.Handler) http.Handler {
 			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) { delete(b, "stop_sequences") })
 		}, false, "stop sequence"},
+		{"messages/complete-stop-sequences", "stop_sequences of a legacy completion are ignored", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/complete", func(b map[string]any) { delete(b, "stop_sequences") })
+		}, false, "excludes the stop sequence"},
 		{"messages/continues-assistant-turn", "the last assistant turn is dropped and the reply starts over", func(h http.Handler) http.Handler {
 			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
 				if msgs := messagesOf(b); len(msgs) > 1 && roleOf(msgs[len(msgs)-1]) == "assistant" {
@@ -166,6 +170,13 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				return stamp.ReplaceAll(b, []byte(`"archived_at":"`+time.Now().UTC().Format(time.RFC3339)+`"`))
 			})
 		}, true, "unchanged"},
+		{"memory/store-list-newest-first", "the store list is oldest first", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodGet, "^/v1/memory_stores$"), editJSON(func(m map[string]any) {
+				if data, ok := m["data"].([]any); ok {
+					slices.Reverse(data)
+				}
+			}))
+		}, true, "listed before the older"},
 		{"models/list-pages-backwards", "has_more never turns false", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodGet, "^/v1/models$"), func(r *http.Request, b []byte) []byte {
 				if r.URL.Query().Get("before_id") == "" {
