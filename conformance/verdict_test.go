@@ -34,9 +34,9 @@ func editRequests(h http.Handler, method, path string, edit func(body map[string
 	})
 }
 
-// editAnswers serves h, but passes the body of every 2xx answer to a request that match accepts
-// through edit: a target that answers something other than what it did.
-func editAnswers(h http.Handler, match func(*http.Request) bool, edit func(r *http.Request, body []byte) []byte) http.Handler {
+// editAnswers serves h, but lets edit change the headers and the body of every answer to a
+// request that match accepts: a target that answers something other than what it did.
+func editAnswers(h http.Handler, match func(*http.Request) bool, edit func(r *http.Request, status int, header http.Header, body []byte) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !match(r) {
 			h.ServeHTTP(w, r)
@@ -44,17 +44,24 @@ func editAnswers(h http.Handler, match func(*http.Request) bool, edit func(r *ht
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
+		body := edit(r, rec.Code, rec.Header(), rec.Body.Bytes())
 		for k, vs := range rec.Header() {
 			w.Header()[k] = vs
 		}
 		w.Header().Del("Content-Length")
 		w.WriteHeader(rec.Code)
-		body := rec.Body.Bytes()
-		if rec.Code/100 == 2 {
-			body = edit(r, body)
-		}
 		w.Write(body)
 	})
+}
+
+// okBodies edits only the body of a 2xx answer.
+func okBodies(edit func(r *http.Request, body []byte) []byte) func(*http.Request, int, http.Header, []byte) []byte {
+	return func(r *http.Request, status int, _ http.Header, body []byte) []byte {
+		if status/100 != 2 {
+			return body
+		}
+		return edit(r, body)
+	}
 }
 
 // on matches requests of the method whose path matches the pattern.
@@ -63,9 +70,9 @@ func on(method, pattern string) func(*http.Request) bool {
 	return func(r *http.Request) bool { return r.Method == method && re.MatchString(r.URL.Path) }
 }
 
-// editJSON decodes a JSON object, lets f change it and encodes it again.
-func editJSON(f func(m map[string]any)) func(*http.Request, []byte) []byte {
-	return func(_ *http.Request, b []byte) []byte {
+// editJSON decodes the JSON object of a 2xx answer, lets f change it and encodes it again.
+func editJSON(f func(m map[string]any)) func(*http.Request, int, http.Header, []byte) []byte {
+	return okBodies(func(_ *http.Request, b []byte) []byte {
 		var m map[string]any
 		if json.Unmarshal(b, &m) != nil {
 			return b
@@ -73,7 +80,7 @@ func editJSON(f func(m map[string]any)) func(*http.Request, []byte) []byte {
 		f(m)
 		out, _ := json.Marshal(m)
 		return out
-	}
+	})
 }
 
 // messagesOf returns the messages of a Create a Message body.
@@ -125,9 +132,9 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 		}, false, "more input tokens"},
 		{"messages/complete-stream", "every piece of a streamed completion is empty", func(h http.Handler) http.Handler {
 			empty := regexp.MustCompile(`"completion":"(?:[^"\\]|\\.)*"`)
-			return editAnswers(h, on(http.MethodPost, "^/v1/complete$"), func(_ *http.Request, b []byte) []byte {
+			return editAnswers(h, on(http.MethodPost, "^/v1/complete$"), okBodies(func(_ *http.Request, b []byte) []byte {
 				return empty.ReplaceAll(b, []byte(`"completion":""`))
-			})
+			}))
 		}, false, "make a text"},
 		{"messages/system-and-tools-count", "input tokens leave out the system prompt", func(h http.Handler) http.Handler {
 			drop := func(b map[string]any) { delete(b, "system") }
@@ -166,9 +173,9 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 		}, false, "pending"},
 		{"tunnels/archive-retry-unchanged", "every archive stamps archived_at anew, to the second", func(h http.Handler) http.Handler {
 			stamp := regexp.MustCompile(`"archived_at":"[^"]*"`)
-			return editAnswers(h, on(http.MethodPost, "^/v1/organizations/tunnels/[^/]+/archive$"), func(_ *http.Request, b []byte) []byte {
+			return editAnswers(h, on(http.MethodPost, "^/v1/organizations/tunnels/[^/]+/archive$"), okBodies(func(_ *http.Request, b []byte) []byte {
 				return stamp.ReplaceAll(b, []byte(`"archived_at":"`+time.Now().UTC().Format(time.RFC3339)+`"`))
-			})
+			}))
 		}, true, "unchanged"},
 		{"memory/store-list-newest-first", "the store list is oldest first", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodGet, "^/v1/memory_stores$"), editJSON(func(m map[string]any) {
@@ -178,12 +185,12 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 			}))
 		}, true, "listed before the older"},
 		{"models/list-pages-backwards", "has_more never turns false", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodGet, "^/v1/models$"), func(r *http.Request, b []byte) []byte {
+			return editAnswers(h, on(http.MethodGet, "^/v1/models$"), okBodies(func(r *http.Request, b []byte) []byte {
 				if r.URL.Query().Get("before_id") == "" {
 					return b
 				}
 				return bytes.ReplaceAll(b, []byte(`"has_more":false`), []byte(`"has_more":true`))
-			})
+			}))
 		}, false, "has_more"},
 	}
 	for _, tc := range cases {

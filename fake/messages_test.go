@@ -847,7 +847,9 @@ func TestAccumulateMessageEveryDeltaType(t *testing.T) {
 	start := func(i int, block string) string {
 		return ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":%s}`, i, block))
 	}
-	stop := func(i int) string { return ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i)) }
+	stop := func(i int) string {
+		return ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
 	citation := `{"type":"char_location","cited_text":"Paris is the capital","document_index":0,"document_title":"Atlas","start_char_index":0,"end_char_index":20}`
 	body := ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}}`) +
 		start(0, `{"type":"thinking","thinking":"","signature":""}`) +
