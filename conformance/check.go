@@ -148,9 +148,10 @@ func (t *T) Disabled(format string, args ...any) {
 }
 
 // Need declares how many items of existing data the check inspects, and how many its title needs:
-// none for a statement about "every" item, two for an order, and so on. With fewer than need, the
+// one for a statement about "every" item, two for an order, and so on. With fewer than need, the
 // check ends as unsupported, naming what it needed, so that a deployment without the data never
-// passes a check that inspected nothing. Call it before the loop over the items.
+// passes a check that inspected nothing. Call it once the items are counted, before the
+// check's verdict rests on them.
 //
 // The harness holds every check to it: a check that created nothing (sent only GET requests),
 // read a list, and would pass without having called Need ends as a suite error (see finish).

@@ -308,3 +308,39 @@ func TestFailuresSayWhatWasExpected(t *testing.T) {
 		t.Errorf("a described assertion keeps its own words first: %q", o.Failures)
 	}
 }
+
+// TestNeedMechanism: the harness's rule on checks over existing data. A check that only reads a
+// list and says nothing of what it needed is the suite's own error; one that says it needs more
+// than the target holds is unsupported, naming what it needed; one that writes is exempt.
+func TestNeedMechanism(t *testing.T) {
+	tg := openAt(t, hideControl(fake.New(fake.WithFixtures(sparseFixtures(t)))))
+	tunnels := Request{Area: Tunnels, Path: tunnelsPath, Schema: "tunnels/tunnel_list"}
+	for _, tc := range []struct {
+		name string
+		run  func(t *T)
+		want func(o Outcome) bool
+	}{
+		{"reads a list, declares nothing", func(t *T) { t.OK(tunnels) },
+			func(o Outcome) bool {
+				return len(o.Failures) == 1 && strings.HasPrefix(o.Failures[0], prefixSuiteError) && strings.Contains(o.Failures[0], "T.Need")
+			}},
+		{"needs more than the target holds", func(t *T) { t.Need("tunnels", len(t.OK(tunnels).Get("data").Array()), 2) },
+			func(o Outcome) bool {
+				return o.Skipped == prefixUnsupported+"needs at least 2 tunnels to check this; the target has 0"
+			}},
+		{"needs what the target holds", func(t *T) { t.Need("tunnels", len(t.OK(tunnels).Get("data").Array()), 0) },
+			func(o Outcome) bool { return o.Passed() }},
+		{"reads no items", func(t *T) { t.NoItemsNeeded(); t.OK(tunnels) }, func(o Outcome) bool { return o.Passed() }},
+		{"writes, then reads", func(t *T) {
+			t.OK(createReq(msgBody("assistant-opus-4-7")))
+			t.OK(tunnels)
+		}, func(o Outcome) bool { return o.Passed() }},
+		{"reads no list", func(t *T) { t.OK(Request{Area: Models, Path: "/v1/models/assistant-opus-4-7", Schema: "models/model"}) },
+			func(o Outcome) bool { return o.Passed() }},
+	} {
+		c := Check{ID: "core/x", Clause: "5", Labels: []Label{Core}, Title: "x", Run: tc.run}
+		if o := RunCheck(context.Background(), tg, c); !tc.want(o) {
+			t.Errorf("%s: %+v", tc.name, o)
+		}
+	}
+}
