@@ -43,9 +43,14 @@ vet:
 	$(GO) vet ./...
 	cd $(OPENAPICHECK) && $(GO) vet ./...
 
-unit: ## unit tests with -race (incl. the conformance suite against an in-process fake); the OpenAPI documents checked by an independent validator
-	$(GO) test -race -count=1 -timeout 8m $$($(GO) list ./... | grep -v '/examples/')
-	cd $(OPENAPICHECK) && $(GO) test -count=1 -timeout 5m ./...
+# TESTREPORT DIR ARGS... runs `go test -json ARGS...` in DIR through internal/testreport: go test's
+# usual output, then every test that was skipped and why. It fails when go test does.
+TESTREPORT = tr=$$(mktemp -d); trap 'rm -rf "$$tr"' EXIT; $(GO) build -o "$$tr/testreport" ./internal/testreport && \
+	gotest() { dir=$$1; shift; { (cd "$$dir" && $(GO) test -json "$$@"); echo $$? > "$$tr/rc"; } | "$$tr/testreport" && [ "$$(cat "$$tr/rc")" = 0 ]; }; gotest
+
+unit: ## unit tests with -race (incl. the conformance suite against an in-process fake); the OpenAPI documents checked by an independent validator; lists every skipped test
+	@$(TESTREPORT) . -race -count=1 -timeout 8m $$($(GO) list ./... | grep -v '/examples/')
+	@$(TESTREPORT) $(OPENAPICHECK) -count=1 -timeout 5m ./...
 
 resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go), without -race, which distorts them
 	$(GO) test -count=1 -run '^TestAmplifiersStayBounded$$' -v ./fake
@@ -78,7 +83,7 @@ fuzz-short: ## every fuzz target for 3 s: part of make test
 
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
-	$(GO) test -count=1 ./examples/...
+	@$(TESTREPORT) . -count=1 ./examples/...
 
 # The suite runs as a compiled test binary rather than under go test, whose closing "FAIL <package>"
 # line would follow the summary: the summary is the last line the suite prints (when the run

@@ -316,6 +316,7 @@ var inviteChecks = []Check{
 	{ID: "admin/invite-list-limit-range", Clause: "8", Labels: []Label{Admin},
 		Title: "the invite list takes limit from 1 to 1000 and refuses values outside",
 		Run: func(t *T) {
+			t.NoItemsNeeded()
 			for _, ok := range []string{"1", "1000"} {
 				t.OK(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"limit": {ok}}, Schema: "admin/invite_list"})
 			}
@@ -356,10 +357,24 @@ var inviteChecks = []Check{
 	{ID: "admin/invite-list-statuses", Clause: "gaps §6", Labels: []Label{Admin, Extension},
 		Title: "the invite list holds pending, accepted and expired invites, never deleted ones",
 		Run: func(t *T) {
-			createInvite(t, "status", "user")
+			pending := createInvite(t, "status", "user").Get("id").String()
+			statuses := map[string]int{}
 			for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
-				t.Expect(in.Get("status").String()).To(BeElementOf("pending", "accepted", "expired"))
+				st := in.Get("status").String()
+				t.Expect(st).To(BeElementOf("pending", "accepted", "expired"), "a listed invite is pending, accepted or expired: %s", in.Raw)
+				if in.Get("id").String() == pending {
+					t.Expect(st).To(Equal("pending"), "the invite just sent is listed as pending: %s", in.Raw)
+				}
+				statuses[st]++
+				if in.Get("id").String() == pending {
+					statuses["sent"]++
+				}
 			}
+			t.Expect(statuses["sent"]).To(Equal(1), "the invite just sent (%s) is listed once, as pending", pending)
+			// Accepted and expired invites cannot be made through the API: they are checked where
+			// the deployment has them.
+			t.Need("accepted invites", statuses["accepted"], 1)
+			t.Need("expired invites", statuses["expired"], 1)
 		}},
 	{ID: "admin/invite-expiry-21-days", Clause: "gaps §6", Labels: []Label{Admin, Extension},
 		Title: "an invite expires 21 days after invited_at",
@@ -433,24 +448,26 @@ var userChecks = []Check{
 		Title: "the user list holds the organization's users, each readable by ID as listed",
 		Run: func(t *T) {
 			users := allUsers(t)
-			t.Expect(users).NotTo(BeEmpty())
+			t.Need("users", len(users), 1)
 			for _, u := range users[:min(len(users), 25)] {
 				got := t.OK(adminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(u.Get("id").String()), "admin/user", nil))
-				t.Expect(got.JSON().Raw).To(MatchJSON(u.Raw))
+				t.Expect(got.JSON().Raw).To(MatchJSON(u.Raw), "user %s reads as it is listed", u.Get("id"))
 			}
 		}},
 	{ID: "admin/user-list-default-limit", Clause: "8", Labels: []Label{Admin},
 		Title: "without limit, a user page holds at most 20 users",
 		Run: func(t *T) {
 			all := len(allUsers(t))
+			t.Need("users", all, 1)
 			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil))
-			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)))
-			t.Expect(resp.Get("has_more").Bool()).To(Equal(all > 20))
+			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "a page without limit holds min(%d users, 20): %s", all, resp)
+			t.Expect(resp.Get("has_more").Bool()).To(Equal(all > 20), "has_more says whether users are left after the first 20: %s", resp)
 		}},
 	{ID: "admin/user-list-pages", Clause: "2.1", Labels: []Label{Admin},
 		Title: "paging users forwards with after_id at every page size returns each exactly once, in order",
 		Run: func(t *T) {
 			all := idsOf(allUsers(t))
+			t.Need("users", len(all), 2)
 			for _, size := range []int{1, 2, 3} {
 				t.Expect(idsOf(walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, size))).To(Equal(all), "page size %d", size)
 			}
@@ -458,6 +475,7 @@ var userChecks = []Check{
 	{ID: "admin/user-list-limit-range", Clause: "8", Labels: []Label{Admin},
 		Title: "the user list takes limit from 1 to 1000 and refuses values outside",
 		Run: func(t *T) {
+			t.NoItemsNeeded()
 			for _, ok := range []string{"1", "1000"} {
 				t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {ok}}, Schema: "admin/user_list"})
 			}
@@ -469,16 +487,16 @@ var userChecks = []Check{
 		Title: "the email filter selects the user with that address",
 		Run: func(t *T) {
 			users := allUsers(t)
-			t.Expect(users).NotTo(BeEmpty())
+			t.Need("users", len(users), 2)
 			u := users[len(users)/2]
 			resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {u.Get("email").String()}}, Schema: "admin/user_list"})
-			t.Expect(idsOf(resp.Get("data").Array())).To(Equal([]string{u.Get("id").String()}))
+			t.Expect(idsOf(resp.Get("data").Array())).To(Equal([]string{u.Get("id").String()}), "email=%s selects that user alone: %s", u.Get("email"), resp)
 		}},
 	{ID: "admin/user-email-filter-exact-ignoring-case", Clause: "gaps §6", Labels: []Label{Admin, Extension},
 		Title: "the email filter matches the exact address ignoring case, and never a part of it",
 		Run: func(t *T) {
 			users := allUsers(t)
-			t.Expect(users).NotTo(BeEmpty())
+			t.Need("users", len(users), 1)
 			u := users[0]
 			email := u.Get("email").String()
 			for _, variant := range []string{strings.ToUpper(email), strings.ToLower(email)} {
@@ -712,11 +730,9 @@ var rateLimitChecks = []Check{
 		Title: "organization rate-limit entries have type rate_limit, limits, and models only for model_group",
 		Run: func(t *T) {
 			entries := orgRateLimits(t)
-			if len(entries) == 0 {
-				t.Unsupported("the organization has no rate limits")
-			}
+			t.Need("rate-limit entries", len(entries), 1)
 			for _, e := range entries {
-				t.Expect(e.Get("type").String()).To(Equal("rate_limit"))
+				t.Expect(e.Get("type").String()).To(Equal("rate_limit"), "an entry's type is rate_limit: %s", e.Raw)
 				if e.Get("group_type").String() != "model_group" {
 					t.Expect(e.Get("models").Type).To(Equal(gjson.Null), "%s", e.Raw)
 				}
@@ -725,9 +741,11 @@ var rateLimitChecks = []Check{
 	{ID: "admin/rate-limits-limit-omitted-one-page", Clause: "gaps §6", Labels: []Label{Admin, Extension},
 		Title: "without limit, every rate-limit entry comes in one page with next_page null",
 		Run: func(t *T) {
+			all := walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", 1000)
+			t.Need("rate-limit entries", len(all), 2)
 			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil))
-			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null))
-			t.Expect(walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", 1000)).To(HaveLen(int(resp.Get("data.#").Int())))
+			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null), "a page without limit is the only page: %s", resp)
+			t.Expect(all).To(HaveLen(int(resp.Get("data.#").Int())), "a page without limit holds every entry: %s", resp)
 		}},
 	{ID: "admin/rate-limits-pages", Clause: "2.1", Labels: []Label{Admin},
 		Title: "paging rate limits with page tokens returns every entry once, in order, never an empty page before the end",
@@ -736,6 +754,7 @@ var rateLimitChecks = []Check{
 			for _, e := range orgRateLimits(t) {
 				all = append(all, e.Raw)
 			}
+			t.Need("rate-limit entries", len(all), 2)
 			for _, size := range []int{1, 2, 3} {
 				t.Expect(walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", size)).To(Equal(all), "page size %d", size)
 			}
@@ -749,6 +768,11 @@ var rateLimitChecks = []Check{
 		Title: "group_type selects exactly the entries of that group",
 		Run: func(t *T) {
 			all := orgRateLimits(t)
+			groups := map[string]bool{}
+			for _, e := range all {
+				groups[e.Get("group_type").String()] = true
+			}
+			t.Need("group types among the rate-limit entries", len(groups), 2)
 			for _, g := range []string{"model_group", "batch", "token_count", "files", "skills", "web_search"} {
 				want := 0
 				for _, e := range all {
@@ -775,9 +799,7 @@ var rateLimitChecks = []Check{
 					seen++
 				}
 			}
-			if seen == 0 {
-				t.Unsupported("no model_group entry lists models")
-			}
+			t.Need("models listed by model_group entries", seen, 1)
 		}},
 	{ID: "admin/rate-limits-model-unknown-404", Clause: "7", Labels: []Label{Admin},
 		Title: "rate limits filtered by an unknown model, or by a model without limits in the organization, are answered 404",
@@ -790,14 +812,14 @@ var rateLimitChecks = []Check{
 					limited[m.String()] = true
 				}
 			}
-			models := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
-			for _, m := range models.Get("data").Array() {
-				if id := m.Get("id").String(); !limited[id] {
-					resp := t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {id}}})
-					t.ExpectError(resp, http.StatusNotFound, "not_found_error")
-					return
+			unlimited := ""
+			for _, m := range t.WalkCursor(Request{Area: Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000) {
+				if id := m.Get("id").String(); !limited[id] && unlimited == "" {
+					unlimited = id
 				}
 			}
+			t.Need("listed models without rate limits", map[bool]int{true: 1}[unlimited != ""], 1)
+			t.ExpectError(t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {unlimited}}}), http.StatusNotFound, "not_found_error")
 		}},
 	{ID: "admin/workspace-rate-limits", Clause: "2.12", Labels: []Label{Admin},
 		Title: "workspace rate-limit entries carry each override with org_limit equal to the organization value, or null when it has none",
@@ -833,9 +855,7 @@ var rateLimitChecks = []Check{
 					}
 				}
 			}
-			if checked == 0 {
-				t.Unsupported("no workspace has rate-limit overrides")
-			}
+			t.Need("workspace rate-limit overrides", checked, 1)
 		}},
 	{ID: "admin/workspace-rate-limits-new-workspace-inherits", Clause: "4.6", Labels: []Label{Admin},
 		Title: "a new workspace lists no rate-limit entries: without overrides it inherits the organization's values",

@@ -61,6 +61,8 @@ type T struct {
 	// recent holds the check's last exchanges, oldest first, so that a report can show the one
 	// that failed it.
 	recent []*Response
+	// What the check did, for the harness's rule on checks over existing data (see Need).
+	wrote, readList, needed bool
 }
 
 // keepExchanges bounds T.recent: the exchange that fails a check is almost always one of its last.
@@ -86,6 +88,7 @@ func (t *T) Do(r Request) *Response {
 		t.recent = append(t.recent[:0], t.recent[1:]...)
 	}
 	t.recent = append(t.recent, resp)
+	t.noteKind(resp)
 	t.checkSchema(resp)
 	t.checkEveryResponse(resp)
 	return resp
@@ -109,16 +112,16 @@ func (t *T) checkSchema(resp *Response) {
 // OK sends r and requires a 200 answer.
 func (t *T) OK(r Request) *Response {
 	resp := t.Do(r)
-	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(http.StatusOK), "%s", resp)
+	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(http.StatusOK), "the answer is 200: %s", resp)
 	return resp
 }
 
 // ExpectError requires resp to be an error envelope (spec 7) of the status and error type.
 func (t *T) ExpectError(resp *Response, status int, errType string) {
-	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(status), "%s", resp)
-	t.ExpectWithOffset(1, resp.Get("type").String()).To(gomega.Equal("error"), "%s", resp)
-	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(gomega.Equal(errType), "%s", resp)
-	t.ExpectWithOffset(1, resp.Get("request_id").String()).NotTo(gomega.BeEmpty(), "%s", resp)
+	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(status), "the answer is %d %s: %s", status, errType, resp)
+	t.ExpectWithOffset(1, resp.Get("type").String()).To(gomega.Equal("error"), "an error body has type error (spec 7): %s", resp)
+	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(gomega.Equal(errType), "the error's type is %s: %s", errType, resp)
+	t.ExpectWithOffset(1, resp.Get("request_id").String()).NotTo(gomega.BeEmpty(), "an error body carries its request_id: %s", resp)
 }
 
 // Control calls the fake's control API (fake-only checks). The body is JSON-encoded.
@@ -163,6 +166,49 @@ func (t *T) UnsupportedIfAbsent(resp *Response, format string, args ...any) {
 // Disabled ends the check: it cannot run with this configuration.
 func (t *T) Disabled(format string, args ...any) {
 	t.skip(prefixDisabled + fmt.Sprintf(format, args...))
+}
+
+// Need declares how many items of existing data the check inspects, and how many its title needs:
+// one for a statement about "every" item, two for an order, and so on. With fewer than need, the
+// check ends as unsupported, naming what it needed, so that a deployment without the data never
+// passes a check that inspected nothing. Call it once the items are counted, before the
+// check's verdict rests on them.
+//
+// The harness holds every check to it: a check that created nothing (sent only GET requests),
+// read a list, and would pass without having called Need ends as a suite error (see finish).
+func (t *T) Need(what string, have, need int) {
+	t.needed = true
+	if have < need {
+		t.Unsupported("needs at least %d %s to check this; the target has %d", need, what, have)
+	}
+}
+
+// NoItemsNeeded declares that the check reads a list only for what the answer says of itself
+// (its headers, its status, how it validates a parameter), never for its items, so an empty list
+// serves it as well as a full one.
+func (t *T) NoItemsNeeded() { t.needed = true }
+
+// noteKind records whether resp answered a write (the check made data of its own) or is a list
+// (the check reads data it did not make).
+func (t *T) noteKind(resp *Response) {
+	if resp.req.Method != "" && resp.req.Method != http.MethodGet {
+		t.wrote = true
+		return
+	}
+	if resp.Status/100 == 2 && (resp.Get("data").IsArray() || resp.Get("has_more").Exists()) {
+		t.readList = true
+	}
+}
+
+// finish ends a check whose Run returned. A check over existing data only (no write, a list
+// read) that never said what it needed would pass against a target with nothing to inspect: that
+// is a bug of the check, reported as the suite's own error. Fake-only checks read the fake's own
+// fixtures, which the suite knows.
+func (t *T) finish(c Check) {
+	if !t.wrote && t.readList && !t.needed && !c.Has(FakeOnly) {
+		t.fail(prefixSuiteError + c.ID + " read only existing data but did not declare what it needed (T.Need), " +
+			"so it would pass against a target with nothing to inspect")
+	}
 }
 
 // Cleanup registers f to run after the check, whatever its outcome. Register it right after the
@@ -230,7 +276,7 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	t := &T{Target: tg, ctx: ctx}
 	t.skip = func(msg string) { o.Skipped = msg; panic(stop{}) }
 	t.fail = func(msg string) { o.Failures = append(o.Failures, msg); panic(stop{}) }
-	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(msg) })
+	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(described(c, msg)) })
 	defer func() {
 		t.runCleanups()
 		o.CleanupFailures = t.CleanupFailures
@@ -241,7 +287,19 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 		}
 	}()
 	c.Run(t)
+	t.finish(c)
 	return o
+}
+
+// described makes a failure name what was expected of the target in words. An assertion with a
+// description reads "description\nExpected ..."; one without it is bare matcher output
+// ("Expected <string>: not to be empty"), which says nothing of the API, so the harness puts the
+// statement of the check before it.
+func described(c Check, msg string) string {
+	if strings.HasPrefix(msg, "Expected") {
+		return "expected of the target: " + c.Title + "\n" + msg
+	}
+	return msg
 }
 
 // category names how a check ended (an outcome of run.go), from its skip or failure message.

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,24 +53,25 @@ func ccOrganization(t *T, org2 bool) (string, []string) {
 	t.UnsupportedIfAbsent(orgs, "the target has no compliance organization listing (gaps §10), through which the checks find user IDs")
 	t.Expect(orgs.Status).To(Equal(http.StatusOK), "%s", orgs)
 	uuid := orgs.Get("data.0.uuid").String()
-	var users []string
-	page := ""
-	for range 1000 {
-		q := url.Values{}
-		if page != "" {
-			q.Set("page", page)
-		}
-		r := ccGet(ccOrgs+"/"+url.PathEscape(uuid)+"/users", q, "compliance/user_list")
-		r.Org2 = org2
-		resp := t.OK(r)
-		users = append(users, idsOf(resp.Get("data").Array())...)
-		if resp.Get("next_page").Type == gjson.Null {
-			return uuid, users
-		}
-		page = resp.Get("next_page").String()
+	r = ccGet(ccOrgs+"/"+url.PathEscape(uuid)+"/users", nil, "compliance/user_list")
+	r.Org2 = org2
+	users := idsOf(t.WalkPages(r, 0))
+	if len(users) == 0 {
+		// Not a Need: the users are how a check finds its data, not the data it inspects.
+		t.Unsupported("the organization the compliance key reviews lists no users, through whom the checks find chats")
 	}
-	t.Failf("the user listing did not end within 1000 pages")
-	return "", nil
+	return uuid, users
+}
+
+// ccChatsByGroup returns the chats of the organization's users, one list per request-sized group
+// of users (ccChunks), and how many chats there are in all.
+func ccChatsByGroup(t *T) (groups [][]gjson.Result, total int) {
+	_, users := ccOrganization(t, false)
+	for _, group := range ccChunks(users) {
+		chats := ccWalkChats(t, ccChatsQuery(group), 1000, false)
+		groups, total = append(groups, chats), total+len(chats)
+	}
+	return groups, total
 }
 
 // ccWalkChats pages forwards through the chat list of q with the page size and returns the chats.
@@ -100,9 +100,7 @@ func ccBusiestUser(t *T) (string, []gjson.Result) {
 			best, chats = u, c
 		}
 	}
-	if len(chats) < 3 {
-		t.Unsupported("needs a user with at least 3 chats")
-	}
+	t.Need("chats of one user", len(chats), 3)
 	return best, chats
 }
 
@@ -186,40 +184,19 @@ func ccLongestChat(t *T) (gjson.Result, []gjson.Result) {
 		}
 		return len(msgs) < 30
 	})
-	if len(msgs) < 3 {
-		t.Unsupported("needs a chat with at least 3 messages")
-	}
+	t.Need("messages in one chat", len(msgs), 3)
 	return chat, msgs
 }
 
 // ccWalkMessages pages through a chat's messages with the page size in the order, forwards
 // (after_id) or backwards (before_id from the cursor), and returns the IDs in list order.
 func ccWalkMessages(t *T, chatID, order string, size int, before string) []string {
-	var got []string
-	q := url.Values{"order": {order}, "limit": {strconv.Itoa(size)}}
+	r := ccGet(ccChats+"/"+url.PathEscape(chatID)+"/messages", url.Values{"order": {order}}, "compliance/chat_messages")
 	if before != "" {
-		q.Set("before_id", before)
+		r.Query.Set("before_id", before)
+		return idsOf(t.WalkCursorBackward(r, "chat_messages", size))
 	}
-	for range 10000 {
-		resp := t.OK(ccGet(ccChats+"/"+url.PathEscape(chatID)+"/messages", q, "compliance/chat_messages"))
-		page := idsOf(resp.Get("chat_messages").Array())
-		t.Expect(len(page)).To(BeNumerically("<=", size))
-		if before != "" {
-			got = append(page, got...)
-		} else {
-			got = append(got, page...)
-		}
-		if !resp.Get("has_more").Bool() {
-			return got
-		}
-		if before != "" {
-			q.Set("before_id", resp.Get("first_id").String())
-		} else {
-			q.Set("after_id", resp.Get("last_id").String())
-		}
-	}
-	t.Failf("the message list did not end")
-	return nil
+	return idsOf(t.WalkCursor(r, "chat_messages", size))
 }
 
 // ccFileRefs maps each file ID attached to a message to the IDs of the messages seen with it.
@@ -265,6 +242,7 @@ func init() {
 		Check{ID: "compliance/x-api-key-tolerated", Clause: "5", Labels: []Label{Compliance},
 			Title: "a compliance request that also carries an x-api-key header is accepted",
 			Run: func(t *T) {
+				t.NoItemsNeeded()
 				for _, v := range []string{"some-client-key", t.Config().APIKey} {
 					r := ccGet(ccProjects, nil, "compliance/project_list")
 					r.Header = http.Header{"X-Api-Key": {v}}
@@ -283,6 +261,7 @@ func init() {
 		Check{ID: "compliance/chats-user-ids-bounds", Clause: "8", Labels: []Label{Compliance, Extension},
 			Title: "the chat list requires 1 to 10 user_ids: none or 11 is refused with 400 naming user_ids, 10 is accepted",
 			Run: func(t *T) {
+				t.NoItemsNeeded()
 				_, users := ccOrganization(t, false)
 				ccExpectBadParam(t, ccGet(ccChats, nil, ""), "user_ids")
 				eleven := slices.Clone(users)
@@ -295,8 +274,15 @@ func init() {
 		Check{ID: "compliance/chats-user-ids-forms", Clause: "gaps §2", Labels: []Label{Compliance, Extension},
 			Title: "user_ids is read as user_ids[]=a&user_ids[]=b, as user_ids=a&user_ids=b and as user_ids=a,b",
 			Run: func(t *T) {
+				// Users with chats, so that a form read as one user only loses chats.
 				_, users := ccOrganization(t, false)
-				group := users[:min(3, len(users))]
+				var group []string
+				for _, c := range ccWalkChats(t, ccChatsQuery(users[:min(10, len(users))]), 1000, false) {
+					if u := c.Get("user.id").String(); !slices.Contains(group, u) && len(group) < 3 {
+						group = append(group, u)
+					}
+				}
+				t.Need("users with chats among the first ten", len(group), 2)
 				want := idsOf(ccWalkChats(t, ccChatsQuery(group), 1000, false))
 				for _, q := range []url.Values{{"user_ids": group}, {"user_ids": {strings.Join(group, ",")}}} {
 					q.Set("limit", "1000")
@@ -306,9 +292,14 @@ func init() {
 		Check{ID: "compliance/chats-order", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "chats of several users are listed by created_at ascending, ties broken by id",
 			Run: func(t *T) {
-				_, users := ccOrganization(t, false)
-				for _, group := range ccChunks(users) {
-					ccExpectListOrder(t, ccWalkChats(t, ccChatsQuery(group), 1000, false))
+				groups, _ := ccChatsByGroup(t)
+				most := 0
+				for _, chats := range groups {
+					most = max(most, len(chats))
+				}
+				t.Need("chats in one list", most, 2)
+				for _, chats := range groups {
+					ccExpectListOrder(t, chats)
 				}
 			}},
 		Check{ID: "compliance/chats-pages-forward", Clause: "2.1", Labels: []Label{Compliance},
@@ -328,19 +319,9 @@ func init() {
 			Title: "paging the chat list with before_id from the last chat returns every earlier chat exactly once, in order",
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
-				var got []string
-				q := ccChatsQuery([]string{user}, "limit", "9", "before_id", all[len(all)-1].Get("id").String())
-				for range 100000 {
-					resp := t.OK(ccGet(ccChats, q, "compliance/chat_list"))
-					page := resp.Get("data").Array()
-					got = append(idsOf(page), got...)
-					if !resp.Get("has_more").Bool() {
-						break
-					}
-					t.Expect(resp.Get("first_id").String()).To(Equal(page[0].Get("id").String()))
-					q.Set("before_id", resp.Get("first_id").String())
-				}
-				t.Expect(got).To(Equal(idsOf(all[:len(all)-1])))
+				r := ccGet(ccChats, ccChatsQuery([]string{user}, "before_id", all[len(all)-1].Get("id").String()), "compliance/chat_list")
+				got := idsOf(t.WalkCursorBackward(r, "data", 9))
+				t.Expect(got).To(Equal(idsOf(all[:len(all)-1])), "paging backwards from the last chat gives every earlier chat once, in order")
 			}},
 		Check{ID: "compliance/chats-default-limit", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "without limit, a chat list page holds up to 100 chats; limit 1000 is accepted",
@@ -364,6 +345,7 @@ func init() {
 		Check{ID: "compliance/chats-limit-range", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "a chat list limit outside 1 to 1000 is refused with 400 naming limit",
 			Run: func(t *T) {
+				t.NoItemsNeeded()
 				_, users := ccOrganization(t, false)
 				for _, bad := range []string{"0", "1001", "-1", "ten"} {
 					ccExpectBadParam(t, ccGet(ccChats, ccChatsQuery(users[:1], "limit", bad), ""), "limit")
@@ -389,6 +371,7 @@ func init() {
 		Check{ID: "compliance/chats-malformed-filter-400", Clause: "gaps §1", Labels: []Label{Compliance, Extension},
 			Title: "a created_at or updated_at bound that is not RFC 3339 is refused with 400 naming it",
 			Run: func(t *T) {
+				t.NoItemsNeeded()
 				_, users := ccOrganization(t, false)
 				for _, p := range []string{"created_at[gt]", "created_at[lte]", "updated_at[gte]", "updated_at[lt]"} {
 					ccExpectBadParam(t, ccGet(ccChats, ccChatsQuery(users[:1], p, "last tuesday"), ""), p)
@@ -421,9 +404,11 @@ func init() {
 			Title: "each chat names its creator among the requested users and the organization's ID and UUID",
 			Run: func(t *T) {
 				uuid, users := ccOrganization(t, false)
+				groups, total := ccChatsByGroup(t)
+				t.Need("chats", total, 1)
 				orgIDs := map[string]bool{}
-				for _, group := range ccChunks(users) {
-					for _, c := range ccWalkChats(t, ccChatsQuery(group), 1000, false) {
+				for i, group := range ccChunks(users) {
+					for _, c := range groups[i] {
 						t.Expect(group).To(ContainElement(c.Get("user.id").String()), "chat %s", c.Get("id"))
 						t.Expect(c.Get("user.email_address").String()).NotTo(BeEmpty())
 						t.Expect(c.Get("organization_uuid").String()).To(Equal(uuid), "chat %s", c.Get("id"))
@@ -444,9 +429,10 @@ func init() {
 				for _, u := range admin.Get("data").Array() {
 					emails[u.Get("id").String()] = strings.ToLower(u.Get("email").String())
 				}
-				_, users := ccOrganization(t, false)
-				for _, group := range ccChunks(users) {
-					for _, c := range ccWalkChats(t, ccChatsQuery(group), 1000, false) {
+				groups, total := ccChatsByGroup(t)
+				t.Need("chats", total, 1)
+				for _, chats := range groups {
+					for _, c := range chats {
 						id := c.Get("user.id").String()
 						t.Expect(emails).To(HaveKey(id), "chat %s creator", c.Get("id"))
 						t.Expect(strings.ToLower(c.Get("user.email_address").String())).To(Equal(emails[id]))
@@ -461,9 +447,7 @@ func init() {
 				for _, group := range ccChunks(users2) {
 					theirs = append(theirs, ccWalkChats(t, ccChatsQuery(group), 1000, true)...)
 				}
-				if len(theirs) == 0 {
-					t.Unsupported("the second organization has no chats")
-				}
+				t.Need("chats of the second organization", len(theirs), 1)
 				for _, group := range ccChunks(users2) {
 					t.Expect(t.OK(ccGet(ccChats, ccChatsQuery(group), "compliance/chat_list")).Get("data.#").Int()).To(BeZero())
 				}
@@ -567,9 +551,7 @@ func init() {
 					}
 					return false
 				})
-				if !found {
-					t.Unsupported("no chat deleted by its user was found")
-				}
+				t.Need("chats deleted by their user", map[bool]int{true: 1}[found], 1)
 			}},
 		Check{ID: "compliance/unknown-ids-404", Clause: "gaps §1", Labels: []Label{Compliance, Extension},
 			Title: "unknown chat, file, generated-file and artifact IDs are answered 404 not_found_error",
@@ -587,13 +569,17 @@ func init() {
 			Run: func(t *T) {
 				checked := 0
 				refs, _, _ := ccFindFiles(t, func(id string, meta *Response, refs []string) bool {
-					t.Expect(meta.Get("id").String()).To(Equal(id))
-					if md := meta.Get("md5"); md.Type != gjson.Null {
+					t.Expect(meta.Get("id").String()).To(Equal(id), "a file's metadata carries its own ID: %s", meta)
+					md := meta.Get("md5")
+					if md.Type != gjson.Null {
 						t.Expect(ccLowerHexMD5.MatchString(md.String())).To(BeTrue(), "md5 %q of %s is not lowercase hex", md, id)
 					}
 					if meta.Get("mime_type").Type != gjson.Null {
 						body := t.OK(ccGet(ccFiles+url.PathEscape(id)+"/content", nil, ""))
-						t.Expect(body.Header.Get("Content-MD5")).To(Equal(ccContentMD5(body.Body)), "file %s", id)
+						t.Expect(body.Header.Get("Content-MD5")).To(Equal(ccContentMD5(body.Body)), "the download of file %s has a Content-MD5 of the bytes served", id)
+						if md.Type != gjson.Null {
+							t.Expect(md.String()).To(Equal(fmt.Sprintf("%x", md5.Sum(body.Body))), "md5 of file %s is the MD5 of its download", id)
+						}
 						if size := meta.Get("size_bytes"); size.Type != gjson.Null {
 							t.Expect(size.Int()).To(BeNumerically("==", len(body.Body)), "size_bytes of %s", id)
 						}
@@ -611,27 +597,29 @@ func init() {
 						t.Expect(listed).To(ContainElements(msgs), "message_ids of %s", id)
 					}
 				}
-				if checked == 0 {
-					t.Unsupported("no downloadable file was found")
-				}
+				t.Need("downloadable files", checked, 1)
 			}},
 		Check{ID: "compliance/files-shared-message-ids", Clause: "2.4", Labels: []Label{Compliance},
 			Title: "a file attached to several messages lists every one of them in message_ids",
 			Run: func(t *T) {
+				var shared []string
+				var listed []gjson.Result
 				_, id, _ := ccFindFiles(t, func(_ string, meta *Response, refs []string) bool {
-					return meta.Get("message_ids.#").Int() >= 2 && len(refs) >= 2
+					shared, listed = refs, meta.Get("message_ids").Array()
+					return len(refs) >= 2
 				})
-				if id == "" {
-					t.Unsupported("no file attached to two messages was found")
+				t.Need("files attached to two messages", len(shared), 2)
+				var ids []string
+				for _, m := range listed {
+					ids = append(ids, m.String())
 				}
+				t.Expect(ids).To(ContainElements(shared), "file %s lists in message_ids every message that carries it", id)
 			}},
 		Check{ID: "compliance/files-no-content-404", Clause: "2.4", Labels: []Label{Compliance, Extension},
 			Title: "a file whose mime_type is null has no downloadable content: its download is 404",
 			Run: func(t *T) {
 				_, id, _ := ccFindFiles(t, func(_ string, meta *Response, _ []string) bool { return meta.Get("mime_type").Type == gjson.Null })
-				if id == "" {
-					t.Unsupported("no file without downloadable content was found")
-				}
+				t.Need("files without downloadable content", map[bool]int{true: 1}[id != ""], 1)
 				t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(id)+"/content", nil, "")), http.StatusNotFound, "not_found_error")
 			}},
 		Check{ID: "compliance/generated-files", Clause: "4.2", Labels: []Label{Compliance},
@@ -654,9 +642,7 @@ func init() {
 					}
 					return seen == 0 // one chat's generated files are enough
 				})
-				if seen == 0 {
-					t.Unsupported("no generated file was found")
-				}
+				t.Need("generated files", seen, 1)
 			}},
 		Check{ID: "compliance/artifacts", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
 			Title: "each artifact version has metadata and its text, served with a matching Content-MD5",
@@ -679,9 +665,7 @@ func init() {
 					}
 					return len(versions) == 0 // one chat's artifacts are enough
 				})
-				if len(versions) == 0 {
-					t.Unsupported("no artifact was found")
-				}
+				t.Need("artifacts", len(versions), 1)
 			}},
 	)
 }
@@ -694,9 +678,7 @@ func ccWalkProjects(t *T, q url.Values, size int) []gjson.Result {
 // ccAllProjects returns every project of the organization, requiring at least n.
 func ccAllProjects(t *T, n int) []gjson.Result {
 	all := ccWalkProjects(t, url.Values{}, 100)
-	if len(all) < n {
-		t.Unsupported("needs at least %d projects, the target lists %d", n, len(all))
-	}
+	t.Need("projects", len(all), n)
 	return all
 }
 
@@ -766,8 +748,8 @@ func init() {
 			Title: "the key's organization is listed with its users; another organization's users are 404",
 			Run: func(t *T) {
 				uuid, users := ccOrganization(t, false)
-				t.Expect(users).NotTo(BeEmpty())
-				t.Expect(users).To(HaveEach(HavePrefix("user_")))
+				t.Need("users of the organization", len(users), 1)
+				t.Expect(users).To(HaveEach(HavePrefix("user_")), "user IDs start with user_")
 				if t.Config().ComplianceKey2 != "" {
 					other, _ := ccOrganization(t, true)
 					t.Expect(other).NotTo(Equal(uuid))
@@ -798,9 +780,7 @@ func init() {
 					}
 					return true
 				})
-				if !chat.Exists() {
-					t.Unsupported("no chat with files was found")
-				}
+				t.Need("chats with files", map[bool]int{true: 1}[chat.Exists()], 1)
 				id := chat.Get("id").String()
 				mine := idsOf(msgs)
 				files := map[string]bool{}
@@ -820,10 +800,8 @@ func init() {
 					}
 				}
 				del := t.OK(Request{Area: Compliance, Method: http.MethodDelete, Path: ccChats + "/" + url.PathEscape(id), Schema: "compliance/chat_deleted"})
-				t.Expect(del.Get("id").String()).To(Equal(id))
-				if typ := del.Get("type"); typ.Exists() {
-					t.Expect(typ.String()).To(Equal("assistant_chat_deleted"))
-				}
+				t.Expect(del.Get("id").String()).To(Equal(id), "the confirmation names the deleted chat: %s", del)
+				t.Expect(del.Get("type").String()).To(Equal("assistant_chat_deleted"), "the confirmation's type is assistant_chat_deleted: %s", del)
 				t.ExpectError(t.Do(ccGet(ccChats+"/"+url.PathEscape(id)+"/messages", nil, "")), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(Request{Area: Compliance, Method: http.MethodDelete, Path: ccChats + "/" + url.PathEscape(id)}), http.StatusNotFound, "not_found_error")
 				listed := ccWalkChats(t, ccChatsQuery([]string{chat.Get("user.id").String()}), 1000, false)
@@ -857,14 +835,10 @@ func init() {
 			Title: "deleting a file confirms with assistant_file_deleted; its metadata and content are gone and no message lists it",
 			Run: func(t *T) {
 				_, id, chats := ccFindFiles(t, func(_ string, meta *Response, _ []string) bool { return meta.Get("mime_type").Type != gjson.Null })
-				if id == "" {
-					t.Unsupported("no downloadable file was found")
-				}
+				t.Need("downloadable files", map[bool]int{true: 1}[id != ""], 1)
 				del := t.OK(Request{Area: Compliance, Method: http.MethodDelete, Path: ccFiles + url.PathEscape(id), Schema: "compliance/file_deleted"})
-				t.Expect(del.Get("id").String()).To(Equal(id))
-				if typ := del.Get("type"); typ.Exists() {
-					t.Expect(typ.String()).To(Equal("assistant_file_deleted"))
-				}
+				t.Expect(del.Get("id").String()).To(Equal(id), "the confirmation names the deleted file: %s", del)
+				t.Expect(del.Get("type").String()).To(Equal("assistant_file_deleted"), "the confirmation's type is assistant_file_deleted: %s", del)
 				t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(id), nil, "")), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(ccGet(ccFiles+url.PathEscape(id)+"/content", nil, "")), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(Request{Area: Compliance, Method: http.MethodDelete, Path: ccFiles + url.PathEscape(id)}), http.StatusNotFound, "not_found_error")

@@ -32,6 +32,11 @@ type Config struct {
 	// Checks that need them are disabled when they are empty.
 	APIKey2, AdminKey2, ComplianceKey2, BearerToken2 string
 
+	// Strict makes any unsupported check fail the run (CONFORMANCE_STRICT=1, or the test flag
+	// -conformance.strict): for an operator who requires the deployment to hold what every check
+	// needs. A run against the in-process fake is always strict: the fake holds it all.
+	Strict bool
+
 	// Destructive allows checks that irreversibly delete pre-existing data
 	// (CONFORMANCE_DESTRUCTIVE=1). Always on against the fake.
 	Destructive bool
@@ -83,6 +88,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		EnvironmentKey: or("CONFORMANCE_ENVIRONMENT_KEY", FakeEnvironmentKey),
 		WorkEnqueue:    or("CONFORMANCE_WORK_ENQUEUE", ""),
 		Destructive:    or("CONFORMANCE_DESTRUCTIVE", "") == "1",
+		Strict:         or("CONFORMANCE_STRICT", "") == "1",
 		Timeout:        DefaultTimeout,
 	}
 	if v := or("CONFORMANCE_TIMEOUT", ""); v != "" {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -15,23 +14,13 @@ import (
 // rewriting serves h, but passes the body of every answer to a request whose path contains path
 // through edit, and may override headers: a target that answers inconsistently.
 func rewriting(h http.Handler, path string, edit func([]byte) []byte, header http.Header) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.Contains(r.URL.Path, path) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		for k, vs := range rec.Header() {
-			w.Header()[k] = vs
-		}
-		for k, vs := range header {
-			w.Header()[k] = vs
-		}
-		w.Header().Del("Content-Length")
-		w.WriteHeader(rec.Code)
-		w.Write(edit(rec.Body.Bytes()))
-	})
+	return editAnswers(h, func(r *http.Request) bool { return strings.Contains(r.URL.Path, path) },
+		func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
+			for k, vs := range header {
+				h[k] = vs
+			}
+			return edit(body)
+		})
 }
 
 func same(b []byte) []byte { return b }

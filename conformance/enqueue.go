@@ -46,7 +46,9 @@ var workIDPattern = regexp.MustCompile(`^work_[A-Za-z0-9_-]+$`)
 
 // CanEnqueueWork reports whether the suite can put work in a queue of this target: through the
 // configured command, or through the fake's control API.
-func (tg *Target) CanEnqueueWork() bool { return tg.Config.WorkEnqueue != "" || tg.IsFake }
+func (tg *Target) CanEnqueueWork() bool {
+	return tg.Config.WorkEnqueue != "" || tg.enqueue != nil || tg.IsFake
+}
 
 // EnqueueWork puts one work item in the queue of environment env and returns its ID: through the
 // CONFORMANCE_WORK_ENQUEUE command when one is configured (on any target, the fake included), else
@@ -54,6 +56,12 @@ func (tg *Target) CanEnqueueWork() bool { return tg.Config.WorkEnqueue != "" || 
 // enable it.
 func (t *T) EnqueueWork(env string) string {
 	switch {
+	case t.Target.enqueue != nil:
+		id, err := t.Target.enqueue(t.ctx, env)
+		if err != nil {
+			t.fail(prefixSuiteError + err.Error())
+		}
+		return id
 	case t.Config().WorkEnqueue != "":
 		id, err := runEnqueue(t.ctx, t.Target.Config, env, WorkEnqueueTimeout)
 		if err != nil {

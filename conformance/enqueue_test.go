@@ -2,15 +2,18 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/platformkit/platformkit/fake"
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 // hideControl serves h as a deployment would: without the fake's control API.
@@ -25,47 +28,105 @@ func hideControl(h http.Handler) http.Handler {
 	})
 }
 
-// TestChecksAgainstTheFakeAsADeployment runs every check that is not fake-only against a fake
-// whose control API is hidden, as a deployment would be: work comes from a
-// CONFORMANCE_WORK_ENQUEUE command (curl to the control API of the same server on another
-// address), and time passes on the wall clock. Every check must pass or be disabled by
-// configuration (destructive ones); none may be unsupported, so the work lifecycle checks do run.
-func TestChecksAgainstTheFakeAsADeployment(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("the enqueue command of this test uses curl, which is not installed")
-	}
-	srv := fake.New(fake.WithWallClock())
+// asDeployment opens srv as a deployment: its control API hidden, and work supplied as an
+// operator's CONFORMANCE_WORK_ENQUEUE command would, by a call of the control API of the same
+// server on another address (in Go, so that the test needs nothing but Go).
+func asDeployment(t *testing.T, srv http.Handler) *Target {
 	control := httptest.NewServer(srv)
 	t.Cleanup(control.Close)
 	tg := openAt(t, hideControl(srv))
 	if tg.IsFake {
 		t.Fatal("a target without the control API was taken for the fake")
 	}
-	tg.Config.WorkEnqueue = fmt.Sprintf(`curl -fsS -X POST -d '{}' "%s/_fake/environments/$CONFORMANCE_ENVIRONMENT_ID/work" | grep -o '"id":"work_[^"]*"' | cut -d'"' -f4`, control.URL)
-	work := 0
+	tg.enqueue = func(ctx context.Context, env string) (string, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, control.URL+"/_fake/environments/"+env+"/work", strings.NewReader("{}"))
+		if err != nil {
+			return "", err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		var item struct{ ID string }
+		if err := json.NewDecoder(resp.Body).Decode(&item); err != nil || resp.StatusCode != http.StatusOK || item.ID == "" {
+			return "", fmt.Errorf("enqueue in %s: %d %v", env, resp.StatusCode, err)
+		}
+		return item.ID, nil
+	}
+	return tg
+}
+
+// runAsDeployment runs every check that is not fake-only against tg and returns how each ended.
+// Work checks use environments of their own, so they run side by side: together they wait about
+// as long as the longest lease check. The others share data and run in turn.
+func runAsDeployment(t *testing.T, tg *Target, each func(t *testing.T, c Check, o Outcome)) {
 	for _, c := range Checks() {
 		if c.Has(FakeOnly) {
 			continue
 		}
-		// Work checks use environments of their own, so they run side by side: together they
-		// wait about as long as the longest lease check. The others share data and run in turn.
-		parallel := c.Has(Work)
-		if parallel {
-			work++
-		}
 		t.Run(c.ID, func(t *testing.T) {
-			if parallel {
+			if c.Has(Work) {
 				t.Parallel()
 			}
-			o := RunCheck(context.Background(), tg, c)
-			if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 || (o.Skipped != "" && !strings.HasPrefix(o.Skipped, prefixDisabled)) {
-				t.Errorf("%+v", o)
-			}
+			each(t, c, RunCheck(context.Background(), tg, c))
 		})
+	}
+}
+
+// TestChecksAgainstTheFakeAsADeployment runs every check that is not fake-only against a fake
+// whose control API is hidden, as a deployment would be: work is supplied from outside, and time
+// passes on the wall clock. Every check must pass or be disabled by configuration (destructive
+// ones); none may be unsupported, so the work lifecycle checks do run.
+func TestChecksAgainstTheFakeAsADeployment(t *testing.T) {
+	tg := asDeployment(t, fake.New(fake.WithWallClock()))
+	runAsDeployment(t, tg, func(t *testing.T, c Check, o Outcome) {
+		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 || (o.Skipped != "" && !strings.HasPrefix(o.Skipped, prefixDisabled)) {
+			t.Errorf("%+v", o)
+		}
+	})
+	work := 0
+	for _, c := range Checks() {
+		if c.Has(Work) && !c.Has(FakeOnly) {
+			work++
+		}
 	}
 	if work < 40 {
 		t.Errorf("only %d work checks run against a deployment", work)
 	}
+}
+
+// sparseFixtures are the embedded fixtures cut down to organizations, users and models: a
+// deployment that holds no chats, files, tunnels, stores, invites, workspaces or work.
+func sparseFixtures(t *testing.T) *fake.Fixtures {
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"organizations.json", "users.json", "models.json"} {
+		b, err := fs.ReadFile(fixtures.FS(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys[name] = &fstest.MapFile{Data: b}
+	}
+	fx, err := fake.LoadFixtures(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx
+}
+
+// TestChecksAgainstASparseDeployment runs every check against a deployment that holds only
+// organizations, users and models. It is honest, so nothing may fail; and a check over data it
+// cannot create has nothing to inspect there, so it may not pass: it must say it is unsupported.
+func TestChecksAgainstASparseDeployment(t *testing.T) {
+	tg := asDeployment(t, fake.New(fake.WithWallClock(), fake.WithFixtures(sparseFixtures(t))))
+	runAsDeployment(t, tg, func(t *testing.T, c Check, o Outcome) {
+		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 {
+			t.Errorf("an honest deployment fails it: %+v", o)
+		}
+		if o.Skipped != "" {
+			t.Logf("%s", o.Skipped)
+		}
+	})
 }
 
 // TestWorkLifecycleUnsupportedWithoutWork: against a deployment without an enqueue command, the

@@ -166,9 +166,7 @@ func init() {
 						checked++
 					}
 				}
-				if checked == 0 {
-					t.Unsupported("no workspace has rate-limit overrides")
-				}
+				t.Need("workspace rate-limit overrides", checked, 1)
 			}},
 	)
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 
 	. "github.com/onsi/gomega"
@@ -18,23 +19,44 @@ const maxPages = 10000
 // at most limit items and, while has_more is set, at least one. It returns every item in order.
 func (t *T) WalkCursor(r Request, items string, limit int) []gjson.Result {
 	r.Query = cloneQuery(r.Query)
+	r.Query.Del("after_id")
+	return t.walkCursor(r, items, limit, false)
+}
+
+// WalkCursorBackward follows a cursor-by-ID list backwards from r, which sets before_id: page
+// after page with before_id set to the previous page's first_id, under the same rules as
+// WalkCursor. It returns every item in list order, the earliest page first.
+func (t *T) WalkCursorBackward(r Request, items string, limit int) []gjson.Result {
+	r.Query = cloneQuery(r.Query)
+	return t.walkCursor(r, items, limit, true)
+}
+
+func (t *T) walkCursor(r Request, items string, limit int, backward bool) []gjson.Result {
 	if limit > 0 {
 		r.Query.Set("limit", strconv.Itoa(limit))
 	}
-	r.Query.Del("after_id")
 	var all []gjson.Result
 	for range maxPages {
 		resp := t.OK(r)
 		data := resp.Get(items).Array()
 		if limit > 0 {
-			t.ExpectWithOffset(1, len(data)).To(BeNumerically("<=", limit), "a page holds at most limit items: %s", resp)
+			t.ExpectWithOffset(2, len(data)).To(BeNumerically("<=", limit), "a page holds at most limit items: %s", resp)
 		}
-		all = append(all, data...)
+		if backward {
+			all = append(slices.Clone(data), all...)
+		} else {
+			all = append(all, data...)
+		}
 		if !resp.Get("has_more").Bool() {
 			return all
 		}
-		t.ExpectWithOffset(1, data).NotTo(BeEmpty(), "has_more with an empty page: %s", resp)
-		r.Query.Set("after_id", resp.Get("last_id").String())
+		t.ExpectWithOffset(2, data).NotTo(BeEmpty(), "has_more with an empty page: %s", resp)
+		if backward {
+			t.ExpectWithOffset(2, resp.Get("first_id").String()).To(Equal(data[0].Get("id").String()), "first_id is the ID of the page's first item: %s", resp)
+			r.Query.Set("before_id", resp.Get("first_id").String())
+		} else {
+			r.Query.Set("after_id", resp.Get("last_id").String())
+		}
 	}
 	t.Failf("%s did not end within %d pages", r.Path, maxPages)
 	return nil

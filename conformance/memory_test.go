@@ -23,28 +23,6 @@ func memoryChecksOf(t *testing.T) []Check {
 	return out
 }
 
-// TestMemoryChecksWellFormed: each memory check names a known clause, carries the memory label
-// as its only area, and is an extension whenever its clause is in EXTENSIONS.md.
-func TestMemoryChecksWellFormed(t *testing.T) {
-	for _, c := range memoryChecksOf(t) {
-		if _, ok := Clauses[c.Clause]; !ok {
-			t.Errorf("%s: unknown clause %q", c.ID, c.Clause)
-		}
-		areas := 0
-		for _, l := range c.Labels {
-			if slices.Contains(Areas, l) {
-				areas++
-			}
-		}
-		if areas != 1 || !c.Has(Memory) {
-			t.Errorf("%s: labels %v, want exactly one area, memory", c.ID, c.Labels)
-		}
-		if strings.HasPrefix(c.Clause, "gaps") && !c.Has(Extension) {
-			t.Errorf("%s: clause %s is from EXTENSIONS.md but the check is not labelled extension", c.ID, c.Clause)
-		}
-	}
-}
-
 // TestMemoryChecksStandalone runs every memory check alone, last first and then again, against
 // one fake: each passes whatever ran before it, and the cleanups leave no store behind.
 func TestMemoryChecksStandalone(t *testing.T) {

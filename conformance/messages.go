@@ -53,6 +53,23 @@ func with(b map[string]any, kv []any) map[string]any {
 
 func userTurn(content any) map[string]any { return map[string]any{"role": "user", "content": content} }
 
+// textOf returns the text of each text block of a message, in order.
+func textOf(resp *Response) []string {
+	var out []string
+	for _, b := range resp.Get("content").Array() {
+		if b.Get("type").String() == "text" {
+			out = append(out, b.Get("text").String())
+		}
+	}
+	return out
+}
+
+// inputTokens sends body and returns the usage.input_tokens of the reply: how much of the
+// request the target read, observable on any deployment.
+func inputTokens(t *T, body map[string]any) int64 {
+	return t.OK(createReq(body)).Get("usage.input_tokens").Int()
+}
+
 func createReq(body any) Request {
 	return Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages", Body: body, Schema: "messages/message"}
 }
@@ -206,10 +223,9 @@ func messageChecks() []Check {
 				model, _ := pickModel(t)
 				for _, max := range []int{1, 3} {
 					resp := t.OK(createReq(msgBody(model, "max_tokens", max, "messages", []any{userTurn("Write a long story about a harbor.")})))
-					t.Expect(resp.Get("stop_reason").String()).To(Equal("max_tokens"), "%s", resp)
-					if u := resp.Get("usage.output_tokens"); u.Exists() {
-						t.Expect(u.Int()).To(BeNumerically("<=", max), "%s", resp)
-					}
+					t.Expect(resp.Get("stop_reason").String()).To(Equal("max_tokens"), "a reply cut by max_tokens %d stops with max_tokens: %s", max, resp)
+					t.Expect(resp.Get("usage.output_tokens").Exists()).To(BeTrue(), "a reply counts its output tokens: %s", resp)
+					t.Expect(resp.Get("usage.output_tokens").Int()).To(BeNumerically("<=", max), "max_tokens %d bounds usage.output_tokens: %s", max, resp)
 				}
 			}},
 		{ID: "messages/max-tokens-zero", Clause: "4.4", Labels: []Label{Messages},
@@ -265,10 +281,18 @@ func messageChecks() []Check {
 			Title: "consecutive turns of the same role are accepted (they are combined)",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
-				resp := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Hello."), userTurn("Say hello back.")})))
-				t.Expect(resp.Get("role").String()).To(Equal("assistant"))
-				t.OK(createReq(msgBody(model, "messages", []any{userTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"},
-					map[string]any{"role": "assistant", "content": " is"}})))
+				// Combined, both turns are read: the pair counts more input tokens than its first
+				// turn alone, on any deployment, whatever the reply says.
+				first := inputTokens(t, msgBody(model, "messages", []any{userTurn("Hello.")}))
+				resp := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Hello."), userTurn("Say hello back, and name three colours.")})))
+				t.Expect(resp.Get("role").String()).To(Equal("assistant"), "the reply is the assistant's: %s", resp)
+				t.Expect(resp.Get("usage.input_tokens").Int()).To(BeNumerically(">", first),
+					"two consecutive user turns are read together: they count more input tokens than the first alone (%d): %s", first, resp)
+				lone := inputTokens(t, msgBody(model, "messages", []any{userTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"}}))
+				both := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"},
+					map[string]any{"role": "assistant", "content": " is one of the three primary colours, and"}})))
+				t.Expect(both.Get("usage.input_tokens").Int()).To(BeNumerically(">", lone),
+					"two consecutive assistant turns are read together: they count more input tokens than the first alone (%d): %s", lone, both)
 			}},
 		{ID: "messages/request-blocks", Clause: "4.4", Labels: []Label{Messages},
 			Title: "content as a string or as text, image, document, search_result, tool_use and tool_result blocks, with cache_control and citations, is accepted",
@@ -358,18 +382,23 @@ func messageChecks() []Check {
 				model, _ := pickModel(t)
 				body := msgBody(model, "messages", []any{userTurn("Count from one to twenty in words, separated by spaces.")})
 				first := t.OK(createReq(body))
-				words := strings.Fields(first.Get("content.0.text").String())
+				words := strings.Fields(strings.Join(textOf(first), ""))
 				if len(words) < 3 {
 					t.Unsupported("the reply is too short to pick a stop sequence from: %s", first)
 				}
 				stop := words[len(words)/2]
 				body["stop_sequences"] = []any{stop, "zzzz-never"}
 				resp := t.OK(createReq(body))
+				text := strings.Join(textOf(resp), "")
 				if resp.Get("stop_reason").String() == "stop_sequence" {
-					t.Expect(resp.Get("stop_sequence").String()).To(BeElementOf(stop, "zzzz-never"))
-					t.Expect(resp.Get("content.0.text").String()).NotTo(ContainSubstring(resp.Get("stop_sequence").String()))
+					t.Expect(resp.Get("stop_sequence").String()).To(BeElementOf(stop, "zzzz-never"), "stop_sequence names one of the request's sequences: %s", resp)
+					t.Expect(text).NotTo(ContainSubstring(resp.Get("stop_sequence").String()), "the reply stops before its stop sequence: %s", resp)
 				} else {
-					t.Expect(resp.Get("stop_sequence").Type).To(Equal(gjson.Null), "%s", resp)
+					// Whatever the model says on a deployment, a reply that reached a sequence stopped there.
+					for _, s := range []string{stop, "zzzz-never"} {
+						t.Expect(text).NotTo(ContainSubstring(s), "the reply contains the stop sequence %q, yet its stop_reason is %s: %s", s, resp.Get("stop_reason"), resp)
+					}
+					t.Expect(resp.Get("stop_sequence").Type).To(Equal(gjson.Null), "stop_sequence is null unless the reply stopped at one: %s", resp)
 				}
 				if t.Target.IsFake { // the fake's replies are reproducible, so the sequence is met
 					t.Expect(resp.Get("stop_reason").String()).To(Equal("stop_sequence"), "%s", resp)
@@ -380,8 +409,12 @@ func messageChecks() []Check {
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				prefill := "The three primary colours are"
-				resp := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Name the primary colours."), map[string]any{"role": "assistant", "content": prefill}})))
-				t.Expect(resp.Get("content.0.text").String()).NotTo(HavePrefix(prefill), "%s", resp)
+				question := userTurn("Name the primary colours.")
+				without := inputTokens(t, msgBody(model, "messages", []any{question}))
+				resp := t.OK(createReq(msgBody(model, "messages", []any{question, map[string]any{"role": "assistant", "content": prefill}})))
+				t.Expect(resp.Get("content.0.text").String()).NotTo(HavePrefix(prefill), "the reply continues the assistant's turn, so it does not repeat it: %s", resp)
+				t.Expect(resp.Get("usage.input_tokens").Int()).To(BeNumerically(">", without),
+					"the assistant's last turn is read as the start of the reply: the request counts more input tokens than without it (%d): %s", without, resp)
 			}},
 		{ID: "messages/tool-choice-tool", Clause: "2.9", Labels: []Label{Messages},
 			Title: "tool_choice naming a tool yields a tool_use block of that tool whose input satisfies its input_schema, and stop_reason tool_use",
@@ -400,6 +433,26 @@ func messageChecks() []Check {
 				t.Expect(use.Get("name").String()).To(Equal("get_weather"))
 				t.Expect(use.Get("id").String()).NotTo(BeEmpty())
 				satisfies(t, weatherTool["input_schema"].(map[string]any), use.Get("input"))
+			}},
+		{ID: "messages/system-and-tools-count", Clause: "4.4", Labels: []Label{Messages},
+			Title: "a system prompt and tool definitions are input: adding either raises count_tokens and usage.input_tokens",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				count := func(body map[string]any) (usage, counted int64) {
+					usage = inputTokens(t, body)
+					body = maps.Clone(body)
+					delete(body, "max_tokens")
+					return usage, t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: body, Schema: "messages/count_tokens"}).Get("input_tokens").Int()
+				}
+				baseUsage, baseCount := count(msgBody(model))
+				for what, extra := range map[string][]any{
+					"a system prompt": {"system", "You are a terse assistant. Answer in at most five words, in English."},
+					"a tool":          {"tools", []any{weatherTool}},
+				} {
+					usage, counted := count(msgBody(model, extra...))
+					t.Expect(usage).To(BeNumerically(">", baseUsage), "adding %s raises usage.input_tokens above %d", what, baseUsage)
+					t.Expect(counted).To(BeNumerically(">", baseCount), "adding %s raises count_tokens above %d", what, baseCount)
+				}
 			}},
 		{ID: "messages/count-tokens-agrees", Clause: "gaps §4", Labels: []Label{Messages, Extension},
 			Title: "count_tokens of a request equals usage.input_tokens of the same request",
@@ -516,9 +569,9 @@ func completionChecks() []Check {
 				}
 				stop := words[len(words)/2]
 				resp := t.OK(completeReq(completeBody(model, "stop_sequences", []any{stop})))
-				if resp.Get("stop_reason").String() == "stop_sequence" {
-					t.Expect(resp.Get("completion").String()).NotTo(ContainSubstring(stop))
-				}
+				// Whether or not this reply reached the sequence, it never contains it: generation
+				// stops at the first match.
+				t.Expect(resp.Get("completion").String()).NotTo(ContainSubstring(stop), "a completion excludes the stop sequence %q and everything after it: %s", stop, resp)
 			}},
 		{ID: "messages/complete-temperature-range", Clause: "8", Labels: []Label{Messages},
 			Title: "legacy temperature is accepted from 0.0 to 1.0 and refused outside",
@@ -563,8 +616,20 @@ func completionChecks() []Check {
 				r := completeReq(completeBody(model, "stream", true))
 				r.Schema = ""
 				resp := t.OK(r)
-				t.Expect(resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"))
-				t.Expect(regexp.MustCompile(`(?m)^data: `).FindAll(resp.Body, -1)).NotTo(BeEmpty(), "%s", resp)
+				t.Expect(resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"), "a stream is text/event-stream: %s", resp)
+				// What a client needs of it, read line by line without the fake's parser: the
+				// pieces make a text, and the last piece says why it stopped.
+				var text strings.Builder
+				var last gjson.Result
+				for _, line := range regexp.MustCompile(`(?m)^data: ?(.*)$`).FindAllSubmatch(resp.Body, -1) {
+					if ev := gjson.ParseBytes(line[1]); ev.Get("type").String() == "completion" {
+						text.WriteString(ev.Get("completion").String())
+						last = ev
+					}
+				}
+				t.Expect(last.Exists()).To(BeTrue(), "the stream carries completion events: %s", resp)
+				t.Expect(strings.TrimSpace(text.String())).NotTo(BeEmpty(), "the pieces of the stream make a text: %s", resp)
+				t.Expect(last.Get("stop_reason").String()).NotTo(BeEmpty(), "the last completion event carries stop_reason: %s", resp)
 			}},
 		{ID: "messages/complete-stream-events", Clause: "gaps §5", Labels: []Label{Messages, Extension},
 			Title: "streamed completion events are named completion, carry pieces that make the text, and only the last carries stop_reason",
@@ -684,7 +749,7 @@ func scenarioChecks() []Check {
 					}}})
 				expectFieldError(t, resp, "replies.1.content.0.type")
 			}},
-		{ID: "messages/scenarios-show-every-tool-error", Clause: "7", Labels: []Label{Messages, FakeOnly},
+		{ID: "messages/scenarios-show-every-tool-error", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "the scenarios show a tool-result error block for every error_code of section 7, and refusals of every category",
 			Run: func(t *T) {
 				model, _ := pickModel(t)

@@ -197,10 +197,15 @@ type junitMessage struct {
 // checks are skipped with their outcome as the skip's type.
 func (r *Run) JUnit() ([]byte, error) {
 	c := r.Counts()
+	// In a strict run an unsupported check fails the run, so CI shows it as a failure.
+	failures, skipped := c.Failed+c.Differ, c.Unsupported+c.Disabled
+	if r.Strict() {
+		failures, skipped = failures+c.Unsupported, c.Disabled
+	}
 	set := junitSet{
 		Name: suiteName,
-		junitTotals: junitTotals{Tests: c.Total(), Failures: c.Failed + c.Differ, Errors: c.Errors,
-			Skipped: c.Unsupported + c.Disabled, Time: r.Elapsed.Seconds()},
+		junitTotals: junitTotals{Tests: c.Total(), Failures: failures, Errors: c.Errors,
+			Skipped: skipped, Time: r.Elapsed.Seconds()},
 		Timestamp: r.Started.UTC().Format(time.RFC3339),
 		Properties: []junitProperty{
 			{"target", r.targetURL()}, {"target_kind", r.targetKind()}, {"summary", r.Summary()},
@@ -225,7 +230,13 @@ func (r *Run) JUnit() ([]byte, error) {
 			jc.Failure = msg
 		case Error:
 			jc.Error = msg
-		case Unsupported, Disabled:
+		case Unsupported:
+			if r.Strict() {
+				jc.Failure = msg
+			} else {
+				jc.Skipped = msg
+			}
+		case Disabled:
 			jc.Skipped = msg
 		}
 		set.Cases = append(set.Cases, jc)
@@ -265,6 +276,7 @@ type resultsDocument struct {
 	Started    string    `json:"started"`
 	Seconds    float64   `json:"duration_seconds"`
 	Summary    string    `json:"summary"`
+	Strict     bool      `json:"strict"` // unsupported checks fail the run
 	Counts     Counts    `json:"counts"`
 	Problems   []string  `json:"problems"`
 	Notes      []string  `json:"notes"`
@@ -277,7 +289,7 @@ func (r *Run) JSON() ([]byte, error) {
 	c := r.Counts()
 	doc := resultsDocument{
 		Target: r.targetURL(), TargetKind: r.targetKind(), Run: r.runConfig(), Started: r.Started.UTC().Format(time.RFC3339),
-		Seconds: r.Elapsed.Seconds(), Summary: r.Summary(),
+		Seconds: r.Elapsed.Seconds(), Summary: r.Summary(), Strict: r.Strict(),
 		Counts:   c,
 		Problems: append([]string{}, r.Problems...), Notes: append([]string{}, r.Notes...),
 		Checks: append([]Result{}, r.Results...),
@@ -340,7 +352,11 @@ func (r *Run) Markdown() string {
 		}
 	}
 	if un := r.with(Unsupported); len(un) > 0 {
-		p("## Unsupported\n\nThe target answered validly that it does not do these.\n\n")
+		p("## Unsupported\n\nThe target answered validly that it does not do these, or does not hold the data they need (each says what it needed).")
+		if r.Strict() {
+			p(" This run is strict: they fail it.")
+		}
+		p("\n\n")
 		for _, res := range un {
 			p("- `%s` [%s] %s: %s\n", res.ID, res.Clause, res.Statement, oneLine(res.Message))
 		}

@@ -392,12 +392,19 @@ func (res Result) shownOutcome() string {
 // extension reports whether the result is of an extension check.
 func (res Result) extension() bool { return slices.Contains(res.Labels, string(Extension)) }
 
-// OK reports whether the run ran and nothing failed or broke. A difference on an extension fails
-// the run too: the exit status is for CI, which filters extension checks out (label filter
-// "!extension") when it does not hold a deployment to them.
+// OK reports whether the run ran and nothing failed or broke; in a strict run, also that no
+// check was unsupported. A difference on an extension fails the run too: the exit status is for
+// CI, which filters extension checks out (label filter "!extension") when it does not hold a
+// deployment to them.
 func (r *Run) OK() bool {
 	c := r.Counts()
-	return len(r.Problems) == 0 && c.Failed == 0 && c.Differ == 0 && c.Errors == 0
+	return len(r.Problems) == 0 && c.Failed == 0 && c.Differ == 0 && c.Errors == 0 && !(r.Strict() && c.Unsupported > 0)
+}
+
+// Strict reports whether unsupported checks fail this run: when configured so, and always
+// against the in-process fake, whose fixtures hold what every check needs.
+func (r *Run) Strict() bool {
+	return r.Config.Strict || r.Target != nil && r.Target.InProcess
 }
 
 // Summary is the run's one summary line.
@@ -407,8 +414,12 @@ func (r *Run) Summary() string {
 			len(r.Problems), plural(len(r.Problems), "error", "errors"), len(Checks()))
 	}
 	c := r.Counts()
-	return fmt.Sprintf("conformance: %d passed, %d failed, %d %s on extensions, %d unsupported, %d disabled, %d %s",
+	line := fmt.Sprintf("conformance: %d passed, %d failed, %d %s on extensions, %d unsupported, %d disabled, %d %s",
 		c.Passed, c.Failed, c.Differ, plural(c.Differ, "differs", "differ"), c.Unsupported, c.Disabled, c.Errors, plural(c.Errors, "error", "errors"))
+	if r.Strict() && c.Unsupported > 0 {
+		line += "; strict: the unsupported fail the run"
+	}
+	return line
 }
 
 func plural(n int, one, many string) string {
@@ -440,7 +451,12 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 	}
 	var lines []string
 	for _, res := range r.Results {
-		if res.Outcome != Passed && res.Outcome != Disabled {
+		switch res.Outcome {
+		case Passed, Disabled:
+		case Unsupported:
+			// What it needed, so that the operator knows what data or setting would run it.
+			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s): %s", res.Outcome, res.Clause, res.Statement, res.ID, oneLine(res.Message)))
+		default:
 			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s)", res.shownOutcome(), res.Clause, res.Statement, res.ID))
 		}
 	}

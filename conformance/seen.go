@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -18,6 +20,8 @@ import (
 //     so request-ids are unique within each namespace.
 //   - A message that stopped with stop_reason refusal carries its refusal record in
 //     stop_details (spec 2.9), whether answered whole or streamed (the message_delta event).
+//   - A 429 or 529 answer carries retry-after, a whole number of seconds (gaps §1): the one
+//     retry rule a deployment shows only when it is busy, so it is checked wherever it shows.
 
 // noteRequestID records the request-id of resp and returns a description of the violation when
 // an earlier answer of this run carried the same one.
@@ -78,6 +82,20 @@ func refusalWithoutDetails(contentType string, body []byte) string {
 	return ""
 }
 
+// retryAfterMissing returns a description of the violation when a 429 or 529 answer does not
+// carry retry-after as a whole number of seconds.
+func retryAfterMissing(status int, h http.Header) string {
+	if status != http.StatusTooManyRequests && status != 529 {
+		return ""
+	}
+	if v := h.Get("retry-after"); !wholeSeconds.MatchString(v) {
+		return fmt.Sprintf("a %d answer carries retry-after %q; it must say in whole seconds when to retry (gaps §1)", status, v)
+	}
+	return ""
+}
+
+var wholeSeconds = regexp.MustCompile(`^[0-9]+$`)
+
 func orNone(raw string) string {
 	if raw == "" {
 		return "(absent)"
@@ -88,6 +106,9 @@ func orNone(raw string) string {
 // checkEveryResponse applies the statements above to resp, ending the check on a violation.
 func (t *T) checkEveryResponse(resp *Response) {
 	if msg := t.Target.noteRequestID(resp); msg != "" {
+		t.fail(msg + "\n" + resp.String())
+	}
+	if msg := retryAfterMissing(resp.Status, resp.Header); msg != "" {
 		t.fail(msg + "\n" + resp.String())
 	}
 	if resp.Status/100 == 2 {

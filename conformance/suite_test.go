@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 )
+
+// strictFlag is the test flag of Config.Strict: go test ./conformance -args -conformance.strict.
+var strictFlag = flag.Bool("conformance.strict", false, "fail the run on any unsupported check (as CONFORMANCE_STRICT=1)")
 
 // TestMain prints the run's summary line after everything else the test binary prints (ginkgo's
 // output, the testing package's verdict), so that it is the last line of a run.
@@ -34,7 +38,9 @@ func TestConformance(t *testing.T) {
 		reporterConfig.NoColor = true
 	}
 	ctx := context.Background()
-	run = Begin(ctx, ConfigFromEnv(nil), func(msg string) {
+	cfg := ConfigFromEnv(nil)
+	cfg.Strict = cfg.Strict || *strictFlag
+	run = Begin(ctx, cfg, func(msg string) {
 		defer ginkgo.GinkgoRecover()
 		ginkgo.Fail("the in-process fake reported a bug in itself: " + msg)
 	}, os.Stdout)
@@ -120,7 +126,7 @@ func runSpec(ctx context.Context, c Check) {
 		ginkgo.Skip(msg)
 	}
 	t := &T{Target: target, ctx: ctx, skip: func(msg string) { ginkgo.Skip(msg, 1) }, fail: func(msg string) { ginkgo.Fail(msg, 1) }}
-	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { ginkgo.Fail(msg, append(skip, 0)[0]+1) })
+	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { ginkgo.Fail(described(c, msg), append(skip, 0)[0]+1) })
 	ginkgo.DeferCleanup(func() {
 		t.runCleanups()
 		for _, f := range t.CleanupFailures {
@@ -132,6 +138,7 @@ func runSpec(ctx context.Context, c Check) {
 		}
 	})
 	c.Run(t)
+	t.finish(c)
 }
 
 const cleanupEntry = "cleanup failure"

@@ -24,6 +24,9 @@ type Target struct {
 	// Lenient against a deployment, which may be newer than them.
 	SchemaMode schemas.Mode
 	close      func()
+	// enqueue, when set, supplies work as CONFORMANCE_WORK_ENQUEUE would: the repository's own
+	// tests use it to run the work checks against a deployment without a shell command.
+	enqueue func(ctx context.Context, env string) (string, error)
 	// requestIDs maps each request-id answered in this run to the request it answered (seen.go).
 	requestIDs sync.Map
 }

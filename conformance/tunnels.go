@@ -28,8 +28,6 @@ func tunnelsIn(t *T, q url.Values, limit int, org2 bool) []gjson.Result {
 	return t.WalkPages(Request{Area: Tunnels, Path: tunnelsPath, Query: q, Org2: org2, Schema: "tunnels/tunnel_list"}, limit)
 }
 
-// idsOf returns the id of each item, in order.
-
 var includeArchived = url.Values{"include_archived": {"true"}}
 
 // activeCertificates lists a tunnel's non-archived certificates.
@@ -84,9 +82,7 @@ func tokenOp(tunnelID, op string, body any) Request {
 // anyTunnel returns a non-archived tunnel of the organization, for checks that only read it.
 func anyTunnel(t *T) string {
 	list := tunnelsIn(t, nil, 0, false)
-	if len(list) == 0 {
-		t.Unsupported("the organization has no non-archived tunnel")
-	}
+	t.Need("non-archived tunnels", len(list), 1)
 	return list[0].Get("id").String()
 }
 
@@ -95,11 +91,12 @@ func anyTunnel(t *T) string {
 func archivedTunnel(t *T) string {
 	for _, tn := range tunnelsIn(t, includeArchived, 0, false) {
 		if tn.Get("archived_at").Type != gjson.Null {
+			t.Need("archived tunnels", 1, 1)
 			return tn.Get("id").String()
 		}
 	}
 	if !t.Target.IsFake {
-		t.Unsupported("the organization has no archived tunnel")
+		t.Need("archived tunnels", 0, 1)
 	}
 	id := scratchTunnel(t, 0)
 	t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
@@ -129,11 +126,16 @@ func acceptedToken(t *T, tunnelID string) string {
 	return token
 }
 
-// advanceIfFake moves the fake's clock, so that an unchanged timestamp proves something.
-func advanceIfFake(t *T) {
+// letTimePass makes time pass on the target before a retry, so that an unchanged timestamp
+// proves something: the fake's clock moves a minute; on the wall clock the suite waits out the
+// resolution of a timestamp (a second: RFC 3339 stamps may carry no fraction), so that a target
+// that stamps anew on every call answers a later stamp.
+func letTimePass(t *T) {
 	if t.Target.IsFake {
 		t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 60})
+		return
 	}
+	time.Sleep(1100 * time.Millisecond)
 }
 
 var tokenIDPattern = regexp.MustCompile(`^ttkn_[0-9a-f]{64}$`)
@@ -155,6 +157,7 @@ func tunnelListChecks() []Check {
 			Title: "the tunnel list is ordered newest first",
 			Run: func(t *T) {
 				list := tunnelsIn(t, includeArchived, 1000, false)
+				t.Need("tunnels", len(list), 2)
 				for i := 1; i < len(list); i++ {
 					prev, cur := list[i-1].Get("created_at").Time(), list[i].Get("created_at").Time()
 					t.Expect(prev.Before(cur)).To(BeFalse(), "%s is listed before the newer %s", list[i-1].Get("id"), list[i].Get("id"))
@@ -178,10 +181,10 @@ func tunnelListChecks() []Check {
 						archived++
 					}
 				}
-				t.Expect(archived).To(BeNumerically(">", 0))
-				t.Expect(unarchived).To(Equal(idsOf(active)))
+				t.Expect(archived).To(BeNumerically(">", 0), "include_archived=true lists the archived tunnels too")
+				t.Expect(unarchived).To(ConsistOf(idsOf(active)), "include_archived=true lists every tunnel the default list holds")
 				explicit := tunnelsIn(t, url.Values{"include_archived": {"false"}}, 1000, false)
-				t.Expect(idsOf(explicit)).To(Equal(idsOf(active)))
+				t.Expect(idsOf(explicit)).To(ConsistOf(idsOf(active)), "include_archived=false lists what the default list holds")
 			}},
 		{ID: "tunnels/list-workspace-filter", Clause: "4.9", Labels: []Label{Tunnels},
 			Title: "workspace_id lists exactly the tunnels of that workspace; omitted, every workspace is listed",
@@ -196,15 +199,13 @@ func tunnelListChecks() []Check {
 						byWorkspace[ws.String()] = append(byWorkspace[ws.String()], tn.Get("id").String())
 					}
 				}
-				if len(byWorkspace) == 0 {
-					t.Unsupported("no tunnel of the organization is in a workspace other than the default one")
-				}
+				t.Need("workspaces other than the default one holding tunnels", len(byWorkspace), 1)
 				for ws, want := range byWorkspace {
 					got := tunnelsIn(t, url.Values{"include_archived": {"true"}, "workspace_id": {ws}}, 1000, false)
 					t.Expect(idsOf(got)).To(Equal(want), "workspace %s", ws)
 				}
 				none := tunnelsIn(t, url.Values{"workspace_id": {"wrkspc_01NoSuchWorkspace0000000"}}, 0, false)
-				t.Expect(none).To(BeEmpty())
+				t.Expect(none).To(BeEmpty(), "an unknown workspace_id lists no tunnel")
 			}},
 		{ID: "tunnels/list-workspace-filter-invalid", Clause: "4.9", Labels: []Label{Tunnels, Extension},
 			Title: "a workspace_id that is not a wrkspc_ ID is refused with 400 naming workspace_id",
@@ -215,6 +216,7 @@ func tunnelListChecks() []Check {
 			Title: "paging with next_page at every page size returns each tunnel exactly once, in order, and the last page has next_page null",
 			Run: func(t *T) {
 				all := idsOf(tunnelsIn(t, includeArchived, 1000, false))
+				t.Need("tunnels", len(all), 2)
 				for _, size := range []int{1, 2, 3} {
 					t.Expect(idsOf(tunnelsIn(t, includeArchived, size, false))).To(Equal(all), "page size %d", size)
 				}
@@ -228,13 +230,15 @@ func tunnelListChecks() []Check {
 					}
 				}
 				all := len(tunnelsIn(t, nil, 1000, false))
+				t.Need("non-archived tunnels", all, 1)
 				resp := t.OK(Request{Area: Tunnels, Path: tunnelsPath, Schema: "tunnels/tunnel_list"})
-				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)))
-				t.Expect(resp.Get("next_page").Type == gjson.Null).To(Equal(all <= 20))
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "a page without limit holds min(%d tunnels, 20): %s", all, resp)
+				t.Expect(resp.Get("next_page").Type == gjson.Null).To(Equal(all <= 20), "next_page is null exactly when no tunnel is left after the first 20: %s", resp)
 			}},
 		{ID: "tunnels/list-limit-range", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "a limit outside 1 to 1000 is refused with 400 naming limit",
 			Run: func(t *T) {
+				t.NoItemsNeeded()
 				expectQueryRefused(t, tunnelsPath, "limit", "0", "1001", "-1", "ten")
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1"}}, Schema: "tunnels/tunnel_list"})
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1000"}}, Schema: "tunnels/tunnel_list"})
@@ -247,16 +251,20 @@ func tunnelListChecks() []Check {
 		{ID: "tunnels/get-each-listed", Clause: "4.9", Labels: []Label{Tunnels},
 			Title: "every listed tunnel, archived or not, can be read by its ID and reads the same as in the list",
 			Run: func(t *T) {
-				for _, tn := range tunnelsIn(t, includeArchived, 1000, false) {
+				list := tunnelsIn(t, includeArchived, 1000, false)
+				t.Need("tunnels", len(list), 1)
+				for _, tn := range list {
 					one := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + tn.Get("id").String(), Schema: "tunnels/tunnel"})
-					t.Expect(one.JSON().Raw).To(MatchJSON(tn.Raw))
+					t.Expect(one.JSON().Raw).To(MatchJSON(tn.Raw), "tunnel %s reads as it is listed", tn.Get("id"))
 				}
 			}},
 		{ID: "tunnels/domains-unique", Clause: "2.17", Labels: []Label{Tunnels},
 			Title: "every tunnel, archived or not, has its own domain",
 			Run: func(t *T) {
 				seen := map[string]string{}
-				for _, tn := range tunnelsIn(t, includeArchived, 1000, false) {
+				list := tunnelsIn(t, includeArchived, 1000, false)
+				t.Need("tunnels", len(list), 2)
+				for _, tn := range list {
 					d := strings.ToLower(tn.Get("domain").String())
 					t.Expect(seen).NotTo(HaveKey(d), "domain %s of %s", d, tn.Get("id"))
 					seen[d] = tn.Get("id").String()
@@ -280,16 +288,14 @@ func tunnelListChecks() []Check {
 					}
 				}
 			}},
-		{ID: "tunnels/other-organization-404", Clause: ClauseFake, Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/other-organization-404", Clause: "4.9", Labels: []Label{Tunnels, Extension},
 			Title: "another organization's tunnel and its certificates are answered 404, like an unknown ID, on every operation",
 			Run: func(t *T) {
 				if t.Config().BearerToken2 == "" {
 					t.Disabled("needs CONFORMANCE_BEARER_TOKEN_2, a credential of a second organization")
 				}
 				theirs := tunnelsIn(t, includeArchived, 1000, true)
-				if len(theirs) == 0 {
-					t.Unsupported("the second organization has no tunnel")
-				}
+				t.Need("tunnels of the second organization", len(theirs), 1)
 				mine := map[string]bool{}
 				for _, id := range idsOf(tunnelsIn(t, includeArchived, 1000, false)) {
 					mine[id] = true
@@ -479,9 +485,12 @@ func tunnelArchiveChecks() []Check {
 			Run: func(t *T) {
 				id := archivedTunnel(t)
 				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
-				advanceIfFake(t)
-				again := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
-				t.Expect(again.JSON().Raw).To(MatchJSON(before.JSON().Raw))
+				archive := Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"}
+				first := t.OK(archive)
+				t.Expect(first.JSON().Raw).To(MatchJSON(before.JSON().Raw), "archiving the archived tunnel %s answers it unchanged", id)
+				letTimePass(t)
+				again := t.OK(archive)
+				t.Expect(again.JSON().Raw).To(MatchJSON(before.JSON().Raw), "archiving the archived tunnel %s again, later, answers it unchanged", id)
 			}},
 		{ID: "tunnels/archived-token-refused", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "reveal_token and rotate_token on an archived tunnel are refused with 400 and answer no token",
@@ -613,7 +622,7 @@ func tunnelCertificateChecks() []Check {
 				cid := addCertificate(t, id, certgen.CA("conformance archive twice").PEM).Get("id").String()
 				path := certPath(id) + "/" + cid + "/archive"
 				first := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
-				advanceIfFake(t)
+				letTimePass(t)
 				again := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
 				t.Expect(again.JSON().Raw).To(MatchJSON(first.JSON().Raw))
 			}},
@@ -633,16 +642,7 @@ func tunnelCertificateChecks() []Check {
 					t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + c.Get("id").String() + "/archive", Schema: "tunnels/certificate"})
 				}
 				all := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: url.Values{"include_archived": {"true"}, "limit": {"1000"}}, Schema: "tunnels/certificate_list"})
-				var walked []string
-				q := url.Values{"include_archived": {"true"}, "limit": {"1"}}
-				for i := 0; i < 100; i++ {
-					page := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: q, Schema: "tunnels/certificate_list"})
-					walked = append(walked, idsOf(page.Get("data").Array())...)
-					if page.Get("next_page").Type == gjson.Null {
-						break
-					}
-					q.Set("page", page.Get("next_page").String())
-				}
+				walked := idsOf(t.WalkPages(Request{Area: Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"}, 1))
 				t.Expect(walked).To(Equal(idsOf(all.Get("data").Array())))
 				t.Expect(len(walked)).To(BeNumerically(">=", 3))
 			}},

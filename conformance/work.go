@@ -319,22 +319,30 @@ func workQueueChecks() []Check {
 			Run: func(t *T) {
 				env := createEnv(t)
 				r := poll(env, url.Values{"block_ms": {"999"}})
+				r.Header = http.Header{"Vendor-Worker-ID": {"conformance-blocked-poller"}}
 				got := make(chan *Response, 1)
-				polled := time.Now()
 				go func() {
 					resp, _ := t.Target.Client.Do(context.Background(), &r)
 					got <- resp
 				}()
-				time.Sleep(100 * time.Millisecond)
-				id := t.EnqueueWork(env)
-				start := time.Now()
-				resp := <-got
-				t.Expect(resp).NotTo(BeNil())
-				if took := start.Sub(polled); strings.TrimSpace(string(resp.Body)) == "null" && took > 900*time.Millisecond {
-					t.Unsupported("enqueueing took %s, longer than a poll can block (999 ms)", took.Round(time.Millisecond))
+				// The poll is waiting once its worker shows in the queue's stats: enqueue only then,
+				// so that the item can only reach it by waking it.
+				for i := 0; t.OK(statsReq(env)).Get("workers_polling").Int() == 0; i++ {
+					if i == 200 {
+						t.Failf("the blocked poll's worker did not show in workers_polling within 200 reads of the stats")
+					}
+					time.Sleep(5 * time.Millisecond)
 				}
-				t.Expect(resp.Get("id").String()).To(Equal(id), "%s", resp)
-				t.Expect(time.Since(start)).To(BeNumerically("<", 700*time.Millisecond))
+				start := time.Now()
+				id := t.EnqueueWork(env)
+				enqueued := time.Since(start)
+				resp := <-got
+				t.Expect(resp).NotTo(BeNil(), "the blocked poll answers")
+				if strings.TrimSpace(string(resp.Body)) == "null" && enqueued > 900*time.Millisecond {
+					t.Unsupported("enqueueing took %s, longer than a poll can block (999 ms)", enqueued.Round(time.Millisecond))
+				}
+				// At its deadline a poll answers null: the item proves that the enqueue woke it.
+				t.Expect(resp.Get("id").String()).To(Equal(id), "the blocked poll wakes on the enqueue and answers the item: %s", resp)
 			}},
 		{ID: "work/poll-oldest-first", Clause: "4.8", Labels: plain,
 			Title: "poll hands out the oldest queued item first, and a polled item is not handed out again at once",

@@ -13,10 +13,6 @@ import (
 // inviteLifetime is how long an invite stays pending (gaps §6).
 const inviteLifetime = 21 * 24 * time.Hour
 
-// grantableRoles are the roles an invite or a user update may give (spec 4.6): every role of
-// 2.11 but admin.
-var grantableRoles = []string{"user", "developer", "billing", "assistant_code_user"}
-
 // adminStore is one server's administration data. Deleted invites and removed users stay in
 // their lists, marked, so that their IDs remain valid cursors (gaps §3) and a deleted invite
 // still reads with status deleted.

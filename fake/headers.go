@@ -42,6 +42,3 @@ func parseBetas(h http.Header) []string {
 	}
 	return out
 }
-
-// hasBeta reports whether the request selected the beta value.
-func (c *call) hasBeta(v string) bool { return slices.Contains(c.betas, v) }

@@ -47,18 +47,40 @@ func TestMemoryPathRule(t *testing.T) {
 	}
 }
 
+// knownSHA256 are SHA-256 digests computed outside the fake (Python's hashlib), so that no test
+// takes its expected hash from the code under test. "é×51200" is "é" repeated 51,200 times.
+var knownSHA256 = map[string]string{
+	"":                  "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+	"é×51200":           "3effcf21489d06a8f8b078dd7abb6656a03c52b26b1cd56b4766ab118c921528",
+	"Cafe\u0301":        "c42cc7a1ca08364b6fd859fa50d2454730a8236290a423373cc630da77c6d711",
+	"v1":                "3bfc269594ef649228e9a74bab00f042efc91d5acc6fbee31a382e80d42388fe",
+	"v4":                "8e38a1ea5c681c8e9a08f1af465f1f07d33d931de8f71af45ecbe957751c9a86",
+	"other":             "d9298a10d1b0735837dc4bd85dac641b0f3cef27a47e5d53a54f2f3f5b2fcffa",
+	"bye":               "b49f425a7e1f9cff3856329ada223f2f9d368f15a00cf48df16ca95986137fe8",
+	"  padded line\n\t": "9107a7d9b6e291a9028efa063961641b97eb2b8fca8aee4264899021b546c3a8",
+}
+
+// digest returns the known SHA-256 of content.
+func digest(content string) string {
+	d, ok := knownSHA256[content]
+	if !ok {
+		panic("no known SHA-256 for " + content)
+	}
+	return d
+}
+
 func TestMemoryContent(t *testing.T) {
 	m := newMemTester(t)
 	store := m.newStore()
 	create := "/v1/memory_stores/" + store + "/memories"
 	empty := m.newMemory(store, "/empty", "")
-	if empty.Get("content_size_bytes").Int() != 0 || empty.Get("content_sha256").String() != contentSHA256("") {
+	if empty.Get("content_size_bytes").Int() != 0 || empty.Get("content_sha256").String() != digest("") {
 		t.Fatalf("empty memory = %s", empty.Raw)
 	}
 	// Bytes, not characters: 102,400 bytes of 2-byte characters is the limit.
 	max := strings.Repeat("é", maxMemoryContent/2)
 	full := m.ok(post, create+"?view=full", map[string]any{"path": "/max", "content": max})
-	if full.Get("content_size_bytes").Int() != maxMemoryContent || full.Get("content").String() != max || full.Get("content_sha256").String() != contentSHA256(max) {
+	if full.Get("content_size_bytes").Int() != maxMemoryContent || full.Get("content").String() != max || full.Get("content_sha256").String() != digest("é×51200") {
 		t.Fatalf("largest memory answered size %d", full.Get("content_size_bytes").Int())
 	}
 	m.fails(http.StatusBadRequest, errInvalidRequest, "content", post, create, map[string]any{"path": "/over", "content": max + "x"})
@@ -68,8 +90,13 @@ func TestMemoryContent(t *testing.T) {
 	m.fails(http.StatusBadRequest, errInvalidRequest, "content", post, create+"/"+empty.Get("id").String(), map[string]any{"content": max + "x"})
 	// No normalization of content: the hash is of the bytes sent.
 	nfd := m.newMemory(store, "/nfd", "Cafe\u0301")
-	if nfd.Get("content_sha256").String() != contentSHA256("Cafe\u0301") || nfd.Get("content_size_bytes").Int() != 6 {
+	if nfd.Get("content_sha256").String() != digest("Cafe\u0301") || nfd.Get("content_size_bytes").Int() != 6 {
 		t.Fatalf("content was normalized: %s", nfd.Raw)
+	}
+	// Nor trimmed: white space at either end is content, hashed and counted.
+	padded := m.ok(post, create+"?view=full", map[string]any{"path": "/padded", "content": "  padded line\n\t"})
+	if padded.Get("content").String() != "  padded line\n\t" || padded.Get("content_sha256").String() != digest("  padded line\n\t") || padded.Get("content_size_bytes").Int() != 15 {
+		t.Fatalf("content was trimmed: %s", padded.Raw)
 	}
 }
 
@@ -185,22 +212,22 @@ func TestMemoryPrecondition(t *testing.T) {
 	path := "/v1/memory_stores/" + store + "/memories/" + id
 	pre := func(h string) map[string]any { return map[string]any{"type": "content_sha256", "content_sha256": h} }
 	// Matching hash: applies.
-	m.ok(post, path, map[string]any{"content": "v2", "precondition": pre(contentSHA256("v1"))})
+	m.ok(post, path, map[string]any{"content": "v2", "precondition": pre(digest("v1"))})
 	// Stale hash: 409, nothing changes, and a retry cannot succeed.
-	r := m.fails(http.StatusConflict, errPreconditionFailed, "content_sha256", post, path, map[string]any{"content": "v3", "precondition": pre(contentSHA256("v1"))})
+	r := m.fails(http.StatusConflict, errPreconditionFailed, "content_sha256", post, path, map[string]any{"content": "v3", "precondition": pre(digest("v1"))})
 	if r.header.Get("x-should-retry") != "false" {
 		t.Fatalf("precondition 409 headers: %v", r.header)
 	}
-	r = m.fails(http.StatusConflict, errPreconditionFailed, "", post, path, map[string]any{"path": "/elsewhere.md", "precondition": pre(contentSHA256("v1"))})
+	r = m.fails(http.StatusConflict, errPreconditionFailed, "", post, path, map[string]any{"path": "/elsewhere.md", "precondition": pre(digest("v1"))})
 	if got := m.ok(get, path, nil); got.Get("content").String() != "v2" || got.Get("path").String() != "/p.md" {
 		t.Fatalf("a failed precondition changed the memory: %s", got.Raw)
 	}
 	// Stale hash, but the stored state already equals the request: 200, no version.
 	n := len(m.versions(store, url.Values{"memory_id": {id}}))
 	for _, body := range []map[string]any{
-		{"content": "v2", "precondition": pre(contentSHA256("v1"))},
-		{"content": "v2", "path": "/p.md", "precondition": pre(contentSHA256("v1"))},
-		{"precondition": pre(contentSHA256("v1"))},
+		{"content": "v2", "precondition": pre(digest("v1"))},
+		{"content": "v2", "path": "/p.md", "precondition": pre(digest("v1"))},
+		{"precondition": pre(digest("v1"))},
 	} {
 		m.ok(post, path, body)
 	}
@@ -210,10 +237,10 @@ func TestMemoryPrecondition(t *testing.T) {
 	// A precondition without a hash asserts nothing.
 	m.ok(post, path, map[string]any{"content": "v4", "precondition": map[string]any{"type": "content_sha256"}})
 	for _, bad := range []map[string]any{
-		{"content": "x", "precondition": map[string]any{"type": "etag", "content_sha256": contentSHA256("v4")}},
-		{"content": "x", "precondition": pre(strings.ToUpper(contentSHA256("v4")))},
+		{"content": "x", "precondition": map[string]any{"type": "etag", "content_sha256": digest("v4")}},
+		{"content": "x", "precondition": pre(strings.ToUpper(digest("v4")))},
 		{"content": "x", "precondition": pre("abc")},
-		{"content": "x", "precondition": map[string]any{"content_sha256": contentSHA256("v4")}},
+		{"content": "x", "precondition": map[string]any{"content_sha256": digest("v4")}},
 	} {
 		m.fails(http.StatusBadRequest, errInvalidRequest, "precondition", post, path, bad)
 	}
@@ -225,9 +252,9 @@ func TestMemoryDelete(t *testing.T) {
 	base := "/v1/memory_stores/" + store + "/memories/"
 	mem := m.newMemory(store, "/d.md", "bye")
 	id := mem.Get("id").String()
-	m.fails(http.StatusConflict, errPreconditionFailed, "expected_content_sha256", del, base+id+"?expected_content_sha256="+contentSHA256("other"), nil)
+	m.fails(http.StatusConflict, errPreconditionFailed, "expected_content_sha256", del, base+id+"?expected_content_sha256="+digest("other"), nil)
 	m.fails(http.StatusBadRequest, errInvalidRequest, "expected_content_sha256", del, base+id+"?expected_content_sha256=xyz", nil)
-	r := m.ok(del, base+id+"?expected_content_sha256="+contentSHA256("bye"), nil)
+	r := m.ok(del, base+id+"?expected_content_sha256="+digest("bye"), nil)
 	if strings.TrimSpace(r.Raw) != `{"id":"`+id+`","type":"memory_deleted"}` {
 		t.Fatalf("delete = %s", r.Raw)
 	}

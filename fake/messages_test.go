@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -256,10 +257,16 @@ func TestScriptedModelStopSequences(t *testing.T) {
 	if got.Get("stop_reason").String() != "stop_sequence" || got.Get("stop_sequence").String() != stop || got.Get("content.0.text").String() != text[:cut] {
 		t.Errorf("stop sequence %q in %q: %s", stop, text, got.Raw)
 	}
-	// Two sequences matching at once: the earlier match wins; a match at the very start leaves no text.
-	first := create(t, ts, msgBody("stop_sequences", []any{words[len(words)-2], stop}))
-	if got, _ := firstStop(text, []string{words[len(words)-2], stop}); first.Get("stop_sequence").String() != got {
-		t.Errorf("two sequences: %s, want %q", first.Raw, got)
+	// Two sequences matching at once: the earlier match wins, whatever their order in the request;
+	// a match at the very start leaves no text.
+	late := words[len(words)-2]
+	want, at := late, strings.Index(text, late)
+	if i := strings.Index(text, stop); i < at {
+		want, at = stop, i
+	}
+	first := create(t, ts, msgBody("stop_sequences", []any{late, stop}))
+	if first.Get("stop_sequence").String() != want || first.Get("content.0.text").String() != text[:at] {
+		t.Errorf("two sequences %q and %q in %q: %s, want %q, the one found first (at byte %d)", late, stop, text, first.Raw, want, at)
 	}
 	head := text[:3]
 	if empty := create(t, ts, msgBody("stop_sequences", []any{head})); empty.Get("content.#").Int() != 0 || empty.Get("stop_sequence").String() != head || empty.Get("usage.output_tokens").Int() != 0 {
@@ -417,6 +424,33 @@ func TestScriptedModelCitations(t *testing.T) {
 	}
 	if got.Get(fmt.Sprintf("content.%d.citations", len(want))).Type != gjson.Null {
 		t.Errorf("the answer after the quotes carries citations: %s", got.Raw)
+	}
+}
+
+// TestInputTokensCountSystemToolsAndMessages pins the input tokens of a request with a system
+// prompt, a tool and a message, counted by hand by the rule of countInputTokens (each word or
+// punctuation mark of a string one token, each object and array one more, keys nothing):
+// system "Be brief." 3; messages [ {user, "Hi there"} ] 1+1+1+2 = 5; tools [ {get_weather,
+// "Get the weather", {type: object}} ] 1+1+1+3+2 = 8.
+func TestInputTokensCountSystemToolsAndMessages(t *testing.T) {
+	ts := NewTestServer(t)
+	tool := map[string]any{"name": "get_weather", "description": "Get the weather", "input_schema": map[string]any{"type": "object"}}
+	for _, tc := range []struct {
+		what string
+		body map[string]any
+		want int64
+	}{
+		{"system, tools and messages", msgBody("system", "Be brief.", "tools", []any{tool}, "messages", userTurn("Hi there")), 16},
+		{"without the system prompt", msgBody("tools", []any{tool}, "messages", userTurn("Hi there")), 13},
+		{"without the tool", msgBody("system", "Be brief.", "messages", userTurn("Hi there")), 8},
+	} {
+		if got := create(t, ts, tc.body).Get("usage.input_tokens").Int(); got != tc.want {
+			t.Errorf("%s: usage.input_tokens %d, want %d", tc.what, got, tc.want)
+		}
+		_, out := postMessages(t, ts, "/v1/messages/count_tokens", with(maps.Clone(tc.body), []any{"max_tokens", nil}))
+		if got := gjson.GetBytes(out, "input_tokens").Int(); got != tc.want {
+			t.Errorf("%s: count_tokens %d, want %d", tc.what, got, tc.want)
+		}
 	}
 }
 
@@ -800,6 +834,63 @@ func TestMessagesConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestAccumulateMessageEveryDeltaType grounds each delta type in a hand-written stream with the
+// message it must make, written out by hand: thinking and its signature, a text with a citation,
+// and a tool call whose input arrives as pieces of JSON split inside a string.
+func TestAccumulateMessageEveryDeltaType(t *testing.T) {
+	ev := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
+	delta := func(i int, d string) string {
+		return ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":%s}`, i, d))
+	}
+	start := func(i int, block string) string {
+		return ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":%s}`, i, block))
+	}
+	stop := func(i int) string {
+		return ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	citation := `{"type":"char_location","cited_text":"Paris is the capital","document_index":0,"document_title":"Atlas","start_char_index":0,"end_char_index":20}`
+	body := ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}}`) +
+		start(0, `{"type":"thinking","thinking":"","signature":""}`) +
+		delta(0, `{"type":"thinking_delta","thinking":"The capital "}`) + delta(0, `{"type":"thinking_delta","thinking":"of France."}`) +
+		delta(0, `{"type":"signature_delta","signature":"c2lnbmVk"}`) + stop(0) +
+		start(1, `{"type":"text","text":"","citations":null}`) +
+		delta(1, `{"type":"citations_delta","citation":`+citation+`}`) + delta(1, `{"type":"text_delta","text":"It is "}`) + delta(1, `{"type":"text_delta","text":"Paris."}`) + stop(1) +
+		start(2, `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}`) +
+		delta(2, `{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}`) + delta(2, `{"type":"input_json_delta","partial_json":"ris\", \"days\": 12345678901234567890}"}`) + stop(2) +
+		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`) +
+		ev("message_stop", `{"type":"message_stop"}`)
+	evs, err := ParseEventStream([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := AccumulateMessage(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"signature":"c2lnbmVk","thinking":"The capital of France.","type":"thinking"},` +
+		`{"citations":[{"cited_text":"Paris is the capital","document_index":0,"document_title":"Atlas","end_char_index":20,"start_char_index":0,"type":"char_location"}],"text":"It is Paris.","type":"text"},` +
+		`{"id":"toolu_1","input":{"city":"Paris","days":12345678901234567890},"name":"get_weather","type":"tool_use"}]`
+	if got := canonical(t, msg.Content); got != want {
+		t.Errorf("content:\n got %s\nwant %s", got, want)
+	}
+	if msg.StopReason == nil || *msg.StopReason != "tool_use" {
+		t.Errorf("stop_reason %v, want tool_use", msg.StopReason)
+	}
+	// A delta of the wrong kind for its block, and JSON pieces that make no JSON, are refused.
+	for name, bad := range map[string]string{
+		"thinking_delta on a text block": strings.Replace(body, `{"type":"text_delta","text":"It is "}`, `{"type":"thinking_delta","thinking":"It is "}`, 1),
+		"partial JSON cut short":         strings.Replace(body, `ris\", \"days\": 12345678901234567890}`, `ris\", \"days\": 1`, 1),
+	} {
+		evs, err := ParseEventStream([]byte(bad))
+		if err == nil {
+			_, err = AccumulateMessage(evs)
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }
 
 // TestAccumulateMessageRejectsBadStreams covers the grammar checks clients of the package rely on.

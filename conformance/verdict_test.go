@@ -1,0 +1,346 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/fake"
+)
+
+// editRequests serves h, but passes the JSON body of every request whose method and path match
+// through edit first: a target that ignores or drops part of what it is sent.
+func editRequests(h http.Handler, method, path string, edit func(body map[string]any)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == method && r.URL.Path == path {
+			var body map[string]any
+			if b, err := io.ReadAll(r.Body); err == nil && json.Unmarshal(b, &body) == nil {
+				edit(body)
+				b, _ = json.Marshal(body)
+				r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// editAnswers serves h, but lets edit change the headers and the body of every answer to a
+// request that match accepts: a target that answers something other than what it did.
+func editAnswers(h http.Handler, match func(*http.Request) bool, edit func(r *http.Request, status int, header http.Header, body []byte) []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !match(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		body := edit(r, rec.Code, rec.Header(), rec.Body.Bytes())
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	})
+}
+
+// okBodies edits only the body of a 2xx answer.
+func okBodies(edit func(r *http.Request, body []byte) []byte) func(*http.Request, int, http.Header, []byte) []byte {
+	return func(r *http.Request, status int, _ http.Header, body []byte) []byte {
+		if status/100 != 2 {
+			return body
+		}
+		return edit(r, body)
+	}
+}
+
+// on matches requests of the method whose path matches the pattern.
+func on(method, pattern string) func(*http.Request) bool {
+	re := regexp.MustCompile(pattern)
+	return func(r *http.Request) bool { return r.Method == method && re.MatchString(r.URL.Path) }
+}
+
+// editJSON decodes the JSON object of a 2xx answer, lets f change it and encodes it again.
+func editJSON(f func(m map[string]any)) func(*http.Request, int, http.Header, []byte) []byte {
+	return okBodies(func(_ *http.Request, b []byte) []byte {
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			return b
+		}
+		f(m)
+		out, _ := json.Marshal(m)
+		return out
+	})
+}
+
+// messagesOf returns the messages of a Create a Message body.
+func messagesOf(body map[string]any) []any {
+	msgs, _ := body["messages"].([]any)
+	return msgs
+}
+
+func roleOf(m any) string {
+	turn, _ := m.(map[string]any)
+	role, _ := turn["role"].(string)
+	return role
+}
+
+// TestChecksFailAgainstTargetsWithTheBugOfTheirTitle: each target below carries exactly the bug
+// the title of one check names, with the control API hidden as on a deployment; that check, run
+// on its own, fails against it, and passes against the honest fake as a deployment. So no check
+// can quietly weaken below its title again.
+func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
+	cases := []struct {
+		check, bug string
+		target     func(h http.Handler) http.Handler
+		wallClock  bool
+		want       string // in the failure
+	}{
+		{"messages/stop-sequences", "stop_sequences are ignored", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) { delete(b, "stop_sequences") })
+		}, false, "stop sequence"},
+		{"messages/complete-stop-sequences", "stop_sequences of a legacy completion are ignored", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/complete", func(b map[string]any) { delete(b, "stop_sequences") })
+		}, false, "excludes the stop sequence"},
+		{"messages/continues-assistant-turn", "the last assistant turn is dropped and the reply starts over", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if msgs := messagesOf(b); len(msgs) > 1 && roleOf(msgs[len(msgs)-1]) == "assistant" {
+					b["messages"] = msgs[:len(msgs)-1]
+				}
+			})
+		}, false, "more input tokens"},
+		{"messages/consecutive-turns", "only the first of consecutive turns of one role is read", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
+				var kept []any
+				for i, m := range messagesOf(b) {
+					if i == 0 || roleOf(m) != roleOf(messagesOf(b)[i-1]) {
+						kept = append(kept, m)
+					}
+				}
+				b["messages"] = kept
+			})
+		}, false, "more input tokens"},
+		{"messages/complete-stream", "every piece of a streamed completion is empty", func(h http.Handler) http.Handler {
+			empty := regexp.MustCompile(`"completion":"(?:[^"\\]|\\.)*"`)
+			return editAnswers(h, on(http.MethodPost, "^/v1/complete$"), okBodies(func(_ *http.Request, b []byte) []byte {
+				return empty.ReplaceAll(b, []byte(`"completion":""`))
+			}))
+		}, false, "make a text"},
+		{"messages/system-and-tools-count", "input tokens leave out the system prompt", func(h http.Handler) http.Handler {
+			drop := func(b map[string]any) { delete(b, "system") }
+			return editRequests(editRequests(h, http.MethodPost, "/v1/messages", drop), http.MethodPost, "/v1/messages/count_tokens", drop)
+		}, false, "system prompt"},
+		{"compliance/delete-chat", "the deletion is confirmed without its type", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodDelete, "^/v1/compliance/apps/chats/[^/]+$"), editJSON(func(m map[string]any) { delete(m, "type") }))
+		}, false, "assistant_chat_deleted"},
+		{"compliance/delete-file", "the deletion is confirmed without its type", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodDelete, "^/v1/compliance/apps/chats/files/[^/]+$"), editJSON(func(m map[string]any) { delete(m, "type") }))
+		}, false, "assistant_file_deleted"},
+		{"compliance/files-shared-message-ids", "a file's metadata lists only the first message that carries it", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodGet, "^/v1/compliance/apps/chats/files/[^/]+$"), editJSON(func(m map[string]any) {
+				if ids, _ := m["message_ids"].([]any); len(ids) > 1 {
+					m["message_ids"] = ids[:1]
+				}
+			}))
+		}, false, "message_ids"},
+		{"compliance/files-metadata-and-content", "md5 is lowercase hex but not the MD5 of the bytes", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodGet, "^/v1/compliance/apps/chats/files/[^/]+$"), editJSON(func(m map[string]any) {
+				if _, ok := m["md5"].(string); ok {
+					m["md5"] = "d41d8cd98f00b204e9800998ecf8427e"
+				}
+			}))
+		}, false, "MD5 of its download"},
+		{"admin/invite-list-statuses", "pending invites are left out of the list", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/invites$"), editJSON(func(m map[string]any) {
+				var kept []any
+				for _, in := range m["data"].([]any) {
+					if in.(map[string]any)["status"] != "pending" {
+						kept = append(kept, in)
+					}
+				}
+				m["data"] = append([]any{}, kept...)
+			}))
+		}, false, "pending"},
+		{"tunnels/archive-retry-unchanged", "every archive stamps archived_at anew, to the second", func(h http.Handler) http.Handler {
+			stamp := regexp.MustCompile(`"archived_at":"[^"]*"`)
+			return editAnswers(h, on(http.MethodPost, "^/v1/organizations/tunnels/[^/]+/archive$"), okBodies(func(_ *http.Request, b []byte) []byte {
+				return stamp.ReplaceAll(b, []byte(`"archived_at":"`+time.Now().UTC().Format(time.RFC3339)+`"`))
+			}))
+		}, true, "unchanged"},
+		{"memory/store-list-newest-first", "the store list is oldest first", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodGet, "^/v1/memory_stores$"), editJSON(func(m map[string]any) {
+				if data, ok := m["data"].([]any); ok {
+					slices.Reverse(data)
+				}
+			}))
+		}, true, "listed before the older"},
+		{"models/list-pages-backwards", "has_more never turns false", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodGet, "^/v1/models$"), okBodies(func(r *http.Request, b []byte) []byte {
+				if r.URL.Query().Get("before_id") == "" {
+					return b
+				}
+				return bytes.ReplaceAll(b, []byte(`"has_more":false`), []byte(`"has_more":true`))
+			}))
+		}, false, "has_more"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.check, func(t *testing.T) {
+			t.Parallel()
+			c := checkByID(t, tc.check)
+			newFake := func() *fake.Server {
+				if tc.wallClock {
+					return fake.New(fake.WithWallClock())
+				}
+				return fake.New()
+			}
+			broken := openAt(t, hideControl(tc.target(newFake())))
+			broken.Config.Destructive = true
+			o := RunCheck(context.Background(), broken, c)
+			if len(o.Failures) == 0 || !strings.Contains(strings.Join(o.Failures, "\n"), tc.want) {
+				t.Errorf("against a target where %s: %+v; want a failure saying %q", tc.bug, o, tc.want)
+			} else {
+				t.Logf("caught: %.300s", o.Failures[0])
+			}
+			honest := openAt(t, hideControl(newFake()))
+			honest.Config.Destructive = true
+			if o := RunCheck(context.Background(), honest, c); !o.Passed() {
+				t.Errorf("fails against the honest fake as a deployment: %+v", o)
+			}
+		})
+	}
+}
+
+// TestStrictRunFailsOnUnsupported: against a deployment without tunnels, a tunnel-order check is
+// unsupported. By default that passes the run, saying what the check needed; strict, by
+// environment variable or by flag, it fails the run, and every report says what was needed.
+func TestStrictRunFailsOnUnsupported(t *testing.T) {
+	srv := deployment(t, fake.New(fake.WithFixtures(sparseFixtures(t))))
+	base := map[string]string{"CONFORMANCE_BASE_URL": srv.URL, "CONFORMANCE_API_KEY": secretAPIKey,
+		"CONFORMANCE_ADMIN_API_KEY": secretAdmin, "CONFORMANCE_BEARER_TOKEN": secretBearer, "CONFORMANCE_COMPLIANCE_API_KEY": FakeComplianceKey}
+	focus := "-ginkgo.focus=tunnels/list-newest-first"
+	const needed = "needs at least 2 tunnels"
+
+	lenient := runSuite(t, base, focus)
+	if lenient.code != 0 || !strings.Contains(lenient.out, "unsupported") || !strings.Contains(lenient.out, needed) {
+		t.Errorf("by default an unsupported check passes the run and says what it needed: exit %d\n%s", lenient.code, lenient.out)
+	}
+	withVar := map[string]string{"CONFORMANCE_STRICT": "1"}
+	for k, v := range base {
+		withVar[k] = v
+	}
+	for name, s := range map[string]suiteRun{
+		"CONFORMANCE_STRICT=1": runSuite(t, withVar, focus),
+		"-conformance.strict":  runSuite(t, base, focus, "-conformance.strict"),
+	} {
+		if s.code == 0 || !strings.HasSuffix(s.lastLine(), "strict: the unsupported fail the run") {
+			t.Errorf("%s: exit %d, last line %q; want a failed run that says why", name, s.code, s.lastLine())
+		}
+		for _, f := range []string{JUnitFile, ResultsFile, HumanFile} {
+			if !strings.Contains(s.file(t, f), needed) {
+				t.Errorf("%s: the report %s does not say what the unsupported check needed", name, f)
+			}
+		}
+		if j := s.file(t, JUnitFile); !strings.Contains(j, `<failure message="needs at least 2 tunnels`) {
+			t.Errorf("%s: a strict JUnit report shows the unsupported check as a failure:\n%s", name, j)
+		}
+	}
+}
+
+func TestRetryAfterMissing(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		value  string
+		bad    bool
+	}{
+		{429, "3", false}, {529, "0", false}, {429, "", true}, {529, "1.5", true},
+		{429, "Wed, 21 Oct 2026 07:28:00 GMT", true}, {429, "-1", true}, {503, "", false}, {200, "", false},
+	} {
+		h := http.Header{}
+		if tc.value != "" {
+			h.Set("retry-after", tc.value)
+		}
+		if got := retryAfterMissing(tc.status, h); (got != "") != tc.bad {
+			t.Errorf("%d with retry-after %q: %q; want a violation: %v", tc.status, tc.value, got, tc.bad)
+		}
+	}
+}
+
+// TestEveryCheckSeesRetryAfter: any check that receives a 429 without retry-after fails, though
+// its own assertions never look at it.
+func TestEveryCheckSeesRetryAfter(t *testing.T) {
+	busy := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("request-id", "req_busy_"+r.URL.RawQuery)
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte(`{"type":"error","error":{"type":"rate_limit_error","message":"slow down"},"request_id":"req_busy"}`))
+	})
+	c := Check{ID: "core/x", Clause: "5", Labels: []Label{Core}, Title: "x", Run: func(t *T) {
+		t.Do(Request{Area: Models, Path: "/v1/models"})
+	}}
+	o := RunCheck(context.Background(), openAt(t, hideControl(busy)), c)
+	if len(o.Failures) == 0 || !strings.Contains(o.Failures[0], "retry-after") {
+		t.Errorf("a 429 without retry-after: %+v; want a failure naming retry-after", o)
+	}
+}
+
+// TestFailuresSayWhatWasExpected: a failure of an assertion written without a description still
+// names, in words, what was expected of the target.
+func TestFailuresSayWhatWasExpected(t *testing.T) {
+	c := Check{ID: "core/x", Clause: "5", Labels: []Label{Core}, Title: "every answer carries a request-id header", Run: func(t *T) {
+		t.Expect("").NotTo(BeEmpty())
+	}}
+	o := RunCheck(context.Background(), openAt(t, fake.New()), c)
+	if len(o.Failures) != 1 || !strings.HasPrefix(o.Failures[0], "expected of the target: every answer carries a request-id header\nExpected") {
+		t.Errorf("bare matcher output: %q", o.Failures)
+	}
+	c.Run = func(t *T) { t.Expect("").NotTo(BeEmpty(), "a 200 answer carries a request-id header") }
+	if o := RunCheck(context.Background(), openAt(t, fake.New()), c); len(o.Failures) != 1 || !strings.HasPrefix(o.Failures[0], "a 200 answer carries a request-id header\n") {
+		t.Errorf("a described assertion keeps its own words first: %q", o.Failures)
+	}
+}
+
+// TestNeedMechanism: the harness's rule on checks over existing data. A check that only reads a
+// list and says nothing of what it needed is the suite's own error; one that says it needs more
+// than the target holds is unsupported, naming what it needed; one that writes is exempt.
+func TestNeedMechanism(t *testing.T) {
+	tg := openAt(t, hideControl(fake.New(fake.WithFixtures(sparseFixtures(t)))))
+	tunnels := Request{Area: Tunnels, Path: tunnelsPath, Schema: "tunnels/tunnel_list"}
+	for _, tc := range []struct {
+		name string
+		run  func(t *T)
+		want func(o Outcome) bool
+	}{
+		{"reads a list, declares nothing", func(t *T) { t.OK(tunnels) },
+			func(o Outcome) bool {
+				return len(o.Failures) == 1 && strings.HasPrefix(o.Failures[0], prefixSuiteError) && strings.Contains(o.Failures[0], "T.Need")
+			}},
+		{"needs more than the target holds", func(t *T) { t.Need("tunnels", len(t.OK(tunnels).Get("data").Array()), 2) },
+			func(o Outcome) bool {
+				return o.Skipped == prefixUnsupported+"needs at least 2 tunnels to check this; the target has 0"
+			}},
+		{"needs what the target holds", func(t *T) { t.Need("tunnels", len(t.OK(tunnels).Get("data").Array()), 0) },
+			func(o Outcome) bool { return o.Passed() }},
+		{"reads no items", func(t *T) { t.NoItemsNeeded(); t.OK(tunnels) }, func(o Outcome) bool { return o.Passed() }},
+		{"writes, then reads", func(t *T) {
+			t.OK(createReq(msgBody("assistant-opus-4-7")))
+			t.OK(tunnels)
+		}, func(o Outcome) bool { return o.Passed() }},
+		{"reads no list", func(t *T) { t.OK(Request{Area: Models, Path: "/v1/models/assistant-opus-4-7", Schema: "models/model"}) },
+			func(o Outcome) bool { return o.Passed() }},
+	} {
+		c := Check{ID: "core/x", Clause: "5", Labels: []Label{Core}, Title: "x", Run: tc.run}
+		if o := RunCheck(context.Background(), tg, c); !tc.want(o) {
+			t.Errorf("%s: %+v", tc.name, o)
+		}
+	}
+}
