@@ -53,6 +53,7 @@ func routes() []*route {
 		{get, "/_fake/namespaces", nil, in{}, "control/namespace_list", (*Server).listNamespaces},
 		{del, "/_fake/namespaces", nil, in{}, "control/cleared", (*Server).clearNamespaces},
 		{del, "/_fake/namespaces/:name", nil, in{}, "control/cleared", (*Server).deleteNamespace},
+		{get, "/_fake/coverage", nil, in{query: boolParam("all", false, "Count the requests of the whole server, in every namespace, instead of only those of the namespace addressed.")}, "control/coverage", (*Server).getCoverage},
 		{get, "/_fake/openapi.json", nil, in{}, "", (*Server).openAPI},
 		{get, "/_fake/openapi-control.json", nil, in{}, "", (*Server).controlOpenAPI},
 

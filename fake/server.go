@@ -32,7 +32,10 @@ type Server struct {
 
 	journal journal
 	faults  faults
-	stubs   stubs
+	// coverage counts this server's API requests; all, on a default server only, counts those of
+	// its namespaces too (ServerCoverage).
+	coverage, all coverage
+	stubs         stubs
 
 	mu sync.RWMutex
 	st *state
@@ -74,6 +77,7 @@ type config struct {
 	violation     func(string)
 	maxNamespaces int
 	journals      *journalBudget // shared by a server and its namespaces
+	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
@@ -153,11 +157,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
-// clears the journal, the injected faults and the stubs. Its namespaces are left alone
+// clears the journal, the injected faults, the stubs and the coverage (a default server's also
+// the coverage of the whole server, ServerCoverage). Its namespaces are left alone
 // (ClearNamespaces drops them), so that one test's reset never reaches into another's namespace.
 func (s *Server) Reset() {
 	s.ClearJournal()
 	s.ClearFaults()
+	s.coverage.reset()
+	if s.parent == nil {
+		s.all.reset()
+	}
 	s.stubs.reset()
 	s.mu.Lock()
 	s.st = &state{}

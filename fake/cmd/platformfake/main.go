@@ -2,6 +2,7 @@
 //
 //	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
+//	             [-coverage-on-exit FILE]
 //
 // It prints "listening on http://ADDR" once it serves, and shuts down gracefully on SIGINT or
 // SIGTERM, letting requests in flight finish.
@@ -11,10 +12,16 @@
 // the read deadline once the request is read), so a long stream, a block_ms poll or a latency
 // fault (up to 10 minutes) runs as long as it needs; the connection cap bounds how many
 // connections are held at once instead.
+//
+// With -coverage-on-exit, it writes the coverage of the whole server (GET /_fake/coverage?all=true:
+// every operation's requests, invalid requests and their reasons, request fields sent and never
+// sent) to FILE as JSON once it has shut down, so that a CI job in any language gets it from one
+// flag.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,6 +31,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -55,6 +63,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	read := fl.Duration("read-timeout", 60*time.Second, "longest time to read a whole request, headers and body (answering it is not bounded)")
 	idle := fl.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request before it is closed")
 	maxConns := fl.Int("max-conns", 512, "most connections served at once; more wait to be accepted")
+	coverageFile := fl.String("coverage-on-exit", "", "when it stops, write the coverage of the whole server (GET /_fake/coverage?all=true) to this JSON file")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -70,6 +79,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	for name, d := range map[string]time.Duration{"read-header-timeout": *readHeader, "read-timeout": *read, "idle-timeout": *idle} {
 		if d <= 0 {
 			return fmt.Errorf("-%s: want a positive duration such as 30s, got %v", name, d)
+		}
+	}
+
+	if *coverageFile != "" {
+		// Refused now rather than found out at exit, after the run whose coverage it was to hold.
+		if st, err := os.Stat(filepath.Dir(*coverageFile)); err != nil || !st.IsDir() {
+			return fmt.Errorf("-coverage-on-exit: the directory of %s does not exist", *coverageFile)
 		}
 	}
 
@@ -92,8 +108,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	fk := fake.New(opts...)
 	srv := &http.Server{
-		Handler:           fake.New(opts...),
+		Handler:           fk,
 		ReadHeaderTimeout: *readHeader,
 		ReadTimeout:       *read,
 		IdleTimeout:       *idle,
@@ -114,6 +131,34 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	if *coverageFile != "" {
+		return writeCoverage(*coverageFile, fk.ServerCoverage())
+	}
+	return nil
+}
+
+// writeCoverage writes c to file through a temporary file in the same directory, so that a
+// reader never sees half of it.
+func writeCoverage(file string, c fake.Coverage) error {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".coverage-*.json")
+	if err != nil {
+		return fmt.Errorf("-coverage-on-exit: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("-coverage-on-exit: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("-coverage-on-exit: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return fmt.Errorf("-coverage-on-exit: %w", err)
 	}
 	return nil
 }
