@@ -39,6 +39,9 @@ type Run struct {
 	// Notes are things the operator should know that are no check's outcome (a failed reset).
 	Notes  []string
 	redact *strings.Replacer
+	// shellVars writes each configured credential, as it appears inside a single-quoted shell
+	// word, as a reference to its variable ('"${CONFORMANCE_API_KEY}"'): the reproducers' form.
+	shellVars *strings.Replacer
 }
 
 // Result is how one check ended. Every text in it has the configured credentials redacted.
@@ -61,6 +64,9 @@ type Result struct {
 type Exchange struct {
 	Request  string `json:"request"`
 	Response string `json:"response"`
+	// Curl is a shell command that sends the request again, its credentials as references to the
+	// variables that set them ("${CONFORMANCE_API_KEY}"), never their values.
+	Curl string `json:"curl"`
 }
 
 // Counts are the summary's numbers. Errors include the problems that stopped a run before its
@@ -115,13 +121,15 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 	// (test-api-key-2, test-api-key).
 	creds := credentials(cfg)
 	sort.SliceStable(creds, func(i, j int) bool { return len(creds[i].value) > len(creds[j].value) })
-	var pairs []string
+	var pairs, vars []string
 	for _, c := range creds {
 		if c.value != "" {
 			pairs = append(pairs, c.value, "["+c.name+"]")
+			vars = append(vars, shellEscape(c.value), `'"${`+c.name+`}"'`)
 		}
 	}
 	r.redact = strings.NewReplacer(pairs...)
+	r.shellVars = strings.NewReplacer(vars...)
 
 	tg, err := Open(ctx, cfg, onBug)
 	if err != nil {
@@ -229,7 +237,7 @@ func (r *Run) Add(c Check, outcome, msg string, d time.Duration, recent []*Respo
 		// A suite error (the target did not answer) has no answer of its own: show one only
 		// when the message quotes it.
 		if x := failedExchange(recent, msg, outcome == Failed); x != nil {
-			res.Exchange = &Exchange{Request: r.Redact(requestText(x)), Response: r.Redact(responseText(x))}
+			res.Exchange = &Exchange{Request: r.Redact(requestText(x)), Response: r.Redact(responseText(x)), Curl: r.curl(x)}
 		}
 	}
 	for _, f := range cleanupFailures {

@@ -335,6 +335,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		t.Errorf("the failed check's result does not show the exchange that failed it: %+v", failed)
 	}
 
+	checkHTMLReport(t, s.file(t, HTMLFile), results, secretAPIKey, secretAdmin, secretBearer)
 	md := s.file(t, HumanFile)
 	for _, want := range []string{"## By area", "## By clause", "| 4.5 | Models |", "### failed: models/list-newest-first",
 		"Request:", "X-Api-Key: [CONFORMANCE_API_KEY]", "## Disabled, and why", "needs the fake's control API"} {
