@@ -4,6 +4,7 @@ ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
 .PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples bench load help
+.PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
@@ -71,8 +72,18 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	$(GO) test -count=1 ./examples/...
 
-conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset); JUnit, JSON and Markdown reports in $(REPORTS)/
+conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset); JUnit, JSON, Markdown and HTML reports in $(REPORTS)/
 	CONFORMANCE_REPORTS=$(abspath $(REPORTS)) $(GO) test -count=1 -timeout 30m -v -run '^TestConformance$$' ./conformance -args $(GINKGO_FLAGS)
+
+# The results file conformance-rerun reads, and the files conformance-compare compares.
+RERUN   ?= $(REPORTS)/conformance-results.json
+COMPARE ?=
+
+conformance-rerun: ## only the checks that did not pass in RERUN (default: the last run's results), against $$CONFORMANCE_BASE_URL; reports in $(REPORTS)/rerun/
+	CONFORMANCE_RERUN=$(abspath $(RERUN)) CONFORMANCE_REPORTS=$(abspath $(REPORTS))/rerun $(GO) test -count=1 -timeout 30m -v -run '^TestConformance$$' ./conformance -args $(GINKGO_FLAGS)
+
+conformance-compare: ## a Markdown table of every check whose outcome differs between the results files in COMPARE (two or more)
+	@$(GO) run ./conformance/cmd/conformance-compare $(COMPARE)
 
 bench: ## Go benchmarks (time and allocations); compare runs with benchstat
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/...
