@@ -82,8 +82,9 @@ COMPARE ?=
 conformance-rerun: ## only the checks that did not pass in RERUN (default: the last run's results), against $$CONFORMANCE_BASE_URL; reports in $(REPORTS)/rerun/
 	CONFORMANCE_RERUN=$(abspath $(RERUN)) CONFORMANCE_REPORTS=$(abspath $(REPORTS))/rerun $(GO) test -count=1 -timeout 30m -v -run '^TestConformance$$' ./conformance -args $(GINKGO_FLAGS)
 
-conformance-compare: ## a Markdown table of every check whose outcome differs between the results files in COMPARE (two or more)
-	@$(GO) run ./conformance/cmd/conformance-compare $(COMPARE)
+conformance-compare: ## a Markdown table of every check whose outcome differs between the results files in COMPARE (two or more); fails when some differ, like diff
+	@$(GO) build -o bin/conformance-compare ./conformance/cmd/conformance-compare
+	@./bin/conformance-compare $(COMPARE)
 
 bench: ## Go benchmarks (time and allocations); compare runs with benchstat
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/...

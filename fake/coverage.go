@@ -282,8 +282,8 @@ func newCoverageCounts() *coverageCounts {
 
 func (c *coverage) reset() { c.p.Store(nil) }
 
-// countCoverage counts a finished API request into the coverage of s and, for a namespace, of
-// the server it belongs to. It runs on every API request: it walks the body the handler read
+// countCoverage counts a finished API request into the coverage of s and into that of the whole
+// server (the default server's all). It runs on every API request: it walks the body the handler read
 // along the operation's fields only, and takes a lock only to note why a request was invalid.
 func (s *Server) countCoverage(gc *gin.Context, fault bool) {
 	tab := operations()
