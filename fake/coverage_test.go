@@ -3,9 +3,13 @@ package fake
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/platformkit/platformkit/schemas"
@@ -240,6 +244,56 @@ func TestEveryOperationsFieldsFit(t *testing.T) {
 		op.load() // panics beyond the bound
 		if op.rt.body != "" && op.nBody == 0 {
 			t.Errorf("%s reads a body, but coverage finds no field in its schema %s", op.name, op.rt.body)
+		}
+	}
+}
+
+// TestReasonCodesAreDocumented keeps the one table of reason codes (README, "Coverage") and the
+// schema's enumeration equal to the codes the fake answers.
+func TestReasonCodesAreDocumented(t *testing.T) {
+	codes := []string{ReasonBodyNotJSON, ReasonBodyNotObject, ReasonBodyTooLarge, ReasonBodyCut, ReasonContentType,
+		ReasonMissingField, ReasonUnknownField, ReasonWrongType, ReasonNotAllowed, ReasonOutOfRange, ReasonBadFormat,
+		ReasonBadQuery, ReasonInvalidValue}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "### Coverage:")
+	section, _, _ = strings.Cut(section, "\n### ")
+	var documented []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\|").FindAllStringSubmatch(section, -1) {
+		documented = append(documented, m[1])
+	}
+	var schema struct {
+		Properties struct {
+			Operations struct {
+				Items struct {
+					Properties struct {
+						Reasons struct {
+							Items struct {
+								Properties struct {
+									Code struct {
+										Enum []string `json:"enum"`
+									} `json:"code"`
+								} `json:"properties"`
+							} `json:"items"`
+						} `json:"reasons"`
+					} `json:"properties"`
+				} `json:"items"`
+			} `json:"operations"`
+		} `json:"properties"`
+	}
+	data, err := fs.ReadFile(schemas.FS(), "control/coverage.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &schema); err != nil {
+		t.Fatal(err)
+	}
+	enum := schema.Properties.Operations.Items.Properties.Reasons.Items.Properties.Code.Enum
+	for name, list := range map[string][]string{"README's table": documented, "the schema's enum": enum} {
+		if !slices.Equal(list, codes) {
+			t.Errorf("%s lists %v, want the codes in order %v", name, list, codes)
 		}
 	}
 }
