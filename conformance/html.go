@@ -50,6 +50,7 @@ func (r *Run) HTML() ([]byte, error) {
 	switch {
 	case len(r.Problems) > 0:
 		page.Verdict, page.VerdictClass = "NOT RUN", "bad"
+		page.Summary = strings.TrimPrefix(page.Summary, "not run: ")
 	case !r.OK():
 		page.Verdict, page.VerdictClass = "FAIL", "bad"
 	default:

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"github.com/platformkit/platformkit/fake"
 )
 
@@ -108,5 +110,14 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 	s := runSuite(t, envOf(good.URL, "CONFORMANCE_RERUN", filepath.Join(t.TempDir(), "missing.json")))
 	if s.code == 0 || !strings.Contains(s.out, "CONFORMANCE_RERUN: ") {
 		t.Errorf("a rerun of a missing results file: exit %d\n%s", s.code, s.out)
+	}
+	// A run that stopped before its first check says so first in its HTML report, with why.
+	doc, err := html.Parse(strings.NewReader(s.file(t, HTMLFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdict, problem := text(node(doc, withID("verdict"))), text(node(node(doc, withID("problems")), tag("li")))
+	if !strings.HasPrefix(verdict, "NOT RUN: 1 error before the first check") || !strings.HasPrefix(problem, "CONFORMANCE_RERUN: ") {
+		t.Errorf("the HTML report of a run that did not run: verdict %q, problem %q", verdict, problem)
 	}
 }
