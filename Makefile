@@ -4,6 +4,7 @@ ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
 .PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples bench load help
+.PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
@@ -88,9 +89,20 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 # The suite runs as a compiled test binary rather than under go test, whose closing "FAIL <package>"
 # line would follow the summary: the summary is the last line the suite prints (when the run
 # fails, make adds its own "Error 1" line after it).
-conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset); JUnit, JSON and Markdown reports in $(REPORTS)/
+conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset); JUnit, JSON, Markdown and HTML reports in $(REPORTS)/
 	@$(GO) test -c -o bin/conformance.test ./conformance
 	CONFORMANCE_REPORTS=$(abspath $(REPORTS)) ./bin/conformance.test -test.count=1 -test.timeout=30m -test.v -test.run='^TestConformance$$' $(GINKGO_FLAGS)
+
+# The results file conformance-rerun reads, and the files conformance-compare compares.
+RERUN   ?= $(REPORTS)/conformance-results.json
+COMPARE ?=
+
+conformance-rerun: ## only the checks that did not pass in RERUN (default: the last run's results), against $$CONFORMANCE_BASE_URL; reports in $(REPORTS)/rerun/
+	CONFORMANCE_RERUN=$(abspath $(RERUN)) CONFORMANCE_REPORTS=$(abspath $(REPORTS))/rerun $(GO) test -count=1 -timeout 30m -v -run '^TestConformance$$' ./conformance -args $(GINKGO_FLAGS)
+
+conformance-compare: ## a Markdown table of every check whose outcome differs between the results files in COMPARE (two or more); fails when some differ, like diff
+	@$(GO) build -o bin/conformance-compare ./conformance/cmd/conformance-compare
+	@./bin/conformance-compare $(COMPARE)
 
 bench: ## Go benchmarks (time and allocations); compare runs with benchstat
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/...

@@ -16,12 +16,13 @@ const (
 	JUnitFile   = "conformance-junit.xml"    // for CI: one test case per check
 	ResultsFile = "conformance-results.json" // for tools: every check and how it ended
 	HumanFile   = "conformance-report.md"    // for people: one page, by clause and by area
+	HTMLFile    = "conformance-report.html"  // for the deployment's owners: one self-contained page with reproducers
 )
 
 // suiteName names the ginkgo suite and the JUnit suite.
 const suiteName = "Platform API conformance"
 
-// WriteReports writes the JUnit report, the JSON results and the human report into dir (created
+// WriteReports writes the JUnit report, the JSON results and the human reports into dir (created
 // when missing) and returns their paths. Their counts are the summary's: one test case per check,
 // plus one error per problem that stopped the run.
 func (r *Run) WriteReports(dir string) ([]string, error) {
@@ -36,11 +37,15 @@ func (r *Run) WriteReports(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	page, err := r.HTML()
+	if err != nil {
+		return nil, err
+	}
 	var paths []string
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{JUnitFile, junit}, {ResultsFile, results}, {HumanFile, []byte(r.Markdown())}} {
+	}{{JUnitFile, junit}, {ResultsFile, results}, {HumanFile, []byte(r.Markdown())}, {HTMLFile, page}} {
 		p := filepath.Join(dir, f.name)
 		if err := os.WriteFile(p, f.data, 0o644); err != nil {
 			return nil, err
@@ -362,27 +367,17 @@ func (r *Run) Markdown() string {
 		}
 		p("\n")
 	}
-	if off := r.with(Disabled); len(off) > 0 {
+	if groups := r.disabledGroups(); len(groups) > 0 {
 		p("## Disabled, and why\n\n")
-		why := map[string][]string{}
-		for _, res := range off {
-			msg := oneLine(res.Message)
-			if msg == "" {
-				msg = "not selected by the label filter or focus"
+		for _, g := range groups {
+			ids := make([]string, 0, min(len(g.IDs), maxListed+1))
+			for _, id := range g.IDs[:min(len(g.IDs), maxListed)] {
+				ids = append(ids, "`"+id+"`")
 			}
-			why[msg] = append(why[msg], "`"+res.ID+"`")
-		}
-		reasons := make([]string, 0, len(why))
-		for k := range why {
-			reasons = append(reasons, k)
-		}
-		sort.Strings(reasons)
-		for _, k := range reasons {
-			ids := why[k]
-			if len(ids) > maxListed {
-				ids = append(ids[:maxListed:maxListed], fmt.Sprintf("and %d more", len(why[k])-maxListed))
+			if len(g.IDs) > maxListed {
+				ids = append(ids, fmt.Sprintf("and %d more", len(g.IDs)-maxListed))
 			}
-			p("- %s (%d): %s\n", k, len(why[k]), strings.Join(ids, ", "))
+			p("- %s (%d): %s\n", g.Reason, len(g.IDs), strings.Join(ids, ", "))
 		}
 		p("\n")
 	}
@@ -402,6 +397,30 @@ func (r *Run) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// disabledGroup is the disabled checks that share one reason.
+type disabledGroup struct {
+	Reason string
+	IDs    []string
+}
+
+// disabledGroups groups the disabled checks by why, the reasons sorted.
+func (r *Run) disabledGroups() []disabledGroup {
+	why := map[string][]string{}
+	for _, res := range r.with(Disabled) {
+		msg := oneLine(res.Message)
+		if msg == "" {
+			msg = "not selected by the label filter or focus"
+		}
+		why[msg] = append(why[msg], res.ID)
+	}
+	out := make([]disabledGroup, 0, len(why))
+	for k, ids := range why {
+		out = append(out, disabledGroup{k, ids})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
+	return out
 }
 
 func (r *Run) countBy(key func(Result) string) map[string]Counts {

@@ -46,6 +46,9 @@ type Run struct {
 	LabelFilter string
 	Focus       []string
 	redact      *strings.Replacer
+	// shellVars writes each configured credential, as it appears inside a single-quoted shell
+	// word, as a reference to its variable ('"${CONFORMANCE_API_KEY}"'): the reproducers' form.
+	shellVars *strings.Replacer
 }
 
 // Result is how one check ended. Every text in it has the configured credentials redacted.
@@ -68,6 +71,9 @@ type Result struct {
 type Exchange struct {
 	Request  string `json:"request"`
 	Response string `json:"response"`
+	// Curl is a shell command that sends the request again, its credentials as references to the
+	// variables that set them ("${CONFORMANCE_API_KEY}"), never their values.
+	Curl string `json:"curl"`
 }
 
 // Counts are the summary's numbers. Errors include the problems that stopped a run before its
@@ -127,13 +133,15 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 	// (test-api-key-2, test-api-key).
 	creds := credentials(cfg)
 	sort.SliceStable(creds, func(i, j int) bool { return len(creds[i].value) > len(creds[j].value) })
-	var pairs []string
+	var pairs, vars []string
 	for _, c := range creds {
 		if c.value != "" {
 			pairs = append(pairs, c.value, "["+c.name+"]")
+			vars = append(vars, shellEscape(c.value), `'"${`+c.name+`}"'`)
 		}
 	}
 	r.redact = strings.NewReplacer(pairs...)
+	r.shellVars = strings.NewReplacer(vars...)
 
 	if len(cfg.invalid) > 0 {
 		for _, line := range cfg.invalid {
@@ -291,7 +299,7 @@ func (r *Run) Add(c Check, outcome, msg string, d time.Duration, recent []*Respo
 		// A suite error (the target did not answer) has no answer of its own: show one only
 		// when the message quotes it.
 		if x := failedExchange(recent, msg, outcome == Failed); x != nil {
-			res.Exchange = &Exchange{Request: r.Redact(requestText(x)), Response: r.Redact(responseText(x))}
+			res.Exchange = &Exchange{Request: r.Redact(requestText(x)), Response: r.Redact(responseText(x)), Curl: r.curl(x)}
 		}
 	}
 	for _, f := range cleanupFailures {

@@ -371,6 +371,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		t.Errorf("the failed check's result does not show the exchange that failed it: %+v", failed)
 	}
 
+	checkHTMLReport(t, s.file(t, HTMLFile), results, secretAPIKey, secretAdmin, secretBearer)
 	md := s.file(t, HumanFile)
 	for _, want := range []string{"## By area", "## By clause", "| 4.5 | Models |", "### failed: models/list-newest-first", "### differs: models/list-cursors", "| area | passed | failed | differ on extensions |",
 		"- suite_version: devel\n- suite_commit: ", "- label_filter: models \\|\\| core\n", "- credentials_set: CONFORMANCE_API_KEY, CONFORMANCE_ADMIN_API_KEY, CONFORMANCE_BEARER_TOKEN\n",

@@ -30,7 +30,8 @@ func TestMain(m *testing.M) {
 
 // TestConformance runs every registered check as a ginkgo spec, labelled with its labels, after a
 // preflight of the target and the credentials; CONFORMANCE_REPORTS names a directory for the
-// reports (none when unset).
+// reports (none when unset), and CONFORMANCE_RERUN a results file of an earlier run whose checks
+// that did not pass are the only ones to run (Run.Rerun).
 func TestConformance(t *testing.T) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
@@ -44,6 +45,9 @@ func TestConformance(t *testing.T) {
 		defer ginkgo.GinkgoRecover()
 		ginkgo.Fail("the in-process fake reported a bug in itself: " + msg)
 	}, os.Stdout)
+	if file := os.Getenv("CONFORMANCE_RERUN"); file != "" && len(run.Problems) == 0 {
+		suiteConfig.FocusStrings = append(suiteConfig.FocusStrings, run.Rerun(file, os.Stdout)...)
+	}
 	run.LabelFilter, run.Focus = suiteConfig.LabelFilter, suiteConfig.FocusStrings
 	if len(run.Problems) == 0 {
 		target = run.Target

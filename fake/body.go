@@ -31,7 +31,7 @@ func (c *call) body() ([]byte, error) {
 	}
 	if ct := c.Request.Header.Get("Content-Type"); ct != "" && c.route.ifc != nil {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, invalid("Content-Type: requests with a body must be application/json, got %q", ct)
+			return nil, invalid("Content-Type: requests with a body must be application/json, got %q", ct).because(ReasonContentType)
 		}
 	}
 	if c.Request.Body == nil {
@@ -41,7 +41,7 @@ func (c *call) body() ([]byte, error) {
 	if err != nil {
 		// The error is the connection's (a timeout, a reset, a short body): its text names Go's
 		// network internals, and the client needs only to know the body did not arrive.
-		return nil, invalid("request body: the connection closed or timed out before the body arrived in full (%d bytes read)", len(data))
+		return nil, invalid("request body: the connection closed or timed out before the body arrived in full (%d bytes read)", len(data)).because(ReasonBodyCut)
 	}
 	if int64(len(data)) > limit {
 		return nil, newError(errRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
@@ -57,9 +57,9 @@ func decodeJSON(data []byte, v any) error {
 	}
 	if data[0] != '{' {
 		if !json.Valid(data) {
-			return invalid("the request body is not valid JSON")
+			return invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
 		}
-		return invalid("the request body must be a JSON object")
+		return invalid("the request body must be a JSON object").because(ReasonBodyNotObject)
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
@@ -67,7 +67,7 @@ func decodeJSON(data []byte, v any) error {
 		return decodeError(err)
 	}
 	if d.More() {
-		return invalid("the request body has data after the JSON object")
+		return invalid("the request body has data after the JSON object").because(ReasonBodyNotJSON)
 	}
 	return nil
 }
@@ -81,25 +81,25 @@ func decodeError(err error) error {
 	switch {
 	case errors.As(err, &te):
 		if te.Field == "" {
-			return invalid("the request body must be %s, got %s", jsonKind(te.Type), te.Value)
+			return invalid("the request body must be %s, got %s", jsonKind(te.Type), te.Value).because(ReasonBodyNotObject)
 		}
-		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), te.Value)
+		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), te.Value).because(ReasonWrongType)
 	case errors.As(err, &se):
-		return invalid("the request body is not valid JSON: %s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+		return invalid("the request body is not valid JSON: %s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset).because(ReasonBodyNotJSON)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return invalid("the request body is not valid JSON: it ends in the middle of a value")
+		return invalid("the request body is not valid JSON: it ends in the middle of a value").because(ReasonBodyNotJSON)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
 		if uerr != nil {
-			return invalid("the request body has an unknown field")
+			return invalid("the request body has an unknown field").because(ReasonUnknownField)
 		}
-		return invalidField(schemas.PathSegment(name), "unknown field")
+		return invalidField(schemas.PathSegment(name), "unknown field").because(ReasonUnknownField)
 	}
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae // from an UnmarshalJSON of the fake's own, already in the API's terms
 	}
-	return invalid("the request body does not have the shape this endpoint takes")
+	return invalid("the request body does not have the shape this endpoint takes").because(ReasonWrongType)
 }
 
 // jsonKind names the JSON type a Go type is decoded from, with the range of an integer.
@@ -136,13 +136,14 @@ func validateBody(schema string, data []byte) error {
 			name := strings.Trim(strings.SplitN(rest, ",", 2)[0], `'" `)
 			field, msg = joinPath(field, name), "field required"
 		}
+		reason := reasonOfKeyword(se.Keyword, field)
 		if field == "" { // the document itself: "expected object, but got array"
-			return invalid("the request body: %s", msg)
+			return invalid("the request body: %s", msg).because(reason)
 		}
-		return invalidField(field, "%s", msg)
+		return invalidField(field, "%s", msg).because(reason)
 	}
 	if err != nil {
-		return invalid("the request body is not valid JSON")
+		return invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
 	}
 	return nil
 }

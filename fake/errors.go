@@ -43,6 +43,10 @@ type apiError struct {
 	typ     string
 	message string
 	status  int // 0: the status of typ
+	// reason is the kind of an invalid request, a Reason code of coverage.go: set where the kind
+	// is known (body.go); "" is classified when counted (reasonOf).
+	reason string
+	field  string // the field invalidField named
 }
 
 func (e *apiError) Error() string { return e.typ + ": " + e.message }
@@ -77,7 +81,15 @@ func invalid(format string, args ...any) *apiError {
 // invalidField reports an invalid request naming the offending field by its path, as in
 // "messages.0.content.1.source.media_type: ..." (gaps §1).
 func invalidField(path, format string, args ...any) *apiError {
-	return newError(errInvalidRequest, "%s: %s", path, fmt.Sprintf(format, args...))
+	e := newError(errInvalidRequest, "%s: %s", path, fmt.Sprintf(format, args...))
+	e.field = path
+	return e
+}
+
+// because names the kind of an invalid request, for the coverage's reasons.
+func (e *apiError) because(reason string) *apiError {
+	e.reason = reason
+	return e
 }
 
 // notFound reports that no resource of the kind has the ID, for the caller's organization.

@@ -188,6 +188,7 @@ const (
 	keyCredentialID     = "platformkit.credential_id"
 	keyCredentialHeader = "platformkit.credential_header"
 	keyErrorType        = "platformkit.error_type"
+	keyAPIError         = "platformkit.api_error" // the *apiError answered, for the coverage
 	keyBody             = "platformkit.body"
 	keyFault            = "platformkit.fault"
 	keyStub             = "platformkit.stub"

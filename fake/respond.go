@@ -192,6 +192,7 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 	}
 	status := ae.httpStatus()
 	gc.Set(keyErrorType, ae.typ)
+	gc.Set(keyAPIError, ae)
 	if status == http.StatusConflict {
 		// A retry cannot succeed; clients otherwise retry 409 (gaps §1).
 		gc.Header("x-should-retry", "false")
@@ -220,7 +221,7 @@ func (s *Server) report(format string, args ...any) {
 }
 
 // frame runs around every request, matched or not: the request-id and Date headers (gaps §1),
-// injected faults, panic recovery, the journal and the request log.
+// injected faults, panic recovery, the journal, the coverage and the request log.
 func frame(gc *gin.Context) {
 	s := serverOf(gc)
 	start, at, control := time.Now(), s.clock.Now(), isControl(gc.Request)
@@ -238,6 +239,10 @@ func frame(gc *gin.Context) {
 		}
 		if !control {
 			s.record(gc, at, status)
+			if !s.cfg.noCoverage {
+				fault, _ := gc.Keys[keyFault].(bool)
+				s.countCoverage(gc, fault)
+			}
 		}
 		if s.logger != nil {
 			s.logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,

@@ -32,7 +32,10 @@ type Server struct {
 
 	journal journal
 	faults  faults
-	stubs   stubs
+	// coverage counts this server's API requests; all, on a default server only, counts those of
+	// its namespaces too (ServerCoverage).
+	coverage, all coverage
+	stubs         stubs
 
 	mu sync.RWMutex
 	st *state
@@ -81,6 +84,7 @@ type config struct {
 	maxNamespaces int
 	snapshotDir   string         // where POST /_fake/snapshot/save may write; "" forbids it
 	journals      *journalBudget // shared by a server and its namespaces
+	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
@@ -160,7 +164,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
-// clears the journal, the injected faults and the stubs. Its namespaces are left alone
+// clears the journal, the injected faults, the stubs and the coverage (a default server's also
+// the coverage of the whole server, ServerCoverage). Its namespaces are left alone
 // (ClearNamespaces drops them), so that one test's reset never reaches into another's namespace.
 // After LoadSnapshot the snapshot is the server's fixtures: Reset goes back to it.
 func (s *Server) Reset() {
@@ -172,6 +177,10 @@ func (s *Server) Reset() {
 func (s *Server) restart(fx *Fixtures) {
 	s.ClearJournal()
 	s.ClearFaults()
+	s.coverage.reset()
+	if s.parent == nil {
+		s.all.reset()
+	}
 	s.stubs.reset()
 	s.start(fx)
 }

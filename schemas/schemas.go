@@ -76,6 +76,10 @@ type Error struct {
 	Schema  string // schema name, e.g. "models/model"
 	Path    string // dotted location in the document, e.g. "data.0.capabilities"
 	Message string
+	// Keyword is the JSON Schema keyword the document broke ("required", "type", "enum",
+	// "unevaluatedProperties", ...), or "number" for a number no 64-bit float holds: what kind of
+	// mistake it is, which Message words for people.
+	Keyword string
 }
 
 func (e *Error) Error() string {
@@ -184,7 +188,7 @@ func ValidateValue(name string, v any, mode Mode) error {
 		return err
 	}
 	if e := checkNumbers(v, nil); e != nil {
-		e.Schema = name
+		e.Schema, e.Keyword = name, "number"
 		return e
 	}
 	err = s.Validate(v)
@@ -195,7 +199,8 @@ func ValidateValue(name string, v any, mode Mode) error {
 		if strings.HasSuffix(leaf.KeywordLocation, "/unevaluatedProperties") && msg == "not allowed" {
 			msg = "unknown field"
 		}
-		return &Error{Schema: name, Path: dotted(leaf.InstanceLocation), Message: msg}
+		kw := leaf.KeywordLocation[strings.LastIndexByte(leaf.KeywordLocation, '/')+1:]
+		return &Error{Schema: name, Path: dotted(leaf.InstanceLocation), Message: msg, Keyword: kw}
 	}
 	return err
 }

@@ -7,7 +7,8 @@
 //	cd examples/typescript-sdk && npm ci && npm run build && BASE_URL=http://127.0.0.1:4010 npm start
 //
 // It shows a tool loop, a stream, a scripted reply registered through the control API, and a
-// retry after an injected 529, and prints only what the fake makes deterministic.
+// retry after an injected 529, then what the fake counted as exercised, and prints only what the
+// fake makes deterministic.
 import Anthropic from '@anthropic-ai/sdk';
 
 const base = process.env['BASE_URL'] ?? 'http://127.0.0.1:4010';
@@ -128,6 +129,14 @@ async function main(): Promise<void> {
         ` x-stainless-retry-count=${e.headers['x-stainless-retry-count']}` +
         (e.credential_header ? `, key in ${e.credential_header}` : ''),
     );
+  }
+
+  // What this program exercised, counted by the fake as requests arrived (GET /_fake/coverage;
+  // the binary's -coverage-on-exit FILE writes the whole server's when it stops).
+  console.log('coverage:');
+  const cov = await control('GET', '/coverage');
+  for (const op of cov.operations.filter((o: any) => o.requests > 0)) {
+    console.log(`  ${op.operation}: ${op.requests} requests, ${op.invalid} invalid, ${op.body_fields.sent.length} of ${op.body_fields.sent.length + op.body_fields.not_sent.length} body fields sent`);
   }
 }
 

@@ -2,7 +2,7 @@
 //
 //	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
-//	             [-snapshot-to DIR] [-snapshot-dir DIR]
+//	             [-snapshot-to DIR] [-snapshot-dir DIR] [-coverage-on-exit FILE]
 //
 // -snapshot-to writes the world to DIR on shutdown, as a data set -fixtures loads to continue
 // exactly where it stood; -snapshot-dir lets POST /_fake/snapshot/save write under DIR.
@@ -15,10 +15,16 @@
 // the read deadline once the request is read), so a long stream, a block_ms poll or a latency
 // fault (up to 10 minutes) runs as long as it needs; the connection cap bounds how many
 // connections are held at once instead.
+//
+// With -coverage-on-exit, it writes the coverage of the whole server (GET /_fake/coverage?all=true:
+// every operation's requests, invalid requests and their reasons, request fields sent and never
+// sent) to FILE as JSON once it has shut down, so that a CI job in any language gets it from one
+// flag.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,6 +34,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -62,6 +69,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Snapshots: save the world on shutdown, and where POST /_fake/snapshot/save may write.
 	snapshotTo := fl.String("snapshot-to", "", "on shutdown, write the default server's world as a fixture directory here (load it with -fixtures)")
 	snapshotDir := fl.String("snapshot-dir", "", "directory under which POST /_fake/snapshot/save may write snapshots (one subdirectory per name)")
+	coverageFile := fl.String("coverage-on-exit", "", "when it stops, write the coverage of the whole server (GET /_fake/coverage?all=true) to this JSON file")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -77,6 +85,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	for name, d := range map[string]time.Duration{"read-header-timeout": *readHeader, "read-timeout": *read, "idle-timeout": *idle} {
 		if d <= 0 {
 			return fmt.Errorf("-%s: want a positive duration such as 30s, got %v", name, d)
+		}
+	}
+
+	if *coverageFile != "" {
+		// Refused now rather than found out at exit, after the run whose coverage it was to hold.
+		if st, err := os.Stat(filepath.Dir(*coverageFile)); err != nil || !st.IsDir() {
+			return fmt.Errorf("-coverage-on-exit: the directory of %s does not exist", *coverageFile)
 		}
 	}
 
@@ -135,6 +150,34 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		fmt.Fprintf(stdout, "snapshot written to %s\n", *snapshotTo)
+	}
+	if *coverageFile != "" {
+		return writeCoverage(*coverageFile, fk.ServerCoverage())
+	}
+	return nil
+}
+
+// writeCoverage writes c to file through a temporary file in the same directory, so that a
+// reader never sees half of it.
+func writeCoverage(file string, c fake.Coverage) error {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".coverage-*.json")
+	if err != nil {
+		return fmt.Errorf("-coverage-on-exit: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("-coverage-on-exit: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("-coverage-on-exit: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return fmt.Errorf("-coverage-on-exit: %w", err)
 	}
 	return nil
 }

@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/platformkit/platformkit/fixtures"
+	"github.com/platformkit/platformkit/schemas"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine to write while the test reads.
@@ -42,8 +45,9 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	pr, pw := io.Pipe()
 	var stderr syncBuffer
 	done := make(chan error, 1)
+	coverageFile := filepath.Join(t.TempDir(), "coverage.json")
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-max-namespaces", "7"}, os.Getenv, pw, &stderr)
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-max-namespaces", "7", "-coverage-on-exit", coverageFile}, os.Getenv, pw, &stderr)
 	}()
 
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -91,6 +95,18 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if log := stderr.String(); !strings.Contains(log, "namespace=t1") {
 		t.Errorf("request log = %q: want the namespace of a request made in one", log)
 	}
+	// The coverage file holds both requests, the one made in namespace t1 included.
+	data, err := os.ReadFile(coverageFile)
+	if err != nil {
+		t.Fatalf("-coverage-on-exit wrote no file: %v", err)
+	}
+	if err := schemas.Validate("control/coverage", data, schemas.Strict); err != nil {
+		t.Fatalf("the coverage file: %v", err)
+	}
+	got := gjson.GetBytes(data, `operations.#(operation=="GET /v1/models/:model_id").requests`).Int()
+	if scope := gjson.GetBytes(data, "scope").String(); scope != "server" || got != 2 {
+		t.Errorf("coverage file: scope %q, %d requests of GET /v1/models/:model_id; want server, 2", scope, got)
+	}
 }
 
 func TestRunRefusesBadInput(t *testing.T) {
@@ -120,6 +136,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{[]string{"-max-namespaces", "0"}, "-max-namespaces: want at least 1"},
 		{[]string{"-max-conns", "0"}, "-max-conns: want at least 1"},
 		{[]string{"-idle-timeout", "0s"}, "-idle-timeout: want a positive duration"},
+		{[]string{"-coverage-on-exit", filepath.Join(dir, "missing", "c.json")}, "-coverage-on-exit: the directory"},
 	} {
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), tc.args, os.Getenv, &out, &errOut)
