@@ -20,6 +20,8 @@ type htmlReport struct {
 	Verdict, VerdictClass, Summary string
 	Target, TargetKind, Started    string
 	Took                           string
+	Config                         [][2]string // how the suite was run: version, selection, configuration
+	Strict                         bool        // unsupported checks fail the run
 	Problems                       []string
 	Total                          Counts
 	Areas, Clauses                 []htmlCountRow
@@ -43,6 +45,7 @@ func (r *Run) HTML() ([]byte, error) {
 		Summary: strings.TrimPrefix(r.Summary(), "conformance: "),
 		Target:  r.targetURL(), TargetKind: r.targetKind(),
 		Started: r.Started.UTC().Format(time.RFC3339), Took: r.Elapsed.Round(time.Millisecond).String(),
+		Config: r.runConfig().lines(), Strict: r.Strict(),
 		Problems: r.Problems, Total: r.Counts(),
 		Failures: r.with(Failed, Error), Unsupported: r.with(Unsupported), Disabled: r.disabledGroups(),
 		Notes: r.Notes,

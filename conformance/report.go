@@ -226,7 +226,7 @@ func (r *Run) JUnit() ([]byte, error) {
 	for _, res := range r.Results {
 		jc := junitCase{Name: fmt.Sprintf("[%s] %s (%s)", res.Clause, res.Statement, res.ID),
 			Classname: area(res), Time: res.Seconds, SystemOut: strings.Join(res.CleanupFailures, "\n")}
-		msg := &junitMessage{Message: firstLine(res.Message), Type: res.shownOutcome(), Text: res.Message}
+		msg := &junitMessage{Message: firstLine(res.Message), Type: res.ShownOutcome(), Text: res.Message}
 		if res.Exchange != nil {
 			msg.Text += "\n\n" + res.Exchange.Request + "\n" + res.Exchange.Response
 		}
@@ -348,7 +348,7 @@ func (r *Run) Markdown() string {
 			p("A check that \"differs\" verifies an extension: the project's decision where the reference is silent (conformance/EXTENSIONS.md). A deployment that differs there is different, not wrong.\n\n")
 		}
 		for _, res := range bad {
-			p("### %s: %s\n\n", res.shownOutcome(), res.ID)
+			p("### %s: %s\n\n", res.ShownOutcome(), res.ID)
 			p("Clause %s (%s), labels %s. Statement: %s\n\n", res.Clause, res.ClauseTitle, strings.Join(res.Labels, ", "), res.Statement)
 			p("%s\n", fenced(res.Message))
 			if x := res.Exchange; x != nil {

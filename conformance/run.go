@@ -388,9 +388,9 @@ func (c *Counts) add(res Result) {
 	}
 }
 
-// shownOutcome is the outcome as the listing and the reports name it: a failed extension check
+// ShownOutcome is the outcome as the listing and the reports name it: a failed extension check
 // "differs".
-func (res Result) shownOutcome() string {
+func (res Result) ShownOutcome() string {
 	if res.Outcome == Failed && res.extension() {
 		return "differs"
 	}
@@ -465,7 +465,7 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 			// What it needed, so that the operator knows what data or setting would run it.
 			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s): %s", res.Outcome, res.Clause, res.Statement, res.ID, oneLine(res.Message)))
 		default:
-			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s)", res.shownOutcome(), res.Clause, res.Statement, res.ID))
+			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s)", res.ShownOutcome(), res.Clause, res.Statement, res.ID))
 		}
 	}
 	sort.Strings(lines)
