@@ -74,6 +74,7 @@ type config struct {
 	violation     func(string)
 	maxNamespaces int
 	journals      *journalBudget // shared by a server and its namespaces
+	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.

@@ -2,6 +2,8 @@
 //
 //	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
+//	             [-upstream URL -record DIR [-record-errors]]
+//	             [-replay DIR [-on-miss model|error|upstream] [-replay-speed 0] [-upstream URL]]
 //
 // It prints "listening on http://ADDR" once it serves, and shuts down gracefully on SIGINT or
 // SIGTERM, letting requests in flight finish.
@@ -11,6 +13,11 @@
 // the read deadline once the request is read), so a long stream, a block_ms poll or a latency
 // fault (up to 10 minutes) runs as long as it needs; the connection cap bounds how many
 // connections are held at once instead.
+//
+// With -record, the inference requests (Messages, count_tokens, Completions, Models) that no stub
+// answers are forwarded to -upstream with the client's credential, passed through as they arrive,
+// and written to DIR, one JSON file per request; with -replay, they are answered from such files.
+// A recording that the fake could not serve stops the start with its file, field and reason.
 package main
 
 import (
@@ -55,6 +62,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	read := fl.Duration("read-timeout", 60*time.Second, "longest time to read a whole request, headers and body (answering it is not bounded)")
 	idle := fl.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request before it is closed")
 	maxConns := fl.Int("max-conns", 512, "most connections served at once; more wait to be accepted")
+	var tape fake.TapeConfig
+	fl.StringVar(&tape.Upstream, "upstream", "", "base URL of the deployment to record from (with -record, or -replay and -on-miss upstream)")
+	fl.StringVar(&tape.Record, "record", "", "forward the inference requests no stub answers to -upstream and record each answer in this directory")
+	fl.BoolVar(&tape.RecordErrors, "record-errors", false, "record error answers too (status 400 or more, streams that end in an error event)")
+	fl.StringVar(&tape.Replay, "replay", "", "answer the inference requests from the recordings in this directory")
+	fl.Float64Var(&tape.Speed, "replay-speed", 0, "pace of replayed streams: 0 as fast as possible, 1 as recorded, 2 twice as fast")
+	onMiss := fl.String("on-miss", string(fake.OnMissModel), "with -replay, what answers a request no recording matches: model (the scripted model), error (a 404 naming the recording expected), or upstream (forward to -upstream and record)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -73,6 +87,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 
+	tapeOpts, err := tapeOptions(fl, tape, *onMiss)
+	if err != nil {
+		return err
+	}
+
 	fx, err := fake.DefaultFixtures()
 	if *dir != "" {
 		fx, err = fake.FixturesDir(*dir)
@@ -80,7 +99,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	opts := []fake.Option{fake.WithFixtures(fx), fake.WithMaxNamespaces(*maxNS)}
+	opts := append([]fake.Option{fake.WithFixtures(fx), fake.WithMaxNamespaces(*maxNS)}, tapeOpts...)
 	if *wall {
 		opts = append(opts, fake.WithWallClock())
 	}
@@ -116,4 +135,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	return nil
+}
+
+// tapeOptions opens the tape the record and replay flags ask for: none when neither -record nor
+// -replay is given, in which case the flags that only mean something with one of them are an
+// error rather than silently ignored.
+func tapeOptions(fl *flag.FlagSet, cfg fake.TapeConfig, onMiss string) ([]fake.Option, error) {
+	if cfg.Record == "" && cfg.Replay == "" {
+		for _, name := range []string{"upstream", "record-errors", "replay-speed", "on-miss"} {
+			if f := fl.Lookup(name); f.Value.String() != f.DefValue {
+				return nil, fmt.Errorf("-%s: only with -record or -replay", name)
+			}
+		}
+		return nil, nil
+	}
+	if cfg.Record != "" && onMiss != string(fake.OnMissModel) {
+		return nil, fmt.Errorf("-on-miss: only with -replay; -record forwards every request no stub answers")
+	}
+	if cfg.Replay != "" {
+		cfg.OnMiss = fake.OnMiss(onMiss)
+	}
+	t, err := fake.OpenTape(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return []fake.Option{fake.WithTape(t)}, nil
 }
