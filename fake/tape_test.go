@@ -705,3 +705,34 @@ func TestTapeAcceptsOnlyPresentCredentials(t *testing.T) {
 		t.Errorf("an unknown key on memory stores: %d", status)
 	}
 }
+
+// benchTape records body once from a second fake, then measures answering it from the tape,
+// against BenchmarkCreateMessage and BenchmarkCreateMessageStream, which answer the same body
+// with the scripted model.
+func benchTape(b *testing.B, body map[string]any) {
+	dir := b.TempDir()
+	upstreamTS := NewTestServer(b)
+	tape, err := OpenTape(TapeConfig{Upstream: upstreamTS.URL, Record: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := NewTestServer(b, WithTape(tape))
+	data, _ := json.Marshal(body)
+	if status, out := postMessages(b, rec, "/v1/messages", string(data)); status != http.StatusOK {
+		b.Fatalf("%d %s", status, out)
+	}
+	if tape, err = OpenTape(TapeConfig{Replay: dir, OnMiss: OnMissError}); err != nil {
+		b.Fatal(err)
+	}
+	ts := NewTestServer(b, WithTape(tape))
+	b.ReportAllocs()
+	for b.Loop() {
+		if status, out := postMessages(b, ts, "/v1/messages", string(data)); status != http.StatusOK {
+			b.Fatalf("%d %s", status, out)
+		}
+	}
+}
+
+func BenchmarkReplayMessage(b *testing.B) { benchTape(b, msgBody()) }
+
+func BenchmarkReplayMessageStream(b *testing.B) { benchTape(b, msgBody("stream", true)) }
