@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -86,9 +87,8 @@ type Tape struct {
 	dir      string // where recordings are written; "" when nothing is recorded
 	client   *http.Client
 
-	mu     sync.RWMutex
-	byKey  map[string]*recording // namespace + "\x00" + request key
-	loaded int
+	mu    sync.RWMutex
+	byKey map[string]*recording // namespace + "\x00" + request key
 }
 
 // OpenTape checks cfg and loads the recordings of cfg.Replay. A recording that the fake could not
@@ -144,13 +144,6 @@ func OpenTape(cfg TapeConfig) (*Tape, error) {
 
 // WithTape records or replays inference requests as t says (see OpenTape).
 func WithTape(t *Tape) Option { return func(c *config) { c.tape = t } }
-
-// Len is the number of recordings the tape answers from: those loaded and those recorded since.
-func (t *Tape) Len() int {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return len(t.byKey)
-}
 
 // load reads the recordings of dir: its *.json files for the default server, and those of each
 // subdirectory for the namespace it names.
@@ -417,7 +410,7 @@ func parseRecording(data []byte) (*recording, error) {
 		return nil, fmt.Errorf("request.path: %s %s is not an inference route a tape records (POST /v1/messages, /v1/messages/count_tokens, /v1/complete; GET /v1/models, /v1/models/{id})", req.Method, req.Path)
 	}
 	for name := range req.Headers {
-		if !containsFold(recordedRequestHeaders, name) {
+		if !slices.ContainsFunc(recordedRequestHeaders, equalFold(name)) {
 			return nil, fmt.Errorf("request.headers.%s: a recording keeps only %s; credentials and other headers are never written", name, strings.Join(recordedRequestHeaders, ", "))
 		}
 	}
@@ -458,7 +451,9 @@ func parseRecording(data []byte) (*recording, error) {
 		switch k.name {
 		case "messages":
 			rec.msg = &Message{}
-			err = decodeNumbers(resp.Body, rec.msg)
+			if err = decodeNumbers(resp.Body, rec.msg); err == nil {
+				err = checkReply(rec.msg, "response.body.")
+			}
 		case "complete":
 			rec.comp = &completion{}
 			err = decodeNumbers(resp.Body, rec.comp)
@@ -524,6 +519,22 @@ func (rec *recording) checkEvents(k tapeKind) error {
 		return fmt.Errorf("response.events: %v", err)
 	}
 	rec.msg = msg
+	if msg != nil {
+		return checkReply(msg, "response.events, accumulated: ")
+	}
+	return nil
+}
+
+// checkReply holds a recorded message to the rules a stub's reply is held to (Reply.checkStop):
+// stop fields that agree with each other and with the content.
+func checkReply(msg *Message, path string) error {
+	r := Reply{Content: msg.Content, StopSequence: msg.StopSequence, StopDetails: msg.StopDetails}
+	if msg.StopReason != nil {
+		r.StopReason = *msg.StopReason
+	}
+	if err := r.checkStop(""); err != nil {
+		return recordingError(err, path)
+	}
 	return nil
 }
 
@@ -578,13 +589,9 @@ func recordingError(err error, prefix string) error {
 	return err
 }
 
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
+// equalFold matches strings equal to s under Unicode case folding, as header names compare.
+func equalFold(s string) func(string) bool {
+	return func(x string) bool { return strings.EqualFold(x, s) }
 }
 
 // save writes rec as the recording of ns and adds it to the tape, after holding it to what
@@ -686,32 +693,43 @@ func (s *Server) replay(c *call, rec *recording, req *messageRequest, stream boo
 	case "models", "model":
 		return json.RawMessage(resp.Body), nil
 	case "complete":
-		if rec.comp == nil { // the stream failed before it said anything
-			return nil, failedStream(rec)
-		}
-		comp := *rec.comp
-		comp.ID = s.ids.next("compl_")
+		id := s.ids.next("compl_")
 		switch {
 		case stream && resp.Events != nil:
 			return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
 				if name == "completion" {
-					return setFields(data, map[string]any{"id": comp.ID})
+					return setFields(data, map[string]any{"id": id})
 				}
 				return data
 			}), nil
-		case stream:
-			return completionStream(comp), nil
-		}
-		if last := resp.Events; len(last) > 0 && last[len(last)-1].Event == "error" {
+		case rec.comp == nil: // a stream that failed
 			return nil, failedStream(rec)
 		}
+		comp := *rec.comp
+		comp.ID = id
+		if stream {
+			return completionStream(comp), nil
+		}
 		return comp, nil
+	}
+	if rec.msg == nil { // a stream that failed: its events as recorded, under the fake's id
+		if !stream {
+			return nil, failedStream(rec)
+		}
+		id := s.ids.next("msg_")
+		return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
+			if name == "message_start" {
+				var d struct{ Message json.RawMessage }
+				_ = json.Unmarshal(data, &d)
+				return setFields(data, map[string]any{"message": setFields(d.Message, map[string]any{"id": id})})
+			}
+			return data
+		}), nil
 	}
 	msg := *rec.msg
 	msg.Content = cloneBlocks(msg.Content)
 	msg.ID = s.ids.next("msg_")
 	s.countUsage(&msg, req)
-	failed := len(resp.Events) > 0 && resp.Events[len(resp.Events)-1].Event == "error"
 	switch {
 	case stream && resp.Events != nil:
 		return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
@@ -727,8 +745,6 @@ func (s *Server) replay(c *call, rec *recording, req *messageRequest, stream boo
 			}
 			return data
 		}), nil
-	case failed:
-		return nil, failedStream(rec)
 	case stream:
 		return messageStream(&msg), nil
 	}
@@ -953,7 +969,7 @@ func (p *passThrough) respond(c *call) {
 	defer resp.Body.Close()
 	h := c.Writer.Header()
 	for name, vs := range resp.Header {
-		if !containsFold(hopHeaders, name) {
+		if !slices.ContainsFunc(hopHeaders, equalFold(name)) {
 			h[name] = vs
 		}
 	}

@@ -28,6 +28,7 @@ const liveKey = "sk-live-0123456789abcdefghij"
 // that takes liveKey only, pauses between the events of a stream, and counts what it is asked.
 type upstream struct {
 	*httptest.Server
+	inner *Server // the deployment's state, for faults
 	delay time.Duration
 	hits  atomic.Int64
 	gate  chan struct{} // when set, message_stop waits until it is closed
@@ -37,8 +38,8 @@ type upstream struct {
 }
 
 func newUpstream(t *testing.T, delay time.Duration, gate chan struct{}) *upstream {
-	u := &upstream{delay: delay, gate: gate}
-	inner := New()
+	u := &upstream{delay: delay, gate: gate, inner: New()}
+	inner := u.inner
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.hits.Add(1)
 		if r.Header.Get("X-Api-Key") != liveKey || r.Header.Get("Cookie") != "" {
@@ -736,3 +737,112 @@ func benchTape(b *testing.B, body map[string]any) {
 func BenchmarkReplayMessage(b *testing.B) { benchTape(b, msgBody()) }
 
 func BenchmarkReplayMessageStream(b *testing.B) { benchTape(b, msgBody("stream", true)) }
+
+// FuzzRecording holds any recording file to this: it loads, or is refused with the file named;
+// and a recording that loads is replayed, with and without stream, within the schemas (the
+// violation handler fails the run) and without a 5xx the recording did not hold.
+func FuzzRecording(f *testing.F) {
+	seeds, _ := filepath.Glob("../examples/messages-record-replay/testdata/recordings/*.json")
+	for _, p := range seeds {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
+	f.Add([]byte(`{"request":{"method":"GET","path":"/v1/models"},"response":{"status":529,"body":{"type":"error","error":{"type":"overloaded_error","message":"busy"},"request_id":"req_1"}}}`))
+	f.Add([]byte(`{"request":{"method":"POST","path":"/v1/complete","body":{"model":"m","max_tokens_to_sample":5,"prompt":"\n\nHuman: a\n\nAssistant:"}},"response":{"status":200,"events":[{"offset_ms":0,"event":"completion","data":{"type":"completion","id":"compl_1","completion":" b","model":"m","stop_reason":null}},{"offset_ms":1,"event":"completion","data":{"type":"completion","id":"compl_1","completion":"","model":"m","stop_reason":"stop_sequence"}}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tape, err := OpenTape(TapeConfig{Replay: dir, OnMiss: OnMissError})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), file+": ") {
+				t.Fatalf("refusal does not name the file: %v", err)
+			}
+			return
+		}
+		rec, err := parseRecording(data)
+		if err != nil {
+			t.Fatalf("loaded, but parseRecording refuses it: %v", err)
+		}
+		s := New(WithTape(tape), WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
+		r := rec.Request
+		for _, stream := range []any{nil, true} {
+			body := string(r.Body)
+			if len(r.Body) > 0 && rec.kind().rt.events != "" {
+				var m map[string]any
+				_ = decodeNumbers(r.Body, &m)
+				m["stream"] = stream
+				if stream == nil {
+					delete(m, "stream")
+				}
+				b, _ := json.Marshal(m)
+				body = string(b)
+			}
+			w := fuzzSend(s, r.Method, r.Path, r.Query, body, "X-Api-Key", liveKey, "vendor-version", APIVersion)
+			if w.Code >= 500 && w.Code != rec.Response.Status && !failedEvents(rec) {
+				t.Fatalf("%s %s: %d %.500s", r.Method, r.Path, w.Code, w.Body)
+			}
+		}
+	})
+}
+
+// failedEvents reports whether a recorded stream ends in an error event, which a request without
+// stream is answered with, 5xx included.
+func failedEvents(rec *recording) bool {
+	evs := rec.Response.Events
+	return len(evs) > 0 && evs[len(evs)-1].Event == "error"
+}
+
+// A deployment that fails mid-stream sends an error event after some events: recorded with
+// RecordErrors only, replayed event for event, and as its error to a request without stream.
+func TestTapeStreamsThatFail(t *testing.T) {
+	for _, route := range []struct {
+		path string
+		body map[string]any
+	}{
+		{"/v1/messages", msgBody("stream", true)},
+		{"/v1/complete", map[string]any{"stream": true, "model": testModel, "max_tokens_to_sample": 50, "prompt": "\n\nHuman: Hi\n\nAssistant:"}},
+	} {
+		t.Run(route.path, func(t *testing.T) {
+			for _, recordErrors := range []bool{false, true} {
+				dir := t.TempDir()
+				up := newUpstream(t, 0, nil)
+				if _, err := up.inner.InjectFault(Fault{Path: route.path, StreamEvents: 3, Status: 529}); err != nil {
+					t.Fatal(err)
+				}
+				rec := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: recordErrors})
+				_, _, cut := tapeCall(t, rec, http.MethodPost, route.path, route.body)
+				if evs := eventChunks(cut); len(evs) != 4 || !strings.HasPrefix(evs[3], "event: error\n") {
+					t.Fatalf("the upstream's stream: %q", evs)
+				}
+				files := recordings(t, dir)
+				if !recordErrors {
+					if len(files) != 0 {
+						t.Errorf("recorded without RecordErrors: %v", files)
+					}
+					continue
+				}
+				if len(files) != 1 {
+					t.Fatalf("recordings: %v", files)
+				}
+				play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
+				status, h, again := tapeCall(t, play, http.MethodPost, route.path, route.body)
+				got, want := eventChunks(again), eventChunks(cut)
+				if status != http.StatusOK || len(got) != len(want) || got[1] != want[1] || got[2] != want[2] ||
+					gjson.Get(strings.TrimPrefix(got[3], "event: error\ndata: "), "request_id").String() != h.Get("Request-Id") {
+					t.Errorf("replayed: %d %q\nwant %q", status, got, want)
+				}
+				status, _, plain := tapeCall(t, play, http.MethodPost, route.path, with(maps.Clone(route.body), []any{"stream", nil}))
+				if status != 529 || gjson.GetBytes(plain, "error.type").String() != "overloaded_error" {
+					t.Errorf("without stream: %d %s", status, plain)
+				}
+			}
+		})
+	}
+}
