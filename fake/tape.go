@@ -193,6 +193,11 @@ func (t *Tape) loadFile(ns, file string) error {
 	if len(data) > maxRecordingFile {
 		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
 	}
+	return t.add(ns, file, data)
+}
+
+// add checks the recording data of file and adds it to the recordings of namespace ns.
+func (t *Tape) add(ns, file string, data []byte) error {
 	rec, err := parseRecording(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
