@@ -967,6 +967,10 @@ type passThrough struct {
 	// unrecordable says why the answer is passed through but not recorded ("" while it is
 	// recorded): over MaxRecordedBytes, or not an event stream the grammar reads.
 	unrecordable string
+	// held is the end of the answer, the last chunk of a body or the event that ends a stream,
+	// written only once the recording is: a client that has the whole answer (and may stop
+	// reading there) finds its recording written.
+	held []byte
 }
 
 func (p *passThrough) respond(c *call) {
@@ -996,11 +1000,20 @@ func (p *passThrough) respond(c *call) {
 	if err != nil {
 		p.drop("%v", err)
 	}
+	p.finish(c)
+	if len(p.held) > 0 {
+		_, _ = c.Writer.Write(p.held)
+		c.Writer.Flush()
+	}
+}
+
+// finish writes the recording, or logs why there is none.
+func (p *passThrough) finish(c *call) {
 	if p.unrecordable != "" {
 		c.srv.tapeLog("not recorded", p.rec, p.unrecordable)
 		return
 	}
-	failed := resp.StatusCode >= 400
+	failed := p.resp.StatusCode >= 400
 	if evs := p.rec.Response.Events; len(evs) > 0 && evs[len(evs)-1].Event == "error" {
 		failed = true
 	}
@@ -1033,12 +1046,22 @@ func (p *passThrough) copyEvents(c *call, began time.Time) error {
 		}
 		if ended || (err != nil && err != bufio.ErrBufferFull) {
 			at := time.Since(began)
-			if _, werr := c.Writer.Write(event.Bytes()); werr != nil {
-				return fmt.Errorf("the client went away: %v", werr)
+			evs, perr := ParseEventStream(event.Bytes())
+			if len(p.held) > 0 && len(bytes.TrimSpace(event.Bytes())) > 0 { // the stream went on after what looked like its end
+				if _, werr := c.Writer.Write(p.held); werr != nil {
+					return fmt.Errorf("the client went away: %v", werr)
+				}
+				p.held = nil
 			}
-			c.Writer.Flush()
+			if len(evs) == 1 && endsStream(evs[0]) {
+				p.held = bytes.Clone(event.Bytes())
+			} else {
+				if _, werr := c.Writer.Write(event.Bytes()); werr != nil {
+					return fmt.Errorf("the client went away: %v", werr)
+				}
+				c.Writer.Flush()
+			}
 			if p.unrecordable == "" {
-				evs, perr := ParseEventStream(event.Bytes())
 				if perr != nil {
 					p.drop("the upstream sent an event outside the event-stream grammar: %v", perr)
 				}
@@ -1062,6 +1085,21 @@ func (p *passThrough) copyEvents(c *call, began time.Time) error {
 	}
 }
 
+// endsStream reports whether ev is the last event of a stream: message_stop, an error, or the
+// completion that carries the stop reason.
+func endsStream(ev StreamEvent) bool {
+	switch ev.Name {
+	case "message_stop", "error":
+		return true
+	case "completion":
+		var d struct {
+			StopReason *string `json:"stop_reason"`
+		}
+		return json.Unmarshal(ev.Data, &d) == nil && d.StopReason != nil
+	}
+	return false
+}
+
 // drop gives up the recording, saying why, and lets go of what it held.
 func (p *passThrough) drop(format string, args ...any) {
 	if p.unrecordable == "" {
@@ -1077,10 +1115,13 @@ func (p *passThrough) copyBody(c *call) error {
 	for {
 		n, err := p.resp.Body.Read(buf)
 		if n > 0 {
-			if _, werr := c.Writer.Write(buf[:n]); werr != nil {
-				return fmt.Errorf("the client went away: %v", werr)
+			if len(p.held) > 0 { // the chunk before was not the last: out it goes
+				if _, werr := c.Writer.Write(p.held); werr != nil {
+					return fmt.Errorf("the client went away: %v", werr)
+				}
+				c.Writer.Flush()
 			}
-			c.Writer.Flush()
+			p.held = append(p.held[:0], buf[:n]...)
 			if p.unrecordable == "" && kept.Len()+n > MaxRecordedBytes {
 				p.drop("the body is over the limit of %d bytes", MaxRecordedBytes)
 				kept = bytes.Buffer{}

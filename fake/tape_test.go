@@ -842,3 +842,44 @@ func TestTapeStreamsThatFail(t *testing.T) {
 		})
 	}
 }
+
+// A client that stops reading at the end of the answer (a JSON decoder, an SDK that stops at
+// message_stop) finds the recording written: the end of the answer leaves only once it is.
+func TestTapeRecordingIsWrittenWhenTheAnswerEnds(t *testing.T) {
+	for name, body := range map[string]map[string]any{"body": msgBody(), "stream": msgBody("stream", true)} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			up := newUpstream(t, 0, nil)
+			ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir})
+			enc, _ := json.Marshal(body)
+			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(enc))
+			req.Header.Set("X-Api-Key", liveKey)
+			req.Header.Set("vendor-version", APIVersion)
+			resp, err := ts.Server.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if name == "body" {
+				var m Message
+				if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				br := bufio.NewReader(resp.Body)
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil {
+						t.Fatal(err)
+					}
+					if strings.HasPrefix(line, "data: ") && strings.Contains(line, `"type":"message_stop"`) {
+						break
+					}
+				}
+			}
+			if files := recordings(t, dir); len(files) != 1 {
+				t.Errorf("the client has the whole answer, and the recordings are %v", files)
+			}
+		})
+	}
+}
