@@ -104,6 +104,15 @@ type Usage struct {
 // headerScenario selects a canned response of the scenario library by name.
 const headerScenario = "Fake-Scenario"
 
+// createMessage answers a valid request, with the answer chosen most explicit first:
+//
+//  1. the scenario the Fake-Scenario header names: the request itself asks for it;
+//  2. the first registered stub whose rules match (a stub's reply is used up by it);
+//  3. the tape, when the server records or replays (tape.go);
+//  4. the first scenario of the library whose matching rule selects the request;
+//  5. the scripted model.
+//
+// Stubs come before the rest because a test registers them for this very run.
 func (s *Server) createMessage(c *call) (any, error) {
 	req, err := s.readMessageRequest(c)
 	if err != nil {
@@ -112,10 +121,19 @@ func (s *Server) createMessage(c *call) (any, error) {
 	if err := checkMaxTokens(c.st.fx, req); err != nil {
 		return nil, err
 	}
-	msg, err := s.respondTo(c, req)
+	r, err := s.explicitReply(c, req)
 	if err != nil {
 		return nil, err
 	}
+	if r == nil {
+		if v, ok, err := s.fromTape(c, req, req.Stream); ok {
+			return v, err
+		}
+		if sc := c.st.fx.canned.matching(req); sc != nil {
+			r = &sc.Response
+		}
+	}
+	msg := s.answerWith(req, r)
 	if req.Stream {
 		return messageStream(msg), nil
 	}
@@ -126,6 +144,9 @@ func (s *Server) countTokens(c *call) (any, error) {
 	req, err := s.readMessageRequest(c)
 	if err != nil {
 		return nil, err
+	}
+	if v, ok, err := s.fromTape(c, req, false); ok {
+		return v, err
 	}
 	return map[string]int{"input_tokens": countInputTokens(req.raw)}, nil
 }

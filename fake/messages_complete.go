@@ -73,6 +73,9 @@ func (s *Server) complete(c *call) (any, error) {
 	if err := checkPrompt(req.Prompt); err != nil {
 		return nil, err
 	}
+	if v, ok, err := s.fromTape(c, nil, req.Stream); ok {
+		return v, err
+	}
 	limit := req.MaxTokensToSample
 	if m := c.st.fx.model(req.Model); m != nil {
 		limit = min(limit, m.MaxTokens)

@@ -105,15 +105,8 @@ func (lib *scenarioLibrary) matching(req *messageRequest) *scenario {
 	return nil
 }
 
-// pickReply chooses who answers a valid request, most explicit first:
-//
-//  1. the scenario the Fake-Scenario header names: the request itself asks for it;
-//  2. the first registered stub whose rules match (a stub's reply is used up by it);
-//  3. the first scenario of the library whose matching rule selects the request;
-//  4. nil: the scripted model.
-//
-// Stubs come before the library's rules because a test registers them for this very run.
-func (s *Server) pickReply(c *call, req *messageRequest) (*Reply, error) {
+// explicitReply is the reply the request or the test asked for: the named scenario or a stub.
+func (s *Server) explicitReply(c *call, req *messageRequest) (*Reply, error) {
 	if name := c.header(headerScenario); name != "" {
 		sc, err := c.st.fx.canned.named(name)
 		if err != nil {
@@ -125,19 +118,12 @@ func (s *Server) pickReply(c *call, req *messageRequest) (*Reply, error) {
 		c.Set(keyStub, id)
 		return r, nil
 	}
-	if sc := c.st.fx.canned.matching(req); sc != nil {
-		return &sc.Response, nil
-	}
 	return nil, nil
 }
 
-// respondTo builds the message for a valid request: a canned reply (pickReply) or the scripted
-// model's. The fake fills in the same fields, and counts usage the same way, for both.
-func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
-	r, err := s.pickReply(c, req)
-	if err != nil {
-		return nil, err
-	}
+// answerWith builds the message that answers req with the canned reply r, or with the scripted
+// model's when r is nil.
+func (s *Server) answerWith(req *messageRequest, r *Reply) *Message {
 	msg := &Message{ID: s.ids.next("msg_"), Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
@@ -147,6 +133,15 @@ func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
 		msg.Content, reason, msg.StopSequence = s.generate(req)
 	}
 	msg.StopReason = &reason
+	s.countUsage(msg, req)
+	return msg
+}
+
+// countUsage sets the usage of a message that answers req, by the fake's one rule: input tokens
+// as count_tokens counts the request, output tokens from the content, and one server tool request
+// per server_tool_use block.
+func (s *Server) countUsage(msg *Message, req *messageRequest) {
+	msg.Usage = Usage{}
 	msg.Usage.InputTokens = countInputTokens(req.raw)
 	msg.Usage.OutputTokens = outputTokens(msg.Content)
 	msg.Usage.ServiceTier = "standard"
@@ -161,5 +156,4 @@ func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
 			msg.Usage.ServerToolUse.WebFetchRequests++
 		}
 	}
-	return msg, nil
 }

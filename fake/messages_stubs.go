@@ -14,11 +14,11 @@ import (
 // given tool call, a refusal, then another reply after the tool result. A stub's replies are
 // checked against the message schema when it is registered, so a stub can never make the fake
 // answer something outside the API; when served, a reply flows through the same path as a
-// scenario of the library (respondTo): the fake fills in id, type, role, model and usage, and a
+// scenario of the library (answerWith): the fake fills in id, type, role, model and usage, and a
 // streamed request gets the same event grammar.
 //
 // Who answers a request, most explicit first: the Fake-Scenario header, then the first stub
-// whose rules match, then the library's matching rules, then the scripted model (pickReply).
+// whose rules match, then the library's matching rules, then the scripted model (createMessage).
 
 // Reply is a canned assistant reply: the content and stop fields of a message (spec 2.9). The
 // server fills in the rest when it serves one: id from its counter, type, role, the request's

@@ -72,6 +72,9 @@ func (s *Server) listModels(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v, ok, err := s.fromTape(c, nil, false); ok {
+		return v, err
+	}
 	list := c.st.fx.models.list
 	page, err := pageByCursor(list, modelKey, modelID, newestFirst, q, lookupIn(list, modelKey))
 	if err != nil {
@@ -81,6 +84,9 @@ func (s *Server) listModels(c *call) (any, error) {
 }
 
 func (s *Server) getModel(c *call) (any, error) {
+	if v, ok, err := s.fromTape(c, nil, false); ok {
+		return v, err
+	}
 	id := c.Param("model_id")
 	m := c.st.fx.model(id)
 	if m == nil {

@@ -79,6 +79,9 @@ func (s *Server) serve(c *call) (any, error) {
 	if ifc := c.route.ifc; ifc != nil {
 		c.Set(keyInterface, ifc.name)
 		cred, header, err := c.st.fx.authenticate(c.Request, ifc)
+		if err != nil && s.cfg.tape.taped(c.route) {
+			cred, header, err = upstreamCredential(c.Request, ifc, err)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -85,6 +85,7 @@ type config struct {
 	snapshotDir   string         // where POST /_fake/snapshot/save may write; "" forbids it
 	journals      *journalBudget // shared by a server and its namespaces
 	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
+	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.

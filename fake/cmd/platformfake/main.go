@@ -3,6 +3,8 @@
 //	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
 //	             [-snapshot-to DIR] [-snapshot-dir DIR] [-coverage-on-exit FILE]
+//	             [-upstream URL -record DIR [-record-errors]]
+//	             [-replay DIR [-on-miss model|error|upstream] [-replay-speed 0] [-upstream URL]]
 //
 // -snapshot-to writes the world to DIR on shutdown, as a data set -fixtures loads to continue
 // exactly where it stood; -snapshot-dir lets POST /_fake/snapshot/save write under DIR.
@@ -20,6 +22,11 @@
 // every operation's requests, invalid requests and their reasons, request fields sent and never
 // sent) to FILE as JSON once it has shut down, so that a CI job in any language gets it from one
 // flag.
+//
+// With -record, the inference requests (Messages, count_tokens, Completions, Models) that no stub
+// answers are forwarded to -upstream with the client's credential, passed through as they arrive,
+// and written to DIR, one JSON file per request; with -replay, they are answered from such files.
+// A recording that the fake could not serve stops the start with its file, field and reason.
 package main
 
 import (
@@ -70,6 +77,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	snapshotTo := fl.String("snapshot-to", "", "on shutdown, write the default server's world as a fixture directory here (load it with -fixtures)")
 	snapshotDir := fl.String("snapshot-dir", "", "directory under which POST /_fake/snapshot/save may write snapshots (one subdirectory per name)")
 	coverageFile := fl.String("coverage-on-exit", "", "when it stops, write the coverage of the whole server (GET /_fake/coverage?all=true) to this JSON file")
+	// Record and replay of the inference routes.
+	var tape fake.TapeConfig
+	fl.StringVar(&tape.Upstream, "upstream", "", "base URL of the deployment to record from (with -record, or -replay and -on-miss upstream)")
+	fl.StringVar(&tape.Record, "record", "", "forward the inference requests no stub answers to -upstream and record each answer in this directory")
+	fl.BoolVar(&tape.RecordErrors, "record-errors", false, "record error answers too (status 400 or more, streams that end in an error event)")
+	fl.StringVar(&tape.Replay, "replay", "", "answer the inference requests from the recordings in this directory")
+	fl.Float64Var(&tape.Speed, "replay-speed", 0, "pace of replayed streams: 0 as fast as possible, 1 as recorded, 2 twice as fast")
+	onMiss := fl.String("on-miss", string(fake.OnMissModel), "with -replay, what answers a request no recording matches: model (the scripted model), error (a 404 naming the recording expected), or upstream (forward to -upstream and record)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -94,6 +109,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("-coverage-on-exit: the directory of %s does not exist", *coverageFile)
 		}
 	}
+	tapeOpts, err := tapeOptions(fl, tape, *onMiss)
+	if err != nil {
+		return err
+	}
 
 	fx, err := fake.DefaultFixtures()
 	if *dir != "" {
@@ -102,7 +121,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	opts := []fake.Option{fake.WithFixtures(fx), fake.WithMaxNamespaces(*maxNS)}
+	opts := append([]fake.Option{fake.WithFixtures(fx), fake.WithMaxNamespaces(*maxNS)}, tapeOpts...)
 	if *snapshotDir != "" {
 		opts = append(opts, fake.WithSnapshotDir(*snapshotDir))
 	}
@@ -180,4 +199,29 @@ func writeCoverage(file string, c fake.Coverage) error {
 		return fmt.Errorf("-coverage-on-exit: %w", err)
 	}
 	return nil
+}
+
+// tapeOptions opens the tape the record and replay flags ask for: none when neither -record nor
+// -replay is given, in which case the flags that only mean something with one of them are an
+// error rather than silently ignored.
+func tapeOptions(fl *flag.FlagSet, cfg fake.TapeConfig, onMiss string) ([]fake.Option, error) {
+	if cfg.Record == "" && cfg.Replay == "" {
+		for _, name := range []string{"upstream", "record-errors", "replay-speed", "on-miss"} {
+			if f := fl.Lookup(name); f.Value.String() != f.DefValue {
+				return nil, fmt.Errorf("-%s: only with -record or -replay", name)
+			}
+		}
+		return nil, nil
+	}
+	if cfg.Record != "" && onMiss != string(fake.OnMissModel) {
+		return nil, fmt.Errorf("-on-miss: only with -replay; -record forwards every request no stub answers")
+	}
+	if cfg.Replay != "" {
+		cfg.OnMiss = fake.OnMiss(onMiss)
+	}
+	t, err := fake.OpenTape(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return []fake.Option{fake.WithTape(t)}, nil
 }

@@ -111,6 +111,12 @@ func TestRunServesAndShutsDown(t *testing.T) {
 
 func TestRunRefusesBadInput(t *testing.T) {
 	dir := t.TempDir()
+	// A recording whose answer is not a model list is refused at start, with its file and field.
+	brokenRecording := t.TempDir()
+	broken := `{"request": {"method": "GET", "path": "/v1/models"}, "response": {"status": 200, "body": {"has_more": false, "first_id": null, "last_id": null}}}`
+	if err := os.WriteFile(filepath.Join(brokenRecording, "models-x.json"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "organizations.json"), []byte(`{"organizations": 3}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +143,13 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{[]string{"-max-conns", "0"}, "-max-conns: want at least 1"},
 		{[]string{"-idle-timeout", "0s"}, "-idle-timeout: want a positive duration"},
 		{[]string{"-coverage-on-exit", filepath.Join(dir, "missing", "c.json")}, "-coverage-on-exit: the directory"},
+		{[]string{"-upstream", "http://127.0.0.1:1"}, "-upstream: only with -record or -replay"},
+		{[]string{"-on-miss", "error"}, "-on-miss: only with -record or -replay"},
+		{[]string{"-record", t.TempDir()}, "upstream: recording needs the URL"},
+		{[]string{"-record", t.TempDir(), "-upstream", "http://127.0.0.1:1", "-on-miss", "error"}, "-on-miss: only with -replay"},
+		{[]string{"-replay", t.TempDir(), "-on-miss", "sometimes"}, `"sometimes" is not one of model, error, upstream`},
+		{[]string{"-replay", t.TempDir(), "-replay-speed", "-2"}, "speed: want 0"},
+		{[]string{"-replay", brokenRecording, "-on-miss", "error"}, filepath.Join(brokenRecording, "models-x.json") + ": response.body.data: field required"},
 	} {
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), tc.args, os.Getenv, &out, &errOut)
@@ -146,28 +159,75 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 }
 
-// start runs the binary's run with args on a free loopback port and returns its base URL; the
-// server shuts down when the test ends.
-func start(t *testing.T, args ...string) string {
+// The binary records from one fake used as the upstream, then replays with that upstream gone.
+func TestRunRecordsThenReplays(t *testing.T) {
+	dir := t.TempDir()
+	upstreamCtx, stopUpstream := context.WithCancel(context.Background())
+	upstreamURL, upstreamDone := startCtx(t, upstreamCtx)
+	recorder := start(t, "-upstream", upstreamURL, "-record", dir)
+	if status, _ := models(t, recorder, "assistant-opus-4-7"); status != 200 {
+		t.Fatalf("recording: status %d", status)
+	}
+	stopUpstream()
+	if err := <-upstreamDone; err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "model-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("recordings: %v", files)
+	}
+	player := start(t, "-replay", dir, "-on-miss", "error")
+	if status, body := models(t, player, "assistant-opus-4-7"); status != 200 || !strings.Contains(body, `"id":"assistant-opus-4-7"`) {
+		t.Errorf("replayed: %d %s", status, body)
+	}
+	if status, body := models(t, player, "assistant-haiku-4-5"); status != 404 || !strings.Contains(body, "no recording matches GET /v1/models/assistant-haiku-4-5") {
+		t.Errorf("a miss: %d %s", status, body)
+	}
+}
+
+func models(t *testing.T, base, id string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequest("GET", base+"/v1/models/"+id, nil)
+	req.Header.Set("X-Api-Key", "test-api-key")
+	req.Header.Set("vendor-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// startCtx runs the binary until ctx ends, and returns its base URL and what run returned.
+func startCtx(t *testing.T, ctx context.Context, args ...string) (string, <-chan error) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-quiet"}, args...), os.Getenv, pw, io.Discard)
 	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return strings.TrimPrefix(strings.TrimSpace(line), "listening on "), done
+}
+
+// start runs the binary's run with args on a free loopback port and returns its base URL; the
+// server shuts down when the test ends.
+func start(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	base, done := startCtx(t, ctx, args...)
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("run: %v", err)
 		}
 	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	return strings.TrimPrefix(strings.TrimSpace(line), "listening on ")
+	return base
 }
 
 // get sends a keep-alive GET of path on conn and returns the answer's status.
