@@ -2,6 +2,8 @@
 //
 //	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
+//	platformfake -version
+//	platformfake -h
 //
 // It prints "listening on http://ADDR" once it serves, and shuts down gracefully on SIGINT or
 // SIGTERM, letting requests in flight finish.
@@ -30,22 +32,45 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/platformkit/platformkit/fake"
+	"github.com/platformkit/platformkit/internal/version"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	switch {
+	case errors.Is(err, errUsage):
+		os.Exit(2) // the flag package has printed the problem and the usage
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "platformfake:", err)
 		os.Exit(1)
 	}
 }
+
+// errUsage is a command line the flag package refused; it has already said why, with the usage,
+// so main exits 2 (the convention for a usage error) without saying it again.
+var errUsage = errors.New("usage error")
+
+const usageHead = `platformfake serves the fake Platform API: in memory, deterministic (a virtual clock,
+per-server IDs), with a test-control API under /_fake/ and a namespace per test under /ns/<name>/.
+
+Usage: platformfake [flags]
+
+It prints "listening on http://ADDR" once it serves; SIGINT or SIGTERM stops it gracefully.
+
+Flags:
+`
 
 // run serves until ctx is done. It returns an error for bad flags, fixtures that do not load,
 // or an address it cannot listen on.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("platformfake", flag.ContinueOnError)
 	fl.SetOutput(stderr)
+	// The flag package prints a bad flag's problem and then calls Usage: one line follows the
+	// problem, and -h (below) prints the whole usage to stdout.
+	fl.Usage = func() {}
+	showVersion := fl.Bool("version", false, "print the version and exit")
 	addr := fl.String("addr", "127.0.0.1:4010", "address to listen on (host:port; port 0 picks a free one)")
 	dir := fl.String("fixtures", "", "directory of fixture files to serve instead of the embedded ones")
 	wall := fl.Bool("wall-clock", false, "use the wall clock instead of the virtual clock that starts at 2026-01-01T00:00:00Z")
@@ -56,7 +81,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	idle := fl.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request before it is closed")
 	maxConns := fl.Int("max-conns", 512, "most connections served at once; more wait to be accepted")
 	if err := fl.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			// Asked for: the usage goes to stdout, and it is no failure.
+			fmt.Fprint(stdout, usageHead)
+			fl.SetOutput(stdout)
+			fl.PrintDefaults()
+			return nil
+		}
+		fmt.Fprintln(stderr, "usage: platformfake [flags]; platformfake -h lists them")
+		return errUsage
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, version.Line("platformfake"))
+		return nil
 	}
 	if fl.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fl.Args())
@@ -89,6 +126,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	ln, err := net.Listen("tcp", *addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: another server (another platformfake?) holds it; -addr 127.0.0.1:0 picks a free port (with make run: ADDR=127.0.0.1:0)", err)
+	}
 	if err != nil {
 		return err
 	}
