@@ -73,6 +73,7 @@ func (p Platform) exe(name string) string {
 // Commands are the binaries a release ships, by name and package.
 var Commands = []struct{ Name, Pkg string }{
 	{"platformfake", "./fake/cmd/platformfake"},
+	{"platformconformance", "./conformance/cmd/platformconformance"},
 }
 
 const versionVar = "github.com/platformkit/platformkit/internal/version.stamp"
