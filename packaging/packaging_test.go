@@ -136,13 +136,15 @@ func TestPythonWheel(t *testing.T) {
 			glob(t, filepath.Join(out, "python", "*.whl")))
 	}
 	tests, _ := filepath.Abs(filepath.Join("python", "tests"))
-	env := []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "PYTHONDONTWRITEBYTECODE=1"}
+	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-pytest"))
+	env := []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "PYTHONDONTWRITEBYTECODE=1", "EXAMPLE_DIR=" + example}
 	t.Log(run(t, tests, env, venvPython(venv), "-m", "unittest", "test_installed.py"))
 	if !withPytest {
-		t.Log("SKIPPED: pytest is not installed on this machine: the plugin's fixtures were driven by test_installed.py's stand-in for pytest, not by pytest")
+		t.Log("SKIPPED: pytest is not installed on this machine: the plugin's fixtures, and examples/python-pytest, were driven by test_installed.py as pytest would drive them, not by pytest")
 		return
 	}
 	t.Log(run(t, filepath.Join(tests, "pytest_suite"), env, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+	t.Log(run(t, example, env, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
 }
 
 // pipHasPython reports whether the machine's pip can install into another environment (--python).

@@ -137,6 +137,32 @@ class InstalledWheel(unittest.TestCase):
         self.assertIn("-max-namespaces: want at least 1", str(cm.exception))
 
 
+class PythonExample(unittest.TestCase):
+    """examples/python-pytest, its test functions given their fixture as pytest would give it."""
+
+    def test_example(self):
+        example = os.environ.get("EXAMPLE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "python-pytest")
+        sys.path.insert(0, os.path.abspath(example))
+        try:
+            module = importlib.import_module("test_client")
+        finally:
+            sys.path.pop(0)
+        tests = [(name, fn) for name, fn in vars(module).items() if name.startswith("test_") and callable(fn)]
+        self.assertGreaterEqual(len(tests), 4, "found no tests in " + example)
+        session = platformkit_fake.session_server()
+        server = next(session)
+        try:
+            for name, fn in tests:
+                with self.subTest(name):
+                    per_test = platformkit_fake.namespace_for_test(server, "test_client.py::" + name)
+                    try:
+                        fn(next(per_test))
+                    finally:
+                        per_test.close()
+        finally:
+            session.close()
+
+
 class Plugin(unittest.TestCase):
     def test_fixtures_as_pytest_drives_them(self):
         stand_in = FakePytest()
