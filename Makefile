@@ -75,7 +75,7 @@ packages: ## build this machine's npm packages and Python wheel, install them of
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "packages: node or npm is not installed: the npm package is NOT TESTED (SKIPPED)"
 	@command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1 || echo "packages: python3 with venv is not installed: the Python wheel is NOT TESTED (SKIPPED)"
 	@command -v python3 >/dev/null && python3 -m pytest --version >/dev/null 2>&1 || echo "packages: pytest is not installed: the pytest plugin is tested through a stand-in for pytest, not by pytest"
-	$(GO) test -count=1 -timeout 10m ./packaging
+	$(GO) test -count=1 -timeout 20m ./packaging
 
 VERSION ?= 0.1.0-dev.0
 DIST    ?= dist
