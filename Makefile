@@ -3,16 +3,16 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples bench load help
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages dist bench load help
 .PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
-		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|$$(FUZZTIME)|$(FUZZTIME)|g' -e 's|\$$\$$|$$|g' \
+		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|$$(DIST)|$(DIST)|g' -e 's|$$(FUZZTIME)|$(FUZZTIME)|g' -e 's|\$$\$$|$$|g' \
 		| awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 	@echo
 	@echo 'Variables (set as make VAR=value):'
-	@echo '  ADDR=$(ADDR)  REPORTS=$(REPORTS)  GO=$(GO)'
+	@echo '  ADDR=$(ADDR)  REPORTS=$(REPORTS)  GO=$(GO)  VERSION=$(VERSION)  DIST=$(DIST)'
 	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)  FUZZTIME=$(FUZZTIME)'
 	@echo
 	@echo 'Environment of make conformance (README: "Running the conformance suite against a deployment"):'
@@ -29,7 +29,7 @@ run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures; flags in RU
 	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
 	@exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
 
-test: lint unit resources fuzz-short examples ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), resource bounds, short fuzzing, examples
+test: lint unit resources fuzz-short examples packages ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), resource bounds, short fuzzing, examples, the npm and Python packages
 
 lint: fmt-check vet ## gofmt and go vet
 
@@ -50,7 +50,7 @@ TESTREPORT = tr=$$(mktemp -d); trap 'rm -rf "$$tr"' EXIT; $(GO) build -o "$$tr/t
 	gotest() { dir=$$1; shift; { (cd "$$dir" && $(GO) test -json "$$@"); echo $$? > "$$tr/rc"; } | "$$tr/testreport" && [ "$$(cat "$$tr/rc")" = 0 ]; }; gotest
 
 unit: ## unit tests with -race (incl. the conformance suite against an in-process fake); the OpenAPI documents checked by an independent validator; lists every skipped test
-	@$(TESTREPORT) . -race -count=1 -timeout 8m $$($(GO) list ./... | grep -v '/examples/')
+	@$(TESTREPORT) . -race -count=1 -timeout 8m $$($(GO) list ./... | grep -v -e '/examples/' -e '/packaging$$')
 	@$(TESTREPORT) $(OPENAPICHECK) -count=1 -timeout 5m ./...
 
 resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go), without -race, which distorts them
@@ -103,6 +103,18 @@ conformance-rerun: ## only the checks that did not pass in RERUN (default: the l
 conformance-compare: ## a Markdown table of every check whose outcome differs between the results files in COMPARE (two or more); fails when some differ, like diff
 	@$(GO) build -o bin/conformance-compare ./conformance/cmd/conformance-compare
 	@./bin/conformance-compare $(COMPARE)
+
+packages: ## build this machine's npm packages and Python wheel, install them offline into a fresh project and virtual environment, and run their suites (needs node and npm, python3 with venv)
+	@command -v node >/dev/null && command -v npm >/dev/null || echo "packages: node or npm is not installed: the npm package is NOT TESTED (SKIPPED)"
+	@command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1 || echo "packages: python3 with venv is not installed: the Python wheel is NOT TESTED (SKIPPED)"
+	@command -v python3 >/dev/null && python3 -m pytest --version >/dev/null 2>&1 || echo "packages: pytest is not installed: the pytest plugin is tested through a stand-in for pytest, not by pytest"
+	$(GO) test -count=1 -timeout 20m ./packaging
+
+VERSION ?= 0.1.0-dev.0
+DIST    ?= dist
+
+dist: ## release artifacts in $(DIST)/: platformfake and platformconformance for linux, darwin, windows on amd64 and arm64, npm packages, wheels, SHA256SUMS (VERSION=X.Y.Z)
+	$(GO) run ./internal/dist -version $(VERSION) -out $(DIST)
 
 bench: ## Go benchmarks (time and allocations); compare runs with benchstat
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/...

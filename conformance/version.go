@@ -7,10 +7,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/platformkit/platformkit/internal/version"
 )
 
-// Version is the suite's version: the module version it was built at (v1.2.0 when built from a
-// published module), or "devel" when built from a checkout. Reports record it, with Commit, so
+// Version is the suite's version: the version make dist stamped into the binary, else the module
+// version it was built at (v1.2.0 when built from a published module), or "devel" when built from
+// a checkout. Reports record it, with Commit, so
 // that an archived report says which suite produced it.
 func Version() string { return buildInfo().version }
 
@@ -24,12 +27,13 @@ type suiteBuild struct{ version, commit string }
 
 var buildInfo = sync.OnceValue(func() suiteBuild {
 	b := suiteBuild{version: "devel", commit: "unknown"}
+	// The version make dist stamps, else the module version go install records.
+	if v := version.String(); !strings.HasPrefix(v, "devel") {
+		b.version = v
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		b.version = v
 	}
 	var rev, modified string
 	for _, s := range info.Settings {

@@ -3,21 +3,20 @@
 package typescriptsdk
 
 import (
-	"bufio"
 	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/output.txt with this run's output")
 
 // TestTypeScriptSDK installs the SDK from the lockfile, compiles the program with the pinned
-// TypeScript, starts the fake's binary on a free port and runs the program against it. Its
-// output must equal testdata/output.txt: the fake makes every line of it deterministic.
+// TypeScript, and runs it: it starts the fake through the npm package's helper
+// (packaging/npm/fake), here with the binary this test builds. Its output must equal
+// testdata/output.txt: the fake makes every line of it deterministic.
 func TestTypeScriptSDK(t *testing.T) {
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
@@ -28,9 +27,13 @@ func TestTypeScriptSDK(t *testing.T) {
 		runIn(t, npm, "ci", "--no-audit", "--no-fund")
 	}
 	runIn(t, npm, "run", "--silent", "build")
+	// The build skips the libraries' declarations (skipLibCheck); the helper's own, generated in
+	// part from the control API's OpenAPI document, must check strictly.
+	runIn(t, node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--types", "node",
+		filepath.Join("..", "..", "packaging", "npm", "fake", "index.d.ts"))
 
 	cmd := exec.Command(node, filepath.Join("dist", "main.js"))
-	cmd.Env = append(sdkFreeEnv(), "BASE_URL="+startFake(t))
+	cmd.Env = append(sdkFreeEnv(), "PLATFORMFAKE_BINARY="+buildFake(t))
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte
@@ -75,53 +78,26 @@ func runIn(t *testing.T, name string, args ...string) {
 	}
 }
 
-// sdkFreeEnv is the environment without the variables the SDK reads (ANTHROPIC_*), so that the
-// program is configured by its code alone, whatever the machine's shell exports.
+// sdkFreeEnv is the environment without the variables the SDK reads (ANTHROPIC_*) or the
+// program does (BASE_URL), so that the program is configured by its code alone, whatever the
+// machine's shell exports.
 func sdkFreeEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ANTHROPIC_") {
+		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "BASE_URL=") && !strings.HasPrefix(kv, "PLATFORMFAKE_") {
 			env = append(env, kv)
 		}
 	}
 	return env
 }
 
-// startFake builds the binary, starts it on a free loopback port and returns its base URL. It
-// is stopped with SIGINT when the test ends.
-func startFake(t *testing.T) string {
+// buildFake builds the fake's binary for the helper to start: the helper from this repository
+// carries none (installed from npm, it brings its platform's).
+func buildFake(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "platformfake")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/platformkit/platformkit/fake/cmd/platformfake").CombinedOutput(); err != nil {
 		t.Fatalf("building the binary: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-quiet")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Error("the fake did not stop within 10 s of SIGINT")
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the binary's first line: %v", err)
-	}
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		t.Fatalf("first line %q, want \"listening on http://ADDR\"", line)
-	}
-	return base
+	return bin
 }

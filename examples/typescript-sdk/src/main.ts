@@ -3,15 +3,23 @@
 // which puts every request in a namespace of its own (/ns/<name>), so that this program never
 // sees, nor disturbs, another test's data, clock, journal, faults or stubs.
 //
-//	go run ./fake/cmd/platformfake &
-//	cd examples/typescript-sdk && npm ci && npm run build && BASE_URL=http://127.0.0.1:4010 npm start
+// The fake is started by the npm package's helper (@platformkit/fake: startFake) and stopped at
+// the end; with BASE_URL set, the program uses the fake already serving there instead.
+//
+//	cd examples/typescript-sdk && npm ci && npm run build
+//	PLATFORMFAKE_BINARY=$(go env GOPATH)/bin/platformfake npm start   # after go install ./fake/cmd/platformfake
+//
+// (Here the helper comes from this repository's packaging/npm/fake, which carries no binary, hence
+// PLATFORMFAKE_BINARY; installed from npm as @platformkit/fake, it brings the binary of its platform.)
 //
 // It shows a tool loop, a stream, a scripted reply registered through the control API, and a
 // retry after an injected 529, then what the fake counted as exercised, and prints only what the
 // fake makes deterministic.
 import Anthropic from '@anthropic-ai/sdk';
+import { connect, startFake } from '@platformkit/fake';
 
-const base = process.env['BASE_URL'] ?? 'http://127.0.0.1:4010';
+const server = process.env['BASE_URL'] ? connect(process.env['BASE_URL']) : await startFake();
+const base = server.baseURL;
 const namespace = process.env['NAMESPACE'] ?? 'typescript-sdk-example';
 const nsURL = `${base}/ns/${namespace}`;
 const model = 'assistant-sonnet-4-5';
@@ -140,7 +148,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
+try {
+  await main();
+} catch (err) {
   console.error(err);
-  process.exit(1);
-});
+  process.exitCode = 1;
+} finally {
+  await server.stop(); // stops only a server startFake started
+}

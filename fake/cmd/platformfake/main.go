@@ -5,6 +5,8 @@
 //	             [-snapshot-to DIR] [-snapshot-dir DIR] [-coverage-on-exit FILE]
 //	             [-upstream URL -record DIR [-record-errors]]
 //	             [-replay DIR [-on-miss model|error|upstream] [-replay-speed 0] [-upstream URL]]
+//	platformfake -version
+//	platformfake -h
 //
 // -snapshot-to writes the world to DIR on shutdown, as a data set -fixtures loads to continue
 // exactly where it stood; -snapshot-dir lets POST /_fake/snapshot/save write under DIR.
@@ -48,22 +50,45 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/platformkit/platformkit/fake"
+	"github.com/platformkit/platformkit/internal/version"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	switch {
+	case errors.Is(err, errUsage):
+		os.Exit(2) // the flag package has printed the problem and the usage
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "platformfake:", err)
 		os.Exit(1)
 	}
 }
+
+// errUsage is a command line the flag package refused; it has already said why, with the usage,
+// so main exits 2 (the convention for a usage error) without saying it again.
+var errUsage = errors.New("usage error")
+
+const usageHead = `platformfake serves the fake Platform API: in memory, deterministic (a virtual clock,
+per-server IDs), with a test-control API under /_fake/ and a namespace per test under /ns/<name>/.
+
+Usage: platformfake [flags]
+
+It prints "listening on http://ADDR" once it serves; SIGINT or SIGTERM stops it gracefully.
+
+Flags:
+`
 
 // run serves until ctx is done. It returns an error for bad flags, fixtures that do not load,
 // or an address it cannot listen on.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("platformfake", flag.ContinueOnError)
 	fl.SetOutput(stderr)
+	// The flag package prints a bad flag's problem and then calls Usage: one line follows the
+	// problem, and -h (below) prints the whole usage to stdout.
+	fl.Usage = func() {}
+	showVersion := fl.Bool("version", false, "print the version and exit")
 	addr := fl.String("addr", "127.0.0.1:4010", "address to listen on (host:port; port 0 picks a free one)")
 	dir := fl.String("fixtures", "", "directory of fixture files to serve instead of the embedded ones")
 	wall := fl.Bool("wall-clock", false, "use the wall clock instead of the virtual clock that starts at 2026-01-01T00:00:00Z")
@@ -86,7 +111,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fl.Float64Var(&tape.Speed, "replay-speed", 0, "pace of replayed streams: 0 as fast as possible, 1 as recorded, 2 twice as fast")
 	onMiss := fl.String("on-miss", string(fake.OnMissModel), "with -replay, what answers a request no recording matches: model (the scripted model), error (a 404 naming the recording expected), or upstream (forward to -upstream and record)")
 	if err := fl.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			// Asked for: the usage goes to stdout, and it is no failure.
+			fmt.Fprint(stdout, usageHead)
+			fl.SetOutput(stdout)
+			fl.PrintDefaults()
+			return nil
+		}
+		fmt.Fprintln(stderr, "usage: platformfake [flags]; platformfake -h lists them")
+		return errUsage
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, version.Line("platformfake"))
+		return nil
 	}
 	if fl.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fl.Args())
@@ -133,6 +170,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	ln, err := net.Listen("tcp", *addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: another server (another platformfake?) holds it; -addr 127.0.0.1:0 picks a free port (with make run: ADDR=127.0.0.1:0)", err)
+	}
 	if err != nil {
 		return err
 	}

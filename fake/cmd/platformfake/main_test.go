@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -137,7 +138,6 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{[]string{"-fixtures", noOrgs}, "no credential would work"},
 		{[]string{"-fixtures", filepath.Join(dir, "missing")}, "missing"},
 		{[]string{"-addr", "not-an-address"}, "not-an-address"},
-		{[]string{"-nope"}, "flag provided but not defined"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-max-namespaces", "0"}, "-max-namespaces: want at least 1"},
 		{[]string{"-max-conns", "0"}, "-max-conns: want at least 1"},
@@ -156,6 +156,62 @@ func TestRunRefusesBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run %v: err = %v, want it to mention %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// Issue 27, item 12: -h failed with "flag: help requested", an unknown flag's error was printed
+// twice, the usage did not say what the command is, and there was no -version.
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		wantErr    error
+		wantStdout []string
+		wantStderr []string
+	}{
+		{"help", []string{"-h"}, nil,
+			[]string{"platformfake serves the fake Platform API", "Usage: platformfake [flags]", "-addr string", "-version"}, nil},
+		{"help, long form", []string{"--help"}, nil, []string{"Usage: platformfake [flags]"}, nil},
+		{"unknown flag", []string{"-nope"}, errUsage, nil,
+			[]string{"flag provided but not defined: -nope\nusage: platformfake [flags]; platformfake -h lists them\n"}},
+		{"bad value", []string{"-max-conns", "many"}, errUsage, nil, []string{`invalid value "many" for flag -max-conns`}},
+		{"version", []string{"-version"}, nil, []string{"platformfake devel", "go1."}, nil},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tc.args, os.Getenv, &stdout, &stderr)
+		if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+			t.Errorf("%s: run %v: err = %v, want %v", tc.name, tc.args, err, tc.wantErr)
+		}
+		for _, want := range tc.wantStdout {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%s: stdout = %q, want it to contain %q", tc.name, stdout.String(), want)
+			}
+		}
+		for _, want := range tc.wantStderr {
+			if !strings.Contains(stderr.String(), want) {
+				t.Errorf("%s: stderr = %q, want it to contain %q", tc.name, stderr.String(), want)
+			}
+		}
+		if tc.wantStderr == nil && stderr.Len() > 0 {
+			t.Errorf("%s: stderr = %q, want nothing", tc.name, stderr.String())
+		}
+		// The problem is said once: main prints nothing more for errUsage.
+		if n := strings.Count(stderr.String(), "flag provided but not defined"); n > 1 {
+			t.Errorf("%s: the error is printed %d times", tc.name, n)
+		}
+	}
+}
+
+// A port already taken says how to get a free one.
+func TestBusyPortSuggestsAFreeOne(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	err = run(context.Background(), []string{"-quiet", "-addr", ln.Addr().String()}, os.Getenv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "ADDR=127.0.0.1:0") {
+		t.Fatalf("run on a busy port: err = %v, want the cause and the ADDR=127.0.0.1:0 suggestion", err)
 	}
 }
 

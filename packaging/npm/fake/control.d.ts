@@ -1,0 +1,435 @@
+// The types of the fake's test-control API, generated from schemas/openapi-control.json
+// by go run ./internal/tsgen: do not edit.
+
+/** DELETE /_fake/journal, /_fake/faults, /_fake/namespaces and /_fake/namespaces/{name}: how many entries were removed (fake only) */
+export type Cleared = {
+  cleared: number;
+};
+
+/** The virtual clock: GET /_fake/clock, POST /_fake/clock/advance, POST /_fake/reset (test-control API, fake only) */
+export type Clock = {
+  now: CommonTimestamp;
+};
+
+/** Request body of POST /_fake/clock/advance (fake only) */
+export type ClockAdvanceRequest = {
+  /** How far to move the virtual clock: 0 to 100 years. */
+  seconds: number;
+};
+
+/** An injected fault: POST /_fake/faults answers it (test-control API: fault injection, fake only) */
+export type Fault = {
+  drop_connection: boolean;
+  id: string;
+  latency_ms: number;
+  method: string;
+  path: string;
+  retry_after: number;
+  status: 0 | 400 | 401 | 402 | 403 | 404 | 413 | 429 | 500 | 504 | 529;
+  stream_events: number;
+  times: number;
+};
+
+/** GET /_fake/faults: the faults not yet used up, in the order they apply (fake only) */
+export type FaultList = {
+  data: Array<Fault>;
+};
+
+/** Request body of POST /_fake/faults: the fault to inject (fake only) */
+export type FaultRequest = {
+  drop_connection?: boolean;
+  /** Wait this long (real time) before answering. */
+  latency_ms?: number;
+  /** Match only this method; empty matches every method. */
+  method?: string;
+  /** An exact request path, or a prefix followed by "*"; empty matches every path. */
+  path?: string;
+  /** Seconds, for a 429 or 529 (default 1). */
+  retry_after?: number;
+  /** Answer with this status and the envelope of its error type; 0 serves the request. */
+  status?: 0 | 400 | 401 | 402 | 403 | 404 | 413 | 429 | 500 | 504 | 529;
+  /** Cut a streamed answer after this many events. */
+  stream_events?: number;
+  /** How many requests it applies to (0 or absent: 1). */
+  times?: number;
+};
+
+/** GET /_fake/health (test-control API, fake only) */
+export type Health = {
+  status: "ok";
+};
+
+/** GET /_fake/journal: the API requests answered, oldest first, paged with limit and after_id or before_id (test-control API: the request journal, fake only) */
+export type Journal = {
+  data: Array<{
+    at: CommonTimestamp;
+    /** The JSON request body, or null when there was none, it was not JSON or it was over 64 KiB. */
+    body: unknown;
+    body_bytes: number;
+    /** The header that carried the accepted credential (its name only, never its value); empty when none was accepted. */
+    credential_header: "" | "x-api-key" | "authorization";
+    credential_id: string;
+    error_type: string;
+    fault: boolean;
+    headers: CommonStringMap;
+    interface: string;
+    method: string;
+    path: string;
+    query: string;
+    request_id: string;
+    status: number;
+    /** The ID of the stub (POST /_fake/messages/stubs) whose reply answered, or "". */
+    stub: string;
+    /** What the entry shortened or left out to stay bounded: path and query (cut to 4 KiB), headers.NAME (a value cut to 1 KiB), headers (headers beyond 16 KiB left out), body (over 64 KiB, recorded as null). */
+    truncated: Array<string>;
+    valid: boolean;
+  }>;
+  first_id: string | null;
+  has_more: boolean;
+  last_id: string | null;
+};
+
+/** GET /_fake/namespaces: the namespaces, most recently used first, and how many the server keeps (fake only) */
+export type NamespaceList = {
+  /** Most recently used first: the last is the next to be dropped when a new namespace would exceed max. */
+  data: Array<{
+    /** On the wall clock. */
+    created_at: CommonTimestamp;
+    /** On the wall clock. */
+    last_used_at: CommonTimestamp;
+    name: string;
+    /** HTTP requests served in the namespace, control calls included. */
+    requests: number;
+  }>;
+  max: number;
+};
+
+/** Error envelope (spec 7, gaps §1) */
+export type ErrorEnvelope = {
+  error: {
+    message: string;
+    type: "invalid_request_error" | "authentication_error" | "billing_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error" | "memory_precondition_failed_error" | "memory_path_conflict_error";
+  };
+  request_id: string;
+  type: "error";
+};
+
+/** A registered stub: POST /_fake/messages/stubs answers it (fake only) */
+export type Stub = {
+  forever: boolean;
+  id: string;
+  match: MessagesStubRequestMatch;
+  replies: Array<{
+    content: Array<MessagesMessageContentBlock>;
+    stop_details: MessagesMessageStopDetails;
+    stop_reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | "model_context_window_exceeded";
+    stop_sequence: string | null;
+  }>;
+  /** Replies served so far; the next is replies[served % len(replies)]. */
+  served: number;
+  /** 0 with forever */
+  times: number;
+};
+
+/** GET /_fake/messages/stubs: the stubs not yet used up, in the order they are tried (fake only) */
+export type StubList = {
+  data: Array<Stub>;
+};
+
+/** POST /_fake/messages/stubs: a scripted reply, or a sequence of replies, for the next matching Create a Message requests (fake only) */
+export type StubRequest = {
+  /** Serve the sequence over and over until the stubs are cleared; excludes times. */
+  forever?: boolean;
+  match?: MessagesStubRequestMatch;
+  /** Served in order, one per matching request. */
+  replies: Array<MessagesStubRequestReply>;
+  /** Passes through the sequence before the stub is used up (default 1). */
+  times?: number;
+};
+
+/** An RFC 3339 timestamp (spec: Conventions). */
+export type CommonTimestamp = string;
+
+/** A map of string to string (metadata, tags). */
+export type CommonStringMap = { [key: string]: string };
+
+/** Every rule given must hold; none matches every request. */
+export type MessagesStubRequestMatch = {
+  model?: string;
+  tool_name?: string;
+  user_text_contains?: string;
+};
+
+export type MessagesMessageContentBlock = (MessagesMessageTextBlock | MessagesMessageThinkingBlock | MessagesMessageRedactedThinkingBlock | MessagesMessageToolUseBlock | MessagesMessageServerToolUseBlock | MessagesMessageWebSearchToolResultBlock | MessagesMessageWebFetchToolResultBlock | MessagesMessageCodeExecutionToolResultBlock | MessagesMessageBashCodeExecutionToolResultBlock | MessagesMessageTextEditorCodeExecutionToolResultBlock | MessagesMessageToolSearchToolResultBlock | MessagesMessageContainerUploadBlock);
+
+export type MessagesMessageStopDetails = (null | {
+  category: "cyber" | "bio" | null;
+  explanation: string | null;
+  type: "refusal";
+});
+
+/** A message without the fields the server fills in when it serves it (id, model, usage); type and role may be given and must be the message's. */
+export type MessagesStubRequestReply = {
+  content: Array<MessagesMessageContentBlock>;
+  role?: "assistant";
+  stop_details?: MessagesMessageStopDetails;
+  /** Default: tool_use when content holds a tool_use block, else end_turn. */
+  stop_reason?: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | "model_context_window_exceeded";
+  stop_sequence?: string | null;
+  type?: "message";
+};
+
+export type MessagesMessageTextBlock = {
+  citations?: (null | Array<MessagesMessageCitation>);
+  text: string;
+  type: "text";
+};
+
+export type MessagesMessageThinkingBlock = {
+  signature: string;
+  thinking: string;
+  type: "thinking";
+};
+
+export type MessagesMessageRedactedThinkingBlock = {
+  data: string;
+  type: "redacted_thinking";
+};
+
+export type MessagesMessageToolUseBlock = {
+  caller: MessagesMessageCaller;
+  id: string;
+  input: { [key: string]: unknown };
+  name: string;
+  type: "tool_use";
+};
+
+export type MessagesMessageServerToolUseBlock = {
+  caller: MessagesMessageCaller;
+  id: string;
+  input: { [key: string]: unknown };
+  name: MessagesMessageServerToolName;
+  type: "server_tool_use";
+};
+
+export type MessagesMessageWebSearchToolResultBlock = {
+  caller: MessagesMessageCaller;
+  content: MessagesMessageWebSearchContent;
+  tool_use_id: string;
+  type: "web_search_tool_result";
+};
+
+export type MessagesMessageWebFetchToolResultBlock = {
+  caller: MessagesMessageCaller;
+  content: MessagesMessageWebFetchContent;
+  tool_use_id: string;
+  type: "web_fetch_tool_result";
+};
+
+export type MessagesMessageCodeExecutionToolResultBlock = {
+  content: MessagesMessageCodeExecutionContent;
+  tool_use_id: string;
+  type: "code_execution_tool_result";
+};
+
+export type MessagesMessageBashCodeExecutionToolResultBlock = {
+  content: MessagesMessageBashContent;
+  tool_use_id: string;
+  type: "bash_code_execution_tool_result";
+};
+
+export type MessagesMessageTextEditorCodeExecutionToolResultBlock = {
+  content: MessagesMessageTextEditorContent;
+  tool_use_id: string;
+  type: "text_editor_code_execution_tool_result";
+};
+
+export type MessagesMessageToolSearchToolResultBlock = {
+  content: MessagesMessageToolSearchContent;
+  tool_use_id: string;
+  type: "tool_search_tool_result";
+};
+
+export type MessagesMessageContainerUploadBlock = {
+  file_id: string;
+  type: "container_upload";
+};
+
+export type MessagesMessageCitation = (MessagesMessageCharLocation | MessagesMessagePageLocation | MessagesMessageContentBlockLocation | MessagesMessageWebSearchResultLocation | MessagesMessageSearchResultLocation);
+
+export type MessagesMessageCaller = ({
+  type: "direct";
+} | {
+  tool_id: string;
+  type: "code_execution_20250825" | "code_execution_20260120";
+});
+
+export type MessagesMessageServerToolName = "web_search" | "web_fetch" | "code_execution" | "bash_code_execution" | "text_editor_code_execution" | "tool_search_tool_regex" | "tool_search_tool_bm25";
+
+export type MessagesMessageWebSearchContent = (MessagesMessageWebSearchError | Array<MessagesMessageWebSearchResult>);
+
+export type MessagesMessageWebFetchContent = (MessagesMessageWebFetchError | MessagesMessageWebFetchResult);
+
+export type MessagesMessageCodeExecutionContent = ({
+  error_code: MessagesMessageExecutionErrorCode;
+  type: "code_execution_tool_result_error";
+} | {
+  content: MessagesMessageOutputFiles;
+  return_code: number;
+  stderr: string;
+  stdout: string;
+  type: "code_execution_result";
+} | {
+  content: MessagesMessageOutputFiles;
+  encrypted_stdout: string;
+  return_code: number;
+  stderr: string;
+  type: "encrypted_code_execution_result";
+});
+
+export type MessagesMessageBashContent = ({
+  error_code: "invalid_tool_input" | "unavailable" | "too_many_requests" | "execution_time_exceeded" | "output_file_too_large";
+  type: "bash_code_execution_tool_result_error";
+} | {
+  content: MessagesMessageOutputFiles;
+  return_code: number;
+  stderr: string;
+  stdout: string;
+  type: "bash_code_execution_result";
+});
+
+export type MessagesMessageTextEditorContent = ({
+  error_code: "invalid_tool_input" | "unavailable" | "too_many_requests" | "execution_time_exceeded" | "file_not_found";
+  error_message: MessagesMessageNullableString;
+  type: "text_editor_code_execution_tool_result_error";
+} | {
+  content: string;
+  file_type: "text" | "image" | "pdf";
+  num_lines: number | null;
+  start_line: number | null;
+  total_lines: number | null;
+  type: "text_editor_code_execution_view_result";
+} | {
+  is_file_update: boolean;
+  type: "text_editor_code_execution_create_result";
+} | {
+  lines: Array<string> | null;
+  new_lines: number | null;
+  new_start: number | null;
+  old_lines: number | null;
+  old_start: number | null;
+  type: "text_editor_code_execution_str_replace_result";
+});
+
+export type MessagesMessageToolSearchContent = ({
+  error_code: MessagesMessageExecutionErrorCode;
+  error_message: MessagesMessageNullableString;
+  type: "tool_search_tool_result_error";
+} | {
+  tool_references: Array<{
+    tool_name: string;
+    type: "tool_reference";
+  }>;
+  type: "tool_search_tool_search_result";
+});
+
+export type MessagesMessageCharLocation = {
+  cited_text: string;
+  document_index: MessagesMessageIndex;
+  document_title: MessagesMessageNullableString;
+  end_char_index: MessagesMessageIndex;
+  file_id: MessagesMessageNullableString;
+  start_char_index: MessagesMessageIndex;
+  type: "char_location";
+};
+
+export type MessagesMessagePageLocation = {
+  cited_text: string;
+  document_index: MessagesMessageIndex;
+  document_title: MessagesMessageNullableString;
+  end_page_number: number;
+  file_id: MessagesMessageNullableString;
+  start_page_number: number;
+  type: "page_location";
+};
+
+export type MessagesMessageContentBlockLocation = {
+  cited_text: string;
+  document_index: MessagesMessageIndex;
+  document_title: MessagesMessageNullableString;
+  end_block_index: number;
+  file_id: MessagesMessageNullableString;
+  start_block_index: MessagesMessageIndex;
+  type: "content_block_location";
+};
+
+export type MessagesMessageWebSearchResultLocation = {
+  cited_text: string;
+  encrypted_index: string;
+  title: MessagesMessageNullableString;
+  type: "web_search_result_location";
+  url: string;
+};
+
+export type MessagesMessageSearchResultLocation = {
+  cited_text: string;
+  end_block_index: number;
+  search_result_index: MessagesMessageIndex;
+  source: string;
+  start_block_index: MessagesMessageIndex;
+  title: MessagesMessageNullableString;
+  type: "search_result_location";
+};
+
+export type MessagesMessageWebSearchError = {
+  error_code: "invalid_tool_input" | "unavailable" | "max_uses_exceeded" | "too_many_requests" | "query_too_long" | "request_too_large";
+  type: "web_search_tool_result_error";
+};
+
+export type MessagesMessageWebSearchResult = {
+  encrypted_content: string;
+  page_age: MessagesMessageNullableString;
+  title: string;
+  type: "web_search_result";
+  url: string;
+};
+
+export type MessagesMessageWebFetchError = {
+  error_code: "invalid_tool_input" | "url_too_long" | "url_not_allowed" | "url_not_accessible" | "unsupported_content_type" | "too_many_requests" | "max_uses_exceeded" | "unavailable";
+  type: "web_fetch_tool_result_error";
+};
+
+export type MessagesMessageWebFetchResult = {
+  content: MessagesMessageFetchedDocument;
+  retrieved_at: (null | CommonTimestamp);
+  type: "web_fetch_result";
+  url: string;
+};
+
+export type MessagesMessageExecutionErrorCode = "invalid_tool_input" | "unavailable" | "too_many_requests" | "execution_time_exceeded";
+
+export type MessagesMessageOutputFiles = Array<{
+  file_id: string;
+  type: "code_execution_output" | "bash_code_execution_output";
+}>;
+
+export type MessagesMessageNullableString = string | null;
+
+export type MessagesMessageIndex = number;
+
+export type MessagesMessageFetchedDocument = {
+  citations: {
+    enabled: boolean;
+  };
+  source: ({
+    data: string;
+    media_type: "application/pdf";
+    type: "base64";
+  } | {
+    data: string;
+    media_type: "text/plain";
+    type: "text";
+  });
+  title: MessagesMessageNullableString;
+  type: "document";
+};

@@ -1,0 +1,161 @@
+// Package packaging tests the npm packages and the Python wheel of the fake as their users meet
+// them: built for this machine's platform by the release tool (internal/dist), installed from the
+// local files into a fresh project (npm, offline) and a fresh virtual environment (pip
+// --no-index), and exercised by a suite in each language that starts the fake through the
+// package's helper.
+package packaging
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	distOnce sync.Once
+	distDir  string
+	distErr  error
+)
+
+// dist builds the host platform's artifacts once per test binary, into a directory removed at the end.
+func dist(t *testing.T) string {
+	t.Helper()
+	distOnce.Do(func() {
+		distDir, distErr = os.MkdirTemp("", "platformkit-dist-")
+		if distErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "run", "../internal/dist", "-host", "-root", "..", "-out", distDir).CombinedOutput()
+		if err != nil {
+			distErr = &cmdError{"go run ./internal/dist -host", err, out}
+		}
+	})
+	if distErr != nil {
+		t.Fatal(distErr)
+	}
+	return distDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if distDir != "" {
+		os.RemoveAll(distDir)
+	}
+	os.Exit(code)
+}
+
+type cmdError struct {
+	cmd string
+	err error
+	out []byte
+}
+
+func (e *cmdError) Error() string { return e.cmd + ": " + e.err.Error() + "\n" + string(e.out) }
+
+// run runs name with args in dir and fails the test with its output.
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s", &cmdError{name + " " + strings.Join(args, " "), err, out})
+	}
+	return string(out)
+}
+
+// glob is the one file matching pattern.
+func glob(t *testing.T, pattern string) string {
+	t.Helper()
+	m, _ := filepath.Glob(pattern)
+	if len(m) != 1 {
+		t.Fatalf("%s: want one file, found %v", pattern, m)
+	}
+	return m[0]
+}
+
+// TestNPMPackage installs the packed tarballs of @platformkit/fake and this platform's binary
+// package into a new project, offline with an empty cache (so nothing can come from the
+// registry), and runs packaging/npm/test with node --test.
+func TestNPMPackage(t *testing.T) {
+	node, errNode := exec.LookPath("node")
+	npm, errNpm := exec.LookPath("npm")
+	if errNode != nil || errNpm != nil {
+		t.Skip("SKIPPED: node and npm are needed to test the npm package, and at least one is not installed")
+	}
+	out := dist(t)
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, "package.json"), []byte(`{"name": "user-project", "private": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, project, nil, npm, "install", "--offline", "--no-audit", "--no-fund", "--cache", filepath.Join(project, ".npm-cache"),
+		glob(t, filepath.Join(out, "npm", "platformkit-fake-[0-9]*.tgz")),
+		glob(t, filepath.Join(out, "npm", "platformkit-fake-*-*-[0-9]*.tgz")))
+	suite, err := os.ReadFile(filepath.Join("npm", "test", "helper.test.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, "helper.test.mjs"), suite, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(run(t, project, []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL="}, node, "--test", "--test-reporter=dot", "helper.test.mjs"))
+}
+
+// TestPythonWheel installs this platform's wheel into a new virtual environment with pip
+// --no-index and runs packaging/python/tests there; with pytest installed on the machine, the
+// plugin's pytest suite runs too.
+func TestPythonWheel(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("SKIPPED: python3 is needed to test the Python wheel, and it is not installed")
+	}
+	if out, err := exec.Command(python, "-m", "venv", "--help").CombinedOutput(); err != nil {
+		t.Skipf("SKIPPED: python3 has no venv module (on Debian: apt-get install python3-venv), so the wheel is not tested: %s", out)
+	}
+	// pytest comes from the machine when it has it (there is no package index here to get it from).
+	withPytest := exec.Command(python, "-m", "pytest", "--version").Run() == nil
+	out := dist(t)
+	venv := filepath.Join(t.TempDir(), "venv")
+	venvArgs := []string{"-m", "venv"}
+	if withPytest {
+		venvArgs = append(venvArgs, "--system-site-packages")
+	}
+	// The machine's pip installs into the new environment when it can (--python, pip 22.3+):
+	// seeding the environment with a pip of its own costs several seconds more.
+	if pipHasPython(python) {
+		run(t, "", nil, python, append(venvArgs, "--without-pip", venv)...)
+		run(t, "", nil, python, "-m", "pip", "--python", venvPython(venv), "install", "--quiet", "--no-index", "--disable-pip-version-check",
+			glob(t, filepath.Join(out, "python", "*.whl")))
+	} else {
+		run(t, "", nil, python, append(venvArgs, venv)...)
+		run(t, "", nil, venvPython(venv), "-m", "pip", "install", "--quiet", "--no-index", "--disable-pip-version-check",
+			glob(t, filepath.Join(out, "python", "*.whl")))
+	}
+	tests, _ := filepath.Abs(filepath.Join("python", "tests"))
+	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-pytest"))
+	env := []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "PYTHONDONTWRITEBYTECODE=1", "EXAMPLE_DIR=" + example}
+	t.Log(run(t, tests, env, venvPython(venv), "-m", "unittest", "test_installed.py"))
+	if !withPytest {
+		t.Log("SKIPPED: pytest is not installed on this machine: the plugin's fixtures, and examples/python-pytest, were driven by test_installed.py as pytest would drive them, not by pytest")
+		return
+	}
+	t.Log(run(t, filepath.Join(tests, "pytest_suite"), env, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+	t.Log(run(t, example, env, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+}
+
+// pipHasPython reports whether the machine's pip can install into another environment (--python).
+func pipHasPython(python string) bool {
+	out, err := exec.Command(python, "-m", "pip", "--help").Output()
+	return err == nil && strings.Contains(string(out), "--python")
+}
+
+func venvPython(venv string) string {
+	if _, err := os.Stat(filepath.Join(venv, "Scripts")); err == nil {
+		return filepath.Join(venv, "Scripts", "python.exe")
+	}
+	return filepath.Join(venv, "bin", "python")
+}
