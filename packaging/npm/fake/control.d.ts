@@ -44,7 +44,7 @@ export type FaultRequest = {
   method?: string;
   /** An exact request path, or a prefix followed by "*"; empty matches every path. */
   path?: string;
-  /** Seconds, for a 429 or 529 (default 1). */
+  /** Seconds, for a 429 or 529, in whole milliseconds; absent: 1. Sent exactly as retry-after-ms, and as retry-after in whole seconds rounded up; 0 sends 0. */
   retry_after?: number;
   /** Answer with this status and the envelope of its error type; 0 serves the request. */
   status?: 0 | 400 | 401 | 402 | 403 | 404 | 413 | 429 | 500 | 504 | 529;
