@@ -123,15 +123,19 @@ func (s *Server) getOrganization(c *call) (any, error) {
 // or deleted); Status, written to clients, is computed at read time so that a pending invite
 // reads expired once the virtual clock passes ExpiresAt (spec 3.2, gaps §6).
 type invite struct {
-	ID        string    `json:"id"`
-	Email     string    `json:"email"`
-	ExpiresAt time.Time `json:"expires_at"`
-	InvitedAt time.Time `json:"invited_at"`
-	Role      string    `json:"role"`
-	Status    string    `json:"status"`
-	Type      string    `json:"type"`
-	status    string
-	org       *org
+	ID         string     `json:"id"`
+	AcceptedAt *time.Time `json:"accepted_at"`
+	Email      string     `json:"email"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	InvitedAt  time.Time  `json:"invited_at"`
+	// RBACGroupIDs are the groups the user joins on acceptance (the official SDKs' field);
+	// always [] here, since the fixture organizations have no RBAC groups.
+	RBACGroupIDs []string `json:"rbac_group_ids"`
+	Role         string   `json:"role"`
+	Status       string   `json:"status"`
+	Type         string   `json:"type"`
+	status       string
+	org          *org
 }
 
 // inviteKey places an invite in its list: by invited_at, then ID.
@@ -168,11 +172,17 @@ func validEmail(s string) bool {
 // the address is already a member or has a pending invite.
 func (s *Server) createInvite(c *call) (any, error) {
 	var req struct {
-		Email string `json:"email"`
-		Role  string `json:"role"`
+		Email        string   `json:"email"`
+		Role         string   `json:"role"`
+		RBACGroupIDs []string `json:"rbac_group_ids"`
 	}
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
+	}
+	if len(req.RBACGroupIDs) > 0 {
+		// The SDKs accept a non-empty list only for organizations with RBAC groups, which no
+		// fixture organization has: naming a group is naming one that does not exist.
+		return nil, invalidField("rbac_group_ids.0", "RBAC group %q does not exist: this organization has no RBAC groups; send [] or omit the field", req.RBACGroupIDs[0])
 	}
 	if !validEmail(req.Email) {
 		return nil, invalidField("email", "%q is not an email address; send a bare address such as name@example.com", req.Email)
@@ -191,7 +201,7 @@ func (s *Server) createInvite(c *call) (any, error) {
 		}
 	}
 	in := &invite{ID: s.ids.next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
-		Role: req.Role, Type: "invite", status: "pending", org: c.org}
+		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", status: "pending", org: c.org}
 	a.invites.add(c.org, in)
 	return in.view(now), nil
 }

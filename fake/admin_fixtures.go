@@ -82,8 +82,15 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 		if err != nil {
 			return err
 		}
-		a.invites = append(a.invites, invite{ID: in.ID, Email: in.Email, Role: in.Role, status: in.Status,
-			InvitedAt: in.InvitedAt, ExpiresAt: in.InvitedAt.Add(inviteLifetime), Type: "invite", org: o})
+		inv := invite{ID: in.ID, Email: in.Email, Role: in.Role, status: in.Status, RBACGroupIDs: []string{},
+			InvitedAt: in.InvitedAt, ExpiresAt: in.InvitedAt.Add(inviteLifetime), Type: "invite", org: o}
+		if in.Status == "accepted" {
+			// The fixtures do not record when an invite was accepted; the earliest time it could
+			// have been is the one the record shows.
+			accepted := in.InvitedAt
+			inv.AcceptedAt = &accepted
+		}
+		a.invites = append(a.invites, inv)
 	}
 	wsOrg := map[string]*org{}
 	for _, w := range file.Workspaces {
@@ -92,7 +99,7 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 			return err
 		}
 		ws := w.workspace
-		ws.Type, ws.org = "workspace", o
+		ws.Type, ws.org, ws.CompartmentID = "workspace", o, compartmentID(ws.ID)
 		if ws.Tags == nil {
 			ws.Tags = map[string]string{}
 		}

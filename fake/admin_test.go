@@ -100,9 +100,19 @@ func TestAdminOnlyAcceptsAdminKey(t *testing.T) {
 func TestInviteCreate(t *testing.T) {
 	a := newAdmin(t)
 	got := a.ok(post, "/v1/organizations/invites", map[string]string{"email": "new.person@acme.example", "role": "developer"})
-	want := `{"id":"invite_010000000000000000000001","email":"new.person@acme.example","expires_at":"2026-01-22T00:00:00Z","invited_at":"2026-01-01T00:00:00Z","role":"developer","status":"pending","type":"invite"}`
+	want := `{"id":"invite_010000000000000000000001","accepted_at":null,"email":"new.person@acme.example","expires_at":"2026-01-22T00:00:00Z","invited_at":"2026-01-01T00:00:00Z","rbac_group_ids":[],"role":"developer","status":"pending","type":"invite"}`
 	if got.Raw != want {
 		t.Fatalf("invite = %s, want %s", got.Raw, want)
+	}
+	// rbac_group_ids (the SDKs' field): [] is accepted; a group is refused, since the fixture
+	// organizations have none; a wrong type is refused by the schema.
+	a.ok(post, "/v1/organizations/invites", map[string]any{"email": "grouped@acme.example", "role": "user", "rbac_group_ids": []string{}})
+	a.fails(post, "/v1/organizations/invites", map[string]any{"email": "g2@acme.example", "role": "user", "rbac_group_ids": []string{"rbacgrp_1"}},
+		http.StatusBadRequest, errInvalidRequest, "rbac_group_ids.0")
+	a.fails(post, "/v1/organizations/invites", map[string]any{"email": "g3@acme.example", "role": "user", "rbac_group_ids": "rbacgrp_1"},
+		http.StatusBadRequest, errInvalidRequest, "rbac_group_ids")
+	if got := a.ok(get, "/v1/organizations/invites/invite_01AcmeAcceptedNoether0001", nil); got.Get("accepted_at").String() != got.Get("invited_at").String() {
+		t.Fatalf("accepted fixture invite: accepted_at %q, want its invited_at %q", got.Get("accepted_at"), got.Get("invited_at"))
 	}
 	if again := a.ok(get, "/v1/organizations/invites/"+got.Get("id").String(), nil); again.Raw != want {
 		t.Fatalf("get = %s, want %s", again.Raw, want)
@@ -380,7 +390,7 @@ func TestUserRemove(t *testing.T) {
 func TestWorkspaceCreateDefaults(t *testing.T) {
 	a := newAdmin(t)
 	got := a.ok(post, "/v1/organizations/workspaces", map[string]string{"name": "Sandbox"})
-	want := `{"id":"wrkspc_010000000000000000000001","archived_at":null,"created_at":"2026-01-01T00:00:00Z","data_residency":{"allowed_inference_geos":"unrestricted","default_inference_geo":"global","workspace_geo":"us"},"display_color":"#EF4444","name":"Sandbox","tags":{},"type":"workspace"}`
+	want := `{"id":"wrkspc_010000000000000000000001","archived_at":null,"compartment_id":"cmpt_f97244944d506b4fbbc626f3","created_at":"2026-01-01T00:00:00Z","data_residency":{"allowed_inference_geos":"unrestricted","default_inference_geo":"global","workspace_geo":"us"},"display_color":"#EF4444","external_key_id":null,"name":"Sandbox","tags":{},"type":"workspace"}`
 	if got.Raw != want {
 		t.Fatalf("workspace = %s\nwant        %s", got.Raw, want)
 	}
@@ -415,7 +425,11 @@ func TestWorkspaceCreateRejects(t *testing.T) {
 		{map[string]any{"name": ""}, "name"},
 		{map[string]any{"name": "   "}, "name"},
 		{map[string]any{"name": 5}, "name"},
-		{map[string]any{"name": "x", "display_color": "#FFFFFF"}, "display_color: unknown field"},
+		{map[string]any{"name": "x", "display_color": "white"}, "display_color"},
+		{map[string]any{"name": "x", "display_color": "#FFF"}, "display_color"},
+		{map[string]any{"name": "x", "external_key_id": ""}, "external_key_id"},
+		{map[string]any{"name": "x", "external_key_id": 7}, "external_key_id"},
+		{map[string]any{"name": "x", "compartment_id": "cmpt_1"}, "compartment_id: unknown field"},
 		{map[string]any{"name": "x", "tags": map[string]string{"vendor": "a"}}, "tags.vendor"},
 		{map[string]any{"name": "x", "tags": map[string]string{"ok": "1", "vendor-team": "a"}}, "tags.vendor-team"},
 		{map[string]any{"name": "x", "tags": map[string]string{"VendorTeam": "a"}}, "tags.VendorTeam"},
@@ -474,12 +488,31 @@ func TestWorkspaceListArchiveAndLimit(t *testing.T) {
 	}
 }
 
+// TestWorkspaceSDKFields: the official SDKs' display_color and external_key_id on create are
+// stored as given; external_key_id is write-once on update.
+func TestWorkspaceSDKFields(t *testing.T) {
+	a := newAdmin(t)
+	got := a.ok(post, "/v1/organizations/workspaces", map[string]string{"name": "Keyed", "display_color": "#0a0B0c", "external_key_id": "extkey_1"})
+	if c, k := got.Get("display_color").String(), got.Get("external_key_id").String(); c != "#0a0B0c" || k != "extkey_1" {
+		t.Fatalf("created with display_color and external_key_id: got %q, %q", c, k)
+	}
+	path := "/v1/organizations/workspaces/" + acmeResearch
+	if k := a.ok(post, path, map[string]any{"external_key_id": "extkey_A"}).Get("external_key_id").String(); k != "extkey_A" {
+		t.Fatalf("external_key_id after attach = %q", k)
+	}
+	a.ok(post, path, map[string]any{"external_key_id": "extkey_A"})
+	a.fails(post, path, map[string]any{"external_key_id": "extkey_B", "name": "Renamed"}, http.StatusBadRequest, errInvalidRequest, "write-once")
+	if got := a.ok(get, path, nil); got.Get("external_key_id").String() != "extkey_A" || got.Get("name").String() == "Renamed" {
+		t.Fatalf("a refused replace changed the workspace: %s", got.Raw)
+	}
+}
+
 func TestWorkspaceUpdate(t *testing.T) {
 	a := newAdmin(t)
 	path := "/v1/organizations/workspaces/" + acmeResearch
 	got := a.ok(post, path, map[string]any{"name": "Research 2", "display_color": "#112233", "tags": map[string]string{"team": "ml"},
 		"data_residency": map[string]any{"workspace_geo": "eu", "allowed_inference_geos": []string{"us"}, "default_inference_geo": "us"}})
-	want := `{"id":"wrkspc_01AcmeResearch0000000001","archived_at":null,"created_at":"2024-04-10T12:00:00Z","data_residency":{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"eu"},"display_color":"#112233","name":"Research 2","tags":{"team":"ml"},"type":"workspace"}`
+	want := `{"id":"wrkspc_01AcmeResearch0000000001","archived_at":null,"compartment_id":"cmpt_bbbbc28c285a243b7ab27458","created_at":"2024-04-10T12:00:00Z","data_residency":{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"eu"},"display_color":"#112233","external_key_id":null,"name":"Research 2","tags":{"team":"ml"},"type":"workspace"}`
 	if got.Raw != want {
 		t.Fatalf("updated = %s\nwant      %s", got.Raw, want)
 	}
