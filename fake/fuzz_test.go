@@ -207,12 +207,13 @@ func FuzzWorkBody(f *testing.F) {
 	routes := []fzRoute{
 		{post, "/v1/environments", ifEnvironments},
 		{post, "/v1/environments/" + fzEnv, ifEnvironments},
+		{post, work, ifWork},
 		{post, work + "/ack", ifWork},
 		{post, work + "/heartbeat", ifWork},
 		{post, work + "/stop", ifWork},
 		{post, "/_fake/environments/" + fzEnv + "/work", nil},
 	}
-	fuzzBodies(f, routes, `{"name":"e","config":{"type":"cloud"}}`, `{"lease_token":"x"}`, `{"session_id":"s","metadata":{"k":"v"}}`,
+	fuzzBodies(f, routes, `{"name":"e","config":{"type":"cloud"}}`, `{"lease_token":"x"}`, `{"session_id":"s","metadata":{"k":"v"}}`, `{"metadata":{"k":null,"j":"v"}}`,
 		`{"expected_lease_token":"x","lease_duration_ms":1e1000001}`)
 	fuzzRouteBody(f, routes, []fzRoute{
 		{get, "/v1/environments?limit=100&include_archived=true", ifEnvironments},

@@ -104,6 +104,7 @@ func routes() []*route {
 		{get, "/v1/environments/:environment_id/work/stats", ifWork, in{}, "work/stats", (*Server).workStats},
 		{get, "/v1/environments/:environment_id/work/poll", ifWork, in{query: qPoll, headers: hWorker}, "work/poll", (*Server).pollWork},
 		{get, "/v1/environments/:environment_id/work/:work_id", ifWork, in{}, "work/work", (*Server).getWork},
+		{post, "/v1/environments/:environment_id/work/:work_id", ifWork, in{body: "work/work_update"}, "work/work", (*Server).updateWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/ack", ifWork, in{}, "work/work", (*Server).ackWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/heartbeat", ifWork, in{query: qHeartbeat}, "work/heartbeat", (*Server).heartbeatWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/stop", ifWork, in{body: "work/stop"}, "work/work", (*Server).stopWork},

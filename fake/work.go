@@ -402,6 +402,26 @@ func (s *Server) heartbeatWork(c *call) (any, error) {
 	})
 }
 
+// updateWork patches a work item's metadata (the official SDKs' work update: a string upserts its
+// key, null deletes it, keys not named stay), in any state: metadata is the user's, not the
+// queue's. A patch that changes nothing answers the item as it is.
+func (s *Server) updateWork(c *call) (any, error) {
+	var req struct {
+		Metadata map[string]*string `json:"metadata"`
+	}
+	if err := c.bindValid(&req); err != nil {
+		return nil, err
+	}
+	return s.withItem(c, func(_ *environment, it *workItem, _ time.Time) (any, error) {
+		md, err := patchMetadata(it.rec.Metadata, req.Metadata, "a work item")
+		if err != nil {
+			return nil, err
+		}
+		it.rec.Metadata = md
+		return it.rec, nil
+	})
+}
+
 // stopWork stops an item: at once with force (or when no worker holds a lease, so there is
 // nothing to shut down gracefully), otherwise it is stopping until its lease lapses (gaps §8).
 func (s *Server) stopWork(c *call) (any, error) {
