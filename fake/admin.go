@@ -26,13 +26,14 @@ type adminStore struct {
 	users      records[member]
 	removed    map[string]bool // IDs of removed users
 	workspaces records[workspace]
+	overrides  rateOverrides // workspace rate-limit overrides
 }
 
 // admin returns the server's administration store, built from the fixtures on first use.
 func (s *Server) admin(c *call) *adminStore {
 	return c.st.admin.get(func() *adminStore {
 		a := &adminStore{invites: newRecords(inviteKey), users: newRecords(userKey), removed: map[string]bool{},
-			workspaces: newRecords(workspaceKey)}
+			workspaces: newRecords(workspaceKey), overrides: newRateOverrides(s.fx)}
 		for _, in := range s.fx.admin.invites {
 			a.invites.add(in.org, &in)
 		}

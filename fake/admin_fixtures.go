@@ -21,10 +21,13 @@ type adminFixtures struct {
 // of the same group. Fixtures are read-only, so handlers read groups without copying.
 type rateLimitGroup struct {
 	key       listKey // position in the organization's list, for page tokens
+	ID        string  // the organization's entry (rl_), which an update names
+	Group     rateLimitGroupRef
 	GroupType string
 	Models    []string // nil unless GroupType is model_group
 	Limits    []limiter
-	// overrides maps a workspace ID to its limiter overrides for this group.
+	// overrides maps a workspace ID to its limiter overrides for this group in the fixtures;
+	// each server changes its own copy (adminStore.overrides).
 	overrides map[string][]limiter
 }
 
@@ -116,6 +119,7 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 		}
 		g := &rateLimitGroup{key: listKey{ID: fmt.Sprintf("%06d", i)}, GroupType: rl.GroupType, Models: rl.Models,
 			Limits: rl.Limits, overrides: map[string][]limiter{}}
+		g.setIDs(o)
 		a.rateLimits[o] = append(a.rateLimits[o], g)
 	}
 	for _, wl := range file.WorkspaceRateLimits {

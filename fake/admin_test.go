@@ -551,6 +551,69 @@ func TestWorkspaceTenancy(t *testing.T) {
 	}
 }
 
+// TestWorkspaceRateLimitUpdate: the SDKs' update sets and clears the overrides of the named
+// limiter types of one group, keeps the others, answers the entry as the list shows it, and the
+// list shows the change; include_inherited lists the organization's values marked by source.
+func TestWorkspaceRateLimitUpdate(t *testing.T) {
+	a := newAdmin(t)
+	org := a.ok(get, "/v1/organizations/rate_limits?group_type=batch", nil).Get("data.0")
+	rl := org.Get("id").String()
+	if rl != "rl_df1a5cdde2f9148a71081e26" || org.Get("group.id").String() != "rlg_ce05afd4574d9598035d9214" || org.Get("group.type").String() != "batch" {
+		t.Fatalf("organization batch entry: %s", org.Raw)
+	}
+	// The group's ID is the same in every organization, the entry's is not.
+	globex := a.as("test-admin-key-2").ok(get, "/v1/organizations/rate_limits?group_type=batch", nil).Get("data.0")
+	if globex.Get("group.id").String() != "rlg_ce05afd4574d9598035d9214" || globex.Get("id").String() == rl {
+		t.Fatalf("Globex batch entry: %s", globex.Raw)
+	}
+	path := "/v1/organizations/workspaces/" + acmeResearch + "/rate_limits/" + rl
+	got := a.ok(post, path, map[string]any{"limits": []map[string]any{
+		{"type": "batch_requests_in_queue", "value": nil}, {"type": "requests_per_minute", "value": 9000}, {"type": "tokens_per_day", "value": 5}}})
+	want := `{"group":{"id":"rlg_ce05afd4574d9598035d9214","type":"batch"},"type":"workspace_rate_limit","group_type":"batch","limits":[{"org_limit":4000,"source":{"type":"workspace"},"type":"requests_per_minute","value":9000},{"org_limit":null,"source":{"type":"workspace"},"type":"tokens_per_day","value":5}],"models":null,"rate_limit_id":"rl_df1a5cdde2f9148a71081e26","workspace_id":"wrkspc_01AcmeResearch0000000001"}`
+	if got.Raw != want {
+		t.Fatalf("update = %s\nwant     %s", got.Raw, want)
+	}
+	if listed := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits?group_type=batch", nil).Get("data.0").Raw; listed != want {
+		t.Fatalf("list after update = %s", listed)
+	}
+	inherited := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits?group_type=batch&include_inherited=true", nil).Get("data.0.limits").Raw
+	if inherited != `[{"org_limit":500000,"source":{"type":"organization"},"type":"batch_requests_in_queue","value":500000},{"org_limit":4000,"source":{"type":"workspace"},"type":"requests_per_minute","value":9000},{"org_limit":null,"source":{"type":"workspace"},"type":"tokens_per_day","value":5}]` {
+		t.Fatalf("include_inherited limits = %s", inherited)
+	}
+	if n := a.ok(get, "/v1/organizations/workspaces/wrkspc_01AcmeProduction00000001/rate_limits?include_inherited=true", nil).Get("data.#").Int(); n != 8 {
+		t.Fatalf("include_inherited on a workspace without overrides lists %d groups, want the organization's 8", n)
+	}
+	// Clearing every override leaves nothing to list without include_inherited.
+	a.ok(post, path, map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": nil}, {"type": "tokens_per_day", "value": nil}}})
+	if n := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits?group_type=batch", nil).Get("data.#").Int(); n != 0 {
+		t.Fatalf("after clearing, %d batch entries listed", n)
+	}
+	// Another server's overrides are untouched (state is per server).
+	if n := newAdmin(t).ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits?group_type=batch", nil).Get("data.#").Int(); n != 1 {
+		t.Fatalf("a fresh server lists %d batch overrides, want the fixture's 1", n)
+	}
+	for _, tc := range []struct {
+		body any
+		want string
+	}{
+		{map[string]any{}, "limits"},
+		{map[string]any{"limits": []any{}}, "limits"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute"}}}, "limits.0.value"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": -1}}}, "limits.0.value"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": 1.5}}}, "limits.0.value"},
+		{map[string]any{"limits": []map[string]any{{"type": "bogus_per_minute", "value": 1}}}, "limits.0.type"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": 1}, {"type": "requests_per_minute", "value": 2}}}, "limits.1.type"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": 1, "org_limit": 3}}}, "limits.0.org_limit: unknown field"},
+	} {
+		a.fails(post, path, tc.body, http.StatusBadRequest, errInvalidRequest, tc.want)
+	}
+	body := map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": 1}}}
+	a.fails(post, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits/rl_nope", body, http.StatusNotFound, errNotFound, "rl_nope")
+	a.fails(post, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits/"+globex.Get("id").String(), body, http.StatusNotFound, errNotFound, "rate limit")
+	a.fails(post, "/v1/organizations/workspaces/wrkspc_nope/rate_limits/"+rl, body, http.StatusNotFound, errNotFound, "wrkspc_nope")
+	a.fails(post, "/v1/organizations/workspaces/"+acmeLegacy+"/rate_limits/"+rl, body, http.StatusBadRequest, errInvalidRequest, "archived")
+}
+
 func TestRateLimits(t *testing.T) {
 	a := newAdmin(t)
 	all := a.ok(get, "/v1/organizations/rate_limits", nil)
@@ -628,7 +691,8 @@ func TestRateLimits(t *testing.T) {
 func TestWorkspaceRateLimits(t *testing.T) {
 	a := newAdmin(t)
 	got := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits", nil)
-	want := `{"data":[{"type":"workspace_rate_limit","group_type":"model_group","limits":[{"org_limit":4000,"type":"requests_per_minute","value":1000},{"org_limit":null,"type":"requests_per_day","value":100000}],"models":["assistant-opus-4-5-20251101","assistant-opus-4-5","assistant-opus-4-1-20250805","assistant-opus-4-1"]},{"type":"workspace_rate_limit","group_type":"batch","limits":[{"org_limit":500000,"type":"batch_requests_in_queue","value":50000}],"models":null}],"next_page":null}`
+	want := `{"data":[{"group":{"id":"rlg_390a01bb8afc0cb8d1e0e518","display_name":"assistant-opus-4-5-20251101","type":"model_group"},"type":"workspace_rate_limit","group_type":"model_group","limits":[{"org_limit":4000,"source":{"type":"workspace"},"type":"requests_per_minute","value":1000},{"org_limit":null,"source":{"type":"workspace"},"type":"requests_per_day","value":100000}],"models":["assistant-opus-4-5-20251101","assistant-opus-4-5","assistant-opus-4-1-20250805","assistant-opus-4-1"],"rate_limit_id":"rl_8225b91e6f4922e791df028a","workspace_id":"wrkspc_01AcmeResearch0000000001"},` +
+		`{"group":{"id":"rlg_ce05afd4574d9598035d9214","type":"batch"},"type":"workspace_rate_limit","group_type":"batch","limits":[{"org_limit":500000,"source":{"type":"workspace"},"type":"batch_requests_in_queue","value":50000}],"models":null,"rate_limit_id":"rl_df1a5cdde2f9148a71081e26","workspace_id":"wrkspc_01AcmeResearch0000000001"}],"next_page":null}`
 	if got.Raw != want {
 		t.Fatalf("overrides = %s\nwant        %s", got.Raw, want)
 	}

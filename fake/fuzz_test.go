@@ -176,9 +176,11 @@ func FuzzAdminBody(f *testing.F) {
 		{post, "/v1/organizations/workspaces", ifAdmin},
 		{post, "/v1/organizations/workspaces/" + fzWs, ifAdmin},
 		{post, "/v1/organizations/workspaces/" + fzWs + "/archive", ifAdmin},
+		{post, "/v1/organizations/workspaces/" + fzWs + "/rate_limits/rl_df1a5cdde2f9148a71081e26", ifAdmin},
 	}
 	fuzzBodies(f, routes, `{"email":"a@example.com","role":"user"}`, `{"role":"developer"}`, `{"name":"W","data_residency":{"workspace_geo":"us"}}`,
-		`{"email":"a@example.com","role":"admin"}`, `{"name":"`+strings.Repeat("w", 41)+`"}`)
+		`{"email":"a@example.com","role":"admin"}`, `{"name":"`+strings.Repeat("w", 41)+`"}`,
+		`{"limits":[{"type":"requests_per_minute","value":1},{"type":"batch_requests_in_queue","value":null}]}`)
 	fuzzRouteBody(f, routes, []fzRoute{
 		{get, "/v1/organizations/invites?limit=1000", ifAdmin}, {get, "/v1/organizations/users?limit=1000", ifAdmin},
 		{get, "/v1/organizations/workspaces?limit=1000&include_archived=true", ifAdmin},

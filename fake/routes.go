@@ -75,7 +75,8 @@ func routes() []*route {
 		{get, "/v1/organizations/workspaces/:workspace_id", ifAdmin, in{}, "admin/workspace", (*Server).getWorkspace},
 		{post, "/v1/organizations/workspaces/:workspace_id", ifAdmin, in{body: "admin/workspace_update"}, "admin/workspace", (*Server).updateWorkspace},
 		{post, "/v1/organizations/workspaces/:workspace_id/archive", ifAdmin, in{}, "admin/workspace", (*Server).archiveWorkspace},
-		{get, "/v1/organizations/workspaces/:workspace_id/rate_limits", ifAdmin, in{query: qRateLimits}, "admin/workspace_rate_limit_list", (*Server).listWorkspaceRateLimits},
+		{get, "/v1/organizations/workspaces/:workspace_id/rate_limits", ifAdmin, in{query: query(qRateLimits, boolParam("include_inherited", false, "Also list the values the workspace inherits from the organization, each marked by source."))}, "admin/workspace_rate_limit_list", (*Server).listWorkspaceRateLimits},
+		{post, "/v1/organizations/workspaces/:workspace_id/rate_limits/:rate_limit_id", ifAdmin, in{body: "admin/workspace_rate_limit_update"}, "admin/workspace_rate_limit", (*Server).updateWorkspaceRateLimit},
 		{get, "/v1/organizations/rate_limits", ifAdmin, in{query: query(qRateLimits, strParam("model", "Only the group that lists this model (an ID or an alias)."))}, "admin/rate_limit_list", (*Server).listRateLimits},
 
 		// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9).
