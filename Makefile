@@ -70,6 +70,7 @@ fuzz-short: ## every fuzz target for 3 s: part of make test
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	$(GO) test -count=1 ./examples/...
+	cd examples/go-sdk && $(GO) test -count=1 ./... && $(GO) test -count=1 -modfile=go.newest.mod -tags sdknewest ./...
 
 conformance: ## the conformance suite against $$CONFORMANCE_BASE_URL (in-process fake when unset); JUnit, JSON and Markdown reports in $(REPORTS)/
 	CONFORMANCE_REPORTS=$(abspath $(REPORTS)) $(GO) test -count=1 -timeout 30m -v -run '^TestConformance$$' ./conformance -args $(GINKGO_FLAGS)

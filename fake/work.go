@@ -1,6 +1,9 @@
 package fake
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -57,6 +60,20 @@ type WorkItem struct {
 	State             string            `json:"state"`
 	StopRequestedAt   *time.Time        `json:"stop_requested_at"`
 	StoppedAt         *time.Time        `json:"stopped_at"`
+	// Secret is the session's secret, which the worker that takes the item needs (the official
+	// SDKs' field). Derived from the ID when the item is made, so every answer carries the same.
+	Secret string `json:"secret"`
+}
+
+// workSecretKey keys the derivation of work item secrets, fixed so that answers are the same
+// from run to run.
+var workSecretKey = []byte("platformkit work secrets v1")
+
+// workSecret is the session secret of the work item with the ID.
+func workSecret(id string) string {
+	mac := hmac.New(sha256.New, workSecretKey)
+	mac.Write([]byte(id))
+	return "wsec_" + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
 // WorkData names the session a work item runs (spec 2.16).
@@ -212,7 +229,7 @@ func newWorkItem(id, envID, sessionID string, metadata map[string]string, create
 	return &workItem{
 		rec: WorkItem{
 			ID: id, Type: "work", CreatedAt: createdAt, Data: WorkData{ID: sessionID, Type: "session"},
-			EnvironmentID: envID, Metadata: orEmpty(metadata),
+			EnvironmentID: envID, Metadata: orEmpty(metadata), Secret: workSecret(id),
 		},
 	}
 }

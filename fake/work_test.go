@@ -830,3 +830,21 @@ func TestWorkUpdateMergesMetadata(t *testing.T) {
 		t.Fatalf("refused updates changed metadata: %s", md)
 	}
 }
+
+// TestWorkSecret: every answer for a work item carries its session secret (the SDKs' required
+// secret), the same one each time, and another item has another.
+func TestWorkSecret(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	const want = "wsec__iSV3EdgfxH7rTO2bTaHcv9P15mIo6akM3cC_Y654Vg"
+	if got := api.ok("GET", workPath(acmePrimary, "/work_01AcmeQueuedBuild00000001"), nil).get("secret").String(); got != want {
+		t.Fatalf("secret = %q, want %q", got, want)
+	}
+	polled := api.ok("GET", workPath(acmePrimary, "/poll"), nil)
+	if polled.get("id").String() != "work_01AcmeQueuedBuild00000001" || polled.get("secret").String() != want {
+		t.Fatalf("poll = %s", polled.body)
+	}
+	if other := api.ok("GET", workPath(acmePrimary, "/work_01AcmeQueuedReview0000001"), nil).get("secret").String(); other == want || other == "" {
+		t.Fatalf("another item's secret = %q", other)
+	}
+}
