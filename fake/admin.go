@@ -2,6 +2,7 @@ package fake
 
 import (
 	"net/mail"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,21 @@ const inviteLifetime = 21 * 24 * time.Hour
 // grantableRoles are the roles an invite or a user update may give (spec 4.6): every role of
 // 2.11 but admin.
 var grantableRoles = []string{"user", "developer", "billing", "assistant_code_user"}
+
+// memberRoles are the roles of spec 2.11, which the roles filters of the invite and user lists
+// (the official SDKs' parameters) take.
+var memberRoles = append([]string{"admin"}, grantableRoles...)
+
+// queryOneOf reads a list parameter whose every value must be one of allowed; nil when absent.
+func (c *call) queryOneOf(name string, allowed []string) ([]string, error) {
+	vs := c.queryStrings(name)
+	for _, v := range vs {
+		if !slices.Contains(allowed, v) {
+			return nil, invalidField(name, "%q is not one of %s", v, strings.Join(allowed, ", "))
+		}
+	}
+	return vs, nil
+}
 
 // adminStore is one server's administration data. Deleted invites and removed users stay in
 // their lists, marked, so that their IDs remain valid cursors (gaps §3) and a deleted invite
@@ -239,11 +255,24 @@ func (s *Server) listInvites(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	email, byEmail := c.queryString("email")
+	roles, err := c.queryOneOf("roles", memberRoles)
+	if err != nil {
+		return nil, err
+	}
+	statuses, err := c.queryOneOf("statuses", []string{"accepted", "expired", "pending"})
+	if err != nil {
+		return nil, err
+	}
 	a, now := s.admin(c), s.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return page(&a.invites, c.org, func(in *invite) bool { return in.status != "deleted" },
-		func(in *invite) invite { return in.view(now) }, q)
+	keep := func(in *invite) bool {
+		v := in.view(now)
+		return in.status != "deleted" && (!byEmail || strings.EqualFold(in.Email, email)) &&
+			(roles == nil || slices.Contains(roles, in.Role)) && (statuses == nil || slices.Contains(statuses, v.Status))
+	}
+	return page(&a.invites, c.org, keep, func(in *invite) invite { return in.view(now) }, q)
 }
 
 // deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
@@ -302,10 +331,16 @@ func (s *Server) listUsers(c *call) (any, error) {
 		return nil, err
 	}
 	email, filtered := c.queryString("email")
+	roles, err := c.queryOneOf("roles", memberRoles)
+	if err != nil {
+		return nil, err
+	}
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	keep := func(u *member) bool { return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) }
+	keep := func(u *member) bool {
+		return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) && (roles == nil || slices.Contains(roles, u.Role))
+	}
 	return page(&a.users, c.org, keep, (*member).view, q)
 }
 

@@ -823,3 +823,49 @@ func TestAdminFixturesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminListFilters: the SDKs' filters of the invite list (email, roles, statuses) and of the
+// user list (roles) narrow the lists; an unknown value is a 400 naming the parameter.
+func TestAdminListFilters(t *testing.T) {
+	a := newAdmin(t)
+	ids := func(path string) string {
+		var out []string
+		for _, e := range a.ok(get, path, nil).Get("data").Array() {
+			out = append(out, e.Get("id").String())
+		}
+		return strings.Join(out, " ")
+	}
+	all := ids("/v1/organizations/invites?limit=1000")
+	if got := ids("/v1/organizations/invites?statuses[]=accepted"); got != "invite_01AcmeAcceptedNoether0001" {
+		t.Fatalf("statuses=accepted: %q (all: %q)", got, all)
+	}
+	if got := ids("/v1/organizations/invites?statuses=expired"); got != "invite_01AcmeExpiredKnuth000001" {
+		t.Fatalf("statuses=expired (a pending invite past its expiry): %q", got)
+	}
+	if got := ids("/v1/organizations/invites?statuses=accepted,expired&limit=1000"); got != "invite_01AcmeAcceptedNoether0001 invite_01AcmeExpiredKnuth000001" &&
+		got != "invite_01AcmeExpiredKnuth000001 invite_01AcmeAcceptedNoether0001" {
+		t.Fatalf("statuses=accepted,expired: %q", got)
+	}
+	created := a.ok(post, "/v1/organizations/invites", map[string]string{"email": "Filter.Me@acme.example", "role": "billing"}).Get("id").String()
+	if got := ids("/v1/organizations/invites?email=filter.me@ACME.example"); got != created {
+		t.Fatalf("email filter: %q, want %s", got, created)
+	}
+	if got := ids("/v1/organizations/invites?roles=billing&statuses=pending"); !strings.Contains(got, created) {
+		t.Fatalf("roles=billing&statuses=pending: %q lacks %s", got, created)
+	}
+	for _, e := range a.ok(get, "/v1/organizations/users?roles[]=developer&roles[]=admin&limit=1000", nil).Get("data").Array() {
+		if r := e.Get("role").String(); r != "developer" && r != "admin" {
+			t.Fatalf("roles=developer,admin listed a %s", r)
+		}
+	}
+	if n := a.ok(get, "/v1/organizations/users?roles=admin", nil).Get("data.#").Int(); n == 0 {
+		t.Fatalf("roles=admin listed nobody")
+	}
+	a.fails(get, "/v1/organizations/invites?statuses=deleted", nil, http.StatusBadRequest, errInvalidRequest, "statuses")
+	a.fails(get, "/v1/organizations/invites?roles=owner", nil, http.StatusBadRequest, errInvalidRequest, "roles")
+	a.fails(get, "/v1/organizations/users?roles=owner", nil, http.StatusBadRequest, errInvalidRequest, "roles")
+	a.fails(get, "/v1/organizations/workspaces?include_default=maybe", nil, http.StatusBadRequest, errInvalidRequest, "include_default")
+	if a.ok(get, "/v1/organizations/workspaces?include_default=true", nil).Raw != a.ok(get, "/v1/organizations/workspaces", nil).Raw {
+		t.Fatalf("include_default changed the list")
+	}
+}

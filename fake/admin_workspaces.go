@@ -233,6 +233,11 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The default workspace is not a record here (tunnels name it with a null workspace_id),
+	// so include_default (the SDKs' parameter) is validated and lists nothing more.
+	if _, err := c.queryBool("include_default"); err != nil {
+		return nil, err
+	}
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()

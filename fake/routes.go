@@ -63,7 +63,7 @@ func routes() []*route {
 		// Administration (spec 2.11, 2.12, 4.6; gaps §6 for workspace list, update and archive).
 		{get, "/v1/organizations/me", ifAdmin, in{}, "admin/organization", (*Server).getOrganization},
 		{post, "/v1/organizations/invites", ifAdmin, in{body: "admin/invite_create"}, "admin/invite", (*Server).createInvite},
-		{get, "/v1/organizations/invites", ifAdmin, in{query: cursorParams(20, 1000)}, "admin/invite_list", (*Server).listInvites},
+		{get, "/v1/organizations/invites", ifAdmin, in{query: qInvites}, "admin/invite_list", (*Server).listInvites},
 		{get, "/v1/organizations/invites/:invite_id", ifAdmin, in{}, "admin/invite", (*Server).getInvite},
 		{del, "/v1/organizations/invites/:invite_id", ifAdmin, in{}, "admin/invite_deleted", (*Server).deleteInvite},
 		{get, "/v1/organizations/users", ifAdmin, in{query: qUsers}, "admin/user_list", (*Server).listUsers},
@@ -170,9 +170,15 @@ func routes() []*route {
 // Query parameters that several routes share, or too many for one line of the table.
 var (
 	qUsers = query(cursorParams(20, 1000),
-		strParam("email", "Only the user with this email address (exact, case-insensitive)."))
+		strParam("email", "Only the user with this email address (exact, case-insensitive)."),
+		listParam("roles", "Only the users with one of these roles."))
+	qInvites = query(cursorParams(20, 1000),
+		strParam("email", "Only the invites to this email address (exact, case-insensitive)."),
+		listParam("roles", "Only the invites with one of these roles."),
+		listParam("statuses", "Only the invites in one of these statuses: accepted, expired, pending."))
 	qWorkspaces = query(cursorParams(20, 1000),
-		boolParam("include_archived", false, "Include archived workspaces."))
+		boolParam("include_archived", false, "Include archived workspaces."),
+		boolParam("include_default", false, "Include the default workspace; the fake lists none, so it changes nothing."))
 	qRateLimits = query(
 		enumParam("group_type", "", "Only the groups of this type.", groupTypes...),
 		tokenParams(0, 1000))
