@@ -3,7 +3,6 @@ package fake
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 )
 
 // /v1/tunnels: the tunnels interface the official SDKs call (anthropic-sdk-go v1.84.0,
@@ -52,8 +51,8 @@ type tunnelChange struct {
 	displayName *string
 }
 
-// readTunnelChange validates the body against the route's schema, and the length of
-// display_name in characters, as spec 2.17 counts it.
+// readTunnelChange validates the body against the route's schema (which bounds display_name
+// to 1 to 255 characters, as spec 2.17 counts them) and decodes it.
 func readTunnelChange(c *call) (tunnelChange, error) {
 	var req struct {
 		DisplayName json.RawMessage `json:"display_name"`
@@ -66,9 +65,6 @@ func readTunnelChange(c *call) (tunnelChange, error) {
 		var name string
 		if err := json.Unmarshal(req.DisplayName, &name); err != nil {
 			return ch, invalidField("display_name", "must be a string or null")
-		}
-		if n := utf8.RuneCountInString(name); n < 1 || n > maxDisplayName {
-			return ch, invalidField("display_name", "must be 1 to %d characters, got %d", maxDisplayName, n)
 		}
 		ch.displayName = &name
 	}
