@@ -2,6 +2,7 @@ package fake
 
 import (
 	"net/mail"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,25 @@ import (
 // inviteLifetime is how long an invite stays pending (gaps §6).
 const inviteLifetime = 21 * 24 * time.Hour
 
+// grantableRoles are the roles an invite or a user update may give (spec 4.6): every role of
+// 2.11 but admin.
+var grantableRoles = []string{"user", "developer", "billing", "assistant_code_user"}
+
+// memberRoles are the roles of spec 2.11, which the roles filters of the invite and user lists
+// (the official SDKs' parameters) take.
+var memberRoles = append([]string{"admin"}, grantableRoles...)
+
+// queryOneOf reads a list parameter whose every value must be one of allowed; nil when absent.
+func (c *call) queryOneOf(name string, allowed []string) ([]string, error) {
+	vs := c.queryStrings(name)
+	for _, v := range vs {
+		if !slices.Contains(allowed, v) {
+			return nil, invalidField(name, "%q is not one of %s", v, strings.Join(allowed, ", "))
+		}
+	}
+	return vs, nil
+}
+
 // adminStore is one server's administration data. Deleted invites and removed users stay in
 // their lists, marked, so that their IDs remain valid cursors (gaps §3) and a deleted invite
 // still reads with status deleted.
@@ -22,13 +42,14 @@ type adminStore struct {
 	users      records[member]
 	removed    map[string]bool // IDs of removed users
 	workspaces records[workspace]
+	overrides  rateOverrides // workspace rate-limit overrides
 }
 
 // admin returns the server's administration store, built from the fixtures on first use.
 func (s *Server) admin(c *call) *adminStore {
 	return c.st.admin.get(func() *adminStore {
 		a := &adminStore{invites: newRecords(inviteKey), users: newRecords(userKey), removed: map[string]bool{},
-			workspaces: newRecords(workspaceKey)}
+			workspaces: newRecords(workspaceKey), overrides: newRateOverrides(c.st.fx)}
 		for _, in := range c.st.fx.admin.invites {
 			a.invites.add(in.org, &in)
 		}
@@ -122,15 +143,19 @@ func (s *Server) getOrganization(c *call) (any, error) {
 // or deleted); Status, written to clients, is computed at read time so that a pending invite
 // reads expired once the virtual clock passes ExpiresAt (spec 3.2, gaps §6).
 type invite struct {
-	ID        string    `json:"id"`
-	Email     string    `json:"email"`
-	ExpiresAt time.Time `json:"expires_at"`
-	InvitedAt time.Time `json:"invited_at"`
-	Role      string    `json:"role"`
-	Status    string    `json:"status"`
-	Type      string    `json:"type"`
-	status    string
-	org       *org
+	ID         string     `json:"id"`
+	AcceptedAt *time.Time `json:"accepted_at"`
+	Email      string     `json:"email"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	InvitedAt  time.Time  `json:"invited_at"`
+	// RBACGroupIDs are the groups the user joins on acceptance (the official SDKs' field);
+	// always [] here, since the fixture organizations have no RBAC groups.
+	RBACGroupIDs []string `json:"rbac_group_ids"`
+	Role         string   `json:"role"`
+	Status       string   `json:"status"`
+	Type         string   `json:"type"`
+	status       string
+	org          *org
 }
 
 // inviteKey places an invite in its list: by invited_at, then ID.
@@ -167,11 +192,17 @@ func validEmail(s string) bool {
 // the address is already a member or has a pending invite.
 func (s *Server) createInvite(c *call) (any, error) {
 	var req struct {
-		Email string `json:"email"`
-		Role  string `json:"role"`
+		Email        string   `json:"email"`
+		Role         string   `json:"role"`
+		RBACGroupIDs []string `json:"rbac_group_ids"`
 	}
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
+	}
+	if len(req.RBACGroupIDs) > 0 {
+		// The SDKs accept a non-empty list only for organizations with RBAC groups, which no
+		// fixture organization has: naming a group is naming one that does not exist.
+		return nil, invalidField("rbac_group_ids.0", "RBAC group %q does not exist: this organization has no RBAC groups; send [] or omit the field", req.RBACGroupIDs[0])
 	}
 	if !validEmail(req.Email) {
 		return nil, invalidField("email", "%q is not an email address; send a bare address such as name@example.com", req.Email)
@@ -190,7 +221,7 @@ func (s *Server) createInvite(c *call) (any, error) {
 		}
 	}
 	in := &invite{ID: s.ids.next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
-		Role: req.Role, Type: "invite", status: "pending", org: c.org}
+		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", status: "pending", org: c.org}
 	a.invites.add(c.org, in)
 	return in.view(now), nil
 }
@@ -227,11 +258,24 @@ func (s *Server) listInvites(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	email, byEmail := c.queryString("email")
+	roles, err := c.queryOneOf("roles", memberRoles)
+	if err != nil {
+		return nil, err
+	}
+	statuses, err := c.queryOneOf("statuses", []string{"accepted", "expired", "pending"})
+	if err != nil {
+		return nil, err
+	}
 	a, now := s.admin(c), s.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return page(&a.invites, c.org, func(in *invite) bool { return in.status != "deleted" },
-		func(in *invite) invite { return in.view(now) }, q)
+	keep := func(in *invite) bool {
+		v := in.view(now)
+		return in.status != "deleted" && (!byEmail || strings.EqualFold(in.Email, email)) &&
+			(roles == nil || slices.Contains(roles, in.Role)) && (statuses == nil || slices.Contains(statuses, v.Status))
+	}
+	return page(&a.invites, c.org, keep, func(in *invite) invite { return in.view(now) }, q)
 }
 
 // deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
@@ -290,10 +334,16 @@ func (s *Server) listUsers(c *call) (any, error) {
 		return nil, err
 	}
 	email, filtered := c.queryString("email")
+	roles, err := c.queryOneOf("roles", memberRoles)
+	if err != nil {
+		return nil, err
+	}
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	keep := func(u *member) bool { return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) }
+	keep := func(u *member) bool {
+		return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) && (roles == nil || slices.Contains(roles, u.Role))
+	}
 	return page(&a.users, c.org, keep, (*member).view, q)
 }
 

@@ -21,10 +21,13 @@ type adminFixtures struct {
 // of the same group. Fixtures are read-only, so handlers read groups without copying.
 type rateLimitGroup struct {
 	key       listKey // position in the organization's list, for page tokens
+	ID        string  // the organization's entry (rl_), which an update names
+	Group     rateLimitGroupRef
 	GroupType string
 	Models    []string // nil unless GroupType is model_group
 	Limits    []limiter
-	// overrides maps a workspace ID to its limiter overrides for this group.
+	// overrides maps a workspace ID to its limiter overrides for this group in the fixtures;
+	// each server changes its own copy (adminStore.overrides).
 	overrides map[string][]limiter
 }
 
@@ -82,8 +85,15 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 		if err != nil {
 			return err
 		}
-		a.invites = append(a.invites, invite{ID: in.ID, Email: in.Email, Role: in.Role, status: in.Status,
-			InvitedAt: in.InvitedAt, ExpiresAt: in.InvitedAt.Add(inviteLifetime), Type: "invite", org: o})
+		inv := invite{ID: in.ID, Email: in.Email, Role: in.Role, status: in.Status, RBACGroupIDs: []string{},
+			InvitedAt: in.InvitedAt, ExpiresAt: in.InvitedAt.Add(inviteLifetime), Type: "invite", org: o}
+		if in.Status == "accepted" {
+			// The fixtures do not record when an invite was accepted; the earliest time it could
+			// have been is the one the record shows.
+			accepted := in.InvitedAt
+			inv.AcceptedAt = &accepted
+		}
+		a.invites = append(a.invites, inv)
 	}
 	wsOrg := map[string]*org{}
 	for _, w := range file.Workspaces {
@@ -92,7 +102,7 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 			return err
 		}
 		ws := w.workspace
-		ws.Type, ws.org = "workspace", o
+		ws.Type, ws.org, ws.CompartmentID = "workspace", o, compartmentID(ws.ID)
 		if ws.Tags == nil {
 			ws.Tags = map[string]string{}
 		}
@@ -109,6 +119,7 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 		}
 		g := &rateLimitGroup{key: listKey{ID: fmt.Sprintf("%06d", i)}, GroupType: rl.GroupType, Models: rl.Models,
 			Limits: rl.Limits, overrides: map[string][]limiter{}}
+		g.setIDs(o)
 		a.rateLimits[o] = append(a.rateLimits[o], g)
 	}
 	for _, wl := range file.WorkspaceRateLimits {

@@ -1,37 +1,92 @@
 package fake
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
 	"slices"
 )
 
-// Rate limits (spec 2.12, 4.6, 8, gaps §6). They come from the fixtures and never change.
+// Rate limits (spec 2.12, 4.6, 8, gaps §6). The organization's groups come from the fixtures and
+// never change; a workspace's overrides start from the fixtures and change with the update the
+// official SDKs call (POST .../workspaces/{workspace_id}/rate_limits/{rate_limit_id}).
 
 // groupTypes are the group_type values of spec 2.12.
 var groupTypes = []string{"model_group", "batch", "token_count", "files", "skills", "web_search"}
 
-// rateLimitEntry is an organization rate-limit entry (spec 2.12).
+// sdkLimiterTypes are the limiter types the official SDKs name for a workspace override, besides
+// the types a group already lists.
+var sdkLimiterTypes = []string{"fast_itpmca", "fast_otpm", "input_tokens_per_minute", "input_tokens_per_minute_cache_aware",
+	"output_tokens_per_minute", "requests_per_minute", "tokens_per_day", "tokens_per_minute", "tool_uses_per_second"}
+
+// rateLimitGroupRef is the group an entry's limits apply to, as the official SDKs read it:
+// display_name only for a model_group.
+type rateLimitGroupRef struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name,omitempty"`
+	Type        string `json:"type"`
+}
+
+// rateLimitEntry is an organization rate-limit entry (spec 2.12), with the SDKs' id and group.
 type rateLimitEntry struct {
-	Type      string    `json:"type"`
-	GroupType string    `json:"group_type"`
-	Limits    []limiter `json:"limits"`
-	Models    []string  `json:"models"`
+	ID        string            `json:"id"`
+	Group     rateLimitGroupRef `json:"group"`
+	Type      string            `json:"type"`
+	GroupType string            `json:"group_type"`
+	Limits    []limiter         `json:"limits"`
+	Models    []string          `json:"models"`
+}
+
+// limitSource says where a workspace limiter's value comes from (the SDKs' source).
+type limitSource struct {
+	Type string `json:"type"` // "workspace" (an override) or "organization" (inherited)
 }
 
 // workspaceLimiter is one limiter of a workspace entry: the override and the organization value
 // it overrides, null when the organization has none for that limiter type.
 type workspaceLimiter struct {
-	OrgLimit *int64 `json:"org_limit"`
-	Type     string `json:"type"`
-	Value    int64  `json:"value"`
+	OrgLimit *int64      `json:"org_limit"`
+	Source   limitSource `json:"source"`
+	Type     string      `json:"type"`
+	Value    int64       `json:"value"`
 }
 
-// workspaceRateLimitEntry is a workspace rate-limit entry (spec 2.12).
+// workspaceRateLimitEntry is a workspace rate-limit entry (spec 2.12), with the SDKs' group,
+// rate_limit_id and workspace_id.
 type workspaceRateLimitEntry struct {
-	Type      string             `json:"type"`
-	GroupType string             `json:"group_type"`
-	Limits    []workspaceLimiter `json:"limits"`
-	Models    []string           `json:"models"`
-	key       listKey
+	Group       rateLimitGroupRef  `json:"group"`
+	Type        string             `json:"type"`
+	GroupType   string             `json:"group_type"`
+	Limits      []workspaceLimiter `json:"limits"`
+	Models      []string           `json:"models"`
+	RateLimitID string             `json:"rate_limit_id"`
+	WorkspaceID string             `json:"workspace_id"`
+	key         listKey
+}
+
+// setIDs names a fixture group of organization o: the group's ID is the same in every organization (derived
+// from its type and, for a model group, its first model), the entry's ID differs per
+// organization, and a model group's display name is its first model.
+func (g *rateLimitGroup) setIDs(o *org) {
+	first := ""
+	if len(g.Models) > 0 {
+		first = g.Models[0]
+		g.Group.DisplayName = first
+	}
+	g.Group.ID = "rlg_" + shortHash("rate limit group", g.GroupType, first)
+	g.Group.Type = g.GroupType
+	g.ID = "rl_" + shortHash("rate limit", o.UUID, g.Group.ID)
+}
+
+// shortHash is 24 hex characters of the SHA-256 of parts: a stable, opaque ID suffix.
+func shortHash(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
 // groupKey and wsEntryKey place rate-limit entries in their lists: fixture order.
@@ -71,40 +126,142 @@ func (s *Server) listRateLimits(c *call) (any, error) {
 	page := pageByToken(groups, groupKey, oldestFirst, "rate_limits:"+c.org.UUID, after, limit)
 	out := tokenPage[rateLimitEntry]{Data: make([]rateLimitEntry, 0, len(page.Data)), NextPage: page.NextPage}
 	for _, g := range page.Data {
-		out.Data = append(out.Data, rateLimitEntry{Type: "rate_limit", GroupType: g.GroupType, Limits: g.Limits, Models: g.Models})
+		out.Data = append(out.Data, rateLimitEntry{ID: g.ID, Group: g.Group, Type: "rate_limit", GroupType: g.GroupType, Limits: g.Limits, Models: g.Models})
 	}
 	return out, nil
 }
 
-// listWorkspaceRateLimits lists only the groups and limiter types the workspace overrides; the
-// others inherit the organization's values (spec 4.6).
-func (s *Server) listWorkspaceRateLimits(c *call) (any, error) {
-	wsID, a := c.Param("workspace_id"), s.admin(c)
-	a.mu.Lock()
-	_, err := a.findWorkspace(c.org, wsID)
-	a.mu.Unlock()
-	if err != nil {
-		return nil, err
+// rateOverrides are a server's workspace overrides: per group, per workspace ID, the limiters
+// in the order they were first set. Updates replace a workspace's slice, never change it.
+type rateOverrides map[*rateLimitGroup]map[string][]limiter
+
+// newRateOverrides copies the fixtures' overrides into a server's own state.
+func newRateOverrides(fx *Fixtures) rateOverrides {
+	ro := rateOverrides{}
+	for _, groups := range fx.admin.rateLimits {
+		for _, g := range groups {
+			ro[g] = maps.Clone(g.overrides)
+		}
 	}
+	return ro
+}
+
+// entry is the workspace's entry for group g: only its overrides, or with inherited also every
+// limiter type the organization sets, marked by source. ok is false when there is nothing to list.
+func (ro rateOverrides) entry(g *rateLimitGroup, wsID string, inherited bool) (e workspaceRateLimitEntry, ok bool) {
+	over := ro[g][wsID]
+	e = workspaceRateLimitEntry{Group: g.Group, Type: "workspace_rate_limit", GroupType: g.GroupType, Models: g.Models,
+		RateLimitID: g.ID, WorkspaceID: wsID, Limits: []workspaceLimiter{}, key: g.key}
+	orgValue := func(t string) *int64 {
+		if i := slices.IndexFunc(g.Limits, func(o limiter) bool { return o.Type == t }); i >= 0 {
+			v := g.Limits[i].Value
+			return &v
+		}
+		return nil
+	}
+	if inherited {
+		for _, l := range g.Limits {
+			if !slices.ContainsFunc(over, func(o limiter) bool { return o.Type == l.Type }) {
+				e.Limits = append(e.Limits, workspaceLimiter{OrgLimit: orgValue(l.Type), Source: limitSource{"organization"}, Type: l.Type, Value: l.Value})
+			}
+		}
+	}
+	for _, l := range over {
+		e.Limits = append(e.Limits, workspaceLimiter{OrgLimit: orgValue(l.Type), Source: limitSource{"workspace"}, Type: l.Type, Value: l.Value})
+	}
+	return e, len(over) > 0 || inherited
+}
+
+// listWorkspaceRateLimits lists only the groups and limiter types the workspace overrides; the
+// others inherit the organization's values (spec 4.6). include_inherited (the SDKs' parameter)
+// lists every group, with the inherited values too.
+func (s *Server) listWorkspaceRateLimits(c *call) (any, error) {
+	wsID := c.Param("workspace_id")
 	groupType, after, limit, err := c.rateLimitPaging("workspace_rate_limits:" + wsID)
 	if err != nil {
 		return nil, err
 	}
+	inherited, err := c.queryBool("include_inherited")
+	if err != nil {
+		return nil, err
+	}
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, err := a.findWorkspace(c.org, wsID); err != nil {
+		return nil, err
+	}
 	var entries []workspaceRateLimitEntry
 	for _, g := range c.st.fx.admin.rateLimits[c.org] {
-		over, ok := g.overrides[wsID]
-		if !ok || (groupType != "" && g.GroupType != groupType) {
+		if groupType != "" && g.GroupType != groupType {
 			continue
 		}
-		e := workspaceRateLimitEntry{Type: "workspace_rate_limit", GroupType: g.GroupType, Models: g.Models, key: g.key}
-		for _, l := range over {
-			wl := workspaceLimiter{Type: l.Type, Value: l.Value}
-			if i := slices.IndexFunc(g.Limits, func(o limiter) bool { return o.Type == l.Type }); i >= 0 {
-				wl.OrgLimit = &g.Limits[i].Value
-			}
-			e.Limits = append(e.Limits, wl)
+		if e, ok := a.overrides.entry(g, wsID, inherited); ok {
+			entries = append(entries, e)
 		}
-		entries = append(entries, e)
 	}
 	return pageByToken(entries, wsEntryKey, oldestFirst, "workspace_rate_limits:"+wsID, after, limit), nil
+}
+
+// limitChange is one item of a rate-limit update: a value sets the override, null clears it.
+type limitChange struct {
+	Type  string `json:"type"`
+	Value *int64 `json:"value"`
+}
+
+// updateWorkspaceRateLimit sets (an integer) or clears (null) the workspace's overrides of the
+// limiter types named, in the group of the organization entry rate_limit_id; other types keep
+// theirs. A value above the organization's is stored as given. The answer is the group's entry
+// as the list shows it. An archived workspace is read-only.
+func (s *Server) updateWorkspaceRateLimit(c *call) (any, error) {
+	var req struct {
+		Limits []limitChange `json:"limits"`
+	}
+	if err := c.bindValid(&req); err != nil {
+		return nil, err
+	}
+	a := s.admin(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w, err := a.findWorkspace(c.org, c.Param("workspace_id"))
+	if err != nil {
+		return nil, err
+	}
+	id := c.Param("rate_limit_id")
+	i := slices.IndexFunc(c.st.fx.admin.rateLimits[c.org], func(g *rateLimitGroup) bool { return g.ID == id })
+	if i < 0 {
+		return nil, notFound("rate limit", id)
+	}
+	g := c.st.fx.admin.rateLimits[c.org][i]
+	if w.ArchivedAt != nil {
+		return nil, invalid("workspace %s is archived and cannot be changed", w.ID)
+	}
+	over := slices.Clone(a.overrides[g][w.ID])
+	has := func(ls []limiter, t string) int {
+		return slices.IndexFunc(ls, func(o limiter) bool { return o.Type == t })
+	}
+	for j, l := range req.Limits {
+		field := fmt.Sprintf("limits.%d.type", j)
+		switch {
+		case slices.ContainsFunc(req.Limits[:j], func(p limitChange) bool { return p.Type == l.Type }):
+			return nil, invalidField(field, "%q is named twice; name each limiter type once", l.Type)
+		case !slices.Contains(sdkLimiterTypes, l.Type) && has(g.Limits, l.Type) < 0 && has(over, l.Type) < 0:
+			return nil, invalidField(field, "%q is not a limiter type of this group; use one it lists or one of %q", l.Type, sdkLimiterTypes)
+		}
+		switch k := has(over, l.Type); {
+		case l.Value == nil && k >= 0:
+			over = slices.Delete(over, k, k+1)
+		case l.Value != nil && k >= 0:
+			over[k].Value = *l.Value
+		case l.Value != nil:
+			over = append(over, limiter{Type: l.Type, Value: *l.Value})
+		}
+	}
+	if len(over) == 0 {
+		delete(a.overrides[g], w.ID)
+	} else {
+		a.overrides[g][w.ID] = over
+	}
+	e, _ := a.overrides.entry(g, w.ID, false)
+	return e, nil
 }

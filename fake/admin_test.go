@@ -100,9 +100,19 @@ func TestAdminOnlyAcceptsAdminKey(t *testing.T) {
 func TestInviteCreate(t *testing.T) {
 	a := newAdmin(t)
 	got := a.ok(post, "/v1/organizations/invites", map[string]string{"email": "new.person@acme.example", "role": "developer"})
-	want := `{"id":"invite_010000000000000000000001","email":"new.person@acme.example","expires_at":"2026-01-22T00:00:00Z","invited_at":"2026-01-01T00:00:00Z","role":"developer","status":"pending","type":"invite"}`
+	want := `{"id":"invite_010000000000000000000001","accepted_at":null,"email":"new.person@acme.example","expires_at":"2026-01-22T00:00:00Z","invited_at":"2026-01-01T00:00:00Z","rbac_group_ids":[],"role":"developer","status":"pending","type":"invite"}`
 	if got.Raw != want {
 		t.Fatalf("invite = %s, want %s", got.Raw, want)
+	}
+	// rbac_group_ids (the SDKs' field): [] is accepted; a group is refused, since the fixture
+	// organizations have none; a wrong type is refused by the schema.
+	a.ok(post, "/v1/organizations/invites", map[string]any{"email": "grouped@acme.example", "role": "user", "rbac_group_ids": []string{}})
+	a.fails(post, "/v1/organizations/invites", map[string]any{"email": "g2@acme.example", "role": "user", "rbac_group_ids": []string{"rbacgrp_1"}},
+		http.StatusBadRequest, errInvalidRequest, "rbac_group_ids.0")
+	a.fails(post, "/v1/organizations/invites", map[string]any{"email": "g3@acme.example", "role": "user", "rbac_group_ids": "rbacgrp_1"},
+		http.StatusBadRequest, errInvalidRequest, "rbac_group_ids")
+	if got := a.ok(get, "/v1/organizations/invites/invite_01AcmeAcceptedNoether0001", nil); got.Get("accepted_at").String() != got.Get("invited_at").String() {
+		t.Fatalf("accepted fixture invite: accepted_at %q, want its invited_at %q", got.Get("accepted_at"), got.Get("invited_at"))
 	}
 	if again := a.ok(get, "/v1/organizations/invites/"+got.Get("id").String(), nil); again.Raw != want {
 		t.Fatalf("get = %s, want %s", again.Raw, want)
@@ -381,7 +391,7 @@ func TestUserRemove(t *testing.T) {
 func TestWorkspaceCreateDefaults(t *testing.T) {
 	a := newAdmin(t)
 	got := a.ok(post, "/v1/organizations/workspaces", map[string]string{"name": "Sandbox"})
-	want := `{"id":"wrkspc_010000000000000000000001","archived_at":null,"created_at":"2026-01-01T00:00:00Z","data_residency":{"allowed_inference_geos":"unrestricted","default_inference_geo":"global","workspace_geo":"us"},"display_color":"#EF4444","name":"Sandbox","tags":{},"type":"workspace"}`
+	want := `{"id":"wrkspc_010000000000000000000001","archived_at":null,"compartment_id":"cmpt_f97244944d506b4fbbc626f3","created_at":"2026-01-01T00:00:00Z","data_residency":{"allowed_inference_geos":"unrestricted","default_inference_geo":"global","workspace_geo":"us"},"display_color":"#EF4444","external_key_id":null,"name":"Sandbox","tags":{},"type":"workspace"}`
 	if got.Raw != want {
 		t.Fatalf("workspace = %s\nwant        %s", got.Raw, want)
 	}
@@ -416,7 +426,11 @@ func TestWorkspaceCreateRejects(t *testing.T) {
 		{map[string]any{"name": ""}, "name"},
 		{map[string]any{"name": "   "}, "name"},
 		{map[string]any{"name": 5}, "name"},
-		{map[string]any{"name": "x", "display_color": "#FFFFFF"}, "display_color: unknown field"},
+		{map[string]any{"name": "x", "display_color": "white"}, "display_color"},
+		{map[string]any{"name": "x", "display_color": "#FFF"}, "display_color"},
+		{map[string]any{"name": "x", "external_key_id": ""}, "external_key_id"},
+		{map[string]any{"name": "x", "external_key_id": 7}, "external_key_id"},
+		{map[string]any{"name": "x", "compartment_id": "cmpt_1"}, "compartment_id: unknown field"},
 		{map[string]any{"name": "x", "tags": map[string]string{"vendor": "a"}}, "tags.vendor"},
 		{map[string]any{"name": "x", "tags": map[string]string{"ok": "1", "vendor-team": "a"}}, "tags.vendor-team"},
 		{map[string]any{"name": "x", "tags": map[string]string{"VendorTeam": "a"}}, "tags.VendorTeam"},
@@ -475,12 +489,31 @@ func TestWorkspaceListArchiveAndLimit(t *testing.T) {
 	}
 }
 
+// TestWorkspaceSDKFields: the official SDKs' display_color and external_key_id on create are
+// stored as given; external_key_id is write-once on update.
+func TestWorkspaceSDKFields(t *testing.T) {
+	a := newAdmin(t)
+	got := a.ok(post, "/v1/organizations/workspaces", map[string]string{"name": "Keyed", "display_color": "#0a0B0c", "external_key_id": "extkey_1"})
+	if c, k := got.Get("display_color").String(), got.Get("external_key_id").String(); c != "#0a0B0c" || k != "extkey_1" {
+		t.Fatalf("created with display_color and external_key_id: got %q, %q", c, k)
+	}
+	path := "/v1/organizations/workspaces/" + acmeResearch
+	if k := a.ok(post, path, map[string]any{"external_key_id": "extkey_A"}).Get("external_key_id").String(); k != "extkey_A" {
+		t.Fatalf("external_key_id after attach = %q", k)
+	}
+	a.ok(post, path, map[string]any{"external_key_id": "extkey_A"})
+	a.fails(post, path, map[string]any{"external_key_id": "extkey_B", "name": "Renamed"}, http.StatusBadRequest, errInvalidRequest, "write-once")
+	if got := a.ok(get, path, nil); got.Get("external_key_id").String() != "extkey_A" || got.Get("name").String() == "Renamed" {
+		t.Fatalf("a refused replace changed the workspace: %s", got.Raw)
+	}
+}
+
 func TestWorkspaceUpdate(t *testing.T) {
 	a := newAdmin(t)
 	path := "/v1/organizations/workspaces/" + acmeResearch
 	got := a.ok(post, path, map[string]any{"name": "Research 2", "display_color": "#112233", "tags": map[string]string{"team": "ml"},
 		"data_residency": map[string]any{"workspace_geo": "eu", "allowed_inference_geos": []string{"us"}, "default_inference_geo": "us"}})
-	want := `{"id":"wrkspc_01AcmeResearch0000000001","archived_at":null,"created_at":"2024-04-10T12:00:00Z","data_residency":{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"eu"},"display_color":"#112233","name":"Research 2","tags":{"team":"ml"},"type":"workspace"}`
+	want := `{"id":"wrkspc_01AcmeResearch0000000001","archived_at":null,"compartment_id":"cmpt_bbbbc28c285a243b7ab27458","created_at":"2024-04-10T12:00:00Z","data_residency":{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"eu"},"display_color":"#112233","external_key_id":null,"name":"Research 2","tags":{"team":"ml"},"type":"workspace"}`
 	if got.Raw != want {
 		t.Fatalf("updated = %s\nwant      %s", got.Raw, want)
 	}
@@ -517,6 +550,69 @@ func TestWorkspaceTenancy(t *testing.T) {
 	if list := a.ok(get, "/v1/organizations/workspaces?include_archived=true", nil).Raw; strings.Contains(list, "Globex") {
 		t.Fatalf("Acme lists Globex workspaces")
 	}
+}
+
+// TestWorkspaceRateLimitUpdate: the SDKs' update sets and clears the overrides of the named
+// limiter types of one group, keeps the others, answers the entry as the list shows it, and the
+// list shows the change; include_inherited lists the organization's values marked by source.
+func TestWorkspaceRateLimitUpdate(t *testing.T) {
+	a := newAdmin(t)
+	org := a.ok(get, "/v1/organizations/rate_limits?group_type=batch", nil).Get("data.0")
+	rl := org.Get("id").String()
+	if rl != "rl_df1a5cdde2f9148a71081e26" || org.Get("group.id").String() != "rlg_ce05afd4574d9598035d9214" || org.Get("group.type").String() != "batch" {
+		t.Fatalf("organization batch entry: %s", org.Raw)
+	}
+	// The group's ID is the same in every organization, the entry's is not.
+	globex := a.as("test-admin-key-2").ok(get, "/v1/organizations/rate_limits?group_type=batch", nil).Get("data.0")
+	if globex.Get("group.id").String() != "rlg_ce05afd4574d9598035d9214" || globex.Get("id").String() == rl {
+		t.Fatalf("Globex batch entry: %s", globex.Raw)
+	}
+	path := "/v1/organizations/workspaces/" + acmeResearch + "/rate_limits/" + rl
+	got := a.ok(post, path, map[string]any{"limits": []map[string]any{
+		{"type": "batch_requests_in_queue", "value": nil}, {"type": "requests_per_minute", "value": 9000}, {"type": "tokens_per_day", "value": 5}}})
+	want := `{"group":{"id":"rlg_ce05afd4574d9598035d9214","type":"batch"},"type":"workspace_rate_limit","group_type":"batch","limits":[{"org_limit":4000,"source":{"type":"workspace"},"type":"requests_per_minute","value":9000},{"org_limit":null,"source":{"type":"workspace"},"type":"tokens_per_day","value":5}],"models":null,"rate_limit_id":"rl_df1a5cdde2f9148a71081e26","workspace_id":"wrkspc_01AcmeResearch0000000001"}`
+	if got.Raw != want {
+		t.Fatalf("update = %s\nwant     %s", got.Raw, want)
+	}
+	if listed := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits?group_type=batch", nil).Get("data.0").Raw; listed != want {
+		t.Fatalf("list after update = %s", listed)
+	}
+	inherited := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits?group_type=batch&include_inherited=true", nil).Get("data.0.limits").Raw
+	if inherited != `[{"org_limit":500000,"source":{"type":"organization"},"type":"batch_requests_in_queue","value":500000},{"org_limit":4000,"source":{"type":"workspace"},"type":"requests_per_minute","value":9000},{"org_limit":null,"source":{"type":"workspace"},"type":"tokens_per_day","value":5}]` {
+		t.Fatalf("include_inherited limits = %s", inherited)
+	}
+	if n := a.ok(get, "/v1/organizations/workspaces/wrkspc_01AcmeProduction00000001/rate_limits?include_inherited=true", nil).Get("data.#").Int(); n != 8 {
+		t.Fatalf("include_inherited on a workspace without overrides lists %d groups, want the organization's 8", n)
+	}
+	// Clearing every override leaves nothing to list without include_inherited.
+	a.ok(post, path, map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": nil}, {"type": "tokens_per_day", "value": nil}}})
+	if n := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits?group_type=batch", nil).Get("data.#").Int(); n != 0 {
+		t.Fatalf("after clearing, %d batch entries listed", n)
+	}
+	// Another server's overrides are untouched (state is per server).
+	if n := newAdmin(t).ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits?group_type=batch", nil).Get("data.#").Int(); n != 1 {
+		t.Fatalf("a fresh server lists %d batch overrides, want the fixture's 1", n)
+	}
+	for _, tc := range []struct {
+		body any
+		want string
+	}{
+		{map[string]any{}, "limits"},
+		{map[string]any{"limits": []any{}}, "limits"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute"}}}, "limits.0.value"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": -1}}}, "limits.0.value"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": 1.5}}}, "limits.0.value"},
+		{map[string]any{"limits": []map[string]any{{"type": "bogus_per_minute", "value": 1}}}, "limits.0.type"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": 1}, {"type": "requests_per_minute", "value": 2}}}, "limits.1.type"},
+		{map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": 1, "org_limit": 3}}}, "limits.0.org_limit: unknown field"},
+	} {
+		a.fails(post, path, tc.body, http.StatusBadRequest, errInvalidRequest, tc.want)
+	}
+	body := map[string]any{"limits": []map[string]any{{"type": "requests_per_minute", "value": 1}}}
+	a.fails(post, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits/rl_nope", body, http.StatusNotFound, errNotFound, "rl_nope")
+	a.fails(post, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits/"+globex.Get("id").String(), body, http.StatusNotFound, errNotFound, "rate limit")
+	a.fails(post, "/v1/organizations/workspaces/wrkspc_nope/rate_limits/"+rl, body, http.StatusNotFound, errNotFound, "wrkspc_nope")
+	a.fails(post, "/v1/organizations/workspaces/"+acmeLegacy+"/rate_limits/"+rl, body, http.StatusBadRequest, errInvalidRequest, "archived")
 }
 
 func TestRateLimits(t *testing.T) {
@@ -596,7 +692,8 @@ func TestRateLimits(t *testing.T) {
 func TestWorkspaceRateLimits(t *testing.T) {
 	a := newAdmin(t)
 	got := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits", nil)
-	want := `{"data":[{"type":"workspace_rate_limit","group_type":"model_group","limits":[{"org_limit":4000,"type":"requests_per_minute","value":1000},{"org_limit":null,"type":"requests_per_day","value":100000}],"models":["assistant-opus-4-5-20251101","assistant-opus-4-5","assistant-opus-4-1-20250805","assistant-opus-4-1"]},{"type":"workspace_rate_limit","group_type":"batch","limits":[{"org_limit":500000,"type":"batch_requests_in_queue","value":50000}],"models":null}],"next_page":null}`
+	want := `{"data":[{"group":{"id":"rlg_390a01bb8afc0cb8d1e0e518","display_name":"assistant-opus-4-5-20251101","type":"model_group"},"type":"workspace_rate_limit","group_type":"model_group","limits":[{"org_limit":4000,"source":{"type":"workspace"},"type":"requests_per_minute","value":1000},{"org_limit":null,"source":{"type":"workspace"},"type":"requests_per_day","value":100000}],"models":["assistant-opus-4-5-20251101","assistant-opus-4-5","assistant-opus-4-1-20250805","assistant-opus-4-1"],"rate_limit_id":"rl_8225b91e6f4922e791df028a","workspace_id":"wrkspc_01AcmeResearch0000000001"},` +
+		`{"group":{"id":"rlg_ce05afd4574d9598035d9214","type":"batch"},"type":"workspace_rate_limit","group_type":"batch","limits":[{"org_limit":500000,"source":{"type":"workspace"},"type":"batch_requests_in_queue","value":50000}],"models":null,"rate_limit_id":"rl_df1a5cdde2f9148a71081e26","workspace_id":"wrkspc_01AcmeResearch0000000001"}],"next_page":null}`
 	if got.Raw != want {
 		t.Fatalf("overrides = %s\nwant        %s", got.Raw, want)
 	}
@@ -725,5 +822,51 @@ func TestAdminFixturesRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("LoadFixtures(%s) = %v, want an error mentioning %q", tc.admin, err, tc.want)
 		}
+	}
+}
+
+// TestAdminListFilters: the SDKs' filters of the invite list (email, roles, statuses) and of the
+// user list (roles) narrow the lists; an unknown value is a 400 naming the parameter.
+func TestAdminListFilters(t *testing.T) {
+	a := newAdmin(t)
+	ids := func(path string) string {
+		var out []string
+		for _, e := range a.ok(get, path, nil).Get("data").Array() {
+			out = append(out, e.Get("id").String())
+		}
+		return strings.Join(out, " ")
+	}
+	all := ids("/v1/organizations/invites?limit=1000")
+	if got := ids("/v1/organizations/invites?statuses[]=accepted"); got != "invite_01AcmeAcceptedNoether0001" {
+		t.Fatalf("statuses=accepted: %q (all: %q)", got, all)
+	}
+	if got := ids("/v1/organizations/invites?statuses=expired"); got != "invite_01AcmeExpiredKnuth000001" {
+		t.Fatalf("statuses=expired (a pending invite past its expiry): %q", got)
+	}
+	if got := ids("/v1/organizations/invites?statuses=accepted,expired&limit=1000"); got != "invite_01AcmeAcceptedNoether0001 invite_01AcmeExpiredKnuth000001" &&
+		got != "invite_01AcmeExpiredKnuth000001 invite_01AcmeAcceptedNoether0001" {
+		t.Fatalf("statuses=accepted,expired: %q", got)
+	}
+	created := a.ok(post, "/v1/organizations/invites", map[string]string{"email": "Filter.Me@acme.example", "role": "billing"}).Get("id").String()
+	if got := ids("/v1/organizations/invites?email=filter.me@ACME.example"); got != created {
+		t.Fatalf("email filter: %q, want %s", got, created)
+	}
+	if got := ids("/v1/organizations/invites?roles=billing&statuses=pending"); !strings.Contains(got, created) {
+		t.Fatalf("roles=billing&statuses=pending: %q lacks %s", got, created)
+	}
+	for _, e := range a.ok(get, "/v1/organizations/users?roles[]=developer&roles[]=admin&limit=1000", nil).Get("data").Array() {
+		if r := e.Get("role").String(); r != "developer" && r != "admin" {
+			t.Fatalf("roles=developer,admin listed a %s", r)
+		}
+	}
+	if n := a.ok(get, "/v1/organizations/users?roles=admin", nil).Get("data.#").Int(); n == 0 {
+		t.Fatalf("roles=admin listed nobody")
+	}
+	a.fails(get, "/v1/organizations/invites?statuses=deleted", nil, http.StatusBadRequest, errInvalidRequest, "statuses")
+	a.fails(get, "/v1/organizations/invites?roles=owner", nil, http.StatusBadRequest, errInvalidRequest, "roles")
+	a.fails(get, "/v1/organizations/users?roles=owner", nil, http.StatusBadRequest, errInvalidRequest, "roles")
+	a.fails(get, "/v1/organizations/workspaces?include_default=maybe", nil, http.StatusBadRequest, errInvalidRequest, "include_default")
+	if a.ok(get, "/v1/organizations/workspaces?include_default=true", nil).Raw != a.ok(get, "/v1/organizations/workspaces", nil).Raw {
+		t.Fatalf("include_default changed the list")
 	}
 }

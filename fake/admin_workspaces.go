@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -17,22 +19,33 @@ const maxActiveWorkspaces = 100
 // reservedTagPrefix begins the tag keys clients may not set (spec 2.11).
 const reservedTagPrefix = "vendor"
 
-// workspaceColors are the display colors given to new workspaces in turn, since create takes
-// none (spec 4.6) and the record always has one.
+// workspaceColors are the display colors given in turn to new workspaces whose create names
+// none (spec 4.6 has no display_color on create; the official SDKs send one), since the record
+// always has one.
 var workspaceColors = []string{"#6366F1", "#10B981", "#F59E0B", "#EF4444", "#3B82F6", "#8B5CF6"}
 
 // workspace is the workspace record of spec 2.11. Updates replace Tags and the slices inside
 // DataResidency instead of changing them, so a copy taken under the lock stays valid.
 type workspace struct {
-	ID            string            `json:"id"`
-	ArchivedAt    *time.Time        `json:"archived_at"`
-	CreatedAt     time.Time         `json:"created_at"`
-	DataResidency dataResidency     `json:"data_residency"`
-	DisplayColor  string            `json:"display_color"`
+	ID            string        `json:"id"`
+	ArchivedAt    *time.Time    `json:"archived_at"`
+	CompartmentID string        `json:"compartment_id"`
+	CreatedAt     time.Time     `json:"created_at"`
+	DataResidency dataResidency `json:"data_residency"`
+	DisplayColor  string        `json:"display_color"`
+	// ExternalKeyID is the customer-managed key configuration, write-once; null until set.
+	ExternalKeyID *string           `json:"external_key_id"`
 	Name          string            `json:"name"`
 	Tags          map[string]string `json:"tags"`
 	Type          string            `json:"type"`
 	org           *org
+}
+
+// compartmentID is a workspace's encryption compartment (the official SDKs' compartment_id):
+// fixed for the life of the workspace, so derived from its ID, and the same on every run.
+func compartmentID(workspaceID string) string {
+	sum := sha256.Sum256([]byte("compartment\x00" + workspaceID))
+	return "cmpt_" + hex.EncodeToString(sum[:12])
 }
 
 // workspaceKey places a workspace in its list: by created_at, then ID.
@@ -135,6 +148,7 @@ func checkName(name string) error {
 type workspaceChange struct {
 	Name          *string            `json:"name"`
 	DisplayColor  *string            `json:"display_color"`
+	ExternalKeyID *string            `json:"external_key_id"`
 	Tags          *map[string]string `json:"tags"`
 	DataResidency *residencyChange   `json:"data_residency"`
 }
@@ -186,8 +200,13 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 	if active >= maxActiveWorkspaces {
 		return nil, invalid("the organization already has %d non-archived workspaces, the most allowed; archive one before creating another", active)
 	}
-	w := &workspace{ID: s.ids.next("wrkspc_"), CreatedAt: s.clock.Now(), DataResidency: res,
-		DisplayColor: workspaceColors[len(list)%len(workspaceColors)], Name: *ch.Name, Tags: tags, Type: "workspace", org: c.org}
+	color := workspaceColors[len(list)%len(workspaceColors)]
+	if ch.DisplayColor != nil {
+		color = *ch.DisplayColor
+	}
+	id := s.ids.next("wrkspc_")
+	w := &workspace{ID: id, CompartmentID: compartmentID(id), CreatedAt: s.clock.Now(), DataResidency: res,
+		DisplayColor: color, ExternalKeyID: ch.ExternalKeyID, Name: *ch.Name, Tags: tags, Type: "workspace", org: c.org}
 	a.workspaces.add(c.org, w)
 	return *w, nil
 }
@@ -214,6 +233,11 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The default workspace is not a record here (tunnels name it with a null workspace_id),
+	// so include_default (the SDKs' parameter) is validated and lists nothing more.
+	if _, err := c.queryBool("include_default"); err != nil {
+		return nil, err
+	}
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -222,7 +246,8 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 }
 
 // updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
-// workspace_geo (gaps §6). An archived workspace is read-only.
+// workspace_geo (gaps §6), and attaches external_key_id, which is write-once: repeating the
+// attached value is a no-op, another value a 400. An archived workspace is read-only.
 func (s *Server) updateWorkspace(c *call) (any, error) {
 	ch, err := readWorkspaceChange(c)
 	if err != nil {
@@ -232,11 +257,17 @@ func (s *Server) updateWorkspace(c *call) (any, error) {
 		if w.ArchivedAt != nil {
 			return nil, invalid("workspace %s is archived and cannot be changed", w.ID)
 		}
+		if k := ch.ExternalKeyID; k != nil && w.ExternalKeyID != nil && *k != *w.ExternalKeyID {
+			return nil, invalidField("external_key_id", "is write-once: workspace %s already has external key %q, which cannot be detached or replaced", w.ID, *w.ExternalKeyID)
+		}
 		res, err := w.DataResidency.apply(ch.DataResidency, false)
 		if err != nil {
 			return nil, err
 		}
 		w.DataResidency = res
+		if ch.ExternalKeyID != nil {
+			w.ExternalKeyID = ch.ExternalKeyID
+		}
 		if ch.Name != nil {
 			w.Name = *ch.Name
 		}

@@ -33,6 +33,10 @@ const (
 // TunnelsBeta is the vendor-beta value every request of the tunnels interface carries.
 const TunnelsBeta = "mcp-tunnels-2026-05-19"
 
+// TunnelsAPIBeta is the vendor-beta value of the tunnels interface the official SDKs call under
+// /v1/tunnels (anthropic-sdk-go v1.84.0), which serves the same tunnels as /v1/organizations/tunnels.
+const TunnelsAPIBeta = "mcp-tunnels-2026-06-22"
+
 // credKind is the kind of a credential (spec 5; the credential table of the README).
 type credKind string
 
@@ -104,6 +108,12 @@ var (
 	ifWork       = &iface{name: "work queue", accepts: append(keyed(kindAPIKey), accept{headerAuthorization, kindEnvironmentKey}), version: true, bodyLimit: defaultBodyLimit}
 	ifTunnels    = &iface{name: "tunnels", accepts: []accept{{headerAuthorization, kindBearerToken}}, version: true, beta: TunnelsBeta, bodyLimit: defaultBodyLimit}
 )
+
+// ifTunnelsAPI is /v1/tunnels, as the official SDKs call it: with the client's credential, which
+// for an organization-wide resource is the workload-identity bearer token (as for
+// /v1/organizations/tunnels) or the admin key, in either header an SDK sends a key in.
+var ifTunnelsAPI = &iface{name: "tunnels API", accepts: append([]accept{{headerAuthorization, kindBearerToken}}, keyed(kindAdminKey)...),
+	version: true, beta: TunnelsAPIBeta, bodyLimit: defaultBodyLimit}
 
 // ifEnvironments is environment management (gaps §8): the API key only, since an environment key
 // reaches no more than its own environment's work endpoints.

@@ -176,9 +176,11 @@ func FuzzAdminBody(f *testing.F) {
 		{post, "/v1/organizations/workspaces", ifAdmin},
 		{post, "/v1/organizations/workspaces/" + fzWs, ifAdmin},
 		{post, "/v1/organizations/workspaces/" + fzWs + "/archive", ifAdmin},
+		{post, "/v1/organizations/workspaces/" + fzWs + "/rate_limits/rl_df1a5cdde2f9148a71081e26", ifAdmin},
 	}
 	fuzzBodies(f, routes, `{"email":"a@example.com","role":"user"}`, `{"role":"developer"}`, `{"name":"W","data_residency":{"workspace_geo":"us"}}`,
-		`{"email":"a@example.com","role":"admin"}`, `{"name":"`+strings.Repeat("w", 41)+`"}`)
+		`{"email":"a@example.com","role":"admin"}`, `{"name":"`+strings.Repeat("w", 41)+`"}`,
+		`{"limits":[{"type":"requests_per_minute","value":1},{"type":"batch_requests_in_queue","value":null}]}`)
 	fuzzRouteBody(f, routes, []fzRoute{
 		{get, "/v1/organizations/invites?limit=1000", ifAdmin}, {get, "/v1/organizations/users?limit=1000", ifAdmin},
 		{get, "/v1/organizations/workspaces?limit=1000&include_archived=true", ifAdmin},
@@ -190,6 +192,9 @@ func FuzzTunnelsBody(f *testing.F) {
 		{post, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", ifTunnels},
 		{post, "/v1/organizations/tunnels/" + fzTunnel + "/rotate_token", ifTunnels},
 		{post, "/v1/organizations/tunnels/" + fzTunnel + "/archive", ifTunnels},
+		{post, "/v1/tunnels", ifTunnelsAPI},
+		{post, "/v1/tunnels/" + fzTunnel, ifTunnelsAPI},
+		{post, "/v1/tunnels/" + fzTunnel + "/certificates", ifTunnelsAPI},
 		{post, "/_fake/tunnels", nil},
 		{post, "/_fake/tunnels/token_check", nil},
 		{post, "/_fake/tunnels/" + fzTunnel + "/gateway_check", nil},
@@ -207,12 +212,13 @@ func FuzzWorkBody(f *testing.F) {
 	routes := []fzRoute{
 		{post, "/v1/environments", ifEnvironments},
 		{post, "/v1/environments/" + fzEnv, ifEnvironments},
+		{post, work, ifWork},
 		{post, work + "/ack", ifWork},
 		{post, work + "/heartbeat", ifWork},
 		{post, work + "/stop", ifWork},
 		{post, "/_fake/environments/" + fzEnv + "/work", nil},
 	}
-	fuzzBodies(f, routes, `{"name":"e","config":{"type":"cloud"}}`, `{"lease_token":"x"}`, `{"session_id":"s","metadata":{"k":"v"}}`,
+	fuzzBodies(f, routes, `{"name":"e","config":{"type":"cloud"}}`, `{"lease_token":"x"}`, `{"session_id":"s","metadata":{"k":"v"}}`, `{"metadata":{"k":null,"j":"v"}}`,
 		`{"expected_lease_token":"x","lease_duration_ms":1e1000001}`)
 	fuzzRouteBody(f, routes, []fzRoute{
 		{get, "/v1/environments?limit=100&include_archived=true", ifEnvironments},

@@ -34,7 +34,8 @@ const controlRequestPrefix = "req_fake_"
 // /_fake/health or injecting a fault leaves every later API answer byte-identical. Each prefix
 // has its own counter, so the n-th work item enqueued is work_01...n however many other control
 // calls came before it. Kinds the control API creates are never created by the API, so the two
-// families of counters cannot hand out the same ID.
+// families of counters cannot hand out the same ID; the one kind both create, tunnels (POST
+// /v1/tunnels), takes its IDs from here whichever creates it.
 type controlIDs struct {
 	mu sync.Mutex
 	n  map[string]uint64

@@ -224,7 +224,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		switch {
 		// A tunnel token is a secret handed out only by reveal and rotate (spec 5 rule 2); a
 		// careless client might send one back in a body, so tunnel bodies are not kept.
-		case e.Interface == ifTunnels.name:
+		case e.Interface == ifTunnels.name || e.Interface == ifTunnelsAPI.name:
 		case len(b) > journalBodyCap:
 			e.Truncated = append(e.Truncated, "body")
 		case json.Valid(b):

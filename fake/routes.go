@@ -68,7 +68,7 @@ func routes() []*route {
 		// Administration (spec 2.11, 2.12, 4.6; gaps §6 for workspace list, update and archive).
 		{get, "/v1/organizations/me", ifAdmin, in{}, "admin/organization", (*Server).getOrganization},
 		{post, "/v1/organizations/invites", ifAdmin, in{body: "admin/invite_create"}, "admin/invite", (*Server).createInvite},
-		{get, "/v1/organizations/invites", ifAdmin, in{query: cursorParams(20, 1000)}, "admin/invite_list", (*Server).listInvites},
+		{get, "/v1/organizations/invites", ifAdmin, in{query: qInvites}, "admin/invite_list", (*Server).listInvites},
 		{get, "/v1/organizations/invites/:invite_id", ifAdmin, in{}, "admin/invite", (*Server).getInvite},
 		{del, "/v1/organizations/invites/:invite_id", ifAdmin, in{}, "admin/invite_deleted", (*Server).deleteInvite},
 		{get, "/v1/organizations/users", ifAdmin, in{query: qUsers}, "admin/user_list", (*Server).listUsers},
@@ -80,7 +80,8 @@ func routes() []*route {
 		{get, "/v1/organizations/workspaces/:workspace_id", ifAdmin, in{}, "admin/workspace", (*Server).getWorkspace},
 		{post, "/v1/organizations/workspaces/:workspace_id", ifAdmin, in{body: "admin/workspace_update"}, "admin/workspace", (*Server).updateWorkspace},
 		{post, "/v1/organizations/workspaces/:workspace_id/archive", ifAdmin, in{}, "admin/workspace", (*Server).archiveWorkspace},
-		{get, "/v1/organizations/workspaces/:workspace_id/rate_limits", ifAdmin, in{query: qRateLimits}, "admin/workspace_rate_limit_list", (*Server).listWorkspaceRateLimits},
+		{get, "/v1/organizations/workspaces/:workspace_id/rate_limits", ifAdmin, in{query: query(qRateLimits, boolParam("include_inherited", false, "Also list the values the workspace inherits from the organization, each marked by source."))}, "admin/workspace_rate_limit_list", (*Server).listWorkspaceRateLimits},
+		{post, "/v1/organizations/workspaces/:workspace_id/rate_limits/:rate_limit_id", ifAdmin, in{body: "admin/workspace_rate_limit_update"}, "admin/workspace_rate_limit", (*Server).updateWorkspaceRateLimit},
 		{get, "/v1/organizations/rate_limits", ifAdmin, in{query: query(qRateLimits, strParam("model", "Only the group that lists this model (an ID or an alias)."))}, "admin/rate_limit_list", (*Server).listRateLimits},
 
 		// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9).
@@ -93,6 +94,18 @@ func routes() []*route {
 		{get, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, in{query: qTunnelList}, "tunnels/certificate_list", (*Server).listTunnelCertificates},
 		{get, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id", ifTunnels, in{}, "tunnels/certificate", (*Server).getTunnelCertificate},
 		{post, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnels, in{}, "tunnels/certificate", (*Server).archiveTunnelCertificate},
+		// The same tunnels under /v1/tunnels, as the official SDKs call them (tunnels_api.go).
+		{get, "/v1/tunnels", ifTunnelsAPI, in{query: qTunnelList, headers: hTunnelWorkspace}, "tunnels/tunnel_list", (*Server).listTunnelsAPI},
+		{post, "/v1/tunnels", ifTunnelsAPI, in{headers: hTunnelWorkspace, body: "tunnels/tunnel_create_request"}, "tunnels/tunnel", (*Server).createTunnelAPI},
+		{get, "/v1/tunnels/:tunnel_id", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/tunnel", (*Server).getTunnelAPI},
+		{post, "/v1/tunnels/:tunnel_id", ifTunnelsAPI, in{headers: hTunnelWorkspace, body: "tunnels/tunnel_update_request"}, "tunnels/tunnel", (*Server).updateTunnelAPI},
+		{post, "/v1/tunnels/:tunnel_id/reveal_token", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/tunnel_token", (*Server).revealTunnelTokenAPI},
+		{post, "/v1/tunnels/:tunnel_id/rotate_token", ifTunnelsAPI, in{headers: hTunnelWorkspace, body: "tunnels/rotate_token_request"}, "tunnels/tunnel_token", (*Server).rotateTunnelTokenAPI},
+		{post, "/v1/tunnels/:tunnel_id/archive", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/tunnel", (*Server).archiveTunnelAPI},
+		{post, "/v1/tunnels/:tunnel_id/certificates", ifTunnelsAPI, in{headers: hTunnelWorkspace, body: "tunnels/certificate_create_request"}, "tunnels/certificate", (*Server).createTunnelCertificateAPI},
+		{get, "/v1/tunnels/:tunnel_id/certificates", ifTunnelsAPI, in{query: qTunnelList, headers: hTunnelWorkspace}, "tunnels/certificate_list", (*Server).listTunnelCertificatesAPI},
+		{get, "/v1/tunnels/:tunnel_id/certificates/:certificate_id", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/certificate", (*Server).getTunnelCertificateAPI},
+		{post, "/v1/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/certificate", (*Server).archiveTunnelCertificateAPI},
 		{post, "/_fake/tunnels", nil, in{body: "tunnels/control_create_tunnel_request"}, "tunnels/tunnel", (*Server).controlCreateTunnel},
 		{post, "/_fake/tunnels/token_check", nil, in{body: "tunnels/control_token_check_request"}, "tunnels/control_token_check", (*Server).controlCheckTunnelToken},
 		{post, "/_fake/tunnels/:tunnel_id/gateway_check", nil, in{body: "tunnels/control_gateway_check_request"}, "tunnels/control_gateway_check", (*Server).controlCheckGateway},
@@ -109,6 +122,7 @@ func routes() []*route {
 		{get, "/v1/environments/:environment_id/work/stats", ifWork, in{}, "work/stats", (*Server).workStats},
 		{get, "/v1/environments/:environment_id/work/poll", ifWork, in{query: qPoll, headers: hWorker}, "work/poll", (*Server).pollWork},
 		{get, "/v1/environments/:environment_id/work/:work_id", ifWork, in{}, "work/work", (*Server).getWork},
+		{post, "/v1/environments/:environment_id/work/:work_id", ifWork, in{body: "work/work_update"}, "work/work", (*Server).updateWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/ack", ifWork, in{}, "work/work", (*Server).ackWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/heartbeat", ifWork, in{query: qHeartbeat}, "work/heartbeat", (*Server).heartbeatWork},
 		{post, "/v1/environments/:environment_id/work/:work_id/stop", ifWork, in{body: "work/stop"}, "work/work", (*Server).stopWork},
@@ -161,9 +175,15 @@ func routes() []*route {
 // Query parameters that several routes share, or too many for one line of the table.
 var (
 	qUsers = query(cursorParams(20, 1000),
-		strParam("email", "Only the user with this email address (exact, case-insensitive)."))
+		strParam("email", "Only the user with this email address (exact, case-insensitive)."),
+		listParam("roles", "Only the users with one of these roles."))
+	qInvites = query(cursorParams(20, 1000),
+		strParam("email", "Only the invites to this email address (exact, case-insensitive)."),
+		listParam("roles", "Only the invites with one of these roles."),
+		listParam("statuses", "Only the invites in one of these statuses: accepted, expired, pending."))
 	qWorkspaces = query(cursorParams(20, 1000),
-		boolParam("include_archived", false, "Include archived workspaces."))
+		boolParam("include_archived", false, "Include archived workspaces."),
+		boolParam("include_default", false, "Include the default workspace; the fake lists none, so it changes nothing."))
 	qRateLimits = query(
 		enumParam("group_type", "", "Only the groups of this type.", groupTypes...),
 		tokenParams(0, 1000))

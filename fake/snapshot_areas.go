@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -78,7 +79,8 @@ func (l *recordList) add(orgID string, rec any, drop ...string) {
 
 // exportAdmin writes the members (with removed ones marked, since compliance still names them
 // and a removed user's ID stays a valid cursor), invites with what happened to them, and
-// workspaces. Rate limits no request changes: they are copied from the fixtures as loaded.
+// workspaces. The organizations' rate limits, which no request changes, are copied from the
+// fixtures as loaded; the workspace overrides too, unless an update changed them.
 func exportAdmin(st *state, out map[string]any) error {
 	a := st.admin.built()
 	var users, invites, workspaces recordList
@@ -91,10 +93,10 @@ func exportAdmin(st *state, out map[string]any) error {
 		for _, in := range a.invites.of(o) {
 			rec := *in
 			rec.Status = in.status
-			invites.add(o.ID, rec, "expires_at", "type")
+			invites.add(o.ID, rec, "expires_at", "type", "accepted_at", "rbac_group_ids")
 		}
 		for _, w := range a.workspaces.of(o) {
-			workspaces.add(o.ID, w, "type")
+			workspaces.add(o.ID, w, "type", "compartment_id")
 		}
 	}
 	for _, l := range []recordList{users, invites, workspaces} {
@@ -119,8 +121,51 @@ func exportAdmin(st *state, out map[string]any) error {
 			file.WorkspaceRateLimits = json.RawMessage(wl.Raw)
 		}
 	}
+	if changed, err := exportOverrides(st.fx, a.overrides); err != nil {
+		return err
+	} else if changed != nil {
+		file.WorkspaceRateLimits = changed
+	}
 	out["admin.json"] = file
 	return nil
+}
+
+// exportOverrides writes the workspace rate-limit overrides as admin.json's workspace_rate_limits,
+// when an update changed them since the fixtures; nil when it did not, so that the file keeps the
+// fixtures' bytes. Groups go in the organizations' order, workspaces by ID, and an override an
+// update cleared is left out.
+func exportOverrides(fx *Fixtures, ro rateOverrides) (json.RawMessage, error) {
+	same := true
+	for _, groups := range fx.admin.rateLimits {
+		for _, g := range groups {
+			same = same && reflect.DeepEqual(ro[g], g.overrides)
+		}
+	}
+	if same {
+		return nil, nil
+	}
+	type entry struct {
+		WorkspaceID string    `json:"workspace_id"`
+		GroupType   string    `json:"group_type"`
+		Model       string    `json:"model,omitempty"`
+		Limits      []limiter `json:"limits"`
+	}
+	list := []entry{}
+	for _, o := range fx.orgs {
+		for _, g := range fx.admin.rateLimits[o] {
+			for _, ws := range slices.Sorted(maps.Keys(ro[g])) {
+				if len(ro[g][ws]) == 0 {
+					continue
+				}
+				e := entry{WorkspaceID: ws, GroupType: g.GroupType, Limits: ro[g][ws]}
+				if len(g.Models) > 0 {
+					e.Model = g.Models[0]
+				}
+				list = append(list, e)
+			}
+		}
+	}
+	return json.Marshal(list)
 }
 
 // oldestFirstOf returns the records of an area's index by ID in list order, so that a file lists

@@ -106,12 +106,22 @@ func buildWorld(t *testing.T, w *world, seed uint64, n int) {
 		case 3:
 			w.do("DELETE", admin+"/users/"+pick(r, users), "")
 		case 4:
-			w.do("POST", admin+"/workspaces", fmt.Sprintf(`{"name":"ws %d"}`, i))
+			if r.IntN(2) == 0 {
+				w.do("POST", admin+"/workspaces", fmt.Sprintf(`{"name":"ws %d"}`, i))
+			} else {
+				w.do("POST", admin+"/workspaces", fmt.Sprintf(`{"name":"ws %d","external_key_id":"ekm_%d"}`, i, i))
+			}
 		case 5:
 			ws := w.ids(admin+"/workspaces?limit=1000", "data.#.id")
-			if r.IntN(2) == 0 {
+			switch r.IntN(3) {
+			case 0:
 				w.do("POST", admin+"/workspaces/"+pick(r, ws), fmt.Sprintf(`{"name":"renamed %d"}`, i))
-			} else {
+			case 1:
+				// Set one override and clear another: the workspace rate limits a snapshot carries.
+				rl := pick(r, w.ids(admin+"/rate_limits?limit=1000", "data.#.id"))
+				w.do("POST", admin+"/workspaces/"+pick(r, ws)+"/rate_limits/"+rl,
+					fmt.Sprintf(`{"limits":[{"type":"requests_per_minute","value":%d},{"type":"requests_per_day","value":null}]}`, 10+i))
+			default:
 				w.do("POST", admin+"/workspaces/"+pick(r, ws)+"/archive", "")
 			}
 		case 6:
@@ -569,10 +579,10 @@ func TestSnapshotDuringWrites(t *testing.T) {
 func TestSnapshotCoversState(t *testing.T) {
 	for typ, want := range map[reflect.Type]string{
 		reflect.TypeFor[state]():             "fx admin tunnels work compliance memory",
-		reflect.TypeFor[adminStore]():        "mu invites users removed workspaces",
-		reflect.TypeFor[invite]():            "ID Email ExpiresAt InvitedAt Role Status Type status org",
+		reflect.TypeFor[adminStore]():        "mu invites users removed workspaces overrides",
+		reflect.TypeFor[invite]():            "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org",
 		reflect.TypeFor[member]():            "OrganizationID ID Email Name Role AddedAt Removed org",
-		reflect.TypeFor[workspace]():         "ID ArchivedAt CreatedAt DataResidency DisplayColor Name Tags Type org",
+		reflect.TypeFor[workspace]():         "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type org",
 		reflect.TypeFor[tunnelStore]():       "mu list byID domains domainSeq rotationLog",
 		reflect.TypeFor[tunnelRec]():         "Tunnel org rotations certs",
 		reflect.TypeFor[Tunnel]():            "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
@@ -581,7 +591,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[environment]():       "rec encoded org items byID queue leased workers",
 		reflect.TypeFor[envRecord]():         "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
 		reflect.TypeFor[workItem]():          "rec queuedAt polledAt lastHeartbeat leaseUntil",
-		reflect.TypeFor[WorkItem]():          "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt",
+		reflect.TypeFor[WorkItem]():          "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
 		reflect.TypeFor[complianceStore]():   "mu chats byUser gone messages files deletions",
 		reflect.TypeFor[memoryArea]():        "mu stores",
 		reflect.TypeFor[memStoreState]():     "org rec memories paths versions byID lineage",

@@ -14,7 +14,8 @@ import (
 //     or DefaultBearerToken, in the header the interface reads), unless the request already has
 //     an X-Api-Key or Authorization header;
 //   - vendor-version: APIVersion, where the interface requires it;
-//   - vendor-beta: TunnelsBeta on the tunnels interface, unless the request has a vendor-beta.
+//   - vendor-beta: the value the interface requires (TunnelsBeta on /v1/organizations/tunnels,
+//     TunnelsAPIBeta on /v1/tunnels), unless the request has a vendor-beta.
 //
 // Requests for the control API, and for paths the fake does not serve, pass unchanged. A test
 // that must send no credential at all uses a client without this transport

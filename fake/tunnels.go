@@ -256,6 +256,11 @@ func (s *Server) withTunnel(c *call, f func(st *tunnelStore, rec *tunnelRec) (an
 	if err != nil {
 		return nil, err
 	}
+	if ws, err := c.tunnelWorkspace(); err != nil {
+		return nil, err
+	} else if ws != "" && (rec.WorkspaceID == nil || *rec.WorkspaceID != ws) {
+		return nil, notFound("tunnel", rec.ID) // outside the workspace the request is scoped to
+	}
 	return f(st, rec)
 }
 
@@ -298,13 +303,18 @@ func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) 
 // listTunnels serves GET /v1/organizations/tunnels: the caller's tunnels, newest first,
 // optionally of one workspace (spec 4.9).
 func (s *Server) listTunnels(c *call) (any, error) {
-	q, err := c.archivedListQuery("tunnels:" + c.org.ID)
-	if err != nil {
-		return nil, err
-	}
 	workspace, filterWorkspace := c.queryString("workspace_id")
 	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
 		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %q", workspace)
+	}
+	return s.tunnelPage(c, workspace, filterWorkspace)
+}
+
+// tunnelPage is a page of the caller's tunnels, newest first, of one workspace when filter is set.
+func (s *Server) tunnelPage(c *call, workspace string, filter bool) (any, error) {
+	q, err := c.archivedListQuery("tunnels:" + c.org.ID)
+	if err != nil {
+		return nil, err
 	}
 	st := s.tunnels(c.st)
 	st.mu.Lock()
@@ -321,7 +331,7 @@ func (s *Server) listTunnels(c *call) (any, error) {
 			break
 		}
 		if rec.org != c.org || (rec.archived() && !q.includeArchived) ||
-			(filterWorkspace && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
+			(filter && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
 			continue
 		}
 		matched = append(matched, rec.Tunnel)
@@ -626,12 +636,18 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 		}
 		t.DisplayName = &opts.DisplayName
 	}
-	st := s.tunnels(world)
+	return s.addTunnel(s.tunnels(world), o, t), nil
+}
+
+// addTunnel stores t, of organization o, with the current time, a domain no tunnel of this
+// server has had, and an ID from the control counters whether the control API or POST
+// /v1/tunnels creates it, so that the two never hand out the same tunnel ID.
+func (s *Server) addTunnel(st *tunnelStore, o *org, t Tunnel) Tunnel {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	t.ID, t.CreatedAt, t.Domain = s.ctlIDs.next("tnl_"), s.clock.Now(), st.newDomain()
 	st.insert(&tunnelRec{Tunnel: t, org: o})
-	return t, nil
+	return t
 }
 
 // TokenRotations returns the audit records of a tunnel's token rotations, oldest first: who

@@ -27,6 +27,7 @@ type tunnelClient struct {
 	t      *testing.T
 	ts     *TestServer
 	bearer string
+	beta   string // the vendor-beta value sent; TunnelsBeta unless a test sets another
 	mu     sync.Mutex
 	seen   []seenResponse
 }
@@ -64,7 +65,7 @@ func (r tunnelResp) errMessage(t *testing.T) string {
 
 // newTunnelClient starts a test server (schema-checked) and a client of its first organization.
 func newTunnelClient(t *testing.T, opts ...Option) *tunnelClient {
-	return &tunnelClient{t: t, ts: NewTestServer(t, opts...), bearer: "test-bearer-token"}
+	return &tunnelClient{t: t, ts: NewTestServer(t, opts...), bearer: "test-bearer-token", beta: TunnelsBeta}
 }
 
 // do sends a request and ends the test on a transport error; body is JSON-encoded unless it is a
@@ -81,7 +82,7 @@ func (tc *tunnelClient) do(method, path string, body any, header ...string) tunn
 // send is do for goroutines other than the test's, which must not end the test.
 func (tc *tunnelClient) send(method, path string, body any, header ...string) (tunnelResp, error) {
 	if !strings.HasPrefix(path, "/_fake/") {
-		header = append([]string{"Authorization", "Bearer " + tc.bearer, "vendor-version", APIVersion, "vendor-beta", "mcp-tunnels-2026-05-19"}, header...)
+		header = append([]string{"Authorization", "Bearer " + tc.bearer, "vendor-version", APIVersion, "vendor-beta", tc.beta}, header...)
 	}
 	status, h, data, err := roundTrip(context.Background(), tc.ts, method, path, body, header...)
 	if err != nil {

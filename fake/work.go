@@ -1,6 +1,9 @@
 package fake
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -57,6 +60,20 @@ type WorkItem struct {
 	State             string            `json:"state"`
 	StopRequestedAt   *time.Time        `json:"stop_requested_at"`
 	StoppedAt         *time.Time        `json:"stopped_at"`
+	// Secret is the session's secret, which the worker that takes the item needs (the official
+	// SDKs' field). Derived from the ID when the item is made, so every answer carries the same.
+	Secret string `json:"secret"`
+}
+
+// workSecretKey keys the derivation of work item secrets, fixed so that answers are the same
+// from run to run.
+var workSecretKey = []byte("platformkit work secrets v1")
+
+// workSecret is the session secret of the work item with the ID.
+func workSecret(id string) string {
+	mac := hmac.New(sha256.New, workSecretKey)
+	mac.Write([]byte(id))
+	return "wsec_" + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
 // WorkData names the session a work item runs (spec 2.16).
@@ -286,7 +303,7 @@ func newWorkItem(id, envID, sessionID string, metadata map[string]string, create
 	return &workItem{
 		rec: WorkItem{
 			ID: id, Type: "work", CreatedAt: createdAt, Data: WorkData{ID: sessionID, Type: "session"},
-			EnvironmentID: envID, Metadata: orEmpty(metadata),
+			EnvironmentID: envID, Metadata: orEmpty(metadata), Secret: workSecret(id),
 		},
 	}
 }
@@ -478,6 +495,26 @@ func (s *Server) heartbeatWork(c *call) (any, error) {
 		}
 		resp.State = it.rec.State
 		return resp, nil
+	})
+}
+
+// updateWork patches a work item's metadata (the official SDKs' work update: a string upserts its
+// key, null deletes it, keys not named stay), in any state: metadata is the user's, not the
+// queue's. A patch that changes nothing answers the item as it is.
+func (s *Server) updateWork(c *call) (any, error) {
+	var req struct {
+		Metadata map[string]*string `json:"metadata"`
+	}
+	if err := c.bindValid(&req); err != nil {
+		return nil, err
+	}
+	return s.withItem(c, func(_ *environment, it *workItem, _ time.Time) (any, error) {
+		md, err := patchMetadata(it.rec.Metadata, req.Metadata, "a work item")
+		if err != nil {
+			return nil, err
+		}
+		it.rec.Metadata = md
+		return it.rec, nil
 	})
 }
 

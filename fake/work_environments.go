@@ -100,17 +100,11 @@ func (s *Server) updateEnvironment(c *call) (any, error) {
 			next.Config = req.Config
 		}
 		if req.Metadata != nil {
-			next.Metadata = maps.Clone(env.rec.Metadata)
-			for k, v := range req.Metadata {
-				if v == nil {
-					delete(next.Metadata, k)
-				} else {
-					next.Metadata[k] = *v
-				}
+			md, err := patchMetadata(env.rec.Metadata, req.Metadata, "an environment")
+			if err != nil {
+				return nil, err
 			}
-			if len(next.Metadata) > 16 {
-				return nil, invalidField("metadata", "an environment has at most 16 metadata pairs; this update would leave %d", len(next.Metadata))
-			}
+			next.Metadata = md
 		}
 		if !reflect.DeepEqual(next, env.rec) {
 			next.UpdatedAt = now
@@ -118,6 +112,31 @@ func (s *Server) updateEnvironment(c *call) (any, error) {
 		}
 		return env.rec, nil
 	})
+}
+
+// maxMetadataPairs is how many metadata pairs an environment or a work item holds (the limits of
+// memory-store metadata, spec 8).
+const maxMetadataPairs = 16
+
+// patchMetadata applies a metadata patch (a string upserts its key, null deletes it, keys not
+// named stay) to a copy of cur, and refuses a result beyond maxMetadataPairs; what names the
+// holder for that message.
+func patchMetadata(cur map[string]string, patch map[string]*string, what string) (map[string]string, error) {
+	next := maps.Clone(cur)
+	if next == nil {
+		next = map[string]string{}
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(next, k)
+		} else {
+			next[k] = *v
+		}
+	}
+	if len(next) > maxMetadataPairs {
+		return nil, invalidField("metadata", "%s has at most %d metadata pairs; this update would leave %d", what, maxMetadataPairs, len(next))
+	}
+	return next, nil
 }
 
 // archiveEnvironment sets archived_at; archiving again returns the record unchanged. An archived

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -776,5 +777,75 @@ func TestEnvironmentListAfterChange(t *testing.T) {
 	check("archive")
 	if got := api.ok("GET", "/v1/environments?include_archived=true&limit=100", nil).get(`data.#(id=="` + id + `").name`).String(); got != "renamed" {
 		t.Fatalf("the listed name is %q after the rename", got)
+	}
+}
+
+// TestWorkUpdateMergesMetadata: the SDKs' work update is a metadata patch: a string upserts its
+// key, null deletes it, keys not named stay; with the environment key too; other fields and the
+// item's state are untouched; the 16-pair limit holds for the result.
+func TestWorkUpdateMergesMetadata(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+	it := enqueue(t, ts, env, map[string]string{"keep": "1", "drop": "2", "change": "3"})
+	path := workPath(env, "/", it.ID)
+	got := api.ok("POST", path, map[string]any{"metadata": map[string]any{"drop": nil, "change": "three", "add": "4", "absent": nil}})
+	if md := got.get("metadata").Raw; md != `{"add":"4","change":"three","keep":"1"}` {
+		t.Fatalf("metadata after patch = %s", md)
+	}
+	if got.get("state").String() != "queued" || got.get("id").String() != it.ID {
+		t.Fatalf("update changed more than metadata: %s", got.body)
+	}
+	if md := api.ok("GET", path, nil).get("metadata").Raw; md != `{"add":"4","change":"three","keep":"1"}` {
+		t.Fatalf("metadata read back = %s", md)
+	}
+	if md := api.ok("POST", path, map[string]any{"metadata": map[string]any{}}).get("metadata").Raw; md != `{"add":"4","change":"three","keep":"1"}` {
+		t.Fatalf("an empty patch changed metadata: %s", md)
+	}
+	// The environment key reaches its own environment's items.
+	primary := workPath(acmePrimary, "/work_01AcmeQueuedBuild00000001")
+	if v := envKeyClient(t, ts).ok("POST", primary, map[string]any{"metadata": map[string]any{"by": "worker"}}).get("metadata.by").String(); v != "worker" {
+		t.Fatalf("update with the environment key: metadata.by = %q", v)
+	}
+	many := map[string]any{}
+	for i := range 14 {
+		many[fmt.Sprintf("k%02d", i)] = "v"
+	}
+	api.fails(400, "at most 16", "POST", path, map[string]any{"metadata": many})
+	for _, tc := range []struct {
+		body any
+		want string
+	}{
+		{nil, "metadata"},
+		{map[string]any{}, "metadata"},
+		{map[string]any{"metadata": "x"}, "metadata"},
+		{map[string]any{"metadata": map[string]any{"k": 1}}, "metadata.k"},
+		{map[string]any{"metadata": map[string]any{"": "v"}}, "metadata"},
+		{map[string]any{"metadata": map[string]any{"k": strings.Repeat("v", 513)}}, "metadata.k"},
+		{map[string]any{"metadata": map[string]any{}, "state": "stopped"}, "state: unknown field"},
+	} {
+		api.fails(400, tc.want, "POST", path, tc.body)
+	}
+	api.fails(404, "work_nope", "POST", workPath(env, "/work_nope"), map[string]any{"metadata": map[string]any{}})
+	if md := api.ok("GET", path, nil).get("metadata").Raw; md != `{"add":"4","change":"three","keep":"1"}` {
+		t.Fatalf("refused updates changed metadata: %s", md)
+	}
+}
+
+// TestWorkSecret: every answer for a work item carries its session secret (the SDKs' required
+// secret), the same one each time, and another item has another.
+func TestWorkSecret(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	const want = "wsec__iSV3EdgfxH7rTO2bTaHcv9P15mIo6akM3cC_Y654Vg"
+	if got := api.ok("GET", workPath(acmePrimary, "/work_01AcmeQueuedBuild00000001"), nil).get("secret").String(); got != want {
+		t.Fatalf("secret = %q, want %q", got, want)
+	}
+	polled := api.ok("GET", workPath(acmePrimary, "/poll"), nil)
+	if polled.get("id").String() != "work_01AcmeQueuedBuild00000001" || polled.get("secret").String() != want {
+		t.Fatalf("poll = %s", polled.body)
+	}
+	if other := api.ok("GET", workPath(acmePrimary, "/work_01AcmeQueuedReview0000001"), nil).get("secret").String(); other == want || other == "" {
+		t.Fatalf("another item's secret = %q", other)
 	}
 }

@@ -1,0 +1,93 @@
+package conformance
+
+import (
+	"net/http"
+
+	. "github.com/onsi/gomega"
+)
+
+// Routes the official SDKs call that the reference does not describe (EXTENSIONS.md §11): the
+// work item update, the workspace rate-limit update and /v1/tunnels. A target that does not
+// serve a route (404 or 405 to a probe) makes its check unsupported.
+
+// tunnelsAPIBeta is the beta value of /v1/tunnels (anthropic-sdk-go v1.84.0).
+const tunnelsAPIBeta = "mcp-tunnels-2026-06-22"
+
+// served ends the check as unsupported when the target does not serve the route resp answered:
+// a 404 or 405 to a request for records the check itself made or just read.
+func served(t *T, resp *Response, route string) {
+	if resp.Status == http.StatusNotFound || resp.Status == http.StatusMethodNotAllowed {
+		t.Unsupported("the target does not serve %s (it answered %d)", route, resp.Status)
+	}
+}
+
+// tunnelsAPI is a request of /v1/tunnels with its beta value.
+func tunnelsAPI(method, path, schema string, body any) Request {
+	return Request{Area: Tunnels, Method: method, Path: "/v1/tunnels" + path, Schema: schema, Body: body,
+		Header: http.Header{"vendor-beta": {tunnelsAPIBeta}}}
+}
+
+func init() {
+	ext := func(l Label) []Label { return []Label{l, Extension} }
+	Register(
+		Check{ID: "work/update-merges-metadata", Clause: "2.16", Labels: ext(Work),
+			Title: "POST .../work/{work_id} patches metadata: a string upserts its key, null deletes it, keys not named stay",
+			Run: func(t *T) {
+				env := createEnv(t)
+				id := enqueue(t, env)
+				update := func(md map[string]any) Request {
+					r := work(http.MethodPost, env, "/"+id, nil, "work/work")
+					r.Body = map[string]any{"metadata": md}
+					return r
+				}
+				first := t.Do(update(map[string]any{"keep": "1", "drop": "2"}))
+				served(t, first, "POST /v1/environments/{environment_id}/work/{work_id}")
+				t.Expect(first.Status).To(Equal(http.StatusOK), "%s", first)
+				second := t.OK(update(map[string]any{"drop": nil, "add": "3"}))
+				t.Expect(second.Get("metadata").Raw).To(MatchJSON(`{"keep":"1","add":"3"}`))
+				t.Expect(t.OK(getItem(env, id)).Get("metadata").Raw).To(MatchJSON(`{"keep":"1","add":"3"}`), "the item read back")
+			}},
+		Check{ID: "admin/workspace-rate-limit-update", Clause: "2.12", Labels: ext(Admin),
+			Title: "a workspace rate-limit update sets an override that the workspace's list then shows, with source workspace, and null clears it",
+			Run: func(t *T) {
+				entries := orgRateLimits(t)
+				if len(entries) == 0 || entries[0].Get("id").String() == "" {
+					t.Unsupported("the organization's rate limits have no entry with an id to update")
+				}
+				rl := entries[0]
+				limiter := rl.Get("limits.0.type").String()
+				ws := createWorkspace(t, map[string]any{"name": "conformance rate limits"}).Get("id").String()
+				path := "/v1/organizations/workspaces/" + ws + "/rate_limits"
+				set := func(value any) Request {
+					return adminReq(http.MethodPost, path+"/"+rl.Get("id").String(), "admin/workspace_rate_limit",
+						map[string]any{"limits": []map[string]any{{"type": limiter, "value": value}}})
+				}
+				resp := t.Do(set(7))
+				served(t, resp, "POST /v1/organizations/workspaces/{workspace_id}/rate_limits/{rate_limit_id}")
+				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+				listed := t.OK(adminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()
+				t.Expect(listed).To(HaveLen(1), "the new workspace's overrides")
+				t.Expect(listed[0].Get("rate_limit_id").String()).To(Equal(rl.Get("id").String()))
+				t.Expect(listed[0].Get("limits").Raw).To(MatchJSON(resp.Get("limits").Raw), "the list shows what the update answered")
+				t.Expect(listed[0].Get(`limits.#(type=="` + limiter + `").value`).Int()).To(BeEquivalentTo(7))
+				t.Expect(listed[0].Get(`limits.#(type=="` + limiter + `").source.type`).String()).To(Equal("workspace"))
+				t.OK(set(nil))
+				t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()).To(BeEmpty(), "after clearing")
+			}},
+		Check{ID: "tunnels/v1-tunnels-same-state", Clause: "4.9", Labels: append(ext(Tunnels), Destructive),
+			Title: "a tunnel created under /v1/tunnels (beta mcp-tunnels-2026-06-22) reads the same under /v1/organizations/tunnels, and an archive through either shows in both",
+			Run: func(t *T) {
+				resp := t.Do(tunnelsAPI(http.MethodPost, "", "tunnels/tunnel", map[string]any{"display_name": "conformance"}))
+				served(t, resp, "POST /v1/tunnels")
+				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+				id := resp.Get("id").String()
+				t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+				t.Expect(resp.Get("display_name").String()).To(Equal("conformance"))
+				org := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+				t.Expect(org.Body).To(MatchJSON(resp.Body), "the same tunnel under /v1/organizations/tunnels")
+				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+				again := t.OK(tunnelsAPI(http.MethodGet, "/"+id, "tunnels/tunnel", nil))
+				t.Expect(again.Get("archived_at").String()).NotTo(BeEmpty(), "archived through /v1/organizations/tunnels, as /v1/tunnels reads it")
+			}},
+	)
+}
