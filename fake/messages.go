@@ -32,9 +32,21 @@ type messageRequest struct {
 	Thinking *struct {
 		Type         string `json:"type"`
 		BudgetTokens int    `json:"budget_tokens"`
+		Display      string `json:"display"`
 	} `json:"thinking"`
-	raw      map[string]any
-	Messages []inputMessage `json:"-"`
+	OutputConfig *struct {
+		Format *outputFormat `json:"format"`
+	} `json:"output_config"`
+	OutputFormat      *outputFormat   `json:"output_format"` // the beta's deprecated spelling
+	InferenceGeo      string          `json:"inference_geo"`
+	Speed             string          `json:"speed"`
+	Container         json.RawMessage `json:"container"`
+	ContextManagement json.RawMessage `json:"context_management"`
+	raw               map[string]any
+	// omittedThinking is the number of thinking tokens generated but not shown (thinking.display
+	// "omitted"): billed as output all the same.
+	omittedThinking int
+	Messages        []inputMessage `json:"-"`
 }
 
 // inputMessage is one message of the request, its content as blocks: a string is shorthand for
@@ -44,12 +56,26 @@ type inputMessage struct {
 	blocks []block
 }
 
+// outputFormat is a structured-output format: the answer is JSON that validates against Schema.
+type outputFormat struct {
+	Schema map[string]any `json:"schema"`
+}
+
+// outputFormat is the request's structured-output format, in either spelling; nil without one.
+func (req *messageRequest) outputFormat() *outputFormat {
+	if req.OutputConfig != nil && req.OutputConfig.Format != nil {
+		return req.OutputConfig.Format
+	}
+	return req.OutputFormat
+}
+
 // toolDef is a tool of the request: a custom tool (Type "" or "custom") with an input schema,
-// or a versioned server tool.
+// or a versioned server tool. A strict tool's input must validate against its input schema.
 type toolDef struct {
 	Type        string         `json:"type"`
 	Name        string         `json:"name"`
 	InputSchema map[string]any `json:"input_schema"`
+	Strict      bool           `json:"strict"`
 }
 
 func (t toolDef) custom() bool { return t.Type == "" || t.Type == "custom" }
@@ -75,6 +101,33 @@ type Message struct {
 	StopSequence *string        `json:"stop_sequence"`
 	StopDetails  *StopDetails   `json:"stop_details"`
 	Usage        Usage          `json:"usage"`
+	// Container is the code-execution container the request named or asked for; null without.
+	Container *Container `json:"container"`
+	// ContextManagement reports the context edits applied, when the request configured any.
+	ContextManagement *ContextManagement `json:"context_management"`
+	// Diagnostics is the cache diagnosis a request asks for with diagnostics; always null here,
+	// as prompt caching is not modelled.
+	Diagnostics *struct{} `json:"diagnostics"`
+}
+
+// Container is a message's code-execution container: the one the request named, or a new one
+// when the request only listed skills.
+type Container struct {
+	ID        string           `json:"id"`
+	ExpiresAt string           `json:"expires_at"`
+	Skills    []ContainerSkill `json:"skills"`
+}
+
+// ContainerSkill is a skill loaded into a container.
+type ContainerSkill struct {
+	SkillID string `json:"skill_id"`
+	Type    string `json:"type"`
+	Version string `json:"version"`
+}
+
+// ContextManagement lists the context edits the service applied before the model ran.
+type ContextManagement struct {
+	AppliedEdits []map[string]any `json:"applied_edits"`
 }
 
 // StopDetails is the refusal record of a message whose stop_reason is "refusal" (section 2.9).
@@ -99,6 +152,18 @@ type Usage struct {
 		WebFetchRequests  int `json:"web_fetch_requests"`
 	} `json:"server_tool_use"`
 	ServiceTier string `json:"service_tier"`
+	// InferenceGeo is where inference ran: the request's inference_geo, else the default
+	// workspace's default_inference_geo ("global").
+	InferenceGeo string `json:"inference_geo"`
+	// Speed is the request's speed, "standard" by default.
+	Speed               string `json:"speed"`
+	OutputTokensDetails struct {
+		ThinkingTokens int `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
+	// Iterations and FallbackCredit are the beta's per-iteration and fallback accounting: null,
+	// as the fake runs one iteration of the requested model.
+	Iterations     []any `json:"iterations"`
+	FallbackCredit *any  `json:"fallback_credit"`
 }
 
 // headerScenario selects a canned response of the scenario library by name.
@@ -173,7 +238,46 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	if err := checkBase64Sources(req); err != nil {
 		return nil, err
 	}
+	if err := checkSystemMessages(req); err != nil {
+		return nil, err
+	}
+	if err := checkStrictSchemas(c, req); err != nil {
+		return nil, err
+	}
 	return req, checkToolChoice(req)
+}
+
+// checkSystemMessages applies the rules of role "system" messages (the newest SDKs' mid-
+// conversation instructions) that a schema cannot state: clear_at and a per-message
+// output_config belong to them only, and the conversation must still end with a turn of the
+// user or the assistant.
+func checkSystemMessages(req *messageRequest) error {
+	for i, m := range req.raw["messages"].([]any) {
+		m := m.(map[string]any)
+		if m["role"] == "system" {
+			continue
+		}
+		for _, k := range []string{"clear_at", "output_config"} {
+			if _, ok := m[k]; ok {
+				return invalidField(fmt.Sprintf("messages.%d.%s", i, k), "is only permitted on messages whose role is \"system\"")
+			}
+		}
+	}
+	if len(req.turns()) == 0 {
+		return invalidField("messages", "must hold at least one user or assistant message besides system messages")
+	}
+	return nil
+}
+
+// turns is the conversation without its system messages, which are instructions in front of
+// the model rather than turns of it.
+func (req *messageRequest) turns() []inputMessage {
+	for _, m := range req.Messages {
+		if m.Role == "system" {
+			return slices.DeleteFunc(slices.Clone(req.Messages), func(m inputMessage) bool { return m.Role == "system" })
+		}
+	}
+	return req.Messages
 }
 
 // checkMaxTokens applies the limits of max_tokens that depend on other fields: the model's own
@@ -261,13 +365,14 @@ func checkBase64Sources(req *messageRequest) error {
 // lastTurn is the last turn of the conversation: the role and the blocks of the trailing
 // messages of one role, since consecutive same-role turns are combined (spec 4.4).
 func (req *messageRequest) lastTurn() (string, []block) {
-	role := req.Messages[len(req.Messages)-1].Role
-	i := len(req.Messages)
-	for i > 0 && req.Messages[i-1].Role == role {
+	msgs := req.turns()
+	role := msgs[len(msgs)-1].Role
+	i := len(msgs)
+	for i > 0 && msgs[i-1].Role == role {
 		i--
 	}
 	var blocks []block
-	for _, m := range req.Messages[i:] {
+	for _, m := range msgs[i:] {
 		blocks = append(blocks, m.blocks...)
 	}
 	return role, blocks

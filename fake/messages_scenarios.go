@@ -1,10 +1,13 @@
 package fake
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The scenario library (fixtures/messages_scenarios.json): named canned responses that show
@@ -132,6 +135,46 @@ func (s *Server) pickReply(c *call, req *messageRequest) (*Reply, error) {
 
 // respondTo builds the message for a valid request: a canned reply (pickReply) or the scripted
 // model's. The fake fills in the same fields, and counts usage the same way, for both.
+// containerLifetime is how long a container lives after the request that made or named it.
+const containerLifetime = 30 * 24 * time.Hour
+
+// containerFor is the container a request uses: the one it names by ID (a string, or the beta's
+// object), a new one when it only lists skills; nil without a container field.
+func (s *Server) containerFor(req *messageRequest) *Container {
+	if len(req.Container) == 0 || string(req.Container) == "null" {
+		return nil
+	}
+	var spec struct {
+		ID     *string `json:"id"`
+		Skills []struct {
+			SkillID string  `json:"skill_id"`
+			Type    string  `json:"type"`
+			Version *string `json:"version"`
+		} `json:"skills"`
+	}
+	if err := json.Unmarshal(req.Container, &spec.ID); err != nil {
+		_ = json.Unmarshal(req.Container, &spec) // the schema checked the shape
+	}
+	ct := &Container{ExpiresAt: s.clock.Now().Add(containerLifetime).UTC().Format(time.RFC3339), Skills: []ContainerSkill{}}
+	if spec.ID != nil {
+		ct.ID = *spec.ID
+	} else {
+		ct.ID = s.ids.next("container_")
+	}
+	for _, sk := range spec.Skills {
+		ct.Skills = append(ct.Skills, ContainerSkill{SkillID: sk.SkillID, Type: sk.Type, Version: cmp.Or(ptrValue(sk.Version), "latest")})
+	}
+	return ct
+}
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
 func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
 	r, err := s.pickReply(c, req)
 	if err != nil {
@@ -147,8 +190,20 @@ func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
 	}
 	msg.StopReason = &reason
 	msg.Usage.InputTokens = countInputTokens(req.raw)
-	msg.Usage.OutputTokens = outputTokens(msg.Content)
-	msg.Usage.ServiceTier = "standard"
+	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.omittedThinking
+	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
+	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, defaultResidency.DefaultInferenceGeo)
+	msg.Usage.Speed = cmp.Or(req.Speed, "standard")
+	for _, b := range msg.Content {
+		if b["type"] == "thinking" {
+			msg.Usage.OutputTokensDetails.ThinkingTokens += blockTokens(b)
+		}
+	}
+	msg.Usage.OutputTokensDetails.ThinkingTokens += req.omittedThinking
+	msg.Container = s.containerFor(req)
+	if len(req.ContextManagement) > 0 && string(req.ContextManagement) != "null" {
+		msg.ContextManagement = &ContextManagement{AppliedEdits: []map[string]any{}}
+	}
 	for _, b := range msg.Content {
 		if b["type"] != "server_tool_use" {
 			continue
