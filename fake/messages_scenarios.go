@@ -152,7 +152,10 @@ func (s *Server) containerFor(req *messageRequest) *Container {
 			Version *string `json:"version"`
 		} `json:"skills"`
 	}
-	if err := json.Unmarshal(req.Container, &spec.ID); err != nil {
+	var id string
+	if json.Unmarshal(req.Container, &id) == nil {
+		spec.ID = &id
+	} else {
 		_ = json.Unmarshal(req.Container, &spec) // the schema checked the shape
 	}
 	ct := &Container{ExpiresAt: s.clock.Now().Add(containerLifetime).UTC().Format(time.RFC3339), Skills: []ContainerSkill{}}

@@ -21,11 +21,10 @@ const betaStructuredOutputs = "structured-outputs-2025-11-13"
 
 // The complexity limits of constrained decoding, summed over every strict schema of a request.
 const (
-	maxStrictTools     = 20
-	maxOptionalParams  = 24
-	maxUnionParams     = 16
-	maxPatternRepeat   = 1000 // the largest {n,m} bound a pattern may use
-	maxStrictSchemaRef = 64   // $ref resolutions along one path before a schema counts as recursive
+	maxStrictTools    = 20
+	maxOptionalParams = 24
+	maxUnionParams    = 16
+	maxPatternRepeat  = 1000 // the largest {n,m} bound a pattern may use
 )
 
 // strictKeywords are the JSON Schema keywords the grammar compiler understands; any other
@@ -42,8 +41,24 @@ var strictKeywords = map[string]bool{
 var strictFormats = []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
 
 // strictCheck walks the strict schemas of one request, counting toward the shared limits.
+// expanding holds the references being followed on the current path, which tells a recursive
+// schema; noFollow checks a definition's own keywords without following its references.
 type strictCheck struct {
 	optional, unions int
+	expanding        []string
+	noFollow         bool
+}
+
+// limits refuses a request whose strict schemas, summed, exceed the complexity limits; path
+// names the schema that went over.
+func (sc *strictCheck) limits(path string) error {
+	switch {
+	case sc.optional > maxOptionalParams:
+		return invalidField(path, "Schemas contain too many optional parameters (%d, summed over every strict schema of the request) which exceeds the limit: %d", sc.optional, maxOptionalParams)
+	case sc.unions > maxUnionParams:
+		return invalidField(path, "Schemas contains too many parameters with union types (%d parameters with type arrays or anyOf) which exceeds the limit: %d", sc.unions, maxUnionParams)
+	}
+	return nil
 }
 
 // checkStrictSchemas applies the structured-output rules to the request: the output format's
@@ -64,7 +79,10 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 		if req.OutputFormat != nil {
 			path = "output_format.schema"
 		}
-		if err := sc.check(f.Schema, f.Schema, path, 0); err != nil {
+		if err := sc.check(f.Schema, f.Schema, path); err != nil {
+			return err
+		}
+		if err := sc.limits(path); err != nil {
 			return err
 		}
 		if role, _ := req.lastTurn(); role == "assistant" {
@@ -90,7 +108,11 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 		if !t.custom() {
 			continue // a server tool's input schema is the service's own
 		}
-		if err := sc.check(t.InputSchema, t.InputSchema, fmt.Sprintf("tools.%d.input_schema", i), 0); err != nil {
+		path := fmt.Sprintf("tools.%d.input_schema", i)
+		if err := sc.check(t.InputSchema, t.InputSchema, path); err != nil {
+			return err
+		}
+		if err := sc.limits(path); err != nil {
 			return err
 		}
 	}
@@ -99,7 +121,7 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 
 // check refuses what the grammar compiler does not support in the schema s (a part of root), at
 // path, and counts optional and union-typed parameters toward the request's limits.
-func (sc *strictCheck) check(root, s map[string]any, path string, refs int) error {
+func (sc *strictCheck) check(root, s map[string]any, path string) error {
 	keys := make([]string, 0, len(s))
 	for k := range s {
 		keys = append(keys, k)
@@ -111,15 +133,20 @@ func (sc *strictCheck) check(root, s map[string]any, path string, refs int) erro
 		}
 	}
 	if ref, ok := s["$ref"].(string); ok {
-		if refs >= maxStrictSchemaRef {
-			return invalidField(path+".$ref", "Too many recursive definitions in schema: recursive schemas are not supported")
-		}
 		target, err := resolveRef(root, ref)
 		if err != nil {
 			return invalidField(path+".$ref", "%v", err)
 		}
-		if err := sc.check(root, target, path, refs+1); err != nil {
-			return err
+		if slices.Contains(sc.expanding, ref) {
+			return invalidField(path+".$ref", "Too many recursive definitions in schema: %s refers to itself, and recursive schemas are not supported", ref)
+		}
+		if !sc.noFollow {
+			sc.expanding = append(sc.expanding, ref)
+			err := sc.check(root, target, path)
+			sc.expanding = sc.expanding[:len(sc.expanding)-1]
+			if err != nil {
+				return err
+			}
 		}
 	}
 	for _, k := range []string{"$defs", "definitions"} {
@@ -129,8 +156,8 @@ func (sc *strictCheck) check(root, s map[string]any, path string, refs int) erro
 			if !ok {
 				return invalidField(path+"."+k+"."+name, "must be a schema object")
 			}
-			// Definitions are checked where they are used, and once here for their keywords.
-			if err := (&strictCheck{}).check(root, withoutRef(d), path+"."+k+"."+name, refs); err != nil {
+			// Definitions are counted where they are used, and checked here for their keywords.
+			if err := (&strictCheck{noFollow: true}).check(root, d, path+"."+k+"."+name); err != nil {
 				return err
 			}
 		}
@@ -177,13 +204,13 @@ func (sc *strictCheck) check(root, s map[string]any, path string, refs int) erro
 			if !slices.Contains(req, any(name)) {
 				sc.optional++
 			}
-			if err := sc.check(root, ps, path+".properties."+name, refs); err != nil {
+			if err := sc.check(root, ps, path+".properties."+name); err != nil {
 				return err
 			}
 		}
 	}
 	if items, ok := s["items"].(map[string]any); ok {
-		if err := sc.check(root, items, path+".items", refs); err != nil {
+		if err := sc.check(root, items, path+".items"); err != nil {
 			return err
 		}
 	}
@@ -200,33 +227,12 @@ func (sc *strictCheck) check(root, s map[string]any, path string, refs int) erro
 			if _, ref := as["$ref"]; ref && k == "allOf" {
 				return invalidField(fmt.Sprintf("%s.allOf.%d.$ref", path, i), "allOf with $ref is not supported by structured outputs")
 			}
-			if err := sc.check(root, as, fmt.Sprintf("%s.%s.%d", path, k, i), refs); err != nil {
+			if err := sc.check(root, as, fmt.Sprintf("%s.%s.%d", path, k, i)); err != nil {
 				return err
 			}
 		}
 	}
-	switch {
-	case sc.optional > maxOptionalParams:
-		return invalidField(path, "Schemas contain too many optional parameters (%d, summed over every strict schema of the request) which exceeds the limit: %d", sc.optional, maxOptionalParams)
-	case sc.unions > maxUnionParams:
-		return invalidField(path, "Schemas contains too many parameters with union types (%d parameters with type arrays or anyOf) which exceeds the limit: %d", sc.unions, maxUnionParams)
-	}
 	return nil
-}
-
-// withoutRef is s without its $ref, so that a definition's own keywords can be checked without
-// following a reference (which its uses do).
-func withoutRef(s map[string]any) map[string]any {
-	if _, ok := s["$ref"]; !ok {
-		return s
-	}
-	out := make(map[string]any, len(s))
-	for k, v := range s {
-		if k != "$ref" {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // resolveRef finds a local reference (#, #/$defs/name, #/definitions/name) in root.
