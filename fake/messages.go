@@ -61,6 +61,11 @@ type outputFormat struct {
 	Schema map[string]any `json:"schema"`
 }
 
+// hasContextManagement reports whether the request configured context management.
+func (req *messageRequest) hasContextManagement() bool {
+	return len(req.ContextManagement) > 0 && string(req.ContextManagement) != "null"
+}
+
 // outputFormat is the request's structured-output format, in either spelling; nil without one.
 func (req *messageRequest) outputFormat() *outputFormat {
 	if req.OutputConfig != nil && req.OutputConfig.Format != nil {
@@ -192,7 +197,13 @@ func (s *Server) countTokens(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]int{"input_tokens": countInputTokens(req.raw)}, nil
+	n := countInputTokens(req.raw)
+	// context_management reports the count before any context edit; the fake applies none.
+	var cm any
+	if req.hasContextManagement() {
+		cm = map[string]int{"original_input_tokens": n}
+	}
+	return map[string]any{"input_tokens": n, "context_management": cm}, nil
 }
 
 // readMessageRequest reads and validates a Create a Message (or count_tokens) body: first

@@ -204,7 +204,7 @@ func (s *Server) respondTo(c *call, req *messageRequest) (*Message, error) {
 	}
 	msg.Usage.OutputTokensDetails.ThinkingTokens += req.omittedThinking
 	msg.Container = s.containerFor(req)
-	if len(req.ContextManagement) > 0 && string(req.ContextManagement) != "null" {
+	if req.hasContextManagement() {
 		msg.ContextManagement = &ContextManagement{AppliedEdits: []map[string]any{}}
 	}
 	for _, b := range msg.Content {

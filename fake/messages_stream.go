@@ -118,7 +118,8 @@ func messageStream(msg *Message) sseStream {
 				return
 			}
 		}
-		if yield(ev("message_delta", "delta", map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails}, "usage", msg.Usage)) {
+		delta := map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails, "container": msg.Container}
+		if yield(ev("message_delta", "delta", delta, "usage", msg.Usage, "context_management", msg.ContextManagement)) {
 			yield(ev("message_stop"))
 		}
 	}
