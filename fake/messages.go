@@ -187,7 +187,7 @@ func (s *Server) createMessage(c *call) (any, error) {
 		return nil, err
 	}
 	if req.Stream {
-		return messageStream(msg), nil
+		return messageStream(msg, c.hasBeta(betaThinkingTokenCount)), nil
 	}
 	return msg, nil
 }
@@ -249,7 +249,7 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	if err := checkBase64Sources(req); err != nil {
 		return nil, err
 	}
-	if err := checkSystemMessages(req); err != nil {
+	if err := checkMessageOptions(req); err != nil {
 		return nil, err
 	}
 	if err := checkStrictSchemas(c, req); err != nil {
@@ -258,37 +258,19 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	return req, checkToolChoice(req)
 }
 
-// checkSystemMessages applies the rules of role "system" messages (the newest SDKs' mid-
-// conversation instructions) that a schema cannot state: clear_at and a per-message
-// output_config belong to them only, and the conversation must still end with a turn of the
-// user or the assistant.
-func checkSystemMessages(req *messageRequest) error {
+// checkMessageOptions refuses clear_at and a per-message output_config, which the newest SDKs
+// send: they permit them only on messages of role "system", and the Platform API has no system
+// role (its instructions are the top-level system parameter). The schema has checked their
+// values first, so a client learns both what it may send and why it may not send it here.
+func checkMessageOptions(req *messageRequest) error {
 	for i, m := range req.raw["messages"].([]any) {
-		m := m.(map[string]any)
-		if m["role"] == "system" {
-			continue
-		}
 		for _, k := range []string{"clear_at", "output_config"} {
-			if _, ok := m[k]; ok {
-				return invalidField(fmt.Sprintf("messages.%d.%s", i, k), "is only permitted on messages whose role is \"system\"")
+			if _, ok := m.(map[string]any)[k]; ok {
+				return invalidField(fmt.Sprintf("messages.%d.%s", i, k), "is only permitted on messages of role \"system\", and there is no system role: send instructions in the top-level system parameter")
 			}
 		}
 	}
-	if len(req.turns()) == 0 {
-		return invalidField("messages", "must hold at least one user or assistant message besides system messages")
-	}
 	return nil
-}
-
-// turns is the conversation without its system messages, which are instructions in front of
-// the model rather than turns of it.
-func (req *messageRequest) turns() []inputMessage {
-	for _, m := range req.Messages {
-		if m.Role == "system" {
-			return slices.DeleteFunc(slices.Clone(req.Messages), func(m inputMessage) bool { return m.Role == "system" })
-		}
-	}
-	return req.Messages
 }
 
 // checkMaxTokens applies the limits of max_tokens that depend on other fields: the model's own
@@ -376,7 +358,7 @@ func checkBase64Sources(req *messageRequest) error {
 // lastTurn is the last turn of the conversation: the role and the blocks of the trailing
 // messages of one role, since consecutive same-role turns are combined (spec 4.4).
 func (req *messageRequest) lastTurn() (string, []block) {
-	msgs := req.turns()
+	msgs := req.Messages
 	role := msgs[len(msgs)-1].Role
 	i := len(msgs)
 	for i > 0 && msgs[i-1].Role == role {

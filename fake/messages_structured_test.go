@@ -218,6 +218,10 @@ func TestThinkingDisplayOmitted(t *testing.T) {
 	if strings.Contains(string(stream), `"thinking_delta"`) || !strings.Contains(string(stream), `"signature_delta"`) {
 		t.Errorf("omitted stream: want a signature delta and no thinking delta:\n%s", stream)
 	}
+	_, counted := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", betaThinkingTokenCount)
+	if want := fmt.Sprintf(`"estimated_tokens":%d`, hidden.Get("usage.output_tokens_details.thinking_tokens").Int()); !strings.Contains(string(counted), want) {
+		t.Errorf("omitted stream with %s: want a thinking delta with %s:\n%s", betaThinkingTokenCount, want, counted)
+	}
 	expect400(t, ts, "/v1/messages", msgBody("thinking", map[string]any{"type": "adaptive", "display": "hidden"}), "thinking.display")
 }
 

@@ -3,13 +3,20 @@
 package messages
 
 import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 )
 
 // The optional fields the newest release (go.newest.mod) adds or spells differently: the
-// container as an object, speed and diagnostics outside the beta, system-role messages, and the
-// beta's compaction, fallbacks, fallback credit token and thinking block binding.
+// container as an object, speed and diagnostics outside the beta, and the beta's compaction,
+// fallbacks, fallback credit token and thinking block binding. Its messages of role "system"
+// (with clear_at and a per-message output_config) are left out: the Platform API has no system
+// role, and the fake refuses them as the service does (TestSystemRoleRefused).
 
 func addMessageFields(p *anthropic.MessageNewParams) {
 	p.Container = anthropic.MessageCreateParamsContainerUnion{OfContainers: &anthropic.ContainerParams{
@@ -18,14 +25,9 @@ func addMessageFields(p *anthropic.MessageNewParams) {
 	}}
 	p.Speed = anthropic.MessageNewParamsSpeedStandard
 	p.Diagnostics = anthropic.DiagnosticsParam{PreviousMessageID: param.Null[string]()}
-	p.Messages = append([]anthropic.MessageParam{{Role: anthropic.MessageParamRoleSystem, Content: []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock("Answer in metric units.")}}}, p.Messages...)
 }
 
 func addBetaFields(p *anthropic.BetaMessageNewParams) {
-	p.Messages = append([]anthropic.BetaMessageParam{{
-		Role: anthropic.BetaMessageParamRoleSystem, Content: []anthropic.BetaContentBlockParamUnion{anthropic.NewBetaTextBlock("Answer in metric units.")},
-		ClearAt: anthropic.BetaMessageParamClearAtNextUserMessage, OutputConfig: anthropic.BetaSystemMessageOutputConfigParam{Effort: anthropic.BetaSystemMessageOutputConfigEffortLow},
-	}}, p.Messages...)
 	p.Compaction = anthropic.BetaCompactionConfigUnionParam{OfSummarize: &anthropic.BetaSummarizeCompactionParam{Instructions: anthropic.String("Keep the city names.")}}
 	p.Fallbacks = anthropic.BetaFallbacksParamUnion{OfBetaFallbackArray: []anthropic.BetaFallbackParam{{
 		Model: "assistant-haiku-4-5", MaxTokens: anthropic.Int(1024), Speed: anthropic.BetaFallbackParamSpeedStandard,
@@ -38,4 +40,21 @@ func addBetaFields(p *anthropic.BetaMessageNewParams) {
 
 func addBetaCountFields(c *anthropic.BetaMessageCountTokensParams) {
 	c.Compaction = anthropic.BetaCompactionConfigUnionParam{OfSummarize: &anthropic.BetaSummarizeCompactionParam{Instructions: anthropic.String("Keep the city names.")}}
+}
+
+// TestSystemRoleRefused shows the newest SDK's system-role message answered as the reference
+// says: 400 naming the role, an error the SDK surfaces as such.
+func TestSystemRoleRefused(t *testing.T) {
+	client := newClient(t)
+	_, err := client.Beta.Messages.New(context.Background(), anthropic.BetaMessageNewParams{
+		Model: model, MaxTokens: 32,
+		Messages: append([]anthropic.BetaMessageParam{{
+			Role: anthropic.BetaMessageParamRoleSystem, Content: []anthropic.BetaContentBlockParamUnion{anthropic.NewBetaTextBlock("Answer in metric units.")},
+			ClearAt: anthropic.BetaMessageParamClearAtNextUserMessage,
+		}}, betaUserTurn("Hello")...),
+	})
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || !strings.Contains(apiErr.Error(), "messages.0.role") {
+		t.Errorf("a system-role message: %v, want a 400 naming messages.0.role", err)
+	}
 }

@@ -124,7 +124,7 @@ func fullBetaParams(previous string) anthropic.BetaMessageNewParams {
 			CacheControl:        anthropic.NewBetaCacheControlEphemeralParam(),
 			InputExamples:       []map[string]any{{"city": "Oslo"}},
 		}}},
-		Betas: []anthropic.AnthropicBeta{betaStructuredOutputs, "context-management-2025-06-27", "mcp-client-2025-04-04"},
+		Betas: []anthropic.AnthropicBeta{betaStructuredOutputs, "context-management-2025-06-27", "mcp-client-2025-04-04", "thinking-token-count-2026-05-13"},
 	}
 	addBetaFields(&p)
 	return p
