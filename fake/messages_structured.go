@@ -1,10 +1,11 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"regexp/syntax"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -25,7 +26,14 @@ const (
 	maxOptionalParams = 24
 	maxUnionParams    = 16
 	maxPatternRepeat  = 1000 // the largest {n,m} bound a pattern may use
+	// maxSchemaVisits bounds the work of checking a request's strict schemas: references are
+	// expanded where they are used, so a small schema whose definitions refer to each other
+	// many times over would otherwise expand exponentially.
+	maxSchemaVisits = 100_000
 )
+
+// errSchemaTooComplex stops a check that went over maxSchemaVisits; the caller names the schema.
+var errSchemaTooComplex = errors.New("too complex")
 
 // strictKeywords are the JSON Schema keywords the grammar compiler understands; any other
 // keyword is refused.
@@ -45,8 +53,17 @@ var strictFormats = []string{"date-time", "time", "date", "duration", "email", "
 // schema; noFollow checks a definition's own keywords without following its references.
 type strictCheck struct {
 	optional, unions int
+	visits           int
 	expanding        []string
 	noFollow         bool
+}
+
+// tooComplex names the schema at path in the error of a check that went over maxSchemaVisits.
+func tooComplex(err error, path string) error {
+	if err == errSchemaTooComplex {
+		return invalidField(path, "Schema is too complex for compilation: its references expand to more than %d subschemas", maxSchemaVisits)
+	}
+	return err
 }
 
 // limits refuses a request whose strict schemas, summed, exceed the complexity limits; path
@@ -79,7 +96,7 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 		if req.OutputFormat != nil {
 			path = "output_format.schema"
 		}
-		if err := sc.check(f.Schema, f.Schema, path); err != nil {
+		if err := tooComplex(sc.check(f.Schema, f.Schema, path), path); err != nil {
 			return err
 		}
 		if err := sc.limits(path); err != nil {
@@ -109,7 +126,7 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 			continue // a server tool's input schema is the service's own
 		}
 		path := fmt.Sprintf("tools.%d.input_schema", i)
-		if err := sc.check(t.InputSchema, t.InputSchema, path); err != nil {
+		if err := tooComplex(sc.check(t.InputSchema, t.InputSchema, path), path); err != nil {
 			return err
 		}
 		if err := sc.limits(path); err != nil {
@@ -122,14 +139,12 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 // check refuses what the grammar compiler does not support in the schema s (a part of root), at
 // path, and counts optional and union-typed parameters toward the request's limits.
 func (sc *strictCheck) check(root, s map[string]any, path string) error {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
+	if sc.visits++; sc.visits > maxSchemaVisits {
+		return errSchemaTooComplex
 	}
-	sort.Strings(keys) // the first offending keyword is the same on every run
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s)) { // the first offending keyword is the same on every run
 		if !strictKeywords[k] {
-			return invalidField(path+"."+k, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(sortedKeys(strictKeywords), ", "))
+			return invalidField(path+"."+k, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(slices.Sorted(maps.Keys(strictKeywords)), ", "))
 		}
 	}
 	if ref, ok := s["$ref"].(string); ok {
@@ -151,7 +166,7 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 	}
 	for _, k := range []string{"$defs", "definitions"} {
 		defs, _ := s[k].(map[string]any)
-		for _, name := range sortedKeys(defs) {
+		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			d, ok := defs[name].(map[string]any)
 			if !ok {
 				return invalidField(path+"."+k+"."+name, "must be a schema object")
@@ -196,7 +211,7 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 		props, _ := s["properties"].(map[string]any)
 		req, _ := s["required"].([]any)
-		for _, name := range sortedKeys(props) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			ps, ok := props[name].(map[string]any)
 			if !ok {
 				return invalidField(path+".properties."+name, "must be a schema object")
@@ -295,13 +310,4 @@ func schemaTypes(s map[string]any) []string {
 		return out
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

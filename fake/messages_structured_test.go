@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +17,7 @@ import (
 // obj is a closed object schema with every property required.
 func obj(props map[string]any) map[string]any {
 	req := []any{}
-	for _, n := range sortedKeys(props) {
+	for _, n := range slices.Sorted(maps.Keys(props)) {
 		req = append(req, n)
 	}
 	return map[string]any{"type": "object", "additionalProperties": false, "required": req, "properties": props}
@@ -121,6 +123,20 @@ func TestStrictToolInputValidates(t *testing.T) {
 	}
 }
 
+// explosive is a small schema whose definitions refer to the next one ten times each, twelve
+// levels deep: expanded, 10^12 subschemas.
+func explosive() map[string]any {
+	defs := map[string]any{"d12": map[string]any{"type": "string"}}
+	for i := 11; i >= 0; i-- {
+		props := map[string]any{}
+		for j := range 10 {
+			props[fmt.Sprintf("p%d", j)] = map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", i+1)}
+		}
+		defs[fmt.Sprintf("d%d", i)] = obj(props)
+	}
+	return with(obj(map[string]any{"v": map[string]any{"$ref": "#/$defs/d0"}}), []any{"$defs", defs})
+}
+
 // TestStructuredOutputRefusesUnsupportedSchemas covers the 400s: each keyword outside the
 // supported subset, and each rule of it, is refused naming the keyword's path.
 func TestStructuredOutputRefusesUnsupportedSchemas(t *testing.T) {
@@ -156,6 +172,7 @@ func TestStructuredOutputRefusesUnsupportedSchemas(t *testing.T) {
 		{"word boundary", obj(map[string]any{"v": map[string]any{"type": "string", "pattern": `\bword`}}), "properties.v.pattern"},
 		{"large repeat", obj(map[string]any{"v": map[string]any{"type": "string", "pattern": `a{1,1001}`}}), "properties.v.pattern"},
 		{"optional parameters", many(25, str), ""},
+		{"exponential references", explosive(), ""},
 		{"union parameters", obj(map[string]any{"a": many(17, map[string]any{"type": []any{"string", "null"}})}), ""},
 	}
 	for _, c := range cases {
