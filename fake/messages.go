@@ -358,14 +358,13 @@ func checkBase64Sources(req *messageRequest) error {
 // lastTurn is the last turn of the conversation: the role and the blocks of the trailing
 // messages of one role, since consecutive same-role turns are combined (spec 4.4).
 func (req *messageRequest) lastTurn() (string, []block) {
-	msgs := req.Messages
-	role := msgs[len(msgs)-1].Role
-	i := len(msgs)
-	for i > 0 && msgs[i-1].Role == role {
+	role := req.Messages[len(req.Messages)-1].Role
+	i := len(req.Messages)
+	for i > 0 && req.Messages[i-1].Role == role {
 		i--
 	}
 	var blocks []block
-	for _, m := range msgs[i:] {
+	for _, m := range req.Messages[i:] {
 		blocks = append(blocks, m.blocks...)
 	}
 	return role, blocks

@@ -29,7 +29,7 @@ const (
 	// maxSchemaVisits bounds the work of checking a request's strict schemas: references are
 	// expanded where they are used, so a small schema whose definitions refer to each other
 	// many times over would otherwise expand exponentially.
-	maxSchemaVisits = 100_000
+	maxSchemaVisits = 10_000
 )
 
 // errSchemaTooComplex stops a check that went over maxSchemaVisits; the caller names the schema.

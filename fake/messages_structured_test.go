@@ -73,10 +73,11 @@ func TestStructuredOutputValidatesAgainstItsSchema(t *testing.T) {
 	ts := NewTestServer(t)
 	for name, schema := range strictSchemas {
 		v := validator(t, schema)
-		for _, body := range []map[string]any{
-			msgBody("output_config", map[string]any{"format": map[string]any{"type": "json_schema", "schema": schema}}),
-			msgBody("output_format", map[string]any{"type": "json_schema", "schema": schema}),
-		} {
+		bodies := []map[string]any{msgBody("output_config", map[string]any{"format": map[string]any{"type": "json_schema", "schema": schema}})}
+		if name == "$ref" { // the beta's spelling takes the same path: one schema shows it
+			bodies = append(bodies, msgBody("output_format", map[string]any{"type": "json_schema", "schema": schema}))
+		}
+		for i, body := range bodies {
 			got := create(t, ts, body, "anthropic-beta", betaStructuredOutputs)
 			text := got.Get("content.0.text").String()
 			var doc any
@@ -89,6 +90,9 @@ func TestStructuredOutputValidatesAgainstItsSchema(t *testing.T) {
 			}
 			if got.Get("stop_reason").String() != "end_turn" || len(got.Get("content").Array()) != 1 {
 				t.Errorf("%s: %s, want one text block and end_turn", name, got.Raw)
+			}
+			if i > 0 {
+				continue // one spelling streams: the deltas are the text's either way
 			}
 			body["stream"] = true
 			_, stream := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", betaStructuredOutputs)
@@ -172,7 +176,6 @@ func TestStructuredOutputRefusesUnsupportedSchemas(t *testing.T) {
 		{"word boundary", obj(map[string]any{"v": map[string]any{"type": "string", "pattern": `\bword`}}), "properties.v.pattern"},
 		{"large repeat", obj(map[string]any{"v": map[string]any{"type": "string", "pattern": `a{1,1001}`}}), "properties.v.pattern"},
 		{"optional parameters", many(25, str), ""},
-		{"exponential references", explosive(), ""},
 		{"union parameters", obj(map[string]any{"a": many(17, map[string]any{"type": []any{"string", "null"}})}), ""},
 	}
 	for _, c := range cases {
@@ -189,6 +192,7 @@ func TestStructuredOutputRefusesUnsupportedSchemas(t *testing.T) {
 			})
 		}
 	}
+	expect400(t, ts, "/v1/messages", msgBody("output_config", map[string]any{"format": map[string]any{"type": "json_schema", "schema": explosive()}}), "output_config.format.schema")
 	// A non-strict tool keeps any schema: only strict ones are compiled.
 	if status, out := postMessages(t, ts, "/v1/messages", msgBody("tools", []any{map[string]any{"name": "act", "input_schema": cases[0].schema}})); status != http.StatusOK {
 		t.Errorf("non-strict tool with minimum: %d %s", status, out)
