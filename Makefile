@@ -82,6 +82,8 @@ fuzz: ## run every Go fuzz target for $(FUZZTIME) each; a failing input is saved
 fuzz-short: ## every fuzz target for 3 s: part of make test
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s FUZZMINIMIZETIME=500ms
 
+# examples/go-sdk is a module of its own, so that the official Go SDK is no dependency of
+# platformkit; it runs against the pinned SDK release (go.mod) and the newest (go.newest.mod).
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	@$(TESTREPORT) . -count=1 ./examples/...

@@ -29,16 +29,25 @@ func checkVersionHeaders(r *http.Request, ifc *iface) ([]string, error) {
 	return betas, nil
 }
 
-// parseBetas collects vendor-beta values from every header line, each a comma-separated list
-// (spec 9.2, gaps §2). Unknown values are kept: any string is allowed.
+// betaHeaders are the headers beta values come in: the reference's vendor-beta, and the
+// official SDKs' anthropic-beta, in which they send the betas of a call's parameters.
+var betaHeaders = []string{"Vendor-Beta", "Anthropic-Beta"}
+
+// parseBetas collects beta values from every header line of betaHeaders, each a comma-separated
+// list (spec 9.2, gaps §2). Unknown values are kept: any string is allowed.
 func parseBetas(h http.Header) []string {
 	var out []string
-	for _, line := range h.Values("Vendor-Beta") {
-		for _, v := range strings.Split(line, ",") {
-			if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
-				out = append(out, v)
+	for _, name := range betaHeaders {
+		for _, line := range h.Values(name) {
+			for _, v := range strings.Split(line, ",") {
+				if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
+					out = append(out, v)
+				}
 			}
 		}
 	}
 	return out
 }
+
+// hasBeta reports whether the request selected the beta value.
+func (c *call) hasBeta(v string) bool { return slices.Contains(c.betas, v) }

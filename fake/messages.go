@@ -32,9 +32,21 @@ type messageRequest struct {
 	Thinking *struct {
 		Type         string `json:"type"`
 		BudgetTokens int    `json:"budget_tokens"`
+		Display      string `json:"display"`
 	} `json:"thinking"`
-	raw      map[string]any
-	Messages []inputMessage `json:"-"`
+	OutputConfig *struct {
+		Format *outputFormat `json:"format"`
+	} `json:"output_config"`
+	OutputFormat      *outputFormat   `json:"output_format"` // the beta's deprecated spelling
+	InferenceGeo      string          `json:"inference_geo"`
+	Speed             string          `json:"speed"`
+	Container         json.RawMessage `json:"container"`
+	ContextManagement json.RawMessage `json:"context_management"`
+	raw               map[string]any
+	// omittedThinking is the number of thinking tokens generated but not shown (thinking.display
+	// "omitted"): billed as output all the same.
+	omittedThinking int
+	Messages        []inputMessage `json:"-"`
 }
 
 // inputMessage is one message of the request, its content as blocks: a string is shorthand for
@@ -44,12 +56,31 @@ type inputMessage struct {
 	blocks []block
 }
 
+// outputFormat is a structured-output format: the answer is JSON that validates against Schema.
+type outputFormat struct {
+	Schema map[string]any `json:"schema"`
+}
+
+// hasContextManagement reports whether the request configured context management.
+func (req *messageRequest) hasContextManagement() bool {
+	return len(req.ContextManagement) > 0 && string(req.ContextManagement) != "null"
+}
+
+// outputFormat is the request's structured-output format, in either spelling; nil without one.
+func (req *messageRequest) outputFormat() *outputFormat {
+	if req.OutputConfig != nil && req.OutputConfig.Format != nil {
+		return req.OutputConfig.Format
+	}
+	return req.OutputFormat
+}
+
 // toolDef is a tool of the request: a custom tool (Type "" or "custom") with an input schema,
-// or a versioned server tool.
+// or a versioned server tool. A strict tool's input must validate against its input schema.
 type toolDef struct {
 	Type        string         `json:"type"`
 	Name        string         `json:"name"`
 	InputSchema map[string]any `json:"input_schema"`
+	Strict      bool           `json:"strict"`
 }
 
 func (t toolDef) custom() bool { return t.Type == "" || t.Type == "custom" }
@@ -75,6 +106,33 @@ type Message struct {
 	StopSequence *string        `json:"stop_sequence"`
 	StopDetails  *StopDetails   `json:"stop_details"`
 	Usage        Usage          `json:"usage"`
+	// Container is the code-execution container the request named or asked for; null without.
+	Container *Container `json:"container"`
+	// ContextManagement reports the context edits applied, when the request configured any.
+	ContextManagement *ContextManagement `json:"context_management"`
+	// Diagnostics is the cache diagnosis a request asks for with diagnostics; always null here,
+	// as prompt caching is not modelled.
+	Diagnostics *struct{} `json:"diagnostics"`
+}
+
+// Container is a message's code-execution container: the one the request named, or a new one
+// when the request only listed skills.
+type Container struct {
+	ID        string           `json:"id"`
+	ExpiresAt string           `json:"expires_at"`
+	Skills    []ContainerSkill `json:"skills"`
+}
+
+// ContainerSkill is a skill loaded into a container.
+type ContainerSkill struct {
+	SkillID string `json:"skill_id"`
+	Type    string `json:"type"`
+	Version string `json:"version"`
+}
+
+// ContextManagement lists the context edits the service applied before the model ran.
+type ContextManagement struct {
+	AppliedEdits []map[string]any `json:"applied_edits"`
 }
 
 // StopDetails is the refusal record of a message whose stop_reason is "refusal" (section 2.9).
@@ -99,6 +157,18 @@ type Usage struct {
 		WebFetchRequests  int `json:"web_fetch_requests"`
 	} `json:"server_tool_use"`
 	ServiceTier string `json:"service_tier"`
+	// InferenceGeo is where inference ran: the request's inference_geo, else the default
+	// workspace's default_inference_geo ("global").
+	InferenceGeo string `json:"inference_geo"`
+	// Speed is the request's speed, "standard" by default.
+	Speed               string `json:"speed"`
+	OutputTokensDetails struct {
+		ThinkingTokens int `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
+	// Iterations and FallbackCredit are the beta's per-iteration and fallback accounting: null,
+	// as the fake runs one iteration of the requested model.
+	Iterations     []any `json:"iterations"`
+	FallbackCredit *any  `json:"fallback_credit"`
 }
 
 // headerScenario selects a canned response of the scenario library by name.
@@ -135,7 +205,7 @@ func (s *Server) createMessage(c *call) (any, error) {
 	}
 	msg := s.answerWith(req, r)
 	if req.Stream {
-		return messageStream(msg), nil
+		return messageStream(msg, c.hasBeta(betaThinkingTokenCount)), nil
 	}
 	return msg, nil
 }
@@ -148,7 +218,13 @@ func (s *Server) countTokens(c *call) (any, error) {
 	if v, ok, err := s.fromTape(c, req, false); ok {
 		return v, err
 	}
-	return map[string]int{"input_tokens": countInputTokens(req.raw)}, nil
+	n := countInputTokens(req.raw)
+	// context_management reports the count before any context edit; the fake applies none.
+	var cm any
+	if req.hasContextManagement() {
+		cm = map[string]int{"original_input_tokens": n}
+	}
+	return map[string]any{"input_tokens": n, "context_management": cm}, nil
 }
 
 // readMessageRequest reads and validates a Create a Message (or count_tokens) body: first
@@ -194,7 +270,28 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	if err := checkBase64Sources(req); err != nil {
 		return nil, err
 	}
+	if err := checkMessageOptions(req); err != nil {
+		return nil, err
+	}
+	if err := checkStrictSchemas(c, req); err != nil {
+		return nil, err
+	}
 	return req, checkToolChoice(req)
+}
+
+// checkMessageOptions refuses clear_at and a per-message output_config, which the newest SDKs
+// send: they permit them only on messages of role "system", and the Platform API has no system
+// role (its instructions are the top-level system parameter). The schema has checked their
+// values first, so a client learns both what it may send and why it may not send it here.
+func checkMessageOptions(req *messageRequest) error {
+	for i, m := range req.raw["messages"].([]any) {
+		for _, k := range []string{"clear_at", "output_config"} {
+			if _, ok := m.(map[string]any)[k]; ok {
+				return invalidField(fmt.Sprintf("messages.%d.%s", i, k), "is only permitted on messages of role \"system\", and there is no system role: send instructions in the top-level system parameter")
+			}
+		}
+	}
+	return nil
 }
 
 // checkMaxTokens applies the limits of max_tokens that depend on other fields: the model's own

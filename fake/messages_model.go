@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 )
@@ -186,7 +187,13 @@ func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
 		if len(toks) > 0 {
 			text := strings.Join(toks, "")
 			sig := sha256.Sum256(append(sum[:], text...))
-			content = append(content, block{"type": "thinking", "thinking": text, "signature": base64.StdEncoding.EncodeToString(sig[:])})
+			shown := text
+			if t.Display == "omitted" {
+				// The thinking happened and is billed; only its text is left out. The signature
+				// is the one the full text has, so the block can be passed back unchanged.
+				shown, req.omittedThinking = "", len(toks)
+			}
+			content = append(content, block{"type": "thinking", "thinking": shown, "signature": base64.StdEncoding.EncodeToString(sig[:])})
 		}
 		if !ok {
 			return truncated()
@@ -206,7 +213,24 @@ func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
 
 	tool := pickTool(req, r)
 	forced := req.ToolChoice != nil && (req.ToolChoice.Type == "any" || req.ToolChoice.Type == "tool")
-	if !forced {
+	if f := req.outputFormat(); f != nil && !forced && tool == nil {
+		// Structured outputs: the answer is one text block of JSON made by the tool-input
+		// generator from the schema, within what max_tokens leaves (cut short like any text).
+		g := newInputGen(r, b.left, f.Schema)
+		data, _ := json.Marshal(g.instance(f.Schema, 0))
+		toks, ok := b.take(tokens(string(data)))
+		if g.exhausted && ok && len(toks) > 0 {
+			toks, ok = toks[:len(toks)-1], false // the value did not fit: the JSON stops short
+		}
+		if len(toks) > 0 {
+			content = append(content, block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
+		}
+		if !ok {
+			return truncated()
+		}
+		return content, "end_turn", nil
+	}
+	if !forced && req.outputFormat() == nil {
 		n := 10 + r.intn(40)
 		if tool != nil {
 			n = 6 + r.intn(6)
@@ -234,7 +258,7 @@ func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
 	if tool == nil {
 		return content, "end_turn", nil
 	}
-	g := newInputGen(r, b.left)
+	g := newInputGen(r, b.left, tool.InputSchema)
 	input := g.instance(tool.InputSchema, 0)
 	if g.exhausted {
 		return truncated()
@@ -318,19 +342,20 @@ const (
 // schema where maxGenerated allows.
 type inputGen struct {
 	r         *rng
-	values    int // values left
-	bytes     int // string bytes left
+	root      map[string]any // the schema that local $refs point into
+	values    int            // values left
+	bytes     int            // string bytes left
 	exhausted bool
 }
 
-func newInputGen(r *rng, maxTokens int) *inputGen {
-	return &inputGen{r: r, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes}
+func newInputGen(r *rng, maxTokens int, root map[string]any) *inputGen {
+	return &inputGen{r: r, root: root, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes}
 }
 
 // instance generates a value that satisfies the JSON Schema s, deterministically: every
 // property of an object, the first alternative of anyOf/oneOf, numbers within their bounds,
-// strings within their lengths and of the common formats. Patterns are not followed. Once the
-// budget is spent it returns nil and sets g.exhausted.
+// strings within their lengths, patterns and the common formats, local $refs followed and allOf
+// merged. Once the budget is spent it returns nil and sets g.exhausted.
 func (g *inputGen) instance(s map[string]any, depth int) any {
 	if g.values <= 0 {
 		g.exhausted = true
@@ -338,13 +363,23 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 	}
 	g.values--
 	r := g.r
+	if ref, ok := s["$ref"].(string); ok && depth <= maxSchemaDepth {
+		if target, err := resolveRef(g.root, ref); err == nil {
+			g.values++ // the target stands for this value
+			return g.instance(target, depth+1)
+		}
+	}
 	if v, ok := s["const"]; ok {
 		return v
 	}
 	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
 		return e[r.intn(len(e))]
 	}
-	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+	if alts, ok := s["allOf"].([]any); ok && len(alts) > 0 && depth <= maxSchemaDepth {
+		g.values++ // the merged schema stands for this value
+		return g.instance(g.mergeAllOf(s, alts), depth+1)
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
 			if first, ok := alts[0].(map[string]any); ok {
 				g.values++ // the alternative stands for this value
@@ -367,7 +402,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 	case "object":
 		out := map[string]any{}
 		props, _ := s["properties"].(map[string]any)
-		if depth > 8 {
+		if depth > maxSchemaDepth {
 			return out
 		}
 		names := make([]string, 0, len(props))
@@ -412,6 +447,13 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		return nil
 	}
 	str := stringInstance(s, r)
+	if p, ok := s["pattern"].(string); ok {
+		if re, err := syntax.Parse(p, syntax.Perl); err == nil {
+			var sb strings.Builder
+			patternInstance(&sb, re.Simplify(), r)
+			str = sb.String()
+		}
+	}
 	if g.bytes -= len(str); g.bytes < 0 {
 		g.exhausted = true
 		return nil
@@ -431,12 +473,114 @@ func stringInstance(s map[string]any, r *rng) string {
 		return "https://example.com/" + vocabulary[r.intn(len(vocabulary))]
 	case "uuid":
 		return "00000000-0000-4000-8000-000000000000"
+	case "time":
+		return "12:00:00Z"
+	case "duration":
+		return "P1D"
+	case "hostname":
+		return "example.com"
+	case "ipv4":
+		return "192.0.2.1"
+	case "ipv6":
+		return "2001:db8::1"
 	}
 	w := vocabulary[r.intn(len(vocabulary))]
 	if n := min(intKeyword(s, "minLength", 0), maxGenerated); len(w) < n {
 		w += strings.Repeat("a", n-len(w))
 	}
 	return w[:min(len(w), max(intKeyword(s, "maxLength", len(w)), 0))]
+}
+
+// maxSchemaDepth bounds how deep the generator follows a schema (nesting, $ref and allOf alike):
+// deeper objects come out empty, so a recursive schema cannot recurse forever.
+const maxSchemaDepth = 8
+
+// mergeAllOf folds the alternatives of s's allOf (references followed) into one schema: their
+// properties and required lists joined, their other keywords taken from the first that has
+// them. The generator makes one value that satisfies every alternative of a structured-output
+// schema this way, as those alternatives may only add properties and constraints.
+func (g *inputGen) mergeAllOf(s map[string]any, alts []any) map[string]any {
+	out := map[string]any{}
+	props := map[string]any{}
+	var req []any
+	add := func(x map[string]any) {
+		for k, v := range x {
+			switch k {
+			case "allOf":
+			case "properties":
+				pm, _ := v.(map[string]any)
+				for n, ps := range pm {
+					props[n] = ps
+				}
+			case "required":
+				rl, _ := v.([]any)
+				req = append(req, rl...)
+			default:
+				if _, set := out[k]; !set {
+					out[k] = v
+				}
+			}
+		}
+	}
+	add(s)
+	for _, a := range alts {
+		as, _ := a.(map[string]any)
+		if ref, ok := as["$ref"].(string); ok {
+			if t, err := resolveRef(g.root, ref); err == nil {
+				as = t
+			}
+		}
+		add(as)
+	}
+	if len(props) > 0 {
+		out["properties"] = props
+	}
+	if len(req) > 0 {
+		out["required"] = req
+	}
+	return out
+}
+
+// patternInstance writes a string that the regular expression re matches (a partial match is
+// enough for a JSON Schema pattern, and a full one is made): the first or a random choice of
+// each alternative, class and repetition, repetitions at most two beyond their minimum.
+func patternInstance(sb *strings.Builder, re *syntax.Regexp, r *rng) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		sb.WriteString(string(re.Rune))
+	case syntax.OpCharClass:
+		if len(re.Rune) >= 2 {
+			i := r.intn(len(re.Rune)/2) * 2
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			sb.WriteRune(lo + rune(r.intn(int(min(hi-lo, 25))+1)))
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		sb.WriteByte('a')
+	case syntax.OpCapture:
+		patternInstance(sb, re.Sub[0], r)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			patternInstance(sb, s, r)
+		}
+	case syntax.OpAlternate:
+		patternInstance(sb, re.Sub[r.intn(len(re.Sub))], r)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := re.Min, re.Max
+		switch re.Op {
+		case syntax.OpStar:
+			lo, hi = 0, 2
+		case syntax.OpPlus:
+			lo, hi = 1, 3
+		case syntax.OpQuest:
+			lo, hi = 0, 1
+		}
+		if hi < 0 || hi > lo+2 {
+			hi = lo + 2
+		}
+		for range lo + r.intn(hi-lo+1) {
+			patternInstance(sb, re.Sub[0], r)
+		}
+	}
 }
 
 // maxKeyword bounds what intKeyword returns, so that arithmetic on schema bounds cannot overflow

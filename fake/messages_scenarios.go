@@ -1,10 +1,13 @@
 package fake
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The scenario library (fixtures/messages_scenarios.json): named canned responses that show
@@ -121,6 +124,49 @@ func (s *Server) explicitReply(c *call, req *messageRequest) (*Reply, error) {
 	return nil, nil
 }
 
+// containerLifetime is how long a container lives after the request that made or named it.
+const containerLifetime = 30 * 24 * time.Hour
+
+// containerFor is the container a request uses: the one it names by ID (a string, or the beta's
+// object), a new one when it only lists skills; nil without a container field.
+func (s *Server) containerFor(req *messageRequest) *Container {
+	if len(req.Container) == 0 || string(req.Container) == "null" {
+		return nil
+	}
+	var spec struct {
+		ID     *string `json:"id"`
+		Skills []struct {
+			SkillID string  `json:"skill_id"`
+			Type    string  `json:"type"`
+			Version *string `json:"version"`
+		} `json:"skills"`
+	}
+	var id string
+	if json.Unmarshal(req.Container, &id) == nil {
+		spec.ID = &id
+	} else {
+		_ = json.Unmarshal(req.Container, &spec) // the schema checked the shape
+	}
+	ct := &Container{ExpiresAt: s.clock.Now().Add(containerLifetime).UTC().Format(time.RFC3339), Skills: []ContainerSkill{}}
+	if spec.ID != nil {
+		ct.ID = *spec.ID
+	} else {
+		ct.ID = s.ids.next("container_")
+	}
+	for _, sk := range spec.Skills {
+		ct.Skills = append(ct.Skills, ContainerSkill{SkillID: sk.SkillID, Type: sk.Type, Version: cmp.Or(ptrValue(sk.Version), "latest")})
+	}
+	return ct
+}
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil.
 func (s *Server) answerWith(req *messageRequest, r *Reply) *Message {
@@ -134,6 +180,10 @@ func (s *Server) answerWith(req *messageRequest, r *Reply) *Message {
 	}
 	msg.StopReason = &reason
 	s.countUsage(msg, req)
+	msg.Container = s.containerFor(req)
+	if req.hasContextManagement() {
+		msg.ContextManagement = &ContextManagement{AppliedEdits: []map[string]any{}}
+	}
 	return msg
 }
 
@@ -143,8 +193,16 @@ func (s *Server) answerWith(req *messageRequest, r *Reply) *Message {
 func (s *Server) countUsage(msg *Message, req *messageRequest) {
 	msg.Usage = Usage{}
 	msg.Usage.InputTokens = countInputTokens(req.raw)
-	msg.Usage.OutputTokens = outputTokens(msg.Content)
-	msg.Usage.ServiceTier = "standard"
+	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.omittedThinking
+	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
+	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, defaultResidency.DefaultInferenceGeo)
+	msg.Usage.Speed = cmp.Or(req.Speed, "standard")
+	for _, b := range msg.Content {
+		if b["type"] == "thinking" {
+			msg.Usage.OutputTokensDetails.ThinkingTokens += blockTokens(b)
+		}
+	}
+	msg.Usage.OutputTokensDetails.ThinkingTokens += req.omittedThinking
 	for _, b := range msg.Content {
 		if b["type"] != "server_tool_use" {
 			continue

@@ -87,8 +87,13 @@ const (
 	bytesPerJSON   = 24
 )
 
-// messageStream is the event sequence of gaps §4 for msg.
-func messageStream(msg *Message) sseStream {
+// betaThinkingTokenCount is the beta under which thinking deltas carry estimated_tokens.
+const betaThinkingTokenCount = "thinking-token-count-2026-05-13"
+
+// messageStream is the event sequence of gaps §4 for msg. With estimate (the thinking token
+// count beta), thinking deltas carry estimated_tokens: null while the text is shown, and an
+// omitted thinking block streams one delta with no text whose estimate is its hidden tokens.
+func messageStream(msg *Message, estimate bool) sseStream {
 	start := *msg
 	start.Content = []block{}
 	start.StopReason, start.StopSequence, start.StopDetails = nil, nil, nil
@@ -106,6 +111,9 @@ func messageStream(msg *Message) sseStream {
 		}
 		for i, b := range msg.Content {
 			first, deltas := splitBlock(b)
+			if estimate && b["type"] == "thinking" {
+				deltas = estimateThinking(deltas, b, msg.Usage.OutputTokensDetails.ThinkingTokens)
+			}
 			if !yield(ev("content_block_start", "index", i, "content_block", first)) {
 				return
 			}
@@ -118,7 +126,8 @@ func messageStream(msg *Message) sseStream {
 				return
 			}
 		}
-		if yield(ev("message_delta", "delta", map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails}, "usage", msg.Usage)) {
+		delta := map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails, "container": msg.Container}
+		if yield(ev("message_delta", "delta", delta, "usage", msg.Usage, "context_management", msg.ContextManagement)) {
 			yield(ev("message_stop"))
 		}
 	}
@@ -159,6 +168,21 @@ func splitBlock(b block) (block, []map[string]any) {
 		}
 	}
 	return first, deltas
+}
+
+// estimateThinking adds estimated_tokens to the thinking deltas of b: null on deltas with text,
+// and for a block whose text is omitted, one delta carrying the hidden tokens (the fake makes
+// one thinking block a message, so they are all of the message's thinking tokens).
+func estimateThinking(deltas []map[string]any, b block, hidden int) []map[string]any {
+	if b["thinking"] == "" {
+		return append([]map[string]any{{"type": "thinking_delta", "thinking": "", "estimated_tokens": hidden}}, deltas...)
+	}
+	for _, d := range deltas {
+		if d["type"] == "thinking_delta" {
+			d["estimated_tokens"] = nil
+		}
+	}
+	return deltas
 }
 
 // chunkTokens groups the tokens of s, tokensPerDelta at a time.

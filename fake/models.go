@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -19,7 +20,16 @@ type modelInfo struct {
 	MaxInputTokens int            `json:"max_input_tokens"`
 	MaxTokens      int            `json:"max_tokens"`
 	Capabilities   map[string]any `json:"capabilities"`
-	encoded        []byte         // the record as JSON, encoded once at load: the catalogue never changes
+	// The lifecycle fields of the newest SDKs' ModelInfo; a fixture may set them, and without
+	// them a model is active, with no deprecation or retirement scheduled.
+	Lifecycle    string     `json:"lifecycle"`
+	Line         *string    `json:"line"`
+	DeprecatedAt *time.Time `json:"deprecated_at"`
+	RetiresAt    *time.Time `json:"retires_at"`
+	// AllowedFallbackModels are the models a request for this one may name in fallbacks (the
+	// beta's ModelInfo); the same line's other models when the fixture does not say.
+	AllowedFallbackModels []string `json:"allowed_fallback_models"`
+	encoded               []byte   // the record as JSON, encoded once at load: the catalogue never changes
 }
 
 // MarshalJSON answers the record encoded at load time.
@@ -46,6 +56,7 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 	cat := modelCatalog{list: file.Models, byID: map[string]*modelInfo{}}
 	slices.SortFunc(cat.list, func(a, b *modelInfo) int { return newestFirst(modelKey(a), modelKey(b)) })
 	for _, m := range cat.list {
+		completeModel(m, cat.list)
 		type plain modelInfo // without the MarshalJSON method
 		var err error
 		if m.encoded, err = encodeRecord((*plain)(m)); err != nil {
@@ -62,6 +73,71 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 	}
 	fx.models = cat
 	return nil
+}
+
+// modelLines are the model lines of the newest SDKs' ModelInfo.line.
+var modelLines = []string{"haiku", "sonnet", "opus", "fable", "mythos"}
+
+// completeModel fills what a fixture left out of m with the defaults the newest SDKs' ModelInfo
+// needs: lifecycle active, the line its ID names (assistant-<line>-...), the same line's other
+// models as fallbacks, and the capabilities derived from the ones the fixture states (the
+// server tools follow code_execution, compaction follows compact_20260112, thinking can always
+// be disabled and never runs between tools only).
+func completeModel(m *modelInfo, all []*modelInfo) {
+	line := func(id string) string {
+		for _, l := range modelLines {
+			if strings.HasPrefix(id, "assistant-"+l+"-") {
+				return l
+			}
+		}
+		return ""
+	}
+	if m.Lifecycle == "" {
+		m.Lifecycle = "active"
+	}
+	if l := line(m.ID); m.Line == nil && l != "" {
+		m.Line = &l
+	}
+	if m.AllowedFallbackModels == nil {
+		m.AllowedFallbackModels = []string{}
+		for _, o := range all {
+			if o != m && m.Line != nil && line(o.ID) == *m.Line {
+				m.AllowedFallbackModels = append(m.AllowedFallbackModels, o.ID)
+			}
+		}
+	}
+	caps := m.Capabilities
+	if caps == nil {
+		return
+	}
+	supported := func(path ...string) bool {
+		var v any = caps
+		for _, p := range path {
+			mv, _ := v.(map[string]any)
+			v = mv[p]
+		}
+		b, _ := v.(bool)
+		return b
+	}
+	leaf := func(b bool) map[string]any { return map[string]any{"supported": b} }
+	if _, ok := caps["server_tools"]; !ok {
+		ce := supported("code_execution", "supported")
+		caps["server_tools"] = map[string]any{"supported": true, "code_execution": leaf(ce), "web_search": leaf(true)}
+	}
+	if _, ok := caps["compaction"]; !ok {
+		c := supported("context_management", "compact_20260112", "supported")
+		caps["compaction"] = map[string]any{"supported": c, "summarize": leaf(c)}
+	}
+	if th, ok := caps["thinking"].(map[string]any); ok {
+		if types, ok := th["types"].(map[string]any); ok {
+			if _, ok := types["disabled"]; !ok {
+				types["disabled"] = leaf(true)
+			}
+			if _, ok := types["between_tools"]; !ok {
+				types["between_tools"] = leaf(false)
+			}
+		}
+	}
 }
 
 // model resolves a model ID or alias; nil when unknown.

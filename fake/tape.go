@@ -751,7 +751,7 @@ func (s *Server) replay(c *call, rec *recording, req *messageRequest, stream boo
 			return data
 		}), nil
 	case stream:
-		return messageStream(&msg), nil
+		return messageStream(&msg, c.hasBeta(betaThinkingTokenCount)), nil
 	}
 	return &msg, nil
 }

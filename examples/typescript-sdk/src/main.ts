@@ -12,10 +12,11 @@
 // (Here the helper comes from this repository's packaging/npm/fake, which carries no binary, hence
 // PLATFORMFAKE_BINARY; installed from npm as @platformkit/fake, it brings the binary of its platform.)
 //
-// It shows a tool loop, a stream, a scripted reply registered through the control API, and a
-// retry after an injected 529, then what the fake counted as exercised, and prints only what the
-// fake makes deterministic.
+// It shows a tool loop, a stream, a scripted reply registered through the control API, a retry
+// after an injected 529, a structured output parsed by the SDK's helper and a strict tool, then
+// what the fake counted as exercised, and prints only what the fake makes deterministic.
 import Anthropic from '@anthropic-ai/sdk';
+import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema';
 import { connect, startFake } from '@platformkit/fake';
 
 const server = process.env['BASE_URL'] ? connect(process.env['BASE_URL']) : await startFake();
@@ -139,12 +140,72 @@ async function main(): Promise<void> {
     );
   }
 
+  await structured();
+
   // What this program exercised, counted by the fake as requests arrived (GET /_fake/coverage;
   // the binary's -coverage-on-exit FILE writes the whole server's when it stops).
   console.log('coverage:');
   const cov = await control('GET', '/coverage');
   for (const op of cov.operations.filter((o: any) => o.requests > 0)) {
     console.log(`  ${op.operation}: ${op.requests} requests, ${op.invalid} invalid, ${op.body_fields.sent.length} of ${op.body_fields.sent.length + op.body_fields.not_sent.length} body fields sent`);
+  }
+}
+
+// forecastSchema is a structured-output schema in the subset the API compiles: closed objects,
+// an enum, an array of objects and a string format.
+const forecastSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['city', 'unit', 'days'],
+  properties: {
+    city: { type: 'string' },
+    unit: { enum: ['celsius', 'fahrenheit'] },
+    days: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['date', 'high'],
+        properties: { date: { type: 'string', format: 'date' }, high: { type: 'integer' } },
+      },
+    },
+  },
+} as const;
+
+// structured asks for a structured output and a strict tool call: the fake answers JSON of the
+// schema (which the SDK's parse helper turns into an object) and a tool input that validates
+// against the tool's input_schema.
+async function structured(): Promise<void> {
+  console.log('structured output (output_config.format, parsed by the SDK):');
+  const parsed = await client.messages.parse({
+    model,
+    max_tokens: 512,
+    messages: [{ role: 'user', content: 'The forecast for Oslo, as JSON.' }],
+    output_config: { format: jsonSchemaOutputFormat(forecastSchema) },
+  });
+  const forecast = parsed.parsed_output;
+  console.log(`  stop_reason=${parsed.stop_reason} city=${forecast?.city} unit=${forecast?.unit} days=${forecast?.days.length}`);
+  console.log(`  parsed: ${JSON.stringify(forecast)}`);
+
+  console.log('strict tool (strict: true, its input validates against input_schema):');
+  const strictTool: Anthropic.Messages.Tool = {
+    ...weatherTool,
+    strict: true,
+    input_schema: { ...weatherTool.input_schema, additionalProperties: false },
+  };
+  const msg = await client.messages.create({
+    model,
+    max_tokens: 256,
+    tools: [strictTool],
+    tool_choice: { type: 'tool', name: 'get_weather' },
+    messages: [{ role: 'user', content: 'What is the weather in Oslo?' }],
+  });
+  for (const block of msg.content) {
+    if (block.type === 'tool_use') {
+      const input = block.input as { city?: unknown; unit?: unknown };
+      const valid = typeof input.city === 'string' && ['celsius', 'fahrenheit'].includes(String(input.unit ?? 'celsius'));
+      console.log(`  tool call ${block.name}(${JSON.stringify(block.input)}) valid=${valid}`);
+    }
   }
 }
 

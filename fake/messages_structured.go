@@ -1,0 +1,313 @@
+package fake
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"regexp/syntax"
+	"slices"
+	"strings"
+)
+
+// Structured outputs and strict tools. A JSON output format (output_config.format, or the beta's
+// output_format) and every tool with strict: true constrain the model's output with a JSON
+// Schema. The service compiles these into a grammar and supports a subset of JSON Schema; the
+// fake checks the same subset, answering a schema it would not compile with a 400 that names the
+// keyword, and generates the constrained output with the tool-input generator, which honours
+// every keyword of the subset.
+
+// betaStructuredOutputs is the vendor-beta value under which the deprecated output_format is
+// still taken.
+const betaStructuredOutputs = "structured-outputs-2025-11-13"
+
+// The complexity limits of constrained decoding, summed over every strict schema of a request.
+const (
+	maxStrictTools    = 20
+	maxOptionalParams = 24
+	maxUnionParams    = 16
+	maxPatternRepeat  = 1000 // the largest {n,m} bound a pattern may use
+	// maxSchemaVisits bounds the work of checking a request's strict schemas: references are
+	// expanded where they are used, so a small schema whose definitions refer to each other
+	// many times over would otherwise expand exponentially.
+	maxSchemaVisits = 10_000
+)
+
+// errSchemaTooComplex stops a check that went over maxSchemaVisits; the caller names the schema.
+var errSchemaTooComplex = errors.New("too complex")
+
+// strictKeywords are the JSON Schema keywords the grammar compiler understands; any other
+// keyword is refused.
+var strictKeywords = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"items": true, "enum": true, "const": true, "anyOf": true, "allOf": true,
+	"$ref": true, "$defs": true, "definitions": true, "default": true,
+	"description": true, "title": true, "format": true, "minItems": true, "pattern": true,
+	"$schema": true, "$id": true,
+}
+
+// strictFormats are the string formats the grammar compiler supports.
+var strictFormats = []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+
+// strictCheck walks the strict schemas of one request, counting toward the shared limits.
+// expanding holds the references being followed on the current path, which tells a recursive
+// schema; noFollow checks a definition's own keywords without following its references.
+type strictCheck struct {
+	optional, unions int
+	visits           int
+	expanding        []string
+	noFollow         bool
+}
+
+// tooComplex names the schema at path in the error of a check that went over maxSchemaVisits.
+func tooComplex(err error, path string) error {
+	if err == errSchemaTooComplex {
+		return invalidField(path, "Schema is too complex for compilation: its references expand to more than %d subschemas", maxSchemaVisits)
+	}
+	return err
+}
+
+// limits refuses a request whose strict schemas, summed, exceed the complexity limits; path
+// names the schema that went over.
+func (sc *strictCheck) limits(path string) error {
+	switch {
+	case sc.optional > maxOptionalParams:
+		return invalidField(path, "Schemas contain too many optional parameters (%d, summed over every strict schema of the request) which exceeds the limit: %d", sc.optional, maxOptionalParams)
+	case sc.unions > maxUnionParams:
+		return invalidField(path, "Schemas contains too many parameters with union types (%d parameters with type arrays or anyOf) which exceeds the limit: %d", sc.unions, maxUnionParams)
+	}
+	return nil
+}
+
+// checkStrictSchemas applies the structured-output rules to the request: the output format's
+// schema and every strict tool's input_schema must be in the supported subset and, together,
+// within the complexity limits; output_format needs its beta and excludes output_config.format.
+func checkStrictSchemas(c *call, req *messageRequest) error {
+	if req.OutputFormat != nil {
+		if !c.hasBeta(betaStructuredOutputs) {
+			return invalidField("output_format", "This field is deprecated. Use 'output_config.format' instead (or send vendor-beta: %s)", betaStructuredOutputs)
+		}
+		if req.OutputConfig != nil && req.OutputConfig.Format != nil {
+			return invalidField("output_format", "cannot be used together with output_config.format; send only output_config.format")
+		}
+	}
+	sc := &strictCheck{}
+	if f := req.outputFormat(); f != nil {
+		path := "output_config.format.schema"
+		if req.OutputFormat != nil {
+			path = "output_format.schema"
+		}
+		if err := tooComplex(sc.check(f.Schema, f.Schema, path), path); err != nil {
+			return err
+		}
+		if err := sc.limits(path); err != nil {
+			return err
+		}
+		if role, _ := req.lastTurn(); role == "assistant" {
+			return invalidField("messages", "prefilling the assistant's answer is not supported with structured outputs (%s)", path)
+		}
+		if err := req.visitBlocks(func(p string, b block) error {
+			if b["type"] == "document" && enabled(b) {
+				return invalidField(p+".citations", "citations cannot be enabled together with structured outputs (%s)", path)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	strict := 0
+	for i, t := range req.Tools {
+		if !t.Strict {
+			continue
+		}
+		if strict++; strict > maxStrictTools {
+			return invalidField(fmt.Sprintf("tools.%d.strict", i), "at most %d tools may be strict in one request", maxStrictTools)
+		}
+		if !t.custom() {
+			continue // a server tool's input schema is the service's own
+		}
+		path := fmt.Sprintf("tools.%d.input_schema", i)
+		if err := tooComplex(sc.check(t.InputSchema, t.InputSchema, path), path); err != nil {
+			return err
+		}
+		if err := sc.limits(path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check refuses what the grammar compiler does not support in the schema s (a part of root), at
+// path, and counts optional and union-typed parameters toward the request's limits.
+func (sc *strictCheck) check(root, s map[string]any, path string) error {
+	if sc.visits++; sc.visits > maxSchemaVisits {
+		return errSchemaTooComplex
+	}
+	for _, k := range slices.Sorted(maps.Keys(s)) { // the first offending keyword is the same on every run
+		if !strictKeywords[k] {
+			return invalidField(path+"."+k, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(slices.Sorted(maps.Keys(strictKeywords)), ", "))
+		}
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		target, err := resolveRef(root, ref)
+		if err != nil {
+			return invalidField(path+".$ref", "%v", err)
+		}
+		if slices.Contains(sc.expanding, ref) {
+			return invalidField(path+".$ref", "Too many recursive definitions in schema: %s refers to itself, and recursive schemas are not supported", ref)
+		}
+		if !sc.noFollow {
+			sc.expanding = append(sc.expanding, ref)
+			err := sc.check(root, target, path)
+			sc.expanding = sc.expanding[:len(sc.expanding)-1]
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range []string{"$defs", "definitions"} {
+		defs, _ := s[k].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(defs)) {
+			d, ok := defs[name].(map[string]any)
+			if !ok {
+				return invalidField(path+"."+k+"."+name, "must be a schema object")
+			}
+			// Definitions are counted where they are used, and checked here for their keywords.
+			if err := (&strictCheck{noFollow: true}).check(root, d, path+"."+k+"."+name); err != nil {
+				return err
+			}
+		}
+	}
+	types := schemaTypes(s)
+	if len(types) > 1 && slices.Contains(types, "object") && s["properties"] != nil {
+		return invalidField(path+".type", "an object schema cannot be a union with other types")
+	}
+	if len(types) > 1 {
+		sc.unions++
+	}
+	if e, ok := s["enum"].([]any); ok {
+		for i, v := range e {
+			switch v.(type) {
+			case map[string]any, []any:
+				return invalidField(fmt.Sprintf("%s.enum.%d", path, i), "enum values must be strings, numbers, booleans or null")
+			}
+		}
+	}
+	if f, ok := s["format"].(string); ok && !slices.Contains(strictFormats, f) {
+		return invalidField(path+".format", "the format %q is not supported by structured outputs; supported: %s", f, strings.Join(strictFormats, ", "))
+	}
+	if v, ok := s["minItems"]; ok {
+		if n := intKeyword(s, "minItems", -1); n != 0 && n != 1 {
+			return invalidField(path+".minItems", "only 0 and 1 are supported, got %v", v)
+		}
+	}
+	if p, ok := s["pattern"].(string); ok {
+		if err := checkPattern(p); err != nil {
+			return invalidField(path+".pattern", "%v", err)
+		}
+	}
+	if slices.Contains(types, "object") || s["properties"] != nil {
+		if ap, ok := s["additionalProperties"]; !ok || ap != false {
+			return invalidField(path+".additionalProperties", "must be set to false for every object")
+		}
+		props, _ := s["properties"].(map[string]any)
+		req, _ := s["required"].([]any)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			ps, ok := props[name].(map[string]any)
+			if !ok {
+				return invalidField(path+".properties."+name, "must be a schema object")
+			}
+			if !slices.Contains(req, any(name)) {
+				sc.optional++
+			}
+			if err := sc.check(root, ps, path+".properties."+name); err != nil {
+				return err
+			}
+		}
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		if err := sc.check(root, items, path+".items"); err != nil {
+			return err
+		}
+	}
+	for _, k := range []string{"anyOf", "allOf"} {
+		alts, _ := s[k].([]any)
+		if k == "anyOf" && len(alts) > 0 {
+			sc.unions++
+		}
+		for i, a := range alts {
+			as, ok := a.(map[string]any)
+			if !ok {
+				return invalidField(fmt.Sprintf("%s.%s.%d", path, k, i), "must be a schema object")
+			}
+			if _, ref := as["$ref"]; ref && k == "allOf" {
+				return invalidField(fmt.Sprintf("%s.allOf.%d.$ref", path, i), "allOf with $ref is not supported by structured outputs")
+			}
+			if err := sc.check(root, as, fmt.Sprintf("%s.%s.%d", path, k, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// resolveRef finds a local reference (#, #/$defs/name, #/definitions/name) in root.
+func resolveRef(root map[string]any, ref string) (map[string]any, error) {
+	if ref == "#" {
+		return root, nil
+	}
+	for _, k := range []string{"$defs", "definitions"} {
+		if name, ok := strings.CutPrefix(ref, "#/"+k+"/"); ok {
+			defs, _ := root[k].(map[string]any)
+			if d, ok := defs[strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")].(map[string]any); ok {
+				return d, nil
+			}
+			return nil, fmt.Errorf("%q names no definition of the schema", ref)
+		}
+	}
+	return nil, fmt.Errorf("%q: only local references to #/$defs/ or #/definitions/ are supported", ref)
+}
+
+// checkPattern refuses a regular expression the grammar compiler would not take: one that does
+// not parse as a simple regular expression (backreferences and lookaround do not), word
+// boundaries, and large repetition bounds.
+func checkPattern(p string) error {
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return fmt.Errorf("not a supported regular expression: %v", err)
+	}
+	var walk func(*syntax.Regexp) error
+	walk = func(r *syntax.Regexp) error {
+		switch r.Op {
+		case syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			return fmt.Errorf(`word boundaries (\b, \B) are not supported`)
+		case syntax.OpRepeat:
+			if r.Max > maxPatternRepeat || r.Min > maxPatternRepeat {
+				return fmt.Errorf("repetition bounds above %d are not supported", maxPatternRepeat)
+			}
+		}
+		for _, s := range r.Sub {
+			if err := walk(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(re)
+}
+
+// schemaTypes is the list of types a schema's "type" names.
+func schemaTypes(s map[string]any) []string {
+	switch t := s["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		out := make([]string, 0, len(t))
+		for _, x := range t {
+			if str, ok := x.(string); ok {
+				out = append(out, str)
+			}
+		}
+		return out
+	}
+	return nil
+}
