@@ -106,6 +106,13 @@ func TestVersionHeader(t *testing.T) {
 	s := checked(t)
 	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key"), 400, errInvalidRequest, "vendor-version: header is required")
 	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "vendor-version", "2020-01-01"), 400, errInvalidRequest, "vendor-version")
+	// The official SDKs send the version as anthropic-version.
+	if w := send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "anthropic-version", "2023-06-01"); w.Code != 200 {
+		t.Errorf("anthropic-version 2023-06-01: status %d, want 200: %s", w.Code, w.Body)
+	}
+	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "anthropic-version", "2020-01-01"), 400, errInvalidRequest, `anthropic-version: "2020-01-01" is not a supported version`)
+	// vendor-version decides when both are sent.
+	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "vendor-version", "2020-01-01", "anthropic-version", "2023-06-01"), 400, errInvalidRequest, `vendor-version: "2020-01-01"`)
 }
 
 func TestParseBetas(t *testing.T) {

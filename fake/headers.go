@@ -10,16 +10,21 @@ import (
 const APIVersion = "2023-06-01"
 
 // checkVersionHeaders applies section 9 to a request of the interface: vendor-version where it
-// is sent, and the beta value the interface requires. It returns the beta values the request
+// is sent (or anthropic-version, the name the official SDKs send it under; vendor-version decides
+// when both are sent), and the beta value the interface requires. It returns the beta values the request
 // selected.
 func checkVersionHeaders(r *http.Request, ifc *iface) ([]string, error) {
 	if ifc.version {
-		switch v := r.Header.Get("Vendor-Version"); v {
+		name, v := "vendor-version", r.Header.Get("Vendor-Version")
+		if v == "" {
+			name, v = "anthropic-version", r.Header.Get("Anthropic-Version")
+		}
+		switch v {
 		case "":
-			return nil, invalid("vendor-version: header is required")
+			return nil, invalid("vendor-version: header is required (the official SDKs send it as anthropic-version)")
 		case APIVersion:
 		default:
-			return nil, invalid("vendor-version: %q is not a supported version; send %q", v, APIVersion)
+			return nil, invalid("%s: %q is not a supported version; send %q", name, v, APIVersion)
 		}
 	}
 	betas := parseBetas(r.Header)

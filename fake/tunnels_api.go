@@ -16,6 +16,10 @@ import (
 // tunnel of another workspace is not found.
 const headerWorkspaceID = "Vendor-Workspace-ID"
 
+// sdkHeaderWorkspaceID is the name the official SDKs send it under; headerWorkspaceID decides when
+// both are sent.
+const sdkHeaderWorkspaceID = "Anthropic-Workspace-ID"
+
 // hTunnelWorkspace declares the header on every /v1/tunnels route.
 var hTunnelWorkspace = []param{{name: headerWorkspaceID, kind: pString,
 	doc: "Scope the request to this workspace (wrkspc_...): create puts the tunnel there, the list shows only its tunnels, and a tunnel of another workspace is not found."}}
@@ -28,6 +32,9 @@ func (c *call) tunnelWorkspace() (string, error) {
 		return "", nil
 	}
 	ws := strings.TrimSpace(c.header(headerWorkspaceID))
+	if ws == "" {
+		ws = strings.TrimSpace(c.header(sdkHeaderWorkspaceID))
+	}
 	if ws != "" && !workspaceIDPattern.MatchString(ws) {
 		return "", invalidField(strings.ToLower(headerWorkspaceID), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %q", ws)
 	}
