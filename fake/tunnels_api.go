@@ -22,7 +22,8 @@ const sdkHeaderWorkspaceID = "Anthropic-Workspace-ID"
 
 // hTunnelWorkspace declares the header on every /v1/tunnels route.
 var hTunnelWorkspace = []param{{name: headerWorkspaceID, kind: pString,
-	doc: "Scope the request to this workspace (wrkspc_...): create puts the tunnel there, the list shows only its tunnels, and a tunnel of another workspace is not found."}}
+	doc: "Scope the request to this workspace (wrkspc_...): create puts the tunnel there, the list shows only its tunnels, and a tunnel of another workspace is not found."},
+	{name: sdkHeaderWorkspaceID, kind: pString, doc: "The same as " + headerWorkspaceID + ", under the name the official SDKs send; " + headerWorkspaceID + " decides when both are sent."}}
 
 // tunnelWorkspace is the workspace a /v1/tunnels request is scoped to, "" when none (and on
 // /v1/organizations/tunnels, whose routes do not read the header); a malformed one is a 400
