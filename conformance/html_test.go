@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -160,13 +161,18 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 	if err != nil {
 		t.Skip("curl is not installed")
 	}
+	// got is written by the server's goroutine: the race detector does not see the loopback
+	// round trip that orders it before the test's reads.
 	var got struct {
+		sync.Mutex
 		key, body string
 	}
 	srv := deployment(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/messages/count_tokens" {
 			b, _ := io.ReadAll(r.Body)
+			got.Lock()
 			got.key, got.body = r.Header.Get("X-Api-Key"), string(b)
+			got.Unlock()
 			r.Body = io.NopCloser(bytes.NewReader(b))
 		}
 		fake.New().ServeHTTP(w, r)
@@ -177,7 +183,9 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 	if err != nil || resp.Status != http.StatusOK {
 		t.Fatalf("the request to reproduce: %v %v", err, resp)
 	}
+	got.Lock()
 	got.key, got.body = "", ""
+	got.Unlock()
 	cmd := r.curl(resp)
 	if strings.Contains(cmd, secretAPIKey) || !strings.Contains(cmd, `'"${CONFORMANCE_API_KEY}"'`) {
 		t.Fatalf("the command holds the key, or no reference to its variable:\n%s", cmd)
@@ -188,6 +196,8 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(out, []byte("HTTP/1.1 200")) {
 		t.Fatalf("the reproducer failed (%v):\n%s\n%s", err, cmd, out)
 	}
+	got.Lock()
+	defer got.Unlock()
 	if got.key != FakeAPIKey || got.body != body { // the deployment swapped the secret for the fake's key
 		t.Errorf("the reproducer sent key %q and body %q; want the configured key and %q", got.key, got.body, body)
 	}
