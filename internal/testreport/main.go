@@ -80,7 +80,7 @@ func report(r io.Reader, w io.Writer) (failed bool, err error) {
 			fmt.Fprintln(w, "  "+s)
 		}
 	} else {
-		fmt.Fprintln(w, "\nskipped no test")
+		fmt.Fprintln(w, "\nevery test ran: none was skipped")
 	}
 	return failed, nil
 }
