@@ -31,25 +31,14 @@ var buildInfo = sync.OnceValue(func() suiteBuild {
 	if v := version.String(); !strings.HasPrefix(v, "devel") {
 		b.version = v
 	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return b
-	}
-	var rev, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
+	info, _ := debug.ReadBuildInfo()
+	rev, modified := version.Revision(info)
 	if rev == "" {
 		rev, modified = gitRevision()
 	}
 	if rev != "" {
 		b.commit = rev
-		if modified == "true" {
+		if modified {
 			b.commit += "+dirty"
 		}
 	}
@@ -58,18 +47,18 @@ var buildInfo = sync.OnceValue(func() suiteBuild {
 
 // gitRevision asks git for the checkout's revision and whether it has changes; "" when git is
 // missing or this is no checkout. Bounded: a report must not wait on a hung git.
-func gitRevision() (rev, modified string) {
+func gitRevision() (rev string, modified bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
 	if err != nil {
-		return "", ""
+		return "", false
 	}
 	rev = strings.TrimSpace(string(out))
 	// Only tracked files: the reports directory and build outputs are not the suite's changes.
 	status, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
 	if err == nil && len(strings.TrimSpace(string(status))) > 0 {
-		modified = "true"
+		modified = true
 	}
 	return rev, modified
 }

@@ -31,21 +31,32 @@ func from(stamp string, info *debug.BuildInfo) string {
 	if v := info.Main.Version; v != "" && v != "(devel)" {
 		return v
 	}
-	var rev, dirty string
+	rev, modified := Revision(info)
+	if rev == "" {
+		return "devel"
+	}
+	dirty := ""
+	if modified {
+		dirty = "-dirty"
+	}
+	return "devel+" + rev[:min(12, len(rev))] + dirty
+}
+
+// Revision is the VCS revision a build recorded and whether its checkout had uncommitted
+// changes; "" when it recorded none (a test binary, or a build outside a checkout).
+func Revision(info *debug.BuildInfo) (rev string, modified bool) {
+	if info == nil {
+		return "", false
+	}
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
 			rev = s.Value
 		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
+			modified = s.Value == "true"
 		}
 	}
-	if rev == "" {
-		return "devel"
-	}
-	return "devel+" + rev[:min(12, len(rev))] + dirty
+	return rev, modified
 }
 
 // Line is what a command's -version prints: its name, its version and the Go release and platform
