@@ -135,5 +135,13 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 		}
 		a.rateLimits[o][i].overrides[wl.WorkspaceID] = wl.Limits
 	}
+	for _, c := range fx.creds {
+		if c.WorkspaceID != "" && c.Kind != kindAPIKey {
+			return fmt.Errorf("organizations.json: credential %s is %s; only an API key belongs to a workspace", c.ID, kindNames[c.Kind])
+		}
+		if c.WorkspaceID != "" && wsOrg[c.WorkspaceID] != c.org {
+			return fmt.Errorf("organizations.json: key %s belongs to workspace %s, which is not a workspace of its organization in admin.json", c.ID, c.WorkspaceID)
+		}
+	}
 	return nil
 }

@@ -673,7 +673,7 @@ func TestRateLimits(t *testing.T) {
 		}
 	}
 	a.fails(get, "/v1/organizations/rate_limits?model=assistant-no-such-model", nil, http.StatusNotFound, errNotFound, "assistant-no-such-model")
-	a.fails(get, "/v1/organizations/rate_limits?model=assistant-opus-4-7", nil, http.StatusNotFound, errNotFound, "assistant-opus-4-7")
+	a.fails(get, "/v1/organizations/rate_limits?model=assistant-mythos-preview", nil, http.StatusNotFound, errNotFound, "assistant-mythos-preview")
 	// Each organization sees its own limits only; Globex has none for opus.
 	globex := a.as("test-admin-key-2").ok(get, "/v1/organizations/rate_limits", nil)
 	if globex.Get("data.#").Int() != 2 || globex.Get("data.0.limits.0.value").Int() != 50 {
@@ -692,7 +692,7 @@ func TestRateLimits(t *testing.T) {
 func TestWorkspaceRateLimits(t *testing.T) {
 	a := newAdmin(t)
 	got := a.ok(get, "/v1/organizations/workspaces/"+acmeResearch+"/rate_limits", nil)
-	want := `{"data":[{"group":{"id":"rlg_390a01bb8afc0cb8d1e0e518","display_name":"assistant-opus-4-5-20251101","type":"model_group"},"type":"workspace_rate_limit","group_type":"model_group","limits":[{"org_limit":4000,"source":{"type":"workspace"},"type":"requests_per_minute","value":1000},{"org_limit":null,"source":{"type":"workspace"},"type":"requests_per_day","value":100000}],"models":["assistant-opus-4-5-20251101","assistant-opus-4-5","assistant-opus-4-1-20250805","assistant-opus-4-1"],"rate_limit_id":"rl_8225b91e6f4922e791df028a","workspace_id":"wrkspc_01AcmeResearch0000000001"},` +
+	want := `{"data":[{"group":{"id":"rlg_390a01bb8afc0cb8d1e0e518","display_name":"assistant-opus-4-5-20251101","type":"model_group"},"type":"workspace_rate_limit","group_type":"model_group","limits":[{"org_limit":4000,"source":{"type":"workspace"},"type":"requests_per_minute","value":1000},{"org_limit":null,"source":{"type":"workspace"},"type":"requests_per_day","value":100000}],"models":["assistant-opus-4-5-20251101","assistant-opus-4-5","assistant-opus-4-1-20250805","assistant-opus-4-1","assistant-opus-4-7","assistant-opus-4-6","assistant-opus-4-20250514"],"rate_limit_id":"rl_8225b91e6f4922e791df028a","workspace_id":"wrkspc_01AcmeResearch0000000001"},` +
 		`{"group":{"id":"rlg_ce05afd4574d9598035d9214","type":"batch"},"type":"workspace_rate_limit","group_type":"batch","limits":[{"org_limit":500000,"source":{"type":"workspace"},"type":"batch_requests_in_queue","value":50000}],"models":null,"rate_limit_id":"rl_df1a5cdde2f9148a71081e26","workspace_id":"wrkspc_01AcmeResearch0000000001"}],"next_page":null}`
 	if got.Raw != want {
 		t.Fatalf("overrides = %s\nwant        %s", got.Raw, want)

@@ -63,7 +63,10 @@ type credential struct {
 	Name          string   `json:"name"`
 	Secret        string   `json:"secret"`
 	EnvironmentID string   `json:"environment_id"` // environment keys only
-	org           *org
+	// WorkspaceID is the workspace an API key belongs to, whose rate limits apply with the
+	// organization's; "" is the default workspace, which has no limits of its own.
+	WorkspaceID string `json:"workspace_id"`
+	org         *org
 }
 
 const (

@@ -38,6 +38,10 @@ type JournalEntry struct {
 	Valid bool   `json:"valid"`
 	Fault bool   `json:"fault"` // answered by an injected fault
 	Stub  string `json:"stub"`  // the ID of the stub whose reply answered; "" if none did
+	// RateLimit names the limit that refused the request with a 429 while rate limits are
+	// enforced: "organization" or "workspace", the group's ID and the limiter type
+	// ("workspace rlg_... input_tokens_per_minute"); "" if none did.
+	RateLimit string `json:"rate_limit"`
 	// Truncated names what the entry shortened or left out to stay bounded, in order: "path",
 	// "query", "headers.NAME" (a value cut to 1 KiB), "headers" (headers beyond 16 KiB left
 	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.
@@ -192,6 +196,7 @@ const (
 	keyBody             = "platformkit.body"
 	keyFault            = "platformkit.fault"
 	keyStub             = "platformkit.stub"
+	keyRateLimit        = "platformkit.rate_limit"
 )
 
 // record adds the finished request to the journal. It is on every request's path, so it does
@@ -214,6 +219,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		ErrorType:        str(keyErrorType),
 		Fault:            fault,
 		Stub:             str(keyStub),
+		RateLimit:        str(keyRateLimit),
 	}
 	e.Path = e.bounded("path", r.URL.Path, journalURLCap)
 	e.Query = e.bounded("query", r.URL.RawQuery, journalURLCap)

@@ -191,12 +191,21 @@ func (s *Server) createMessage(c *call) (any, error) {
 	if err := checkMaxTokens(c.st.fx, req); err != nil {
 		return nil, err
 	}
+	// Rate limits (when enforced) admit the request before anything answers it, so that a 429
+	// uses up no stub, ID or bucket. The input side is what usage.input_tokens counts.
+	var adm *admission
+	if s.limits.on.Load() {
+		if adm, err = s.admit(c, req.Model, InputUsage{Input: countInputTokens(req.raw)}, false); err != nil {
+			return nil, err
+		}
+	}
 	r, err := s.explicitReply(c, req)
 	if err != nil {
 		return nil, err
 	}
 	if r == nil {
 		if v, ok, err := s.fromTape(c, req, req.Stream); ok {
+			adm.chargeOutput(0) // a recording's own rate-limit headers, if any, replace these
 			return v, err
 		}
 		if sc := c.st.fx.canned.matching(req); sc != nil {
@@ -204,6 +213,9 @@ func (s *Server) createMessage(c *call) (any, error) {
 		}
 	}
 	msg := s.answerWith(req, r)
+	// The whole answer is known before a stream starts: its output is charged, and the headers
+	// written, before the first byte.
+	adm.chargeOutput(msg.Usage.OutputTokens)
 	if req.Stream {
 		return messageStream(msg, c.hasBeta(betaThinkingTokenCount)), nil
 	}
@@ -215,6 +227,12 @@ func (s *Server) countTokens(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// count_tokens has its own request limit (the token_count group), apart from Messages'.
+	adm, err := s.admit(c, req.Model, InputUsage{}, true)
+	if err != nil {
+		return nil, err
+	}
+	adm.chargeOutput(0)
 	if v, ok, err := s.fromTape(c, req, false); ok {
 		return v, err
 	}

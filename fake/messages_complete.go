@@ -73,7 +73,16 @@ func (s *Server) complete(c *call) (any, error) {
 	if err := checkPrompt(req.Prompt); err != nil {
 		return nil, err
 	}
+	// Completions count against their model's group as Messages do: the prompt's tokens in,
+	// the completion's out.
+	var adm *admission
+	if s.limits.on.Load() {
+		if adm, err = s.admit(c, req.Model, InputUsage{Input: countTokens(req.Prompt)}, false); err != nil {
+			return nil, err
+		}
+	}
 	if v, ok, err := s.fromTape(c, nil, req.Stream); ok {
+		adm.chargeOutput(0)
 		return v, err
 	}
 	limit := req.MaxTokensToSample
@@ -91,6 +100,7 @@ func (s *Server) complete(c *call) (any, error) {
 		toks, reason = toks[:limit], "max_tokens"
 	}
 	out := completion{Type: "completion", ID: s.ids.next("compl_"), Completion: strings.Join(toks, ""), Model: req.Model, StopReason: &reason}
+	adm.chargeOutput(len(toks))
 	if req.Stream {
 		return completionStream(out), nil
 	}

@@ -34,6 +34,7 @@ const (
 	get  = http.MethodGet
 	post = http.MethodPost
 	del  = http.MethodDelete
+	put  = http.MethodPut
 )
 
 // routes is the whole API, one line per route. Reading it tells you what the fake serves.
@@ -58,6 +59,8 @@ func routes() []*route {
 		{post, "/_fake/snapshot", nil, in{body: "control/snapshot", limit: snapshotBodyLimit}, "control/clock", (*Server).loadSnapshot},
 		{post, "/_fake/snapshot/save", nil, in{body: "control/snapshot_save_request"}, "control/snapshot_save", (*Server).saveSnapshot},
 		{get, "/_fake/coverage", nil, in{query: boolParam("all", false, "Count the requests of the whole server, in every namespace, instead of only those of the namespace addressed.")}, "control/coverage", (*Server).getCoverage},
+		{get, "/_fake/rate_limits", nil, in{}, "control/rate_limits", (*Server).getRateLimits},
+		{put, "/_fake/rate_limits", nil, in{body: "control/rate_limits_request"}, "control/rate_limits", (*Server).putRateLimits},
 		{get, "/_fake/openapi.json", nil, in{}, "", (*Server).openAPI},
 		{get, "/_fake/openapi-control.json", nil, in{}, "", (*Server).controlOpenAPI},
 

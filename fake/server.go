@@ -36,6 +36,7 @@ type Server struct {
 	// its namespaces too (ServerCoverage).
 	coverage, all coverage
 	stubs         stubs
+	limits        rateLimiter // rate-limit enforcement (ratelimit.go)
 
 	mu sync.RWMutex
 	st *state
@@ -86,6 +87,7 @@ type config struct {
 	journals      *journalBudget // shared by a server and its namespaces
 	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
 	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
+	rateLimits    bool           // enforce rate limits from the start (WithRateLimits)
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
@@ -136,6 +138,7 @@ func newServer(cfg config) *Server {
 		cfg:       cfg,
 		journal:   journal{budget: cfg.journals},
 	}
+	s.limits.on.Store(cfg.rateLimits)
 	s.start(cfg.fixtures)
 	return s
 }
@@ -166,7 +169,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
 // clears the journal, the injected faults, the stubs and the coverage (a default server's also
-// the coverage of the whole server, ServerCoverage). Its namespaces are left alone
+// the coverage of the whole server, ServerCoverage), refills every rate-limit bucket and puts
+// enforcement back as the server was built (WithRateLimits). Its namespaces are left alone
 // (ClearNamespaces drops them), so that one test's reset never reaches into another's namespace.
 // After LoadSnapshot the snapshot is the server's fixtures: Reset goes back to it.
 func (s *Server) Reset() {
@@ -183,6 +187,7 @@ func (s *Server) restart(fx *Fixtures) {
 		s.all.reset()
 	}
 	s.stubs.reset()
+	s.resetRateLimits()
 	s.start(fx)
 }
 

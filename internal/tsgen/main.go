@@ -43,6 +43,8 @@ var Roots = map[string]string{
 	"control.cleared":               "Cleared",
 	"control.health":                "Health",
 	"control.namespace_list":        "NamespaceList",
+	"control.rate_limits":           "RateLimits",
+	"control.rate_limits_request":   "RateLimitsRequest",
 	"messages.stub_request":         "StubRequest",
 	"messages.stub":                 "Stub",
 	"messages.stub_list":            "StubList",

@@ -1,6 +1,6 @@
 // Command platformfake serves the fake Platform API on a local address.
 //
-//	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-max-namespaces N] [-quiet]
+//	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-rate-limits] [-max-namespaces N] [-quiet]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
 //	             [-snapshot-to DIR] [-snapshot-dir DIR] [-coverage-on-exit FILE]
 //	             [-upstream URL -record DIR [-record-errors]]
@@ -93,6 +93,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	dir := fl.String("fixtures", "", "directory of fixture files to serve instead of the embedded ones")
 	wall := fl.Bool("wall-clock", false, "use the wall clock instead of the virtual clock that starts at 2026-01-01T00:00:00Z")
 	quiet := fl.Bool("quiet", false, "do not log requests")
+	rateLimits := fl.Bool("rate-limits", false, "enforce the organizations' and workspaces' rate limits on Messages, count_tokens and Completions, with the rate-limit headers and 429s (PUT /_fake/rate_limits turns them on and off per namespace)")
 	maxNS := fl.Int("max-namespaces", fake.DefaultMaxNamespaces, "how many namespaces (/ns/<name>/ or the Fake-Namespace header) to keep; creating one more drops the least recently used")
 	readHeader := fl.Duration("read-header-timeout", 10*time.Second, "longest time to read a request's headers")
 	read := fl.Duration("read-timeout", 60*time.Second, "longest time to read a whole request, headers and body (answering it is not bounded)")
@@ -164,6 +165,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *wall {
 		opts = append(opts, fake.WithWallClock())
+	}
+	if *rateLimits {
+		opts = append(opts, fake.WithRateLimits())
 	}
 	if !*quiet {
 		opts = append(opts, fake.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))

@@ -76,6 +76,8 @@ export type Journal = {
     method: string;
     path: string;
     query: string;
+    /** The limit that refused the request with a 429 while rate limits are enforced (PUT /_fake/rate_limits): organization or workspace, the rate-limit group's ID and the limiter type, e.g. "workspace rlg_0123 input_tokens_per_minute"; "" if none did. */
+    rate_limit: string;
     request_id: string;
     status: number;
     /** The ID of the stub (POST /_fake/messages/stubs) whose reply answered, or "". */
@@ -102,6 +104,32 @@ export type NamespaceList = {
     requests: number;
   }>;
   max: number;
+};
+
+/** GET and PUT /_fake/rate_limits: whether rate limits are enforced, and the buckets requests have used (fake only) */
+export type RateLimits = {
+  /** Every bucket a request has used since enforcement was turned on or the server reset, by scope, owner, group and limiter; a bucket not listed is full. */
+  buckets: Array<{
+    /** The rate-limit group's ID (group.id of GET /v1/organizations/rate_limits). */
+    group: string;
+    /** The limit per minute the bucket was last used with: its capacity; it refills limit/60 a second. */
+    limit: number;
+    limiter: "requests_per_minute" | "input_tokens_per_minute" | "output_tokens_per_minute";
+    /** The organization's UUID, or the workspace's ID. */
+    owner: string;
+    /** Whole tokens (or requests) it holds now, not rounded; below 0 while an answer's output went past what was left. */
+    remaining: number;
+    /** When it is full again, on the server's clock. */
+    reset: CommonTimestamp;
+    scope: "organization" | "workspace";
+  }>;
+  enforce: boolean;
+};
+
+/** Request body of PUT /_fake/rate_limits (fake only) */
+export type RateLimitsRequest = {
+  /** true enforces the organizations' and workspaces' rate limits on Messages, count_tokens and Completions in this server or namespace, every bucket starting full; false stops it and forgets the buckets. Setting the state it already has changes nothing. */
+  enforce: boolean;
 };
 
 /** Error envelope (spec 7, gaps §1) */

@@ -1,6 +1,6 @@
 // Types of @platformkit/fake. The control API's request and response types (FaultRequest, Fault,
 // StubRequest, Stub, Journal, Clock, ...) are generated from the fake's OpenAPI document of it.
-import type { Clock, Fault, FaultRequest, Journal, NamespaceList, Stub, StubRequest } from './control';
+import type { Clock, Fault, FaultRequest, Journal, NamespaceList, RateLimits, Stub, StubRequest } from './control';
 
 export * from './control';
 
@@ -53,6 +53,10 @@ export declare class Namespace {
   addStub(stub: StubRequest): Promise<Stub>;
   /** Makes matching API requests fail (status, latency, a dropped connection, a cut stream). */
   injectFault(fault: FaultRequest): Promise<Fault>;
+  /** Whether the namespace enforces rate limits, and its buckets' levels. */
+  rateLimits(): Promise<RateLimits>;
+  /** Turns rate-limit enforcement on (every bucket full) or off, in this namespace. */
+  setRateLimits(enforce: boolean): Promise<RateLimits>;
   /** The API requests the namespace answered, oldest first. */
   journal(params?: JournalParams): Promise<JournalEntry[]>;
   clearJournal(): Promise<number>;

@@ -107,6 +107,8 @@ class Namespace {
   advanceClock(seconds) { return call(this.baseURL, 'POST', '/_fake/clock/advance', { seconds }); }
   addStub(stub) { return call(this.baseURL, 'POST', '/_fake/messages/stubs', stub); }
   injectFault(fault) { return call(this.baseURL, 'POST', '/_fake/faults', fault); }
+  rateLimits() { return call(this.baseURL, 'GET', '/_fake/rate_limits'); }
+  setRateLimits(enforce) { return call(this.baseURL, 'PUT', '/_fake/rate_limits', { enforce }); }
 
   async journal(params = {}) {
     const query = new URLSearchParams();

@@ -160,6 +160,14 @@ class Namespace:
         """
         return self._client.call("POST", "/_fake/faults", {**(fault or {}), **fields})
 
+    def rate_limits(self):
+        """Whether this namespace enforces rate limits, and its buckets (GET /_fake/rate_limits)."""
+        return self._client.call("GET", "/_fake/rate_limits")
+
+    def set_rate_limits(self, enforce):
+        """Turn rate-limit enforcement on (every bucket full) or off in this namespace."""
+        return self._client.call("PUT", "/_fake/rate_limits", {"enforce": bool(enforce)})
+
     def journal(self, limit=None, after_id=None, before_id=None):
         """The API requests this namespace answered, oldest first (a list of journal entries)."""
         query = {k: v for k, v in (("limit", limit), ("after_id", after_id), ("before_id", before_id)) if v is not None}

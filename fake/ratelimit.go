@@ -1,0 +1,427 @@
+package fake
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Rate limits, enforced on request (conformance/EXTENSIONS.md, "Rate limits"). Off by default:
+// WithRateLimits, the binary's -rate-limits flag or PUT /_fake/rate_limits turn them on per
+// server or namespace. While on, every Messages, count_tokens and Completions answer carries the
+// rate-limit headers, and a request that a bucket cannot take is a 429 that changes nothing.
+//
+// The buckets are token buckets on the server's clock: one per (organization, group, limiter
+// type) and, for a key of a workspace, one per (workspace, group, limiter type) too. A bucket
+// holds at most its limit and refills limit/60 tokens a second, continuously. Its level is kept
+// in units of 1/60e9 token, so that a refill over any whole number of nanoseconds is an exact
+// integer (limit units per nanosecond) and "advance the clock by retry-after" always lets the
+// refused request through.
+
+// unitsPerToken is a token in bucket units: a bucket of limit L refills L units per nanosecond,
+// L tokens per minute.
+const unitsPerToken = int64(time.Minute)
+
+// maxEnforcedLimit bounds a limit so that a full bucket's units fit an int64; a larger limit is
+// enforced as this one (and reported as given).
+const maxEnforcedLimit = 100_000_000
+
+// The limiter types the buckets enforce, as the admin area names them.
+const (
+	limitRequests = "requests_per_minute"
+	limitInput    = "input_tokens_per_minute"
+	limitOutput   = "output_tokens_per_minute"
+)
+
+// cacheReadCountsModels count cache reads against their input-token limit (B3's † model).
+var cacheReadCountsModels = []string{"assistant-3-haiku-20240307"}
+
+// InputUsage is the input side of a request as its input-token limit counts it:
+// input_tokens, cache_creation_input_tokens and cache_read_input_tokens of its usage.
+type InputUsage struct {
+	Input, CacheCreation, CacheRead int
+}
+
+// charged is what the input-token bucket takes for u on model: uncached input and cache writes,
+// and cache reads only on the models that count them.
+func (u InputUsage) charged(model string) int64 {
+	n := int64(u.Input) + int64(u.CacheCreation)
+	if slices.Contains(cacheReadCountsModels, model) {
+		n += int64(u.CacheRead)
+	}
+	return n
+}
+
+// rateLimiter is one server's (or namespace's) enforcement: whether it is on, and the buckets.
+type rateLimiter struct {
+	on      atomic.Bool
+	mu      sync.Mutex
+	buckets map[bucketKey]*bucket
+}
+
+// bucketKey names a bucket: scope "organization" (owner is the organization's UUID) or
+// "workspace" (owner is the workspace ID), the rate-limit group's ID and the limiter type.
+type bucketKey struct {
+	scope, owner, group, limiter string
+}
+
+// bucket is a token bucket's level at the time it was last taken from; a bucket never taken from
+// is full. limit is the limit it was last used with, which GET /_fake/rate_limits reports.
+type bucket struct {
+	level int64 // units; below zero when output went past what was left
+	at    time.Time
+	limit int64
+}
+
+// levelAt is the bucket's level at now with limit: the level left, refilled since then, at most
+// full.
+func (b *bucket) levelAt(now time.Time, limit int64) int64 {
+	limit = min(limit, maxEnforcedLimit)
+	full := limit * unitsPerToken
+	if b == nil {
+		return full
+	}
+	need := full - b.level
+	if need <= 0 || limit == 0 {
+		return min(b.level, full)
+	}
+	dt := int64(now.Sub(b.at))
+	if dt <= 0 {
+		return b.level
+	}
+	if dt >= (need+limit-1)/limit {
+		return full
+	}
+	return b.level + limit*dt
+}
+
+// waitFor is how long until the bucket, at level at now, holds n tokens: whole nanoseconds,
+// rounded up. The caller has checked that n fits the limit.
+func waitFor(level, n, limit int64) time.Duration {
+	short := n*unitsPerToken - level
+	if short <= 0 {
+		return 0
+	}
+	limit = min(limit, maxEnforcedLimit)
+	return time.Duration((short + limit - 1) / limit)
+}
+
+// limiterUse is one bucket a request uses: its key, limit, current level and what the request
+// asks of it at admission (need) and takes (take).
+type limiterUse struct {
+	key        bucketKey
+	limit      int64
+	level      int64
+	need, take int64
+}
+
+// admission is an admitted request's use of the buckets: the output-token bucket is charged
+// when the answer is known (chargeOutput), and the headers written then.
+type admission struct {
+	s     *Server
+	c     *call
+	uses  []limiterUse
+	model string
+}
+
+// rateGroup finds the organization's rate-limit group of a request: the model group listing
+// model (as sent, or the ID its alias resolves to), or for count_tokens the token_count group.
+// nil when the organization limits none.
+func rateGroup(c *call, model string, tokenCount bool) *rateLimitGroup {
+	id := model
+	if m := c.st.fx.model(model); m != nil {
+		id = m.ID
+	}
+	for _, g := range c.st.fx.admin.rateLimits[c.org] {
+		switch {
+		case tokenCount && g.GroupType == "token_count":
+			return g
+		case !tokenCount && g.GroupType == "model_group" && (slices.Contains(g.Models, model) || slices.Contains(g.Models, id)):
+			return g
+		}
+	}
+	return nil
+}
+
+// admit decides whether the request may go on while enforcement is on: nil when it is off. A
+// request is admitted when every bucket it uses holds one request, its input tokens and one output
+// token; it then takes the request and the input tokens. Otherwise it is refused with a 429
+// (rate_limit_error, retry-after, x-should-retry) that changes no bucket, and the journal
+// names the limit that refused it. Either way the answer carries the headers.
+func (s *Server) admit(c *call, model string, in InputUsage, tokenCount bool) (*admission, error) {
+	if !s.limits.on.Load() {
+		return nil, nil
+	}
+	g := rateGroup(c, model, tokenCount)
+	if g == nil {
+		return nil, nil // nothing limits this model here: no buckets, no headers
+	}
+	limits := map[string]int64{}
+	for _, l := range g.Limits {
+		limits[l.Type] = l.Value
+	}
+	var wsLimits map[string]int64
+	if ws := c.cred.WorkspaceID; ws != "" {
+		a := s.admin(c)
+		a.mu.Lock()
+		over := a.overrides[g][ws]
+		a.mu.Unlock()
+		wsLimits = maps.Clone(limits)
+		for _, l := range over {
+			wsLimits[l.Type] = l.Value
+		}
+	}
+	amounts := map[string]int64{limitRequests: 1, limitInput: in.charged(model), limitOutput: 1}
+	now := s.Now()
+	rl := &s.limits
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	var uses []limiterUse
+	add := func(scope, owner string, ls map[string]int64) {
+		for _, t := range []string{limitRequests, limitInput, limitOutput} {
+			limit, ok := ls[t]
+			if !ok || tokenCount && t != limitRequests {
+				continue
+			}
+			k := bucketKey{scope, owner, g.Group.ID, t}
+			u := limiterUse{key: k, limit: limit, level: rl.buckets[k].levelAt(now, limit), need: amounts[t]}
+			if t != limitOutput {
+				u.take = u.need
+			}
+			uses = append(uses, u)
+		}
+	}
+	add("organization", c.org.UUID, limits)
+	if wsLimits != nil {
+		add("workspace", c.cred.WorkspaceID, wsLimits)
+	}
+	adm := &admission{s: s, c: c, uses: uses, model: model}
+	// The refusing limit: one the request can never fit, else the one it waits longest for.
+	refuse, wait := -1, time.Duration(0)
+	for i, u := range uses {
+		switch {
+		case u.need > min(u.limit, maxEnforcedLimit):
+			if refuse < 0 || wait >= 0 {
+				refuse, wait = i, -1
+			}
+		case wait >= 0:
+			if w := waitFor(u.level, u.need, u.limit); w > wait {
+				refuse, wait = i, w
+			}
+		}
+	}
+	if refuse >= 0 {
+		adm.writeHeaders(now)
+		return nil, adm.refusal(uses[refuse], wait)
+	}
+	if rl.buckets == nil {
+		rl.buckets = map[bucketKey]*bucket{}
+	}
+	for i, u := range uses {
+		uses[i].level = u.level - u.take*unitsPerToken
+		rl.buckets[u.key] = &bucket{level: uses[i].level, at: now, limit: u.limit}
+	}
+	return adm, nil
+}
+
+// refusal is the 429 for the limit u: retry-after as long as u needs to hold the request (and
+// every other short bucket, which refill meanwhile), or, for a request larger than the limit
+// itself, x-should-retry: false, since no wait lets it through.
+func (adm *admission) refusal(u limiterUse, wait time.Duration) error {
+	c := adm.c
+	c.Set(keyRateLimit, u.key.scope+" "+u.key.group+" "+u.key.limiter)
+	whose, ref := "organization's", "org: "+adm.c.org.UUID
+	if u.key.scope == "workspace" {
+		whose, ref = "workspace's", "workspace: "+u.key.owner
+	}
+	what := map[string]string{limitRequests: "requests", limitInput: "input tokens", limitOutput: "output tokens"}[u.key.limiter]
+	msg := fmt.Sprintf("This request would exceed your %s rate limit of %s %s per minute (%s, model: %s).", whose, thousands(u.limit), what, ref, adm.model)
+	if wait < 0 {
+		c.Header("x-should-retry", "false")
+		return newError(errRateLimit, "%s It needs %s %s, more than the limit allows in any minute: reduce the prompt length or ask for a higher limit.", msg, thousands(u.need), what)
+	}
+	c.Header("x-should-retry", "true")
+	writeRetryAfter(c.Context, wait)
+	return newError(errRateLimit, "%s You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.", msg)
+}
+
+// chargeOutput takes the answer's output tokens from the output-token buckets (which may go
+// below zero: the answer is not cut) and writes the headers. Safe on a nil admission.
+func (adm *admission) chargeOutput(output int) {
+	if adm == nil {
+		return
+	}
+	rl := &adm.s.limits
+	now := adm.s.Now()
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	for i, u := range adm.uses {
+		b := rl.buckets[u.key]
+		if b == nil { // the buckets were cleared (reset, or turned off and on) meanwhile
+			b = &bucket{level: min(u.limit, maxEnforcedLimit) * unitsPerToken, at: now, limit: u.limit}
+			rl.buckets[u.key] = b
+		}
+		b.level, b.at = b.levelAt(now, u.limit), now
+		if u.key.limiter == limitOutput {
+			b.level -= int64(output) * unitsPerToken
+		}
+		adm.uses[i].level = b.level
+	}
+	adm.writeHeaders(now)
+}
+
+// headerFamilies are the prefixes the headers are sent under: the reference's and the one the
+// official SDKs and clients read.
+var headerFamilies = []string{"vendor-ratelimit-", "anthropic-ratelimit-"}
+
+// writeHeaders writes the limit, remaining and reset of each limiter type the request uses, from
+// its most restrictive bucket, and the tokens triple that sums input and output.
+func (adm *admission) writeHeaders(now time.Time) {
+	type triple struct {
+		limit, remaining int64
+		reset            time.Time
+		ok               bool
+	}
+	pick := map[string]triple{}
+	for _, u := range adm.uses {
+		rem := max(u.level, 0) / unitsPerToken
+		t := triple{u.limit, rem, resetAt(now, u.level, u.limit), true}
+		if p, ok := pick[u.key.limiter]; !ok || rem < p.remaining || rem == p.remaining && u.limit < p.limit {
+			pick[u.key.limiter] = t
+		}
+	}
+	h := adm.c.Writer.Header()
+	set := func(name string, t triple) {
+		for _, f := range headerFamilies {
+			h.Set(f+name+"-limit", strconv.FormatInt(t.limit, 10))
+			h.Set(f+name+"-remaining", strconv.FormatInt(t.remaining, 10))
+			h.Set(f+name+"-reset", t.reset.UTC().Truncate(time.Second).Format(time.RFC3339))
+		}
+	}
+	if t, ok := pick[limitRequests]; ok {
+		set("requests", t)
+	}
+	var tokens triple
+	for _, k := range []string{limitInput, limitOutput} {
+		t, ok := pick[k]
+		if !ok {
+			continue
+		}
+		t.remaining = roundThousand(t.remaining)
+		set(map[string]string{limitInput: "input-tokens", limitOutput: "output-tokens"}[k], t)
+		if !tokens.ok || t.reset.Before(tokens.reset) {
+			tokens.reset = t.reset
+		}
+		tokens.limit += t.limit
+		tokens.remaining += t.remaining
+		tokens.ok = true
+	}
+	if tokens.ok {
+		set("tokens", tokens)
+	}
+}
+
+// resetAt is when a bucket at level is full again.
+func resetAt(now time.Time, level, limit int64) time.Time {
+	limit = min(limit, maxEnforcedLimit)
+	short := limit*unitsPerToken - level
+	if short <= 0 || limit == 0 {
+		return now
+	}
+	return now.Add(time.Duration((short + limit - 1) / limit))
+}
+
+// roundThousand rounds n to the nearest thousand, halves up: the token families' remaining.
+func roundThousand(n int64) int64 { return (n + 500) / 1000 * 1000 }
+
+// thousands writes n with thousands separators, as the 429 messages do: 30,000.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// --- Control: turning enforcement on and off, reading the buckets ---
+
+// RateLimitBucket is a bucket as GET /_fake/rate_limits shows it, at the server's time.
+type RateLimitBucket struct {
+	Scope     string    `json:"scope"` // "organization" or "workspace"
+	Owner     string    `json:"owner"` // the organization's UUID or the workspace's ID
+	Group     string    `json:"group"` // the rate-limit group's ID (rlg_...)
+	Limiter   string    `json:"limiter"`
+	Limit     int64     `json:"limit"`     // the limit it was last used with
+	Remaining int64     `json:"remaining"` // whole tokens (or requests) held; negative while in debt
+	Reset     time.Time `json:"reset"`     // when it is full again
+}
+
+// RateLimitState is whether rate limits are enforced, and every bucket a request has used since
+// they were turned on (a bucket not listed is full).
+type RateLimitState struct {
+	Enforce bool              `json:"enforce"`
+	Buckets []RateLimitBucket `json:"buckets"`
+}
+
+// RateLimits returns whether rate limits are enforced and the buckets' levels now.
+func (s *Server) RateLimits() RateLimitState {
+	rl := &s.limits
+	now := s.Now()
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	out := RateLimitState{Enforce: rl.on.Load(), Buckets: []RateLimitBucket{}}
+	for k, b := range rl.buckets {
+		level := b.levelAt(now, b.limit)
+		rem := level / unitsPerToken
+		if level < 0 && level%unitsPerToken != 0 {
+			rem-- // floor: a bucket in debt by part of a token shows -1
+		}
+		out.Buckets = append(out.Buckets, RateLimitBucket{k.scope, k.owner, k.group, k.limiter, b.limit, rem, resetAt(now, level, b.limit).UTC()})
+	}
+	slices.SortFunc(out.Buckets, func(a, b RateLimitBucket) int {
+		return cmp.Or(cmp.Compare(a.Scope, b.Scope), cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.Group, b.Group), cmp.Compare(a.Limiter, b.Limiter))
+	})
+	return out
+}
+
+// SetRateLimits turns enforcement on or off. Turning it on starts every bucket full; turning it
+// off forgets the buckets. Setting the state it already has changes nothing.
+func (s *Server) SetRateLimits(enforce bool) RateLimitState {
+	rl := &s.limits
+	rl.mu.Lock()
+	if rl.on.Swap(enforce) != enforce {
+		rl.buckets = nil
+	}
+	rl.mu.Unlock()
+	return s.RateLimits()
+}
+
+// resetRateLimits puts enforcement back to what the server was built with, buckets full.
+func (s *Server) resetRateLimits() {
+	rl := &s.limits
+	rl.mu.Lock()
+	rl.on.Store(s.cfg.rateLimits)
+	rl.buckets = nil
+	rl.mu.Unlock()
+}
+
+// WithRateLimits enforces the organizations' and workspaces' rate limits from the start (off by
+// default; PUT /_fake/rate_limits turns them on and off at any time).
+func WithRateLimits() Option { return func(c *config) { c.rateLimits = true } }
+
+func (s *Server) getRateLimits(c *call) (any, error) { return s.RateLimits(), nil }
+
+func (s *Server) putRateLimits(c *call) (any, error) {
+	var req struct {
+		Enforce bool `json:"enforce"` // required: control/rate_limits_request
+	}
+	if err := c.bindValid(&req); err != nil {
+		return nil, err
+	}
+	return s.SetRateLimits(req.Enforce), nil
+}
