@@ -373,3 +373,36 @@ func TestNeedMechanism(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitHeadersCheck: the rate-limit header check passes against the fake that enforces
+// rate limits, whether as a deployment or in-process (where it turns enforcement on itself, and
+// back off); a deployment that sends none leaves it unsupported, not passed; and a deployment
+// whose requests-remaining exceeds its limit fails it.
+func TestRateLimitHeadersCheck(t *testing.T) {
+	c := checkByID(t, "messages/ratelimit-headers")
+	if o := RunCheck(context.Background(), openAt(t, hideControl(fake.New(fake.WithRateLimits()))), c); !o.Passed() {
+		t.Errorf("against the fake enforcing rate limits, as a deployment: %+v", o)
+	}
+	inProcess := fake.New()
+	if o := RunCheck(context.Background(), openAt(t, inProcess), c); !o.Passed() || len(o.CleanupFailures) > 0 {
+		t.Errorf("against the fake with its control API: %+v", o)
+	}
+	if inProcess.RateLimits().Enforce {
+		t.Errorf("the check left the fake enforcing rate limits")
+	}
+	if o := RunCheck(context.Background(), openAt(t, hideControl(fake.New())), c); !strings.HasPrefix(o.Skipped, prefixUnsupported) {
+		t.Errorf("against a deployment without the headers: %+v; want unsupported", o)
+	}
+	broken := editAnswers(fake.New(fake.WithRateLimits()), on(http.MethodPost, "^/v1/messages$"), func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
+		for _, f := range rateLimitFamilies {
+			h.Set(f+"requests-remaining", h.Get(f+"requests-limit")+"0")
+		}
+		return b
+	})
+	o := RunCheck(context.Background(), openAt(t, hideControl(broken)), c)
+	if len(o.Failures) == 0 || !strings.Contains(o.Failures[0], "lies within the limit") {
+		t.Errorf("against a deployment whose requests-remaining exceeds its limit: %+v; want a failure", o)
+	} else {
+		t.Logf("caught: %.300s", o.Failures[0])
+	}
+}

@@ -2,15 +2,19 @@ package fake
 
 import (
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 // Rate limits (ratelimit.go). The numbers below are worked out by hand from the fixtures:
@@ -419,6 +423,29 @@ func TestRateLimitHeaderFormats(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 30000: "30,000", 2000000: "2,000,000"} {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestWorkspaceKeyFixtureRules: an API key's workspace must be one of its organization's in
+// admin.json, and only an API key belongs to a workspace.
+func TestWorkspaceKeyFixtureRules(t *testing.T) {
+	orgs, _ := fs.ReadFile(fixtures.FS(), "organizations.json")
+	admin, _ := fs.ReadFile(fixtures.FS(), "admin.json")
+	for name, tc := range map[string]struct {
+		edit func(string) string
+		want string
+	}{
+		"another organization's workspace": {func(s string) string {
+			return strings.Replace(s, `"workspace_id": "wrkspc_01AcmeResearch0000000001"`, `"workspace_id": "wrkspc_01GlobexOps000000000001"`, 1)
+		}, "apikey_01AcmeResearchKey0000001 belongs to workspace wrkspc_01GlobexOps000000000001, which is not a workspace of its organization"},
+		"not an API key": {func(s string) string {
+			return strings.Replace(s, `"kind": "api_key", "name": "research"`, `"kind": "admin_key", "name": "research"`, 1)
+		}, "credential apikey_01AcmeResearchKey0000001 is an admin API key; only an API key belongs to a workspace"},
+	} {
+		_, err := LoadFixtures(fstest.MapFS{"organizations.json": {Data: []byte(tc.edit(string(orgs)))}, "admin.json": {Data: admin}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to say %q", name, err, tc.want)
 		}
 	}
 }

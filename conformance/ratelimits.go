@@ -1,0 +1,60 @@
+package conformance
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+// Rate-limit headers (conformance/EXTENSIONS.md, "Rate limits"). The reference names the 429
+// rate_limit_error and retry-after only; the headers are the service's documented behaviour, so
+// the check is an extension. It never provokes a 429: hammering a deployment to see one is not a
+// conformance check's business.
+
+// rateLimitFamilies are the header prefixes a deployment may send them under: the reference's
+// neutral name and the one official clients read.
+var rateLimitFamilies = []string{"vendor-ratelimit-", "anthropic-ratelimit-"}
+
+func init() {
+	Register(Check{ID: "messages/ratelimit-headers", Clause: "gaps §1", Labels: []Label{Messages, Extension},
+		Title: "a message's answer carries the rate-limit headers: a requests triple, and every limit/remaining/reset triple sent has an integer limit, a remaining within it (token counts rounded to thousands) and an RFC 3339 reset",
+		Run: func(t *T) {
+			if t.Target.IsFake {
+				// The fake enforces rate limits only when asked: ask, and put it back afterwards.
+				was := t.Control(http.MethodGet, "/_fake/rate_limits", nil).Get("enforce").Bool()
+				t.Control(http.MethodPut, "/_fake/rate_limits", map[string]any{"enforce": true})
+				t.Cleanup("restore rate-limit enforcement", t.Delete(Request{Area: Core, Method: http.MethodPut, Path: "/_fake/rate_limits",
+					Body: map[string]any{"enforce": was}, As: NoCred, Header: http.Header{"vendor-version": {""}}}))
+			}
+			model, _ := pickModel(t)
+			resp := t.OK(createReq(msgBody(model)))
+			checked := 0
+			for _, family := range rateLimitFamilies {
+				if resp.Header.Get(family+"requests-limit") == "" {
+					continue
+				}
+				checked++
+				for _, kind := range []string{"requests", "input-tokens", "output-tokens", "tokens"} {
+					limit, remaining, reset := resp.Header.Get(family+kind+"-limit"), resp.Header.Get(family+kind+"-remaining"), resp.Header.Get(family+kind+"-reset")
+					if kind != "requests" && limit == "" && remaining == "" && reset == "" {
+						continue // a limiter the deployment does not apply to this model
+					}
+					l, errL := strconv.ParseInt(limit, 10, 64)
+					r, errR := strconv.ParseInt(remaining, 10, 64)
+					_, errT := time.Parse(time.RFC3339, reset)
+					t.Expect(errL).NotTo(HaveOccurred(), "%s%s-limit %q is an integer", family, kind, limit)
+					t.Expect(errR).NotTo(HaveOccurred(), "%s%s-remaining %q is an integer", family, kind, remaining)
+					t.Expect(errT).NotTo(HaveOccurred(), "%s%s-reset %q is an RFC 3339 time", family, kind, reset)
+					t.Expect(r).To(And(BeNumerically(">=", 0), BeNumerically("<=", l)), "%s%s-remaining %d lies within the limit %d", family, kind, r, l)
+					if kind != "requests" {
+						t.Expect(r%1000).To(BeZero(), "%s%s-remaining %d is rounded to the nearest thousand", family, kind, r)
+					}
+				}
+			}
+			if checked == 0 {
+				t.Unsupported("the target sends no rate-limit headers (vendor-ratelimit-* or anthropic-ratelimit-*) on a message's answer")
+			}
+		}})
+}
