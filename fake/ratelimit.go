@@ -3,7 +3,7 @@ package fake
 import (
 	"cmp"
 	"fmt"
-	"maps"
+	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -37,6 +37,18 @@ const (
 	limitInput    = "input_tokens_per_minute"
 	limitOutput   = "output_tokens_per_minute"
 )
+
+// limiters are the limiter types in the order of the arrays indexed by them.
+var limiters = [3]string{limitRequests, limitInput, limitOutput}
+
+func limiterIndex(t string) int {
+	for i, l := range limiters {
+		if l == t {
+			return i
+		}
+	}
+	return -1
+}
 
 // cacheReadCountsModels count cache reads against their input-token limit (B3's † model).
 var cacheReadCountsModels = []string{"assistant-3-haiku-20240307"}
@@ -115,6 +127,7 @@ func waitFor(level, n, limit int64) time.Duration {
 // asks of it at admission (need) and takes (take).
 type limiterUse struct {
 	key        bucketKey
+	kind       int // the index of key.limiter in limiters
 	limit      int64
 	level      int64
 	need, take int64
@@ -161,44 +174,49 @@ func (s *Server) admit(c *call, model string, in InputUsage, tokenCount bool) (*
 	if g == nil {
 		return nil, nil // nothing limits this model here: no buckets, no headers
 	}
-	limits := map[string]int64{}
+	// The limits by limiter (limiters' order), ok when set: the organization's, and a workspace
+	// key's, which are its overrides over the organization's.
+	var orgL, wsL [3]int64
+	var orgOK, wsOK [3]bool
 	for _, l := range g.Limits {
-		limits[l.Type] = l.Value
-	}
-	var wsLimits map[string]int64
-	if ws := c.cred.WorkspaceID; ws != "" {
-		a := s.admin(c)
-		a.mu.Lock()
-		over := a.overrides[g][ws]
-		a.mu.Unlock()
-		wsLimits = maps.Clone(limits)
-		for _, l := range over {
-			wsLimits[l.Type] = l.Value
+		if i := limiterIndex(l.Type); i >= 0 {
+			orgL[i], orgOK[i] = l.Value, true
 		}
 	}
-	amounts := map[string]int64{limitRequests: 1, limitInput: in.charged(model), limitOutput: 1}
+	ws := c.cred.WorkspaceID
+	if ws != "" {
+		wsL, wsOK = orgL, orgOK
+		a := s.admin(c)
+		a.mu.Lock()
+		for _, l := range a.overrides[g][ws] {
+			if i := limiterIndex(l.Type); i >= 0 {
+				wsL[i], wsOK[i] = l.Value, true
+			}
+		}
+		a.mu.Unlock()
+	}
+	amounts := [3]int64{1, in.charged(model), 1}
 	now := s.Now()
 	rl := &s.limits
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
-	var uses []limiterUse
-	add := func(scope, owner string, ls map[string]int64) {
-		for _, t := range []string{limitRequests, limitInput, limitOutput} {
-			limit, ok := ls[t]
-			if !ok || tokenCount && t != limitRequests {
+	uses := make([]limiterUse, 0, 6)
+	add := func(scope, owner string, ls [3]int64, ok [3]bool) {
+		for i, t := range limiters {
+			if !ok[i] || tokenCount && i != 0 {
 				continue
 			}
 			k := bucketKey{scope, owner, g.Group.ID, t}
-			u := limiterUse{key: k, limit: limit, level: rl.buckets[k].levelAt(now, limit), need: amounts[t]}
+			u := limiterUse{key: k, kind: i, limit: ls[i], level: rl.buckets[k].levelAt(now, ls[i]), need: amounts[i]}
 			if t != limitOutput {
 				u.take = u.need
 			}
 			uses = append(uses, u)
 		}
 	}
-	add("organization", c.org.UUID, limits)
-	if wsLimits != nil {
-		add("workspace", c.cred.WorkspaceID, wsLimits)
+	add("organization", c.org.UUID, orgL, orgOK)
+	if ws != "" {
+		add("workspace", ws, wsL, wsOK)
 	}
 	adm := &admission{s: s, c: c, uses: uses, model: model}
 	// The refusing limit: one the request can never fit, else the one it waits longest for.
@@ -224,7 +242,11 @@ func (s *Server) admit(c *call, model string, in InputUsage, tokenCount bool) (*
 	}
 	for i, u := range uses {
 		uses[i].level = u.level - u.take*unitsPerToken
-		rl.buckets[u.key] = &bucket{level: uses[i].level, at: now, limit: u.limit}
+		if b := rl.buckets[u.key]; b != nil {
+			b.level, b.at, b.limit = uses[i].level, now, u.limit
+		} else {
+			rl.buckets[u.key] = &bucket{level: uses[i].level, at: now, limit: u.limit}
+		}
 	}
 	return adm, nil
 }
@@ -266,7 +288,7 @@ func (adm *admission) chargeOutput(output int) {
 			b = &bucket{level: min(u.limit, maxEnforcedLimit) * unitsPerToken, at: now, limit: u.limit}
 			rl.buckets[u.key] = b
 		}
-		b.level, b.at = b.levelAt(now, u.limit), now
+		b.level, b.at, b.limit = b.levelAt(now, u.limit), now, u.limit
 		if u.key.limiter == limitOutput {
 			b.level -= int64(output) * unitsPerToken
 		}
@@ -279,6 +301,20 @@ func (adm *admission) chargeOutput(output int) {
 // official SDKs and clients read.
 var headerFamilies = []string{"vendor-ratelimit-", "anthropic-ratelimit-"}
 
+// rateHeaderNames are the headers' canonical names, by triple (requests, input-tokens,
+// output-tokens, tokens), field (limit, remaining, reset) and family: worked out once, not per
+// answer.
+var rateHeaderNames = func() (names [4][3][2]string) {
+	for i, kind := range []string{"requests", "input-tokens", "output-tokens", "tokens"} {
+		for j, field := range []string{"limit", "remaining", "reset"} {
+			for k, f := range headerFamilies {
+				names[i][j][k] = http.CanonicalHeaderKey(f + kind + "-" + field)
+			}
+		}
+	}
+	return
+}()
+
 // writeHeaders writes the limit, remaining and reset of each limiter type the request uses, from
 // its most restrictive bucket, and the tokens triple that sums input and output.
 func (adm *admission) writeHeaders(now time.Time) {
@@ -287,42 +323,38 @@ func (adm *admission) writeHeaders(now time.Time) {
 		reset            time.Time
 		ok               bool
 	}
-	pick := map[string]triple{}
+	var pick [4]triple // by limiter, then the tokens triple
 	for _, u := range adm.uses {
 		rem := max(u.level, 0) / unitsPerToken
-		t := triple{u.limit, rem, resetAt(now, u.level, u.limit), true}
-		if p, ok := pick[u.key.limiter]; !ok || rem < p.remaining || rem == p.remaining && u.limit < p.limit {
-			pick[u.key.limiter] = t
+		if p := pick[u.kind]; !p.ok || rem < p.remaining || rem == p.remaining && u.limit < p.limit {
+			pick[u.kind] = triple{u.limit, rem, resetAt(now, u.level, u.limit), true}
+		}
+	}
+	for i := 1; i <= 2; i++ {
+		if t := &pick[i]; t.ok {
+			t.remaining = roundThousand(t.remaining)
+			tok := &pick[3]
+			if !tok.ok || t.reset.Before(tok.reset) {
+				tok.reset = t.reset
+			}
+			tok.limit += t.limit
+			tok.remaining += t.remaining
+			tok.ok = true
 		}
 	}
 	h := adm.c.Writer.Header()
-	set := func(name string, t triple) {
-		for _, f := range headerFamilies {
-			h.Set(f+name+"-limit", strconv.FormatInt(t.limit, 10))
-			h.Set(f+name+"-remaining", strconv.FormatInt(t.remaining, 10))
-			h.Set(f+name+"-reset", t.reset.UTC().Truncate(time.Second).Format(time.RFC3339))
-		}
-	}
-	if t, ok := pick[limitRequests]; ok {
-		set("requests", t)
-	}
-	var tokens triple
-	for _, k := range []string{limitInput, limitOutput} {
-		t, ok := pick[k]
-		if !ok {
+	for i, t := range pick {
+		if !t.ok {
 			continue
 		}
-		t.remaining = roundThousand(t.remaining)
-		set(map[string]string{limitInput: "input-tokens", limitOutput: "output-tokens"}[k], t)
-		if !tokens.ok || t.reset.Before(tokens.reset) {
-			tokens.reset = t.reset
+		// The two families share each value's slice: nothing appends to these headers.
+		values := [3][]string{{strconv.FormatInt(t.limit, 10)}, {strconv.FormatInt(t.remaining, 10)},
+			{t.reset.UTC().Truncate(time.Second).Format(time.RFC3339)}}
+		for j, v := range values {
+			for _, name := range rateHeaderNames[i][j] {
+				h[name] = v
+			}
 		}
-		tokens.limit += t.limit
-		tokens.remaining += t.remaining
-		tokens.ok = true
-	}
-	if tokens.ok {
-		set("tokens", tokens)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -372,8 +373,8 @@ func TestRateLimitClientHonouringRetryAfterNeverSeesASecond429(t *testing.T) {
 	s := rlServer(t)
 	r := rand.New(rand.NewPCG(22, 2))
 	refused := 0
-	for i := range 300 {
-		words := 1 + r.IntN(9000)
+	for i := range 200 {
+		words := 1 + r.IntN(3000)
 		body := `{"model":"assistant-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"` + strings.Repeat(" w", words) + `"}]}`
 		if r.IntN(4) == 0 {
 			s.AdvanceClock(time.Duration(r.IntN(3000)) * time.Millisecond)
@@ -395,8 +396,9 @@ func TestRateLimitClientHonouringRetryAfterNeverSeesASecond429(t *testing.T) {
 			t.Fatalf("request %d (%d words) refused again after retry-after %d s: %d %s", i, words, secs, w.Code, w.Body)
 		}
 	}
+	t.Logf("%d of 200 requests refused once, none twice", refused)
 	if refused < 20 {
-		t.Errorf("only %d of 300 requests were refused: the test does not exercise retries", refused)
+		t.Errorf("only %d of 200 requests were refused: the test does not exercise retries", refused)
 	}
 }
 
@@ -447,5 +449,30 @@ func TestWorkspaceKeyFixtureRules(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to say %q", name, err, tc.want)
 		}
+	}
+}
+
+// TestRateLimitConcurrentRequestsTakeExactlyTheLimit: 200 requests at once against Globex's 50
+// requests a minute: exactly 50 are admitted, whatever the interleaving.
+func TestRateLimitConcurrentRequestsTakeExactlyTheLimit(t *testing.T) {
+	s := rlServer(t)
+	body := `{"model":"assistant-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"Hello there"}]}`
+	codes := make(chan int, 200)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 25 {
+				codes <- postAs(t, s, "test-api-key-2", "/v1/messages", body).Code
+			}
+		})
+	}
+	wg.Wait()
+	close(codes)
+	count := map[int]int{}
+	for c := range codes {
+		count[c]++
+	}
+	if count[http.StatusOK] != 50 || count[http.StatusTooManyRequests] != 150 {
+		t.Errorf("answers by status: %v, want 50 × 200 and 150 × 429", count)
 	}
 }
