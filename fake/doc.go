@@ -43,11 +43,12 @@
 //
 // Paths under /_fake/ need no credential, are never faulted and never journaled:
 // GET /_fake/health; POST /_fake/reset; GET /_fake/clock and POST /_fake/clock/advance;
-// GET and DELETE /_fake/journal; POST, GET and DELETE /_fake/faults; GET and POST
-// /_fake/snapshot and POST /_fake/snapshot/save; and the calls of each area
+// GET and DELETE /_fake/journal; POST, GET and DELETE /_fake/faults; GET and PUT
+// /_fake/rate_limits; GET and POST /_fake/snapshot and POST /_fake/snapshot/save; and the calls of each area
 // (enqueueing work, creating tunnels, checking tunnel tokens and gateway certificates, listing
 // message scenarios, scripting replies, managing namespaces). Each is also a method of *Server:
-// Reset, Now, AdvanceClock, Snapshot, LoadSnapshot, Journal, ClearJournal, InjectFault, Faults, ClearFaults, EnqueueWork,
+// Reset, Now, AdvanceClock, Snapshot, LoadSnapshot, Journal, ClearJournal, InjectFault, Faults, ClearFaults,
+// RateLimits, SetRateLimits, EnqueueWork,
 // CreateTunnel, TunnelForToken, CheckGateway, AddStub, Stubs, ClearStubs, Namespace, Namespaces,
 // DeleteNamespace, ClearNamespaces. The README lists their request bodies. GET /_fake/openapi.json
 // and GET /_fake/openapi-control.json answer the OpenAPI 3.1 documents of the API and of the
@@ -61,6 +62,15 @@
 // an error naming the field then, never a broken answer later. When served, it gets its id, the
 // request's model, and usage as POST /v1/messages/count_tokens counts the request, and it is
 // streamed with the event grammar of any other answer when the request streams.
+//
+// # Rate limits
+//
+// Off by default. WithRateLimits (the binary's -rate-limits, or PUT /_fake/rate_limits per
+// server or namespace) enforces the organizations' and workspaces' rate limits, as the admin
+// area serves them, on Messages, count_tokens and Completions: token buckets refilled
+// continuously on the virtual clock, the vendor-ratelimit-* and anthropic-ratelimit-* headers on
+// every such answer, and a 429 rate_limit_error with retry-after that changes nothing else.
+// Advancing the clock by retry-after always lets the refused request through.
 //
 // # Namespaces
 //

@@ -282,6 +282,12 @@ func (adm *admission) chargeOutput(output int) {
 	now := adm.s.Now()
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
+	if !rl.on.Load() {
+		return // turned off meanwhile: its buckets are forgotten, and the answer has no headers
+	}
+	if rl.buckets == nil {
+		rl.buckets = map[bucketKey]*bucket{}
+	}
 	for i, u := range adm.uses {
 		b := rl.buckets[u.key]
 		if b == nil { // the buckets were cleared (reset, or turned off and on) meanwhile

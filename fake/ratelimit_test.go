@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fixtures"
@@ -474,5 +475,30 @@ func TestRateLimitConcurrentRequestsTakeExactlyTheLimit(t *testing.T) {
 	}
 	if count[http.StatusOK] != 50 || count[http.StatusTooManyRequests] != 150 {
 		t.Errorf("answers by status: %v, want 50 × 200 and 150 × 429", count)
+	}
+}
+
+// TestRateLimitTurnedOffMidRequest: an admitted request whose output is charged after
+// enforcement was turned off, or turned off and on, neither panics nor leaves buckets behind.
+func TestRateLimitTurnedOffMidRequest(t *testing.T) {
+	s := rlServer(t)
+	c := &call{srv: s, st: s.state(), cred: s.state().fx.creds[DefaultAPIKey], org: s.state().fx.creds[DefaultAPIKey].org}
+	c.Context, _ = gin.CreateTestContext(httptest.NewRecorder())
+	adm, err := s.admit(c, "assistant-opus-4-7", InputUsage{Input: 10}, false)
+	if err != nil || adm == nil {
+		t.Fatalf("admit: %v, %v", adm, err)
+	}
+	s.SetRateLimits(false)
+	adm.chargeOutput(5)
+	if st := s.RateLimits(); len(st.Buckets) != 0 {
+		t.Errorf("off: %+v", st)
+	}
+	s.SetRateLimits(true)
+	adm.chargeOutput(5)
+	// Back on with full buckets: only the output is taken, from a full 400,000.
+	for _, b := range s.RateLimits().Buckets {
+		if want := map[string]int64{limitRequests: 4000, limitInput: 2000000, limitOutput: 399995}[b.Limiter]; b.Remaining != want {
+			t.Errorf("%s remaining %d, want %d", b.Limiter, b.Remaining, want)
+		}
 	}
 }

@@ -63,6 +63,13 @@ test('two namespaces at once: a stub in one, a fault in the other', async () => 
   assert.equal((await a.reset()).now, '2026-01-01T00:00:00Z');
   assert.deepEqual(await a.journal(), []);
 
+  // Rate limits: on in a only, one request taken from its organization's bucket.
+  assert.equal((await a.setRateLimits(true)).enforce, true);
+  await postMessage(a);
+  const requests = (await a.rateLimits()).buckets.find((k) => k.limiter === 'requests_per_minute');
+  assert.equal(requests.remaining, 3999);
+  assert.equal((await b.rateLimits()).enforce, false);
+
   assert.ok((await server.namespaces()).data.some((n) => n.name === a.name));
   assert.equal(await a.delete(), 1);
   assert.ok(!(await server.namespaces()).data.some((n) => n.name === a.name));

@@ -109,6 +109,13 @@ class InstalledWheel(unittest.TestCase):
         self.assertEqual(a.reset()["now"], "2026-01-01T00:00:00Z")
         self.assertEqual(a.journal(), [])
 
+        # Rate limits: on in a only, one request taken from its organization's bucket.
+        self.assertTrue(a.set_rate_limits(True)["enforce"])
+        post_message(a)
+        requests = [k for k in a.rate_limits()["buckets"] if k["limiter"] == "requests_per_minute"]
+        self.assertEqual(requests[0]["remaining"], 3999)
+        self.assertFalse(b.rate_limits()["enforce"])
+
         names = [n["name"] for n in self.server.namespace("probe")._server.call("GET", "/_fake/namespaces")["data"]]
         self.assertIn(a.name, names)
         gen_a.close()
