@@ -195,6 +195,12 @@ func (s *Server) createMessage(c *call) (any, error) {
 	// uses up no stub, ID or bucket. The input side is what usage.input_tokens counts.
 	var adm *admission
 	if s.limits.on.Load() {
+		// An unknown Fake-Scenario is the request's own error: refused before it takes anything.
+		if name := c.header(headerScenario); name != "" {
+			if _, err := c.st.fx.canned.named(name); err != nil {
+				return nil, err
+			}
+		}
 		if adm, err = s.admit(c, req.Model, InputUsage{Input: countInputTokens(req.raw)}, false); err != nil {
 			return nil, err
 		}

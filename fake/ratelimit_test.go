@@ -502,3 +502,16 @@ func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitUnknownScenarioTakesNothing: a request refused for naming an unknown scenario
+// is the request's own error, and takes nothing from the buckets.
+func TestRateLimitUnknownScenarioTakesNothing(t *testing.T) {
+	s := rlServer(t)
+	w := postAs(t, s, DefaultAPIKey, "/v1/messages", bigBody, headerScenario, "no-such-scenario")
+	if w.Code != http.StatusBadRequest {
+		t.Fatalf("unknown scenario: %d %s", w.Code, w.Body)
+	}
+	if st := s.RateLimits(); len(st.Buckets) != 0 {
+		t.Errorf("buckets after a 400: %+v", st.Buckets)
+	}
+}
