@@ -77,9 +77,11 @@ func runAsDeployment(t *testing.T, tg *Target, each func(t *testing.T, c Check, 
 // TestChecksAgainstTheFakeAsADeployment runs every check that is not fake-only against a fake
 // whose control API is hidden, as a deployment would be: work is supplied from outside, and time
 // passes on the wall clock. Every check must pass or be disabled by configuration (destructive
-// ones); none may be unsupported, so the work lifecycle checks do run.
+// ones); none may be unsupported, so the work lifecycle checks do run. The fake enforces rate
+// limits, as a deployment does, so that the rate-limit header check has headers to read and every
+// other check shows it stays within them.
 func TestChecksAgainstTheFakeAsADeployment(t *testing.T) {
-	tg := asDeployment(t, fake.New(fake.WithWallClock()))
+	tg := asDeployment(t, fake.New(fake.WithWallClock(), fake.WithRateLimits()))
 	runAsDeployment(t, tg, func(t *testing.T, c Check, o Outcome) {
 		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 || (o.Skipped != "" && !strings.HasPrefix(o.Skipped, prefixDisabled)) {
 			t.Errorf("%+v", o)
