@@ -63,7 +63,10 @@ type credential struct {
 	Name          string   `json:"name"`
 	Secret        string   `json:"secret"`
 	EnvironmentID string   `json:"environment_id"` // environment keys only
-	org           *org
+	// WorkspaceID is the workspace an API key belongs to; "" is the default workspace. The
+	// prompt cache is kept per organization and workspace.
+	WorkspaceID string `json:"workspace_id"`
+	org         *org
 }
 
 const (

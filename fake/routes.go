@@ -57,6 +57,8 @@ func routes() []*route {
 		{get, "/_fake/snapshot", nil, in{}, "control/snapshot", (*Server).getSnapshot},
 		{post, "/_fake/snapshot", nil, in{body: "control/snapshot", limit: snapshotBodyLimit}, "control/clock", (*Server).loadSnapshot},
 		{post, "/_fake/snapshot/save", nil, in{body: "control/snapshot_save_request"}, "control/snapshot_save", (*Server).saveSnapshot},
+		{get, "/_fake/cache", nil, in{}, "control/cache_list", (*Server).listCache},
+		{del, "/_fake/cache", nil, in{}, "control/cleared", (*Server).clearCache},
 		{get, "/_fake/coverage", nil, in{query: boolParam("all", false, "Count the requests of the whole server, in every namespace, instead of only those of the namespace addressed.")}, "control/coverage", (*Server).getCoverage},
 		{get, "/_fake/openapi.json", nil, in{}, "", (*Server).openAPI},
 		{get, "/_fake/openapi-control.json", nil, in{}, "", (*Server).controlOpenAPI},
