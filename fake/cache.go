@@ -245,13 +245,9 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 				text, hasText := bm["text"].(string)
 				eligible := typ != "thinking" && typ != "redacted_thinking" && !(typ == "text" && text == "")
 				add(path, b, countValue("content", b), eligible, run)
-				if bm["cache_control"] != nil {
-					switch {
-					case typ == "thinking" || typ == "redacted_thinking":
-						return nil, invalidField(path+"."+typ+".cache_control", "Extra inputs are not permitted")
-					case typ == "text" && hasText && text == "":
-						return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
-					}
+				// (The request schema refuses cache_control on thinking blocks.)
+				if bm["cache_control"] != nil && typ == "text" && hasText && text == "" {
+					return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
 				}
 				if err := l.mark(b, path); err != nil {
 					return nil, err
