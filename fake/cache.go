@@ -378,14 +378,30 @@ func (p *cachePlan) creation() int { return p.write1h + p.write5m }
 
 // planCache lays the request out, checks its breakpoints and looks its prefixes up, changing
 // nothing: commit does the writes once the request has been admitted and answered.
+//
+// A request without breakpoints and without diagnostics is only counted: it can neither read nor
+// write, and its fingerprint is not kept (a later request naming it is answered
+// previous_message_not_found, as the platform answers when the earlier turn did not ask for
+// diagnostics). Only the others pay for hashing.
 func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
-	ctx := s.cacheContext(c, req)
-	l, err := layoutCache(req, ctx, true)
+	start := s.Now()
+	l, err := layoutCache(req, nil, false)
 	if err != nil {
 		return nil, err
 	}
+	_, diagnose := req.raw["diagnostics"].(map[string]any)
+	if len(l.marks) == 0 && !diagnose {
+		return &cachePlan{start: start, total: l.total, input: l.total}, nil
+	}
+	ctx := s.cacheContext(c, req)
+	if l, err = layoutCache(req, ctx, true); err != nil {
+		return nil, err
+	}
 	store := c.st.cacheStore()
-	p := &cachePlan{start: s.Now(), total: l.total, fp: l.fp, store: store}
+	p := &cachePlan{start: start, total: l.total, store: store}
+	if diagnose {
+		p.fp = l.fp
+	}
 	minimum := cacheMinimum(ctx.model)
 	store.mu.Lock()
 	defer store.mu.Unlock()
@@ -464,6 +480,9 @@ func (c *call) workspaceID() string {
 // the request's start, and keeps the diagnostics fingerprint under the answer's id.
 func (p *cachePlan) commit(id string) {
 	st := p.store
+	if st == nil {
+		return // nothing to write or keep
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, k := range p.hits {

@@ -510,8 +510,14 @@ func TestCacheDiagnostics(t *testing.T) {
 			t.Errorf("%s: diagnostics %s, want %s", c.name, got, c.want)
 		}
 	}
+	// A request without diagnostics leaves no fingerprint to compare with.
+	plain := create(t, ts, cacheBody("system", sys, "messages", turn1)).Get("id").String()
+	m := create(t, ts, cacheBody("system", sys, "messages", turn2, "diagnostics", diag(plain)))
+	if got := m.Get("diagnostics").Raw; got != `{"cache_miss_reason":{"type":"previous_message_not_found"}}` {
+		t.Errorf("previous request without diagnostics: %s", got)
+	}
 	// Another organization does not see the fingerprint.
-	m := create(t, ts, cacheBody("system", sys, "messages", turn2, "diagnostics", diag(id)), "X-Api-Key", "test-api-key-2")
+	m = create(t, ts, cacheBody("system", sys, "messages", turn2, "diagnostics", diag(id)), "X-Api-Key", "test-api-key-2")
 	if got := m.Get("diagnostics.cache_miss_reason.type").String(); got != "previous_message_not_found" {
 		t.Errorf("another organization: %s", got)
 	}
