@@ -104,7 +104,6 @@ type cachePos struct {
 	pos      int // the lookback position: a run of tool_use (or tool_result) blocks is one
 	key      cacheKey
 	eligible bool   // the top-level cache_control may target it
-	path     string // its field path, for errors
 	explicit *cacheMark
 }
 
@@ -149,14 +148,14 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	pending := 0 // structural tokens of arrays and messages, carried to the next block
 	pos := -1
 	lastRun := ""
-	add := func(path string, b any, tokens int, eligible bool, run string) {
+	add := func(b any, tokens int, eligible bool, run string) {
 		if run == "" || run != lastRun {
 			pos++
 		}
 		lastRun = run
 		l.total += pending + tokens
 		pending = 0
-		p := cachePos{cum: l.total, pos: pos, eligible: eligible, path: path}
+		p := cachePos{cum: l.total, pos: pos, eligible: eligible}
 		if keyed {
 			h.block(b)
 			p.key = h.sum()
@@ -170,12 +169,12 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	if tools, ok := body["tools"].([]any); ok {
 		pending++
 		for i, t := range tools {
-			add(fmt.Sprintf("tools.%d", i), t, countValue("tools", t), true, "")
+			add(t, countValue("tools", t), true, "")
 			if keyed {
 				writeCanon(tfp, t)
 			}
-			if err := l.mark(t, fmt.Sprintf("tools.%d", i)); err != nil {
-				return nil, err
+			if marked(t) {
+				l.mark(t, fmt.Sprintf("tools.%d", i))
 			}
 		}
 	}
@@ -185,25 +184,25 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	}
 	switch sys := body["system"].(type) {
 	case string:
-		add("system", sys, countValue("system", sys), sys != "", "")
+		add(sys, countValue("system", sys), sys != "", "")
 		if keyed {
 			writeCanon(sfp, sys)
 		}
 	case []any:
 		pending++
 		for i, b := range sys {
-			path := fmt.Sprintf("system.%d", i)
 			bm, _ := b.(map[string]any)
 			text, _ := bm["text"].(string)
-			add(path, b, countValue("system", b), text != "", "")
+			add(b, countValue("system", b), text != "", "")
 			if keyed {
 				writeCanon(sfp, b)
 			}
-			if bm["cache_control"] != nil && bm["type"] == "text" && text == "" {
-				return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
-			}
-			if err := l.mark(b, path); err != nil {
-				return nil, err
+			if marked(b) {
+				path := fmt.Sprintf("system.%d", i)
+				if bm["type"] == "text" && text == "" {
+					return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
+				}
+				l.mark(b, path)
 			}
 		}
 	}
@@ -231,12 +230,11 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 		}
 		switch content := m["content"].(type) {
 		case string:
-			add(fmt.Sprintf("messages.%d.content", i), content, countValue("content", content), content != "", "")
+			add(content, countValue("content", content), content != "", "")
 		case []any:
 			pending++
 			for j, b := range content {
 				bm, _ := b.(map[string]any)
-				path := fmt.Sprintf("messages.%d.content.%d", i, j)
 				typ, _ := bm["type"].(string)
 				run := ""
 				if typ == "tool_use" || typ == "tool_result" {
@@ -244,20 +242,21 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 				}
 				text, hasText := bm["text"].(string)
 				eligible := typ != "thinking" && typ != "redacted_thinking" && !(typ == "text" && text == "")
-				add(path, b, countValue("content", b), eligible, run)
+				add(b, countValue("content", b), eligible, run)
 				// (The request schema refuses cache_control on thinking blocks.)
-				if bm["cache_control"] != nil && typ == "text" && hasText && text == "" {
-					return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
-				}
-				if err := l.mark(b, path); err != nil {
-					return nil, err
+				if marked(b) {
+					path := fmt.Sprintf("messages.%d.content.%d", i, j)
+					if typ == "text" && hasText && text == "" {
+						return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
+					}
+					l.mark(b, path)
 				}
 				if typ == "tool_result" {
 					inner, _ := bm["content"].([]any)
 					for k, ib := range inner {
 						// A breakpoint inside a tool result counts at the enclosing block.
-						if err := l.mark(ib, fmt.Sprintf("%s.content.%d", path, k)); err != nil {
-							return nil, err
+						if marked(ib) {
+							l.mark(ib, fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k))
 						}
 					}
 				}
@@ -297,19 +296,22 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	return l, nil
 }
 
-// mark records the breakpoint a block's cache_control sets, at the last block laid out.
-func (l *cacheLayout) mark(b any, path string) error {
+// marked reports whether a block carries cache_control.
+func marked(b any) bool {
 	bm, _ := b.(map[string]any)
 	cc, _ := bm["cache_control"].(map[string]any)
-	if cc == nil {
-		return nil
-	}
+	return cc != nil
+}
+
+// mark records the breakpoint a marked block's cache_control sets, at the last block laid out;
+// path is the block's field path.
+func (l *cacheLayout) mark(b any, path string) {
+	cc := b.(map[string]any)["cache_control"].(map[string]any)
 	m := cacheMark{at: len(l.blocks) - 1, ttl: ttlOf(cc), path: path + ".cache_control"}
 	l.marks = append(l.marks, m)
 	if last := &l.blocks[m.at]; last.explicit == nil {
 		last.explicit = &cacheMark{at: m.at, ttl: m.ttl, path: m.path}
 	}
-	return nil
 }
 
 func ttlOf(cc map[string]any) time.Duration {
