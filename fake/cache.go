@@ -100,10 +100,9 @@ func (st *state) cacheStore() *cacheStore {
 
 // cachePos is one block of the layout: a tool, a system block or a message's content block.
 type cachePos struct {
-	cum      int // input tokens from the start of the request through this block
-	pos      int // the lookback position: a run of tool_use (or tool_result) blocks is one
-	key      cacheKey
-	eligible bool   // the top-level cache_control may target it
+	cum      int  // input tokens from the start of the request through this block
+	pos      int  // the lookback position: a run of tool_use (or tool_result) blocks is one
+	eligible bool // the top-level cache_control may target it
 	explicit *cacheMark
 }
 
@@ -117,6 +116,8 @@ type cacheMark struct {
 // cacheLayout is a request laid out for the cache.
 type cacheLayout struct {
 	blocks []cachePos
+	keys   []cacheKey  // with keyed: the prefix key through each block
+	n      int         // the blocks laid out (kept in blocks or not)
 	marks  []cacheMark // in render order
 	total  int         // what count_tokens reports
 	hashed bool
@@ -148,19 +149,24 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	pending := 0 // structural tokens of arrays and messages, carried to the next block
 	pos := -1
 	lastRun := ""
-	add := func(b any, tokens int, eligible bool, run string) {
+	// Without keys, blocks are kept only for the top-level cache_control to walk back over; a
+	// marked block is kept, and n counts them all.
+	keep := keyed || body["cache_control"] != nil
+	// add lays out the next block; with keyed, the caller has hashed it first.
+	add := func(tokens int, eligible bool, run string) {
 		if run == "" || run != lastRun {
 			pos++
 		}
 		lastRun = run
 		l.total += pending + tokens
 		pending = 0
-		p := cachePos{cum: l.total, pos: pos, eligible: eligible}
+		l.n++
 		if keyed {
-			h.block(b)
-			p.key = h.sum()
+			l.keys = append(l.keys, h.sum())
 		}
-		l.blocks = append(l.blocks, p)
+		if keep {
+			l.blocks = append(l.blocks, cachePos{cum: l.total, pos: pos, eligible: eligible})
+		}
 	}
 	var tfp, sfp hash.Hash
 	if keyed {
@@ -169,7 +175,10 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	if tools, ok := body["tools"].([]any); ok {
 		pending++
 		for i, t := range tools {
-			add(t, countValue("tools", t), true, "")
+			if keyed {
+				h.block(t)
+			}
+			add(countValue("tools", t), true, "")
 			if keyed {
 				writeCanon(tfp, t)
 			}
@@ -184,7 +193,10 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	}
 	switch sys := body["system"].(type) {
 	case string:
-		add(sys, countValue("system", sys), sys != "", "")
+		if keyed {
+			h.block(sys)
+		}
+		add(countValue("system", sys), sys != "", "")
 		if keyed {
 			writeCanon(sfp, sys)
 		}
@@ -193,7 +205,10 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 		for i, b := range sys {
 			bm, _ := b.(map[string]any)
 			text, _ := bm["text"].(string)
-			add(b, countValue("system", b), text != "", "")
+			if keyed {
+				h.block(b)
+			}
+			add(countValue("system", b), text != "", "")
 			if keyed {
 				writeCanon(sfp, b)
 			}
@@ -230,7 +245,10 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 		}
 		switch content := m["content"].(type) {
 		case string:
-			add(content, countValue("content", content), content != "", "")
+			if keyed {
+				h.block(content)
+			}
+			add(countValue("content", content), content != "", "")
 		case []any:
 			pending++
 			for j, b := range content {
@@ -242,7 +260,10 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 				}
 				text, hasText := bm["text"].(string)
 				eligible := typ != "thinking" && typ != "redacted_thinking" && !(typ == "text" && text == "")
-				add(b, countValue("content", b), eligible, run)
+				if keyed {
+					h.block(b)
+				}
+				add(countValue("content", b), eligible, run)
 				// (The request schema refuses cache_control on thinking blocks.)
 				if marked(b) {
 					path := fmt.Sprintf("messages.%d.content.%d", i, j)
@@ -307,8 +328,11 @@ func marked(b any) bool {
 // path is the block's field path.
 func (l *cacheLayout) mark(b any, path string) {
 	cc := b.(map[string]any)["cache_control"].(map[string]any)
-	m := cacheMark{at: len(l.blocks) - 1, ttl: ttlOf(cc), path: path + ".cache_control"}
+	m := cacheMark{at: l.n - 1, ttl: ttlOf(cc), path: path + ".cache_control"}
 	l.marks = append(l.marks, m)
+	if m.at >= len(l.blocks) {
+		return // not kept: no top-level cache_control needs it
+	}
 	if last := &l.blocks[m.at]; last.explicit == nil {
 		last.explicit = &cacheMark{at: m.at, ttl: m.ttl, path: m.path}
 	}
@@ -414,9 +438,9 @@ func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
 		top := l.blocks[m.at].pos
 		for i := m.at; i >= 0 && l.blocks[i].pos > top-cacheLookback; {
 			b := l.blocks[i]
-			if e := store.entries[b.key]; e != nil && e.live(p.start) {
+			if e := store.entries[l.keys[i]]; e != nil && e.live(p.start) {
 				a = max(a, b.cum)
-				p.hits = append(p.hits, b.key)
+				p.hits = append(p.hits, l.keys[i])
 				break
 			}
 			for i--; i >= 0 && l.blocks[i].pos == b.pos; i-- {
@@ -433,7 +457,7 @@ func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
 		if m.ttl == cacheTTL1h {
 			b = max(b, blk.cum)
 		}
-		p.writes = append(p.writes, cacheEntry{key: blk.key, org: ctx.org, workspace: ctx.workspace, model: ctx.model,
+		p.writes = append(p.writes, cacheEntry{key: l.keys[m.at], org: ctx.org, workspace: ctx.workspace, model: ctx.model,
 			tokens: blk.cum, ttl: m.ttl})
 	}
 	p.read, p.write1h, p.write5m, p.input = a, b-a, cum-b, l.total-cum
