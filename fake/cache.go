@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/json"
@@ -411,16 +412,17 @@ func (p *cachePlan) creation() int { return p.write1h + p.write5m }
 // diagnostics). Only the others pay for hashing.
 func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
 	start := s.Now()
-	l, err := layoutCache(req, nil, false)
-	if err != nil {
-		return nil, err
-	}
 	_, diagnose := req.raw["diagnostics"].(map[string]any)
-	if len(l.marks) == 0 && !diagnose {
+	if !diagnose && !mayMark(c) {
+		l, err := layoutCache(req, nil, false)
+		if err != nil {
+			return nil, err
+		}
 		return &cachePlan{start: start, total: l.total, input: l.total}, nil
 	}
 	ctx := s.cacheContext(c, req)
-	if l, err = layoutCache(req, ctx, true); err != nil {
+	l, err := layoutCache(req, ctx, true)
+	if err != nil {
 		return nil, err
 	}
 	store := c.st.cacheStore()
@@ -466,6 +468,14 @@ func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
 		p.diagnosis = store.diagnose(d["previous_message_id"], l.fp)
 	}
 	return p, nil
+}
+
+// mayMark reports whether the request body may hold a cache_control: it names one, or it has a
+// \u escape that might spell one. Without, the request is laid out once, without keys.
+func mayMark(c *call) bool {
+	v, _ := c.Get(keyBody)
+	data, ok := v.([]byte)
+	return !ok || bytes.Contains(data, []byte("cache_control")) || bytes.Contains(data, []byte(`\u`))
 }
 
 // cacheContext is the part of the keys that comes from the credential and the parameters.

@@ -625,3 +625,13 @@ func TestCacheProperties(t *testing.T) {
 		}
 	}
 }
+
+// A key spelled with a JSON escape is the same key: the breakpoint counts.
+func TestCacheControlSpelledWithEscapes(t *testing.T) {
+	ts := NewTestServer(t)
+	body := `{"model":"` + cacheModel + `","max_tokens":20,"messages":[{"role":"user","content":[{"type":"text","text":"` + words(1100) + `","cache\u005fcontrol":{"type":"ephemeral"}}]}]}`
+	status, out := postMessages(t, ts, "/v1/messages", body)
+	if got := gjson.GetBytes(out, "usage.cache_creation_input_tokens").Int(); status != http.StatusOK || got != 1108 {
+		t.Errorf("%d, creation %d, want 1108", status, got)
+	}
+}
