@@ -131,6 +131,8 @@ type cacheContext struct {
 	// messages is everything that invalidates the messages level only: tool_choice, thinking,
 	// output_config (format and effort), the beta output_format and whether any image is present.
 	messages string
+	// diagnose: the request asked for diagnostics, so the layout also fingerprints each level.
+	diagnose bool
 }
 
 // layoutCache lays req out and checks its cache_control markers: the placement, count and TTL
@@ -169,8 +171,10 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 			l.blocks = append(l.blocks, cachePos{cum: l.total, pos: pos, eligible: eligible})
 		}
 	}
+	// The fingerprint's hashes of each level, for diagnostics only.
+	fingerprint := keyed && ctx.diagnose
 	var tfp, sfp hash.Hash
-	if keyed {
+	if fingerprint {
 		tfp, sfp = sha256.New(), sha256.New()
 	}
 	if tools, ok := body["tools"].([]any); ok {
@@ -180,7 +184,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 				h.block(t)
 			}
 			add(countValue("tools", t), true, "")
-			if keyed {
+			if fingerprint {
 				writeCanon(tfp, t)
 			}
 			if marked(t) {
@@ -190,7 +194,10 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	}
 	if keyed {
 		h.str("speed", ctx.speed)
-		l.fp.tools, l.fp.toolsEnd = sumOf(tfp), l.total
+		l.fp.toolsEnd = l.total
+		if fingerprint {
+			l.fp.tools = sumOf(tfp)
+		}
 	}
 	switch sys := body["system"].(type) {
 	case string:
@@ -198,7 +205,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 			h.block(sys)
 		}
 		add(countValue("system", sys), sys != "", "")
-		if keyed {
+		if fingerprint {
 			writeCanon(sfp, sys)
 		}
 	case []any:
@@ -210,7 +217,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 				h.block(b)
 			}
 			add(countValue("system", b), text != "", "")
-			if keyed {
+			if fingerprint {
 				writeCanon(sfp, b)
 			}
 			if marked(b) {
@@ -224,7 +231,10 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	}
 	if keyed {
 		h.str("messages", ctx.messages)
-		l.fp.system, l.fp.systemEnd = sumOf(sfp), l.total
+		l.fp.systemEnd = l.total
+		if fingerprint {
+			l.fp.system = sumOf(sfp)
+		}
 	}
 	msgs, _ := body["messages"].([]any)
 	pending++
@@ -240,7 +250,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 			h.str("message", fmt.Sprint(m["role"]))
 		}
 		var mh hash.Hash
-		if keyed {
+		if fingerprint {
 			mh = sha256.New()
 			writeCanon(mh, m)
 		}
@@ -284,7 +294,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 				}
 			}
 		}
-		if keyed {
+		if fingerprint {
 			l.fp.messages = append(l.fp.messages, sumOf(mh))
 			l.fp.messageCum = append(l.fp.messageCum, l.total)
 		}
@@ -421,6 +431,7 @@ func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
 		return &cachePlan{start: start, total: l.total, input: l.total}, nil
 	}
 	ctx := s.cacheContext(c, req)
+	ctx.diagnose = diagnose
 	l, err := layoutCache(req, ctx, true)
 	if err != nil {
 		return nil, err

@@ -197,11 +197,12 @@ func (s *Server) createMessage(c *call) (any, error) {
 		return nil, err
 	}
 	// The cache plan: the input side of usage, from lookups only. Nothing has changed yet, so a
-	// request refused from here on (rate limits admit or refuse it here, on the plan's numbers)
-	// leaves the cache as it was.
+	// request refused from here on leaves the cache as it was.
 	if req.cache, err = s.planCache(c, req); err != nil {
 		return nil, err
 	}
+	// Rate-limit admission goes here, and only here: req.cache holds the request's input usage
+	// (input, cache_read, cache_creation and its 5m/1h split), and nothing has changed yet.
 	// max_tokens 0 pre-warms the cache: the scripted model answers it with no content, and no
 	// stub or scenario is used up by it.
 	var r *Reply
