@@ -39,7 +39,7 @@ func cacheWords() string {
 func cacheChecks() []Check {
 	return []Check{
 		{ID: "messages/cache-read-on-repeat", Clause: "4.4", Labels: []Label{Messages, Extension},
-			Title: "a second identical request with a breakpoint past the model's minimum reports a cache read, and the usage split adds up to count_tokens",
+			Title: "a second identical request with a breakpoint past the model's minimum reports a cache read",
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				system := []any{map[string]any{"type": "text", "text": cacheWords(), "cache_control": map[string]any{"type": "ephemeral"}}}
@@ -50,10 +50,10 @@ func cacheChecks() []Check {
 				t.Expect(total).To(BeNumerically(">=", 4096), "the prompt must pass every model's minimum: %s", count)
 				t.OK(createReq(body))
 				second := t.OK(createReq(body))
+				// Only the read: how the total splits, and whether it equals count_tokens (an estimate
+				// on the platform), is the fake's exactness, which its own tests hold it to.
 				u := second.Get("usage")
 				t.Expect(u.Get("cache_read_input_tokens").Int()).To(BeNumerically(">", 0), "the second identical request reads the cached prefix: %s", u)
-				t.Expect(u.Get("cache_read_input_tokens").Int()+u.Get("cache_creation_input_tokens").Int()+u.Get("input_tokens").Int()).
-					To(Equal(total), "cache_read + cache_creation + input_tokens is what count_tokens counts: %s", u)
 			}},
 		{ID: "messages/cache-breakpoint-limit", Clause: "4.4", Labels: []Label{Messages, Extension},
 			Title: "a request with five cache_control breakpoints is refused: at most four are allowed",
