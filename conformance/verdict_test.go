@@ -140,6 +140,30 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 			drop := func(b map[string]any) { delete(b, "system") }
 			return editRequests(editRequests(h, http.MethodPost, "/v1/messages", drop), http.MethodPost, "/v1/messages/count_tokens", drop)
 		}, false, "system prompt"},
+		{"messages/cache-read-on-repeat", "prompt caching is not simulated: the cache fields stay 0", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodPost, "^/v1/messages$"), editJSON(func(m map[string]any) {
+				if u, ok := m["usage"].(map[string]any); ok {
+					in, _ := u["input_tokens"].(float64)
+					read, _ := u["cache_read_input_tokens"].(float64)
+					made, _ := u["cache_creation_input_tokens"].(float64)
+					u["input_tokens"], u["cache_read_input_tokens"], u["cache_creation_input_tokens"] = in+read+made, 0, 0
+					u["cache_creation"] = map[string]any{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
+				}
+			}))
+		}, false, "reads the cached prefix"},
+		{"messages/cache-breakpoint-limit", "any number of cache_control breakpoints is accepted", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
+				for _, m := range messagesOf(b) {
+					turn, _ := m.(map[string]any)
+					blocks, _ := turn["content"].([]any)
+					for i, bl := range blocks {
+						if bm, ok := bl.(map[string]any); ok && i >= 4 {
+							delete(bm, "cache_control")
+						}
+					}
+				}
+			})
+		}, false, "five breakpoints are refused"},
 		{"compliance/delete-chat", "the deletion is confirmed without its type", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodDelete, "^/v1/compliance/apps/chats/[^/]+$"), editJSON(func(m map[string]any) { delete(m, "type") }))
 		}, false, "assistant_chat_deleted"},

@@ -63,8 +63,9 @@ type credential struct {
 	Name          string   `json:"name"`
 	Secret        string   `json:"secret"`
 	EnvironmentID string   `json:"environment_id"` // environment keys only
-	// WorkspaceID is the workspace an API key belongs to, whose rate limits apply with the
-	// organization's; "" is the default workspace, which has no limits of its own.
+	// WorkspaceID is the workspace an API key belongs to; "" is the default workspace. The prompt
+	// cache is kept per organization and workspace, and the workspace's rate limits apply with the
+	// organization's (the default workspace has no limits of its own).
 	WorkspaceID string `json:"workspace_id"`
 	org         *org
 }

@@ -165,8 +165,13 @@ func FuzzMessagesBody(f *testing.F) {
 		`{"max_tokens":64,"model":"`+testModel+`","messages":[{"role":"user","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"A. B."},"citations":{"enabled":true}},{"type":"text","text":"Quote"}]}]}`,
 		`{"model":"`+testModel+`","prompt":"\n\nHuman: Hi\n\nAssistant:","max_tokens_to_sample":1e1000001}`,
 		`{"model":"`+testModel+`","prompt":"\n\nHuman: Hi\n\nAssistant:","max_tokens_to_sample":20,"stop_sequences":[""]}`,
+		// Prompt caching: breakpoints everywhere, one too many, a 1h after a 5m, the top-level one,
+		// an empty marked text, a pre-warm that streams, diagnostics naming an unknown message.
+		`{"max_tokens":10,"model":"`+testModel+`","cache_control":{"type":"ephemeral","ttl":"1h"},"tools":[{"name":"t","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral","ttl":"1h"}}],"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","cache_control":{"type":"ephemeral","ttl":"1h"}},{"type":"text","text":"","cache_control":{"type":"ephemeral"}}]}]}`,
+		`{"max_tokens":0,"stream":true,"cache_control":{"type":"ephemeral"},`+msgs+`}`,
+		`{"max_tokens":10,"diagnostics":{"previous_message_id":"msg_x"},"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r","cache_control":{"type":"ephemeral"}}]}]}],"model":"`+testModel+`"}`,
 	)
-	fuzzRouteBody(f, routes, []fzRoute{{get, "/_fake/messages/stubs", nil}})
+	fuzzRouteBody(f, routes, []fzRoute{{get, "/_fake/messages/stubs", nil}, {get, "/_fake/cache", nil}})
 }
 
 func FuzzAdminBody(f *testing.F) {

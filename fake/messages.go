@@ -47,6 +47,8 @@ type messageRequest struct {
 	// "omitted"): billed as output all the same.
 	omittedThinking int
 	Messages        []inputMessage `json:"-"`
+	// cache is the request's prompt-cache plan (cache.go); nil for count_tokens.
+	cache *cachePlan
 }
 
 // inputMessage is one message of the request, its content as blocks: a string is shorthand for
@@ -110,9 +112,9 @@ type Message struct {
 	Container *Container `json:"container"`
 	// ContextManagement reports the context edits applied, when the request configured any.
 	ContextManagement *ContextManagement `json:"context_management"`
-	// Diagnostics is the cache diagnosis a request asks for with diagnostics; always null here,
-	// as prompt caching is not modelled.
-	Diagnostics *struct{} `json:"diagnostics"`
+	// Diagnostics is the cache diagnosis a request asks for with diagnostics (cache_diagnostics.go):
+	// null without one, when previous_message_id is null, or when nothing diverged.
+	Diagnostics *Diagnostics `json:"diagnostics"`
 }
 
 // Container is a message's code-execution container: the one the request named, or a new one
@@ -188,11 +190,20 @@ func (s *Server) createMessage(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPrewarm(req); err != nil {
+		return nil, err
+	}
 	if err := checkMaxTokens(c.st.fx, req); err != nil {
 		return nil, err
 	}
-	// Rate limits (when enforced) admit the request before anything answers it, so that a 429
-	// uses up no stub, ID or bucket. The input side is what usage.input_tokens counts.
+	// The cache plan: the input side of usage, from lookups only. Nothing has changed yet, so a
+	// request refused from here on leaves the cache as it was.
+	if req.cache, err = s.planCache(c, req); err != nil {
+		return nil, err
+	}
+	// Rate limits (when enforced) admit the request here, and only here: before anything answers
+	// it, so that a 429 uses up no stub, ID, bucket or cache entry. What the input-token bucket
+	// takes is the cache plan's usage (uncached input and cache writes; reads on some models).
 	var adm *admission
 	if s.limits.on.Load() {
 		// An unknown Fake-Scenario is the request's own error: refused before it takes anything.
@@ -201,24 +212,28 @@ func (s *Server) createMessage(c *call) (any, error) {
 				return nil, err
 			}
 		}
-		if adm, err = s.admit(c, req.Model, InputUsage{Input: countInputTokens(req.raw)}, false); err != nil {
+		if adm, err = s.admit(c, req.Model, req.cache.inputUsage(), false); err != nil {
 			return nil, err
 		}
 	}
-	r, err := s.explicitReply(c, req)
-	if err != nil {
-		return nil, err
+	// max_tokens 0 pre-warms the cache: the scripted model answers it with no content, and no
+	// stub or scenario is used up by it.
+	var r *Reply
+	if req.MaxTokens > 0 {
+		if r, err = s.explicitReply(c, req); err != nil {
+			return nil, err
+		}
 	}
 	if r == nil {
 		if v, ok, err := s.fromTape(c, req, req.Stream); ok {
 			adm.chargeOutput(0) // a recording's own rate-limit headers, if any, replace these
 			return v, err
 		}
-		if sc := c.st.fx.canned.matching(req); sc != nil {
+		if sc := c.st.fx.canned.matching(req); sc != nil && req.MaxTokens > 0 {
 			r = &sc.Response
 		}
 	}
-	msg := s.answerWith(req, r)
+	msg := s.answerWith(req, r) // commits the cache plan with the usage (countUsage)
 	// The whole answer is known before a stream starts: its output is charged, and the headers
 	// written, before the first byte.
 	adm.chargeOutput(msg.Usage.OutputTokens)
@@ -228,9 +243,37 @@ func (s *Server) createMessage(c *call) (any, error) {
 	return msg, nil
 }
 
+// checkPrewarm refuses what cannot go with max_tokens 0, which only fills the prompt cache
+// (conformance/EXTENSIONS.md, "Prompt caching"): streaming, enabled thinking, a structured
+// output format and a tool_choice that forces a tool call.
+func checkPrewarm(req *messageRequest) error {
+	if req.MaxTokens != 0 {
+		return nil
+	}
+	const why = "cannot be used with max_tokens: 0, which only pre-warms the prompt cache"
+	switch {
+	case req.Stream:
+		return invalidField("stream", "true %s", why)
+	case req.Thinking != nil && req.Thinking.Type == "enabled":
+		return invalidField("thinking.type", "\"enabled\" %s", why)
+	case req.OutputConfig != nil && req.OutputConfig.Format != nil:
+		return invalidField("output_config.format", "%s", why)
+	case req.OutputFormat != nil:
+		return invalidField("output_format", "%s", why)
+	case req.ToolChoice != nil && (req.ToolChoice.Type == "any" || req.ToolChoice.Type == "tool"):
+		return invalidField("tool_choice.type", "%q %s", req.ToolChoice.Type, why)
+	}
+	return nil
+}
+
 func (s *Server) countTokens(c *call) (any, error) {
 	req, err := s.readMessageRequest(c)
 	if err != nil {
+		return nil, err
+	}
+	// count_tokens checks the cache_control markers as Messages does, but never caches: it
+	// counts every input token.
+	if _, err := layoutCache(req, nil, false); err != nil {
 		return nil, err
 	}
 	// count_tokens has its own request limit (the token_count group), apart from Messages'.

@@ -146,3 +146,34 @@ func BenchmarkCreateMessageRateLimits(b *testing.B) {
 		})
 	}
 }
+
+// benchConversation is a conversation of a 1,100-word system prompt and 12 turns; with marks,
+// it carries three breakpoints (the system, the middle and the last user block), so that every
+// request after the first reads the cache.
+func benchConversation(marks bool) map[string]any {
+	mark := func(b map[string]any) map[string]any {
+		if marks {
+			b["cache_control"] = map[string]any{"type": "ephemeral"}
+		}
+		return b
+	}
+	var msgs []any
+	for i := range 12 {
+		role := []string{"user", "assistant"}[i%2]
+		b := map[string]any{"type": "text", "text": fmt.Sprintf("Turn %d: %s", i, words(150))}
+		if role == "user" && (i == 6 || i == 10) {
+			b = mark(b)
+		}
+		msgs = append(msgs, map[string]any{"role": role, "content": []any{b}})
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": "And now?"})
+	return msgBody("model", cacheModel, "system", []any{mark(map[string]any{"type": "text", "text": words(1100)})}, "messages", msgs)
+}
+
+// BenchmarkCreateMessageConversation is the conversation without cache_control: the baseline of
+// BenchmarkCreateMessageCached, the same body size with nothing to look up.
+func BenchmarkCreateMessageConversation(b *testing.B) { benchCreate(b, benchConversation(false)) }
+
+// BenchmarkCreateMessageCached is the conversation with three breakpoints: the first request
+// writes, every later one reads (and refreshes) the cache.
+func BenchmarkCreateMessageCached(b *testing.B) { benchCreate(b, benchConversation(true)) }

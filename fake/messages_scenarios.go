@@ -188,11 +188,23 @@ func (s *Server) answerWith(req *messageRequest, r *Reply) *Message {
 }
 
 // countUsage sets the usage of a message that answers req, by the fake's one rule: input tokens
-// as count_tokens counts the request, output tokens from the content, and one server tool request
-// per server_tool_use block.
+// as count_tokens counts the request, split by the request's cache plan into what was read from
+// the cache, written to it and neither; output tokens from the content; one server tool request
+// per server_tool_use block. It commits the cache plan (writes and refreshes its entries, keeps
+// the diagnostics fingerprint under the message's id) and sets the diagnostics.
 func (s *Server) countUsage(msg *Message, req *messageRequest) {
 	msg.Usage = Usage{}
-	msg.Usage.InputTokens = countInputTokens(req.raw)
+	if p := req.cache; p != nil {
+		msg.Usage.InputTokens = p.input
+		msg.Usage.CacheReadInputTokens = p.read
+		msg.Usage.CacheCreationInputTokens = p.creation()
+		msg.Usage.CacheCreation.Ephemeral5m = p.write5m
+		msg.Usage.CacheCreation.Ephemeral1h = p.write1h
+		msg.Diagnostics = p.diagnosis
+		p.commit(msg.ID)
+	} else {
+		msg.Usage.InputTokens = countInputTokens(req.raw)
+	}
 	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.omittedThinking
 	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
 	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, defaultResidency.DefaultInferenceGeo)

@@ -58,6 +58,8 @@ func routes() []*route {
 		{get, "/_fake/snapshot", nil, in{}, "control/snapshot", (*Server).getSnapshot},
 		{post, "/_fake/snapshot", nil, in{body: "control/snapshot", limit: snapshotBodyLimit}, "control/clock", (*Server).loadSnapshot},
 		{post, "/_fake/snapshot/save", nil, in{body: "control/snapshot_save_request"}, "control/snapshot_save", (*Server).saveSnapshot},
+		{get, "/_fake/cache", nil, in{}, "control/cache_list", (*Server).listCache},
+		{del, "/_fake/cache", nil, in{}, "control/cleared", (*Server).clearCache},
 		{get, "/_fake/coverage", nil, in{query: boolParam("all", false, "Count the requests of the whole server, in every namespace, instead of only those of the namespace addressed.")}, "control/coverage", (*Server).getCoverage},
 		{get, "/_fake/rate_limits", nil, in{}, "control/rate_limits", (*Server).getRateLimits},
 		{put, "/_fake/rate_limits", nil, in{body: "control/rate_limits_request"}, "control/rate_limits", (*Server).putRateLimits},

@@ -57,6 +57,9 @@ type state struct {
 	work       lazy[workStore]
 	compliance lazy[complianceStore]
 	memory     lazy[memoryArea]
+	// cache is the prompt cache (cache.go). Snapshots leave it out: a loaded snapshot, like a
+	// reset, starts with an empty cache.
+	cache lazy[cacheStore]
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.

@@ -41,6 +41,7 @@ var Roots = map[string]string{
 	"control.fault_list":            "FaultList",
 	"control.journal":               "Journal",
 	"control.cleared":               "Cleared",
+	"control.cache_list":            "CacheList",
 	"control.health":                "Health",
 	"control.namespace_list":        "NamespaceList",
 	"control.rate_limits":           "RateLimits",

@@ -16,18 +16,20 @@ func fullMessageParams() anthropic.MessageNewParams {
 		Model:     model,
 		MaxTokens: 2048,
 		Messages: []anthropic.MessageParam{
-			anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: "What is the weather in Oslo?", CacheControl: anthropic.NewCacheControlEphemeralParam()}}),
+			anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: "What is the weather in Oslo?", CacheControl: anthropic.CacheControlEphemeralParam{TTL: anthropic.CacheControlEphemeralTTLTTL1h}}}),
 		},
-		InferenceGeo:  anthropic.String("us"),
-		Temperature:   anthropic.Float(0.5),
-		TopK:          anthropic.Int(40),
-		TopP:          anthropic.Float(0.9),
+		InferenceGeo: anthropic.String("us"),
+		Temperature:  anthropic.Float(0.5),
+		TopK:         anthropic.Int(40),
+		TopP:         anthropic.Float(0.9),
+		// Every breakpoint is 1h: a 1h one may not follow a 5m one, and the top-level one must
+		// agree with the TTL of the last block's.
 		CacheControl:  anthropic.CacheControlEphemeralParam{TTL: anthropic.CacheControlEphemeralTTLTTL1h},
 		Metadata:      anthropic.MetadataParam{UserID: anthropic.String("3f2a9c1e-user")},
 		OutputConfig:  anthropic.OutputConfigParam{Effort: anthropic.OutputConfigEffortHigh, Format: anthropic.JSONOutputFormatParam{Schema: answerSchema()}},
 		ServiceTier:   anthropic.MessageNewParamsServiceTierAuto,
 		StopSequences: []string{"\n\nHuman:"},
-		System:        []anthropic.TextBlockParam{{Text: "You are a weather assistant.", CacheControl: anthropic.NewCacheControlEphemeralParam()}},
+		System:        []anthropic.TextBlockParam{{Text: "You are a weather assistant.", CacheControl: anthropic.CacheControlEphemeralParam{TTL: anthropic.CacheControlEphemeralTTLTTL1h}}},
 		Thinking: anthropic.ThinkingConfigParamUnion{OfEnabled: &anthropic.ThinkingConfigEnabledParam{
 			BudgetTokens: 1024, Display: anthropic.ThinkingConfigEnabledDisplayOmitted}},
 		ToolChoice: anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{DisableParallelToolUse: anthropic.Bool(true)}},
@@ -45,14 +47,14 @@ func fullMessageParams() anthropic.MessageNewParams {
 				DeferLoading:        anthropic.Bool(false),
 				EagerInputStreaming: anthropic.Bool(true),
 				AllowedCallers:      []string{"direct", "code_execution_20250825"},
-				CacheControl:        anthropic.NewCacheControlEphemeralParam(),
+				CacheControl:        anthropic.CacheControlEphemeralParam{TTL: anthropic.CacheControlEphemeralTTLTTL1h},
 				InputExamples:       []map[string]any{{"city": "Oslo", "unit": "celsius"}},
 			}},
 			{OfWebSearchTool20250305: &anthropic.WebSearchTool20250305Param{
 				MaxUses:        anthropic.Int(3),
 				AllowedDomains: []string{"example.com"},
 				UserLocation:   anthropic.UserLocationParam{City: anthropic.String("Oslo"), Country: anthropic.String("NO"), Region: anthropic.String("Oslo"), Timezone: anthropic.String("Europe/Oslo")},
-				CacheControl:   anthropic.NewCacheControlEphemeralParam(),
+				CacheControl:   anthropic.CacheControlEphemeralParam{TTL: anthropic.CacheControlEphemeralTTLTTL1h},
 			}},
 		},
 	}

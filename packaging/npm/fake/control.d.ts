@@ -1,7 +1,30 @@
 // The types of the fake's test-control API, generated from schemas/openapi-control.json
 // by go run ./internal/tsgen: do not edit.
 
-/** DELETE /_fake/journal, /_fake/faults, /_fake/namespaces and /_fake/namespaces/{name}: how many entries were removed (fake only) */
+/** GET /_fake/cache: the live prompt-cache entries of the server or namespace, soonest expiry first (fake only) */
+export type CacheList = {
+  data: Array<{
+    /** The start of the request that wrote the entry (virtual clock). */
+    created_at: CommonTimestamp;
+    /** The start of the request that last wrote or read the entry, plus its TTL: at this instant it is gone. */
+    expires_at: CommonTimestamp;
+    /** How many requests have read the entry. */
+    hits: number;
+    /** The first 12 bytes of the prefix hash, in hex: the same prefix has the same key. */
+    key: string;
+    /** The model the entry is for (aliases resolved). */
+    model: string;
+    /** The organization of the credential that wrote the entry. */
+    organization_id: string;
+    /** The input tokens of the prefix, from the start of the request through the breakpoint. */
+    prefix_tokens: number;
+    ttl: "5m" | "1h";
+    /** The workspace of that credential; null for the default workspace. */
+    workspace_id: string | null;
+  }>;
+};
+
+/** DELETE /_fake/journal, /_fake/faults, /_fake/cache, /_fake/namespaces and /_fake/namespaces/{name}: how many entries were removed (fake only) */
 export type Cleared = {
   cleared: number;
 };

@@ -1,6 +1,6 @@
 // Types of @platformkit/fake. The control API's request and response types (FaultRequest, Fault,
 // StubRequest, Stub, Journal, Clock, ...) are generated from the fake's OpenAPI document of it.
-import type { Clock, Fault, FaultRequest, Journal, NamespaceList, RateLimits, Stub, StubRequest } from './control';
+import type { CacheList, Clock, Fault, FaultRequest, Journal, NamespaceList, RateLimits, Stub, StubRequest } from './control';
 
 export * from './control';
 
@@ -62,6 +62,10 @@ export declare class Namespace {
   clearJournal(): Promise<number>;
   clearFaults(): Promise<number>;
   clearStubs(): Promise<number>;
+  /** The live prompt-cache entries (prefix length, TTL, expiry, hits), soonest expiry first. */
+  cache(): Promise<CacheList['data']>;
+  /** Drops every prompt-cache entry; answers how many were live. */
+  clearCache(): Promise<number>;
   /** Drops the namespace from its server (a test's teardown). Answers 1, or 0 if it was not there. */
   delete(): Promise<number>;
 }

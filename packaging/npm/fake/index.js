@@ -122,6 +122,8 @@ class Namespace {
   clearJournal() { return call(this.baseURL, 'DELETE', '/_fake/journal').then((c) => c.cleared); }
   clearFaults() { return call(this.baseURL, 'DELETE', '/_fake/faults').then((c) => c.cleared); }
   clearStubs() { return call(this.baseURL, 'DELETE', '/_fake/messages/stubs').then((c) => c.cleared); }
+  cache() { return call(this.baseURL, 'GET', '/_fake/cache').then((c) => c.data); }
+  clearCache() { return call(this.baseURL, 'DELETE', '/_fake/cache').then((c) => c.cleared); }
 
   /** Drops the namespace from its server (a test's teardown); a later request starts it afresh. */
   delete() {

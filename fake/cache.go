@@ -1,0 +1,729 @@
+package fake
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Prompt caching (issue 22; conformance/EXTENSIONS.md, "Prompt caching"). The cache is always
+// on and changes only usage, never content. A request is laid out as positions in render order
+// (tools, system, messages); every cache_control marks a breakpoint, and the top-level
+// cache_control marks the last eligible block. A breakpoint whose prefix reaches the model's
+// minimum writes one entry keyed by a hash chain over everything before it; lookups walk back at
+// most cacheLookback positions from each breakpoint for an entry an earlier request wrote.
+//
+// A request goes through two steps so that nothing changes before the request is admitted:
+// planCache (lookups only: it computes the usage split and what to write) and commit (it writes
+// and refreshes entries and stores the diagnostics fingerprint), called once the answer exists.
+
+const (
+	cacheTTL5m = 5 * time.Minute
+	cacheTTL1h = time.Hour
+	// cacheLookback is how many positions a breakpoint's lookup checks, itself the first.
+	cacheLookback = 20
+	// cacheMaxBreakpoints is the most cache_control markers a request may carry, the top-level
+	// one included.
+	cacheMaxBreakpoints = 4
+	// cacheMaxEntries bounds the entries of one server (or namespace): past it, the entries that
+	// expire soonest are dropped, as a real cache may evict early.
+	cacheMaxEntries = 100_000
+	// cacheMaxFingerprints bounds the diagnostics fingerprints kept per server: the oldest goes
+	// first, which a later request sees as previous_message_not_found ("too old").
+	cacheMaxFingerprints = 10_000
+	// defaultCacheMinimum is the minimum of a model the table below does not name.
+	defaultCacheMinimum = 1024
+)
+
+// cacheMinimums is the minimum cacheable prefix of each model, by resolved model ID.
+var cacheMinimums = map[string]int{
+	"assistant-sonnet-4-6":          1024,
+	"assistant-sonnet-4-5-20250929": 1024,
+	"assistant-opus-4-1-20250805":   1024,
+	"assistant-sonnet-4-20250514":   1024,
+	"assistant-opus-4-20250514":     1024,
+	"assistant-opus-4-7":            2048,
+	"assistant-mythos-preview":      2048,
+	"assistant-3-haiku-20240307":    2048,
+	"assistant-opus-4-6":            4096,
+	"assistant-opus-4-5-20251101":   4096,
+	"assistant-haiku-4-5-20251001":  4096,
+}
+
+// cacheMinimum is the minimum cacheable prefix, in tokens, of a resolved model ID.
+func cacheMinimum(model string) int {
+	if n, ok := cacheMinimums[model]; ok {
+		return n
+	}
+	return defaultCacheMinimum
+}
+
+// cacheKey identifies a prefix: the hash chain through its last block.
+type cacheKey [sha256.Size]byte
+
+// cacheEntry is one live entry of the cache.
+type cacheEntry struct {
+	key       cacheKey
+	org       string
+	workspace string
+	model     string
+	tokens    int
+	ttl       time.Duration
+	createdAt time.Time
+	expiresAt time.Time
+	hits      int
+}
+
+// live reports whether the entry can be read by a request that started at t: an entry lives
+// until exactly its expiry, which is gone.
+func (e *cacheEntry) live(t time.Time) bool { return t.Before(e.expiresAt) }
+
+// cacheStore is a server's cache: its entries and the diagnostics fingerprints, under one mutex.
+type cacheStore struct {
+	mu      sync.Mutex
+	entries map[cacheKey]*cacheEntry
+	fps     map[string]*cacheFingerprint // by response id
+	fpOrder []string                     // response ids, oldest first
+}
+
+func (st *state) cacheStore() *cacheStore {
+	return st.cache.get(func() *cacheStore {
+		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}}
+	})
+}
+
+// cachePos is one block of the layout: a tool, a system block or a message's content block.
+type cachePos struct {
+	cum      int  // input tokens from the start of the request through this block
+	pos      int  // the lookback position: a run of tool_use (or tool_result) blocks is one
+	eligible bool // the top-level cache_control may target it
+	explicit *cacheMark
+}
+
+// cacheMark is a breakpoint: the block it ends at and its TTL.
+type cacheMark struct {
+	at   int // index into the layout's blocks
+	ttl  time.Duration
+	path string // the cache_control's field path
+}
+
+// cacheLayout is a request laid out for the cache.
+type cacheLayout struct {
+	blocks []cachePos
+	keys   []cacheKey  // with keyed: the prefix key through each block
+	n      int         // the blocks laid out (kept in blocks or not)
+	marks  []cacheMark // in render order
+	total  int         // what count_tokens reports
+	hashed bool
+	fp     *cacheFingerprint
+}
+
+// cacheContext is what a request's keys depend on besides its blocks.
+type cacheContext struct {
+	org, workspace, model, speed string
+	// messages is everything that invalidates the messages level only: tool_choice, thinking,
+	// output_config (format and effort), the beta output_format and whether any image is present.
+	messages string
+	// diagnose: the request asked for diagnostics, so the layout also fingerprints each level.
+	diagnose bool
+}
+
+// layoutCache lays req out and checks its cache_control markers: the placement, count and TTL
+// order errors are 400s naming the field. With keyed set, every block also gets its prefix key
+// and the layout the diagnostics fingerprint.
+func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayout, error) {
+	l := &cacheLayout{hashed: keyed}
+	body := req.raw
+	var h hashWriter
+	if keyed {
+		h = newHashWriter()
+		h.str("org", ctx.org)
+		h.str("workspace", ctx.workspace)
+		h.str("model", ctx.model)
+		l.fp = &cacheFingerprint{model: ctx.model + "\x00" + ctx.speed, org: ctx.org, workspace: ctx.workspace}
+	}
+	pending := 0 // structural tokens of arrays and messages, carried to the next block
+	pos := -1
+	lastRun := ""
+	// Without keys, blocks are kept only for the top-level cache_control to walk back over; a
+	// marked block is kept, and n counts them all.
+	keep := keyed || body["cache_control"] != nil
+	// add lays out the next block; with keyed, the caller has hashed it first.
+	add := func(tokens int, eligible bool, run string) {
+		if run == "" || run != lastRun {
+			pos++
+		}
+		lastRun = run
+		l.total += pending + tokens
+		pending = 0
+		l.n++
+		if keyed {
+			l.keys = append(l.keys, h.sum())
+		}
+		if keep {
+			l.blocks = append(l.blocks, cachePos{cum: l.total, pos: pos, eligible: eligible})
+		}
+	}
+	// The fingerprint's hashes of each level, for diagnostics only.
+	fingerprint := keyed && ctx.diagnose
+	var tfp, sfp hash.Hash
+	if fingerprint {
+		tfp, sfp = sha256.New(), sha256.New()
+	}
+	if tools, ok := body["tools"].([]any); ok {
+		pending++
+		for i, t := range tools {
+			if keyed {
+				h.block(t)
+			}
+			add(countValue("tools", t), true, "")
+			if fingerprint {
+				writeCanon(tfp, t)
+			}
+			if marked(t) {
+				l.mark(t, fmt.Sprintf("tools.%d", i))
+			}
+		}
+	}
+	if keyed {
+		h.str("speed", ctx.speed)
+		l.fp.toolsEnd = l.total
+		if fingerprint {
+			l.fp.tools = sumOf(tfp)
+		}
+	}
+	switch sys := body["system"].(type) {
+	case string:
+		if keyed {
+			h.block(sys)
+		}
+		add(countValue("system", sys), sys != "", "")
+		if fingerprint {
+			writeCanon(sfp, sys)
+		}
+	case []any:
+		pending++
+		for i, b := range sys {
+			bm, _ := b.(map[string]any)
+			text, _ := bm["text"].(string)
+			if keyed {
+				h.block(b)
+			}
+			add(countValue("system", b), text != "", "")
+			if fingerprint {
+				writeCanon(sfp, b)
+			}
+			if marked(b) {
+				path := fmt.Sprintf("system.%d", i)
+				if bm["type"] == "text" && text == "" {
+					return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
+				}
+				l.mark(b, path)
+			}
+		}
+	}
+	if keyed {
+		h.str("messages", ctx.messages)
+		l.fp.systemEnd = l.total
+		if fingerprint {
+			l.fp.system = sumOf(sfp)
+		}
+	}
+	msgs, _ := body["messages"].([]any)
+	pending++
+	for i, m := range msgs {
+		m, _ := m.(map[string]any)
+		pending++ // the message object
+		for k, v := range m {
+			if k != "content" {
+				pending += countValue(k, v)
+			}
+		}
+		if keyed {
+			h.str("message", fmt.Sprint(m["role"]))
+		}
+		var mh hash.Hash
+		if fingerprint {
+			mh = sha256.New()
+			writeCanon(mh, m)
+		}
+		switch content := m["content"].(type) {
+		case string:
+			if keyed {
+				h.block(content)
+			}
+			add(countValue("content", content), content != "", "")
+		case []any:
+			pending++
+			for j, b := range content {
+				bm, _ := b.(map[string]any)
+				typ, _ := bm["type"].(string)
+				run := ""
+				if typ == "tool_use" || typ == "tool_result" {
+					run = typ
+				}
+				text, hasText := bm["text"].(string)
+				eligible := typ != "thinking" && typ != "redacted_thinking" && !(typ == "text" && text == "")
+				if keyed {
+					h.block(b)
+				}
+				add(countValue("content", b), eligible, run)
+				// (The request schema refuses cache_control on thinking blocks.)
+				if marked(b) {
+					path := fmt.Sprintf("messages.%d.content.%d", i, j)
+					if typ == "text" && hasText && text == "" {
+						return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
+					}
+					l.mark(b, path)
+				}
+				if typ == "tool_result" {
+					inner, _ := bm["content"].([]any)
+					for k, ib := range inner {
+						// A breakpoint inside a tool result counts at the enclosing block.
+						if marked(ib) {
+							l.mark(ib, fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k))
+						}
+					}
+				}
+			}
+		}
+		if fingerprint {
+			l.fp.messages = append(l.fp.messages, sumOf(mh))
+			l.fp.messageCum = append(l.fp.messageCum, l.total)
+		}
+	}
+	// The uncached tail: what follows the messages in no block, and the parameters that are not
+	// positions (tool_choice, thinking, output_config) but are part of the messages level's key.
+	l.total += pending
+	for _, f := range []string{"tool_choice", "thinking", "output_config"} {
+		if v, ok := body[f]; ok {
+			l.total += countValue(f, v)
+		}
+	}
+	if keyed {
+		l.fp.other = ctx.messages
+	}
+	if err := l.automatic(body["cache_control"]); err != nil {
+		return nil, err
+	}
+	if len(l.marks) > cacheMaxBreakpoints {
+		m := l.marks[cacheMaxBreakpoints]
+		return nil, invalidField(m.path, "A maximum of %d blocks with cache_control may be provided. Found %d.", cacheMaxBreakpoints, len(l.marks))
+	}
+	seen5m := false
+	for _, m := range l.marks {
+		if m.ttl == cacheTTL5m {
+			seen5m = true
+		} else if seen5m {
+			return nil, invalidField(m.path+".ttl", "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
+		}
+	}
+	return l, nil
+}
+
+// marked reports whether a block carries cache_control.
+func marked(b any) bool {
+	bm, _ := b.(map[string]any)
+	cc, _ := bm["cache_control"].(map[string]any)
+	return cc != nil
+}
+
+// mark records the breakpoint a marked block's cache_control sets, at the last block laid out;
+// path is the block's field path.
+func (l *cacheLayout) mark(b any, path string) {
+	cc := b.(map[string]any)["cache_control"].(map[string]any)
+	m := cacheMark{at: l.n - 1, ttl: ttlOf(cc), path: path + ".cache_control"}
+	l.marks = append(l.marks, m)
+	if m.at >= len(l.blocks) {
+		return // not kept: no top-level cache_control needs it
+	}
+	if last := &l.blocks[m.at]; last.explicit == nil {
+		last.explicit = &cacheMark{at: m.at, ttl: m.ttl, path: m.path}
+	}
+}
+
+func ttlOf(cc map[string]any) time.Duration {
+	if cc["ttl"] == "1h" {
+		return cacheTTL1h
+	}
+	return cacheTTL5m
+}
+
+func ttlName(d time.Duration) string {
+	if d == cacheTTL1h {
+		return "1h"
+	}
+	return "5m"
+}
+
+// automatic applies the top-level cache_control: a breakpoint at the last eligible block,
+// walking back past thinking and empty text; none eligible skips it. A block that already has
+// one of the same TTL is left as it is; of another TTL it is a 400.
+func (l *cacheLayout) automatic(v any) error {
+	cc, _ := v.(map[string]any)
+	if cc == nil {
+		return nil
+	}
+	ttl := ttlOf(cc)
+	for i := len(l.blocks) - 1; i >= 0; i-- {
+		b := l.blocks[i]
+		if !b.eligible {
+			continue
+		}
+		if b.explicit != nil {
+			if b.explicit.ttl != ttl {
+				return invalidField("cache_control.ttl", "Top-level cache_control has ttl='%s' but the target block already has cache_control with ttl='%s'", ttlName(ttl), ttlName(b.explicit.ttl))
+			}
+			return nil
+		}
+		// Render order: the automatic mark goes after every explicit one before it.
+		m := cacheMark{at: i, ttl: ttl, path: "cache_control"}
+		at := len(l.marks)
+		for at > 0 && l.marks[at-1].at > i {
+			at--
+		}
+		l.marks = slices.Insert(l.marks, at, m)
+		return nil
+	}
+	return nil
+}
+
+// cachePlan is a request's cache accounting, computed before anything changes: the input side of
+// usage and what commit will write.
+type cachePlan struct {
+	start                  time.Time
+	total                  int // count_tokens's figure
+	read, write1h, write5m int
+	input                  int
+	writes                 []cacheEntry
+	hits                   []cacheKey
+	fp                     *cacheFingerprint
+	// diagnosis is the diagnostics field of the answer: nil when the request asked for none.
+	diagnosis *Diagnostics
+	store     *cacheStore
+}
+
+// creation is cache_creation_input_tokens.
+func (p *cachePlan) creation() int { return p.write1h + p.write5m }
+
+// inputUsage is what rate limits count of the request's input (ratelimit.go).
+func (p *cachePlan) inputUsage() InputUsage {
+	return InputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
+}
+
+// planCache lays the request out, checks its breakpoints and looks its prefixes up, changing
+// nothing: commit does the writes once the request has been admitted and answered.
+//
+// A request without breakpoints and without diagnostics is only counted: it can neither read nor
+// write, and its fingerprint is not kept (a later request naming it is answered
+// previous_message_not_found, as the platform answers when the earlier turn did not ask for
+// diagnostics). Only the others pay for hashing.
+func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
+	start := s.Now()
+	_, diagnose := req.raw["diagnostics"].(map[string]any)
+	if !diagnose && !mayMark(c) {
+		l, err := layoutCache(req, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		return &cachePlan{start: start, total: l.total, input: l.total}, nil
+	}
+	ctx := s.cacheContext(c, req)
+	ctx.diagnose = diagnose
+	l, err := layoutCache(req, ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	store := c.st.cacheStore()
+	p := &cachePlan{start: start, total: l.total, store: store}
+	if diagnose {
+		p.fp = l.fp
+	}
+	minimum := cacheMinimum(ctx.model)
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	// A: the highest hit of any breakpoint's window. The window is cacheLookback positions,
+	// the breakpoint's own the first; each earlier position is tried at its last block.
+	a := 0
+	for _, m := range l.marks {
+		top := l.blocks[m.at].pos
+		for i := m.at; i >= 0 && l.blocks[i].pos > top-cacheLookback; {
+			b := l.blocks[i]
+			if e := store.entries[l.keys[i]]; e != nil && e.live(p.start) {
+				a = max(a, b.cum)
+				p.hits = append(p.hits, l.keys[i])
+				break
+			}
+			for i--; i >= 0 && l.blocks[i].pos == b.pos; i-- {
+			}
+		}
+	}
+	b, cum := a, a
+	for _, m := range l.marks {
+		blk := l.blocks[m.at]
+		if blk.cum < minimum {
+			continue // too short to cache: written nowhere, and no error
+		}
+		cum = max(cum, blk.cum)
+		if m.ttl == cacheTTL1h {
+			b = max(b, blk.cum)
+		}
+		p.writes = append(p.writes, cacheEntry{key: l.keys[m.at], org: ctx.org, workspace: ctx.workspace, model: ctx.model,
+			tokens: blk.cum, ttl: m.ttl})
+	}
+	p.read, p.write1h, p.write5m, p.input = a, b-a, cum-b, l.total-cum
+	l.fp.cached = cum
+	if d, ok := req.raw["diagnostics"].(map[string]any); ok {
+		p.diagnosis = store.diagnose(d["previous_message_id"], l.fp)
+	}
+	return p, nil
+}
+
+// mayMark reports whether the request body may hold a cache_control: it names one, or it has a
+// \u escape that might spell one. Without, the request is laid out once, without keys.
+func mayMark(c *call) bool {
+	v, _ := c.Get(keyBody)
+	data, ok := v.([]byte)
+	return !ok || bytes.Contains(data, []byte("cache_control")) || bytes.Contains(data, []byte(`\u`))
+}
+
+// cacheContext is the part of the keys that comes from the credential and the parameters.
+func (s *Server) cacheContext(c *call, req *messageRequest) *cacheContext {
+	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: c.workspaceID()}
+	if m := c.st.fx.model(req.Model); m != nil {
+		ctx.model = m.ID
+	}
+	if c.org != nil {
+		ctx.org = c.org.ID
+	}
+	images := false
+	_ = req.visitBlocks(func(_ string, b block) error {
+		images = images || b["type"] == "image"
+		return nil
+	})
+	var sb strings.Builder
+	for _, f := range []string{"tool_choice", "thinking", "output_config", "output_format"} {
+		data, _ := json.Marshal(req.raw[f])
+		sb.WriteString(f + "=")
+		sb.Write(data)
+		sb.WriteByte(0)
+	}
+	fmt.Fprintf(&sb, "images=%t", images)
+	ctx.messages = sb.String()
+	return ctx
+}
+
+// workspaceID is the workspace of the request's credential: "" for the default workspace.
+func (c *call) workspaceID() string {
+	if c.cred == nil {
+		return ""
+	}
+	return c.cred.WorkspaceID
+}
+
+// commit writes the plan's entries and refreshes the ones it hit, each to expire its TTL after
+// the request's start, and keeps the diagnostics fingerprint under the answer's id.
+func (p *cachePlan) commit(id string) {
+	st := p.store
+	if st == nil {
+		return // nothing to write or keep
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, k := range p.hits {
+		if e := st.entries[k]; e != nil {
+			e.hits++
+			e.expiresAt = later(e.expiresAt, p.start.Add(e.ttl))
+		}
+	}
+	for _, w := range p.writes {
+		exp := p.start.Add(w.ttl)
+		if e := st.entries[w.key]; e != nil && e.live(p.start) {
+			e.expiresAt = later(e.expiresAt, exp)
+			e.ttl = max(e.ttl, w.ttl)
+			continue
+		}
+		e := w
+		e.createdAt, e.expiresAt = p.start, exp
+		st.entries[w.key] = &e
+	}
+	st.sweep(p.start)
+	if id != "" && p.fp != nil {
+		st.remember(id, p.fp)
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// sweep drops the entries expired at t, and past cacheMaxEntries those that expire soonest.
+func (st *cacheStore) sweep(t time.Time) {
+	for k, e := range st.entries {
+		if !e.live(t) {
+			delete(st.entries, k)
+		}
+	}
+	if over := len(st.entries) - cacheMaxEntries; over > 0 {
+		all := make([]*cacheEntry, 0, len(st.entries))
+		for _, e := range st.entries {
+			all = append(all, e)
+		}
+		slices.SortFunc(all, func(a, b *cacheEntry) int { return a.expiresAt.Compare(b.expiresAt) })
+		for _, e := range all[:over] {
+			delete(st.entries, e.key)
+		}
+	}
+}
+
+// hashWriter builds the chain of prefix keys.
+type hashWriter struct{ h hash.Hash }
+
+func newHashWriter() hashWriter { return hashWriter{sha256.New()} }
+
+func (w hashWriter) str(tag, v string) {
+	fmt.Fprintf(w.h, "%s:%d:%s;", tag, len(v), v)
+}
+
+// block adds a block, without its cache_control markers (moving a breakpoint keeps the prefix).
+func (w hashWriter) block(b any) {
+	w.h.Write([]byte("block:"))
+	writeCanon(w.h, b)
+}
+
+func (w hashWriter) sum() cacheKey {
+	var k cacheKey
+	w.h.Sum(k[:0])
+	return k
+}
+
+func sumOf(h hash.Hash) cacheKey {
+	var k cacheKey
+	h.Sum(k[:0])
+	return k
+}
+
+// writeCanon writes the canonical JSON of v without any cache_control, at any depth.
+func writeCanon(h hash.Hash, v any) {
+	data, _ := json.Marshal(stripCacheControl(v))
+	h.Write(data)
+	h.Write([]byte{0})
+}
+
+func stripCacheControl(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if !hasCacheControl(v) {
+			return v
+		}
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			if k != "cache_control" {
+				out[k] = stripCacheControl(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = stripCacheControl(x)
+		}
+		return out
+	}
+	return v
+}
+
+// hasCacheControl reports whether m carries a cache_control at any depth.
+func hasCacheControl(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "cache_control" || hasCacheControl(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasCacheControl(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listCache answers GET /_fake/cache: the live entries, soonest expiry first.
+func (s *Server) listCache(c *call) (any, error) {
+	return map[string]any{"data": s.CacheEntries()}, nil
+}
+
+// CacheEntry is one live prompt-cache entry, as GET /_fake/cache lists it.
+type CacheEntry struct {
+	Key            string    `json:"key"`
+	OrganizationID string    `json:"organization_id"`
+	WorkspaceID    *string   `json:"workspace_id"`
+	Model          string    `json:"model"`
+	PrefixTokens   int       `json:"prefix_tokens"`
+	TTL            string    `json:"ttl"`
+	CreatedAt      time.Time `json:"created_at"`
+	ExpiresAt      time.Time `json:"expires_at"`
+	Hits           int       `json:"hits"`
+}
+
+// CacheEntries lists the server's live prompt-cache entries, soonest expiry first (then by key).
+func (s *Server) CacheEntries() []CacheEntry {
+	st := s.state().cacheStore()
+	now := s.Now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := []CacheEntry{}
+	for _, e := range st.entries {
+		if !e.live(now) {
+			continue
+		}
+		ce := CacheEntry{Key: fmt.Sprintf("%x", e.key[:12]), OrganizationID: e.org, Model: e.model, PrefixTokens: e.tokens,
+			TTL: ttlName(e.ttl), CreatedAt: e.createdAt.UTC(), ExpiresAt: e.expiresAt.UTC(), Hits: e.hits}
+		if e.workspace != "" {
+			ws := e.workspace
+			ce.WorkspaceID = &ws
+		}
+		out = append(out, ce)
+	}
+	slices.SortFunc(out, func(a, b CacheEntry) int {
+		return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), cmp.Compare(a.Key, b.Key))
+	})
+	return out
+}
+
+// ClearCache drops every prompt-cache entry and diagnostics fingerprint of the server, and
+// returns how many live entries there were.
+func (s *Server) ClearCache() int {
+	st := s.state().cacheStore()
+	now := s.Now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := 0
+	for _, e := range st.entries {
+		if e.live(now) {
+			n++
+		}
+	}
+	clear(st.entries)
+	clear(st.fps)
+	st.fpOrder = nil
+	return n
+}
+
+func (s *Server) clearCache(c *call) (any, error) {
+	return clearedBody{s.ClearCache()}, nil
+}
