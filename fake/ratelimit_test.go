@@ -515,3 +515,55 @@ func TestRateLimitUnknownScenarioTakesNothing(t *testing.T) {
 		t.Errorf("buckets after a 400: %+v", st.Buckets)
 	}
 }
+
+// TestRateLimitCountsTheCachePlan: the input-token bucket takes what the prompt cache leaves
+// uncached (smallConversation: 3,117 tokens; written in full the first time, 3 uncached the
+// second), and a request refused by a limit writes no cache entry.
+func TestRateLimitCountsTheCachePlan(t *testing.T) {
+	s := rlServer(t)
+	body := mustJSON(t, smallConversation(2000, "Hi"))
+	inputBucket := func() int64 {
+		for _, b := range s.RateLimits().Buckets {
+			if b.Scope == "organization" && b.Owner == acmeUUID && b.Limiter == "input_tokens_per_minute" {
+				return b.Remaining
+			}
+		}
+		t.Fatal("no input-token bucket of Acme's")
+		return 0
+	}
+	for i, want := range []int64{2_000_000 - 3117, 2_000_000 - 3117 - 3} {
+		if w := postAs(t, s, DefaultAPIKey, "/v1/messages", body); w.Code != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i+1, w.Code, w.Body)
+		}
+		if got := inputBucket(); got != want {
+			t.Errorf("after request %d: input tokens remaining %d, want %d", i+1, got, want)
+		}
+	}
+
+	s.ClearCache()
+	setWorkspaceLimits(t, s, `[{"type":"requests_per_minute","value":1}]`)
+	opus := mustJSON(t, with(smallConversation(2000, "Hi"), []any{"model", "assistant-opus-4-7"}))
+	if w := postAs(t, s, researchKey, "/v1/messages", bigBody); w.Code != http.StatusOK {
+		t.Fatalf("first request: %d %s", w.Code, w.Body)
+	}
+	w := postAs(t, s, researchKey, "/v1/messages", opus)
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("retry-after") != "60" {
+		t.Fatalf("second request: %d, retry-after %q; want 429 and 60", w.Code, w.Header().Get("retry-after"))
+	}
+	if n := len(s.CacheEntries()); n != 0 {
+		t.Fatalf("a refused request left %d cache entries, want 0", n)
+	}
+	s.AdvanceClock(60 * time.Second)
+	w = postAs(t, s, researchKey, "/v1/messages", opus)
+	if w.Code != http.StatusOK {
+		t.Fatalf("after retry-after: %d %s", w.Code, w.Body)
+	}
+	// opus-4-7's minimum is 2,048: the system's 1,106 tokens are not written, the messages'
+	// breakpoint at 3,114 is (5m).
+	if got := usageOf(gjson.Parse(w.Body.String())); got != [5]int64{0, 3114, 3114, 0, 3} {
+		t.Errorf("usage (read, creation, 5m, 1h, input) = %v, want [0 3114 3114 0 3]", got)
+	}
+	if n := len(s.CacheEntries()); n != 1 {
+		t.Errorf("%d cache entries, want 1", n)
+	}
+}
