@@ -13,8 +13,9 @@
 // PLATFORMFAKE_BINARY; installed from npm as @platformkit/fake, it brings the binary of its platform.)
 //
 // It shows a tool loop, a stream, a scripted reply registered through the control API, a retry
-// after an injected 529, a structured output parsed by the SDK's helper and a strict tool, then
-// what the fake counted as exercised, and prints only what the fake makes deterministic.
+// after an injected 529, a structured output parsed by the SDK's helper and a strict tool, a
+// conversation's prompt caching turn by turn and a burst that meets a rate limit, then what the
+// fake counted as exercised, and prints only what the fake makes deterministic.
 import Anthropic from '@anthropic-ai/sdk';
 import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema';
 import { connect, startFake } from '@platformkit/fake';
@@ -141,6 +142,7 @@ async function main(): Promise<void> {
   }
 
   await structured();
+  await cachingAndRateLimits();
 
   // What this program exercised, counted by the fake as requests arrived (GET /_fake/coverage;
   // the binary's -coverage-on-exit FILE writes the whole server's when it stops).
@@ -205,6 +207,82 @@ async function structured(): Promise<void> {
       const input = block.input as { city?: unknown; unit?: unknown };
       const valid = typeof input.city === 'string' && ['celsius', 'fahrenheit'].includes(String(input.unit ?? 'celsius'));
       console.log(`  tool call ${block.name}(${JSON.stringify(block.input)}) valid=${valid}`);
+    }
+  }
+}
+
+// policy is a long, stable system prompt: the part of every request worth caching, past the
+// 1,024-token minimum below which a breakpoint caches nothing.
+const policy =
+  'You are the support assistant of a bicycle shop. Follow these rules.\n' +
+  Array.from(
+    { length: 60 },
+    (_, i) =>
+      `Rule ${i + 1}: answer questions about order ${1001 + i}, its parts, its delivery and its warranty politely, in at most three sentences, and never promise a date the workshop has not confirmed.\n`,
+  ).join('');
+
+// cachingAndRateLimits shows what a request costs with prompt caching, turn by turn, and what
+// happens when a client sends more than its workspace's rate limit allows.
+async function cachingAndRateLimits(): Promise<void> {
+  console.log('prompt caching (system cached for 1h, the conversation for 5m as it grows):');
+  const system: Anthropic.Messages.TextBlockParam[] = [{ type: 'text', text: policy, cache_control: { type: 'ephemeral', ttl: '1h' } }];
+  const messages: Anthropic.Messages.MessageParam[] = [];
+  const questions = [
+    'Which tyres fit a gravel bike?',
+    'How long does a wheel truing take?',
+    'Can I return a helmet I have worn once?',
+    'Do you ship saddles abroad?',
+  ];
+  for (const [i, question] of questions.entries()) {
+    if (i === questions.length - 1) {
+      // Seven minutes pass: the conversation's 5-minute entry expires, the system's 1-hour one does not.
+      await control('POST', '/clock/advance', { seconds: 420 });
+    }
+    messages.push({ role: 'user', content: question });
+    // Automatic caching: the top-level cache_control marks the last block of the request.
+    const prompt = { model, system, messages, cache_control: { type: 'ephemeral' as const } };
+    const counted = await client.messages.countTokens(prompt);
+    const msg = await client.messages.create({ ...prompt, max_tokens: 256 });
+    const u = msg.usage;
+    const total = u.cache_read_input_tokens! + u.cache_creation_input_tokens! + u.input_tokens;
+    console.log(
+      `  turn ${i + 1}: read ${u.cache_read_input_tokens}, written 1h ${u.cache_creation?.ephemeral_1h_input_tokens}` +
+        ` 5m ${u.cache_creation?.ephemeral_5m_input_tokens}, uncached ${u.input_tokens};` +
+        ` total ${total} = count_tokens ${counted.input_tokens}: ${total === counted.input_tokens}`,
+    );
+    messages.push({ role: 'assistant', content: msg.content });
+  }
+
+  console.log('rate limits (Research workspace lowered to 3 requests a minute, a burst of 4):');
+  await control('PUT', '/rate_limits', { enforce: true });
+  const admin = new Anthropic({ baseURL: nsURL, apiKey: 'test-admin-key', defaultHeaders: { 'vendor-version': '2023-06-01' } });
+  const groups = await admin.organization.rateLimits.list({ model });
+  const group = groups.data[0]!;
+  await admin.organization.workspaces.rateLimits.update(group.id, {
+    workspace_id: 'wrkspc_01AcmeResearch0000000001',
+    limits: [{ type: 'requests_per_minute', value: 3 }],
+  });
+  // The SDK would retry a 429 by itself after retry-after in real time; this client lets the
+  // program see it, and waits on the fake's virtual clock instead.
+  const research = new Anthropic({
+    baseURL: nsURL,
+    apiKey: 'test-api-key-research',
+    maxRetries: 0,
+    defaultHeaders: { 'vendor-version': '2023-06-01' },
+  });
+  const ask = () =>
+    research.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Is the shop open on Sunday?' }] }).withResponse();
+  for (let i = 1; i <= 4; i++) {
+    try {
+      const { response } = await ask();
+      console.log(`  request ${i}: ${response.status}, requests remaining ${response.headers.get('anthropic-ratelimit-requests-remaining')}`);
+    } catch (err) {
+      if (!(err instanceof Anthropic.RateLimitError)) throw err;
+      const wait = Number(err.headers?.get('retry-after'));
+      console.log(`  request ${i}: ${err.status} ${err.type}, retry-after ${wait}s, full again at ${err.headers?.get('anthropic-ratelimit-requests-reset')}`);
+      await control('POST', '/clock/advance', { seconds: wait });
+      const { response } = await ask();
+      console.log(`  request ${i} after ${wait}s: ${response.status}, requests remaining ${response.headers.get('anthropic-ratelimit-requests-remaining')}`);
     }
   }
 }
