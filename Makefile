@@ -63,15 +63,28 @@ FUZZTIME ?= 1m
 # How long the fuzzer may spend shrinking each new input (Go's default, 60 s, would stall a short run).
 FUZZMINIMIZETIME ?= 5s
 
+# Each package's fuzz test binary is built once, by go test -c -fuzz (which builds it with the
+# coverage instrumentation fuzzing needs), and run once per target: go test -fuzz would link it
+# anew for every target. The binary runs as go test runs it: in the package's directory (seed
+# corpus and failing inputs in testdata/fuzz/), with the cache of interesting inputs go test
+# keeps under GOCACHE, and go test's default timeout.
+#
 # Go 1.26's fuzz coordinator can end a run that found nothing with "context deadline exceeded"
 # when -fuzztime runs out while a worker is busy (go.dev/issue/75804, fixed in Go 1.27). Such a
 # run wrote no failing input, so it is reported and counted as the clean stop it is; any other
 # failure, and any run that wrote a failing input, fails.
 fuzz: ## run every Go fuzz target for $(FUZZTIME) each; a failing input is saved under the package's testdata/fuzz/
-	@out=$$(mktemp); trap 'rm -f "$$out" "$$out.rc"' EXIT; \
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; out=$$tmp/out; \
 	set -- $(FUZZ_TARGETS); while [ $$# -gt 1 ]; do \
+		bin=$$tmp/$$(echo "$$1" | tr -c 'A-Za-z0-9\n' _).test; \
+		if [ ! -e "$$bin" ]; then \
+			$(GO) test -c -fuzz="^$$2$$" -o "$$bin" $$1 || exit 1; \
+			$(GO) list -f '{{.ImportPath}}' $$1 > "$$bin.importpath" || exit 1; \
+		fi; \
 		echo "== $$2 ($$1, $(FUZZTIME))"; \
-		{ $(GO) test -run='^$$' -fuzz="^$$2$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$1; echo $$? > "$$out.rc"; } 2>&1 | tee "$$out"; \
+		{ (cd $$1 && "$$bin" -test.run='^$$' -test.fuzz="^$$2$$" -test.fuzztime=$(FUZZTIME) -test.fuzzminimizetime=$(FUZZMINIMIZETIME) \
+			-test.fuzzcachedir="$$($(GO) env GOCACHE)/fuzz/$$(cat "$$bin.importpath")" -test.timeout=10m -test.paniconexit0); \
+			echo $$? > "$$out.rc"; } 2>&1 | tee "$$out"; \
 		if [ "$$(cat "$$out.rc")" != 0 ]; then \
 			if grep -q 'context deadline exceeded' "$$out" && ! grep -q 'Failing input written' "$$out"; then \
 				echo "fuzz: $$2 found nothing; its \"context deadline exceeded\" is Go's fuzz coordinator stopping at -fuzztime (go.dev/issue/75804), not a failure"; \
