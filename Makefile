@@ -31,6 +31,13 @@ run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures; flags in RU
 
 test: lint unit resources fuzz-short examples packages ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), resource bounds, short fuzzing, examples, the npm and Python packages
 
+# go test vets each package it tests, with a subset of go vet's checks. In make test, lint has
+# already run all of go vet on every package of platformkit and of OPENAPICHECK, so their go
+# test runs below skip it (GOTESTVET, a target-specific variable the prerequisites inherit);
+# each target run alone still vets. examples/go-sdk, which lint does not vet, always does.
+GOTESTVET =
+test: GOTESTVET = -vet=off
+
 lint: fmt-check vet ## gofmt and go vet
 
 fmt-check:
@@ -50,11 +57,11 @@ TESTREPORT = tr=$$(mktemp -d); trap 'rm -rf "$$tr"' EXIT; $(GO) build -o "$$tr/t
 	gotest() { dir=$$1; shift; { (cd "$$dir" && $(GO) test -json "$$@"); echo $$? > "$$tr/rc"; } | "$$tr/testreport" && [ "$$(cat "$$tr/rc")" = 0 ]; }; gotest
 
 unit: ## unit tests with -race (incl. the conformance suite against an in-process fake); the OpenAPI documents checked by an independent validator; lists every skipped test
-	@$(TESTREPORT) . -race -count=1 -timeout 8m $$($(GO) list ./... | grep -v -e '/examples/' -e '/packaging$$')
-	@$(TESTREPORT) $(OPENAPICHECK) -count=1 -timeout 5m ./...
+	@$(TESTREPORT) . -race $(GOTESTVET) -count=1 -timeout 8m $$($(GO) list ./... | grep -v -e '/examples/' -e '/packaging$$')
+	@$(TESTREPORT) $(OPENAPICHECK) $(GOTESTVET) -count=1 -timeout 5m ./...
 
 resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go), without -race, which distorts them
-	$(GO) test -count=1 -run '^TestAmplifiersStayBounded$$' -v ./fake
+	$(GO) test $(GOTESTVET) -count=1 -run '^TestAmplifiersStayBounded$$' -v ./fake
 
 # Every Go fuzz target (func FuzzX in a _test.go file), as "package-dir target" pairs: go test
 # -fuzz takes one target per run. `go test` alone runs their seed corpora as ordinary tests.
@@ -63,15 +70,28 @@ FUZZTIME ?= 1m
 # How long the fuzzer may spend shrinking each new input (Go's default, 60 s, would stall a short run).
 FUZZMINIMIZETIME ?= 5s
 
+# Each package's fuzz test binary is built once, by go test -c -fuzz (which builds it with the
+# coverage instrumentation fuzzing needs), and run once per target: go test -fuzz would link it
+# anew for every target. The binary runs as go test runs it: in the package's directory (seed
+# corpus and failing inputs in testdata/fuzz/), with the cache of interesting inputs go test
+# keeps under GOCACHE, and go test's default timeout.
+#
 # Go 1.26's fuzz coordinator can end a run that found nothing with "context deadline exceeded"
 # when -fuzztime runs out while a worker is busy (go.dev/issue/75804, fixed in Go 1.27). Such a
 # run wrote no failing input, so it is reported and counted as the clean stop it is; any other
 # failure, and any run that wrote a failing input, fails.
 fuzz: ## run every Go fuzz target for $(FUZZTIME) each; a failing input is saved under the package's testdata/fuzz/
-	@out=$$(mktemp); trap 'rm -f "$$out" "$$out.rc"' EXIT; \
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; out=$$tmp/out; \
 	set -- $(FUZZ_TARGETS); while [ $$# -gt 1 ]; do \
+		bin=$$tmp/$$(echo "$$1" | tr -c 'A-Za-z0-9\n' _).test; \
+		if [ ! -e "$$bin" ]; then \
+			$(GO) test -c -fuzz="^$$2$$" -o "$$bin" $$1 || exit 1; \
+			$(GO) list -f '{{.ImportPath}}' $$1 > "$$bin.importpath" || exit 1; \
+		fi; \
 		echo "== $$2 ($$1, $(FUZZTIME))"; \
-		{ $(GO) test -run='^$$' -fuzz="^$$2$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$1; echo $$? > "$$out.rc"; } 2>&1 | tee "$$out"; \
+		{ (cd $$1 && "$$bin" -test.run='^$$' -test.fuzz="^$$2$$" -test.fuzztime=$(FUZZTIME) -test.fuzzminimizetime=$(FUZZMINIMIZETIME) \
+			-test.fuzzcachedir="$$($(GO) env GOCACHE)/fuzz/$$(cat "$$bin.importpath")" -test.timeout=10m -test.paniconexit0); \
+			echo $$? > "$$out.rc"; } 2>&1 | tee "$$out"; \
 		if [ "$$(cat "$$out.rc")" != 0 ]; then \
 			if grep -q 'context deadline exceeded' "$$out" && ! grep -q 'Failing input written' "$$out"; then \
 				echo "fuzz: $$2 found nothing; its \"context deadline exceeded\" is Go's fuzz coordinator stopping at -fuzztime (go.dev/issue/75804), not a failure"; \
@@ -86,7 +106,7 @@ fuzz-short: ## every fuzz target for 3 s: part of make test
 # platformkit; it runs against the pinned SDK release (go.mod) and the newest (go.newest.mod).
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
-	@$(TESTREPORT) . -count=1 ./examples/...
+	@$(TESTREPORT) . $(GOTESTVET) -count=1 ./examples/...
 	@$(TESTREPORT) examples/go-sdk -count=1 ./...
 	@$(TESTREPORT) examples/go-sdk -count=1 -modfile=go.newest.mod -tags sdknewest ./...
 
@@ -112,7 +132,7 @@ packages: ## build this machine's npm packages and Python wheel, install them of
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "packages: node or npm is not installed: the npm package is NOT TESTED (SKIPPED)"
 	@command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1 || echo "packages: python3 with venv is not installed: the Python wheel is NOT TESTED (SKIPPED)"
 	@command -v python3 >/dev/null && python3 -m pytest --version >/dev/null 2>&1 || echo "packages: pytest is not installed: the pytest plugin is tested through a stand-in for pytest, not by pytest"
-	$(GO) test -count=1 -timeout 20m ./packaging
+	$(GO) test $(GOTESTVET) -count=1 -timeout 20m ./packaging
 
 VERSION ?= 0.1.0-dev.0
 DIST    ?= dist

@@ -28,9 +28,12 @@ func dist(t *testing.T) string {
 		if distErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "run", "../internal/dist", "-host", "-root", "..", "-out", distDir).CombinedOutput()
+		// -cached: the binary is linked from the packages make test's earlier targets compiled,
+		// rather than rebuilt from scratch with a release's -trimpath and CGO_ENABLED=0, which
+		// change nothing these tests check (internal/dist's goBuild says why).
+		out, err := exec.Command("go", "run", "../internal/dist", "-host", "-cached", "-root", "..", "-out", distDir).CombinedOutput()
 		if err != nil {
-			distErr = &cmdError{"go run ./internal/dist -host", err, out}
+			distErr = &cmdError{"go run ./internal/dist -host -cached", err, out}
 		}
 	})
 	if distErr != nil {

@@ -1,9 +1,10 @@
 // Command dist builds platformkit's release artifacts into one directory: the platformfake and
 // platformconformance binaries for every platform, the npm packages of the fake, its Python
 // wheels, and a SHA256SUMS file over all of them. `make dist` runs it for every platform; the
-// packaging tests run it with -host to build only what the machine they run on can use.
+// packaging tests run it with -host to build only what the machine they run on can use, and with
+// -cached to build the binary from the packages an earlier `go build` left in the build cache.
 //
-//	go run ./internal/dist [-out dist] [-version 0.1.0] [-host]
+//	go run ./internal/dist [-out dist] [-version 0.1.0] [-host] [-cached]
 //
 // The binaries and the wheels need only the Go toolchain. The npm tarballs are made by `npm pack`
 // from the package directories it writes under npm/; without npm it says so, and the
@@ -32,8 +33,9 @@ func main() {
 	ver := flag.String("version", "0.1.0-dev.0", "release version, semver: X.Y.Z or X.Y.Z-{dev,alpha,beta,rc}.N")
 	host := flag.Bool("host", false, "build only for the platform this runs on, and only what the packages carry (platformfake)")
 	root := flag.String("root", ".", "the repository's root")
+	cached := flag.Bool("cached", false, "build the binaries as a plain `go build` does (no -trimpath, cgo as the machine has it), from what the build cache already holds; not for a release")
 	flag.Parse()
-	if err := build(*root, *out, *ver, *host, os.Stdout); err != nil {
+	if err := build(*root, *out, *ver, *host, *cached, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "dist:", err)
 		os.Exit(1)
 	}
@@ -101,7 +103,29 @@ func pep440(semver string) (string, error) {
 	return v, nil
 }
 
-func build(root, out, ver string, hostOnly bool, log io.Writer) error {
+// goBuild is the command that builds pkg for p into dst. A release build is static
+// (CGO_ENABLED=0: it runs on any libc, and needs no C cross-compiler) and reproducible
+// (-trimpath: no path of the machine that built it). Both settings change how every package is
+// compiled, the standard library's included (net is compiled without cgo, and all that imports
+// it after it), so no package a plain `go build` or `go test` compiled can serve them: cached
+// (the packaging tests in make test) keeps go's defaults, so that the build is a link of packages
+// the earlier targets compiled. What those tests check (the packages' contents, their install,
+// their helpers starting the binary) does not depend on either setting; the -ldflags, which only
+// the link reads, are a release's in both.
+func goBuild(root, dst, pkg, ver string, p Platform, cached bool) *exec.Cmd {
+	args := []string{"build", "-trimpath", "-ldflags", "-s -w -X " + versionVar + "=" + ver, "-o", dst, pkg}
+	env := []string{"GOOS=" + p.GOOS, "GOARCH=" + p.GOARCH, "CGO_ENABLED=0"}
+	if cached {
+		args = append(args[:1], args[2:]...)
+		env = env[:2]
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}
+
+func build(root, out, ver string, hostOnly, cached bool, log io.Writer) error {
 	pyVer, err := pep440(ver)
 	if err != nil {
 		return err
@@ -129,11 +153,7 @@ func build(root, out, ver string, hostOnly bool, log io.Writer) error {
 	for _, p := range platforms {
 		for _, c := range commands {
 			dst, _ := filepath.Abs(filepath.Join(binDir, p.exe(c.Name+"-"+p.GOOS+"-"+p.GOARCH)))
-			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X "+versionVar+"="+ver, "-o", dst, c.Pkg)
-			cmd.Dir = root
-			// CGO_ENABLED=0: static binaries that run on any libc, built without a C cross-compiler.
-			cmd.Env = append(os.Environ(), "GOOS="+p.GOOS, "GOARCH="+p.GOARCH, "CGO_ENABLED=0")
-			if b, err := cmd.CombinedOutput(); err != nil {
+			if b, err := goBuild(root, dst, c.Pkg, ver, p, cached).CombinedOutput(); err != nil {
 				return fmt.Errorf("go build %s for %s/%s: %v\n%s", c.Pkg, p.GOOS, p.GOARCH, err, b)
 			}
 		}

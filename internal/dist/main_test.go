@@ -128,11 +128,36 @@ func TestWheelContents(t *testing.T) {
 // A version npm and Python would not order alike is refused before anything is built.
 func TestBuildRefusesABadVersion(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist")
-	err := build(filepath.Join("..", ".."), out, "not-a-version", true, io.Discard)
+	err := build(filepath.Join("..", ".."), out, "not-a-version", true, false, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "not-a-version") {
 		t.Errorf("build with a bad version: err = %v, want it named", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("build with a bad version wrote %s", out)
+	}
+}
+
+// A release's binaries are static and carry no path of the machine that built them; -cached
+// drops both settings (they rebuild every package) and keeps the release's link flags.
+func TestGoBuildSettings(t *testing.T) {
+	p := Platform{GOOS: "linux", GOARCH: "arm64"}
+	for _, c := range []struct {
+		cached bool
+		args   string
+		env    string
+	}{
+		{false, "go build -trimpath -ldflags -s -w -X github.com/platformkit/platformkit/internal/version.stamp=1.2.3 -o /out/pf ./fake/cmd/platformfake", "GOOS=linux GOARCH=arm64 CGO_ENABLED=0"},
+		{true, "go build -ldflags -s -w -X github.com/platformkit/platformkit/internal/version.stamp=1.2.3 -o /out/pf ./fake/cmd/platformfake", "GOOS=linux GOARCH=arm64"},
+	} {
+		cmd := goBuild("/root", "/out/pf", "./fake/cmd/platformfake", "1.2.3", p, c.cached)
+		if got := strings.Join(cmd.Args, " "); got != c.args {
+			t.Errorf("cached=%v: %s, want %s", c.cached, got, c.args)
+		}
+		if got := strings.Join(cmd.Env[len(cmd.Env)-len(strings.Fields(c.env)):], " "); got != c.env {
+			t.Errorf("cached=%v: environment ends %s, want %s", c.cached, got, c.env)
+		}
+		if cmd.Dir != "/root" {
+			t.Errorf("cached=%v: runs in %s, want /root", c.cached, cmd.Dir)
+		}
 	}
 }
