@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Prompt caching (issue 22; conformance/EXTENSIONS.md, "Prompt caching"). The cache is always
+// Prompt caching (conformance/EXTENSIONS.md, "Prompt caching"). The cache is always
 // on and changes only usage, never content. A request is laid out as positions in render order
 // (tools, system, messages); every cache_control marks a breakpoint, and the top-level
 // cache_control marks the last eligible block. A breakpoint whose prefix reaches the model's
