@@ -191,20 +191,18 @@ func (s *Server) answerWith(req *messageRequest, r *Reply) *Message {
 // as count_tokens counts the request, split by the request's cache plan into what was read from
 // the cache, written to it and neither; output tokens from the content; one server tool request
 // per server_tool_use block. It commits the cache plan (writes and refreshes its entries, keeps
-// the diagnostics fingerprint under the message's id) and sets the diagnostics.
+// the diagnostics fingerprint under the message's id) and sets the diagnostics. createMessage
+// plans every request it answers, so req.cache is always set here.
 func (s *Server) countUsage(msg *Message, req *messageRequest) {
+	p := req.cache
 	msg.Usage = Usage{}
-	if p := req.cache; p != nil {
-		msg.Usage.InputTokens = p.input
-		msg.Usage.CacheReadInputTokens = p.read
-		msg.Usage.CacheCreationInputTokens = p.creation()
-		msg.Usage.CacheCreation.Ephemeral5m = p.write5m
-		msg.Usage.CacheCreation.Ephemeral1h = p.write1h
-		msg.Diagnostics = p.diagnosis
-		p.commit(msg.ID)
-	} else {
-		msg.Usage.InputTokens = countInputTokens(req.raw)
-	}
+	msg.Usage.InputTokens = p.input
+	msg.Usage.CacheReadInputTokens = p.read
+	msg.Usage.CacheCreationInputTokens = p.creation()
+	msg.Usage.CacheCreation.Ephemeral5m = p.write5m
+	msg.Usage.CacheCreation.Ephemeral1h = p.write1h
+	msg.Diagnostics = p.diagnosis
+	p.commit(msg.ID)
 	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.omittedThinking
 	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
 	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, defaultResidency.DefaultInferenceGeo)
