@@ -170,6 +170,12 @@ func FuzzMessagesBody(f *testing.F) {
 		`{"max_tokens":10,"model":"`+testModel+`","cache_control":{"type":"ephemeral","ttl":"1h"},"tools":[{"name":"t","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral","ttl":"1h"}}],"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","cache_control":{"type":"ephemeral","ttl":"1h"}},{"type":"text","text":"","cache_control":{"type":"ephemeral"}}]}]}`,
 		`{"max_tokens":0,"stream":true,"cache_control":{"type":"ephemeral"},`+msgs+`}`,
 		`{"max_tokens":10,"diagnostics":{"previous_message_id":"msg_x"},"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r","cache_control":{"type":"ephemeral"}}]}]}],"model":"`+testModel+`"}`,
+		// Work without output (issue 38): a pattern of empty-width repeats, a definition reached
+		// by many references, a keyword of the wrong type, a bad speed.
+		`{"max_tokens":128000,`+msgs+`,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"array","minItems":1000,"items":{"type":"string","pattern":"`+strings.Repeat(`(?:^){1000}`, 120)+`"}}}}}],"tool_choice":{"type":"tool","name":"t"}}`,
+		`{"max_tokens":64,`+msgs+`,"output_config":{"format":{"type":"json_schema","schema":{"type":"object","additionalProperties":false,"properties":{"a":{"$ref":"#/$defs/d"},"b":{"$ref":"#/$defs/d"}},"required":["a","b"],"$defs":{"d":{"type":"string","$defs":{"e":{},"f":{"type":5}}}}}}}}`,
+		`{"max_tokens":64,`+msgs+`,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"array","minItems":"x"}}}}]}`,
+		`{"max_tokens":10,"speed":"warp",`+msgs+`}`,
 	)
 	fuzzRouteBody(f, routes, []fzRoute{{get, "/_fake/messages/stubs", nil}, {get, "/_fake/cache", nil}})
 }

@@ -233,7 +233,10 @@ func (s *Server) createMessage(c *call) (any, error) {
 			r = &sc.Response
 		}
 	}
-	msg := s.answerWith(req, r) // commits the cache plan with the usage (countUsage)
+	msg, err := s.answerWith(c.Request.Context(), req, r) // commits the cache plan with the usage (countUsage)
+	if err != nil {
+		return nil, err
+	}
 	// The whole answer is known before a stream starts: its output is charged, and the headers
 	// written, before the first byte.
 	adm.chargeOutput(msg.Usage.OutputTokens)

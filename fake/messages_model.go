@@ -1,14 +1,19 @@
 package fake
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"regexp/syntax"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/platformkit/platformkit/schemas"
 )
 
 // The scripted model: a deterministic stand-in for a language model. The response is a function
@@ -171,12 +176,14 @@ func (b *budget) take(toks []string) ([]string, bool) {
 	return toks, true
 }
 
-// generate is the scripted model: it builds the content and stop reason for req.
-func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
+// generate is the scripted model: it builds the content and stop reason for req. Its only error
+// is a schema whose value costs more work than maxGenSteps (a 400 naming the schema), or ctx
+// ending (the client went): both come before anything of the answer is written or kept.
+func (s *Server) generate(ctx context.Context, req *messageRequest) ([]block, string, *string, error) {
 	r, sum := seedOf(req.raw)
 	b := &budget{left: req.MaxTokens}
 	content := []block{}
-	truncated := func() ([]block, string, *string) { return content, "max_tokens", nil }
+	truncated := func() ([]block, string, *string, error) { return content, "max_tokens", nil, nil }
 
 	if t := req.Thinking; t != nil && t.Type != "disabled" {
 		n := 8 + r.intn(16)
@@ -216,8 +223,12 @@ func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
 	if f := req.outputFormat(); f != nil && !forced && tool == nil {
 		// Structured outputs: the answer is one text block of JSON made by the tool-input
 		// generator from the schema, within what max_tokens leaves (cut short like any text).
-		g := newInputGen(r, b.left, f.Schema)
-		data, _ := json.Marshal(g.instance(f.Schema, 0))
+		g := newInputGen(ctx, r, b.left, f.Schema)
+		v := g.instance(f.Schema, 0)
+		if err := g.failure(formatPath(req)); err != nil {
+			return nil, "", nil, err
+		}
+		data, _ := json.Marshal(v)
 		toks, ok := b.take(tokens(string(data)))
 		if g.exhausted && ok && len(toks) > 0 {
 			toks, ok = toks[:len(toks)-1], false // the value did not fit: the JSON stops short
@@ -228,7 +239,7 @@ func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
 		if !ok {
 			return truncated()
 		}
-		return content, "end_turn", nil
+		return content, "end_turn", nil, nil
 	}
 	if !forced && req.outputFormat() == nil {
 		n := 10 + r.intn(40)
@@ -252,23 +263,41 @@ func (s *Server) generate(req *messageRequest) ([]block, string, *string) {
 		case !ok:
 			return truncated()
 		case stop != "":
-			return content, "stop_sequence", &stop
+			return content, "stop_sequence", &stop, nil
 		}
 	}
 	if tool == nil {
-		return content, "end_turn", nil
+		return content, "end_turn", nil, nil
 	}
-	g := newInputGen(r, b.left, tool.InputSchema)
+	g := newInputGen(ctx, r, b.left, tool.InputSchema)
 	input := g.instance(tool.InputSchema, 0)
+	if err := g.failure("tools." + strconv.Itoa(toolIndex(req, tool)) + ".input_schema"); err != nil {
+		return nil, "", nil, err
+	}
 	if g.exhausted {
 		return truncated()
 	}
-	use := block{"type": "tool_use", "id": s.ids.next("toolu_"), "name": tool.Name,
+	// The id is given by answerWith once the answer is known (after the message's own), so that a
+	// request refused here spends none; the placeholder is one token, as every id is.
+	use := block{"type": "tool_use", "id": pendingToolUseID, "name": tool.Name,
 		"input": input, "caller": map[string]any{"type": "direct"}}
 	if blockTokens(use) > b.left {
 		return truncated()
 	}
-	return append(content, use), "tool_use", nil
+	return append(content, use), "tool_use", nil, nil
+}
+
+// pendingToolUseID stands for the id of the scripted model's tool call until answerWith gives it.
+const pendingToolUseID = "toolu_pending"
+
+// toolIndex is the index of t, one of the request's tools, in req.Tools.
+func toolIndex(req *messageRequest, t *toolDef) int {
+	for i := range req.Tools {
+		if &req.Tools[i] == t {
+			return i
+		}
+	}
+	return -1
 }
 
 // firstStop finds the earliest match of a stop sequence in text: the sequence and where the
@@ -346,19 +375,102 @@ type inputGen struct {
 	values    int            // values left
 	bytes     int            // string bytes left
 	exhausted bool
+	// steps is the work left (maxGenSteps at the start): every value, property name, merged
+	// keyword and pattern node costs one. Values and bytes bound what is made; steps bound the
+	// work of making it, which a pattern of empty-width repeats makes without a byte of output.
+	steps int
+	// over is set when steps ran out or ctx ended; err says which, and where names the schema
+	// that was being generated, innermost part first (filled as the calls return).
+	over     bool
+	err      error
+	where    []string
+	ctx      context.Context
+	patterns map[string]*genPattern // each pattern compiled once per request
 }
 
-func newInputGen(r *rng, maxTokens int, root map[string]any) *inputGen {
-	return &inputGen{r: r, root: root, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes}
+// maxGenSteps bounds the work of generating one answer's value: about 0.2 s of CPU. A schema
+// that needs more is refused with a 400 naming it, before anything of the answer is written.
+const maxGenSteps = 2_000_000
+
+// maxPatternCost bounds the work of one pattern's value (its worst case, computed once): a
+// pattern that takes more on its own is refused before any value is made of it.
+const maxPatternCost = 100_000
+
+// genPattern is a compiled pattern and the most steps a value of it costs; re is nil when the
+// pattern does not parse (the value is then made as without a pattern).
+type genPattern struct {
+	re   *syntax.Regexp
+	cost int
+}
+
+func newInputGen(ctx context.Context, r *rng, maxTokens int, root map[string]any) *inputGen {
+	return &inputGen{r: r, root: root, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes,
+		steps: maxGenSteps, ctx: ctx}
+}
+
+// spend takes n steps, and reports false (setting over) when the budget is gone or the client
+// went; the context is looked at every 1,024 steps or so.
+func (g *inputGen) spend(n int) bool {
+	if g.over {
+		return false
+	}
+	before := g.steps
+	g.steps -= n
+	if g.steps < 0 {
+		g.fail(errGenTooComplex)
+		return false
+	}
+	if before>>10 != g.steps>>10 && g.ctx != nil && g.ctx.Err() != nil {
+		g.fail(g.ctx.Err())
+		return false
+	}
+	return true
+}
+
+func (g *inputGen) fail(err error) {
+	g.over, g.exhausted, g.err = true, true, err
+}
+
+// errGenTooComplex is the error of a schema whose value costs more than maxGenSteps.
+var errGenTooComplex = errors.New("too much work")
+
+// failure is the error of a generation that went over, with root the field path of the schema:
+// a 400 naming the part of the schema being generated, or the context's error.
+func (g *inputGen) failure(root string) error {
+	if !g.over {
+		return nil
+	}
+	if g.err != errGenTooComplex && g.err != errPatternTooComplex {
+		return g.err
+	}
+	path := root
+	for i := len(g.where) - 1; i >= 0; i-- {
+		path += "." + g.where[i]
+	}
+	if g.err == errPatternTooComplex {
+		return invalidField(path+".pattern", "Schema is too complex to generate a value for: a value of this pattern takes more than %d steps (each repetition counted)", maxPatternCost)
+	}
+	return invalidField(path, "Schema is too complex to generate a value for: it takes more than %d steps (values, property names and pattern parts summed over the request)", maxGenSteps)
+}
+
+// at records, as a call returns over budget, the part of the schema it was generating.
+func (g *inputGen) at(part string) {
+	if g.over {
+		g.where = append(g.where, part)
+	}
 }
 
 // instance generates a value that satisfies the JSON Schema s, deterministically: every
 // property of an object, the first alternative of anyOf/oneOf, numbers within their bounds,
 // strings within their lengths, patterns and the common formats, local $refs followed and allOf
-// merged. Once the budget is spent it returns nil and sets g.exhausted.
+// merged. Once the budget is spent it returns nil and sets g.exhausted (and g.over when the
+// budget of work, not of output, was what ran out).
 func (g *inputGen) instance(s map[string]any, depth int) any {
 	if g.values <= 0 {
 		g.exhausted = true
+		return nil
+	}
+	if !g.spend(1) {
 		return nil
 	}
 	g.values--
@@ -377,13 +489,19 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 	}
 	if alts, ok := s["allOf"].([]any); ok && len(alts) > 0 && depth <= maxSchemaDepth {
 		g.values++ // the merged schema stands for this value
-		return g.instance(g.mergeAllOf(s, alts), depth+1)
+		merged := g.mergeAllOf(s, alts)
+		if g.over {
+			return nil
+		}
+		return g.instance(merged, depth+1)
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
 			if first, ok := alts[0].(map[string]any); ok {
 				g.values++ // the alternative stands for this value
-				return g.instance(first, depth+1)
+				v := g.instance(first, depth+1)
+				g.at(k + ".0")
+				return v
 			}
 		}
 	}
@@ -402,7 +520,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 	case "object":
 		out := map[string]any{}
 		props, _ := s["properties"].(map[string]any)
-		if depth > maxSchemaDepth {
+		if depth > maxSchemaDepth || !g.spend(len(props)) {
 			return out
 		}
 		names := make([]string, 0, len(props))
@@ -413,6 +531,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		for _, n := range names {
 			ps, _ := props[n].(map[string]any)
 			if out[n] = g.instance(ps, depth+1); g.exhausted {
+				g.at("properties." + schemas.PathSegment(n))
 				break
 			}
 		}
@@ -424,6 +543,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		out := make([]any, 0, min(n, g.values))
 		for range n {
 			if out = append(out, g.instance(items, depth+1)); g.exhausted {
+				g.at("items")
 				break
 			}
 		}
@@ -448,10 +568,18 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 	}
 	str := stringInstance(s, r)
 	if p, ok := s["pattern"].(string); ok {
-		if re, err := syntax.Parse(p, syntax.Perl); err == nil {
+		gp := g.pattern(p)
+		switch {
+		case gp.re == nil:
+		case gp.cost > maxPatternCost:
+			g.fail(errPatternTooComplex)
+			return nil
+		case g.spend(gp.cost):
 			var sb strings.Builder
-			patternInstance(&sb, re.Simplify(), r)
+			patternInstance(&sb, gp.re, r)
 			str = sb.String()
+		default:
+			return nil
 		}
 	}
 	if g.bytes -= len(str); g.bytes < 0 {
@@ -459,6 +587,67 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		return nil
 	}
 	return str
+}
+
+// errPatternTooComplex is the error of a pattern one value of which costs more than
+// maxPatternCost.
+var errPatternTooComplex = errors.New("pattern too complex")
+
+// pattern compiles p once per generation and prices a value of it.
+func (g *inputGen) pattern(p string) *genPattern {
+	if gp, ok := g.patterns[p]; ok {
+		return gp
+	}
+	if g.patterns == nil {
+		g.patterns = map[string]*genPattern{}
+	}
+	gp := &genPattern{}
+	if re, err := syntax.Parse(p, syntax.Perl); err == nil {
+		gp.re, gp.cost = re, patternCost(re)
+	}
+	g.patterns[p] = gp
+	return gp
+}
+
+// patternCost is the most nodes patternInstance visits to make one value of re, the way it
+// repeats (at most two beyond a repetition's minimum); it saturates above maxPatternCost.
+func patternCost(re *syntax.Regexp) int {
+	n := 1
+	switch re.Op {
+	case syntax.OpCapture:
+		n += patternCost(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			n += patternCost(s)
+		}
+	case syntax.OpAlternate:
+		most := 0
+		for _, s := range re.Sub {
+			most = max(most, patternCost(s))
+		}
+		n += most
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		_, hi := repeatBounds(re)
+		n += hi * patternCost(re.Sub[0])
+	}
+	return min(n, maxPatternCost+1)
+}
+
+// repeatBounds are the counts patternInstance chooses a repetition's count between.
+func repeatBounds(re *syntax.Regexp) (lo, hi int) {
+	lo, hi = re.Min, re.Max
+	switch re.Op {
+	case syntax.OpStar:
+		lo, hi = 0, 2
+	case syntax.OpPlus:
+		lo, hi = 1, 3
+	case syntax.OpQuest:
+		lo, hi = 0, 1
+	}
+	if hi < 0 || hi > lo+2 {
+		hi = lo + 2
+	}
+	return lo, hi
 }
 
 func stringInstance(s map[string]any, r *rng) string {
@@ -504,11 +693,17 @@ func (g *inputGen) mergeAllOf(s map[string]any, alts []any) map[string]any {
 	props := map[string]any{}
 	var req []any
 	add := func(x map[string]any) {
+		if !g.spend(len(x)) {
+			return
+		}
 		for k, v := range x {
 			switch k {
 			case "allOf":
 			case "properties":
 				pm, _ := v.(map[string]any)
+				if !g.spend(len(pm)) {
+					return
+				}
 				for n, ps := range pm {
 					props[n] = ps
 				}
@@ -565,18 +760,7 @@ func patternInstance(sb *strings.Builder, re *syntax.Regexp, r *rng) {
 	case syntax.OpAlternate:
 		patternInstance(sb, re.Sub[r.intn(len(re.Sub))], r)
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		lo, hi := re.Min, re.Max
-		switch re.Op {
-		case syntax.OpStar:
-			lo, hi = 0, 2
-		case syntax.OpPlus:
-			lo, hi = 1, 3
-		case syntax.OpQuest:
-			lo, hi = 0, 1
-		}
-		if hi < 0 || hi > lo+2 {
-			hi = lo + 2
-		}
+		lo, hi := repeatBounds(re)
 		for range lo + r.intn(hi-lo+1) {
 			patternInstance(sb, re.Sub[0], r)
 		}

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -169,14 +170,25 @@ func ptrValue[T any](p *T) T {
 
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil.
-func (s *Server) answerWith(req *messageRequest, r *Reply) *Message {
-	msg := &Message{ID: s.ids.next("msg_"), Type: "message", Role: "assistant", Model: req.Model}
+func (s *Server) answerWith(ctx context.Context, req *messageRequest, r *Reply) (*Message, error) {
+	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
 		msg.Content, reason = r.Content, r.StopReason
 		msg.StopSequence, msg.StopDetails = r.StopSequence, r.StopDetails
 	} else {
-		msg.Content, reason, msg.StopSequence = s.generate(req)
+		var err error
+		if msg.Content, reason, msg.StopSequence, err = s.generate(ctx, req); err != nil {
+			return nil, err // before any id is spent or the cache plan committed
+		}
+	}
+	msg.ID = s.ids.next("msg_")
+	if r == nil {
+		for _, b := range msg.Content {
+			if b["type"] == "tool_use" && b["id"] == pendingToolUseID {
+				b["id"] = s.ids.next("toolu_")
+			}
+		}
 	}
 	msg.StopReason = &reason
 	s.countUsage(msg, req)
@@ -184,7 +196,7 @@ func (s *Server) answerWith(req *messageRequest, r *Reply) *Message {
 	if req.hasContextManagement() {
 		msg.ContextManagement = &ContextManagement{AppliedEdits: []map[string]any{}}
 	}
-	return msg
+	return msg, nil
 }
 
 // countUsage sets the usage of a message that answers req, by the fake's one rule: input tokens

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -53,9 +54,22 @@ var strictFormats = []string{"date-time", "time", "date", "duration", "email", "
 // schema; noFollow checks a definition's own keywords without following its references.
 type strictCheck struct {
 	optional, unions int
-	visits           int
-	expanding        []string
-	noFollow         bool
+	*shared
+	expanding []string
+	noFollow  bool
+}
+
+// shared is what every check of one request's schemas shares: the visits, counted against
+// maxSchemaVisits however a subschema is reached (a definition's own $defs included), the
+// $defs objects already checked and the patterns already parsed.
+type shared struct {
+	visits   int
+	defs     map[uintptr]bool // by the address of the $defs map
+	patterns map[string]error
+}
+
+func newStrictCheck() *strictCheck {
+	return &strictCheck{shared: &shared{defs: map[uintptr]bool{}, patterns: map[string]error{}}}
 }
 
 // tooComplex names the schema at path in the error of a check that went over maxSchemaVisits.
@@ -90,12 +104,23 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 			return invalidField("output_format", "cannot be used together with output_config.format; send only output_config.format")
 		}
 	}
-	sc := &strictCheck{}
+	// Every schema's keywords have their types first, strict or not: a schema the platform
+	// would not compile is refused before anything reads it.
 	if f := req.outputFormat(); f != nil {
-		path := "output_config.format.schema"
-		if req.OutputFormat != nil {
-			path = "output_format.schema"
+		if err := checkKeywordTypes(f.Schema, formatPath(req)); err != nil {
+			return err
 		}
+	}
+	for i, t := range req.Tools {
+		if t.custom() {
+			if err := checkKeywordTypes(t.InputSchema, fmt.Sprintf("tools.%d.input_schema", i)); err != nil {
+				return err
+			}
+		}
+	}
+	sc := newStrictCheck()
+	if f := req.outputFormat(); f != nil {
+		path := formatPath(req)
 		if err := tooComplex(sc.check(f.Schema, f.Schema, path), path); err != nil {
 			return err
 		}
@@ -136,6 +161,14 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 	return nil
 }
 
+// formatPath is the field path of the request's output format schema.
+func formatPath(req *messageRequest) string {
+	if req.OutputFormat != nil {
+		return "output_format.schema"
+	}
+	return "output_config.format.schema"
+}
+
 // check refuses what the grammar compiler does not support in the schema s (a part of root), at
 // path, and counts optional and union-typed parameters toward the request's limits.
 func (sc *strictCheck) check(root, s map[string]any, path string) error {
@@ -166,13 +199,20 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 	}
 	for _, k := range []string{"$defs", "definitions"} {
 		defs, _ := s[k].(map[string]any)
+		// Each $defs object is checked once per request, however often a reference reaches
+		// the schema that holds it.
+		id := reflect.ValueOf(defs).Pointer()
+		if defs == nil || sc.defs[id] {
+			continue
+		}
+		sc.defs[id] = true
 		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			d, ok := defs[name].(map[string]any)
 			if !ok {
 				return invalidField(path+"."+k+"."+name, "must be a schema object")
 			}
 			// Definitions are counted where they are used, and checked here for their keywords.
-			if err := (&strictCheck{noFollow: true}).check(root, d, path+"."+k+"."+name); err != nil {
+			if err := (&strictCheck{shared: sc.shared, noFollow: true}).check(root, d, path+"."+k+"."+name); err != nil {
 				return err
 			}
 		}
@@ -201,7 +241,12 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 	}
 	if p, ok := s["pattern"].(string); ok {
-		if err := checkPattern(p); err != nil {
+		err, seen := sc.patterns[p]
+		if !seen {
+			err = checkPattern(p)
+			sc.patterns[p] = err
+		}
+		if err != nil {
 			return invalidField(path+".pattern", "%v", err)
 		}
 	}

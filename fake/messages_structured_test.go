@@ -2,10 +2,12 @@ package fake
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
@@ -275,4 +277,79 @@ func TestResponseReportsRequestFields(t *testing.T) {
 	expect400(t, ts, "/v1/messages", msgBody("cache_control", map[string]any{"type": "ephemeral", "ttl": "2h"}), "cache_control.ttl")
 	expect400(t, ts, "/v1/messages", msgBody("fallbacks", []any{map[string]any{"max_tokens": 5}}), "fallbacks.0.model")
 	expect400(t, ts, "/v1/messages", msgBody("no_such_field", 1), "no_such_field")
+}
+
+// TestPatternCost prices a value of a pattern as patternInstance makes it: one step a node, a
+// repetition at most two beyond its minimum, the costliest alternative.
+func TestPatternCost(t *testing.T) {
+	for p, want := range map[string]int{
+		`a{3}`:                              4,       // the repeat and 3 literals
+		`x*`:                                3,       // 0 to 2 of x
+		`(?:^){1000}`:                       1001,    // the repeat and 1,000 empty-width nodes: no output, all work
+		`(?:a|bc)+`:                         7,       // 1 + 3 × (the alternate and one literal)
+		strings.Repeat(`(?:^){1000}`, 1000): 100_001, // saturated above maxPatternCost
+	} {
+		re, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := patternCost(re); got != want {
+			t.Errorf("patternCost(%.20q) = %d, want %d", p, got, want)
+		}
+	}
+}
+
+// TestGenerationStopsWhenTheClientGoes: a request whose client went stops generating within
+// about a thousand steps, with the context's error.
+func TestGenerationStopsWhenTheClientGoes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, _ := seedOf(map[string]any{})
+	schema := map[string]any{"type": "array", "minItems": 1000.0, "items": map[string]any{"type": "string"}}
+	g := newInputGen(ctx, r, 100_000, schema)
+	g.instance(schema, 0)
+	if err := g.failure("x"); err != context.Canceled {
+		t.Fatalf("failure = %v, want context.Canceled", err)
+	}
+	if used := maxGenSteps - g.steps; used > 1024 {
+		t.Errorf("%d steps after the client went, want at most 1024", used)
+	}
+}
+
+// TestSchemaKeywordTypes: a keyword of the wrong type, in any tool's input_schema (strict or
+// not) or in the output format, is a 400 naming it; a schema whose keywords have their types
+// is taken.
+func TestSchemaKeywordTypes(t *testing.T) {
+	ts := NewTestServer(t)
+	for _, c := range []struct {
+		name   string
+		schema map[string]any
+		field  string
+	}{
+		{"type 5", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": 5}}}, "properties.a.type"},
+		{"type not a JSON type", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "any"}}}, "properties.a.type"},
+		{"type list with a number", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": []any{"string", 5}}}}, "properties.a.type.1"},
+		{"minItems a string", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "array", "minItems": "x"}}}, "properties.a.minItems"},
+		{"minLength negative", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"minLength": -1}}}, "properties.a.minLength"},
+		{"maxItems a fraction", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"maxItems": 1.5}}}, "properties.a.maxItems"},
+		{"required of numbers", map[string]any{"type": "object", "required": []any{1}}, "required.0"},
+		{"property not a schema", map[string]any{"type": "object", "properties": map[string]any{"a": 5}}, "properties.a"},
+		{"pattern a number", map[string]any{"type": "object", "$defs": map[string]any{"d": map[string]any{"pattern": 7}}}, `"$defs".d.pattern`},
+		{"anyOf empty", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"anyOf": []any{}}}}, "properties.a.anyOf"},
+		{"items a string", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "array", "items": "x"}}}, "properties.a.items"},
+		{"minimum a string", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"minimum": "0"}}}, "properties.a.minimum"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			expect400(t, ts, "/v1/messages", msgBody("tools", []any{map[string]any{"name": "act", "input_schema": c.schema}}), "tools.0.input_schema."+c.field)
+			expect400(t, ts, "/v1/messages/count_tokens", with(msgBody("output_config", map[string]any{"format": map[string]any{"type": "json_schema", "schema": c.schema}}), []any{"max_tokens", nil}), "output_config.format.schema."+c.field)
+		})
+	}
+	fine := map[string]any{"type": "object", "properties": map[string]any{
+		"a": map[string]any{"type": []any{"string", "null"}, "minLength": 2, "maxLength": 5.0, "pattern": "^a", "description": "x"},
+		"b": map[string]any{"type": "array", "items": true, "minItems": 0, "uniqueItems": true},
+		"c": map[string]any{"anyOf": []any{map[string]any{"type": "integer", "minimum": -3.5, "multipleOf": 2}}, "x-vendor": 5},
+	}, "required": []any{"a"}}
+	if status, out := postMessages(t, ts, "/v1/messages", msgBody("tools", []any{map[string]any{"name": "act", "input_schema": fine}})); status != http.StatusOK {
+		t.Errorf("a schema of well-typed keywords: %d %s", status, out)
+	}
 }

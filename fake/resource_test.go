@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/hostile"
+	"github.com/tidwall/gjson"
 )
 
 // TestAmplifiersStayBounded sends the inputs known to turn a small or plain request into a lot of
@@ -99,6 +102,33 @@ func TestAmplifiersStayBounded(t *testing.T) {
 			}
 			if took > slow {
 				t.Errorf("took %v, want under %v", took, slow)
+			}
+		})
+	}
+}
+
+// TestWorkAmplifiersRefusedWithinASecond sends the requests that cost work without output (issue
+// 38: patterns of empty-width repeats, $defs fan-out, allOf merges) and holds each to a 400 that
+// names the schema, within a second of the process's CPU.
+func TestWorkAmplifiersRefusedWithinASecond(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends megabytes of schemas")
+	}
+	for _, tc := range hostile.CPU() {
+		t.Run(tc.Name, func(t *testing.T) {
+			s := checked(t)
+			header := append(headersFor(ifMessages), "Content-Type", "application/json")
+			send(t, s, http.MethodPost, tc.Path, "{}", header...) // the route's schema compiled
+			cpu0, began := cpuTime(), time.Now()
+			w := send(t, s, http.MethodPost, tc.Path, tc.Body, header...)
+			cpu, took := time.Duration(cpuTime()-cpu0), time.Since(began)
+			msg := gjson.Get(w.Body.String(), "error.message").String()
+			t.Logf("%s (%d-byte body): %d in %v (%v CPU): %.120s", tc.Name, len(tc.Body), w.Code, took.Round(time.Millisecond), cpu.Round(time.Millisecond), msg)
+			if w.Code != tc.Status || !strings.HasPrefix(msg, tc.Field+": ") {
+				t.Errorf("answered %d %q, want %d naming %s", w.Code, msg, tc.Status, tc.Field)
+			}
+			if cpu > time.Second {
+				t.Errorf("took %v of CPU, want at most 1s", cpu)
 			}
 		})
 	}

@@ -1,0 +1,88 @@
+// Package hostile builds the requests known to turn a small request into a lot of work or kept
+// memory in the fake (issue 38): the resource tests of package fake send each once and hold it
+// to a bound, and the soak (fake/internal/soak) sends them for minutes against the binary.
+package hostile
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Model is the fixture model the requests name (max_tokens up to 128,000).
+const Model = "assistant-opus-4-7"
+
+// Case is one hostile request and what the fake must answer it with.
+type Case struct {
+	Name   string
+	Path   string // under the API's root, e.g. /v1/messages
+	Body   string
+	Status int    // the status the fake answers
+	Field  string // the field path the error names ("" for a 2xx)
+}
+
+// EmptyRepeats is a pattern of 1,000 empty-width repeats written 1,000 times (11 KB): every
+// value of it makes no byte of output and, generated node by node, a million steps.
+var EmptyRepeats = strings.Repeat("(?:^){1000}", 1000)
+
+// emptyRepeats90 costs about 93,000 steps a value: under the bound of one pattern, so only the
+// request's budget stops a schema that asks for many of its values.
+var emptyRepeats90 = strings.Repeat("(?:^){90}", 1000)
+
+const msgs = `"messages":[{"role":"user","content":"Hi"}],"model":"` + Model + `"`
+
+func list(n int, item func(i int) string) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = item(i)
+	}
+	return strings.Join(parts, ",")
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// tool is a Messages body that forces the non-strict tool t with the input schema schema.
+func tool(schema string) string {
+	return `{"max_tokens":128000,` + msgs + `,"tools":[{"name":"t","input_schema":` + schema + `}],"tool_choice":{"type":"tool","name":"t"}}`
+}
+
+// format is a Messages (or count_tokens, without max_tokens) body with the structured output
+// format schema.
+func format(schema string, maxTokens bool) string {
+	mt := ""
+	if maxTokens {
+		mt = `"max_tokens":128000,`
+	}
+	return `{` + mt + msgs + `,"output_config":{"format":{"type":"json_schema","schema":` + schema + `}}}`
+}
+
+// CPU are the requests that cost work without output: each must be refused with a 400 naming the
+// schema, within a second of CPU.
+func CPU() []Case {
+	props := list(1000, func(i int) string { return fmt.Sprintf(`"p%04d":{"$ref":"#/$defs/s"}`, i) })
+	required := list(1000, func(i int) string { return fmt.Sprintf(`"p%04d"`, i) })
+	nested := `{"type":"string","pattern":` + quote(emptyRepeats90) + `}`
+	for range 100 {
+		nested = `{"type":"array","minItems":1000,"items":` + nested + `}`
+	}
+	emptyDefs := list(100_000, func(i int) string { return fmt.Sprintf(`"e%d":{}`, i) })
+	refs := list(100, func(i int) string { return fmt.Sprintf(`"p%02d":{"$ref":"#/$defs/d"}`, i) })
+	refNames := list(100, func(i int) string { return fmt.Sprintf(`"p%02d"`, i) })
+	fanOut := `{"type":"object","additionalProperties":false,"properties":{` + refs + `},"required":[` + refNames + `],"$defs":{"d":{"type":"string","$defs":{` + emptyDefs + `}}}}`
+	wide := list(1000, func(i int) string { return fmt.Sprintf(`"q%d":{"type":"string"}`, i) })
+	allOf := `{"type":"object","properties":{"a":{"type":"array","minItems":1000,"items":{"allOf":[` +
+		list(1000, func(int) string { return `{"$ref":"#/$defs/d"}` }) + `]}}},"$defs":{"d":{"type":"object","properties":{` + wide + `}}}}`
+	return []Case{
+		{"empty-width pattern, minItems 1000", "/v1/messages",
+			tool(`{"type":"object","properties":{"a":{"type":"array","minItems":1000,"items":{"type":"string","pattern":` + quote(EmptyRepeats) + `}}}}`),
+			400, "tools.0.input_schema.properties.a.items.pattern"},
+		{"1,000 required properties of the pattern, output_config.format", "/v1/messages",
+			format(`{"type":"object","additionalProperties":false,"properties":{`+props+`},"required":[`+required+`],"$defs":{"s":{"type":"string","pattern":`+quote(EmptyRepeats)+`}}}`, true),
+			400, "output_config.format.schema.properties.p0000.pattern"},
+		{"nested 100×1,000 arrays", "/v1/messages", tool(`{"type":"object","properties":{"a":` + nested + `}}`),
+			400, "tools.0.input_schema.properties.a" + strings.Repeat(".items", 100)},
+		{"100 references to 100,000 $defs, count_tokens", "/v1/messages/count_tokens", format(fanOut, false),
+			400, "output_config.format.schema"},
+		{"allOf of 1,000 references to 1,000 properties", "/v1/messages", tool(allOf),
+			400, "tools.0.input_schema.properties.a.items"},
+	}
+}
