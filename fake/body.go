@@ -85,6 +85,9 @@ func decodeError(err error) error {
 		}
 		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), te.Value).because(ReasonWrongType)
 	case errors.As(err, &se):
+		if tooDeep := depthError(se); tooDeep != nil {
+			return tooDeep
+		}
 		return invalid("the request body is not valid JSON: %s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset).because(ReasonBodyNotJSON)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return invalid("the request body is not valid JSON: it ends in the middle of a value").because(ReasonBodyNotJSON)
@@ -143,9 +146,28 @@ func validateBody(schema string, data []byte) error {
 		return invalidField(field, "%s", msg).because(reason)
 	}
 	if err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			if tooDeep := depthError(syn); tooDeep != nil {
+				return tooDeep
+			}
+		}
 		return invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
 	}
 	return nil
+}
+
+// maxJSONDepth is how deep encoding/json reads nested arrays and objects: a body nested deeper is
+// valid JSON that the fake does not read.
+const maxJSONDepth = 10_000
+
+// depthError is the refusal of a body nested deeper than maxJSONDepth, naming the limit and
+// where it was crossed; nil for any other syntax error.
+func depthError(se *json.SyntaxError) error {
+	if !strings.Contains(se.Error(), "exceeded max depth") {
+		return nil
+	}
+	return invalid("the request body nests arrays and objects deeper than %d levels, the most the fake reads (crossed at byte %d)", maxJSONDepth, se.Offset).because(ReasonBodyNotJSON)
 }
 
 func joinPath(a, b string) string {

@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"cmp"
+	"container/heap"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,6 +40,18 @@ const (
 	// cacheMaxFingerprints bounds the diagnostics fingerprints kept per server: the oldest goes
 	// first, which a later request sees as previous_message_not_found ("too old").
 	cacheMaxFingerprints = 10_000
+	// cacheMaxBytes bounds the estimated bytes of a server's entries and fingerprints together
+	// (a fingerprint grows with the request's messages): past it, entries go as past
+	// cacheMaxEntries, then the oldest fingerprints.
+	cacheMaxBytes = 32 << 20
+	// cachesBytes bounds the caches of a server and all its namespaces together: each one's own
+	// bound, times the 1,000 namespaces a server keeps, would allow 32 GB. Past it, the least
+	// recently used namespaces' caches give way first (Server.trimIdleCaches).
+	cachesBytes = 256 << 20
+	// cacheEntryBase and cacheFingerprintBase are the fixed cost of an entry and a fingerprint:
+	// the structs, their map slots and the heap's; their strings and hashes are added.
+	cacheEntryBase       = 256
+	cacheFingerprintBase = 320
 	// defaultCacheMinimum is the minimum of a model the table below does not name.
 	defaultCacheMinimum = 1024
 )
@@ -79,24 +93,125 @@ type cacheEntry struct {
 	createdAt time.Time
 	expiresAt time.Time
 	hits      int
+	at        int // the entry's index in its store's expiry heap
 }
+
+// size is the entry's estimated bytes, for the caches' byte bounds.
+func (e *cacheEntry) size() int { return cacheEntryBase + len(e.org) + len(e.workspace) + len(e.model) }
 
 // live reports whether the entry can be read by a request that started at t: an entry lives
 // until exactly its expiry, which is gone.
 func (e *cacheEntry) live(t time.Time) bool { return t.Before(e.expiresAt) }
 
 // cacheStore is a server's cache: its entries and the diagnostics fingerprints, under one mutex.
+// The entries are also in a heap by expiry, so that expiry and eviction cost O(log n) per entry
+// however many there are.
 type cacheStore struct {
 	mu      sync.Mutex
 	entries map[cacheKey]*cacheEntry
+	byExp   expiryHeap
 	fps     map[string]*cacheFingerprint // by response id
 	fpOrder []string                     // response ids, oldest first
+	bytes   int                          // the estimated size of the entries and fingerprints
+	budget  *cacheBudget                 // shared with the server's namespaces (or its parent's)
+	// released: the store's server was reset or dropped, and its bytes left the budget; a request
+	// still holding it keeps nothing more in it.
+	released bool
 }
 
-func (st *state) cacheStore() *cacheStore {
+// cacheBudget is the estimated size of the caches of a server and its namespaces, which share it.
+type cacheBudget struct {
+	bytes atomic.Int64
+	limit int64
+}
+
+func (st *state) cacheStore(budget *cacheBudget) *cacheStore {
 	return st.cache.get(func() *cacheStore {
-		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}}
+		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, budget: budget}
 	})
+}
+
+// cacheStore is the server's cache store, built on first use.
+func (s *Server) cacheStore() *cacheStore { return s.state().cacheStore(s.cfg.caches) }
+
+// grow adds n (negative: removes) to the store's size and the shared budget.
+func (st *cacheStore) grow(n int) {
+	st.bytes += n
+	if st.budget != nil {
+		st.budget.bytes.Add(int64(n))
+	}
+}
+
+// release takes the store's bytes out of the shared budget for good: its server was reset or
+// dropped. The caller does not hold st.mu.
+func (st *cacheStore) release() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.grow(-st.bytes)
+	st.released = true
+	clear(st.entries)
+	st.byExp = nil
+	clear(st.fps)
+	st.fpOrder = nil
+}
+
+// expiryHeap orders entries by expiry, soonest first; each entry knows its index (at).
+type expiryHeap []*cacheEntry
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].expiresAt.Before(h[j].expiresAt) }
+func (h expiryHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].at, h[j].at = i, j
+}
+func (h *expiryHeap) Push(x any) {
+	e := x.(*cacheEntry)
+	e.at = len(*h)
+	*h = append(*h, e)
+}
+func (h *expiryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
+}
+
+// add keeps a new entry. The caller holds st.mu.
+func (st *cacheStore) add(e *cacheEntry) {
+	st.entries[e.key] = e
+	heap.Push(&st.byExp, e)
+	st.grow(e.size())
+}
+
+// popSoonest drops the entry that expires soonest. The caller holds st.mu.
+func (st *cacheStore) popSoonest() {
+	e := heap.Pop(&st.byExp).(*cacheEntry)
+	delete(st.entries, e.key)
+	st.grow(-e.size())
+}
+
+// expire drops the entries expired at t: from the top of the heap, so what is left costs nothing.
+// The caller holds st.mu.
+func (st *cacheStore) expire(t time.Time) {
+	for len(st.byExp) > 0 && !st.byExp[0].live(t) {
+		st.popSoonest()
+	}
+}
+
+// shrink drops entries, soonest expiry first, then the oldest fingerprints, while over says the
+// store is too large and it holds anything. The caller holds st.mu.
+func (st *cacheStore) shrink(over func() bool) {
+	for over() {
+		switch {
+		case len(st.byExp) > 0:
+			st.popSoonest()
+		case len(st.fpOrder) > 0:
+			st.forgetOldest()
+		default:
+			return
+		}
+	}
 }
 
 // cachePos is one block of the layout: a tool, a system block or a message's content block.
@@ -308,7 +423,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 		}
 	}
 	if keyed {
-		l.fp.other = ctx.messages
+		l.fp.other = sha256.Sum256([]byte(ctx.messages))
 	}
 	if err := l.automatic(body["cache_control"]); err != nil {
 		return nil, err
@@ -408,6 +523,7 @@ type cachePlan struct {
 	// diagnosis is the diagnostics field of the answer: nil when the request asked for none.
 	diagnosis *Diagnostics
 	store     *cacheStore
+	srv       *Server // the server (or namespace) whose store it is
 }
 
 // creation is cache_creation_input_tokens.
@@ -441,14 +557,15 @@ func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	store := c.st.cacheStore()
-	p := &cachePlan{start: start, total: l.total, store: store}
+	store := c.st.cacheStore(s.cfg.caches)
+	p := &cachePlan{start: start, total: l.total, store: store, srv: s}
 	if diagnose {
 		p.fp = l.fp
 	}
 	minimum := cacheMinimum(ctx.model)
 	store.mu.Lock()
 	defer store.mu.Unlock()
+	store.expire(s.Now()) // released on read too, not only by the next write
 	// A: the highest hit of any breakpoint's window. The window is cacheLookback positions,
 	// the breakpoint's own the first; each earlier position is tried at its last block.
 	a := 0
@@ -535,12 +652,26 @@ func (p *cachePlan) commit(id string) {
 	if st == nil {
 		return // nothing to write or keep
 	}
+	if !st.commit(p, id) {
+		return
+	}
+	// Past the shared budget, the least recently used namespaces make room, then this one.
+	p.srv.root().trimIdleCaches(p.srv)
+}
+
+// commit does the plan's writes under the store's lock and reports whether the shared budget
+// is over its limit.
+func (st *cacheStore) commit(p *cachePlan, id string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.released {
+		return false
+	}
 	for _, k := range p.hits {
 		if e := st.entries[k]; e != nil {
 			e.hits++
 			e.expiresAt = later(e.expiresAt, p.start.Add(e.ttl))
+			heap.Fix(&st.byExp, e.at)
 		}
 	}
 	for _, w := range p.writes {
@@ -548,16 +679,24 @@ func (p *cachePlan) commit(id string) {
 		if e := st.entries[w.key]; e != nil && e.live(p.start) {
 			e.expiresAt = later(e.expiresAt, exp)
 			e.ttl = max(e.ttl, w.ttl)
+			heap.Fix(&st.byExp, e.at)
 			continue
+		}
+		if e := st.entries[w.key]; e != nil { // expired, not yet dropped
+			heap.Remove(&st.byExp, e.at)
+			delete(st.entries, e.key)
+			st.grow(-e.size())
 		}
 		e := w
 		e.createdAt, e.expiresAt = p.start, exp
-		st.entries[w.key] = &e
+		st.add(&e)
 	}
-	st.sweep(p.start)
+	st.expire(p.start)
 	if id != "" && p.fp != nil {
 		st.remember(id, p.fp)
 	}
+	st.shrink(func() bool { return len(st.byExp) > cacheMaxEntries || st.bytes > cacheMaxBytes })
+	return st.budget != nil && st.budget.bytes.Load() > st.budget.limit
 }
 
 func later(a, b time.Time) time.Time {
@@ -567,23 +706,32 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// sweep drops the entries expired at t, and past cacheMaxEntries those that expire soonest.
-func (st *cacheStore) sweep(t time.Time) {
-	for k, e := range st.entries {
-		if !e.live(t) {
-			delete(st.entries, k)
+// trimIdleCaches brings the caches of s and its namespaces back within their shared budget
+// (cachesBytes): the least recently used namespaces' caches give way first (soonest expiry first,
+// then the oldest fingerprints), then the default server's, then busy's own, the cache of the
+// request that went over. No store's lock is held by the caller.
+func (s *Server) trimIdleCaches(busy *Server) {
+	budget := s.cfg.caches
+	over := func() bool { return budget.bytes.Load() > budget.limit }
+	trim := func(srv *Server) {
+		if st := srv.state().cache.v.Load(); st != nil && over() {
+			st.mu.Lock()
+			st.shrink(over)
+			st.mu.Unlock()
 		}
 	}
-	if over := len(st.entries) - cacheMaxEntries; over > 0 {
-		all := make([]*cacheEntry, 0, len(st.entries))
-		for _, e := range st.entries {
-			all = append(all, e)
-		}
-		slices.SortFunc(all, func(a, b *cacheEntry) int { return a.expiresAt.Compare(b.expiresAt) })
-		for _, e := range all[:over] {
-			delete(st.entries, e.key)
+	set := &s.spaces
+	set.mu.Lock()
+	for e := set.lru.Back(); e != nil && over(); e = e.Prev() {
+		if ns := e.Value.(*namespace).srv; ns != busy {
+			trim(ns)
 		}
 	}
+	set.mu.Unlock()
+	if busy != s {
+		trim(s)
+	}
+	trim(busy)
 }
 
 // hashWriter builds the chain of prefix keys.
@@ -682,11 +830,12 @@ type CacheEntry struct {
 
 // CacheEntries lists the server's live prompt-cache entries, soonest expiry first (then by key).
 func (s *Server) CacheEntries() []CacheEntry {
-	st := s.state().cacheStore()
+	st := s.cacheStore()
 	now := s.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := []CacheEntry{}
+	st.expire(now)
+	out := make([]CacheEntry, 0, len(st.entries))
 	for _, e := range st.entries {
 		if !e.live(now) {
 			continue
@@ -708,19 +857,17 @@ func (s *Server) CacheEntries() []CacheEntry {
 // ClearCache drops every prompt-cache entry and diagnostics fingerprint of the server, and
 // returns how many live entries there were.
 func (s *Server) ClearCache() int {
-	st := s.state().cacheStore()
+	st := s.cacheStore()
 	now := s.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	n := 0
-	for _, e := range st.entries {
-		if e.live(now) {
-			n++
-		}
-	}
+	st.expire(now)
+	n := len(st.entries)
 	clear(st.entries)
+	st.byExp = nil
 	clear(st.fps)
 	st.fpOrder = nil
+	st.grow(-st.bytes)
 	return n
 }
 

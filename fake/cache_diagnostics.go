@@ -29,19 +29,39 @@ type cacheFingerprint struct {
 	messageCum     []int      // tokens through each message
 	toolsEnd       int        // tokens through the tools
 	systemEnd      int        // tokens through the system
-	other          string     // tool_choice, thinking, output_config, output_format, images
+	other          cacheKey   // a hash of tool_choice, thinking, output_config, output_format, images
 	cached         int        // tokens the request read or wrote at its breakpoints
 }
 
-// remember keeps fp under the response id, dropping the oldest past cacheMaxFingerprints.
+// size is the fingerprint's estimated bytes, for the caches' byte bounds.
+func (fp *cacheFingerprint) size() int {
+	return cacheFingerprintBase + len(fp.org) + len(fp.workspace) + len(fp.model) +
+		len(fp.messages)*(len(cacheKey{})+8)
+}
+
+// remember keeps fp under the response id, dropping the oldest past cacheMaxFingerprints. The
+// caller holds st.mu.
 func (st *cacheStore) remember(id string, fp *cacheFingerprint) {
-	if _, ok := st.fps[id]; !ok {
+	if old, ok := st.fps[id]; ok {
+		st.grow(-old.size())
+	} else {
 		st.fpOrder = append(st.fpOrder, id)
 	}
 	st.fps[id] = fp
+	st.grow(fp.size())
 	for len(st.fpOrder) > cacheMaxFingerprints {
-		delete(st.fps, st.fpOrder[0])
-		st.fpOrder = st.fpOrder[1:]
+		st.forgetOldest()
+	}
+}
+
+// forgetOldest drops the oldest fingerprint. The caller holds st.mu.
+func (st *cacheStore) forgetOldest() {
+	id := st.fpOrder[0]
+	st.fpOrder[0] = ""
+	st.fpOrder = st.fpOrder[1:]
+	if fp := st.fps[id]; fp != nil {
+		st.grow(-fp.size())
+		delete(st.fps, id)
 	}
 }
 

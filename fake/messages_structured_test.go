@@ -353,3 +353,23 @@ func TestSchemaKeywordTypes(t *testing.T) {
 		t.Errorf("a schema of well-typed keywords: %d %s", status, out)
 	}
 }
+
+// TestRefusalsSayWhatTheyRefuse: a body nested past the decoder's depth names the limit (it is
+// valid JSON), and a bad speed lists null as null, not as Go's <nil>.
+func TestRefusalsSayWhatTheyRefuse(t *testing.T) {
+	s := checked(t)
+	h := append(headersFor(ifMessages), "Content-Type", "application/json")
+	msgs := `"messages":[{"role":"user","content":"Hi"}],"model":"` + testModel + `"`
+	for _, c := range []struct{ body, want string }{
+		{`{"max_tokens":10,` + msgs + `,"metadata":{"user_id":` + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + `}}`,
+			// 112 bytes before the first "[", two objects deep: the 9,999th "[" is level 10,001, the
+			// byte after it 112 + 9,999.
+			"the request body nests arrays and objects deeper than 10000 levels, the most the fake reads (crossed at byte 10111)"},
+		{`{"max_tokens":10,"speed":"warp",` + msgs + `}`, `speed: value must be one of "standard", "fast", null`},
+	} {
+		w := send(t, s, http.MethodPost, "/v1/messages", c.body, h...)
+		if got := gjson.Get(w.Body.String(), "error.message").String(); w.Code != http.StatusBadRequest || got != c.want {
+			t.Errorf("%.40s...: %d %q, want 400 %q", c.body, w.Code, got, c.want)
+		}
+	}
+}

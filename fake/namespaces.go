@@ -192,6 +192,9 @@ func (set *namespaceSet) drop(e *list.Element) {
 	ns := set.lru.Remove(e).(*namespace)
 	delete(set.byName, ns.info.Name)
 	ns.srv.journal.detach()
+	if st := ns.srv.state().cache.v.Load(); st != nil {
+		st.release()
+	}
 }
 
 // trimIdleJournals brings the journals of s and its namespaces back within their shared budget

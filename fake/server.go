@@ -88,6 +88,7 @@ type config struct {
 	maxNamespaces int
 	snapshotDir   string         // where POST /_fake/snapshot/save may write; "" forbids it
 	journals      *journalBudget // shared by a server and its namespaces
+	caches        *cacheBudget   // shared by a server and its namespaces
 	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
 	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
 	rateLimits    bool           // enforce rate limits from the start (WithRateLimits)
@@ -128,6 +129,7 @@ func New(opts ...Option) *Server {
 		cfg.maxNamespaces = DefaultMaxNamespaces
 	}
 	cfg.journals = &journalBudget{limit: journalsBytes}
+	cfg.caches = &cacheBudget{limit: cachesBytes}
 	return newServer(cfg)
 }
 
@@ -199,6 +201,11 @@ func (s *Server) restart(fx *Fixtures) {
 func (s *Server) start(fx *Fixtures) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.st != nil {
+		if old := s.st.cache.v.Load(); old != nil {
+			old.release() // its bytes leave the shared budget
+		}
+	}
 	s.st = &state{fx: fx}
 	s.ids.n.Store(fx.start.Issued.API)
 	s.reqIDs.n.Store(fx.start.Issued.Requests)
@@ -214,7 +221,14 @@ func (s *Server) Now() time.Time { return s.clock.Now() }
 // AdvanceClock moves the virtual clock forward by d (negative d is treated as zero) and returns
 // the new time. Leases, invite expiry and reclaim follow it.
 func (s *Server) AdvanceClock(d time.Duration) time.Time {
-	return s.clock.advance(max(d, 0))
+	now := s.clock.advance(max(d, 0))
+	// The prompt cache's expired entries are released as the clock passes their expiry.
+	if st := s.state().cache.v.Load(); st != nil {
+		st.mu.Lock()
+		st.expire(now)
+		st.mu.Unlock()
+	}
+	return now
 }
 
 func (s *Server) state() *state {

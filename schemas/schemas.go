@@ -200,6 +200,10 @@ func ValidateValue(name string, v any, mode Mode) error {
 			msg = "unknown field"
 		}
 		kw := leaf.KeywordLocation[strings.LastIndexByte(leaf.KeywordLocation, '/')+1:]
+		if kw == "enum" || kw == "const" {
+			// The validator prints a JSON null among the allowed values as Go's "<nil>".
+			msg = strings.ReplaceAll(msg, "<nil>", "null")
+		}
 		return &Error{Schema: name, Path: dotted(leaf.InstanceLocation), Message: msg, Keyword: kw}
 	}
 	return err

@@ -1,0 +1,132 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// storeWith is the cache store of a fresh server holding n entries, one expiring every step
+// from the server's now + step, and the server.
+func storeWith(t testing.TB, n int, step time.Duration) (*Server, *cacheStore) {
+	s := New()
+	st := s.cacheStore()
+	now := s.Now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i := range n {
+		var k cacheKey
+		copy(k[:], fmt.Sprintf("%032d", i))
+		st.add(&cacheEntry{key: k, org: "org", model: "m", ttl: cacheTTL5m, createdAt: now, expiresAt: now.Add(time.Duration(i+1) * step)})
+	}
+	return s, st
+}
+
+// TestCacheExpiredEntriesReleasedOnTheClock: an entry is dropped, with its bytes, when the clock
+// passes its expiry, without any request writing to the cache.
+func TestCacheExpiredEntriesReleasedOnTheClock(t *testing.T) {
+	s, st := storeWith(t, 3, time.Minute) // expiring at +1m, +2m and +3m
+	if got, want := st.bytes, 3*(cacheEntryBase+len("org")+len("m")); got != want {
+		t.Fatalf("store bytes %d, want %d", got, want)
+	}
+	s.AdvanceClock(2 * time.Minute) // +2m: the first two are gone (an entry lives until its expiry)
+	if len(st.entries) != 1 || len(st.byExp) != 1 || st.bytes != 260 || s.cfg.caches.bytes.Load() != 260 {
+		t.Errorf("after 2m: %d entries, %d in the heap, %d bytes (budget %d), want 1, 1, 260, 260", len(st.entries), len(st.byExp), st.bytes, s.cfg.caches.bytes.Load())
+	}
+	s.Reset()
+	if got := s.cfg.caches.bytes.Load(); got != 0 {
+		t.Errorf("after a reset the shared budget holds %d bytes, want 0", got)
+	}
+}
+
+// TestCacheEvictsTheSoonestPastItsCount: past cacheMaxEntries, a write drops the entry that
+// expires soonest, and only it.
+func TestCacheEvictsTheSoonestPastItsCount(t *testing.T) {
+	s, st := storeWith(t, cacheMaxEntries, time.Millisecond)
+	var k cacheKey
+	copy(k[:], "new")
+	p := &cachePlan{start: s.Now(), store: st, srv: s, writes: []cacheEntry{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}
+	p.commit("")
+	var first cacheKey
+	copy(first[:], fmt.Sprintf("%032d", 0))
+	if len(st.entries) != cacheMaxEntries || st.entries[first] != nil || st.entries[k] == nil {
+		t.Errorf("%d entries, first kept %t, new kept %t; want 100000, false, true", len(st.entries), st.entries[first] != nil, st.entries[k] != nil)
+	}
+}
+
+// TestCacheFingerprintsBoundedInBytes: fingerprints of long conversations are dropped, oldest
+// first, once they hold more than cacheMaxBytes, whatever their count.
+func TestCacheFingerprintsBoundedInBytes(t *testing.T) {
+	s := New()
+	st := s.cacheStore()
+	fp := &cacheFingerprint{messages: make([]cacheKey, 26_000), messageCum: make([]int, 26_000)}
+	// 320 + 26,000 × 40 = 1,040,320 bytes each: 32 fit in 32 MiB (33,554,432), 33 do not.
+	for i := range 40 {
+		(&cachePlan{start: s.Now(), store: st, srv: s, fp: fp}).commit(fmt.Sprintf("msg_%d", i))
+	}
+	if len(st.fps) != 32 || st.fps["msg_7"] != nil || st.fps["msg_8"] == nil || st.bytes != 32*1_040_320 {
+		t.Errorf("%d fingerprints (msg_7 kept %t, msg_8 kept %t), %d bytes; want 32, false, true, %d", len(st.fps), st.fps["msg_7"] != nil, st.fps["msg_8"] != nil, st.bytes, 32*1_040_320)
+	}
+}
+
+// TestCachesOfNamespacesShareABudget: past the budget the caches of all namespaces share, the
+// least recently used namespace's cache gives way, not the one the request is in.
+func TestCachesOfNamespacesShareABudget(t *testing.T) {
+	s := New()
+	s.cfg.caches.limit = 10 * 260 // ten entries of 260 bytes
+	a, _ := s.Namespace("a")
+	b, _ := s.Namespace("b")
+	write := func(srv *Server, n int) {
+		for i := range n {
+			var k cacheKey
+			copy(k[:], fmt.Sprintf("%s%d", srv.nsName, i))
+			(&cachePlan{start: srv.Now(), store: srv.cacheStore(), srv: srv, writes: []cacheEntry{{key: k, org: "org", model: "m", ttl: cacheTTL5m}}}).commit("")
+		}
+	}
+	write(a, 8)
+	write(b, 6) // 14 entries: a, the least recently used, gives 4 up
+	if na, nb := len(a.cacheStore().entries), len(b.cacheStore().entries); na != 4 || nb != 6 || s.cfg.caches.bytes.Load() != 2600 {
+		t.Errorf("a %d, b %d entries, budget %d; want 4, 6, 2600", na, nb, s.cfg.caches.bytes.Load())
+	}
+	s.DeleteNamespace("a")
+	if got := s.cfg.caches.bytes.Load(); got != 6*260 {
+		t.Errorf("after dropping a the budget holds %d, want %d", got, 6*260)
+	}
+}
+
+// TestModelIsBounded: the model is at most 256 characters, as the cache and diagnostics keep it.
+func TestModelIsBounded(t *testing.T) {
+	ts := NewTestServer(t)
+	body := map[string]any{"model": strings.Repeat("m", 257), "max_tokens": 10, "messages": []any{map[string]any{"role": "user", "content": "Hi"}}}
+	expect400(t, ts, "/v1/messages", body, "model")
+	body["model"] = strings.Repeat("m", 256)
+	if status, out := postMessages(t, ts, "/v1/messages", body); status != http.StatusOK && status != http.StatusNotFound {
+		t.Errorf("a 256-character model: %d %s", status, out)
+	}
+}
+
+// BenchmarkCacheWriteAt100 and BenchmarkCacheWriteAt100k commit one write to a store of 100 and
+// of 100,000 entries (the cap): each write's start passes one entry's expiry, so the store stays
+// at its size. Eviction and expiry are O(log n): the two stay within 2x.
+func BenchmarkCacheWriteAt100(b *testing.B)  { benchCacheWrite(b, 100) }
+func BenchmarkCacheWriteAt100k(b *testing.B) { benchCacheWrite(b, cacheMaxEntries) }
+
+func benchCacheWrite(b *testing.B, n int) {
+	step := cacheTTL5m / time.Duration(n)
+	s, st := storeWith(b, n, step)
+	start := s.Now()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		i++
+		var k cacheKey
+		copy(k[:], fmt.Sprintf("w%031d", i))
+		(&cachePlan{start: start.Add(time.Duration(i) * step), store: st, srv: s,
+			writes: []cacheEntry{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}).commit("")
+	}
+	if len(st.entries) > n+1 {
+		b.Fatalf("%d entries, want at most %d", len(st.entries), n+1)
+	}
+}
