@@ -247,6 +247,9 @@ func frame(gc *gin.Context) {
 				s.countCoverage(gc, fault)
 			}
 		}
+		// The body is garbage once recorded and counted: the pooled gin context must not keep a
+		// large one alive until it serves its next request.
+		delete(gc.Keys, keyBody)
 		if s.logger != nil {
 			s.logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
 				"status", status, "duration", time.Since(start), "request_id", id)
