@@ -67,6 +67,9 @@ func TestAmplifiersStayBounded(t *testing.T) {
 		{"a 1 MiB header", "/v1/models", "", bigHeader, 1 << 20},
 		{"1,000 headers of 1 KB", "/v1/models", "", manyHeaders, 2 << 20},
 		{"1 MB body of an unknown field", "/v1/organizations/workspaces", `{"zz":"` + strings.Repeat("z", 1<<20-20) + `"}`, nil, 16 << 20},
+		// Issue 38: the prompt cache kept a copy of the model in every entry; the model is now at
+		// most 256 characters, so this is refused by the schema.
+		{"an 8 MiB model with a cache breakpoint", "/v1/messages", hostile.CachedBody(strings.Repeat("m", 8<<20), "a", 1, ""), nil, 128 << 20},
 		{"memory path of 100,000 segments", "/v1/memory_stores/" + fzStore + "/memories", `{"content":"x","path":"` + strings.Repeat("/a", 100_000) + `"}`, nil, 8 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,11 +8,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing/fstest"
 	"time"
 )
@@ -231,12 +229,7 @@ func (s *Server) getSnapshot(c *call) (any, error) {
 	return s.Snapshot()
 }
 
-func (s *Server) loadSnapshot(c *call) (_ any, err error) {
-	defer func() {
-		if data, _ := c.Get(keyBody); err != nil && len(asBytes(data)) > releaseAfterBytes {
-			releaseSoon()
-		}
-	}()
+func (s *Server) loadSnapshot(c *call) (any, error) {
 	var snap Snapshot
 	if err := c.bindValid(&snap); err != nil {
 		return nil, err
@@ -245,30 +238,6 @@ func (s *Server) loadSnapshot(c *call) (_ any, err error) {
 		return nil, err
 	}
 	return clockBody{s.Now()}, nil
-}
-
-func asBytes(v any) []byte {
-	b, _ := v.([]byte)
-	return b
-}
-
-// releaseAfterBytes is the size of a refused body past which the memory its reading took is
-// handed back to the system soon after: a refused 64 MiB snapshot takes a few hundred MiB to
-// decode and check, which the Go runtime would otherwise keep for minutes.
-const releaseAfterBytes = 8 << 20
-
-// releasing is set while a release is scheduled, so that many refusals schedule one.
-var releasing atomic.Bool
-
-// releaseSoon returns the freed heap to the system a second from now, once the request that
-// refused is answered and its buffers are garbage.
-func releaseSoon() {
-	if releasing.CompareAndSwap(false, true) {
-		time.AfterFunc(time.Second, func() {
-			releasing.Store(false)
-			debug.FreeOSMemory()
-		})
-	}
 }
 
 // WithSnapshotDir allows the control call POST /_fake/snapshot/save to write snapshots into

@@ -86,3 +86,50 @@ func CPU() []Case {
 			400, "tools.0.input_schema.properties.a.items"},
 	}
 }
+
+// Repeated is a case sent Times times in a row.
+type Repeated struct {
+	Case
+	Method string
+	Times  int
+}
+
+// longText is a system prompt of about 1,500 tokens: past every model's cache minimum.
+func longText(nonce string) string {
+	return nonce + strings.Repeat(" word", 1500)
+}
+
+// CachedBody is a Messages body that writes one prompt-cache entry (a breakpoint on a system
+// prompt of about 1,500 tokens made distinct by nonce), with model and turns messages, and
+// diagnostics naming prev when prev is not "".
+func CachedBody(model, nonce string, turns int, prev string) string {
+	msgs := list(turns, func(i int) string {
+		if i%2 == 1 {
+			return `{"role":"assistant","content":"ok"}`
+		}
+		return `{"role":"user","content":"Hi"}`
+	})
+	if turns%2 == 0 {
+		msgs += `,{"role":"user","content":"Hi"}`
+	}
+	diag := ""
+	if prev != "" {
+		diag = `,"diagnostics":{"previous_message_id":` + quote(prev) + `}`
+	}
+	return `{"max_tokens":10,"model":` + quote(model) + `,"system":[{"type":"text","text":` + quote(longText(nonce)) +
+		`,"cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[` + msgs + `]` + diag + `}`
+}
+
+// Memory are the requests that made the fake keep or hold request-controlled bytes: each must be
+// refused (or bounded) and leave the process within 50 MiB of its idle size.
+func Memory() []Repeated {
+	huge := strings.Repeat("m", 8<<20)
+	return []Repeated{
+		{Case{"30 requests with an 8 MiB model name", "/v1/messages", CachedBody(huge, "a", 1, ""), 400, "model"}, "POST", 30},
+		{Case{"GET /_fake/cache after them", "/_fake/cache", "", 200, ""}, "GET", 1},
+		{Case{"a refused 64 MiB POST /_fake/snapshot", "/_fake/snapshot", `{"users.json":"` + strings.Repeat("x", 64<<20-32) + `"}`, 400, ""}, "POST", 1},
+		{Case{"a body nested 10,001 deep", "/v1/messages", `{"max_tokens":10,` + msgs + `,"metadata":{"user_id":` + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + `}}`, 400, ""}, "POST", 1},
+		{Case{"a bad speed", "/v1/messages", `{"max_tokens":10,"speed":"warp",` + msgs + `}`, 400, "speed"}, "POST", 1},
+		{Case{"a schema keyword of the wrong type", "/v1/messages", tool(`{"type":"object","properties":{"a":{"type":5}}}`), 400, "tools.0.input_schema.properties.a.type"}, "POST", 1},
+	}
+}

@@ -1,0 +1,310 @@
+// Command soak sends the fake's binary the requests known to cost it work or memory (package
+// hostile) and measures what they cost, on loopback:
+//
+//	go run ./fake/internal/soak -probe [-bin PATH]          # each reproduction once: a table
+//	go run ./fake/internal/soak [-duration 10m] [-bin PATH] # hostile traffic across namespaces
+//
+// It builds the binary (or runs -bin), starts it on 127.0.0.1 with a free port, and stops it.
+// -probe sends each reproduction and prints its status, the field its error names, its wall
+// time, the CPU the server spent on it (including after the client gave up, -timeout) and the
+// server's RSS before and after (after: once it is idle and 2.5 s have passed). The soak sends
+// structured-output amplifiers, prompt-cache writes (models of the largest length taken,
+// conversations of 2,000 turns with diagnostics) and GET /_fake/cache across -namespaces
+// namespaces from -concurrency clients for -duration, sampling the server's RSS every 5 s, and
+// prints the largest and the last. It fails on a 5xx. Every loop is bounded in count and time.
+// It is not part of make test: it runs for minutes.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/hostile"
+)
+
+func main() {
+	bin := flag.String("bin", "", "the binary to run (default: build ./fake/cmd/platformfake)")
+	probe := flag.Bool("probe", false, "send each reproduction once and print a table, instead of soaking")
+	duration := flag.Duration("duration", time.Minute, "how long to soak")
+	namespaces := flag.Int("namespaces", 1000, "namespaces to spread the soak over")
+	concurrency := flag.Int("concurrency", 4, "concurrent clients of the soak")
+	timeout := flag.Duration("timeout", 30*time.Second, "how long a probe's client waits for an answer")
+	flag.Parse()
+	if err := run(*bin, *probe, *duration, *namespaces, *concurrency, *timeout); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, probe bool, duration time.Duration, namespaces, concurrency int, timeout time.Duration) error {
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "platformfake-soak")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "platformfake")
+		if out, err := exec.Command("go", "build", "-o", bin, "./fake/cmd/platformfake").CombinedOutput(); err != nil {
+			return fmt.Errorf("building the binary: %v\n%s", err, out)
+		}
+	}
+	p, err := start(bin)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	if probe {
+		return runProbe(p, timeout)
+	}
+	return runSoak(p, duration, max(namespaces, 1), max(concurrency, 1))
+}
+
+// process is the running binary.
+type process struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+func start(bin string) (*process, error) {
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-quiet")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
+		p.stop()
+		return nil, fmt.Errorf("unexpected first line %q (%v)", line, err)
+	}
+	p.base = base
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return p, nil
+}
+
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// rss is the process's resident set in MiB.
+func (p *process) rss() float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
+}
+
+// cpu is the CPU time the process has used (user and system), at the kernel's 100 Hz tick.
+func (p *process) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // field 3 on
+	utime, _ := strconv.Atoi(fields[11])
+	stime, _ := strconv.Atoi(fields[12])
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// idle waits until the process has used no CPU for a second (at most limit) and returns how long
+// that took.
+func (p *process) idle(limit time.Duration) time.Duration {
+	t0 := time.Now()
+	for time.Since(t0) < limit {
+		before := p.cpu()
+		time.Sleep(time.Second)
+		if p.cpu()-before <= 10*time.Millisecond {
+			break
+		}
+	}
+	return time.Since(t0)
+}
+
+var headers = map[string]string{"X-Api-Key": "test-api-key", "vendor-version": "2023-06-01", "Content-Type": "application/json"}
+
+// send sends one request and returns the status and the error message ("" when none); status 0
+// is a client that gave up or a connection error.
+func send(client *http.Client, method, url, body string) (int, string) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return 0, err.Error()
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	var env struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(data, &env)
+	if resp.StatusCode < 300 {
+		return resp.StatusCode, env.ID
+	}
+	return resp.StatusCode, env.Error.Message
+}
+
+func runProbe(p *process, timeout time.Duration) error {
+	client := &http.Client{Timeout: timeout}
+	send(client, "GET", p.base+"/v1/models", "")
+	p.idle(5 * time.Second)
+	idle := p.rss()
+	fmt.Printf("idle RSS: %.0f MiB\n\n", idle)
+	fmt.Println("| request | answer | field named | wall | server CPU | RSS after |")
+	fmt.Println("|---|---|---|---|---|---|")
+	var cases []hostile.Repeated
+	for _, c := range hostile.CPU() {
+		cases = append(cases, hostile.Repeated{Case: c, Method: "POST", Times: 1})
+	}
+	cases = append(cases, hostile.Memory()...)
+	for _, c := range cases {
+		cpu0, t0 := p.cpu(), time.Now()
+		status, msg := 0, ""
+		for range c.Times {
+			status, msg = send(client, c.Method, p.base+c.Path, c.Body)
+		}
+		wall := time.Since(t0)
+		p.idle(3 * time.Minute) // work the client gave up on counts too
+		cpu := p.cpu() - cpu0
+		time.Sleep(2500 * time.Millisecond)
+		field := ""
+		if status >= 400 {
+			field, _, _ = strings.Cut(msg, ": ")
+			if len(field) > 60 {
+				field = field[:57] + "..."
+			}
+		}
+		answer := strconv.Itoa(status)
+		if status == 0 {
+			answer = fmt.Sprintf("no answer within %v", timeout)
+		}
+		fmt.Printf("| %s | %s | %s | %v | %v | %.0f MiB |\n", c.Name, answer, field, wall.Round(time.Millisecond), cpu, p.rss())
+	}
+	return nil
+}
+
+func runSoak(p *process, duration time.Duration, namespaces, concurrency int) error {
+	client := &http.Client{Timeout: time.Minute}
+	model := strings.Repeat("m", 256) // the longest the fake takes
+	cpuCases := hostile.CPU()
+	var sent, failed atomic.Int64
+	var statuses sync.Map // status -> *atomic.Int64
+	count := func(status int) {
+		v, _ := statuses.LoadOrStore(status, new(atomic.Int64))
+		v.(*atomic.Int64).Add(1)
+	}
+	var firstErr atomic.Value
+	stop := time.Now().Add(duration)
+	var wg sync.WaitGroup
+	for w := range concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 38))
+			prev := map[int]string{} // the last message id of each namespace, for diagnostics
+			for i := 0; time.Now().Before(stop); i++ {
+				ns := r.IntN(namespaces)
+				base := fmt.Sprintf("%s/ns/soak-%d", p.base, ns)
+				var status int
+				var msg string
+				switch k := r.IntN(10); {
+				case k < 3: // a structured-output or tool-schema amplifier
+					c := cpuCases[r.IntN(len(cpuCases))]
+					status, msg = send(client, "POST", base+c.Path, c.Body)
+				case k < 6: // a cache write, of the longest model
+					status, msg = send(client, "POST", base+"/v1/messages", hostile.CachedBody(model, fmt.Sprintf("w%d-%d", w, i), 1, ""))
+				case k < 9: // a long conversation with diagnostics: a large fingerprint
+					status, msg = send(client, "POST", base+"/v1/messages", hostile.CachedBody(model, fmt.Sprintf("d%d-%d", w, i), 2000, prev[ns]))
+					if status == 200 {
+						prev[ns] = msg
+					}
+				default:
+					status, msg = send(client, "GET", base+"/_fake/cache", "")
+				}
+				sent.Add(1)
+				count(status)
+				if status == 0 || status >= 500 {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, fmt.Sprintf("%d %.200s", status, msg))
+				}
+			}
+		}()
+	}
+	var peak, last float64
+	t0 := time.Now()
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	fmt.Printf("idle RSS %.0f MiB; soaking %v across %d namespaces from %d clients\n", p.rss(), duration, namespaces, concurrency)
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-tick.C:
+			last = p.rss()
+			peak = max(peak, last)
+			if time.Since(t0) >= time.Minute && int(time.Since(t0).Seconds())%60 < 5 {
+				fmt.Printf("%4.0fs: RSS %.0f MiB (peak %.0f), %d requests\n", time.Since(t0).Seconds(), last, peak, sent.Load())
+			}
+		}
+	}
+	last = p.rss()
+	peak = max(peak, last)
+	var parts []string
+	statuses.Range(func(k, v any) bool {
+		parts = append(parts, fmt.Sprintf("%d: %d", k, v.(*atomic.Int64).Load()))
+		return true
+	})
+	fmt.Printf("done: %d requests in %v (%s); RSS peak %.0f MiB, last %.0f MiB\n", sent.Load(), time.Since(t0).Round(time.Second), strings.Join(parts, ", "), peak, last)
+	if n := failed.Load(); n > 0 {
+		return fmt.Errorf("%d requests failed or answered 5xx, the first: %v", n, firstErr.Load())
+	}
+	return nil
+}
