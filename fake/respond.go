@@ -225,10 +225,10 @@ func (s *Server) report(format string, args ...any) {
 }
 
 // releaseAfterBytes is the size of a refused body past which the memory its reading took is
-// handed back to the system soon after: a refused 64 MiB snapshot takes a few hundred MiB to
-// decode and check, and 30 refused 8 MiB bodies a few dozen, which the Go runtime would otherwise
-// keep for minutes.
-const releaseAfterBytes = 8 << 20
+// handed back to the system soon after (at most one release a second): a refused 64 MiB snapshot
+// takes a few hundred MiB to decode and check, and a 1.2 MB schema of 100,000 $defs about 50, which
+// the Go runtime would otherwise keep for minutes.
+const releaseAfterBytes = 1 << 20
 
 // releasing is set while a release is scheduled, so that many refusals schedule one.
 var releasing atomic.Bool
