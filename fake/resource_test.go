@@ -136,6 +136,15 @@ func TestWorkAmplifiersRefusedWithinASecond(t *testing.T) {
 			if cpu > time.Second {
 				t.Errorf("took %v of CPU, want at most 1s", cpu)
 			}
+			if tc.Path != "/v1/messages" {
+				return
+			}
+			// Streamed, the refusal comes before the first event: a JSON 400, not a stream.
+			w = send(t, s, http.MethodPost, tc.Path, `{"stream":true,`+tc.Body[1:], header...)
+			msg = gjson.Get(w.Body.String(), "error.message").String()
+			if w.Code != tc.Status || !strings.HasPrefix(msg, tc.Field+": ") || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+				t.Errorf("streamed: answered %d (%s) %q, want %d naming %s", w.Code, w.Header().Get("Content-Type"), msg, tc.Status, tc.Field)
+			}
 		})
 	}
 }
