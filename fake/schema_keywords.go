@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/platformkit/platformkit/schemas"
 )
@@ -57,16 +58,56 @@ var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "objec
 // whose value has the wrong type. Each subschema is visited once, where it is written: $refs are
 // not followed, so the walk is linear in the schema's size.
 func checkKeywordTypes(s map[string]any, path string) error {
-	for _, k := range slices.Sorted(maps.Keys(s)) {
-		kind, ok := keywordKinds[k]
-		if !ok {
-			continue
-		}
-		if err := checkKeyword(kind, s[k], path+"."+schemas.PathSegment(k)); err != nil {
-			return err
+	return (&schemaPath{root: path}).check(s)
+}
+
+// schemaPath is the path of the subschema being checked: its parts are joined only for an
+// error, so that a schema of well-typed keywords costs no string.
+type schemaPath struct {
+	root  string
+	parts []string
+}
+
+func (p *schemaPath) push(part string) { p.parts = append(p.parts, part) }
+func (p *schemaPath) pop()             { p.parts = p.parts[:len(p.parts)-1] }
+func (p *schemaPath) pushIndex(i int)  { p.push(strconv.Itoa(i)) }
+
+// atIndex is the error of the i-th element of the keyword's array.
+func (p *schemaPath) atIndex(i int, format string, args ...any) error {
+	p.pushIndex(i)
+	defer p.pop()
+	return invalidField(p.String(), format, args...)
+}
+
+func (p *schemaPath) String() string {
+	out := p.root
+	for _, part := range p.parts {
+		out += "." + schemas.PathSegment(part)
+	}
+	return out
+}
+
+// check checks the keywords of s in map order; only when one is wrong does it check them again
+// in name order, so that the error named is the same on every run.
+func (p *schemaPath) check(s map[string]any) error {
+	for k, v := range s {
+		if kind, ok := keywordKinds[k]; ok && p.keyword(k, kind, v) != nil {
+			for _, k := range slices.Sorted(maps.Keys(s)) {
+				if kind, ok := keywordKinds[k]; ok {
+					if err := p.keyword(k, kind, s[k]); err != nil {
+						return err
+					}
+				}
+			}
 		}
 	}
 	return nil
+}
+
+func (p *schemaPath) keyword(k string, kind keywordKind, v any) error {
+	p.push(k)
+	defer p.pop()
+	return p.value(kind, v)
 }
 
 // asNumber reads a JSON number as decoded with or without UseNumber.
@@ -81,8 +122,9 @@ func asNumber(v any) (float64, bool) {
 	return 0, false
 }
 
-func checkKeyword(kind keywordKind, v any, path string) error {
-	bad := func(want string) error { return invalidField(path, "must be %s, got %s", want, describeJSON(v)) }
+// value checks the value v of a keyword of the kind, at p.
+func (p *schemaPath) value(kind keywordKind, v any) error {
+	bad := func(want string) error { return invalidField(p.String(), "must be %s, got %s", want, describeJSON(v)) }
 	switch kind {
 	case kwString:
 		if _, ok := v.(string); !ok {
@@ -107,7 +149,7 @@ func checkKeyword(kind keywordKind, v any, path string) error {
 	case kwType:
 		if t, ok := v.(string); ok {
 			if !slices.Contains(jsonTypes, t) {
-				return invalidField(path, "%q is not a JSON type; one of: %s", t, joinQuoted(jsonTypes))
+				return invalidField(p.String(), "%q is not a JSON type; one of: %s", t, joinQuoted(jsonTypes))
 			}
 			return nil
 		}
@@ -118,10 +160,10 @@ func checkKeyword(kind keywordKind, v any, path string) error {
 		for i, x := range list {
 			t, ok := x.(string)
 			if !ok || !slices.Contains(jsonTypes, t) {
-				return invalidField(fmt.Sprintf("%s.%d", path, i), "must be a JSON type name (one of: %s), got %s", joinQuoted(jsonTypes), describeJSON(x))
+				return p.atIndex(i, "must be a JSON type name (one of: %s), got %s", joinQuoted(jsonTypes), describeJSON(x))
 			}
 			if slices.Contains(list[:i], x) {
-				return invalidField(fmt.Sprintf("%s.%d", path, i), "%q is listed twice", t)
+				return p.atIndex(i, "%q is listed twice", t)
 			}
 		}
 	case kwStrings:
@@ -131,7 +173,7 @@ func checkKeyword(kind keywordKind, v any, path string) error {
 		}
 		for i, x := range list {
 			if _, ok := x.(string); !ok {
-				return invalidField(fmt.Sprintf("%s.%d", path, i), "must be a string, got %s", describeJSON(x))
+				return p.atIndex(i, "must be a string, got %s", describeJSON(x))
 			}
 		}
 	case kwArray:
@@ -139,50 +181,63 @@ func checkKeyword(kind keywordKind, v any, path string) error {
 			return bad("an array")
 		}
 	case kwSchema:
-		return checkSubschema(v, path)
+		return p.subschema(v)
 	case kwItems:
 		if list, ok := v.([]any); ok {
-			return checkSchemaList(list, path)
+			return p.schemaList(list)
 		}
-		return checkSubschema(v, path)
+		return p.subschema(v)
 	case kwSchemas:
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
 			return bad("a non-empty array of schemas")
 		}
-		return checkSchemaList(list, path)
+		return p.schemaList(list)
 	case kwSchemaMap:
 		m, ok := v.(map[string]any)
 		if !ok {
 			return bad("an object of schemas")
 		}
-		for _, name := range slices.Sorted(maps.Keys(m)) {
-			if err := checkSubschema(m[name], path+"."+schemas.PathSegment(name)); err != nil {
-				return err
+		for name, x := range m {
+			if p.named(name, x) != nil {
+				for _, name := range slices.Sorted(maps.Keys(m)) { // the first in name order
+					if err := p.named(name, m[name]); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}
 	return nil
 }
 
-func checkSchemaList(list []any, path string) error {
+func (p *schemaPath) named(name string, v any) error {
+	p.push(name)
+	defer p.pop()
+	return p.subschema(v)
+}
+
+func (p *schemaPath) schemaList(list []any) error {
 	for i, x := range list {
-		if err := checkSubschema(x, fmt.Sprintf("%s.%d", path, i)); err != nil {
+		p.pushIndex(i)
+		err := p.subschema(x)
+		p.pop()
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkSubschema checks a value that must be a schema: an object (checked in turn) or a boolean.
-func checkSubschema(v any, path string) error {
+// subschema checks a value that must be a schema: an object (checked in turn) or a boolean.
+func (p *schemaPath) subschema(v any) error {
 	switch s := v.(type) {
 	case map[string]any:
-		return checkKeywordTypes(s, path)
+		return p.check(s)
 	case bool:
 		return nil
 	}
-	return invalidField(path, "must be a schema (an object or a boolean), got %s", describeJSON(v))
+	return invalidField(p.String(), "must be a schema (an object or a boolean), got %s", describeJSON(v))
 }
 
 // describeJSON names a decoded JSON value's type and, for a scalar, the value.
