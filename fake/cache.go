@@ -3,7 +3,6 @@ package fake
 import (
 	"bytes"
 	"cmp"
-	"container/heap"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -93,7 +92,9 @@ type cacheEntry struct {
 	createdAt time.Time
 	expiresAt time.Time
 	hits      int
-	at        int // the entry's index in its store's expiry heap
+	// The entry's place in its store's expiry list: the list of the TTL that set its expiry.
+	prev, next *cacheEntry
+	in         *expiryList
 }
 
 // size is the entry's estimated bytes, for the caches' byte bounds.
@@ -104,12 +105,16 @@ func (e *cacheEntry) size() int { return cacheEntryBase + len(e.org) + len(e.wor
 func (e *cacheEntry) live(t time.Time) bool { return t.Before(e.expiresAt) }
 
 // cacheStore is a server's cache: its entries and the diagnostics fingerprints, under one mutex.
-// The entries are also in a heap by expiry, so that expiry and eviction cost O(log n) per entry
-// however many there are.
+// The entries are also in two lists by expiry, one per TTL (the TTL that set the entry's
+// expiry): requests start in order, so an entry written or refreshed goes at or next to the
+// back of its list, and the soonest to expire is the earlier of the two fronts. A write, a
+// refresh, an expiry and an eviction cost O(1) however many entries there are (a few steps more
+// when concurrent requests commit out of their start order).
 type cacheStore struct {
 	mu      sync.Mutex
 	entries map[cacheKey]*cacheEntry
-	byExp   expiryHeap
+	byExp   [2]expiryList                // for the 5m and the 1h TTL
+	n       int                          // entries in the lists (as in entries)
 	fps     map[string]*cacheFingerprint // by response id
 	fpOrder []string                     // response ids, oldest first
 	bytes   int                          // the estimated size of the entries and fingerprints
@@ -150,52 +155,102 @@ func (st *cacheStore) release() {
 	st.grow(-st.bytes)
 	st.released = true
 	clear(st.entries)
-	st.byExp = nil
+	st.byExp, st.n = [2]expiryList{}, 0
 	clear(st.fps)
 	st.fpOrder = nil
 }
 
-// expiryHeap orders entries by expiry, soonest first; each entry knows its index (at).
-type expiryHeap []*cacheEntry
+// expiryList is a doubly linked list of entries, soonest expiry first.
+type expiryList struct{ front, back *cacheEntry }
 
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return h[i].expiresAt.Before(h[j].expiresAt) }
-func (h expiryHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].at, h[j].at = i, j
-}
-func (h *expiryHeap) Push(x any) {
-	e := x.(*cacheEntry)
-	e.at = len(*h)
-	*h = append(*h, e)
-}
-func (h *expiryHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return e
+// insert puts e in l at its place by expiry, looking from the back.
+func (l *expiryList) insert(e *cacheEntry) {
+	after := l.back
+	for after != nil && after.expiresAt.After(e.expiresAt) {
+		after = after.prev
+	}
+	e.in, e.prev = l, after
+	if after == nil {
+		e.next, l.front = l.front, e
+	} else {
+		e.next, after.next = after.next, e
+	}
+	if e.next == nil {
+		l.back = e
+	} else {
+		e.next.prev = e
+	}
 }
 
-// add keeps a new entry. The caller holds st.mu.
+// remove takes e out of its list.
+func (e *cacheEntry) unlink() {
+	l := e.in
+	if e.prev == nil {
+		l.front = e.next
+	} else {
+		e.prev.next = e.next
+	}
+	if e.next == nil {
+		l.back = e.prev
+	} else {
+		e.next.prev = e.prev
+	}
+	e.prev, e.next, e.in = nil, nil, nil
+}
+
+// listOf is the store's list for entries whose expiry the TTL d set.
+func (st *cacheStore) listOf(d time.Duration) *expiryList {
+	if d == cacheTTL1h {
+		return &st.byExp[1]
+	}
+	return &st.byExp[0]
+}
+
+// soonest is the entry that expires first, nil when there is none.
+func (st *cacheStore) soonest() *cacheEntry {
+	a, b := st.byExp[0].front, st.byExp[1].front
+	if a == nil || (b != nil && b.expiresAt.Before(a.expiresAt)) {
+		return b
+	}
+	return a
+}
+
+// add keeps a new entry, whose expiry its TTL set. The caller holds st.mu.
 func (st *cacheStore) add(e *cacheEntry) {
 	st.entries[e.key] = e
-	heap.Push(&st.byExp, e)
+	st.listOf(e.ttl).insert(e)
+	st.n++
 	st.grow(e.size())
 }
 
-// popSoonest drops the entry that expires soonest. The caller holds st.mu.
-func (st *cacheStore) popSoonest() {
-	e := heap.Pop(&st.byExp).(*cacheEntry)
+// extend moves e's expiry to exp, which the TTL d set (a later expiry only). The caller holds
+// st.mu.
+func (st *cacheStore) extend(e *cacheEntry, exp time.Time, d time.Duration) {
+	if !exp.After(e.expiresAt) {
+		return
+	}
+	e.unlink()
+	e.expiresAt = exp
+	st.listOf(d).insert(e)
+}
+
+// drop forgets e. The caller holds st.mu.
+func (st *cacheStore) drop(e *cacheEntry) {
+	e.unlink()
 	delete(st.entries, e.key)
+	st.n--
 	st.grow(-e.size())
 }
 
-// expire drops the entries expired at t: from the top of the heap, so what is left costs nothing.
+// popSoonest drops the entry that expires soonest. The caller holds st.mu.
+func (st *cacheStore) popSoonest() { st.drop(st.soonest()) }
+
+// expire drops the entries expired at t: from the fronts of the lists, so what is left costs
+// nothing.
 // The caller holds st.mu.
 func (st *cacheStore) expire(t time.Time) {
-	for len(st.byExp) > 0 && !st.byExp[0].live(t) {
-		st.popSoonest()
+	for e := st.soonest(); e != nil && !e.live(t); e = st.soonest() {
+		st.drop(e)
 	}
 }
 
@@ -204,7 +259,7 @@ func (st *cacheStore) expire(t time.Time) {
 func (st *cacheStore) shrink(over func() bool) {
 	for over() {
 		switch {
-		case len(st.byExp) > 0:
+		case st.n > 0:
 			st.popSoonest()
 		case len(st.fpOrder) > 0:
 			st.forgetOldest()
@@ -670,22 +725,17 @@ func (st *cacheStore) commit(p *cachePlan, id string) bool {
 	for _, k := range p.hits {
 		if e := st.entries[k]; e != nil {
 			e.hits++
-			e.expiresAt = later(e.expiresAt, p.start.Add(e.ttl))
-			heap.Fix(&st.byExp, e.at)
+			st.extend(e, p.start.Add(e.ttl), e.ttl)
 		}
 	}
 	for _, w := range p.writes {
 		exp := p.start.Add(w.ttl)
 		if e := st.entries[w.key]; e != nil && e.live(p.start) {
-			e.expiresAt = later(e.expiresAt, exp)
+			st.extend(e, exp, w.ttl)
 			e.ttl = max(e.ttl, w.ttl)
-			heap.Fix(&st.byExp, e.at)
 			continue
-		}
-		if e := st.entries[w.key]; e != nil { // expired, not yet dropped
-			heap.Remove(&st.byExp, e.at)
-			delete(st.entries, e.key)
-			st.grow(-e.size())
+		} else if e != nil { // expired, not yet dropped
+			st.drop(e)
 		}
 		e := w
 		e.createdAt, e.expiresAt = p.start, exp
@@ -695,7 +745,7 @@ func (st *cacheStore) commit(p *cachePlan, id string) bool {
 	if id != "" && p.fp != nil {
 		st.remember(id, p.fp)
 	}
-	st.shrink(func() bool { return len(st.byExp) > cacheMaxEntries || st.bytes > cacheMaxBytes })
+	st.shrink(func() bool { return st.n > cacheMaxEntries || st.bytes > cacheMaxBytes })
 	return st.budget != nil && st.budget.bytes.Load() > st.budget.limit
 }
 
@@ -864,7 +914,7 @@ func (s *Server) ClearCache() int {
 	st.expire(now)
 	n := len(st.entries)
 	clear(st.entries)
-	st.byExp = nil
+	st.byExp, st.n = [2]expiryList{}, 0
 	clear(st.fps)
 	st.fpOrder = nil
 	st.grow(-st.bytes)
