@@ -408,6 +408,12 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	}
 	msgs, _ := body["messages"].([]any)
 	pending++
+	if fingerprint {
+		// Sized once: the fingerprint is kept, and its size counted as its length, so append's
+		// spare capacity would be memory the bound does not see.
+		l.fp.messages = make([]cacheKey, 0, len(msgs))
+		l.fp.messageCum = make([]int, 0, len(msgs))
+	}
 	for i, m := range msgs {
 		m, _ := m.(map[string]any)
 		pending++ // the message object
