@@ -1,6 +1,6 @@
 // Command platformfake serves the fake Platform API on a local address.
 //
-//	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-rate-limits] [-max-namespaces N] [-quiet]
+//	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-rate-limits] [-retry-after-scale F] [-max-namespaces N] [-quiet]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
 //	             [-snapshot-to DIR] [-snapshot-dir DIR] [-coverage-on-exit FILE]
 //	             [-upstream URL -record DIR [-record-errors]]
@@ -94,6 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	wall := fl.Bool("wall-clock", false, "use the wall clock instead of the virtual clock that starts at 2026-01-01T00:00:00Z")
 	quiet := fl.Bool("quiet", false, "do not log requests")
 	rateLimits := fl.Bool("rate-limits", false, "enforce the organizations' and workspaces' rate limits on Messages, count_tokens and Completions, with the rate-limit headers and 429s (PUT /_fake/rate_limits turns them on and off per namespace)")
+	retryScale := fl.Float64("retry-after-scale", 1, "what 429s and 529s ask clients to wait, as a fraction of the wait on the virtual clock (0.001: 30 s is 30 ms); an official SDK's retry then moves the virtual clock by the true wait (PUT /_fake/retry_after sets it per namespace)")
 	maxNS := fl.Int("max-namespaces", fake.DefaultMaxNamespaces, "how many namespaces (/ns/<name>/ or the Fake-Namespace header) to keep; creating one more drops the least recently used")
 	readHeader := fl.Duration("read-header-timeout", 10*time.Second, "longest time to read a request's headers")
 	read := fl.Duration("read-timeout", 60*time.Second, "longest time to read a whole request, headers and body (answering it is not bounded)")
@@ -132,6 +133,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *maxNS < 1 {
 		return fmt.Errorf("-max-namespaces: want at least 1, got %d", *maxNS)
 	}
+	if err := fake.CheckRetryAfterScale(*retryScale); err != nil {
+		return fmt.Errorf("-retry-after-scale: %v", err)
+	}
+	if *wall && *retryScale != 1 {
+		return fmt.Errorf("-retry-after-scale: a server on the wall clock sends the true waits (its clients' waits are real time): drop -wall-clock or the scale")
+	}
 	if *maxConns < 1 {
 		return fmt.Errorf("-max-conns: want at least 1, got %d", *maxConns)
 	}
@@ -168,6 +175,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *rateLimits {
 		opts = append(opts, fake.WithRateLimits())
+	}
+	if *retryScale != 1 {
+		opts = append(opts, fake.WithRetryAfterScale(*retryScale))
 	}
 	if !*quiet {
 		opts = append(opts, fake.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
