@@ -6,6 +6,9 @@
 package packaging
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,6 +125,121 @@ func TestPythonWheel(t *testing.T) {
 	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-pytest"))
 	t.Log(run(t, tests, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
 	t.Log(run(t, example, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+}
+
+// TestPythonSDK runs examples/python-sdk with pytest at each pinned line of the official Python
+// SDK (requirements-1.x.txt, requirements-2.x.txt), each in a virtual environment of its own with
+// this platform's wheel, and then the Python examples of the READMEs there, as written. The
+// environments are kept between runs (in the user's cache directory, one per requirements file
+// and Python), since the SDK and its dependencies change only with the pins; the wheel is
+// reinstalled into them on every run.
+func TestPythonSDK(t *testing.T) {
+	python := needPython(t)
+	wheel := glob(t, filepath.Join(dist(t), "python", "*.whl"))
+	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-sdk"))
+	readmes := t.TempDir()
+	writePythonExamples(t, readmes, filepath.Join("..", "README.md"), filepath.Join("python", "README.md"),
+		filepath.Join("..", "examples", "python-pytest", "README.md"), filepath.Join(example, "README.md"))
+	for _, line := range []string{"1.x", "2.x"} {
+		t.Run(line, func(t *testing.T) {
+			venv := cachedVenv(t, python, filepath.Join(example, "requirements-"+line+".txt"))
+			pip(t, python, venv, "--no-index", "--no-deps", "--force-reinstall", wheel)
+			t.Log(run(t, example, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+			for _, script := range globAll(t, filepath.Join(readmes, "script_*.py")) {
+				t.Log(run(t, readmes, pythonEnv, venvPython(venv), script))
+			}
+			t.Log(run(t, readmes, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+		})
+	}
+}
+
+// writePythonExamples writes each python code block of the READMEs into dir: a block that defines
+// a test as test_readme_N.py, for pytest; any other as script_N.py, to run as a script.
+func writePythonExamples(t *testing.T, dir string, readmes ...string) {
+	t.Helper()
+	n := 0
+	for _, readme := range readmes {
+		b, err := os.ReadFile(readme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, block := range codeBlocks(string(b), "python") {
+			n++
+			name := fmt.Sprintf("script_%d.py", n)
+			if strings.Contains(block, "\ndef test_") || strings.HasPrefix(block, "def test_") {
+				name = fmt.Sprintf("test_readme_%d.py", n)
+			}
+			src := fmt.Sprintf("# %s, example %d\n%s", readme, n, block)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no python code blocks in %v", readmes)
+	}
+}
+
+// codeBlocks returns the fenced code blocks of a Markdown text whose info string is lang.
+func codeBlocks(markdown, lang string) []string {
+	var blocks []string
+	var cur *strings.Builder
+	for _, line := range strings.SplitAfter(markdown, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case cur == nil && trimmed == "```"+lang:
+			cur = &strings.Builder{}
+		case cur != nil && trimmed == "```":
+			blocks = append(blocks, cur.String())
+			cur = nil
+		case cur != nil:
+			cur.WriteString(line)
+		}
+	}
+	return blocks
+}
+
+// globAll is every file matching pattern, sorted.
+func globAll(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// cachedVenv is a virtual environment with requirements installed, made once per requirements
+// file and Python under the user's cache directory (platformkit/venvs/) and reused while both
+// stay the same. One whose making did not finish is made again.
+func cachedVenv(t *testing.T, python, requirements string) string {
+	t.Helper()
+	reqs, err := os.ReadFile(requirements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := exec.Command(python, "-c", "import sys; print(sys.version, sys.executable)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(append(reqs, version...))
+	venv := filepath.Join(cache, "platformkit", "venvs", strings.TrimSuffix(filepath.Base(requirements), ".txt")+"-"+hex.EncodeToString(sum[:6]))
+	done := filepath.Join(venv, ".platformkit-complete")
+	if _, err := os.Stat(done); err == nil {
+		return venv
+	}
+	if err := os.RemoveAll(venv); err != nil {
+		t.Fatal(err)
+	}
+	makeVenv(t, python, venv, requirements)
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return venv
 }
 
 // pythonEnv is the environment of the Python suites: the wheel's own binary, a server of their
