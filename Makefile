@@ -104,9 +104,12 @@ fuzz-short: ## every fuzz target for 3 s: part of make test
 
 # examples/go-sdk is a module of its own, so that the official Go SDK is no dependency of
 # platformkit; it runs against the pinned SDK release (go.mod) and the newest (go.newest.mod).
-examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
+# examples/java-sdk runs mvn test with the binary built here (PLATFORMFAKE_BINARY).
+examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm, examples/java-sdk java and mvn)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
-	@$(TESTREPORT) . $(GOTESTVET) -count=1 ./examples/...
+	@command -v java >/dev/null && command -v mvn >/dev/null || echo "examples: java or mvn is not installed: examples/java-sdk (the official Java SDK) is SKIPPED"
+	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
+	@export PLATFORMFAKE_BINARY=$(abspath bin/platformfake); $(TESTREPORT) . $(GOTESTVET) -count=1 ./examples/...
 	@$(TESTREPORT) examples/go-sdk -count=1 ./...
 	@$(TESTREPORT) examples/go-sdk -count=1 -modfile=go.newest.mod -tags sdknewest ./...
 

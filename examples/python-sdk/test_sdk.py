@@ -123,13 +123,16 @@ def test_tool_runner(client, fake):
     assert final.content[0].text == "It is sunny in Oslo."
     journal = fake.journal()
     assert [e["status"] for e in journal] == [200, 200]
-    # The second request answered the tool's call with its result.
-    second = journal[1]["body"]
-    results = [b for m in second.get("messages", []) for b in (m["content"] if isinstance(m["content"], list) else []) if b.get("type") == "tool_result"]
     if SDK_2:
-        assert journal[0]["headers"].get("anthropic-beta", "").find("message-threads") >= 0
+        # 2.x runs the tools on a message thread: the first turn creates it (beta
+        # message-threads-2026-08-12), the next continues it.
+        assert "message-threads-2026-08-12" in journal[0]["headers"]["anthropic-beta"]
+        assert journal[0]["body"]["thread"] == {"type": "create"}
     else:
-        assert [r["tool_use_id"] for r in results] == ["toolu_1"]
+        # 1.x sends the whole conversation again, the tool's result answering its call.
+        last_turn = journal[1]["body"]["messages"][-1]
+        assert last_turn["role"] == "user"
+        assert [(b["type"], b["tool_use_id"]) for b in last_turn["content"]] == [("tool_result", "toolu_1")]
 
 
 class Weather(pydantic.BaseModel):
