@@ -111,6 +111,101 @@ func TestNPMPackage(t *testing.T) {
 	t.Log(run(t, project, []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL="}, node, "--test", "--test-reporter=dot", "helper.test.mjs"))
 }
 
+// TestNPMReadmeExamples runs the examples of the npm package's README as written: each js or ts
+// block whose first line names its file (// jest.config.js) is written into a directory of its
+// section in packaging/npm/examples (run-the-helper, run-jest, run-vitest), a project that pins
+// Jest, ts-jest, TypeScript, Vitest and the official SDK (npm ci when its lockfile changed); then
+// the helper's example runs under node, and each test set-up under its runner.
+func TestNPMReadmeExamples(t *testing.T) {
+	node, errNode := exec.LookPath("node")
+	npm, errNpm := exec.LookPath("npm")
+	if errNode != nil || errNpm != nil {
+		t.Skip("SKIPPED: node and npm are needed to run the npm README's examples, and at least one is not installed")
+	}
+	project, _ := filepath.Abs(filepath.Join("npm", "examples"))
+	if npmStale(t, project) {
+		run(t, project, nil, npm, "ci", "--no-audit", "--no-fund")
+	}
+	readme, err := os.ReadFile(filepath.Join("npm", "fake", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]string{}
+	for section, files := range namedBlocks(string(readme)) {
+		dir := filepath.Join(project, "run-"+strings.ToLower(strings.ReplaceAll(section, " ", "-")))
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dirs[section] = dir
+	}
+	t.Cleanup(func() {
+		for _, dir := range dirs {
+			os.RemoveAll(dir)
+		}
+	})
+	for _, want := range []string{"The helper", "Jest", "Vitest"} {
+		if dirs[want] == "" {
+			t.Fatalf("the README has no section %q with named code blocks (found %v)", want, dirs)
+		}
+	}
+	// The helper from this repository carries no binary (installed from npm, it brings its
+	// platform's): the one make dist built for this machine stands in for it.
+	bin := glob(t, filepath.Join(dist(t), "bin", "platformfake-*"))
+	env := []string{"PLATFORMFAKE_BINARY=" + bin, "PLATFORMFAKE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "CI=true"}
+	t.Log(run(t, dirs["The helper"], env, node, "example.mjs"))
+	t.Log(run(t, dirs["Jest"], env, node, filepath.Join(project, "node_modules", "jest", "bin", "jest.js"), "--ci"))
+	t.Log(run(t, dirs["Vitest"], env, node, filepath.Join(project, "node_modules", "vitest", "vitest.mjs"), "run"))
+}
+
+// namedBlocks returns, by README section (## heading), the js and ts code blocks whose first
+// line is a comment naming their file ("// jest.config.js", "// fake-setup.ts: ..."), by name.
+func namedBlocks(markdown string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	section := ""
+	for _, part := range strings.Split(markdown, "\n## ") {
+		heading, body, _ := strings.Cut(part, "\n")
+		section = strings.TrimSpace(heading)
+		for _, lang := range []string{"js", "ts"} {
+			for _, block := range codeBlocks(body, lang) {
+				first, _, _ := strings.Cut(block, "\n")
+				name, ok := strings.CutPrefix(first, "// ")
+				if !ok {
+					continue
+				}
+				name, _, _ = strings.Cut(name, ":")
+				name = strings.TrimSpace(name)
+				if strings.ContainsAny(name, " /") || !strings.Contains(name, ".") {
+					continue
+				}
+				if out[section] == nil {
+					out[section] = map[string]string{}
+				}
+				out[section][name] = block
+			}
+		}
+	}
+	return out
+}
+
+// npmStale reports whether dir's node_modules is missing or older than its lockfile, so that npm
+// ci, which reinstalls everything, runs only when the installed packages may differ from it.
+func npmStale(t *testing.T, dir string) bool {
+	lock, err := os.Stat(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
+	return err != nil || installed.ModTime().Before(lock.ModTime())
+}
+
 // TestPythonWheel makes a new virtual environment as a user makes one, installs pytest into it from
 // PyPI (pinned: python/tests/requirements.txt) and this platform's wheel from its file (pip
 // --no-index), and runs pytest over packaging/python/tests and examples/python-pytest: the
