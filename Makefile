@@ -103,12 +103,14 @@ fuzz-short: ## every fuzz target for 3 s: part of make test
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s FUZZMINIMIZETIME=500ms
 
 # examples/go-sdk is a module of its own, so that the official Go SDK is no dependency of
-# platformkit; it runs against the pinned SDK release (go.mod) and the newest (go.newest.mod).
+# platformkit; it runs against the pinned v1 release (go.mod) and the newest v1 (go.newest.mod).
+# examples/go-sdk/v2 is another module, for Go SDK v2 (a new import path, so a build of its own).
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	@$(TESTREPORT) . $(GOTESTVET) -count=1 ./examples/...
 	@$(TESTREPORT) examples/go-sdk -count=1 ./...
 	@$(TESTREPORT) examples/go-sdk -count=1 -modfile=go.newest.mod -tags sdknewest ./...
+	@$(TESTREPORT) examples/go-sdk/v2 -count=1 ./...
 
 # The suite runs as a compiled test binary rather than under go test, whose closing "FAIL <package>"
 # line would follow the summary: the summary is the last line the suite prints (when the run
