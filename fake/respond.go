@@ -227,7 +227,11 @@ func (s *Server) report(format string, args ...any) {
 // injected faults, panic recovery, the journal, the coverage and the request log.
 func frame(gc *gin.Context) {
 	s := serverOf(gc)
-	start, at, control := time.Now(), s.clock.Now(), isControl(gc.Request)
+	start, control := time.Now(), isControl(gc.Request)
+	if !control {
+		s.catchUpRetry(gc.Request) // before the request's time is read: it arrives after the wait
+	}
+	at := s.clock.Now()
 	id := s.requestID(control)
 	gc.Set(requestIDKey, id)
 	gc.Writer.Header()["Request-Id"] = []string{id} // canonical already: Set would canonicalise per request

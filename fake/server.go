@@ -37,6 +37,7 @@ type Server struct {
 	coverage, all coverage
 	stubs         stubs
 	limits        rateLimiter // rate-limit enforcement (ratelimit.go)
+	retries       retryScale  // the retry-after scale and the wait pending (retry.go)
 
 	mu sync.RWMutex
 	st *state
@@ -91,6 +92,7 @@ type config struct {
 	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
 	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
 	rateLimits    bool           // enforce rate limits from the start (WithRateLimits)
+	retryAfterPPM int64          // the retry-after scale in millionths (WithRetryAfterScale); 0: none
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
@@ -142,6 +144,7 @@ func newServer(cfg config) *Server {
 		journal:   journal{budget: cfg.journals},
 	}
 	s.limits.on.Store(cfg.rateLimits)
+	s.retries.ppm = cfg.builtScale()
 	s.start(cfg.fixtures)
 	return s
 }
@@ -191,6 +194,7 @@ func (s *Server) restart(fx *Fixtures) {
 	}
 	s.stubs.reset()
 	s.resetRateLimits()
+	s.resetRetryScale()
 	s.start(fx)
 }
 

@@ -155,6 +155,12 @@ export type RateLimitsRequest = {
   enforce: boolean;
 };
 
+/** GET and PUT /_fake/retry_after: the retry-after scale of a server or namespace (fake only) */
+export type RetryAfterScale = {
+  /** What 429s and 529s ask a client to wait, as a fraction of the wait on the virtual clock, in whole millionths: retry-after-ms and retry-after say the wait times the scale (at least 1 ms), fake-retry-after-ms the true wait, and an official SDK's retry (x-stainless-retry-count above 0) moves the virtual clock to the end of the true wait. 1 (the default) sends the true waits and moves nothing. */
+  scale: number;
+};
+
 /** Error envelope (spec 7, gaps §1) */
 export type ErrorEnvelope = {
   error: {

@@ -57,6 +57,15 @@ export declare class Namespace {
   rateLimits(): Promise<RateLimits>;
   /** Turns rate-limit enforcement on (every bucket full) or off, in this namespace. */
   setRateLimits(enforce: boolean): Promise<RateLimits>;
+  /** The namespace's retry-after scale: 1 sends the true waits. */
+  retryAfterScale(): Promise<number>;
+  /**
+   * Makes 429s and 529s ask for `scale` times their wait in retry-after-ms and retry-after (the
+   * true wait in fake-retry-after-ms), and moves the virtual clock by the true wait when an
+   * official SDK's retry arrives: 0.001 makes an SDK's default retry of a rate limit take
+   * milliseconds. More than 0, at most 1, in whole millionths. Returns the scale set.
+   */
+  setRetryAfterScale(scale: number): Promise<number>;
   /** The API requests the namespace answered, oldest first. */
   journal(params?: JournalParams): Promise<JournalEntry[]>;
   clearJournal(): Promise<number>;

@@ -109,6 +109,8 @@ class Namespace {
   injectFault(fault) { return call(this.baseURL, 'POST', '/_fake/faults', fault); }
   rateLimits() { return call(this.baseURL, 'GET', '/_fake/rate_limits'); }
   setRateLimits(enforce) { return call(this.baseURL, 'PUT', '/_fake/rate_limits', { enforce }); }
+  retryAfterScale() { return call(this.baseURL, 'GET', '/_fake/retry_after').then((r) => r.scale); }
+  setRetryAfterScale(scale) { return call(this.baseURL, 'PUT', '/_fake/retry_after', { scale }).then((r) => r.scale); }
 
   async journal(params = {}) {
     const query = new URLSearchParams();

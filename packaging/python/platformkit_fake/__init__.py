@@ -168,6 +168,17 @@ class Namespace:
         """Turn rate-limit enforcement on (every bucket full) or off in this namespace."""
         return self._client.call("PUT", "/_fake/rate_limits", {"enforce": bool(enforce)})
 
+    def retry_after_scale(self):
+        """This namespace's retry-after scale (1: the true waits)."""
+        return self._client.call("GET", "/_fake/retry_after")["scale"]
+
+    def set_retry_after_scale(self, scale):
+        """Make 429s and 529s ask for ``scale`` times their wait in retry-after-ms and retry-after
+        (the true wait in fake-retry-after-ms), and move the virtual clock by the true wait when an
+        official SDK's retry arrives: ``0.001`` makes an SDK's default retry of a rate limit take
+        milliseconds. More than 0, at most 1, in whole millionths. Returns the scale set."""
+        return self._client.call("PUT", "/_fake/retry_after", {"scale": scale})["scale"]
+
     def journal(self, limit=None, after_id=None, before_id=None):
         """The API requests this namespace answered, oldest first (a list of journal entries)."""
         query = {k: v for k, v in (("limit", limit), ("after_id", after_id), ("before_id", before_id)) if v is not None}
