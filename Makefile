@@ -3,7 +3,7 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages dist bench load help
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages dist bench load help sdk-drift
 .PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
@@ -111,6 +111,10 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 	@$(TESTREPORT) examples/go-sdk -count=1 ./...
 	@$(TESTREPORT) examples/go-sdk -count=1 -modfile=go.newest.mod -tags sdknewest ./...
 	@$(TESTREPORT) examples/go-sdk/v2 -count=1 ./...
+
+# Not part of make test: it asks the registries for their newest releases (README: "For maintainers").
+sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm), not the pinned ones; reports what the fake refused
+	$(GO) run ./internal/sdkdrift $(if $(SDK),-sdk $(SDK))
 
 # The suite runs as a compiled test binary rather than under go test, whose closing "FAIL <package>"
 # line would follow the summary: the summary is the last line the suite prints (when the run

@@ -6,6 +6,7 @@ package refusal
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -51,6 +52,19 @@ func Find(out string) []Answer {
 		answers = append(answers, Answer{Status: status, Request: req, Type: env.Error.Type, Message: env.Error.Message})
 	}
 	return answers
+}
+
+// String prints the answer as the Go SDK prints an error, which Find reads back.
+func (a Answer) String() string {
+	type body struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	env, _ := json.Marshal(struct {
+		Type  string `json:"type"`
+		Error body   `json:"error"`
+	}{"error", body{a.Type, a.Message}})
+	return fmt.Sprintf("%s: %d %s", a.Request, a.Status, env)
 }
 
 // Class names what the answer refused.

@@ -39,3 +39,15 @@ a 200 {"type":"message"} is no error, and neither is status 404 without an envel
 		t.Errorf("Find:\n got %+v\nwant %+v", gots, want)
 	}
 }
+
+// TestStringReadsBack: an answer printed by String is found again, the same.
+func TestStringReadsBack(t *testing.T) {
+	a := Answer{Status: 400, Request: `POST "http://h/v1/messages"`, Type: "invalid_request_error", Message: `thread: unknown "field"`}
+	const want = `POST "http://h/v1/messages": 400 {"type":"error","error":{"type":"invalid_request_error","message":"thread: unknown \"field\""}}`
+	if a.String() != want {
+		t.Errorf("String() = %s\nwant        %s", a.String(), want)
+	}
+	if got := Find("x: " + a.String()); len(got) != 1 || got[0] != (Answer{Status: 400, Request: `x: POST "http://h/v1/messages"`, Type: a.Type, Message: a.Message}) {
+		t.Errorf("Find(String()) = %+v", got)
+	}
+}

@@ -161,26 +161,28 @@ func classify(outs []string) (class, detail string) {
 	if len(answers) == 0 {
 		return classOther, lastLines(outs[0], 3)
 	}
+	// A failing class's detail is the answer as the SDK printed it, which make sdk-drift reads
+	// back; an allowed one's is not, so that it is not counted as a refusal there.
 	a := answers[0]
-	detail = fmt.Sprintf("%s: %d %s", a.Request, a.Status, a.Message)
+	allowed := fmt.Sprintf("%s: %d %s", a.Request, a.Status, a.Message)
 	switch a.Class() {
 	case refusal.Version:
-		return classVersion, detail
+		return classVersion, a.String()
 	case refusal.Key:
-		return classKey, detail
+		return classKey, a.String()
 	case refusal.Field:
-		return classField, detail
+		return classField, a.String()
 	case refusal.Route:
 		for _, u := range unserved {
 			if regexp.MustCompile(u.pattern).MatchString(a.Path()) {
 				return classUnserved, u.pattern + " (" + u.reason + ")"
 			}
 		}
-		return classRoute, detail
+		return classRoute, a.String()
 	case refusal.Absent:
-		return classAbsent, detail
+		return classAbsent, allowed
 	}
-	return classOther, detail
+	return classOther, allowed
 }
 
 // keyRefused reports whether the first answer in out refused the key.
