@@ -203,12 +203,13 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 	body := struct {
 		Type  string `json:"type"`
 		Error struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
+			Type    string        `json:"type"`
+			Message string        `json:"message"`
+			Details *errorDetails `json:"details,omitempty"`
 		} `json:"error"`
 		RequestID string `json:"request_id"`
 	}{Type: "error", RequestID: gc.GetString(requestIDKey)}
-	body.Error.Type, body.Error.Message = ae.typ, ae.message
+	body.Error.Type, body.Error.Message, body.Error.Details = ae.typ, ae.message, ae.details
 	s.writeJSON(gc, status, "error", body)
 }
 

@@ -61,6 +61,9 @@ type state struct {
 	// cache is the prompt cache (cache.go). Snapshots leave it out: a loaded snapshot, like a
 	// reset, starts with an empty cache.
 	cache lazy[cacheStore]
+	// threads are the message threads (messages_threads.go). Snapshots leave them out, as they
+	// leave out the prompt cache: both expire within minutes of their last use.
+	threads lazy[threadStore]
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.
