@@ -108,52 +108,79 @@ func TestNPMPackage(t *testing.T) {
 	t.Log(run(t, project, []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL="}, node, "--test", "--test-reporter=dot", "helper.test.mjs"))
 }
 
-// TestPythonWheel installs this platform's wheel into a new virtual environment with pip
-// --no-index and runs packaging/python/tests there; with pytest installed on the machine, the
-// plugin's pytest suite runs too.
+// TestPythonWheel makes a new virtual environment as a user makes one, installs pytest into it from
+// PyPI (pinned: python/tests/requirements.txt) and this platform's wheel from its file (pip
+// --no-index), and runs pytest over packaging/python/tests and examples/python-pytest: the
+// plugin's fixtures come from the wheel's pytest11 entry point, as in any user's project.
 func TestPythonWheel(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("SKIPPED: python3 is needed to test the Python wheel, and it is not installed")
-	}
-	if out, err := exec.Command(python, "-m", "venv", "--help").CombinedOutput(); err != nil {
-		t.Skipf("SKIPPED: python3 has no venv module (on Debian: apt-get install python3-venv), so the wheel is not tested: %s", out)
-	}
-	// pytest comes from the machine when it has it (there is no package index here to get it from).
-	withPytest := exec.Command(python, "-m", "pytest", "--version").Run() == nil
+	python := needPython(t)
 	out := dist(t)
 	venv := filepath.Join(t.TempDir(), "venv")
-	venvArgs := []string{"-m", "venv"}
-	if withPytest {
-		venvArgs = append(venvArgs, "--system-site-packages")
-	}
-	// The machine's pip installs into the new environment when it can (--python, pip 22.3+):
-	// seeding the environment with a pip of its own costs several seconds more.
-	if pipHasPython(python) {
-		run(t, "", nil, python, append(venvArgs, "--without-pip", venv)...)
-		run(t, "", nil, python, "-m", "pip", "--python", venvPython(venv), "install", "--quiet", "--no-index", "--disable-pip-version-check",
-			glob(t, filepath.Join(out, "python", "*.whl")))
-	} else {
-		run(t, "", nil, python, append(venvArgs, venv)...)
-		run(t, "", nil, venvPython(venv), "-m", "pip", "install", "--quiet", "--no-index", "--disable-pip-version-check",
-			glob(t, filepath.Join(out, "python", "*.whl")))
-	}
+	makeVenv(t, python, venv, filepath.Join("python", "tests", "requirements.txt"))
+	pip(t, python, venv, "--no-index", glob(t, filepath.Join(out, "python", "*.whl")))
 	tests, _ := filepath.Abs(filepath.Join("python", "tests"))
 	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-pytest"))
-	env := []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "PYTHONDONTWRITEBYTECODE=1", "EXAMPLE_DIR=" + example}
-	t.Log(run(t, tests, env, venvPython(venv), "-m", "unittest", "test_installed.py"))
-	if !withPytest {
-		t.Log("SKIPPED: pytest is not installed on this machine: the plugin's fixtures, and examples/python-pytest, were driven by test_installed.py as pytest would drive them, not by pytest")
-		return
-	}
-	t.Log(run(t, filepath.Join(tests, "pytest_suite"), env, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
-	t.Log(run(t, example, env, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+	t.Log(run(t, tests, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+	t.Log(run(t, example, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
 }
 
-// pipHasPython reports whether the machine's pip can install into another environment (--python).
+// pythonEnv is the environment of the Python suites: the wheel's own binary, a server of their
+// own, no bytecode written into the repository.
+var pythonEnv = []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "PYTHONDONTWRITEBYTECODE=1"}
+
+// needPython returns python3, or skips the test when it (or its venv module) is missing.
+func needPython(t *testing.T) string {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("SKIPPED: python3 is needed to test the Python wheel and examples, and it is not installed")
+	}
+	if out, err := exec.Command(python, "-m", "venv", "--help").CombinedOutput(); err != nil {
+		t.Skipf("SKIPPED: python3 has no venv module (on Debian: apt-get install python3-venv), so the Python wheel and examples are not tested: %s", out)
+	}
+	return python
+}
+
+// makeVenv makes a virtual environment at venv with python -m venv and installs requirements into
+// it with pip from the package index (pip's cache makes a warm run cheap).
+func makeVenv(t *testing.T, python, venv, requirements string) {
+	t.Helper()
+	// The machine's pip installs into the new environment when it can (--python, pip 22.3+):
+	// seeding the environment with a pip of its own costs several seconds more, and the
+	// environment is the same.
+	if pipHasPython(python) {
+		run(t, "", nil, python, "-m", "venv", "--without-pip", venv)
+	} else {
+		run(t, "", nil, python, "-m", "venv", venv)
+	}
+	pip(t, python, venv, "-r", requirements)
+}
+
+// pip runs pip install with args into venv.
+func pip(t *testing.T, python, venv string, args ...string) {
+	t.Helper()
+	cmd := []string{"-m", "pip"}
+	if pipHasPython(python) {
+		cmd = append(cmd, "--python", venvPython(venv))
+	} else {
+		python = venvPython(venv)
+	}
+	run(t, "", nil, python, append(append(cmd, "install", "--quiet", "--disable-pip-version-check"), args...)...)
+}
+
+// pipHasPython reports whether the machine's pip can install into another environment
+// (--python), asked once per test binary.
 func pipHasPython(python string) bool {
-	out, err := exec.Command(python, "-m", "pip", "--help").Output()
-	return err == nil && strings.Contains(string(out), "--python")
+	pipPython.once.Do(func() {
+		out, err := exec.Command(python, "-m", "pip", "--help").Output()
+		pipPython.ok = err == nil && strings.Contains(string(out), "--python")
+	})
+	return pipPython.ok
+}
+
+var pipPython struct {
+	once sync.Once
+	ok   bool
 }
 
 func venvPython(venv string) string {

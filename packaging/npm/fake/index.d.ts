@@ -89,7 +89,7 @@ export declare class FakeServer {
   /** The namespaces the server keeps, most recently used first. */
   namespaces(): Promise<NamespaceList>;
   waitHealthy(timeoutMs?: number): Promise<void>;
-  /** Stops a server startFake started (SIGTERM, SIGKILL after timeoutMs); does nothing for connect's. */
+  /** Stops a server startFake started (its stdin ends; SIGKILL after timeoutMs); does nothing for connect's or PLATFORMFAKE_URL's. */
   stop(timeoutMs?: number): Promise<void>;
 }
 
@@ -104,7 +104,11 @@ export interface StartOptions {
   startTimeoutMs?: number;
 }
 
-/** Starts platformfake on a free loopback port and waits until it is healthy. */
+/**
+ * Starts platformfake on a free loopback port and waits until it is healthy. It never outlives
+ * this process, however it ends. With $PLATFORMFAKE_URL set, nothing is started: the server
+ * running there is answered, and its stop() leaves it running.
+ */
 export declare function startFake(options?: StartOptions): Promise<FakeServer>;
 /** A server already running at baseURL, else at $PLATFORMFAKE_URL. */
 export declare function connect(baseURL?: string): FakeServer;
