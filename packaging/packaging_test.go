@@ -88,6 +88,7 @@ func glob(t *testing.T, pattern string) string {
 // package into a new project, offline with an empty cache (so nothing can come from the
 // registry), and runs packaging/npm/test with node --test.
 func TestNPMPackage(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {
@@ -117,6 +118,7 @@ func TestNPMPackage(t *testing.T) {
 // Jest, ts-jest, TypeScript, Vitest and the official SDK (npm ci when its lockfile changed); then
 // the helper's example runs under node, and each test set-up under its runner.
 func TestNPMReadmeExamples(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {
@@ -211,6 +213,7 @@ func npmStale(t *testing.T, dir string) bool {
 // --no-index), and runs pytest over packaging/python/tests and examples/python-pytest: the
 // plugin's fixtures come from the wheel's pytest11 entry point, as in any user's project.
 func TestPythonWheel(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
 	python := needPython(t)
 	out := dist(t)
 	venv := filepath.Join(t.TempDir(), "venv")
@@ -229,6 +232,7 @@ func TestPythonWheel(t *testing.T) {
 // and Python), since the SDK and its dependencies change only with the pins; the wheel is
 // reinstalled into them on every run.
 func TestPythonSDK(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
 	python := needPython(t)
 	wheel := glob(t, filepath.Join(dist(t), "python", "*.whl"))
 	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-sdk"))
@@ -237,6 +241,7 @@ func TestPythonSDK(t *testing.T) {
 		filepath.Join("..", "examples", "python-pytest", "README.md"), filepath.Join(example, "README.md"))
 	for _, line := range []string{"1.x", "2.x"} {
 		t.Run(line, func(t *testing.T) {
+			t.Parallel()
 			venv := cachedVenv(t, python, filepath.Join(example, "requirements-"+line+".txt"))
 			pip(t, python, venv, "--no-index", "--no-deps", "--force-reinstall", wheel)
 			t.Log(run(t, example, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
