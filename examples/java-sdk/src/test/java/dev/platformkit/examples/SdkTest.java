@@ -157,6 +157,20 @@ class SdkTest {
     }
 
     @Test
+    void aRateLimitRetriedByDefaultCostsMilliseconds() throws Exception {
+        // 30 s on the virtual clock; under the scale 0.001 the SDK's default retry sleeps 30 ms,
+        // and the retry moves the namespace's clock by the true 30 s.
+        fake.control("PUT", base, "/_fake/retry_after", "{\"scale\": 0.001}");
+        fake.control("POST", base, "/_fake/faults", "{\"path\": \"/v1/messages\", \"status\": 429, \"retry_after\": 30}");
+        long start = System.nanoTime();
+        Message message = client.messages().create(hello().build());
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertEquals("msg_010000000000000000000001", message.id());
+        assertTrue(millis < 1000, "the retried call took " + millis + " ms");
+        assertTrue(fake.control("GET", base, "/_fake/clock", null).contains("2026-01-01T00:00:30Z"));
+    }
+
+    @Test
     void typedError() {
         NotFoundException err = assertThrows(NotFoundException.class, () -> client.models().retrieve("no-such-model"));
         assertEquals(404, err.statusCode());
