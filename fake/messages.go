@@ -307,13 +307,17 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 		return nil, err
 	}
 	if err := validateBody(c.bodySchema(), data); err != nil {
-		return nil, err
+		return nil, c.version.schemaError(err)
 	}
 	req := &messageRequest{}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&req.raw); err != nil {
 		return nil, decodeError(err)
+	}
+	// What the request's API version refuses of a body the schema accepts (versions.go).
+	if err := c.version.checkMessageBody(req.raw); err != nil {
+		return nil, err
 	}
 	if err := s.expandThread(c, req, len(data)); err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ type call struct {
 	cred  *credential
 	org   *org
 	betas []string
+	// version is the API version whose rules answer the request (versions.go); nil for an
+	// interface without one.
+	version *apiVersion
 }
 
 // handler serves one route of a server. It returns the value to answer with JSON (nil answers
@@ -88,7 +91,7 @@ func (s *Server) serve(c *call) (any, error) {
 		c.cred, c.org = cred, cred.org
 		c.Set(keyCredentialID, cred.ID)
 		c.Set(keyCredentialHeader, strings.ToLower(header))
-		if c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
+		if c.version, c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
 			return nil, err
 		}
 	}
