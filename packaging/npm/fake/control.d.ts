@@ -105,6 +105,11 @@ export type Journal = {
     status: number;
     /** The ID of the stub (POST /_fake/messages/stubs) whose reply answered, or "". */
     stub: string;
+    /** The message thread a Messages request named (beta message-threads-2026-08-12): its type, and for a continue the reply it continues; null without one. */
+    thread: (null | {
+      previous_message_id: string | null;
+      type: "create" | "continue";
+    });
     /** What the entry shortened or left out to stay bounded: path and query (cut to 4 KiB), headers.NAME (a value cut to 1 KiB), headers (headers beyond 16 KiB left out), body (over 64 KiB, recorded as null). */
     truncated: Array<string>;
     valid: boolean;
@@ -164,6 +169,12 @@ export type RetryAfterScale = {
 /** Error envelope (spec 7, gaps §1) */
 export type ErrorEnvelope = {
   error: {
+    /** The machine-readable cause, where the platform names one (message threads: thread_not_found, thread_already_continued, thread_continue_in_flight, thread_fingerprint_mismatch, thread_unsupported_request). Absent on every other error. */
+    details?: {
+      error_code: string;
+      /** With thread_unsupported_request: the fields or settings that threads do not support. */
+      unsupported?: Array<string> | null;
+    };
     message: string;
     type: "invalid_request_error" | "authentication_error" | "billing_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error" | "memory_precondition_failed_error" | "memory_path_conflict_error";
   };
