@@ -4,6 +4,7 @@ package typescriptsdk
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,16 +67,24 @@ func TestTypeScriptSDK(t *testing.T) {
 // from the golden file, which -update rewrites.
 func checkSent(t *testing.T, out string) {
 	t.Helper()
+	if problem := sentProblem(out); problem != "" {
+		t.Error(problem)
+	}
+}
+
+// sentProblem is what checkSent finds wrong in the output, or "".
+func sentProblem(out string) string {
 	_, summary, found := strings.Cut(out, "what the SDK sent:\n")
 	if !found {
-		t.Fatalf("the output has no \"what the SDK sent:\" summary of the journal")
+		return `the output has no "what the SDK sent:" summary of the journal`
 	}
 	summary, _, _ = strings.Cut(summary, "coverage:\n")
 	lines := strings.Split(strings.TrimSpace(summary), "\n")
 	const want = "anthropic-version 2026-10-21, vendor-version not sent, key in authorization: "
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], want) {
-		t.Errorf("what the SDK sent, per the fake's journal:\n%s\nwant one line, every request: %q", summary, want+"N requests")
+		return fmt.Sprintf("what the SDK sent, per the fake's journal:\n%s\nwant one line, every request: %q", summary, want+"N requests")
 	}
+	return ""
 }
 
 // stale reports whether node_modules is missing or older than the lockfile, so that npm ci,
