@@ -3,7 +3,7 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages dist bench load help
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages dist bench load help sdk-drift
 .PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
@@ -103,12 +103,21 @@ fuzz-short: ## every fuzz target for 3 s: part of make test
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s FUZZMINIMIZETIME=500ms
 
 # examples/go-sdk is a module of its own, so that the official Go SDK is no dependency of
-# platformkit; it runs against the pinned SDK release (go.mod) and the newest (go.newest.mod).
-examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm)
+# platformkit; it runs against the pinned v1 release (go.mod) and the newest v1 (go.newest.mod).
+# examples/go-sdk/v2 is another module, for Go SDK v2 (a new import path, so a build of its own).
+# examples/java-sdk runs mvn test with the binary built here (PLATFORMFAKE_BINARY).
+examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm, examples/java-sdk java and mvn)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
-	@$(TESTREPORT) . $(GOTESTVET) -count=1 ./examples/...
+	@command -v java >/dev/null && command -v mvn >/dev/null || echo "examples: java or mvn is not installed: examples/java-sdk (the official Java SDK) is SKIPPED"
+	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
+	@export PLATFORMFAKE_BINARY=$(abspath bin/platformfake); $(TESTREPORT) . $(GOTESTVET) -count=1 ./examples/...
 	@$(TESTREPORT) examples/go-sdk -count=1 ./...
 	@$(TESTREPORT) examples/go-sdk -count=1 -modfile=go.newest.mod -tags sdknewest ./...
+	@$(TESTREPORT) examples/go-sdk/v2 -count=1 ./...
+
+# Not part of make test: it asks the registries for their newest releases (README: "For maintainers").
+sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm), not the pinned ones; reports what the fake refused
+	$(GO) run ./internal/sdkdrift $(if $(SDK),-sdk $(SDK))
 
 # The suite runs as a compiled test binary rather than under go test, whose closing "FAIL <package>"
 # line would follow the summary: the summary is the last line the suite prints (when the run
@@ -128,10 +137,9 @@ conformance-compare: ## a Markdown table of every check whose outcome differs be
 	@$(GO) build -o bin/conformance-compare ./conformance/cmd/conformance-compare
 	@./bin/conformance-compare $(COMPARE)
 
-packages: ## build this machine's npm packages and Python wheel, install them offline into a fresh project and virtual environment, and run their suites (needs node and npm, python3 with venv)
+packages: ## build this machine's npm packages and Python wheel, install them into a fresh project and virtual environment, and run their suites (node --test; pytest, pinned, from PyPI) (needs node and npm, python3 with venv)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "packages: node or npm is not installed: the npm package is NOT TESTED (SKIPPED)"
 	@command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1 || echo "packages: python3 with venv is not installed: the Python wheel is NOT TESTED (SKIPPED)"
-	@command -v python3 >/dev/null && python3 -m pytest --version >/dev/null 2>&1 || echo "packages: pytest is not installed: the pytest plugin is tested through a stand-in for pytest, not by pytest"
 	$(GO) test $(GOTESTVET) -count=1 -timeout 20m ./packaging
 
 VERSION ?= 0.1.0-dev.0

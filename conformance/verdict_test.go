@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,6 +165,25 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				}
 			})
 		}, false, "five breakpoints are refused"},
+		{"messages/thread-continue-is-the-whole-conversation", "a continue is answered from its new messages alone", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if th, _ := b["thread"].(map[string]any); th["type"] == "continue" {
+					delete(b, "thread")
+				}
+			})
+		}, false, "answered as the whole conversation"},
+		{"messages/thread-continue-once", "a reply can be continued more than once", continueTwice, false, "thread_already_continued"},
+		{"messages/thread-unknown-previous-404", "a lost thread is answered 404 without error.details", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodPost, "^/v1/messages$"), func(_ *http.Request, status int, _ http.Header, body []byte) []byte {
+				var m map[string]any
+				if status != http.StatusNotFound || json.Unmarshal(body, &m) != nil {
+					return body
+				}
+				delete(m["error"].(map[string]any), "details")
+				out, _ := json.Marshal(m)
+				return out
+			})
+		}, false, "thread_not_found"},
 		{"compliance/delete-chat", "the deletion is confirmed without its type", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodDelete, "^/v1/compliance/apps/chats/[^/]+$"), editJSON(func(m map[string]any) { delete(m, "type") }))
 		}, false, "assistant_chat_deleted"},
@@ -428,5 +448,98 @@ func TestRateLimitHeadersCheck(t *testing.T) {
 		t.Errorf("against a deployment whose requests-remaining exceeds its limit: %+v; want a failure", o)
 	} else {
 		t.Logf("caught: %.300s", o.Failures[0])
+	}
+}
+
+// continueTwice serves h, but lets a reply be continued again: a continue from a reply that was
+// already continued is sent on from the latest reply of its thread instead.
+func continueTwice(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	latest := map[string]string{} // a continued reply's id -> the thread's latest reply
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		data, _ := io.ReadAll(r.Body)
+		prev := ""
+		if r.URL.Path == "/v1/messages" && json.Unmarshal(data, &body) == nil {
+			if th, _ := body["thread"].(map[string]any); th["type"] == "continue" {
+				prev, _ = th["previous_message_id"].(string)
+				mu.Lock()
+				if l, ok := latest[prev]; ok {
+					th["previous_message_id"] = l
+					data, _ = json.Marshal(body)
+				}
+				mu.Unlock()
+			}
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if id := gjsonID(rec.Body.Bytes()); prev != "" && rec.Code == http.StatusOK && id != "" {
+			mu.Lock()
+			latest[prev] = id
+			for k, v := range latest {
+				if v == prev {
+					latest[k] = id
+				}
+			}
+			mu.Unlock()
+		}
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+}
+
+func gjsonID(body []byte) string {
+	var m struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(body, &m)
+	return m.ID
+}
+
+// TestThreadChecks: the fake-only expiry check fails against a fake whose threads never expire,
+// and passes against the honest fake; against a target that does not take the thread field (as a
+// deployment without the beta answers: 400 "thread: unknown field"), every thread check ends
+// unsupported, never passed or failed.
+func TestThreadChecks(t *testing.T) {
+	expiry := checkByID(t, "messages/thread-expires-after-five-minutes")
+	// The clock's advance is answered but not made: a thread never ages.
+	honest := fake.New()
+	frozen := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/_fake/clock/advance" {
+			r = httptest.NewRequest(http.MethodGet, "/_fake/clock", nil)
+		}
+		honest.ServeHTTP(w, r)
+	})
+	if o := RunCheck(context.Background(), openAt(t, frozen), expiry); len(o.Failures) == 0 || !strings.Contains(strings.Join(o.Failures, "\n"), "thread_not_found") {
+		t.Errorf("against threads that never expire: %+v", o)
+	}
+	if o := RunCheck(context.Background(), openAt(t, fake.New()), expiry); !o.Passed() {
+		t.Errorf("against the honest fake: %+v", o)
+	}
+	noThreads := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			data, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			if r.URL.Path == "/v1/messages" && bytes.Contains(data, []byte(`"thread"`)) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("request-id", "req_nothreads")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(`{"type":"error","error":{"type":"invalid_request_error","message":"thread: unknown field"},"request_id":"req_nothreads"}`))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	for _, c := range Checks() {
+		if !strings.HasPrefix(c.ID, "messages/thread-") {
+			continue
+		}
+		if o := RunCheck(context.Background(), openAt(t, noThreads(fake.New())), c); !strings.HasPrefix(o.Skipped, prefixUnsupported) {
+			t.Errorf("%s against a target without threads: %+v; want unsupported", c.ID, o)
+		}
 	}
 }

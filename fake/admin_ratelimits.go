@@ -33,7 +33,7 @@ type rateLimitEntry struct {
 	ID        string            `json:"id"`
 	Group     rateLimitGroupRef `json:"group"`
 	Type      string            `json:"type"`
-	GroupType string            `json:"group_type"`
+	GroupType string            `json:"group_type,omitempty"` // left out at versions without it (versions.go)
 	Limits    []limiter         `json:"limits"`
 	Models    []string          `json:"models"`
 }
@@ -57,7 +57,7 @@ type workspaceLimiter struct {
 type workspaceRateLimitEntry struct {
 	Group       rateLimitGroupRef  `json:"group"`
 	Type        string             `json:"type"`
-	GroupType   string             `json:"group_type"`
+	GroupType   string             `json:"group_type,omitempty"` // left out at versions without it (versions.go)
 	Limits      []workspaceLimiter `json:"limits"`
 	Models      []string           `json:"models"`
 	RateLimitID string             `json:"rate_limit_id"`
@@ -126,7 +126,7 @@ func (s *Server) listRateLimits(c *call) (any, error) {
 	page := pageByToken(groups, groupKey, oldestFirst, "rate_limits:"+c.org.UUID, after, limit)
 	out := tokenPage[rateLimitEntry]{Data: make([]rateLimitEntry, 0, len(page.Data)), NextPage: page.NextPage}
 	for _, g := range page.Data {
-		out.Data = append(out.Data, rateLimitEntry{ID: g.ID, Group: g.Group, Type: "rate_limit", GroupType: g.GroupType, Limits: g.Limits, Models: g.Models})
+		out.Data = append(out.Data, rateLimitEntry{ID: g.ID, Group: g.Group, Type: "rate_limit", GroupType: c.rateLimitGroupType(g.GroupType), Limits: g.Limits, Models: g.Models})
 	}
 	return out, nil
 }
@@ -146,11 +146,12 @@ func newRateOverrides(fx *Fixtures) rateOverrides {
 	return ro
 }
 
-// entry is the workspace's entry for group g: only its overrides, or with inherited also every
-// limiter type the organization sets, marked by source. ok is false when there is nothing to list.
-func (ro rateOverrides) entry(g *rateLimitGroup, wsID string, inherited bool) (e workspaceRateLimitEntry, ok bool) {
+// entry is the workspace's entry for group g, as the request c reads it (group_type per its
+// version): only its overrides, or with inherited also every limiter type the organization sets,
+// marked by source. ok is false when there is nothing to list.
+func (ro rateOverrides) entry(c *call, g *rateLimitGroup, wsID string, inherited bool) (e workspaceRateLimitEntry, ok bool) {
 	over := ro[g][wsID]
-	e = workspaceRateLimitEntry{Group: g.Group, Type: "workspace_rate_limit", GroupType: g.GroupType, Models: g.Models,
+	e = workspaceRateLimitEntry{Group: g.Group, Type: "workspace_rate_limit", GroupType: c.rateLimitGroupType(g.GroupType), Models: g.Models,
 		RateLimitID: g.ID, WorkspaceID: wsID, Limits: []workspaceLimiter{}, key: g.key}
 	orgValue := func(t string) *int64 {
 		if i := slices.IndexFunc(g.Limits, func(o limiter) bool { return o.Type == t }); i >= 0 {
@@ -196,7 +197,7 @@ func (s *Server) listWorkspaceRateLimits(c *call) (any, error) {
 		if groupType != "" && g.GroupType != groupType {
 			continue
 		}
-		if e, ok := a.overrides.entry(g, wsID, inherited); ok {
+		if e, ok := a.overrides.entry(c, g, wsID, inherited); ok {
 			entries = append(entries, e)
 		}
 	}
@@ -262,6 +263,6 @@ func (s *Server) updateWorkspaceRateLimit(c *call) (any, error) {
 	} else {
 		a.overrides[g][w.ID] = over
 	}
-	e, _ := a.overrides.entry(g, w.ID, false)
+	e, _ := a.overrides.entry(c, g, w.ID, false)
 	return e, nil
 }

@@ -66,6 +66,19 @@ func (c *clock) advance(d time.Duration) time.Time {
 	return c.Now()
 }
 
+// advanceTo moves a virtual clock forward to t if it is behind t, waking the waiters; a clock at
+// or past t, or a wall clock, stays.
+func (c *clock) advanceTo(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wall || !c.now.Before(t) {
+		return
+	}
+	c.now = t
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
 // set puts a virtual clock back to t (reset) and wakes the waiters.
 func (c *clock) set(t time.Time) {
 	c.mu.Lock()

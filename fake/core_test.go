@@ -102,17 +102,44 @@ func TestCredentialsPerInterface(t *testing.T) {
 	}
 }
 
+// TestVersionHeader covers the version table (versions.go): both served versions in either
+// header, the platform's wording for a missing header and for an unknown value under the name the
+// request used, and vendor-version deciding when both are sent.
 func TestVersionHeader(t *testing.T) {
 	s := checked(t)
-	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key"), 400, errInvalidRequest, "vendor-version: header is required")
-	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "vendor-version", "2020-01-01"), 400, errInvalidRequest, "vendor-version")
-	// The official SDKs send the version as anthropic-version.
-	if w := send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "anthropic-version", "2023-06-01"); w.Code != 200 {
-		t.Errorf("anthropic-version 2023-06-01: status %d, want 200: %s", w.Code, w.Body)
+	key := []string{"X-Api-Key", "test-api-key"}
+	for _, tc := range []struct {
+		name   string
+		header []string
+		msg    string // "" for 200
+	}{
+		{"missing", nil, "anthropic-version: header is required"},
+		{"anthropic 2023-06-01", []string{"anthropic-version", "2023-06-01"}, ""},
+		{"anthropic 2026-10-21", []string{"anthropic-version", "2026-10-21"}, ""},
+		{"vendor 2023-06-01", []string{"vendor-version", "2023-06-01"}, ""},
+		{"vendor 2026-10-21", []string{"vendor-version", "2026-10-21"}, ""},
+		{"anthropic unknown", []string{"anthropic-version", "2020-01-01"}, `anthropic-version: "2020-01-01" is not a valid version`},
+		{"vendor unknown", []string{"vendor-version", "2023-01-01"}, `vendor-version: "2023-01-01" is not a valid version`},
+		{"a list is no version", []string{"anthropic-version", "2023-06-01, 2023-06-01"}, `anthropic-version: "2023-06-01, 2023-06-01" is not a valid version`},
+		{"vendor decides: unknown", []string{"vendor-version", "2020-01-01", "anthropic-version", "2023-06-01"}, `vendor-version: "2020-01-01" is not a valid version`},
+		{"vendor decides: served", []string{"vendor-version", "2026-10-21", "anthropic-version", "2020-01-01"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := send(t, s, "GET", "/v1/models", "", append(tc.header, key...)...)
+			if tc.msg == "" {
+				if w.Code != 200 {
+					t.Fatalf("status %d, want 200: %s", w.Code, w.Body)
+				}
+				return
+			}
+			wantError(t, w, 400, errInvalidRequest, tc.msg)
+			var env struct{ Error struct{ Message string } }
+			_ = json.Unmarshal(w.Body.Bytes(), &env)
+			if env.Error.Message != tc.msg {
+				t.Fatalf("message %q, want exactly %q", env.Error.Message, tc.msg)
+			}
+		})
 	}
-	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "anthropic-version", "2020-01-01"), 400, errInvalidRequest, `anthropic-version: "2020-01-01" is not a supported version`)
-	// vendor-version decides when both are sent.
-	wantError(t, send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "vendor-version", "2020-01-01", "anthropic-version", "2023-06-01"), 400, errInvalidRequest, `vendor-version: "2020-01-01"`)
 }
 
 func TestParseBetas(t *testing.T) {

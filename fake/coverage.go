@@ -88,6 +88,7 @@ const (
 	ReasonOutOfRange    = "out_of_range"    // a number, length or count beyond its bounds
 	ReasonBadFormat     = "bad_format"      // a string that does not match its pattern or format
 	ReasonBadQuery      = "bad_query"       // a query parameter that is malformed, out of range or missing
+	ReasonVersion       = "api_version"     // a missing or unknown API version, or what the request's version refuses
 	ReasonInvalidValue  = "invalid_value"   // a well-formed request a rule of the API refuses (conflicting fields, an unknown model)
 )
 

@@ -44,12 +44,13 @@
 // Paths under /_fake/ need no credential, are never faulted and never journaled:
 // GET /_fake/health; POST /_fake/reset; GET /_fake/clock and POST /_fake/clock/advance;
 // GET and DELETE /_fake/journal; POST, GET and DELETE /_fake/faults; GET and DELETE
-// /_fake/cache (the prompt cache's live entries); GET and PUT /_fake/rate_limits; GET and POST
+// /_fake/cache (the prompt cache's live entries); GET and PUT /_fake/rate_limits; GET and PUT
+// /_fake/retry_after; GET and POST
 // /_fake/snapshot and POST /_fake/snapshot/save; and the calls of each area
 // (enqueueing work, creating tunnels, checking tunnel tokens and gateway certificates, listing
 // message scenarios, scripting replies, managing namespaces). Each is also a method of *Server:
 // Reset, Now, AdvanceClock, Snapshot, LoadSnapshot, Journal, ClearJournal, InjectFault, Faults, ClearFaults,
-// CacheEntries, ClearCache, RateLimits, SetRateLimits, EnqueueWork,
+// CacheEntries, ClearCache, RateLimits, SetRateLimits, RetryAfterScale, SetRetryAfterScale, EnqueueWork,
 // CreateTunnel, TunnelForToken, CheckGateway, AddStub, Stubs, ClearStubs, Namespace, Namespaces,
 // DeleteNamespace, ClearNamespaces. The README lists their request bodies. GET /_fake/openapi.json
 // and GET /_fake/openapi-control.json answer the OpenAPI 3.1 documents of the API and of the
@@ -72,6 +73,14 @@
 // continuously on the virtual clock, the vendor-ratelimit-* and anthropic-ratelimit-* headers on
 // every such answer, and a 429 rate_limit_error with retry-after that changes nothing else.
 // Advancing the clock by retry-after always lets the refused request through.
+//
+// # Retries on the virtual clock
+//
+// WithRetryAfterScale (the binary's -retry-after-scale, PUT /_fake/retry_after per server or
+// namespace) makes every 429 and 529 ask for a fraction of its wait in retry-after-ms and
+// retry-after (fake-retry-after-ms keeps the true wait), and moves the virtual clock by the true
+// wait when an official SDK's retry (x-stainless-retry-count above 0) arrives: an SDK's default
+// retry of a rate limit then takes milliseconds of real time and goes through.
 //
 // # Namespaces
 //

@@ -47,6 +47,22 @@ type apiError struct {
 	// is known (body.go); "" is classified when counted (reasonOf).
 	reason string
 	field  string // the field invalidField named
+	// details is the envelope's optional error.details: set only where the platform names a
+	// cause in it (message threads' error_code, messages_threads.go); nil leaves it out.
+	details *errorDetails
+}
+
+// errorDetails is error.details of the envelope: the machine-readable cause the official SDKs
+// read (error_code) and, for thread_unsupported_request, the fields or settings at fault.
+type errorDetails struct {
+	ErrorCode   string   `json:"error_code"`
+	Unsupported []string `json:"unsupported,omitempty"`
+}
+
+// withDetails adds error.details to the envelope.
+func (e *apiError) withDetails(d errorDetails) *apiError {
+	e.details = &d
+	return e
 }
 
 func (e *apiError) Error() string { return e.typ + ": " + e.message }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -258,19 +257,10 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 		return false
 	}
 	if f.Status == http.StatusTooManyRequests || f.Status == 529 {
-		writeRetryAfter(gc, f.RetryAfter)
+		s.writeRetryAfter(gc, f.RetryAfter)
 	}
 	s.writeError(gc, (&apiError{typ: faultStatusTypes[f.Status], message: fmt.Sprintf("injected fault %s", f.ID)}).withStatus(f.Status))
 	return true
-}
-
-// writeRetryAfter asks the client to wait d (gaps §1): exactly, in whole milliseconds rounded up,
-// as retry-after-ms, and in whole seconds rounded up as retry-after, so that a client waiting
-// either never waits less than asked.
-func writeRetryAfter(gc *gin.Context, d time.Duration) {
-	ms := int64((d + time.Millisecond - 1) / time.Millisecond)
-	gc.Header("retry-after", strconv.FormatInt((ms+999)/1000, 10))
-	gc.Header("retry-after-ms", strconv.FormatInt(ms, 10))
 }
 
 func (s *Server) injectFault(c *call) (any, error) {

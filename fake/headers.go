@@ -6,32 +6,23 @@ import (
 	"strings"
 )
 
-// APIVersion is the only vendor-version value the fake accepts (spec 9.1).
-const APIVersion = "2023-06-01"
-
-// checkVersionHeaders applies section 9 to a request of the interface: vendor-version where it
-// is sent (or anthropic-version, the name the official SDKs send it under; vendor-version decides
-// when both are sent), and the beta value the interface requires. It returns the beta values the request
+// checkVersionHeaders applies section 9 to a request of the interface: the API version where the
+// interface requires one (requestVersion, versions.go), and the beta value the interface
+// requires. It returns the version (nil where none is required) and the beta values the request
 // selected.
-func checkVersionHeaders(r *http.Request, ifc *iface) ([]string, error) {
+func checkVersionHeaders(r *http.Request, ifc *iface) (*apiVersion, []string, error) {
+	var v *apiVersion
 	if ifc.version {
-		name, v := "vendor-version", r.Header.Get("Vendor-Version")
-		if v == "" {
-			name, v = "anthropic-version", r.Header.Get("Anthropic-Version")
-		}
-		switch v {
-		case "":
-			return nil, invalid("vendor-version: header is required (the official SDKs send it as anthropic-version)")
-		case APIVersion:
-		default:
-			return nil, invalid("%s: %q is not a supported version; send %q", name, v, APIVersion)
+		var err error
+		if v, err = requestVersion(r.Header.Get); err != nil {
+			return nil, nil, err
 		}
 	}
 	betas := parseBetas(r.Header)
 	if ifc.beta != "" && !slices.Contains(betas, ifc.beta) {
-		return nil, invalid("vendor-beta: the %s interface requires the beta value %q", ifc.name, ifc.beta)
+		return nil, nil, invalid("vendor-beta: the %s interface requires the beta value %q", ifc.name, ifc.beta)
 	}
-	return betas, nil
+	return v, betas, nil
 }
 
 // betaHeaders are the headers beta values come in: the reference's vendor-beta, and the

@@ -42,6 +42,9 @@ type JournalEntry struct {
 	// enforced: "organization" or "workspace", the group's ID and the limiter type
 	// ("workspace rlg_... input_tokens_per_minute"); "" if none did.
 	RateLimit string `json:"rate_limit"`
+	// Thread is the message thread a Messages request named (beta message-threads-2026-08-12):
+	// its type and, for a continue, the reply it continues; null without one.
+	Thread *JournalThread `json:"thread"`
 	// Truncated names what the entry shortened or left out to stay bounded, in order: "path",
 	// "query", "headers.NAME" (a value cut to 1 KiB), "headers" (headers beyond 16 KiB left
 	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.
@@ -221,6 +224,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		Stub:             str(keyStub),
 		RateLimit:        str(keyRateLimit),
 	}
+	e.Thread, _ = gc.Keys[keyThread].(*JournalThread)
 	e.Path = e.bounded("path", r.URL.Path, journalURLCap)
 	e.Query = e.bounded("query", r.URL.RawQuery, journalURLCap)
 	e.headers = e.recordHeaders(r.Header)

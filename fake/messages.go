@@ -49,6 +49,8 @@ type messageRequest struct {
 	Messages        []inputMessage `json:"-"`
 	// cache is the request's prompt-cache plan (cache.go); nil for count_tokens.
 	cache *cachePlan
+	// thread is the request's message thread (messages_threads.go); nil without one.
+	thread *threadTurn
 }
 
 // inputMessage is one message of the request, its content as blocks: a string is shorthand for
@@ -190,6 +192,7 @@ func (s *Server) createMessage(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer req.thread.done() // a continue is in flight until it is answered or refused
 	if err := checkPrewarm(req); err != nil {
 		return nil, err
 	}
@@ -237,11 +240,12 @@ func (s *Server) createMessage(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.commitThread(req, msg)
 	// The whole answer is known before a stream starts: its output is charged, and the headers
 	// written, before the first byte.
 	adm.chargeOutput(msg.Usage.OutputTokens)
 	if req.Stream {
-		return messageStream(msg, c.hasBeta(betaThinkingTokenCount)), nil
+		return req.thread.hold(messageStream(msg, c.hasBeta(betaThinkingTokenCount))), nil
 	}
 	return msg, nil
 }
@@ -306,13 +310,32 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 		return nil, err
 	}
 	if err := validateBody(c.bodySchema(), data); err != nil {
-		return nil, err
+		return nil, c.version.schemaError(err)
 	}
 	req := &messageRequest{}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&req.raw); err != nil {
 		return nil, decodeError(err)
+	}
+	// What the request's API version refuses of a body the schema accepts (versions.go).
+	if err := c.version.checkMessageBody(req.raw); err != nil {
+		return nil, err
+	}
+	if err := s.expandThread(c, req, len(data)); err != nil {
+		return nil, err
+	}
+	// A continue refused by a check below is no longer in flight.
+	parsed := false
+	defer func() {
+		if !parsed {
+			req.thread.release()
+		}
+	}()
+	// The schema lets messages be empty for a thread continue, which now holds the whole
+	// conversation; any other request needs one.
+	if msgs, _ := req.raw["messages"].([]any); len(msgs) == 0 {
+		return nil, invalidField("messages", "minimum 1 items required, but found 0 items")
 	}
 	// The typed fields are read from the body without its messages, which are taken apart once
 	// from the decoded body instead.
@@ -346,7 +369,11 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	if err := checkStrictSchemas(c, req); err != nil {
 		return nil, err
 	}
-	return req, checkToolChoice(req)
+	if err := checkToolChoice(req); err != nil {
+		return nil, err
+	}
+	parsed = true
+	return req, nil
 }
 
 // checkMessageOptions refuses clear_at and a per-message output_config, which the newest SDKs

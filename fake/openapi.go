@@ -67,8 +67,8 @@ func openAPIDocument(control bool) ([]byte, error) {
 	}
 	info := map[string]any{
 		"title":   "Platform API",
-		"version": APIVersion,
-		"description": "Every operation the platformkit fake serves, generated from its route table and its JSON Schemas. " +
+		"version": strings.Join(APIVersions(), ", "),
+		"description": "Every operation the platformkit fake serves, at every API version it serves, generated from its route table and its JSON Schemas. " +
 			"Every response carries a request-id header, and every error is the error envelope with the status of its type.",
 	}
 	if control {
@@ -140,6 +140,15 @@ func (g *openAPIGen) operation(rt *route) (map[string]any, error) {
 	}
 	if len(params) > 0 {
 		op["parameters"] = params
+	}
+	// What differs between the API versions (versions.go): one document for every version, with
+	// the differences marked on the operations they concern.
+	if rt.ifc != nil && rt.ifc.version {
+		notes := versionNotes()
+		if diff := append(slices.Clone(notes[rt.body]), notes[rt.schema]...); len(diff) > 0 {
+			op["description"] = strings.Join(diff, " ")
+			op["x-api-version-differences"] = diff
+		}
 	}
 	if rt.body != "" {
 		required, err := g.bodyRequired(rt.body)
@@ -310,8 +319,9 @@ func (g *openAPIGen) headerParameters(ifc *iface) []any {
 	if ifc.version {
 		g.params["vendor-version"] = map[string]any{
 			"name": "vendor-version", "in": "header", "required": true,
-			"description": "The API version.",
-			"schema":      map[string]any{"type": "string", "enum": []string{APIVersion}},
+			"description": "The API version; the official SDKs send it as anthropic-version (vendor-version decides when both are sent). " +
+				"The versions answer alike except where an operation's x-api-version-differences says otherwise.",
+			"schema": map[string]any{"type": "string", "enum": APIVersions()},
 		}
 		out = append(out, map[string]any{"$ref": "#/components/parameters/vendor-version"})
 	}

@@ -268,7 +268,7 @@ func (adm *admission) refusal(u limiterUse, wait time.Duration) error {
 		return newError(errRateLimit, "%s It needs %s %s, more than the limit allows in any minute: reduce the prompt length or ask for a higher limit.", msg, thousands(u.need), what)
 	}
 	c.Header("x-should-retry", "true")
-	writeRetryAfter(c.Context, wait)
+	adm.s.writeRetryAfter(c.Context, wait)
 	return newError(errRateLimit, "%s You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.", msg)
 }
 

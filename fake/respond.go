@@ -29,6 +29,9 @@ type call struct {
 	cred  *credential
 	org   *org
 	betas []string
+	// version is the API version whose rules answer the request (versions.go); nil for an
+	// interface without one.
+	version *apiVersion
 }
 
 // handler serves one route of a server. It returns the value to answer with JSON (nil answers
@@ -89,7 +92,7 @@ func (s *Server) serve(c *call) (any, error) {
 		c.cred, c.org = cred, cred.org
 		c.Set(keyCredentialID, cred.ID)
 		c.Set(keyCredentialHeader, strings.ToLower(header))
-		if c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
+		if c.version, c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
 			return nil, err
 		}
 	}
@@ -204,12 +207,13 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 	body := struct {
 		Type  string `json:"type"`
 		Error struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
+			Type    string        `json:"type"`
+			Message string        `json:"message"`
+			Details *errorDetails `json:"details,omitempty"`
 		} `json:"error"`
 		RequestID string `json:"request_id"`
 	}{Type: "error", RequestID: gc.GetString(requestIDKey)}
-	body.Error.Type, body.Error.Message = ae.typ, ae.message
+	body.Error.Type, body.Error.Message, body.Error.Details = ae.typ, ae.message, ae.details
 	s.writeJSON(gc, status, "error", body)
 }
 
@@ -248,7 +252,11 @@ func releaseSoon() {
 // injected faults, panic recovery, the journal, the coverage and the request log.
 func frame(gc *gin.Context) {
 	s := serverOf(gc)
-	start, at, control := time.Now(), s.clock.Now(), isControl(gc.Request)
+	start, control := time.Now(), isControl(gc.Request)
+	if !control {
+		s.catchUpRetry(gc.Request) // before the request's time is read: it arrives after the wait
+	}
+	at := s.clock.Now()
 	id := s.requestID(control)
 	gc.Set(requestIDKey, id)
 	gc.Writer.Header()["Request-Id"] = []string{id} // canonical already: Set would canonicalise per request

@@ -63,6 +63,8 @@ func routes() []*route {
 		{get, "/_fake/coverage", nil, in{query: boolParam("all", false, "Count the requests of the whole server, in every namespace, instead of only those of the namespace addressed.")}, "control/coverage", (*Server).getCoverage},
 		{get, "/_fake/rate_limits", nil, in{}, "control/rate_limits", (*Server).getRateLimits},
 		{put, "/_fake/rate_limits", nil, in{body: "control/rate_limits_request"}, "control/rate_limits", (*Server).putRateLimits},
+		{get, "/_fake/retry_after", nil, in{}, "control/retry_after", (*Server).getRetryAfter},
+		{put, "/_fake/retry_after", nil, in{body: "control/retry_after"}, "control/retry_after", (*Server).putRetryAfter},
 		{get, "/_fake/openapi.json", nil, in{}, "", (*Server).openAPI},
 		{get, "/_fake/openapi-control.json", nil, in{}, "", (*Server).controlOpenAPI},
 

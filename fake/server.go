@@ -37,6 +37,7 @@ type Server struct {
 	coverage, all coverage
 	stubs         stubs
 	limits        rateLimiter // rate-limit enforcement (ratelimit.go)
+	retries       retryScale  // the retry-after scale and the wait pending (retry.go)
 
 	mu sync.RWMutex
 	st *state
@@ -60,6 +61,9 @@ type state struct {
 	// cache is the prompt cache (cache.go). Snapshots leave it out: a loaded snapshot, like a
 	// reset, starts with an empty cache.
 	cache lazy[cacheStore]
+	// threads are the message threads (messages_threads.go). Snapshots leave them out, as they
+	// leave out the prompt cache: both expire within minutes of their last use.
+	threads lazy[threadStore]
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.
@@ -92,6 +96,7 @@ type config struct {
 	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
 	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
 	rateLimits    bool           // enforce rate limits from the start (WithRateLimits)
+	retryAfterPPM int64          // the retry-after scale in millionths (WithRetryAfterScale); 0: none
 }
 
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
@@ -144,6 +149,7 @@ func newServer(cfg config) *Server {
 		journal:   journal{budget: cfg.journals},
 	}
 	s.limits.on.Store(cfg.rateLimits)
+	s.retries.ppm = cfg.builtScale()
 	s.start(cfg.fixtures)
 	return s
 }
@@ -193,6 +199,7 @@ func (s *Server) restart(fx *Fixtures) {
 	}
 	s.stubs.reset()
 	s.resetRateLimits()
+	s.resetRetryScale()
 	s.start(fx)
 }
 

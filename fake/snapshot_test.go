@@ -578,10 +578,12 @@ func TestSnapshotDuringWrites(t *testing.T) {
 // teach snapshot_areas.go (and the area's loader and fixture schema) about it, then add it here.
 // The prompt cache (state.cache) is left out of snapshots on purpose: loading one starts the
 // world afresh at the snapshot's clock, as a reset does, and a cold cache is a state a real
-// deployment can be in at any time (EXTENSIONS.md, "Prompt caching").
+// deployment can be in at any time (EXTENSIONS.md, "Prompt caching"). So are message threads
+// (state.threads), for the same reasons: a thread lost is one a deployment may lose at any time,
+// and the SDK helpers recover from its thread_not_found (EXTENSIONS.md, "Message threads").
 func TestSnapshotCoversState(t *testing.T) {
 	for typ, want := range map[reflect.Type]string{
-		reflect.TypeFor[state]():             "fx admin tunnels work compliance memory cache",
+		reflect.TypeFor[state]():             "fx admin tunnels work compliance memory cache threads",
 		reflect.TypeFor[adminStore]():        "mu invites users removed workspaces overrides",
 		reflect.TypeFor[invite]():            "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org",
 		reflect.TypeFor[member]():            "OrganizationID ID Email Name Role AddedAt Removed org",

@@ -151,7 +151,7 @@ func TestEnvironmentKeyScope(t *testing.T) {
 	admin := &workClient{t, ts, "X-Api-Key", "test-admin-key"}
 	admin.fails(403, "admin", "GET", workPath(acmePrimary), nil)
 	noVersion := apiClient(t, ts)
-	noVersion.fails(400, "vendor-version", "GET", workPath(acmePrimary), nil, "vendor-version", "")
+	noVersion.fails(400, "anthropic-version: header is required", "GET", workPath(acmePrimary), nil, "vendor-version", "")
 }
 
 func TestEnvironmentCRUD(t *testing.T) {

@@ -6,6 +6,9 @@
 package packaging
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +88,7 @@ func glob(t *testing.T, pattern string) string {
 // package into a new project, offline with an empty cache (so nothing can come from the
 // registry), and runs packaging/npm/test with node --test.
 func TestNPMPackage(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {
@@ -108,52 +112,293 @@ func TestNPMPackage(t *testing.T) {
 	t.Log(run(t, project, []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL="}, node, "--test", "--test-reporter=dot", "helper.test.mjs"))
 }
 
-// TestPythonWheel installs this platform's wheel into a new virtual environment with pip
-// --no-index and runs packaging/python/tests there; with pytest installed on the machine, the
-// plugin's pytest suite runs too.
-func TestPythonWheel(t *testing.T) {
-	python, err := exec.LookPath("python3")
+// TestNPMReadmeExamples runs the examples of the npm package's README as written: each js or ts
+// block whose first line names its file (// jest.config.js) is written into a directory of its
+// section in packaging/npm/examples (run-the-helper, run-jest, run-vitest), a project that pins
+// Jest, ts-jest, TypeScript, Vitest and the official SDK (npm ci when its lockfile changed); then
+// the helper's example runs under node, and each test set-up under its runner.
+func TestNPMReadmeExamples(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
+	node, errNode := exec.LookPath("node")
+	npm, errNpm := exec.LookPath("npm")
+	if errNode != nil || errNpm != nil {
+		t.Skip("SKIPPED: node and npm are needed to run the npm README's examples, and at least one is not installed")
+	}
+	project, _ := filepath.Abs(filepath.Join("npm", "examples"))
+	if npmStale(t, project) {
+		run(t, project, nil, npm, "ci", "--no-audit", "--no-fund")
+	}
+	readme, err := os.ReadFile(filepath.Join("npm", "fake", "README.md"))
 	if err != nil {
-		t.Skip("SKIPPED: python3 is needed to test the Python wheel, and it is not installed")
+		t.Fatal(err)
 	}
-	if out, err := exec.Command(python, "-m", "venv", "--help").CombinedOutput(); err != nil {
-		t.Skipf("SKIPPED: python3 has no venv module (on Debian: apt-get install python3-venv), so the wheel is not tested: %s", out)
+	dirs := map[string]string{}
+	for section, files := range namedBlocks(string(readme)) {
+		dir := filepath.Join(project, "run-"+strings.ToLower(strings.ReplaceAll(section, " ", "-")))
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dirs[section] = dir
 	}
-	// pytest comes from the machine when it has it (there is no package index here to get it from).
-	withPytest := exec.Command(python, "-m", "pytest", "--version").Run() == nil
-	out := dist(t)
-	venv := filepath.Join(t.TempDir(), "venv")
-	venvArgs := []string{"-m", "venv"}
-	if withPytest {
-		venvArgs = append(venvArgs, "--system-site-packages")
+	t.Cleanup(func() {
+		for _, dir := range dirs {
+			os.RemoveAll(dir)
+		}
+	})
+	for _, want := range []string{"The helper", "Jest", "Vitest"} {
+		if dirs[want] == "" {
+			t.Fatalf("the README has no section %q with named code blocks (found %v)", want, dirs)
+		}
 	}
-	// The machine's pip installs into the new environment when it can (--python, pip 22.3+):
-	// seeding the environment with a pip of its own costs several seconds more.
-	if pipHasPython(python) {
-		run(t, "", nil, python, append(venvArgs, "--without-pip", venv)...)
-		run(t, "", nil, python, "-m", "pip", "--python", venvPython(venv), "install", "--quiet", "--no-index", "--disable-pip-version-check",
-			glob(t, filepath.Join(out, "python", "*.whl")))
-	} else {
-		run(t, "", nil, python, append(venvArgs, venv)...)
-		run(t, "", nil, venvPython(venv), "-m", "pip", "install", "--quiet", "--no-index", "--disable-pip-version-check",
-			glob(t, filepath.Join(out, "python", "*.whl")))
-	}
-	tests, _ := filepath.Abs(filepath.Join("python", "tests"))
-	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-pytest"))
-	env := []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "PYTHONDONTWRITEBYTECODE=1", "EXAMPLE_DIR=" + example}
-	t.Log(run(t, tests, env, venvPython(venv), "-m", "unittest", "test_installed.py"))
-	if !withPytest {
-		t.Log("SKIPPED: pytest is not installed on this machine: the plugin's fixtures, and examples/python-pytest, were driven by test_installed.py as pytest would drive them, not by pytest")
-		return
-	}
-	t.Log(run(t, filepath.Join(tests, "pytest_suite"), env, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
-	t.Log(run(t, example, env, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+	// The helper from this repository carries no binary (installed from npm, it brings its
+	// platform's): the one make dist built for this machine stands in for it.
+	bin := glob(t, filepath.Join(dist(t), "bin", "platformfake-*"))
+	env := []string{"PLATFORMFAKE_BINARY=" + bin, "PLATFORMFAKE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "CI=true"}
+	t.Log(run(t, dirs["The helper"], env, node, "example.mjs"))
+	t.Log(run(t, dirs["Jest"], env, node, filepath.Join(project, "node_modules", "jest", "bin", "jest.js"), "--ci"))
+	t.Log(run(t, dirs["Vitest"], env, node, filepath.Join(project, "node_modules", "vitest", "vitest.mjs"), "run"))
 }
 
-// pipHasPython reports whether the machine's pip can install into another environment (--python).
+// namedBlocks returns, by README section (## heading), the js and ts code blocks whose first
+// line is a comment naming their file ("// jest.config.js", "// fake-setup.ts: ..."), by name.
+func namedBlocks(markdown string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	section := ""
+	for _, part := range strings.Split(markdown, "\n## ") {
+		heading, body, _ := strings.Cut(part, "\n")
+		section = strings.TrimSpace(heading)
+		for _, lang := range []string{"js", "ts"} {
+			for _, block := range codeBlocks(body, lang) {
+				first, _, _ := strings.Cut(block, "\n")
+				name, ok := strings.CutPrefix(first, "// ")
+				if !ok {
+					continue
+				}
+				name, _, _ = strings.Cut(name, ":")
+				name = strings.TrimSpace(name)
+				if strings.ContainsAny(name, " /") || !strings.Contains(name, ".") {
+					continue
+				}
+				if out[section] == nil {
+					out[section] = map[string]string{}
+				}
+				out[section][name] = block
+			}
+		}
+	}
+	return out
+}
+
+// npmStale reports whether dir's node_modules is missing or older than its lockfile, so that npm
+// ci, which reinstalls everything, runs only when the installed packages may differ from it.
+func npmStale(t *testing.T, dir string) bool {
+	lock, err := os.Stat(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
+	return err != nil || installed.ModTime().Before(lock.ModTime())
+}
+
+// TestPythonWheel makes a new virtual environment as a user makes one, installs pytest into it from
+// PyPI (pinned: python/tests/requirements.txt) and this platform's wheel from its file (pip
+// --no-index), and runs pytest over packaging/python/tests and examples/python-pytest: the
+// plugin's fixtures come from the wheel's pytest11 entry point, as in any user's project.
+func TestPythonWheel(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
+	python := needPython(t)
+	out := dist(t)
+	venv := filepath.Join(t.TempDir(), "venv")
+	makeVenv(t, python, venv, filepath.Join("python", "tests", "requirements.txt"))
+	pip(t, python, venv, "--no-index", glob(t, filepath.Join(out, "python", "*.whl")))
+	tests, _ := filepath.Abs(filepath.Join("python", "tests"))
+	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-pytest"))
+	t.Log(run(t, tests, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+	t.Log(run(t, example, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+}
+
+// TestPythonSDK runs examples/python-sdk with pytest at each pinned line of the official Python
+// SDK (requirements-1.x.txt, requirements-2.x.txt), each in a virtual environment of its own with
+// this platform's wheel, and then the Python examples of the READMEs there, as written. The
+// environments are kept between runs (in the user's cache directory, one per requirements file
+// and Python), since the SDK and its dependencies change only with the pins; the wheel is
+// reinstalled into them on every run.
+func TestPythonSDK(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
+	python := needPython(t)
+	wheel := glob(t, filepath.Join(dist(t), "python", "*.whl"))
+	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-sdk"))
+	readmes := t.TempDir()
+	writePythonExamples(t, readmes, filepath.Join("..", "README.md"), filepath.Join("python", "README.md"),
+		filepath.Join("..", "examples", "python-pytest", "README.md"), filepath.Join(example, "README.md"))
+	for _, line := range []string{"1.x", "2.x"} {
+		t.Run(line, func(t *testing.T) {
+			t.Parallel()
+			venv := cachedVenv(t, python, filepath.Join(example, "requirements-"+line+".txt"))
+			pip(t, python, venv, "--no-index", "--no-deps", "--force-reinstall", wheel)
+			t.Log(run(t, example, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+			for _, script := range globAll(t, filepath.Join(readmes, "script_*.py")) {
+				t.Log(run(t, readmes, pythonEnv, venvPython(venv), script))
+			}
+			t.Log(run(t, readmes, pythonEnv, venvPython(venv), "-m", "pytest", "-q", "-p", "no:cacheprovider"))
+		})
+	}
+}
+
+// writePythonExamples writes each python code block of the READMEs into dir: a block that defines
+// a test as test_readme_N.py, for pytest; any other as script_N.py, to run as a script.
+func writePythonExamples(t *testing.T, dir string, readmes ...string) {
+	t.Helper()
+	n := 0
+	for _, readme := range readmes {
+		b, err := os.ReadFile(readme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, block := range codeBlocks(string(b), "python") {
+			n++
+			name := fmt.Sprintf("script_%d.py", n)
+			if strings.Contains(block, "\ndef test_") || strings.HasPrefix(block, "def test_") {
+				name = fmt.Sprintf("test_readme_%d.py", n)
+			}
+			src := fmt.Sprintf("# %s, example %d\n%s", readme, n, block)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no python code blocks in %v", readmes)
+	}
+}
+
+// codeBlocks returns the fenced code blocks of a Markdown text whose info string is lang.
+func codeBlocks(markdown, lang string) []string {
+	var blocks []string
+	var cur *strings.Builder
+	for _, line := range strings.SplitAfter(markdown, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case cur == nil && trimmed == "```"+lang:
+			cur = &strings.Builder{}
+		case cur != nil && trimmed == "```":
+			blocks = append(blocks, cur.String())
+			cur = nil
+		case cur != nil:
+			cur.WriteString(line)
+		}
+	}
+	return blocks
+}
+
+// globAll is every file matching pattern, sorted.
+func globAll(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// cachedVenv is a virtual environment with requirements installed, made once per requirements
+// file and Python under the user's cache directory (platformkit/venvs/) and reused while both
+// stay the same. One whose making did not finish is made again.
+func cachedVenv(t *testing.T, python, requirements string) string {
+	t.Helper()
+	reqs, err := os.ReadFile(requirements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := exec.Command(python, "-c", "import sys; print(sys.version, sys.executable)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(append(reqs, version...))
+	venv := filepath.Join(cache, "platformkit", "venvs", strings.TrimSuffix(filepath.Base(requirements), ".txt")+"-"+hex.EncodeToString(sum[:6]))
+	done := filepath.Join(venv, ".platformkit-complete")
+	if _, err := os.Stat(done); err == nil {
+		return venv
+	}
+	if err := os.RemoveAll(venv); err != nil {
+		t.Fatal(err)
+	}
+	makeVenv(t, python, venv, requirements)
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return venv
+}
+
+// pythonEnv is the environment of the Python suites: the wheel's own binary, a server of their
+// own, no bytecode written into the repository.
+var pythonEnv = []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "PYTHONDONTWRITEBYTECODE=1"}
+
+// needPython returns python3, or skips the test when it (or its venv module) is missing.
+func needPython(t *testing.T) string {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("SKIPPED: python3 is needed to test the Python wheel and examples, and it is not installed")
+	}
+	if out, err := exec.Command(python, "-m", "venv", "--help").CombinedOutput(); err != nil {
+		t.Skipf("SKIPPED: python3 has no venv module (on Debian: apt-get install python3-venv), so the Python wheel and examples are not tested: %s", out)
+	}
+	return python
+}
+
+// makeVenv makes a virtual environment at venv with python -m venv and installs requirements into
+// it with pip from the package index (pip's cache makes a warm run cheap).
+func makeVenv(t *testing.T, python, venv, requirements string) {
+	t.Helper()
+	// The machine's pip installs into the new environment when it can (--python, pip 22.3+):
+	// seeding the environment with a pip of its own costs several seconds more, and the
+	// environment is the same.
+	if pipHasPython(python) {
+		run(t, "", nil, python, "-m", "venv", "--without-pip", venv)
+	} else {
+		run(t, "", nil, python, "-m", "venv", venv)
+	}
+	pip(t, python, venv, "-r", requirements)
+}
+
+// pip runs pip install with args into venv.
+func pip(t *testing.T, python, venv string, args ...string) {
+	t.Helper()
+	cmd := []string{"-m", "pip"}
+	if pipHasPython(python) {
+		cmd = append(cmd, "--python", venvPython(venv))
+	} else {
+		python = venvPython(venv)
+	}
+	run(t, "", nil, python, append(append(cmd, "install", "--quiet", "--disable-pip-version-check"), args...)...)
+}
+
+// pipHasPython reports whether the machine's pip can install into another environment
+// (--python), asked once per test binary.
 func pipHasPython(python string) bool {
-	out, err := exec.Command(python, "-m", "pip", "--help").Output()
-	return err == nil && strings.Contains(string(out), "--python")
+	pipPython.once.Do(func() {
+		out, err := exec.Command(python, "-m", "pip", "--help").Output()
+		pipPython.ok = err == nil && strings.Contains(string(out), "--python")
+	})
+	return pipPython.ok
+}
+
+var pipPython struct {
+	once sync.Once
+	ok   bool
 }
 
 func venvPython(venv string) string {

@@ -1,5 +1,5 @@
 // Command go-sdk shows how to point the official Go SDK (github.com/anthropics/anthropic-sdk-go)
-// at the platformkit fake: three client options, and nothing else of the program changes.
+// at the platformkit fake: two client options, the base URL and the API key, and nothing else of the program changes.
 //
 //	go run .                                # starts a fake in-process
 //	BASE_URL=http://127.0.0.1:4010 go run . # or uses a running one (make run)
@@ -33,16 +33,10 @@ func main() {
 	}
 }
 
-// newClient is the whole of the configuration: the fake's URL, its default API key, and the
-// version header under the name the Platform API reference gives it (the SDK sends its own
-// spelling too, which the fake ignores).
+// newClient is the whole of the configuration, as the SDK's README has it: the fake's URL and its
+// default API key. The SDK sends its own anthropic-version header (2023-06-01 for v1).
 func newClient(base string) anthropic.Client {
-	return anthropic.NewClient(
-		option.WithBaseURL(base),
-		option.WithAPIKey(fake.DefaultAPIKey),
-		option.WithHeader("vendor-version", fake.APIVersion),
-		option.WithMaxRetries(0), // a test wants the fake's first answer
-	)
+	return anthropic.NewClient(option.WithBaseURL(base), option.WithAPIKey(fake.DefaultAPIKey))
 }
 
 // run makes the calls and prints what they answered.

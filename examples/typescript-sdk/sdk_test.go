@@ -4,6 +4,7 @@ package typescriptsdk
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +43,7 @@ func TestTypeScriptSDK(t *testing.T) {
 		}
 		t.Fatalf("node dist/main.js: %v\n%s\n%s", err, out, stderr)
 	}
+	checkSent(t, string(out))
 	golden := filepath.Join("testdata", "output.txt")
 	if *update {
 		if err := os.WriteFile(golden, out, 0o644); err != nil {
@@ -55,6 +57,34 @@ func TestTypeScriptSDK(t *testing.T) {
 	if string(out) != string(want) {
 		t.Errorf("output differs from %s (go test -run TestTypeScriptSDK ./examples/typescript-sdk -update rewrites it)\ngot:\n%s\nwant:\n%s", golden, out, want)
 	}
+}
+
+// checkSent fails the test unless the program's summary of the fake's journal ("what the SDK
+// sent:") says that every request carried the version the SDK sends by itself, 2026-10-21, under
+// the SDK's header name, and its key in Authorization (as a Bearer key: the program's clients
+// are given API keys, not tokens), with no vendor-version added: the proof that the example
+// configures the SDK as its README says and the fake takes what the SDK sends. It holds apart
+// from the golden file, which -update rewrites.
+func checkSent(t *testing.T, out string) {
+	t.Helper()
+	if problem := sentProblem(out); problem != "" {
+		t.Error(problem)
+	}
+}
+
+// sentProblem is what checkSent finds wrong in the output, or "".
+func sentProblem(out string) string {
+	_, summary, found := strings.Cut(out, "what the SDK sent:\n")
+	if !found {
+		return `the output has no "what the SDK sent:" summary of the journal`
+	}
+	summary, _, _ = strings.Cut(summary, "coverage:\n")
+	lines := strings.Split(strings.TrimSpace(summary), "\n")
+	const want = "anthropic-version 2026-10-21, vendor-version not sent, key in authorization: "
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], want) {
+		return fmt.Sprintf("what the SDK sent, per the fake's journal:\n%s\nwant one line, every request: %q", summary, want+"N requests")
+	}
+	return ""
 }
 
 // stale reports whether node_modules is missing or older than the lockfile, so that npm ci,

@@ -158,11 +158,15 @@ func build(root, out, ver string, hostOnly, cached bool, log io.Writer) error {
 			}
 		}
 	}
-	if err := npmPackages(root, out, ver, platforms, log); err != nil {
+	lic, err := readLicense(root)
+	if err != nil {
+		return err
+	}
+	if err := npmPackages(root, out, ver, lic, platforms, log); err != nil {
 		return err
 	}
 	for _, p := range platforms {
-		if err := wheel(root, out, pyVer, p); err != nil {
+		if err := wheel(root, out, pyVer, lic, p); err != nil {
 			return err
 		}
 	}
@@ -231,4 +235,27 @@ func size(n int) string {
 		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+// license is the repository's LICENSE, which every package carries, and its SPDX identifier,
+// which every package's metadata declares: both from the one file, so they cannot disagree.
+type license struct {
+	text []byte
+	spdx string
+}
+
+// spdxByTitle maps a licence text's first line to its SPDX identifier.
+var spdxByTitle = map[string]string{"MIT License": "MIT", "Apache License": "Apache-2.0"}
+
+func readLicense(root string) (license, error) {
+	b, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		return license{}, err
+	}
+	title, _, _ := strings.Cut(string(b), "\n")
+	id, ok := spdxByTitle[strings.TrimSpace(title)]
+	if !ok {
+		return license{}, fmt.Errorf("LICENSE: its first line %q names no licence dist knows (add it to spdxByTitle)", title)
+	}
+	return license{b, id}, nil
 }

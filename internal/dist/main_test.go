@@ -63,7 +63,11 @@ func TestWheelContents(t *testing.T) {
 	if err := os.WriteFile(binary(out, p), bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := wheel(filepath.Join("..", ".."), out, "1.2.3", p); err != nil {
+	lic, err := readLicense(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wheel(filepath.Join("..", ".."), out, "1.2.3", lic, p); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.OpenReader(filepath.Join(out, "python", wheelName("1.2.3", p)))
@@ -97,11 +101,16 @@ func TestWheelContents(t *testing.T) {
 	for name, want := range map[string]string{
 		info + "WHEEL":            "Root-Is-Purelib: false\nTag: py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.musllinux_1_1_x86_64\n",
 		info + "METADATA":         "Metadata-Version: 2.1\nName: platformkit-fake\nVersion: 1.2.3\n",
+		info + "LICENSE":          "MIT License\n",
 		info + "entry_points.txt": "[pytest11]\nplatformkit_fake = platformkit_fake.pytest_plugin\n",
 	} {
 		if !strings.Contains(string(files[name]), want) {
 			t.Errorf("%s = %q, want it to contain %q", name, files[name], want)
 		}
+	}
+	// The licence the metadata declares is the one LICENSE holds.
+	if !strings.Contains(string(files[info+"METADATA"]), "\nLicense: MIT\n") {
+		t.Errorf("METADATA declares no License: MIT:\n%s", files[info+"METADATA"])
 	}
 	if !strings.Contains(string(files[info+"entry_points.txt"]), "platformfake = platformkit_fake.__main__:main") {
 		t.Errorf("entry_points.txt has no platformfake console script: %q", files[info+"entry_points.txt"])

@@ -21,7 +21,7 @@ func npmPlatformName(p Platform) string { return npmScope + "/fake-" + p.NodeOS 
 // out/npm/, and packs each into a tarball there with npm pack. The main package depends on
 // every platform's package as optional, each with os and cpu fields: npm installs only the one
 // that matches the machine, from the registry, and nothing is downloaded at install time.
-func npmPackages(root, out, ver string, platforms []Platform, log io.Writer) error {
+func npmPackages(root, out, ver string, lic license, platforms []Platform, log io.Writer) error {
 	dir := filepath.Join(out, "npm")
 	var dirs []string
 	optional := map[string]string{}
@@ -34,7 +34,7 @@ func npmPackages(root, out, ver string, platforms []Platform, log io.Writer) err
 			"name":            npmPlatformName(p),
 			"version":         ver,
 			"description":     fmt.Sprintf("The platformfake binary for %s %s; installed by @platformkit/fake, not on its own.", p.NodeOS, p.NodeCPU),
-			"license":         "Apache-2.0",
+			"license":         lic.spdx,
 			"os":              []string{p.NodeOS},
 			"cpu":             []string{p.NodeCPU},
 			"files":           []string{"bin/"},
@@ -48,6 +48,9 @@ func npmPackages(root, out, ver string, platforms []Platform, log io.Writer) err
 		}
 		readme := fmt.Sprintf("# %s\n\nThe `platformfake` binary for %s %s. Install [`@platformkit/fake`](https://www.npmjs.com/package/@platformkit/fake), which depends on it.\n", npmPlatformName(p), p.NodeOS, p.NodeCPU)
 		if err := os.WriteFile(filepath.Join(pkgDir, "README.md"), []byte(readme), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(pkgDir, "LICENSE"), lic.text, 0o644); err != nil {
 			return err
 		}
 		dirs = append(dirs, pkgDir)
@@ -68,8 +71,12 @@ func npmPackages(root, out, ver string, platforms []Platform, log io.Writer) err
 		return fmt.Errorf("%s: %v", src, err)
 	}
 	manifest["version"] = ver
+	manifest["license"] = lic.spdx
 	manifest["optionalDependencies"] = optional
 	if err := writeJSON(manifestPath, manifest); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(mainDir, "LICENSE"), lic.text, 0o644); err != nil {
 		return err
 	}
 	dirs = append(dirs, mainDir)

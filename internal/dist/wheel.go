@@ -30,7 +30,7 @@ func wheelName(pyVer string, p Platform) string {
 // wheel writes p's wheel into out/python/: the package packaging/python/platformkit_fake with
 // p's binary in its bin/, its metadata, entry points (the pytest plugin and the platformfake
 // command) and RECORD. A wheel is a zip file, so the standard library builds it.
-func wheel(root, out, pyVer string, p Platform) error {
+func wheel(root, out, pyVer string, lic license, p Platform) error {
 	distInfo := strings.ReplaceAll(pyDist, "-", "_") + "-" + pyVer + ".dist-info"
 	type entry struct {
 		name string
@@ -70,13 +70,14 @@ func wheel(root, out, pyVer string, p Platform) error {
 		"Name: " + pyDist + "\n" +
 		"Version: " + pyVer + "\n" +
 		"Summary: The platformkit fake Platform API server, with a pytest plugin: one server per session, one namespace per test\n" +
-		"License: Apache-2.0\n" +
+		"License: " + lic.spdx + "\n" +
 		"Requires-Python: >=3.8\n" +
 		"Classifier: Framework :: Pytest\n" +
 		"Description-Content-Type: text/markdown\n\n" + string(readme)
 	entries = append(entries,
 		entry{distInfo + "/METADATA", []byte(metadata), 0o644},
 		entry{distInfo + "/WHEEL", []byte("Wheel-Version: 1.0\nGenerator: platformkit-dist\nRoot-Is-Purelib: false\nTag: py3-none-" + p.WheelTag + "\n"), 0o644},
+		entry{distInfo + "/LICENSE", lic.text, 0o644},
 		entry{distInfo + "/entry_points.txt", []byte("[console_scripts]\nplatformfake = " + pyPkg + ".__main__:main\n\n[pytest11]\nplatformkit_fake = " + pyPkg + ".pytest_plugin\n"), 0o644},
 	)
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })

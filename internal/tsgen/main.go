@@ -46,6 +46,7 @@ var Roots = map[string]string{
 	"control.namespace_list":        "NamespaceList",
 	"control.rate_limits":           "RateLimits",
 	"control.rate_limits_request":   "RateLimitsRequest",
+	"control.retry_after":           "RetryAfterScale",
 	"messages.stub_request":         "StubRequest",
 	"messages.stub":                 "Stub",
 	"messages.stub_list":            "StubList",

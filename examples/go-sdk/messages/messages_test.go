@@ -16,16 +16,11 @@ const model = "assistant-sonnet-4-5"
 // output_config.format) is still accepted.
 const betaStructuredOutputs = "structured-outputs-2025-11-13"
 
-// newClient points the official SDK at a new in-process fake: its URL, its default API key
-// and the version header under the reference's name.
+// newClient points the official SDK at a new in-process fake, as its README says: the base URL
+// and the API key, nothing else (v1 sends anthropic-version 2023-06-01 and X-Api-Key itself).
 func newClient(t *testing.T) anthropic.Client {
 	ts := fake.NewTestServer(t)
-	return anthropic.NewClient(
-		option.WithBaseURL(ts.URL),
-		option.WithAPIKey(fake.DefaultAPIKey),
-		option.WithHeader("vendor-version", fake.APIVersion),
-		option.WithMaxRetries(0),
-	)
+	return anthropic.NewClient(option.WithBaseURL(ts.URL), option.WithAPIKey(fake.DefaultAPIKey))
 }
 
 func userTurn(text string) []anthropic.MessageParam {

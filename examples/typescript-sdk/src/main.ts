@@ -1,7 +1,10 @@
-// The official TypeScript SDK, unmodified, against the platformkit fake. The client is
-// configured exactly as its users configure it; the only fake-specific part is the base URL,
-// which puts every request in a namespace of its own (/ns/<name>), so that this program never
-// sees, nor disturbs, another test's data, clock, journal, faults or stubs.
+// The official TypeScript SDK, unmodified, against the platformkit fake. Every client is
+// configured exactly as the SDK's README says, `new Anthropic({ baseURL, apiKey })` and nothing
+// else: the SDK sends its own headers (anthropic-version 2026-10-21, the key as Authorization:
+// Bearer, anthropic-beta where a helper needs one) and retries as it does against the service.
+// The only fake-specific part is the base URL, which puts every request in a namespace of its
+// own (/ns/<name>), so that this program never sees, nor disturbs, another test's data, clock,
+// journal, faults or stubs.
 //
 // The fake is started by the npm package's helper (@platformkit/fake: startFake) and stopped at
 // the end; with BASE_URL set, the program uses the fake already serving there instead.
@@ -12,11 +15,15 @@
 // (Here the helper comes from this repository's packaging/npm/fake, which carries no binary, hence
 // PLATFORMFAKE_BINARY; installed from npm as @platformkit/fake, it brings the binary of its platform.)
 //
-// It shows a tool loop, a stream, a scripted reply registered through the control API, a retry
-// after an injected 529, a structured output parsed by the SDK's helper and a strict tool, a
-// conversation's prompt caching turn by turn and a burst that meets a rate limit, then what the
-// fake counted as exercised, and prints only what the fake makes deterministic.
+// It shows a tool loop, a stream, a scripted reply registered through the control API, the SDK's
+// default tool runner over a message thread (and the same loop unthreaded), a retry after an
+// injected 529, a structured output parsed by the SDK's helper and a strict tool, models paged,
+// a conversation's prompt caching turn by turn with count_tokens, a burst that meets a rate limit
+// and the SDK's own retry of the 429, what the SDK sent (version and key header, from the fake's
+// journal), then what the fake counted as exercised; it prints only what the fake makes
+// deterministic.
 import Anthropic from '@anthropic-ai/sdk';
+import { betaTool } from '@anthropic-ai/sdk/helpers/beta/json-schema';
 import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema';
 import { connect, startFake } from '@platformkit/fake';
 
@@ -29,7 +36,6 @@ const model = 'assistant-sonnet-4-5';
 const client = new Anthropic({
   baseURL: nsURL,
   apiKey: process.env['API_KEY'] ?? 'test-api-key', // the fake's default key
-  defaultHeaders: { 'vendor-version': '2023-06-01' },
 });
 
 // control calls the fake's test-control API of the namespace.
@@ -44,6 +50,19 @@ async function control(method: string, path: string, body?: unknown): Promise<an
     throw new Error(`${method} /_fake${path}: ${resp.status} ${text}`);
   }
   return JSON.parse(text);
+}
+
+// sent holds every journal entry this program has taken (takeJournal), for the closing summary
+// of the headers the SDK sent.
+const sent: any[] = [];
+
+// takeJournal returns the requests the namespace's journal holds and clears it, so that each
+// part of the program reads only its own.
+async function takeJournal(): Promise<any[]> {
+  const entries = (await control('GET', '/journal')).data;
+  await control('DELETE', '/journal');
+  sent.push(...entries);
+  return entries;
 }
 
 const weatherTool: Anthropic.Messages.Tool = {
@@ -126,14 +145,15 @@ async function main(): Promise<void> {
   console.log(`  registered ${stub.id} with ${stub.replies.length} replies`);
   await toolLoop('What is the weather in Reykjavik?');
 
+  await toolRunner();
+
   console.log('fault and retry (529 with retry-after, the SDK retries):');
-  await control('DELETE', '/journal');
+  await takeJournal();
   const fault = await control('POST', '/faults', { path: '/v1/messages', status: 529, retry_after: 0.05 });
   console.log(`  injected: status ${fault.status}, retry_after ${fault.retry_after}s`);
   const msg = await client.messages.create({ model, max_tokens: 20, messages: [{ role: 'user', content: 'Are you there?' }] });
   console.log(`  answer after the retry: stop_reason=${msg.stop_reason}`);
-  const journal = await control('GET', '/journal');
-  for (const e of journal.data) {
+  for (const e of await takeJournal()) {
     console.log(
       `  journal: ${e.method} ${e.path} -> ${e.status}${e.fault ? ' (injected fault)' : ''}` +
         ` x-stainless-retry-count=${e.headers['x-stainless-retry-count']}` +
@@ -142,7 +162,21 @@ async function main(): Promise<void> {
   }
 
   await structured();
+  await modelsPaging();
   await cachingAndRateLimits();
+
+  // Every request of the program, as the fake's journal recorded it: the version header the SDK
+  // sent, and which header carried the key (the journal never records the key itself). An
+  // injected fault answers before the key is read, so its entry names no header: left out.
+  console.log('what the SDK sent:');
+  const kinds = new Map<string, number>();
+  for (const e of [...sent, ...(await takeJournal())].filter((e) => !e.fault)) {
+    const kind = `anthropic-version ${e.headers['anthropic-version']}, vendor-version ${e.headers['vendor-version'] ?? 'not sent'}, key in ${e.credential_header}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  for (const [kind, n] of kinds) {
+    console.log(`  ${kind}: ${n} requests`);
+  }
 
   // What this program exercised, counted by the fake as requests arrived (GET /_fake/coverage;
   // the binary's -coverage-on-exit FILE writes the whole server's when it stops).
@@ -151,6 +185,83 @@ async function main(): Promise<void> {
   for (const op of cov.operations.filter((o: any) => o.requests > 0)) {
     console.log(`  ${op.operation}: ${op.requests} requests, ${op.invalid} invalid, ${op.body_fields.sent.length} of ${op.body_fields.sent.length + op.body_fields.not_sent.length} body fields sent`);
   }
+}
+
+// forecastTool is a tool the SDK's tool runner calls by itself: betaTool pairs the definition
+// with the function that answers it.
+const forecastTool = betaTool({
+  name: 'get_forecast',
+  description: 'Tomorrow\'s forecast of a city',
+  inputSchema: { type: 'object', required: ['city'], properties: { city: { type: 'string' } } } as const,
+  run: ({ city }) => `tomorrow: 21 degrees celsius and clear in ${city}`,
+});
+
+// toolRunner runs the SDK's default tool runner (client.beta.messages.toolRunner, which holds the
+// conversation in a message thread: the first turn creates it, the next ones send only the tool
+// results) for three turns, then the same loop with thread: false (the full history every turn):
+// the replies and the usage must be the same.
+async function toolRunner(): Promise<void> {
+  console.log('tool runner (the SDK\'s default: over a message thread), three turns:');
+  await control('POST', '/messages/stubs', {
+    match: { tool_name: 'get_forecast' },
+    times: 2, // once for the threaded loop, once for the unthreaded one
+    replies: [
+      { content: [{ type: 'tool_use', id: 'toolu_forecast_1', name: 'get_forecast', input: { city: 'Lisbon' }, caller: { type: 'direct' } }] },
+      { content: [{ type: 'tool_use', id: 'toolu_forecast_2', name: 'get_forecast', input: { city: 'Porto' }, caller: { type: 'direct' } }] },
+      // citations: null, as the API answers a text block (the fake serves a stub's blocks as written)
+      { content: [{ type: 'text', text: 'Tomorrow it is clear and 21 degrees in both Lisbon and Porto.', citations: null }] },
+    ],
+  });
+  await takeJournal();
+  const params = {
+    model,
+    max_tokens: 1024,
+    system: 'You are a weather assistant.',
+    tools: [forecastTool],
+    messages: [{ role: 'user' as const, content: 'What is tomorrow\'s weather in Lisbon and in Porto?' }],
+  };
+  const threaded: Anthropic.Beta.BetaMessage[] = [];
+  for await (const message of client.beta.messages.toolRunner(params)) {
+    threaded.push(message);
+    const said = message.content.map((b) => (b.type === 'text' ? `"${b.text}"` : b.type === 'tool_use' ? `${b.name}(${JSON.stringify(b.input)})` : b.type));
+    console.log(`  turn ${threaded.length}: ${message.id} stop_reason=${message.stop_reason} ${said.join(' ')}`);
+  }
+  for (const e of await takeJournal()) {
+    const body = e.body ?? {};
+    console.log(
+      `  journal: ${e.method} ${e.path} -> ${e.status} thread=${JSON.stringify(body.thread)}` +
+        ` messages=${body.messages?.length} system=${'system' in body} tools=${'tools' in body} anthropic-beta=${e.headers['anthropic-beta']}`,
+    );
+  }
+  const unthreaded: Anthropic.Beta.BetaMessage[] = [];
+  for await (const message of client.beta.messages.toolRunner({ ...params, thread: false })) {
+    unthreaded.push(message);
+  }
+  const replies = (ms: Anthropic.Beta.BetaMessage[]) => JSON.stringify(ms.map((m) => [m.content, m.stop_reason]));
+  const usage = (ms: Anthropic.Beta.BetaMessage[]) => JSON.stringify(ms.map((m) => [m.usage.input_tokens, m.usage.output_tokens]));
+  console.log(`  usage per turn: ${usage(threaded)}`);
+  console.log(
+    `  the same loop with thread: false sends the full history (${(await takeJournal()).map((e) => e.body?.messages?.length).join(', ')} messages):` +
+      ` the same replies ${replies(threaded) === replies(unthreaded)}, the same usage ${usage(threaded) === usage(unthreaded)}`,
+  );
+}
+
+// modelsPaging lists the models two to a page, as the SDK's auto-pagination walks them.
+async function modelsPaging(): Promise<void> {
+  console.log('models, two a page:');
+  let page = await client.models.list({ limit: 2 });
+  const ids: string[] = [];
+  for (let n = 1; ; n++) {
+    ids.push(...page.data.map((m) => m.id));
+    console.log(`  page ${n}: ${page.data.map((m) => m.id).join(', ')}`);
+    if (!page.hasNextPage()) break;
+    page = await page.getNextPage();
+  }
+  let all = 0;
+  for await (const m of client.models.list({ limit: 2 })) {
+    if (m.id !== ids[all++]) throw new Error(`auto-pagination: model ${all} is ${m.id}, the pages said ${ids[all - 1]}`);
+  }
+  console.log(`  auto-pagination: the same ${all} models`);
 }
 
 // forecastSchema is a structured-output schema in the subset the API compiles: closed objects,
@@ -255,35 +366,32 @@ async function cachingAndRateLimits(): Promise<void> {
 
   console.log('rate limits (Research workspace lowered to 3 requests a minute, a burst of 4):');
   await control('PUT', '/rate_limits', { enforce: true });
-  const admin = new Anthropic({ baseURL: nsURL, apiKey: 'test-admin-key', defaultHeaders: { 'vendor-version': '2023-06-01' } });
+  const admin = new Anthropic({ baseURL: nsURL, apiKey: 'test-admin-key' });
   const groups = await admin.organization.rateLimits.list({ model });
   const group = groups.data[0]!;
   await admin.organization.workspaces.rateLimits.update(group.id, {
     workspace_id: 'wrkspc_01AcmeResearch0000000001',
     limits: [{ type: 'requests_per_minute', value: 3 }],
   });
-  // The SDK would retry a 429 by itself after retry-after in real time; this client lets the
-  // program see it, and waits on the fake's virtual clock instead.
-  const research = new Anthropic({
-    baseURL: nsURL,
-    apiKey: 'test-api-key-research',
-    maxRetries: 0,
-    defaultHeaders: { 'vendor-version': '2023-06-01' },
-  });
-  const ask = () =>
-    research.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Is the shop open on Sunday?' }] }).withResponse();
+  // The client as any user has it: the SDK's default retries. The fourth request of the burst is
+  // answered 429 with retry-after, and the SDK sends it again after that wait. The namespace's
+  // retry-after scale makes the wait asked for a thousandth of the true one (the true 20 s cost
+  // 20 ms), and the SDK's retry moves the fake's virtual clock by the true wait, so the bucket
+  // has refilled when the retry arrives.
+  await server.namespace(namespace).setRetryAfterScale(0.001);
+  const research = new Anthropic({ baseURL: nsURL, apiKey: 'test-api-key-research' });
+  await takeJournal();
   for (let i = 1; i <= 4; i++) {
-    try {
-      const { response } = await ask();
-      console.log(`  request ${i}: ${response.status}, requests remaining ${response.headers.get('anthropic-ratelimit-requests-remaining')}`);
-    } catch (err) {
-      if (!(err instanceof Anthropic.RateLimitError)) throw err;
-      const wait = Number(err.headers?.get('retry-after'));
-      console.log(`  request ${i}: ${err.status} ${err.type}, retry-after ${wait}s, full again at ${err.headers?.get('anthropic-ratelimit-requests-reset')}`);
-      await control('POST', '/clock/advance', { seconds: wait });
-      const { response } = await ask();
-      console.log(`  request ${i} after ${wait}s: ${response.status}, requests remaining ${response.headers.get('anthropic-ratelimit-requests-remaining')}`);
-    }
+    const { response } = await research.messages
+      .create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Is the shop open on Sunday?' }] })
+      .withResponse();
+    console.log(`  request ${i}: ${response.status}, requests remaining ${response.headers.get('anthropic-ratelimit-requests-remaining')}`);
+  }
+  for (const e of await takeJournal()) {
+    console.log(
+      `  journal: ${e.at} ${e.method} ${e.path} -> ${e.status}${e.rate_limit ? ` (${e.rate_limit})` : ''}` +
+        ` x-stainless-retry-count=${e.headers['x-stainless-retry-count']}`,
+    );
   }
 }
 

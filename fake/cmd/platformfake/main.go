@@ -1,6 +1,7 @@
 // Command platformfake serves the fake Platform API on a local address.
 //
-//	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-rate-limits] [-max-namespaces N] [-quiet]
+//	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-rate-limits] [-retry-after-scale F] [-max-namespaces N] [-quiet]
+//	             [-exit-on-stdin-eof]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
 //	             [-snapshot-to DIR] [-snapshot-dir DIR] [-coverage-on-exit FILE]
 //	             [-upstream URL -record DIR [-record-errors]]
@@ -12,7 +13,10 @@
 // exactly where it stood; -snapshot-dir lets POST /_fake/snapshot/save write under DIR.
 //
 // It prints "listening on http://ADDR" once it serves, and shuts down gracefully on SIGINT or
-// SIGTERM, letting requests in flight finish.
+// SIGTERM, letting requests in flight finish. With -exit-on-stdin-eof it also shuts down when its
+// standard input ends: a parent that starts it with a pipe as its stdin, and keeps the pipe's
+// other end, ties the fake's life to its own however the parent ends (kill -9 included), since
+// the system closes a dead process's end of the pipe. The npm and Python helpers start it so.
 //
 // The timeouts bound what a client can hold: reading a request's headers, reading the whole
 // request, and a keep-alive connection left idle. Nothing bounds writing an answer (net/http lifts
@@ -66,6 +70,9 @@ func main() {
 	}
 }
 
+// stdin is what -exit-on-stdin-eof watches: the process's standard input (a test sets a pipe).
+var stdin io.Reader = os.Stdin
+
 // errUsage is a command line the flag package refused; it has already said why, with the usage,
 // so main exits 2 (the convention for a usage error) without saying it again.
 var errUsage = errors.New("usage error")
@@ -75,7 +82,8 @@ per-server IDs), with a test-control API under /_fake/ and a namespace per test 
 
 Usage: platformfake [flags]
 
-It prints "listening on http://ADDR" once it serves; SIGINT or SIGTERM stops it gracefully.
+It prints "listening on http://ADDR" once it serves; SIGINT or SIGTERM stops it gracefully
+(and, with -exit-on-stdin-eof, the end of its standard input).
 
 Flags:
 `
@@ -93,7 +101,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	dir := fl.String("fixtures", "", "directory of fixture files to serve instead of the embedded ones")
 	wall := fl.Bool("wall-clock", false, "use the wall clock instead of the virtual clock that starts at 2026-01-01T00:00:00Z")
 	quiet := fl.Bool("quiet", false, "do not log requests")
+	stdinEOF := fl.Bool("exit-on-stdin-eof", false, "shut down gracefully when standard input reaches its end, as a pipe does when the process holding its other end exits however it exits (a test helper's lifeline; with stdin from /dev/null it stops at once)")
 	rateLimits := fl.Bool("rate-limits", false, "enforce the organizations' and workspaces' rate limits on Messages, count_tokens and Completions, with the rate-limit headers and 429s (PUT /_fake/rate_limits turns them on and off per namespace)")
+	retryScale := fl.Float64("retry-after-scale", 1, "what 429s and 529s ask clients to wait, as a fraction of the wait on the virtual clock (0.001: 30 s is 30 ms); an official SDK's retry then moves the virtual clock by the true wait (PUT /_fake/retry_after sets it per namespace)")
 	maxNS := fl.Int("max-namespaces", fake.DefaultMaxNamespaces, "how many namespaces (/ns/<name>/ or the Fake-Namespace header) to keep; creating one more drops the least recently used")
 	readHeader := fl.Duration("read-header-timeout", 10*time.Second, "longest time to read a request's headers")
 	read := fl.Duration("read-timeout", 60*time.Second, "longest time to read a whole request, headers and body (answering it is not bounded)")
@@ -132,6 +142,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *maxNS < 1 {
 		return fmt.Errorf("-max-namespaces: want at least 1, got %d", *maxNS)
 	}
+	if err := fake.CheckRetryAfterScale(*retryScale); err != nil {
+		return fmt.Errorf("-retry-after-scale: %v", err)
+	}
+	if *wall && *retryScale != 1 {
+		return fmt.Errorf("-retry-after-scale: a server on the wall clock sends the true waits (its clients' waits are real time): drop -wall-clock or the scale")
+	}
 	if *maxConns < 1 {
 		return fmt.Errorf("-max-conns: want at least 1, got %d", *maxConns)
 	}
@@ -169,6 +185,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *rateLimits {
 		opts = append(opts, fake.WithRateLimits())
 	}
+	if *retryScale != 1 {
+		opts = append(opts, fake.WithRetryAfterScale(*retryScale))
+	}
 	if !*quiet {
 		opts = append(opts, fake.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	}
@@ -188,6 +207,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IdleTimeout:       *idle,
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	if *stdinEOF {
+		var stopOnEOF context.CancelFunc
+		ctx, stopOnEOF = context.WithCancel(ctx)
+		defer stopOnEOF()
+		// A read error (stdin closed under it) ends the lifeline as EOF does.
+		go func(in io.Reader) { _, _ = io.Copy(io.Discard, in); stopOnEOF() }(stdin)
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(netutil.LimitListener(ln, *maxConns)) }()

@@ -105,6 +105,11 @@ export type Journal = {
     status: number;
     /** The ID of the stub (POST /_fake/messages/stubs) whose reply answered, or "". */
     stub: string;
+    /** The message thread a Messages request named (beta message-threads-2026-08-12): its type, and for a continue the reply it continues; null without one. */
+    thread: (null | {
+      previous_message_id: string | null;
+      type: "create" | "continue";
+    });
     /** What the entry shortened or left out to stay bounded: path and query (cut to 4 KiB), headers.NAME (a value cut to 1 KiB), headers (headers beyond 16 KiB left out), body (over 64 KiB, recorded as null). */
     truncated: Array<string>;
     valid: boolean;
@@ -155,9 +160,21 @@ export type RateLimitsRequest = {
   enforce: boolean;
 };
 
+/** GET and PUT /_fake/retry_after: the retry-after scale of a server or namespace (fake only) */
+export type RetryAfterScale = {
+  /** What 429s and 529s ask a client to wait, as a fraction of the wait on the virtual clock, in whole millionths: retry-after-ms and retry-after say the wait times the scale (at least 1 ms), fake-retry-after-ms the true wait, and an official SDK's retry (x-stainless-retry-count above 0) moves the virtual clock to the end of the true wait. 1 (the default) sends the true waits and moves nothing. */
+  scale: number;
+};
+
 /** Error envelope (spec 7, gaps §1) */
 export type ErrorEnvelope = {
   error: {
+    /** The machine-readable cause, where the platform names one (message threads: thread_not_found, thread_already_continued, thread_continue_in_flight, thread_fingerprint_mismatch, thread_unsupported_request). Absent on every other error. */
+    details?: {
+      error_code: string;
+      /** With thread_unsupported_request: the fields or settings that threads do not support. */
+      unsupported?: Array<string> | null;
+    };
     message: string;
     type: "invalid_request_error" | "authentication_error" | "billing_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error" | "memory_precondition_failed_error" | "memory_path_conflict_error";
   };

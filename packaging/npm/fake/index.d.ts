@@ -57,6 +57,15 @@ export declare class Namespace {
   rateLimits(): Promise<RateLimits>;
   /** Turns rate-limit enforcement on (every bucket full) or off, in this namespace. */
   setRateLimits(enforce: boolean): Promise<RateLimits>;
+  /** The namespace's retry-after scale: 1 sends the true waits. */
+  retryAfterScale(): Promise<number>;
+  /**
+   * Makes 429s and 529s ask for `scale` times their wait in retry-after-ms and retry-after (the
+   * true wait in fake-retry-after-ms), and moves the virtual clock by the true wait when an
+   * official SDK's retry arrives: 0.001 makes an SDK's default retry of a rate limit take
+   * milliseconds. More than 0, at most 1, in whole millionths. Returns the scale set.
+   */
+  setRetryAfterScale(scale: number): Promise<number>;
   /** The API requests the namespace answered, oldest first. */
   journal(params?: JournalParams): Promise<JournalEntry[]>;
   clearJournal(): Promise<number>;
@@ -80,7 +89,7 @@ export declare class FakeServer {
   /** The namespaces the server keeps, most recently used first. */
   namespaces(): Promise<NamespaceList>;
   waitHealthy(timeoutMs?: number): Promise<void>;
-  /** Stops a server startFake started (SIGTERM, SIGKILL after timeoutMs); does nothing for connect's. */
+  /** Stops a server startFake started (its stdin ends; SIGKILL after timeoutMs); does nothing for connect's or PLATFORMFAKE_URL's. */
   stop(timeoutMs?: number): Promise<void>;
 }
 
@@ -95,7 +104,11 @@ export interface StartOptions {
   startTimeoutMs?: number;
 }
 
-/** Starts platformfake on a free loopback port and waits until it is healthy. */
+/**
+ * Starts platformfake on a free loopback port and waits until it is healthy. It never outlives
+ * this process, however it ends. With $PLATFORMFAKE_URL set, nothing is started: the server
+ * running there is answered, and its stop() leaves it running.
+ */
 export declare function startFake(options?: StartOptions): Promise<FakeServer>;
 /** A server already running at baseURL, else at $PLATFORMFAKE_URL. */
 export declare function connect(baseURL?: string): FakeServer;

@@ -109,6 +109,8 @@ class Namespace {
   injectFault(fault) { return call(this.baseURL, 'POST', '/_fake/faults', fault); }
   rateLimits() { return call(this.baseURL, 'GET', '/_fake/rate_limits'); }
   setRateLimits(enforce) { return call(this.baseURL, 'PUT', '/_fake/rate_limits', { enforce }); }
+  retryAfterScale() { return call(this.baseURL, 'GET', '/_fake/retry_after').then((r) => r.scale); }
+  setRetryAfterScale(scale) { return call(this.baseURL, 'PUT', '/_fake/retry_after', { scale }).then((r) => r.scale); }
 
   async journal(params = {}) {
     const query = new URLSearchParams();
@@ -161,7 +163,10 @@ class FakeServer {
     }
   }
 
-  /** Stops a server startFake started (SIGTERM, then SIGKILL after timeoutMs); a no-op otherwise. */
+  /**
+   * Stops a server startFake started, gracefully (its stdin ends, which it stops on, on every
+   * platform; SIGKILL after timeoutMs); a no-op otherwise.
+   */
   async stop(timeoutMs = 10000) {
     const child = this._child;
     this._child = undefined;
@@ -169,7 +174,7 @@ class FakeServer {
     process.removeListener('exit', this._onExit);
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
+    child.stdin.end();
     let timer;
     const late = new Promise((resolve) => { timer = setTimeout(() => resolve('late'), timeoutMs); });
     if ((await Promise.race([exited, late])) === 'late') {
@@ -182,14 +187,23 @@ class FakeServer {
 
 /**
  * Starts platformfake on a free loopback port, waits until it is healthy, and answers the server.
- * The process does not keep Node alive, and is killed if Node exits before stop() is called.
+ * The process does not keep Node alive, and never outlives it, however Node ends (kill -9
+ * included): its stdin is a pipe only this process holds, and it stops when the pipe closes
+ * (-exit-on-stdin-eof). With $PLATFORMFAKE_URL set nothing is started: the server running there
+ * is answered (args, binary and log do not apply to it), and its stop() leaves it running.
  */
-function startFake(options = {}) {
+async function startFake(options = {}) {
   const { args = [], log = false, startTimeoutMs = 10000 } = options;
+  if (process.env.PLATFORMFAKE_URL) {
+    const server = connect(process.env.PLATFORMFAKE_URL);
+    await server.waitHealthy(startTimeoutMs);
+    return server;
+  }
   const bin = options.binary ?? binaryPath();
-  const argv = ['-addr', '127.0.0.1:0', ...(log ? [] : ['-quiet']), ...args];
+  const argv = ['-addr', '127.0.0.1:0', '-exit-on-stdin-eof', ...(log ? [] : ['-quiet']), ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', log ? 'inherit' : 'pipe'] });
+    const child = spawn(bin, argv, { stdio: ['pipe', 'pipe', log ? 'inherit' : 'pipe'] });
+    child.stdin.on('error', () => {}); // a pipe the child closed first: nothing to tell
     let out = '';
     let errText = '';
     let settled = false;
@@ -218,6 +232,7 @@ function startFake(options = {}) {
       child.removeAllListeners('exit');
       // From here on nothing of the child's keeps Node alive: a test runner exits when its tests do.
       child.unref();
+      child.stdin.unref?.();
       child.stdout.unref?.();
       child.stderr?.unref?.();
       const server = new FakeServer(line.slice('listening on '.length), child);

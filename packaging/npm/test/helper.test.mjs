@@ -3,8 +3,9 @@
 // modern Jest suite does.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import net from 'node:net';
+import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { API_KEY, FakeError, binaryPath, connect, namespaceName, startFake } from '@platformkit/fake';
 
@@ -28,6 +29,15 @@ test('the binary is the platform package\'s, found through node_modules', () => 
   const require = createRequire(import.meta.url);
   const pkgDir = realpathSync(require.resolve(`@platformkit/fake-${process.platform}-${process.arch}/package.json`).replace(/package\.json$/, ''));
   assert.ok(realpathSync(binaryPath()).startsWith(pkgDir), `${binaryPath()} is not in ${pkgDir}`);
+});
+
+test('the licence the packages declare is the one they carry', () => {
+  const require = createRequire(import.meta.url);
+  for (const pkg of ['@platformkit/fake', `@platformkit/fake-${process.platform}-${process.arch}`]) {
+    const manifest = require.resolve(`${pkg}/package.json`);
+    assert.equal(require(manifest).license, 'MIT', pkg);
+    assert.match(readFileSync(manifest.replace(/package\.json$/, 'LICENSE'), 'utf8'), /^MIT License\n/, pkg);
+  }
 });
 
 test('npx platformfake runs the binary', () => {
@@ -78,10 +88,14 @@ test('two namespaces at once: a stub in one, a fault in the other', async () => 
 
 test('connect reaches a server a global setup started, through PLATFORMFAKE_URL', async () => {
   process.env.PLATFORMFAKE_URL = server.baseURL;
-  const ns = connect().namespace();
-  assert.equal((await ns.reset()).now, '2026-01-01T00:00:00Z');
-  await connect().stop(); // not its to stop: the server still serves
-  assert.equal((await ns.advanceClock(1)).now, '2026-01-01T00:00:01Z');
+  try {
+    const ns = connect().namespace();
+    assert.equal((await ns.reset()).now, '2026-01-01T00:00:00Z');
+    await connect().stop(); // not its to stop: the server still serves
+    assert.equal((await ns.advanceClock(1)).now, '2026-01-01T00:00:01Z');
+  } finally {
+    delete process.env.PLATFORMFAKE_URL;
+  }
 });
 
 test('a refusal is a FakeError naming the field', async () => {
@@ -115,3 +129,73 @@ test('stop ends the process', async () => {
   assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
   await assert.rejects(fetch(`${other.baseURL}/_fake/health`));
 });
+
+test('startFake uses the server at PLATFORMFAKE_URL, and its stop leaves it running', async () => {
+  process.env.PLATFORMFAKE_URL = server.baseURL;
+  try {
+    const same = await startFake({ args: ['-max-namespaces', '0'] }); // flags would fail a new server
+    assert.equal(same.baseURL, server.baseURL);
+    assert.equal(same._child, undefined);
+    await same.stop();
+    assert.equal((await fetch(`${server.baseURL}/_fake/health`)).status, 200);
+  } finally {
+    delete process.env.PLATFORMFAKE_URL;
+  }
+});
+
+test('the retry-after scale of a namespace', async () => {
+  const ns = server.namespace();
+  assert.equal(await ns.retryAfterScale(), 1);
+  assert.equal(await ns.setRetryAfterScale(0.001), 0.001);
+  await ns.injectFault({ path: '/v1/messages', status: 429, retry_after: 2 });
+  const resp = await fetch(`${ns.baseURL}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': ns.apiKey, 'content-type': 'application/json', ...ns.headers },
+    body: JSON.stringify(MESSAGE),
+  });
+  assert.deepEqual([resp.status, resp.headers.get('retry-after-ms'), resp.headers.get('retry-after'), resp.headers.get('fake-retry-after-ms')],
+    [429, '2', '1', '2000']);
+  await assert.rejects(ns.setRetryAfterScale(0), (err) => err instanceof FakeError && err.status === 400 && /^scale: /.test(err.detail));
+});
+
+// A Node process that starts the fake with the helper (or through the platformfake command),
+// prints where it listens, and waits to be killed.
+const PARENT = `
+const { startFake } = require('@platformkit/fake');
+startFake().then((s) => { console.log(s.baseURL); setInterval(() => {}, 1000); });
+`;
+
+async function portOpen(baseURL) {
+  const { hostname, port } = new URL(baseURL);
+  return new Promise((resolve) => {
+    const sock = net.connect({ host: hostname, port: Number(port) });
+    sock.once('connect', () => { sock.destroy(); resolve(true); });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+for (const how of ['startFake()', 'platformfake command']) {
+  test(`kill -9 of the Node process that started the fake (${how}) closes its port within a second`, { skip: process.platform === 'win32' }, async () => {
+    const env = { ...process.env };
+    delete env.PLATFORMFAKE_URL;
+    const parent = how === 'startFake()'
+      ? spawn(process.execPath, ['-e', PARENT], { env, stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn(process.execPath, [createRequire(import.meta.url).resolve('@platformkit/fake/package.json').replace(/package\.json$/, 'bin/platformfake.js'), '-addr', '127.0.0.1:0', '-quiet'],
+        { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise((resolve) => {
+      let out = '';
+      parent.stdout.on('data', (b) => { out += b; if (out.includes('\n')) resolve(out.split('\n')[0].trim()); });
+    });
+    const baseURL = line.replace(/^listening on /, '');
+    assert.match(baseURL, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(await portOpen(baseURL));
+    const exited = new Promise((resolve) => parent.once('exit', resolve));
+    parent.kill('SIGKILL');
+    await exited;
+    const killed = Date.now();
+    while (await portOpen(baseURL)) {
+      assert.ok(Date.now() - killed < 1000, `the fake at ${baseURL} outlived its parent by a second`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+}

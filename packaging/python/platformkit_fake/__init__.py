@@ -14,7 +14,8 @@ With pytest, the plugin this package registers does that for you: the ``fake`` f
 namespace of one server per session (see ``platformkit_fake.pytest_plugin``).
 
 Standard library only. The binary is the one this wheel carries; ``PLATFORMFAKE_BINARY`` names
-another, and ``PLATFORMFAKE_URL`` makes the plugin use a server already running there.
+another, and ``PLATFORMFAKE_URL`` makes ``FakeServer.start()`` (and so the plugin) use a server
+already running there instead of starting one.
 """
 
 import atexit
@@ -168,6 +169,17 @@ class Namespace:
         """Turn rate-limit enforcement on (every bucket full) or off in this namespace."""
         return self._client.call("PUT", "/_fake/rate_limits", {"enforce": bool(enforce)})
 
+    def retry_after_scale(self):
+        """This namespace's retry-after scale (1: the true waits)."""
+        return self._client.call("GET", "/_fake/retry_after")["scale"]
+
+    def set_retry_after_scale(self, scale):
+        """Make 429s and 529s ask for ``scale`` times their wait in retry-after-ms and retry-after
+        (the true wait in fake-retry-after-ms), and move the virtual clock by the true wait when an
+        official SDK's retry arrives: ``0.001`` makes an SDK's default retry of a rate limit take
+        milliseconds. More than 0, at most 1, in whole millionths. Returns the scale set."""
+        return self._client.call("PUT", "/_fake/retry_after", {"scale": scale})["scale"]
+
     def journal(self, limit=None, after_id=None, before_id=None):
         """The API requests this namespace answered, oldest first (a list of journal entries)."""
         query = {k: v for k, v in (("limit", limit), ("after_id", after_id), ("before_id", before_id)) if v is not None}
@@ -203,16 +215,26 @@ class FakeServer:
 
         ``args`` are more flags (``"-wall-clock"``, ``"-fixtures", dir``, ...). ``log=True`` lets
         its request log through to this process's stderr. The process is stopped by ``stop()``,
-        the context manager's exit, or this interpreter's exit.
+        the context manager's exit, or this interpreter's exit, and it never outlives this
+        process, however that ends (``kill -9`` included): its stdin is a pipe only this process
+        holds, and it stops when the pipe closes (``-exit-on-stdin-eof``).
+
+        With ``$PLATFORMFAKE_URL`` set, nothing is started: the server running there is used
+        (``args``, ``binary`` and ``log`` do not apply to it) and ``stop()`` leaves it running.
         """
-        cmd = [binary or binary_path(), "-addr", "127.0.0.1:0"]
+        url = os.environ.get("PLATFORMFAKE_URL")
+        if url:
+            server = cls(url)
+            server.wait_healthy(start_timeout)
+            return server
+        cmd = [binary or binary_path(), "-addr", "127.0.0.1:0", "-exit-on-stdin-eof"]
         if not log:
             cmd.append("-quiet")
         cmd.extend(args)
         # Its stderr goes to a file, so that a server that does not start says why, and one that
         # logs a lot never blocks on a full pipe.
         errors = None if log else tempfile.TemporaryFile()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors)
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
         line = []
         reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
         reader.start()
@@ -221,6 +243,7 @@ class FakeServer:
         if not first.startswith("listening on "):
             proc.kill()
             proc.wait()
+            proc.stdin.close()
             proc.stdout.close()
             why = ""
             if errors is not None:
@@ -255,17 +278,17 @@ class FakeServer:
         return Namespace(self.base_url, name or namespace_name("ns"), self._timeout)
 
     def stop(self, timeout=10.0):
-        """Stop the process gracefully (SIGTERM; killed if it has not ended within ``timeout``)."""
+        """Stop a process ``start()`` started, gracefully (its stdin closed, which it stops on, on
+        every platform; killed if it has not ended within ``timeout``); a no-op otherwise."""
         proc, self._process = self._process, None
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        proc.stdin.close()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         proc.stdout.close()
         if self._stderr is not None:
             self._stderr.close()
@@ -278,14 +301,9 @@ class FakeServer:
 
 
 def session_server():
-    """The session fixture's logic, as a generator: the server at $PLATFORMFAKE_URL if set (not
-    stopped afterwards), else a new platformfake process, stopped at the end."""
-    url = os.environ.get("PLATFORMFAKE_URL")
-    if url:
-        server = FakeServer(url)
-        server.wait_healthy()
-        yield server
-        return
+    """The session fixture's logic, as a generator: ``FakeServer.start()`` (the server at
+    $PLATFORMFAKE_URL if set, not stopped afterwards; else a new platformfake process), stopped
+    at the end."""
     server = FakeServer.start()
     try:
         yield server

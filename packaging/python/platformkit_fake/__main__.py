@@ -7,10 +7,16 @@ from platformkit_fake import binary_path
 
 
 def main():
-    # A child process rather than exec, so that Windows, which has no exec, behaves the same.
+    # A child process rather than exec, so that Windows, which has no exec, behaves the same. Its
+    # stdin is a pipe this process holds: however this process ends, kill -9 included, the pipe
+    # closes and the binary stops (-exit-on-stdin-eof), so it never outlives its command.
+    proc = subprocess.Popen([binary_path(), "-exit-on-stdin-eof", *sys.argv[1:]], stdin=subprocess.PIPE)
     try:
-        return subprocess.call([binary_path(), *sys.argv[1:]])
+        return proc.wait()
     except KeyboardInterrupt:
+        # The terminal sent SIGINT to the binary too; let it finish its graceful stop.
+        proc.stdin.close()
+        proc.wait()
         return 130
 
 

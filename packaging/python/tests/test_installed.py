@@ -1,205 +1,227 @@
-"""The installed platformkit-fake wheel, as a user's test run meets it: standard library only, so
-that it runs where pytest is not installed. Run from a virtual environment the wheel was
-installed into: python -m unittest test_installed.py
-
-The pytest plugin is loaded against a stand-in pytest module that records its fixtures, which
-are then driven the way pytest drives them; pytest_suite/ runs the real thing where pytest is
-installed.
-"""
+"""The installed platformkit-fake wheel and its pytest plugin, under pytest, as a user's test run
+meets them: run from a virtual environment the wheel and pytest were installed into, with no
+conftest.py (the fixtures come from the wheel's pytest11 entry point)."""
 
 import concurrent.futures
-import importlib
 import importlib.metadata
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import sysconfig
-import types
-import unittest
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
+
+import pytest
 
 import platformkit_fake
 
 MESSAGE = {"model": "assistant-opus-4-7", "max_tokens": 64, "messages": [{"role": "user", "content": "Hello"}]}
 
 
-def post_message(ns, body=MESSAGE):
-    """POST /v1/messages in ns with a plain HTTP client: (status, decoded body)."""
+def post_message(ns, body=MESSAGE, headers=None):
+    """POST /v1/messages in ns with a plain HTTP client: (status, headers, decoded body)."""
     req = urllib.request.Request(ns.base_url + "/v1/messages", data=json.dumps(body).encode(), method="POST",
-                                 headers={**ns.headers(), "content-type": "application/json"})
+                                 headers={**ns.headers(), "content-type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, json.load(resp)
+            return resp.status, resp.headers, json.load(resp)
     except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+        return e.code, e.headers, json.loads(e.read())
 
 
-class FakePytest(types.ModuleType):
-    """Enough of pytest for the plugin module to load: fixture() records each fixture and its scope."""
-
-    def __init__(self):
-        super().__init__("pytest")
-        self.fixtures = {}
-
-    def fixture(self, fn=None, *, scope="function"):
-        def register(f):
-            self.fixtures[f.__name__] = (f, scope)
-            return f
-        return register(fn) if fn is not None else register
+def port_open(base_url):
+    """Whether the server at base_url accepts a TCP connection."""
+    u = urllib.parse.urlsplit(base_url)
+    try:
+        socket.create_connection((u.hostname, u.port), timeout=0.2).close()
+        return True
+    except OSError:
+        return False
 
 
-class InstalledWheel(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.session = platformkit_fake.session_server()
-        cls.server = next(cls.session)
+def test_binary_is_the_wheels_own():
+    path = platformkit_fake.binary_path()
+    assert path.startswith(os.path.dirname(platformkit_fake.__file__)), path
+    assert os.access(path, os.X_OK), "pip must keep the binary executable: " + path
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.session.close()
 
-    def test_binary_is_the_wheels_own(self):
-        path = platformkit_fake.binary_path()
-        self.assertTrue(path.startswith(os.path.dirname(platformkit_fake.__file__)), path)
-        self.assertTrue(os.access(path, os.X_OK), "pip must keep the binary executable: " + path)
+def test_console_script():
+    script = shutil.which("platformfake", path=sysconfig.get_path("scripts"))
+    assert script, "the wheel's platformfake command is not in " + sysconfig.get_path("scripts")
+    out = subprocess.run([script, "-version"], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("platformfake ") and out.split()[1][0].isdigit(), out
 
-    def test_console_script(self):
+
+def test_entry_point_registers_the_plugin(pytestconfig):
+    eps = importlib.metadata.entry_points(group="pytest11")
+    assert "platformkit_fake.pytest_plugin" in [ep.value for ep in eps]
+    assert pytestconfig.pluginmanager.has_plugin("platformkit_fake")  # the entry point's name
+
+
+def test_fixture_scopes(request):
+    defs = request._fixturemanager.getfixturedefs("fake", request.node)
+    server_defs = request._fixturemanager.getfixturedefs("platformfake_server", request.node)
+    assert [d.scope for d in defs] == ["function"]
+    assert [d.scope for d in server_defs] == ["session"]
+
+
+def test_stub(fake):
+    fake.add_stub(replies=[{"content": [{"type": "text", "text": "scripted"}]}])
+    status, _, body = post_message(fake)
+    assert status == 200
+    assert body["content"][0]["text"] == "scripted"
+
+
+def test_each_test_has_its_own_namespace(fake, platformfake_server):
+    assert fake.journal() == []
+    assert fake.advance_clock(60)["now"] == "2026-01-01T00:01:00Z"
+    assert fake.base_url.startswith(platformfake_server.base_url + "/ns/")
+    assert "test_each_test_has_its_own_namespace" in fake.name
+
+
+def test_two_namespaces_concurrently(platformfake_server):
+    """Stub in one, fault in the other, at the same time: neither sees the other's."""
+    gen_a = platformkit_fake.namespace_for_test(platformfake_server, "tests/test_a.py::test_one")
+    gen_b = platformkit_fake.namespace_for_test(platformfake_server, "tests/test_a.py::test_one")
+    a, b = next(gen_a), next(gen_b)
+    assert a.name != b.name, "the same test label twice must get two namespaces"
+    assert a.add_stub(replies=[{"content": [{"type": "text", "text": "scripted for a"}]}])["id"].startswith("stub_")
+    assert b.inject_fault(path="/v1/messages", status=529, retry_after=3)["id"].startswith("fault_")
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        got_a, got_b = pool.map(post_message, [a, b])
+    assert got_a[0] == 200 and got_a[2]["content"][0]["text"] == "scripted for a"
+    assert got_b[0] == 529 and got_b[2]["error"]["type"] == "overloaded_error"
+
+    # The fault was used up; b's next message is the scripted model's, with b's first ID.
+    status, _, msg = post_message(b)
+    assert status == 200
+    assert msg["id"] == "msg_010000000000000000000001"
+    assert [e["status"] for e in b.journal()] == [529, 200]
+    assert len(a.journal()) == 1
+
+    assert a.now() == "2026-01-01T00:00:00Z"
+    assert a.advance_clock(3600)["now"] == "2026-01-01T01:00:00Z"
+    assert b.now() == "2026-01-01T00:00:00Z"
+    assert a.reset()["now"] == "2026-01-01T00:00:00Z"
+    assert a.journal() == []
+
+    # Rate limits: on in a only, one request taken from its organization's bucket.
+    assert a.set_rate_limits(True)["enforce"]
+    post_message(a)
+    requests = [k for k in a.rate_limits()["buckets"] if k["limiter"] == "requests_per_minute"]
+    assert requests[0]["remaining"] == 3999
+    assert not b.rate_limits()["enforce"]
+
+    names = lambda: [n["name"] for n in platformfake_server.namespace("probe")._server.call("GET", "/_fake/namespaces")["data"]]
+    assert a.name in names()
+    gen_a.close()
+    gen_b.close()
+    assert a.name not in names(), "the namespace outlived its test"
+
+
+def test_retry_after_scale(fake):
+    """A 429 asking for 2 s says 2 ms under the scale 0.001, the true 2000 in fake-retry-after-ms;
+    the retry (x-stainless-retry-count: 1) arrives at 00:00:02."""
+    assert fake.retry_after_scale() == 1
+    assert fake.set_retry_after_scale(0.001) == 0.001
+    fake.inject_fault(path="/v1/messages", status=429, retry_after=2)
+    status, headers, _ = post_message(fake, headers={"x-stainless-retry-count": "0"})
+    assert (status, headers["retry-after-ms"], headers["retry-after"], headers["fake-retry-after-ms"]) == (429, "2", "1", "2000")
+    status, _, _ = post_message(fake, headers={"x-stainless-retry-count": "1"})
+    assert status == 200
+    assert fake.now() == "2026-01-01T00:00:02Z"
+    with pytest.raises(platformkit_fake.FakeError) as err:
+        fake.set_retry_after_scale(0)
+    assert err.value.status == 400 and err.value.message.startswith("scale: ")
+
+
+def test_refusals_name_the_field(platformfake_server):
+    ns = platformfake_server.namespace()
+    with pytest.raises(platformkit_fake.FakeError) as err:
+        ns.inject_fault(status=418)
+    assert err.value.status == 400
+    assert "status" in err.value.message
+    with pytest.raises(ValueError):
+        platformfake_server.namespace("has space")
+
+
+def test_namespace_names():
+    name = platformkit_fake.namespace_name("tests/test_x.py::test_y[a b/" + "z" * 80 + "]")
+    assert len(name) <= 64
+    assert name.startswith("tests-test_x.py-test_y-a-b-zzz")
+    assert platformkit_fake.namespace_name("...").startswith("test-")
+
+
+def test_start_failure_says_why(monkeypatch):
+    monkeypatch.delenv("PLATFORMFAKE_URL", raising=False)
+    with pytest.raises(RuntimeError) as err:
+        platformkit_fake.FakeServer.start("-max-namespaces", "0")
+    assert "-max-namespaces: want at least 1" in str(err.value)
+
+
+def test_start_uses_the_server_at_platformfake_url(platformfake_server, monkeypatch):
+    """FakeServer.start() with PLATFORMFAKE_URL set starts nothing: it is that server, and stop()
+    leaves it running."""
+    monkeypatch.setenv("PLATFORMFAKE_URL", platformfake_server.base_url)
+    server = platformkit_fake.FakeServer.start()
+    assert server.base_url == platformfake_server.base_url
+    assert server._process is None
+    server.stop()
+    assert platformfake_server.namespace().now() == "2026-01-01T00:00:00Z"
+
+
+def test_stop_ends_the_process(monkeypatch):
+    monkeypatch.delenv("PLATFORMFAKE_URL", raising=False)
+    server = platformkit_fake.FakeServer.start()
+    proc = server._process
+    assert port_open(server.base_url)
+    server.stop()
+    assert proc.returncode == 0, "stop() is graceful: the fake exits 0 when its stdin closes"
+    assert not port_open(server.base_url)
+
+
+# A Python process that starts the fake with the helper (or the console script), says where it
+# listens, and waits to be killed.
+PARENT = """
+import sys, time, platformkit_fake
+server = platformkit_fake.FakeServer.start()
+print(server.base_url, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX; Windows' TerminateProcess closes the pipe the same way")
+@pytest.mark.parametrize("how", ["FakeServer.start()", "platformfake command"])
+def test_kill_9_of_the_parent_closes_the_port_within_a_second(how, monkeypatch):
+    monkeypatch.delenv("PLATFORMFAKE_URL", raising=False)
+    if how == "FakeServer.start()":
+        parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True)
+        base_url = parent.stdout.readline().strip()
+    else:
         script = shutil.which("platformfake", path=sysconfig.get_path("scripts"))
-        self.assertIsNotNone(script, "the wheel's platformfake command is not in " + sysconfig.get_path("scripts"))
-        out = subprocess.run([script, "-version"], capture_output=True, text=True, check=True).stdout
-        self.assertRegex(out, r"^platformfake \d+\.\d+\.\d+")
-
-    def test_entry_points(self):
-        eps = importlib.metadata.entry_points()
-        selected = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
-        self.assertIn("platformkit_fake.pytest_plugin", [ep.value for ep in selected])
-
-    def test_two_namespaces_concurrently(self):
-        """Stub in one, fault in the other, at the same time: neither sees the other's."""
-        gen_a = platformkit_fake.namespace_for_test(self.server, "tests/test_a.py::test_one")
-        gen_b = platformkit_fake.namespace_for_test(self.server, "tests/test_a.py::test_one")
-        a, b = next(gen_a), next(gen_b)
-        self.assertNotEqual(a.name, b.name, "the same test label twice must get two namespaces")
-        stub = a.add_stub(replies=[{"content": [{"type": "text", "text": "scripted for a"}]}])
-        self.assertTrue(stub["id"].startswith("stub_"), stub)
-        fault = b.inject_fault(path="/v1/messages", status=529, retry_after=3)
-        self.assertTrue(fault["id"].startswith("fault_"), fault)
-
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            got_a, got_b = pool.map(post_message, [a, b])
-        self.assertEqual(got_a[0], 200, got_a)
-        self.assertEqual(got_a[1]["content"][0]["text"], "scripted for a")
-        self.assertEqual(got_b[0], 529, got_b)
-        self.assertEqual(got_b[1]["error"]["type"], "overloaded_error")
-
-        # The fault was used up; b's next message is the scripted model's, with b's first ID.
-        status, msg = post_message(b)
-        self.assertEqual(status, 200)
-        self.assertEqual(msg["id"], "msg_010000000000000000000001")
-        journal = b.journal()
-        self.assertEqual([e["status"] for e in journal], [529, 200])
-        self.assertEqual(len(a.journal()), 1)
-
-        self.assertEqual(a.now(), "2026-01-01T00:00:00Z")
-        self.assertEqual(a.advance_clock(3600)["now"], "2026-01-01T01:00:00Z")
-        self.assertEqual(b.now(), "2026-01-01T00:00:00Z")
-        self.assertEqual(a.reset()["now"], "2026-01-01T00:00:00Z")
-        self.assertEqual(a.journal(), [])
-
-        # Rate limits: on in a only, one request taken from its organization's bucket.
-        self.assertTrue(a.set_rate_limits(True)["enforce"])
-        post_message(a)
-        requests = [k for k in a.rate_limits()["buckets"] if k["limiter"] == "requests_per_minute"]
-        self.assertEqual(requests[0]["remaining"], 3999)
-        self.assertFalse(b.rate_limits()["enforce"])
-
-        names = [n["name"] for n in self.server.namespace("probe")._server.call("GET", "/_fake/namespaces")["data"]]
-        self.assertIn(a.name, names)
-        gen_a.close()
-        gen_b.close()
-        names = [n["name"] for n in self.server.namespace("probe")._server.call("GET", "/_fake/namespaces")["data"]]
-        self.assertNotIn(a.name, names, "the namespace outlived its test")
-
-    def test_refusals_name_the_field(self):
-        ns = self.server.namespace()
-        with self.assertRaises(platformkit_fake.FakeError) as cm:
-            ns.inject_fault(status=418)
-        self.assertEqual(cm.exception.status, 400)
-        self.assertIn("status", cm.exception.message)
-        with self.assertRaises(ValueError):
-            self.server.namespace("has space")
-
-    def test_namespace_names(self):
-        name = platformkit_fake.namespace_name("tests/test_x.py::test_y[a b/" + "z" * 80 + "]")
-        self.assertLessEqual(len(name), 64)
-        self.assertRegex(name, r"^tests-test_x\.py-test_y-a-b-z+-\d+-\d+$")
-        self.assertRegex(platformkit_fake.namespace_name("..."), r"^test-\d+-\d+$")
-
-    def test_start_failure_says_why(self):
-        with self.assertRaises(RuntimeError) as cm:
-            platformkit_fake.FakeServer.start("-max-namespaces", "0")
-        self.assertIn("-max-namespaces: want at least 1", str(cm.exception))
+        parent = subprocess.Popen([script, "-addr", "127.0.0.1:0", "-quiet"], stdout=subprocess.PIPE, text=True)
+        base_url = parent.stdout.readline().strip().removeprefix("listening on ")
+    try:
+        assert base_url.startswith("http://127.0.0.1:"), base_url
+        assert port_open(base_url)
+    finally:
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+    killed = time.monotonic()
+    while port_open(base_url):
+        assert time.monotonic() - killed < 1.0, "the fake outlived its parent by a second: " + base_url
+        time.sleep(0.02)
 
 
-class PythonExample(unittest.TestCase):
-    """examples/python-pytest, its test functions given their fixture as pytest would give it."""
-
-    def test_example(self):
-        example = os.environ.get("EXAMPLE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "python-pytest")
-        sys.path.insert(0, os.path.abspath(example))
-        try:
-            module = importlib.import_module("test_client")
-        finally:
-            sys.path.pop(0)
-        tests = [(name, fn) for name, fn in vars(module).items() if name.startswith("test_") and callable(fn)]
-        self.assertGreaterEqual(len(tests), 4, "found no tests in " + example)
-        session = platformkit_fake.session_server()
-        server = next(session)
-        try:
-            for name, fn in tests:
-                with self.subTest(name):
-                    per_test = platformkit_fake.namespace_for_test(server, "test_client.py::" + name)
-                    try:
-                        fn(next(per_test))
-                    finally:
-                        per_test.close()
-        finally:
-            session.close()
-
-
-class Plugin(unittest.TestCase):
-    def test_fixtures_as_pytest_drives_them(self):
-        stand_in = FakePytest()
-        saved = sys.modules.get("pytest")
-        sys.modules["pytest"] = stand_in
-        try:
-            sys.modules.pop("platformkit_fake.pytest_plugin", None)
-            importlib.import_module("platformkit_fake.pytest_plugin")
-        finally:
-            if saved is None:
-                del sys.modules["pytest"]
-            else:
-                sys.modules["pytest"] = saved
-        (server_fn, server_scope), (fake_fn, fake_scope) = stand_in.fixtures["platformfake_server"], stand_in.fixtures["fake"]
-        self.assertEqual(server_scope, "session")
-        self.assertEqual(fake_scope, "function")
-
-        session = server_fn()
-        server = next(session)
-        request = types.SimpleNamespace(node=types.SimpleNamespace(nodeid="test_plugin.py::test_stub"))
-        per_test = fake_fn(server, request)
-        fake = next(per_test)
-        self.assertTrue(fake.base_url.startswith(server.base_url + "/ns/test_plugin.py-test_stub-"), fake.base_url)
-        fake.add_stub({"match": {"user_text_contains": "Hello"}}, replies=[{"content": [{"type": "text", "text": "hi"}]}])
-        self.assertEqual(post_message(fake)[1]["content"][0]["text"], "hi")
-        per_test.close()
-        process = server._process
-        session.close()
-        self.assertIsNotNone(process.poll(), "the session's server is still running after the session")
-
-
-if __name__ == "__main__":
-    unittest.main()
+def test_licence_metadata_is_the_licence_file():
+    dist = importlib.metadata.distribution("platformkit-fake")
+    licence = dist.read_text("LICENSE")
+    assert licence.startswith("MIT License\n")
+    assert dist.metadata["License"] == "MIT"

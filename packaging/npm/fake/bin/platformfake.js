@@ -12,7 +12,10 @@ try {
   console.error(err.message);
   process.exit(1);
 }
-const child = spawn(bin, process.argv.slice(2), { stdio: 'inherit' });
+// Its stdin is a pipe this process holds: however this process ends (kill -9 included), the pipe
+// closes and the binary stops (-exit-on-stdin-eof), so it never outlives the command.
+const child = spawn(bin, ['-exit-on-stdin-eof', ...process.argv.slice(2)], { stdio: ['pipe', 'inherit', 'inherit'] });
+child.stdin.on('error', () => {});
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => child.kill(sig));
 }

@@ -1,0 +1,45 @@
+package platform
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+)
+
+// TestMissingRequiredFindsGaps: the check the proof rests on reports an absent required field
+// (also inside a list and inside the chosen variant of a union) and a field of the wrong type,
+// and accepts null and absent optional fields.
+func TestMissingRequiredFindsGaps(t *testing.T) {
+	const complete = `{"id":"env_1","archived_at":null,"config":{"type":"self_hosted"},"created_at":"2026-01-01T00:00:00Z","description":"",` +
+		`"metadata":{},"name":"e","type":"environment","updated_at":"2026-01-01T00:00:00Z"}`
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"complete", complete, nil},
+		{"no name", `{"id":"env_1","archived_at":null,"config":{"type":"self_hosted"},"created_at":"x","description":"","metadata":{},"type":"environment","updated_at":"x"}`,
+			[]string{"e.name (missing)"}},
+		{"cloud variant without packages", `{"id":"env_1","archived_at":null,"config":{"type":"cloud","networking":{"type":"unrestricted"}},"created_at":"x","description":"","metadata":{},"name":"e","type":"environment","updated_at":"x"}`,
+			[]string{"e.config.packages (missing)"}},
+		{"metadata of the wrong type", `{"id":"env_1","archived_at":null,"config":{"type":"self_hosted"},"created_at":"x","description":"","metadata":[1],"name":"e","type":"environment","updated_at":"x"}`,
+			[]string{"e.metadata (undecodable: [1])"}},
+	} {
+		var env anthropic.BetaEnvironment
+		if err := json.Unmarshal([]byte(tc.body), &env); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := missingRequired(reflect.ValueOf(env), "e"); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: missingRequired = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	var page struct{ Data []anthropic.BetaEnvironment }
+	if err := json.Unmarshal([]byte(`{"data":[`+complete+`,{"id":"env_2"}]}`), &page); err != nil {
+		t.Fatal(err)
+	}
+	if got := missingRequired(reflect.ValueOf(page.Data), "data"); len(got) == 0 || got[0] != "data.1.archived_at (missing)" {
+		t.Errorf("in a list: %q", got)
+	}
+}

@@ -1,0 +1,329 @@
+package fake
+
+import (
+	"bytes"
+	"container/list"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Message threads (beta message-threads-2026-08-12; conformance/EXTENSIONS.md, "Message
+// threads"). A request with thread {"type":"create"} is answered as any other, and its
+// conversation (messages, system, tools) with the reply is kept under the reply's id. A request
+// with thread {"type":"continue","previous_message_id":...} sends only the messages since that
+// reply: the parse stage (expandThread) turns it into the whole request, so that the cache plan,
+// rate-limit admission, stubs, scenarios and the scripted model answer it exactly as they answer
+// the same conversation sent in full. When the answer is committed (commitThread, beside the
+// cache's commit) the conversation with the new reply is kept under the new reply's id; a
+// refused or failed request keeps nothing.
+
+// betaMessageThreads is the beta value a request with a thread field must carry.
+const betaMessageThreads = "message-threads-2026-08-12"
+
+// threadTTL is how long a thread lives after the request that stored its latest reply: a
+// continue at exactly threadTTL later finds it gone (as a cache entry is gone at its expiry).
+const threadTTL = 5 * time.Minute
+
+// The bounds of a server's (or namespace's) threads: past either, the least recently used
+// thread is dropped; a later continue of it is answered thread_not_found, from which the SDK
+// helpers recover by sending the whole conversation again.
+const (
+	threadMaxCount = 1000
+	threadMaxBytes = 16 << 20
+	threadIDBytes  = 64 // the estimated cost of one reply id kept, beyond its conversation
+)
+
+// threadFingerprint are the fields a continue must send as the thread's create did (the
+// official helpers send every field but system and tools on every turn): the model (a thread
+// keeps one model), thinking (the earlier replies were made under it) and mcp_servers (tool
+// definitions, like tools, that the stored replies refer to).
+var threadFingerprint = []string{"model", "thinking", "mcp_servers"}
+
+// The error codes of error.details.error_code.
+const (
+	threadNotFound            = "thread_not_found"
+	threadAlreadyContinued    = "thread_already_continued"
+	threadContinueInFlight    = "thread_continue_in_flight"
+	threadFingerprintMismatch = "thread_fingerprint_mismatch"
+	threadUnsupportedRequest  = "thread_unsupported_request"
+)
+
+// JournalThread is the thread field of a journaled request: its type ("create" or
+// "continue") and, for a continue, the reply it continues.
+type JournalThread struct {
+	Type              string  `json:"type"`
+	PreviousMessageID *string `json:"previous_message_id"`
+}
+
+// keyThread holds the request's *JournalThread for the journal.
+const keyThread = "platformkit.thread"
+
+// thread is one conversation kept between requests: under the id of every reply it produced,
+// of which only the latest may be continued.
+type thread struct {
+	latest    string
+	ids       []string
+	messages  []any          // the whole conversation, the latest reply last
+	fields    map[string]any // system and tools, as the create sent them (absent: not sent)
+	print     map[string]string
+	expiresAt time.Time
+	// inFlight are the replies a continue is being answered from: until its answer has been
+	// written (a stream's last event too), a second continue from the same reply is refused.
+	inFlight map[string]bool
+	bytes    int
+	elem     *list.Element
+}
+
+// threadStore is a server's threads, under one mutex: by reply id, and in an LRU list (most
+// recently used first), which is also soonest-expiring last, since each use restarts threadTTL.
+type threadStore struct {
+	mu    sync.Mutex
+	byID  map[string]*thread
+	lru   list.List // of *thread
+	bytes int
+}
+
+func (st *state) threadStore() *threadStore {
+	return st.threads.get(func() *threadStore { return &threadStore{byID: map[string]*thread{}} })
+}
+
+// threadTurn is a threaded request being answered.
+type threadTurn struct {
+	store *threadStore
+	th    *thread // the thread a continue continues; nil for a create
+	prev  string  // the reply a continue continues
+	size  int     // the request body's size, for the byte bound
+	print map[string]string
+	held  bool // a stream releases the in-flight mark when it ends
+}
+
+// expandThread reads the request's thread field, if any, and turns a continue into the whole
+// request: the thread's messages followed by the new ones, and its system and tools. It runs in
+// the parse stage, before any other check, so that everything after sees only a full request.
+func (s *Server) expandThread(c *call, req *messageRequest, size int) error {
+	v, ok := req.raw["thread"]
+	if !ok {
+		return nil
+	}
+	delete(req.raw, "thread")  // the answer is the full request's: the field is not part of it
+	spec := v.(map[string]any) // the schema checked the shape
+	jt := &JournalThread{Type: spec["type"].(string)}
+	prev, _ := spec["previous_message_id"].(string)
+	if jt.Type == "continue" {
+		jt.PreviousMessageID = &prev
+	}
+	c.Set(keyThread, jt)
+	if !c.hasBeta(betaMessageThreads) {
+		return invalidField("thread", "requires the beta %q (send it in the anthropic-beta or vendor-beta header)", betaMessageThreads)
+	}
+	if jt.Type == "continue" {
+		for _, f := range []string{"system", "tools"} {
+			if _, ok := req.raw[f]; ok {
+				return invalidField(f, "cannot be sent with thread.type \"continue\": the thread keeps the %s of the request that created it; leave it out, or start a new thread with thread.type \"create\"", f)
+			}
+		}
+	}
+	if err := threadUnsupported(req.raw); err != nil {
+		return err
+	}
+	t := &threadTurn{store: c.st.threadStore(), size: size, print: map[string]string{}}
+	for _, f := range threadFingerprint {
+		data, _ := json.Marshal(req.raw[f])
+		t.print[f] = string(data)
+	}
+	req.thread = t
+	if jt.Type == "create" {
+		return nil
+	}
+	th, err := t.store.begin(prev, t.print, s.Now())
+	if err != nil {
+		return err
+	}
+	t.th, t.prev = th, prev
+	newMessages := req.raw["messages"].([]any)
+	req.raw["messages"] = append(slices.Clip(th.messages), newMessages...)
+	for k, x := range th.fields {
+		req.raw[k] = x
+	}
+	return nil
+}
+
+// threadUnsupported refuses what threads do not support (EXTENSIONS.md says why):
+// context_management, which edits the conversation server-side so that the kept conversation
+// would no longer be the one the client holds; fallbacks, since a thread keeps one model; and
+// max_tokens 0, which only pre-warms the cache and has no reply to keep.
+func threadUnsupported(raw map[string]any) error {
+	var unsupported []string
+	if x, ok := raw["context_management"]; ok && x != nil {
+		unsupported = append(unsupported, "context_management")
+	}
+	if x, ok := raw["fallbacks"]; ok && x != nil {
+		unsupported = append(unsupported, "fallbacks")
+	}
+	if n, ok := raw["max_tokens"].(json.Number); ok && n.String() == "0" {
+		unsupported = append(unsupported, "max_tokens")
+	}
+	if len(unsupported) == 0 {
+		return nil
+	}
+	return invalidField("thread", "message threads do not support %s", strings.Join(unsupported, ", ")).
+		withDetails(errorDetails{ErrorCode: threadUnsupportedRequest, Unsupported: unsupported})
+}
+
+// begin finds the thread whose latest reply is prev, checks that the request may continue it
+// and marks it in flight.
+func (st *threadStore) begin(prev string, print map[string]string, now time.Time) (*thread, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	th := st.byID[prev]
+	if th != nil && !now.Before(th.expiresAt) {
+		st.drop(th)
+		th = nil
+	}
+	switch {
+	case th == nil:
+		return nil, newError(errNotFound, "thread.previous_message_id: no thread holds message %q: it expired (%v after its last reply), was never stored, or was dropped; send the whole conversation with thread.type \"create\"", prev, threadTTL).
+			withDetails(errorDetails{ErrorCode: threadNotFound})
+	case th.inFlight[prev]:
+		return nil, invalidField("thread.previous_message_id", "another request is continuing from message %q; wait for its answer", prev).
+			withDetails(errorDetails{ErrorCode: threadContinueInFlight})
+	case th.latest != prev:
+		return nil, invalidField("thread.previous_message_id", "message %q was already continued; continue from the thread's latest reply, %q", prev, th.latest).
+			withDetails(errorDetails{ErrorCode: threadAlreadyContinued})
+	}
+	var diffs []string
+	for _, f := range threadFingerprint {
+		if print[f] != th.print[f] {
+			diffs = append(diffs, fmt.Sprintf("%s (the thread has %s, this request sends %s)", f, th.print[f], print[f]))
+		}
+	}
+	if len(diffs) > 0 {
+		return nil, invalidField("thread.previous_message_id", "this request differs from the thread in fields that must stay the same: %s", strings.Join(diffs, "; ")).
+			withDetails(errorDetails{ErrorCode: threadFingerprintMismatch})
+	}
+	if th.inFlight == nil {
+		th.inFlight = map[string]bool{}
+	}
+	th.inFlight[prev] = true
+	return th, nil
+}
+
+// release ends the request's continue: the thread may be continued again.
+func (t *threadTurn) release() {
+	if t == nil || t.th == nil {
+		return
+	}
+	t.store.mu.Lock()
+	delete(t.th.inFlight, t.prev)
+	t.store.mu.Unlock()
+}
+
+// done releases the continue when the answer is not a stream, which releases it as it ends.
+func (t *threadTurn) done() {
+	if t != nil && !t.held {
+		t.release()
+	}
+}
+
+// hold keeps the continue in flight until the stream st has been written (or cut).
+func (t *threadTurn) hold(st sseStream) sseStream {
+	if t == nil || t.th == nil {
+		return st
+	}
+	t.held = true
+	events := st.events
+	st.events = func(yield func(sseEvent) bool) {
+		defer t.release()
+		events(yield)
+	}
+	return st
+}
+
+// commitThread keeps the conversation req sent with its answer msg under msg's id: the
+// whole conversation, less the cache_control markers of its messages (they applied to the
+// request that sent them, as the SDK helpers strip them from answered messages when they send a
+// conversation again), followed by the reply as the official TypeScript helper sends it back
+// ({role, content}).
+func (s *Server) commitThread(req *messageRequest, msg *Message) {
+	t := req.thread
+	if t == nil {
+		return
+	}
+	content, _ := json.Marshal(msg.Content)
+	var blocks []any
+	d := json.NewDecoder(bytes.NewReader(content))
+	d.UseNumber()
+	_ = d.Decode(&blocks)
+	messages := req.raw["messages"].([]any)
+	if t.th == nil {
+		// A create: strip the markers of every message it sent.
+		messages = stripMessages(messages, 0)
+	} else {
+		// A continue: the thread's messages are stripped already.
+		messages = stripMessages(messages, len(t.th.messages))
+	}
+	messages = append(messages, map[string]any{"role": "assistant", "content": blocks})
+	now := s.Now()
+	st := t.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	th := t.th
+	if th == nil {
+		th = &thread{fields: map[string]any{}, print: t.print}
+		for _, f := range []string{"system", "tools"} {
+			if x, ok := req.raw[f]; ok {
+				th.fields[f] = x
+			}
+		}
+	} else if st.byID[th.latest] != th {
+		return // dropped meanwhile (evicted, or reset): nothing to continue
+	} else {
+		st.lru.Remove(th.elem)
+		st.bytes -= th.bytes
+	}
+	th.latest, th.messages, th.expiresAt = msg.ID, messages, now.Add(threadTTL)
+	th.ids = append(th.ids, msg.ID)
+	th.bytes += t.size + len(content) + threadIDBytes
+	st.byID[msg.ID] = th
+	th.elem = st.lru.PushFront(th)
+	st.bytes += th.bytes
+	st.trim(now)
+}
+
+// stripMessages returns messages with the cache_control markers of those from index from on
+// removed, copying only what changes.
+func stripMessages(messages []any, from int) []any {
+	out := slices.Clone(messages)
+	for i := from; i < len(out); i++ {
+		if hasCacheControl(out[i]) {
+			out[i] = stripCacheControl(out[i])
+		}
+	}
+	return out
+}
+
+// trim drops expired threads, soonest expiry first, then the least recently used while the
+// store is over a bound. Each step looks at the LRU's tail only: no scan of the store.
+func (st *threadStore) trim(now time.Time) {
+	for e := st.lru.Back(); e != nil; e = st.lru.Back() {
+		th := e.Value.(*thread)
+		over := st.lru.Len() > threadMaxCount || st.bytes > threadMaxBytes
+		if !over && now.Before(th.expiresAt) {
+			return
+		}
+		st.drop(th)
+	}
+}
+
+// drop forgets a thread under every id it answered with.
+func (st *threadStore) drop(th *thread) {
+	for _, id := range th.ids {
+		delete(st.byID, id)
+	}
+	st.lru.Remove(th.elem)
+	st.bytes -= th.bytes
+}

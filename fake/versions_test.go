@@ -1,0 +1,117 @@
+package fake
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// The bodies of TestMessageRulesPerVersion: each differs from a plain valid request in one place.
+const (
+	vUser     = `{"role":"user","content":"Read it"}`
+	vDocument = `{"type":"document","source":{"type":"text","media_type":"text/plain","data":"The sky is blue."},"title":"Sky"}`
+	vCitation = `{"type":"char_location","cited_text":"The sky is blue.","document_index":0,"start_char_index":0,"end_char_index":16}`
+)
+
+func versionBody(extra, messages string) string {
+	return `{"model":"` + testModel + `","max_tokens":50` + extra + `,"messages":[` + messages + `]}`
+}
+
+// TestMessageRulesPerVersion pins every rule of the version table on Messages and count_tokens:
+// each body is answered at 2023-06-01 and at 2026-10-21 either answered or refused with the
+// literal message, which names the field path.
+func TestMessageRulesPerVersion(t *testing.T) {
+	assistantDoc := `{"role":"assistant","content":[` + vDocument + `]}`
+	nestedDoc := `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{"url":"https://example.com"}},` +
+		`{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_fetch_result","url":"https://example.com","content":` + vDocument + `}}]}`
+	userCited := `{"role":"user","content":[{"type":"text","text":"As the sky is blue","citations":[` + vCitation + `]}]}`
+	searchCited := `{"role":"user","content":[{"type":"text","text":"Here"},{"type":"search_result","source":"https://example.com","title":"Sky","content":[{"type":"text","text":"Blue"},{"type":"text","text":"The sky","citations":[` + vCitation + `]}]}]}`
+	toolSearchCited := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"search_result","source":"s","title":"t","content":[{"type":"text","text":"x","citations":[` + vCitation + `]}]}]}]}`
+	toolUse := `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"search","input":{}}]}`
+	for _, tc := range []struct {
+		name string
+		body string
+		// want2026 is the message at 2026-10-21, "" when answered (2023-06-01 answers every body).
+		want2026 string
+		// countOnly2023 is the count_tokens message at 2023-06-01 when it differs from Messages'.
+		count2023 string
+	}{
+		{"plain", versionBody("", vUser), "", ""},
+		{"temperature default", versionBody(`,"temperature":1.0`, vUser), "temperature: Extra inputs are not permitted", "temperature: unknown field"},
+		{"temperature 0", versionBody(`,"temperature":0`, vUser), "temperature: Extra inputs are not permitted", "temperature: unknown field"},
+		{"top_p", versionBody(`,"top_p":0.9`, vUser), "top_p: Extra inputs are not permitted", "top_p: unknown field"},
+		{"top_k", versionBody(`,"top_k":5`, vUser), "top_k: Extra inputs are not permitted", "top_k: unknown field"},
+		{"document in assistant", versionBody("", vUser+","+assistantDoc+","+vUser),
+			"messages.1.content.0: a document block cannot be sent in an assistant message at API version 2026-10-21; send documents in user messages", ""},
+		{"document nested in assistant", versionBody("", vUser+","+nestedDoc+","+vUser), "", ""},
+		{"document in user, citations enabled", versionBody("", `{"role":"user","content":[`+vDocument[:len(vDocument)-1]+`,"citations":{"enabled":true}},{"type":"text","text":"Sum up"}]}`), "", ""},
+		{"citations in user text", versionBody("", userCited),
+			"messages.0.content.0.citations: text blocks of user messages cannot carry citations at API version 2026-10-21; send them without citations", ""},
+		{"citations in search_result", versionBody("", searchCited),
+			"messages.0.content.1.content.1.citations: text blocks of user messages cannot carry citations at API version 2026-10-21; send them without citations", ""},
+		{"citations in tool_result's search_result", versionBody("", vUser+","+toolUse+","+toolSearchCited),
+			"messages.2.content.0.content.0.content.0.citations: text blocks of user messages cannot carry citations at API version 2026-10-21; send them without citations", ""},
+		{"empty citations in user text", versionBody("", `{"role":"user","content":[{"type":"text","text":"Hi","citations":[]}]}`), "", ""},
+		{"search_result citations enabled", versionBody("", `{"role":"user","content":[{"type":"search_result","source":"s","title":"t","citations":{"enabled":true},"content":[{"type":"text","text":"x"}]}]}`), "", ""},
+		{"citations in assistant text", versionBody("", vUser+`,{"role":"assistant","content":[{"type":"text","text":"Blue","citations":[`+vCitation+`]}]},`+vUser), "", ""},
+	} {
+		for _, path := range []string{"/v1/messages", "/v1/messages/count_tokens"} {
+			for _, version := range []string{APIVersion, APIVersion20261021} {
+				t.Run(tc.name+" "+path+" "+version, func(t *testing.T) {
+					s := checked(t)
+					want := ""
+					switch {
+					case version == APIVersion20261021:
+						want = tc.want2026
+					case path == "/v1/messages/count_tokens":
+						want = tc.count2023
+					}
+					// The version in the name the official SDKs send it in, the key as they send it.
+					body := tc.body
+					if path == "/v1/messages/count_tokens" { // which takes no max_tokens
+						body = strings.Replace(body, `"max_tokens":50,`, "", 1)
+					}
+					w := send(t, s, "POST", path, body, "Authorization", "Bearer test-api-key", "anthropic-version", version, "Content-Type", "application/json")
+					if want == "" {
+						if w.Code != 200 {
+							t.Fatalf("status %d, want 200: %s", w.Code, w.Body)
+						}
+						return
+					}
+					wantError(t, w, 400, errInvalidRequest, want)
+					if got := gjson.GetBytes(w.Body.Bytes(), "error.message").String(); got != want {
+						t.Fatalf("message %q, want exactly %q", got, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestRateLimitGroupTypePerVersion: admin rate-limit entries carry group_type, equal to
+// group.type, at 2023-06-01 and leave it out at 2026-10-21, on every route that answers them.
+func TestRateLimitGroupTypePerVersion(t *testing.T) {
+	const ws = "wrkspc_01AcmeProduction00000001"
+	for _, tc := range []struct {
+		method, path, body, entry string
+	}{
+		{"GET", "/v1/organizations/rate_limits?group_type=token_count", "", "data.0"},
+		{"GET", "/v1/organizations/workspaces/" + ws + "/rate_limits?include_inherited=true&group_type=token_count", "", "data.0"},
+	} {
+		for version, want := range map[string]string{APIVersion: `"token_count"`, APIVersion20261021: ""} {
+			s := checked(t)
+			w := send(t, s, tc.method, tc.path, tc.body, "Authorization", "Bearer test-admin-key", "anthropic-version", version)
+			if w.Code != 200 {
+				t.Fatalf("%s %s at %s: status %d: %s", tc.method, tc.path, version, w.Code, w.Body)
+			}
+			e := gjson.GetBytes(w.Body.Bytes(), tc.entry)
+			if got := e.Get("group_type").Raw; got != want {
+				t.Errorf("%s at %s: group_type = %s, want %q (entry %s)", tc.path, version, got, want, e.Raw)
+			}
+			if got := e.Get("group.type").String(); got != "token_count" {
+				t.Errorf("%s at %s: group.type = %q, want token_count", tc.path, version, got)
+			}
+		}
+	}
+}
