@@ -152,6 +152,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("-coverage-on-exit: the directory of %s does not exist", *coverageFile)
 		}
 	}
+	if *snapshotTo != "" {
+		// A folder of other files (recordings, notes) is refused now, not at exit.
+		if err := fake.CheckSnapshotDir(*snapshotTo); err != nil {
+			return fmt.Errorf("-snapshot-to: %w", err)
+		}
+	}
 	tapeOpts, err := tapeOptions(fl, tape, *onMiss)
 	if err != nil {
 		return err

@@ -142,6 +142,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{[]string{"-max-namespaces", "0"}, "-max-namespaces: want at least 1"},
 		{[]string{"-max-conns", "0"}, "-max-conns: want at least 1"},
 		{[]string{"-idle-timeout", "0s"}, "-idle-timeout: want a positive duration"},
+		{[]string{"-shutdown-grace", "0s"}, "-shutdown-grace: want a positive duration"},
+		{[]string{"-snapshot-to", brokenRecording}, "-snapshot-to: snapshot: " + filepath.Join(brokenRecording, "models-x.json") + " is not a file of a snapshot"},
 		{[]string{"-coverage-on-exit", filepath.Join(dir, "missing", "c.json")}, "-coverage-on-exit: the directory"},
 		{[]string{"-upstream", "http://127.0.0.1:1"}, "-upstream: only with -record or -replay"},
 		{[]string{"-on-miss", "error"}, "-on-miss: only with -record or -replay"},
