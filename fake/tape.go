@@ -130,6 +130,10 @@ func OpenTape(cfg TapeConfig) (*Tape, error) {
 			return nil, fmt.Errorf("upstream: %q is not an http or https base URL", cfg.Upstream)
 		}
 		t.upstream = u
+		// A copy, so that a client the caller shares keeps its own policy.
+		client := *t.client
+		client.CheckRedirect = sameOriginRedirects(u, client.CheckRedirect)
+		t.client = &client
 		if err := os.MkdirAll(t.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("record: %w", err)
 		}
@@ -912,6 +916,10 @@ func (s *Server) forward(c *call, body []byte) (any, error) {
 		if r.Context().Err() != nil {
 			panic(http.ErrAbortHandler) // the client went away: nobody to answer
 		}
+		var re *redirectError
+		if errors.As(err, &re) {
+			return nil, newError(errAPI, "%s", re.reason)
+		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL and operation, which the message says
@@ -935,6 +943,40 @@ func (s *Server) forward(c *call, body []byte) (any, error) {
 		p.drop("the request body is over the limit of %d bytes", MaxRecordedBytes)
 	}
 	return p, nil
+}
+
+// redirectError is an upstream redirect the recorder refused to follow: to another origin, where
+// the client's credential must not go, or one too many.
+type redirectError struct{ reason string }
+
+func (e *redirectError) Error() string { return e.reason }
+
+// sameOriginRedirects is the upstream client's redirect policy: a redirect is followed only within
+// the upstream's origin (scheme, host and port), at most 10 in a row, and then by next (the
+// caller's own policy), if any. net/http would carry X-Api-Key (and Authorization to a subdomain)
+// to any host a redirect names.
+func sameOriginRedirects(upstream *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if origin(req.URL) != origin(upstream) {
+			return &redirectError{fmt.Sprintf("the upstream redirected to %s, another origin than %s; the recorder follows redirects within the upstream's origin only, so that the client's credential reaches no other host", req.URL.Redacted(), origin(upstream))}
+		}
+		if len(via) >= 10 {
+			return &redirectError{"the upstream redirected 10 times in a row; the recorder stops there"}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+}
+
+// origin is scheme://host:port of u, the port written out even when it is the scheme's default.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // secretsOf collects the credential values a request carries, to be replaced should an upstream
