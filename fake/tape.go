@@ -605,15 +605,14 @@ func equalFold(s string) func(string) bool {
 
 // save writes rec as the recording of ns and adds it to the tape, after holding it to what
 // loading it would: a recording written is one the next start loads. secrets are replaced
-// wherever they occur, should an upstream echo one. It returns the file written.
+// in every string of it, whatever its escapes, should an upstream echo one (redactJSON). It
+// returns the file written.
 func (t *Tape) save(ns string, rec *recording, secrets []string) (string, error) {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return "", err
 	}
-	for _, s := range secrets {
-		data = bytes.ReplaceAll(data, []byte(s), []byte("[redacted]"))
-	}
+	data = redactJSON(data, secrets)
 	checked, err := parseRecording(data)
 	if err != nil {
 		return "", err
@@ -977,27 +976,6 @@ func origin(u *url.URL) string {
 		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
 	}
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
-}
-
-// secretsOf collects the credential values a request carries, to be replaced should an upstream
-// echo one into an answer. Short values are left: replacing them would garble the recording.
-func secretsOf(h http.Header) []string {
-	var out []string
-	for name, vs := range h {
-		n := strings.ToLower(name)
-		if !(n == "authorization" || n == "cookie" || strings.Contains(n, "key") || strings.Contains(n, "token") || strings.Contains(n, "secret")) {
-			continue
-		}
-		for _, v := range vs {
-			for _, s := range append([]string{v}, strings.Fields(v)...) {
-				if len(s) >= 8 {
-					out = append(out, s)
-				}
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) }) // the longest first
-	return out
 }
 
 // passThrough writes an upstream answer to the client as it arrives and records it: a stream
