@@ -3,16 +3,20 @@ package fake
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing/fstest"
 	"time"
+
+	"github.com/platformkit/platformkit/schemas"
 )
 
 // Snapshots: a server's world saved as a data set of the shape of package fixtures, which any
@@ -175,34 +179,115 @@ func validFixtureName(name string) bool {
 }
 
 // WriteDir writes the snapshot's files into dir, creating it if needed, so that -fixtures DIR
-// and FixturesDir load it. Files of dir that the snapshot does not hold are left alone, except
-// other fixture files, which are removed: they would otherwise be loaded with the snapshot as
-// part of its world.
+// and FixturesDir load it. It deletes nothing it would not write itself: the fixture files the
+// snapshot does not hold (which the loader would otherwise mix into its world) are removed, files
+// the loader skips (not .json, subdirectories) are left alone, and a dir holding any other .json
+// file (notes.json, a recording), or a fixture file that is not a regular file, is refused whole,
+// naming it, before anything is written (CheckSnapshotDir).
 func (snap Snapshot) WriteDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	old, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	for _, p := range old {
-		if _, keep := snap[filepath.Base(p)]; !keep {
-			if err := os.Remove(p); err != nil {
+	defer root.Close()
+	return snap.writeRoot(root, dir)
+}
+
+// CheckSnapshotDir reports whether WriteDir may write into dir: it is absent, or holds no file
+// that WriteDir would have to delete or overwrite without having written it. The error names the
+// file.
+func CheckSnapshotDir(dir string) error {
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	defer root.Close()
+	_, err = snapshotFilesIn(root, dir)
+	return err
+}
+
+// snapshotFilesIn lists the files of root a snapshot wrote or may replace (fixture files and its
+// own temporary files), and refuses a directory holding another .json file, or a fixture name
+// that is not a regular file (a link is never followed, nor replaced).
+func snapshotFilesIn(root *os.Root, dir string) ([]string, error) {
+	d, err := root.Open(".")
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }) // the same file named every time
+	var own []string
+	for _, e := range entries {
+		name := e.Name()
+		fixture := isSnapshotFile(name)
+		if tmp, ok := strings.CutPrefix(name, "."); ok {
+			if base, ok := strings.CutSuffix(tmp, ".tmp"); ok && isSnapshotFile(base) {
+				fixture = true // a write of an earlier save that did not finish
+			}
+		}
+		switch {
+		case fixture && !e.Type().IsRegular():
+			return nil, &foreignFileError{filepath.Join(dir, name), "is not a regular file (a link or a directory); a snapshot writes only regular files and follows no link"}
+		case fixture:
+			own = append(own, name)
+		case path.Ext(name) == ".json" && !e.IsDir():
+			return nil, &foreignFileError{filepath.Join(dir, name), "is not a file of a snapshot, and the fixtures loader would read it with the world; save into an empty or new directory, or move the file"}
+		}
+	}
+	return own, nil
+}
+
+// foreignFileError is a directory WriteDir refuses: it holds file, which a snapshot did not write
+// and must not touch.
+type foreignFileError struct{ file, reason string }
+
+func (e *foreignFileError) Error() string { return "snapshot: " + e.file + " " + e.reason }
+
+// isSnapshotFile reports whether name is a file a snapshot writes: a fixture file the fake knows,
+// or snapshot.json.
+func isSnapshotFile(name string) bool {
+	base, ok := strings.CutSuffix(name, ".json")
+	if !ok || !validFixtureName(name) {
+		return false
+	}
+	_, known := slices.BinarySearch(schemas.Names(), "fixtures/"+base)
+	return known
+}
+
+func (snap Snapshot) writeRoot(root *os.Root, dir string) error {
+	for _, name := range slices.Sorted(maps.Keys(snap)) {
+		if !isSnapshotFile(name) {
+			return fmt.Errorf("snapshot: %q is not a fixture file name", name)
+		}
+	}
+	own, err := snapshotFilesIn(root, dir)
+	if err != nil {
+		return err
+	}
+	for _, name := range own {
+		if _, keep := snap[name]; !keep {
+			if err := root.Remove(name); err != nil {
 				return fmt.Errorf("snapshot: %w", err)
 			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(snap)) {
-		if !validFixtureName(name) {
-			return fmt.Errorf("snapshot: %q is not a fixture file name", name)
-		}
 		// Write then rename, so that a reader never sees half a file.
-		tmp := filepath.Join(dir, "."+name+".tmp")
-		if err := os.WriteFile(tmp, []byte(snap[name]), 0o644); err != nil {
+		tmp := "." + name + ".tmp"
+		if err := root.WriteFile(tmp, []byte(snap[name]), 0o644); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		if err := root.Rename(tmp, name); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
 	}
@@ -270,7 +355,34 @@ func (s *Server) saveSnapshot(c *call) (any, error) {
 		return nil, err
 	}
 	dir := filepath.Join(s.cfg.snapshotDir, req.Name)
-	if err := snap.WriteDir(dir); err != nil {
+	// Through a root at the operator's directory, so that no link leads a write out of it; the
+	// snapshot's own directory may not be a link at all, even to a place under the root.
+	root, err := os.OpenRoot(s.cfg.snapshotDir)
+	if err != nil {
+		return nil, newError(errAPI, "snapshot: %v", err)
+	}
+	defer root.Close()
+	switch st, err := root.Lstat(req.Name); {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := root.Mkdir(req.Name, 0o755); err != nil {
+			return nil, newError(errAPI, "snapshot: %v", err)
+		}
+	case err != nil:
+		return nil, newError(errAPI, "snapshot: %v", err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		return nil, invalidField("name", "%s is a symbolic link; a snapshot is saved only into a directory of -snapshot-dir itself, never through a link", dir)
+	case !st.IsDir():
+		return nil, invalidField("name", "%s is a file, not a directory", dir)
+	}
+	sub, err := root.OpenRoot(req.Name)
+	if err != nil {
+		return nil, newError(errAPI, "snapshot: %v", err)
+	}
+	defer sub.Close()
+	if err := snap.writeRoot(sub, dir); err != nil {
+		if fe := (*foreignFileError)(nil); errors.As(err, &fe) {
+			return nil, invalidField("name", "%s %s", fe.file, fe.reason)
+		}
 		return nil, newError(errAPI, "%v", err)
 	}
 	return savedSnapshot{Path: dir, Files: len(snap)}, nil

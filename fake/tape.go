@@ -130,6 +130,10 @@ func OpenTape(cfg TapeConfig) (*Tape, error) {
 			return nil, fmt.Errorf("upstream: %q is not an http or https base URL", cfg.Upstream)
 		}
 		t.upstream = u
+		// A copy, so that a client the caller shares keeps its own policy.
+		client := *t.client
+		client.CheckRedirect = sameOriginRedirects(u, client.CheckRedirect)
+		t.client = &client
 		if err := os.MkdirAll(t.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("record: %w", err)
 		}
@@ -601,15 +605,14 @@ func equalFold(s string) func(string) bool {
 
 // save writes rec as the recording of ns and adds it to the tape, after holding it to what
 // loading it would: a recording written is one the next start loads. secrets are replaced
-// wherever they occur, should an upstream echo one. It returns the file written.
+// in every string of it, whatever its escapes, should an upstream echo one (redactJSON). It
+// returns the file written.
 func (t *Tape) save(ns string, rec *recording, secrets []string) (string, error) {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return "", err
 	}
-	for _, s := range secrets {
-		data = bytes.ReplaceAll(data, []byte(s), []byte("[redacted]"))
-	}
+	data = redactJSON(data, secrets)
 	checked, err := parseRecording(data)
 	if err != nil {
 		return "", err
@@ -912,6 +915,10 @@ func (s *Server) forward(c *call, body []byte) (any, error) {
 		if r.Context().Err() != nil {
 			panic(http.ErrAbortHandler) // the client went away: nobody to answer
 		}
+		var re *redirectError
+		if errors.As(err, &re) {
+			return nil, newError(errAPI, "%s", re.reason)
+		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL and operation, which the message says
@@ -937,25 +944,38 @@ func (s *Server) forward(c *call, body []byte) (any, error) {
 	return p, nil
 }
 
-// secretsOf collects the credential values a request carries, to be replaced should an upstream
-// echo one into an answer. Short values are left: replacing them would garble the recording.
-func secretsOf(h http.Header) []string {
-	var out []string
-	for name, vs := range h {
-		n := strings.ToLower(name)
-		if !(n == "authorization" || n == "cookie" || strings.Contains(n, "key") || strings.Contains(n, "token") || strings.Contains(n, "secret")) {
-			continue
+// redirectError is an upstream redirect the recorder refused to follow: to another origin, where
+// the client's credential must not go, or one too many.
+type redirectError struct{ reason string }
+
+func (e *redirectError) Error() string { return e.reason }
+
+// sameOriginRedirects is the upstream client's redirect policy: a redirect is followed only within
+// the upstream's origin (scheme, host and port), at most 10 in a row, and then by next (the
+// caller's own policy), if any. net/http would carry X-Api-Key (and Authorization to a subdomain)
+// to any host a redirect names.
+func sameOriginRedirects(upstream *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if origin(req.URL) != origin(upstream) {
+			return &redirectError{fmt.Sprintf("the upstream redirected to %s, another origin than %s; the recorder follows redirects within the upstream's origin only, so that the client's credential reaches no other host", req.URL.Redacted(), origin(upstream))}
 		}
-		for _, v := range vs {
-			for _, s := range append([]string{v}, strings.Fields(v)...) {
-				if len(s) >= 8 {
-					out = append(out, s)
-				}
-			}
+		if len(via) >= 10 {
+			return &redirectError{"the upstream redirected 10 times in a row; the recorder stops there"}
 		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
 	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) }) // the longest first
-	return out
+}
+
+// origin is scheme://host:port of u, the port written out even when it is the scheme's default.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // passThrough writes an upstream answer to the client as it arrives and records it: a stream

@@ -3,6 +3,7 @@
 //	platformfake [-addr 127.0.0.1:4010] [-fixtures DIR] [-wall-clock] [-rate-limits] [-retry-after-scale F] [-max-namespaces N] [-quiet]
 //	             [-exit-on-stdin-eof]
 //	             [-read-header-timeout 10s] [-read-timeout 60s] [-idle-timeout 60s] [-max-conns 512]
+//	             [-shutdown-grace 5s]
 //	             [-snapshot-to DIR] [-snapshot-dir DIR] [-coverage-on-exit FILE]
 //	             [-upstream URL -record DIR [-record-errors]]
 //	             [-replay DIR [-on-miss model|error|upstream] [-replay-speed 0] [-upstream URL]]
@@ -13,10 +14,12 @@
 // exactly where it stood; -snapshot-dir lets POST /_fake/snapshot/save write under DIR.
 //
 // It prints "listening on http://ADDR" once it serves, and shuts down gracefully on SIGINT or
-// SIGTERM, letting requests in flight finish. With -exit-on-stdin-eof it also shuts down when its
-// standard input ends: a parent that starts it with a pipe as its stdin, and keeps the pipe's
-// other end, ties the fake's life to its own however the parent ends (kill -9 included), since
-// the system closes a dead process's end of the pipe. The npm and Python helpers start it so.
+// SIGTERM: it stops accepting, lets requests in flight run for -shutdown-grace (default 5s), cuts
+// those still running, and then writes -snapshot-to and -coverage-on-exit; it exits 0 unless
+// writing them failed. With -exit-on-stdin-eof it also shuts down so when its standard input
+// ends: a parent that starts it with a pipe as its stdin, and keeps the pipe's other end, ties
+// the fake's life to its own however the parent ends (kill -9 included), since the system closes
+// a dead process's end of the pipe. The npm and Python helpers start it so.
 //
 // The timeouts bound what a client can hold: reading a request's headers, reading the whole
 // request, and a keep-alive connection left idle. Nothing bounds writing an answer (net/http lifts
@@ -82,8 +85,9 @@ per-server IDs), with a test-control API under /_fake/ and a namespace per test 
 
 Usage: platformfake [flags]
 
-It prints "listening on http://ADDR" once it serves; SIGINT or SIGTERM stops it gracefully
-(and, with -exit-on-stdin-eof, the end of its standard input).
+It prints "listening on http://ADDR" once it serves; SIGINT or SIGTERM (and, with
+-exit-on-stdin-eof, the end of its standard input) stops it gracefully: requests in flight get
+-shutdown-grace to finish, then are cut, and the exit files are written.
 
 Flags:
 `
@@ -109,6 +113,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	read := fl.Duration("read-timeout", 60*time.Second, "longest time to read a whole request, headers and body (answering it is not bounded)")
 	idle := fl.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request before it is closed")
 	maxConns := fl.Int("max-conns", 512, "most connections served at once; more wait to be accepted")
+	grace := fl.Duration("shutdown-grace", 5*time.Second, "on SIGINT or SIGTERM, how long requests in flight may run on before they are cut and the exit files written")
 	// Snapshots: save the world on shutdown, and where POST /_fake/snapshot/save may write.
 	snapshotTo := fl.String("snapshot-to", "", "on shutdown, write the default server's world as a fixture directory here (load it with -fixtures)")
 	snapshotDir := fl.String("snapshot-dir", "", "directory under which POST /_fake/snapshot/save may write snapshots (one subdirectory per name)")
@@ -151,7 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *maxConns < 1 {
 		return fmt.Errorf("-max-conns: want at least 1, got %d", *maxConns)
 	}
-	for name, d := range map[string]time.Duration{"read-header-timeout": *readHeader, "read-timeout": *read, "idle-timeout": *idle} {
+	for name, d := range map[string]time.Duration{"read-header-timeout": *readHeader, "read-timeout": *read, "idle-timeout": *idle, "shutdown-grace": *grace} {
 		if d <= 0 {
 			return fmt.Errorf("-%s: want a positive duration such as 30s, got %v", name, d)
 		}
@@ -161,6 +166,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// Refused now rather than found out at exit, after the run whose coverage it was to hold.
 		if st, err := os.Stat(filepath.Dir(*coverageFile)); err != nil || !st.IsDir() {
 			return fmt.Errorf("-coverage-on-exit: the directory of %s does not exist", *coverageFile)
+		}
+	}
+	if *snapshotTo != "" {
+		// A folder of other files (recordings, notes) is refused now, not at exit.
+		if err := fake.CheckSnapshotDir(*snapshotTo); err != nil {
+			return fmt.Errorf("-snapshot-to: %w", err)
 		}
 	}
 	tapeOpts, err := tapeOptions(fl, tape, *onMiss)
@@ -222,28 +233,40 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Stop accepting, let the requests in flight finish within the grace, then cut those still
+	// running (a stream, a latency fault, a body still arriving): whatever they do, the files
+	// below are written, and the exit is 0 unless writing them failed.
+	shutdown, cancel := context.WithTimeout(context.Background(), *grace)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {
-		return err
+		srv.Close()
+		fmt.Fprintf(stderr, "platformfake: requests still running after the %v grace (-shutdown-grace) were cut\n", *grace)
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	if *snapshotTo != "" {
+	return writeOnExit(fk, *snapshotTo, *coverageFile, stdout)
+}
+
+// writeOnExit writes -snapshot-to and -coverage-on-exit, each whatever became of the other: one
+// that fails does not cost the other its file.
+func writeOnExit(fk *fake.Server, snapshotTo, coverageFile string, stdout io.Writer) error {
+	var errs []error
+	if snapshotTo != "" {
 		snap, err := fk.Snapshot()
+		if err == nil {
+			err = snap.WriteDir(snapshotTo)
+		}
 		if err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("-snapshot-to: %w", err))
+		} else {
+			fmt.Fprintf(stdout, "snapshot written to %s\n", snapshotTo)
 		}
-		if err := snap.WriteDir(*snapshotTo); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "snapshot written to %s\n", *snapshotTo)
 	}
-	if *coverageFile != "" {
-		return writeCoverage(*coverageFile, fk.ServerCoverage())
+	if coverageFile != "" {
+		errs = append(errs, writeCoverage(coverageFile, fk.ServerCoverage()))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // writeCoverage writes c to file through a temporary file in the same directory, so that a

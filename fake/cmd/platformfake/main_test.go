@@ -145,6 +145,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{[]string{"-retry-after-scale", "0.0000001"}, "-retry-after-scale: scale: must be a whole number of millionths"},
 		{[]string{"-wall-clock", "-retry-after-scale", "0.5"}, "-retry-after-scale: a server on the wall clock sends the true waits"},
 		{[]string{"-idle-timeout", "0s"}, "-idle-timeout: want a positive duration"},
+		{[]string{"-shutdown-grace", "0s"}, "-shutdown-grace: want a positive duration"},
+		{[]string{"-snapshot-to", brokenRecording}, "-snapshot-to: snapshot: " + filepath.Join(brokenRecording, "models-x.json") + " is not a file of a snapshot"},
 		{[]string{"-coverage-on-exit", filepath.Join(dir, "missing", "c.json")}, "-coverage-on-exit: the directory"},
 		{[]string{"-upstream", "http://127.0.0.1:1"}, "-upstream: only with -record or -replay"},
 		{[]string{"-on-miss", "error"}, "-on-miss: only with -record or -replay"},
@@ -449,5 +451,85 @@ func TestSnapshotFlags(t *testing.T) {
 	defer stop()
 	if got := post(t, base+"/_fake/snapshot/save", `{"name":"w1"}`); !strings.Contains(got, "-snapshot-dir") {
 		t.Errorf("save without -snapshot-dir: %s", got)
+	}
+}
+
+// TestShutdownWritesTheFilesWhateverIsInFlight: at SIGTERM a latency fault is waiting and a client
+// has sent 5 of the 100 body bytes it announced. Neither finishes by itself; after the grace both
+// are cut, the snapshot and the coverage are written, and run returns nil (exit 0).
+func TestShutdownWritesTheFilesWhateverIsInFlight(t *testing.T) {
+	dir := t.TempDir()
+	snapshotTo, coverageFile := filepath.Join(dir, "world"), filepath.Join(dir, "coverage.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base, done := startCtx(t, ctx, "-shutdown-grace", "1s", "-snapshot-to", snapshotTo, "-coverage-on-exit", coverageFile)
+
+	if got := post(t, base+"/_fake/faults", `{"path":"/v1/models","latency_ms":600000}`); !strings.HasPrefix(got, "200 ") {
+		t.Fatalf("fault: %s", got)
+	}
+	slow := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", base+"/v1/models", nil)
+		req.Header.Set("X-Api-Key", "test-api-key")
+		req.Header.Set("vendor-version", "2023-06-01")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		slow <- err
+	}()
+	// The fault is used up once the request waits in it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Get(base + "/_fake/faults")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if gjson.GetBytes(b, "data.#").Int() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the latency fault was never used: %s", b)
+		}
+	}
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "POST /v1/messages HTTP/1.1\r\nHost: fake\r\nX-Api-Key: test-api-key\r\nvendor-version: 2023-06-01\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mod")
+	time.Sleep(100 * time.Millisecond) // the server has read the headers: the request is in flight
+
+	began := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v; want nil (exit 0) after cutting what was in flight", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("run did not return within 5 s of the signal, with a grace of 1 s")
+	}
+	if took := time.Since(began); took < time.Second || took > 3*time.Second {
+		t.Errorf("shutdown took %v; want the 1 s grace and little more", took)
+	}
+	if _, err := os.Stat(filepath.Join(snapshotTo, "snapshot.json")); err != nil {
+		t.Errorf("-snapshot-to: %v", err)
+	}
+	data, err := os.ReadFile(coverageFile)
+	if err != nil {
+		t.Fatalf("-coverage-on-exit: %v", err)
+	}
+	if got := gjson.GetBytes(data, "scope").String(); got != "server" {
+		t.Errorf("coverage scope = %q; want server", got)
+	}
+	select {
+	case err := <-slow:
+		if err == nil {
+			t.Error("the request in the latency fault got an answer; want it cut")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the request in the latency fault was not cut")
 	}
 }
