@@ -115,3 +115,20 @@ func TestRateLimitGroupTypePerVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalNamesVersion: the journal shows the version each request spoke, and none for a
+// request refused for its version.
+func TestJournalNamesVersion(t *testing.T) {
+	s := checked(t)
+	for _, v := range []string{"2026-10-21", "2023-06-01", "2020-01-01"} {
+		send(t, s, "GET", "/v1/models", "", "Authorization", "Bearer test-api-key", "anthropic-version", v)
+	}
+	w := send(t, s, "GET", "/_fake/journal", "")
+	var got []string
+	for _, e := range gjson.GetBytes(w.Body.Bytes(), "data").Array() {
+		got = append(got, e.Get("api_version").String()+"/"+e.Get("status").String())
+	}
+	if want := "2026-10-21/200 2023-06-01/200 /400"; strings.Join(got, " ") != want {
+		t.Fatalf("journal versions %q, want %q", strings.Join(got, " "), want)
+	}
+}
