@@ -132,3 +132,29 @@ func TestJournalNamesVersion(t *testing.T) {
 		t.Fatalf("journal versions %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// TestBillingPolicy: the new majors' billing_policy is accepted with bill_to "self" (or without
+// bill_to) on Messages and count_tokens, and "user_profile" is refused naming the field.
+func TestBillingPolicy(t *testing.T) {
+	for _, path := range []string{"/v1/messages", "/v1/messages/count_tokens"} {
+		for bp, want := range map[string]string{
+			`{"type":"billing_policy","bill_to":"self"}`:         "",
+			`{"type":"billing_policy"}`:                          "",
+			`{"type":"billing_policy","bill_to":"user_profile"}`: `billing_policy.bill_to: "user_profile": no user profile of this request has linked an organization that allows it to be billed; send "self" or omit billing_policy`,
+			`{"type":"billing_policy","bill_to":"team"}`:         "billing_policy.bill_to: value must be one of",
+		} {
+			body := versionBody(`,"billing_policy":`+bp, vUser)
+			if path == "/v1/messages/count_tokens" {
+				body = strings.Replace(body, `"max_tokens":50,`, "", 1)
+			}
+			w := send(t, checked(t), "POST", path, body, "Authorization", "Bearer test-api-key", "anthropic-version", APIVersion20261021)
+			if want == "" {
+				if w.Code != 200 {
+					t.Errorf("%s %s: status %d: %s", path, bp, w.Code, w.Body)
+				}
+				continue
+			}
+			wantError(t, w, 400, errInvalidRequest, want)
+		}
+	}
+}
