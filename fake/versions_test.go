@@ -158,3 +158,27 @@ func TestBillingPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceUserProfileID: the new majors' user_profile_id is stored by create and update and
+// answered (null until set).
+func TestWorkspaceUserProfileID(t *testing.T) {
+	s := checked(t)
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021, "Content-Type", "application/json"}
+	w := send(t, s, "POST", "/v1/organizations/workspaces", `{"name":"Profiled","user_profile_id":"uprof_1"}`, h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != `"uprof_1"` {
+		t.Fatalf("create: user_profile_id %s, want \"uprof_1\": %s", got, w.Body)
+	}
+	id := gjson.GetBytes(w.Body.Bytes(), "id").String()
+	w = send(t, s, "POST", "/v1/organizations/workspaces/"+id, `{"user_profile_id":"uprof_2"}`, h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != `"uprof_2"` {
+		t.Fatalf("update: user_profile_id %s, want \"uprof_2\": %s", got, w.Body)
+	}
+	w = send(t, s, "GET", "/v1/organizations/workspaces/"+id, "", h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != `"uprof_2"` {
+		t.Fatalf("get: user_profile_id %s, want \"uprof_2\": %s", got, w.Body)
+	}
+	w = send(t, s, "POST", "/v1/organizations/workspaces", `{"name":"Plain"}`, h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != "null" {
+		t.Fatalf("create without: user_profile_id %s, want null", got)
+	}
+}
