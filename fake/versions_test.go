@@ -182,3 +182,18 @@ func TestWorkspaceUserProfileID(t *testing.T) {
 		t.Fatalf("create without: user_profile_id %s, want null", got)
 	}
 }
+
+// TestUserSignOut: the beta sign-out answers the member, needs its beta value, and a missing
+// member is a 404.
+func TestUserSignOut(t *testing.T) {
+	s := checked(t)
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021}
+	beta := append(h, "anthropic-beta", "admin-user-sign-out-2026-10-08")
+	w := send(t, s, "POST", "/v1/organizations/users/user_01AcmeGraceDeveloper00001/sign_out", "", beta...)
+	if w.Code != 200 || gjson.GetBytes(w.Body.Bytes(), "email").String() != "grace@acme.example" {
+		t.Fatalf("sign out: %d %s", w.Code, w.Body)
+	}
+	wantError(t, send(t, s, "POST", "/v1/organizations/users/user_01AcmeGraceDeveloper00001/sign_out", "", h...), 400, errInvalidRequest,
+		`requires the beta value "admin-user-sign-out-2026-10-08"`)
+	wantError(t, send(t, s, "POST", "/v1/organizations/users/user_nobody/sign_out", "", beta...), 404, errNotFound, "user_nobody")
+}
