@@ -23,6 +23,17 @@
 // (POST /_fake/snapshot), WithFixtures and the binary's -fixtures load one, and the world
 // continues exactly: every read answers byte-identically and the next write gets the ID,
 // timestamp and request-id it would have got.
+// The prompt cache and message threads are left out: a loaded snapshot starts with neither, as
+// after Reset.
+//
+// # Message threads
+//
+// With the beta message-threads-2026-08-12, thread {"type":"create"} keeps a request's
+// conversation, system and tools under the reply's id, and thread {"type":"continue",
+// "previous_message_id":...} sends only the new messages: the request is expanded to the whole
+// conversation where it is parsed, so it is answered exactly as the full request would be. Threads
+// expire 5 minutes (virtual clock) after their latest reply, live per namespace, and are bounded
+// (README, "Limits"); their errors carry error.details.error_code.
 //
 // # Credentials
 //

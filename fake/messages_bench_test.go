@@ -177,3 +177,46 @@ func BenchmarkCreateMessageConversation(b *testing.B) { benchCreate(b, benchConv
 // BenchmarkCreateMessageCached is the conversation with three breakpoints: the first request
 // writes, every later one reads (and refreshes) the cache.
 func BenchmarkCreateMessageCached(b *testing.B) { benchCreate(b, benchConversation(true)) }
+
+// threadBenchConversation is a conversation of 1,000 messages, for the thread benchmarks.
+func threadBenchConversation() []any {
+	many := make([]any, 1000)
+	for i := range many {
+		many[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "content": "a short turn of the conversation"}
+	}
+	many[len(many)-1] = map[string]any{"role": "user", "content": "and the last question"}
+	return many
+}
+
+// BenchmarkCreateMessageThreadContinue continues a thread of 1,000 messages with one new message;
+// BenchmarkCreateMessageThreadFull sends the same conversation in full, unthreaded. A continue
+// costs what the full request costs, less reading the messages it does not send.
+func BenchmarkCreateMessageThreadContinue(b *testing.B) {
+	ts := NewTestServer(b)
+	create, _ := json.Marshal(msgBody("messages", threadBenchConversation(), "thread", threadCreate()))
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		status, out := postMessages(b, ts, "/v1/messages", string(create), threadBeta...)
+		if status != http.StatusOK {
+			b.Fatalf("%d %s", status, out)
+		}
+		var reply struct{ ID string }
+		_ = json.Unmarshal(out, &reply)
+		next, _ := json.Marshal(msgBody("messages", userTurn("one more"), "thread", threadContinue(reply.ID)))
+		b.StartTimer()
+		if status, out := postMessages(b, ts, "/v1/messages", string(next), threadBeta...); status != http.StatusOK {
+			b.Fatalf("%d %s", status, out)
+		}
+	}
+}
+
+func BenchmarkCreateMessageThreadFull(b *testing.B) {
+	ts := NewTestServer(b)
+	conv := threadBenchConversation()
+	first := create(b, ts, msgBody("messages", conv))
+	var content any
+	_ = json.Unmarshal([]byte(first.Get("content").Raw), &content)
+	whole := append(conv, map[string]any{"role": "assistant", "content": content}, map[string]any{"role": "user", "content": "one more"})
+	benchCreate(b, msgBody("messages", whole))
+}
