@@ -326,6 +326,18 @@ func (s *Server) getUser(c *call) (any, error) {
 	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return u.view(), nil })
 }
 
+// signOutUser ends the member's sessions and answers the member. The fake keeps no sessions, so
+// nothing else changes; the journal records the call. The primary owner cannot be signed out
+// (400), as the platform's error codes say.
+func (s *Server) signOutUser(c *call) (any, error) {
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {
+		if u.Role == "primary_owner" {
+			return nil, invalid("user %s is the organization's primary owner, who cannot be signed out", u.ID)
+		}
+		return u.view(), nil
+	})
+}
+
 // listUsers lists the organization's members; email filters by exact address, ignoring case
 // (gaps §6).
 func (s *Server) listUsers(c *call) (any, error) {

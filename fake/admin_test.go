@@ -391,7 +391,7 @@ func TestUserRemove(t *testing.T) {
 func TestWorkspaceCreateDefaults(t *testing.T) {
 	a := newAdmin(t)
 	got := a.ok(post, "/v1/organizations/workspaces", map[string]string{"name": "Sandbox"})
-	want := `{"id":"wrkspc_010000000000000000000001","archived_at":null,"compartment_id":"cmpt_f97244944d506b4fbbc626f3","created_at":"2026-01-01T00:00:00Z","data_residency":{"allowed_inference_geos":"unrestricted","default_inference_geo":"global","workspace_geo":"us"},"display_color":"#EF4444","external_key_id":null,"name":"Sandbox","tags":{},"type":"workspace"}`
+	want := `{"id":"wrkspc_010000000000000000000001","archived_at":null,"compartment_id":"cmpt_f97244944d506b4fbbc626f3","created_at":"2026-01-01T00:00:00Z","data_residency":{"allowed_inference_geos":"unrestricted","default_inference_geo":"global","workspace_geo":"us"},"display_color":"#EF4444","external_key_id":null,"name":"Sandbox","tags":{},"type":"workspace","user_profile_id":null}`
 	if got.Raw != want {
 		t.Fatalf("workspace = %s\nwant        %s", got.Raw, want)
 	}
@@ -513,7 +513,7 @@ func TestWorkspaceUpdate(t *testing.T) {
 	path := "/v1/organizations/workspaces/" + acmeResearch
 	got := a.ok(post, path, map[string]any{"name": "Research 2", "display_color": "#112233", "tags": map[string]string{"team": "ml"},
 		"data_residency": map[string]any{"workspace_geo": "eu", "allowed_inference_geos": []string{"us"}, "default_inference_geo": "us"}})
-	want := `{"id":"wrkspc_01AcmeResearch0000000001","archived_at":null,"compartment_id":"cmpt_bbbbc28c285a243b7ab27458","created_at":"2024-04-10T12:00:00Z","data_residency":{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"eu"},"display_color":"#112233","external_key_id":null,"name":"Research 2","tags":{"team":"ml"},"type":"workspace"}`
+	want := `{"id":"wrkspc_01AcmeResearch0000000001","archived_at":null,"compartment_id":"cmpt_bbbbc28c285a243b7ab27458","created_at":"2024-04-10T12:00:00Z","data_residency":{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"eu"},"display_color":"#112233","external_key_id":null,"name":"Research 2","tags":{"team":"ml"},"type":"workspace","user_profile_id":null}`
 	if got.Raw != want {
 		t.Fatalf("updated = %s\nwant      %s", got.Raw, want)
 	}

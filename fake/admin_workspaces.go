@@ -38,6 +38,9 @@ type workspace struct {
 	Name          string            `json:"name"`
 	Tags          map[string]string `json:"tags"`
 	Type          string            `json:"type"`
+	// UserProfileID is the user profile the workspace belongs to (the SDK majors of 2026-10-21);
+	// null until a create or update sets it.
+	UserProfileID *string `json:"user_profile_id"`
 	org           *org
 }
 
@@ -151,6 +154,7 @@ type workspaceChange struct {
 	ExternalKeyID *string            `json:"external_key_id"`
 	Tags          *map[string]string `json:"tags"`
 	DataResidency *residencyChange   `json:"data_residency"`
+	UserProfileID *string            `json:"user_profile_id"`
 }
 
 // readWorkspaceChange validates the body against the route's request schema and decodes it.
@@ -206,7 +210,7 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 	}
 	id := s.ids.next("wrkspc_")
 	w := &workspace{ID: id, CompartmentID: compartmentID(id), CreatedAt: s.clock.Now(), DataResidency: res,
-		DisplayColor: color, ExternalKeyID: ch.ExternalKeyID, Name: *ch.Name, Tags: tags, Type: "workspace", org: c.org}
+		DisplayColor: color, ExternalKeyID: ch.ExternalKeyID, Name: *ch.Name, Tags: tags, Type: "workspace", UserProfileID: ch.UserProfileID, org: c.org}
 	a.workspaces.add(c.org, w)
 	return *w, nil
 }
@@ -276,6 +280,9 @@ func (s *Server) updateWorkspace(c *call) (any, error) {
 		}
 		if ch.Tags != nil {
 			w.Tags = *ch.Tags
+		}
+		if ch.UserProfileID != nil {
+			w.UserProfileID = ch.UserProfileID
 		}
 		return *w, nil
 	})

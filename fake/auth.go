@@ -113,6 +113,11 @@ var (
 	ifTunnels    = &iface{name: "tunnels", accepts: []accept{{headerAuthorization, kindBearerToken}}, version: true, beta: TunnelsBeta, bodyLimit: defaultBodyLimit}
 )
 
+// ifAdminSignOut is the administration interface's user sign-out, a beta the official SDK majors
+// of 2026-10-21 call with its beta value.
+var ifAdminSignOut = &iface{name: "administration (user sign-out)", accepts: keyed(kindAdminKey), version: true,
+	beta: "admin-user-sign-out-2026-10-08", bodyLimit: defaultBodyLimit}
+
 // ifTunnelsAPI is /v1/tunnels, as the official SDKs call it: with the client's credential, which
 // for an organization-wide resource is the workload-identity bearer token (as for
 // /v1/organizations/tunnels) or the admin key, in either header an SDK sends a key in.

@@ -31,8 +31,11 @@ type JournalEntry struct {
 	// CredentialHeader is the header that carried the accepted credential, "x-api-key" or
 	// "authorization" (never its value); "" if none was accepted.
 	CredentialHeader string `json:"credential_header"`
-	Status           int    `json:"status"`     // 0 when the connection was dropped
-	ErrorType        string `json:"error_type"` // "" on success
+	// APIVersion is the API version whose rules answered the request (versions.go), "" when it
+	// named none the fake serves or its interface takes none.
+	APIVersion string `json:"api_version"`
+	Status     int    `json:"status"`     // 0 when the connection was dropped
+	ErrorType  string `json:"error_type"` // "" on success
 	// Valid is false when the fake refused the request as malformed (invalid_request_error or
 	// request_too_large): a client test asserts it to prove it sent what the API accepts.
 	Valid bool   `json:"valid"`
@@ -194,6 +197,7 @@ const (
 	keyInterface        = "platformkit.interface"
 	keyCredentialID     = "platformkit.credential_id"
 	keyCredentialHeader = "platformkit.credential_header"
+	keyAPIVersion       = "platformkit.api_version"
 	keyErrorType        = "platformkit.error_type"
 	keyAPIError         = "platformkit.api_error" // the *apiError answered, for the coverage
 	keyBody             = "platformkit.body"
@@ -218,6 +222,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		Interface:        str(keyInterface),
 		CredentialID:     str(keyCredentialID),
 		CredentialHeader: str(keyCredentialHeader),
+		APIVersion:       str(keyAPIVersion),
 		Status:           status,
 		ErrorType:        str(keyErrorType),
 		Fault:            fault,

@@ -366,6 +366,11 @@ func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
 	if err := checkMessageOptions(req); err != nil {
 		return nil, err
 	}
+	if bp, _ := req.raw["billing_policy"].(map[string]any); bp["bill_to"] == "user_profile" {
+		// "self" bills the key's organization, as without the field; a user profile's customer
+		// must have linked an organization that allows it, and the fake has no such link.
+		return nil, invalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").because(ReasonInvalidValue)
+	}
 	if err := checkStrictSchemas(c, req); err != nil {
 		return nil, err
 	}

@@ -95,6 +95,9 @@ func (s *Server) serve(c *call) (any, error) {
 		if c.version, c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
 			return nil, err
 		}
+		if c.version != nil {
+			c.Set(keyAPIVersion, c.version.name)
+		}
 	}
 	return c.route.h(s, c)
 }

@@ -82,6 +82,7 @@ func routes() []*route {
 		{get, "/v1/organizations/users/:user_id", ifAdmin, in{}, "admin/user", (*Server).getUser},
 		{post, "/v1/organizations/users/:user_id", ifAdmin, in{body: "admin/user_update"}, "admin/user", (*Server).updateUser},
 		{del, "/v1/organizations/users/:user_id", ifAdmin, in{}, "admin/user_deleted", (*Server).removeUser},
+		{post, "/v1/organizations/users/:user_id/sign_out", ifAdminSignOut, in{}, "admin/user", (*Server).signOutUser},
 		{post, "/v1/organizations/workspaces", ifAdmin, in{body: "admin/workspace_create"}, "admin/workspace", (*Server).createWorkspace},
 		{get, "/v1/organizations/workspaces", ifAdmin, in{query: qWorkspaces}, "admin/workspace_list", (*Server).listWorkspaces},
 		{get, "/v1/organizations/workspaces/:workspace_id", ifAdmin, in{}, "admin/workspace", (*Server).getWorkspace},

@@ -115,3 +115,85 @@ func TestRateLimitGroupTypePerVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalNamesVersion: the journal shows the version each request spoke, and none for a
+// request refused for its version.
+func TestJournalNamesVersion(t *testing.T) {
+	s := checked(t)
+	for _, v := range []string{"2026-10-21", "2023-06-01", "2020-01-01"} {
+		send(t, s, "GET", "/v1/models", "", "Authorization", "Bearer test-api-key", "anthropic-version", v)
+	}
+	w := send(t, s, "GET", "/_fake/journal", "")
+	var got []string
+	for _, e := range gjson.GetBytes(w.Body.Bytes(), "data").Array() {
+		got = append(got, e.Get("api_version").String()+"/"+e.Get("status").String())
+	}
+	if want := "2026-10-21/200 2023-06-01/200 /400"; strings.Join(got, " ") != want {
+		t.Fatalf("journal versions %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestBillingPolicy: the new majors' billing_policy is accepted with bill_to "self" (or without
+// bill_to) on Messages and count_tokens, and "user_profile" is refused naming the field.
+func TestBillingPolicy(t *testing.T) {
+	for _, path := range []string{"/v1/messages", "/v1/messages/count_tokens"} {
+		for bp, want := range map[string]string{
+			`{"type":"billing_policy","bill_to":"self"}`:         "",
+			`{"type":"billing_policy"}`:                          "",
+			`{"type":"billing_policy","bill_to":"user_profile"}`: `billing_policy.bill_to: "user_profile": no user profile of this request has linked an organization that allows it to be billed; send "self" or omit billing_policy`,
+			`{"type":"billing_policy","bill_to":"team"}`:         "billing_policy.bill_to: value must be one of",
+		} {
+			body := versionBody(`,"billing_policy":`+bp, vUser)
+			if path == "/v1/messages/count_tokens" {
+				body = strings.Replace(body, `"max_tokens":50,`, "", 1)
+			}
+			w := send(t, checked(t), "POST", path, body, "Authorization", "Bearer test-api-key", "anthropic-version", APIVersion20261021)
+			if want == "" {
+				if w.Code != 200 {
+					t.Errorf("%s %s: status %d: %s", path, bp, w.Code, w.Body)
+				}
+				continue
+			}
+			wantError(t, w, 400, errInvalidRequest, want)
+		}
+	}
+}
+
+// TestWorkspaceUserProfileID: the new majors' user_profile_id is stored by create and update and
+// answered (null until set).
+func TestWorkspaceUserProfileID(t *testing.T) {
+	s := checked(t)
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021, "Content-Type", "application/json"}
+	w := send(t, s, "POST", "/v1/organizations/workspaces", `{"name":"Profiled","user_profile_id":"uprof_1"}`, h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != `"uprof_1"` {
+		t.Fatalf("create: user_profile_id %s, want \"uprof_1\": %s", got, w.Body)
+	}
+	id := gjson.GetBytes(w.Body.Bytes(), "id").String()
+	w = send(t, s, "POST", "/v1/organizations/workspaces/"+id, `{"user_profile_id":"uprof_2"}`, h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != `"uprof_2"` {
+		t.Fatalf("update: user_profile_id %s, want \"uprof_2\": %s", got, w.Body)
+	}
+	w = send(t, s, "GET", "/v1/organizations/workspaces/"+id, "", h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != `"uprof_2"` {
+		t.Fatalf("get: user_profile_id %s, want \"uprof_2\": %s", got, w.Body)
+	}
+	w = send(t, s, "POST", "/v1/organizations/workspaces", `{"name":"Plain"}`, h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != "null" {
+		t.Fatalf("create without: user_profile_id %s, want null", got)
+	}
+}
+
+// TestUserSignOut: the beta sign-out answers the member, needs its beta value, and a missing
+// member is a 404.
+func TestUserSignOut(t *testing.T) {
+	s := checked(t)
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021}
+	beta := append(h, "anthropic-beta", "admin-user-sign-out-2026-10-08")
+	w := send(t, s, "POST", "/v1/organizations/users/user_01AcmeGraceDeveloper00001/sign_out", "", beta...)
+	if w.Code != 200 || gjson.GetBytes(w.Body.Bytes(), "email").String() != "grace@acme.example" {
+		t.Fatalf("sign out: %d %s", w.Code, w.Body)
+	}
+	wantError(t, send(t, s, "POST", "/v1/organizations/users/user_01AcmeGraceDeveloper00001/sign_out", "", h...), 400, errInvalidRequest,
+		`requires the beta value "admin-user-sign-out-2026-10-08"`)
+	wantError(t, send(t, s, "POST", "/v1/organizations/users/user_nobody/sign_out", "", beta...), 404, errNotFound, "user_nobody")
+}

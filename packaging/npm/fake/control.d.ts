@@ -85,6 +85,8 @@ export type Health = {
 /** GET /_fake/journal: the API requests answered, oldest first, paged with limit and after_id or before_id (test-control API: the request journal, fake only) */
 export type Journal = {
   data: Array<{
+    /** The API version whose rules answered the request (anthropic-version or vendor-version); empty when the request named none the fake serves, or its interface takes none. */
+    api_version: "" | "2023-06-01" | "2026-10-21";
     at: CommonTimestamp;
     /** The JSON request body, or null when there was none, it was not JSON or it was over 64 KiB. */
     body: unknown;
