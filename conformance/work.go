@@ -286,7 +286,7 @@ func workQueueChecks() []Check {
 			Run: func(t *T) {
 				r := poll(createEnv(t), nil)
 				r.Header.Set("vendor-version", "")
-				expectInvalid(t, t.Do(r), "vendor-version")
+				expectInvalid(t, t.Do(r), "-version: header is required")
 			}},
 		{ID: "work/poll-empty-null", Clause: "gaps §8", Labels: ext,
 			Title: "a poll with nothing available answers 200, Content-Type application/json, body null",
