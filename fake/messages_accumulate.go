@@ -60,6 +60,9 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 	var msg map[string]any
 	content := []any{}
 	var partial strings.Builder
+	// The text and thinking of the open block, joined once at its stop: adding each delta to a
+	// string would copy the block's text again for every delta (quadratic in a long stream).
+	grown := map[string]*strings.Builder{}
 	open := -1
 	for i, ev := range events {
 		var d map[string]any
@@ -91,16 +94,20 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 			content = append(content, cb)
 			open = idx
 			partial.Reset()
+			clear(grown)
 		case "content_block_delta":
 			if idx != open || open == -1 {
 				return nil, fmt.Errorf("content_block_delta for block %d while block %d is open", idx, open)
 			}
-			if err := applyDelta(content[open].(map[string]any), d["delta"].(map[string]any), &partial); err != nil {
+			if err := applyDelta(content[open].(map[string]any), d["delta"].(map[string]any), &partial, grown); err != nil {
 				return nil, fmt.Errorf("block %d: %v", idx, err)
 			}
 		case "content_block_stop":
 			if idx != open || open == -1 {
 				return nil, fmt.Errorf("content_block_stop for block %d while block %d is open", idx, open)
+			}
+			for field, b := range grown {
+				content[open].(map[string]any)[field] = b.String()
 			}
 			if partial.Len() > 0 {
 				var in any
@@ -148,7 +155,7 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 }
 
 // applyDelta adds one content_block_delta to the block it belongs to.
-func applyDelta(cb, d map[string]any, partial *strings.Builder) error {
+func applyDelta(cb, d map[string]any, partial *strings.Builder, grown map[string]*strings.Builder) error {
 	str := func(k string) string { s, _ := d[k].(string); return s }
 	field := map[string]string{"text_delta": "text", "thinking_delta": "thinking"}[fmt.Sprint(d["type"])]
 	switch d["type"] {
@@ -157,7 +164,13 @@ func applyDelta(cb, d map[string]any, partial *strings.Builder) error {
 		if !ok {
 			return fmt.Errorf("%s on a %s block", d["type"], cb["type"])
 		}
-		cb[field] = prev + str(field)
+		b := grown[field]
+		if b == nil {
+			b = &strings.Builder{}
+			b.WriteString(prev)
+			grown[field] = b
+		}
+		b.WriteString(str(field))
 	case "signature_delta":
 		cb["signature"] = str("signature")
 	case "citations_delta":

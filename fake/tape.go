@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +54,21 @@ const MaxRecordedBytes = 8 << 20
 // maxRecordingFile bounds a recording file read at start: its two bodies at MaxRecordedBytes
 // each, indented.
 const maxRecordingFile = 4 * MaxRecordedBytes
+
+// What a replay loads at start, and what one recording holds (README "Limits"): start-up time
+// and memory are bounded by what is loaded, whatever a directory holds.
+const (
+	// maxRecordingFiles bounds the recordings of a replay directory, its namespaces' included.
+	maxRecordingFiles = 10_000
+	// maxRecordingsBytes bounds the bytes of those files together.
+	maxRecordingsBytes = 256 << 20
+	// maxRecordedEvents bounds the events of one recorded stream: a real stream of 8 MiB of event
+	// data (MaxRecordedBytes) has far fewer, and each costs a schema check at start.
+	maxRecordedEvents = 100_000
+	// maxOffsetMS bounds an event's offset_ms (an hour; also in the recording schema): a replay
+	// at -replay-speed 1 waits that long.
+	maxOffsetMS = 3_600_000
+)
 
 // TapeConfig configures record and replay. Record and Replay exclude each other: to replay what
 // is recorded and record the rest, use Replay with OnMiss OnMissUpstream.
@@ -150,52 +166,81 @@ func OpenTape(cfg TapeConfig) (*Tape, error) {
 func WithTape(t *Tape) Option { return func(c *config) { c.tape = t } }
 
 // load reads the recordings of dir: its *.json files for the default server, and those of each
-// subdirectory for the namespace it names.
+// subdirectory for the namespace it names. Their number is checked before any is read, and their
+// bytes as they are read.
 func (t *Tape) load(dir string) error {
+	type recordingFile struct{ ns, path string }
+	var files []recordingFile
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	for _, e := range entries {
 		if !e.IsDir() {
-			if err := t.loadFile("", filepath.Join(dir, e.Name())); err != nil {
-				return err
+			if filepath.Ext(e.Name()) == ".json" {
+				files = append(files, recordingFile{"", filepath.Join(dir, e.Name())})
 			}
 			continue
 		}
 		if !validNamespaceName(e.Name()) {
 			return fmt.Errorf("%s: a subdirectory holds a namespace's recordings, and %s", filepath.Join(dir, e.Name()), namespaceGrammar)
 		}
-		files, err := os.ReadDir(filepath.Join(dir, e.Name()))
+		sub, err := os.ReadDir(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
-		for _, f := range files {
-			if !f.IsDir() {
-				if err := t.loadFile(e.Name(), filepath.Join(dir, e.Name(), f.Name())); err != nil {
-					return err
-				}
+		for _, f := range sub {
+			if !f.IsDir() && filepath.Ext(f.Name()) == ".json" {
+				files = append(files, recordingFile{e.Name(), filepath.Join(dir, e.Name(), f.Name())})
 			}
+		}
+		if len(files) > maxRecordingFiles {
+			break // enough to refuse
+		}
+	}
+	if len(files) > maxRecordingFiles {
+		return fmt.Errorf("%s: more than %d recordings (its *.json files and its namespaces'); a replay loads at most %d", dir, maxRecordingFiles, maxRecordingFiles)
+	}
+	var total int64
+	for _, f := range files {
+		if err := t.loadFile(f.ns, f.path, &total); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (t *Tape) loadFile(ns, file string) error {
-	if filepath.Ext(file) != ".json" {
-		return nil // a README or .gitkeep beside the recordings
-	}
-	f, err := os.Open(file)
+// loadFile reads one recording, a regular file only: a FIFO or a device named x.json is refused
+// at once (opened without blocking, then looked at), since reading it could wait forever. total
+// counts the bytes of the recordings read so far.
+func (t *Tape) loadFile(ns, file string, total *int64) error {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("replay: %w", err) // names the file
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%v); a recording is a JSON file", file, st.Mode().Type())
+	}
+	if st.Size() > maxRecordingFile {
+		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
+	}
+	if *total += st.Size(); *total > maxRecordingsBytes {
+		return fmt.Errorf("%s: the recordings up to this one hold %d bytes, more than the %d a replay loads", file, *total, maxRecordingsBytes)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxRecordingFile+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	if len(data) > maxRecordingFile {
 		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
+	}
+	if err := checkSyntax(file, data); err != nil {
+		return err // file:line:column
 	}
 	return t.add(ns, file, data)
 }
@@ -398,6 +443,15 @@ func keptResponseHeader(name string) bool {
 // parseRecording reads a recording and holds it to what the fake could serve. Errors name the
 // field of the file: "response.events.3.data.delta.type: ...".
 func parseRecording(data []byte) (*recording, error) {
+	// The number of events first, before decoding them: a []struct{} takes no memory per item.
+	var count struct {
+		Response struct {
+			Events []struct{} `json:"events"`
+		} `json:"response"`
+	}
+	if json.Unmarshal(data, &count) == nil && len(count.Response.Events) > maxRecordedEvents {
+		return nil, fmt.Errorf("response.events: %d events, more than the %d a recording holds", len(count.Response.Events), maxRecordedEvents)
+	}
 	if err := validateBody("messages/recording", data); err != nil {
 		return nil, recordingError(err, "")
 	}
@@ -486,6 +540,9 @@ func (rec *recording) checkEvents(k tapeKind) error {
 		return errors.New("response.events: a stream has at least one event")
 	}
 	stream := make([]StreamEvent, len(evs))
+	// The data of events already held to the route's event schema: a stream repeats pings and
+	// short deltas, and a schema check costs hundreds of allocations.
+	checked := map[string]bool{}
 	for i, ev := range evs {
 		schema := k.rt.events
 		if ev.Event == "error" {
@@ -494,8 +551,13 @@ func (rec *recording) checkEvents(k tapeKind) error {
 				return fmt.Errorf("response.events.%d: an error event ends a stream; %d events follow it", i, len(evs)-1-i)
 			}
 		}
-		if err := validateBody(schema, ev.Data); err != nil {
-			return recordingError(err, fmt.Sprintf("response.events.%d.data.", i))
+		if !checked[string(ev.Data)] || schema != k.rt.events {
+			if err := validateBody(schema, ev.Data); err != nil {
+				return recordingError(err, fmt.Sprintf("response.events.%d.data.", i))
+			}
+			if schema == k.rt.events && len(ev.Data) <= 256 {
+				checked[string(ev.Data)] = true
+			}
 		}
 		var head struct{ Type string }
 		if json.Unmarshal(ev.Data, &head); head.Type != ev.Event {
@@ -591,6 +653,9 @@ func recordingError(err error, prefix string) error {
 	if errors.As(err, &ae) {
 		msg := ae.message
 		if rest, ok := strings.CutPrefix(msg, "the request body: "); ok {
+			if prefix == "" { // the document itself, which has no field name
+				return fmt.Errorf("the file's top level: %s; a recording is an object with request and response", rest)
+			}
 			return fmt.Errorf("%s%s", strings.TrimSuffix(prefix, "."), ": "+rest)
 		}
 		return fmt.Errorf("%s%s", prefix, msg)
@@ -1090,8 +1155,13 @@ func (p *passThrough) copyEvents(c *call, began time.Time) error {
 					p.rec.Response.Events = append(p.rec.Response.Events, recordedEvent{
 						OffsetMS: float64(at.Microseconds()) / 1000, Event: ev.Name, Data: ev.Data})
 				}
-				if size > MaxRecordedBytes {
+				switch {
+				case size > MaxRecordedBytes:
 					p.drop("the stream is over the limit of %d bytes", MaxRecordedBytes)
+				case len(p.rec.Response.Events) > maxRecordedEvents:
+					p.drop("the stream is over the limit of %d events", maxRecordedEvents)
+				case at.Milliseconds() > maxOffsetMS:
+					p.drop("the stream lasted over the limit of %d ms", maxOffsetMS)
 				}
 			}
 			event.Reset()
