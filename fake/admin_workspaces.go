@@ -41,7 +41,68 @@ type workspace struct {
 	// UserProfileID is the user profile the workspace belongs to (the SDK majors of 2026-10-21);
 	// null until a create or update sets it.
 	UserProfileID *string `json:"user_profile_id"`
-	org           *org
+	// InferenceDataPrivacy is where the workspace's retained inference data and transcript copies
+	// go, and whether human review applies (beta EFSBeta); nil until a create or update sets it,
+	// when answers show the platform's defaults. Answered only to requests that send EFSBeta.
+	InferenceDataPrivacy *inferenceDataPrivacy `json:"inference_data_privacy,omitempty"`
+	org                  *org
+}
+
+// EFSBeta is the beta value a request sends to set and read a workspace's inference_data_privacy.
+const EFSBeta = "efs-2026-10-01"
+
+// inferenceDataPrivacy is a workspace's inference_data_privacy: each member a {"type": ...}
+// object, a storage member "internal" or "external" with the external_storage_id it names.
+type inferenceDataPrivacy struct {
+	HumanReview        *privacyMember `json:"human_review"`
+	SafeguardsStorage  *privacyMember `json:"safeguards_storage"`
+	TranscriptsStorage *privacyMember `json:"transcripts_storage"`
+}
+
+// privacyMember is one member of inference_data_privacy.
+type privacyMember struct {
+	Type              string  `json:"type"`
+	ExternalStorageID *string `json:"external_storage_id,omitempty"`
+}
+
+// defaultDataPrivacy is what a workspace that never set inference_data_privacy answers: human
+// review enabled, no External Storage for either purpose.
+var defaultDataPrivacy = inferenceDataPrivacy{
+	HumanReview:        &privacyMember{Type: "enabled"},
+	SafeguardsStorage:  &privacyMember{Type: "internal"},
+	TranscriptsStorage: &privacyMember{Type: "internal"},
+}
+
+// apply returns the setting after a create's or update's change: members the change omits keep
+// their value (the default, on a create).
+func (p *inferenceDataPrivacy) apply(ch *inferenceDataPrivacy) *inferenceDataPrivacy {
+	out := defaultDataPrivacy
+	if p != nil {
+		out = *p
+	}
+	if ch.HumanReview != nil {
+		out.HumanReview = ch.HumanReview
+	}
+	if ch.SafeguardsStorage != nil {
+		out.SafeguardsStorage = ch.SafeguardsStorage
+	}
+	if ch.TranscriptsStorage != nil {
+		out.TranscriptsStorage = ch.TranscriptsStorage
+	}
+	return &out
+}
+
+// view is the workspace as the request may see it: inference_data_privacy (its default until
+// set) only for a request that sends EFSBeta, as the platform answers it.
+func (w *workspace) view(c *call) workspace {
+	v := *w
+	switch {
+	case !c.hasBeta(EFSBeta):
+		v.InferenceDataPrivacy = nil
+	case v.InferenceDataPrivacy == nil:
+		v.InferenceDataPrivacy = &defaultDataPrivacy
+	}
+	return v
 }
 
 // compartmentID is a workspace's encryption compartment (the official SDKs' compartment_id):
@@ -155,6 +216,8 @@ type workspaceChange struct {
 	Tags          *map[string]string `json:"tags"`
 	DataResidency *residencyChange   `json:"data_residency"`
 	UserProfileID *string            `json:"user_profile_id"`
+	// InferenceDataPrivacy needs EFSBeta (readWorkspaceChange); a member it omits is unchanged.
+	InferenceDataPrivacy *inferenceDataPrivacy `json:"inference_data_privacy"`
 }
 
 // readWorkspaceChange validates the body against the route's request schema and decodes it.
@@ -172,6 +235,9 @@ func readWorkspaceChange(c *call) (workspaceChange, error) {
 		if err := checkTags(*ch.Tags); err != nil {
 			return ch, err
 		}
+	}
+	if ch.InferenceDataPrivacy != nil && !c.hasBeta(EFSBeta) {
+		return ch, invalidField("inference_data_privacy", "requires the anthropic-beta value %q", EFSBeta)
 	}
 	return ch, nil
 }
@@ -211,8 +277,11 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 	id := s.ids.next("wrkspc_")
 	w := &workspace{ID: id, CompartmentID: compartmentID(id), CreatedAt: s.clock.Now(), DataResidency: res,
 		DisplayColor: color, ExternalKeyID: ch.ExternalKeyID, Name: *ch.Name, Tags: tags, Type: "workspace", UserProfileID: ch.UserProfileID, org: c.org}
+	if ch.InferenceDataPrivacy != nil {
+		w.InferenceDataPrivacy = w.InferenceDataPrivacy.apply(ch.InferenceDataPrivacy)
+	}
 	a.workspaces.add(c.org, w)
-	return *w, nil
+	return w.view(c), nil
 }
 
 // findWorkspace returns the organization's workspace with the ID, archived or not; the caller
@@ -223,7 +292,7 @@ func (a *adminStore) findWorkspace(o *org, id string) (*workspace, error) {
 
 // getWorkspace answers one of the organization's workspaces, archived or not.
 func (s *Server) getWorkspace(c *call) (any, error) {
-	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return *w, nil })
+	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return w.view(c), nil })
 }
 
 // listWorkspaces lists the organization's workspaces oldest first; archived ones only with
@@ -242,11 +311,16 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 	if _, err := c.queryBool("include_default"); err != nil {
 		return nil, err
 	}
+	ids, most := c.queryStrings("ids"), c.param("ids", pStrings).maxItems
+	if len(ids) > most {
+		return nil, invalidField("ids", "at most %d workspace IDs, got %d", most, len(ids))
+	}
 	a := s.admin(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return page(&a.workspaces, c.org, func(w *workspace) bool { return withArchived || w.ArchivedAt == nil },
-		func(w *workspace) workspace { return *w }, q)
+	return page(&a.workspaces, c.org, func(w *workspace) bool {
+		return (withArchived || w.ArchivedAt == nil) && (len(ids) == 0 || slices.Contains(ids, w.ID))
+	}, func(w *workspace) workspace { return w.view(c) }, q)
 }
 
 // updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
@@ -284,7 +358,10 @@ func (s *Server) updateWorkspace(c *call) (any, error) {
 		if ch.UserProfileID != nil {
 			w.UserProfileID = ch.UserProfileID
 		}
-		return *w, nil
+		if ch.InferenceDataPrivacy != nil {
+			w.InferenceDataPrivacy = w.InferenceDataPrivacy.apply(ch.InferenceDataPrivacy)
+		}
+		return w.view(c), nil
 	})
 }
 
@@ -296,6 +373,6 @@ func (s *Server) archiveWorkspace(c *call) (any, error) {
 			now := s.clock.Now()
 			w.ArchivedAt = &now
 		}
-		return *w, nil
+		return w.view(c), nil
 	})
 }

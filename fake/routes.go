@@ -191,7 +191,8 @@ var (
 		listParam("statuses", "Only the invites in one of these statuses: accepted, expired, pending."))
 	qWorkspaces = query(cursorParams(20, 1000),
 		boolParam("include_archived", false, "Include archived workspaces."),
-		boolParam("include_default", false, "Include the default workspace; the fake lists none, so it changes nothing."))
+		boolParam("include_default", false, "Include the default workspace; the fake lists none, so it changes nothing."),
+		[]param{{name: "ids", kind: pStrings, maxItems: 100, doc: "Only the workspaces with these IDs, at most 100 (include_archived still applies; unknown IDs are left out)."}})
 	qRateLimits = query(
 		enumParam("group_type", "", "Only the groups of this type.", groupTypes...),
 		tokenParams(0, 1000))

@@ -109,7 +109,7 @@ func buildWorld(t *testing.T, w *world, seed uint64, n int) {
 			if r.IntN(2) == 0 {
 				w.do("POST", admin+"/workspaces", fmt.Sprintf(`{"name":"ws %d"}`, i))
 			} else {
-				w.do("POST", admin+"/workspaces", fmt.Sprintf(`{"name":"ws %d","external_key_id":"ekm_%d","user_profile_id":"uprof_%d"}`, i, i, i))
+				w.do("POST", admin+"/workspaces", fmt.Sprintf(`{"name":"ws %d","external_key_id":"ekm_%d","user_profile_id":"uprof_%d","inference_data_privacy":{"transcripts_storage":{"type":"external","external_storage_id":"exst_%d"}}}`, i, i, i, i), "anthropic-beta", EFSBeta)
 			}
 		case 5:
 			ws := w.ids(admin+"/workspaces?limit=1000", "data.#.id")
@@ -587,7 +587,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[adminStore]():        "mu invites users removed workspaces overrides",
 		reflect.TypeFor[invite]():            "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org",
 		reflect.TypeFor[member]():            "OrganizationID ID Email Name Role AddedAt Removed org",
-		reflect.TypeFor[workspace]():         "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID org",
+		reflect.TypeFor[workspace]():         "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy org",
 		reflect.TypeFor[tunnelStore]():       "mu list byID domains domainSeq rotationLog",
 		reflect.TypeFor[tunnelRec]():         "Tunnel org rotations certs",
 		reflect.TypeFor[Tunnel]():            "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",

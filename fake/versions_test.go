@@ -183,6 +183,59 @@ func TestWorkspaceUserProfileID(t *testing.T) {
 	}
 }
 
+// TestWorkspaceDataPrivacy: inference_data_privacy needs the efs beta to be set, keeps the members
+// an update omits, is answered (its defaults until set) only to requests that send the beta, and a
+// storage member "external" needs the External Storage it names.
+func TestWorkspaceDataPrivacy(t *testing.T) {
+	s := checked(t)
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021, "Content-Type", "application/json"}
+	efs := append(h, "anthropic-beta", "efs-2026-10-01")
+	w := send(t, s, "POST", "/v1/organizations/workspaces", `{"name":"Private","inference_data_privacy":{"human_review":{"type":"disabled"}}}`, h...)
+	if want := `{"type":"error","error":{"type":"invalid_request_error","message":"inference_data_privacy: requires the anthropic-beta value \"efs-2026-10-01\""}`; w.Code != 400 || !strings.HasPrefix(w.Body.String(), want) {
+		t.Fatalf("without the beta: %d %s, want 400 %s", w.Code, w.Body, want)
+	}
+	w = send(t, s, "POST", "/v1/organizations/workspaces", `{"name":"Private","inference_data_privacy":{"human_review":{"type":"disabled"}}}`, efs...)
+	want := `{"human_review":{"type":"disabled"},"safeguards_storage":{"type":"internal"},"transcripts_storage":{"type":"internal"}}`
+	if got := gjson.GetBytes(w.Body.Bytes(), "inference_data_privacy").Raw; w.Code != 200 || got != want {
+		t.Fatalf("create: %d inference_data_privacy %s, want %s", w.Code, got, want)
+	}
+	id := gjson.GetBytes(w.Body.Bytes(), "id").String()
+	w = send(t, s, "POST", "/v1/organizations/workspaces/"+id, `{"inference_data_privacy":{"transcripts_storage":{"type":"external","external_storage_id":"exst_1"}}}`, efs...)
+	want = `{"human_review":{"type":"disabled"},"safeguards_storage":{"type":"internal"},"transcripts_storage":{"type":"external","external_storage_id":"exst_1"}}`
+	if got := gjson.GetBytes(w.Body.Bytes(), "inference_data_privacy").Raw; w.Code != 200 || got != want {
+		t.Fatalf("update: %d inference_data_privacy %s, want %s", w.Code, got, want)
+	}
+	w = send(t, s, "GET", "/v1/organizations/workspaces/"+id, "", h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "inference_data_privacy"); got.Exists() {
+		t.Fatalf("get without the beta answered inference_data_privacy %s", got.Raw)
+	}
+	w = send(t, s, "GET", "/v1/organizations/workspaces/wrkspc_01AcmeResearch0000000001", "", efs...)
+	want = `{"human_review":{"type":"enabled"},"safeguards_storage":{"type":"internal"},"transcripts_storage":{"type":"internal"}}`
+	if got := gjson.GetBytes(w.Body.Bytes(), "inference_data_privacy").Raw; got != want {
+		t.Fatalf("never set: inference_data_privacy %s, want the defaults %s", got, want)
+	}
+	w = send(t, s, "POST", "/v1/organizations/workspaces/"+id, `{"inference_data_privacy":{"safeguards_storage":{"type":"external"}}}`, efs...)
+	if w.Code != 400 || !strings.Contains(w.Body.String(), "inference_data_privacy.safeguards_storage") {
+		t.Fatalf("external without its ID: %d %s, want 400 naming inference_data_privacy.safeguards_storage", w.Code, w.Body)
+	}
+}
+
+// TestWorkspaceListIDs: the list's ids filter (ids[]=, as the SDKs send it) keeps only the named
+// workspaces, still minus the archived ones, and takes at most 100 IDs.
+func TestWorkspaceListIDs(t *testing.T) {
+	s := checked(t)
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021}
+	w := send(t, s, "GET", "/v1/organizations/workspaces?ids[]=wrkspc_01AcmeResearch0000000001&ids[]=wrkspc_nope", "", h...)
+	if got := gjson.GetBytes(w.Body.Bytes(), "data.#.id").Raw; w.Code != 200 || got != `["wrkspc_01AcmeResearch0000000001"]` {
+		t.Fatalf("ids: %d %s, want only the Research workspace", w.Code, got)
+	}
+	many := strings.Repeat("ids[]=wrkspc_x&", 101)
+	w = send(t, s, "GET", "/v1/organizations/workspaces?"+many, "", h...)
+	if w.Code != 400 || !strings.Contains(w.Body.String(), "ids: at most 100 workspace IDs, got 101") {
+		t.Fatalf("101 ids: %d %s", w.Code, w.Body)
+	}
+}
+
 // TestUserSignOut: the beta sign-out answers the member, needs its beta value, and a missing
 // member is a 404.
 func TestUserSignOut(t *testing.T) {

@@ -150,6 +150,7 @@ func TestBetaAdministration(t *testing.T) {
 			SafeguardsStorage:  anthropic.BetaStorageMemberParamUnion{OfInternal: &anthropic.BetaInternalStorageParam{}},
 			TranscriptsStorage: anthropic.BetaStorageMemberParamUnion{OfInternal: &anthropic.BetaInternalStorageParam{}},
 		},
+		Betas: []anthropic.AnthropicBeta{anthropic.AnthropicBetaEfs2026_10_01},
 	})).ok(t, "beta.workspaces.new (all fields)")
 	wsBare := answer(ws.New(ctx, anthropic.BetaOrganizationWorkspaceNewParams{Name: "beta bare"})).ok(t, "beta.workspaces.new (required)")
 	answer(ws.Get(ctx, researchWorkspace, anthropic.BetaOrganizationWorkspaceGetParams{})).ok(t, "beta.workspaces.get")
@@ -160,6 +161,7 @@ func TestBetaAdministration(t *testing.T) {
 			HumanReview:       anthropic.BetaAnthropicHumanReviewParam{Type: anthropic.BetaAnthropicHumanReviewParamTypeEnabled},
 			SafeguardsStorage: anthropic.BetaStorageMemberParamUnion{OfInternal: &anthropic.BetaInternalStorageParam{}},
 		},
+		Betas: []anthropic.AnthropicBeta{anthropic.AnthropicBetaEfs2026_10_01},
 	})).ok(t, "beta.workspaces.update (all fields)")
 	answer(ws.Update(ctx, full.ID, anthropic.BetaOrganizationWorkspaceUpdateParams{})).ok(t, "beta.workspaces.update (required)")
 	answer(ws.List(ctx, anthropic.BetaOrganizationWorkspaceListParams{
