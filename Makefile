@@ -22,6 +22,7 @@ help: ## list the targets, with the values of the variables they use
 	@echo '  CONFORMANCE_API_KEY_2, _ADMIN_API_KEY_2, _COMPLIANCE_API_KEY_2, _BEARER_TOKEN_2: a second organization (tenancy checks)'
 	@echo '  CONFORMANCE_DESTRUCTIVE=$(CONFORMANCE_DESTRUCTIVE)  1 runs the checks that delete pre-existing data'
 	@echo '  CONFORMANCE_TIMEOUT=$(CONFORMANCE_TIMEOUT)  per request, e.g. 90s (default 60s)'
+	@echo '  CONFORMANCE_API_VERSION=$(CONFORMANCE_API_VERSION)  the API version sent: 2023-06-01 (default) or 2026-10-21'
 	@echo '  CONFORMANCE_WORK_ENQUEUE  a command that enqueues one work item and prints its work_ ID'
 
 # run builds quietly, so that the first line it prints is the binary's "listening on http://ADDR".
