@@ -22,6 +22,7 @@ help: ## list the targets, with the values of the variables they use
 	@echo '  CONFORMANCE_API_KEY_2, _ADMIN_API_KEY_2, _COMPLIANCE_API_KEY_2, _BEARER_TOKEN_2: a second organization (tenancy checks)'
 	@echo '  CONFORMANCE_DESTRUCTIVE=$(CONFORMANCE_DESTRUCTIVE)  1 runs the checks that delete pre-existing data'
 	@echo '  CONFORMANCE_TIMEOUT=$(CONFORMANCE_TIMEOUT)  per request, e.g. 90s (default 60s)'
+	@echo '  CONFORMANCE_API_VERSION=$(CONFORMANCE_API_VERSION)  the API version sent: 2023-06-01 (default) or 2026-10-21'
 	@echo '  CONFORMANCE_WORK_ENQUEUE  a command that enqueues one work item and prints its work_ ID'
 
 # run builds quietly, so that the first line it prints is the binary's "listening on http://ADDR".
@@ -56,7 +57,7 @@ vet:
 TESTREPORT = tr=$$(mktemp -d); trap 'rm -rf "$$tr"' EXIT; $(GO) build -o "$$tr/testreport" ./internal/testreport && \
 	gotest() { dir=$$1; shift; { (cd "$$dir" && $(GO) test -json "$$@"); echo $$? > "$$tr/rc"; } | "$$tr/testreport" && [ "$$(cat "$$tr/rc")" = 0 ]; }; gotest
 
-unit: ## unit tests with -race (incl. the conformance suite against an in-process fake); the OpenAPI documents checked by an independent validator; lists every skipped test
+unit: ## unit tests with -race (incl. the conformance suite against an in-process fake at every API version); the OpenAPI documents checked by an independent validator; lists every skipped test
 	@$(TESTREPORT) . -race $(GOTESTVET) -count=1 -timeout 8m $$($(GO) list ./... | grep -v -e '/examples/' -e '/packaging$$')
 	@$(TESTREPORT) $(OPENAPICHECK) $(GOTESTVET) -count=1 -timeout 5m ./...
 

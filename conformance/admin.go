@@ -733,7 +733,7 @@ var rateLimitChecks = []Check{
 			t.Need("rate-limit entries", len(entries), 1)
 			for _, e := range entries {
 				t.Expect(e.Get("type").String()).To(Equal("rate_limit"), "an entry's type is rate_limit: %s", e.Raw)
-				if e.Get("group_type").String() != "model_group" {
+				if e.Get("group.type").String() != "model_group" {
 					t.Expect(e.Get("models").Type).To(Equal(gjson.Null), "%s", e.Raw)
 				}
 			}
@@ -770,20 +770,20 @@ var rateLimitChecks = []Check{
 			all := orgRateLimits(t)
 			groups := map[string]bool{}
 			for _, e := range all {
-				groups[e.Get("group_type").String()] = true
+				groups[e.Get("group.type").String()] = true
 			}
 			t.Need("group types among the rate-limit entries", len(groups), 2)
 			for _, g := range []string{"model_group", "batch", "token_count", "files", "skills", "web_search"} {
 				want := 0
 				for _, e := range all {
-					if e.Get("group_type").String() == g {
+					if e.Get("group.type").String() == g {
 						want++
 					}
 				}
 				resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"group_type": {g}}, Schema: "admin/rate_limit_list"})
 				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", want), "group_type=%s", g)
 				for _, e := range resp.Get("data").Array() {
-					t.Expect(e.Get("group_type").String()).To(Equal(g))
+					t.Expect(e.Get("group.type").String()).To(Equal(g))
 				}
 			}
 		}},
@@ -827,7 +827,7 @@ var rateLimitChecks = []Check{
 			org := orgRateLimits(t)
 			orgValue := func(e gjson.Result, limiter string) *int64 {
 				for _, o := range org {
-					if o.Get("group_type").String() == e.Get("group_type").String() && o.Get("models").Raw == e.Get("models").Raw {
+					if o.Get("group.type").String() == e.Get("group.type").String() && o.Get("models").Raw == e.Get("models").Raw {
 						for _, l := range o.Get("limits").Array() {
 							if l.Get("type").String() == limiter {
 								v := l.Get("value").Int()

@@ -252,6 +252,11 @@ func gate(c Check, tg *Target) string {
 	case c.Has(Destructive) && !tg.Config.Destructive && !tg.IsFake:
 		return prefixDisabled + "destructive; set CONFORMANCE_DESTRUCTIVE=1 to run it"
 	}
+	for l, v := range versionLabels {
+		if c.Has(l) && tg.Config.APIVersion != v {
+			return prefixDisabled + fmt.Sprintf("runs only at API version %s; the suite sends %s (CONFORMANCE_API_VERSION=%s selects it)", v, tg.Config.APIVersion, v)
+		}
+	}
 	return ""
 }
 

@@ -236,7 +236,7 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		req.Header.Set(h, v)
 	}
 	if r.Area != Compliance {
-		req.Header.Set("vendor-version", "2023-06-01")
+		req.Header.Set("vendor-version", cl.Config.APIVersion)
 	}
 	if r.Area == Tunnels {
 		req.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")

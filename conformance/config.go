@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,11 @@ type Config struct {
 	// DefaultTimeout).
 	Timeout time.Duration
 
+	// APIVersion is the API version every request names in vendor-version
+	// (CONFORMANCE_API_VERSION, or the binary's -api-version flag; default DefaultAPIVersion).
+	// The checks whose rule differs by version run only at theirs.
+	APIVersion string
+
 	// invalid holds one line per variable that could not be read; the preflight reports them and
 	// runs nothing, rather than running with a value the operator did not mean.
 	invalid []string
@@ -55,6 +61,11 @@ type Config struct {
 // slowest answer of the API (a long message), short enough that a target that never answers is
 // named within a minute.
 const DefaultTimeout = 60 * time.Second
+
+// DefaultAPIVersion is the version the suite sends when CONFORMANCE_API_VERSION is not set:
+// 2023-06-01, the version every deployment already served and every run before the setting
+// existed sent, so an operator's run keeps asking what it asked; 2026-10-21 is opt-in.
+const DefaultAPIVersion = fake.APIVersion
 
 // maxTimeout bounds CONFORMANCE_TIMEOUT: a longer one is a typo (90000 for 90s), not a wish.
 const maxTimeout = time.Hour
@@ -90,6 +101,11 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		Destructive:    or("CONFORMANCE_DESTRUCTIVE", "") == "1",
 		Strict:         or("CONFORMANCE_STRICT", "") == "1",
 		Timeout:        DefaultTimeout,
+		APIVersion:     or("CONFORMANCE_API_VERSION", DefaultAPIVersion),
+	}
+	if !slices.Contains(fake.APIVersions(), c.APIVersion) {
+		c.invalid = append(c.invalid, fmt.Sprintf("CONFORMANCE_API_VERSION=%q: not an API version the suite knows; want one of %s",
+			c.APIVersion, strings.Join(fake.APIVersions(), ", ")))
 	}
 	if v := or("CONFORMANCE_TIMEOUT", ""); v != "" {
 		d, err := parseTimeout(v)

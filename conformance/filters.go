@@ -152,7 +152,7 @@ func init() {
 					for _, g := range []string{"model_group", "batch", "token_count", "files", "skills", "web_search"} {
 						var want []string
 						for _, e := range entries {
-							if e.Get("group_type").String() == g {
+							if e.Get("group.type").String() == g {
 								want = append(want, e.Raw)
 							}
 						}

@@ -100,6 +100,10 @@ func checkHTMLReport(t *testing.T, page string, results resultsDocument, secrets
 		t.Errorf("the report loads or runs something: <%s>", n[0].Data)
 	}
 
+	if all := text(body); results.Run.APIVersion == "" || !strings.Contains(all, "api_version") || !strings.Contains(all, results.Run.APIVersion) {
+		t.Errorf("the report does not name the run's API version %q", results.Run.APIVersion)
+	}
+
 	total := node(node(doc, withID("by-area")), tag("tfoot"))
 	var cells []string
 	for _, td := range nodes(total, tag("td")) {

@@ -1,5 +1,7 @@
 package conformance
 
+import "github.com/platformkit/platformkit/fake"
+
 // Label is the closed vocabulary checks are labelled with. Select with
 // -ginkgo.label-filter, e.g. "models && !destructive".
 type Label string
@@ -28,9 +30,17 @@ const (
 	Extension Label = "extension"
 	// FakeOnly: needs the fake's control API (/_fake/); disabled against other targets.
 	FakeOnly Label = "fake-only"
+	// API versions: a check of a rule that differs between versions carries its version's label
+	// and runs only when the suite sends that version (CONFORMANCE_API_VERSION); at the other it
+	// is disabled, saying which version it needs.
+	V20230601 Label = "api-2023-06-01"
+	V20261021 Label = "api-2026-10-21"
 )
+
+// versionLabels maps each version label to the version it names.
+var versionLabels = map[Label]string{V20230601: fake.APIVersion, V20261021: fake.APIVersion20261021}
 
 // Areas lists the area labels.
 var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels}
 
-var qualifiers = []Label{Destructive, Extension, FakeOnly}
+var qualifiers = []Label{Destructive, Extension, FakeOnly, V20230601, V20261021}

@@ -343,7 +343,7 @@ func messageChecks() []Check {
 					expectFieldError(t, t.Do(createReq(block(map[string]any{"type": "ephemeral", "ttl": ttl}))), "")
 				}
 			}},
-		{ID: "messages/temperature-range", Clause: "gaps §4", Labels: []Label{Messages, Extension},
+		{ID: "messages/temperature-range", Clause: "gaps §4", Labels: []Label{Messages, Extension, V20230601},
 			Title: "temperature is accepted from 0 to 1 and refused outside",
 			Run: func(t *T) {
 				model, _ := pickModel(t)

@@ -227,3 +227,43 @@ func TestSuiteStopsOnAV1BaseURL(t *testing.T) {
 		t.Errorf("the results do not hold the problem and the suite version:\n%s", r)
 	}
 }
+
+// TestAPIVersionSetting: CONFORMANCE_API_VERSION defaults to 2023-06-01 (what runs sent before the
+// setting existed), takes each served version, and refuses any other with one line naming it.
+func TestAPIVersionSetting(t *testing.T) {
+	for v, want := range map[string]string{"": "2023-06-01", "2026-10-21": "2026-10-21", " 2023-06-01 ": "2023-06-01"} {
+		c := ConfigFromEnv(env("", "CONFORMANCE_API_VERSION", v))
+		if c.APIVersion != want || len(c.invalid) != 0 {
+			t.Errorf("CONFORMANCE_API_VERSION=%q: %q %q, want %q", v, c.APIVersion, c.invalid, want)
+		}
+	}
+	problems, _ := preflight(t, "", "CONFORMANCE_API_VERSION", "2024-01-01")
+	want := `CONFORMANCE_API_VERSION="2024-01-01": not an API version the suite knows; want one of 2023-06-01, 2026-10-21`
+	if len(problems) != 1 || problems[0] != want {
+		t.Errorf("problems %q, want [%q]", problems, want)
+	}
+}
+
+// TestPreflightStopsOnARefusedVersion: a deployment that does not serve the version the suite
+// sends stops the run with one line naming the version and the setting, before any check.
+func TestPreflightStopsOnARefusedVersion(t *testing.T) {
+	api := fake.New()
+	oldOnly := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Vendor-Version"); v == "2026-10-21" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Request-Id", "req_1")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"type":"error","error":{"type":"invalid_request_error","message":"vendor-version: \"2026-10-21\" is not a valid version"}}`))
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
+	problems, _ := preflight(t, oldOnly, "CONFORMANCE_API_VERSION", "2026-10-21")
+	want := oldOnly + ` refused API version 2026-10-21 ("vendor-version: \"2026-10-21\" is not a valid version"): CONFORMANCE_API_VERSION selects another (2023-06-01, 2026-10-21)`
+	if len(problems) != 1 || problems[0] != want {
+		t.Errorf("problems %q\nwant [%q]", problems, want)
+	}
+	if problems, _ := preflight(t, oldOnly); len(problems) != 0 {
+		t.Errorf("at the default version: problems %q, want none", problems)
+	}
+}

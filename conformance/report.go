@@ -70,6 +70,8 @@ type runConfig struct {
 	SuiteCommit  string   `json:"suite_commit"`
 	LabelFilter  string   `json:"label_filter"`
 	Focus        []string `json:"focus"`
+	// APIVersion is the API version every request of the run named (CONFORMANCE_API_VERSION).
+	APIVersion string `json:"api_version"`
 	// CredentialsSet were configured; CredentialsDefault were not, and the fake's value was sent;
 	// CredentialsUnset were not, and have no default (a second organization's against a
 	// deployment), so the checks that need them were disabled.
@@ -89,7 +91,7 @@ func (r *Run) runConfig() runConfig {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	rc := runConfig{SuiteVersion: Version(), SuiteCommit: Commit(), LabelFilter: r.LabelFilter, Focus: append([]string{}, r.Focus...),
+	rc := runConfig{SuiteVersion: Version(), SuiteCommit: Commit(), LabelFilter: r.LabelFilter, Focus: append([]string{}, r.Focus...), APIVersion: cfg.APIVersion,
 		CredentialsSet: []string{}, CredentialsDefault: []string{}, CredentialsUnset: []string{},
 		Destructive: cfg.Destructive, TimeoutSeconds: cfg.Timeout.Seconds(), WorkEnqueue: cfg.WorkEnqueue != ""}
 	for _, c := range credentials(cfg) {
@@ -129,7 +131,7 @@ func (rc runConfig) lines() [][2]string {
 		enqueue = "set"
 	}
 	return [][2]string{
-		{"suite_version", rc.SuiteVersion}, {"suite_commit", rc.SuiteCommit},
+		{"suite_version", rc.SuiteVersion}, {"suite_commit", rc.SuiteCommit}, {"api_version", rc.APIVersion},
 		{"label_filter", filter}, {"focus", focus},
 		{"credentials_set", list(rc.CredentialsSet)},
 		{"credentials_default", list(rc.CredentialsDefault)},

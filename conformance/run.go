@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake"
 	"github.com/platformkit/platformkit/schemas"
 )
 
@@ -200,6 +201,9 @@ func identify(ctx context.Context, tg *Target) string {
 	if err != nil {
 		return fmt.Sprintf("cannot reach %s: %v", tg.Config.BaseURL, transportCause(err))
 	}
+	if line := versionRefused(tg.Config.BaseURL, tg.Config.APIVersion, resp); line != "" {
+		return line
+	}
 	var wrong string
 	switch {
 	case resp.Status == http.StatusOK:
@@ -223,6 +227,21 @@ func identify(ctx context.Context, tg *Target) string {
 		return line + "is CONFORMANCE_BASE_URL the API's root, without /v1?"
 	}
 	return line + fmt.Sprintf("is %s the Platform API? CONFORMANCE_BASE_URL must be the API's root, the URL its paths /v1/... are under", tg.Config.BaseURL)
+}
+
+// versionRefused is one line when the target refused the API version the suite sends (a 400
+// whose message names the version header), or "": a deployment that serves only another version
+// would otherwise fail every check for one setting.
+func versionRefused(base, version string, resp *Response) string {
+	if resp.Status != http.StatusBadRequest {
+		return ""
+	}
+	msg := resp.Get("error.message").String()
+	if !strings.Contains(msg, "vendor-version") && !strings.Contains(msg, "anthropic-version") {
+		return ""
+	}
+	return fmt.Sprintf("%s refused API version %s (%q): CONFORMANCE_API_VERSION selects another (%s)",
+		base, version, msg, strings.Join(fake.APIVersions(), ", "))
 }
 
 func describeTarget(tg *Target) string {

@@ -320,7 +320,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	for _, p := range junit.Suites[0].Properties {
 		props[p.Name] = p.Value
 	}
-	if props["label_filter"] != "models || core" || props["suite_version"] != "devel" || props["destructive"] != "off" || props["credentials_default"] != "CONFORMANCE_COMPLIANCE_API_KEY, CONFORMANCE_ENVIRONMENT_KEY, CONFORMANCE_COMPLIANCE_API_KEY_2" {
+	if props["label_filter"] != "models || core" || props["suite_version"] != "devel" || props["api_version"] != "2023-06-01" || props["destructive"] != "off" || props["credentials_default"] != "CONFORMANCE_COMPLIANCE_API_KEY, CONFORMANCE_ENVIRONMENT_KEY, CONFORMANCE_COMPLIANCE_API_KEY_2" {
 		t.Errorf("the JUnit properties do not record how the suite was run: %v", props)
 	}
 	got := [4]int{junit.Tests, junit.Failures, junit.Errors, junit.Skipped}
@@ -347,7 +347,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	if len(results.Checks) != len(Checks()) || results.Summary != s.lastLine() {
 		t.Errorf("results hold %d checks and summary %q; want %d and the printed summary", len(results.Checks), results.Summary, len(Checks()))
 	}
-	if rc := results.Run; rc.SuiteVersion != "devel" || rc.SuiteCommit == "" || rc.LabelFilter != "models || core" ||
+	if rc := results.Run; rc.SuiteVersion != "devel" || rc.SuiteCommit == "" || rc.APIVersion != "2023-06-01" || rc.LabelFilter != "models || core" ||
 		!slices.Equal(rc.CredentialsSet, []string{"CONFORMANCE_API_KEY", "CONFORMANCE_ADMIN_API_KEY", "CONFORMANCE_BEARER_TOKEN"}) ||
 		// The second organization's compliance key defaults to the fake's, as the first's does.
 		!slices.Equal(rc.CredentialsDefault, []string{"CONFORMANCE_COMPLIANCE_API_KEY", "CONFORMANCE_ENVIRONMENT_KEY", "CONFORMANCE_COMPLIANCE_API_KEY_2"}) ||
@@ -375,7 +375,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	md := s.file(t, HumanFile)
 	for _, want := range []string{"## By area", "## By clause", "| 4.5 | Models |", "### failed: models/list-newest-first", "### differs: models/list-cursors", "| area | passed | failed | differ on extensions |",
 		"- suite_version: devel\n- suite_commit: ", "- label_filter: models \\|\\| core\n", "- credentials_set: CONFORMANCE_API_KEY, CONFORMANCE_ADMIN_API_KEY, CONFORMANCE_BEARER_TOKEN\n",
-		"- destructive: off\n- timeout: 1m0s\n",
+		"- destructive: off\n- timeout: 1m0s\n", "- api_version: 2023-06-01\n",
 		"Request:", "X-Api-Key: [CONFORMANCE_API_KEY]", "## Disabled, and why", "needs the fake's control API"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)

@@ -3,7 +3,10 @@ package conformance
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake"
 )
 
 // TestMain prints the run's summary line after everything else the test binary prints (ginkgo's
@@ -21,5 +24,27 @@ func TestMain(m *testing.M) {
 func TestConformance(t *testing.T) {
 	if _, err := RunSuite(t, os.Stdout, os.Getenv, os.Getenv("CONFORMANCE_REPORTS")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestConformanceAtTheOtherVersions runs the suite against the in-process fake once more for each
+// API version TestConformance did not send (it sends CONFORMANCE_API_VERSION, by default
+// 2023-06-01), so that go test proves the fake at every version it serves. A run against a
+// deployment (CONFORMANCE_BASE_URL) is the operator's, at the version they chose: nothing to add.
+func TestConformanceAtTheOtherVersions(t *testing.T) {
+	if os.Getenv("CONFORMANCE_BASE_URL") != "" {
+		t.Skip("against a deployment the suite runs at the version CONFORMANCE_API_VERSION selects")
+	}
+	sent := ConfigFromEnv(os.Getenv).APIVersion
+	for _, v := range fake.APIVersions() {
+		if v == sent {
+			continue
+		}
+		t.Run(v, func(t *testing.T) {
+			s := runSuite(t, map[string]string{"CONFORMANCE_API_VERSION": v})
+			if s.code != 0 || !strings.Contains(s.lastLine(), " passed, 0 failed, 0 differ on extensions, 0 unsupported, ") {
+				t.Errorf("the suite against the fake at %s: exit %d, %s\n%s", v, s.code, s.lastLine(), s.out)
+			}
+		})
 	}
 }

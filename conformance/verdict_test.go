@@ -184,6 +184,57 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				return out
 			})
 		}, false, "thread_not_found"},
+		{"messages/v2026-sampling-fields-refused", "top_k is still taken at 2026-10-21", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) { delete(b, "top_k") })
+		}, false, "top_k"},
+		{"messages/v2026-assistant-document-refused", "a document directly in an assistant message is taken at 2026-10-21", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
+				for _, m := range messagesOf(b) {
+					if roleOf(m) == "assistant" {
+						if blocks, _ := m.(map[string]any)["content"].([]any); len(blocks) == 1 {
+							m.(map[string]any)["content"] = "Read."
+						}
+					}
+				}
+			})
+		}, false, "messages.1.content.0"},
+		{"messages/v2026-user-citations-refused", "an empty citations array on a user text block is refused like a non-empty one", func(h http.Handler) http.Handler {
+			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
+				for _, m := range messagesOf(b) {
+					blocks, _ := m.(map[string]any)["content"].([]any)
+					for _, bl := range blocks {
+						if bm, _ := bl.(map[string]any); bm != nil {
+							if cs, ok := bm["citations"].([]any); ok && len(cs) == 0 {
+								bm["citations"] = []any{map[string]any{"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1}}
+							}
+						}
+					}
+				}
+			})
+		}, false, "the answer is 200"},
+		{"messages/v2023-temperature-accepted", "temperature is refused at 2023-06-01 too", func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v1/messages" {
+					r.Header.Set("Vendor-Version", fake.APIVersion20261021)
+				}
+				h.ServeHTTP(w, r)
+			})
+		}, false, "the answer is 200"},
+		{"admin/v2026-rate-limits-without-group-type", "rate-limit entries keep group_type at 2026-10-21", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/rate_limits$"), editJSON(func(m map[string]any) {
+				for _, e := range m["data"].([]any) {
+					e := e.(map[string]any)
+					e["group_type"] = e["group"].(map[string]any)["type"]
+				}
+			}))
+		}, false, "no group_type"},
+		{"admin/v2023-rate-limits-group-type", "group_type differs from group.type", func(h http.Handler) http.Handler {
+			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/rate_limits$"), editJSON(func(m map[string]any) {
+				for _, e := range m["data"].([]any) {
+					e.(map[string]any)["group_type"] = "batch"
+				}
+			}))
+		}, false, "group_type equals group.type"},
 		{"compliance/delete-chat", "the deletion is confirmed without its type", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodDelete, "^/v1/compliance/apps/chats/[^/]+$"), editJSON(func(m map[string]any) { delete(m, "type") }))
 		}, false, "assistant_chat_deleted"},
@@ -278,6 +329,7 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 			}
 			broken := openAt(t, hideControl(tc.target(newFake())))
 			broken.Config.Destructive = true
+			atItsVersion(c, broken)
 			o := RunCheck(context.Background(), broken, c)
 			if len(o.Failures) == 0 || !strings.Contains(strings.Join(o.Failures, "\n"), tc.want) {
 				t.Errorf("against a target where %s: %+v; want a failure saying %q", tc.bug, o, tc.want)
@@ -286,10 +338,20 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 			}
 			honest := openAt(t, hideControl(newFake()))
 			honest.Config.Destructive = true
+			atItsVersion(c, honest)
 			if o := RunCheck(context.Background(), honest, c); !o.Passed() {
 				t.Errorf("fails against the honest fake as a deployment: %+v", o)
 			}
 		})
+	}
+}
+
+// atItsVersion makes tg's client send the API version of c's version label, if it has one.
+func atItsVersion(c Check, tg *Target) {
+	for l, v := range versionLabels {
+		if c.Has(l) {
+			tg.Config.APIVersion, tg.Client.Config.APIVersion = v, v
+		}
 	}
 }
 
@@ -540,6 +602,26 @@ func TestThreadChecks(t *testing.T) {
 		}
 		if o := RunCheck(context.Background(), openAt(t, noThreads(fake.New())), c); !strings.HasPrefix(o.Skipped, prefixUnsupported) {
 			t.Errorf("%s against a target without threads: %+v; want unsupported", c.ID, o)
+		}
+	}
+}
+
+// TestVersionChecks: a version's check is disabled at the other version, saying which it needs,
+// and a rate-limit check with no entries to inspect is unsupported, never passed.
+func TestVersionChecks(t *testing.T) {
+	c := checkByID(t, "admin/v2026-rate-limits-without-group-type")
+	tg := openAt(t, hideControl(fake.New()))
+	o := RunCheck(context.Background(), tg, c)
+	if want := "disabled: runs only at API version 2026-10-21; the suite sends 2023-06-01 (CONFORMANCE_API_VERSION=2026-10-21 selects it)"; o.Skipped != want || len(o.Failures) != 0 {
+		t.Errorf("at 2023-06-01: %+v, want skipped %q", o, want)
+	}
+	none := openAt(t, hideControl(editAnswers(fake.New(), on(http.MethodGet, "^/v1/organizations/rate_limits$"), editJSON(func(m map[string]any) { m["data"] = []any{} }))))
+	for _, id := range []string{"admin/v2026-rate-limits-without-group-type", "admin/v2023-rate-limits-group-type"} {
+		c := checkByID(t, id)
+		atItsVersion(c, none)
+		o := RunCheck(context.Background(), none, c)
+		if want := "unsupported: needs at least 1 rate-limit entries to check this; the target has 0"; o.Skipped != want || len(o.Failures) != 0 {
+			t.Errorf("%s without entries: %+v, want skipped %q", id, o, want)
 		}
 	}
 }

@@ -42,9 +42,12 @@ type OperationCoverage struct {
 	Requests  int64  `json:"requests"`
 	// Invalid counts the requests refused as malformed (invalid_request_error, request_too_large);
 	// Faulted those answered by an injected fault, which are neither valid nor invalid.
-	Invalid int64           `json:"invalid"`
-	Faulted int64           `json:"faulted"`
-	Reasons []InvalidReason `json:"reasons"`
+	Invalid int64 `json:"invalid"`
+	Faulted int64 `json:"faulted"`
+	// APIVersions are the API versions whose rules answered at least one request (versions.go,
+	// oldest first): which versions a test run's clients spoke on this operation.
+	APIVersions []string        `json:"api_versions"`
+	Reasons     []InvalidReason `json:"reasons"`
 	// ReasonsDropped counts invalid requests whose reason was not kept: an operation keeps its
 	// first 32 distinct reasons.
 	ReasonsDropped int64 `json:"reasons_dropped"`
@@ -262,6 +265,7 @@ type coverageCounts struct {
 type opCounts struct {
 	requests, invalid, faulted atomic.Int64
 	sent                       [maxFieldWords]atomic.Uint64
+	versions                   atomic.Uint32 // bit i: apiVersions[i] answered a request
 
 	mu      sync.Mutex // guards reasons and dropped: touched only by invalid requests
 	reasons []InvalidReason
@@ -309,9 +313,16 @@ func (s *Server) countCoverage(gc *gin.Context, fault bool) {
 	if invalid {
 		reason = reasonOf(op, ae)
 	}
+	var version uint32
+	if name, _ := gc.Keys[keyAPIVersion].(string); name != "" {
+		version = 1 << slices.IndexFunc(apiVersions, func(v *apiVersion) bool { return v.name == name })
+	}
 	for _, cc := range []*coverageCounts{s.coverage.counts(), s.root().all.counts()} {
 		o := &cc.ops[i]
 		o.requests.Add(1)
+		if version != 0 && o.versions.Load()&version == 0 {
+			o.versions.Or(version)
+		}
 		for w, bits := range sent {
 			if bits != 0 && o.sent[w].Load()&bits != bits {
 				o.sent[w].Or(bits)
@@ -431,9 +442,14 @@ func (cc *coverageCounts) snapshot(scope, ns string) Coverage {
 		op.load()
 		o := &cc.ops[i]
 		oc := OperationCoverage{Operation: op.name, Interface: op.rt.ifc.name,
-			Requests: o.requests.Load(), Invalid: o.invalid.Load(), Faulted: o.faulted.Load(),
+			Requests: o.requests.Load(), Invalid: o.invalid.Load(), Faulted: o.faulted.Load(), APIVersions: []string{},
 			BodyFields:      FieldCoverage{Sent: []string{}, NotSent: []string{}},
 			QueryParameters: FieldCoverage{Sent: []string{}, NotSent: []string{}}}
+		for v, av := range apiVersions {
+			if o.versions.Load()&(1<<v) != 0 {
+				oc.APIVersions = append(oc.APIVersions, av.name)
+			}
+		}
 		o.mu.Lock()
 		oc.Reasons, oc.ReasonsDropped = append([]InvalidReason{}, o.reasons...), o.dropped
 		o.mu.Unlock()

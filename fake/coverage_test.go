@@ -311,3 +311,24 @@ func TestReasonCodesAreDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageNamesTheAPIVersions: each operation lists the versions whose rules answered its
+// requests, oldest first; a request refused for its version names none.
+func TestCoverageNamesTheAPIVersions(t *testing.T) {
+	s := New()
+	models := func(version string) {
+		send(t, s, "GET", "/v1/models", "", "X-Api-Key", "test-api-key", "vendor-version", version)
+	}
+	models("2026-10-21")
+	models("2023-06-01")
+	models("2026-10-21")
+	models("1999-01-01")
+	send(t, s, "POST", "/v1/messages", `{"model":"assistant-haiku-4-5","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`,
+		"X-Api-Key", "test-api-key", "anthropic-version", "2026-10-21", "Content-Type", "application/json")
+	c := s.ServerCoverage()
+	for op, want := range map[string]string{"GET /v1/models": "2023-06-01 2026-10-21", "POST /v1/messages": "2026-10-21", "GET /v1/models/:model_id": ""} {
+		if got := strings.Join(operationOf(t, c, op).APIVersions, " "); got != want {
+			t.Errorf("%s: api_versions %q, want %q", op, got, want)
+		}
+	}
+}

@@ -39,7 +39,8 @@ Usage: CONFORMANCE_BASE_URL=https://... CONFORMANCE_API_KEY=... platformconforma
 The environment: CONFORMANCE_BASE_URL (unset: an in-process fake), the credentials
 CONFORMANCE_API_KEY, CONFORMANCE_ADMIN_API_KEY, CONFORMANCE_COMPLIANCE_API_KEY,
 CONFORMANCE_BEARER_TOKEN, CONFORMANCE_ENVIRONMENT_KEY (and their _2 variants for a second
-organization), CONFORMANCE_DESTRUCTIVE=1, CONFORMANCE_WORK_ENQUEUE, CONFORMANCE_REPORTS.
+organization), CONFORMANCE_DESTRUCTIVE=1, CONFORMANCE_WORK_ENQUEUE, CONFORMANCE_REPORTS,
+CONFORMANCE_TIMEOUT, CONFORMANCE_API_VERSION.
 
 Flags (and ginkgo's -ginkgo.label-filter, -ginkgo.focus, -ginkgo.v, ...; -h lists them all):
 `
@@ -53,6 +54,7 @@ func run(args []string, getenv func(string) string, stdout *os.File, stderr io.W
 	fl.SetOutput(stderr)
 	fl.Usage = func() {}
 	showVersion := fl.Bool("version", false, "print the version and exit")
+	apiVersion := fl.String("api-version", getenv("CONFORMANCE_API_VERSION"), "the API version the suite sends (default $CONFORMANCE_API_VERSION, else "+conformance.DefaultAPIVersion+")")
 	reports := fl.String("reports", getenv("CONFORMANCE_REPORTS"), "directory to write the reports to (default $CONFORMANCE_REPORTS; none when empty)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -74,7 +76,14 @@ func run(args []string, getenv func(string) string, stdout *os.File, stderr io.W
 	}
 	fmt.Fprintln(stdout, "conformance: "+version.Line("platformconformance"))
 	t := &failer{}
-	r, err := conformance.RunSuite(t, stdout, getenv, *reports)
+	// The flag is the variable: the suite reads it through the environment it is given.
+	env := func(name string) string {
+		if name == "CONFORMANCE_API_VERSION" {
+			return *apiVersion
+		}
+		return getenv(name)
+	}
+	r, err := conformance.RunSuite(t, stdout, env, *reports)
 	fmt.Fprintln(stdout, r.Summary())
 	if err != nil {
 		fmt.Fprintln(stderr, "platformconformance:", err)
