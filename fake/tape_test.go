@@ -459,6 +459,21 @@ func TestTapeRefusesRecordingsItCouldNotServe(t *testing.T) {
 			resp["body"] = map[string]any{}
 			return r
 		}},
+		{"an offset_ms past an hour", "offset_ms", func(r, resp map[string]any, evs []any) any {
+			evs[len(evs)-1].(map[string]any)["offset_ms"] = 3_600_001
+			return r
+		}},
+		{"more events than a recording holds", "response.events: 100001 events, more than the 100000 a recording holds", func(r, resp map[string]any, evs []any) any {
+			many := make([]any, 100_001)
+			for i := range many {
+				many[i] = map[string]any{} // counted before any is checked
+			}
+			resp["events"] = many
+			return r
+		}},
+		{"an array at the top", "the file's top level: expected object, but got array", func(r, resp map[string]any, evs []any) any {
+			return []any{r}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r map[string]any
@@ -478,6 +493,17 @@ func TestTapeRefusesRecordingsItCouldNotServe(t *testing.T) {
 		})
 	}
 
+	t.Run("a truncated recording", func(t *testing.T) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "cut.json")
+		if err := os.WriteFile(file, []byte("{\n  \"request\": {\n    \"method\": \"POST\""), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := OpenTape(TapeConfig{Replay: dir})
+		if want := file + ":3:20: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %v; want one starting %q", err, want)
+		}
+	})
 	t.Run("two recordings of one request", func(t *testing.T) {
 		dir := t.TempDir()
 		for _, name := range []string{"a.json", "b.json"} {

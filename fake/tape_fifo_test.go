@@ -1,0 +1,31 @@
+//go:build unix
+
+package fake
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReplayRefusesAFIFO: a FIFO named like a recording is refused at once, naming the file; a
+// blocking open of it would hang the start until something wrote to it.
+func TestReplayRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "x.json")
+	if err := syscall.Mkfifo(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := OpenTape(TapeConfig{Replay: dir}); done <- err }()
+	select {
+	case err := <-done:
+		if want := file + ": not a regular file"; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %v; want one starting %q", err, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("loading a FIFO still waits after 5 s")
+	}
+}
