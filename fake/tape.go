@@ -224,7 +224,7 @@ func (t *Tape) loadFile(ns, file string, total *int64) error {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file (%v); a recording is a JSON file", file, st.Mode().Type())
+		return fmt.Errorf("%s: not a regular file (%s); a recording is a JSON file", file, fileKind(st.Mode()))
 	}
 	if st.Size() > maxRecordingFile {
 		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
@@ -1264,4 +1264,17 @@ func upstreamCredential(r *http.Request, ifc *iface, err error) (*credential, st
 		}
 	}
 	return nil, "", err
+}
+
+// fileKind names what a path that is not a regular file is, for an error message.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }

@@ -22,7 +22,7 @@ func TestReplayRefusesAFIFO(t *testing.T) {
 	go func() { _, err := OpenTape(TapeConfig{Replay: dir}); done <- err }()
 	select {
 	case err := <-done:
-		if want := file + ": not a regular file"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		if want := file + ": not a regular file (a named pipe); a recording is a JSON file"; err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("error %v; want one starting %q", err, want)
 		}
 	case <-time.After(5 * time.Second):
