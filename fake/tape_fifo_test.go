@@ -3,6 +3,8 @@
 package fake
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -27,5 +29,20 @@ func TestReplayRefusesAFIFO(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("loading a FIFO still waits after 5 s")
+	}
+}
+
+// TestReplayRefusesTooManyRecordings: a directory of more recordings than a replay loads is
+// refused before any is read (these are empty, and none is named in the error).
+func TestReplayRefusesTooManyRecordings(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 10_001 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("r%05d.json", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := OpenTape(TapeConfig{Replay: dir})
+	if want := dir + ": more than 10000 recordings"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v; want one starting %q", err, want)
 	}
 }
