@@ -2,11 +2,11 @@ package platform
 
 import (
 	"encoding/json"
-	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/platformkit/platformkit/internal/sdkfields"
 )
 
 // TestMissingRequiredFindsGaps: the check the proof rests on reports an absent required field
@@ -21,25 +21,25 @@ func TestMissingRequiredFindsGaps(t *testing.T) {
 	}{
 		{"complete", complete, nil},
 		{"no name", `{"id":"env_1","archived_at":null,"config":{"type":"self_hosted"},"created_at":"x","description":"","metadata":{},"type":"environment","updated_at":"x"}`,
-			[]string{"e.name (missing)"}},
+			[]string{"e.name: required by the SDK's BetaEnvironment, missing from the answer"}},
 		{"cloud variant without packages", `{"id":"env_1","archived_at":null,"config":{"type":"cloud","networking":{"type":"unrestricted"}},"created_at":"x","description":"","metadata":{},"name":"e","type":"environment","updated_at":"x"}`,
-			[]string{"e.config.packages (missing)"}},
+			[]string{"e.config.packages: required by the SDK's BetaCloudConfig, missing from the answer"}},
 		{"metadata of the wrong type", `{"id":"env_1","archived_at":null,"config":{"type":"self_hosted"},"created_at":"x","description":"","metadata":[1],"name":"e","type":"environment","updated_at":"x"}`,
-			[]string{"e.metadata (undecodable: [1])"}},
+			[]string{"e.metadata: the SDK's BetaEnvironment could not decode [1]"}},
 	} {
 		var env anthropic.BetaEnvironment
 		if err := json.Unmarshal([]byte(tc.body), &env); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got := missingRequired(reflect.ValueOf(env), "e"); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: missingRequired = %q, want %q", tc.name, got, tc.want)
+		if got := sdkfields.Missing(env, "e"); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Missing = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 	var page struct{ Data []anthropic.BetaEnvironment }
 	if err := json.Unmarshal([]byte(`{"data":[`+complete+`,{"id":"env_2"}]}`), &page); err != nil {
 		t.Fatal(err)
 	}
-	if got := missingRequired(reflect.ValueOf(page.Data), "data"); len(got) == 0 || got[0] != "data.1.archived_at (missing)" {
+	if got := sdkfields.Missing(page.Data, "data"); len(got) == 0 || got[0] != "data.1.archived_at: required by the SDK's BetaEnvironment, missing from the answer" {
 		t.Errorf("in a list: %q", got)
 	}
 }
