@@ -20,7 +20,8 @@
 package main
 
 import (
-	"bufio"
+	"github.com/platformkit/platformkit/fake/internal/proc"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -32,7 +33,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -79,10 +79,10 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer fake.stop()
+	defer fake.Stop()
 
 	client := newClient(cfg.concurrency)
-	recorded, err := record(client, fake.base, endpoints)
+	recorded, err := record(client, fake.Base, endpoints)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer bare.stop()
+	defer bare.Stop()
 
 	fmt.Printf("load: %d requests per endpoint and server in %d alternating rounds, %d concurrent clients, on 127.0.0.1\n",
 		cfg.requests, cfg.rounds, cfg.concurrency)
@@ -110,7 +110,7 @@ func run(cfg config) error {
 		var f, b stats
 		for r := range cfg.rounds {
 			targets := []*stats{&f, &b}
-			bases := []string{fake.base, bare.base}
+			bases := []string{fake.Base, bare.Base}
 			if r%2 == 1 {
 				slices.Reverse(targets)
 				slices.Reverse(bases)
@@ -172,49 +172,16 @@ func newClient(concurrency int) *http.Client {
 	}
 }
 
-// process is a server this command started.
-type process struct {
-	cmd  *exec.Cmd
-	base string // http://127.0.0.1:PORT
-}
+// process is a running server.
+type process struct{ *proc.Process }
 
-// start runs a server that prints "listening on http://ADDR" first, and waits for that line.
+// start runs the binary with args (proc.Start).
 func start(bin string, args ...string) (*process, error) {
-	cmd := exec.Command(bin, args...)
-	stdout, err := cmd.StdoutPipe()
+	p, err := proc.Start(bin, args...)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &process{cmd: cmd}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		p.stop()
-		return nil, fmt.Errorf("%s: reading the listening line: %w", filepath.Base(bin), err)
-	}
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
-		p.stop()
-		return nil, fmt.Errorf("%s: unexpected first line %q", filepath.Base(bin), line)
-	}
-	p.base = base
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return p, nil
-}
-
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
+	return &process{p}, nil
 }
 
 // startups starts the server n times and returns the times from exec to its first healthy
@@ -229,7 +196,7 @@ func startups(args []string, n int) ([]time.Duration, error) {
 			return nil, err
 		}
 		for {
-			resp, err := client.Get(p.base + "/_fake/health")
+			resp, err := client.Get(p.Base + "/_fake/health")
 			if err == nil {
 				_, _ = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
@@ -238,13 +205,13 @@ func startups(args []string, n int) ([]time.Duration, error) {
 				}
 			}
 			if time.Since(t0) > 10*time.Second {
-				p.stop()
+				p.Stop()
 				return nil, errors.New("no healthy answer within 10s")
 			}
 			time.Sleep(200 * time.Microsecond)
 		}
 		out = append(out, time.Since(t0))
-		p.stop()
+		p.Stop()
 	}
 	slices.Sort(out)
 	return out, nil

@@ -16,7 +16,8 @@
 package main
 
 import (
-	"bufio"
+	"github.com/platformkit/platformkit/fake/internal/proc"
+
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -65,7 +66,7 @@ func run(bin string, probe bool, duration time.Duration, namespaces, concurrency
 	if err != nil {
 		return err
 	}
-	defer p.stop()
+	defer p.Stop()
 	if probe {
 		return runProbe(p, timeout)
 	}
@@ -73,48 +74,19 @@ func run(bin string, probe bool, duration time.Duration, namespaces, concurrency
 }
 
 // process is the running binary.
-type process struct {
-	cmd  *exec.Cmd
-	base string
-}
+type process struct{ *proc.Process }
 
 func start(bin string) (*process, error) {
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-quiet")
-	stdout, err := cmd.StdoutPipe()
+	p, err := proc.Start(bin, "-addr", "127.0.0.1:0", "-quiet")
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &process{cmd: cmd}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if err != nil || !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
-		p.stop()
-		return nil, fmt.Errorf("unexpected first line %q (%v)", line, err)
-	}
-	p.base = base
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return p, nil
-}
-
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
+	return &process{p}, nil
 }
 
 // rss is the process's resident set in MiB.
 func (p *process) rss() float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
@@ -129,7 +101,7 @@ func (p *process) rss() float64 {
 
 // cpu is the CPU time the process has used (user and system), at the kernel's 100 Hz tick.
 func (p *process) cpu() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
@@ -191,7 +163,7 @@ func send(client *http.Client, method, url, body string) (int, string) {
 
 func runProbe(p *process, timeout time.Duration) error {
 	client := &http.Client{Timeout: timeout}
-	send(client, "GET", p.base+"/v1/models", "")
+	send(client, "GET", p.Base+"/v1/models", "")
 	p.idle(5 * time.Second)
 	idle := p.rss()
 	fmt.Printf("idle RSS: %.0f MiB\n\n", idle)
@@ -206,7 +178,7 @@ func runProbe(p *process, timeout time.Duration) error {
 		cpu0, t0 := p.cpu(), time.Now()
 		status, msg := 0, ""
 		for range c.Times {
-			status, msg = send(client, c.Method, p.base+c.Path, c.Body)
+			status, msg = send(client, c.Method, p.Base+c.Path, c.Body)
 		}
 		wall := time.Since(t0)
 		p.idle(3 * time.Minute) // work the client gave up on counts too
@@ -249,7 +221,7 @@ func runSoak(p *process, duration time.Duration, namespaces, concurrency int) er
 			prev := map[int]string{} // the last message id of each namespace, for diagnostics
 			for i := 0; time.Now().Before(stop); i++ {
 				ns := r.IntN(namespaces)
-				base := fmt.Sprintf("%s/ns/soak-%d", p.base, ns)
+				base := fmt.Sprintf("%s/ns/soak-%d", p.Base, ns)
 				var status int
 				var msg string
 				switch k := r.IntN(10); {
