@@ -21,6 +21,10 @@ type Check struct {
 	Title  string  // the statement, as a sentence
 	Labels []Label // exactly one area, plus qualifiers
 	Run    func(t *T)
+	// Bug is the defect the check exists to catch (see Bug); NoBug, when it has none of its own,
+	// says why (a pure schema check is proven by a shared schema mutation, say). One of the two.
+	Bug   *Bug
+	NoBug string
 }
 
 var registry []Check

@@ -32,9 +32,15 @@ func hideControl(h http.Handler) http.Handler {
 // operator's CONFORMANCE_WORK_ENQUEUE command would, by a call of the control API of the same
 // server on another address (in Go, so that the test needs nothing but Go).
 func asDeployment(t *testing.T, srv http.Handler) *Target {
+	return asDeploymentBehind(t, srv, srv)
+}
+
+// asDeploymentBehind is asDeployment for a target that serves the API through front (srv behind
+// a bug, say) while work is still enqueued in srv itself.
+func asDeploymentBehind(t *testing.T, srv, front http.Handler) *Target {
 	control := httptest.NewServer(srv)
 	t.Cleanup(control.Close)
-	tg := openAt(t, hideControl(srv))
+	tg := openAt(t, hideControl(front))
 	if tg.IsFake {
 		t.Fatal("a target without the control API was taken for the fake")
 	}

@@ -28,6 +28,9 @@ func TestChecksAreWellFormed(t *testing.T) {
 		if c.Title == "" || c.Run == nil {
 			t.Errorf("%s: needs a title and a Run function", c.ID)
 		}
+		if c.Bug != nil && (c.NoBug != "" || c.Bug.Says == "" || c.Bug.Break == nil) {
+			t.Errorf("%s: a bug needs what it says and how it breaks the target, and no NoBug beside it", c.ID)
+		}
 		areas := 0
 		for _, l := range c.Labels {
 			switch {

@@ -54,7 +54,13 @@ func init() {
 				t.Need("models", len(all), 3)
 				got := idsOf(t.WalkCursorBackward(Request{Area: Models, Path: "/v1/models", Query: url.Values{"before_id": {all[len(all)-1]}}, Schema: "models/model_list"}, "data", 2))
 				t.Expect(got).To(Equal(all[:len(all)-1]), "paging backwards from the last model gives every earlier model once, in list order")
-			}},
+			},
+			Bug: &Bug{Says: "has_more never turns false when paging backwards", Want: "has_more",
+				Break: inOKAnswers(on(http.MethodGet, "^/v1/models$"), func(r *http.Request, m map[string]any) {
+					if r.URL.Query().Get("before_id") != "" {
+						m["has_more"] = true
+					}
+				})}},
 		Check{ID: "models/list-cursors", Clause: "gaps §3", Labels: []Label{Models, Extension},
 			Title: "first_id and last_id are the IDs of the first and last item, and null on an empty page",
 			Run: func(t *T) {

@@ -31,8 +31,9 @@ func main() {
 func write(w io.Writer, checks []conformance.Check) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	byClause := map[string][]conformance.Check{}
-	var fakeOnly, destructive, extension int
+	var fakeOnly, destructive, extension, proven int
 	for _, c := range checks {
+		proven += count(c.Bug != nil)
 		byClause[c.Clause] = append(byClause[c.Clause], c)
 		fakeOnly += count(c.Has(conformance.FakeOnly))
 		destructive += count(c.Has(conformance.Destructive))
@@ -48,6 +49,7 @@ func write(w io.Writer, checks []conformance.Check) {
 	p("- **fake**: the fake's own contract: tenancy, its control API, determinism, scripted answers.\n\n")
 	p("Labels: one area (%s), plus `extension`; `destructive` (irreversibly deletes or changes pre-existing data, or leaves behind what it cannot remove; against a deployment it runs only with `CONFORMANCE_DESTRUCTIVE=1`); `fake-only` (needs the fake's control API; disabled against a deployment). Select checks with `-ginkgo.label-filter`, e.g. `make conformance GINKGO_FLAGS='-ginkgo.label-filter=\"models && !extension\"'`.\n\n", areas())
 
+	p("Every check is proven against the bug it exists to catch (the last column): run alone against the fake with exactly that defect, it fails, and against the honest fake it passes (`TestEveryCheckFailsAgainstItsOwnBug`). %d of %d checks are; the others say why they have no bug of their own.\n\n", proven, len(checks))
 	p("## Clauses\n\n| clause | title | checks |\n|---|---|---:|\n")
 	for _, cl := range conformance.ClauseIDs() {
 		p("| [%s](#%s) | %s | %d |\n", cl, anchor(cl), conformance.Clauses[cl], len(byClause[cl]))
@@ -58,11 +60,22 @@ func write(w io.Writer, checks []conformance.Check) {
 			p("No check verifies this clause.\n")
 			continue
 		}
-		p("| check | statement | labels |\n|---|---|---|\n")
+		p("| check | statement | labels | proven against |\n|---|---|---|---|\n")
 		for _, c := range byClause[cl] {
-			p("| `%s` | %s | %s |\n", c.ID, cell(c.Title), labels(c))
+			p("| `%s` | %s | %s | %s |\n", c.ID, cell(c.Title), labels(c), provenAgainst(c))
 		}
 	}
+}
+
+// provenAgainst is the bug a check is proven against, or why it has none.
+func provenAgainst(c conformance.Check) string {
+	switch {
+	case c.Bug != nil:
+		return cell(c.Bug.Says)
+	case c.NoBug != "":
+		return "none of its own: " + cell(c.NoBug)
+	}
+	return "not yet proven"
 }
 
 func count(b bool) int {

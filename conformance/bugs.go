@@ -1,0 +1,134 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+)
+
+// A Bug is the defect a check exists to catch, written as a deployment with that defect would
+// behave: a small rewrite of the exchanges between the suite and an honest target, a request
+// edited before the target reads it or an answer edited before the suite reads it. Every check
+// declares its bug next to its code (Check.Bug), or says why it has none (Check.NoBug).
+//
+// The suite's own tests hold each check to its bug: run alone against the fake behind the
+// bug, as a deployment with rate limits on (control API hidden) or, for a fake-only check, as
+// the fake, it must fail, with Want in its failure when Want is set; against the honest fake
+// it must pass. So no check can quietly weaken below its title, and CHECKS.md shows, per check,
+// the defect it is proven against.
+type Bug struct {
+	Says  string                          // the defect, in the API's terms: "has_more never turns false"
+	Break func(http.Handler) http.Handler // an honest target, with the defect
+	Want  string                          // a phrase of the check's failure against it ("" for any failure)
+}
+
+// inRequests is the bug of a target that reads part of what it is sent wrongly: the JSON body of
+// every request of the method to the path passes through edit before the target reads it.
+func inRequests(method, path string, edit func(body map[string]any)) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler { return editRequests(h, method, path, edit) }
+}
+
+// inAnswers is the bug of a target that answers something other than it should: every answer to
+// a request match accepts passes through edit (which may change the headers, and returns the
+// body) before the suite reads it.
+func inAnswers(match func(*http.Request) bool, edit func(r *http.Request, status int, header http.Header, body []byte) []byte) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler { return editAnswers(h, match, edit) }
+}
+
+// inOKAnswers is inAnswers for the JSON object of 2xx answers, edited in place by f.
+func inOKAnswers(match func(*http.Request) bool, f func(r *http.Request, m map[string]any)) func(http.Handler) http.Handler {
+	return inAnswers(match, okBodies(func(r *http.Request, b []byte) []byte {
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			return b
+		}
+		f(r, m)
+		out, _ := json.Marshal(m)
+		return out
+	}))
+}
+
+// both is the target with the defects of a and then b: one bug that shows on two routes.
+func both(a, b func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler { return b(a(h)) }
+}
+
+// editRequests serves h, but passes the JSON body of every request whose method and path match
+// through edit first: a target that ignores or drops part of what it is sent.
+func editRequests(h http.Handler, method, path string, edit func(body map[string]any)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == method && r.URL.Path == path {
+			var body map[string]any
+			if b, err := io.ReadAll(r.Body); err == nil && json.Unmarshal(b, &body) == nil {
+				edit(body)
+				b, _ = json.Marshal(body)
+				r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// editAnswers serves h, but lets edit change the headers and the body of every answer to a
+// request that match accepts: a target that answers something other than what it did.
+func editAnswers(h http.Handler, match func(*http.Request) bool, edit func(r *http.Request, status int, header http.Header, body []byte) []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !match(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		body := edit(r, rec.Code, rec.Header(), rec.Body.Bytes())
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	})
+}
+
+// okBodies edits only the body of a 2xx answer.
+func okBodies(edit func(r *http.Request, body []byte) []byte) func(*http.Request, int, http.Header, []byte) []byte {
+	return func(r *http.Request, status int, _ http.Header, body []byte) []byte {
+		if status/100 != 2 {
+			return body
+		}
+		return edit(r, body)
+	}
+}
+
+// on matches requests of the method whose path matches the pattern.
+func on(method, pattern string) func(*http.Request) bool {
+	re := regexp.MustCompile(pattern)
+	return func(r *http.Request) bool { return r.Method == method && re.MatchString(r.URL.Path) }
+}
+
+// editJSON decodes the JSON object of a 2xx answer, lets f change it and encodes it again.
+func editJSON(f func(m map[string]any)) func(*http.Request, int, http.Header, []byte) []byte {
+	return okBodies(func(_ *http.Request, b []byte) []byte {
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			return b
+		}
+		f(m)
+		out, _ := json.Marshal(m)
+		return out
+	})
+}
+
+// messagesOf returns the messages of a Create a Message body.
+func messagesOf(body map[string]any) []any {
+	msgs, _ := body["messages"].([]any)
+	return msgs
+}
+
+func roleOf(m any) string {
+	turn, _ := m.(map[string]any)
+	role, _ := turn["role"].(string)
+	return role
+}
