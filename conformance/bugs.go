@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 )
 
 // A Bug is the defect a check exists to catch, written as a deployment with that defect would
@@ -131,4 +132,102 @@ func roleOf(m any) string {
 	turn, _ := m.(map[string]any)
 	role, _ := turn["role"].(string)
 	return role
+}
+
+// Generic defects, for the declarations of many checks. A path names a field of a JSON answer
+// with dots; "*" steps into every element of an array ("data.*.display_name").
+
+// dropsField is the bug of a target whose 2xx answers to requests match accepts lack the field.
+func dropsField(match func(*http.Request) bool, path string) func(http.Handler) http.Handler {
+	return inOKAnswers(match, func(_ *http.Request, m map[string]any) {
+		atPath(m, strings.Split(path, "."), func(parent map[string]any, key string) { delete(parent, key) })
+	})
+}
+
+// setsField is the bug of a target whose 2xx answers to requests match accepts carry value at path
+// (only where the field exists: a bug changes what is there, it does not invent a shape).
+func setsField(match func(*http.Request) bool, path string, value any) func(http.Handler) http.Handler {
+	return inOKAnswers(match, func(_ *http.Request, m map[string]any) {
+		atPath(m, strings.Split(path, "."), func(parent map[string]any, key string) {
+			if _, ok := parent[key]; ok {
+				parent[key] = value
+			}
+		})
+	})
+}
+
+// atPath calls f with the object holding the last key of path, for every object path reaches.
+func atPath(v any, path []string, f func(parent map[string]any, key string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(path) == 1 {
+			f(x, path[0])
+			return
+		}
+		if path[0] == "*" {
+			return
+		}
+		atPath(x[path[0]], path[1:], f)
+	case []any:
+		if path[0] != "*" {
+			return
+		}
+		for _, e := range x {
+			if len(path) > 1 {
+				atPath(e, path[1:], f)
+			}
+		}
+	}
+}
+
+// answersStatus is the bug of a target that answers status to requests match accepts, with the
+// body and headers it would have sent with its own status (when its own status is from).
+func answersStatus(match func(*http.Request) bool, from, status int) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			code := rec.Code
+			if code == from {
+				code = status
+			}
+			w.WriteHeader(code)
+			w.Write(rec.Body.Bytes())
+		})
+	}
+}
+
+// ignoresQuery is the bug of a target that ignores a query parameter of requests match accepts.
+func ignoresQuery(match func(*http.Request) bool, param string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if match(r) {
+				q := r.URL.Query()
+				q.Del(param)
+				r.URL.RawQuery = q.Encode()
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// ignoresField is the bug of a target that ignores a top-level field of the JSON body of
+// requests of the method to the path.
+func ignoresField(method, path, field string) func(http.Handler) http.Handler {
+	return inRequests(method, path, func(b map[string]any) { delete(b, field) })
+}
+
+// dropsHeader is the bug of a target whose answers to requests match accepts lack the header.
+func dropsHeader(match func(*http.Request) bool, header string) func(http.Handler) http.Handler {
+	return inAnswers(match, func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
+		h.Del(header)
+		return body
+	})
 }

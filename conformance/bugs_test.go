@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -65,4 +66,42 @@ func TestChecksDeclareTheirBugs(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d checks are proven against a bug of their own (%.1f%%)", proven, len(all), 100*float64(proven)/float64(len(all)))
+}
+
+// The generic defects change exactly the field their path names, in every element under "*".
+func TestGenericDefects(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false,"x":3}`))
+	})
+	get := func(h http.Handler, path string) string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Body.String()
+	}
+	all := func(*http.Request) bool { return true }
+	for _, tc := range []struct {
+		brk  func(http.Handler) http.Handler
+		want string
+	}{
+		{dropsField(all, "data.*.x"), `{"data":[{"id":"a"},{"id":"b"}],"has_more":false,"x":3}`},
+		{dropsField(all, "x"), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false}`},
+		{setsField(all, "has_more", true), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":true,"x":3}`},
+		{setsField(all, "data.*.y", 1), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false,"x":3}`},
+		{dropsField(on(http.MethodPost, "."), "x"), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false,"x":3}`},
+	} {
+		if got := get(tc.brk(h), "/v1/x"); got != tc.want {
+			t.Errorf("got %s, want %s", got, tc.want)
+		}
+	}
+	rec := httptest.NewRecorder()
+	answersStatus(all, 200, 404)(h).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	if rec.Code != 404 {
+		t.Errorf("answersStatus: %d, want 404", rec.Code)
+	}
+	var seen string
+	ignoresQuery(all, "limit")(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { seen = r.URL.RawQuery })).
+		ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/v1/x?limit=2&after_id=a", nil))
+	if seen != "after_id=a" {
+		t.Errorf("ignoresQuery left %q, want after_id=a", seen)
+	}
 }
