@@ -193,6 +193,7 @@ func messageChecks() []Check {
 	return []Check{
 		{ID: "messages/create-response-shape", Clause: "2.9", Labels: []Label{Messages},
 			Title: "a message has role assistant, an array of content blocks, the model and a stop reason",
+			Bug:   &Bug{Says: "a message answers role user", Want: "assistant", Break: setsField(msgCreate, "role", "user")},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.OK(createReq(msgBody(model)))
@@ -204,6 +205,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/create-response-fields", Clause: "gaps §4", Labels: []Label{Messages, Extension},
 			Title: "a message carries id msg_..., type message, the requested model, stop_sequence and usage with the cache and server-tool counts",
+			Bug:   &Bug{Says: "usage lacks cache_creation, the 5m/1h split of cache writes", Want: "cache_creation", Break: dropsField(msgCreate, "usage.cache_creation")},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.OK(createReq(msgBody(model)))
@@ -219,6 +221,11 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/max-tokens-respected", Clause: "4.4", Labels: []Label{Messages},
 			Title: "max_tokens bounds the generated tokens, and a reply cut by it stops with max_tokens",
+			Bug: &Bug{Says: "max_tokens is read as 64 more than sent", Want: "stops with max_tokens", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if v, ok := b["max_tokens"].(float64); ok && v > 0 {
+					b["max_tokens"] = v + 64
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, max := range []int{1, 3} {
@@ -230,6 +237,11 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/max-tokens-zero", Clause: "4.4", Labels: []Label{Messages},
 			Title: "max_tokens 0 is accepted and generates no content",
+			Bug: &Bug{Says: "max_tokens 0 is read as 16 and generates content", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if v, ok := b["max_tokens"].(float64); ok && v == 0 {
+					b["max_tokens"] = 16
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.OK(createReq(msgBody(model, "max_tokens", 0)))
@@ -237,6 +249,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/max-tokens-model-maximum", Clause: "4.4", Labels: []Label{Messages},
 			Title: "max_tokens above the model's max_tokens (2.10) is refused; at the maximum it is accepted",
+			Bug:   &Bug{Says: "max_tokens above the model's maximum is cut to it instead of refused", Break: msgCapsMaxTokens},
 			Run: func(t *T) {
 				model, max := pickModel(t)
 				expectFieldError(t, t.Do(createReq(msgBody(model, "max_tokens", max+1))), "")
@@ -244,6 +257,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/required-fields", Clause: "4.4", Labels: []Label{Messages},
 			Title: "max_tokens, messages and model are required",
+			Bug:   &Bug{Says: "a missing max_tokens defaults to 1024", Break: msgDefaults("/v1/messages", "max_tokens", 1024)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, f := range []string{"max_tokens", "messages", "model"} {
@@ -252,6 +266,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/errors-name-the-field", Clause: "gaps §1", Labels: []Label{Messages, Extension},
 			Title: "a refused request's error message starts with the path of the offending field",
+			Bug:   &Bug{Says: "error messages do not start with the path of the offending field", Break: inAnswers(msgCreate, msgUnprefixedErrors)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				img := func(src map[string]any) []any {
@@ -270,6 +285,13 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/roles", Clause: "4.4", Labels: []Label{Messages},
 			Title: "roles user and assistant are accepted; any other role, system included, is refused",
+			Bug: &Bug{Says: "role tool is taken as user", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				for _, m := range messagesOf(b) {
+					if roleOf(m) == "tool" {
+						m.(map[string]any)["role"] = "user"
+					}
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				t.OK(createReq(msgBody(model, "messages", []any{userTurn("Hi"), map[string]any{"role": "assistant", "content": "Hello."}, userTurn("Say it again.")})))
@@ -279,6 +301,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/consecutive-turns", Clause: "4.4", Labels: []Label{Messages},
 			Title: "consecutive turns of the same role are accepted (they are combined)",
+			Bug:   &Bug{Says: "only the first of consecutive turns of one role is read", Want: "more input tokens", Break: inRequests(http.MethodPost, "/v1/messages", msgSkipsSecondTurn)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				// Combined, both turns are read: the pair counts more input tokens than its first
@@ -296,6 +319,13 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/request-blocks", Clause: "4.4", Labels: []Label{Messages},
 			Title: "content as a string or as text, image, document, search_result, tool_use and tool_result blocks, with cache_control and citations, is accepted",
+			Bug: &Bug{Says: "a search_result block is refused", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				msgEachBlock(b, func(bl map[string]any) {
+					if bl["type"] == "search_result" {
+						bl["type"] = "search_result_unknown"
+					}
+				})
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				cc := map[string]any{"type": "ephemeral"}
@@ -316,6 +346,13 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/block-fields-validated", Clause: "4.4", Labels: []Label{Messages},
 			Title: "a block with a field or value outside its type's table is refused: image media type, source kind, document media type, missing text",
+			Bug: &Bug{Says: "an image of media type image/tiff is accepted", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				msgEachBlock(b, func(bl map[string]any) {
+					if src, _ := bl["source"].(map[string]any); src["media_type"] == "image/tiff" {
+						src["media_type"] = "image/png"
+					}
+				})
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, b := range []map[string]any{
@@ -330,6 +367,13 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/cache-control-ttl", Clause: "8", Labels: []Label{Messages},
 			Title: "cache_control ttl is 5m or 1h (or absent); any other value is refused",
+			Bug: &Bug{Says: "a cache_control ttl other than 5m or 1h is taken as the default", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				msgEachBlock(b, func(bl map[string]any) {
+					if cc, _ := bl["cache_control"].(map[string]any); cc != nil && cc["ttl"] != nil && cc["ttl"] != "5m" && cc["ttl"] != "1h" {
+						delete(cc, "ttl")
+					}
+				})
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				block := func(cc map[string]any) map[string]any {
@@ -345,6 +389,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/temperature-range", Clause: "gaps §4", Labels: []Label{Messages, Extension, V20230601},
 			Title: "temperature is accepted from 0 to 1 and refused outside",
+			Bug:   &Bug{Says: "a temperature outside 0 to 1 is taken as the nearest bound", Want: "400", Break: msgClamps("/v1/messages", "temperature", 0, 1)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, v := range []float64{0, 0.5, 1} {
@@ -356,6 +401,13 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/thinking-budget", Clause: "gaps §4", Labels: []Label{Messages, Extension},
 			Title: "thinking budget_tokens must be at least 1024 and below max_tokens; with thinking the reply starts with a signed thinking block",
+			Bug: &Bug{Says: "a thinking budget below 1024 is raised to 1024 instead of refused", Want: "400", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if th, _ := b["thinking"].(map[string]any); th != nil {
+					if v, ok := th["budget_tokens"].(float64); ok && v < 1024 {
+						th["budget_tokens"] = 1024
+					}
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				expectFieldError(t, t.Do(createReq(msgBody(model, "max_tokens", 4096, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1023}))), "thinking.budget_tokens")
@@ -368,6 +420,11 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/messages-limit", Clause: "8", Labels: []Label{Messages},
 			Title: "a request with more than 100,000 messages is refused",
+			Bug: &Bug{Says: "messages past the 100,000th are dropped instead of refused", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if msgs := messagesOf(b); len(msgs) > 100000 {
+					b["messages"] = msgs[:99999]
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				many := make([]any, 100001)
@@ -378,6 +435,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/stop-sequences", Clause: "2.9", Labels: []Label{Messages},
 			Title: "a reply that stops at a custom stop sequence says stop_sequence, names the sequence, and does not contain it",
+			Bug:   &Bug{Says: "stop_sequences are ignored", Want: "stop sequence", Break: ignoresField(http.MethodPost, "/v1/messages", "stop_sequences")},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				body := msgBody(model, "messages", []any{userTurn("Count from one to twenty in words, separated by spaces.")})
@@ -406,6 +464,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/continues-assistant-turn", Clause: "4.4", Labels: []Label{Messages},
 			Title: "when the last message is the assistant's, the reply continues it rather than starting over",
+			Bug:   &Bug{Says: "the last assistant turn is dropped and the reply starts over", Want: "more input tokens", Break: inRequests(http.MethodPost, "/v1/messages", msgDropsPrefill)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				prefill := "The three primary colours are"
@@ -418,6 +477,14 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/tool-choice-tool", Clause: "2.9", Labels: []Label{Messages},
 			Title: "tool_choice naming a tool yields a tool_use block of that tool whose input satisfies its input_schema, and stop_reason tool_use",
+			Bug: &Bug{Says: "a forced tool_use block lacks the schema's required unit", Want: "unit", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+				content, _ := m["content"].([]any)
+				for _, b := range content {
+					if in, _ := b.(map[string]any)["input"].(map[string]any); in != nil {
+						delete(in, "unit")
+					}
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.OK(createReq(msgBody(model, "max_tokens", 512, "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "get_weather"},
@@ -436,6 +503,7 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/system-and-tools-count", Clause: "4.4", Labels: []Label{Messages},
 			Title: "a system prompt and tool definitions are input: adding either raises count_tokens and usage.input_tokens",
+			Bug:   &Bug{Says: "input tokens leave out the system prompt", Want: "system prompt", Break: msgInRequests(func(b map[string]any) { delete(b, "system") })},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				count := func(body map[string]any) (usage, counted int64) {
@@ -456,6 +524,11 @@ func messageChecks() []Check {
 			}},
 		{ID: "messages/count-tokens-agrees", Clause: "gaps §4", Labels: []Label{Messages, Extension},
 			Title: "count_tokens of a request equals usage.input_tokens of the same request",
+			Bug: &Bug{Says: "count_tokens counts one token more than the message's usage", Break: inOKAnswers(msgCount, func(_ *http.Request, m map[string]any) {
+				if n, ok := m["input_tokens"].(float64); ok {
+					m["input_tokens"] = n + 1
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, body := range []map[string]any{
@@ -533,6 +606,7 @@ func completionChecks() []Check {
 	return []Check{
 		{ID: "messages/complete-response-shape", Clause: "2.8", Labels: []Label{Messages},
 			Title: "a legacy completion has type completion, an id, the completion text, the model and stop_reason stop_sequence or max_tokens",
+			Bug:   &Bug{Says: "a completion answers type message", Break: setsField(msgComplete, "type", "message")},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.OK(completeReq(completeBody(model)))
@@ -543,6 +617,11 @@ func completionChecks() []Check {
 			}},
 		{ID: "messages/complete-human-stops", Clause: "4.4", Labels: []Label{Messages},
 			Title: "a completion never contains the turn marker Human:, which always stops generation",
+			Bug: &Bug{Says: "a completion runs on past the turn marker Human:", Break: inOKAnswers(msgComplete, func(_ *http.Request, m map[string]any) {
+				if c, ok := m["completion"].(string); ok {
+					m["completion"] = c + "\n\nHuman: And then?"
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.OK(completeReq(completeBody(model, "max_tokens_to_sample", 512, "prompt", "\n\nHuman: Write a dialogue between Human and Assistant.\n\nAssistant:")))
@@ -553,6 +632,11 @@ func completionChecks() []Check {
 			}},
 		{ID: "messages/complete-max-tokens", Clause: "2.8", Labels: []Label{Messages},
 			Title: "max_tokens_to_sample cuts a completion with stop_reason max_tokens",
+			Bug: &Bug{Says: "max_tokens_to_sample is read as 256 more than sent", Want: "max_tokens", Break: inRequests(http.MethodPost, "/v1/complete", func(b map[string]any) {
+				if v, ok := b["max_tokens_to_sample"].(float64); ok {
+					b["max_tokens_to_sample"] = v + 256
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.OK(completeReq(completeBody(model, "max_tokens_to_sample", 1, "prompt", "\n\nHuman: Write a long story.\n\nAssistant:")))
@@ -560,6 +644,7 @@ func completionChecks() []Check {
 			}},
 		{ID: "messages/complete-stop-sequences", Clause: "4.4", Labels: []Label{Messages},
 			Title: "a completion stopped by a custom stop sequence excludes it",
+			Bug:   &Bug{Says: "stop_sequences of a legacy completion are ignored", Want: "excludes the stop sequence", Break: ignoresField(http.MethodPost, "/v1/complete", "stop_sequences")},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				first := t.OK(completeReq(completeBody(model)))
@@ -575,6 +660,7 @@ func completionChecks() []Check {
 			}},
 		{ID: "messages/complete-temperature-range", Clause: "8", Labels: []Label{Messages},
 			Title: "legacy temperature is accepted from 0.0 to 1.0 and refused outside",
+			Bug:   &Bug{Says: "a legacy temperature outside 0 to 1 is taken as the nearest bound", Break: msgClamps("/v1/complete", "temperature", 0, 1)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, v := range []float64{0, 1} {
@@ -586,6 +672,7 @@ func completionChecks() []Check {
 			}},
 		{ID: "messages/complete-required-fields", Clause: "4.4", Labels: []Label{Messages},
 			Title: "max_tokens_to_sample, model and prompt are required",
+			Bug:   &Bug{Says: "a missing max_tokens_to_sample defaults to 256", Break: msgDefaults("/v1/complete", "max_tokens_to_sample", 256)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, f := range []string{"max_tokens_to_sample", "model", "prompt"} {
@@ -594,6 +681,13 @@ func completionChecks() []Check {
 			}},
 		{ID: "messages/complete-user-id-opaque", Clause: "4.4", Labels: []Label{Messages},
 			Title: "metadata.user_id is an opaque identifier: one that is an email address or a phone number is refused",
+			Bug: &Bug{Says: "an email address is accepted as metadata.user_id", Break: inRequests(http.MethodPost, "/v1/complete", func(b map[string]any) {
+				if md, _ := b["metadata"].(map[string]any); md != nil {
+					if id, _ := md["user_id"].(string); strings.Contains(id, "@") {
+						md["user_id"] = "3f1d6c9e-5b2a-4c1e-9e7d-2b8a4f0c6d11"
+					}
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				t.OK(completeReq(completeBody(model, "metadata", map[string]any{"user_id": "3f1d6c9e-5b2a-4c1e-9e7d-2b8a4f0c6d11"})))
@@ -603,6 +697,11 @@ func completionChecks() []Check {
 			}},
 		{ID: "messages/complete-prompt-format", Clause: "gaps §5", Labels: []Label{Messages, Extension},
 			Title: "a prompt that does not start with \\n\\nHuman:, end with \\n\\nAssistant: and alternate turns is refused naming prompt",
+			Bug: &Bug{Says: "a prompt that does not start with \\n\\nHuman: is taken as if it did", Want: "400", Break: inRequests(http.MethodPost, "/v1/complete", func(b map[string]any) {
+				if p, ok := b["prompt"].(string); ok && !strings.HasPrefix(p, "\n\nHuman:") && !strings.HasPrefix(p, "Human:") {
+					b["prompt"] = "\n\nHuman: " + p + "\n\nAssistant:"
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, p := range []string{"Hello", "\n\nHuman: Hello", "Human: Hello\n\nAssistant:", "\n\nHuman: A\n\nHuman: B\n\nAssistant:"} {
@@ -656,6 +755,7 @@ func scenarioChecks() []Check {
 	return []Check{
 		{ID: "messages/scripted-model-deterministic", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "the fake's scripted model gives the same request the same reply and different requests different replies",
+			Bug:   &Bug{Says: "the same request gets a different reply each time", Break: msgVaries},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				a := t.OK(createReq(msgBody(model)))
@@ -665,6 +765,11 @@ func scenarioChecks() []Check {
 			}},
 		{ID: "messages/scenario-by-header", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "every scenario of the library is answered when named in Fake-Scenario, as a valid message with the requested model",
+			Bug: &Bug{Says: "a scenario named in Fake-Scenario answers another model than the requested one", Break: inOKAnswers(msgCreate, func(r *http.Request, m map[string]any) {
+				if r.Header.Get(headerScenario) != "" {
+					m["model"] = "assistant-scenario"
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, name := range scenarioNames(t) {
@@ -677,6 +782,7 @@ func scenarioChecks() []Check {
 			}},
 		{ID: "messages/scenario-unknown-400", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "an unknown Fake-Scenario name is refused with 400 naming the header",
+			Bug:   &Bug{Says: "an unknown Fake-Scenario name is ignored", Break: msgIgnoresUnknownScenario},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				r := createReq(msgBody(model))
@@ -685,6 +791,7 @@ func scenarioChecks() []Check {
 			}},
 		{ID: "messages/scenario-by-rule", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "a scenario's matching rule selects it from the last user text, as its name would",
+			Bug:   &Bug{Says: "no scenario is selected by its matching rule", Want: "scenario", Break: msgRulesMissUpperCase},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				list := t.Control(http.MethodGet, "/_fake/messages/scenarios", nil)
@@ -740,6 +847,7 @@ func scenarioChecks() []Check {
 			}},
 		{ID: "messages/stub-invalid-400", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "a stub whose reply is not a valid message is refused at registration with 400 naming the field",
+			Bug:   &Bug{Says: "a stub reply with an unknown block type is registered", Break: inRequests(http.MethodPost, "/_fake/messages/stubs", msgStubTypoAccepted)},
 			Run: func(t *T) {
 				t.Control(http.MethodGet, "/_fake/messages/stubs", nil) // disabled, not failed, without the control API
 				resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/messages/stubs", As: NoCred, Header: http.Header{"vendor-version": {""}},
@@ -751,6 +859,11 @@ func scenarioChecks() []Check {
 			}},
 		{ID: "messages/scenarios-show-every-tool-error", Clause: ClauseFake, Labels: []Label{Messages, FakeOnly},
 			Title: "the scenarios show a tool-result error block for every error_code of section 7, and refusals of every category",
+			Bug: &Bug{Says: "no scenario shows a bio refusal (it says cyber)", Want: "refusal/bio", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+				if d, _ := m["stop_details"].(map[string]any); d["category"] == "bio" {
+					d["category"] = "cyber"
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				seen := map[string]bool{}

@@ -40,6 +40,7 @@ func cacheChecks() []Check {
 	return []Check{
 		{ID: "messages/cache-read-on-repeat", Clause: "4.4", Labels: []Label{Messages, Extension},
 			Title: "a second identical request with a breakpoint past the model's minimum reports a cache read",
+			Bug:   &Bug{Says: "prompt caching is not simulated: the cache fields stay 0", Want: "reads the cached prefix", Break: inOKAnswers(msgCreate, msgNoCache)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				system := []any{map[string]any{"type": "text", "text": cacheWords(), "cache_control": map[string]any{"type": "ephemeral"}}}
@@ -57,6 +58,7 @@ func cacheChecks() []Check {
 			}},
 		{ID: "messages/cache-breakpoint-limit", Clause: "4.4", Labels: []Label{Messages, Extension},
 			Title: "a request with five cache_control breakpoints is refused: at most four are allowed",
+			Bug:   &Bug{Says: "any number of cache_control breakpoints is accepted", Want: "five breakpoints are refused", Break: inRequests(http.MethodPost, "/v1/messages", msgFourBreakpoints)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				var blocks []any

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"net/http"
 
 	"github.com/tidwall/gjson"
 
@@ -32,6 +33,15 @@ func sdkSurfaceChecks() []Check {
 	return []Check{
 		{ID: "messages/sdk-request-fields", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
 			Title: "the optional fields the official SDKs send (strict, defer_loading, allowed_callers, input_examples, eager_input_streaming on tools; thinking.display; cache_control; inference_geo; service_tier) are accepted, and count_tokens takes the same tool fields",
+			Bug: &Bug{Says: "a tool's eager_input_streaming is refused as an unknown field", Want: "200", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				tools, _ := b["tools"].([]any)
+				for _, tl := range tools {
+					if tm, _ := tl.(map[string]any); tm != nil && tm["eager_input_streaming"] != nil {
+						tm["eager_input_streaming_"] = tm["eager_input_streaming"]
+						delete(tm, "eager_input_streaming")
+					}
+				}
+			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				tool := map[string]any{
@@ -50,6 +60,7 @@ func sdkSurfaceChecks() []Check {
 			}},
 		{ID: "messages/sdk-response-fields", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
 			Title: "a message carries the fields the official SDKs' Message requires: container (null without one), usage.inference_geo",
+			Bug:   &Bug{Says: "a message has no container field", Want: "container", Break: dropsField(msgCreate, "container")},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.OK(createReq(msgBody(model)))
@@ -59,6 +70,7 @@ func sdkSurfaceChecks() []Check {
 			}},
 		{ID: "messages/structured-output-validates", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
 			Title: "with output_config.format json_schema, the answer's text is JSON that validates against the schema",
+			Bug:   &Bug{Says: "a structured-output answer lacks a required property of its schema", Break: inOKAnswers(msgCreate, msgDropsJSONProperty("note"))},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				resp := t.Do(createReq(msgBody(model, "max_tokens", 1024, "output_config",
@@ -77,6 +89,7 @@ func sdkSurfaceChecks() []Check {
 			}},
 		{ID: "messages/structured-output-unsupported-keyword", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
 			Title: "a structured-output schema with a keyword outside the supported subset (minimum) is refused with 400",
+			Bug:   &Bug{Says: "a schema keyword outside the supported subset (minimum) is dropped instead of refused", Break: inRequests(http.MethodPost, "/v1/messages", msgStripsMinimum)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				schema := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"n"},

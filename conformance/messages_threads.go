@@ -63,6 +63,7 @@ func threadChecks() []Check {
 	return []Check{
 		{ID: "messages/thread-continue-is-the-whole-conversation", Clause: "4.4", Labels: []Label{Messages, Extension},
 			Title: "a thread continue that sends only the new message counts the input tokens of the whole conversation sent in full",
+			Bug:   &Bug{Says: "a continue is answered from its new messages alone", Want: "answered as the whole conversation", Break: inRequests(http.MethodPost, "/v1/messages", msgDropsThreadOnContinue)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				system := "You answer in one short sentence."
@@ -82,6 +83,7 @@ func threadChecks() []Check {
 			}},
 		{ID: "messages/thread-continue-once", Clause: "4.4", Labels: []Label{Messages, Extension},
 			Title: "a reply that was continued once is refused a second continue: 400 invalid_request_error with error_code thread_already_continued",
+			Bug:   &Bug{Says: "a reply can be continued more than once", Want: "thread_already_continued", Break: msgContinueTwice},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				created := threadOK(t, msgBody(model, "thread", threadCreate()))
@@ -92,6 +94,7 @@ func threadChecks() []Check {
 			}},
 		{ID: "messages/thread-unknown-previous-404", Clause: "4.4", Labels: []Label{Messages, Extension},
 			Title: "a continue from a reply no thread holds is answered 404 not_found_error with error_code thread_not_found",
+			Bug:   &Bug{Says: "a lost thread is answered 404 without error.details", Want: "thread_not_found", Break: inAnswers(msgCreate, msgNoErrorDetails)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				// A create first, so that a target without threads is told apart from one that
@@ -102,6 +105,7 @@ func threadChecks() []Check {
 			}},
 		{ID: "messages/thread-expires-after-five-minutes", Clause: "4.4", Labels: []Label{Messages, Extension, FakeOnly},
 			Title: "a thread continues 4:59 after its last reply, and 5:00 after it is gone: 404 thread_not_found",
+			Bug:   &Bug{Says: "a thread never expires", Want: "thread_not_found", Break: msgClockFrozen},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				created := threadOK(t, msgBody(model, "thread", threadCreate()))

@@ -11,7 +11,10 @@ import (
 // Rate-limit headers (conformance/EXTENSIONS.md, "Rate limits"). The reference names the 429
 // rate_limit_error and retry-after only; the headers are the service's documented behaviour, so
 // the check is an extension. It never provokes a 429: hammering a deployment to see one is not a
-// conformance check's business.
+// conformance check's business. Whether a deployment limits rates at all is its own decision (the
+// fake does only when asked), so a target that sends no headers leaves the header checks
+// unsupported, and their titles say so; a target that sends them on one answer must send them on
+// every answer the limits count (ratelimits_more.go).
 
 // rateLimitFamilies are the header prefixes a deployment may send them under: the reference's
 // neutral name and the one official clients read.
@@ -19,7 +22,15 @@ var rateLimitFamilies = []string{"vendor-ratelimit-", "anthropic-ratelimit-"}
 
 func init() {
 	Register(Check{ID: "messages/ratelimit-headers", Clause: "gaps §1", Labels: []Label{Messages, Extension},
-		Title: "a message's answer carries the rate-limit headers: a requests triple, and every limit/remaining/reset triple sent has an integer limit, a remaining within it (token counts rounded to thousands) and an RFC 3339 reset",
+		Title: "the rate-limit headers of a message's answer, when it sends any (none: unsupported), are well formed: a requests triple, and every limit/remaining/reset triple sent has an integer limit, a remaining within it (token counts rounded to thousands) and an RFC 3339 reset",
+		Bug: &Bug{Says: "requests-remaining exceeds requests-limit", Want: "lies within the limit", Break: inAnswers(msgCreate, func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
+			for _, f := range rateLimitFamilies {
+				if l := h.Get(f + "requests-limit"); l != "" {
+					h.Set(f+"requests-remaining", l+"0")
+				}
+			}
+			return b
+		})},
 		Run: func(t *T) {
 			if t.Target.IsFake {
 				// The fake enforces rate limits only when asked: ask, and put it back afterwards.

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,119 +29,6 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 		wallClock  bool
 		want       string // in the failure
 	}{
-		{"messages/stop-sequences", "stop_sequences are ignored", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) { delete(b, "stop_sequences") })
-		}, false, "stop sequence"},
-		{"messages/complete-stop-sequences", "stop_sequences of a legacy completion are ignored", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/complete", func(b map[string]any) { delete(b, "stop_sequences") })
-		}, false, "excludes the stop sequence"},
-		{"messages/continues-assistant-turn", "the last assistant turn is dropped and the reply starts over", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
-				if msgs := messagesOf(b); len(msgs) > 1 && roleOf(msgs[len(msgs)-1]) == "assistant" {
-					b["messages"] = msgs[:len(msgs)-1]
-				}
-			})
-		}, false, "more input tokens"},
-		{"messages/consecutive-turns", "only the first of consecutive turns of one role is read", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
-				var kept []any
-				for i, m := range messagesOf(b) {
-					if i == 0 || roleOf(m) != roleOf(messagesOf(b)[i-1]) {
-						kept = append(kept, m)
-					}
-				}
-				b["messages"] = kept
-			})
-		}, false, "more input tokens"},
-		{"messages/complete-stream", "every piece of a streamed completion is empty", func(h http.Handler) http.Handler {
-			empty := regexp.MustCompile(`"completion":"(?:[^"\\]|\\.)*"`)
-			return editAnswers(h, on(http.MethodPost, "^/v1/complete$"), okBodies(func(_ *http.Request, b []byte) []byte {
-				return empty.ReplaceAll(b, []byte(`"completion":""`))
-			}))
-		}, false, "make a text"},
-		{"messages/system-and-tools-count", "input tokens leave out the system prompt", func(h http.Handler) http.Handler {
-			drop := func(b map[string]any) { delete(b, "system") }
-			return editRequests(editRequests(h, http.MethodPost, "/v1/messages", drop), http.MethodPost, "/v1/messages/count_tokens", drop)
-		}, false, "system prompt"},
-		{"messages/cache-read-on-repeat", "prompt caching is not simulated: the cache fields stay 0", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodPost, "^/v1/messages$"), editJSON(func(m map[string]any) {
-				if u, ok := m["usage"].(map[string]any); ok {
-					in, _ := u["input_tokens"].(float64)
-					read, _ := u["cache_read_input_tokens"].(float64)
-					made, _ := u["cache_creation_input_tokens"].(float64)
-					u["input_tokens"], u["cache_read_input_tokens"], u["cache_creation_input_tokens"] = in+read+made, 0, 0
-					u["cache_creation"] = map[string]any{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
-				}
-			}))
-		}, false, "reads the cached prefix"},
-		{"messages/cache-breakpoint-limit", "any number of cache_control breakpoints is accepted", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
-				for _, m := range messagesOf(b) {
-					turn, _ := m.(map[string]any)
-					blocks, _ := turn["content"].([]any)
-					for i, bl := range blocks {
-						if bm, ok := bl.(map[string]any); ok && i >= 4 {
-							delete(bm, "cache_control")
-						}
-					}
-				}
-			})
-		}, false, "five breakpoints are refused"},
-		{"messages/thread-continue-is-the-whole-conversation", "a continue is answered from its new messages alone", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
-				if th, _ := b["thread"].(map[string]any); th["type"] == "continue" {
-					delete(b, "thread")
-				}
-			})
-		}, false, "answered as the whole conversation"},
-		{"messages/thread-continue-once", "a reply can be continued more than once", continueTwice, false, "thread_already_continued"},
-		{"messages/thread-unknown-previous-404", "a lost thread is answered 404 without error.details", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodPost, "^/v1/messages$"), func(_ *http.Request, status int, _ http.Header, body []byte) []byte {
-				var m map[string]any
-				if status != http.StatusNotFound || json.Unmarshal(body, &m) != nil {
-					return body
-				}
-				delete(m["error"].(map[string]any), "details")
-				out, _ := json.Marshal(m)
-				return out
-			})
-		}, false, "thread_not_found"},
-		{"messages/v2026-sampling-fields-refused", "top_k is still taken at 2026-10-21", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) { delete(b, "top_k") })
-		}, false, "top_k"},
-		{"messages/v2026-assistant-document-refused", "a document directly in an assistant message is taken at 2026-10-21", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
-				for _, m := range messagesOf(b) {
-					if roleOf(m) == "assistant" {
-						if blocks, _ := m.(map[string]any)["content"].([]any); len(blocks) == 1 {
-							m.(map[string]any)["content"] = "Read."
-						}
-					}
-				}
-			})
-		}, false, "messages.1.content.0"},
-		{"messages/v2026-user-citations-refused", "an empty citations array on a user text block is refused like a non-empty one", func(h http.Handler) http.Handler {
-			return editRequests(h, http.MethodPost, "/v1/messages", func(b map[string]any) {
-				for _, m := range messagesOf(b) {
-					blocks, _ := m.(map[string]any)["content"].([]any)
-					for _, bl := range blocks {
-						if bm, _ := bl.(map[string]any); bm != nil {
-							if cs, ok := bm["citations"].([]any); ok && len(cs) == 0 {
-								bm["citations"] = []any{map[string]any{"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1}}
-							}
-						}
-					}
-				}
-			})
-		}, false, "the answer is 200"},
-		{"messages/v2023-temperature-accepted", "temperature is refused at 2023-06-01 too", func(h http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/v1/messages" {
-					r.Header.Set("Vendor-Version", fake.APIVersion20261021)
-				}
-				h.ServeHTTP(w, r)
-			})
-		}, false, "the answer is 200"},
 		{"admin/v2026-rate-limits-without-group-type", "rate-limit entries keep group_type at 2026-10-21", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/rate_limits$"), editJSON(func(m map[string]any) {
 				for _, e := range m["data"].([]any) {
@@ -426,55 +312,6 @@ func TestRateLimitHeadersCheck(t *testing.T) {
 	} else {
 		t.Logf("caught: %.300s", o.Failures[0])
 	}
-}
-
-// continueTwice serves h, but lets a reply be continued again: a continue from a reply that was
-// already continued is sent on from the latest reply of its thread instead.
-func continueTwice(h http.Handler) http.Handler {
-	var mu sync.Mutex
-	latest := map[string]string{} // a continued reply's id -> the thread's latest reply
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		data, _ := io.ReadAll(r.Body)
-		prev := ""
-		if r.URL.Path == "/v1/messages" && json.Unmarshal(data, &body) == nil {
-			if th, _ := body["thread"].(map[string]any); th["type"] == "continue" {
-				prev, _ = th["previous_message_id"].(string)
-				mu.Lock()
-				if l, ok := latest[prev]; ok {
-					th["previous_message_id"] = l
-					data, _ = json.Marshal(body)
-				}
-				mu.Unlock()
-			}
-		}
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		if id := gjsonID(rec.Body.Bytes()); prev != "" && rec.Code == http.StatusOK && id != "" {
-			mu.Lock()
-			latest[prev] = id
-			for k, v := range latest {
-				if v == prev {
-					latest[k] = id
-				}
-			}
-			mu.Unlock()
-		}
-		for k, vs := range rec.Header() {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
-	})
-}
-
-func gjsonID(body []byte) string {
-	var m struct {
-		ID string `json:"id"`
-	}
-	_ = json.Unmarshal(body, &m)
-	return m.ID
 }
 
 // TestThreadChecks: the fake-only expiry check fails against a fake whose threads never expire,

@@ -42,6 +42,7 @@ func init() {
 	Register(
 		Check{ID: "messages/v2026-sampling-fields-refused", Clause: "9", Labels: []Label{Messages, Extension, V20261021},
 			Title: "at API version 2026-10-21, temperature (even at its default 1.0), top_p and top_k are each refused 400 invalid_request_error naming the field, on Messages and count_tokens",
+			Bug:   &Bug{Says: "top_k is still taken at 2026-10-21", Want: "top_k", Break: ignoresField(http.MethodPost, "/v1/messages", "top_k")},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, f := range []struct {
@@ -54,6 +55,7 @@ func init() {
 			}},
 		Check{ID: "messages/v2026-assistant-document-refused", Clause: "9", Labels: []Label{Messages, Extension, V20261021},
 			Title: "at API version 2026-10-21, a document block directly in an assistant message is refused 400 naming its path, while a document nested in a web fetch result of an assistant message is answered",
+			Bug:   &Bug{Says: "a document directly in an assistant message is taken at 2026-10-21", Want: "messages.1.content.0", Break: inRequests(http.MethodPost, "/v1/messages", msgAssistantDocumentAsText)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				direct := []any{userTurn("Read it"), jsonValue(`{"role":"assistant","content":[` + versionDocument + `]}`), userTurn("Sum it up")}
@@ -64,6 +66,7 @@ func init() {
 			}},
 		Check{ID: "messages/v2026-user-citations-refused", Clause: "9", Labels: []Label{Messages, Extension, V20261021},
 			Title: "at API version 2026-10-21, a non-empty citations array on a text block of a user message is refused 400 naming that citations field, while an empty array is answered",
+			Bug:   &Bug{Says: "an empty citations array on a user text block is refused like a non-empty one", Want: "the answer is 200", Break: inRequests(http.MethodPost, "/v1/messages", msgFillsEmptyCitations)},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				cited := []any{jsonValue(`{"role":"user","content":[{"type":"text","text":"As the sky is blue","citations":[` + versionCitation + `]}]}`)}
@@ -73,6 +76,7 @@ func init() {
 			}},
 		Check{ID: "messages/v2023-temperature-accepted", Clause: "9", Labels: []Label{Messages, Extension, V20230601},
 			Title: "at API version 2023-06-01, a message with temperature (1.0 or 0) is answered 200, not refused",
+			Bug:   &Bug{Says: "temperature is refused at 2023-06-01 too", Want: "the answer is 200", Break: msgAsVersion2026},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
 				for _, v := range []float64{1.0, 0} {
