@@ -23,15 +23,14 @@ var (
 )
 
 // msgEachBlock calls f with every content block of every message and of the system prompt of a
-// Create a Message body.
+// Create a Message body, in render order.
 func msgEachBlock(body map[string]any, f func(block map[string]any)) {
-	var lists []any
+	lists := []any{body["system"]}
 	for _, m := range messagesOf(body) {
 		if turn, ok := m.(map[string]any); ok {
 			lists = append(lists, turn["content"])
 		}
 	}
-	lists = append(lists, body["system"])
 	for _, l := range lists {
 		blocks, _ := l.([]any)
 		for _, b := range blocks {

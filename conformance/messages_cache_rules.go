@@ -1,0 +1,247 @@
+package conformance
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"strings"
+
+	. "github.com/onsi/gomega"
+)
+
+// The prompt cache's rules beyond a read on repeat (EXTENSIONS.md, "Prompt caching"): how a
+// write splits by TTL, how the usage adds up, when entries expire, the minimums, the marker
+// rules, the lookback, what invalidates an entry, the pre-warm and diagnostics. Every check
+// starts its prompts with a fresh nonce, so that no other check's (or run's) entries are read.
+
+func init() { Register(cacheRuleChecks()...) }
+
+// cacheNonce is a prefix no earlier request sent.
+func cacheNonce(t *T) string {
+	var b [8]byte
+	_, err := rand.Read(b[:])
+	t.Expect(err).NotTo(HaveOccurred())
+	return "Run " + hex.EncodeToString(b[:]) + ". "
+}
+
+// cacheSystem is a system prompt of one long block (past every model's minimum) opened by nonce,
+// with a breakpoint of the TTL ("" for the default).
+func cacheSystem(nonce, ttl string) []any {
+	cc := map[string]any{"type": "ephemeral"}
+	if ttl != "" {
+		cc["ttl"] = ttl
+	}
+	return []any{map[string]any{"type": "text", "text": nonce + cacheWords(), "cache_control": cc}}
+}
+
+// cacheCount is count_tokens of a Create a Message body.
+func cacheCount(t *T, body map[string]any) int64 {
+	b := maps.Clone(body)
+	delete(b, "max_tokens")
+	return t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: b, Schema: "messages/count_tokens"}).Get("input_tokens").Int()
+}
+
+// cacheUsage is the usage of a message's answer, as numbers.
+type cacheUsage struct{ input, read, creation, m5, h1 int64 }
+
+func usageOf(resp *Response) cacheUsage {
+	u := resp.Get("usage")
+	return cacheUsage{u.Get("input_tokens").Int(), u.Get("cache_read_input_tokens").Int(), u.Get("cache_creation_input_tokens").Int(),
+		u.Get("cache_creation.ephemeral_5m_input_tokens").Int(), u.Get("cache_creation.ephemeral_1h_input_tokens").Int()}
+}
+
+func (u cacheUsage) String() string {
+	return fmt.Sprintf("input_tokens %d, cache_read_input_tokens %d, cache_creation_input_tokens %d (5m %d, 1h %d)", u.input, u.read, u.creation, u.m5, u.h1)
+}
+
+// countTolerance is how far read + creation + input may be from count_tokens: the platform
+// documents count_tokens as an estimate that "may differ by a small amount" from what a request
+// uses, so 2% of the count, at least 8 tokens. A deployment that counts a cached prefix twice,
+// or leaves it out, is off by thousands on these prompts.
+func countTolerance(count int64) int64 { return max(count/50, 8) }
+
+func cacheRuleChecks() []Check {
+	return []Check{
+		{ID: "messages/cache-creation-split-by-ttl", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "a cache write is reported under its TTL: a 1h breakpoint's prefix in cache_creation.ephemeral_1h_input_tokens, a 5m one's in ephemeral_5m_input_tokens, the two adding up to cache_creation_input_tokens",
+			Bug: &Bug{Says: "every cache write is reported as 5m", Want: "ephemeral_1h_input_tokens", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+				if cc, _ := m["usage"].(map[string]any)["cache_creation"].(map[string]any); cc != nil {
+					m5, _ := cc["ephemeral_5m_input_tokens"].(float64)
+					h1, _ := cc["ephemeral_1h_input_tokens"].(float64)
+					cc["ephemeral_5m_input_tokens"], cc["ephemeral_1h_input_tokens"] = m5+h1, 0
+				}
+			})},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				for _, ttl := range []string{"1h", "5m"} {
+					u := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ttl)))))
+					if u.creation == 0 {
+						t.Unsupported("a fresh %s breakpoint past 4,096 tokens wrote nothing: %s", ttl, u)
+					}
+					t.Expect(u.m5+u.h1).To(Equal(u.creation), "ephemeral_5m_input_tokens + ephemeral_1h_input_tokens add up to cache_creation_input_tokens: %s", u)
+					if ttl == "1h" {
+						t.Expect(u.h1).To(Equal(u.creation), "a write at a 1h breakpoint is counted in ephemeral_1h_input_tokens: %s", u)
+					} else {
+						t.Expect(u.m5).To(Equal(u.creation), "a write at a 5m breakpoint is counted in ephemeral_5m_input_tokens: %s", u)
+					}
+				}
+			}},
+		{ID: "messages/cache-usage-adds-up", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "cache_read_input_tokens + cache_creation_input_tokens + input_tokens is the whole prompt: within 2% (at least 8 tokens) of count_tokens, an estimate, on a write, a read and a read with new input",
+			Bug: &Bug{Says: "a cache read is counted in input_tokens too", Want: "the whole prompt", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+				if u, _ := m["usage"].(map[string]any); u != nil {
+					in, _ := u["input_tokens"].(float64)
+					read, _ := u["cache_read_input_tokens"].(float64)
+					u["input_tokens"] = in + read
+				}
+			})},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				body := msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ""))
+				longer := msgBody(model, "max_tokens", 16, "system", body["system"], "messages", []any{userTurn("Say hello in a few words, then name a colour and a river.")})
+				for i, b := range []map[string]any{body, body, longer} {
+					u := usageOf(t.OK(createReq(b)))
+					count := cacheCount(t, b)
+					sum := u.read + u.creation + u.input
+					t.Expect(sum).To(BeNumerically("~", count, countTolerance(count)),
+						"request %d: read + creation + input (%d) is the whole prompt, which count_tokens estimates at %d (allowed: %d): %s", i+1, sum, count, countTolerance(count), u)
+				}
+			}},
+		{ID: "messages/cache-expires-after-its-ttl", Clause: "4.4", Labels: []Label{Messages, Extension, FakeOnly},
+			Title: "a 5m cache entry is read 4:59 after it was written and gone at 5:00; a 1h entry is read at 59:59 and gone at 60:00",
+			Bug:   &Bug{Says: "cache entries never expire", Want: "gone", Break: msgClockFrozen},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				advance := func(s int) { t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": s}) }
+				for _, tc := range []struct {
+					ttl  string
+					life int
+				}{{"5m", 300}, {"1h", 3600}} {
+					body := msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), tc.ttl))
+					t.OK(createReq(body))
+					advance(tc.life - 1)
+					read := usageOf(t.OK(createReq(body))) // refreshes the entry: it lives tc.life from now
+					t.Expect(read.read).To(BeNumerically(">", 0), "a %s entry is read %d s after it was written: %s", tc.ttl, tc.life-1, read)
+					advance(tc.life)
+					gone := usageOf(t.OK(createReq(body)))
+					t.Expect(gone.read).To(BeZero(), "a %s entry is gone %d s after it was last read: %s", tc.ttl, tc.life, gone)
+				}
+			}},
+		{ID: "messages/cache-model-minimums", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "a breakpoint whose prompt counts below its model's minimum (1,024, 2,048 or 4,096 tokens by model) writes nothing, and one past it writes",
+			Bug: &Bug{Says: "every model caches from 1,024 tokens", Want: "writes nothing", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if m, _ := b["model"].(string); cacheMinimumOf[m] > 1024 {
+					b["model"] = "assistant-sonnet-4-6"
+				}
+			})},
+			Run: func(t *T) {
+				listed := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
+				tiers := map[int64]string{} // a listed model of each minimum
+				for _, m := range listed.Get("data.#.id").Array() {
+					if min := cacheMinimumOf[m.String()]; min > 0 && tiers[min] == "" {
+						tiers[min] = m.String()
+					}
+				}
+				if len(tiers) == 0 {
+					t.Unsupported("the target lists none of the models whose cache minimums the platform documents")
+				}
+				for min, model := range tiers {
+					nonce := cacheNonce(t)
+					below := cacheSizedSystem(t, model, nonce, min-300, min-1)
+					u := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", below))))
+					t.Expect(u.creation).To(BeZero(), "%s: a prompt below the minimum of %d tokens writes nothing: %s", model, min, u)
+					above := cacheSizedSystem(t, model, cacheNonce(t), min+200, min+600)
+					u = usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", above))))
+					t.Expect(u.creation).To(BeNumerically(">", 0), "%s: a prompt past the minimum of %d tokens is written to the cache: %s", model, min, u)
+				}
+			}},
+		{ID: "messages/cache-1h-after-5m-refused", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "a 1h cache_control after a 5m one (tools, then system, then messages) is refused 400 naming its ttl; a 5m after a 1h is accepted",
+			Bug: &Bug{Says: "a 1h breakpoint after a 5m one is accepted", Want: "400", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				seen5m := false
+				msgEachBlock(b, func(bl map[string]any) {
+					if cc, _ := bl["cache_control"].(map[string]any); cc != nil {
+						if cc["ttl"] == "1h" && seen5m {
+							cc["ttl"] = "5m"
+						}
+						seen5m = seen5m || cc["ttl"] != "1h"
+					}
+				})
+			})},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				block := func(ttl string) map[string]any {
+					return map[string]any{"type": "text", "text": "Be brief, ttl " + ttl + ".", "cache_control": map[string]any{"type": "ephemeral", "ttl": ttl}}
+				}
+				t.OK(createReq(msgBody(model, "system", []any{block("1h"), block("5m")})))
+				resp := t.Do(createReq(msgBody(model, "system", []any{block("5m")}, "messages", []any{userTurn([]any{block("1h")})})))
+				expectFieldError(t, resp, "messages.0.content.0.cache_control.ttl")
+			}},
+		{ID: "messages/cache-empty-text-block-refused", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "cache_control on an empty text block is refused 400 naming the block's text",
+			Bug: &Bug{Says: "cache_control on an empty text block is ignored", Want: "400", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				msgEachBlock(b, func(bl map[string]any) {
+					if bl["type"] == "text" && bl["text"] == "" {
+						delete(bl, "cache_control")
+						bl["text"] = " "
+					}
+				})
+			})},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				resp := t.Do(createReq(msgBody(model, "system", []any{
+					map[string]any{"type": "text", "text": "Be brief."},
+					map[string]any{"type": "text", "text": "", "cache_control": map[string]any{"type": "ephemeral"}},
+				})))
+				expectFieldError(t, resp, "system.1.text")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("cache_control"), "the error says it is the cache_control that an empty block cannot have: %s", resp)
+			}},
+		{ID: "messages/cache-top-level-marker", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "a top-level cache_control caches the prompt through its last block: the first request writes it, the same request again reads it",
+			Bug:   &Bug{Says: "the top-level cache_control is ignored", Want: "writes", Break: ignoresField(http.MethodPost, "/v1/messages", "cache_control")},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				body := msgBody(model, "max_tokens", 16, "cache_control", map[string]any{"type": "ephemeral"},
+					"system", cacheNonce(t)+cacheWords(), "messages", []any{userTurn("Say hello in a few words.")})
+				first := usageOf(t.OK(createReq(body)))
+				t.Expect(first.creation).To(BeNumerically(">", 0), "the top-level marker writes the prompt to the cache: %s", first)
+				second := usageOf(t.OK(createReq(body)))
+				t.Expect(second.read).To(BeNumerically(">=", first.creation), "the same request again reads what the first wrote (%d): %s", first.creation, second)
+			}},
+	}
+}
+
+// cacheMinimumOf is the documented minimum cacheable prompt of each model, in tokens.
+var cacheMinimumOf = map[string]int64{
+	"assistant-sonnet-4-6": 1024, "assistant-sonnet-4-5-20250929": 1024, "assistant-opus-4-1-20250805": 1024,
+	"assistant-sonnet-4-20250514": 1024, "assistant-opus-4-20250514": 1024,
+	"assistant-opus-4-7": 2048, "assistant-mythos-preview": 2048, "assistant-3-haiku-20240307": 2048,
+	"assistant-opus-4-6": 4096, "assistant-opus-4-5-20251101": 4096, "assistant-haiku-4-5-20251001": 4096,
+}
+
+// cacheSizedSystem is a system prompt of one block with a breakpoint, opened by nonce, whose
+// request counts from lo to hi tokens on model (by count_tokens, bisecting on the words).
+func cacheSizedSystem(t *T, model, nonce string, lo, hi int64) []any {
+	words := strings.Fields(cacheWords())
+	sys := func(n int) []any {
+		return []any{map[string]any{"type": "text", "text": nonce + strings.Join(words[:n], " "), "cache_control": map[string]any{"type": "ephemeral"}}}
+	}
+	a, b := 1, len(words)
+	for a <= b {
+		n := (a + b) / 2
+		c := cacheCount(t, msgBody(model, "system", sys(n)))
+		switch {
+		case c < lo:
+			a = n + 1
+		case c > hi:
+			b = n - 1
+		default:
+			return sys(n)
+		}
+	}
+	t.Unsupported("no prompt of the suite's words counts from %d to %d tokens on %s", lo, hi, model)
+	return nil
+}
