@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	. "github.com/onsi/gomega"
 )
 
@@ -210,6 +212,105 @@ func cacheRuleChecks() []Check {
 				t.Expect(first.creation).To(BeNumerically(">", 0), "the top-level marker writes the prompt to the cache: %s", first)
 				second := usageOf(t.OK(createReq(body)))
 				t.Expect(second.read).To(BeNumerically(">=", first.creation), "the same request again reads what the first wrote (%d): %s", first.creation, second)
+			}},
+		{ID: "messages/cache-lookback-20-blocks", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "a breakpoint reads an entry written up to 20 blocks back (itself included), and not 21",
+			Bug: &Bug{Says: "the lookback spans 19 blocks, not 20", Want: "19 blocks back", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if msgs := messagesOf(b); len(msgs) == 1 {
+					if blocks, _ := msgs[0].(map[string]any)["content"].([]any); len(blocks) == 19 {
+						msgs[0].(map[string]any)["content"] = append([]any{map[string]any{"type": "text", "text": "Block 0."}}, blocks...)
+					}
+				}
+			})},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				nonce := cacheNonce(t)
+				written := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", cacheSystem(nonce, "")))))
+				if written.creation == 0 {
+					t.Unsupported("a fresh breakpoint past 4,096 tokens wrote nothing: %s", written)
+				}
+				// The system block without its marker, then n short blocks, the last marked: the
+				// entry is n blocks back from the breakpoint's (the breakpoint's own is the first).
+				after := func(n int) cacheUsage {
+					blocks := make([]any, n)
+					for i := range blocks {
+						blocks[i] = map[string]any{"type": "text", "text": fmt.Sprintf("Block %d.", i+1)}
+					}
+					blocks[n-1].(map[string]any)["cache_control"] = map[string]any{"type": "ephemeral"}
+					sys := []any{map[string]any{"type": "text", "text": nonce + cacheWords()}}
+					return usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", sys, "messages", []any{userTurn(blocks)}))))
+				}
+				far := after(20) // first: it writes at its own breakpoint only, which the next does not reach
+				t.Expect(far.read).To(BeZero(), "an entry 21 blocks back from the breakpoint (counting itself) is past the lookback: %s", far)
+				near := after(19)
+				t.Expect(near.read).To(BeNumerically(">", 0), "an entry 19 blocks back from the breakpoint (20 counting itself) is read: %s", near)
+			}},
+		{ID: "messages/cache-invalidation", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "a cached system prompt is read again when only the messages change, and not once a tool is added before it or the system itself changes",
+			Bug:   &Bug{Says: "the tools are left out of the cache key: adding one keeps the cached system prompt", Want: "a tool", Break: ignoresField(http.MethodPost, "/v1/messages", "tools")},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				system := cacheSystem(cacheNonce(t), "")
+				ask := func(question string, kv ...any) cacheUsage {
+					return usageOf(t.OK(createReq(msgBody(model, append([]any{"max_tokens", 16, "system", system, "messages", []any{userTurn(question)}}, kv...)...))))
+				}
+				first := ask("Say hello.")
+				if first.creation == 0 {
+					t.Unsupported("a fresh breakpoint past 4,096 tokens wrote nothing: %s", first)
+				}
+				other := ask("Name a colour.")
+				t.Expect(other.read).To(BeNumerically(">=", first.creation), "other messages after the breakpoint still read the system prompt: %s", other)
+				tooled := ask("Say hello.", "tools", []any{weatherTool})
+				t.Expect(tooled.read).To(BeZero(), "a tool added before the system prompt invalidates its entry: %s", tooled)
+				changed := cacheSystem(cacheNonce(t), "")
+				resp := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", changed, "messages", []any{userTurn("Say hello.")}))))
+				t.Expect(resp.read).To(BeZero(), "a changed system prompt reads nothing: %s", resp)
+			}},
+		{ID: "messages/cache-prewarm-writes", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "a pre-warm (max_tokens 0) answers no content and writes the cache: the same prompt then reads what it wrote",
+			Bug: &Bug{Says: "a pre-warm writes nothing to the cache", Want: "writes", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if b["max_tokens"] == float64(0) {
+					msgEachBlock(b, func(bl map[string]any) { delete(bl, "cache_control") })
+				}
+			})},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				system := cacheSystem(cacheNonce(t), "")
+				warm := t.OK(createReq(msgBody(model, "max_tokens", 0, "system", system)))
+				t.Expect(warm.Get("content.#").Int()).To(BeZero(), "a pre-warm answers no content: %s", warm)
+				u := usageOf(warm)
+				t.Expect(u.creation).To(BeNumerically(">", 0), "a pre-warm writes the prompt to the cache: %s", u)
+				then := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", system))))
+				t.Expect(then.read).To(Equal(u.creation), "the same prompt then reads what the pre-warm wrote (%d): %s", u.creation, then)
+			}},
+		{ID: "messages/cache-diagnostics", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "diagnostics with the previous request's id names what changed: system_changed after a new system prompt, null when nothing did",
+			Bug: &Bug{Says: "diagnostics blames the messages for a changed system prompt", Want: "system_changed", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+				if d, _ := m["diagnostics"].(map[string]any); d != nil {
+					if r, _ := d["cache_miss_reason"].(map[string]any); r["type"] == "system_changed" {
+						r["type"] = "messages_changed"
+					}
+				}
+			})},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				diag := func(system []any, prev any) *Response {
+					r := createReq(msgBody(model, "max_tokens", 16, "system", system, "diagnostics", map[string]any{"previous_message_id": prev}))
+					r.Header = http.Header{"vendor-beta": {"cache-diagnosis-2026-04-07"}}
+					resp := t.Do(r)
+					if resp.Status == http.StatusBadRequest && strings.HasPrefix(resp.Get("error.message").String(), "diagnostics") {
+						t.Unsupported("the target does not take diagnostics: %s", resp)
+					}
+					t.Expect(resp.Status).To(Equal(http.StatusOK), "the answer is 200: %s", resp)
+					return resp
+				}
+				system := cacheSystem(cacheNonce(t), "")
+				first := diag(system, nil)
+				t.Expect(first.Get("diagnostics").Type).To(Equal(gjson.Null), "without a previous request, diagnostics is null: %s", first)
+				same := diag(system, first.Get("id").String())
+				t.Expect(same.Get("diagnostics").Type).To(Equal(gjson.Null), "nothing changed since the previous request: diagnostics is null: %s", same.Get("diagnostics"))
+				changed := diag(cacheSystem(cacheNonce(t), ""), same.Get("id").String())
+				t.Expect(changed.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("system_changed"), "a new system prompt is system_changed: %s", changed.Get("diagnostics"))
 			}},
 	}
 }
