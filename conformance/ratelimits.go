@@ -32,13 +32,7 @@ func init() {
 			return b
 		})},
 		Run: func(t *T) {
-			if t.Target.IsFake {
-				// The fake enforces rate limits only when asked: ask, and put it back afterwards.
-				was := t.Control(http.MethodGet, "/_fake/rate_limits", nil).Get("enforce").Bool()
-				t.Control(http.MethodPut, "/_fake/rate_limits", map[string]any{"enforce": true})
-				t.Cleanup("restore rate-limit enforcement", t.Delete(Request{Area: Core, Method: http.MethodPut, Path: "/_fake/rate_limits",
-					Body: map[string]any{"enforce": was}, As: NoCred, Header: http.Header{"vendor-version": {""}}}))
-			}
+			rateLimitsOn(t)
 			model, _ := pickModel(t)
 			resp := t.OK(createReq(msgBody(model)))
 			checked := 0
@@ -68,4 +62,26 @@ func init() {
 				t.Unsupported("the target sends no rate-limit headers (vendor-ratelimit-* or anthropic-ratelimit-*) on a message's answer")
 			}
 		}})
+}
+
+// rateLimitsOn asks the fake, which enforces rate limits only when asked, to enforce them for
+// the check, and puts it back afterwards; a deployment decides for itself.
+func rateLimitsOn(t *T) {
+	if !t.Target.IsFake {
+		return
+	}
+	was := t.Control(http.MethodGet, "/_fake/rate_limits", nil).Get("enforce").Bool()
+	t.Control(http.MethodPut, "/_fake/rate_limits", map[string]any{"enforce": true})
+	t.Cleanup("restore rate-limit enforcement", t.Delete(Request{Area: Core, Method: http.MethodPut, Path: "/_fake/rate_limits",
+		Body: map[string]any{"enforce": was}, As: NoCred, Header: http.Header{"vendor-version": {""}}}))
+}
+
+// rateFamily is the header prefix an answer sends its rate-limit headers under, "" for none.
+func rateFamily(resp *Response) string {
+	for _, f := range rateLimitFamilies {
+		if resp.Header.Get(f+"requests-limit") != "" {
+			return f
+		}
+	}
+	return ""
 }

@@ -1,0 +1,95 @@
+package conformance
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+// What the rate-limit headers say over several answers: every answer the limits count carries
+// them once one does, and requests-remaining falls by each request and refills with time. A
+// target that sends none leaves these unsupported (ratelimits.go says why).
+
+func init() { Register(rateHeaderChecks()...) }
+
+// rateRequests is the requests triple's limit and remaining of an answer's headers.
+func rateRequests(t *T, resp *Response, family string) (limit, remaining int64) {
+	l, errL := strconv.ParseInt(resp.Header.Get(family+"requests-limit"), 10, 64)
+	r, errR := strconv.ParseInt(resp.Header.Get(family+"requests-remaining"), 10, 64)
+	t.Expect(errL).NotTo(HaveOccurred(), "%srequests-limit is an integer: %s", family, resp)
+	t.Expect(errR).NotTo(HaveOccurred(), "%srequests-remaining is an integer: %s", family, resp)
+	return l, r
+}
+
+// rateFirst sends a message and returns its answer and header family, unsupported without one.
+func rateFirst(t *T, model string) (*Response, string) {
+	resp := t.OK(createReq(msgBody(model, "max_tokens", 8)))
+	family := rateFamily(resp)
+	if family == "" {
+		t.Unsupported("the target sends no rate-limit headers (vendor-ratelimit-* or anthropic-ratelimit-*) on a message's answer")
+	}
+	return resp, family
+}
+
+func rateHeaderChecks() []Check {
+	return []Check{
+		{ID: "messages/ratelimit-headers-on-every-counted-answer", Clause: "gaps §1", Labels: []Label{Messages, Extension},
+			Title: "a target that sends rate-limit headers on a message's answer sends the requests triple on count_tokens and legacy completion answers too",
+			Bug:   &Bug{Says: "count_tokens answers carry no rate-limit headers", Want: "count_tokens", Break: both(dropsHeader(msgCount, "vendor-ratelimit-requests-limit"), dropsHeader(msgCount, "anthropic-ratelimit-requests-limit"))},
+			Run: func(t *T) {
+				rateLimitsOn(t)
+				model, _ := pickModel(t)
+				_, family := rateFirst(t, model)
+				count := t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
+					Body: map[string]any{"model": model, "messages": []any{userTurn("Hello")}}})
+				t.Expect(count.Header.Get(family+"requests-limit")).NotTo(BeEmpty(), "a count_tokens answer carries %srequests-limit: %s", family, count)
+				rateRequests(t, count, family)
+				done := t.OK(completeReq(completeBody(model)))
+				t.Expect(done.Header.Get(family+"requests-limit")).NotTo(BeEmpty(), "a legacy completion answer carries %srequests-limit: %s", family, done)
+				rateRequests(t, done, family)
+			}},
+		{ID: "messages/ratelimit-remaining-falls", Clause: "gaps §1", Labels: []Label{Messages, Extension},
+			Title: "requests-remaining falls by one a request: over 20 requests it falls by at least 19, less what the bucket refilled meanwhile (limit/60 a second)",
+			Bug: &Bug{Says: "requests-remaining stays at the limit", Want: "falls", Break: inAnswers(msgCreate, func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
+				for _, f := range rateLimitFamilies {
+					if l := h.Get(f + "requests-limit"); l != "" {
+						h.Set(f+"requests-remaining", l)
+					}
+				}
+				return b
+			})},
+			Run: func(t *T) {
+				rateLimitsOn(t)
+				model, _ := pickModel(t)
+				const n = 20
+				start := time.Now()
+				resp, family := rateFirst(t, model)
+				limit, first := rateRequests(t, resp, family)
+				lowest := first
+				for range n - 1 {
+					_, r := rateRequests(t, t.OK(createReq(msgBody(model, "max_tokens", 8))), family)
+					lowest = min(lowest, r)
+				}
+				refill := int64(math.Ceil(float64(limit) / 60 * time.Since(start).Seconds()))
+				t.Expect(first-lowest).To(BeNumerically(">=", n-1-refill),
+					"requests-remaining falls by one a request: from %d it falls by at least %d-%d (the refill of %s at %d a minute), to %d at most", first, n-1, refill, time.Since(start), limit, first-(n-1-refill))
+			}},
+		{ID: "messages/ratelimit-remaining-refills", Clause: "gaps §1", Labels: []Label{Messages, Extension, FakeOnly},
+			Title: "a minute after a burst, requests-remaining is back to the limit less the one request that reads it",
+			Bug:   &Bug{Says: "the requests bucket never refills", Want: "refill", Break: msgClockFrozen},
+			Run: func(t *T) {
+				rateLimitsOn(t)
+				model, _ := pickModel(t)
+				_, family := rateFirst(t, model)
+				for range 4 {
+					t.OK(createReq(msgBody(model, "max_tokens", 8)))
+				}
+				t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 60})
+				limit, after := rateRequests(t, t.OK(createReq(msgBody(model, "max_tokens", 8))), family)
+				t.Expect(after).To(Equal(limit-1), "a minute's refill fills the bucket: requests-remaining is the limit %d less this request", limit)
+			}},
+	}
+}
