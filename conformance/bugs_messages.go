@@ -389,3 +389,96 @@ func msgStubTypoAccepted(b map[string]any) {
 		}
 	}
 }
+
+// msgInterfaceBugs declares the bug of each interface check of the Messages area (built by
+// InterfaceChecksFor on count_tokens), where the shared builder declares none.
+func msgInterfaceBugs(checks []Check) []Check {
+	noCred := func(r *http.Request) bool {
+		return msgCount(r) && r.Header.Get("X-Api-Key") == "" && r.Header.Get("Authorization") == ""
+	}
+	withCred := func(r *http.Request) bool { return msgCount(r) && !noCred(r) }
+	bugs := map[string]*Bug{
+		"credential-accepted":    {Says: "a valid API key is answered 401", Break: answersStatus(msgCount, http.StatusOK, http.StatusUnauthorized)},
+		"missing-credential-401": {Says: "a request without a credential is answered 403", Want: "401", Break: answersStatus(noCred, http.StatusUnauthorized, http.StatusForbidden)},
+		"unknown-credential-401": {Says: "an unknown credential is answered 403", Want: "401", Break: answersStatus(withCred, http.StatusUnauthorized, http.StatusForbidden)},
+		"other-kind-credential-403": {Says: "a valid credential of another interface is answered 401", Want: "403",
+			Break: answersStatus(msgCount, http.StatusForbidden, http.StatusUnauthorized)},
+		"request-id-header": {Says: "an error answer has no request-id header", Want: "request-id", Break: inAnswers(msgCount, func(_ *http.Request, status int, h http.Header, b []byte) []byte {
+			if status >= 400 {
+				h.Del("request-id")
+			}
+			return b
+		})},
+		"unknown-query-ignored": {Says: "an unknown query parameter is refused", Break: msgRefuses(func(r *http.Request) string {
+			if r.URL.Query().Has("x-unknown-param") {
+				return "x-unknown-param: unknown query parameter"
+			}
+			return ""
+		})},
+		"beta-header-forms": {Says: "vendor-beta sent as repeated header lines is refused", Break: msgRefuses(func(r *http.Request) string {
+			if len(r.Header.Values("Vendor-Beta")) > 1 {
+				return "vendor-beta: send one comma-separated header"
+			}
+			return ""
+		})},
+		"bearer-key-accepted": {Says: "the API key sent as Authorization: Bearer is not read", Break: func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if msgCount(r) && r.Header.Get("X-Api-Key") == "" {
+					r.Header.Del("Authorization")
+				}
+				h.ServeHTTP(w, r)
+			})
+		}},
+		"both-headers-x-api-key-decides": {Says: "Authorization: Bearer decides when X-Api-Key is sent too", Break: func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if a := r.Header.Get("Authorization"); msgCount(r) && r.Header.Get("X-Api-Key") != "" && strings.HasPrefix(a, "Bearer ") {
+					r.Header.Set("X-Api-Key", strings.TrimPrefix(a, "Bearer "))
+				}
+				h.ServeHTTP(w, r)
+			})
+		}},
+		"version-header-required": {Says: "a request without a version header is answered as 2023-06-01", Want: "400", Break: func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if msgCount(r) && r.Header.Get("Vendor-Version") == "" && r.Header.Get("Anthropic-Version") == "" {
+					r.Header.Set("Vendor-Version", fake.APIVersion)
+				}
+				h.ServeHTTP(w, r)
+			})
+		}},
+		"bearer-other-kind-403": {Says: "the 403 for another interface's bearer credential does not name X-Api-Key", Want: "X-Api-Key", Break: inAnswers(msgCount, func(_ *http.Request, status int, _ http.Header, b []byte) []byte {
+			if status != http.StatusForbidden {
+				return b
+			}
+			return bytes.ReplaceAll(b, []byte("X-Api-Key"), []byte("the credential"))
+		})},
+	}
+	for i := range checks {
+		name := strings.TrimPrefix(checks[i].ID, "messages/interface-")
+		if b := bugs[name]; b != nil && checks[i].Bug == nil && checks[i].NoBug == "" {
+			checks[i].Bug = b
+		}
+	}
+	return checks
+}
+
+// msgRefuses is the bug of a target that refuses a count_tokens request refusal names a reason
+// for, with a 400 envelope giving it.
+func msgRefuses(refusal func(r *http.Request) string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			msg := ""
+			if msgCount(r) {
+				msg = refusal(r)
+			}
+			if msg == "" {
+				h.ServeHTTP(w, r)
+				return
+			}
+			body, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": msg}, "request_id": "req_011CconformanceBug"})
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("request-id", "req_011CconformanceBug")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(body)
+		})
+	}
+}
