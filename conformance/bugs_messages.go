@@ -482,3 +482,14 @@ func msgRefuses(refusal func(r *http.Request) string) func(http.Handler) http.Ha
 		})
 	}
 }
+
+// msgRewriteBody passes the JSON body of r through edit before the target reads it.
+func msgRewriteBody(r *http.Request, edit func(body map[string]any)) {
+	data, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	if json.Unmarshal(data, &body) == nil {
+		edit(body)
+		data, _ = json.Marshal(body)
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+}

@@ -1,9 +1,12 @@
 package conformance
 
 import (
+	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -91,5 +94,63 @@ func rateHeaderChecks() []Check {
 				limit, after := rateRequests(t, t.OK(createReq(msgBody(model, "max_tokens", 8))), family)
 				t.Expect(after).To(Equal(limit-1), "a minute's refill fills the bucket: requests-remaining is the limit %d less this request", limit)
 			}},
+		{ID: "messages/ratelimit-workspace-override-429", Clause: "gaps §1", Labels: []Label{Messages, Extension, FakeOnly},
+			Title: "a workspace's requests_per_minute override of 2 is enforced on its key: the headers show limit 2, the third request is 429 rate_limit_error with retry-after, and after retry-after seconds it passes",
+			Bug: &Bug{Says: "a workspace's requests_per_minute override is not applied", Want: "override", Break: func(h http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if strings.HasPrefix(r.URL.Path, "/v1/organizations/workspaces/"+rateWorkspace+"/rate_limits/") {
+						msgRewriteBody(r, func(b map[string]any) {
+							b["limits"] = []any{map[string]any{"type": "requests_per_minute", "value": nil}}
+						})
+					}
+					h.ServeHTTP(w, r)
+				})
+			}},
+			Run: func(t *T) {
+				rateLimitsOn(t)
+				model, _ := pickModel(t)
+				group := t.OK(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {model}}, Schema: "admin/rate_limit_list"})
+				id := group.Get("data.0.id").String()
+				if id == "" {
+					t.Unsupported("no rate-limit group lists %s: %s", model, group)
+				}
+				update := func(value any) Request {
+					return Request{Area: Admin, Method: http.MethodPost, Path: "/v1/organizations/workspaces/" + rateWorkspace + "/rate_limits/" + id,
+						Body: map[string]any{"limits": []any{map[string]any{"type": "requests_per_minute", "value": value}}}, Schema: "admin/workspace_rate_limit"}
+				}
+				t.OK(update(2))
+				t.Cleanup("clear the workspace override", func() error {
+					if resp := t.Do(update(nil)); resp.Status != http.StatusOK {
+						return fmt.Errorf("clearing the override: %s", resp)
+					}
+					return nil
+				})
+				send := func() *Response {
+					r := createReq(msgBody(model, "max_tokens", 8))
+					r.As, r.Header = NoCred, http.Header{"X-Api-Key": {rateWorkspaceKey}}
+					return t.Do(r)
+				}
+				first := send()
+				t.Expect(first.Status).To(Equal(http.StatusOK), "%s", first)
+				family := rateFamily(first)
+				t.Expect(family).NotTo(BeEmpty(), "the answer carries rate-limit headers: %s", first)
+				limit, _ := rateRequests(t, first, family)
+				t.Expect(limit).To(Equal(int64(2)), "the workspace's override is the most restrictive requests limit: %s", first)
+				t.Expect(send().Status).To(Equal(http.StatusOK))
+				third := send()
+				t.ExpectError(third, http.StatusTooManyRequests, "rate_limit_error")
+				wait, err := strconv.Atoi(third.Header.Get("retry-after"))
+				t.Expect(err).NotTo(HaveOccurred(), "a 429 carries retry-after in whole seconds: %s", third)
+				t.Expect(wait).To(BeNumerically(">=", 1), "%s", third)
+				t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": wait})
+				again := send()
+				t.Expect(again.Status).To(Equal(http.StatusOK), "after retry-after seconds the request passes: %s", again)
+			}},
 	}
 }
+
+// The fixture workspace and its key that the fake-only override check limits.
+const (
+	rateWorkspace    = "wrkspc_01AcmeResearch0000000001"
+	rateWorkspaceKey = "test-api-key-research"
+)
