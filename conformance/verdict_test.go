@@ -29,6 +29,8 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 		wallClock  bool
 		want       string // in the failure
 	}{
+		// A check that reads an event stream: its declaration is the streaming branch's to write.
+		{"messages/complete-stream", "every piece of a streamed completion is empty", msgEmptiesCompletions, false, "make a text"},
 		{"admin/v2026-rate-limits-without-group-type", "rate-limit entries keep group_type at 2026-10-21", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/rate_limits$"), editJSON(func(m map[string]any) {
 				for _, e := range m["data"].([]any) {
