@@ -493,3 +493,24 @@ func msgRewriteBody(r *http.Request, edit func(body map[string]any)) {
 	}
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
 }
+
+// msgCountWrites is the bug of a target whose count_tokens writes the prompt cache: it also
+// serves each count as a pre-warm (max_tokens 0) of the same prompt.
+func msgCountWrites(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if msgCount(r) {
+			data, _ := io.ReadAll(r.Body)
+			var body map[string]any
+			if json.Unmarshal(data, &body) == nil {
+				body["max_tokens"] = 0
+				warm, _ := json.Marshal(body)
+				pre := r.Clone(r.Context())
+				pre.URL.Path, pre.RequestURI = "/v1/messages", ""
+				pre.Body, pre.ContentLength = io.NopCloser(bytes.NewReader(warm)), int64(len(warm))
+				h.ServeHTTP(httptest.NewRecorder(), pre)
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+		}
+		h.ServeHTTP(w, r)
+	})
+}

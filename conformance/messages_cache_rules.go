@@ -312,6 +312,31 @@ func cacheRuleChecks() []Check {
 				changed := diag(cacheSystem(cacheNonce(t), ""), same.Get("id").String())
 				t.Expect(changed.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("system_changed"), "a new system prompt is system_changed: %s", changed.Get("diagnostics"))
 			}},
+		{ID: "messages/cache-count-tokens-never-writes", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "count_tokens of a prompt with a breakpoint writes nothing to the cache: the first message of that prompt afterwards reads nothing and writes it",
+			Bug:   &Bug{Says: "count_tokens writes the prompt cache", Want: "count_tokens", Break: msgCountWrites},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				body := msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ""))
+				cacheCount(t, body)
+				u := usageOf(t.OK(createReq(body)))
+				t.Expect(u.read).To(BeZero(), "count_tokens wrote nothing, so the first message reads nothing: %s", u)
+				t.Expect(u.creation).To(BeNumerically(">", 0), "the first message writes the prompt: %s", u)
+			}},
+		{ID: "messages/cache-top-level-ttl-conflict-refused", Clause: "4.4", Labels: []Label{Messages, Extension},
+			Title: "a top-level cache_control whose ttl differs from the marker already on its target block is refused 400 naming cache_control.ttl; the same ttl is accepted",
+			Bug: &Bug{Says: "a top-level cache_control is ignored, so one whose ttl conflicts with its block's is not refused", Want: "400", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if cc, _ := b["cache_control"].(map[string]any); cc != nil {
+					delete(b, "cache_control")
+				}
+			})},
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				marked := []any{userTurn([]any{map[string]any{"type": "text", "text": "Say hello.", "cache_control": map[string]any{"type": "ephemeral", "ttl": "1h"}}})}
+				t.OK(createReq(msgBody(model, "messages", marked, "cache_control", map[string]any{"type": "ephemeral", "ttl": "1h"})))
+				resp := t.Do(createReq(msgBody(model, "messages", marked, "cache_control", map[string]any{"type": "ephemeral", "ttl": "5m"})))
+				expectFieldError(t, resp, "cache_control.ttl")
+			}},
 	}
 }
 
