@@ -133,7 +133,7 @@ func cacheRuleChecks() []Check {
 				}
 			}},
 		{ID: "messages/cache-model-minimums", Clause: "4.4", Labels: []Label{Messages, Extension},
-			Title: "a breakpoint whose prompt counts below its model's minimum (1,024, 2,048 or 4,096 tokens by model) writes nothing, and one past it writes",
+			Title: "on every listed model whose minimum is documented (1,024, 2,048 or 4,096 tokens), a breakpoint whose prompt counts below it writes nothing, and one past it writes",
 			Bug: &Bug{Says: "every model caches from 1,024 tokens", Want: "writes nothing", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				if m, _ := b["model"].(string); cacheMinimumOf[m] > 1024 {
 					b["model"] = "assistant-sonnet-4-6"
@@ -141,16 +141,17 @@ func cacheRuleChecks() []Check {
 			})},
 			Run: func(t *T) {
 				listed := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
-				tiers := map[int64]string{} // a listed model of each minimum
+				var models []string // every listed model whose minimum is documented
 				for _, m := range listed.Get("data.#.id").Array() {
-					if min := cacheMinimumOf[m.String()]; min > 0 && tiers[min] == "" {
-						tiers[min] = m.String()
+					if cacheMinimumOf[m.String()] > 0 {
+						models = append(models, m.String())
 					}
 				}
-				if len(tiers) == 0 {
+				if len(models) == 0 {
 					t.Unsupported("the target lists none of the models whose cache minimums the platform documents")
 				}
-				for min, model := range tiers {
+				for _, model := range models {
+					min := cacheMinimumOf[model]
 					nonce := cacheNonce(t)
 					below := cacheSizedSystem(t, model, nonce, min-300, min-1)
 					u := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", below))))
@@ -284,7 +285,7 @@ func cacheRuleChecks() []Check {
 				t.Expect(then.read).To(Equal(u.creation), "the same prompt then reads what the pre-warm wrote (%d): %s", u.creation, then)
 			}},
 		{ID: "messages/cache-diagnostics", Clause: "4.4", Labels: []Label{Messages, Extension},
-			Title: "diagnostics with the previous request's id names what changed: system_changed after a new system prompt, null when nothing did",
+			Title: "diagnostics with the previous request's id names what changed: system_changed, tools_changed or messages_changed, and null when nothing did",
 			Bug: &Bug{Says: "diagnostics blames the messages for a changed system prompt", Want: "system_changed", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
 				if d, _ := m["diagnostics"].(map[string]any); d != nil {
 					if r, _ := d["cache_miss_reason"].(map[string]any); r["type"] == "system_changed" {
@@ -294,8 +295,8 @@ func cacheRuleChecks() []Check {
 			})},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
-				diag := func(system []any, prev any) *Response {
-					r := createReq(msgBody(model, "max_tokens", 16, "system", system, "diagnostics", map[string]any{"previous_message_id": prev}))
+				diag := func(system []any, prev any, kv ...any) *Response {
+					r := createReq(msgBody(model, append([]any{"max_tokens", 16, "system", system, "diagnostics", map[string]any{"previous_message_id": prev}}, kv...)...))
 					r.Header = http.Header{"vendor-beta": {"cache-diagnosis-2026-04-07"}}
 					resp := t.Do(r)
 					if resp.Status == http.StatusBadRequest && strings.HasPrefix(resp.Get("error.message").String(), "diagnostics") {
@@ -311,6 +312,10 @@ func cacheRuleChecks() []Check {
 				t.Expect(same.Get("diagnostics").Type).To(Equal(gjson.Null), "nothing changed since the previous request: diagnostics is null: %s", same.Get("diagnostics"))
 				changed := diag(cacheSystem(cacheNonce(t), ""), same.Get("id").String())
 				t.Expect(changed.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("system_changed"), "a new system prompt is system_changed: %s", changed.Get("diagnostics"))
+				tooled := diag(system, same.Get("id").String(), "tools", []any{weatherTool})
+				t.Expect(tooled.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("tools_changed"), "an added tool is tools_changed: %s", tooled.Get("diagnostics"))
+				other := diag(system, same.Get("id").String(), "messages", []any{userTurn("Name a colour.")})
+				t.Expect(other.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("messages_changed"), "other messages are messages_changed: %s", other.Get("diagnostics"))
 			}},
 		{ID: "messages/cache-count-tokens-never-writes", Clause: "4.4", Labels: []Label{Messages, Extension},
 			Title: "count_tokens of a prompt with a breakpoint writes nothing to the cache: the first message of that prompt afterwards reads nothing and writes it",
