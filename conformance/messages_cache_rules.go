@@ -68,7 +68,7 @@ func countTolerance(count int64) int64 { return max(count/50, 8) }
 func cacheRuleChecks() []Check {
 	return []Check{
 		{ID: "messages/cache-creation-split-by-ttl", Clause: "4.4", Labels: []Label{Messages, Extension},
-			Title: "a cache write is reported under its TTL: a 1h breakpoint's prefix in cache_creation.ephemeral_1h_input_tokens, a 5m one's in ephemeral_5m_input_tokens, the two adding up to cache_creation_input_tokens",
+			Title: "a cache write is reported under its TTL: a 1h breakpoint's prefix in cache_creation.ephemeral_1h_input_tokens, a 5m one's in ephemeral_5m_input_tokens (both in one request: each its part), the two adding up to cache_creation_input_tokens",
 			Bug: &Bug{Says: "every cache write is reported as 5m", Want: "ephemeral_1h_input_tokens", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
 				if cc, _ := m["usage"].(map[string]any)["cache_creation"].(map[string]any); cc != nil {
 					m5, _ := cc["ephemeral_5m_input_tokens"].(float64)
@@ -90,6 +90,13 @@ func cacheRuleChecks() []Check {
 						t.Expect(u.m5).To(Equal(u.creation), "a write at a 5m breakpoint is counted in ephemeral_5m_input_tokens: %s", u)
 					}
 				}
+				// Both in one request: the prefix through the 1h breakpoint is 1h, the rest through
+				// the 5m one is 5m.
+				both := append(cacheSystem(cacheNonce(t), "1h"), cacheSystem("And more. ", "5m")...)
+				u := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", both))))
+				t.Expect(u.m5+u.h1).To(Equal(u.creation), "ephemeral_5m_input_tokens + ephemeral_1h_input_tokens add up to cache_creation_input_tokens: %s", u)
+				t.Expect(u.h1).To(BeNumerically(">", u.creation/3), "the prefix through the 1h breakpoint, about half the prompt, is in ephemeral_1h_input_tokens: %s", u)
+				t.Expect(u.m5).To(BeNumerically(">", u.creation/3), "what follows it through the 5m breakpoint, the other half, is in ephemeral_5m_input_tokens: %s", u)
 			}},
 		{ID: "messages/cache-usage-adds-up", Clause: "4.4", Labels: []Label{Messages, Extension},
 			Title: "cache_read_input_tokens + cache_creation_input_tokens + input_tokens is the whole prompt: within 2% (at least 8 tokens) of count_tokens, an estimate, on a write, a read and a read with new input",
