@@ -254,7 +254,7 @@ func cacheRuleChecks() []Check {
 				t.Expect(near.read).To(BeNumerically(">", 0), "an entry 19 blocks back from the breakpoint (20 counting itself) is read: %s", near)
 			}},
 		{ID: "messages/cache-invalidation", Clause: "4.4", Labels: []Label{Messages, Extension},
-			Title: "a cached system prompt is read again when only the messages change, and not once a tool is added before it or the system itself changes",
+			Title: "a cached system prompt is read again when only the messages or tool_choice change, and not once a tool is added before it or the system itself changes",
 			Bug:   &Bug{Says: "the tools are left out of the cache key: adding one keeps the cached system prompt", Want: "a tool", Break: ignoresField(http.MethodPost, "/v1/messages", "tools")},
 			Run: func(t *T) {
 				model, _ := pickModel(t)
@@ -270,6 +270,9 @@ func cacheRuleChecks() []Check {
 				t.Expect(other.read).To(BeNumerically(">=", first.creation), "other messages after the breakpoint still read the system prompt: %s", other)
 				tooled := ask("Say hello.", "tools", []any{weatherTool})
 				t.Expect(tooled.read).To(BeZero(), "a tool added before the system prompt invalidates its entry: %s", tooled)
+				// tool_choice belongs to the messages level: it leaves the tools and system entry.
+				chosen := ask("Say hello.", "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "any"})
+				t.Expect(chosen.read).To(BeNumerically(">=", tooled.creation), "a changed tool_choice still reads the tools and system prompt: %s", chosen)
 				changed := cacheSystem(cacheNonce(t), "")
 				resp := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", changed, "messages", []any{userTurn("Say hello.")}))))
 				t.Expect(resp.read).To(BeZero(), "a changed system prompt reads nothing: %s", resp)
