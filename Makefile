@@ -121,7 +121,7 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 	@$(TESTREPORT) examples/go-sdk/v2 -count=1 ./...
 
 # Not part of make test: it asks the registries for their newest releases (README: "For maintainers").
-sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm), not the pinned ones; reports what the fake refused
+sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm, PyPI, Maven Central), not the pinned ones; reports what the fake refused
 	$(GO) run ./internal/sdkdrift $(if $(SDK),-sdk $(SDK))
 
 # The suite runs as a compiled test binary rather than under go test, whose closing "FAIL <package>"
