@@ -140,6 +140,17 @@ func TestTunnelsAPIWorkspaceHeader(t *testing.T) {
 	if r := tc.do(http.MethodGet, "/v1/tunnels", nil, "vendor-workspace-id", "bad id"); r.status != http.StatusBadRequest {
 		t.Fatalf("list with a malformed workspace = %d", r.status)
 	}
+	// A refusal names the header as the request sent it: the SDKs' spelling, or the reference's.
+	for _, h := range [][]string{
+		{"anthropic-workspace-id", "bad id", "anthropic-workspace-id: must be a workspace ID"},
+		{"anthropic-workspace-id", "wrkspc_nope", `anthropic-workspace-id: the organization has no workspace "wrkspc_nope"`},
+		{"vendor-workspace-id", "wrkspc_nope", `vendor-workspace-id: the organization has no workspace "wrkspc_nope"`},
+	} {
+		r := tc.do(http.MethodPost, "/v1/tunnels", nil, h[0], h[1])
+		if r.status != http.StatusBadRequest || !strings.HasPrefix(r.errMessage(t), h[2]) {
+			t.Errorf("create with %s: %s = %d %s, want 400 starting %q", h[0], h[1], r.status, r.body, h[2])
+		}
+	}
 }
 
 // TestTunnelsAPICredentialsAndBeta: the bearer token and the admin key (in either header) are
