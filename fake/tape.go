@@ -126,46 +126,52 @@ func OpenTape(cfg TapeConfig) (*Tape, error) {
 	return t, nil
 }
 
-// tapeKind is what the tape knows of an inference route: its name in file names and the route
-// table's line, for the schemas a recording is held to.
+// tapeKind is what the tape knows of an inference route: its name in file names (in.tape) and
+// the route table's line, for the schemas a recording is held to.
 type tapeKind struct {
 	name string
 	rt   *route
 }
 
-// tapedRoutes are the routes a tape records and replays, by the pattern of the route table.
-var tapedRoutes = map[string]string{
-	"/v1/messages":              "messages",
-	"/v1/messages/count_tokens": "count_tokens",
-	"/v1/complete":              "complete",
-	"/v1/models":                "models",
-	"/v1/models/:model_id":      "model",
-}
-
-// tapeKinds holds the taped routes by method and pattern. It is filled by init, since the route
-// table's handlers reach back here.
-var tapeKinds = map[string]tapeKind{}
+// tapeKinds are the taped routes: the lines of the route table that name a tape (in.tape). It is
+// filled by init, since the route table's handlers reach back here.
+var tapeKinds []tapeKind
 
 func init() {
 	for _, rt := range routes() {
-		if name, ok := tapedRoutes[rt.path]; ok {
-			tapeKinds[rt.method+" "+rt.path] = tapeKind{name, rt}
+		if rt.tape != "" {
+			tapeKinds = append(tapeKinds, tapeKind{rt.tape, rt})
 		}
 	}
 }
 
 // kindOf finds the taped route of a request path; ok is false for any other.
 func kindOf(method, path string) (tapeKind, bool) {
-	pattern := path
-	if id, ok := strings.CutPrefix(path, "/v1/models/"); ok && id != "" && !strings.Contains(id, "/") {
-		pattern = "/v1/models/:model_id"
+	for _, k := range tapeKinds {
+		if k.rt.method == method && matchesPattern(k.rt.path, path) {
+			return k, true
+		}
 	}
-	k, ok := tapeKinds[method+" "+pattern]
-	return k, ok
+	return tapeKind{}, false
+}
+
+// matchesPattern reports whether path is one the route pattern (the route table's, as gin reads
+// it) names: the same segments, a parameter (":model_id") standing for any non-empty one.
+func matchesPattern(pattern, path string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i, p := range ps {
+		if p != xs[i] && (!strings.HasPrefix(p, ":") || xs[i] == "") {
+			return false
+		}
+	}
+	return true
 }
 
 // taped reports whether the route is one a tape records and replays.
-func (t *Tape) taped(rt *route) bool { return t != nil && tapedRoutes[rt.path] != "" }
+func (t *Tape) taped(rt *route) bool { return t != nil && rt.tape != "" }
 
 // upstreamCredential lets a credential the fixtures do not know through to a taped route: it is
 // the upstream's to judge when recording, and a replayed suite runs with the configuration it
