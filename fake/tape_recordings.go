@@ -330,8 +330,9 @@ func (rec *recording) checkEvents(k tapeKind) error {
 		return nil
 	}
 	msg, err := AccumulateMessage(stream)
+	var failure *streamFailure
 	switch {
-	case failed && (err == nil || !strings.HasPrefix(err.Error(), "the stream failed")):
+	case failed && !errors.As(err, &failure):
 		return fmt.Errorf("response.events: before its error event, the stream breaks the event grammar: %v", err)
 	case !failed && err != nil:
 		return fmt.Errorf("response.events: %v", err)
