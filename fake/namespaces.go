@@ -42,10 +42,6 @@ const maxNamespaceName = 64
 // nsPrefix begins the path of a request in a namespace: /ns/<name>/v1/models.
 const nsPrefix = "/ns/"
 
-// WithMaxNamespaces bounds the number of namespaces (default DefaultMaxNamespaces); creating one
-// more drops the least recently used. n < 1 keeps the default.
-func WithMaxNamespaces(n int) Option { return func(c *config) { c.maxNamespaces = n } }
-
 // NamespaceInfo describes a namespace (GET /_fake/namespaces). Times are on the wall clock, since
 // every namespace has a virtual clock of its own.
 type NamespaceInfo struct {

@@ -448,10 +448,6 @@ func (s *Server) resetRateLimits() {
 	rl.mu.Unlock()
 }
 
-// WithRateLimits enforces the organizations' and workspaces' rate limits from the start (off by
-// default; PUT /_fake/rate_limits turns them on and off at any time).
-func WithRateLimits() Option { return func(c *config) { c.rateLimits = true } }
-
 func (s *Server) getRateLimits(c *call) (any, error) { return s.RateLimits(), nil }
 
 func (s *Server) putRateLimits(c *call) (any, error) {

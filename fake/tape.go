@@ -189,6 +189,3 @@ func upstreamCredential(r *http.Request, ifc *iface, err error) (*credential, st
 	}
 	return nil, "", err
 }
-
-// WithTape records or replays inference requests as t says (see OpenTape).
-func WithTape(t *Tape) Option { return func(c *config) { c.tape = t } }
