@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // apiFile holds the exported API of package fake, one declaration a line: what a user's code can
@@ -243,4 +244,17 @@ func lineDiff(want, got []string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestEpochIsTheDocumentedStart: Epoch is 2026-01-01T00:00:00Z, where a new server's clock
+// starts, and a caller changing the value it got changes neither.
+func TestEpochIsTheDocumentedStart(t *testing.T) {
+	e := Epoch()
+	if got := e.Format(time.RFC3339Nano); got != "2026-01-01T00:00:00Z" {
+		t.Errorf("Epoch() = %s, want 2026-01-01T00:00:00Z", got)
+	}
+	e = e.Add(time.Hour)
+	if got := New().Now().Format(time.RFC3339Nano); got != "2026-01-01T00:00:00Z" || !Epoch().Before(e) {
+		t.Errorf("a new server starts at %s, Epoch() = %s; want both 2026-01-01T00:00:00Z", got, Epoch())
+	}
 }

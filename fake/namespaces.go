@@ -209,9 +209,6 @@ func (s *Server) trimIdleJournals(busy *Server) {
 	}
 }
 
-// MaxNamespaces is how many namespaces the server keeps before dropping the least recently used.
-func (s *Server) MaxNamespaces() int { return s.cfg.maxNamespaces }
-
 // selectNamespace finds the namespace a request is for. It returns nil and r when the request
 // names none; otherwise the namespace and r as a new server would see it: without the prefix
 // and the header. A name outside the grammar, or a header and a prefix that disagree, is an

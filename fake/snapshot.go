@@ -50,7 +50,7 @@ type worldStart struct {
 
 func (w worldStart) now() time.Time {
 	if w.Now.IsZero() {
-		return Epoch
+		return epoch
 	}
 	return w.Now
 }
