@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,6 +96,9 @@ type hiddenT struct{ Exported int }
 	if err := os.WriteFile(filepath.Join(dir, "a_test.go"), []byte("package fake\n\nfunc Test() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "gen.go"), []byte("//go:build ignore\n\npackage main\n\nfunc Generated() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	got, err := exportedAPI(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -134,10 +137,27 @@ type hiddenT struct{ Exported int }
 // method ("type T struct, Field type").
 func exportedAPI(dir string) ([]string, error) {
 	fset := token.NewFileSet()
-	notTest := func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }
-	pkgs, err := parser.ParseDir(fset, dir, notTest, 0)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
+	}
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if ok, err := build.Default.MatchFile(dir, name); err != nil || !ok { // build constraints
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
 	}
 	var lines []string
 	src := func(n ast.Node) string {
@@ -175,51 +195,52 @@ func exportedAPI(dir string) ([]string, error) {
 			lines = append(lines, "func "+f.Name+sig)
 		}
 	}
-	for _, p := range pkgs {
-		d := doc.New(p, "github.com/platformkit/platformkit/fake", 0) // exported only
-		values("const", d.Consts)
-		values("var", d.Vars)
-		funcs(d.Funcs)
-		for _, t := range d.Types {
-			values("const", t.Consts)
-			values("var", t.Vars)
-			funcs(t.Funcs)
-			funcs(t.Methods)
-			ts := t.Decl.Specs[0].(*ast.TypeSpec)
-			switch typ := ts.Type.(type) {
-			case *ast.StructType:
-				head := "type " + t.Name + " struct"
-				lines = append(lines, head)
-				for _, f := range typ.Fields.List {
-					tag := ""
-					if f.Tag != nil {
-						tag = " " + f.Tag.Value
-					}
-					if len(f.Names) == 0 {
-						lines = append(lines, head+", "+src(f.Type)+tag)
-					}
-					for _, n := range f.Names {
-						lines = append(lines, head+", "+n.Name+" "+src(f.Type)+tag)
-					}
+	d, err := doc.NewFromFiles(fset, files, "github.com/platformkit/platformkit/fake") // exported only
+	if err != nil {
+		return nil, err
+	}
+	values("const", d.Consts)
+	values("var", d.Vars)
+	funcs(d.Funcs)
+	for _, t := range d.Types {
+		values("const", t.Consts)
+		values("var", t.Vars)
+		funcs(t.Funcs)
+		funcs(t.Methods)
+		ts := t.Decl.Specs[0].(*ast.TypeSpec)
+		switch typ := ts.Type.(type) {
+		case *ast.StructType:
+			head := "type " + t.Name + " struct"
+			lines = append(lines, head)
+			for _, f := range typ.Fields.List {
+				tag := ""
+				if f.Tag != nil {
+					tag = " " + f.Tag.Value
 				}
-			case *ast.InterfaceType:
-				head := "type " + t.Name + " interface"
-				lines = append(lines, head)
-				for _, m := range typ.Methods.List {
-					for _, n := range m.Names {
-						lines = append(lines, head+", "+n.Name+strings.TrimPrefix(src(m.Type), "func"))
-					}
+				if len(f.Names) == 0 {
+					lines = append(lines, head+", "+src(f.Type)+tag)
 				}
-				if typ.Incomplete {
-					lines = append(lines, head+", unexported methods")
+				for _, n := range f.Names {
+					lines = append(lines, head+", "+n.Name+" "+src(f.Type)+tag)
 				}
-			default:
-				assign := " "
-				if ts.Assign.IsValid() {
-					assign = " = "
-				}
-				lines = append(lines, "type "+t.Name+assign+src(ts.Type))
 			}
+		case *ast.InterfaceType:
+			head := "type " + t.Name + " interface"
+			lines = append(lines, head)
+			for _, m := range typ.Methods.List {
+				for _, n := range m.Names {
+					lines = append(lines, head+", "+n.Name+strings.TrimPrefix(src(m.Type), "func"))
+				}
+			}
+			if typ.Incomplete {
+				lines = append(lines, head+", unexported methods")
+			}
+		default:
+			assign := " "
+			if ts.Assign.IsValid() {
+				assign = " = "
+			}
+			lines = append(lines, "type "+t.Name+assign+src(ts.Type))
 		}
 	}
 	slices.Sort(lines)
