@@ -279,3 +279,27 @@ func TestEpochIsTheDocumentedStart(t *testing.T) {
 		t.Errorf("a new server starts at %s, Epoch() = %s; want both 2026-01-01T00:00:00Z", got, Epoch())
 	}
 }
+
+// TestScenariosShareNothingWithTheLibrary: what Scenarios returns is the caller's to change; the
+// library every server built from the same fixtures reads stays as the fixtures say.
+func TestScenariosShareNothingWithTheLibrary(t *testing.T) {
+	first := func(list []Scenario) Scenario {
+		for _, sc := range list {
+			if sc.Match != nil {
+				return sc
+			}
+		}
+		t.Fatal("no scenario with a matching rule")
+		return Scenario{}
+	}
+	a := New()
+	got := first(a.Scenarios())
+	*got.Match.Contains = "changed by a caller"
+	got.Match.Equals = new("also changed")
+	for name, s := range map[string]*Server{"the same server": a, "another server": New()} {
+		sc := first(s.Scenarios())
+		if sc.Match.Equals != nil || sc.Match.Contains == nil || *sc.Match.Contains != "search the web" {
+			t.Errorf("%s: the first rule is now %+v (equals set: %v); want contains \"search the web\" only", name, ptrValue(sc.Match.Contains), sc.Match.Equals != nil)
+		}
+	}
+}
