@@ -591,8 +591,8 @@ type cachePlan struct {
 func (p *cachePlan) creation() int { return p.write1h + p.write5m }
 
 // inputUsage is what rate limits count of the request's input (ratelimit.go).
-func (p *cachePlan) inputUsage() InputUsage {
-	return InputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
+func (p *cachePlan) inputUsage() inputUsage {
+	return inputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
 }
 
 // planCache lays the request out, checks its breakpoints and looks its prefixes up, changing

@@ -284,7 +284,7 @@ func (s *Server) countTokens(c *call) (any, error) {
 		return nil, err
 	}
 	// count_tokens has its own request limit (the token_count group), apart from Messages'.
-	adm, err := s.admit(c, req.Model, InputUsage{}, true)
+	adm, err := s.admit(c, req.Model, inputUsage{}, true)
 	if err != nil {
 		return nil, err
 	}

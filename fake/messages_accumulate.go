@@ -132,7 +132,7 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 				return nil, fmt.Errorf("message_stop is event %d of %d; it must be last", i, len(events))
 			}
 		case "error":
-			return nil, fmt.Errorf("the stream failed: %s", ev.Data)
+			return nil, &streamFailure{ev.Data}
 		default:
 			return nil, fmt.Errorf("unknown event %s", ev.Name)
 		}
@@ -153,6 +153,12 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 	}
 	return &out, nil
 }
+
+// streamFailure is AccumulateMessage's error for a stream that ends in an error event, the
+// deployment failing mid-answer, as against one that breaks the event grammar before it.
+type streamFailure struct{ data json.RawMessage }
+
+func (e *streamFailure) Error() string { return fmt.Sprintf("the stream failed: %s", e.data) }
 
 // applyDelta adds one content_block_delta to the block it belongs to.
 func applyDelta(cb, d map[string]any, partial *strings.Builder, grown map[string]*strings.Builder) error {

@@ -77,7 +77,7 @@ func (s *Server) complete(c *call) (any, error) {
 	// the completion's out.
 	var adm *admission
 	if s.limits.on.Load() {
-		if adm, err = s.admit(c, req.Model, InputUsage{Input: countTokens(req.Prompt)}, false); err != nil {
+		if adm, err = s.admit(c, req.Model, inputUsage{Input: countTokens(req.Prompt)}, false); err != nil {
 			return nil, err
 		}
 	}

@@ -31,6 +31,22 @@ type Scenario struct {
 	Match       *ScenarioMatch `json:"match"`
 }
 
+// clone is sc sharing nothing with the library, which every server built from the same fixtures
+// reads: a caller changing what Scenarios returned changes no server's scenarios.
+func (sc Scenario) clone() Scenario {
+	if m := sc.Match; m != nil {
+		c := ScenarioMatch{}
+		if m.Equals != nil {
+			c.Equals = new(*m.Equals)
+		}
+		if m.Contains != nil {
+			c.Contains = new(*m.Contains)
+		}
+		sc.Match = &c
+	}
+	return sc
+}
+
 // scenario is one canned response.
 type scenario struct {
 	Scenario
@@ -54,7 +70,7 @@ func (s *Server) Scenarios() []Scenario {
 	fx := s.state().fx
 	out := make([]Scenario, 0, len(fx.canned.list))
 	for _, sc := range fx.canned.list {
-		out = append(out, sc.Scenario)
+		out = append(out, sc.Scenario.clone())
 	}
 	return out
 }
