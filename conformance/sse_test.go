@@ -230,3 +230,16 @@ func TestStreamCompletionJoinsItsPieces(t *testing.T) {
 		t.Errorf("a completion event of another type: %v", err)
 	}
 }
+
+// Whatever a deployment sends, reading and accumulating it ends in events and an error, never a
+// panic: the suite reads streams from targets it does not trust.
+func FuzzStreamAccumulation(f *testing.F) {
+	f.Add("event: message_start\ndata: " + evStart + "\n\nevent: message_delta\ndata: " + evDelta + "\n\nevent: message_stop\ndata: " + evStop + "\n\n")
+	f.Add("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":-1}\r\r")
+	f.Add("\xef\xbb\xbfdata: [1]\n\nevent: completion\ndata: {\"type\":\"completion\",\"completion\":7}\n\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		evs, _ := readEventStream([]byte(body))
+		accumulateMessage(evs)
+		accumulateCompletion(evs)
+	})
+}
