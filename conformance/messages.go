@@ -499,8 +499,11 @@ func streamChecks() []Check {
 				for _, body := range []map[string]any{
 					msgBody(model, "stream", true),
 					msgBody(model, "stream", true, "max_tokens", 512, "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "get_weather"}),
+					// A model free to choose may say something before its tool call: two blocks.
+					msgBody(model, "stream", true, "max_tokens", 512, "tools", []any{weatherTool}, "messages", []any{userTurn("What is the weather in Lisbon?")}),
 				} {
 					msg := streamMessage(t, createReq(body))
+					t.Expect(msg.Interleaved).To(BeEmpty(), "a block starts only after the one before it stopped")
 					raw, _ := json.Marshal(msg.Message)
 					t.Expect(schemas.Validate("messages/message", raw, t.Target.SchemaMode)).To(Succeed(), "accumulated %s", raw)
 					start, _ := json.Marshal(msg.Start)

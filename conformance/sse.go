@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -104,6 +105,16 @@ func decodeObject(raw []byte) (map[string]any, error) {
 type streamedMessage struct {
 	Start   map[string]any // the message of message_start, as it came
 	Message map[string]any // the message the events accumulate to
+	// Interleaved describes the first block that started while another was open, "" when none
+	// did: the SDKs accumulate such a stream, gaps §4 rules it out.
+	Interleaved string
+}
+
+// openBlock is a started block whose stop has not come: the field its deltas grow (text,
+// thinking or input) and what they have grown it to so far.
+type openBlock struct {
+	field string
+	grown strings.Builder
 }
 
 // accumulateMessage rebuilds the message a streamed Create a Message delivered, as the SDKs'
@@ -112,9 +123,10 @@ type streamedMessage struct {
 //     a type it does not know is ignored (clients must ignore new event types);
 //   - every other event's data is a JSON object whose "type" is the event's name;
 //   - message_start comes first, once, with empty content; its message is the base, usage included;
-//   - blocks start in index order from 0 and are never interleaved: content_block_start for the
-//     next index only when the previous block has stopped, deltas and the stop for the open block
-//     only; a tool_use starts with input written exactly {} (clients compare those bytes);
+//   - blocks start in index order from 0: content_block_start for the next index only; deltas
+//     and the stop for a started block that has not stopped; a tool_use starts with input
+//     written exactly {} (clients compare those bytes). A block that starts while another is
+//     open is accumulated, as the SDKs do, and reported in Interleaved;
 //   - text_delta appends to a text block's text, thinking_delta to a thinking block's thinking,
 //     signature_delta to its signature, citations_delta adds its citation to the block's
 //     citations, input_json_delta's partial_json pieces join to the block's input, which must be
@@ -128,9 +140,7 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 	var out streamedMessage
 	var msg map[string]any
 	var content []any
-	open := -1                // index of the open block
-	var grown strings.Builder // text, thinking or partial JSON of the open block
-	grownField := ""
+	open := map[int]*openBlock{}
 	deltaSeen, stopped := false, false
 	for i, ev := range events {
 		switch ev.Name {
@@ -180,9 +190,6 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 			if !hasIndex {
 				return &out, fmt.Errorf("%s carries no index", where)
 			}
-			if open >= 0 {
-				return &out, fmt.Errorf("%s: block %d starts while block %d is open; blocks are never interleaved", where, index, open)
-			}
 			if index != len(content) {
 				return &out, fmt.Errorf("%s: block %d starts, expected block %d; blocks start in index order from 0", where, index, len(content))
 			}
@@ -199,21 +206,24 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 					return &out, fmt.Errorf("%s: a tool_use block starts with input %s; it must be written exactly {}", where, raw.ContentBlock.Input)
 				}
 			}
+			if len(open) > 0 && out.Interleaved == "" {
+				out.Interleaved = fmt.Sprintf("%s: block %d starts while %s open", where, index, openList(open))
+			}
 			content = append(content, cb)
-			open, grownField = index, ""
-			grown.Reset()
+			open[index] = &openBlock{}
 		case "content_block_delta":
 			if !hasIndex || index >= len(content) {
 				return &out, fmt.Errorf("%s: a delta for block %v, which never started", where, d["index"])
 			}
-			if index != open {
-				return &out, fmt.Errorf("%s: a delta for block %d, which is not the open block", where, index)
+			ob := open[index]
+			if ob == nil {
+				return &out, fmt.Errorf("%s: a delta for block %d, which has stopped", where, index)
 			}
 			delta, ok := d["delta"].(map[string]any)
 			if !ok {
 				return &out, fmt.Errorf("%s carries no delta object", where)
 			}
-			cb := content[open].(map[string]any)
+			cb := content[index].(map[string]any)
 			field, piece := "", ""
 			switch delta["type"] {
 			case "text_delta":
@@ -241,33 +251,36 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 			if _, ok := cb[field]; !ok {
 				return &out, fmt.Errorf("%s: a %v for a %v block, which has no %s", where, delta["type"], cb["type"], field)
 			}
-			if grownField == "" {
+			if ob.field == "" {
 				if field != "input" {
-					grown.WriteString(stringOf(cb[field]))
+					ob.grown.WriteString(stringOf(cb[field]))
 				}
-				grownField = field
+				ob.field = field
+			} else if ob.field != field {
+				return &out, fmt.Errorf("%s: a %v for block %d, whose deltas grew its %s", where, delta["type"], index, ob.field)
 			}
-			grown.WriteString(piece)
+			ob.grown.WriteString(piece)
 		case "content_block_stop":
-			if !hasIndex || index != open {
-				return &out, fmt.Errorf("%s: a stop for block %v, which is not the open block", where, d["index"])
+			ob := open[index]
+			if !hasIndex || ob == nil {
+				return &out, fmt.Errorf("%s: a stop for block %v, which is not an open block", where, d["index"])
 			}
-			cb := content[open].(map[string]any)
-			switch grownField {
+			cb := content[index].(map[string]any)
+			switch ob.field {
 			case "":
 			case "input":
-				in, err := decodeObject([]byte(grown.String()))
+				in, err := decodeObject([]byte(ob.grown.String()))
 				if err != nil {
-					return &out, fmt.Errorf("%s: the partial_json pieces of block %d do not make a JSON object: %v: %s", where, open, err, grown.String())
+					return &out, fmt.Errorf("%s: the partial_json pieces of block %d do not make a JSON object: %v: %s", where, index, err, ob.grown.String())
 				}
 				cb["input"] = in
 			default:
-				cb[grownField] = grown.String()
+				cb[ob.field] = ob.grown.String()
 			}
-			open = -1
+			delete(open, index)
 		case "message_delta":
-			if open >= 0 {
-				return &out, fmt.Errorf("%s comes while block %d is open", where, open)
+			if len(open) > 0 {
+				return &out, fmt.Errorf("%s comes while %s open", where, openList(open))
 			}
 			delta, ok := d["delta"].(map[string]any)
 			if !ok {
@@ -340,6 +353,15 @@ func accumulateCompletion(events []sseEvent) (completion map[string]any, pieces 
 		completion["completion"] = text.String()
 	}
 	return completion, pieces, nil
+}
+
+// openList names the open blocks, in index order: "block 2 is", "blocks 0, 2 are".
+func openList(open map[int]*openBlock) string {
+	idx := slices.Sorted(maps.Keys(open))
+	if len(idx) == 1 {
+		return fmt.Sprintf("block %d is", idx[0])
+	}
+	return "blocks " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(idx)), ", "), "[]") + " are"
 }
 
 func stringOf(v any) string { s, _ := v.(string); return s }

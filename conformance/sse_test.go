@@ -147,12 +147,9 @@ func TestStreamAccumulationRefusesMalformedStreams(t *testing.T) {
 			"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`,
 			"content_block_stop", `{"type":"content_block_stop","index":1}`, "message_delta", evDelta, "message_stop", evStop),
 			"block 1 starts, expected block 0"},
-		{"blocks interleaved", sse("message_start", evStart, "content_block_start", text0,
-			"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`),
-			"block 1 starts while block 0 is open"},
 		{"a delta for a stopped block", sse("message_start", evStart, "content_block_start", text0, "content_block_stop", stop0,
 			"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"late"}}`),
-			"a delta for block 0, which is not the open block"},
+			"a delta for block 0, which has stopped"},
 		{"invalid JSON in data", sse("message_start", evStart, "content_block_start", `{"type":"content_block_start","index":0,`),
 			"event 1 (content_block_start): its data is not a JSON object"},
 		{"a type that is not the event's name", sse("message_start", evStart, "message_stop", `{"type":"message_delta"}`),
@@ -165,7 +162,15 @@ func TestStreamAccumulationRefusesMalformedStreams(t *testing.T) {
 		{"an event after message_stop", sse("message_start", evStart, "message_delta", evDelta, "message_stop", evStop, "message_delta", evDelta),
 			"event 3 (message_delta) comes after message_stop"},
 		{"message_delta while a block is open", sse("message_start", evStart, "content_block_start", text0, "message_delta", evDelta),
-			"comes while block 0 is open"},
+			"event 2 (message_delta) comes while block 0 is open"},
+		{"message_delta while two blocks are open", sse("message_start", evStart, "content_block_start", text0,
+			"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`, "message_delta", evDelta),
+			"event 3 (message_delta) comes while blocks 0, 1 are open"},
+		{"a stop for a block never started", sse("message_start", evStart, "content_block_stop", stop0),
+			"event 1 (content_block_stop): a stop for block 0, which is not an open block"},
+		{"a thinking delta for a text block", sse("message_start", evStart, "content_block_start", text0,
+			"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"x"}}`),
+			"a thinking_delta for a text block, which has no thinking"},
 		{"tool_use input not written {}", sse("message_start", evStart,
 			"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{ }}}`),
 			"a tool_use block starts with input { }"},
@@ -188,6 +193,36 @@ func TestStreamAccumulationRefusesMalformedStreams(t *testing.T) {
 				t.Errorf("error %v; want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// Interleaved blocks accumulate, as the SDKs accumulate them, each delta to its own block, and
+// are reported: gaps §4 rules them out, and only the grammar check holds a stream to that.
+func TestStreamInterleavedBlocksAccumulateAndAreReported(t *testing.T) {
+	got, err := accumulateMessage(sse("message_start", evStart,
+		"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A"}}`,
+		"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}`,
+		"content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"text","text":"C"}}`,
+		"content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"k\":"}}`,
+		"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"B"}}`,
+		"content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"1}"}}`,
+		"content_block_stop", `{"type":"content_block_stop","index":1}`,
+		"content_block_stop", `{"type":"content_block_stop","index":0}`,
+		"content_block_stop", `{"type":"content_block_stop","index":2}`,
+		"message_delta", evDelta, "message_stop", evStop))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := json.Marshal(got.Message["content"]); string(raw) != `[{"text":"AB","type":"text"},{"id":"t","input":{"k":1},"name":"n","type":"tool_use"},{"text":"C","type":"text"}]` {
+		t.Errorf("content %s", raw)
+	}
+	if want := "event 3 (content_block_start): block 1 starts while block 0 is open"; got.Interleaved != want {
+		t.Errorf("Interleaved %q, want %q", got.Interleaved, want)
+	}
+	in, err := accumulateMessage(sse("message_start", evStart, "message_delta", evDelta, "message_stop", evStop))
+	if err != nil || in.Interleaved != "" {
+		t.Errorf("a stream without blocks: %v, Interleaved %q", err, in.Interleaved)
 	}
 }
 
