@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"slices"
@@ -10,6 +11,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/schemas"
 )
 
 // What a streamed answer carries besides its events' grammar: the same answer, usage and headers
@@ -117,6 +120,25 @@ func streamAnswerChecks() []Check {
 						}
 					}
 					return body
+				})}},
+		{ID: "messages/stream-error-event", Clause: "gaps §4", Labels: []Label{Messages, Extension, FakeOnly},
+			Title: "a failure after a stream's headers (an injected 529 after three events) ends the stream with an error event carrying the overloaded_error envelope and its request_id, and nothing after it",
+			Run: func(t *T) {
+				model, _ := pickModel(t)
+				t.Cleanup("clear faults", t.Delete(Request{Area: Core, Method: http.MethodDelete, Path: "/_fake/faults", As: NoCred}))
+				t.Control(http.MethodPost, "/_fake/faults", map[string]any{"method": http.MethodPost, "path": "/v1/messages", "status": 529, "stream_events": 3})
+				resp, evs := stream(t, createReq(msgBody(model, "stream", true)), "messages/stream_event")
+				_, err := accumulateMessage(evs)
+				var failed *streamError
+				t.Expect(errors.As(err, &failed)).To(BeTrue(), "the stream ends with an error event, not %v: %s", err, resp)
+				t.Expect(len(evs)).To(Equal(4), "three events, then the error event, and nothing after it: %s", resp)
+				t.Expect(schemas.Validate("error", failed.Envelope, t.Target.SchemaMode)).To(Succeed(), "the error event carries an error envelope: %s", failed.Envelope)
+				t.Expect(gjson.GetBytes(failed.Envelope, "error.type").String()).To(Equal("overloaded_error"), "the error event carries the envelope of a 529: %s", failed.Envelope)
+				t.Expect(gjson.GetBytes(failed.Envelope, "request_id").String()).To(Equal(resp.Header.Get("request-id")), "the error event carries the stream's request_id: %s", failed.Envelope)
+			},
+			Bug: &Bug{Says: "a failure mid-stream cuts the stream without an error event", Want: "the stream ends with an error event",
+				Break: inStreams(streamedAnswers, func(evs []streamedEvent) []streamedEvent {
+					return slices.DeleteFunc(evs, func(ev streamedEvent) bool { return ev.Name == "error" })
 				})}},
 	}
 }
