@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -36,6 +37,14 @@ func TestStreamedAnswerChecksWithNothingToCompare(t *testing.T) {
 		}
 	}))
 	unsupported("a deployment without prompt caching", checkByID(t, "messages/stream-cache-usage"), noCache)
+
+	// A deployment whose model answers the same request differently every time.
+	n := 0
+	sampling := editAnswers(fake.New(), on(http.MethodPost, "^/v1/messages$"), editJSON(func(m map[string]any) {
+		n++
+		m["stop_sequence"] = fmt.Sprint("sample ", n)
+	}))
+	unsupported("a deployment that samples", checkByID(t, "messages/stream-equals-whole-answer"), sampling)
 
 	// A deployment that refuses structured outputs for its model.
 	refusing := inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
