@@ -21,13 +21,7 @@ func init() {
 	Register(Check{ID: "messages/ratelimit-headers", Clause: "gaps §1", Labels: []Label{Messages, Extension},
 		Title: "a message's answer carries the rate-limit headers: a requests triple, and every limit/remaining/reset triple sent has an integer limit, a remaining within it (token counts rounded to thousands) and an RFC 3339 reset",
 		Run: func(t *T) {
-			if t.Target.IsFake {
-				// The fake enforces rate limits only when asked: ask, and put it back afterwards.
-				was := t.Control(http.MethodGet, "/_fake/rate_limits", nil).Get("enforce").Bool()
-				t.Control(http.MethodPut, "/_fake/rate_limits", map[string]any{"enforce": true})
-				t.Cleanup("restore rate-limit enforcement", t.Delete(Request{Area: Core, Method: http.MethodPut, Path: "/_fake/rate_limits",
-					Body: map[string]any{"enforce": was}, As: NoCred, Header: http.Header{"vendor-version": {""}}}))
-			}
+			enforceRateLimits(t)
 			model, _ := pickModel(t)
 			resp := t.OK(createReq(msgBody(model)))
 			checked := 0
@@ -57,4 +51,17 @@ func init() {
 				t.Unsupported("the target sends no rate-limit headers (vendor-ratelimit-* or anthropic-ratelimit-*) on a message's answer")
 			}
 		}})
+}
+
+// enforceRateLimits turns the fake's rate limiting on for the rest of the check, and back to what
+// it was afterwards: the fake enforces rate limits, and sends their headers, only when asked. A
+// deployment applies its own.
+func enforceRateLimits(t *T) {
+	if !t.Target.IsFake {
+		return
+	}
+	was := t.Control(http.MethodGet, "/_fake/rate_limits", nil).Get("enforce").Bool()
+	t.Control(http.MethodPut, "/_fake/rate_limits", map[string]any{"enforce": true})
+	t.Cleanup("restore rate-limit enforcement", t.Delete(Request{Area: Core, Method: http.MethodPut, Path: "/_fake/rate_limits",
+		Body: map[string]any{"enforce": was}, As: NoCred, Header: http.Header{"vendor-version": {""}}}))
 }

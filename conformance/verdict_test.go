@@ -54,12 +54,6 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				b["messages"] = kept
 			})
 		}, false, "more input tokens"},
-		{"messages/complete-stream", "every piece of a streamed completion is empty", func(h http.Handler) http.Handler {
-			empty := regexp.MustCompile(`"completion":"(?:[^"\\]|\\.)*"`)
-			return editAnswers(h, on(http.MethodPost, "^/v1/complete$"), okBodies(func(_ *http.Request, b []byte) []byte {
-				return empty.ReplaceAll(b, []byte(`"completion":""`))
-			}))
-		}, false, "make a text"},
 		{"messages/system-and-tools-count", "input tokens leave out the system prompt", func(h http.Handler) http.Handler {
 			drop := func(b map[string]any) { delete(b, "system") }
 			return editRequests(editRequests(h, http.MethodPost, "/v1/messages", drop), http.MethodPost, "/v1/messages/count_tokens", drop)

@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// Reading a stream, as a client does. Exported so that tests of clients, the package's own tests
-// and the conformance suite can hold a stream against the grammar of gaps §4 and compare what
-// it accumulates to with a response.
+// Reading a stream, as a client does. Exported so that tests of clients and the package's own
+// tests can hold a stream against the grammar of gaps §4 and compare what it accumulates to with
+// a response. The conformance suite reads streams with a reader of its own, so that a defect this
+// reader shared with the fake's emitter could not pass on both sides.
 
 // StreamEvent is one server-sent event: its name and its JSON data.
 type StreamEvent struct {
