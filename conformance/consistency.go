@@ -60,7 +60,12 @@ func init() {
 						seen[id] = true
 					}
 				}
-			}},
+			},
+			Bug: &Bug{Says: "every page of the model list answers with the same request-id", Want: "req_repeated",
+				Break: inAnswers(on(http.MethodGet, "^/v1/models$"), func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
+					h.Set("request-id", "req_repeated")
+					return body
+				})}},
 		Check{ID: "core/cursor-has-more-agrees", Clause: "2.1", Labels: []Label{Core},
 			Title: "on every cursor list, has_more is false exactly when nothing follows: after the last page's last_id, and before the first page's first_id, nothing is listed",
 			Run: func(t *T) {
@@ -88,7 +93,9 @@ func init() {
 						t.Expect(first.Get("has_more").Bool()).To(BeTrue(), "%s holds %d items, so a page of 2 has more: %s", l.name, len(all), first)
 					}
 				}
-			}},
+			},
+			Bug: &Bug{Says: "has_more is true on the last page of the user list", Want: "has_more",
+				Break: inOKAnswers(on(http.MethodGet, "^/v1/organizations/users$"), func(_ *http.Request, m map[string]any) { m["has_more"] = true })}},
 		Check{ID: "core/cursor-ids-are-item-ids", Clause: "gaps §3", Labels: []Label{Core, Extension},
 			Title: "on every cursor list, first_id and last_id are the IDs of the first and last items of data, null when data is empty",
 			Run: func(t *T) {
@@ -110,7 +117,13 @@ func init() {
 					t.Expect(resp.Get("first_id").String()).To(Equal(data[0].Get("id").String()), "%s: first_id is the first item's ID: %s", l.name, resp)
 					t.Expect(resp.Get("last_id").String()).To(Equal(data[len(data)-1].Get("id").String()), "%s: last_id is the last item's ID: %s", l.name, resp)
 				}
-			}},
+			},
+			Bug: &Bug{Says: "last_id of the invite list is not the last item's ID", Want: "last_id",
+				Break: inOKAnswers(on(http.MethodGet, "^/v1/organizations/invites$"), func(_ *http.Request, m map[string]any) {
+					if id, ok := m["last_id"].(string); ok {
+						m["last_id"] = "x" + id
+					}
+				})}},
 		Check{ID: "admin/invite-status-agrees-with-expiry", Clause: "3.2", Labels: []Label{Admin},
 			Title: "no invite whose expires_at has passed (on the target's clock) reads pending, none reads expired before its expires_at, and each expires after it was sent",
 			Run: func(t *T) {
