@@ -131,7 +131,31 @@ func jsonKind(t reflect.Type) string {
 // validateBody checks a request body against a request schema of package schemas and answers
 // the first violation as a 400 naming the field: "messages.0.role: value must be one of ...".
 func validateBody(schema string, data []byte) error {
-	err := schemas.Validate(schema, data, schemas.Strict)
+	_, err := decodeValid(schema, data)
+	return err
+}
+
+// decodeValid decodes a request body once (numbers as json.Number) and checks the decoded value
+// against a request schema of package schemas, answering the first violation as validateBody
+// does. What it returns is the body a handler derives everything else from: a second decode of
+// the same bytes would be the same value again.
+func decodeValid(schema string, data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			if tooDeep := depthError(syn); tooDeep != nil {
+				return nil, tooDeep
+			}
+		}
+		return nil, invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+	}
+	if d.More() {
+		return nil, invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+	}
+	err := schemas.ValidateValue(schema, v, schemas.Strict)
 	var se *schemas.Error
 	if errors.As(err, &se) {
 		field, msg := se.Path, se.Message
@@ -141,20 +165,14 @@ func validateBody(schema string, data []byte) error {
 		}
 		reason := reasonOfKeyword(se.Keyword, field)
 		if field == "" { // the document itself: "expected object, but got array"
-			return invalid("the request body: %s", msg).because(reason)
+			return nil, invalid("the request body: %s", msg).because(reason)
 		}
-		return invalidField(field, "%s", msg).because(reason)
+		return nil, invalidField(field, "%s", msg).because(reason)
 	}
 	if err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			if tooDeep := depthError(syn); tooDeep != nil {
-				return tooDeep
-			}
-		}
-		return invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+		return nil, invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
 	}
-	return nil
+	return v, nil
 }
 
 // maxJSONDepth is how deep encoding/json reads nested arrays and objects: a body nested deeper is

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -47,8 +46,15 @@ type messageRequest struct {
 	// "omitted"): billed as output all the same.
 	omittedThinking int
 	Messages        []inputMessage `json:"-"`
-	// cache is the request's prompt-cache plan (cache.go); nil for count_tokens.
-	cache *cachePlan
+	// body is the request body as sent, for the tape to forward.
+	body []byte
+	// tape is what the tape matches the request by (tape.go).
+	tape tapeRequest
+	// layout is the request laid out by the one walk of its blocks: its input-token count and
+	// the cache's positions, breakpoints and, when the request may use the cache, keys.
+	layout *cacheLayout
+	// scenario is the scenario the Fake-Scenario header names; nil without the header.
+	scenario *scenario
 	// thread is the request's message thread (messages_threads.go); nil without one.
 	thread *threadTurn
 }
@@ -178,7 +184,88 @@ type Usage struct {
 // headerScenario selects a canned response of the scenario library by name.
 const headerScenario = "Fake-Scenario"
 
-// createMessage answers a valid request, with the answer chosen most explicit first:
+// createMessage answers POST /v1/messages in named stages, each taking and returning typed
+// values; nothing changes before admit, and a request refused by a stage leaves everything as it
+// was:
+//
+//	parse  every rule that can refuse the request, in one stage (parseMessage)
+//	plan   the prompt cache's lookups: the input side of usage (planCache)
+//	admit  the rate limits, when enforced (admitMessage)
+//	choose the reply: a named scenario, a stub, the tape, a library scenario or the model (choose)
+//	answer build the message, or the tape's answer (answer)
+//	commit the cache's writes, the thread's conversation, the journal's stub (commit)
+//	charge the output tokens, and the rate-limit headers (admission.chargeOutput)
+func (s *Server) createMessage(c *call) (any, error) {
+	req, err := s.parseMessage(c, true)
+	if err != nil {
+		return nil, err
+	}
+	defer req.thread.done() // a continue is in flight until it is answered
+	plan := s.planCache(c, req)
+	adm, err := s.admitMessage(c, req.Model, plan.inputUsage(), false)
+	if err != nil {
+		return nil, err
+	}
+	ch := s.choose(c, req, req.tape)
+	ans, err := s.answer(c, req, plan, ch)
+	if err != nil {
+		if ch.tape != nil {
+			adm.chargeOutput(0) // the tape's refusal is its answer: the headers, nothing charged
+		}
+		return nil, err
+	}
+	s.commit(c, req, plan, ch, ans)
+	// The whole answer is known before a stream starts: its output is charged, and the headers
+	// written, before the first byte. A taped answer's output is not charged.
+	adm.chargeOutput(ans.output())
+	return ans.v, nil
+}
+
+// countTokens answers POST /v1/messages/count_tokens: parse, admit (its own token_count group,
+// apart from Messages'), choose (the tape or the counter) and answer. It never caches: the
+// count is the parse stage's, every input token.
+func (s *Server) countTokens(c *call) (any, error) {
+	req, err := s.parseMessage(c, false)
+	if err != nil {
+		return nil, err
+	}
+	adm, err := s.admit(c, req.Model, InputUsage{}, true)
+	if err != nil {
+		return nil, err
+	}
+	adm.chargeOutput(0)
+	if ch := s.choose(c, nil, req.tape); ch.tape != nil {
+		v, _, err := s.answerFromTape(c, ch.tape, req, nil, false)
+		return v, err
+	}
+	n := req.layout.total
+	// context_management reports the count before any context edit; the fake applies none.
+	var cm any
+	if req.hasContextManagement() {
+		cm = map[string]int{"original_input_tokens": n}
+	}
+	return map[string]any{"input_tokens": n, "context_management": cm}, nil
+}
+
+// admitMessage is the admit stage: when rate limits are enforced, the request takes its request
+// and input tokens here, and only here, before anything answers it, so that a 429 uses up no
+// stub, ID, bucket or cache entry. nil when limits are off.
+func (s *Server) admitMessage(c *call, model string, in InputUsage, tokenCount bool) (*admission, error) {
+	if !s.limits.on.Load() {
+		return nil, nil
+	}
+	return s.admit(c, model, in, tokenCount)
+}
+
+// choice is the reply the choose stage picked: a canned reply, the tape, or neither (the
+// scripted model, or the token counter).
+type choice struct {
+	reply *Reply    // a named scenario, a stub or a library scenario
+	stub  string    // the stub's id, for the journal
+	tape  *tapePick // the tape answers
+}
+
+// choose is the one owner of the reply's precedence, most explicit first:
 //
 //  1. the scenario the Fake-Scenario header names: the request itself asks for it;
 //  2. the first registered stub whose rules match (a stub's reply is used up by it);
@@ -186,68 +273,193 @@ const headerScenario = "Fake-Scenario"
 //  4. the first scenario of the library whose matching rule selects the request;
 //  5. the scripted model.
 //
-// Stubs come before the rest because a test registers them for this very run.
-func (s *Server) createMessage(c *call) (any, error) {
-	req, err := s.readMessageRequest(c)
+// Stubs come before the rest because a test registers them for this very run. max_tokens 0
+// pre-warms the cache: the scripted model answers it with no content, and no scenario or stub
+// is used up by it (the tape still answers it). req is nil for the routes that have no canned
+// replies (count_tokens, Completions): the tape or the fake's own answer.
+func (s *Server) choose(c *call, req *messageRequest, tr tapeRequest) choice {
+	canned := req != nil && req.MaxTokens > 0
+	if canned && req.scenario != nil {
+		return choice{reply: &req.scenario.Response}
+	}
+	if canned {
+		if r, id := s.stubs.take(req); r != nil {
+			return choice{reply: r, stub: id}
+		}
+	}
+	if pick := s.tapePick(c, tr); pick != nil {
+		return choice{tape: pick}
+	}
+	if canned {
+		if sc := c.st.fx.canned.matching(req); sc != nil {
+			return choice{reply: &sc.Response}
+		}
+	}
+	return choice{}
+}
+
+// answered is what the answer stage built: the value the handler returns, and the message to
+// commit (nil when the answer is not a message the fake numbered: a forwarded or failed one).
+type answered struct {
+	v     any
+	msg   *Message
+	taped bool // the tape answered: its output is not charged, and no thread keeps it
+}
+
+// output is what the charge stage takes from the output-token buckets.
+func (r answered) output() int {
+	if r.taped || r.msg == nil {
+		return 0
+	}
+	return r.msg.Usage.OutputTokens
+}
+
+// answer is the answer stage: the message built from the chosen reply (or the scripted
+// model's), or the tape's answer.
+func (s *Server) answer(c *call, req *messageRequest, plan *cachePlan, ch choice) (answered, error) {
+	if ch.tape != nil {
+		v, msg, err := s.answerFromTape(c, ch.tape, req, plan, req.Stream)
+		return answered{v: v, msg: msg, taped: true}, err
+	}
+	msg, err := s.answerWith(c.Request.Context(), req, plan, ch.reply)
+	if err != nil {
+		return answered{}, err
+	}
+	if req.Stream {
+		return answered{v: req.thread.hold(messageStream(msg, c.hasBeta(betaThinkingTokenCount))), msg: msg}, nil
+	}
+	return answered{v: msg, msg: msg}, nil
+}
+
+// commit is the commit stage: the cache plan's writes under the answer's id, the conversation
+// the thread keeps, and the stub the journal names. A taped answer keeps no thread.
+func (s *Server) commit(c *call, req *messageRequest, plan *cachePlan, ch choice, r answered) {
+	if r.msg != nil {
+		plan.commit(r.msg.ID)
+	}
+	if !r.taped {
+		s.commitThread(req, r.msg)
+	}
+	if ch.stub != "" {
+		c.Set(keyStub, ch.stub)
+	}
+}
+
+// parseMessage is the parse stage of Messages (create) and count_tokens: it reads the body,
+// decodes it once, and applies every rule that can refuse the request, in this order: the
+// request schema (which names the field of any violation), the rules of the request's API
+// version, the thread, the rules a schema cannot express, and, for create, those of max_tokens
+// 0 and the model's maximum; then the one walk of the request's blocks that counts its input
+// tokens and lays it out for the prompt cache (refusing misplaced cache_control), and, for
+// create, the Fake-Scenario header. The typed request, the tape's key and the layout all come
+// from the one decoded value.
+func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
+	data, err := c.body()
 	if err != nil {
 		return nil, err
 	}
-	defer req.thread.done() // a continue is in flight until it is answered or refused
-	if err := checkPrewarm(req); err != nil {
+	v, err := decodeValid(c.bodySchema(), data)
+	if err != nil {
+		return nil, c.version.schemaError(err)
+	}
+	req := &messageRequest{body: data}
+	req.raw = v.(map[string]any) // the schema requires an object
+	// What the request's API version refuses of a body the schema accepts (versions.go).
+	if err := c.version.checkMessageBody(req.raw); err != nil {
 		return nil, err
 	}
-	if err := checkMaxTokens(c.st.fx, req); err != nil {
+	// The tape matches the body as sent, before a thread continue expands it.
+	req.tape = s.tapeRequestOf(c, data, req.raw)
+	if err := s.expandThread(c, req, len(data)); err != nil {
 		return nil, err
 	}
-	// The cache plan: the input side of usage, from lookups only. Nothing has changed yet, so a
-	// request refused from here on leaves the cache as it was.
-	if req.cache, err = s.planCache(c, req); err != nil {
+	// A continue refused by a check below is no longer in flight.
+	parsed := false
+	defer func() {
+		if !parsed {
+			req.thread.release()
+		}
+	}()
+	if err := s.checkMessage(c, req, create); err != nil {
 		return nil, err
 	}
-	// Rate limits (when enforced) admit the request here, and only here: before anything answers
-	// it, so that a 429 uses up no stub, ID, bucket or cache entry. What the input-token bucket
-	// takes is the cache plan's usage (uncached input and cache writes; reads on some models).
-	var adm *admission
-	if s.limits.on.Load() {
-		// An unknown Fake-Scenario is the request's own error: refused before it takes anything.
-		if name := c.header(headerScenario); name != "" {
-			if _, err := c.st.fx.canned.named(name); err != nil {
-				return nil, err
+	parsed = true
+	return req, nil
+}
+
+// checkMessage applies the rules of a decoded, expanded request that the schema cannot express,
+// and lays it out (parseMessage).
+func (s *Server) checkMessage(c *call, req *messageRequest, create bool) error {
+	// The schema lets messages be empty for a thread continue, which now holds the whole
+	// conversation; any other request needs one.
+	if msgs, _ := req.raw["messages"].([]any); len(msgs) == 0 {
+		return invalidField("messages", "minimum 1 items required, but found 0 items")
+	}
+	// The typed fields are read from the body without its messages, which are taken apart once
+	// from the decoded body instead.
+	rest := maps.Clone(req.raw)
+	delete(rest, "messages")
+	small, _ := json.Marshal(rest)
+	if err := json.Unmarshal(small, req); err != nil {
+		return decodeError(err)
+	}
+	for _, m := range req.raw["messages"].([]any) {
+		m := m.(map[string]any)
+		im := inputMessage{Role: m["role"].(string)}
+		if text, ok := m["content"].(string); ok {
+			im.blocks = []block{{"type": "text", "text": text}}
+		} else {
+			for _, b := range m["content"].([]any) {
+				im.blocks = append(im.blocks, b.(map[string]any))
 			}
 		}
-		if adm, err = s.admit(c, req.Model, req.cache.inputUsage(), false); err != nil {
-			return nil, err
+		req.Messages = append(req.Messages, im)
+	}
+	if err := checkUserID(req.raw); err != nil {
+		return err
+	}
+	if err := checkBase64Sources(req); err != nil {
+		return err
+	}
+	if err := checkMessageOptions(req); err != nil {
+		return err
+	}
+	if bp, _ := req.raw["billing_policy"].(map[string]any); bp["bill_to"] == "user_profile" {
+		// "self" bills the key's organization, as without the field; a user profile's customer
+		// must have linked an organization that allows it, and the fake has no such link.
+		return invalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").because(ReasonInvalidValue)
+	}
+	if err := checkStrictSchemas(c, req); err != nil {
+		return err
+	}
+	if err := checkToolChoice(req); err != nil {
+		return err
+	}
+	if create {
+		if err := checkPrewarm(req); err != nil {
+			return err
+		}
+		if err := checkMaxTokens(c.st.fx, req); err != nil {
+			return err
 		}
 	}
-	// max_tokens 0 pre-warms the cache: the scripted model answers it with no content, and no
-	// stub or scenario is used up by it.
-	var r *Reply
-	if req.MaxTokens > 0 {
-		if r, err = s.explicitReply(c, req); err != nil {
-			return nil, err
+	// The one walk of the blocks: the input-token count and the cache layout. count_tokens
+	// checks the cache_control markers as Messages does, but never caches, so it needs no keys.
+	var err error
+	if req.layout, err = s.layoutRequest(c, req, create); err != nil {
+		return err
+	}
+	// An unknown Fake-Scenario is the request's own error, whatever else it asks (max_tokens 0
+	// included): refused before it takes anything.
+	if !create {
+		return nil
+	}
+	if name := c.header(headerScenario); name != "" {
+		if req.scenario, err = c.st.fx.canned.named(name); err != nil {
+			return err
 		}
 	}
-	if r == nil {
-		if v, ok, err := s.fromTape(c, req, req.Stream); ok {
-			adm.chargeOutput(0) // a recording's own rate-limit headers, if any, replace these
-			return v, err
-		}
-		if sc := c.st.fx.canned.matching(req); sc != nil && req.MaxTokens > 0 {
-			r = &sc.Response
-		}
-	}
-	msg, err := s.answerWith(c.Request.Context(), req, r) // commits the cache plan with the usage (countUsage)
-	if err != nil {
-		return nil, err
-	}
-	s.commitThread(req, msg)
-	// The whole answer is known before a stream starts: its output is charged, and the headers
-	// written, before the first byte.
-	adm.chargeOutput(msg.Usage.OutputTokens)
-	if req.Stream {
-		return req.thread.hold(messageStream(msg, c.hasBeta(betaThinkingTokenCount))), nil
-	}
-	return msg, nil
+	return nil
 }
 
 // checkPrewarm refuses what cannot go with max_tokens 0, which only fills the prompt cache
@@ -271,114 +483,6 @@ func checkPrewarm(req *messageRequest) error {
 		return invalidField("tool_choice.type", "%q %s", req.ToolChoice.Type, why)
 	}
 	return nil
-}
-
-func (s *Server) countTokens(c *call) (any, error) {
-	req, err := s.readMessageRequest(c)
-	if err != nil {
-		return nil, err
-	}
-	// count_tokens checks the cache_control markers as Messages does, but never caches: it
-	// counts every input token.
-	if _, err := layoutCache(req, nil, false); err != nil {
-		return nil, err
-	}
-	// count_tokens has its own request limit (the token_count group), apart from Messages'.
-	adm, err := s.admit(c, req.Model, InputUsage{}, true)
-	if err != nil {
-		return nil, err
-	}
-	adm.chargeOutput(0)
-	if v, ok, err := s.fromTape(c, req, false); ok {
-		return v, err
-	}
-	n := countInputTokens(req.raw)
-	// context_management reports the count before any context edit; the fake applies none.
-	var cm any
-	if req.hasContextManagement() {
-		cm = map[string]int{"original_input_tokens": n}
-	}
-	return map[string]any{"input_tokens": n, "context_management": cm}, nil
-}
-
-// readMessageRequest reads and validates a Create a Message (or count_tokens) body: first
-// against the request schema, which names the field of any violation, then the rules a schema
-// cannot express.
-func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
-	data, err := c.body()
-	if err != nil {
-		return nil, err
-	}
-	if err := validateBody(c.bodySchema(), data); err != nil {
-		return nil, c.version.schemaError(err)
-	}
-	req := &messageRequest{}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(&req.raw); err != nil {
-		return nil, decodeError(err)
-	}
-	// What the request's API version refuses of a body the schema accepts (versions.go).
-	if err := c.version.checkMessageBody(req.raw); err != nil {
-		return nil, err
-	}
-	if err := s.expandThread(c, req, len(data)); err != nil {
-		return nil, err
-	}
-	// A continue refused by a check below is no longer in flight.
-	parsed := false
-	defer func() {
-		if !parsed {
-			req.thread.release()
-		}
-	}()
-	// The schema lets messages be empty for a thread continue, which now holds the whole
-	// conversation; any other request needs one.
-	if msgs, _ := req.raw["messages"].([]any); len(msgs) == 0 {
-		return nil, invalidField("messages", "minimum 1 items required, but found 0 items")
-	}
-	// The typed fields are read from the body without its messages, which are taken apart once
-	// from the decoded body instead.
-	rest := maps.Clone(req.raw)
-	delete(rest, "messages")
-	small, _ := json.Marshal(rest)
-	if err := json.Unmarshal(small, req); err != nil {
-		return nil, decodeError(err)
-	}
-	for _, m := range req.raw["messages"].([]any) {
-		m := m.(map[string]any)
-		im := inputMessage{Role: m["role"].(string)}
-		if text, ok := m["content"].(string); ok {
-			im.blocks = []block{{"type": "text", "text": text}}
-		} else {
-			for _, b := range m["content"].([]any) {
-				im.blocks = append(im.blocks, b.(map[string]any))
-			}
-		}
-		req.Messages = append(req.Messages, im)
-	}
-	if err := checkUserID(req.raw); err != nil {
-		return nil, err
-	}
-	if err := checkBase64Sources(req); err != nil {
-		return nil, err
-	}
-	if err := checkMessageOptions(req); err != nil {
-		return nil, err
-	}
-	if bp, _ := req.raw["billing_policy"].(map[string]any); bp["bill_to"] == "user_profile" {
-		// "self" bills the key's organization, as without the field; a user profile's customer
-		// must have linked an organization that allows it, and the fake has no such link.
-		return nil, invalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").because(ReasonInvalidValue)
-	}
-	if err := checkStrictSchemas(c, req); err != nil {
-		return nil, err
-	}
-	if err := checkToolChoice(req); err != nil {
-		return nil, err
-	}
-	parsed = true
-	return req, nil
 }
 
 // checkMessageOptions refuses clear_at and a per-message output_config, which the newest SDKs

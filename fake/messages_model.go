@@ -33,23 +33,11 @@ func tokens(s string) []string { return tokenPattern.FindAllString(s, -1) }
 // countTokens is the one token counter of the fake.
 func countTokens(s string) int { return len(tokenPattern.FindAllStringIndex(s, -1)) }
 
-// tokenFields are the request fields that are input to the model: count_tokens and
-// usage.input_tokens count exactly these, so that they agree (gaps §4).
-var tokenFields = []string{"system", "messages", "tools", "tool_choice", "thinking", "output_config"}
-
-// countInputTokens counts the input tokens of a decoded request body: the tokens of every
-// string, base64 data at four characters a token, and one token per object and array, which
-// stands for the structure a model sees.
-func countInputTokens(body map[string]any) int {
-	n := 0
-	for _, f := range tokenFields {
-		if v, ok := body[f]; ok {
-			n += countValue(f, v)
-		}
-	}
-	return n
-}
-
+// countValue counts the input tokens of a decoded value: the tokens of every string, base64
+// data at four characters a token, and one token per object and array, which stands for the
+// structure a model sees. The one walk of a request's blocks (layoutCache) adds it up over the
+// fields that are input to the model (system, messages, tools, tool_choice, thinking,
+// output_config): count_tokens is its total.
 func countValue(key string, v any) int {
 	switch v := v.(type) {
 	case string:

@@ -1,0 +1,97 @@
+package fake
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// TestUnknownScenarioIsRefusedWhateverElse: a Fake-Scenario name the library does not know is
+// the request's own error, a 400 naming the header, with rate limits on or off and with
+// max_tokens 0 (a pre-warm, which uses no scenario) as with any other max_tokens. The rule lives
+// in the parse stage only.
+func TestUnknownScenarioIsRefusedWhateverElse(t *testing.T) {
+	const prefix = `Fake-Scenario: no scenario named "no-such-scenario"; known scenarios: `
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		max  int
+	}{
+		{"limits off, pre-warm", nil, 0},
+		{"limits on, pre-warm", []Option{WithRateLimits()}, 0},
+		{"limits off", nil, 200},
+		{"limits on", []Option{WithRateLimits()}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(append([]Option{WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) })}, tc.opts...)...)
+			body := `{"model":"assistant-opus-4-7","max_tokens":` + map[int]string{0: "0", 200: "200"}[tc.max] + `,"messages":[{"role":"user","content":"Hello there"}]}`
+			w := postAs(t, s, DefaultAPIKey, "/v1/messages", body, headerScenario, "no-such-scenario")
+			msg := gjson.Get(w.Body.String(), "error.message").String()
+			if w.Code != http.StatusBadRequest || gjson.Get(w.Body.String(), "error.type").String() != "invalid_request_error" || !strings.HasPrefix(msg, prefix) {
+				t.Errorf("%d %s\nwant 400 invalid_request_error with a message starting %q", w.Code, w.Body, prefix)
+			}
+			// Refused before admission: nothing was taken from a bucket.
+			if st := s.RateLimits(); len(st.Buckets) != 0 {
+				t.Errorf("a refused request took from the buckets: %+v", st.Buckets)
+			}
+		})
+	}
+}
+
+// TestReplayWithRateLimitsSendsTheFakesHeaders: with rate limits enforced, a replayed answer
+// carries the fake's rate-limit headers, those of the buckets that admitted it, and none of the
+// recording's (not even a family the fake does not send); without enforcement it carries the
+// recording's as recorded. The recording's answer is replayed either way.
+func TestReplayWithRateLimitsSendsTheFakesHeaders(t *testing.T) {
+	body := msgBody("messages", userTurn("count me"))
+	dir := recordOne(t, recordPost(t, "/v1/messages", body))
+	files := recordings(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("recordings %v, want one", files)
+	}
+	p := filepath.Join(dir, files[0])
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The upstream's limits as a real deployment would have sent them.
+	data = []byte(strings.Replace(string(data), `"response": {`, `"response": {
+    "headers": {"anthropic-ratelimit-requests-remaining": "7", "anthropic-ratelimit-unified-status": "allowed"},`, 1))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replay := func(opts ...Option) (http.Header, []byte) {
+		tape, err := OpenTape(TapeConfig{Replay: dir, OnMiss: OnMissError})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := NewTestServer(t, append([]Option{WithTape(tape)}, opts...)...)
+		status, h, out, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, "X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion)
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("replay: %d %s %v", status, out, err)
+		}
+		return h, out
+	}
+	h, out := replay(WithRateLimits())
+	// assistant-opus-4-7 is in Acme's opus group: 4,000 requests a minute, this one taken.
+	for _, name := range []string{"vendor-ratelimit-requests-remaining", "anthropic-ratelimit-requests-remaining"} {
+		if got := h.Get(name); got != "3999" {
+			t.Errorf("limits on: %s = %q, want the fake's 3999", name, got)
+		}
+	}
+	if got := h.Get("anthropic-ratelimit-unified-status"); got != "" {
+		t.Errorf("limits on: the recording's anthropic-ratelimit-unified-status %q was sent beside the fake's headers", got)
+	}
+	if gjson.GetBytes(out, "type").String() != "message" {
+		t.Errorf("limits on: replayed %s, want the recorded message", out)
+	}
+	h, _ = replay()
+	if h.Get("anthropic-ratelimit-requests-remaining") != "7" || h.Get("anthropic-ratelimit-unified-status") != "allowed" || h.Get("vendor-ratelimit-requests-remaining") != "" {
+		t.Errorf("limits off: headers %v, want the recording's as recorded", h)
+	}
+}
