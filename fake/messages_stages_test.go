@@ -2,9 +2,12 @@ package fake
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -93,5 +96,55 @@ func TestReplayWithRateLimitsSendsTheFakesHeaders(t *testing.T) {
 	h, _ = replay()
 	if h.Get("anthropic-ratelimit-requests-remaining") != "7" || h.Get("anthropic-ratelimit-unified-status") != "allowed" || h.Get("vendor-ratelimit-requests-remaining") != "" {
 		t.Errorf("limits off: headers %v, want the recording's as recorded", h)
+	}
+}
+
+// TestReadFieldsDecodesAsEncodingJSON: the typed fields the parse stage derives from the one
+// decoded body are those encoding/json decodes from the body's top-level fields (how the fake
+// once read them, from a re-encoding of the body), errors included, where the schema leaves an
+// object open: a key differing only in case, a value of another type, an integer no int holds,
+// numbers of a JSON schema, null.
+func TestReadFieldsDecodesAsEncodingJSON(t *testing.T) {
+	for _, body := range []string{
+		`{"model":"m","max_tokens":5,"stream":true,"stop_sequences":["a","b"],"inference_geo":"us","speed":"fast"}`,
+		`{"max_tokens":5,"thinking":{"type":"adaptive","Display":"omitted"}}`,
+		`{"max_tokens":5,"thinking":{"type":"adaptive","display":"summarized","DISPLAY":"omitted"}}`,
+		`{"max_tokens":5,"thinking":{"type":"adaptive","budget_tokens":"many"}}`,
+		`{"max_tokens":5,"thinking":{"type":"enabled","budget_tokens":2048.0}}`,
+		`{"max_tokens":1e3}`,
+		`{"max_tokens":99999999999999999999,"thinking":{"type":"enabled","budget_tokens":"x"}}`,
+		`{"max_tokens":5,"tool_choice":{"type":"tool","name":"a","NAME":"b"}}`,
+		`{"max_tokens":5,"tool_choice":{"type":"auto","Name":"b"}}`,
+		`{"max_tokens":5,"tools":[{"type":"web_search_20250305","name":"web_search","strict":"yes"}]}`,
+		`{"max_tokens":5,"tools":[{"type":"web_search_20250305","name":"web_search","input_schema":7}]}`,
+		`{"max_tokens":5,"tools":[{"name":"w","input_schema":{"type":"object","properties":{"n":{"type":"integer","minimum":1.5,"maximum":10}}},"strict":true}]}`,
+		`{"max_tokens":5,"output_format":{"type":"json_schema","schema":{"type":"object","maxProperties":3}},"output_config":{"format":null,"effort":"low"}}`,
+		`{"max_tokens":5,"container":null,"context_management":{"edits":[{"type":"clear_tool_uses_20250919","keep":{"type":"tool_uses","value":3}}]}}`,
+		`{"max_tokens":5,"container":"container_1","tools":null,"thinking":null,"tool_choice":null}`,
+		`{"max_tokens":5,"stop_sequences":["a",null,7]}`,
+	} {
+		var raw map[string]any
+		if err := decodeNumbers([]byte(body), &raw); err != nil {
+			t.Fatal(err)
+		}
+		var want messageRequest
+		data, _ := json.Marshal(raw)
+		wantErr := json.Unmarshal(data, &want)
+		if wantErr != nil {
+			wantErr = decodeError(wantErr)
+		}
+		got := messageRequest{raw: raw}
+		gotErr := got.readFields()
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Errorf("%s: error %v, want %v", body, gotErr, wantErr)
+			continue
+		}
+		if wantErr != nil {
+			continue
+		}
+		got.raw = nil
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", body, got, want)
+		}
 	}
 }
