@@ -138,7 +138,8 @@ func validateBody(schema string, data []byte) error {
 // decodeValid decodes a request body once (numbers as json.Number) and checks the decoded value
 // against a request schema of package schemas, answering the first violation as validateBody
 // does. What it returns is the body a handler derives everything else from: a second decode of
-// the same bytes would be the same value again.
+// the same bytes would be the same value again. A body that decoded but broke the schema is
+// returned with the error; nil when it did not decode.
 func decodeValid(schema string, data []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
@@ -165,14 +166,32 @@ func decodeValid(schema string, data []byte) (any, error) {
 		}
 		reason := reasonOfKeyword(se.Keyword, field)
 		if field == "" { // the document itself: "expected object, but got array"
-			return nil, invalid("the request body: %s", msg).because(reason)
+			return v, invalid("the request body: %s", msg).because(reason)
 		}
-		return nil, invalidField(field, "%s", msg).because(reason)
+		return v, invalidField(field, "%s", msg).because(reason)
 	}
 	if err != nil {
-		return nil, invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+		return v, invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
 	}
 	return v, nil
+}
+
+// decodeBody reads the request body and decodes it once, checked against the route's request
+// schema (decodeValid). The coverage's count of the fields sent is taken from the decoded value
+// here, before the handler changes it and even when the schema refused it, instead of reading
+// the bytes again once the request is answered.
+func (c *call) decodeBody() ([]byte, any, error) {
+	data, err := c.body()
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := decodeValid(c.bodySchema(), data)
+	if v != nil && !c.srv.cfg.noCoverage {
+		if sent := sentFields(c.Context, v); sent != nil {
+			c.Set(keyBodySent, sent)
+		}
+	}
+	return data, v, err
 }
 
 // maxJSONDepth is how deep encoding/json reads nested arrays and objects: a body nested deeper is

@@ -355,11 +355,7 @@ func (s *Server) commit(c *call, req *messageRequest, plan *cachePlan, ch choice
 // create, the Fake-Scenario header. The typed request, the tape's key and the layout all come
 // from the one decoded value.
 func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
-	data, err := c.body()
-	if err != nil {
-		return nil, err
-	}
-	v, err := decodeValid(c.bodySchema(), data)
+	data, v, err := c.decodeBody()
 	if err != nil {
 		return nil, c.version.schemaError(err)
 	}

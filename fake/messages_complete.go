@@ -94,11 +94,7 @@ func (s *Server) complete(c *call) (any, error) {
 // the request schema, the typed request and the tape's key derived from that value, then the
 // rules a schema cannot express.
 func (s *Server) parseCompletion(c *call) (*completeRequest, map[string]any, tapeRequest, error) {
-	data, err := c.body()
-	if err != nil {
-		return nil, nil, tapeRequest{}, err
-	}
-	v, err := decodeValid(c.bodySchema(), data)
+	data, v, err := c.decodeBody()
 	if err != nil {
 		return nil, nil, tapeRequest{}, err
 	}
