@@ -21,9 +21,11 @@ import (
 // minimum writes one entry keyed by a hash chain over everything before it; lookups walk back at
 // most cacheLookback positions from each breakpoint for an entry an earlier request wrote.
 //
-// A request goes through two steps so that nothing changes before the request is admitted:
-// planCache (lookups only: it computes the usage split and what to write) and commit (it writes
-// and refreshes entries and stores the diagnostics fingerprint), called once the answer exists.
+// A request meets the cache in three stages of createMessage (messages.go), so that nothing
+// changes before the request is admitted: the parse stage lays it out (layoutCache, the one walk
+// of its blocks, which counts its input tokens and refuses misplaced cache_control), planCache
+// looks its prefixes up (it computes the usage split and what to write), and the commit stage
+// writes and refreshes entries and stores the diagnostics fingerprint once the answer exists.
 
 const (
 	cacheTTL5m = 5 * time.Minute
@@ -306,9 +308,12 @@ type cacheContext struct {
 	diagnose bool
 }
 
-// layoutCache lays req out and checks its cache_control markers: the placement, count and TTL
-// order errors are 400s naming the field. With keyed set, every block also gets its prefix key
-// and the layout the diagnostics fingerprint.
+// layoutCache is the one walk of the request's blocks, in the parse stage: it counts the input
+// tokens (countValue over system, messages, tools, tool_choice, thinking and output_config:
+// total is count_tokens's figure, and each block's cum what the cache places), lays req out and
+// checks its cache_control markers: the placement, count, TTL order and empty-block errors are
+// 400s naming the field. With keyed set, every block also gets its prefix key and the layout the
+// diagnostics fingerprint.
 func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayout, error) {
 	l := &cacheLayout{hashed: keyed}
 	body := req.raw

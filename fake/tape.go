@@ -802,8 +802,9 @@ func (s *Server) fromTape(c *call) (any, bool, error) {
 
 // replay answers from a recording. What the fake numbers follows its own rules, so a replay is
 // as deterministic as any answer of the fake: the request-id, the message or completion id, and
-// usage (input tokens as count_tokens counts the request, output tokens from the content); so
-// does count_tokens, whose recording only tells the request was expected.
+// usage (the input tokens count_tokens counts, split by the request's cache plan, which the
+// commit stage then writes; output tokens from the content); so does count_tokens, whose
+// recording only tells the request was expected.
 func (s *Server) replay(c *call, rec *recording, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
 	resp := rec.Response
 	for k, v := range resp.Headers {
