@@ -148,3 +148,40 @@ func TestReadFieldsDecodesAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestCountTokensIsTheTokenPattern: the one-pass counter counts exactly the tokens the token
+// pattern splits a string into (the pattern is the rule; the scripted model's text is built from
+// its tokens), and a few counts worked out by hand.
+func TestCountTokensIsTheTokenPattern(t *testing.T) {
+	for s, want := range map[string]int{
+		"":                  0,
+		"Hello there":       2,  // "Hello", " there"
+		"Hi, you!  ":        5,  // "Hi", ",", " you", "!", "  "
+		"  \t\n":            1,  // trailing whitespace alone
+		"snake_case2 x9":    2,  // words hold letters, digits and underscores
+		"naïve café über":   3,  // letters beyond ASCII
+		"a\vb":              3,  // \v is not \s: a character of its own
+		"a\u00a0b":          3,  // nor is a no-break space
+		"日本語 text":          2,  // a run of letters, whatever the script
+		"٣٤ ⅷ":              2,  // digits and numerals of other scripts
+		"x\xffy":            3,  // an invalid byte is one character
+		"{\"k\": [1, 2]}\n": 12, // {, ", k, ", :, " [", 1, ",", " 2", ], }, and the trailing newline
+	} {
+		got := countTokens(s)
+		if pattern := len(tokenPattern.FindAllStringIndex(s, -1)); got != want || pattern != want {
+			t.Errorf("countTokens(%q) = %d and the pattern finds %d, want %d", s, got, pattern, want)
+		}
+	}
+}
+
+// FuzzCountTokens holds the one-pass counter to the token pattern on any string.
+func FuzzCountTokens(f *testing.F) {
+	for _, s := range []string{"Hello there", "Hi, you!  ", "a\vb", "日本語 text", "x\xffy", "\t\n \r\f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := countTokens(s), len(tokenPattern.FindAllStringIndex(s, -1)); got != want {
+			t.Errorf("countTokens(%q) = %d, the pattern finds %d", s, got, want)
+		}
+	})
+}
