@@ -191,7 +191,7 @@ const headerScenario = "Fake-Scenario"
 //
 //	parse  every rule that can refuse the request, in one stage (parseMessage)
 //	plan   the prompt cache's lookups: the input side of usage (planCache)
-//	admit  the rate limits, when enforced (admitMessage)
+//	admit  the rate limits, when enforced (admit)
 //	choose the reply: a named scenario, a stub, the tape, a library scenario or the model (choose)
 //	answer build the message, or the tape's answer (answer)
 //	commit the cache's writes, the thread's conversation, the journal's stub (commit)
@@ -203,7 +203,9 @@ func (s *Server) createMessage(c *call) (any, error) {
 	}
 	defer req.thread.done() // a continue is in flight until it is answered
 	plan := s.planCache(c, req)
-	adm, err := s.admitMessage(c, req.Model, plan.inputUsage(), false)
+	// Rate limits (when enforced) admit the request here, and only here, before anything answers
+	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
+	adm, err := s.admit(c, req.Model, plan.inputUsage(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -246,16 +248,6 @@ func (s *Server) countTokens(c *call) (any, error) {
 		cm = map[string]int{"original_input_tokens": n}
 	}
 	return map[string]any{"input_tokens": n, "context_management": cm}, nil
-}
-
-// admitMessage is the admit stage: when rate limits are enforced, the request takes its request
-// and input tokens here, and only here, before anything answers it, so that a 429 uses up no
-// stub, ID, bucket or cache entry. nil when limits are off.
-func (s *Server) admitMessage(c *call, model string, in InputUsage, tokenCount bool) (*admission, error) {
-	if !s.limits.on.Load() {
-		return nil, nil
-	}
-	return s.admit(c, model, in, tokenCount)
 }
 
 // choice is the reply the choose stage picked: a canned reply, the tape, or neither (the

@@ -59,7 +59,7 @@ func (s *Server) complete(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	adm, err := s.admitMessage(c, req.Model, InputUsage{Input: countTokens(req.Prompt)}, false)
+	adm, err := s.admit(c, req.Model, InputUsage{Input: countTokens(req.Prompt)}, false)
 	if err != nil {
 		return nil, err
 	}
