@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -149,9 +150,12 @@ func TestReadFieldsDecodesAsEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestCountTokensIsTheTokenPattern: the one-pass counter counts exactly the tokens the token
-// pattern splits a string into (the pattern is the rule; the scripted model's text is built from
-// its tokens), and a few counts worked out by hand.
+// tokenPattern is the tokenizer's rule as a regular expression (messages_model.go): the
+// scanner's tokens must be exactly its matches.
+var tokenPattern = regexp.MustCompile(`\s*(?:[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_])|\s+$`)
+
+// TestCountTokensIsTheTokenPattern: the one-pass scanner splits a string into exactly the tokens
+// the token pattern finds, and counts them; a few counts worked out by hand.
 func TestCountTokensIsTheTokenPattern(t *testing.T) {
 	for s, want := range map[string]int{
 		"":                  0,
@@ -171,17 +175,20 @@ func TestCountTokensIsTheTokenPattern(t *testing.T) {
 		if pattern := len(tokenPattern.FindAllStringIndex(s, -1)); got != want || pattern != want {
 			t.Errorf("countTokens(%q) = %d and the pattern finds %d, want %d", s, got, pattern, want)
 		}
+		if toks, pattern := tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(toks, pattern) {
+			t.Errorf("tokens(%q) = %q, the pattern finds %q", s, toks, pattern)
+		}
 	}
 }
 
-// FuzzCountTokens holds the one-pass counter to the token pattern on any string.
+// FuzzCountTokens holds the one-pass scanner to the token pattern on any string.
 func FuzzCountTokens(f *testing.F) {
 	for _, s := range []string{"Hello there", "Hi, you!  ", "a\vb", "日本語 text", "x\xffy", "\t\n \r\f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := countTokens(s), len(tokenPattern.FindAllStringIndex(s, -1)); got != want {
-			t.Errorf("countTokens(%q) = %d, the pattern finds %d", s, got, want)
+		if got, want := tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(got, want) || countTokens(s) != len(want) {
+			t.Errorf("tokens(%q) = %q (%d counted), the pattern finds %q", s, got, countTokens(s), want)
 		}
 	})
 }
