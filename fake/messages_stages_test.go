@@ -192,3 +192,22 @@ func FuzzCountTokens(f *testing.F) {
 		}
 	})
 }
+
+// TestCoverageCountsTheBodyAsSent: the coverage's body fields of a Messages request are counted
+// from the body the client sent, though the parse stage takes the thread field out of the
+// decoded body it then works on.
+func TestCoverageCountsTheBodyAsSent(t *testing.T) {
+	ts := NewTestServer(t)
+	create(t, ts, msgBody("thread", threadCreate()), threadBeta...)
+	for _, op := range ts.Fake.Coverage().Operations {
+		if op.Operation != "POST /v1/messages" {
+			continue
+		}
+		want := []string{"max_tokens", "messages", "messages[].content", "messages[].role", "model", "thread", "thread.type"}
+		if !reflect.DeepEqual(op.BodyFields.Sent, want) {
+			t.Errorf("body fields sent %q, want %q", op.BodyFields.Sent, want)
+		}
+		return
+	}
+	t.Fatal("no coverage of POST /v1/messages")
+}
