@@ -211,3 +211,17 @@ func TestCoverageCountsTheBodyAsSent(t *testing.T) {
 	}
 	t.Fatal("no coverage of POST /v1/messages")
 }
+
+// TestIntegerNoIntHoldsIsRefusedNamingTheField: an integer the schema accepts but an int does not
+// hold as written (1e2) is a 400 naming the field, on Messages and Completions alike.
+func TestIntegerNoIntHoldsIsRefusedNamingTheField(t *testing.T) {
+	s := checked(t)
+	const why = ": must be an integer from -9223372036854775808 to 9223372036854775807, got number 1e2"
+	for path, body := range map[string]string{
+		"/v1/complete": `{"model":"assistant-opus-4-7","prompt":"\n\nHuman: hi\n\nAssistant:","max_tokens_to_sample":1e2}`,
+		"/v1/messages": `{"model":"assistant-opus-4-7","max_tokens":1e2,"messages":[{"role":"user","content":"hi"}]}`,
+	} {
+		field := map[string]string{"/v1/complete": "max_tokens_to_sample", "/v1/messages": "max_tokens"}[path]
+		wantError(t, postAs(t, s, DefaultAPIKey, path, body), http.StatusBadRequest, "invalid_request_error", field+why)
+	}
+}
