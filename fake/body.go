@@ -131,7 +131,32 @@ func jsonKind(t reflect.Type) string {
 // validateBody checks a request body against a request schema of package schemas and answers
 // the first violation as a 400 naming the field: "messages.0.role: value must be one of ...".
 func validateBody(schema string, data []byte) error {
-	err := schemas.Validate(schema, data, schemas.Strict)
+	_, err := decodeValid(schema, data)
+	return err
+}
+
+// decodeValid decodes a request body once (numbers as json.Number) and checks the decoded value
+// against a request schema of package schemas, answering the first violation as validateBody
+// does. What it returns is the body a handler derives everything else from: a second decode of
+// the same bytes would be the same value again. A body that decoded but broke the schema is
+// returned with the error; nil when it did not decode.
+func decodeValid(schema string, data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			if tooDeep := depthError(syn); tooDeep != nil {
+				return nil, tooDeep
+			}
+		}
+		return nil, invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+	}
+	if d.More() {
+		return nil, invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+	}
+	err := schemas.ValidateValue(schema, v, schemas.Strict)
 	var se *schemas.Error
 	if errors.As(err, &se) {
 		field, msg := se.Path, se.Message
@@ -141,20 +166,32 @@ func validateBody(schema string, data []byte) error {
 		}
 		reason := reasonOfKeyword(se.Keyword, field)
 		if field == "" { // the document itself: "expected object, but got array"
-			return invalid("the request body: %s", msg).because(reason)
+			return v, invalid("the request body: %s", msg).because(reason)
 		}
-		return invalidField(field, "%s", msg).because(reason)
+		return v, invalidField(field, "%s", msg).because(reason)
 	}
 	if err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			if tooDeep := depthError(syn); tooDeep != nil {
-				return tooDeep
-			}
-		}
-		return invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+		return v, invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
 	}
-	return nil
+	return v, nil
+}
+
+// decodeBody reads the request body and decodes it once, checked against the route's request
+// schema (decodeValid). The coverage's count of the fields sent is taken from the decoded value
+// here, before the handler changes it and even when the schema refused it, instead of reading
+// the bytes again once the request is answered.
+func (c *call) decodeBody() ([]byte, any, error) {
+	data, err := c.body()
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := decodeValid(c.bodySchema(), data)
+	if v != nil && !c.srv.cfg.noCoverage {
+		if sent := sentFields(c.Context, v); sent != nil {
+			c.Set(keyBodySent, sent)
+		}
+	}
+	return data, v, err
 }
 
 // maxJSONDepth is how deep encoding/json reads nested arrays and objects: a body nested deeper is

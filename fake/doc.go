@@ -73,7 +73,8 @@
 // POST /v1/messages requests that match its rules (model, text of the last user turn, a tool
 // name). A reply is checked against the message schema when it is registered, so a bad stub is
 // an error naming the field then, never a broken answer later. When served, it gets its id, the
-// request's model, and usage as POST /v1/messages/count_tokens counts the request, and it is
+// request's model, and usage as for any answer (the input tokens POST /v1/messages/count_tokens
+// counts, split into cache reads, cache writes and input_tokens), and it is
 // streamed with the event grammar of any other answer when the request streams.
 //
 // # Rate limits

@@ -201,6 +201,7 @@ const (
 	keyErrorType        = "platformkit.error_type"
 	keyAPIError         = "platformkit.api_error" // the *apiError answered, for the coverage
 	keyBody             = "platformkit.body"
+	keyBodySent         = "platformkit.body_sent" // the body fields sent, counted from the decoded body
 	keyFault            = "platformkit.fault"
 	keyStub             = "platformkit.stub"
 	keyRateLimit        = "platformkit.rate_limit"

@@ -17,13 +17,12 @@ import (
 // scenario of the library (answerWith): the fake fills in id, type, role, model and usage, and a
 // streamed request gets the same event grammar.
 //
-// Who answers a request, most explicit first: the Fake-Scenario header, then the first stub
-// whose rules match, then the library's matching rules, then the scripted model (createMessage).
+// Who answers a request, most explicit first, is decided in one place: choose (messages.go).
 
 // Reply is a canned assistant reply: the content and stop fields of a message (spec 2.9). The
 // server fills in the rest when it serves one: id from its counter, type, role, the request's
-// model, and usage counted exactly as for the scripted model (input_tokens as count_tokens counts
-// the request, output_tokens from the content). A reply is served as given: the request's
+// model, and usage counted exactly as for the scripted model (the input tokens count_tokens
+// counts, split into cache reads, cache writes and input_tokens; output_tokens from the content). A reply is served as given: the request's
 // max_tokens and stop_sequences do not cut it, as they cut the scripted model's text.
 type Reply struct {
 	// Content holds the blocks as their JSON objects, e.g.
@@ -128,7 +127,7 @@ func (s *Server) addStub(data []byte) (Stub, error) {
 var filledByServer = []struct{ field, why string }{
 	{"id", "is given by the server when the reply is served, from its message counter"},
 	{"model", "is the model of the request the reply answers; to answer one model only, use match.model"},
-	{"usage", "is counted when the reply is served: input_tokens as count_tokens counts the request, output_tokens from the content"},
+	{"usage", "is counted when the reply is served: the request's input tokens as count_tokens counts them (split into cache reads, cache writes and input_tokens), output_tokens from the content"},
 }
 
 // parseStub reads a stub request body, with its defaults applied. It refuses a stub that the

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -349,6 +350,14 @@ func (adm *admission) writeHeaders(now time.Time) {
 		}
 	}
 	h := adm.c.Writer.Header()
+	// The answer's rate-limit headers are the fake's alone, those of the buckets that admitted
+	// it: a replayed recording's (another deployment's, at another time) are dropped, every
+	// family, not only those the fake sends (conformance/EXTENSIONS.md, "Rate limits").
+	for name := range h {
+		if strings.Contains(strings.ToLower(name), "ratelimit") {
+			delete(h, name)
+		}
+	}
 	for i, t := range pick {
 		if !t.ok {
 			continue

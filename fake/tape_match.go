@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 )
 
 // Matching: the key that makes a request and a recording the same request.
@@ -27,25 +28,34 @@ var ignoredFields = []string{"stream", "metadata"}
 // name order and body with keys in order, without whitespace or ignoredFields. Numbers keep their
 // digits.
 func requestKey(method, path, query string, body []byte) (string, error) {
-	q, err := url.ParseQuery(query)
-	if err != nil {
-		return "", fmt.Errorf("query: %v", err)
-	}
-	canon := []byte("null")
+	var v any
 	if len(bytes.TrimSpace(body)) > 0 {
-		var v any
 		d := json.NewDecoder(bytes.NewReader(body))
 		d.UseNumber()
 		if err := d.Decode(&v); err != nil {
 			return "", fmt.Errorf("body: %v", err)
 		}
-		if m, ok := v.(map[string]any); ok {
-			for _, f := range ignoredFields {
-				delete(m, f)
+	}
+	return requestKeyOf(method, path, query, v)
+}
+
+// requestKeyOf is requestKey of a body already decoded (numbers as json.Number; nil for no
+// body), which it does not change.
+func requestKeyOf(method, path, query string, v any) (string, error) {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return "", fmt.Errorf("query: %v", err)
+	}
+	if m, ok := v.(map[string]any); ok {
+		kept := make(map[string]any, len(m))
+		for k, x := range m {
+			if !slices.Contains(ignoredFields, k) {
+				kept[k] = x
 			}
 		}
-		canon, _ = json.Marshal(v) // map keys in order: canonical
+		v = kept
 	}
+	canon, _ := json.Marshal(v) // map keys in order: canonical; nil is null
 	sum := sha256.New()
 	fmt.Fprintf(sum, "%s %s?%s\n", method, path, q.Encode())
 	sum.Write(canon)

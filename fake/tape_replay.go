@@ -11,47 +11,94 @@ import (
 // Replaying: answering a request from the recording that matches it, under the fake's own ids
 // and usage, at the recorded pace or faster.
 
-// fromTape answers an inference request from the tape: ok is false when the fake is to answer
-// as it does without one. req is the validated body of a Messages or count_tokens request, nil
-// for the other routes; stream says whether the request asks for a stream.
-func (s *Server) fromTape(c *call, req *messageRequest, stream bool) (any, bool, error) {
-	t := s.cfg.tape
-	if !t.taped(c.route) {
-		return nil, false, nil
+// tapeRequest is what the tape matches a request by: its body as sent and the key of the body
+// the handler decoded. taped is false on a route the tape does not serve, or without a tape.
+type tapeRequest struct {
+	taped  bool
+	data   []byte
+	key    string
+	keyErr error
+}
+
+// tapeRequestOf is the tape's view of a request whose body decoded to v; the key is worked out
+// only when the tape serves the route.
+func (s *Server) tapeRequestOf(c *call, data []byte, v any) tapeRequest {
+	if !s.cfg.tape.taped(c.route) {
+		return tapeRequest{}
 	}
-	body, _ := c.Get(keyBody)
-	data, _ := body.([]byte)
+	r := c.Request
+	tr := tapeRequest{taped: true, data: data}
+	tr.key, tr.keyErr = requestKeyOf(r.Method, r.URL.Path, r.URL.RawQuery, v)
+	return tr
+}
+
+// tapePick is the tape's answer to a request, as the choose stage picked it: a recording to
+// replay, or the upstream to forward to (recording, or a miss with -on-miss upstream).
+type tapePick struct {
+	rec     *recording
+	forward []byte // the body to forward, when forwarding
+	miss    error  // a miss that -on-miss error answers
+}
+
+// tapePick says whether the tape answers the request, and how: nil when the fake is to answer
+// as it does without one.
+func (s *Server) tapePick(c *call, tr tapeRequest) *tapePick {
+	t := s.cfg.tape
+	if !tr.taped {
+		return nil
+	}
 	r := c.Request
 	if t.cfg.Record != "" {
-		v, err := s.forward(c, data)
-		return v, true, err
+		return &tapePick{forward: tr.data}
 	}
-	key, err := requestKey(r.Method, r.URL.Path, r.URL.RawQuery, data)
-	if err != nil {
-		return nil, false, nil // the fake's own validation answers it
+	if tr.keyErr != nil {
+		return nil // the fake's own validation answers it
 	}
-	rec := t.lookup(s.nsName, key)
+	rec := t.lookup(s.nsName, tr.key)
 	if rec == nil {
 		switch t.cfg.OnMiss {
 		case OnMissError:
-			probe := &recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: data}, key: key}
-			return nil, true, newError(errNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
-				r.Method, r.URL.Path, t.cfg.Replay, t.fileFor(t.cfg.Replay, s.nsName, probe))
+			probe := &recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: tr.data}, key: tr.key}
+			return &tapePick{miss: newError(errNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
+				r.Method, r.URL.Path, t.cfg.Replay, t.fileFor(t.cfg.Replay, s.nsName, probe))}
 		case OnMissUpstream:
-			v, err := s.forward(c, data)
-			return v, true, err
+			return &tapePick{forward: tr.data}
 		}
+		return nil
+	}
+	return &tapePick{rec: rec}
+}
+
+// answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
+// message the fake numbered, for the commit stage (nil otherwise).
+func (s *Server) answerFromTape(c *call, pick *tapePick, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+	switch {
+	case pick.miss != nil:
+		return nil, nil, pick.miss
+	case pick.rec == nil:
+		v, err := s.forward(c, pick.forward)
+		return v, nil, err
+	}
+	return s.replay(c, pick.rec, req, plan, stream)
+}
+
+// fromTape answers a request without a body (the models routes) from the tape: ok is false when
+// the fake is to answer as it does without one.
+func (s *Server) fromTape(c *call) (any, bool, error) {
+	pick := s.tapePick(c, s.tapeRequestOf(c, nil, nil))
+	if pick == nil {
 		return nil, false, nil
 	}
-	v, err := s.replay(c, rec, req, stream)
+	v, _, err := s.answerFromTape(c, pick, nil, nil, false)
 	return v, true, err
 }
 
 // replay answers from a recording. What the fake numbers follows its own rules, so a replay is
 // as deterministic as any answer of the fake: the request-id, the message or completion id, and
-// usage (input tokens as count_tokens counts the request, output tokens from the content); so
-// does count_tokens, whose recording only tells the request was expected.
-func (s *Server) replay(c *call, rec *recording, req *messageRequest, stream bool) (any, error) {
+// usage (the input tokens count_tokens counts, split by the request's cache plan, which the
+// commit stage then writes; output tokens from the content); so does count_tokens, whose
+// recording only tells the request was expected.
+func (s *Server) replay(c *call, rec *recording, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
 	resp := rec.Response
 	for k, v := range resp.Headers {
 		if !strings.EqualFold(k, "request-id") && !strings.EqualFold(k, "content-type") {
@@ -59,14 +106,14 @@ func (s *Server) replay(c *call, rec *recording, req *messageRequest, stream boo
 		}
 	}
 	if resp.Status >= 400 {
-		return recordedError{resp.Status, resp.Body}, nil
+		return recordedError{resp.Status, resp.Body}, nil, nil
 	}
 	speed := s.cfg.tape.cfg.Speed
 	switch rec.kind().name {
 	case "count_tokens":
-		return map[string]int{"input_tokens": countInputTokens(req.raw)}, nil
+		return map[string]int{"input_tokens": req.layout.total}, nil, nil
 	case "models", "model":
-		return json.RawMessage(resp.Body), nil
+		return json.RawMessage(resp.Body), nil, nil
 	case "complete":
 		id := s.ids.next("compl_")
 		switch {
@@ -76,20 +123,20 @@ func (s *Server) replay(c *call, rec *recording, req *messageRequest, stream boo
 					return setFields(data, map[string]any{"id": id})
 				}
 				return data
-			}), nil
+			}), nil, nil
 		case rec.comp == nil: // a stream that failed
-			return nil, failedStream(rec)
+			return nil, nil, failedStream(rec)
 		}
 		comp := *rec.comp
 		comp.ID = id
 		if stream {
-			return completionStream(comp), nil
+			return completionStream(comp), nil, nil
 		}
-		return comp, nil
+		return comp, nil, nil
 	}
 	if rec.msg == nil { // a stream that failed: its events as recorded, under the fake's id
 		if !stream {
-			return nil, failedStream(rec)
+			return nil, nil, failedStream(rec)
 		}
 		id := s.ids.next("msg_")
 		return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
@@ -99,12 +146,12 @@ func (s *Server) replay(c *call, rec *recording, req *messageRequest, stream boo
 				return setFields(data, map[string]any{"message": setFields(d.Message, map[string]any{"id": id})})
 			}
 			return data
-		}), nil
+		}), nil, nil
 	}
 	msg := *rec.msg
 	msg.Content = cloneBlocks(msg.Content)
 	msg.ID = s.ids.next("msg_")
-	s.countUsage(&msg, req)
+	setUsage(&msg, req, plan)
 	switch {
 	case stream && resp.Events != nil:
 		return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
@@ -119,11 +166,11 @@ func (s *Server) replay(c *call, rec *recording, req *messageRequest, stream boo
 				return setFields(data, map[string]any{"usage": msg.Usage})
 			}
 			return data
-		}), nil
+		}), &msg, nil
 	case stream:
-		return messageStream(&msg, c.hasBeta(betaThinkingTokenCount)), nil
+		return messageStream(&msg, c.hasBeta(betaThinkingTokenCount)), &msg, nil
 	}
-	return &msg, nil
+	return &msg, &msg, nil
 }
 
 // failedStream is the error a recorded stream ended with, for a request that does not stream:
