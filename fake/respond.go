@@ -171,6 +171,33 @@ func encodeRecord(v any) ([]byte, error) {
 	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), newline)), nil
 }
 
+// recordJSON is a changeable record's JSON as encodeRecord writes it, encoded on the first read
+// after a change and kept until the next: list pages splice it in (splicePage) and single reads
+// answer it, so a record is encoded once per change, not once per page. key names what else the
+// bytes depend on ("" when nothing): a status the clock moves, a beta that shows a field; a read
+// with another key encodes anew. Whatever changes the record calls drop, under the lock that
+// guards the record, which guards its recordJSON too.
+type recordJSON struct {
+	key string
+	b   json.RawMessage
+}
+
+// get returns the bytes for key, encoding what view returns when they are missing or for
+// another key.
+func (r *recordJSON) get(key string, view func() any) (json.RawMessage, error) {
+	if r.b == nil || r.key != key {
+		b, err := encodeRecord(view())
+		if err != nil {
+			return nil, err
+		}
+		r.key, r.b = key, b
+	}
+	return r.b, nil
+}
+
+// drop forgets the bytes: the record changed.
+func (r *recordJSON) drop() { r.b = nil }
+
 // maxPooledBuffer keeps a rare huge answer from pinning its buffer in the pool.
 const maxPooledBuffer = 1 << 20
 
