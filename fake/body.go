@@ -37,7 +37,7 @@ func (c *call) body() ([]byte, error) {
 	if c.Request.Body == nil {
 		return nil, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(c.Request.Body, limit+1))
+	data, err := readBody(c.Request.Body, c.Request.ContentLength, limit)
 	if err != nil {
 		// The error is the connection's (a timeout, a reset, a short body): its text names Go's
 		// network internals, and the client needs only to know the body did not arrive.
@@ -48,6 +48,31 @@ func (c *call) body() ([]byte, error) {
 	}
 	c.Set(keyBody, data)
 	return data, nil
+}
+
+// readBody is io.ReadAll of at most limit+1 bytes of r, into a buffer sized for the declared
+// length (up to 64 KiB, so that a declared size alone never reserves much): one allocation for
+// the usual body, where growing from 512 bytes takes several and copies each time.
+func readBody(r io.Reader, length, limit int64) ([]byte, error) {
+	size := 512
+	if length > 0 {
+		size = int(min(length+1, 64<<10))
+	}
+	lr := io.LimitedReader{R: r, N: limit + 1}
+	b := make([]byte, 0, size)
+	for {
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next size
+		}
+	}
 }
 
 func decodeJSON(data []byte, v any) error {
@@ -131,7 +156,28 @@ func jsonKind(t reflect.Type) string {
 // validateBody checks a request body against a request schema of package schemas and answers
 // the first violation as a 400 naming the field: "messages.0.role: value must be one of ...".
 func validateBody(schema string, data []byte) error {
-	err := schemas.Validate(schema, data, schemas.Strict)
+	return bodyError(schemas.Validate(schema, data, schemas.Strict))
+}
+
+// decodeValid is validateBody followed by decodeJSON, parsing the body once: the decoded value
+// is checked (schemas.ValidateValue) and then assigned to v, unless v takes a shape assign leaves
+// to encoding/json, which then decodes the bytes. data is not empty.
+func decodeValid(schema string, data []byte, v any) error {
+	doc, err := schemas.Decode(data)
+	if err == nil {
+		err = schemas.ValidateValue(schema, doc, schemas.Strict)
+	}
+	if err := bodyError(err); err != nil {
+		return err
+	}
+	if assignDecoded(doc, v) {
+		return nil
+	}
+	return decodeJSON(data, v)
+}
+
+// bodyError answers an error of schemas.Validate as a 400 naming the field; nil for nil.
+func bodyError(err error) error {
 	var se *schemas.Error
 	if errors.As(err, &se) {
 		field, msg := se.Path, se.Message
@@ -199,8 +245,5 @@ func (c *call) bindValid(v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
-	if err := validateBody(schema, data); err != nil {
-		return err
-	}
-	return decodeJSON(data, v)
+	return decodeValid(schema, data, v)
 }
