@@ -133,8 +133,8 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 	a := s.memoryArea(c)
 	a.mu.Lock()
 	now := s.clock.Now()
-	st := newMemStoreState(c.org, memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store", Name: req.Name,
-		Description: req.Description, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now})
+	st := &memStoreState{org: c.org, rec: &storeRecord{memoryStore: memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store",
+		Name: req.Name, Description: req.Description, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now}}} // indexes with its first memory
 	a.stores[st.rec.ID] = st
 	a.mu.Unlock()
 	// Encoded once, after the lock is gone: the list pages and reads of the store reuse the bytes.
@@ -324,6 +324,7 @@ func (s *Server) createMemory(c *call) (any, error) {
 			CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.rec.ID, Path: req.Path, Content: &req.Content}
 		v := newMemVersion(s.ids.next("memver_"), memOpCreated, m, memAPIActor(c), now)
 		m.MemoryVersionID = v.ID
+		st.index()
 		st.memories[m.ID], st.paths[m.Path] = m, m
 		st.appendVersion(v)
 		return m.viewed(full), nil
