@@ -273,6 +273,7 @@ type member struct {
 	// stays a valid cursor of the user list (a snapshot writes it; the API never answers it).
 	Removed bool `json:"removed,omitempty"`
 	org     *org
+	encoded recordJSON // the user record (view), encoded once per change
 }
 
 func loadUsers(fsys fs.FS, fx *Fixtures) error {

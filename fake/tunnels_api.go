@@ -132,8 +132,9 @@ func (s *Server) updateTunnelAPI(c *call) (any, error) {
 		}
 		if ch.set {
 			rec.DisplayName = ch.displayName
+			rec.encoded.drop()
 		}
-		return rec.Tunnel, nil
+		return rec.json()
 	})
 }
 
