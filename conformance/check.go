@@ -79,6 +79,9 @@ func (t *T) Config() Config { return t.Target.Config }
 // Do sends r and checks its body against the schemas: a 2xx body against r.Schema, any error
 // body against the error envelope of spec 7. A transport error ends the check as a suite error.
 func (t *T) Do(r Request) *Response {
+	if line := t.Target.missingCredential(&r); line != "" {
+		t.Unsupported("%s", line)
+	}
 	resp, err := t.Target.Client.Do(t.ctx, &r)
 	if err != nil {
 		t.fail(prefixSuiteError + fmt.Sprintf("%s %s: %v", r.Method, r.Path, err))
@@ -130,6 +133,16 @@ func (t *T) Control(method, path string, body any) *Response {
 		t.skip(prefixDisabled + "the target has no control API")
 	}
 	return t.OK(Request{Area: Core, Method: method, Path: path, Body: body, As: NoCred, Header: http.Header{"vendor-version": {""}}})
+}
+
+// secret is the value credential c is sent with (without "Bearer "), for a check that sends it in
+// another header; the check ends as unsupported when it is not set.
+func (t *T) secret(c Cred) string {
+	if line := t.Target.missingCredential(&Request{As: c}); line != "" {
+		t.Unsupported("%s", line)
+	}
+	_, v := t.Target.Client.secret(c, false)
+	return strings.TrimPrefix(v, "Bearer ")
 }
 
 // Failf ends the check as failed with the message.

@@ -91,7 +91,7 @@ func TestPreflightAcceptsTheAPI(t *testing.T) {
 		t.Errorf("the fake: problems %q\n%s", problems, out)
 	}
 	dep := deployment(t, fake.New()) // takes secretAPIKey only: the fake's key is refused with 401
-	if problems, out := preflight(t, dep.URL); len(problems) != 0 || !strings.Contains(out, "not set, so the fake's default is sent") {
+	if problems, out := preflight(t, dep.URL); len(problems) != 0 || !strings.Contains(out, "conformance: skipping the API key's interfaces (models, messages, memory, work): CONFORMANCE_API_KEY is not set") {
 		t.Errorf("a deployment refusing the unset key: problems %q\n%s", problems, out)
 	}
 	if problems, out := preflight(t, dep.URL+"/", "CONFORMANCE_API_KEY", secretAPIKey); len(problems) != 0 {
