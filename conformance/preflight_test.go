@@ -99,6 +99,35 @@ func TestPreflightAcceptsTheAPI(t *testing.T) {
 	}
 }
 
+// TestPreflightLeavesDeviatingModelsToTheChecks: a list of models that deviates from its schema
+// is still the API: the preflight lets the run go on, and the checks name the deviation.
+func TestPreflightLeavesDeviatingModelsToTheChecks(t *testing.T) {
+	models := func(f func(m map[string]any)) http.Handler {
+		return hideControl(editAnswers(fake.New(), on(http.MethodGet, "^/v1/models$"), editJSON(func(list map[string]any) {
+			for _, m := range list["data"].([]any) {
+				f(m.(map[string]any))
+			}
+		})))
+	}
+	for name, c := range map[string]struct {
+		target http.Handler
+		check  string
+	}{
+		"a model without display_name": {models(func(m map[string]any) { delete(m, "display_name") }), "models/list-newest-first"},
+		"created_at as a number":       {models(func(m map[string]any) { m["created_at"] = 1700000000 }), "models/release-time-is-a-timestamp"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := serve(t, c.target)
+			if problems, out := preflight(t, base, "CONFORMANCE_API_KEY", FakeAPIKey); len(problems) != 0 {
+				t.Fatalf("problems %q, want none: the answer is the API's\n%s", problems, out)
+			}
+			if o := RunCheck(context.Background(), openAt(t, c.target), checkByID(t, c.check)); len(o.Failures) == 0 {
+				t.Errorf("%s: %+v, want it to fail on the deviation", c.check, o)
+			}
+		})
+	}
+}
+
 func TestPreflightNamesABaseURLWithoutScheme(t *testing.T) {
 	for base, want := range map[string]string{
 		"127.0.0.1:4010":    `CONFORMANCE_BASE_URL="127.0.0.1:4010" is not a URL of the form http(s)://host[:port]: add the scheme, as in http://127.0.0.1:4010`,

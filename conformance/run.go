@@ -15,8 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/platformkit/platformkit/fake"
-	"github.com/platformkit/platformkit/schemas"
 )
 
 // Outcomes of a check, as the summary and the reports count them.
@@ -202,8 +203,9 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 
 // identify makes the one request only the API answers correctly, GET /v1/models with the API key,
 // and returns "" when the answer is the API's, or else one line naming the likely mistake. The
-// API's answer is a JSON list of models in its schema, or, if it refuses (a key the deployment
-// does not know, say), its error envelope with a request-id header. A web server, a gateway's
+// API's answer is a JSON list of models (even one that deviates from its schema: that is the
+// checks' to report), or, if it refuses (no key, a key the deployment does not know), its error
+// envelope with a request-id header. A web server, a gateway's
 // error page or another JSON API answers neither, and would otherwise fail or skip hundreds of
 // checks for one wrong variable.
 func identify(ctx context.Context, tg *Target) string {
@@ -220,8 +222,8 @@ func identify(ctx context.Context, tg *Target) string {
 	case resp.Status == http.StatusOK:
 		if resp.mediaType() != "application/json" {
 			wrong = "not JSON"
-		} else if err := schemas.Validate("models/model_list", resp.Body, schemas.Lenient); err != nil {
-			wrong = "not a list of models: " + firstLine(err.Error())
+		} else {
+			wrong = notAModelList(resp)
 		}
 	case resp.Status == http.StatusNotFound:
 		wrong = "no list of models"
@@ -238,6 +240,31 @@ func identify(ctx context.Context, tg *Target) string {
 		return line + "is CONFORMANCE_BASE_URL the API's root, without /v1?"
 	}
 	return line + fmt.Sprintf("is %s the Platform API? CONFORMANCE_BASE_URL must be the API's root, the URL its paths /v1/... are under", tg.Config.BaseURL)
+}
+
+// notAModelList says why a 200 JSON answer is not a list of models at all, or "" when it is one,
+// however far its models deviate from their schema (a model without display_name, created_at as
+// a number): those deviations are the checks' to name, one each, and must not stop the run as a
+// wrong URL. A list of models is an object whose data is an array of objects that are each
+// identified as a model (type "model", or a string id); an empty one says whether there is more
+// (has_more), as every list of the API does.
+func notAModelList(resp *Response) string {
+	body := resp.JSON()
+	data := body.Get("data")
+	switch {
+	case !body.IsObject():
+		return "not a list of models: not a JSON object"
+	case !data.IsArray():
+		return "not a list of models: no data array"
+	case len(data.Array()) == 0 && !body.Get("has_more").Exists():
+		return "not a list of models: an empty data array without has_more"
+	}
+	for i, m := range data.Array() {
+		if !m.IsObject() || (m.Get("type").String() != "model" && m.Get("id").Type != gjson.String) {
+			return fmt.Sprintf("not a list of models: data[%d] is neither of type model nor identified by a string id", i)
+		}
+	}
+	return ""
 }
 
 // versionRefused is one line when the target refused the API version the suite sends (a 400
