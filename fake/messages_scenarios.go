@@ -118,7 +118,7 @@ func (s *Server) explicitReply(c *call, req *messageRequest) (*Reply, error) {
 		}
 		return &sc.Response, nil
 	}
-	if r, id := s.stubs.take(req); r != nil {
+	if r, id := s.stubs.take(c, req); r != nil {
 		c.Set(keyStub, id)
 		return r, nil
 	}
