@@ -415,7 +415,7 @@ func (r *Run) disabledGroups() []disabledGroup {
 	for _, res := range r.with(Disabled) {
 		msg := oneLine(res.Message)
 		if msg == "" {
-			msg = "not selected by the label filter or focus"
+			msg = notSelected
 		}
 		why[msg] = append(why[msg], res.ID)
 	}
