@@ -540,7 +540,7 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 		}
 	}
 	for msg, n := range unset {
-		lines = append(lines, fmt.Sprintf("  %-11s %d checks: %s", Unsupported, n, msg))
+		lines = append(lines, fmt.Sprintf("  %-11s %d %s: %s", Unsupported, n, plural(n, "check", "checks"), msg))
 	}
 	for _, res := range r.Results {
 		switch {
