@@ -51,54 +51,91 @@ type StubMatch struct {
 	ToolName         string `json:"tool_name,omitempty"` // a tool of this name is in the request's tools
 }
 
-func (m *StubMatch) matches(req *messageRequest) bool {
-	return len(m.misses(req, 1)) == 0
+// stubInput is what the rules of every stub read of one request, worked out once for all of them:
+// the text of its last user turn and, only if a near miss needs it, that text in lower case.
+type stubInput struct {
+	req     *messageRequest
+	text    string
+	hasText bool
+	lower   string
+	lowered bool
 }
 
-// misses are the clauses of m that req does not satisfy, each as a line that says what the clause
-// wanted and what the request had (stubMatchedText); it stops once it holds limit of them.
-func (m *StubMatch) misses(req *messageRequest, limit int) []string {
+func newStubInput(req *messageRequest) *stubInput {
+	in := &stubInput{req: req}
+	in.text, in.hasText = req.lastUserText()
+	return in
+}
+
+func (in *stubInput) lowerText() string {
+	if !in.lowered {
+		in.lower, in.lowered = strings.ToLower(in.text), true
+	}
+	return in.lower
+}
+
+func (m *StubMatch) matches(in *stubInput) bool {
+	return len(m.misses(in, 1, false)) == 0
+}
+
+// misses are the clauses of m that the request does not satisfy; it stops once it holds limit of
+// them. With explain, each is a line that says what the clause wanted and what the request had
+// (with "(case-sensitive)" when it would have held ignoring case); without, matching needs only
+// their number, and nothing is formatted.
+func (m *StubMatch) misses(in *stubInput, limit int, explain bool) []string {
+	req := in.req
 	var out []string
-	miss := func(line string) bool {
-		out = append(out, line)
+	miss := func(line func() string) bool {
+		if explain {
+			out = append(out, line())
+		} else {
+			out = append(out, "")
+		}
 		return len(out) >= limit
 	}
 	if m.Model != "" && m.Model != req.Model {
-		if miss(fmt.Sprintf("model %s is not the request's %s%s", quoteStub(m.Model), quoteStub(req.Model), caseOnly(strings.EqualFold(m.Model, req.Model)))) {
+		if miss(func() string {
+			return fmt.Sprintf("model %s is not the request's %s%s", quoteStub(m.Model), quoteStub(req.Model), caseOnly(strings.EqualFold(m.Model, req.Model)))
+		}) {
 			return out
 		}
 	}
 	if m.UserTextContains != "" {
-		text, ok := req.lastUserText()
 		switch {
-		case !ok:
-			if miss(fmt.Sprintf("user_text_contains %s: the last turn is not the user's text", quoteStub(m.UserTextContains))) {
+		case !in.hasText:
+			if miss(func() string {
+				return fmt.Sprintf("user_text_contains %s: the last turn is not the user's text", quoteStub(m.UserTextContains))
+			}) {
 				return out
 			}
-		case !strings.Contains(text, m.UserTextContains):
-			folded := strings.Contains(strings.ToLower(text), strings.ToLower(m.UserTextContains))
-			if miss(fmt.Sprintf("user_text_contains %s not in %s%s", quoteStub(m.UserTextContains), quoteStub(text), caseOnly(folded))) {
+		case !strings.Contains(in.text, m.UserTextContains):
+			if miss(func() string {
+				folded := strings.Contains(in.lowerText(), strings.ToLower(m.UserTextContains))
+				return fmt.Sprintf("user_text_contains %s not in %s%s", quoteStub(m.UserTextContains), quoteStub(in.text), caseOnly(folded))
+			}) {
 				return out
 			}
 		}
 	}
 	if m.ToolName != "" && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
-		names := make([]string, 0, min(len(req.Tools), nearMissTools))
-		folded := false
-		for i, t := range req.Tools {
-			folded = folded || strings.EqualFold(t.Name, m.ToolName)
-			if i < nearMissTools {
-				names = append(names, quoteStub(t.Name))
+		miss(func() string {
+			names := make([]string, 0, min(len(req.Tools), nearMissTools))
+			folded := false
+			for i, t := range req.Tools {
+				folded = folded || strings.EqualFold(t.Name, m.ToolName)
+				if i < nearMissTools {
+					names = append(names, quoteStub(t.Name))
+				}
 			}
-		}
-		had := ": the request has no tools"
-		if len(names) > 0 {
-			had = " not among the request's tools " + strings.Join(names, ", ")
-			if len(req.Tools) > nearMissTools {
-				had += fmt.Sprintf(" and %d more", len(req.Tools)-nearMissTools)
+			had := ": the request has no tools"
+			if len(names) > 0 {
+				had = " not among the request's tools " + strings.Join(names, ", ")
+				if len(req.Tools) > nearMissTools {
+					had += fmt.Sprintf(" and %d more", len(req.Tools)-nearMissTools)
+				}
 			}
-		}
-		miss(fmt.Sprintf("tool_name %s%s%s", quoteStub(m.ToolName), had, caseOnly(folded)))
+			return fmt.Sprintf("tool_name %s%s%s", quoteStub(m.ToolName), had, caseOnly(folded))
+		})
 	}
 	return out
 }
@@ -138,15 +175,16 @@ const HeaderStubNearMiss = "Fake-Stub-Near-Miss"
 
 // nearMiss names, when no stub matched req, the stub that nearly did: of the stubs all of whose
 // clauses but one held, one whose clause failed only for case first, else the first registered.
-// It is "" when none did. It reads each stub's clauses as matching does, once more, so its work is
-// bounded as matching's is (at most maxStubs stubs of three clauses).
-func (l *stubs) nearMiss(req *messageRequest) string {
+// It is "" when none did. It reads each stub's clauses as matching does, once more, and formats
+// a line only for the stubs that nearly matched, the request's text lowered at most once: its
+// work is bounded as matching's is (at most maxStubs stubs of three clauses).
+func (l *stubs) nearMiss(in *stubInput) string {
 	best := ""
 	for _, st := range l.list {
-		m := st.Match.misses(req, 2)
-		if len(m) != 1 {
+		if len(st.Match.misses(in, 2, false)) != 1 {
 			continue
 		}
+		m := st.Match.misses(in, 1, true)
 		line := st.ID + ": " + m[0]
 		if strings.HasSuffix(m[0], caseOnly(true)) {
 			return line
@@ -315,8 +353,9 @@ func defaultStopReason(content []map[string]any) string {
 func (l *stubs) take(c *call, req *messageRequest) (*Reply, string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	in := newStubInput(req)
 	for i, st := range l.list {
-		if !st.Match.matches(req) {
+		if !st.Match.matches(in) {
 			continue
 		}
 		r := &st.Replies[st.Served%len(st.Replies)]
@@ -326,7 +365,7 @@ func (l *stubs) take(c *call, req *messageRequest) (*Reply, string) {
 		}
 		return r, st.ID
 	}
-	if line := l.nearMiss(req); line != "" {
+	if line := l.nearMiss(in); line != "" {
 		c.Set(keyStubNearMiss, line)
 		c.Header(HeaderStubNearMiss, line)
 	}
