@@ -74,7 +74,10 @@
 // name). A reply is checked against the message schema when it is registered, so a bad stub is
 // an error naming the field then, never a broken answer later. When served, it gets its id, the
 // request's model, and usage as POST /v1/messages/count_tokens counts the request, and it is
-// streamed with the event grammar of any other answer when the request streams.
+// streamed with the event grammar of any other answer when the request streams. The rules compare
+// exactly and case-sensitively; when no stub matches but one nearly does (all of its rules but
+// one hold), the answer's Fake-Stub-Near-Miss header (HeaderStubNearMiss) and the journal entry's
+// StubNearMiss name that stub and the rule that did not hold.
 //
 // # Rate limits
 //
