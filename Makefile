@@ -17,7 +17,7 @@ help: ## list the targets, with the values of the variables they use
 	@echo
 	@echo 'Environment of make conformance (README: "Running the conformance suite against a deployment"):'
 	@echo '  CONFORMANCE_BASE_URL=$(CONFORMANCE_BASE_URL)  the API root, http(s)://host[:port]; unset: an in-process fake'
-	@echo '  CONFORMANCE_API_KEY, _ADMIN_API_KEY, _COMPLIANCE_API_KEY, _BEARER_TOKEN, _ENVIRONMENT_KEY: credentials; unset: the fake'"'"'s'
+	@echo '  CONFORMANCE_API_KEY, _ADMIN_API_KEY, _COMPLIANCE_API_KEY, _BEARER_TOKEN, _ENVIRONMENT_KEY: credentials; unset: the fake'"'"'s against the fake, else that interface'"'"'s checks are unsupported'
 	@echo '    now set: $(or $(strip $(foreach v,API_KEY ADMIN_API_KEY COMPLIANCE_API_KEY BEARER_TOKEN ENVIRONMENT_KEY,$(if $(CONFORMANCE_$(v)),$(v)))),none)'
 	@echo '  CONFORMANCE_API_KEY_2, _ADMIN_API_KEY_2, _COMPLIANCE_API_KEY_2, _BEARER_TOKEN_2: a second organization (tenancy checks)'
 	@echo '  CONFORMANCE_DESTRUCTIVE=$(CONFORMANCE_DESTRUCTIVE)  1 runs the checks that delete pre-existing data'

@@ -125,7 +125,7 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 func bearerKeyChecks(area Label, id string, wrong Cred, ok func(t *T) Request) []Check {
 	// asBearer moves the credential r would send in X-Api-Key into Authorization.
 	asBearer := func(t *T, r Request, c Cred) Request {
-		_, key := t.Target.Client.secret(c, false)
+		key := t.secret(c)
 		r.As = NoCred
 		r.Header = http.Header{"Authorization": {"Bearer " + key}}
 		return r

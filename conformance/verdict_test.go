@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/tidwall/gjson"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -344,12 +345,31 @@ func TestFailuresSayWhatWasExpected(t *testing.T) {
 		t.Expect("").NotTo(BeEmpty())
 	}}
 	o := RunCheck(context.Background(), openAt(t, fake.New()), c)
-	if len(o.Failures) != 1 || !strings.HasPrefix(o.Failures[0], "expected of the target: every answer carries a request-id header\nExpected") {
-		t.Errorf("bare matcher output: %q", o.Failures)
+	if want := "expected of the target: every answer carries a request-id header\ncame back:\n    \"\"\nexpected not to be empty"; len(o.Failures) != 1 || o.Failures[0] != want {
+		t.Errorf("bare matcher output: %q, want %q", o.Failures, want)
 	}
 	c.Run = func(t *T) { t.Expect("").NotTo(BeEmpty(), "a 200 answer carries a request-id header") }
 	if o := RunCheck(context.Background(), openAt(t, fake.New()), c); len(o.Failures) != 1 || !strings.HasPrefix(o.Failures[0], "a 200 answer carries a request-id header\n") {
 		t.Errorf("a described assertion keeps its own words first: %q", o.Failures)
+	}
+	// The target's JSON is shown as JSON, never as gomega's dump of a gjson.Result, and no Go type
+	// is named: what came back and what was expected, in the API's terms.
+	body := gjson.Parse(`{"data":[{"id":"a", "type":"model"}],"status":400}`)
+	for _, tc := range []struct {
+		run  func(t *T)
+		want string
+	}{
+		{func(t *T) { t.Expect(body.Get("data").Array()).To(HaveLen(2), "the page holds both models") },
+			"the page holds both models\ncame back:\n    [{\"id\":\"a\", \"type\":\"model\"}]\nexpected to have length 2"},
+		{func(t *T) { t.Expect(body.Get("status").Int()).To(Equal(int64(200)), "the answer is 200") },
+			"the answer is 200\ncame back:\n    400\nexpected to equal:\n    200"},
+		{func(t *T) { t.Expect(body.Get("data.0")).To(Equal(body.Get("first_id")), "first_id is the first item") },
+			"first_id is the first item\ncame back:\n    {\"id\":\"a\", \"type\":\"model\"}\nexpected to equal:\n    (absent)"},
+	} {
+		c.Run = tc.run
+		if o := RunCheck(context.Background(), openAt(t, fake.New()), c); len(o.Failures) != 1 || o.Failures[0] != tc.want {
+			t.Errorf("failure %q, want %q", o.Failures, tc.want)
+		}
 	}
 }
 

@@ -276,7 +276,7 @@ func (s *Server) choose(c *call, req *messageRequest, tr tapeRequest) choice {
 		return choice{reply: &req.scenario.Response}
 	}
 	if canned {
-		if r, id := s.stubs.take(req); r != nil {
+		if r, id := s.stubs.take(c, req); r != nil {
 			return choice{reply: r, stub: id}
 		}
 	}
