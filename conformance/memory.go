@@ -128,7 +128,7 @@ func memPreExistingVersions(t *T) []gjson.Result {
 
 // init registers the memory-store checks with the suite.
 func init() {
-	Register(InterfaceChecks(Memory, memStores, "memory/memory_store_list")...)
+	Register(mwtInterfaceBugs(Memory, memStores, InterfaceChecks(Memory, memStores, "memory/memory_store_list"))...)
 	Register(memoryStoreChecks...)
 	Register(memoryChecks...)
 	Register(memoryVersionChecks...)

@@ -142,7 +142,7 @@ var tokenIDPattern = regexp.MustCompile(`^ttkn_[0-9a-f]{64}$`)
 
 // init registers the area's checks.
 func init() {
-	Register(InterfaceChecks(Tunnels, tunnelsPath, "tunnels/tunnel_list")...)
+	Register(mwtInterfaceBugs(Tunnels, tunnelsPath, InterfaceChecks(Tunnels, tunnelsPath, "tunnels/tunnel_list"))...)
 	Register(tunnelListChecks()...)
 	Register(tunnelTokenChecks()...)
 	Register(tunnelArchiveChecks()...)

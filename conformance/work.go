@@ -126,7 +126,7 @@ func isNull(t *T, resp *Response, path string) {
 }
 
 func init() {
-	Register(InterfaceChecks(Work, "/v1/environments", "work/environment_list")...)
+	Register(mwtInterfaceBugs(Work, "/v1/environments", InterfaceChecks(Work, "/v1/environments", "work/environment_list"))...)
 	Register(workEnvironmentChecks()...)
 	Register(workQueueChecks()...)
 	Register(workLeaseChecks()...)
