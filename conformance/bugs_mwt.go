@@ -1,9 +1,15 @@
 package conformance
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Defects of the memory, work and tunnels areas, for the bug declarations of their checks.
@@ -90,3 +96,214 @@ func mwtRefuses(match func(*http.Request) bool, what string) func(http.Handler) 
 		})
 	}
 }
+
+// mwtRequests is the bug of a target that reads the JSON body of requests of the method to paths
+// matching pattern wrongly: edit rewrites it before the target reads it.
+func mwtRequests(method, pattern string, edit func(r *http.Request, body map[string]any)) func(http.Handler) http.Handler {
+	match := on(method, pattern)
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if match(r) {
+				var body map[string]any
+				if b, err := io.ReadAll(r.Body); err == nil {
+					if json.Unmarshal(b, &body) == nil && body != nil {
+						edit(r, body)
+						b, _ = json.Marshal(body)
+					}
+					r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+				}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// mwtQuery is the bug of a target that reads the query of requests of the method to paths
+// matching pattern wrongly: edit rewrites it before the target reads it.
+func mwtQuery(method, pattern string, edit func(q url.Values)) func(http.Handler) http.Handler {
+	match := on(method, pattern)
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if match(r) {
+				q := r.URL.Query()
+				edit(q)
+				r.URL.RawQuery = q.Encode()
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// mwtJSON edits the JSON object of 2xx answers to requests of the method to paths matching pattern.
+func mwtJSON(method, pattern string, f func(r *http.Request, m map[string]any)) func(http.Handler) http.Handler {
+	return inOKAnswers(on(method, pattern), f)
+}
+
+// mwtData calls f with each object of the answer's data array.
+func mwtData(m map[string]any, f func(item map[string]any)) {
+	data, _ := m["data"].([]any)
+	for _, d := range data {
+		if item, ok := d.(map[string]any); ok {
+			f(item)
+		}
+	}
+}
+
+// mwtStatus answers to from with status to, on requests of the method to paths matching pattern.
+func mwtStatus(method, pattern string, from, to int) func(http.Handler) http.Handler {
+	return answersStatus(on(method, pattern), from, to)
+}
+
+// mwtIgnoresInvalidQuery is the bug of a target that, where it should refuse a query parameter,
+// ignores it: a request the honest target answers 400 is served again without param.
+func mwtIgnoresInvalidQuery(method, pattern, param string) func(http.Handler) http.Handler {
+	match := on(method, pattern)
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) || !r.URL.Query().Has(param) {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r.Clone(r.Context()))
+			if rec.Code == http.StatusBadRequest && strings.Contains(rec.Body.String(), param) {
+				q := r.URL.Query()
+				q.Del(param)
+				r.URL.RawQuery = q.Encode()
+				h.ServeHTTP(w, r)
+				return
+			}
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+		})
+	}
+}
+
+// mwtRefusesBody is the bug of a target that refuses, with 400 naming what, the requests of the
+// method to paths matching pattern whose JSON body refuse accepts.
+func mwtRefusesBody(method, pattern string, refuse func(body map[string]any) bool, what string) func(http.Handler) http.Handler {
+	match := on(method, pattern)
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if match(r) {
+				b, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(b))
+				var body map[string]any
+				if json.Unmarshal(b, &body) == nil && refuse(body) {
+					mwtRefuses(func(*http.Request) bool { return true }, what)(h).ServeHTTP(w, r)
+					return
+				}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// mwtAsFirstOrg is the bug of a target that does not tell organizations apart: the second
+// organization's key (the fake's) is read as the first's.
+func mwtAsFirstOrg(pattern string) func(http.Handler) http.Handler {
+	re := regexp.MustCompile(pattern)
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if re.MatchString(r.URL.Path) {
+				for _, name := range []string{"X-Api-Key", "Authorization"} {
+					if v := r.Header.Get(name); strings.HasSuffix(v, "-2") {
+						r.Header.Set(name, strings.TrimSuffix(v, "-2"))
+					}
+				}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// The routes of the memory stores, as patterns of on.
+const (
+	mwtStores   = `^/v1/memory_stores$`
+	mwtStore    = `^/v1/memory_stores/[^/]+$`
+	mwtMemories = `^/v1/memory_stores/[^/]+/memories$`
+	mwtMemory   = `^/v1/memory_stores/[^/]+/memories/[^/]+$`
+	mwtVersions = `^/v1/memory_stores/[^/]+/memory_versions$`
+	mwtVersion  = `^/v1/memory_stores/[^/]+/memory_versions/[^/]+$`
+)
+
+// mwtRead reads path from h with the headers of r (its credential and version), as the target
+// itself would look up its state; nil unless it answers a JSON object with 200.
+func mwtRead(h http.Handler, r *http.Request, path string) map[string]any {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header = r.Header.Clone()
+	req.Header.Del("Content-Length")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var m map[string]any
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// mwtStrictPrecondition is the bug of a memory store that answers 409 to every update whose
+// precondition hash differs from the stored one, even when the update has already been applied.
+func mwtStrictPrecondition(h http.Handler) http.Handler {
+	match := on(http.MethodPost, mwtMemory)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if match(r) {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var body struct {
+				Precondition *struct {
+					ContentSHA256 string `json:"content_sha256"`
+				} `json:"precondition"`
+			}
+			if json.Unmarshal(b, &body) == nil && body.Precondition != nil {
+				if cur := mwtRead(h, r, r.URL.Path); cur != nil && cur["content_sha256"] != body.Precondition.ContentSHA256 {
+					w.Header().Set("Content-Type", "application/json")
+					w.Header().Set("x-should-retry", "false")
+					w.WriteHeader(http.StatusConflict)
+					w.Write([]byte(`{"type":"error","error":{"type":"memory_precondition_failed_error","message":"precondition: content_sha256 does not match"}}`))
+					return
+				}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// mwtVersionsFollowMemory is the bug of a memory store whose versions are views of their memory:
+// a version reads the content and path its memory has now.
+func mwtVersionsFollowMemory(h http.Handler) http.Handler {
+	return editAnswers(h, on(http.MethodGet, mwtVersion), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
+		var v map[string]any
+		if status != http.StatusOK || json.Unmarshal(b, &v) != nil {
+			return b
+		}
+		store := strings.Split(r.URL.Path, "/")[3]
+		id, _ := v["memory_id"].(string)
+		if cur := mwtRead(h, r, "/v1/memory_stores/"+store+"/memories/"+id+"?view=full"); cur != nil {
+			v["content"], v["path"] = cur["content"], cur["path"]
+		}
+		out, _ := json.Marshal(v)
+		return out
+	})
+}
+
+// mwtShiftBounds turns the inclusive created_at bounds of a query into exclusive ones.
+func mwtShiftBounds(q url.Values) {
+	for name, d := range map[string]time.Duration{"created_at[gte]": time.Nanosecond, "created_at[lte]": -time.Nanosecond} {
+		if at, err := time.Parse(time.RFC3339Nano, q.Get(name)); err == nil {
+			q.Set(name, at.Add(d).Format(time.RFC3339Nano))
+		}
+	}
+}
+
+// mwtStr returns the string at key of m.
+func mwtStr(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// mwtUpper is s in upper case: a hex digest written in the wrong case.
+func mwtUpper(s string) string { return strings.ToUpper(s) }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -195,13 +194,6 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				return stamp.ReplaceAll(b, []byte(`"archived_at":"`+time.Now().UTC().Format(time.RFC3339)+`"`))
 			}))
 		}, true, "unchanged"},
-		{"memory/store-list-newest-first", "the store list is oldest first", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodGet, "^/v1/memory_stores$"), editJSON(func(m map[string]any) {
-				if data, ok := m["data"].([]any); ok {
-					slices.Reverse(data)
-				}
-			}))
-		}, true, "listed before the older"},
 		{"work/environment-create-invalid-400", "a refused environment create is stored all the same", func(h http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method != http.MethodPost || r.URL.Path != "/v1/environments" {
