@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -307,3 +309,208 @@ func mwtStr(m map[string]any, key string) string {
 
 // mwtUpper is s in upper case: a hex digest written in the wrong case.
 func mwtUpper(s string) string { return strings.ToUpper(s) }
+
+// The routes of the work queue, as patterns of on.
+const (
+	mwtEnvs      = `^/v1/environments$`
+	mwtEnv       = `^/v1/environments/[^/]+$`
+	mwtWorkList  = `^/v1/environments/[^/]+/work$`
+	mwtPoll      = `^/v1/environments/[^/]+/work/poll$`
+	mwtStats     = `^/v1/environments/[^/]+/work/stats$`
+	mwtItem      = `^/v1/environments/[^/]+/work/work_[^/]+$`
+	mwtAck       = `^/v1/environments/[^/]+/work/[^/]+/ack$`
+	mwtHeartbeat = `^/v1/environments/[^/]+/work/[^/]+/heartbeat$`
+	mwtStop      = `^/v1/environments/[^/]+/work/[^/]+/stop$`
+)
+
+// mwtDefaultVersion is the bug of a target that serves a request without vendor-version at a
+// default version instead of refusing it.
+func mwtDefaultVersion(match func(*http.Request) bool) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if match(r) && r.Header.Get("vendor-version") == "" && r.Header.Get("anthropic-version") == "" {
+				r.Header.Set("anthropic-version", "2023-06-01")
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// mwtStoresRefusedEnvironment is the bug of a target that refuses an invalid environment create
+// with 400 and stores an environment all the same, under the name or description it was sent.
+func mwtStoresRefusedEnvironment(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/environments" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		rec := httptest.NewRecorder()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		h.ServeHTTP(rec, r)
+		if rec.Code == http.StatusBadRequest {
+			var body map[string]any
+			json.Unmarshal(b, &body)
+			name := mwtStr(body, "name")
+			if name == "" {
+				name = mwtStr(body, "description")
+			}
+			again, _ := json.Marshal(map[string]any{"name": name, "description": body["description"]})
+			stored := r.Clone(r.Context())
+			stored.Body, stored.ContentLength = io.NopCloser(bytes.NewReader(again)), int64(len(again))
+			h.ServeHTTP(httptest.NewRecorder(), stored)
+		}
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+}
+
+// mwtAckOnlyPolled is the bug of a queue that acknowledges only items it has handed out by a
+// poll: an item acknowledged without a poll is refused.
+func mwtAckOnlyPolled(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	polled := map[string]bool{}
+	isPoll, isAck := on(http.MethodGet, mwtPoll), on(http.MethodPost, mwtAck)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case isPoll(r):
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			var item map[string]any
+			if json.Unmarshal(rec.Body.Bytes(), &item) == nil && item != nil {
+				mu.Lock()
+				polled[mwtStr(item, "id")] = true
+				mu.Unlock()
+			}
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+		case isAck(r):
+			mu.Lock()
+			ok := polled[strings.Split(r.URL.Path, "/")[5]]
+			mu.Unlock()
+			if !ok {
+				mwtRefuses(func(*http.Request) bool { return true }, "work item: acknowledge a polled item")(h).ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// mwtPollMissesEnqueued is the bug of a blocking poll that looks at the queue once, when it
+// starts: an item enqueued while it waits is not handed to it, and it answers null at block_ms.
+func mwtPollMissesEnqueued(h http.Handler) http.Handler {
+	isPoll := on(http.MethodGet, mwtPoll)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		ms, err := strconv.Atoi(q.Get("block_ms"))
+		if !isPoll(r) || err != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		q.Del("block_ms")
+		r.URL.RawQuery = q.Encode()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code == http.StatusOK && strings.TrimSpace(rec.Body.String()) == "null" {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+}
+
+// mwtItemsAnyEnvironment is the bug of a queue that finds an item by its ID alone: an item named
+// under another environment's path is found in its own.
+func mwtItemsAnyEnvironment(h http.Handler) http.Handler {
+	re := regexp.MustCompile(`^/v1/environments/([^/]+)/work/(work_[^/]+)(/[a-z]+)?$`)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := re.FindStringSubmatch(r.URL.Path)
+		if m == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if envs := mwtRead(h, r, "/v1/environments?limit=100"); envs != nil {
+			mwtData(envs, func(e map[string]any) {
+				env := mwtStr(e, "id")
+				if env == m[1] || mwtRead(h, r, "/v1/environments/"+env+"/work/"+m[2]) == nil {
+					return
+				}
+				r.URL.Path = "/v1/environments/" + env + "/work/" + m[2] + m[3]
+			})
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// mwtShiftTime moves the timestamp at key of m by d, when it is one.
+func mwtShiftTime(m map[string]any, key string, d time.Duration) {
+	if at, err := time.Parse(time.RFC3339Nano, mwtStr(m, key)); err == nil {
+		m[key] = at.Add(d).Format(time.RFC3339Nano)
+	}
+}
+
+// mwtQueuedStopWaits is the bug of a queue that treats a queued item like a leased one: a stop
+// without force marks it stopping and leaves it on the queue.
+func mwtQueuedStopWaits(h http.Handler) http.Handler {
+	isStop := on(http.MethodPost, mwtStop)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isStop(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		var body map[string]any
+		json.Unmarshal(b, &body)
+		item := mwtRead(h, r, strings.TrimSuffix(r.URL.Path, "/stop"))
+		if body["force"] == true || item == nil || item["state"] != "queued" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		item["state"] = "stopping"
+		out, _ := json.Marshal(item)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(out)
+	})
+}
+
+// mwtActionIdempotent is the bug of a queue where an action (suffix "/ack", "/stop") on an item
+// in a state that should refuse it answers the item, unchanged, with 200.
+func mwtActionIdempotent(pattern, suffix string) func(http.Handler) http.Handler {
+	match := on(http.MethodPost, pattern)
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code == http.StatusBadRequest {
+				if item := mwtRead(h, r, strings.TrimSuffix(r.URL.Path, suffix)); item != nil {
+					out, _ := json.Marshal(item)
+					w.Header().Set("Content-Type", "application/json")
+					w.Write(out)
+					return
+				}
+			}
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+		})
+	}
+}

@@ -146,7 +146,13 @@ func init() {
 				t.Expect(list(nil)).NotTo(ContainElement(env))
 				t.Expect(list(url.Values{"include_archived": {"false"}})).NotTo(ContainElement(env))
 				t.Expect(list(url.Values{"include_archived": {"true"}})).To(ContainElement(env))
-			}},
+			},
+			Bug: &Bug{Says: "include_archived=false is read as true",
+				Break: mwtQuery(http.MethodGet, mwtEnvs, func(q url.Values) {
+					if q.Get("include_archived") == "false" {
+						q.Set("include_archived", "true")
+					}
+				})}},
 		Check{ID: "admin/workspace-rate-limits-group-type-filter", Clause: "4.6", Labels: []Label{Admin},
 			Title: "group_type on a workspace's rate limits keeps exactly the entries of that group and drops the others",
 			Run: func(t *T) {
