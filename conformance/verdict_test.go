@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
 
@@ -188,12 +187,6 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				m["data"] = append([]any{}, kept...)
 			}))
 		}, false, "pending"},
-		{"tunnels/archive-retry-unchanged", "every archive stamps archived_at anew, to the second", func(h http.Handler) http.Handler {
-			stamp := regexp.MustCompile(`"archived_at":"[^"]*"`)
-			return editAnswers(h, on(http.MethodPost, "^/v1/organizations/tunnels/[^/]+/archive$"), okBodies(func(_ *http.Request, b []byte) []byte {
-				return stamp.ReplaceAll(b, []byte(`"archived_at":"`+time.Now().UTC().Format(time.RFC3339)+`"`))
-			}))
-		}, true, "unchanged"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.check, func(t *testing.T) {
