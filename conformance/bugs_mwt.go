@@ -740,3 +740,22 @@ func mwtRevealNewID() func(http.Handler) http.Handler {
 		m["id"] = id
 	})
 }
+
+// mwtReplacesItemMetadata is the bug of a work-item update that replaces metadata with the
+// patch instead of merging it: every key the patch does not name is deleted.
+func mwtReplacesItemMetadata(h http.Handler) http.Handler {
+	return mwtRequests(http.MethodPost, mwtItem, func(r *http.Request, b map[string]any) {
+		patch, ok := b["metadata"].(map[string]any)
+		if !ok {
+			return
+		}
+		if cur := mwtRead(h, r, r.URL.Path); cur != nil {
+			old, _ := cur["metadata"].(map[string]any)
+			for k := range old {
+				if _, named := patch[k]; !named {
+					patch[k] = nil
+				}
+			}
+		}
+	})(h)
+}
