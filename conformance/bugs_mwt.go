@@ -32,7 +32,7 @@ func mwtInterfaceBugs(area Label, prefix string, checks []Check) []Check {
 	}
 	bugs := map[string]*Bug{
 		"credential-accepted": {Says: "the interface's own credential is refused with 401", Want: "401",
-			Break: answersStatus(routes, http.StatusOK, http.StatusUnauthorized)},
+			Break: mwtAnswersError(routes, http.StatusUnauthorized, "authentication_error", "invalid credential")},
 		"missing-credential-401": {Says: "a request without a credential is answered 403, as if it carried another interface's", Want: "403",
 			Break: answersStatus(noCred, http.StatusUnauthorized, http.StatusForbidden)},
 		"unknown-credential-401": {Says: "an unknown credential is answered 403 instead of 401", Want: "403",
@@ -62,7 +62,7 @@ func mwtInterfaceBugs(area Label, prefix string, checks []Check) []Check {
 				})
 			}},
 		"bearer-key-accepted": {Says: "the key sent as Authorization: Bearer is refused with 401", Want: "401",
-			Break: answersStatus(bearerOnly, http.StatusOK, http.StatusUnauthorized)},
+			Break: mwtAnswersError(bearerOnly, http.StatusUnauthorized, "authentication_error", "X-Api-Key: required")},
 		"both-headers-x-api-key-decides": {Says: "with both headers, Authorization: Bearer decides and X-Api-Key is ignored", Want: "401",
 			Break: func(h http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -86,16 +86,23 @@ func mwtInterfaceBugs(area Label, prefix string, checks []Check) []Check {
 
 // mwtRefuses is the bug of a target that refuses requests match accepts with 400 naming what.
 func mwtRefuses(match func(*http.Request) bool, what string) func(http.Handler) http.Handler {
+	return mwtAnswersError(match, http.StatusBadRequest, "invalid_request_error", what)
+}
+
+// mwtAnswersError is the bug of a target that answers requests match accepts with an error of
+// the status and type, saying message.
+func mwtAnswersError(match func(*http.Request) bool, status int, typ, message string) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !match(r) {
 				h.ServeHTTP(w, r)
 				return
 			}
+			body, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": message}, "request_id": "req_mwt_refused"})
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("request-id", "req_mwt_refused")
-			w.WriteHeader(http.StatusBadRequest)
-			w.Write([]byte(`{"type":"error","error":{"type":"invalid_request_error","message":"` + what + `"},"request_id":"req_mwt_refused"}`))
+			w.WriteHeader(status)
+			w.Write(body)
 		})
 	}
 }
@@ -107,11 +114,14 @@ func mwtRequests(method, pattern string, edit func(r *http.Request, body map[str
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if match(r) {
-				var body map[string]any
+				// A request without a body reads as an empty object, so that a bug can add a field.
+				body := map[string]any{}
 				if b, err := io.ReadAll(r.Body); err == nil {
-					if json.Unmarshal(b, &body) == nil && body != nil {
+					if len(bytes.TrimSpace(b)) == 0 || json.Unmarshal(b, &body) == nil && body != nil {
 						edit(r, body)
-						b, _ = json.Marshal(body)
+						if len(b) > 0 || len(body) > 0 {
+							b, _ = json.Marshal(body)
+						}
 					}
 					r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 				}
@@ -265,8 +275,9 @@ func mwtStrictPrecondition(h http.Handler) http.Handler {
 				if cur := mwtRead(h, r, r.URL.Path); cur != nil && cur["content_sha256"] != body.Precondition.ContentSHA256 {
 					w.Header().Set("Content-Type", "application/json")
 					w.Header().Set("x-should-retry", "false")
+					w.Header().Set("request-id", "req_mwt_precondition")
 					w.WriteHeader(http.StatusConflict)
-					w.Write([]byte(`{"type":"error","error":{"type":"memory_precondition_failed_error","message":"precondition: content_sha256 does not match"}}`))
+					w.Write([]byte(`{"type":"error","error":{"type":"memory_precondition_failed_error","message":"precondition: content_sha256 does not match"},"request_id":"req_mwt_precondition"}`))
 					return
 				}
 			}
@@ -759,3 +770,102 @@ func mwtReplacesItemMetadata(h http.Handler) http.Handler {
 		}
 	})(h)
 }
+
+// mwtErrorMessage is the bug of a target whose 400 answers to requests match accepts say only
+// message, the envelope otherwise intact.
+func mwtErrorMessage(match func(*http.Request) bool, message string) func(http.Handler) http.Handler {
+	return inAnswers(match, func(_ *http.Request, status int, _ http.Header, b []byte) []byte {
+		var m map[string]any
+		if status != http.StatusBadRequest || json.Unmarshal(b, &m) != nil {
+			return b
+		}
+		if e, ok := m["error"].(map[string]any); ok {
+			e["message"] = message
+		}
+		out, _ := json.Marshal(m)
+		return out
+	})
+}
+
+// mwtDeletedStillReadable is the bug of a target whose delete (of paths matching pattern)
+// answers as it should, but whose reads of the deleted record still answer it.
+func mwtDeletedStillReadable(pattern string) func(http.Handler) http.Handler {
+	match := regexp.MustCompile(pattern)
+	return func(h http.Handler) http.Handler {
+		var mu sync.Mutex
+		gone := map[string][]byte{}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match.MatchString(r.URL.Path) {
+				h.ServeHTTP(w, r)
+				return
+			}
+			switch r.Method {
+			case http.MethodDelete:
+				if rec := mwtRead(h, r, r.URL.Path); rec != nil {
+					b, _ := json.Marshal(rec)
+					mu.Lock()
+					gone[r.URL.Path] = b
+					mu.Unlock()
+				}
+			case http.MethodGet:
+				mu.Lock()
+				b, ok := gone[r.URL.Path]
+				mu.Unlock()
+				if ok {
+					w.Header().Set("Content-Type", "application/json")
+					w.Write(b)
+					return
+				}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// mwtLeasesNeverLapse is the bug of a queue that never notices a lapsed lease: an item that a
+// heartbeat made active reads active, with that heartbeat, ever after.
+func mwtLeasesNeverLapse(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	last := map[string]any{}
+	isBeat, isItem := on(http.MethodPost, mwtHeartbeat), on(http.MethodGet, mwtItem)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case isBeat(r):
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			var hb map[string]any
+			if rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), &hb) == nil && hb["state"] == "active" {
+				mu.Lock()
+				last[strings.TrimSuffix(r.URL.Path, "/heartbeat")] = hb["last_heartbeat"]
+				mu.Unlock()
+			}
+			mwtServe(w, rec)
+		case isItem(r):
+			mu.Lock()
+			beat, ok := last[r.URL.Path]
+			mu.Unlock()
+			if !ok {
+				h.ServeHTTP(w, r)
+				return
+			}
+			mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) {
+				if m["state"] == "queued" {
+					m["state"], m["latest_heartbeat_at"] = "active", beat
+				}
+			})(h).ServeHTTP(w, r)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// mwtRuneSizes is the bug of a memory store that counts content_size_bytes in characters: every
+// object edit is given (a memory, or a version list's item) reads the rune count of its content.
+func mwtRuneSizes(m map[string]any) {
+	if c, ok := m["content"].(string); ok {
+		m["content_size_bytes"] = len([]rune(c))
+	}
+}
+
+// mwtSecondLater moves the timestamp at key of m a second later.
+func mwtSecondLater(m map[string]any, key string) { mwtShiftTime(m, key, time.Second) }
