@@ -148,6 +148,54 @@ func init() {
 						delete(b, "reason")
 					}
 				})}},
+		Check{ID: "tunnels/v1-tunnels-workspace-header", Clause: "4.9", Labels: labels,
+			Title: "with the workspace header (vendor-workspace-id or anthropic-workspace-id), /v1/tunnels creates in that workspace, lists only its tunnels and answers 404 for another workspace's tunnel; a header that is not a wrkspc_ ID is a 400 naming it",
+			Run: func(t *T) {
+				ws, other := "", ""
+				for _, tn := range tunnelsIn(t, includeArchived, 1000, false) {
+					if w := tn.Get("workspace_id"); w.Type == gjson.String && ws == "" {
+						ws = w.String()
+					} else if w.String() != ws && other == "" {
+						other = tn.Get("id").String()
+					}
+				}
+				if ws == "" || other == "" {
+					t.Need("tunnels in two workspaces", 0, 1)
+				}
+				scoped := func(r Request, name, value string) Request {
+					r.Header.Set(name, value)
+					return r
+				}
+				resp := t.Do(scoped(tunnelsAPI(http.MethodPost, "", "tunnels/tunnel", map[string]any{"display_name": "conformance scoped"}), "Vendor-Workspace-ID", ws))
+				served(t, resp, "POST /v1/tunnels")
+				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
+				id := resp.Get("id").String()
+				t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+				t.Expect(resp.Get("workspace_id").String()).To(Equal(ws), "a create with the header puts the tunnel in workspace %s: %s", ws, resp)
+				for _, name := range []string{"Vendor-Workspace-ID", "Anthropic-Workspace-ID"} {
+					list := scoped(tunnelsAPI(http.MethodGet, "", "tunnels/tunnel_list", nil), name, ws)
+					list.Query = includeArchived
+					listed := t.WalkPages(list, 1000)
+					t.Expect(idsOf(listed)).To(ContainElement(id), "%s: the list holds the tunnel created in the workspace", name)
+					for _, tn := range listed {
+						t.Expect(tn.Get("workspace_id").String()).To(Equal(ws), "%s %s: the list holds only the workspace's tunnels", name, ws)
+					}
+					t.ExpectError(t.Do(scoped(tunnelsAPI(http.MethodGet, "/"+other, "", nil), name, ws)), http.StatusNotFound, "not_found_error")
+				}
+				bad := t.Do(scoped(tunnelsAPI(http.MethodGet, "", "", nil), "Vendor-Workspace-ID", "default"))
+				t.ExpectError(bad, http.StatusBadRequest, "invalid_request_error")
+				t.Expect(strings.ToLower(bad.Get("error.message").String())).To(ContainSubstring("workspace-id"), "%s", bad)
+			},
+			Bug: &Bug{Says: "GET /v1/tunnels ignores the workspace header and lists every workspace's tunnels", Want: "holds only the workspace's tunnels",
+				Break: func(h http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if r.Method == http.MethodGet && r.URL.Path == "/v1/tunnels" {
+							r.Header.Del("Vendor-Workspace-ID")
+							r.Header.Del("Anthropic-Workspace-ID")
+						}
+						h.ServeHTTP(w, r)
+					})
+				}}},
 	)
 }
 
