@@ -498,8 +498,9 @@ func mwtQueuedStopWaits(h http.Handler) http.Handler {
 	})
 }
 
-// mwtActionIdempotent is the bug of a queue where an action (suffix "/ack", "/stop") on an item
-// in a state that should refuse it answers the item, unchanged, with 200.
+// mwtActionIdempotent is the bug of a target where an action (suffix "/ack", "/stop", or "" for
+// an update of the record itself) that should be refused with 400 answers the record, unchanged,
+// with 200.
 func mwtActionIdempotent(pattern, suffix string) func(http.Handler) http.Handler {
 	match := on(http.MethodPost, pattern)
 	return func(h http.Handler) http.Handler {
@@ -869,3 +870,16 @@ func mwtRuneSizes(m map[string]any) {
 
 // mwtSecondLater moves the timestamp at key of m a second later.
 func mwtSecondLater(m map[string]any, key string) { mwtShiftTime(m, key, time.Second) }
+
+// mwtEnvironmentKeyManages is the bug of a target that takes an environment key for the
+// organization's key on the environment list: it lists every environment to it.
+func mwtEnvironmentKeyManages(h http.Handler) http.Handler {
+	isList := on(http.MethodGet, mwtEnvs)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isList(r) && r.Header.Get("Authorization") == "Bearer "+FakeEnvironmentKey {
+			r.Header.Del("Authorization")
+			r.Header.Set("X-Api-Key", FakeAPIKey)
+		}
+		h.ServeHTTP(w, r)
+	})
+}

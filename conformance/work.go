@@ -279,7 +279,7 @@ func workEnvironmentChecks() []Check {
 				t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(Request{Area: Work, Path: "/v1/environments", As: EnvironmentKey}), http.StatusForbidden, "permission_error")
 			},
-			Bug: &Bug{Says: "an environment key may list the environments", Want: "403", Break: mwtStatus(http.MethodGet, mwtEnvs, http.StatusForbidden, http.StatusOK)}},
+			Bug: &Bug{Says: "an environment key is taken for the organization's key on the environment list", Want: "403", Break: mwtEnvironmentKeyManages}},
 	}
 }
 
