@@ -883,3 +883,73 @@ func mwtEnvironmentKeyManages(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// mwtRenameKeepsOldPath is the bug of a memory store where a rename does not free the old path:
+// a later create at it is refused as a path conflict.
+func mwtRenameKeepsOldPath(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	held := map[string]bool{} // store path + "\n" + memory path
+	isUpdate, isCreate := on(http.MethodPost, mwtMemory), on(http.MethodPost, mwtMemories)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case isUpdate(r):
+			store := strings.Join(strings.Split(r.URL.Path, "/")[:4], "/")
+			if cur := mwtRead(h, r, r.URL.Path); cur != nil {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				var now map[string]any
+				if rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), &now) == nil && now["path"] != cur["path"] {
+					mu.Lock()
+					held[store+"\n"+mwtStr(cur, "path")] = true
+					mu.Unlock()
+				}
+				mwtServe(w, rec)
+				return
+			}
+			h.ServeHTTP(w, r)
+		case isCreate(r):
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var body map[string]any
+			json.Unmarshal(b, &body)
+			mu.Lock()
+			taken := held[strings.TrimSuffix(r.URL.Path, "/memories")+"\n"+mwtStr(body, "path")]
+			mu.Unlock()
+			if taken {
+				mwtAnswersError(func(*http.Request) bool { return true }, http.StatusConflict, "memory_path_conflict_error", "path: taken")(h).ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// mwtNoopNewVersion is the bug of a memory store whose update that changes nothing answers a
+// new memory_version_id, as if it had appended a version.
+func mwtNoopNewVersion(h http.Handler) http.Handler {
+	isUpdate := on(http.MethodPost, mwtMemory)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isUpdate(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		var body map[string]any
+		json.Unmarshal(b, &body)
+		cur := mwtRead(h, r, r.URL.Path+"?view=full")
+		noop := cur != nil
+		for _, f := range []string{"content", "path"} {
+			if v, ok := body[f]; ok && cur != nil && v != cur[f] {
+				noop = false
+			}
+		}
+		if !noop {
+			h.ServeHTTP(w, r)
+			return
+		}
+		mwtJSON(http.MethodPost, mwtMemory, func(_ *http.Request, m map[string]any) { m["memory_version_id"] = mwtStr(m, "memory_version_id") + "0" })(h).ServeHTTP(w, r)
+	})
+}
