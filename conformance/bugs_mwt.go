@@ -953,3 +953,20 @@ func mwtNoopNewVersion(h http.Handler) http.Handler {
 		mwtJSON(http.MethodPost, mwtMemory, func(_ *http.Request, m map[string]any) { m["memory_version_id"] = mwtStr(m, "memory_version_id") + "0" })(h).ServeHTTP(w, r)
 	})
 }
+
+// mwtStaleVersionID is the bug of a memory store whose update answers the memory_version_id the
+// memory had before it, not the version the update appended.
+func mwtStaleVersionID(h http.Handler) http.Handler {
+	isUpdate := on(http.MethodPost, mwtMemory)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cur := map[string]any(nil)
+		if isUpdate(r) {
+			cur = mwtRead(h, r, r.URL.Path)
+		}
+		if cur == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		mwtJSON(http.MethodPost, mwtMemory, func(_ *http.Request, m map[string]any) { m["memory_version_id"] = cur["memory_version_id"] })(h).ServeHTTP(w, r)
+	})
+}
