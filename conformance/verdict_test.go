@@ -4,18 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/tidwall/gjson"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fake"
 )
@@ -184,48 +181,6 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				m["data"] = append([]any{}, kept...)
 			}))
 		}, false, "pending"},
-		{"tunnels/archive-retry-unchanged", "every archive stamps archived_at anew, to the second", func(h http.Handler) http.Handler {
-			stamp := regexp.MustCompile(`"archived_at":"[^"]*"`)
-			return editAnswers(h, on(http.MethodPost, "^/v1/organizations/tunnels/[^/]+/archive$"), okBodies(func(_ *http.Request, b []byte) []byte {
-				return stamp.ReplaceAll(b, []byte(`"archived_at":"`+time.Now().UTC().Format(time.RFC3339)+`"`))
-			}))
-		}, true, "unchanged"},
-		{"memory/store-list-newest-first", "the store list is oldest first", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodGet, "^/v1/memory_stores$"), editJSON(func(m map[string]any) {
-				if data, ok := m["data"].([]any); ok {
-					slices.Reverse(data)
-				}
-			}))
-		}, true, "listed before the older"},
-		{"work/environment-create-invalid-400", "a refused environment create is stored all the same", func(h http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != http.MethodPost || r.URL.Path != "/v1/environments" {
-					h.ServeHTTP(w, r)
-					return
-				}
-				b, _ := io.ReadAll(r.Body)
-				rec := httptest.NewRecorder()
-				r.Body = io.NopCloser(bytes.NewReader(b))
-				h.ServeHTTP(rec, r)
-				if rec.Code == http.StatusBadRequest {
-					var body map[string]any
-					json.Unmarshal(b, &body)
-					name, _ := body["name"].(string)
-					if name == "" {
-						name, _ = body["description"].(string)
-					}
-					again, _ := json.Marshal(map[string]any{"name": name, "description": body["description"]})
-					stored := r.Clone(r.Context())
-					stored.Body, stored.ContentLength = io.NopCloser(bytes.NewReader(again)), int64(len(again))
-					h.ServeHTTP(httptest.NewRecorder(), stored)
-				}
-				for k, vs := range rec.Header() {
-					w.Header()[k] = vs
-				}
-				w.WriteHeader(rec.Code)
-				w.Write(rec.Body.Bytes())
-			})
-		}, false, "a refused create stored an environment"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.check, func(t *testing.T) {
