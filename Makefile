@@ -17,7 +17,7 @@ help: ## list the targets, with the values of the variables they use
 	@echo
 	@echo 'Environment of make conformance (README: "Running the conformance suite against a deployment"):'
 	@echo '  CONFORMANCE_BASE_URL=$(CONFORMANCE_BASE_URL)  the API root, http(s)://host[:port]; unset: an in-process fake'
-	@echo '  CONFORMANCE_API_KEY, _ADMIN_API_KEY, _COMPLIANCE_API_KEY, _BEARER_TOKEN, _ENVIRONMENT_KEY: credentials; unset: the fake'"'"'s'
+	@echo '  CONFORMANCE_API_KEY, _ADMIN_API_KEY, _COMPLIANCE_API_KEY, _BEARER_TOKEN, _ENVIRONMENT_KEY: credentials; unset: the fake'"'"'s against the fake, else that interface'"'"'s checks are unsupported'
 	@echo '    now set: $(or $(strip $(foreach v,API_KEY ADMIN_API_KEY COMPLIANCE_API_KEY BEARER_TOKEN ENVIRONMENT_KEY,$(if $(CONFORMANCE_$(v)),$(v)))),none)'
 	@echo '  CONFORMANCE_API_KEY_2, _ADMIN_API_KEY_2, _COMPLIANCE_API_KEY_2, _BEARER_TOKEN_2: a second organization (tenancy checks)'
 	@echo '  CONFORMANCE_DESTRUCTIVE=$(CONFORMANCE_DESTRUCTIVE)  1 runs the checks that delete pre-existing data'
@@ -30,7 +30,7 @@ run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures; flags in RU
 	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
 	@exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
 
-test: lint unit resources fuzz-short examples packages ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake and fixture validation), resource bounds, short fuzzing, examples, the npm and Python packages
+test: lint unit resources examples packages ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake, fixture validation and every fuzz target's seeds and saved inputs), resource bounds, examples, the npm and Python packages
 
 # go test vets each package it tests, with a subset of go vet's checks. In make test, lint has
 # already run all of go vet on every package of platformkit and of OPENAPICHECK, so their go
@@ -100,7 +100,11 @@ fuzz: ## run every Go fuzz target for $(FUZZTIME) each; a failing input is saved
 		fi; shift 2; \
 	done
 
-fuzz-short: ## every fuzz target for 3 s: part of make test
+# make test does not fuzz: a fuzzer explores at random, so what it finds in a run depends on luck
+# and not on the change under test, and a check that can fail by luck is a flaky check. What a
+# fuzzing run finds is saved under testdata/fuzz/ and committed with its fix; from then on every
+# go test replays it, with the seeds, deterministically.
+fuzz-short: ## every fuzz target for 3 s
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s FUZZMINIMIZETIME=500ms
 
 # examples/go-sdk is a module of its own, so that the official Go SDK is no dependency of
@@ -117,7 +121,7 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 	@$(TESTREPORT) examples/go-sdk/v2 -count=1 ./...
 
 # Not part of make test: it asks the registries for their newest releases (README: "For maintainers").
-sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm), not the pinned ones; reports what the fake refused
+sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm, PyPI, Maven Central), not the pinned ones; reports what the fake refused
 	$(GO) run ./internal/sdkdrift $(if $(SDK),-sdk $(SDK))
 
 # The suite runs as a compiled test binary rather than under go test, whose closing "FAIL <package>"

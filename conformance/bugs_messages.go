@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -82,14 +81,6 @@ func msgDropsPrefill(b map[string]any) {
 	if msgs := messagesOf(b); len(msgs) > 1 && roleOf(msgs[len(msgs)-1]) == "assistant" {
 		b["messages"] = msgs[:len(msgs)-1]
 	}
-}
-
-// msgEmptiesCompletions is the bug of a target whose streamed completion pieces are all empty.
-func msgEmptiesCompletions(h http.Handler) http.Handler {
-	empty := regexp.MustCompile(`"completion":"(?:[^"\\]|\\.)*"`)
-	return editAnswers(h, msgComplete, okBodies(func(_ *http.Request, b []byte) []byte {
-		return empty.ReplaceAll(b, []byte(`"completion":""`))
-	}))
 }
 
 // msgNoCache is the bug of a target that does not simulate prompt caching: the cache fields stay

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/format"
+	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/schemas"
 )
@@ -83,6 +86,9 @@ func (t *T) Config() Config { return t.Target.Config }
 // Do sends r and checks its body against the schemas: a 2xx body against r.Schema, any error
 // body against the error envelope of spec 7. A transport error ends the check as a suite error.
 func (t *T) Do(r Request) *Response {
+	if line := t.Target.missingCredential(&r); line != "" {
+		t.Unsupported("%s", line)
+	}
 	resp, err := t.Target.Client.Do(t.ctx, &r)
 	if err != nil {
 		t.fail(prefixSuiteError + fmt.Sprintf("%s %s: %v", r.Method, r.Path, err))
@@ -134,6 +140,16 @@ func (t *T) Control(method, path string, body any) *Response {
 		t.skip(prefixDisabled + "the target has no control API")
 	}
 	return t.OK(Request{Area: Core, Method: method, Path: path, Body: body, As: NoCred, Header: http.Header{"vendor-version": {""}}})
+}
+
+// secret is the value credential c is sent with (without "Bearer "), for a check that sends it in
+// another header; the check ends as unsupported when it is not set.
+func (t *T) secret(c Cred) string {
+	if line := t.Target.missingCredential(&Request{As: c}); line != "" {
+		t.Unsupported("%s", line)
+	}
+	_, v := t.Target.Client.secret(c, false)
+	return strings.TrimPrefix(v, "Bearer ")
 }
 
 // Failf ends the check as failed with the message.
@@ -306,10 +322,75 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 // statement of the check before it.
 func described(c Check, msg string) string {
 	if strings.HasPrefix(msg, "Expected") {
-		return "expected of the target: " + c.Title + "\n" + msg
+		return "expected of the target: " + c.Title + "\n" + inAPITerms(msg)
 	}
-	return msg
+	return inAPITerms(msg)
 }
+
+// gomegaType is the Go type gomega writes before each value it shows ("<int>: ",
+// "<[]gjson.Result | len:1, cap:1>: "): words of the suite's code, not of the API.
+var gomegaType = regexp.MustCompile(`(?m)^([ \t]*)<[^>\n]*>: ?`)
+
+// inAPITerms rewrites gomega's "Expected / <type>: value / to equal / <type>: value" block of a
+// failure message as what came back and what was expected, each value as the API wrote it (JSON
+// values by formatJSON), without Go's types. A message without such a block is left as it is.
+func inAPITerms(msg string) string {
+	var before, block string
+	switch {
+	case strings.HasPrefix(msg, "Expected\n"):
+		block = msg[len("Expected\n"):]
+	case strings.Contains(msg, "\nExpected\n"):
+		i := strings.Index(msg, "\nExpected\n")
+		before, block = msg[:i+1], msg[i+len("\nExpected\n"):]
+	default:
+		return msg
+	}
+	lines := strings.Split(gomegaType.ReplaceAllString(block, "$1"), "\n")
+	out := []string{"came back:"}
+	for i, l := range lines {
+		if l != "" && l[0] != ' ' && l[0] != '\t' {
+			// The matcher's words ("to equal", "not to be empty"): what was expected.
+			l = "expected " + l
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], " ") {
+				l += ":"
+			}
+		}
+		out = append(out, l)
+	}
+	return before + strings.Join(out, "\n")
+}
+
+// formatJSON shows the target's JSON values (gjson results) in failure messages as the JSON the
+// target answered, "(absent)" for a member it left out, and the empty string as "": gomega would
+// print a gjson.Result as its Go struct ({Type: 5, Raw: ...}) and "" as nothing at all.
+func formatJSON(v any) (string, bool) {
+	text := func(r gjson.Result) string {
+		if !r.Exists() {
+			return "(absent)"
+		}
+		return r.Raw
+	}
+	switch x := v.(type) {
+	case gjson.Result:
+		return truncate([]byte(text(x)), maxShownJSON), true
+	case []gjson.Result:
+		parts := make([]string, len(x))
+		for i, r := range x {
+			parts[i] = text(r)
+		}
+		return truncate([]byte("["+strings.Join(parts, ", ")+"]"), maxShownJSON), true
+	case string:
+		if x == "" {
+			return `""`, true
+		}
+	}
+	return "", false
+}
+
+// maxShownJSON bounds a JSON value shown in a failure message; the report shows the whole answer.
+const maxShownJSON = 2000
+
+func init() { format.RegisterCustomFormatter(formatJSON) }
 
 // category names how a check ended (an outcome of run.go), from its skip or failure message.
 func category(msg string, failed bool) string {

@@ -168,6 +168,8 @@ func (cl *Client) waiting(req *http.Request) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
+// secret is the header credential c is sent in and its value ("Bearer <token>" for
+// Authorization); the value is "" when the credential is not set.
 func (cl *Client) secret(c Cred, org2 bool) (header, value string) {
 	cfg := cl.Config
 	pick := func(a, b string) string {
@@ -176,19 +178,35 @@ func (cl *Client) secret(c Cred, org2 bool) (header, value string) {
 		}
 		return a
 	}
+	bearer := func(token string) string {
+		if token == "" {
+			return ""
+		}
+		return "Bearer " + token
+	}
 	switch c {
 	case APIKey:
 		return "X-Api-Key", pick(cfg.APIKey, cfg.APIKey2)
 	case AdminKey:
 		return "X-Api-Key", pick(cfg.AdminKey, cfg.AdminKey2)
 	case ComplianceKey:
-		return "Authorization", "Bearer " + pick(cfg.ComplianceKey, cfg.ComplianceKey2)
+		return "Authorization", bearer(pick(cfg.ComplianceKey, cfg.ComplianceKey2))
 	case BearerToken:
-		return "Authorization", "Bearer " + pick(cfg.BearerToken, cfg.BearerToken2)
+		return "Authorization", bearer(pick(cfg.BearerToken, cfg.BearerToken2))
 	case EnvironmentKey:
-		return "Authorization", "Bearer " + cfg.EnvironmentKey
+		return "Authorization", bearer(cfg.EnvironmentKey)
 	}
 	return "", ""
+}
+
+// credVar is the variable that sets credential c, of the second organization when org2.
+func credVar(c Cred, org2 bool) string {
+	name := map[Cred]string{APIKey: "CONFORMANCE_API_KEY", AdminKey: "CONFORMANCE_ADMIN_API_KEY", ComplianceKey: "CONFORMANCE_COMPLIANCE_API_KEY",
+		BearerToken: "CONFORMANCE_BEARER_TOKEN", EnvironmentKey: "CONFORMANCE_ENVIRONMENT_KEY"}[c]
+	if org2 && c != EnvironmentKey {
+		name += "_2"
+	}
+	return name
 }
 
 // Do sends r. A transport error is returned as is; HTTP errors are responses.
@@ -232,7 +250,7 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	if cred == AreaCred {
 		cred = areaCred[r.Area]
 	}
-	if h, v := cl.secret(cred, r.Org2); h != "" {
+	if h, v := cl.secret(cred, r.Org2); h != "" && v != "" {
 		req.Header.Set(h, v)
 	}
 	if r.Area != Compliance {

@@ -31,6 +31,10 @@ type Config struct {
 
 	// Credentials of a second organization, for tenancy checks (CONFORMANCE_API_KEY_2, ...).
 	// Checks that need them are disabled when they are empty.
+	//
+	// Every credential is empty when its variable is not set; against the fake, Open fills it
+	// with the fake's default (WithFakeCredentials). An empty credential makes every check that
+	// needs it unsupported, naming the variable (Target.missingCredential).
 	APIKey2, AdminKey2, ComplianceKey2, BearerToken2 string
 
 	// Strict makes any unsupported check fail the run (CONFORMANCE_STRICT=1, or the test flag
@@ -70,7 +74,8 @@ const DefaultAPIVersion = fake.APIVersion
 // maxTimeout bounds CONFORMANCE_TIMEOUT: a longer one is a typo (90000 for 90s), not a wish.
 const maxTimeout = time.Hour
 
-// The fake's default credentials: the defaults for every credential that is not set.
+// The fake's default credentials: the defaults for every credential that is not set, when the
+// target is the fake (WithFakeCredentials).
 const (
 	FakeAPIKey         = fake.DefaultAPIKey
 	FakeAdminKey       = fake.DefaultAdminKey
@@ -92,11 +97,15 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	}
 	c := Config{
 		BaseURL:        strings.TrimRight(or("CONFORMANCE_BASE_URL", ""), "/"),
-		APIKey:         or("CONFORMANCE_API_KEY", FakeAPIKey),
-		AdminKey:       or("CONFORMANCE_ADMIN_API_KEY", FakeAdminKey),
-		ComplianceKey:  or("CONFORMANCE_COMPLIANCE_API_KEY", FakeComplianceKey),
-		BearerToken:    or("CONFORMANCE_BEARER_TOKEN", FakeBearerToken),
-		EnvironmentKey: or("CONFORMANCE_ENVIRONMENT_KEY", FakeEnvironmentKey),
+		APIKey:         or("CONFORMANCE_API_KEY", ""),
+		AdminKey:       or("CONFORMANCE_ADMIN_API_KEY", ""),
+		ComplianceKey:  or("CONFORMANCE_COMPLIANCE_API_KEY", ""),
+		BearerToken:    or("CONFORMANCE_BEARER_TOKEN", ""),
+		EnvironmentKey: or("CONFORMANCE_ENVIRONMENT_KEY", ""),
+		APIKey2:        or("CONFORMANCE_API_KEY_2", ""),
+		AdminKey2:      or("CONFORMANCE_ADMIN_API_KEY_2", ""),
+		ComplianceKey2: or("CONFORMANCE_COMPLIANCE_API_KEY_2", ""),
+		BearerToken2:   or("CONFORMANCE_BEARER_TOKEN_2", ""),
 		WorkEnqueue:    or("CONFORMANCE_WORK_ENQUEUE", ""),
 		Destructive:    or("CONFORMANCE_DESTRUCTIVE", "") == "1",
 		Strict:         or("CONFORMANCE_STRICT", "") == "1",
@@ -115,18 +124,29 @@ func ConfigFromEnv(getenv func(string) string) Config {
 			c.Timeout = d
 		}
 	}
-	// The second organization's fake keys are defaults only when the first's are the fake's too:
-	// a deployment never has them.
-	second := func(name, first, fakeFirst string) string {
-		if first == fakeFirst {
-			return or(name, fakeFirst+"-2")
+	return c
+}
+
+// WithFakeCredentials is c with every credential that is not set at the fake's default, which only
+// the fake knows: Open applies it once the target answered as the fake, and never against a
+// deployment, where an unset credential leaves the checks of its interface unsupported instead of
+// sending a key the deployment can only refuse. The second organization's fake keys are defaults
+// only when the first's are the fake's too.
+func (c Config) WithFakeCredentials() Config {
+	fill := func(first, second *string, def string) {
+		if *first != "" {
+			return
 		}
-		return or(name, "")
+		*first = def
+		if second != nil && *second == "" {
+			*second = def + "-2"
+		}
 	}
-	c.APIKey2 = second("CONFORMANCE_API_KEY_2", c.APIKey, FakeAPIKey)
-	c.AdminKey2 = second("CONFORMANCE_ADMIN_API_KEY_2", c.AdminKey, FakeAdminKey)
-	c.ComplianceKey2 = second("CONFORMANCE_COMPLIANCE_API_KEY_2", c.ComplianceKey, FakeComplianceKey)
-	c.BearerToken2 = second("CONFORMANCE_BEARER_TOKEN_2", c.BearerToken, FakeBearerToken)
+	fill(&c.APIKey, &c.APIKey2, FakeAPIKey)
+	fill(&c.AdminKey, &c.AdminKey2, FakeAdminKey)
+	fill(&c.ComplianceKey, &c.ComplianceKey2, FakeComplianceKey)
+	fill(&c.BearerToken, &c.BearerToken2, FakeBearerToken)
+	fill(&c.EnvironmentKey, nil, FakeEnvironmentKey)
 	return c
 }
 

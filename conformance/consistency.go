@@ -60,7 +60,12 @@ func init() {
 						seen[id] = true
 					}
 				}
-			}},
+			},
+			Bug: &Bug{Says: "every page of the model list answers with the same request-id", Want: "req_repeated",
+				Break: inAnswers(on(http.MethodGet, "^/v1/models$"), func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
+					h.Set("request-id", "req_repeated")
+					return body
+				})}},
 		Check{ID: "core/cursor-has-more-agrees", Clause: "2.1", Labels: []Label{Core},
 			Title: "on every cursor list, has_more is false exactly when nothing follows: after the last page's last_id, and before the first page's first_id, nothing is listed",
 			Run: func(t *T) {
@@ -88,7 +93,9 @@ func init() {
 						t.Expect(first.Get("has_more").Bool()).To(BeTrue(), "%s holds %d items, so a page of 2 has more: %s", l.name, len(all), first)
 					}
 				}
-			}},
+			},
+			Bug: &Bug{Says: "has_more is true on the last page of the user list", Want: "has_more",
+				Break: inOKAnswers(on(http.MethodGet, "^/v1/organizations/users$"), func(_ *http.Request, m map[string]any) { m["has_more"] = true })}},
 		Check{ID: "core/cursor-ids-are-item-ids", Clause: "gaps §3", Labels: []Label{Core, Extension},
 			Title: "on every cursor list, first_id and last_id are the IDs of the first and last items of data, null when data is empty",
 			Run: func(t *T) {
@@ -110,7 +117,13 @@ func init() {
 					t.Expect(resp.Get("first_id").String()).To(Equal(data[0].Get("id").String()), "%s: first_id is the first item's ID: %s", l.name, resp)
 					t.Expect(resp.Get("last_id").String()).To(Equal(data[len(data)-1].Get("id").String()), "%s: last_id is the last item's ID: %s", l.name, resp)
 				}
-			}},
+			},
+			Bug: &Bug{Says: "last_id of the invite list is not the last item's ID", Want: "last_id",
+				Break: inOKAnswers(on(http.MethodGet, "^/v1/organizations/invites$"), func(_ *http.Request, m map[string]any) {
+					if id, ok := m["last_id"].(string); ok {
+						m["last_id"] = "x" + id
+					}
+				})}},
 		Check{ID: "admin/invite-status-agrees-with-expiry", Clause: "3.2", Labels: []Label{Admin},
 			Title: "no invite whose expires_at has passed (on the target's clock) reads pending, none reads expired before its expires_at, and each expires after it was sent",
 			Run: func(t *T) {
@@ -188,7 +201,13 @@ func init() {
 					listed := idsOf(t.WalkPages(Request{Area: Tunnels, Path: path, Schema: "tunnels/certificate_list"}, 0))
 					t.Expect(listed).To(ConsistOf(active), "tunnel %s: the default list is the non-archived certificates", id)
 				}
-			}},
+			},
+			Bug: &Bug{Says: "the default certificate list includes archived certificates", Want: "the default list is the non-archived certificates",
+				Break: mwtQuery(http.MethodGet, mwtCerts, func(q url.Values) {
+					if !q.Has("include_archived") {
+						q.Set("include_archived", "true")
+					}
+				})}},
 		Check{ID: "memory/memories-agree-with-versions", Clause: "2.14", Labels: []Label{Memory},
 			Title: "for the memories named in the version lists, content_sha256 and content_size_bytes are of the content, and memory_version_id points to a version of that memory with the same hash and path",
 			Run: func(t *T) {
@@ -223,7 +242,9 @@ func init() {
 					}
 				}
 				t.Need("live memories", checked, 1)
-			}},
+			},
+			Bug: &Bug{Says: "a memory's content_size_bytes counts characters, not UTF-8 bytes",
+				Break: mwtJSON(http.MethodGet, mwtMemory, func(_ *http.Request, m map[string]any) { mwtRuneSizes(m) })}},
 		Check{ID: "admin/listed-read-as-get", Clause: "4.6", Labels: []Label{Admin},
 			Title: "every listed invite and workspace reads by its ID exactly as the list gives it",
 			Run: func(t *T) {
@@ -254,7 +275,9 @@ func init() {
 					}
 				}
 				t.Need("certificates", seen, 1)
-			}},
+			},
+			Bug: &Bug{Says: "a certificate read by its ID gives a created_at a second off the list's",
+				Break: mwtJSON(http.MethodGet, mwtCert, func(_ *http.Request, m map[string]any) { mwtSecondLater(m, "created_at") })}},
 		Check{ID: "memory/store-list-reads-as-get", Clause: "gaps §7", Labels: []Label{Memory, Extension},
 			Title: "every listed store, archived or not, reads by its ID exactly as the list gives it",
 			Run: func(t *T) {
@@ -263,7 +286,9 @@ func init() {
 					one := t.OK(mreq(http.MethodGet, memStores+"/"+s.Get("id").String(), nil, nil, "memory/memory_store"))
 					t.Expect(one.Body).To(MatchJSON(s.Raw))
 				}
-			}},
+			},
+			Bug: &Bug{Says: "a store read by its ID lacks its metadata",
+				Break: mwtJSON(http.MethodGet, mwtStore, func(_ *http.Request, m map[string]any) { delete(m, "metadata") })}},
 		Check{ID: "compliance/chat-projects-listed", Clause: "4.3", Labels: []Label{Compliance},
 			Title: "the project_id of every chat of the busiest user names a project of the project list, of the same organization",
 			Run: func(t *T) {
@@ -302,6 +327,8 @@ func init() {
 					}
 				}
 				t.Need("memory versions", seen, 1)
-			}},
+			},
+			Bug: &Bug{Says: "listed versions count content_size_bytes in characters, not UTF-8 bytes",
+				Break: mwtJSON(http.MethodGet, mwtVersions, func(_ *http.Request, m map[string]any) { mwtData(m, mwtRuneSizes) })}},
 	)
 }

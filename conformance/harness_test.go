@@ -56,8 +56,11 @@ func TestConfigFromEnv(t *testing.T) {
 	env := map[string]string{}
 	get := func(k string) string { return env[k] }
 	c := ConfigFromEnv(get)
-	if c.BaseURL != "" || c.APIKey != FakeAPIKey || c.APIKey2 != FakeAPIKey+"-2" || c.Destructive {
-		t.Fatalf("defaults: %+v", c)
+	if c.BaseURL != "" || c.APIKey != "" || c.AdminKey != "" || c.BearerToken != "" || c.APIKey2 != "" || c.Destructive {
+		t.Fatalf("defaults: %+v (no credential is guessed)", c)
+	}
+	if f := c.WithFakeCredentials(); f.APIKey != "test-api-key" || f.APIKey2 != "test-api-key-2" || f.BearerToken != "test-bearer-token" {
+		t.Fatalf("the fake's credentials: %+v", f)
 	}
 	env = map[string]string{"CONFORMANCE_BASE_URL": "https://api.example/", "CONFORMANCE_API_KEY": "real", "CONFORMANCE_DESTRUCTIVE": "1"}
 	c = ConfigFromEnv(get)
@@ -70,7 +73,9 @@ func TestConfigFromEnv(t *testing.T) {
 func openAt(t *testing.T, h http.Handler) *Target {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	cfg := ConfigFromEnv(func(string) string { return "" })
+	// The fake's keys, exported as an operator exports a deployment's: the fake behind h,
+	// its control API hidden, knows them.
+	cfg := ConfigFromEnv(func(string) string { return "" }).WithFakeCredentials()
 	cfg.BaseURL = srv.URL
 	tg, err := Open(context.Background(), cfg, nil)
 	if err != nil {

@@ -91,11 +91,40 @@ func TestPreflightAcceptsTheAPI(t *testing.T) {
 		t.Errorf("the fake: problems %q\n%s", problems, out)
 	}
 	dep := deployment(t, fake.New()) // takes secretAPIKey only: the fake's key is refused with 401
-	if problems, out := preflight(t, dep.URL); len(problems) != 0 || !strings.Contains(out, "not set, so the fake's default is sent") {
+	if problems, out := preflight(t, dep.URL); len(problems) != 0 || !strings.Contains(out, "conformance: skipping the API key's interfaces (models, messages, memory, work): CONFORMANCE_API_KEY is not set") {
 		t.Errorf("a deployment refusing the unset key: problems %q\n%s", problems, out)
 	}
 	if problems, out := preflight(t, dep.URL+"/", "CONFORMANCE_API_KEY", secretAPIKey); len(problems) != 0 {
 		t.Errorf("a deployment with a trailing slash: problems %q\n%s", problems, out)
+	}
+}
+
+// TestPreflightLeavesDeviatingModelsToTheChecks: a list of models that deviates from its schema
+// is still the API: the preflight lets the run go on, and the checks name the deviation.
+func TestPreflightLeavesDeviatingModelsToTheChecks(t *testing.T) {
+	models := func(f func(m map[string]any)) http.Handler {
+		return hideControl(editAnswers(fake.New(), on(http.MethodGet, "^/v1/models$"), editJSON(func(list map[string]any) {
+			for _, m := range list["data"].([]any) {
+				f(m.(map[string]any))
+			}
+		})))
+	}
+	for name, c := range map[string]struct {
+		target http.Handler
+		check  string
+	}{
+		"a model without display_name": {models(func(m map[string]any) { delete(m, "display_name") }), "models/list-newest-first"},
+		"created_at as a number":       {models(func(m map[string]any) { m["created_at"] = 1700000000 }), "models/release-time-is-a-timestamp"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := serve(t, c.target)
+			if problems, out := preflight(t, base, "CONFORMANCE_API_KEY", FakeAPIKey); len(problems) != 0 {
+				t.Fatalf("problems %q, want none: the answer is the API's\n%s", problems, out)
+			}
+			if o := RunCheck(context.Background(), openAt(t, c.target), checkByID(t, c.check)); len(o.Failures) == 0 {
+				t.Errorf("%s: %+v, want it to fail on the deviation", c.check, o)
+			}
+		})
 	}
 }
 

@@ -32,7 +32,7 @@ func init() {
 			return b
 		})},
 		Run: func(t *T) {
-			rateLimitsOn(t)
+			enforceRateLimits(t)
 			model, _ := pickModel(t)
 			resp := t.OK(createReq(msgBody(model)))
 			checked := 0
@@ -64,9 +64,10 @@ func init() {
 		}})
 }
 
-// rateLimitsOn asks the fake, which enforces rate limits only when asked, to enforce them for
-// the check, and puts it back afterwards; a deployment decides for itself.
-func rateLimitsOn(t *T) {
+// enforceRateLimits turns the fake's rate limiting on for the rest of the check, and back to what
+// it was afterwards: the fake enforces rate limits, and sends their headers, only when asked. A
+// deployment applies its own.
+func enforceRateLimits(t *T) {
 	if !t.Target.IsFake {
 		return
 	}

@@ -43,7 +43,7 @@ func rateHeaderChecks() []Check {
 			Title: "a target that sends rate-limit headers on a message's answer sends the requests triple on count_tokens and legacy completion answers too",
 			Bug:   &Bug{Says: "count_tokens answers carry no rate-limit headers", Want: "count_tokens", Break: both(dropsHeader(msgCount, "vendor-ratelimit-requests-limit"), dropsHeader(msgCount, "anthropic-ratelimit-requests-limit"))},
 			Run: func(t *T) {
-				rateLimitsOn(t)
+				enforceRateLimits(t)
 				model, _ := pickModel(t)
 				_, family := rateFirst(t, model)
 				count := t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
@@ -65,7 +65,7 @@ func rateHeaderChecks() []Check {
 				return b
 			})},
 			Run: func(t *T) {
-				rateLimitsOn(t)
+				enforceRateLimits(t)
 				model, _ := pickModel(t)
 				const n = 20
 				start := time.Now()
@@ -84,7 +84,7 @@ func rateHeaderChecks() []Check {
 			Title: "a minute after a burst, requests-remaining is back to the limit less the one request that reads it",
 			Bug:   &Bug{Says: "the requests bucket never refills", Want: "refill", Break: msgClockFrozen},
 			Run: func(t *T) {
-				rateLimitsOn(t)
+				enforceRateLimits(t)
 				model, _ := pickModel(t)
 				_, family := rateFirst(t, model)
 				for range 4 {
@@ -107,7 +107,7 @@ func rateHeaderChecks() []Check {
 				})
 			}},
 			Run: func(t *T) {
-				rateLimitsOn(t)
+				enforceRateLimits(t)
 				model, _ := pickModel(t)
 				group := t.OK(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {model}}, Schema: "admin/rate_limit_list"})
 				id := group.Get("data.0.id").String()

@@ -94,11 +94,13 @@ func (r *Run) runConfig() runConfig {
 	rc := runConfig{SuiteVersion: Version(), SuiteCommit: Commit(), LabelFilter: r.LabelFilter, Focus: append([]string{}, r.Focus...), APIVersion: cfg.APIVersion,
 		CredentialsSet: []string{}, CredentialsDefault: []string{}, CredentialsUnset: []string{},
 		Destructive: cfg.Destructive, TimeoutSeconds: cfg.Timeout.Seconds(), WorkEnqueue: cfg.WorkEnqueue != ""}
-	for _, c := range credentials(cfg) {
-		switch c.value {
-		case "":
+	// A credential the operator did not set is the fake's default when the target is the fake.
+	exported := credentials(r.Config)
+	for i, c := range credentials(cfg) {
+		switch {
+		case c.value == "":
 			rc.CredentialsUnset = append(rc.CredentialsUnset, c.name)
-		case c.fakeDefault:
+		case exported[i].value == "":
 			rc.CredentialsDefault = append(rc.CredentialsDefault, c.name)
 		default:
 			rc.CredentialsSet = append(rc.CredentialsSet, c.name)
@@ -413,7 +415,7 @@ func (r *Run) disabledGroups() []disabledGroup {
 	for _, res := range r.with(Disabled) {
 		msg := oneLine(res.Message)
 		if msg == "" {
-			msg = "not selected by the label filter or focus"
+			msg = notSelected
 		}
 		why[msg] = append(why[msg], res.ID)
 	}

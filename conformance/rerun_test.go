@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 		t.Fatalf("models/list-newest-first: %s on the deployment, %s behind the proxy; want passed, failed", was["models/list-newest-first"], is["models/list-newest-first"])
 	}
 
-	page, differ, err := Compare([]string{beforeFile, afterFile})
+	page, differ, err := Compare([]string{beforeFile, afterFile}, false)
 	if err != nil || !differ {
 		t.Fatalf("Compare: differ %v, %v", differ, err)
 	}
@@ -72,10 +73,10 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 	if got := strings.Count(page, "\n| `"); got != rows || !strings.Contains(page, "checks differ in outcome") {
 		t.Errorf("the comparison lists %d checks, want the %d whose outcome differs:\n%s", got, rows, page)
 	}
-	if _, differ, err := Compare([]string{beforeFile, beforeFile}); err != nil || differ {
+	if _, differ, err := Compare([]string{beforeFile, beforeFile}, false); err != nil || differ {
 		t.Errorf("a run compared with itself: differ %v, %v", differ, err)
 	}
-	if _, _, err := Compare([]string{beforeFile}); err == nil {
+	if _, _, err := Compare([]string{beforeFile}, false); err == nil {
 		t.Errorf("Compare of one file: no error")
 	}
 
@@ -119,5 +120,60 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 	verdict, problem := text(node(doc, withID("verdict"))), text(node(node(doc, withID("problems")), tag("li")))
 	if !strings.HasPrefix(verdict, "NOT RUN: 1 error before the first check") || !strings.HasPrefix(problem, "CONFORMANCE_RERUN: ") {
 		t.Errorf("the HTML report of a run that did not run: verdict %q, problem %q", verdict, problem)
+	}
+}
+
+// TestCompareDiffersAndRerunMode: an extension check's failure reads "differs" (apart in the
+// totals, as the summary counts it), and -rerun compares a rerun with its original by the checks
+// it reran only, instead of listing every check it left out as passed → disabled.
+func TestCompareDiffersAndRerunMode(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, checks, counts string) string {
+		f := filepath.Join(dir, name)
+		doc := `{"target":"http://t","summary":"s","started":"2026-01-01T00:00:00Z","counts":` + counts + `,"checks":[` + checks + `]}`
+		if err := os.WriteFile(f, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	original := write("original.json", `{"id":"a/ext","clause":"gaps §3","labels":["models","extension"],"outcome":"failed"},
+		{"id":"a/x","clause":"4.5","labels":["models"],"outcome":"passed"},
+		{"id":"a/y","clause":"4.5","labels":["models"],"outcome":"failed"},
+		{"id":"a/z","clause":"4.5","labels":["models"],"outcome":"passed"}`,
+		`{"passed":2,"failed":1,"extension_differences":1}`)
+	rerun := write("rerun.json", `{"id":"a/ext","clause":"gaps §3","labels":["models","extension"],"outcome":"passed"},
+		{"id":"a/x","clause":"4.5","labels":["models"],"outcome":"disabled","message":"not selected by the label filter or focus"},
+		{"id":"a/y","clause":"4.5","labels":["models"],"outcome":"failed"},
+		{"id":"a/z","clause":"4.5","labels":["models"],"outcome":"disabled","message":"not selected by the label filter or focus"}`,
+		`{"passed":1,"failed":1,"disabled":2}`)
+
+	page, differ, err := Compare([]string{original, rerun}, false)
+	for _, want := range []string{
+		"| run | results file | target | started | passed | failed | differs | unsupported | disabled | errors |\n",
+		"| #1 | " + original + " | http://t | 2026-01-01T00:00:00Z | 2 | 1 | 1 | 0 | 0 | 0 |\n",
+		"\n3 of 4 checks differ in outcome.\n",
+		"| `a/ext` | gaps §3 | **differs** | passed |\n",
+		"| `a/x` | 4.5 | passed | **disabled** |\n",
+	} {
+		if err != nil || !differ || !strings.Contains(page, want) {
+			t.Errorf("Compare: differ %v, %v; the page lacks %q:\n%s", differ, err, want, page)
+		}
+	}
+	page, differ, err = Compare([]string{original, rerun}, true)
+	for _, want := range []string{
+		"\nOnly the checks every run selected are compared (a rerun's): 2 of 4; 2 left out.\n",
+		"\n1 of 2 checks differ in outcome.\n",
+		"| `a/ext` | gaps §3 | **differs** | passed |\n",
+	} {
+		if err != nil || !differ || !strings.Contains(page, want) || strings.Contains(page, "`a/x`") {
+			t.Errorf("Compare -rerun: differ %v, %v; the page lacks %q or lists a check the rerun left out:\n%s", differ, err, want, page)
+		}
+	}
+	var out, errOut strings.Builder
+	if code := CompareMain("compare", []string{"-rerun", original, rerun}, &out, &errOut); code != 1 || !strings.Contains(out.String(), "1 of 2 checks differ") {
+		t.Errorf("CompareMain -rerun: exit %d, want 1\n%s%s", code, out.String(), errOut.String())
+	}
+	if code := CompareMain("compare", []string{original}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "compare: compare needs two or more results files, got 1") {
+		t.Errorf("CompareMain of one file: exit %d, want 2\n%s", code, errOut.String())
 	}
 }

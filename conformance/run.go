@@ -15,8 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/platformkit/platformkit/fake"
-	"github.com/platformkit/platformkit/schemas"
 )
 
 // Outcomes of a check, as the summary and the reports count them.
@@ -98,25 +99,44 @@ func (c Counts) Total() int {
 // credential is one configured credential: the variable that sets it, its value, and a cheap read
 // of its interface that the preflight tries it with.
 type credential struct {
-	name, value, fakeDefault string
-	probe                    Request
+	name, value string
+	probe       Request
 	// outsideScope: the probe is a call the credential may not make (an environment key reaches
 	// only its environment's work, whose ID the suite does not know), so 403 means "known here";
 	// only 401 is a rejection.
 	outsideScope bool
 }
 
+// interfaces names, by the variable of its credential, what an unset credential leaves unchecked.
+var interfaces = map[string]string{
+	"CONFORMANCE_API_KEY":              "the API key's interfaces (models, messages, memory, work)",
+	"CONFORMANCE_ADMIN_API_KEY":        "the Admin API",
+	"CONFORMANCE_COMPLIANCE_API_KEY":   "the Compliance API",
+	"CONFORMANCE_BEARER_TOKEN":         "MCP tunnels (a workload-identity token)",
+	"CONFORMANCE_ENVIRONMENT_KEY":      "an environment's work queue (an environment key)",
+	"CONFORMANCE_API_KEY_2":            "tenancy, with a second organization's API key",
+	"CONFORMANCE_ADMIN_API_KEY_2":      "tenancy, with a second organization's admin key",
+	"CONFORMANCE_COMPLIANCE_API_KEY_2": "tenancy, with a second organization's compliance key",
+	"CONFORMANCE_BEARER_TOKEN_2":       "tenancy, with a second organization's workload-identity token",
+}
+
+// notSet is the one line of every check that needs the credential set by variable name, which
+// is not set: the same line for each, so that the summary counts them under one.
+func notSet(name string) string {
+	return fmt.Sprintf("%s is not set: export it to run the checks of %s", name, interfaces[name])
+}
+
 func credentials(cfg Config) []credential {
 	return []credential{
-		{name: "CONFORMANCE_API_KEY", value: cfg.APIKey, fakeDefault: FakeAPIKey, probe: Request{Area: Models, Path: "/v1/models?limit=1"}},
-		{name: "CONFORMANCE_ADMIN_API_KEY", value: cfg.AdminKey, fakeDefault: FakeAdminKey, probe: Request{Area: Admin, Path: "/v1/organizations/me"}},
-		{name: "CONFORMANCE_COMPLIANCE_API_KEY", value: cfg.ComplianceKey, fakeDefault: FakeComplianceKey, probe: Request{Area: Compliance, Path: "/v1/compliance/organizations"}},
-		{name: "CONFORMANCE_BEARER_TOKEN", value: cfg.BearerToken, fakeDefault: FakeBearerToken, probe: Request{Area: Tunnels, Path: "/v1/organizations/tunnels"}},
-		{name: "CONFORMANCE_ENVIRONMENT_KEY", value: cfg.EnvironmentKey, fakeDefault: FakeEnvironmentKey, probe: Request{Area: Work, Path: "/v1/environments", As: EnvironmentKey}, outsideScope: true},
-		{name: "CONFORMANCE_API_KEY_2", value: cfg.APIKey2, fakeDefault: FakeAPIKey + "-2", probe: Request{Area: Models, Path: "/v1/models?limit=1", Org2: true}},
-		{name: "CONFORMANCE_ADMIN_API_KEY_2", value: cfg.AdminKey2, fakeDefault: FakeAdminKey + "-2", probe: Request{Area: Admin, Path: "/v1/organizations/me", Org2: true}},
-		{name: "CONFORMANCE_COMPLIANCE_API_KEY_2", value: cfg.ComplianceKey2, fakeDefault: FakeComplianceKey + "-2", probe: Request{Area: Compliance, Path: "/v1/compliance/organizations", Org2: true}},
-		{name: "CONFORMANCE_BEARER_TOKEN_2", value: cfg.BearerToken2, fakeDefault: FakeBearerToken + "-2", probe: Request{Area: Tunnels, Path: "/v1/organizations/tunnels", Org2: true}},
+		{name: "CONFORMANCE_API_KEY", value: cfg.APIKey, probe: Request{Area: Models, Path: "/v1/models?limit=1"}},
+		{name: "CONFORMANCE_ADMIN_API_KEY", value: cfg.AdminKey, probe: Request{Area: Admin, Path: "/v1/organizations/me"}},
+		{name: "CONFORMANCE_COMPLIANCE_API_KEY", value: cfg.ComplianceKey, probe: Request{Area: Compliance, Path: "/v1/compliance/organizations"}},
+		{name: "CONFORMANCE_BEARER_TOKEN", value: cfg.BearerToken, probe: Request{Area: Tunnels, Path: "/v1/organizations/tunnels"}},
+		{name: "CONFORMANCE_ENVIRONMENT_KEY", value: cfg.EnvironmentKey, probe: Request{Area: Work, Path: "/v1/environments", As: EnvironmentKey}, outsideScope: true},
+		{name: "CONFORMANCE_API_KEY_2", value: cfg.APIKey2, probe: Request{Area: Models, Path: "/v1/models?limit=1", Org2: true}},
+		{name: "CONFORMANCE_ADMIN_API_KEY_2", value: cfg.AdminKey2, probe: Request{Area: Admin, Path: "/v1/organizations/me", Org2: true}},
+		{name: "CONFORMANCE_COMPLIANCE_API_KEY_2", value: cfg.ComplianceKey2, probe: Request{Area: Compliance, Path: "/v1/compliance/organizations", Org2: true}},
+		{name: "CONFORMANCE_BEARER_TOKEN_2", value: cfg.BearerToken2, probe: Request{Area: Tunnels, Path: "/v1/organizations/tunnels", Org2: true}},
 	}
 }
 
@@ -126,24 +146,12 @@ func credentials(cfg Config) []credential {
 // run has Problems no check may run; Finish still writes the reports and the summary.
 //
 // The preflight tries each configured credential once, with a cheap read of its interface. A
-// credential still at the fake's default is tried only against the fake: against a deployment it
-// was simply not set, and the checks of its interface will say so.
+// credential that is not set is the fake's default against the fake; against a deployment it is
+// sent as nothing, the preflight says which interface it leaves unchecked, and the checks of that
+// interface are unsupported, each naming the variable.
 func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Run {
 	r := &Run{Config: cfg, Started: time.Now()}
-	// Longest first: a replacer tries its pairs in order, and one credential may contain another
-	// (test-api-key-2, test-api-key).
-	creds := credentials(cfg)
-	sort.SliceStable(creds, func(i, j int) bool { return len(creds[i].value) > len(creds[j].value) })
-	var pairs, vars []string
-	for _, c := range creds {
-		if c.value != "" {
-			pairs = append(pairs, c.value, "["+c.name+"]")
-			vars = append(vars, shellEscape(c.value), `'"${`+c.name+`}"'`)
-		}
-	}
-	r.redact = strings.NewReplacer(pairs...)
-	r.shellVars = strings.NewReplacer(vars...)
-
+	r.setSecrets(cfg)
 	if len(cfg.invalid) > 0 {
 		for _, line := range cfg.invalid {
 			r.problem(w, line)
@@ -156,6 +164,8 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 		return r
 	}
 	r.Target = tg
+	// Against the fake, the credentials not set are now the fake's: redacted as theirs.
+	r.setSecrets(tg.Config)
 	// The checks' requests run in parallel under ginkgo's reporter; progress lines are the
 	// preflight's.
 	defer func() { tg.Client.progress = nil }()
@@ -167,10 +177,9 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 	var unset []string
 	for _, c := range credentials(tg.Config) {
 		if c.value == "" {
-			continue
-		}
-		if !tg.IsFake && c.value == c.fakeDefault {
-			unset = append(unset, c.name)
+			if !c.probe.Org2 {
+				unset = append(unset, c.name)
+			}
 			continue
 		}
 		p := c.probe
@@ -183,16 +192,20 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 			r.problem(w, fmt.Sprintf("%s rejected: %s", c.name, errorLine(resp)))
 		}
 	}
-	if len(unset) > 0 {
-		fmt.Fprintf(w, "conformance: not set, so the fake's default is sent and the checks that need it will fail: %s\n", strings.Join(unset, ", "))
+	if len(r.Problems) == 0 {
+		// One line per interface left unchecked: the fake's keys are never sent to a deployment.
+		for _, name := range unset {
+			fmt.Fprintf(w, "conformance: skipping %s: %s is not set, so their checks will be unsupported\n", interfaces[name], name)
+		}
 	}
 	return r
 }
 
 // identify makes the one request only the API answers correctly, GET /v1/models with the API key,
 // and returns "" when the answer is the API's, or else one line naming the likely mistake. The
-// API's answer is a JSON list of models in its schema, or, if it refuses (a key the deployment
-// does not know, say), its error envelope with a request-id header. A web server, a gateway's
+// API's answer is a JSON list of models (even one that deviates from its schema: that is the
+// checks' to report), or, if it refuses (no key, a key the deployment does not know), its error
+// envelope with a request-id header. A web server, a gateway's
 // error page or another JSON API answers neither, and would otherwise fail or skip hundreds of
 // checks for one wrong variable.
 func identify(ctx context.Context, tg *Target) string {
@@ -209,8 +222,8 @@ func identify(ctx context.Context, tg *Target) string {
 	case resp.Status == http.StatusOK:
 		if resp.mediaType() != "application/json" {
 			wrong = "not JSON"
-		} else if err := schemas.Validate("models/model_list", resp.Body, schemas.Lenient); err != nil {
-			wrong = "not a list of models: " + firstLine(err.Error())
+		} else {
+			wrong = notAModelList(resp)
 		}
 	case resp.Status == http.StatusNotFound:
 		wrong = "no list of models"
@@ -227,6 +240,31 @@ func identify(ctx context.Context, tg *Target) string {
 		return line + "is CONFORMANCE_BASE_URL the API's root, without /v1?"
 	}
 	return line + fmt.Sprintf("is %s the Platform API? CONFORMANCE_BASE_URL must be the API's root, the URL its paths /v1/... are under", tg.Config.BaseURL)
+}
+
+// notAModelList says why a 200 JSON answer is not a list of models at all, or "" when it is one,
+// however far its models deviate from their schema (a model without display_name, created_at as
+// a number): those deviations are the checks' to name, one each, and must not stop the run as a
+// wrong URL. A list of models is an object whose data is an array of objects that are each
+// identified as a model (type "model", or a string id); an empty one says whether there is more
+// (has_more), as every list of the API does.
+func notAModelList(resp *Response) string {
+	body := resp.JSON()
+	data := body.Get("data")
+	switch {
+	case !body.IsObject():
+		return "not a list of models: not a JSON object"
+	case !data.IsArray():
+		return "not a list of models: no data array"
+	case len(data.Array()) == 0 && !body.Get("has_more").Exists():
+		return "not a list of models: an empty data array without has_more"
+	}
+	for i, m := range data.Array() {
+		if !m.IsObject() || (m.Get("type").String() != "model" && m.Get("id").Type != gjson.String) {
+			return fmt.Sprintf("not a list of models: data[%d] is neither of type model nor identified by a string id", i)
+		}
+	}
+	return ""
 }
 
 // versionRefused is one line when the target refused the API version the suite sends (a 400
@@ -282,6 +320,23 @@ func transportCause(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// setSecrets makes Redact and the reproducers' shell words replace the credentials of cfg.
+func (r *Run) setSecrets(cfg Config) {
+	// Longest first: a replacer tries its pairs in order, and one credential may contain another
+	// (test-api-key-2, test-api-key).
+	creds := credentials(cfg)
+	sort.SliceStable(creds, func(i, j int) bool { return len(creds[i].value) > len(creds[j].value) })
+	var pairs, vars []string
+	for _, c := range creds {
+		if c.value != "" {
+			pairs = append(pairs, c.value, "["+c.name+"]")
+			vars = append(vars, shellEscape(c.value), `'"${`+c.name+`}"'`)
+		}
+	}
+	r.redact = strings.NewReplacer(pairs...)
+	r.shellVars = strings.NewReplacer(vars...)
 }
 
 func (r *Run) problem(w io.Writer, line string) {
@@ -477,10 +532,20 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 		tg.Close()
 	}
 	var lines []string
+	// The checks left unsupported by one unset credential are one line, as in the preflight.
+	unset := map[string]int{}
 	for _, res := range r.Results {
-		switch res.Outcome {
-		case Passed, Disabled:
-		case Unsupported:
+		if res.Outcome == Unsupported && isNotSet(res.Message) {
+			unset[res.Message]++
+		}
+	}
+	for msg, n := range unset {
+		lines = append(lines, fmt.Sprintf("  %-11s %d %s: %s", Unsupported, n, plural(n, "check", "checks"), msg))
+	}
+	for _, res := range r.Results {
+		switch {
+		case res.Outcome == Passed, res.Outcome == Disabled, unset[res.Message] > 0:
+		case res.Outcome == Unsupported:
 			// What it needed, so that the operator knows what data or setting would run it.
 			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s): %s", res.Outcome, res.Clause, res.Statement, res.ID, oneLine(res.Message)))
 		default:
@@ -503,6 +568,16 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "conformance: reports in %s\n", strings.Join(paths, ", "))
 	return nil
+}
+
+// isNotSet reports whether msg is the line of a check left unsupported by an unset credential.
+func isNotSet(msg string) bool {
+	for name := range interfaces {
+		if msg == notSet(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // colourWanted reports whether output to f may carry ANSI colour: only on a terminal, and never when

@@ -121,8 +121,49 @@ func TestPreflightAcceptsWorkingCredentials(t *testing.T) {
 	if len(r.Problems) != 1 || !strings.HasPrefix(r.Problems[0], "CONFORMANCE_ENVIRONMENT_KEY rejected: 401") {
 		t.Errorf("problems = %q, want only the unknown environment key (403 outside its environment is not a rejection)", r.Problems)
 	}
-	if !strings.Contains(out.String(), "not set, so the fake's default is sent and the checks that need it will fail: CONFORMANCE_COMPLIANCE_API_KEY") {
-		t.Errorf("the output does not name the credential left unset:\n%s", out.String())
+	// The rejected key stops the run, so nothing is said of checks that will not run.
+	if strings.Contains(out.String(), "skipping") {
+		t.Errorf("a run stopped by the preflight announces skipped interfaces:\n%s", out.String())
+	}
+}
+
+// TestNoCredentialsAgainstADeployment: with no credential exported, the fake's keys are never sent
+// to a deployment (the fake behind deployment() would take them): each interface is one line of
+// the preflight and one of the summary, and its checks are unsupported naming the variable, never
+// failed with a 401.
+func TestNoCredentialsAgainstADeployment(t *testing.T) {
+	srv := deployment(t, fake.New())
+	s := runSuite(t, map[string]string{"CONFORMANCE_BASE_URL": srv.URL}, "-ginkgo.label-filter=models || admin || tunnels")
+	for _, line := range []string{
+		"conformance: skipping the API key's interfaces (models, messages, memory, work): CONFORMANCE_API_KEY is not set, so their checks will be unsupported\n",
+		"conformance: skipping the Admin API: CONFORMANCE_ADMIN_API_KEY is not set, so their checks will be unsupported\n",
+		"conformance: skipping the Compliance API: CONFORMANCE_COMPLIANCE_API_KEY is not set, so their checks will be unsupported\n",
+		"conformance: skipping MCP tunnels (a workload-identity token): CONFORMANCE_BEARER_TOKEN is not set, so their checks will be unsupported\n",
+		"conformance: skipping an environment's work queue (an environment key): CONFORMANCE_ENVIRONMENT_KEY is not set, so their checks will be unsupported\n",
+		"checks: CONFORMANCE_ADMIN_API_KEY is not set: export it to run the checks of the Admin API\n",
+	} {
+		if strings.Count(s.out, line) != 1 {
+			t.Errorf("the output does not hold once %q:\n%s", line, s.out)
+		}
+	}
+	var results resultsDocument
+	if err := json.Unmarshal([]byte(s.file(t, ResultsFile)), &results); err != nil {
+		t.Fatal(err)
+	}
+	unsupported := 0
+	for _, res := range results.Checks {
+		if (res.Outcome == Failed || res.Outcome == Error) && strings.Contains(res.Message, "401") {
+			t.Errorf("%s %s with a 401: %s", res.ID, res.Outcome, res.Message)
+		}
+		if res.ID == "admin/interface-credential-accepted" && (res.Outcome != Unsupported || res.Message != "CONFORMANCE_ADMIN_API_KEY is not set: export it to run the checks of the Admin API") {
+			t.Errorf("%s: %s %q, want unsupported naming the variable", res.ID, res.Outcome, res.Message)
+		}
+		if res.Outcome == Unsupported {
+			unsupported++
+		}
+	}
+	if unsupported < 50 {
+		t.Errorf("%d checks unsupported, want the checks of the selected interfaces:\n%s", unsupported, s.out)
 	}
 }
 
@@ -320,7 +361,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	for _, p := range junit.Suites[0].Properties {
 		props[p.Name] = p.Value
 	}
-	if props["label_filter"] != "models || core" || props["suite_version"] != "devel" || props["api_version"] != "2023-06-01" || props["destructive"] != "off" || props["credentials_default"] != "CONFORMANCE_COMPLIANCE_API_KEY, CONFORMANCE_ENVIRONMENT_KEY, CONFORMANCE_COMPLIANCE_API_KEY_2" {
+	if props["label_filter"] != "models || core" || props["suite_version"] != "devel" || props["api_version"] != "2023-06-01" || props["destructive"] != "off" || props["credentials_default"] != "none" || props["credentials_unset"] != "CONFORMANCE_ENVIRONMENT_KEY, CONFORMANCE_API_KEY_2, CONFORMANCE_ADMIN_API_KEY_2, CONFORMANCE_COMPLIANCE_API_KEY_2, CONFORMANCE_BEARER_TOKEN_2" {
 		t.Errorf("the JUnit properties do not record how the suite was run: %v", props)
 	}
 	got := [4]int{junit.Tests, junit.Failures, junit.Errors, junit.Skipped}
@@ -348,10 +389,10 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		t.Errorf("results hold %d checks and summary %q; want %d and the printed summary", len(results.Checks), results.Summary, len(Checks()))
 	}
 	if rc := results.Run; rc.SuiteVersion != "devel" || rc.SuiteCommit == "" || rc.APIVersion != "2023-06-01" || rc.LabelFilter != "models || core" ||
-		!slices.Equal(rc.CredentialsSet, []string{"CONFORMANCE_API_KEY", "CONFORMANCE_ADMIN_API_KEY", "CONFORMANCE_BEARER_TOKEN"}) ||
-		// The second organization's compliance key defaults to the fake's, as the first's does.
-		!slices.Equal(rc.CredentialsDefault, []string{"CONFORMANCE_COMPLIANCE_API_KEY", "CONFORMANCE_ENVIRONMENT_KEY", "CONFORMANCE_COMPLIANCE_API_KEY_2"}) ||
-		!slices.Equal(rc.CredentialsUnset, []string{"CONFORMANCE_API_KEY_2", "CONFORMANCE_ADMIN_API_KEY_2", "CONFORMANCE_BEARER_TOKEN_2"}) ||
+		!slices.Equal(rc.CredentialsSet, []string{"CONFORMANCE_API_KEY", "CONFORMANCE_ADMIN_API_KEY", "CONFORMANCE_COMPLIANCE_API_KEY", "CONFORMANCE_BEARER_TOKEN"}) ||
+		// Against a deployment nothing defaults to the fake's keys: what is not exported is unset.
+		!slices.Equal(rc.CredentialsDefault, []string{}) ||
+		!slices.Equal(rc.CredentialsUnset, []string{"CONFORMANCE_ENVIRONMENT_KEY", "CONFORMANCE_API_KEY_2", "CONFORMANCE_ADMIN_API_KEY_2", "CONFORMANCE_COMPLIANCE_API_KEY_2", "CONFORMANCE_BEARER_TOKEN_2"}) ||
 		rc.Destructive || rc.TimeoutSeconds != 60 || rc.WorkEnqueue {
 		t.Errorf("the results do not record how the suite was run: %+v", rc)
 	}
@@ -374,7 +415,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	checkHTMLReport(t, s.file(t, HTMLFile), results, secretAPIKey, secretAdmin, secretBearer)
 	md := s.file(t, HumanFile)
 	for _, want := range []string{"## By area", "## By clause", "| 4.5 | Models |", "### failed: models/list-newest-first", "### differs: models/list-cursors", "| area | passed | failed | differ on extensions |",
-		"- suite_version: devel\n- suite_commit: ", "- label_filter: models \\|\\| core\n", "- credentials_set: CONFORMANCE_API_KEY, CONFORMANCE_ADMIN_API_KEY, CONFORMANCE_BEARER_TOKEN\n",
+		"- suite_version: devel\n- suite_commit: ", "- label_filter: models \\|\\| core\n", "- credentials_set: CONFORMANCE_API_KEY, CONFORMANCE_ADMIN_API_KEY, CONFORMANCE_COMPLIANCE_API_KEY, CONFORMANCE_BEARER_TOKEN\n",
 		"- destructive: off\n- timeout: 1m0s\n", "- api_version: 2023-06-01\n",
 		"Request:", "X-Api-Key: [CONFORMANCE_API_KEY]", "## Disabled, and why", "needs the fake's control API"} {
 		if !strings.Contains(md, want) {
@@ -414,7 +455,8 @@ func TestFakeTargetIsAnnouncedAndReset(t *testing.T) {
 // TestRedaction: the longer of two credentials that share a prefix is redacted as itself, and a
 // revealed tunnel token (the deployment's secret, not a configured one) is redacted too.
 func TestRedaction(t *testing.T) {
-	r := Begin(context.Background(), ConfigFromEnv(env(closedPort(t))), nil, io.Discard)
+	r := Begin(context.Background(), ConfigFromEnv(env(closedPort(t), "CONFORMANCE_API_KEY", "test-api-key",
+		"CONFORMANCE_API_KEY_2", "test-api-key-2", "CONFORMANCE_BEARER_TOKEN", "test-bearer-token")), nil, io.Discard)
 	got := r.Redact(`X-Api-Key: test-api-key-2; Authorization: Bearer test-bearer-token; {"tunnel_token": "tt_a\"b", "id":"ttkn_1"}`)
 	if want := `X-Api-Key: [CONFORMANCE_API_KEY_2]; Authorization: Bearer [CONFORMANCE_BEARER_TOKEN]; {"tunnel_token": "[redacted]", "id":"ttkn_1"}`; got != want {
 		t.Errorf("Redact = %q, want %q", got, want)

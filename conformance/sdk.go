@@ -46,7 +46,8 @@ func init() {
 				second := t.OK(update(map[string]any{"drop": nil, "add": "3"}))
 				t.Expect(second.Get("metadata").Raw).To(MatchJSON(`{"keep":"1","add":"3"}`))
 				t.Expect(t.OK(getItem(env, id)).Get("metadata").Raw).To(MatchJSON(`{"keep":"1","add":"3"}`), "the item read back")
-			}},
+			},
+			Bug: &Bug{Says: "a work-item update replaces metadata with the patch: keys not named are deleted", Break: mwtReplacesItemMetadata}},
 		Check{ID: "admin/workspace-rate-limit-update", Clause: "2.12", Labels: ext(Admin),
 			Title: "a workspace rate-limit update sets an override that the workspace's list then shows, with source workspace, and null clears it",
 			Run: func(t *T) {
@@ -88,6 +89,8 @@ func init() {
 				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 				again := t.OK(tunnelsAPI(http.MethodGet, "/"+id, "tunnels/tunnel", nil))
 				t.Expect(again.Get("archived_at").String()).NotTo(BeEmpty(), "archived through /v1/organizations/tunnels, as /v1/tunnels reads it")
-			}},
+			},
+			Bug: &Bug{Says: "an archive through /v1/organizations/tunnels does not show under /v1/tunnels", Want: "archived through",
+				Break: mwtJSON(http.MethodGet, `^/v1/tunnels/[^/]+$`, func(_ *http.Request, m map[string]any) { m["archived_at"] = nil })}},
 	)
 }

@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -60,16 +58,10 @@ func refusalWithoutDetails(contentType string, body []byte) string {
 		return ""
 	}
 	if strings.HasPrefix(contentType, "text/event-stream") {
-		sc := bufio.NewScanner(bytes.NewReader(body))
-		sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-		for sc.Scan() {
-			data, ok := strings.CutPrefix(sc.Text(), "data:")
-			if !ok {
-				continue
-			}
-			ev := gjson.Parse(strings.TrimSpace(data))
-			if ev.Get("type").String() == "message_delta" {
-				if msg := check("the message_delta event", ev.Get("delta")); msg != "" {
+		evs, _ := readEventStream(body)
+		for _, ev := range evs {
+			if ev.Name == "message_delta" {
+				if msg := check("the message_delta event", gjson.ParseBytes(ev.Data).Get("delta")); msg != "" {
 					return msg
 				}
 			}

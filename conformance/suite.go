@@ -192,7 +192,7 @@ func outcomeOf(sr types.SpecReport) (outcome, msg string) {
 		if cat := category(msg, false); cat != Passed {
 			return cat, msg
 		}
-		return Disabled, "not selected by the label filter or focus"
+		return Disabled, notSelected
 	case sr.State == types.SpecStateFailed:
 		return category(msg, true), msg
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 
 	"github.com/platformkit/platformkit/fake"
@@ -68,8 +69,30 @@ func open(ctx context.Context, cfg Config, onBug func(string), progress io.Write
 	if tg.IsFake {
 		tg.SchemaMode = schemas.Strict
 		tg.Config.Destructive = true
+		tg.Config = tg.Config.WithFakeCredentials()
+		tg.Client.Config = tg.Config
 	}
 	return tg, nil
+}
+
+// missingCredential is one line naming the variable to set when r needs a credential that is not
+// set (against a deployment: see Config.WithFakeCredentials), or "". A request that sets the
+// credential's header itself (a wrong key on purpose) needs none.
+func (tg *Target) missingCredential(r *Request) string {
+	cred := r.As
+	if cred == AreaCred {
+		cred = areaCred[r.Area]
+	}
+	h, v := tg.Client.secret(cred, r.Org2)
+	if h == "" || v != "" {
+		return ""
+	}
+	for k := range r.Header {
+		if strings.EqualFold(k, h) {
+			return ""
+		}
+	}
+	return notSet(credVar(cred, r.Org2))
 }
 
 // Close stops the in-process fake, if the target is one.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,7 +163,13 @@ func tunnelListChecks() []Check {
 					prev, cur := list[i-1].Get("created_at").Time(), list[i].Get("created_at").Time()
 					t.Expect(prev.Before(cur)).To(BeFalse(), "%s is listed before the newer %s", list[i-1].Get("id"), list[i].Get("id"))
 				}
-			}},
+			},
+			Bug: &Bug{Says: "the tunnel list is oldest first", Want: "is listed before the newer",
+				Break: mwtJSON(http.MethodGet, mwtTunnels, func(_ *http.Request, m map[string]any) {
+					if data, ok := m["data"].([]any); ok {
+						slices.Reverse(data)
+					}
+				})}},
 		{ID: "tunnels/list-include-archived", Clause: "4.9", Labels: []Label{Tunnels},
 			Title: "archived tunnels are listed only with include_archived=true, which lists every tunnel",
 			Run: func(t *T) {
@@ -185,7 +192,13 @@ func tunnelListChecks() []Check {
 				t.Expect(unarchived).To(ConsistOf(idsOf(active)), "include_archived=true lists every tunnel the default list holds")
 				explicit := tunnelsIn(t, url.Values{"include_archived": {"false"}}, 1000, false)
 				t.Expect(idsOf(explicit)).To(ConsistOf(idsOf(active)), "include_archived=false lists what the default list holds")
-			}},
+			},
+			Bug: &Bug{Says: "archived tunnels are listed without include_archived", Want: "listed by default",
+				Break: mwtQuery(http.MethodGet, mwtTunnels, func(q url.Values) {
+					if !q.Has("include_archived") {
+						q.Set("include_archived", "true")
+					}
+				})}},
 		{ID: "tunnels/list-workspace-filter", Clause: "4.9", Labels: []Label{Tunnels},
 			Title: "workspace_id lists exactly the tunnels of that workspace; omitted, every workspace is listed",
 			Run: func(t *T) {
@@ -206,12 +219,14 @@ func tunnelListChecks() []Check {
 				}
 				none := tunnelsIn(t, url.Values{"workspace_id": {"wrkspc_01NoSuchWorkspace0000000"}}, 0, false)
 				t.Expect(none).To(BeEmpty(), "an unknown workspace_id lists no tunnel")
-			}},
+			},
+			Bug: &Bug{Says: "the tunnel list ignores workspace_id", Break: ignoresQuery(on(http.MethodGet, mwtTunnels), "workspace_id")}},
 		{ID: "tunnels/list-workspace-filter-invalid", Clause: "4.9", Labels: []Label{Tunnels, Extension},
 			Title: "a workspace_id that is not a wrkspc_ ID is refused with 400 naming workspace_id",
 			Run: func(t *T) {
 				expectQueryRefused(t, tunnelsPath, "workspace_id", "", "default", "ws_123", "org_01AcmeCorporation00000001")
-			}},
+			},
+			Bug: &Bug{Says: "a workspace_id that is not a wrkspc_ ID is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "workspace_id")}},
 		{ID: "tunnels/list-pages-complete", Clause: "2.1", Labels: []Label{Tunnels},
 			Title: "paging with next_page at every page size returns each tunnel exactly once, in order, and the last page has next_page null",
 			Run: func(t *T) {
@@ -220,7 +235,13 @@ func tunnelListChecks() []Check {
 				for _, size := range []int{1, 2, 3} {
 					t.Expect(idsOf(tunnelsIn(t, includeArchived, size, false))).To(Equal(all), "page size %d", size)
 				}
-			}},
+			},
+			Bug: &Bug{Says: "the first page of one tunnel says no page follows though more tunnels do",
+				Break: mwtJSON(http.MethodGet, mwtTunnels, func(r *http.Request, m map[string]any) {
+					if q := r.URL.Query(); q.Get("limit") == "1" && !q.Has("page") {
+						m["next_page"] = nil
+					}
+				})}},
 		{ID: "tunnels/list-default-limit", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "without limit, a page holds at most 20 tunnels",
 			Run: func(t *T) {
@@ -234,7 +255,13 @@ func tunnelListChecks() []Check {
 				resp := t.OK(Request{Area: Tunnels, Path: tunnelsPath, Schema: "tunnels/tunnel_list"})
 				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "a page without limit holds min(%d tunnels, 20): %s", all, resp)
 				t.Expect(resp.Get("next_page").Type == gjson.Null).To(Equal(all <= 20), "next_page is null exactly when no tunnel is left after the first 20: %s", resp)
-			}},
+			},
+			Bug: &Bug{Says: "without limit, a page holds at most 2 tunnels",
+				Break: mwtQuery(http.MethodGet, mwtTunnels, func(q url.Values) {
+					if !q.Has("limit") {
+						q.Set("limit", "2")
+					}
+				})}},
 		{ID: "tunnels/list-limit-range", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "a limit outside 1 to 1000 is refused with 400 naming limit",
 			Run: func(t *T) {
@@ -242,12 +269,14 @@ func tunnelListChecks() []Check {
 				expectQueryRefused(t, tunnelsPath, "limit", "0", "1001", "-1", "ten")
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1"}}, Schema: "tunnels/tunnel_list"})
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1000"}}, Schema: "tunnels/tunnel_list"})
-			}},
+			},
+			Bug: &Bug{Says: "a tunnel-list limit outside 1 to 1000 is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "limit")}},
 		{ID: "tunnels/list-page-token-forged", Clause: "gaps §3", Labels: []Label{Tunnels, Extension},
 			Title: "a forged or malformed page token is refused with 400 naming page",
 			Run: func(t *T) {
 				expectQueryRefused(t, tunnelsPath, "page", "not-a-token", "eyJzIjoidHVubmVscyJ9.AAAA")
-			}},
+			},
+			Bug: &Bug{Says: "a page token the target cannot read is ignored, as if absent", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "page")}},
 		{ID: "tunnels/get-each-listed", Clause: "4.9", Labels: []Label{Tunnels},
 			Title: "every listed tunnel, archived or not, can be read by its ID and reads the same as in the list",
 			Run: func(t *T) {
@@ -257,7 +286,9 @@ func tunnelListChecks() []Check {
 					one := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + tn.Get("id").String(), Schema: "tunnels/tunnel"})
 					t.Expect(one.JSON().Raw).To(MatchJSON(tn.Raw), "tunnel %s reads as it is listed", tn.Get("id"))
 				}
-			}},
+			},
+			Bug: &Bug{Says: "a tunnel read by its ID gives a created_at a second off the list's",
+				Break: mwtJSON(http.MethodGet, mwtTunnel, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "created_at", time.Second) })}},
 		{ID: "tunnels/domains-unique", Clause: "2.17", Labels: []Label{Tunnels},
 			Title: "every tunnel, archived or not, has its own domain",
 			Run: func(t *T) {
@@ -269,7 +300,15 @@ func tunnelListChecks() []Check {
 					t.Expect(seen).NotTo(HaveKey(d), "domain %s of %s", d, tn.Get("id"))
 					seen[d] = tn.Get("id").String()
 				}
-			}},
+			},
+			Bug: &Bug{Says: "two tunnels share a domain",
+				Break: mwtJSON(http.MethodGet, mwtTunnels, func(_ *http.Request, m map[string]any) {
+					if data, _ := m["data"].([]any); len(data) >= 2 {
+						first, _ := data[0].(map[string]any)
+						second, _ := data[1].(map[string]any)
+						second["domain"] = first["domain"]
+					}
+				})}},
 		{ID: "tunnels/domain-never-reused", Clause: "2.17", Labels: []Label{Tunnels, FakeOnly},
 			Title: "a new tunnel never gets the domain of another tunnel, even of an archived one",
 			Run: func(t *T) {
@@ -287,7 +326,8 @@ func tunnelListChecks() []Check {
 						t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 					}
 				}
-			}},
+			},
+			Bug: &Bug{Says: "a new tunnel gets the domain of an earlier one", Want: "reused", Break: mwtDomainsRepeat}},
 		{ID: "tunnels/other-organization-404", Clause: "4.9", Labels: []Label{Tunnels, Extension},
 			Title: "another organization's tunnel and its certificates are answered 404, like an unknown ID, on every operation",
 			Run: func(t *T) {
@@ -319,7 +359,8 @@ func tunnelListChecks() []Check {
 						t.ExpectError(t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: path + "/archive"}), http.StatusNotFound, "not_found_error")
 					}
 				}
-			}},
+			},
+			Bug: &Bug{Says: "the tunnels do not tell organizations apart: another organization's credential reaches the first's", Break: mwtAsFirstOrg(`^/v1/organizations/tunnels`)}},
 		{ID: "tunnels/unknown-404", Clause: "gaps §1", Labels: []Label{Tunnels, Extension},
 			Title: "an unknown tunnel or certificate ID is answered 404 not_found_error",
 			Run: func(t *T) {
@@ -327,7 +368,8 @@ func tunnelListChecks() []Check {
 				t.ExpectError(t.Do(tokenOp("tnl_01NoSuchTunnel000000000000", "reveal_token", nil)), http.StatusNotFound, "not_found_error")
 				id := anyTunnel(t)
 				t.ExpectError(t.Do(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates/tcrt_01NoSuchCertificate0000000"}), http.StatusNotFound, "not_found_error")
-			}},
+			},
+			Bug: &Bug{Says: "an unknown tunnel ID is answered 400, not 404", Want: "404", Break: mwtStatus(http.MethodGet, mwtTunnel, http.StatusNotFound, http.StatusBadRequest)}},
 		{ID: "tunnels/beta-required", Clause: "9", Labels: []Label{Tunnels},
 			Title: "every tunnel operation without the beta value mcp-tunnels-2026-05-19 is refused with 400, also when other beta values are sent",
 			Run: func(t *T) {
@@ -343,7 +385,16 @@ func tunnelListChecks() []Check {
 						t.Expect(resp.Get("error.message").String()).To(ContainSubstring("mcp-tunnels-2026-05-19"))
 					}
 				}
-			}},
+			},
+			Bug: &Bug{Says: "any mcp-tunnels beta value is accepted, whatever its date",
+				Break: func(h http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if strings.HasPrefix(r.URL.Path, tunnelsPath) && strings.Contains(strings.Join(r.Header.Values("vendor-beta"), ","), "mcp-tunnels-") {
+							r.Header.Add("vendor-beta", "mcp-tunnels-2026-05-19")
+						}
+						h.ServeHTTP(w, r)
+					})
+				}}},
 		{ID: "tunnels/control-create", Clause: ClauseFake, Labels: []Label{Tunnels, FakeOnly},
 			Title: "POST /_fake/tunnels creates a tunnel in the given organization and workspace, with the given display name",
 			Run: func(t *T) {
@@ -364,7 +415,9 @@ func tunnelListChecks() []Check {
 				t.Expect(def.Get("workspace_id").Type).To(Equal(gjson.Null))
 				t.Expect(def.Get("display_name").Type).To(Equal(gjson.Null))
 				t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + defID, Schema: "tunnels/tunnel"})
-			}},
+			},
+			Bug: &Bug{Says: "the control API's tunnel create ignores workspace_id",
+				Break: mwtRequests(http.MethodPost, `^/_fake/tunnels$`, func(_ *http.Request, b map[string]any) { delete(b, "workspace_id") })}},
 		{ID: "tunnels/control-create-invalid", Clause: ClauseFake, Labels: []Label{Tunnels, FakeOnly},
 			Title: "POST /_fake/tunnels refuses an unknown organization, a malformed workspace ID and a display name outside 1 to 255 characters with 400 naming the field",
 			Run: func(t *T) {
@@ -382,7 +435,13 @@ func tunnelListChecks() []Check {
 				id := at255.Get("id").String()
 				t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
 				t.Expect(at255.Get("display_name").String()).To(Equal(strings.Repeat("é", 255)))
-			}},
+			},
+			Bug: &Bug{Says: "the control API cuts a display name over 255 characters instead of refusing it",
+				Break: mwtRequests(http.MethodPost, `^/_fake/tunnels$`, func(_ *http.Request, b map[string]any) {
+					if name := []rune(mwtStr(b, "display_name")); len(name) > 255 {
+						b["display_name"] = string(name[:255])
+					}
+				})}},
 	}
 }
 
@@ -398,13 +457,18 @@ func tunnelTokenChecks() []Check {
 				t.Expect(first.Get("tunnel_token").String()).NotTo(BeEmpty())
 				again := t.OK(tokenOp(id, "reveal_token", nil))
 				t.Expect(again.JSON().Raw).To(MatchJSON(first.JSON().Raw))
-			}},
+			},
+			Bug: &Bug{Says: "every reveal_token answers the token under a new id", Break: mwtRevealNewID()}},
 		{ID: "tunnels/token-id-format", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "a tunnel token's id is ttkn_ followed by 64 hexadecimal characters",
 			Run: func(t *T) {
 				tok := t.OK(tokenOp(anyTunnel(t), "reveal_token", nil))
 				t.Expect(tok.Get("id").String()).To(MatchRegexp(tokenIDPattern.String()))
-			}},
+			},
+			Bug: &Bug{Says: "a token id's hexadecimal digits are upper-case",
+				Break: mwtJSON(http.MethodPost, mwtTokenOps, func(_ *http.Request, m map[string]any) {
+					m["id"] = "ttkn_" + mwtUpper(strings.TrimPrefix(mwtStr(m, "id"), "ttkn_"))
+				})}},
 		{ID: "tunnels/token-only-in-reveal-and-rotate", Clause: "5", Labels: []Label{Tunnels},
 			Title: "the tunnel token appears in no response other than reveal_token and rotate_token",
 			Run: func(t *T) {
@@ -420,7 +484,8 @@ func tunnelTokenChecks() []Check {
 					t.Expect(string(resp.Body)).NotTo(ContainSubstring(token), "%s %s", r.Method, r.Path)
 					t.Expect(fmt.Sprint(resp.Header)).NotTo(ContainSubstring(token), "%s %s", r.Method, r.Path)
 				}
-			}},
+			},
+			Bug: &Bug{Says: "a tunnel read by its ID carries its token", Break: mwtTunnelShowsToken}},
 		{ID: "tunnels/rotate-fresh-token", Clause: "3.3", Labels: []Label{Tunnels, Destructive},
 			Title: "rotate_token (with or without a reason) answers a fresh token with a new id, and reveal then answers the new one",
 			Run: func(t *T) {
@@ -433,7 +498,8 @@ func tunnelTokenChecks() []Check {
 				again := t.OK(tokenOp(id, "rotate_token", nil))
 				t.Expect(again.Get("id").String()).NotTo(BeElementOf(before.Get("id").String(), rotated.Get("id").String()))
 				t.Expect(t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"}).Get("archived_at").Type).To(Equal(gjson.Null))
-			}},
+			},
+			Bug: &Bug{Says: "rotate_token rotates but answers the token it replaced", Break: mwtRotateAnswersOld}},
 		{ID: "tunnels/rotate-invalidates-old-token", Clause: "3.3", Labels: []Label{Tunnels, FakeOnly},
 			Title: "after rotation the previous token is refused for new connections and the fresh one is accepted",
 			Run: func(t *T) {
@@ -442,7 +508,8 @@ func tunnelTokenChecks() []Check {
 				fresh := t.OK(tokenOp(id, "rotate_token", nil)).Get("tunnel_token").String()
 				t.Expect(tokenAccepted(t, old)).To(BeFalse())
 				t.Expect(tokenAccepted(t, fresh)).To(BeTrue())
-			}},
+			},
+			Bug: &Bug{Says: "a token once revealed is still accepted after rotation", Break: mwtTokensStayAccepted}},
 		{ID: "tunnels/rotate-invalid-body", Clause: "gaps §1", Labels: []Label{Tunnels, Extension, Destructive},
 			Title: "a rotate_token body with a reason that is not a string is refused with 400 naming reason, and the token is unchanged",
 			Run: func(t *T) {
@@ -452,7 +519,13 @@ func tunnelTokenChecks() []Check {
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("reason"))
 				t.Expect(t.OK(tokenOp(id, "reveal_token", nil)).JSON().Raw).To(MatchJSON(before.JSON().Raw))
-			}},
+			},
+			Bug: &Bug{Says: "a rotate_token reason that is not a string is ignored and the token rotated",
+				Break: mwtRequests(http.MethodPost, `^/v1/organizations/tunnels/[^/]+/rotate_token$`, func(_ *http.Request, b map[string]any) {
+					if _, ok := b["reason"].(string); !ok {
+						delete(b, "reason")
+					}
+				})}},
 	}
 }
 
@@ -479,7 +552,13 @@ func tunnelArchiveChecks() []Check {
 				}
 				t.Expect(idsOf(tunnelsIn(t, nil, 1000, false))).NotTo(ContainElement(id))
 				t.Expect(idsOf(tunnelsIn(t, includeArchived, 1000, false))).To(ContainElement(id))
-			}},
+			},
+			Bug: &Bug{Says: "archiving a tunnel leaves its certificates unarchived",
+				Break: mwtJSON(http.MethodGet, mwtCerts, func(r *http.Request, m map[string]any) {
+					if r.URL.Query().Get("include_archived") == "true" {
+						mwtData(m, func(c map[string]any) { c["archived_at"] = nil })
+					}
+				})}},
 		{ID: "tunnels/archive-retry-unchanged", Clause: "3.3", Labels: []Label{Tunnels},
 			Title: "archiving an archived tunnel succeeds and answers the existing record unchanged",
 			Run: func(t *T) {
@@ -491,7 +570,11 @@ func tunnelArchiveChecks() []Check {
 				letTimePass(t)
 				again := t.OK(archive)
 				t.Expect(again.JSON().Raw).To(MatchJSON(before.JSON().Raw), "archiving the archived tunnel %s again, later, answers it unchanged", id)
-			}},
+			},
+			Bug: &Bug{Says: "every archive stamps archived_at anew, to the second", Want: "unchanged",
+				Break: mwtJSON(http.MethodPost, `^/v1/organizations/tunnels/[^/]+/archive$`, func(_ *http.Request, m map[string]any) {
+					m["archived_at"] = time.Now().UTC().Format(time.RFC3339)
+				})}},
 		{ID: "tunnels/archived-token-refused", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "reveal_token and rotate_token on an archived tunnel are refused with 400 and answer no token",
 			Run: func(t *T) {
@@ -501,7 +584,8 @@ func tunnelArchiveChecks() []Check {
 					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 					t.Expect(resp.Get("tunnel_token").Exists()).To(BeFalse())
 				}
-			}},
+			},
+			Bug: &Bug{Says: "reveal_token and rotate_token on an archived tunnel are answered 403, not 400", Want: "403", Break: mwtStatus(http.MethodPost, mwtTokenOps, http.StatusBadRequest, http.StatusForbidden)}},
 		{ID: "tunnels/archive-invalidates-token", Clause: "3.3", Labels: []Label{Tunnels, FakeOnly},
 			Title: "archiving a tunnel invalidates its token for new connections",
 			Run: func(t *T) {
@@ -509,7 +593,8 @@ func tunnelArchiveChecks() []Check {
 				token := acceptedToken(t, id)
 				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 				t.Expect(tokenAccepted(t, token)).To(BeFalse())
-			}},
+			},
+			Bug: &Bug{Says: "a token once revealed is still accepted after its tunnel is archived", Break: mwtTokensStayAccepted}},
 	}
 }
 
@@ -533,14 +618,22 @@ func tunnelCertificateChecks() []Check {
 				got := t.OK(Request{Area: Tunnels, Path: certPath(id) + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
 				t.Expect(got.JSON().Raw).To(MatchJSON(c.JSON().Raw))
 				t.Expect(idsOf(activeCertificates(t, id))).To(ContainElement(c.Get("id").String()))
-			}},
+			},
+			Bug: &Bug{Says: "a certificate's fingerprint is not the SHA-256 of its DER (a digest of another text)",
+				Break: mwtJSON(http.MethodPost, mwtCerts, func(_ *http.Request, m map[string]any) { m["fingerprint"] = memSHA256(mwtStr(m, "fingerprint")) })}},
 		{ID: "tunnels/certificate-no-expiry", Clause: "2.17", Labels: []Label{Tunnels},
 			Title: "a CA certificate that does not expire (NotAfter 99991231235959Z, RFC 5280) has expires_at null",
 			Run: func(t *T) {
 				id := scratchTunnel(t, 1)
 				ca := certgen.New(certgen.Options{CommonName: "conformance forever CA", IsCA: true, NotAfter: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)})
 				t.Expect(addCertificate(t, id, ca.PEM).Get("expires_at").Type).To(Equal(gjson.Null))
-			}},
+			},
+			Bug: &Bug{Says: "a certificate that does not expire reads expires_at 9999-12-31T23:59:59Z, not null",
+				Break: mwtJSON(http.MethodPost, mwtCerts, func(_ *http.Request, m map[string]any) {
+					if m["expires_at"] == nil {
+						m["expires_at"] = "9999-12-31T23:59:59Z"
+					}
+				})}},
 		{ID: "tunnels/certificate-cap", Clause: "3.4", Labels: []Label{Tunnels},
 			Title: "a tunnel holds at most two non-archived certificates: a third is refused and not stored, and archiving one makes room",
 			Run: func(t *T) {
@@ -557,14 +650,16 @@ func tunnelCertificateChecks() []Check {
 				t.Expect(idsOf(activeCertificates(t, id))).To(Equal(before))
 				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + first.Get("id").String() + "/archive", Schema: "tunnels/certificate"})
 				addCertificate(t, id, certgen.CA("conformance cap 3").PEM)
-			}},
+			},
+			Bug: &Bug{Says: "a third certificate is taken by archiving the oldest, not refused", Break: mwtCapEvictsOldest}},
 		{ID: "tunnels/certificate-cap-400", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "a third non-archived certificate is refused with 400 invalid_request_error",
 			Run: func(t *T) {
 				id := fullTunnel(t)
 				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id), Body: map[string]string{"ca_certificate_pem": certgen.CA("conformance cap 3").PEM}})
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
-			}},
+			},
+			Bug: &Bug{Says: "a third certificate is refused with 409, not 400", Want: "400", Break: mwtStatus(http.MethodPost, mwtCerts, http.StatusBadRequest, http.StatusConflict)}},
 		{ID: "tunnels/certificate-archive", Clause: "3.4", Labels: []Label{Tunnels},
 			Title: "archiving a certificate, also the last non-archived one, sets archived_at and keeps the record, listed only with include_archived",
 			Run: func(t *T) {
@@ -580,7 +675,9 @@ func tunnelCertificateChecks() []Check {
 				t.Expect(idsOf(activeCertificates(t, id))).NotTo(ContainElement(cid))
 				all := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"})
 				t.Expect(idsOf(all.Get("data").Array())).To(ContainElement(cid))
-			}},
+			},
+			Bug: &Bug{Says: "archiving a certificate answers it with a new created_at", Want: "created_at",
+				Break: mwtJSON(http.MethodPost, mwtCertArchive, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "created_at", time.Second) })}},
 		{ID: "tunnels/trusted-set-follows-certificates", Clause: "3.4", Labels: []Label{Tunnels, FakeOnly},
 			Title: "a gateway is trusted through the tunnel's non-archived CA certificates only; an archived certificate leaves the trusted set, and with none left the tunnel rejects MCP traffic",
 			Run: func(t *T) {
@@ -601,7 +698,8 @@ func tunnelCertificateChecks() []Check {
 				t.Expect(accepted(newGW)).To(BeTrue())
 				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + newID + "/archive", Schema: "tunnels/certificate"})
 				t.Expect(accepted(newGW)).To(BeFalse(), "accepted with every CA certificate archived")
-			}},
+			},
+			Bug: &Bug{Says: "a gateway once accepted stays trusted after its CA certificate is archived", Want: "an archived CA certificate is still trusted", Break: mwtTrustCached}},
 		{ID: "tunnels/expired-ca-trusts-nothing", Clause: "4.9", Labels: []Label{Tunnels, FakeOnly},
 			Title: "an expired CA certificate can be registered, its expires_at in the past, but a gateway it issued is not accepted",
 			Run: func(t *T) {
@@ -614,7 +712,13 @@ func tunnelCertificateChecks() []Check {
 				check := t.Control(http.MethodPost, "/_fake/tunnels/"+id+"/gateway_check", map[string]string{"certificate_pem": expired.Issue("gateway.conformance.test").PEM})
 				t.Expect(check.Get("accepted").Bool()).To(BeFalse())
 				t.Expect(check.Get("reason").String()).To(ContainSubstring("expired"))
-			}},
+			},
+			Bug: &Bug{Says: "a gateway issued by an expired CA certificate is accepted",
+				Break: mwtJSON(http.MethodPost, `^/_fake/tunnels/[^/]+/gateway_check$`, func(_ *http.Request, m map[string]any) {
+					if strings.Contains(mwtStr(m, "reason"), "expired") {
+						m["accepted"] = true
+					}
+				})}},
 		{ID: "tunnels/certificate-archive-retry-unchanged", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "archiving an archived certificate answers it unchanged",
 			Run: func(t *T) {
@@ -625,14 +729,17 @@ func tunnelCertificateChecks() []Check {
 				letTimePass(t)
 				again := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
 				t.Expect(again.JSON().Raw).To(MatchJSON(first.JSON().Raw))
-			}},
+			},
+			Bug: &Bug{Says: "archiving an archived certificate stamps archived_at anew",
+				Break: mwtJSON(http.MethodPost, mwtCertArchive, func(_ *http.Request, m map[string]any) { m["archived_at"] = time.Now().UTC().Format(time.RFC3339Nano) })}},
 		{ID: "tunnels/certificate-list-limit-range", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "a certificate list limit outside 1 to 1000 is refused with 400 naming limit",
 			Run: func(t *T) {
 				id := anyTunnel(t)
 				expectQueryRefused(t, certPath(id), "limit", "0", "1001", "-1", "ten")
 				t.OK(Request{Area: Tunnels, Path: certPath(id), Query: url.Values{"limit": {"1"}}, Schema: "tunnels/certificate_list"})
-			}},
+			},
+			Bug: &Bug{Says: "a certificate-list limit outside 1 to 1000 is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtCerts, "limit")}},
 		{ID: "tunnels/certificate-list-pages", Clause: "4.9", Labels: []Label{Tunnels},
 			Title: "the certificate list with include_archived pages with next_page and returns each certificate once",
 			Run: func(t *T) {
@@ -645,7 +752,13 @@ func tunnelCertificateChecks() []Check {
 				walked := idsOf(t.WalkPages(Request{Area: Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"}, 1))
 				t.Expect(walked).To(Equal(idsOf(all.Get("data").Array())))
 				t.Expect(len(walked)).To(BeNumerically(">=", 3))
-			}},
+			},
+			Bug: &Bug{Says: "every page of certificates after the first loses its first certificate", Want: "next_page",
+				Break: mwtJSON(http.MethodGet, mwtCerts, func(r *http.Request, m map[string]any) {
+					if data, _ := m["data"].([]any); r.URL.Query().Has("page") && len(data) > 0 {
+						m["data"] = data[1:]
+					}
+				})}},
 		{ID: "tunnels/certificate-of-other-tunnel-404", Clause: "gaps §1", Labels: []Label{Tunnels, Extension},
 			Title: "a certificate read through another tunnel's path is answered 404",
 			Run: func(t *T) {
@@ -658,7 +771,9 @@ func tunnelCertificateChecks() []Check {
 					}
 				}
 				t.Unsupported("the organization has a single tunnel")
-			}},
+			},
+			Bug: &Bug{Says: "a certificate is found by its ID under any tunnel's path", Want: "404",
+				Break: mwtFoundUnderAnyParent(`^/v1/organizations/tunnels/([^/]+)/certificates/(tcrt_[^/]+)$`, tunnelsPath+"?include_archived=true&limit=1000")}},
 	}
 }
 
@@ -703,7 +818,13 @@ func tunnelCertificateValidationChecks() []Check {
 				}
 				after := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
 				t.Expect(after.JSON().Raw).To(MatchJSON(before.JSON().Raw))
-			}},
+			},
+			Bug: &Bug{Says: "a private key after the certificate is ignored, and the certificate stored",
+				Break: mwtRequests(http.MethodPost, mwtCerts, func(_ *http.Request, b map[string]any) {
+					if pem := mwtStr(b, "ca_certificate_pem"); strings.Contains(pem, "-----BEGIN PRIVATE KEY-----") {
+						b["ca_certificate_pem"] = pem[:strings.Index(pem, "-----BEGIN PRIVATE KEY-----")]
+					}
+				})}},
 		{ID: "tunnels/certificate-pem-400-names-reason", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "each refused ca_certificate_pem is answered 400 naming the field and the reason",
 			Run: func(t *T) {
@@ -718,7 +839,8 @@ func tunnelCertificateValidationChecks() []Check {
 				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{}})
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("ca_certificate_pem"))
-			}},
+			},
+			Bug: &Bug{Says: "a refused ca_certificate_pem's error names the field but not the reason", Break: mwtErrorMessage(on(http.MethodPost, mwtCerts), "ca_certificate_pem: invalid")}},
 		{ID: "tunnels/certificate-pem-8kb-bound", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
 			Title: "a ca_certificate_pem of exactly 8192 bytes is accepted",
 			Run: func(t *T) {
@@ -726,6 +848,8 @@ func tunnelCertificateValidationChecks() []Check {
 				ca := certgen.CA("conformance 8 KB")
 				padded := strings.Repeat("#", 8192-len(ca.PEM)-1) + "\n" + ca.PEM
 				t.Expect(addCertificate(t, id, padded).Get("fingerprint").String()).To(Equal(ca.Fingerprint()))
-			}},
+			},
+			Bug: &Bug{Says: "a ca_certificate_pem of exactly 8192 bytes is refused (the limit is off by one)",
+				Break: mwtRefusesBody(http.MethodPost, mwtCerts, func(b map[string]any) bool { return len(mwtStr(b, "ca_certificate_pem")) >= 8192 }, "ca_certificate_pem: over 8 KB")}},
 	}
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"net/mail"
 	"slices"
 	"strings"
@@ -101,10 +102,11 @@ func (rs *records[T]) find(o *org, kind, id string) (*T, error) {
 	return nil, notFound(kind, id)
 }
 
-// page cuts the page q asks for from o's records that keep selects, and answers what view makes
-// of each record on the page. Any record of o is a valid cursor, so a client keeps paging after
-// the record it stopped at was deleted or filtered out.
-func page[T, V any](rs *records[T], o *org, keep func(*T) bool, view func(*T) V, q cursorQuery) (cursorPage[V], error) {
+// page cuts the page q asks for from o's records that keep selects, and answers it with each
+// record's JSON as encode returns it (encoded once per change, recordJSON), spliced in. Any
+// record of o is a valid cursor, so a client keeps paging after the record it stopped at was
+// deleted or filtered out.
+func page[T any](rs *records[T], o *org, keep func(*T) bool, encode func(*T) (json.RawMessage, error), q cursorQuery) (any, error) {
 	idOf := func(r *T) string { return rs.keyOf(r).ID }
 	cursor := func(id string) (listKey, bool) {
 		if r := rs.byID[recordRef{o, id}]; r != nil {
@@ -114,13 +116,9 @@ func page[T, V any](rs *records[T], o *org, keep func(*T) bool, view func(*T) V,
 	}
 	p, err := pageKept(rs.lists[o], keep, rs.keyOf, idOf, oldestFirst, q, cursor)
 	if err != nil {
-		return cursorPage[V]{}, err
+		return nil, err
 	}
-	out := cursorPage[V]{Data: make([]V, 0, len(p.Data)), FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID}
-	for _, r := range p.Data {
-		out.Data = append(out.Data, view(r))
-	}
-	return out, nil
+	return encodedCursorPage(p, encode)
 }
 
 // --- Organization ---
@@ -156,6 +154,7 @@ type invite struct {
 	Type         string   `json:"type"`
 	status       string
 	org          *org
+	encoded      recordJSON // keyed by the status read; deleteInvite drops it
 }
 
 // inviteKey places an invite in its list: by invited_at, then ID.
@@ -169,6 +168,13 @@ func (in *invite) view(now time.Time) invite {
 		v.Status = "expired"
 	}
 	return v
+}
+
+// json returns the invite as clients see it at now, encoded once per change of its status
+// (which the clock moves from pending to expired).
+func (in *invite) json(now time.Time) (json.RawMessage, error) {
+	v := in.view(now)
+	return in.encoded.get(v.Status, func() any { return v })
 }
 
 // deletion is the confirmation of a delete (spec 2.11: invite_deleted, user_deleted).
@@ -223,7 +229,7 @@ func (s *Server) createInvite(c *call) (any, error) {
 	in := &invite{ID: s.ids.next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
 		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", status: "pending", org: c.org}
 	a.invites.add(c.org, in)
-	return in.view(now), nil
+	return in.json(now)
 }
 
 // onRecord runs f on the caller's record named by the path parameter, as find looks it up,
@@ -247,7 +253,7 @@ func (a *adminStore) findInvite(o *org, id string) (*invite, error) {
 // getInvite answers a deleted invite too, with status deleted: the status exists to be read.
 func (s *Server) getInvite(c *call) (any, error) {
 	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
-		return in.view(s.clock.Now()), nil
+		return in.json(s.clock.Now())
 	})
 }
 
@@ -275,7 +281,7 @@ func (s *Server) listInvites(c *call) (any, error) {
 		return in.status != "deleted" && (!byEmail || strings.EqualFold(in.Email, email)) &&
 			(roles == nil || slices.Contains(roles, in.Role)) && (statuses == nil || slices.Contains(statuses, v.Status))
 	}
-	return page(&a.invites, c.org, keep, func(in *invite) invite { return in.view(now) }, q)
+	return page(&a.invites, c.org, keep, func(in *invite) (json.RawMessage, error) { return in.json(now) }, q)
 }
 
 // deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
@@ -285,6 +291,7 @@ func (s *Server) deleteInvite(c *call) (any, error) {
 		switch st := in.view(s.clock.Now()).Status; st {
 		case "pending":
 			in.status = "deleted"
+			in.encoded.drop()
 		case "deleted":
 		default:
 			return nil, invalid("invite %s is %s; only pending invites can be deleted", in.ID, st)
@@ -313,6 +320,11 @@ func (u *member) view() user {
 	return user{ID: u.ID, AddedAt: u.AddedAt, Email: u.Email, Name: u.Name, Role: u.Role, Type: "user"}
 }
 
+// json returns the user record clients see, encoded once per change (recordJSON).
+func (u *member) json() (json.RawMessage, error) {
+	return u.encoded.get("", func() any { return u.view() })
+}
+
 // findUser returns the organization's user with the ID, unless removed; the caller holds a.mu.
 func (a *adminStore) findUser(o *org, id string) (*member, error) {
 	if a.removed[id] {
@@ -323,7 +335,7 @@ func (a *adminStore) findUser(o *org, id string) (*member, error) {
 
 // getUser answers one of the organization's users.
 func (s *Server) getUser(c *call) (any, error) {
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return u.view(), nil })
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return u.json() })
 }
 
 // signOutUser ends the member's sessions and answers the member. The fake keeps no sessions, so
@@ -334,7 +346,7 @@ func (s *Server) signOutUser(c *call) (any, error) {
 		if u.Role == "primary_owner" {
 			return nil, invalid("user %s is the organization's primary owner, who cannot be signed out", u.ID)
 		}
-		return u.view(), nil
+		return u.json()
 	})
 }
 
@@ -356,7 +368,7 @@ func (s *Server) listUsers(c *call) (any, error) {
 	keep := func(u *member) bool {
 		return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) && (roles == nil || slices.Contains(roles, u.Role))
 	}
-	return page(&a.users, c.org, keep, (*member).view, q)
+	return page(&a.users, c.org, keep, (*member).json, q)
 }
 
 // protectAdmin refuses to change or remove an admin (gaps §6).
@@ -380,7 +392,8 @@ func (s *Server) updateUser(c *call) (any, error) {
 			return nil, err
 		}
 		u.Role = req.Role
-		return u.view(), nil
+		u.encoded.drop()
+		return u.json()
 	})
 }
 

@@ -29,6 +29,9 @@ type rateLimitGroup struct {
 	// overrides maps a workspace ID to its limiter overrides for this group in the fixtures;
 	// each server changes its own copy (adminStore.overrides).
 	overrides map[string][]limiter
+	// encoded is the group's list entry, encoded at load, since no request changes it: [0]
+	// without group_type, [1] with it (versions.go).
+	encoded [2][]byte
 }
 
 // limiter is one {type, value} pair of a rate-limit entry.
@@ -121,6 +124,11 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 		g := &rateLimitGroup{key: listKey{ID: fmt.Sprintf("%06d", i)}, GroupType: rl.GroupType, Models: rl.Models,
 			Limits: rl.Limits, overrides: map[string][]limiter{}}
 		g.setIDs(o)
+		for i, groupType := range []string{"", g.GroupType} {
+			if g.encoded[i], err = encodeRecord(g.entry(groupType)); err != nil {
+				return fmt.Errorf("admin.json: rate limit group %s: %v", g.ID, err)
+			}
+		}
 		a.rateLimits[o] = append(a.rateLimits[o], g)
 	}
 	for _, wl := range file.WorkspaceRateLimits {

@@ -124,11 +124,17 @@ func (s *Server) listRateLimits(c *call) (any, error) {
 		return nil, newError(errNotFound, "model %q has no rate limits in this organization; pass a model ID or alias listed in the models of a model_group entry", model)
 	}
 	page := pageByToken(groups, groupKey, oldestFirst, "rate_limits:"+c.org.UUID, after, limit)
-	out := tokenPage[rateLimitEntry]{Data: make([]rateLimitEntry, 0, len(page.Data)), NextPage: page.NextPage}
-	for _, g := range page.Data {
-		out.Data = append(out.Data, rateLimitEntry{ID: g.ID, Group: g.Group, Type: "rate_limit", GroupType: c.rateLimitGroupType(g.GroupType), Limits: g.Limits, Models: g.Models})
-	}
-	return out, nil
+	return splicePage(page.Data, func(g *rateLimitGroup) []byte {
+		if c.rateLimitGroupType(g.GroupType) == "" {
+			return g.encoded[0]
+		}
+		return g.encoded[1]
+	}, tokenPage[struct{}]{NextPage: page.NextPage}), nil
+}
+
+// entry is the group's list entry, with group_type as given ("" leaves it out).
+func (g *rateLimitGroup) entry(groupType string) rateLimitEntry {
+	return rateLimitEntry{ID: g.ID, Group: g.Group, Type: "rate_limit", GroupType: groupType, Limits: g.Limits, Models: g.Models}
 }
 
 // rateOverrides are a server's workspace overrides: per group, per workspace ID, the limiters

@@ -46,6 +46,7 @@ type workspace struct {
 	// when answers show the platform's defaults. Answered only to requests that send EFSBeta.
 	InferenceDataPrivacy *inferenceDataPrivacy `json:"inference_data_privacy,omitempty"`
 	org                  *org
+	encoded              recordJSON // the view, keyed by whether the request sent EFSBeta; every change drops it
 }
 
 // EFSBeta is the beta value a request sends to set and read a workspace's inference_data_privacy.
@@ -103,6 +104,15 @@ func (w *workspace) view(c *call) workspace {
 		v.InferenceDataPrivacy = &defaultDataPrivacy
 	}
 	return v
+}
+
+// json returns the view c sees, encoded once per change and per answer of EFSBeta (recordJSON).
+func (w *workspace) json(c *call) (json.RawMessage, error) {
+	key := ""
+	if c.hasBeta(EFSBeta) {
+		key = EFSBeta
+	}
+	return w.encoded.get(key, func() any { return w.view(c) })
 }
 
 // compartmentID is a workspace's encryption compartment (the official SDKs' compartment_id):
@@ -281,7 +291,7 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 		w.InferenceDataPrivacy = w.InferenceDataPrivacy.apply(ch.InferenceDataPrivacy)
 	}
 	a.workspaces.add(c.org, w)
-	return w.view(c), nil
+	return w.json(c)
 }
 
 // findWorkspace returns the organization's workspace with the ID, archived or not; the caller
@@ -292,7 +302,7 @@ func (a *adminStore) findWorkspace(o *org, id string) (*workspace, error) {
 
 // getWorkspace answers one of the organization's workspaces, archived or not.
 func (s *Server) getWorkspace(c *call) (any, error) {
-	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return w.view(c), nil })
+	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return w.json(c) })
 }
 
 // listWorkspaces lists the organization's workspaces oldest first; archived ones only with
@@ -320,7 +330,7 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 	defer a.mu.Unlock()
 	return page(&a.workspaces, c.org, func(w *workspace) bool {
 		return (withArchived || w.ArchivedAt == nil) && (len(ids) == 0 || slices.Contains(ids, w.ID))
-	}, func(w *workspace) workspace { return w.view(c) }, q)
+	}, func(w *workspace) (json.RawMessage, error) { return w.json(c) }, q)
 }
 
 // updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
@@ -361,7 +371,8 @@ func (s *Server) updateWorkspace(c *call) (any, error) {
 		if ch.InferenceDataPrivacy != nil {
 			w.InferenceDataPrivacy = w.InferenceDataPrivacy.apply(ch.InferenceDataPrivacy)
 		}
-		return w.view(c), nil
+		w.encoded.drop()
+		return w.json(c)
 	})
 }
 
@@ -372,7 +383,8 @@ func (s *Server) archiveWorkspace(c *call) (any, error) {
 		if w.ArchivedAt == nil {
 			now := s.clock.Now()
 			w.ArchivedAt = &now
+			w.encoded.drop()
 		}
-		return w.view(c), nil
+		return w.json(c)
 	})
 }

@@ -37,7 +37,7 @@ func (c *call) body() ([]byte, error) {
 	if c.Request.Body == nil {
 		return nil, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(c.Request.Body, limit+1))
+	data, err := readBody(c.Request.Body, c.Request.ContentLength, limit)
 	if err != nil {
 		// The error is the connection's (a timeout, a reset, a short body): its text names Go's
 		// network internals, and the client needs only to know the body did not arrive.
@@ -48,6 +48,31 @@ func (c *call) body() ([]byte, error) {
 	}
 	c.Set(keyBody, data)
 	return data, nil
+}
+
+// readBody is io.ReadAll of at most limit+1 bytes of r, into a buffer sized for the declared
+// length (up to 64 KiB, so that a declared size alone never reserves much): one allocation for
+// the usual body, where growing from 512 bytes takes several and copies each time.
+func readBody(r io.Reader, length, limit int64) ([]byte, error) {
+	size := 512
+	if length > 0 {
+		size = int(min(length+1, 64<<10))
+	}
+	lr := io.LimitedReader{R: r, N: limit + 1}
+	b := make([]byte, 0, size)
+	for {
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next size
+		}
+	}
 }
 
 func decodeJSON(data []byte, v any) error {
@@ -131,7 +156,40 @@ func jsonKind(t reflect.Type) string {
 // validateBody checks a request body against a request schema of package schemas and answers
 // the first violation as a 400 naming the field: "messages.0.role: value must be one of ...".
 func validateBody(schema string, data []byte) error {
-	err := schemas.Validate(schema, data, schemas.Strict)
+	_, err := decodeValue(schema, data)
+	return err
+}
+
+// decodeValue decodes a request body once (numbers as json.Number) and checks the decoded value
+// against a request schema of package schemas, answering the first violation as validateBody
+// does. What it returns is the body a handler derives everything else from: a second decode of
+// the same bytes would be the same value again. A body that decoded but broke the schema is
+// returned with the error; nil when it did not decode.
+func decodeValue(schema string, data []byte) (any, error) {
+	doc, err := schemas.Decode(data)
+	if err != nil {
+		return nil, bodyError(err)
+	}
+	return doc, bodyError(schemas.ValidateValue(schema, doc, schemas.Strict))
+}
+
+// decodeValid is decodeValue followed by decodeJSON, parsing the body once: the decoded value is
+// assigned to v, unless v takes a shape assign leaves to encoding/json, which then decodes the
+// bytes. data is not empty.
+func decodeValid(schema string, data []byte, v any) error {
+	doc, err := decodeValue(schema, data)
+	if err != nil {
+		return err
+	}
+	if assignDecoded(doc, v) {
+		return nil
+	}
+	return decodeJSON(data, v)
+}
+
+// bodyError answers an error of schemas.Decode or schemas.ValidateValue as a 400 naming the
+// field; nil for nil.
+func bodyError(err error) error {
 	var se *schemas.Error
 	if errors.As(err, &se) {
 		field, msg := se.Path, se.Message
@@ -155,6 +213,24 @@ func validateBody(schema string, data []byte) error {
 		return invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
 	}
 	return nil
+}
+
+// decodeBody reads the request body and decodes it once, checked against the route's request
+// schema (decodeValue). The coverage's count of the fields sent is taken from the decoded value
+// here, before the handler changes it and even when the schema refused it, instead of reading
+// the bytes again once the request is answered.
+func (c *call) decodeBody() ([]byte, any, error) {
+	data, err := c.body()
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := decodeValue(c.bodySchema(), data)
+	if v != nil && !c.srv.cfg.noCoverage {
+		if sent := sentFields(c.Context, v); sent != nil {
+			c.Set(keyBodySent, sent)
+		}
+	}
+	return data, v, err
 }
 
 // maxJSONDepth is how deep encoding/json reads nested arrays and objects: a body nested deeper is
@@ -199,8 +275,5 @@ func (c *call) bindValid(v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
-	if err := validateBody(schema, data); err != nil {
-		return err
-	}
-	return decodeJSON(data, v)
+	return decodeValid(schema, data, v)
 }

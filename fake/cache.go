@@ -21,9 +21,11 @@ import (
 // minimum writes one entry keyed by a hash chain over everything before it; lookups walk back at
 // most cacheLookback positions from each breakpoint for an entry an earlier request wrote.
 //
-// A request goes through two steps so that nothing changes before the request is admitted:
-// planCache (lookups only: it computes the usage split and what to write) and commit (it writes
-// and refreshes entries and stores the diagnostics fingerprint), called once the answer exists.
+// A request meets the cache in three stages of createMessage (messages.go), so that nothing
+// changes before the request is admitted: the parse stage lays it out (layoutCache, the one walk
+// of its blocks, which counts its input tokens and refuses misplaced cache_control), planCache
+// looks its prefixes up (it computes the usage split and what to write), and the commit stage
+// writes and refreshes entries and stores the diagnostics fingerprint once the answer exists.
 
 const (
 	cacheTTL5m = 5 * time.Minute
@@ -122,6 +124,10 @@ type cacheStore struct {
 	// released: the store's server was reset or dropped, and its bytes left the budget; a request
 	// still holding it keeps nothing more in it.
 	released bool
+	// spare is the entry dropped last, kept for the next add: at the cap every write drops one
+	// entry (expired or evicted) and adds one, and reusing the dropped one's memory, which the
+	// drop just touched, spares the write an allocation and a cold cache line.
+	spare *cacheEntry
 }
 
 // cacheBudget is the estimated size of the caches of a server and its namespaces, which share it.
@@ -155,7 +161,7 @@ func (st *cacheStore) release() {
 	st.grow(-st.bytes)
 	st.released = true
 	clear(st.entries)
-	st.byExp, st.n = [2]expiryList{}, 0
+	st.byExp, st.n, st.spare = [2]expiryList{}, 0, nil
 	clear(st.fps)
 	st.fpOrder = nil
 }
@@ -216,7 +222,13 @@ func (st *cacheStore) soonest() *cacheEntry {
 }
 
 // add keeps a new entry, whose expiry its TTL set. The caller holds st.mu.
-func (st *cacheStore) add(e *cacheEntry) {
+func (st *cacheStore) add(w cacheEntry) {
+	e := st.spare
+	if e == nil {
+		e = new(cacheEntry)
+	}
+	st.spare = nil
+	*e = w
 	st.entries[e.key] = e
 	st.listOf(e.ttl).insert(e)
 	st.n++
@@ -240,6 +252,8 @@ func (st *cacheStore) drop(e *cacheEntry) {
 	delete(st.entries, e.key)
 	st.n--
 	st.grow(-e.size())
+	*e = cacheEntry{} // nothing outside the store points at an entry
+	st.spare = e
 }
 
 // popSoonest drops the entry that expires soonest. The caller holds st.mu.
@@ -292,6 +306,7 @@ type cacheLayout struct {
 	marks  []cacheMark // in render order
 	total  int         // what count_tokens reports
 	hashed bool
+	model  string // with hashed: the resolved model the keys are for
 	fp     *cacheFingerprint
 }
 
@@ -305,9 +320,12 @@ type cacheContext struct {
 	diagnose bool
 }
 
-// layoutCache lays req out and checks its cache_control markers: the placement, count and TTL
-// order errors are 400s naming the field. With keyed set, every block also gets its prefix key
-// and the layout the diagnostics fingerprint.
+// layoutCache is the one walk of the request's blocks, in the parse stage: it counts the input
+// tokens (countValue over system, messages, tools, tool_choice, thinking and output_config:
+// total is count_tokens's figure, and each block's cum what the cache places), lays req out and
+// checks its cache_control markers: the placement, count, TTL order and empty-block errors are
+// 400s naming the field. With keyed set, every block also gets its prefix key and the layout the
+// diagnostics fingerprint.
 func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayout, error) {
 	l := &cacheLayout{hashed: keyed}
 	body := req.raw
@@ -317,6 +335,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 		h.str("org", ctx.org)
 		h.str("workspace", ctx.workspace)
 		h.str("model", ctx.model)
+		l.model = ctx.model
 		l.fp = &cacheFingerprint{model: ctx.model + "\x00" + ctx.speed, org: ctx.org, workspace: ctx.workspace}
 	}
 	pending := 0 // structural tokens of arrays and messages, carried to the next block
@@ -591,39 +610,43 @@ type cachePlan struct {
 func (p *cachePlan) creation() int { return p.write1h + p.write5m }
 
 // inputUsage is what rate limits count of the request's input (ratelimit.go).
-func (p *cachePlan) inputUsage() InputUsage {
-	return InputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
+func (p *cachePlan) inputUsage() inputUsage {
+	return inputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
 }
 
-// planCache lays the request out, checks its breakpoints and looks its prefixes up, changing
-// nothing: commit does the writes once the request has been admitted and answered.
-//
-// A request without breakpoints and without diagnostics is only counted: it can neither read nor
-// write, and its fingerprint is not kept (a later request naming it is answered
-// previous_message_not_found, as the platform answers when the earlier turn did not ask for
-// diagnostics). Only the others pay for hashing.
-func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
-	start := s.Now()
+// layoutRequest is the parse stage's one walk of the request's blocks (layoutCache): it counts
+// the input tokens, lays the request out and refuses misplaced cache_control. A create that may
+// use the cache (it asks for diagnostics, or its body may hold a cache_control) is also keyed:
+// each block gets its prefix key. A request without breakpoints and without diagnostics is only
+// counted: it can neither read nor write, and its fingerprint is not kept (a later request naming
+// it is answered previous_message_not_found, as the platform answers when the earlier turn did
+// not ask for diagnostics). Only the others pay for hashing.
+func (s *Server) layoutRequest(c *call, req *messageRequest, create bool) (*cacheLayout, error) {
 	_, diagnose := req.raw["diagnostics"].(map[string]any)
-	if !diagnose && !mayMark(c) {
-		l, err := layoutCache(req, nil, false)
-		if err != nil {
-			return nil, err
-		}
-		return &cachePlan{start: start, total: l.total, input: l.total}, nil
+	if !create || (!diagnose && !mayMark(req.body)) {
+		return layoutCache(req, nil, false)
 	}
 	ctx := s.cacheContext(c, req)
 	ctx.diagnose = diagnose
-	l, err := layoutCache(req, ctx, true)
-	if err != nil {
-		return nil, err
+	return layoutCache(req, ctx, true)
+}
+
+// planCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
+// the writes once the request has been admitted and answered), and splits the input tokens the
+// parse stage counted into what the cache reads, what it writes and the rest.
+func (s *Server) planCache(c *call, req *messageRequest) *cachePlan {
+	start := s.Now()
+	l := req.layout
+	if !l.hashed {
+		return &cachePlan{start: start, total: l.total, input: l.total}
 	}
 	store := c.st.cacheStore(s.cfg.caches)
 	p := &cachePlan{start: start, total: l.total, store: store, srv: s}
+	d, diagnose := req.raw["diagnostics"].(map[string]any)
 	if diagnose {
 		p.fp = l.fp
 	}
-	minimum := cacheMinimum(ctx.model)
+	minimum := cacheMinimum(l.model)
 	store.mu.Lock()
 	defer store.mu.Unlock()
 	store.expire(s.Now()) // released on read too, not only by the next write
@@ -653,23 +676,21 @@ func (s *Server) planCache(c *call, req *messageRequest) (*cachePlan, error) {
 		if m.ttl == cacheTTL1h {
 			b = max(b, blk.cum)
 		}
-		p.writes = append(p.writes, cacheEntry{key: l.keys[m.at], org: ctx.org, workspace: ctx.workspace, model: ctx.model,
+		p.writes = append(p.writes, cacheEntry{key: l.keys[m.at], org: l.fp.org, workspace: l.fp.workspace, model: l.model,
 			tokens: blk.cum, ttl: m.ttl})
 	}
 	p.read, p.write1h, p.write5m, p.input = a, b-a, cum-b, l.total-cum
 	l.fp.cached = cum
-	if d, ok := req.raw["diagnostics"].(map[string]any); ok {
+	if diagnose {
 		p.diagnosis = store.diagnose(d["previous_message_id"], l.fp)
 	}
-	return p, nil
+	return p
 }
 
 // mayMark reports whether the request body may hold a cache_control: it names one, or it has a
 // \u escape that might spell one. Without, the request is laid out once, without keys.
-func mayMark(c *call) bool {
-	v, _ := c.Get(keyBody)
-	data, ok := v.([]byte)
-	return !ok || bytes.Contains(data, []byte("cache_control")) || bytes.Contains(data, []byte(`\u`))
+func mayMark(data []byte) bool {
+	return bytes.Contains(data, []byte("cache_control")) || bytes.Contains(data, []byte(`\u`))
 }
 
 // cacheContext is the part of the keys that comes from the credential and the parameters.
@@ -743,9 +764,8 @@ func (st *cacheStore) commit(p *cachePlan, id string) bool {
 		} else if e != nil { // expired, not yet dropped
 			st.drop(e)
 		}
-		e := w
-		e.createdAt, e.expiresAt = p.start, exp
-		st.add(&e)
+		w.createdAt, w.expiresAt = p.start, exp
+		st.add(w)
 	}
 	st.expire(p.start)
 	if id != "" && p.fp != nil {
@@ -920,7 +940,7 @@ func (s *Server) ClearCache() int {
 	st.expire(now)
 	n := len(st.entries)
 	clear(st.entries)
-	st.byExp, st.n = [2]expiryList{}, 0
+	st.byExp, st.n, st.spare = [2]expiryList{}, 0, nil
 	clear(st.fps)
 	st.fpOrder = nil
 	st.grow(-st.bytes)

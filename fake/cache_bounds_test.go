@@ -19,7 +19,7 @@ func storeWith(t testing.TB, n int, step time.Duration) (*Server, *cacheStore) {
 	for i := range n {
 		var k cacheKey
 		copy(k[:], fmt.Sprintf("%032d", i))
-		st.add(&cacheEntry{key: k, org: "org", model: "m", ttl: cacheTTL5m, createdAt: now, expiresAt: now.Add(time.Duration(i+1) * step)})
+		st.add(cacheEntry{key: k, org: "org", model: "m", ttl: cacheTTL5m, createdAt: now, expiresAt: now.Add(time.Duration(i+1) * step)})
 	}
 	return s, st
 }
@@ -128,5 +128,39 @@ func benchCacheWrite(b *testing.B, n int) {
 	}
 	if len(st.entries) > n+1 {
 		b.Fatalf("%d entries, want at most %d", len(st.entries), n+1)
+	}
+}
+
+// TestCacheReusedEntryStartsAfresh: a write reuses the memory of the entry the store dropped
+// last (its spare; a commit expires after it writes, so the next write gets it), and the new
+// entry carries nothing of the old one: its own key, TTL, times and no hits.
+func TestCacheReusedEntryStartsAfresh(t *testing.T) {
+	s, st := storeWith(t, 1, time.Minute) // one entry, expiring at +1m
+	var old cacheKey
+	copy(old[:], fmt.Sprintf("%032d", 0))
+	st.entries[old].hits = 5
+	dropped := st.entries[old]
+	write := func(key string, at time.Duration, ttl time.Duration) {
+		var k cacheKey
+		copy(k[:], key)
+		(&cachePlan{start: epoch.Add(at), store: st, srv: s, writes: []cacheEntry{{key: k, org: "o-" + key, model: "m", tokens: 7, ttl: ttl}}}).commit("")
+	}
+	write("first", 2*time.Minute, cacheTTL5m) // drops the old entry, expired at +1m
+	if st.spare != dropped || len(st.entries) != 1 {
+		t.Fatalf("after the first write: spare %p (want the dropped %p), %d entries", st.spare, dropped, len(st.entries))
+	}
+	write("second", 3*time.Minute, cacheTTL1h)
+	var k cacheKey
+	copy(k[:], "second")
+	e := st.entries[k]
+	if e != dropped || st.spare != nil {
+		t.Fatal("the second write did not take the dropped entry's memory")
+	}
+	if e.hits != 0 || e.org != "o-second" || e.tokens != 7 || e.ttl != cacheTTL1h || !e.createdAt.Equal(epoch.Add(3*time.Minute)) ||
+		!e.expiresAt.Equal(epoch.Add(63*time.Minute)) || e.in != &st.byExp[1] || e.prev != nil || e.next != nil {
+		t.Errorf("the new entry is %+v", *e)
+	}
+	if got := s.CacheEntries(); len(got) != 2 || st.n != 2 || got[0].Hits != 0 || got[1].Hits != 0 {
+		t.Errorf("listed %+v (%d in the lists), want the two new entries without hits", got, st.n)
 	}
 }

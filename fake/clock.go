@@ -7,8 +7,11 @@ import (
 	"time"
 )
 
-// Epoch is where every virtual clock starts (see Determinism in the package documentation).
-var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// Epoch is where every virtual clock starts, 2026-01-01T00:00:00Z (see Determinism in the
+// package documentation). A function, so that no caller can move it for every server.
+func Epoch() time.Time { return epoch }
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // clock is the server's source of time: virtual by default, moving only when advanced, or the
 // wall clock when the server was built with WithWallClock.
@@ -40,7 +43,7 @@ func (c *clock) dateHeader(t time.Time) []string {
 }
 
 func newClock(wall bool) *clock {
-	return &clock{wall: wall, now: Epoch, changed: make(chan struct{})}
+	return &clock{wall: wall, now: epoch, changed: make(chan struct{})}
 }
 
 // Now returns the current time in UTC.

@@ -252,6 +252,49 @@ func (n *fieldNode) mark(v gjson.Result, sent []uint64) {
 	}
 }
 
+// sentFields are the body fields of gc's operation that the decoded body v holds, as
+// countCoverage counts them; nil for a route no operation describes, or one without body fields.
+func sentFields(gc *gin.Context, v any) *[maxFieldWords]uint64 {
+	tab := operations()
+	i, ok := tab.index[operationKey{gc.Request.Method, gc.FullPath()}]
+	if !ok {
+		return nil
+	}
+	op := tab.list[i].load()
+	if op.body.props == nil {
+		return nil
+	}
+	var sent [maxFieldWords]uint64
+	op.body.markValue(v, sent[:])
+	return &sent
+}
+
+// markValue is mark for a body the handler decoded (decodeBody): the same walk over the decoded
+// value, which holds the last of duplicate keys only, as the handler read it.
+func (n *fieldNode) markValue(v any, sent []uint64) {
+	switch v := v.(type) {
+	case map[string]any:
+		if n.props == nil {
+			return
+		}
+		for k, item := range v {
+			if child := n.props[k]; child != nil {
+				if child.idx >= 0 {
+					sent[child.idx/64] |= 1 << (child.idx % 64)
+				}
+				child.markValue(item, sent)
+			}
+		}
+	case []any:
+		if n.items == nil {
+			return
+		}
+		for _, item := range v {
+			n.items.markValue(item, sent)
+		}
+	}
+}
+
 // coverage is a server's counts; reset replaces them whole, so counting takes no lock.
 type coverage struct {
 	p atomic.Pointer[coverageCounts]
@@ -302,7 +345,9 @@ func (s *Server) countCoverage(gc *gin.Context, fault bool) {
 	op := tab.list[i].load()
 	var sent [maxFieldWords]uint64
 	ae, _ := gc.Keys[keyAPIError].(*apiError)
-	if b, ok := gc.Keys[keyBody].([]byte); ok && op.body.props != nil && (ae == nil || ae.reason != ReasonBodyNotJSON) {
+	if bits, ok := gc.Keys[keyBodySent].(*[maxFieldWords]uint64); ok {
+		sent = *bits // the handler decoded the body and counted its fields (sentFields)
+	} else if b, ok := gc.Keys[keyBody].([]byte); ok && op.body.props != nil && (ae == nil || ae.reason != ReasonBodyNotJSON) {
 		op.body.mark(gjson.ParseBytes(b), sent[:])
 	}
 	if q := gc.Request.URL.RawQuery; q != "" && len(op.fields) > op.nBody {

@@ -73,8 +73,12 @@
 // POST /v1/messages requests that match its rules (model, text of the last user turn, a tool
 // name). A reply is checked against the message schema when it is registered, so a bad stub is
 // an error naming the field then, never a broken answer later. When served, it gets its id, the
-// request's model, and usage as POST /v1/messages/count_tokens counts the request, and it is
-// streamed with the event grammar of any other answer when the request streams.
+// request's model, and usage as for any answer (the input tokens POST /v1/messages/count_tokens
+// counts, split into cache reads, cache writes and input_tokens), and it is streamed with the
+// event grammar of any other answer when the request streams. The rules compare exactly and
+// case-sensitively; when no stub matches but one nearly does (all of its rules but one hold), the
+// answer's Fake-Stub-Near-Miss header (HeaderStubNearMiss) and the journal entry's StubNearMiss
+// name that stub and the rule that did not hold.
 //
 // # Rate limits
 //

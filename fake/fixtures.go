@@ -70,7 +70,9 @@ func LoadFixtures(fsys fs.FS) (*Fixtures, error) {
 // DefaultFixtures returns the embedded data set, parsed on first use and shared afterwards. It is
 // not checked against the schemas here: that would compile them and cost most of the binary's
 // start-up, and TestEmbeddedFixturesConform proves the embedded files conform.
-var DefaultFixtures = sync.OnceValues(func() (*Fixtures, error) {
+func DefaultFixtures() (*Fixtures, error) { return defaultFixtures() }
+
+var defaultFixtures = sync.OnceValues(func() (*Fixtures, error) {
 	return parseFixtures(fixtures.FS())
 })
 
@@ -271,6 +273,7 @@ type member struct {
 	// stays a valid cursor of the user list (a snapshot writes it; the API never answers it).
 	Removed bool `json:"removed,omitempty"`
 	org     *org
+	encoded recordJSON // the user record (view), encoded once per change
 }
 
 func loadUsers(fsys fs.FS, fx *Fixtures) error {

@@ -41,6 +41,10 @@ type JournalEntry struct {
 	Valid bool   `json:"valid"`
 	Fault bool   `json:"fault"` // answered by an injected fault
 	Stub  string `json:"stub"`  // the ID of the stub whose reply answered; "" if none did
+	// StubNearMiss, when no stub answered a Create a Message request but one nearly matched (all
+	// of its match's clauses held but one), names that stub and the clause that did not hold, as
+	// the answer's Fake-Stub-Near-Miss header does; "" otherwise.
+	StubNearMiss string `json:"stub_near_miss"`
 	// RateLimit names the limit that refused the request with a 429 while rate limits are
 	// enforced: "organization" or "workspace", the group's ID and the limiter type
 	// ("workspace rlg_... input_tokens_per_minute"); "" if none did.
@@ -201,8 +205,10 @@ const (
 	keyErrorType        = "platformkit.error_type"
 	keyAPIError         = "platformkit.api_error" // the *apiError answered, for the coverage
 	keyBody             = "platformkit.body"
+	keyBodySent         = "platformkit.body_sent" // the body fields sent, counted from the decoded body
 	keyFault            = "platformkit.fault"
 	keyStub             = "platformkit.stub"
+	keyStubNearMiss     = "platformkit.stub_near_miss"
 	keyRateLimit        = "platformkit.rate_limit"
 )
 
@@ -227,6 +233,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		ErrorType:        str(keyErrorType),
 		Fault:            fault,
 		Stub:             str(keyStub),
+		StubNearMiss:     str(keyStubNearMiss),
 		RateLimit:        str(keyRateLimit),
 	}
 	e.Thread, _ = gc.Keys[keyThread].(*JournalThread)

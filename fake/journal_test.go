@@ -38,7 +38,7 @@ func TestJournalRecordsAPIRequestsWithoutSecrets(t *testing.T) {
 	if unauth.Status != 401 || !unauth.Valid || unauth.CredentialID != "" {
 		t.Errorf("an unauthenticated request reads %+v", unauth)
 	}
-	if !later.At.Equal(Epoch.Add(5 * time.Second)) {
+	if !later.At.Equal(epoch.Add(5 * time.Second)) {
 		t.Errorf("at = %v, want the virtual time of arrival", later.At)
 	}
 	for _, e := range j {

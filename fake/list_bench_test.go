@@ -109,9 +109,9 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 	fx := *def
 	acme := fx.orgs[0]
 	fx.admin.invites, fx.admin.workspaces, fx.users, fx.tunnels = nil, nil, nil, nil
-	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: Epoch.Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
+	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: epoch.Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
 	for i := range n {
-		at := Epoch.Add(-time.Duration(n-i) * time.Minute)
+		at := epoch.Add(-time.Duration(n-i) * time.Minute)
 		id := fmt.Sprintf("bench%08d", i)
 		gone := i%10 == 9
 		status, archived := "pending", (*time.Time)(nil)

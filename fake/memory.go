@@ -123,6 +123,7 @@ func (s *Server) memoryArea(c *call) *memoryArea {
 // appendVersion adds v to the store's indexes at its place in (created_at, id) order: the end,
 // unless a wall clock stepped back.
 func (st *memStoreState) appendVersion(v *memoryVersion) {
+	st.index()
 	st.versions = insertInOrder(st.versions, v, memVersionKey, oldestFirst)
 	st.lineage[v.MemoryID] = insertInOrder(st.lineage[v.MemoryID], v, memVersionKey, oldestFirst)
 	st.byID[v.ID] = v

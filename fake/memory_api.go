@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 	"strings"
@@ -37,13 +38,10 @@ func decodeMemoryBody(c *call, v any) error {
 	if err != nil {
 		return err
 	}
-	if len(strings.TrimSpace(string(raw))) == 0 {
+	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = []byte("{}")
 	}
-	if err := validateBody(c.bodySchema(), raw); err != nil {
-		return err
-	}
-	return decodeJSON(raw, v)
+	return decodeValid(c.bodySchema(), raw, v)
 }
 
 // view reads the view parameter; def is full on retrieve and basic on list, create and update
@@ -134,12 +132,13 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 	}
 	a := s.memoryArea(c)
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	now := s.clock.Now()
-	rec := memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store", Name: req.Name, Description: req.Description,
-		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now}
-	a.stores[rec.ID] = newMemStoreState(c.org, rec)
-	return rec, nil
+	st := &memStoreState{org: c.org, rec: &storeRecord{memoryStore: memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store",
+		Name: req.Name, Description: req.Description, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now}}} // indexes with its first memory
+	a.stores[st.rec.ID] = st
+	a.mu.Unlock()
+	// Encoded once, after the lock is gone: the list pages and reads of the store reuse the bytes.
+	return st.rec.json()
 }
 
 // inMemStoreRecord runs f as inMemStore does and answers the store record it returns, encoded
@@ -325,6 +324,7 @@ func (s *Server) createMemory(c *call) (any, error) {
 			CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.rec.ID, Path: req.Path, Content: &req.Content}
 		v := newMemVersion(s.ids.next("memver_"), memOpCreated, m, memAPIActor(c), now)
 		m.MemoryVersionID = v.ID
+		st.index()
 		st.memories[m.ID], st.paths[m.Path] = m, m
 		st.appendVersion(v)
 		return m.viewed(full), nil

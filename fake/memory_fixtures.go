@@ -138,8 +138,19 @@ func (st *memStoreState) replay(id string, lineage []*memoryVersion, redacted *r
 
 // newMemStoreState is an empty store state with its indexes ready.
 func newMemStoreState(o *org, rec memoryStore) *memStoreState {
-	return &memStoreState{org: o, rec: &storeRecord{memoryStore: rec}, memories: map[string]*memory{}, paths: map[string]*memory{},
-		byID: map[string]*memoryVersion{}, lineage: map[string][]*memoryVersion{}}
+	st := &memStoreState{org: o, rec: &storeRecord{memoryStore: rec}}
+	st.index()
+	return st
+}
+
+// index makes the store's indexes if it has none yet: a store created through the API gets them
+// with its first memory, since many stores never hold one. Reading and deleting from the nil
+// maps before is what reading and deleting from empty ones is. The caller holds the area's lock.
+func (st *memStoreState) index() {
+	if st.memories == nil {
+		st.memories, st.paths = map[string]*memory{}, map[string]*memory{}
+		st.byID, st.lineage = map[string]*memoryVersion{}, map[string][]*memoryVersion{}
+	}
 }
 
 // build copies the fixtures into a server's state. Versions are copied because redaction

@@ -1,13 +1,13 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"maps"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -47,8 +47,15 @@ type messageRequest struct {
 	// "omitted"): billed as output all the same.
 	omittedThinking int
 	Messages        []inputMessage `json:"-"`
-	// cache is the request's prompt-cache plan (cache.go); nil for count_tokens.
-	cache *cachePlan
+	// body is the request body as sent, for the tape to forward.
+	body []byte
+	// tape is what the tape matches the request by (tape.go).
+	tape tapeRequest
+	// layout is the request laid out by the one walk of its blocks: its input-token count and
+	// the cache's positions, breakpoints and, when the request may use the cache, keys.
+	layout *cacheLayout
+	// scenario is the scenario the Fake-Scenario header names; nil without the header.
+	scenario *scenario
 	// thread is the request's message thread (messages_threads.go); nil without one.
 	thread *threadTurn
 }
@@ -178,7 +185,80 @@ type Usage struct {
 // headerScenario selects a canned response of the scenario library by name.
 const headerScenario = "Fake-Scenario"
 
-// createMessage answers a valid request, with the answer chosen most explicit first:
+// createMessage answers POST /v1/messages in named stages, each taking and returning typed
+// values; nothing changes before admit, and a request refused by a stage leaves everything as it
+// was:
+//
+//	parse  every rule that can refuse the request, in one stage (parseMessage)
+//	plan   the prompt cache's lookups: the input side of usage (planCache)
+//	admit  the rate limits, when enforced (admit)
+//	choose the reply: a named scenario, a stub, the tape, a library scenario or the model (choose)
+//	answer build the message, or the tape's answer (answer)
+//	commit the cache's writes, the thread's conversation, the journal's stub (commit)
+//	charge the output tokens, and the rate-limit headers (admission.chargeOutput)
+func (s *Server) createMessage(c *call) (any, error) {
+	req, err := s.parseMessage(c, true)
+	if err != nil {
+		return nil, err
+	}
+	defer req.thread.done() // a continue is in flight until it is answered
+	plan := s.planCache(c, req)
+	// Rate limits (when enforced) admit the request here, and only here, before anything answers
+	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
+	adm, err := s.admit(c, req.Model, plan.inputUsage(), false)
+	if err != nil {
+		return nil, err
+	}
+	ch := s.choose(c, req, req.tape)
+	ans, err := s.answer(c, req, plan, ch)
+	if err != nil {
+		if ch.tape != nil {
+			adm.chargeOutput(0) // the tape's refusal is its answer: the headers, nothing charged
+		}
+		return nil, err
+	}
+	s.commit(c, req, plan, ch, ans)
+	// The whole answer is known before a stream starts: its output is charged, and the headers
+	// written, before the first byte. A taped answer's output is not charged.
+	adm.chargeOutput(ans.output())
+	return ans.v, nil
+}
+
+// countTokens answers POST /v1/messages/count_tokens: parse, admit (its own token_count group,
+// apart from Messages'), choose (the tape or the counter) and answer. It never caches: the
+// count is the parse stage's, every input token.
+func (s *Server) countTokens(c *call) (any, error) {
+	req, err := s.parseMessage(c, false)
+	if err != nil {
+		return nil, err
+	}
+	adm, err := s.admit(c, req.Model, inputUsage{}, true)
+	if err != nil {
+		return nil, err
+	}
+	adm.chargeOutput(0)
+	if ch := s.choose(c, nil, req.tape); ch.tape != nil {
+		v, _, err := s.answerFromTape(c, ch.tape, req, nil, false)
+		return v, err
+	}
+	n := req.layout.total
+	// context_management reports the count before any context edit; the fake applies none.
+	var cm any
+	if req.hasContextManagement() {
+		cm = map[string]int{"original_input_tokens": n}
+	}
+	return map[string]any{"input_tokens": n, "context_management": cm}, nil
+}
+
+// choice is the reply the choose stage picked: a canned reply, the tape, or neither (the
+// scripted model, or the token counter).
+type choice struct {
+	reply *Reply    // a named scenario, a stub or a library scenario
+	stub  string    // the stub's id, for the journal
+	tape  *tapePick // the tape answers
+}
+
+// choose is the one owner of the reply's precedence, most explicit first:
 //
 //  1. the scenario the Fake-Scenario header names: the request itself asks for it;
 //  2. the first registered stub whose rules match (a stub's reply is used up by it);
@@ -186,68 +266,374 @@ const headerScenario = "Fake-Scenario"
 //  4. the first scenario of the library whose matching rule selects the request;
 //  5. the scripted model.
 //
-// Stubs come before the rest because a test registers them for this very run.
-func (s *Server) createMessage(c *call) (any, error) {
-	req, err := s.readMessageRequest(c)
+// Stubs come before the rest because a test registers them for this very run. max_tokens 0
+// pre-warms the cache: the scripted model answers it with no content, and no scenario or stub
+// is used up by it (the tape still answers it). req is nil for the routes that have no canned
+// replies (count_tokens, Completions): the tape or the fake's own answer.
+func (s *Server) choose(c *call, req *messageRequest, tr tapeRequest) choice {
+	canned := req != nil && req.MaxTokens > 0
+	if canned && req.scenario != nil {
+		return choice{reply: &req.scenario.Response}
+	}
+	if canned {
+		if r, id := s.stubs.take(c, req); r != nil {
+			return choice{reply: r, stub: id}
+		}
+	}
+	if pick := s.tapePick(c, tr); pick != nil {
+		return choice{tape: pick}
+	}
+	if canned {
+		if sc := c.st.fx.canned.matching(req); sc != nil {
+			return choice{reply: &sc.Response}
+		}
+	}
+	return choice{}
+}
+
+// answered is what the answer stage built: the value the handler returns, and the message to
+// commit (nil when the answer is not a message the fake numbered: a forwarded or failed one).
+type answered struct {
+	v     any
+	msg   *Message
+	taped bool // the tape answered: its output is not charged, and no thread keeps it
+}
+
+// output is what the charge stage takes from the output-token buckets.
+func (r answered) output() int {
+	if r.taped || r.msg == nil {
+		return 0
+	}
+	return r.msg.Usage.OutputTokens
+}
+
+// answer is the answer stage: the message built from the chosen reply (or the scripted
+// model's), or the tape's answer.
+func (s *Server) answer(c *call, req *messageRequest, plan *cachePlan, ch choice) (answered, error) {
+	if ch.tape != nil {
+		v, msg, err := s.answerFromTape(c, ch.tape, req, plan, req.Stream)
+		return answered{v: v, msg: msg, taped: true}, err
+	}
+	msg, err := s.answerWith(c.Request.Context(), req, plan, ch.reply)
 	if err != nil {
+		return answered{}, err
+	}
+	if req.Stream {
+		return answered{v: req.thread.hold(messageStream(msg, c.hasBeta(betaThinkingTokenCount))), msg: msg}, nil
+	}
+	return answered{v: msg, msg: msg}, nil
+}
+
+// commit is the commit stage: the cache plan's writes under the answer's id, the conversation
+// the thread keeps, and the stub the journal names. A taped answer keeps no thread.
+func (s *Server) commit(c *call, req *messageRequest, plan *cachePlan, ch choice, r answered) {
+	if r.msg != nil {
+		plan.commit(r.msg.ID)
+	}
+	if !r.taped {
+		s.commitThread(req, r.msg)
+	}
+	if ch.stub != "" {
+		c.Set(keyStub, ch.stub)
+	}
+}
+
+// parseMessage is the parse stage of Messages (create) and count_tokens: it reads the body,
+// decodes it once, and applies every rule that can refuse the request, in this order: the
+// request schema (which names the field of any violation), the rules of the request's API
+// version, the thread, the rules a schema cannot express, and, for create, those of max_tokens
+// 0 and the model's maximum; then the one walk of the request's blocks that counts its input
+// tokens and lays it out for the prompt cache (refusing misplaced cache_control), and, for
+// create, the Fake-Scenario header. The typed request, the tape's key and the layout all come
+// from the one decoded value.
+func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
+	data, v, err := c.decodeBody()
+	if err != nil {
+		return nil, c.version.schemaError(err)
+	}
+	req := &messageRequest{body: data}
+	req.raw = v.(map[string]any) // the schema requires an object
+	// What the request's API version refuses of a body the schema accepts (versions.go).
+	if err := c.version.checkMessageBody(req.raw); err != nil {
 		return nil, err
 	}
-	defer req.thread.done() // a continue is in flight until it is answered or refused
-	if err := checkPrewarm(req); err != nil {
+	// The tape matches the body as sent, before a thread continue expands it.
+	req.tape = s.tapeRequestOf(c, data, req.raw)
+	if err := s.expandThread(c, req, len(data)); err != nil {
 		return nil, err
 	}
-	if err := checkMaxTokens(c.st.fx, req); err != nil {
+	// A continue refused by a check below is no longer in flight.
+	parsed := false
+	defer func() {
+		if !parsed {
+			req.thread.release()
+		}
+	}()
+	if err := s.checkMessage(c, req, create); err != nil {
 		return nil, err
 	}
-	// The cache plan: the input side of usage, from lookups only. Nothing has changed yet, so a
-	// request refused from here on leaves the cache as it was.
-	if req.cache, err = s.planCache(c, req); err != nil {
-		return nil, err
+	parsed = true
+	return req, nil
+}
+
+// checkMessage applies the rules of a decoded, expanded request that the schema cannot express,
+// and lays it out (parseMessage).
+func (s *Server) checkMessage(c *call, req *messageRequest, create bool) error {
+	// The schema lets messages be empty for a thread continue, which now holds the whole
+	// conversation; any other request needs one.
+	if msgs, _ := req.raw["messages"].([]any); len(msgs) == 0 {
+		return invalidField("messages", "minimum 1 items required, but found 0 items")
 	}
-	// Rate limits (when enforced) admit the request here, and only here: before anything answers
-	// it, so that a 429 uses up no stub, ID, bucket or cache entry. What the input-token bucket
-	// takes is the cache plan's usage (uncached input and cache writes; reads on some models).
-	var adm *admission
-	if s.limits.on.Load() {
-		// An unknown Fake-Scenario is the request's own error: refused before it takes anything.
-		if name := c.header(headerScenario); name != "" {
-			if _, err := c.st.fx.canned.named(name); err != nil {
-				return nil, err
+	if err := req.readFields(); err != nil {
+		return err
+	}
+	for _, m := range req.raw["messages"].([]any) {
+		m := m.(map[string]any)
+		im := inputMessage{Role: m["role"].(string)}
+		if text, ok := m["content"].(string); ok {
+			im.blocks = []block{{"type": "text", "text": text}}
+		} else {
+			for _, b := range m["content"].([]any) {
+				im.blocks = append(im.blocks, b.(map[string]any))
 			}
 		}
-		if adm, err = s.admit(c, req.Model, req.cache.inputUsage(), false); err != nil {
-			return nil, err
+		req.Messages = append(req.Messages, im)
+	}
+	if err := checkUserID(req.raw); err != nil {
+		return err
+	}
+	if err := checkBase64Sources(req); err != nil {
+		return err
+	}
+	if err := checkMessageOptions(req); err != nil {
+		return err
+	}
+	if bp, _ := req.raw["billing_policy"].(map[string]any); bp["bill_to"] == "user_profile" {
+		// "self" bills the key's organization, as without the field; a user profile's customer
+		// must have linked an organization that allows it, and the fake has no such link.
+		return invalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").because(ReasonInvalidValue)
+	}
+	if err := checkStrictSchemas(c, req); err != nil {
+		return err
+	}
+	if err := checkToolChoice(req); err != nil {
+		return err
+	}
+	if create {
+		if err := checkPrewarm(req); err != nil {
+			return err
+		}
+		if err := checkMaxTokens(c.st.fx, req); err != nil {
+			return err
 		}
 	}
-	// max_tokens 0 pre-warms the cache: the scripted model answers it with no content, and no
-	// stub or scenario is used up by it.
-	var r *Reply
-	if req.MaxTokens > 0 {
-		if r, err = s.explicitReply(c, req); err != nil {
-			return nil, err
+	// The one walk of the blocks: the input-token count and the cache layout. count_tokens
+	// checks the cache_control markers as Messages does, but never caches, so it needs no keys.
+	var err error
+	if req.layout, err = s.layoutRequest(c, req, create); err != nil {
+		return err
+	}
+	// An unknown Fake-Scenario is the request's own error, whatever else it asks (max_tokens 0
+	// included): refused before it takes anything.
+	if !create {
+		return nil
+	}
+	if name := c.header(headerScenario); name != "" {
+		if req.scenario, err = c.st.fx.canned.named(name); err != nil {
+			return err
 		}
 	}
-	if r == nil {
-		if v, ok, err := s.fromTape(c, req, req.Stream); ok {
-			adm.chargeOutput(0) // a recording's own rate-limit headers, if any, replace these
-			return v, err
+	return nil
+}
+
+// readFields sets the typed fields from the decoded body as encoding/json would decode them from
+// it (fieldReader), in the order it would meet them (keys sorted, depth first), so that a value
+// the schema leaves open is refused as it was when the fields were decoded from a re-encoding of
+// the body. The messages are taken apart by checkMessage.
+func (req *messageRequest) readFields() error {
+	var r fieldReader
+	top := req.raw
+	req.Container = r.raw(top, "container")
+	req.ContextManagement = r.raw(top, "context_management")
+	req.InferenceGeo = r.str(top, "inference_geo", "inference_geo")
+	req.MaxTokens = r.int(top, "max_tokens", "max_tokens")
+	req.Model = r.str(top, "model", "model")
+	if oc, ok := r.value(top, "output_config", "output_config", typeObject).(map[string]any); ok {
+		req.OutputConfig = &struct {
+			Format *outputFormat `json:"format"`
+		}{r.format(oc, "format", "output_config.format")}
+	}
+	req.OutputFormat = r.format(top, "output_format", "output_format")
+	req.Speed = r.str(top, "speed", "speed")
+	if ss, ok := r.value(top, "stop_sequences", "stop_sequences", typeArray).([]any); ok {
+		req.StopSequences = make([]string, len(ss))
+		for i, x := range ss {
+			req.StopSequences[i], _ = r.check(x, "stop_sequences", typeString).(string)
 		}
-		if sc := c.st.fx.canned.matching(req); sc != nil && req.MaxTokens > 0 {
-			r = &sc.Response
+	}
+	req.Stream = r.bool(top, "stream", "stream")
+	if th, ok := r.value(top, "thinking", "thinking", typeObject).(map[string]any); ok {
+		req.Thinking = &struct {
+			Type         string `json:"type"`
+			BudgetTokens int    `json:"budget_tokens"`
+			Display      string `json:"display"`
+		}{}
+		req.Thinking.BudgetTokens = r.int(th, "budget_tokens", "thinking.budget_tokens")
+		req.Thinking.Display = r.str(th, "display", "thinking.display")
+		req.Thinking.Type = r.str(th, "type", "thinking.type")
+	}
+	if tc, ok := r.value(top, "tool_choice", "tool_choice", typeObject).(map[string]any); ok {
+		req.ToolChoice = &struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		}{Name: r.str(tc, "name", "tool_choice.name")}
+		req.ToolChoice.Type = r.str(tc, "type", "tool_choice.type")
+	}
+	if ts, ok := r.value(top, "tools", "tools", typeArray).([]any); ok {
+		req.Tools = make([]toolDef, len(ts))
+		for i, x := range ts {
+			const path = "tools" // encoding/json's field paths name no index
+			t, _ := r.check(x, path, typeObject).(map[string]any)
+			tool := &req.Tools[i]
+			tool.InputSchema, _ = floats(r.value(t, "input_schema", path+".input_schema", typeObject)).(map[string]any)
+			tool.Name = r.str(t, "name", path+".name")
+			tool.Strict = r.bool(t, "strict", path+".strict")
+			tool.Type = r.str(t, "type", path+".type")
 		}
 	}
-	msg, err := s.answerWith(c.Request.Context(), req, r) // commits the cache plan with the usage (countUsage)
-	if err != nil {
-		return nil, err
+	return r.err
+}
+
+// fieldReader reads typed fields from a decoded JSON object as encoding/json decodes them into a
+// struct: a key matches a field under Unicode case folding (of several, the last in key order
+// wins), null leaves a field empty, a JSON schema keeps its numbers as float64, and a value of
+// another type, or an integer no int holds (1e3, 1.0, past the range), is the first error,
+// naming its field.
+type fieldReader struct{ err error }
+
+var (
+	typeString = reflect.TypeFor[string]()
+	typeBool   = reflect.TypeFor[bool]()
+	typeInt    = reflect.TypeFor[int]()
+	typeObject = reflect.TypeFor[map[string]any]()
+	typeArray  = reflect.TypeFor[[]any]()
+)
+
+// foldedMember is the value of the key of m that encoding/json would decode into the field named
+// name: the last, in key order, of the keys equal to name under Unicode case folding. A key
+// that folds to name is never shorter than it.
+func foldedMember(m map[string]any, name string) any {
+	v, ok := m[name]
+	best := name
+	for k, x := range m {
+		if len(k) >= len(name) && k != name && (!ok || k > best) && strings.EqualFold(k, name) {
+			v, best, ok = x, k, true
+		}
 	}
-	s.commitThread(req, msg)
-	// The whole answer is known before a stream starts: its output is charged, and the headers
-	// written, before the first byte.
-	adm.chargeOutput(msg.Usage.OutputTokens)
-	if req.Stream {
-		return req.thread.hold(messageStream(msg, c.hasBeta(betaThinkingTokenCount))), nil
+	return v
+}
+
+// value is m's member name if it has the JSON type t stands for; nil when absent, null or of
+// another type (then the reader's error, if it has none yet).
+func (r *fieldReader) value(m map[string]any, name, path string, t reflect.Type) any {
+	return r.check(foldedMember(m, name), path, t)
+}
+
+// check is v if it has the JSON type t stands for, else nil (and the reader's error). null is
+// nil without an error.
+func (r *fieldReader) check(v any, path string, t reflect.Type) any {
+	var got string
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case string:
+		got = "string"
+	case bool:
+		got = "bool"
+	case json.Number:
+		got = "number"
+		if t == typeInt {
+			if i, err := v.Int64(); err != nil || int64(int(i)) != i {
+				got = "number " + v.String()
+				break
+			}
+			return v
+		}
+	case map[string]any:
+		got = "object"
+	case []any:
+		got = "array"
 	}
-	return msg, nil
+	if want := map[reflect.Type]string{typeString: "string", typeBool: "bool", typeInt: "number", typeObject: "object", typeArray: "array"}[t]; got == want {
+		return v
+	}
+	if r.err == nil {
+		r.err = decodeError(&json.UnmarshalTypeError{Value: got, Type: t, Field: path})
+	}
+	return nil
+}
+
+func (r *fieldReader) str(m map[string]any, name, path string) string {
+	s, _ := r.value(m, name, path, typeString).(string)
+	return s
+}
+
+func (r *fieldReader) bool(m map[string]any, name, path string) bool {
+	b, _ := r.value(m, name, path, typeBool).(bool)
+	return b
+}
+
+func (r *fieldReader) int(m map[string]any, name, path string) int {
+	n, _ := r.value(m, name, path, typeInt).(json.Number)
+	i, _ := n.Int64()
+	return int(i)
+}
+
+// raw is the JSON of m's member name, as a json.RawMessage field decodes it ("null" for null);
+// nil without.
+func (r *fieldReader) raw(m map[string]any, name string) json.RawMessage {
+	v := foldedMember(m, name)
+	if v == nil {
+		if _, ok := m[name]; !ok {
+			return nil // absent (a folded key holding null is as rare as harmless)
+		}
+	}
+	data, _ := json.Marshal(v)
+	return data
+}
+
+// format is the structured-output format m holds under name (output_config.format or
+// output_format): nil for null or absent.
+func (r *fieldReader) format(m map[string]any, name, path string) *outputFormat {
+	f, ok := r.value(m, name, path, typeObject).(map[string]any)
+	if !ok {
+		return nil
+	}
+	schema, _ := floats(r.value(f, "schema", path+".schema", typeObject)).(map[string]any)
+	return &outputFormat{Schema: schema}
+}
+
+// floats is a copy of the decoded value v with its numbers as float64, as encoding/json decodes
+// a JSON schema into a map: the request schema checked that every number fits one.
+func floats(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(v), 64)
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = floats(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = floats(x)
+		}
+		return out
+	}
+	return v
 }
 
 // checkPrewarm refuses what cannot go with max_tokens 0, which only fills the prompt cache
@@ -271,114 +657,6 @@ func checkPrewarm(req *messageRequest) error {
 		return invalidField("tool_choice.type", "%q %s", req.ToolChoice.Type, why)
 	}
 	return nil
-}
-
-func (s *Server) countTokens(c *call) (any, error) {
-	req, err := s.readMessageRequest(c)
-	if err != nil {
-		return nil, err
-	}
-	// count_tokens checks the cache_control markers as Messages does, but never caches: it
-	// counts every input token.
-	if _, err := layoutCache(req, nil, false); err != nil {
-		return nil, err
-	}
-	// count_tokens has its own request limit (the token_count group), apart from Messages'.
-	adm, err := s.admit(c, req.Model, InputUsage{}, true)
-	if err != nil {
-		return nil, err
-	}
-	adm.chargeOutput(0)
-	if v, ok, err := s.fromTape(c, req, false); ok {
-		return v, err
-	}
-	n := countInputTokens(req.raw)
-	// context_management reports the count before any context edit; the fake applies none.
-	var cm any
-	if req.hasContextManagement() {
-		cm = map[string]int{"original_input_tokens": n}
-	}
-	return map[string]any{"input_tokens": n, "context_management": cm}, nil
-}
-
-// readMessageRequest reads and validates a Create a Message (or count_tokens) body: first
-// against the request schema, which names the field of any violation, then the rules a schema
-// cannot express.
-func (s *Server) readMessageRequest(c *call) (*messageRequest, error) {
-	data, err := c.body()
-	if err != nil {
-		return nil, err
-	}
-	if err := validateBody(c.bodySchema(), data); err != nil {
-		return nil, c.version.schemaError(err)
-	}
-	req := &messageRequest{}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(&req.raw); err != nil {
-		return nil, decodeError(err)
-	}
-	// What the request's API version refuses of a body the schema accepts (versions.go).
-	if err := c.version.checkMessageBody(req.raw); err != nil {
-		return nil, err
-	}
-	if err := s.expandThread(c, req, len(data)); err != nil {
-		return nil, err
-	}
-	// A continue refused by a check below is no longer in flight.
-	parsed := false
-	defer func() {
-		if !parsed {
-			req.thread.release()
-		}
-	}()
-	// The schema lets messages be empty for a thread continue, which now holds the whole
-	// conversation; any other request needs one.
-	if msgs, _ := req.raw["messages"].([]any); len(msgs) == 0 {
-		return nil, invalidField("messages", "minimum 1 items required, but found 0 items")
-	}
-	// The typed fields are read from the body without its messages, which are taken apart once
-	// from the decoded body instead.
-	rest := maps.Clone(req.raw)
-	delete(rest, "messages")
-	small, _ := json.Marshal(rest)
-	if err := json.Unmarshal(small, req); err != nil {
-		return nil, decodeError(err)
-	}
-	for _, m := range req.raw["messages"].([]any) {
-		m := m.(map[string]any)
-		im := inputMessage{Role: m["role"].(string)}
-		if text, ok := m["content"].(string); ok {
-			im.blocks = []block{{"type": "text", "text": text}}
-		} else {
-			for _, b := range m["content"].([]any) {
-				im.blocks = append(im.blocks, b.(map[string]any))
-			}
-		}
-		req.Messages = append(req.Messages, im)
-	}
-	if err := checkUserID(req.raw); err != nil {
-		return nil, err
-	}
-	if err := checkBase64Sources(req); err != nil {
-		return nil, err
-	}
-	if err := checkMessageOptions(req); err != nil {
-		return nil, err
-	}
-	if bp, _ := req.raw["billing_policy"].(map[string]any); bp["bill_to"] == "user_profile" {
-		// "self" bills the key's organization, as without the field; a user profile's customer
-		// must have linked an organization that allows it, and the fake has no such link.
-		return nil, invalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").because(ReasonInvalidValue)
-	}
-	if err := checkStrictSchemas(c, req); err != nil {
-		return nil, err
-	}
-	if err := checkToolChoice(req); err != nil {
-		return nil, err
-	}
-	parsed = true
-	return req, nil
 }
 
 // checkMessageOptions refuses clear_at and a per-message output_config, which the newest SDKs

@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// Reading a stream, as a client does. Exported so that tests of clients, the package's own tests
-// and the conformance suite can hold a stream against the grammar of gaps §4 and compare what
-// it accumulates to with a response.
+// Reading a stream, as a client does. Exported so that tests of clients and the package's own
+// tests can hold a stream against the grammar of gaps §4 and compare what it accumulates to with
+// a response. The conformance suite reads streams with a reader of its own, so that a defect this
+// reader shared with the fake's emitter could not pass on both sides.
 
 // StreamEvent is one server-sent event: its name and its JSON data.
 type StreamEvent struct {
@@ -132,7 +133,7 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 				return nil, fmt.Errorf("message_stop is event %d of %d; it must be last", i, len(events))
 			}
 		case "error":
-			return nil, fmt.Errorf("the stream failed: %s", ev.Data)
+			return nil, &streamFailure{ev.Data}
 		default:
 			return nil, fmt.Errorf("unknown event %s", ev.Name)
 		}
@@ -153,6 +154,12 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 	}
 	return &out, nil
 }
+
+// streamFailure is AccumulateMessage's error for a stream that ends in an error event, the
+// deployment failing mid-answer, as against one that breaks the event grammar before it.
+type streamFailure struct{ data json.RawMessage }
+
+func (e *streamFailure) Error() string { return fmt.Sprintf("the stream failed: %s", e.data) }
 
 // applyDelta adds one content_block_delta to the block it belongs to.
 func applyDelta(cb, d map[string]any, partial *strings.Builder, grown map[string]*strings.Builder) error {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -69,14 +70,32 @@ func BenchmarkCreateMessageParallel(b *testing.B) {
 // events) over a real listener, without schema checks, and reports the time to the first event
 // beside the time of the whole stream: the first event should not wait for the last.
 func BenchmarkCreateMessageLongStream(b *testing.B) {
-	ts := httptest.NewServer(New())
-	defer ts.Close()
 	var docs []any
 	for i := range 200 {
 		docs = append(docs, map[string]any{"type": "document", "citations": map[string]any{"enabled": true},
 			"source": map[string]any{"type": "text", "media_type": "text/plain", "data": fmt.Sprintf("Document %d says that the weather in town %d was mild and dry all week long. More follows.", i, i)}})
 	}
-	data, err := json.Marshal(msgBody("stream", true, "max_tokens", 32000, "messages", []any{map[string]any{"role": "user", "content": append(docs, map[string]any{"type": "text", "text": "Summarise."})}}))
+	benchFirstEvent(b, msgBody("stream", true, "max_tokens", 32000, "messages", []any{map[string]any{"role": "user", "content": append(docs, map[string]any{"type": "text", "text": "Summarise."})}}))
+}
+
+// BenchmarkCreateMessage200TurnsFirstEvent streams the answer to a conversation of 200 turns
+// (100 exchanges, each turn a text block of about 40 words) and reports the time to its first
+// event: what the whole request's parse stage costs a client that waits for a stream to begin.
+func BenchmarkCreateMessage200TurnsFirstEvent(b *testing.B) {
+	turns := make([]any, 200)
+	for i := range turns {
+		turns[i] = map[string]any{"role": []string{"user", "assistant"}[i%2],
+			"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Turn %d: %s", i, words(40))}}}
+	}
+	benchFirstEvent(b, msgBody("stream", true, "messages", turns))
+}
+
+// benchFirstEvent posts body, a streamed request, over a real listener without schema checks,
+// and reports the time to the first event and the events of each answer.
+func benchFirstEvent(b *testing.B, body map[string]any) {
+	ts := httptest.NewServer(New())
+	defer ts.Close()
+	data, err := json.Marshal(body)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,6 +111,10 @@ func BenchmarkCreateMessageLongStream(b *testing.B) {
 		resp, err := ts.Client().Do(req)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			out, _ := io.ReadAll(resp.Body)
+			b.Fatalf("%d %s", resp.StatusCode, out)
 		}
 		sc := bufio.NewScanner(resp.Body)
 		for n := 0; sc.Scan(); {

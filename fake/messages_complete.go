@@ -1,9 +1,8 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -52,36 +51,20 @@ func checkPrompt(p string) error {
 	return nil
 }
 
+// complete answers POST /v1/complete in the stages of Messages that apply to it: parse, admit
+// (the model's group, as Messages: the prompt's tokens in, the completion's out), choose (the
+// tape or the scripted model), answer and charge.
 func (s *Server) complete(c *call) (any, error) {
-	data, err := c.body()
+	req, raw, tr, err := s.parseCompletion(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateBody(c.bodySchema(), data); err != nil {
+	adm, err := s.admit(c, req.Model, inputUsage{Input: countTokens(req.Prompt)}, false)
+	if err != nil {
 		return nil, err
 	}
-	var req completeRequest
-	var raw map[string]any
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := errors.Join(json.Unmarshal(data, &req), d.Decode(&raw)); err != nil {
-		return nil, decodeError(err)
-	}
-	if err := checkUserID(raw); err != nil {
-		return nil, err
-	}
-	if err := checkPrompt(req.Prompt); err != nil {
-		return nil, err
-	}
-	// Completions count against their model's group as Messages do: the prompt's tokens in,
-	// the completion's out.
-	var adm *admission
-	if s.limits.on.Load() {
-		if adm, err = s.admit(c, req.Model, InputUsage{Input: countTokens(req.Prompt)}, false); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok, err := s.fromTape(c, nil, req.Stream); ok {
+	if ch := s.choose(c, nil, tr); ch.tape != nil {
+		v, _, err := s.answerFromTape(c, ch.tape, nil, nil, req.Stream)
 		adm.chargeOutput(0)
 		return v, err
 	}
@@ -105,6 +88,41 @@ func (s *Server) complete(c *call) (any, error) {
 		return completionStream(out), nil
 	}
 	return out, nil
+}
+
+// parseCompletion is the parse stage of Completions: the body decoded once and checked against
+// the request schema, the typed request and the tape's key derived from that value, then the
+// rules a schema cannot express.
+func (s *Server) parseCompletion(c *call) (*completeRequest, map[string]any, tapeRequest, error) {
+	data, v, err := c.decodeBody()
+	if err != nil {
+		return nil, nil, tapeRequest{}, err
+	}
+	raw := v.(map[string]any) // the schema requires an object of these types
+	req := &completeRequest{}
+	req.Model, _ = raw["model"].(string)
+	req.Prompt, _ = raw["prompt"].(string)
+	if n, ok := raw["max_tokens_to_sample"].(json.Number); ok {
+		i, err := n.Int64()
+		if err != nil || int64(int(i)) != i { // 1.0, 1e2 or past an int: as encoding/json refuses it
+			return nil, nil, tapeRequest{}, decodeError(&json.UnmarshalTypeError{Value: "number " + n.String(), Type: reflect.TypeFor[int](), Field: "max_tokens_to_sample"})
+		}
+		req.MaxTokensToSample = int(i)
+	}
+	if ss, ok := raw["stop_sequences"].([]any); ok {
+		req.StopSequences = make([]string, len(ss))
+		for i, x := range ss {
+			req.StopSequences[i], _ = x.(string)
+		}
+	}
+	req.Stream, _ = raw["stream"].(bool)
+	if err := checkUserID(raw); err != nil {
+		return nil, nil, tapeRequest{}, err
+	}
+	if err := checkPrompt(req.Prompt); err != nil {
+		return nil, nil, tapeRequest{}, err
+	}
+	return req, raw, s.tapeRequestOf(c, data, raw), nil
 }
 
 // completionStream is the event sequence of gaps §5: the text in `completion` events, a ping,

@@ -7,11 +7,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/platformkit/platformkit/schemas"
 )
@@ -22,34 +23,72 @@ import (
 // like a real model's, they cut the same underlying generation short, so a client can observe
 // exactly where a limit or a stop sequence bit.
 
-// tokenPattern splits text into tokens: a word (letters, digits, underscore) or one other
-// character, each with the whitespace before it, and whitespace at the very end. The pieces
+// The fake's one tokenizer. A token is the whitespace before it (\s: space, tab, newline, form
+// feed, carriage return) and then a run of letters, digits and underscores or one other
+// character; whitespace at the very end is a token of its own. As a regular expression (the
+// tests hold the scanner to it): \s*(?:[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_])|\s+$. The tokens
 // concatenate back to the text, so a stream can be chunked at token boundaries.
-var tokenPattern = regexp.MustCompile(`\s*(?:[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_])|\s+$`)
 
-// tokens splits s into its tokens.
-func tokens(s string) []string { return tokenPattern.FindAllString(s, -1) }
-
-// countTokens is the one token counter of the fake.
-func countTokens(s string) int { return len(tokenPattern.FindAllStringIndex(s, -1)) }
-
-// tokenFields are the request fields that are input to the model: count_tokens and
-// usage.input_tokens count exactly these, so that they agree (gaps §4).
-var tokenFields = []string{"system", "messages", "tools", "tool_choice", "thinking", "output_config"}
-
-// countInputTokens counts the input tokens of a decoded request body: the tokens of every
-// string, base64 data at four characters a token, and one token per object and array, which
-// stands for the structure a model sees.
-func countInputTokens(body map[string]any) int {
-	n := 0
-	for _, f := range tokenFields {
-		if v, ok := body[f]; ok {
-			n += countValue(f, v)
+// tokenEnd is the end of the token that starts at i, a position before the end of s.
+func tokenEnd(s string, i int) int {
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if i == len(s) {
+		return i // trailing whitespace
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	i += size
+	if !isWordRune(r) {
+		return i // one other character
+	}
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) {
+			break
 		}
+		i += size
+	}
+	return i
+}
+
+// tokens splits s into its tokens; nil for "".
+func tokens(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		j := tokenEnd(s, i)
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}
+
+// countTokens is the one token counter of the fake: how many tokens s splits into, counted in
+// one pass without building them.
+func countTokens(s string) int {
+	n := 0
+	for i := 0; i < len(s); n++ {
+		i = tokenEnd(s, i)
 	}
 	return n
 }
 
+// isSpace is the tokenizer's \s (RE2's ASCII class).
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }
+
+// isWordRune is the tokenizer's [\p{L}\p{N}_].
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r)
+}
+
+// countValue counts the input tokens of a decoded value: the tokens of every string, base64
+// data at four characters a token, and one token per object and array, which stands for the
+// structure a model sees. The one walk of a request's blocks (layoutCache) adds it up over the
+// fields that are input to the model (system, messages, tools, tool_choice, thinking,
+// output_config): count_tokens is its total.
 func countValue(key string, v any) int {
 	switch v := v.(type) {
 	case string:

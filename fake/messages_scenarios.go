@@ -31,6 +31,22 @@ type Scenario struct {
 	Match       *ScenarioMatch `json:"match"`
 }
 
+// clone is sc sharing nothing with the library, which every server built from the same fixtures
+// reads: a caller changing what Scenarios returned changes no server's scenarios.
+func (sc Scenario) clone() Scenario {
+	if m := sc.Match; m != nil {
+		c := ScenarioMatch{}
+		if m.Equals != nil {
+			c.Equals = new(*m.Equals)
+		}
+		if m.Contains != nil {
+			c.Contains = new(*m.Contains)
+		}
+		sc.Match = &c
+	}
+	return sc
+}
+
 // scenario is one canned response.
 type scenario struct {
 	Scenario
@@ -54,7 +70,7 @@ func (s *Server) Scenarios() []Scenario {
 	fx := s.state().fx
 	out := make([]Scenario, 0, len(fx.canned.list))
 	for _, sc := range fx.canned.list {
-		out = append(out, sc.Scenario)
+		out = append(out, sc.Scenario.clone())
 	}
 	return out
 }
@@ -109,22 +125,6 @@ func (lib *scenarioLibrary) matching(req *messageRequest) *scenario {
 	return nil
 }
 
-// explicitReply is the reply the request or the test asked for: the named scenario or a stub.
-func (s *Server) explicitReply(c *call, req *messageRequest) (*Reply, error) {
-	if name := c.header(headerScenario); name != "" {
-		sc, err := c.st.fx.canned.named(name)
-		if err != nil {
-			return nil, err
-		}
-		return &sc.Response, nil
-	}
-	if r, id := s.stubs.take(req); r != nil {
-		c.Set(keyStub, id)
-		return r, nil
-	}
-	return nil, nil
-}
-
 // containerLifetime is how long a container lives after the request that made or named it.
 const containerLifetime = 30 * 24 * time.Hour
 
@@ -169,8 +169,8 @@ func ptrValue[T any](p *T) T {
 }
 
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
-// model's when r is nil.
-func (s *Server) answerWith(ctx context.Context, req *messageRequest, r *Reply) (*Message, error) {
+// model's when r is nil; plan is the request's cache plan, whose split its usage reports.
+func (s *Server) answerWith(ctx context.Context, req *messageRequest, plan *cachePlan, r *Reply) (*Message, error) {
 	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
@@ -179,7 +179,7 @@ func (s *Server) answerWith(ctx context.Context, req *messageRequest, r *Reply) 
 	} else {
 		var err error
 		if msg.Content, reason, msg.StopSequence, err = s.generate(ctx, req); err != nil {
-			return nil, err // before any id is spent or the cache plan committed
+			return nil, err // before any id is spent
 		}
 	}
 	msg.ID = s.ids.next("msg_")
@@ -191,7 +191,7 @@ func (s *Server) answerWith(ctx context.Context, req *messageRequest, r *Reply) 
 		}
 	}
 	msg.StopReason = &reason
-	s.countUsage(msg, req)
+	setUsage(msg, req, plan)
 	msg.Container = s.containerFor(req)
 	if req.hasContextManagement() {
 		msg.ContextManagement = &ContextManagement{AppliedEdits: []map[string]any{}}
@@ -199,14 +199,13 @@ func (s *Server) answerWith(ctx context.Context, req *messageRequest, r *Reply) 
 	return msg, nil
 }
 
-// countUsage sets the usage of a message that answers req, by the fake's one rule: input tokens
-// as count_tokens counts the request, split by the request's cache plan into what was read from
-// the cache, written to it and neither; output tokens from the content; one server tool request
-// per server_tool_use block. It commits the cache plan (writes and refreshes its entries, keeps
-// the diagnostics fingerprint under the message's id) and sets the diagnostics. createMessage
-// plans every request it answers, so req.cache is always set here.
-func (s *Server) countUsage(msg *Message, req *messageRequest) {
-	p := req.cache
+// setUsage sets the usage of a message that answers req, by the fake's one rule: the input
+// tokens the parse stage counted, split by the request's cache plan into what was read from the
+// cache, written to it and neither (so input_tokens is count_tokens's figure only when the cache
+// neither reads nor writes); output tokens from the content; one server tool request per
+// server_tool_use block; and the diagnostics the plan found. It changes nothing: the commit stage
+// writes the plan.
+func setUsage(msg *Message, req *messageRequest, p *cachePlan) {
 	msg.Usage = Usage{}
 	msg.Usage.InputTokens = p.input
 	msg.Usage.CacheReadInputTokens = p.read
@@ -214,7 +213,6 @@ func (s *Server) countUsage(msg *Message, req *messageRequest) {
 	msg.Usage.CacheCreation.Ephemeral5m = p.write5m
 	msg.Usage.CacheCreation.Ephemeral1h = p.write1h
 	msg.Diagnostics = p.diagnosis
-	p.commit(msg.ID)
 	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.omittedThinking
 	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
 	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, defaultResidency.DefaultInferenceGeo)

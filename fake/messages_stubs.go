@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Stubs: scripted replies registered at run time (POST /_fake/messages/stubs, or AddStub). A test
@@ -17,13 +19,12 @@ import (
 // scenario of the library (answerWith): the fake fills in id, type, role, model and usage, and a
 // streamed request gets the same event grammar.
 //
-// Who answers a request, most explicit first: the Fake-Scenario header, then the first stub
-// whose rules match, then the library's matching rules, then the scripted model (createMessage).
+// Who answers a request, most explicit first, is decided in one place: choose (messages.go).
 
 // Reply is a canned assistant reply: the content and stop fields of a message (spec 2.9). The
 // server fills in the rest when it serves one: id from its counter, type, role, the request's
-// model, and usage counted exactly as for the scripted model (input_tokens as count_tokens counts
-// the request, output_tokens from the content). A reply is served as given: the request's
+// model, and usage counted exactly as for the scripted model (the input tokens count_tokens
+// counts, split into cache reads, cache writes and input_tokens; output_tokens from the content). A reply is served as given: the request's
 // max_tokens and stop_sequences do not cut it, as they cut the scripted model's text.
 type Reply struct {
 	// Content holds the blocks as their JSON objects, e.g.
@@ -38,7 +39,8 @@ type Reply struct {
 }
 
 // StubMatch selects the requests a stub answers. Every rule given must hold; no rule at all
-// matches every request.
+// matches every request. Every comparison is exact and case-sensitive: "Hello" is not in
+// "hello there", and model "Claude-X" is not "claude-x".
 type StubMatch struct {
 	Model string `json:"model,omitempty"` // the request's model, exactly
 	// UserTextContains is a substring of the text of the last turn, when that turn is the user's
@@ -48,17 +50,149 @@ type StubMatch struct {
 	ToolName         string `json:"tool_name,omitempty"` // a tool of this name is in the request's tools
 }
 
-func (m *StubMatch) matches(req *messageRequest) bool {
-	if m.Model != "" && m.Model != req.Model {
-		return false
+// stubInput is what the rules of every stub read of one request, worked out once for all of them:
+// the text of its last user turn and, only if a near miss needs it, that text in lower case.
+type stubInput struct {
+	req     *messageRequest
+	text    string
+	hasText bool
+	lower   string
+	lowered bool
+}
+
+func newStubInput(req *messageRequest) *stubInput {
+	in := &stubInput{req: req}
+	in.text, in.hasText = req.lastUserText()
+	return in
+}
+
+func (in *stubInput) lowerText() string {
+	if !in.lowered {
+		in.lower, in.lowered = strings.ToLower(in.text), true
 	}
-	if m.UserTextContains != "" {
-		text, ok := req.lastUserText()
-		if !ok || !strings.Contains(text, m.UserTextContains) {
-			return false
+	return in.lower
+}
+
+func (m *StubMatch) matches(in *stubInput) bool {
+	return len(m.misses(in, 1, false)) == 0
+}
+
+// misses are the clauses of m that the request does not satisfy; it stops once it holds limit of
+// them. With explain, each is a line that says what the clause wanted and what the request had
+// (with "(case-sensitive)" when it would have held ignoring case); without, matching needs only
+// their number, and nothing is formatted.
+func (m *StubMatch) misses(in *stubInput, limit int, explain bool) []string {
+	req := in.req
+	var out []string
+	miss := func(line func() string) bool {
+		if explain {
+			out = append(out, line())
+		} else {
+			out = append(out, "")
+		}
+		return len(out) >= limit
+	}
+	if m.Model != "" && m.Model != req.Model {
+		if miss(func() string {
+			return fmt.Sprintf("model %s is not the request's %s%s", quoteStub(m.Model), quoteStub(req.Model), caseOnly(strings.EqualFold(m.Model, req.Model)))
+		}) {
+			return out
 		}
 	}
-	return m.ToolName == "" || slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName })
+	if m.UserTextContains != "" {
+		switch {
+		case !in.hasText:
+			if miss(func() string {
+				return fmt.Sprintf("user_text_contains %s: the last turn is not the user's text", quoteStub(m.UserTextContains))
+			}) {
+				return out
+			}
+		case !strings.Contains(in.text, m.UserTextContains):
+			if miss(func() string {
+				folded := strings.Contains(in.lowerText(), strings.ToLower(m.UserTextContains))
+				return fmt.Sprintf("user_text_contains %s not in %s%s", quoteStub(m.UserTextContains), quoteStub(in.text), caseOnly(folded))
+			}) {
+				return out
+			}
+		}
+	}
+	if m.ToolName != "" && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
+		miss(func() string {
+			names := make([]string, 0, min(len(req.Tools), nearMissTools))
+			folded := false
+			for i, t := range req.Tools {
+				folded = folded || strings.EqualFold(t.Name, m.ToolName)
+				if i < nearMissTools {
+					names = append(names, quoteStub(t.Name))
+				}
+			}
+			had := ": the request has no tools"
+			if len(names) > 0 {
+				had = " not among the request's tools " + strings.Join(names, ", ")
+				if len(req.Tools) > nearMissTools {
+					had += fmt.Sprintf(" and %d more", len(req.Tools)-nearMissTools)
+				}
+			}
+			return fmt.Sprintf("tool_name %s%s%s", quoteStub(m.ToolName), had, caseOnly(folded))
+		})
+	}
+	return out
+}
+
+// Bounds of a near-miss line: the request's text is quoted up to nearMissText bytes, its tools up
+// to nearMissTools names, so that the header and the journal entry stay short whatever was sent.
+const (
+	nearMissText  = 80
+	nearMissTools = 5
+)
+
+// quoteStub quotes s as Go does, in ASCII (a header value carries it), cut to nearMissText bytes.
+func quoteStub(s string) string {
+	if len(s) > nearMissText {
+		cut := nearMissText
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.QuoteToASCII(s[:cut]) + "..."
+	}
+	return strconv.QuoteToASCII(s)
+}
+
+// caseOnly is the note of a clause that would have held but for case.
+func caseOnly(folded bool) string {
+	if folded {
+		return " (case-sensitive)"
+	}
+	return ""
+}
+
+// HeaderStubNearMiss is the response header of a Create a Message request that no stub answered
+// while one nearly did: the stub's ID and the one clause of its match that did not hold, e.g.
+// stub_2: user_text_contains "Hello" not in "hello there" (case-sensitive). The journal entry's
+// stub_near_miss holds the same line.
+const HeaderStubNearMiss = "Fake-Stub-Near-Miss"
+
+// nearMiss names, when no stub matched req, the stub that nearly did: of the stubs all of whose
+// clauses but one held, one whose clause failed only for case first, else the first registered.
+// It is "" when none did. It reads each stub's clauses as matching does, once more, and formats
+// a line only for the stubs that nearly matched, the request's text lowered at most once: its
+// work is bounded as matching's is (at most maxStubs stubs of three clauses).
+func (l *stubs) nearMiss(in *stubInput) string {
+	best := ""
+	for _, st := range l.list {
+		if len(st.Match.misses(in, 2, false)) != 1 {
+			continue
+		}
+		m := st.Match.misses(in, 1, true)
+		line := st.ID + ": " + m[0]
+		if strings.HasSuffix(m[0], caseOnly(true)) {
+			return line
+		}
+		if best == "" {
+			best = line
+		}
+	}
+	return best
 }
 
 // Stub is a reply, or a sequence of replies, for the Create a Message requests it matches. Each
@@ -128,7 +262,7 @@ func (s *Server) addStub(data []byte) (Stub, error) {
 var filledByServer = []struct{ field, why string }{
 	{"id", "is given by the server when the reply is served, from its message counter"},
 	{"model", "is the model of the request the reply answers; to answer one model only, use match.model"},
-	{"usage", "is counted when the reply is served: input_tokens as count_tokens counts the request, output_tokens from the content"},
+	{"usage", "is counted when the reply is served: the request's input tokens as count_tokens counts them (split into cache reads, cache writes and input_tokens), output_tokens from the content"},
 }
 
 // parseStub reads a stub request body, with its defaults applied. It refuses a stub that the
@@ -211,13 +345,16 @@ func defaultStopReason(content []map[string]any) string {
 }
 
 // take uses up the next reply of the first stub that matches the request, and returns it with the
-// stub's ID; nil when no stub matches. Replies are never changed once registered, so the one
-// returned is safe to read after the lock is released, even if its stub is gone.
-func (l *stubs) take(req *messageRequest) (*Reply, string) {
+// stub's ID; nil when no stub matches, and then the stub that nearly matched, if one did, is named
+// in the answer's HeaderStubNearMiss and the journal (nearMiss). Replies are never changed once
+// registered, so the one returned is safe to read after the lock is released, even if its stub
+// is gone.
+func (l *stubs) take(c *call, req *messageRequest) (*Reply, string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	in := newStubInput(req)
 	for i, st := range l.list {
-		if !st.Match.matches(req) {
+		if !st.Match.matches(in) {
 			continue
 		}
 		r := &st.Replies[st.Served%len(st.Replies)]
@@ -226,6 +363,10 @@ func (l *stubs) take(req *messageRequest) (*Reply, string) {
 			l.list = slices.Delete(l.list, i, i+1)
 		}
 		return r, st.ID
+	}
+	if line := l.nearMiss(in); line != "" {
+		c.Set(keyStubNearMiss, line)
+		c.Header(HeaderStubNearMiss, line)
 	}
 	return nil, ""
 }

@@ -388,3 +388,63 @@ func TestStubsPerNamespace(t *testing.T) {
 		t.Errorf("journal of namespace a: %s", journal.Raw)
 	}
 }
+
+// TestStubNearMiss: when no stub answers, the stub all of whose clauses but one held is named with
+// the clause that did not, in the answer's Fake-Stub-Near-Miss header and the journal entry; a
+// clause that failed only for case is preferred, and a stub that missed by two clauses or a
+// request a stub answered names none.
+func TestStubNearMiss(t *testing.T) {
+	lookup := []any{map[string]any{"name": "lookup", "input_schema": weatherSchema}}
+	cases := []struct {
+		name  string
+		stubs []map[string]any // their match clauses, registered in order: stub_...01, stub_...02, ...
+		body  map[string]any
+		want  string
+	}{
+		{"case only", []map[string]any{{"user_text_contains": "Hello"}},
+			msgBody("messages", userTurn("hello there")),
+			`stub_010000000000000000000001: user_text_contains "Hello" not in "hello there" (case-sensitive)`},
+		{"one clause of two", []map[string]any{{"model": "assistant-opus-9", "user_text_contains": "lighthouse"}},
+			msgBody("messages", userTurn("the lighthouse")),
+			`stub_010000000000000000000001: model "assistant-opus-9" is not the request's "` + testModel + `"`},
+		{"two clauses missed", []map[string]any{{"model": "assistant-opus-9", "user_text_contains": "lighthouse"}},
+			msgBody("messages", userTurn("a harbour")), ""},
+		{"case first, then order", []map[string]any{{"user_text_contains": "zebra"}, {"user_text_contains": "HARBOUR"}},
+			msgBody("messages", userTurn("a harbour")),
+			`stub_010000000000000000000002: user_text_contains "HARBOUR" not in "a harbour" (case-sensitive)`},
+		{"first registered", []map[string]any{{"user_text_contains": "zebra"}, {"user_text_contains": "yak"}},
+			msgBody("messages", userTurn("a harbour")),
+			`stub_010000000000000000000001: user_text_contains "zebra" not in "a harbour"`},
+		{"tool name", []map[string]any{{"tool_name": "get_weather"}},
+			msgBody("tools", lookup), `stub_010000000000000000000001: tool_name "get_weather" not among the request's tools "lookup"`},
+		{"no tools", []map[string]any{{"tool_name": "get_weather"}},
+			msgBody(), `stub_010000000000000000000001: tool_name "get_weather": the request has no tools`},
+		{"not the user's text", []map[string]any{{"user_text_contains": "lighthouse"}},
+			msgBody("messages", []any{map[string]any{"role": "user", "content": "hi"}, map[string]any{"role": "assistant", "content": "the lighthouse"}}),
+			`stub_010000000000000000000001: user_text_contains "lighthouse": the last turn is not the user's text`},
+		{"long text cut", []map[string]any{{"user_text_contains": "zebra"}},
+			msgBody("messages", userTurn(strings.Repeat("abcdefghij", 10)+"\n")),
+			`stub_010000000000000000000001: user_text_contains "zebra" not in "` + strings.Repeat("abcdefghij", 8) + `"...`},
+		{"a stub answered", []map[string]any{{"user_text_contains": "zebra"}, {"user_text_contains": "harbour"}},
+			msgBody("messages", userTurn("a harbour")), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := NewTestServer(t)
+			for _, m := range c.stubs {
+				registerStub(t, ts, map[string]any{"match": m, "replies": []any{textReply("stubbed")}})
+			}
+			status, h, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", c.body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
+			if err != nil || status != http.StatusOK {
+				t.Fatalf("POST /v1/messages = %d %v %s", status, err, data)
+			}
+			if got := h.Get(HeaderStubNearMiss); got != c.want {
+				t.Errorf("%s = %q, want %q", HeaderStubNearMiss, got, c.want)
+			}
+			j := ts.Fake.Journal()
+			if e := j[len(j)-1]; e.Path != "/v1/messages" || e.StubNearMiss != c.want {
+				t.Errorf("journal entry %s stub_near_miss = %q, want %q", e.Path, e.StubNearMiss, c.want)
+			}
+		})
+	}
+}

@@ -433,7 +433,7 @@ func TestScriptedModelCitations(t *testing.T) {
 }
 
 // TestInputTokensCountSystemToolsAndMessages pins the input tokens of a request with a system
-// prompt, a tool and a message, counted by hand by the rule of countInputTokens (each word or
+// prompt, a tool and a message, counted by hand by the fake's token rule (each word or
 // punctuation mark of a string one token, each object and array one more, keys nothing):
 // system "Be brief." 3; messages [ {user, "Hi there"} ] 1+1+1+2 = 5; tools [ {get_weather,
 // "Get the weather", {type: object}} ] 1+1+1+3+2 = 8.

@@ -148,7 +148,7 @@ func (s *Server) listModels(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, ok, err := s.fromTape(c, nil, false); ok {
+	if v, ok, err := s.fromTape(c); ok {
 		return v, err
 	}
 	list := c.st.fx.models.list
@@ -160,7 +160,7 @@ func (s *Server) listModels(c *call) (any, error) {
 }
 
 func (s *Server) getModel(c *call) (any, error) {
-	if v, ok, err := s.fromTape(c, nil, false); ok {
+	if v, ok, err := s.fromTape(c); ok {
 		return v, err
 	}
 	id := c.Param("model_id")

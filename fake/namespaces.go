@@ -42,10 +42,6 @@ const maxNamespaceName = 64
 // nsPrefix begins the path of a request in a namespace: /ns/<name>/v1/models.
 const nsPrefix = "/ns/"
 
-// WithMaxNamespaces bounds the number of namespaces (default DefaultMaxNamespaces); creating one
-// more drops the least recently used. n < 1 keeps the default.
-func WithMaxNamespaces(n int) Option { return func(c *config) { c.maxNamespaces = n } }
-
 // NamespaceInfo describes a namespace (GET /_fake/namespaces). Times are on the wall clock, since
 // every namespace has a virtual clock of its own.
 type NamespaceInfo struct {
@@ -212,9 +208,6 @@ func (s *Server) trimIdleJournals(busy *Server) {
 		}
 	}
 }
-
-// MaxNamespaces is how many namespaces the server keeps before dropping the least recently used.
-func (s *Server) MaxNamespaces() int { return s.cfg.maxNamespaces }
 
 // selectNamespace finds the namespace a request is for. It returns nil and r when the request
 // names none; otherwise the namespace and r as a new server would see it: without the prefix

@@ -14,7 +14,7 @@ import (
 	"github.com/platformkit/platformkit/schemas"
 )
 
-var update = flag.Bool("update", false, "rewrite schemas/openapi.json and schemas/openapi-control.json from the route table")
+var update = flag.Bool("update", false, "rewrite the files these tests compare with: schemas/openapi.json and schemas/openapi-control.json from the route table, testdata/api.txt from the exported API")
 
 const regenerate = "go generate ./fake"
 

@@ -144,26 +144,36 @@ func encodedPage[T any](p cursorPage[T], encoded func(T) []byte) *encoder {
 // encodedTokenPage is encodedPage for a page-token list whose items are encoded once per change,
 // on the first read after it (encode may fail, as encoding may).
 func encodedTokenPage[T any](p tokenPage[T], encode func(T) (json.RawMessage, error)) (*encoder, error) {
-	items := make([][]byte, len(p.Data))
-	for i, it := range p.Data {
-		var err error
-		if items[i], err = encode(it); err != nil {
-			return nil, err
-		}
-	}
-	return splicePage(items, func(b []byte) []byte { return b }, tokenPage[struct{}]{NextPage: p.NextPage}), nil
+	return spliceEncoded(p.Data, encode, tokenPage[struct{}]{NextPage: p.NextPage})
+}
+
+// encodedCursorPage is encodedTokenPage for a cursor-by-ID list.
+func encodedCursorPage[T any](p cursorPage[T], encode func(T) (json.RawMessage, error)) (*encoder, error) {
+	return spliceEncoded(p.Data, encode, cursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
 }
 
 // splicePage is encodedPage for a page of any family: rest is the same page without its items
 // (a struct whose first field is data, nil), which gives the fields after data.
 func splicePage[T any](items []T, encoded func(T) []byte, rest any) *encoder {
+	e, _ := spliceEncoded(items, func(it T) (json.RawMessage, error) { return encoded(it), nil }, rest)
+	return e
+}
+
+// spliceEncoded is splicePage for items whose encoding may fail: the first error is answered,
+// and the buffer goes back to the pool.
+func spliceEncoded[T any](items []T, encode func(T) (json.RawMessage, error), rest any) (*encoder, error) {
 	e := encoders.Get().(*encoder)
 	e.buf.WriteString(`{"data":[`)
 	for i, it := range items {
+		b, err := encode(it)
+		if err != nil {
+			e.release()
+			return nil, err
+		}
 		if i > 0 {
 			e.buf.WriteByte(',')
 		}
-		e.buf.Write(encoded(it))
+		e.buf.Write(b)
 	}
 	e.buf.WriteByte(']')
 	// The fields after data, as writeJSON would encode them: rest, {"data":null,...}\n, encoded
@@ -172,7 +182,7 @@ func splicePage[T any](items []T, encoded func(T) []byte, rest any) *encoder {
 	_ = e.enc.Encode(rest)
 	b := e.buf.Bytes()
 	e.buf.Truncate(at + copy(b[at:], b[at+len(`{"data":null`):len(b)-1]))
-	return e
+	return e, nil
 }
 
 // lookupIn returns a cursor lookup over the items themselves, for lists without deletions.

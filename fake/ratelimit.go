@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,15 +54,15 @@ func limiterIndex(t string) int {
 // cacheReadCountsModels count cache reads against their input-token limit (B3's † model).
 var cacheReadCountsModels = []string{"assistant-3-haiku-20240307"}
 
-// InputUsage is the input side of a request as its input-token limit counts it:
+// inputUsage is the input side of a request as its input-token limit counts it:
 // input_tokens, cache_creation_input_tokens and cache_read_input_tokens of its usage.
-type InputUsage struct {
+type inputUsage struct {
 	Input, CacheCreation, CacheRead int
 }
 
 // charged is what the input-token bucket takes for u on model: uncached input and cache writes,
 // and cache reads only on the models that count them.
-func (u InputUsage) charged(model string) int64 {
+func (u inputUsage) charged(model string) int64 {
 	n := int64(u.Input) + int64(u.CacheCreation)
 	if slices.Contains(cacheReadCountsModels, model) {
 		n += int64(u.CacheRead)
@@ -166,7 +167,7 @@ func rateGroup(c *call, model string, tokenCount bool) *rateLimitGroup {
 // token; it then takes the request and the input tokens. Otherwise it is refused with a 429
 // (rate_limit_error, retry-after, x-should-retry) that changes no bucket, and the journal
 // names the limit that refused it. Either way the answer carries the headers.
-func (s *Server) admit(c *call, model string, in InputUsage, tokenCount bool) (*admission, error) {
+func (s *Server) admit(c *call, model string, in inputUsage, tokenCount bool) (*admission, error) {
 	if !s.limits.on.Load() {
 		return nil, nil
 	}
@@ -349,6 +350,14 @@ func (adm *admission) writeHeaders(now time.Time) {
 		}
 	}
 	h := adm.c.Writer.Header()
+	// The answer's rate-limit headers are the fake's alone, those of the buckets that admitted
+	// it: a replayed recording's (another deployment's, at another time) are dropped, every
+	// family, not only those the fake sends (conformance/EXTENSIONS.md, "Rate limits").
+	for name := range h {
+		if strings.Contains(strings.ToLower(name), "ratelimit") {
+			delete(h, name)
+		}
+	}
 	for i, t := range pick {
 		if !t.ok {
 			continue
@@ -447,10 +456,6 @@ func (s *Server) resetRateLimits() {
 	rl.buckets = nil
 	rl.mu.Unlock()
 }
-
-// WithRateLimits enforces the organizations' and workspaces' rate limits from the start (off by
-// default; PUT /_fake/rate_limits turns them on and off at any time).
-func WithRateLimits() Option { return func(c *config) { c.rateLimits = true } }
 
 func (s *Server) getRateLimits(c *call) (any, error) { return s.RateLimits(), nil }
 

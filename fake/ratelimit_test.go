@@ -406,7 +406,7 @@ func TestRateLimitClientHonouringRetryAfterNeverSeesASecond429(t *testing.T) {
 // TestRateLimitInputUsageCountsCacheByModel: the input-token bucket takes uncached input and
 // cache writes, and cache reads only on the model that counts them.
 func TestRateLimitInputUsageCountsCacheByModel(t *testing.T) {
-	u := InputUsage{Input: 100, CacheCreation: 20, CacheRead: 3}
+	u := inputUsage{Input: 100, CacheCreation: 20, CacheRead: 3}
 	if got := u.charged("assistant-opus-4-7"); got != 120 {
 		t.Errorf("opus: %d, want 120", got)
 	}
@@ -484,7 +484,7 @@ func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 	s := rlServer(t)
 	c := &call{srv: s, st: s.state(), cred: s.state().fx.creds[DefaultAPIKey], org: s.state().fx.creds[DefaultAPIKey].org}
 	c.Context, _ = gin.CreateTestContext(httptest.NewRecorder())
-	adm, err := s.admit(c, "assistant-opus-4-7", InputUsage{Input: 10}, false)
+	adm, err := s.admit(c, "assistant-opus-4-7", inputUsage{Input: 10}, false)
 	if err != nil || adm == nil {
 		t.Fatalf("admit: %v, %v", adm, err)
 	}

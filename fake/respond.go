@@ -110,10 +110,17 @@ func (s *Server) serve(c *call) (any, error) {
 func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
 	switch v := v.(type) {
 	case json.RawMessage:
-		s.writeBody(gc, status, schema, v)
+		// Shared bytes, which must not be appended to: copied beside the newline, since one
+		// write of the answer costs less than the second write a large one would take.
+		e := encoders.Get().(*encoder)
+		defer e.release()
+		e.buf.Write(v)
+		e.buf.WriteByte('\n')
+		s.writeBody(gc, status, schema, e.buf.Bytes())
 		return
 	case *encoder:
 		defer v.release()
+		v.buf.WriteByte('\n')
 		s.writeBody(gc, status, schema, v.buf.Bytes())
 		return
 	}
@@ -124,20 +131,20 @@ func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
 		s.writeError(gc, newError(errAPI, "the fake could not encode its response"))
 		return
 	}
-	body := e.buf.Bytes()
-	s.writeBody(gc, status, schema, body[:len(body)-1]) // without the newline Encode adds
+	s.writeBody(gc, status, schema, e.buf.Bytes()) // with the newline Encode adds
 }
 
-// writeBody answers the JSON document body followed by a newline, as an Encoder writes it, with
-// its length: a known length spares the client a chunked body.
-func (s *Server) writeBody(gc *gin.Context, status int, schema string, body []byte) {
-	s.checkSchema(gc, schema, body)
+// writeBody answers doc, a JSON document followed by a newline as an Encoder writes it, with its
+// length (a known length spares the client a chunked body), in one write: a body larger than the
+// server's write buffer goes to the connection at once, and a newline written after it would
+// take a second system call and packet.
+func (s *Server) writeBody(gc *gin.Context, status int, schema string, doc []byte) {
+	s.checkSchema(gc, schema, doc[:len(doc)-1])
 	h := gc.Writer.Header()
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
+	h["Content-Length"] = []string{strconv.Itoa(len(doc))}
 	gc.Status(status)
-	_, _ = gc.Writer.Write(body)
-	_, _ = gc.Writer.Write(newline)
+	_, _ = gc.Writer.Write(doc)
 }
 
 var (
@@ -170,6 +177,33 @@ func encodeRecord(v any) ([]byte, error) {
 	}
 	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), newline)), nil
 }
+
+// recordJSON is a changeable record's JSON as encodeRecord writes it, encoded on the first read
+// after a change and kept until the next: list pages splice it in (splicePage) and single reads
+// answer it, so a record is encoded once per change, not once per page. key names what else the
+// bytes depend on ("" when nothing): a status the clock moves, a beta that shows a field; a read
+// with another key encodes anew. Whatever changes the record calls drop, under the lock that
+// guards the record, which guards its recordJSON too.
+type recordJSON struct {
+	key string
+	b   json.RawMessage
+}
+
+// get returns the bytes for key, encoding what view returns when they are missing or for
+// another key.
+func (r *recordJSON) get(key string, view func() any) (json.RawMessage, error) {
+	if r.b == nil || r.key != key {
+		b, err := encodeRecord(view())
+		if err != nil {
+			return nil, err
+		}
+		r.key, r.b = key, b
+	}
+	return r.b, nil
+}
+
+// drop forgets the bytes: the record changed.
+func (r *recordJSON) drop() { r.b = nil }
 
 // maxPooledBuffer keeps a rare huge answer from pinning its buffer in the pool.
 const maxPooledBuffer = 1 << 20

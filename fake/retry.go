@@ -58,19 +58,6 @@ func scalePPM(scale float64) (int64, *apiError) {
 	return int64(ppm), nil
 }
 
-// WithRetryAfterScale makes the server's 429s and 529s ask for scale times the wait in
-// retry-after-ms and retry-after (fake-retry-after-ms keeps the true wait), and moves the virtual
-// clock to the end of the true wait when an official SDK's retry arrives; see "Retries on the
-// virtual clock" in the README. 0.001 turns the 30 s of a rate limit into 30 ms of real time. It
-// panics on a scale CheckRetryAfterScale refuses. A wall-clock server does not scale.
-func WithRetryAfterScale(scale float64) Option {
-	ppm, err := scalePPM(scale)
-	if err != nil {
-		panic("fake.WithRetryAfterScale: " + err.message)
-	}
-	return func(c *config) { c.retryAfterPPM = ppm }
-}
-
 // builtScale is the scale the server was built with, in millionths.
 func (c *config) builtScale() int64 {
 	if c.retryAfterPPM == 0 || c.wallClock {

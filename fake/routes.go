@@ -19,15 +19,17 @@ type route struct {
 	h      handler
 }
 
-// in is what a route reads from a request besides its path parameters, and the shape of a
-// streamed answer. Handlers read query parameters and bodies only through these declarations
-// (params.go, body.go), so a parameter or body the table does not declare cannot be read.
+// in is what a route reads from a request besides its path parameters, the shape of a streamed
+// answer, and whether a tape records and replays the route. Handlers read query parameters and
+// bodies only through these declarations (params.go, body.go), so a parameter or body the table
+// does not declare cannot be read.
 type in struct {
 	query   []param // the query parameters the handler reads
 	headers []param // the request headers the handler reads, besides credentials and spec 9's
 	body    string  // the schema of the JSON request body; "" when the route reads none
 	events  string  // the schema of each event when the body asks for a stream ("stream": true)
 	limit   int64   // the largest body, when it is not the interface's (or the control API's)
+	tape    string  // when a tape records and replays the route: its recordings' name in file names
 }
 
 const (
@@ -69,8 +71,8 @@ func routes() []*route {
 		{get, "/_fake/openapi-control.json", nil, in{}, "", (*Server).controlOpenAPI},
 
 		// Models (spec 2.10, 4.5).
-		{get, "/v1/models", ifModels, in{query: cursorParams(20, 1000)}, "models/model_list", (*Server).listModels},
-		{get, "/v1/models/:model_id", ifModels, in{}, "models/model", (*Server).getModel},
+		{get, "/v1/models", ifModels, in{query: cursorParams(20, 1000), tape: "models"}, "models/model_list", (*Server).listModels},
+		{get, "/v1/models/:model_id", ifModels, in{tape: "model"}, "models/model", (*Server).getModel},
 
 		// Administration (spec 2.11, 2.12, 4.6; gaps §6 for workspace list, update and archive).
 		{get, "/v1/organizations/me", ifAdmin, in{}, "admin/organization", (*Server).getOrganization},
@@ -170,9 +172,9 @@ func routes() []*route {
 
 		// Messages and legacy completions (spec 2.8, 2.9, 4.4; gaps §4, §5). A streamed answer
 		// is an sseStream that checks each event against its own schema.
-		{post, "/v1/messages", ifMessages, in{headers: hScenario, body: "messages/create_message_request", events: "messages/stream_event"}, "messages/message", (*Server).createMessage},
-		{post, "/v1/messages/count_tokens", ifMessages, in{body: "messages/count_tokens_request"}, "messages/count_tokens", (*Server).countTokens},
-		{post, "/v1/complete", ifMessages, in{body: "messages/complete_request", events: "messages/completion_stream_event"}, "messages/completion", (*Server).complete},
+		{post, "/v1/messages", ifMessages, in{headers: hScenario, body: "messages/create_message_request", events: "messages/stream_event", tape: "messages"}, "messages/message", (*Server).createMessage},
+		{post, "/v1/messages/count_tokens", ifMessages, in{body: "messages/count_tokens_request", tape: "count_tokens"}, "messages/count_tokens", (*Server).countTokens},
+		{post, "/v1/complete", ifMessages, in{body: "messages/complete_request", events: "messages/completion_stream_event", tape: "complete"}, "messages/completion", (*Server).complete},
 		{get, "/_fake/messages/scenarios", nil, in{}, "messages/scenario_list", (*Server).listScenarios},
 		{post, "/_fake/messages/stubs", nil, in{body: "messages/stub_request"}, "messages/stub", (*Server).registerStub},
 		{get, "/_fake/messages/stubs", nil, in{}, "messages/stub_list", (*Server).listStubs},

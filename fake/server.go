@@ -81,9 +81,7 @@ func (l *lazy[T]) get(build func() *T) *T {
 // exactly its fixtures, which a snapshot then copies as they are.
 func (l *lazy[T]) built() *T { return l.v.Load() }
 
-// Option configures a Server.
-type Option func(*config)
-
+// config is what a server is built from; the options (options.go) set its fields.
 type config struct {
 	fixtures      *Fixtures
 	wallClock     bool
@@ -97,23 +95,6 @@ type config struct {
 	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
 	rateLimits    bool           // enforce rate limits from the start (WithRateLimits)
 	retryAfterPPM int64          // the retry-after scale in millionths (WithRetryAfterScale); 0: none
-}
-
-// WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
-func WithFixtures(fx *Fixtures) Option { return func(c *config) { c.fixtures = fx } }
-
-// WithWallClock makes the server read the wall clock instead of the virtual one. Responses are
-// then no longer reproducible, and AdvanceClock only wakes waiters.
-func WithWallClock() Option { return func(c *config) { c.wallClock = true } }
-
-// WithLogger logs one line per request (method, path, status, duration) to l. Request and
-// response bodies and credentials are never logged.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
-// WithViolationHandler validates every response against its schema in strict mode and calls f
-// for each mismatch and each recovered panic. NewTestServer reports them as test errors.
-func WithViolationHandler(f func(msg string)) Option {
-	return func(c *config) { c.violation = f }
 }
 
 // New returns a server over the embedded fixtures, or those of WithFixtures. It panics only if

@@ -50,7 +50,7 @@ type worldStart struct {
 
 func (w worldStart) now() time.Time {
 	if w.Now.IsZero() {
-		return Epoch
+		return epoch
 	}
 	return w.Now
 }
@@ -324,11 +324,6 @@ func (s *Server) loadSnapshot(c *call) (any, error) {
 	}
 	return clockBody{s.Now()}, nil
 }
-
-// WithSnapshotDir allows the control call POST /_fake/snapshot/save to write snapshots into
-// subdirectories of dir (the binary's -snapshot-dir). Without it the call is refused: a client
-// must not choose where a server writes.
-func WithSnapshotDir(dir string) Option { return func(c *config) { c.snapshotDir = dir } }
 
 type savedSnapshot struct {
 	Path  string `json:"path"`

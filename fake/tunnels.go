@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -70,6 +71,13 @@ type tunnelCertificate struct {
 	TunnelID    string     `json:"tunnel_id"`
 	Type        string     `json:"type"`
 	ca          *x509.Certificate
+	encoded     recordJSON // the record, encoded once per change; archival drops it
+}
+
+// json returns the certificate's record, encoded once per change (recordJSON); the caller holds
+// the tunnels' lock.
+func (c *tunnelCertificate) json() (json.RawMessage, error) {
+	return c.encoded.get("", func() any { return *c })
 }
 
 // tunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
@@ -79,6 +87,13 @@ type tunnelRec struct {
 	org       *org
 	rotations int
 	certs     []*tunnelCertificate
+	encoded   recordJSON // Tunnel, encoded once per change; every change drops it
+}
+
+// json returns the tunnel's record, encoded once per change (recordJSON); the caller holds the
+// tunnels' lock.
+func (t *tunnelRec) json() (json.RawMessage, error) {
+	return t.encoded.get("", func() any { return t.Tunnel })
 }
 
 // tunnelStore is the tunnels area's state. Tunnels are never deleted, only archived, so the
@@ -275,7 +290,7 @@ func (t *tunnelRec) live(refusal string) error {
 
 // getTunnel serves GET /v1/organizations/tunnels/{tunnel_id} (spec 4.9).
 func (s *Server) getTunnel(c *call) (any, error) {
-	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.Tunnel, nil })
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.json() })
 }
 
 // archivedListQuery is what both lists of the area take: include_archived, limit (gaps §9:
@@ -318,6 +333,7 @@ func (s *Server) tunnelPage(c *call, workspace string, filter bool) (any, error)
 	}
 	st := s.tunnels(c.st)
 	st.mu.Lock()
+	defer st.mu.Unlock() // until the page is encoded: the records' bytes are guarded by the lock
 	// Start at the token's position (binary search) and copy only the page and one more item,
 	// which tells pageByToken whether a next page exists: the cost follows the page, not the
 	// number of tunnels.
@@ -325,7 +341,7 @@ func (s *Server) tunnelPage(c *call, workspace string, filter bool) (any, error)
 	if q.after != nil {
 		start = searchAfter(st.list, tunnelRecKey, newestFirst, *q.after)
 	}
-	matched := make([]Tunnel, 0, q.limit+1)
+	matched := make([]*tunnelRec, 0, q.limit+1)
 	for _, rec := range st.list[start:] {
 		if len(matched) > q.limit {
 			break
@@ -334,10 +350,9 @@ func (s *Server) tunnelPage(c *call, workspace string, filter bool) (any, error)
 			(filter && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
 			continue
 		}
-		matched = append(matched, rec.Tunnel)
+		matched = append(matched, rec)
 	}
-	st.mu.Unlock()
-	return pageByToken(matched, tunnelKey, newestFirst, q.scope, nil, q.limit), nil
+	return encodedTokenPage(pageByToken(matched, tunnelRecKey, newestFirst, q.scope, nil, q.limit), (*tunnelRec).json)
 }
 
 // revealTunnelToken serves POST .../reveal_token: the current token, the same until rotation.
@@ -380,17 +395,19 @@ func (s *Server) rotateTunnelToken(c *call) (any, error) {
 func (s *Server) archiveTunnel(c *call) (any, error) {
 	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if rec.archived() {
-			return rec.Tunnel, nil // a retry: the record unchanged (spec 3.3, 7)
+			return rec.json() // a retry: the record unchanged (spec 3.3, 7)
 		}
 		// One instant for the tunnel and the certificates it cascades to: the same operation.
 		now := s.clock.Now()
 		rec.ArchivedAt = &now
+		rec.encoded.drop()
 		for _, cert := range rec.certs {
 			if !cert.archived() {
 				cert.ArchivedAt = &now
+				cert.encoded.drop()
 			}
 		}
-		return rec.Tunnel, nil
+		return rec.json()
 	})
 }
 
@@ -423,18 +440,18 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 		cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
 			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate", ca: cc.cert}
 		rec.certs = insertInOrder(rec.certs, cert, certRecKey, newestFirst)
-		return *cert, nil
+		return cert.json()
 	})
 }
 
 // withCertificate runs f on the certificate of the path, of the caller's tunnel of the path, with
 // the store locked; a certificate of another tunnel is not found.
-func (s *Server) withCertificate(c *call, f func(cert *tunnelCertificate) any) (any, error) {
+func (s *Server) withCertificate(c *call, f func(cert *tunnelCertificate) (any, error)) (any, error) {
 	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		id := c.Param("certificate_id")
 		for _, cert := range rec.certs {
 			if cert.ID == id {
-				return f(cert), nil
+				return f(cert)
 			}
 		}
 		return nil, notFound("tunnel certificate", id)
@@ -443,7 +460,7 @@ func (s *Server) withCertificate(c *call, f func(cert *tunnelCertificate) any) (
 
 // getTunnelCertificate serves GET .../certificates/{certificate_id}.
 func (s *Server) getTunnelCertificate(c *call) (any, error) {
-	return s.withCertificate(c, func(cert *tunnelCertificate) any { return *cert })
+	return s.withCertificate(c, func(cert *tunnelCertificate) (any, error) { return cert.json() })
 }
 
 // listTunnelCertificates serves GET .../certificates, newest first; archived ones only with
@@ -453,38 +470,36 @@ func (s *Server) listTunnelCertificates(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var matched []tunnelCertificate
-	if _, err := s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
-		// As in listTunnels: from the token's place, only the page and one more item.
+	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+		// As in listTunnels: from the token's place, only the page and one more item, encoded
+		// with the lock held, which guards the records' bytes.
 		start := 0
 		if q.after != nil {
 			start = searchAfter(rec.certs, certRecKey, newestFirst, *q.after)
 		}
-		matched = make([]tunnelCertificate, 0, q.limit+1)
+		matched := make([]*tunnelCertificate, 0, q.limit+1)
 		for _, cert := range rec.certs[start:] {
 			if len(matched) > q.limit {
 				break
 			}
 			if q.includeArchived || !cert.archived() {
-				matched = append(matched, *cert)
+				matched = append(matched, cert)
 			}
 		}
-		return nil, nil
-	}); err != nil {
-		return nil, err
-	}
-	return pageByToken(matched, certificateKey, newestFirst, q.scope, nil, q.limit), nil
+		return encodedTokenPage(pageByToken(matched, certRecKey, newestFirst, q.scope, nil, q.limit), (*tunnelCertificate).json)
+	})
 }
 
 // archiveTunnelCertificate serves POST .../certificates/{certificate_id}/archive: the record
 // stays, the certificate leaves the trusted set (spec 3.4).
 func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
-	return s.withCertificate(c, func(cert *tunnelCertificate) any {
+	return s.withCertificate(c, func(cert *tunnelCertificate) (any, error) {
 		if !cert.archived() { // archiving again answers the record unchanged (gaps §9)
 			now := s.clock.Now()
 			cert.ArchivedAt = &now
+			cert.encoded.drop()
 		}
-		return *cert
+		return cert.json()
 	})
 }
 

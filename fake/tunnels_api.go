@@ -37,9 +37,18 @@ func (c *call) tunnelWorkspace() (string, error) {
 		ws = strings.TrimSpace(c.header(sdkHeaderWorkspaceID))
 	}
 	if ws != "" && !workspaceIDPattern.MatchString(ws) {
-		return "", invalidField(strings.ToLower(headerWorkspaceID), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %q", ws)
+		return "", invalidField(c.tunnelWorkspaceHeader(), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %q", ws)
 	}
 	return ws, nil
+}
+
+// tunnelWorkspaceHeader names the workspace header a refusal is about as the request sent it:
+// anthropic-workspace-id from the official SDKs, vendor-workspace-id otherwise.
+func (c *call) tunnelWorkspaceHeader() string {
+	if strings.TrimSpace(c.header(headerWorkspaceID)) == "" && strings.TrimSpace(c.header(sdkHeaderWorkspaceID)) != "" {
+		return strings.ToLower(sdkHeaderWorkspaceID)
+	}
+	return strings.ToLower(headerWorkspaceID)
 }
 
 // listTunnelsAPI serves GET /v1/tunnels: the caller's tunnels, newest first, of the request's
@@ -100,9 +109,9 @@ func (s *Server) createTunnelAPI(c *call) (any, error) {
 		a.mu.Unlock()
 		switch {
 		case err != nil:
-			return nil, invalidField(strings.ToLower(headerWorkspaceID), "the organization has no workspace %q", ws)
+			return nil, invalidField(c.tunnelWorkspaceHeader(), "the organization has no workspace %q", ws)
 		case archived:
-			return nil, invalidField(strings.ToLower(headerWorkspaceID), "workspace %s is archived; it takes no new tunnels", ws)
+			return nil, invalidField(c.tunnelWorkspaceHeader(), "workspace %s is archived; it takes no new tunnels", ws)
 		}
 		t.WorkspaceID = &ws
 	}
@@ -123,8 +132,9 @@ func (s *Server) updateTunnelAPI(c *call) (any, error) {
 		}
 		if ch.set {
 			rec.DisplayName = ch.displayName
+			rec.encoded.drop()
 		}
-		return rec.Tunnel, nil
+		return rec.json()
 	})
 }
 

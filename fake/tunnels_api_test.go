@@ -27,7 +27,7 @@ func TestTunnelsAPIServesTheSameState(t *testing.T) {
 	var created Tunnel
 	tc.ok(http.MethodPost, "/v1/tunnels", map[string]any{"display_name": "edge"}, &created)
 	if !strings.HasPrefix(created.ID, "tnl_") || created.DisplayName == nil || *created.DisplayName != "edge" || created.WorkspaceID != nil ||
-		!strings.HasSuffix(created.Domain, domainSuffix) || created.ArchivedAt != nil || !created.CreatedAt.Equal(Epoch) || created.Type != "tunnel" {
+		!strings.HasSuffix(created.Domain, domainSuffix) || created.ArchivedAt != nil || !created.CreatedAt.Equal(epoch) || created.Type != "tunnel" {
 		t.Fatalf("created = %+v", created)
 	}
 	// The reference's interface sees it, with its own beta value.
@@ -139,6 +139,17 @@ func TestTunnelsAPIWorkspaceHeader(t *testing.T) {
 	}
 	if r := tc.do(http.MethodGet, "/v1/tunnels", nil, "vendor-workspace-id", "bad id"); r.status != http.StatusBadRequest {
 		t.Fatalf("list with a malformed workspace = %d", r.status)
+	}
+	// A refusal names the header as the request sent it: the SDKs' spelling, or the reference's.
+	for _, h := range [][]string{
+		{"anthropic-workspace-id", "bad id", "anthropic-workspace-id: must be a workspace ID"},
+		{"anthropic-workspace-id", "wrkspc_nope", `anthropic-workspace-id: the organization has no workspace "wrkspc_nope"`},
+		{"vendor-workspace-id", "wrkspc_nope", `vendor-workspace-id: the organization has no workspace "wrkspc_nope"`},
+	} {
+		r := tc.do(http.MethodPost, "/v1/tunnels", nil, h[0], h[1])
+		if r.status != http.StatusBadRequest || !strings.HasPrefix(r.errMessage(t), h[2]) {
+			t.Errorf("create with %s: %s = %d %s, want 400 starting %q", h[0], h[1], r.status, r.body, h[2])
+		}
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // differs between them is a field of it: the places that apply a rule read the field of the
 // request's version (call.version), never compare version names. Those places are:
 //
-//   - the parse stage of Messages and count_tokens (readMessageRequest → checkMessageBody);
+//   - the parse stage of Messages and count_tokens (parseMessage → checkMessageBody);
 //   - the encoder of the admin rate-limit entries (rateLimitGroupType);
 //   - the OpenAPI document, which lists each version's differences (versionNotes).
 //

@@ -110,8 +110,8 @@ type envRecord struct {
 // environment is one environment with its work. rec's maps are replaced, never changed in
 // place, so a copy of rec handed to the encoder outside the lock stays valid.
 type environment struct {
-	rec     envRecord       // changed only through set, which drops encoded
-	encoded json.RawMessage // rec as JSON, encoded by the first list page after a change
+	rec     envRecord  // changed only through set, which drops encoded
+	encoded recordJSON // rec as JSON, encoded by the first list page after a change
 	org     *org
 	items   []*workItem          // creation order
 	byID    map[string]*workItem // the same items by ID
@@ -274,19 +274,12 @@ func newEnvironment(rec envRecord, o *org) *environment {
 }
 
 // set makes rec the environment's record; the caller holds the area's lock.
-func (e *environment) set(rec envRecord) { e.rec, e.encoded = rec, nil }
+func (e *environment) set(rec envRecord) { e.rec = rec; e.encoded.drop() }
 
 // json returns the record as writeJSON would encode it, encoding it once per change; the
 // caller holds the area's lock.
 func (e *environment) json() (json.RawMessage, error) {
-	if e.encoded == nil {
-		b, err := encodeRecord(e.rec)
-		if err != nil {
-			return nil, err
-		}
-		e.encoded = b
-	}
-	return e.encoded, nil
+	return e.encoded.get("", func() any { return e.rec })
 }
 
 // orEmpty copies a metadata map, so that a record never shares one with the request or the

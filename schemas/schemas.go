@@ -168,16 +168,26 @@ func Check() error {
 // Validate checks the JSON document doc against the named schema. It returns an *Error for a
 // document that does not conform, and a plain error for an unknown schema or malformed JSON.
 func Validate(name string, doc []byte, mode Mode) error {
+	v, err := Decode(doc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return ValidateValue(name, v, mode)
+}
+
+// Decode reads the JSON document doc as Validate does, numbers as json.Number, for
+// ValidateValue: a caller that needs the decoded value as well parses the document once.
+func Decode(doc []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return fmt.Errorf("%s: document is not JSON: %w", name, err)
+		return nil, fmt.Errorf("document is not JSON: %w", err)
 	}
 	if d.More() {
-		return fmt.Errorf("%s: document has data after the JSON value", name)
+		return nil, errors.New("document has data after the JSON value")
 	}
-	return ValidateValue(name, v, mode)
+	return v, nil
 }
 
 // ValidateValue is Validate for a document already decoded by encoding/json (numbers as float64

@@ -9,18 +9,21 @@
 //	go run ./internal/sdkdrift            # every SDK
 //	go run ./internal/sdkdrift -sdk go-v2 # one
 //
-// To add an SDK (PyPI's anthropic, Maven's anthropic-java), add an entry to sdks: how to ask its
-// registry for the newest version, and how to run its proof with that version in a scratch copy,
-// returning the proof's whole output; the report reads the refusals from it.
+// To add an SDK, add an entry to sdks: how to ask its registry for the newest version, and how to
+// run its proof with that version in a scratch copy, returning the proof's whole output; the
+// report reads the refusals from it.
 package main
 
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +77,20 @@ var sdks = []sdk{
 			return strings.TrimSpace(string(out)), err
 		},
 		prove: typescriptProve,
+	},
+	{
+		id: "python", name: "Python SDK (anthropic)", registry: "PyPI",
+		pinned: func() (string, error) {
+			return requirementsPin("examples/python-sdk/requirements-2.x.txt", "anthropic")
+		},
+		latest: func() (string, error) { return pypiLatest("anthropic") },
+		prove:  pythonProve,
+	},
+	{
+		id: "java", name: "Java SDK (com.anthropic:anthropic-java)", registry: "Maven Central",
+		pinned: func() (string, error) { return pomVersion("examples/java-sdk/pom.xml", "anthropic-java") },
+		latest: func() (string, error) { return mavenLatest("com/anthropic/anthropic-java") },
+		prove:  javaProve,
 	},
 }
 
@@ -248,6 +265,140 @@ func typescriptProve(version, scratch string) ([]byte, error) {
 		return out, errors.New("the output differs from examples/typescript-sdk/testdata/output.txt at: " + firstDifference(stdout.String(), string(want)))
 	}
 	return out, nil
+}
+
+// pythonProve runs examples/python-sdk's pytest suite with the release, in a virtual environment
+// of scratch where pip resolves the SDK's dependencies as a new user's install does (not the
+// pinned requirements), with this checkout's wheel for the fake's pytest plugin.
+func pythonProve(version, scratch string) ([]byte, error) {
+	dist := filepath.Join(scratch, "dist")
+	if out, err := command("", nil, "go", "run", "./internal/dist", "-host", "-cached", "-out", dist); err != nil {
+		return out, fmt.Errorf("building the wheel: %w", err)
+	}
+	wheels, err := filepath.Glob(filepath.Join(dist, "python", "*.whl"))
+	if err != nil || len(wheels) != 1 {
+		return nil, fmt.Errorf("building the wheel: want one wheel in %s, found %v", dist, wheels)
+	}
+	venv := filepath.Join(scratch, "venv")
+	if out, err := command("", nil, "python3", "-m", "venv", venv); err != nil {
+		return out, fmt.Errorf("python3 -m venv: %w", err)
+	}
+	python := filepath.Join(venv, "bin", "python")
+	if out, err := command("", nil, python, "-m", "pip", "install", "-q", "anthropic=="+version, "pytest", wheels[0]); err != nil {
+		return out, fmt.Errorf("pip install anthropic==%s: %w", version, err)
+	}
+	env := []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "PYTHONDONTWRITEBYTECODE=1"}
+	return command("examples/python-sdk", env, python, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+}
+
+// javaProve runs examples/java-sdk's JUnit suite with the release: a copy of the project in
+// scratch whose pom takes the version, against a binary of the fake built from this checkout.
+func javaProve(version, scratch string) ([]byte, error) {
+	proj := filepath.Join(scratch, "java-sdk")
+	for _, f := range []string{"pom.xml", "src"} {
+		if err := copyTree(filepath.Join("examples", "java-sdk", f), filepath.Join(proj, f)); err != nil {
+			return nil, err
+		}
+	}
+	pom := filepath.Join(proj, "pom.xml")
+	data, err := os.ReadFile(pom)
+	if err != nil {
+		return nil, err
+	}
+	pinned := regexp.MustCompile(`(<artifactId>anthropic-java</artifactId>\s*<version>)[^<]*(</version>)`)
+	if !pinned.Match(data) {
+		return nil, errors.New("examples/java-sdk/pom.xml has no version for anthropic-java")
+	}
+	if err := os.WriteFile(pom, pinned.ReplaceAll(data, []byte("${1}"+version+"${2}")), 0o644); err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(scratch, "platformfake")
+	if out, err := command("", nil, "go", "build", "-o", bin, "./fake/cmd/platformfake"); err != nil {
+		return out, err
+	}
+	var env []string
+	for _, kv := range os.Environ() { // configured by its code alone, as in its test
+		if !strings.HasPrefix(kv, "ANTHROPIC_") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command("mvn", "-q", "-B", "test", "-Dplatformfake.binary="+bin)
+	cmd.Dir, cmd.Env = proj, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("mvn test: %w", err)
+	}
+	return out, nil
+}
+
+// pypiLatest asks PyPI (through pip, so through the index pip is configured with) for the newest
+// release of pkg.
+func pypiLatest(pkg string) (string, error) {
+	out, err := command("", nil, "python3", "-m", "pip", "index", "versions", pkg)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s", err, out)
+	}
+	return pipIndexLatest(string(out), pkg)
+}
+
+// pipIndexLatest reads the newest version from what pip index versions prints: "pkg (X.Y.Z)".
+func pipIndexLatest(out, pkg string) (string, error) {
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(pkg) + ` \(([^)]+)\)`).FindStringSubmatch(out)
+	if m == nil {
+		return "", fmt.Errorf("pip index versions %s printed no version: %s", pkg, lastLines(out, 3))
+	}
+	return m[1], nil
+}
+
+// mavenLatest asks Maven Central for the newest release of the artifact at path (group/artifact
+// with slashes), from its maven-metadata.xml.
+func mavenLatest(path string) (string, error) {
+	resp, err := http.Get("https://repo.maven.apache.org/maven2/" + path + "/maven-metadata.xml")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("Maven Central answered %s for %s", resp.Status, path)
+	}
+	var meta struct {
+		Versioning struct {
+			Release string `xml:"release"`
+		} `xml:"versioning"`
+	}
+	if err := xml.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&meta); err != nil {
+		return "", fmt.Errorf("the maven-metadata.xml of %s: %w", path, err)
+	}
+	if meta.Versioning.Release == "" {
+		return "", fmt.Errorf("the maven-metadata.xml of %s names no release", path)
+	}
+	return meta.Versioning.Release, nil
+}
+
+// requirementsPin is the version a pip requirements file pins pkg to (pkg==X.Y.Z).
+func requirementsPin(file, pkg string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`(?mi)^` + regexp.QuoteMeta(pkg) + `==(\S+)`).FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("%s pins no %s", file, pkg)
+	}
+	return string(m[1]), nil
+}
+
+// pomVersion is the version a pom.xml gives the dependency artifact.
+func pomVersion(file, artifact string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`<artifactId>` + regexp.QuoteMeta(artifact) + `</artifactId>\s*<version>([^<]+)</version>`).FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("%s gives %s no version", file, artifact)
+	}
+	return string(m[1]), nil
 }
 
 // goLatest asks the Go module proxy for the newest release of module.

@@ -107,6 +107,8 @@ export type Journal = {
     status: number;
     /** The ID of the stub (POST /_fake/messages/stubs) whose reply answered, or "". */
     stub: string;
+    /** When no stub answered a Create a Message request but one nearly matched (every clause of its match held but one), the stub's ID and the clause that did not hold, as the answer's Fake-Stub-Near-Miss header names them, e.g. stub_2: user_text_contains "Hello" not in "hello there" (case-sensitive); "" otherwise. */
+    stub_near_miss: string;
     /** The message thread a Messages request named (beta message-threads-2026-08-12): its type, and for a continue the reply it continues; null without one. */
     thread: (null | {
       previous_message_id: string | null;

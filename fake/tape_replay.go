@@ -1,0 +1,281 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Replaying: answering a request from the recording that matches it, under the fake's own ids
+// and usage, at the recorded pace or faster.
+
+// tapeRequest is what the tape matches a request by: its body as sent and the key of the body
+// the handler decoded. taped is false on a route the tape does not serve, or without a tape.
+type tapeRequest struct {
+	taped  bool
+	data   []byte
+	key    string
+	keyErr error
+}
+
+// tapeRequestOf is the tape's view of a request whose body decoded to v; the key is worked out
+// only when the tape serves the route.
+func (s *Server) tapeRequestOf(c *call, data []byte, v any) tapeRequest {
+	if !s.cfg.tape.taped(c.route) {
+		return tapeRequest{}
+	}
+	r := c.Request
+	tr := tapeRequest{taped: true, data: data}
+	tr.key, tr.keyErr = requestKeyOf(r.Method, r.URL.Path, r.URL.RawQuery, v)
+	return tr
+}
+
+// tapePick is the tape's answer to a request, as the choose stage picked it: a recording to
+// replay, or the upstream to forward to (recording, or a miss with -on-miss upstream).
+type tapePick struct {
+	rec     *recording
+	forward []byte // the body to forward, when forwarding
+	miss    error  // a miss that -on-miss error answers
+}
+
+// tapePick says whether the tape answers the request, and how: nil when the fake is to answer
+// as it does without one.
+func (s *Server) tapePick(c *call, tr tapeRequest) *tapePick {
+	t := s.cfg.tape
+	if !tr.taped {
+		return nil
+	}
+	r := c.Request
+	if t.cfg.Record != "" {
+		return &tapePick{forward: tr.data}
+	}
+	if tr.keyErr != nil {
+		return nil // the fake's own validation answers it
+	}
+	rec := t.lookup(s.nsName, tr.key)
+	if rec == nil {
+		switch t.cfg.OnMiss {
+		case OnMissError:
+			probe := &recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: tr.data}, key: tr.key}
+			return &tapePick{miss: newError(errNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
+				r.Method, r.URL.Path, t.cfg.Replay, t.fileFor(t.cfg.Replay, s.nsName, probe))}
+		case OnMissUpstream:
+			return &tapePick{forward: tr.data}
+		}
+		return nil
+	}
+	return &tapePick{rec: rec}
+}
+
+// answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
+// message the fake numbered, for the commit stage (nil otherwise).
+func (s *Server) answerFromTape(c *call, pick *tapePick, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+	switch {
+	case pick.miss != nil:
+		return nil, nil, pick.miss
+	case pick.rec == nil:
+		v, err := s.forward(c, pick.forward)
+		return v, nil, err
+	}
+	return s.replay(c, pick.rec, req, plan, stream)
+}
+
+// fromTape answers a request without a body (the models routes) from the tape: ok is false when
+// the fake is to answer as it does without one.
+func (s *Server) fromTape(c *call) (any, bool, error) {
+	pick := s.tapePick(c, s.tapeRequestOf(c, nil, nil))
+	if pick == nil {
+		return nil, false, nil
+	}
+	v, _, err := s.answerFromTape(c, pick, nil, nil, false)
+	return v, true, err
+}
+
+// replay answers from a recording. What the fake numbers follows its own rules, so a replay is
+// as deterministic as any answer of the fake: the request-id, the message or completion id, and
+// usage (the input tokens count_tokens counts, split by the request's cache plan, which the
+// commit stage then writes; output tokens from the content); so does count_tokens, whose
+// recording only tells the request was expected.
+func (s *Server) replay(c *call, rec *recording, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+	resp := rec.Response
+	for k, v := range resp.Headers {
+		if !strings.EqualFold(k, "request-id") && !strings.EqualFold(k, "content-type") {
+			c.Header(k, v)
+		}
+	}
+	if resp.Status >= 400 {
+		return recordedError{resp.Status, resp.Body}, nil, nil
+	}
+	speed := s.cfg.tape.cfg.Speed
+	switch rec.kind().name {
+	case "count_tokens":
+		return map[string]int{"input_tokens": req.layout.total}, nil, nil
+	case "models", "model":
+		return json.RawMessage(resp.Body), nil, nil
+	case "complete":
+		id := s.ids.next("compl_")
+		switch {
+		case stream && resp.Events != nil:
+			return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
+				if name == "completion" {
+					return setFields(data, map[string]any{"id": id})
+				}
+				return data
+			}), nil, nil
+		case rec.comp == nil: // a stream that failed
+			return nil, nil, failedStream(rec)
+		}
+		comp := *rec.comp
+		comp.ID = id
+		if stream {
+			return completionStream(comp), nil, nil
+		}
+		return comp, nil, nil
+	}
+	if rec.msg == nil { // a stream that failed: its events as recorded, under the fake's id
+		if !stream {
+			return nil, nil, failedStream(rec)
+		}
+		id := s.ids.next("msg_")
+		return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
+			if name == "message_start" {
+				var d struct{ Message json.RawMessage }
+				_ = json.Unmarshal(data, &d)
+				return setFields(data, map[string]any{"message": setFields(d.Message, map[string]any{"id": id})})
+			}
+			return data
+		}), nil, nil
+	}
+	msg := *rec.msg
+	msg.Content = cloneBlocks(msg.Content)
+	msg.ID = s.ids.next("msg_")
+	setUsage(&msg, req, plan)
+	switch {
+	case stream && resp.Events != nil:
+		return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
+			switch name {
+			case "message_start":
+				start := msg.Usage
+				start.OutputTokens = 0
+				var d struct{ Message json.RawMessage }
+				_ = json.Unmarshal(data, &d)
+				return setFields(data, map[string]any{"message": setFields(d.Message, map[string]any{"id": msg.ID, "usage": start})})
+			case "message_delta":
+				return setFields(data, map[string]any{"usage": msg.Usage})
+			}
+			return data
+		}), &msg, nil
+	case stream:
+		return messageStream(&msg, c.hasBeta(betaThinkingTokenCount)), &msg, nil
+	}
+	return &msg, &msg, nil
+}
+
+// failedStream is the error a recorded stream ended with, for a request that does not stream:
+// the envelope with the status of its type.
+func failedStream(rec *recording) error {
+	evs := rec.Response.Events
+	var d struct {
+		Error struct{ Type, Message string }
+	}
+	_ = json.Unmarshal(evs[len(evs)-1].Data, &d)
+	if _, known := statusOf[d.Error.Type]; !known {
+		d.Error.Type = errAPI
+	}
+	return newError(d.Error.Type, "%s", d.Error.Message)
+}
+
+// recordedError answers a recorded error: its status and envelope, with the request_id of this
+// answer.
+type recordedError struct {
+	status int
+	body   json.RawMessage
+}
+
+func (e recordedError) respond(c *call) {
+	var env map[string]any
+	_ = json.Unmarshal(e.body, &env)
+	env["request_id"] = c.GetString(requestIDKey)
+	c.srv.writeJSON(c.Context, e.status, "error", env)
+}
+
+// replayedStream serves a recorded stream with its event boundaries, each event's data changed
+// by rewrite (the fake's ids and usage), and an error event's request_id this answer's. At speed
+// s > 0 an event leaves at its recorded offset divided by s, counted from the first; a client
+// that goes away ends the wait.
+func replayedStream(c *call, rec *recording, speed float64, rewrite func(name string, data json.RawMessage) json.RawMessage) sseStream {
+	ctx := c.Request.Context()
+	evs := rec.Response.Events
+	return sseStream{events: func(yield func(sseEvent) bool) {
+		start := time.Now()
+		for _, ev := range evs {
+			if speed > 0 {
+				due := time.Duration((ev.OffsetMS - evs[0].OffsetMS) / speed * float64(time.Millisecond))
+				timer := time.NewTimer(due - time.Since(start))
+				select {
+				case <-ctx.Done():
+					timer.Stop()
+					return
+				case <-timer.C:
+				}
+			}
+			data := rewrite(ev.Event, ev.Data)
+			if ev.Event == "error" {
+				data = setFields(data, map[string]any{"request_id": c.GetString(requestIDKey)})
+			}
+			if !yield(sseEvent{ev.Event, data}) {
+				return
+			}
+		}
+	}}
+}
+
+// setFields returns the JSON object obj with the values of the keys in set replaced (or added at
+// the end), every other key kept in its place and its bytes: a replayed event differs from its
+// recording only where the fake's rules say.
+func setFields(obj json.RawMessage, set map[string]any) json.RawMessage {
+	d := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return obj
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	field := func(key string, v json.RawMessage) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	done := map[string]bool{}
+	for d.More() {
+		t, err := d.Token()
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err != nil || d.Decode(&v) != nil {
+			return obj
+		}
+		if nv, ok := set[key]; ok {
+			v, _ = json.Marshal(nv)
+			done[key] = true
+		}
+		field(key, v)
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !done[k] {
+			v, _ := json.Marshal(set[k])
+			field(k, v)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
