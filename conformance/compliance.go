@@ -355,19 +355,19 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-default-limit", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "without limit, a chat list page holds up to 100 chats; limit 1000 is accepted",
-			Bug: &Bug{Says: "without limit, a chat list page holds 2 chats",
-				Break: cmpDefaultLimit(cmpChats, 2)},
+			Bug: &Bug{Says: "without limit, a chat list page holds 20 chats",
+				Want: "chats on a page without limit", Break: cmpDefaultLimit(cmpChats, 20)},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				resp := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}), "compliance/chat_list"))
-				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 100)))
-				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 100))
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 100)), "chats on a page without limit, of %d", len(all))
+				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 100), "has_more of a page without limit, of %d chats", len(all))
 				t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000"), "compliance/chat_list"))
 			}},
 		Check{ID: "compliance/chats-cursors-empty-page", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "after the last chat, the page is empty with null first_id and last_id and has_more false",
 			Bug: &Bug{Says: "after the last chat, the empty page names the cursor as first_id and last_id",
-				Break: cmpJSON(cmpChats, func(r *http.Request, m map[string]any) {
+				Want: "first_id of the empty page is null", Break: cmpJSON(cmpChats, func(r *http.Request, m map[string]any) {
 					if list, _ := m["data"].([]any); len(list) == 0 && r.URL.Query().Get("after_id") != "" {
 						m["first_id"], m["last_id"] = r.URL.Query().Get("after_id"), r.URL.Query().Get("after_id")
 					}
@@ -375,10 +375,10 @@ func init() {
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				resp := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "after_id", all[len(all)-1].Get("id").String()), "compliance/chat_list"))
-				t.Expect(resp.Get("data.#").Int()).To(BeZero())
-				t.Expect(resp.Get("first_id").Type).To(Equal(gjson.Null))
-				t.Expect(resp.Get("last_id").Type).To(Equal(gjson.Null))
-				t.Expect(resp.Get("has_more").Bool()).To(BeFalse())
+				t.Expect(resp.Get("data.#").Int()).To(BeZero(), "chats after the last one: %s", resp)
+				t.Expect(resp.Get("first_id").Type).To(Equal(gjson.Null), "first_id of the empty page is null: %s", resp)
+				t.Expect(resp.Get("last_id").Type).To(Equal(gjson.Null), "last_id of the empty page is null: %s", resp)
+				t.Expect(resp.Get("has_more").Bool()).To(BeFalse(), "has_more of the empty page: %s", resp)
 			}},
 		Check{ID: "compliance/chats-limit-range", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "a chat list limit outside 1 to 1000 is refused with 400 naming limit",
@@ -437,7 +437,7 @@ func init() {
 		Check{ID: "compliance/chats-project-ids", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "project_ids selects exactly the chats of the given projects",
 			Bug: &Bug{Says: "the chat list ignores project_ids",
-				Break: ignoresQuery(cmpGet(cmpChats), "project_ids[]")},
+				Want: "the chats of project_ids[]=", Break: ignoresQuery(cmpGet(cmpChats), "project_ids[]")},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				project := all[len(all)/2].Get("project_id").String()
@@ -448,7 +448,7 @@ func init() {
 					}
 				}
 				got := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", "project_ids[]", project), "compliance/chat_list"))
-				t.Expect(idsOf(got.Get("data").Array())).To(Equal(want))
+				t.Expect(idsOf(got.Get("data").Array())).To(Equal(want), "the chats of project_ids[]=%s", project)
 			}},
 		Check{ID: "compliance/chats-identity", Clause: "2.2", Labels: []Label{Compliance},
 			Title: "each chat names its creator among the requested users and the organization's ID and UUID",
@@ -474,7 +474,7 @@ func init() {
 		Check{ID: "compliance/users-match-admin", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "chat creators are users of the administration users API under the same IDs and addresses",
 			Bug: &Bug{Says: "the chat list names every creator by another address than the administration users API",
-				Want: "someone-else@example.com", Break: setsField(cmpGet(cmpChats), "data.*.user.email_address", "someone-else@example.com")},
+				Want: "address of the creator of chat", Break: setsField(cmpGet(cmpChats), "data.*.user.email_address", "someone-else@example.com")},
 			Run: func(t *T) {
 				admin := t.Do(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {"1000"}}})
 				t.UnsupportedIfAbsent(admin, "the target has no administration users list")
@@ -489,7 +489,7 @@ func init() {
 					for _, c := range chats {
 						id := c.Get("user.id").String()
 						t.Expect(emails).To(HaveKey(id), "chat %s creator", c.Get("id"))
-						t.Expect(strings.ToLower(c.Get("user.email_address").String())).To(Equal(emails[id]))
+						t.Expect(strings.ToLower(c.Get("user.email_address").String())).To(Equal(emails[id]), "address of the creator of chat %s", c.Get("id"))
 					}
 				}
 			}},
@@ -523,7 +523,7 @@ func init() {
 		Check{ID: "compliance/messages-whole-chat", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "without limit, the messages operation returns the whole chat, oldest first, with has_more false",
 			Bug: &Bug{Says: "without limit, the messages operation answers has_more true though it returned the whole chat",
-				Break: cmpJSON(cmpMessages, func(r *http.Request, m map[string]any) {
+				Want: "has_more without limit", Break: cmpJSON(cmpMessages, func(r *http.Request, m map[string]any) {
 					if r.URL.Query().Get("limit") == "" {
 						m["has_more"] = true
 					}
@@ -531,9 +531,9 @@ func init() {
 			Run: func(t *T) {
 				chat, msgs := ccLongestChat(t)
 				resp := t.OK(ccGet(ccChats+"/"+url.PathEscape(chat.Get("id").String())+"/messages", nil, "compliance/chat_messages"))
-				t.Expect(resp.Get("has_more").Bool()).To(BeFalse())
-				t.Expect(resp.Get("first_id").String()).To(Equal(msgs[0].Get("id").String()))
-				t.Expect(resp.Get("last_id").String()).To(Equal(msgs[len(msgs)-1].Get("id").String()))
+				t.Expect(resp.Get("has_more").Bool()).To(BeFalse(), "has_more without limit, for the whole chat")
+				t.Expect(resp.Get("first_id").String()).To(Equal(msgs[0].Get("id").String()), "first_id without limit is the oldest message")
+				t.Expect(resp.Get("last_id").String()).To(Equal(msgs[len(msgs)-1].Get("id").String()), "last_id without limit is the newest message")
 				ccExpectListOrder(t, resp.Get("chat_messages").Array())
 			}},
 		Check{ID: "compliance/messages-chat-fields", Clause: "2.3", Labels: []Label{Compliance},
@@ -550,15 +550,15 @@ func init() {
 		Check{ID: "compliance/messages-order-desc", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "order=desc lists the same messages newest first; order=asc is the default",
 			Bug: &Bug{Says: "the messages operation ignores order: desc lists oldest first",
-				Break: ignoresQuery(cmpGet(cmpMessages), "order")},
+				Want: "order=desc, reversed", Break: ignoresQuery(cmpGet(cmpMessages), "order")},
 			Run: func(t *T) {
 				chat, msgs := ccLongestChat(t)
 				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
 				asc := idsOf(t.OK(ccGet(path, url.Values{"order": {"asc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
-				t.Expect(asc).To(Equal(idsOf(msgs)))
+				t.Expect(asc).To(Equal(idsOf(msgs)), "order=asc lists the messages as the default order does")
 				desc := idsOf(t.OK(ccGet(path, url.Values{"order": {"desc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
 				slices.Reverse(desc)
-				t.Expect(desc).To(Equal(asc))
+				t.Expect(desc).To(Equal(asc), "order=desc, reversed, lists the messages of order=asc")
 			}},
 		Check{ID: "compliance/messages-pages", Clause: "2.3", Labels: []Label{Compliance},
 			Title: "message pages in both orders and both directions return each message exactly once, in order",
@@ -651,12 +651,8 @@ func init() {
 			}},
 		Check{ID: "compliance/files-metadata-and-content", Clause: "4.2", Labels: []Label{Compliance},
 			Title: "attached files have metadata listing their messages, and downloads whose Content-MD5 matches the bytes served",
-			Bug: &Bug{Says: "a file's md5 is lowercase hex but not the MD5 of its bytes",
-				Want: "MD5 of its download", Break: cmpJSON(cmpFile, func(_ *http.Request, m map[string]any) {
-					if _, ok := m["md5"].(string); ok {
-						m["md5"] = cmpEmptyMD5
-					}
-				})},
+			Bug: &Bug{Says: "a file's download is served with a Content-MD5 that is not of its bytes",
+				Want: "has a Content-MD5 of the bytes served", Break: cmpWrongContentMD5(cmpFileContent)},
 			Run: func(t *T) {
 				checked := 0
 				refs, _, _ := ccFindFiles(t, func(id string, meta *Response, refs []string) bool {
@@ -748,7 +744,7 @@ func init() {
 		Check{ID: "compliance/artifacts", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
 			Title: "each artifact version has metadata and its text, served with a matching Content-MD5",
 			Bug: &Bug{Says: "an artifact's content is served with a Content-MD5 that is not of its bytes",
-				Break: cmpWrongContentMD5(cmpArtifactBody)},
+				Want: "Content-MD5 of the text of", Break: cmpWrongContentMD5(cmpArtifactBody)},
 			Run: func(t *T) {
 				versions := map[string][]string{}
 				ccScanChats(t, func(c gjson.Result, r *Response) bool {
@@ -761,8 +757,8 @@ func init() {
 							}
 							t.Expect(meta.Get("chat_id").String()).To(Equal(c.Get("id").String()))
 							body := t.OK(ccGet(ccArtifacts+url.PathEscape(vid)+"/content", nil, ""))
-							t.Expect(body.Header.Get("Content-MD5")).To(Equal(ccContentMD5(body.Body)))
-							t.Expect(meta.Get("md5").String()).To(Equal(fmt.Sprintf("%x", md5.Sum(body.Body))))
+							t.Expect(body.Header.Get("Content-MD5")).To(Equal(ccContentMD5(body.Body)), "Content-MD5 of the text of %s", vid)
+							t.Expect(meta.Get("md5").String()).To(Equal(fmt.Sprintf("%x", md5.Sum(body.Body))), "md5 of %s is the MD5 of its text", vid)
 							versions[a.Get("id").String()] = append(versions[a.Get("id").String()], vid)
 						}
 					}
@@ -801,13 +797,13 @@ func init() {
 			}},
 		Check{ID: "compliance/projects-default-limit", Clause: "4.3", Labels: []Label{Compliance},
 			Title: "without limit, a project page holds up to 20 projects; limit 100 is accepted",
-			Bug: &Bug{Says: "without limit, a project page holds 1 project",
-				Break: cmpDefaultLimit(cmpProjects, 1)},
+			Bug: &Bug{Says: "without limit, a project page holds 10 projects",
+				Want: "projects on a page without limit", Break: cmpDefaultLimit(cmpProjects, 10)},
 			Run: func(t *T) {
 				all := ccAllProjects(t, 1)
 				resp := t.OK(ccGet(ccProjects, nil, "compliance/project_list"))
-				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 20)))
-				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 20))
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 20)), "projects on a page without limit, of %d", len(all))
+				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 20), "has_more of a page without limit, of %d projects", len(all))
 			}},
 		Check{ID: "compliance/projects-bad-parameters", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "a project limit outside 1 to 100, a forged page token or a malformed created_at bound is refused with 400 naming it",
@@ -851,12 +847,12 @@ func init() {
 		Check{ID: "compliance/projects-identity", Clause: "2.6", Labels: []Label{Compliance},
 			Title: "projects name their creator among the organization's users and the organization's UUID",
 			Bug: &Bug{Says: "the project list names another organization's UUID on every project",
-				Want: cmpOtherUUID, Break: setsField(cmpGet(cmpProjects), "data.*.organization_uuid", cmpOtherUUID)},
+				Want: "organization_uuid of assistant_proj_", Break: setsField(cmpGet(cmpProjects), "data.*.organization_uuid", cmpOtherUUID)},
 			Run: func(t *T) {
 				uuid, users := ccOrganization(t, false)
 				for _, p := range ccAllProjects(t, 1) {
 					t.Expect(users).To(ContainElement(p.Get("user.id").String()), "creator of %s", p.Get("id"))
-					t.Expect(p.Get("organization_uuid").String()).To(Equal(uuid))
+					t.Expect(p.Get("organization_uuid").String()).To(Equal(uuid), "organization_uuid of %s", p.Get("id"))
 				}
 			}},
 		Check{ID: "compliance/organizations-and-users", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
