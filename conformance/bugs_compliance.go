@@ -188,3 +188,89 @@ var cmpEmptyMD5 = fmt.Sprintf("%x", md5.Sum(nil))
 
 // cmpAdminKey is the fake's administration key.
 const cmpAdminKey = fake.DefaultAdminKey
+
+// cmpFetch reads path from h with the headers of r (its credential and version), as the target
+// itself would look up its state.
+func cmpFetch(h http.Handler, r *http.Request, path string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header = r.Header.Clone()
+	req.Header.Del("Content-Length")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// cmpKeepsDeletedContent is the bug of a file deletion that removes the file's metadata but not
+// its stored bytes: its download is still served as before.
+func cmpKeepsDeletedContent(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	kept := map[string]*httptest.ResponseRecorder{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case on(http.MethodDelete, cmpFile)(r):
+			content := cmpFetch(h, r, r.URL.Path+"/content")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code == http.StatusOK && content.Code == http.StatusOK {
+				mu.Lock()
+				kept[r.URL.Path+"/content"] = content
+				mu.Unlock()
+			}
+			copyAnswer(w, rec)
+			return
+		case cmpGet(cmpFileContent)(r):
+			mu.Lock()
+			content := kept[r.URL.Path]
+			mu.Unlock()
+			if content != nil {
+				copyAnswer(w, content)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// cmpSharedFilesKeepMessages is the bug of a chat deletion that leaves the message_ids of the
+// files it shares with other chats as they were: they go on naming the deleted chat's messages.
+func cmpSharedFilesKeepMessages(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	before := map[string]any{} // file path -> message_ids before the deletion
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if on(http.MethodDelete, cmpChat)(r) {
+			var ids []any
+			if msgs := mwtRead(h, r, r.URL.Path+"/messages"); msgs != nil {
+				list, _ := msgs["chat_messages"].([]any)
+				for _, m := range list {
+					msg, _ := m.(map[string]any)
+					files, _ := msg["files"].([]any)
+					for _, f := range files {
+						if f, _ := f.(map[string]any); f != nil {
+							ids = append(ids, f["id"])
+						}
+					}
+				}
+			}
+			for _, id := range ids {
+				path := "/v1/compliance/apps/chats/files/" + fmt.Sprint(id)
+				if meta := mwtRead(h, r, path); meta != nil {
+					mu.Lock()
+					before[path] = meta["message_ids"]
+					mu.Unlock()
+				}
+			}
+			h.ServeHTTP(w, r)
+			return
+		}
+		if cmpGet(cmpFile)(r) {
+			mu.Lock()
+			ids, ok := before[r.URL.Path]
+			mu.Unlock()
+			if ok {
+				inOKAnswers(func(*http.Request) bool { return true }, func(_ *http.Request, m map[string]any) { m["message_ids"] = ids })(h).ServeHTTP(w, r)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -871,8 +871,8 @@ func init() {
 			}},
 		Check{ID: "compliance/delete-chat", Clause: "4.1", Labels: []Label{Compliance, Destructive},
 			Title: "deleting a chat confirms with assistant_chat_deleted; the chat, its messages and its own files are gone, shared files lose its messages",
-			Bug: &Bug{Says: "a chat deletion is confirmed without its type",
-				Want: "assistant_chat_deleted", Break: dropsField(on(http.MethodDelete, cmpChat), "type")},
+			Bug: &Bug{Says: "deleting a chat leaves the files it shares with other chats listing its messages",
+				Want: "still lists a message of the deleted chat", Break: cmpSharedFilesKeepMessages},
 			Run: func(t *T) {
 				// A chat with files, preferring one whose files are also attached elsewhere.
 				var chat gjson.Result
@@ -950,8 +950,8 @@ func init() {
 			}},
 		Check{ID: "compliance/delete-file", Clause: "4.2", Labels: []Label{Compliance, Destructive},
 			Title: "deleting a file confirms with assistant_file_deleted; its metadata and content are gone and no message lists it",
-			Bug: &Bug{Says: "a file deletion is confirmed without its type",
-				Want: "assistant_file_deleted", Break: dropsField(on(http.MethodDelete, cmpFile), "type")},
+			Bug: &Bug{Says: "a deleted file's content is still downloadable",
+				Want: "the answer is 404", Break: cmpKeepsDeletedContent},
 			Run: func(t *T) {
 				_, id, chats := ccFindFiles(t, func(_ string, meta *Response, _ []string) bool { return meta.Get("mime_type").Type != gjson.Null })
 				t.Need("downloadable files", map[bool]int{true: 1}[id != ""], 1)
