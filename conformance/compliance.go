@@ -804,6 +804,7 @@ func init() {
 				resp := t.OK(ccGet(ccProjects, nil, "compliance/project_list"))
 				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 20)), "projects on a page without limit, of %d", len(all))
 				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 20), "has_more of a page without limit, of %d projects", len(all))
+				t.OK(ccGet(ccProjects, url.Values{"limit": {"100"}}, "compliance/project_list"))
 			}},
 		Check{ID: "compliance/projects-bad-parameters", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "a project limit outside 1 to 100, a forged page token or a malformed created_at bound is refused with 400 naming it",
