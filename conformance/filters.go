@@ -54,8 +54,8 @@ func init() {
 	Register(
 		Check{ID: "compliance/chats-filters-drop-unmatched", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "the chat list drops every chat for user_ids, organization_ids or project_ids that match none of them (another organization's or unknown IDs)",
-			Bug: &Bug{Says: "the chat list ignores project_ids",
-				Want: "project_ids=", Break: ignoresQuery(cmpGet(cmpChats), "project_ids[]")},
+			Bug: &Bug{Says: "the chat list ignores organization_ids: another organization's ID lists the key's chats",
+				Want: "organization_ids=", Break: ignoresQuery(cmpGet(cmpChats), "organization_ids[]")},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				t.Expect(all).NotTo(BeEmpty())
