@@ -241,6 +241,10 @@ func init() {
 	Register(
 		Check{ID: "compliance/x-api-key-tolerated", Clause: "5", Labels: []Label{Compliance},
 			Title: "a compliance request that also carries an x-api-key header is accepted",
+			Bug: &Bug{Says: "a compliance request that carries an x-api-key header too is refused with 401",
+				Want: "the answer is 200", Break: refuses(func(r *http.Request) bool {
+					return strings.HasPrefix(r.URL.Path, "/v1/compliance/") && r.Header.Get("X-Api-Key") != "" && r.Header.Get("Authorization") != ""
+				}, http.StatusUnauthorized, "authentication_error", "one credential, please")},
 			Run: func(t *T) {
 				t.NoItemsNeeded()
 				for _, v := range []string{"some-client-key", t.Config().APIKey} {
@@ -251,6 +255,10 @@ func init() {
 			}},
 		Check{ID: "compliance/other-credentials-403", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
 			Title: "an admin key or an API key is refused with 403 permission_error on every compliance read",
+			Bug: &Bug{Says: "an admin key is served compliance reads",
+				Want: "the answer is 403", Break: servesRefused(http.StatusForbidden, func(r *http.Request) bool {
+					return strings.HasPrefix(r.URL.Path, "/v1/compliance/") && r.Header.Get("X-Api-Key") == cmpAdminKey
+				})},
 			Run: func(t *T) {
 				for _, path := range []string{ccProjects, ccOrgs, ccChats + "?user_ids=user_x", ccFiles + "assistant_file_x"} {
 					for _, cred := range []Cred{AdminKey, APIKey} {
@@ -260,6 +268,12 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-user-ids-bounds", Clause: "8", Labels: []Label{Compliance, Extension},
 			Title: "the chat list requires 1 to 10 user_ids: none or 11 is refused with 400 naming user_ids, 10 is accepted",
+			Bug: &Bug{Says: "the chat list reads the first 10 of 11 user_ids instead of refusing them",
+				Want: "the answer is 400", Break: cmpQuery(cmpChats, func(q url.Values) {
+					if u := q["user_ids[]"]; len(u) > 10 {
+						q["user_ids[]"] = u[:10]
+					}
+				})},
 			Run: func(t *T) {
 				t.NoItemsNeeded()
 				_, users := ccOrganization(t, false)
@@ -273,6 +287,12 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-user-ids-forms", Clause: "gaps §2", Labels: []Label{Compliance, Extension},
 			Title: "user_ids is read as user_ids[]=a&user_ids[]=b, as user_ids=a&user_ids=b and as user_ids=a,b",
+			Bug: &Bug{Says: "user_ids=a,b is read as the one user a",
+				Want: "user_ids:", Break: cmpQuery(cmpChats, func(q url.Values) {
+					if u := q["user_ids"]; len(u) == 1 {
+						q["user_ids"] = []string{strings.Split(u[0], ",")[0]}
+					}
+				})},
 			Run: func(t *T) {
 				// Users with chats, so that a form read as one user only loses chats.
 				_, users := ccOrganization(t, false)
@@ -291,6 +311,12 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-order", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "chats of several users are listed by created_at ascending, ties broken by id",
+			Bug: &Bug{Says: "the chat list is newest first",
+				Want: "is listed before", Break: cmpJSON(cmpChats, func(_ *http.Request, m map[string]any) {
+					if list, _ := m["data"].([]any); len(list) > 1 {
+						slices.Reverse(list)
+					}
+				})},
 			Run: func(t *T) {
 				groups, _ := ccChatsByGroup(t)
 				most := 0
@@ -304,6 +330,8 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-pages-forward", Clause: "2.1", Labels: []Label{Compliance},
 			Title: "paging the chat list with after_id at every page size returns each chat exactly once, in order",
+			Bug: &Bug{Says: "a chat list page asked for with after_id leaves out the chat just after the cursor",
+				Want: "page size", Break: cmpSkipsNext(cmpChats, "after_id", "data")},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				want := idsOf(all)
@@ -317,6 +345,8 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-pages-backward", Clause: "2.1", Labels: []Label{Compliance},
 			Title: "paging the chat list with before_id from the last chat returns every earlier chat exactly once, in order",
+			Bug: &Bug{Says: "a chat list page asked for with before_id leaves out the chat just before the cursor",
+				Want: "paging backwards from the last chat", Break: cmpSkipsNext(cmpChats, "before_id", "data")},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				r := ccGet(ccChats, ccChatsQuery([]string{user}, "before_id", all[len(all)-1].Get("id").String()), "compliance/chat_list")
@@ -325,25 +355,35 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-default-limit", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "without limit, a chat list page holds up to 100 chats; limit 1000 is accepted",
+			Bug: &Bug{Says: "without limit, a chat list page holds 20 chats",
+				Want: "chats on a page without limit", Break: cmpDefaultLimit(cmpChats, 20)},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				resp := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}), "compliance/chat_list"))
-				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 100)))
-				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 100))
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 100)), "chats on a page without limit, of %d", len(all))
+				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 100), "has_more of a page without limit, of %d chats", len(all))
 				t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000"), "compliance/chat_list"))
 			}},
 		Check{ID: "compliance/chats-cursors-empty-page", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "after the last chat, the page is empty with null first_id and last_id and has_more false",
+			Bug: &Bug{Says: "after the last chat, the empty page names the cursor as first_id and last_id",
+				Want: "first_id of the empty page is null", Break: cmpJSON(cmpChats, func(r *http.Request, m map[string]any) {
+					if list, _ := m["data"].([]any); len(list) == 0 && r.URL.Query().Get("after_id") != "" {
+						m["first_id"], m["last_id"] = r.URL.Query().Get("after_id"), r.URL.Query().Get("after_id")
+					}
+				})},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				resp := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "after_id", all[len(all)-1].Get("id").String()), "compliance/chat_list"))
-				t.Expect(resp.Get("data.#").Int()).To(BeZero())
-				t.Expect(resp.Get("first_id").Type).To(Equal(gjson.Null))
-				t.Expect(resp.Get("last_id").Type).To(Equal(gjson.Null))
-				t.Expect(resp.Get("has_more").Bool()).To(BeFalse())
+				t.Expect(resp.Get("data.#").Int()).To(BeZero(), "chats after the last one: %s", resp)
+				t.Expect(resp.Get("first_id").Type).To(Equal(gjson.Null), "first_id of the empty page is null: %s", resp)
+				t.Expect(resp.Get("last_id").Type).To(Equal(gjson.Null), "last_id of the empty page is null: %s", resp)
+				t.Expect(resp.Get("has_more").Bool()).To(BeFalse(), "has_more of the empty page: %s", resp)
 			}},
 		Check{ID: "compliance/chats-limit-range", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "a chat list limit outside 1 to 1000 is refused with 400 naming limit",
+			Bug: &Bug{Says: "the chat list reads a limit above 1000 as 1000 instead of refusing it",
+				Want: "the answer is 400", Break: cmpClampsLimit(cmpChats, 1000)},
 			Run: func(t *T) {
 				t.NoItemsNeeded()
 				_, users := ccOrganization(t, false)
@@ -354,6 +394,8 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-created-at-filter", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "created_at[gt], [gte], [lt] and [lte] select chats strictly after, at or after, strictly before, at or before",
+			Bug: &Bug{Says: "the chat list reads created_at[gte] and created_at[lte] as exclusive bounds",
+				Want: "created_at[gte]", Break: cmpExclusiveBounds(cmpChats, "created_at")},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				ccExpectRangeFilters(t, all, "created_at", func(p, v string) []string {
@@ -362,6 +404,8 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-updated-at-filter", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "updated_at[gt], [gte], [lt] and [lte] select chats by their update time with the same semantics",
+			Bug: &Bug{Says: "the chat list reads updated_at[gte] and updated_at[lte] as exclusive bounds",
+				Want: "updated_at[gte]", Break: cmpExclusiveBounds(cmpChats, "updated_at")},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				ccExpectRangeFilters(t, all, "updated_at", func(p, v string) []string {
@@ -370,6 +414,8 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-malformed-filter-400", Clause: "gaps §1", Labels: []Label{Compliance, Extension},
 			Title: "a created_at or updated_at bound that is not RFC 3339 is refused with 400 naming it",
+			Bug: &Bug{Says: "the chat list ignores a created_at bound that is not RFC 3339",
+				Want: "the answer is 400", Break: mwtIgnoresInvalidQuery(http.MethodGet, cmpChats, "created_at[gt]")},
 			Run: func(t *T) {
 				t.NoItemsNeeded()
 				_, users := ccOrganization(t, false)
@@ -379,6 +425,8 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-organization-ids", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "organization_ids accepts the organization's org_ ID and its UUID alike",
+			Bug: &Bug{Says: "organization_ids does not recognize the org_ ID: the chat list is empty for it",
+				Want: "organization_ids=org_", Break: cmpUnknownValues(cmpChats, "organization_ids[]", func(v string) bool { return strings.HasPrefix(v, "org_") }, noSuchOrgID)},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				for _, id := range []string{all[0].Get("organization_id").String(), all[0].Get("organization_uuid").String()} {
@@ -388,6 +436,8 @@ func init() {
 			}},
 		Check{ID: "compliance/chats-project-ids", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "project_ids selects exactly the chats of the given projects",
+			Bug: &Bug{Says: "the chat list ignores project_ids",
+				Want: "the chats of project_ids[]=", Break: ignoresQuery(cmpGet(cmpChats), "project_ids[]")},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				project := all[len(all)/2].Get("project_id").String()
@@ -398,10 +448,12 @@ func init() {
 					}
 				}
 				got := t.OK(ccGet(ccChats, ccChatsQuery([]string{user}, "limit", "1000", "project_ids[]", project), "compliance/chat_list"))
-				t.Expect(idsOf(got.Get("data").Array())).To(Equal(want))
+				t.Expect(idsOf(got.Get("data").Array())).To(Equal(want), "the chats of project_ids[]=%s", project)
 			}},
 		Check{ID: "compliance/chats-identity", Clause: "2.2", Labels: []Label{Compliance},
 			Title: "each chat names its creator among the requested users and the organization's ID and UUID",
+			Bug: &Bug{Says: "the chat list names another organization's UUID on every chat",
+				Want: cmpOtherUUID, Break: setsField(cmpGet(cmpChats), "data.*.organization_uuid", cmpOtherUUID)},
 			Run: func(t *T) {
 				uuid, users := ccOrganization(t, false)
 				groups, total := ccChatsByGroup(t)
@@ -421,6 +473,8 @@ func init() {
 			}},
 		Check{ID: "compliance/users-match-admin", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "chat creators are users of the administration users API under the same IDs and addresses",
+			Bug: &Bug{Says: "the chat list names every creator by another address than the administration users API",
+				Want: "address of the creator of chat", Break: setsField(cmpGet(cmpChats), "data.*.user.email_address", "someone-else@example.com")},
 			Run: func(t *T) {
 				admin := t.Do(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {"1000"}}})
 				t.UnsupportedIfAbsent(admin, "the target has no administration users list")
@@ -435,12 +489,14 @@ func init() {
 					for _, c := range chats {
 						id := c.Get("user.id").String()
 						t.Expect(emails).To(HaveKey(id), "chat %s creator", c.Get("id"))
-						t.Expect(strings.ToLower(c.Get("user.email_address").String())).To(Equal(emails[id]))
+						t.Expect(strings.ToLower(c.Get("user.email_address").String())).To(Equal(emails[id]), "address of the creator of chat %s", c.Get("id"))
 					}
 				}
 			}},
 		Check{ID: "compliance/other-organization-invisible", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "another organization's chats and files are neither listed nor readable (404)",
+			Bug: &Bug{Says: "the messages of another organization's chat are served to the key by the chat's ID",
+				Want: "the answer is 404", Break: cmpAsOtherOrg(cmpGet(cmpMessages))},
 			Run: func(t *T) {
 				_, users2 := ccOrganization(t, true)
 				var theirs []gjson.Result
@@ -466,16 +522,24 @@ func init() {
 			}},
 		Check{ID: "compliance/messages-whole-chat", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "without limit, the messages operation returns the whole chat, oldest first, with has_more false",
+			Bug: &Bug{Says: "without limit, the messages operation answers has_more true though it returned the whole chat",
+				Want: "has_more without limit", Break: cmpJSON(cmpMessages, func(r *http.Request, m map[string]any) {
+					if r.URL.Query().Get("limit") == "" {
+						m["has_more"] = true
+					}
+				})},
 			Run: func(t *T) {
 				chat, msgs := ccLongestChat(t)
 				resp := t.OK(ccGet(ccChats+"/"+url.PathEscape(chat.Get("id").String())+"/messages", nil, "compliance/chat_messages"))
-				t.Expect(resp.Get("has_more").Bool()).To(BeFalse())
-				t.Expect(resp.Get("first_id").String()).To(Equal(msgs[0].Get("id").String()))
-				t.Expect(resp.Get("last_id").String()).To(Equal(msgs[len(msgs)-1].Get("id").String()))
+				t.Expect(resp.Get("has_more").Bool()).To(BeFalse(), "has_more without limit, for the whole chat")
+				t.Expect(resp.Get("first_id").String()).To(Equal(msgs[0].Get("id").String()), "first_id without limit is the oldest message")
+				t.Expect(resp.Get("last_id").String()).To(Equal(msgs[len(msgs)-1].Get("id").String()), "last_id without limit is the newest message")
 				ccExpectListOrder(t, resp.Get("chat_messages").Array())
 			}},
 		Check{ID: "compliance/messages-chat-fields", Clause: "2.3", Labels: []Label{Compliance},
 			Title: "the messages operation carries the chat's fields as the chat list gives them",
+			Bug: &Bug{Says: "the messages operation names another model than the chat list gives the chat",
+				Want: "field model", Break: setsField(cmpGet(cmpMessages), "model", "claude-conformance-other")},
 			Run: func(t *T) {
 				chat, _ := ccLongestChat(t)
 				resp := t.OK(ccGet(ccChats+"/"+url.PathEscape(chat.Get("id").String())+"/messages", nil, "compliance/chat_messages"))
@@ -485,17 +549,21 @@ func init() {
 			}},
 		Check{ID: "compliance/messages-order-desc", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "order=desc lists the same messages newest first; order=asc is the default",
+			Bug: &Bug{Says: "the messages operation ignores order: desc lists oldest first",
+				Want: "order=desc, reversed", Break: ignoresQuery(cmpGet(cmpMessages), "order")},
 			Run: func(t *T) {
 				chat, msgs := ccLongestChat(t)
 				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
 				asc := idsOf(t.OK(ccGet(path, url.Values{"order": {"asc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
-				t.Expect(asc).To(Equal(idsOf(msgs)))
+				t.Expect(asc).To(Equal(idsOf(msgs)), "order=asc lists the messages as the default order does")
 				desc := idsOf(t.OK(ccGet(path, url.Values{"order": {"desc"}}, "compliance/chat_messages")).Get("chat_messages").Array())
 				slices.Reverse(desc)
-				t.Expect(desc).To(Equal(asc))
+				t.Expect(desc).To(Equal(asc), "order=desc, reversed, lists the messages of order=asc")
 			}},
 		Check{ID: "compliance/messages-pages", Clause: "2.3", Labels: []Label{Compliance},
 			Title: "message pages in both orders and both directions return each message exactly once, in order",
+			Bug: &Bug{Says: "a message page asked for with after_id leaves out the message just after the cursor",
+				Want: "page size", Break: cmpSkipsNext(cmpMessages, "after_id", "chat_messages")},
 			Run: func(t *T) {
 				chat, msgs := ccLongestChat(t)
 				id := chat.Get("id").String()
@@ -511,6 +579,8 @@ func init() {
 			}},
 		Check{ID: "compliance/messages-created-at-filter", Clause: "4.1", Labels: []Label{Compliance},
 			Title: "created_at[gt], [gte], [lt] and [lte] filter a chat's messages, and updated_at filters them too",
+			Bug: &Bug{Says: "the messages operation reads created_at[gte] and created_at[lte] as exclusive bounds",
+				Want: "created_at[gte]", Break: cmpExclusiveBounds(cmpMessages, "created_at")},
 			Run: func(t *T) {
 				chat, msgs := ccLongestChat(t)
 				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
@@ -525,6 +595,8 @@ func init() {
 			}},
 		Check{ID: "compliance/messages-bad-parameters", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "a messages limit outside 1 to 1000 or an order other than asc or desc is refused with 400 naming it",
+			Bug: &Bug{Says: "the messages operation ignores an order other than asc or desc",
+				Want: "the answer is 400", Break: mwtIgnoresInvalidQuery(http.MethodGet, cmpMessages, "order")},
 			Run: func(t *T) {
 				chat, _ := ccLongestChat(t)
 				path := ccChats + "/" + url.PathEscape(chat.Get("id").String()) + "/messages"
@@ -536,6 +608,17 @@ func init() {
 			}},
 		Check{ID: "compliance/chat-deleted-by-user", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
 			Title: "a chat its user deleted still lists with deleted_at; its messages have empty content and null attachments",
+			Bug: &Bug{Says: "the messages of a chat its user deleted keep an empty files list",
+				Want: "files of message", Break: cmpJSON(cmpMessages, func(_ *http.Request, m map[string]any) {
+					if m["deleted_at"] == nil {
+						return
+					}
+					for _, msg := range m["chat_messages"].([]any) {
+						if msg, _ := msg.(map[string]any); msg != nil {
+							msg["files"] = []any{}
+						}
+					}
+				})},
 			Run: func(t *T) {
 				found := false
 				ccScanChats(t, func(c gjson.Result, r *Response) bool {
@@ -555,6 +638,8 @@ func init() {
 			}},
 		Check{ID: "compliance/unknown-ids-404", Clause: "gaps §1", Labels: []Label{Compliance, Extension},
 			Title: "unknown chat, file, generated-file and artifact IDs are answered 404 not_found_error",
+			Bug: &Bug{Says: "an unknown artifact version ID is answered 400",
+				Want: "the answer is 404", Break: answersStatus(cmpGet(cmpArtifact), http.StatusNotFound, http.StatusBadRequest)},
 			Run: func(t *T) {
 				for _, p := range []string{
 					ccChats + "/assistant_chat_doesnotexist/messages", ccFiles + "assistant_file_doesnotexist",
@@ -566,6 +651,8 @@ func init() {
 			}},
 		Check{ID: "compliance/files-metadata-and-content", Clause: "4.2", Labels: []Label{Compliance},
 			Title: "attached files have metadata listing their messages, and downloads whose Content-MD5 matches the bytes served",
+			Bug: &Bug{Says: "a file's download is served with a Content-MD5 that is not of its bytes",
+				Want: "has a Content-MD5 of the bytes served", Break: cmpWrongContentMD5(cmpFileContent)},
 			Run: func(t *T) {
 				checked := 0
 				refs, _, _ := ccFindFiles(t, func(id string, meta *Response, refs []string) bool {
@@ -601,6 +688,12 @@ func init() {
 			}},
 		Check{ID: "compliance/files-shared-message-ids", Clause: "2.4", Labels: []Label{Compliance},
 			Title: "a file attached to several messages lists every one of them in message_ids",
+			Bug: &Bug{Says: "a file's metadata lists only the first message that carries it",
+				Want: "message_ids", Break: cmpJSON(cmpFile, func(_ *http.Request, m map[string]any) {
+					if ids, _ := m["message_ids"].([]any); len(ids) > 1 {
+						m["message_ids"] = ids[:1]
+					}
+				})},
 			Run: func(t *T) {
 				var shared []string
 				var listed []gjson.Result
@@ -617,6 +710,8 @@ func init() {
 			}},
 		Check{ID: "compliance/files-no-content-404", Clause: "2.4", Labels: []Label{Compliance, Extension},
 			Title: "a file whose mime_type is null has no downloadable content: its download is 404",
+			Bug: &Bug{Says: "the download of a file without content is answered 200 with an error body",
+				Want: "the answer is 404", Break: answersStatus(cmpGet(cmpFileContent), http.StatusNotFound, http.StatusOK)},
 			Run: func(t *T) {
 				_, id, _ := ccFindFiles(t, func(_ string, meta *Response, _ []string) bool { return meta.Get("mime_type").Type == gjson.Null })
 				t.Need("files without downloadable content", map[bool]int{true: 1}[id != ""], 1)
@@ -624,6 +719,8 @@ func init() {
 			}},
 		Check{ID: "compliance/generated-files", Clause: "4.2", Labels: []Label{Compliance},
 			Title: "a message's generated files have metadata and downloadable content",
+			Bug: &Bug{Says: "a generated file's md5 is not the MD5 of its content",
+				Want: "md5 of", Break: setsField(cmpGet(cmpGenerated), "md5", cmpEmptyMD5)},
 			Run: func(t *T) {
 				seen := 0
 				ccScanChats(t, func(c gjson.Result, r *Response) bool {
@@ -646,6 +743,8 @@ func init() {
 			}},
 		Check{ID: "compliance/artifacts", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
 			Title: "each artifact version has metadata and its text, served with a matching Content-MD5",
+			Bug: &Bug{Says: "an artifact's content is served with a Content-MD5 that is not of its bytes",
+				Want: "Content-MD5 of the text of", Break: cmpWrongContentMD5(cmpArtifactBody)},
 			Run: func(t *T) {
 				versions := map[string][]string{}
 				ccScanChats(t, func(c gjson.Result, r *Response) bool {
@@ -658,8 +757,8 @@ func init() {
 							}
 							t.Expect(meta.Get("chat_id").String()).To(Equal(c.Get("id").String()))
 							body := t.OK(ccGet(ccArtifacts+url.PathEscape(vid)+"/content", nil, ""))
-							t.Expect(body.Header.Get("Content-MD5")).To(Equal(ccContentMD5(body.Body)))
-							t.Expect(meta.Get("md5").String()).To(Equal(fmt.Sprintf("%x", md5.Sum(body.Body))))
+							t.Expect(body.Header.Get("Content-MD5")).To(Equal(ccContentMD5(body.Body)), "Content-MD5 of the text of %s", vid)
+							t.Expect(meta.Get("md5").String()).To(Equal(fmt.Sprintf("%x", md5.Sum(body.Body))), "md5 of %s is the MD5 of its text", vid)
 							versions[a.Get("id").String()] = append(versions[a.Get("id").String()], vid)
 						}
 					}
@@ -687,6 +786,8 @@ func init() {
 	Register(
 		Check{ID: "compliance/projects-order-and-pages", Clause: "4.3", Labels: []Label{Compliance},
 			Title: "projects are listed by created_at ascending, and paging with next_page at any size returns each once",
+			Bug: &Bug{Says: "a project page asked for with next_page leaves out the first project of the page",
+				Want: "page size", Break: cmpSkipsNext(cmpProjects, "page", "data")},
 			Run: func(t *T) {
 				all := ccAllProjects(t, 2)
 				ccExpectListOrder(t, all)
@@ -696,14 +797,19 @@ func init() {
 			}},
 		Check{ID: "compliance/projects-default-limit", Clause: "4.3", Labels: []Label{Compliance},
 			Title: "without limit, a project page holds up to 20 projects; limit 100 is accepted",
+			Bug: &Bug{Says: "without limit, a project page holds 10 projects",
+				Want: "projects on a page without limit", Break: cmpDefaultLimit(cmpProjects, 10)},
 			Run: func(t *T) {
 				all := ccAllProjects(t, 1)
 				resp := t.OK(ccGet(ccProjects, nil, "compliance/project_list"))
-				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 20)))
-				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 20))
+				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(len(all), 20)), "projects on a page without limit, of %d", len(all))
+				t.Expect(resp.Get("has_more").Bool()).To(Equal(len(all) > 20), "has_more of a page without limit, of %d projects", len(all))
+				t.OK(ccGet(ccProjects, url.Values{"limit": {"100"}}, "compliance/project_list"))
 			}},
 		Check{ID: "compliance/projects-bad-parameters", Clause: "gaps §3", Labels: []Label{Compliance, Extension},
 			Title: "a project limit outside 1 to 100, a forged page token or a malformed created_at bound is refused with 400 naming it",
+			Bug: &Bug{Says: "the project list reads a forged page token as the first page",
+				Want: "the answer is 400", Break: mwtIgnoresInvalidQuery(http.MethodGet, cmpProjects, "page")},
 			Run: func(t *T) {
 				for _, bad := range []string{"0", "101", "x"} {
 					ccExpectBadParam(t, ccGet(ccProjects, url.Values{"limit": {bad}}, ""), "limit")
@@ -713,6 +819,8 @@ func init() {
 			}},
 		Check{ID: "compliance/projects-created-at-filter", Clause: "4.3", Labels: []Label{Compliance},
 			Title: "created_at[gt], [gte], [lt] and [lte] select projects strictly after, at or after, strictly before, at or before",
+			Bug: &Bug{Says: "the project list reads created_at[gte] and created_at[lte] as exclusive bounds",
+				Want: "created_at[gte]", Break: cmpExclusiveBounds(cmpProjects, "created_at")},
 			Run: func(t *T) {
 				all := ccAllProjects(t, 3)
 				ccExpectRangeFilters(t, all, "created_at", func(p, v string) []string {
@@ -721,6 +829,8 @@ func init() {
 			}},
 		Check{ID: "compliance/projects-user-and-organization-filters", Clause: "4.3", Labels: []Label{Compliance},
 			Title: "user_ids selects the projects those users created; organization_ids accepts the org_ ID and the UUID",
+			Bug: &Bug{Says: "organization_ids of the project list does not recognize the organization's UUID",
+				Want: "organization_ids=", Break: cmpUnknownValues(cmpProjects, "organization_ids[]", func(v string) bool { return !strings.HasPrefix(v, "org_") }, noSuchOrgUUID)},
 			Run: func(t *T) {
 				all := ccAllProjects(t, 2)
 				user := all[0].Get("user.id").String()
@@ -737,15 +847,19 @@ func init() {
 			}},
 		Check{ID: "compliance/projects-identity", Clause: "2.6", Labels: []Label{Compliance},
 			Title: "projects name their creator among the organization's users and the organization's UUID",
+			Bug: &Bug{Says: "the project list names another organization's UUID on every project",
+				Want: "organization_uuid of assistant_proj_", Break: setsField(cmpGet(cmpProjects), "data.*.organization_uuid", cmpOtherUUID)},
 			Run: func(t *T) {
 				uuid, users := ccOrganization(t, false)
 				for _, p := range ccAllProjects(t, 1) {
 					t.Expect(users).To(ContainElement(p.Get("user.id").String()), "creator of %s", p.Get("id"))
-					t.Expect(p.Get("organization_uuid").String()).To(Equal(uuid))
+					t.Expect(p.Get("organization_uuid").String()).To(Equal(uuid), "organization_uuid of %s", p.Get("id"))
 				}
 			}},
 		Check{ID: "compliance/organizations-and-users", Clause: "gaps §10", Labels: []Label{Compliance, Extension},
 			Title: "the key's organization is listed with its users; another organization's users are 404",
+			Bug: &Bug{Says: "another organization's users are listed to the key by its UUID",
+				Want: "the answer is 404", Break: cmpAsOtherOrg(cmpGet(cmpOrgUsers))},
 			Run: func(t *T) {
 				uuid, users := ccOrganization(t, false)
 				t.Need("users of the organization", len(users), 1)
@@ -758,6 +872,8 @@ func init() {
 			}},
 		Check{ID: "compliance/delete-chat", Clause: "4.1", Labels: []Label{Compliance, Destructive},
 			Title: "deleting a chat confirms with assistant_chat_deleted; the chat, its messages and its own files are gone, shared files lose its messages",
+			Bug: &Bug{Says: "deleting a chat leaves the files it shares with other chats listing its messages",
+				Want: "still lists a message of the deleted chat", Break: cmpSharedFilesKeepMessages},
 			Run: func(t *T) {
 				// A chat with files, preferring one whose files are also attached elsewhere.
 				var chat gjson.Result
@@ -824,6 +940,8 @@ func init() {
 			}},
 		Check{ID: "compliance/delete-chat-cursor-survives", Clause: "gaps §3", Labels: []Label{Compliance, Destructive, Extension},
 			Title: "the ID of a chat deleted while paging stays a valid after_id cursor, so an exporter can go on",
+			Bug: &Bug{Says: "a deleted chat's ID is refused as an after_id cursor",
+				Want: "the answer is 200", Break: cmpForgetsDeletedCursors},
 			Run: func(t *T) {
 				user, all := ccBusiestUser(t)
 				victim := all[len(all)/2].Get("id").String()
@@ -833,6 +951,8 @@ func init() {
 			}},
 		Check{ID: "compliance/delete-file", Clause: "4.2", Labels: []Label{Compliance, Destructive},
 			Title: "deleting a file confirms with assistant_file_deleted; its metadata and content are gone and no message lists it",
+			Bug: &Bug{Says: "a deleted file's content is still downloadable",
+				Want: "the answer is 404", Break: cmpKeepsDeletedContent},
 			Run: func(t *T) {
 				_, id, chats := ccFindFiles(t, func(_ string, meta *Response, _ []string) bool { return meta.Get("mime_type").Type != gjson.Null })
 				t.Need("downloadable files", map[bool]int{true: 1}[id != ""], 1)

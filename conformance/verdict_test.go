@@ -41,26 +41,6 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				}
 			}))
 		}, false, "group_type equals group.type"},
-		{"compliance/delete-chat", "the deletion is confirmed without its type", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodDelete, "^/v1/compliance/apps/chats/[^/]+$"), editJSON(func(m map[string]any) { delete(m, "type") }))
-		}, false, "assistant_chat_deleted"},
-		{"compliance/delete-file", "the deletion is confirmed without its type", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodDelete, "^/v1/compliance/apps/chats/files/[^/]+$"), editJSON(func(m map[string]any) { delete(m, "type") }))
-		}, false, "assistant_file_deleted"},
-		{"compliance/files-shared-message-ids", "a file's metadata lists only the first message that carries it", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodGet, "^/v1/compliance/apps/chats/files/[^/]+$"), editJSON(func(m map[string]any) {
-				if ids, _ := m["message_ids"].([]any); len(ids) > 1 {
-					m["message_ids"] = ids[:1]
-				}
-			}))
-		}, false, "message_ids"},
-		{"compliance/files-metadata-and-content", "md5 is lowercase hex but not the MD5 of the bytes", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodGet, "^/v1/compliance/apps/chats/files/[^/]+$"), editJSON(func(m map[string]any) {
-				if _, ok := m["md5"].(string); ok {
-					m["md5"] = "d41d8cd98f00b204e9800998ecf8427e"
-				}
-			}))
-		}, false, "MD5 of its download"},
 		{"admin/invite-list-statuses", "pending invites are left out of the list", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/invites$"), editJSON(func(m map[string]any) {
 				var kept []any
