@@ -170,17 +170,6 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				}
 			}))
 		}, false, "MD5 of its download"},
-		{"admin/invite-list-statuses", "pending invites are left out of the list", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/invites$"), editJSON(func(m map[string]any) {
-				var kept []any
-				for _, in := range m["data"].([]any) {
-					if in.(map[string]any)["status"] != "pending" {
-						kept = append(kept, in)
-					}
-				}
-				m["data"] = append([]any{}, kept...)
-			}))
-		}, false, "pending"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.check, func(t *testing.T) {
