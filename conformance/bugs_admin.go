@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"time"
 )
@@ -134,4 +135,20 @@ func admKeepsRole(h http.Handler) http.Handler {
 			b["role"] = cur["role"]
 		}
 	})(h)
+}
+
+// admDefaultOutsideAllowed gives a workspace with an explicit allowed_inference_geos list a
+// default_inference_geo that list leaves out.
+func admDefaultOutsideAllowed(w map[string]any) {
+	dr, _ := w["data_residency"].(map[string]any)
+	allowed, ok := dr["allowed_inference_geos"].([]any)
+	if !ok {
+		return
+	}
+	for _, g := range []string{"us", "eu", "global"} {
+		if !slices.Contains(allowed, any(g)) {
+			dr["default_inference_geo"] = g
+			return
+		}
+	}
 }

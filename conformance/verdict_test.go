@@ -135,21 +135,6 @@ func TestChecksFailAgainstTargetsWithTheBugOfTheirTitle(t *testing.T) {
 				h.ServeHTTP(w, r)
 			})
 		}, false, "the answer is 200"},
-		{"admin/v2026-rate-limits-without-group-type", "rate-limit entries keep group_type at 2026-10-21", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/rate_limits$"), editJSON(func(m map[string]any) {
-				for _, e := range m["data"].([]any) {
-					e := e.(map[string]any)
-					e["group_type"] = e["group"].(map[string]any)["type"]
-				}
-			}))
-		}, false, "no group_type"},
-		{"admin/v2023-rate-limits-group-type", "group_type differs from group.type", func(h http.Handler) http.Handler {
-			return editAnswers(h, on(http.MethodGet, "^/v1/organizations/rate_limits$"), editJSON(func(m map[string]any) {
-				for _, e := range m["data"].([]any) {
-					e.(map[string]any)["group_type"] = "batch"
-				}
-			}))
-		}, false, "group_type equals group.type"},
 		{"compliance/delete-chat", "the deletion is confirmed without its type", func(h http.Handler) http.Handler {
 			return editAnswers(h, on(http.MethodDelete, "^/v1/compliance/apps/chats/[^/]+$"), editJSON(func(m map[string]any) { delete(m, "type") }))
 		}, false, "assistant_chat_deleted"},
