@@ -152,3 +152,44 @@ func admDefaultOutsideAllowed(w map[string]any) {
 		}
 	}
 }
+
+// admDeletes is the bug of a delete (of paths matching pattern) that takes what it should
+// refuse: an answer of status from is replaced by the confirmation {id, type: kind}.
+func admDeletes(pattern string, from int, kind string) func(http.Handler) http.Handler {
+	return inAnswers(on(http.MethodDelete, pattern), func(r *http.Request, status int, hd http.Header, b []byte) []byte {
+		if status != from {
+			return b
+		}
+		out, _ := json.Marshal(map[string]any{"id": r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], "type": kind})
+		hd.Set("Content-Type", "application/json")
+		return out
+	})
+}
+
+// admStatusOK is answersStatus from 400 or 403 to 200, for admDeletes.
+func admStatusOK(pattern string, from int, kind string) func(http.Handler) http.Handler {
+	return both(admDeletes(pattern, from, kind), mwtStatus(http.MethodDelete, pattern, from, http.StatusOK))
+}
+
+// admCapArchivesOldest is the bug of an organization that takes a 101st active workspace by
+// archiving one of its active workspaces instead of refusing the create.
+func admCapArchivesOldest(h http.Handler) http.Handler {
+	isCreate := on(http.MethodPost, admWorkspaces)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isCreate(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body := readBody(r)
+		rec := replay(h, r, body, nil)
+		if rec.Code == http.StatusBadRequest && strings.Contains(rec.Body.String(), "100") {
+			if list := mwtRead(h, r, "/v1/organizations/workspaces?limit=1"); list != nil {
+				mwtData(list, func(ws map[string]any) {
+					mwtCall(h, r, http.MethodPost, "/v1/organizations/workspaces/"+mwtStr(ws, "id")+"/archive", nil)
+				})
+				rec = replay(h, r, body, nil)
+			}
+		}
+		mwtServe(w, rec)
+	})
+}
