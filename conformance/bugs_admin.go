@@ -39,13 +39,13 @@ func admFresh(string) string { return freshEmail("bug") }
 // admHasUpper reports whether s has an upper-case letter.
 func admHasUpper(s string) bool { return strings.ToLower(s) != s }
 
-// admShift moves the timestamp at key of every object f reaches by d.
+// admShift moves the timestamp at key of an answer's object by d.
 func admShift(key string, d time.Duration) func(_ *http.Request, m map[string]any) {
 	return func(_ *http.Request, m map[string]any) { mwtShiftTime(m, key, d) }
 }
 
-// admRearchives is the bug of an archive that archives an archived workspace again: its
-// archived_at moves to the second archive's time (a second later than it was).
+// admRearchives is the bug of an archive that archives an archived workspace again: the second
+// archive answers a later archived_at (a second after the first).
 func admRearchives(h http.Handler) http.Handler {
 	isArchive := on(http.MethodPost, `^/v1/organizations/workspaces/[^/]+/archive$`)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -166,7 +166,8 @@ func admDeletes(pattern string, from int, kind string) func(http.Handler) http.H
 	})
 }
 
-// admStatusOK is answersStatus from 400 or 403 to 200, for admDeletes.
+// admStatusOK is the bug of a delete that confirms, with 200 and {id, type: kind}, what it
+// should refuse with status from.
 func admStatusOK(pattern string, from int, kind string) func(http.Handler) http.Handler {
 	return both(admDeletes(pattern, from, kind), mwtStatus(http.MethodDelete, pattern, from, http.StatusOK))
 }
