@@ -126,6 +126,14 @@ func init() {
 				})}},
 		Check{ID: "admin/invite-status-agrees-with-expiry", Clause: "3.2", Labels: []Label{Admin},
 			Title: "no invite whose expires_at has passed (on the target's clock) reads pending, none reads expired before its expires_at, and each expires after it was sent",
+			Bug: &Bug{Says: "an invite whose expires_at has passed still reads pending in the list", Want: "before the target's now",
+				Break: inOKAnswers(on(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
+					mwtData(m, func(in map[string]any) {
+						if in["status"] == "expired" {
+							in["status"] = "pending"
+						}
+					})
+				})},
 			Run: func(t *T) {
 				// The target's clock, read from what it just stamped: the fake's is virtual.
 				now := createInvite(t, "clock", "user").Get("invited_at").Time()
@@ -151,6 +159,10 @@ func init() {
 			}},
 		Check{ID: "admin/workspaces-consistent", Clause: "4.6", Labels: []Label{Admin},
 			Title: "every workspace's default_inference_geo is one of its allowed_inference_geos (unless unrestricted), and archived_at is not before created_at",
+			Bug: &Bug{Says: "a workspace with an explicit allowed_inference_geos list lists a default_inference_geo outside it", Want: "the default geo is one of the allowed ones",
+				Break: inOKAnswers(on(http.MethodGet, admWorkspaces), func(_ *http.Request, m map[string]any) {
+					mwtData(m, func(w map[string]any) { admDefaultOutsideAllowed(w) })
+				})},
 			Run: func(t *T) {
 				all := walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000)
 				t.Need("workspaces", len(all), 1)
@@ -247,6 +259,8 @@ func init() {
 				Break: mwtJSON(http.MethodGet, mwtMemory, func(_ *http.Request, m map[string]any) { mwtRuneSizes(m) })}},
 		Check{ID: "admin/listed-read-as-get", Clause: "4.6", Labels: []Label{Admin},
 			Title: "every listed invite and workspace reads by its ID exactly as the list gives it",
+			Bug: &Bug{Says: "the workspace list shows every workspace's display_color as black", Want: "workspaces",
+				Break: setsField(on(http.MethodGet, admWorkspaces), "data.*.display_color", "#000000")},
 			Run: func(t *T) {
 				listed := map[string][]gjson.Result{}
 				n := 0

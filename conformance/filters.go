@@ -161,6 +161,8 @@ func init() {
 				})}},
 		Check{ID: "admin/workspace-rate-limits-group-type-filter", Clause: "4.6", Labels: []Label{Admin},
 			Title: "group_type on a workspace's rate limits keeps exactly the entries of that group and drops the others",
+			Bug: &Bug{Says: "a workspace's rate-limit list ignores group_type", Want: "group_type=",
+				Break: ignoresQuery(on(http.MethodGet, admWsLimits), "group_type")},
 			Run: func(t *T) {
 				checked := 0
 				for _, w := range walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {

@@ -50,6 +50,9 @@ func init() {
 			Bug: &Bug{Says: "a work-item update replaces metadata with the patch: keys not named are deleted", Break: mwtReplacesItemMetadata}},
 		Check{ID: "admin/workspace-rate-limit-update", Clause: "2.12", Labels: ext(Admin),
 			Title: "a workspace rate-limit update sets an override that the workspace's list then shows, with source workspace, and null clears it",
+			Bug: &Bug{Says: "a workspace's overrides are listed with source organization", Want: "source workspace",
+				Break: both(setsField(on(http.MethodGet, admWsLimits), "data.*.limits.*.source.type", "organization"),
+					setsField(on(http.MethodPost, `^/v1/organizations/workspaces/[^/]+/rate_limits/[^/]+$`), "limits.*.source.type", "organization"))},
 			Run: func(t *T) {
 				entries := orgRateLimits(t)
 				if len(entries) == 0 || entries[0].Get("id").String() == "" {
@@ -71,7 +74,7 @@ func init() {
 				t.Expect(listed[0].Get("rate_limit_id").String()).To(Equal(rl.Get("id").String()))
 				t.Expect(listed[0].Get("limits").Raw).To(MatchJSON(resp.Get("limits").Raw), "the list shows what the update answered")
 				t.Expect(listed[0].Get(`limits.#(type=="` + limiter + `").value`).Int()).To(BeEquivalentTo(7))
-				t.Expect(listed[0].Get(`limits.#(type=="` + limiter + `").source.type`).String()).To(Equal("workspace"))
+				t.Expect(listed[0].Get(`limits.#(type=="`+limiter+`").source.type`).String()).To(Equal("workspace"), "the override has source workspace: %s", listed[0].Raw)
 				t.OK(set(nil))
 				t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()).To(BeEmpty(), "after clearing")
 			}},

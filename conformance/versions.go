@@ -85,6 +85,14 @@ func init() {
 			}},
 		Check{ID: "admin/v2026-rate-limits-without-group-type", Clause: "9", Labels: []Label{Admin, Extension, V20261021},
 			Title: "at API version 2026-10-21, organization rate-limit entries leave out group_type (group.type names the group)",
+			Bug: &Bug{Says: "rate-limit entries keep group_type at 2026-10-21", Want: "no group_type",
+				Break: inOKAnswers(on(http.MethodGet, admRateLimits), func(_ *http.Request, m map[string]any) {
+					mwtData(m, func(e map[string]any) {
+						if g, ok := e["group"].(map[string]any); ok {
+							e["group_type"] = g["type"]
+						}
+					})
+				})},
 			Run: func(t *T) {
 				entries := orgRateLimits(t)
 				t.Need("rate-limit entries", len(entries), 1)
@@ -95,6 +103,8 @@ func init() {
 			}},
 		Check{ID: "admin/v2023-rate-limits-group-type", Clause: "9", Labels: []Label{Admin, Extension, V20230601},
 			Title: "at API version 2023-06-01, every organization rate-limit entry carries group_type equal to its group.type",
+			Bug: &Bug{Says: "group_type differs from group.type at 2023-06-01", Want: "group_type equals group.type",
+				Break: setsField(on(http.MethodGet, admRateLimits), "data.*.group_type", "batch")},
 			Run: func(t *T) {
 				entries := orgRateLimits(t)
 				t.Need("rate-limit entries", len(entries), 1)
