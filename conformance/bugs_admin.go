@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -193,4 +194,43 @@ func admCapArchivesOldest(h http.Handler) http.Handler {
 		}
 		mwtServe(w, rec)
 	})
+}
+
+// admAnswersWithoutApplying is the bug of a target that answers a POST update to a path matching
+// pattern as if it applied the fields sent, but changes nothing: the answer is the object as
+// read before, with the fields sent written over it.
+func admAnswersWithoutApplying(pattern string) func(http.Handler) http.Handler {
+	match := on(http.MethodPost, pattern)
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				h.ServeHTTP(w, r)
+				return
+			}
+			var sent map[string]any
+			if b, err := io.ReadAll(r.Body); err != nil || json.Unmarshal(b, &sent) != nil {
+				h.ServeHTTP(w, r)
+				return
+			}
+			get := r.Clone(r.Context())
+			get.Method, get.Body, get.ContentLength = http.MethodGet, http.NoBody, 0
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, get)
+			var obj map[string]any
+			if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &obj) != nil {
+				w.WriteHeader(rec.Code)
+				w.Write(rec.Body.Bytes())
+				return
+			}
+			for k, v := range sent {
+				obj[k] = v
+			}
+			out, _ := json.Marshal(obj)
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			w.Header().Del("Content-Length")
+			w.Write(out)
+		})
+	}
 }
