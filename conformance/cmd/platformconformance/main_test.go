@@ -48,7 +48,8 @@ func TestBinaryRunsTheSuite(t *testing.T) {
 	cmd := exec.Command(bin, "-reports", reports, "-ginkgo.label-filter", "models")
 	cmd.Env = append(os.Environ(), "CONFORMANCE_BASE_URL=")
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "conformance: 21 passed, 0 failed") {
+	// Every models check passes (how many there are is the registry's business, not this test's).
+	if err != nil || !regexp.MustCompile(`conformance: [1-9][0-9]* passed, 0 failed, 0 differ on extensions, 0 unsupported`).Match(out) {
 		t.Fatalf("against the in-process fake: %v\n%s", err, out)
 	}
 	if m, _ := filepath.Glob(filepath.Join(reports, "*")); len(m) == 0 {
