@@ -191,15 +191,10 @@ func answersStatus(match func(*http.Request) bool, from, status int) func(http.H
 			}
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, r)
-			for k, vs := range rec.Header() {
-				w.Header()[k] = vs
+			if rec.Code == from {
+				rec.Code = status
 			}
-			code := rec.Code
-			if code == from {
-				code = status
-			}
-			w.WriteHeader(code)
-			w.Write(rec.Body.Bytes())
+			copyAnswer(w, rec)
 		})
 	}
 }

@@ -82,7 +82,7 @@ func admNotFoundAsEmpty(h http.Handler) http.Handler {
 			w.Write([]byte(`{"data":[],"next_page":null}`))
 			return
 		}
-		mwtServe(w, rec)
+		copyAnswer(w, rec)
 	})
 }
 
@@ -192,7 +192,7 @@ func admCapArchivesOldest(h http.Handler) http.Handler {
 				rec = replay(h, r, body, nil)
 			}
 		}
-		mwtServe(w, rec)
+		copyAnswer(w, rec)
 	})
 }
 

@@ -476,15 +476,6 @@ func mwtCall(h http.Handler, r *http.Request, method, path string, body any) map
 	return m
 }
 
-// mwtServe writes a recorded answer.
-func mwtServe(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
-	for k, vs := range rec.Header() {
-		w.Header()[k] = vs
-	}
-	w.WriteHeader(rec.Code)
-	w.Write(rec.Body.Bytes())
-}
-
 // mwtFoundUnderAnyParent is the bug of a target that finds a child by its ID alone: a request
 // whose path names the child (group 2 of pattern) under another parent (group 1) than its own
 // is served as if it named its own parent, found among the items of list.
@@ -531,7 +522,7 @@ func mwtTokensStayAccepted(h http.Handler) http.Handler {
 				seen[mwtStr(tok, "tunnel_token")] = true
 				mu.Unlock()
 			}
-			mwtServe(w, rec)
+			copyAnswer(w, rec)
 		case isCheck(r):
 			b, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(b))
@@ -582,7 +573,7 @@ func mwtTrustCached(h http.Handler) http.Handler {
 			trusted[key] = true
 			mu.Unlock()
 		}
-		mwtServe(w, rec)
+		copyAnswer(w, rec)
 	})
 }
 
@@ -620,7 +611,7 @@ func mwtRotateAnswersOld(h http.Handler) http.Handler {
 			w.Write(out)
 			return
 		}
-		mwtServe(w, rec)
+		copyAnswer(w, rec)
 	})
 }
 
@@ -755,7 +746,7 @@ func mwtLeasesNeverLapse(h http.Handler) http.Handler {
 				last[strings.TrimSuffix(r.URL.Path, "/heartbeat")] = hb["last_heartbeat"]
 				mu.Unlock()
 			}
-			mwtServe(w, rec)
+			copyAnswer(w, rec)
 		case isItem(r):
 			mu.Lock()
 			beat, ok := last[r.URL.Path]
@@ -818,7 +809,7 @@ func mwtRenameKeepsOldPath(h http.Handler) http.Handler {
 					held[store+"\n"+mwtStr(cur, "path")] = true
 					mu.Unlock()
 				}
-				mwtServe(w, rec)
+				copyAnswer(w, rec)
 				return
 			}
 			h.ServeHTTP(w, r)
