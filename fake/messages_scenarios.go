@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -174,7 +175,7 @@ func (s *Server) answerWith(ctx context.Context, req *messageRequest, plan *cach
 	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
-		msg.Content, reason = r.Content, r.StopReason
+		msg.Content, reason = answeredText(r.Content), r.StopReason
 		msg.StopSequence, msg.StopDetails = r.StopSequence, r.StopDetails
 	} else {
 		var err error
@@ -197,6 +198,25 @@ func (s *Server) answerWith(ctx context.Context, req *messageRequest, plan *cach
 		msg.ContextManagement = &ContextManagement{AppliedEdits: []map[string]any{}}
 	}
 	return msg, nil
+}
+
+// answeredText is a canned reply's content as the API answers it: a text block written without
+// citations gets the citations: null every text block of an answer carries (the official SDKs
+// decode the field as required). The reply itself is not changed: it may be a library scenario
+// every server shares.
+func answeredText(content []map[string]any) []map[string]any {
+	out := content
+	for i, b := range content {
+		if _, ok := b["citations"]; ok || b["type"] != "text" {
+			continue
+		}
+		if len(out) > 0 && len(content) > 0 && &out[0] == &content[0] {
+			out = slices.Clone(content)
+		}
+		out[i] = maps.Clone(b)
+		out[i]["citations"] = nil
+	}
+	return out
 }
 
 // setUsage sets the usage of a message that answers req, by the fake's one rule: the input

@@ -24,8 +24,10 @@ import (
 // Reply is a canned assistant reply: the content and stop fields of a message (spec 2.9). The
 // server fills in the rest when it serves one: id from its counter, type, role, the request's
 // model, and usage counted exactly as for the scripted model (the input tokens count_tokens
-// counts, split into cache reads, cache writes and input_tokens; output_tokens from the content). A reply is served as given: the request's
-// max_tokens and stop_sequences do not cut it, as they cut the scripted model's text.
+// counts, split into cache reads, cache writes and input_tokens; output_tokens from the
+// content). A reply is served as given, but for the citations: null a text block written without
+// citations gets, as the API answers every text block: the request's max_tokens and
+// stop_sequences do not cut it, as they cut the scripted model's text.
 type Reply struct {
 	// Content holds the blocks as their JSON objects, e.g.
 	// {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {...}, "caller": {"type": "direct"}}.

@@ -448,3 +448,26 @@ func TestStubNearMiss(t *testing.T) {
 		})
 	}
 }
+
+// TestStubTextAnsweredWithCitationsNull: a stub's text block written without citations is
+// answered with "citations": null, as the API answers every text block (the SDKs decode it as
+// required), and one written with citations keeps them; the stub as registered is not changed.
+func TestStubTextAnsweredWithCitationsNull(t *testing.T) {
+	ts := NewTestServer(t)
+	quoted := []any{map[string]any{"type": "char_location", "cited_text": "A.", "document_index": 0, "document_title": nil, "start_char_index": 0, "end_char_index": 2, "file_id": nil}}
+	registerStub(t, ts, map[string]any{"times": 2, "replies": []any{map[string]any{"content": []any{
+		map[string]any{"type": "text", "text": "Plain"},
+		map[string]any{"type": "text", "text": "Quoted", "citations": quoted},
+	}}}})
+	got := create(t, ts, msgBody("messages", userTurn("Hi")))
+	if c := got.Get("content.0"); c.Raw != `{"citations":null,"text":"Plain","type":"text"}` {
+		t.Errorf("text without citations answered %s", c.Raw)
+	}
+	if c := got.Get("content.1.citations.0.cited_text"); c.String() != "A." {
+		t.Errorf("text with citations answered %s", got.Get("content.1").Raw)
+	}
+	_, stubs := controlCall(t, ts, http.MethodGet, "/_fake/messages/stubs", nil)
+	if c := stubs.Get("data.0.replies.0.content.0"); c.Get("text").String() != "Plain" || c.Get("citations").Exists() {
+		t.Errorf("the stub as registered changed: %s", c.Raw)
+	}
+}

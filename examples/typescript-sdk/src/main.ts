@@ -208,8 +208,7 @@ async function toolRunner(): Promise<void> {
     replies: [
       { content: [{ type: 'tool_use', id: 'toolu_forecast_1', name: 'get_forecast', input: { city: 'Lisbon' }, caller: { type: 'direct' } }] },
       { content: [{ type: 'tool_use', id: 'toolu_forecast_2', name: 'get_forecast', input: { city: 'Porto' }, caller: { type: 'direct' } }] },
-      // citations: null, as the API answers a text block (the fake serves a stub's blocks as written)
-      { content: [{ type: 'text', text: 'Tomorrow it is clear and 21 degrees in both Lisbon and Porto.', citations: null }] },
+      { content: [{ type: 'text', text: 'Tomorrow it is clear and 21 degrees in both Lisbon and Porto.' }] },
     ],
   });
   await takeJournal();

@@ -29,9 +29,7 @@ func TestToolRunnerOverThread(t *testing.T) {
 		Match: fake.StubMatch{ToolName: "get_forecast"},
 		Times: 2, // the threaded loop, then the unthreaded one
 		Replies: []fake.Reply{toolUse("toolu_forecast_1", "Lisbon"), toolUse("toolu_forecast_2", "Porto"),
-			// citations: null, as the API answers a text block (the SDK's BetaTextBlock requires it;
-			// the fake serves a stub's blocks as written).
-			{Content: []map[string]any{{"type": "text", "text": "Clear and 21 degrees in Lisbon and Porto.", "citations": nil}}}},
+			{Content: []map[string]any{{"type": "text", "text": "Clear and 21 degrees in Lisbon and Porto."}}}},
 	}); err != nil {
 		t.Fatal(err)
 	}
