@@ -49,17 +49,7 @@ func mwtRequests(method, pattern string, edit func(r *http.Request, body map[str
 // mwtQuery is the bug of a target that reads the query of requests of the method to paths
 // matching pattern wrongly: edit rewrites it before the target reads it.
 func mwtQuery(method, pattern string, edit func(q url.Values)) func(http.Handler) http.Handler {
-	match := on(method, pattern)
-	return func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if match(r) {
-				q := r.URL.Query()
-				edit(q)
-				r.URL.RawQuery = q.Encode()
-			}
-			h.ServeHTTP(w, r)
-		})
-	}
+	return inQuery(on(method, pattern), edit)
 }
 
 // mwtJSON edits the JSON object of 2xx answers to requests of the method to paths matching pattern.
