@@ -381,28 +381,6 @@ func msgStubTypoAccepted(b map[string]any) {
 	}
 }
 
-// msgRefuses is the bug of a target that refuses a count_tokens request refusal names a reason
-// for, with a 400 envelope giving it.
-func msgRefuses(refusal func(r *http.Request) string) func(http.Handler) http.Handler {
-	return func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			msg := ""
-			if msgCount(r) {
-				msg = refusal(r)
-			}
-			if msg == "" {
-				h.ServeHTTP(w, r)
-				return
-			}
-			body, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": msg}, "request_id": "req_011CconformanceBug"})
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("request-id", "req_011CconformanceBug")
-			w.WriteHeader(http.StatusBadRequest)
-			w.Write(body)
-		})
-	}
-}
-
 // msgRewriteBody passes the JSON body of r through edit before the target reads it.
 func msgRewriteBody(r *http.Request, edit func(body map[string]any)) {
 	data, _ := io.ReadAll(r.Body)
