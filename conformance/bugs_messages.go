@@ -166,11 +166,7 @@ func msgContinueTwice(h http.Handler) http.Handler {
 			}
 			mu.Unlock()
 		}
-		for k, vs := range rec.Header() {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
+		copyAnswer(w, rec)
 	})
 }
 
@@ -338,11 +334,7 @@ func msgIgnoresUnknownScenario(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		for k, vs := range rec.Header() {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
+		copyAnswer(w, rec)
 	})
 }
 

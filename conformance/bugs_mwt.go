@@ -91,11 +91,7 @@ func mwtIgnoresInvalidQuery(method, pattern, param string) func(http.Handler) ht
 				h.ServeHTTP(w, r)
 				return
 			}
-			for k, vs := range rec.Header() {
-				w.Header()[k] = vs
-			}
-			w.WriteHeader(rec.Code)
-			w.Write(rec.Body.Bytes())
+			copyAnswer(w, rec)
 		})
 	}
 }
@@ -277,11 +273,7 @@ func mwtStoresRefusedEnvironment(h http.Handler) http.Handler {
 			stored.Body, stored.ContentLength = io.NopCloser(bytes.NewReader(again)), int64(len(again))
 			h.ServeHTTP(httptest.NewRecorder(), stored)
 		}
-		for k, vs := range rec.Header() {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
+		copyAnswer(w, rec)
 	})
 }
 
@@ -302,11 +294,7 @@ func mwtAckOnlyPolled(h http.Handler) http.Handler {
 				polled[mwtStr(item, "id")] = true
 				mu.Unlock()
 			}
-			for k, vs := range rec.Header() {
-				w.Header()[k] = vs
-			}
-			w.WriteHeader(rec.Code)
-			w.Write(rec.Body.Bytes())
+			copyAnswer(w, rec)
 		case isAck(r):
 			mu.Lock()
 			ok := polled[strings.Split(r.URL.Path, "/")[5]]
@@ -340,11 +328,7 @@ func mwtPollMissesEnqueued(h http.Handler) http.Handler {
 		if rec.Code == http.StatusOK && strings.TrimSpace(rec.Body.String()) == "null" {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 		}
-		for k, vs := range rec.Header() {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
+		copyAnswer(w, rec)
 	})
 }
 
@@ -424,11 +408,7 @@ func mwtActionIdempotent(pattern, suffix string) func(http.Handler) http.Handler
 					return
 				}
 			}
-			for k, vs := range rec.Header() {
-				w.Header()[k] = vs
-			}
-			w.WriteHeader(rec.Code)
-			w.Write(rec.Body.Bytes())
+			copyAnswer(w, rec)
 		})
 	}
 }
