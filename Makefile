@@ -57,8 +57,8 @@ vet:
 TESTREPORT = tr=$$(mktemp -d); trap 'rm -rf "$$tr"' EXIT; $(GO) build -o "$$tr/testreport" ./internal/testreport && \
 	gotest() { dir=$$1; shift; { (cd "$$dir" && $(GO) test -json "$$@"); echo $$? > "$$tr/rc"; } | "$$tr/testreport" && [ "$$(cat "$$tr/rc")" = 0 ]; }; gotest
 
-unit: ## unit tests with -race (incl. the conformance suite against an in-process fake at every API version); the OpenAPI documents checked by an independent validator; lists every skipped test
-	@$(TESTREPORT) . -race $(GOTESTVET) -count=1 -timeout 8m $$($(GO) list ./... | grep -v -e '/examples/' -e '/packaging$$')
+unit: ## unit tests with -race (incl. the conformance suite against an in-process fake at every API version), every schema verdict checked against the validator; the OpenAPI documents checked by an independent validator; lists every skipped test
+	@PLATFORMKIT_SCHEMAS_CROSSCHECK=1 $(TESTREPORT) . -race $(GOTESTVET) -count=1 -timeout 8m $$($(GO) list ./... | grep -v -e '/examples/' -e '/packaging$$')
 	@$(TESTREPORT) $(OPENAPICHECK) $(GOTESTVET) -count=1 -timeout 5m ./...
 
 resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go), without -race, which distorts them

@@ -21,7 +21,7 @@ func Fields(name string) ([]string, error) {
 		return nil, err
 	}
 	w := fieldWalk{onPath: map[*jsonschema.Schema]bool{}, fields: map[string]bool{}}
-	w.collect(s, "", 0)
+	w.collect(s.Schema, "", 0)
 	out := make([]string, 0, len(w.fields))
 	for p := range w.fields {
 		out = append(out, p)

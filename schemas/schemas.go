@@ -100,7 +100,13 @@ type compiler struct {
 	err  error // a document that does not parse; reported by every use
 
 	mu   sync.Mutex // held while compiling: jsonschema.Compiler is not safe for concurrent use
-	done sync.Map   // name → *jsonschema.Schema; read without the lock on every validation
+	done sync.Map   // name → *compiled; read without the lock on every validation
+}
+
+// compiled is a compiled schema and whether the verdict (verdict.go) judges documents for it.
+type compiled struct {
+	*jsonschema.Schema
+	judged bool
 }
 
 // compilers holds one compiler per mode, for the life of the process.
@@ -108,13 +114,13 @@ var compilers = [2]*compiler{{}, {}}
 
 // schema returns the compiled schema name in mode m. A compiled schema is immutable, so callers
 // validate with it concurrently.
-func schema(name string, m Mode) (*jsonschema.Schema, error) {
+func schema(name string, m Mode) (*compiled, error) {
 	if m != Lenient && m != Strict {
 		return nil, fmt.Errorf("schemas: unknown mode %d", m)
 	}
 	cc := compilers[m]
 	if s, ok := cc.done.Load(name); ok {
-		return s.(*jsonschema.Schema), nil
+		return s.(*compiled), nil
 	}
 	cc.once.Do(func() { cc.c, cc.err = newCompiler(m) })
 	if cc.err != nil {
@@ -126,14 +132,15 @@ func schema(name string, m Mode) (*jsonschema.Schema, error) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if s, ok := cc.done.Load(name); ok { // compiled while this call waited for the lock
-		return s.(*jsonschema.Schema), nil
+		return s.(*compiled), nil
 	}
 	s, err := cc.c.Compile(BaseURL + name + ".json")
 	if err != nil {
 		return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
 	}
-	cc.done.Store(name, s)
-	return s, nil
+	c := &compiled{s, supported(s)}
+	cc.done.Store(name, c)
+	return c, nil
 }
 
 // Names lists every schema name, sorted.
@@ -178,6 +185,9 @@ func Validate(name string, doc []byte, mode Mode) error {
 // Decode reads the JSON document doc as Validate does, numbers as json.Number, for
 // ValidateValue: a caller that needs the decoded value as well parses the document once.
 func Decode(doc []byte) (any, error) {
+	if v, ok := parse(doc); ok {
+		return v, nil
+	}
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber()
 	var v any
@@ -197,7 +207,21 @@ func ValidateValue(name string, v any, mode Mode) error {
 	if err != nil {
 		return err
 	}
-	if e := checkNumbers(v, nil); e != nil {
+	if numbersFit(v) {
+		if s.judged {
+			switch judgeValue(s.Schema, v) {
+			case valid:
+				if crossCheck {
+					mustAgree(name, v, true, s.Validate(v))
+				}
+				return nil
+			case invalid:
+				if crossCheck {
+					mustAgree(name, v, false, s.Validate(v))
+				}
+			}
+		}
+	} else if e := checkNumbers(v, nil); e != nil {
 		e.Schema, e.Keyword = name, "number"
 		return e
 	}
