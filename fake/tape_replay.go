@@ -208,7 +208,7 @@ func (e recordedError) respond(c *call) {
 func replayedStream(c *call, rec *recording, speed float64, rewrite func(name string, data json.RawMessage) json.RawMessage) sseStream {
 	ctx := c.Request.Context()
 	evs := rec.Response.Events
-	return sseStream{events: func(yield func(sseEvent) bool) {
+	return sseStream{paced: speed > 0, events: func(yield func(sseEvent) bool) {
 		start := time.Now()
 		for _, ev := range evs {
 			if speed > 0 {

@@ -60,8 +60,9 @@ func newUpstream(t *testing.T, delay time.Duration, gate chan struct{}) *upstrea
 	return u
 }
 
-// slowWriter pauses before each event of a stream but the first: the fake writes one event per
-// Write.
+// slowWriter pauses before each event of a stream but the first, and sends each on its own, as a
+// deployment that makes its events over time does: the fake writes the events it has at once in
+// one Write.
 type slowWriter struct {
 	http.ResponseWriter
 	u *upstream
@@ -69,16 +70,31 @@ type slowWriter struct {
 }
 
 func (w *slowWriter) Write(p []byte) (int, error) {
-	if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+	if !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		return w.ResponseWriter.Write(p)
+	}
+	written := 0
+	for len(p) > 0 {
+		event := p
+		if end := bytes.Index(p, []byte("\n\n")); end >= 0 {
+			event = p[:end+2]
+		}
+		p = p[len(event):]
 		if w.n > 0 {
 			time.Sleep(w.u.delay)
 		}
-		if w.u.gate != nil && bytes.HasPrefix(p, []byte("event: message_stop")) {
+		if w.u.gate != nil && bytes.HasPrefix(event, []byte("event: message_stop")) {
 			<-w.u.gate
 		}
 		w.n++
+		n, err := w.ResponseWriter.Write(event)
+		written += n
+		if err != nil {
+			return written, err
+		}
+		w.Flush()
 	}
-	return w.ResponseWriter.Write(p)
+	return written, nil
 }
 
 func (w *slowWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
