@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fixtures"
+	"github.com/platformkit/platformkit/schemas"
 )
 
 // Go fuzz targets, one per input path that parses what a client sends. Each drives the real
@@ -469,6 +471,30 @@ func FuzzFixtures(f *testing.F) {
 		s := New(WithFixtures(fx), WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
 		for _, rt := range queryRoutes {
 			fuzzCheck(t, rt.path, fuzzSend(s, rt.method, rt.path, "", "", headersFor(rt.ifc)...))
+		}
+	})
+}
+
+// appendCanonical writes what json.Marshal writes for every decoded value: the seed of every
+// generated answer is the hash of those bytes, so a byte of difference would change answers.
+func FuzzCanonical(f *testing.F) {
+	for _, doc := range []string{
+		`{"model":"m","messages":[{"role":"user","content":"<b>&amp;</b> \u2028 \u2029 \u0001 \t\n\"\\"}],"z":[1,-2.5e3,true,null,{}],"a":{}}`,
+		`["é😀", "\ud800", 0, [], {"b":1,"a":2,"":3}]`,
+	} {
+		f.Add([]byte(doc))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		v, err := schemas.Decode(doc)
+		if err != nil {
+			return
+		}
+		want, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		if got := appendCanonical(nil, v, nil); string(got) != string(want) {
+			t.Fatalf("appendCanonical(%s)\n got %s\nwant %s", doc, got, want)
 		}
 	})
 }
