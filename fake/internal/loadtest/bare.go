@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 
 // serveBare serves the recorded answers of file with a gin engine configured as the fake's (no
 // redirects, 405 on a known path), until SIGINT or SIGTERM: one route per path, which checks the
-// request's headers, reads its body, and writes the recorded answer.
+// request's headers, reads its body, and writes the recorded answer. Two endpoints of one path
+// and query (two Messages requests) are told apart by the length of the body they send.
 func serveBare(file string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -29,7 +31,7 @@ func serveBare(file string) error {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.RedirectTrailingSlash, e.RedirectFixedPath, e.HandleMethodNotAllowed = false, false, true
-	byRoute := map[string]map[string]answer{} // method and path, then query
+	byRoute := map[string]map[string]answer{} // method and path, then query and body length
 	for _, a := range answers {
 		key := a.Method + " " + a.Path
 		if byRoute[key] == nil {
@@ -37,7 +39,7 @@ func serveBare(file string) error {
 			byQuery := byRoute[key]
 			e.Handle(a.Method, a.Path, func(gc *gin.Context) { bareAnswer(gc, byQuery) })
 		}
-		byRoute[key][a.Query] = a
+		byRoute[key][answerKey(a.Query, a.BodyLen)] = a
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -55,7 +57,7 @@ func serveBare(file string) error {
 }
 
 func bareAnswer(gc *gin.Context, byQuery map[string]answer) {
-	a, ok := byQuery[gc.Request.URL.RawQuery]
+	a, ok := byQuery[answerKey(gc.Request.URL.RawQuery, gc.Request.ContentLength)]
 	if !ok {
 		gc.AbortWithStatus(http.StatusNotFound)
 		return
@@ -73,4 +75,9 @@ func bareAnswer(gc *gin.Context, byQuery map[string]answer) {
 		gc.Header(k, v)
 	}
 	gc.Data(a.Status, a.Header["Content-Type"], a.Body)
+}
+
+// answerKey is the key of an answer among those of its path: the query and the body's length.
+func answerKey(query string, bodyLen int64) string {
+	return query + " " + strconv.FormatInt(bodyLen, 10)
 }

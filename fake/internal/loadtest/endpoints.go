@@ -57,6 +57,7 @@ var endpoints = []endpoint{
 	{name: "create: POST /v1/memory_stores", method: http.MethodPost, target: "/v1/memory_stores", header: apiKey, body: []byte(`{"name":"load"}`)},
 	{name: "message: POST /v1/messages", method: http.MethodPost, target: "/v1/messages", header: apiKey, body: messageBody(1, false)},
 	{name: "stream: POST /v1/messages, long answer", method: http.MethodPost, target: "/v1/messages", header: apiKey, body: messageBody(200, true), stream: true},
+	{name: "stream: POST /v1/messages, 200 turns", method: http.MethodPost, target: "/v1/messages", header: apiKey, body: conversationBody(200), stream: true},
 }
 
 // messageBody is a Messages request. With docs > 1 it sends that many short documents with
@@ -83,16 +84,33 @@ func messageBody(docs int, stream bool) []byte {
 	return body
 }
 
+// conversationBody is a streamed Messages request of turns turns (user and assistant in turn),
+// each a text block of about 40 words, with a short answer: its time to the first event is what
+// reading and checking a long request costs.
+func conversationBody(turns int) []byte {
+	msgs := make([]any, turns)
+	for i := range msgs {
+		msgs[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "content": []any{map[string]any{"type": "text",
+			"text": fmt.Sprintf("Turn %d: %s", i, strings.Repeat("the weather in town was mild and dry all week ", 4))}}}
+	}
+	body, err := json.Marshal(map[string]any{"model": "assistant-opus-4-5", "max_tokens": 64, "stream": true, "messages": msgs})
+	if err != nil {
+		panic(err)
+	}
+	return body
+}
+
 // answer is one recorded answer of the fake, which the bare handler serves as it is.
 type answer struct {
-	Method string            `json:"method"`
-	Path   string            `json:"path"`
-	Query  string            `json:"query"`
-	Check  map[string]string `json:"check"`  // request headers and the values they must have
-	Status int               `json:"status"` // the fake's status, which every request must get
-	Header map[string]string `json:"header"` // the answer's Content-Type, Content-Md5, ...
-	Body   []byte            `json:"body"`
-	Events int               `json:"events"` // events of a stream
+	Method  string            `json:"method"`
+	Path    string            `json:"path"`
+	Query   string            `json:"query"`
+	BodyLen int64             `json:"body_len"` // of the request
+	Check   map[string]string `json:"check"`    // request headers and the values they must have
+	Status  int               `json:"status"`   // the fake's status, which every request must get
+	Header  map[string]string `json:"header"`   // the answer's Content-Type, Content-Md5, ...
+	Body    []byte            `json:"body"`
+	Events  int               `json:"events"` // events of a stream
 }
 
 // record asks the fake once for each endpoint and keeps its answer.
@@ -112,7 +130,7 @@ func record(client *http.Client, base string, eps []endpoint) ([]answer, error) 
 			return nil, fmt.Errorf("%s: the fake answered %d: %s", ep.name, resp.StatusCode, body)
 		}
 		u, _ := url.Parse(ep.target)
-		a := answer{Method: ep.method, Path: u.Path, Query: u.RawQuery, Check: ep.header, Status: resp.StatusCode,
+		a := answer{Method: ep.method, Path: u.Path, Query: u.RawQuery, BodyLen: int64(len(ep.body)), Check: ep.header, Status: resp.StatusCode,
 			Header: map[string]string{}, Body: body}
 		for k := range resp.Header {
 			if k != "Date" && k != "Request-Id" {
