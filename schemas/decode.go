@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -157,6 +158,9 @@ func (p *parser) str() (any, bool) {
 			p.i++
 			raw := p.data[start+1 : p.i-1]
 			if plain && utf8.Valid(raw) {
+				if s, ok := common[string(raw)]; ok {
+					return s, true
+				}
 				return string(raw), true
 			}
 			var s string
@@ -173,6 +177,19 @@ func (p *parser) str() (any, bool) {
 	}
 	return nil, false
 }
+
+// common holds the property names and values that nearly every request sends, so that parse
+// does not allocate a copy of each "type", "text" and "user" of a long conversation.
+var common = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range strings.Fields(`type text role content user assistant model messages max_tokens stream
+		system name input_schema tool_use tool_result tool_use_id id input source data media_type document
+		image base64 url cache_control ephemeral ttl citations enabled thinking signature metadata tools
+		tool_choice auto any none description properties object string is_error title`) {
+		m[s] = s
+	}
+	return m
+}()
 
 // number reads a number as the JSON grammar writes it: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 func (p *parser) number() (any, bool) {
