@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // Messages (spec 2.9, 4.4, gaps §4). The area keeps no state of its own: a response is a pure
@@ -509,7 +511,10 @@ func (req *messageRequest) readFields() error {
 // wins), null leaves a field empty, a JSON schema keeps its numbers as float64, and a value of
 // another type, or an integer no int holds (1e3, 1.0, past the range), is the first error,
 // naming its field.
-type fieldReader struct{ err error }
+type fieldReader struct {
+	err   error
+	plain []unsafe.Pointer // the maps read so far whose keys no other name folds to (member)
+}
 
 var (
 	typeString = reflect.TypeFor[string]()
@@ -518,6 +523,9 @@ var (
 	typeObject = reflect.TypeFor[map[string]any]()
 	typeArray  = reflect.TypeFor[[]any]()
 )
+
+// jsonTypeOf names the JSON type of each Go type fieldReader reads, as check names what it got.
+var jsonTypeOf = map[reflect.Type]string{typeString: "string", typeBool: "bool", typeInt: "number", typeObject: "object", typeArray: "array"}
 
 // foldedMember is the value of the key of m that encoding/json would decode into the field named
 // name: the last, in key order, of the keys equal to name under Unicode case folding. A key
@@ -533,10 +541,30 @@ func foldedMember(m map[string]any, name string) any {
 	return v
 }
 
+// member is foldedMember(m, name), without its walk of m's keys for every field when no key of m
+// has an upper-case or non-ASCII letter: then only name itself folds to name (the request schema
+// refuses unknown fields, so that is every request but a careless one). m's keys are looked at
+// once per request.
+func (r *fieldReader) member(m map[string]any, name string) any {
+	p := reflect.ValueOf(m).UnsafePointer()
+	if slices.Contains(r.plain, p) {
+		return m[name]
+	}
+	for k := range m {
+		for i := range len(k) {
+			if c := k[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+				return foldedMember(m, name)
+			}
+		}
+	}
+	r.plain = append(r.plain, p)
+	return m[name]
+}
+
 // value is m's member name if it has the JSON type t stands for; nil when absent, null or of
 // another type (then the reader's error, if it has none yet).
 func (r *fieldReader) value(m map[string]any, name, path string, t reflect.Type) any {
-	return r.check(foldedMember(m, name), path, t)
+	return r.check(r.member(m, name), path, t)
 }
 
 // check is v if it has the JSON type t stands for, else nil (and the reader's error). null is
@@ -564,7 +592,7 @@ func (r *fieldReader) check(v any, path string, t reflect.Type) any {
 	case []any:
 		got = "array"
 	}
-	if want := map[reflect.Type]string{typeString: "string", typeBool: "bool", typeInt: "number", typeObject: "object", typeArray: "array"}[t]; got == want {
+	if got == jsonTypeOf[t] {
 		return v
 	}
 	if r.err == nil {
@@ -592,7 +620,7 @@ func (r *fieldReader) int(m map[string]any, name, path string) int {
 // raw is the JSON of m's member name, as a json.RawMessage field decodes it ("null" for null);
 // nil without.
 func (r *fieldReader) raw(m map[string]any, name string) json.RawMessage {
-	v := foldedMember(m, name)
+	v := r.member(m, name)
 	if v == nil {
 		if _, ok := m[name]; !ok {
 			return nil // absent (a folded key holding null is as rare as harmless)
