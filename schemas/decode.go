@@ -98,19 +98,8 @@ func (p *parser) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k.(string)] = v
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case '}':
-			p.i++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := p.next('}'); !ok || !more {
+			return m, ok
 		}
 	}
 }
@@ -129,21 +118,27 @@ func (p *parser) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, false
+		if more, ok := p.next(']'); !ok || !more {
+			return a, ok
 		}
+	}
+}
+
+// next reads what follows a member or an item: a comma (more follows) or closing (the end).
+func (p *parser) next(closing byte) (more, ok bool) {
+	p.space()
+	if p.i < len(p.data) {
 		switch p.data[p.i] {
 		case ',':
 			p.i++
 			p.space()
-		case ']':
+			return true, true
+		case closing:
 			p.i++
-			return a, true
-		default:
-			return nil, false
+			return false, true
 		}
 	}
+	return false, false
 }
 
 // str reads a string. One without escapes, control characters or invalid UTF-8 is its bytes;
