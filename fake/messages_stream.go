@@ -114,6 +114,39 @@ const (
 // betaThinkingTokenCount is the beta under which thinking deltas carry estimated_tokens.
 const betaThinkingTokenCount = "thinking-token-count-2026-05-13"
 
+// The data of the Messages events, their fields in the order encoding/json writes a map's keys,
+// so that each encodes to the bytes the same map would, without a map built and sorted for each
+// of a long answer's thousands of events.
+type (
+	messageStartEvent struct {
+		Message Message `json:"message"`
+		Type    string  `json:"type"`
+	}
+	blockStartEvent struct {
+		ContentBlock block  `json:"content_block"`
+		Index        int    `json:"index"`
+		Type         string `json:"type"`
+	}
+	blockDeltaEvent struct {
+		Delta map[string]any `json:"delta"`
+		Index int            `json:"index"`
+		Type  string         `json:"type"`
+	}
+	blockStopEvent struct {
+		Index int    `json:"index"`
+		Type  string `json:"type"`
+	}
+	messageDeltaEvent struct {
+		ContextManagement *ContextManagement `json:"context_management"`
+		Delta             map[string]any     `json:"delta"`
+		Type              string             `json:"type"`
+		Usage             Usage              `json:"usage"`
+	}
+	typeOnlyEvent struct {
+		Type string `json:"type"`
+	}
+)
+
 // messageStream is the event sequence of gaps §4 for msg. With estimate (the thinking token
 // count beta), thinking deltas carry estimated_tokens: null while the text is shown, and an
 // omitted thinking block streams one delta with no text whose estimate is its hidden tokens.
@@ -122,15 +155,8 @@ func messageStream(msg *Message, estimate bool) sseStream {
 	start.Content = []block{}
 	start.StopReason, start.StopSequence, start.StopDetails = nil, nil, nil
 	start.Usage.OutputTokens = 0
-	ev := func(name string, kv ...any) sseEvent {
-		data := map[string]any{"type": name}
-		for i := 0; i < len(kv); i += 2 {
-			data[kv[i].(string)] = kv[i+1]
-		}
-		return sseEvent{name, data}
-	}
 	events := func(yield func(sseEvent) bool) {
-		if !yield(ev("message_start", "message", start)) || !yield(ev("ping")) {
+		if !yield(sseEvent{"message_start", messageStartEvent{start, "message_start"}}) || !yield(sseEvent{"ping", typeOnlyEvent{"ping"}}) {
 			return
 		}
 		for i, b := range msg.Content {
@@ -138,21 +164,21 @@ func messageStream(msg *Message, estimate bool) sseStream {
 			if estimate && b["type"] == "thinking" {
 				deltas = estimateThinking(deltas, b, msg.Usage.OutputTokensDetails.ThinkingTokens)
 			}
-			if !yield(ev("content_block_start", "index", i, "content_block", first)) {
+			if !yield(sseEvent{"content_block_start", blockStartEvent{first, i, "content_block_start"}}) {
 				return
 			}
 			for _, d := range deltas {
-				if !yield(ev("content_block_delta", "index", i, "delta", d)) {
+				if !yield(sseEvent{"content_block_delta", blockDeltaEvent{d, i, "content_block_delta"}}) {
 					return
 				}
 			}
-			if !yield(ev("content_block_stop", "index", i)) {
+			if !yield(sseEvent{"content_block_stop", blockStopEvent{i, "content_block_stop"}}) {
 				return
 			}
 		}
 		delta := map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails, "container": msg.Container}
-		if yield(ev("message_delta", "delta", delta, "usage", msg.Usage, "context_management", msg.ContextManagement)) {
-			yield(ev("message_stop"))
+		if yield(sseEvent{"message_delta", messageDeltaEvent{msg.ContextManagement, delta, "message_delta", msg.Usage}}) {
+			yield(sseEvent{"message_stop", typeOnlyEvent{"message_stop"}})
 		}
 	}
 	return sseStream{events: events}
