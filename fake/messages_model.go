@@ -38,20 +38,33 @@ func tokenEnd(s string, i int) int {
 	if i == len(s) {
 		return i // trailing whitespace
 	}
-	r, size := utf8.DecodeRuneInString(s[i:])
-	i += size
-	if !isWordRune(r) {
-		return i // one other character
-	}
+	first := true
 	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
-			break
+		word, size := asciiWord[s[i]], 1
+		if s[i] >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			word = isWordRune(r)
+		}
+		switch {
+		case first && !word:
+			return i + size // one other character
+		case !word:
+			return i
 		}
 		i += size
+		first = false
 	}
 	return i
 }
+
+// asciiWord is isWordRune of each ASCII byte, looked up rather than decoded: most text is ASCII.
+var asciiWord = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
 
 // tokens splits s into its tokens; nil for "".
 func tokens(s string) []string {
