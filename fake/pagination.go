@@ -176,13 +176,52 @@ func spliceEncoded[T any](items []T, encode func(T) (json.RawMessage, error), re
 		e.buf.Write(b)
 	}
 	e.buf.WriteByte(']')
-	// The fields after data, as writeJSON would encode them: rest, {"data":null,...}\n, encoded
-	// after the items and moved back over its own {"data":null.
-	at := e.buf.Len()
-	_ = e.enc.Encode(rest)
-	b := e.buf.Bytes()
-	e.buf.Truncate(at + copy(b[at:], b[at+len(`{"data":null`):len(b)-1]))
+	// The fields after data, as writeJSON would encode them. The pages of the two families are
+	// written field by field (reflecting over them cost as much as splicing twenty items); any
+	// other rest is encoded, {"data":null,...}\n, after the items and moved back over its own
+	// {"data":null.
+	switch r := rest.(type) {
+	case cursorPage[struct{}]:
+		e.buf.WriteString(`,"first_id":`)
+		e.appendStringOrNull(r.FirstID)
+		if r.HasMore {
+			e.buf.WriteString(`,"has_more":true,"last_id":`)
+		} else {
+			e.buf.WriteString(`,"has_more":false,"last_id":`)
+		}
+		e.appendStringOrNull(r.LastID)
+		e.buf.WriteByte('}')
+	case tokenPage[struct{}]:
+		e.buf.WriteString(`,"next_page":`)
+		e.appendStringOrNull(r.NextPage)
+		e.buf.WriteByte('}')
+	default:
+		at := e.buf.Len()
+		_ = e.enc.Encode(rest)
+		b := e.buf.Bytes()
+		e.buf.Truncate(at + copy(b[at:], b[at+len(`{"data":null`):len(b)-1]))
+	}
 	return e, nil
+}
+
+// appendStringOrNull writes *v as a JSON string as the encoder would (HTML characters not
+// escaped), or null for nil.
+func (e *encoder) appendStringOrNull(v *string) {
+	if v == nil {
+		e.buf.WriteString("null")
+		return
+	}
+	for i := 0; i < len(*v); i++ {
+		if c := (*v)[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			// Escapes, control and non-ASCII characters: as encoding/json writes them.
+			_ = e.enc.Encode(*v)
+			e.buf.Truncate(e.buf.Len() - 1) // the newline Encode adds
+			return
+		}
+	}
+	e.buf.WriteByte('"')
+	e.buf.WriteString(*v)
+	e.buf.WriteByte('"')
 }
 
 // lookupIn returns a cursor lookup over the items themselves, for lists without deletions.
@@ -226,7 +265,7 @@ func encodePageToken(scope string, k listKey) string {
 // pageToken reads the page parameter for the list named scope: nil when absent, and a 400 for a
 // token that is malformed, forged, or from another list.
 func (c *call) pageToken(scope string) (*listKey, error) {
-	tok, ok := c.GetQuery(c.param("page", pPage).name)
+	tok, ok := c.getQuery(c.param("page", pPage).name)
 	if !ok || tok == "" {
 		return nil, nil
 	}
