@@ -131,7 +131,7 @@ var ifEnvironments = &iface{name: "environments", accepts: keyed(kindAPIKey), ve
 // presented returns the secret a request carries in header: the X-Api-Key value, or the token of
 // "Authorization: Bearer <token>".
 func presented(r *http.Request, header string) string {
-	v := strings.TrimSpace(r.Header.Get(header))
+	v := strings.TrimSpace(headerOf(r.Header, header))
 	if header == headerAuthorization {
 		scheme, token, ok := strings.Cut(v, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -151,7 +151,7 @@ func presented(r *http.Request, header string) string {
 func (fx *Fixtures) authenticate(r *http.Request, ifc *iface) (*credential, string, error) {
 	for i, a := range ifc.accepts { // each header once, in order, as headers lists them
 		h := a.header
-		if slices.ContainsFunc(ifc.accepts[:i], func(b accept) bool { return b.header == h }) || r.Header.Get(h) == "" {
+		if slices.ContainsFunc(ifc.accepts[:i], func(b accept) bool { return b.header == h }) || headerOf(r.Header, h) == "" {
 			continue
 		}
 		secret := presented(r, h)

@@ -100,7 +100,7 @@ type journal struct {
 
 // add records e and reports whether the journals sharing its budget now hold more than the
 // limit.
-func (j *journal) add(e JournalEntry) (over bool) {
+func (j *journal) add(e *JournalEntry) (over bool) {
 	e.size = journalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body)
 	for _, h := range e.headers {
 		e.size += len(h)
@@ -118,7 +118,7 @@ func (j *journal) add(e JournalEntry) (over bool) {
 	}
 	j.seq++
 	e.seq = j.seq
-	j.ring[(j.head+j.n)%len(j.ring)] = e
+	j.ring[(j.head+j.n)%len(j.ring)] = *e // the one copy of the entry
 	j.n++
 	j.bytes += e.size
 	if j.budget == nil {
@@ -252,7 +252,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}
-	if s.journal.add(e) {
+	if s.journal.add(&e) {
 		s.root().trimIdleJournals(s)
 	}
 }

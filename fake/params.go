@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -321,6 +322,9 @@ type timeRange struct{ gt, gte, lt, lte *time.Time }
 // queryTimeRange reads the bounds of name the route declares (see timeParams).
 func (c *call) queryTimeRange(name string) (timeRange, error) {
 	var r timeRange
+	if args, ok := c.queryArgs(); ok && !slices.ContainsFunc(args, func(a queryArg) bool { return strings.HasPrefix(a.key, name) }) {
+		return r, nil // none of its bounds was sent: the usual list request
+	}
 	for _, b := range []struct {
 		op string
 		at **time.Time
