@@ -1,9 +1,12 @@
 package fake
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -102,8 +105,55 @@ type storeRecord struct {
 
 // json returns the record encoded as writeJSON would encode it.
 func (r *storeRecord) json() (json.RawMessage, error) {
-	r.once.Do(func() { r.body, r.err = encodeRecord(r.memoryStore) })
+	r.once.Do(func() { r.body, r.err = r.encode() })
 	return r.body, r.err
+}
+
+// encode is encodeRecord(r.memoryStore) written field by field: a create encodes its new record
+// at once, and reflecting over it, with the times' output compacted and checked again, cost a
+// tenth of the request. TestStoreRecordEncodesAsEncodingJSON holds the two to the same bytes.
+func (r *storeRecord) encode() ([]byte, error) {
+	e := encoders.Get().(*encoder)
+	defer e.release()
+	m := &r.memoryStore
+	e.buf.WriteString(`{"id":`)
+	e.appendString(m.ID)
+	e.buf.WriteString(`,"type":`)
+	e.appendString(m.Type)
+	e.buf.WriteString(`,"name":`)
+	e.appendString(m.Name)
+	e.buf.WriteString(`,"description":`)
+	e.appendString(m.Description)
+	e.buf.WriteString(`,"metadata":`)
+	if m.Metadata == nil {
+		e.buf.WriteString("null")
+	} else {
+		e.buf.WriteByte('{')
+		for i, k := range slices.Sorted(maps.Keys(m.Metadata)) {
+			if i > 0 {
+				e.buf.WriteByte(',')
+			}
+			e.appendString(k)
+			e.buf.WriteByte(':')
+			e.appendString(m.Metadata[k])
+		}
+		e.buf.WriteByte('}')
+	}
+	for _, t := range []struct {
+		name string
+		at   *time.Time
+	}{{`,"created_at":`, &m.CreatedAt}, {`,"updated_at":`, &m.UpdatedAt}, {`,"archived_at":`, m.ArchivedAt}} {
+		e.buf.WriteString(t.name)
+		if t.at == nil {
+			e.buf.WriteString("null")
+			continue
+		}
+		if !e.appendTime(*t.at) { // a year or zone RFC 3339 cannot write: encoding/json's error
+			return encodeRecord(*m)
+		}
+	}
+	e.buf.WriteByte('}')
+	return bytes.Clone(e.buf.Bytes()), nil
 }
 
 // set makes rec the store's record; the caller holds the area's lock.

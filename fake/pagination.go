@@ -204,23 +204,45 @@ func spliceEncoded[T any](items []T, encode func(T) (json.RawMessage, error), re
 	return e, nil
 }
 
-// appendStringOrNull writes *v as a JSON string as the encoder would (HTML characters not
-// escaped), or null for nil.
+// appendStringOrNull writes *v as appendString does, or null for nil.
 func (e *encoder) appendStringOrNull(v *string) {
 	if v == nil {
 		e.buf.WriteString("null")
 		return
 	}
-	for i := 0; i < len(*v); i++ {
-		if c := (*v)[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+	e.appendString(*v)
+}
+
+// appendTime writes t as time.Time.MarshalJSON does, and false, writing nothing, for a time
+// MarshalJSON refuses: a year outside [0,9999] or a zone's hour outside [0,23].
+func (e *encoder) appendTime(t time.Time) bool {
+	var a [48]byte
+	b := t.AppendFormat(append(a[:0], '"'), time.RFC3339Nano)
+	if b[5] != '-' { // the year is not four digits
+		return false
+	}
+	if n := len(b); b[n-1] != 'Z' {
+		if c := b[n-6]; ('0' <= c && c <= '9') || 10*(b[n-5]-'0')+(b[n-4]-'0') >= 24 {
+			return false
+		}
+	}
+	e.buf.Write(b)
+	e.buf.WriteByte('"')
+	return true
+}
+
+// appendString writes v as a JSON string as the encoder would (HTML characters not escaped).
+func (e *encoder) appendString(v string) {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
 			// Escapes, control and non-ASCII characters: as encoding/json writes them.
-			_ = e.enc.Encode(*v)
+			_ = e.enc.Encode(v)
 			e.buf.Truncate(e.buf.Len() - 1) // the newline Encode adds
 			return
 		}
 	}
 	e.buf.WriteByte('"')
-	e.buf.WriteString(*v)
+	e.buf.WriteString(v)
 	e.buf.WriteByte('"')
 }
 
