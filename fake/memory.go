@@ -163,6 +163,27 @@ func (st *memStoreState) set(rec memoryStore) { st.rec = &storeRecord{memoryStor
 type memoryArea struct {
 	mu     sync.Mutex
 	stores map[string]*memStoreState
+	// byOrg is each organization's stores newest first (memStateKey, which never changes for a
+	// store), kept as stores are created and deleted: a list page walks it from the page token's
+	// place instead of collecting and sorting every store per request.
+	byOrg map[*org][]*memStoreState
+}
+
+// memStateKey is a store's place in the list: its record's created_at and ID.
+func memStateKey(st *memStoreState) listKey { return memStoreKey(st.rec) }
+
+// add puts a new store in the area; the caller holds mu.
+func (a *memoryArea) add(st *memStoreState) {
+	a.stores[st.rec.ID] = st
+	a.byOrg[st.org] = insertInOrder(a.byOrg[st.org], st, memStateKey, newestFirst)
+}
+
+// remove takes a store out of the area; the caller holds mu.
+func (a *memoryArea) remove(st *memStoreState) {
+	delete(a.stores, st.rec.ID)
+	list := a.byOrg[st.org]
+	i := sort.Search(len(list), func(i int) bool { return newestFirst(memStateKey(list[i]), memStateKey(st)) >= 0 })
+	a.byOrg[st.org] = slices.Delete(list, i, i+1)
 }
 
 // memoryArea returns the server's memory state, built from the fixtures on first use.

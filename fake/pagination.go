@@ -310,6 +310,32 @@ func (c *call) pageToken(scope string) (*listKey, error) {
 	return &tb.After, nil
 }
 
+// pageByTokenKept is pageByToken over the items that keep selects: it finds the token's place
+// by binary search and walks from there to one kept item past the page, so a page costs
+// O(log n + page + the items skipped) and the list needs no filtered copy.
+func pageByTokenKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey, cmp order, scope string, after *listKey, limit int) tokenPage[T] {
+	lo := 0
+	if after != nil {
+		lo = searchAfter(items, keyOf, cmp, *after)
+	}
+	page := tokenPage[T]{Data: make([]T, 0, min(max(limit, 0), len(items)-lo))}
+	if limit <= 0 {
+		page.Data = make([]T, 0, len(items)-lo)
+	}
+	for _, it := range items[lo:] {
+		if !keep(it) {
+			continue
+		}
+		if limit > 0 && len(page.Data) == limit {
+			next := encodePageToken(scope, keyOf(page.Data[limit-1]))
+			page.NextPage = &next
+			break
+		}
+		page.Data = append(page.Data, it)
+	}
+	return page
+}
+
 // pageByToken cuts a page of at most limit items (0: all) from items, sorted by cmp, starting
 // after the token's key, and sets NextPage when more remain.
 func pageByToken[T any](items []T, keyOf func(T) listKey, cmp order, scope string, after *listKey, limit int) tokenPage[T] {

@@ -598,7 +598,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[workItem]():          "rec queuedAt polledAt lastHeartbeat leaseUntil",
 		reflect.TypeFor[WorkItem]():          "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
 		reflect.TypeFor[complianceStore]():   "mu chats byUser gone messages files deletions",
-		reflect.TypeFor[memoryArea]():        "mu stores",
+		reflect.TypeFor[memoryArea]():        "mu stores byOrg",
 		reflect.TypeFor[memStoreState]():     "org rec memories paths versions byID lineage",
 		reflect.TypeFor[memoryStore]():       "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
 		reflect.TypeFor[memoryVersion]():     "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
