@@ -145,11 +145,22 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 // 10,000 stores in the organization (created through the API, every tenth archived): the page
 // walks the organization's index, kept as stores come and go, so the two sizes cost the same.
 func BenchmarkListPageMemoryStores(b *testing.B) {
+	benchCreatedListPage(b, "/v1/memory_stores", `{"name":"bench"}`)
+}
+
+// BenchmarkListPageEnvironments is BenchmarkListPageMemoryStores for environments.
+func BenchmarkListPageEnvironments(b *testing.B) {
+	benchCreatedListPage(b, "/v1/environments", `{"name":"bench"}`)
+}
+
+// benchCreatedListPage creates, for each size, that many records by POST path with body
+// (archiving every tenth by POST path/{id}/archive), then measures GET path?limit=20.
+func benchCreatedListPage(b *testing.B, path, body string) {
 	for _, n := range listSizes {
 		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
 			s := New()
 			for i := range n {
-				req := httptest.NewRequest(http.MethodPost, "/v1/memory_stores", strings.NewReader(`{"name":"bench"}`))
+				req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 				req.Header.Set("X-Api-Key", "test-api-key")
 				req.Header.Set("vendor-version", APIVersion)
 				rec := httptest.NewRecorder()
@@ -158,14 +169,13 @@ func BenchmarkListPageMemoryStores(b *testing.B) {
 					b.Fatal(rec.Code, rec.Body)
 				}
 				if i%10 == 9 {
-					id := gjson.Get(rec.Body.String(), "id").String()
-					benchPost(b, s, "/v1/memory_stores/"+id+"/archive")
+					benchPost(b, s, path+"/"+gjson.Get(rec.Body.String(), "id").String()+"/archive")
 				}
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				benchGet(b, s, "/v1/memory_stores?limit=20", "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
+				benchGet(b, s, path+"?limit=20", "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
 			}
 		})
 	}

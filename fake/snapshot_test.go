@@ -592,7 +592,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[tunnelRec]():         "Tunnel org rotations certs encoded",
 		reflect.TypeFor[Tunnel]():            "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
 		reflect.TypeFor[tunnelCertificate](): "ID ArchivedAt CreatedAt ExpiresAt Fingerprint TunnelID Type ca encoded",
-		reflect.TypeFor[workStore]():         "mu envs arrived",
+		reflect.TypeFor[workStore]():         "mu envs byOrg arrived",
 		reflect.TypeFor[environment]():       "rec encoded org items byID queue leased workers",
 		reflect.TypeFor[envRecord]():         "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
 		reflect.TypeFor[workItem]():          "rec queuedAt polledAt lastHeartbeat leaseUntil",
