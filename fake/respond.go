@@ -151,6 +151,9 @@ func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
 		v.buf.WriteByte('\n')
 		s.writeBody(gc, status, schema, v.buf.Bytes())
 		return
+	case encodedDoc:
+		s.writeBody(gc, status, schema, v)
+		return
 	}
 	e := encoders.Get().(*encoder)
 	defer e.release()
@@ -232,6 +235,49 @@ func (r *recordJSON) get(key string, view func() any) (json.RawMessage, error) {
 
 // drop forgets the bytes: the record changed.
 func (r *recordJSON) drop() { r.b = nil }
+
+// encodedDoc is a whole answer encoded ahead of time, a compact JSON document followed by its
+// newline, shared and never changed: writeJSON writes it as it is, without a copy.
+type encodedDoc []byte
+
+// docCache keeps the answers of an unchanging list, by what the page depends on, up to
+// docCacheMax of them (those past it are assembled per request, as without the cache).
+type docCache[K comparable] struct {
+	mu   sync.RWMutex
+	docs map[K]encodedDoc
+}
+
+const docCacheMax = 256
+
+// get returns the document kept for k, nil if none (or no cache).
+func (dc *docCache[K]) get(k K) encodedDoc {
+	if dc == nil {
+		return nil
+	}
+	dc.mu.RLock()
+	defer dc.mu.RUnlock()
+	return dc.docs[k]
+}
+
+// put answers the page assembled in e as a document of its own, kept for k while the cache has
+// room, and returns e to the pool.
+func (dc *docCache[K]) put(k K, e *encoder) encodedDoc {
+	e.buf.WriteByte('\n')
+	doc := encodedDoc(bytes.Clone(e.buf.Bytes()))
+	e.release()
+	if dc == nil {
+		return doc
+	}
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	if dc.docs == nil {
+		dc.docs = map[K]encodedDoc{}
+	}
+	if len(dc.docs) < docCacheMax {
+		dc.docs[k] = doc
+	}
+	return doc
+}
 
 // maxPooledBuffer keeps a rare huge answer from pinning its buffer in the pool.
 const maxPooledBuffer = 1 << 20
