@@ -414,7 +414,7 @@ func (s *Server) getArtifactContent(c *call) (any, error) {
 }
 
 // listComplianceProjects answers GET /v1/compliance/apps/projects (spec 4.3): page-token pages
-// in created_at order. Projects are few per organization, so it filters then cuts the page.
+// in created_at order, walked from the token's place in the organization's projects.
 func (s *Server) listComplianceProjects(c *call) (any, error) {
 	limit, _, err := c.queryInt("limit")
 	if err != nil {
@@ -432,13 +432,11 @@ func (s *Server) listComplianceProjects(c *call) (any, error) {
 	users := c.queryStrings("user_ids")
 	var list []*ccProject
 	if c.ccInOrganizations() {
-		for _, p := range c.st.fx.compliance.projects[c.org] {
-			if created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID)) {
-				list = append(list, p)
-			}
-		}
+		list = c.st.fx.compliance.projects[c.org]
 	}
-	page := pageByToken(list, ccProjectKey, oldestFirst, scope, after, limit)
+	page := pageByTokenKept(list, func(p *ccProject) bool {
+		return created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID))
+	}, ccProjectKey, oldestFirst, scope, after, limit)
 	return splicePage(page.Data, func(p *ccProject) []byte { return p.encoded },
 		ccWithHasMore(tokenPage[struct{}]{NextPage: page.NextPage})), nil
 }
