@@ -168,7 +168,7 @@ func (st *complianceStore) pageChats(f ccChatFilter, q cursorQuery, cursor *list
 		lo, hi int
 	}
 	backward := q.beforeID != ""
-	runs := make([]*run, 0, len(f.users))
+	runs := make([]run, 0, len(f.users))
 	for _, u := range f.users {
 		list := st.byUser[ccUserKey{f.org, u}]
 		lo, hi := ccCreatedBounds(list, f.created)
@@ -179,13 +179,14 @@ func (st *complianceStore) pageChats(f ccChatFilter, q cursorQuery, cursor *list
 			lo = max(lo, searchAfter(list, (*ccChat).key, oldestFirst, *cursor))
 		}
 		if lo < hi {
-			runs = append(runs, &run{list, lo, hi})
+			runs = append(runs, run{list, lo, hi})
 		}
 	}
 	out := make([]*ccChat, 0, min(q.limit+1, 128))
 	for len(out) <= q.limit {
 		var best *run
-		for _, r := range runs {
+		for i := range runs {
+			r := &runs[i]
 			switch {
 			case r.lo >= r.hi:
 			case best == nil:
@@ -220,8 +221,7 @@ func (st *complianceStore) pageChats(f ccChatFilter, q cursorQuery, cursor *list
 	}
 	page.Data = out
 	if n := len(out); n > 0 {
-		first, last := out[0].ID, out[n-1].ID
-		page.FirstID, page.LastID = &first, &last
+		page.FirstID, page.LastID = &out[0].ID, &out[n-1].ID // a chat's ID never changes
 	}
 	return page
 }
