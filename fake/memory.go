@@ -163,9 +163,10 @@ func (st *memStoreState) set(rec memoryStore) { st.rec = &storeRecord{memoryStor
 type memoryArea struct {
 	mu     sync.Mutex
 	stores map[string]*memStoreState
-	// byOrg is each organization's stores newest first (memStateKey, which never changes for a
-	// store), kept as stores are created and deleted: a list page walks it from the page token's
-	// place instead of collecting and sorting every store per request.
+	// byOrg is each organization's stores oldest first (memStateKey, which never changes for a
+	// store; a new store is appended), kept as stores are created and deleted: a list page walks
+	// it back from the page token's place instead of collecting and sorting every store per
+	// request.
 	byOrg map[*org][]*memStoreState
 }
 
@@ -175,14 +176,14 @@ func memStateKey(st *memStoreState) listKey { return memStoreKey(st.rec) }
 // add puts a new store in the area; the caller holds mu.
 func (a *memoryArea) add(st *memStoreState) {
 	a.stores[st.rec.ID] = st
-	a.byOrg[st.org] = insertInOrder(a.byOrg[st.org], st, memStateKey, newestFirst)
+	a.byOrg[st.org] = insertInOrder(a.byOrg[st.org], st, memStateKey, oldestFirst)
 }
 
 // remove takes a store out of the area; the caller holds mu.
 func (a *memoryArea) remove(st *memStoreState) {
 	delete(a.stores, st.rec.ID)
 	list := a.byOrg[st.org]
-	i := sort.Search(len(list), func(i int) bool { return newestFirst(memStateKey(list[i]), memStateKey(st)) >= 0 })
+	i := sort.Search(len(list), func(i int) bool { return oldestFirst(memStateKey(list[i]), memStateKey(st)) >= 0 })
 	a.byOrg[st.org] = slices.Delete(list, i, i+1)
 }
 

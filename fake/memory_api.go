@@ -105,9 +105,9 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 	}
 	a := s.memoryArea(c)
 	a.mu.Lock()
-	page := pageByTokenKept(a.byOrg[c.org], func(st *memStoreState) bool {
+	page := pageNewestKept(a.byOrg[c.org], func(st *memStoreState) bool {
 		return (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt)
-	}, memStateKey, newestFirst, "memory_stores", after, limit)
+	}, memStateKey, "memory_stores", after, limit)
 	recs := tokenPage[*storeRecord]{Data: make([]*storeRecord, len(page.Data)), NextPage: page.NextPage}
 	for i, st := range page.Data {
 		recs.Data[i] = st.rec // the record of now: a change replaces it under the lock

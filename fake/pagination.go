@@ -336,6 +336,32 @@ func pageByTokenKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey,
 	return page
 }
 
+// pageNewestKept is pageByTokenKept for a list kept oldest first, so that a new item is
+// appended rather than moving every other, and paged newest first: it walks back from the
+// token's place (the items older than its key).
+func pageNewestKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey, scope string, after *listKey, limit int) tokenPage[T] {
+	hi := len(items)
+	if after != nil {
+		hi = sort.Search(len(items), func(i int) bool { return oldestFirst(keyOf(items[i]), *after) >= 0 })
+	}
+	page := tokenPage[T]{Data: make([]T, 0, min(max(limit, 0), hi))}
+	if limit <= 0 {
+		page.Data = make([]T, 0, hi)
+	}
+	for i := hi - 1; i >= 0; i-- {
+		if !keep(items[i]) {
+			continue
+		}
+		if limit > 0 && len(page.Data) == limit {
+			next := encodePageToken(scope, keyOf(page.Data[limit-1]))
+			page.NextPage = &next
+			break
+		}
+		page.Data = append(page.Data, items[i])
+	}
+	return page
+}
+
 // pageByToken cuts a page of at most limit items (0: all) from items, sorted by cmp, starting
 // after the token's key, and sets NextPage when more remain.
 func pageByToken[T any](items []T, keyOf func(T) listKey, cmp order, scope string, after *listKey, limit int) tokenPage[T] {

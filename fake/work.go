@@ -126,9 +126,9 @@ type environment struct {
 type workStore struct {
 	mu   sync.Mutex
 	envs map[string]*environment
-	// byOrg is each organization's environments newest first (envKey, which never changes for
-	// an environment), kept as environments are created and deleted: a list page walks it
-	// instead of collecting and sorting every environment per request.
+	// byOrg is each organization's environments oldest first (envKey, which never changes for
+	// an environment; a new one is appended), kept as environments are created and deleted: a
+	// list page walks it back instead of collecting and sorting every environment per request.
 	byOrg map[*org][]*environment
 	// arrived is closed and replaced whenever work is enqueued, waking blocked polls.
 	arrived chan struct{}
@@ -137,14 +137,14 @@ type workStore struct {
 // add puts a new environment in the store; the caller holds mu.
 func (st *workStore) add(env *environment) {
 	st.envs[env.rec.ID] = env
-	st.byOrg[env.org] = insertInOrder(st.byOrg[env.org], env, envKey, newestFirst)
+	st.byOrg[env.org] = insertInOrder(st.byOrg[env.org], env, envKey, oldestFirst)
 }
 
 // remove takes an environment out of the store; the caller holds mu.
 func (st *workStore) remove(env *environment) {
 	delete(st.envs, env.rec.ID)
 	list := st.byOrg[env.org]
-	i := sort.Search(len(list), func(i int) bool { return newestFirst(envKey(list[i]), envKey(env)) >= 0 })
+	i := sort.Search(len(list), func(i int) bool { return oldestFirst(envKey(list[i]), envKey(env)) >= 0 })
 	st.byOrg[env.org] = slices.Delete(list, i, i+1)
 }
 

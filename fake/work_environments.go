@@ -53,8 +53,8 @@ func (s *Server) listEnvironments(c *call) (any, error) {
 	st := s.work(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return encodedTokenPage(pageByTokenKept(st.byOrg[c.org], func(e *environment) bool { return archived || e.rec.ArchivedAt == nil },
-		envKey, newestFirst, "environments", after, limit), (*environment).json)
+	return encodedTokenPage(pageNewestKept(st.byOrg[c.org], func(e *environment) bool { return archived || e.rec.ArchivedAt == nil },
+		envKey, "environments", after, limit), (*environment).json)
 }
 
 func (s *Server) getEnvironment(c *call) (any, error) {
