@@ -114,16 +114,14 @@ func (s *Server) listRateLimits(c *call) (any, error) {
 		return nil, err
 	}
 	model, byModel := c.queryString("model")
-	var groups []*rateLimitGroup
-	for _, g := range c.st.fx.admin.rateLimits[c.org] {
-		if (groupType == "" || g.GroupType == groupType) && (!byModel || slices.Contains(g.Models, model)) {
-			groups = append(groups, g)
-		}
+	groups := c.st.fx.admin.rateLimits[c.org]
+	keep := func(g *rateLimitGroup) bool {
+		return (groupType == "" || g.GroupType == groupType) && (!byModel || slices.Contains(g.Models, model))
 	}
-	if byModel && len(groups) == 0 {
+	if byModel && !slices.ContainsFunc(groups, keep) {
 		return nil, newError(errNotFound, "model %q has no rate limits in this organization; pass a model ID or alias listed in the models of a model_group entry", model)
 	}
-	page := pageByToken(groups, groupKey, oldestFirst, "rate_limits:"+c.org.UUID, after, limit)
+	page := pageByTokenKept(groups, keep, groupKey, oldestFirst, "rate_limits:"+c.org.UUID, after, limit)
 	return splicePage(page.Data, func(g *rateLimitGroup) []byte {
 		if c.rateLimitGroupType(g.GroupType) == "" {
 			return g.encoded[0]

@@ -131,7 +131,7 @@ var ifEnvironments = &iface{name: "environments", accepts: keyed(kindAPIKey), ve
 // presented returns the secret a request carries in header: the X-Api-Key value, or the token of
 // "Authorization: Bearer <token>".
 func presented(r *http.Request, header string) string {
-	v := strings.TrimSpace(r.Header.Get(header))
+	v := strings.TrimSpace(headerOf(r.Header, header))
 	if header == headerAuthorization {
 		scheme, token, ok := strings.Cut(v, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -149,8 +149,9 @@ func presented(r *http.Request, header string) string {
 // no known credential, or when no credential is present at all, and permission_error (403) when
 // the request carries a valid credential of another kind or in another header.
 func (fx *Fixtures) authenticate(r *http.Request, ifc *iface) (*credential, string, error) {
-	for _, h := range ifc.headers() {
-		if r.Header.Get(h) == "" {
+	for i, a := range ifc.accepts { // each header once, in order, as headers lists them
+		h := a.header
+		if slices.ContainsFunc(ifc.accepts[:i], func(b accept) bool { return b.header == h }) || headerOf(r.Header, h) == "" {
 			continue
 		}
 		secret := presented(r, h)

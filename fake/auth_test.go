@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"net/textproto"
 	"testing"
 )
 
@@ -94,4 +95,16 @@ func TestWorkKeysInBothHeaders(t *testing.T) {
 	wantError(t, w, 403, errPermission, "an environment key goes in another header here")
 	w = send(t, s, "GET", stats, "", "X-Api-Key", "nope", "Authorization", "Bearer test-environment-key", "vendor-version", APIVersion)
 	wantError(t, w, 401, errAuthentication, "invalid x-api-key")
+}
+
+// TestHeaderNamesAreCanonical: the headers read with headerOf, which looks a name up without
+// canonicalising it, are written in canonical form; a name that is not would never be found.
+func TestHeaderNamesAreCanonical(t *testing.T) {
+	names := append([]string{headerAPIKey, headerAuthorization, headerVendorVersion, headerAnthropicVersion,
+		headerRetryCount, NamespaceHeader}, betaHeaders...)
+	for _, n := range names {
+		if c := textproto.CanonicalMIMEHeaderKey(n); c != n {
+			t.Errorf("%q is not canonical: %q", n, c)
+		}
+	}
 }

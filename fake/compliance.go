@@ -196,6 +196,16 @@ func (c *call) ccInOrganizations() bool {
 // users in created_at order, id breaking ties, by after_id/before_id cursors. A malformed
 // parameter, or a cursor that is not a chat of the organization, is a 400 naming it.
 func (s *Server) listComplianceChats(c *call) (any, error) {
+	// The same query of the same organization, with no chat added or deleted since, is the same
+	// page (its parameters were valid when it was kept): it is answered as kept.
+	st := s.compliance(c)
+	key := ccPageKey{c.org, c.Request.URL.RawQuery}
+	st.mu.Lock()
+	doc := st.page(key)
+	st.mu.Unlock()
+	if doc != nil {
+		return doc, nil
+	}
 	f := ccChatFilter{org: c.org}
 	var err error
 	if f.users, err = c.ccUserIDs(); err != nil {
@@ -220,7 +230,6 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 	if !c.ccInOrganizations() {
 		f.users = nil
 	}
-	st := s.compliance(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var cursor *listKey
@@ -239,7 +248,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 		k := ch.key()
 		cursor = &k
 	}
-	return encodedPage(st.pageChats(f, q, cursor), func(ch *ccChat) []byte { return ch.encoded }), nil
+	return st.keepPage(key, encodedPage(st.pageChats(f, q, cursor), func(ch *ccChat) []byte { return ch.encoded })), nil
 }
 
 // getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its
@@ -414,7 +423,7 @@ func (s *Server) getArtifactContent(c *call) (any, error) {
 }
 
 // listComplianceProjects answers GET /v1/compliance/apps/projects (spec 4.3): page-token pages
-// in created_at order. Projects are few per organization, so it filters then cuts the page.
+// in created_at order, walked from the token's place in the organization's projects.
 func (s *Server) listComplianceProjects(c *call) (any, error) {
 	limit, _, err := c.queryInt("limit")
 	if err != nil {
@@ -432,13 +441,11 @@ func (s *Server) listComplianceProjects(c *call) (any, error) {
 	users := c.queryStrings("user_ids")
 	var list []*ccProject
 	if c.ccInOrganizations() {
-		for _, p := range c.st.fx.compliance.projects[c.org] {
-			if created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID)) {
-				list = append(list, p)
-			}
-		}
+		list = c.st.fx.compliance.projects[c.org]
 	}
-	page := pageByToken(list, ccProjectKey, oldestFirst, scope, after, limit)
+	page := pageByTokenKept(list, func(p *ccProject) bool {
+		return created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID))
+	}, ccProjectKey, oldestFirst, scope, after, limit)
 	return splicePage(page.Data, func(p *ccProject) []byte { return p.encoded },
 		ccWithHasMore(tokenPage[struct{}]{NextPage: page.NextPage})), nil
 }

@@ -336,7 +336,16 @@ func (c *coverage) reset() { c.p.Store(nil) }
 // along the operation's fields only, and takes a lock only to note why a request was invalid.
 func (s *Server) countCoverage(gc *gin.Context, fault bool) {
 	tab := operations()
-	i, ok := tab.index[operationKey{gc.Request.Method, gc.FullPath()}]
+	// The handler's call knows its operation; a request answered before the handler ran (an
+	// injected fault) is found by its route's path.
+	var i int
+	var ok bool
+	c := callOf(gc)
+	if c != nil {
+		i, ok = c.op, c.op >= 0
+	} else {
+		i, ok = tab.index[operationKey{gc.Request.Method, gc.FullPath()}]
+	}
 	if !ok {
 		s.coverage.counts().unrouted.Add(1)
 		s.root().all.counts().unrouted.Add(1)
@@ -359,8 +368,8 @@ func (s *Server) countCoverage(gc *gin.Context, fault bool) {
 		reason = reasonOf(op, ae)
 	}
 	var version uint32
-	if name, _ := gc.Keys[keyAPIVersion].(string); name != "" {
-		version = 1 << slices.IndexFunc(apiVersions, func(v *apiVersion) bool { return v.name == name })
+	if c != nil && c.version != nil {
+		version = 1 << slices.Index(apiVersions, c.version)
 	}
 	for _, cc := range []*coverageCounts{s.coverage.counts(), s.root().all.counts()} {
 		o := &cc.ops[i]

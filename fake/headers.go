@@ -14,7 +14,7 @@ func checkVersionHeaders(r *http.Request, ifc *iface) (*apiVersion, []string, er
 	var v *apiVersion
 	if ifc.version {
 		var err error
-		if v, err = requestVersion(r.Header.Get); err != nil {
+		if v, err = requestVersion(func(name string) string { return headerOf(r.Header, name) }); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -25,6 +25,21 @@ func checkVersionHeaders(r *http.Request, ifc *iface) (*apiVersion, []string, er
 	return v, betas, nil
 }
 
+// headerOf is h.Get(name) for a name in canonical form (TestHeaderNamesAreCanonical): the same
+// lookup without canonicalising the name again, which Get does on every call of every request.
+func headerOf(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// The version headers: the reference's, and the official SDKs'.
+const (
+	headerVendorVersion    = "Vendor-Version"
+	headerAnthropicVersion = "Anthropic-Version"
+)
+
 // betaHeaders are the headers beta values come in: the reference's vendor-beta, and the
 // official SDKs' anthropic-beta, in which they send the betas of a call's parameters.
 var betaHeaders = []string{"Vendor-Beta", "Anthropic-Beta"}
@@ -34,7 +49,7 @@ var betaHeaders = []string{"Vendor-Beta", "Anthropic-Beta"}
 func parseBetas(h http.Header) []string {
 	var out []string
 	for _, name := range betaHeaders {
-		for _, line := range h.Values(name) {
+		for _, line := range h[name] { // h.Values(name), name being canonical
 			for _, v := range strings.Split(line, ",") {
 				if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
 					out = append(out, v)

@@ -100,7 +100,7 @@ type journal struct {
 
 // add records e and reports whether the journals sharing its budget now hold more than the
 // limit.
-func (j *journal) add(e JournalEntry) (over bool) {
+func (j *journal) add(e *JournalEntry) (over bool) {
 	e.size = journalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body)
 	for _, h := range e.headers {
 		e.size += len(h)
@@ -118,7 +118,7 @@ func (j *journal) add(e JournalEntry) (over bool) {
 	}
 	j.seq++
 	e.seq = j.seq
-	j.ring[(j.head+j.n)%len(j.ring)] = e
+	j.ring[(j.head+j.n)%len(j.ring)] = *e // the one copy of the entry
 	j.n++
 	j.bytes += e.size
 	if j.budget == nil {
@@ -198,18 +198,14 @@ func (s *Server) ClearJournal() int {
 
 // Context keys the adapter and the writers leave for the journal.
 const (
-	keyInterface        = "platformkit.interface"
-	keyCredentialID     = "platformkit.credential_id"
-	keyCredentialHeader = "platformkit.credential_header"
-	keyAPIVersion       = "platformkit.api_version"
-	keyErrorType        = "platformkit.error_type"
-	keyAPIError         = "platformkit.api_error" // the *apiError answered, for the coverage
-	keyBody             = "platformkit.body"
-	keyBodySent         = "platformkit.body_sent" // the body fields sent, counted from the decoded body
-	keyFault            = "platformkit.fault"
-	keyStub             = "platformkit.stub"
-	keyStubNearMiss     = "platformkit.stub_near_miss"
-	keyRateLimit        = "platformkit.rate_limit"
+	keyErrorType    = "platformkit.error_type"
+	keyAPIError     = "platformkit.api_error" // the *apiError answered, for the coverage
+	keyBody         = "platformkit.body"
+	keyBodySent     = "platformkit.body_sent" // the body fields sent, counted from the decoded body
+	keyFault        = "platformkit.fault"
+	keyStub         = "platformkit.stub"
+	keyStubNearMiss = "platformkit.stub_near_miss"
+	keyRateLimit    = "platformkit.rate_limit"
 )
 
 // record adds the finished request to the journal. It is on every request's path, so it does
@@ -222,19 +218,22 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	str := func(k string) string { v, _ := gc.Keys[k].(string); return v }
 	fault, _ := gc.Keys[keyFault].(bool)
 	e := JournalEntry{
-		RequestID:        str(requestIDKey),
-		At:               at,
-		Method:           r.Method,
-		Interface:        str(keyInterface),
-		CredentialID:     str(keyCredentialID),
-		CredentialHeader: str(keyCredentialHeader),
-		APIVersion:       str(keyAPIVersion),
-		Status:           status,
-		ErrorType:        str(keyErrorType),
-		Fault:            fault,
-		Stub:             str(keyStub),
-		StubNearMiss:     str(keyStubNearMiss),
-		RateLimit:        str(keyRateLimit),
+		RequestID:    str(requestIDKey),
+		At:           at,
+		Method:       r.Method,
+		Status:       status,
+		ErrorType:    str(keyErrorType),
+		Fault:        fault,
+		Stub:         str(keyStub),
+		StubNearMiss: str(keyStubNearMiss),
+		RateLimit:    str(keyRateLimit),
+	}
+	if c := callOf(gc); c != nil && c.route.ifc != nil {
+		e.Interface = c.route.ifc.name
+		if c.cred != nil {
+			e.CredentialID, e.CredentialHeader = c.cred.ID, c.credHeader
+		}
+		e.APIVersion = c.versionName()
 	}
 	e.Thread, _ = gc.Keys[keyThread].(*JournalThread)
 	e.Path = e.bounded("path", r.URL.Path, journalURLCap)
@@ -253,7 +252,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}
-	if s.journal.add(e) {
+	if s.journal.add(&e) {
 		s.root().trimIdleJournals(s)
 	}
 }

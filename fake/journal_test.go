@@ -217,7 +217,7 @@ func TestFaultCutsStreams(t *testing.T) {
 func TestJournalKeepsTheLastEntriesInOrder(t *testing.T) {
 	s := &Server{}
 	for i := 0; i < journalCap+5; i++ {
-		s.journal.add(JournalEntry{Status: i})
+		s.journal.add(&JournalEntry{Status: i})
 	}
 	got := s.Journal()
 	if len(got) != journalCap || got[0].Status != 5 || got[len(got)-1].Status != journalCap+4 {
@@ -271,7 +271,7 @@ func TestJournalDropsTheOldestBeyondItsBytes(t *testing.T) {
 	s := &Server{}
 	body := json.RawMessage(`"` + strings.Repeat("b", journalBodyCap-2) + `"`)
 	for i := range 1000 {
-		s.journal.add(JournalEntry{Status: i, Body: body})
+		s.journal.add(&JournalEntry{Status: i, Body: body})
 	}
 	got := s.Journal()
 	if s.journal.bytes > journalBytes || len(got) >= 1000 || len(got) < journalBytes/(journalBodyCap+journalEntryBase+1) {

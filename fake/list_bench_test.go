@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // The list pages of administration and tunnels, each a page of 20 from the middle of a list of
@@ -136,4 +139,57 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 	}
 	s.tunnels(s.state()) // build the stores before timing
 	return s, fmt.Sprintf("bench%08d", n/2)
+}
+
+// BenchmarkListPageMemoryStores lists the first page of 20 memory stores with 100 and with
+// 10,000 stores in the organization (created through the API, every tenth archived): the page
+// walks the organization's index, kept as stores come and go, so the two sizes cost the same.
+func BenchmarkListPageMemoryStores(b *testing.B) {
+	benchCreatedListPage(b, "/v1/memory_stores", `{"name":"bench"}`)
+}
+
+// BenchmarkListPageEnvironments is BenchmarkListPageMemoryStores for environments.
+func BenchmarkListPageEnvironments(b *testing.B) {
+	benchCreatedListPage(b, "/v1/environments", `{"name":"bench"}`)
+}
+
+// benchCreatedListPage creates, for each size, that many records by POST path with body
+// (archiving every tenth by POST path/{id}/archive), then measures GET path?limit=20.
+func benchCreatedListPage(b *testing.B, path, body string) {
+	for _, n := range listSizes {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			s := New()
+			for i := range n {
+				req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+				req.Header.Set("X-Api-Key", "test-api-key")
+				req.Header.Set("vendor-version", APIVersion)
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatal(rec.Code, rec.Body)
+				}
+				if i%10 == 9 {
+					benchPost(b, s, path+"/"+gjson.Get(rec.Body.String(), "id").String()+"/archive")
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				benchGet(b, s, path+"?limit=20", "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
+			}
+		})
+	}
+}
+
+// benchPost serves a POST without a body with the default API key and fails the benchmark
+// unless it answers 200.
+func benchPost(b *testing.B, s *Server, path string) {
+	req := httptest.NewRequest(http.MethodPost, path, nil)
+	req.Header.Set("X-Api-Key", "test-api-key")
+	req.Header.Set("vendor-version", APIVersion)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		b.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+	}
 }

@@ -104,16 +104,16 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 		return nil, err
 	}
 	a := s.memoryArea(c)
-	var list []*storeRecord
 	a.mu.Lock()
-	for _, st := range a.stores {
-		if st.org == c.org && (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt) {
-			list = append(list, st.rec)
-		}
+	page := pageNewestKept(a.byOrg[c.org], func(st *memStoreState) bool {
+		return (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt)
+	}, memStateKey, "memory_stores", after, limit)
+	recs := tokenPage[*storeRecord]{Data: make([]*storeRecord, len(page.Data)), NextPage: page.NextPage}
+	for i, st := range page.Data {
+		recs.Data[i] = st.rec // the record of now: a change replaces it under the lock
 	}
 	a.mu.Unlock()
-	slices.SortFunc(list, func(x, y *storeRecord) int { return newestFirst(memStoreKey(x), memStoreKey(y)) })
-	return encodedTokenPage(pageByToken(list, memStoreKey, newestFirst, "memory_stores", after, limit), (*storeRecord).json)
+	return encodedTokenPage(recs, (*storeRecord).json)
 }
 
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
@@ -135,7 +135,7 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 	now := s.clock.Now()
 	st := &memStoreState{org: c.org, rec: &storeRecord{memoryStore: memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store",
 		Name: req.Name, Description: req.Description, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now}}} // indexes with its first memory
-	a.stores[st.rec.ID] = st
+	a.add(st)
 	a.mu.Unlock()
 	// Encoded once, after the lock is gone: the list pages and reads of the store reuse the bytes.
 	return st.rec.json()
@@ -222,7 +222,7 @@ type memoryDeletion struct {
 // deleteMemoryStore removes the store with its memories and their history.
 func (s *Server) deleteMemoryStore(c *call) (any, error) {
 	return s.inMemStore(c, func(st *memStoreState) (any, error) {
-		delete(s.memoryArea(c).stores, st.rec.ID) // inMemStore holds the lock
+		s.memoryArea(c).remove(st) // inMemStore holds the lock
 		return memoryDeletion{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
 	})
 }

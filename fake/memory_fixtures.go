@@ -156,7 +156,7 @@ func (st *memStoreState) index() {
 // build copies the fixtures into a server's state. Versions are copied because redaction
 // changes them; memories because updates do.
 func (mf *memoryFixtures) build() *memoryArea {
-	a := &memoryArea{stores: map[string]*memStoreState{}}
+	a := &memoryArea{stores: map[string]*memStoreState{}, byOrg: map[*org][]*memStoreState{}}
 	for _, src := range mf.stores {
 		st := newMemStoreState(src.org, src.rec.memoryStore)
 		st.versions = make([]*memoryVersion, len(src.versions))
@@ -170,7 +170,7 @@ func (mf *memoryFixtures) build() *memoryArea {
 			cp := *m
 			st.memories[id], st.paths[cp.Path] = &cp, &cp
 		}
-		a.stores[st.rec.ID] = st
+		a.add(st)
 	}
 	return a
 }

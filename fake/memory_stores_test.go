@@ -211,6 +211,14 @@ func TestMemoryStoreDelete(t *testing.T) {
 		m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+id+p, nil)
 	}
 	m.fails(http.StatusNotFound, errNotFound, "", del, "/v1/memory_stores/"+id, nil)
+	// The list forgets it, and keeps the stores created around it, newest first.
+	before, after := m.newStore(), ""
+	m.ok(del, "/v1/memory_stores/"+m.newStore(), nil)
+	after = m.newStore()
+	got := idsOf(m.ok(get, "/v1/memory_stores", nil).Get("data"))
+	if want := []string{after, before, memResearchStore, memSupportStore}; !memEqual(got, want) {
+		t.Fatalf("stores after deletes = %v, want %v", got, want)
+	}
 }
 
 // TestMemoryDeterministic: the same requests against two new servers answer the same bytes.

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -28,8 +27,9 @@ type modelInfo struct {
 	RetiresAt    *time.Time `json:"retires_at"`
 	// AllowedFallbackModels are the models a request for this one may name in fallbacks (the
 	// beta's ModelInfo); the same line's other models when the fixture does not say.
-	AllowedFallbackModels []string `json:"allowed_fallback_models"`
-	encoded               []byte   // the record as JSON, encoded once at load: the catalogue never changes
+	AllowedFallbackModels []string   `json:"allowed_fallback_models"`
+	encoded               []byte     // the record as JSON, encoded once at load: the catalogue never changes
+	doc                   encodedDoc // encoded with its newline: the answer of a read, written as it is
 }
 
 // MarshalJSON answers the record encoded at load time.
@@ -40,6 +40,15 @@ func (m *modelInfo) MarshalJSON() ([]byte, error) { return m.encoded, nil }
 type modelCatalog struct {
 	list []*modelInfo
 	byID map[string]*modelInfo // IDs and aliases
+	// pages are the list pages answered so far, whole documents written as they are: the
+	// catalogue never changes, so a page is assembled once, not once per request.
+	pages *docCache[modelPageKey]
+}
+
+// modelPageKey is what a page of the model list depends on: its query.
+type modelPageKey struct {
+	after, before string
+	limit         int
 }
 
 func modelKey(m *modelInfo) listKey { return listKey{m.CreatedAt, m.ID} }
@@ -53,7 +62,7 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 	if _, err := readFixture(fsys, "models.json", &file); err != nil {
 		return err
 	}
-	cat := modelCatalog{list: file.Models, byID: map[string]*modelInfo{}}
+	cat := modelCatalog{list: file.Models, byID: map[string]*modelInfo{}, pages: &docCache[modelPageKey]{}}
 	slices.SortFunc(cat.list, func(a, b *modelInfo) int { return newestFirst(modelKey(a), modelKey(b)) })
 	for _, m := range cat.list {
 		completeModel(m, cat.list)
@@ -62,6 +71,8 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 		if m.encoded, err = encodeRecord((*plain)(m)); err != nil {
 			return fmt.Errorf("models.json: %s: %w", m.ID, err)
 		}
+		m.doc = append(m.encoded, '\n')
+		m.encoded = m.doc[: len(m.doc)-1 : len(m.doc)-1]
 		cat.byID[m.ID] = m
 	}
 	for alias, target := range file.Aliases {
@@ -151,12 +162,16 @@ func (s *Server) listModels(c *call) (any, error) {
 	if v, ok, err := s.fromTape(c); ok {
 		return v, err
 	}
-	list := c.st.fx.models.list
-	page, err := pageByCursor(list, modelKey, modelID, newestFirst, q, lookupIn(list, modelKey))
+	cat := &c.st.fx.models
+	key := modelPageKey{q.afterID, q.beforeID, q.limit}
+	if doc := cat.pages.get(key); doc != nil {
+		return doc, nil
+	}
+	page, err := pageByCursor(cat.list, modelKey, modelID, newestFirst, q, lookupIn(cat.list, modelKey))
 	if err != nil {
 		return nil, err
 	}
-	return encodedPage(page, func(m *modelInfo) []byte { return m.encoded }), nil
+	return cat.pages.put(key, encodedPage(page, func(m *modelInfo) []byte { return m.encoded })), nil
 }
 
 func (s *Server) getModel(c *call) (any, error) {
@@ -168,5 +183,5 @@ func (s *Server) getModel(c *call) (any, error) {
 	if m == nil {
 		return nil, notFound("model", id)
 	}
-	return json.RawMessage(m.encoded), nil
+	return m.doc, nil
 }

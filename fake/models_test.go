@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strconv"
@@ -115,4 +116,40 @@ func TestModelsLimitRange(t *testing.T) {
 	}
 	wantError(t, send(t, s, "GET", "/v1/models?after_id=a&before_id=b", "", modelsHeaders...), 400, errInvalidRequest, "after_id and before_id")
 	wantError(t, send(t, s, "GET", "/v1/models?after_id=assistant-nope", "", modelsHeaders...), 400, errInvalidRequest, "after_id")
+}
+
+// TestModelPagesAreKept: a page of the model list is assembled once and then answered from the
+// catalogue's cache as the same bytes; a refused query is not kept, and the cache holds at most
+// docCacheMax pages, answering the others as before.
+func TestModelPagesAreKept(t *testing.T) {
+	def, err := DefaultFixtures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := *def // the default fixtures are shared by the process's servers: a cache of its own
+	pages := &docCache[modelPageKey]{}
+	fx.models.pages = pages
+	s := New(WithFixtures(&fx))
+	first := send(t, s, "GET", "/v1/models?limit=2", "", modelsHeaders...)
+	kept := pages.get(modelPageKey{limit: 2})
+	if first.Code != 200 || string(kept) != first.Body.String() {
+		t.Fatalf("kept %q for the answer %d %q", kept, first.Code, first.Body)
+	}
+	if again := send(t, s, "GET", "/v1/models?limit=2", "", modelsHeaders...); again.Body.String() != first.Body.String() {
+		t.Errorf("the kept page answers %s, want %s", again.Body, first.Body)
+	}
+	n := len(pages.docs)
+	wantError(t, send(t, s, "GET", "/v1/models?limit=2&after_id=nope", "", modelsHeaders...), 400, "invalid_request_error", "after_id")
+	if len(pages.docs) != n || pages.get(modelPageKey{after: "nope", limit: 2}) != nil {
+		t.Errorf("a refused page was kept")
+	}
+	for i := range docCacheMax + 10 {
+		send(t, s, "GET", fmt.Sprintf("/v1/models?limit=%d", i+1), "", modelsHeaders...)
+	}
+	if len(pages.docs) != docCacheMax {
+		t.Errorf("the cache holds %d pages, want %d", len(pages.docs), docCacheMax)
+	}
+	if w := send(t, s, "GET", fmt.Sprintf("/v1/models?limit=%d", docCacheMax+5), "", modelsHeaders...); w.Code != 200 || w.Body.String() != send(t, s, "GET", "/v1/models?limit=1000", "", modelsHeaders...).Body.String() {
+		t.Errorf("a page past the cache answers %d %s", w.Code, w.Body)
+	}
 }

@@ -214,7 +214,7 @@ func (s *Server) trimIdleJournals(busy *Server) {
 // and the header. A name outside the grammar, or a header and a prefix that disagree, is an
 // invalid_request_error naming them.
 func (s *Server) selectNamespace(r *http.Request) (*Server, *http.Request, error) {
-	header := strings.TrimSpace(r.Header.Get(NamespaceHeader))
+	header := strings.TrimSpace(headerOf(r.Header, NamespaceHeader))
 	prefixed := strings.HasPrefix(r.URL.Path, nsPrefix)
 	if header == "" && !prefixed {
 		return nil, r, nil

@@ -176,13 +176,74 @@ func spliceEncoded[T any](items []T, encode func(T) (json.RawMessage, error), re
 		e.buf.Write(b)
 	}
 	e.buf.WriteByte(']')
-	// The fields after data, as writeJSON would encode them: rest, {"data":null,...}\n, encoded
-	// after the items and moved back over its own {"data":null.
-	at := e.buf.Len()
-	_ = e.enc.Encode(rest)
-	b := e.buf.Bytes()
-	e.buf.Truncate(at + copy(b[at:], b[at+len(`{"data":null`):len(b)-1]))
+	// The fields after data, as writeJSON would encode them. The pages of the two families are
+	// written field by field (reflecting over them cost as much as splicing twenty items); any
+	// other rest is encoded, {"data":null,...}\n, after the items and moved back over its own
+	// {"data":null.
+	switch r := rest.(type) {
+	case cursorPage[struct{}]:
+		e.buf.WriteString(`,"first_id":`)
+		e.appendStringOrNull(r.FirstID)
+		if r.HasMore {
+			e.buf.WriteString(`,"has_more":true,"last_id":`)
+		} else {
+			e.buf.WriteString(`,"has_more":false,"last_id":`)
+		}
+		e.appendStringOrNull(r.LastID)
+		e.buf.WriteByte('}')
+	case tokenPage[struct{}]:
+		e.buf.WriteString(`,"next_page":`)
+		e.appendStringOrNull(r.NextPage)
+		e.buf.WriteByte('}')
+	default:
+		at := e.buf.Len()
+		_ = e.enc.Encode(rest)
+		b := e.buf.Bytes()
+		e.buf.Truncate(at + copy(b[at:], b[at+len(`{"data":null`):len(b)-1]))
+	}
 	return e, nil
+}
+
+// appendStringOrNull writes *v as appendString does, or null for nil.
+func (e *encoder) appendStringOrNull(v *string) {
+	if v == nil {
+		e.buf.WriteString("null")
+		return
+	}
+	e.appendString(*v)
+}
+
+// appendTime writes t as time.Time.MarshalJSON does, and false, writing nothing, for a time
+// MarshalJSON refuses: a year outside [0,9999] or a zone's hour outside [0,23].
+func (e *encoder) appendTime(t time.Time) bool {
+	var a [48]byte
+	b := t.AppendFormat(append(a[:0], '"'), time.RFC3339Nano)
+	if b[5] != '-' { // the year is not four digits
+		return false
+	}
+	if n := len(b); b[n-1] != 'Z' {
+		if c := b[n-6]; ('0' <= c && c <= '9') || 10*(b[n-5]-'0')+(b[n-4]-'0') >= 24 {
+			return false
+		}
+	}
+	e.buf.Write(b)
+	e.buf.WriteByte('"')
+	return true
+}
+
+// appendString writes v as a JSON string as the encoder would (HTML characters not escaped).
+func (e *encoder) appendString(v string) {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			// Escapes, control and non-ASCII characters: as encoding/json writes them.
+			_ = e.enc.Encode(v)
+			e.buf.Truncate(e.buf.Len() - 1) // the newline Encode adds
+			return
+		}
+	}
+	e.buf.WriteByte('"')
+	e.buf.WriteString(v)
+	e.buf.WriteByte('"')
 }
 
 // lookupIn returns a cursor lookup over the items themselves, for lists without deletions.
@@ -226,7 +287,7 @@ func encodePageToken(scope string, k listKey) string {
 // pageToken reads the page parameter for the list named scope: nil when absent, and a 400 for a
 // token that is malformed, forged, or from another list.
 func (c *call) pageToken(scope string) (*listKey, error) {
-	tok, ok := c.GetQuery(c.param("page", pPage).name)
+	tok, ok := c.getQuery(c.param("page", pPage).name)
 	if !ok || tok == "" {
 		return nil, nil
 	}
@@ -247,6 +308,58 @@ func (c *call) pageToken(scope string) (*listKey, error) {
 		return nil, bad
 	}
 	return &tb.After, nil
+}
+
+// pageByTokenKept is pageByToken over the items that keep selects: it finds the token's place
+// by binary search and walks from there to one kept item past the page, so a page costs
+// O(log n + page + the items skipped) and the list needs no filtered copy.
+func pageByTokenKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey, cmp order, scope string, after *listKey, limit int) tokenPage[T] {
+	lo := 0
+	if after != nil {
+		lo = searchAfter(items, keyOf, cmp, *after)
+	}
+	page := tokenPage[T]{Data: make([]T, 0, min(max(limit, 0), len(items)-lo))}
+	if limit <= 0 {
+		page.Data = make([]T, 0, len(items)-lo)
+	}
+	for _, it := range items[lo:] {
+		if !keep(it) {
+			continue
+		}
+		if limit > 0 && len(page.Data) == limit {
+			next := encodePageToken(scope, keyOf(page.Data[limit-1]))
+			page.NextPage = &next
+			break
+		}
+		page.Data = append(page.Data, it)
+	}
+	return page
+}
+
+// pageNewestKept is pageByTokenKept for a list kept oldest first, so that a new item is
+// appended rather than moving every other, and paged newest first: it walks back from the
+// token's place (the items older than its key).
+func pageNewestKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey, scope string, after *listKey, limit int) tokenPage[T] {
+	hi := len(items)
+	if after != nil {
+		hi = sort.Search(len(items), func(i int) bool { return oldestFirst(keyOf(items[i]), *after) >= 0 })
+	}
+	page := tokenPage[T]{Data: make([]T, 0, min(max(limit, 0), hi))}
+	if limit <= 0 {
+		page.Data = make([]T, 0, hi)
+	}
+	for i := hi - 1; i >= 0; i-- {
+		if !keep(items[i]) {
+			continue
+		}
+		if limit > 0 && len(page.Data) == limit {
+			next := encodePageToken(scope, keyOf(page.Data[limit-1]))
+			page.NextPage = &next
+			break
+		}
+		page.Data = append(page.Data, items[i])
+	}
+	return page
 }
 
 // pageByToken cuts a page of at most limit items (0: all) from items, sorted by cmp, starting

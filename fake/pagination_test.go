@@ -184,3 +184,32 @@ func TestKeptPageIsFlat(t *testing.T) {
 		}
 	}
 }
+
+// TestSplicedPageTails: the fields after data, written by hand for both pagination families,
+// are what encoding/json writes: null, true and false, and IDs with quotes, backslashes, control
+// and HTML characters, line separators and invalid UTF-8 escaped as it escapes them.
+func TestSplicedPageTails(t *testing.T) {
+	str := func(s string) *string { return &s }
+	enc := func(it string) []byte { return []byte(it) }
+	for _, tc := range []struct {
+		rest any
+		want string
+	}{
+		{cursorPage[struct{}]{}, `{"data":["x"],"first_id":null,"has_more":false,"last_id":null}`},
+		{cursorPage[struct{}]{FirstID: str("a_1"), HasMore: true, LastID: str("b_2")}, `{"data":["x"],"first_id":"a_1","has_more":true,"last_id":"b_2"}`},
+		{cursorPage[struct{}]{FirstID: str("q\"b\\<&>"), LastID: str("t\tn\n\u2028é\xff")},
+			`{"data":["x"],"first_id":"q\"b\\<&>","has_more":false,"last_id":"t\tn\n\u2028é\ufffd"}`},
+		{tokenPage[struct{}]{}, `{"data":["x"],"next_page":null}`},
+		{tokenPage[struct{}]{NextPage: str("eyJz.AbC-_")}, `{"data":["x"],"next_page":"eyJz.AbC-_"}`},
+		{struct {
+			Data  []int `json:"data"`
+			Other int   `json:"other"`
+		}{Other: 7}, `{"data":["x"],"other":7}`},
+	} {
+		e := splicePage([]string{`"x"`}, enc, tc.rest)
+		if got := e.buf.String(); got != tc.want {
+			t.Errorf("%T: %s, want %s", tc.rest, got, tc.want)
+		}
+		e.release()
+	}
+}

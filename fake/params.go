@@ -3,6 +3,8 @@ package fake
 import (
 	"fmt"
 	"math"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -141,9 +143,64 @@ func (c *call) header(name string) string {
 	panic(fmt.Sprintf("%s %s reads the header %q, which its line of the route table does not declare", c.route.method, c.route.path, name))
 }
 
+// queryArg is one parameter of a request's query.
+type queryArg struct{ key, value string }
+
+// maxScannedArgs bounds the query that queryArgs parses itself: one of more parameters is read
+// through gin's url.Values, which applies net/url's limit on their number.
+const maxScannedArgs = 64
+
+// queryArgs returns the request's query parameters in order, as url.ParseQuery reads them (pairs
+// with a semicolon or an escape that does not decode are left out), parsed on the first call;
+// ok is false for a query of more than maxScannedArgs parameters, read with gin's GetQuery and
+// QueryArray instead. A few pairs scanned in order cost no allocation where gin's cache, a map of
+// slices, costs one per parameter and the map.
+func (c *call) queryArgs() (args []queryArg, ok bool) {
+	if !c.argsParsed {
+		c.argsParsed = true
+		raw := c.Request.URL.RawQuery
+		if strings.Count(raw, "&") < maxScannedArgs {
+			c.args, c.argsOwn = parseQueryArgs(c.argsBuf[:0], raw), true
+		}
+	}
+	return c.args, c.argsOwn
+}
+
+// parseQueryArgs appends the parameters of raw to args as url.ParseQuery reads them.
+func parseQueryArgs(args []queryArg, raw string) []queryArg {
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" || strings.Contains(pair, ";") {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, err1 := url.QueryUnescape(k)
+		v, err2 := url.QueryUnescape(v)
+		if err1 == nil && err2 == nil {
+			args = append(args, queryArg{k, v})
+		}
+	}
+	return args
+}
+
+// getQuery is gin's GetQuery over queryArgs: the first value of key, and whether there is one.
+func (c *call) getQuery(key string) (string, bool) {
+	args, ok := c.queryArgs()
+	if !ok {
+		return c.GetQuery(key)
+	}
+	for _, a := range args {
+		if a.key == key {
+			return a.value, true
+		}
+	}
+	return "", false
+}
+
 // queryString reads a string parameter; ok reports presence.
 func (c *call) queryString(name string) (v string, ok bool) {
-	return c.GetQuery(c.param(name, pString).name)
+	return c.getQuery(c.param(name, pString).name)
 }
 
 // queryValue reads a string parameter; "" when absent.
@@ -156,7 +213,7 @@ func (c *call) queryValue(name string) string {
 // reports presence.
 func (c *call) queryInt(name string) (v int, set bool, err error) {
 	p := c.param(name, pInt)
-	raw, ok := c.GetQuery(name)
+	raw, ok := c.getQuery(name)
 	if !ok {
 		def, _ := p.def.(int)
 		return def, false, nil
@@ -171,7 +228,7 @@ func (c *call) queryInt(name string) (v int, set bool, err error) {
 // queryBool reads a boolean parameter ("true" or "false"); its default when absent.
 func (c *call) queryBool(name string) (bool, error) {
 	p := c.param(name, pBool)
-	raw, ok := c.GetQuery(name)
+	raw, ok := c.getQuery(name)
 	if !ok {
 		def, _ := p.def.(bool)
 		return def, nil
@@ -189,7 +246,7 @@ func (c *call) queryBool(name string) (bool, error) {
 // when absent.
 func (c *call) queryEnum(name string) (string, error) {
 	p := c.param(name, pEnum)
-	raw, ok := c.GetQuery(name)
+	raw, ok := c.getQuery(name)
 	if !ok {
 		def, _ := p.def.(string)
 		return def, nil
@@ -209,13 +266,33 @@ func (c *call) queryEnum(name string) (string, error) {
 func (c *call) queryStrings(name string) []string {
 	c.param(name, pStrings)
 	var out []string
-	for _, key := range []string{name, name + "[]"} {
-		for _, v := range c.QueryArray(key) {
-			for _, item := range strings.Split(v, ",") {
-				if item = strings.TrimSpace(item); item != "" {
-					out = append(out, item)
-				}
+	add := func(v string) {
+		for v != "" {
+			var item string
+			item, v, _ = strings.Cut(v, ",")
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
 			}
+		}
+	}
+	args, ok := c.queryArgs()
+	if !ok {
+		for _, key := range []string{name, name + "[]"} {
+			for _, v := range c.QueryArray(key) {
+				add(v)
+			}
+		}
+		return out
+	}
+	// name=, then name[]=, each in the order sent.
+	for _, a := range args {
+		if a.key == name {
+			add(a.value)
+		}
+	}
+	for _, a := range args {
+		if len(a.key) == len(name)+2 && strings.HasPrefix(a.key, name) && strings.HasSuffix(a.key, "[]") {
+			add(a.value)
 		}
 	}
 	return out
@@ -223,7 +300,12 @@ func (c *call) queryStrings(name string) []string {
 
 // queryTime reads an RFC 3339 timestamp parameter; nil when absent.
 func (c *call) queryTime(name string) (*time.Time, error) {
-	raw, ok := c.GetQuery(c.param(name, pTime).name)
+	return c.queryTimeOf(c.param(name, pTime).name)
+}
+
+// queryTimeOf is queryTime for the declared parameter name.
+func (c *call) queryTimeOf(name string) (*time.Time, error) {
+	raw, ok := c.getQuery(name)
 	if !ok {
 		return nil, nil
 	}
@@ -240,14 +322,18 @@ type timeRange struct{ gt, gte, lt, lte *time.Time }
 // queryTimeRange reads the bounds of name the route declares (see timeParams).
 func (c *call) queryTimeRange(name string) (timeRange, error) {
 	var r timeRange
+	if args, ok := c.queryArgs(); ok && !slices.ContainsFunc(args, func(a queryArg) bool { return strings.HasPrefix(a.key, name) }) {
+		return r, nil // none of its bounds was sent: the usual list request
+	}
 	for _, b := range []struct {
 		op string
 		at **time.Time
 	}{{"gt", &r.gt}, {"gte", &r.gte}, {"lt", &r.lt}, {"lte", &r.lte}} {
-		if !c.declares(name + "[" + b.op + "]") {
+		p := c.declaredBound(name, b.op)
+		if p == "" {
 			continue
 		}
-		t, err := c.queryTime(name + "[" + b.op + "]")
+		t, err := c.queryTimeOf(p)
 		if err != nil {
 			return r, err
 		}
@@ -256,14 +342,16 @@ func (c *call) queryTimeRange(name string) (timeRange, error) {
 	return r, nil
 }
 
-// declares reports whether the route declares the query parameter name.
-func (c *call) declares(name string) bool {
+// declaredBound returns the name of the route's query parameter name[op], "" when the route does
+// not declare it; the declaration's own string, so that reading the bound builds none.
+func (c *call) declaredBound(name, op string) string {
 	for _, p := range c.route.query {
-		if p.name == name {
-			return true
+		if n := p.name; len(n) == len(name)+len(op)+2 && strings.HasPrefix(n, name) && n[len(name)] == '[' &&
+			n[len(name)+1:len(n)-1] == op && n[len(n)-1] == ']' {
+			return n
 		}
 	}
-	return false
+	return ""
 }
 
 // contains reports whether t satisfies every bound of the range.
@@ -278,7 +366,7 @@ func (r timeRange) contains(t time.Time) bool {
 // NaN and infinities are refused like any value out of range.
 func (c *call) queryFloat(name string) (float64, error) {
 	p := c.param(name, pNumber)
-	raw, ok := c.GetQuery(name)
+	raw, ok := c.getQuery(name)
 	if !ok {
 		def, _ := p.def.(float64)
 		return def, nil

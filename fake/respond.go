@@ -32,6 +32,28 @@ type call struct {
 	// version is the API version whose rules answer the request (versions.go); nil for an
 	// interface without one.
 	version *apiVersion
+	// credHeader is the header that carried cred, lower-case, as the journal records it.
+	credHeader string
+	// op is the route's index in operations(), which the coverage counts; -1 for a route no
+	// operation describes (the control API).
+	op int
+	// args is the request's query as url.ParseQuery reads it, parsed on the first read of a
+	// parameter (params.go); argsBuf holds the usual few.
+	args       []queryArg
+	argsParsed bool
+	argsOwn    bool // args holds the query; false: too many parameters, gin's url.Values answer
+	argsBuf    [4]queryArg
+}
+
+// keyCall holds the request's *call for the journal and the coverage, which read the interface,
+// credential, API version and operation from it: one entry in the context's keys, where each
+// would take one (and the lock around it) per request.
+const keyCall = "platformkit.call"
+
+// callOf returns the request's call, nil when no route's handler ran (no route, no method).
+func callOf(gc *gin.Context) *call {
+	c, _ := gc.Keys[keyCall].(*call)
+	return c
 }
 
 // handler serves one route of a server. It returns the value to answer with JSON (nil answers
@@ -62,10 +84,11 @@ const requestIDKey = "platformkit.request_id"
 
 // adapt turns a route into a gin handler: authenticate, check the headers of spec 9, run the
 // handler, and write what it returned. This is the only place responses are written.
-func adapt(rt *route) gin.HandlerFunc {
+func adapt(rt *route, op int) gin.HandlerFunc {
 	return func(gc *gin.Context) {
 		s := serverOf(gc)
-		c := &call{Context: gc, srv: s, st: s.state(), route: rt}
+		c := &call{Context: gc, srv: s, st: s.state(), route: rt, op: op}
+		gc.Set(keyCall, c)
 		v, err := s.serve(c)
 		if err != nil {
 			s.writeError(gc, err)
@@ -81,7 +104,6 @@ func adapt(rt *route) gin.HandlerFunc {
 
 func (s *Server) serve(c *call) (any, error) {
 	if ifc := c.route.ifc; ifc != nil {
-		c.Set(keyInterface, ifc.name)
 		cred, header, err := c.st.fx.authenticate(c.Request, ifc)
 		if err != nil && s.cfg.tape.taped(c.route) {
 			cred, header, err = upstreamCredential(c.Request, ifc, err)
@@ -89,17 +111,23 @@ func (s *Server) serve(c *call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.cred, c.org = cred, cred.org
-		c.Set(keyCredentialID, cred.ID)
-		c.Set(keyCredentialHeader, strings.ToLower(header))
+		c.cred, c.org, c.credHeader = cred, cred.org, lowerHeader(header)
 		if c.version, c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
 			return nil, err
 		}
-		if c.version != nil {
-			c.Set(keyAPIVersion, c.version.name)
-		}
 	}
 	return c.route.h(s, c)
+}
+
+// lowerHeader is strings.ToLower for the names credentials come in, without a copy per request.
+func lowerHeader(h string) string {
+	switch h {
+	case headerAPIKey:
+		return "x-api-key"
+	case headerAuthorization:
+		return "authorization"
+	}
+	return strings.ToLower(h)
 }
 
 // writeJSON answers v as JSON. A json.RawMessage is a body encoded ahead of time (fixture data
@@ -122,6 +150,9 @@ func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
 		defer v.release()
 		v.buf.WriteByte('\n')
 		s.writeBody(gc, status, schema, v.buf.Bytes())
+		return
+	case encodedDoc:
+		s.writeBody(gc, status, schema, v)
 		return
 	}
 	e := encoders.Get().(*encoder)
@@ -204,6 +235,49 @@ func (r *recordJSON) get(key string, view func() any) (json.RawMessage, error) {
 
 // drop forgets the bytes: the record changed.
 func (r *recordJSON) drop() { r.b = nil }
+
+// encodedDoc is a whole answer encoded ahead of time, a compact JSON document followed by its
+// newline, shared and never changed: writeJSON writes it as it is, without a copy.
+type encodedDoc []byte
+
+// docCache keeps the answers of an unchanging list, by what the page depends on, up to
+// docCacheMax of them (those past it are assembled per request, as without the cache).
+type docCache[K comparable] struct {
+	mu   sync.RWMutex
+	docs map[K]encodedDoc
+}
+
+const docCacheMax = 256
+
+// get returns the document kept for k, nil if none (or no cache).
+func (dc *docCache[K]) get(k K) encodedDoc {
+	if dc == nil {
+		return nil
+	}
+	dc.mu.RLock()
+	defer dc.mu.RUnlock()
+	return dc.docs[k]
+}
+
+// put answers the page assembled in e as a document of its own, kept for k while the cache has
+// room, and returns e to the pool.
+func (dc *docCache[K]) put(k K, e *encoder) encodedDoc {
+	e.buf.WriteByte('\n')
+	doc := encodedDoc(bytes.Clone(e.buf.Bytes()))
+	e.release()
+	if dc == nil {
+		return doc
+	}
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	if dc.docs == nil {
+		dc.docs = map[K]encodedDoc{}
+	}
+	if len(dc.docs) < docCacheMax {
+		dc.docs[k] = doc
+	}
+	return doc
+}
 
 // maxPooledBuffer keeps a rare huge answer from pinning its buffer in the pool.
 const maxPooledBuffer = 1 << 20
@@ -289,7 +363,11 @@ func releaseSoon() {
 // injected faults, panic recovery, the journal, the coverage and the request log.
 func frame(gc *gin.Context) {
 	s := serverOf(gc)
-	start, control := time.Now(), isControl(gc.Request)
+	control := isControl(gc.Request)
+	var start time.Time
+	if s.logger != nil {
+		start = time.Now()
+	}
 	if !control {
 		s.catchUpRetry(gc.Request) // before the request's time is read: it arrives after the wait
 	}
@@ -379,8 +457,13 @@ func newEngine(table []*route) *gin.Engine {
 	e.NoMethod(func(gc *gin.Context) {
 		serverOf(gc).writeError(gc, invalid("method %s is not allowed on %s", gc.Request.Method, gc.Request.URL.Path).withStatus(http.StatusMethodNotAllowed))
 	})
+	ops := operations()
 	for _, rt := range table {
-		e.Handle(rt.method, rt.path, adapt(rt))
+		op, ok := ops.index[operationKey{rt.method, rt.path}]
+		if !ok {
+			op = -1
+		}
+		e.Handle(rt.method, rt.path, adapt(rt, op))
 	}
 	return e
 }

@@ -73,9 +73,9 @@ func findVersion(v string) *apiVersion {
 // header ("anthropic-version: header is required") and a value the fake does not serve, echoed
 // under the header name the request used.
 func requestVersion(get func(string) string) (*apiVersion, error) {
-	name, v := "vendor-version", get("Vendor-Version")
+	name, v := "vendor-version", get(headerVendorVersion)
 	if v == "" {
-		name, v = "anthropic-version", get("Anthropic-Version")
+		name, v = "anthropic-version", get(headerAnthropicVersion)
 	}
 	if v == "" {
 		return nil, invalid("anthropic-version: header is required").because(ReasonVersion)

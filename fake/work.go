@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 )
@@ -125,8 +126,26 @@ type environment struct {
 type workStore struct {
 	mu   sync.Mutex
 	envs map[string]*environment
+	// byOrg is each organization's environments oldest first (envKey, which never changes for
+	// an environment; a new one is appended), kept as environments are created and deleted: a
+	// list page walks it back instead of collecting and sorting every environment per request.
+	byOrg map[*org][]*environment
 	// arrived is closed and replaced whenever work is enqueued, waking blocked polls.
 	arrived chan struct{}
+}
+
+// add puts a new environment in the store; the caller holds mu.
+func (st *workStore) add(env *environment) {
+	st.envs[env.rec.ID] = env
+	st.byOrg[env.org] = insertInOrder(st.byOrg[env.org], env, envKey, oldestFirst)
+}
+
+// remove takes an environment out of the store; the caller holds mu.
+func (st *workStore) remove(env *environment) {
+	delete(st.envs, env.rec.ID)
+	list := st.byOrg[env.org]
+	i := sort.Search(len(list), func(i int) bool { return oldestFirst(envKey(list[i]), envKey(env)) >= 0 })
+	st.byOrg[env.org] = slices.Delete(list, i, i+1)
 }
 
 // --- Fixtures ---
@@ -234,7 +253,7 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 
 // newWorkStore copies the fixtures into a fresh store.
 func newWorkStore(fx *Fixtures) *workStore {
-	st := &workStore{envs: map[string]*environment{}, arrived: make(chan struct{})}
+	st := &workStore{envs: map[string]*environment{}, byOrg: map[*org][]*environment{}, arrived: make(chan struct{})}
 	for _, f := range fx.envs {
 		rec := f.envRecord
 		if rec.UpdatedAt.IsZero() {
@@ -254,7 +273,7 @@ func newWorkStore(fx *Fixtures) *workStore {
 		}
 		maps.Copy(env.workers, f.Workers)
 		slices.SortFunc(env.items, func(a, b *workItem) int { return oldestFirst(workItemKey(a), workItemKey(b)) })
-		st.envs[f.ID] = env
+		st.add(env)
 	}
 	return st
 }

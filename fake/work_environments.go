@@ -3,7 +3,6 @@ package fake
 import (
 	"maps"
 	"reflect"
-	"slices"
 	"time"
 )
 
@@ -31,7 +30,7 @@ func (s *Server) createEnvironment(c *call) (any, error) {
 	}, c.org)
 	rec := env.rec // read before the environment is visible to other requests
 	st.mu.Lock()
-	st.envs[rec.ID] = env
+	st.add(env)
 	st.mu.Unlock()
 	return rec, nil
 }
@@ -54,14 +53,8 @@ func (s *Server) listEnvironments(c *call) (any, error) {
 	st := s.work(c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var list []*environment
-	for _, e := range st.envs {
-		if e.org == c.org && (archived || e.rec.ArchivedAt == nil) {
-			list = append(list, e)
-		}
-	}
-	slices.SortFunc(list, func(a, b *environment) int { return newestFirst(envKey(a), envKey(b)) })
-	return encodedTokenPage(pageByToken(list, envKey, newestFirst, "environments", after, limit), (*environment).json)
+	return encodedTokenPage(pageNewestKept(st.byOrg[c.org], func(e *environment) bool { return archived || e.rec.ArchivedAt == nil },
+		envKey, "environments", after, limit), (*environment).json)
 }
 
 func (s *Server) getEnvironment(c *call) (any, error) {
@@ -155,7 +148,7 @@ func (s *Server) archiveEnvironment(c *call) (any, error) {
 // deleteEnvironment removes the environment and its work items.
 func (s *Server) deleteEnvironment(c *call) (any, error) {
 	return s.withEnv(c, func(st *workStore, env *environment, _ time.Time) (any, error) {
-		delete(st.envs, env.rec.ID)
+		st.remove(env)
 		return map[string]string{"id": env.rec.ID, "type": "environment_deleted"}, nil
 	})
 }

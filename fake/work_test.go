@@ -225,6 +225,9 @@ func TestEnvironmentCRUD(t *testing.T) {
 	}
 	api.fails(404, id, "GET", "/v1/environments/"+id, nil)
 	api.fails(404, id, "DELETE", "/v1/environments/"+id, nil)
+	if strings.Contains(string(api.ok("GET", "/v1/environments?include_archived=true", nil).body), id) {
+		t.Fatalf("deleted environment still listed")
+	}
 }
 
 func TestEnvironmentListPages(t *testing.T) {
