@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"slices"
 	"sort"
 	"sync"
@@ -20,49 +19,6 @@ type complianceStore struct {
 	files    map[string]*ccFile
 	// deletions lists the deletions through the API, the fixtures' first, for snapshots.
 	deletions []ccDeletionRecord
-	// chatsGen counts the changes to the chat lists (a chat added or deleted); pages are the chat
-	// list pages answered, by organization and query, each valid while chatsGen has not moved:
-	// a page is assembled once per change, not once per request.
-	chatsGen uint64
-	pages    map[ccPageKey]ccPage
-}
-
-// ccPageKey is what a chat list page depends on besides the store: the caller's organization and
-// the query, as sent.
-type ccPageKey struct {
-	org   *org
-	query string
-}
-
-// ccPage is a chat list page answered at the store's chatsGen gen.
-type ccPage struct {
-	gen uint64
-	doc encodedDoc
-}
-
-// page returns the page kept for k, nil if none is kept for the chats as they are; the caller
-// holds mu.
-func (st *complianceStore) page(k ccPageKey) encodedDoc {
-	if p, ok := st.pages[k]; ok && p.gen == st.chatsGen {
-		return p.doc
-	}
-	return nil
-}
-
-// keepPage answers the page assembled in e as a document of its own, kept for k (at most
-// docCacheMax pages, pages of older generations replaced as they are asked for again); the
-// caller holds mu.
-func (st *complianceStore) keepPage(k ccPageKey, e *encoder) encodedDoc {
-	e.buf.WriteByte('\n')
-	doc := encodedDoc(bytes.Clone(e.buf.Bytes()))
-	e.release()
-	if st.pages == nil {
-		st.pages = map[ccPageKey]ccPage{}
-	}
-	if _, ok := st.pages[k]; ok || len(st.pages) < docCacheMax {
-		st.pages[k] = ccPage{st.chatsGen, doc}
-	}
-	return doc
 }
 
 // newComplianceStore copies what a server may change out of the fixtures: chats with their
@@ -101,7 +57,6 @@ func newComplianceStore(d *complianceData) *complianceStore {
 
 // add indexes a chat that is not yet in the store, keeping its user's list sorted.
 func (st *complianceStore) add(ch *ccChat) {
-	st.chatsGen++
 	st.chats[ch.ID] = ch
 	k := ccUserKey{ch.org, ch.user.ID}
 	st.byUser[k] = insertInOrder(st.byUser[k], ch, (*ccChat).key, oldestFirst)
@@ -127,7 +82,6 @@ func (st *complianceStore) file(o *org, id string) *ccFile {
 // files it shares lose the references of its messages. Its generated files and artifact versions
 // go with it (they are served only for live chats). The chat's key stays a valid cursor.
 func (st *complianceStore) deleteChat(ch *ccChat) {
-	st.chatsGen++
 	st.deletions = append(st.deletions, ccDeletionRecord{ChatID: ch.ID})
 	delete(st.chats, ch.ID)
 	st.gone[ch.ID] = ch

@@ -505,10 +505,6 @@ func TestComplianceDeleteChat(t *testing.T) {
 	ts := NewTestServer(t)
 	const k1, k2 = "assistant_chat_01Acme000265", "assistant_chat_01Acme000266"
 	msgs := idsOf(ccOK(t, ts, ccChats+"/"+k1+"/messages").get("chat_messages"))
-	// A page answered before the delete (and kept) is not answered after it.
-	if got := idsOf(ccOK(t, ts, ccChats+"?user_ids="+ccKen).get("data")); !slices.Equal(got, []string{k1, k2}) {
-		t.Fatalf("Ken's chats before the delete: %v", got)
-	}
 	r := ccDo(t, ts, http.MethodDelete, ccChats+"/"+k1)
 	if r.status != 200 || r.get("id").String() != k1 || r.get("type").String() != "assistant_chat_deleted" {
 		t.Fatalf("delete: %d %s", r.status, r.body)
@@ -541,9 +537,6 @@ func TestComplianceDeleteChat(t *testing.T) {
 	ccOK(t, NewTestServer(t), ccChats+"/"+k1+"/messages")
 	ts.Fake.Reset()
 	ccOK(t, ts, ccChats+"/"+k1+"/messages")
-	if got := idsOf(ccOK(t, ts, ccChats+"?user_ids="+ccKen).get("data")); !slices.Equal(got, []string{k1, k2}) {
-		t.Fatalf("Ken's chats after a reset: %v", got)
-	}
 }
 
 // TestComplianceDeleteFile: the file is gone and no message lists it (spec 4.2).
@@ -884,24 +877,5 @@ func TestComplianceDeterministic(t *testing.T) {
 	}
 	if !strings.Contains(a[3], `"files":[]`) {
 		t.Fatalf("the shared file's deletion did not reach the other chat: %s", a[3])
-	}
-}
-
-// TestComplianceChatPagesKeptBounded: chat pages are kept per query, at most docCacheMax of them;
-// a query past the bound is answered all the same.
-func TestComplianceChatPagesKeptBounded(t *testing.T) {
-	ts := NewTestServer(t)
-	for i := range docCacheMax + 5 {
-		ccOK(t, ts, ccChats+"?limit=1&user_ids="+ccKen+"&n="+strconv.Itoa(i))
-	}
-	st := ts.Fake.compliance(&call{st: ts.Fake.state()})
-	st.mu.Lock()
-	n := len(st.pages)
-	st.mu.Unlock()
-	if n != docCacheMax {
-		t.Errorf("%d pages kept, want %d", n, docCacheMax)
-	}
-	if got := idsOf(ccOK(t, ts, ccChats+"?limit=1&user_ids="+ccKen+"&n=x").get("data")); len(got) != 1 {
-		t.Errorf("a page past the bound: %v", got)
 	}
 }

@@ -597,7 +597,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[envRecord]():         "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
 		reflect.TypeFor[workItem]():          "rec queuedAt polledAt lastHeartbeat leaseUntil",
 		reflect.TypeFor[WorkItem]():          "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
-		reflect.TypeFor[complianceStore]():   "mu chats byUser gone messages files deletions chatsGen pages",
+		reflect.TypeFor[complianceStore]():   "mu chats byUser gone messages files deletions",
 		reflect.TypeFor[memoryArea]():        "mu stores byOrg",
 		reflect.TypeFor[memStoreState]():     "org rec memories paths versions byID lineage",
 		reflect.TypeFor[memoryStore]():       "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
