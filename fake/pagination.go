@@ -42,9 +42,14 @@ func searchAfter[T any](items []T, keyOf func(T) listKey, cmp order, k listKey) 
 }
 
 // insertInOrder inserts v into items, sorted by cmp, after every item that sorts before it. A
-// new item does not always belong at the end: fixture data may lie ahead of the virtual clock.
+// new item usually belongs at the end (a create, on a clock that only moves forward), which one
+// comparison finds; not always: fixture data may lie ahead of the virtual clock.
 func insertInOrder[T any](items []T, v T, keyOf func(T) listKey, cmp order) []T {
-	return slices.Insert(items, searchAfter(items, keyOf, cmp, keyOf(v)), v)
+	k := keyOf(v)
+	if len(items) == 0 || cmp(keyOf(items[len(items)-1]), k) <= 0 {
+		return append(items, v)
+	}
+	return slices.Insert(items, searchAfter(items, keyOf, cmp, k), v)
 }
 
 // --- Cursor by ID: after_id, before_id, limit → data, first_id, last_id, has_more ---

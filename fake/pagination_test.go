@@ -213,3 +213,21 @@ func TestSplicedPageTails(t *testing.T) {
 		e.release()
 	}
 }
+
+// insertInOrder keeps a list sorted whether the new item belongs at the end (a create), in the
+// middle or at the front (fixture data ahead of the clock), and puts it after equal keys.
+func TestInsertInOrder(t *testing.T) {
+	at := func(sec int, id string) listKey { return listKey{time.Unix(int64(sec), 0), id} }
+	keyOf := func(k listKey) listKey { return k }
+	var list []listKey
+	for _, k := range []listKey{at(3, "c"), at(5, "e"), at(1, "a"), at(4, "d"), at(5, "e"), at(6, "f"), at(5, "d2")} {
+		list = insertInOrder(list, k, keyOf, oldestFirst)
+	}
+	var got []string
+	for _, k := range list {
+		got = append(got, fmt.Sprintf("%d%s", k.At.Unix(), k.ID))
+	}
+	if want := "1a 3c 4d 5d2 5e 5e 6f"; strings.Join(got, " ") != want {
+		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
+	}
+}
