@@ -173,20 +173,6 @@ func decodeValue(schema string, data []byte) (any, error) {
 	return doc, bodyError(schemas.ValidateValue(schema, doc, schemas.Strict))
 }
 
-// decodeValid is decodeValue followed by decodeJSON, parsing the body once: the decoded value is
-// assigned to v, unless v takes a shape assign leaves to encoding/json, which then decodes the
-// bytes. data is not empty.
-func decodeValid(schema string, data []byte, v any) error {
-	doc, err := decodeValue(schema, data)
-	if err != nil {
-		return err
-	}
-	if assignDecoded(doc, v) {
-		return nil
-	}
-	return decodeJSON(data, v)
-}
-
 // bodyError answers an error of schemas.Decode or schemas.ValidateValue as a 400 naming the
 // field; nil for nil.
 func bodyError(err error) error {
@@ -224,13 +210,20 @@ func (c *call) decodeBody() ([]byte, any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	v, err := c.decodeValue(data)
+	return data, v, err
+}
+
+// decodeValue is decodeValue against the route's request schema, counting the fields the
+// decoded body sends for coverage (which would otherwise read them from the bytes again).
+func (c *call) decodeValue(data []byte) (any, error) {
 	v, err := decodeValue(c.bodySchema(), data)
 	if v != nil && !c.srv.cfg.noCoverage {
 		if sent := sentFields(c.Context, v); sent != nil {
 			c.Set(keyBodySent, sent)
 		}
 	}
-	return data, v, err
+	return v, err
 }
 
 // maxJSONDepth is how deep encoding/json reads nested arrays and objects: a body nested deeper is
@@ -264,10 +257,11 @@ func (c *call) bodySchema() string {
 }
 
 // bindValid reads a JSON object body, checks it against the route's request schema (answering
-// the first violation as a 400 naming the field) and decodes it into v. An absent body is an
-// empty object, since clients send body-less POSTs (gaps §2).
+// the first violation as a 400 naming the field) and decodes it into v, parsing the body once:
+// the decoded value is assigned to v, unless v takes a shape assign leaves to encoding/json,
+// which then decodes the bytes. An absent body is an empty object, since clients send body-less
+// POSTs (gaps §2).
 func (c *call) bindValid(v any) error {
-	schema := c.bodySchema()
 	data, err := c.body()
 	if err != nil {
 		return err
@@ -275,5 +269,12 @@ func (c *call) bindValid(v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
-	return decodeValid(schema, data, v)
+	doc, err := c.decodeValue(data)
+	if err != nil {
+		return err
+	}
+	if assignDecoded(doc, v) {
+		return nil
+	}
+	return decodeJSON(data, v)
 }

@@ -332,3 +332,18 @@ func TestCoverageNamesTheAPIVersions(t *testing.T) {
 		}
 	}
 }
+
+// The fields of a body decoded into a handler's struct (bindValid) are counted from the decoded
+// value, refused bodies included, as those of a Messages body are.
+func TestCoverageCountsTheFieldsOfBoundBodies(t *testing.T) {
+	s := New()
+	send(t, s, "POST", "/v1/memory_stores", `{"name":"notes","metadata":{"team":"a"}}`, messagesHeaders...)
+	send(t, s, "POST", "/v1/memory_stores", `{"description":7}`, messagesHeaders...)
+	op := operationOf(t, s.Coverage(), "POST /v1/memory_stores")
+	if op.Requests != 2 || op.Invalid != 1 {
+		t.Errorf("%d requests, %d invalid; want 2, 1", op.Requests, op.Invalid)
+	}
+	if !slices.Equal(op.BodyFields.Sent, []string{"description", "metadata", "name"}) {
+		t.Errorf("body fields sent = %v, want description, metadata and name", op.BodyFields.Sent)
+	}
+}

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"maps"
 	"slices"
 	"strings"
@@ -30,19 +29,6 @@ func memStoreKey(r *storeRecord) listKey { return listKey{r.CreatedAt, r.ID} }
 
 // memAPIActor is the attribution of a write through the API: the key used, never its secret.
 func memAPIActor(c *call) *memoryActor { return &memoryActor{Type: "api_actor", APIKeyID: c.cred.ID} }
-
-// decodeMemoryBody checks the body against its request schema, so that every violation is a
-// 400 naming the field, then decodes it into v. No body reads as {}.
-func decodeMemoryBody(c *call, v any) error {
-	raw, err := c.body()
-	if err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = []byte("{}")
-	}
-	return decodeValid(c.bodySchema(), raw, v)
-}
 
 // view reads the view parameter; def is full on retrieve and basic on list, create and update
 // (gaps §7).
@@ -124,7 +110,7 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 		Description string            `json:"description"`
 		Metadata    map[string]string `json:"metadata"`
 	}
-	if err := decodeMemoryBody(c, &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	if req.Metadata == nil {
@@ -164,7 +150,7 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 		Description *string            `json:"description"`
 		Metadata    map[string]*string `json:"metadata"`
 	}
-	if err := decodeMemoryBody(c, &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) {
@@ -303,7 +289,7 @@ func (s *Server) createMemory(c *call) (any, error) {
 		Content string `json:"content"`
 		Path    string `json:"path"`
 	}
-	if err := decodeMemoryBody(c, &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	if err := checkMemoryContent(req.Content); err != nil {
@@ -378,7 +364,7 @@ func (s *Server) updateMemory(c *call) (any, error) {
 			ContentSHA256 *string `json:"content_sha256"`
 		} `json:"precondition"`
 	}
-	if err := decodeMemoryBody(c, &req); err != nil {
+	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
 	if req.Content != nil {
