@@ -182,9 +182,7 @@ func (a *memoryArea) add(st *memStoreState) {
 // remove takes a store out of the area; the caller holds mu.
 func (a *memoryArea) remove(st *memStoreState) {
 	delete(a.stores, st.rec.ID)
-	list := a.byOrg[st.org]
-	i := sort.Search(len(list), func(i int) bool { return oldestFirst(memStateKey(list[i]), memStateKey(st)) >= 0 })
-	a.byOrg[st.org] = slices.Delete(list, i, i+1)
+	a.byOrg[st.org] = removeInOrder(a.byOrg[st.org], st, memStateKey, oldestFirst)
 }
 
 // memoryArea returns the server's memory state, built from the fixtures on first use.

@@ -52,6 +52,13 @@ func insertInOrder[T any](items []T, v T, keyOf func(T) listKey, cmp order) []T 
 	return slices.Insert(items, searchAfter(items, keyOf, cmp, k), v)
 }
 
+// removeInOrder removes v, which is in items, from items sorted by cmp (keys are unique).
+func removeInOrder[T any](items []T, v T, keyOf func(T) listKey, cmp order) []T {
+	k := keyOf(v)
+	i := sort.Search(len(items), func(i int) bool { return cmp(keyOf(items[i]), k) >= 0 })
+	return slices.Delete(items, i, i+1)
+}
+
 // --- Cursor by ID: after_id, before_id, limit → data, first_id, last_id, has_more ---
 
 // cursorQuery is the request half of cursor-by-ID pagination.

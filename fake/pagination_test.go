@@ -230,4 +230,8 @@ func TestInsertInOrder(t *testing.T) {
 	if want := "1a 3c 4d 5d2 5e 5e 6f"; strings.Join(got, " ") != want {
 		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
 	}
+	list = removeInOrder(removeInOrder(list, at(4, "d"), keyOf, oldestFirst), at(1, "a"), keyOf, oldestFirst)
+	if len(list) != 5 || list[0] != at(3, "c") || list[1] != at(5, "d2") {
+		t.Errorf("after removing 4d and 1a: %v, want 3c 5d2 5e 5e 6f", list)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 )
@@ -143,9 +142,7 @@ func (st *workStore) add(env *environment) {
 // remove takes an environment out of the store; the caller holds mu.
 func (st *workStore) remove(env *environment) {
 	delete(st.envs, env.rec.ID)
-	list := st.byOrg[env.org]
-	i := sort.Search(len(list), func(i int) bool { return oldestFirst(envKey(list[i]), envKey(env)) >= 0 })
-	st.byOrg[env.org] = slices.Delete(list, i, i+1)
+	st.byOrg[env.org] = removeInOrder(st.byOrg[env.org], env, envKey, oldestFirst)
 }
 
 // --- Fixtures ---
