@@ -218,6 +218,7 @@ func (c *call) decodeBody() ([]byte, any, error) {
 // decoded body sends for coverage (which would otherwise read them from the bytes again).
 func (c *call) decodeValue(data []byte) (any, error) {
 	v, err := decodeValue(c.bodySchema(), data)
+	c.bodyJSON = v != nil
 	if v != nil && !c.srv.cfg.noCoverage {
 		if sent := sentFields(c.Context, v); sent != nil {
 			c.Set(keyBodySent, sent)

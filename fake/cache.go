@@ -703,7 +703,7 @@ func (s *Server) cacheContext(c *call, req *messageRequest) *cacheContext {
 		ctx.org = c.org.ID
 	}
 	images := false
-	_ = req.visitBlocks(func(_ string, b block) error {
+	_ = req.visitBlocks(func(_ blockAt, b block) error {
 		images = images || b["type"] == "image"
 		return nil
 	})

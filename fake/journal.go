@@ -228,7 +228,8 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		StubNearMiss: str(keyStubNearMiss),
 		RateLimit:    str(keyRateLimit),
 	}
-	if c := callOf(gc); c != nil && c.route.ifc != nil {
+	c := callOf(gc)
+	if c != nil && c.route.ifc != nil {
 		e.Interface = c.route.ifc.name
 		if c.cred != nil {
 			e.CredentialID, e.CredentialHeader = c.cred.ID, c.credHeader
@@ -248,7 +249,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		case e.Interface == ifTunnels.name || e.Interface == ifTunnelsAPI.name:
 		case len(b) > journalBodyCap:
 			e.Truncated = append(e.Truncated, "body")
-		case json.Valid(b):
+		case c != nil && c.bodyJSON, json.Valid(b):
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}

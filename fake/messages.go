@@ -746,21 +746,20 @@ func orNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// visitBlocks calls f for every content block of the request, in order, with its field path:
-// the blocks of each message and those nested in tool_result content.
-func (req *messageRequest) visitBlocks(f func(path string, b block) error) error {
+// visitBlocks calls f for every content block of the request, in order, with where it is: the
+// blocks of each message and those nested in tool_result content.
+func (req *messageRequest) visitBlocks(f func(at blockAt, b block) error) error {
 	for i, m := range req.Messages {
 		for j, b := range m.blocks {
-			path := fmt.Sprintf("messages.%d.content.%d", i, j)
-			if err := f(path, b); err != nil {
+			if err := f(blockAt{i, j, -1}, b); err != nil {
 				return err
 			}
-			inner, _ := b["content"].([]any)
 			if b["type"] != "tool_result" {
 				continue
 			}
+			inner, _ := b["content"].([]any)
 			for k, ib := range inner {
-				if err := f(fmt.Sprintf("%s.content.%d", path, k), ib.(map[string]any)); err != nil {
+				if err := f(blockAt{i, j, k}, ib.(map[string]any)); err != nil {
 					return err
 				}
 			}
@@ -769,16 +768,29 @@ func (req *messageRequest) visitBlocks(f func(path string, b block) error) error
 	return nil
 }
 
+// blockAt is where visitBlocks found a block: its message, its place in the message's content
+// and, for a block in a tool_result's content, its place there (else -1). The field path is
+// built only for an error that names it: Sprintf for each of a long conversation's blocks was a
+// tenth of its parse.
+type blockAt struct{ msg, block, inner int }
+
+func (at blockAt) String() string {
+	if at.inner < 0 {
+		return fmt.Sprintf("messages.%d.content.%d", at.msg, at.block)
+	}
+	return fmt.Sprintf("messages.%d.content.%d.content.%d", at.msg, at.block, at.inner)
+}
+
 // checkBase64Sources refuses base64 image and PDF data that does not decode: the schema can
 // only say that it is a string.
 func checkBase64Sources(req *messageRequest) error {
-	return req.visitBlocks(func(path string, b block) error {
+	return req.visitBlocks(func(at blockAt, b block) error {
 		src, _ := b["source"].(map[string]any)
 		if src == nil || src["type"] != "base64" {
 			return nil
 		}
 		if _, err := base64.StdEncoding.DecodeString(src["data"].(string)); err != nil {
-			return invalidField(path+".source.data", "must be standard base64 (RFC 4648 with padding): %v", err)
+			return invalidField(at.String()+".source.data", "must be standard base64 (RFC 4648 with padding): %v", err)
 		}
 		return nil
 	})

@@ -21,7 +21,7 @@ const maxQuote = 200
 func citedBlocks(req *messageRequest) []block {
 	var out []block
 	docIndex, resultIndex := -1, -1
-	_ = req.visitBlocks(func(_ string, b block) error {
+	_ = req.visitBlocks(func(_ blockAt, b block) error {
 		var cite map[string]any
 		switch b["type"] {
 		case "document":

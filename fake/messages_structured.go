@@ -130,9 +130,9 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 		if role, _ := req.lastTurn(); role == "assistant" {
 			return invalidField("messages", "prefilling the assistant's answer is not supported with structured outputs (%s)", path)
 		}
-		if err := req.visitBlocks(func(p string, b block) error {
+		if err := req.visitBlocks(func(at blockAt, b block) error {
 			if b["type"] == "document" && enabled(b) {
-				return invalidField(p+".citations", "citations cannot be enabled together with structured outputs (%s)", path)
+				return invalidField(at.String()+".citations", "citations cannot be enabled together with structured outputs (%s)", path)
 			}
 			return nil
 		}); err != nil {

@@ -43,6 +43,9 @@ type call struct {
 	argsParsed bool
 	argsOwn    bool // args holds the query; false: too many parameters, gin's url.Values answer
 	argsBuf    [4]queryArg
+	// bodyJSON is set once the body decoded as JSON, so that the journal keeps it without
+	// reading it again to tell.
+	bodyJSON bool
 }
 
 // keyCall holds the request's *call for the journal and the coverage, which read the interface,
