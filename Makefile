@@ -154,7 +154,7 @@ dist: ## release artifacts in $(DIST)/: platformfake and platformconformance for
 	$(GO) run ./internal/dist -version $(VERSION) -out $(DIST)
 
 bench: ## Go benchmarks (time and allocations); compare runs with benchstat
-	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/...
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./fake/... ./schemas/
 
 load: ## load test against the binary on loopback; figures are ratios to a baseline of the same run
 	$(GO) run ./fake/internal/loadtest $(LOAD_FLAGS)

@@ -166,11 +166,8 @@ func validateBody(schema string, data []byte) error {
 // the same bytes would be the same value again. A body that decoded but broke the schema is
 // returned with the error; nil when it did not decode.
 func decodeValue(schema string, data []byte) (any, error) {
-	doc, err := schemas.Decode(data)
-	if err != nil {
-		return nil, bodyError(err)
-	}
-	return doc, bodyError(schemas.ValidateValue(schema, doc, schemas.Strict))
+	doc, err := schemas.DecodeValid(schema, data, schemas.Strict)
+	return doc, bodyError(err)
 }
 
 // bodyError answers an error of schemas.Decode or schemas.ValidateValue as a 400 naming the

@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -13,25 +14,30 @@ import (
 // when it cannot tell (a document that is not JSON, has data after its value, or nests deeper
 // than parseDepth): Decode then asks encoding/json, for the value or for the error to report.
 // FuzzParse holds it to encoding/json's answer on every document both accept.
-func parse(doc []byte) (v any, ok bool) {
-	p := parser{data: doc}
+//
+// fits reports whether every number of the document fits a 64-bit float (numberProblem), noted
+// on the way so that validating the value need not walk it again to find out.
+func parse(doc []byte) (v any, fits, ok bool) {
+	p := parser{data: doc, fits: true}
 	p.space()
 	if v, ok = p.value(0); !ok {
-		return nil, false
+		return nil, false, false
 	}
 	p.space()
 	if p.i != len(p.data) {
-		return nil, false
+		return nil, false, false
 	}
-	return v, true
+	return v, p.fits, true
 }
 
 // parseDepth is the deepest nesting parse reads; encoding/json decides for deeper documents.
 const parseDepth = 1000
 
 type parser struct {
-	data []byte
-	i    int
+	data  []byte
+	i     int
+	stack []any // the items of the arrays being read
+	fits  bool  // every number read so far fits a 64-bit float
 }
 
 func (p *parser) space() {
@@ -55,7 +61,11 @@ func (p *parser) value(depth int) (any, bool) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		return p.str()
+		s, boxed, ok := p.str()
+		if boxed != nil {
+			return boxed, true // a string put in an interface is an allocation of its own
+		}
+		return s, ok
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	}
@@ -83,7 +93,7 @@ func (p *parser) object(depth int) (any, bool) {
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
 			return nil, false
 		}
-		k, ok := p.str()
+		k, _, ok := p.str()
 		if !ok {
 			return nil, false
 		}
@@ -97,7 +107,7 @@ func (p *parser) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k.(string)] = v
+		m[k] = v
 		if more, ok := p.next('}'); !ok || !more {
 			return m, ok
 		}
@@ -106,20 +116,22 @@ func (p *parser) object(depth int) (any, bool) {
 
 func (p *parser) array(depth int) (any, bool) {
 	p.i++ // [
-	a := []any{}
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == ']' {
 		p.i++
-		return a, true
+		return []any{}, true
 	}
+	// The items gather on the parser's stack, and the array is allocated once at its size.
+	base := len(p.stack)
+	defer func() { clear(p.stack[base:]); p.stack = p.stack[:base] }()
 	for {
 		v, ok := p.value(depth + 1)
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		p.stack = append(p.stack, v)
 		if more, ok := p.next(']'); !ok || !more {
-			return a, ok
+			return slices.Clone(p.stack[base:]), ok
 		}
 	}
 }
@@ -141,49 +153,69 @@ func (p *parser) next(closing byte) (more, ok bool) {
 	return false, false
 }
 
-// str reads a string. One without escapes, control characters or invalid UTF-8 is its bytes;
-// any other is unquoted by encoding/json, so that every escape means what it means there.
-func (p *parser) str() (any, bool) {
+// str reads a string. One without escapes or control characters, in valid UTF-8, is its bytes;
+// any other is unquoted by encoding/json, so that every escape means what it means there. A
+// common string is also returned boxed, as an interface that costs no allocation.
+func (p *parser) str() (s string, boxed any, ok bool) {
 	start := p.i
 	p.i++ // "
-	plain := true
+	plain, ascii := true, true
 	for ; p.i < len(p.data); p.i++ {
-		switch c := p.data[p.i]; {
+		c := p.data[p.i]
+		if !strSpecial[c] {
+			continue
+		}
+		switch {
 		case c == '"':
 			p.i++
 			raw := p.data[start+1 : p.i-1]
-			if plain && utf8.Valid(raw) {
-				if s, ok := common[string(raw)]; ok {
-					return s, true
+			if plain && (ascii || utf8.Valid(raw)) {
+				if len(raw) <= commonLen {
+					if v, ok := common[string(raw)]; ok {
+						return v.(string), v, true
+					}
 				}
-				return string(raw), true
+				return string(raw), nil, true
 			}
-			var s string
-			if json.Unmarshal(p.data[start:p.i], &s) != nil {
-				return nil, false
+			var unquoted string // not s: its address would move s to the heap on every call
+			if json.Unmarshal(p.data[start:p.i], &unquoted) != nil {
+				return "", nil, false
 			}
-			return s, true
+			return unquoted, nil, true
 		case c == '\\':
 			plain = false
 			p.i++ // the escaped byte: not the end of the string, even if it is a quote
 		case c < 0x20:
-			return nil, false
+			return "", nil, false
+		default:
+			ascii = false
 		}
 	}
-	return nil, false
+	return "", nil, false
 }
 
-// common holds the property names and values that nearly every request sends, so that parse
-// does not allocate a copy of each "type", "text" and "user" of a long conversation.
-var common = func() map[string]string {
-	m := map[string]string{}
+// strSpecial marks the bytes str stops at: the quote, the backslash, control characters, and
+// the bytes of UTF-8 beyond ASCII, which are checked once at the end.
+var strSpecial = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
+
+// common holds the property names and values that nearly every request sends, each a string in
+// an interface, so that parse allocates neither a copy of each "type", "text" and "user" of a long
+// conversation nor its box. commonLen is the longest: a longer string is not looked up (hashing
+// each text of a conversation cost more than its copy).
+var common, commonLen = func() (map[string]any, int) {
+	m, n := map[string]any{}, 0
 	for _, s := range strings.Fields(`type text role content user assistant model messages max_tokens stream
 		system name input_schema tool_use tool_result tool_use_id id input source data media_type document
 		image base64 url cache_control ephemeral ttl citations enabled thinking signature metadata tools
 		tool_choice auto any none description properties object string is_error title`) {
-		m[s] = s
+		m[s], n = s, max(n, len(s))
 	}
-	return m
+	return m, n
 }()
 
 // number reads a number as the JSON grammar writes it: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
@@ -213,7 +245,11 @@ func (p *parser) number() (any, bool) {
 			return nil, false
 		}
 	}
-	return json.Number(p.data[start:p.i]), true
+	n := string(p.data[start:p.i])
+	if p.fits && numberProblem(n) != "" {
+		p.fits = false
+	}
+	return json.Number(n), true
 }
 
 func (p *parser) digits() int {

@@ -24,28 +24,32 @@ func decodeStd(doc []byte) (any, error) {
 
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
-		doc  string
-		want any // nil with ok false: parse leaves it to encoding/json
-		ok   bool
+		doc   string
+		want  any // nil with ok false: parse leaves it to encoding/json
+		ok    bool
+		unfit bool // a number does not fit a 64-bit float
 	}{
-		{`{"a":[1,-0.5e+3,"x",true,false,null,{}],"b":[]}`, map[string]any{"a": []any{json.Number("1"), json.Number("-0.5e+3"), "x", true, false, nil, map[string]any{}}, "b": []any{}}, true},
-		{` {"k":1,"k":2} `, map[string]any{"k": json.Number("2")}, true},
-		{`"a\"b\u00e9\ud83d\ude00"`, "a\"bé😀", true},
-		{`"tab\there"`, "tab\there", true},
-		{"\"\xff\"", "\ufffd", true},
-		{`"é"`, "é", true},
-		{`01`, nil, false},
-		{`1.`, nil, false},
-		{`-`, nil, false},
-		{`[1,]`, nil, false},
-		{`{"a":1}x`, nil, false},
-		{"\"a\x01\"", nil, false},
-		{`tru`, nil, false},
-		{``, nil, false},
+		{`{"a":[1,-0.5e+3,"x",true,false,null,{}],"b":[]}`, map[string]any{"a": []any{json.Number("1"), json.Number("-0.5e+3"), "x", true, false, nil, map[string]any{}}, "b": []any{}}, true, false},
+		{` {"k":1,"k":2} `, map[string]any{"k": json.Number("2")}, true, false},
+		{`"a\"b\u00e9\ud83d\ude00"`, "a\"bé😀", true, false},
+		{`"tab\there"`, "tab\there", true, false},
+		{"\"\xff\"", "\ufffd", true, false},
+		{`"é"`, "é", true, false},
+		{`[1e308,-5e-324,0e99999]`, []any{json.Number("1e308"), json.Number("-5e-324"), json.Number("0e99999")}, true, true},
+		{`[1e308,-5e-324,0.0]`, []any{json.Number("1e308"), json.Number("-5e-324"), json.Number("0.0")}, true, false},
+		{`{"a":[1E400]}`, map[string]any{"a": []any{json.Number("1E400")}}, true, true},
+		{`01`, nil, false, false},
+		{`1.`, nil, false, false},
+		{`-`, nil, false, false},
+		{`[1,]`, nil, false, false},
+		{`{"a":1}x`, nil, false, false},
+		{"\"a\x01\"", nil, false, false},
+		{`tru`, nil, false, false},
+		{``, nil, false, false},
 	} {
-		got, ok := parse([]byte(tc.doc))
-		if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("parse(%s) = %#v, %v; want %#v, %v", tc.doc, got, ok, tc.want, tc.ok)
+		got, fits, ok := parse([]byte(tc.doc))
+		if ok != tc.ok || !reflect.DeepEqual(got, tc.want) || ok && fits == tc.unfit {
+			t.Errorf("parse(%s) = %#v, fits %v, %v; want %#v, fits %v, %v", tc.doc, got, fits, ok, tc.want, !tc.unfit, tc.ok)
 		}
 	}
 }
@@ -58,9 +62,12 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(doc))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		got, ok := parse(doc)
+		got, fits, ok := parse(doc)
 		if !ok {
 			return
+		}
+		if fits != numbersFit(got) {
+			t.Fatalf("parse(%q) says every number fits: %v; numbersFit says %v", doc, fits, !fits)
 		}
 		want, err := decodeStd(doc)
 		if err != nil {

@@ -103,10 +103,11 @@ type compiler struct {
 	done sync.Map   // name → *compiled; read without the lock on every validation
 }
 
-// compiled is a compiled schema and whether the verdict (verdict.go) judges documents for it.
+// compiled is a compiled schema and, when the verdict (verdict.go) judges documents for it, its
+// layout for the verdict.
 type compiled struct {
 	*jsonschema.Schema
-	judged bool
+	plan *node
 }
 
 // compilers holds one compiler per mode, for the life of the process.
@@ -138,7 +139,7 @@ func schema(name string, m Mode) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
 	}
-	c := &compiled{s, supported(s)}
+	c := &compiled{s, planOf(s)}
 	cc.done.Store(name, c)
 	return c, nil
 }
@@ -185,7 +186,7 @@ func Validate(name string, doc []byte, mode Mode) error {
 // Decode reads the JSON document doc as Validate does, numbers as json.Number, for
 // ValidateValue: a caller that needs the decoded value as well parses the document once.
 func Decode(doc []byte) (any, error) {
-	if v, ok := parse(doc); ok {
+	if v, _, ok := parse(doc); ok {
 		return v, nil
 	}
 	d := json.NewDecoder(bytes.NewReader(doc))
@@ -200,16 +201,37 @@ func Decode(doc []byte) (any, error) {
 	return v, nil
 }
 
+// DecodeValid is Decode and then ValidateValue, for a caller that needs both the value and the
+// verdict on it, in one walk fewer: the decode notes whether every number fits, which
+// ValidateValue would otherwise walk the whole value to find out. The value is nil when the
+// document does not decode, and returned with the error when it breaks the schema.
+func DecodeValid(name string, doc []byte, mode Mode) (any, error) {
+	v, fits, ok := parse(doc)
+	if !ok {
+		var err error
+		if v, err = Decode(doc); err != nil { // encoding/json decides: the value or the error
+			return nil, err
+		}
+		fits = numbersFit(v)
+	}
+	return v, validateValue(name, v, mode, fits)
+}
+
 // ValidateValue is Validate for a document already decoded by encoding/json (numbers as float64
 // or json.Number).
 func ValidateValue(name string, v any, mode Mode) error {
+	return validateValue(name, v, mode, numbersFit(v))
+}
+
+// validateValue is ValidateValue of a value whose numbers do or do not all fit a 64-bit float.
+func validateValue(name string, v any, mode Mode, fits bool) error {
 	s, err := schema(name, mode)
 	if err != nil {
 		return err
 	}
-	if numbersFit(v) {
-		if s.judged {
-			switch judgeValue(s.Schema, v) {
+	if fits {
+		if s.plan != nil {
+			switch judgeValue(s.plan, v) {
 			case valid:
 				if crossCheck {
 					mustAgree(name, v, true, s.Validate(v))

@@ -3,9 +3,11 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -49,21 +51,135 @@ var crossCheck = os.Getenv("PLATFORMKIT_SCHEMAS_CROSSCHECK") != ""
 // judges hold the key stacks of verdicts in progress, so that a verdict allocates nothing.
 var judges = sync.Pool{New: func() any { return new(judge) }}
 
-// judge gives one verdict. keys is a stack of the property names of the objects being judged,
-// each object's names in the order its bits of an evaluated mask stand for.
+// judge gives one verdict. keys and vals are stacks of the properties of the objects being
+// judged, read from each object once: its names in the order its bits of an evaluated mask stand
+// for, and their values.
 type judge struct {
 	keys    []string
+	vals    []any
 	unknown bool
 }
 
-// judgeValue gives the verdict on v against s, a schema that supported accepted.
-func judgeValue(s *jsonschema.Schema, v any) verdict {
+// node is a compiled schema laid out for the verdict: the validator's *jsonschema.Schema for its
+// scalar keywords, and its subschemas as nodes, properties in a slice (a handful are found faster
+// by comparing names than by hashing) and formats and encodings looked up once.
+type node struct {
+	*jsonschema.Schema
+	props       []prop
+	propIndex   map[string]*node // the properties of a schema with more than propsScan
+	additional  additional
+	extra       *node // additionalProperties as a schema
+	ref, not    *node
+	ifs, then   *node
+	els         *node
+	names       *node // propertyNames
+	unevaluated *node // unevaluatedProperties
+	items       *node // items (2020-12)
+	allOf       []*node
+	anyOf       []*node
+	oneOf       []*node
+	prefix      []*node
+	format      func(any) bool
+	decode      func(string) ([]byte, error)
+}
+
+type prop struct {
+	name string
+	sub  *node
+}
+
+// additional is what additionalProperties says.
+type additional int8
+
+const (
+	additionalUnset  additional = iota
+	additionalTrue              // true
+	additionalFalse             // false: no property beyond those named
+	additionalSchema            // a schema (node.extra)
+)
+
+// propsScan is the most properties found by comparing names; more are hashed.
+const propsScan = 8
+
+// planOf lays out the compiled schema s for the verdict; nil when the verdict does not know one
+// of the keywords it uses (supported).
+func planOf(s *jsonschema.Schema) *node {
+	if !supported(s) {
+		return nil
+	}
+	memo := map[*jsonschema.Schema]*node{}
+	var build func(*jsonschema.Schema) *node
+	list := func(ss []*jsonschema.Schema) []*node {
+		var out []*node
+		for _, sub := range ss {
+			out = append(out, build(sub))
+		}
+		return out
+	}
+	build = func(s *jsonschema.Schema) *node {
+		if s == nil {
+			return nil
+		}
+		if n, ok := memo[s]; ok { // a schema that refers to itself
+			return n
+		}
+		n := &node{Schema: s}
+		memo[s] = n
+		names := slices.Sorted(maps.Keys(s.Properties)) // an order of its own, for repeatable layouts
+		for _, name := range names {
+			n.props = append(n.props, prop{name, build(s.Properties[name])})
+		}
+		if len(n.props) > propsScan {
+			n.propIndex = map[string]*node{}
+			for _, p := range n.props {
+				n.propIndex[p.name] = p.sub
+			}
+		}
+		switch extra := s.AdditionalProperties.(type) {
+		case bool:
+			n.additional = additionalFalse
+			if extra {
+				n.additional = additionalTrue
+			}
+		case *jsonschema.Schema:
+			n.additional, n.extra = additionalSchema, build(extra)
+		}
+		n.ref, n.not, n.ifs, n.then, n.els = build(s.Ref), build(s.Not), build(s.If), build(s.Then), build(s.Else)
+		n.names, n.unevaluated, n.items = build(s.PropertyNames), build(s.UnevaluatedProperties), build(s.Items2020)
+		n.allOf, n.anyOf, n.oneOf, n.prefix = list(s.AllOf), list(s.AnyOf), list(s.OneOf), list(s.PrefixItems)
+		if s.Format != "" {
+			n.format = jsonschema.Formats[s.Format]
+		}
+		if s.ContentEncoding != "" {
+			n.decode = jsonschema.Decoders[s.ContentEncoding]
+		}
+		return n
+	}
+	return build(s)
+}
+
+// prop returns the schema of the property named k, nil when s names none.
+func (n *node) prop(k string) *node {
+	if n.propIndex != nil {
+		return n.propIndex[k]
+	}
+	for _, p := range n.props {
+		if p.name == k {
+			return p.sub
+		}
+	}
+	return nil
+}
+
+// judgeValue gives the verdict on v against n, a schema laid out by planOf.
+func judgeValue(n *node, v any) verdict {
 	j := judges.Get().(*judge)
 	defer func() {
-		j.keys, j.unknown = j.keys[:0], false
+		clear(j.vals[:cap(j.vals)]) // the pool must not keep the document alive
+		j.keys, j.vals, j.unknown = j.keys[:0], j.vals[:0], false
 		judges.Put(j)
 	}()
-	ok := j.value(s, v)
+	ok := j.value(n, v)
 	switch {
 	case j.unknown:
 		return unknown
@@ -74,10 +190,10 @@ func judgeValue(s *jsonschema.Schema, v any) verdict {
 }
 
 // value judges v, a value of its own location (a property, an item, the document).
-func (j *judge) value(s *jsonschema.Schema, v any) bool {
+func (j *judge) value(n *node, v any) bool {
 	m, ok := v.(map[string]any)
 	if !ok {
-		ok, _ := j.apply(s, v, nil)
+		ok, _ := j.apply(n, v, nil, nil)
 		return ok
 	}
 	if len(m) > 64 {
@@ -85,20 +201,22 @@ func (j *judge) value(s *jsonschema.Schema, v any) bool {
 		return false
 	}
 	base := len(j.keys)
-	for k := range m {
-		j.keys = append(j.keys, k)
+	for k, x := range m {
+		j.keys, j.vals = append(j.keys, k), append(j.vals, x)
 	}
-	ok, _ = j.apply(s, m, j.keys[base:])
-	j.keys = j.keys[:base]
+	ok, _ = j.apply(n, m, j.keys[base:], j.vals[base:])
+	j.keys, j.vals = j.keys[:base], j.vals[:base]
 	return ok
 }
 
-// apply judges v against s in place and returns, for an object, the mask of its keys s
-// evaluated (bit i for keys[i]), which the in-place subschemas that pass add to.
-func (j *judge) apply(s *jsonschema.Schema, v any, keys []string) (bool, uint64) {
+// apply judges v against n in place and returns, for an object, the mask of its keys n
+// evaluated (bit i for keys[i], whose value is vals[i]), which the in-place subschemas that pass
+// add to.
+func (j *judge) apply(n *node, v any, keys []string, vals []any) (bool, uint64) {
 	if j.unknown {
 		return false, 0
 	}
+	s := n.Schema
 	if s.Always != nil {
 		return *s.Always, 0
 	}
@@ -111,24 +229,22 @@ func (j *judge) apply(s *jsonschema.Schema, v any, keys []string) (bool, uint64)
 	if len(s.Enum) > 0 && !inEnum(v, s.Enum) {
 		return false, 0
 	}
-	if s.Format != "" {
-		if f := jsonschema.Formats[s.Format]; f != nil && !f(v) {
-			return false, 0
-		}
+	if n.format != nil && !n.format(v) {
+		return false, 0
 	}
 	var evaluated uint64
 	switch v := v.(type) {
 	case map[string]any:
 		var ok bool
-		if evaluated, ok = j.object(s, v, keys); !ok {
+		if evaluated, ok = j.object(n, v, keys, vals); !ok {
 			return false, 0
 		}
 	case []any:
-		if !j.array(s, v) {
+		if !j.array(n, v) {
 			return false, 0
 		}
 	case string:
-		if !str(s, v) {
+		if !str(n, v) {
 			return false, 0
 		}
 	case json.Number, float64:
@@ -137,38 +253,38 @@ func (j *judge) apply(s *jsonschema.Schema, v any, keys []string) (bool, uint64)
 		}
 	}
 	// The in-place subschemas, in the validator's order; those that pass add what they evaluated.
-	inPlace := func(sub *jsonschema.Schema) bool {
-		ok, e := j.apply(sub, v, keys)
+	inPlace := func(sub *node) bool {
+		ok, e := j.apply(sub, v, keys, vals)
 		if ok {
 			evaluated |= e
 		}
 		return ok
 	}
-	if s.Ref != nil && !inPlace(s.Ref) {
+	if n.ref != nil && !inPlace(n.ref) {
 		return false, 0
 	}
-	if s.Not != nil {
-		if ok, _ := j.apply(s.Not, v, keys); ok {
+	if n.not != nil {
+		if ok, _ := j.apply(n.not, v, keys, vals); ok {
 			return false, 0
 		}
 	}
-	for _, sub := range s.AllOf {
+	for _, sub := range n.allOf {
 		if !inPlace(sub) {
 			return false, 0
 		}
 	}
-	if len(s.AnyOf) > 0 {
+	if len(n.anyOf) > 0 {
 		matched := false
-		for _, sub := range s.AnyOf { // every one: each that passes adds what it evaluated
+		for _, sub := range n.anyOf { // every one: each that passes adds what it evaluated
 			matched = inPlace(sub) || matched
 		}
 		if !matched {
 			return false, 0
 		}
 	}
-	if len(s.OneOf) > 0 {
+	if len(n.oneOf) > 0 {
 		matched := 0
-		for _, sub := range s.OneOf {
+		for _, sub := range n.oneOf {
 			if inPlace(sub) {
 				matched++
 			}
@@ -177,18 +293,18 @@ func (j *judge) apply(s *jsonschema.Schema, v any, keys []string) (bool, uint64)
 			return false, 0
 		}
 	}
-	if s.If != nil {
-		branch := s.Else
-		if inPlace(s.If) {
-			branch = s.Then
+	if n.ifs != nil {
+		branch := n.els
+		if inPlace(n.ifs) {
+			branch = n.then
 		}
 		if branch != nil && !inPlace(branch) {
 			return false, 0
 		}
 	}
-	if m, ok := v.(map[string]any); ok && s.UnevaluatedProperties != nil {
-		for i, k := range keys {
-			if evaluated&(1<<i) == 0 && !j.value(s.UnevaluatedProperties, m[k]) {
+	if _, ok := v.(map[string]any); ok && n.unevaluated != nil {
+		for i := range keys {
+			if evaluated&(1<<i) == 0 && !j.value(n.unevaluated, vals[i]) {
 				return false, 0
 			}
 		}
@@ -199,51 +315,56 @@ func (j *judge) apply(s *jsonschema.Schema, v any, keys []string) (bool, uint64)
 
 // object judges the keywords of objects and returns the keys that properties and
 // additionalProperties evaluated.
-func (j *judge) object(s *jsonschema.Schema, m map[string]any, keys []string) (uint64, bool) {
+func (j *judge) object(n *node, m map[string]any, keys []string, vals []any) (uint64, bool) {
+	s := n.Schema
 	if s.MinProperties != -1 && len(m) < s.MinProperties || s.MaxProperties != -1 && len(m) > s.MaxProperties {
 		return 0, false
 	}
 	for _, name := range s.Required {
-		if _, ok := m[name]; !ok {
+		if !has(m, keys, name) {
 			return 0, false
 		}
 	}
 	var evaluated uint64
-	if len(s.Properties) > 0 {
+	if len(n.props) > 0 {
 		for i, k := range keys {
-			if sub, ok := s.Properties[k]; ok {
+			if sub := n.prop(k); sub != nil {
 				evaluated |= 1 << i
-				if !j.value(sub, m[k]) {
+				if !j.value(sub, vals[i]) {
 					return 0, false
 				}
 			}
 		}
 	}
-	if s.PropertyNames != nil {
+	if n.names != nil {
 		for _, k := range keys {
-			if !j.value(s.PropertyNames, k) {
+			if !j.value(n.names, k) {
 				return 0, false
 			}
 		}
 	}
-	switch extra := s.AdditionalProperties.(type) {
-	case bool:
-		if !extra && evaluated != all(len(keys)) {
+	switch n.additional {
+	case additionalFalse:
+		if evaluated != all(len(keys)) {
 			return 0, false
 		}
-		evaluated = all(len(keys))
-	case *jsonschema.Schema:
-		for i, k := range keys {
-			if evaluated&(1<<i) == 0 && !j.value(extra, m[k]) {
+	case additionalSchema:
+		for i := range keys {
+			if evaluated&(1<<i) == 0 && !j.value(n.extra, vals[i]) {
 				return 0, false
 			}
 		}
+	}
+	if n.additional != additionalUnset {
 		evaluated = all(len(keys))
 	}
+	if len(s.DependentRequired) == 0 { // ranging even an empty map draws a random start
+		return evaluated, true
+	}
 	for name, needs := range s.DependentRequired {
-		if _, ok := m[name]; ok {
-			for _, n := range needs {
-				if _, ok := m[n]; !ok {
+		if has(m, keys, name) {
+			for _, need := range needs {
+				if !has(m, keys, need) {
 					return 0, false
 				}
 			}
@@ -252,14 +373,25 @@ func (j *judge) object(s *jsonschema.Schema, m map[string]any, keys []string) (u
 	return evaluated, true
 }
 
-func (j *judge) array(s *jsonschema.Schema, a []any) bool {
+// has reports whether the object m, whose names are keys, has the property name: a few names are
+// compared, more are hashed.
+func has(m map[string]any, keys []string, name string) bool {
+	if len(keys) > propsScan {
+		_, ok := m[name]
+		return ok
+	}
+	return slices.Contains(keys, name)
+}
+
+func (j *judge) array(n *node, a []any) bool {
+	s := n.Schema
 	if s.MinItems != -1 && len(a) < s.MinItems || s.MaxItems != -1 && len(a) > s.MaxItems {
 		return false
 	}
 	for i, item := range a {
-		sub := s.Items2020
-		if i < len(s.PrefixItems) {
-			sub = s.PrefixItems[i]
+		sub := n.items
+		if i < len(n.prefix) {
+			sub = n.prefix[i]
 		}
 		if sub == nil {
 			break
@@ -271,18 +403,19 @@ func (j *judge) array(s *jsonschema.Schema, a []any) bool {
 	return true
 }
 
-func str(s *jsonschema.Schema, v string) bool {
+func str(n *node, v string) bool {
+	s := n.Schema
 	if s.MinLength != -1 || s.MaxLength != -1 {
-		n := utf8.RuneCountInString(v)
-		if s.MinLength != -1 && n < s.MinLength || s.MaxLength != -1 && n > s.MaxLength {
+		c := utf8.RuneCountInString(v)
+		if s.MinLength != -1 && c < s.MinLength || s.MaxLength != -1 && c > s.MaxLength {
 			return false
 		}
 	}
 	if s.Pattern != nil && !s.Pattern.MatchString(v) {
 		return false
 	}
-	if decode := jsonschema.Decoders[s.ContentEncoding]; s.ContentEncoding != "" && decode != nil {
-		if _, err := decode(v); err != nil {
+	if n.decode != nil {
+		if _, err := n.decode(v); err != nil {
 			return false
 		}
 	}
