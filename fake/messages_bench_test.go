@@ -243,3 +243,18 @@ func BenchmarkCreateMessageThreadFull(b *testing.B) {
 	whole := append(conv, map[string]any{"role": "assistant", "content": content}, map[string]any{"role": "user", "content": "one more"})
 	benchCreate(b, msgBody("messages", whole))
 }
+
+// BenchmarkSeedOf hashes the canonical form of a 200-turn request (seedOf): what deciding the
+// answer of a long conversation costs before its first event.
+func BenchmarkSeedOf(b *testing.B) {
+	turns := make([]any, 200)
+	for i := range turns {
+		turns[i] = map[string]any{"role": []string{"user", "assistant"}[i%2],
+			"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Turn %d: %s", i, words(40))}}}
+	}
+	body := msgBody("stream", true, "messages", turns)
+	b.ReportAllocs()
+	for b.Loop() {
+		seedOf(body)
+	}
+}

@@ -1,11 +1,12 @@
 package fake
 
 import (
+	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -433,10 +434,27 @@ func (s *Server) requestID(control bool) string {
 	return s.reqIDs.next("req_")
 }
 
-// serverKey carries the Server a request is for through the process-wide router.
-type serverKey struct{}
+// serverWriter carries the Server a request is for through the process-wide router, as the
+// ResponseWriter gin's wraps: one small allocation, where a context value cost a copy of the
+// whole *http.Request (625 bytes a request, the largest allocation of a list page).
+type serverWriter struct {
+	http.ResponseWriter
+	s *Server
+}
 
-func serverOf(gc *gin.Context) *Server { return gc.Request.Context().Value(serverKey{}).(*Server) }
+// Unwrap lets http.ResponseController reach the connection's writer; Flush and Hijack are
+// those of the writer wrapped, for the streams and the faults that cut a connection.
+func (w *serverWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *serverWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *serverWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+func serverOf(gc *gin.Context) *Server {
+	return gc.Writer.(interface{ Unwrap() http.ResponseWriter }).Unwrap().(*serverWriter).s
+}
 
 // router is built once per process from the route table: building gin's tree per server cost
 // most of New.
@@ -444,7 +462,7 @@ var router = sync.OnceValue(func() *gin.Engine { return newEngine(routes()) })
 
 // serveOn serves r for s with the router e.
 func (s *Server) serveOn(e *gin.Engine, w http.ResponseWriter, r *http.Request) {
-	e.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), serverKey{}, s)))
+	e.ServeHTTP(&serverWriter{w, s}, r)
 }
 
 func newEngine(table []*route) *gin.Engine {
