@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -81,6 +82,17 @@ type node struct {
 	prefix      []*node
 	format      func(any) bool
 	decode      func(string) ([]byte, error)
+	guard       *guard // set when the schema is nothing but a guard
+}
+
+// guard is a schema that only says which strings one property may be, and perhaps that it is
+// required: {"required":["type"],"properties":{"type":{"enum":["text","image"]}}}. The block
+// schema dispatches on a block's type with a tree of ifs of this shape, six deep for a text
+// block; judged as one comparison each, they no longer cost most of a block's verdict.
+type guard struct {
+	key      string
+	required bool
+	values   []string
 }
 
 type prop struct {
@@ -153,9 +165,75 @@ func planOf(s *jsonschema.Schema) *node {
 		if s.ContentEncoding != "" {
 			n.decode = jsonschema.Decoders[s.ContentEncoding]
 		}
+		n.guard = guardOf(s)
 		return n
 	}
 	return build(s)
+}
+
+// guardOf returns the guard that s is, nil when s is anything more or other.
+func guardOf(s *jsonschema.Schema) *guard {
+	if len(s.Properties) != 1 || len(s.Required) > 1 || !only(s, "Required", "Properties") {
+		return nil
+	}
+	g := &guard{required: len(s.Required) == 1}
+	var sub *jsonschema.Schema
+	for k, v := range s.Properties { // the one
+		g.key, sub = k, v
+	}
+	if g.required && s.Required[0] != g.key || !only(sub, "Enum") || len(sub.Enum) == 0 {
+		return nil
+	}
+	for _, e := range sub.Enum {
+		v, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		g.values = append(g.values, v)
+	}
+	return g
+}
+
+// only reports whether s uses no keyword but those its fields named say, by comparing every other
+// exported field with that of the empty schema (Location and Draft are where it is, not what it
+// says). A keyword the validator adds a field for in a later version is a difference too.
+func only(s *jsonschema.Schema, fields ...string) bool {
+	have, none := reflect.ValueOf(s).Elem(), reflect.ValueOf(emptySchema()).Elem()
+	for i := range have.NumField() {
+		f := have.Type().Field(i)
+		if !f.IsExported() || f.Name == "Location" || f.Name == "Draft" || slices.Contains(fields, f.Name) {
+			continue
+		}
+		if !reflect.DeepEqual(have.Field(i).Interface(), none.Field(i).Interface()) {
+			return false
+		}
+	}
+	return true
+}
+
+// emptySchema is the schema {} as the validator compiles it: every field at its default.
+var emptySchema = sync.OnceValue(func() *jsonschema.Schema {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource("empty.json", strings.NewReader("{}")); err != nil {
+		panic(err)
+	}
+	return c.MustCompile("empty.json")
+})
+
+// judge reports whether v passes g and, when v is an object (keys and vals), the mask of the key
+// g evaluated: g's property, when v has it.
+func (g *guard) judge(v any, keys []string, vals []any) (bool, uint64) {
+	if _, ok := v.(map[string]any); !ok {
+		return true, 0 // required and properties say nothing of other values
+	}
+	for i, k := range keys {
+		if k == g.key {
+			s, ok := vals[i].(string)
+			return ok && slices.Contains(g.values, s), 1 << i
+		}
+	}
+	return !g.required, 0
 }
 
 // prop returns the schema of the property named k, nil when s names none.
@@ -215,6 +293,13 @@ func (j *judge) value(n *node, v any) bool {
 func (j *judge) apply(n *node, v any, keys []string, vals []any) (bool, uint64) {
 	if j.unknown {
 		return false, 0
+	}
+	if n.guard != nil {
+		ok, evaluated := n.guard.judge(v, keys, vals)
+		if !ok {
+			return false, 0
+		}
+		return true, evaluated
 	}
 	s := n.Schema
 	if s.Always != nil {

@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,11 +35,19 @@ func TestVerdictCorners(t *testing.T) {
 		"else":{"properties":{"y":{"type":"integer"}}},"unevaluatedProperties":false}`
 	oneOf := `{"oneOf":[{"type":"integer"},{"type":"number","minimum":2}]}`
 	anyOfClosed := `{"anyOf":[{"properties":{"a":true}},{"properties":{"b":true}}],"unevaluatedProperties":false}`
+	guardIf := `{"if":{"required":["type"],"properties":{"type":{"enum":["a"]}}},"then":{"properties":{"x":true}},"unevaluatedProperties":false}`
+	optionalGuardIf := `{"if":{"properties":{"type":{"enum":["a"]}}},"then":{"properties":{"x":true}},"unevaluatedProperties":false}`
 	for _, tc := range []struct {
 		name, schema, doc string
 		want              verdict
 	}{
 		{"then's properties are evaluated", closedIf, `{"type":"a","x":"s"}`, valid},
+		{"a guard that passes evaluates its property", guardIf, `{"type":"a","x":1}`, valid},
+		{"a guard that fails evaluates nothing", guardIf, `{"type":"b"}`, invalid},
+		{"a guard's required property", guardIf, `{"x":1}`, invalid},
+		{"a guard's property of another type", guardIf, `{"type":1,"x":1}`, invalid},
+		{"a guard passes what is not an object", guardIf, `"s"`, valid},
+		{"a guard's optional property, absent", optionalGuardIf, `{"x":1}`, valid},
 		{"else's properties are not then's", closedIf, `{"type":"a","y":1}`, invalid},
 		{"else's properties are evaluated", closedIf, `{"type":"b","y":1}`, valid},
 		{"a property no branch names", closedIf, `{"type":"a","z":1}`, invalid},
@@ -169,4 +178,58 @@ func FuzzVerdict(f *testing.F) {
 			t.Fatalf("%s: verdict %v, validator %v on %s", name, got, verr, raw)
 		}
 	})
+}
+
+// A schema that only says which strings one property may be is judged as a guard, and nothing
+// more or other is.
+func TestGuards(t *testing.T) {
+	g := guardOf(compileInline(t, `{"required":["type"],"properties":{"type":{"enum":["a","b"]}}}`))
+	if g == nil || g.key != "type" || !g.required || !slices.Equal(g.values, []string{"a", "b"}) {
+		t.Errorf("guard = %+v, want type required, a or b", g)
+	}
+	for _, doc := range []string{
+		`{"required":["type"],"properties":{"type":{"enum":["a"]}},"minProperties":1}`,
+		`{"properties":{"type":{"enum":["a"],"maxLength":3}}}`,
+		`{"properties":{"type":{"enum":[1]}}}`,
+		`{"required":["kind"],"properties":{"type":{"enum":["a"]}}}`,
+		`{"properties":{"type":{"enum":["a"]},"x":true}}`,
+		`{"type":"object","properties":{"type":{"enum":["a"]}}}`,
+	} {
+		if g := guardOf(compileInline(t, doc)); g != nil {
+			t.Errorf("%s: judged as the guard %+v", doc, g)
+		}
+	}
+}
+
+// The content block schema's dispatch on type is judged as guards, in both modes: a change to its
+// ifs that the guard does not recognise would quietly cost every block of every request.
+func TestTheBlockDispatchIsGuarded(t *testing.T) {
+	for _, m := range []Mode{Lenient, Strict} {
+		s, err := schema("messages/create_message_request", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		guards, seen := 0, map[*node]bool{}
+		var walk func(*node)
+		walk = func(n *node) {
+			if n == nil || seen[n] {
+				return
+			}
+			seen[n] = true
+			if n.guard != nil {
+				guards++
+			}
+			for _, sub := range append([]*node{n.ref, n.not, n.ifs, n.then, n.els, n.names, n.unevaluated, n.items, n.extra},
+				append(append(append(append([]*node{}, n.allOf...), n.anyOf...), n.oneOf...), n.prefix...)...) {
+				walk(sub)
+			}
+			for _, p := range n.props {
+				walk(p.sub)
+			}
+		}
+		walk(s.plan)
+		if guards < 15 { // one if for each of the sixteen block types, and those of the tree above them
+			t.Errorf("mode %d: %d guards in the Messages request schema, want at least 15", m, guards)
+		}
+	}
 }
