@@ -258,3 +258,12 @@ func BenchmarkSeedOf(b *testing.B) {
 		seedOf(body)
 	}
 }
+
+// BenchmarkCountTokens counts the tokens of a turn of the load test's long conversation.
+func BenchmarkCountTokens(b *testing.B) {
+	s := "Turn 7: " + strings.Repeat("the weather in town was mild and dry all week ", 4)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		countTokens(s)
+	}
+}

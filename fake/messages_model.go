@@ -81,8 +81,30 @@ func tokens(s string) []string {
 // one pass without building them.
 func countTokens(s string) int {
 	n := 0
-	for i := 0; i < len(s); n++ {
-		i = tokenEnd(s, i)
+	for i := 0; i < len(s); {
+		// The usual token, in ASCII, is read here; tokenEnd reads any other from its start.
+		n++
+		j := i
+		for j < len(s) && isSpace(s[j]) {
+			j++
+		}
+		switch {
+		case j == len(s):
+			return n // trailing whitespace
+		case s[j] >= utf8.RuneSelf:
+			i = tokenEnd(s, i)
+			continue
+		case !asciiWord[s[j]]:
+			i = j + 1 // one other character
+			continue
+		}
+		for j++; j < len(s) && asciiWord[s[j]]; j++ {
+		}
+		if j < len(s) && s[j] >= utf8.RuneSelf {
+			i = tokenEnd(s, i) // the word may go on in a letter beyond ASCII
+			continue
+		}
+		i = j
 	}
 	return n
 }
