@@ -481,6 +481,7 @@ func FuzzCanonical(f *testing.F) {
 	for _, doc := range []string{
 		`{"model":"m","messages":[{"role":"user","content":"<b>&amp;</b> \u2028 \u2029 \u0001 \t\n\"\\"}],"z":[1,-2.5e3,true,null,{}],"a":{}}`,
 		`["é😀", "\ud800", 0, [], {"b":1,"a":2,"":3}]`,
+		`{"k":"abcdefgh<ijklmnop&qrstuvw>xyz\"0123456\\789abcd\u0001efghijk\u00e9lmnopq\u2028rstuvwxyz\u007f"}`,
 	} {
 		f.Add([]byte(doc))
 	}

@@ -250,7 +250,7 @@ func BenchmarkSeedOf(b *testing.B) {
 	turns := make([]any, 200)
 	for i := range turns {
 		turns[i] = map[string]any{"role": []string{"user", "assistant"}[i%2],
-			"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Turn %d: %s", i, words(40))}}}
+			"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Turn %d: %s", i, strings.Repeat("the weather in town was mild and dry all week ", 4))}}}
 	}
 	body := msgBody("stream", true, "messages", turns)
 	b.ReportAllocs()

@@ -225,3 +225,20 @@ func TestIntegerNoIntHoldsIsRefusedNamingTheField(t *testing.T) {
 		wantError(t, postAs(t, s, DefaultAPIKey, path, body), http.StatusBadRequest, "invalid_request_error", field+why)
 	}
 }
+
+// plain8 passes eight bytes that json.Marshal writes as they are, and no eight with one it does
+// not, wherever that one is.
+func TestPlain8(t *testing.T) {
+	if !plain8("abcdefgh") || !plain8("Turn 7: ") || !plain8("\x7f~ !#%'z") {
+		t.Error("plain8 refuses eight plain bytes")
+	}
+	for _, c := range []byte{'"', '\\', '<', '>', '&', 0x00, 0x1f, '\n', 0x80, 0xc3, 0xff} {
+		for at := range 8 {
+			b := []byte("abcdefgh")
+			b[at] = c
+			if plain8(string(b)) {
+				t.Errorf("plain8(%q) = true, but byte %d (%#x) needs escaping or decoding", b, at, c)
+			}
+		}
+	}
+}
