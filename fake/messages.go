@@ -383,19 +383,23 @@ func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
 func (s *Server) checkMessage(c *call, req *messageRequest, create bool) error {
 	// The schema lets messages be empty for a thread continue, which now holds the whole
 	// conversation; any other request needs one.
-	if msgs, _ := req.raw["messages"].([]any); len(msgs) == 0 {
+	msgs, _ := req.raw["messages"].([]any)
+	if len(msgs) == 0 {
 		return invalidField("messages", "minimum 1 items required, but found 0 items")
 	}
 	if err := req.readFields(); err != nil {
 		return err
 	}
-	for _, m := range req.raw["messages"].([]any) {
+	req.Messages = make([]inputMessage, 0, len(msgs))
+	for _, m := range msgs {
 		m := m.(map[string]any)
 		im := inputMessage{Role: m["role"].(string)}
 		if text, ok := m["content"].(string); ok {
 			im.blocks = []block{{"type": "text", "text": text}}
 		} else {
-			for _, b := range m["content"].([]any) {
+			content := m["content"].([]any)
+			im.blocks = make([]block, 0, len(content))
+			for _, b := range content {
 				im.blocks = append(im.blocks, b.(map[string]any))
 			}
 		}
