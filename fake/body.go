@@ -46,7 +46,7 @@ func (c *call) body() ([]byte, error) {
 	if int64(len(data)) > limit {
 		return nil, newError(errRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
 	}
-	c.Set(keyBody, data)
+	c.x.body = data
 	return data, nil
 }
 
@@ -217,9 +217,7 @@ func (c *call) decodeValue(data []byte) (any, error) {
 	v, err := decodeValue(c.bodySchema(), data)
 	c.bodyJSON = v != nil
 	if v != nil && !c.srv.cfg.noCoverage {
-		if sent := sentFields(c.Context, v); sent != nil {
-			c.Set(keyBodySent, sent)
-		}
+		c.x.bodyCounted = sentFields(c.Context, v, &c.x.bodySent)
 	}
 	return v, err
 }

@@ -316,7 +316,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func TestContentTypeMustBeJSON(t *testing.T) {
-	c := &call{route: &route{ifc: ifModels}}
+	c := &call{x: &exchange{}, route: &route{ifc: ifModels}}
 	for ct, ok := range map[string]bool{"application/json": true, "application/json; charset=utf-8": true, "text/plain": false, "": true} {
 		req := httptest.NewRequest("POST", "/", strings.NewReader(`{}`))
 		if ct != "" {

@@ -252,21 +252,21 @@ func (n *fieldNode) mark(v gjson.Result, sent []uint64) {
 	}
 }
 
-// sentFields are the body fields of gc's operation that the decoded body v holds, as
-// countCoverage counts them; nil for a route no operation describes, or one without body fields.
-func sentFields(gc *gin.Context, v any) *[maxFieldWords]uint64 {
+// sentFields marks in sent the body fields of gc's operation that the decoded body v holds, as
+// countCoverage counts them; false for a route no operation describes, or one without body
+// fields.
+func sentFields(gc *gin.Context, v any, sent *[maxFieldWords]uint64) bool {
 	tab := operations()
 	i, ok := tab.index[operationKey{gc.Request.Method, gc.FullPath()}]
 	if !ok {
-		return nil
+		return false
 	}
 	op := tab.list[i].load()
 	if op.body.props == nil {
-		return nil
+		return false
 	}
-	var sent [maxFieldWords]uint64
 	op.body.markValue(v, sent[:])
-	return &sent
+	return true
 }
 
 // markValue is mark for a body the handler decoded (decodeBody): the same walk over the decoded
@@ -353,10 +353,11 @@ func (s *Server) countCoverage(gc *gin.Context, fault bool) {
 	}
 	op := tab.list[i].load()
 	var sent [maxFieldWords]uint64
-	ae, _ := gc.Keys[keyAPIError].(*apiError)
-	if bits, ok := gc.Keys[keyBodySent].(*[maxFieldWords]uint64); ok {
-		sent = *bits // the handler decoded the body and counted its fields (sentFields)
-	} else if b, ok := gc.Keys[keyBody].([]byte); ok && op.body.props != nil && (ae == nil || ae.reason != ReasonBodyNotJSON) {
+	x := exchangeOf(gc)
+	ae := x.apiError
+	if x.bodyCounted {
+		sent = x.bodySent // the handler decoded the body and counted its fields (sentFields)
+	} else if b := x.body; b != nil && op.body.props != nil && (ae == nil || ae.reason != ReasonBodyNotJSON) {
 		op.body.mark(gjson.ParseBytes(b), sent[:])
 	}
 	if q := gc.Request.URL.RawQuery; q != "" && len(op.fields) > op.nBody {

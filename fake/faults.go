@@ -121,8 +121,6 @@ var faultStatusTypes = func() map[int]string {
 	return m
 }()
 
-// keyStreamCut holds the Fault that cuts this request's event stream.
-const keyStreamCut = "platformkit.stream_cut"
 
 type faults struct {
 	mu   sync.Mutex
@@ -239,7 +237,8 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 	if !ok {
 		return false
 	}
-	gc.Set(keyFault, true)
+	x := exchangeOf(gc)
+	x.fault = true
 	if f.Latency > 0 {
 		select {
 		case <-time.After(f.Latency):
@@ -247,7 +246,7 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 		}
 	}
 	if f.StreamEvents > 0 {
-		gc.Set(keyStreamCut, f) // the stream writer cuts the answer (sseStream.respond)
+		x.streamCut = &f // the stream writer cuts the answer (sseStream.respond)
 		return false
 	}
 	if f.Drop {

@@ -196,37 +196,24 @@ func (s *Server) ClearJournal() int {
 	return n
 }
 
-// Context keys the adapter and the writers leave for the journal.
-const (
-	keyErrorType    = "platformkit.error_type"
-	keyAPIError     = "platformkit.api_error" // the *apiError answered, for the coverage
-	keyBody         = "platformkit.body"
-	keyBodySent     = "platformkit.body_sent" // the body fields sent, counted from the decoded body
-	keyFault        = "platformkit.fault"
-	keyStub         = "platformkit.stub"
-	keyStubNearMiss = "platformkit.stub_near_miss"
-	keyRateLimit    = "platformkit.rate_limit"
-)
-
 // record adds the finished request to the journal. It is on every request's path, so it does
 // the least it can: it keeps references to what it keeps whole, copies only the bounded part of an
 // oversized value (a substring would pin all of it), and leaves building the headers map and
 // lower-casing names to the rare reader (Journal).
 func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	r := gc.Request
-	// The handler and the writers are done with the context: its keys are read without its lock.
-	str := func(k string) string { v, _ := gc.Keys[k].(string); return v }
-	fault, _ := gc.Keys[keyFault].(bool)
+	x := exchangeOf(gc)
 	e := JournalEntry{
-		RequestID:    str(requestIDKey),
+		RequestID:    x.requestID,
 		At:           at,
 		Method:       r.Method,
 		Status:       status,
-		ErrorType:    str(keyErrorType),
-		Fault:        fault,
-		Stub:         str(keyStub),
-		StubNearMiss: str(keyStubNearMiss),
-		RateLimit:    str(keyRateLimit),
+		ErrorType:    x.errorType,
+		Fault:        x.fault,
+		Stub:         x.stub,
+		StubNearMiss: x.stubNearMiss,
+		RateLimit:    x.rateLimit,
+		Thread:       x.thread,
 	}
 	c := callOf(gc)
 	if c != nil && c.route.ifc != nil {
@@ -236,12 +223,11 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		}
 		e.APIVersion = c.versionName()
 	}
-	e.Thread, _ = gc.Keys[keyThread].(*JournalThread)
 	e.Path = e.bounded("path", r.URL.Path, journalURLCap)
 	e.Query = e.bounded("query", r.URL.RawQuery, journalURLCap)
 	e.headers = e.recordHeaders(r.Header)
 	e.Valid = e.ErrorType != errInvalidRequest && e.ErrorType != errRequestTooLarge
-	if b, ok := gc.Keys[keyBody].([]byte); ok {
+	if b := x.body; b != nil {
 		e.BodyBytes = len(b)
 		switch {
 		// A tunnel token is a secret handed out only by reveal and rotate (spec 5 rule 2); a

@@ -336,7 +336,7 @@ func (s *Server) commit(c *call, req *messageRequest, plan *cachePlan, ch choice
 		s.commitThread(req, r.msg)
 	}
 	if ch.stub != "" {
-		c.Set(keyStub, ch.stub)
+		c.x.stub = ch.stub
 	}
 }
 

@@ -43,8 +43,8 @@ func (st sseStream) respond(c *call) {
 	c.Status(http.StatusOK)
 	cut := -1
 	var cutBy Fault
-	if f, ok := c.Get(keyStreamCut); ok {
-		cutBy = f.(Fault)
+	if f := c.x.streamCut; f != nil {
+		cutBy = *f
 		cut = cutBy.StreamEvents
 	}
 	e := encoders.Get().(*encoder)
@@ -98,9 +98,9 @@ func writeErrorEvent(c *call, typ, message string) {
 	data, _ := json.Marshal(map[string]any{
 		"type":       "error",
 		"error":      map[string]string{"type": typ, "message": message},
-		"request_id": c.GetString(requestIDKey),
+		"request_id": c.x.requestID,
 	})
-	c.Set(keyErrorType, typ)
+	c.x.errorType = typ
 	fmt.Fprintf(c.Writer, "event: error\ndata: %s\n\n", data)
 	c.Writer.Flush()
 }

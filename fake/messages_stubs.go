@@ -367,7 +367,7 @@ func (l *stubs) take(c *call, req *messageRequest) (*Reply, string) {
 		return r, st.ID
 	}
 	if line := l.nearMiss(in); line != "" {
-		c.Set(keyStubNearMiss, line)
+		c.x.stubNearMiss = line
 		c.Header(HeaderStubNearMiss, line)
 	}
 	return nil, ""

@@ -59,9 +59,6 @@ type JournalThread struct {
 	PreviousMessageID *string `json:"previous_message_id"`
 }
 
-// keyThread holds the request's *JournalThread for the journal.
-const keyThread = "platformkit.thread"
-
 // thread is one conversation kept between requests: under the id of every reply it produced,
 // of which only the latest may be continued.
 type thread struct {
@@ -116,7 +113,7 @@ func (s *Server) expandThread(c *call, req *messageRequest, size int) error {
 	if jt.Type == "continue" {
 		jt.PreviousMessageID = &prev
 	}
-	c.Set(keyThread, jt)
+	c.x.thread = jt
 	if !c.hasBeta(betaMessageThreads) {
 		return invalidField("thread", "requires the beta %q (send it in the anthropic-beta or vendor-beta header)", betaMessageThreads)
 	}

@@ -94,7 +94,7 @@ func TestModelPagesAsEncoded(t *testing.T) {
 	table := routes()
 	list := table[slices.IndexFunc(table, func(rt *route) bool { return rt.method == get && rt.path == "/v1/models" })]
 	for _, q := range []string{"", "?limit=3", "?limit=2&after_id=assistant-opus-4-6", "?before_id=assistant-opus-4-6", "?after_id=assistant-mythos-preview"} {
-		c := &call{Context: &gin.Context{Request: httptest.NewRequest("GET", "/v1/models"+q, nil)}, route: list}
+		c := &call{x: &exchange{}, Context: &gin.Context{Request: httptest.NewRequest("GET", "/v1/models"+q, nil)}, route: list}
 		cq, err := c.cursorQuery()
 		if err != nil {
 			t.Fatal(err)

@@ -160,7 +160,7 @@ func TestPageTokensRefuseForgeries(t *testing.T) {
 func tokenCall(tok string) *call {
 	gc, _ := gin.CreateTestContext(httptest.NewRecorder())
 	gc.Request = httptest.NewRequest("GET", "/?page="+tok, nil)
-	return &call{Context: gc, route: &route{in: in{query: tokenParams(20, 100)}}}
+	return &call{x: &exchange{}, Context: gc, route: &route{in: in{query: tokenParams(20, 100)}}}
 }
 
 // TestKeptPageIsFlat: a filtered page reads the keys of a binary search, the page and the items

@@ -257,7 +257,7 @@ func (s *Server) admit(c *call, model string, in inputUsage, tokenCount bool) (*
 // itself, x-should-retry: false, since no wait lets it through.
 func (adm *admission) refusal(u limiterUse, wait time.Duration) error {
 	c := adm.c
-	c.Set(keyRateLimit, u.key.scope+" "+u.key.group+" "+u.key.limiter)
+	c.x.rateLimit = u.key.scope + " " + u.key.group + " " + u.key.limiter
 	whose, ref := "organization's", "org: "+adm.c.org.UUID
 	if u.key.scope == "workspace" {
 		whose, ref = "workspace's", "workspace: "+u.key.owner

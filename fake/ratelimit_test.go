@@ -482,7 +482,7 @@ func TestRateLimitConcurrentRequestsTakeExactlyTheLimit(t *testing.T) {
 // enforcement was turned off, or turned off and on, neither panics nor leaves buckets behind.
 func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 	s := rlServer(t)
-	c := &call{srv: s, st: s.state(), cred: s.state().fx.creds[DefaultAPIKey], org: s.state().fx.creds[DefaultAPIKey].org}
+	c := &call{x: &exchange{}, srv: s, st: s.state(), cred: s.state().fx.creds[DefaultAPIKey], org: s.state().fx.creds[DefaultAPIKey].org}
 	c.Context, _ = gin.CreateTestContext(httptest.NewRecorder())
 	adm, err := s.admit(c, "assistant-opus-4-7", inputUsage{Input: 10}, false)
 	if err != nil || adm == nil {

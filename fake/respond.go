@@ -24,6 +24,7 @@ import (
 // organization it was authenticated as (nil for the control API).
 type call struct {
 	*gin.Context
+	x     *exchange // the request's exchange, which the journal and the coverage read
 	srv   *Server
 	st    *state
 	route *route
@@ -49,15 +50,12 @@ type call struct {
 	bodyJSON bool
 }
 
-// keyCall holds the request's *call for the journal and the coverage, which read the interface,
-// credential, API version and operation from it: one entry in the context's keys, where each
-// would take one (and the lock around it) per request.
-const keyCall = "platformkit.call"
-
 // callOf returns the request's call, nil when no route's handler ran (no route, no method).
 func callOf(gc *gin.Context) *call {
-	c, _ := gc.Keys[keyCall].(*call)
-	return c
+	if x := exchangeOf(gc); x.routed {
+		return &x.call
+	}
+	return nil
 }
 
 // handler serves one route of a server. It returns the value to answer with JSON (nil answers
@@ -84,15 +82,14 @@ func (b rawBody) respond(c *call) {
 	c.Data(http.StatusOK, b.contentType, b.data)
 }
 
-const requestIDKey = "platformkit.request_id"
-
 // adapt turns a route into a gin handler: authenticate, check the headers of spec 9, run the
 // handler, and write what it returned. This is the only place responses are written.
 func adapt(rt *route, op int) gin.HandlerFunc {
 	return func(gc *gin.Context) {
-		s := serverOf(gc)
-		c := &call{Context: gc, srv: s, st: s.state(), route: rt, op: op}
-		gc.Set(keyCall, c)
+		x := exchangeOf(gc)
+		s := x.s
+		x.call, x.routed = call{Context: gc, x: x, srv: s, st: s.state(), route: rt, op: op}, true
+		c := &x.call
 		v, err := s.serve(c)
 		if err != nil {
 			s.writeError(gc, err)
@@ -313,8 +310,8 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 		ae = newError(errAPI, "internal error in the fake")
 	}
 	status := ae.httpStatus()
-	gc.Set(keyErrorType, ae.typ)
-	gc.Set(keyAPIError, ae)
+	x := exchangeOf(gc)
+	x.errorType, x.apiError = ae.typ, ae
 	if status == http.StatusConflict {
 		// A retry cannot succeed; clients otherwise retry 409 (gaps §1).
 		gc.Header("x-should-retry", "false")
@@ -327,7 +324,7 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 			Details *errorDetails `json:"details,omitempty"`
 		} `json:"error"`
 		RequestID string `json:"request_id"`
-	}{Type: "error", RequestID: gc.GetString(requestIDKey)}
+	}{Type: "error", RequestID: x.requestID}
 	body.Error.Type, body.Error.Message, body.Error.Details = ae.typ, ae.message, ae.details
 	s.writeJSON(gc, status, "error", body)
 }
@@ -366,7 +363,8 @@ func releaseSoon() {
 // frame runs around every request, matched or not: the request-id and Date headers (gaps §1),
 // injected faults, panic recovery, the journal, the coverage and the request log.
 func frame(gc *gin.Context) {
-	s := serverOf(gc)
+	x := exchangeOf(gc)
+	s := x.s
 	control := isControl(gc.Request)
 	var start time.Time
 	if s.logger != nil {
@@ -377,7 +375,7 @@ func frame(gc *gin.Context) {
 	}
 	at := s.clock.Now()
 	id := s.requestID(control)
-	gc.Set(requestIDKey, id)
+	x.requestID = id
 	gc.Writer.Header()["Request-Id"] = []string{id} // canonical already: Set would canonicalise per request
 	// The Date header follows the server's clock, as everything else does, so that answers are
 	// byte-identical at the header level too; net/http adds the wall clock's only when it is unset.
@@ -391,17 +389,16 @@ func frame(gc *gin.Context) {
 		if !control {
 			s.record(gc, at, status)
 			if !s.cfg.noCoverage {
-				fault, _ := gc.Keys[keyFault].(bool)
-				s.countCoverage(gc, fault)
+				s.countCoverage(gc, x.fault)
 			}
 		}
 		// The body is garbage once recorded and counted: the pooled gin context must not keep a
 		// large one alive until it serves its next request. A large body refused hands the
 		// memory its reading and checking took back to the system soon after.
-		if b, _ := gc.Keys[keyBody].([]byte); len(b) > releaseAfterBytes && status >= 400 {
+		if len(x.body) > releaseAfterBytes && status >= 400 {
 			releaseSoon()
 		}
-		delete(gc.Keys, keyBody)
+		x.body = nil
 		if s.logger != nil {
 			s.logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
 				"status", status, "duration", time.Since(start), "request_id", id)
@@ -434,27 +431,48 @@ func (s *Server) requestID(control bool) string {
 	return s.reqIDs.next("req_")
 }
 
-// serverWriter carries the Server a request is for through the process-wide router, as the
-// ResponseWriter gin's wraps: one small allocation, where a context value cost a copy of the
-// whole *http.Request (625 bytes a request, the largest allocation of a list page).
-type serverWriter struct {
+// exchange is one request while the fake serves it: the Server it is for, its call once a
+// route's handler runs, and what the handler learns that the frame's journal and coverage read
+// when it is done. It travels through the process-wide router as the ResponseWriter that gin's
+// wraps (exchangeOf), one typed allocation a request, where gin's Keys took a map, a boxed value
+// a key and a lock, and a context value took a copy of the whole *http.Request.
+type exchange struct {
 	http.ResponseWriter
-	s *Server
+	s         *Server
+	call      call // valid when routed
+	routed    bool
+	requestID string
+	// body is the request body as read (call.body), nil when none was; bodySent, when
+	// bodyCounted, the body fields the decoded body holds (sentFields).
+	body         []byte
+	bodySent     [maxFieldWords]uint64
+	bodyCounted  bool
+	errorType    string
+	apiError     *apiError // the error answered, for the coverage
+	fault        bool      // a fault answered or shaped the request
+	streamCut    *Fault    // the fault that cuts this request's event stream
+	stub         string    // the stub that answered
+	stubNearMiss string    // the stub that nearly did
+	rateLimit    string    // the limit that refused the request
+	thread       *JournalThread
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer; Flush and Hijack are
 // those of the writer wrapped, for the streams and the faults that cut a connection.
-func (w *serverWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (x *exchange) Unwrap() http.ResponseWriter { return x.ResponseWriter }
 
-func (w *serverWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+func (x *exchange) Flush() { _ = http.NewResponseController(x.ResponseWriter).Flush() }
 
-func (w *serverWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(w.ResponseWriter).Hijack()
+func (x *exchange) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(x.ResponseWriter).Hijack()
 }
 
-func serverOf(gc *gin.Context) *Server {
-	return gc.Writer.(interface{ Unwrap() http.ResponseWriter }).Unwrap().(*serverWriter).s
+// exchangeOf returns the exchange gc serves (serveOn).
+func exchangeOf(gc *gin.Context) *exchange {
+	return gc.Writer.(interface{ Unwrap() http.ResponseWriter }).Unwrap().(*exchange)
 }
+
+func serverOf(gc *gin.Context) *Server { return exchangeOf(gc).s }
 
 // router is built once per process from the route table: building gin's tree per server cost
 // most of New.
@@ -462,7 +480,7 @@ var router = sync.OnceValue(func() *gin.Engine { return newEngine(routes()) })
 
 // serveOn serves r for s with the router e.
 func (s *Server) serveOn(e *gin.Engine, w http.ResponseWriter, r *http.Request) {
-	e.ServeHTTP(&serverWriter{w, s}, r)
+	e.ServeHTTP(&exchange{ResponseWriter: w, s: s}, r)
 }
 
 func newEngine(table []*route) *gin.Engine {
