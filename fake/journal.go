@@ -204,7 +204,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	r := gc.Request
 	x := exchangeOf(gc)
 	e := JournalEntry{
-		RequestID:    x.requestID,
+		RequestID:    x.requestID[0],
 		At:           at,
 		Method:       r.Method,
 		Status:       status,

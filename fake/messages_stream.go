@@ -98,7 +98,7 @@ func writeErrorEvent(c *call, typ, message string) {
 	data, _ := json.Marshal(map[string]any{
 		"type":       "error",
 		"error":      map[string]string{"type": typ, "message": message},
-		"request_id": c.x.requestID,
+		"request_id": c.x.requestID[0],
 	})
 	c.x.errorType = typ
 	fmt.Fprintf(c.Writer, "event: error\ndata: %s\n\n", data)

@@ -174,7 +174,9 @@ func (s *Server) writeBody(gc *gin.Context, status int, schema string, doc []byt
 	s.checkSchema(gc, schema, doc[:len(doc)-1])
 	h := gc.Writer.Header()
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(doc))}
+	x := exchangeOf(gc)
+	x.contentLength[0] = strconv.Itoa(len(doc))
+	h["Content-Length"] = x.contentLength[:]
 	gc.Status(status)
 	_, _ = gc.Writer.Write(doc)
 }
@@ -324,7 +326,7 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 			Details *errorDetails `json:"details,omitempty"`
 		} `json:"error"`
 		RequestID string `json:"request_id"`
-	}{Type: "error", RequestID: x.requestID}
+	}{Type: "error", RequestID: x.requestID[0]}
 	body.Error.Type, body.Error.Message, body.Error.Details = ae.typ, ae.message, ae.details
 	s.writeJSON(gc, status, "error", body)
 }
@@ -375,8 +377,8 @@ func frame(gc *gin.Context) {
 	}
 	at := s.clock.Now()
 	id := s.requestID(control)
-	x.requestID = id
-	gc.Writer.Header()["Request-Id"] = []string{id} // canonical already: Set would canonicalise per request
+	x.requestID[0] = id
+	gc.Writer.Header()["Request-Id"] = x.requestID[:] // canonical already: Set would canonicalise per request
 	// The Date header follows the server's clock, as everything else does, so that answers are
 	// byte-identical at the header level too; net/http adds the wall clock's only when it is unset.
 	gc.Writer.Header()["Date"] = s.clock.dateHeader(at)
@@ -438,10 +440,13 @@ func (s *Server) requestID(control bool) string {
 // a key and a lock, and a context value took a copy of the whole *http.Request.
 type exchange struct {
 	http.ResponseWriter
-	s         *Server
-	call      call // valid when routed
-	routed    bool
-	requestID string
+	s      *Server
+	call   call // valid when routed
+	routed bool
+	// requestID and contentLength are the values of those headers, held here so that setting
+	// them allocates no slice.
+	requestID     [1]string
+	contentLength [1]string
 	// body is the request body as read (call.body), nil when none was; bodySent, when
 	// bodyCounted, the body fields the decoded body holds (sentFields).
 	body         []byte

@@ -197,7 +197,7 @@ type recordedError struct {
 func (e recordedError) respond(c *call) {
 	var env map[string]any
 	_ = json.Unmarshal(e.body, &env)
-	env["request_id"] = c.x.requestID
+	env["request_id"] = c.x.requestID[0]
 	c.srv.writeJSON(c.Context, e.status, "error", env)
 }
 
@@ -223,7 +223,7 @@ func replayedStream(c *call, rec *recording, speed float64, rewrite func(name st
 			}
 			data := rewrite(ev.Event, ev.Data)
 			if ev.Event == "error" {
-				data = setFields(data, map[string]any{"request_id": c.x.requestID})
+				data = setFields(data, map[string]any{"request_id": c.x.requestID[0]})
 			}
 			if !yield(sseEvent{ev.Event, data}) {
 				return
