@@ -75,7 +75,7 @@ func (s *Server) complete(c *call) (any, error) {
 	// The scripted model answers and then, as a model would, goes on with the next human turn,
 	// which the built-in stop sequence cuts off.
 	r, _ := seedOf(raw)
-	text := strings.Join(r.words(8+r.intn(40), " "), "") + humanTurn + strings.Join(r.words(6, " "), "")
+	text := r.text(8+r.intn(40), " ") + humanTurn + r.text(6, " ")
 	_, cut := firstStop(text, append(req.StopSequences, humanTurn))
 	reason := "stop_sequence"
 	toks := tokens(text[:cut])

@@ -330,37 +330,52 @@ var vocabulary = strings.Fields(`the a of to and in that is for it as with on th
 	quiet clear steady simple careful honest useful bright early late round even open close
 	river stone cloud leaf garden harbor lantern meadow orchard signal window bridge`)
 
-// words generates n tokens of sentence-like text: capitalised sentences of 4 to 11 words,
-// the last one closed by a full stop.
-// lead is the whitespace before the first word.
-func (r *rng) words(n int, lead string) []string {
-	out := make([]string, 0, n)
-	sentence := 0
-	for len(out) < n {
-		if sentence > 3 && (sentence > 10 || r.intn(4) == 0) && len(out) < n {
-			out = append(out, ".")
+// text generates n tokens of sentence-like text: capitalised sentences of 4 to 11 words, the
+// last one closed by a full stop. lead is the whitespace before the first word. Each word, with
+// the space before it, is one token, as is each full stop, so tokens(text) gives them back. The
+// text is written in one buffer: a string a word, joined, then split again into its tokens, was
+// a twentieth of a short message's CPU.
+func (r *rng) text(n int, lead string) string {
+	buf := make([]byte, 0, 8*n)
+	last, sentence := 0, 0 // where the last token starts; the words of the sentence so far
+	for i := 0; i < n; i++ {
+		last = len(buf)
+		if sentence > 3 && (sentence > 10 || r.intn(4) == 0) {
+			buf = append(buf, '.')
 			sentence = 0
 			continue
 		}
 		w := vocabulary[r.intn(len(vocabulary))]
+		if i == 0 {
+			buf = append(buf, lead...)
+		} else {
+			buf = append(buf, ' ')
+		}
 		if sentence == 0 {
-			w = strings.ToUpper(w[:1]) + w[1:]
+			buf = append(buf, w[0]-'a'+'A') // the vocabulary is lower-case ASCII (TestVocabulary)
+			w = w[1:]
 		}
-		sp := " "
-		if len(out) == 0 {
-			sp = lead
-		}
-		out = append(out, sp+w)
+		buf = append(buf, w...)
 		sentence++
 	}
 	if n > 1 {
-		out[n-1] = "."
+		buf = append(buf[:last], '.')
 	}
-	return out
+	return string(buf)
 }
 
 // budget tracks the output tokens left under max_tokens while blocks are generated.
 type budget struct{ left int }
+
+// takeText is take of the tokens of s, joined again: s itself when they all fit.
+func (b *budget) takeText(s string) (string, bool) {
+	if n := countTokens(s); n <= b.left {
+		b.left -= n
+		return s, true
+	}
+	toks, _ := b.take(tokens(s))
+	return strings.Join(toks, ""), false
+}
 
 // take returns at most left of the tokens and reports whether all fitted.
 func (b *budget) take(toks []string) ([]string, bool) {
@@ -387,7 +402,7 @@ func (s *Server) generate(ctx context.Context, req *messageRequest) ([]block, st
 		if t.Type == "enabled" {
 			n = min(n, t.BudgetTokens)
 		}
-		toks, ok := b.take(r.words(n, ""))
+		toks, ok := b.take(tokens(r.text(n, "")))
 		if len(toks) > 0 {
 			text := strings.Join(toks, "")
 			sig := sha256.Sum256(append(sum[:], text...))
@@ -405,10 +420,10 @@ func (s *Server) generate(ctx context.Context, req *messageRequest) ([]block, st
 	}
 
 	for _, cb := range citedBlocks(req) {
-		toks, ok := b.take(tokens(cb["text"].(string)))
+		kept, ok := b.takeText(cb["text"].(string))
 		if !ok {
-			if len(toks) > 0 {
-				content = append(content, block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
+			if kept != "" {
+				content = append(content, block{"type": "text", "text": kept, "citations": nil})
 			}
 			return truncated()
 		}
@@ -450,11 +465,11 @@ func (s *Server) generate(ctx context.Context, req *messageRequest) ([]block, st
 				lead = " "
 			}
 		}
-		text := strings.Join(r.words(n, lead), "")
+		text := r.text(n, lead)
 		stop, cut := firstStop(text, req.StopSequences)
-		toks, ok := b.take(tokens(text[:cut]))
-		if len(toks) > 0 {
-			content = append(content, block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
+		kept, ok := b.takeText(text[:cut])
+		if kept != "" {
+			content = append(content, block{"type": "text", "text": kept, "citations": nil})
 		}
 		switch {
 		case !ok:

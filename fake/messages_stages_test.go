@@ -242,3 +242,34 @@ func TestPlain8(t *testing.T) {
 		}
 	}
 }
+
+// The generated text of a seed is what it was when it was a list of words joined (these are
+// that code's answers), and it splits into its tokens as the words were.
+func TestText(t *testing.T) {
+	for _, tc := range []struct {
+		seed uint64
+		n    int
+		lead string
+		want string
+	}{
+		{1, 1, "", "First"},
+		{2, 12, "", "Token careful leaf on honest with every is early search river."},
+		{3, 30, " ", " Small even even stream is. Token careful last value block and window round test message every. Tool and tool late. Search it signal for test time."},
+		{4, 2, " ", " Open."},
+	} {
+		r := &rng{state: tc.seed}
+		got := r.text(tc.n, tc.lead)
+		if got != tc.want || len(tokens(got)) != tc.n {
+			t.Errorf("text(%d, %q) from seed %d = %q (%d tokens), want %q (%d)", tc.n, tc.lead, tc.seed, got, len(tokens(got)), tc.want, tc.n)
+		}
+	}
+}
+
+// TestVocabulary: text capitalises a word by its first byte, which holds for lower-case ASCII.
+func TestVocabulary(t *testing.T) {
+	for _, w := range vocabulary {
+		if strings.TrimLeft(w, "abcdefghijklmnopqrstuvwxyz") != "" {
+			t.Errorf("%q is not a lower-case ASCII word", w)
+		}
+	}
+}
