@@ -173,6 +173,9 @@ func decodeValue(schema string, data []byte) (any, error) {
 // bodyError answers an error of schemas.Decode or schemas.ValidateValue as a 400 naming the
 // field; nil for nil.
 func bodyError(err error) error {
+	if err == nil {
+		return nil // before se, whose address moves it to the heap
+	}
 	var se *schemas.Error
 	if errors.As(err, &se) {
 		field, msg := se.Path, se.Message

@@ -121,7 +121,6 @@ var faultStatusTypes = func() map[int]string {
 	return m
 }()
 
-
 type faults struct {
 	mu   sync.Mutex
 	list []*Fault
@@ -246,7 +245,8 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 		}
 	}
 	if f.StreamEvents > 0 {
-		x.streamCut = &f // the stream writer cuts the answer (sseStream.respond)
+		cut := f           // only this copy escapes: a request without a fault allocates none
+		x.streamCut = &cut // the stream writer cuts the answer (sseStream.respond)
 		return false
 	}
 	if f.Drop {

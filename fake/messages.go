@@ -808,6 +808,9 @@ func (req *messageRequest) lastTurn() (string, []block) {
 	for i > 0 && req.Messages[i-1].Role == role {
 		i--
 	}
+	if i == len(req.Messages)-1 { // one message: its blocks as they are, without a copy
+		return role, slices.Clip(req.Messages[i].blocks)
+	}
 	var blocks []block
 	for _, m := range req.Messages[i:] {
 		blocks = append(blocks, m.blocks...)

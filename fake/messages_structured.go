@@ -68,9 +68,9 @@ type shared struct {
 	patterns map[string]error
 }
 
-func newStrictCheck() *strictCheck {
-	return &strictCheck{shared: &shared{defs: map[uintptr]bool{}, patterns: map[string]error{}}}
-}
+// newStrictCheck starts the checks of one request; its maps are made by the first check, since
+// nearly every request has no schema to check.
+func newStrictCheck() *strictCheck { return &strictCheck{shared: &shared{}} }
 
 // tooComplex names the schema at path in the error of a check that went over maxSchemaVisits.
 func tooComplex(err error, path string) error {
@@ -205,6 +205,9 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		if defs == nil || sc.defs[id] {
 			continue
 		}
+		if sc.defs == nil {
+			sc.defs = map[uintptr]bool{}
+		}
 		sc.defs[id] = true
 		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			d, ok := defs[name].(map[string]any)
@@ -244,6 +247,9 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		err, seen := sc.patterns[p]
 		if !seen {
 			err = checkPattern(p)
+			if sc.patterns == nil {
+				sc.patterns = map[string]error{}
+			}
 			sc.patterns[p] = err
 		}
 		if err != nil {
