@@ -211,6 +211,7 @@ func (c *call) decodeBody() ([]byte, any, error) {
 		return nil, nil, err
 	}
 	v, err := c.decodeValue(data)
+	c.bodyJSON = v != nil
 	return data, v, err
 }
 
@@ -218,7 +219,6 @@ func (c *call) decodeBody() ([]byte, any, error) {
 // decoded body sends for coverage (which would otherwise read them from the bytes again).
 func (c *call) decodeValue(data []byte) (any, error) {
 	v, err := decodeValue(c.bodySchema(), data)
-	c.bodyJSON = v != nil
 	if v != nil && !c.srv.cfg.noCoverage {
 		c.x.bodyCounted = sentFields(c.Context, v, &c.x.bodySent)
 	}
@@ -265,10 +265,12 @@ func (c *call) bindValid(v any) error {
 	if err != nil {
 		return err
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	empty := len(bytes.TrimSpace(data)) == 0
+	if empty {
 		data = []byte("{}")
 	}
 	doc, err := c.decodeValue(data)
+	c.bodyJSON = doc != nil && !empty // what decoded is the body the client sent
 	if err != nil {
 		return err
 	}

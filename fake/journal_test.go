@@ -79,6 +79,25 @@ func TestJournalKeepsJSONBodies(t *testing.T) {
 	}
 }
 
+// A body that decodes as something else than it is (an empty or blank create, read as {}) is not
+// kept as JSON: the journal would not encode.
+func TestJournalKeepsNoBlankBody(t *testing.T) {
+	s := checked(t)
+	for _, body := range []string{"", "  \n"} {
+		w := send(t, s, "POST", "/v1/memory_stores", body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion, "Content-Type", "application/json")
+		if w.Code != 400 { // the create needs a name
+			t.Fatalf("create with the body %q: %d %s", body, w.Code, w.Body)
+		}
+		j := s.Journal()
+		if e := j[len(j)-1]; e.Body != nil || e.BodyBytes != len(body) {
+			t.Errorf("body %q: journal body = %q (%d bytes)", body, e.Body, e.BodyBytes)
+		}
+		if w := send(t, s, "GET", "/_fake/journal", ""); w.Code != 200 {
+			t.Fatalf("GET /_fake/journal after the body %q: %d %s", body, w.Code, w.Body)
+		}
+	}
+}
+
 func TestFaultAnswersErrorWithRetryHeaders(t *testing.T) {
 	s := checked(t)
 	if _, err := s.InjectFault(Fault{Path: "/v1/models*", Status: 429, RetryAfter: 2500 * time.Millisecond, Times: 2}); err != nil {
