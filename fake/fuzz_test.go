@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -475,9 +476,11 @@ func FuzzFixtures(f *testing.F) {
 	})
 }
 
-// appendCanonical writes what json.Marshal writes for every decoded value: the seed of every
-// generated answer is the hash of those bytes, so a byte of difference would change answers.
-func FuzzCanonical(f *testing.F) {
+// FuzzAppendJSON holds appendJSON to encoding/json on every decoded value, in both modes: with
+// HTML characters escaped it is json.Marshal, whose bytes the seed of every generated answer
+// hashes (a byte of difference would change answers); without, it is an Encoder with
+// SetEscapeHTML(false), which writes the events of a stream.
+func FuzzAppendJSON(f *testing.F) {
 	for _, doc := range []string{
 		`{"model":"m","messages":[{"role":"user","content":"<b>&amp;</b> \u2028 \u2029 \u0001 \t\n\"\\"}],"z":[1,-2.5e3,true,null,{}],"a":{}}`,
 		`["é😀", "\ud800", 0, [], {"b":1,"a":2,"":3}]`,
@@ -490,12 +493,45 @@ func FuzzCanonical(f *testing.F) {
 		if err != nil {
 			return
 		}
-		want, err := json.Marshal(v)
-		if err != nil {
-			return
-		}
-		if got := appendCanonical(nil, v, nil); string(got) != string(want) {
-			t.Fatalf("appendCanonical(%s)\n got %s\nwant %s", doc, got, want)
-		}
+		checkAppendJSON(t, v)
 	})
+}
+
+// checkAppendJSON fails t unless appendJSON writes v as encoding/json does, in both modes.
+func checkAppendJSON(t *testing.T, v any) {
+	t.Helper()
+	want, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	if got, err := appendJSON(nil, v, true, nil); err != nil || string(got) != string(want) {
+		t.Fatalf("appendJSON(%#v, html)\n got %s (%v)\nwant %s", v, got, err, want)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := appendJSON(nil, v, false, nil); err != nil || string(got)+"\n" != b.String() {
+		t.Fatalf("appendJSON(%#v)\n got %s (%v)\nwant %s", v, got, err, b.Bytes())
+	}
+}
+
+// appendJSON writes ints and the values it leaves to encoding/json as encoding/json does, and
+// answers its error for a value it cannot encode.
+func TestAppendJSONOtherTypes(t *testing.T) {
+	title := "<T&C>"
+	for _, v := range []any{
+		map[string]any{"document_index": 3, "start_char_index": -1, "end_char_index": 0},
+		map[string]any{"document_title": &title, "file_id": nil, "f": 0.5, "big": 1e21, "m": map[string]string{"<": ">"}},
+		[]any{struct {
+			A string `json:"a"`
+		}{"x&y"}, int64(7), uint8(2)},
+	} {
+		checkAppendJSON(t, v)
+	}
+	if _, err := appendJSON(nil, map[string]any{"ch": make(chan int)}, false, nil); err == nil {
+		t.Error("appendJSON encoded a channel")
+	}
 }

@@ -188,10 +188,11 @@ func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
 
 // seedOf hashes the canonical form of the request without the fields that only shape delivery
 // (stream) or cut the generation short (max_tokens, stop_sequences, max_tokens_to_sample). The
-// canonical form is encoding/json's encoding of the body, keys sorted (appendCanonical).
+// canonical form is json.Marshal's encoding of the body, keys sorted (appendJSON, with HTML
+// characters escaped, as json.Marshal does).
 func seedOf(body map[string]any) (*rng, [32]byte) {
 	buf := canonicalBuffers.Get().(*[]byte)
-	*buf = appendCanonical((*buf)[:0], body, func(k string) bool {
+	*buf, _ = appendJSON((*buf)[:0], body, true, func(k string) bool {
 		switch k {
 		case "stream", "max_tokens", "stop_sequences", "max_tokens_to_sample":
 			return false
@@ -207,122 +208,6 @@ func seedOf(body map[string]any) (*rng, [32]byte) {
 
 // canonicalBuffers hold the canonical forms of requests being hashed.
 var canonicalBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-
-// appendCanonical appends what json.Marshal writes for the decoded JSON value v (a map's keys
-// sorted, HTML characters escaped), without its reflection and a copy of each map's keys: a
-// 200-turn conversation's seed was a fifth of its time to the first event. keep, when set,
-// chooses the top-level keys written. A value of a type JSON does not decode to is json.Marshal's.
-func appendCanonical(dst []byte, v any, keep func(string) bool) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(dst, "null"...)
-	case bool:
-		return strconv.AppendBool(dst, v)
-	case string:
-		return appendJSONString(dst, v)
-	case json.Number:
-		if v == "" {
-			return append(dst, '0')
-		}
-		return append(dst, v...)
-	case []any:
-		dst = append(dst, '[')
-		for i, item := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendCanonical(dst, item, nil)
-		}
-		return append(dst, ']')
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			if keep == nil || keep(k) {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(appendJSONString(dst, k), ':')
-			dst = appendCanonical(dst, v[k], nil)
-		}
-		return append(dst, '}')
-	}
-	data, _ := json.Marshal(v)
-	return append(dst, data...)
-}
-
-// appendJSONString appends s as json.Marshal writes a string: <, > and & escaped, as are the
-// control characters, U+2028, U+2029 and each invalid UTF-8 byte (as U+FFFD).
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plain8(s[i:i+8]) { // the usual text: eight bytes that need nothing
-			i += 8
-			continue
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(append(dst, s[start:i]...), `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[c&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(dst, s[start:]...), '"')
-}
-
-// plain8 reports whether none of the 8 bytes of s needs appendJSONString's attention (a control
-// character, a quote, a backslash, <, > or &, or a byte beyond ASCII), testing them at once in a
-// word: (x - 0x01..*n) &^ x & 0x80.. is non-zero exactly when a byte of x is below n, and a byte
-// equal to c is a zero byte of x ^ 0x01..*c.
-func plain8(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	below := func(x, n uint64) uint64 { return (x - ones*n) &^ x & highs }
-	return (x&highs |
-		below(x, 0x20) |
-		below(x^(ones*'"'), 1) | below(x^(ones*'\\'), 1) |
-		below(x^(ones*'<'), 1) | below(x^(ones*'>'), 1) | below(x^(ones*'&'), 1)) == 0
-}
 
 var vocabulary = strings.Fields(`the a of to and in that is for it as with on this be at by from
 	fake model answer request token stream server client test message block tool result

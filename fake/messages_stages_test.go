@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -271,5 +272,42 @@ func TestVocabulary(t *testing.T) {
 		if strings.TrimLeft(w, "abcdefghijklmnopqrstuvwxyz") != "" {
 			t.Errorf("%q is not a lower-case ASCII word", w)
 		}
+	}
+}
+
+// Every event that writes its own JSON writes what the stream's Encoder would have: deltas of
+// text with citations, of thinking with estimates, and of tool input, with characters that
+// encoding/json escapes and the HTML ones it leaves alone in an answer.
+func TestEventsAppendAsEncoded(t *testing.T) {
+	title := "Q&A <draft>"
+	msg := &Message{ID: "msg_1", Type: "message", Role: "assistant", Model: "m", Content: []block{
+		{"type": "thinking", "thinking": "Let me think: a < b && c > d.\u2028Then \"quote\" and \\.", "signature": "c2ln"},
+		{"type": "text", "text": "Weather <b>mild</b> & dry, naïve café 日本\x01\u2029 \xff end.", "citations": []any{
+			map[string]any{"type": "char_location", "cited_text": "It was <mild>.", "document_index": 0, "document_title": &title,
+				"file_id": nil, "start_char_index": 0, "end_char_index": 14},
+		}},
+		{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": map[string]any{"city": "Paris & <Lyon>", "days": json.Number("3")}},
+	}}
+	msg.Usage.OutputTokensDetails.ThinkingTokens = 12
+	appended := 0
+	for ev := range messageStream(msg, true).events {
+		a, ok := ev.data.(eventAppender)
+		if !ok {
+			continue
+		}
+		appended++
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(ev.data); err != nil {
+			t.Fatal(err)
+		}
+		got, err := a.appendJSON(nil)
+		if err != nil || string(got)+"\n" != want.String() {
+			t.Errorf("%s: appended %s (%v)\nencoded %s", ev.name, got, err, want.Bytes())
+		}
+	}
+	if appended < 10 {
+		t.Errorf("%d events appended their JSON, want the deltas of three blocks", appended)
 	}
 }
