@@ -311,3 +311,21 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 		t.Errorf("%d events appended their JSON, want the deltas of three blocks", appended)
 	}
 }
+
+// A stream's text goes out three tokens a delta, the last delta with what is left, and the
+// deltas put together are the text.
+func TestChunkTokens(t *testing.T) {
+	for s, want := range map[string][]string{
+		"":                         nil,
+		"Hi":                       {"Hi"},
+		"Hello there, you":         {"Hello there,", " you"},
+		"One two three four five.": {"One two three", " four five."},
+		"a b c  ":                  {"a b c", "  "},
+		"naïve café, 日本語 ok":       {"naïve café,", " 日本語 ok"},
+	} {
+		got := chunkTokens(s)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("chunkTokens(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

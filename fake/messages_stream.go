@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -116,9 +115,15 @@ type eventAppender interface {
 }
 
 func (ev blockDeltaEvent) appendJSON(dst []byte) ([]byte, error) {
-	dst, err := appendJSON(append(dst, `{"delta":`...), ev.Delta, false, nil)
-	if err != nil {
-		return nil, err
+	dst = append(dst, `{"delta":`...)
+	if d, ok := ev.Delta.(textDelta); ok {
+		dst = appendJSONString(append(dst, `{"text":`...), d.Text, false)
+		dst = append(appendJSONString(append(dst, `,"type":`...), d.Type, false), '}')
+	} else {
+		var err error
+		if dst, err = appendJSON(dst, ev.Delta, false, nil); err != nil {
+			return nil, err
+		}
 	}
 	dst = strconv.AppendInt(append(dst, `,"index":`...), int64(ev.Index), 10)
 	return append(appendJSONString(append(dst, `,"type":`...), ev.Type, false), '}'), nil
@@ -160,9 +165,14 @@ type (
 		Type         string `json:"type"`
 	}
 	blockDeltaEvent struct {
-		Delta map[string]any `json:"delta"`
-		Index int            `json:"index"`
-		Type  string         `json:"type"`
+		Delta any    `json:"delta"` // a map, or a textDelta
+		Index int    `json:"index"`
+		Type  string `json:"type"`
+	}
+	// textDelta is a text_delta, of all deltas the most frequent, as a struct rather than a map.
+	textDelta struct {
+		Text string `json:"text"`
+		Type string `json:"type"`
 	}
 	blockStopEvent struct {
 		Index int    `json:"index"`
@@ -218,9 +228,9 @@ func messageStream(msg *Message, estimate bool) sseStream {
 
 // splitBlock returns what content_block_start carries for b and the deltas that complete it.
 // Blocks without a delta type come whole in the start event.
-func splitBlock(b block) (block, []map[string]any) {
+func splitBlock(b block) (block, []any) {
 	first := maps.Clone(b)
-	var deltas []map[string]any
+	var deltas []any
 	switch b["type"] {
 	case "text":
 		first["text"] = ""
@@ -231,7 +241,7 @@ func splitBlock(b block) (block, []map[string]any) {
 			}
 		}
 		for _, t := range chunkTokens(b["text"].(string)) {
-			deltas = append(deltas, map[string]any{"type": "text_delta", "text": t})
+			deltas = append(deltas, textDelta{t, "text_delta"})
 		}
 	case "thinking":
 		first["thinking"], first["signature"] = "", ""
@@ -255,12 +265,12 @@ func splitBlock(b block) (block, []map[string]any) {
 // estimateThinking adds estimated_tokens to the thinking deltas of b: null on deltas with text,
 // and for a block whose text is omitted, one delta carrying the hidden tokens (the fake makes
 // one thinking block a message, so they are all of the message's thinking tokens).
-func estimateThinking(deltas []map[string]any, b block, hidden int) []map[string]any {
+func estimateThinking(deltas []any, b block, hidden int) []any {
 	if b["thinking"] == "" {
-		return append([]map[string]any{{"type": "thinking_delta", "thinking": "", "estimated_tokens": hidden}}, deltas...)
+		return append([]any{map[string]any{"type": "thinking_delta", "thinking": "", "estimated_tokens": hidden}}, deltas...)
 	}
 	for _, d := range deltas {
-		if d["type"] == "thinking_delta" {
+		if d, ok := d.(map[string]any); ok && d["type"] == "thinking_delta" {
 			d["estimated_tokens"] = nil
 		}
 	}
@@ -268,14 +278,18 @@ func estimateThinking(deltas []map[string]any, b block, hidden int) []map[string
 }
 
 // chunkTokens groups the tokens of s, tokensPerDelta at a time.
+// Tokens are consecutive pieces of s, so a group is a substring of s and costs no copy.
 func chunkTokens(s string) []string {
-	toks := tokens(s)
 	var out []string
-	for i := 0; i < len(toks); i += tokensPerDelta {
-		out = append(out, strings.Join(toks[i:min(i+tokensPerDelta, len(toks))], ""))
-	}
-	if len(out) == 0 && s != "" {
-		out = []string{s}
+	for i := 0; i < len(s); {
+		j := i
+		for range tokensPerDelta {
+			if j < len(s) {
+				j = tokenEnd(s, j)
+			}
+		}
+		out = append(out, s[i:j])
+		i = j
 	}
 	return out
 }
