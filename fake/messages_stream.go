@@ -114,6 +114,14 @@ type eventAppender interface {
 	appendJSON(dst []byte) ([]byte, error)
 }
 
+func (ev blockStartEvent) appendJSON(dst []byte) ([]byte, error) {
+	dst, err := appendJSON(append(dst, `{"content_block":`...), ev.ContentBlock, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	return appendIndexType(append(dst, ','), ev.Index, ev.Type), nil
+}
+
 func (ev blockDeltaEvent) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"delta":`...)
 	if d, ok := ev.Delta.(textDelta); ok {
@@ -125,8 +133,17 @@ func (ev blockDeltaEvent) appendJSON(dst []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	dst = strconv.AppendInt(append(dst, `,"index":`...), int64(ev.Index), 10)
-	return append(appendJSONString(append(dst, `,"type":`...), ev.Type, false), '}'), nil
+	return appendIndexType(append(dst, ','), ev.Index, ev.Type), nil
+}
+
+func (ev blockStopEvent) appendJSON(dst []byte) ([]byte, error) {
+	return appendIndexType(append(dst, '{'), ev.Index, ev.Type), nil
+}
+
+// appendIndexType ends the JSON of a block's event: its index and type, and the closing brace.
+func appendIndexType(dst []byte, index int, typ string) []byte {
+	dst = strconv.AppendInt(append(dst, `"index":`...), int64(index), 10)
+	return append(appendJSONString(append(dst, `,"type":`...), typ, false), '}')
 }
 
 // writeErrorEvent ends a stream whose headers are out with an error event carrying the error
