@@ -83,7 +83,20 @@ type node struct {
 	format      func(any) bool
 	decode      func(string) ([]byte, error)
 	guard       *guard // set when the schema is nothing but a guard
+	// has says which groups of keywords the schema uses, so that apply skips the others without
+	// looking at each: the ifs of the block schema's dispatch use nothing but if, then and else.
+	has uint8
 }
+
+// The groups of keywords of node.has.
+const (
+	hasScalar  uint8 = 1 << iota // a boolean schema, type, const, enum, format
+	hasObject                    // the keywords of objects (node.object)
+	hasArray                     // of arrays
+	hasString                    // of strings
+	hasNumber                    // of numbers
+	hasInPlace                   // $ref, not, allOf, anyOf, oneOf, if
+)
 
 // guard is a schema that only says which strings one property may be, and perhaps that it is
 // required: {"required":["type"],"properties":{"type":{"enum":["text","image"]}}}. The block
@@ -166,9 +179,29 @@ func planOf(s *jsonschema.Schema) *node {
 			n.decode = jsonschema.Decoders[s.ContentEncoding]
 		}
 		n.guard = guardOf(s)
+		n.has = keywordGroups(n)
 		return n
 	}
 	return build(s)
+}
+
+// keywordGroups says which groups of keywords n uses (node.has).
+func keywordGroups(n *node) uint8 {
+	s := n.Schema
+	var has uint8
+	set := func(group uint8, used bool) {
+		if used {
+			has |= group
+		}
+	}
+	set(hasScalar, s.Always != nil || len(s.Types) > 0 || len(s.Constant) > 0 || len(s.Enum) > 0 || n.format != nil)
+	set(hasObject, s.MinProperties != -1 || s.MaxProperties != -1 || len(s.Required) > 0 || len(n.props) > 0 ||
+		n.names != nil || n.additional != additionalUnset || len(s.DependentRequired) > 0)
+	set(hasArray, s.MinItems != -1 || s.MaxItems != -1 || n.items != nil || len(n.prefix) > 0)
+	set(hasString, s.MinLength != -1 || s.MaxLength != -1 || s.Pattern != nil || n.decode != nil)
+	set(hasNumber, s.Minimum != nil || s.ExclusiveMinimum != nil || s.Maximum != nil || s.ExclusiveMaximum != nil)
+	set(hasInPlace, n.ref != nil || n.not != nil || len(n.allOf) > 0 || len(n.anyOf) > 0 || len(n.oneOf) > 0 || n.ifs != nil)
+	return has
 }
 
 // guardOf returns the guard that s is, nil when s is anything more or other.
@@ -302,40 +335,47 @@ func (j *judge) apply(n *node, v any, keys []string, vals []any) (bool, uint64) 
 		return true, evaluated
 	}
 	s := n.Schema
-	if s.Always != nil {
-		return *s.Always, 0
-	}
-	if len(s.Types) > 0 && !j.hasType(s.Types, v) {
-		return false, 0
-	}
-	if len(s.Constant) > 0 && !equal(v, s.Constant[0]) {
-		return false, 0
-	}
-	if len(s.Enum) > 0 && !inEnum(v, s.Enum) {
-		return false, 0
-	}
-	if n.format != nil && !n.format(v) {
-		return false, 0
+	if n.has&hasScalar != 0 {
+		if s.Always != nil {
+			return *s.Always, 0
+		}
+		if len(s.Types) > 0 && !j.hasType(s.Types, v) {
+			return false, 0
+		}
+		if len(s.Constant) > 0 && !equal(v, s.Constant[0]) {
+			return false, 0
+		}
+		if len(s.Enum) > 0 && !inEnum(v, s.Enum) {
+			return false, 0
+		}
+		if n.format != nil && !n.format(v) {
+			return false, 0
+		}
 	}
 	var evaluated uint64
 	switch v := v.(type) {
 	case map[string]any:
 		var ok bool
-		if evaluated, ok = j.object(n, v, keys, vals); !ok {
-			return false, 0
+		if n.has&hasObject != 0 {
+			if evaluated, ok = j.object(n, v, keys, vals); !ok {
+				return false, 0
+			}
 		}
 	case []any:
-		if !j.array(n, v) {
+		if n.has&hasArray != 0 && !j.array(n, v) {
 			return false, 0
 		}
 	case string:
-		if !str(n, v) {
+		if n.has&hasString != 0 && !str(n, v) {
 			return false, 0
 		}
 	case json.Number, float64:
-		if !j.number(s, v) {
+		if n.has&hasNumber != 0 && !j.number(s, v) {
 			return false, 0
 		}
+	}
+	if n.has&hasInPlace == 0 && n.unevaluated == nil {
+		return !j.unknown, evaluated
 	}
 	// The in-place subschemas, in the validator's order; those that pass add what they evaluated.
 	inPlace := func(sub *node) bool {
