@@ -211,7 +211,7 @@ func (c *call) decodeBody() ([]byte, any, error) {
 		return nil, nil, err
 	}
 	v, err := c.decodeValue(data)
-	c.bodyJSON = v != nil
+	c.x.bodyJSON = v != nil
 	return data, v, err
 }
 
@@ -270,7 +270,7 @@ func (c *call) bindValid(v any) error {
 		data = []byte("{}")
 	}
 	doc, err := c.decodeValue(data)
-	c.bodyJSON = doc != nil && !empty // what decoded is the body the client sent
+	c.x.bodyJSON = doc != nil && !empty // what decoded is the body the client sent
 	if err != nil {
 		return err
 	}

@@ -215,8 +215,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		RateLimit:    x.rateLimit,
 		Thread:       x.thread,
 	}
-	c := callOf(gc)
-	if c != nil && c.route.ifc != nil {
+	if c := callOf(gc); c != nil && c.route.ifc != nil {
 		e.Interface = c.route.ifc.name
 		if c.cred != nil {
 			e.CredentialID, e.CredentialHeader = c.cred.ID, c.credHeader
@@ -235,7 +234,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 		case e.Interface == ifTunnels.name || e.Interface == ifTunnelsAPI.name:
 		case len(b) > journalBodyCap:
 			e.Truncated = append(e.Truncated, "body")
-		case c != nil && c.bodyJSON, json.Valid(b):
+		case x.bodyJSON, json.Valid(b):
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}

@@ -45,9 +45,6 @@ type call struct {
 	argsParsed bool
 	argsOwn    bool // args holds the query; false: too many parameters, gin's url.Values answer
 	argsBuf    [4]queryArg
-	// bodyJSON is set once the body decoded as JSON, so that the journal keeps it without
-	// reading it again to tell.
-	bodyJSON bool
 }
 
 // callOf returns the request's call, nil when no route's handler ran (no route, no method).
@@ -447,9 +444,12 @@ type exchange struct {
 	// them allocates no slice.
 	requestID     [1]string
 	contentLength [1]string
-	// body is the request body as read (call.body), nil when none was; bodySent, when
-	// bodyCounted, the body fields the decoded body holds (sentFields).
+	// body is the request body as read (call.body), nil when none was; bodyJSON, that it
+	// decoded as JSON (decodeBody, bindValid), so that the journal keeps it without reading it
+	// again to tell; bodySent, when bodyCounted, the body fields the decoded body holds
+	// (sentFields).
 	body         []byte
+	bodyJSON     bool
 	bodySent     [maxFieldWords]uint64
 	bodyCounted  bool
 	errorType    string
