@@ -29,7 +29,10 @@ import (
 // annotations included: the properties that properties, additionalProperties and the in-place
 // subschemas that passed (allOf, anyOf, oneOf, if, then, else, $ref) evaluated, which
 // unevaluatedProperties then judges. A schema that uses any other keyword is never given a
-// verdict (supported): the validator decides for it, as before.
+// verdict (supported): the validator decides for it, as before. It walks a layout of the compiled
+// schema made once per schema (planOf): nodes that hold their subschemas, their properties in a
+// slice and which groups of keywords they use, and the guards that dispatch a content block on
+// its type judged as string comparisons.
 //
 // A wrong "valid" would let a request through that the validator refuses, so the verdict is
 // checked against the validator on every document the repository's tests validate when
