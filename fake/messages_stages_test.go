@@ -291,7 +291,7 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 	msg.Usage.OutputTokensDetails.ThinkingTokens = 12
 	appended := 0
 	for ev := range messageStream(msg, true).events {
-		a, ok := ev.data.(eventAppender)
+		a, ok := ev.data.(jsonAppender)
 		if !ok {
 			continue
 		}
@@ -309,6 +309,73 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 	}
 	if appended < 10 {
 		t.Errorf("%d events appended their JSON, want the deltas of three blocks", appended)
+	}
+}
+
+// A message writes its own JSON as the Encoder writes it: with no field set, and with every
+// field set, found by reflection, so that a field added to Message or Usage but not to its
+// appendJSON fails here.
+func TestMessageAppendsAsEncoded(t *testing.T) {
+	full := &Message{}
+	fillEvery(reflect.ValueOf(full).Elem())
+	if full.Usage.OutputTokensDetails.ThinkingTokens == 0 || full.Diagnostics == nil || full.Usage.FallbackCredit == nil {
+		t.Fatalf("fillEvery left fields unset: %+v", full)
+	}
+	for name, msg := range map[string]*Message{
+		"zero":          {},
+		"empty content": {ID: "msg_1", Content: []block{}},
+		"every field":   full,
+	} {
+		for _, v := range []jsonAppender{msg, messageStartEvent{*msg, "message_start"}} {
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(v); err != nil {
+				t.Fatal(err)
+			}
+			got, err := v.appendJSON(nil)
+			if err != nil || string(got)+"\n" != want.String() {
+				t.Errorf("%s, %T: appended %s (%v)\nencoded  %s", name, v, got, err, want.Bytes())
+			}
+		}
+	}
+}
+
+// fillEvery sets every field of v, however deep: strings that need escaping, numbers, two items
+// of each slice, a value behind each pointer and interface.
+func fillEvery(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("a <b> & \"c\"\u2028\x01 \xff naïve")
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(7)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Float64:
+		v.SetFloat(0.5)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillEvery(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fillEvery(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fillEvery(v.Index(i))
+		}
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		for _, k := range []string{"type", "text", "z <key>"} {
+			item := reflect.New(v.Type().Elem()).Elem()
+			fillEvery(item)
+			v.SetMapIndex(reflect.ValueOf(k), item)
+		}
+	case reflect.Interface:
+		v.Set(reflect.ValueOf(map[string]any{"n": json.Number("12"), "list": []any{"x & y", 1.5, nil, true}, "s": "<q>"}))
 	}
 }
 

@@ -75,7 +75,7 @@ func (st sseStream) respond(c *call) {
 		start := e.buf.Len()
 		e.buf.WriteString("event: " + ev.name + "\ndata: ")
 		dataStart := e.buf.Len()
-		if err := encodeEvent(e, ev.data); err != nil {
+		if err := e.encode(ev.data); err != nil {
 			c.srv.report("encoding the %s event of %s: %v", ev.name, c.Request.URL.Path, err)
 			e.buf.Truncate(start)
 			if flush() {
@@ -92,25 +92,10 @@ func (st sseStream) respond(c *call) {
 	flush()
 }
 
-// encodeEvent writes data and a newline into e's buffer as e's Encoder does: itself, when it
-// can (eventAppender), for the thousands of deltas of a long answer.
-func encodeEvent(e *encoder, data any) error {
-	a, ok := data.(eventAppender)
-	if !ok {
-		return e.enc.Encode(data)
-	}
-	b, err := a.appendJSON(e.buf.AvailableBuffer())
-	if err != nil {
-		return err
-	}
-	e.buf.Write(b)
-	e.buf.WriteByte('\n')
-	return nil
-}
-
-// eventAppender is the data of an event that writes its JSON itself, byte for byte as an
-// Encoder with SetEscapeHTML(false) writes it (TestEventsAppendAsEncoded).
-type eventAppender interface {
+// jsonAppender is a value that writes its JSON itself, byte for byte as an Encoder with
+// SetEscapeHTML(false) writes it (TestEventsAppendAsEncoded, TestMessageAppendsAsEncoded): the
+// thousands of deltas of a long answer, and the message of a short one.
+type jsonAppender interface {
 	appendJSON(dst []byte) ([]byte, error)
 }
 

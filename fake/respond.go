@@ -155,7 +155,7 @@ func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
 	}
 	e := encoders.Get().(*encoder)
 	defer e.release()
-	if err := e.enc.Encode(v); err != nil {
+	if err := e.encode(v); err != nil {
 		s.report("encoding the response of %s %s: %v", gc.Request.Method, gc.FullPath(), err)
 		s.writeError(gc, newError(errAPI, "the fake could not encode its response"))
 		return
@@ -188,6 +188,22 @@ var (
 type encoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+}
+
+// encode writes v and a newline into the buffer as the Encoder does: itself, when it can
+// (jsonAppender).
+func (e *encoder) encode(v any) error {
+	a, ok := v.(jsonAppender)
+	if !ok {
+		return e.enc.Encode(v)
+	}
+	b, err := a.appendJSON(e.buf.AvailableBuffer())
+	if err != nil {
+		return err
+	}
+	e.buf.Write(b)
+	e.buf.WriteByte('\n')
+	return nil
 }
 
 var encoders = sync.Pool{New: func() any {
