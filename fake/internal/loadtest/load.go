@@ -16,6 +16,7 @@ import (
 // round is what one round of load against one server measured.
 type round struct {
 	elapsed    time.Duration
+	cpu        time.Duration   // the server's CPU time during the round (proc.Process.CPU)
 	lat, first []time.Duration // per request: the whole answer, and the first event of a stream
 	events     int
 	errors     int
@@ -107,6 +108,7 @@ func send(ctx context.Context, client *http.Client, base string, ep endpoint, wa
 type stats struct {
 	perRound   []float64 // requests per second of each round
 	elapsed    time.Duration
+	cpu        time.Duration // the server's, over every round
 	lat, first []time.Duration
 	events     int
 	errors     int
@@ -117,6 +119,7 @@ type stats struct {
 func (s *stats) add(r round) {
 	s.perRound = append(s.perRound, float64(len(r.lat))/r.elapsed.Seconds())
 	s.elapsed += r.elapsed
+	s.cpu += r.cpu
 	s.lat, s.first = append(s.lat, r.lat...), append(s.first, r.first...)
 	s.events += r.events
 	s.errors += r.errors
@@ -127,6 +130,15 @@ func (s *stats) add(r round) {
 }
 
 func (s *stats) perSecond() float64 { return float64(len(s.lat)) / s.elapsed.Seconds() }
+
+// cpuPerRequest is the server's CPU time a request, answered or not: what the request cost the
+// server alone, which the load's client, on the same cores, does not blur as it does throughput.
+func (s *stats) cpuPerRequest() time.Duration {
+	if n := len(s.lat) + s.errors; n > 0 {
+		return s.cpu / time.Duration(n)
+	}
+	return 0
+}
 
 // throughputRatio is the median over the rounds of the ratio of s's throughput to that of base
 // in the same round: a burst of other work on the machine skews one round, not the figure.

@@ -10,8 +10,11 @@
 // Each endpoint is loaded in alternating rounds (fake then bare, then bare then fake, ...) so
 // that a machine that gets busier or quieter affects both alike, and the table reports the
 // fake's figures as ratios to the bare handler's: throughput (the median of the rounds' ratios;
-// above 1 is faster) and p50 and p99 latency over all requests (above 1 is slower). Ratios compare across machines; absolute times do not, and
-// nothing here fails on a timing. A round is 1,000 requests by default (20,000 in 20 rounds):
+// above 1 is faster), p50 and p99 latency over all requests (above 1 is slower), and the
+// server's own CPU time a request (above 1 costs more). Throughput and latency include the load's
+// client, which shares the cores: the CPU column is what the server alone spent, read from the
+// kernel's accounting of its threads, and moves least from run to run. Ratios compare across
+// machines; absolute times do not, and nothing here fails on a timing. A round is 1,000 requests by default (20,000 in 20 rounds):
 // rounds of a few hundred lasted about 10 ms, which one burst of other work on a shared machine
 // skewed, so that a row moved by 0.3 from run to run with no change to the fake.
 //
@@ -108,8 +111,9 @@ func run(cfg config) error {
 	fmt.Printf("load: %d requests per endpoint and server in %d alternating rounds, %d concurrent clients, on 127.0.0.1\n",
 		cfg.requests, cfg.rounds, cfg.concurrency)
 	fmt.Printf("fake: the binary; bare: a gin engine answering the same bytes after checking the same headers\n")
-	fmt.Printf("ratios are fake/bare: throughput above 1 is faster, latency above 1 is slower\n\n")
-	fmt.Printf("%-44s %10s %10s %7s %7s %7s %9s %9s\n", "endpoint", "fake/s", "bare/s", "tput", "p50", "p99", "fake p50", "bare p50")
+	fmt.Printf("ratios are fake/bare: throughput above 1 is faster, latency above 1 is slower, cpu (the server's CPU a request) above 1 costs more\n\n")
+	fmt.Printf("%-44s %10s %10s %7s %7s %7s %9s %9s %7s %9s %9s\n", "endpoint", "fake/s", "bare/s", "tput", "p50", "p99", "fake p50", "bare p50",
+		"cpu", "fake cpu", "bare cpu")
 	failed := 0
 	for i, ep := range endpoints {
 		if !cfg.only.MatchString(ep.name) {
@@ -122,18 +126,22 @@ func run(cfg config) error {
 		var f, b stats
 		for r := range cfg.rounds {
 			targets := []*stats{&f, &b}
-			bases := []string{fake.Base, bare.Base}
+			servers := []*process{fake, bare}
 			if r%2 == 1 {
 				slices.Reverse(targets)
-				slices.Reverse(bases)
+				slices.Reverse(servers)
 			}
 			for t := range targets {
-				targets[t].add(load(client, bases[t], ep, recorded[i], n/cfg.rounds, cfg.concurrency, cfg.limit))
+				cpu := servers[t].CPU()
+				rd := load(client, servers[t].Base, ep, recorded[i], n/cfg.rounds, cfg.concurrency, cfg.limit)
+				rd.cpu = servers[t].CPU() - cpu
+				targets[t].add(rd)
 			}
 		}
-		fmt.Printf("%-44s %10.0f %10.0f %7.2f %7.2f %7.2f %9s %9s\n", ep.name, f.perSecond(), b.perSecond(),
+		fmt.Printf("%-44s %10.0f %10.0f %7.2f %7.2f %7.2f %9s %9s %7s %9s %9s\n", ep.name, f.perSecond(), b.perSecond(),
 			f.throughputRatio(&b), ratio(f.pct(&f.lat, 50), b.pct(&b.lat, 50)), ratio(f.pct(&f.lat, 99), b.pct(&b.lat, 99)),
-			fmtDur(f.pct(&f.lat, 50)), fmtDur(b.pct(&b.lat, 50)))
+			fmtDur(f.pct(&f.lat, 50)), fmtDur(b.pct(&b.lat, 50)), fmtRatio(f.cpuPerRequest(), b.cpuPerRequest()),
+			fmtDur(f.cpuPerRequest()), fmtDur(b.cpuPerRequest()))
 		if ep.stream {
 			fmt.Printf("  %-42s %10.0f %10.0f %7.2f\n", fmt.Sprintf("events/s (%d events an answer)", recorded[i].Events),
 				f.eventsPerSecond(), b.eventsPerSecond(), f.throughputRatio(&b))
@@ -166,6 +174,14 @@ func run(cfg config) error {
 }
 
 func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+// fmtRatio is ratio(a, b) to two places, or "n/a" when b was not measured.
+func fmtRatio(a, b time.Duration) string {
+	if b <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", ratio(a, b))
+}
 
 func fmtDur(d time.Duration) string {
 	switch {

@@ -99,27 +99,14 @@ func (p *process) rss() float64 {
 	return 0
 }
 
-// cpu is the CPU time the process has used (user and system), at the kernel's 100 Hz tick.
-func (p *process) cpu() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // field 3 on
-	utime, _ := strconv.Atoi(fields[11])
-	stime, _ := strconv.Atoi(fields[12])
-	return time.Duration(utime+stime) * 10 * time.Millisecond
-}
-
 // idle waits until the process has used no CPU for a second (at most limit) and returns how long
 // that took.
 func (p *process) idle(limit time.Duration) time.Duration {
 	t0 := time.Now()
 	for time.Since(t0) < limit {
-		before := p.cpu()
+		before := p.CPU()
 		time.Sleep(time.Second)
-		if p.cpu()-before <= 10*time.Millisecond {
+		if p.CPU()-before <= 10*time.Millisecond {
 			break
 		}
 	}
@@ -175,14 +162,14 @@ func runProbe(p *process, timeout time.Duration) error {
 	}
 	cases = append(cases, hostile.Memory()...)
 	for _, c := range cases {
-		cpu0, t0 := p.cpu(), time.Now()
+		cpu0, t0 := p.CPU(), time.Now()
 		status, msg := 0, ""
 		for range c.Times {
 			status, msg = send(client, c.Method, p.Base+c.Path, c.Body)
 		}
 		wall := time.Since(t0)
 		p.idle(3 * time.Minute) // work the client gave up on counts too
-		cpu := p.cpu() - cpu0
+		cpu := p.CPU() - cpu0
 		time.Sleep(2500 * time.Millisecond)
 		field := ""
 		if status >= 400 {
