@@ -92,12 +92,7 @@ func (st sseStream) respond(c *call) {
 	flush()
 }
 
-// jsonAppender is a value that writes its JSON itself, byte for byte as an Encoder with
-// SetEscapeHTML(false) writes it (TestEventsAppendAsEncoded, TestMessageAppendsAsEncoded): the
-// thousands of deltas of a long answer, and the message of a short one.
-type jsonAppender interface {
-	appendJSON(dst []byte) ([]byte, error)
-}
+// A content block's events write their own JSON (jsonAppender): a long answer has thousands.
 
 func (ev blockStartEvent) appendJSON(dst []byte) ([]byte, error) {
 	dst, err := appendJSON(append(dst, `{"content_block":`...), ev.ContentBlock, false, nil)

@@ -190,6 +190,13 @@ type encoder struct {
 	enc *json.Encoder
 }
 
+// jsonAppender is a value that writes its JSON itself, byte for byte as an Encoder with
+// SetEscapeHTML(false) writes it (TestEventsAppendAsEncoded, TestMessageAppendsAsEncoded): the
+// thousands of deltas of a long answer, and the message of a short one.
+type jsonAppender interface {
+	appendJSON(dst []byte) ([]byte, error)
+}
+
 // encode writes v and a newline into the buffer as the Encoder does: itself, when it can
 // (jsonAppender).
 func (e *encoder) encode(v any) error {
