@@ -14,13 +14,14 @@
 // server's own CPU time a request (above 1 costs more). Throughput and latency include the load's
 // client, which shares the cores: the CPU column is what the server alone spent, read from the
 // kernel's accounting of its threads, and moves least from run to run. Ratios compare across
-// machines; absolute times do not, and nothing here fails on a timing. A round is 1,000 requests by default (20,000 in 20 rounds):
-// rounds of a few hundred lasted about 10 ms, which one burst of other work on a shared machine
-// skewed, so that a row moved by 0.3 from run to run with no change to the fake.
+// machines; absolute times do not, and nothing here fails on a timing. A round is 1,000 requests
+// by default (20,000 in 20 rounds): rounds of a few hundred lasted about 10 ms, which one burst
+// of other work on a shared machine skewed, so that a row moved by 0.3 from run to run with no
+// change to the fake.
 //
 // Streamed answers also report events per second and the time to the first event, against the
-// bare handler's replay of the same recorded bytes. Start-up is
-// measured for both processes: from exec to the first 200 of GET /_fake/health.
+// bare handler's replay of the same recorded bytes. Start-up is measured for both processes:
+// from exec to the first 200 of GET /_fake/health.
 //
 // Traffic goes only to 127.0.0.1; every loop is bounded in count and in time.
 package main
