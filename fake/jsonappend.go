@@ -75,6 +75,14 @@ func appendJSON(dst []byte, v any, html bool, keep func(string) bool) ([]byte, e
 	return append(dst, bytes.TrimSuffix(b.Bytes(), newline)...), nil
 }
 
+// appendStringOrNull appends *s as appendJSONString does (without HTML escapes), or null for nil.
+func appendStringOrNull(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return appendJSONString(dst, *s, false)
+}
+
 // appendJSONString appends s as encoding/json writes a string: the control characters, U+2028,
 // U+2029 and each invalid UTF-8 byte (as U+FFFD) escaped, and <, > and & too when html.
 func appendJSONString(dst []byte, s string, html bool) []byte {

@@ -94,13 +94,6 @@ func appendIntField(dst []byte, name string, n int) []byte {
 	return strconv.AppendInt(append(dst, name...), int64(n), 10)
 }
 
-func appendStringOrNull(dst []byte, s *string) []byte {
-	if s == nil {
-		return append(dst, "null"...)
-	}
-	return appendJSONString(dst, *s, false)
-}
-
 // appendOrNull appends a rarely set field: null, or encoding/json's encoding of *p.
 func appendOrNull[T any](dst []byte, p *T) ([]byte, error) {
 	if p == nil {

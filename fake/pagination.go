@@ -218,11 +218,7 @@ func spliceEncoded[T any](items []T, encode func(T) (json.RawMessage, error), re
 
 // appendStringOrNull writes *v as appendString does, or null for nil.
 func (e *encoder) appendStringOrNull(v *string) {
-	if v == nil {
-		e.buf.WriteString("null")
-		return
-	}
-	e.appendString(*v)
+	e.buf.Write(appendStringOrNull(e.buf.AvailableBuffer(), v))
 }
 
 // appendTime writes t as time.Time.MarshalJSON does, and false, writing nothing, for a time
@@ -245,17 +241,7 @@ func (e *encoder) appendTime(t time.Time) bool {
 
 // appendString writes v as a JSON string as the encoder would (HTML characters not escaped).
 func (e *encoder) appendString(v string) {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			// Escapes, control and non-ASCII characters: as encoding/json writes them.
-			_ = e.enc.Encode(v)
-			e.buf.Truncate(e.buf.Len() - 1) // the newline Encode adds
-			return
-		}
-	}
-	e.buf.WriteByte('"')
-	e.buf.WriteString(v)
-	e.buf.WriteByte('"')
+	e.buf.Write(appendJSONString(e.buf.AvailableBuffer(), v, false))
 }
 
 // lookupIn returns a cursor lookup over the items themselves, for lists without deletions.
