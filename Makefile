@@ -131,7 +131,8 @@ fuzz-short: ## every fuzz target for 3 s
 # examples/go-sdk is a module of its own, so that the official Go SDK is no dependency of
 # platformkit; it runs against the pinned v1 release (go.mod) and the newest v1 (go.newest.mod).
 # examples/go-sdk/v2 is another module, for Go SDK v2 (a new import path, so a build of its own).
-# examples/java-sdk runs mvn test with the binary built here (PLATFORMFAKE_BINARY).
+# examples/java-sdk installs the Java helper (packaging/java) into ~/.m2 and runs mvn test, with
+# the binary built here (PLATFORMFAKE_BINARY).
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm, examples/java-sdk java and mvn)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	@command -v java >/dev/null && command -v mvn >/dev/null || echo "examples: java or mvn is not installed: examples/java-sdk (the official Java SDK) is SKIPPED"

@@ -518,8 +518,8 @@ func javaQuickStart(markdown string) (deps string, files map[string]string, foun
 	}
 	if i := strings.Index(section, "<!-- /java-quick-start -->"); i >= 0 {
 		section = section[:i]
-	} else if i := strings.Index(section, "\n#"); i >= 0 {
-		section = section[:i]
+	} else if loc := regexp.MustCompile(`\n#{1,6} `).FindStringIndex(section); loc != nil {
+		section = section[:loc[0]]
 	}
 	deps = strings.Join(codeBlocks(section, "xml"), "")
 	files = map[string]string{}
