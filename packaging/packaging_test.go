@@ -518,8 +518,8 @@ func javaQuickStart(markdown string) (deps string, files map[string]string, foun
 	}
 	if i := strings.Index(section, "<!-- /java-quick-start -->"); i >= 0 {
 		section = section[:i]
-	} else if loc := regexp.MustCompile(`\n#{1,6} `).FindStringIndex(section); loc != nil {
-		section = section[:loc[0]]
+	} else {
+		section = untilHeading(section)
 	}
 	deps = strings.Join(codeBlocks(section, "xml"), "")
 	files = map[string]string{}
@@ -536,6 +536,22 @@ func javaQuickStart(markdown string) (deps string, files map[string]string, foun
 		files[name] = block
 	}
 	return deps, files, true
+}
+
+// untilHeading is markdown up to its first heading outside a fenced code block (where "# x" is
+// a shell comment).
+func untilHeading(markdown string) string {
+	fenced, at := false, 0
+	for _, line := range strings.SplitAfter(markdown, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			fenced = !fenced
+		} else if !fenced && regexp.MustCompile(`^#{1,6} `).MatchString(line) {
+			return markdown[:at]
+		}
+		at += len(line)
+	}
+	return markdown
 }
 
 // quickStartPOM is the pom.xml of a new project for a quick start: its dependencies are the
@@ -561,3 +577,23 @@ const quickStartPOM = `<?xml version="1.0" encoding="UTF-8"?>
   </build>
 </project>
 `
+
+// TestJavaQuickStartSection: the section runs from the marker to its end marker, headings
+// included, or without one to the next heading; a shell comment does not end it.
+func TestJavaQuickStartSection(t *testing.T) {
+	page := "# Page\n\n```java\nclass Before {}\n```\n\n<!-- java-quick-start -->\n\n```sh\n# a comment\nmake java-helper\n```\n\n" +
+		"```xml\n<dependency>a</dependency>\n```\n\n## Quick start\n\n```java\n// src/test/java/p/ATest.java\npackage p;\nclass ATest {}\n```\n\n" +
+		"```java\npublic final class BTest {}\n```\n\n<!-- /java-quick-start -->\n\n```xml\n<dependency>after</dependency>\n```\n"
+	deps, files, found := javaQuickStart(page)
+	if !found || deps != "<dependency>a</dependency>\n" || len(files) != 2 ||
+		files["src/test/java/p/ATest.java"] == "" || files["src/test/java/BTest.java"] != "public final class BTest {}\n" {
+		t.Errorf("with an end marker: deps %q, files %q, found %v", deps, files, found)
+	}
+	open := strings.Replace(page, "<!-- /java-quick-start -->", "", 1)
+	if deps, files, _ := javaQuickStart(open); deps != "<dependency>a</dependency>\n" || len(files) != 0 {
+		t.Errorf("without an end marker, the section should end at ## Quick start: deps %q, files %q", deps, files)
+	}
+	if _, _, found := javaQuickStart("# Page\n"); found {
+		t.Error("found a section in a page without the marker")
+	}
+}
