@@ -3,7 +3,7 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages dist bench load help sdk-drift
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper dist bench load help sdk-drift
 .PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
@@ -30,14 +30,35 @@ run: ## serve the fake on $(ADDR) (virtual clock, embedded fixtures; flags in RU
 	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
 	@exec ./bin/platformfake -addr $(ADDR) $(RUN_FLAGS)
 
-test: lint unit resources examples packages ## everything CI runs: gofmt, vet, unit tests with -race (incl. conformance against the fake, fixture validation and every fuzz target's seeds and saved inputs), resource bounds, examples, the npm and Python packages
+# The steps of make test, in order. Each is a target of its own, runnable alone.
+TEST_STEPS = lint unit resources examples packages
 
+# make test runs every step, even after one failed, so that one run says everything that fails.
+# Each step prints its name when it starts and its duration when it ends; the run ends with the
+# steps that did not pass or skipped a part for a missing tool, and then one line, the last,
+# "make test: N passed, N failed", which CI reads. A failed step fails make test after that line.
+#
 # go test vets each package it tests, with a subset of go vet's checks. In make test, lint has
-# already run all of go vet on every package of platformkit and of OPENAPICHECK, so their go
-# test runs below skip it (GOTESTVET, a target-specific variable the prerequisites inherit);
-# each target run alone still vets. examples/go-sdk, which lint does not vet, always does.
+# already run all of go vet on every package of platformkit and of OPENAPICHECK, so the go test
+# runs of the later steps skip it (GOTESTVET=-vet=off on their make's command line); each target
+# run alone still vets. examples/go-sdk, which lint does not vet, always does.
 GOTESTVET =
-test: GOTESTVET = -vet=off
+
+test: ## everything CI runs, step by step with each step's time and a summary line: gofmt, vet, unit tests with -race (incl. conformance against the fake, fixture validation and every fuzz target's seeds and saved inputs), resource bounds, examples, the npm, Python and Java packages
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; passed=0; failed=0; n=0; total=$(words $(TEST_STEPS)); run_start=$$(date +%s); \
+	dur() { s=$$1; if [ $$s -ge 60 ]; then echo "$$((s / 60))m$$((s % 60))s"; else echo "$${s}s"; fi; }; \
+	for step in $(TEST_STEPS); do \
+		n=$$((n + 1)); echo "== make test: $$step ($$n/$$total) started at $$(date -u +%H:%M:%S) UTC"; start=$$(date +%s); \
+		{ $(MAKE) --no-print-directory $$step GOTESTVET=-vet=off; echo $$? > "$$tmp/rc"; } 2>&1 | tee "$$tmp/log"; \
+		took=$$(dur $$(($$(date +%s) - start))); \
+		grep -E '^[a-z-]+: .* is not installed: ' "$$tmp/log" | sed "s|^|  |" >> "$$tmp/skipped"; \
+		if [ "$$(cat "$$tmp/rc")" = 0 ]; then passed=$$((passed + 1)); echo "== make test: $$step passed in $$took"; \
+		else failed=$$((failed + 1)); echo "  $$step FAILED after $$took" >> "$$tmp/failed"; echo "== make test: $$step FAILED in $$took"; fi; \
+	done; \
+	echo "== make test: $$(dur $$(($$(date +%s) - run_start))) in all"; \
+	if [ -s "$$tmp/failed" ]; then echo "failed steps:"; cat "$$tmp/failed"; fi; \
+	if [ -s "$$tmp/skipped" ]; then echo "parts skipped for a missing tool:"; cat "$$tmp/skipped"; fi; \
+	echo "make test: $$passed passed, $$failed failed"; [ $$failed = 0 ]
 
 lint: fmt-check vet ## gofmt and go vet
 
@@ -110,7 +131,8 @@ fuzz-short: ## every fuzz target for 3 s
 # examples/go-sdk is a module of its own, so that the official Go SDK is no dependency of
 # platformkit; it runs against the pinned v1 release (go.mod) and the newest v1 (go.newest.mod).
 # examples/go-sdk/v2 is another module, for Go SDK v2 (a new import path, so a build of its own).
-# examples/java-sdk runs mvn test with the binary built here (PLATFORMFAKE_BINARY).
+# examples/java-sdk installs the Java helper (packaging/java) into ~/.m2 and runs mvn test, with
+# the binary built here (PLATFORMFAKE_BINARY).
 examples: ## run the examples as their users would (examples/typescript-sdk needs node and npm, examples/java-sdk java and mvn)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "examples: node or npm is not installed: examples/typescript-sdk is SKIPPED"
 	@command -v java >/dev/null && command -v mvn >/dev/null || echo "examples: java or mvn is not installed: examples/java-sdk (the official Java SDK) is SKIPPED"
@@ -142,10 +164,25 @@ conformance-compare: ## a Markdown table of every check whose outcome differs be
 	@$(GO) build -o bin/conformance-compare ./conformance/cmd/conformance-compare
 	@./bin/conformance-compare $(COMPARE)
 
-packages: ## build this machine's npm packages and Python wheel, install them into a fresh project and virtual environment, and run their suites (node --test; pytest, pinned, from PyPI) (needs node and npm, python3 with venv)
+packages: ## build this machine's npm packages, Python wheel and Java helper, install them into a fresh project, virtual environment and ~/.m2, and run their suites (node --test; pytest, pinned, from PyPI; mvn, pinned, from Maven Central) and the Java quick starts of docs/java.md and the README (needs node and npm, python3 with venv, java 17+ and mvn)
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "packages: node or npm is not installed: the npm package is NOT TESTED (SKIPPED)"
 	@command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1 || echo "packages: python3 with venv is not installed: the Python wheel is NOT TESTED (SKIPPED)"
+	@command -v java >/dev/null && command -v mvn >/dev/null || echo "packages: java or mvn is not installed: the Java helper is NOT TESTED (SKIPPED)"
 	$(GO) test $(GOTESTVET) -count=1 -timeout 20m ./packaging
+
+# The Java helper (packaging/java, docs/java.md) carries the binary built here, for this machine
+# only; its version is its pom.xml's (packaging_test.go holds it to VERSION in Maven's spelling).
+JAVA_BUNDLE = packaging/java/bundle
+
+java-helper: ## build this machine's platformfake into the Java helper and install dev.platformkit:platformkit-fake into your local Maven repository (~/.m2) (needs java 17+ and mvn)
+	@command -v java >/dev/null && command -v mvn >/dev/null || { echo "java-helper: java (17 or later) and mvn are needed, and at least one is not installed"; exit 1; }
+	@rm -rf $(JAVA_BUNDLE)
+	@$(GO) build -o $(JAVA_BUNDLE)/$$($(GO) env GOOS)-$$($(GO) env GOARCH)/platformfake$$($(GO) env GOEXE) ./fake/cmd/platformfake
+	@cd packaging/java && out=$$(mvn -q -B install -Dmaven.test.skip=true 2>&1) || { echo "$$out"; exit 1; }
+	@v=$$(sed -n 's|^  <version>\(.*\)</version>$$|\1|p' packaging/java/pom.xml); \
+	echo "java-helper: installed dev.platformkit:platformkit-fake:$$v (with this machine's platformfake) into your local Maven repository"; \
+	echo "java-helper: add to your pom.xml (docs/java.md):"; \
+	echo "  <dependency><groupId>dev.platformkit</groupId><artifactId>platformkit-fake</artifactId><version>$$v</version><scope>test</scope></dependency>"
 
 VERSION ?= 0.1.0-dev.0
 DIST    ?= dist

@@ -175,7 +175,7 @@ func (s *Server) answerWith(ctx context.Context, req *messageRequest, plan *cach
 	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
-		msg.Content, reason = answeredText(r.Content), r.StopReason
+		msg.Content, reason = answeredContent(r.Content), r.StopReason
 		msg.StopSequence, msg.StopDetails = r.StopSequence, r.StopDetails
 	} else {
 		var err error
@@ -200,21 +200,32 @@ func (s *Server) answerWith(ctx context.Context, req *messageRequest, plan *cach
 	return msg, nil
 }
 
-// answeredText is a canned reply's content as the API answers it: a text block written without
-// citations gets the citations: null every text block of an answer carries (the official SDKs
-// decode the field as required). The reply itself is not changed: it may be a library scenario
-// every server shares.
-func answeredText(content []map[string]any) []map[string]any {
+// answeredContent is a canned reply's content as the API answers it: a text block written
+// without citations gets the citations: null every text block of an answer carries, and a
+// tool_use block written without caller gets the caller {"type": "direct"} of a call the model
+// made itself (the official SDKs decode both fields as required; conformance/EXTENSIONS.md says
+// why direct). The reply itself is not changed: it may be a library scenario every server shares.
+func answeredContent(content []map[string]any) []map[string]any {
 	out := content
 	for i, b := range content {
-		if _, ok := b["citations"]; ok || b["type"] != "text" {
+		var field string
+		var value any
+		switch b["type"] {
+		case "text":
+			field, value = "citations", nil
+		case "tool_use":
+			field, value = "caller", map[string]any{"type": "direct"}
+		default:
+			continue
+		}
+		if _, ok := b[field]; ok {
 			continue
 		}
 		if len(out) > 0 && len(content) > 0 && &out[0] == &content[0] {
 			out = slices.Clone(content)
 		}
 		out[i] = maps.Clone(b)
-		out[i]["citations"] = nil
+		out[i][field] = value
 	}
 	return out
 }

@@ -26,11 +26,12 @@ import (
 // model, and usage counted exactly as for the scripted model (the input tokens count_tokens
 // counts, split into cache reads, cache writes and input_tokens; output_tokens from the
 // content). A reply is served as given, but for the citations: null a text block written without
-// citations gets, as the API answers every text block: the request's max_tokens and
-// stop_sequences do not cut it, as they cut the scripted model's text.
+// citations gets, and the caller {"type": "direct"} a tool_use block written without caller gets,
+// as the API answers every such block: the request's max_tokens and stop_sequences do not cut
+// it, as they cut the scripted model's text.
 type Reply struct {
 	// Content holds the blocks as their JSON objects, e.g.
-	// {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {...}, "caller": {"type": "direct"}}.
+	// {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {...}}.
 	Content []map[string]any `json:"content"`
 	// StopReason defaults to "tool_use" when Content holds a tool_use block, else "end_turn".
 	StopReason string `json:"stop_reason,omitempty"`

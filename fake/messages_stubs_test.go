@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fixtures"
 	"github.com/tidwall/gjson"
 )
 
@@ -225,7 +228,8 @@ func TestStubRegistrationRefusesInvalidReplies(t *testing.T) {
 		{"no replies", map[string]any{"replies": []any{}}, "replies: "},
 		{"unknown block type", map[string]any{"replies": []any{ok, map[string]any{"content": []any{map[string]any{"type": "txt", "text": "x"}}}}}, "replies.1.content.0.type: "},
 		{"text not a string", map[string]any{"replies": []any{map[string]any{"content": []any{map[string]any{"type": "text", "text": 3}}}}}, "replies.0.content.0.text: "},
-		{"tool_use without caller", map[string]any{"replies": []any{map[string]any{"content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "f", "input": map[string]any{}}}}}}, "replies.0.content.0.caller: field required"},
+		{"tool_use without input", map[string]any{"replies": []any{map[string]any{"content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "f"}}}}}, "replies.0.content.0.input: field required"},
+		{"tool_use with an unknown caller", map[string]any{"replies": []any{map[string]any{"content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "f", "input": map[string]any{}, "caller": map[string]any{"type": "model"}}}}}}, "replies.0.content.0.caller"},
 		{"unknown reply field", map[string]any{"replies": []any{with(textReply("x"), []any{"stop", "end_turn"})}}, "replies.0.stop: unknown field"},
 		{"wrong role", map[string]any{"replies": []any{with(textReply("x"), []any{"role", "user"})}}, "replies.0.role: "},
 		{"id given", map[string]any{"replies": []any{with(textReply("x"), []any{"id", "msg_1"})}}, "replies.0.id: is given by the server"},
@@ -469,5 +473,67 @@ func TestStubTextAnsweredWithCitationsNull(t *testing.T) {
 	_, stubs := controlCall(t, ts, http.MethodGet, "/_fake/messages/stubs", nil)
 	if c := stubs.Get("data.0.replies.0.content.0"); c.Get("text").String() != "Plain" || c.Get("citations").Exists() {
 		t.Errorf("the stub as registered changed: %s", c.Raw)
+	}
+}
+
+// TestToolUseWrittenWithoutCallerAnsweredDirect: a stub's tool_use block written without caller
+// is registered (it was refused with "caller: field required") and answered with the caller
+// {"type": "direct"} the newest SDKs decode as required, streamed or not; one written with a
+// caller keeps it, and the stub as registered is not changed.
+func TestToolUseWrittenWithoutCallerAnsweredDirect(t *testing.T) {
+	ts := NewTestServer(t)
+	viaCode := map[string]any{"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}
+	registerStub(t, ts, map[string]any{"times": 2, "replies": []any{map[string]any{"content": []any{
+		map[string]any{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": map[string]any{"city": "Oslo"}},
+		map[string]any{"type": "tool_use", "id": "toolu_2", "name": "get_weather", "input": map[string]any{}, "caller": viaCode},
+	}}}})
+	got := create(t, ts, msgBody("messages", userTurn("Hi")))
+	if c := got.Get("content.0.caller"); c.Raw != `{"type":"direct"}` {
+		t.Errorf("tool_use without caller answered %s", got.Get("content.0").Raw)
+	}
+	if c := got.Get("content.1.caller"); c.Raw != `{"tool_id":"srvtoolu_1","type":"code_execution_20250825"}` {
+		t.Errorf("tool_use with a caller answered %s", got.Get("content.1").Raw)
+	}
+	if r := got.Get("stop_reason").String(); r != "tool_use" {
+		t.Errorf("stop_reason = %q, want tool_use", r)
+	}
+	status, stream := postMessages(t, ts, "/v1/messages", msgBody("messages", userTurn("Hi"), "stream", true))
+	if status != http.StatusOK || !strings.Contains(string(stream), `"caller":{"type":"direct"}`) {
+		t.Errorf("the stream carries no direct caller:\n%s", stream)
+	}
+	_, stubs := controlCall(t, ts, http.MethodGet, "/_fake/messages/stubs", nil)
+	if c := stubs.Get("data.0.replies.0.content.0"); c.Get("caller").Exists() {
+		t.Errorf("the stub as registered changed: %s", c.Raw)
+	}
+}
+
+// TestScenarioToolUseWrittenWithoutCallerAnsweredDirect: a scenario of a custom data set whose
+// tool_use block has no caller loads (the fixture schema refused it) and is answered with the
+// caller {"type": "direct"}.
+func TestScenarioToolUseWrittenWithoutCallerAnsweredDirect(t *testing.T) {
+	orgs, err := fixtures.FS().(fs.ReadFileFS).ReadFile("organizations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := fixtures.FS().(fs.ReadFileFS).ReadFile("models.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenarios := `{"scenarios": [{"name": "call-a-tool", "description": "A tool call written without caller.",
+		"match": {"contains": "call a tool"},
+		"response": {"content": [{"type": "tool_use", "id": "toolu_sc1", "name": "get_weather", "input": {}}],
+			"stop_reason": "tool_use", "stop_sequence": null, "stop_details": null}}]}`
+	fx, err := LoadFixtures(fstest.MapFS{
+		"organizations.json":      {Data: orgs},
+		"models.json":             {Data: models},
+		"messages_scenarios.json": {Data: []byte(scenarios)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := NewTestServer(t, WithFixtures(fx))
+	got := create(t, ts, msgBody("messages", userTurn("please call a tool")))
+	if c := got.Get("content.0"); c.Get("id").String() != "toolu_sc1" || c.Get("caller").Raw != `{"type":"direct"}` {
+		t.Errorf("the scenario's tool_use answered %s", c.Raw)
 	}
 }

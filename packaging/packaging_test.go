@@ -1,8 +1,8 @@
-// Package packaging tests the npm packages and the Python wheel of the fake as their users meet
-// them: built for this machine's platform by the release tool (internal/dist), installed from the
-// local files into a fresh project (npm, offline) and a fresh virtual environment (pip
-// --no-index), and exercised by a suite in each language that starts the fake through the
-// package's helper.
+// Package packaging tests the npm packages, the Python wheel and the Java helper of the fake as
+// their users meet them: built for this machine's platform by the release tool (internal/dist),
+// installed from the local files into a fresh project (npm, offline), a fresh virtual environment
+// (pip --no-index) and the local Maven repository, and exercised by a suite in each language
+// that starts the fake through the package's helper.
 package packaging
 
 import (
@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -406,4 +408,192 @@ func venvPython(venv string) string {
 		return filepath.Join(venv, "Scripts", "python.exe")
 	}
 	return filepath.Join(venv, "bin", "python")
+}
+
+// TestJavaHelper installs the Java helper (packaging/java, dev.platformkit:platformkit-fake)
+// into the local Maven repository as make java-helper does, carrying this platform's binary from
+// the dist build, after its own suite passed (mvn install runs it: the tests start the binary
+// the jar carries). Then it runs the Java quick starts of docs/java.md and of the README, as
+// written, each in a new Maven project against the installed artifact.
+func TestJavaHelper(t *testing.T) {
+	t.Parallel() // the suites share the one dist build, and wait on their tools, not the CPU, for much of their time
+	_, errJava := exec.LookPath("java")
+	mvn, errMvn := exec.LookPath("mvn")
+	if errJava != nil || errMvn != nil {
+		t.Skip("SKIPPED: java and mvn are needed to test the Java helper, and at least one is not installed")
+	}
+	pom, err := os.ReadFile(filepath.Join("java", "pom.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	makefile, err := os.ReadFile(filepath.Join("..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := regexp.MustCompile(`(?m)^VERSION \?= (\S+)$`).FindSubmatch(makefile)
+	own := regexp.MustCompile(`(?s)<artifactId>platformkit-fake</artifactId>.*?<version>([^<]+)</version>`).FindSubmatch(pom)
+	if version == nil || own == nil {
+		t.Fatal("no VERSION ?= in the Makefile, or no version in packaging/java/pom.xml")
+	}
+	if want := mavenVersion(string(version[1])); string(own[1]) != want {
+		t.Errorf("packaging/java/pom.xml's version is %s, want %s: the Makefile's VERSION %s in Maven's spelling", own[1], want, version[1])
+	}
+	bundle := filepath.Join(t.TempDir(), runtime.GOOS+"-"+runtime.GOARCH)
+	if err := os.MkdirAll(bundle, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(glob(t, filepath.Join(dist(t), "bin", "platformfake-*")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bundle, "platformfake"+exeSuffix()), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PLATFORMFAKE_BINARY=", "PLATFORMFAKE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL="}
+	t.Log(run(t, "java", env, mvn, "-q", "-B", "install", "-Dplatformfake.bundle="+filepath.Dir(bundle)))
+	for _, doc := range []struct {
+		path     string
+		required bool
+	}{{filepath.Join("..", "docs", "java.md"), true}, {filepath.Join("..", "README.md"), false}} {
+		t.Run(filepath.Base(doc.path), func(t *testing.T) {
+			text, err := os.ReadFile(doc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deps, files, found := javaQuickStart(string(text))
+			if !found && !doc.required {
+				t.Skipf("%s has no %s section yet", doc.path, javaQuickStartMarker)
+			}
+			if len(files) == 0 || deps == "" {
+				t.Fatalf("%s: no xml dependencies and java files after %s (found %v)", doc.path, javaQuickStartMarker, found)
+			}
+			project := t.TempDir()
+			if err := os.WriteFile(filepath.Join(project, "pom.xml"), []byte(fmt.Sprintf(quickStartPOM, deps)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for name, src := range files {
+				path := filepath.Join(project, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Log(run(t, project, env, mvn, "-q", "-B", "test"))
+		})
+	}
+}
+
+// mavenVersion is the project's VERSION in Maven's spelling: X.Y.Z-dev.N is X.Y.Z-SNAPSHOT (the
+// development build before X.Y.Z; Maven would order "dev", a qualifier it does not know, after
+// X.Y.Z), and the other versions are spelled as they are (Maven orders alpha, beta and rc
+// before the release, as semver does).
+func mavenVersion(v string) string {
+	if m := regexp.MustCompile(`^(\d+\.\d+\.\d+)-dev\.\d+$`).FindStringSubmatch(v); m != nil {
+		return m[1] + "-SNAPSHOT"
+	}
+	return v
+}
+
+func exeSuffix() string {
+	if runtime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
+}
+
+// javaQuickStartMarker opens the Java quick start of a Markdown page; "<!-- /java-quick-start -->"
+// closes it, or else the next heading does.
+const javaQuickStartMarker = "<!-- java-quick-start"
+
+// javaQuickStart returns the xml blocks of the page's Java quick start, joined (the dependencies
+// of its pom.xml), and its java blocks by path: the path a block's first line names
+// ("// src/test/java/HelloFakeTest.java"), else src/test/java/<its class>.java. found reports
+// whether the page has the marker.
+func javaQuickStart(markdown string) (deps string, files map[string]string, found bool) {
+	_, section, found := strings.Cut(markdown, javaQuickStartMarker)
+	if !found {
+		return "", nil, false
+	}
+	if i := strings.Index(section, "<!-- /java-quick-start -->"); i >= 0 {
+		section = section[:i]
+	} else {
+		section = untilHeading(section)
+	}
+	deps = strings.Join(codeBlocks(section, "xml"), "")
+	files = map[string]string{}
+	for _, block := range codeBlocks(section, "java") {
+		first, _, _ := strings.Cut(block, "\n")
+		name, ok := strings.CutPrefix(strings.TrimSpace(first), "// ")
+		if !ok || !strings.HasSuffix(name, ".java") || strings.Contains(name, " ") {
+			class := regexp.MustCompile(`(?m)^(?:public\s+)?(?:final\s+)?class\s+(\w+)`).FindStringSubmatch(block)
+			if class == nil {
+				continue
+			}
+			name = "src/test/java/" + class[1] + ".java"
+		}
+		files[name] = block
+	}
+	return deps, files, true
+}
+
+// untilHeading is markdown up to its first heading outside a fenced code block (where "# x" is
+// a shell comment).
+func untilHeading(markdown string) string {
+	fenced, at := false, 0
+	for _, line := range strings.SplitAfter(markdown, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			fenced = !fenced
+		} else if !fenced && regexp.MustCompile(`^#{1,6} `).MatchString(line) {
+			return markdown[:at]
+		}
+		at += len(line)
+	}
+	return markdown
+}
+
+// quickStartPOM is the pom.xml of a new project for a quick start: its dependencies are the
+// page's, its plugins pinned as the examples' are.
+const quickStartPOM = `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>quick-start</artifactId>
+  <version>0</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+%s  </dependencies>
+  <build>
+    <plugins>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.13.0</version></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.5.2</version></plugin>
+    </plugins>
+  </build>
+</project>
+`
+
+// TestJavaQuickStartSection: the section runs from the marker to its end marker, headings
+// included, or without one to the next heading; a shell comment does not end it.
+func TestJavaQuickStartSection(t *testing.T) {
+	page := "# Page\n\n```java\nclass Before {}\n```\n\n<!-- java-quick-start -->\n\n```sh\n# a comment\nmake java-helper\n```\n\n" +
+		"```xml\n<dependency>a</dependency>\n```\n\n## Quick start\n\n```java\n// src/test/java/p/ATest.java\npackage p;\nclass ATest {}\n```\n\n" +
+		"```java\npublic final class BTest {}\n```\n\n<!-- /java-quick-start -->\n\n```xml\n<dependency>after</dependency>\n```\n"
+	deps, files, found := javaQuickStart(page)
+	if !found || deps != "<dependency>a</dependency>\n" || len(files) != 2 ||
+		files["src/test/java/p/ATest.java"] == "" || files["src/test/java/BTest.java"] != "public final class BTest {}\n" {
+		t.Errorf("with an end marker: deps %q, files %q, found %v", deps, files, found)
+	}
+	open := strings.Replace(page, "<!-- /java-quick-start -->", "", 1)
+	if deps, files, _ := javaQuickStart(open); deps != "<dependency>a</dependency>\n" || len(files) != 0 {
+		t.Errorf("without an end marker, the section should end at ## Quick start: deps %q, files %q", deps, files)
+	}
+	if _, _, found := javaQuickStart("# Page\n"); found {
+		t.Error("found a section in a page without the marker")
+	}
 }

@@ -192,7 +192,7 @@ export type Stub = {
   id: string;
   match: MessagesStubRequestMatch;
   replies: Array<{
-    content: Array<MessagesMessageContentBlock>;
+    content: Array<MessagesMessageWrittenContentBlock>;
     stop_details: MessagesMessageStopDetails;
     stop_reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | "model_context_window_exceeded";
     stop_sequence: string | null;
@@ -232,7 +232,8 @@ export type MessagesStubRequestMatch = {
   user_text_contains?: string;
 };
 
-export type MessagesMessageContentBlock = (MessagesMessageTextBlock | MessagesMessageThinkingBlock | MessagesMessageRedactedThinkingBlock | MessagesMessageToolUseBlock | MessagesMessageServerToolUseBlock | MessagesMessageWebSearchToolResultBlock | MessagesMessageWebFetchToolResultBlock | MessagesMessageCodeExecutionToolResultBlock | MessagesMessageBashCodeExecutionToolResultBlock | MessagesMessageTextEditorCodeExecutionToolResultBlock | MessagesMessageToolSearchToolResultBlock | MessagesMessageContainerUploadBlock);
+/** A content block as a stub or a scenario writes it: a content_block, except that a tool_use block may leave out caller, which the fake answers as {"type": "direct"} (as it answers a text block written without citations with citations: null). */
+export type MessagesMessageWrittenContentBlock = (MessagesMessageWrittenToolUseBlock | MessagesMessageContentBlock);
 
 export type MessagesMessageStopDetails = (null | {
   category: "cyber" | "bio" | null;
@@ -242,7 +243,7 @@ export type MessagesMessageStopDetails = (null | {
 
 /** A message without the fields the server fills in when it serves it (id, model, usage); type and role may be given and must be the message's. */
 export type MessagesStubRequestReply = {
-  content: Array<MessagesMessageContentBlock>;
+  content: Array<MessagesMessageWrittenContentBlock>;
   role?: "assistant";
   stop_details?: MessagesMessageStopDetails;
   /** Default: tool_use when content holds a tool_use block, else end_turn. */
@@ -250,6 +251,23 @@ export type MessagesStubRequestReply = {
   stop_sequence?: string | null;
   type?: "message";
 };
+
+export type MessagesMessageWrittenToolUseBlock = {
+  caller?: MessagesMessageCaller;
+  id: string;
+  input: { [key: string]: unknown };
+  name: string;
+  type: "tool_use";
+};
+
+export type MessagesMessageContentBlock = (MessagesMessageTextBlock | MessagesMessageThinkingBlock | MessagesMessageRedactedThinkingBlock | MessagesMessageToolUseBlock | MessagesMessageServerToolUseBlock | MessagesMessageWebSearchToolResultBlock | MessagesMessageWebFetchToolResultBlock | MessagesMessageCodeExecutionToolResultBlock | MessagesMessageBashCodeExecutionToolResultBlock | MessagesMessageTextEditorCodeExecutionToolResultBlock | MessagesMessageToolSearchToolResultBlock | MessagesMessageContainerUploadBlock);
+
+export type MessagesMessageCaller = ({
+  type: "direct";
+} | {
+  tool_id: string;
+  type: "code_execution_20250825" | "code_execution_20260120";
+});
 
 export type MessagesMessageTextBlock = {
   citations?: (null | Array<MessagesMessageCitation>);
@@ -328,13 +346,6 @@ export type MessagesMessageContainerUploadBlock = {
 };
 
 export type MessagesMessageCitation = (MessagesMessageCharLocation | MessagesMessagePageLocation | MessagesMessageContentBlockLocation | MessagesMessageWebSearchResultLocation | MessagesMessageSearchResultLocation);
-
-export type MessagesMessageCaller = ({
-  type: "direct";
-} | {
-  tool_id: string;
-  type: "code_execution_20250825" | "code_execution_20260120";
-});
 
 export type MessagesMessageServerToolName = "web_search" | "web_fetch" | "code_execution" | "bash_code_execution" | "text_editor_code_execution" | "tool_search_tool_regex" | "tool_search_tool_bm25";
 

@@ -22,50 +22,36 @@ import com.anthropic.models.messages.ToolUseBlock;
 import com.anthropic.models.models.ModelInfo;
 import com.anthropic.models.models.ModelListPage;
 import com.anthropic.models.models.ModelListParams;
+import dev.platformkit.fake.Fault;
+import dev.platformkit.fake.FakeNamespace;
+import dev.platformkit.fake.JournalEntry;
+import dev.platformkit.fake.PlatformFake;
+import dev.platformkit.fake.Reply;
+import dev.platformkit.fake.Stub;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The official Java SDK, unmodified, against the fake. Every client is built as the SDK's README
- * says, with a base URL and an API key and nothing else: the test's own namespace of one fake
- * per class, and the fake's default key.
+ * The official Java SDK, unmodified, against the fake, through the platformkit-fake helper: one
+ * fake for the run, and each test's own namespace. Every client is built as the SDK's README
+ * says, with a base URL and an API key and nothing else.
  */
+@ExtendWith(PlatformFake.class)
 class SdkTest {
     static final String MODEL = "assistant-sonnet-4-5"; // a model of the fake's fixtures
-    static FakeServer fake;
-    String base;
+    FakeNamespace fake;
     AnthropicClient client;
 
-    @BeforeAll
-    static void startFake() throws Exception {
-        fake = FakeServer.start();
-    }
-
-    @AfterAll
-    static void stopFake() throws Exception {
-        fake.close();
-    }
-
     @BeforeEach
-    void newNamespace(TestInfo test) {
-        base = fake.namespace(test.getDisplayName());
-        client = AnthropicOkHttpClient.builder().baseUrl(base).apiKey("test-api-key").build();
-    }
-
-    /** Scripts the namespace's next replies: each a message of one text block, or the JSON given. */
-    void stub(String match, String... replies) throws Exception {
-        fake.control("POST", base, "/_fake/messages/stubs",
-                "{\"match\": " + match + ", \"replies\": [" + String.join(",", replies) + "]}");
-    }
-
-    static String text(String t) {
-        return "{\"content\": [{\"type\": \"text\", \"text\": \"" + t + "\"}]}";
+    void newClient(FakeNamespace fake) {
+        this.fake = fake;
+        client = AnthropicOkHttpClient.builder().baseUrl(fake.baseUrl()).apiKey(fake.apiKey()).build();
     }
 
     MessageCreateParams.Builder hello() {
@@ -73,8 +59,8 @@ class SdkTest {
     }
 
     @Test
-    void create() throws Exception {
-        stub("{}", text("Hello from the fake."));
+    void create() {
+        fake.stub(Reply.text("Hello from the fake."));
         Message message = client.messages().create(hello().build());
         assertEquals("msg_010000000000000000000001", message.id());
         assertEquals("Hello from the fake.", message.content().get(0).asText().text());
@@ -82,14 +68,14 @@ class SdkTest {
         // [ {role, content} ]: the array and the object 1 each, "user" 1, "Hello" "," " fake" "." 4.
         assertEquals(7, message.usage().inputTokens());
         assertEquals(5, message.usage().outputTokens()); // "Hello" " from" " the" " fake" "."
-        String journal = fake.control("GET", base, "/_fake/journal", null);
-        assertTrue(journal.contains("\"anthropic-version\":\"2026-10-21\""), journal); // what the 3.x SDK sends
-        assertTrue(journal.contains("\"valid\":true"), journal);
+        JournalEntry sent = fake.journal().get(0);
+        assertEquals("2026-10-21", sent.headers().get("anthropic-version")); // what the 3.x SDK sends
+        assertTrue(sent.valid(), sent.json().toString());
     }
 
     @Test
-    void streamWithTheAccumulator() throws Exception {
-        stub("{}", text("Streamed, token by token."));
+    void streamWithTheAccumulator() {
+        fake.stub(Reply.text("Streamed, token by token."));
         MessageAccumulator accumulator = MessageAccumulator.create();
         StringBuilder deltas = new StringBuilder();
         try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(hello().build())) {
@@ -103,10 +89,11 @@ class SdkTest {
     }
 
     @Test
-    void toolUse() throws Exception {
-        stub("{\"tool_name\": \"get_weather\"}",
-                "{\"content\": [{\"type\": \"tool_use\", \"id\": \"toolu_1\", \"name\": \"get_weather\", \"input\": {\"city\": \"Oslo\"}, \"caller\": {\"type\": \"direct\"}}]}",
-                text("It is sunny in Oslo."));
+    void toolUse() {
+        // The tool call is written without caller: the fake answers it with {"type": "direct"},
+        // which the SDK's ToolUseBlock requires.
+        fake.addStub(Stub.of(Reply.toolUse("toolu_1", "get_weather", Map.of("city", "Oslo")),
+                Reply.text("It is sunny in Oslo.")).whenToolName("get_weather"));
         Tool weather = Tool.builder().name("get_weather").description("The weather in a city")
                 .inputSchema(Tool.InputSchema.builder()
                         .properties(JsonValue.from(Map.of("city", Map.of("type", "string"))))
@@ -119,6 +106,7 @@ class SdkTest {
         ToolUseBlock call = first.content().stream().flatMap(b -> b.toolUse().stream()).findFirst().get();
         assertEquals("get_weather", call.name());
         assertEquals(JsonValue.from(Map.of("city", "Oslo")), call._input());
+        assertTrue(call.caller().isDirect());
         params.addMessage(first).addUserMessageOfContentBlockParams(List.of(ContentBlockParam.ofToolResult(
                 ToolResultBlockParam.builder().toolUseId(call.id()).content("sunny").build())));
         Message last = client.messages().create(params.build());
@@ -132,14 +120,14 @@ class SdkTest {
     }
 
     @Test
-    void structuredOutput() throws Exception {
-        stub("{}", text("{\\\"city\\\": \\\"Oslo\\\", \\\"temperature\\\": 12}"));
+    void structuredOutput() {
+        fake.stub(Reply.text("{\"city\": \"Oslo\", \"temperature\": 12}")); // the model's text: JSON
         StructuredMessage<Weather> message = client.messages().create(hello().maxTokens(256).outputConfig(Weather.class).build());
         Weather weather = message.content().get(0).asText().text();
         assertEquals("Oslo", weather.city);
         assertEquals(12, weather.temperature);
-        String journal = fake.control("GET", base, "/_fake/journal", null);
-        assertTrue(journal.contains("\"type\":\"json_schema\""), journal);
+        Map<?, ?> sent = (Map<?, ?>) fake.journal().get(0).body();
+        assertEquals("json_schema", ((Map<?, ?>) ((Map<?, ?>) sent.get("output_config")).get("format")).get("type"));
     }
 
     @Test
@@ -157,17 +145,17 @@ class SdkTest {
     }
 
     @Test
-    void aRateLimitRetriedByDefaultCostsMilliseconds() throws Exception {
+    void aRateLimitRetriedByDefaultCostsMilliseconds() {
         // 30 s on the virtual clock; under the scale 0.001 the SDK's default retry sleeps 30 ms,
         // and the retry moves the namespace's clock by the true 30 s.
-        fake.control("PUT", base, "/_fake/retry_after", "{\"scale\": 0.001}");
-        fake.control("POST", base, "/_fake/faults", "{\"path\": \"/v1/messages\", \"status\": 429, \"retry_after\": 30}");
+        fake.setRetryAfterScale(0.001);
+        fake.injectFault(Fault.status(429).path("/v1/messages").retryAfter(Duration.ofSeconds(30)));
         long start = System.nanoTime();
         Message message = client.messages().create(hello().build());
         long millis = (System.nanoTime() - start) / 1_000_000;
         assertEquals("msg_010000000000000000000001", message.id());
         assertTrue(millis < 1000, "the retried call took " + millis + " ms");
-        assertTrue(fake.control("GET", base, "/_fake/clock", null).contains("2026-01-01T00:00:30Z"));
+        assertEquals(Instant.parse("2026-01-01T00:00:30Z"), fake.now());
     }
 
     @Test
