@@ -330,6 +330,10 @@ func cachedVenv(t *testing.T, python, requirements string) string {
 	}
 	sum := sha256.Sum256(append(reqs, version...))
 	venv := filepath.Join(cache, "platformkit", "venvs", strings.TrimSuffix(filepath.Base(requirements), ".txt")+"-"+hex.EncodeToString(sum[:6]))
+	// Another make test on this machine (another checkout, a second terminal) uses the same
+	// environment: the lock, held until the test ends, keeps its build and reinstalls of the
+	// wheel from tearing this one's down halfway.
+	lockDir(t, venv+".lock")
 	done := filepath.Join(venv, ".platformkit-complete")
 	if _, err := os.Stat(done); err == nil {
 		return venv
