@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -120,7 +119,7 @@ type cacheStore struct {
 	fps     map[string]*cacheFingerprint // by response id
 	fpOrder []string                     // response ids, oldest first
 	bytes   int                          // the estimated size of the entries and fingerprints
-	budget  *cacheBudget                 // shared with the server's namespaces (or its parent's)
+	budget  *byteBudget                  // shared with the server's namespaces (or its parent's)
 	// released: the store's server was reset or dropped, and its bytes left the budget; a request
 	// still holding it keeps nothing more in it.
 	released bool
@@ -130,13 +129,7 @@ type cacheStore struct {
 	spare *cacheEntry
 }
 
-// cacheBudget is the estimated size of the caches of a server and its namespaces, which share it.
-type cacheBudget struct {
-	bytes atomic.Int64
-	limit int64
-}
-
-func (st *state) cacheStore(budget *cacheBudget) *cacheStore {
+func (st *state) cacheStore(budget *byteBudget) *cacheStore {
 	return st.cache.get(func() *cacheStore {
 		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, budget: budget}
 	})
@@ -149,7 +142,7 @@ func (s *Server) cacheStore() *cacheStore { return s.state().cacheStore(s.cfg.ca
 func (st *cacheStore) grow(n int) {
 	st.bytes += n
 	if st.budget != nil {
-		st.budget.bytes.Add(int64(n))
+		st.budget.add(n)
 	}
 }
 
@@ -772,7 +765,7 @@ func (st *cacheStore) commit(p *cachePlan, id string) bool {
 		st.remember(id, p.fp)
 	}
 	st.shrink(func() bool { return st.n > cacheMaxEntries || st.bytes > cacheMaxBytes })
-	return st.budget != nil && st.budget.bytes.Load() > st.budget.limit
+	return st.budget != nil && st.budget.over()
 }
 
 func later(a, b time.Time) time.Time {
@@ -788,7 +781,7 @@ func later(a, b time.Time) time.Time {
 // request that went over. No store's lock is held by the caller.
 func (s *Server) trimIdleCaches(busy *Server) {
 	budget := s.cfg.caches
-	over := func() bool { return budget.bytes.Load() > budget.limit }
+	over := budget.over
 	trim := func(srv *Server) {
 		if st := srv.state().cache.v.Load(); st != nil && over() {
 			st.mu.Lock()

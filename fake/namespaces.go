@@ -202,7 +202,7 @@ func (s *Server) trimIdleJournals(busy *Server) {
 	set.mu.Lock()
 	defer set.mu.Unlock()
 	budget := s.cfg.journals
-	for e := set.lru.Back(); e != nil && budget.bytes.Load() > budget.limit; e = e.Prev() {
+	for e := set.lru.Back(); e != nil && budget.over(); e = e.Prev() {
 		if ns := e.Value.(*namespace).srv; ns != busy {
 			ns.journal.trim()
 		}

@@ -88,13 +88,13 @@ type config struct {
 	logger        *slog.Logger
 	violation     func(string)
 	maxNamespaces int
-	snapshotDir   string         // where POST /_fake/snapshot/save may write; "" forbids it
-	journals      *journalBudget // shared by a server and its namespaces
-	caches        *cacheBudget   // shared by a server and its namespaces
-	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
-	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
-	rateLimits    bool           // enforce rate limits from the start (WithRateLimits)
-	retryAfterPPM int64          // the retry-after scale in millionths (WithRetryAfterScale); 0: none
+	snapshotDir   string      // where POST /_fake/snapshot/save may write; "" forbids it
+	journals      *byteBudget // shared by a server and its namespaces
+	caches        *byteBudget // shared by a server and its namespaces
+	noCoverage    bool        // count no coverage: only the benchmarks' baseline sets it
+	tape          *Tape       // record or replay inference requests (WithTape); nil: neither
+	rateLimits    bool        // enforce rate limits from the start (WithRateLimits)
+	retryAfterPPM int64       // the retry-after scale in millionths (WithRetryAfterScale); 0: none
 }
 
 // New returns a server over the embedded fixtures, or those of WithFixtures. It panics only if
@@ -114,8 +114,8 @@ func New(opts ...Option) *Server {
 	if cfg.maxNamespaces < 1 {
 		cfg.maxNamespaces = DefaultMaxNamespaces
 	}
-	cfg.journals = &journalBudget{limit: journalsBytes}
-	cfg.caches = &cacheBudget{limit: cachesBytes}
+	cfg.journals = newByteBudget(journalsBytes)
+	cfg.caches = newByteBudget(cachesBytes)
 	return newServer(cfg)
 }
 
