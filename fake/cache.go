@@ -731,7 +731,7 @@ func (p *cachePlan) commit(id string) {
 		return
 	}
 	// Past the shared budget, the least recently used namespaces make room, then this one.
-	p.srv.root().trimIdleCaches(p.srv)
+	p.srv.root().trimIdle(p.srv, p.srv.cfg.caches, trimCache)
 }
 
 // commit does the plan's writes under the store's lock and reports whether the shared budget
@@ -775,32 +775,14 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// trimIdleCaches brings the caches of s and its namespaces back within their shared budget
-// (cachesBytes): the least recently used namespaces' caches give way first (soonest expiry first,
-// then the oldest fingerprints), then the default server's, then busy's own, the cache of the
-// request that went over. No store's lock is held by the caller.
-func (s *Server) trimIdleCaches(busy *Server) {
-	budget := s.cfg.caches
-	over := budget.over
-	trim := func(srv *Server) {
-		if st := srv.state().cache.v.Load(); st != nil && over() {
-			st.mu.Lock()
-			st.shrink(over)
-			st.mu.Unlock()
-		}
+// trimCache drops srv's cache entries (soonest expiry first, then the oldest fingerprints) while
+// the caches of all namespaces are over their shared budget (cachesBytes).
+func trimCache(srv *Server) {
+	if st := srv.state().cache.v.Load(); st != nil && st.budget.over() {
+		st.mu.Lock()
+		st.shrink(st.budget.over)
+		st.mu.Unlock()
 	}
-	set := &s.spaces
-	set.mu.Lock()
-	for e := set.lru.Back(); e != nil && over(); e = e.Prev() {
-		if ns := e.Value.(*namespace).srv; ns != busy {
-			trim(ns)
-		}
-	}
-	set.mu.Unlock()
-	if busy != s {
-		trim(s)
-	}
-	trim(busy)
 }
 
 // hashWriter builds the chain of prefix keys.
