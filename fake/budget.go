@@ -83,6 +83,9 @@ func heldSize(v any) int {
 // header, and groups of 8 slots (8 control bytes and 8 × 32 bytes) at a load of at most 7/8.
 func mapSize(n int) int {
 	const header, group = 48, 8 + 8*32
+	if n == 0 {
+		return header // groups come with the first entry
+	}
 	if n <= 8 {
 		return header + allocSize(group)
 	}
