@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -68,5 +71,70 @@ func TestHeldSizeMatchesTheHeap(t *testing.T) {
 		}
 		runtime.KeepAlive(v)
 		runtime.KeepAlive(data) // else its freeing is counted against the value
+	}
+}
+
+// TestSharedBudgetsUnderConcurrency registers stubs and creates threads from many goroutines in
+// many namespaces, with stubs cleared and namespaces dropped meanwhile, against shared budgets
+// lowered so that they bind: afterwards each budget counts exactly what the stores hold, and the
+// stubs' never passed its limit (a reservation is all or nothing). Run with -race.
+func TestSharedBudgetsUnderConcurrency(t *testing.T) {
+	s := New()
+	s.cfg.stubs.limit, s.cfg.threads.limit = 64<<10, 64<<10
+	stub := `{"replies":[{"content":[{"type":"text","text":"` + strings.Repeat("s", 4000) + `"}]}]}`
+	thread := `{"model":"` + testModel + `","max_tokens":5,"thread":{"type":"create"},"system":"` + strings.Repeat("y", 6000) + `","messages":[{"role":"user","content":"Hi"}]}`
+	header := []string{"X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion, "anthropic-beta", betaMessageThreads, "Content-Type", "application/json"}
+	var peak atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				ns, _ := s.Namespace(fmt.Sprint("n", (g+i)%5))
+				switch i % 10 {
+				case 9:
+					send(t, ns, http.MethodDelete, "/_fake/messages/stubs", "")
+				case 7:
+					s.DeleteNamespace(fmt.Sprint("n", i%5))
+				default:
+					if w := send(t, ns, http.MethodPost, "/_fake/messages/stubs", stub, "Content-Type", "application/json"); w.Code != 200 && w.Code != 400 {
+						t.Errorf("stub: %d %.200s", w.Code, w.Body)
+					}
+					if w := send(t, ns, http.MethodPost, "/v1/messages", thread, header...); w.Code != 200 {
+						t.Errorf("thread: %d %.200s", w.Code, w.Body)
+					}
+				}
+				if n := s.cfg.stubs.bytes.Load(); n > peak.Load() {
+					peak.Store(n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if p := peak.Load(); p > s.cfg.stubs.limit {
+		t.Errorf("the stubs' budget reached %d, over its limit %d", p, s.cfg.stubs.limit)
+	}
+	stubs, threads := s.stubs.bytes, 0
+	if st := s.state().threads.built(); st != nil {
+		threads += st.bytes
+	}
+	for _, info := range s.Namespaces() {
+		ns, _ := s.Namespace(info.Name)
+		stubs += ns.stubs.bytes
+		if st := ns.state().threads.built(); st != nil {
+			threads += st.bytes
+		}
+	}
+	if got := s.cfg.stubs.bytes.Load(); got != int64(stubs) {
+		t.Errorf("the stubs' budget counts %d, the stores hold %d", got, stubs)
+	}
+	if got := s.cfg.threads.bytes.Load(); got != int64(threads) || got > s.cfg.threads.limit {
+		t.Errorf("the threads' budget counts %d, the stores hold %d (limit %d)", got, threads, s.cfg.threads.limit)
+	}
+	s.ClearNamespaces()
+	s.Reset()
+	if a, b := s.cfg.stubs.bytes.Load(), s.cfg.threads.bytes.Load(); a != 0 || b != 0 {
+		t.Errorf("with every namespace dropped and the server reset, the budgets count %d and %d, want 0", a, b)
 	}
 }

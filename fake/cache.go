@@ -778,7 +778,7 @@ func later(a, b time.Time) time.Time {
 // trimCache drops srv's cache entries (soonest expiry first, then the oldest fingerprints) while
 // the caches of all namespaces are over their shared budget (cachesBytes).
 func trimCache(srv *Server) {
-	if st := srv.state().cache.v.Load(); st != nil && st.budget.over() {
+	if st := srv.state().cache.v.Load(); st != nil && st.budget != nil && st.budget.over() {
 		st.mu.Lock()
 		st.shrink(st.budget.over)
 		st.mu.Unlock()

@@ -127,7 +127,9 @@ func (st *state) threadStore(budget *byteBudget) *threadStore {
 // grow adds n (negative: removes) to the store's size and the shared budget; the caller holds mu.
 func (st *threadStore) grow(n int) {
 	st.bytes += n
-	st.budget.add(n)
+	if st.budget != nil {
+		st.budget.add(n)
+	}
 }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
@@ -366,7 +368,7 @@ func (s *Server) commitThread(req *messageRequest, msg *Message) {
 	th.elem = st.lru.PushFront(th)
 	st.grow(th.bytes)
 	st.trim(now)
-	over := st.budget.over()
+	over := st.budget != nil && st.budget.over()
 	st.mu.Unlock()
 	if over {
 		s.root().trimIdle(s, st.budget, trimThreads)
@@ -382,7 +384,7 @@ func trimThreads(srv *Server) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for e := st.lru.Back(); e != nil && st.budget.over(); e = st.lru.Back() {
+	for e := st.lru.Back(); e != nil && st.budget != nil && st.budget.over(); e = st.lru.Back() {
 		st.drop(e.Value.(*thread))
 	}
 }

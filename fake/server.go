@@ -79,13 +79,11 @@ func (l *lazy[T]) get(build func() *T) *T {
 
 // release takes what the state's stores keep out of their shared budgets: the state was
 // replaced (reset, snapshot load) or its namespace dropped.
+// A store not built yet is built released: a request still in flight on the state finds it so,
+// and keeps nothing that would count.
 func (st *state) release() {
-	if c := st.cache.built(); c != nil {
-		c.release()
-	}
-	if t := st.threads.built(); t != nil {
-		t.release()
-	}
+	st.cacheStore(nil).release()
+	st.threadStore(nil).release()
 }
 
 // built returns the state if a request has built it, or nil: an area never built is still
