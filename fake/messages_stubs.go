@@ -305,7 +305,7 @@ func (s *Server) addStub(data []byte) (Stub, error) {
 	}
 	if l.budget != nil && !l.budget.reserve(st.size) {
 		return Stub{}, invalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of every namespace of this server may keep at most %s together; clear stubs that are no longer needed (DELETE /_fake/messages/stubs, here or in other namespaces) or drop idle namespaces (DELETE /_fake/namespaces)",
-			mebibytes(st.size), mebibytes(stubsBytes)).because(ReasonOutOfRange)
+			mebibytes(st.size), mebibytes(int(l.budget.limit))).because(ReasonOutOfRange)
 	}
 	l.bytes += st.size
 	st.ID = s.ctlIDs.next("stub_") // the control counters: a stub never shifts the API's IDs

@@ -359,7 +359,7 @@ func TestStubMemoryIsBounded(t *testing.T) {
 		}
 		grew := heapAfterGC() - before
 		t.Logf("a stub of %d bytes in each of 10 namespaces: the heap grew %.1f MiB, the budget counts %.1f MiB", len(body), float64(grew)/(1<<20), float64(budget.bytes.Load())/(1<<20))
-		refused(t, last, cpu, "every namespace")
+		refused(t, last, cpu, "every namespace of this server may keep at most 24.0 MiB")
 		if grew > budget.limit+slack || budget.bytes.Load() > budget.limit {
 			t.Errorf("the heap grew %.1f MiB, the budget counts %d, want at most %d MiB", float64(grew)/(1<<20), budget.bytes.Load(), (budget.limit+slack)>>20)
 		}
