@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -120,7 +119,7 @@ type cacheStore struct {
 	fps     map[string]*cacheFingerprint // by response id
 	fpOrder []string                     // response ids, oldest first
 	bytes   int                          // the estimated size of the entries and fingerprints
-	budget  *cacheBudget                 // shared with the server's namespaces (or its parent's)
+	budget  *byteBudget                  // shared with the server's namespaces (or its parent's)
 	// released: the store's server was reset or dropped, and its bytes left the budget; a request
 	// still holding it keeps nothing more in it.
 	released bool
@@ -130,13 +129,7 @@ type cacheStore struct {
 	spare *cacheEntry
 }
 
-// cacheBudget is the estimated size of the caches of a server and its namespaces, which share it.
-type cacheBudget struct {
-	bytes atomic.Int64
-	limit int64
-}
-
-func (st *state) cacheStore(budget *cacheBudget) *cacheStore {
+func (st *state) cacheStore(budget *byteBudget) *cacheStore {
 	return st.cache.get(func() *cacheStore {
 		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, budget: budget}
 	})
@@ -149,7 +142,7 @@ func (s *Server) cacheStore() *cacheStore { return s.state().cacheStore(s.cfg.ca
 func (st *cacheStore) grow(n int) {
 	st.bytes += n
 	if st.budget != nil {
-		st.budget.bytes.Add(int64(n))
+		st.budget.add(n)
 	}
 }
 
@@ -738,7 +731,7 @@ func (p *cachePlan) commit(id string) {
 		return
 	}
 	// Past the shared budget, the least recently used namespaces make room, then this one.
-	p.srv.root().trimIdleCaches(p.srv)
+	p.srv.root().trimIdle(p.srv, p.srv.cfg.caches, trimCache)
 }
 
 // commit does the plan's writes under the store's lock and reports whether the shared budget
@@ -772,7 +765,7 @@ func (st *cacheStore) commit(p *cachePlan, id string) bool {
 		st.remember(id, p.fp)
 	}
 	st.shrink(func() bool { return st.n > cacheMaxEntries || st.bytes > cacheMaxBytes })
-	return st.budget != nil && st.budget.bytes.Load() > st.budget.limit
+	return st.budget != nil && st.budget.over()
 }
 
 func later(a, b time.Time) time.Time {
@@ -782,32 +775,14 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// trimIdleCaches brings the caches of s and its namespaces back within their shared budget
-// (cachesBytes): the least recently used namespaces' caches give way first (soonest expiry first,
-// then the oldest fingerprints), then the default server's, then busy's own, the cache of the
-// request that went over. No store's lock is held by the caller.
-func (s *Server) trimIdleCaches(busy *Server) {
-	budget := s.cfg.caches
-	over := func() bool { return budget.bytes.Load() > budget.limit }
-	trim := func(srv *Server) {
-		if st := srv.state().cache.v.Load(); st != nil && over() {
-			st.mu.Lock()
-			st.shrink(over)
-			st.mu.Unlock()
-		}
+// trimCache drops srv's cache entries (soonest expiry first, then the oldest fingerprints) while
+// the caches of all namespaces are over their shared budget (cachesBytes).
+func trimCache(srv *Server) {
+	if st := srv.state().cache.v.Load(); st != nil && st.budget != nil && st.budget.over() {
+		st.mu.Lock()
+		st.shrink(st.budget.over)
+		st.mu.Unlock()
 	}
-	set := &s.spaces
-	set.mu.Lock()
-	for e := set.lru.Back(); e != nil && over(); e = e.Prev() {
-		if ns := e.Value.(*namespace).srv; ns != busy {
-			trim(ns)
-		}
-	}
-	set.mu.Unlock()
-	if busy != s {
-		trim(s)
-	}
-	trim(busy)
 }
 
 // hashWriter builds the chain of prefix keys.

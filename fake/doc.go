@@ -33,7 +33,9 @@
 // "previous_message_id":...} sends only the new messages: the request is expanded to the whole
 // conversation where it is parsed, so it is answered exactly as the full request would be. Threads
 // expire 5 minutes (virtual clock) after their latest reply, live per namespace, and are bounded
-// (README, "Limits"); their errors carry error.details.error_code.
+// in the memory they keep (README, "Limits"); their errors carry error.details.error_code. A
+// thread belongs to the organization and workspace of the key that created it: any other key
+// continuing it gets the 404 thread_not_found of an ID never stored.
 //
 // # Credentials
 //
@@ -78,7 +80,9 @@
 // event grammar of any other answer when the request streams. The rules compare exactly and
 // case-sensitively; when no stub matches but one nearly does (all of its rules but one hold), the
 // answer's Fake-Stub-Near-Miss header (HeaderStubNearMiss) and the journal entry's StubNearMiss
-// name that stub and the rule that did not hold.
+// name that stub and the rule that did not hold. Stubs are bounded in number and in the memory
+// their decoded replies keep, per server or namespace and for all namespaces together (README,
+// "Limits"): a registration past a bound is a 400 naming replies.
 //
 // # Rate limits
 //

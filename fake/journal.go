@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -78,14 +77,6 @@ const (
 // journal's own bound, times the 1,000 namespaces a server keeps, would allow 32 GB.
 const journalsBytes = 256 << 20
 
-// journalBudget is the estimated size of the journals of a server and its namespaces, which
-// share one: when a request takes it past limit, the oldest entries of the least recently used
-// namespaces' journals are dropped (Server.trimIdleJournals).
-type journalBudget struct {
-	bytes atomic.Int64
-	limit int64
-}
-
 // journal is a ring of the last entries, bounded by count and by bytes: recording costs the
 // same however long the server has run.
 type journal struct {
@@ -95,7 +86,7 @@ type journal struct {
 	n      int            // entries held
 	bytes  int            // their estimated size
 	seq    uint64         // entries ever recorded
-	budget *journalBudget // shared with the server's namespaces; nil once a namespace is dropped
+	budget *byteBudget    // shared with the server's namespaces; nil once a namespace is dropped
 }
 
 // add records e and reports whether the journals sharing its budget now hold more than the
@@ -124,7 +115,7 @@ func (j *journal) add(e *JournalEntry) (over bool) {
 	if j.budget == nil {
 		return false
 	}
-	return j.budget.bytes.Add(int64(j.bytes-before)) > j.budget.limit
+	return j.budget.add(j.bytes - before)
 }
 
 // dropOldest forgets the oldest entry; the caller holds mu and has checked that there is one.
@@ -147,7 +138,7 @@ func (j *journal) trim() {
 	for j.n > 0 && j.budget.bytes.Load()-int64(before-j.bytes) > j.budget.limit {
 		j.dropOldest()
 	}
-	j.budget.bytes.Add(int64(j.bytes - before))
+	j.budget.add(j.bytes - before)
 }
 
 // detach takes a dropped namespace's journal out of the shared budget.
@@ -155,7 +146,7 @@ func (j *journal) detach() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.budget != nil {
-		j.budget.bytes.Add(-int64(j.bytes))
+		j.budget.add(-j.bytes)
 		j.budget = nil
 	}
 }
@@ -190,7 +181,7 @@ func (s *Server) ClearJournal() int {
 	defer j.mu.Unlock()
 	n := j.n
 	if j.budget != nil {
-		j.budget.bytes.Add(-int64(j.bytes))
+		j.budget.add(-j.bytes)
 	}
 	j.ring, j.head, j.n, j.bytes = nil, 0, 0, 0
 	return n

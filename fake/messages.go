@@ -17,6 +17,10 @@ import (
 // function of the request, the scenario fixtures and the stubs a test registered
 // (messages_stubs.go), which is what makes it reproducible.
 
+// maxMessages is the most messages a request holds: the maxItems of messages in the request
+// schema, and the bound of a thread continue's whole conversation.
+const maxMessages = 100_000
+
 // messageRequest is the part of a validated Create a Message body that the scripted model reads.
 // raw keeps the whole decoded body (numbers as json.Number), for the token counter and the seed;
 // Messages holds its messages with their content as blocks. Both are decoded once, since a body
@@ -355,13 +359,17 @@ func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
 	}
 	req := &messageRequest{body: data}
 	req.raw = v.(map[string]any) // the schema requires an object
-	// What the request's API version refuses of a body the schema accepts (versions.go).
-	if err := c.version.checkMessageBody(req.raw); err != nil {
-		return nil, err
+	// What the request's API version refuses of a body the schema accepts (versions.go); a thread
+	// continue is checked once expanded, as the whole conversation it stands for.
+	continues := isContinue(req.raw)
+	if !continues {
+		if err := c.version.checkMessageBody(req.raw); err != nil {
+			return nil, err
+		}
 	}
 	// The tape matches the body as sent, before a thread continue expands it.
 	req.tape = s.tapeRequestOf(c, data, req.raw)
-	if err := s.expandThread(c, req, len(data)); err != nil {
+	if err := s.expandThread(c, req); err != nil {
 		return nil, err
 	}
 	// A continue refused by a check below is no longer in flight.
@@ -371,6 +379,11 @@ func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
 			req.thread.release()
 		}
 	}()
+	if continues {
+		if err := c.version.checkMessageBody(req.raw); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.checkMessage(c, req, create); err != nil {
 		return nil, err
 	}
@@ -386,6 +399,11 @@ func (s *Server) checkMessage(c *call, req *messageRequest, create bool) error {
 	msgs, _ := req.raw["messages"].([]any)
 	if len(msgs) == 0 {
 		return invalidField("messages", "minimum 1 items required, but found 0 items")
+	}
+	// The schema bounds the messages sent; a thread continue's whole conversation is bounded the
+	// same, with the schema's words.
+	if len(msgs) > maxMessages {
+		return invalidField("messages", "maximum %d items required, but found %d items", maxMessages, len(msgs)).because(ReasonOutOfRange)
 	}
 	if err := req.readFields(); err != nil {
 		return err

@@ -211,11 +211,23 @@ type Stub struct {
 	Times   int       `json:"times"`   // passes through the sequence; 0 means 1 (and stays 0 with Forever)
 	Forever bool      `json:"forever"` // serve the sequence over and over; Times must be 0
 	Served  int       `json:"served"`  // replies served so far; the next one is Replies[Served%len(Replies)]
+	size    int       // the memory the stub keeps (stubSize), charged to the bounds while it is held
 }
 
 // maxStubs bounds the stubs a server holds at once, so that a runaway test cannot grow it
 // without bound; one stub may hold many replies.
 const maxStubs = 1000
+
+// The bounds of the memory stubs keep: the decoded replies (heldSize), which a body of many small
+// blocks makes some 20 times its JSON. stubMaxBytes bounds a server's (or namespace's) stubs,
+// stubsBytes those of a server and all its namespaces together (a byteBudget). A registration
+// past either is refused, naming the bound, and nothing is dropped: stubs are what a test said
+// its requests are answered with, and dropping one would change answers silently.
+const (
+	stubMaxBytes = 16 << 20
+	stubsBytes   = 256 << 20
+	stubBase     = 256 // a stub's own cost, beyond its replies and match
+)
 
 // stubRequest is what registers a stub: the body of POST /_fake/messages/stubs.
 type stubRequest struct {
@@ -226,15 +238,46 @@ type stubRequest struct {
 }
 
 type stubs struct {
-	mu   sync.Mutex
-	list []*Stub
+	mu     sync.Mutex
+	list   []*Stub
+	bytes  int         // what the stubs of list keep (stubSize)
+	budget *byteBudget // shared with the server's namespaces: stubsBytes; nil once a namespace is dropped
+}
+
+// stubSize is the memory a stub keeps: its replies as decoded, its match and its own fields.
+func stubSize(st *Stub) int {
+	n := stubBase + len(st.Match.Model) + len(st.Match.UserTextContains) + len(st.Match.ToolName) + 64*cap(st.Replies)
+	for _, r := range st.Replies {
+		n += heldSize(r.Content)
+		if r.StopSequence != nil {
+			n += len(*r.StopSequence)
+		}
+		if d := r.StopDetails; d != nil {
+			n += 64 + len(d.Type)
+			for _, p := range []*string{d.Category, d.Explanation} {
+				if p != nil {
+					n += 16 + len(*p)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// forget takes what the stubs of list keep out of the bounds; the caller holds mu and empties
+// list or takes them out of it.
+func (l *stubs) forget(bytes int) {
+	l.bytes -= bytes
+	if l.budget != nil {
+		l.budget.add(-bytes)
+	}
 }
 
 // AddStub registers a stub and returns it with its ID. A stub that could not be served is an
 // error naming the field, as the control call answers it: a reply outside the message schema
 // ("replies.1.content.0.type: ..."), stop fields that contradict each other or the content, or
-// more than 1000 stubs at once. Match and reply content are copied; st.ID and st.Served are
-// ignored.
+// more than 1000 stubs at once or more memory than the stubs' bounds allow. Match and reply
+// content are copied; st.ID and st.Served are ignored.
 func (s *Server) AddStub(st Stub) (Stub, error) {
 	data, err := json.Marshal(stubRequest{Match: &st.Match, Replies: st.Replies, Times: st.Times, Forever: st.Forever})
 	if err != nil {
@@ -250,12 +293,22 @@ func (s *Server) addStub(data []byte) (Stub, error) {
 	if err != nil {
 		return Stub{}, err
 	}
+	st.size = stubSize(st)
 	l := &s.stubs
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.list) >= maxStubs {
 		return Stub{}, invalid("at most %d stubs can be registered at once; clear them with DELETE /_fake/messages/stubs", maxStubs)
 	}
+	if l.bytes+st.size > stubMaxBytes {
+		return Stub{}, invalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of this server (or namespace) may keep at most %s together (they keep %s); send fewer or smaller blocks, or clear the stubs with DELETE /_fake/messages/stubs",
+			mebibytes(st.size), mebibytes(stubMaxBytes), mebibytes(l.bytes)).because(ReasonOutOfRange)
+	}
+	if l.budget != nil && !l.budget.reserve(st.size) {
+		return Stub{}, invalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of every namespace of this server may keep at most %s together; clear stubs that are no longer needed (DELETE /_fake/messages/stubs, here or in other namespaces) or drop idle namespaces (DELETE /_fake/namespaces)",
+			mebibytes(st.size), mebibytes(int(l.budget.limit))).because(ReasonOutOfRange)
+	}
+	l.bytes += st.size
 	st.ID = s.ctlIDs.next("stub_") // the control counters: a stub never shifts the API's IDs
 	l.list = append(l.list, st)
 	return *st, nil
@@ -364,6 +417,7 @@ func (l *stubs) take(c *call, req *messageRequest) (*Reply, string) {
 		st.Served++
 		if !st.Forever && st.Served == st.Times*len(st.Replies) {
 			l.list = slices.Delete(l.list, i, i+1)
+			l.forget(st.size)
 		}
 		return r, st.ID
 	}
@@ -426,6 +480,7 @@ func (s *Server) ClearStubs() int {
 	defer l.mu.Unlock()
 	n := len(l.list)
 	l.list = nil
+	l.forget(l.bytes)
 	return n
 }
 
@@ -434,7 +489,21 @@ func (l *stubs) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.list = nil
+	l.forget(l.bytes)
 }
+
+// release takes a dropped namespace's stubs out of the shared budget for good: a registration
+// still in flight there is bounded by the namespace's own bound only, and counts nowhere else.
+func (l *stubs) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = nil
+	l.forget(l.bytes)
+	l.budget = nil
+}
+
+// mebibytes writes a byte count for an error message: "19.5 MiB".
+func mebibytes(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func (s *Server) registerStub(c *call) (any, error) {
 	data, err := c.body()

@@ -30,12 +30,25 @@ const threadTTL = 5 * time.Minute
 
 // The bounds of a server's (or namespace's) threads: past either, the least recently used
 // thread is dropped; a later continue of it is answered thread_not_found, from which the SDK
-// helpers recover by sending the whole conversation again.
+// helpers recover by sending the whole conversation again. Bytes are those the threads keep in
+// memory, the decoded conversation (heldSize), not the bytes the requests sent: a conversation of
+// many small blocks keeps some 15 times its JSON.
+//
+// Past a bound, threads are dropped, never a request refused: a thread is a cache of the
+// conversation the client holds too, the API drops threads as it likes (thread_not_found is part
+// of its contract), and a refusal would fail a request the API answers. A single conversation
+// over threadMaxBytes is answered and not kept.
 const (
 	threadMaxCount = 1000
 	threadMaxBytes = 16 << 20
 	threadIDBytes  = 64 // the estimated cost of one reply id kept, beyond its conversation
 )
+
+// threadsBytes bounds the threads of a server and all its namespaces together (a byteBudget):
+// each namespace's own bound, times the 1,000 namespaces a server keeps, would allow 16 GB. Past
+// it, the least recently used namespaces' threads are dropped first, oldest first, then the
+// default server's, then those of the namespace whose request went over (Server.trimIdle).
+const threadsBytes = 256 << 20
 
 // threadFingerprint are the fields a continue must send as the thread's create did (the
 // official helpers send every field but system and tools on every turn): the model (a thread
@@ -60,8 +73,10 @@ type JournalThread struct {
 }
 
 // thread is one conversation kept between requests: under the id of every reply it produced,
-// of which only the latest may be continued.
+// of which only the latest may be continued. It belongs to the organization and workspace of the
+// key that created it (owner): a continue with any other key finds no thread.
 type thread struct {
+	owner     threadOwner
 	latest    string
 	ids       []string
 	messages  []any          // the whole conversation, the latest reply last
@@ -71,29 +86,69 @@ type thread struct {
 	// inFlight are the replies a continue is being answered from: until its answer has been
 	// written (a stream's last event too), a second continue from the same reply is refused.
 	inFlight map[string]bool
-	bytes    int
-	elem     *list.Element
+	// bytes is what the thread keeps (heldSize): held, its messages' values, fields and ids, and
+	// the messages slice itself.
+	bytes int
+	held  int
+	elem  *list.Element
+}
+
+// threadOwner is who may continue a thread: the organization and the workspace ("" for the
+// default workspace) of the key that created it, as the prompt cache is kept per organization and
+// workspace (conformance/EXTENSIONS.md, "Message threads", says why).
+type threadOwner struct{ org, workspace string }
+
+// ownerOf is the owner of the threads the request creates and the one it may continue.
+func ownerOf(c *call) threadOwner {
+	o := threadOwner{workspace: c.workspaceID()}
+	if c.org != nil {
+		o.org = c.org.ID
+	}
+	return o
 }
 
 // threadStore is a server's threads, under one mutex: by reply id, and in an LRU list (most
 // recently used first), which is also soonest-expiring last, since each use restarts threadTTL.
 type threadStore struct {
-	mu    sync.Mutex
-	byID  map[string]*thread
-	lru   list.List // of *thread
-	bytes int
+	mu     sync.Mutex
+	byID   map[string]*thread
+	lru    list.List // of *thread
+	bytes  int
+	budget *byteBudget // shared with the server's namespaces (or its parent's): threadsBytes
+	// released: the store's server was reset or dropped, and its bytes left the budget; a request
+	// still holding it keeps nothing more in it.
+	released bool
 }
 
-func (st *state) threadStore() *threadStore {
-	return st.threads.get(func() *threadStore { return &threadStore{byID: map[string]*thread{}} })
+func (st *state) threadStore(budget *byteBudget) *threadStore {
+	return st.threads.get(func() *threadStore { return &threadStore{byID: map[string]*thread{}, budget: budget} })
+}
+
+// grow adds n (negative: removes) to the store's size and the shared budget; the caller holds mu.
+func (st *threadStore) grow(n int) {
+	st.bytes += n
+	if st.budget != nil {
+		st.budget.add(n)
+	}
+}
+
+// release takes the store's bytes out of the shared budget for good: its server was reset or
+// dropped.
+func (st *threadStore) release() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.grow(-st.bytes)
+	st.released = true
+	clear(st.byID)
+	st.lru.Init()
 }
 
 // threadTurn is a threaded request being answered.
 type threadTurn struct {
 	store *threadStore
+	owner threadOwner
 	th    *thread // the thread a continue continues; nil for a create
 	prev  string  // the reply a continue continues
-	size  int     // the request body's size, for the byte bound
 	print map[string]string
 	held  bool // a stream releases the in-flight mark when it ends
 }
@@ -101,7 +156,7 @@ type threadTurn struct {
 // expandThread reads the request's thread field, if any, and turns a continue into the whole
 // request: the thread's messages followed by the new ones, and its system and tools. It runs in
 // the parse stage, before any other check, so that everything after sees only a full request.
-func (s *Server) expandThread(c *call, req *messageRequest, size int) error {
+func (s *Server) expandThread(c *call, req *messageRequest) error {
 	v, ok := req.raw["thread"]
 	if !ok {
 		return nil
@@ -127,7 +182,7 @@ func (s *Server) expandThread(c *call, req *messageRequest, size int) error {
 	if err := threadUnsupported(req.raw); err != nil {
 		return err
 	}
-	t := &threadTurn{store: c.st.threadStore(), size: size, print: map[string]string{}}
+	t := &threadTurn{store: c.st.threadStore(s.cfg.threads), owner: ownerOf(c), print: map[string]string{}}
 	for _, f := range threadFingerprint {
 		data, _ := json.Marshal(req.raw[f])
 		t.print[f] = string(data)
@@ -136,7 +191,7 @@ func (s *Server) expandThread(c *call, req *messageRequest, size int) error {
 	if jt.Type == "create" {
 		return nil
 	}
-	th, err := t.store.begin(prev, t.print, s.Now())
+	th, err := t.store.begin(prev, t.owner, t.print, s.Now())
 	if err != nil {
 		return err
 	}
@@ -171,13 +226,16 @@ func threadUnsupported(raw map[string]any) error {
 		withDetails(errorDetails{ErrorCode: threadUnsupportedRequest, Unsupported: unsupported})
 }
 
-// begin finds the thread whose latest reply is prev, checks that the request may continue it
-// and marks it in flight.
-func (st *threadStore) begin(prev string, print map[string]string, now time.Time) (*thread, error) {
+// begin finds owner's thread whose latest reply is prev, checks that the request may continue
+// it and marks it in flight. Another owner's thread is not there for the request: it gets the
+// answer of an ID never stored, before any other check, and the thread is left as it was.
+func (st *threadStore) begin(prev string, owner threadOwner, print map[string]string, now time.Time) (*thread, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	th := st.byID[prev]
-	if th != nil && !now.Before(th.expiresAt) {
+	if th != nil && th.owner != owner {
+		th = nil
+	} else if th != nil && !now.Before(th.expiresAt) {
 		st.drop(th)
 		th = nil
 	}
@@ -264,31 +322,71 @@ func (s *Server) commitThread(req *messageRequest, msg *Message) {
 		messages = stripMessages(messages, len(t.th.messages))
 	}
 	messages = append(messages, map[string]any{"role": "assistant", "content": blocks})
+	// What the thread comes to keep beyond what it kept: the messages since, and for a create
+	// its fields, measured before the lock (only the new part: a turn costs what it adds).
+	kept := len(messages)
+	if t.th != nil {
+		kept -= len(t.th.messages)
+	}
+	added := threadIDBytes
+	for _, m := range messages[len(messages)-kept:] {
+		added += heldSize(m)
+	}
+	var fields map[string]any
+	if t.th == nil {
+		fields = map[string]any{}
+		for _, f := range []string{"system", "tools"} {
+			if x, ok := req.raw[f]; ok {
+				fields[f] = x
+				added += len(f) + heldSize(x)
+			}
+		}
+		added += mapSize(len(fields))
+	}
 	now := s.Now()
 	st := t.store
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	th := t.th
-	if th == nil {
-		th = &thread{fields: map[string]any{}, print: t.print}
-		for _, f := range []string{"system", "tools"} {
-			if x, ok := req.raw[f]; ok {
-				th.fields[f] = x
-			}
-		}
-	} else if st.byID[th.latest] != th {
+	switch {
+	case st.released:
+		st.mu.Unlock()
+		return // the server was reset or dropped meanwhile
+	case th == nil:
+		th = &thread{owner: t.owner, fields: fields, print: t.print}
+	case st.byID[th.latest] != th:
+		st.mu.Unlock()
 		return // dropped meanwhile (evicted, or reset): nothing to continue
-	} else {
+	default:
 		st.lru.Remove(th.elem)
-		st.bytes -= th.bytes
+		st.grow(-th.bytes)
 	}
 	th.latest, th.messages, th.expiresAt = msg.ID, messages, now.Add(threadTTL)
 	th.ids = append(th.ids, msg.ID)
-	th.bytes += t.size + len(content) + threadIDBytes
+	th.held += added
+	th.bytes = th.held + allocSize(16*cap(messages))
 	st.byID[msg.ID] = th
 	th.elem = st.lru.PushFront(th)
-	st.bytes += th.bytes
+	st.grow(th.bytes)
 	st.trim(now)
+	over := st.budget != nil && st.budget.over()
+	st.mu.Unlock()
+	if over {
+		s.root().trimIdle(s, st.budget, trimThreads)
+	}
+}
+
+// trimThreads drops srv's oldest threads while the threads of all namespaces are over their
+// shared budget.
+func trimThreads(srv *Server) {
+	st := srv.state().threads.built()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for e := st.lru.Back(); e != nil && st.budget != nil && st.budget.over(); e = st.lru.Back() {
+		st.drop(e.Value.(*thread))
+	}
 }
 
 // stripMessages returns messages with the cache_control markers of those from index from on
@@ -322,5 +420,11 @@ func (st *threadStore) drop(th *thread) {
 		delete(st.byID, id)
 	}
 	st.lru.Remove(th.elem)
-	st.bytes -= th.bytes
+	st.grow(-th.bytes)
+}
+
+// isContinue reports whether a body the schema accepted continues a thread.
+func isContinue(raw map[string]any) bool {
+	spec, _ := raw["thread"].(map[string]any)
+	return spec["type"] == "continue"
 }

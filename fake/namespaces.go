@@ -181,15 +181,36 @@ func (s *Server) ClearNamespaces() int {
 	return n
 }
 
-// drop removes a namespace; the caller holds mu. Its journal leaves the shared budget: a
-// request still in flight there finishes on the dropped state, and what it records no longer
-// counts.
+// drop removes a namespace; the caller holds mu. Its journal, cache, threads and stubs leave
+// their shared budgets: a request still in flight there finishes on the dropped state, and what it
+// records or keeps no longer counts.
 func (set *namespaceSet) drop(e *list.Element) {
 	ns := set.lru.Remove(e).(*namespace)
 	delete(set.byName, ns.info.Name)
 	ns.srv.journal.detach()
-	if st := ns.srv.state().cache.v.Load(); st != nil {
-		st.release()
+	ns.srv.state().release()
+	ns.srv.stubs.release()
+}
+
+// trimIdle brings the stores of one kind of s and its namespaces back within their shared
+// budget: trim(srv) makes room in srv's store while the budget is over, and it is called on the
+// least recently used namespaces first, then on the default server, then on busy, the server whose
+// request went over. So a test's own store is the last to give way to the stores of namespaces it
+// does not use. No store's lock is held by the caller.
+func (s *Server) trimIdle(busy *Server, budget *byteBudget, trim func(srv *Server)) {
+	set := &s.spaces
+	set.mu.Lock()
+	for e := set.lru.Back(); e != nil && budget.over(); e = e.Prev() {
+		if ns := e.Value.(*namespace).srv; ns != busy {
+			trim(ns)
+		}
+	}
+	set.mu.Unlock()
+	if busy != s && budget.over() {
+		trim(s)
+	}
+	if budget.over() {
+		trim(busy)
 	}
 }
 
@@ -202,7 +223,7 @@ func (s *Server) trimIdleJournals(busy *Server) {
 	set.mu.Lock()
 	defer set.mu.Unlock()
 	budget := s.cfg.journals
-	for e := set.lru.Back(); e != nil && budget.bytes.Load() > budget.limit; e = e.Prev() {
+	for e := set.lru.Back(); e != nil && budget.over(); e = e.Prev() {
 		if ns := e.Value.(*namespace).srv; ns != busy {
 			ns.journal.trim()
 		}

@@ -8,7 +8,9 @@ package fake
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -195,4 +197,175 @@ func TestRefusedSnapshotReleasesItsMemory(t *testing.T) {
 	if after > idle+50 {
 		t.Errorf("RSS %.0f MiB two seconds after the refusal, want at most %.0f (idle + 50)", after, idle+50)
 	}
+}
+
+// heapAfterGC is the live heap once the collector has run: what the server keeps, which a busy
+// machine does not change. It collects twice, so that what pools (gin's contexts) held of an
+// earlier request is gone too.
+func heapAfterGC() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// schemaThread is the body of a thread create whose tools hold n small properties: some 26 bytes
+// of JSON each, about 450 bytes once decoded, the shape that kept 14 times what a thread was
+// charged (issue 47 item 7).
+func schemaThread(n int) string {
+	var props strings.Builder
+	for i := range n {
+		fmt.Fprintf(&props, `"p%d":{"type":"string"},`, i)
+	}
+	return `{"model":"` + testModel + `","max_tokens":5,"thread":{"type":"create"},"messages":[{"role":"user","content":"hi"}],` +
+		`"tools":[{"name":"t","input_schema":{"type":"object","properties":{` + strings.TrimSuffix(props.String(), ",") + `}}}]}`
+}
+
+// TestThreadMemoryIsBounded (issue 47 item 7): threads are bounded in the memory they keep, per
+// namespace (threadMaxBytes) and for all namespaces together (the shared budget, lowered here so
+// that the test sends little), whatever the shape of their conversations: the live heap grows by
+// no more than the bound and a few MiB. Charged by request bytes, the first part kept 12 threads
+// of ~7 MiB (84 MiB); without the shared budget, the second kept ~14 MiB in each of 6 namespaces.
+func TestThreadMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("keeps tens of MiB of threads")
+	}
+	const slack = 8 << 20 // the server's other state, the last request's garbage in flight
+	body := schemaThread(15_000)
+	header := append(headersFor(ifMessages), "Content-Type", "application/json", "anthropic-beta", betaMessageThreads)
+	t.Run("one namespace", func(t *testing.T) {
+		s := checked(t)
+		ns, _ := s.Namespace("a")
+		send(t, ns, http.MethodPost, "/v1/messages", `{}`, header...) // the schemas compiled
+		before := heapAfterGC()
+		for range 12 {
+			if w := send(t, ns, http.MethodPost, "/v1/messages", body, header...); w.Code != 200 {
+				t.Fatalf("%d %.300s", w.Code, w.Body)
+			}
+		}
+		grew := heapAfterGC() - before
+		st := ns.state().threads.built()
+		t.Logf("12 threads of %d bytes: the heap grew %.1f MiB, the store counts %.1f MiB in %d threads", len(body), float64(grew)/(1<<20), float64(st.bytes)/(1<<20), st.lru.Len())
+		if grew > threadMaxBytes+slack {
+			t.Errorf("the heap grew %.1f MiB, want at most %d MiB (the bound and %d MiB)", float64(grew)/(1<<20), (threadMaxBytes+slack)>>20, slack>>20)
+		}
+		runtime.KeepAlive(s)
+	})
+	t.Run("all namespaces", func(t *testing.T) {
+		s := checked(t)
+		budget := s.cfg.threads
+		budget.limit = 24 << 20
+		send(t, s, http.MethodPost, "/v1/messages", `{}`, header...)
+		before := heapAfterGC()
+		var last string
+		for i := range 6 {
+			ns, _ := s.Namespace(fmt.Sprint("n", i))
+			for range 2 {
+				w := send(t, ns, http.MethodPost, "/v1/messages", body, header...)
+				if w.Code != 200 {
+					t.Fatalf("%d %.300s", w.Code, w.Body)
+				}
+				last = gjson.Get(w.Body.String(), "id").String()
+			}
+		}
+		grew := heapAfterGC() - before
+		t.Logf("2 threads in each of 6 namespaces: the heap grew %.1f MiB, the budget counts %.1f MiB", float64(grew)/(1<<20), float64(budget.bytes.Load())/(1<<20))
+		if grew > budget.limit+slack || budget.bytes.Load() > budget.limit {
+			t.Errorf("the heap grew %.1f MiB and the budget counts %.1f MiB, want at most %d MiB (the shared bound and %d MiB)",
+				float64(grew)/(1<<20), float64(budget.bytes.Load())/(1<<20), (budget.limit+slack)>>20, slack>>20)
+		}
+		// The idle namespaces made room: the thread of the request that went over is kept.
+		ns, _ := s.Namespace("n5")
+		cont := `{"model":"` + testModel + `","max_tokens":5,"thread":{"type":"continue","previous_message_id":"` + last + `"},"messages":[{"role":"user","content":"more"}]}`
+		if w := send(t, ns, http.MethodPost, "/v1/messages", cont, header...); w.Code != 200 {
+			t.Errorf("continuing the latest thread: %d %.300s", w.Code, w.Body)
+		}
+		s.ClearNamespaces()
+		if n := budget.bytes.Load(); n != 0 {
+			t.Errorf("with every namespace dropped the budget counts %d bytes, want 0", n)
+		}
+	})
+}
+
+// stubBody is a stub whose one reply calls a tool with n small objects: some 8 bytes of JSON
+// each, about 400 once decoded (issue 47 item 8: a 1 MB stub kept ~19.5 MiB).
+func stubBody(n int) string {
+	return `{"replies":[{"content":[{"type":"tool_use","id":"toolu_1","name":"t","caller":{"type":"direct"},"input":{"a":[` +
+		strings.TrimSuffix(strings.Repeat(`{"k":1},`, n), ",") + `]}}]}]}`
+}
+
+// TestStubMemoryIsBounded (issue 47 item 8): stubs are bounded in the memory they keep, per
+// namespace and for all namespaces together (the shared budget, lowered here): a registration
+// past either is a 400 naming replies, within a second of CPU, and the live heap grows by no
+// more than the bound and a few MiB. Bounded by count only, ten stubs of 100 KB kept ~46 MiB.
+func TestStubMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("keeps tens of MiB of stubs")
+	}
+	const slack = 8 << 20
+	header := []string{"Content-Type", "application/json"}
+	refused := func(t *testing.T, w *httptest.ResponseRecorder, cpu time.Duration, says string) {
+		t.Helper()
+		msg := gjson.Get(w.Body.String(), "error.message").String()
+		if w.Code != 400 || !strings.HasPrefix(msg, "replies: ") || !strings.Contains(msg, says) {
+			t.Errorf("answered %d %.300s, want a 400 naming replies and %q", w.Code, w.Body, says)
+		}
+		if cpu > time.Second {
+			t.Errorf("the refusal took %v of CPU, want at most 1s", cpu)
+		}
+	}
+	t.Run("one stub of 1 MB", func(t *testing.T) {
+		s := checked(t)
+		body := stubBody((1<<20 - 200) / 8)
+		cpu0 := cpuTime()
+		w := send(t, s, http.MethodPost, "/_fake/messages/stubs", body, header...)
+		cpu := time.Duration(cpuTime() - cpu0)
+		t.Logf("%d bytes: %d in %v CPU: %.200s", len(body), w.Code, cpu.Round(time.Millisecond), gjson.Get(w.Body.String(), "error.message"))
+		refused(t, w, cpu, "this server (or namespace)")
+	})
+	t.Run("one namespace", func(t *testing.T) {
+		s := checked(t)
+		body := stubBody(100_000 / 8)
+		send(t, s, http.MethodPost, "/_fake/messages/stubs", stubBody(1), header...)
+		before := heapAfterGC()
+		var last *httptest.ResponseRecorder
+		var cpu time.Duration
+		for range 10 {
+			cpu0 := cpuTime()
+			last = send(t, s, http.MethodPost, "/_fake/messages/stubs", body, header...)
+			cpu = time.Duration(cpuTime() - cpu0)
+		}
+		grew := heapAfterGC() - before
+		t.Logf("10 stubs of %d bytes: %d stubs kept, the heap grew %.1f MiB", len(body), len(s.Stubs()), float64(grew)/(1<<20))
+		refused(t, last, cpu, "this server (or namespace)")
+		if grew > stubMaxBytes+slack {
+			t.Errorf("the heap grew %.1f MiB, want at most %d MiB", float64(grew)/(1<<20), (stubMaxBytes+slack)>>20)
+		}
+	})
+	t.Run("all namespaces", func(t *testing.T) {
+		s := checked(t)
+		budget := s.cfg.stubs
+		budget.limit = 24 << 20
+		body := stubBody(100_000 / 8)
+		before := heapAfterGC()
+		var last *httptest.ResponseRecorder
+		var cpu time.Duration
+		for i := range 10 {
+			ns, _ := s.Namespace(fmt.Sprint("n", i))
+			cpu0 := cpuTime()
+			last = send(t, ns, http.MethodPost, "/_fake/messages/stubs", body, header...)
+			cpu = time.Duration(cpuTime() - cpu0)
+		}
+		grew := heapAfterGC() - before
+		t.Logf("a stub of %d bytes in each of 10 namespaces: the heap grew %.1f MiB, the budget counts %.1f MiB", len(body), float64(grew)/(1<<20), float64(budget.bytes.Load())/(1<<20))
+		refused(t, last, cpu, "every namespace of this server may keep at most 24.0 MiB")
+		if grew > budget.limit+slack || budget.bytes.Load() > budget.limit {
+			t.Errorf("the heap grew %.1f MiB, the budget counts %d, want at most %d MiB", float64(grew)/(1<<20), budget.bytes.Load(), (budget.limit+slack)>>20)
+		}
+		s.ClearNamespaces()
+		if n := budget.bytes.Load(); n != 0 {
+			t.Errorf("with every namespace dropped the budget counts %d bytes, want 0", n)
+		}
+	})
 }

@@ -77,6 +77,15 @@ func (l *lazy[T]) get(build func() *T) *T {
 	return l.v.Load()
 }
 
+// release takes what the state's stores keep out of their shared budgets: the state was
+// replaced (reset, snapshot load) or its namespace dropped.
+// A store not built yet is built released: a request still in flight on the state finds it so,
+// and keeps nothing that would count.
+func (st *state) release() {
+	st.cacheStore(nil).release()
+	st.threadStore(nil).release()
+}
+
 // built returns the state if a request has built it, or nil: an area never built is still
 // exactly its fixtures, which a snapshot then copies as they are.
 func (l *lazy[T]) built() *T { return l.v.Load() }
@@ -88,13 +97,15 @@ type config struct {
 	logger        *slog.Logger
 	violation     func(string)
 	maxNamespaces int
-	snapshotDir   string         // where POST /_fake/snapshot/save may write; "" forbids it
-	journals      *journalBudget // shared by a server and its namespaces
-	caches        *cacheBudget   // shared by a server and its namespaces
-	noCoverage    bool           // count no coverage: only the benchmarks' baseline sets it
-	tape          *Tape          // record or replay inference requests (WithTape); nil: neither
-	rateLimits    bool           // enforce rate limits from the start (WithRateLimits)
-	retryAfterPPM int64          // the retry-after scale in millionths (WithRetryAfterScale); 0: none
+	snapshotDir   string      // where POST /_fake/snapshot/save may write; "" forbids it
+	journals      *byteBudget // shared by a server and its namespaces
+	caches        *byteBudget // shared by a server and its namespaces
+	threads       *byteBudget // shared by a server and its namespaces
+	stubs         *byteBudget // shared by a server and its namespaces
+	noCoverage    bool        // count no coverage: only the benchmarks' baseline sets it
+	tape          *Tape       // record or replay inference requests (WithTape); nil: neither
+	rateLimits    bool        // enforce rate limits from the start (WithRateLimits)
+	retryAfterPPM int64       // the retry-after scale in millionths (WithRetryAfterScale); 0: none
 }
 
 // New returns a server over the embedded fixtures, or those of WithFixtures. It panics only if
@@ -114,8 +125,10 @@ func New(opts ...Option) *Server {
 	if cfg.maxNamespaces < 1 {
 		cfg.maxNamespaces = DefaultMaxNamespaces
 	}
-	cfg.journals = &journalBudget{limit: journalsBytes}
-	cfg.caches = &cacheBudget{limit: cachesBytes}
+	cfg.journals = newByteBudget(journalsBytes)
+	cfg.caches = newByteBudget(cachesBytes)
+	cfg.threads = newByteBudget(threadsBytes)
+	cfg.stubs = newByteBudget(stubsBytes)
 	return newServer(cfg)
 }
 
@@ -128,6 +141,7 @@ func newServer(cfg config) *Server {
 		violation: cfg.violation,
 		cfg:       cfg,
 		journal:   journal{budget: cfg.journals},
+		stubs:     stubs{budget: cfg.stubs},
 	}
 	s.limits.on.Store(cfg.rateLimits)
 	s.retries.ppm = cfg.builtScale()
@@ -190,9 +204,7 @@ func (s *Server) start(fx *Fixtures) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.st != nil {
-		if old := s.st.cache.v.Load(); old != nil {
-			old.release() // its bytes leave the shared budget
-		}
+		s.st.release() // its bytes leave the shared budgets
 	}
 	s.st = &state{fx: fx}
 	s.ids.n.Store(fx.start.Issued.API)

@@ -1,0 +1,107 @@
+package fake
+
+import (
+	"encoding/json"
+	"sync/atomic"
+)
+
+// byteBudget is the one accounting of the bytes a server and all its namespaces keep in one kind
+// of store (journals, prompt caches, message threads, stubs): every store of that kind, in the
+// default server and in each namespace, adds what it keeps to the same budget and takes out what
+// it lets go, and the budget's limit bounds them all together, however many namespaces there are.
+// A store's own bound (per server or namespace) is the store's; what happens past the shared limit
+// is the store's too: the journal, the cache and the threads make room by dropping what the least
+// recently used namespaces keep, stubs refuse the registration. The count is the stores' estimate
+// of the heap they hold, not the bytes a request sent.
+type byteBudget struct {
+	bytes atomic.Int64
+	limit int64
+}
+
+func newByteBudget(limit int64) *byteBudget { return &byteBudget{limit: limit} }
+
+// add adds n (negative: takes out) and reports whether the stores now hold more than the limit.
+func (b *byteBudget) add(n int) (over bool) {
+	return b.bytes.Add(int64(n)) > b.limit
+}
+
+// over reports whether the stores hold more than the limit.
+func (b *byteBudget) over() bool { return b.bytes.Load() > b.limit }
+
+// reserve adds n only if the stores then hold at most the limit, and reports whether it did: for
+// a store that refuses what does not fit rather than dropping what it holds.
+func (b *byteBudget) reserve(n int) bool {
+	for {
+		cur := b.bytes.Load()
+		if cur+int64(n) > b.limit {
+			return false
+		}
+		if b.bytes.CompareAndSwap(cur, cur+int64(n)) {
+			return true
+		}
+	}
+}
+
+// heldSize estimates the heap a decoded JSON value holds (as encoding/json decodes into any,
+// numbers as json.Number): what a store that keeps decoded JSON charges to its bounds. The bytes
+// of a request are no measure of it: {"a":1} is 7 bytes of JSON and over 300 bytes of map once
+// decoded, so a body of many small objects keeps some 20 times its size. The figures follow the
+// Go runtime's layout (a map's header and groups of 8 slots of a string key and an interface
+// value; a string or a slice header boxed in an interface; allocations rounded up to 16 bytes);
+// TestHeldSizeMatchesTheHeap holds them to the heap the runtime reports.
+func heldSize(v any) int {
+	switch v := v.(type) {
+	case string:
+		return 16 + allocSize(len(v))
+	case json.Number:
+		return 16 + allocSize(len(v))
+	case float64:
+		return 8
+	case []any:
+		n := 32 + allocSize(16*cap(v))
+		for _, x := range v {
+			n += heldSize(x)
+		}
+		return n
+	case map[string]any:
+		n := mapSize(len(v))
+		for k, x := range v {
+			n += allocSize(len(k)) + heldSize(x)
+		}
+		return n
+	case []map[string]any: // the content of a stub's reply
+		n := allocSize(8 * cap(v))
+		for _, x := range v {
+			n += heldSize(x)
+		}
+		return n
+	}
+	return 0 // nil, bool: nothing beyond the slot that holds them
+}
+
+// mapSize is the heap of a map[string]any of n entries, less its keys' bytes and its values: a
+// header, and groups of 8 slots (8 control bytes and 8 × 32 bytes) at a load of at most 7/8.
+func mapSize(n int) int {
+	const header, group = 48, 8 + 8*32
+	if n == 0 {
+		return header // groups come with the first entry
+	}
+	if n <= 8 {
+		return header + allocSize(group)
+	}
+	slots := 8
+	for slots*7/8 < n {
+		slots *= 2
+	}
+	// A map past 1,024 slots is split in tables of their own, each with a directory entry and
+	// room to grow: an eighth more.
+	return header + 64 + slots/8*group*9/8
+}
+
+// allocSize is n rounded up as the allocator rounds a small object: to 16 bytes.
+func allocSize(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return (n + 15) &^ 15
+}
