@@ -3,7 +3,7 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages dist bench load help sdk-drift
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages host-packages dist bench load help sdk-drift
 .PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
@@ -146,6 +146,12 @@ packages: ## build this machine's npm packages and Python wheel, install them in
 	@command -v node >/dev/null && command -v npm >/dev/null || echo "packages: node or npm is not installed: the npm package is NOT TESTED (SKIPPED)"
 	@command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1 || echo "packages: python3 with venv is not installed: the Python wheel is NOT TESTED (SKIPPED)"
 	$(GO) test $(GOTESTVET) -count=1 -timeout 20m ./packaging
+
+# The packages are not on the registries yet: this builds the ones this machine can install, from
+# the checkout (-cached: linked from what earlier builds compiled; not a release build), and prints
+# the commands that install them by absolute path (docs/install.md).
+host-packages: ## this machine's npm packages and Python wheel only, into dist/host/; prints the commands that install them (npm, pip, go install, Java)
+	@$(GO) run ./internal/dist -host -cached -out dist/host -install-commands
 
 VERSION ?= 0.1.0-dev.0
 DIST    ?= dist

@@ -237,7 +237,7 @@ func TestPythonSDK(t *testing.T) {
 	wheel := glob(t, filepath.Join(dist(t), "python", "*.whl"))
 	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-sdk"))
 	readmes := t.TempDir()
-	writePythonExamples(t, readmes, filepath.Join("..", "README.md"), filepath.Join("python", "README.md"),
+	writePythonExamples(t, readmes, filepath.Join("..", "README.md"), filepath.Join("..", "docs", "python.md"), filepath.Join("python", "README.md"),
 		filepath.Join("..", "examples", "python-pytest", "README.md"), filepath.Join(example, "README.md"))
 	for _, line := range []string{"1.x", "2.x"} {
 		t.Run(line, func(t *testing.T) {
