@@ -15,7 +15,7 @@ help: ## list the targets, with the values of the variables they use
 	@echo '  ADDR=$(ADDR)  REPORTS=$(REPORTS)  GO=$(GO)  VERSION=$(VERSION)  DIST=$(DIST)'
 	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)  FUZZTIME=$(FUZZTIME)'
 	@echo
-	@echo 'Environment of make conformance (README: "Running the conformance suite against a deployment"):'
+	@echo 'Environment of make conformance (docs/operators.md):'
 	@echo '  CONFORMANCE_BASE_URL=$(CONFORMANCE_BASE_URL)  the API root, http(s)://host[:port]; unset: an in-process fake'
 	@echo '  CONFORMANCE_API_KEY, _ADMIN_API_KEY, _COMPLIANCE_API_KEY, _BEARER_TOKEN, _ENVIRONMENT_KEY: credentials; unset: the fake'"'"'s against the fake, else that interface'"'"'s checks are unsupported'
 	@echo '    now set: $(or $(strip $(foreach v,API_KEY ADMIN_API_KEY COMPLIANCE_API_KEY BEARER_TOKEN ENVIRONMENT_KEY,$(if $(CONFORMANCE_$(v)),$(v)))),none)'
@@ -120,7 +120,7 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 	@$(TESTREPORT) examples/go-sdk -count=1 -modfile=go.newest.mod -tags sdknewest ./...
 	@$(TESTREPORT) examples/go-sdk/v2 -count=1 ./...
 
-# Not part of make test: it asks the registries for their newest releases (README: "For maintainers").
+# Not part of make test: it asks the registries for their newest releases (docs/contributing.md: "For maintainers: SDK drift").
 sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm, PyPI, Maven Central), not the pinned ones; reports what the fake refused
 	$(GO) run ./internal/sdkdrift $(if $(SDK),-sdk $(SDK))
 

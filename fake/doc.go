@@ -33,7 +33,7 @@
 // "previous_message_id":...} sends only the new messages: the request is expanded to the whole
 // conversation where it is parsed, so it is answered exactly as the full request would be. Threads
 // expire 5 minutes (virtual clock) after their latest reply, live per namespace, and are bounded
-// (README, "Limits"); their errors carry error.details.error_code.
+// (docs/limits.md); their errors carry error.details.error_code.
 //
 // # Credentials
 //
@@ -63,7 +63,7 @@
 // Reset, Now, AdvanceClock, Snapshot, LoadSnapshot, Journal, ClearJournal, InjectFault, Faults, ClearFaults,
 // CacheEntries, ClearCache, RateLimits, SetRateLimits, RetryAfterScale, SetRetryAfterScale, EnqueueWork,
 // CreateTunnel, TunnelForToken, CheckGateway, AddStub, Stubs, ClearStubs, Namespace, Namespaces,
-// DeleteNamespace, ClearNamespaces. The README lists their request bodies. GET /_fake/openapi.json
+// DeleteNamespace, ClearNamespaces. docs/control-api.md lists their request bodies. GET /_fake/openapi.json
 // and GET /_fake/openapi-control.json answer the OpenAPI 3.1 documents of the API and of the
 // control API, generated from the route table (go generate ./fake).
 //
