@@ -164,7 +164,12 @@ func TestNPMReadmeExamples(t *testing.T) {
 	env := []string{"PLATFORMFAKE_BINARY=" + bin, "PLATFORMFAKE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "CI=true"}
 	t.Log(run(t, dirs["The helper"], env, node, "example.mjs"))
 	t.Log(run(t, dirs["Jest"], env, node, filepath.Join(project, "node_modules", "jest", "bin", "jest.js"), "--ci"))
-	t.Log(run(t, dirs["Vitest"], env, node, filepath.Join(project, "node_modules", "vitest", "vitest.mjs"), "run"))
+	vitest := run(t, dirs["Vitest"], env, node, filepath.Join(project, "node_modules", "vitest", "vitest.mjs"), "run")
+	t.Log(vitest)
+	// Vite prints its warnings about a config file this way, and still passes the run.
+	if strings.Contains(vitest, "(!)") {
+		t.Errorf("Vite warned about the README's Vitest set-up, in a project of \"type\": \"commonjs\" as npm init -y makes:\n%s", vitest)
+	}
 }
 
 // namedBlocks returns, by README section (## heading), the js and ts code blocks whose first
