@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/platformkit/platformkit/conformance"
 	"github.com/platformkit/platformkit/fake"
@@ -274,4 +276,70 @@ func lineStarting(t *testing.T, name, text, prefix string) string {
 	}
 	t.Fatalf("%s has no line starting %q", name, prefix)
 	return ""
+}
+
+// TestDocsLinksResolve: every relative link of the README, of docs/ and of the other pages a
+// reader is sent to names a file that exists, and a #fragment names a heading of that page (as
+// GitHub makes its anchors), so that moving a section cannot leave a link behind.
+func TestDocsLinksResolve(t *testing.T) {
+	var pages []string
+	for _, pattern := range []string{"docs/*.md", "conformance/*.md", "examples/*/README.md", "packaging/*/README.md", "packaging/npm/*/README.md"} {
+		m, _ := filepath.Glob(filepath.FromSlash(pattern))
+		pages = append(pages, m...)
+	}
+	pages = append(pages, "README.md", "CHANGELOG.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, p := range pages {
+		for _, m := range link.FindAllStringSubmatch(page(t, p), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, fragment, _ := strings.Cut(target, "#")
+			path := p
+			if file != "" {
+				path = filepath.Join(filepath.Dir(p), filepath.FromSlash(file))
+			}
+			if _, err := os.Stat(path); err != nil {
+				if filepath.Base(path) == "java.md" {
+					continue // the Java helper's page, written on its own branch
+				}
+				t.Errorf("%s links to %s, which does not exist", p, target)
+				continue
+			}
+			if fragment != "" && strings.HasSuffix(path, ".md") && !slices.Contains(anchors(page(t, path)), fragment) {
+				t.Errorf("%s links to %s, but %s has no heading whose anchor is #%s (it has %v)", p, target, path, fragment, anchors(page(t, path)))
+			}
+		}
+	}
+}
+
+// anchors are the fragments GitHub gives a page's headings (lower case, punctuation but - and _
+// dropped, spaces as -), and the page's own <a id="..."> anchors.
+func anchors(markdown string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<a id="([^"]+)">`).FindAllStringSubmatch(markdown, -1) {
+		out = append(out, m[1])
+	}
+	inCode := false
+	for _, line := range strings.Split(markdown, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		if inCode || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		heading := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		var b strings.Builder
+		for _, r := range heading {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
