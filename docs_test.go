@@ -343,3 +343,40 @@ func anchors(markdown string) []string {
 	}
 	return out
 }
+
+// TestReadmeIsAFrontDoor: the README stays a page a newcomer reads in a few minutes, beginning
+// with the two commands; the rest belongs in docs/.
+func TestReadmeIsAFrontDoor(t *testing.T) {
+	text := page(t, "README.md")
+	if n := strings.Count(text, "\n"); n >= 300 {
+		t.Errorf("README.md has %d lines; keep it under 300 and move the rest to docs/", n)
+	}
+	_, rest, _ := strings.Cut(text, "```sh\n")
+	if !strings.HasPrefix(rest, "make run ") || !strings.Contains(strings.SplitN(rest, "\n", 2)[1], "make test ") {
+		t.Errorf("README.md should begin with a block of make run, then make test")
+	}
+}
+
+// TestDocsCurlSendsContentType: a curl command of the pages that sends a body to the API says it
+// is JSON, as the fake requires (without it curl sends application/x-www-form-urlencoded, and the
+// answer is a 400). The control API under /_fake/ reads any body as JSON.
+func TestDocsCurlSendsContentType(t *testing.T) {
+	pages, _ := filepath.Glob(filepath.Join("docs", "*.md"))
+	pages = append(pages, "README.md")
+	for _, p := range pages {
+		// A command continued with \ at the end of a line is one command.
+		text := strings.ReplaceAll(page(t, p), "\\\n", " ")
+		for _, line := range strings.Split(text, "\n") {
+			cmd := strings.TrimSpace(line)
+			if !strings.HasPrefix(cmd, "curl ") || !regexp.MustCompile(` (-d|--data(-binary|-raw)?) `).MatchString(cmd) {
+				continue
+			}
+			if strings.Contains(cmd, "/_fake/") || !strings.Contains(cmd, "/v1/") {
+				continue
+			}
+			if !strings.Contains(strings.ToLower(cmd), "content-type: application/json") {
+				t.Errorf("%s: this curl sends a body to the API without 'content-type: application/json', and gets a 400:\n%s", p, cmd)
+			}
+		}
+	}
+}
