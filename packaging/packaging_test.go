@@ -334,8 +334,12 @@ func cachedVenv(t *testing.T, python, requirements string) string {
 	sum := sha256.Sum256(append(reqs, version...))
 	venv := filepath.Join(cache, "platformkit", "venvs", strings.TrimSuffix(filepath.Base(requirements), ".txt")+"-"+hex.EncodeToString(sum[:6]))
 	done := filepath.Join(venv, ".platformkit-complete")
+	// Complete, and still whole: two test runs making the same environment at once (nothing
+	// serializes them) can leave it marked complete without its interpreter.
 	if _, err := os.Stat(done); err == nil {
-		return venv
+		if _, err := os.Stat(venvPython(venv)); err == nil {
+			return venv
+		}
 	}
 	if err := os.RemoveAll(venv); err != nil {
 		t.Fatal(err)
