@@ -3,7 +3,7 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper dist bench load help sdk-drift
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper host-packages dist bench load help sdk-drift
 .PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
@@ -15,7 +15,7 @@ help: ## list the targets, with the values of the variables they use
 	@echo '  ADDR=$(ADDR)  REPORTS=$(REPORTS)  GO=$(GO)  VERSION=$(VERSION)  DIST=$(DIST)'
 	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)  FUZZTIME=$(FUZZTIME)'
 	@echo
-	@echo 'Environment of make conformance (README: "Running the conformance suite against a deployment"):'
+	@echo 'Environment of make conformance (docs/operators.md):'
 	@echo '  CONFORMANCE_BASE_URL=$(CONFORMANCE_BASE_URL)  the API root, http(s)://host[:port]; unset: an in-process fake'
 	@echo '  CONFORMANCE_API_KEY, _ADMIN_API_KEY, _COMPLIANCE_API_KEY, _BEARER_TOKEN, _ENVIRONMENT_KEY: credentials; unset: the fake'"'"'s against the fake, else that interface'"'"'s checks are unsupported'
 	@echo '    now set: $(or $(strip $(foreach v,API_KEY ADMIN_API_KEY COMPLIANCE_API_KEY BEARER_TOKEN ENVIRONMENT_KEY,$(if $(CONFORMANCE_$(v)),$(v)))),none)'
@@ -142,7 +142,7 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 	@$(TESTREPORT) examples/go-sdk -count=1 -modfile=go.newest.mod -tags sdknewest ./...
 	@$(TESTREPORT) examples/go-sdk/v2 -count=1 ./...
 
-# Not part of make test: it asks the registries for their newest releases (README: "For maintainers").
+# Not part of make test: it asks the registries for their newest releases (docs/contributing.md: "For maintainers: SDK drift").
 sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm, PyPI, Maven Central), not the pinned ones; reports what the fake refused
 	$(GO) run ./internal/sdkdrift $(if $(SDK),-sdk $(SDK))
 
@@ -183,6 +183,12 @@ java-helper: ## build this machine's platformfake into the Java helper and insta
 	echo "java-helper: installed dev.platformkit:platformkit-fake:$$v (with this machine's platformfake) into your local Maven repository"; \
 	echo "java-helper: add to your pom.xml (docs/java.md):"; \
 	echo "  <dependency><groupId>dev.platformkit</groupId><artifactId>platformkit-fake</artifactId><version>$$v</version><scope>test</scope></dependency>"
+
+# The packages are not on the registries yet: this builds the ones this machine can install, from
+# the checkout (-cached: linked from what earlier builds compiled; not a release build), and prints
+# the commands that install them by absolute path (docs/install.md).
+host-packages: ## this machine's npm packages and Python wheel only, into dist/host/; prints the commands that install them (npm, pip, go install, Java)
+	@$(GO) run ./internal/dist -host -cached -out dist/host -install-commands
 
 VERSION ?= 0.1.0-dev.0
 DIST    ?= dist

@@ -1,6 +1,6 @@
 // Package conformance is a contract test suite for the Platform API: checks that any deployment
 // (or the fake) must pass, each naming the clause of the specification it verifies. The ginkgo
-// suite in this directory runs them; see the README for the environment variables.
+// suite in this directory runs them; docs/operators.md lists the environment variables.
 package conformance
 
 import (
@@ -15,8 +15,8 @@ import (
 	"github.com/platformkit/platformkit/fake"
 )
 
-// Config selects the target and the credentials the checks use (README: Running the conformance
-// suite against a deployment).
+// Config selects the target and the credentials the checks use (docs/operators.md: running the
+// conformance suite against a deployment).
 type Config struct {
 	BaseURL        string // CONFORMANCE_BASE_URL; empty: the suite starts an in-process fake
 	APIKey         string // CONFORMANCE_API_KEY

@@ -36,7 +36,7 @@ const WorkEnqueueTimeout = 60 * time.Second
 
 // enqueueHowTo is what an operator reads when no work can be supplied.
 const enqueueHowTo = "no way to supply work to this target: set CONFORMANCE_WORK_ENQUEUE to a command that " +
-	"enqueues one work item in the environment $CONFORMANCE_ENVIRONMENT_ID and prints its ID (see the README)"
+	"enqueues one work item in the environment $CONFORMANCE_ENVIRONMENT_ID and prints its ID (see docs/operators.md, \"Supplying work to the queue checks\")"
 
 // workIDPattern is what the command must print: one work item ID in the form the API gives them
 // (spec 2.16: prefix work_; path-safe, gaps §2). Anything else ("hello", a JSON body, a log line)

@@ -37,7 +37,7 @@ const TunnelsBeta = "mcp-tunnels-2026-05-19"
 // /v1/tunnels (anthropic-sdk-go v1.84.0), which serves the same tunnels as /v1/organizations/tunnels.
 const TunnelsAPIBeta = "mcp-tunnels-2026-06-22"
 
-// credKind is the kind of a credential (spec 5; the credential table of the README).
+// credKind is the kind of a credential (spec 5; the credential table of docs/control-api.md).
 type credKind string
 
 const (

@@ -77,7 +77,7 @@ type InvalidReason struct {
 }
 
 // The reason codes of InvalidReason: one per kind of mistake, stable across releases, so that a
-// client's test can assert them. The README's coverage section has the same table.
+// client's test can assert them. docs/coverage.md has the same table.
 const (
 	ReasonBodyNotJSON   = "body_not_json"   // the body is not one JSON document (or ends early)
 	ReasonBodyNotObject = "body_not_object" // the body is JSON but not an object

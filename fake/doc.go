@@ -33,7 +33,7 @@
 // "previous_message_id":...} sends only the new messages: the request is expanded to the whole
 // conversation where it is parsed, so it is answered exactly as the full request would be. Threads
 // expire 5 minutes (virtual clock) after their latest reply, live per namespace, and are bounded
-// in the memory they keep (README, "Limits"); their errors carry error.details.error_code. A
+// in the memory they keep (docs/limits.md); their errors carry error.details.error_code. A
 // thread belongs to the organization and workspace of the key that created it: any other key
 // continuing it gets the 404 thread_not_found of an ID never stored.
 //
@@ -65,7 +65,7 @@
 // Reset, Now, AdvanceClock, Snapshot, LoadSnapshot, Journal, ClearJournal, InjectFault, Faults, ClearFaults,
 // CacheEntries, ClearCache, RateLimits, SetRateLimits, RetryAfterScale, SetRetryAfterScale, EnqueueWork,
 // CreateTunnel, TunnelForToken, CheckGateway, AddStub, Stubs, ClearStubs, Namespace, Namespaces,
-// DeleteNamespace, ClearNamespaces. The README lists their request bodies. GET /_fake/openapi.json
+// DeleteNamespace, ClearNamespaces. docs/control-api.md lists their request bodies. GET /_fake/openapi.json
 // and GET /_fake/openapi-control.json answer the OpenAPI 3.1 documents of the API and of the
 // control API, generated from the route table (go generate ./fake).
 //

@@ -24,8 +24,8 @@ func WithRateLimits() Option { return func(c *config) { c.rateLimits = true } }
 
 // WithRetryAfterScale makes the server's 429s and 529s ask for scale times the wait in
 // retry-after-ms and retry-after (fake-retry-after-ms keeps the true wait), and moves the virtual
-// clock to the end of the true wait when an official SDK's retry arrives; see "Retries on the
-// virtual clock" in the README. 0.001 turns the 30 s of a rate limit into 30 ms of real time. It
+// clock to the end of the true wait when an official SDK's retry arrives; see
+// docs/retries.md. 0.001 turns the 30 s of a rate limit into 30 ms of real time. It
 // panics on a scale CheckRetryAfterScale refuses. A wall-clock server does not scale.
 func WithRetryAfterScale(scale float64) Option {
 	ppm, err := scalePPM(scale)

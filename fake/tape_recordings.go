@@ -25,7 +25,7 @@ const MaxRecordedBytes = 8 << 20
 // each, indented.
 const maxRecordingFile = 4 * MaxRecordedBytes
 
-// What a replay loads at start, and what one recording holds (README "Limits"): start-up time
+// What a replay loads at start, and what one recording holds (docs/limits.md): start-up time
 // and memory are bounded by what is loaded, whatever a directory holds.
 const (
 	// maxRecordingFiles bounds the recordings of a replay directory, its namespaces' included.

@@ -166,7 +166,12 @@ func TestNPMReadmeExamples(t *testing.T) {
 	env := []string{"PLATFORMFAKE_BINARY=" + bin, "PLATFORMFAKE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "CI=true"}
 	t.Log(run(t, dirs["The helper"], env, node, "example.mjs"))
 	t.Log(run(t, dirs["Jest"], env, node, filepath.Join(project, "node_modules", "jest", "bin", "jest.js"), "--ci"))
-	t.Log(run(t, dirs["Vitest"], env, node, filepath.Join(project, "node_modules", "vitest", "vitest.mjs"), "run"))
+	vitest := run(t, dirs["Vitest"], env, node, filepath.Join(project, "node_modules", "vitest", "vitest.mjs"), "run")
+	t.Log(vitest)
+	// Vite prints its warnings about a config file this way, and still passes the run.
+	if strings.Contains(vitest, "(!)") {
+		t.Errorf("Vite warned about the README's Vitest set-up, in a project of \"type\": \"commonjs\" as npm init -y makes:\n%s", vitest)
+	}
 }
 
 // namedBlocks returns, by README section (## heading), the js and ts code blocks whose first
@@ -239,7 +244,7 @@ func TestPythonSDK(t *testing.T) {
 	wheel := glob(t, filepath.Join(dist(t), "python", "*.whl"))
 	example, _ := filepath.Abs(filepath.Join("..", "examples", "python-sdk"))
 	readmes := t.TempDir()
-	writePythonExamples(t, readmes, filepath.Join("..", "README.md"), filepath.Join("python", "README.md"),
+	writePythonExamples(t, readmes, filepath.Join("..", "README.md"), filepath.Join("..", "docs", "python.md"), filepath.Join("python", "README.md"),
 		filepath.Join("..", "examples", "python-pytest", "README.md"), filepath.Join(example, "README.md"))
 	for _, line := range []string{"1.x", "2.x"} {
 		t.Run(line, func(t *testing.T) {
@@ -335,8 +340,12 @@ func cachedVenv(t *testing.T, python, requirements string) string {
 	// wheel from tearing this one's down halfway.
 	lockDir(t, venv+".lock")
 	done := filepath.Join(venv, ".platformkit-complete")
+	// Complete, and still whole: two test runs making the same environment at once (nothing
+	// serializes them) can leave it marked complete without its interpreter.
 	if _, err := os.Stat(done); err == nil {
-		return venv
+		if _, err := os.Stat(venvPython(venv)); err == nil {
+			return venv
+		}
 	}
 	if err := os.RemoveAll(venv); err != nil {
 		t.Fatal(err)

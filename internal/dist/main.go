@@ -4,7 +4,11 @@
 // packaging tests run it with -host to build only what the machine they run on can use, and with
 // -cached to build the binary from the packages an earlier `go build` left in the build cache.
 //
-//	go run ./internal/dist [-out dist] [-version 0.1.0] [-host] [-cached]
+//	go run ./internal/dist [-out dist] [-version 0.1.0] [-host] [-cached] [-install-commands]
+//
+// -install-commands (make host-packages) ends by printing the commands that install what it
+// built into a user's project, each by absolute path, since the packages are not on the
+// registries yet.
 //
 // The binaries and the wheels need only the Go toolchain. The npm tarballs are made by `npm pack`
 // from the package directories it writes under npm/; without npm it says so, and the
@@ -34,11 +38,50 @@ func main() {
 	host := flag.Bool("host", false, "build only for the platform this runs on, and only what the packages carry (platformfake)")
 	root := flag.String("root", ".", "the repository's root")
 	cached := flag.Bool("cached", false, "build the binaries as a plain `go build` does (no -trimpath, cgo as the machine has it), from what the build cache already holds; not for a release")
+	install := flag.Bool("install-commands", false, "after building, print the commands that install the packages built, by absolute path")
 	flag.Parse()
 	if err := build(*root, *out, *ver, *host, *cached, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "dist:", err)
 		os.Exit(1)
 	}
+	if *install {
+		if err := installCommands(*root, *out, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "dist:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// installCommands prints how to install, into a user's own project, the packages build wrote to
+// out: the npm tarballs and the wheels by absolute path (the registries do not have them yet),
+// go install from the checkout, and the Java helper's make target.
+func installCommands(root, out string, w io.Writer) error {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	tgz, _ := filepath.Glob(filepath.Join(absOut, "npm", "*.tgz"))
+	whl, _ := filepath.Glob(filepath.Join(absOut, "python", "*.whl"))
+	sort.Strings(tgz)
+	fmt.Fprintf(w, "\nInstall them into your own project (the packages are not on npm, PyPI or Maven Central yet):\n")
+	if len(tgz) > 0 {
+		fmt.Fprintf(w, "  npm install --save-dev %s\n", strings.Join(tgz, " "))
+	} else {
+		fmt.Fprintf(w, "  (npm is not installed: no npm tarballs were packed)\n")
+	}
+	for _, f := range whl {
+		fmt.Fprintf(w, "  pip install %s\n", f)
+	}
+	fmt.Fprintf(w, "  cd %s && go install ./fake/cmd/platformfake     # the binary alone, into $(go env GOPATH)/bin\n", absRoot)
+	fmt.Fprintf(w, "  make -C %s java-helper                         # Java: the JUnit 5 extension, into ~/.m2\n", absRoot)
+	if len(whl) == 0 {
+		return errors.New("no wheel was built")
+	}
+	return nil
 }
 
 // Platform is one operating system and architecture a release supports, named as each ecosystem
