@@ -195,7 +195,7 @@ func (st *threadStore) begin(prev string, print map[string]string, now time.Time
 	var diffs []string
 	for _, f := range threadFingerprint {
 		if print[f] != th.print[f] {
-			diffs = append(diffs, fmt.Sprintf("%s (the thread has %s, this request sends %s)", f, th.print[f], print[f]))
+			diffs = append(diffs, fmt.Sprintf("%s (the thread has %s, this request sends %s)", f, excerpt(th.print[f], maxExcerpt), excerpt(print[f], maxExcerpt)))
 		}
 	}
 	if len(diffs) > 0 {
