@@ -129,8 +129,7 @@ func (s *Server) expandThread(c *call, req *messageRequest, size int) error {
 	}
 	t := &threadTurn{store: c.st.threadStore(), size: size, print: map[string]string{}}
 	for _, f := range threadFingerprint {
-		data, _ := json.Marshal(req.raw[f])
-		t.print[f] = string(data)
+		t.print[f] = canonicalJSON(req.raw[f]) // values compare: 1024.0 is 1024
 	}
 	req.thread = t
 	if jt.Type == "create" {
