@@ -2,12 +2,17 @@
 // hostile) and measures what they cost, on loopback:
 //
 //	go run ./fake/internal/soak -probe [-bin PATH]          # each reproduction once: a table
+//	go run ./fake/internal/soak -repro [-items 2,6] [-bin PATH] # issue 47's table, a row each
 //	go run ./fake/internal/soak [-duration 10m] [-bin PATH] # hostile traffic across namespaces
 //
 // It builds the binary (or runs -bin), starts it on 127.0.0.1 with a free port, and stops it.
 // -probe sends each reproduction and prints its status, the field its error names, its wall
 // time, the CPU the server spent on it (including after the client gave up, -timeout) and the
-// server's RSS before and after (after: once it is idle and 2.5 s have passed). The soak sends
+// server's RSS before and after (after: once it is idle and 2.5 s have passed). -repro sends
+// each reproduction of issue 47 (hostile.Issue47: threads, stubs, generation budgets, tunnels,
+// the tape) to a server of its own and prints, a row each, the answer, the server's CPU until it
+// is idle again (after the client gave up included) and its RSS 3 s later; row 15 starts the
+// binary with -replay on a directory over the bound and times its refusal. The soak sends
 // structured-output amplifiers, prompt-cache writes (models of the largest length taken,
 // conversations of 2,000 turns with diagnostics) and GET /_fake/cache across -namespaces
 // namespaces from -concurrency clients for -duration, sampling the server's RSS every 5 s, and
@@ -43,7 +48,25 @@ func main() {
 	namespaces := flag.Int("namespaces", 1000, "namespaces to spread the soak over")
 	concurrency := flag.Int("concurrency", 4, "concurrent clients of the soak")
 	timeout := flag.Duration("timeout", 30*time.Second, "how long a probe's client waits for an answer")
+	repro := flag.Bool("repro", false, "send each reproduction of issue 47 to a server of its own and print a table, instead of soaking")
+	items := flag.String("items", "", "with -repro, the rows to send (e.g. 2,6,12; default all)")
 	flag.Parse()
+	if *repro {
+		only := map[int]bool{}
+		for _, f := range strings.FieldsFunc(*items, func(r rune) bool { return r == ',' || r == ' ' }) {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "soak: -items: %q is not a row number\n", f)
+				os.Exit(2)
+			}
+			only[n] = true
+		}
+		if err := withBinary(*bin, func(bin string) error { return runRepro(bin, only) }); err != nil {
+			fmt.Fprintln(os.Stderr, "soak:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*bin, *probe, *duration, *namespaces, *concurrency, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
@@ -51,6 +74,21 @@ func main() {
 }
 
 func run(bin string, probe bool, duration time.Duration, namespaces, concurrency int, timeout time.Duration) error {
+	return withBinary(bin, func(bin string) error {
+		p, err := start(bin)
+		if err != nil {
+			return err
+		}
+		defer p.Stop()
+		if probe {
+			return runProbe(p, timeout)
+		}
+		return runSoak(p, duration, max(namespaces, 1), max(concurrency, 1))
+	})
+}
+
+// withBinary calls f with bin, or with a binary built from ./fake/cmd/platformfake when bin is "".
+func withBinary(bin string, f func(bin string) error) error {
 	if bin == "" {
 		dir, err := os.MkdirTemp("", "platformfake-soak")
 		if err != nil {
@@ -62,15 +100,7 @@ func run(bin string, probe bool, duration time.Duration, namespaces, concurrency
 			return fmt.Errorf("building the binary: %v\n%s", err, out)
 		}
 	}
-	p, err := start(bin)
-	if err != nil {
-		return err
-	}
-	defer p.Stop()
-	if probe {
-		return runProbe(p, timeout)
-	}
-	return runSoak(p, duration, max(namespaces, 1), max(concurrency, 1))
+	return f(bin)
 }
 
 // process is the running binary.
