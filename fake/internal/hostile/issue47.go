@@ -66,40 +66,89 @@ const hi = `[{"role":"user","content":"Hi"}]`
 // zeros is a JSON array of n zeros: 2 bytes a value as text, tens as decoded JSON.
 func zeros(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]" }
 
+// ConstItems is a Messages body forcing a tool whose input is items copies of a const of n bytes
+// (row 2: a const is generated without being charged).
+func ConstItems(n, items int) string {
+	return tool(fmt.Sprintf(`{"type":"object","properties":{"a":{"type":"array","minItems":%d,"maxItems":%[1]d,"items":{"const":%s}}},"required":["a"]}`,
+		items, quote(strings.Repeat("c", n))))
+}
+
+// LongRef is a Messages body forcing a tool whose input is outer arrays of inner values, each
+// a $ref to a definition whose name is n bytes long (row 3: a lookup costs one step whatever
+// the length of the name).
+func LongRef(n, outer, inner int) string {
+	name := strings.Repeat("r", n)
+	return tool(fmt.Sprintf(`{"type":"object","properties":{"a":{"type":"array","minItems":%d,"maxItems":%[1]d,"items":{"type":"array","minItems":%d,"maxItems":%[2]d,"items":{"$ref":"#/$defs/%s"}}}},"required":["a"],"$defs":{"%[3]s":{"type":"integer"}}}`,
+		outer, inner, name))
+}
+
+// AllOfRequired is a Messages body forcing a tool whose input is items values, each an allOf
+// merge of a definition whose required list holds names names (row 4: the list is copied into
+// every merge without a step).
+func AllOfRequired(names, items int) string {
+	req := list(names, func(i int) string { return fmt.Sprintf(`"%x"`, i) })
+	return tool(fmt.Sprintf(`{"type":"object","properties":{"a":{"type":"array","minItems":%d,"maxItems":%[1]d,"items":{"allOf":[{"$ref":"#/$defs/d"}]}}},"required":["a"],"$defs":{"d":{"type":"object","required":[%s]}}}`,
+		items, req))
+}
+
+// Betas is a beta header value of n distinct values (row 5: deduplicated in quadratic time).
+func Betas(n int) string { return list(n, func(i int) string { return fmt.Sprintf("beta-%d", i) }) }
+
+// NearMissStub is a stub registration whose one clause is a text of 100 bytes that a prompt of
+// "a"s nearly holds at every byte (substring search falls back to Rabin-Karp, a hash a byte),
+// told apart by i (row 6).
+func NearMissStub(i int) string {
+	return `{"match":{"user_text_contains":"` + strings.Repeat("a", 92) + fmt.Sprintf("%08d", i) + `"},"replies":[{"content":[{"type":"text","text":"stub"}]}]}`
+}
+
+// Prompt is a Messages body whose user text is n bytes of "a" (row 6, with NearMissStub).
+func Prompt(n int) string {
+	return `{"model":"` + Model + `","max_tokens":16,"messages":[{"role":"user","content":"` + strings.Repeat("a", n) + `"}]}`
+}
+
+// ZerosThread is a Messages body creating a thread whose tool's schema holds an array of n zeros:
+// 2n bytes as text, many times that as decoded JSON (row 7: a thread is counted in request bytes
+// and kept decoded).
+func ZerosThread(n int) string {
+	return threadBody("", hi, `,"tools":[{"name":"t","input_schema":{"type":"object","x":`+zeros(n)+`}}]`)
+}
+
+// ContinueThread is a Messages body continuing the thread whose latest reply is prev with one
+// user turn.
+func ContinueThread(prev string) string { return threadBody(prev, hi, "") }
+
+// ZerosStub is a stub registration (never matching: needle) whose reply is a tool call whose
+// input holds an array of n zeros (row 8: stubs are bounded in number, not bytes).
+func ZerosStub(needle string, n int) string {
+	return `{"match":{"user_text_contains":` + quote(needle) + `},"replies":[{"content":[{"type":"tool_use","id":"toolu_1","name":"t","input":{"z":` + zeros(n) + `},"caller":{"type":"direct"}}]}]}`
+}
+
+// ThreadHeader is the header of a threaded request, with the key given ("" keeps the default).
+func ThreadHeader(key string) map[string]string {
+	h := header("anthropic-beta", ThreadsBeta)
+	if key != "" {
+		h["X-Api-Key"] = key
+	}
+	return h
+}
+
 // Issue47 are the reproductions of the issue's table, in its order.
 func Issue47() []Repro {
 	big := func(n int, c string) string { return strings.Repeat(c, n) }
-	// 2: a const of 100 KB in each of 1,000 items of a tool input.
-	constItems := tool(`{"type":"object","properties":{"a":{"type":"array","minItems":1000,"maxItems":1000,"items":{"const":` + quote(big(100_000, "c")) + `}}},"required":["a"]}`)
-	// 3: 20,000 lookups (20 arrays of 1,000) of a $ref whose name is 1 MB long.
-	name := big(1<<20, "r")
-	longRef := tool(`{"type":"object","properties":{"a":{"type":"array","minItems":20,"maxItems":20,"items":{"type":"array","minItems":1000,"maxItems":1000,"items":{"$ref":"#/$defs/` + name + `"}}}},"required":["a"],"$defs":{"` + name + `":{"type":"integer"}}}`)
-	// 4: 1,000 allOf merges, each copying a required list of 100,000 names.
-	names := list(100_000, func(i int) string { return fmt.Sprintf(`"%x"`, i) })
-	allOfReq := tool(`{"type":"object","properties":{"a":{"type":"array","minItems":1000,"maxItems":1000,"items":{"allOf":[{"$ref":"#/$defs/d"}]}}},"required":["a"],"$defs":{"d":{"type":"object","required":[` + names + `]}}}`)
-	// 5: a beta header of 409 KB of distinct values.
-	betas := list(50_000, func(i int) string { return fmt.Sprintf("beta-%d", i) })
-	// 6: 1,000 stubs that nearly match (a text of 100 bytes that the prompt nearly holds at every
-	// byte: substring search falls back to Rabin-Karp, a hash a byte), and a prompt of 3 MB.
+	betas := Betas(50_000)
 	var stubs []Step
 	for i := range 1000 {
-		stubs = append(stubs, Step{"POST", "/ns/r6/_fake/messages/stubs", nil,
-			`{"match":{"user_text_contains":"` + big(96, "a") + fmt.Sprintf("%04d", i) + `"},"replies":[{"content":[{"type":"text","text":"stub"}]}]}`})
+		stubs = append(stubs, Step{"POST", "/ns/r6/_fake/messages/stubs", nil, NearMissStub(i)})
 	}
-	// 7: threads whose request bytes are within the 16 MiB of a namespace, kept as decoded JSON
-	// (an array of 500,000 zeros in a tool's schema: 1 MB as text), in 6 namespaces.
 	var threads []Step
 	for ns := range 6 {
 		for range 15 {
-			threads = append(threads, Step{"POST", fmt.Sprintf("/ns/r7-%d/v1/messages", ns), threaded,
-				threadBody("", hi, `,"tools":[{"name":"t","input_schema":{"type":"object","x":`+zeros(500_000)+`}}]`)})
+			threads = append(threads, Step{"POST", fmt.Sprintf("/ns/r7-%d/v1/messages", ns), threaded, ZerosThread(500_000)})
 		}
 	}
-	// 8: 150 stubs of 1 MB each (a tool call whose input is an array of 500,000 zeros).
 	var bigStubs []Step
 	for i := range 150 {
-		bigStubs = append(bigStubs, Step{"POST", "/ns/r8/_fake/messages/stubs", nil,
-			`{"match":{"user_text_contains":"never ` + fmt.Sprint(i) + `"},"replies":[{"content":[{"type":"tool_use","id":"toolu_1","name":"t","input":{"z":` + zeros(500_000) + `},"caller":{"type":"direct"}}]}]}`})
+		bigStubs = append(bigStubs, Step{"POST", "/ns/r8/_fake/messages/stubs", nil, ZerosStub(fmt.Sprintf("never %d", i), 500_000)})
 	}
 	// 10: a thread whose conversation holds a document block in an assistant message, which
 	// API version 2026-10-21 refuses, continued at that version.
@@ -125,18 +174,18 @@ func Issue47() []Repro {
 	return []Repro{
 		{Item: 1, What: "another organization continues a thread", Fixed: "404 thread_not_found",
 			Setup: []Step{{"POST", "/ns/r1/v1/messages", threaded, threadBody("", hi, `,"system":"the owner's secret"`)}},
-			Steps: []Step{{"POST", "/ns/r1/v1/messages", header("anthropic-beta", ThreadsBeta, "X-Api-Key", "test-api-key-2"), threadBody("{{id}}", hi, "")}}},
+			Steps: []Step{{"POST", "/ns/r1/v1/messages", ThreadHeader("test-api-key-2"), ContinueThread("{{id}}")}}},
 		{Item: 2, What: "const values generated uncharged (100 KB request)", Fixed: "4xx naming the place, or an answer within the 1 MiB budget",
-			Steps: []Step{{"POST", "/ns/r2/v1/messages", nil, constItems}}},
+			Steps: []Step{{"POST", "/ns/r2/v1/messages", nil, ConstItems(100_000, 1000)}}},
 		{Item: 3, What: "$ref of a 1 MB name looked up 20,000 times (2 MB request)", Fixed: "4xx naming the place within 1 s CPU",
-			Steps: []Step{{"POST", "/ns/r3/v1/messages", nil, longRef}}},
+			Steps: []Step{{"POST", "/ns/r3/v1/messages", nil, LongRef(1<<20, 20, 1000)}}},
 		{Item: 4, What: "allOf merges copying a required list of 100,000 (1 MB request)", Fixed: "4xx naming the place within 1 s CPU",
-			Steps: []Step{{"POST", "/ns/r4/v1/messages", nil, allOfReq}}},
+			Steps: []Step{{"POST", "/ns/r4/v1/messages", nil, AllOfRequired(100_000, 1000)}}},
 		{Item: 5, What: fmt.Sprintf("beta header of %d KB of distinct values", len(betas)/1000), Fixed: "4xx naming the header within 1 s CPU",
 			Steps: []Step{{"POST", "/ns/r5/v1/messages", header("anthropic-beta", betas), `{"model":"` + Model + `","max_tokens":16,"messages":` + hi + `}`}}},
 		{Item: 6, What: "1,000 near-miss stubs × 3 MB prompt, client gone after 2 s", Fixed: "4xx within 1 s CPU, nothing after the client left",
 			Setup:   stubs,
-			Steps:   []Step{{"POST", "/ns/r6/v1/messages", nil, `{"model":"` + Model + `","max_tokens":16,"messages":[{"role":"user","content":"` + big(3_000_000, "a") + `"}]}`}},
+			Steps:   []Step{{"POST", "/ns/r6/v1/messages", nil, Prompt(3_000_000)}},
 			Timeout: 2 * time.Second},
 		{Item: 7, What: "threads of 1 MB requests (500,000 zeros) in 6 namespaces", Fixed: "RSS within the stated bound",
 			Steps: threads},
@@ -144,7 +193,7 @@ func Issue47() []Repro {
 			Steps: bigStubs},
 		{Item: 9, What: "a key of another workspace continues a thread", Fixed: "as decided (404 if per workspace)",
 			Setup: []Step{{"POST", "/ns/r9/v1/messages", threaded, threadBody("", hi, "")}},
-			Steps: []Step{{"POST", "/ns/r9/v1/messages", header("anthropic-beta", ThreadsBeta, "X-Api-Key", "test-api-key-research"), threadBody("{{id}}", hi, "")}}},
+			Steps: []Step{{"POST", "/ns/r9/v1/messages", ThreadHeader("test-api-key-research"), ContinueThread("{{id}}")}}},
 		{Item: 10, What: "continue at 2026-10-21 of a conversation that version refuses", Fixed: "400 as the whole request",
 			Setup: []Step{{"POST", "/ns/r10/v1/messages", threaded, threadBody("", docTurns, "")}},
 			Steps: []Step{{"POST", "/ns/r10/v1/messages", header("anthropic-beta", ThreadsBeta, "vendor-version", "2026-10-21"), threadBody("{{id}}", hi, "")}}},
