@@ -3,17 +3,17 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper host-packages dist bench load help sdk-drift
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper host-packages dist bench load soak-hostile help sdk-drift
 .PHONY: conformance-rerun conformance-compare
 
 help: ## list the targets, with the values of the variables they use
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
-		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|$$(DIST)|$(DIST)|g' -e 's|$$(FUZZTIME)|$(FUZZTIME)|g' -e 's|\$$\$$|$$|g' \
+		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|$$(DIST)|$(DIST)|g' -e 's|$$(FUZZTIME)|$(FUZZTIME)|g' -e 's|$$(SOAK_DURATION)|$(SOAK_DURATION)|g' -e 's|\$$\$$|$$|g' \
 		| awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 	@echo
 	@echo 'Variables (set as make VAR=value):'
 	@echo '  ADDR=$(ADDR)  REPORTS=$(REPORTS)  GO=$(GO)  VERSION=$(VERSION)  DIST=$(DIST)'
-	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)  FUZZTIME=$(FUZZTIME)'
+	@echo '  RUN_FLAGS=$(RUN_FLAGS)  GINKGO_FLAGS=$(GINKGO_FLAGS)  LOAD_FLAGS=$(LOAD_FLAGS)  FUZZTIME=$(FUZZTIME)  SOAK_DURATION=$(SOAK_DURATION)'
 	@echo
 	@echo 'Environment of make conformance (docs/operators.md):'
 	@echo '  CONFORMANCE_BASE_URL=$(CONFORMANCE_BASE_URL)  the API root, http(s)://host[:port]; unset: an in-process fake'
@@ -201,3 +201,10 @@ bench: ## Go benchmarks (time and allocations); compare runs with benchstat
 
 load: ## load test against the binary on loopback; figures are ratios to a baseline of the same run
 	$(GO) run ./fake/internal/loadtest $(LOAD_FLAGS)
+
+SOAK_DURATION ?= 10m
+
+# Not part of make test: it runs for SOAK_DURATION. go run ./fake/internal/soak -repro prints the
+# table of issue 47's reproductions; -probe that of issue 38's.
+soak-hostile: ## hostile thread, stub and generation requests over 1,000 namespaces against the binary on loopback for $(SOAK_DURATION); RSS over time, fails on a 5xx
+	$(GO) run ./fake/internal/soak -mix threads -duration $(SOAK_DURATION)

@@ -28,7 +28,7 @@ func (c *call) queryOneOf(name string, allowed []string) ([]string, error) {
 	vs := c.queryStrings(name)
 	for _, v := range vs {
 		if !slices.Contains(allowed, v) {
-			return nil, invalidField(name, "%q is not one of %s", v, strings.Join(allowed, ", "))
+			return nil, invalidField(name, "%s is not one of %s", quoted(v, maxExcerpt), strings.Join(allowed, ", "))
 		}
 	}
 	return vs, nil
@@ -208,22 +208,22 @@ func (s *Server) createInvite(c *call) (any, error) {
 	if len(req.RBACGroupIDs) > 0 {
 		// The SDKs accept a non-empty list only for organizations with RBAC groups, which no
 		// fixture organization has: naming a group is naming one that does not exist.
-		return nil, invalidField("rbac_group_ids.0", "RBAC group %q does not exist: this organization has no RBAC groups; send [] or omit the field", req.RBACGroupIDs[0])
+		return nil, invalidField("rbac_group_ids.0", "RBAC group %s does not exist: this organization has no RBAC groups; send [] or omit the field", quoted(req.RBACGroupIDs[0], maxExcerpt))
 	}
 	if !validEmail(req.Email) {
-		return nil, invalidField("email", "%q is not an email address; send a bare address such as name@example.com", req.Email)
+		return nil, invalidField("email", "%s is not an email address; send a bare address such as name@example.com", quoted(req.Email, maxExcerpt))
 	}
 	a, now := s.admin(c), s.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, u := range a.users.of(c.org) {
 		if !a.removed[u.ID] && strings.EqualFold(u.Email, req.Email) {
-			return nil, invalidField("email", "%s is already a member of the organization (user %s)", req.Email, u.ID)
+			return nil, invalidField("email", "%s is already a member of the organization (user %s)", excerpt(req.Email, maxExcerpt), u.ID)
 		}
 	}
 	for _, in := range a.invites.of(c.org) {
 		if strings.EqualFold(in.Email, req.Email) && in.view(now).Status == "pending" {
-			return nil, invalidField("email", "%s already has a pending invite (%s); delete it before inviting again", req.Email, in.ID)
+			return nil, invalidField("email", "%s already has a pending invite (%s); delete it before inviting again", excerpt(req.Email, maxExcerpt), in.ID)
 		}
 	}
 	in := &invite{ID: s.ids.next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),

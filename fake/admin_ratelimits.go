@@ -119,7 +119,7 @@ func (s *Server) listRateLimits(c *call) (any, error) {
 		return (groupType == "" || g.GroupType == groupType) && (!byModel || slices.Contains(g.Models, model))
 	}
 	if byModel && !slices.ContainsFunc(groups, keep) {
-		return nil, newError(errNotFound, "model %q has no rate limits in this organization; pass a model ID or alias listed in the models of a model_group entry", model)
+		return nil, newError(errNotFound, "model %s has no rate limits in this organization; pass a model ID or alias listed in the models of a model_group entry", quoted(model, maxExcerpt))
 	}
 	page := pageByTokenKept(groups, keep, groupKey, oldestFirst, "rate_limits:"+c.org.UUID, after, limit)
 	return splicePage(page.Data, func(g *rateLimitGroup) []byte {
@@ -249,9 +249,9 @@ func (s *Server) updateWorkspaceRateLimit(c *call) (any, error) {
 		field := fmt.Sprintf("limits.%d.type", j)
 		switch {
 		case slices.ContainsFunc(req.Limits[:j], func(p limitChange) bool { return p.Type == l.Type }):
-			return nil, invalidField(field, "%q is named twice; name each limiter type once", l.Type)
+			return nil, invalidField(field, "%s is named twice; name each limiter type once", quoted(l.Type, maxExcerpt))
 		case !slices.Contains(sdkLimiterTypes, l.Type) && has(g.Limits, l.Type) < 0 && has(over, l.Type) < 0:
-			return nil, invalidField(field, "%q is not a limiter type of this group; use one it lists or one of %q", l.Type, sdkLimiterTypes)
+			return nil, invalidField(field, "%s is not a limiter type of this group; use one it lists or one of %q", quoted(l.Type, maxExcerpt), sdkLimiterTypes)
 		}
 		switch k := has(over, l.Type); {
 		case l.Value == nil && k >= 0:

@@ -154,7 +154,7 @@ func (g *geoList) UnmarshalJSON(b []byte) error {
 	var s string
 	if json.Unmarshal(b, &s) == nil {
 		if s != unrestricted {
-			return fmt.Errorf("allowed_inference_geos: the only string allowed is %q, got %q", unrestricted, s)
+			return fmt.Errorf("allowed_inference_geos: the only string allowed is %q, got %s", unrestricted, quoted(s, maxExcerpt))
 		}
 		*g = geoList{unrestricted: true}
 		return nil
@@ -193,8 +193,8 @@ func (r dataResidency) apply(ch *residencyChange, creating bool) (dataResidency,
 		r.DefaultInferenceGeo = *ch.DefaultInferenceGeo
 	}
 	if al := r.AllowedInferenceGeos; !al.unrestricted && !slices.Contains(al.geos, r.DefaultInferenceGeo) {
-		return r, invalidField("data_residency.default_inference_geo", "%q is not one of allowed_inference_geos %q; choose one of them or allow %q",
-			r.DefaultInferenceGeo, al.geos, unrestricted)
+		return r, invalidField("data_residency.default_inference_geo", "%s is not one of allowed_inference_geos %q; choose one of them or allow %q",
+			quoted(r.DefaultInferenceGeo, maxExcerpt), al.geos, unrestricted)
 	}
 	return r, nil
 }

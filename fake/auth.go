@@ -119,9 +119,11 @@ var ifAdminSignOut = &iface{name: "administration (user sign-out)", accepts: key
 	beta: "admin-user-sign-out-2026-10-08", bodyLimit: defaultBodyLimit}
 
 // ifTunnelsAPI is /v1/tunnels, as the official SDKs call it: with the client's credential, which
-// for an organization-wide resource is the workload-identity bearer token (as for
-// /v1/organizations/tunnels) or the admin key, in either header an SDK sends a key in.
-var ifTunnelsAPI = &iface{name: "tunnels API", accepts: append([]accept{{headerAuthorization, kindBearerToken}}, keyed(kindAdminKey)...),
+// for an organization-wide resource is the admin key, in either header an SDK sends a key in, or
+// the workload-identity bearer token (as for /v1/organizations/tunnels). It reads X-Api-Key, so
+// X-Api-Key decides when both headers are sent, as on every interface that reads it: a wrong
+// X-Api-Key is not rescued by a right bearer token.
+var ifTunnelsAPI = &iface{name: "tunnels API", accepts: append(keyed(kindAdminKey), accept{headerAuthorization, kindBearerToken}),
 	version: true, beta: TunnelsAPIBeta, bodyLimit: defaultBodyLimit}
 
 // ifEnvironments is environment management (gaps §8): the API key only, since an environment key

@@ -16,15 +16,18 @@ func TestKeyInterfacesTakeBearer(t *testing.T) {
 		name         string
 		method, path string
 		body         string
-		key, other   string // the interface's key, and a valid credential of another kind
+		key, other   string   // the interface's key, and a valid credential of another kind
+		extra        []string // headers the interface requires besides the credential
 	}{
-		{"models", "GET", "/v1/models", "", "test-api-key", "test-compliance-key"},
-		{"messages", "POST", "/v1/messages/count_tokens", countTokens, "test-api-key", "test-admin-key"},
-		{"completions", "POST", "/v1/complete", complete, "test-api-key", "test-bearer-token"},
-		{"memory stores", "GET", "/v1/memory_stores", "", "test-api-key", "test-admin-key"},
-		{"environments", "GET", "/v1/environments", "", "test-api-key", "test-environment-key"},
-		{"work queue", "GET", "/v1/environments/" + acmePrimary + "/work/stats", "", "test-api-key", "test-admin-key"},
-		{"administration", "GET", "/v1/organizations/me", "", "test-admin-key", "test-api-key"},
+		{"models", "GET", "/v1/models", "", "test-api-key", "test-compliance-key", nil},
+		{"messages", "POST", "/v1/messages/count_tokens", countTokens, "test-api-key", "test-admin-key", nil},
+		{"completions", "POST", "/v1/complete", complete, "test-api-key", "test-bearer-token", nil},
+		{"memory stores", "GET", "/v1/memory_stores", "", "test-api-key", "test-admin-key", nil},
+		{"environments", "GET", "/v1/environments", "", "test-api-key", "test-environment-key", nil},
+		{"work queue", "GET", "/v1/environments/" + acmePrimary + "/work/stats", "", "test-api-key", "test-admin-key", nil},
+		{"administration", "GET", "/v1/organizations/me", "", "test-admin-key", "test-api-key", nil},
+		// /v1/tunnels reads X-Api-Key (an admin key) as well as its bearer token: X-Api-Key decides.
+		{"tunnels API", "GET", "/v1/tunnels", "", "test-admin-key", "test-api-key", []string{"vendor-beta", TunnelsAPIBeta}},
 	} {
 		for _, tc := range []struct {
 			name       string
@@ -45,7 +48,7 @@ func TestKeyInterfacesTakeBearer(t *testing.T) {
 		} {
 			t.Run(ifc.name+"/"+tc.name, func(t *testing.T) {
 				s := checked(t)
-				w := send(t, s, ifc.method, ifc.path, ifc.body, append(tc.header, "vendor-version", APIVersion, "Content-Type", "application/json")...)
+				w := send(t, s, ifc.method, ifc.path, ifc.body, append(append(tc.header, ifc.extra...), "vendor-version", APIVersion, "Content-Type", "application/json")...)
 				if tc.status == 200 {
 					if w.Code != 200 {
 						t.Fatalf("status = %d, want 200: %s", w.Code, w.Body)
@@ -95,6 +98,25 @@ func TestWorkKeysInBothHeaders(t *testing.T) {
 	wantError(t, w, 403, errPermission, "an environment key goes in another header here")
 	w = send(t, s, "GET", stats, "", "X-Api-Key", "nope", "Authorization", "Bearer test-environment-key", "vendor-version", APIVersion)
 	wantError(t, w, 401, errAuthentication, "invalid x-api-key")
+}
+
+// TestTunnelsAPIXApiKeyDecides: /v1/tunnels takes the workload-identity token in Authorization
+// and the admin key in either header; X-Api-Key, when present, decides before Authorization, as
+// on every interface that reads it (issue 47, item 12: a wrong X-Api-Key beside the right bearer
+// token was answered 200).
+func TestTunnelsAPIXApiKeyDecides(t *testing.T) {
+	s := checked(t)
+	hs := []string{"vendor-version", APIVersion, "vendor-beta", TunnelsAPIBeta}
+	w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", "nope", "Authorization", "Bearer " + DefaultBearerToken}, hs...)...)
+	wantError(t, w, 401, errAuthentication, "invalid x-api-key")
+	w = send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", DefaultAPIKey, "Authorization", "Bearer " + DefaultBearerToken}, hs...)...)
+	wantError(t, w, 403, errPermission, "does not accept an API key")
+	if w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", DefaultAdminKey, "Authorization", "Bearer nope"}, hs...)...); w.Code != 200 {
+		t.Fatalf("right admin X-Api-Key, wrong bearer: status %d: %s", w.Code, w.Body)
+	}
+	if w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"Authorization", "Bearer " + DefaultBearerToken}, hs...)...); w.Code != 200 {
+		t.Fatalf("the bearer token alone: status %d: %s", w.Code, w.Body)
+	}
 }
 
 // TestHeaderNamesAreCanonical: the headers read with headerOf, which looks a name up without

@@ -31,7 +31,7 @@ func (c *call) body() ([]byte, error) {
 	}
 	if ct := c.Request.Header.Get("Content-Type"); ct != "" && c.route.ifc != nil {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, invalid("Content-Type: requests with a body must be application/json, got %q", ct).because(ReasonContentType)
+			return nil, invalid("Content-Type: requests with a body must be application/json, got %s", quoted(ct, maxExcerpt)).because(ReasonContentType)
 		}
 	}
 	if c.Request.Body == nil {
@@ -106,9 +106,9 @@ func decodeError(err error) error {
 	switch {
 	case errors.As(err, &te):
 		if te.Field == "" {
-			return invalid("the request body must be %s, got %s", jsonKind(te.Type), te.Value).because(ReasonBodyNotObject)
+			return invalid("the request body must be %s, got %s", jsonKind(te.Type), excerpt(te.Value, maxExcerpt)).because(ReasonBodyNotObject)
 		}
-		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), te.Value).because(ReasonWrongType)
+		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), excerpt(te.Value, maxExcerpt)).because(ReasonWrongType)
 	case errors.As(err, &se):
 		if tooDeep := depthError(se); tooDeep != nil {
 			return tooDeep

@@ -234,7 +234,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 			if q.beforeID != "" {
 				name = "before_id"
 			}
-			return nil, invalidField(name, "%q is not a chat of this organization; pass the last_id or first_id of a previous response", id)
+			return nil, invalidField(name, "%s is not a chat of this organization; pass the last_id or first_id of a previous response", quoted(id, maxExcerpt))
 		}
 		k := ch.key()
 		cursor = &k

@@ -3,6 +3,8 @@ package fake
 import (
 	"fmt"
 	"net/http"
+	"strconv"
+	"unicode/utf8"
 )
 
 // The closed set of error types (spec 7, gaps §1). Every error the fake answers has one of them.
@@ -86,7 +88,56 @@ func newError(typ, format string, args ...any) *apiError {
 	if _, ok := statusOf[typ]; !ok {
 		panic("fake: unknown error type " + typ)
 	}
-	return &apiError{typ: typ, message: fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	if len(msg) > maxErrorMessage {
+		// A value quoted whole somewhere (a field path of the request's own keys, a validator's
+		// message): the envelope stays bounded all the same.
+		c, _ := cut(msg, maxErrorMessage)
+		msg = c + fmt.Sprintf("... (%d bytes more)", len(msg)-len(c))
+	}
+	return &apiError{typ: typ, message: msg}
+}
+
+// The bounds of what an error message quotes of a request (issue 47): a request of megabytes
+// never makes an error of megabytes. Each value a message quotes is an excerpt of at most
+// maxExcerpt bytes (quoted, excerpt); a whole message is at most maxErrorMessage bytes and a
+// note of how much was cut.
+const (
+	maxExcerpt      = 128
+	maxErrorMessage = 4096
+)
+
+// cut is s, or its first max bytes cut back to a character boundary when s is longer (by at
+// most 3 bytes: in bytes that are not UTF-8 there may be none), and whether it cut.
+func cut(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	n := max
+	for n > 0 && n > max-utf8.UTFMax+1 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// excerpt is s, or its first max bytes (cut) followed by "..." when it is longer: for a text
+// that is already unambiguous as it stands, such as JSON.
+func excerpt(s string, max int) string {
+	if c, more := cut(s, max); more {
+		return c + "..."
+	}
+	return s
+}
+
+// quoted quotes a string a request supplied, for an error message or a header line: as %q does
+// but in ASCII (an invisible or look-alike character shows as its escape, and a header can
+// carry it), at most max bytes of s (cut), with "..." after the closing quote when cut.
+func quoted(s string, max int) string {
+	c, more := cut(s, max)
+	if more {
+		return strconv.QuoteToASCII(c) + "..."
+	}
+	return strconv.QuoteToASCII(c)
 }
 
 // invalid reports a malformed or invalid request.
@@ -111,7 +162,7 @@ func (e *apiError) because(reason string) *apiError {
 // notFound reports that no resource of the kind has the ID, for the caller's organization.
 // Another organization's resource is answered the same way, so that nothing leaks.
 func notFound(kind, id string) *apiError {
-	return newError(errNotFound, "%s %q was not found", kind, id)
+	return newError(errNotFound, "%s %s was not found", kind, quoted(id, maxExcerpt))
 }
 
 func permissionDenied(format string, args ...any) *apiError {

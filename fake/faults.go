@@ -172,7 +172,7 @@ func (f *Fault) validate() error {
 	case f.RetryAfter%time.Millisecond != 0:
 		return invalidField("retry_after", "must be a whole number of milliseconds (retry-after-ms carries milliseconds), got %v", f.RetryAfter)
 	case f.Path != "" && !strings.HasPrefix(f.Path, "/"):
-		return invalidField("path", "must start with /, got %q", f.Path)
+		return invalidField("path", "must start with /, got %s", quoted(f.Path, maxExcerpt))
 	case f.StreamEvents < 0:
 		return invalidField("stream_events", "must not be negative, got %d", f.StreamEvents)
 	case f.StreamEvents > 0 && f.Drop:

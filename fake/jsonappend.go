@@ -3,8 +3,10 @@ package fake
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -149,4 +151,95 @@ func plain8(s string) bool {
 		below(x, 0x20) |
 		below(x^(ones*'"'), 1) | below(x^(ones*'\\'), 1) |
 		below(x^(ones*'<'), 1) | below(x^(ones*'>'), 1) | below(x^(ones*'&'), 1)) == 0
+}
+
+// canonicalJSON is the JSON text of a decoded value (numbers as json.Number) in one form for its
+// value: object keys in order, and every number as canonicalNumber writes it. Two values are
+// equal as JSON values (numbers by value, objects whatever their key order: the validator's
+// equality of const and enum) exactly when their canonical texts are the same.
+func canonicalJSON(v any) string {
+	data, err := appendJSON(nil, canonicalNumbers(v), false, nil)
+	if err != nil {
+		return fmt.Sprintf("%v", v) // not a decoded value: never from a request
+	}
+	return string(data)
+}
+
+// canonicalNumbers is v with every json.Number in canonicalNumber's form; it copies the arrays
+// and objects on the way and changes nothing of v.
+func canonicalNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return canonicalNumber(v)
+	case float64:
+		return canonicalNumber(json.Number(strconv.FormatFloat(v, 'g', -1, 64)))
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = canonicalNumbers(x)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = canonicalNumbers(x)
+		}
+		return out
+	}
+	return v
+}
+
+// canonicalNumber writes the JSON number n in the one form of its value, from its decimal digits
+// (exact, whatever their count, in time linear in them): 1024, 1024.0, 1.024e3 and 10240E-1 are
+// all 1024, -0 is 0. It writes as JavaScript does: plainly from 1e-6 up to below 1e21, else as
+// d.ddde±N. A number whose exponent does not fit 40 bits is left as written (the schemas refuse
+// every number that does not fit a 64-bit float before this sees it).
+func canonicalNumber(n json.Number) json.Number {
+	s := string(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 1<<40 || e < -1<<40 {
+			return n
+		}
+		s, exp = s[:i], e
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	exp -= len(frac)
+	if digits == "" {
+		return "0"
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	digits = trimmed
+	point := len(digits) + exp // the digits before the decimal point
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	switch {
+	case exp >= 0 && point <= 21:
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", exp))
+	case exp < 0 && point > 0:
+		b.WriteString(digits[:point])
+		b.WriteByte('.')
+		b.WriteString(digits[point:])
+	case exp < 0 && point > -6:
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -point))
+		b.WriteString(digits)
+	default:
+		b.WriteString(digits[:1])
+		if len(digits) > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('e')
+		b.WriteString(strconv.Itoa(point - 1))
+	}
+	return json.Number(b.String())
 }

@@ -235,7 +235,7 @@ func (s *Server) listMemories(c *call) (any, error) {
 	prefix := "/"
 	if p, ok := c.queryString("path_prefix"); ok {
 		if !strings.HasPrefix(p, "/") || !strings.HasSuffix(p, "/") {
-			return nil, invalidField("path_prefix", "must start and end with \"/\" (it matches whole path segments, as in /notes/), got %q", p)
+			return nil, invalidField("path_prefix", "must start and end with \"/\" (it matches whole path segments, as in /notes/), got %s", quoted(p, maxExcerpt))
 		}
 		prefix = p
 	}
@@ -319,7 +319,7 @@ func (s *Server) createMemory(c *call) (any, error) {
 
 // memPathConflict is the 409 of a create or rename onto a path another live memory holds (gaps §7).
 func memPathConflict(path, holder string) error {
-	return newError(errMemoryPathConflict, "path %q is already taken by memory %s; choose another path or update that memory", path, holder)
+	return newError(errMemoryPathConflict, "path %s is already taken by memory %s; choose another path or update that memory", quoted(path, maxExcerpt), holder)
 }
 
 // memory returns the live memory named in the path. The caller holds a.mu.
@@ -424,7 +424,7 @@ func memPreconditionFailed(field, expected, stored string) error {
 func (s *Server) deleteMemory(c *call) (any, error) {
 	expected, hasExpected := c.queryString("expected_content_sha256")
 	if hasExpected && !isContentSHA256(expected) {
-		return nil, invalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %q", expected)
+		return nil, invalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %s", quoted(expected, maxExcerpt))
 	}
 	return s.inMemStore(c, func(st *memStoreState) (any, error) {
 		m, err := st.memory(c)

@@ -17,14 +17,14 @@ func checkMemoryPath(field, p string) error {
 		return invalidField(field, "is %d bytes long; a path is at most %d bytes (UTF-8)", len(p), maxMemoryPath)
 	}
 	if !strings.HasPrefix(p, "/") || p == "/" {
-		return invalidField(field, "must start with \"/\" and name at least one segment, as in /notes/todo.md, got %q", p)
+		return invalidField(field, "must start with \"/\" and name at least one segment, as in /notes/todo.md, got %s", quoted(p, maxExcerpt))
 	}
 	for i, seg := range strings.Split(p[1:], "/") {
 		switch seg {
 		case "":
-			return invalidField(field, "segment %d is empty (a doubled or trailing \"/\") in %q; segments must not be empty", i+1, p)
+			return invalidField(field, "segment %d is empty (a doubled or trailing \"/\") in %s; segments must not be empty", i+1, quoted(p, maxExcerpt))
 		case ".", "..":
-			return invalidField(field, "segment %d is %q in %q; \".\" and \"..\" segments are not allowed", i+1, seg, p)
+			return invalidField(field, "segment %d is %q in %s; \".\" and \"..\" segments are not allowed", i+1, seg, quoted(p, maxExcerpt))
 		}
 	}
 	for i, r := range p {
@@ -33,7 +33,7 @@ func checkMemoryPath(field, p string) error {
 		}
 	}
 	if !norm.NFC.IsNormalString(p) {
-		return invalidField(field, "%q is not NFC-normalized; send the NFC form (%q)", p, norm.NFC.String(p))
+		return invalidField(field, "%s is not NFC-normalized; send the NFC form (%s)", quoted(p, maxExcerpt), quoted(norm.NFC.String(p), maxExcerpt))
 	}
 	return nil
 }

@@ -704,7 +704,7 @@ func checkPrewarm(req *messageRequest) error {
 	case req.OutputFormat != nil:
 		return invalidField("output_format", "%s", why)
 	case req.ToolChoice != nil && (req.ToolChoice.Type == "any" || req.ToolChoice.Type == "tool"):
-		return invalidField("tool_choice.type", "%q %s", req.ToolChoice.Type, why)
+		return invalidField("tool_choice.type", "%s %s", quoted(req.ToolChoice.Type, maxExcerpt), why)
 	}
 	return nil
 }
@@ -755,7 +755,7 @@ func checkToolChoice(req *messageRequest) error {
 		}
 	case "tool":
 		if !slices.Contains(names, req.ToolChoice.Name) {
-			return invalidField("tool_choice.name", "no custom tool named %q in tools (custom tools: %s)", req.ToolChoice.Name, orNone(names))
+			return invalidField("tool_choice.name", "no custom tool named %s in tools (custom tools: %s)", quoted(req.ToolChoice.Name, maxExcerpt), orNone(names))
 		}
 	}
 	return nil

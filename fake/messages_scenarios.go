@@ -109,7 +109,7 @@ func (lib *scenarioLibrary) named(name string) (*scenario, error) {
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
-	return nil, invalid("%s: no scenario named %q; known scenarios: %s", headerScenario, name, orNone(names))
+	return nil, invalid("%s: no scenario named %s; known scenarios: %s", headerScenario, quoted(name, maxExcerpt), orNone(names))
 }
 
 // matching returns the first scenario whose rule selects the request, or nil.

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // Stubs: scripted replies registered at run time (POST /_fake/messages/stubs, or AddStub). A test
@@ -150,16 +148,7 @@ const (
 )
 
 // quoteStub quotes s as Go does, in ASCII (a header value carries it), cut to nearMissText bytes.
-func quoteStub(s string) string {
-	if len(s) > nearMissText {
-		cut := nearMissText
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		return strconv.QuoteToASCII(s[:cut]) + "..."
-	}
-	return strconv.QuoteToASCII(s)
-}
+func quoteStub(s string) string { return quoted(s, nearMissText) }
 
 // caseOnly is the note of a clause that would have held but for case.
 func caseOnly(folded bool) string {

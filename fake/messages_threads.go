@@ -184,8 +184,7 @@ func (s *Server) expandThread(c *call, req *messageRequest) error {
 	}
 	t := &threadTurn{store: c.st.threadStore(s.cfg.threads), owner: ownerOf(c), print: map[string]string{}}
 	for _, f := range threadFingerprint {
-		data, _ := json.Marshal(req.raw[f])
-		t.print[f] = string(data)
+		t.print[f] = canonicalJSON(req.raw[f]) // values compare: 1024.0 is 1024
 	}
 	req.thread = t
 	if jt.Type == "create" {
@@ -253,7 +252,7 @@ func (st *threadStore) begin(prev string, owner threadOwner, print map[string]st
 	var diffs []string
 	for _, f := range threadFingerprint {
 		if print[f] != th.print[f] {
-			diffs = append(diffs, fmt.Sprintf("%s (the thread has %s, this request sends %s)", f, th.print[f], print[f]))
+			diffs = append(diffs, fmt.Sprintf("%s (the thread has %s, this request sends %s)", f, excerpt(th.print[f], maxExcerpt), excerpt(print[f], maxExcerpt)))
 		}
 	}
 	if len(diffs) > 0 {

@@ -85,7 +85,7 @@ func validNamespaceName(name string) bool {
 // control calls.
 func checkNamespaceName(name string) error {
 	if !validNamespaceName(name) {
-		return invalid("namespace %q: %s", name, namespaceGrammar)
+		return invalid("namespace %s: %s", quoted(name, maxExcerpt), namespaceGrammar)
 	}
 	return nil
 }
@@ -249,10 +249,10 @@ func (s *Server) selectNamespace(r *http.Request) (*Server, *http.Request, error
 		var rest string
 		name, rest, _ = strings.Cut(after, "/")
 		if !validNamespaceName(name) {
-			return nil, nil, invalid("path: %s%s/ does not name a namespace: %s", nsPrefix, name, namespaceGrammar)
+			return nil, nil, invalid("path: %s%s/ does not name a namespace: %s", nsPrefix, excerpt(name, maxExcerpt), namespaceGrammar)
 		}
 		if header != "" && header != name {
-			return nil, nil, invalid("%s: the header names namespace %q but the path is under %s%s/; send one of them, or the same name in both", strings.ToLower(NamespaceHeader), header, nsPrefix, name)
+			return nil, nil, invalid("%s: the header names namespace %s but the path is under %s%s/; send one of them, or the same name in both", strings.ToLower(NamespaceHeader), quoted(header, maxExcerpt), nsPrefix, name)
 		}
 		u := *r.URL
 		u.RawPath = "/" + rest
@@ -262,7 +262,7 @@ func (s *Server) selectNamespace(r *http.Request) (*Server, *http.Request, error
 		}
 		r2.URL = &u
 	} else if !validNamespaceName(name) {
-		return nil, nil, invalid("%s: %q does not name a namespace: %s", strings.ToLower(NamespaceHeader), name, namespaceGrammar)
+		return nil, nil, invalid("%s: %s does not name a namespace: %s", strings.ToLower(NamespaceHeader), quoted(name, maxExcerpt), namespaceGrammar)
 	}
 	if header != "" {
 		r2.Header = r.Header.Clone()

@@ -104,13 +104,13 @@ func pageKept[T any](items []T, keep func(T) bool, keyOf func(T) listKey, idOf f
 	case q.afterID != "":
 		k, ok := lookup(q.afterID)
 		if !ok {
-			return cursorPage[T]{}, invalidField("after_id", "%q is not a cursor of this list", q.afterID)
+			return cursorPage[T]{}, invalidField("after_id", "%s is not a cursor of this list", quoted(q.afterID, maxExcerpt))
 		}
 		lo = searchAfter(items, keyOf, cmp, k)
 	case q.beforeID != "":
 		k, ok := lookup(q.beforeID)
 		if !ok {
-			return cursorPage[T]{}, invalidField("before_id", "%q is not a cursor of this list", q.beforeID)
+			return cursorPage[T]{}, invalidField("before_id", "%s is not a cursor of this list", quoted(q.beforeID, maxExcerpt))
 		}
 		hi = sort.Search(len(items), func(i int) bool { return cmp(keyOf(items[i]), k) >= 0 })
 	}

@@ -220,7 +220,7 @@ func (c *call) queryInt(name string) (v int, set bool, err error) {
 	}
 	n, perr := strconv.Atoi(strings.TrimSpace(raw))
 	if perr != nil || float64(n) < p.min || float64(n) > p.max {
-		return 0, true, invalidField(name, "must be an integer from %d to %d, got %q", int(p.min), int(p.max), raw)
+		return 0, true, invalidField(name, "must be an integer from %d to %d, got %s", int(p.min), int(p.max), quoted(raw, maxExcerpt))
 	}
 	return n, true, nil
 }
@@ -239,7 +239,7 @@ func (c *call) queryBool(name string) (bool, error) {
 	case "false", "0":
 		return false, nil
 	}
-	return false, invalidField(name, "must be true or false, got %q", raw)
+	return false, invalidField(name, "must be true or false, got %s", quoted(raw, maxExcerpt))
 }
 
 // queryEnum reads a parameter that must be one of its declared values; its default ("" if none)
@@ -256,7 +256,7 @@ func (c *call) queryEnum(name string) (string, error) {
 			return raw, nil
 		}
 	}
-	return "", invalidField(name, "must be one of %s, got %q", strings.Join(p.enum, ", "), raw)
+	return "", invalidField(name, "must be one of %s, got %s", strings.Join(p.enum, ", "), quoted(raw, maxExcerpt))
 }
 
 // queryStrings reads an array parameter in any of the forms clients send (gaps §2):
@@ -311,7 +311,7 @@ func (c *call) queryTimeOf(name string) (*time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(raw))
 	if err != nil {
-		return nil, invalidField(name, "must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z, got %q", raw)
+		return nil, invalidField(name, "must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z, got %s", quoted(raw, maxExcerpt))
 	}
 	return &t, nil
 }
@@ -376,7 +376,7 @@ func (c *call) queryFloat(name string) (float64, error) {
 	case err == nil && f > p.min && f <= p.max:
 		return f, nil
 	case p.max == math.MaxFloat64:
-		return 0, invalidField(name, "must be a finite number greater than %v, got %q", p.min, raw)
+		return 0, invalidField(name, "must be a finite number greater than %v, got %s", p.min, quoted(raw, maxExcerpt))
 	}
-	return 0, invalidField(name, "must be a number greater than %v and at most %v, got %q", p.min, p.max, raw)
+	return 0, invalidField(name, "must be a number greater than %v and at most %v, got %s", p.min, p.max, quoted(raw, maxExcerpt))
 }

@@ -519,10 +519,10 @@ func newEngine(table []*route) *gin.Engine {
 	e.ContextWithFallback = true
 	e.Use(frame)
 	e.NoRoute(func(gc *gin.Context) {
-		serverOf(gc).writeError(gc, newError(errNotFound, "no route for %s %s", gc.Request.Method, gc.Request.URL.Path))
+		serverOf(gc).writeError(gc, newError(errNotFound, "no route for %s %s", excerpt(gc.Request.Method, maxExcerpt), excerpt(gc.Request.URL.Path, maxExcerpt)))
 	})
 	e.NoMethod(func(gc *gin.Context) {
-		serverOf(gc).writeError(gc, invalid("method %s is not allowed on %s", gc.Request.Method, gc.Request.URL.Path).withStatus(http.StatusMethodNotAllowed))
+		serverOf(gc).writeError(gc, invalid("method %s is not allowed on %s", excerpt(gc.Request.Method, maxExcerpt), excerpt(gc.Request.URL.Path, maxExcerpt)).withStatus(http.StatusMethodNotAllowed))
 	})
 	ops := operations()
 	for _, rt := range table {

@@ -149,7 +149,7 @@ func (p *schemaPath) value(kind keywordKind, v any) error {
 	case kwType:
 		if t, ok := v.(string); ok {
 			if !slices.Contains(jsonTypes, t) {
-				return invalidField(p.String(), "%q is not a JSON type; one of: %s", t, joinQuoted(jsonTypes))
+				return invalidField(p.String(), "%s is not a JSON type; one of: %s", quoted(t, maxExcerpt), joinQuoted(jsonTypes))
 			}
 			return nil
 		}
@@ -163,7 +163,7 @@ func (p *schemaPath) value(kind keywordKind, v any) error {
 				return p.atIndex(i, "must be a JSON type name (one of: %s), got %s", joinQuoted(jsonTypes), describeJSON(x))
 			}
 			if slices.Contains(list[:i], x) {
-				return p.atIndex(i, "%q is listed twice", t)
+				return p.atIndex(i, "%s is listed twice", quoted(t, maxExcerpt))
 			}
 		}
 	case kwStrings:
@@ -246,14 +246,11 @@ func describeJSON(v any) string {
 	case nil:
 		return "null"
 	case string:
-		if len(x) > 40 {
-			x = x[:40] + "..."
-		}
-		return fmt.Sprintf("the string %q", x)
+		return "the string " + quoted(x, 40)
 	case bool:
 		return fmt.Sprintf("%t", x)
 	case float64, json.Number:
-		return fmt.Sprintf("the number %v", x)
+		return "the number " + excerpt(fmt.Sprint(x), maxExcerpt)
 	case []any:
 		return "an array"
 	case map[string]any:

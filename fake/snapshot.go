@@ -164,7 +164,7 @@ func (snap Snapshot) Fixtures() (*Fixtures, error) {
 	fsys := fstest.MapFS{}
 	for name, content := range snap {
 		if !validFixtureName(name) {
-			return nil, fmt.Errorf("fixtures: %q: a file of a snapshot is named like users.json: lower-case letters and _, then .json", name)
+			return nil, fmt.Errorf("fixtures: %s: a file of a snapshot is named like users.json: lower-case letters and _, then .json", quoted(name, maxExcerpt))
 		}
 		fsys[name] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
 	}
@@ -267,7 +267,7 @@ func isSnapshotFile(name string) bool {
 func (snap Snapshot) writeRoot(root *os.Root, dir string) error {
 	for _, name := range slices.Sorted(maps.Keys(snap)) {
 		if !isSnapshotFile(name) {
-			return fmt.Errorf("snapshot: %q is not a fixture file name", name)
+			return fmt.Errorf("snapshot: %s is not a fixture file name", quoted(name, maxExcerpt))
 		}
 	}
 	own, err := snapshotFilesIn(root, dir)
@@ -343,7 +343,7 @@ func (s *Server) saveSnapshot(c *call) (any, error) {
 		return nil, invalid("this server may not write snapshots: start it with -snapshot-dir DIR (WithSnapshotDir in Go), or read the snapshot with GET /_fake/snapshot")
 	}
 	if !validNamespaceName(req.Name) {
-		return nil, invalidField("name", "%q: a snapshot's directory name is 1 to 64 of the characters A-Z a-z 0-9 . _ - (and neither \".\" nor \"..\")", req.Name)
+		return nil, invalidField("name", "%s: a snapshot's directory name is 1 to 64 of the characters A-Z a-z 0-9 . _ - (and neither \".\" nor \"..\")", quoted(req.Name, maxExcerpt))
 	}
 	snap, err := s.Snapshot()
 	if err != nil {

@@ -41,8 +41,9 @@ const (
 )
 
 // load reads the recordings of dir: its *.json files for the default server, and those of each
-// subdirectory for the namespace it names. Their number is checked before any is read, and their
-// bytes as they are read.
+// subdirectory for the namespace it names. Their number, their kind (regular files) and their
+// bytes, each and together, are checked from the directory and a stat of each before any is
+// read; the bytes again as they are read, in case a file grew meanwhile.
 func (t *Tape) load(dir string) error {
 	type recordingFile struct{ ns, path string }
 	var files []recordingFile
@@ -78,9 +79,35 @@ func (t *Tape) load(dir string) error {
 	}
 	var total int64
 	for _, f := range files {
+		st, err := os.Stat(f.path) // never blocks, a FIFO included
+		if err != nil {
+			return fmt.Errorf("replay: %w", err) // names the file
+		}
+		if err := checkRecordingFile(f.path, st); err != nil {
+			return err
+		}
+		total += st.Size()
+	}
+	if total > maxRecordingsBytes {
+		return fmt.Errorf("%s: its %d recordings hold %d bytes together, more than the %d a replay loads; none was loaded", dir, len(files), total, maxRecordingsBytes)
+	}
+	total = 0
+	for _, f := range files {
 		if err := t.loadFile(f.ns, f.path, &total); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkRecordingFile refuses a file that cannot be a recording from its stat: one that is not a
+// regular file, or larger than a recording file is.
+func checkRecordingFile(file string, st os.FileInfo) error {
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s); a recording is a JSON file", file, fileKind(st.Mode()))
+	}
+	if st.Size() > maxRecordingFile {
+		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
 	}
 	return nil
 }
@@ -98,11 +125,8 @@ func (t *Tape) loadFile(ns, file string, total *int64) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file (%s); a recording is a JSON file", file, fileKind(st.Mode()))
-	}
-	if st.Size() > maxRecordingFile {
-		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
+	if err := checkRecordingFile(file, st); err != nil {
+		return err // it changed since load looked at it
 	}
 	if *total += st.Size(); *total > maxRecordingsBytes {
 		return fmt.Errorf("%s: the recordings up to this one hold %d bytes, more than the %d a replay loads", file, *total, maxRecordingsBytes)

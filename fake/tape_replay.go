@@ -60,7 +60,7 @@ func (s *Server) tapePick(c *call, tr tapeRequest) *tapePick {
 		case OnMissError:
 			probe := &recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: tr.data}, key: tr.key}
 			return &tapePick{miss: newError(errNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
-				r.Method, r.URL.Path, t.cfg.Replay, t.fileFor(t.cfg.Replay, s.nsName, probe))}
+				r.Method, excerpt(r.URL.Path, maxExcerpt), t.cfg.Replay, t.fileFor(t.cfg.Replay, s.nsName, probe))}
 		case OnMissUpstream:
 			return &tapePick{forward: tr.data}
 		}

@@ -320,7 +320,7 @@ func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) 
 func (s *Server) listTunnels(c *call) (any, error) {
 	workspace, filterWorkspace := c.queryString("workspace_id")
 	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
-		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %q", workspace)
+		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %s", quoted(workspace, maxExcerpt))
 	}
 	return s.tunnelPage(c, workspace, filterWorkspace)
 }
@@ -631,7 +631,7 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 	switch {
 	case opts.OrganizationID != "":
 		if o = fx.orgByID(opts.OrganizationID); o == nil {
-			return Tunnel{}, invalidField("organization_id", "no organization has the ID %q; give an org_ ID or UUID of the fixtures", opts.OrganizationID)
+			return Tunnel{}, invalidField("organization_id", "no organization has the ID %s; give an org_ ID or UUID of the fixtures", quoted(opts.OrganizationID, maxExcerpt))
 		}
 	case len(fx.orgs) > 0:
 		o = fx.orgs[0]
@@ -641,7 +641,7 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 	t := Tunnel{Type: "tunnel"}
 	if opts.WorkspaceID != "" {
 		if !workspaceIDPattern.MatchString(opts.WorkspaceID) {
-			return Tunnel{}, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\", or omitted for the default workspace, got %q", opts.WorkspaceID)
+			return Tunnel{}, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\", or omitted for the default workspace, got %s", quoted(opts.WorkspaceID, maxExcerpt))
 		}
 		t.WorkspaceID = &opts.WorkspaceID
 	}

@@ -37,7 +37,7 @@ func (c *call) tunnelWorkspace() (string, error) {
 		ws = strings.TrimSpace(c.header(sdkHeaderWorkspaceID))
 	}
 	if ws != "" && !workspaceIDPattern.MatchString(ws) {
-		return "", invalidField(c.tunnelWorkspaceHeader(), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %q", ws)
+		return "", invalidField(c.tunnelWorkspaceHeader(), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %s", quoted(ws, maxExcerpt))
 	}
 	return ws, nil
 }
@@ -109,7 +109,7 @@ func (s *Server) createTunnelAPI(c *call) (any, error) {
 		a.mu.Unlock()
 		switch {
 		case err != nil:
-			return nil, invalidField(c.tunnelWorkspaceHeader(), "the organization has no workspace %q", ws)
+			return nil, invalidField(c.tunnelWorkspaceHeader(), "the organization has no workspace %s", quoted(ws, maxExcerpt))
 		case archived:
 			return nil, invalidField(c.tunnelWorkspaceHeader(), "workspace %s is archived; it takes no new tunnels", ws)
 		}

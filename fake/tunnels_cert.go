@@ -46,7 +46,7 @@ func parseCACertificate(text string) (caCertificate, error) {
 			break
 		}
 		if b.Type != "CERTIFICATE" {
-			return caCertificate{}, invalidField(field, "contains a %q block; only one CERTIFICATE block is allowed", b.Type)
+			return caCertificate{}, invalidField(field, "contains a %s block; only one CERTIFICATE block is allowed", quoted(b.Type, maxExcerpt))
 		}
 		count++
 		der = b.Bytes

@@ -82,7 +82,7 @@ func requestVersion(get func(string) string) (*apiVersion, error) {
 	}
 	av := findVersion(v)
 	if av == nil {
-		return nil, invalid("%s: %q is not a valid version", name, v).because(ReasonVersion)
+		return nil, invalid("%s: %s is not a valid version", name, quoted(v, maxExcerpt)).because(ReasonVersion)
 	}
 	return av, nil
 }

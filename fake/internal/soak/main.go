@@ -2,16 +2,24 @@
 // hostile) and measures what they cost, on loopback:
 //
 //	go run ./fake/internal/soak -probe [-bin PATH]          # each reproduction once: a table
-//	go run ./fake/internal/soak [-duration 10m] [-bin PATH] # hostile traffic across namespaces
+//	go run ./fake/internal/soak -repro [-items 2,6] [-bin PATH] # issue 47's table, a row each
+//	go run ./fake/internal/soak [-duration 10m] [-mix cache|threads] [-bin PATH] # hostile traffic across namespaces
 //
 // It builds the binary (or runs -bin), starts it on 127.0.0.1 with a free port, and stops it.
 // -probe sends each reproduction and prints its status, the field its error names, its wall
 // time, the CPU the server spent on it (including after the client gave up, -timeout) and the
-// server's RSS before and after (after: once it is idle and 2.5 s have passed). The soak sends
+// server's RSS before and after (after: once it is idle and 2.5 s have passed). -repro sends
+// each reproduction of issue 47 (hostile.Issue47: threads, stubs, generation budgets, tunnels,
+// the tape) to a server of its own and prints, a row each, the answer, the server's CPU until it
+// is idle again (after the client gave up included) and its RSS 3 s later; row 15 starts the
+// binary with -replay on a directory over the bound and times its refusal. The soak sends
 // structured-output amplifiers, prompt-cache writes (models of the largest length taken,
 // conversations of 2,000 turns with diagnostics) and GET /_fake/cache across -namespaces
 // namespaces from -concurrency clients for -duration, sampling the server's RSS every 5 s, and
-// prints the largest and the last. It fails on a 5xx. Every loop is bounded in count and time.
+// prints the largest and the last. With -mix threads (make soak-hostile) it sends issue 47's
+// traffic instead: threads, stubs and generation (threadsClient). It says whether RSS levelled
+// (the last quarter's peak against the quarter before) and fails on a 5xx or a request without
+// an answer. Every loop is bounded in count (-max-requests) and time.
 // It is not part of make test: it runs for minutes.
 package main
 
@@ -42,15 +50,66 @@ func main() {
 	duration := flag.Duration("duration", time.Minute, "how long to soak")
 	namespaces := flag.Int("namespaces", 1000, "namespaces to spread the soak over")
 	concurrency := flag.Int("concurrency", 4, "concurrent clients of the soak")
+	mix := flag.String("mix", "cache", "the soak's traffic: cache (schema amplifiers, prompt-cache writes, long conversations with diagnostics: issue 38) or threads (threads, stubs and generation: issue 47)")
+	maxRequests := flag.Int64("max-requests", 1_000_000, "the most requests the soak sends")
+	maxRSS := flag.Float64("max-rss", 6144, "MiB: the soak stops, and fails, when the server's RSS passes it (the machine's memory is not the thing tested)")
 	timeout := flag.Duration("timeout", 30*time.Second, "how long a probe's client waits for an answer")
+	repro := flag.Bool("repro", false, "send each reproduction of issue 47 to a server of its own and print a table, instead of soaking")
+	items := flag.String("items", "", "with -repro, the rows to send (e.g. 2,6,12; default all)")
 	flag.Parse()
-	if err := run(*bin, *probe, *duration, *namespaces, *concurrency, *timeout); err != nil {
+	if *repro {
+		only := map[int]bool{}
+		for _, f := range strings.FieldsFunc(*items, func(r rune) bool { return r == ',' || r == ' ' }) {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "soak: -items: %q is not a row number\n", f)
+				os.Exit(2)
+			}
+			only[n] = true
+		}
+		if err := withBinary(*bin, func(bin string) error { return runRepro(bin, only) }); err != nil {
+			fmt.Fprintln(os.Stderr, "soak:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *mix != "cache" && *mix != "threads" {
+		fmt.Fprintf(os.Stderr, "soak: -mix: %q is not cache or threads\n", *mix)
+		os.Exit(2)
+	}
+	soak := soakConfig{duration: *duration, namespaces: max(*namespaces, 1), concurrency: max(*concurrency, 1), mix: *mix, maxRequests: *maxRequests, maxRSS: *maxRSS}
+	if err := run(*bin, *probe, soak, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, probe bool, duration time.Duration, namespaces, concurrency int, timeout time.Duration) error {
+// soakConfig is what the soak sends: for how long, to how many namespaces, from how many
+// clients, which traffic, and at most how many requests.
+type soakConfig struct {
+	duration                time.Duration
+	namespaces, concurrency int
+	mix                     string
+	maxRequests             int64
+	maxRSS                  float64 // MiB
+}
+
+func run(bin string, probe bool, soak soakConfig, timeout time.Duration) error {
+	return withBinary(bin, func(bin string) error {
+		p, err := start(bin)
+		if err != nil {
+			return err
+		}
+		defer p.Stop()
+		if probe {
+			return runProbe(p, timeout)
+		}
+		return runSoak(p, soak)
+	})
+}
+
+// withBinary calls f with bin, or with a binary built from ./fake/cmd/platformfake when bin is "".
+func withBinary(bin string, f func(bin string) error) error {
 	if bin == "" {
 		dir, err := os.MkdirTemp("", "platformfake-soak")
 		if err != nil {
@@ -62,15 +121,7 @@ func run(bin string, probe bool, duration time.Duration, namespaces, concurrency
 			return fmt.Errorf("building the binary: %v\n%s", err, out)
 		}
 	}
-	p, err := start(bin)
-	if err != nil {
-		return err
-	}
-	defer p.Stop()
-	if probe {
-		return runProbe(p, timeout)
-	}
-	return runSoak(p, duration, max(namespaces, 1), max(concurrency, 1))
+	return f(bin)
 }
 
 // process is the running binary.
@@ -187,17 +238,19 @@ func runProbe(p *process, timeout time.Duration) error {
 	return nil
 }
 
-func runSoak(p *process, duration time.Duration, namespaces, concurrency int) error {
+func runSoak(p *process, cfg soakConfig) error {
+	duration, namespaces, concurrency := cfg.duration, cfg.namespaces, cfg.concurrency
 	client := &http.Client{Timeout: time.Minute}
 	model := strings.Repeat("m", 256) // the longest the fake takes
 	cpuCases := hostile.CPU()
-	var sent, failed atomic.Int64
+	var sent, answered, failed atomic.Int64
 	var statuses sync.Map // status -> *atomic.Int64
 	count := func(status int) {
 		v, _ := statuses.LoadOrStore(status, new(atomic.Int64))
 		v.(*atomic.Int64).Add(1)
 	}
 	var firstErr atomic.Value
+	var stopped atomic.Bool // the RSS passed cfg.maxRSS
 	stop := time.Now().Add(duration)
 	var wg sync.WaitGroup
 	for w := range concurrency {
@@ -206,11 +259,26 @@ func runSoak(p *process, duration time.Duration, namespaces, concurrency int) er
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 38))
 			prev := map[int]string{} // the last message id of each namespace, for diagnostics
-			for i := 0; time.Now().Before(stop); i++ {
+			threads := newThreadsClient(client)
+			for i := 0; time.Now().Before(stop) && !stopped.Load() && sent.Add(1) <= cfg.maxRequests; i++ {
 				ns := r.IntN(namespaces)
 				base := fmt.Sprintf("%s/ns/soak-%d", p.Base, ns)
 				var status int
 				var msg string
+				if cfg.mix == "threads" {
+					a := threads.next(r, base, ns, w, i)
+					status, msg = a.status, a.msg
+					if a.err != nil && msg == "" {
+						msg = a.err.Error()
+					}
+					answered.Add(1)
+					count(status)
+					if status == 0 || status >= 500 {
+						failed.Add(1)
+						firstErr.CompareAndSwap(nil, fmt.Sprintf("%d %.200s", status, msg))
+					}
+					continue
+				}
 				switch k := r.IntN(10); {
 				case k < 3: // a structured-output or tool-schema amplifier
 					c := cpuCases[r.IntN(len(cpuCases))]
@@ -225,7 +293,7 @@ func runSoak(p *process, duration time.Duration, namespaces, concurrency int) er
 				default:
 					status, msg = send(client, "GET", base+"/_fake/cache", "")
 				}
-				sent.Add(1)
+				answered.Add(1)
 				count(status)
 				if status == 0 || status >= 500 {
 					failed.Add(1)
@@ -235,35 +303,71 @@ func runSoak(p *process, duration time.Duration, namespaces, concurrency int) er
 		}()
 	}
 	var peak, last float64
+	var samples []float64 // RSS every 5 s
 	t0 := time.Now()
 	tick := time.NewTicker(5 * time.Second)
 	defer tick.Stop()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	fmt.Printf("idle RSS %.0f MiB; soaking %v across %d namespaces from %d clients\n", p.rss(), duration, namespaces, concurrency)
+	// A line at each tenth of the run (at most one a minute apart, at least 5 s).
+	every := min(max(duration/10, 5*time.Second), time.Minute)
+	nextLine := t0.Add(every)
+	fmt.Printf("idle RSS %.0f MiB; soaking %v (%s traffic) across %d namespaces from %d clients\n", p.rss(), duration, cfg.mix, namespaces, concurrency)
 loop:
 	for {
 		select {
 		case <-done:
 			break loop
-		case <-tick.C:
+		case now := <-tick.C:
 			last = p.rss()
 			peak = max(peak, last)
-			if time.Since(t0) >= time.Minute && int(time.Since(t0).Seconds())%60 < 5 {
-				fmt.Printf("%4.0fs: RSS %.0f MiB (peak %.0f), %d requests\n", time.Since(t0).Seconds(), last, peak, sent.Load())
+			samples = append(samples, last)
+			if last > cfg.maxRSS && !stopped.Load() {
+				stopped.Store(true)
+				fmt.Printf("%4.0fs: RSS %.0f MiB passed -max-rss %.0f MiB: stopping\n", time.Since(t0).Seconds(), last, cfg.maxRSS)
+			}
+			if !now.Before(nextLine) {
+				nextLine = nextLine.Add(every)
+				fmt.Printf("%4.0fs: RSS %.0f MiB (peak %.0f), %d requests answered\n", time.Since(t0).Seconds(), last, peak, answered.Load())
 			}
 		}
 	}
 	last = p.rss()
 	peak = max(peak, last)
+	fmt.Println(levelled(samples))
 	var parts []string
 	statuses.Range(func(k, v any) bool {
 		parts = append(parts, fmt.Sprintf("%d: %d", k, v.(*atomic.Int64).Load()))
 		return true
 	})
-	fmt.Printf("done: %d requests in %v (%s); RSS peak %.0f MiB, last %.0f MiB\n", sent.Load(), time.Since(t0).Round(time.Second), strings.Join(parts, ", "), peak, last)
+	fmt.Printf("done: %d requests in %v (%s); RSS peak %.0f MiB, last %.0f MiB\n", answered.Load(), time.Since(t0).Round(time.Second), strings.Join(parts, ", "), peak, last)
 	if n := failed.Load(); n > 0 {
 		return fmt.Errorf("%d requests failed or answered 5xx, the first: %v", n, firstErr.Load())
 	}
+	if stopped.Load() {
+		return fmt.Errorf("the server's RSS passed %.0f MiB", cfg.maxRSS)
+	}
 	return nil
+}
+
+// levelled says whether the RSS samples (every 5 s) levelled: the peak of the last quarter of
+// the run against the peak of the quarter before it, within 10% or 50 MiB.
+func levelled(samples []float64) string {
+	q := len(samples) / 4
+	if q == 0 {
+		return "RSS: too short a run to tell whether it levelled"
+	}
+	peakOf := func(s []float64) float64 {
+		m := 0.0
+		for _, x := range s {
+			m = max(m, x)
+		}
+		return m
+	}
+	before, lastQ := peakOf(samples[len(samples)-2*q:len(samples)-q]), peakOf(samples[len(samples)-q:])
+	verdict := "levelled"
+	if lastQ > before*1.1 && lastQ > before+50 {
+		verdict = "still rising"
+	}
+	return fmt.Sprintf("RSS %s: peak %.0f MiB in the last quarter of the run, %.0f MiB in the quarter before", verdict, lastQ, before)
 }
