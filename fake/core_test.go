@@ -147,7 +147,13 @@ func TestParseBetas(t *testing.T) {
 	h.Add("vendor-beta", "a, b,,c")
 	h.Add("vendor-beta", "d")
 	h.Add("vendor-beta", " a ")
-	got := strings.Join(parseBetas(h), "|")
+	work := &meter{}
+	work.start(nil, maxBetaSteps)
+	betas, err := parseBetas(h, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(betas, "|")
 	if want := "a|b|c|d"; got != want {
 		t.Fatalf("parseBetas = %q, want %q", got, want)
 	}

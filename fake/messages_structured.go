@@ -59,18 +59,20 @@ type strictCheck struct {
 	noFollow  bool
 }
 
-// shared is what every check of one request's schemas shares: the visits, counted against
-// maxSchemaVisits however a subschema is reached (a definition's own $defs included), the
-// $defs objects already checked and the patterns already parsed.
+// shared is what every check of one request's schemas shares: the request's meter, with
+// maxSchemaVisits steps for them all (a subschema visited costs one, however it is reached, a
+// definition's own $defs included, and a $ref one more per stepBytes of its name for every
+// reference being expanded it is compared with), the $defs objects already checked and the
+// patterns already parsed.
 type shared struct {
-	visits   int
+	work     *meter
 	defs     map[uintptr]bool // by the address of the $defs map
 	patterns map[string]error
 }
 
-// newStrictCheck starts the checks of one request; its maps are made by the first check, since
-// nearly every request has no schema to check.
-func newStrictCheck() *strictCheck { return &strictCheck{shared: &shared{}} }
+// newStrictCheck starts the checks of one request on work, started with maxSchemaVisits; its
+// maps are made by the first check, since nearly every request has no schema to check.
+func newStrictCheck(work *meter) *strictCheck { return &strictCheck{shared: &shared{work: work}} }
 
 // tooComplex names the schema at path in the error of a check that went over maxSchemaVisits.
 func tooComplex(err error, path string) error {
@@ -78,6 +80,15 @@ func tooComplex(err error, path string) error {
 		return invalidField(path, "Schema is too complex for compilation: its references expand to more than %d subschemas", maxSchemaVisits)
 	}
 	return err
+}
+
+// over is the error of a check whose meter stopped: errSchemaTooComplex for the visits (the
+// caller names the schema), or the context's error.
+func (sc *strictCheck) over() error {
+	if err := sc.work.ctxErr(); err != nil && sc.work.err == err {
+		return err
+	}
+	return errSchemaTooComplex
 }
 
 // limits refuses a request whose strict schemas, summed, exceed the complexity limits; path
@@ -118,7 +129,7 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 			}
 		}
 	}
-	sc := newStrictCheck()
+	sc := newStrictCheck(c.meter(maxSchemaVisits))
 	if f := req.outputFormat(); f != nil {
 		path := formatPath(req)
 		if err := tooComplex(sc.check(f.Schema, f.Schema, path), path); err != nil {
@@ -172,8 +183,8 @@ func formatPath(req *messageRequest) string {
 // check refuses what the grammar compiler does not support in the schema s (a part of root), at
 // path, and counts optional and union-typed parameters toward the request's limits.
 func (sc *strictCheck) check(root, s map[string]any, path string) error {
-	if sc.visits++; sc.visits > maxSchemaVisits {
-		return errSchemaTooComplex
+	if !sc.work.charge(1) {
+		return sc.over()
 	}
 	for _, k := range slices.Sorted(maps.Keys(s)) { // the first offending keyword is the same on every run
 		if !strictKeywords[k] {
@@ -181,6 +192,11 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 	}
 	if ref, ok := s["$ref"].(string); ok {
+		// Looking the name up, and comparing it with the references being expanded, reads it
+		// once each: a long name is as much work as many subschemas.
+		if !sc.work.charge(len(ref) * (1 + len(sc.expanding)) / stepBytes) {
+			return sc.work.refusal(path+".$ref", "Schema is too complex for compilation: its references cost more than %d steps (a subschema one, a $ref one more per %d bytes of its name for every reference it is compared with)", maxSchemaVisits, stepBytes)
+		}
 		target, err := resolveRef(root, ref)
 		if err != nil {
 			return invalidField(path+".$ref", "%v", err)

@@ -306,12 +306,14 @@ func TestGenerationStopsWhenTheClientGoes(t *testing.T) {
 	cancel()
 	r, _ := seedOf(map[string]any{})
 	schema := map[string]any{"type": "array", "minItems": 1000.0, "items": map[string]any{"type": "string"}}
-	g := newInputGen(ctx, r, 100_000, schema)
+	work := &meter{}
+	work.start(ctx, maxGenSteps)
+	g := newInputGen(work, r, 100_000, schema)
 	g.instance(schema, 0)
 	if err := g.failure("x"); err != context.Canceled {
 		t.Fatalf("failure = %v, want context.Canceled", err)
 	}
-	if used := maxGenSteps - g.steps; used > 1024 {
+	if used := maxGenSteps - work.left; used > 1024 {
 		t.Errorf("%d steps after the client went, want at most 1024", used)
 	}
 }
