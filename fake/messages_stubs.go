@@ -103,12 +103,18 @@ func (in *stubInput) contains(sub string) bool {
 	return found
 }
 
-// containsFolded is contains ignoring case.
+// containsFolded is contains ignoring case, for a sub that contains already looked for. Where
+// neither the text nor sub has an upper-case letter, it is what contains found, and the text is
+// not scanned again.
 func (in *stubInput) containsFolded(sub string) bool {
 	found, seen := in.folded[sub]
 	if !seen {
-		if !in.lowered && !in.work.chargeBytes(len(in.text)) {
+		if !in.lowered && !in.work.chargeBytes(2*len(in.text)) { // lowered, then compared
 			return false
+		}
+		lower, lsub := in.lowerText(), strings.ToLower(sub)
+		if lower == in.text && lsub == sub {
+			return in.found[sub]
 		}
 		if !in.work.chargeBytes(len(in.text) + 2*len(sub)) {
 			return false
@@ -116,7 +122,7 @@ func (in *stubInput) containsFolded(sub string) bool {
 		if in.folded == nil {
 			in.folded = map[string]bool{}
 		}
-		found = strings.Contains(in.lowerText(), strings.ToLower(sub))
+		found = strings.Contains(lower, lsub)
 		in.folded[sub] = found
 	}
 	return found
