@@ -62,11 +62,13 @@ type strictCheck struct {
 // shared is what every check of one request's schemas shares: the request's meter, with
 // maxSchemaVisits steps for them all (a subschema visited costs one, however it is reached, a
 // definition's own $defs included, and a $ref one more per stepBytes of its name for every
-// reference being expanded it is compared with), the $defs objects already checked and the
-// patterns already parsed.
+// reference being expanded it is compared with, an object one per stepBytes names of its
+// required list), the $defs objects already checked, the long required lists already read and
+// the patterns already parsed.
 type shared struct {
 	work     *meter
-	defs     map[uintptr]bool // by the address of the $defs map
+	defs     map[uintptr]bool            // by the address of the $defs map
+	required map[uintptr]map[string]bool // the long required lists read, by their address
 	patterns map[string]error
 }
 
@@ -278,12 +280,15 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 		props, _ := s["properties"].(map[string]any)
 		req, _ := s["required"].([]any)
+		if !sc.work.charge(len(req) / stepBytes) {
+			return sc.work.refusal(path+".required", "Schema is too complex for compilation: its subschemas and required lists cost more than %d steps (a subschema one, a required list one per %d names)", maxSchemaVisits, stepBytes)
+		}
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			ps, ok := props[name].(map[string]any)
 			if !ok {
 				return invalidField(path+".properties."+name, "must be a schema object")
 			}
-			if !slices.Contains(req, any(name)) {
+			if !sc.isRequired(req, name) {
 				sc.optional++
 			}
 			if err := sc.check(root, ps, path+".properties."+name); err != nil {
@@ -315,6 +320,30 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 	}
 	return nil
+}
+
+// isRequired reports whether name is in the required list req. A list past a handful is read
+// into a set once (kept, by the list's address, for the request): a list may name a million,
+// and each property of the object asks.
+func (sc *strictCheck) isRequired(req []any, name string) bool {
+	if len(req) <= 16 {
+		return slices.Contains(req, any(name))
+	}
+	id := reflect.ValueOf(req).Pointer()
+	set, ok := sc.required[id]
+	if !ok {
+		set = make(map[string]bool, len(req))
+		for _, n := range req {
+			if n, ok := n.(string); ok {
+				set[n] = true
+			}
+		}
+		if sc.required == nil {
+			sc.required = map[uintptr]map[string]bool{}
+		}
+		sc.required[id] = set
+	}
+	return set[name]
 }
 
 // resolveRef finds a local reference (#, #/$defs/name, #/definitions/name) in root.

@@ -86,7 +86,14 @@ func CPU() []Case {
 	copied := `{"type":"object","properties":{"a":{"type":"array","minItems":300,"items":{"allOf":[` +
 		list(1000, func(int) string { return `{"$ref":"#/$defs/d"}` }) + `]}}},"$defs":{"d":{"required":[` +
 		list(1000, func(i int) string { return quote(fmt.Sprintf("r%d", i)) }) + `]}}}`
+	// A strict object of 20,000 properties whose required list names a million others: each
+	// property was looked for in the whole list.
+	manyRequired := `{"type":"object","additionalProperties":false,"properties":{` +
+		list(20_000, func(i int) string { return fmt.Sprintf(`"p%05d":{"type":"string"}`, i) }) + `},"required":[` +
+		list(1_000_000, func(i int) string { return fmt.Sprintf(`"r%06d"`, i) }) + `]}`
 	return []Case{
+		{"strict object of 20,000 properties, 1,000,000 required names", "/v1/messages", format(manyRequired, true),
+			400, "output_config.format.schema.required"},
 		{"a $ref of a 1 MB name looked up 20,000 times", "/v1/messages", tool(longRef),
 			400, "tools.0.input_schema.properties.a.items.items.$ref"},
 		{"strict $refs of 200 KB names fanning out 20 ways, four levels", "/v1/messages", format(chain, true),
