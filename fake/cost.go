@@ -16,8 +16,9 @@ import (
 // The contract: charge reports false once the allowance is spent or the request's context has
 // ended (the client went: looked at whenever the steps cross a multiple of 1,024, so cheaply),
 // and keeps reporting false. The stage then stops at once, keeps nothing of what it made, and
-// answers with refusal: a 400 naming the place where the work stopped, or the context's error.
-// A meter is one request's: it is not safe for use by several goroutines.
+// answers with refusal: a 400 naming the place where the work stopped. A client that went gets
+// it too (it reads nothing; the journal does), so that a closed connection is not reported as
+// a fault of the fake. A meter is one request's: it is not safe for use by several goroutines.
 type meter struct {
 	ctx  context.Context
 	left int   // steps left of the allowance
@@ -78,18 +79,21 @@ func (m *meter) blame(cause error) {
 // stopped reports whether the work has stopped, for whatever reason.
 func (m *meter) stopped() bool { return m.err != nil }
 
-// refusal is the error of a stage whose work stopped, nil while it goes on: the context's error
-// when the client went, else the 400 naming path (the place the work stopped) with the message.
-// The stage formats the message, since it knows what its steps are made of.
+// refusal is the error of a stage whose work stopped, nil while it goes on: the 400 naming path
+// (the place the work stopped) with the message, which the stage formats since it knows what
+// its steps are made of, or, when the client went, with errClientWent's.
 func (m *meter) refusal(path, format string, args ...any) error {
 	switch m.err {
 	case nil:
 		return nil
 	case m.ctxErr():
-		return m.err
+		return invalidField(path, "%v (%v)", errClientWent, m.err)
 	}
 	return invalidField(path, format, args...)
 }
+
+// errClientWent says why work stopped that the request's context ended.
+var errClientWent = errors.New("the work stopped here: the client closed the request")
 
 // ctxErr is the context's error, nil when there is no context or it goes on.
 func (m *meter) ctxErr() error {

@@ -182,7 +182,7 @@ func TestStubMatchingCharged(t *testing.T) {
 }
 
 // TestStubMatchingStopsWhenTheClientGoes: the matching of a request whose client went stops at
-// the next stub, with the context's error, rather than scanning the rest.
+// the next stub, with a 400 that says so, rather than scanning the rest.
 func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	s := New()
 	for i := range maxStubs {
@@ -197,8 +197,8 @@ func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	c := &call{Context: gc, x: &exchange{}}
 	req := &messageRequest{Model: testModel, Messages: []inputMessage{{Role: "user", blocks: []block{{"type": "text", "text": strings.Repeat("a", 1<<20)}}}}}
 	_, _, err := s.stubs.take(c, req)
-	if err != context.Canceled {
-		t.Fatalf("take = %v, want context.Canceled", err)
+	if err == nil || !strings.HasPrefix(err.Error(), errInvalidRequest+": messages.0.content: the work stopped here: the client closed the request") {
+		t.Fatalf("take = %v, want a 400 naming messages.0.content: the client went", err)
 	}
 	if scanned := (maxStubSteps - c.work.left) * stepBytes; scanned > 4<<20 {
 		t.Errorf("%d bytes scanned after the client went, want at most 4 MiB", scanned)

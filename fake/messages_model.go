@@ -274,8 +274,8 @@ func (b *budget) take(toks []string) ([]string, bool) {
 
 // generate is the scripted model: it builds the content and stop reason for req, charging the
 // work to the request's meter, which the caller started with maxGenSteps. Its only error is a
-// schema whose value costs more work than that (a 400 naming the schema), or the meter's context
-// ending (the client went): both come before anything of the answer is written or kept.
+// schema whose value costs more work than that, or the client going: a 400 naming the schema
+// (meter.refusal), before anything of the answer is written or kept.
 func (s *Server) generate(work *meter, req *messageRequest) ([]block, string, *string, error) {
 	r, sum := seedOf(req.raw)
 	b := &budget{left: req.MaxTokens}
@@ -531,7 +531,7 @@ var (
 )
 
 // failure is the error of a generation that went over, with root the field path of the schema:
-// a 400 naming the part of the schema being generated, or the context's error.
+// a 400 naming the part of the schema being generated (meter.refusal).
 func (g *inputGen) failure(root string) error {
 	path := root
 	for i := len(g.where) - 1; i >= 0; i-- {

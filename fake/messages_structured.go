@@ -84,13 +84,13 @@ func tooComplex(err error, path string) error {
 	return err
 }
 
-// over is the error of a check whose meter stopped: errSchemaTooComplex for the visits (the
-// caller names the schema), or the context's error.
-func (sc *strictCheck) over() error {
-	if err := sc.work.ctxErr(); err != nil && sc.work.err == err {
-		return err
+// over is the error of a check, at path, whose meter stopped: errSchemaTooComplex for the
+// visits (the caller names the schema), or the meter's refusal when the client went.
+func (sc *strictCheck) over(path string) error {
+	if sc.work.err == errOverBudget {
+		return errSchemaTooComplex
 	}
-	return errSchemaTooComplex
+	return sc.work.refusal(path, "")
 }
 
 // limits refuses a request whose strict schemas, summed, exceed the complexity limits; path
@@ -186,7 +186,7 @@ func formatPath(req *messageRequest) string {
 // path, and counts optional and union-typed parameters toward the request's limits.
 func (sc *strictCheck) check(root, s map[string]any, path string) error {
 	if !sc.work.charge(1) {
-		return sc.over()
+		return sc.over(path)
 	}
 	for _, k := range slices.Sorted(maps.Keys(s)) { // the first offending keyword is the same on every run
 		if !strictKeywords[k] {
