@@ -89,6 +89,9 @@ func (in *stubInput) lowerText() string {
 // contains reports whether the text holds sub; false (with the meter stopped) when the scan is
 // over the allowance.
 func (in *stubInput) contains(sub string) bool {
+	if !in.work.charge(len(sub) / stepBytes) { // the lookup hashes sub
+		return false
+	}
 	found, seen := in.found[sub]
 	if !seen {
 		if !in.work.chargeBytes(len(in.text) + len(sub)) {
@@ -416,7 +419,7 @@ func defaultStopReason(content []map[string]any) string {
 //
 // The matching, near miss included, is charged to the request's meter (maxStubSteps); over it,
 // or once the client went, it stops, and the error is a 400 naming the last turn's content
-// (or the context's error).
+// (meter.refusal); no stub is used up.
 func (l *stubs) take(c *call, req *messageRequest) (*Reply, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
