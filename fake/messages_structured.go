@@ -188,10 +188,16 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 	if !sc.work.charge(1) {
 		return sc.over(path)
 	}
-	for _, k := range slices.Sorted(maps.Keys(s)) { // the first offending keyword is the same on every run
-		if !strictKeywords[k] {
-			return invalidField(path+"."+k, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(slices.Sorted(maps.Keys(strictKeywords)), ", "))
+	// The first offending keyword in name order, the same on every run, found without sorting
+	// them: a schema may have a million.
+	bad := ""
+	for k := range s {
+		if !strictKeywords[k] && (bad == "" || k < bad) {
+			bad = k
 		}
+	}
+	if bad != "" {
+		return invalidField(path+"."+bad, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(slices.Sorted(maps.Keys(strictKeywords)), ", "))
 	}
 	if ref, ok := s["$ref"].(string); ok {
 		// Looking the name up, and comparing it with the references being expanded, reads it
@@ -227,6 +233,10 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 			sc.defs = map[uintptr]bool{}
 		}
 		sc.defs[id] = true
+		// Each costs a visit: more than are left go over, found before they are sorted.
+		if len(defs) > sc.work.left && !sc.work.charge(len(defs)) {
+			return sc.over(path)
+		}
 		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			d, ok := defs[name].(map[string]any)
 			if !ok {
@@ -282,6 +292,10 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		req, _ := s["required"].([]any)
 		if !sc.work.charge(len(req) / stepBytes) {
 			return sc.work.refusal(path+".required", "Schema is too complex for compilation: its subschemas and required lists cost more than %d steps (a subschema one, a required list one per %d names)", maxSchemaVisits, stepBytes)
+		}
+		// Each costs a visit: more than are left go over, found before they are sorted.
+		if len(props) > sc.work.left && !sc.work.charge(len(props)) {
+			return sc.over(path)
 		}
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			ps, ok := props[name].(map[string]any)
