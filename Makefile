@@ -82,8 +82,8 @@ unit: ## unit tests with -race (incl. the conformance suite against an in-proces
 	@PLATFORMKIT_SCHEMAS_CROSSCHECK=1 $(TESTREPORT) . -race $(GOTESTVET) -count=1 -timeout 8m $$($(GO) list ./... | grep -v -e '/examples/' -e '/packaging$$')
 	@$(TESTREPORT) $(OPENAPICHECK) $(GOTESTVET) -count=1 -timeout 5m ./...
 
-resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go), without -race, which distorts them
-	$(GO) test $(GOTESTVET) -count=1 -run '^(TestAmplifiersStayBounded|TestWorkAmplifiersRefusedWithinASecond|TestRefusedSnapshotReleasesItsMemory|TestThreadMemoryIsBounded|TestStubMemoryIsBounded)$$' -v ./fake
+resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go, fake/cost_test.go), without -race, which distorts them
+	$(GO) test $(GOTESTVET) -count=1 -run '^(TestAmplifiersStayBounded|TestWorkAmplifiersRefusedWithinASecond|TestRefusedSnapshotReleasesItsMemory|TestThreadMemoryIsBounded|TestStubMemoryIsBounded|TestGeneratedValuesCharged|TestBetaValuesCharged|TestStubMatchingCharged|TestStubMatchingStopsWhenTheClientGoes)$$' -v ./fake
 
 # Every Go fuzz target (func FuzzX in a _test.go file), as "package-dir target" pairs: go test
 # -fuzz takes one target per run. `go test` alone runs their seed corpora as ordinary tests.

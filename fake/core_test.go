@@ -2,7 +2,9 @@ package fake
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -147,7 +149,13 @@ func TestParseBetas(t *testing.T) {
 	h.Add("vendor-beta", "a, b,,c")
 	h.Add("vendor-beta", "d")
 	h.Add("vendor-beta", " a ")
-	got := strings.Join(parseBetas(h), "|")
+	work := &meter{}
+	work.start(nil, maxBetaSteps)
+	betas, err := parseBetas(h, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(betas, "|")
 	if want := "a|b|c|d"; got != want {
 		t.Fatalf("parseBetas = %q, want %q", got, want)
 	}
@@ -480,5 +488,53 @@ func TestDateHeaderFollowsTheServerClock(t *testing.T) {
 	defer ns.Close()
 	if got := get(ns.URL + "/ns/a").Header.Get("Date"); got != "Thu, 01 Jan 2026 00:00:00 GMT" {
 		t.Errorf("Date in a namespace = %q", got)
+	}
+}
+
+// TestMeter holds the work meter to its contract: charges within the allowance go on, the one
+// past it stops the work for good with a 400 naming the place, a stage's own cause and blame
+// are told apart, and a context that ended is seen within 1,024 steps, the 400 saying so.
+func TestMeter(t *testing.T) {
+	var m meter
+	m.start(nil, 10)
+	if !m.charge(4) || !m.charge(6) || m.stopped() {
+		t.Fatalf("10 steps of 10: stopped (%v)", m.err)
+	}
+	if m.charge(1) || m.charge(0) || !m.stopped() {
+		t.Fatal("the 11th step of 10 went on, or the meter went on after it")
+	}
+	err := m.refusal("tools.0.input_schema", "more than %d steps", 10)
+	if got, want := err.Error(), errInvalidRequest+": tools.0.input_schema: more than 10 steps"; got != want {
+		t.Errorf("refusal = %q, want %q", got, want)
+	}
+	m.start(nil, 100)
+	if !m.chargeBytes(63) || m.left != 99 || !m.chargeBytes(64) || m.left != 97 {
+		t.Errorf("chargeBytes(63), chargeBytes(64) left %d, want 97 (a step, and one per 64 bytes)", m.left)
+	}
+	cause := errors.New("cause")
+	m.blame(cause) // not over: nothing to blame
+	if m.stopped() {
+		t.Fatal("blame stopped a meter that was not over")
+	}
+	m.charge(1000)
+	m.blame(cause)
+	if m.err != cause {
+		t.Errorf("err after blame = %v, want the cause", m.err)
+	}
+	if m.refusal("x", "y") == nil {
+		t.Error("no refusal once stopped")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m.start(ctx, 1_000_000)
+	n := 0
+	for m.charge(1) {
+		n++
+	}
+	if n >= 1024 {
+		t.Errorf("%d steps after the context ended, want under 1,024", n)
+	}
+	if got, want := m.refusal("x", "y").Error(), errInvalidRequest+": x: the work stopped here: the client closed the request (context canceled)"; got != want {
+		t.Errorf("refusal = %q, want %q", got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -166,6 +167,7 @@ func FuzzMessagesBody(f *testing.F) {
 		`{"max_tokens":10,"top_k":"3",`+msgs+`}`, `{"max_tokens":10,"stream":true,`+msgs+`}`,
 		`{"max_tokens":64,`+msgs+`,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":`+nested+`}}}],"tool_choice":{"type":"tool","name":"t"}}`,
 		`{"max_tokens":64,`+msgs+`,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"array","minItems":-5,"maxItems":-1}}}}],"tool_choice":{"type":"any"}}`,
+		`{"max_tokens":64,`+msgs+`,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"array","minItems":50,"items":{"const":{"k":["v",1,null]}}},"b":{"enum":["x y z"]},"c":{"$ref":"#/$defs/d"}},"$defs":{"d":{"allOf":[{"required":["a","b"]},{"required":["c"]}]}}}}],"tool_choice":{"type":"any"}}`,
 		`{"max_tokens":64,"model":"`+testModel+`","messages":[{"role":"user","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"A. B."},"citations":{"enabled":true}},{"type":"text","text":"Quote"}]}]}`,
 		`{"model":"`+testModel+`","prompt":"\n\nHuman: Hi\n\nAssistant:","max_tokens_to_sample":1e1000001}`,
 		`{"model":"`+testModel+`","prompt":"\n\nHuman: Hi\n\nAssistant:","max_tokens_to_sample":20,"stop_sequences":[""]}`,
@@ -534,4 +536,69 @@ func TestAppendJSONOtherTypes(t *testing.T) {
 	if _, err := appendJSON(nil, map[string]any{"ch": make(chan int)}, false, nil); err == nil {
 		t.Error("appendJSON encoded a channel")
 	}
+}
+
+// FuzzParseBetas: the beta values read from two header lines are, in order and each once, the
+// non-empty trimmed comma-separated values of a plain pairwise reading, and reading them never
+// costs more than the meter's allowance; past it, the error names the header.
+func FuzzParseBetas(f *testing.F) {
+	f.Add("a, b,,c", " a ,d")
+	f.Add("x,x,x,x,x,x,x,x,x,y,z,y", "z,w") // past the handful kept without a map
+	f.Add(strings.Repeat("b,", 20)+"c", "")
+	f.Add(" \t, ,", "\u00a0a\u00a0,a")
+	f.Fuzz(func(t *testing.T, vendor, anthropic string) {
+		h := http.Header{"Vendor-Beta": {vendor}, "Anthropic-Beta": {anthropic}}
+		var want []string
+		steps := 0
+		for _, line := range []string{vendor, anthropic} {
+			for _, v := range strings.Split(line, ",") {
+				steps += 1 + len(v)/stepBytes
+				if v = strings.TrimSpace(v); v != "" && !slices.Contains(want, v) {
+					want = append(want, v)
+				}
+			}
+		}
+		work := &meter{}
+		work.start(nil, maxBetaSteps)
+		got, err := parseBetas(h, work)
+		if steps > maxBetaSteps {
+			if err == nil || !strings.Contains(err.Error(), "-beta: ") {
+				t.Fatalf("%d steps: parseBetas = %q, %v; want an error naming the header", steps, got, err)
+			}
+			return
+		}
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("parseBetas = %q, %v; want %q", got, err, want)
+		}
+		if used := maxBetaSteps - work.left; used != steps {
+			t.Errorf("charged %d steps, want %d", used, steps)
+		}
+	})
+}
+
+// FuzzStubRules: whether a stub's user_text_contains holds, and whether it would but for case,
+// are what strings.Contains says of the text and of both lowered, however the stubInput reads
+// them (memoised, the lowered text shared) and in whichever order.
+func FuzzStubRules(f *testing.F) {
+	f.Add("Hello there", "hello", "there")
+	f.Add("abc", "ABC", "abc")
+	f.Add("aaaaaaaa", "aaab", "")
+	f.Add("İstanbul", "istanbul", "\u0130")
+	f.Fuzz(func(t *testing.T, text, a, b string) {
+		work := &meter{}
+		work.start(nil, maxStubSteps)
+		in := &stubInput{text: text, hasText: true, work: work}
+		for _, sub := range []string{a, b, a} {
+			got := in.contains(sub)
+			if want := strings.Contains(text, sub); got != want {
+				t.Fatalf("contains(%q, %q) = %t, want %t", text, sub, got, want)
+			}
+			if got {
+				continue
+			}
+			if got, want := in.containsFolded(sub), strings.Contains(strings.ToLower(text), strings.ToLower(sub)); got != want {
+				t.Fatalf("containsFolded(%q, %q) = %t, want %t", text, sub, got, want)
+			}
+		}
+	})
 }

@@ -9,8 +9,8 @@ import (
 // checkVersionHeaders applies section 9 to a request of the interface: the API version where the
 // interface requires one (requestVersion, versions.go), and the beta value the interface
 // requires. It returns the version (nil where none is required) and the beta values the request
-// selected.
-func checkVersionHeaders(r *http.Request, ifc *iface) (*apiVersion, []string, error) {
+// selected, read on work (parseBetas).
+func checkVersionHeaders(r *http.Request, ifc *iface, work *meter) (*apiVersion, []string, error) {
 	var v *apiVersion
 	if ifc.version {
 		var err error
@@ -18,7 +18,10 @@ func checkVersionHeaders(r *http.Request, ifc *iface) (*apiVersion, []string, er
 			return nil, nil, err
 		}
 	}
-	betas := parseBetas(r.Header)
+	betas, err := parseBetas(r.Header, work)
+	if err != nil {
+		return nil, nil, err
+	}
 	if ifc.beta != "" && !slices.Contains(betas, ifc.beta) {
 		return nil, nil, invalid("vendor-beta: the %s interface requires the beta value %q", ifc.name, ifc.beta)
 	}
@@ -44,20 +47,47 @@ const (
 // official SDKs' anthropic-beta, in which they send the betas of a call's parameters.
 var betaHeaders = []string{"Vendor-Beta", "Anthropic-Beta"}
 
+// maxBetaSteps bounds the work of reading a request's beta values, on the request's meter: a
+// value costs a step, and one more per stepBytes of it (about 10,000 values, or 600 KB of
+// header). A real request sends a handful.
+const maxBetaSteps = 10_000
+
 // parseBetas collects beta values from every header line of betaHeaders, each a comma-separated
-// list (spec 9.2, gaps §2). Unknown values are kept: any string is allowed.
-func parseBetas(h http.Header) []string {
+// list (spec 9.2, gaps §2), each value once, in the order first sent, charging work (started
+// with maxBetaSteps). Unknown values are kept: any string is allowed. Past the allowance it is
+// a 400 naming the header that went over.
+func parseBetas(h http.Header, work *meter) ([]string, error) {
 	var out []string
+	var seen map[string]bool // once out is past a handful: a scan of a few is cheaper than a map
 	for _, name := range betaHeaders {
 		for _, line := range h[name] { // h.Values(name), name being canonical
-			for _, v := range strings.Split(line, ",") {
-				if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
+			for v := range strings.SplitSeq(line, ",") {
+				if !work.chargeBytes(len(v)) {
+					return nil, work.refusal(strings.ToLower(name), "reading its beta values takes more than %d steps (a value one step, and one more per %d bytes); send each beta once", maxBetaSteps, stepBytes)
+				}
+				if v = strings.TrimSpace(v); v == "" {
+					continue
+				}
+				if seen == nil && len(out) < 8 {
+					if !slices.Contains(out, v) {
+						out = append(out, v)
+					}
+					continue
+				}
+				if seen == nil {
+					seen = make(map[string]bool, 2*len(out))
+					for _, x := range out {
+						seen[x] = true
+					}
+				}
+				if !seen[v] {
+					seen[v] = true
 					out = append(out, v)
 				}
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // hasBeta reports whether the request selected the beta value.

@@ -215,7 +215,10 @@ func (s *Server) createMessage(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch := s.choose(c, req, req.tape)
+	ch, err := s.choose(c, req, req.tape)
+	if err != nil {
+		return nil, err // as a refusal of the answer stage: the admission is kept
+	}
 	ans, err := s.answer(c, req, plan, ch)
 	if err != nil {
 		if ch.tape != nil {
@@ -243,7 +246,7 @@ func (s *Server) countTokens(c *call) (any, error) {
 		return nil, err
 	}
 	adm.chargeOutput(0)
-	if ch := s.choose(c, nil, req.tape); ch.tape != nil {
+	if ch, _ := s.choose(c, nil, req.tape); ch.tape != nil { // without a request, no error
 		v, _, err := s.answerFromTape(c, ch.tape, req, nil, false)
 		return v, err
 	}
@@ -276,25 +279,31 @@ type choice struct {
 // pre-warms the cache: the scripted model answers it with no content, and no scenario or stub
 // is used up by it (the tape still answers it). req is nil for the routes that have no canned
 // replies (count_tokens, Completions): the tape or the fake's own answer.
-func (s *Server) choose(c *call, req *messageRequest, tr tapeRequest) choice {
+//
+// Its only error is the stubs' matching going over its allowance of work (stubs.take).
+func (s *Server) choose(c *call, req *messageRequest, tr tapeRequest) (choice, error) {
 	canned := req != nil && req.MaxTokens > 0
 	if canned && req.scenario != nil {
-		return choice{reply: &req.scenario.Response}
+		return choice{reply: &req.scenario.Response}, nil
 	}
 	if canned {
-		if r, id := s.stubs.take(c, req); r != nil {
-			return choice{reply: r, stub: id}
+		r, id, err := s.stubs.take(c, req)
+		if err != nil {
+			return choice{}, err
+		}
+		if r != nil {
+			return choice{reply: r, stub: id}, nil
 		}
 	}
 	if pick := s.tapePick(c, tr); pick != nil {
-		return choice{tape: pick}
+		return choice{tape: pick}, nil
 	}
 	if canned {
 		if sc := c.st.fx.canned.matching(req); sc != nil {
-			return choice{reply: &sc.Response}
+			return choice{reply: &sc.Response}, nil
 		}
 	}
-	return choice{}
+	return choice{}, nil
 }
 
 // answered is what the answer stage built: the value the handler returns, and the message to
@@ -320,7 +329,7 @@ func (s *Server) answer(c *call, req *messageRequest, plan *cachePlan, ch choice
 		v, msg, err := s.answerFromTape(c, ch.tape, req, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
-	msg, err := s.answerWith(c.Request.Context(), req, plan, ch.reply)
+	msg, err := s.answerWith(c.meter(maxGenSteps), req, plan, ch.reply)
 	if err != nil {
 		return answered{}, err
 	}

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -273,10 +272,11 @@ func (b *budget) take(toks []string) ([]string, bool) {
 	return toks, true
 }
 
-// generate is the scripted model: it builds the content and stop reason for req. Its only error
-// is a schema whose value costs more work than maxGenSteps (a 400 naming the schema), or ctx
-// ending (the client went): both come before anything of the answer is written or kept.
-func (s *Server) generate(ctx context.Context, req *messageRequest) ([]block, string, *string, error) {
+// generate is the scripted model: it builds the content and stop reason for req, charging the
+// work to the request's meter, which the caller started with maxGenSteps. Its only error is a
+// schema whose value costs more work than that, or the client going: a 400 naming the schema
+// (meter.refusal), before anything of the answer is written or kept.
+func (s *Server) generate(work *meter, req *messageRequest) ([]block, string, *string, error) {
 	r, sum := seedOf(req.raw)
 	b := &budget{left: req.MaxTokens}
 	content := []block{}
@@ -320,7 +320,7 @@ func (s *Server) generate(ctx context.Context, req *messageRequest) ([]block, st
 	if f := req.outputFormat(); f != nil && !forced && tool == nil {
 		// Structured outputs: the answer is one text block of JSON made by the tool-input
 		// generator from the schema, within what max_tokens leaves (cut short like any text).
-		g := newInputGen(ctx, r, b.left, f.Schema)
+		g := newInputGen(work, r, b.left, f.Schema)
 		v := g.instance(f.Schema, 0)
 		if err := g.failure(formatPath(req)); err != nil {
 			return nil, "", nil, err
@@ -366,7 +366,7 @@ func (s *Server) generate(ctx context.Context, req *messageRequest) ([]block, st
 	if tool == nil {
 		return content, "end_turn", nil, nil
 	}
-	g := newInputGen(ctx, r, b.left, tool.InputSchema)
+	g := newInputGen(work, r, b.left, tool.InputSchema)
 	input := g.instance(tool.InputSchema, 0)
 	if err := g.failure("tools." + strconv.Itoa(toolIndex(req, tool)) + ".input_schema"); err != nil {
 		return nil, "", nil, err
@@ -469,19 +469,17 @@ const (
 type inputGen struct {
 	r         *rng
 	root      map[string]any // the schema that local $refs point into
-	values    int            // values left
-	bytes     int            // string bytes left
+	values    int            // values left: tokens of max_tokens, at most maxToolInputValues
+	bytes     int            // bytes left of maxToolInputBytes: strings, names, const and enum values
 	exhausted bool
-	// steps is the work left (maxGenSteps at the start): every value, property name, merged
-	// keyword and pattern node costs one. Values and bytes bound what is made; steps bound the
-	// work of making it, which a pattern of empty-width repeats makes without a byte of output.
-	steps int
-	// over is set when steps ran out or ctx ended; err says which, and where names the schema
-	// that was being generated, innermost part first (filled as the calls return).
-	over     bool
-	err      error
+	// work is the request's meter, with maxGenSteps to spend: every value, property name,
+	// merged keyword and pattern node costs a step, a $ref lookup and a copied value one more
+	// per stepBytes. Values and bytes bound what is made; steps bound the work of making it,
+	// which a pattern of empty-width repeats makes without a byte of output.
+	work *meter
+	// where names the schema that was being generated when the work stopped, innermost part
+	// first (filled as the calls return).
 	where    []string
-	ctx      context.Context
 	patterns map[string]*genPattern // each pattern compiled once per request
 }
 
@@ -500,59 +498,57 @@ type genPattern struct {
 	cost int
 }
 
-func newInputGen(ctx context.Context, r *rng, maxTokens int, root map[string]any) *inputGen {
-	return &inputGen{r: r, root: root, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes,
-		steps: maxGenSteps, ctx: ctx}
+// newInputGen starts a generation of at most maxTokens values, charged to work, which the caller
+// started with maxGenSteps.
+func newInputGen(work *meter, r *rng, maxTokens int, root map[string]any) *inputGen {
+	return &inputGen{r: r, root: root, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes, work: work}
 }
 
-// spend takes n steps, and reports false (setting over) when the budget is gone or the client
-// went; the context is looked at every 1,024 steps or so.
+// spend takes n steps, and reports false (the generation exhausted) when the budget is gone or
+// the client went.
 func (g *inputGen) spend(n int) bool {
-	if g.over {
-		return false
-	}
-	before := g.steps
-	g.steps -= n
-	if g.steps < 0 {
-		g.fail(errGenTooComplex)
-		return false
-	}
-	if before>>10 != g.steps>>10 && g.ctx != nil && g.ctx.Err() != nil {
-		g.fail(g.ctx.Err())
+	if !g.work.charge(n) {
+		g.exhausted = true
 		return false
 	}
 	return true
 }
 
+// fail stops the generation for a cause of its own.
 func (g *inputGen) fail(err error) {
-	g.over, g.exhausted, g.err = true, true, err
+	g.work.stop(err)
+	g.exhausted = true
 }
 
-// errGenTooComplex is the error of a schema whose value costs more than maxGenSteps.
-var errGenTooComplex = errors.New("too much work")
+// over reports whether the work stopped (the budget spent, a cause of the schema's, or the
+// client gone), rather than the output running out of room.
+func (g *inputGen) over() bool { return g.work.stopped() }
+
+// Why a generation stopped, besides the step budget and the client.
+var (
+	errPatternTooComplex = errors.New("pattern too complex") // a value of one pattern costs more than maxPatternCost
+	errRefNames          = errors.New("reference names")     // the step budget ran out looking up a $ref by its name
+)
 
 // failure is the error of a generation that went over, with root the field path of the schema:
-// a 400 naming the part of the schema being generated, or the context's error.
+// a 400 naming the part of the schema being generated (meter.refusal).
 func (g *inputGen) failure(root string) error {
-	if !g.over {
-		return nil
-	}
-	if g.err != errGenTooComplex && g.err != errPatternTooComplex {
-		return g.err
-	}
 	path := root
 	for i := len(g.where) - 1; i >= 0; i-- {
 		path += "." + g.where[i]
 	}
-	if g.err == errPatternTooComplex {
-		return invalidField(path+".pattern", "Schema is too complex to generate a value for: a value of this pattern takes more than %d steps (each repetition counted)", maxPatternCost)
+	switch g.work.err {
+	case errPatternTooComplex:
+		return g.work.refusal(path+".pattern", "Schema is too complex to generate a value for: a value of this pattern takes more than %d steps (each repetition counted)", maxPatternCost)
+	case errRefNames:
+		return g.work.refusal(path+".$ref", "Schema is too complex to generate a value for: it takes more than %d steps (a $ref lookup costs one step per %d bytes of the name it looks up)", maxGenSteps, stepBytes)
 	}
-	return invalidField(path, "Schema is too complex to generate a value for: it takes more than %d steps (values, property names and pattern parts summed over the request)", maxGenSteps)
+	return g.work.refusal(path, "Schema is too complex to generate a value for: it takes more than %d steps (values, property names and pattern parts summed over the request)", maxGenSteps)
 }
 
 // at records, as a call returns over budget, the part of the schema it was generating.
 func (g *inputGen) at(part string) {
-	if g.over {
+	if g.over() {
 		g.where = append(g.where, part)
 	}
 }
@@ -573,21 +569,27 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 	g.values--
 	r := g.r
 	if ref, ok := s["$ref"].(string); ok && depth <= maxSchemaDepth {
+		// The lookup hashes, compares and unescapes the name: a long one is as much work as
+		// many values.
+		if !g.spend(len(ref) / stepBytes) {
+			g.work.blame(errRefNames)
+			return nil
+		}
 		if target, err := resolveRef(g.root, ref); err == nil {
 			g.values++ // the target stands for this value
 			return g.instance(target, depth+1)
 		}
 	}
 	if v, ok := s["const"]; ok {
-		return v
+		return g.given(v)
 	}
 	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
-		return e[r.intn(len(e))]
+		return g.given(e[r.intn(len(e))])
 	}
 	if alts, ok := s["allOf"].([]any); ok && len(alts) > 0 && depth <= maxSchemaDepth {
 		g.values++ // the merged schema stands for this value
 		merged := g.mergeAllOf(s, alts)
-		if g.over {
+		if g.over() {
 			return nil
 		}
 		return g.instance(merged, depth+1)
@@ -626,6 +628,9 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		}
 		sort.Strings(names)
 		for _, n := range names {
+			if !g.name(n) {
+				break
+			}
 			ps, _ := props[n].(map[string]any)
 			if out[n] = g.instance(ps, depth+1); g.exhausted {
 				g.at("properties." + schemas.PathSegment(n))
@@ -686,9 +691,83 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 	return str
 }
 
-// errPatternTooComplex is the error of a pattern one value of which costs more than
-// maxPatternCost.
-var errPatternTooComplex = errors.New("pattern too complex")
+// given charges a value the schema gives as it is (const, enum) like one made: its bytes, as
+// encoded, to the byte budget, and its tokens to max_tokens (the one token instance took
+// already counted). A 100 KB const in an array of 1,000 items is 100 MB of answer otherwise.
+// It returns v, or nil with the generation exhausted when v does not fit.
+func (g *inputGen) given(v any) any {
+	size, toks := jsonCost(v, g.bytes)
+	if !g.spend(size/stepBytes) || g.charge(size, toks-1) {
+		return nil
+	}
+	return v
+}
+
+// name charges a property name of a generated object, as given does a value; false when it
+// does not fit.
+func (g *inputGen) name(n string) bool {
+	if len(n) > g.bytes { // not counted: it does not fit whatever its tokens
+		g.exhausted = true
+		return false
+	}
+	return g.spend(len(n)/stepBytes) && !g.charge(len(n)+3, countTokens(n))
+}
+
+// charge takes bytes and tokens of the output budgets, and reports (setting exhausted) when
+// either ran out.
+func (g *inputGen) charge(bytes, toks int) bool {
+	g.bytes -= bytes
+	g.values -= toks
+	if g.bytes < 0 || g.values < 0 {
+		g.exhausted = true
+	}
+	return g.exhausted
+}
+
+// jsonCost is the size of v's JSON encoding (strings counted without their escapes) and a lower
+// bound of its tokens: the tokens of its strings and keys, and one for every other value. It
+// stops counting once the size passes limit, so its work is bounded by limit and not by v.
+func jsonCost(v any, limit int) (size, toks int) {
+	var walk func(v any)
+	walk = func(v any) {
+		if size > limit {
+			return
+		}
+		switch x := v.(type) {
+		case string:
+			if size += len(x) + 2; size <= limit {
+				toks += countTokens(x)
+			}
+		case map[string]any:
+			size += 2
+			toks++
+			for k, e := range x {
+				if size += len(k) + 4; size > limit {
+					return
+				}
+				toks += countTokens(k)
+				walk(e)
+			}
+		case []any:
+			size += 2
+			toks++
+			for _, e := range x {
+				if size++; size > limit {
+					return
+				}
+				walk(e)
+			}
+		case json.Number:
+			size += len(x)
+			toks++
+		default:
+			size += 4 // a number, true, false or null: at least one byte, usually more
+			toks++
+		}
+	}
+	walk(v)
+	return size, max(toks, 1)
+}
 
 // pattern compiles p once per generation and prices a value of it.
 func (g *inputGen) pattern(p string) *genPattern {
@@ -806,6 +885,9 @@ func (g *inputGen) mergeAllOf(s map[string]any, alts []any) map[string]any {
 				}
 			case "required":
 				rl, _ := v.([]any)
+				if !g.spend(len(rl)) { // copied into every merge
+					return
+				}
 				req = append(req, rl...)
 			default:
 				if _, set := out[k]; !set {

@@ -2,7 +2,6 @@ package fake
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -170,8 +169,9 @@ func ptrValue[T any](p *T) T {
 }
 
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
-// model's when r is nil; plan is the request's cache plan, whose split its usage reports.
-func (s *Server) answerWith(ctx context.Context, req *messageRequest, plan *cachePlan, r *Reply) (*Message, error) {
+// model's when r is nil, its work charged to the request's meter work (generate); plan is the
+// request's cache plan, whose split its usage reports.
+func (s *Server) answerWith(work *meter, req *messageRequest, plan *cachePlan, r *Reply) (*Message, error) {
 	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
@@ -179,7 +179,7 @@ func (s *Server) answerWith(ctx context.Context, req *messageRequest, plan *cach
 		msg.StopSequence, msg.StopDetails = r.StopSequence, r.StopDetails
 	} else {
 		var err error
-		if msg.Content, reason, msg.StopSequence, err = s.generate(ctx, req); err != nil {
+		if msg.Content, reason, msg.StopSequence, err = s.generate(work, req); err != nil {
 			return nil, err // before any id is spent
 		}
 	}

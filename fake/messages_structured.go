@@ -59,18 +59,22 @@ type strictCheck struct {
 	noFollow  bool
 }
 
-// shared is what every check of one request's schemas shares: the visits, counted against
-// maxSchemaVisits however a subschema is reached (a definition's own $defs included), the
-// $defs objects already checked and the patterns already parsed.
+// shared is what every check of one request's schemas shares: the request's meter, with
+// maxSchemaVisits steps for them all (a subschema visited costs one, however it is reached, a
+// definition's own $defs included, and a $ref one more per stepBytes of its name for every
+// reference being expanded it is compared with, an object one per stepBytes names of its
+// required list), the $defs objects already checked, the long required lists already read and
+// the patterns already parsed.
 type shared struct {
-	visits   int
-	defs     map[uintptr]bool // by the address of the $defs map
+	work     *meter
+	defs     map[uintptr]bool            // by the address of the $defs map
+	required map[uintptr]map[string]bool // the long required lists read, by their address
 	patterns map[string]error
 }
 
-// newStrictCheck starts the checks of one request; its maps are made by the first check, since
-// nearly every request has no schema to check.
-func newStrictCheck() *strictCheck { return &strictCheck{shared: &shared{}} }
+// newStrictCheck starts the checks of one request on work, started with maxSchemaVisits; its
+// maps are made by the first check, since nearly every request has no schema to check.
+func newStrictCheck(work *meter) *strictCheck { return &strictCheck{shared: &shared{work: work}} }
 
 // tooComplex names the schema at path in the error of a check that went over maxSchemaVisits.
 func tooComplex(err error, path string) error {
@@ -78,6 +82,15 @@ func tooComplex(err error, path string) error {
 		return invalidField(path, "Schema is too complex for compilation: its references expand to more than %d subschemas", maxSchemaVisits)
 	}
 	return err
+}
+
+// over is the error of a check, at path, whose meter stopped: errSchemaTooComplex for the
+// visits (the caller names the schema), or the meter's refusal when the client went.
+func (sc *strictCheck) over(path string) error {
+	if sc.work.err == errOverBudget {
+		return errSchemaTooComplex
+	}
+	return sc.work.refusal(path, "")
 }
 
 // limits refuses a request whose strict schemas, summed, exceed the complexity limits; path
@@ -118,7 +131,7 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 			}
 		}
 	}
-	sc := newStrictCheck()
+	sc := newStrictCheck(c.meter(maxSchemaVisits))
 	if f := req.outputFormat(); f != nil {
 		path := formatPath(req)
 		if err := tooComplex(sc.check(f.Schema, f.Schema, path), path); err != nil {
@@ -172,15 +185,26 @@ func formatPath(req *messageRequest) string {
 // check refuses what the grammar compiler does not support in the schema s (a part of root), at
 // path, and counts optional and union-typed parameters toward the request's limits.
 func (sc *strictCheck) check(root, s map[string]any, path string) error {
-	if sc.visits++; sc.visits > maxSchemaVisits {
-		return errSchemaTooComplex
+	if !sc.work.charge(1) {
+		return sc.over(path)
 	}
-	for _, k := range slices.Sorted(maps.Keys(s)) { // the first offending keyword is the same on every run
-		if !strictKeywords[k] {
-			return invalidField(path+"."+k, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(slices.Sorted(maps.Keys(strictKeywords)), ", "))
+	// The first offending keyword in name order, the same on every run, found without sorting
+	// them: a schema may have a million.
+	bad := ""
+	for k := range s {
+		if !strictKeywords[k] && (bad == "" || k < bad) {
+			bad = k
 		}
 	}
+	if bad != "" {
+		return invalidField(path+"."+bad, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(slices.Sorted(maps.Keys(strictKeywords)), ", "))
+	}
 	if ref, ok := s["$ref"].(string); ok {
+		// Looking the name up, and comparing it with the references being expanded, reads it
+		// once each: a long name is as much work as many subschemas.
+		if !sc.work.charge(len(ref) * (1 + len(sc.expanding)) / stepBytes) {
+			return sc.work.refusal(path+".$ref", "Schema is too complex for compilation: its references cost more than %d steps (a subschema one, a $ref one more per %d bytes of its name for every reference it is compared with)", maxSchemaVisits, stepBytes)
+		}
 		target, err := resolveRef(root, ref)
 		if err != nil {
 			return invalidField(path+".$ref", "%v", err)
@@ -209,6 +233,10 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 			sc.defs = map[uintptr]bool{}
 		}
 		sc.defs[id] = true
+		// Each costs a visit: more than are left go over, found before they are sorted.
+		if len(defs) > sc.work.left && !sc.work.charge(len(defs)) {
+			return sc.over(path)
+		}
 		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			d, ok := defs[name].(map[string]any)
 			if !ok {
@@ -262,12 +290,19 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 		props, _ := s["properties"].(map[string]any)
 		req, _ := s["required"].([]any)
+		if !sc.work.charge(len(req) / stepBytes) {
+			return sc.work.refusal(path+".required", "Schema is too complex for compilation: its subschemas and required lists cost more than %d steps (a subschema one, a required list one per %d names)", maxSchemaVisits, stepBytes)
+		}
+		// Each costs a visit: more than are left go over, found before they are sorted.
+		if len(props) > sc.work.left && !sc.work.charge(len(props)) {
+			return sc.over(path)
+		}
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			ps, ok := props[name].(map[string]any)
 			if !ok {
 				return invalidField(path+".properties."+name, "must be a schema object")
 			}
-			if !slices.Contains(req, any(name)) {
+			if !sc.isRequired(req, name) {
 				sc.optional++
 			}
 			if err := sc.check(root, ps, path+".properties."+name); err != nil {
@@ -299,6 +334,30 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 	}
 	return nil
+}
+
+// isRequired reports whether name is in the required list req. A list past a handful is read
+// into a set once (kept, by the list's address, for the request): a list may name a million,
+// and each property of the object asks.
+func (sc *strictCheck) isRequired(req []any, name string) bool {
+	if len(req) <= 16 {
+		return slices.Contains(req, any(name))
+	}
+	id := reflect.ValueOf(req).Pointer()
+	set, ok := sc.required[id]
+	if !ok {
+		set = make(map[string]bool, len(req))
+		for _, n := range req {
+			if n, ok := n.(string); ok {
+				set[n] = true
+			}
+		}
+		if sc.required == nil {
+			sc.required = map[uintptr]map[string]bool{}
+		}
+		sc.required[id] = set
+	}
+	return set[name]
 }
 
 // resolveRef finds a local reference (#, #/$defs/name, #/definitions/name) in root.

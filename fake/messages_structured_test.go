@@ -300,18 +300,20 @@ func TestPatternCost(t *testing.T) {
 }
 
 // TestGenerationStopsWhenTheClientGoes: a request whose client went stops generating within
-// about a thousand steps, with the context's error.
+// about a thousand steps, with a 400 naming the schema that says so.
 func TestGenerationStopsWhenTheClientGoes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r, _ := seedOf(map[string]any{})
 	schema := map[string]any{"type": "array", "minItems": 1000.0, "items": map[string]any{"type": "string"}}
-	g := newInputGen(ctx, r, 100_000, schema)
+	work := &meter{}
+	work.start(ctx, maxGenSteps)
+	g := newInputGen(work, r, 100_000, schema)
 	g.instance(schema, 0)
-	if err := g.failure("x"); err != context.Canceled {
-		t.Fatalf("failure = %v, want context.Canceled", err)
+	if err := g.failure("x"); err == nil || !strings.HasPrefix(err.Error(), errInvalidRequest+": x.items: the work stopped here: the client closed the request") {
+		t.Fatalf("failure = %v, want a 400 naming x.items: the client went", err)
 	}
-	if used := maxGenSteps - g.steps; used > 1024 {
+	if used := maxGenSteps - work.left; used > 1024 {
 		t.Errorf("%d steps after the client went, want at most 1024", used)
 	}
 }

@@ -52,17 +52,28 @@ type StubMatch struct {
 }
 
 // stubInput is what the rules of every stub read of one request, worked out once for all of them:
-// the text of its last user turn and, only if a near miss needs it, that text in lower case.
+// the text of its last user turn, whether each user_text_contains given is in it (exactly, and,
+// only if a near miss needs it, ignoring case: the text lowered at most once), and the meter the
+// scans are charged to (maxStubSteps: each scan of the text a step per stepBytes read, each stub
+// tried a step, each tool name compared a step). A rule that many stubs share is looked for once.
 type stubInput struct {
 	req     *messageRequest
 	text    string
 	hasText bool
 	lower   string
 	lowered bool
+	found   map[string]bool // by user_text_contains: whether the text holds it
+	folded  map[string]bool // the same, both lowered
+	work    *meter
 }
 
-func newStubInput(req *messageRequest) *stubInput {
-	in := &stubInput{req: req}
+// maxStubSteps bounds the work of matching one request against the stubs, near miss included:
+// about 128 MiB of text scanned (1,000 stubs, each with its own user_text_contains, against a
+// last turn of 128 KiB), a few tenths of a second.
+const maxStubSteps = 2_000_000
+
+func newStubInput(req *messageRequest, work *meter) *stubInput {
+	in := &stubInput{req: req, work: work}
 	in.text, in.hasText = req.lastUserText()
 	return in
 }
@@ -74,8 +85,55 @@ func (in *stubInput) lowerText() string {
 	return in.lower
 }
 
+// contains reports whether the text holds sub; false (with the meter stopped) when the scan is
+// over the allowance.
+func (in *stubInput) contains(sub string) bool {
+	if !in.work.charge(len(sub) / stepBytes) { // the lookup hashes sub
+		return false
+	}
+	found, seen := in.found[sub]
+	if !seen {
+		if !in.work.chargeBytes(len(in.text) + len(sub)) {
+			return false
+		}
+		if in.found == nil {
+			in.found = map[string]bool{}
+		}
+		found = strings.Contains(in.text, sub)
+		in.found[sub] = found
+	}
+	return found
+}
+
+// containsFolded is contains ignoring case, for a sub that contains already looked for. Where
+// neither the text nor sub has an upper-case letter, it is what contains found, and the text is
+// not scanned again.
+func (in *stubInput) containsFolded(sub string) bool {
+	found, seen := in.folded[sub]
+	if !seen {
+		if !in.lowered && !in.work.chargeBytes(2*len(in.text)) { // lowered, then compared
+			return false
+		}
+		lower, lsub := in.lowerText(), strings.ToLower(sub)
+		if lower == in.text && lsub == sub {
+			return in.found[sub]
+		}
+		if !in.work.chargeBytes(len(in.text) + 2*len(sub)) {
+			return false
+		}
+		if in.folded == nil {
+			in.folded = map[string]bool{}
+		}
+		found = strings.Contains(lower, lsub)
+		in.folded[sub] = found
+	}
+	return found
+}
+
+// matches reports whether every rule of m holds for the request; false too once the matching is
+// over its allowance (the caller looks at the meter).
 func (m *StubMatch) matches(in *stubInput) bool {
-	return len(m.misses(in, 1, false)) == 0
+	return len(m.misses(in, 1, false)) == 0 && !in.work.stopped()
 }
 
 // misses are the clauses of m that the request does not satisfy; it stops once it holds limit of
@@ -108,16 +166,16 @@ func (m *StubMatch) misses(in *stubInput, limit int, explain bool) []string {
 			}) {
 				return out
 			}
-		case !strings.Contains(in.text, m.UserTextContains):
+		case !in.contains(m.UserTextContains):
 			if miss(func() string {
-				folded := strings.Contains(in.lowerText(), strings.ToLower(m.UserTextContains))
+				folded := in.containsFolded(m.UserTextContains)
 				return fmt.Sprintf("user_text_contains %s not in %s%s", quoteStub(m.UserTextContains), quoteStub(in.text), caseOnly(folded))
 			}) {
 				return out
 			}
 		}
 	}
-	if m.ToolName != "" && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
+	if m.ToolName != "" && in.work.charge(len(req.Tools)) && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
 		miss(func() string {
 			names := make([]string, 0, min(len(req.Tools), nearMissTools))
 			folded := false
@@ -166,16 +224,23 @@ const HeaderStubNearMiss = "Fake-Stub-Near-Miss"
 
 // nearMiss names, when no stub matched req, the stub that nearly did: of the stubs all of whose
 // clauses but one held, one whose clause failed only for case first, else the first registered.
-// It is "" when none did. It reads each stub's clauses as matching does, once more, and formats
-// a line only for the stubs that nearly matched, the request's text lowered at most once: its
-// work is bounded as matching's is (at most maxStubs stubs of three clauses).
+// It is "" when none did. It reads each stub's clauses as matching did, from what matching found
+// (each user_text_contains is looked for in the text once, whatever the pass), and formats a
+// line only for the stubs that nearly matched, the request's text lowered at most once: its
+// work is charged to the same allowance as matching's. When that runs out, it is "".
 func (l *stubs) nearMiss(in *stubInput) string {
 	best := ""
 	for _, st := range l.list {
 		if len(st.Match.misses(in, 2, false)) != 1 {
+			if in.work.stopped() {
+				return ""
+			}
 			continue
 		}
 		m := st.Match.misses(in, 1, true)
+		if in.work.stopped() {
+			return ""
+		}
 		line := st.ID + ": " + m[0]
 		if strings.HasSuffix(m[0], caseOnly(true)) {
 			return line
@@ -394,12 +459,19 @@ func defaultStopReason(content []map[string]any) string {
 // in the answer's HeaderStubNearMiss and the journal (nearMiss). Replies are never changed once
 // registered, so the one returned is safe to read after the lock is released, even if its stub
 // is gone.
-func (l *stubs) take(c *call, req *messageRequest) (*Reply, string) {
+//
+// The matching, near miss included, is charged to the request's meter (maxStubSteps); over it,
+// or once the client went, it stops, and the error is a 400 naming the last turn's content
+// (meter.refusal); no stub is used up.
+func (l *stubs) take(c *call, req *messageRequest) (*Reply, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	in := newStubInput(req)
+	in := newStubInput(req, c.meter(maxStubSteps))
 	for i, st := range l.list {
-		if !st.Match.matches(in) {
+		if !in.work.charge(1) || !st.Match.matches(in) {
+			if in.work.stopped() {
+				return nil, "", in.work.refusal(fmt.Sprintf("messages.%d.content", len(req.Messages)-1), "matching it against the %d stubs takes more than %d steps (a stub one, and one per %d bytes of the text scanned); register fewer stubs or send a shorter turn", len(l.list), maxStubSteps, stepBytes)
+			}
 			continue
 		}
 		r := &st.Replies[st.Served%len(st.Replies)]
@@ -408,13 +480,13 @@ func (l *stubs) take(c *call, req *messageRequest) (*Reply, string) {
 			l.list = slices.Delete(l.list, i, i+1)
 			l.forget(st.size)
 		}
-		return r, st.ID
+		return r, st.ID, nil
 	}
 	if line := l.nearMiss(in); line != "" {
 		c.x.stubNearMiss = line
 		c.Header(HeaderStubNearMiss, line)
 	}
-	return nil, ""
+	return nil, "", nil
 }
 
 // Stubs returns the stubs not yet used up, in the order they are tried. The replies are copies:

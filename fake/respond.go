@@ -31,6 +31,8 @@ type call struct {
 	cred  *credential
 	org   *org
 	betas []string
+	// work is the request's one meter of work (cost.go), started by each stage that charges it.
+	work meter
 	// version is the API version whose rules answer the request (versions.go); nil for an
 	// interface without one.
 	version *apiVersion
@@ -110,7 +112,7 @@ func (s *Server) serve(c *call) (any, error) {
 			return nil, err
 		}
 		c.cred, c.org, c.credHeader = cred, cred.org, lowerHeader(header)
-		if c.version, c.betas, err = checkVersionHeaders(c.Request, ifc); err != nil {
+		if c.version, c.betas, err = checkVersionHeaders(c.Request, ifc, c.meter(maxBetaSteps)); err != nil {
 			return nil, err
 		}
 	}

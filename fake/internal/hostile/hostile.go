@@ -71,7 +71,35 @@ func CPU() []Case {
 	wide := list(1000, func(i int) string { return fmt.Sprintf(`"q%d":{"type":"string"}`, i) })
 	allOf := `{"type":"object","properties":{"a":{"type":"array","minItems":1000,"items":{"allOf":[` +
 		list(1000, func(int) string { return `{"$ref":"#/$defs/d"}` }) + `]}}},"$defs":{"d":{"type":"object","properties":{` + wide + `}}}}`
+	// Issue 47: a $ref looked up by a 1 MB name 20,000 times; a strict schema whose references,
+	// 200 KB names of equal length, fan out 20 ways over four levels; allOf merges that copy
+	// a required list of 1,000 names from each of 1,000 references, for 300 items.
+	longName := strings.Repeat("n", 1<<20)
+	longRef := `{"type":"object","properties":{"a":{"type":"array","minItems":1000,"items":{"type":"array","minItems":20,"items":{"$ref":"#/$defs/` +
+		longName + `"}}}},"$defs":{` + quote(longName) + `:{"type":"integer"}}}`
+	level := func(i int) string { return strings.Repeat("r", 200_000) + string(rune('A'+i)) }
+	chain := `{"type":"object","additionalProperties":false,"properties":{"p":{"$ref":"#/$defs/` + level(0) + `"}},"required":["p"],"$defs":{`
+	for i := range 3 {
+		chain += quote(level(i)) + `:{"anyOf":[` + list(20, func(int) string { return `{"$ref":"#/$defs/` + level(i+1) + `"}` }) + `]},`
+	}
+	chain += quote(level(3)) + `:{"type":"string"}}}`
+	copied := `{"type":"object","properties":{"a":{"type":"array","minItems":300,"items":{"allOf":[` +
+		list(1000, func(int) string { return `{"$ref":"#/$defs/d"}` }) + `]}}},"$defs":{"d":{"required":[` +
+		list(1000, func(i int) string { return quote(fmt.Sprintf("r%d", i)) }) + `]}}}`
+	// A strict object of 20,000 properties whose required list names a million others: each
+	// property was looked for in the whole list.
+	manyRequired := `{"type":"object","additionalProperties":false,"properties":{` +
+		list(20_000, func(i int) string { return fmt.Sprintf(`"p%05d":{"type":"string"}`, i) }) + `},"required":[` +
+		list(1_000_000, func(i int) string { return fmt.Sprintf(`"r%06d"`, i) }) + `]}`
 	return []Case{
+		{"strict object of 20,000 properties, 1,000,000 required names", "/v1/messages", format(manyRequired, true),
+			400, "output_config.format.schema.required"},
+		{"a $ref of a 1 MB name looked up 20,000 times", "/v1/messages", tool(longRef),
+			400, "tools.0.input_schema.properties.a.items.items.$ref"},
+		{"strict $refs of 200 KB names fanning out 20 ways, four levels", "/v1/messages", format(chain, true),
+			400, "output_config.format.schema.$defs." + level(0) + ".anyOf.3.$ref"}, // the definitions are checked first
+		{"allOf copying 1,000 required lists of 1,000 names, 300 items", "/v1/messages", tool(copied),
+			400, "tools.0.input_schema.properties.a.items"},
 		{"empty-width pattern, minItems 1000", "/v1/messages",
 			tool(`{"type":"object","properties":{"a":{"type":"array","minItems":1000,"items":{"type":"string","pattern":` + quote(EmptyRepeats) + `}}}}`),
 			400, "tools.0.input_schema.properties.a.items.pattern"},
