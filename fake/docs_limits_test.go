@@ -18,13 +18,16 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 	kib := func(n int) string { return fmt.Sprintf("%d KiB", n>>10) }
 	rows := map[string][]string{
 		"| JSON request body |": {fmt.Sprintf("%d MB; Messages, count_tokens and completions %d MB", defaultBodyLimit>>20, messagesBodyLimit>>20)},
-		"| tool input generated from": {fmt.Sprintf("at most %s values and %s of strings, %s items or characters per value",
+		"| tool input generated from": {fmt.Sprintf("at most %s values and %s of strings, property names and `const`/`enum` values, %s items or characters per value",
 			thousands(maxToolInputValues), mib(maxToolInputBytes), thousands(maxGenerated))},
-		"| work of generating a tool input": {thousands(maxGenSteps) + " steps per request", "at most " + thousands(maxPatternCost) + ";"},
-		"| checking strict schemas":         {thousands(maxSchemaVisits) + " subschemas per request"},
-		"| prompt cache, per server":        {thousands(cacheMaxEntries) + " entries and " + mib(cacheMaxBytes), "(" + thousands(cacheMaxFingerprints) + " fingerprints"},
-		"| the prompt caches of a server":   {"| " + mib(cachesBytes) + " |", "one namespace's " + thousands(cacheMaxEntries) + " entries"},
-		"| a refused request body over":     {"over " + mib(releaseAfterBytes), "a refused " + mib(snapshotBodyLimit) + " snapshot"},
+		"| work of generating a tool input":      {thousands(maxGenSteps) + " steps per request", "at most " + thousands(maxPatternCost) + ";"},
+		"| checking strict schemas":              {thousands(maxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", stepBytes)},
+		"| beta values (":                        {thousands(maxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", stepBytes), fmt.Sprintf("more than %d steps", maxBetaSteps)},
+		"| matching a request against the stubs": {thousands(maxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", stepBytes)},
+		"| an error message |":                   {fmt.Sprintf("quoted to %d bytes", maxExcerpt), fmt.Sprintf("the whole message %d KiB", maxErrorMessage>>10)},
+		"| prompt cache, per server":             {thousands(cacheMaxEntries) + " entries and " + mib(cacheMaxBytes), "(" + thousands(cacheMaxFingerprints) + " fingerprints"},
+		"| the prompt caches of a server":        {"| " + mib(cachesBytes) + " |", "one namespace's " + thousands(cacheMaxEntries) + " entries"},
+		"| a refused request body over":          {"over " + mib(releaseAfterBytes), "a refused " + mib(snapshotBodyLimit) + " snapshot"},
 		"| journal |": {fmt.Sprintf("the last %s requests and at most %s; per entry %s of path and of query, %s per header value, %s of headers (in name order), a JSON body up to %s",
 			thousands(journalCap), mib(journalBytes), kib(journalURLCap), kib(journalValueCap), kib(journalHeadersCap), kib(journalBodyCap))},
 		"| coverage (": {fmt.Sprintf("%d distinct invalid reasons, each with its field cut to %d bytes and its example to %d; the request schema's fields to a depth of %d",
@@ -39,7 +42,7 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(maxFaultLatency.Minutes()))},
 		"| a recording (":                    {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
 		"| a recording file read at start":   {"| " + mib(maxRecordingFile) + ", a regular file"},
-		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together; %s events per recorded stream; `offset_ms` at most %s",
+		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together, checked from the directory and each file's size before any is read; %s events per recorded stream; `offset_ms` at most %s",
 			thousands(maxRecordingFiles), mib(maxRecordingsBytes), thousands(maxRecordedEvents), thousands(maxOffsetMS))},
 	}
 	limits := readPage(t, "limits.md")
