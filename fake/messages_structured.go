@@ -264,7 +264,7 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 	}
 	if f, ok := s["format"].(string); ok && !slices.Contains(strictFormats, f) {
-		return invalidField(path+".format", "the format %q is not supported by structured outputs; supported: %s", f, strings.Join(strictFormats, ", "))
+		return invalidField(path+".format", "the format %s is not supported by structured outputs; supported: %s", quoted(f, maxExcerpt), strings.Join(strictFormats, ", "))
 	}
 	if v, ok := s["minItems"]; ok {
 		if n := intKeyword(s, "minItems", -1); n != 0 && n != 1 {
@@ -371,10 +371,10 @@ func resolveRef(root map[string]any, ref string) (map[string]any, error) {
 			if d, ok := defs[strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")].(map[string]any); ok {
 				return d, nil
 			}
-			return nil, fmt.Errorf("%q names no definition of the schema", ref)
+			return nil, fmt.Errorf("%s names no definition of the schema", quoted(ref, maxExcerpt))
 		}
 	}
-	return nil, fmt.Errorf("%q: only local references to #/$defs/ or #/definitions/ are supported", ref)
+	return nil, fmt.Errorf("%s: only local references to #/$defs/ or #/definitions/ are supported", quoted(ref, maxExcerpt))
 }
 
 // checkPattern refuses a regular expression the grammar compiler would not take: one that does

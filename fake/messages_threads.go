@@ -240,13 +240,13 @@ func (st *threadStore) begin(prev string, owner threadOwner, print map[string]st
 	}
 	switch {
 	case th == nil:
-		return nil, newError(errNotFound, "thread.previous_message_id: no thread holds message %q: it expired (%v after its last reply), was never stored, or was dropped; send the whole conversation with thread.type \"create\"", prev, threadTTL).
+		return nil, newError(errNotFound, "thread.previous_message_id: no thread holds message %s: it expired (%v after its last reply), was never stored, or was dropped; send the whole conversation with thread.type \"create\"", quoted(prev, maxExcerpt), threadTTL).
 			withDetails(errorDetails{ErrorCode: threadNotFound})
 	case th.inFlight[prev]:
-		return nil, invalidField("thread.previous_message_id", "another request is continuing from message %q; wait for its answer", prev).
+		return nil, invalidField("thread.previous_message_id", "another request is continuing from message %s; wait for its answer", quoted(prev, maxExcerpt)).
 			withDetails(errorDetails{ErrorCode: threadContinueInFlight})
 	case th.latest != prev:
-		return nil, invalidField("thread.previous_message_id", "message %q was already continued; continue from the thread's latest reply, %q", prev, th.latest).
+		return nil, invalidField("thread.previous_message_id", "message %s was already continued; continue from the thread's latest reply, %q", quoted(prev, maxExcerpt), th.latest).
 			withDetails(errorDetails{ErrorCode: threadAlreadyContinued})
 	}
 	var diffs []string
