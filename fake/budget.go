@@ -42,6 +42,35 @@ func (b *byteBudget) reserve(n int) bool {
 	}
 }
 
+// charged is what one store of a server (or namespace) keeps, counted in its own total and in
+// the byteBudget it shares with the server's other namespaces: a store embeds it, and its
+// methods are called under the store's lock.
+type charged struct {
+	bytes  int         // what the store keeps
+	budget *byteBudget // shared with the server's namespaces (or its parent's); nil: none
+	// released: the store's server was reset or dropped, and its bytes left the budget; a request
+	// still holding the store keeps nothing more in it.
+	released bool
+}
+
+// grow adds n (negative: removes) to the store's total and the shared budget.
+func (c *charged) grow(n int) {
+	c.bytes += n
+	if c.budget != nil {
+		c.budget.add(n)
+	}
+}
+
+// leave takes everything the store keeps out of the shared budget for good, and marks it
+// released; the store lets go of its contents itself.
+func (c *charged) leave() {
+	c.grow(-c.bytes)
+	c.released = true
+}
+
+// overBudget reports whether the stores sharing the budget keep more than its limit.
+func (c *charged) overBudget() bool { return c.budget != nil && c.budget.over() }
+
 // heldSize estimates the heap a decoded JSON value holds (as encoding/json decodes into any,
 // numbers as json.Number): what a store that keeps decoded JSON charges to its bounds. The bytes
 // of a request are no measure of it: {"a":1} is 7 bytes of JSON and over 300 bytes of map once

@@ -118,11 +118,7 @@ type cacheStore struct {
 	n       int                          // entries in the lists (as in entries)
 	fps     map[string]*cacheFingerprint // by response id
 	fpOrder []string                     // response ids, oldest first
-	bytes   int                          // the estimated size of the entries and fingerprints
-	budget  *byteBudget                  // shared with the server's namespaces (or its parent's)
-	// released: the store's server was reset or dropped, and its bytes left the budget; a request
-	// still holding it keeps nothing more in it.
-	released bool
+	charged                              // the estimated size of the entries and fingerprints
 	// spare is the entry dropped last, kept for the next add: at the cap every write drops one
 	// entry (expired or evicted) and adds one, and reusing the dropped one's memory, which the
 	// drop just touched, spares the write an allocation and a cold cache line.
@@ -131,28 +127,19 @@ type cacheStore struct {
 
 func (st *state) cacheStore(budget *byteBudget) *cacheStore {
 	return st.cache.get(func() *cacheStore {
-		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, budget: budget}
+		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, charged: charged{budget: budget}}
 	})
 }
 
 // cacheStore is the server's cache store, built on first use.
 func (s *Server) cacheStore() *cacheStore { return s.state().cacheStore(s.cfg.caches) }
 
-// grow adds n (negative: removes) to the store's size and the shared budget.
-func (st *cacheStore) grow(n int) {
-	st.bytes += n
-	if st.budget != nil {
-		st.budget.add(n)
-	}
-}
-
 // release takes the store's bytes out of the shared budget for good: its server was reset or
 // dropped. The caller does not hold st.mu.
 func (st *cacheStore) release() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.grow(-st.bytes)
-	st.released = true
+	st.leave()
 	clear(st.entries)
 	st.byExp, st.n, st.spare = [2]expiryList{}, 0, nil
 	clear(st.fps)
@@ -765,7 +752,7 @@ func (st *cacheStore) commit(p *cachePlan, id string) bool {
 		st.remember(id, p.fp)
 	}
 	st.shrink(func() bool { return st.n > cacheMaxEntries || st.bytes > cacheMaxBytes })
-	return st.budget != nil && st.budget.over()
+	return st.overBudget()
 }
 
 func later(a, b time.Time) time.Time {
@@ -778,7 +765,7 @@ func later(a, b time.Time) time.Time {
 // trimCache drops srv's cache entries (soonest expiry first, then the oldest fingerprints) while
 // the caches of all namespaces are over their shared budget (cachesBytes).
 func trimCache(srv *Server) {
-	if st := srv.state().cache.v.Load(); st != nil && st.budget != nil && st.budget.over() {
+	if st := srv.state().cache.v.Load(); st != nil && st.overBudget() {
 		st.mu.Lock()
 		st.shrink(st.budget.over)
 		st.mu.Unlock()

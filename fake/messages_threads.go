@@ -110,26 +110,14 @@ func ownerOf(c *call) threadOwner {
 // threadStore is a server's threads, under one mutex: by reply id, and in an LRU list (most
 // recently used first), which is also soonest-expiring last, since each use restarts threadTTL.
 type threadStore struct {
-	mu     sync.Mutex
-	byID   map[string]*thread
-	lru    list.List // of *thread
-	bytes  int
-	budget *byteBudget // shared with the server's namespaces (or its parent's): threadsBytes
-	// released: the store's server was reset or dropped, and its bytes left the budget; a request
-	// still holding it keeps nothing more in it.
-	released bool
+	mu      sync.Mutex
+	byID    map[string]*thread
+	lru     list.List // of *thread
+	charged           // what the threads keep, in a budget of threadsBytes shared with the namespaces
 }
 
 func (st *state) threadStore(budget *byteBudget) *threadStore {
-	return st.threads.get(func() *threadStore { return &threadStore{byID: map[string]*thread{}, budget: budget} })
-}
-
-// grow adds n (negative: removes) to the store's size and the shared budget; the caller holds mu.
-func (st *threadStore) grow(n int) {
-	st.bytes += n
-	if st.budget != nil {
-		st.budget.add(n)
-	}
+	return st.threads.get(func() *threadStore { return &threadStore{byID: map[string]*thread{}, charged: charged{budget: budget}} })
 }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
@@ -137,8 +125,7 @@ func (st *threadStore) grow(n int) {
 func (st *threadStore) release() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.grow(-st.bytes)
-	st.released = true
+	st.leave()
 	clear(st.byID)
 	st.lru.Init()
 }
@@ -367,7 +354,7 @@ func (s *Server) commitThread(req *messageRequest, msg *Message) {
 	th.elem = st.lru.PushFront(th)
 	st.grow(th.bytes)
 	st.trim(now)
-	over := st.budget != nil && st.budget.over()
+	over := st.overBudget()
 	st.mu.Unlock()
 	if over {
 		s.root().trimIdle(s, st.budget, trimThreads)
@@ -383,7 +370,7 @@ func trimThreads(srv *Server) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for e := st.lru.Back(); e != nil && st.budget != nil && st.budget.over(); e = st.lru.Back() {
+	for e := st.lru.Back(); e != nil && st.overBudget(); e = st.lru.Back() {
 		st.drop(e.Value.(*thread))
 	}
 }

@@ -106,7 +106,7 @@ func TestThreadContinueMeetsTheMessageBound(t *testing.T) {
 	if status != wantStatus || got.Get("error").Raw != want.Get("error").Raw {
 		t.Errorf("a continue of %d messages onto %d: %d %.300s\nwant the whole conversation's %d %s", len(next), len(kept)+1, status, got.Raw, wantStatus, want.Raw)
 	}
-	if cpu > time.Second {
+	if cpu > time.Second && !raceDetector {
 		t.Errorf("the refusal took %v of CPU, want at most 1s", cpu)
 	}
 	t.Logf("%d messages: %d %s (%v CPU)", len(whole), status, got.Get("error.message"), cpu.Round(time.Millisecond))
