@@ -11,6 +11,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Administration (spec 2.11, 2.12, 3.2, 4.6, 8; gaps §6). Against a deployment these checks
@@ -31,13 +33,13 @@ func freshEmail(tag string) string {
 }
 
 // adminReq is a request of the administration interface.
-func adminReq(method, path, schema string, body any) Request {
-	return Request{Area: Admin, Method: method, Path: path, Schema: schema, Body: body}
+func adminReq(method, path, schema string, body any) kit.Request {
+	return kit.Request{Area: kit.Admin, Method: method, Path: path, Schema: schema, Body: body}
 }
 
 // undoCreate registers the removal of an invite or workspace the check created. Workspaces
 // cannot be deleted, so they are archived.
-func undoCreate(t *T, kind, id string) {
+func undoCreate(t *kit.T, kind, id string) {
 	if kind == "invites" {
 		t.Cleanup("delete invite "+id, t.Delete(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
 		return
@@ -47,7 +49,7 @@ func undoCreate(t *T, kind, id string) {
 
 // tryCreate sends a create of kind ("invites" or "workspaces") that the check expects to be
 // refused; should the target accept it anyway, what it created is removed afterwards.
-func tryCreate(t *T, kind string, body any) *Response {
+func tryCreate(t *kit.T, kind string, body any) *kit.Response {
 	resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/"+kind, "", body))
 	if resp.Status == http.StatusOK {
 		undoCreate(t, kind, resp.Get("id").String())
@@ -56,14 +58,14 @@ func tryCreate(t *T, kind string, body any) *Response {
 }
 
 // createInvite invites a fresh address with role and registers its deletion.
-func createInvite(t *T, tag, role string) gjson.Result {
+func createInvite(t *kit.T, tag, role string) gjson.Result {
 	resp := t.OK(adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail(tag), "role": role}))
 	undoCreate(t, "invites", resp.Get("id").String())
 	return resp.JSON()
 }
 
 // createWorkspace creates a workspace from body and registers its archiving.
-func createWorkspace(t *T, body map[string]any) gjson.Result {
+func createWorkspace(t *kit.T, body map[string]any) gjson.Result {
 	resp := t.OK(adminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", body))
 	undoCreate(t, "workspaces", resp.Get("id").String())
 	return resp.JSON()
@@ -71,25 +73,25 @@ func createWorkspace(t *T, body map[string]any) gjson.Result {
 
 // expectRefused requires an error envelope of the type with a client-error status: the
 // specification says which requests are refused, gaps §1 fixes the status (checked apart).
-func expectRefused(t *T, resp *Response, errType string) {
+func expectRefused(t *kit.T, resp *kit.Response, errType string) {
 	t.ExpectWithOffset(1, resp.Status/100).To(Equal(4), "%s", resp)
 	t.ExpectWithOffset(1, resp.Get("type").String()).To(Equal("error"), "%s", resp)
 	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal(errType), "%s", resp)
 }
 
 // walkCursor pages through an administration cursor list forwards with the page size.
-func walkCursor(t *T, path, schema string, query url.Values, limit int) []gjson.Result {
-	return t.WalkCursor(Request{Area: Admin, Path: path, Query: query, Schema: schema}, "data", limit)
+func walkCursor(t *kit.T, path, schema string, query url.Values, limit int) []gjson.Result {
+	return t.WalkCursor(kit.Request{Area: kit.Admin, Path: path, Query: query, Schema: schema}, "data", limit)
 }
 
 // allUsers lists every user of the organization.
-func allUsers(t *T) []gjson.Result {
+func allUsers(t *kit.T) []gjson.Result {
 	return walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, 1000)
 }
 
 // removableUser returns a non-admin user whose role another listed user also holds, so that
 // changing or removing it leaves every role represented; ok is false when there is none.
-func removableUser(t *T) (u gjson.Result, ok bool) {
+func removableUser(t *kit.T) (u gjson.Result, ok bool) {
 	users := allUsers(t)
 	count := map[string]int{}
 	for _, u := range users {
@@ -104,7 +106,7 @@ func removableUser(t *T) (u gjson.Result, ok bool) {
 }
 
 // adminUser returns a user whose role is admin; ok is false when the list has none.
-func adminUser(t *T) (gjson.Result, bool) {
+func adminUser(t *kit.T) (gjson.Result, bool) {
 	for _, u := range allUsers(t) {
 		if u.Get("role").String() == "admin" {
 			return u, true
@@ -114,59 +116,59 @@ func adminUser(t *T) (gjson.Result, bool) {
 }
 
 // needOrg2 disables a tenancy check when no second organization is configured.
-func needOrg2(t *T) {
+func needOrg2(t *kit.T) {
 	if t.Config().AdminKey2 == "" {
 		t.Disabled("needs CONFORMANCE_ADMIN_API_KEY_2, an admin key of a second organization")
 	}
 }
 
 // orgRateLimits returns every organization rate-limit entry (one page: limit omitted).
-func orgRateLimits(t *T) []gjson.Result {
+func orgRateLimits(t *kit.T) []gjson.Result {
 	return t.OK(adminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil)).Get("data").Array()
 }
 
 // walkTokens pages through an administration page-token list and returns every entry's JSON.
-func walkTokens(t *T, path, schema string, limit int) []string {
+func walkTokens(t *kit.T, path, schema string, limit int) []string {
 	var raw []string
-	for _, e := range t.WalkPages(Request{Area: Admin, Path: path, Schema: schema}, limit) {
+	for _, e := range t.WalkPages(kit.Request{Area: kit.Admin, Path: path, Schema: schema}, limit) {
 		raw = append(raw, e.Raw)
 	}
 	return raw
 }
 
 func init() {
-	Register(InterfaceChecks(Admin, "/v1/organizations/me", "admin/organization")...)
-	Register(organizationChecks...)
-	Register(inviteChecks...)
-	Register(userChecks...)
-	Register(workspaceChecks...)
-	Register(rateLimitChecks...)
+	kit.Register(kit.InterfaceChecks(kit.Admin, "/v1/organizations/me", "admin/organization")...)
+	kit.Register(organizationChecks...)
+	kit.Register(inviteChecks...)
+	kit.Register(userChecks...)
+	kit.Register(workspaceChecks...)
+	kit.Register(rateLimitChecks...)
 }
 
-var organizationChecks = []Check{
-	{ID: "admin/organization-me", Clause: "4.6", Labels: []Label{Admin},
+var organizationChecks = []kit.Check{
+	{ID: "admin/organization-me", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "GET /v1/organizations/me answers the key's organization with type organization",
-		Bug: &Bug{Says: "the organization reads with type workspace", Want: "organization",
-			Break: setsField(on(http.MethodGet, admMe), "type", "workspace")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the organization reads with type workspace", Want: "organization",
+			Break: kit.SetsField(kit.On(http.MethodGet, admMe), "type", "workspace")},
+		Run: func(t *kit.T) {
 			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
 			t.Expect(resp.Get("type").String()).To(Equal("organization"))
 			t.Expect(resp.Get("id").String()).NotTo(BeEmpty())
 			t.Expect(resp.Get("name").String()).NotTo(BeEmpty())
 		}},
-	{ID: "admin/organization-id-uuid", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/organization-id-uuid", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the organization id is a UUID string",
-		Bug: &Bug{Says: "the organization id is a prefixed ID, not a UUID", Want: "UUID",
-			Break: inOKAnswers(on(http.MethodGet, admMe), func(_ *http.Request, m map[string]any) { m["id"] = "org_" + mwtStr(m, "id") })},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the organization id is a prefixed ID, not a UUID", Want: "UUID",
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, admMe), func(_ *http.Request, m map[string]any) { m["id"] = "org_" + mwtStr(m, "id") })},
+		Run: func(t *kit.T) {
 			id := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)).Get("id").String()
 			t.Expect(id).To(MatchRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`))
 		}},
-	{ID: "admin/organization-me-per-key", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/organization-me-per-key", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "each organization's admin key reads its own organization",
-		Bug: &Bug{Says: "every admin key reads the first organization", Want: "expected not to equal",
+		Bug: &kit.Bug{Says: "every admin key reads the first organization", Want: "expected not to equal",
 			Break: mwtAsFirstOrg(admMe)},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			needOrg2(t)
 			one := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
 			r := adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)
@@ -174,30 +176,30 @@ var organizationChecks = []Check{
 			two := t.OK(r)
 			t.Expect(two.Get("id").String()).NotTo(Equal(one.Get("id").String()))
 		}},
-	{ID: "admin/only-admin-key", Clause: "5", Labels: []Label{Admin, Extension},
+	{ID: "admin/only-admin-key", Clause: "5", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "every administration endpoint refuses an API key with 403 permission_error",
-		Bug: &Bug{Says: "the rate-limit list serves an API key as if it were the admin key", Want: "403",
-			Break: inRequestHeaders(on(http.MethodGet, admRateLimits), func(h http.Header) {
-				if h.Get("X-Api-Key") == FakeAPIKey {
-					h.Set("X-Api-Key", FakeAdminKey)
+		Bug: &kit.Bug{Says: "the rate-limit list serves an API key as if it were the admin key", Want: "403",
+			Break: kit.InRequestHeaders(kit.On(http.MethodGet, admRateLimits), func(h http.Header) {
+				if h.Get("X-Api-Key") == kit.FakeAPIKey {
+					h.Set("X-Api-Key", kit.FakeAdminKey)
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, p := range []string{"/v1/organizations/me", "/v1/organizations/invites", "/v1/organizations/users",
 				"/v1/organizations/workspaces", "/v1/organizations/rate_limits"} {
 				r := adminReq(http.MethodGet, p, "", nil)
-				r.As = APIKey
+				r.As = kit.APIKey
 				t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
 			}
 			r := adminReq(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": freshEmail("apikey"), "role": "user"})
-			r.As = APIKey
+			r.As = kit.APIKey
 			t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
 		}},
-	{ID: "admin/bad-input-400-names-field", Clause: "gaps §1", Labels: []Label{Admin, Extension},
+	{ID: "admin/bad-input-400-names-field", Clause: "gaps §1", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "invalid administration requests are answered 400 invalid_request_error naming the field",
-		Bug: &Bug{Says: "a refused invite's error message does not name the field", Want: "role",
-			Break: mwtErrorMessage(on(http.MethodPost, admInvites), "invalid invite")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "a refused invite's error message does not name the field", Want: "role",
+			Break: mwtErrorMessage(kit.On(http.MethodPost, admInvites), "invalid invite")},
+		Run: func(t *kit.T) {
 			w := createWorkspace(t, map[string]any{"name": "conformance bad input"})
 			wp := "/v1/organizations/workspaces/" + w.Get("id").String()
 			u, haveUser := removableUser(t)
@@ -233,12 +235,12 @@ var organizationChecks = []Check{
 		}},
 }
 
-var inviteChecks = []Check{
-	{ID: "admin/invite-create", Clause: "3.2", Labels: []Label{Admin},
+var inviteChecks = []kit.Check{
+	{ID: "admin/invite-create", Clause: "3.2", Labels: []kit.Label{kit.Admin},
 		Title: "creating an invite with a valid email and role answers a pending invite with its expiry time",
-		Bug: &Bug{Says: "a new invite reads accepted", Want: "pending",
-			Break: setsField(on(http.MethodPost, admInvites), "status", "accepted")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "a new invite reads accepted", Want: "pending",
+			Break: kit.SetsField(kit.On(http.MethodPost, admInvites), "status", "accepted")},
+		Run: func(t *kit.T) {
 			in := createInvite(t, "create", "developer")
 			t.Expect(in.Get("id").String()).To(HavePrefix("invite_"))
 			t.Expect(in.Get("type").String()).To(Equal("invite"))
@@ -247,28 +249,28 @@ var inviteChecks = []Check{
 			t.Expect(in.Get("email").String()).To(HavePrefix("conformance-create-"))
 			t.Expect(in.Get("expires_at").Time().After(in.Get("invited_at").Time())).To(BeTrue(), "expires_at after invited_at")
 		}},
-	{ID: "admin/invite-each-role", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/invite-each-role", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "an invite may give each of the roles user, developer, billing and assistant_code_user",
-		Bug: &Bug{Says: "an invite for role billing is created with role user", Want: "billing",
+		Bug: &kit.Bug{Says: "an invite for role billing is created with role user", Want: "billing",
 			Break: mwtRequests(http.MethodPost, admInvites, func(_ *http.Request, b map[string]any) {
 				if b["role"] == "billing" {
 					b["role"] = "user"
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, role := range grantable {
 				t.Expect(createInvite(t, "role", role).Get("role").String()).To(Equal(role))
 			}
 		}},
-	{ID: "admin/invite-role-admin-refused", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/invite-role-admin-refused", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "an invite with role admin, or a role outside 4.6, is refused and creates nothing",
-		Bug: &Bug{Says: "an invite with role owner is accepted, as role user", Want: "POST /v1/organizations/invites -> 200",
+		Bug: &kit.Bug{Says: "an invite with role owner is accepted, as role user", Want: "POST /v1/organizations/invites -> 200",
 			Break: mwtRequests(http.MethodPost, admInvites, func(_ *http.Request, b map[string]any) {
 				if b["role"] == "owner" {
 					b["role"] = "user"
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, role := range []string{"admin", "owner", ""} {
 				email := freshEmail("admin")
 				expectRefused(t, tryCreate(t, "invites", map[string]string{"email": email, "role": role}), "invalid_request_error")
@@ -277,30 +279,30 @@ var inviteChecks = []Check{
 				}
 			}
 		}},
-	{ID: "admin/invite-invalid-email-refused", Clause: "3.2", Labels: []Label{Admin},
+	{ID: "admin/invite-invalid-email-refused", Clause: "3.2", Labels: []kit.Label{kit.Admin},
 		Title: "an invite whose email is not an address is refused",
-		Bug: &Bug{Says: "an invite whose email has no @ is accepted", Want: "POST /v1/organizations/invites -> 200",
+		Bug: &kit.Bug{Says: "an invite whose email has no @ is accepted", Want: "POST /v1/organizations/invites -> 200",
 			Break: admInviteEmail(func(e string) string {
 				if e == "no-at-sign" {
 					return admFresh(e)
 				}
 				return e
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, email := range []string{"", "no-at-sign", "Display Name <x@example.com>", "x@"} {
 				expectRefused(t, tryCreate(t, "invites", map[string]string{"email": email, "role": "user"}), "invalid_request_error")
 			}
 		}},
-	{ID: "admin/invite-duplicate-refused", Clause: "3.2", Labels: []Label{Admin, Extension},
+	{ID: "admin/invite-duplicate-refused", Clause: "3.2", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an invite for a member's address, or one with a pending invite, is refused with 400 (addresses compared ignoring case)",
-		Bug: &Bug{Says: "addresses are compared with their case: an upper-cased duplicate is accepted", Want: "the answer is 400",
+		Bug: &kit.Bug{Says: "addresses are compared with their case: an upper-cased duplicate is accepted", Want: "the answer is 400",
 			Break: admInviteEmail(func(e string) string {
 				if admHasUpper(e) {
 					return admFresh(e)
 				}
 				return e
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			in := createInvite(t, "dup", "user")
 			users := allUsers(t)
 			t.Expect(users).NotTo(BeEmpty())
@@ -310,20 +312,20 @@ var inviteChecks = []Check{
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("email"))
 			}
 		}},
-	{ID: "admin/invite-get", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/invite-get", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "an invite reads by its ID as it was created",
-		Bug: &Bug{Says: "an invite reads by ID with role user, whatever role it gives", Want: "billing",
-			Break: setsField(on(http.MethodGet, admInvite), "role", "user")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "an invite reads by ID with role user, whatever role it gives", Want: "billing",
+			Break: kit.SetsField(kit.On(http.MethodGet, admInvite), "role", "user")},
+		Run: func(t *kit.T) {
 			in := createInvite(t, "get", "billing")
 			got := t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
 			t.Expect(got.JSON().Raw).To(MatchJSON(in.Raw))
 		}},
-	{ID: "admin/invite-list", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/invite-list", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "the invite list holds a new invite, as it reads by ID",
-		Bug: &Bug{Says: "the invite list shows every invite with role billing", Want: "billing",
-			Break: setsField(on(http.MethodGet, admInvites), "data.*.role", "billing")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the invite list shows every invite with role billing", Want: "billing",
+			Break: kit.SetsField(kit.On(http.MethodGet, admInvites), "data.*.role", "billing")},
+		Run: func(t *kit.T) {
 			in := createInvite(t, "list", "user")
 			var found []gjson.Result
 			for _, it := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
@@ -334,15 +336,15 @@ var inviteChecks = []Check{
 			t.Expect(found).To(HaveLen(1))
 			t.Expect(found[0].Raw).To(MatchJSON(in.Raw))
 		}},
-	{ID: "admin/invite-list-default-limit", Clause: "8", Labels: []Label{Admin},
+	{ID: "admin/invite-list-default-limit", Clause: "8", Labels: []kit.Label{kit.Admin},
 		Title: "without limit, an invite page holds at most 20 invites",
-		Bug: &Bug{Says: "without limit, the invite list answers every invite in one page", Want: "at most 20",
+		Bug: &kit.Bug{Says: "without limit, the invite list answers every invite in one page", Want: "at most 20",
 			Break: mwtQuery(http.MethodGet, admInvites, func(q url.Values) {
 				if !q.Has("limit") {
 					q.Set("limit", "1000")
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			have := len(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
 			for ; have < 21; have++ {
 				createInvite(t, "page", "user")
@@ -351,79 +353,79 @@ var inviteChecks = []Check{
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", 20))
 			t.Expect(resp.Get("has_more").Bool()).To(BeTrue())
 		}},
-	{ID: "admin/invite-list-pages", Clause: "2.1", Labels: []Label{Admin},
+	{ID: "admin/invite-list-pages", Clause: "2.1", Labels: []kit.Label{kit.Admin},
 		Title: "paging invites forwards with after_id and back with before_id returns each exactly once, in order",
-		Bug: &Bug{Says: "the invite list ignores before_id", Want: "back with before_id",
-			Break: ignoresQuery(on(http.MethodGet, admInvites), "before_id")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the invite list ignores before_id", Want: "back with before_id",
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admInvites), "before_id")},
+		Run: func(t *kit.T) {
 			for i := 0; i < 3; i++ {
 				createInvite(t, "walk", "user")
 			}
-			all := idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
+			all := kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
 			for _, size := range []int{1, 2, 3} {
-				t.Expect(idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, size))).To(Equal(all), "page size %d", size)
+				t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, size))).To(Equal(all), "page size %d", size)
 			}
 			last := all[len(all)-1]
-			back := t.OK(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"before_id": {last}, "limit": {"2"}}, Schema: "admin/invite_list"})
-			t.Expect(idsOf(back.Get("data").Array())).To(Equal(all[len(all)-3 : len(all)-1]))
+			back := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/invites", Query: url.Values{"before_id": {last}, "limit": {"2"}}, Schema: "admin/invite_list"})
+			t.Expect(kit.IDsOf(back.Get("data").Array())).To(Equal(all[len(all)-3 : len(all)-1]))
 		}},
-	{ID: "admin/invite-list-limit-range", Clause: "8", Labels: []Label{Admin},
+	{ID: "admin/invite-list-limit-range", Clause: "8", Labels: []kit.Label{kit.Admin},
 		Title: "the invite list takes limit from 1 to 1000 and refuses values outside",
-		Bug: &Bug{Says: "the invite list ignores a limit outside 1 to 1000", Want: "GET /v1/organizations/invites -> 200",
+		Bug: &kit.Bug{Says: "the invite list ignores a limit outside 1 to 1000", Want: "GET /v1/organizations/invites -> 200",
 			Break: mwtIgnoresInvalidQuery(http.MethodGet, admInvites, "limit")},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			t.NoItemsNeeded()
 			for _, ok := range []string{"1", "1000"} {
-				t.OK(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"limit": {ok}}, Schema: "admin/invite_list"})
+				t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/invites", Query: url.Values{"limit": {ok}}, Schema: "admin/invite_list"})
 			}
 			for _, bad := range []string{"0", "1001"} {
-				expectRefused(t, t.Do(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"limit": {bad}}}), "invalid_request_error")
+				expectRefused(t, t.Do(kit.Request{Area: kit.Admin, Path: "/v1/organizations/invites", Query: url.Values{"limit": {bad}}}), "invalid_request_error")
 			}
 		}},
-	{ID: "admin/invite-list-empty-page", Clause: "gaps §3", Labels: []Label{Admin, Extension},
+	{ID: "admin/invite-list-empty-page", Clause: "gaps §3", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an empty invite page has first_id and last_id null and has_more false",
-		Bug: &Bug{Says: "an empty invite page says has_more true", Want: "has_more",
-			Break: inOKAnswers(on(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
+		Bug: &kit.Bug{Says: "an empty invite page says has_more true", Want: "has_more",
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
 				if d, _ := m["data"].([]any); len(d) == 0 {
 					m["has_more"] = true
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			last := createInvite(t, "empty", "user").Get("id").String()
-			all := idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
+			all := kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
 			if all[len(all)-1] != last {
 				t.Unsupported("the invite list is not ordered oldest first, so the newest invite is not its last")
 			}
-			resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/invites", Query: url.Values{"after_id": {last}}, Schema: "admin/invite_list"})
+			resp := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/invites", Query: url.Values{"after_id": {last}}, Schema: "admin/invite_list"})
 			t.Expect(resp.JSON().Raw).To(MatchJSON(`{"data":[],"first_id":null,"has_more":false,"last_id":null}`))
 		}},
-	{ID: "admin/invite-delete", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/invite-delete", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "deleting an invite answers {id, type: invite_deleted}",
-		Bug: &Bug{Says: "deleting an invite answers type invite", Want: "invite_deleted",
-			Break: setsField(on(http.MethodDelete, admInvite), "type", "invite")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "deleting an invite answers type invite", Want: "invite_deleted",
+			Break: kit.SetsField(kit.On(http.MethodDelete, admInvite), "type", "invite")},
+		Run: func(t *kit.T) {
 			id := createInvite(t, "delete", "user").Get("id").String()
 			resp := t.OK(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(fmt.Sprintf(`{"id":%q,"type":"invite_deleted"}`, id)))
 		}},
-	{ID: "admin/invite-deleted-leaves-list", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/invite-deleted-leaves-list", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "a deleted invite leaves the invite list; read by ID it is gone or has status deleted",
-		Bug: &Bug{Says: "a deleted invite still reads by ID as pending", Want: "status deleted",
+		Bug: &kit.Bug{Says: "a deleted invite still reads by ID as pending", Want: "status deleted",
 			Break: mwtDeletedStillReadable(admInvite)},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			id := createInvite(t, "gone", "user").Get("id").String()
 			t.OK(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
-			t.Expect(idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
+			t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
 			resp := t.Do(adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil))
 			if resp.Status != http.StatusNotFound {
 				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 				t.Expect(resp.Get("status").String()).To(Equal("deleted"))
 			}
 		}},
-	{ID: "admin/invite-list-statuses", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/invite-list-statuses", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the invite list holds pending, accepted and expired invites, never deleted ones",
-		Bug: &Bug{Says: "pending invites are left out of the list", Want: "pending",
-			Break: inOKAnswers(on(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
+		Bug: &kit.Bug{Says: "pending invites are left out of the list", Want: "pending",
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
 				kept := []any{}
 				mwtData(m, func(in map[string]any) {
 					if in["status"] != "pending" {
@@ -432,7 +434,7 @@ var inviteChecks = []Check{
 				})
 				m["data"] = kept
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			pending := createInvite(t, "status", "user").Get("id").String()
 			statuses := map[string]int{}
 			for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
@@ -452,23 +454,23 @@ var inviteChecks = []Check{
 			t.Need("accepted invites", statuses["accepted"], 1)
 			t.Need("expired invites", statuses["expired"], 1)
 		}},
-	{ID: "admin/invite-expiry-21-days", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/invite-expiry-21-days", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an invite expires 21 days after invited_at",
-		Bug: &Bug{Says: "an invite expires 20 days after it was sent", Want: "21 days",
-			Break: inOKAnswers(on(http.MethodPost, admInvites), admShift("expires_at", -24*time.Hour))},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "an invite expires 20 days after it was sent", Want: "21 days",
+			Break: kit.InOKAnswers(kit.On(http.MethodPost, admInvites), admShift("expires_at", -24*time.Hour))},
+		Run: func(t *kit.T) {
 			in := createInvite(t, "expiry", "user")
 			t.Expect(in.Get("expires_at").Time().Sub(in.Get("invited_at").Time())).To(Equal(inviteLifetime))
 		}},
-	{ID: "admin/invite-expires-on-clock", Clause: "gaps §6", Labels: []Label{Admin, Extension, FakeOnly},
+	{ID: "admin/invite-expires-on-clock", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.FakeOnly},
 		Title: "a pending invite reads expired, in the list too, once 21 days have passed, and can no longer be deleted",
-		Bug: &Bug{Says: "an invite never expires: it reads pending after 21 days", Want: "expired",
-			Break: inOKAnswers(on(http.MethodGet, admInvite), func(_ *http.Request, m map[string]any) {
+		Bug: &kit.Bug{Says: "an invite never expires: it reads pending after 21 days", Want: "expired",
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, admInvite), func(_ *http.Request, m map[string]any) {
 				if m["status"] == "expired" {
 					m["status"] = "pending"
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			// No cleanup: the invite expires here, and an expired invite cannot be deleted.
 			in := t.OK(adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("clock"), "role": "user"}))
 			id := in.Get("id").String()
@@ -487,11 +489,11 @@ var inviteChecks = []Check{
 			t.Expect(listed).To(Equal([]string{"expired"}))
 			t.ExpectError(t.Do(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)), http.StatusBadRequest, "invalid_request_error")
 		}},
-	{ID: "admin/invite-delete-only-pending", Clause: "gaps §6", Labels: []Label{Admin, Extension, Destructive},
+	{ID: "admin/invite-delete-only-pending", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "deleting an accepted or expired invite is refused with 400",
-		Bug: &Bug{Says: "deleting an accepted or expired invite is confirmed as invite_deleted", Want: "the answer is 400",
+		Bug: &kit.Bug{Says: "deleting an accepted or expired invite is confirmed as invite_deleted", Want: "the answer is 400",
 			Break: admStatusOK(admInvite, http.StatusBadRequest, "invite_deleted")},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 				if st := in.Get("status").String(); st == "accepted" || st == "expired" {
 					t.ExpectError(t.Do(adminReq(http.MethodDelete, "/v1/organizations/invites/"+in.Get("id").String(), "", nil)), http.StatusBadRequest, "invalid_request_error")
@@ -502,20 +504,20 @@ var inviteChecks = []Check{
 			}
 			t.Unsupported("the organization has no accepted or expired invite")
 		}},
-	{ID: "admin/invite-unknown-404", Clause: "gaps §1", Labels: []Label{Admin, Extension},
+	{ID: "admin/invite-unknown-404", Clause: "gaps §1", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an unknown invite ID is answered 404 not_found_error on read and delete",
-		Bug: &Bug{Says: "an unknown invite ID is answered 400", Want: "404 not_found_error",
+		Bug: &kit.Bug{Says: "an unknown invite ID is answered 400", Want: "404 not_found_error",
 			Break: mwtStatus(http.MethodGet, admInvite, http.StatusNotFound, http.StatusBadRequest)},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, m := range []string{http.MethodGet, http.MethodDelete} {
 				t.ExpectError(t.Do(adminReq(m, "/v1/organizations/invites/invite_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
 			}
 		}},
-	{ID: "admin/invite-other-organization-404", Clause: "4.6", Labels: []Label{Admin, Extension},
+	{ID: "admin/invite-other-organization-404", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "another organization's invite is not listed and answers 404 on read and delete",
-		Bug: &Bug{Says: "the second organization's invites are the first's", Want: "the answer is 404",
+		Bug: &kit.Bug{Says: "the second organization's invites are the first's", Want: "the answer is 404",
 			Break: mwtAsFirstOrg(`^/v1/organizations/invites`)},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			needOrg2(t)
 			r := adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("org2"), "role": "user"})
 			r.Org2 = true
@@ -526,19 +528,19 @@ var inviteChecks = []Check{
 			for _, m := range []string{http.MethodGet, http.MethodDelete} {
 				t.ExpectError(t.Do(adminReq(m, "/v1/organizations/invites/"+id, "", nil)), http.StatusNotFound, "not_found_error")
 			}
-			t.Expect(idsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
+			t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
 			check := adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)
 			check.Org2 = true
 			t.Expect(t.OK(check).Get("status").String()).To(Equal("pending"), "the other organization's invite was not deleted")
 		}},
 }
 
-var userChecks = []Check{
-	{ID: "admin/user-list", Clause: "4.6", Labels: []Label{Admin},
+var userChecks = []kit.Check{
+	{ID: "admin/user-list", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "the user list holds the organization's users, each readable by ID as listed",
-		Bug: &Bug{Says: "the user list shows every user with role billing", Want: "reads as it is listed",
-			Break: setsField(on(http.MethodGet, admUsers), "data.*.role", "billing")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the user list shows every user with role billing", Want: "reads as it is listed",
+			Break: kit.SetsField(kit.On(http.MethodGet, admUsers), "data.*.role", "billing")},
+		Run: func(t *kit.T) {
 			users := allUsers(t)
 			t.Need("users", len(users), 1)
 			for _, u := range users[:min(len(users), 25)] {
@@ -546,84 +548,84 @@ var userChecks = []Check{
 				t.Expect(got.JSON().Raw).To(MatchJSON(u.Raw), "user %s reads as it is listed", u.Get("id"))
 			}
 		}},
-	{ID: "admin/user-list-default-limit", Clause: "8", Labels: []Label{Admin},
+	{ID: "admin/user-list-default-limit", Clause: "8", Labels: []kit.Label{kit.Admin},
 		Title: "without limit, a user page holds at most 20 users",
-		Bug: &Bug{Says: "without limit, a user page holds one user, not min(users, 20)", Want: "min(",
+		Bug: &kit.Bug{Says: "without limit, a user page holds one user, not min(users, 20)", Want: "min(",
 			Break: mwtQuery(http.MethodGet, admUsers, func(q url.Values) {
 				if !q.Has("limit") {
 					q.Set("limit", "1")
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			all := len(allUsers(t))
 			t.Need("users", all, 1)
 			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil))
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "a page without limit holds min(%d users, 20): %s", all, resp)
 			t.Expect(resp.Get("has_more").Bool()).To(Equal(all > 20), "has_more says whether users are left after the first 20: %s", resp)
 		}},
-	{ID: "admin/user-list-pages", Clause: "2.1", Labels: []Label{Admin},
+	{ID: "admin/user-list-pages", Clause: "2.1", Labels: []kit.Label{kit.Admin},
 		Title: "paging users forwards with after_id at every page size returns each exactly once, in order",
-		Bug: &Bug{Says: "a page of two users after the first page leaves out its first user", Want: "page size 2",
+		Bug: &kit.Bug{Says: "a page of two users after the first page leaves out its first user", Want: "page size 2",
 			Break: admPagesOfTwoSkip(admUsers, "after_id")},
-		Run: func(t *T) {
-			all := idsOf(allUsers(t))
+		Run: func(t *kit.T) {
+			all := kit.IDsOf(allUsers(t))
 			t.Need("users", len(all), 2)
 			for _, size := range []int{1, 2, 3} {
-				t.Expect(idsOf(walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, size))).To(Equal(all), "page size %d", size)
+				t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, size))).To(Equal(all), "page size %d", size)
 			}
 		}},
-	{ID: "admin/user-list-limit-range", Clause: "8", Labels: []Label{Admin},
+	{ID: "admin/user-list-limit-range", Clause: "8", Labels: []kit.Label{kit.Admin},
 		Title: "the user list takes limit from 1 to 1000 and refuses values outside",
-		Bug: &Bug{Says: "the user list ignores a limit outside 1 to 1000", Want: "GET /v1/organizations/users -> 200",
+		Bug: &kit.Bug{Says: "the user list ignores a limit outside 1 to 1000", Want: "GET /v1/organizations/users -> 200",
 			Break: mwtIgnoresInvalidQuery(http.MethodGet, admUsers, "limit")},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			t.NoItemsNeeded()
 			for _, ok := range []string{"1", "1000"} {
-				t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {ok}}, Schema: "admin/user_list"})
+				t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {ok}}, Schema: "admin/user_list"})
 			}
 			for _, bad := range []string{"0", "1001"} {
-				expectRefused(t, t.Do(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {bad}}}), "invalid_request_error")
+				expectRefused(t, t.Do(kit.Request{Area: kit.Admin, Path: "/v1/organizations/users", Query: url.Values{"limit": {bad}}}), "invalid_request_error")
 			}
 		}},
-	{ID: "admin/user-email-filter", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/user-email-filter", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "the email filter selects the user with that address",
-		Bug: &Bug{Says: "the user list ignores the email filter", Want: "selects that user alone",
-			Break: ignoresQuery(on(http.MethodGet, admUsers), "email")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the user list ignores the email filter", Want: "selects that user alone",
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admUsers), "email")},
+		Run: func(t *kit.T) {
 			users := allUsers(t)
 			t.Need("users", len(users), 2)
 			u := users[len(users)/2]
-			resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {u.Get("email").String()}}, Schema: "admin/user_list"})
-			t.Expect(idsOf(resp.Get("data").Array())).To(Equal([]string{u.Get("id").String()}), "email=%s selects that user alone: %s", u.Get("email"), resp)
+			resp := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {u.Get("email").String()}}, Schema: "admin/user_list"})
+			t.Expect(kit.IDsOf(resp.Get("data").Array())).To(Equal([]string{u.Get("id").String()}), "email=%s selects that user alone: %s", u.Get("email"), resp)
 		}},
-	{ID: "admin/user-email-filter-exact-ignoring-case", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/user-email-filter-exact-ignoring-case", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the email filter matches the exact address ignoring case, and never a part of it",
-		Bug: &Bug{Says: "the email filter compares addresses with their case", Want: "email=",
+		Bug: &kit.Bug{Says: "the email filter compares addresses with their case", Want: "email=",
 			Break: mwtQuery(http.MethodGet, admUsers, func(q url.Values) {
 				if e := q.Get("email"); admHasUpper(e) {
 					q.Set("email", "x"+e)
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			users := allUsers(t)
 			t.Need("users", len(users), 1)
 			u := users[0]
 			email := u.Get("email").String()
 			for _, variant := range []string{strings.ToUpper(email), strings.ToLower(email)} {
-				resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {variant}}, Schema: "admin/user_list"})
-				t.Expect(idsOf(resp.Get("data").Array())).To(Equal([]string{u.Get("id").String()}), "email=%s", variant)
+				resp := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {variant}}, Schema: "admin/user_list"})
+				t.Expect(kit.IDsOf(resp.Get("data").Array())).To(Equal([]string{u.Get("id").String()}), "email=%s", variant)
 			}
 			local, _, _ := strings.Cut(email, "@")
 			for _, part := range []string{local, email[1:]} {
-				resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {part}}, Schema: "admin/user_list"})
+				resp := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/users", Query: url.Values{"email": {part}}, Schema: "admin/user_list"})
 				t.Expect(resp.Get("data.#").Int()).To(BeZero(), "email=%s", part)
 			}
 		}},
-	{ID: "admin/user-update-role", Clause: "4.6", Labels: []Label{Admin, Destructive},
+	{ID: "admin/user-update-role", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Destructive},
 		Title: "updating a user's role to another role of 4.6 answers and keeps the new role",
-		Bug: &Bug{Says: "a user update answers 200 but keeps the old role", Want: "keeps the new role",
+		Bug: &kit.Bug{Says: "a user update answers 200 but keeps the old role", Want: "keeps the new role",
 			Break: admKeepsRole},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			u, ok := removableUser(t)
 			if !ok {
 				t.Unsupported("no non-admin user shares a role with another user")
@@ -636,15 +638,15 @@ var userChecks = []Check{
 			t.Expect(resp.Get("role").String()).To(Equal(next))
 			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).Get("role").String()).To(Equal(next))
 		}},
-	{ID: "admin/user-update-role-admin-refused", Clause: "4.6", Labels: []Label{Admin, Destructive},
+	{ID: "admin/user-update-role-admin-refused", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Destructive},
 		Title: "updating a user's role to admin, or a role outside 4.6, is refused and changes nothing",
-		Bug: &Bug{Says: "updating a user's role to owner is accepted, as role user", Want: "-> 200",
+		Bug: &kit.Bug{Says: "updating a user's role to owner is accepted, as role user", Want: "-> 200",
 			Break: mwtRequests(http.MethodPost, admUser, func(_ *http.Request, b map[string]any) {
 				if b["role"] == "owner" {
 					b["role"] = "user"
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			u, ok := removableUser(t)
 			if !ok {
 				t.Unsupported("no non-admin user shares a role with another user")
@@ -656,11 +658,11 @@ var userChecks = []Check{
 			}
 			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
 		}},
-	{ID: "admin/user-admin-protected-403", Clause: "gaps §6", Labels: []Label{Admin, Extension, Destructive},
+	{ID: "admin/user-admin-protected-403", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "changing or removing a user whose role is admin is refused with 403 permission_error",
-		Bug: &Bug{Says: "removing a user whose role is admin is confirmed as user_deleted", Want: "the answer is 403",
+		Bug: &kit.Bug{Says: "removing a user whose role is admin is confirmed as user_deleted", Want: "the answer is 403",
 			Break: admStatusOK(admUser, http.StatusForbidden, "user_deleted")},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			u, ok := adminUser(t)
 			if !ok {
 				t.Unsupported("the organization lists no admin")
@@ -670,11 +672,11 @@ var userChecks = []Check{
 			t.ExpectError(t.Do(adminReq(http.MethodDelete, path, "", nil)), http.StatusForbidden, "permission_error")
 			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
 		}},
-	{ID: "admin/user-remove", Clause: "4.6", Labels: []Label{Admin, Destructive},
+	{ID: "admin/user-remove", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Destructive},
 		Title: "removing a user answers {id, type: user_deleted}; the user then leaves the list",
-		Bug: &Bug{Says: "removing a user answers type user", Want: "user_deleted",
-			Break: setsField(on(http.MethodDelete, admUser), "type", "user")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "removing a user answers type user", Want: "user_deleted",
+			Break: kit.SetsField(kit.On(http.MethodDelete, admUser), "type", "user")},
+		Run: func(t *kit.T) {
 			u, ok := removableUser(t)
 			if !ok {
 				t.Unsupported("no non-admin user shares a role with another user")
@@ -682,14 +684,14 @@ var userChecks = []Check{
 			id := u.Get("id").String()
 			resp := t.OK(adminReq(http.MethodDelete, "/v1/organizations/users/"+url.PathEscape(id), "admin/user_deleted", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(fmt.Sprintf(`{"id":%q,"type":"user_deleted"}`, id)))
-			t.Expect(idsOf(allUsers(t))).NotTo(ContainElement(id))
+			t.Expect(kit.IDsOf(allUsers(t))).NotTo(ContainElement(id))
 			t.ExpectError(t.Do(adminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(id), "", nil)), http.StatusNotFound, "not_found_error")
 		}},
-	{ID: "admin/user-other-organization-404", Clause: "4.6", Labels: []Label{Admin, Extension},
+	{ID: "admin/user-other-organization-404", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "another organization's user is not listed and answers 404 on read, update and remove",
-		Bug: &Bug{Says: "the second organization's users are the first's", Want: "not to contain",
+		Bug: &kit.Bug{Says: "the second organization's users are the first's", Want: "not to contain",
 			Break: mwtAsFirstOrg(`^/v1/organizations/users`)},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			needOrg2(t)
 			r := adminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil)
 			r.Org2 = true
@@ -699,7 +701,7 @@ var userChecks = []Check{
 			}
 			id := other[0].Get("id").String()
 			path := "/v1/organizations/users/" + url.PathEscape(id)
-			t.Expect(idsOf(allUsers(t))).NotTo(ContainElement(id))
+			t.Expect(kit.IDsOf(allUsers(t))).NotTo(ContainElement(id))
 			t.ExpectError(t.Do(adminReq(http.MethodGet, path, "", nil)), http.StatusNotFound, "not_found_error")
 			t.ExpectError(t.Do(adminReq(http.MethodPost, path, "", map[string]string{"role": "user"})), http.StatusNotFound, "not_found_error")
 			t.ExpectError(t.Do(adminReq(http.MethodDelete, path, "", nil)), http.StatusNotFound, "not_found_error")
@@ -709,12 +711,12 @@ var userChecks = []Check{
 		}},
 }
 
-var workspaceChecks = []Check{
-	{ID: "admin/workspace-create-defaults", Clause: "4.6", Labels: []Label{Admin},
+var workspaceChecks = []kit.Check{
+	{ID: "admin/workspace-create-defaults", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "a workspace created with only a name gets workspace_geo us, allowed_inference_geos unrestricted and default_inference_geo global",
-		Bug: &Bug{Says: "a workspace created with only a name gets workspace_geo eu", Want: "workspace_geo",
-			Break: setsField(on(http.MethodPost, admWorkspaces), "data_residency.workspace_geo", "eu")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "a workspace created with only a name gets workspace_geo eu", Want: "workspace_geo",
+			Break: kit.SetsField(kit.On(http.MethodPost, admWorkspaces), "data_residency.workspace_geo", "eu")},
+		Run: func(t *kit.T) {
 			w := createWorkspace(t, map[string]any{"name": "conformance defaults"})
 			t.Expect(w.Get("id").String()).To(HavePrefix("wrkspc_"))
 			t.Expect(w.Get("type").String()).To(Equal("workspace"))
@@ -722,13 +724,13 @@ var workspaceChecks = []Check{
 			t.Expect(w.Get("archived_at").Type).To(Equal(gjson.Null))
 			t.Expect(w.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":"unrestricted","default_inference_geo":"global"}`))
 		}},
-	{ID: "admin/workspace-create-beta-header", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/workspace-create-beta-header", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "creating a workspace accepts the optional vendor-beta header as a comma-separated list and as repeated lines",
-		Bug: &Bug{Says: "a workspace create with vendor-beta on repeated lines is refused with 400", Want: "the answer is 200",
+		Bug: &kit.Bug{Says: "a workspace create with vendor-beta on repeated lines is refused with 400", Want: "the answer is 200",
 			Break: mwtRefuses(func(r *http.Request) bool {
-				return on(http.MethodPost, admWorkspaces)(r) && len(r.Header.Values("vendor-beta")) > 1
+				return kit.On(http.MethodPost, admWorkspaces)(r) && len(r.Header.Values("vendor-beta")) > 1
 			}, "vendor-beta: one line only")},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, h := range []http.Header{
 				{"vendor-beta": {"managed-agents-2026-04-01, some-future-beta-2030-01-01"}},
 				{"vendor-beta": {"managed-agents-2026-04-01", "some-future-beta-2030-01-01"}},
@@ -738,11 +740,11 @@ var workspaceChecks = []Check{
 				undoCreate(t, "workspaces", t.OK(r).Get("id").String())
 			}
 		}},
-	{ID: "admin/workspace-create-residency-and-tags", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/workspace-create-residency-and-tags", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "a workspace keeps the data_residency and tags it was created with, and reads the same by ID",
-		Bug: &Bug{Says: "a workspace create ignores tags", Want: "myvendor",
-			Break: ignoresField(http.MethodPost, "/v1/organizations/workspaces", "tags")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "a workspace create ignores tags", Want: "myvendor",
+			Break: kit.IgnoresField(http.MethodPost, "/v1/organizations/workspaces", "tags")},
+		Run: func(t *kit.T) {
 			w := createWorkspace(t, map[string]any{"name": "conformance residency", "tags": map[string]string{"suite": "conformance", "myvendor": "ok"},
 				"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"us", "eu"}, "default_inference_geo": "eu"}})
 			t.Expect(w.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us","eu"],"default_inference_geo":"eu"}`))
@@ -750,9 +752,9 @@ var workspaceChecks = []Check{
 			got := t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil))
 			t.Expect(got.JSON().Raw).To(MatchJSON(w.Raw))
 		}},
-	{ID: "admin/workspace-default-geo-outside-allowed", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/workspace-default-geo-outside-allowed", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "a default_inference_geo outside an explicit allowed_inference_geos list (given or the default global) is refused",
-		Bug: &Bug{Says: "a workspace allowed only eu without a default_inference_geo is accepted with default eu", Want: "POST /v1/organizations/workspaces -> 200",
+		Bug: &kit.Bug{Says: "a workspace allowed only eu without a default_inference_geo is accepted with default eu", Want: "POST /v1/organizations/workspaces -> 200",
 			Break: mwtRequests(http.MethodPost, admWorkspaces, func(_ *http.Request, b map[string]any) {
 				if dr, ok := b["data_residency"].(map[string]any); ok && dr["default_inference_geo"] == nil {
 					if geos, _ := dr["allowed_inference_geos"].([]any); len(geos) > 0 {
@@ -760,7 +762,7 @@ var workspaceChecks = []Check{
 					}
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, dr := range []map[string]any{
 				{"allowed_inference_geos": []string{"eu"}, "default_inference_geo": "us"},
 				{"allowed_inference_geos": []string{"eu"}},
@@ -769,9 +771,9 @@ var workspaceChecks = []Check{
 				expectRefused(t, resp, "invalid_request_error")
 			}
 		}},
-	{ID: "admin/workspace-reserved-tag-prefix", Clause: "2.11", Labels: []Label{Admin},
+	{ID: "admin/workspace-reserved-tag-prefix", Clause: "2.11", Labels: []kit.Label{kit.Admin},
 		Title: "a workspace tag key beginning with the reserved prefix vendor is refused",
-		Bug: &Bug{Says: "a tag key with the reserved prefix is accepted (and dropped)", Want: "POST /v1/organizations/workspaces -> 200",
+		Bug: &kit.Bug{Says: "a tag key with the reserved prefix is accepted (and dropped)", Want: "POST /v1/organizations/workspaces -> 200",
 			Break: mwtRequests(http.MethodPost, admWorkspaces, func(_ *http.Request, b map[string]any) {
 				if tags, ok := b["tags"].(map[string]any); ok {
 					for k := range tags {
@@ -781,49 +783,49 @@ var workspaceChecks = []Check{
 					}
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance tags", "tags": map[string]string{"vendor-owner": "x"}})
 			expectRefused(t, resp, "invalid_request_error")
 		}},
-	{ID: "admin/workspace-name-required", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/workspace-name-required", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "creating a workspace without a name is refused",
-		Bug: &Bug{Says: "a workspace without a name is created, named Untitled", Want: "POST /v1/organizations/workspaces -> 200",
+		Bug: &kit.Bug{Says: "a workspace without a name is created, named Untitled", Want: "POST /v1/organizations/workspaces -> 200",
 			Break: mwtRequests(http.MethodPost, admWorkspaces, func(_ *http.Request, b map[string]any) {
 				if _, ok := b["name"]; !ok {
 					b["name"] = "Untitled"
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			resp := tryCreate(t, "workspaces", map[string]any{"tags": map[string]string{"suite": "conformance"}})
 			expectRefused(t, resp, "invalid_request_error")
 		}},
-	{ID: "admin/workspace-unknown-404", Clause: "gaps §1", Labels: []Label{Admin, Extension},
+	{ID: "admin/workspace-unknown-404", Clause: "gaps §1", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an unknown workspace ID is answered 404 not_found_error",
-		Bug: &Bug{Says: "an unknown workspace ID is answered 400", Want: "404 not_found_error",
+		Bug: &kit.Bug{Says: "an unknown workspace ID is answered 400", Want: "404 not_found_error",
 			Break: mwtStatus(http.MethodGet, admWorkspace, http.StatusNotFound, http.StatusBadRequest)},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			t.ExpectError(t.Do(adminReq(http.MethodGet, "/v1/organizations/workspaces/wrkspc_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
 		}},
-	{ID: "admin/workspace-list", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/workspace-list", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the workspace list pages by cursor and holds archived workspaces only with include_archived=true",
-		Bug: &Bug{Says: "the workspace list ignores include_archived", Want: "include_archived=true",
-			Break: ignoresQuery(on(http.MethodGet, admWorkspaces), "include_archived")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the workspace list ignores include_archived", Want: "include_archived=true",
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admWorkspaces), "include_archived")},
+		Run: func(t *kit.T) {
 			kept := createWorkspace(t, map[string]any{"name": "conformance list kept"})
 			gone := createWorkspace(t, map[string]any{"name": "conformance list archived"})
 			t.OK(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+gone.Get("id").String()+"/archive", "admin/workspace", nil))
-			active := idsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
+			active := kit.IDsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
 			t.Expect(active).To(ContainElement(kept.Get("id").String()))
 			t.Expect(active).NotTo(ContainElement(gone.Get("id").String()))
-			all := idsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))
+			all := kit.IDsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))
 			t.Expect(all).To(ContainElements(kept.Get("id").String(), gone.Get("id").String()))
-			t.Expect(idsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 2))).To(Equal(all))
+			t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 2))).To(Equal(all))
 		}},
-	{ID: "admin/workspace-update", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/workspace-update", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "updating a workspace changes name, display_color, tags and data_residency",
-		Bug: &Bug{Says: "a workspace update ignores display_color", Want: "123456",
+		Bug: &kit.Bug{Says: "a workspace update ignores display_color", Want: "123456",
 			Break: mwtRequests(http.MethodPost, admWorkspace, func(_ *http.Request, b map[string]any) { delete(b, "display_color") })},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			w := createWorkspace(t, map[string]any{"name": "conformance update", "tags": map[string]string{"a": "1"}})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String()
 			resp := t.OK(adminReq(http.MethodPost, path, "admin/workspace", map[string]any{"name": "conformance updated", "display_color": "#123456",
@@ -834,15 +836,15 @@ var workspaceChecks = []Check{
 			t.Expect(resp.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us"],"default_inference_geo":"us"}`))
 			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(resp.JSON().Raw))
 		}},
-	{ID: "admin/workspace-geo-immutable", Clause: "2.11", Labels: []Label{Admin, Extension},
+	{ID: "admin/workspace-geo-immutable", Clause: "2.11", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an update that changes workspace_geo is refused with 400 and changes nothing; repeating it is accepted",
-		Bug: &Bug{Says: "an update that changes workspace_geo is accepted, the geo left as it was", Want: "the answer is 400",
+		Bug: &kit.Bug{Says: "an update that changes workspace_geo is accepted, the geo left as it was", Want: "the answer is 400",
 			Break: mwtRequests(http.MethodPost, admWorkspace, func(_ *http.Request, b map[string]any) {
 				if dr, ok := b["data_residency"].(map[string]any); ok && dr["workspace_geo"] == "eu" {
 					delete(dr, "workspace_geo")
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			w := createWorkspace(t, map[string]any{"name": "conformance geo"})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String()
 			resp := t.Do(adminReq(http.MethodPost, path, "", map[string]any{"name": "renamed", "data_residency": map[string]any{"workspace_geo": "eu"}}))
@@ -851,11 +853,11 @@ var workspaceChecks = []Check{
 			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(w.Raw))
 			t.OK(adminReq(http.MethodPost, path, "admin/workspace", map[string]any{"data_residency": map[string]any{"workspace_geo": "us"}}))
 		}},
-	{ID: "admin/workspace-archive", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/workspace-archive", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "archiving a workspace (no body) sets archived_at; archiving it again returns it unchanged",
-		Bug: &Bug{Says: "archiving an archived workspace again answers a later archived_at", Want: "archiving it again",
+		Bug: &kit.Bug{Says: "archiving an archived workspace again answers a later archived_at", Want: "archiving it again",
 			Break: admRearchives},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			w := createWorkspace(t, map[string]any{"name": "conformance archive"})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String() + "/archive"
 			first := t.OK(adminReq(http.MethodPost, path, "admin/workspace", nil))
@@ -863,11 +865,11 @@ var workspaceChecks = []Check{
 			t.Expect(t.OK(adminReq(http.MethodPost, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
 			t.Expect(t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
 		}},
-	{ID: "admin/workspace-active-limit-100", Clause: "gaps §6", Labels: []Label{Admin, Extension, Destructive},
+	{ID: "admin/workspace-active-limit-100", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "an organization has at most 100 non-archived workspaces; the next create is refused with 400",
-		Bug: &Bug{Says: "a 101st active workspace is created, another one archived to make room", Want: "the answer is 400",
+		Bug: &kit.Bug{Says: "a 101st active workspace is created, another one archived to make room", Want: "the answer is 400",
 			Break: admCapArchivesOldest},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			active := len(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
 			for ; active < 100; active++ {
 				createWorkspace(t, map[string]any{"name": fmt.Sprintf("conformance limit %d", active)})
@@ -875,11 +877,11 @@ var workspaceChecks = []Check{
 			resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance one too many"})
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 		}},
-	{ID: "admin/workspace-other-organization-404", Clause: "4.6", Labels: []Label{Admin, Extension},
+	{ID: "admin/workspace-other-organization-404", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "another organization's workspace is not listed and answers 404 on read, update, archive and rate limits",
-		Bug: &Bug{Says: "the second organization's workspaces are the first's", Want: "not to contain",
+		Bug: &kit.Bug{Says: "the second organization's workspaces are the first's", Want: "not to contain",
 			Break: mwtAsFirstOrg(`^/v1/organizations/workspaces`)},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			needOrg2(t)
 			r := adminReq(http.MethodGet, "/v1/organizations/workspaces", "admin/workspace_list", nil)
 			r.Org2, r.Query = true, url.Values{"include_archived": {"true"}}
@@ -889,7 +891,7 @@ var workspaceChecks = []Check{
 			}
 			id := other[0].Get("id").String()
 			base := "/v1/organizations/workspaces/" + id
-			t.Expect(idsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))).NotTo(ContainElement(id))
+			t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))).NotTo(ContainElement(id))
 			for _, c := range []struct{ method, path string }{{http.MethodGet, base}, {http.MethodPost, base}, {http.MethodPost, base + "/archive"}, {http.MethodGet, base + "/rate_limits"}} {
 				t.ExpectError(t.Do(adminReq(c.method, c.path, "", nil)), http.StatusNotFound, "not_found_error")
 			}
@@ -899,18 +901,18 @@ var workspaceChecks = []Check{
 		}},
 }
 
-var rateLimitChecks = []Check{
-	{ID: "admin/rate-limits-list", Clause: "2.12", Labels: []Label{Admin},
+var rateLimitChecks = []kit.Check{
+	{ID: "admin/rate-limits-list", Clause: "2.12", Labels: []kit.Label{kit.Admin},
 		Title: "organization rate-limit entries have type rate_limit, limits, and models only for model_group",
-		Bug: &Bug{Says: "entries of every group list models", Want: "\"type\":\"batch\"",
-			Break: inOKAnswers(on(http.MethodGet, admRateLimits), func(_ *http.Request, m map[string]any) {
+		Bug: &kit.Bug{Says: "entries of every group list models", Want: "\"type\":\"batch\"",
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, admRateLimits), func(_ *http.Request, m map[string]any) {
 				mwtData(m, func(e map[string]any) {
 					if e["models"] == nil {
 						e["models"] = []any{"assistant-any"}
 					}
 				})
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			entries := orgRateLimits(t)
 			t.Need("rate-limit entries", len(entries), 1)
 			for _, e := range entries {
@@ -920,26 +922,26 @@ var rateLimitChecks = []Check{
 				}
 			}
 		}},
-	{ID: "admin/rate-limits-limit-omitted-one-page", Clause: "gaps §6", Labels: []Label{Admin, Extension},
+	{ID: "admin/rate-limits-limit-omitted-one-page", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "without limit, every rate-limit entry comes in one page with next_page null",
-		Bug: &Bug{Says: "without limit, a rate-limit page holds one entry", Want: "the only page",
+		Bug: &kit.Bug{Says: "without limit, a rate-limit page holds one entry", Want: "the only page",
 			Break: mwtQuery(http.MethodGet, admRateLimits, func(q url.Values) {
 				if !q.Has("limit") {
 					q.Set("limit", "1")
 				}
 			})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			all := walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", 1000)
 			t.Need("rate-limit entries", len(all), 2)
 			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil))
 			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null), "a page without limit is the only page: %s", resp)
 			t.Expect(all).To(HaveLen(int(resp.Get("data.#").Int())), "a page without limit holds every entry: %s", resp)
 		}},
-	{ID: "admin/rate-limits-pages", Clause: "2.1", Labels: []Label{Admin},
+	{ID: "admin/rate-limits-pages", Clause: "2.1", Labels: []kit.Label{kit.Admin},
 		Title: "paging rate limits with page tokens returns every entry once, in order, never an empty page before the end",
-		Bug: &Bug{Says: "a page of two entries after the first page leaves out its first entry", Want: "page size 2",
+		Bug: &kit.Bug{Says: "a page of two entries after the first page leaves out its first entry", Want: "page size 2",
 			Break: admPagesOfTwoSkip(admRateLimits, "page")},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			var all []string
 			for _, e := range orgRateLimits(t) {
 				all = append(all, e.Raw)
@@ -949,18 +951,18 @@ var rateLimitChecks = []Check{
 				t.Expect(walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", size)).To(Equal(all), "page size %d", size)
 			}
 		}},
-	{ID: "admin/rate-limits-forged-page-400", Clause: "gaps §3", Labels: []Label{Admin, Extension},
+	{ID: "admin/rate-limits-forged-page-400", Clause: "gaps §3", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "a forged rate-limit page token is refused with 400",
-		Bug: &Bug{Says: "a forged page token is ignored: the first page is answered", Want: "400",
+		Bug: &kit.Bug{Says: "a forged page token is ignored: the first page is answered", Want: "400",
 			Break: mwtIgnoresInvalidQuery(http.MethodGet, admRateLimits, "page")},
-		Run: func(t *T) {
-			t.ExpectError(t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"page": {"forged-token"}}}), http.StatusBadRequest, "invalid_request_error")
+		Run: func(t *kit.T) {
+			t.ExpectError(t.Do(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"page": {"forged-token"}}}), http.StatusBadRequest, "invalid_request_error")
 		}},
-	{ID: "admin/rate-limits-group-type-filter", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/rate-limits-group-type-filter", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "group_type selects exactly the entries of that group",
-		Bug: &Bug{Says: "the rate-limit list ignores group_type", Want: "group_type=",
-			Break: ignoresQuery(on(http.MethodGet, admRateLimits), "group_type")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the rate-limit list ignores group_type", Want: "group_type=",
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admRateLimits), "group_type")},
+		Run: func(t *kit.T) {
 			all := orgRateLimits(t)
 			groups := map[string]bool{}
 			for _, e := range all {
@@ -974,22 +976,22 @@ var rateLimitChecks = []Check{
 						want++
 					}
 				}
-				resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"group_type": {g}}, Schema: "admin/rate_limit_list"})
+				resp := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"group_type": {g}}, Schema: "admin/rate_limit_list"})
 				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", want), "group_type=%s", g)
 				for _, e := range resp.Get("data").Array() {
 					t.Expect(e.Get("group.type").String()).To(Equal(g))
 				}
 			}
 		}},
-	{ID: "admin/rate-limits-model-filter", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/rate-limits-model-filter", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "model, given as full name or alias, selects the single entry whose models contain it",
-		Bug: &Bug{Says: "the rate-limit list ignores model", Want: "model=",
-			Break: ignoresQuery(on(http.MethodGet, admRateLimits), "model")},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "the rate-limit list ignores model", Want: "model=",
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admRateLimits), "model")},
+		Run: func(t *kit.T) {
 			seen := 0
 			for _, e := range orgRateLimits(t) {
 				for _, m := range e.Get("models").Array() {
-					resp := t.OK(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {m.String()}}, Schema: "admin/rate_limit_list"})
+					resp := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {m.String()}}, Schema: "admin/rate_limit_list"})
 					t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", 1), "model=%s", m)
 					t.Expect(resp.Get("data.0").Raw).To(MatchJSON(e.Raw))
 					seen++
@@ -997,12 +999,12 @@ var rateLimitChecks = []Check{
 			}
 			t.Need("models listed by model_group entries", seen, 1)
 		}},
-	{ID: "admin/rate-limits-model-unknown-404", Clause: "7", Labels: []Label{Admin},
+	{ID: "admin/rate-limits-model-unknown-404", Clause: "7", Labels: []kit.Label{kit.Admin},
 		Title: "rate limits filtered by an unknown model, or by a model without limits in the organization, are answered 404",
-		Bug: &Bug{Says: "a model filter without entries answers an empty page", Want: "404",
+		Bug: &kit.Bug{Says: "a model filter without entries answers an empty page", Want: "404",
 			Break: admNotFoundAsEmpty},
-		Run: func(t *T) {
-			resp := t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {"assistant-conformance-no-such-model"}}})
+		Run: func(t *kit.T) {
+			resp := t.Do(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {"assistant-conformance-no-such-model"}}})
 			t.ExpectError(resp, http.StatusNotFound, "not_found_error")
 			limited := map[string]bool{}
 			for _, e := range orgRateLimits(t) {
@@ -1011,19 +1013,19 @@ var rateLimitChecks = []Check{
 				}
 			}
 			unlimited := ""
-			for _, m := range t.WalkCursor(Request{Area: Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000) {
+			for _, m := range t.WalkCursor(kit.Request{Area: kit.Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000) {
 				if id := m.Get("id").String(); !limited[id] && unlimited == "" {
 					unlimited = id
 				}
 			}
 			t.Need("listed models without rate limits", map[bool]int{true: 1}[unlimited != ""], 1)
-			t.ExpectError(t.Do(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {unlimited}}}), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {unlimited}}}), http.StatusNotFound, "not_found_error")
 		}},
-	{ID: "admin/workspace-rate-limits", Clause: "2.12", Labels: []Label{Admin},
+	{ID: "admin/workspace-rate-limits", Clause: "2.12", Labels: []kit.Label{kit.Admin},
 		Title: "workspace rate-limit entries carry each override with org_limit equal to the organization value, or null when it has none",
-		Bug: &Bug{Says: "overrides carry org_limit null though the organization has a value", Want: "\"org_limit\":null",
-			Break: setsField(on(http.MethodGet, admWsLimits), "data.*.limits.*.org_limit", nil)},
-		Run: func(t *T) {
+		Bug: &kit.Bug{Says: "overrides carry org_limit null though the organization has a value", Want: "\"org_limit\":null",
+			Break: kit.SetsField(kit.On(http.MethodGet, admWsLimits), "data.*.limits.*.org_limit", nil)},
+		Run: func(t *kit.T) {
 			org := orgRateLimits(t)
 			orgValue := func(e gjson.Result, limiter string) *int64 {
 				for _, o := range org {
@@ -1057,11 +1059,11 @@ var rateLimitChecks = []Check{
 			}
 			t.Need("workspace rate-limit overrides", checked, 1)
 		}},
-	{ID: "admin/workspace-rate-limits-new-workspace-inherits", Clause: "4.6", Labels: []Label{Admin},
+	{ID: "admin/workspace-rate-limits-new-workspace-inherits", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "a new workspace lists no rate-limit entries: without overrides it inherits the organization's values",
-		Bug: &Bug{Says: "a new workspace lists the organization's entries as its overrides", Want: "inherits",
+		Bug: &kit.Bug{Says: "a new workspace lists the organization's entries as its overrides", Want: "inherits",
 			Break: admOverridesEverything},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			w := createWorkspace(t, map[string]any{"name": "conformance rate limits"})
 			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(`{"data":[],"next_page":null}`))

@@ -7,6 +7,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Validation of the administration routes and fields the official SDKs use beyond the reference
@@ -18,11 +20,11 @@ var modelLifecycles = []string{"active", "deprecated", "retired"}
 
 func init() {
 	wrl := "^/v1/organizations/workspaces/[^/]+/rate_limits$"
-	Register(
-		Check{ID: "models/lifecycle-fields", Clause: "gaps §5b", Labels: []Label{Models, Extension},
+	kit.Register(
+		kit.Check{ID: "models/lifecycle-fields", Clause: "gaps §5b", Labels: []kit.Label{kit.Models, kit.Extension},
 			Title: "every model carries lifecycle (active, deprecated or retired), line, deprecated_at, retires_at and allowed_fallback_models, which the newest SDKs decode as required",
-			Run: func(t *T) {
-				models := t.WalkCursor(Request{Area: Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000)
+			Run: func(t *kit.T) {
+				models := t.WalkCursor(kit.Request{Area: kit.Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000)
 				t.Need("models", len(models), 1)
 				for _, m := range models {
 					for _, f := range []string{"lifecycle", "line", "deprecated_at", "retires_at", "allowed_fallback_models"} {
@@ -32,12 +34,12 @@ func init() {
 					t.Expect(m.Get("allowed_fallback_models").IsArray()).To(BeTrue(), "allowed_fallback_models of %s is an array: %s", m.Get("id"), m.Raw)
 				}
 			},
-			Bug: &Bug{Says: "models leave out retires_at", Want: "has no retires_at",
-				Break: dropsField(on(http.MethodGet, "^/v1/models$"), "data.*.retires_at")}},
-		Check{ID: "models/lifecycle-agrees", Clause: "gaps §5b", Labels: []Label{Models, Extension},
+			Bug: &kit.Bug{Says: "models leave out retires_at", Want: "has no retires_at",
+				Break: kit.DropsField(kit.On(http.MethodGet, "^/v1/models$"), "data.*.retires_at")}},
+		kit.Check{ID: "models/lifecycle-agrees", Clause: "gaps §5b", Labels: []kit.Label{kit.Models, kit.Extension},
 			Title: "a model's lifecycle fields agree: a deprecated or retired model names deprecated_at, a retired one retires_at, retires_at is not before deprecated_at, line is the line its ID names, and allowed_fallback_models are other listed models",
-			Run: func(t *T) {
-				models := t.WalkCursor(Request{Area: Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000)
+			Run: func(t *kit.T) {
+				models := t.WalkCursor(kit.Request{Area: kit.Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000)
 				t.Need("models", len(models), 1)
 				listed := map[string]bool{}
 				for _, m := range models {
@@ -64,8 +66,8 @@ func init() {
 					}
 				}
 			},
-			Bug: &Bug{Says: "allowed_fallback_models names the model itself", Want: "names the model itself",
-				Break: inOKAnswers(on(http.MethodGet, "^/v1/models$"), func(_ *http.Request, m map[string]any) {
+			Bug: &kit.Bug{Says: "allowed_fallback_models names the model itself", Want: "names the model itself",
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, "^/v1/models$"), func(_ *http.Request, m map[string]any) {
 					for _, x := range m["data"].([]any) {
 						x := x.(map[string]any)
 						if fb, ok := x["allowed_fallback_models"].([]any); ok {
@@ -73,9 +75,9 @@ func init() {
 						}
 					}
 				})}},
-		Check{ID: "admin/workspace-rate-limit-update-validation", Clause: "2.12", Labels: []Label{Admin, Extension},
+		kit.Check{ID: "admin/workspace-rate-limit-update-validation", Clause: "2.12", Labels: []kit.Label{kit.Admin, kit.Extension},
 			Title: "a workspace rate-limit update naming a limiter type twice or one the group does not have is refused with 400 naming limits.N.type, an unknown rate_limit_id is 404, and a refused update changes nothing",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				entries := orgRateLimits(t)
 				if len(entries) == 0 || entries[0].Get("id").String() == "" {
 					t.Unsupported("the organization's rate limits have no entry with an id to update")
@@ -84,7 +86,7 @@ func init() {
 				limiter := rl.Get("limits.0.type").String()
 				ws := createWorkspace(t, map[string]any{"name": "conformance rate-limit validation"}).Get("id").String()
 				path := "/v1/organizations/workspaces/" + ws + "/rate_limits"
-				update := func(id string, limits ...map[string]any) *Response {
+				update := func(id string, limits ...map[string]any) *kit.Response {
 					return t.Do(adminReq(http.MethodPost, path+"/"+id, "", map[string]any{"limits": limits}))
 				}
 				twice := update(rl.Get("id").String(), map[string]any{"type": limiter, "value": 7}, map[string]any{"type": limiter, "value": 8})
@@ -98,7 +100,7 @@ func init() {
 				listed := t.OK(adminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil))
 				t.Expect(listed.Get("data").Array()).To(BeEmpty(), "refused updates leave the new workspace without overrides: %s", listed)
 			},
-			Bug: &Bug{Says: "a limiter type named twice is taken once, the first value winning", Want: "-> 200",
+			Bug: &kit.Bug{Says: "a limiter type named twice is taken once, the first value winning", Want: "-> 200",
 				Break: mwtRequests(http.MethodPost, "^/v1/organizations/workspaces/[^/]+/rate_limits/[^/]+$", func(_ *http.Request, b map[string]any) {
 					limits, _ := b["limits"].([]any)
 					seen, kept := map[any]bool{}, []any{}
@@ -109,15 +111,15 @@ func init() {
 					}
 					b["limits"] = kept
 				})}},
-		Check{ID: "admin/workspace-rate-limits-include-inherited", Clause: "2.12", Labels: []Label{Admin, Extension},
+		kit.Check{ID: "admin/workspace-rate-limits-include-inherited", Clause: "2.12", Labels: []kit.Label{kit.Admin, kit.Extension},
 			Title: "with include_inherited=true a new workspace lists every organization group with the organization's values as source organization, without it none; a value that is not a boolean is refused with 400 naming include_inherited",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				org := orgRateLimits(t)
 				t.Need("rate-limit entries", len(org), 1)
 				ws := createWorkspace(t, map[string]any{"name": "conformance inherited"}).Get("id").String()
 				path := "/v1/organizations/workspaces/" + ws + "/rate_limits"
 				list := func(q url.Values) []gjson.Result {
-					return t.WalkPages(Request{Area: Admin, Path: path, Query: q, Schema: "admin/workspace_rate_limit_list"}, 1000)
+					return t.WalkPages(kit.Request{Area: kit.Admin, Path: path, Query: q, Schema: "admin/workspace_rate_limit_list"}, 1000)
 				}
 				t.Expect(list(nil)).To(BeEmpty(), "without include_inherited a new workspace lists nothing")
 				inherited := list(url.Values{"include_inherited": {"true"}})
@@ -135,15 +137,15 @@ func init() {
 						t.Expect(got.Get("source.type").String()).To(Equal("organization"), "an inherited value's source: %s", e.Raw)
 					}
 				}
-				bad := t.Do(Request{Area: Admin, Path: path, Query: url.Values{"include_inherited": {"sometimes"}}})
+				bad := t.Do(kit.Request{Area: kit.Admin, Path: path, Query: url.Values{"include_inherited": {"sometimes"}}})
 				t.ExpectError(bad, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(bad.Get("error.message").String()).To(ContainSubstring("include_inherited"))
 			},
-			Bug: &Bug{Says: "include_inherited is ignored", Want: "include_inherited",
-				Break: ignoresQuery(on(http.MethodGet, wrl), "include_inherited")}},
-		Check{ID: "admin/workspace-external-key-write-once", Clause: "4.6", Labels: []Label{Admin, Extension},
+			Bug: &kit.Bug{Says: "include_inherited is ignored", Want: "include_inherited",
+				Break: kit.IgnoresQuery(kit.On(http.MethodGet, wrl), "include_inherited")}},
+		kit.Check{ID: "admin/workspace-external-key-write-once", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 			Title: "external_key_id is write-once: once set it reads back, the same value again is accepted, another value is refused with 400 naming external_key_id and changes nothing",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				w := createWorkspace(t, map[string]any{"name": "conformance external key"})
 				t.Expect(w.Get("external_key_id").Exists()).To(BeTrue(), "a workspace answers external_key_id: %s", w.Raw)
 				path := "/v1/organizations/workspaces/" + w.Get("id").String()
@@ -156,7 +158,7 @@ func init() {
 				t.Expect(other.Get("error.message").String()).To(ContainSubstring("external_key_id"))
 				t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace", nil)).Get("external_key_id").String()).To(Equal(key), "a refused replacement changes nothing")
 			},
-			Bug: &Bug{Says: "a second, different external_key_id replaces the first", Want: "400",
+			Bug: &kit.Bug{Says: "a second, different external_key_id replaces the first", Want: "400",
 				Break: admAnswersWithoutApplying("^/v1/organizations/workspaces/[^/]+$")}},
 	)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Defects of the administration interface, for the bug declarations of the admin checks.
@@ -48,7 +50,7 @@ func admShift(key string, d time.Duration) func(_ *http.Request, m map[string]an
 // admRearchives is the bug of an archive that archives an archived workspace again: the second
 // archive answers a later archived_at (a second after the first).
 func admRearchives(h http.Handler) http.Handler {
-	isArchive := on(http.MethodPost, `^/v1/organizations/workspaces/[^/]+/archive$`)
+	isArchive := kit.On(http.MethodPost, `^/v1/organizations/workspaces/[^/]+/archive$`)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isArchive(r) {
 			h.ServeHTTP(w, r)
@@ -60,7 +62,7 @@ func admRearchives(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		inOKAnswers(func(*http.Request) bool { return true }, func(_ *http.Request, m map[string]any) {
+		kit.InOKAnswers(func(*http.Request) bool { return true }, func(_ *http.Request, m map[string]any) {
 			mwtSecondLater(m, "archived_at")
 		})(h).ServeHTTP(w, r)
 	})
@@ -69,7 +71,7 @@ func admRearchives(h http.Handler) http.Handler {
 // admNotFoundAsEmpty is the bug of a rate-limit list that answers a model filter it has no
 // entry for with an empty page instead of 404.
 func admNotFoundAsEmpty(h http.Handler) http.Handler {
-	isList := on(http.MethodGet, admRateLimits)
+	isList := kit.On(http.MethodGet, admRateLimits)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isList(r) || !r.URL.Query().Has("model") {
 			h.ServeHTTP(w, r)
@@ -82,14 +84,14 @@ func admNotFoundAsEmpty(h http.Handler) http.Handler {
 			w.Write([]byte(`{"data":[],"next_page":null}`))
 			return
 		}
-		copyAnswer(w, rec)
+		kit.CopyAnswer(w, rec)
 	})
 }
 
 // admOverridesEverything is the bug of a workspace rate-limit list that lists the organization's
 // entries as overrides of a workspace that has none.
 func admOverridesEverything(h http.Handler) http.Handler {
-	return editAnswers(h, on(http.MethodGet, admWsLimits), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
+	return kit.EditAnswers(h, kit.On(http.MethodGet, admWsLimits), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
 		var m map[string]any
 		if status != http.StatusOK || json.Unmarshal(b, &m) != nil {
 			return b
@@ -119,9 +121,9 @@ func admOverridesEverything(h http.Handler) http.Handler {
 // admPagesOfTwoSkip is the bug of a list (of paths matching pattern) whose pages of two, after
 // the first (the request carries cursor), leave out their first item.
 func admPagesOfTwoSkip(pattern, cursor string) func(http.Handler) http.Handler {
-	return inOKAnswers(func(r *http.Request) bool {
+	return kit.InOKAnswers(func(r *http.Request) bool {
 		q := r.URL.Query()
-		return on(http.MethodGet, pattern)(r) && q.Has(cursor) && q.Get("limit") == "2"
+		return kit.On(http.MethodGet, pattern)(r) && q.Has(cursor) && q.Get("limit") == "2"
 	}, func(_ *http.Request, m map[string]any) {
 		if d, _ := m["data"].([]any); len(d) == 2 {
 			m["data"] = d[1:]
@@ -157,7 +159,7 @@ func admDefaultOutsideAllowed(w map[string]any) {
 // admDeletes is the bug of a delete (of paths matching pattern) that takes what it should
 // refuse: an answer of status from is replaced by the confirmation {id, type: kind}.
 func admDeletes(pattern string, from int, kind string) func(http.Handler) http.Handler {
-	return inAnswers(on(http.MethodDelete, pattern), func(r *http.Request, status int, hd http.Header, b []byte) []byte {
+	return kit.InAnswers(kit.On(http.MethodDelete, pattern), func(r *http.Request, status int, hd http.Header, b []byte) []byte {
 		if status != from {
 			return b
 		}
@@ -170,29 +172,29 @@ func admDeletes(pattern string, from int, kind string) func(http.Handler) http.H
 // admStatusOK is the bug of a delete that confirms, with 200 and {id, type: kind}, what it
 // should refuse with status from.
 func admStatusOK(pattern string, from int, kind string) func(http.Handler) http.Handler {
-	return both(admDeletes(pattern, from, kind), mwtStatus(http.MethodDelete, pattern, from, http.StatusOK))
+	return kit.Both(admDeletes(pattern, from, kind), mwtStatus(http.MethodDelete, pattern, from, http.StatusOK))
 }
 
 // admCapArchivesOldest is the bug of an organization that takes a 101st active workspace by
 // archiving one of its active workspaces instead of refusing the create.
 func admCapArchivesOldest(h http.Handler) http.Handler {
-	isCreate := on(http.MethodPost, admWorkspaces)
+	isCreate := kit.On(http.MethodPost, admWorkspaces)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isCreate(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
-		body := readBody(r)
-		rec := replay(h, r, body, nil)
+		body := kit.ReadBody(r)
+		rec := kit.Replay(h, r, body, nil)
 		if rec.Code == http.StatusBadRequest && strings.Contains(rec.Body.String(), "100") {
 			if list := mwtRead(h, r, "/v1/organizations/workspaces?limit=1"); list != nil {
 				mwtData(list, func(ws map[string]any) {
 					mwtCall(h, r, http.MethodPost, "/v1/organizations/workspaces/"+mwtStr(ws, "id")+"/archive", nil)
 				})
-				rec = replay(h, r, body, nil)
+				rec = kit.Replay(h, r, body, nil)
 			}
 		}
-		copyAnswer(w, rec)
+		kit.CopyAnswer(w, rec)
 	})
 }
 
@@ -200,7 +202,7 @@ func admCapArchivesOldest(h http.Handler) http.Handler {
 // pattern as if it applied the fields sent, but changes nothing: the answer is the object as
 // read before, with the fields sent written over it.
 func admAnswersWithoutApplying(pattern string) func(http.Handler) http.Handler {
-	match := on(http.MethodPost, pattern)
+	match := kit.On(http.MethodPost, pattern)
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !match(r) {

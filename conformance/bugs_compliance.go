@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Defects of the compliance API, for the bug declarations of the compliance checks.
@@ -32,19 +34,19 @@ const (
 )
 
 // cmpGet matches GET requests to paths matching pattern.
-func cmpGet(pattern string) func(*http.Request) bool { return on(http.MethodGet, pattern) }
+func cmpGet(pattern string) func(*http.Request) bool { return kit.On(http.MethodGet, pattern) }
 
 // cmpOtherUUID is an organization UUID that is not the key's.
 const cmpOtherUUID = "00000000-0000-4000-8000-00000000c0de"
 
 // cmpQuery is the bug of a target that reads the query of GET requests to pattern wrongly.
 func cmpQuery(pattern string, edit func(q url.Values)) func(http.Handler) http.Handler {
-	return inQuery(cmpGet(pattern), edit)
+	return kit.InQuery(cmpGet(pattern), edit)
 }
 
 // cmpJSON edits the JSON object of 2xx answers to GET requests to pattern.
 func cmpJSON(pattern string, f func(r *http.Request, m map[string]any)) func(http.Handler) http.Handler {
-	return inOKAnswers(cmpGet(pattern), f)
+	return kit.InOKAnswers(cmpGet(pattern), f)
 }
 
 // cmpSkipsNext is the bug of a cursor that skips an item: a page asked for with the cursor param
@@ -129,15 +131,15 @@ func cmpAsOtherOrg(match func(*http.Request) bool) func(http.Handler) http.Handl
 				h.ServeHTTP(w, r)
 				return
 			}
-			body := readBody(r)
-			first := replay(h, r, body, nil)
+			body := kit.ReadBody(r)
+			first := kit.Replay(h, r, body, nil)
 			if first.Code == http.StatusNotFound {
-				if rec := replay(h, r, body, http.Header{"Authorization": {"Bearer " + fake.DefaultComplianceKey + fake.SecondOrganizationSuffix}}); rec.Code == http.StatusOK {
-					copyAnswer(w, rec)
+				if rec := kit.Replay(h, r, body, http.Header{"Authorization": {"Bearer " + fake.DefaultComplianceKey + fake.SecondOrganizationSuffix}}); rec.Code == http.StatusOK {
+					kit.CopyAnswer(w, rec)
 					return
 				}
 			}
-			copyAnswer(w, first)
+			kit.CopyAnswer(w, first)
 		})
 	}
 }
@@ -147,9 +149,9 @@ func cmpAsOtherOrg(match func(*http.Request) bool) func(http.Handler) http.Handl
 func cmpForgetsDeletedCursors(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	deleted := map[string]bool{}
-	gone := refuses(func(*http.Request) bool { return true }, http.StatusBadRequest, "invalid_request_error", "after_id names no chat")
+	gone := kit.Refuses(func(*http.Request) bool { return true }, http.StatusBadRequest, "invalid_request_error", "after_id names no chat")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if on(http.MethodDelete, cmpChat)(r) {
+		if kit.On(http.MethodDelete, cmpChat)(r) {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, r)
 			if rec.Code == http.StatusOK {
@@ -157,7 +159,7 @@ func cmpForgetsDeletedCursors(h http.Handler) http.Handler {
 				deleted[r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]] = true
 				mu.Unlock()
 			}
-			copyAnswer(w, rec)
+			kit.CopyAnswer(w, rec)
 			return
 		}
 		if cmpGet(cmpChats)(r) {
@@ -175,7 +177,7 @@ func cmpForgetsDeletedCursors(h http.Handler) http.Handler {
 
 // cmpWrongContentMD5 is the bug of a download whose Content-MD5 is not of the bytes served.
 func cmpWrongContentMD5(pattern string) func(http.Handler) http.Handler {
-	return inAnswers(cmpGet(pattern), func(_ *http.Request, status int, h http.Header, body []byte) []byte {
+	return kit.InAnswers(cmpGet(pattern), func(_ *http.Request, status int, h http.Header, body []byte) []byte {
 		if status == http.StatusOK && h.Get("Content-MD5") != "" {
 			h.Set("Content-MD5", ccContentMD5(append(bytes.Clone(body), '\n')))
 		}
@@ -207,7 +209,7 @@ func cmpKeepsDeletedContent(h http.Handler) http.Handler {
 	kept := map[string]*httptest.ResponseRecorder{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case on(http.MethodDelete, cmpFile)(r):
+		case kit.On(http.MethodDelete, cmpFile)(r):
 			content := cmpFetch(h, r, r.URL.Path+"/content")
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, r)
@@ -216,14 +218,14 @@ func cmpKeepsDeletedContent(h http.Handler) http.Handler {
 				kept[r.URL.Path+"/content"] = content
 				mu.Unlock()
 			}
-			copyAnswer(w, rec)
+			kit.CopyAnswer(w, rec)
 			return
 		case cmpGet(cmpFileContent)(r):
 			mu.Lock()
 			content := kept[r.URL.Path]
 			mu.Unlock()
 			if content != nil {
-				copyAnswer(w, content)
+				kit.CopyAnswer(w, content)
 				return
 			}
 		}
@@ -237,7 +239,7 @@ func cmpSharedFilesKeepMessages(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	before := map[string]any{} // file path -> message_ids before the deletion
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if on(http.MethodDelete, cmpChat)(r) {
+		if kit.On(http.MethodDelete, cmpChat)(r) {
 			var ids []any
 			if msgs := mwtRead(h, r, r.URL.Path+"/messages"); msgs != nil {
 				list, _ := msgs["chat_messages"].([]any)
@@ -267,7 +269,7 @@ func cmpSharedFilesKeepMessages(h http.Handler) http.Handler {
 			ids, ok := before[r.URL.Path]
 			mu.Unlock()
 			if ok {
-				inOKAnswers(func(*http.Request) bool { return true }, func(_ *http.Request, m map[string]any) { m["message_ids"] = ids })(h).ServeHTTP(w, r)
+				kit.InOKAnswers(func(*http.Request) bool { return true }, func(_ *http.Request, m map[string]any) { m["message_ids"] = ids })(h).ServeHTTP(w, r)
 				return
 			}
 		}

@@ -10,22 +10,24 @@ import (
 	"sync"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // The defects of the Messages area's checks (see Bug): requests the target reads wrongly or
 // answers it gives wrongly, each as small as the title of one check.
 
 var (
-	msgCreate   = on(http.MethodPost, "^/v1/messages$")
-	msgCount    = on(http.MethodPost, "^/v1/messages/count_tokens$")
-	msgComplete = on(http.MethodPost, "^/v1/complete$")
+	msgCreate   = kit.On(http.MethodPost, "^/v1/messages$")
+	msgCount    = kit.On(http.MethodPost, "^/v1/messages/count_tokens$")
+	msgComplete = kit.On(http.MethodPost, "^/v1/complete$")
 )
 
 // msgEachBlock calls f with every content block of every message and of the system prompt of a
 // Create a Message body, in render order.
 func msgEachBlock(body map[string]any, f func(block map[string]any)) {
 	lists := []any{body["system"]}
-	for _, m := range messagesOf(body) {
+	for _, m := range kit.MessagesOf(body) {
 		if turn, ok := m.(map[string]any); ok {
 			lists = append(lists, turn["content"])
 		}
@@ -40,15 +42,15 @@ func msgEachBlock(body map[string]any, f func(block map[string]any)) {
 	}
 }
 
-// msgInRequests is inRequests for Create a Message and count_tokens alike.
+// msgInRequests is InRequests for Create a Message and count_tokens alike.
 func msgInRequests(edit func(body map[string]any)) func(http.Handler) http.Handler {
-	return both(inRequests(http.MethodPost, "/v1/messages", edit), inRequests(http.MethodPost, "/v1/messages/count_tokens", edit))
+	return kit.Both(kit.InRequests(http.MethodPost, "/v1/messages", edit), kit.InRequests(http.MethodPost, "/v1/messages/count_tokens", edit))
 }
 
 // msgClamps is the bug of a target that takes a number field of the JSON body of requests to
 // path outside [lo, hi] as the nearest bound instead of refusing it.
 func msgClamps(path, field string, lo, hi float64) func(http.Handler) http.Handler {
-	return inRequests(http.MethodPost, path, func(b map[string]any) {
+	return kit.InRequests(http.MethodPost, path, func(b map[string]any) {
 		if v, ok := b[field].(float64); ok {
 			b[field] = min(max(v, lo), hi)
 		}
@@ -57,7 +59,7 @@ func msgClamps(path, field string, lo, hi float64) func(http.Handler) http.Handl
 
 // msgDefaults is the bug of a target that fills a required field in when it is missing.
 func msgDefaults(path, field string, value any) func(http.Handler) http.Handler {
-	return inRequests(http.MethodPost, path, func(b map[string]any) {
+	return kit.InRequests(http.MethodPost, path, func(b map[string]any) {
 		if _, ok := b[field]; !ok {
 			b[field] = value
 		}
@@ -68,8 +70,8 @@ func msgDefaults(path, field string, value any) func(http.Handler) http.Handler 
 // one role.
 func msgSkipsSecondTurn(b map[string]any) {
 	var kept []any
-	for i, m := range messagesOf(b) {
-		if i == 0 || roleOf(m) != roleOf(messagesOf(b)[i-1]) {
+	for i, m := range kit.MessagesOf(b) {
+		if i == 0 || kit.RoleOf(m) != kit.RoleOf(kit.MessagesOf(b)[i-1]) {
 			kept = append(kept, m)
 		}
 	}
@@ -78,7 +80,7 @@ func msgSkipsSecondTurn(b map[string]any) {
 
 // msgDropsPrefill is the bug of a target that drops a last assistant turn and starts over.
 func msgDropsPrefill(b map[string]any) {
-	if msgs := messagesOf(b); len(msgs) > 1 && roleOf(msgs[len(msgs)-1]) == "assistant" {
+	if msgs := kit.MessagesOf(b); len(msgs) > 1 && kit.RoleOf(msgs[len(msgs)-1]) == "assistant" {
 		b["messages"] = msgs[:len(msgs)-1]
 	}
 }
@@ -166,7 +168,7 @@ func msgContinueTwice(h http.Handler) http.Handler {
 			}
 			mu.Unlock()
 		}
-		copyAnswer(w, rec)
+		kit.CopyAnswer(w, rec)
 	})
 }
 
@@ -278,8 +280,8 @@ func msgStripsMinimum(b map[string]any) {
 // msgAssistantDocumentAsText is the bug of a target that takes a document directly in an
 // assistant message: it reads such a lone block as text.
 func msgAssistantDocumentAsText(b map[string]any) {
-	for _, m := range messagesOf(b) {
-		if roleOf(m) == "assistant" {
+	for _, m := range kit.MessagesOf(b) {
+		if kit.RoleOf(m) == "assistant" {
 			if blocks, _ := m.(map[string]any)["content"].([]any); len(blocks) == 1 {
 				m.(map[string]any)["content"] = "Read."
 			}
@@ -302,7 +304,7 @@ func msgFillsEmptyCitations(b map[string]any) {
 func msgVaries(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	n := 0
-	return inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+	return kit.InOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
 		content, _ := m["content"].([]any)
 		for _, b := range content {
 			if bl, _ := b.(map[string]any); bl["type"] == "text" {
@@ -334,16 +336,16 @@ func msgIgnoresUnknownScenario(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		copyAnswer(w, rec)
+		kit.CopyAnswer(w, rec)
 	})
 }
 
 // msgRulesMissUpperCase is the bug of a fake whose scenario rules select nothing: a request
 // without Fake-Scenario is read with its user texts upper-cased, which no rule matches.
 func msgRulesMissUpperCase(h http.Handler) http.Handler {
-	up := inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
-		for _, m := range messagesOf(b) {
-			if turn, _ := m.(map[string]any); roleOf(m) == "user" {
+	up := kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+		for _, m := range kit.MessagesOf(b) {
+			if turn, _ := m.(map[string]any); kit.RoleOf(m) == "user" {
 				if s, ok := turn["content"].(string); ok {
 					turn["content"] = strings.ToUpper(s)
 				}

@@ -13,19 +13,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Defects of the memory, work and tunnels areas, for the bug declarations of their checks.
 
 // mwtRefuses is the bug of a target that refuses requests match accepts with 400 naming what.
 func mwtRefuses(match func(*http.Request) bool, what string) func(http.Handler) http.Handler {
-	return refuses(match, http.StatusBadRequest, "invalid_request_error", what)
+	return kit.Refuses(match, http.StatusBadRequest, "invalid_request_error", what)
 }
 
 // mwtRequests is the bug of a target that reads the JSON body of requests of the method to paths
 // matching pattern wrongly: edit rewrites it before the target reads it.
 func mwtRequests(method, pattern string, edit func(r *http.Request, body map[string]any)) func(http.Handler) http.Handler {
-	match := on(method, pattern)
+	match := kit.On(method, pattern)
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if match(r) {
@@ -49,12 +51,12 @@ func mwtRequests(method, pattern string, edit func(r *http.Request, body map[str
 // mwtQuery is the bug of a target that reads the query of requests of the method to paths
 // matching pattern wrongly: edit rewrites it before the target reads it.
 func mwtQuery(method, pattern string, edit func(q url.Values)) func(http.Handler) http.Handler {
-	return inQuery(on(method, pattern), edit)
+	return kit.InQuery(kit.On(method, pattern), edit)
 }
 
 // mwtJSON edits the JSON object of 2xx answers to requests of the method to paths matching pattern.
 func mwtJSON(method, pattern string, f func(r *http.Request, m map[string]any)) func(http.Handler) http.Handler {
-	return inOKAnswers(on(method, pattern), f)
+	return kit.InOKAnswers(kit.On(method, pattern), f)
 }
 
 // mwtData calls f with each object of the answer's data array.
@@ -69,13 +71,13 @@ func mwtData(m map[string]any, f func(item map[string]any)) {
 
 // mwtStatus answers to from with status to, on requests of the method to paths matching pattern.
 func mwtStatus(method, pattern string, from, to int) func(http.Handler) http.Handler {
-	return answersStatus(on(method, pattern), from, to)
+	return kit.AnswersStatus(kit.On(method, pattern), from, to)
 }
 
 // mwtIgnoresInvalidQuery is the bug of a target that, where it should refuse a query parameter,
 // ignores it: a request the honest target answers 400 is served again without param.
 func mwtIgnoresInvalidQuery(method, pattern, param string) func(http.Handler) http.Handler {
-	match := on(method, pattern)
+	match := kit.On(method, pattern)
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !match(r) || !r.URL.Query().Has(param) {
@@ -91,7 +93,7 @@ func mwtIgnoresInvalidQuery(method, pattern, param string) func(http.Handler) ht
 				h.ServeHTTP(w, r)
 				return
 			}
-			copyAnswer(w, rec)
+			kit.CopyAnswer(w, rec)
 		})
 	}
 }
@@ -99,7 +101,7 @@ func mwtIgnoresInvalidQuery(method, pattern, param string) func(http.Handler) ht
 // mwtRefusesBody is the bug of a target that refuses, with 400 naming what, the requests of the
 // method to paths matching pattern whose JSON body refuse accepts.
 func mwtRefusesBody(method, pattern string, refuse func(body map[string]any) bool, what string) func(http.Handler) http.Handler {
-	match := on(method, pattern)
+	match := kit.On(method, pattern)
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if match(r) {
@@ -162,7 +164,7 @@ func mwtRead(h http.Handler, r *http.Request, path string) map[string]any {
 // mwtStrictPrecondition is the bug of a memory store that answers 409 to every update whose
 // precondition hash differs from the stored one, even when the update has already been applied.
 func mwtStrictPrecondition(h http.Handler) http.Handler {
-	match := on(http.MethodPost, mwtMemory)
+	match := kit.On(http.MethodPost, mwtMemory)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if match(r) {
 			b, _ := io.ReadAll(r.Body)
@@ -190,7 +192,7 @@ func mwtStrictPrecondition(h http.Handler) http.Handler {
 // mwtVersionsFollowMemory is the bug of a memory store whose versions are views of their memory:
 // a version reads the content and path its memory has now.
 func mwtVersionsFollowMemory(h http.Handler) http.Handler {
-	return editAnswers(h, on(http.MethodGet, mwtVersion), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
+	return kit.EditAnswers(h, kit.On(http.MethodGet, mwtVersion), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
 		var v map[string]any
 		if status != http.StatusOK || json.Unmarshal(b, &v) != nil {
 			return b
@@ -273,7 +275,7 @@ func mwtStoresRefusedEnvironment(h http.Handler) http.Handler {
 			stored.Body, stored.ContentLength = io.NopCloser(bytes.NewReader(again)), int64(len(again))
 			h.ServeHTTP(httptest.NewRecorder(), stored)
 		}
-		copyAnswer(w, rec)
+		kit.CopyAnswer(w, rec)
 	})
 }
 
@@ -282,7 +284,7 @@ func mwtStoresRefusedEnvironment(h http.Handler) http.Handler {
 func mwtAckOnlyPolled(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	polled := map[string]bool{}
-	isPoll, isAck := on(http.MethodGet, mwtPoll), on(http.MethodPost, mwtAck)
+	isPoll, isAck := kit.On(http.MethodGet, mwtPoll), kit.On(http.MethodPost, mwtAck)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case isPoll(r):
@@ -294,7 +296,7 @@ func mwtAckOnlyPolled(h http.Handler) http.Handler {
 				polled[mwtStr(item, "id")] = true
 				mu.Unlock()
 			}
-			copyAnswer(w, rec)
+			kit.CopyAnswer(w, rec)
 		case isAck(r):
 			mu.Lock()
 			ok := polled[strings.Split(r.URL.Path, "/")[5]]
@@ -313,7 +315,7 @@ func mwtAckOnlyPolled(h http.Handler) http.Handler {
 // mwtPollMissesEnqueued is the bug of a blocking poll that looks at the queue once, when it
 // starts: an item enqueued while it waits is not handed to it, and it answers null at block_ms.
 func mwtPollMissesEnqueued(h http.Handler) http.Handler {
-	isPoll := on(http.MethodGet, mwtPoll)
+	isPoll := kit.On(http.MethodGet, mwtPoll)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		ms, err := strconv.Atoi(q.Get("block_ms"))
@@ -328,7 +330,7 @@ func mwtPollMissesEnqueued(h http.Handler) http.Handler {
 		if rec.Code == http.StatusOK && strings.TrimSpace(rec.Body.String()) == "null" {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 		}
-		copyAnswer(w, rec)
+		kit.CopyAnswer(w, rec)
 	})
 }
 
@@ -365,7 +367,7 @@ func mwtShiftTime(m map[string]any, key string, d time.Duration) {
 // mwtQueuedStopWaits is the bug of a queue that treats a queued item like a leased one: a stop
 // without force marks it stopping and leaves it on the queue.
 func mwtQueuedStopWaits(h http.Handler) http.Handler {
-	isStop := on(http.MethodPost, mwtStop)
+	isStop := kit.On(http.MethodPost, mwtStop)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isStop(r) {
 			h.ServeHTTP(w, r)
@@ -391,7 +393,7 @@ func mwtQueuedStopWaits(h http.Handler) http.Handler {
 // an update of the record itself) that should be refused with 400 answers the record, unchanged,
 // with 200.
 func mwtActionIdempotent(pattern, suffix string) func(http.Handler) http.Handler {
-	match := on(http.MethodPost, pattern)
+	match := kit.On(http.MethodPost, pattern)
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !match(r) {
@@ -408,7 +410,7 @@ func mwtActionIdempotent(pattern, suffix string) func(http.Handler) http.Handler
 					return
 				}
 			}
-			copyAnswer(w, rec)
+			kit.CopyAnswer(w, rec)
 		})
 	}
 }
@@ -480,7 +482,7 @@ func mwtFoundUnderAnyParent(pattern, list string) func(http.Handler) http.Handle
 func mwtTokensStayAccepted(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	isToken, isCheck := on(http.MethodPost, mwtTokenOps), on(http.MethodPost, `^/_fake/tunnels/token_check$`)
+	isToken, isCheck := kit.On(http.MethodPost, mwtTokenOps), kit.On(http.MethodPost, `^/_fake/tunnels/token_check$`)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case isToken(r):
@@ -492,7 +494,7 @@ func mwtTokensStayAccepted(h http.Handler) http.Handler {
 				seen[mwtStr(tok, "tunnel_token")] = true
 				mu.Unlock()
 			}
-			copyAnswer(w, rec)
+			kit.CopyAnswer(w, rec)
 		case isCheck(r):
 			b, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(b))
@@ -518,7 +520,7 @@ func mwtTokensStayAccepted(h http.Handler) http.Handler {
 func mwtTrustCached(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	trusted := map[string]bool{}
-	isCheck := on(http.MethodPost, `^/_fake/tunnels/[^/]+/gateway_check$`)
+	isCheck := kit.On(http.MethodPost, `^/_fake/tunnels/[^/]+/gateway_check$`)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isCheck(r) {
 			h.ServeHTTP(w, r)
@@ -543,14 +545,14 @@ func mwtTrustCached(h http.Handler) http.Handler {
 			trusted[key] = true
 			mu.Unlock()
 		}
-		copyAnswer(w, rec)
+		kit.CopyAnswer(w, rec)
 	})
 }
 
 // mwtCapEvictsOldest is the bug of a tunnel that takes a third certificate by archiving its
 // oldest non-archived one instead of refusing it.
 func mwtCapEvictsOldest(h http.Handler) http.Handler {
-	isCreate := on(http.MethodPost, mwtCerts)
+	isCreate := kit.On(http.MethodPost, mwtCerts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isCreate(r) {
 			if list := mwtRead(h, r, r.URL.Path); list != nil {
@@ -566,7 +568,7 @@ func mwtCapEvictsOldest(h http.Handler) http.Handler {
 
 // mwtRotateAnswersOld is the bug of a rotate_token that rotates but answers the token it replaced.
 func mwtRotateAnswersOld(h http.Handler) http.Handler {
-	isRotate := on(http.MethodPost, `^/v1/organizations/tunnels/[^/]+/rotate_token$`)
+	isRotate := kit.On(http.MethodPost, `^/v1/organizations/tunnels/[^/]+/rotate_token$`)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isRotate(r) {
 			h.ServeHTTP(w, r)
@@ -581,7 +583,7 @@ func mwtRotateAnswersOld(h http.Handler) http.Handler {
 			w.Write(out)
 			return
 		}
-		copyAnswer(w, rec)
+		kit.CopyAnswer(w, rec)
 	})
 }
 
@@ -590,7 +592,7 @@ func mwtRotateAnswersOld(h http.Handler) http.Handler {
 func mwtDomainsRepeat(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	first, firstID := "", ""
-	return editAnswers(h, on(http.MethodGet, mwtTunnel), editJSON(func(m map[string]any) {
+	return kit.EditAnswers(h, kit.On(http.MethodGet, mwtTunnel), kit.EditJSON(func(m map[string]any) {
 		mu.Lock()
 		defer mu.Unlock()
 		if first == "" {
@@ -603,7 +605,7 @@ func mwtDomainsRepeat(h http.Handler) http.Handler {
 
 // mwtTunnelShowsToken is the bug of a tunnel read that carries the tunnel's token.
 func mwtTunnelShowsToken(h http.Handler) http.Handler {
-	return editAnswers(h, on(http.MethodGet, mwtTunnel), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
+	return kit.EditAnswers(h, kit.On(http.MethodGet, mwtTunnel), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
 		var m map[string]any
 		if status != http.StatusOK || json.Unmarshal(b, &m) != nil {
 			return b
@@ -651,7 +653,7 @@ func mwtReplacesItemMetadata(h http.Handler) http.Handler {
 // mwtErrorMessage is the bug of a target whose 400 answers to requests match accepts say only
 // message, the envelope otherwise intact.
 func mwtErrorMessage(match func(*http.Request) bool, message string) func(http.Handler) http.Handler {
-	return inAnswers(match, func(_ *http.Request, status int, _ http.Header, b []byte) []byte {
+	return kit.InAnswers(match, func(_ *http.Request, status int, _ http.Header, b []byte) []byte {
 		var m map[string]any
 		if status != http.StatusBadRequest || json.Unmarshal(b, &m) != nil {
 			return b
@@ -704,7 +706,7 @@ func mwtDeletedStillReadable(pattern string) func(http.Handler) http.Handler {
 func mwtLeasesNeverLapse(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	last := map[string]any{}
-	isBeat, isItem := on(http.MethodPost, mwtHeartbeat), on(http.MethodGet, mwtItem)
+	isBeat, isItem := kit.On(http.MethodPost, mwtHeartbeat), kit.On(http.MethodGet, mwtItem)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case isBeat(r):
@@ -716,7 +718,7 @@ func mwtLeasesNeverLapse(h http.Handler) http.Handler {
 				last[strings.TrimSuffix(r.URL.Path, "/heartbeat")] = hb["last_heartbeat"]
 				mu.Unlock()
 			}
-			copyAnswer(w, rec)
+			kit.CopyAnswer(w, rec)
 		case isItem(r):
 			mu.Lock()
 			beat, ok := last[r.URL.Path]
@@ -750,11 +752,11 @@ func mwtSecondLater(m map[string]any, key string) { mwtShiftTime(m, key, time.Se
 // mwtEnvironmentKeyManages is the bug of a target that takes an environment key for the
 // organization's key on the environment list: it lists every environment to it.
 func mwtEnvironmentKeyManages(h http.Handler) http.Handler {
-	isList := on(http.MethodGet, mwtEnvs)
+	isList := kit.On(http.MethodGet, mwtEnvs)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isList(r) && r.Header.Get("Authorization") == "Bearer "+FakeEnvironmentKey {
+		if isList(r) && r.Header.Get("Authorization") == "Bearer "+kit.FakeEnvironmentKey {
 			r.Header.Del("Authorization")
-			r.Header.Set("X-Api-Key", FakeAPIKey)
+			r.Header.Set("X-Api-Key", kit.FakeAPIKey)
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -765,7 +767,7 @@ func mwtEnvironmentKeyManages(h http.Handler) http.Handler {
 func mwtRenameKeepsOldPath(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	held := map[string]bool{} // store path + "\n" + memory path
-	isUpdate, isCreate := on(http.MethodPost, mwtMemory), on(http.MethodPost, mwtMemories)
+	isUpdate, isCreate := kit.On(http.MethodPost, mwtMemory), kit.On(http.MethodPost, mwtMemories)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case isUpdate(r):
@@ -779,7 +781,7 @@ func mwtRenameKeepsOldPath(h http.Handler) http.Handler {
 					held[store+"\n"+mwtStr(cur, "path")] = true
 					mu.Unlock()
 				}
-				copyAnswer(w, rec)
+				kit.CopyAnswer(w, rec)
 				return
 			}
 			h.ServeHTTP(w, r)
@@ -792,7 +794,7 @@ func mwtRenameKeepsOldPath(h http.Handler) http.Handler {
 			taken := held[strings.TrimSuffix(r.URL.Path, "/memories")+"\n"+mwtStr(body, "path")]
 			mu.Unlock()
 			if taken {
-				refuses(func(*http.Request) bool { return true }, http.StatusConflict, "memory_path_conflict_error", "path: taken")(h).ServeHTTP(w, r)
+				kit.Refuses(func(*http.Request) bool { return true }, http.StatusConflict, "memory_path_conflict_error", "path: taken")(h).ServeHTTP(w, r)
 				return
 			}
 			h.ServeHTTP(w, r)
@@ -805,7 +807,7 @@ func mwtRenameKeepsOldPath(h http.Handler) http.Handler {
 // mwtNoopNewVersion is the bug of a memory store whose update that changes nothing answers a
 // new memory_version_id, as if it had appended a version.
 func mwtNoopNewVersion(h http.Handler) http.Handler {
-	isUpdate := on(http.MethodPost, mwtMemory)
+	isUpdate := kit.On(http.MethodPost, mwtMemory)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isUpdate(r) {
 			h.ServeHTTP(w, r)
@@ -833,7 +835,7 @@ func mwtNoopNewVersion(h http.Handler) http.Handler {
 // mwtStaleVersionID is the bug of a memory store whose update answers the memory_version_id the
 // memory had before it, not the version the update appended.
 func mwtStaleVersionID(h http.Handler) http.Handler {
-	isUpdate := on(http.MethodPost, mwtMemory)
+	isUpdate := kit.On(http.MethodPost, mwtMemory)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cur := map[string]any(nil)
 		if isUpdate(r) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Defects of event streams, for the bugs of the checks that read them. A bug rewrites the events a
@@ -19,20 +21,20 @@ type streamedEvent struct {
 // inStreams is the bug of a target whose 2xx event streams, answering requests match accepts,
 // pass through edit: the events in, the events it sends instead out.
 func inStreams(match func(*http.Request) bool, edit func(evs []streamedEvent) []streamedEvent) func(http.Handler) http.Handler {
-	return inAnswers(match, func(_ *http.Request, status int, h http.Header, body []byte) []byte {
+	return kit.InAnswers(match, func(_ *http.Request, status int, h http.Header, body []byte) []byte {
 		if status/100 != 2 || !strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
 			return body
 		}
-		read, _ := readEventStream(body)
+		read, _ := kit.ReadEventStream(body)
 		evs := make([]streamedEvent, 0, len(read))
 		for _, ev := range read {
-			d, _ := decodeObject(ev.Data)
+			d, _ := kit.DecodeObject(ev.Data)
 			evs = append(evs, streamedEvent{ev.Name, d})
 		}
 		var out bytes.Buffer
 		for _, ev := range edit(evs) {
 			out.WriteString("event: " + ev.Name + "\ndata: ")
-			out.Write(mustMarshal(ev.Data))
+			out.Write(kit.MustMarshal(ev.Data))
 			out.WriteString("\n\n")
 		}
 		return out.Bytes()
@@ -61,12 +63,12 @@ func streamDropsLastTextDelta(evs []streamedEvent) []streamedEvent {
 }
 
 // streamedAnswers matches the answers to Create a Message; inStreams edits only its streams.
-var streamedAnswers = on(http.MethodPost, "^/v1/messages$")
+var streamedAnswers = kit.On(http.MethodPost, "^/v1/messages$")
 
 // ignoresFieldWhenStreaming is the bug of a target that ignores a top-level field of a Create a
 // Message body that asks for a stream, and reads it when answering whole.
 func ignoresFieldWhenStreaming(field string) func(http.Handler) http.Handler {
-	return inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+	return kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 		if b["stream"] == true {
 			delete(b, field)
 		}
@@ -99,12 +101,12 @@ func streamStartsToolInputWhole(evs []streamedEvent) []streamedEvent {
 	joined := map[any]string{} // block index → its partial_json pieces joined
 	for _, ev := range evs {
 		if delta, _ := ev.Data["delta"].(map[string]any); ev.Name == "content_block_delta" && delta["type"] == "input_json_delta" {
-			joined[ev.Data["index"]] += stringOf(delta["partial_json"])
+			joined[ev.Data["index"]] += kit.StringOf(delta["partial_json"])
 		}
 	}
 	for _, ev := range evs {
 		if cb, _ := ev.Data["content_block"].(map[string]any); ev.Name == "content_block_start" && cb["type"] == "tool_use" {
-			if in, err := decodeObject([]byte(joined[ev.Data["index"]])); err == nil {
+			if in, err := kit.DecodeObject([]byte(joined[ev.Data["index"]])); err == nil {
 				cb["input"] = in
 			}
 		}

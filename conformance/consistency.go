@@ -7,6 +7,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Cross-field consistency of what is read: statements of the specification that relate two
@@ -17,22 +19,22 @@ import (
 // cursorList is a cursor-by-ID list (spec 2.1) that any target serves.
 type cursorList struct {
 	name string
-	req  Request
+	req  kit.Request
 }
 
 func cursorLists() []cursorList {
 	return []cursorList{
-		{"models", Request{Area: Models, Path: "/v1/models", Schema: "models/model_list"}},
-		{"invites", Request{Area: Admin, Path: "/v1/organizations/invites", Schema: "admin/invite_list"}},
-		{"users", Request{Area: Admin, Path: "/v1/organizations/users", Schema: "admin/user_list"}},
-		{"workspaces", Request{Area: Admin, Path: "/v1/organizations/workspaces", Query: url.Values{"include_archived": {"true"}}, Schema: "admin/workspace_list"}},
+		{"models", kit.Request{Area: kit.Models, Path: "/v1/models", Schema: "models/model_list"}},
+		{"invites", kit.Request{Area: kit.Admin, Path: "/v1/organizations/invites", Schema: "admin/invite_list"}},
+		{"users", kit.Request{Area: kit.Admin, Path: "/v1/organizations/users", Schema: "admin/user_list"}},
+		{"workspaces", kit.Request{Area: kit.Admin, Path: "/v1/organizations/workspaces", Query: url.Values{"include_archived": {"true"}}, Schema: "admin/workspace_list"}},
 	}
 }
 
 // page reads one page of a cursor list with the cursor parameter set (none when param is "").
-func page(t *T, l cursorList, limit int, param, cursor string) *Response {
+func page(t *kit.T, l cursorList, limit int, param, cursor string) *kit.Response {
 	r := l.req
-	r.Query = cloneQuery(r.Query)
+	r.Query = kit.CloneQuery(r.Query)
 	r.Query.Set("limit", strconv.Itoa(limit))
 	if param != "" {
 		r.Query.Set(param, cursor)
@@ -41,17 +43,17 @@ func page(t *T, l cursorList, limit int, param, cursor string) *Response {
 }
 
 func init() {
-	Register(
-		Check{ID: "core/request-ids-unique", Clause: "gaps §1", Labels: []Label{Core, Extension},
+	kit.Register(
+		kit.Check{ID: "core/request-ids-unique", Clause: "gaps §1", Labels: []kit.Label{kit.Core, kit.Extension},
 			Title: "every answer carries its own request-id: no two answers of the run share one (the harness checks every answer; this check sends a burst of alike requests)",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				t.NoItemsNeeded()
 				seen := map[string]bool{}
 				for range 5 {
-					for _, r := range []Request{
-						{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1"}}, Schema: "models/model_list"},
-						{Area: Models, Path: "/v1/models/conformance-no-such-model"},
-						{Area: Core, Path: "/v1/conformance-no-such-route"},
+					for _, r := range []kit.Request{
+						{Area: kit.Models, Path: "/v1/models", Query: url.Values{"limit": {"1"}}, Schema: "models/model_list"},
+						{Area: kit.Models, Path: "/v1/models/conformance-no-such-model"},
+						{Area: kit.Core, Path: "/v1/conformance-no-such-route"},
 					} {
 						resp := t.Do(r)
 						id := resp.Header.Get("request-id")
@@ -61,14 +63,14 @@ func init() {
 					}
 				}
 			},
-			Bug: &Bug{Says: "every page of the model list answers with the same request-id", Want: "req_repeated",
-				Break: inAnswers(on(http.MethodGet, "^/v1/models$"), func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
+			Bug: &kit.Bug{Says: "every page of the model list answers with the same request-id", Want: "req_repeated",
+				Break: kit.InAnswers(kit.On(http.MethodGet, "^/v1/models$"), func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
 					h.Set("request-id", "req_repeated")
 					return body
 				})}},
-		Check{ID: "core/cursor-has-more-agrees", Clause: "2.1", Labels: []Label{Core},
+		kit.Check{ID: "core/cursor-has-more-agrees", Clause: "2.1", Labels: []kit.Label{kit.Core},
 			Title: "on every cursor list, has_more is false exactly when nothing follows: after the last page's last_id, and before the first page's first_id, nothing is listed",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				lists := map[string][]gjson.Result{}
 				most := 0
 				for _, l := range cursorLists() {
@@ -94,12 +96,12 @@ func init() {
 					}
 				}
 			},
-			Bug: &Bug{Says: "has_more is true on the last page of the user list", Want: "has_more",
-				Break: inOKAnswers(on(http.MethodGet, "^/v1/organizations/users$"), func(_ *http.Request, m map[string]any) { m["has_more"] = true })}},
-		Check{ID: "core/cursor-ids-are-item-ids", Clause: "gaps §3", Labels: []Label{Core, Extension},
+			Bug: &kit.Bug{Says: "has_more is true on the last page of the user list", Want: "has_more",
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, "^/v1/organizations/users$"), func(_ *http.Request, m map[string]any) { m["has_more"] = true })}},
+		kit.Check{ID: "core/cursor-ids-are-item-ids", Clause: "gaps §3", Labels: []kit.Label{kit.Core, kit.Extension},
 			Title: "on every cursor list, first_id and last_id are the IDs of the first and last items of data, null when data is empty",
-			Run: func(t *T) {
-				pages := map[string]*Response{}
+			Run: func(t *kit.T) {
+				pages := map[string]*kit.Response{}
 				most := 0
 				for _, l := range cursorLists() {
 					pages[l.name] = page(t, l, 3, "", "")
@@ -118,23 +120,23 @@ func init() {
 					t.Expect(resp.Get("last_id").String()).To(Equal(data[len(data)-1].Get("id").String()), "%s: last_id is the last item's ID: %s", l.name, resp)
 				}
 			},
-			Bug: &Bug{Says: "last_id of the invite list is not the last item's ID", Want: "last_id",
-				Break: inOKAnswers(on(http.MethodGet, "^/v1/organizations/invites$"), func(_ *http.Request, m map[string]any) {
+			Bug: &kit.Bug{Says: "last_id of the invite list is not the last item's ID", Want: "last_id",
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, "^/v1/organizations/invites$"), func(_ *http.Request, m map[string]any) {
 					if id, ok := m["last_id"].(string); ok {
 						m["last_id"] = "x" + id
 					}
 				})}},
-		Check{ID: "admin/invite-status-agrees-with-expiry", Clause: "3.2", Labels: []Label{Admin},
+		kit.Check{ID: "admin/invite-status-agrees-with-expiry", Clause: "3.2", Labels: []kit.Label{kit.Admin},
 			Title: "no invite whose expires_at has passed (on the target's clock) reads pending, none reads expired before its expires_at, and each expires after it was sent",
-			Bug: &Bug{Says: "an invite whose expires_at has passed still reads pending in the list", Want: "before the target's now",
-				Break: inOKAnswers(on(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
+			Bug: &kit.Bug{Says: "an invite whose expires_at has passed still reads pending in the list", Want: "before the target's now",
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
 					mwtData(m, func(in map[string]any) {
 						if in["status"] == "expired" {
 							in["status"] = "pending"
 						}
 					})
 				})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				// The target's clock, read from what it just stamped: the fake's is virtual.
 				now := createInvite(t, "clock", "user").Get("invited_at").Time()
 				invites := walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000)
@@ -157,13 +159,13 @@ func init() {
 					}
 				}
 			}},
-		Check{ID: "admin/workspaces-consistent", Clause: "4.6", Labels: []Label{Admin},
+		kit.Check{ID: "admin/workspaces-consistent", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 			Title: "every workspace's default_inference_geo is one of its allowed_inference_geos (unless unrestricted), and archived_at is not before created_at",
-			Bug: &Bug{Says: "a workspace with an explicit allowed_inference_geos list lists a default_inference_geo outside it", Want: "the default geo is one of the allowed ones",
-				Break: inOKAnswers(on(http.MethodGet, admWorkspaces), func(_ *http.Request, m map[string]any) {
+			Bug: &kit.Bug{Says: "a workspace with an explicit allowed_inference_geos list lists a default_inference_geo outside it", Want: "the default geo is one of the allowed ones",
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, admWorkspaces), func(_ *http.Request, m map[string]any) {
 					mwtData(m, func(w map[string]any) { admDefaultOutsideAllowed(w) })
 				})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				all := walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000)
 				t.Need("workspaces", len(all), 1)
 				for _, w := range all {
@@ -180,9 +182,9 @@ func init() {
 					}
 				}
 			}},
-		Check{ID: "tunnels/certificates-agree-with-tunnels", Clause: "3.3", Labels: []Label{Tunnels},
+		kit.Check{ID: "tunnels/certificates-agree-with-tunnels", Clause: "3.3", Labels: []kit.Label{kit.Tunnels},
 			Title: "every certificate names its tunnel; a tunnel holds at most two non-archived certificates, an archived tunnel none; the default certificate list is exactly the non-archived ones",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				type tunnelCerts struct {
 					tunnel gjson.Result
 					certs  []gjson.Result
@@ -191,7 +193,7 @@ func init() {
 				n := 0
 				for _, tn := range tunnelsIn(t, includeArchived, 0, false) {
 					path := tunnelsPath + "/" + tn.Get("id").String() + "/certificates"
-					certs := t.WalkPages(Request{Area: Tunnels, Path: path, Query: includeArchived, Schema: "tunnels/certificate_list"}, 0)
+					certs := t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Query: includeArchived, Schema: "tunnels/certificate_list"}, 0)
 					all, n = append(all, tunnelCerts{tn, certs}), n+len(certs)
 				}
 				t.Need("certificates", n, 1)
@@ -210,19 +212,19 @@ func init() {
 					if tn.Get("archived_at").Type != gjson.Null {
 						t.Expect(active).To(BeEmpty(), "archiving tunnel %s archives its certificates (spec 3.3)", id)
 					}
-					listed := idsOf(t.WalkPages(Request{Area: Tunnels, Path: path, Schema: "tunnels/certificate_list"}, 0))
+					listed := kit.IDsOf(t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Schema: "tunnels/certificate_list"}, 0))
 					t.Expect(listed).To(ConsistOf(active), "tunnel %s: the default list is the non-archived certificates", id)
 				}
 			},
-			Bug: &Bug{Says: "the default certificate list includes archived certificates", Want: "the default list is the non-archived certificates",
+			Bug: &kit.Bug{Says: "the default certificate list includes archived certificates", Want: "the default list is the non-archived certificates",
 				Break: mwtQuery(http.MethodGet, mwtCerts, func(q url.Values) {
 					if !q.Has("include_archived") {
 						q.Set("include_archived", "true")
 					}
 				})}},
-		Check{ID: "memory/memories-agree-with-versions", Clause: "2.14", Labels: []Label{Memory},
+		kit.Check{ID: "memory/memories-agree-with-versions", Clause: "2.14", Labels: []kit.Label{kit.Memory},
 			Title: "for the memories named in the version lists, content_sha256 and content_size_bytes are of the content, and memory_version_id points to a version of that memory with the same hash and path",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				checked := 0
 				for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
 					store := s.Get("id").String()
@@ -255,13 +257,13 @@ func init() {
 				}
 				t.Need("live memories", checked, 1)
 			},
-			Bug: &Bug{Says: "a memory's content_size_bytes counts characters, not UTF-8 bytes",
+			Bug: &kit.Bug{Says: "a memory's content_size_bytes counts characters, not UTF-8 bytes",
 				Break: mwtJSON(http.MethodGet, mwtMemory, func(_ *http.Request, m map[string]any) { mwtRuneSizes(m) })}},
-		Check{ID: "admin/listed-read-as-get", Clause: "4.6", Labels: []Label{Admin},
+		kit.Check{ID: "admin/listed-read-as-get", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 			Title: "every listed invite and workspace reads by its ID exactly as the list gives it",
-			Bug: &Bug{Says: "the workspace list shows every workspace's display_color as black", Want: "workspaces",
-				Break: setsField(on(http.MethodGet, admWorkspaces), "data.*.display_color", "#000000")},
-			Run: func(t *T) {
+			Bug: &kit.Bug{Says: "the workspace list shows every workspace's display_color as black", Want: "workspaces",
+				Break: kit.SetsField(kit.On(http.MethodGet, admWorkspaces), "data.*.display_color", "#000000")},
+			Run: func(t *kit.T) {
 				listed := map[string][]gjson.Result{}
 				n := 0
 				for kind, q := range map[string]url.Values{"invites": nil, "workspaces": {"include_archived": {"true"}}} {
@@ -276,42 +278,42 @@ func init() {
 					}
 				}
 			}},
-		Check{ID: "tunnels/certificate-list-reads-as-get", Clause: "4.9", Labels: []Label{Tunnels},
+		kit.Check{ID: "tunnels/certificate-list-reads-as-get", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "every listed certificate, archived or not, reads by its ID through its tunnel exactly as the list gives it",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				seen := 0
 				for _, tn := range tunnelsIn(t, includeArchived, 0, false) {
 					path := tunnelsPath + "/" + tn.Get("id").String() + "/certificates"
-					for _, c := range t.WalkPages(Request{Area: Tunnels, Path: path, Query: includeArchived, Schema: "tunnels/certificate_list"}, 0) {
-						one := t.OK(Request{Area: Tunnels, Path: path + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
+					for _, c := range t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Query: includeArchived, Schema: "tunnels/certificate_list"}, 0) {
+						one := t.OK(kit.Request{Area: kit.Tunnels, Path: path + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
 						t.Expect(one.Body).To(MatchJSON(c.Raw))
 						seen++
 					}
 				}
 				t.Need("certificates", seen, 1)
 			},
-			Bug: &Bug{Says: "a certificate read by its ID gives a created_at a second off the list's",
+			Bug: &kit.Bug{Says: "a certificate read by its ID gives a created_at a second off the list's",
 				Break: mwtJSON(http.MethodGet, mwtCert, func(_ *http.Request, m map[string]any) { mwtSecondLater(m, "created_at") })}},
-		Check{ID: "memory/store-list-reads-as-get", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		kit.Check{ID: "memory/store-list-reads-as-get", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 			Title: "every listed store, archived or not, reads by its ID exactly as the list gives it",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				newMemStore(t)
 				for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
 					one := t.OK(mreq(http.MethodGet, memStores+"/"+s.Get("id").String(), nil, nil, "memory/memory_store"))
 					t.Expect(one.Body).To(MatchJSON(s.Raw))
 				}
 			},
-			Bug: &Bug{Says: "a store read by its ID lacks its metadata",
+			Bug: &kit.Bug{Says: "a store read by its ID lacks its metadata",
 				Break: mwtJSON(http.MethodGet, mwtStore, func(_ *http.Request, m map[string]any) { delete(m, "metadata") })}},
-		Check{ID: "compliance/chat-projects-listed", Clause: "4.3", Labels: []Label{Compliance},
+		kit.Check{ID: "compliance/chat-projects-listed", Clause: "4.3", Labels: []kit.Label{kit.Compliance},
 			Title: "the project_id of every chat of the busiest user names a project of the project list, of the same organization",
-			Bug: &Bug{Says: "the project list starts after the oldest project, which chats still name",
+			Bug: &kit.Bug{Says: "the project list starts after the oldest project, which chats still name",
 				Want: "chat assistant_chat_", Break: cmpJSON(cmpProjects, func(r *http.Request, m map[string]any) {
 					if list, _ := m["data"].([]any); len(list) > 0 && r.URL.Query().Get("page") == "" {
 						m["data"] = list[1:]
 					}
 				})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				_, chats := ccBusiestUser(t)
 				projects := map[string]string{}
 				for _, p := range ccWalkProjects(t, url.Values{}, 100) {
@@ -324,9 +326,9 @@ func init() {
 					}
 				}
 			}},
-		Check{ID: "memory/versions-hash-their-content", Clause: "2.15", Labels: []Label{Memory},
+		kit.Check{ID: "memory/versions-hash-their-content", Clause: "2.15", Labels: []kit.Label{kit.Memory},
 			Title: "every version read with view=full has content_sha256 and content_size_bytes of its content, all three null when redacted, content null when deleted",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				seen := 0
 				for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
 					for _, v := range memListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}, "view": {"full"}}) {
@@ -348,7 +350,7 @@ func init() {
 				}
 				t.Need("memory versions", seen, 1)
 			},
-			Bug: &Bug{Says: "listed versions count content_size_bytes in characters, not UTF-8 bytes",
+			Bug: &kit.Bug{Says: "listed versions count content_size_bytes in characters, not UTF-8 bytes",
 				Break: mwtJSON(http.MethodGet, mwtVersions, func(_ *http.Request, m map[string]any) { mwtData(m, mwtRuneSizes) })}},
 	)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Negative filter cases: every filter of every list is checked to drop what does not match, not
@@ -28,7 +30,7 @@ const (
 // expectDropped requires r, a list filtered by a value that matches nothing the key can see, to
 // list none of the items (items is the gjson path of the list in the body). Refusing the value
 // with 400 or 404 shows the filter was read too, and is accepted; answering the items is not.
-func expectDropped(t *T, r Request, items, why string) {
+func expectDropped(t *kit.T, r kit.Request, items, why string) {
 	resp := t.Do(r)
 	if resp.Status == http.StatusBadRequest || resp.Status == http.StatusNotFound {
 		t.ExpectWithOffset(1, resp.Get("type").String()).To(Equal("error"), "%s", resp)
@@ -40,7 +42,7 @@ func expectDropped(t *T, r Request, items, why string) {
 
 // otherOrgValues returns values of an organization filter that the key's own data never matches:
 // made-up ones, plus the second organization's UUID when its compliance key is configured.
-func otherOrgValues(t *T) []string {
+func otherOrgValues(t *kit.T) []string {
 	vals := []string{noSuchOrgID, noSuchOrgUUID}
 	if t.Config().ComplianceKey2 != "" {
 		if uuid, _ := ccOrganization(t, true); uuid != "" {
@@ -51,12 +53,12 @@ func otherOrgValues(t *T) []string {
 }
 
 func init() {
-	Register(
-		Check{ID: "compliance/chats-filters-drop-unmatched", Clause: "4.1", Labels: []Label{Compliance},
+	kit.Register(
+		kit.Check{ID: "compliance/chats-filters-drop-unmatched", Clause: "4.1", Labels: []kit.Label{kit.Compliance},
 			Title: "the chat list drops every chat for user_ids, organization_ids or project_ids that match none of them (another organization's or unknown IDs)",
-			Bug: &Bug{Says: "the chat list ignores organization_ids: another organization's ID lists the key's chats",
-				Want: "organization_ids=", Break: ignoresQuery(cmpGet(cmpChats), "organization_ids[]")},
-			Run: func(t *T) {
+			Bug: &kit.Bug{Says: "the chat list ignores organization_ids: another organization's ID lists the key's chats",
+				Want: "organization_ids=", Break: kit.IgnoresQuery(cmpGet(cmpChats), "organization_ids[]")},
+			Run: func(t *kit.T) {
 				user, all := ccBusiestUser(t)
 				t.Expect(all).NotTo(BeEmpty())
 				expectDropped(t, ccGet(ccChats, ccChatsQuery([]string{noSuchUserID}), "compliance/chat_list"), "data", "user_ids="+noSuchUserID)
@@ -65,22 +67,22 @@ func init() {
 				}
 				expectDropped(t, ccGet(ccChats, ccChatsQuery([]string{user}, "project_ids[]", noSuchProjectID), "compliance/chat_list"), "data", "project_ids="+noSuchProjectID)
 			}},
-		Check{ID: "compliance/projects-filters-drop-unmatched", Clause: "4.3", Labels: []Label{Compliance},
+		kit.Check{ID: "compliance/projects-filters-drop-unmatched", Clause: "4.3", Labels: []kit.Label{kit.Compliance},
 			Title: "the project list drops every project for user_ids or organization_ids that match none of them (another organization's or unknown IDs)",
-			Bug: &Bug{Says: "the project list ignores user_ids",
-				Want: "user_ids=", Break: ignoresQuery(cmpGet(cmpProjects), "user_ids[]")},
-			Run: func(t *T) {
+			Bug: &kit.Bug{Says: "the project list ignores user_ids",
+				Want: "user_ids=", Break: kit.IgnoresQuery(cmpGet(cmpProjects), "user_ids[]")},
+			Run: func(t *kit.T) {
 				ccAllProjects(t, 1)
 				expectDropped(t, ccGet(ccProjects, url.Values{"user_ids[]": {noSuchUserID}}, "compliance/project_list"), "data", "user_ids="+noSuchUserID)
 				for _, org := range otherOrgValues(t) {
 					expectDropped(t, ccGet(ccProjects, url.Values{"organization_ids[]": {org}}, "compliance/project_list"), "data", "organization_ids="+org)
 				}
 			}},
-		Check{ID: "compliance/projects-created-at-drops-all", Clause: "4.3", Labels: []Label{Compliance},
+		kit.Check{ID: "compliance/projects-created-at-drops-all", Clause: "4.3", Labels: []kit.Label{kit.Compliance},
 			Title: "created_at bounds that exclude every project (gt the newest, lt the oldest) list none",
-			Bug: &Bug{Says: "the project list ignores created_at[gt]",
-				Want: "created_at[gt] the newest", Break: ignoresQuery(cmpGet(cmpProjects), "created_at[gt]")},
-			Run: func(t *T) {
+			Bug: &kit.Bug{Says: "the project list ignores created_at[gt]",
+				Want: "created_at[gt] the newest", Break: kit.IgnoresQuery(cmpGet(cmpProjects), "created_at[gt]")},
+			Run: func(t *kit.T) {
 				all := ccAllProjects(t, 1)
 				newest, oldest := all[0].Get("created_at").Time(), all[0].Get("created_at").Time()
 				for _, p := range all {
@@ -90,37 +92,37 @@ func init() {
 				expectDropped(t, ccGet(ccProjects, url.Values{"created_at[gt]": {newest.Format(time.RFC3339Nano)}}, "compliance/project_list"), "data", "created_at[gt] the newest")
 				expectDropped(t, ccGet(ccProjects, url.Values{"created_at[lt]": {oldest.Format(time.RFC3339Nano)}}, "compliance/project_list"), "data", "created_at[lt] the oldest")
 			}},
-		Check{ID: "memory/store-list-created-at-drops", Clause: "4.7", Labels: []Label{Memory},
+		kit.Check{ID: "memory/store-list-created-at-drops", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 			Title: "a store is kept by created_at bounds around its creation time and dropped by bounds a day before or after it",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := newMemStore(t)
 				created := t.OK(mreq(http.MethodGet, memStores+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").Time()
 				day := 24 * time.Hour
-				list := func(q url.Values) []string { return idsOf(memListStores(t, q)) }
+				list := func(q url.Values) []string { return kit.IDsOf(memListStores(t, q)) }
 				t.Expect(list(url.Values{"created_at[gte]": {stamp(created.Add(-day))}, "created_at[lte]": {stamp(created.Add(day))}})).To(ContainElement(id))
 				t.Expect(list(url.Values{"created_at[gte]": {stamp(created.Add(day))}})).NotTo(ContainElement(id), "created_at[gte] a day later")
 				t.Expect(list(url.Values{"created_at[lte]": {stamp(created.Add(-day))}})).NotTo(ContainElement(id), "created_at[lte] a day earlier")
 			},
-			Bug: &Bug{Says: "the store list ignores created_at[gte]", Want: "a day later", Break: ignoresQuery(on(http.MethodGet, mwtStores), "created_at[gte]")}},
-		Check{ID: "memory/store-list-include-archived-own", Clause: "3.5", Labels: []Label{Memory, Extension},
+			Bug: &kit.Bug{Says: "the store list ignores created_at[gte]", Want: "a day later", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtStores), "created_at[gte]")}},
+		kit.Check{ID: "memory/store-list-include-archived-own", Clause: "3.5", Labels: []kit.Label{kit.Memory, kit.Extension},
 			Title: "a store the check archived is dropped from the list by default and with include_archived=false, and kept with include_archived=true",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := newMemStore(t)
 				t.OK(mreq(http.MethodPost, memStores+"/"+id+"/archive", nil, nil, "memory/memory_store"))
-				list := func(q url.Values) []string { return idsOf(memListStores(t, q)) }
+				list := func(q url.Values) []string { return kit.IDsOf(memListStores(t, q)) }
 				t.Expect(list(url.Values{"limit": {"100"}})).NotTo(ContainElement(id))
 				t.Expect(list(url.Values{"include_archived": {"false"}})).NotTo(ContainElement(id))
 				t.Expect(list(url.Values{"include_archived": {"true"}})).To(ContainElement(id))
 			},
-			Bug: &Bug{Says: "include_archived=false is read as true",
+			Bug: &kit.Bug{Says: "include_archived=false is read as true",
 				Break: mwtQuery(http.MethodGet, mwtStores, func(q url.Values) {
 					if q.Get("include_archived") == "false" {
 						q.Set("include_archived", "true")
 					}
 				})}},
-		Check{ID: "memory/version-filters-drop-unmatched", Clause: "4.7", Labels: []Label{Memory},
+		kit.Check{ID: "memory/version-filters-drop-unmatched", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 			Title: "the version list drops every version for an unknown memory_id or api_key_id, and for created_at bounds a day outside them",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				store := newMemStore(t)
 				newMemory(t, store, "/f.md", "x")
 				all := memListVersions(t, store, nil)
@@ -140,30 +142,30 @@ func init() {
 					expectDropped(t, mreq(http.MethodGet, path, q, nil, "memory/memory_version_list"), "data", name)
 				}
 			},
-			Bug: &Bug{Says: "the version list ignores api_key_id", Want: "api_key_id", Break: ignoresQuery(on(http.MethodGet, mwtVersions), "api_key_id")}},
-		Check{ID: "work/environment-list-include-archived", Clause: "gaps §8", Labels: []Label{Work, Extension},
+			Bug: &kit.Bug{Says: "the version list ignores api_key_id", Want: "api_key_id", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtVersions), "api_key_id")}},
+		kit.Check{ID: "work/environment-list-include-archived", Clause: "gaps §8", Labels: []kit.Label{kit.Work, kit.Extension},
 			Title: "an archived environment is dropped from the list by default and with include_archived=false, and kept with include_archived=true",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
-				t.OK(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive", Schema: "work/environment"})
+				t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive", Schema: "work/environment"})
 				list := func(q url.Values) []string {
-					return idsOf(t.WalkPages(Request{Area: Work, Path: "/v1/environments", Query: q, Schema: "work/environment_list"}, 100))
+					return kit.IDsOf(t.WalkPages(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: q, Schema: "work/environment_list"}, 100))
 				}
 				t.Expect(list(nil)).NotTo(ContainElement(env))
 				t.Expect(list(url.Values{"include_archived": {"false"}})).NotTo(ContainElement(env))
 				t.Expect(list(url.Values{"include_archived": {"true"}})).To(ContainElement(env))
 			},
-			Bug: &Bug{Says: "include_archived=false is read as true",
+			Bug: &kit.Bug{Says: "include_archived=false is read as true",
 				Break: mwtQuery(http.MethodGet, mwtEnvs, func(q url.Values) {
 					if q.Get("include_archived") == "false" {
 						q.Set("include_archived", "true")
 					}
 				})}},
-		Check{ID: "admin/workspace-rate-limits-group-type-filter", Clause: "4.6", Labels: []Label{Admin},
+		kit.Check{ID: "admin/workspace-rate-limits-group-type-filter", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 			Title: "group_type on a workspace's rate limits keeps exactly the entries of that group and drops the others",
-			Bug: &Bug{Says: "a workspace's rate-limit list ignores group_type", Want: "group_type=",
-				Break: ignoresQuery(on(http.MethodGet, admWsLimits), "group_type")},
-			Run: func(t *T) {
+			Bug: &kit.Bug{Says: "a workspace's rate-limit list ignores group_type", Want: "group_type=",
+				Break: kit.IgnoresQuery(kit.On(http.MethodGet, admWsLimits), "group_type")},
+			Run: func(t *kit.T) {
 				checked := 0
 				for _, w := range walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
 					path := "/v1/organizations/workspaces/" + w.Get("id").String() + "/rate_limits"

@@ -16,6 +16,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Memory stores (spec 2.13–2.15, 3.5, 4.7, 8; gaps §7). Every check that writes makes its own
@@ -27,13 +29,13 @@ const memStores = "/v1/memory_stores"
 var memBeta = http.Header{"vendor-beta": {"managed-agents-2026-04-01"}}
 
 // mreq is a memory-store request with the beta header.
-func mreq(method, path string, query url.Values, body any, schema string) Request {
-	return Request{Area: Memory, Method: method, Path: path, Query: query, Body: body, Schema: schema, Header: memBeta}
+func mreq(method, path string, query url.Values, body any, schema string) kit.Request {
+	return kit.Request{Area: kit.Memory, Method: method, Path: path, Query: query, Body: body, Schema: schema, Header: memBeta}
 }
 
 // newMemStore creates a store for the check and registers its deletion. A target that does
 // not offer store creation (gaps §7) makes the check unsupported.
-func newMemStore(t *T) string {
+func newMemStore(t *kit.T) string {
 	resp := t.Do(mreq(http.MethodPost, memStores, nil, map[string]any{"name": "conformance check", "description": "created by the conformance suite; safe to delete"}, "memory/memory_store"))
 	t.UnsupportedIfAbsent(resp, "the target does not create memory stores: %s", resp)
 	t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
@@ -43,7 +45,7 @@ func newMemStore(t *T) string {
 }
 
 // newMemory creates a memory in the store and returns it (view=full).
-func newMemory(t *T, store, path, content string) gjson.Result {
+func newMemory(t *kit.T, store, path, content string) gjson.Result {
 	return t.OK(mreq(http.MethodPost, memStores+"/"+store+"/memories", url.Values{"view": {"full"}},
 		map[string]any{"path": path, "content": content}, "memory/memory")).JSON()
 }
@@ -54,24 +56,24 @@ func memPrecondition(h string) map[string]any {
 }
 
 // updateMemory sends an update and returns the response.
-func updateMemory(t *T, store, id string, body map[string]any) *Response {
+func updateMemory(t *kit.T, store, id string, body map[string]any) *kit.Response {
 	return t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, body, "memory/memory"))
 }
 
 // getMemory reads a memory with view=full.
-func getMemory(t *T, store, id string) gjson.Result {
+func getMemory(t *kit.T, store, id string) gjson.Result {
 	return t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory")).JSON()
 }
 
 // memWalk walks the page-token list of r to its end, calling visit with each item.
-func memWalk(t *T, r Request, visit func(item gjson.Result)) {
+func memWalk(t *kit.T, r kit.Request, visit func(item gjson.Result)) {
 	for _, it := range t.WalkPages(r, 0) {
 		visit(it)
 	}
 }
 
 // memListVersions walks a store's version list with the query and returns the versions.
-func memListVersions(t *T, store string, q url.Values) []gjson.Result {
+func memListVersions(t *kit.T, store string, q url.Values) []gjson.Result {
 	var out []gjson.Result
 	memWalk(t, mreq(http.MethodGet, memStores+"/"+store+"/memory_versions", q, nil, "memory/memory_version_list"),
 		func(v gjson.Result) { out = append(out, v) })
@@ -79,14 +81,14 @@ func memListVersions(t *T, store string, q url.Values) []gjson.Result {
 }
 
 // memListStores walks the store list with the query and returns the stores.
-func memListStores(t *T, q url.Values) []gjson.Result {
+func memListStores(t *kit.T, q url.Values) []gjson.Result {
 	var out []gjson.Result
 	memWalk(t, mreq(http.MethodGet, memStores, q, nil, "memory/memory_store_list"), func(s gjson.Result) { out = append(out, s) })
 	return out
 }
 
 // listMemoryItems walks a store's memory list with the query; items read "type:path".
-func listMemoryItems(t *T, store string, q url.Values) []string {
+func listMemoryItems(t *kit.T, store string, q url.Values) []string {
 	var out []string
 	memWalk(t, mreq(http.MethodGet, memStores+"/"+store+"/memories", q, nil, "memory/memory_list"), func(it gjson.Result) {
 		out = append(out, it.Get("type").String()+":"+it.Get("path").String())
@@ -102,14 +104,14 @@ func memSHA256(s string) string {
 
 // memExpectRejected requires a client error with the envelope: the specification says the input
 // is rejected without naming the status (gaps §1 makes it 400, checked apart).
-func memExpectRejected(t *T, resp *Response) {
+func memExpectRejected(t *kit.T, resp *kit.Response) {
 	t.ExpectWithOffset(1, resp.Status).To(BeNumerically(">=", 400), "%s", resp)
 	t.ExpectWithOffset(1, resp.Status).To(BeNumerically("<", 500), "%s", resp)
 	t.ExpectWithOffset(1, resp.Get("type").String()).To(Equal("error"), "%s", resp)
 }
 
 // memExpectNewestFirst requires versions ordered by created_at descending with id breaking ties.
-func memExpectNewestFirst(t *T, versions []gjson.Result) {
+func memExpectNewestFirst(t *kit.T, versions []gjson.Result) {
 	for i := 1; i < len(versions); i++ {
 		a, b := versions[i-1], versions[i]
 		at, bt := a.Get("created_at").Time(), b.Get("created_at").Time()
@@ -121,7 +123,7 @@ func memExpectNewestFirst(t *T, versions []gjson.Result) {
 }
 
 // memPreExistingVersions returns every version of every store the key sees, archived included.
-func memPreExistingVersions(t *T) []gjson.Result {
+func memPreExistingVersions(t *kit.T) []gjson.Result {
 	var out []gjson.Result
 	for _, s := range memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
 		out = append(out, memListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}})...)
@@ -131,23 +133,23 @@ func memPreExistingVersions(t *T) []gjson.Result {
 
 // init registers the memory-store checks with the suite.
 func init() {
-	Register(InterfaceChecks(Memory, memStores, "memory/memory_store_list")...)
-	Register(memoryStoreChecks...)
-	Register(memoryChecks...)
-	Register(memoryVersionChecks...)
+	kit.Register(kit.InterfaceChecks(kit.Memory, memStores, "memory/memory_store_list")...)
+	kit.Register(memoryStoreChecks...)
+	kit.Register(memoryChecks...)
+	kit.Register(memoryVersionChecks...)
 }
 
-var memoryStoreChecks = []Check{
-	{ID: "memory/store-list-newest-first", Clause: "4.7", Labels: []Label{Memory},
+var memoryStoreChecks = []kit.Check{
+	{ID: "memory/store-list-newest-first", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "the store list is ordered newest first",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			// Two stores of the check's own, a stamp's resolution apart, so that their order is
 			// not a tie.
 			older := newMemStore(t)
 			letTimePass(t)
 			newer := newMemStore(t)
 			stores := memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
-			ids := idsOf(stores)
+			ids := kit.IDsOf(stores)
 			t.Expect(ids).To(ContainElements(older, newer), "the list holds the stores just created")
 			t.Expect(slices.Index(ids, newer)).To(BeNumerically("<", slices.Index(ids, older)), "the newer store %s is listed before the older %s", newer, older)
 			for i := 1; i < len(stores); i++ {
@@ -155,65 +157,65 @@ var memoryStoreChecks = []Check{
 					"%s listed before the newer %s", stores[i-1].Get("id"), stores[i].Get("id"))
 			}
 		},
-		Bug: &Bug{Says: "the store list is oldest first", Want: "listed before the older",
+		Bug: &kit.Bug{Says: "the store list is oldest first", Want: "listed before the older",
 			Break: mwtJSON(http.MethodGet, mwtStores, func(_ *http.Request, m map[string]any) {
 				if data, ok := m["data"].([]any); ok {
 					slices.Reverse(data)
 				}
 			})}},
-	{ID: "memory/store-list-archived-excluded", Clause: "3.5", Labels: []Label{Memory},
+	{ID: "memory/store-list-archived-excluded", Clause: "3.5", Labels: []kit.Label{kit.Memory},
 		Title: "archived stores are left out of the list unless include_archived is true",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			// A store of the check's own, archived, so that there is one to leave out.
 			mine := newMemStore(t)
 			t.OK(mreq(http.MethodPost, memStores+"/"+mine+"/archive", nil, nil, "memory/memory_store"))
 			all := memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
-			t.Expect(idsOf(all)).To(ContainElement(mine), "include_archived=true lists the archived store %s", mine)
+			t.Expect(kit.IDsOf(all)).To(ContainElement(mine), "include_archived=true lists the archived store %s", mine)
 			live := []string{}
 			for _, s := range all {
 				if s.Get("archived_at").Type != gjson.String {
 					live = append(live, s.Get("id").String())
 				}
 			}
-			t.Expect(idsOf(memListStores(t, url.Values{"limit": {"100"}}))).To(Equal(live), "the default list holds exactly the stores that are not archived")
-			t.Expect(idsOf(memListStores(t, url.Values{"include_archived": {"false"}, "limit": {"100"}}))).To(Equal(live), "include_archived=false lists exactly the stores that are not archived")
+			t.Expect(kit.IDsOf(memListStores(t, url.Values{"limit": {"100"}}))).To(Equal(live), "the default list holds exactly the stores that are not archived")
+			t.Expect(kit.IDsOf(memListStores(t, url.Values{"include_archived": {"false"}, "limit": {"100"}}))).To(Equal(live), "include_archived=false lists exactly the stores that are not archived")
 		},
-		Bug: &Bug{Says: "archived stores are listed without include_archived", Want: "not archived",
+		Bug: &kit.Bug{Says: "archived stores are listed without include_archived", Want: "not archived",
 			Break: mwtQuery(http.MethodGet, mwtStores, func(q url.Values) {
 				if !q.Has("include_archived") {
 					q.Set("include_archived", "true")
 				}
 			})}},
-	{ID: "memory/store-list-created-at-inclusive", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/store-list-created-at-inclusive", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "created_at[gte] and created_at[lte] are inclusive bounds on creation time",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			id := newMemStore(t)
 			created := t.OK(mreq(http.MethodGet, memStores+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").String()
-			got := idsOf(memListStores(t, url.Values{"created_at[gte]": {created}, "created_at[lte]": {created}, "limit": {"100"}}))
+			got := kit.IDsOf(memListStores(t, url.Values{"created_at[gte]": {created}, "created_at[lte]": {created}, "limit": {"100"}}))
 			t.Expect(got).To(ContainElement(id))
 			for _, s := range memListStores(t, url.Values{"created_at[gte]": {created}, "include_archived": {"true"}, "limit": {"100"}}) {
 				t.Expect(s.Get("created_at").Time().Before(gjson.Parse(`"` + created + `"`).Time())).To(BeFalse())
 			}
 		},
-		Bug: &Bug{Says: "created_at[gte] and created_at[lte] are exclusive bounds", Break: mwtQuery(http.MethodGet, mwtStores, mwtShiftBounds)}},
-	{ID: "memory/store-list-empty", Clause: "4.7", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "created_at[gte] and created_at[lte] are exclusive bounds", Break: mwtQuery(http.MethodGet, mwtStores, mwtShiftBounds)}},
+	{ID: "memory/store-list-empty", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "a store list that matches nothing is an empty array with next_page null",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			t.NoItemsNeeded()
 			resp := t.OK(mreq(http.MethodGet, memStores, url.Values{"created_at[gte]": {"2999-01-01T00:00:00Z"}}, nil, "memory/memory_store_list"))
 			t.Expect(resp.Get("data").IsArray()).To(BeTrue())
 			t.Expect(resp.Get("data.#").Int()).To(BeZero())
 			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null))
 		},
-		Bug: &Bug{Says: "a store list that matches nothing still offers a next_page token",
+		Bug: &kit.Bug{Says: "a store list that matches nothing still offers a next_page token",
 			Break: mwtJSON(http.MethodGet, mwtStores, func(_ *http.Request, m map[string]any) {
 				if data, _ := m["data"].([]any); len(data) == 0 {
 					m["next_page"] = "page_after_nothing"
 				}
 			})}},
-	{ID: "memory/store-list-limit", Clause: "8", Labels: []Label{Memory},
+	{ID: "memory/store-list-limit", Clause: "8", Labels: []kit.Label{kit.Memory},
 		Title: "the store list takes limit 1 to 100 and a page holds at most limit stores",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			newMemStore(t)
 			newMemStore(t)
 			for _, n := range []int{1, 100} {
@@ -224,36 +226,36 @@ var memoryStoreChecks = []Check{
 			resp := t.OK(mreq(http.MethodGet, memStores, nil, nil, "memory/memory_store_list"))
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "default limit 20")
 		},
-		Bug: &Bug{Says: "the store list ignores limit", Break: ignoresQuery(on(http.MethodGet, mwtStores), "limit")}},
-	{ID: "memory/store-list-limit-range-400", Clause: "gaps §3", Labels: []Label{Memory, Extension},
+		Bug: &kit.Bug{Says: "the store list ignores limit", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtStores), "limit")}},
+	{ID: "memory/store-list-limit-range-400", Clause: "gaps §3", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "a store-list limit outside 1 to 100 is refused with 400 naming limit",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			for _, bad := range []string{"0", "101", "-1", "many"} {
 				resp := t.Do(mreq(http.MethodGet, memStores, url.Values{"limit": {bad}}, nil, ""))
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("limit"))
 			}
 		},
-		Bug: &Bug{Says: "a store-list limit outside 1 to 100 is ignored instead of refused", Want: "400", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtStores, "limit")}},
-	{ID: "memory/store-list-page-tokens", Clause: "2.1", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "a store-list limit outside 1 to 100 is ignored instead of refused", Want: "400", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtStores, "limit")}},
+	{ID: "memory/store-list-page-tokens", Clause: "2.1", Labels: []kit.Label{kit.Memory},
 		Title: "paging the store list with next_page returns each store exactly once, in order",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			newMemStore(t)
 			newMemStore(t)
 			q := url.Values{"include_archived": {"true"}}
-			all := idsOf(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))
+			all := kit.IDsOf(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))
 			q.Set("limit", "1")
-			t.Expect(idsOf(memListStores(t, q))).To(Equal(all))
+			t.Expect(kit.IDsOf(memListStores(t, q))).To(Equal(all))
 		},
-		Bug: &Bug{Says: "the first page of one store says no page follows though more stores do",
+		Bug: &kit.Bug{Says: "the first page of one store says no page follows though more stores do",
 			Break: mwtJSON(http.MethodGet, mwtStores, func(r *http.Request, m map[string]any) {
 				if q := r.URL.Query(); q.Get("limit") == "1" && !q.Has("page") {
 					m["next_page"] = nil
 				}
 			})}},
-	{ID: "memory/page-token-forged-400", Clause: "gaps §3", Labels: []Label{Memory, Extension},
+	{ID: "memory/page-token-forged-400", Clause: "gaps §3", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "a forged page token is refused with 400 naming page",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			for _, p := range []string{memStores, memStores + "/" + store + "/memories", memStores + "/" + store + "/memory_versions"} {
 				resp := t.Do(mreq(http.MethodGet, p, url.Values{"page": {"not-a-token"}}, nil, ""))
@@ -261,11 +263,11 @@ var memoryStoreChecks = []Check{
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("page"))
 			}
 		},
-		Bug: &Bug{Says: "a page token the target cannot read is ignored, as if absent", Want: "400",
+		Bug: &kit.Bug{Says: "a page token the target cannot read is ignored, as if absent", Want: "400",
 			Break: mwtIgnoresInvalidQuery(http.MethodGet, `^/v1/memory_stores(/[^/]+/(memories|memory_versions))?$`, "page")}},
-	{ID: "memory/store-create-shape", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+	{ID: "memory/store-create-shape", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "a created store has a memstore_ ID, description \"\", metadata {} and archived_at null, and reads back the same",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			resp := t.OK(mreq(http.MethodPost, memStores, nil, map[string]any{"name": "conformance check"}, "memory/memory_store"))
 			id := resp.Get("id").String()
 			t.Cleanup("delete memory store "+id, t.Delete(mreq(http.MethodDelete, memStores+"/"+id, nil, nil, "")))
@@ -279,11 +281,11 @@ var memoryStoreChecks = []Check{
 			again := t.OK(mreq(http.MethodGet, memStores+"/"+id, nil, nil, "memory/memory_store"))
 			t.Expect(again.JSON().Raw).To(MatchJSON(resp.JSON().Raw))
 		},
-		Bug: &Bug{Says: "a created store is answered without its description",
+		Bug: &kit.Bug{Says: "a created store is answered without its description",
 			Break: mwtJSON(http.MethodPost, mwtStores, func(_ *http.Request, m map[string]any) { delete(m, "description") })}},
-	{ID: "memory/store-field-limits", Clause: "8", Labels: []Label{Memory},
+	{ID: "memory/store-field-limits", Clause: "8", Labels: []kit.Label{kit.Memory},
 		Title: "store name 1 to 255 characters, description up to 1024, metadata up to 16 pairs with keys 1 to 64 and values up to 512 characters",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			path := memStores + "/" + store
 			meta := func(n, klen, vlen int) map[string]string {
@@ -312,11 +314,11 @@ var memoryStoreChecks = []Check{
 			}
 			t.Expect(t.OK(mreq(http.MethodGet, path, nil, nil, "memory/memory_store")).JSON().Raw).To(MatchJSON(before), "rejected updates changed the store")
 		},
-		Bug: &Bug{Says: "a store name's 255 limit is counted in bytes, not characters",
+		Bug: &kit.Bug{Says: "a store name's 255 limit is counted in bytes, not characters",
 			Break: mwtRefusesBody(http.MethodPost, `^/v1/memory_stores(/[^/]+)?$`, func(b map[string]any) bool { return len(mwtStr(b, "name")) > 255 }, "name: at most 255 bytes")}},
-	{ID: "memory/store-update-metadata-patch", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+	{ID: "memory/store-update-metadata-patch", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "a store update patches metadata (a string upserts, null deletes) and leaves other fields alone",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			path := memStores + "/" + store
 			t.OK(mreq(http.MethodPost, path, nil, map[string]any{"metadata": map[string]any{"a": "1", "b": "2"}}, "memory/memory_store"))
@@ -325,7 +327,7 @@ var memoryStoreChecks = []Check{
 			t.Expect(resp.Get("name").String()).To(Equal("conformance check"))
 			t.Expect(resp.Get("description").String()).To(Equal("created by the conformance suite; safe to delete"))
 		},
-		Bug: &Bug{Says: "a metadata key set to null in a store update is kept, not deleted",
+		Bug: &kit.Bug{Says: "a metadata key set to null in a store update is kept, not deleted",
 			Break: mwtRequests(http.MethodPost, mwtStore, func(_ *http.Request, b map[string]any) {
 				if meta, ok := b["metadata"].(map[string]any); ok {
 					for k, v := range meta {
@@ -335,9 +337,9 @@ var memoryStoreChecks = []Check{
 					}
 				}
 			})}},
-	{ID: "memory/store-metadata-returned", Clause: "2.13", Labels: []Label{Memory},
+	{ID: "memory/store-metadata-returned", Clause: "2.13", Labels: []kit.Label{kit.Memory},
 		Title: "store metadata is returned on retrieve and on list",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			t.OK(mreq(http.MethodPost, memStores+"/"+store, nil, map[string]any{"metadata": map[string]any{"team": "conformance"}}, "memory/memory_store"))
 			t.Expect(t.OK(mreq(http.MethodGet, memStores+"/"+store, nil, nil, "memory/memory_store")).Get("metadata.team").String()).To(Equal("conformance"))
@@ -350,13 +352,13 @@ var memoryStoreChecks = []Check{
 			}
 			t.Expect(found).To(BeTrue(), "the new store is not listed")
 		},
-		Bug: &Bug{Says: "the store list answers every store's metadata empty",
+		Bug: &kit.Bug{Says: "the store list answers every store's metadata empty",
 			Break: mwtJSON(http.MethodGet, mwtStores, func(_ *http.Request, m map[string]any) {
 				mwtData(m, func(s map[string]any) { s["metadata"] = map[string]any{} })
 			})}},
-	{ID: "memory/store-archive-read-only", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+	{ID: "memory/store-archive-read-only", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "an archived store is read-only: its memories can be read and deleted and its versions redacted, nothing else",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			a := newMemory(t, store, "/a.md", "a")
 			b := newMemory(t, store, "/b.md", "b")
@@ -369,24 +371,24 @@ var memoryStoreChecks = []Check{
 			t.OK(mreq(http.MethodPost, memStores+"/"+store+"/memory_versions/"+b.Get("memory_version_id").String()+"/redact", nil, nil, "memory/memory_version"))
 			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+a.Get("id").String(), nil, nil, "memory/memory_deleted"))
 		},
-		Bug: &Bug{Says: "an update of an archived store answers 200 with the store, silently dropping the change", Want: "400", Break: mwtActionIdempotent(mwtStore, "")}},
-	{ID: "memory/store-archive-retry", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Bug: &kit.Bug{Says: "an update of an archived store answers 200 with the store, silently dropping the change", Want: "400", Break: mwtActionIdempotent(mwtStore, "")}},
+	{ID: "memory/store-archive-retry", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "archiving an archived store returns it unchanged, and archive is irreversible",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			first := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
 			second := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/archive", nil, nil, "memory/memory_store"))
 			t.Expect(second.Get("archived_at").String()).To(Equal(first.Get("archived_at").String()))
-			t.Expect(idsOf(memListStores(t, url.Values{"limit": {"100"}}))).NotTo(ContainElement(store))
-			t.Expect(idsOf(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))).To(ContainElement(store))
+			t.Expect(kit.IDsOf(memListStores(t, url.Values{"limit": {"100"}}))).NotTo(ContainElement(store))
+			t.Expect(kit.IDsOf(memListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))).To(ContainElement(store))
 		},
-		Bug: &Bug{Says: "archiving an archived store stamps archived_at anew",
+		Bug: &kit.Bug{Says: "archiving an archived store stamps archived_at anew",
 			Break: mwtJSON(http.MethodPost, `^/v1/memory_stores/[^/]+/archive$`, func(_ *http.Request, m map[string]any) {
 				m["archived_at"] = time.Now().UTC().Format(time.RFC3339Nano)
 			})}},
-	{ID: "memory/store-delete", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+	{ID: "memory/store-delete", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "deleting a store answers {id, type: memory_store_deleted}; the store and its memories are then 404",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/gone.md", "x")
 			resp := t.OK(mreq(http.MethodDelete, memStores+"/"+store, nil, nil, "memory/memory_store_deleted"))
@@ -395,10 +397,10 @@ var memoryStoreChecks = []Check{
 			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store, nil, nil, "")), http.StatusNotFound, "not_found_error")
 			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "")), http.StatusNotFound, "not_found_error")
 		},
-		Bug: &Bug{Says: "a deleted store still reads 200", Want: "404", Break: mwtDeletedStillReadable(mwtStore)}},
-	{ID: "memory/other-organization-404", Clause: "5", Labels: []Label{Memory, Extension},
+		Bug: &kit.Bug{Says: "a deleted store still reads 200", Want: "404", Break: mwtDeletedStillReadable(mwtStore)}},
+	{ID: "memory/other-organization-404", Clause: "5", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "another organization's store, memories and versions are 404 and never listed",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			if t.Config().APIKey2 == "" {
 				t.Disabled("needs a second organization's API key (CONFORMANCE_API_KEY_2)")
 			}
@@ -406,7 +408,7 @@ var memoryStoreChecks = []Check{
 			m := newMemory(t, store, "/mine.md", "private")
 			r := mreq(http.MethodGet, memStores, url.Values{"include_archived": {"true"}, "limit": {"100"}}, nil, "memory/memory_store_list")
 			r.Org2 = true
-			t.Expect(idsOf(t.OK(r).Get("data").Array())).NotTo(ContainElement(store))
+			t.Expect(kit.IDsOf(t.OK(r).Get("data").Array())).NotTo(ContainElement(store))
 			for _, p := range []string{"", "/memories", "/memories/" + m.Get("id").String(), "/memory_versions", "/memory_versions/" + m.Get("memory_version_id").String()} {
 				r := mreq(http.MethodGet, memStores+"/"+store+p, nil, nil, "")
 				r.Org2 = true
@@ -417,13 +419,13 @@ var memoryStoreChecks = []Check{
 			t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
 			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal("private"))
 		},
-		Bug: &Bug{Says: "the memory stores do not tell organizations apart: another organization's key reads the first's stores", Break: mwtAsFirstOrg(`^/v1/memory_stores`)}},
+		Bug: &kit.Bug{Says: "the memory stores do not tell organizations apart: another organization's key reads the first's stores", Break: mwtAsFirstOrg(`^/v1/memory_stores`)}},
 }
 
-var memoryChecks = []Check{
-	{ID: "memory/memory-create", Clause: "2.14", Labels: []Label{Memory},
+var memoryChecks = []kit.Check{
+	{ID: "memory/memory-create", Clause: "2.14", Labels: []kit.Label{kit.Memory},
 		Title: "a created memory has a mem_ ID, its path, the lowercase hex SHA-256 and UTF-8 size of its content, and a memver_ version",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			content := "Grüße, 世界\n"
 			m := newMemory(t, store, "/notes/hello.md", content)
@@ -437,11 +439,11 @@ var memoryChecks = []Check{
 			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", len(content)))
 			t.Expect(getMemory(t, store, m.Get("id").String()).Raw).To(MatchJSON(m.Raw))
 		},
-		Bug: &Bug{Says: "content_size_bytes counts characters, not UTF-8 bytes",
+		Bug: &kit.Bug{Says: "content_size_bytes counts characters, not UTF-8 bytes",
 			Break: mwtJSON(http.MethodPost, mwtMemories, func(_ *http.Request, m map[string]any) { mwtRuneSizes(m) })}},
-	{ID: "memory/memory-create-appends-created", Clause: "3.5", Labels: []Label{Memory},
+	{ID: "memory/memory-create-appends-created", Clause: "3.5", Labels: []kit.Label{kit.Memory},
 		Title: "creating a memory appends a created version that memory_version_id points to",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/c.md", "c")
 			vs := memListVersions(t, store, url.Values{"memory_id": {m.Get("id").String()}})
@@ -450,7 +452,7 @@ var memoryChecks = []Check{
 			t.Expect(vs[0].Get("operation").String()).To(Equal("created"))
 			t.Expect(vs[0].Get("path").String()).To(Equal("/c.md"))
 		},
-		Bug: &Bug{Says: "a memory's first version reads operation modified, not created",
+		Bug: &kit.Bug{Says: "a memory's first version reads operation modified, not created",
 			Break: mwtJSON(http.MethodGet, mwtVersions, func(_ *http.Request, m map[string]any) {
 				mwtData(m, func(v map[string]any) {
 					if v["operation"] == "created" {
@@ -458,30 +460,30 @@ var memoryChecks = []Check{
 					}
 				})
 			})}},
-	{ID: "memory/memory-empty-content", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/memory-empty-content", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "an empty string creates an empty memory",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			m := newMemory(t, newMemStore(t), "/empty.md", "")
 			t.Expect(m.Get("content_size_bytes").Int()).To(BeZero())
 			t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256("")))
 		},
-		Bug: &Bug{Says: "an empty content is refused", Break: mwtRefusesBody(http.MethodPost, mwtMemories, func(b map[string]any) bool { return b["content"] == "" }, "content: must not be empty")}},
-	{ID: "memory/memory-content-required", Clause: "7", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "an empty content is refused", Break: mwtRefusesBody(http.MethodPost, mwtMemories, func(b map[string]any) bool { return b["content"] == "" }, "content: must not be empty")}},
+	{ID: "memory/memory-content-required", Clause: "7", Labels: []kit.Label{kit.Memory},
 		Title: "creating a memory without content is rejected and creates nothing",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/no-content.md"}, "")))
 			t.Expect(listMemoryItems(t, store, nil)).To(BeEmpty())
 		},
-		Bug: &Bug{Says: "a memory created without content is created empty",
+		Bug: &kit.Bug{Says: "a memory created without content is created empty",
 			Break: mwtRequests(http.MethodPost, mwtMemories, func(_ *http.Request, b map[string]any) {
 				if _, ok := b["content"]; !ok {
 					b["content"] = ""
 				}
 			})}},
-	{ID: "memory/memory-content-limit", Clause: "8", Labels: []Label{Memory},
+	{ID: "memory/memory-content-limit", Clause: "8", Labels: []kit.Label{kit.Memory},
 		Title: "memory content is at most 102,400 bytes, counted in UTF-8 bytes, on create and update",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			max := strings.Repeat("é", 51200)
 			m := newMemory(t, store, "/max.md", max)
@@ -490,11 +492,11 @@ var memoryChecks = []Check{
 			memExpectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"content": max + "x"}))
 			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal(max))
 		},
-		Bug: &Bug{Says: "content of exactly 102,400 bytes is refused (the limit is off by one)",
+		Bug: &kit.Bug{Says: "content of exactly 102,400 bytes is refused (the limit is off by one)",
 			Break: mwtRefusesBody(http.MethodPost, `^/v1/memory_stores/[^/]+/memories(/[^/]+)?$`, func(b map[string]any) bool { return len(mwtStr(b, "content")) >= 102400 }, "content: too long")}},
-	{ID: "memory/memory-path-rule", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/memory-path-rule", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "paths must start with /, have no empty, . or .. segments and no control or format characters, on create and rename",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			for _, p := range []string{"/a", "/a/b.md", "/.hidden", "/a..b/c", "/with space"} {
 				t.Expect(newMemory(t, store, p, "").Get("path").String()).To(Equal(p))
@@ -506,50 +508,50 @@ var memoryChecks = []Check{
 			}
 			t.Expect(listMemoryItems(t, store, url.Values{"limit": {"100"}})).To(HaveLen(6), "rejected paths created memories")
 		},
-		Bug: &Bug{Says: "a path without a leading / is taken as if it had one",
+		Bug: &kit.Bug{Says: "a path without a leading / is taken as if it had one",
 			Break: mwtRequests(http.MethodPost, `^/v1/memory_stores/[^/]+/memories(/[^/]+)?$`, func(_ *http.Request, b map[string]any) {
 				if p, ok := b["path"].(string); ok && p != "" && !strings.HasPrefix(p, "/") {
 					b["path"] = "/" + p
 				}
 			})}},
-	{ID: "memory/memory-path-nfc", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/memory-path-nfc", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "a path that is not NFC-normalized is rejected; its NFC form is accepted",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/Cafe\u0301.md", "content": ""}, "")))
 			t.Expect(newMemory(t, store, "/Caf\u00e9.md", "").Get("path").String()).To(Equal("/Caf\u00e9.md"))
 		},
-		Bug: &Bug{Says: "a path that is not NFC is normalized instead of rejected",
+		Bug: &kit.Bug{Says: "a path that is not NFC is normalized instead of rejected",
 			Break: mwtRequests(http.MethodPost, `^/v1/memory_stores/[^/]+/memories(/[^/]+)?$`, func(_ *http.Request, b map[string]any) {
 				if p, ok := b["path"].(string); ok {
 					b["path"] = norm.NFC.String(p)
 				}
 			})}},
-	{ID: "memory/memory-path-length", Clause: "8", Labels: []Label{Memory},
+	{ID: "memory/memory-path-length", Clause: "8", Labels: []kit.Label{kit.Memory},
 		Title: "a path is at most 1,024 bytes",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			newMemory(t, store, "/"+strings.Repeat("é", 511)+"x", "")
 			memExpectRejected(t, t.Do(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/" + strings.Repeat("é", 512), "content": ""}, "")))
 		},
-		Bug: &Bug{Says: "a path of exactly 1,024 bytes is refused (the limit is off by one)",
+		Bug: &kit.Bug{Says: "a path of exactly 1,024 bytes is refused (the limit is off by one)",
 			Break: mwtRefusesBody(http.MethodPost, `^/v1/memory_stores/[^/]+/memories(/[^/]+)?$`, func(b map[string]any) bool { return len(mwtStr(b, "path")) >= 1024 }, "path: too long")}},
-	{ID: "memory/memory-path-case-sensitive", Clause: "2.14", Labels: []Label{Memory},
+	{ID: "memory/memory-path-case-sensitive", Clause: "2.14", Labels: []kit.Label{kit.Memory},
 		Title: "paths are case-sensitive: /Notes.md and /notes.md are two memories",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			a, b := newMemory(t, store, "/Notes.md", "A"), newMemory(t, store, "/notes.md", "a")
 			t.Expect(a.Get("id").String()).NotTo(Equal(b.Get("id").String()))
 		},
-		Bug: &Bug{Says: "paths are case-folded: /Notes.md and /notes.md are one path",
+		Bug: &kit.Bug{Says: "paths are case-folded: /Notes.md and /notes.md are one path",
 			Break: mwtRequests(http.MethodPost, `^/v1/memory_stores/[^/]+/memories(/[^/]+)?$`, func(_ *http.Request, b map[string]any) {
 				if p, ok := b["path"].(string); ok {
 					b["path"] = strings.ToLower(p)
 				}
 			})}},
-	{ID: "memory/bad-input-400", Clause: "gaps §1", Labels: []Label{Memory, Extension},
+	{ID: "memory/bad-input-400", Clause: "gaps §1", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "invalid memory input is answered 400 invalid_request_error naming the field",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			for field, body := range map[string]map[string]any{
 				"content": {"path": "/x.md"},
@@ -575,13 +577,13 @@ var memoryChecks = []Check{
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("operation"))
 		},
-		Bug: &Bug{Says: "a refused memory input's error does not name the field",
+		Bug: &kit.Bug{Says: "a refused memory input's error does not name the field",
 			Break: mwtErrorMessage(func(r *http.Request) bool {
 				return regexp.MustCompile(`^/v1/memory_stores/[^/]+/(memories|memory_versions)`).MatchString(r.URL.Path)
 			}, "invalid request")}},
-	{ID: "memory/memory-path-conflict-409", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+	{ID: "memory/memory-path-conflict-409", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "creating or renaming onto a taken path is 409 memory_path_conflict_error with x-should-retry: false",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			newMemory(t, store, "/taken.md", "first")
 			other := newMemory(t, store, "/other.md", "second")
@@ -591,11 +593,11 @@ var memoryChecks = []Check{
 			t.ExpectError(updateMemory(t, store, other.Get("id").String(), map[string]any{"path": "/taken.md"}), http.StatusConflict, "memory_path_conflict_error")
 			t.Expect(getMemory(t, store, other.Get("id").String()).Get("path").String()).To(Equal("/other.md"))
 		},
-		Bug: &Bug{Says: "a path conflict is answered 400, not 409", Want: "409",
+		Bug: &kit.Bug{Says: "a path conflict is answered 400, not 409", Want: "409",
 			Break: mwtStatus(http.MethodPost, `^/v1/memory_stores/[^/]+/memories(/[^/]+)?$`, http.StatusConflict, http.StatusBadRequest)}},
-	{ID: "memory/memory-view", Clause: "2.14", Labels: []Label{Memory},
+	{ID: "memory/memory-view", Clause: "2.14", Labels: []kit.Label{kit.Memory},
 		Title: "content is populated with view=full and null with view=basic; the hash and size always are",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/v.md", "body")
 			path := memStores + "/" + store + "/memories/" + m.Get("id").String()
@@ -606,10 +608,10 @@ var memoryChecks = []Check{
 			full := t.OK(mreq(http.MethodGet, path, url.Values{"view": {"full"}}, nil, "memory/memory"))
 			t.Expect(full.Get("content").String()).To(Equal("body"))
 		},
-		Bug: &Bug{Says: "retrieving a memory ignores view", Break: ignoresQuery(on(http.MethodGet, mwtMemory), "view")}},
-	{ID: "memory/view-defaults", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Bug: &kit.Bug{Says: "retrieving a memory ignores view", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtMemory), "view")}},
+	{ID: "memory/view-defaults", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "view defaults to full on retrieve (memory and version) and basic on list, create and update",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			created := t.OK(mreq(http.MethodPost, memStores+"/"+store+"/memories", nil, map[string]any{"path": "/d.md", "content": "x"}, "memory/memory"))
 			t.Expect(created.Get("content").Type).To(Equal(gjson.Null))
@@ -624,15 +626,15 @@ var memoryChecks = []Check{
 			v := t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/"+updated.Get("memory_version_id").String(), nil, nil, "memory/memory_version"))
 			t.Expect(v.Get("content").String()).To(Equal("y"))
 		},
-		Bug: &Bug{Says: "creating a memory answers its content without view=full",
+		Bug: &kit.Bug{Says: "creating a memory answers its content without view=full",
 			Break: mwtQuery(http.MethodPost, mwtMemories, func(q url.Values) {
 				if !q.Has("view") {
 					q.Set("view", "full")
 				}
 			})}},
-	{ID: "memory/rename-keeps-id", Clause: "2.14", Labels: []Label{Memory},
+	{ID: "memory/rename-keeps-id", Clause: "2.14", Labels: []kit.Label{kit.Memory},
 		Title: "a rename keeps the memory's id and frees the old path",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/old.md", "x")
 			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"path": "/new/place.md"})
@@ -642,10 +644,10 @@ var memoryChecks = []Check{
 			t.Expect(resp.Get("content").String()).To(Equal("x"))
 			newMemory(t, store, "/old.md", "reused")
 		},
-		Bug: &Bug{Says: "a rename does not free the old path: a new memory there is refused as a conflict", Want: "409", Break: mwtRenameKeepsOldPath}},
-	{ID: "memory/update-appends-one-version", Clause: "3.5", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "a rename does not free the old path: a new memory there is refused as a conflict", Want: "409", Break: mwtRenameKeepsOldPath}},
+	{ID: "memory/update-appends-one-version", Clause: "3.5", Labels: []kit.Label{kit.Memory},
 		Title: "every update that changes content or path appends exactly one modified version, and memory_version_id points to it",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/u.md", "1")
 			id := m.Get("id").String()
@@ -658,10 +660,10 @@ var memoryChecks = []Check{
 				t.Expect(vs[0].Get("id").String()).To(Equal(resp.Get("memory_version_id").String()))
 			}
 		},
-		Bug: &Bug{Says: "an update answers the memory_version_id the memory had before it, not its new version", Break: mwtStaleVersionID}},
-	{ID: "memory/update-noop-appends-none", Clause: "3.5", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "an update answers the memory_version_id the memory had before it, not its new version", Break: mwtStaleVersionID}},
+	{ID: "memory/update-noop-appends-none", Clause: "3.5", Labels: []kit.Label{kit.Memory},
 		Title: "an update that changes nothing appends no version",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/same.md", "same")
 			id := m.Get("id").String()
@@ -672,10 +674,10 @@ var memoryChecks = []Check{
 			}
 			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(1))
 		},
-		Bug: &Bug{Says: "an update that changes nothing answers a new memory_version_id", Break: mwtNoopNewVersion}},
-	{ID: "memory/precondition-applies-on-match", Clause: "4.7", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "an update that changes nothing answers a new memory_version_id", Break: mwtNoopNewVersion}},
+	{ID: "memory/precondition-applies-on-match", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "an update whose precondition hash equals the stored hash applies",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "v2",
@@ -683,15 +685,15 @@ var memoryChecks = []Check{
 			t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 			t.Expect(resp.Get("content").String()).To(Equal("v2"))
 		},
-		Bug: &Bug{Says: "a matching precondition hash is refused: the target compares it with another hash",
+		Bug: &kit.Bug{Says: "a matching precondition hash is refused: the target compares it with another hash",
 			Break: mwtRequests(http.MethodPost, mwtMemory, func(_ *http.Request, b map[string]any) {
 				if p, ok := b["precondition"].(map[string]any); ok {
 					p["content_sha256"] = strings.Repeat("0", 64)
 				}
 			})}},
-	{ID: "memory/precondition-mismatch-409", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/precondition-mismatch-409", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "an update whose precondition hash mismatches fails with 409 memory_precondition_failed_error and changes nothing",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			id := m.Get("id").String()
@@ -702,11 +704,11 @@ var memoryChecks = []Check{
 			t.Expect(getMemory(t, store, id).Get("content").String()).To(Equal("v2"))
 			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
 		},
-		Bug: &Bug{Says: "an update's precondition is ignored", Want: "409",
+		Bug: &kit.Bug{Says: "an update's precondition is ignored", Want: "409",
 			Break: mwtRequests(http.MethodPost, mwtMemory, func(_ *http.Request, b map[string]any) { delete(b, "precondition") })}},
-	{ID: "memory/precondition-one-winner", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/precondition-one-winner", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "of concurrent updates that carry the same precondition, exactly one applies and the others fail with 409",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/race.md", "base")
 			const writers = 8
@@ -737,11 +739,11 @@ var memoryChecks = []Check{
 			t.Expect(won).To(Equal(1), "statuses %v", statuses)
 			t.Expect(memListVersions(t, store, url.Values{"memory_id": {m.Get("id").String()}})).To(HaveLen(2))
 		},
-		Bug: &Bug{Says: "an update's precondition is ignored, so every concurrent writer wins",
+		Bug: &kit.Bug{Says: "an update's precondition is ignored, so every concurrent writer wins",
 			Break: mwtRequests(http.MethodPost, mwtMemory, func(_ *http.Request, b map[string]any) { delete(b, "precondition") })}},
-	{ID: "memory/conflict-no-retry-header", Clause: "gaps §1", Labels: []Label{Memory, Extension},
+	{ID: "memory/conflict-no-retry-header", Clause: "gaps §1", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "a precondition 409 carries x-should-retry: false",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			resp := updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "v3",
@@ -749,14 +751,14 @@ var memoryChecks = []Check{
 			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
 			t.Expect(resp.Header.Get("x-should-retry")).To(Equal("false"))
 		},
-		Bug: &Bug{Says: "a precondition 409 lacks x-should-retry: false",
-			Break: inAnswers(on(http.MethodPost, mwtMemory), func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
+		Bug: &kit.Bug{Says: "a precondition 409 lacks x-should-retry: false",
+			Break: kit.InAnswers(kit.On(http.MethodPost, mwtMemory), func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
 				h.Del("x-should-retry")
 				return b
 			})}},
-	{ID: "memory/precondition-already-applied-200", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/precondition-already-applied-200", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "a failing precondition whose requested content and path already equal the stored state answers 200 and appends nothing",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "v1")
 			id := m.Get("id").String()
@@ -767,24 +769,24 @@ var memoryChecks = []Check{
 			t.Expect(resp.Get("content").String()).To(Equal("v2"))
 			t.Expect(memListVersions(t, store, url.Values{"memory_id": {id}})).To(HaveLen(2))
 		},
-		Bug: &Bug{Says: "a failing precondition is 409 even when the update has already been applied", Break: mwtStrictPrecondition}},
-	{ID: "memory/content-hash-no-normalization", Clause: "2.14", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "a failing precondition is 409 even when the update has already been applied", Break: mwtStrictPrecondition}},
+	{ID: "memory/content-hash-no-normalization", Clause: "2.14", Labels: []kit.Label{kit.Memory},
 		Title: "content_sha256 is of the UTF-8 bytes sent, without normalization",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			m := newMemory(t, newMemStore(t), "/nfd.md", "Cafe\u0301")
 			t.Expect(m.Get("content").String()).To(Equal("Cafe\u0301"))
 			t.Expect(m.Get("content_sha256").String()).To(Equal(memSHA256("Cafe\u0301")))
 			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", 6))
 		},
-		Bug: &Bug{Says: "content is NFC-normalized before it is stored and hashed",
+		Bug: &kit.Bug{Says: "content is NFC-normalized before it is stored and hashed",
 			Break: mwtRequests(http.MethodPost, mwtMemories, func(_ *http.Request, b map[string]any) {
 				if c, ok := b["content"].(string); ok {
 					b["content"] = norm.NFC.String(c)
 				}
 			})}},
-	{ID: "memory/memory-list-prefix-depth", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+	{ID: "memory/memory-list-prefix-depth", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "the memory list filters by a path_prefix of whole segments and rolls deeper paths into memory_prefix items with depth",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			for _, p := range []string{"/a/1.md", "/a/b/2.md", "/a/b/c/3.md", "/ab/4.md", "/z.md"} {
 				newMemory(t, store, p, "")
@@ -796,10 +798,10 @@ var memoryChecks = []Check{
 			t.Expect(listMemoryItems(t, store, url.Values{"depth": {"1"}})).To(ConsistOf("memory_prefix:/a/", "memory_prefix:/ab/", "memory:/z.md"))
 			t.Expect(listMemoryItems(t, store, url.Values{"depth": {"0"}})).To(ConsistOf(all))
 		},
-		Bug: &Bug{Says: "the memory list ignores depth", Break: ignoresQuery(on(http.MethodGet, mwtMemories), "depth")}},
-	{ID: "memory/memory-list-pages", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Bug: &kit.Bug{Says: "the memory list ignores depth", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtMemories), "depth")}},
+	{ID: "memory/memory-list-pages", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "the memory list takes limit 1 to 100 and page tokens, and returns each memory exactly once",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			for i := range 5 {
 				newMemory(t, store, fmt.Sprintf("/m%d.md", i), "")
@@ -811,10 +813,10 @@ var memoryChecks = []Check{
 				t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memories", url.Values{"limit": {bad}}, nil, "")), http.StatusBadRequest, "invalid_request_error")
 			}
 		},
-		Bug: &Bug{Says: "the memory list ignores limit", Break: ignoresQuery(on(http.MethodGet, mwtMemories), "limit")}},
-	{ID: "memory/memory-delete", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Bug: &kit.Bug{Says: "the memory list ignores limit", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtMemories), "limit")}},
+	{ID: "memory/memory-delete", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "deleting a memory answers {id, type: memory_deleted}, appends a deleted version, and the memory is then 404",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/bye.md", "bye")
 			id := m.Get("id").String()
@@ -827,10 +829,10 @@ var memoryChecks = []Check{
 			t.Expect(vs[0].Get("operation").String()).To(Equal("deleted"))
 			t.Expect(listMemoryItems(t, store, nil)).To(BeEmpty())
 		},
-		Bug: &Bug{Says: "a deleted memory still reads 200", Want: "404", Break: mwtDeletedStillReadable(mwtMemory)}},
-	{ID: "memory/memory-delete-expected-hash", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+		Bug: &kit.Bug{Says: "a deleted memory still reads 200", Want: "404", Break: mwtDeletedStillReadable(mwtMemory)}},
+	{ID: "memory/memory-delete-expected-hash", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "a delete with a mismatching expected_content_sha256 is 409 and deletes nothing",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/keep.md", "keep")
 			id := m.Get("id").String()
@@ -839,13 +841,13 @@ var memoryChecks = []Check{
 			getMemory(t, store, id)
 			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {memSHA256("keep")}}, nil, "memory/memory_deleted"))
 		},
-		Bug: &Bug{Says: "a delete ignores expected_content_sha256", Want: "409", Break: ignoresQuery(on(http.MethodDelete, mwtMemory), "expected_content_sha256")}},
+		Bug: &kit.Bug{Says: "a delete ignores expected_content_sha256", Want: "409", Break: kit.IgnoresQuery(kit.On(http.MethodDelete, mwtMemory), "expected_content_sha256")}},
 }
 
-var memoryVersionChecks = []Check{
-	{ID: "memory/version-list-order", Clause: "4.7", Labels: []Label{Memory},
+var memoryVersionChecks = []kit.Check{
+	{ID: "memory/version-list-order", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "versions list newest first by created_at, with id breaking ties",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			for i := range 4 {
 				newMemory(t, store, fmt.Sprintf("/o%d.md", i), "")
@@ -855,15 +857,15 @@ var memoryVersionChecks = []Check{
 				memExpectNewestFirst(t, memListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}}))
 			}
 		},
-		Bug: &Bug{Says: "the version list is oldest first", Want: "listed before",
+		Bug: &kit.Bug{Says: "the version list is oldest first", Want: "listed before",
 			Break: mwtJSON(http.MethodGet, mwtVersions, func(_ *http.Request, m map[string]any) {
 				if data, ok := m["data"].([]any); ok {
 					slices.Reverse(data)
 				}
 			})}},
-	{ID: "memory/version-attributed-api-key", Clause: "2.15", Labels: []Label{Memory},
+	{ID: "memory/version-attributed-api-key", Clause: "2.15", Labels: []kit.Label{kit.Memory},
 		Title: "writes through the API are attributed to an api_actor with the ID of the key used, and the api_key_id filter finds them",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/who.md", "1")
 			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "2"})
@@ -877,10 +879,10 @@ var memoryVersionChecks = []Check{
 				t.Expect(v.Get("created_by.type").String()).To(Equal("api_actor"))
 				t.Expect(v.Get("created_by.api_key_id").String()).To(Equal(key))
 			}
-			t.Expect(idsOf(memListVersions(t, store, url.Values{"api_key_id": {key}}))).To(Equal(idsOf(vs)))
+			t.Expect(kit.IDsOf(memListVersions(t, store, url.Values{"api_key_id": {key}}))).To(Equal(kit.IDsOf(vs)))
 			t.Expect(memListVersions(t, store, url.Values{"api_key_id": {key + "-other"}})).To(BeEmpty())
 		},
-		Bug: &Bug{Says: "versions name another key than the one that wrote them",
+		Bug: &kit.Bug{Says: "versions name another key than the one that wrote them",
 			Break: mwtJSON(http.MethodGet, mwtVersions, func(_ *http.Request, m map[string]any) {
 				mwtData(m, func(v map[string]any) {
 					if by, ok := v["created_by"].(map[string]any); ok && by["type"] == "api_actor" {
@@ -888,9 +890,9 @@ var memoryVersionChecks = []Check{
 					}
 				})
 			})}},
-	{ID: "memory/version-filters", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/version-filters", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "the version list filters by memory_id, operation, session_id and inclusive created_at bounds",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			a := newMemory(t, store, "/a.md", "1")
 			b := newMemory(t, store, "/b.md", "1")
@@ -913,10 +915,10 @@ var memoryVersionChecks = []Check{
 				t.Expect(v.Get("created_at").String()).To(Equal(oldest))
 			}
 		},
-		Bug: &Bug{Says: "the version list ignores operation", Break: ignoresQuery(on(http.MethodGet, mwtVersions), "operation")}},
-	{ID: "memory/version-view", Clause: "2.15", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "the version list ignores operation", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtVersions), "operation")}},
+	{ID: "memory/version-view", Clause: "2.15", Labels: []kit.Label{kit.Memory},
 		Title: "a version's content is null with view=basic and populated with view=full; its hash and size are populated regardless of view",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/v.md", "text")
 			for _, view := range []string{"basic", "full"} {
@@ -933,10 +935,10 @@ var memoryVersionChecks = []Check{
 				}
 			}
 		},
-		Bug: &Bug{Says: "the version list ignores view", Break: ignoresQuery(on(http.MethodGet, mwtVersions), "view")}},
-	{ID: "memory/version-immutable", Clause: "2.15", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "the version list ignores view", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtVersions), "view")}},
+	{ID: "memory/version-immutable", Clause: "2.15", Labels: []kit.Label{kit.Memory},
 		Title: "a version reads the same after later writes to its memory",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/i.md", "first")
 			path := memStores + "/" + store + "/memory_versions/" + m.Get("memory_version_id").String()
@@ -944,10 +946,10 @@ var memoryVersionChecks = []Check{
 			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "second", "path": "/moved.md"})
 			t.Expect(t.OK(mreq(http.MethodGet, path, nil, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(before))
 		},
-		Bug: &Bug{Says: "a version reads the content and path its memory has now", Break: mwtVersionsFollowMemory}},
-	{ID: "memory/version-deleted-lineage", Clause: "4.7", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "a version reads the content and path its memory has now", Break: mwtVersionsFollowMemory}},
+	{ID: "memory/version-deleted-lineage", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "filtering versions by a deleted memory's memory_id returns its whole lineage including the deleted version",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/l.md", "1")
 			id := m.Get("id").String()
@@ -958,7 +960,7 @@ var memoryVersionChecks = []Check{
 			ops := []string{vs[0].Get("operation").String(), vs[1].Get("operation").String(), vs[2].Get("operation").String()}
 			t.Expect(ops).To(Equal([]string{"deleted", "modified", "created"}))
 		},
-		Bug: &Bug{Says: "filtering by memory_id leaves out the deleted version",
+		Bug: &kit.Bug{Says: "filtering by memory_id leaves out the deleted version",
 			Break: mwtJSON(http.MethodGet, mwtVersions, func(r *http.Request, m map[string]any) {
 				if !r.URL.Query().Has("memory_id") {
 					return
@@ -971,9 +973,9 @@ var memoryVersionChecks = []Check{
 				})
 				m["data"] = kept
 			})}},
-	{ID: "memory/version-deleted-nulls", Clause: "2.15", Labels: []Label{Memory},
+	{ID: "memory/version-deleted-nulls", Clause: "2.15", Labels: []kit.Label{kit.Memory},
 		Title: "a deleted version has null content, content_sha256 and content_size_bytes and keeps its path",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/n.md", "1")
 			t.OK(mreq(http.MethodDelete, memStores+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
@@ -983,7 +985,7 @@ var memoryVersionChecks = []Check{
 			}
 			t.Expect(d.Get("path").String()).To(Equal("/n.md"))
 		},
-		Bug: &Bug{Says: "a deleted version loses its path", Want: "/n.md",
+		Bug: &kit.Bug{Says: "a deleted version loses its path", Want: "/n.md",
 			Break: mwtJSON(http.MethodGet, mwtVersions, func(_ *http.Request, m map[string]any) {
 				mwtData(m, func(v map[string]any) {
 					if v["operation"] == "deleted" {
@@ -991,39 +993,39 @@ var memoryVersionChecks = []Check{
 					}
 				})
 			})}},
-	{ID: "memory/version-retrieve", Clause: "4.7", Labels: []Label{Memory},
+	{ID: "memory/version-retrieve", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 		Title: "a listed version reads back the same by its ID; an unknown ID is 404",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			newMemory(t, store, "/r.md", "r")
 			v := memListVersions(t, store, url.Values{"view": {"full"}})[0]
 			t.Expect(t.OK(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/"+v.Get("id").String(), url.Values{"view": {"full"}}, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(v.Raw))
 			t.ExpectError(t.Do(mreq(http.MethodGet, memStores+"/"+store+"/memory_versions/memver_conformance_none", nil, nil, "")), http.StatusNotFound, "not_found_error")
 		},
-		Bug: &Bug{Says: "an unknown version ID is answered 400, not 404", Want: "404", Break: mwtStatus(http.MethodGet, mwtVersion, http.StatusNotFound, http.StatusBadRequest)}},
-	{ID: "memory/version-pages", Clause: "2.1", Labels: []Label{Memory},
+		Bug: &kit.Bug{Says: "an unknown version ID is answered 400, not 404", Want: "404", Break: mwtStatus(http.MethodGet, mwtVersion, http.StatusNotFound, http.StatusBadRequest)}},
+	{ID: "memory/version-pages", Clause: "2.1", Labels: []kit.Label{kit.Memory},
 		Title: "paging the version list with next_page returns each version exactly once, in order",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/p.md", "0")
 			for i := 1; i < 5; i++ {
 				updateMemory(t, store, m.Get("id").String(), map[string]any{"content": fmt.Sprint(i)})
 			}
-			all := idsOf(memListVersions(t, store, url.Values{"limit": {"100"}}))
+			all := kit.IDsOf(memListVersions(t, store, url.Values{"limit": {"100"}}))
 			t.Expect(all).To(HaveLen(5))
 			for _, size := range []string{"1", "2", "3"} {
-				t.Expect(idsOf(memListVersions(t, store, url.Values{"limit": {size}}))).To(Equal(all), "pages of %s", size)
+				t.Expect(kit.IDsOf(memListVersions(t, store, url.Values{"limit": {size}}))).To(Equal(all), "pages of %s", size)
 			}
 		},
-		Bug: &Bug{Says: "every page of versions after the first loses its first version", Want: "next_page",
+		Bug: &kit.Bug{Says: "every page of versions after the first loses its first version", Want: "next_page",
 			Break: mwtJSON(http.MethodGet, mwtVersions, func(r *http.Request, m map[string]any) {
 				if data, _ := m["data"].([]any); r.URL.Query().Has("page") && len(data) > 0 {
 					m["data"] = data[1:]
 				}
 			})}},
-	{ID: "memory/version-redact", Clause: "gaps §7", Labels: []Label{Memory, Extension},
+	{ID: "memory/version-redact", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "redacting a version nulls content, path, content_sha256 and content_size_bytes and sets redacted_at and redacted_by",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			store := newMemStore(t)
 			m := newMemory(t, store, "/secret.md", "token=abc")
 			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "token=<removed>"})
@@ -1038,13 +1040,13 @@ var memoryVersionChecks = []Check{
 			t.Expect(again.Get("redacted_at").String()).To(Equal(red.Get("redacted_at").String()))
 			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal("token=<removed>"))
 		},
-		Bug: &Bug{Says: "a repeated redaction stamps redacted_at anew",
+		Bug: &kit.Bug{Says: "a repeated redaction stamps redacted_at anew",
 			Break: mwtJSON(http.MethodPost, `^/v1/memory_stores/[^/]+/memory_versions/[^/]+/redact$`, func(_ *http.Request, m map[string]any) {
 				m["redacted_at"] = time.Now().UTC().Format(time.RFC3339Nano)
 			})}},
-	{ID: "memory/version-redacted-retrieve-200", Clause: "7", Labels: []Label{Memory},
+	{ID: "memory/version-redacted-retrieve-200", Clause: "7", Labels: []kit.Label{kit.Memory},
 		Title: "retrieving a redacted version answers 200 with content, path, content_size_bytes and content_sha256 null",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			found := 0
 			for _, v := range memPreExistingVersions(t) {
 				if v.Get("redacted_at").Type != gjson.String {
@@ -1058,15 +1060,15 @@ var memoryVersionChecks = []Check{
 			}
 			t.Need("redacted versions", found, 1)
 		},
-		Bug: &Bug{Says: "a redacted version reads content_size_bytes 0, not null",
+		Bug: &kit.Bug{Says: "a redacted version reads content_size_bytes 0, not null",
 			Break: mwtJSON(http.MethodGet, mwtVersion, func(_ *http.Request, m map[string]any) {
 				if m["redacted_at"] != nil {
 					m["content_size_bytes"] = 0
 				}
 			})}},
-	{ID: "memory/version-actor-kinds", Clause: "2.15", Labels: []Label{Memory},
+	{ID: "memory/version-actor-kinds", Clause: "2.15", Labels: []kit.Label{kit.Memory},
 		Title: "pre-existing versions carry session_actor (sesn_), api_actor and user_actor (user_) attributions, and session_id filters them",
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			kinds := map[string]int{}
 			for _, v := range memPreExistingVersions(t) {
 				by := v.Get("created_by")
@@ -1075,7 +1077,7 @@ var memoryVersionChecks = []Check{
 				case "session_actor":
 					t.Expect(by.Get("session_id").String()).To(HavePrefix("sesn_"))
 					got := memListVersions(t, v.Get("memory_store_id").String(), url.Values{"session_id": {by.Get("session_id").String()}})
-					t.Expect(idsOf(got)).To(ContainElement(v.Get("id").String()))
+					t.Expect(kit.IDsOf(got)).To(ContainElement(v.Get("id").String()))
 					for _, g := range got {
 						t.Expect(g.Get("created_by.session_id").String()).To(Equal(by.Get("session_id").String()))
 					}
@@ -1086,5 +1088,5 @@ var memoryVersionChecks = []Check{
 			t.Need("pre-existing versions written by a session", kinds["session_actor"], 1)
 			t.Need("pre-existing versions written by a user", kinds["user_actor"], 1)
 		},
-		Bug: &Bug{Says: "the version list ignores session_id", Break: ignoresQuery(on(http.MethodGet, mwtVersions), "session_id")}},
+		Bug: &kit.Bug{Says: "the version list ignores session_id", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtVersions), "session_id")}},
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Prompt caching (EXTENSIONS.md, "Prompt caching"). The reference documents cache_control's
@@ -13,7 +15,7 @@ import (
 // largest model minimum (4,096 tokens) under any tokenizer that gives an English word at least
 // one token.
 
-func init() { Register(cacheChecks()...) }
+func init() { kit.Register(cacheChecks()...) }
 
 // cacheWords is a prompt of about 6,000 words of varied English text, deterministic, so that two
 // runs of the suite send the same prefix.
@@ -36,16 +38,16 @@ func cacheWords() string {
 	return sb.String()
 }
 
-func cacheChecks() []Check {
-	return []Check{
-		{ID: "messages/cache-read-on-repeat", Clause: "4.4", Labels: []Label{Messages, Extension},
+func cacheChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "messages/cache-read-on-repeat", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a second identical request with a breakpoint past the model's minimum reports a cache read",
-			Bug:   &Bug{Says: "prompt caching is not simulated: the cache fields stay 0", Want: "reads the cached prefix", Break: inOKAnswers(msgCreate, msgNoCache)},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "prompt caching is not simulated: the cache fields stay 0", Want: "reads the cached prefix", Break: kit.InOKAnswers(msgCreate, msgNoCache)},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				system := []any{map[string]any{"type": "text", "text": cacheWords(), "cache_control": map[string]any{"type": "ephemeral"}}}
 				body := msgBody(model, "max_tokens", 16, "system", system)
-				count := t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens",
+				count := t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens",
 					Body: msgBody(model, "system", system, "max_tokens", nil), Schema: "messages/count_tokens"})
 				total := count.Get("input_tokens").Int()
 				t.Expect(total).To(BeNumerically(">=", 4096), "the prompt must pass every model's minimum: %s", count)
@@ -56,10 +58,10 @@ func cacheChecks() []Check {
 				u := second.Get("usage")
 				t.Expect(u.Get("cache_read_input_tokens").Int()).To(BeNumerically(">", 0), "the second identical request reads the cached prefix: %s", u)
 			}},
-		{ID: "messages/cache-breakpoint-limit", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-breakpoint-limit", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a request with five cache_control breakpoints is refused: at most four are allowed",
-			Bug:   &Bug{Says: "any number of cache_control breakpoints is accepted", Want: "five breakpoints are refused", Break: inRequests(http.MethodPost, "/v1/messages", msgFourBreakpoints)},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "any number of cache_control breakpoints is accepted", Want: "five breakpoints are refused", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgFourBreakpoints)},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				var blocks []any
 				for i := range 5 {

@@ -12,6 +12,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // The prompt cache's rules beyond a read on repeat (EXTENSIONS.md, "Prompt caching"): how a
@@ -19,10 +21,10 @@ import (
 // rules, the lookback, what invalidates an entry, the pre-warm and diagnostics. Every check
 // starts its prompts with a fresh nonce, so that no other check's (or run's) entries are read.
 
-func init() { Register(cacheRuleChecks()...) }
+func init() { kit.Register(cacheRuleChecks()...) }
 
 // cacheNonce is a prefix no earlier request sent.
-func cacheNonce(t *T) string {
+func cacheNonce(t *kit.T) string {
 	var b [8]byte
 	_, err := rand.Read(b[:])
 	t.Expect(err).NotTo(HaveOccurred())
@@ -40,16 +42,16 @@ func cacheSystem(nonce, ttl string) []any {
 }
 
 // cacheCount is count_tokens of a Create a Message body.
-func cacheCount(t *T, body map[string]any) int64 {
+func cacheCount(t *kit.T, body map[string]any) int64 {
 	b := maps.Clone(body)
 	delete(b, "max_tokens")
-	return t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: b, Schema: "messages/count_tokens"}).Get("input_tokens").Int()
+	return t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: b, Schema: "messages/count_tokens"}).Get("input_tokens").Int()
 }
 
 // cacheUsage is the usage of a message's answer, as numbers.
 type cacheUsage struct{ input, read, creation, m5, h1 int64 }
 
-func usageOf(resp *Response) cacheUsage {
+func usageOf(resp *kit.Response) cacheUsage {
 	u := resp.Get("usage")
 	return cacheUsage{u.Get("input_tokens").Int(), u.Get("cache_read_input_tokens").Int(), u.Get("cache_creation_input_tokens").Int(),
 		u.Get("cache_creation.ephemeral_5m_input_tokens").Int(), u.Get("cache_creation.ephemeral_1h_input_tokens").Int()}
@@ -65,18 +67,18 @@ func (u cacheUsage) String() string {
 // or leaves it out, is off by thousands on these prompts.
 func countTolerance(count int64) int64 { return max(count/50, 8) }
 
-func cacheRuleChecks() []Check {
-	return []Check{
-		{ID: "messages/cache-creation-split-by-ttl", Clause: "4.4", Labels: []Label{Messages, Extension},
+func cacheRuleChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "messages/cache-creation-split-by-ttl", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a cache write is reported under its TTL: a 1h breakpoint's prefix in cache_creation.ephemeral_1h_input_tokens, a 5m one's in ephemeral_5m_input_tokens (both in one request: each its part), the two adding up to cache_creation_input_tokens",
-			Bug: &Bug{Says: "every cache write is reported as 5m", Want: "ephemeral_1h_input_tokens", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+			Bug: &kit.Bug{Says: "every cache write is reported as 5m", Want: "ephemeral_1h_input_tokens", Break: kit.InOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
 				if cc, _ := m["usage"].(map[string]any)["cache_creation"].(map[string]any); cc != nil {
 					m5, _ := cc["ephemeral_5m_input_tokens"].(float64)
 					h1, _ := cc["ephemeral_1h_input_tokens"].(float64)
 					cc["ephemeral_5m_input_tokens"], cc["ephemeral_1h_input_tokens"] = m5+h1, 0
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				for _, ttl := range []string{"1h", "5m"} {
 					u := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ttl)))))
@@ -98,16 +100,16 @@ func cacheRuleChecks() []Check {
 				t.Expect(u.h1).To(BeNumerically(">", u.creation/3), "the prefix through the 1h breakpoint, about half the prompt, is in ephemeral_1h_input_tokens: %s", u)
 				t.Expect(u.m5).To(BeNumerically(">", u.creation/3), "what follows it through the 5m breakpoint, the other half, is in ephemeral_5m_input_tokens: %s", u)
 			}},
-		{ID: "messages/cache-usage-adds-up", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-usage-adds-up", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "cache_read_input_tokens + cache_creation_input_tokens + input_tokens is the whole prompt: within 2% (at least 8 tokens) of count_tokens, an estimate, on a write, a read and a read with new input",
-			Bug: &Bug{Says: "a cache read is counted in input_tokens too", Want: "the whole prompt", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+			Bug: &kit.Bug{Says: "a cache read is counted in input_tokens too", Want: "the whole prompt", Break: kit.InOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
 				if u, _ := m["usage"].(map[string]any); u != nil {
 					in, _ := u["input_tokens"].(float64)
 					read, _ := u["cache_read_input_tokens"].(float64)
 					u["input_tokens"] = in + read
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				body := msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ""))
 				longer := msgBody(model, "max_tokens", 16, "system", body["system"], "messages", []any{userTurn("Say hello in a few words, then name a colour and a river.")})
@@ -119,10 +121,10 @@ func cacheRuleChecks() []Check {
 						"request %d: read + creation + input (%d) is the whole prompt, which count_tokens estimates at %d (allowed: %d): %s", i+1, sum, count, countTolerance(count), u)
 				}
 			}},
-		{ID: "messages/cache-expires-after-its-ttl", Clause: "4.4", Labels: []Label{Messages, Extension, FakeOnly},
+		{ID: "messages/cache-expires-after-its-ttl", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension, kit.FakeOnly},
 			Title: "a 5m cache entry is read 4:59 after it was written and gone at 5:00; a 1h entry is read at 59:59 and gone at 60:00",
-			Bug:   &Bug{Says: "cache entries never expire", Want: "gone", Break: msgClockFrozen},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "cache entries never expire", Want: "gone", Break: msgClockFrozen},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				advance := func(s int) { t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": s}) }
 				for _, tc := range []struct {
@@ -139,15 +141,15 @@ func cacheRuleChecks() []Check {
 					t.Expect(gone.read).To(BeZero(), "a %s entry is gone %d s after it was last read: %s", tc.ttl, tc.life, gone)
 				}
 			}},
-		{ID: "messages/cache-model-minimums", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-model-minimums", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "on every listed model whose minimum is documented (1,024, 2,048 or 4,096 tokens), a breakpoint whose prompt counts below it writes nothing, and one past it writes",
-			Bug: &Bug{Says: "every model caches from 1,024 tokens", Want: "writes nothing", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+			Bug: &kit.Bug{Says: "every model caches from 1,024 tokens", Want: "writes nothing", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				if m, _ := b["model"].(string); cacheMinimumOf[m] > 1024 {
 					b["model"] = "assistant-sonnet-4-6"
 				}
 			})},
-			Run: func(t *T) {
-				listed := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
+			Run: func(t *kit.T) {
+				listed := t.OK(kit.Request{Area: kit.Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
 				var models []string // every listed model whose minimum is documented
 				for _, m := range listed.Get("data.#.id").Array() {
 					if cacheMinimumOf[m.String()] > 0 {
@@ -168,9 +170,9 @@ func cacheRuleChecks() []Check {
 					t.Expect(u.creation).To(BeNumerically(">", 0), "%s: a prompt past the minimum of %d tokens is written to the cache: %s", model, min, u)
 				}
 			}},
-		{ID: "messages/cache-1h-after-5m-refused", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-1h-after-5m-refused", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a 1h cache_control after a 5m one (tools, then system, then messages) is refused 400 naming its ttl; a 5m after a 1h is accepted",
-			Bug: &Bug{Says: "a 1h breakpoint after a 5m one is accepted", Want: "400", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+			Bug: &kit.Bug{Says: "a 1h breakpoint after a 5m one is accepted", Want: "400", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				seen5m := false
 				msgEachBlock(b, func(bl map[string]any) {
 					if cc, _ := bl["cache_control"].(map[string]any); cc != nil {
@@ -181,7 +183,7 @@ func cacheRuleChecks() []Check {
 					}
 				})
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				block := func(ttl string) map[string]any {
 					return map[string]any{"type": "text", "text": "Be brief, ttl " + ttl + ".", "cache_control": map[string]any{"type": "ephemeral", "ttl": ttl}}
@@ -190,9 +192,9 @@ func cacheRuleChecks() []Check {
 				resp := t.Do(createReq(msgBody(model, "system", []any{block("5m")}, "messages", []any{userTurn([]any{block("1h")})})))
 				expectFieldError(t, resp, "messages.0.content.0.cache_control.ttl")
 			}},
-		{ID: "messages/cache-empty-text-block-refused", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-empty-text-block-refused", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "cache_control on an empty text block is refused 400 naming the block's text",
-			Bug: &Bug{Says: "cache_control on an empty text block is ignored", Want: "400", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+			Bug: &kit.Bug{Says: "cache_control on an empty text block is ignored", Want: "400", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				msgEachBlock(b, func(bl map[string]any) {
 					if bl["type"] == "text" && bl["text"] == "" {
 						delete(bl, "cache_control")
@@ -200,7 +202,7 @@ func cacheRuleChecks() []Check {
 					}
 				})
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				resp := t.Do(createReq(msgBody(model, "system", []any{
 					map[string]any{"type": "text", "text": "Be brief."},
@@ -209,10 +211,10 @@ func cacheRuleChecks() []Check {
 				expectFieldError(t, resp, "system.1.text")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("cache_control"), "the error says it is the cache_control that an empty block cannot have: %s", resp)
 			}},
-		{ID: "messages/cache-top-level-marker", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-top-level-marker", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a top-level cache_control caches the prompt through its last block: the first request writes it, the same request again reads it",
-			Bug:   &Bug{Says: "the top-level cache_control is ignored", Want: "writes", Break: ignoresField(http.MethodPost, "/v1/messages", "cache_control")},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "the top-level cache_control is ignored", Want: "writes", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "cache_control")},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				body := msgBody(model, "max_tokens", 16, "cache_control", map[string]any{"type": "ephemeral"},
 					"system", cacheNonce(t)+cacheWords(), "messages", []any{userTurn("Say hello in a few words.")})
@@ -221,16 +223,16 @@ func cacheRuleChecks() []Check {
 				second := usageOf(t.OK(createReq(body)))
 				t.Expect(second.read).To(BeNumerically(">=", first.creation), "the same request again reads what the first wrote (%d): %s", first.creation, second)
 			}},
-		{ID: "messages/cache-lookback-20-blocks", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-lookback-20-blocks", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a breakpoint reads an entry written up to 20 blocks back (itself included), and not 21",
-			Bug: &Bug{Says: "the lookback spans 19 blocks, not 20", Want: "19 blocks back", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
-				if msgs := messagesOf(b); len(msgs) == 1 {
+			Bug: &kit.Bug{Says: "the lookback spans 19 blocks, not 20", Want: "19 blocks back", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if msgs := kit.MessagesOf(b); len(msgs) == 1 {
 					if blocks, _ := msgs[0].(map[string]any)["content"].([]any); len(blocks) == 19 {
 						msgs[0].(map[string]any)["content"] = append([]any{map[string]any{"type": "text", "text": "Block 0."}}, blocks...)
 					}
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				nonce := cacheNonce(t)
 				written := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", cacheSystem(nonce, "")))))
@@ -253,10 +255,10 @@ func cacheRuleChecks() []Check {
 				near := after(19)
 				t.Expect(near.read).To(BeNumerically(">", 0), "an entry 19 blocks back from the breakpoint (20 counting itself) is read: %s", near)
 			}},
-		{ID: "messages/cache-invalidation", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-invalidation", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a cached system prompt is read again when only the messages or tool_choice change, and not once a tool is added before it or the system itself changes",
-			Bug:   &Bug{Says: "the tools are left out of the cache key: adding one keeps the cached system prompt", Want: "a tool", Break: ignoresField(http.MethodPost, "/v1/messages", "tools")},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "the tools are left out of the cache key: adding one keeps the cached system prompt", Want: "a tool", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "tools")},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				system := cacheSystem(cacheNonce(t), "")
 				ask := func(question string, kv ...any) cacheUsage {
@@ -277,14 +279,14 @@ func cacheRuleChecks() []Check {
 				resp := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", changed, "messages", []any{userTurn("Say hello.")}))))
 				t.Expect(resp.read).To(BeZero(), "a changed system prompt reads nothing: %s", resp)
 			}},
-		{ID: "messages/cache-prewarm-writes", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-prewarm-writes", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a pre-warm (max_tokens 0) answers no content and writes the cache: the same prompt then reads what it wrote",
-			Bug: &Bug{Says: "a pre-warm writes nothing to the cache", Want: "writes", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+			Bug: &kit.Bug{Says: "a pre-warm writes nothing to the cache", Want: "writes", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				if b["max_tokens"] == float64(0) {
 					msgEachBlock(b, func(bl map[string]any) { delete(bl, "cache_control") })
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				system := cacheSystem(cacheNonce(t), "")
 				warm := t.OK(createReq(msgBody(model, "max_tokens", 0, "system", system)))
@@ -294,18 +296,18 @@ func cacheRuleChecks() []Check {
 				then := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", system))))
 				t.Expect(then.read).To(Equal(u.creation), "the same prompt then reads what the pre-warm wrote (%d): %s", u.creation, then)
 			}},
-		{ID: "messages/cache-diagnostics", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-diagnostics", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "diagnostics with the previous request's id names what changed: system_changed, tools_changed or messages_changed, and null when nothing did",
-			Bug: &Bug{Says: "diagnostics blames the messages for a changed system prompt", Want: "system_changed", Break: inOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
+			Bug: &kit.Bug{Says: "diagnostics blames the messages for a changed system prompt", Want: "system_changed", Break: kit.InOKAnswers(msgCreate, func(_ *http.Request, m map[string]any) {
 				if d, _ := m["diagnostics"].(map[string]any); d != nil {
 					if r, _ := d["cache_miss_reason"].(map[string]any); r["type"] == "system_changed" {
 						r["type"] = "messages_changed"
 					}
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
-				diag := func(system []any, prev any, kv ...any) *Response {
+				diag := func(system []any, prev any, kv ...any) *kit.Response {
 					r := createReq(msgBody(model, append([]any{"max_tokens", 16, "system", system, "diagnostics", map[string]any{"previous_message_id": prev}}, kv...)...))
 					r.Header = http.Header{"vendor-beta": {"cache-diagnosis-2026-04-07"}}
 					resp := t.Do(r)
@@ -327,10 +329,10 @@ func cacheRuleChecks() []Check {
 				other := diag(system, same.Get("id").String(), "messages", []any{userTurn("Name a colour.")})
 				t.Expect(other.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("messages_changed"), "other messages are messages_changed: %s", other.Get("diagnostics"))
 			}},
-		{ID: "messages/cache-count-tokens-never-writes", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-count-tokens-never-writes", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "count_tokens of a prompt with a breakpoint writes nothing to the cache: the first message of that prompt afterwards reads nothing and writes it",
-			Bug:   &Bug{Says: "count_tokens writes the prompt cache", Want: "count_tokens", Break: msgCountWrites},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "count_tokens writes the prompt cache", Want: "count_tokens", Break: msgCountWrites},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				body := msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ""))
 				cacheCount(t, body)
@@ -338,14 +340,14 @@ func cacheRuleChecks() []Check {
 				t.Expect(u.read).To(BeZero(), "count_tokens wrote nothing, so the first message reads nothing: %s", u)
 				t.Expect(u.creation).To(BeNumerically(">", 0), "the first message writes the prompt: %s", u)
 			}},
-		{ID: "messages/cache-top-level-ttl-conflict-refused", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/cache-top-level-ttl-conflict-refused", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a top-level cache_control whose ttl differs from the marker already on its target block is refused 400 naming cache_control.ttl; the same ttl is accepted",
-			Bug: &Bug{Says: "a top-level cache_control is ignored, so one whose ttl conflicts with its block's is not refused", Want: "400", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+			Bug: &kit.Bug{Says: "a top-level cache_control is ignored, so one whose ttl conflicts with its block's is not refused", Want: "400", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				if cc, _ := b["cache_control"].(map[string]any); cc != nil {
 					delete(b, "cache_control")
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				marked := []any{userTurn([]any{map[string]any{"type": "text", "text": "Say hello.", "cache_control": map[string]any{"type": "ephemeral", "ttl": "1h"}}})}
 				t.OK(createReq(msgBody(model, "messages", marked, "cache_control", map[string]any{"type": "ephemeral", "ttl": "1h"})))
@@ -365,7 +367,7 @@ var cacheMinimumOf = map[string]int64{
 
 // cacheSizedSystem is a system prompt of one block with a breakpoint, opened by nonce, whose
 // request counts from lo to hi tokens on model (by count_tokens, bisecting on the words).
-func cacheSizedSystem(t *T, model, nonce string, lo, hi int64) []any {
+func cacheSizedSystem(t *kit.T, model, nonce string, lo, hi int64) []any {
 	words := strings.Fields(cacheWords())
 	sys := func(n int) []any {
 		return []any{map[string]any{"type": "text", "text": nonce + strings.Join(words[:n], " "), "cache_control": map[string]any{"type": "ephemeral"}}}

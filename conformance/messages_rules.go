@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // The version and thread rules that had no check of their own: an unknown version, the header
@@ -14,13 +16,13 @@ import (
 // thread combined with what threads do not support (EXTENSIONS.md, "API versions" and "Message
 // threads").
 
-func init() { Register(messageRuleChecks()...) }
+func init() { kit.Register(messageRuleChecks()...) }
 
-func messageRuleChecks() []Check {
-	return []Check{
-		{ID: "messages/version-unknown-refused", Clause: "9", Labels: []Label{Messages, Extension},
+func messageRuleChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "messages/version-unknown-refused", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a version the target does not serve is refused 400 invalid_request_error naming the header it came in, vendor-version or anthropic-version",
-			Bug: &Bug{Says: "an unknown version is answered as the oldest", Want: "400", Break: func(h http.Handler) http.Handler {
+			Bug: &kit.Bug{Says: "an unknown version is answered as the oldest", Want: "400", Break: func(h http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					for _, name := range []string{"Vendor-Version", "Anthropic-Version"} {
 						if v := r.Header.Get(name); v != "" && !strings.HasPrefix(v, "2023-06-01") && !strings.HasPrefix(v, fake.APIVersion20261021) {
@@ -30,7 +32,7 @@ func messageRuleChecks() []Check {
 					h.ServeHTTP(w, r)
 				})
 			}},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				for _, name := range []string{"vendor-version", "anthropic-version"} {
 					r := createReq(msgBody(model))
@@ -40,9 +42,9 @@ func messageRuleChecks() []Check {
 					t.Expect(resp.Get("error.message").String()).To(HavePrefix(name+":"), "the refusal names the header the version came in: %s", resp)
 				}
 			}},
-		{ID: "messages/version-vendor-header-decides", Clause: "9", Labels: []Label{Messages, Extension},
+		{ID: "messages/version-vendor-header-decides", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "with both vendor-version and anthropic-version, vendor-version decides: temperature is refused under vendor-version 2026-10-21 beside anthropic-version 2023-06-01, and taken the other way round",
-			Bug: &Bug{Says: "anthropic-version decides when both are sent", Want: "400", Break: func(h http.Handler) http.Handler {
+			Bug: &kit.Bug{Says: "anthropic-version decides when both are sent", Want: "400", Break: func(h http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if a := r.Header.Get("Anthropic-Version"); a != "" && r.Header.Get("Vendor-Version") != "" {
 						r.Header.Set("Vendor-Version", a)
@@ -50,9 +52,9 @@ func messageRuleChecks() []Check {
 					h.ServeHTTP(w, r)
 				})
 			}},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
-				send := func(vendor, anthropic string) *Response {
+				send := func(vendor, anthropic string) *kit.Response {
 					r := createReq(msgBody(model, "temperature", 0.5))
 					r.Header = http.Header{"vendor-version": {vendor}, "anthropic-version": {anthropic}}
 					return t.Do(r)
@@ -67,28 +69,28 @@ func messageRuleChecks() []Check {
 				taken := send(fake.APIVersion, fake.APIVersion20261021)
 				t.Expect(taken.Status).To(Equal(http.StatusOK), "vendor-version 2023-06-01 decides: temperature is taken: %s", taken)
 			}},
-		{ID: "messages/thread-fingerprint-mismatch", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/thread-fingerprint-mismatch", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a continue that changes thinking from the thread's create is refused 400 with error_code thread_fingerprint_mismatch",
-			Bug: &Bug{Says: "a continue may change thinking", Want: "thread_fingerprint_mismatch", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+			Bug: &kit.Bug{Says: "a continue may change thinking", Want: "thread_fingerprint_mismatch", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				if th, _ := b["thread"].(map[string]any); th["type"] == "continue" {
 					delete(b, "thinking")
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				created := threadOK(t, msgBody(model, "thread", threadCreate()))
 				resp := t.Do(threadReq(msgBody(model, "max_tokens", 2048, "messages", []any{userTurn("And now think first.")},
 					"thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "thread", threadContinue(created.Get("id").String()))))
 				expectThreadError(t, resp, http.StatusBadRequest, "invalid_request_error", "thread_fingerprint_mismatch")
 			}},
-		{ID: "messages/thread-unsupported-request", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/thread-unsupported-request", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a thread with fallbacks is refused 400 with error_code thread_unsupported_request and error.details.unsupported naming fallbacks",
-			Bug: &Bug{Says: "a thread takes fallbacks", Want: "thread_unsupported_request", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+			Bug: &kit.Bug{Says: "a thread takes fallbacks", Want: "thread_unsupported_request", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				if b["thread"] != nil {
 					delete(b, "fallbacks")
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				threadOK(t, msgBody(model, "thread", threadCreate())) // the target does threads
 				resp := t.Do(threadReq(msgBody(model, "fallbacks", "default", "thread", threadCreate())))

@@ -7,6 +7,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // The request and response surface of the official SDKs (gaps §4b): the fields their parameter
@@ -29,11 +31,11 @@ var weatherAnswer = map[string]any{
 	}},
 }
 
-func sdkSurfaceChecks() []Check {
-	return []Check{
-		{ID: "messages/sdk-request-fields", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
+func sdkSurfaceChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "messages/sdk-request-fields", Clause: "gaps §4b", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "the optional fields the official SDKs send (strict, defer_loading, allowed_callers, input_examples, eager_input_streaming on tools; thinking.display; cache_control; inference_geo; service_tier) are accepted, and count_tokens takes the same tool fields",
-			Bug: &Bug{Says: "a tool's eager_input_streaming is refused as an unknown field", Want: "200", Break: inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+			Bug: &kit.Bug{Says: "a tool's eager_input_streaming is refused as an unknown field", Want: "200", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 				tools, _ := b["tools"].([]any)
 				for _, tl := range tools {
 					if tm, _ := tl.(map[string]any); tm != nil && tm["eager_input_streaming"] != nil {
@@ -42,7 +44,7 @@ func sdkSurfaceChecks() []Check {
 					}
 				}
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				tool := map[string]any{
 					"name": "get_weather", "description": "The current weather of a city", "strict": true, "defer_loading": false,
@@ -55,23 +57,23 @@ func sdkSurfaceChecks() []Check {
 					"thinking", map[string]any{"type": "enabled", "budget_tokens": 1024, "display": "summarized"})
 				resp := t.OK(createReq(body))
 				t.Expect(resp.Get("usage.inference_geo").String()).To(Equal("global"), "usage.inference_geo reports the request's: %s", resp)
-				t.OK(Request{Area: Messages, Method: "POST", Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
+				t.OK(kit.Request{Area: kit.Messages, Method: "POST", Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
 					Body: with(body, []any{"max_tokens", nil, "inference_geo", nil, "service_tier", nil})})
 			}},
-		{ID: "messages/sdk-response-fields", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
+		{ID: "messages/sdk-response-fields", Clause: "gaps §4b", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a message carries the fields the official SDKs' Message requires: container (null without one), usage.inference_geo",
-			Bug:   &Bug{Says: "a message has no container field", Want: "container", Break: dropsField(msgCreate, "container")},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "a message has no container field", Want: "container", Break: kit.DropsField(msgCreate, "container")},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				resp := t.OK(createReq(msgBody(model)))
 				t.Expect(resp.Get("container").Exists()).To(BeTrue(), "container in %s", resp)
 				t.Expect(resp.Get("container").Type).To(Equal(gjson.Null), "container without a container in the request: %s", resp)
 				t.Expect(resp.Get("usage.inference_geo").String()).NotTo(BeEmpty(), "usage.inference_geo in %s", resp)
 			}},
-		{ID: "messages/structured-output-validates", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
+		{ID: "messages/structured-output-validates", Clause: "gaps §4b", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "with output_config.format json_schema, the answer's text is JSON that validates against the schema",
-			Bug:   &Bug{Says: "a structured-output answer lacks a required property of its schema", Break: inOKAnswers(msgCreate, msgDropsJSONProperty("note"))},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "a structured-output answer lacks a required property of its schema", Break: kit.InOKAnswers(msgCreate, msgDropsJSONProperty("note"))},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				resp := t.Do(createReq(msgBody(model, "max_tokens", 1024, "output_config",
 					map[string]any{"format": map[string]any{"type": "json_schema", "schema": weatherAnswer}})))
@@ -87,10 +89,10 @@ func sdkSurfaceChecks() []Check {
 				t.Expect(json.Valid([]byte(text.String()))).To(BeTrue(), "the text is JSON: %s", text.String())
 				satisfies(t, weatherAnswer, gjson.Parse(text.String()))
 			}},
-		{ID: "messages/structured-output-unsupported-keyword", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
+		{ID: "messages/structured-output-unsupported-keyword", Clause: "gaps §4b", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a structured-output schema with a keyword outside the supported subset (minimum) is refused with 400",
-			Bug:   &Bug{Says: "a schema keyword outside the supported subset (minimum) is dropped instead of refused", Break: inRequests(http.MethodPost, "/v1/messages", msgStripsMinimum)},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "a schema keyword outside the supported subset (minimum) is dropped instead of refused", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgStripsMinimum)},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				schema := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"n"},
 					"properties": map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}}}
@@ -100,4 +102,4 @@ func sdkSurfaceChecks() []Check {
 	}
 }
 
-func init() { Register(sdkSurfaceChecks()...) }
+func init() { kit.Register(sdkSurfaceChecks()...) }

@@ -13,19 +13,21 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/schemas"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // What a streamed answer carries besides its events' grammar: the same answer, usage and headers
 // as the same request answered whole (EXTENSIONS.md, "Streamed answers"). Each compares a stream
 // with an answer that was not streamed, so a defect of the streaming path alone shows.
 
-func init() { Register(streamAnswerChecks()...) }
+func init() { kit.Register(streamAnswerChecks()...) }
 
-func streamAnswerChecks() []Check {
-	return []Check{
-		{ID: "messages/stream-equals-whole-answer", Clause: "gaps §4", Labels: []Label{Messages, Extension},
+func streamAnswerChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "messages/stream-equals-whole-answer", Clause: "gaps §4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a streamed answer accumulates to the answer without streaming (IDs aside: content, stop reason, usage) when the target answers that request alike twice",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				compared := 0
 				for _, body := range []map[string]any{
@@ -39,18 +41,18 @@ func streamAnswerChecks() []Check {
 						continue
 					}
 					compared++
-					raw := mustMarshal(streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Message)
+					raw := kit.MustMarshal(streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Message)
 					t.Expect(withoutIDs(t, raw)).To(Equal(want), "the stream accumulates to the answer the target gave twice without streaming")
 				}
 				if compared == 0 {
 					t.Unsupported("the target answered each request differently twice without streaming, so a stream has no one answer to equal")
 				}
 			},
-			Bug: &Bug{Says: "a streamed text loses its last piece", Want: "the stream accumulates to the answer the target gave twice",
+			Bug: &kit.Bug{Says: "a streamed text loses its last piece", Want: "the stream accumulates to the answer the target gave twice",
 				Break: inStreams(streamedAnswers, streamDropsLastTextDelta)}},
-		{ID: "messages/stream-structured-output", Clause: "gaps §4b", Labels: []Label{Messages, Extension},
+		{ID: "messages/stream-structured-output", Clause: "gaps §4b", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a streamed structured-output answer's text deltas join to JSON that validates against the requested schema, equal to the answer without streaming when the target answers that request alike twice",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				body := msgBody(model, "max_tokens", 1024, "output_config",
 					map[string]any{"format": map[string]any{"type": "json_schema", "schema": weatherAnswer}})
@@ -60,7 +62,7 @@ func streamAnswerChecks() []Check {
 				}
 				t.Expect(whole.Status).To(Equal(http.StatusOK), "%s", whole)
 				streamed := streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Message
-				raw := mustMarshal(streamed)
+				raw := kit.MustMarshal(streamed)
 				if stop := gjson.GetBytes(raw, "stop_reason").String(); stop != "end_turn" {
 					t.Unsupported("the streamed answer stopped with %s, so its JSON need not be complete", stop)
 				}
@@ -78,11 +80,11 @@ func streamAnswerChecks() []Check {
 						"the target answers this request with the same JSON twice without streaming, so the stream's JSON equals it")
 				}
 			},
-			Bug: &Bug{Says: "a streamed request's output_config is ignored: the stream answers prose, not the requested JSON", Want: "the text deltas join to JSON",
+			Bug: &kit.Bug{Says: "a streamed request's output_config is ignored: the stream answers prose, not the requested JSON", Want: "the text deltas join to JSON",
 				Break: ignoresFieldWhenStreaming("output_config")}},
-		{ID: "messages/stream-cache-usage", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/stream-cache-usage", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "the usage in a streamed message_start carries the cache read, cache creation and input tokens of the same request answered whole",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				system := []any{map[string]any{"type": "text", "text": cacheWords(), "cache_control": map[string]any{"type": "ephemeral"}}}
 				body := msgBody(model, "max_tokens", 16, "system", system)
@@ -91,7 +93,7 @@ func streamAnswerChecks() []Check {
 				if whole.Get("cache_read_input_tokens").Int() == 0 {
 					t.Unsupported("the target reports no cache read for a repeated prompt with a breakpoint, so a stream's cache usage has nothing to be compared with: %s", whole)
 				}
-				start := gjson.ParseBytes(mustMarshal(streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Start)).Get("usage")
+				start := gjson.ParseBytes(kit.MustMarshal(streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Start)).Get("usage")
 				// Clients take these from message_start alone (an older SDK updates only
 				// output_tokens from message_delta): they must be final there.
 				for _, f := range []string{"input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
@@ -104,11 +106,11 @@ func streamAnswerChecks() []Check {
 						"usage.%s of message_start equals that of the same request answered whole (%s)", f, whole)
 				}
 			},
-			Bug: &Bug{Says: "a streamed message_start reports no cache read or creation: the cache numbers come only in message_delta", Want: "message_start",
+			Bug: &kit.Bug{Says: "a streamed message_start reports no cache read or creation: the cache numbers come only in message_delta", Want: "message_start",
 				Break: inStreams(streamedAnswers, streamSetsInMessageStart(0, "cache_read_input_tokens", "cache_creation_input_tokens"))}},
-		{ID: "messages/stream-ratelimit-headers", Clause: "gaps §1", Labels: []Label{Messages, Extension},
+		{ID: "messages/stream-ratelimit-headers", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a streamed message's answer carries every rate-limit header an answer without streaming carries, with the same limits",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				enforceRateLimits(t)
 				model, _ := pickModel(t)
 				whole := t.OK(createReq(msgBody(model)))
@@ -133,8 +135,8 @@ func streamAnswerChecks() []Check {
 					}
 				}
 			},
-			Bug: &Bug{Says: "a streamed answer carries no rate-limit headers", Want: "rate-limit header",
-				Break: inAnswers(streamedAnswers, func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
+			Bug: &kit.Bug{Says: "a streamed answer carries no rate-limit headers", Want: "rate-limit header",
+				Break: kit.InAnswers(streamedAnswers, func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
 					if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
 						for name := range h {
 							for _, family := range rateLimitFamilies {
@@ -146,22 +148,22 @@ func streamAnswerChecks() []Check {
 					}
 					return body
 				})}},
-		{ID: "messages/stream-error-event", Clause: "gaps §4", Labels: []Label{Messages, Extension, FakeOnly},
+		{ID: "messages/stream-error-event", Clause: "gaps §4", Labels: []kit.Label{kit.Messages, kit.Extension, kit.FakeOnly},
 			Title: "a failure after a stream's headers (an injected 529 after three events) ends the stream with an error event carrying the overloaded_error envelope and its request_id, and nothing after it",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
-				t.Cleanup("clear faults", t.Delete(Request{Area: Core, Method: http.MethodDelete, Path: "/_fake/faults", As: NoCred}))
+				t.Cleanup("clear faults", t.Delete(kit.Request{Area: kit.Core, Method: http.MethodDelete, Path: "/_fake/faults", As: kit.NoCred}))
 				t.Control(http.MethodPost, "/_fake/faults", map[string]any{"method": http.MethodPost, "path": "/v1/messages", "status": 529, "stream_events": 3})
 				resp, evs := stream(t, createReq(msgBody(model, "stream", true)), "messages/stream_event")
-				_, err := accumulateMessage(evs)
-				var failed *streamError
+				_, err := kit.AccumulateMessage(evs)
+				var failed *kit.StreamError
 				t.Expect(errors.As(err, &failed)).To(BeTrue(), "the stream ends with an error event, not %v: %s", err, resp)
 				t.Expect(len(evs)).To(Equal(4), "three events, then the error event, and nothing after it: %s", resp)
 				t.Expect(schemas.Validate("error", failed.Envelope, t.Target.SchemaMode)).To(Succeed(), "the error event carries an error envelope: %s", failed.Envelope)
 				t.Expect(gjson.GetBytes(failed.Envelope, "error.type").String()).To(Equal("overloaded_error"), "the error event carries the envelope of a 529: %s", failed.Envelope)
 				t.Expect(gjson.GetBytes(failed.Envelope, "request_id").String()).To(Equal(resp.Header.Get("request-id")), "the error event carries the stream's request_id: %s", failed.Envelope)
 			},
-			Bug: &Bug{Says: "a failure mid-stream cuts the stream without an error event", Want: "the stream ends with an error event",
+			Bug: &kit.Bug{Says: "a failure mid-stream cuts the stream without an error event", Want: "the stream ends with an error event",
 				Break: inStreams(streamedAnswers, func(evs []streamedEvent) []streamedEvent {
 					return slices.DeleteFunc(evs, func(ev streamedEvent) bool { return ev.Name == "error" })
 				})}},

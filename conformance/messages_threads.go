@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Message threads (beta message-threads-2026-08-12; EXTENSIONS.md, "Message threads"): a
@@ -16,13 +18,13 @@ import (
 // without the beta answers 400 naming it, or refuses it as thread_unsupported_request) makes
 // each check unsupported.
 
-func init() { Register(threadChecks()...) }
+func init() { kit.Register(threadChecks()...) }
 
 // threadsBeta is the beta value a threaded request carries.
 const threadsBeta = "message-threads-2026-08-12"
 
 // threadReq is a Create a Message request carrying the threads beta.
-func threadReq(body any) Request {
+func threadReq(body any) kit.Request {
 	r := createReq(body)
 	r.Header = http.Header{"vendor-beta": {threadsBeta}}
 	return r
@@ -36,7 +38,7 @@ func threadContinue(prev string) map[string]any {
 
 // threadOK sends a threaded request and requires a 200, unless the target does not do threads:
 // a 400 naming the thread field, or thread_unsupported_request, ends the check as unsupported.
-func threadOK(t *T, body map[string]any) *Response {
+func threadOK(t *kit.T, body map[string]any) *kit.Response {
 	resp := t.Do(threadReq(body))
 	if resp.Status == http.StatusBadRequest && (strings.HasPrefix(resp.Get("error.message").String(), "thread:") ||
 		resp.Get("error.details.error_code").String() == "thread_unsupported_request") {
@@ -47,24 +49,24 @@ func threadOK(t *T, body map[string]any) *Response {
 }
 
 // expectThreadError requires the error envelope of status and type with error.details.error_code.
-func expectThreadError(t *T, resp *Response, status int, errType, code string) {
+func expectThreadError(t *kit.T, resp *kit.Response, status int, errType, code string) {
 	t.ExpectWithOffset(1, resp.Status).To(Equal(status), "the answer is %d %s with error_code %s: %s", status, errType, code, resp)
 	t.ExpectError(resp, status, errType)
 	t.ExpectWithOffset(1, resp.Get("error.details.error_code").String()).To(Equal(code), "error.details.error_code is %s, which the official SDK helpers read: %s", code, resp)
 }
 
 // allInput is every input token a reply counts: uncached, read from and written to the cache.
-func allInput(resp *Response) int64 {
+func allInput(resp *kit.Response) int64 {
 	u := resp.Get("usage")
 	return u.Get("input_tokens").Int() + u.Get("cache_read_input_tokens").Int() + u.Get("cache_creation_input_tokens").Int()
 }
 
-func threadChecks() []Check {
-	return []Check{
-		{ID: "messages/thread-continue-is-the-whole-conversation", Clause: "4.4", Labels: []Label{Messages, Extension},
+func threadChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "messages/thread-continue-is-the-whole-conversation", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a thread continue that sends only the new message counts the input tokens of the whole conversation sent in full",
-			Bug:   &Bug{Says: "a continue is answered from its new messages alone", Want: "answered as the whole conversation", Break: inRequests(http.MethodPost, "/v1/messages", msgDropsThreadOnContinue)},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "a continue is answered from its new messages alone", Want: "answered as the whole conversation", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgDropsThreadOnContinue)},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				system := "You answer in one short sentence."
 				first := []any{userTurn("Name a colour.")}
@@ -81,10 +83,10 @@ func threadChecks() []Check {
 				t.Expect(allInput(cont)).To(Equal(allInput(full)),
 					"the continue is answered as the whole conversation, so it counts what the full request counts: continue %s, full %s", cont.Get("usage"), full.Get("usage"))
 			}},
-		{ID: "messages/thread-continue-once", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/thread-continue-once", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a reply that was continued once is refused a second continue: 400 invalid_request_error with error_code thread_already_continued",
-			Bug:   &Bug{Says: "a reply can be continued more than once", Want: "thread_already_continued", Break: msgContinueTwice},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "a reply can be continued more than once", Want: "thread_already_continued", Break: msgContinueTwice},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				created := threadOK(t, msgBody(model, "thread", threadCreate()))
 				id := created.Get("id").String()
@@ -92,10 +94,10 @@ func threadChecks() []Check {
 				again := t.Do(threadReq(msgBody(model, "messages", []any{userTurn("Once more.")}, "thread", threadContinue(id))))
 				expectThreadError(t, again, http.StatusBadRequest, "invalid_request_error", "thread_already_continued")
 			}},
-		{ID: "messages/thread-unknown-previous-404", Clause: "4.4", Labels: []Label{Messages, Extension},
+		{ID: "messages/thread-unknown-previous-404", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a continue from a reply no thread holds is answered 404 not_found_error with error_code thread_not_found",
-			Bug:   &Bug{Says: "a lost thread is answered 404 without error.details", Want: "thread_not_found", Break: inAnswers(msgCreate, msgNoErrorDetails)},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "a lost thread is answered 404 without error.details", Want: "thread_not_found", Break: kit.InAnswers(msgCreate, msgNoErrorDetails)},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				// A create first, so that a target without threads is told apart from one that
 				// has them and lost this one.
@@ -103,10 +105,10 @@ func threadChecks() []Check {
 				resp := t.Do(threadReq(msgBody(model, "thread", threadContinue("msg_01conformanceNoSuchReply"))))
 				expectThreadError(t, resp, http.StatusNotFound, "not_found_error", "thread_not_found")
 			}},
-		{ID: "messages/thread-expires-after-five-minutes", Clause: "4.4", Labels: []Label{Messages, Extension, FakeOnly},
+		{ID: "messages/thread-expires-after-five-minutes", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension, kit.FakeOnly},
 			Title: "a thread continues 4:59 after its last reply, and 5:00 after it is gone: 404 thread_not_found",
-			Bug:   &Bug{Says: "a thread never expires", Want: "thread_not_found", Break: msgClockFrozen},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "a thread never expires", Want: "thread_not_found", Break: msgClockFrozen},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				created := threadOK(t, msgBody(model, "thread", threadCreate()))
 				t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 299})

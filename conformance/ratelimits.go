@@ -6,6 +6,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Rate-limit headers (conformance/EXTENSIONS.md, "Rate limits"). The reference names the 429
@@ -21,9 +23,9 @@ import (
 var rateLimitFamilies = []string{"vendor-ratelimit-", "anthropic-ratelimit-"}
 
 func init() {
-	Register(Check{ID: "messages/ratelimit-headers", Clause: "gaps §1", Labels: []Label{Messages, Extension},
+	kit.Register(kit.Check{ID: "messages/ratelimit-headers", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension},
 		Title: "the rate-limit headers of a message's answer, when it sends any (none: unsupported), are well formed: a requests triple, and every limit/remaining/reset triple sent has an integer limit, a remaining within it (token counts rounded to thousands) and an RFC 3339 reset",
-		Bug: &Bug{Says: "requests-remaining exceeds requests-limit", Want: "lies within the limit", Break: inAnswers(msgCreate, func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
+		Bug: &kit.Bug{Says: "requests-remaining exceeds requests-limit", Want: "lies within the limit", Break: kit.InAnswers(msgCreate, func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
 			for _, f := range rateLimitFamilies {
 				if l := h.Get(f + "requests-limit"); l != "" {
 					h.Set(f+"requests-remaining", l+"0")
@@ -31,7 +33,7 @@ func init() {
 			}
 			return b
 		})},
-		Run: func(t *T) {
+		Run: func(t *kit.T) {
 			enforceRateLimits(t)
 			model, _ := pickModel(t)
 			resp := t.OK(createReq(msgBody(model)))
@@ -67,18 +69,18 @@ func init() {
 // enforceRateLimits turns the fake's rate limiting on for the rest of the check, and back to what
 // it was afterwards: the fake enforces rate limits, and sends their headers, only when asked. A
 // deployment applies its own.
-func enforceRateLimits(t *T) {
+func enforceRateLimits(t *kit.T) {
 	if !t.Target.IsFake {
 		return
 	}
 	was := t.Control(http.MethodGet, "/_fake/rate_limits", nil).Get("enforce").Bool()
 	t.Control(http.MethodPut, "/_fake/rate_limits", map[string]any{"enforce": true})
-	t.Cleanup("restore rate-limit enforcement", t.Delete(Request{Area: Core, Method: http.MethodPut, Path: "/_fake/rate_limits",
-		Body: map[string]any{"enforce": was}, As: NoCred, Header: http.Header{"vendor-version": {""}}}))
+	t.Cleanup("restore rate-limit enforcement", t.Delete(kit.Request{Area: kit.Core, Method: http.MethodPut, Path: "/_fake/rate_limits",
+		Body: map[string]any{"enforce": was}, As: kit.NoCred, Header: http.Header{"vendor-version": {""}}}))
 }
 
 // rateFamily is the header prefix an answer sends its rate-limit headers under, "" for none.
-func rateFamily(resp *Response) string {
+func rateFamily(resp *kit.Response) string {
 	for _, f := range rateLimitFamilies {
 		if resp.Header.Get(f+"requests-limit") != "" {
 			return f

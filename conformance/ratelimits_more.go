@@ -10,16 +10,18 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // What the rate-limit headers say over several answers: every answer the limits count carries
 // them once one does, and requests-remaining falls by each request and refills with time. A
 // target that sends none leaves these unsupported (ratelimits.go says why).
 
-func init() { Register(rateHeaderChecks()...) }
+func init() { kit.Register(rateHeaderChecks()...) }
 
 // rateRequests is the requests triple's limit and remaining of an answer's headers.
-func rateRequests(t *T, resp *Response, family string) (limit, remaining int64) {
+func rateRequests(t *kit.T, resp *kit.Response, family string) (limit, remaining int64) {
 	l, errL := strconv.ParseInt(resp.Header.Get(family+"requests-limit"), 10, 64)
 	r, errR := strconv.ParseInt(resp.Header.Get(family+"requests-remaining"), 10, 64)
 	t.Expect(errL).NotTo(HaveOccurred(), "%srequests-limit is an integer: %s", family, resp)
@@ -28,7 +30,7 @@ func rateRequests(t *T, resp *Response, family string) (limit, remaining int64) 
 }
 
 // rateFirst sends a message and returns its answer and header family, unsupported without one.
-func rateFirst(t *T, model string) (*Response, string) {
+func rateFirst(t *kit.T, model string) (*kit.Response, string) {
 	resp := t.OK(createReq(msgBody(model, "max_tokens", 8)))
 	family := rateFamily(resp)
 	if family == "" {
@@ -37,16 +39,16 @@ func rateFirst(t *T, model string) (*Response, string) {
 	return resp, family
 }
 
-func rateHeaderChecks() []Check {
-	return []Check{
-		{ID: "messages/ratelimit-headers-on-every-counted-answer", Clause: "gaps §1", Labels: []Label{Messages, Extension},
+func rateHeaderChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "messages/ratelimit-headers-on-every-counted-answer", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a target that sends rate-limit headers on a message's answer sends the requests triple on count_tokens and legacy completion answers too",
-			Bug:   &Bug{Says: "count_tokens answers carry no rate-limit headers", Want: "count_tokens", Break: both(dropsHeader(msgCount, "vendor-ratelimit-requests-limit"), dropsHeader(msgCount, "anthropic-ratelimit-requests-limit"))},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "count_tokens answers carry no rate-limit headers", Want: "count_tokens", Break: kit.Both(kit.DropsHeader(msgCount, "vendor-ratelimit-requests-limit"), kit.DropsHeader(msgCount, "anthropic-ratelimit-requests-limit"))},
+			Run: func(t *kit.T) {
 				enforceRateLimits(t)
 				model, _ := pickModel(t)
 				_, family := rateFirst(t, model)
-				count := t.OK(Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
+				count := t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
 					Body: map[string]any{"model": model, "messages": []any{userTurn("Hello")}}})
 				t.Expect(count.Header.Get(family+"requests-limit")).NotTo(BeEmpty(), "a count_tokens answer carries %srequests-limit: %s", family, count)
 				rateRequests(t, count, family)
@@ -54,9 +56,9 @@ func rateHeaderChecks() []Check {
 				t.Expect(done.Header.Get(family+"requests-limit")).NotTo(BeEmpty(), "a legacy completion answer carries %srequests-limit: %s", family, done)
 				rateRequests(t, done, family)
 			}},
-		{ID: "messages/ratelimit-remaining-falls", Clause: "gaps §1", Labels: []Label{Messages, Extension},
+		{ID: "messages/ratelimit-remaining-falls", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "requests-remaining falls by one a request: over 20 requests it falls by at least 19, less what the bucket refilled meanwhile (limit/60 a second)",
-			Bug: &Bug{Says: "requests-remaining stays at the limit", Want: "falls", Break: inAnswers(msgCreate, func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
+			Bug: &kit.Bug{Says: "requests-remaining stays at the limit", Want: "falls", Break: kit.InAnswers(msgCreate, func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
 				for _, f := range rateLimitFamilies {
 					if l := h.Get(f + "requests-limit"); l != "" {
 						h.Set(f+"requests-remaining", l)
@@ -64,7 +66,7 @@ func rateHeaderChecks() []Check {
 				}
 				return b
 			})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				enforceRateLimits(t)
 				model, _ := pickModel(t)
 				const n = 20
@@ -80,10 +82,10 @@ func rateHeaderChecks() []Check {
 				t.Expect(first-lowest).To(BeNumerically(">=", n-1-refill),
 					"requests-remaining falls by one a request: from %d it falls by at least %d-%d (the refill of %s at %d a minute), to %d at most", first, n-1, refill, time.Since(start), limit, first-(n-1-refill))
 			}},
-		{ID: "messages/ratelimit-remaining-refills", Clause: "gaps §1", Labels: []Label{Messages, Extension, FakeOnly},
+		{ID: "messages/ratelimit-remaining-refills", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension, kit.FakeOnly},
 			Title: "a minute after a burst, requests-remaining is back to the limit less the one request that reads it",
-			Bug:   &Bug{Says: "the requests bucket never refills", Want: "refill", Break: msgClockFrozen},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "the requests bucket never refills", Want: "refill", Break: msgClockFrozen},
+			Run: func(t *kit.T) {
 				enforceRateLimits(t)
 				model, _ := pickModel(t)
 				_, family := rateFirst(t, model)
@@ -94,9 +96,9 @@ func rateHeaderChecks() []Check {
 				limit, after := rateRequests(t, t.OK(createReq(msgBody(model, "max_tokens", 8))), family)
 				t.Expect(after).To(Equal(limit-1), "a minute's refill fills the bucket: requests-remaining is the limit %d less this request", limit)
 			}},
-		{ID: "messages/ratelimit-workspace-override-429", Clause: "gaps §1", Labels: []Label{Messages, Extension, FakeOnly},
+		{ID: "messages/ratelimit-workspace-override-429", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension, kit.FakeOnly},
 			Title: "a workspace's requests_per_minute override of 2 is enforced on its key: the headers show limit 2, the third request is 429 rate_limit_error with retry-after, and after retry-after seconds it passes",
-			Bug: &Bug{Says: "a workspace's requests_per_minute override is not applied", Want: "override", Break: func(h http.Handler) http.Handler {
+			Bug: &kit.Bug{Says: "a workspace's requests_per_minute override is not applied", Want: "override", Break: func(h http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if strings.HasPrefix(r.URL.Path, "/v1/organizations/workspaces/"+rateWorkspace+"/rate_limits/") {
 						msgRewriteBody(r, func(b map[string]any) {
@@ -106,16 +108,16 @@ func rateHeaderChecks() []Check {
 					h.ServeHTTP(w, r)
 				})
 			}},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				enforceRateLimits(t)
 				model, _ := pickModel(t)
-				group := t.OK(Request{Area: Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {model}}, Schema: "admin/rate_limit_list"})
+				group := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {model}}, Schema: "admin/rate_limit_list"})
 				id := group.Get("data.0.id").String()
 				if id == "" {
 					t.Unsupported("no rate-limit group lists %s: %s", model, group)
 				}
-				update := func(value any) Request {
-					return Request{Area: Admin, Method: http.MethodPost, Path: "/v1/organizations/workspaces/" + rateWorkspace + "/rate_limits/" + id,
+				update := func(value any) kit.Request {
+					return kit.Request{Area: kit.Admin, Method: http.MethodPost, Path: "/v1/organizations/workspaces/" + rateWorkspace + "/rate_limits/" + id,
 						Body: map[string]any{"limits": []any{map[string]any{"type": "requests_per_minute", "value": value}}}, Schema: "admin/workspace_rate_limit"}
 				}
 				t.OK(update(2))
@@ -125,9 +127,9 @@ func rateHeaderChecks() []Check {
 					}
 					return nil
 				})
-				send := func() *Response {
+				send := func() *kit.Response {
 					r := createReq(msgBody(model, "max_tokens", 8))
-					r.As, r.Header = NoCred, http.Header{"X-Api-Key": {rateWorkspaceKey}}
+					r.As, r.Header = kit.NoCred, http.Header{"X-Api-Key": {rateWorkspaceKey}}
 					return t.Do(r)
 				}
 				first := send()

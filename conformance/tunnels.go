@@ -13,6 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/conformance/certgen"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9).
@@ -25,25 +27,25 @@ const tunnelsPath = "/v1/organizations/tunnels"
 
 // tunnelsIn walks every page of the tunnel list with the query (page size limit; 0: the
 // default) and returns the items in list order.
-func tunnelsIn(t *T, q url.Values, limit int, org2 bool) []gjson.Result {
-	return t.WalkPages(Request{Area: Tunnels, Path: tunnelsPath, Query: q, Org2: org2, Schema: "tunnels/tunnel_list"}, limit)
+func tunnelsIn(t *kit.T, q url.Values, limit int, org2 bool) []gjson.Result {
+	return t.WalkPages(kit.Request{Area: kit.Tunnels, Path: tunnelsPath, Query: q, Org2: org2, Schema: "tunnels/tunnel_list"}, limit)
 }
 
 var includeArchived = url.Values{"include_archived": {"true"}}
 
 // activeCertificates lists a tunnel's non-archived certificates.
-func activeCertificates(t *T, tunnelID string) []gjson.Result {
-	resp := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + tunnelID + "/certificates", Schema: "tunnels/certificate_list"})
+func activeCertificates(t *kit.T, tunnelID string) []gjson.Result {
+	resp := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + tunnelID + "/certificates", Schema: "tunnels/certificate_list"})
 	return resp.Get("data").Array()
 }
 
 // scratchTunnel returns a tunnel the check may change, with at least free open certificate
 // slots. On the fake it is a new tunnel (archived by the cleanup); on a deployment it is the
 // newest non-archived tunnel with enough room, and the check is Unsupported when there is none.
-func scratchTunnel(t *T, free int) string {
+func scratchTunnel(t *kit.T, free int) string {
 	if t.Target.IsFake {
 		id := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{"display_name": "conformance scratch"}).Get("id").String()
-		t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+		t.Cleanup("archive tunnel "+id, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
 		return id
 	}
 	for _, tn := range tunnelsIn(t, nil, 100, false) {
@@ -58,7 +60,7 @@ func scratchTunnel(t *T, free int) string {
 
 // fullTunnel returns a scratch tunnel filled up to the limit of two non-archived certificates,
 // at least one of them the check's own.
-func fullTunnel(t *T) string {
+func fullTunnel(t *kit.T) string {
 	id := scratchTunnel(t, 1)
 	for len(activeCertificates(t, id)) < 2 {
 		addCertificate(t, id, certgen.CA("conformance filler").PEM)
@@ -67,21 +69,21 @@ func fullTunnel(t *T) string {
 }
 
 // addCertificate registers pemText on the tunnel, requires 200 and archives it at cleanup.
-func addCertificate(t *T, tunnelID, pemText string) *Response {
-	resp := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/certificates",
+func addCertificate(t *kit.T, tunnelID, pemText string) *kit.Response {
+	resp := t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/certificates",
 		Body: map[string]string{"ca_certificate_pem": pemText}, Schema: "tunnels/certificate"})
 	id := resp.Get("id").String()
-	t.Cleanup("archive certificate "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/certificates/" + id + "/archive"}))
+	t.Cleanup("archive certificate "+id, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/certificates/" + id + "/archive"}))
 	return resp
 }
 
 // tokenOp is a reveal_token or rotate_token request on the tunnel.
-func tokenOp(tunnelID, op string, body any) Request {
-	return Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/" + op, Body: body, Schema: "tunnels/tunnel_token"}
+func tokenOp(tunnelID, op string, body any) kit.Request {
+	return kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + tunnelID + "/" + op, Body: body, Schema: "tunnels/tunnel_token"}
 }
 
 // anyTunnel returns a non-archived tunnel of the organization, for checks that only read it.
-func anyTunnel(t *T) string {
+func anyTunnel(t *kit.T) string {
 	list := tunnelsIn(t, nil, 0, false)
 	t.Need("non-archived tunnels", len(list), 1)
 	return list[0].Get("id").String()
@@ -89,7 +91,7 @@ func anyTunnel(t *T) string {
 
 // archivedTunnel returns an archived tunnel of the organization: a listed one, or on the fake
 // a new one archived for the check.
-func archivedTunnel(t *T) string {
+func archivedTunnel(t *kit.T) string {
 	for _, tn := range tunnelsIn(t, includeArchived, 0, false) {
 		if tn.Get("archived_at").Type != gjson.Null {
 			t.Need("archived tunnels", 1, 1)
@@ -100,28 +102,28 @@ func archivedTunnel(t *T) string {
 		t.Need("archived tunnels", 0, 1)
 	}
 	id := scratchTunnel(t, 0)
-	t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+	t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 	return id
 }
 
 // expectQueryRefused requires each value of the query parameter to be refused with 400
 // invalid_request_error naming the parameter.
-func expectQueryRefused(t *T, path, param string, values ...string) {
+func expectQueryRefused(t *kit.T, path, param string, values ...string) {
 	for _, v := range values {
-		resp := t.Do(Request{Area: Tunnels, Path: path, Query: url.Values{param: {v}}})
+		resp := t.Do(kit.Request{Area: kit.Tunnels, Path: path, Query: url.Values{param: {v}}})
 		t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 		t.Expect(resp.Get("error.message").String()).To(ContainSubstring(param), "%s=%q", param, v)
 	}
 }
 
 // tokenAccepted asks the fake whether a new connection with the token would be accepted.
-func tokenAccepted(t *T, token string) bool {
+func tokenAccepted(t *kit.T, token string) bool {
 	return t.Control(http.MethodPost, "/_fake/tunnels/token_check", map[string]string{"tunnel_token": token}).Get("accepted").Bool()
 }
 
 // acceptedToken reveals the tunnel's token and requires the fake to accept it, the starting
 // point of the checks that prove it is invalidated.
-func acceptedToken(t *T, tunnelID string) string {
+func acceptedToken(t *kit.T, tunnelID string) string {
 	token := t.OK(tokenOp(tunnelID, "reveal_token", nil)).Get("tunnel_token").String()
 	t.Expect(tokenAccepted(t, token)).To(BeTrue(), "the current token is refused")
 	return token
@@ -131,7 +133,7 @@ func acceptedToken(t *T, tunnelID string) string {
 // proves something: the fake's clock moves a minute; on the wall clock the suite waits out the
 // resolution of a timestamp (a second: RFC 3339 stamps may carry no fraction), so that a target
 // that stamps anew on every call answers a later stamp.
-func letTimePass(t *T) {
+func letTimePass(t *kit.T) {
 	if t.Target.IsFake {
 		t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 60})
 		return
@@ -143,20 +145,20 @@ var tokenIDPattern = regexp.MustCompile(`^ttkn_[0-9a-f]{64}$`)
 
 // init registers the area's checks.
 func init() {
-	Register(InterfaceChecks(Tunnels, tunnelsPath, "tunnels/tunnel_list")...)
-	Register(tunnelListChecks()...)
-	Register(tunnelTokenChecks()...)
-	Register(tunnelArchiveChecks()...)
-	Register(tunnelCertificateChecks()...)
-	Register(tunnelCertificateValidationChecks()...)
+	kit.Register(kit.InterfaceChecks(kit.Tunnels, tunnelsPath, "tunnels/tunnel_list")...)
+	kit.Register(tunnelListChecks()...)
+	kit.Register(tunnelTokenChecks()...)
+	kit.Register(tunnelArchiveChecks()...)
+	kit.Register(tunnelCertificateChecks()...)
+	kit.Register(tunnelCertificateValidationChecks()...)
 }
 
 // tunnelListChecks cover get and list (spec 2.17, 4.9, gaps §3, §9), tenancy and the control call.
-func tunnelListChecks() []Check {
-	return []Check{
-		{ID: "tunnels/list-newest-first", Clause: "4.9", Labels: []Label{Tunnels},
+func tunnelListChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "tunnels/list-newest-first", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "the tunnel list is ordered newest first",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				list := tunnelsIn(t, includeArchived, 1000, false)
 				t.Need("tunnels", len(list), 2)
 				for i := 1; i < len(list); i++ {
@@ -164,15 +166,15 @@ func tunnelListChecks() []Check {
 					t.Expect(prev.Before(cur)).To(BeFalse(), "%s is listed before the newer %s", list[i-1].Get("id"), list[i].Get("id"))
 				}
 			},
-			Bug: &Bug{Says: "the tunnel list is oldest first", Want: "is listed before the newer",
+			Bug: &kit.Bug{Says: "the tunnel list is oldest first", Want: "is listed before the newer",
 				Break: mwtJSON(http.MethodGet, mwtTunnels, func(_ *http.Request, m map[string]any) {
 					if data, ok := m["data"].([]any); ok {
 						slices.Reverse(data)
 					}
 				})}},
-		{ID: "tunnels/list-include-archived", Clause: "4.9", Labels: []Label{Tunnels},
+		{ID: "tunnels/list-include-archived", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "archived tunnels are listed only with include_archived=true, which lists every tunnel",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				archivedTunnel(t)
 				active := tunnelsIn(t, nil, 1000, false)
 				for _, tn := range active {
@@ -189,19 +191,19 @@ func tunnelListChecks() []Check {
 					}
 				}
 				t.Expect(archived).To(BeNumerically(">", 0), "include_archived=true lists the archived tunnels too")
-				t.Expect(unarchived).To(ConsistOf(idsOf(active)), "include_archived=true lists every tunnel the default list holds")
+				t.Expect(unarchived).To(ConsistOf(kit.IDsOf(active)), "include_archived=true lists every tunnel the default list holds")
 				explicit := tunnelsIn(t, url.Values{"include_archived": {"false"}}, 1000, false)
-				t.Expect(idsOf(explicit)).To(ConsistOf(idsOf(active)), "include_archived=false lists what the default list holds")
+				t.Expect(kit.IDsOf(explicit)).To(ConsistOf(kit.IDsOf(active)), "include_archived=false lists what the default list holds")
 			},
-			Bug: &Bug{Says: "archived tunnels are listed without include_archived", Want: "listed by default",
+			Bug: &kit.Bug{Says: "archived tunnels are listed without include_archived", Want: "listed by default",
 				Break: mwtQuery(http.MethodGet, mwtTunnels, func(q url.Values) {
 					if !q.Has("include_archived") {
 						q.Set("include_archived", "true")
 					}
 				})}},
-		{ID: "tunnels/list-workspace-filter", Clause: "4.9", Labels: []Label{Tunnels},
+		{ID: "tunnels/list-workspace-filter", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "workspace_id lists exactly the tunnels of that workspace; omitted, every workspace is listed",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				all := tunnelsIn(t, includeArchived, 1000, false)
 				byWorkspace := map[string][]string{}
 				defaults := 0
@@ -215,36 +217,36 @@ func tunnelListChecks() []Check {
 				t.Need("workspaces other than the default one holding tunnels", len(byWorkspace), 1)
 				for ws, want := range byWorkspace {
 					got := tunnelsIn(t, url.Values{"include_archived": {"true"}, "workspace_id": {ws}}, 1000, false)
-					t.Expect(idsOf(got)).To(Equal(want), "workspace %s", ws)
+					t.Expect(kit.IDsOf(got)).To(Equal(want), "workspace %s", ws)
 				}
 				none := tunnelsIn(t, url.Values{"workspace_id": {"wrkspc_01NoSuchWorkspace0000000"}}, 0, false)
 				t.Expect(none).To(BeEmpty(), "an unknown workspace_id lists no tunnel")
 			},
-			Bug: &Bug{Says: "the tunnel list ignores workspace_id", Break: ignoresQuery(on(http.MethodGet, mwtTunnels), "workspace_id")}},
-		{ID: "tunnels/list-workspace-filter-invalid", Clause: "4.9", Labels: []Label{Tunnels, Extension},
+			Bug: &kit.Bug{Says: "the tunnel list ignores workspace_id", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtTunnels), "workspace_id")}},
+		{ID: "tunnels/list-workspace-filter-invalid", Clause: "4.9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "a workspace_id that is not a wrkspc_ ID is refused with 400 naming workspace_id",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				expectQueryRefused(t, tunnelsPath, "workspace_id", "", "default", "ws_123", "org_01AcmeCorporation00000001")
 			},
-			Bug: &Bug{Says: "a workspace_id that is not a wrkspc_ ID is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "workspace_id")}},
-		{ID: "tunnels/list-pages-complete", Clause: "2.1", Labels: []Label{Tunnels},
+			Bug: &kit.Bug{Says: "a workspace_id that is not a wrkspc_ ID is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "workspace_id")}},
+		{ID: "tunnels/list-pages-complete", Clause: "2.1", Labels: []kit.Label{kit.Tunnels},
 			Title: "paging with next_page at every page size returns each tunnel exactly once, in order, and the last page has next_page null",
-			Run: func(t *T) {
-				all := idsOf(tunnelsIn(t, includeArchived, 1000, false))
+			Run: func(t *kit.T) {
+				all := kit.IDsOf(tunnelsIn(t, includeArchived, 1000, false))
 				t.Need("tunnels", len(all), 2)
 				for _, size := range []int{1, 2, 3} {
-					t.Expect(idsOf(tunnelsIn(t, includeArchived, size, false))).To(Equal(all), "page size %d", size)
+					t.Expect(kit.IDsOf(tunnelsIn(t, includeArchived, size, false))).To(Equal(all), "page size %d", size)
 				}
 			},
-			Bug: &Bug{Says: "the first page of one tunnel says no page follows though more tunnels do",
+			Bug: &kit.Bug{Says: "the first page of one tunnel says no page follows though more tunnels do",
 				Break: mwtJSON(http.MethodGet, mwtTunnels, func(r *http.Request, m map[string]any) {
 					if q := r.URL.Query(); q.Get("limit") == "1" && !q.Has("page") {
 						m["next_page"] = nil
 					}
 				})}},
-		{ID: "tunnels/list-default-limit", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/list-default-limit", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "without limit, a page holds at most 20 tunnels",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				if t.Target.IsFake {
 					for len(tunnelsIn(t, nil, 1000, false)) <= 20 {
 						scratchTunnel(t, 0)
@@ -252,46 +254,46 @@ func tunnelListChecks() []Check {
 				}
 				all := len(tunnelsIn(t, nil, 1000, false))
 				t.Need("non-archived tunnels", all, 1)
-				resp := t.OK(Request{Area: Tunnels, Path: tunnelsPath, Schema: "tunnels/tunnel_list"})
+				resp := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath, Schema: "tunnels/tunnel_list"})
 				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "a page without limit holds min(%d tunnels, 20): %s", all, resp)
 				t.Expect(resp.Get("next_page").Type == gjson.Null).To(Equal(all <= 20), "next_page is null exactly when no tunnel is left after the first 20: %s", resp)
 			},
-			Bug: &Bug{Says: "without limit, a page holds at most 2 tunnels",
+			Bug: &kit.Bug{Says: "without limit, a page holds at most 2 tunnels",
 				Break: mwtQuery(http.MethodGet, mwtTunnels, func(q url.Values) {
 					if !q.Has("limit") {
 						q.Set("limit", "2")
 					}
 				})}},
-		{ID: "tunnels/list-limit-range", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/list-limit-range", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "a limit outside 1 to 1000 is refused with 400 naming limit",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				t.NoItemsNeeded()
 				expectQueryRefused(t, tunnelsPath, "limit", "0", "1001", "-1", "ten")
-				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1"}}, Schema: "tunnels/tunnel_list"})
-				t.OK(Request{Area: Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1000"}}, Schema: "tunnels/tunnel_list"})
+				t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1"}}, Schema: "tunnels/tunnel_list"})
+				t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath, Query: url.Values{"limit": {"1000"}}, Schema: "tunnels/tunnel_list"})
 			},
-			Bug: &Bug{Says: "a tunnel-list limit outside 1 to 1000 is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "limit")}},
-		{ID: "tunnels/list-page-token-forged", Clause: "gaps §3", Labels: []Label{Tunnels, Extension},
+			Bug: &kit.Bug{Says: "a tunnel-list limit outside 1 to 1000 is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "limit")}},
+		{ID: "tunnels/list-page-token-forged", Clause: "gaps §3", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "a forged or malformed page token is refused with 400 naming page",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				expectQueryRefused(t, tunnelsPath, "page", "not-a-token", "eyJzIjoidHVubmVscyJ9.AAAA")
 			},
-			Bug: &Bug{Says: "a page token the target cannot read is ignored, as if absent", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "page")}},
-		{ID: "tunnels/get-each-listed", Clause: "4.9", Labels: []Label{Tunnels},
+			Bug: &kit.Bug{Says: "a page token the target cannot read is ignored, as if absent", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtTunnels, "page")}},
+		{ID: "tunnels/get-each-listed", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "every listed tunnel, archived or not, can be read by its ID and reads the same as in the list",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				list := tunnelsIn(t, includeArchived, 1000, false)
 				t.Need("tunnels", len(list), 1)
 				for _, tn := range list {
-					one := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + tn.Get("id").String(), Schema: "tunnels/tunnel"})
+					one := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + tn.Get("id").String(), Schema: "tunnels/tunnel"})
 					t.Expect(one.JSON().Raw).To(MatchJSON(tn.Raw), "tunnel %s reads as it is listed", tn.Get("id"))
 				}
 			},
-			Bug: &Bug{Says: "a tunnel read by its ID gives a created_at a second off the list's",
+			Bug: &kit.Bug{Says: "a tunnel read by its ID gives a created_at a second off the list's",
 				Break: mwtJSON(http.MethodGet, mwtTunnel, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "created_at", time.Second) })}},
-		{ID: "tunnels/domains-unique", Clause: "2.17", Labels: []Label{Tunnels},
+		{ID: "tunnels/domains-unique", Clause: "2.17", Labels: []kit.Label{kit.Tunnels},
 			Title: "every tunnel, archived or not, has its own domain",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				seen := map[string]string{}
 				list := tunnelsIn(t, includeArchived, 1000, false)
 				t.Need("tunnels", len(list), 2)
@@ -301,7 +303,7 @@ func tunnelListChecks() []Check {
 					seen[d] = tn.Get("id").String()
 				}
 			},
-			Bug: &Bug{Says: "two tunnels share a domain",
+			Bug: &kit.Bug{Says: "two tunnels share a domain",
 				Break: mwtJSON(http.MethodGet, mwtTunnels, func(_ *http.Request, m map[string]any) {
 					if data, _ := m["data"].([]any); len(data) >= 2 {
 						first, _ := data[0].(map[string]any)
@@ -309,84 +311,84 @@ func tunnelListChecks() []Check {
 						second["domain"] = first["domain"]
 					}
 				})}},
-		{ID: "tunnels/domain-never-reused", Clause: "2.17", Labels: []Label{Tunnels, FakeOnly},
+		{ID: "tunnels/domain-never-reused", Clause: "2.17", Labels: []kit.Label{kit.Tunnels, kit.FakeOnly},
 			Title: "a new tunnel never gets the domain of another tunnel, even of an archived one",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				seen := map[string]bool{}
 				for _, tn := range tunnelsIn(t, includeArchived, 1000, false) {
 					seen[strings.ToLower(tn.Get("domain").String())] = true
 				}
 				for i := 0; i < 6; i++ {
 					id := scratchTunnel(t, 0)
-					tn := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+					tn := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
 					d := strings.ToLower(tn.Get("domain").String())
 					t.Expect(seen).NotTo(HaveKey(d), "domain %s reused", d)
 					seen[d] = true
 					if i%2 == 0 {
-						t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+						t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 					}
 				}
 			},
-			Bug: &Bug{Says: "a new tunnel gets the domain of an earlier one", Want: "reused", Break: mwtDomainsRepeat}},
-		{ID: "tunnels/other-organization-404", Clause: "4.9", Labels: []Label{Tunnels, Extension},
+			Bug: &kit.Bug{Says: "a new tunnel gets the domain of an earlier one", Want: "reused", Break: mwtDomainsRepeat}},
+		{ID: "tunnels/other-organization-404", Clause: "4.9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "another organization's tunnel and its certificates are answered 404, like an unknown ID, on every operation",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				if t.Config().BearerToken2 == "" {
 					t.Disabled("needs CONFORMANCE_BEARER_TOKEN_2, a credential of a second organization")
 				}
 				theirs := tunnelsIn(t, includeArchived, 1000, true)
 				t.Need("tunnels of the second organization", len(theirs), 1)
 				mine := map[string]bool{}
-				for _, id := range idsOf(tunnelsIn(t, includeArchived, 1000, false)) {
+				for _, id := range kit.IDsOf(tunnelsIn(t, includeArchived, 1000, false)) {
 					mine[id] = true
 				}
-				for _, id := range idsOf(theirs) {
+				for _, id := range kit.IDsOf(theirs) {
 					t.Expect(mine).NotTo(HaveKey(id), "tunnel %s is listed for both organizations", id)
-					certs := t.OK(Request{Area: Tunnels, Org2: true, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
-					for _, r := range []Request{
+					certs := t.OK(kit.Request{Area: kit.Tunnels, Org2: true, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
+					for _, r := range []kit.Request{
 						{Path: tunnelsPath + "/" + id}, {Path: tunnelsPath + "/" + id + "/certificates"},
 						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/reveal_token"},
 						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/rotate_token"},
 						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"},
 						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{"ca_certificate_pem": certgen.CA("tenancy").PEM}},
 					} {
-						r.Area = Tunnels
+						r.Area = kit.Tunnels
 						t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
 					}
 					for _, c := range certs.Get("data").Array() {
 						path := tunnelsPath + "/" + id + "/certificates/" + c.Get("id").String()
-						t.ExpectError(t.Do(Request{Area: Tunnels, Path: path}), http.StatusNotFound, "not_found_error")
-						t.ExpectError(t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: path + "/archive"}), http.StatusNotFound, "not_found_error")
+						t.ExpectError(t.Do(kit.Request{Area: kit.Tunnels, Path: path}), http.StatusNotFound, "not_found_error")
+						t.ExpectError(t.Do(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: path + "/archive"}), http.StatusNotFound, "not_found_error")
 					}
 				}
 			},
-			Bug: &Bug{Says: "the tunnels do not tell organizations apart: another organization's credential reaches the first's", Break: mwtAsFirstOrg(`^/v1/organizations/tunnels`)}},
-		{ID: "tunnels/unknown-404", Clause: "gaps §1", Labels: []Label{Tunnels, Extension},
+			Bug: &kit.Bug{Says: "the tunnels do not tell organizations apart: another organization's credential reaches the first's", Break: mwtAsFirstOrg(`^/v1/organizations/tunnels`)}},
+		{ID: "tunnels/unknown-404", Clause: "gaps §1", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "an unknown tunnel or certificate ID is answered 404 not_found_error",
-			Run: func(t *T) {
-				t.ExpectError(t.Do(Request{Area: Tunnels, Path: tunnelsPath + "/tnl_01NoSuchTunnel000000000000"}), http.StatusNotFound, "not_found_error")
+			Run: func(t *kit.T) {
+				t.ExpectError(t.Do(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/tnl_01NoSuchTunnel000000000000"}), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(tokenOp("tnl_01NoSuchTunnel000000000000", "reveal_token", nil)), http.StatusNotFound, "not_found_error")
 				id := anyTunnel(t)
-				t.ExpectError(t.Do(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates/tcrt_01NoSuchCertificate0000000"}), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id + "/certificates/tcrt_01NoSuchCertificate0000000"}), http.StatusNotFound, "not_found_error")
 			},
-			Bug: &Bug{Says: "an unknown tunnel ID is answered 400, not 404", Want: "404", Break: mwtStatus(http.MethodGet, mwtTunnel, http.StatusNotFound, http.StatusBadRequest)}},
-		{ID: "tunnels/beta-required", Clause: "9", Labels: []Label{Tunnels},
+			Bug: &kit.Bug{Says: "an unknown tunnel ID is answered 400, not 404", Want: "404", Break: mwtStatus(http.MethodGet, mwtTunnel, http.StatusNotFound, http.StatusBadRequest)}},
+		{ID: "tunnels/beta-required", Clause: "9", Labels: []kit.Label{kit.Tunnels},
 			Title: "every tunnel operation without the beta value mcp-tunnels-2026-05-19 is refused with 400, also when other beta values are sent",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := anyTunnel(t)
 				for _, beta := range []string{"", "managed-agents-2026-04-01", "mcp-tunnels-2026-05-18,mcp-client-2025-11-20"} {
-					for _, r := range []Request{
+					for _, r := range []kit.Request{
 						{Path: tunnelsPath}, {Path: tunnelsPath + "/" + id}, {Path: tunnelsPath + "/" + id + "/certificates"},
 						{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/reveal_token"},
 					} {
-						r.Area, r.Header = Tunnels, http.Header{"vendor-beta": {beta}}
+						r.Area, r.Header = kit.Tunnels, http.Header{"vendor-beta": {beta}}
 						resp := t.Do(r)
 						t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 						t.Expect(resp.Get("error.message").String()).To(ContainSubstring("mcp-tunnels-2026-05-19"))
 					}
 				}
 			},
-			Bug: &Bug{Says: "any mcp-tunnels beta value is accepted, whatever its date",
+			Bug: &kit.Bug{Says: "any mcp-tunnels beta value is accepted, whatever its date",
 				Break: func(h http.Handler) http.Handler {
 					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 						if strings.HasPrefix(r.URL.Path, tunnelsPath) && strings.Contains(strings.Join(r.Header.Values("vendor-beta"), ","), "mcp-tunnels-") {
@@ -395,48 +397,48 @@ func tunnelListChecks() []Check {
 						h.ServeHTTP(w, r)
 					})
 				}}},
-		{ID: "tunnels/control-create", Clause: ClauseFake, Labels: []Label{Tunnels, FakeOnly},
+		{ID: "tunnels/control-create", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Tunnels, kit.FakeOnly},
 			Title: "POST /_fake/tunnels creates a tunnel in the given organization and workspace, with the given display name",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				tn := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{
 					"organization_id": "org_01GlobexIndustries0000001", "workspace_id": "wrkspc_01GlobexOps000000000001", "display_name": "conformance control",
 				})
 				id := tn.Get("id").String()
-				t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Org2: true, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
-				got := t.OK(Request{Area: Tunnels, Org2: true, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+				t.Cleanup("archive tunnel "+id, t.Delete(kit.Request{Area: kit.Tunnels, Org2: true, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+				got := t.OK(kit.Request{Area: kit.Tunnels, Org2: true, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
 				t.Expect(got.JSON().Raw).To(MatchJSON(tn.JSON().Raw))
 				t.Expect(got.Get("workspace_id").String()).To(Equal("wrkspc_01GlobexOps000000000001"))
 				t.Expect(got.Get("display_name").String()).To(Equal("conformance control"))
 				t.Expect(got.Get("archived_at").Type).To(Equal(gjson.Null))
-				t.ExpectError(t.Do(Request{Area: Tunnels, Path: tunnelsPath + "/" + id}), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id}), http.StatusNotFound, "not_found_error")
 				def := t.Control(http.MethodPost, "/_fake/tunnels", nil)
 				defID := def.Get("id").String()
-				t.Cleanup("archive tunnel "+defID, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + defID + "/archive"}))
+				t.Cleanup("archive tunnel "+defID, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + defID + "/archive"}))
 				t.Expect(def.Get("workspace_id").Type).To(Equal(gjson.Null))
 				t.Expect(def.Get("display_name").Type).To(Equal(gjson.Null))
-				t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + defID, Schema: "tunnels/tunnel"})
+				t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + defID, Schema: "tunnels/tunnel"})
 			},
-			Bug: &Bug{Says: "the control API's tunnel create ignores workspace_id",
+			Bug: &kit.Bug{Says: "the control API's tunnel create ignores workspace_id",
 				Break: mwtRequests(http.MethodPost, `^/_fake/tunnels$`, func(_ *http.Request, b map[string]any) { delete(b, "workspace_id") })}},
-		{ID: "tunnels/control-create-invalid", Clause: ClauseFake, Labels: []Label{Tunnels, FakeOnly},
+		{ID: "tunnels/control-create-invalid", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Tunnels, kit.FakeOnly},
 			Title: "POST /_fake/tunnels refuses an unknown organization, a malformed workspace ID and a display name outside 1 to 255 characters with 400 naming the field",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				for field, value := range map[string]any{
 					"organization_id": "org_01NoSuchOrganization000000", "workspace_id": "default",
 					"display_name": strings.Repeat("x", 256),
 				} {
-					resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/tunnels", Body: map[string]any{field: value}, As: NoCred})
+					resp := t.Do(kit.Request{Area: kit.Core, Method: http.MethodPost, Path: "/_fake/tunnels", Body: map[string]any{field: value}, As: kit.NoCred})
 					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 					t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
 				}
-				resp := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/tunnels", Body: map[string]any{"display_name": ""}, As: NoCred})
+				resp := t.Do(kit.Request{Area: kit.Core, Method: http.MethodPost, Path: "/_fake/tunnels", Body: map[string]any{"display_name": ""}, As: kit.NoCred})
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				at255 := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{"display_name": strings.Repeat("é", 255)})
 				id := at255.Get("id").String()
-				t.Cleanup("archive tunnel "+id, t.Delete(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+				t.Cleanup("archive tunnel "+id, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
 				t.Expect(at255.Get("display_name").String()).To(Equal(strings.Repeat("é", 255)))
 			},
-			Bug: &Bug{Says: "the control API cuts a display name over 255 characters instead of refusing it",
+			Bug: &kit.Bug{Says: "the control API cuts a display name over 255 characters instead of refusing it",
 				Break: mwtRequests(http.MethodPost, `^/_fake/tunnels$`, func(_ *http.Request, b map[string]any) {
 					if name := []rune(mwtStr(b, "display_name")); len(name) > 255 {
 						b["display_name"] = string(name[:255])
@@ -446,11 +448,11 @@ func tunnelListChecks() []Check {
 }
 
 // tunnelTokenChecks cover reveal and rotate (spec 3.3, 4.9, 5 rule 2, gaps §9).
-func tunnelTokenChecks() []Check {
-	return []Check{
-		{ID: "tunnels/reveal-stable", Clause: "4.9", Labels: []Label{Tunnels},
+func tunnelTokenChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "tunnels/reveal-stable", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "reveal_token answers the same token and ttkn_ id on every call until rotation",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := anyTunnel(t)
 				first := t.OK(tokenOp(id, "reveal_token", nil))
 				t.Expect(first.Get("id").String()).To(HavePrefix("ttkn_"))
@@ -458,37 +460,37 @@ func tunnelTokenChecks() []Check {
 				again := t.OK(tokenOp(id, "reveal_token", nil))
 				t.Expect(again.JSON().Raw).To(MatchJSON(first.JSON().Raw))
 			},
-			Bug: &Bug{Says: "every reveal_token answers the token under a new id", Break: mwtRevealNewID()}},
-		{ID: "tunnels/token-id-format", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Bug: &kit.Bug{Says: "every reveal_token answers the token under a new id", Break: mwtRevealNewID()}},
+		{ID: "tunnels/token-id-format", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "a tunnel token's id is ttkn_ followed by 64 hexadecimal characters",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				tok := t.OK(tokenOp(anyTunnel(t), "reveal_token", nil))
 				t.Expect(tok.Get("id").String()).To(MatchRegexp(tokenIDPattern.String()))
 			},
-			Bug: &Bug{Says: "a token id's hexadecimal digits are upper-case",
+			Bug: &kit.Bug{Says: "a token id's hexadecimal digits are upper-case",
 				Break: mwtJSON(http.MethodPost, mwtTokenOps, func(_ *http.Request, m map[string]any) {
 					m["id"] = "ttkn_" + mwtUpper(strings.TrimPrefix(mwtStr(m, "id"), "ttkn_"))
 				})}},
-		{ID: "tunnels/token-only-in-reveal-and-rotate", Clause: "5", Labels: []Label{Tunnels},
+		{ID: "tunnels/token-only-in-reveal-and-rotate", Clause: "5", Labels: []kit.Label{kit.Tunnels},
 			Title: "the tunnel token appears in no response other than reveal_token and rotate_token",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := anyTunnel(t)
 				token := t.OK(tokenOp(id, "reveal_token", nil)).Get("tunnel_token").String()
-				for _, r := range []Request{
+				for _, r := range []kit.Request{
 					{Path: tunnelsPath, Query: includeArchived}, {Path: tunnelsPath + "/" + id},
 					{Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived},
 					{Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{"ca_certificate_pem": token}},
 				} {
-					r.Area = Tunnels
+					r.Area = kit.Tunnels
 					resp := t.Do(r)
 					t.Expect(string(resp.Body)).NotTo(ContainSubstring(token), "%s %s", r.Method, r.Path)
 					t.Expect(fmt.Sprint(resp.Header)).NotTo(ContainSubstring(token), "%s %s", r.Method, r.Path)
 				}
 			},
-			Bug: &Bug{Says: "a tunnel read by its ID carries its token", Break: mwtTunnelShowsToken}},
-		{ID: "tunnels/rotate-fresh-token", Clause: "3.3", Labels: []Label{Tunnels, Destructive},
+			Bug: &kit.Bug{Says: "a tunnel read by its ID carries its token", Break: mwtTunnelShowsToken}},
+		{ID: "tunnels/rotate-fresh-token", Clause: "3.3", Labels: []kit.Label{kit.Tunnels, kit.Destructive},
 			Title: "rotate_token (with or without a reason) answers a fresh token with a new id, and reveal then answers the new one",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 0)
 				before := t.OK(tokenOp(id, "reveal_token", nil))
 				rotated := t.OK(tokenOp(id, "rotate_token", map[string]string{"reason": "conformance: scheduled rotation"}))
@@ -497,22 +499,22 @@ func tunnelTokenChecks() []Check {
 				t.Expect(t.OK(tokenOp(id, "reveal_token", nil)).JSON().Raw).To(MatchJSON(rotated.JSON().Raw))
 				again := t.OK(tokenOp(id, "rotate_token", nil))
 				t.Expect(again.Get("id").String()).NotTo(BeElementOf(before.Get("id").String(), rotated.Get("id").String()))
-				t.Expect(t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"}).Get("archived_at").Type).To(Equal(gjson.Null))
+				t.Expect(t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"}).Get("archived_at").Type).To(Equal(gjson.Null))
 			},
-			Bug: &Bug{Says: "rotate_token rotates but answers the token it replaced", Break: mwtRotateAnswersOld}},
-		{ID: "tunnels/rotate-invalidates-old-token", Clause: "3.3", Labels: []Label{Tunnels, FakeOnly},
+			Bug: &kit.Bug{Says: "rotate_token rotates but answers the token it replaced", Break: mwtRotateAnswersOld}},
+		{ID: "tunnels/rotate-invalidates-old-token", Clause: "3.3", Labels: []kit.Label{kit.Tunnels, kit.FakeOnly},
 			Title: "after rotation the previous token is refused for new connections and the fresh one is accepted",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 0)
 				old := acceptedToken(t, id)
 				fresh := t.OK(tokenOp(id, "rotate_token", nil)).Get("tunnel_token").String()
 				t.Expect(tokenAccepted(t, old)).To(BeFalse())
 				t.Expect(tokenAccepted(t, fresh)).To(BeTrue())
 			},
-			Bug: &Bug{Says: "a token once revealed is still accepted after rotation", Break: mwtTokensStayAccepted}},
-		{ID: "tunnels/rotate-invalid-body", Clause: "gaps §1", Labels: []Label{Tunnels, Extension, Destructive},
+			Bug: &kit.Bug{Says: "a token once revealed is still accepted after rotation", Break: mwtTokensStayAccepted}},
+		{ID: "tunnels/rotate-invalid-body", Clause: "gaps §1", Labels: []kit.Label{kit.Tunnels, kit.Extension, kit.Destructive},
 			Title: "a rotate_token body with a reason that is not a string is refused with 400 naming reason, and the token is unchanged",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 0)
 				before := t.OK(tokenOp(id, "reveal_token", nil))
 				resp := t.Do(tokenOp(id, "rotate_token", map[string]any{"reason": 42}))
@@ -520,7 +522,7 @@ func tunnelTokenChecks() []Check {
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("reason"))
 				t.Expect(t.OK(tokenOp(id, "reveal_token", nil)).JSON().Raw).To(MatchJSON(before.JSON().Raw))
 			},
-			Bug: &Bug{Says: "a rotate_token reason that is not a string is ignored and the token rotated",
+			Bug: &kit.Bug{Says: "a rotate_token reason that is not a string is ignored and the token rotated",
 				Break: mwtRequests(http.MethodPost, `^/v1/organizations/tunnels/[^/]+/rotate_token$`, func(_ *http.Request, b map[string]any) {
 					if _, ok := b["reason"].(string); !ok {
 						delete(b, "reason")
@@ -530,54 +532,54 @@ func tunnelTokenChecks() []Check {
 }
 
 // tunnelArchiveChecks cover tunnel archival (spec 3.3, 7, gaps §9).
-func tunnelArchiveChecks() []Check {
-	return []Check{
-		{ID: "tunnels/archive-cascades", Clause: "3.3", Labels: []Label{Tunnels, Destructive},
+func tunnelArchiveChecks() []kit.Check {
+	return []kit.Check{
+		{ID: "tunnels/archive-cascades", Clause: "3.3", Labels: []kit.Label{kit.Tunnels, kit.Destructive},
 			Title: "archiving a tunnel sets archived_at and archives every non-archived certificate in the same operation; the domain stays the tunnel's",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := fullTunnel(t)
-				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
-				archived := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+				before := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+				archived := t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 				at := archived.Get("archived_at")
 				t.Expect(at.Type).To(Equal(gjson.String))
 				for _, f := range []string{"id", "created_at", "domain", "display_name", "workspace_id", "type"} {
 					t.Expect(archived.Get(f).Raw).To(Equal(before.Get(f).Raw), "field %s changed on archive", f)
 				}
 				t.Expect(activeCertificates(t, id)).To(BeEmpty())
-				all := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
+				all := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
 				t.Expect(all.Get("data.#").Int()).To(BeNumerically(">=", 2))
 				for _, c := range all.Get("data").Array() {
 					t.Expect(c.Get("archived_at").Type).To(Equal(gjson.String), "certificate %s", c.Get("id"))
 					t.Expect(c.Get("archived_at").Time().After(at.Time())).To(BeFalse(), "certificate %s archived after its tunnel", c.Get("id"))
 				}
-				t.Expect(idsOf(tunnelsIn(t, nil, 1000, false))).NotTo(ContainElement(id))
-				t.Expect(idsOf(tunnelsIn(t, includeArchived, 1000, false))).To(ContainElement(id))
+				t.Expect(kit.IDsOf(tunnelsIn(t, nil, 1000, false))).NotTo(ContainElement(id))
+				t.Expect(kit.IDsOf(tunnelsIn(t, includeArchived, 1000, false))).To(ContainElement(id))
 			},
-			Bug: &Bug{Says: "archiving a tunnel leaves its certificates unarchived",
+			Bug: &kit.Bug{Says: "archiving a tunnel leaves its certificates unarchived",
 				Break: mwtJSON(http.MethodGet, mwtCerts, func(r *http.Request, m map[string]any) {
 					if r.URL.Query().Get("include_archived") == "true" {
 						mwtData(m, func(c map[string]any) { c["archived_at"] = nil })
 					}
 				})}},
-		{ID: "tunnels/archive-retry-unchanged", Clause: "3.3", Labels: []Label{Tunnels},
+		{ID: "tunnels/archive-retry-unchanged", Clause: "3.3", Labels: []kit.Label{kit.Tunnels},
 			Title: "archiving an archived tunnel succeeds and answers the existing record unchanged",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := archivedTunnel(t)
-				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
-				archive := Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"}
+				before := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"})
+				archive := kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"}
 				first := t.OK(archive)
 				t.Expect(first.JSON().Raw).To(MatchJSON(before.JSON().Raw), "archiving the archived tunnel %s answers it unchanged", id)
 				letTimePass(t)
 				again := t.OK(archive)
 				t.Expect(again.JSON().Raw).To(MatchJSON(before.JSON().Raw), "archiving the archived tunnel %s again, later, answers it unchanged", id)
 			},
-			Bug: &Bug{Says: "every archive stamps archived_at anew, to the second", Want: "unchanged",
+			Bug: &kit.Bug{Says: "every archive stamps archived_at anew, to the second", Want: "unchanged",
 				Break: mwtJSON(http.MethodPost, `^/v1/organizations/tunnels/[^/]+/archive$`, func(_ *http.Request, m map[string]any) {
 					m["archived_at"] = time.Now().UTC().Format(time.RFC3339)
 				})}},
-		{ID: "tunnels/archived-token-refused", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/archived-token-refused", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "reveal_token and rotate_token on an archived tunnel are refused with 400 and answer no token",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := archivedTunnel(t)
 				for _, op := range []string{"reveal_token", "rotate_token"} {
 					resp := t.Do(tokenOp(id, op, nil))
@@ -585,26 +587,26 @@ func tunnelArchiveChecks() []Check {
 					t.Expect(resp.Get("tunnel_token").Exists()).To(BeFalse())
 				}
 			},
-			Bug: &Bug{Says: "reveal_token and rotate_token on an archived tunnel are answered 403, not 400", Want: "403", Break: mwtStatus(http.MethodPost, mwtTokenOps, http.StatusBadRequest, http.StatusForbidden)}},
-		{ID: "tunnels/archive-invalidates-token", Clause: "3.3", Labels: []Label{Tunnels, FakeOnly},
+			Bug: &kit.Bug{Says: "reveal_token and rotate_token on an archived tunnel are answered 403, not 400", Want: "403", Break: mwtStatus(http.MethodPost, mwtTokenOps, http.StatusBadRequest, http.StatusForbidden)}},
+		{ID: "tunnels/archive-invalidates-token", Clause: "3.3", Labels: []kit.Label{kit.Tunnels, kit.FakeOnly},
 			Title: "archiving a tunnel invalidates its token for new connections",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 0)
 				token := acceptedToken(t, id)
-				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+				t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 				t.Expect(tokenAccepted(t, token)).To(BeFalse())
 			},
-			Bug: &Bug{Says: "a token once revealed is still accepted after its tunnel is archived", Break: mwtTokensStayAccepted}},
+			Bug: &kit.Bug{Says: "a token once revealed is still accepted after its tunnel is archived", Break: mwtTokensStayAccepted}},
 	}
 }
 
 // tunnelCertificateChecks cover certificate create, read, list and archive (spec 2.17, 3.4, 4.9, gaps §9).
-func tunnelCertificateChecks() []Check {
+func tunnelCertificateChecks() []kit.Check {
 	certPath := func(tunnelID string) string { return tunnelsPath + "/" + tunnelID + "/certificates" }
-	return []Check{
-		{ID: "tunnels/certificate-create", Clause: "3.4", Labels: []Label{Tunnels},
+	return []kit.Check{
+		{ID: "tunnels/certificate-create", Clause: "3.4", Labels: []kit.Label{kit.Tunnels},
 			Title: "a registered CA certificate gets a tcrt_ id, the SHA-256 fingerprint of its DER in lowercase hex and its NotAfter as expires_at, and reads back the same",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				notAfter := time.Now().UTC().AddDate(3, 0, 0).Truncate(time.Second)
 				ca := certgen.New(certgen.Options{CommonName: "conformance CA", IsCA: true, NotAfter: notAfter})
@@ -615,72 +617,72 @@ func tunnelCertificateChecks() []Check {
 				t.Expect(c.Get("fingerprint").String()).To(Equal(ca.Fingerprint()))
 				t.Expect(c.Get("expires_at").Time().Equal(notAfter)).To(BeTrue(), "expires_at %s, want %s", c.Get("expires_at"), notAfter)
 				t.Expect(c.Get("archived_at").Type).To(Equal(gjson.Null))
-				got := t.OK(Request{Area: Tunnels, Path: certPath(id) + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
+				got := t.OK(kit.Request{Area: kit.Tunnels, Path: certPath(id) + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
 				t.Expect(got.JSON().Raw).To(MatchJSON(c.JSON().Raw))
-				t.Expect(idsOf(activeCertificates(t, id))).To(ContainElement(c.Get("id").String()))
+				t.Expect(kit.IDsOf(activeCertificates(t, id))).To(ContainElement(c.Get("id").String()))
 			},
-			Bug: &Bug{Says: "a certificate's fingerprint is not the SHA-256 of its DER (a digest of another text)",
+			Bug: &kit.Bug{Says: "a certificate's fingerprint is not the SHA-256 of its DER (a digest of another text)",
 				Break: mwtJSON(http.MethodPost, mwtCerts, func(_ *http.Request, m map[string]any) { m["fingerprint"] = memSHA256(mwtStr(m, "fingerprint")) })}},
-		{ID: "tunnels/certificate-no-expiry", Clause: "2.17", Labels: []Label{Tunnels},
+		{ID: "tunnels/certificate-no-expiry", Clause: "2.17", Labels: []kit.Label{kit.Tunnels},
 			Title: "a CA certificate that does not expire (NotAfter 99991231235959Z, RFC 5280) has expires_at null",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				ca := certgen.New(certgen.Options{CommonName: "conformance forever CA", IsCA: true, NotAfter: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)})
 				t.Expect(addCertificate(t, id, ca.PEM).Get("expires_at").Type).To(Equal(gjson.Null))
 			},
-			Bug: &Bug{Says: "a certificate that does not expire reads expires_at 9999-12-31T23:59:59Z, not null",
+			Bug: &kit.Bug{Says: "a certificate that does not expire reads expires_at 9999-12-31T23:59:59Z, not null",
 				Break: mwtJSON(http.MethodPost, mwtCerts, func(_ *http.Request, m map[string]any) {
 					if m["expires_at"] == nil {
 						m["expires_at"] = "9999-12-31T23:59:59Z"
 					}
 				})}},
-		{ID: "tunnels/certificate-cap", Clause: "3.4", Labels: []Label{Tunnels},
+		{ID: "tunnels/certificate-cap", Clause: "3.4", Labels: []kit.Label{kit.Tunnels},
 			Title: "a tunnel holds at most two non-archived certificates: a third is refused and not stored, and archiving one makes room",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				existing := len(activeCertificates(t, id))
 				first := addCertificate(t, id, certgen.CA("conformance cap 1").PEM)
 				if existing == 0 {
 					addCertificate(t, id, certgen.CA("conformance cap 2").PEM)
 				}
-				before := idsOf(activeCertificates(t, id))
-				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id), Body: map[string]string{"ca_certificate_pem": certgen.CA("conformance cap 3").PEM}})
+				before := kit.IDsOf(activeCertificates(t, id))
+				resp := t.Do(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: certPath(id), Body: map[string]string{"ca_certificate_pem": certgen.CA("conformance cap 3").PEM}})
 				t.Expect(resp.Status).To(BeNumerically(">=", 400), "%s", resp)
 				t.Expect(resp.Status).To(BeNumerically("<", 500), "%s", resp)
-				t.Expect(idsOf(activeCertificates(t, id))).To(Equal(before))
-				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + first.Get("id").String() + "/archive", Schema: "tunnels/certificate"})
+				t.Expect(kit.IDsOf(activeCertificates(t, id))).To(Equal(before))
+				t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + first.Get("id").String() + "/archive", Schema: "tunnels/certificate"})
 				addCertificate(t, id, certgen.CA("conformance cap 3").PEM)
 			},
-			Bug: &Bug{Says: "a third certificate is taken by archiving the oldest, not refused", Break: mwtCapEvictsOldest}},
-		{ID: "tunnels/certificate-cap-400", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Bug: &kit.Bug{Says: "a third certificate is taken by archiving the oldest, not refused", Break: mwtCapEvictsOldest}},
+		{ID: "tunnels/certificate-cap-400", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "a third non-archived certificate is refused with 400 invalid_request_error",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := fullTunnel(t)
-				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id), Body: map[string]string{"ca_certificate_pem": certgen.CA("conformance cap 3").PEM}})
+				resp := t.Do(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: certPath(id), Body: map[string]string{"ca_certificate_pem": certgen.CA("conformance cap 3").PEM}})
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 			},
-			Bug: &Bug{Says: "a third certificate is refused with 409, not 400", Want: "400", Break: mwtStatus(http.MethodPost, mwtCerts, http.StatusBadRequest, http.StatusConflict)}},
-		{ID: "tunnels/certificate-archive", Clause: "3.4", Labels: []Label{Tunnels},
+			Bug: &kit.Bug{Says: "a third certificate is refused with 409, not 400", Want: "400", Break: mwtStatus(http.MethodPost, mwtCerts, http.StatusBadRequest, http.StatusConflict)}},
+		{ID: "tunnels/certificate-archive", Clause: "3.4", Labels: []kit.Label{kit.Tunnels},
 			Title: "archiving a certificate, also the last non-archived one, sets archived_at and keeps the record, listed only with include_archived",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				c := addCertificate(t, id, certgen.CA("conformance archive").PEM)
 				cid := c.Get("id").String()
-				archived := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + cid + "/archive", Schema: "tunnels/certificate"})
+				archived := t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + cid + "/archive", Schema: "tunnels/certificate"})
 				t.Expect(archived.Get("archived_at").Type).To(Equal(gjson.String))
 				for _, f := range []string{"id", "created_at", "expires_at", "fingerprint", "tunnel_id", "type"} {
 					t.Expect(archived.Get(f).Raw).To(Equal(c.Get(f).Raw), "field %s changed on archive", f)
 				}
-				t.Expect(t.OK(Request{Area: Tunnels, Path: certPath(id) + "/" + cid, Schema: "tunnels/certificate"}).JSON().Raw).To(MatchJSON(archived.JSON().Raw))
-				t.Expect(idsOf(activeCertificates(t, id))).NotTo(ContainElement(cid))
-				all := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"})
-				t.Expect(idsOf(all.Get("data").Array())).To(ContainElement(cid))
+				t.Expect(t.OK(kit.Request{Area: kit.Tunnels, Path: certPath(id) + "/" + cid, Schema: "tunnels/certificate"}).JSON().Raw).To(MatchJSON(archived.JSON().Raw))
+				t.Expect(kit.IDsOf(activeCertificates(t, id))).NotTo(ContainElement(cid))
+				all := t.OK(kit.Request{Area: kit.Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"})
+				t.Expect(kit.IDsOf(all.Get("data").Array())).To(ContainElement(cid))
 			},
-			Bug: &Bug{Says: "archiving a certificate answers it with a new created_at", Want: "created_at",
+			Bug: &kit.Bug{Says: "archiving a certificate answers it with a new created_at", Want: "created_at",
 				Break: mwtJSON(http.MethodPost, mwtCertArchive, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "created_at", time.Second) })}},
-		{ID: "tunnels/trusted-set-follows-certificates", Clause: "3.4", Labels: []Label{Tunnels, FakeOnly},
+		{ID: "tunnels/trusted-set-follows-certificates", Clause: "3.4", Labels: []kit.Label{kit.Tunnels, kit.FakeOnly},
 			Title: "a gateway is trusted through the tunnel's non-archived CA certificates only; an archived certificate leaves the trusted set, and with none left the tunnel rejects MCP traffic",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				accepted := func(gateway certgen.Cert) bool {
 					return t.Control(http.MethodPost, "/_fake/tunnels/"+id+"/gateway_check", map[string]string{"certificate_pem": gateway.PEM}).Get("accepted").Bool()
@@ -693,16 +695,16 @@ func tunnelCertificateChecks() []Check {
 				t.Expect(accepted(newGW)).To(BeFalse(), "accepted a gateway of an unregistered CA")
 				newID := addCertificate(t, id, newCA.PEM).Get("id").String()
 				t.Expect(accepted(oldGW) && accepted(newGW)).To(BeTrue(), "both CAs are trusted during a rotation")
-				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + oldID + "/archive", Schema: "tunnels/certificate"})
+				t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + oldID + "/archive", Schema: "tunnels/certificate"})
 				t.Expect(accepted(oldGW)).To(BeFalse(), "an archived CA certificate is still trusted")
 				t.Expect(accepted(newGW)).To(BeTrue())
-				t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + newID + "/archive", Schema: "tunnels/certificate"})
+				t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + newID + "/archive", Schema: "tunnels/certificate"})
 				t.Expect(accepted(newGW)).To(BeFalse(), "accepted with every CA certificate archived")
 			},
-			Bug: &Bug{Says: "a gateway once accepted stays trusted after its CA certificate is archived", Want: "an archived CA certificate is still trusted", Break: mwtTrustCached}},
-		{ID: "tunnels/expired-ca-trusts-nothing", Clause: "4.9", Labels: []Label{Tunnels, FakeOnly},
+			Bug: &kit.Bug{Says: "a gateway once accepted stays trusted after its CA certificate is archived", Want: "an archived CA certificate is still trusted", Break: mwtTrustCached}},
+		{ID: "tunnels/expired-ca-trusts-nothing", Clause: "4.9", Labels: []kit.Label{kit.Tunnels, kit.FakeOnly},
 			Title: "an expired CA certificate can be registered, its expires_at in the past, but a gateway it issued is not accepted",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				now := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()
 				notAfter := now.Add(-time.Hour).UTC().Truncate(time.Second)
@@ -713,66 +715,66 @@ func tunnelCertificateChecks() []Check {
 				t.Expect(check.Get("accepted").Bool()).To(BeFalse())
 				t.Expect(check.Get("reason").String()).To(ContainSubstring("expired"))
 			},
-			Bug: &Bug{Says: "a gateway issued by an expired CA certificate is accepted",
+			Bug: &kit.Bug{Says: "a gateway issued by an expired CA certificate is accepted",
 				Break: mwtJSON(http.MethodPost, `^/_fake/tunnels/[^/]+/gateway_check$`, func(_ *http.Request, m map[string]any) {
 					if strings.Contains(mwtStr(m, "reason"), "expired") {
 						m["accepted"] = true
 					}
 				})}},
-		{ID: "tunnels/certificate-archive-retry-unchanged", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/certificate-archive-retry-unchanged", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "archiving an archived certificate answers it unchanged",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				cid := addCertificate(t, id, certgen.CA("conformance archive twice").PEM).Get("id").String()
 				path := certPath(id) + "/" + cid + "/archive"
-				first := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
+				first := t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
 				letTimePass(t)
-				again := t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
+				again := t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: path, Schema: "tunnels/certificate"})
 				t.Expect(again.JSON().Raw).To(MatchJSON(first.JSON().Raw))
 			},
-			Bug: &Bug{Says: "archiving an archived certificate stamps archived_at anew",
+			Bug: &kit.Bug{Says: "archiving an archived certificate stamps archived_at anew",
 				Break: mwtJSON(http.MethodPost, mwtCertArchive, func(_ *http.Request, m map[string]any) { m["archived_at"] = time.Now().UTC().Format(time.RFC3339Nano) })}},
-		{ID: "tunnels/certificate-list-limit-range", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/certificate-list-limit-range", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "a certificate list limit outside 1 to 1000 is refused with 400 naming limit",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := anyTunnel(t)
 				expectQueryRefused(t, certPath(id), "limit", "0", "1001", "-1", "ten")
-				t.OK(Request{Area: Tunnels, Path: certPath(id), Query: url.Values{"limit": {"1"}}, Schema: "tunnels/certificate_list"})
+				t.OK(kit.Request{Area: kit.Tunnels, Path: certPath(id), Query: url.Values{"limit": {"1"}}, Schema: "tunnels/certificate_list"})
 			},
-			Bug: &Bug{Says: "a certificate-list limit outside 1 to 1000 is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtCerts, "limit")}},
-		{ID: "tunnels/certificate-list-pages", Clause: "4.9", Labels: []Label{Tunnels},
+			Bug: &kit.Bug{Says: "a certificate-list limit outside 1 to 1000 is ignored instead of refused", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtCerts, "limit")}},
+		{ID: "tunnels/certificate-list-pages", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "the certificate list with include_archived pages with next_page and returns each certificate once",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				for i := 0; i < 3; i++ {
 					c := addCertificate(t, id, certgen.CA(fmt.Sprint("conformance page ", i)).PEM)
-					t.OK(Request{Area: Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + c.Get("id").String() + "/archive", Schema: "tunnels/certificate"})
+					t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: certPath(id) + "/" + c.Get("id").String() + "/archive", Schema: "tunnels/certificate"})
 				}
-				all := t.OK(Request{Area: Tunnels, Path: certPath(id), Query: url.Values{"include_archived": {"true"}, "limit": {"1000"}}, Schema: "tunnels/certificate_list"})
-				walked := idsOf(t.WalkPages(Request{Area: Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"}, 1))
-				t.Expect(walked).To(Equal(idsOf(all.Get("data").Array())))
+				all := t.OK(kit.Request{Area: kit.Tunnels, Path: certPath(id), Query: url.Values{"include_archived": {"true"}, "limit": {"1000"}}, Schema: "tunnels/certificate_list"})
+				walked := kit.IDsOf(t.WalkPages(kit.Request{Area: kit.Tunnels, Path: certPath(id), Query: includeArchived, Schema: "tunnels/certificate_list"}, 1))
+				t.Expect(walked).To(Equal(kit.IDsOf(all.Get("data").Array())))
 				t.Expect(len(walked)).To(BeNumerically(">=", 3))
 			},
-			Bug: &Bug{Says: "every page of certificates after the first loses its first certificate", Want: "next_page",
+			Bug: &kit.Bug{Says: "every page of certificates after the first loses its first certificate", Want: "next_page",
 				Break: mwtJSON(http.MethodGet, mwtCerts, func(r *http.Request, m map[string]any) {
 					if data, _ := m["data"].([]any); r.URL.Query().Has("page") && len(data) > 0 {
 						m["data"] = data[1:]
 					}
 				})}},
-		{ID: "tunnels/certificate-of-other-tunnel-404", Clause: "gaps §1", Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/certificate-of-other-tunnel-404", Clause: "gaps §1", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "a certificate read through another tunnel's path is answered 404",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				cid := addCertificate(t, id, certgen.CA("conformance other tunnel").PEM).Get("id").String()
-				for _, other := range idsOf(tunnelsIn(t, includeArchived, 1000, false)) {
+				for _, other := range kit.IDsOf(tunnelsIn(t, includeArchived, 1000, false)) {
 					if other != id {
-						t.ExpectError(t.Do(Request{Area: Tunnels, Path: certPath(other) + "/" + cid}), http.StatusNotFound, "not_found_error")
+						t.ExpectError(t.Do(kit.Request{Area: kit.Tunnels, Path: certPath(other) + "/" + cid}), http.StatusNotFound, "not_found_error")
 						return
 					}
 				}
 				t.Unsupported("the organization has a single tunnel")
 			},
-			Bug: &Bug{Says: "a certificate is found by its ID under any tunnel's path", Want: "404",
+			Bug: &kit.Bug{Says: "a certificate is found by its ID under any tunnel's path", Want: "404",
 				Break: mwtFoundUnderAnyParent(`^/v1/organizations/tunnels/([^/]+)/certificates/(tcrt_[^/]+)$`, tunnelsPath+"?include_archived=true&limit=1000")}},
 	}
 }
@@ -801,33 +803,33 @@ func badPEMs() []badPEM {
 }
 
 // tunnelCertificateValidationChecks cover what ca_certificate_pem may hold (spec 4.9, gaps §9).
-func tunnelCertificateValidationChecks() []Check {
-	refuse := func(t *T, id string, b badPEM) *Response {
-		return t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{"ca_certificate_pem": b.pem}})
+func tunnelCertificateValidationChecks() []kit.Check {
+	refuse := func(t *kit.T, id string, b badPEM) *kit.Response {
+		return t.Do(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{"ca_certificate_pem": b.pem}})
 	}
-	return []Check{
-		{ID: "tunnels/certificate-pem-refused", Clause: "4.9", Labels: []Label{Tunnels},
+	return []kit.Check{
+		{ID: "tunnels/certificate-pem-refused", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "a ca_certificate_pem with private-key material, more than one certificate, or no CA certificate is refused and nothing is stored",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
-				before := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
+				before := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
 				for _, b := range badPEMs() {
 					resp := refuse(t, id, b)
 					t.Expect(resp.Status).To(BeNumerically(">=", 400), "%s: %s", b.name, resp)
 					t.Expect(resp.Status).To(BeNumerically("<", 500), "%s: %s", b.name, resp)
 				}
-				after := t.OK(Request{Area: Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
+				after := t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id + "/certificates", Query: includeArchived, Schema: "tunnels/certificate_list"})
 				t.Expect(after.JSON().Raw).To(MatchJSON(before.JSON().Raw))
 			},
-			Bug: &Bug{Says: "a private key after the certificate is ignored, and the certificate stored",
+			Bug: &kit.Bug{Says: "a private key after the certificate is ignored, and the certificate stored",
 				Break: mwtRequests(http.MethodPost, mwtCerts, func(_ *http.Request, b map[string]any) {
 					if pem := mwtStr(b, "ca_certificate_pem"); strings.Contains(pem, "-----BEGIN PRIVATE KEY-----") {
 						b["ca_certificate_pem"] = pem[:strings.Index(pem, "-----BEGIN PRIVATE KEY-----")]
 					}
 				})}},
-		{ID: "tunnels/certificate-pem-400-names-reason", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+		{ID: "tunnels/certificate-pem-400-names-reason", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "each refused ca_certificate_pem is answered 400 naming the field and the reason",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				for _, b := range badPEMs() {
 					resp := refuse(t, id, b)
@@ -836,20 +838,20 @@ func tunnelCertificateValidationChecks() []Check {
 					t.Expect(msg).To(ContainSubstring("ca_certificate_pem"), b.name)
 					t.Expect(msg).To(ContainSubstring(b.mention), b.name)
 				}
-				resp := t.Do(Request{Area: Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{}})
+				resp := t.Do(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/certificates", Body: map[string]string{}})
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("ca_certificate_pem"))
 			},
-			Bug: &Bug{Says: "a refused ca_certificate_pem's error names the field but not the reason", Break: mwtErrorMessage(on(http.MethodPost, mwtCerts), "ca_certificate_pem: invalid")}},
-		{ID: "tunnels/certificate-pem-8kb-bound", Clause: "gaps §9", Labels: []Label{Tunnels, Extension},
+			Bug: &kit.Bug{Says: "a refused ca_certificate_pem's error names the field but not the reason", Break: mwtErrorMessage(kit.On(http.MethodPost, mwtCerts), "ca_certificate_pem: invalid")}},
+		{ID: "tunnels/certificate-pem-8kb-bound", Clause: "gaps §9", Labels: []kit.Label{kit.Tunnels, kit.Extension},
 			Title: "a ca_certificate_pem of exactly 8192 bytes is accepted",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				ca := certgen.CA("conformance 8 KB")
 				padded := strings.Repeat("#", 8192-len(ca.PEM)-1) + "\n" + ca.PEM
 				t.Expect(addCertificate(t, id, padded).Get("fingerprint").String()).To(Equal(ca.Fingerprint()))
 			},
-			Bug: &Bug{Says: "a ca_certificate_pem of exactly 8192 bytes is refused (the limit is off by one)",
+			Bug: &kit.Bug{Says: "a ca_certificate_pem of exactly 8192 bytes is refused (the limit is off by one)",
 				Break: mwtRefusesBody(http.MethodPost, mwtCerts, func(b map[string]any) bool { return len(mwtStr(b, "ca_certificate_pem")) >= 8192 }, "ca_certificate_pem: over 8 KB")}},
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // The rules that differ between API versions (EXTENSIONS.md, "API versions"). Each check carries
@@ -28,22 +30,22 @@ func jsonValue(s string) any {
 }
 
 // expectFieldRefused requires a 400 invalid_request_error whose message names field.
-func expectFieldRefused(t *T, resp *Response, field string) {
+func expectFieldRefused(t *kit.T, resp *kit.Response, field string) {
 	t.ExpectWithOffset(1, resp.Status).To(Equal(http.StatusBadRequest), "a request with %s is refused 400: %s", field, resp)
 	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal("invalid_request_error"), "a request with %s is refused as invalid_request_error: %s", field, resp)
 	t.ExpectWithOffset(1, resp.Get("error.message").String()).To(ContainSubstring(field), "the message names %s: %s", field, resp)
 }
 
-func countReq(body any) Request {
-	return Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: body, Schema: "messages/count_tokens"}
+func countReq(body any) kit.Request {
+	return kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: body, Schema: "messages/count_tokens"}
 }
 
 func init() {
-	Register(
-		Check{ID: "messages/v2026-sampling-fields-refused", Clause: "9", Labels: []Label{Messages, Extension, V20261021},
+	kit.Register(
+		kit.Check{ID: "messages/v2026-sampling-fields-refused", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension, kit.V20261021},
 			Title: "at API version 2026-10-21, temperature (even at its default 1.0), top_p and top_k are each refused 400 invalid_request_error naming the field, on Messages and count_tokens",
-			Bug:   &Bug{Says: "top_k is still taken at 2026-10-21", Want: "top_k", Break: ignoresField(http.MethodPost, "/v1/messages", "top_k")},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "top_k is still taken at 2026-10-21", Want: "top_k", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "top_k")},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				for _, f := range []struct {
 					name  string
@@ -53,10 +55,10 @@ func init() {
 					expectFieldRefused(t, t.Do(countReq(msgBody(model, f.name, f.value, "max_tokens", nil))), f.name)
 				}
 			}},
-		Check{ID: "messages/v2026-assistant-document-refused", Clause: "9", Labels: []Label{Messages, Extension, V20261021},
+		kit.Check{ID: "messages/v2026-assistant-document-refused", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension, kit.V20261021},
 			Title: "at API version 2026-10-21, a document block directly in an assistant message is refused 400 naming its path, while a document nested in a web fetch result of an assistant message is answered",
-			Bug:   &Bug{Says: "a document directly in an assistant message is taken at 2026-10-21", Want: "messages.1.content.0", Break: inRequests(http.MethodPost, "/v1/messages", msgAssistantDocumentAsText)},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "a document directly in an assistant message is taken at 2026-10-21", Want: "messages.1.content.0", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgAssistantDocumentAsText)},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				direct := []any{userTurn("Read it"), jsonValue(`{"role":"assistant","content":[` + versionDocument + `]}`), userTurn("Sum it up")}
 				expectFieldRefused(t, t.Do(createReq(msgBody(model, "messages", direct))), "messages.1.content.0")
@@ -64,36 +66,36 @@ func init() {
 					`{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_fetch_result","url":"https://example.com","content":` + versionDocument + `}}]}`), userTurn("Sum it up")}
 				t.OK(createReq(msgBody(model, "messages", nested)))
 			}},
-		Check{ID: "messages/v2026-user-citations-refused", Clause: "9", Labels: []Label{Messages, Extension, V20261021},
+		kit.Check{ID: "messages/v2026-user-citations-refused", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension, kit.V20261021},
 			Title: "at API version 2026-10-21, a non-empty citations array on a text block of a user message is refused 400 naming that citations field, while an empty array is answered",
-			Bug:   &Bug{Says: "an empty citations array on a user text block is refused like a non-empty one", Want: "the answer is 200", Break: inRequests(http.MethodPost, "/v1/messages", msgFillsEmptyCitations)},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "an empty citations array on a user text block is refused like a non-empty one", Want: "the answer is 200", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgFillsEmptyCitations)},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				cited := []any{jsonValue(`{"role":"user","content":[{"type":"text","text":"As the sky is blue","citations":[` + versionCitation + `]}]}`)}
 				expectFieldRefused(t, t.Do(createReq(msgBody(model, "messages", cited))), "messages.0.content.0.citations")
 				empty := []any{jsonValue(`{"role":"user","content":[{"type":"text","text":"Hello","citations":[]}]}`)}
 				t.OK(createReq(msgBody(model, "messages", empty)))
 			}},
-		Check{ID: "messages/v2023-temperature-accepted", Clause: "9", Labels: []Label{Messages, Extension, V20230601},
+		kit.Check{ID: "messages/v2023-temperature-accepted", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension, kit.V20230601},
 			Title: "at API version 2023-06-01, a message with temperature (1.0 or 0) is answered 200, not refused",
-			Bug:   &Bug{Says: "temperature is refused at 2023-06-01 too", Want: "the answer is 200", Break: msgAsVersion2026},
-			Run: func(t *T) {
+			Bug:   &kit.Bug{Says: "temperature is refused at 2023-06-01 too", Want: "the answer is 200", Break: msgAsVersion2026},
+			Run: func(t *kit.T) {
 				model, _ := pickModel(t)
 				for _, v := range []float64{1.0, 0} {
 					t.OK(createReq(msgBody(model, "temperature", v)))
 				}
 			}},
-		Check{ID: "admin/v2026-rate-limits-without-group-type", Clause: "9", Labels: []Label{Admin, Extension, V20261021},
+		kit.Check{ID: "admin/v2026-rate-limits-without-group-type", Clause: "9", Labels: []kit.Label{kit.Admin, kit.Extension, kit.V20261021},
 			Title: "at API version 2026-10-21, organization rate-limit entries leave out group_type (group.type names the group)",
-			Bug: &Bug{Says: "rate-limit entries keep group_type at 2026-10-21", Want: "no group_type",
-				Break: inOKAnswers(on(http.MethodGet, admRateLimits), func(_ *http.Request, m map[string]any) {
+			Bug: &kit.Bug{Says: "rate-limit entries keep group_type at 2026-10-21", Want: "no group_type",
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, admRateLimits), func(_ *http.Request, m map[string]any) {
 					mwtData(m, func(e map[string]any) {
 						if g, ok := e["group"].(map[string]any); ok {
 							e["group_type"] = g["type"]
 						}
 					})
 				})},
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				entries := orgRateLimits(t)
 				t.Need("rate-limit entries", len(entries), 1)
 				for _, e := range entries {
@@ -101,11 +103,11 @@ func init() {
 					t.Expect(e.Get("group.type").String()).NotTo(BeEmpty(), "an entry names its group.type: %s", e.Raw)
 				}
 			}},
-		Check{ID: "admin/v2023-rate-limits-group-type", Clause: "9", Labels: []Label{Admin, Extension, V20230601},
+		kit.Check{ID: "admin/v2023-rate-limits-group-type", Clause: "9", Labels: []kit.Label{kit.Admin, kit.Extension, kit.V20230601},
 			Title: "at API version 2023-06-01, every organization rate-limit entry carries group_type equal to its group.type",
-			Bug: &Bug{Says: "group_type differs from group.type at 2023-06-01", Want: "group_type equals group.type",
-				Break: setsField(on(http.MethodGet, admRateLimits), "data.*.group_type", "batch")},
-			Run: func(t *T) {
+			Bug: &kit.Bug{Says: "group_type differs from group.type at 2023-06-01", Want: "group_type equals group.type",
+				Break: kit.SetsField(kit.On(http.MethodGet, admRateLimits), "data.*.group_type", "batch")},
+			Run: func(t *kit.T) {
 				entries := orgRateLimits(t)
 				t.Need("rate-limit entries", len(entries), 1)
 				for _, e := range entries {

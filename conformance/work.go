@@ -13,6 +13,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/platformkit/platformkit/schemas"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Environments and the work queue (spec 2.16, 3.1, 4.8, 8; gaps §8).
@@ -26,18 +28,18 @@ import (
 const managedAgentsBeta = "managed-agents-2026-04-01"
 
 // createEnv creates an environment for one check and registers its deletion.
-func createEnv(t *T) string {
-	resp := t.Do(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments", Body: map[string]any{"name": "conformance"}, Schema: "work/environment"})
+func createEnv(t *kit.T) string {
+	resp := t.Do(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments", Body: map[string]any{"name": "conformance"}, Schema: "work/environment"})
 	t.UnsupportedIfAbsent(resp, "the target does not create environments (POST /v1/environments answered %d)", resp.Status)
 	t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 	id := resp.Get("id").String()
-	t.Cleanup("delete environment "+id, t.Delete(Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + id}))
+	t.Cleanup("delete environment "+id, t.Delete(kit.Request{Area: kit.Work, Method: http.MethodDelete, Path: "/v1/environments/" + id}))
 	return id
 }
 
 // enqueue queues one work item in env (see EnqueueWork) and returns its ID, once the item reads
 // back queued in that environment: a command that enqueued elsewhere is caught here, not later.
-func enqueue(t *T, env string) string {
+func enqueue(t *kit.T, env string) string {
 	id := t.EnqueueWork(env)
 	item := t.OK(getItem(env, id))
 	t.ExpectWithOffset(1, item.Get("state").String()).To(Equal("queued"), "the work item just enqueued: %s", item)
@@ -46,35 +48,37 @@ func enqueue(t *T, env string) string {
 
 // elapse lets seconds pass for the target: the fake's virtual clock is advanced; a deployment is
 // waited for, so the lease and reclaim checks take that long there.
-func elapse(t *T, seconds float64) {
+func elapse(t *kit.T, seconds float64) {
 	if t.Target.IsFake {
 		t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": seconds})
 		return
 	}
 	select {
 	case <-time.After(time.Duration(seconds * float64(time.Second))):
-	case <-t.ctx.Done():
-		t.fail(prefixSuiteError + "interrupted while waiting for time to pass")
+	case <-t.Context().Done():
+		t.SuiteErrorf("interrupted while waiting for time to pass")
 	}
 }
 
 // work builds a request to a work endpoint of env; rest follows ".../work".
-func work(method, env, rest string, q url.Values, schema string) Request {
-	return Request{Area: Work, Method: method, Path: "/v1/environments/" + env + "/work" + rest, Query: q, Schema: schema,
+func work(method, env, rest string, q url.Values, schema string) kit.Request {
+	return kit.Request{Area: kit.Work, Method: method, Path: "/v1/environments/" + env + "/work" + rest, Query: q, Schema: schema,
 		Header: http.Header{"vendor-beta": {managedAgentsBeta}}}
 }
 
-func poll(env string, q url.Values) Request {
+func poll(env string, q url.Values) kit.Request {
 	return work(http.MethodGet, env, "/poll", q, "work/poll")
 }
 
-func statsReq(env string) Request { return work(http.MethodGet, env, "/stats", nil, "work/stats") }
+func statsReq(env string) kit.Request { return work(http.MethodGet, env, "/stats", nil, "work/stats") }
 
-func getItem(env, id string) Request { return work(http.MethodGet, env, "/"+id, nil, "work/work") }
+func getItem(env, id string) kit.Request { return work(http.MethodGet, env, "/"+id, nil, "work/work") }
 
-func ack(env, id string) Request { return work(http.MethodPost, env, "/"+id+"/ack", nil, "work/work") }
+func ack(env, id string) kit.Request {
+	return work(http.MethodPost, env, "/"+id+"/ack", nil, "work/work")
+}
 
-func heartbeat(env, id, expected string, ttl string) Request {
+func heartbeat(env, id, expected string, ttl string) kit.Request {
 	q := url.Values{"expected_last_heartbeat": {expected}}
 	if ttl != "" {
 		q.Set("desired_ttl_seconds", ttl)
@@ -82,14 +86,14 @@ func heartbeat(env, id, expected string, ttl string) Request {
 	return work(http.MethodPost, env, "/"+id+"/heartbeat", q, "work/heartbeat")
 }
 
-func stopReq(env, id string, body any) Request {
+func stopReq(env, id string, body any) kit.Request {
 	r := work(http.MethodPost, env, "/"+id+"/stop", nil, "work/work")
 	r.Body = body
 	return r
 }
 
 // acked enqueues an item in a new environment and acknowledges it.
-func acked(t *T) (env, id string) {
+func acked(t *kit.T) (env, id string) {
 	env = createEnv(t)
 	id = enqueue(t, env)
 	t.OK(ack(env, id))
@@ -98,14 +102,14 @@ func acked(t *T) (env, id string) {
 
 // running enqueues an item in a new environment, acknowledges it and claims its lease with the
 // TTL given; it returns the environment, the item and the last_heartbeat to echo.
-func running(t *T, ttl string) (env, id, last string) {
+func running(t *kit.T, ttl string) (env, id, last string) {
 	env, id = acked(t)
 	last = t.OK(heartbeat(env, id, "NO_HEARTBEAT", ttl)).Get("last_heartbeat").String()
 	return env, id, last
 }
 
 // expectInvalid requires a 400 invalid_request_error whose message names what (a field or state).
-func expectInvalid(t *T, resp *Response, what string) {
+func expectInvalid(t *kit.T, resp *kit.Response, what string) {
 	t.ExpectWithOffset(1, resp.Status).To(Equal(http.StatusBadRequest), "%s", resp)
 	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal("invalid_request_error"), "%s", resp)
 	t.ExpectWithOffset(1, resp.Get("error.message").String()).To(ContainSubstring(what), "%s", resp)
@@ -113,7 +117,7 @@ func expectInvalid(t *T, resp *Response, what string) {
 
 // notFoundForOtherOrg requires each request, sent with the second organization's key, to be
 // answered 404: another organization's IDs never leak.
-func notFoundForOtherOrg(t *T, reqs ...Request) {
+func notFoundForOtherOrg(t *kit.T, reqs ...kit.Request) {
 	if t.Config().APIKey2 == "" {
 		t.Disabled("needs the second organization's API key (CONFORMANCE_API_KEY_2)")
 	}
@@ -123,43 +127,43 @@ func notFoundForOtherOrg(t *T, reqs ...Request) {
 	}
 }
 
-func isNull(t *T, resp *Response, path string) {
+func isNull(t *kit.T, resp *kit.Response, path string) {
 	t.ExpectWithOffset(1, resp.Get(path).Type.String()).To(Equal("Null"), "%s should be null: %s", path, resp)
 }
 
 func init() {
-	Register(InterfaceChecks(Work, "/v1/environments", "work/environment_list")...)
-	Register(workEnvironmentChecks()...)
-	Register(workQueueChecks()...)
-	Register(workLeaseChecks()...)
+	kit.Register(kit.InterfaceChecks(kit.Work, "/v1/environments", "work/environment_list")...)
+	kit.Register(workEnvironmentChecks()...)
+	kit.Register(workQueueChecks()...)
+	kit.Register(workLeaseChecks()...)
 }
 
-func workEnvironmentChecks() []Check {
-	ext := []Label{Work, Extension}
-	return []Check{
+func workEnvironmentChecks() []kit.Check {
+	ext := []kit.Label{kit.Work, kit.Extension}
+	return []kit.Check{
 		{ID: "work/environment-create-read", Clause: "gaps §8", Labels: ext,
 			Title: "a created environment echoes config and scope, reads back the same, and is listed",
-			Run: func(t *T) {
-				resp := t.OK(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments", Schema: "work/environment", Body: map[string]any{
+			Run: func(t *kit.T) {
+				resp := t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments", Schema: "work/environment", Body: map[string]any{
 					"name": "conformance-cloud", "description": "d", "metadata": map[string]string{"k": "v"},
 					"config": map[string]any{"type": "cloud"}, "scope": "account"}})
 				id := resp.Get("id").String()
-				t.Cleanup("delete environment "+id, t.Delete(Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + id}))
+				t.Cleanup("delete environment "+id, t.Delete(kit.Request{Area: kit.Work, Method: http.MethodDelete, Path: "/v1/environments/" + id}))
 				t.Expect(id).To(HavePrefix("env_"))
 				t.Expect(resp.Get("config.type").String()).To(Equal("cloud"))
 				t.Expect(resp.Get("scope").String()).To(Equal("account"))
 				t.Expect(resp.Get("metadata.k").String()).To(Equal("v"))
 				t.Expect(resp.Get("name").String()).To(Equal("conformance-cloud"))
-				got := t.OK(Request{Area: Work, Path: "/v1/environments/" + id, Schema: "work/environment"})
+				got := t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments/" + id, Schema: "work/environment"})
 				t.Expect(got.Body).To(MatchJSON(resp.Body))
-				list := t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
+				list := t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
 				t.Expect(list.Get("data.#(id==\""+id+"\").name").String()).To(Equal("conformance-cloud"), "the new environment is on the first page (newest first)")
 			},
-			Bug: &Bug{Says: "a created environment does not echo the scope it was given",
-				Break: setsField(on(http.MethodPost, mwtEnvs), "scope", "organization")}},
+			Bug: &kit.Bug{Says: "a created environment does not echo the scope it was given",
+				Break: kit.SetsField(kit.On(http.MethodPost, mwtEnvs), "scope", "organization")}},
 		{ID: "work/environment-create-invalid-400", Clause: "gaps §1", Labels: ext,
 			Title: "an environment create without a name, or with an unknown scope or config type, is refused with 400 naming the field, and creates nothing",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				// A marker rather than a count: other checks create environments at the same time.
 				marker := fmt.Sprintf("conformance-invalid-%d", time.Now().UnixNano())
 				for field, body := range map[string]map[string]any{
@@ -167,27 +171,27 @@ func workEnvironmentChecks() []Check {
 					"scope":  {"name": marker, "scope": "galaxy"},
 					"config": {"name": marker, "config": map[string]any{"type": "submarine"}},
 				} {
-					resp := t.Do(Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments", Body: body})
+					resp := t.Do(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments", Body: body})
 					expectInvalid(t, resp, field)
 				}
-				list := t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}, "include_archived": {"true"}}, Schema: "work/environment_list"})
+				list := t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}, "include_archived": {"true"}}, Schema: "work/environment_list"})
 				t.Expect(list.Get(`data.#(name=="`+marker+`")#.id`).Array()).To(BeEmpty(), "a refused create stored an environment: %s", list)
 				t.Expect(list.Get(`data.#(description=="`+marker+`")#.id`).Array()).To(BeEmpty(), "a refused create stored an environment: %s", list)
 			},
-			Bug: &Bug{Says: "a refused environment create is stored all the same", Want: "a refused create stored an environment", Break: mwtStoresRefusedEnvironment}},
+			Bug: &kit.Bug{Says: "a refused environment create is stored all the same", Want: "a refused create stored an environment", Break: mwtStoresRefusedEnvironment}},
 		{ID: "work/environment-update-patch", Clause: "gaps §8", Labels: ext,
 			Title: "an environment update changes the fields given and patches metadata (a string upserts, null deletes); an update that changes nothing leaves the record as it was",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				path := "/v1/environments/" + env
-				t.OK(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"metadata": map[string]any{"a": "1", "b": "2"}}, Schema: "work/environment"})
-				resp := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed", "metadata": map[string]any{"a": nil, "c": "3"}}, Schema: "work/environment"})
+				t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path, Body: map[string]any{"metadata": map[string]any{"a": "1", "b": "2"}}, Schema: "work/environment"})
+				resp := t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed", "metadata": map[string]any{"a": nil, "c": "3"}}, Schema: "work/environment"})
 				t.Expect(resp.Get("name").String()).To(Equal("renamed"))
 				t.Expect(resp.Get("metadata").Raw).To(MatchJSON(`{"b":"2","c":"3"}`))
-				same := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed"}, Schema: "work/environment"})
+				same := t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed"}, Schema: "work/environment"})
 				t.Expect(same.Body).To(MatchJSON(resp.Body), "an update that changes nothing changes no field, updated_at included")
 			},
-			Bug: &Bug{Says: "a metadata key set to null in an environment update is kept, not deleted",
+			Bug: &kit.Bug{Says: "a metadata key set to null in an environment update is kept, not deleted",
 				Break: mwtRequests(http.MethodPost, mwtEnv, func(_ *http.Request, b map[string]any) {
 					if meta, ok := b["metadata"].(map[string]any); ok {
 						for k, v := range meta {
@@ -199,69 +203,69 @@ func workEnvironmentChecks() []Check {
 				})}},
 		{ID: "work/environment-archive", Clause: "gaps §8", Labels: ext,
 			Title: "archive sets archived_at; archiving again returns the record unchanged; an archived environment refuses updates and is not listed by default",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				path := "/v1/environments/" + env
-				first := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path + "/archive", Schema: "work/environment"})
+				first := t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path + "/archive", Schema: "work/environment"})
 				t.Expect(first.Get("archived_at").Time().IsZero()).To(BeFalse(), "%s", first)
-				again := t.OK(Request{Area: Work, Method: http.MethodPost, Path: path + "/archive", Schema: "work/environment"})
+				again := t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path + "/archive", Schema: "work/environment"})
 				t.Expect(again.Body).To(MatchJSON(first.Body))
-				expectInvalid(t, t.Do(Request{Area: Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "x"}}), "archived")
-				list := t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
+				expectInvalid(t, t.Do(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "x"}}), "archived")
+				list := t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
 				t.Expect(list.Get("data.#(id==\"" + env + "\")").Exists()).To(BeFalse())
 			},
-			Bug: &Bug{Says: "archiving an archived environment stamps archived_at anew",
+			Bug: &kit.Bug{Says: "archiving an archived environment stamps archived_at anew",
 				Break: mwtJSON(http.MethodPost, `^/v1/environments/[^/]+/archive$`, func(_ *http.Request, m map[string]any) {
 					m["archived_at"] = time.Now().UTC().Format(time.RFC3339Nano)
 				})}},
 		{ID: "work/environment-delete", Clause: "gaps §8", Labels: ext,
 			Title: "delete answers {id, type: environment_deleted}, after which the environment and its work endpoints are 404",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
-				resp := t.OK(Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + env, Schema: "work/environment_deleted"})
+				resp := t.OK(kit.Request{Area: kit.Work, Method: http.MethodDelete, Path: "/v1/environments/" + env, Schema: "work/environment_deleted"})
 				t.Expect(resp.Get("id").String()).To(Equal(env))
 				t.Expect(resp.Get("type").String()).To(Equal("environment_deleted"))
-				t.ExpectError(t.Do(Request{Area: Work, Path: "/v1/environments/" + env}), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(kit.Request{Area: kit.Work, Path: "/v1/environments/" + env}), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(poll(env, nil)), http.StatusNotFound, "not_found_error")
 			},
-			Bug: &Bug{Says: "a deleted environment still reads 200", Want: "404", Break: mwtDeletedStillReadable(mwtEnv)}},
+			Bug: &kit.Bug{Says: "a deleted environment still reads 200", Want: "404", Break: mwtDeletedStillReadable(mwtEnv)}},
 		{ID: "work/environment-list-pages", Clause: "gaps §3", Labels: ext,
 			Title: "the environment list pages with next_page, null on the last page; limit outside 1 to 100 and a forged page token are refused with 400",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				mine := map[string]bool{createEnv(t): true, createEnv(t): true, createEnv(t): true}
 				seen := 0
-				for _, e := range t.WalkPages(Request{Area: Work, Path: "/v1/environments", Schema: "work/environment_list"}, 2) {
+				for _, e := range t.WalkPages(kit.Request{Area: kit.Work, Path: "/v1/environments", Schema: "work/environment_list"}, 2) {
 					if mine[e.Get("id").String()] {
 						seen++
 					}
 				}
 				t.Expect(seen).To(Equal(3))
 				for _, bad := range []url.Values{{"limit": {"0"}}, {"limit": {"101"}}, {"page": {"not-a-token"}}} {
-					resp := t.Do(Request{Area: Work, Path: "/v1/environments", Query: bad})
+					resp := t.Do(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: bad})
 					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				}
 			},
-			Bug: &Bug{Says: "an environment-list limit outside 1 to 100 is ignored instead of refused", Want: "400", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtEnvs, "limit")}},
+			Bug: &kit.Bug{Says: "an environment-list limit outside 1 to 100 is ignored instead of refused", Want: "400", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtEnvs, "limit")}},
 		{ID: "work/environment-other-org-404", Clause: "gaps §8", Labels: ext,
 			Title: "another organization's environment is answered 404 on every operation, never leaked",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				notFoundForOtherOrg(t,
-					Request{Area: Work, Path: "/v1/environments/" + env},
-					Request{Area: Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive"},
-					Request{Area: Work, Method: http.MethodDelete, Path: "/v1/environments/" + env},
+					kit.Request{Area: kit.Work, Path: "/v1/environments/" + env},
+					kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive"},
+					kit.Request{Area: kit.Work, Method: http.MethodDelete, Path: "/v1/environments/" + env},
 					work(http.MethodGet, env, "", nil, ""), poll(env, nil), work(http.MethodGet, env, "/stats", nil, ""))
-				t.Expect(t.OK(Request{Area: Work, Path: "/v1/environments/" + env, Schema: "work/environment"}).Get("archived_at").Type.String()).To(Equal("Null"))
+				t.Expect(t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments/" + env, Schema: "work/environment"}).Get("archived_at").Type.String()).To(Equal("Null"))
 			},
-			Bug: &Bug{Says: "environments do not tell organizations apart: another organization's key reaches the first's", Break: mwtAsFirstOrg(`^/v1/environments`)}},
+			Bug: &kit.Bug{Says: "environments do not tell organizations apart: another organization's key reaches the first's", Break: mwtAsFirstOrg(`^/v1/environments`)}},
 		{ID: "work/environment-key-scope", Clause: "gaps §2", Labels: ext,
 			Title: "an environment key reaches its own environment's work endpoints only: another environment is 404 and environment management is 403",
-			Run: func(t *T) {
-				list := t.OK(Request{Area: Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
+			Run: func(t *kit.T) {
+				list := t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
 				own := ""
 				for _, e := range list.Get("data").Array() {
 					r := work(http.MethodGet, e.Get("id").String(), "/stats", nil, "work/stats")
-					r.As = EnvironmentKey
+					r.As = kit.EnvironmentKey
 					resp := t.Do(r)
 					if resp.Status == http.StatusOK {
 						t.Expect(own).To(BeEmpty(), "the environment key reaches two environments")
@@ -275,40 +279,40 @@ func workEnvironmentChecks() []Check {
 				}
 				other := createEnv(t)
 				r := poll(other, nil)
-				r.As = EnvironmentKey
+				r.As = kit.EnvironmentKey
 				t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
-				t.ExpectError(t.Do(Request{Area: Work, Path: "/v1/environments", As: EnvironmentKey}), http.StatusForbidden, "permission_error")
+				t.ExpectError(t.Do(kit.Request{Area: kit.Work, Path: "/v1/environments", As: kit.EnvironmentKey}), http.StatusForbidden, "permission_error")
 			},
-			Bug: &Bug{Says: "an environment key is taken for the organization's key on the environment list", Want: "403", Break: mwtEnvironmentKeyManages}},
+			Bug: &kit.Bug{Says: "an environment key is taken for the organization's key on the environment list", Want: "403", Break: mwtEnvironmentKeyManages}},
 	}
 }
 
-func workQueueChecks() []Check {
-	ext := []Label{Work, Extension}
-	plain := []Label{Work}
-	return []Check{
-		{ID: "work/beta-header-optional", Clause: "4.8", Labels: []Label{Work},
+func workQueueChecks() []kit.Check {
+	ext := []kit.Label{kit.Work, kit.Extension}
+	plain := []kit.Label{kit.Work}
+	return []kit.Check{
+		{ID: "work/beta-header-optional", Clause: "4.8", Labels: []kit.Label{kit.Work},
 			Title: "the work operations accept the vendor-beta header managed-agents-2026-04-01 and do not require it",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				t.OK(statsReq(env))
 				r := statsReq(env)
 				r.Header = nil
 				t.OK(r)
 			},
-			Bug: &Bug{Says: "the work operations require the vendor-beta header", Want: "400",
+			Bug: &kit.Bug{Says: "the work operations require the vendor-beta header", Want: "400",
 				Break: mwtRefuses(func(r *http.Request) bool {
 					return regexp.MustCompile(`^/v1/environments/[^/]+/work`).MatchString(r.URL.Path) && r.Header.Get("vendor-beta") == "" && r.Header.Get("anthropic-beta") == ""
 				}, "vendor-beta: managed-agents-2026-04-01 is required")}},
 		{ID: "work/worker-id-not-credential", Clause: "5", Labels: ext,
 			Title: "Vendor-Worker-ID identifies a worker and is not a credential: a poll carrying only it is refused with 401",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				r := poll(createEnv(t), nil)
-				r.As = NoCred
+				r.As = kit.NoCred
 				r.Header.Set("Vendor-Worker-ID", t.Config().APIKey)
 				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
 			},
-			Bug: &Bug{Says: "Vendor-Worker-ID is taken as the API key when no credential is sent", Want: "401",
+			Bug: &kit.Bug{Says: "Vendor-Worker-ID is taken as the API key when no credential is sent", Want: "401",
 				Break: func(h http.Handler) http.Handler {
 					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 						if id := r.Header.Get("Vendor-Worker-ID"); id != "" && r.Header.Get("X-Api-Key") == "" && r.Header.Get("Authorization") == "" {
@@ -319,22 +323,22 @@ func workQueueChecks() []Check {
 				}}},
 		{ID: "work/version-header-required", Clause: "9", Labels: ext,
 			Title: "a work request without vendor-version is refused with 400 naming the header",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				r := poll(createEnv(t), nil)
 				r.Header.Set("vendor-version", "")
 				expectInvalid(t, t.Do(r), "-version: header is required")
 			},
-			Bug: &Bug{Says: "a work request without vendor-version is served at a default version", Want: "400",
+			Bug: &kit.Bug{Says: "a work request without vendor-version is served at a default version", Want: "400",
 				Break: mwtDefaultVersion(func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/v1/environments/") })}},
 		{ID: "work/poll-empty-null", Clause: "gaps §8", Labels: ext,
 			Title: "a poll with nothing available answers 200, Content-Type application/json, body null",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				resp := t.OK(poll(createEnv(t), nil))
 				t.Expect(resp.Header.Get("Content-Type")).To(HavePrefix("application/json"))
 				t.Expect(strings.TrimSpace(string(resp.Body))).To(Equal("null"))
 			},
-			Bug: &Bug{Says: "a poll with nothing available answers null as text/plain",
-				Break: inAnswers(on(http.MethodGet, mwtPoll), func(_ *http.Request, status int, h http.Header, b []byte) []byte {
+			Bug: &kit.Bug{Says: "a poll with nothing available answers null as text/plain",
+				Break: kit.InAnswers(kit.On(http.MethodGet, mwtPoll), func(_ *http.Request, status int, h http.Header, b []byte) []byte {
 					if status == http.StatusOK && strings.TrimSpace(string(b)) == "null" {
 						h.Set("Content-Type", "text/plain; charset=utf-8")
 					}
@@ -342,7 +346,7 @@ func workQueueChecks() []Check {
 				})}},
 		{ID: "work/poll-block-ms-range", Clause: "8", Labels: ext,
 			Title: "block_ms accepts 1 to 999; 0, 1000 and non-numbers are refused with 400 naming block_ms",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				for _, bad := range []string{"0", "1000", "-1", "soon"} {
 					resp := t.Do(poll(env, url.Values{"block_ms": {bad}}))
@@ -351,24 +355,24 @@ func workQueueChecks() []Check {
 				t.OK(poll(env, url.Values{"block_ms": {"1"}}))
 				t.OK(poll(env, url.Values{"block_ms": {"999"}}))
 			},
-			Bug: &Bug{Says: "a block_ms outside 1 to 999 is ignored instead of refused", Want: "-> 200", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtPoll, "block_ms")}},
+			Bug: &kit.Bug{Says: "a block_ms outside 1 to 999 is ignored instead of refused", Want: "-> 200", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtPoll, "block_ms")}},
 		{ID: "work/poll-block-waits", Clause: "gaps §8", Labels: ext,
 			Title: "a blocking poll of an empty queue waits about block_ms before answering null",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				start := time.Now()
 				resp := t.OK(poll(env, url.Values{"block_ms": {"400"}}))
 				t.Expect(time.Since(start)).To(BeNumerically(">=", 350*time.Millisecond))
 				t.Expect(strings.TrimSpace(string(resp.Body))).To(Equal("null"))
 			},
-			Bug: &Bug{Says: "a poll ignores block_ms and answers at once", Break: ignoresQuery(on(http.MethodGet, mwtPoll), "block_ms")}},
+			Bug: &kit.Bug{Says: "a poll ignores block_ms and answers at once", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtPoll), "block_ms")}},
 		{ID: "work/poll-block-wakes-on-enqueue", Clause: "gaps §8", Labels: ext,
 			Title: "a blocking poll answers as soon as work is enqueued, with that item",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				r := poll(env, url.Values{"block_ms": {"999"}})
 				r.Header = http.Header{"Vendor-Worker-ID": {"conformance-blocked-poller"}}
-				got := make(chan *Response, 1)
+				got := make(chan *kit.Response, 1)
 				go func() {
 					resp, _ := t.Target.Client.Do(context.Background(), &r)
 					got <- resp
@@ -392,17 +396,17 @@ func workQueueChecks() []Check {
 				// At its deadline a poll answers null: the item proves that the enqueue woke it.
 				t.Expect(resp.Get("id").String()).To(Equal(id), "the blocked poll wakes on the enqueue and answers the item: %s", resp)
 			},
-			Bug: &Bug{Says: "a blocking poll looks at the queue only when it starts, so an item enqueued while it waits does not wake it", Want: "wakes on the enqueue", Break: mwtPollMissesEnqueued}},
+			Bug: &kit.Bug{Says: "a blocking poll looks at the queue only when it starts, so an item enqueued while it waits does not wake it", Want: "wakes on the enqueue", Break: mwtPollMissesEnqueued}},
 		{ID: "work/poll-oldest-first", Clause: "4.8", Labels: plain,
 			Title: "poll hands out the oldest queued item first, and a polled item is not handed out again at once",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				a, b := enqueue(t, env), enqueue(t, env)
 				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(a))
 				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(b))
 				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse())
 			},
-			Bug: &Bug{Says: "a polled item is handed out again at once (reclaimed after 0 ms by default)",
+			Bug: &kit.Bug{Says: "a polled item is handed out again at once (reclaimed after 0 ms by default)",
 				Break: mwtQuery(http.MethodGet, mwtPoll, func(q url.Values) {
 					if !q.Has("reclaim_older_than_ms") {
 						q.Set("reclaim_older_than_ms", "0")
@@ -410,7 +414,7 @@ func workQueueChecks() []Check {
 				})}},
 		{ID: "work/poll-reclaim", Clause: "4.8", Labels: plain,
 			Title: "an item polled but not acknowledged is handed out again once older than reclaim_older_than_ms (default 5000)",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				id := enqueue(t, env)
 				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(id))
@@ -422,7 +426,7 @@ func workQueueChecks() []Check {
 				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse(), "reclaimed 2000 ms after the last poll")
 				t.Expect(t.OK(poll(env, url.Values{"reclaim_older_than_ms": {"1000"}})).Get("id").String()).To(Equal(id), "reclaim_older_than_ms=1000 after 2000 ms")
 			},
-			Bug: &Bug{Says: "reclaim_older_than_ms defaults to 10000, not 5000", Want: "not reclaimed after 6000 ms",
+			Bug: &kit.Bug{Says: "reclaim_older_than_ms defaults to 10000, not 5000", Want: "not reclaimed after 6000 ms",
 				Break: mwtQuery(http.MethodGet, mwtPoll, func(q url.Values) {
 					if !q.Has("reclaim_older_than_ms") {
 						q.Set("reclaim_older_than_ms", "10000")
@@ -430,7 +434,7 @@ func workQueueChecks() []Check {
 				})}},
 		{ID: "work/item-fields", Clause: "2.16", Labels: plain,
 			Title: "a work item has prefix work_, type work, data {id: session_..., type: session}, its environment_id, a metadata map, and state queued",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				id := enqueue(t, env)
 				resp := t.OK(getItem(env, id))
@@ -444,26 +448,26 @@ func workQueueChecks() []Check {
 				t.Expect(resp.Get("state").String()).To(Equal("queued"))
 				t.Expect(resp.Get("created_at").Time().IsZero()).To(BeFalse())
 			},
-			Bug: &Bug{Says: "a work item names another environment_id than its own",
+			Bug: &kit.Bug{Says: "a work item names another environment_id than its own",
 				Break: mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { m["environment_id"] = mwtStr(m, "environment_id") + "0" })}},
 		{ID: "work/item-timestamps-null-until-set", Clause: "gaps §8", Labels: ext,
 			Title: "a queued item's acknowledged_at, started_at, latest_heartbeat_at, stop_requested_at and stopped_at are null",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				resp := t.OK(getItem(env, enqueue(t, env)))
 				for _, f := range []string{"acknowledged_at", "started_at", "latest_heartbeat_at", "stop_requested_at", "stopped_at"} {
 					isNull(t, resp, f)
 				}
 			},
-			Bug: &Bug{Says: "a queued item's started_at is its created_at, not null", Want: "started_at",
+			Bug: &kit.Bug{Says: "a queued item's started_at is its created_at, not null", Want: "started_at",
 				Break: mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) {
 					if m["state"] == "queued" && m["started_at"] == nil {
 						m["started_at"] = m["created_at"]
 					}
 				})}},
-		{ID: "work/control-enqueue", Clause: ClauseFake, Labels: []Label{Work, FakeOnly},
+		{ID: "work/control-enqueue", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Work, kit.FakeOnly},
 			Title: "POST /_fake/environments/{id}/work queues an item with the session_id and metadata given and answers it; an unknown environment is 404",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				resp := t.Control(http.MethodPost, "/_fake/environments/"+env+"/work", map[string]any{"session_id": "session_conformance1", "metadata": map[string]string{"a": "b"}})
 				t.Expect(schemas.Validate("work/work", resp.Body, t.Target.SchemaMode)).To(Succeed())
@@ -472,43 +476,43 @@ func workQueueChecks() []Check {
 				t.Expect(resp.Get("metadata").Raw).To(MatchJSON(`{"a":"b"}`))
 				t.Expect(t.OK(getItem(env, resp.Get("id").String())).Body).To(MatchJSON(resp.Body))
 				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeNumerically("==", 1))
-				bad := t.Do(Request{Area: Core, Method: http.MethodPost, Path: "/_fake/environments/env_conformance_none/work", As: NoCred})
+				bad := t.Do(kit.Request{Area: kit.Core, Method: http.MethodPost, Path: "/_fake/environments/env_conformance_none/work", As: kit.NoCred})
 				t.ExpectError(bad, http.StatusNotFound, "not_found_error")
 			},
-			Bug: &Bug{Says: "the control API's enqueue drops the metadata it was given",
+			Bug: &kit.Bug{Says: "the control API's enqueue drops the metadata it was given",
 				Break: mwtRequests(http.MethodPost, `^/_fake/environments/[^/]+/work$`, func(_ *http.Request, b map[string]any) { delete(b, "metadata") })}},
 		{ID: "work/get-unknown-404", Clause: "gaps §1", Labels: ext,
 			Title: "an unknown work ID, or an unknown environment, is answered 404 not_found_error",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				t.ExpectError(t.Do(getItem(env, "work_conformance_none")), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(ack(env, "work_conformance_none")), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(poll("env_conformance_none", nil)), http.StatusNotFound, "not_found_error")
 			},
-			Bug: &Bug{Says: "an unknown work ID is answered 400, not 404", Want: "404", Break: mwtStatus(http.MethodGet, mwtItem, http.StatusNotFound, http.StatusBadRequest)}},
+			Bug: &kit.Bug{Says: "an unknown work ID is answered 400, not 404", Want: "404", Break: mwtStatus(http.MethodGet, mwtItem, http.StatusNotFound, http.StatusBadRequest)}},
 		{ID: "work/other-org-item-404", Clause: "gaps §8", Labels: ext,
 			Title: "another organization cannot read, acknowledge, heartbeat or stop an item: 404, and the item is unchanged",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				id := enqueue(t, env)
 				notFoundForOtherOrg(t, getItem(env, id), ack(env, id), heartbeat(env, id, "NO_HEARTBEAT", ""), stopReq(env, id, nil))
 				t.Expect(t.OK(getItem(env, id)).Get("state").String()).To(Equal("queued"))
 			},
-			Bug: &Bug{Says: "work items do not tell organizations apart: another organization's key acts on the first's", Break: mwtAsFirstOrg(`^/v1/environments`)}},
+			Bug: &kit.Bug{Says: "work items do not tell organizations apart: another organization's key acts on the first's", Break: mwtAsFirstOrg(`^/v1/environments`)}},
 		{ID: "work/stats-empty", Clause: "gaps §8", Labels: ext,
 			Title: "the stats of an empty queue are type work_queue_stats, depth 0, pending 0, oldest_queued_at null",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				resp := t.OK(statsReq(createEnv(t)))
 				t.Expect(resp.Get("type").String()).To(Equal("work_queue_stats"))
 				t.Expect(resp.Get("depth").Int()).To(BeZero())
 				t.Expect(resp.Get("pending").Int()).To(BeZero())
 				isNull(t, resp, "oldest_queued_at")
 			},
-			Bug: &Bug{Says: "an empty queue's oldest_queued_at is the zero time, not null", Want: "oldest_queued_at",
-				Break: setsField(on(http.MethodGet, mwtStats), "oldest_queued_at", "1970-01-01T00:00:00Z")}},
+			Bug: &kit.Bug{Says: "an empty queue's oldest_queued_at is the zero time, not null", Want: "oldest_queued_at",
+				Break: kit.SetsField(kit.On(http.MethodGet, mwtStats), "oldest_queued_at", "1970-01-01T00:00:00Z")}},
 		{ID: "work/stats-counts", Clause: "gaps §8", Labels: ext,
 			Title: "stats count queued items (depth), polled but unacknowledged ones (pending), the oldest queue entry, and distinct Vendor-Worker-ID pollers",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				a := enqueue(t, env)
 				enqueue(t, env)
@@ -526,10 +530,10 @@ func workQueueChecks() []Check {
 				t.OK(ack(env, a))
 				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeNumerically("==", 1))
 			},
-			Bug: &Bug{Says: "the stats do not count polled but unacknowledged items as pending", Break: setsField(on(http.MethodGet, mwtStats), "pending", 0)}},
+			Bug: &kit.Bug{Says: "the stats do not count polled but unacknowledged items as pending", Break: kit.SetsField(kit.On(http.MethodGet, mwtStats), "pending", 0)}},
 		{ID: "work/work-list", Clause: "gaps §8", Labels: ext,
 			Title: "the work list holds every item of the environment, oldest first, in pages of next_page tokens",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				want := []string{enqueue(t, env), enqueue(t, env), enqueue(t, env)}
 				var got []string
@@ -538,7 +542,7 @@ func workQueueChecks() []Check {
 				}
 				t.Expect(got).To(Equal(want))
 			},
-			Bug: &Bug{Says: "the work list is newest first",
+			Bug: &kit.Bug{Says: "the work list is newest first",
 				Break: mwtJSON(http.MethodGet, mwtWorkList, func(_ *http.Request, m map[string]any) {
 					if data, ok := m["data"].([]any); ok {
 						slices.Reverse(data)
@@ -547,13 +551,13 @@ func workQueueChecks() []Check {
 	}
 }
 
-func workLeaseChecks() []Check {
-	ext := []Label{Work, Extension}
-	plain := []Label{Work}
-	return []Check{
+func workLeaseChecks() []kit.Check {
+	ext := []kit.Label{kit.Work, kit.Extension}
+	plain := []kit.Label{kit.Work}
+	return []kit.Check{
 		{ID: "work/ack-queued-to-starting", Clause: "3.1", Labels: plain,
 			Title: "acknowledge moves a queued item to starting and removes it from the queue",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				id := enqueue(t, env)
 				t.OK(poll(env, nil))
@@ -564,17 +568,17 @@ func workLeaseChecks() []Check {
 				t.Expect(t.OK(poll(env, url.Values{"reclaim_older_than_ms": {"100"}})).Get("id").Exists()).To(BeFalse(), "an acknowledged item was handed out again")
 				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeZero())
 			},
-			Bug: &Bug{Says: "acknowledge answers the item still queued", Break: setsField(on(http.MethodPost, mwtAck), "state", "queued")}},
+			Bug: &kit.Bug{Says: "acknowledge answers the item still queued", Break: kit.SetsField(kit.On(http.MethodPost, mwtAck), "state", "queued")}},
 		{ID: "work/ack-without-poll", Clause: "3.1", Labels: plain,
 			Title: "an item that exists can be acknowledged without having been polled",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				t.Expect(t.OK(ack(env, enqueue(t, env))).Get("state").String()).To(Equal("starting"))
 			},
-			Bug: &Bug{Says: "an item can be acknowledged only after a poll handed it out", Break: mwtAckOnlyPolled}},
+			Bug: &kit.Bug{Says: "an item can be acknowledged only after a poll handed it out", Break: mwtAckOnlyPolled}},
 		{ID: "work/ack-twice-400", Clause: "3.1", Labels: ext,
 			Title: "acknowledging an item that is not queued is refused with 400 naming its state, and changes nothing",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				id := enqueue(t, env)
 				first := t.OK(ack(env, id))
@@ -582,10 +586,10 @@ func workLeaseChecks() []Check {
 				expectInvalid(t, resp, "starting")
 				t.Expect(t.OK(getItem(env, id)).Body).To(MatchJSON(first.Body))
 			},
-			Bug: &Bug{Says: "acknowledging an item that is not queued answers it, unchanged, with 200", Want: "-> 200", Break: mwtActionIdempotent(mwtAck, "/ack")}},
+			Bug: &kit.Bug{Says: "acknowledging an item that is not queued answers it, unchanged, with 200", Want: "-> 200", Break: mwtActionIdempotent(mwtAck, "/ack")}},
 		{ID: "work/heartbeat-claim", Clause: "4.8", Labels: plain,
 			Title: "the first heartbeat claims the lease with NO_HEARTBEAT and answers type work_heartbeat, lease_extended, state, ttl_seconds and last_heartbeat",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id := acked(t)
 				resp := t.OK(heartbeat(env, id, "NO_HEARTBEAT", ""))
 				t.Expect(resp.Get("type").String()).To(Equal("work_heartbeat"))
@@ -593,7 +597,7 @@ func workLeaseChecks() []Check {
 				t.Expect(resp.Get("last_heartbeat").String()).NotTo(BeEmpty())
 				t.Expect(resp.Get("ttl_seconds").Float()).To(BeNumerically(">", 0))
 			},
-			Bug: &Bug{Says: "the first heartbeat answers lease_extended false",
+			Bug: &kit.Bug{Says: "the first heartbeat answers lease_extended false",
 				Break: mwtJSON(http.MethodPost, mwtHeartbeat, func(r *http.Request, m map[string]any) {
 					if r.URL.Query().Get("expected_last_heartbeat") == "NO_HEARTBEAT" {
 						m["lease_extended"] = false
@@ -601,7 +605,7 @@ func workLeaseChecks() []Check {
 				})}},
 		{ID: "work/heartbeat-first-starts", Clause: "gaps §8", Labels: ext,
 			Title: "the first heartbeat moves starting to active and sets started_at and latest_heartbeat_at; ttl_seconds defaults to 30",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id := acked(t)
 				hb := t.OK(heartbeat(env, id, "NO_HEARTBEAT", ""))
 				t.Expect(hb.Get("state").String()).To(Equal("active"))
@@ -611,7 +615,7 @@ func workLeaseChecks() []Check {
 				t.Expect(item.Get("started_at").Time()).To(Equal(hb.Get("last_heartbeat").Time()))
 				t.Expect(item.Get("latest_heartbeat_at").Time()).To(Equal(hb.Get("last_heartbeat").Time()))
 			},
-			Bug: &Bug{Says: "ttl_seconds defaults to 60, not 30",
+			Bug: &kit.Bug{Says: "ttl_seconds defaults to 60, not 30",
 				Break: mwtQuery(http.MethodPost, mwtHeartbeat, func(q url.Values) {
 					if !q.Has("desired_ttl_seconds") {
 						q.Set("desired_ttl_seconds", "60")
@@ -619,7 +623,7 @@ func workLeaseChecks() []Check {
 				})}},
 		{ID: "work/heartbeat-echo", Clause: "4.8", Labels: plain,
 			Title: "a later heartbeat that echoes the previous last_heartbeat exactly keeps the lease and applies desired_ttl_seconds",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id, last := running(t, "")
 				elapse(t, 1)
 				resp := t.OK(heartbeat(env, id, last, "12"))
@@ -628,10 +632,10 @@ func workLeaseChecks() []Check {
 				t.Expect(resp.Get("last_heartbeat").String()).NotTo(Equal(last), "the clock moved, so the recorded heartbeat is new")
 				t.OK(heartbeat(env, id, resp.Get("last_heartbeat").String(), ""))
 			},
-			Bug: &Bug{Says: "a heartbeat ignores desired_ttl_seconds", Break: ignoresQuery(on(http.MethodPost, mwtHeartbeat), "desired_ttl_seconds")}},
+			Bug: &kit.Bug{Says: "a heartbeat ignores desired_ttl_seconds", Break: kit.IgnoresQuery(kit.On(http.MethodPost, mwtHeartbeat), "desired_ttl_seconds")}},
 		{ID: "work/heartbeat-mismatch-412", Clause: "7", Labels: plain,
 			Title: "a heartbeat whose expected_last_heartbeat does not match the stored value is answered HTTP 412, and NO_HEARTBEAT on a claimed lease too",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id, last := running(t, "")
 				elapse(t, 1)
 				current := t.OK(heartbeat(env, id, last, "")).Get("last_heartbeat").String()
@@ -642,15 +646,15 @@ func workLeaseChecks() []Check {
 				}
 				t.OK(heartbeat(env, id, current, ""))
 			},
-			Bug: &Bug{Says: "a heartbeat mismatch is answered 409, not 412", Want: "412", Break: mwtStatus(http.MethodPost, mwtHeartbeat, http.StatusPreconditionFailed, http.StatusConflict)}},
+			Bug: &kit.Bug{Says: "a heartbeat mismatch is answered 409, not 412", Want: "412", Break: mwtStatus(http.MethodPost, mwtHeartbeat, http.StatusPreconditionFailed, http.StatusConflict)}},
 		{ID: "work/heartbeat-412-type", Clause: "gaps §1", Labels: ext,
 			Title: "the 412 of a heartbeat mismatch carries error type invalid_request_error",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id, _ := running(t, "")
 				t.ExpectError(t.Do(heartbeat(env, id, "NO_HEARTBEAT", "")), http.StatusPreconditionFailed, "invalid_request_error")
 			},
-			Bug: &Bug{Says: "the 412 of a heartbeat mismatch carries error type api_error", Want: "invalid_request_error",
-				Break: inAnswers(on(http.MethodPost, mwtHeartbeat), func(_ *http.Request, status int, _ http.Header, b []byte) []byte {
+			Bug: &kit.Bug{Says: "the 412 of a heartbeat mismatch carries error type api_error", Want: "invalid_request_error",
+				Break: kit.InAnswers(kit.On(http.MethodPost, mwtHeartbeat), func(_ *http.Request, status int, _ http.Header, b []byte) []byte {
 					if status != http.StatusPreconditionFailed {
 						return b
 					}
@@ -658,15 +662,15 @@ func workLeaseChecks() []Check {
 				})}},
 		{ID: "work/heartbeat-queued-400", Clause: "gaps §8", Labels: ext,
 			Title: "a heartbeat on a queued item (never acknowledged) is refused with 400 naming the state",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				resp := t.Do(heartbeat(env, enqueue(t, env), "NO_HEARTBEAT", ""))
 				expectInvalid(t, resp, "queued")
 			},
-			Bug: &Bug{Says: "a heartbeat on a queued item is answered 412, as a mismatch", Want: "400", Break: mwtStatus(http.MethodPost, mwtHeartbeat, http.StatusBadRequest, http.StatusPreconditionFailed)}},
+			Bug: &kit.Bug{Says: "a heartbeat on a queued item is answered 412, as a mismatch", Want: "400", Break: mwtStatus(http.MethodPost, mwtHeartbeat, http.StatusBadRequest, http.StatusPreconditionFailed)}},
 		{ID: "work/heartbeat-bad-params-400", Clause: "gaps §1", Labels: ext,
 			Title: "a heartbeat without expected_last_heartbeat, or with a desired_ttl_seconds that is not a positive number, is refused with 400 naming it",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id, last := running(t, "")
 				r := heartbeat(env, id, last, "")
 				r.Query.Del("expected_last_heartbeat")
@@ -677,10 +681,10 @@ func workLeaseChecks() []Check {
 				}
 				t.OK(heartbeat(env, id, last, ""))
 			},
-			Bug: &Bug{Says: "a desired_ttl_seconds that is not a positive number is ignored instead of refused", Want: "-> 200", Break: mwtIgnoresInvalidQuery(http.MethodPost, mwtHeartbeat, "desired_ttl_seconds")}},
+			Bug: &kit.Bug{Says: "a desired_ttl_seconds that is not a positive number is ignored instead of refused", Want: "-> 200", Break: mwtIgnoresInvalidQuery(http.MethodPost, mwtHeartbeat, "desired_ttl_seconds")}},
 		{ID: "work/lease-lapse-requeues", Clause: "gaps §8", Labels: ext,
 			Title: "when the lease of an active item lapses it returns to queued with its heartbeat record cleared, and the old worker's next heartbeat gets 412",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id, last := running(t, "4")
 				elapse(t, 2)
 				t.Expect(t.OK(getItem(env, id)).Get("state").String()).To(Equal("active"))
@@ -691,10 +695,10 @@ func workLeaseChecks() []Check {
 				t.Expect(t.Do(heartbeat(env, id, last, "")).Status).To(Equal(http.StatusPreconditionFailed))
 				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(id))
 			},
-			Bug: &Bug{Says: "a lapsed lease goes unnoticed: the item reads active, with its last heartbeat", Want: "queued", Break: mwtLeasesNeverLapse}},
+			Bug: &kit.Bug{Says: "a lapsed lease goes unnoticed: the item reads active, with its last heartbeat", Want: "queued", Break: mwtLeasesNeverLapse}},
 		{ID: "work/stop-graceful", Clause: "gaps §8", Labels: ext,
 			Title: "a stop without force makes an active item stopping (stop_requested_at); its heartbeats answer lease_extended false; it is stopped (stopped_at) when the lease lapses",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id, last := running(t, "4")
 				resp := t.OK(stopReq(env, id, nil))
 				t.Expect(resp.Get("state").String()).To(Equal("stopping"))
@@ -710,30 +714,30 @@ func workLeaseChecks() []Check {
 				t.Expect(done.Get("state").String()).To(Equal("stopped"))
 				t.Expect(done.Get("stopped_at").Time().IsZero()).To(BeFalse())
 			},
-			Bug: &Bug{Says: "a stop without force stops the item at once, as if forced", Want: "stopping",
+			Bug: &kit.Bug{Says: "a stop without force stops the item at once, as if forced", Want: "stopping",
 				Break: mwtRequests(http.MethodPost, mwtStop, func(_ *http.Request, b map[string]any) { b["force"] = true })}},
 		{ID: "work/stop-force", Clause: "4.8", Labels: plain,
 			Title: "a stop with force true stops the item at once",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id, _ := running(t, "")
 				resp := t.OK(stopReq(env, id, map[string]any{"force": true}))
 				t.Expect(resp.Get("state").String()).To(Equal("stopped"))
 				t.Expect(resp.Get("stopped_at").Time().IsZero()).To(BeFalse())
 			},
-			Bug: &Bug{Says: "a stop ignores force", Break: mwtRequests(http.MethodPost, mwtStop, func(_ *http.Request, b map[string]any) { delete(b, "force") })}},
+			Bug: &kit.Bug{Says: "a stop ignores force", Break: mwtRequests(http.MethodPost, mwtStop, func(_ *http.Request, b map[string]any) { delete(b, "force") })}},
 		{ID: "work/stop-stopped-400", Clause: "gaps §8", Labels: ext,
 			Title: "stop, heartbeat and acknowledge of a stopped item are refused with 400 naming the state",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env, id, last := running(t, "")
 				t.OK(stopReq(env, id, map[string]any{"force": true}))
-				for _, r := range []Request{stopReq(env, id, nil), heartbeat(env, id, last, ""), ack(env, id)} {
+				for _, r := range []kit.Request{stopReq(env, id, nil), heartbeat(env, id, last, ""), ack(env, id)} {
 					expectInvalid(t, t.Do(r), "stopped")
 				}
 			},
-			Bug: &Bug{Says: "a stop of a stopped item answers it, unchanged, with 200", Want: "-> 200", Break: mwtActionIdempotent(mwtStop, "/stop")}},
+			Bug: &kit.Bug{Says: "a stop of a stopped item answers it, unchanged, with 200", Want: "-> 200", Break: mwtActionIdempotent(mwtStop, "/stop")}},
 		{ID: "work/item-timestamps-follow-lifecycle", Clause: "2.16", Labels: plain,
 			Title: "through poll, acknowledge, heartbeat and forced stop, an item reads the state each answer gave, latest_heartbeat_at is the heartbeat's last_heartbeat, and created_at <= acknowledged_at <= latest_heartbeat_at <= stopped_at",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				id := enqueue(t, env)
 				polled := t.OK(poll(env, nil))
@@ -755,11 +759,11 @@ func workLeaseChecks() []Check {
 					last = at
 				}
 			},
-			Bug: &Bug{Says: "an item's latest_heartbeat_at is a second off the heartbeat's last_heartbeat", Want: "latest_heartbeat_at",
+			Bug: &kit.Bug{Says: "an item's latest_heartbeat_at is a second off the heartbeat's last_heartbeat", Want: "latest_heartbeat_at",
 				Break: mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "latest_heartbeat_at", time.Second) })}},
 		{ID: "work/stats-agree-with-list", Clause: "gaps §8", Labels: ext,
 			Title: "the queue stats agree with the work list: depth counts its queued items and oldest_queued_at is the earliest created_at among them",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				ids := []string{enqueue(t, env), enqueue(t, env), enqueue(t, env)}
 				t.OK(ack(env, ids[0]))
@@ -778,24 +782,24 @@ func workLeaseChecks() []Check {
 				t.Expect(stats.Get("depth").Int()).To(BeNumerically("==", queued), "%s", stats)
 				t.Expect(stats.Get("oldest_queued_at").Time()).To(Equal(oldest), "%s", stats)
 			},
-			Bug: &Bug{Says: "oldest_queued_at is a second off the earliest created_at of the queued items",
+			Bug: &kit.Bug{Says: "oldest_queued_at is a second off the earliest created_at of the queued items",
 				Break: mwtJSON(http.MethodGet, mwtStats, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "oldest_queued_at", time.Second) })}},
 		{ID: "work/item-of-other-environment-404", Clause: "4.8", Labels: plain,
 			Title: "an item belongs to its environment: another environment's poll does not hand it out, and reading, acknowledging, heartbeating or stopping it through another environment's path is 404 and changes nothing",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				home, other := createEnv(t), createEnv(t)
 				id := enqueue(t, home)
 				t.Expect(strings.TrimSpace(string(t.OK(poll(other, nil)).Body))).To(Equal("null"), "the poll of another environment")
-				for _, r := range []Request{getItem(other, id), ack(other, id), heartbeat(other, id, "NO_HEARTBEAT", ""), stopReq(other, id, nil)} {
+				for _, r := range []kit.Request{getItem(other, id), ack(other, id), heartbeat(other, id, "NO_HEARTBEAT", ""), stopReq(other, id, nil)} {
 					t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
 				}
 				t.Expect(t.OK(getItem(home, id)).Get("state").String()).To(Equal("queued"))
 				t.Expect(t.OK(poll(home, nil)).Get("id").String()).To(Equal(id))
 			},
-			Bug: &Bug{Says: "an item is found by its ID under any environment's path", Want: "404", Break: mwtItemsAnyEnvironment}},
+			Bug: &kit.Bug{Says: "an item is found by its ID under any environment's path", Want: "404", Break: mwtItemsAnyEnvironment}},
 		{ID: "work/work-list-reads-as-get", Clause: "gaps §8", Labels: ext,
 			Title: "every item of the work list reads by its ID exactly as the list gives it, in every state",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				enqueue(t, env)
 				acked := enqueue(t, env)
@@ -808,16 +812,16 @@ func workLeaseChecks() []Check {
 					t.Expect(t.OK(getItem(env, w.Get("id").String())).Body).To(MatchJSON(w.Raw))
 				}
 			},
-			Bug: &Bug{Says: "an item read by its ID gives a created_at a second off the list's",
+			Bug: &kit.Bug{Says: "an item read by its ID gives a created_at a second off the list's",
 				Break: mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "created_at", time.Second) })}},
 		{ID: "work/stop-queued", Clause: "gaps §8", Labels: ext,
 			Title: "a queued item holds no lease, so even a graceful stop stops it at once and takes it off the queue",
-			Run: func(t *T) {
+			Run: func(t *kit.T) {
 				env := createEnv(t)
 				id := enqueue(t, env)
 				t.Expect(t.OK(stopReq(env, id, nil)).Get("state").String()).To(Equal("stopped"))
 				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse())
 			},
-			Bug: &Bug{Says: "a graceful stop of a queued item makes it stopping and leaves it on the queue", Break: mwtQueuedStopWaits}},
+			Bug: &kit.Bug{Says: "a graceful stop of a queued item makes it stopping and leaves it on the queue", Break: mwtQueuedStopWaits}},
 	}
 }

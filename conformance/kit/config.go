@@ -1,7 +1,4 @@
-// Package conformance is a contract test suite for the Platform API: checks that any deployment
-// (or the fake) must pass, each naming the clause of the specification it verifies. The ginkgo
-// suite in this directory runs them; docs/operators.md lists the environment variables.
-package conformance
+package kit
 
 import (
 	"fmt"
@@ -60,6 +57,10 @@ type Config struct {
 	// runs nothing, rather than running with a value the operator did not mean.
 	invalid []string
 }
+
+// InvalidSettings are the lines of the variables ConfigFromEnv could not read, which the
+// preflight reports.
+func (c Config) InvalidSettings() []string { return c.invalid }
 
 // DefaultTimeout is the request timeout when CONFORMANCE_TIMEOUT is not set: long enough for the
 // slowest answer of the API (a long message), short enough that a target that never answers is

@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"encoding/json"
@@ -11,43 +11,43 @@ import (
 func TestSSEReaderFollowsTheStandard(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
-		want       []sseEvent
+		want       []SSEEvent
 		incomplete bool
 	}{
 		{"event and data", "event: ping\ndata: {\"type\":\"ping\"}\n\n",
-			[]sseEvent{{"ping", []byte(`{"type":"ping"}`)}}, false},
+			[]SSEEvent{{"ping", []byte(`{"type":"ping"}`)}}, false},
 		{"no space after the colon, and a space kept past the first", "event:a\ndata:  x\n\n",
-			[]sseEvent{{"a", []byte(" x")}}, false},
+			[]SSEEvent{{"a", []byte(" x")}}, false},
 		{"multi-line data joined with LF", "event: a\ndata: one\ndata: two\ndata\n\n",
-			[]sseEvent{{"a", []byte("one\ntwo\n")}}, false},
+			[]SSEEvent{{"a", []byte("one\ntwo\n")}}, false},
 		{"CRLF line ends", "event: a\r\ndata: 1\r\n\r\nevent: b\r\ndata: 2\r\n\r\n",
-			[]sseEvent{{"a", []byte("1")}, {"b", []byte("2")}}, false},
+			[]SSEEvent{{"a", []byte("1")}, {"b", []byte("2")}}, false},
 		{"CR line ends", "event: a\rdata: 1\r\revent: b\rdata: 2\r\r",
-			[]sseEvent{{"a", []byte("1")}, {"b", []byte("2")}}, false},
+			[]SSEEvent{{"a", []byte("1")}, {"b", []byte("2")}}, false},
 		{"mixed line ends", "event: a\r\ndata: 1\n\revent: b\rdata: 2\r\n\n",
-			[]sseEvent{{"a", []byte("1")}, {"b", []byte("2")}}, false},
+			[]SSEEvent{{"a", []byte("1")}, {"b", []byte("2")}}, false},
 		{"comments anywhere", ": keep-alive\n\nevent: a\n: between\ndata: 1\n\n:last\n",
-			[]sseEvent{{"a", []byte("1")}}, false},
+			[]SSEEvent{{"a", []byte("1")}}, false},
 		{"a leading BOM is skipped once", "\xef\xbb\xbfevent: a\ndata: 1\n\n",
-			[]sseEvent{{"a", []byte("1")}}, false},
+			[]SSEEvent{{"a", []byte("1")}}, false},
 		{"id, retry and unknown fields are ignored", "id: 7\nretry: 1000\nevent: a\nfoo: bar\ndata: 1\n\n",
-			[]sseEvent{{"a", []byte("1")}}, false},
+			[]SSEEvent{{"a", []byte("1")}}, false},
 		{"no event field: the type is message", "data: 1\n\n",
-			[]sseEvent{{"message", []byte("1")}}, false},
+			[]SSEEvent{{"message", []byte("1")}}, false},
 		{"an event without data is not dispatched, and its name does not carry over", "event: a\n\ndata: 1\n\n",
-			[]sseEvent{{"message", []byte("1")}}, false},
+			[]SSEEvent{{"message", []byte("1")}}, false},
 		{"the last event field wins", "event: a\nevent: b\ndata: 1\n\n",
-			[]sseEvent{{"b", []byte("1")}}, false},
+			[]SSEEvent{{"b", []byte("1")}}, false},
 		{"a final event without a blank line is discarded", "event: a\ndata: 1\n\nevent: b\ndata: 2\n",
-			[]sseEvent{{"a", []byte("1")}}, true},
+			[]SSEEvent{{"a", []byte("1")}}, true},
 		{"a final unterminated data line is discarded", "event: a\ndata: 1\n\nevent: b\ndata: 2",
-			[]sseEvent{{"a", []byte("1")}}, true},
+			[]SSEEvent{{"a", []byte("1")}}, true},
 		{"a final unterminated comment is nothing", "event: a\ndata: 1\n\n: bye",
-			[]sseEvent{{"a", []byte("1")}}, false},
+			[]SSEEvent{{"a", []byte("1")}}, false},
 		{"empty", "", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, incomplete := readEventStream([]byte(tc.body))
+			got, incomplete := ReadEventStream([]byte(tc.body))
 			if !sameEvents(got, tc.want) || incomplete != tc.incomplete {
 				t.Errorf("readEventStream(%q) = %q, %v; want %q, %v", tc.body, got, incomplete, tc.want, tc.incomplete)
 			}
@@ -55,7 +55,7 @@ func TestSSEReaderFollowsTheStandard(t *testing.T) {
 	}
 }
 
-func sameEvents(a, b []sseEvent) bool {
+func sameEvents(a, b []SSEEvent) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -68,12 +68,12 @@ func sameEvents(a, b []sseEvent) bool {
 }
 
 // sse writes events as a server does: event and data lines, a blank line after each.
-func sse(pairs ...string) []sseEvent {
+func sse(pairs ...string) []SSEEvent {
 	var b strings.Builder
 	for i := 0; i+1 < len(pairs); i += 2 {
 		b.WriteString("event: " + pairs[i] + "\ndata: " + pairs[i+1] + "\n\n")
 	}
-	evs, _ := readEventStream([]byte(b.String()))
+	evs, _ := ReadEventStream([]byte(b.String()))
 	return evs
 }
 
@@ -110,7 +110,7 @@ func TestStreamAccumulatesEveryBlockKind(t *testing.T) {
 		"ping", `{"type":"ping"}`,
 		"message_stop", evStop,
 	)
-	got, err := accumulateMessage(evs)
+	got, err := AccumulateMessage(evs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestStreamAccumulationRefusesMalformedStreams(t *testing.T) {
 	stop0 := `{"type":"content_block_stop","index":0}`
 	for _, tc := range []struct {
 		name string
-		evs  []sseEvent
+		evs  []SSEEvent
 		want string
 	}{
 		{"a delta for a block never started", sse("message_start", evStart,
@@ -188,7 +188,7 @@ func TestStreamAccumulationRefusesMalformedStreams(t *testing.T) {
 		{"two message_starts", sse("message_start", evStart, "message_start", evStart), "a second message_start"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := accumulateMessage(tc.evs)
+			_, err := AccumulateMessage(tc.evs)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v; want one saying %q", err, tc.want)
 			}
@@ -199,7 +199,7 @@ func TestStreamAccumulationRefusesMalformedStreams(t *testing.T) {
 // Interleaved blocks accumulate, as the SDKs accumulate them, each delta to its own block, and
 // are reported: gaps §4 rules them out, and only the grammar check holds a stream to that.
 func TestStreamInterleavedBlocksAccumulateAndAreReported(t *testing.T) {
-	got, err := accumulateMessage(sse("message_start", evStart,
+	got, err := AccumulateMessage(sse("message_start", evStart,
 		"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 		"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A"}}`,
 		"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}`,
@@ -220,7 +220,7 @@ func TestStreamInterleavedBlocksAccumulateAndAreReported(t *testing.T) {
 	if want := "event 3 (content_block_start): block 1 starts while block 0 is open"; got.Interleaved != want {
 		t.Errorf("Interleaved %q, want %q", got.Interleaved, want)
 	}
-	in, err := accumulateMessage(sse("message_start", evStart, "message_delta", evDelta, "message_stop", evStop))
+	in, err := AccumulateMessage(sse("message_start", evStart, "message_delta", evDelta, "message_stop", evStop))
 	if err != nil || in.Interleaved != "" {
 		t.Errorf("a stream without blocks: %v, Interleaved %q", err, in.Interleaved)
 	}
@@ -229,14 +229,14 @@ func TestStreamInterleavedBlocksAccumulateAndAreReported(t *testing.T) {
 // An error event mid-stream ends it with the envelope the platform sent.
 func TestStreamErrorEventEndsTheStream(t *testing.T) {
 	envelope := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
-	_, err := accumulateMessage(sse("message_start", evStart,
+	_, err := AccumulateMessage(sse("message_start", evStart,
 		"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 		"error", envelope))
-	var se *streamError
+	var se *StreamError
 	if !errors.As(err, &se) || string(se.Envelope) != envelope {
 		t.Errorf("error %v; want the stream error %s", err, envelope)
 	}
-	_, _, err = accumulateCompletion(sse("completion", `{"type":"completion","completion":"Hi","stop_reason":null,"model":"m"}`, "error", envelope))
+	_, _, err = AccumulateCompletion(sse("completion", `{"type":"completion","completion":"Hi","stop_reason":null,"model":"m"}`, "error", envelope))
 	if !errors.As(err, &se) || string(se.Envelope) != envelope {
 		t.Errorf("completion: error %v; want the stream error %s", err, envelope)
 	}
@@ -245,7 +245,7 @@ func TestStreamErrorEventEndsTheStream(t *testing.T) {
 // A streamed legacy completion joins its pieces, takes the last piece's fields and skips pings
 // and unknown events.
 func TestStreamCompletionJoinsItsPieces(t *testing.T) {
-	c, pieces, err := accumulateCompletion(sse(
+	c, pieces, err := AccumulateCompletion(sse(
 		"completion", `{"type":"completion","id":"compl_1","completion":" Hello","stop_reason":null,"model":"m"}`,
 		"ping", `{"type":"ping"}`,
 		"whatever", `not json`,
@@ -261,7 +261,7 @@ func TestStreamCompletionJoinsItsPieces(t *testing.T) {
 	if len(pieces) != 2 || pieces[0]["completion"] != " Hello" {
 		t.Errorf("pieces %v", pieces)
 	}
-	if _, _, err := accumulateCompletion(sse("completion", `{"type":"ping"}`)); err == nil || !strings.Contains(err.Error(), "carries type ping") {
+	if _, _, err := AccumulateCompletion(sse("completion", `{"type":"ping"}`)); err == nil || !strings.Contains(err.Error(), "carries type ping") {
 		t.Errorf("a completion event of another type: %v", err)
 	}
 }
@@ -273,8 +273,8 @@ func FuzzStreamAccumulation(f *testing.F) {
 	f.Add("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":-1}\r\r")
 	f.Add("\xef\xbb\xbfdata: [1]\n\nevent: completion\ndata: {\"type\":\"completion\",\"completion\":7}\n\n")
 	f.Fuzz(func(t *testing.T, body string) {
-		evs, _ := readEventStream([]byte(body))
-		accumulateMessage(evs)
-		accumulateCompletion(evs)
+		evs, _ := ReadEventStream([]byte(body))
+		AccumulateMessage(evs)
+		AccumulateCompletion(evs)
 	})
 }

@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ var workIDPattern = regexp.MustCompile(`^work_[A-Za-z0-9_-]+$`)
 // CanEnqueueWork reports whether the suite can put work in a queue of this target: through the
 // configured command, or through the fake's control API.
 func (tg *Target) CanEnqueueWork() bool {
-	return tg.Config.WorkEnqueue != "" || tg.enqueue != nil || tg.IsFake
+	return tg.Config.WorkEnqueue != "" || tg.EnqueueFunc != nil || tg.IsFake
 }
 
 // EnqueueWork puts one work item in the queue of environment env and returns its ID: through the
@@ -56,16 +56,16 @@ func (tg *Target) CanEnqueueWork() bool {
 // enable it.
 func (t *T) EnqueueWork(env string) string {
 	switch {
-	case t.Target.enqueue != nil:
-		id, err := t.Target.enqueue(t.ctx, env)
+	case t.Target.EnqueueFunc != nil:
+		id, err := t.Target.EnqueueFunc(t.ctx, env)
 		if err != nil {
-			t.fail(prefixSuiteError + err.Error())
+			t.fail(PrefixSuiteError + err.Error())
 		}
 		return id
 	case t.Config().WorkEnqueue != "":
-		id, err := runEnqueue(t.ctx, t.Target.Config, env, WorkEnqueueTimeout)
+		id, err := RunEnqueue(t.ctx, t.Target.Config, env, WorkEnqueueTimeout)
 		if err != nil {
-			t.fail(prefixSuiteError + err.Error())
+			t.fail(PrefixSuiteError + err.Error())
 		}
 		return id
 	case t.Target.IsFake:
@@ -75,8 +75,8 @@ func (t *T) EnqueueWork(env string) string {
 	return ""
 }
 
-// runEnqueue runs the command of cfg.WorkEnqueue for environment env, as the contract above says.
-func runEnqueue(ctx context.Context, cfg Config, env string, timeout time.Duration) (string, error) {
+// RunEnqueue runs the command of cfg.WorkEnqueue for environment env, as the contract above says.
+func RunEnqueue(ctx context.Context, cfg Config, env string, timeout time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", cfg.WorkEnqueue)

@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"net/url"
@@ -18,7 +18,7 @@ const maxPages = 10000
 // the path of a page's items ("data"; "chat_messages" for a chat's messages). Every page must hold
 // at most limit items and, while has_more is set, at least one. It returns every item in order.
 func (t *T) WalkCursor(r Request, items string, limit int) []gjson.Result {
-	r.Query = cloneQuery(r.Query)
+	r.Query = CloneQuery(r.Query)
 	r.Query.Del("after_id")
 	return t.walkCursor(r, items, limit, false)
 }
@@ -27,7 +27,7 @@ func (t *T) WalkCursor(r Request, items string, limit int) []gjson.Result {
 // after page with before_id set to the previous page's first_id, under the same rules as
 // WalkCursor. It returns every item in list order, the earliest page first.
 func (t *T) WalkCursorBackward(r Request, items string, limit int) []gjson.Result {
-	r.Query = cloneQuery(r.Query)
+	r.Query = CloneQuery(r.Query)
 	return t.walkCursor(r, items, limit, true)
 }
 
@@ -67,7 +67,7 @@ func (t *T) walkCursor(r Request, items string, limit int, backward bool) []gjso
 // most limit items, must not be empty while next_page is set (gaps §3), and where the page also
 // says has_more, it must agree with next_page. It returns every item in order.
 func (t *T) WalkPages(r Request, limit int) []gjson.Result {
-	r.Query = cloneQuery(r.Query)
+	r.Query = CloneQuery(r.Query)
 	if limit > 0 {
 		r.Query.Set("limit", strconv.Itoa(limit))
 	}
@@ -94,8 +94,8 @@ func (t *T) WalkPages(r Request, limit int) []gjson.Result {
 	return nil
 }
 
-// cloneQuery copies a query, so that walking does not change the caller's.
-func cloneQuery(q url.Values) url.Values {
+// CloneQuery copies a query, so that walking does not change the caller's.
+func CloneQuery(q url.Values) url.Values {
 	out := url.Values{}
 	for k, v := range q {
 		out[k] = append([]string(nil), v...)
@@ -103,8 +103,8 @@ func cloneQuery(q url.Values) url.Values {
 	return out
 }
 
-// idsOf returns the "id" of each item, in order.
-func idsOf(items []gjson.Result) []string {
+// IDsOf returns the "id" of each item, in order.
+func IDsOf(items []gjson.Result) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = it.Get("id").String()

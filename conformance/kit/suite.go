@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func RunSuite(t ginkgo.GinkgoTestingT, stdout *os.File, getenv func(string) stri
 	registerSpecs()
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	if !colourWanted(stdout, getenv) {
+	if !ColourWanted(stdout, getenv) {
 		reporterConfig.NoColor = true
 	}
 	ctx := context.Background()
@@ -59,6 +59,9 @@ func RunSuite(t ginkgo.GinkgoTestingT, stdout *os.File, getenv func(string) stri
 	}
 	return run, nil
 }
+
+// LastRun is the run RunSuite started in this process, nil before it.
+func LastRun() *Run { return run }
 
 var (
 	run    *Run
@@ -189,12 +192,12 @@ func outcomeOf(sr types.SpecReport) (outcome, msg string) {
 	case sr.State == types.SpecStatePassed:
 		return Passed, ""
 	case sr.State.Is(types.SpecStateSkipped | types.SpecStatePending):
-		if cat := category(msg, false); cat != Passed {
+		if cat := Category(msg, false); cat != Passed {
 			return cat, msg
 		}
 		return Disabled, notSelected
 	case sr.State == types.SpecStateFailed:
-		return category(msg, true), msg
+		return Category(msg, true), msg
 	}
 	return Error, fmt.Sprintf("%s: %s", sr.State, msg)
 }

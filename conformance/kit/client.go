@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"bytes"
@@ -117,13 +117,13 @@ type Client struct {
 	BaseURL string
 	Config  Config
 	HTTP    *http.Client
-	// progress, when not nil, is told every progressEvery that a request is still unanswered, so
+	// progress, when not nil, is told every ProgressEvery that a request is still unanswered, so
 	// that a target that accepts connections and never answers is not a minute of silence.
 	progress io.Writer
 }
 
-// progressEvery is how often a request still waiting for its answer is said to be.
-var progressEvery = 10 * time.Second
+// ProgressEvery is how often a request still waiting for its answer is said to be.
+var ProgressEvery = 10 * time.Second
 
 // NoAnswerError is a request the target did not answer within the configured timeout.
 type NoAnswerError struct {
@@ -143,7 +143,7 @@ func (cl *Client) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-// waiting prints, every progressEvery until the returned stop is called, that req is unanswered.
+// waiting prints, every ProgressEvery until the returned stop is called, that req is unanswered.
 func (cl *Client) waiting(req *http.Request) (stop func()) {
 	if cl.progress == nil {
 		return func() {}
@@ -151,7 +151,7 @@ func (cl *Client) waiting(req *http.Request) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(progressEvery)
+		tick := time.NewTicker(ProgressEvery)
 		defer tick.Stop()
 		start := time.Now()
 		for {

@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"bytes"
@@ -11,25 +11,25 @@ import (
 
 // The suite's own reading of event streams, written from the rules a client follows and
 // independent of the fake's emitter: a bug the fake's emitter shared with a parser of its own
-// would otherwise pass on both sides. readEventStream is the WHATWG HTML "server-sent events"
-// interpretation of a text/event-stream body; accumulateMessage and accumulateCompletion are what
+// would otherwise pass on both sides. ReadEventStream is the WHATWG HTML "server-sent events"
+// interpretation of a text/event-stream body; AccumulateMessage and AccumulateCompletion are what
 // the official SDKs make of the events of a streamed Create a Message and a streamed legacy
 // completion (EXTENSIONS.md, "Reading event streams"), with the order of gaps §4 held on the way.
 
-// sseEvent is one dispatched server-sent event: its type (the last `event:` field, "message"
+// SSEEvent is one dispatched server-sent event: its type (the last `event:` field, "message"
 // when there was none) and its data (the `data:` fields joined with \n).
-type sseEvent struct {
+type SSEEvent struct {
 	Name string
 	Data []byte
 }
 
-// readEventStream splits body into the events a browser's EventSource would dispatch. Lines end
+// ReadEventStream splits body into the events a browser's EventSource would dispatch. Lines end
 // in CRLF, LF or CR; one leading byte-order mark is skipped; a line starting with a colon is a
 // comment; a field's value loses one leading space; `data` fields accumulate, joined with \n;
 // `id`, `retry` and unknown fields are ignored; a blank line dispatches the event, unless it has
 // no data. What follows the last blank line is not dispatched (the standard discards it, as the
 // SDKs do); incomplete reports whether that tail held data: an event a client never sees.
-func readEventStream(body []byte) (events []sseEvent, incomplete bool) {
+func ReadEventStream(body []byte) (events []SSEEvent, incomplete bool) {
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	var name string
 	var data bytes.Buffer
@@ -49,7 +49,7 @@ func readEventStream(body []byte) (events []sseEvent, incomplete bool) {
 		switch {
 		case len(line) == 0:
 			if hasData {
-				ev := sseEvent{Name: name, Data: bytes.Clone(bytes.TrimSuffix(data.Bytes(), []byte("\n")))}
+				ev := SSEEvent{Name: name, Data: bytes.Clone(bytes.TrimSuffix(data.Bytes(), []byte("\n")))}
 				if ev.Name == "" {
 					ev.Name = "message"
 				}
@@ -75,16 +75,16 @@ func readEventStream(body []byte) (events []sseEvent, incomplete bool) {
 	return events, hasData
 }
 
-// A streamError is an `error` event of a stream: the platform failed after the headers were
+// A StreamError is an `error` event of a stream: the platform failed after the headers were
 // sent. Envelope is its data, the error envelope of an answer that was not streamed.
-type streamError struct{ Envelope []byte }
+type StreamError struct{ Envelope []byte }
 
-func (e *streamError) Error() string {
+func (e *StreamError) Error() string {
 	return "the stream carried an error event: " + string(e.Envelope)
 }
 
-// decodeObject decodes a JSON object, numbers kept as json.Number so that they compare exactly.
-func decodeObject(raw []byte) (map[string]any, error) {
+// DecodeObject decodes a JSON object, numbers kept as json.Number so that they compare exactly.
+func DecodeObject(raw []byte) (map[string]any, error) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var v any
@@ -101,8 +101,8 @@ func decodeObject(raw []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// streamedMessage is what a client makes of the events of a streamed Create a Message.
-type streamedMessage struct {
+// StreamedMessage is what a client makes of the events of a streamed Create a Message.
+type StreamedMessage struct {
 	Start   map[string]any // the message of message_start, as it came
 	Message map[string]any // the message the events accumulate to
 	// Interleaved describes the first block that started while another was open, "" when none
@@ -117,9 +117,9 @@ type openBlock struct {
 	grown strings.Builder
 }
 
-// accumulateMessage rebuilds the message a streamed Create a Message delivered, as the SDKs'
+// AccumulateMessage rebuilds the message a streamed Create a Message delivered, as the SDKs'
 // accumulators do, and returns the first departure from the grammar of gaps §4 as an error:
-//   - `ping` is skipped anywhere, an `error` event ends the stream (a *streamError), an event of
+//   - `ping` is skipped anywhere, an `error` event ends the stream (a *StreamError), an event of
 //     a type it does not know is ignored (clients must ignore new event types);
 //   - every other event's data is a JSON object whose "type" is the event's name;
 //   - message_start comes first, once, with empty content; its message is the base, usage included;
@@ -136,8 +136,8 @@ type openBlock struct {
 //     of its usage replaces the message's (cumulative totals; message_start keeps the others);
 //   - message_stop, after message_delta, ends the message: no event but ping may follow, and a
 //     stream without it is incomplete.
-func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
-	var out streamedMessage
+func AccumulateMessage(events []SSEEvent) (*StreamedMessage, error) {
+	var out StreamedMessage
 	var msg map[string]any
 	var content []any
 	open := map[int]*openBlock{}
@@ -147,13 +147,13 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 		case "ping":
 			continue
 		case "error":
-			return &out, &streamError{Envelope: ev.Data}
+			return &out, &StreamError{Envelope: ev.Data}
 		case "message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop":
 		default:
 			continue
 		}
 		where := fmt.Sprintf("event %d (%s)", i, ev.Name)
-		d, err := decodeObject(ev.Data)
+		d, err := DecodeObject(ev.Data)
 		if err != nil {
 			return &out, fmt.Errorf("%s: its data is not a JSON object: %v: %s", where, err, ev.Data)
 		}
@@ -184,7 +184,7 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 			if c, ok := m["content"].([]any); !ok || len(c) != 0 {
 				return &out, fmt.Errorf("%s: the message starts with content %v; it must be empty", where, m["content"])
 			}
-			start, _ := decodeObject(mustMarshal(m))
+			start, _ := DecodeObject(MustMarshal(m))
 			out.Start, msg, content = start, m, []any{}
 		case "content_block_start":
 			if !hasIndex {
@@ -227,16 +227,16 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 			field, piece := "", ""
 			switch delta["type"] {
 			case "text_delta":
-				field, piece = "text", stringOf(delta["text"])
+				field, piece = "text", StringOf(delta["text"])
 			case "thinking_delta":
-				field, piece = "thinking", stringOf(delta["thinking"])
+				field, piece = "thinking", StringOf(delta["thinking"])
 			case "input_json_delta":
-				field, piece = "input", stringOf(delta["partial_json"])
+				field, piece = "input", StringOf(delta["partial_json"])
 			case "signature_delta":
 				if cb["type"] != "thinking" {
 					return &out, fmt.Errorf("%s: a signature_delta for a %v block", where, cb["type"])
 				}
-				cb["signature"] = stringOf(cb["signature"]) + stringOf(delta["signature"])
+				cb["signature"] = StringOf(cb["signature"]) + StringOf(delta["signature"])
 				continue
 			case "citations_delta":
 				if cb["type"] != "text" {
@@ -253,7 +253,7 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 			}
 			if ob.field == "" {
 				if field != "input" {
-					ob.grown.WriteString(stringOf(cb[field]))
+					ob.grown.WriteString(StringOf(cb[field]))
 				}
 				ob.field = field
 			} else if ob.field != field {
@@ -269,7 +269,7 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 			switch ob.field {
 			case "":
 			case "input":
-				in, err := decodeObject([]byte(ob.grown.String()))
+				in, err := DecodeObject([]byte(ob.grown.String()))
 				if err != nil {
 					return &out, fmt.Errorf("%s: the partial_json pieces of block %d do not make a JSON object: %v: %s", where, index, err, ob.grown.String())
 				}
@@ -322,22 +322,22 @@ func accumulateMessage(events []sseEvent) (*streamedMessage, error) {
 	return &out, nil
 }
 
-// accumulateCompletion joins the pieces of a streamed legacy completion (gaps §5), as a client
+// AccumulateCompletion joins the pieces of a streamed legacy completion (gaps §5), as a client
 // does: `completion` events carry pieces of the text, `ping` is skipped, an `error` event ends
-// the stream (a *streamError), other events are ignored. It returns the completion with the
+// the stream (a *StreamError), other events are ignored. It returns the completion with the
 // joined text and the fields of its last piece, and the data of each piece in order; a piece
 // whose data is not a JSON object of type completion is an error.
-func accumulateCompletion(events []sseEvent) (completion map[string]any, pieces []map[string]any, err error) {
+func AccumulateCompletion(events []SSEEvent) (completion map[string]any, pieces []map[string]any, err error) {
 	var text strings.Builder
 	for i, ev := range events {
 		switch ev.Name {
 		case "completion":
 		case "error":
-			return completion, pieces, &streamError{Envelope: ev.Data}
+			return completion, pieces, &StreamError{Envelope: ev.Data}
 		default:
 			continue
 		}
-		d, err := decodeObject(ev.Data)
+		d, err := DecodeObject(ev.Data)
 		if err != nil {
 			return completion, pieces, fmt.Errorf("event %d (completion): its data is not a JSON object: %v: %s", i, err, ev.Data)
 		}
@@ -345,7 +345,7 @@ func accumulateCompletion(events []sseEvent) (completion map[string]any, pieces 
 			return completion, pieces, fmt.Errorf("event %d (completion): its data carries type %v, not the event's name", i, d["type"])
 		}
 		pieces = append(pieces, d)
-		text.WriteString(stringOf(d["completion"]))
+		text.WriteString(StringOf(d["completion"]))
 		completion = d
 	}
 	if completion != nil {
@@ -364,9 +364,9 @@ func openList(open map[int]*openBlock) string {
 	return "blocks " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(idx)), ", "), "[]") + " are"
 }
 
-func stringOf(v any) string { s, _ := v.(string); return s }
+func StringOf(v any) string { s, _ := v.(string); return s }
 
-func mustMarshal(v any) []byte {
+func MustMarshal(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }

@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type Target struct {
 	close      func()
 	// enqueue, when set, supplies work as CONFORMANCE_WORK_ENQUEUE would: the repository's own
 	// tests use it to run the work checks against a deployment without a shell command.
-	enqueue func(ctx context.Context, env string) (string, error)
+	EnqueueFunc func(ctx context.Context, env string) (string, error)
 	// requestIDs maps each request-id answered in this run to the request it answered (seen.go).
 	requestIDs sync.Map
 }

@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"bytes"
@@ -26,22 +26,22 @@ type Bug struct {
 	Want  string                          // a phrase of the check's failure against it ("" for any failure)
 }
 
-// inRequests is the bug of a target that reads part of what it is sent wrongly: the JSON body of
+// InRequests is the bug of a target that reads part of what it is sent wrongly: the JSON body of
 // every request of the method to the path passes through edit before the target reads it.
-func inRequests(method, path string, edit func(body map[string]any)) func(http.Handler) http.Handler {
+func InRequests(method, path string, edit func(body map[string]any)) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler { return editRequests(h, method, path, edit) }
 }
 
-// inAnswers is the bug of a target that answers something other than it should: every answer to
+// InAnswers is the bug of a target that answers something other than it should: every answer to
 // a request match accepts passes through edit (which may change the headers, and returns the
 // body) before the suite reads it.
-func inAnswers(match func(*http.Request) bool, edit func(r *http.Request, status int, header http.Header, body []byte) []byte) func(http.Handler) http.Handler {
-	return func(h http.Handler) http.Handler { return editAnswers(h, match, edit) }
+func InAnswers(match func(*http.Request) bool, edit func(r *http.Request, status int, header http.Header, body []byte) []byte) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler { return EditAnswers(h, match, edit) }
 }
 
-// inOKAnswers is inAnswers for the JSON object of 2xx answers, edited in place by f.
-func inOKAnswers(match func(*http.Request) bool, f func(r *http.Request, m map[string]any)) func(http.Handler) http.Handler {
-	return inAnswers(match, okBodies(func(r *http.Request, b []byte) []byte {
+// InOKAnswers is InAnswers for the JSON object of 2xx answers, edited in place by f.
+func InOKAnswers(match func(*http.Request) bool, f func(r *http.Request, m map[string]any)) func(http.Handler) http.Handler {
+	return InAnswers(match, OKBodies(func(r *http.Request, b []byte) []byte {
 		var m map[string]any
 		if json.Unmarshal(b, &m) != nil {
 			return b
@@ -52,8 +52,8 @@ func inOKAnswers(match func(*http.Request) bool, f func(r *http.Request, m map[s
 	}))
 }
 
-// both is the target with the defects of a and then b: one bug that shows on two routes.
-func both(a, b func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+// Both is the target with the defects of a and then b: one bug that shows on two routes.
+func Both(a, b func(http.Handler) http.Handler) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler { return b(a(h)) }
 }
 
@@ -73,9 +73,9 @@ func editRequests(h http.Handler, method, path string, edit func(body map[string
 	})
 }
 
-// editAnswers serves h, but lets edit change the headers and the body of every answer to a
+// EditAnswers serves h, but lets edit change the headers and the body of every answer to a
 // request that match accepts: a target that answers something other than what it did.
-func editAnswers(h http.Handler, match func(*http.Request) bool, edit func(r *http.Request, status int, header http.Header, body []byte) []byte) http.Handler {
+func EditAnswers(h http.Handler, match func(*http.Request) bool, edit func(r *http.Request, status int, header http.Header, body []byte) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !match(r) {
 			h.ServeHTTP(w, r)
@@ -93,8 +93,8 @@ func editAnswers(h http.Handler, match func(*http.Request) bool, edit func(r *ht
 	})
 }
 
-// okBodies edits only the body of a 2xx answer.
-func okBodies(edit func(r *http.Request, body []byte) []byte) func(*http.Request, int, http.Header, []byte) []byte {
+// OKBodies edits only the body of a 2xx answer.
+func OKBodies(edit func(r *http.Request, body []byte) []byte) func(*http.Request, int, http.Header, []byte) []byte {
 	return func(r *http.Request, status int, _ http.Header, body []byte) []byte {
 		if status/100 != 2 {
 			return body
@@ -103,15 +103,15 @@ func okBodies(edit func(r *http.Request, body []byte) []byte) func(*http.Request
 	}
 }
 
-// on matches requests of the method whose path matches the pattern.
-func on(method, pattern string) func(*http.Request) bool {
+// On matches requests of the method whose path matches the pattern.
+func On(method, pattern string) func(*http.Request) bool {
 	re := regexp.MustCompile(pattern)
 	return func(r *http.Request) bool { return r.Method == method && re.MatchString(r.URL.Path) }
 }
 
-// editJSON decodes the JSON object of a 2xx answer, lets f change it and encodes it again.
-func editJSON(f func(m map[string]any)) func(*http.Request, int, http.Header, []byte) []byte {
-	return okBodies(func(_ *http.Request, b []byte) []byte {
+// EditJSON decodes the JSON object of a 2xx answer, lets f change it and encodes it again.
+func EditJSON(f func(m map[string]any)) func(*http.Request, int, http.Header, []byte) []byte {
+	return OKBodies(func(_ *http.Request, b []byte) []byte {
 		var m map[string]any
 		if json.Unmarshal(b, &m) != nil {
 			return b
@@ -122,13 +122,13 @@ func editJSON(f func(m map[string]any)) func(*http.Request, int, http.Header, []
 	})
 }
 
-// messagesOf returns the messages of a Create a Message body.
-func messagesOf(body map[string]any) []any {
+// MessagesOf returns the messages of a Create a Message body.
+func MessagesOf(body map[string]any) []any {
 	msgs, _ := body["messages"].([]any)
 	return msgs
 }
 
-func roleOf(m any) string {
+func RoleOf(m any) string {
 	turn, _ := m.(map[string]any)
 	role, _ := turn["role"].(string)
 	return role
@@ -137,18 +137,18 @@ func roleOf(m any) string {
 // Generic defects, for the declarations of many checks. A path names a field of a JSON answer
 // with dots; "*" steps into every element of an array ("data.*.display_name").
 
-// dropsField is the bug of a target whose 2xx answers to requests match accepts lack the field.
-func dropsField(match func(*http.Request) bool, path string) func(http.Handler) http.Handler {
-	return inOKAnswers(match, func(_ *http.Request, m map[string]any) {
-		atPath(m, strings.Split(path, "."), func(parent map[string]any, key string) { delete(parent, key) })
+// DropsField is the bug of a target whose 2xx answers to requests match accepts lack the field.
+func DropsField(match func(*http.Request) bool, path string) func(http.Handler) http.Handler {
+	return InOKAnswers(match, func(_ *http.Request, m map[string]any) {
+		AtPath(m, strings.Split(path, "."), func(parent map[string]any, key string) { delete(parent, key) })
 	})
 }
 
-// setsField is the bug of a target whose 2xx answers to requests match accepts carry value at path
+// SetsField is the bug of a target whose 2xx answers to requests match accepts carry value at path
 // (only where the field exists: a bug changes what is there, it does not invent a shape).
-func setsField(match func(*http.Request) bool, path string, value any) func(http.Handler) http.Handler {
-	return inOKAnswers(match, func(_ *http.Request, m map[string]any) {
-		atPath(m, strings.Split(path, "."), func(parent map[string]any, key string) {
+func SetsField(match func(*http.Request) bool, path string, value any) func(http.Handler) http.Handler {
+	return InOKAnswers(match, func(_ *http.Request, m map[string]any) {
+		AtPath(m, strings.Split(path, "."), func(parent map[string]any, key string) {
 			if _, ok := parent[key]; ok {
 				parent[key] = value
 			}
@@ -156,8 +156,8 @@ func setsField(match func(*http.Request) bool, path string, value any) func(http
 	})
 }
 
-// atPath calls f with the object holding the last key of path, for every object path reaches.
-func atPath(v any, path []string, f func(parent map[string]any, key string)) {
+// AtPath calls f with the object holding the last key of path, for every object path reaches.
+func AtPath(v any, path []string, f func(parent map[string]any, key string)) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(path) == 1 {
@@ -167,22 +167,22 @@ func atPath(v any, path []string, f func(parent map[string]any, key string)) {
 		if path[0] == "*" {
 			return
 		}
-		atPath(x[path[0]], path[1:], f)
+		AtPath(x[path[0]], path[1:], f)
 	case []any:
 		if path[0] != "*" {
 			return
 		}
 		for _, e := range x {
 			if len(path) > 1 {
-				atPath(e, path[1:], f)
+				AtPath(e, path[1:], f)
 			}
 		}
 	}
 }
 
-// answersStatus is the bug of a target that answers status to requests match accepts, with the
+// AnswersStatus is the bug of a target that answers status to requests match accepts, with the
 // body and headers it would have sent with its own status (when its own status is from).
-func answersStatus(match func(*http.Request) bool, from, status int) func(http.Handler) http.Handler {
+func AnswersStatus(match func(*http.Request) bool, from, status int) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !match(r) {
@@ -194,13 +194,13 @@ func answersStatus(match func(*http.Request) bool, from, status int) func(http.H
 			if rec.Code == from {
 				rec.Code = status
 			}
-			copyAnswer(w, rec)
+			CopyAnswer(w, rec)
 		})
 	}
 }
 
-// ignoresQuery is the bug of a target that ignores a query parameter of requests match accepts.
-func ignoresQuery(match func(*http.Request) bool, param string) func(http.Handler) http.Handler {
+// IgnoresQuery is the bug of a target that ignores a query parameter of requests match accepts.
+func IgnoresQuery(match func(*http.Request) bool, param string) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if match(r) {
@@ -213,15 +213,15 @@ func ignoresQuery(match func(*http.Request) bool, param string) func(http.Handle
 	}
 }
 
-// ignoresField is the bug of a target that ignores a top-level field of the JSON body of
+// IgnoresField is the bug of a target that ignores a top-level field of the JSON body of
 // requests of the method to the path.
-func ignoresField(method, path, field string) func(http.Handler) http.Handler {
-	return inRequests(method, path, func(b map[string]any) { delete(b, field) })
+func IgnoresField(method, path, field string) func(http.Handler) http.Handler {
+	return InRequests(method, path, func(b map[string]any) { delete(b, field) })
 }
 
-// dropsHeader is the bug of a target whose answers to requests match accepts lack the header.
-func dropsHeader(match func(*http.Request) bool, header string) func(http.Handler) http.Handler {
-	return inAnswers(match, func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
+// DropsHeader is the bug of a target whose answers to requests match accepts lack the header.
+func DropsHeader(match func(*http.Request) bool, header string) func(http.Handler) http.Handler {
+	return InAnswers(match, func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
 		h.Del(header)
 		return body
 	})

@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import "github.com/platformkit/platformkit/fake"
 
@@ -37,10 +37,10 @@ const (
 	V20261021 Label = "api-2026-10-21"
 )
 
-// versionLabels maps each version label to the version it names.
-var versionLabels = map[Label]string{V20230601: fake.APIVersion, V20261021: fake.APIVersion20261021}
+// VersionLabels maps each version label to the version it names.
+var VersionLabels = map[Label]string{V20230601: fake.APIVersion, V20261021: fake.APIVersion20261021}
 
 // Areas lists the area labels.
 var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels}
 
-var qualifiers = []Label{Destructive, Extension, FakeOnly, V20230601, V20261021}
+var Qualifiers = []Label{Destructive, Extension, FakeOnly, V20230601, V20261021}

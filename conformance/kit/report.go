@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"encoding/json"
@@ -165,7 +165,7 @@ type junitTotals struct {
 	Time     float64 `xml:"time,attr"`
 }
 
-type junitSuites struct {
+type JUnitSuites struct {
 	XMLName xml.Name `xml:"testsuites"`
 	Name    string   `xml:"name,attr"`
 	junitTotals
@@ -250,7 +250,7 @@ func (r *Run) JUnit() ([]byte, error) {
 		}
 		set.Cases = append(set.Cases, jc)
 	}
-	doc := junitSuites{Name: suiteName, junitTotals: set.junitTotals, Suites: []junitSet{set}}
+	doc := JUnitSuites{Name: suiteName, junitTotals: set.junitTotals, Suites: []junitSet{set}}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, err
@@ -277,8 +277,8 @@ func firstLine(s string) string {
 	return s
 }
 
-// resultsDocument is the JSON results file.
-type resultsDocument struct {
+// ResultsDocument is the JSON results file.
+type ResultsDocument struct {
 	Target     string    `json:"target"`
 	TargetKind string    `json:"target_kind"`
 	Run        runConfig `json:"run"`
@@ -296,7 +296,7 @@ type resultsDocument struct {
 // its clause, labels, outcome, duration, message and failing exchange.
 func (r *Run) JSON() ([]byte, error) {
 	c := r.Counts()
-	doc := resultsDocument{
+	doc := ResultsDocument{
 		Target: r.targetURL(), TargetKind: r.targetKind(), Run: r.runConfig(), Started: r.Started.UTC().Format(time.RFC3339),
 		Seconds: r.Elapsed.Seconds(), Summary: r.Summary(), Strict: r.Strict(),
 		Counts:   c,

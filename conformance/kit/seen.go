@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"fmt"
@@ -45,9 +45,9 @@ func namespaceOf(r *Request) string {
 	return r.Header.Get("Fake-Namespace")
 }
 
-// refusalWithoutDetails returns a description of the violation when body, a message or a stream
+// RefusalWithoutDetails returns a description of the violation when body, a message or a stream
 // of message events, stopped with a refusal whose stop_details is not a refusal record.
-func refusalWithoutDetails(contentType string, body []byte) string {
+func RefusalWithoutDetails(contentType string, body []byte) string {
 	check := func(where string, m gjson.Result) string {
 		if m.Get("stop_reason").String() != "refusal" {
 			return ""
@@ -58,7 +58,7 @@ func refusalWithoutDetails(contentType string, body []byte) string {
 		return ""
 	}
 	if strings.HasPrefix(contentType, "text/event-stream") {
-		evs, _ := readEventStream(body)
+		evs, _ := ReadEventStream(body)
 		for _, ev := range evs {
 			if ev.Name == "message_delta" {
 				if msg := check("the message_delta event", gjson.ParseBytes(ev.Data).Get("delta")); msg != "" {
@@ -74,9 +74,9 @@ func refusalWithoutDetails(contentType string, body []byte) string {
 	return ""
 }
 
-// retryAfterMissing returns a description of the violation when a 429 or 529 answer does not
+// RetryAfterMissing returns a description of the violation when a 429 or 529 answer does not
 // carry retry-after as a whole number of seconds.
-func retryAfterMissing(status int, h http.Header) string {
+func RetryAfterMissing(status int, h http.Header) string {
 	if status != http.StatusTooManyRequests && status != 529 {
 		return ""
 	}
@@ -100,11 +100,11 @@ func (t *T) checkEveryResponse(resp *Response) {
 	if msg := t.Target.noteRequestID(resp); msg != "" {
 		t.fail(msg + "\n" + resp.String())
 	}
-	if msg := retryAfterMissing(resp.Status, resp.Header); msg != "" {
+	if msg := RetryAfterMissing(resp.Status, resp.Header); msg != "" {
 		t.fail(msg + "\n" + resp.String())
 	}
 	if resp.Status/100 == 2 {
-		if msg := refusalWithoutDetails(resp.Header.Get("Content-Type"), resp.Body); msg != "" {
+		if msg := RefusalWithoutDetails(resp.Header.Get("Content-Type"), resp.Body); msg != "" {
 			t.fail(msg + "\n" + resp.String())
 		}
 	}

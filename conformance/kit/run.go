@@ -1,11 +1,9 @@
-package conformance
+package kit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,15 +16,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fake"
-)
-
-// Outcomes of a check, as the summary and the reports count them.
-const (
-	Passed      = "passed"
-	Failed      = "failed"
-	Unsupported = "unsupported" // the target answered validly that it does not do this
-	Disabled    = "disabled"    // turned off by configuration (or not selected)
-	Error       = "error"       // the suite itself broke
 )
 
 // Run is one run of the suite against a target, from the preflight to the reports. The ginkgo
@@ -105,25 +94,6 @@ type credential struct {
 	// only its environment's work, whose ID the suite does not know), so 403 means "known here";
 	// only 401 is a rejection.
 	outsideScope bool
-}
-
-// interfaces names, by the variable of its credential, what an unset credential leaves unchecked.
-var interfaces = map[string]string{
-	"CONFORMANCE_API_KEY":              "the API key's interfaces (models, messages, memory, work)",
-	"CONFORMANCE_ADMIN_API_KEY":        "the Admin API",
-	"CONFORMANCE_COMPLIANCE_API_KEY":   "the Compliance API",
-	"CONFORMANCE_BEARER_TOKEN":         "MCP tunnels (a workload-identity token)",
-	"CONFORMANCE_ENVIRONMENT_KEY":      "an environment's work queue (an environment key)",
-	"CONFORMANCE_API_KEY_2":            "tenancy, with a second organization's API key",
-	"CONFORMANCE_ADMIN_API_KEY_2":      "tenancy, with a second organization's admin key",
-	"CONFORMANCE_COMPLIANCE_API_KEY_2": "tenancy, with a second organization's compliance key",
-	"CONFORMANCE_BEARER_TOKEN_2":       "tenancy, with a second organization's workload-identity token",
-}
-
-// notSet is the one line of every check that needs the credential set by variable name, which
-// is not set: the same line for each, so that the summary counts them under one.
-func notSet(name string) string {
-	return fmt.Sprintf("%s is not set: export it to run the checks of %s", name, interfaces[name])
 }
 
 func credentials(cfg Config) []credential {
@@ -303,25 +273,6 @@ func errorLine(resp *Response) string {
 	return fmt.Sprintf("%d (not an error envelope): %s", resp.Status, truncate(resp.Body, 200))
 }
 
-// transportCause is the part of a transport error an operator acts on: "connection refused",
-// "lookup api.example: no such host", not the Go call that failed.
-func transportCause(err error) error {
-	var dns *net.DNSError
-	var sys *os.SyscallError
-	var ue *url.Error
-	switch {
-	case errors.As(err, &dns):
-		return dns
-	case errors.As(err, &sys):
-		return sys.Err
-	case errors.As(err, &ue) && ue.Timeout():
-		return errors.New("no answer in time")
-	case errors.As(err, &ue):
-		return ue.Err
-	}
-	return err
-}
-
 // setSecrets makes Redact and the reproducers' shell words replace the credentials of cfg.
 func (r *Run) setSecrets(cfg Config) {
 	// Longest first: a replacer tries its pairs in order, and one credential may contain another
@@ -359,7 +310,7 @@ var tunnelToken = regexp.MustCompile(`("tunnel_token"\s*:\s*")(?:[^"\\]|\\.)*"`)
 // Add records how a check ended. msg is its failure or skip message (outcome prefix included or
 // not); recent are its last exchanges, of which the report shows the one the message names.
 func (r *Run) Add(c Check, outcome, msg string, d time.Duration, recent []*Response, cleanupFailures []string) {
-	for _, p := range []string{prefixUnsupported, prefixDisabled} {
+	for _, p := range []string{PrefixUnsupported, PrefixDisabled} {
 		msg = strings.TrimPrefix(msg, p)
 	}
 	res := Result{
@@ -373,7 +324,7 @@ func (r *Run) Add(c Check, outcome, msg string, d time.Duration, recent []*Respo
 		// A suite error (the target did not answer) has no answer of its own: show one only
 		// when the message quotes it.
 		if x := failedExchange(recent, msg, outcome == Failed); x != nil {
-			res.Exchange = &Exchange{Request: r.Redact(requestText(x)), Response: r.Redact(responseText(x)), Curl: r.curl(x)}
+			res.Exchange = &Exchange{Request: r.Redact(requestText(x)), Response: r.Redact(responseText(x)), Curl: r.Curl(x)}
 		}
 	}
 	for _, f := range cleanupFailures {
@@ -580,9 +531,9 @@ func isNotSet(msg string) bool {
 	return false
 }
 
-// colourWanted reports whether output to f may carry ANSI colour: only on a terminal, and never when
+// ColourWanted reports whether output to f may carry ANSI colour: only on a terminal, and never when
 // NO_COLOR is set to anything (no-color.org).
-func colourWanted(f *os.File, getenv func(string) string) bool {
+func ColourWanted(f *os.File, getenv func(string) string) bool {
 	if getenv("NO_COLOR") != "" {
 		return false
 	}

@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"encoding/json"
@@ -11,12 +11,12 @@ import (
 )
 
 // readResults reads a results file (ResultsFile) of an earlier run.
-func readResults(file string) (*resultsDocument, error) {
+func readResults(file string) (*ResultsDocument, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	var doc resultsDocument
+	var doc ResultsDocument
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s is not a conformance results file: %v", file, err)
 	}

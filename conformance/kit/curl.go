@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"net/http"
@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// curl writes the request of x as a curl command an operator can paste into a shell to send it
+// Curl writes the request of x as a curl command an operator can paste into a shell to send it
 // again: the method, the URL, every header the suite set and the body. Credentials become
 // references to their variables, so the command can be shared and works once they are exported;
 // a tunnel_token in the body is redacted, as in every report.
-func (r *Run) curl(x *Response) string {
+func (r *Run) Curl(x *Response) string {
 	var b strings.Builder
 	b.WriteString("curl -sS -i")
 	if x.sent.Method != http.MethodGet {

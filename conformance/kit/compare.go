@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"flag"
@@ -26,7 +26,7 @@ func Compare(files []string, selectedOnly bool) (page string, differ bool, err e
 	if len(files) < 2 {
 		return "", false, fmt.Errorf("compare needs two or more results files, got %d", len(files))
 	}
-	runs := make([]*resultsDocument, len(files))
+	runs := make([]*ResultsDocument, len(files))
 	outcomes := map[string][]string{} // check ID: its outcome in each run, as shown
 	clause := map[string]string{}
 	skipped := map[string]bool{} // checks some run did not select

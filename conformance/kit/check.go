@@ -1,4 +1,4 @@
-package conformance
+package kit
 
 import (
 	"context"
@@ -48,9 +48,9 @@ func (c Check) Has(l Label) bool { return slices.Contains(c.Labels, l) }
 // Outcome prefixes. A check that does not pass or fail ends with one of these messages, and the
 // suite's summary counts them apart, as the Kubernetes and OCI conformance suites do.
 const (
-	prefixUnsupported = "unsupported: " // the target answered validly that it does not do this
-	prefixDisabled    = "disabled: "    // turned off by configuration
-	prefixSuiteError  = "suite error: " // the suite itself broke (network, cleanup of its own setup)
+	PrefixUnsupported = "unsupported: " // the target answered validly that it does not do this
+	PrefixDisabled    = "disabled: "    // turned off by configuration
+	PrefixSuiteError  = "suite error: " // the suite itself broke (network, cleanup of its own setup)
 )
 
 // T is what a check runs with: gomega assertions (failures end the check), a client for the
@@ -91,7 +91,7 @@ func (t *T) Do(r Request) *Response {
 	}
 	resp, err := t.Target.Client.Do(t.ctx, &r)
 	if err != nil {
-		t.fail(prefixSuiteError + fmt.Sprintf("%s %s: %v", r.Method, r.Path, err))
+		t.fail(PrefixSuiteError + fmt.Sprintf("%s %s: %v", r.Method, r.Path, err))
 		return nil
 	}
 	if len(t.recent) == keepExchanges {
@@ -137,7 +137,7 @@ func (t *T) ExpectError(resp *Response, status int, errType string) {
 // Control calls the fake's control API (fake-only checks). The body is JSON-encoded.
 func (t *T) Control(method, path string, body any) *Response {
 	if !t.Target.IsFake {
-		t.skip(prefixDisabled + "the target has no control API")
+		t.skip(PrefixDisabled + "the target has no control API")
 	}
 	return t.OK(Request{Area: Core, Method: method, Path: path, Body: body, As: NoCred, Header: http.Header{"vendor-version": {""}}})
 }
@@ -152,6 +152,15 @@ func (t *T) secret(c Cred) string {
 	return strings.TrimPrefix(v, "Bearer ")
 }
 
+// Context is the check's context: done when the suite stops the check (a timeout, an interrupt).
+func (t *T) Context() context.Context { return t.ctx }
+
+// SuiteErrorf ends the check as the suite's own error (not the target's failure): the suite
+// could not do what the check needs, such as wait for time to pass.
+func (t *T) SuiteErrorf(format string, args ...any) {
+	t.fail(PrefixSuiteError + fmt.Sprintf(format, args...))
+}
+
 // Failf ends the check as failed with the message.
 func (t *T) Failf(format string, args ...any) {
 	t.fail(fmt.Sprintf(format, args...))
@@ -159,7 +168,7 @@ func (t *T) Failf(format string, args ...any) {
 
 // Unsupported ends the check: the target answered validly that it does not do this.
 func (t *T) Unsupported(format string, args ...any) {
-	t.skip(prefixUnsupported + fmt.Sprintf(format, args...))
+	t.skip(PrefixUnsupported + fmt.Sprintf(format, args...))
 }
 
 // UnsupportedIfAbsent ends the check as unsupported when resp is the API saying that the route does
@@ -185,7 +194,7 @@ func (t *T) UnsupportedIfAbsent(resp *Response, format string, args ...any) {
 
 // Disabled ends the check: it cannot run with this configuration.
 func (t *T) Disabled(format string, args ...any) {
-	t.skip(prefixDisabled + fmt.Sprintf(format, args...))
+	t.skip(PrefixDisabled + fmt.Sprintf(format, args...))
 }
 
 // Need declares how many items of existing data the check inspects, and how many its title needs:
@@ -226,7 +235,7 @@ func (t *T) noteKind(resp *Response) {
 // fixtures, which the suite knows.
 func (t *T) finish(c Check) {
 	if !t.wrote && t.readList && !t.needed && !c.Has(FakeOnly) {
-		t.fail(prefixSuiteError + c.ID + " read only existing data but did not declare what it needed (T.Need), " +
+		t.fail(PrefixSuiteError + c.ID + " read only existing data but did not declare what it needed (T.Need), " +
 			"so it would pass against a target with nothing to inspect")
 	}
 }
@@ -268,13 +277,13 @@ func (t *T) runCleanups() {
 func gate(c Check, tg *Target) string {
 	switch {
 	case c.Has(FakeOnly) && !tg.IsFake:
-		return prefixDisabled + "needs the fake's control API"
+		return PrefixDisabled + "needs the fake's control API"
 	case c.Has(Destructive) && !tg.Config.Destructive && !tg.IsFake:
-		return prefixDisabled + "destructive; set CONFORMANCE_DESTRUCTIVE=1 to run it"
+		return PrefixDisabled + "destructive; set CONFORMANCE_DESTRUCTIVE=1 to run it"
 	}
-	for l, v := range versionLabels {
+	for l, v := range VersionLabels {
 		if c.Has(l) && tg.Config.APIVersion != v {
-			return prefixDisabled + fmt.Sprintf("runs only at API version %s; the suite sends %s (CONFORMANCE_API_VERSION=%s selects it)", v, tg.Config.APIVersion, v)
+			return PrefixDisabled + fmt.Sprintf("runs only at API version %s; the suite sends %s (CONFORMANCE_API_VERSION=%s selects it)", v, tg.Config.APIVersion, v)
 		}
 	}
 	return ""
@@ -307,7 +316,7 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 		o.CleanupFailures = t.CleanupFailures
 		if p := recover(); p != nil {
 			if _, ok := p.(stop); !ok {
-				o.Failures = append(o.Failures, prefixSuiteError+fmt.Sprint(p))
+				o.Failures = append(o.Failures, PrefixSuiteError+fmt.Sprint(p))
 			}
 		}
 	}()
@@ -392,14 +401,14 @@ const maxShownJSON = 2000
 
 func init() { format.RegisterCustomFormatter(formatJSON) }
 
-// category names how a check ended (an outcome of run.go), from its skip or failure message.
-func category(msg string, failed bool) string {
+// Category names how a check ended (an outcome of run.go), from its skip or failure message.
+func Category(msg string, failed bool) string {
 	switch {
-	case strings.HasPrefix(msg, prefixUnsupported):
+	case strings.HasPrefix(msg, PrefixUnsupported):
 		return Unsupported
-	case strings.HasPrefix(msg, prefixDisabled):
+	case strings.HasPrefix(msg, PrefixDisabled):
 		return Disabled
-	case strings.Contains(msg, prefixSuiteError):
+	case strings.Contains(msg, PrefixSuiteError):
 		return Error
 	case failed:
 		return Failed
