@@ -17,6 +17,11 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/platformkit/platformkit/conformance/kit"
+
+	// The areas, whose init functions register their checks with kit. Checks sorts them by ID,
+	// so the order here changes no list or report.
+	_ "github.com/platformkit/platformkit/conformance/core"
+	_ "github.com/platformkit/platformkit/conformance/models"
 )
 
 // The framework's types, under the names this package has always exported them by.

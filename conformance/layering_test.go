@@ -22,6 +22,8 @@ const module = "github.com/platformkit/platformkit"
 var areaImports = map[string][]string{
 	"kit":     {},
 	"certgen": {},
+	"core":    {},
+	"models":  {},
 }
 
 // faceUsers may import the public face, package conformance, outside tests: its commands and

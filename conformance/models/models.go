@@ -1,4 +1,7 @@
-package conformance
+// Package models holds the conformance checks of the Models API (spec 2.10, 4.5): the model list,
+// its order and pagination, and one model by ID. Its checks register with the framework (package
+// kit) from init; the public face, package conformance, imports it.
+package models
 
 import (
 	"net/http"
@@ -12,8 +15,6 @@ import (
 
 	"github.com/platformkit/platformkit/conformance/kit"
 )
-
-// Models (spec 2.10, 4.5).
 
 // walkModels pages through the whole list forwards with the given page size and returns the IDs.
 func walkModels(t *kit.T, limit int) []string {

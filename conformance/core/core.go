@@ -1,4 +1,9 @@
-package conformance
+// Package core holds the conformance checks of the API as a whole, whatever the interface: an
+// unknown route or method, an unsupported version, Retry-After on 429 and 529, and the fake's
+// control API (health, journal, namespaces, clock). The checks every interface repeats for one
+// of its own routes are kit.InterfaceChecks. Its checks register with the framework (package
+// kit) from init; the public face, package conformance, imports it.
+package core
 
 import (
 	"net/http"
