@@ -21,6 +21,7 @@ import (
 	// The areas, whose init functions register their checks with kit. Checks sorts them by ID,
 	// so the order here changes no list or report.
 	_ "github.com/platformkit/platformkit/conformance/core"
+	_ "github.com/platformkit/platformkit/conformance/messages"
 	_ "github.com/platformkit/platformkit/conformance/models"
 )
 

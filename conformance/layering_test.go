@@ -20,10 +20,11 @@ const module = "github.com/platformkit/platformkit"
 // one way (Go refuses a cycle); this package, the public face, imports kit and every area.
 // A new area is a new package under conformance/, added here with what it may import.
 var areaImports = map[string][]string{
-	"kit":     {},
-	"certgen": {},
-	"core":    {},
-	"models":  {},
+	"kit":      {},
+	"certgen":  {},
+	"core":     {},
+	"messages": {},
+	"models":   {},
 }
 
 // faceUsers may import the public face, package conformance, outside tests: its commands and

@@ -15,6 +15,8 @@ import (
 	"github.com/platformkit/platformkit/fake"
 
 	"github.com/platformkit/platformkit/conformance/kit"
+
+	"github.com/platformkit/platformkit/conformance/messages"
 )
 
 // atItsVersion makes tg's client send the API version of c's version label, if it has one.
@@ -159,7 +161,7 @@ func TestNeedMechanism(t *testing.T) {
 			func(o kit.Outcome) bool { return o.Passed() }},
 		{"reads no items", func(t *kit.T) { t.NoItemsNeeded(); t.OK(tunnels) }, func(o kit.Outcome) bool { return o.Passed() }},
 		{"writes, then reads", func(t *kit.T) {
-			t.OK(createReq(msgBody("assistant-opus-4-7")))
+			t.OK(messages.CreateRequest(messages.Body("assistant-opus-4-7")))
 			t.OK(tunnels)
 		}, func(o kit.Outcome) bool { return o.Passed() }},
 		{"reads no list", func(t *kit.T) {
@@ -194,7 +196,7 @@ func TestRateLimitHeadersCheck(t *testing.T) {
 		t.Errorf("against a deployment without the headers: %+v; want unsupported", o)
 	}
 	broken := kit.EditAnswers(fake.New(fake.WithRateLimits()), kit.On(http.MethodPost, "^/v1/messages$"), func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
-		for _, f := range rateLimitFamilies {
+		for _, f := range messages.RateLimitFamilies {
 			h.Set(f+"requests-remaining", h.Get(f+"requests-limit")+"0")
 		}
 		return b

@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/platformkit/platformkit/conformance/kit"
+
+	"github.com/platformkit/platformkit/conformance/messages"
 )
 
 // The rules that differ between API versions (EXTENSIONS.md, "API versions"). Each check carries
@@ -46,43 +48,43 @@ func init() {
 			Title: "at API version 2026-10-21, temperature (even at its default 1.0), top_p and top_k are each refused 400 invalid_request_error naming the field, on Messages and count_tokens",
 			Bug:   &kit.Bug{Says: "top_k is still taken at 2026-10-21", Want: "top_k", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "top_k")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := messages.PickModel(t)
 				for _, f := range []struct {
 					name  string
 					value any
 				}{{"temperature", 1.0}, {"temperature", 0}, {"top_p", 0.9}, {"top_k", 5}} {
-					expectFieldRefused(t, t.Do(createReq(msgBody(model, f.name, f.value))), f.name)
-					expectFieldRefused(t, t.Do(countReq(msgBody(model, f.name, f.value, "max_tokens", nil))), f.name)
+					expectFieldRefused(t, t.Do(messages.CreateRequest(messages.Body(model, f.name, f.value))), f.name)
+					expectFieldRefused(t, t.Do(countReq(messages.Body(model, f.name, f.value, "max_tokens", nil))), f.name)
 				}
 			}},
 		kit.Check{ID: "messages/v2026-assistant-document-refused", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension, kit.V20261021},
 			Title: "at API version 2026-10-21, a document block directly in an assistant message is refused 400 naming its path, while a document nested in a web fetch result of an assistant message is answered",
-			Bug:   &kit.Bug{Says: "a document directly in an assistant message is taken at 2026-10-21", Want: "messages.1.content.0", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgAssistantDocumentAsText)},
+			Bug:   &kit.Bug{Says: "a document directly in an assistant message is taken at 2026-10-21", Want: "messages.1.content.0", Break: kit.InRequests(http.MethodPost, "/v1/messages", messages.AssistantDocumentAsText)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				direct := []any{userTurn("Read it"), jsonValue(`{"role":"assistant","content":[` + versionDocument + `]}`), userTurn("Sum it up")}
-				expectFieldRefused(t, t.Do(createReq(msgBody(model, "messages", direct))), "messages.1.content.0")
-				nested := []any{userTurn("Fetch it"), jsonValue(`{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{"url":"https://example.com"}},` +
-					`{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_fetch_result","url":"https://example.com","content":` + versionDocument + `}}]}`), userTurn("Sum it up")}
-				t.OK(createReq(msgBody(model, "messages", nested)))
+				model, _ := messages.PickModel(t)
+				direct := []any{messages.UserTurn("Read it"), jsonValue(`{"role":"assistant","content":[` + versionDocument + `]}`), messages.UserTurn("Sum it up")}
+				expectFieldRefused(t, t.Do(messages.CreateRequest(messages.Body(model, "messages", direct))), "messages.1.content.0")
+				nested := []any{messages.UserTurn("Fetch it"), jsonValue(`{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{"url":"https://example.com"}},` +
+					`{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_fetch_result","url":"https://example.com","content":` + versionDocument + `}}]}`), messages.UserTurn("Sum it up")}
+				t.OK(messages.CreateRequest(messages.Body(model, "messages", nested)))
 			}},
 		kit.Check{ID: "messages/v2026-user-citations-refused", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension, kit.V20261021},
 			Title: "at API version 2026-10-21, a non-empty citations array on a text block of a user message is refused 400 naming that citations field, while an empty array is answered",
-			Bug:   &kit.Bug{Says: "an empty citations array on a user text block is refused like a non-empty one", Want: "the answer is 200", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgFillsEmptyCitations)},
+			Bug:   &kit.Bug{Says: "an empty citations array on a user text block is refused like a non-empty one", Want: "the answer is 200", Break: kit.InRequests(http.MethodPost, "/v1/messages", messages.FillsEmptyCitations)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := messages.PickModel(t)
 				cited := []any{jsonValue(`{"role":"user","content":[{"type":"text","text":"As the sky is blue","citations":[` + versionCitation + `]}]}`)}
-				expectFieldRefused(t, t.Do(createReq(msgBody(model, "messages", cited))), "messages.0.content.0.citations")
+				expectFieldRefused(t, t.Do(messages.CreateRequest(messages.Body(model, "messages", cited))), "messages.0.content.0.citations")
 				empty := []any{jsonValue(`{"role":"user","content":[{"type":"text","text":"Hello","citations":[]}]}`)}
-				t.OK(createReq(msgBody(model, "messages", empty)))
+				t.OK(messages.CreateRequest(messages.Body(model, "messages", empty)))
 			}},
 		kit.Check{ID: "messages/v2023-temperature-accepted", Clause: "9", Labels: []kit.Label{kit.Messages, kit.Extension, kit.V20230601},
 			Title: "at API version 2023-06-01, a message with temperature (1.0 or 0) is answered 200, not refused",
-			Bug:   &kit.Bug{Says: "temperature is refused at 2023-06-01 too", Want: "the answer is 200", Break: msgAsVersion2026},
+			Bug:   &kit.Bug{Says: "temperature is refused at 2023-06-01 too", Want: "the answer is 200", Break: messages.AsVersion2026},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := messages.PickModel(t)
 				for _, v := range []float64{1.0, 0} {
-					t.OK(createReq(msgBody(model, "temperature", v)))
+					t.OK(messages.CreateRequest(messages.Body(model, "temperature", v)))
 				}
 			}},
 		kit.Check{ID: "admin/v2026-rate-limits-without-group-type", Clause: "9", Labels: []kit.Label{kit.Admin, kit.Extension, kit.V20261021},

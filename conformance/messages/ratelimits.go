@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"net/http"
@@ -18,15 +18,15 @@ import (
 // unsupported, and their titles say so; a target that sends them on one answer must send them on
 // every answer the limits count (ratelimits_more.go).
 
-// rateLimitFamilies are the header prefixes a deployment may send them under: the reference's
+// RateLimitFamilies are the header prefixes a deployment may send them under: the reference's
 // neutral name and the one official clients read.
-var rateLimitFamilies = []string{"vendor-ratelimit-", "anthropic-ratelimit-"}
+var RateLimitFamilies = []string{"vendor-ratelimit-", "anthropic-ratelimit-"}
 
 func init() {
 	kit.Register(kit.Check{ID: "messages/ratelimit-headers", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension},
 		Title: "the rate-limit headers of a message's answer, when it sends any (none: unsupported), are well formed: a requests triple, and every limit/remaining/reset triple sent has an integer limit, a remaining within it (token counts rounded to thousands) and an RFC 3339 reset",
 		Bug: &kit.Bug{Says: "requests-remaining exceeds requests-limit", Want: "lies within the limit", Break: kit.InAnswers(msgCreate, func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
-			for _, f := range rateLimitFamilies {
+			for _, f := range RateLimitFamilies {
 				if l := h.Get(f + "requests-limit"); l != "" {
 					h.Set(f+"requests-remaining", l+"0")
 				}
@@ -35,10 +35,10 @@ func init() {
 		})},
 		Run: func(t *kit.T) {
 			enforceRateLimits(t)
-			model, _ := pickModel(t)
-			resp := t.OK(createReq(msgBody(model)))
+			model, _ := PickModel(t)
+			resp := t.OK(CreateRequest(Body(model)))
 			checked := 0
-			for _, family := range rateLimitFamilies {
+			for _, family := range RateLimitFamilies {
 				if resp.Header.Get(family+"requests-limit") == "" {
 					continue
 				}
@@ -81,7 +81,7 @@ func enforceRateLimits(t *kit.T) {
 
 // rateFamily is the header prefix an answer sends its rate-limit headers under, "" for none.
 func rateFamily(resp *kit.Response) string {
-	for _, f := range rateLimitFamilies {
+	for _, f := range RateLimitFamilies {
 		if resp.Header.Get(f+"requests-limit") != "" {
 			return f
 		}

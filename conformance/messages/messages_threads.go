@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ const threadsBeta = "message-threads-2026-08-12"
 
 // threadReq is a Create a Message request carrying the threads beta.
 func threadReq(body any) kit.Request {
-	r := createReq(body)
+	r := CreateRequest(body)
 	r.Header = http.Header{"vendor-beta": {threadsBeta}}
 	return r
 }
@@ -67,19 +67,19 @@ func threadChecks() []kit.Check {
 			Title: "a thread continue that sends only the new message counts the input tokens of the whole conversation sent in full",
 			Bug:   &kit.Bug{Says: "a continue is answered from its new messages alone", Want: "answered as the whole conversation", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgDropsThreadOnContinue)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				system := "You answer in one short sentence."
-				first := []any{userTurn("Name a colour.")}
-				created := threadOK(t, msgBody(model, "system", system, "messages", first, "thread", threadCreate()))
-				next := userTurn("Name another one.")
-				cont := threadOK(t, msgBody(model, "messages", []any{next}, "thread", threadContinue(created.Get("id").String())))
+				first := []any{UserTurn("Name a colour.")}
+				created := threadOK(t, Body(model, "system", system, "messages", first, "thread", threadCreate()))
+				next := UserTurn("Name another one.")
+				cont := threadOK(t, Body(model, "messages", []any{next}, "thread", threadContinue(created.Get("id").String())))
 				// The reply goes back as it was answered, numbers as they were written.
 				var content any
 				d := json.NewDecoder(bytes.NewReader([]byte(created.Get("content").Raw)))
 				d.UseNumber()
 				t.Expect(d.Decode(&content)).To(Succeed())
 				whole := []any{first[0], map[string]any{"role": "assistant", "content": content}, next}
-				full := t.OK(createReq(msgBody(model, "system", system, "messages", whole)))
+				full := t.OK(CreateRequest(Body(model, "system", system, "messages", whole)))
 				t.Expect(allInput(cont)).To(Equal(allInput(full)),
 					"the continue is answered as the whole conversation, so it counts what the full request counts: continue %s, full %s", cont.Get("usage"), full.Get("usage"))
 			}},
@@ -87,34 +87,34 @@ func threadChecks() []kit.Check {
 			Title: "a reply that was continued once is refused a second continue: 400 invalid_request_error with error_code thread_already_continued",
 			Bug:   &kit.Bug{Says: "a reply can be continued more than once", Want: "thread_already_continued", Break: msgContinueTwice},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				created := threadOK(t, msgBody(model, "thread", threadCreate()))
+				model, _ := PickModel(t)
+				created := threadOK(t, Body(model, "thread", threadCreate()))
 				id := created.Get("id").String()
-				threadOK(t, msgBody(model, "messages", []any{userTurn("And again.")}, "thread", threadContinue(id)))
-				again := t.Do(threadReq(msgBody(model, "messages", []any{userTurn("Once more.")}, "thread", threadContinue(id))))
+				threadOK(t, Body(model, "messages", []any{UserTurn("And again.")}, "thread", threadContinue(id)))
+				again := t.Do(threadReq(Body(model, "messages", []any{UserTurn("Once more.")}, "thread", threadContinue(id))))
 				expectThreadError(t, again, http.StatusBadRequest, "invalid_request_error", "thread_already_continued")
 			}},
 		{ID: "messages/thread-unknown-previous-404", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a continue from a reply no thread holds is answered 404 not_found_error with error_code thread_not_found",
 			Bug:   &kit.Bug{Says: "a lost thread is answered 404 without error.details", Want: "thread_not_found", Break: kit.InAnswers(msgCreate, msgNoErrorDetails)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				// A create first, so that a target without threads is told apart from one that
 				// has them and lost this one.
-				threadOK(t, msgBody(model, "thread", threadCreate()))
-				resp := t.Do(threadReq(msgBody(model, "thread", threadContinue("msg_01conformanceNoSuchReply"))))
+				threadOK(t, Body(model, "thread", threadCreate()))
+				resp := t.Do(threadReq(Body(model, "thread", threadContinue("msg_01conformanceNoSuchReply"))))
 				expectThreadError(t, resp, http.StatusNotFound, "not_found_error", "thread_not_found")
 			}},
 		{ID: "messages/thread-expires-after-five-minutes", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension, kit.FakeOnly},
 			Title: "a thread continues 4:59 after its last reply, and 5:00 after it is gone: 404 thread_not_found",
 			Bug:   &kit.Bug{Says: "a thread never expires", Want: "thread_not_found", Break: msgClockFrozen},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				created := threadOK(t, msgBody(model, "thread", threadCreate()))
+				model, _ := PickModel(t)
+				created := threadOK(t, Body(model, "thread", threadCreate()))
 				t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 299})
-				cont := threadOK(t, msgBody(model, "messages", []any{userTurn("Still there?")}, "thread", threadContinue(created.Get("id").String())))
+				cont := threadOK(t, Body(model, "messages", []any{UserTurn("Still there?")}, "thread", threadContinue(created.Get("id").String())))
 				t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 300})
-				gone := t.Do(threadReq(msgBody(model, "messages", []any{userTurn("And now?")}, "thread", threadContinue(cont.Get("id").String()))))
+				gone := t.Do(threadReq(Body(model, "messages", []any{UserTurn("And now?")}, "thread", threadContinue(cont.Get("id").String()))))
 				expectThreadError(t, gone, http.StatusNotFound, "not_found_error", "thread_not_found")
 			}},
 	}

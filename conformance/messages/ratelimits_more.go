@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ func rateRequests(t *kit.T, resp *kit.Response, family string) (limit, remaining
 
 // rateFirst sends a message and returns its answer and header family, unsupported without one.
 func rateFirst(t *kit.T, model string) (*kit.Response, string) {
-	resp := t.OK(createReq(msgBody(model, "max_tokens", 8)))
+	resp := t.OK(CreateRequest(Body(model, "max_tokens", 8)))
 	family := rateFamily(resp)
 	if family == "" {
 		t.Unsupported("the target sends no rate-limit headers (vendor-ratelimit-* or anthropic-ratelimit-*) on a message's answer")
@@ -46,10 +46,10 @@ func rateHeaderChecks() []kit.Check {
 			Bug:   &kit.Bug{Says: "count_tokens answers carry no rate-limit headers", Want: "count_tokens", Break: kit.Both(kit.DropsHeader(msgCount, "vendor-ratelimit-requests-limit"), kit.DropsHeader(msgCount, "anthropic-ratelimit-requests-limit"))},
 			Run: func(t *kit.T) {
 				enforceRateLimits(t)
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				_, family := rateFirst(t, model)
 				count := t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
-					Body: map[string]any{"model": model, "messages": []any{userTurn("Hello")}}})
+					Body: map[string]any{"model": model, "messages": []any{UserTurn("Hello")}}})
 				t.Expect(count.Header.Get(family+"requests-limit")).NotTo(BeEmpty(), "a count_tokens answer carries %srequests-limit: %s", family, count)
 				rateRequests(t, count, family)
 				done := t.OK(completeReq(completeBody(model)))
@@ -59,7 +59,7 @@ func rateHeaderChecks() []kit.Check {
 		{ID: "messages/ratelimit-remaining-falls", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "requests-remaining falls by one a request: over 20 requests it falls by at least 19, less what the bucket refilled meanwhile (limit/60 a second)",
 			Bug: &kit.Bug{Says: "requests-remaining stays at the limit", Want: "falls", Break: kit.InAnswers(msgCreate, func(_ *http.Request, _ int, h http.Header, b []byte) []byte {
-				for _, f := range rateLimitFamilies {
+				for _, f := range RateLimitFamilies {
 					if l := h.Get(f + "requests-limit"); l != "" {
 						h.Set(f+"requests-remaining", l)
 					}
@@ -68,14 +68,14 @@ func rateHeaderChecks() []kit.Check {
 			})},
 			Run: func(t *kit.T) {
 				enforceRateLimits(t)
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				const n = 20
 				start := time.Now()
 				resp, family := rateFirst(t, model)
 				limit, first := rateRequests(t, resp, family)
 				lowest := first
 				for range n - 1 {
-					_, r := rateRequests(t, t.OK(createReq(msgBody(model, "max_tokens", 8))), family)
+					_, r := rateRequests(t, t.OK(CreateRequest(Body(model, "max_tokens", 8))), family)
 					lowest = min(lowest, r)
 				}
 				refill := int64(math.Ceil(float64(limit) / 60 * time.Since(start).Seconds()))
@@ -87,13 +87,13 @@ func rateHeaderChecks() []kit.Check {
 			Bug:   &kit.Bug{Says: "the requests bucket never refills", Want: "refill", Break: msgClockFrozen},
 			Run: func(t *kit.T) {
 				enforceRateLimits(t)
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				_, family := rateFirst(t, model)
 				for range 4 {
-					t.OK(createReq(msgBody(model, "max_tokens", 8)))
+					t.OK(CreateRequest(Body(model, "max_tokens", 8)))
 				}
 				t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 60})
-				limit, after := rateRequests(t, t.OK(createReq(msgBody(model, "max_tokens", 8))), family)
+				limit, after := rateRequests(t, t.OK(CreateRequest(Body(model, "max_tokens", 8))), family)
 				t.Expect(after).To(Equal(limit-1), "a minute's refill fills the bucket: requests-remaining is the limit %d less this request", limit)
 			}},
 		{ID: "messages/ratelimit-workspace-override-429", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension, kit.FakeOnly},
@@ -110,7 +110,7 @@ func rateHeaderChecks() []kit.Check {
 			}},
 			Run: func(t *kit.T) {
 				enforceRateLimits(t)
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				group := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {model}}, Schema: "admin/rate_limit_list"})
 				id := group.Get("data.0.id").String()
 				if id == "" {
@@ -128,7 +128,7 @@ func rateHeaderChecks() []kit.Check {
 					return nil
 				})
 				send := func() *kit.Response {
-					r := createReq(msgBody(model, "max_tokens", 8))
+					r := CreateRequest(Body(model, "max_tokens", 8))
 					r.As, r.Header = kit.NoCred, http.Header{"X-Api-Key": {rateWorkspaceKey}}
 					return t.Do(r)
 				}

@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"encoding/json"
@@ -45,17 +45,17 @@ func sdkSurfaceChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				tool := map[string]any{
 					"name": "get_weather", "description": "The current weather of a city", "strict": true, "defer_loading": false,
 					"allowed_callers": []any{"direct"}, "input_examples": []any{map[string]any{"city": "Oslo"}}, "eager_input_streaming": true,
 					"input_schema": map[string]any{"type": "object", "additionalProperties": false, "required": []any{"city"},
 						"properties": map[string]any{"city": map[string]any{"type": "string"}}},
 				}
-				body := msgBody(model, "max_tokens", 2048, "tools", []any{tool}, "cache_control", map[string]any{"type": "ephemeral"},
+				body := Body(model, "max_tokens", 2048, "tools", []any{tool}, "cache_control", map[string]any{"type": "ephemeral"},
 					"inference_geo", "global", "service_tier", "auto",
 					"thinking", map[string]any{"type": "enabled", "budget_tokens": 1024, "display": "summarized"})
-				resp := t.OK(createReq(body))
+				resp := t.OK(CreateRequest(body))
 				t.Expect(resp.Get("usage.inference_geo").String()).To(Equal("global"), "usage.inference_geo reports the request's: %s", resp)
 				t.OK(kit.Request{Area: kit.Messages, Method: "POST", Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
 					Body: with(body, []any{"max_tokens", nil, "inference_geo", nil, "service_tier", nil})})
@@ -64,8 +64,8 @@ func sdkSurfaceChecks() []kit.Check {
 			Title: "a message carries the fields the official SDKs' Message requires: container (null without one), usage.inference_geo",
 			Bug:   &kit.Bug{Says: "a message has no container field", Want: "container", Break: kit.DropsField(msgCreate, "container")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				resp := t.OK(createReq(msgBody(model)))
+				model, _ := PickModel(t)
+				resp := t.OK(CreateRequest(Body(model)))
 				t.Expect(resp.Get("container").Exists()).To(BeTrue(), "container in %s", resp)
 				t.Expect(resp.Get("container").Type).To(Equal(gjson.Null), "container without a container in the request: %s", resp)
 				t.Expect(resp.Get("usage.inference_geo").String()).NotTo(BeEmpty(), "usage.inference_geo in %s", resp)
@@ -74,8 +74,8 @@ func sdkSurfaceChecks() []kit.Check {
 			Title: "with output_config.format json_schema, the answer's text is JSON that validates against the schema",
 			Bug:   &kit.Bug{Says: "a structured-output answer lacks a required property of its schema", Break: kit.InOKAnswers(msgCreate, msgDropsJSONProperty("note"))},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				resp := t.Do(createReq(msgBody(model, "max_tokens", 1024, "output_config",
+				model, _ := PickModel(t)
+				resp := t.Do(CreateRequest(Body(model, "max_tokens", 1024, "output_config",
 					map[string]any{"format": map[string]any{"type": "json_schema", "schema": weatherAnswer}})))
 				if resp.Status == 400 {
 					t.Unsupported("the target refused structured outputs for %s: %s", model, resp.Get("error.message"))
@@ -93,10 +93,10 @@ func sdkSurfaceChecks() []kit.Check {
 			Title: "a structured-output schema with a keyword outside the supported subset (minimum) is refused with 400",
 			Bug:   &kit.Bug{Says: "a schema keyword outside the supported subset (minimum) is dropped instead of refused", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgStripsMinimum)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				schema := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"n"},
 					"properties": map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}}}
-				expectFieldError(t, t.Do(createReq(msgBody(model, "output_config",
+				expectFieldError(t, t.Do(CreateRequest(Body(model, "output_config",
 					map[string]any{"format": map[string]any{"type": "json_schema", "schema": schema}}))), "")
 			}},
 	}

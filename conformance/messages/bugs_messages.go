@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"bytes"
@@ -183,9 +183,9 @@ func msgClockFrozen(h http.Handler) http.Handler {
 	})
 }
 
-// msgAsVersion2026 is the bug of a target that answers Messages at version 2026-10-21 whatever
+// AsVersion2026 is the bug of a target that answers Messages at version 2026-10-21 whatever
 // was asked.
-func msgAsVersion2026(h http.Handler) http.Handler {
+func AsVersion2026(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/messages" {
 			r.Header.Del("Anthropic-Version")
@@ -277,9 +277,9 @@ func msgStripsMinimum(b map[string]any) {
 	}
 }
 
-// msgAssistantDocumentAsText is the bug of a target that takes a document directly in an
+// AssistantDocumentAsText is the bug of a target that takes a document directly in an
 // assistant message: it reads such a lone block as text.
-func msgAssistantDocumentAsText(b map[string]any) {
+func AssistantDocumentAsText(b map[string]any) {
 	for _, m := range kit.MessagesOf(b) {
 		if kit.RoleOf(m) == "assistant" {
 			if blocks, _ := m.(map[string]any)["content"].([]any); len(blocks) == 1 {
@@ -289,9 +289,9 @@ func msgAssistantDocumentAsText(b map[string]any) {
 	}
 }
 
-// msgFillsEmptyCitations is the bug of a target that refuses an empty citations array on a
+// FillsEmptyCitations is the bug of a target that refuses an empty citations array on a
 // user text block as it refuses a non-empty one.
-func msgFillsEmptyCitations(b map[string]any) {
+func FillsEmptyCitations(b map[string]any) {
 	msgEachBlock(b, func(bm map[string]any) {
 		if cs, ok := bm["citations"].([]any); ok && len(cs) == 0 {
 			bm["citations"] = []any{map[string]any{"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1}}

@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"net/http"
@@ -20,7 +20,7 @@ func init() { kit.Register(sdkFieldChecks()...) }
 
 // sdkSend sends a message with the field set, unsupported when the target refuses it by name.
 func sdkSend(t *kit.T, model, field string, kv ...any) *kit.Response {
-	resp := t.Do(createReq(msgBody(model, kv...)))
+	resp := t.Do(CreateRequest(Body(model, kv...)))
 	if resp.Status == http.StatusBadRequest && strings.HasPrefix(resp.Get("error.message").String(), field) {
 		t.Unsupported("the target does not take %s: %s", field, resp)
 	}
@@ -49,9 +49,9 @@ func sdkFieldChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				resp := sdkSend(t, model, "tools", "max_tokens", 512, "tools", []any{strictTool}, "tool_choice", map[string]any{"type": "tool", "name": "book_table"},
-					"messages", []any{userTurn("Book a table for four at Casa Lisboa.")})
+					"messages", []any{UserTurn("Book a table for four at Casa Lisboa.")})
 				use := resp.Get(`content.#(type=="tool_use")`)
 				t.Expect(use.Exists()).To(BeTrue(), "a forced tool answers a tool_use block: %s", resp)
 				satisfies(t, strictTool["input_schema"].(map[string]any), use.Get("input"))
@@ -60,7 +60,7 @@ func sdkFieldChecks() []kit.Check {
 			Title: "thinking.display omitted answers a thinking block with empty thinking text and a signature, its tokens still counted as output",
 			Bug:   &kit.Bug{Says: "thinking.display omitted is ignored: the thinking text is shown", Want: "omitted", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) { delete(b["thinking"].(map[string]any), "display") })},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				resp := sdkSend(t, model, "thinking", "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024, "display": "omitted"})
 				block := resp.Get(`content.#(type=="thinking")`)
 				if !block.Exists() {
@@ -74,8 +74,8 @@ func sdkFieldChecks() []kit.Check {
 			Title: "speed fast is accepted and reported as usage.speed fast; without it usage.speed is standard",
 			Bug:   &kit.Bug{Says: "speed is ignored: usage.speed is always standard", Want: "usage.speed", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "speed")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				plain := t.OK(createReq(msgBody(model)))
+				model, _ := PickModel(t)
+				plain := t.OK(CreateRequest(Body(model)))
 				t.Expect(plain.Get("usage.speed").String()).To(Equal("standard"), "usage.speed without a speed: %s", plain.Get("usage"))
 				fast := sdkSend(t, model, "speed", "speed", "fast")
 				t.Expect(fast.Get("usage.speed").String()).To(Equal("fast"), "usage.speed reports the request's speed: %s", fast.Get("usage"))
@@ -84,7 +84,7 @@ func sdkFieldChecks() []kit.Check {
 			Title: "a container named by ID is the answer's container: the same id, with an RFC 3339 expires_at",
 			Bug:   &kit.Bug{Says: "the container field is ignored: the answer's container is null", Want: "container", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "container")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				const id = "container_011CconformanceReuse"
 				resp := sdkSend(t, model, "container", "container", id)
 				t.Expect(resp.Get("container.id").String()).To(Equal(id), "the answer's container is the one named: %s", resp.Get("container"))
@@ -95,14 +95,14 @@ func sdkFieldChecks() []kit.Check {
 			Title: "a request with context_management answers context_management with its applied_edits (null without one), on Messages and count_tokens",
 			Bug:   &kit.Bug{Says: "context_management is ignored: the answer's is null", Want: "context_management", Break: msgInRequests(func(b map[string]any) { delete(b, "context_management") })},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				plain := t.OK(createReq(msgBody(model)))
+				model, _ := PickModel(t)
+				plain := t.OK(CreateRequest(Body(model)))
 				t.Expect(plain.Get("context_management").Type).To(Equal(gjson.Null), "context_management is null without one: %s", plain)
 				cm := map[string]any{"edits": []any{map[string]any{"type": "clear_tool_uses_20250919"}}}
 				resp := sdkSend(t, model, "context_management", "context_management", cm)
 				t.Expect(resp.Get("context_management.applied_edits").IsArray()).To(BeTrue(), "context_management.applied_edits lists the edits applied: %s", resp)
 				count := t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Schema: "messages/count_tokens",
-					Body: map[string]any{"model": model, "messages": []any{userTurn("Hello")}, "context_management": cm}})
+					Body: map[string]any{"model": model, "messages": []any{UserTurn("Hello")}, "context_management": cm}})
 				t.Expect(count.Get("context_management").IsObject()).To(BeTrue(), "count_tokens reports context_management too: %s", count)
 			}},
 		{ID: "messages/sdk-request-fields-more", Clause: "gaps §4b", Labels: []kit.Label{kit.Messages, kit.Extension},
@@ -114,7 +114,7 @@ func sdkFieldChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, f := range []struct {
 					name  string
 					value any
@@ -124,7 +124,7 @@ func sdkFieldChecks() []kit.Check {
 					{"fallbacks", "default"},
 					{"output_config", map[string]any{"effort": "low"}},
 				} {
-					resp := t.Do(createReq(msgBody(model, f.name, f.value)))
+					resp := t.Do(CreateRequest(Body(model, f.name, f.value)))
 					t.Expect(resp.Status).To(Equal(http.StatusOK), "a message with %s is answered 200: %s", f.name, resp)
 				}
 			}},

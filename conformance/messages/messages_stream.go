@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"bytes"
@@ -28,20 +28,20 @@ func streamAnswerChecks() []kit.Check {
 		{ID: "messages/stream-equals-whole-answer", Clause: "gaps §4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a streamed answer accumulates to the answer without streaming (IDs aside: content, stop reason, usage) when the target answers that request alike twice",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				compared := 0
 				for _, body := range []map[string]any{
-					msgBody(model),
-					msgBody(model, "max_tokens", 512, "tools", []any{weatherTool}, "messages", []any{userTurn("What is the weather in Lisbon?")}),
+					Body(model),
+					Body(model, "max_tokens", 512, "tools", []any{weatherTool}, "messages", []any{UserTurn("What is the weather in Lisbon?")}),
 				} {
 					// A model need not answer a request the same way twice: a stream is held to the
 					// answer without streaming only when two of those agree (the fake's always do).
-					want := withoutIDs(t, t.OK(createReq(body)).Body)
-					if withoutIDs(t, t.OK(createReq(body)).Body) != want {
+					want := withoutIDs(t, t.OK(CreateRequest(body)).Body)
+					if withoutIDs(t, t.OK(CreateRequest(body)).Body) != want {
 						continue
 					}
 					compared++
-					raw := kit.MustMarshal(streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Message)
+					raw := kit.MustMarshal(streamMessage(t, CreateRequest(with(maps.Clone(body), []any{"stream", true}))).Message)
 					t.Expect(withoutIDs(t, raw)).To(Equal(want), "the stream accumulates to the answer the target gave twice without streaming")
 				}
 				if compared == 0 {
@@ -53,15 +53,15 @@ func streamAnswerChecks() []kit.Check {
 		{ID: "messages/stream-structured-output", Clause: "gaps §4b", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a streamed structured-output answer's text deltas join to JSON that validates against the requested schema, equal to the answer without streaming when the target answers that request alike twice",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				body := msgBody(model, "max_tokens", 1024, "output_config",
+				model, _ := PickModel(t)
+				body := Body(model, "max_tokens", 1024, "output_config",
 					map[string]any{"format": map[string]any{"type": "json_schema", "schema": weatherAnswer}})
-				whole := t.Do(createReq(body))
+				whole := t.Do(CreateRequest(body))
 				if whole.Status == http.StatusBadRequest {
 					t.Unsupported("the target refused structured outputs for %s: %s", model, whole.Get("error.message"))
 				}
 				t.Expect(whole.Status).To(Equal(http.StatusOK), "%s", whole)
-				streamed := streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Message
+				streamed := streamMessage(t, CreateRequest(with(maps.Clone(body), []any{"stream", true}))).Message
 				raw := kit.MustMarshal(streamed)
 				if stop := gjson.GetBytes(raw, "stop_reason").String(); stop != "end_turn" {
 					t.Unsupported("the streamed answer stopped with %s, so its JSON need not be complete", stop)
@@ -73,7 +73,7 @@ func streamAnswerChecks() []kit.Check {
 				// A model need not answer a request the same way twice, so "equal" is demanded only
 				// of a target that does: when two answers without streaming carry the same JSON,
 				// the stream must carry it too (the fake's model always does).
-				again := t.OK(createReq(body))
+				again := t.OK(CreateRequest(body))
 				first, second := textOf(whole), textOf(again)
 				if len(first) == 1 && slices.Equal(first, second) {
 					t.Expect(canonicalJSON(text.String())).To(Equal(canonicalJSON(first[0])),
@@ -85,15 +85,15 @@ func streamAnswerChecks() []kit.Check {
 		{ID: "messages/stream-cache-usage", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "the usage in a streamed message_start carries the cache read, cache creation and input tokens of the same request answered whole",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				system := []any{map[string]any{"type": "text", "text": cacheWords(), "cache_control": map[string]any{"type": "ephemeral"}}}
-				body := msgBody(model, "max_tokens", 16, "system", system)
-				t.OK(createReq(body)) // writes the cache, so that both requests below read it
-				whole := t.OK(createReq(body)).Get("usage")
+				body := Body(model, "max_tokens", 16, "system", system)
+				t.OK(CreateRequest(body)) // writes the cache, so that both requests below read it
+				whole := t.OK(CreateRequest(body)).Get("usage")
 				if whole.Get("cache_read_input_tokens").Int() == 0 {
 					t.Unsupported("the target reports no cache read for a repeated prompt with a breakpoint, so a stream's cache usage has nothing to be compared with: %s", whole)
 				}
-				start := gjson.ParseBytes(kit.MustMarshal(streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Start)).Get("usage")
+				start := gjson.ParseBytes(kit.MustMarshal(streamMessage(t, CreateRequest(with(maps.Clone(body), []any{"stream", true}))).Start)).Get("usage")
 				// Clients take these from message_start alone (an older SDK updates only
 				// output_tokens from message_delta): they must be final there.
 				for _, f := range []string{"input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
@@ -112,13 +112,13 @@ func streamAnswerChecks() []kit.Check {
 			Title: "a streamed message's answer carries every rate-limit header an answer without streaming carries, with the same limits",
 			Run: func(t *kit.T) {
 				enforceRateLimits(t)
-				model, _ := pickModel(t)
-				whole := t.OK(createReq(msgBody(model)))
-				streamed, _ := stream(t, createReq(msgBody(model, "stream", true)), "messages/stream_event")
+				model, _ := PickModel(t)
+				whole := t.OK(CreateRequest(Body(model)))
+				streamed, _ := stream(t, CreateRequest(Body(model, "stream", true)), "messages/stream_event")
 				var names []string
 				for name := range whole.Header {
 					lower := strings.ToLower(name)
-					for _, family := range rateLimitFamilies {
+					for _, family := range RateLimitFamilies {
 						if strings.HasPrefix(lower, family) {
 							names = append(names, name)
 						}
@@ -139,7 +139,7 @@ func streamAnswerChecks() []kit.Check {
 				Break: kit.InAnswers(streamedAnswers, func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
 					if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
 						for name := range h {
-							for _, family := range rateLimitFamilies {
+							for _, family := range RateLimitFamilies {
 								if strings.HasPrefix(strings.ToLower(name), family) {
 									h.Del(name)
 								}
@@ -151,10 +151,10 @@ func streamAnswerChecks() []kit.Check {
 		{ID: "messages/stream-error-event", Clause: "gaps §4", Labels: []kit.Label{kit.Messages, kit.Extension, kit.FakeOnly},
 			Title: "a failure after a stream's headers (an injected 529 after three events) ends the stream with an error event carrying the overloaded_error envelope and its request_id, and nothing after it",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				t.Cleanup("clear faults", t.Delete(kit.Request{Area: kit.Core, Method: http.MethodDelete, Path: "/_fake/faults", As: kit.NoCred}))
 				t.Control(http.MethodPost, "/_fake/faults", map[string]any{"method": http.MethodPost, "path": "/v1/messages", "status": 529, "stream_events": 3})
-				resp, evs := stream(t, createReq(msgBody(model, "stream", true)), "messages/stream_event")
+				resp, evs := stream(t, CreateRequest(Body(model, "stream", true)), "messages/stream_event")
 				_, err := kit.AccumulateMessage(evs)
 				var failed *kit.StreamError
 				t.Expect(errors.As(err, &failed)).To(BeTrue(), "the stream ends with an error event, not %v: %s", err, resp)

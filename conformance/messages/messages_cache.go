@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"net/http"
@@ -44,15 +44,15 @@ func cacheChecks() []kit.Check {
 			Title: "a second identical request with a breakpoint past the model's minimum reports a cache read",
 			Bug:   &kit.Bug{Says: "prompt caching is not simulated: the cache fields stay 0", Want: "reads the cached prefix", Break: kit.InOKAnswers(msgCreate, msgNoCache)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				system := []any{map[string]any{"type": "text", "text": cacheWords(), "cache_control": map[string]any{"type": "ephemeral"}}}
-				body := msgBody(model, "max_tokens", 16, "system", system)
+				body := Body(model, "max_tokens", 16, "system", system)
 				count := t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens",
-					Body: msgBody(model, "system", system, "max_tokens", nil), Schema: "messages/count_tokens"})
+					Body: Body(model, "system", system, "max_tokens", nil), Schema: "messages/count_tokens"})
 				total := count.Get("input_tokens").Int()
 				t.Expect(total).To(BeNumerically(">=", 4096), "the prompt must pass every model's minimum: %s", count)
-				t.OK(createReq(body))
-				second := t.OK(createReq(body))
+				t.OK(CreateRequest(body))
+				second := t.OK(CreateRequest(body))
 				// Only the read: how the total splits, and whether it equals count_tokens (an estimate
 				// on the platform), is the fake's exactness, which its own tests hold it to.
 				u := second.Get("usage")
@@ -62,14 +62,14 @@ func cacheChecks() []kit.Check {
 			Title: "a request with five cache_control breakpoints is refused: at most four are allowed",
 			Bug:   &kit.Bug{Says: "any number of cache_control breakpoints is accepted", Want: "five breakpoints are refused", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgFourBreakpoints)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				var blocks []any
 				for i := range 5 {
 					blocks = append(blocks, map[string]any{"type": "text", "text": "Part " + string(rune('A'+i)) + ".", "cache_control": map[string]any{"type": "ephemeral"}})
 				}
-				four := msgBody(model, "messages", []any{userTurn(blocks[:4])})
-				t.OK(createReq(four))
-				resp := t.Do(createReq(msgBody(model, "messages", []any{userTurn(blocks)})))
+				four := Body(model, "messages", []any{UserTurn(blocks[:4])})
+				t.OK(CreateRequest(four))
+				resp := t.Do(CreateRequest(Body(model, "messages", []any{UserTurn(blocks)})))
 				t.Expect(resp.Status).To(Equal(http.StatusBadRequest), "five breakpoints are refused: %s", resp)
 				expectFieldError(t, resp, "")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("A maximum of 4 blocks with cache_control may be provided. Found 5."), "%s", resp)

@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"net/http"
@@ -33,9 +33,9 @@ func messageRuleChecks() []kit.Check {
 				})
 			}},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, name := range []string{"vendor-version", "anthropic-version"} {
-					r := createReq(msgBody(model))
+					r := CreateRequest(Body(model))
 					r.Header = http.Header{"vendor-version": {""}, name: {"1999-01-01"}}
 					resp := t.Do(r)
 					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
@@ -53,13 +53,13 @@ func messageRuleChecks() []kit.Check {
 				})
 			}},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				send := func(vendor, anthropic string) *kit.Response {
-					r := createReq(msgBody(model, "temperature", 0.5))
+					r := CreateRequest(Body(model, "temperature", 0.5))
 					r.Header = http.Header{"vendor-version": {vendor}, "anthropic-version": {anthropic}}
 					return t.Do(r)
 				}
-				probe := createReq(msgBody(model))
+				probe := CreateRequest(Body(model))
 				probe.Header = http.Header{"vendor-version": {fake.APIVersion20261021}}
 				if resp := t.Do(probe); resp.Status != http.StatusOK {
 					t.Unsupported("the target does not serve version %s: %s", fake.APIVersion20261021, resp)
@@ -77,9 +77,9 @@ func messageRuleChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				created := threadOK(t, msgBody(model, "thread", threadCreate()))
-				resp := t.Do(threadReq(msgBody(model, "max_tokens", 2048, "messages", []any{userTurn("And now think first.")},
+				model, _ := PickModel(t)
+				created := threadOK(t, Body(model, "thread", threadCreate()))
+				resp := t.Do(threadReq(Body(model, "max_tokens", 2048, "messages", []any{UserTurn("And now think first.")},
 					"thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "thread", threadContinue(created.Get("id").String()))))
 				expectThreadError(t, resp, http.StatusBadRequest, "invalid_request_error", "thread_fingerprint_mismatch")
 			}},
@@ -91,9 +91,9 @@ func messageRuleChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				threadOK(t, msgBody(model, "thread", threadCreate())) // the target does threads
-				resp := t.Do(threadReq(msgBody(model, "fallbacks", "default", "thread", threadCreate())))
+				model, _ := PickModel(t)
+				threadOK(t, Body(model, "thread", threadCreate())) // the target does threads
+				resp := t.Do(threadReq(Body(model, "fallbacks", "default", "thread", threadCreate())))
 				expectThreadError(t, resp, http.StatusBadRequest, "invalid_request_error", "thread_unsupported_request")
 				var names []string
 				for _, u := range resp.Get("error.details.unsupported").Array() {

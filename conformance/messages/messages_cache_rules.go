@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"crypto/rand"
@@ -79,9 +79,9 @@ func cacheRuleChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, ttl := range []string{"1h", "5m"} {
-					u := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ttl)))))
+					u := usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ttl)))))
 					if u.creation == 0 {
 						t.Unsupported("a fresh %s breakpoint past 4,096 tokens wrote nothing: %s", ttl, u)
 					}
@@ -95,7 +95,7 @@ func cacheRuleChecks() []kit.Check {
 				// Both in one request: the prefix through the 1h breakpoint is 1h, the rest through
 				// the 5m one is 5m.
 				both := append(cacheSystem(cacheNonce(t), "1h"), cacheSystem("And more. ", "5m")...)
-				u := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", both))))
+				u := usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", both))))
 				t.Expect(u.m5+u.h1).To(Equal(u.creation), "ephemeral_5m_input_tokens + ephemeral_1h_input_tokens add up to cache_creation_input_tokens: %s", u)
 				t.Expect(u.h1).To(BeNumerically(">", u.creation/3), "the prefix through the 1h breakpoint, about half the prompt, is in ephemeral_1h_input_tokens: %s", u)
 				t.Expect(u.m5).To(BeNumerically(">", u.creation/3), "what follows it through the 5m breakpoint, the other half, is in ephemeral_5m_input_tokens: %s", u)
@@ -110,11 +110,11 @@ func cacheRuleChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				body := msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ""))
-				longer := msgBody(model, "max_tokens", 16, "system", body["system"], "messages", []any{userTurn("Say hello in a few words, then name a colour and a river.")})
+				model, _ := PickModel(t)
+				body := Body(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ""))
+				longer := Body(model, "max_tokens", 16, "system", body["system"], "messages", []any{UserTurn("Say hello in a few words, then name a colour and a river.")})
 				for i, b := range []map[string]any{body, body, longer} {
-					u := usageOf(t.OK(createReq(b)))
+					u := usageOf(t.OK(CreateRequest(b)))
 					count := cacheCount(t, b)
 					sum := u.read + u.creation + u.input
 					t.Expect(sum).To(BeNumerically("~", count, countTolerance(count)),
@@ -125,19 +125,19 @@ func cacheRuleChecks() []kit.Check {
 			Title: "a 5m cache entry is read 4:59 after it was written and gone at 5:00; a 1h entry is read at 59:59 and gone at 60:00",
 			Bug:   &kit.Bug{Says: "cache entries never expire", Want: "gone", Break: msgClockFrozen},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				advance := func(s int) { t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": s}) }
 				for _, tc := range []struct {
 					ttl  string
 					life int
 				}{{"5m", 300}, {"1h", 3600}} {
-					body := msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), tc.ttl))
-					t.OK(createReq(body))
+					body := Body(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), tc.ttl))
+					t.OK(CreateRequest(body))
 					advance(tc.life - 1)
-					read := usageOf(t.OK(createReq(body))) // refreshes the entry: it lives tc.life from now
+					read := usageOf(t.OK(CreateRequest(body))) // refreshes the entry: it lives tc.life from now
 					t.Expect(read.read).To(BeNumerically(">", 0), "a %s entry is read %d s after it was written: %s", tc.ttl, tc.life-1, read)
 					advance(tc.life)
-					gone := usageOf(t.OK(createReq(body)))
+					gone := usageOf(t.OK(CreateRequest(body)))
 					t.Expect(gone.read).To(BeZero(), "a %s entry is gone %d s after it was last read: %s", tc.ttl, tc.life, gone)
 				}
 			}},
@@ -163,10 +163,10 @@ func cacheRuleChecks() []kit.Check {
 					min := cacheMinimumOf[model]
 					nonce := cacheNonce(t)
 					below := cacheSizedSystem(t, model, nonce, min-300, min-1)
-					u := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", below))))
+					u := usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", below))))
 					t.Expect(u.creation).To(BeZero(), "%s: a prompt below the minimum of %d tokens writes nothing: %s", model, min, u)
 					above := cacheSizedSystem(t, model, cacheNonce(t), min+200, min+600)
-					u = usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", above))))
+					u = usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", above))))
 					t.Expect(u.creation).To(BeNumerically(">", 0), "%s: a prompt past the minimum of %d tokens is written to the cache: %s", model, min, u)
 				}
 			}},
@@ -184,12 +184,12 @@ func cacheRuleChecks() []kit.Check {
 				})
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				block := func(ttl string) map[string]any {
 					return map[string]any{"type": "text", "text": "Be brief, ttl " + ttl + ".", "cache_control": map[string]any{"type": "ephemeral", "ttl": ttl}}
 				}
-				t.OK(createReq(msgBody(model, "system", []any{block("1h"), block("5m")})))
-				resp := t.Do(createReq(msgBody(model, "system", []any{block("5m")}, "messages", []any{userTurn([]any{block("1h")})})))
+				t.OK(CreateRequest(Body(model, "system", []any{block("1h"), block("5m")})))
+				resp := t.Do(CreateRequest(Body(model, "system", []any{block("5m")}, "messages", []any{UserTurn([]any{block("1h")})})))
 				expectFieldError(t, resp, "messages.0.content.0.cache_control.ttl")
 			}},
 		{ID: "messages/cache-empty-text-block-refused", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
@@ -203,8 +203,8 @@ func cacheRuleChecks() []kit.Check {
 				})
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				resp := t.Do(createReq(msgBody(model, "system", []any{
+				model, _ := PickModel(t)
+				resp := t.Do(CreateRequest(Body(model, "system", []any{
 					map[string]any{"type": "text", "text": "Be brief."},
 					map[string]any{"type": "text", "text": "", "cache_control": map[string]any{"type": "ephemeral"}},
 				})))
@@ -215,12 +215,12 @@ func cacheRuleChecks() []kit.Check {
 			Title: "a top-level cache_control caches the prompt through its last block: the first request writes it, the same request again reads it",
 			Bug:   &kit.Bug{Says: "the top-level cache_control is ignored", Want: "writes", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "cache_control")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				body := msgBody(model, "max_tokens", 16, "cache_control", map[string]any{"type": "ephemeral"},
-					"system", cacheNonce(t)+cacheWords(), "messages", []any{userTurn("Say hello in a few words.")})
-				first := usageOf(t.OK(createReq(body)))
+				model, _ := PickModel(t)
+				body := Body(model, "max_tokens", 16, "cache_control", map[string]any{"type": "ephemeral"},
+					"system", cacheNonce(t)+cacheWords(), "messages", []any{UserTurn("Say hello in a few words.")})
+				first := usageOf(t.OK(CreateRequest(body)))
 				t.Expect(first.creation).To(BeNumerically(">", 0), "the top-level marker writes the prompt to the cache: %s", first)
-				second := usageOf(t.OK(createReq(body)))
+				second := usageOf(t.OK(CreateRequest(body)))
 				t.Expect(second.read).To(BeNumerically(">=", first.creation), "the same request again reads what the first wrote (%d): %s", first.creation, second)
 			}},
 		{ID: "messages/cache-lookback-20-blocks", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
@@ -233,9 +233,9 @@ func cacheRuleChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				nonce := cacheNonce(t)
-				written := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", cacheSystem(nonce, "")))))
+				written := usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", cacheSystem(nonce, "")))))
 				if written.creation == 0 {
 					t.Unsupported("a fresh breakpoint past 4,096 tokens wrote nothing: %s", written)
 				}
@@ -248,7 +248,7 @@ func cacheRuleChecks() []kit.Check {
 					}
 					blocks[n-1].(map[string]any)["cache_control"] = map[string]any{"type": "ephemeral"}
 					sys := []any{map[string]any{"type": "text", "text": nonce + cacheWords()}}
-					return usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", sys, "messages", []any{userTurn(blocks)}))))
+					return usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", sys, "messages", []any{UserTurn(blocks)}))))
 				}
 				far := after(20) // first: it writes at its own breakpoint only, which the next does not reach
 				t.Expect(far.read).To(BeZero(), "an entry 21 blocks back from the breakpoint (counting itself) is past the lookback: %s", far)
@@ -259,10 +259,10 @@ func cacheRuleChecks() []kit.Check {
 			Title: "a cached system prompt is read again when only the messages or tool_choice change, and not once a tool is added before it or the system itself changes",
 			Bug:   &kit.Bug{Says: "the tools are left out of the cache key: adding one keeps the cached system prompt", Want: "a tool", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "tools")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				system := cacheSystem(cacheNonce(t), "")
 				ask := func(question string, kv ...any) cacheUsage {
-					return usageOf(t.OK(createReq(msgBody(model, append([]any{"max_tokens", 16, "system", system, "messages", []any{userTurn(question)}}, kv...)...))))
+					return usageOf(t.OK(CreateRequest(Body(model, append([]any{"max_tokens", 16, "system", system, "messages", []any{UserTurn(question)}}, kv...)...))))
 				}
 				first := ask("Say hello.")
 				if first.creation == 0 {
@@ -276,7 +276,7 @@ func cacheRuleChecks() []kit.Check {
 				chosen := ask("Say hello.", "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "any"})
 				t.Expect(chosen.read).To(BeNumerically(">=", tooled.creation), "a changed tool_choice still reads the tools and system prompt: %s", chosen)
 				changed := cacheSystem(cacheNonce(t), "")
-				resp := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", changed, "messages", []any{userTurn("Say hello.")}))))
+				resp := usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", changed, "messages", []any{UserTurn("Say hello.")}))))
 				t.Expect(resp.read).To(BeZero(), "a changed system prompt reads nothing: %s", resp)
 			}},
 		{ID: "messages/cache-prewarm-writes", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
@@ -287,13 +287,13 @@ func cacheRuleChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				system := cacheSystem(cacheNonce(t), "")
-				warm := t.OK(createReq(msgBody(model, "max_tokens", 0, "system", system)))
+				warm := t.OK(CreateRequest(Body(model, "max_tokens", 0, "system", system)))
 				t.Expect(warm.Get("content.#").Int()).To(BeZero(), "a pre-warm answers no content: %s", warm)
 				u := usageOf(warm)
 				t.Expect(u.creation).To(BeNumerically(">", 0), "a pre-warm writes the prompt to the cache: %s", u)
-				then := usageOf(t.OK(createReq(msgBody(model, "max_tokens", 16, "system", system))))
+				then := usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", system))))
 				t.Expect(then.read).To(Equal(u.creation), "the same prompt then reads what the pre-warm wrote (%d): %s", u.creation, then)
 			}},
 		{ID: "messages/cache-diagnostics", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
@@ -306,9 +306,9 @@ func cacheRuleChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				diag := func(system []any, prev any, kv ...any) *kit.Response {
-					r := createReq(msgBody(model, append([]any{"max_tokens", 16, "system", system, "diagnostics", map[string]any{"previous_message_id": prev}}, kv...)...))
+					r := CreateRequest(Body(model, append([]any{"max_tokens", 16, "system", system, "diagnostics", map[string]any{"previous_message_id": prev}}, kv...)...))
 					r.Header = http.Header{"vendor-beta": {"cache-diagnosis-2026-04-07"}}
 					resp := t.Do(r)
 					if resp.Status == http.StatusBadRequest && strings.HasPrefix(resp.Get("error.message").String(), "diagnostics") {
@@ -326,17 +326,17 @@ func cacheRuleChecks() []kit.Check {
 				t.Expect(changed.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("system_changed"), "a new system prompt is system_changed: %s", changed.Get("diagnostics"))
 				tooled := diag(system, same.Get("id").String(), "tools", []any{weatherTool})
 				t.Expect(tooled.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("tools_changed"), "an added tool is tools_changed: %s", tooled.Get("diagnostics"))
-				other := diag(system, same.Get("id").String(), "messages", []any{userTurn("Name a colour.")})
+				other := diag(system, same.Get("id").String(), "messages", []any{UserTurn("Name a colour.")})
 				t.Expect(other.Get("diagnostics.cache_miss_reason.type").String()).To(Equal("messages_changed"), "other messages are messages_changed: %s", other.Get("diagnostics"))
 			}},
 		{ID: "messages/cache-count-tokens-never-writes", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "count_tokens of a prompt with a breakpoint writes nothing to the cache: the first message of that prompt afterwards reads nothing and writes it",
 			Bug:   &kit.Bug{Says: "count_tokens writes the prompt cache", Want: "count_tokens", Break: msgCountWrites},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				body := msgBody(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ""))
+				model, _ := PickModel(t)
+				body := Body(model, "max_tokens", 16, "system", cacheSystem(cacheNonce(t), ""))
 				cacheCount(t, body)
-				u := usageOf(t.OK(createReq(body)))
+				u := usageOf(t.OK(CreateRequest(body)))
 				t.Expect(u.read).To(BeZero(), "count_tokens wrote nothing, so the first message reads nothing: %s", u)
 				t.Expect(u.creation).To(BeNumerically(">", 0), "the first message writes the prompt: %s", u)
 			}},
@@ -348,10 +348,10 @@ func cacheRuleChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				marked := []any{userTurn([]any{map[string]any{"type": "text", "text": "Say hello.", "cache_control": map[string]any{"type": "ephemeral", "ttl": "1h"}}})}
-				t.OK(createReq(msgBody(model, "messages", marked, "cache_control", map[string]any{"type": "ephemeral", "ttl": "1h"})))
-				resp := t.Do(createReq(msgBody(model, "messages", marked, "cache_control", map[string]any{"type": "ephemeral", "ttl": "5m"})))
+				model, _ := PickModel(t)
+				marked := []any{UserTurn([]any{map[string]any{"type": "text", "text": "Say hello.", "cache_control": map[string]any{"type": "ephemeral", "ttl": "1h"}}})}
+				t.OK(CreateRequest(Body(model, "messages", marked, "cache_control", map[string]any{"type": "ephemeral", "ttl": "1h"})))
+				resp := t.Do(CreateRequest(Body(model, "messages", marked, "cache_control", map[string]any{"type": "ephemeral", "ttl": "5m"})))
 				expectFieldError(t, resp, "cache_control.ttl")
 			}},
 	}
@@ -375,7 +375,7 @@ func cacheSizedSystem(t *kit.T, model, nonce string, lo, hi int64) []any {
 	a, b := 1, len(words)
 	for a <= b {
 		n := (a + b) / 2
-		c := cacheCount(t, msgBody(model, "system", sys(n)))
+		c := cacheCount(t, Body(model, "system", sys(n)))
 		switch {
 		case c < lo:
 			a = n + 1

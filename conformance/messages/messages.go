@@ -1,4 +1,4 @@
-package conformance
+package messages
 
 import (
 	"bytes"
@@ -24,8 +24,8 @@ import (
 // agreements, never particular words. The fake-only ones exercise the fake's scenario library
 // and its reproducible replies.
 
-// pickModel returns the newest listed model and its max_tokens, the model the checks talk to.
-func pickModel(t *kit.T) (string, int64) {
+// PickModel returns the newest listed model and its max_tokens, the model the checks talk to.
+func PickModel(t *kit.T) (string, int64) {
 	resp := t.OK(kit.Request{Area: kit.Models, Path: "/v1/models", Query: url.Values{"limit": {"1"}}, Schema: "models/model_list"})
 	m := resp.Get("data.0")
 	if !m.Exists() {
@@ -34,9 +34,9 @@ func pickModel(t *kit.T) (string, int64) {
 	return m.Get("id").String(), m.Get("max_tokens").Int()
 }
 
-// msgBody is a small valid Create a Message body for model, with fields added or replaced.
-func msgBody(model string, kv ...any) map[string]any {
-	return with(map[string]any{"model": model, "max_tokens": 64, "messages": []any{userTurn("Say hello in a few words.")}}, kv)
+// Body is a small valid Create a Message body for model, with fields added or replaced.
+func Body(model string, kv ...any) map[string]any {
+	return with(map[string]any{"model": model, "max_tokens": 64, "messages": []any{UserTurn("Say hello in a few words.")}}, kv)
 }
 
 // with sets the fields of b from the name, value pairs of kv (a nil value deletes the field).
@@ -51,7 +51,7 @@ func with(b map[string]any, kv []any) map[string]any {
 	return b
 }
 
-func userTurn(content any) map[string]any { return map[string]any{"role": "user", "content": content} }
+func UserTurn(content any) map[string]any { return map[string]any{"role": "user", "content": content} }
 
 // textOf returns the text of each text block of a message, in order.
 func textOf(resp *kit.Response) []string {
@@ -67,10 +67,10 @@ func textOf(resp *kit.Response) []string {
 // inputTokens sends body and returns the usage.input_tokens of the reply: how much of the
 // request the target read, observable on any deployment.
 func inputTokens(t *kit.T, body map[string]any) int64 {
-	return t.OK(createReq(body)).Get("usage.input_tokens").Int()
+	return t.OK(CreateRequest(body)).Get("usage.input_tokens").Int()
 }
 
-func createReq(body any) kit.Request {
+func CreateRequest(body any) kit.Request {
 	return kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages", Body: body, Schema: "messages/message"}
 }
 
@@ -200,9 +200,9 @@ var stopReasons = []string{"end_turn", "max_tokens", "stop_sequence", "tool_use"
 
 func init() {
 	kit.Register(kit.InterfaceChecksFor(kit.Messages, func(t *kit.T) kit.Request {
-		model, _ := pickModel(t)
+		model, _ := PickModel(t)
 		return kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens",
-			Body: map[string]any{"model": model, "messages": []any{userTurn("Hello")}}, Schema: "messages/count_tokens"}
+			Body: map[string]any{"model": model, "messages": []any{UserTurn("Hello")}}, Schema: "messages/count_tokens"}
 	})...)
 	kit.Register(messageChecks()...)
 	kit.Register(streamChecks()...)
@@ -216,8 +216,8 @@ func messageChecks() []kit.Check {
 			Title: "a message has role assistant, an array of content blocks, the model and a stop reason",
 			Bug:   &kit.Bug{Says: "a message answers role user", Want: "assistant", Break: kit.SetsField(msgCreate, "role", "user")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				resp := t.OK(createReq(msgBody(model)))
+				model, _ := PickModel(t)
+				resp := t.OK(CreateRequest(Body(model)))
 				t.Expect(resp.Get("role").String()).To(Equal("assistant"))
 				t.Expect(resp.Get("content").IsArray()).To(BeTrue(), "%s", resp)
 				t.Expect(resp.Get("model").String()).NotTo(BeEmpty())
@@ -228,8 +228,8 @@ func messageChecks() []kit.Check {
 			Title: "a message carries id msg_..., type message, the requested model, stop_sequence and usage with the cache and server-tool counts",
 			Bug:   &kit.Bug{Says: "usage lacks cache_creation, the 5m/1h split of cache writes", Want: "cache_creation", Break: kit.DropsField(msgCreate, "usage.cache_creation")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				resp := t.OK(createReq(msgBody(model)))
+				model, _ := PickModel(t)
+				resp := t.OK(CreateRequest(Body(model)))
 				t.Expect(resp.Get("id").String()).To(HavePrefix("msg_"))
 				t.Expect(resp.Get("type").String()).To(Equal("message"))
 				t.Expect(resp.Get("model").String()).To(Equal(model))
@@ -248,9 +248,9 @@ func messageChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, max := range []int{1, 3} {
-					resp := t.OK(createReq(msgBody(model, "max_tokens", max, "messages", []any{userTurn("Write a long story about a harbor.")})))
+					resp := t.OK(CreateRequest(Body(model, "max_tokens", max, "messages", []any{UserTurn("Write a long story about a harbor.")})))
 					t.Expect(resp.Get("stop_reason").String()).To(Equal("max_tokens"), "a reply cut by max_tokens %d stops with max_tokens: %s", max, resp)
 					t.Expect(resp.Get("usage.output_tokens").Exists()).To(BeTrue(), "a reply counts its output tokens: %s", resp)
 					t.Expect(resp.Get("usage.output_tokens").Int()).To(BeNumerically("<=", max), "max_tokens %d bounds usage.output_tokens: %s", max, resp)
@@ -264,44 +264,44 @@ func messageChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				resp := t.OK(createReq(msgBody(model, "max_tokens", 0)))
+				model, _ := PickModel(t)
+				resp := t.OK(CreateRequest(Body(model, "max_tokens", 0)))
 				t.Expect(resp.Get("content.#").Int()).To(BeZero(), "%s", resp)
 			}},
 		{ID: "messages/max-tokens-model-maximum", Clause: "4.4", Labels: []kit.Label{kit.Messages},
 			Title: "max_tokens above the model's max_tokens (2.10) is refused; at the maximum it is accepted",
 			Bug:   &kit.Bug{Says: "max_tokens above the model's maximum is cut to it instead of refused", Break: msgCapsMaxTokens},
 			Run: func(t *kit.T) {
-				model, max := pickModel(t)
-				expectFieldError(t, t.Do(createReq(msgBody(model, "max_tokens", max+1))), "")
-				t.OK(createReq(msgBody(model, "max_tokens", max)))
+				model, max := PickModel(t)
+				expectFieldError(t, t.Do(CreateRequest(Body(model, "max_tokens", max+1))), "")
+				t.OK(CreateRequest(Body(model, "max_tokens", max)))
 			}},
 		{ID: "messages/required-fields", Clause: "4.4", Labels: []kit.Label{kit.Messages},
 			Title: "max_tokens, messages and model are required",
 			Bug:   &kit.Bug{Says: "a missing max_tokens defaults to 1024", Break: msgDefaults("/v1/messages", "max_tokens", 1024)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, f := range []string{"max_tokens", "messages", "model"} {
-					expectFieldError(t, t.Do(createReq(msgBody(model, f, nil))), "")
+					expectFieldError(t, t.Do(CreateRequest(Body(model, f, nil))), "")
 				}
 			}},
 		{ID: "messages/errors-name-the-field", Clause: "gaps §1", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a refused request's error message starts with the path of the offending field",
 			Bug:   &kit.Bug{Says: "error messages do not start with the path of the offending field", Break: kit.InAnswers(msgCreate, msgUnprefixedErrors)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				img := func(src map[string]any) []any {
-					return []any{userTurn([]any{map[string]any{"type": "image", "source": src}})}
+					return []any{UserTurn([]any{map[string]any{"type": "image", "source": src}})}
 				}
 				cases := map[string]map[string]any{
-					"max_tokens":                             msgBody(model, "max_tokens", nil),
-					"messages.0.role":                        msgBody(model, "messages", []any{map[string]any{"role": "system", "content": "x"}}),
-					"messages.0.content.0.source.media_type": msgBody(model, "messages", img(map[string]any{"type": "base64", "media_type": "image/bmp", "data": onePixelPNG})),
-					"messages.0.content.0.cache_control.ttl": msgBody(model, "messages", []any{userTurn([]any{map[string]any{"type": "text", "text": "x", "cache_control": map[string]any{"type": "ephemeral", "ttl": "2h"}}})}),
-					"temperature":                            msgBody(model, "temperature", 2),
+					"max_tokens":                             Body(model, "max_tokens", nil),
+					"messages.0.role":                        Body(model, "messages", []any{map[string]any{"role": "system", "content": "x"}}),
+					"messages.0.content.0.source.media_type": Body(model, "messages", img(map[string]any{"type": "base64", "media_type": "image/bmp", "data": onePixelPNG})),
+					"messages.0.content.0.cache_control.ttl": Body(model, "messages", []any{UserTurn([]any{map[string]any{"type": "text", "text": "x", "cache_control": map[string]any{"type": "ephemeral", "ttl": "2h"}}})}),
+					"temperature":                            Body(model, "temperature", 2),
 				}
 				for field, body := range cases {
-					expectFieldError(t, t.Do(createReq(body)), field)
+					expectFieldError(t, t.Do(CreateRequest(body)), field)
 				}
 			}},
 		{ID: "messages/roles", Clause: "4.4", Labels: []kit.Label{kit.Messages},
@@ -314,26 +314,26 @@ func messageChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				t.OK(createReq(msgBody(model, "messages", []any{userTurn("Hi"), map[string]any{"role": "assistant", "content": "Hello."}, userTurn("Say it again.")})))
+				model, _ := PickModel(t)
+				t.OK(CreateRequest(Body(model, "messages", []any{UserTurn("Hi"), map[string]any{"role": "assistant", "content": "Hello."}, UserTurn("Say it again.")})))
 				for _, role := range []string{"system", "tool", "human"} {
-					expectFieldError(t, t.Do(createReq(msgBody(model, "messages", []any{map[string]any{"role": role, "content": "Hi"}}))), "")
+					expectFieldError(t, t.Do(CreateRequest(Body(model, "messages", []any{map[string]any{"role": role, "content": "Hi"}}))), "")
 				}
 			}},
 		{ID: "messages/consecutive-turns", Clause: "4.4", Labels: []kit.Label{kit.Messages},
 			Title: "consecutive turns of the same role are accepted (they are combined)",
 			Bug:   &kit.Bug{Says: "only the first of consecutive turns of one role is read", Want: "more input tokens", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgSkipsSecondTurn)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				// Combined, both turns are read: the pair counts more input tokens than its first
 				// turn alone, on any deployment, whatever the reply says.
-				first := inputTokens(t, msgBody(model, "messages", []any{userTurn("Hello.")}))
-				resp := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Hello."), userTurn("Say hello back, and name three colours.")})))
+				first := inputTokens(t, Body(model, "messages", []any{UserTurn("Hello.")}))
+				resp := t.OK(CreateRequest(Body(model, "messages", []any{UserTurn("Hello."), UserTurn("Say hello back, and name three colours.")})))
 				t.Expect(resp.Get("role").String()).To(Equal("assistant"), "the reply is the assistant's: %s", resp)
 				t.Expect(resp.Get("usage.input_tokens").Int()).To(BeNumerically(">", first),
 					"two consecutive user turns are read together: they count more input tokens than the first alone (%d): %s", first, resp)
-				lone := inputTokens(t, msgBody(model, "messages", []any{userTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"}}))
-				both := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"},
+				lone := inputTokens(t, Body(model, "messages", []any{UserTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"}}))
+				both := t.OK(CreateRequest(Body(model, "messages", []any{UserTurn("Name a colour."), map[string]any{"role": "assistant", "content": "One colour"},
 					map[string]any{"role": "assistant", "content": " is one of the three primary colours, and"}})))
 				t.Expect(both.Get("usage.input_tokens").Int()).To(BeNumerically(">", lone),
 					"two consecutive assistant turns are read together: they count more input tokens than the first alone (%d): %s", lone, both)
@@ -348,11 +348,11 @@ func messageChecks() []kit.Check {
 				})
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				cc := map[string]any{"type": "ephemeral"}
 				on := map[string]any{"enabled": true}
 				turns := []any{
-					userTurn([]any{
+					UserTurn([]any{
 						map[string]any{"type": "text", "text": "Read these.", "cache_control": cc},
 						map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": onePixelPNG}},
 						map[string]any{"type": "document", "title": "Notes", "context": "Test notes", "citations": on, "source": map[string]any{"type": "text", "media_type": "text/plain", "data": "Lanterns are lit at dusk."}},
@@ -360,10 +360,10 @@ func messageChecks() []kit.Check {
 						map[string]any{"type": "search_result", "source": "https://example.com/kb", "title": "KB", "citations": on, "content": []any{map[string]any{"type": "text", "text": "Lanterns burn until dawn."}}},
 					}),
 					map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_conformance", "name": "get_weather", "input": map[string]any{"city": "Lisbon", "unit": "celsius"}}}},
-					userTurn([]any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_conformance", "content": []any{map[string]any{"type": "text", "text": "18 degrees"}}}}),
+					UserTurn([]any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_conformance", "content": []any{map[string]any{"type": "text", "text": "18 degrees"}}}}),
 				}
-				t.OK(createReq(msgBody(model, "messages", turns, "tools", []any{weatherTool})))
-				t.OK(createReq(msgBody(model, "system", []any{map[string]any{"type": "text", "text": "Be brief."}})))
+				t.OK(CreateRequest(Body(model, "messages", turns, "tools", []any{weatherTool})))
+				t.OK(CreateRequest(Body(model, "system", []any{map[string]any{"type": "text", "text": "Be brief."}})))
 			}},
 		{ID: "messages/block-fields-validated", Clause: "4.4", Labels: []kit.Label{kit.Messages},
 			Title: "a block with a field or value outside its type's table is refused: image media type, source kind, document media type, missing text",
@@ -375,7 +375,7 @@ func messageChecks() []kit.Check {
 				})
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, b := range []map[string]any{
 					{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/tiff", "data": onePixelPNG}},
 					{"type": "image", "source": map[string]any{"type": "ftp", "url": "ftp://example.com/a.png"}},
@@ -383,7 +383,7 @@ func messageChecks() []kit.Check {
 					{"type": "text"},
 					{"type": "no_such_block"},
 				} {
-					expectFieldError(t, t.Do(createReq(msgBody(model, "messages", []any{userTurn([]any{b})}))), "")
+					expectFieldError(t, t.Do(CreateRequest(Body(model, "messages", []any{UserTurn([]any{b})}))), "")
 				}
 			}},
 		{ID: "messages/cache-control-ttl", Clause: "8", Labels: []kit.Label{kit.Messages},
@@ -396,28 +396,28 @@ func messageChecks() []kit.Check {
 				})
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				block := func(cc map[string]any) map[string]any {
-					return msgBody(model, "system", []any{map[string]any{"type": "text", "text": "Be brief.", "cache_control": cc}})
+					return Body(model, "system", []any{map[string]any{"type": "text", "text": "Be brief.", "cache_control": cc}})
 				}
 				for _, ttl := range []string{"5m", "1h"} {
-					t.OK(createReq(block(map[string]any{"type": "ephemeral", "ttl": ttl})))
+					t.OK(CreateRequest(block(map[string]any{"type": "ephemeral", "ttl": ttl})))
 				}
-				t.OK(createReq(block(map[string]any{"type": "ephemeral"})))
+				t.OK(CreateRequest(block(map[string]any{"type": "ephemeral"})))
 				for _, ttl := range []string{"10m", "1d", ""} {
-					expectFieldError(t, t.Do(createReq(block(map[string]any{"type": "ephemeral", "ttl": ttl}))), "")
+					expectFieldError(t, t.Do(CreateRequest(block(map[string]any{"type": "ephemeral", "ttl": ttl}))), "")
 				}
 			}},
 		{ID: "messages/temperature-range", Clause: "gaps §4", Labels: []kit.Label{kit.Messages, kit.Extension, kit.V20230601},
 			Title: "temperature is accepted from 0 to 1 and refused outside",
 			Bug:   &kit.Bug{Says: "a temperature outside 0 to 1 is taken as the nearest bound", Want: "400", Break: msgClamps("/v1/messages", "temperature", 0, 1)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, v := range []float64{0, 0.5, 1} {
-					t.OK(createReq(msgBody(model, "temperature", v)))
+					t.OK(CreateRequest(Body(model, "temperature", v)))
 				}
 				for _, v := range []float64{-0.01, 1.01} {
-					expectFieldError(t, t.Do(createReq(msgBody(model, "temperature", v))), "temperature")
+					expectFieldError(t, t.Do(CreateRequest(Body(model, "temperature", v))), "temperature")
 				}
 			}},
 		{ID: "messages/thinking-budget", Clause: "gaps §4", Labels: []kit.Label{kit.Messages, kit.Extension},
@@ -430,10 +430,10 @@ func messageChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				expectFieldError(t, t.Do(createReq(msgBody(model, "max_tokens", 4096, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1023}))), "thinking.budget_tokens")
-				expectFieldError(t, t.Do(createReq(msgBody(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 2048}))), "thinking.budget_tokens")
-				resp := t.OK(createReq(msgBody(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024})))
+				model, _ := PickModel(t)
+				expectFieldError(t, t.Do(CreateRequest(Body(model, "max_tokens", 4096, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1023}))), "thinking.budget_tokens")
+				expectFieldError(t, t.Do(CreateRequest(Body(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 2048}))), "thinking.budget_tokens")
+				resp := t.OK(CreateRequest(Body(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024})))
 				t.Expect(resp.Get("content.0.type").String()).To(BeElementOf("thinking", "redacted_thinking"), "%s", resp)
 				if resp.Get("content.0.type").String() == "thinking" {
 					t.Expect(resp.Get("content.0.signature").String()).NotTo(BeEmpty())
@@ -447,27 +447,27 @@ func messageChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				many := make([]any, 100001)
 				for i := range many {
 					many[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "content": "a"}
 				}
-				expectFieldError(t, t.Do(createReq(msgBody(model, "messages", many))), "")
+				expectFieldError(t, t.Do(CreateRequest(Body(model, "messages", many))), "")
 			}},
 		{ID: "messages/stop-sequences", Clause: "2.9", Labels: []kit.Label{kit.Messages},
 			Title: "a reply that stops at a custom stop sequence says stop_sequence, names the sequence, and does not contain it",
 			Bug:   &kit.Bug{Says: "stop_sequences are ignored", Want: "stop sequence", Break: kit.IgnoresField(http.MethodPost, "/v1/messages", "stop_sequences")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				body := msgBody(model, "messages", []any{userTurn("Count from one to twenty in words, separated by spaces.")})
-				first := t.OK(createReq(body))
+				model, _ := PickModel(t)
+				body := Body(model, "messages", []any{UserTurn("Count from one to twenty in words, separated by spaces.")})
+				first := t.OK(CreateRequest(body))
 				words := strings.Fields(strings.Join(textOf(first), ""))
 				if len(words) < 3 {
 					t.Unsupported("the reply is too short to pick a stop sequence from: %s", first)
 				}
 				stop := words[len(words)/2]
 				body["stop_sequences"] = []any{stop, "zzzz-never"}
-				resp := t.OK(createReq(body))
+				resp := t.OK(CreateRequest(body))
 				text := strings.Join(textOf(resp), "")
 				if resp.Get("stop_reason").String() == "stop_sequence" {
 					t.Expect(resp.Get("stop_sequence").String()).To(BeElementOf(stop, "zzzz-never"), "stop_sequence names one of the request's sequences: %s", resp)
@@ -487,11 +487,11 @@ func messageChecks() []kit.Check {
 			Title: "when the last message is the assistant's, the reply continues it rather than starting over",
 			Bug:   &kit.Bug{Says: "the last assistant turn is dropped and the reply starts over", Want: "more input tokens", Break: kit.InRequests(http.MethodPost, "/v1/messages", msgDropsPrefill)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				prefill := "The three primary colours are"
-				question := userTurn("Name the primary colours.")
-				without := inputTokens(t, msgBody(model, "messages", []any{question}))
-				resp := t.OK(createReq(msgBody(model, "messages", []any{question, map[string]any{"role": "assistant", "content": prefill}})))
+				question := UserTurn("Name the primary colours.")
+				without := inputTokens(t, Body(model, "messages", []any{question}))
+				resp := t.OK(CreateRequest(Body(model, "messages", []any{question, map[string]any{"role": "assistant", "content": prefill}})))
 				t.Expect(resp.Get("content.0.text").String()).NotTo(HavePrefix(prefill), "the reply continues the assistant's turn, so it does not repeat it: %s", resp)
 				t.Expect(resp.Get("usage.input_tokens").Int()).To(BeNumerically(">", without),
 					"the assistant's last turn is read as the start of the reply: the request counts more input tokens than without it (%d): %s", without, resp)
@@ -507,9 +507,9 @@ func messageChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				resp := t.OK(createReq(msgBody(model, "max_tokens", 512, "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "get_weather"},
-					"messages", []any{userTurn("What is the weather in Lisbon?")})))
+				model, _ := PickModel(t)
+				resp := t.OK(CreateRequest(Body(model, "max_tokens", 512, "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "get_weather"},
+					"messages", []any{UserTurn("What is the weather in Lisbon?")})))
 				t.Expect(resp.Get("stop_reason").String()).To(Equal("tool_use"), "%s", resp)
 				var use gjson.Result
 				for _, b := range resp.Get("content").Array() {
@@ -526,19 +526,19 @@ func messageChecks() []kit.Check {
 			Title: "a system prompt and tool definitions are input: adding either raises count_tokens and usage.input_tokens",
 			Bug:   &kit.Bug{Says: "input tokens leave out the system prompt", Want: "system prompt", Break: msgInRequests(func(b map[string]any) { delete(b, "system") })},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				count := func(body map[string]any) (usage, counted int64) {
 					usage = inputTokens(t, body)
 					body = maps.Clone(body)
 					delete(body, "max_tokens")
 					return usage, t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: body, Schema: "messages/count_tokens"}).Get("input_tokens").Int()
 				}
-				baseUsage, baseCount := count(msgBody(model))
+				baseUsage, baseCount := count(Body(model))
 				for what, extra := range map[string][]any{
 					"a system prompt": {"system", "You are a terse assistant. Answer in at most five words, in English."},
 					"a tool":          {"tools", []any{weatherTool}},
 				} {
-					usage, counted := count(msgBody(model, extra...))
+					usage, counted := count(Body(model, extra...))
 					t.Expect(usage).To(BeNumerically(">", baseUsage), "adding %s raises usage.input_tokens above %d", what, baseUsage)
 					t.Expect(counted).To(BeNumerically(">", baseCount), "adding %s raises count_tokens above %d", what, baseCount)
 				}
@@ -551,12 +551,12 @@ func messageChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, body := range []map[string]any{
-					msgBody(model),
-					msgBody(model, "system", "Be brief.", "tools", []any{weatherTool}, "messages", []any{userTurn("Hi"), map[string]any{"role": "assistant", "content": "Hello."}, userTurn("Weather in Lisbon?")}),
+					Body(model),
+					Body(model, "system", "Be brief.", "tools", []any{weatherTool}, "messages", []any{UserTurn("Hi"), map[string]any{"role": "assistant", "content": "Hello."}, UserTurn("Weather in Lisbon?")}),
 				} {
-					usage := t.OK(createReq(body)).Get("usage.input_tokens").Int()
+					usage := t.OK(CreateRequest(body)).Get("usage.input_tokens").Int()
 					delete(body, "max_tokens")
 					count := t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: body, Schema: "messages/count_tokens"})
 					t.Expect(count.Get("input_tokens").Int()).To(Equal(usage), "%s", count)
@@ -570,14 +570,14 @@ func streamChecks() []kit.Check {
 		{ID: "messages/stream-grammar", Clause: "gaps §4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a streamed message follows the event grammar: message_start, blocks in order (tool_use input {}), message_delta, message_stop",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, body := range []map[string]any{
-					msgBody(model, "stream", true),
-					msgBody(model, "stream", true, "max_tokens", 512, "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "get_weather"}),
+					Body(model, "stream", true),
+					Body(model, "stream", true, "max_tokens", 512, "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "get_weather"}),
 					// A model free to choose may say something before its tool call: two blocks.
-					msgBody(model, "stream", true, "max_tokens", 512, "tools", []any{weatherTool}, "messages", []any{userTurn("What is the weather in Lisbon?")}),
+					Body(model, "stream", true, "max_tokens", 512, "tools", []any{weatherTool}, "messages", []any{UserTurn("What is the weather in Lisbon?")}),
 				} {
-					msg := streamMessage(t, createReq(body))
+					msg := streamMessage(t, CreateRequest(body))
 					t.Expect(msg.Interleaved).To(BeEmpty(), "a block starts only after the one before it stopped")
 					raw, _ := json.Marshal(msg.Message)
 					t.Expect(schemas.Validate("messages/message", raw, t.Target.SchemaMode)).To(Succeed(), "accumulated %s", raw)
@@ -591,8 +591,8 @@ func streamChecks() []kit.Check {
 		{ID: "messages/stream-first-event", Clause: "gaps §4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "a stream is requested in the body, even with Accept: application/json, and answers text/event-stream",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				r := createReq(msgBody(model, "stream", true))
+				model, _ := PickModel(t)
+				r := CreateRequest(Body(model, "stream", true))
 				r.Header = http.Header{"Accept": {"application/json"}}
 				_, evs := stream(t, r, "messages/stream_event")
 				t.Expect(evs).NotTo(BeEmpty(), "the stream carries events")
@@ -612,23 +612,23 @@ func streamChecks() []kit.Check {
 		{ID: "messages/stream-equals-response", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Messages, kit.FakeOnly},
 			Title: "the fake's stream of a request accumulates to exactly its response without streaming, for the scripted model and every scenario",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				cases := map[string]map[string]any{
-					"": msgBody(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "tools", []any{weatherTool}),
+					"": Body(model, "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "tools", []any{weatherTool}),
 				}
 				for _, name := range scenarioNames(t) {
-					cases[name] = msgBody(model)
+					cases[name] = Body(model)
 				}
 				for name, body := range cases {
 					h := http.Header{headerScenario: {name}}
-					r := createReq(body)
+					r := CreateRequest(body)
 					r.Header = h
 					plain := t.OK(r)
 					streamed := map[string]any{"stream": true}
 					for k, v := range body {
 						streamed[k] = v
 					}
-					sr := createReq(streamed)
+					sr := CreateRequest(streamed)
 					sr.Header = h
 					raw, _ := json.Marshal(streamMessage(t, sr).Message)
 					t.Expect(withoutIDs(t, raw)).To(Equal(withoutIDs(t, plain.Body)), "scenario %q: the stream accumulates to the answer without streaming", name)
@@ -645,7 +645,7 @@ func completionChecks() []kit.Check {
 			Title: "a legacy completion has type completion, an id, the completion text, the model and stop_reason stop_sequence or max_tokens",
 			Bug:   &kit.Bug{Says: "a completion answers type message", Break: kit.SetsField(msgComplete, "type", "message")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				resp := t.OK(completeReq(completeBody(model)))
 				t.Expect(resp.Get("type").String()).To(Equal("completion"))
 				t.Expect(resp.Get("id").String()).NotTo(BeEmpty())
@@ -660,7 +660,7 @@ func completionChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				resp := t.OK(completeReq(completeBody(model, "max_tokens_to_sample", 512, "prompt", "\n\nHuman: Write a dialogue between Human and Assistant.\n\nAssistant:")))
 				t.Expect(resp.Get("completion").String()).NotTo(ContainSubstring("\n\nHuman:"))
 				if t.Target.IsFake { // the fake's scripted model always goes on to a human turn
@@ -675,7 +675,7 @@ func completionChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				resp := t.OK(completeReq(completeBody(model, "max_tokens_to_sample", 1, "prompt", "\n\nHuman: Write a long story.\n\nAssistant:")))
 				t.Expect(resp.Get("stop_reason").String()).To(Equal("max_tokens"), "%s", resp)
 			}},
@@ -683,7 +683,7 @@ func completionChecks() []kit.Check {
 			Title: "a completion stopped by a custom stop sequence excludes it",
 			Bug:   &kit.Bug{Says: "stop_sequences of a legacy completion are ignored", Want: "excludes the stop sequence", Break: kit.IgnoresField(http.MethodPost, "/v1/complete", "stop_sequences")},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				first := t.OK(completeReq(completeBody(model)))
 				words := strings.Fields(first.Get("completion").String())
 				if len(words) < 3 {
@@ -699,7 +699,7 @@ func completionChecks() []kit.Check {
 			Title: "legacy temperature is accepted from 0.0 to 1.0 and refused outside",
 			Bug:   &kit.Bug{Says: "a legacy temperature outside 0 to 1 is taken as the nearest bound", Break: msgClamps("/v1/complete", "temperature", 0, 1)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, v := range []float64{0, 1} {
 					t.OK(completeReq(completeBody(model, "temperature", v)))
 				}
@@ -711,7 +711,7 @@ func completionChecks() []kit.Check {
 			Title: "max_tokens_to_sample, model and prompt are required",
 			Bug:   &kit.Bug{Says: "a missing max_tokens_to_sample defaults to 256", Break: msgDefaults("/v1/complete", "max_tokens_to_sample", 256)},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, f := range []string{"max_tokens_to_sample", "model", "prompt"} {
 					expectFieldError(t, t.Do(completeReq(completeBody(model, f, nil))), "")
 				}
@@ -726,7 +726,7 @@ func completionChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				t.OK(completeReq(completeBody(model, "metadata", map[string]any{"user_id": "3f1d6c9e-5b2a-4c1e-9e7d-2b8a4f0c6d11"})))
 				for _, id := range []string{"jane.doe@example.com", "+44 20 7946 0958"} {
 					expectFieldError(t, t.Do(completeReq(completeBody(model, "metadata", map[string]any{"user_id": id}))), "")
@@ -740,7 +740,7 @@ func completionChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, p := range []string{"Hello", "\n\nHuman: Hello", "Human: Hello\n\nAssistant:", "\n\nHuman: A\n\nHuman: B\n\nAssistant:"} {
 					expectFieldError(t, t.Do(completeReq(completeBody(model, "prompt", p))), "prompt")
 				}
@@ -748,7 +748,7 @@ func completionChecks() []kit.Check {
 		{ID: "messages/complete-stream", Clause: "6", Labels: []kit.Label{kit.Messages},
 			Title: "a legacy completion with stream true is delivered as server-sent events",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				r := completeReq(completeBody(model, "stream", true))
 				r.Schema = ""
 				resp := t.OK(r)
@@ -767,7 +767,7 @@ func completionChecks() []kit.Check {
 		{ID: "messages/complete-stream-events", Clause: "gaps §5", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "streamed completion events are named completion, carry pieces that make the text, and only the last carries stop_reason",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				_, evs := stream(t, completeReq(completeBody(model, "stream", true)), "messages/completion_stream_event")
 				for _, ev := range evs {
 					t.Expect(ev.Name).To(BeElementOf("completion", "ping"), "the events of a streamed completion are named completion (or ping)")
@@ -796,10 +796,10 @@ func scenarioChecks() []kit.Check {
 			Title: "the fake's scripted model gives the same request the same reply and different requests different replies",
 			Bug:   &kit.Bug{Says: "the same request gets a different reply each time", Break: msgVaries},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				a := t.OK(createReq(msgBody(model)))
-				t.Expect(withoutIDs(t, t.OK(createReq(msgBody(model))).Body)).To(Equal(withoutIDs(t, a.Body)))
-				b := t.OK(createReq(msgBody(model, "messages", []any{userTurn("Say hello in a few words!")})))
+				model, _ := PickModel(t)
+				a := t.OK(CreateRequest(Body(model)))
+				t.Expect(withoutIDs(t, t.OK(CreateRequest(Body(model))).Body)).To(Equal(withoutIDs(t, a.Body)))
+				b := t.OK(CreateRequest(Body(model, "messages", []any{UserTurn("Say hello in a few words!")})))
 				t.Expect(b.Get("content").Raw).NotTo(Equal(a.Get("content").Raw))
 			}},
 		{ID: "messages/scenario-by-header", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Messages, kit.FakeOnly},
@@ -810,9 +810,9 @@ func scenarioChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				for _, name := range scenarioNames(t) {
-					r := createReq(msgBody(model))
+					r := CreateRequest(Body(model))
 					r.Header = http.Header{headerScenario: {name}}
 					resp := t.OK(r)
 					t.Expect(resp.Get("model").String()).To(Equal(model))
@@ -823,8 +823,8 @@ func scenarioChecks() []kit.Check {
 			Title: "an unknown Fake-Scenario name is refused with 400 naming the header",
 			Bug:   &kit.Bug{Says: "an unknown Fake-Scenario name is ignored", Break: msgIgnoresUnknownScenario},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
-				r := createReq(msgBody(model))
+				model, _ := PickModel(t)
+				r := CreateRequest(Body(model))
 				r.Header = http.Header{headerScenario: {"no-such-scenario"}}
 				expectFieldError(t, t.Do(r), headerScenario)
 			}},
@@ -832,7 +832,7 @@ func scenarioChecks() []kit.Check {
 			Title: "a scenario's matching rule selects it from the last user text, as its name would",
 			Bug:   &kit.Bug{Says: "no scenario is selected by its matching rule", Want: "scenario", Break: msgRulesMissUpperCase},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				list := t.Control(http.MethodGet, "/_fake/messages/scenarios", nil)
 				ruled := 0
 				for _, sc := range list.Get("data").Array() {
@@ -844,9 +844,9 @@ func scenarioChecks() []kit.Check {
 						text = "Please " + sc.Get("match.contains").String() + " now"
 					}
 					ruled++
-					named := createReq(msgBody(model, "messages", []any{userTurn(text)}))
+					named := CreateRequest(Body(model, "messages", []any{UserTurn(text)}))
 					named.Header = http.Header{headerScenario: {sc.Get("name").String()}}
-					byRule := t.OK(createReq(msgBody(model, "messages", []any{userTurn(text)})))
+					byRule := t.OK(CreateRequest(Body(model, "messages", []any{UserTurn(text)})))
 					t.Expect(withoutIDs(t, byRule.Body)).To(Equal(withoutIDs(t, t.OK(named).Body)), "scenario %s", sc.Get("name"))
 				}
 				if ruled == 0 {
@@ -856,7 +856,7 @@ func scenarioChecks() []kit.Check {
 		{ID: "messages/stub-sequence", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Messages, kit.FakeOnly},
 			Title: "a stub's replies are served in order to the requests it matches, streamed or not, with id, model and usage filled in, then the usual answers resume",
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				t.Cleanup("clear stubs", t.Delete(kit.Request{Area: kit.Core, Method: http.MethodDelete, Path: "/_fake/messages/stubs", As: kit.NoCred}))
 				stub := t.Control(http.MethodPost, "/_fake/messages/stubs", map[string]any{
 					"match": map[string]any{"user_text_contains": stubSequenceMarker},
@@ -866,19 +866,19 @@ func scenarioChecks() []kit.Check {
 					},
 				})
 				t.Expect(schemas.Validate("messages/stub", stub.Body, t.Target.SchemaMode)).To(Succeed())
-				body := msgBody(model, "tools", []any{weatherTool}, "messages", []any{userTurn("Weather, please: " + stubSequenceMarker)})
-				first := t.OK(createReq(body))
+				body := Body(model, "tools", []any{weatherTool}, "messages", []any{UserTurn("Weather, please: " + stubSequenceMarker)})
+				first := t.OK(CreateRequest(body))
 				t.Expect(first.Get("stop_reason").String()).To(Equal("tool_use"), "%s", first)
 				t.Expect(first.Get("content.0.input.city").String()).To(Equal("Oslo"), "%s", first)
 				t.Expect(first.Get("model").String()).To(Equal(model))
 				count := t.OK(kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: with(maps.Clone(body), []any{"max_tokens", nil}), Schema: "messages/count_tokens"})
 				t.Expect(first.Get("usage.input_tokens").Int()).To(Equal(count.Get("input_tokens").Int()))
-				msg := streamMessage(t, createReq(with(maps.Clone(body), []any{"stream", true}))).Message
+				msg := streamMessage(t, CreateRequest(with(maps.Clone(body), []any{"stream", true}))).Message
 				raw, _ := json.Marshal(msg)
 				t.Expect(gjson.GetBytes(raw, "stop_reason").String()).To(Equal("end_turn"), "the streamed request gets the stub's second reply: %s", raw)
 				t.Expect(gjson.GetBytes(raw, "content.#").Int()).To(Equal(int64(1)), "the streamed request gets the stub's second reply: %s", raw)
 				t.Expect(gjson.GetBytes(raw, "content.0.text").String()).To(Equal("Sunny in Oslo."), "the streamed request gets the stub's second reply: %s", raw)
-				after := t.OK(createReq(body))
+				after := t.OK(CreateRequest(body))
 				t.Expect(after.Get("content.0.text").String()).NotTo(Equal("Sunny in Oslo."), "the used-up stub answered again")
 				t.Expect(t.Control(http.MethodGet, "/_fake/messages/stubs", nil).Get(fmt.Sprintf("data.#(id==%q)", stub.Get("id").String())).Exists()).To(BeFalse())
 			},
@@ -910,10 +910,10 @@ func scenarioChecks() []kit.Check {
 				}
 			})},
 			Run: func(t *kit.T) {
-				model, _ := pickModel(t)
+				model, _ := PickModel(t)
 				seen := map[string]bool{}
 				for _, name := range scenarioNames(t) {
-					r := createReq(msgBody(model))
+					r := CreateRequest(Body(model))
 					r.Header = http.Header{headerScenario: {name}}
 					resp := t.OK(r)
 					for _, b := range resp.Get("content").Array() {
