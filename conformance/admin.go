@@ -32,8 +32,8 @@ func freshEmail(tag string) string {
 	return fmt.Sprintf("conformance-%s-%d-%d@example.com", tag, time.Now().UnixNano(), emailSeq.Add(1))
 }
 
-// adminReq is a request of the administration interface.
-func adminReq(method, path, schema string, body any) kit.Request {
+// AdminReq is a request of the administration interface.
+func AdminReq(method, path, schema string, body any) kit.Request {
 	return kit.Request{Area: kit.Admin, Method: method, Path: path, Schema: schema, Body: body}
 }
 
@@ -41,32 +41,32 @@ func adminReq(method, path, schema string, body any) kit.Request {
 // cannot be deleted, so they are archived.
 func undoCreate(t *kit.T, kind, id string) {
 	if kind == "invites" {
-		t.Cleanup("delete invite "+id, t.Delete(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
+		t.Cleanup("delete invite "+id, t.Delete(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
 		return
 	}
-	t.Cleanup("archive workspace "+id, t.Delete(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+id+"/archive", "", nil)))
+	t.Cleanup("archive workspace "+id, t.Delete(AdminReq(http.MethodPost, "/v1/organizations/workspaces/"+id+"/archive", "", nil)))
 }
 
 // tryCreate sends a create of kind ("invites" or "workspaces") that the check expects to be
 // refused; should the target accept it anyway, what it created is removed afterwards.
 func tryCreate(t *kit.T, kind string, body any) *kit.Response {
-	resp := t.Do(adminReq(http.MethodPost, "/v1/organizations/"+kind, "", body))
+	resp := t.Do(AdminReq(http.MethodPost, "/v1/organizations/"+kind, "", body))
 	if resp.Status == http.StatusOK {
 		undoCreate(t, kind, resp.Get("id").String())
 	}
 	return resp
 }
 
-// createInvite invites a fresh address with role and registers its deletion.
-func createInvite(t *kit.T, tag, role string) gjson.Result {
-	resp := t.OK(adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail(tag), "role": role}))
+// CreateInvite invites a fresh address with role and registers its deletion.
+func CreateInvite(t *kit.T, tag, role string) gjson.Result {
+	resp := t.OK(AdminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail(tag), "role": role}))
 	undoCreate(t, "invites", resp.Get("id").String())
 	return resp.JSON()
 }
 
-// createWorkspace creates a workspace from body and registers its archiving.
-func createWorkspace(t *kit.T, body map[string]any) gjson.Result {
-	resp := t.OK(adminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", body))
+// CreateWorkspace creates a workspace from body and registers its archiving.
+func CreateWorkspace(t *kit.T, body map[string]any) gjson.Result {
+	resp := t.OK(AdminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", body))
 	undoCreate(t, "workspaces", resp.Get("id").String())
 	return resp.JSON()
 }
@@ -79,14 +79,14 @@ func expectRefused(t *kit.T, resp *kit.Response, errType string) {
 	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(Equal(errType), "%s", resp)
 }
 
-// walkCursor pages through an administration cursor list forwards with the page size.
-func walkCursor(t *kit.T, path, schema string, query url.Values, limit int) []gjson.Result {
+// WalkCursor pages through an administration cursor list forwards with the page size.
+func WalkCursor(t *kit.T, path, schema string, query url.Values, limit int) []gjson.Result {
 	return t.WalkCursor(kit.Request{Area: kit.Admin, Path: path, Query: query, Schema: schema}, "data", limit)
 }
 
 // allUsers lists every user of the organization.
 func allUsers(t *kit.T) []gjson.Result {
-	return walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, 1000)
+	return WalkCursor(t, "/v1/organizations/users", "admin/user_list", nil, 1000)
 }
 
 // removableUser returns a non-admin user whose role another listed user also holds, so that
@@ -122,9 +122,9 @@ func needOrg2(t *kit.T) {
 	}
 }
 
-// orgRateLimits returns every organization rate-limit entry (one page: limit omitted).
-func orgRateLimits(t *kit.T) []gjson.Result {
-	return t.OK(adminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil)).Get("data").Array()
+// OrgRateLimits returns every organization rate-limit entry (one page: limit omitted).
+func OrgRateLimits(t *kit.T) []gjson.Result {
+	return t.OK(AdminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil)).Get("data").Array()
 }
 
 // walkTokens pages through an administration page-token list and returns every entry's JSON.
@@ -151,7 +151,7 @@ var organizationChecks = []kit.Check{
 		Bug: &kit.Bug{Says: "the organization reads with type workspace", Want: "organization",
 			Break: kit.SetsField(kit.On(http.MethodGet, admMe), "type", "workspace")},
 		Run: func(t *kit.T) {
-			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
+			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
 			t.Expect(resp.Get("type").String()).To(Equal("organization"))
 			t.Expect(resp.Get("id").String()).NotTo(BeEmpty())
 			t.Expect(resp.Get("name").String()).NotTo(BeEmpty())
@@ -159,19 +159,19 @@ var organizationChecks = []kit.Check{
 	{ID: "admin/organization-id-uuid", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the organization id is a UUID string",
 		Bug: &kit.Bug{Says: "the organization id is a prefixed ID, not a UUID", Want: "UUID",
-			Break: kit.InOKAnswers(kit.On(http.MethodGet, admMe), func(_ *http.Request, m map[string]any) { m["id"] = "org_" + mwtStr(m, "id") })},
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, admMe), func(_ *http.Request, m map[string]any) { m["id"] = "org_" + kit.Str(m, "id") })},
 		Run: func(t *kit.T) {
-			id := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)).Get("id").String()
+			id := t.OK(AdminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)).Get("id").String()
 			t.Expect(id).To(MatchRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`))
 		}},
 	{ID: "admin/organization-me-per-key", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "each organization's admin key reads its own organization",
 		Bug: &kit.Bug{Says: "every admin key reads the first organization", Want: "expected not to equal",
-			Break: mwtAsFirstOrg(admMe)},
+			Break: kit.AsFirstOrg(admMe)},
 		Run: func(t *kit.T) {
 			needOrg2(t)
-			one := t.OK(adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
-			r := adminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)
+			one := t.OK(AdminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
+			r := AdminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)
 			r.Org2 = true
 			two := t.OK(r)
 			t.Expect(two.Get("id").String()).NotTo(Equal(one.Get("id").String()))
@@ -179,7 +179,7 @@ var organizationChecks = []kit.Check{
 	{ID: "admin/only-admin-key", Clause: "5", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "every administration endpoint refuses an API key with 403 permission_error",
 		Bug: &kit.Bug{Says: "the rate-limit list serves an API key as if it were the admin key", Want: "403",
-			Break: kit.InRequestHeaders(kit.On(http.MethodGet, admRateLimits), func(h http.Header) {
+			Break: kit.InRequestHeaders(kit.On(http.MethodGet, RateLimitsRoute), func(h http.Header) {
 				if h.Get("X-Api-Key") == kit.FakeAPIKey {
 					h.Set("X-Api-Key", kit.FakeAdminKey)
 				}
@@ -187,20 +187,20 @@ var organizationChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			for _, p := range []string{"/v1/organizations/me", "/v1/organizations/invites", "/v1/organizations/users",
 				"/v1/organizations/workspaces", "/v1/organizations/rate_limits"} {
-				r := adminReq(http.MethodGet, p, "", nil)
+				r := AdminReq(http.MethodGet, p, "", nil)
 				r.As = kit.APIKey
 				t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
 			}
-			r := adminReq(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": freshEmail("apikey"), "role": "user"})
+			r := AdminReq(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": freshEmail("apikey"), "role": "user"})
 			r.As = kit.APIKey
 			t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
 		}},
 	{ID: "admin/bad-input-400-names-field", Clause: "gaps §1", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "invalid administration requests are answered 400 invalid_request_error naming the field",
 		Bug: &kit.Bug{Says: "a refused invite's error message does not name the field", Want: "role",
-			Break: mwtErrorMessage(kit.On(http.MethodPost, admInvites), "invalid invite")},
+			Break: kit.ErrorMessageOnly(kit.On(http.MethodPost, InvitesRoute), "invalid invite")},
 		Run: func(t *kit.T) {
-			w := createWorkspace(t, map[string]any{"name": "conformance bad input"})
+			w := CreateWorkspace(t, map[string]any{"name": "conformance bad input"})
 			wp := "/v1/organizations/workspaces/" + w.Get("id").String()
 			u, haveUser := removableUser(t)
 			cases := []struct {
@@ -228,7 +228,7 @@ var organizationChecks = []kit.Check{
 				}{http.MethodPost, "/v1/organizations/users/" + u.Get("id").String(), map[string]string{"role": "admin"}, "role"})
 			}
 			for _, c := range cases {
-				resp := t.Do(adminReq(c.method, c.path, "", c.body))
+				resp := t.Do(AdminReq(c.method, c.path, "", c.body))
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring(c.field), "%s %s", c.method, c.path)
 			}
@@ -239,9 +239,9 @@ var inviteChecks = []kit.Check{
 	{ID: "admin/invite-create", Clause: "3.2", Labels: []kit.Label{kit.Admin},
 		Title: "creating an invite with a valid email and role answers a pending invite with its expiry time",
 		Bug: &kit.Bug{Says: "a new invite reads accepted", Want: "pending",
-			Break: kit.SetsField(kit.On(http.MethodPost, admInvites), "status", "accepted")},
+			Break: kit.SetsField(kit.On(http.MethodPost, InvitesRoute), "status", "accepted")},
 		Run: func(t *kit.T) {
-			in := createInvite(t, "create", "developer")
+			in := CreateInvite(t, "create", "developer")
 			t.Expect(in.Get("id").String()).To(HavePrefix("invite_"))
 			t.Expect(in.Get("type").String()).To(Equal("invite"))
 			t.Expect(in.Get("status").String()).To(Equal("pending"))
@@ -252,20 +252,20 @@ var inviteChecks = []kit.Check{
 	{ID: "admin/invite-each-role", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "an invite may give each of the roles user, developer, billing and assistant_code_user",
 		Bug: &kit.Bug{Says: "an invite for role billing is created with role user", Want: "billing",
-			Break: mwtRequests(http.MethodPost, admInvites, func(_ *http.Request, b map[string]any) {
+			Break: kit.InRouteRequests(http.MethodPost, InvitesRoute, func(_ *http.Request, b map[string]any) {
 				if b["role"] == "billing" {
 					b["role"] = "user"
 				}
 			})},
 		Run: func(t *kit.T) {
 			for _, role := range grantable {
-				t.Expect(createInvite(t, "role", role).Get("role").String()).To(Equal(role))
+				t.Expect(CreateInvite(t, "role", role).Get("role").String()).To(Equal(role))
 			}
 		}},
 	{ID: "admin/invite-role-admin-refused", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "an invite with role admin, or a role outside 4.6, is refused and creates nothing",
 		Bug: &kit.Bug{Says: "an invite with role owner is accepted, as role user", Want: "POST /v1/organizations/invites -> 200",
-			Break: mwtRequests(http.MethodPost, admInvites, func(_ *http.Request, b map[string]any) {
+			Break: kit.InRouteRequests(http.MethodPost, InvitesRoute, func(_ *http.Request, b map[string]any) {
 				if b["role"] == "owner" {
 					b["role"] = "user"
 				}
@@ -274,7 +274,7 @@ var inviteChecks = []kit.Check{
 			for _, role := range []string{"admin", "owner", ""} {
 				email := freshEmail("admin")
 				expectRefused(t, tryCreate(t, "invites", map[string]string{"email": email, "role": role}), "invalid_request_error")
-				for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+				for _, in := range WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 					t.Expect(in.Get("email").String()).NotTo(Equal(email))
 				}
 			}
@@ -303,7 +303,7 @@ var inviteChecks = []kit.Check{
 				return e
 			})},
 		Run: func(t *kit.T) {
-			in := createInvite(t, "dup", "user")
+			in := CreateInvite(t, "dup", "user")
 			users := allUsers(t)
 			t.Expect(users).NotTo(BeEmpty())
 			for _, email := range []string{strings.ToUpper(in.Get("email").String()), strings.ToUpper(users[0].Get("email").String())} {
@@ -317,18 +317,18 @@ var inviteChecks = []kit.Check{
 		Bug: &kit.Bug{Says: "an invite reads by ID with role user, whatever role it gives", Want: "billing",
 			Break: kit.SetsField(kit.On(http.MethodGet, admInvite), "role", "user")},
 		Run: func(t *kit.T) {
-			in := createInvite(t, "get", "billing")
-			got := t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
+			in := CreateInvite(t, "get", "billing")
+			got := t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
 			t.Expect(got.JSON().Raw).To(MatchJSON(in.Raw))
 		}},
 	{ID: "admin/invite-list", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "the invite list holds a new invite, as it reads by ID",
 		Bug: &kit.Bug{Says: "the invite list shows every invite with role billing", Want: "billing",
-			Break: kit.SetsField(kit.On(http.MethodGet, admInvites), "data.*.role", "billing")},
+			Break: kit.SetsField(kit.On(http.MethodGet, InvitesRoute), "data.*.role", "billing")},
 		Run: func(t *kit.T) {
-			in := createInvite(t, "list", "user")
+			in := CreateInvite(t, "list", "user")
 			var found []gjson.Result
-			for _, it := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+			for _, it := range WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 				if it.Get("id").String() == in.Get("id").String() {
 					found = append(found, it)
 				}
@@ -339,31 +339,31 @@ var inviteChecks = []kit.Check{
 	{ID: "admin/invite-list-default-limit", Clause: "8", Labels: []kit.Label{kit.Admin},
 		Title: "without limit, an invite page holds at most 20 invites",
 		Bug: &kit.Bug{Says: "without limit, the invite list answers every invite in one page", Want: "at most 20",
-			Break: mwtQuery(http.MethodGet, admInvites, func(q url.Values) {
+			Break: kit.InRouteQuery(http.MethodGet, InvitesRoute, func(q url.Values) {
 				if !q.Has("limit") {
 					q.Set("limit", "1000")
 				}
 			})},
 		Run: func(t *kit.T) {
-			have := len(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
+			have := len(WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
 			for ; have < 21; have++ {
-				createInvite(t, "page", "user")
+				CreateInvite(t, "page", "user")
 			}
-			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/invites", "admin/invite_list", nil))
+			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites", "admin/invite_list", nil))
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", 20))
 			t.Expect(resp.Get("has_more").Bool()).To(BeTrue())
 		}},
 	{ID: "admin/invite-list-pages", Clause: "2.1", Labels: []kit.Label{kit.Admin},
 		Title: "paging invites forwards with after_id and back with before_id returns each exactly once, in order",
 		Bug: &kit.Bug{Says: "the invite list ignores before_id", Want: "back with before_id",
-			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admInvites), "before_id")},
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, InvitesRoute), "before_id")},
 		Run: func(t *kit.T) {
 			for i := 0; i < 3; i++ {
-				createInvite(t, "walk", "user")
+				CreateInvite(t, "walk", "user")
 			}
-			all := kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
+			all := kit.IDsOf(WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
 			for _, size := range []int{1, 2, 3} {
-				t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, size))).To(Equal(all), "page size %d", size)
+				t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, size))).To(Equal(all), "page size %d", size)
 			}
 			last := all[len(all)-1]
 			back := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/invites", Query: url.Values{"before_id": {last}, "limit": {"2"}}, Schema: "admin/invite_list"})
@@ -372,7 +372,7 @@ var inviteChecks = []kit.Check{
 	{ID: "admin/invite-list-limit-range", Clause: "8", Labels: []kit.Label{kit.Admin},
 		Title: "the invite list takes limit from 1 to 1000 and refuses values outside",
 		Bug: &kit.Bug{Says: "the invite list ignores a limit outside 1 to 1000", Want: "GET /v1/organizations/invites -> 200",
-			Break: mwtIgnoresInvalidQuery(http.MethodGet, admInvites, "limit")},
+			Break: kit.IgnoresInvalidQuery(http.MethodGet, InvitesRoute, "limit")},
 		Run: func(t *kit.T) {
 			t.NoItemsNeeded()
 			for _, ok := range []string{"1", "1000"} {
@@ -385,14 +385,14 @@ var inviteChecks = []kit.Check{
 	{ID: "admin/invite-list-empty-page", Clause: "gaps §3", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an empty invite page has first_id and last_id null and has_more false",
 		Bug: &kit.Bug{Says: "an empty invite page says has_more true", Want: "has_more",
-			Break: kit.InOKAnswers(kit.On(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, InvitesRoute), func(_ *http.Request, m map[string]any) {
 				if d, _ := m["data"].([]any); len(d) == 0 {
 					m["has_more"] = true
 				}
 			})},
 		Run: func(t *kit.T) {
-			last := createInvite(t, "empty", "user").Get("id").String()
-			all := kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
+			last := CreateInvite(t, "empty", "user").Get("id").String()
+			all := kit.IDsOf(WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))
 			if all[len(all)-1] != last {
 				t.Unsupported("the invite list is not ordered oldest first, so the newest invite is not its last")
 			}
@@ -404,19 +404,19 @@ var inviteChecks = []kit.Check{
 		Bug: &kit.Bug{Says: "deleting an invite answers type invite", Want: "invite_deleted",
 			Break: kit.SetsField(kit.On(http.MethodDelete, admInvite), "type", "invite")},
 		Run: func(t *kit.T) {
-			id := createInvite(t, "delete", "user").Get("id").String()
-			resp := t.OK(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
+			id := CreateInvite(t, "delete", "user").Get("id").String()
+			resp := t.OK(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(fmt.Sprintf(`{"id":%q,"type":"invite_deleted"}`, id)))
 		}},
 	{ID: "admin/invite-deleted-leaves-list", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "a deleted invite leaves the invite list; read by ID it is gone or has status deleted",
 		Bug: &kit.Bug{Says: "a deleted invite still reads by ID as pending", Want: "status deleted",
-			Break: mwtDeletedStillReadable(admInvite)},
+			Break: kit.DeletedStillReadable(admInvite)},
 		Run: func(t *kit.T) {
-			id := createInvite(t, "gone", "user").Get("id").String()
-			t.OK(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
-			t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
-			resp := t.Do(adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil))
+			id := CreateInvite(t, "gone", "user").Get("id").String()
+			t.OK(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
+			t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
+			resp := t.Do(AdminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil))
 			if resp.Status != http.StatusNotFound {
 				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 				t.Expect(resp.Get("status").String()).To(Equal("deleted"))
@@ -425,9 +425,9 @@ var inviteChecks = []kit.Check{
 	{ID: "admin/invite-list-statuses", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the invite list holds pending, accepted and expired invites, never deleted ones",
 		Bug: &kit.Bug{Says: "pending invites are left out of the list", Want: "pending",
-			Break: kit.InOKAnswers(kit.On(http.MethodGet, admInvites), func(_ *http.Request, m map[string]any) {
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, InvitesRoute), func(_ *http.Request, m map[string]any) {
 				kept := []any{}
-				mwtData(m, func(in map[string]any) {
+				kit.EachDataItem(m, func(in map[string]any) {
 					if in["status"] != "pending" {
 						kept = append(kept, in)
 					}
@@ -435,9 +435,9 @@ var inviteChecks = []kit.Check{
 				m["data"] = kept
 			})},
 		Run: func(t *kit.T) {
-			pending := createInvite(t, "status", "user").Get("id").String()
+			pending := CreateInvite(t, "status", "user").Get("id").String()
 			statuses := map[string]int{}
-			for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+			for _, in := range WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 				st := in.Get("status").String()
 				t.Expect(st).To(BeElementOf("pending", "accepted", "expired"), "a listed invite is pending, accepted or expired: %s", in.Raw)
 				if in.Get("id").String() == pending {
@@ -457,9 +457,9 @@ var inviteChecks = []kit.Check{
 	{ID: "admin/invite-expiry-21-days", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an invite expires 21 days after invited_at",
 		Bug: &kit.Bug{Says: "an invite expires 20 days after it was sent", Want: "21 days",
-			Break: kit.InOKAnswers(kit.On(http.MethodPost, admInvites), admShift("expires_at", -24*time.Hour))},
+			Break: kit.InOKAnswers(kit.On(http.MethodPost, InvitesRoute), admShift("expires_at", -24*time.Hour))},
 		Run: func(t *kit.T) {
-			in := createInvite(t, "expiry", "user")
+			in := CreateInvite(t, "expiry", "user")
 			t.Expect(in.Get("expires_at").Time().Sub(in.Get("invited_at").Time())).To(Equal(inviteLifetime))
 		}},
 	{ID: "admin/invite-expires-on-clock", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.FakeOnly},
@@ -472,32 +472,32 @@ var inviteChecks = []kit.Check{
 			})},
 		Run: func(t *kit.T) {
 			// No cleanup: the invite expires here, and an expired invite cannot be deleted.
-			in := t.OK(adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("clock"), "role": "user"}))
+			in := t.OK(AdminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("clock"), "role": "user"}))
 			id := in.Get("id").String()
 			now := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()
 			left := in.Get("expires_at").Time().Sub(now)
 			t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": left.Seconds() - 1})
-			t.Expect(t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("pending"))
+			t.Expect(t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("pending"))
 			t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 1})
-			t.Expect(t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("expired"))
+			t.Expect(t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("expired"))
 			var listed []string
-			for _, it := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+			for _, it := range WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 				if it.Get("id").String() == id {
 					listed = append(listed, it.Get("status").String())
 				}
 			}
 			t.Expect(listed).To(Equal([]string{"expired"}))
-			t.ExpectError(t.Do(adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)), http.StatusBadRequest, "invalid_request_error")
+			t.ExpectError(t.Do(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)), http.StatusBadRequest, "invalid_request_error")
 		}},
 	{ID: "admin/invite-delete-only-pending", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "deleting an accepted or expired invite is refused with 400",
 		Bug: &kit.Bug{Says: "deleting an accepted or expired invite is confirmed as invite_deleted", Want: "the answer is 400",
 			Break: admStatusOK(admInvite, http.StatusBadRequest, "invite_deleted")},
 		Run: func(t *kit.T) {
-			for _, in := range walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
+			for _, in := range WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 				if st := in.Get("status").String(); st == "accepted" || st == "expired" {
-					t.ExpectError(t.Do(adminReq(http.MethodDelete, "/v1/organizations/invites/"+in.Get("id").String(), "", nil)), http.StatusBadRequest, "invalid_request_error")
-					got := t.OK(adminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
+					t.ExpectError(t.Do(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+in.Get("id").String(), "", nil)), http.StatusBadRequest, "invalid_request_error")
+					got := t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
 					t.Expect(got.Get("status").String()).To(Equal(st))
 					return
 				}
@@ -507,29 +507,29 @@ var inviteChecks = []kit.Check{
 	{ID: "admin/invite-unknown-404", Clause: "gaps §1", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an unknown invite ID is answered 404 not_found_error on read and delete",
 		Bug: &kit.Bug{Says: "an unknown invite ID is answered 400", Want: "404 not_found_error",
-			Break: mwtStatus(http.MethodGet, admInvite, http.StatusNotFound, http.StatusBadRequest)},
+			Break: kit.RouteAnswersStatus(http.MethodGet, admInvite, http.StatusNotFound, http.StatusBadRequest)},
 		Run: func(t *kit.T) {
 			for _, m := range []string{http.MethodGet, http.MethodDelete} {
-				t.ExpectError(t.Do(adminReq(m, "/v1/organizations/invites/invite_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(AdminReq(m, "/v1/organizations/invites/invite_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
 			}
 		}},
 	{ID: "admin/invite-other-organization-404", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "another organization's invite is not listed and answers 404 on read and delete",
 		Bug: &kit.Bug{Says: "the second organization's invites are the first's", Want: "the answer is 404",
-			Break: mwtAsFirstOrg(`^/v1/organizations/invites`)},
+			Break: kit.AsFirstOrg(`^/v1/organizations/invites`)},
 		Run: func(t *kit.T) {
 			needOrg2(t)
-			r := adminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("org2"), "role": "user"})
+			r := AdminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("org2"), "role": "user"})
 			r.Org2 = true
 			id := t.OK(r).Get("id").String()
-			cleanup := adminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)
+			cleanup := AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)
 			cleanup.Org2 = true
 			t.Cleanup("delete invite "+id, t.Delete(cleanup))
 			for _, m := range []string{http.MethodGet, http.MethodDelete} {
-				t.ExpectError(t.Do(adminReq(m, "/v1/organizations/invites/"+id, "", nil)), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(AdminReq(m, "/v1/organizations/invites/"+id, "", nil)), http.StatusNotFound, "not_found_error")
 			}
-			t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
-			check := adminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)
+			t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
+			check := AdminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)
 			check.Org2 = true
 			t.Expect(t.OK(check).Get("status").String()).To(Equal("pending"), "the other organization's invite was not deleted")
 		}},
@@ -544,14 +544,14 @@ var userChecks = []kit.Check{
 			users := allUsers(t)
 			t.Need("users", len(users), 1)
 			for _, u := range users[:min(len(users), 25)] {
-				got := t.OK(adminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(u.Get("id").String()), "admin/user", nil))
+				got := t.OK(AdminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(u.Get("id").String()), "admin/user", nil))
 				t.Expect(got.JSON().Raw).To(MatchJSON(u.Raw), "user %s reads as it is listed", u.Get("id"))
 			}
 		}},
 	{ID: "admin/user-list-default-limit", Clause: "8", Labels: []kit.Label{kit.Admin},
 		Title: "without limit, a user page holds at most 20 users",
 		Bug: &kit.Bug{Says: "without limit, a user page holds one user, not min(users, 20)", Want: "min(",
-			Break: mwtQuery(http.MethodGet, admUsers, func(q url.Values) {
+			Break: kit.InRouteQuery(http.MethodGet, admUsers, func(q url.Values) {
 				if !q.Has("limit") {
 					q.Set("limit", "1")
 				}
@@ -559,7 +559,7 @@ var userChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			all := len(allUsers(t))
 			t.Need("users", all, 1)
-			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil))
+			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil))
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "a page without limit holds min(%d users, 20): %s", all, resp)
 			t.Expect(resp.Get("has_more").Bool()).To(Equal(all > 20), "has_more says whether users are left after the first 20: %s", resp)
 		}},
@@ -571,13 +571,13 @@ var userChecks = []kit.Check{
 			all := kit.IDsOf(allUsers(t))
 			t.Need("users", len(all), 2)
 			for _, size := range []int{1, 2, 3} {
-				t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/users", "admin/user_list", nil, size))).To(Equal(all), "page size %d", size)
+				t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/users", "admin/user_list", nil, size))).To(Equal(all), "page size %d", size)
 			}
 		}},
 	{ID: "admin/user-list-limit-range", Clause: "8", Labels: []kit.Label{kit.Admin},
 		Title: "the user list takes limit from 1 to 1000 and refuses values outside",
 		Bug: &kit.Bug{Says: "the user list ignores a limit outside 1 to 1000", Want: "GET /v1/organizations/users -> 200",
-			Break: mwtIgnoresInvalidQuery(http.MethodGet, admUsers, "limit")},
+			Break: kit.IgnoresInvalidQuery(http.MethodGet, admUsers, "limit")},
 		Run: func(t *kit.T) {
 			t.NoItemsNeeded()
 			for _, ok := range []string{"1", "1000"} {
@@ -601,7 +601,7 @@ var userChecks = []kit.Check{
 	{ID: "admin/user-email-filter-exact-ignoring-case", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the email filter matches the exact address ignoring case, and never a part of it",
 		Bug: &kit.Bug{Says: "the email filter compares addresses with their case", Want: "email=",
-			Break: mwtQuery(http.MethodGet, admUsers, func(q url.Values) {
+			Break: kit.InRouteQuery(http.MethodGet, admUsers, func(q url.Values) {
 				if e := q.Get("email"); admHasUpper(e) {
 					q.Set("email", "x"+e)
 				}
@@ -633,15 +633,15 @@ var userChecks = []kit.Check{
 			id, old := u.Get("id").String(), u.Get("role").String()
 			path := "/v1/organizations/users/" + url.PathEscape(id)
 			next := grantable[(slices.Index(grantable, old)+1)%len(grantable)]
-			t.Cleanup("restore role of "+id, t.Delete(adminReq(http.MethodPost, path, "", map[string]string{"role": old})))
-			resp := t.OK(adminReq(http.MethodPost, path, "admin/user", map[string]string{"role": next}))
+			t.Cleanup("restore role of "+id, t.Delete(AdminReq(http.MethodPost, path, "", map[string]string{"role": old})))
+			resp := t.OK(AdminReq(http.MethodPost, path, "admin/user", map[string]string{"role": next}))
 			t.Expect(resp.Get("role").String()).To(Equal(next))
-			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).Get("role").String()).To(Equal(next))
+			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/user", nil)).Get("role").String()).To(Equal(next))
 		}},
 	{ID: "admin/user-update-role-admin-refused", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Destructive},
 		Title: "updating a user's role to admin, or a role outside 4.6, is refused and changes nothing",
 		Bug: &kit.Bug{Says: "updating a user's role to owner is accepted, as role user", Want: "-> 200",
-			Break: mwtRequests(http.MethodPost, admUser, func(_ *http.Request, b map[string]any) {
+			Break: kit.InRouteRequests(http.MethodPost, admUser, func(_ *http.Request, b map[string]any) {
 				if b["role"] == "owner" {
 					b["role"] = "user"
 				}
@@ -652,11 +652,11 @@ var userChecks = []kit.Check{
 				t.Unsupported("no non-admin user shares a role with another user")
 			}
 			path := "/v1/organizations/users/" + url.PathEscape(u.Get("id").String())
-			t.Cleanup("restore role of "+u.Get("id").String(), t.Delete(adminReq(http.MethodPost, path, "", map[string]string{"role": u.Get("role").String()})))
+			t.Cleanup("restore role of "+u.Get("id").String(), t.Delete(AdminReq(http.MethodPost, path, "", map[string]string{"role": u.Get("role").String()})))
 			for _, role := range []string{"admin", "owner"} {
-				expectRefused(t, t.Do(adminReq(http.MethodPost, path, "", map[string]string{"role": role})), "invalid_request_error")
+				expectRefused(t, t.Do(AdminReq(http.MethodPost, path, "", map[string]string{"role": role})), "invalid_request_error")
 			}
-			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
+			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
 		}},
 	{ID: "admin/user-admin-protected-403", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "changing or removing a user whose role is admin is refused with 403 permission_error",
@@ -668,9 +668,9 @@ var userChecks = []kit.Check{
 				t.Unsupported("the organization lists no admin")
 			}
 			path := "/v1/organizations/users/" + url.PathEscape(u.Get("id").String())
-			t.ExpectError(t.Do(adminReq(http.MethodPost, path, "", map[string]string{"role": "developer"})), http.StatusForbidden, "permission_error")
-			t.ExpectError(t.Do(adminReq(http.MethodDelete, path, "", nil)), http.StatusForbidden, "permission_error")
-			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
+			t.ExpectError(t.Do(AdminReq(http.MethodPost, path, "", map[string]string{"role": "developer"})), http.StatusForbidden, "permission_error")
+			t.ExpectError(t.Do(AdminReq(http.MethodDelete, path, "", nil)), http.StatusForbidden, "permission_error")
+			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
 		}},
 	{ID: "admin/user-remove", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Destructive},
 		Title: "removing a user answers {id, type: user_deleted}; the user then leaves the list",
@@ -682,18 +682,18 @@ var userChecks = []kit.Check{
 				t.Unsupported("no non-admin user shares a role with another user")
 			}
 			id := u.Get("id").String()
-			resp := t.OK(adminReq(http.MethodDelete, "/v1/organizations/users/"+url.PathEscape(id), "admin/user_deleted", nil))
+			resp := t.OK(AdminReq(http.MethodDelete, "/v1/organizations/users/"+url.PathEscape(id), "admin/user_deleted", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(fmt.Sprintf(`{"id":%q,"type":"user_deleted"}`, id)))
 			t.Expect(kit.IDsOf(allUsers(t))).NotTo(ContainElement(id))
-			t.ExpectError(t.Do(adminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(id), "", nil)), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(AdminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(id), "", nil)), http.StatusNotFound, "not_found_error")
 		}},
 	{ID: "admin/user-other-organization-404", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "another organization's user is not listed and answers 404 on read, update and remove",
 		Bug: &kit.Bug{Says: "the second organization's users are the first's", Want: "not to contain",
-			Break: mwtAsFirstOrg(`^/v1/organizations/users`)},
+			Break: kit.AsFirstOrg(`^/v1/organizations/users`)},
 		Run: func(t *kit.T) {
 			needOrg2(t)
-			r := adminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil)
+			r := AdminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil)
 			r.Org2 = true
 			other := t.OK(r).Get("data").Array()
 			if len(other) == 0 {
@@ -702,10 +702,10 @@ var userChecks = []kit.Check{
 			id := other[0].Get("id").String()
 			path := "/v1/organizations/users/" + url.PathEscape(id)
 			t.Expect(kit.IDsOf(allUsers(t))).NotTo(ContainElement(id))
-			t.ExpectError(t.Do(adminReq(http.MethodGet, path, "", nil)), http.StatusNotFound, "not_found_error")
-			t.ExpectError(t.Do(adminReq(http.MethodPost, path, "", map[string]string{"role": "user"})), http.StatusNotFound, "not_found_error")
-			t.ExpectError(t.Do(adminReq(http.MethodDelete, path, "", nil)), http.StatusNotFound, "not_found_error")
-			back := adminReq(http.MethodGet, path, "admin/user", nil)
+			t.ExpectError(t.Do(AdminReq(http.MethodGet, path, "", nil)), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(AdminReq(http.MethodPost, path, "", map[string]string{"role": "user"})), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(AdminReq(http.MethodDelete, path, "", nil)), http.StatusNotFound, "not_found_error")
+			back := AdminReq(http.MethodGet, path, "admin/user", nil)
 			back.Org2 = true
 			t.Expect(t.OK(back).JSON().Raw).To(MatchJSON(other[0].Raw))
 		}},
@@ -715,9 +715,9 @@ var workspaceChecks = []kit.Check{
 	{ID: "admin/workspace-create-defaults", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "a workspace created with only a name gets workspace_geo us, allowed_inference_geos unrestricted and default_inference_geo global",
 		Bug: &kit.Bug{Says: "a workspace created with only a name gets workspace_geo eu", Want: "workspace_geo",
-			Break: kit.SetsField(kit.On(http.MethodPost, admWorkspaces), "data_residency.workspace_geo", "eu")},
+			Break: kit.SetsField(kit.On(http.MethodPost, WorkspacesRoute), "data_residency.workspace_geo", "eu")},
 		Run: func(t *kit.T) {
-			w := createWorkspace(t, map[string]any{"name": "conformance defaults"})
+			w := CreateWorkspace(t, map[string]any{"name": "conformance defaults"})
 			t.Expect(w.Get("id").String()).To(HavePrefix("wrkspc_"))
 			t.Expect(w.Get("type").String()).To(Equal("workspace"))
 			t.Expect(w.Get("name").String()).To(Equal("conformance defaults"))
@@ -727,15 +727,15 @@ var workspaceChecks = []kit.Check{
 	{ID: "admin/workspace-create-beta-header", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "creating a workspace accepts the optional vendor-beta header as a comma-separated list and as repeated lines",
 		Bug: &kit.Bug{Says: "a workspace create with vendor-beta on repeated lines is refused with 400", Want: "the answer is 200",
-			Break: mwtRefuses(func(r *http.Request) bool {
-				return kit.On(http.MethodPost, admWorkspaces)(r) && len(r.Header.Values("vendor-beta")) > 1
+			Break: kit.Refuses400(func(r *http.Request) bool {
+				return kit.On(http.MethodPost, WorkspacesRoute)(r) && len(r.Header.Values("vendor-beta")) > 1
 			}, "vendor-beta: one line only")},
 		Run: func(t *kit.T) {
 			for _, h := range []http.Header{
 				{"vendor-beta": {"managed-agents-2026-04-01, some-future-beta-2030-01-01"}},
 				{"vendor-beta": {"managed-agents-2026-04-01", "some-future-beta-2030-01-01"}},
 			} {
-				r := adminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", map[string]any{"name": "conformance beta"})
+				r := AdminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", map[string]any{"name": "conformance beta"})
 				r.Header = h
 				undoCreate(t, "workspaces", t.OK(r).Get("id").String())
 			}
@@ -745,17 +745,17 @@ var workspaceChecks = []kit.Check{
 		Bug: &kit.Bug{Says: "a workspace create ignores tags", Want: "myvendor",
 			Break: kit.IgnoresField(http.MethodPost, "/v1/organizations/workspaces", "tags")},
 		Run: func(t *kit.T) {
-			w := createWorkspace(t, map[string]any{"name": "conformance residency", "tags": map[string]string{"suite": "conformance", "myvendor": "ok"},
+			w := CreateWorkspace(t, map[string]any{"name": "conformance residency", "tags": map[string]string{"suite": "conformance", "myvendor": "ok"},
 				"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"us", "eu"}, "default_inference_geo": "eu"}})
 			t.Expect(w.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us","eu"],"default_inference_geo":"eu"}`))
 			t.Expect(w.Get("tags").Raw).To(MatchJSON(`{"suite":"conformance","myvendor":"ok"}`))
-			got := t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil))
+			got := t.OK(AdminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil))
 			t.Expect(got.JSON().Raw).To(MatchJSON(w.Raw))
 		}},
 	{ID: "admin/workspace-default-geo-outside-allowed", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "a default_inference_geo outside an explicit allowed_inference_geos list (given or the default global) is refused",
 		Bug: &kit.Bug{Says: "a workspace allowed only eu without a default_inference_geo is accepted with default eu", Want: "POST /v1/organizations/workspaces -> 200",
-			Break: mwtRequests(http.MethodPost, admWorkspaces, func(_ *http.Request, b map[string]any) {
+			Break: kit.InRouteRequests(http.MethodPost, WorkspacesRoute, func(_ *http.Request, b map[string]any) {
 				if dr, ok := b["data_residency"].(map[string]any); ok && dr["default_inference_geo"] == nil {
 					if geos, _ := dr["allowed_inference_geos"].([]any); len(geos) > 0 {
 						dr["default_inference_geo"] = geos[0]
@@ -774,7 +774,7 @@ var workspaceChecks = []kit.Check{
 	{ID: "admin/workspace-reserved-tag-prefix", Clause: "2.11", Labels: []kit.Label{kit.Admin},
 		Title: "a workspace tag key beginning with the reserved prefix vendor is refused",
 		Bug: &kit.Bug{Says: "a tag key with the reserved prefix is accepted (and dropped)", Want: "POST /v1/organizations/workspaces -> 200",
-			Break: mwtRequests(http.MethodPost, admWorkspaces, func(_ *http.Request, b map[string]any) {
+			Break: kit.InRouteRequests(http.MethodPost, WorkspacesRoute, func(_ *http.Request, b map[string]any) {
 				if tags, ok := b["tags"].(map[string]any); ok {
 					for k := range tags {
 						if strings.HasPrefix(k, "vendor") {
@@ -790,7 +790,7 @@ var workspaceChecks = []kit.Check{
 	{ID: "admin/workspace-name-required", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "creating a workspace without a name is refused",
 		Bug: &kit.Bug{Says: "a workspace without a name is created, named Untitled", Want: "POST /v1/organizations/workspaces -> 200",
-			Break: mwtRequests(http.MethodPost, admWorkspaces, func(_ *http.Request, b map[string]any) {
+			Break: kit.InRouteRequests(http.MethodPost, WorkspacesRoute, func(_ *http.Request, b map[string]any) {
 				if _, ok := b["name"]; !ok {
 					b["name"] = "Untitled"
 				}
@@ -802,77 +802,77 @@ var workspaceChecks = []kit.Check{
 	{ID: "admin/workspace-unknown-404", Clause: "gaps §1", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an unknown workspace ID is answered 404 not_found_error",
 		Bug: &kit.Bug{Says: "an unknown workspace ID is answered 400", Want: "404 not_found_error",
-			Break: mwtStatus(http.MethodGet, admWorkspace, http.StatusNotFound, http.StatusBadRequest)},
+			Break: kit.RouteAnswersStatus(http.MethodGet, admWorkspace, http.StatusNotFound, http.StatusBadRequest)},
 		Run: func(t *kit.T) {
-			t.ExpectError(t.Do(adminReq(http.MethodGet, "/v1/organizations/workspaces/wrkspc_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(AdminReq(http.MethodGet, "/v1/organizations/workspaces/wrkspc_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
 		}},
 	{ID: "admin/workspace-list", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the workspace list pages by cursor and holds archived workspaces only with include_archived=true",
 		Bug: &kit.Bug{Says: "the workspace list ignores include_archived", Want: "include_archived=true",
-			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admWorkspaces), "include_archived")},
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, WorkspacesRoute), "include_archived")},
 		Run: func(t *kit.T) {
-			kept := createWorkspace(t, map[string]any{"name": "conformance list kept"})
-			gone := createWorkspace(t, map[string]any{"name": "conformance list archived"})
-			t.OK(adminReq(http.MethodPost, "/v1/organizations/workspaces/"+gone.Get("id").String()+"/archive", "admin/workspace", nil))
-			active := kit.IDsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
+			kept := CreateWorkspace(t, map[string]any{"name": "conformance list kept"})
+			gone := CreateWorkspace(t, map[string]any{"name": "conformance list archived"})
+			t.OK(AdminReq(http.MethodPost, "/v1/organizations/workspaces/"+gone.Get("id").String()+"/archive", "admin/workspace", nil))
+			active := kit.IDsOf(WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
 			t.Expect(active).To(ContainElement(kept.Get("id").String()))
 			t.Expect(active).NotTo(ContainElement(gone.Get("id").String()))
-			all := kit.IDsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))
+			all := kit.IDsOf(WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))
 			t.Expect(all).To(ContainElements(kept.Get("id").String(), gone.Get("id").String()))
-			t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 2))).To(Equal(all))
+			t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 2))).To(Equal(all))
 		}},
 	{ID: "admin/workspace-update", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "updating a workspace changes name, display_color, tags and data_residency",
 		Bug: &kit.Bug{Says: "a workspace update ignores display_color", Want: "123456",
-			Break: mwtRequests(http.MethodPost, admWorkspace, func(_ *http.Request, b map[string]any) { delete(b, "display_color") })},
+			Break: kit.InRouteRequests(http.MethodPost, admWorkspace, func(_ *http.Request, b map[string]any) { delete(b, "display_color") })},
 		Run: func(t *kit.T) {
-			w := createWorkspace(t, map[string]any{"name": "conformance update", "tags": map[string]string{"a": "1"}})
+			w := CreateWorkspace(t, map[string]any{"name": "conformance update", "tags": map[string]string{"a": "1"}})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String()
-			resp := t.OK(adminReq(http.MethodPost, path, "admin/workspace", map[string]any{"name": "conformance updated", "display_color": "#123456",
+			resp := t.OK(AdminReq(http.MethodPost, path, "admin/workspace", map[string]any{"name": "conformance updated", "display_color": "#123456",
 				"tags": map[string]string{"b": "2"}, "data_residency": map[string]any{"allowed_inference_geos": []string{"us"}, "default_inference_geo": "us"}}))
 			t.Expect(resp.Get("name").String()).To(Equal("conformance updated"))
 			t.Expect(strings.ToLower(resp.Get("display_color").String())).To(Equal("#123456"))
 			t.Expect(resp.Get("tags").Raw).To(MatchJSON(`{"b":"2"}`))
 			t.Expect(resp.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us"],"default_inference_geo":"us"}`))
-			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(resp.JSON().Raw))
+			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(resp.JSON().Raw))
 		}},
 	{ID: "admin/workspace-geo-immutable", Clause: "2.11", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an update that changes workspace_geo is refused with 400 and changes nothing; repeating it is accepted",
 		Bug: &kit.Bug{Says: "an update that changes workspace_geo is accepted, the geo left as it was", Want: "the answer is 400",
-			Break: mwtRequests(http.MethodPost, admWorkspace, func(_ *http.Request, b map[string]any) {
+			Break: kit.InRouteRequests(http.MethodPost, admWorkspace, func(_ *http.Request, b map[string]any) {
 				if dr, ok := b["data_residency"].(map[string]any); ok && dr["workspace_geo"] == "eu" {
 					delete(dr, "workspace_geo")
 				}
 			})},
 		Run: func(t *kit.T) {
-			w := createWorkspace(t, map[string]any{"name": "conformance geo"})
+			w := CreateWorkspace(t, map[string]any{"name": "conformance geo"})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String()
-			resp := t.Do(adminReq(http.MethodPost, path, "", map[string]any{"name": "renamed", "data_residency": map[string]any{"workspace_geo": "eu"}}))
+			resp := t.Do(AdminReq(http.MethodPost, path, "", map[string]any{"name": "renamed", "data_residency": map[string]any{"workspace_geo": "eu"}}))
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("workspace_geo"))
-			t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(w.Raw))
-			t.OK(adminReq(http.MethodPost, path, "admin/workspace", map[string]any{"data_residency": map[string]any{"workspace_geo": "us"}}))
+			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(w.Raw))
+			t.OK(AdminReq(http.MethodPost, path, "admin/workspace", map[string]any{"data_residency": map[string]any{"workspace_geo": "us"}}))
 		}},
 	{ID: "admin/workspace-archive", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "archiving a workspace (no body) sets archived_at; archiving it again returns it unchanged",
 		Bug: &kit.Bug{Says: "archiving an archived workspace again answers a later archived_at", Want: "archiving it again",
 			Break: admRearchives},
 		Run: func(t *kit.T) {
-			w := createWorkspace(t, map[string]any{"name": "conformance archive"})
+			w := CreateWorkspace(t, map[string]any{"name": "conformance archive"})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String() + "/archive"
-			first := t.OK(adminReq(http.MethodPost, path, "admin/workspace", nil))
+			first := t.OK(AdminReq(http.MethodPost, path, "admin/workspace", nil))
 			t.Expect(first.Get("archived_at").Type).To(Equal(gjson.String))
-			t.Expect(t.OK(adminReq(http.MethodPost, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
-			t.Expect(t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
+			t.Expect(t.OK(AdminReq(http.MethodPost, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
+			t.Expect(t.OK(AdminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
 		}},
 	{ID: "admin/workspace-active-limit-100", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "an organization has at most 100 non-archived workspaces; the next create is refused with 400",
 		Bug: &kit.Bug{Says: "a 101st active workspace is created, another one archived to make room", Want: "the answer is 400",
 			Break: admCapArchivesOldest},
 		Run: func(t *kit.T) {
-			active := len(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
+			active := len(WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
 			for ; active < 100; active++ {
-				createWorkspace(t, map[string]any{"name": fmt.Sprintf("conformance limit %d", active)})
+				CreateWorkspace(t, map[string]any{"name": fmt.Sprintf("conformance limit %d", active)})
 			}
 			resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance one too many"})
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
@@ -880,10 +880,10 @@ var workspaceChecks = []kit.Check{
 	{ID: "admin/workspace-other-organization-404", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "another organization's workspace is not listed and answers 404 on read, update, archive and rate limits",
 		Bug: &kit.Bug{Says: "the second organization's workspaces are the first's", Want: "not to contain",
-			Break: mwtAsFirstOrg(`^/v1/organizations/workspaces`)},
+			Break: kit.AsFirstOrg(`^/v1/organizations/workspaces`)},
 		Run: func(t *kit.T) {
 			needOrg2(t)
-			r := adminReq(http.MethodGet, "/v1/organizations/workspaces", "admin/workspace_list", nil)
+			r := AdminReq(http.MethodGet, "/v1/organizations/workspaces", "admin/workspace_list", nil)
 			r.Org2, r.Query = true, url.Values{"include_archived": {"true"}}
 			other := t.OK(r).Get("data").Array()
 			if len(other) == 0 {
@@ -891,11 +891,11 @@ var workspaceChecks = []kit.Check{
 			}
 			id := other[0].Get("id").String()
 			base := "/v1/organizations/workspaces/" + id
-			t.Expect(kit.IDsOf(walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))).NotTo(ContainElement(id))
+			t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))).NotTo(ContainElement(id))
 			for _, c := range []struct{ method, path string }{{http.MethodGet, base}, {http.MethodPost, base}, {http.MethodPost, base + "/archive"}, {http.MethodGet, base + "/rate_limits"}} {
-				t.ExpectError(t.Do(adminReq(c.method, c.path, "", nil)), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(AdminReq(c.method, c.path, "", nil)), http.StatusNotFound, "not_found_error")
 			}
-			back := adminReq(http.MethodGet, base, "admin/workspace", nil)
+			back := AdminReq(http.MethodGet, base, "admin/workspace", nil)
 			back.Org2 = true
 			t.Expect(t.OK(back).JSON().Raw).To(MatchJSON(other[0].Raw))
 		}},
@@ -905,15 +905,15 @@ var rateLimitChecks = []kit.Check{
 	{ID: "admin/rate-limits-list", Clause: "2.12", Labels: []kit.Label{kit.Admin},
 		Title: "organization rate-limit entries have type rate_limit, limits, and models only for model_group",
 		Bug: &kit.Bug{Says: "entries of every group list models", Want: "\"type\":\"batch\"",
-			Break: kit.InOKAnswers(kit.On(http.MethodGet, admRateLimits), func(_ *http.Request, m map[string]any) {
-				mwtData(m, func(e map[string]any) {
+			Break: kit.InOKAnswers(kit.On(http.MethodGet, RateLimitsRoute), func(_ *http.Request, m map[string]any) {
+				kit.EachDataItem(m, func(e map[string]any) {
 					if e["models"] == nil {
 						e["models"] = []any{"assistant-any"}
 					}
 				})
 			})},
 		Run: func(t *kit.T) {
-			entries := orgRateLimits(t)
+			entries := OrgRateLimits(t)
 			t.Need("rate-limit entries", len(entries), 1)
 			for _, e := range entries {
 				t.Expect(e.Get("type").String()).To(Equal("rate_limit"), "an entry's type is rate_limit: %s", e.Raw)
@@ -925,7 +925,7 @@ var rateLimitChecks = []kit.Check{
 	{ID: "admin/rate-limits-limit-omitted-one-page", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "without limit, every rate-limit entry comes in one page with next_page null",
 		Bug: &kit.Bug{Says: "without limit, a rate-limit page holds one entry", Want: "the only page",
-			Break: mwtQuery(http.MethodGet, admRateLimits, func(q url.Values) {
+			Break: kit.InRouteQuery(http.MethodGet, RateLimitsRoute, func(q url.Values) {
 				if !q.Has("limit") {
 					q.Set("limit", "1")
 				}
@@ -933,17 +933,17 @@ var rateLimitChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			all := walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", 1000)
 			t.Need("rate-limit entries", len(all), 2)
-			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil))
+			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil))
 			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null), "a page without limit is the only page: %s", resp)
 			t.Expect(all).To(HaveLen(int(resp.Get("data.#").Int())), "a page without limit holds every entry: %s", resp)
 		}},
 	{ID: "admin/rate-limits-pages", Clause: "2.1", Labels: []kit.Label{kit.Admin},
 		Title: "paging rate limits with page tokens returns every entry once, in order, never an empty page before the end",
 		Bug: &kit.Bug{Says: "a page of two entries after the first page leaves out its first entry", Want: "page size 2",
-			Break: admPagesOfTwoSkip(admRateLimits, "page")},
+			Break: admPagesOfTwoSkip(RateLimitsRoute, "page")},
 		Run: func(t *kit.T) {
 			var all []string
-			for _, e := range orgRateLimits(t) {
+			for _, e := range OrgRateLimits(t) {
 				all = append(all, e.Raw)
 			}
 			t.Need("rate-limit entries", len(all), 2)
@@ -954,16 +954,16 @@ var rateLimitChecks = []kit.Check{
 	{ID: "admin/rate-limits-forged-page-400", Clause: "gaps §3", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "a forged rate-limit page token is refused with 400",
 		Bug: &kit.Bug{Says: "a forged page token is ignored: the first page is answered", Want: "400",
-			Break: mwtIgnoresInvalidQuery(http.MethodGet, admRateLimits, "page")},
+			Break: kit.IgnoresInvalidQuery(http.MethodGet, RateLimitsRoute, "page")},
 		Run: func(t *kit.T) {
 			t.ExpectError(t.Do(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"page": {"forged-token"}}}), http.StatusBadRequest, "invalid_request_error")
 		}},
 	{ID: "admin/rate-limits-group-type-filter", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "group_type selects exactly the entries of that group",
 		Bug: &kit.Bug{Says: "the rate-limit list ignores group_type", Want: "group_type=",
-			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admRateLimits), "group_type")},
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, RateLimitsRoute), "group_type")},
 		Run: func(t *kit.T) {
-			all := orgRateLimits(t)
+			all := OrgRateLimits(t)
 			groups := map[string]bool{}
 			for _, e := range all {
 				groups[e.Get("group.type").String()] = true
@@ -986,10 +986,10 @@ var rateLimitChecks = []kit.Check{
 	{ID: "admin/rate-limits-model-filter", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "model, given as full name or alias, selects the single entry whose models contain it",
 		Bug: &kit.Bug{Says: "the rate-limit list ignores model", Want: "model=",
-			Break: kit.IgnoresQuery(kit.On(http.MethodGet, admRateLimits), "model")},
+			Break: kit.IgnoresQuery(kit.On(http.MethodGet, RateLimitsRoute), "model")},
 		Run: func(t *kit.T) {
 			seen := 0
-			for _, e := range orgRateLimits(t) {
+			for _, e := range OrgRateLimits(t) {
 				for _, m := range e.Get("models").Array() {
 					resp := t.OK(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {m.String()}}, Schema: "admin/rate_limit_list"})
 					t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", 1), "model=%s", m)
@@ -1007,7 +1007,7 @@ var rateLimitChecks = []kit.Check{
 			resp := t.Do(kit.Request{Area: kit.Admin, Path: "/v1/organizations/rate_limits", Query: url.Values{"model": {"assistant-conformance-no-such-model"}}})
 			t.ExpectError(resp, http.StatusNotFound, "not_found_error")
 			limited := map[string]bool{}
-			for _, e := range orgRateLimits(t) {
+			for _, e := range OrgRateLimits(t) {
 				for _, m := range e.Get("models").Array() {
 					limited[m.String()] = true
 				}
@@ -1024,9 +1024,9 @@ var rateLimitChecks = []kit.Check{
 	{ID: "admin/workspace-rate-limits", Clause: "2.12", Labels: []kit.Label{kit.Admin},
 		Title: "workspace rate-limit entries carry each override with org_limit equal to the organization value, or null when it has none",
 		Bug: &kit.Bug{Says: "overrides carry org_limit null though the organization has a value", Want: "\"org_limit\":null",
-			Break: kit.SetsField(kit.On(http.MethodGet, admWsLimits), "data.*.limits.*.org_limit", nil)},
+			Break: kit.SetsField(kit.On(http.MethodGet, WorkspaceLimitsRoute), "data.*.limits.*.org_limit", nil)},
 		Run: func(t *kit.T) {
-			org := orgRateLimits(t)
+			org := OrgRateLimits(t)
 			orgValue := func(e gjson.Result, limiter string) *int64 {
 				for _, o := range org {
 					if o.Get("group.type").String() == e.Get("group.type").String() && o.Get("models").Raw == e.Get("models").Raw {
@@ -1041,8 +1041,8 @@ var rateLimitChecks = []kit.Check{
 				return nil
 			}
 			checked := 0
-			for _, w := range walkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
-				entries := t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil)).Get("data").Array()
+			for _, w := range WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
+				entries := t.OK(AdminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil)).Get("data").Array()
 				for _, e := range entries {
 					t.Expect(e.Get("type").String()).To(Equal("workspace_rate_limit"))
 					t.Expect(e.Get("limits.#").Int()).To(BeNumerically(">", 0), "an entry lists only overridden limiters: %s", e.Raw)
@@ -1064,8 +1064,8 @@ var rateLimitChecks = []kit.Check{
 		Bug: &kit.Bug{Says: "a new workspace lists the organization's entries as its overrides", Want: "inherits",
 			Break: admOverridesEverything},
 		Run: func(t *kit.T) {
-			w := createWorkspace(t, map[string]any{"name": "conformance rate limits"})
-			resp := t.OK(adminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil))
+			w := CreateWorkspace(t, map[string]any{"name": "conformance rate limits"})
+			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(`{"data":[],"next_page":null}`))
 		}},
 }

@@ -78,30 +78,30 @@ func init() {
 		kit.Check{ID: "admin/workspace-rate-limit-update-validation", Clause: "2.12", Labels: []kit.Label{kit.Admin, kit.Extension},
 			Title: "a workspace rate-limit update naming a limiter type twice or one the group does not have is refused with 400 naming limits.N.type, an unknown rate_limit_id is 404, and a refused update changes nothing",
 			Run: func(t *kit.T) {
-				entries := orgRateLimits(t)
+				entries := OrgRateLimits(t)
 				if len(entries) == 0 || entries[0].Get("id").String() == "" {
 					t.Unsupported("the organization's rate limits have no entry with an id to update")
 				}
 				rl := entries[0]
 				limiter := rl.Get("limits.0.type").String()
-				ws := createWorkspace(t, map[string]any{"name": "conformance rate-limit validation"}).Get("id").String()
+				ws := CreateWorkspace(t, map[string]any{"name": "conformance rate-limit validation"}).Get("id").String()
 				path := "/v1/organizations/workspaces/" + ws + "/rate_limits"
 				update := func(id string, limits ...map[string]any) *kit.Response {
-					return t.Do(adminReq(http.MethodPost, path+"/"+id, "", map[string]any{"limits": limits}))
+					return t.Do(AdminReq(http.MethodPost, path+"/"+id, "", map[string]any{"limits": limits}))
 				}
 				twice := update(rl.Get("id").String(), map[string]any{"type": limiter, "value": 7}, map[string]any{"type": limiter, "value": 8})
-				served(t, twice, "POST /v1/organizations/workspaces/{workspace_id}/rate_limits/{rate_limit_id}")
+				kit.Served(t, twice, "POST /v1/organizations/workspaces/{workspace_id}/rate_limits/{rate_limit_id}")
 				t.ExpectError(twice, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(twice.Get("error.message").String()).To(ContainSubstring("limits.1.type"), "a type named twice: %s", twice)
 				unknown := update(rl.Get("id").String(), map[string]any{"type": "conformance_no_such_limiter", "value": 7})
 				t.ExpectError(unknown, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(unknown.Get("error.message").String()).To(ContainSubstring("limits.0.type"), "a type the group does not have: %s", unknown)
 				t.ExpectError(update("rl_conformance_no_such", map[string]any{"type": limiter, "value": 7}), http.StatusNotFound, "not_found_error")
-				listed := t.OK(adminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil))
+				listed := t.OK(AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil))
 				t.Expect(listed.Get("data").Array()).To(BeEmpty(), "refused updates leave the new workspace without overrides: %s", listed)
 			},
 			Bug: &kit.Bug{Says: "a limiter type named twice is taken once, the first value winning", Want: "-> 200",
-				Break: mwtRequests(http.MethodPost, "^/v1/organizations/workspaces/[^/]+/rate_limits/[^/]+$", func(_ *http.Request, b map[string]any) {
+				Break: kit.InRouteRequests(http.MethodPost, "^/v1/organizations/workspaces/[^/]+/rate_limits/[^/]+$", func(_ *http.Request, b map[string]any) {
 					limits, _ := b["limits"].([]any)
 					seen, kept := map[any]bool{}, []any{}
 					for _, l := range limits {
@@ -114,9 +114,9 @@ func init() {
 		kit.Check{ID: "admin/workspace-rate-limits-include-inherited", Clause: "2.12", Labels: []kit.Label{kit.Admin, kit.Extension},
 			Title: "with include_inherited=true a new workspace lists every organization group with the organization's values as source organization, without it none; a value that is not a boolean is refused with 400 naming include_inherited",
 			Run: func(t *kit.T) {
-				org := orgRateLimits(t)
+				org := OrgRateLimits(t)
 				t.Need("rate-limit entries", len(org), 1)
-				ws := createWorkspace(t, map[string]any{"name": "conformance inherited"}).Get("id").String()
+				ws := CreateWorkspace(t, map[string]any{"name": "conformance inherited"}).Get("id").String()
 				path := "/v1/organizations/workspaces/" + ws + "/rate_limits"
 				list := func(q url.Values) []gjson.Result {
 					return t.WalkPages(kit.Request{Area: kit.Admin, Path: path, Query: q, Schema: "admin/workspace_rate_limit_list"}, 1000)
@@ -146,17 +146,17 @@ func init() {
 		kit.Check{ID: "admin/workspace-external-key-write-once", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 			Title: "external_key_id is write-once: once set it reads back, the same value again is accepted, another value is refused with 400 naming external_key_id and changes nothing",
 			Run: func(t *kit.T) {
-				w := createWorkspace(t, map[string]any{"name": "conformance external key"})
+				w := CreateWorkspace(t, map[string]any{"name": "conformance external key"})
 				t.Expect(w.Get("external_key_id").Exists()).To(BeTrue(), "a workspace answers external_key_id: %s", w.Raw)
 				path := "/v1/organizations/workspaces/" + w.Get("id").String()
 				key := "conformance-key-" + strings.ToLower(w.Get("id").String())
-				set := t.OK(adminReq(http.MethodPost, path, "admin/workspace", map[string]any{"external_key_id": key}))
+				set := t.OK(AdminReq(http.MethodPost, path, "admin/workspace", map[string]any{"external_key_id": key}))
 				t.Expect(set.Get("external_key_id").String()).To(Equal(key))
-				t.OK(adminReq(http.MethodPost, path, "admin/workspace", map[string]any{"external_key_id": key}))
-				other := t.Do(adminReq(http.MethodPost, path, "", map[string]any{"external_key_id": key + "-other"}))
+				t.OK(AdminReq(http.MethodPost, path, "admin/workspace", map[string]any{"external_key_id": key}))
+				other := t.Do(AdminReq(http.MethodPost, path, "", map[string]any{"external_key_id": key + "-other"}))
 				t.ExpectError(other, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(other.Get("error.message").String()).To(ContainSubstring("external_key_id"))
-				t.Expect(t.OK(adminReq(http.MethodGet, path, "admin/workspace", nil)).Get("external_key_id").String()).To(Equal(key), "a refused replacement changes nothing")
+				t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/workspace", nil)).Get("external_key_id").String()).To(Equal(key), "a refused replacement changes nothing")
 			},
 			Bug: &kit.Bug{Says: "a second, different external_key_id replaces the first", Want: "400",
 				Break: admAnswersWithoutApplying("^/v1/organizations/workspaces/[^/]+$")}},

@@ -16,20 +16,20 @@ import (
 
 // The routes of the administration interface, as patterns of on.
 const (
-	admMe         = `^/v1/organizations/me$`
-	admInvites    = `^/v1/organizations/invites$`
-	admInvite     = `^/v1/organizations/invites/[^/]+$`
-	admUsers      = `^/v1/organizations/users$`
-	admUser       = `^/v1/organizations/users/[^/]+$`
-	admWorkspaces = `^/v1/organizations/workspaces$`
-	admWorkspace  = `^/v1/organizations/workspaces/[^/]+$`
-	admRateLimits = `^/v1/organizations/rate_limits$`
-	admWsLimits   = `^/v1/organizations/workspaces/[^/]+/rate_limits$`
+	admMe                = `^/v1/organizations/me$`
+	InvitesRoute         = `^/v1/organizations/invites$`
+	admInvite            = `^/v1/organizations/invites/[^/]+$`
+	admUsers             = `^/v1/organizations/users$`
+	admUser              = `^/v1/organizations/users/[^/]+$`
+	WorkspacesRoute      = `^/v1/organizations/workspaces$`
+	admWorkspace         = `^/v1/organizations/workspaces/[^/]+$`
+	RateLimitsRoute      = `^/v1/organizations/rate_limits$`
+	WorkspaceLimitsRoute = `^/v1/organizations/workspaces/[^/]+/rate_limits$`
 )
 
 // admInviteEmail is the bug of an invite create that reads the email wrongly: edit rewrites it.
 func admInviteEmail(edit func(email string) string) func(http.Handler) http.Handler {
-	return mwtRequests(http.MethodPost, admInvites, func(_ *http.Request, b map[string]any) {
+	return kit.InRouteRequests(http.MethodPost, InvitesRoute, func(_ *http.Request, b map[string]any) {
 		if e, ok := b["email"].(string); ok {
 			b["email"] = edit(e)
 		}
@@ -44,7 +44,7 @@ func admHasUpper(s string) bool { return strings.ToLower(s) != s }
 
 // admShift moves the timestamp at key of an answer's object by d.
 func admShift(key string, d time.Duration) func(_ *http.Request, m map[string]any) {
-	return func(_ *http.Request, m map[string]any) { mwtShiftTime(m, key, d) }
+	return func(_ *http.Request, m map[string]any) { kit.ShiftTime(m, key, d) }
 }
 
 // admRearchives is the bug of an archive that archives an archived workspace again: the second
@@ -57,13 +57,13 @@ func admRearchives(h http.Handler) http.Handler {
 			return
 		}
 		ws := strings.TrimSuffix(r.URL.Path, "/archive")
-		before := mwtRead(h, r, ws)
+		before := kit.ReadState(h, r, ws)
 		if before == nil || before["archived_at"] == nil {
 			h.ServeHTTP(w, r)
 			return
 		}
 		kit.InOKAnswers(func(*http.Request) bool { return true }, func(_ *http.Request, m map[string]any) {
-			mwtSecondLater(m, "archived_at")
+			kit.SecondLater(m, "archived_at")
 		})(h).ServeHTTP(w, r)
 	})
 }
@@ -71,7 +71,7 @@ func admRearchives(h http.Handler) http.Handler {
 // admNotFoundAsEmpty is the bug of a rate-limit list that answers a model filter it has no
 // entry for with an empty page instead of 404.
 func admNotFoundAsEmpty(h http.Handler) http.Handler {
-	isList := kit.On(http.MethodGet, admRateLimits)
+	isList := kit.On(http.MethodGet, RateLimitsRoute)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isList(r) || !r.URL.Query().Has("model") {
 			h.ServeHTTP(w, r)
@@ -91,7 +91,7 @@ func admNotFoundAsEmpty(h http.Handler) http.Handler {
 // admOverridesEverything is the bug of a workspace rate-limit list that lists the organization's
 // entries as overrides of a workspace that has none.
 func admOverridesEverything(h http.Handler) http.Handler {
-	return kit.EditAnswers(h, kit.On(http.MethodGet, admWsLimits), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
+	return kit.EditAnswers(h, kit.On(http.MethodGet, WorkspaceLimitsRoute), func(r *http.Request, status int, _ http.Header, b []byte) []byte {
 		var m map[string]any
 		if status != http.StatusOK || json.Unmarshal(b, &m) != nil {
 			return b
@@ -99,9 +99,9 @@ func admOverridesEverything(h http.Handler) http.Handler {
 		if d, _ := m["data"].([]any); len(d) > 0 {
 			return b
 		}
-		org := mwtRead(h, r, "/v1/organizations/rate_limits")
+		org := kit.ReadState(h, r, "/v1/organizations/rate_limits")
 		data := []any{}
-		mwtData(org, func(e map[string]any) {
+		kit.EachDataItem(org, func(e map[string]any) {
 			limits := []any{}
 			ls, _ := e["limits"].([]any)
 			for _, l := range ls {
@@ -133,16 +133,16 @@ func admPagesOfTwoSkip(pattern, cursor string) func(http.Handler) http.Handler {
 
 // admKeepsRole is the bug of a user update that answers 200 but keeps the user's old role.
 func admKeepsRole(h http.Handler) http.Handler {
-	return mwtRequests(http.MethodPost, admUser, func(r *http.Request, b map[string]any) {
-		if cur := mwtRead(h, r, r.URL.Path); cur != nil && b["role"] != nil {
+	return kit.InRouteRequests(http.MethodPost, admUser, func(r *http.Request, b map[string]any) {
+		if cur := kit.ReadState(h, r, r.URL.Path); cur != nil && b["role"] != nil {
 			b["role"] = cur["role"]
 		}
 	})(h)
 }
 
-// admDefaultOutsideAllowed gives a workspace with an explicit allowed_inference_geos list a
+// DefaultOutsideAllowed gives a workspace with an explicit allowed_inference_geos list a
 // default_inference_geo that list leaves out.
-func admDefaultOutsideAllowed(w map[string]any) {
+func DefaultOutsideAllowed(w map[string]any) {
 	dr, _ := w["data_residency"].(map[string]any)
 	allowed, ok := dr["allowed_inference_geos"].([]any)
 	if !ok {
@@ -172,13 +172,13 @@ func admDeletes(pattern string, from int, kind string) func(http.Handler) http.H
 // admStatusOK is the bug of a delete that confirms, with 200 and {id, type: kind}, what it
 // should refuse with status from.
 func admStatusOK(pattern string, from int, kind string) func(http.Handler) http.Handler {
-	return kit.Both(admDeletes(pattern, from, kind), mwtStatus(http.MethodDelete, pattern, from, http.StatusOK))
+	return kit.Both(admDeletes(pattern, from, kind), kit.RouteAnswersStatus(http.MethodDelete, pattern, from, http.StatusOK))
 }
 
 // admCapArchivesOldest is the bug of an organization that takes a 101st active workspace by
 // archiving one of its active workspaces instead of refusing the create.
 func admCapArchivesOldest(h http.Handler) http.Handler {
-	isCreate := kit.On(http.MethodPost, admWorkspaces)
+	isCreate := kit.On(http.MethodPost, WorkspacesRoute)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isCreate(r) {
 			h.ServeHTTP(w, r)
@@ -187,9 +187,9 @@ func admCapArchivesOldest(h http.Handler) http.Handler {
 		body := kit.ReadBody(r)
 		rec := kit.Replay(h, r, body, nil)
 		if rec.Code == http.StatusBadRequest && strings.Contains(rec.Body.String(), "100") {
-			if list := mwtRead(h, r, "/v1/organizations/workspaces?limit=1"); list != nil {
-				mwtData(list, func(ws map[string]any) {
-					mwtCall(h, r, http.MethodPost, "/v1/organizations/workspaces/"+mwtStr(ws, "id")+"/archive", nil)
+			if list := kit.ReadState(h, r, "/v1/organizations/workspaces?limit=1"); list != nil {
+				kit.EachDataItem(list, func(ws map[string]any) {
+					kit.CallState(h, r, http.MethodPost, "/v1/organizations/workspaces/"+kit.Str(ws, "id")+"/archive", nil)
 				})
 				rec = kit.Replay(h, r, body, nil)
 			}

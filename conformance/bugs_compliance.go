@@ -21,7 +21,7 @@ import (
 
 // The routes of the compliance API, as patterns of on.
 const (
-	cmpChats        = `^/v1/compliance/apps/chats$`
+	ChatsRoute      = `^/v1/compliance/apps/chats$`
 	cmpChat         = `^/v1/compliance/apps/chats/assistant_chat_[^/]+$`
 	cmpMessages     = `^/v1/compliance/apps/chats/[^/]+/messages$`
 	cmpFile         = `^/v1/compliance/apps/chats/files/[^/]+$`
@@ -29,31 +29,31 @@ const (
 	cmpGenerated    = `^/v1/compliance/apps/chats/generated-files/[^/]+$`
 	cmpArtifact     = `^/v1/compliance/apps/artifacts/[^/]+$`
 	cmpArtifactBody = `^/v1/compliance/apps/artifacts/[^/]+/content$`
-	cmpProjects     = `^/v1/compliance/apps/projects$`
+	ProjectsRoute   = `^/v1/compliance/apps/projects$`
 	cmpOrgUsers     = `^/v1/compliance/organizations/[^/]+/users$`
 )
 
-// cmpGet matches GET requests to paths matching pattern.
-func cmpGet(pattern string) func(*http.Request) bool { return kit.On(http.MethodGet, pattern) }
+// OnGet matches GET requests to paths matching pattern.
+func OnGet(pattern string) func(*http.Request) bool { return kit.On(http.MethodGet, pattern) }
 
 // cmpOtherUUID is an organization UUID that is not the key's.
 const cmpOtherUUID = "00000000-0000-4000-8000-00000000c0de"
 
 // cmpQuery is the bug of a target that reads the query of GET requests to pattern wrongly.
 func cmpQuery(pattern string, edit func(q url.Values)) func(http.Handler) http.Handler {
-	return kit.InQuery(cmpGet(pattern), edit)
+	return kit.InQuery(OnGet(pattern), edit)
 }
 
-// cmpJSON edits the JSON object of 2xx answers to GET requests to pattern.
-func cmpJSON(pattern string, f func(r *http.Request, m map[string]any)) func(http.Handler) http.Handler {
-	return kit.InOKAnswers(cmpGet(pattern), f)
+// InOKAnswers edits the JSON object of 2xx answers to GET requests to pattern.
+func InOKAnswers(pattern string, f func(r *http.Request, m map[string]any)) func(http.Handler) http.Handler {
+	return kit.InOKAnswers(OnGet(pattern), f)
 }
 
 // cmpSkipsNext is the bug of a cursor that skips an item: a page asked for with the cursor param
 // leaves out the item of items nearest the cursor (the first after it for after_id and page, the
 // last before it for before_id), and its first_id or last_id follows.
 func cmpSkipsNext(pattern, param, items string) func(http.Handler) http.Handler {
-	return cmpJSON(pattern, func(r *http.Request, m map[string]any) {
+	return InOKAnswers(pattern, func(r *http.Request, m map[string]any) {
 		if r.URL.Query().Get(param) == "" {
 			return
 		}
@@ -162,7 +162,7 @@ func cmpForgetsDeletedCursors(h http.Handler) http.Handler {
 			kit.CopyAnswer(w, rec)
 			return
 		}
-		if cmpGet(cmpChats)(r) {
+		if OnGet(ChatsRoute)(r) {
 			mu.Lock()
 			d := deleted[r.URL.Query().Get("after_id")]
 			mu.Unlock()
@@ -177,7 +177,7 @@ func cmpForgetsDeletedCursors(h http.Handler) http.Handler {
 
 // cmpWrongContentMD5 is the bug of a download whose Content-MD5 is not of the bytes served.
 func cmpWrongContentMD5(pattern string) func(http.Handler) http.Handler {
-	return kit.InAnswers(cmpGet(pattern), func(_ *http.Request, status int, h http.Header, body []byte) []byte {
+	return kit.InAnswers(OnGet(pattern), func(_ *http.Request, status int, h http.Header, body []byte) []byte {
 		if status == http.StatusOK && h.Get("Content-MD5") != "" {
 			h.Set("Content-MD5", ccContentMD5(append(bytes.Clone(body), '\n')))
 		}
@@ -220,7 +220,7 @@ func cmpKeepsDeletedContent(h http.Handler) http.Handler {
 			}
 			kit.CopyAnswer(w, rec)
 			return
-		case cmpGet(cmpFileContent)(r):
+		case OnGet(cmpFileContent)(r):
 			mu.Lock()
 			content := kept[r.URL.Path]
 			mu.Unlock()
@@ -241,7 +241,7 @@ func cmpSharedFilesKeepMessages(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if kit.On(http.MethodDelete, cmpChat)(r) {
 			var ids []any
-			if msgs := mwtRead(h, r, r.URL.Path+"/messages"); msgs != nil {
+			if msgs := kit.ReadState(h, r, r.URL.Path+"/messages"); msgs != nil {
 				list, _ := msgs["chat_messages"].([]any)
 				for _, m := range list {
 					msg, _ := m.(map[string]any)
@@ -255,7 +255,7 @@ func cmpSharedFilesKeepMessages(h http.Handler) http.Handler {
 			}
 			for _, id := range ids {
 				path := "/v1/compliance/apps/chats/files/" + fmt.Sprint(id)
-				if meta := mwtRead(h, r, path); meta != nil {
+				if meta := kit.ReadState(h, r, path); meta != nil {
 					mu.Lock()
 					before[path] = meta["message_ids"]
 					mu.Unlock()
@@ -264,7 +264,7 @@ func cmpSharedFilesKeepMessages(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if cmpGet(cmpFile)(r) {
+		if OnGet(cmpFile)(r) {
 			mu.Lock()
 			ids, ok := before[r.URL.Path]
 			mu.Unlock()

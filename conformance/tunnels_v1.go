@@ -19,23 +19,23 @@ import (
 // v1Tunnel creates a tunnel under /v1/tunnels for the check (archived by its cleanup) and returns
 // its ID; a target that does not serve the route makes the check unsupported.
 func v1Tunnel(t *kit.T) string {
-	resp := t.Do(tunnelsAPI(http.MethodPost, "", "tunnels/tunnel", map[string]any{"display_name": "conformance v1"}))
-	served(t, resp, "POST /v1/tunnels")
+	resp := t.Do(BetaRequest(http.MethodPost, "", "tunnels/tunnel", map[string]any{"display_name": "conformance v1"}))
+	kit.Served(t, resp, "POST /v1/tunnels")
 	t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 	id := resp.Get("id").String()
-	t.Cleanup("archive tunnel "+id, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+	t.Cleanup("archive tunnel "+id, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: Path + "/" + id + "/archive"}))
 	return id
 }
 
 // v1Update sends an update of the tunnel's display_name under /v1/tunnels.
 func v1Update(t *kit.T, id string, body any) *kit.Response {
-	r := tunnelsAPI(http.MethodPost, "/"+id, "", body)
+	r := BetaRequest(http.MethodPost, "/"+id, "", body)
 	return t.Do(r)
 }
 
 // orgTunnel reads a tunnel under /v1/organizations/tunnels.
 func orgTunnel(t *kit.T, id string) gjson.Result {
-	return t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + "/" + id, Schema: "tunnels/tunnel"}).JSON()
+	return t.OK(kit.Request{Area: kit.Tunnels, Path: Path + "/" + id, Schema: "tunnels/tunnel"}).JSON()
 }
 
 func init() {
@@ -58,7 +58,7 @@ func init() {
 				t.Expect(orgTunnel(t, id).Get("display_name").Type).To(Equal(gjson.Null), "/v1/organizations/tunnels reads the cleared display_name")
 			},
 			Bug: &kit.Bug{Says: "an update's display_name null is ignored, so the name cannot be cleared", Want: "display_name null clears it",
-				Break: mwtRequests(http.MethodPost, v1Tunnels+`$`, func(_ *http.Request, b map[string]any) {
+				Break: kit.InRouteRequests(http.MethodPost, v1Tunnels+`$`, func(_ *http.Request, b map[string]any) {
 					if v, ok := b["display_name"]; ok && v == nil {
 						delete(b, "display_name")
 					}
@@ -75,14 +75,14 @@ func init() {
 				t.Expect(orgTunnel(t, id).Get("display_name").String()).To(Equal("conformance v1"), "a refused update changed the tunnel")
 				max := strings.Repeat("é", 255)
 				t.Expect(v1Update(t, id, map[string]any{"display_name": max}).Get("display_name").String()).To(Equal(max), "255 characters are accepted")
-				t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive", Schema: "tunnels/tunnel"})
+				t.OK(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: Path + "/" + id + "/archive", Schema: "tunnels/tunnel"})
 				resp := v1Update(t, id, map[string]any{"display_name": "after archive"})
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(orgTunnel(t, id).Get("display_name").String()).To(Equal(max), "an archived tunnel was changed")
 			},
 			Bug: &kit.Bug{Says: "a display_name over 255 characters is cut to 255 and stored, not refused", Want: "-> 200",
-				Break: mwtRequests(http.MethodPost, v1Tunnels+`$`, func(_ *http.Request, b map[string]any) {
-					if name := []rune(mwtStr(b, "display_name")); len(name) > 255 {
+				Break: kit.InRouteRequests(http.MethodPost, v1Tunnels+`$`, func(_ *http.Request, b map[string]any) {
+					if name := []rune(kit.Str(b, "display_name")); len(name) > 255 {
 						b["display_name"] = string(name[:255])
 					}
 				})}},
@@ -92,24 +92,24 @@ func init() {
 				id := v1Tunnel(t)
 				path := "/" + id + "/certificates"
 				for _, b := range badPEMs() {
-					resp := t.Do(tunnelsAPI(http.MethodPost, path, "", map[string]string{"ca_certificate_pem": b.pem}))
+					resp := t.Do(BetaRequest(http.MethodPost, path, "", map[string]string{"ca_certificate_pem": b.pem}))
 					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("ca_certificate_pem"), "%s: %s", b.name, resp)
 				}
-				list := tunnelsAPI(http.MethodGet, path, "tunnels/certificate_list", nil)
-				list.Query = includeArchived
+				list := BetaRequest(http.MethodGet, path, "tunnels/certificate_list", nil)
+				list.Query = IncludeArchived
 				listed := t.OK(list)
 				t.Expect(listed.Get("data.#").Int()).To(BeZero(), "refused certificates were stored: %s", listed)
 				ca := certgen.CA("conformance v1 CA")
-				c := t.OK(tunnelsAPI(http.MethodPost, path, "tunnels/certificate", map[string]string{"ca_certificate_pem": ca.PEM}))
+				c := t.OK(BetaRequest(http.MethodPost, path, "tunnels/certificate", map[string]string{"ca_certificate_pem": ca.PEM}))
 				t.Expect(c.Get("fingerprint").String()).To(Equal(ca.Fingerprint()))
-				t.Expect(t.OK(tunnelsAPI(http.MethodGet, path+"/"+c.Get("id").String(), "tunnels/certificate", nil)).Body).To(MatchJSON(c.Body))
-				t.Expect(t.OK(kit.Request{Area: kit.Tunnels, Path: tunnelsPath + path + "/" + c.Get("id").String(), Schema: "tunnels/certificate"}).Body).To(MatchJSON(c.Body),
+				t.Expect(t.OK(BetaRequest(http.MethodGet, path+"/"+c.Get("id").String(), "tunnels/certificate", nil)).Body).To(MatchJSON(c.Body))
+				t.Expect(t.OK(kit.Request{Area: kit.Tunnels, Path: Path + path + "/" + c.Get("id").String(), Schema: "tunnels/certificate"}).Body).To(MatchJSON(c.Body),
 					"the certificate reads the same under /v1/organizations/tunnels")
 			},
 			Bug: &kit.Bug{Says: "/v1/tunnels drops a private key that follows the certificate and stores the certificate", Want: "400",
-				Break: mwtRequests(http.MethodPost, v1Tunnels+`/certificates$`, func(_ *http.Request, b map[string]any) {
-					if pem := mwtStr(b, "ca_certificate_pem"); strings.Contains(pem, "-----BEGIN PRIVATE KEY-----") {
+				Break: kit.InRouteRequests(http.MethodPost, v1Tunnels+`/certificates$`, func(_ *http.Request, b map[string]any) {
+					if pem := kit.Str(b, "ca_certificate_pem"); strings.Contains(pem, "-----BEGIN PRIVATE KEY-----") {
 						b["ca_certificate_pem"] = pem[:strings.Index(pem, "-----BEGIN PRIVATE KEY-----")]
 					}
 				})}},
@@ -119,12 +119,12 @@ func init() {
 				id := v1Tunnel(t)
 				reveal := func(v1 bool) gjson.Result {
 					if v1 {
-						return t.OK(tunnelsAPI(http.MethodPost, "/"+id+"/reveal_token", "tunnels/tunnel_token", nil)).JSON()
+						return t.OK(BetaRequest(http.MethodPost, "/"+id+"/reveal_token", "tunnels/tunnel_token", nil)).JSON()
 					}
 					return t.OK(tokenOp(id, "reveal_token", nil)).JSON()
 				}
 				t.Expect(reveal(true).Raw).To(MatchJSON(reveal(false).Raw), "both routes reveal the same token")
-				fresh := t.OK(tunnelsAPI(http.MethodPost, "/"+id+"/rotate_token", "tunnels/tunnel_token", map[string]any{"reason": "conformance"})).JSON()
+				fresh := t.OK(BetaRequest(http.MethodPost, "/"+id+"/rotate_token", "tunnels/tunnel_token", map[string]any{"reason": "conformance"})).JSON()
 				t.Expect(reveal(false).Raw).To(MatchJSON(fresh.Raw), "the organization route reveals the token rotated under /v1/tunnels")
 				t.Expect(reveal(true).Raw).To(MatchJSON(fresh.Raw), "/v1/tunnels reveals the token it rotated")
 				again := t.OK(tokenOp(id, "rotate_token", nil)).JSON()
@@ -138,14 +138,14 @@ func init() {
 				id := v1Tunnel(t)
 				before := t.OK(tokenOp(id, "reveal_token", nil))
 				for _, bad := range []any{42, map[string]any{"text": "x"}} {
-					resp := t.Do(tunnelsAPI(http.MethodPost, "/"+id+"/rotate_token", "", map[string]any{"reason": bad}))
+					resp := t.Do(BetaRequest(http.MethodPost, "/"+id+"/rotate_token", "", map[string]any{"reason": bad}))
 					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 					t.Expect(resp.Get("error.message").String()).To(ContainSubstring("reason"), "%s", resp)
 				}
 				t.Expect(t.OK(tokenOp(id, "reveal_token", nil)).Body).To(MatchJSON(before.Body), "a refused rotation changed the token")
 			},
 			Bug: &kit.Bug{Says: "/v1/tunnels ignores a reason that is not a string and rotates the token", Want: "400",
-				Break: mwtRequests(http.MethodPost, v1Tunnels+`/rotate_token$`, func(_ *http.Request, b map[string]any) {
+				Break: kit.InRouteRequests(http.MethodPost, v1Tunnels+`/rotate_token$`, func(_ *http.Request, b map[string]any) {
 					if _, ok := b["reason"].(string); !ok {
 						delete(b, "reason")
 					}
@@ -154,7 +154,7 @@ func init() {
 			Title: "with the workspace header (vendor-workspace-id or anthropic-workspace-id), /v1/tunnels creates in that workspace, lists only its tunnels and answers 404 for another workspace's tunnel; a header that is not a wrkspc_ ID is a 400 naming it",
 			Run: func(t *kit.T) {
 				ws, other := "", ""
-				for _, tn := range tunnelsIn(t, includeArchived, 1000, false) {
+				for _, tn := range TunnelsIn(t, IncludeArchived, 1000, false) {
 					if w := tn.Get("workspace_id"); w.Type == gjson.String && ws == "" {
 						ws = w.String()
 					} else if w.String() != ws && other == "" {
@@ -168,23 +168,23 @@ func init() {
 					r.Header.Set(name, value)
 					return r
 				}
-				resp := t.Do(scoped(tunnelsAPI(http.MethodPost, "", "tunnels/tunnel", map[string]any{"display_name": "conformance scoped"}), "Vendor-Workspace-ID", ws))
-				served(t, resp, "POST /v1/tunnels")
+				resp := t.Do(scoped(BetaRequest(http.MethodPost, "", "tunnels/tunnel", map[string]any{"display_name": "conformance scoped"}), "Vendor-Workspace-ID", ws))
+				kit.Served(t, resp, "POST /v1/tunnels")
 				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 				id := resp.Get("id").String()
-				t.Cleanup("archive tunnel "+id, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: tunnelsPath + "/" + id + "/archive"}))
+				t.Cleanup("archive tunnel "+id, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: Path + "/" + id + "/archive"}))
 				t.Expect(resp.Get("workspace_id").String()).To(Equal(ws), "a create with the header puts the tunnel in workspace %s: %s", ws, resp)
 				for _, name := range []string{"Vendor-Workspace-ID", "Anthropic-Workspace-ID"} {
-					list := scoped(tunnelsAPI(http.MethodGet, "", "tunnels/tunnel_list", nil), name, ws)
-					list.Query = includeArchived
+					list := scoped(BetaRequest(http.MethodGet, "", "tunnels/tunnel_list", nil), name, ws)
+					list.Query = IncludeArchived
 					listed := t.WalkPages(list, 1000)
 					t.Expect(kit.IDsOf(listed)).To(ContainElement(id), "%s: the list holds the tunnel created in the workspace", name)
 					for _, tn := range listed {
 						t.Expect(tn.Get("workspace_id").String()).To(Equal(ws), "%s %s: the list holds only the workspace's tunnels", name, ws)
 					}
-					t.ExpectError(t.Do(scoped(tunnelsAPI(http.MethodGet, "/"+other, "", nil), name, ws)), http.StatusNotFound, "not_found_error")
+					t.ExpectError(t.Do(scoped(BetaRequest(http.MethodGet, "/"+other, "", nil), name, ws)), http.StatusNotFound, "not_found_error")
 				}
-				bad := t.Do(scoped(tunnelsAPI(http.MethodGet, "", "", nil), "Vendor-Workspace-ID", "default"))
+				bad := t.Do(scoped(BetaRequest(http.MethodGet, "", "", nil), "Vendor-Workspace-ID", "default"))
 				t.ExpectError(bad, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(strings.ToLower(bad.Get("error.message").String())).To(ContainSubstring("workspace-id"), "%s", bad)
 			},
@@ -217,4 +217,13 @@ func mwtFirstRevealCached(pattern string) func(http.Handler) http.Handler {
 			return b
 		}))
 	}
+}
+
+// tunnelsAPIBeta is the beta value of /v1/tunnels (anthropic-sdk-go v1.84.0).
+const tunnelsAPIBeta = "mcp-tunnels-2026-06-22"
+
+// BetaRequest is a request of /v1/tunnels with its beta value.
+func BetaRequest(method, path, schema string, body any) kit.Request {
+	return kit.Request{Area: kit.Tunnels, Method: method, Path: "/v1/tunnels" + path, Schema: schema, Body: body,
+		Header: http.Header{"vendor-beta": {tunnelsAPIBeta}}}
 }

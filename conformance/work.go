@@ -27,8 +27,8 @@ import (
 
 const managedAgentsBeta = "managed-agents-2026-04-01"
 
-// createEnv creates an environment for one check and registers its deletion.
-func createEnv(t *kit.T) string {
+// CreateEnv creates an environment for one check and registers its deletion.
+func CreateEnv(t *kit.T) string {
 	resp := t.Do(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments", Body: map[string]any{"name": "conformance"}, Schema: "work/environment"})
 	t.UnsupportedIfAbsent(resp, "the target does not create environments (POST /v1/environments answered %d)", resp.Status)
 	t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
@@ -37,11 +37,11 @@ func createEnv(t *kit.T) string {
 	return id
 }
 
-// enqueue queues one work item in env (see EnqueueWork) and returns its ID, once the item reads
+// Enqueue queues one work item in env (see EnqueueWork) and returns its ID, once the item reads
 // back queued in that environment: a command that enqueued elsewhere is caught here, not later.
-func enqueue(t *kit.T, env string) string {
+func Enqueue(t *kit.T, env string) string {
 	id := t.EnqueueWork(env)
-	item := t.OK(getItem(env, id))
+	item := t.OK(GetItem(env, id))
 	t.ExpectWithOffset(1, item.Get("state").String()).To(Equal("queued"), "the work item just enqueued: %s", item)
 	return id
 }
@@ -60,22 +60,26 @@ func elapse(t *kit.T, seconds float64) {
 	}
 }
 
-// work builds a request to a work endpoint of env; rest follows ".../work".
-func work(method, env, rest string, q url.Values, schema string) kit.Request {
+// WorkReq builds a request to a work endpoint of env; rest follows ".../work".
+func WorkReq(method, env, rest string, q url.Values, schema string) kit.Request {
 	return kit.Request{Area: kit.Work, Method: method, Path: "/v1/environments/" + env + "/work" + rest, Query: q, Schema: schema,
 		Header: http.Header{"vendor-beta": {managedAgentsBeta}}}
 }
 
 func poll(env string, q url.Values) kit.Request {
-	return work(http.MethodGet, env, "/poll", q, "work/poll")
+	return WorkReq(http.MethodGet, env, "/poll", q, "work/poll")
 }
 
-func statsReq(env string) kit.Request { return work(http.MethodGet, env, "/stats", nil, "work/stats") }
+func statsReq(env string) kit.Request {
+	return WorkReq(http.MethodGet, env, "/stats", nil, "work/stats")
+}
 
-func getItem(env, id string) kit.Request { return work(http.MethodGet, env, "/"+id, nil, "work/work") }
+func GetItem(env, id string) kit.Request {
+	return WorkReq(http.MethodGet, env, "/"+id, nil, "work/work")
+}
 
 func ack(env, id string) kit.Request {
-	return work(http.MethodPost, env, "/"+id+"/ack", nil, "work/work")
+	return WorkReq(http.MethodPost, env, "/"+id+"/ack", nil, "work/work")
 }
 
 func heartbeat(env, id, expected string, ttl string) kit.Request {
@@ -83,19 +87,19 @@ func heartbeat(env, id, expected string, ttl string) kit.Request {
 	if ttl != "" {
 		q.Set("desired_ttl_seconds", ttl)
 	}
-	return work(http.MethodPost, env, "/"+id+"/heartbeat", q, "work/heartbeat")
+	return WorkReq(http.MethodPost, env, "/"+id+"/heartbeat", q, "work/heartbeat")
 }
 
 func stopReq(env, id string, body any) kit.Request {
-	r := work(http.MethodPost, env, "/"+id+"/stop", nil, "work/work")
+	r := WorkReq(http.MethodPost, env, "/"+id+"/stop", nil, "work/work")
 	r.Body = body
 	return r
 }
 
 // acked enqueues an item in a new environment and acknowledges it.
 func acked(t *kit.T) (env, id string) {
-	env = createEnv(t)
-	id = enqueue(t, env)
+	env = CreateEnv(t)
+	id = Enqueue(t, env)
 	t.OK(ack(env, id))
 	return env, id
 }
@@ -160,7 +164,7 @@ func workEnvironmentChecks() []kit.Check {
 				t.Expect(list.Get("data.#(id==\""+id+"\").name").String()).To(Equal("conformance-cloud"), "the new environment is on the first page (newest first)")
 			},
 			Bug: &kit.Bug{Says: "a created environment does not echo the scope it was given",
-				Break: kit.SetsField(kit.On(http.MethodPost, mwtEnvs), "scope", "organization")}},
+				Break: kit.SetsField(kit.On(http.MethodPost, EnvsRoute), "scope", "organization")}},
 		{ID: "work/environment-create-invalid-400", Clause: "gaps §1", Labels: ext,
 			Title: "an environment create without a name, or with an unknown scope or config type, is refused with 400 naming the field, and creates nothing",
 			Run: func(t *kit.T) {
@@ -182,7 +186,7 @@ func workEnvironmentChecks() []kit.Check {
 		{ID: "work/environment-update-patch", Clause: "gaps §8", Labels: ext,
 			Title: "an environment update changes the fields given and patches metadata (a string upserts, null deletes); an update that changes nothing leaves the record as it was",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				path := "/v1/environments/" + env
 				t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path, Body: map[string]any{"metadata": map[string]any{"a": "1", "b": "2"}}, Schema: "work/environment"})
 				resp := t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path, Body: map[string]any{"name": "renamed", "metadata": map[string]any{"a": nil, "c": "3"}}, Schema: "work/environment"})
@@ -192,7 +196,7 @@ func workEnvironmentChecks() []kit.Check {
 				t.Expect(same.Body).To(MatchJSON(resp.Body), "an update that changes nothing changes no field, updated_at included")
 			},
 			Bug: &kit.Bug{Says: "a metadata key set to null in an environment update is kept, not deleted",
-				Break: mwtRequests(http.MethodPost, mwtEnv, func(_ *http.Request, b map[string]any) {
+				Break: kit.InRouteRequests(http.MethodPost, mwtEnv, func(_ *http.Request, b map[string]any) {
 					if meta, ok := b["metadata"].(map[string]any); ok {
 						for k, v := range meta {
 							if v == nil {
@@ -204,7 +208,7 @@ func workEnvironmentChecks() []kit.Check {
 		{ID: "work/environment-archive", Clause: "gaps §8", Labels: ext,
 			Title: "archive sets archived_at; archiving again returns the record unchanged; an archived environment refuses updates and is not listed by default",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				path := "/v1/environments/" + env
 				first := t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: path + "/archive", Schema: "work/environment"})
 				t.Expect(first.Get("archived_at").Time().IsZero()).To(BeFalse(), "%s", first)
@@ -215,24 +219,24 @@ func workEnvironmentChecks() []kit.Check {
 				t.Expect(list.Get("data.#(id==\"" + env + "\")").Exists()).To(BeFalse())
 			},
 			Bug: &kit.Bug{Says: "archiving an archived environment stamps archived_at anew",
-				Break: mwtJSON(http.MethodPost, `^/v1/environments/[^/]+/archive$`, func(_ *http.Request, m map[string]any) {
+				Break: kit.InRouteOKAnswers(http.MethodPost, `^/v1/environments/[^/]+/archive$`, func(_ *http.Request, m map[string]any) {
 					m["archived_at"] = time.Now().UTC().Format(time.RFC3339Nano)
 				})}},
 		{ID: "work/environment-delete", Clause: "gaps §8", Labels: ext,
 			Title: "delete answers {id, type: environment_deleted}, after which the environment and its work endpoints are 404",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				resp := t.OK(kit.Request{Area: kit.Work, Method: http.MethodDelete, Path: "/v1/environments/" + env, Schema: "work/environment_deleted"})
 				t.Expect(resp.Get("id").String()).To(Equal(env))
 				t.Expect(resp.Get("type").String()).To(Equal("environment_deleted"))
 				t.ExpectError(t.Do(kit.Request{Area: kit.Work, Path: "/v1/environments/" + env}), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(poll(env, nil)), http.StatusNotFound, "not_found_error")
 			},
-			Bug: &kit.Bug{Says: "a deleted environment still reads 200", Want: "404", Break: mwtDeletedStillReadable(mwtEnv)}},
+			Bug: &kit.Bug{Says: "a deleted environment still reads 200", Want: "404", Break: kit.DeletedStillReadable(mwtEnv)}},
 		{ID: "work/environment-list-pages", Clause: "gaps §3", Labels: ext,
 			Title: "the environment list pages with next_page, null on the last page; limit outside 1 to 100 and a forged page token are refused with 400",
 			Run: func(t *kit.T) {
-				mine := map[string]bool{createEnv(t): true, createEnv(t): true, createEnv(t): true}
+				mine := map[string]bool{CreateEnv(t): true, CreateEnv(t): true, CreateEnv(t): true}
 				seen := 0
 				for _, e := range t.WalkPages(kit.Request{Area: kit.Work, Path: "/v1/environments", Schema: "work/environment_list"}, 2) {
 					if mine[e.Get("id").String()] {
@@ -245,26 +249,26 @@ func workEnvironmentChecks() []kit.Check {
 					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				}
 			},
-			Bug: &kit.Bug{Says: "an environment-list limit outside 1 to 100 is ignored instead of refused", Want: "400", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtEnvs, "limit")}},
+			Bug: &kit.Bug{Says: "an environment-list limit outside 1 to 100 is ignored instead of refused", Want: "400", Break: kit.IgnoresInvalidQuery(http.MethodGet, EnvsRoute, "limit")}},
 		{ID: "work/environment-other-org-404", Clause: "gaps §8", Labels: ext,
 			Title: "another organization's environment is answered 404 on every operation, never leaked",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				notFoundForOtherOrg(t,
 					kit.Request{Area: kit.Work, Path: "/v1/environments/" + env},
 					kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive"},
 					kit.Request{Area: kit.Work, Method: http.MethodDelete, Path: "/v1/environments/" + env},
-					work(http.MethodGet, env, "", nil, ""), poll(env, nil), work(http.MethodGet, env, "/stats", nil, ""))
+					WorkReq(http.MethodGet, env, "", nil, ""), poll(env, nil), WorkReq(http.MethodGet, env, "/stats", nil, ""))
 				t.Expect(t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments/" + env, Schema: "work/environment"}).Get("archived_at").Type.String()).To(Equal("Null"))
 			},
-			Bug: &kit.Bug{Says: "environments do not tell organizations apart: another organization's key reaches the first's", Break: mwtAsFirstOrg(`^/v1/environments`)}},
+			Bug: &kit.Bug{Says: "environments do not tell organizations apart: another organization's key reaches the first's", Break: kit.AsFirstOrg(`^/v1/environments`)}},
 		{ID: "work/environment-key-scope", Clause: "gaps §2", Labels: ext,
 			Title: "an environment key reaches its own environment's work endpoints only: another environment is 404 and environment management is 403",
 			Run: func(t *kit.T) {
 				list := t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
 				own := ""
 				for _, e := range list.Get("data").Array() {
-					r := work(http.MethodGet, e.Get("id").String(), "/stats", nil, "work/stats")
+					r := WorkReq(http.MethodGet, e.Get("id").String(), "/stats", nil, "work/stats")
 					r.As = kit.EnvironmentKey
 					resp := t.Do(r)
 					if resp.Status == http.StatusOK {
@@ -277,7 +281,7 @@ func workEnvironmentChecks() []kit.Check {
 				if own == "" {
 					t.Unsupported("the environment key reaches none of the first page of environments")
 				}
-				other := createEnv(t)
+				other := CreateEnv(t)
 				r := poll(other, nil)
 				r.As = kit.EnvironmentKey
 				t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
@@ -294,20 +298,20 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/beta-header-optional", Clause: "4.8", Labels: []kit.Label{kit.Work},
 			Title: "the work operations accept the vendor-beta header managed-agents-2026-04-01 and do not require it",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				t.OK(statsReq(env))
 				r := statsReq(env)
 				r.Header = nil
 				t.OK(r)
 			},
 			Bug: &kit.Bug{Says: "the work operations require the vendor-beta header", Want: "400",
-				Break: mwtRefuses(func(r *http.Request) bool {
+				Break: kit.Refuses400(func(r *http.Request) bool {
 					return regexp.MustCompile(`^/v1/environments/[^/]+/work`).MatchString(r.URL.Path) && r.Header.Get("vendor-beta") == "" && r.Header.Get("anthropic-beta") == ""
 				}, "vendor-beta: managed-agents-2026-04-01 is required")}},
 		{ID: "work/worker-id-not-credential", Clause: "5", Labels: ext,
 			Title: "Vendor-Worker-ID identifies a worker and is not a credential: a poll carrying only it is refused with 401",
 			Run: func(t *kit.T) {
-				r := poll(createEnv(t), nil)
+				r := poll(CreateEnv(t), nil)
 				r.As = kit.NoCred
 				r.Header.Set("Vendor-Worker-ID", t.Config().APIKey)
 				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
@@ -324,7 +328,7 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/version-header-required", Clause: "9", Labels: ext,
 			Title: "a work request without vendor-version is refused with 400 naming the header",
 			Run: func(t *kit.T) {
-				r := poll(createEnv(t), nil)
+				r := poll(CreateEnv(t), nil)
 				r.Header.Set("vendor-version", "")
 				expectInvalid(t, t.Do(r), "-version: header is required")
 			},
@@ -333,7 +337,7 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/poll-empty-null", Clause: "gaps §8", Labels: ext,
 			Title: "a poll with nothing available answers 200, Content-Type application/json, body null",
 			Run: func(t *kit.T) {
-				resp := t.OK(poll(createEnv(t), nil))
+				resp := t.OK(poll(CreateEnv(t), nil))
 				t.Expect(resp.Header.Get("Content-Type")).To(HavePrefix("application/json"))
 				t.Expect(strings.TrimSpace(string(resp.Body))).To(Equal("null"))
 			},
@@ -347,7 +351,7 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/poll-block-ms-range", Clause: "8", Labels: ext,
 			Title: "block_ms accepts 1 to 999; 0, 1000 and non-numbers are refused with 400 naming block_ms",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				for _, bad := range []string{"0", "1000", "-1", "soon"} {
 					resp := t.Do(poll(env, url.Values{"block_ms": {bad}}))
 					expectInvalid(t, resp, "block_ms")
@@ -355,11 +359,11 @@ func workQueueChecks() []kit.Check {
 				t.OK(poll(env, url.Values{"block_ms": {"1"}}))
 				t.OK(poll(env, url.Values{"block_ms": {"999"}}))
 			},
-			Bug: &kit.Bug{Says: "a block_ms outside 1 to 999 is ignored instead of refused", Want: "-> 200", Break: mwtIgnoresInvalidQuery(http.MethodGet, mwtPoll, "block_ms")}},
+			Bug: &kit.Bug{Says: "a block_ms outside 1 to 999 is ignored instead of refused", Want: "-> 200", Break: kit.IgnoresInvalidQuery(http.MethodGet, mwtPoll, "block_ms")}},
 		{ID: "work/poll-block-waits", Clause: "gaps §8", Labels: ext,
 			Title: "a blocking poll of an empty queue waits about block_ms before answering null",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				start := time.Now()
 				resp := t.OK(poll(env, url.Values{"block_ms": {"400"}}))
 				t.Expect(time.Since(start)).To(BeNumerically(">=", 350*time.Millisecond))
@@ -369,7 +373,7 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/poll-block-wakes-on-enqueue", Clause: "gaps §8", Labels: ext,
 			Title: "a blocking poll answers as soon as work is enqueued, with that item",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				r := poll(env, url.Values{"block_ms": {"999"}})
 				r.Header = http.Header{"Vendor-Worker-ID": {"conformance-blocked-poller"}}
 				got := make(chan *kit.Response, 1)
@@ -400,14 +404,14 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/poll-oldest-first", Clause: "4.8", Labels: plain,
 			Title: "poll hands out the oldest queued item first, and a polled item is not handed out again at once",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				a, b := enqueue(t, env), enqueue(t, env)
+				env := CreateEnv(t)
+				a, b := Enqueue(t, env), Enqueue(t, env)
 				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(a))
 				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(b))
 				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse())
 			},
 			Bug: &kit.Bug{Says: "a polled item is handed out again at once (reclaimed after 0 ms by default)",
-				Break: mwtQuery(http.MethodGet, mwtPoll, func(q url.Values) {
+				Break: kit.InRouteQuery(http.MethodGet, mwtPoll, func(q url.Values) {
 					if !q.Has("reclaim_older_than_ms") {
 						q.Set("reclaim_older_than_ms", "0")
 					}
@@ -415,8 +419,8 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/poll-reclaim", Clause: "4.8", Labels: plain,
 			Title: "an item polled but not acknowledged is handed out again once older than reclaim_older_than_ms (default 5000)",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				id := enqueue(t, env)
+				env := CreateEnv(t)
+				id := Enqueue(t, env)
 				t.Expect(t.OK(poll(env, nil)).Get("id").String()).To(Equal(id))
 				elapse(t, 4)
 				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse(), "reclaimed before 5000 ms")
@@ -427,7 +431,7 @@ func workQueueChecks() []kit.Check {
 				t.Expect(t.OK(poll(env, url.Values{"reclaim_older_than_ms": {"1000"}})).Get("id").String()).To(Equal(id), "reclaim_older_than_ms=1000 after 2000 ms")
 			},
 			Bug: &kit.Bug{Says: "reclaim_older_than_ms defaults to 10000, not 5000", Want: "not reclaimed after 6000 ms",
-				Break: mwtQuery(http.MethodGet, mwtPoll, func(q url.Values) {
+				Break: kit.InRouteQuery(http.MethodGet, mwtPoll, func(q url.Values) {
 					if !q.Has("reclaim_older_than_ms") {
 						q.Set("reclaim_older_than_ms", "10000")
 					}
@@ -435,9 +439,9 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/item-fields", Clause: "2.16", Labels: plain,
 			Title: "a work item has prefix work_, type work, data {id: session_..., type: session}, its environment_id, a metadata map, and state queued",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				id := enqueue(t, env)
-				resp := t.OK(getItem(env, id))
+				env := CreateEnv(t)
+				id := Enqueue(t, env)
+				resp := t.OK(GetItem(env, id))
 				t.Expect(id).To(HavePrefix("work_"))
 				t.Expect(resp.Get("id").String()).To(Equal(id))
 				t.Expect(resp.Get("type").String()).To(Equal("work"))
@@ -449,18 +453,18 @@ func workQueueChecks() []kit.Check {
 				t.Expect(resp.Get("created_at").Time().IsZero()).To(BeFalse())
 			},
 			Bug: &kit.Bug{Says: "a work item names another environment_id than its own",
-				Break: mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { m["environment_id"] = mwtStr(m, "environment_id") + "0" })}},
+				Break: kit.InRouteOKAnswers(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { m["environment_id"] = kit.Str(m, "environment_id") + "0" })}},
 		{ID: "work/item-timestamps-null-until-set", Clause: "gaps §8", Labels: ext,
 			Title: "a queued item's acknowledged_at, started_at, latest_heartbeat_at, stop_requested_at and stopped_at are null",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				resp := t.OK(getItem(env, enqueue(t, env)))
+				env := CreateEnv(t)
+				resp := t.OK(GetItem(env, Enqueue(t, env)))
 				for _, f := range []string{"acknowledged_at", "started_at", "latest_heartbeat_at", "stop_requested_at", "stopped_at"} {
 					isNull(t, resp, f)
 				}
 			},
 			Bug: &kit.Bug{Says: "a queued item's started_at is its created_at, not null", Want: "started_at",
-				Break: mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) {
+				Break: kit.InRouteOKAnswers(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) {
 					if m["state"] == "queued" && m["started_at"] == nil {
 						m["started_at"] = m["created_at"]
 					}
@@ -468,41 +472,41 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/control-enqueue", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Work, kit.FakeOnly},
 			Title: "POST /_fake/environments/{id}/work queues an item with the session_id and metadata given and answers it; an unknown environment is 404",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
+				env := CreateEnv(t)
 				resp := t.Control(http.MethodPost, "/_fake/environments/"+env+"/work", map[string]any{"session_id": "session_conformance1", "metadata": map[string]string{"a": "b"}})
 				t.Expect(schemas.Validate("work/work", resp.Body, t.Target.SchemaMode)).To(Succeed())
 				t.Expect(resp.Get("state").String()).To(Equal("queued"))
 				t.Expect(resp.Get("data.id").String()).To(Equal("session_conformance1"))
 				t.Expect(resp.Get("metadata").Raw).To(MatchJSON(`{"a":"b"}`))
-				t.Expect(t.OK(getItem(env, resp.Get("id").String())).Body).To(MatchJSON(resp.Body))
+				t.Expect(t.OK(GetItem(env, resp.Get("id").String())).Body).To(MatchJSON(resp.Body))
 				t.Expect(t.OK(statsReq(env)).Get("depth").Int()).To(BeNumerically("==", 1))
 				bad := t.Do(kit.Request{Area: kit.Core, Method: http.MethodPost, Path: "/_fake/environments/env_conformance_none/work", As: kit.NoCred})
 				t.ExpectError(bad, http.StatusNotFound, "not_found_error")
 			},
 			Bug: &kit.Bug{Says: "the control API's enqueue drops the metadata it was given",
-				Break: mwtRequests(http.MethodPost, `^/_fake/environments/[^/]+/work$`, func(_ *http.Request, b map[string]any) { delete(b, "metadata") })}},
+				Break: kit.InRouteRequests(http.MethodPost, `^/_fake/environments/[^/]+/work$`, func(_ *http.Request, b map[string]any) { delete(b, "metadata") })}},
 		{ID: "work/get-unknown-404", Clause: "gaps §1", Labels: ext,
 			Title: "an unknown work ID, or an unknown environment, is answered 404 not_found_error",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				t.ExpectError(t.Do(getItem(env, "work_conformance_none")), http.StatusNotFound, "not_found_error")
+				env := CreateEnv(t)
+				t.ExpectError(t.Do(GetItem(env, "work_conformance_none")), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(ack(env, "work_conformance_none")), http.StatusNotFound, "not_found_error")
 				t.ExpectError(t.Do(poll("env_conformance_none", nil)), http.StatusNotFound, "not_found_error")
 			},
-			Bug: &kit.Bug{Says: "an unknown work ID is answered 400, not 404", Want: "404", Break: mwtStatus(http.MethodGet, mwtItem, http.StatusNotFound, http.StatusBadRequest)}},
+			Bug: &kit.Bug{Says: "an unknown work ID is answered 400, not 404", Want: "404", Break: kit.RouteAnswersStatus(http.MethodGet, mwtItem, http.StatusNotFound, http.StatusBadRequest)}},
 		{ID: "work/other-org-item-404", Clause: "gaps §8", Labels: ext,
 			Title: "another organization cannot read, acknowledge, heartbeat or stop an item: 404, and the item is unchanged",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				id := enqueue(t, env)
-				notFoundForOtherOrg(t, getItem(env, id), ack(env, id), heartbeat(env, id, "NO_HEARTBEAT", ""), stopReq(env, id, nil))
-				t.Expect(t.OK(getItem(env, id)).Get("state").String()).To(Equal("queued"))
+				env := CreateEnv(t)
+				id := Enqueue(t, env)
+				notFoundForOtherOrg(t, GetItem(env, id), ack(env, id), heartbeat(env, id, "NO_HEARTBEAT", ""), stopReq(env, id, nil))
+				t.Expect(t.OK(GetItem(env, id)).Get("state").String()).To(Equal("queued"))
 			},
-			Bug: &kit.Bug{Says: "work items do not tell organizations apart: another organization's key acts on the first's", Break: mwtAsFirstOrg(`^/v1/environments`)}},
+			Bug: &kit.Bug{Says: "work items do not tell organizations apart: another organization's key acts on the first's", Break: kit.AsFirstOrg(`^/v1/environments`)}},
 		{ID: "work/stats-empty", Clause: "gaps §8", Labels: ext,
 			Title: "the stats of an empty queue are type work_queue_stats, depth 0, pending 0, oldest_queued_at null",
 			Run: func(t *kit.T) {
-				resp := t.OK(statsReq(createEnv(t)))
+				resp := t.OK(statsReq(CreateEnv(t)))
 				t.Expect(resp.Get("type").String()).To(Equal("work_queue_stats"))
 				t.Expect(resp.Get("depth").Int()).To(BeZero())
 				t.Expect(resp.Get("pending").Int()).To(BeZero())
@@ -513,10 +517,10 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/stats-counts", Clause: "gaps §8", Labels: ext,
 			Title: "stats count queued items (depth), polled but unacknowledged ones (pending), the oldest queue entry, and distinct Vendor-Worker-ID pollers",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				a := enqueue(t, env)
-				enqueue(t, env)
-				created := t.OK(getItem(env, a)).Get("created_at").String()
+				env := CreateEnv(t)
+				a := Enqueue(t, env)
+				Enqueue(t, env)
+				created := t.OK(GetItem(env, a)).Get("created_at").String()
 				for _, w := range []string{"worker-1", "worker-2", "worker-1"} {
 					r := poll(env, nil)
 					r.Header.Set("Vendor-Worker-ID", w)
@@ -534,16 +538,16 @@ func workQueueChecks() []kit.Check {
 		{ID: "work/work-list", Clause: "gaps §8", Labels: ext,
 			Title: "the work list holds every item of the environment, oldest first, in pages of next_page tokens",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				want := []string{enqueue(t, env), enqueue(t, env), enqueue(t, env)}
+				env := CreateEnv(t)
+				want := []string{Enqueue(t, env), Enqueue(t, env), Enqueue(t, env)}
 				var got []string
-				for _, w := range t.WalkPages(work(http.MethodGet, env, "", nil, "work/work_list"), 2) {
+				for _, w := range t.WalkPages(WorkReq(http.MethodGet, env, "", nil, "work/work_list"), 2) {
 					got = append(got, w.Get("id").String())
 				}
 				t.Expect(got).To(Equal(want))
 			},
 			Bug: &kit.Bug{Says: "the work list is newest first",
-				Break: mwtJSON(http.MethodGet, mwtWorkList, func(_ *http.Request, m map[string]any) {
+				Break: kit.InRouteOKAnswers(http.MethodGet, mwtWorkList, func(_ *http.Request, m map[string]any) {
 					if data, ok := m["data"].([]any); ok {
 						slices.Reverse(data)
 					}
@@ -558,8 +562,8 @@ func workLeaseChecks() []kit.Check {
 		{ID: "work/ack-queued-to-starting", Clause: "3.1", Labels: plain,
 			Title: "acknowledge moves a queued item to starting and removes it from the queue",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				id := enqueue(t, env)
+				env := CreateEnv(t)
+				id := Enqueue(t, env)
 				t.OK(poll(env, nil))
 				resp := t.OK(ack(env, id))
 				t.Expect(resp.Get("state").String()).To(Equal("starting"))
@@ -572,21 +576,21 @@ func workLeaseChecks() []kit.Check {
 		{ID: "work/ack-without-poll", Clause: "3.1", Labels: plain,
 			Title: "an item that exists can be acknowledged without having been polled",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				t.Expect(t.OK(ack(env, enqueue(t, env))).Get("state").String()).To(Equal("starting"))
+				env := CreateEnv(t)
+				t.Expect(t.OK(ack(env, Enqueue(t, env))).Get("state").String()).To(Equal("starting"))
 			},
 			Bug: &kit.Bug{Says: "an item can be acknowledged only after a poll handed it out", Break: mwtAckOnlyPolled}},
 		{ID: "work/ack-twice-400", Clause: "3.1", Labels: ext,
 			Title: "acknowledging an item that is not queued is refused with 400 naming its state, and changes nothing",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				id := enqueue(t, env)
+				env := CreateEnv(t)
+				id := Enqueue(t, env)
 				first := t.OK(ack(env, id))
 				resp := t.Do(ack(env, id))
 				expectInvalid(t, resp, "starting")
-				t.Expect(t.OK(getItem(env, id)).Body).To(MatchJSON(first.Body))
+				t.Expect(t.OK(GetItem(env, id)).Body).To(MatchJSON(first.Body))
 			},
-			Bug: &kit.Bug{Says: "acknowledging an item that is not queued answers it, unchanged, with 200", Want: "-> 200", Break: mwtActionIdempotent(mwtAck, "/ack")}},
+			Bug: &kit.Bug{Says: "acknowledging an item that is not queued answers it, unchanged, with 200", Want: "-> 200", Break: kit.ActionIdempotent(mwtAck, "/ack")}},
 		{ID: "work/heartbeat-claim", Clause: "4.8", Labels: plain,
 			Title: "the first heartbeat claims the lease with NO_HEARTBEAT and answers type work_heartbeat, lease_extended, state, ttl_seconds and last_heartbeat",
 			Run: func(t *kit.T) {
@@ -598,7 +602,7 @@ func workLeaseChecks() []kit.Check {
 				t.Expect(resp.Get("ttl_seconds").Float()).To(BeNumerically(">", 0))
 			},
 			Bug: &kit.Bug{Says: "the first heartbeat answers lease_extended false",
-				Break: mwtJSON(http.MethodPost, mwtHeartbeat, func(r *http.Request, m map[string]any) {
+				Break: kit.InRouteOKAnswers(http.MethodPost, mwtHeartbeat, func(r *http.Request, m map[string]any) {
 					if r.URL.Query().Get("expected_last_heartbeat") == "NO_HEARTBEAT" {
 						m["lease_extended"] = false
 					}
@@ -610,13 +614,13 @@ func workLeaseChecks() []kit.Check {
 				hb := t.OK(heartbeat(env, id, "NO_HEARTBEAT", ""))
 				t.Expect(hb.Get("state").String()).To(Equal("active"))
 				t.Expect(hb.Get("ttl_seconds").Float()).To(BeNumerically("==", 30))
-				item := t.OK(getItem(env, id))
+				item := t.OK(GetItem(env, id))
 				t.Expect(item.Get("state").String()).To(Equal("active"))
 				t.Expect(item.Get("started_at").Time()).To(Equal(hb.Get("last_heartbeat").Time()))
 				t.Expect(item.Get("latest_heartbeat_at").Time()).To(Equal(hb.Get("last_heartbeat").Time()))
 			},
 			Bug: &kit.Bug{Says: "ttl_seconds defaults to 60, not 30",
-				Break: mwtQuery(http.MethodPost, mwtHeartbeat, func(q url.Values) {
+				Break: kit.InRouteQuery(http.MethodPost, mwtHeartbeat, func(q url.Values) {
 					if !q.Has("desired_ttl_seconds") {
 						q.Set("desired_ttl_seconds", "60")
 					}
@@ -646,7 +650,7 @@ func workLeaseChecks() []kit.Check {
 				}
 				t.OK(heartbeat(env, id, current, ""))
 			},
-			Bug: &kit.Bug{Says: "a heartbeat mismatch is answered 409, not 412", Want: "412", Break: mwtStatus(http.MethodPost, mwtHeartbeat, http.StatusPreconditionFailed, http.StatusConflict)}},
+			Bug: &kit.Bug{Says: "a heartbeat mismatch is answered 409, not 412", Want: "412", Break: kit.RouteAnswersStatus(http.MethodPost, mwtHeartbeat, http.StatusPreconditionFailed, http.StatusConflict)}},
 		{ID: "work/heartbeat-412-type", Clause: "gaps §1", Labels: ext,
 			Title: "the 412 of a heartbeat mismatch carries error type invalid_request_error",
 			Run: func(t *kit.T) {
@@ -663,11 +667,11 @@ func workLeaseChecks() []kit.Check {
 		{ID: "work/heartbeat-queued-400", Clause: "gaps §8", Labels: ext,
 			Title: "a heartbeat on a queued item (never acknowledged) is refused with 400 naming the state",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				resp := t.Do(heartbeat(env, enqueue(t, env), "NO_HEARTBEAT", ""))
+				env := CreateEnv(t)
+				resp := t.Do(heartbeat(env, Enqueue(t, env), "NO_HEARTBEAT", ""))
 				expectInvalid(t, resp, "queued")
 			},
-			Bug: &kit.Bug{Says: "a heartbeat on a queued item is answered 412, as a mismatch", Want: "400", Break: mwtStatus(http.MethodPost, mwtHeartbeat, http.StatusBadRequest, http.StatusPreconditionFailed)}},
+			Bug: &kit.Bug{Says: "a heartbeat on a queued item is answered 412, as a mismatch", Want: "400", Break: kit.RouteAnswersStatus(http.MethodPost, mwtHeartbeat, http.StatusBadRequest, http.StatusPreconditionFailed)}},
 		{ID: "work/heartbeat-bad-params-400", Clause: "gaps §1", Labels: ext,
 			Title: "a heartbeat without expected_last_heartbeat, or with a desired_ttl_seconds that is not a positive number, is refused with 400 naming it",
 			Run: func(t *kit.T) {
@@ -681,15 +685,15 @@ func workLeaseChecks() []kit.Check {
 				}
 				t.OK(heartbeat(env, id, last, ""))
 			},
-			Bug: &kit.Bug{Says: "a desired_ttl_seconds that is not a positive number is ignored instead of refused", Want: "-> 200", Break: mwtIgnoresInvalidQuery(http.MethodPost, mwtHeartbeat, "desired_ttl_seconds")}},
+			Bug: &kit.Bug{Says: "a desired_ttl_seconds that is not a positive number is ignored instead of refused", Want: "-> 200", Break: kit.IgnoresInvalidQuery(http.MethodPost, mwtHeartbeat, "desired_ttl_seconds")}},
 		{ID: "work/lease-lapse-requeues", Clause: "gaps §8", Labels: ext,
 			Title: "when the lease of an active item lapses it returns to queued with its heartbeat record cleared, and the old worker's next heartbeat gets 412",
 			Run: func(t *kit.T) {
 				env, id, last := running(t, "4")
 				elapse(t, 2)
-				t.Expect(t.OK(getItem(env, id)).Get("state").String()).To(Equal("active"))
+				t.Expect(t.OK(GetItem(env, id)).Get("state").String()).To(Equal("active"))
 				elapse(t, 4)
-				item := t.OK(getItem(env, id))
+				item := t.OK(GetItem(env, id))
 				t.Expect(item.Get("state").String()).To(Equal("queued"))
 				isNull(t, item, "latest_heartbeat_at")
 				t.Expect(t.Do(heartbeat(env, id, last, "")).Status).To(Equal(http.StatusPreconditionFailed))
@@ -710,12 +714,12 @@ func workLeaseChecks() []kit.Check {
 				t.Expect(hb.Get("lease_extended").Bool()).To(BeFalse())
 				t.Expect(hb.Get("state").String()).To(Equal("stopping"))
 				elapse(t, 5)
-				done := t.OK(getItem(env, id))
+				done := t.OK(GetItem(env, id))
 				t.Expect(done.Get("state").String()).To(Equal("stopped"))
 				t.Expect(done.Get("stopped_at").Time().IsZero()).To(BeFalse())
 			},
 			Bug: &kit.Bug{Says: "a stop without force stops the item at once, as if forced", Want: "stopping",
-				Break: mwtRequests(http.MethodPost, mwtStop, func(_ *http.Request, b map[string]any) { b["force"] = true })}},
+				Break: kit.InRouteRequests(http.MethodPost, mwtStop, func(_ *http.Request, b map[string]any) { b["force"] = true })}},
 		{ID: "work/stop-force", Clause: "4.8", Labels: plain,
 			Title: "a stop with force true stops the item at once",
 			Run: func(t *kit.T) {
@@ -724,7 +728,7 @@ func workLeaseChecks() []kit.Check {
 				t.Expect(resp.Get("state").String()).To(Equal("stopped"))
 				t.Expect(resp.Get("stopped_at").Time().IsZero()).To(BeFalse())
 			},
-			Bug: &kit.Bug{Says: "a stop ignores force", Break: mwtRequests(http.MethodPost, mwtStop, func(_ *http.Request, b map[string]any) { delete(b, "force") })}},
+			Bug: &kit.Bug{Says: "a stop ignores force", Break: kit.InRouteRequests(http.MethodPost, mwtStop, func(_ *http.Request, b map[string]any) { delete(b, "force") })}},
 		{ID: "work/stop-stopped-400", Clause: "gaps §8", Labels: ext,
 			Title: "stop, heartbeat and acknowledge of a stopped item are refused with 400 naming the state",
 			Run: func(t *kit.T) {
@@ -734,23 +738,23 @@ func workLeaseChecks() []kit.Check {
 					expectInvalid(t, t.Do(r), "stopped")
 				}
 			},
-			Bug: &kit.Bug{Says: "a stop of a stopped item answers it, unchanged, with 200", Want: "-> 200", Break: mwtActionIdempotent(mwtStop, "/stop")}},
+			Bug: &kit.Bug{Says: "a stop of a stopped item answers it, unchanged, with 200", Want: "-> 200", Break: kit.ActionIdempotent(mwtStop, "/stop")}},
 		{ID: "work/item-timestamps-follow-lifecycle", Clause: "2.16", Labels: plain,
 			Title: "through poll, acknowledge, heartbeat and forced stop, an item reads the state each answer gave, latest_heartbeat_at is the heartbeat's last_heartbeat, and created_at <= acknowledged_at <= latest_heartbeat_at <= stopped_at",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				id := enqueue(t, env)
+				env := CreateEnv(t)
+				id := Enqueue(t, env)
 				polled := t.OK(poll(env, nil))
 				t.Expect(polled.Get("id").String()).To(Equal(id))
 				t.Expect(polled.Get("environment_id").String()).To(Equal(env))
 				acked := t.OK(ack(env, id))
 				hb := t.OK(heartbeat(env, id, "NO_HEARTBEAT", ""))
-				item := t.OK(getItem(env, id))
+				item := t.OK(GetItem(env, id))
 				t.Expect(item.Get("state").String()).To(Equal(hb.Get("state").String()), "the heartbeat answered the item's state: %s", item)
 				t.Expect(item.Get("latest_heartbeat_at").Time()).To(Equal(hb.Get("last_heartbeat").Time()), "latest_heartbeat_at is the recorded heartbeat: %s", item)
 				t.Expect(item.Get("acknowledged_at").Time()).To(Equal(acked.Get("acknowledged_at").Time()), "acknowledged_at does not move: %s", item)
 				stopped := t.OK(stopReq(env, id, map[string]any{"force": true}))
-				t.Expect(t.OK(getItem(env, id)).Body).To(MatchJSON(stopped.Body), "the item reads as the stop answered it")
+				t.Expect(t.OK(GetItem(env, id)).Body).To(MatchJSON(stopped.Body), "the item reads as the stop answered it")
 				var last time.Time
 				for _, f := range []string{"created_at", "acknowledged_at", "latest_heartbeat_at", "stopped_at"} {
 					at := stopped.Get(f).Time()
@@ -760,15 +764,15 @@ func workLeaseChecks() []kit.Check {
 				}
 			},
 			Bug: &kit.Bug{Says: "an item's latest_heartbeat_at is a second off the heartbeat's last_heartbeat", Want: "latest_heartbeat_at",
-				Break: mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "latest_heartbeat_at", time.Second) })}},
+				Break: kit.InRouteOKAnswers(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { kit.ShiftTime(m, "latest_heartbeat_at", time.Second) })}},
 		{ID: "work/stats-agree-with-list", Clause: "gaps §8", Labels: ext,
 			Title: "the queue stats agree with the work list: depth counts its queued items and oldest_queued_at is the earliest created_at among them",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				ids := []string{enqueue(t, env), enqueue(t, env), enqueue(t, env)}
+				env := CreateEnv(t)
+				ids := []string{Enqueue(t, env), Enqueue(t, env), Enqueue(t, env)}
 				t.OK(ack(env, ids[0]))
 				queued, oldest := 0, time.Time{}
-				for _, w := range t.WalkPages(work(http.MethodGet, env, "", nil, "work/work_list"), 0) {
+				for _, w := range t.WalkPages(WorkReq(http.MethodGet, env, "", nil, "work/work_list"), 0) {
 					if w.Get("state").String() != "queued" {
 						continue
 					}
@@ -783,42 +787,42 @@ func workLeaseChecks() []kit.Check {
 				t.Expect(stats.Get("oldest_queued_at").Time()).To(Equal(oldest), "%s", stats)
 			},
 			Bug: &kit.Bug{Says: "oldest_queued_at is a second off the earliest created_at of the queued items",
-				Break: mwtJSON(http.MethodGet, mwtStats, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "oldest_queued_at", time.Second) })}},
+				Break: kit.InRouteOKAnswers(http.MethodGet, mwtStats, func(_ *http.Request, m map[string]any) { kit.ShiftTime(m, "oldest_queued_at", time.Second) })}},
 		{ID: "work/item-of-other-environment-404", Clause: "4.8", Labels: plain,
 			Title: "an item belongs to its environment: another environment's poll does not hand it out, and reading, acknowledging, heartbeating or stopping it through another environment's path is 404 and changes nothing",
 			Run: func(t *kit.T) {
-				home, other := createEnv(t), createEnv(t)
-				id := enqueue(t, home)
+				home, other := CreateEnv(t), CreateEnv(t)
+				id := Enqueue(t, home)
 				t.Expect(strings.TrimSpace(string(t.OK(poll(other, nil)).Body))).To(Equal("null"), "the poll of another environment")
-				for _, r := range []kit.Request{getItem(other, id), ack(other, id), heartbeat(other, id, "NO_HEARTBEAT", ""), stopReq(other, id, nil)} {
+				for _, r := range []kit.Request{GetItem(other, id), ack(other, id), heartbeat(other, id, "NO_HEARTBEAT", ""), stopReq(other, id, nil)} {
 					t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
 				}
-				t.Expect(t.OK(getItem(home, id)).Get("state").String()).To(Equal("queued"))
+				t.Expect(t.OK(GetItem(home, id)).Get("state").String()).To(Equal("queued"))
 				t.Expect(t.OK(poll(home, nil)).Get("id").String()).To(Equal(id))
 			},
 			Bug: &kit.Bug{Says: "an item is found by its ID under any environment's path", Want: "404", Break: mwtItemsAnyEnvironment}},
 		{ID: "work/work-list-reads-as-get", Clause: "gaps §8", Labels: ext,
 			Title: "every item of the work list reads by its ID exactly as the list gives it, in every state",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				enqueue(t, env)
-				acked := enqueue(t, env)
+				env := CreateEnv(t)
+				Enqueue(t, env)
+				acked := Enqueue(t, env)
 				t.OK(ack(env, acked))
-				stopped := enqueue(t, env)
+				stopped := Enqueue(t, env)
 				t.OK(stopReq(env, stopped, map[string]any{"force": true}))
-				items := t.WalkPages(work(http.MethodGet, env, "", nil, "work/work_list"), 0)
+				items := t.WalkPages(WorkReq(http.MethodGet, env, "", nil, "work/work_list"), 0)
 				t.Expect(items).To(HaveLen(3))
 				for _, w := range items {
-					t.Expect(t.OK(getItem(env, w.Get("id").String())).Body).To(MatchJSON(w.Raw))
+					t.Expect(t.OK(GetItem(env, w.Get("id").String())).Body).To(MatchJSON(w.Raw))
 				}
 			},
 			Bug: &kit.Bug{Says: "an item read by its ID gives a created_at a second off the list's",
-				Break: mwtJSON(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { mwtShiftTime(m, "created_at", time.Second) })}},
+				Break: kit.InRouteOKAnswers(http.MethodGet, mwtItem, func(_ *http.Request, m map[string]any) { kit.ShiftTime(m, "created_at", time.Second) })}},
 		{ID: "work/stop-queued", Clause: "gaps §8", Labels: ext,
 			Title: "a queued item holds no lease, so even a graceful stop stops it at once and takes it off the queue",
 			Run: func(t *kit.T) {
-				env := createEnv(t)
-				id := enqueue(t, env)
+				env := CreateEnv(t)
+				id := Enqueue(t, env)
 				t.Expect(t.OK(stopReq(env, id, nil)).Get("state").String()).To(Equal("stopped"))
 				t.Expect(t.OK(poll(env, nil)).Get("id").Exists()).To(BeFalse())
 			},
