@@ -4,9 +4,9 @@
 //
 // This package is the suite's public face: RunSuite, ConfigFromEnv, Checks, RunCheck and the
 // types they use, under the names it has always exported. It sits over the framework, package
-// kit (whose documentation draws the layers), and the areas' checks; layering_test.go holds
-// each package to its layer. The checks of an area not yet in a package of its own are in this
-// package's files named after it; a new area's checks go in a new package, conformance/<area>.
+// kit (whose documentation draws the layers), and imports every package of checks so that they
+// are registered; layering_test.go holds each package to its layer. A new area's checks go in a
+// new package, conformance/<area>, imported here and named in layering_test.go.
 package conformance
 
 import (
@@ -18,11 +18,20 @@ import (
 
 	"github.com/platformkit/platformkit/conformance/kit"
 
-	// The areas, whose init functions register their checks with kit. Checks sorts them by ID,
-	// so the order here changes no list or report.
+	// The areas, whose init functions register their checks with kit, and the packages of checks
+	// across areas. Checks sorts them by ID, so the order here changes no list or report.
+	_ "github.com/platformkit/platformkit/conformance/admin"
+	_ "github.com/platformkit/platformkit/conformance/compliance"
+	_ "github.com/platformkit/platformkit/conformance/consistency"
 	_ "github.com/platformkit/platformkit/conformance/core"
+	_ "github.com/platformkit/platformkit/conformance/filters"
+	_ "github.com/platformkit/platformkit/conformance/memory"
 	_ "github.com/platformkit/platformkit/conformance/messages"
 	_ "github.com/platformkit/platformkit/conformance/models"
+	_ "github.com/platformkit/platformkit/conformance/sdkroutes"
+	_ "github.com/platformkit/platformkit/conformance/tunnels"
+	_ "github.com/platformkit/platformkit/conformance/versions"
+	_ "github.com/platformkit/platformkit/conformance/work"
 )
 
 // The framework's types, under the names this package has always exported them by.

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/platformkit/platformkit/conformance/kit"
+
+	"github.com/platformkit/platformkit/conformance/memory"
 )
 
 // memoryChecksOf returns the registered memory-store checks.
@@ -35,7 +37,7 @@ func TestMemoryChecksStandalone(t *testing.T) {
 	}
 	defer tg.Close()
 	stores := func() []string {
-		resp, err := tg.Client.Do(ctx, &kit.Request{Area: kit.Memory, Path: StoresPath, Query: url.Values{"include_archived": {"true"}, "limit": {"100"}}})
+		resp, err := tg.Client.Do(ctx, &kit.Request{Area: kit.Memory, Path: memory.StoresPath, Query: url.Values{"include_archived": {"true"}, "limit": {"100"}}})
 		if err != nil || resp.Status != http.StatusOK {
 			t.Fatalf("listing stores: %v %v", err, resp)
 		}

@@ -17,6 +17,8 @@ import (
 	"github.com/platformkit/platformkit/conformance/kit"
 
 	"github.com/platformkit/platformkit/conformance/messages"
+
+	"github.com/platformkit/platformkit/conformance/tunnels"
 )
 
 // atItsVersion makes tg's client send the API version of c's version label, if it has one.
@@ -143,7 +145,7 @@ func TestFailuresSayWhatWasExpected(t *testing.T) {
 // than the target holds is unsupported, naming what it needed; one that writes is exempt.
 func TestNeedMechanism(t *testing.T) {
 	tg := openAt(t, hideControl(fake.New(fake.WithFixtures(sparseFixtures(t)))))
-	tunnels := kit.Request{Area: kit.Tunnels, Path: Path, Schema: "tunnels/tunnel_list"}
+	tunnels := kit.Request{Area: kit.Tunnels, Path: tunnels.Path, Schema: "tunnels/tunnel_list"}
 	for _, tc := range []struct {
 		name string
 		run  func(t *kit.T)

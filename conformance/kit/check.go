@@ -302,7 +302,7 @@ func (o Outcome) Passed() bool { return len(o.Failures) == 0 && o.Skipped == "" 
 type stop struct{}
 
 // RunCheck runs one check against a target outside ginkgo and reports how it ended. The suite
-// itself wires checks to ginkgo instead (see suite_test.go); this is for testing checks.
+// itself wires checks to ginkgo instead (see RunSuite); this is for testing checks.
 func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	if msg := gate(c, tg); msg != "" {
 		return Outcome{Skipped: msg}

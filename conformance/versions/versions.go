@@ -1,4 +1,4 @@
-package conformance
+package versions
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"github.com/platformkit/platformkit/conformance/kit"
 
 	"github.com/platformkit/platformkit/conformance/messages"
+
+	"github.com/platformkit/platformkit/conformance/admin"
 )
 
 // The rules that differ between API versions (EXTENSIONS.md, "API versions"). Each check carries
@@ -90,7 +92,7 @@ func init() {
 		kit.Check{ID: "admin/v2026-rate-limits-without-group-type", Clause: "9", Labels: []kit.Label{kit.Admin, kit.Extension, kit.V20261021},
 			Title: "at API version 2026-10-21, organization rate-limit entries leave out group_type (group.type names the group)",
 			Bug: &kit.Bug{Says: "rate-limit entries keep group_type at 2026-10-21", Want: "no group_type",
-				Break: kit.InOKAnswers(kit.On(http.MethodGet, RateLimitsRoute), func(_ *http.Request, m map[string]any) {
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, admin.RateLimitsRoute), func(_ *http.Request, m map[string]any) {
 					kit.EachDataItem(m, func(e map[string]any) {
 						if g, ok := e["group"].(map[string]any); ok {
 							e["group_type"] = g["type"]
@@ -98,7 +100,7 @@ func init() {
 					})
 				})},
 			Run: func(t *kit.T) {
-				entries := OrgRateLimits(t)
+				entries := admin.OrgRateLimits(t)
 				t.Need("rate-limit entries", len(entries), 1)
 				for _, e := range entries {
 					t.Expect(e.Get("group_type").Exists()).To(BeFalse(), "an entry has no group_type at 2026-10-21: %s", e.Raw)
@@ -108,9 +110,9 @@ func init() {
 		kit.Check{ID: "admin/v2023-rate-limits-group-type", Clause: "9", Labels: []kit.Label{kit.Admin, kit.Extension, kit.V20230601},
 			Title: "at API version 2023-06-01, every organization rate-limit entry carries group_type equal to its group.type",
 			Bug: &kit.Bug{Says: "group_type differs from group.type at 2023-06-01", Want: "group_type equals group.type",
-				Break: kit.SetsField(kit.On(http.MethodGet, RateLimitsRoute), "data.*.group_type", "batch")},
+				Break: kit.SetsField(kit.On(http.MethodGet, admin.RateLimitsRoute), "data.*.group_type", "batch")},
 			Run: func(t *kit.T) {
-				entries := OrgRateLimits(t)
+				entries := admin.OrgRateLimits(t)
 				t.Need("rate-limit entries", len(entries), 1)
 				for _, e := range entries {
 					t.Expect(e.Get("group_type").Exists()).To(BeTrue(), "an entry has group_type at 2023-06-01: %s", e.Raw)

@@ -1,4 +1,4 @@
-package conformance
+package filters
 
 import (
 	"net/http"
@@ -8,6 +8,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/platformkit/platformkit/conformance/kit"
+
+	"github.com/platformkit/platformkit/conformance/work"
+
+	"github.com/platformkit/platformkit/conformance/memory"
+
+	"github.com/platformkit/platformkit/conformance/compliance"
+
+	"github.com/platformkit/platformkit/conformance/admin"
 )
 
 // Negative filter cases: every filter of every list is checked to drop what does not match, not
@@ -35,7 +43,7 @@ func expectDropped(t *kit.T, r kit.Request, items, why string) {
 func otherOrgValues(t *kit.T) []string {
 	vals := []string{kit.NoSuchOrgID, kit.NoSuchOrgUUID}
 	if t.Config().ComplianceKey2 != "" {
-		if uuid, _ := Organization(t, true); uuid != "" {
+		if uuid, _ := compliance.Organization(t, true); uuid != "" {
 			vals = append(vals, uuid)
 		}
 	}
@@ -47,65 +55,65 @@ func init() {
 		kit.Check{ID: "compliance/chats-filters-drop-unmatched", Clause: "4.1", Labels: []kit.Label{kit.Compliance},
 			Title: "the chat list drops every chat for user_ids, organization_ids or project_ids that match none of them (another organization's or unknown IDs)",
 			Bug: &kit.Bug{Says: "the chat list ignores organization_ids: another organization's ID lists the key's chats",
-				Want: "organization_ids=", Break: kit.IgnoresQuery(OnGet(ChatsRoute), "organization_ids[]")},
+				Want: "organization_ids=", Break: kit.IgnoresQuery(compliance.OnGet(compliance.ChatsRoute), "organization_ids[]")},
 			Run: func(t *kit.T) {
-				user, all := BusiestUser(t)
+				user, all := compliance.BusiestUser(t)
 				t.Expect(all).NotTo(BeEmpty())
-				expectDropped(t, Get(ChatsPath, ChatsQuery([]string{kit.NoSuchUserID}), "compliance/chat_list"), "data", "user_ids="+kit.NoSuchUserID)
+				expectDropped(t, compliance.Get(compliance.ChatsPath, compliance.ChatsQuery([]string{kit.NoSuchUserID}), "compliance/chat_list"), "data", "user_ids="+kit.NoSuchUserID)
 				for _, org := range otherOrgValues(t) {
-					expectDropped(t, Get(ChatsPath, ChatsQuery([]string{user}, "organization_ids[]", org), "compliance/chat_list"), "data", "organization_ids="+org)
+					expectDropped(t, compliance.Get(compliance.ChatsPath, compliance.ChatsQuery([]string{user}, "organization_ids[]", org), "compliance/chat_list"), "data", "organization_ids="+org)
 				}
-				expectDropped(t, Get(ChatsPath, ChatsQuery([]string{user}, "project_ids[]", kit.NoSuchProjectID), "compliance/chat_list"), "data", "project_ids="+kit.NoSuchProjectID)
+				expectDropped(t, compliance.Get(compliance.ChatsPath, compliance.ChatsQuery([]string{user}, "project_ids[]", kit.NoSuchProjectID), "compliance/chat_list"), "data", "project_ids="+kit.NoSuchProjectID)
 			}},
 		kit.Check{ID: "compliance/projects-filters-drop-unmatched", Clause: "4.3", Labels: []kit.Label{kit.Compliance},
 			Title: "the project list drops every project for user_ids or organization_ids that match none of them (another organization's or unknown IDs)",
 			Bug: &kit.Bug{Says: "the project list ignores user_ids",
-				Want: "user_ids=", Break: kit.IgnoresQuery(OnGet(ProjectsRoute), "user_ids[]")},
+				Want: "user_ids=", Break: kit.IgnoresQuery(compliance.OnGet(compliance.ProjectsRoute), "user_ids[]")},
 			Run: func(t *kit.T) {
-				AllProjects(t, 1)
-				expectDropped(t, Get(ProjectsPath, url.Values{"user_ids[]": {kit.NoSuchUserID}}, "compliance/project_list"), "data", "user_ids="+kit.NoSuchUserID)
+				compliance.AllProjects(t, 1)
+				expectDropped(t, compliance.Get(compliance.ProjectsPath, url.Values{"user_ids[]": {kit.NoSuchUserID}}, "compliance/project_list"), "data", "user_ids="+kit.NoSuchUserID)
 				for _, org := range otherOrgValues(t) {
-					expectDropped(t, Get(ProjectsPath, url.Values{"organization_ids[]": {org}}, "compliance/project_list"), "data", "organization_ids="+org)
+					expectDropped(t, compliance.Get(compliance.ProjectsPath, url.Values{"organization_ids[]": {org}}, "compliance/project_list"), "data", "organization_ids="+org)
 				}
 			}},
 		kit.Check{ID: "compliance/projects-created-at-drops-all", Clause: "4.3", Labels: []kit.Label{kit.Compliance},
 			Title: "created_at bounds that exclude every project (gt the newest, lt the oldest) list none",
 			Bug: &kit.Bug{Says: "the project list ignores created_at[gt]",
-				Want: "created_at[gt] the newest", Break: kit.IgnoresQuery(OnGet(ProjectsRoute), "created_at[gt]")},
+				Want: "created_at[gt] the newest", Break: kit.IgnoresQuery(compliance.OnGet(compliance.ProjectsRoute), "created_at[gt]")},
 			Run: func(t *kit.T) {
-				all := AllProjects(t, 1)
+				all := compliance.AllProjects(t, 1)
 				newest, oldest := all[0].Get("created_at").Time(), all[0].Get("created_at").Time()
 				for _, p := range all {
 					at := p.Get("created_at").Time()
 					newest, oldest = later(newest, at), earlier(oldest, at)
 				}
-				expectDropped(t, Get(ProjectsPath, url.Values{"created_at[gt]": {newest.Format(time.RFC3339Nano)}}, "compliance/project_list"), "data", "created_at[gt] the newest")
-				expectDropped(t, Get(ProjectsPath, url.Values{"created_at[lt]": {oldest.Format(time.RFC3339Nano)}}, "compliance/project_list"), "data", "created_at[lt] the oldest")
+				expectDropped(t, compliance.Get(compliance.ProjectsPath, url.Values{"created_at[gt]": {newest.Format(time.RFC3339Nano)}}, "compliance/project_list"), "data", "created_at[gt] the newest")
+				expectDropped(t, compliance.Get(compliance.ProjectsPath, url.Values{"created_at[lt]": {oldest.Format(time.RFC3339Nano)}}, "compliance/project_list"), "data", "created_at[lt] the oldest")
 			}},
 		kit.Check{ID: "memory/store-list-created-at-drops", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 			Title: "a store is kept by created_at bounds around its creation time and dropped by bounds a day before or after it",
 			Run: func(t *kit.T) {
-				id := NewStore(t)
-				created := t.OK(MemReq(http.MethodGet, StoresPath+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").Time()
+				id := memory.NewStore(t)
+				created := t.OK(memory.MemReq(http.MethodGet, memory.StoresPath+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").Time()
 				day := 24 * time.Hour
-				list := func(q url.Values) []string { return kit.IDsOf(ListStores(t, q)) }
+				list := func(q url.Values) []string { return kit.IDsOf(memory.ListStores(t, q)) }
 				t.Expect(list(url.Values{"created_at[gte]": {stamp(created.Add(-day))}, "created_at[lte]": {stamp(created.Add(day))}})).To(ContainElement(id))
 				t.Expect(list(url.Values{"created_at[gte]": {stamp(created.Add(day))}})).NotTo(ContainElement(id), "created_at[gte] a day later")
 				t.Expect(list(url.Values{"created_at[lte]": {stamp(created.Add(-day))}})).NotTo(ContainElement(id), "created_at[lte] a day earlier")
 			},
-			Bug: &kit.Bug{Says: "the store list ignores created_at[gte]", Want: "a day later", Break: kit.IgnoresQuery(kit.On(http.MethodGet, StoresRoute), "created_at[gte]")}},
+			Bug: &kit.Bug{Says: "the store list ignores created_at[gte]", Want: "a day later", Break: kit.IgnoresQuery(kit.On(http.MethodGet, memory.StoresRoute), "created_at[gte]")}},
 		kit.Check{ID: "memory/store-list-include-archived-own", Clause: "3.5", Labels: []kit.Label{kit.Memory, kit.Extension},
 			Title: "a store the check archived is dropped from the list by default and with include_archived=false, and kept with include_archived=true",
 			Run: func(t *kit.T) {
-				id := NewStore(t)
-				t.OK(MemReq(http.MethodPost, StoresPath+"/"+id+"/archive", nil, nil, "memory/memory_store"))
-				list := func(q url.Values) []string { return kit.IDsOf(ListStores(t, q)) }
+				id := memory.NewStore(t)
+				t.OK(memory.MemReq(http.MethodPost, memory.StoresPath+"/"+id+"/archive", nil, nil, "memory/memory_store"))
+				list := func(q url.Values) []string { return kit.IDsOf(memory.ListStores(t, q)) }
 				t.Expect(list(url.Values{"limit": {"100"}})).NotTo(ContainElement(id))
 				t.Expect(list(url.Values{"include_archived": {"false"}})).NotTo(ContainElement(id))
 				t.Expect(list(url.Values{"include_archived": {"true"}})).To(ContainElement(id))
 			},
 			Bug: &kit.Bug{Says: "include_archived=false is read as true",
-				Break: kit.InRouteQuery(http.MethodGet, StoresRoute, func(q url.Values) {
+				Break: kit.InRouteQuery(http.MethodGet, memory.StoresRoute, func(q url.Values) {
 					if q.Get("include_archived") == "false" {
 						q.Set("include_archived", "true")
 					}
@@ -113,30 +121,30 @@ func init() {
 		kit.Check{ID: "memory/version-filters-drop-unmatched", Clause: "4.7", Labels: []kit.Label{kit.Memory},
 			Title: "the version list drops every version for an unknown memory_id or api_key_id, and for created_at bounds a day outside them",
 			Run: func(t *kit.T) {
-				store := NewStore(t)
-				NewMemory(t, store, "/f.md", "x")
-				all := ListVersions(t, store, nil)
+				store := memory.NewStore(t)
+				memory.NewMemory(t, store, "/f.md", "x")
+				all := memory.ListVersions(t, store, nil)
 				t.Expect(all).NotTo(BeEmpty())
 				key := all[0].Get("created_by.api_key_id").String()
 				if key != "" {
-					t.Expect(ListVersions(t, store, url.Values{"api_key_id": {key}})).To(HaveLen(len(all)), "api_key_id of the writer keeps its versions")
+					t.Expect(memory.ListVersions(t, store, url.Values{"api_key_id": {key}})).To(HaveLen(len(all)), "api_key_id of the writer keeps its versions")
 				}
 				created := all[0].Get("created_at").Time()
-				path := StoresPath + "/" + store + "/memory_versions"
+				path := memory.StoresPath + "/" + store + "/memory_versions"
 				for name, q := range map[string]url.Values{
 					"memory_id":       {"memory_id": {kit.NoSuchMemoryID}},
 					"api_key_id":      {"api_key_id": {kit.NoSuchKeyID}},
 					"created_at[gte]": {"created_at[gte]": {stamp(created.Add(24 * time.Hour))}},
 					"created_at[lte]": {"created_at[lte]": {stamp(created.Add(-24 * time.Hour))}},
 				} {
-					expectDropped(t, MemReq(http.MethodGet, path, q, nil, "memory/memory_version_list"), "data", name)
+					expectDropped(t, memory.MemReq(http.MethodGet, path, q, nil, "memory/memory_version_list"), "data", name)
 				}
 			},
-			Bug: &kit.Bug{Says: "the version list ignores api_key_id", Want: "api_key_id", Break: kit.IgnoresQuery(kit.On(http.MethodGet, VersionsRoute), "api_key_id")}},
+			Bug: &kit.Bug{Says: "the version list ignores api_key_id", Want: "api_key_id", Break: kit.IgnoresQuery(kit.On(http.MethodGet, memory.VersionsRoute), "api_key_id")}},
 		kit.Check{ID: "work/environment-list-include-archived", Clause: "gaps §8", Labels: []kit.Label{kit.Work, kit.Extension},
 			Title: "an archived environment is dropped from the list by default and with include_archived=false, and kept with include_archived=true",
 			Run: func(t *kit.T) {
-				env := CreateEnv(t)
+				env := work.CreateEnv(t)
 				t.OK(kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive", Schema: "work/environment"})
 				list := func(q url.Values) []string {
 					return kit.IDsOf(t.WalkPages(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: q, Schema: "work/environment_list"}, 100))
@@ -146,7 +154,7 @@ func init() {
 				t.Expect(list(url.Values{"include_archived": {"true"}})).To(ContainElement(env))
 			},
 			Bug: &kit.Bug{Says: "include_archived=false is read as true",
-				Break: kit.InRouteQuery(http.MethodGet, EnvsRoute, func(q url.Values) {
+				Break: kit.InRouteQuery(http.MethodGet, work.EnvsRoute, func(q url.Values) {
 					if q.Get("include_archived") == "false" {
 						q.Set("include_archived", "true")
 					}
@@ -154,12 +162,12 @@ func init() {
 		kit.Check{ID: "admin/workspace-rate-limits-group-type-filter", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 			Title: "group_type on a workspace's rate limits keeps exactly the entries of that group and drops the others",
 			Bug: &kit.Bug{Says: "a workspace's rate-limit list ignores group_type", Want: "group_type=",
-				Break: kit.IgnoresQuery(kit.On(http.MethodGet, WorkspaceLimitsRoute), "group_type")},
+				Break: kit.IgnoresQuery(kit.On(http.MethodGet, admin.WorkspaceLimitsRoute), "group_type")},
 			Run: func(t *kit.T) {
 				checked := 0
-				for _, w := range WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
+				for _, w := range admin.WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
 					path := "/v1/organizations/workspaces/" + w.Get("id").String() + "/rate_limits"
-					entries := t.OK(AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()
+					entries := t.OK(admin.AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()
 					if len(entries) == 0 {
 						continue
 					}
@@ -170,7 +178,7 @@ func init() {
 								want = append(want, e.Raw)
 							}
 						}
-						r := AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)
+						r := admin.AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)
 						r.Query = url.Values{"group_type": {g}}
 						var got []string
 						for _, e := range t.OK(r).Get("data").Array() {

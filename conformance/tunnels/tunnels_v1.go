@@ -1,4 +1,4 @@
-package conformance
+package tunnels
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package conformance
+package consistency
 
 import (
 	"net/http"
@@ -9,12 +9,20 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/conformance/kit"
+
+	"github.com/platformkit/platformkit/conformance/tunnels"
+
+	"github.com/platformkit/platformkit/conformance/memory"
+
+	"github.com/platformkit/platformkit/conformance/compliance"
+
+	"github.com/platformkit/platformkit/conformance/admin"
 )
 
 // Cross-field consistency of what is read: statements of the specification that relate two
 // fields of a record, or two responses, checked on whatever data the target holds (its fixtures
 // or a deployment's own records), read only. The statements that hold of every response
-// (request-id, refusal records) are checked by the harness on every answer (seen.go).
+// (request-id, refusal records) are checked by the harness on every answer (kit/seen.go).
 
 // cursorList is a cursor-by-ID list (spec 2.1) that any target serves.
 type cursorList struct {
@@ -129,7 +137,7 @@ func init() {
 		kit.Check{ID: "admin/invite-status-agrees-with-expiry", Clause: "3.2", Labels: []kit.Label{kit.Admin},
 			Title: "no invite whose expires_at has passed (on the target's clock) reads pending, none reads expired before its expires_at, and each expires after it was sent",
 			Bug: &kit.Bug{Says: "an invite whose expires_at has passed still reads pending in the list", Want: "before the target's now",
-				Break: kit.InOKAnswers(kit.On(http.MethodGet, InvitesRoute), func(_ *http.Request, m map[string]any) {
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, admin.InvitesRoute), func(_ *http.Request, m map[string]any) {
 					kit.EachDataItem(m, func(in map[string]any) {
 						if in["status"] == "expired" {
 							in["status"] = "pending"
@@ -138,8 +146,8 @@ func init() {
 				})},
 			Run: func(t *kit.T) {
 				// The target's clock, read from what it just stamped: the fake's is virtual.
-				now := CreateInvite(t, "clock", "user").Get("invited_at").Time()
-				invites := WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000)
+				now := admin.CreateInvite(t, "clock", "user").Get("invited_at").Time()
+				invites := admin.WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000)
 				// The invite just sent shows a pending one; an expired one cannot be made.
 				lapsed := 0
 				for _, in := range invites {
@@ -162,11 +170,11 @@ func init() {
 		kit.Check{ID: "admin/workspaces-consistent", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 			Title: "every workspace's default_inference_geo is one of its allowed_inference_geos (unless unrestricted), and archived_at is not before created_at",
 			Bug: &kit.Bug{Says: "a workspace with an explicit allowed_inference_geos list lists a default_inference_geo outside it", Want: "the default geo is one of the allowed ones",
-				Break: kit.InOKAnswers(kit.On(http.MethodGet, WorkspacesRoute), func(_ *http.Request, m map[string]any) {
-					kit.EachDataItem(m, func(w map[string]any) { DefaultOutsideAllowed(w) })
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, admin.WorkspacesRoute), func(_ *http.Request, m map[string]any) {
+					kit.EachDataItem(m, func(w map[string]any) { admin.DefaultOutsideAllowed(w) })
 				})},
 			Run: func(t *kit.T) {
-				all := WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000)
+				all := admin.WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000)
 				t.Need("workspaces", len(all), 1)
 				for _, w := range all {
 					allowed := w.Get("data_residency.allowed_inference_geos")
@@ -191,16 +199,16 @@ func init() {
 				}
 				var all []tunnelCerts
 				n := 0
-				for _, tn := range TunnelsIn(t, IncludeArchived, 0, false) {
-					path := Path + "/" + tn.Get("id").String() + "/certificates"
-					certs := t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Query: IncludeArchived, Schema: "tunnels/certificate_list"}, 0)
+				for _, tn := range tunnels.TunnelsIn(t, tunnels.IncludeArchived, 0, false) {
+					path := tunnels.Path + "/" + tn.Get("id").String() + "/certificates"
+					certs := t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Query: tunnels.IncludeArchived, Schema: "tunnels/certificate_list"}, 0)
 					all, n = append(all, tunnelCerts{tn, certs}), n+len(certs)
 				}
 				t.Need("certificates", n, 1)
 				for _, tc := range all {
 					tn := tc.tunnel
 					id := tn.Get("id").String()
-					path := Path + "/" + id + "/certificates"
+					path := tunnels.Path + "/" + id + "/certificates"
 					var active []string
 					for _, c := range tc.certs {
 						t.Expect(c.Get("tunnel_id").String()).To(Equal(id), "a certificate names its tunnel: %s", c.Raw)
@@ -217,7 +225,7 @@ func init() {
 				}
 			},
 			Bug: &kit.Bug{Says: "the default certificate list includes archived certificates", Want: "the default list is the non-archived certificates",
-				Break: kit.InRouteQuery(http.MethodGet, CertsRoute, func(q url.Values) {
+				Break: kit.InRouteQuery(http.MethodGet, tunnels.CertsRoute, func(q url.Values) {
 					if !q.Has("include_archived") {
 						q.Set("include_archived", "true")
 					}
@@ -226,16 +234,16 @@ func init() {
 			Title: "for the memories named in the version lists, content_sha256 and content_size_bytes are of the content, and memory_version_id points to a version of that memory with the same hash and path",
 			Run: func(t *kit.T) {
 				checked := 0
-				for _, s := range ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+				for _, s := range memory.ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
 					store := s.Get("id").String()
 					seen := map[string]bool{}
-					for _, v := range ListVersions(t, store, url.Values{"limit": {"100"}}) {
+					for _, v := range memory.ListVersions(t, store, url.Values{"limit": {"100"}}) {
 						id := v.Get("memory_id").String()
 						if seen[id] || checked >= 40 {
 							continue
 						}
 						seen[id] = true
-						resp := t.Do(MemReq(http.MethodGet, StoresPath+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory"))
+						resp := t.Do(memory.MemReq(http.MethodGet, memory.StoresPath+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory"))
 						if resp.Status == http.StatusNotFound {
 							continue // deleted
 						}
@@ -245,7 +253,7 @@ func init() {
 						t.Expect(m.Get("content_sha256").String()).To(Equal(kit.SHA256Hex(content)), "%s", resp)
 						t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", len(content)), "%s", resp)
 						t.Expect(m.Get("memory_store_id").String()).To(Equal(store), "%s", resp)
-						cur := t.OK(MemReq(http.MethodGet, StoresPath+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), nil, nil, "memory/memory_version")).JSON()
+						cur := t.OK(memory.MemReq(http.MethodGet, memory.StoresPath+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), nil, nil, "memory/memory_version")).JSON()
 						t.Expect(cur.Get("memory_id").String()).To(Equal(id), "the current version of %s: %s", id, cur.Raw)
 						t.Expect(cur.Get("operation").String()).NotTo(Equal("deleted"), "the current version of a live memory: %s", cur.Raw)
 						if cur.Get("redacted_at").Type == gjson.Null {
@@ -258,22 +266,22 @@ func init() {
 				t.Need("live memories", checked, 1)
 			},
 			Bug: &kit.Bug{Says: "a memory's content_size_bytes counts characters, not UTF-8 bytes",
-				Break: kit.InRouteOKAnswers(http.MethodGet, MemoryRoute, func(_ *http.Request, m map[string]any) { RuneSizes(m) })}},
+				Break: kit.InRouteOKAnswers(http.MethodGet, memory.MemoryRoute, func(_ *http.Request, m map[string]any) { memory.RuneSizes(m) })}},
 		kit.Check{ID: "admin/listed-read-as-get", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 			Title: "every listed invite and workspace reads by its ID exactly as the list gives it",
 			Bug: &kit.Bug{Says: "the workspace list shows every workspace's display_color as black", Want: "workspaces",
-				Break: kit.SetsField(kit.On(http.MethodGet, WorkspacesRoute), "data.*.display_color", "#000000")},
+				Break: kit.SetsField(kit.On(http.MethodGet, admin.WorkspacesRoute), "data.*.display_color", "#000000")},
 			Run: func(t *kit.T) {
 				listed := map[string][]gjson.Result{}
 				n := 0
 				for kind, q := range map[string]url.Values{"invites": nil, "workspaces": {"include_archived": {"true"}}} {
-					listed[kind] = WalkCursor(t, "/v1/organizations/"+kind, "admin/"+kind[:len(kind)-1]+"_list", q, 1000)
+					listed[kind] = admin.WalkCursor(t, "/v1/organizations/"+kind, "admin/"+kind[:len(kind)-1]+"_list", q, 1000)
 					n += len(listed[kind])
 				}
 				t.Need("invites and workspaces", n, 1)
 				for kind, items := range listed {
 					for _, it := range items {
-						one := t.OK(AdminReq(http.MethodGet, "/v1/organizations/"+kind+"/"+it.Get("id").String(), "admin/"+kind[:len(kind)-1], nil))
+						one := t.OK(admin.AdminReq(http.MethodGet, "/v1/organizations/"+kind+"/"+it.Get("id").String(), "admin/"+kind[:len(kind)-1], nil))
 						t.Expect(one.Body).To(MatchJSON(it.Raw), "%s %s", kind, it.Get("id"))
 					}
 				}
@@ -282,9 +290,9 @@ func init() {
 			Title: "every listed certificate, archived or not, reads by its ID through its tunnel exactly as the list gives it",
 			Run: func(t *kit.T) {
 				seen := 0
-				for _, tn := range TunnelsIn(t, IncludeArchived, 0, false) {
-					path := Path + "/" + tn.Get("id").String() + "/certificates"
-					for _, c := range t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Query: IncludeArchived, Schema: "tunnels/certificate_list"}, 0) {
+				for _, tn := range tunnels.TunnelsIn(t, tunnels.IncludeArchived, 0, false) {
+					path := tunnels.Path + "/" + tn.Get("id").String() + "/certificates"
+					for _, c := range t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Query: tunnels.IncludeArchived, Schema: "tunnels/certificate_list"}, 0) {
 						one := t.OK(kit.Request{Area: kit.Tunnels, Path: path + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
 						t.Expect(one.Body).To(MatchJSON(c.Raw))
 						seen++
@@ -293,30 +301,30 @@ func init() {
 				t.Need("certificates", seen, 1)
 			},
 			Bug: &kit.Bug{Says: "a certificate read by its ID gives a created_at a second off the list's",
-				Break: kit.InRouteOKAnswers(http.MethodGet, CertRoute, func(_ *http.Request, m map[string]any) { kit.SecondLater(m, "created_at") })}},
+				Break: kit.InRouteOKAnswers(http.MethodGet, tunnels.CertRoute, func(_ *http.Request, m map[string]any) { kit.SecondLater(m, "created_at") })}},
 		kit.Check{ID: "memory/store-list-reads-as-get", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 			Title: "every listed store, archived or not, reads by its ID exactly as the list gives it",
 			Run: func(t *kit.T) {
-				NewStore(t)
-				for _, s := range ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
-					one := t.OK(MemReq(http.MethodGet, StoresPath+"/"+s.Get("id").String(), nil, nil, "memory/memory_store"))
+				memory.NewStore(t)
+				for _, s := range memory.ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+					one := t.OK(memory.MemReq(http.MethodGet, memory.StoresPath+"/"+s.Get("id").String(), nil, nil, "memory/memory_store"))
 					t.Expect(one.Body).To(MatchJSON(s.Raw))
 				}
 			},
 			Bug: &kit.Bug{Says: "a store read by its ID lacks its metadata",
-				Break: kit.InRouteOKAnswers(http.MethodGet, StoreRoute, func(_ *http.Request, m map[string]any) { delete(m, "metadata") })}},
+				Break: kit.InRouteOKAnswers(http.MethodGet, memory.StoreRoute, func(_ *http.Request, m map[string]any) { delete(m, "metadata") })}},
 		kit.Check{ID: "compliance/chat-projects-listed", Clause: "4.3", Labels: []kit.Label{kit.Compliance},
 			Title: "the project_id of every chat of the busiest user names a project of the project list, of the same organization",
 			Bug: &kit.Bug{Says: "the project list starts after the oldest project, which chats still name",
-				Want: "chat assistant_chat_", Break: InOKAnswers(ProjectsRoute, func(r *http.Request, m map[string]any) {
+				Want: "chat assistant_chat_", Break: compliance.InOKAnswers(compliance.ProjectsRoute, func(r *http.Request, m map[string]any) {
 					if list, _ := m["data"].([]any); len(list) > 0 && r.URL.Query().Get("page") == "" {
 						m["data"] = list[1:]
 					}
 				})},
 			Run: func(t *kit.T) {
-				_, chats := BusiestUser(t)
+				_, chats := compliance.BusiestUser(t)
 				projects := map[string]string{}
-				for _, p := range WalkProjects(t, url.Values{}, 100) {
+				for _, p := range compliance.WalkProjects(t, url.Values{}, 100) {
 					projects[p.Get("id").String()] = p.Get("organization_uuid").String()
 				}
 				for _, c := range chats {
@@ -330,8 +338,8 @@ func init() {
 			Title: "every version read with view=full has content_sha256 and content_size_bytes of its content, all three null when redacted, content null when deleted",
 			Run: func(t *kit.T) {
 				seen := 0
-				for _, s := range ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
-					for _, v := range ListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}, "view": {"full"}}) {
+				for _, s := range memory.ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
+					for _, v := range memory.ListVersions(t, s.Get("id").String(), url.Values{"limit": {"100"}, "view": {"full"}}) {
 						seen++
 						switch {
 						case v.Get("redacted_at").Type != gjson.Null:
@@ -351,6 +359,6 @@ func init() {
 				t.Need("memory versions", seen, 1)
 			},
 			Bug: &kit.Bug{Says: "listed versions count content_size_bytes in characters, not UTF-8 bytes",
-				Break: kit.InRouteOKAnswers(http.MethodGet, VersionsRoute, func(_ *http.Request, m map[string]any) { kit.EachDataItem(m, RuneSizes) })}},
+				Break: kit.InRouteOKAnswers(http.MethodGet, memory.VersionsRoute, func(_ *http.Request, m map[string]any) { kit.EachDataItem(m, memory.RuneSizes) })}},
 	)
 }

@@ -1,4 +1,4 @@
-package conformance
+package admin
 
 import (
 	"net/http"

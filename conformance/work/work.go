@@ -1,4 +1,4 @@
-package conformance
+package work
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // Every check works in an environment it creates (and deletes afterwards), so that pre-existing
 // work is never consumed. The checks of the item lifecycle need work in that environment: the fake
 // enqueues it through its control API, a deployment through the operator's CONFORMANCE_WORK_ENQUEUE
-// command (enqueue.go); without either they are unsupported. Time is let pass with elapse: the
+// command (kit/enqueue.go); without either they are unsupported. Time is let pass with elapse: the
 // fake's virtual clock is advanced, a deployment is waited for.
 
 const managedAgentsBeta = "managed-agents-2026-04-01"
