@@ -31,8 +31,8 @@ func freshEmail(tag string) string {
 	return fmt.Sprintf("conformance-%s-%d-%d@example.com", tag, time.Now().UnixNano(), emailSeq.Add(1))
 }
 
-// AdminReq is a request of the administration interface.
-func AdminReq(method, path, schema string, body any) kit.Request {
+// Req is a request of the administration interface.
+func Req(method, path, schema string, body any) kit.Request {
 	return kit.Request{Area: kit.Admin, Method: method, Path: path, Schema: schema, Body: body}
 }
 
@@ -40,16 +40,16 @@ func AdminReq(method, path, schema string, body any) kit.Request {
 // cannot be deleted, so they are archived.
 func undoCreate(t *kit.T, kind, id string) {
 	if kind == "invites" {
-		t.Cleanup("delete invite "+id, t.Delete(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
+		t.Cleanup("delete invite "+id, t.Delete(Req(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)))
 		return
 	}
-	t.Cleanup("archive workspace "+id, t.Delete(AdminReq(http.MethodPost, "/v1/organizations/workspaces/"+id+"/archive", "", nil)))
+	t.Cleanup("archive workspace "+id, t.Delete(Req(http.MethodPost, "/v1/organizations/workspaces/"+id+"/archive", "", nil)))
 }
 
 // tryCreate sends a create of kind ("invites" or "workspaces") that the check expects to be
 // refused; should the target accept it anyway, what it created is removed afterwards.
 func tryCreate(t *kit.T, kind string, body any) *kit.Response {
-	resp := t.Do(AdminReq(http.MethodPost, "/v1/organizations/"+kind, "", body))
+	resp := t.Do(Req(http.MethodPost, "/v1/organizations/"+kind, "", body))
 	if resp.Status == http.StatusOK {
 		undoCreate(t, kind, resp.Get("id").String())
 	}
@@ -58,14 +58,14 @@ func tryCreate(t *kit.T, kind string, body any) *kit.Response {
 
 // CreateInvite invites a fresh address with role and registers its deletion.
 func CreateInvite(t *kit.T, tag, role string) gjson.Result {
-	resp := t.OK(AdminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail(tag), "role": role}))
+	resp := t.OK(Req(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail(tag), "role": role}))
 	undoCreate(t, "invites", resp.Get("id").String())
 	return resp.JSON()
 }
 
 // CreateWorkspace creates a workspace from body and registers its archiving.
 func CreateWorkspace(t *kit.T, body map[string]any) gjson.Result {
-	resp := t.OK(AdminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", body))
+	resp := t.OK(Req(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", body))
 	undoCreate(t, "workspaces", resp.Get("id").String())
 	return resp.JSON()
 }
@@ -123,7 +123,7 @@ func needOrg2(t *kit.T) {
 
 // OrgRateLimits returns every organization rate-limit entry (one page: limit omitted).
 func OrgRateLimits(t *kit.T) []gjson.Result {
-	return t.OK(AdminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil)).Get("data").Array()
+	return t.OK(Req(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil)).Get("data").Array()
 }
 
 // walkTokens pages through an administration page-token list and returns every entry's JSON.
@@ -150,7 +150,7 @@ var organizationChecks = []kit.Check{
 		Bug: &kit.Bug{Says: "the organization reads with type workspace", Want: "organization",
 			Break: kit.SetsField(kit.On(http.MethodGet, admMe), "type", "workspace")},
 		Run: func(t *kit.T) {
-			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
+			resp := t.OK(Req(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
 			t.Expect(resp.Get("type").String()).To(Equal("organization"))
 			t.Expect(resp.Get("id").String()).NotTo(BeEmpty())
 			t.Expect(resp.Get("name").String()).NotTo(BeEmpty())
@@ -160,7 +160,7 @@ var organizationChecks = []kit.Check{
 		Bug: &kit.Bug{Says: "the organization id is a prefixed ID, not a UUID", Want: "UUID",
 			Break: kit.InOKAnswers(kit.On(http.MethodGet, admMe), func(_ *http.Request, m map[string]any) { m["id"] = "org_" + kit.Str(m, "id") })},
 		Run: func(t *kit.T) {
-			id := t.OK(AdminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)).Get("id").String()
+			id := t.OK(Req(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)).Get("id").String()
 			t.Expect(id).To(MatchRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`))
 		}},
 	{ID: "admin/organization-me-per-key", Clause: "4.6", Labels: []kit.Label{kit.Admin},
@@ -169,8 +169,8 @@ var organizationChecks = []kit.Check{
 			Break: kit.AsFirstOrg(admMe)},
 		Run: func(t *kit.T) {
 			needOrg2(t)
-			one := t.OK(AdminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
-			r := AdminReq(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)
+			one := t.OK(Req(http.MethodGet, "/v1/organizations/me", "admin/organization", nil))
+			r := Req(http.MethodGet, "/v1/organizations/me", "admin/organization", nil)
 			r.Org2 = true
 			two := t.OK(r)
 			t.Expect(two.Get("id").String()).NotTo(Equal(one.Get("id").String()))
@@ -186,11 +186,11 @@ var organizationChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			for _, p := range []string{"/v1/organizations/me", "/v1/organizations/invites", "/v1/organizations/users",
 				"/v1/organizations/workspaces", "/v1/organizations/rate_limits"} {
-				r := AdminReq(http.MethodGet, p, "", nil)
+				r := Req(http.MethodGet, p, "", nil)
 				r.As = kit.APIKey
 				t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
 			}
-			r := AdminReq(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": freshEmail("apikey"), "role": "user"})
+			r := Req(http.MethodPost, "/v1/organizations/invites", "", map[string]string{"email": freshEmail("apikey"), "role": "user"})
 			r.As = kit.APIKey
 			t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
 		}},
@@ -227,7 +227,7 @@ var organizationChecks = []kit.Check{
 				}{http.MethodPost, "/v1/organizations/users/" + u.Get("id").String(), map[string]string{"role": "admin"}, "role"})
 			}
 			for _, c := range cases {
-				resp := t.Do(AdminReq(c.method, c.path, "", c.body))
+				resp := t.Do(Req(c.method, c.path, "", c.body))
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring(c.field), "%s %s", c.method, c.path)
 			}
@@ -317,7 +317,7 @@ var inviteChecks = []kit.Check{
 			Break: kit.SetsField(kit.On(http.MethodGet, admInvite), "role", "user")},
 		Run: func(t *kit.T) {
 			in := CreateInvite(t, "get", "billing")
-			got := t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
+			got := t.OK(Req(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
 			t.Expect(got.JSON().Raw).To(MatchJSON(in.Raw))
 		}},
 	{ID: "admin/invite-list", Clause: "4.6", Labels: []kit.Label{kit.Admin},
@@ -348,7 +348,7 @@ var inviteChecks = []kit.Check{
 			for ; have < 21; have++ {
 				CreateInvite(t, "page", "user")
 			}
-			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites", "admin/invite_list", nil))
+			resp := t.OK(Req(http.MethodGet, "/v1/organizations/invites", "admin/invite_list", nil))
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", 20))
 			t.Expect(resp.Get("has_more").Bool()).To(BeTrue())
 		}},
@@ -404,7 +404,7 @@ var inviteChecks = []kit.Check{
 			Break: kit.SetsField(kit.On(http.MethodDelete, admInvite), "type", "invite")},
 		Run: func(t *kit.T) {
 			id := CreateInvite(t, "delete", "user").Get("id").String()
-			resp := t.OK(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
+			resp := t.OK(Req(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(fmt.Sprintf(`{"id":%q,"type":"invite_deleted"}`, id)))
 		}},
 	{ID: "admin/invite-deleted-leaves-list", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
@@ -413,9 +413,9 @@ var inviteChecks = []kit.Check{
 			Break: kit.DeletedStillReadable(admInvite)},
 		Run: func(t *kit.T) {
 			id := CreateInvite(t, "gone", "user").Get("id").String()
-			t.OK(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
+			t.OK(Req(http.MethodDelete, "/v1/organizations/invites/"+id, "admin/invite_deleted", nil))
 			t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
-			resp := t.Do(AdminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil))
+			resp := t.Do(Req(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil))
 			if resp.Status != http.StatusNotFound {
 				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 				t.Expect(resp.Get("status").String()).To(Equal("deleted"))
@@ -471,14 +471,14 @@ var inviteChecks = []kit.Check{
 			})},
 		Run: func(t *kit.T) {
 			// No cleanup: the invite expires here, and an expired invite cannot be deleted.
-			in := t.OK(AdminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("clock"), "role": "user"}))
+			in := t.OK(Req(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("clock"), "role": "user"}))
 			id := in.Get("id").String()
 			now := t.Control(http.MethodGet, "/_fake/clock", nil).Get("now").Time()
 			left := in.Get("expires_at").Time().Sub(now)
 			t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": left.Seconds() - 1})
-			t.Expect(t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("pending"))
+			t.Expect(t.OK(Req(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("pending"))
 			t.Control(http.MethodPost, "/_fake/clock/advance", map[string]any{"seconds": 1})
-			t.Expect(t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("expired"))
+			t.Expect(t.OK(Req(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)).Get("status").String()).To(Equal("expired"))
 			var listed []string
 			for _, it := range WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 				if it.Get("id").String() == id {
@@ -486,7 +486,7 @@ var inviteChecks = []kit.Check{
 				}
 			}
 			t.Expect(listed).To(Equal([]string{"expired"}))
-			t.ExpectError(t.Do(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)), http.StatusBadRequest, "invalid_request_error")
+			t.ExpectError(t.Do(Req(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)), http.StatusBadRequest, "invalid_request_error")
 		}},
 	{ID: "admin/invite-delete-only-pending", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "deleting an accepted or expired invite is refused with 400",
@@ -495,8 +495,8 @@ var inviteChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			for _, in := range WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000) {
 				if st := in.Get("status").String(); st == "accepted" || st == "expired" {
-					t.ExpectError(t.Do(AdminReq(http.MethodDelete, "/v1/organizations/invites/"+in.Get("id").String(), "", nil)), http.StatusBadRequest, "invalid_request_error")
-					got := t.OK(AdminReq(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
+					t.ExpectError(t.Do(Req(http.MethodDelete, "/v1/organizations/invites/"+in.Get("id").String(), "", nil)), http.StatusBadRequest, "invalid_request_error")
+					got := t.OK(Req(http.MethodGet, "/v1/organizations/invites/"+in.Get("id").String(), "admin/invite", nil))
 					t.Expect(got.Get("status").String()).To(Equal(st))
 					return
 				}
@@ -509,7 +509,7 @@ var inviteChecks = []kit.Check{
 			Break: kit.RouteAnswersStatus(http.MethodGet, admInvite, http.StatusNotFound, http.StatusBadRequest)},
 		Run: func(t *kit.T) {
 			for _, m := range []string{http.MethodGet, http.MethodDelete} {
-				t.ExpectError(t.Do(AdminReq(m, "/v1/organizations/invites/invite_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(Req(m, "/v1/organizations/invites/invite_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
 			}
 		}},
 	{ID: "admin/invite-other-organization-404", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
@@ -518,17 +518,17 @@ var inviteChecks = []kit.Check{
 			Break: kit.AsFirstOrg(`^/v1/organizations/invites`)},
 		Run: func(t *kit.T) {
 			needOrg2(t)
-			r := AdminReq(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("org2"), "role": "user"})
+			r := Req(http.MethodPost, "/v1/organizations/invites", "admin/invite", map[string]string{"email": freshEmail("org2"), "role": "user"})
 			r.Org2 = true
 			id := t.OK(r).Get("id").String()
-			cleanup := AdminReq(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)
+			cleanup := Req(http.MethodDelete, "/v1/organizations/invites/"+id, "", nil)
 			cleanup.Org2 = true
 			t.Cleanup("delete invite "+id, t.Delete(cleanup))
 			for _, m := range []string{http.MethodGet, http.MethodDelete} {
-				t.ExpectError(t.Do(AdminReq(m, "/v1/organizations/invites/"+id, "", nil)), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(Req(m, "/v1/organizations/invites/"+id, "", nil)), http.StatusNotFound, "not_found_error")
 			}
 			t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/invites", "admin/invite_list", nil, 1000))).NotTo(ContainElement(id))
-			check := AdminReq(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)
+			check := Req(http.MethodGet, "/v1/organizations/invites/"+id, "admin/invite", nil)
 			check.Org2 = true
 			t.Expect(t.OK(check).Get("status").String()).To(Equal("pending"), "the other organization's invite was not deleted")
 		}},

@@ -87,7 +87,7 @@ func init() {
 				ws := CreateWorkspace(t, map[string]any{"name": "conformance rate-limit validation"}).Get("id").String()
 				path := "/v1/organizations/workspaces/" + ws + "/rate_limits"
 				update := func(id string, limits ...map[string]any) *kit.Response {
-					return t.Do(AdminReq(http.MethodPost, path+"/"+id, "", map[string]any{"limits": limits}))
+					return t.Do(Req(http.MethodPost, path+"/"+id, "", map[string]any{"limits": limits}))
 				}
 				twice := update(rl.Get("id").String(), map[string]any{"type": limiter, "value": 7}, map[string]any{"type": limiter, "value": 8})
 				kit.Served(t, twice, "POST /v1/organizations/workspaces/{workspace_id}/rate_limits/{rate_limit_id}")
@@ -97,7 +97,7 @@ func init() {
 				t.ExpectError(unknown, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(unknown.Get("error.message").String()).To(ContainSubstring("limits.0.type"), "a type the group does not have: %s", unknown)
 				t.ExpectError(update("rl_conformance_no_such", map[string]any{"type": limiter, "value": 7}), http.StatusNotFound, "not_found_error")
-				listed := t.OK(AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil))
+				listed := t.OK(Req(http.MethodGet, path, "admin/workspace_rate_limit_list", nil))
 				t.Expect(listed.Get("data").Array()).To(BeEmpty(), "refused updates leave the new workspace without overrides: %s", listed)
 			},
 			Bug: &kit.Bug{Says: "a limiter type named twice is taken once, the first value winning", Want: "-> 200",
@@ -150,13 +150,13 @@ func init() {
 				t.Expect(w.Get("external_key_id").Exists()).To(BeTrue(), "a workspace answers external_key_id: %s", w.Raw)
 				path := "/v1/organizations/workspaces/" + w.Get("id").String()
 				key := "conformance-key-" + strings.ToLower(w.Get("id").String())
-				set := t.OK(AdminReq(http.MethodPost, path, "admin/workspace", map[string]any{"external_key_id": key}))
+				set := t.OK(Req(http.MethodPost, path, "admin/workspace", map[string]any{"external_key_id": key}))
 				t.Expect(set.Get("external_key_id").String()).To(Equal(key))
-				t.OK(AdminReq(http.MethodPost, path, "admin/workspace", map[string]any{"external_key_id": key}))
-				other := t.Do(AdminReq(http.MethodPost, path, "", map[string]any{"external_key_id": key + "-other"}))
+				t.OK(Req(http.MethodPost, path, "admin/workspace", map[string]any{"external_key_id": key}))
+				other := t.Do(Req(http.MethodPost, path, "", map[string]any{"external_key_id": key + "-other"}))
 				t.ExpectError(other, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(other.Get("error.message").String()).To(ContainSubstring("external_key_id"))
-				t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/workspace", nil)).Get("external_key_id").String()).To(Equal(key), "a refused replacement changes nothing")
+				t.Expect(t.OK(Req(http.MethodGet, path, "admin/workspace", nil)).Get("external_key_id").String()).To(Equal(key), "a refused replacement changes nothing")
 			},
 			Bug: &kit.Bug{Says: "a second, different external_key_id replaces the first", Want: "400",
 				Break: admAnswersWithoutApplying("^/v1/organizations/workspaces/[^/]+$")}},

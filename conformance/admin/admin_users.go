@@ -21,7 +21,7 @@ var userChecks = []kit.Check{
 			users := allUsers(t)
 			t.Need("users", len(users), 1)
 			for _, u := range users[:min(len(users), 25)] {
-				got := t.OK(AdminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(u.Get("id").String()), "admin/user", nil))
+				got := t.OK(Req(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(u.Get("id").String()), "admin/user", nil))
 				t.Expect(got.JSON().Raw).To(MatchJSON(u.Raw), "user %s reads as it is listed", u.Get("id"))
 			}
 		}},
@@ -36,7 +36,7 @@ var userChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			all := len(allUsers(t))
 			t.Need("users", all, 1)
-			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil))
+			resp := t.OK(Req(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil))
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "a page without limit holds min(%d users, 20): %s", all, resp)
 			t.Expect(resp.Get("has_more").Bool()).To(Equal(all > 20), "has_more says whether users are left after the first 20: %s", resp)
 		}},
@@ -110,10 +110,10 @@ var userChecks = []kit.Check{
 			id, old := u.Get("id").String(), u.Get("role").String()
 			path := "/v1/organizations/users/" + url.PathEscape(id)
 			next := grantable[(slices.Index(grantable, old)+1)%len(grantable)]
-			t.Cleanup("restore role of "+id, t.Delete(AdminReq(http.MethodPost, path, "", map[string]string{"role": old})))
-			resp := t.OK(AdminReq(http.MethodPost, path, "admin/user", map[string]string{"role": next}))
+			t.Cleanup("restore role of "+id, t.Delete(Req(http.MethodPost, path, "", map[string]string{"role": old})))
+			resp := t.OK(Req(http.MethodPost, path, "admin/user", map[string]string{"role": next}))
 			t.Expect(resp.Get("role").String()).To(Equal(next))
-			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/user", nil)).Get("role").String()).To(Equal(next))
+			t.Expect(t.OK(Req(http.MethodGet, path, "admin/user", nil)).Get("role").String()).To(Equal(next))
 		}},
 	{ID: "admin/user-update-role-admin-refused", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Destructive},
 		Title: "updating a user's role to admin, or a role outside 4.6, is refused and changes nothing",
@@ -129,11 +129,11 @@ var userChecks = []kit.Check{
 				t.Unsupported("no non-admin user shares a role with another user")
 			}
 			path := "/v1/organizations/users/" + url.PathEscape(u.Get("id").String())
-			t.Cleanup("restore role of "+u.Get("id").String(), t.Delete(AdminReq(http.MethodPost, path, "", map[string]string{"role": u.Get("role").String()})))
+			t.Cleanup("restore role of "+u.Get("id").String(), t.Delete(Req(http.MethodPost, path, "", map[string]string{"role": u.Get("role").String()})))
 			for _, role := range []string{"admin", "owner"} {
-				expectRefused(t, t.Do(AdminReq(http.MethodPost, path, "", map[string]string{"role": role})), "invalid_request_error")
+				expectRefused(t, t.Do(Req(http.MethodPost, path, "", map[string]string{"role": role})), "invalid_request_error")
 			}
-			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
+			t.Expect(t.OK(Req(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
 		}},
 	{ID: "admin/user-admin-protected-403", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "changing or removing a user whose role is admin is refused with 403 permission_error",
@@ -145,9 +145,9 @@ var userChecks = []kit.Check{
 				t.Unsupported("the organization lists no admin")
 			}
 			path := "/v1/organizations/users/" + url.PathEscape(u.Get("id").String())
-			t.ExpectError(t.Do(AdminReq(http.MethodPost, path, "", map[string]string{"role": "developer"})), http.StatusForbidden, "permission_error")
-			t.ExpectError(t.Do(AdminReq(http.MethodDelete, path, "", nil)), http.StatusForbidden, "permission_error")
-			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
+			t.ExpectError(t.Do(Req(http.MethodPost, path, "", map[string]string{"role": "developer"})), http.StatusForbidden, "permission_error")
+			t.ExpectError(t.Do(Req(http.MethodDelete, path, "", nil)), http.StatusForbidden, "permission_error")
+			t.Expect(t.OK(Req(http.MethodGet, path, "admin/user", nil)).JSON().Raw).To(MatchJSON(u.Raw))
 		}},
 	{ID: "admin/user-remove", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Destructive},
 		Title: "removing a user answers {id, type: user_deleted}; the user then leaves the list",
@@ -159,10 +159,10 @@ var userChecks = []kit.Check{
 				t.Unsupported("no non-admin user shares a role with another user")
 			}
 			id := u.Get("id").String()
-			resp := t.OK(AdminReq(http.MethodDelete, "/v1/organizations/users/"+url.PathEscape(id), "admin/user_deleted", nil))
+			resp := t.OK(Req(http.MethodDelete, "/v1/organizations/users/"+url.PathEscape(id), "admin/user_deleted", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(fmt.Sprintf(`{"id":%q,"type":"user_deleted"}`, id)))
 			t.Expect(kit.IDsOf(allUsers(t))).NotTo(ContainElement(id))
-			t.ExpectError(t.Do(AdminReq(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(id), "", nil)), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(Req(http.MethodGet, "/v1/organizations/users/"+url.PathEscape(id), "", nil)), http.StatusNotFound, "not_found_error")
 		}},
 	{ID: "admin/user-other-organization-404", Clause: "4.6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "another organization's user is not listed and answers 404 on read, update and remove",
@@ -170,7 +170,7 @@ var userChecks = []kit.Check{
 			Break: kit.AsFirstOrg(`^/v1/organizations/users`)},
 		Run: func(t *kit.T) {
 			needOrg2(t)
-			r := AdminReq(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil)
+			r := Req(http.MethodGet, "/v1/organizations/users", "admin/user_list", nil)
 			r.Org2 = true
 			other := t.OK(r).Get("data").Array()
 			if len(other) == 0 {
@@ -179,10 +179,10 @@ var userChecks = []kit.Check{
 			id := other[0].Get("id").String()
 			path := "/v1/organizations/users/" + url.PathEscape(id)
 			t.Expect(kit.IDsOf(allUsers(t))).NotTo(ContainElement(id))
-			t.ExpectError(t.Do(AdminReq(http.MethodGet, path, "", nil)), http.StatusNotFound, "not_found_error")
-			t.ExpectError(t.Do(AdminReq(http.MethodPost, path, "", map[string]string{"role": "user"})), http.StatusNotFound, "not_found_error")
-			t.ExpectError(t.Do(AdminReq(http.MethodDelete, path, "", nil)), http.StatusNotFound, "not_found_error")
-			back := AdminReq(http.MethodGet, path, "admin/user", nil)
+			t.ExpectError(t.Do(Req(http.MethodGet, path, "", nil)), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(Req(http.MethodPost, path, "", map[string]string{"role": "user"})), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(Req(http.MethodDelete, path, "", nil)), http.StatusNotFound, "not_found_error")
+			back := Req(http.MethodGet, path, "admin/user", nil)
 			back.Org2 = true
 			t.Expect(t.OK(back).JSON().Raw).To(MatchJSON(other[0].Raw))
 		}},

@@ -36,7 +36,7 @@ var workspaceChecks = []kit.Check{
 				{"vendor-beta": {"managed-agents-2026-04-01, some-future-beta-2030-01-01"}},
 				{"vendor-beta": {"managed-agents-2026-04-01", "some-future-beta-2030-01-01"}},
 			} {
-				r := AdminReq(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", map[string]any{"name": "conformance beta"})
+				r := Req(http.MethodPost, "/v1/organizations/workspaces", "admin/workspace", map[string]any{"name": "conformance beta"})
 				r.Header = h
 				undoCreate(t, "workspaces", t.OK(r).Get("id").String())
 			}
@@ -50,7 +50,7 @@ var workspaceChecks = []kit.Check{
 				"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"us", "eu"}, "default_inference_geo": "eu"}})
 			t.Expect(w.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us","eu"],"default_inference_geo":"eu"}`))
 			t.Expect(w.Get("tags").Raw).To(MatchJSON(`{"suite":"conformance","myvendor":"ok"}`))
-			got := t.OK(AdminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil))
+			got := t.OK(Req(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil))
 			t.Expect(got.JSON().Raw).To(MatchJSON(w.Raw))
 		}},
 	{ID: "admin/workspace-default-geo-outside-allowed", Clause: "4.6", Labels: []kit.Label{kit.Admin},
@@ -105,7 +105,7 @@ var workspaceChecks = []kit.Check{
 		Bug: &kit.Bug{Says: "an unknown workspace ID is answered 400", Want: "404 not_found_error",
 			Break: kit.RouteAnswersStatus(http.MethodGet, admWorkspace, http.StatusNotFound, http.StatusBadRequest)},
 		Run: func(t *kit.T) {
-			t.ExpectError(t.Do(AdminReq(http.MethodGet, "/v1/organizations/workspaces/wrkspc_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(Req(http.MethodGet, "/v1/organizations/workspaces/wrkspc_conformance_no_such", "", nil)), http.StatusNotFound, "not_found_error")
 		}},
 	{ID: "admin/workspace-list", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "the workspace list pages by cursor and holds archived workspaces only with include_archived=true",
@@ -114,7 +114,7 @@ var workspaceChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			kept := CreateWorkspace(t, map[string]any{"name": "conformance list kept"})
 			gone := CreateWorkspace(t, map[string]any{"name": "conformance list archived"})
-			t.OK(AdminReq(http.MethodPost, "/v1/organizations/workspaces/"+gone.Get("id").String()+"/archive", "admin/workspace", nil))
+			t.OK(Req(http.MethodPost, "/v1/organizations/workspaces/"+gone.Get("id").String()+"/archive", "admin/workspace", nil))
 			active := kit.IDsOf(WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", nil, 1000))
 			t.Expect(active).To(ContainElement(kept.Get("id").String()))
 			t.Expect(active).NotTo(ContainElement(gone.Get("id").String()))
@@ -129,13 +129,13 @@ var workspaceChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			w := CreateWorkspace(t, map[string]any{"name": "conformance update", "tags": map[string]string{"a": "1"}})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String()
-			resp := t.OK(AdminReq(http.MethodPost, path, "admin/workspace", map[string]any{"name": "conformance updated", "display_color": "#123456",
+			resp := t.OK(Req(http.MethodPost, path, "admin/workspace", map[string]any{"name": "conformance updated", "display_color": "#123456",
 				"tags": map[string]string{"b": "2"}, "data_residency": map[string]any{"allowed_inference_geos": []string{"us"}, "default_inference_geo": "us"}}))
 			t.Expect(resp.Get("name").String()).To(Equal("conformance updated"))
 			t.Expect(strings.ToLower(resp.Get("display_color").String())).To(Equal("#123456"))
 			t.Expect(resp.Get("tags").Raw).To(MatchJSON(`{"b":"2"}`))
 			t.Expect(resp.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us"],"default_inference_geo":"us"}`))
-			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(resp.JSON().Raw))
+			t.Expect(t.OK(Req(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(resp.JSON().Raw))
 		}},
 	{ID: "admin/workspace-geo-immutable", Clause: "2.11", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "an update that changes workspace_geo is refused with 400 and changes nothing; repeating it is accepted",
@@ -148,11 +148,11 @@ var workspaceChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			w := CreateWorkspace(t, map[string]any{"name": "conformance geo"})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String()
-			resp := t.Do(AdminReq(http.MethodPost, path, "", map[string]any{"name": "renamed", "data_residency": map[string]any{"workspace_geo": "eu"}}))
+			resp := t.Do(Req(http.MethodPost, path, "", map[string]any{"name": "renamed", "data_residency": map[string]any{"workspace_geo": "eu"}}))
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("workspace_geo"))
-			t.Expect(t.OK(AdminReq(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(w.Raw))
-			t.OK(AdminReq(http.MethodPost, path, "admin/workspace", map[string]any{"data_residency": map[string]any{"workspace_geo": "us"}}))
+			t.Expect(t.OK(Req(http.MethodGet, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(w.Raw))
+			t.OK(Req(http.MethodPost, path, "admin/workspace", map[string]any{"data_residency": map[string]any{"workspace_geo": "us"}}))
 		}},
 	{ID: "admin/workspace-archive", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension},
 		Title: "archiving a workspace (no body) sets archived_at; archiving it again returns it unchanged",
@@ -161,10 +161,10 @@ var workspaceChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			w := CreateWorkspace(t, map[string]any{"name": "conformance archive"})
 			path := "/v1/organizations/workspaces/" + w.Get("id").String() + "/archive"
-			first := t.OK(AdminReq(http.MethodPost, path, "admin/workspace", nil))
+			first := t.OK(Req(http.MethodPost, path, "admin/workspace", nil))
 			t.Expect(first.Get("archived_at").Type).To(Equal(gjson.String))
-			t.Expect(t.OK(AdminReq(http.MethodPost, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
-			t.Expect(t.OK(AdminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
+			t.Expect(t.OK(Req(http.MethodPost, path, "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
+			t.Expect(t.OK(Req(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil)).JSON().Raw).To(MatchJSON(first.JSON().Raw))
 		}},
 	{ID: "admin/workspace-active-limit-100", Clause: "gaps §6", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 		Title: "an organization has at most 100 non-archived workspaces; the next create is refused with 400",
@@ -184,7 +184,7 @@ var workspaceChecks = []kit.Check{
 			Break: kit.AsFirstOrg(`^/v1/organizations/workspaces`)},
 		Run: func(t *kit.T) {
 			needOrg2(t)
-			r := AdminReq(http.MethodGet, "/v1/organizations/workspaces", "admin/workspace_list", nil)
+			r := Req(http.MethodGet, "/v1/organizations/workspaces", "admin/workspace_list", nil)
 			r.Org2, r.Query = true, url.Values{"include_archived": {"true"}}
 			other := t.OK(r).Get("data").Array()
 			if len(other) == 0 {
@@ -194,9 +194,9 @@ var workspaceChecks = []kit.Check{
 			base := "/v1/organizations/workspaces/" + id
 			t.Expect(kit.IDsOf(WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000))).NotTo(ContainElement(id))
 			for _, c := range []struct{ method, path string }{{http.MethodGet, base}, {http.MethodPost, base}, {http.MethodPost, base + "/archive"}, {http.MethodGet, base + "/rate_limits"}} {
-				t.ExpectError(t.Do(AdminReq(c.method, c.path, "", nil)), http.StatusNotFound, "not_found_error")
+				t.ExpectError(t.Do(Req(c.method, c.path, "", nil)), http.StatusNotFound, "not_found_error")
 			}
-			back := AdminReq(http.MethodGet, base, "admin/workspace", nil)
+			back := Req(http.MethodGet, base, "admin/workspace", nil)
 			back.Org2 = true
 			t.Expect(t.OK(back).JSON().Raw).To(MatchJSON(other[0].Raw))
 		}},
@@ -234,7 +234,7 @@ var rateLimitChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			all := walkTokens(t, "/v1/organizations/rate_limits", "admin/rate_limit_list", 1000)
 			t.Need("rate-limit entries", len(all), 2)
-			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil))
+			resp := t.OK(Req(http.MethodGet, "/v1/organizations/rate_limits", "admin/rate_limit_list", nil))
 			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null), "a page without limit is the only page: %s", resp)
 			t.Expect(all).To(HaveLen(int(resp.Get("data.#").Int())), "a page without limit holds every entry: %s", resp)
 		}},
@@ -343,7 +343,7 @@ var rateLimitChecks = []kit.Check{
 			}
 			checked := 0
 			for _, w := range WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
-				entries := t.OK(AdminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil)).Get("data").Array()
+				entries := t.OK(Req(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil)).Get("data").Array()
 				for _, e := range entries {
 					t.Expect(e.Get("type").String()).To(Equal("workspace_rate_limit"))
 					t.Expect(e.Get("limits.#").Int()).To(BeNumerically(">", 0), "an entry lists only overridden limiters: %s", e.Raw)
@@ -366,7 +366,7 @@ var rateLimitChecks = []kit.Check{
 			Break: admOverridesEverything},
 		Run: func(t *kit.T) {
 			w := CreateWorkspace(t, map[string]any{"name": "conformance rate limits"})
-			resp := t.OK(AdminReq(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil))
+			resp := t.OK(Req(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String()+"/rate_limits", "admin/workspace_rate_limit_list", nil))
 			t.Expect(resp.JSON().Raw).To(MatchJSON(`{"data":[],"next_page":null}`))
 		}},
 }

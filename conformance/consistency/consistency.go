@@ -199,7 +199,7 @@ func init() {
 				}
 				var all []tunnelCerts
 				n := 0
-				for _, tn := range tunnels.TunnelsIn(t, tunnels.IncludeArchived, 0, false) {
+				for _, tn := range tunnels.Walk(t, tunnels.IncludeArchived, 0, false) {
 					path := tunnels.Path + "/" + tn.Get("id").String() + "/certificates"
 					certs := t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Query: tunnels.IncludeArchived, Schema: "tunnels/certificate_list"}, 0)
 					all, n = append(all, tunnelCerts{tn, certs}), n+len(certs)
@@ -243,7 +243,7 @@ func init() {
 							continue
 						}
 						seen[id] = true
-						resp := t.Do(memory.MemReq(http.MethodGet, memory.StoresPath+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory"))
+						resp := t.Do(memory.Req(http.MethodGet, memory.StoresPath+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory"))
 						if resp.Status == http.StatusNotFound {
 							continue // deleted
 						}
@@ -253,7 +253,7 @@ func init() {
 						t.Expect(m.Get("content_sha256").String()).To(Equal(kit.SHA256Hex(content)), "%s", resp)
 						t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", len(content)), "%s", resp)
 						t.Expect(m.Get("memory_store_id").String()).To(Equal(store), "%s", resp)
-						cur := t.OK(memory.MemReq(http.MethodGet, memory.StoresPath+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), nil, nil, "memory/memory_version")).JSON()
+						cur := t.OK(memory.Req(http.MethodGet, memory.StoresPath+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), nil, nil, "memory/memory_version")).JSON()
 						t.Expect(cur.Get("memory_id").String()).To(Equal(id), "the current version of %s: %s", id, cur.Raw)
 						t.Expect(cur.Get("operation").String()).NotTo(Equal("deleted"), "the current version of a live memory: %s", cur.Raw)
 						if cur.Get("redacted_at").Type == gjson.Null {
@@ -281,7 +281,7 @@ func init() {
 				t.Need("invites and workspaces", n, 1)
 				for kind, items := range listed {
 					for _, it := range items {
-						one := t.OK(admin.AdminReq(http.MethodGet, "/v1/organizations/"+kind+"/"+it.Get("id").String(), "admin/"+kind[:len(kind)-1], nil))
+						one := t.OK(admin.Req(http.MethodGet, "/v1/organizations/"+kind+"/"+it.Get("id").String(), "admin/"+kind[:len(kind)-1], nil))
 						t.Expect(one.Body).To(MatchJSON(it.Raw), "%s %s", kind, it.Get("id"))
 					}
 				}
@@ -290,7 +290,7 @@ func init() {
 			Title: "every listed certificate, archived or not, reads by its ID through its tunnel exactly as the list gives it",
 			Run: func(t *kit.T) {
 				seen := 0
-				for _, tn := range tunnels.TunnelsIn(t, tunnels.IncludeArchived, 0, false) {
+				for _, tn := range tunnels.Walk(t, tunnels.IncludeArchived, 0, false) {
 					path := tunnels.Path + "/" + tn.Get("id").String() + "/certificates"
 					for _, c := range t.WalkPages(kit.Request{Area: kit.Tunnels, Path: path, Query: tunnels.IncludeArchived, Schema: "tunnels/certificate_list"}, 0) {
 						one := t.OK(kit.Request{Area: kit.Tunnels, Path: path + "/" + c.Get("id").String(), Schema: "tunnels/certificate"})
@@ -307,7 +307,7 @@ func init() {
 			Run: func(t *kit.T) {
 				memory.NewStore(t)
 				for _, s := range memory.ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}) {
-					one := t.OK(memory.MemReq(http.MethodGet, memory.StoresPath+"/"+s.Get("id").String(), nil, nil, "memory/memory_store"))
+					one := t.OK(memory.Req(http.MethodGet, memory.StoresPath+"/"+s.Get("id").String(), nil, nil, "memory/memory_store"))
 					t.Expect(one.Body).To(MatchJSON(s.Raw))
 				}
 			},

@@ -94,7 +94,7 @@ func init() {
 			Title: "a store is kept by created_at bounds around its creation time and dropped by bounds a day before or after it",
 			Run: func(t *kit.T) {
 				id := memory.NewStore(t)
-				created := t.OK(memory.MemReq(http.MethodGet, memory.StoresPath+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").Time()
+				created := t.OK(memory.Req(http.MethodGet, memory.StoresPath+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").Time()
 				day := 24 * time.Hour
 				list := func(q url.Values) []string { return kit.IDsOf(memory.ListStores(t, q)) }
 				t.Expect(list(url.Values{"created_at[gte]": {stamp(created.Add(-day))}, "created_at[lte]": {stamp(created.Add(day))}})).To(ContainElement(id))
@@ -106,7 +106,7 @@ func init() {
 			Title: "a store the check archived is dropped from the list by default and with include_archived=false, and kept with include_archived=true",
 			Run: func(t *kit.T) {
 				id := memory.NewStore(t)
-				t.OK(memory.MemReq(http.MethodPost, memory.StoresPath+"/"+id+"/archive", nil, nil, "memory/memory_store"))
+				t.OK(memory.Req(http.MethodPost, memory.StoresPath+"/"+id+"/archive", nil, nil, "memory/memory_store"))
 				list := func(q url.Values) []string { return kit.IDsOf(memory.ListStores(t, q)) }
 				t.Expect(list(url.Values{"limit": {"100"}})).NotTo(ContainElement(id))
 				t.Expect(list(url.Values{"include_archived": {"false"}})).NotTo(ContainElement(id))
@@ -137,7 +137,7 @@ func init() {
 					"created_at[gte]": {"created_at[gte]": {stamp(created.Add(24 * time.Hour))}},
 					"created_at[lte]": {"created_at[lte]": {stamp(created.Add(-24 * time.Hour))}},
 				} {
-					expectDropped(t, memory.MemReq(http.MethodGet, path, q, nil, "memory/memory_version_list"), "data", name)
+					expectDropped(t, memory.Req(http.MethodGet, path, q, nil, "memory/memory_version_list"), "data", name)
 				}
 			},
 			Bug: &kit.Bug{Says: "the version list ignores api_key_id", Want: "api_key_id", Break: kit.IgnoresQuery(kit.On(http.MethodGet, memory.VersionsRoute), "api_key_id")}},
@@ -167,7 +167,7 @@ func init() {
 				checked := 0
 				for _, w := range admin.WalkCursor(t, "/v1/organizations/workspaces", "admin/workspace_list", url.Values{"include_archived": {"true"}}, 1000) {
 					path := "/v1/organizations/workspaces/" + w.Get("id").String() + "/rate_limits"
-					entries := t.OK(admin.AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()
+					entries := t.OK(admin.Req(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()
 					if len(entries) == 0 {
 						continue
 					}
@@ -178,7 +178,7 @@ func init() {
 								want = append(want, e.Raw)
 							}
 						}
-						r := admin.AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)
+						r := admin.Req(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)
 						r.Query = url.Values{"group_type": {g}}
 						var got []string
 						for _, e := range t.OK(r).Get("data").Array() {

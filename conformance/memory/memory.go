@@ -26,25 +26,25 @@ const StoresPath = "/v1/memory_stores"
 // memBeta is the beta value clients send on every memory-store call (spec 9.3).
 var memBeta = http.Header{"vendor-beta": {"managed-agents-2026-04-01"}}
 
-// MemReq is a memory-store request with the beta header.
-func MemReq(method, path string, query url.Values, body any, schema string) kit.Request {
+// Req is a memory-store request with the beta header.
+func Req(method, path string, query url.Values, body any, schema string) kit.Request {
 	return kit.Request{Area: kit.Memory, Method: method, Path: path, Query: query, Body: body, Schema: schema, Header: memBeta}
 }
 
 // NewStore creates a store for the check and registers its deletion. A target that does
 // not offer store creation (gaps §7) makes the check unsupported.
 func NewStore(t *kit.T) string {
-	resp := t.Do(MemReq(http.MethodPost, StoresPath, nil, map[string]any{"name": "conformance check", "description": "created by the conformance suite; safe to delete"}, "memory/memory_store"))
+	resp := t.Do(Req(http.MethodPost, StoresPath, nil, map[string]any{"name": "conformance check", "description": "created by the conformance suite; safe to delete"}, "memory/memory_store"))
 	t.UnsupportedIfAbsent(resp, "the target does not create memory stores: %s", resp)
 	t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
 	id := resp.Get("id").String()
-	t.Cleanup("delete memory store "+id, t.Delete(MemReq(http.MethodDelete, StoresPath+"/"+id, nil, nil, "")))
+	t.Cleanup("delete memory store "+id, t.Delete(Req(http.MethodDelete, StoresPath+"/"+id, nil, nil, "")))
 	return id
 }
 
 // NewMemory creates a memory in the store and returns it (view=full).
 func NewMemory(t *kit.T, store, path, content string) gjson.Result {
-	return t.OK(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", url.Values{"view": {"full"}},
+	return t.OK(Req(http.MethodPost, StoresPath+"/"+store+"/memories", url.Values{"view": {"full"}},
 		map[string]any{"path": path, "content": content}, "memory/memory")).JSON()
 }
 
@@ -55,12 +55,12 @@ func memPrecondition(h string) map[string]any {
 
 // updateMemory sends an update and returns the response.
 func updateMemory(t *kit.T, store, id string, body map[string]any) *kit.Response {
-	return t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, body, "memory/memory"))
+	return t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, body, "memory/memory"))
 }
 
 // getMemory reads a memory with view=full.
 func getMemory(t *kit.T, store, id string) gjson.Result {
-	return t.OK(MemReq(http.MethodGet, StoresPath+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory")).JSON()
+	return t.OK(Req(http.MethodGet, StoresPath+"/"+store+"/memories/"+id, url.Values{"view": {"full"}}, nil, "memory/memory")).JSON()
 }
 
 // memWalk walks the page-token list of r to its end, calling visit with each item.
@@ -73,7 +73,7 @@ func memWalk(t *kit.T, r kit.Request, visit func(item gjson.Result)) {
 // ListVersions walks a store's version list with the query and returns the versions.
 func ListVersions(t *kit.T, store string, q url.Values) []gjson.Result {
 	var out []gjson.Result
-	memWalk(t, MemReq(http.MethodGet, StoresPath+"/"+store+"/memory_versions", q, nil, "memory/memory_version_list"),
+	memWalk(t, Req(http.MethodGet, StoresPath+"/"+store+"/memory_versions", q, nil, "memory/memory_version_list"),
 		func(v gjson.Result) { out = append(out, v) })
 	return out
 }
@@ -81,14 +81,14 @@ func ListVersions(t *kit.T, store string, q url.Values) []gjson.Result {
 // ListStores walks the store list with the query and returns the stores.
 func ListStores(t *kit.T, q url.Values) []gjson.Result {
 	var out []gjson.Result
-	memWalk(t, MemReq(http.MethodGet, StoresPath, q, nil, "memory/memory_store_list"), func(s gjson.Result) { out = append(out, s) })
+	memWalk(t, Req(http.MethodGet, StoresPath, q, nil, "memory/memory_store_list"), func(s gjson.Result) { out = append(out, s) })
 	return out
 }
 
 // listMemoryItems walks a store's memory list with the query; items read "type:path".
 func listMemoryItems(t *kit.T, store string, q url.Values) []string {
 	var out []string
-	memWalk(t, MemReq(http.MethodGet, StoresPath+"/"+store+"/memories", q, nil, "memory/memory_list"), func(it gjson.Result) {
+	memWalk(t, Req(http.MethodGet, StoresPath+"/"+store+"/memories", q, nil, "memory/memory_list"), func(it gjson.Result) {
 		out = append(out, it.Get("type").String()+":"+it.Get("path").String())
 	})
 	return out
@@ -160,7 +160,7 @@ var memoryStoreChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			// A store of the check's own, archived, so that there is one to leave out.
 			mine := NewStore(t)
-			t.OK(MemReq(http.MethodPost, StoresPath+"/"+mine+"/archive", nil, nil, "memory/memory_store"))
+			t.OK(Req(http.MethodPost, StoresPath+"/"+mine+"/archive", nil, nil, "memory/memory_store"))
 			all := ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}})
 			t.Expect(kit.IDsOf(all)).To(ContainElement(mine), "include_archived=true lists the archived store %s", mine)
 			live := []string{}
@@ -182,7 +182,7 @@ var memoryStoreChecks = []kit.Check{
 		Title: "created_at[gte] and created_at[lte] are inclusive bounds on creation time",
 		Run: func(t *kit.T) {
 			id := NewStore(t)
-			created := t.OK(MemReq(http.MethodGet, StoresPath+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").String()
+			created := t.OK(Req(http.MethodGet, StoresPath+"/"+id, nil, nil, "memory/memory_store")).Get("created_at").String()
 			got := kit.IDsOf(ListStores(t, url.Values{"created_at[gte]": {created}, "created_at[lte]": {created}, "limit": {"100"}}))
 			t.Expect(got).To(ContainElement(id))
 			for _, s := range ListStores(t, url.Values{"created_at[gte]": {created}, "include_archived": {"true"}, "limit": {"100"}}) {
@@ -194,7 +194,7 @@ var memoryStoreChecks = []kit.Check{
 		Title: "a store list that matches nothing is an empty array with next_page null",
 		Run: func(t *kit.T) {
 			t.NoItemsNeeded()
-			resp := t.OK(MemReq(http.MethodGet, StoresPath, url.Values{"created_at[gte]": {"2999-01-01T00:00:00Z"}}, nil, "memory/memory_store_list"))
+			resp := t.OK(Req(http.MethodGet, StoresPath, url.Values{"created_at[gte]": {"2999-01-01T00:00:00Z"}}, nil, "memory/memory_store_list"))
 			t.Expect(resp.Get("data").IsArray()).To(BeTrue())
 			t.Expect(resp.Get("data.#").Int()).To(BeZero())
 			t.Expect(resp.Get("next_page").Type).To(Equal(gjson.Null))
@@ -211,11 +211,11 @@ var memoryStoreChecks = []kit.Check{
 			NewStore(t)
 			NewStore(t)
 			for _, n := range []int{1, 100} {
-				resp := t.OK(MemReq(http.MethodGet, StoresPath, url.Values{"limit": {fmt.Sprint(n)}}, nil, "memory/memory_store_list"))
+				resp := t.OK(Req(http.MethodGet, StoresPath, url.Values{"limit": {fmt.Sprint(n)}}, nil, "memory/memory_store_list"))
 				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("<=", n))
 			}
 			all := len(ListStores(t, url.Values{"limit": {"100"}}))
-			resp := t.OK(MemReq(http.MethodGet, StoresPath, nil, nil, "memory/memory_store_list"))
+			resp := t.OK(Req(http.MethodGet, StoresPath, nil, nil, "memory/memory_store_list"))
 			t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "default limit 20")
 		},
 		Bug: &kit.Bug{Says: "the store list ignores limit", Break: kit.IgnoresQuery(kit.On(http.MethodGet, StoresRoute), "limit")}},
@@ -223,7 +223,7 @@ var memoryStoreChecks = []kit.Check{
 		Title: "a store-list limit outside 1 to 100 is refused with 400 naming limit",
 		Run: func(t *kit.T) {
 			for _, bad := range []string{"0", "101", "-1", "many"} {
-				resp := t.Do(MemReq(http.MethodGet, StoresPath, url.Values{"limit": {bad}}, nil, ""))
+				resp := t.Do(Req(http.MethodGet, StoresPath, url.Values{"limit": {bad}}, nil, ""))
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("limit"))
 			}
@@ -250,7 +250,7 @@ var memoryStoreChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			store := NewStore(t)
 			for _, p := range []string{StoresPath, StoresPath + "/" + store + "/memories", StoresPath + "/" + store + "/memory_versions"} {
-				resp := t.Do(MemReq(http.MethodGet, p, url.Values{"page": {"not-a-token"}}, nil, ""))
+				resp := t.Do(Req(http.MethodGet, p, url.Values{"page": {"not-a-token"}}, nil, ""))
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("page"))
 			}
@@ -260,9 +260,9 @@ var memoryStoreChecks = []kit.Check{
 	{ID: "memory/store-create-shape", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "a created store has a memstore_ ID, description \"\", metadata {} and archived_at null, and reads back the same",
 		Run: func(t *kit.T) {
-			resp := t.OK(MemReq(http.MethodPost, StoresPath, nil, map[string]any{"name": "conformance check"}, "memory/memory_store"))
+			resp := t.OK(Req(http.MethodPost, StoresPath, nil, map[string]any{"name": "conformance check"}, "memory/memory_store"))
 			id := resp.Get("id").String()
-			t.Cleanup("delete memory store "+id, t.Delete(MemReq(http.MethodDelete, StoresPath+"/"+id, nil, nil, "")))
+			t.Cleanup("delete memory store "+id, t.Delete(Req(http.MethodDelete, StoresPath+"/"+id, nil, nil, "")))
 			t.Expect(id).To(HavePrefix("memstore_"))
 			t.Expect(resp.Get("type").String()).To(Equal("memory_store"))
 			t.Expect(resp.Get("description").String()).To(Equal(""))
@@ -270,7 +270,7 @@ var memoryStoreChecks = []kit.Check{
 			t.Expect(resp.Get("metadata").Raw).To(Equal("{}"))
 			t.Expect(resp.Get("archived_at").Type).To(Equal(gjson.Null))
 			t.Expect(resp.Get("archived_at").Exists()).To(BeTrue())
-			again := t.OK(MemReq(http.MethodGet, StoresPath+"/"+id, nil, nil, "memory/memory_store"))
+			again := t.OK(Req(http.MethodGet, StoresPath+"/"+id, nil, nil, "memory/memory_store"))
 			t.Expect(again.JSON().Raw).To(MatchJSON(resp.JSON().Raw))
 		},
 		Bug: &kit.Bug{Says: "a created store is answered without its description",
@@ -291,20 +291,20 @@ var memoryStoreChecks = []kit.Check{
 				{"name": strings.Repeat("é", 255)}, {"name": "x"}, {"description": strings.Repeat("d", 1024)},
 				{"metadata": meta(16, 64, 512)},
 			} {
-				t.OK(MemReq(http.MethodPost, path, nil, ok, "memory/memory_store"))
+				t.OK(Req(http.MethodPost, path, nil, ok, "memory/memory_store"))
 			}
-			before := t.OK(MemReq(http.MethodGet, path, nil, nil, "memory/memory_store")).JSON().Raw
+			before := t.OK(Req(http.MethodGet, path, nil, nil, "memory/memory_store")).JSON().Raw
 			for _, bad := range []map[string]any{
 				{"name": ""}, {"name": strings.Repeat("é", 256)}, {"description": strings.Repeat("d", 1025)},
 				{"metadata": map[string]string{"one-more": "v"}}, {"metadata": meta(1, 65, 1)}, {"metadata": map[string]string{"": "v"}},
 				{"metadata": map[string]string{"k": strings.Repeat("v", 513)}},
 			} {
-				memExpectRejected(t, t.Do(MemReq(http.MethodPost, path, nil, bad, "memory/memory_store")))
+				memExpectRejected(t, t.Do(Req(http.MethodPost, path, nil, bad, "memory/memory_store")))
 			}
 			for _, bad := range []map[string]any{{}, {"name": ""}, {"name": strings.Repeat("n", 256)}} {
-				memExpectRejected(t, t.Do(MemReq(http.MethodPost, StoresPath, nil, bad, "memory/memory_store")))
+				memExpectRejected(t, t.Do(Req(http.MethodPost, StoresPath, nil, bad, "memory/memory_store")))
 			}
-			t.Expect(t.OK(MemReq(http.MethodGet, path, nil, nil, "memory/memory_store")).JSON().Raw).To(MatchJSON(before), "rejected updates changed the store")
+			t.Expect(t.OK(Req(http.MethodGet, path, nil, nil, "memory/memory_store")).JSON().Raw).To(MatchJSON(before), "rejected updates changed the store")
 		},
 		Bug: &kit.Bug{Says: "a store name's 255 limit is counted in bytes, not characters",
 			Break: kit.RefusesBody(http.MethodPost, `^/v1/memory_stores(/[^/]+)?$`, func(b map[string]any) bool { return len(kit.Str(b, "name")) > 255 }, "name: at most 255 bytes")}},
@@ -313,8 +313,8 @@ var memoryStoreChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			store := NewStore(t)
 			path := StoresPath + "/" + store
-			t.OK(MemReq(http.MethodPost, path, nil, map[string]any{"metadata": map[string]any{"a": "1", "b": "2"}}, "memory/memory_store"))
-			resp := t.OK(MemReq(http.MethodPost, path, nil, map[string]any{"metadata": map[string]any{"a": nil, "c": "3"}}, "memory/memory_store"))
+			t.OK(Req(http.MethodPost, path, nil, map[string]any{"metadata": map[string]any{"a": "1", "b": "2"}}, "memory/memory_store"))
+			resp := t.OK(Req(http.MethodPost, path, nil, map[string]any{"metadata": map[string]any{"a": nil, "c": "3"}}, "memory/memory_store"))
 			t.Expect(resp.Get("metadata").Raw).To(MatchJSON(`{"b":"2","c":"3"}`))
 			t.Expect(resp.Get("name").String()).To(Equal("conformance check"))
 			t.Expect(resp.Get("description").String()).To(Equal("created by the conformance suite; safe to delete"))
@@ -333,8 +333,8 @@ var memoryStoreChecks = []kit.Check{
 		Title: "store metadata is returned on retrieve and on list",
 		Run: func(t *kit.T) {
 			store := NewStore(t)
-			t.OK(MemReq(http.MethodPost, StoresPath+"/"+store, nil, map[string]any{"metadata": map[string]any{"team": "conformance"}}, "memory/memory_store"))
-			t.Expect(t.OK(MemReq(http.MethodGet, StoresPath+"/"+store, nil, nil, "memory/memory_store")).Get("metadata.team").String()).To(Equal("conformance"))
+			t.OK(Req(http.MethodPost, StoresPath+"/"+store, nil, map[string]any{"metadata": map[string]any{"team": "conformance"}}, "memory/memory_store"))
+			t.Expect(t.OK(Req(http.MethodGet, StoresPath+"/"+store, nil, nil, "memory/memory_store")).Get("metadata.team").String()).To(Equal("conformance"))
 			found := false
 			for _, s := range ListStores(t, url.Values{"limit": {"100"}}) {
 				if s.Get("id").String() == store {
@@ -354,22 +354,22 @@ var memoryStoreChecks = []kit.Check{
 			store := NewStore(t)
 			a := NewMemory(t, store, "/a.md", "a")
 			b := NewMemory(t, store, "/b.md", "b")
-			arch := t.OK(MemReq(http.MethodPost, StoresPath+"/"+store+"/archive", nil, nil, "memory/memory_store"))
+			arch := t.OK(Req(http.MethodPost, StoresPath+"/"+store+"/archive", nil, nil, "memory/memory_store"))
 			t.Expect(arch.Get("archived_at").Type).To(Equal(gjson.String))
-			t.ExpectError(t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/c.md", "content": ""}, "")), http.StatusBadRequest, "invalid_request_error")
+			t.ExpectError(t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/c.md", "content": ""}, "")), http.StatusBadRequest, "invalid_request_error")
 			t.ExpectError(updateMemory(t, store, a.Get("id").String(), map[string]any{"content": "changed"}), http.StatusBadRequest, "invalid_request_error")
-			t.ExpectError(t.Do(MemReq(http.MethodPost, StoresPath+"/"+store, nil, map[string]any{"name": "renamed"}, "")), http.StatusBadRequest, "invalid_request_error")
+			t.ExpectError(t.Do(Req(http.MethodPost, StoresPath+"/"+store, nil, map[string]any{"name": "renamed"}, "")), http.StatusBadRequest, "invalid_request_error")
 			t.Expect(getMemory(t, store, a.Get("id").String()).Get("content").String()).To(Equal("a"))
-			t.OK(MemReq(http.MethodPost, StoresPath+"/"+store+"/memory_versions/"+b.Get("memory_version_id").String()+"/redact", nil, nil, "memory/memory_version"))
-			t.OK(MemReq(http.MethodDelete, StoresPath+"/"+store+"/memories/"+a.Get("id").String(), nil, nil, "memory/memory_deleted"))
+			t.OK(Req(http.MethodPost, StoresPath+"/"+store+"/memory_versions/"+b.Get("memory_version_id").String()+"/redact", nil, nil, "memory/memory_version"))
+			t.OK(Req(http.MethodDelete, StoresPath+"/"+store+"/memories/"+a.Get("id").String(), nil, nil, "memory/memory_deleted"))
 		},
 		Bug: &kit.Bug{Says: "an update of an archived store answers 200 with the store, silently dropping the change", Want: "400", Break: kit.ActionIdempotent(StoreRoute, "")}},
 	{ID: "memory/store-archive-retry", Clause: "gaps §7", Labels: []kit.Label{kit.Memory, kit.Extension},
 		Title: "archiving an archived store returns it unchanged, and archive is irreversible",
 		Run: func(t *kit.T) {
 			store := NewStore(t)
-			first := t.OK(MemReq(http.MethodPost, StoresPath+"/"+store+"/archive", nil, nil, "memory/memory_store"))
-			second := t.OK(MemReq(http.MethodPost, StoresPath+"/"+store+"/archive", nil, nil, "memory/memory_store"))
+			first := t.OK(Req(http.MethodPost, StoresPath+"/"+store+"/archive", nil, nil, "memory/memory_store"))
+			second := t.OK(Req(http.MethodPost, StoresPath+"/"+store+"/archive", nil, nil, "memory/memory_store"))
 			t.Expect(second.Get("archived_at").String()).To(Equal(first.Get("archived_at").String()))
 			t.Expect(kit.IDsOf(ListStores(t, url.Values{"limit": {"100"}}))).NotTo(ContainElement(store))
 			t.Expect(kit.IDsOf(ListStores(t, url.Values{"include_archived": {"true"}, "limit": {"100"}}))).To(ContainElement(store))
@@ -383,11 +383,11 @@ var memoryStoreChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			store := NewStore(t)
 			m := NewMemory(t, store, "/gone.md", "x")
-			resp := t.OK(MemReq(http.MethodDelete, StoresPath+"/"+store, nil, nil, "memory/memory_store_deleted"))
+			resp := t.OK(Req(http.MethodDelete, StoresPath+"/"+store, nil, nil, "memory/memory_store_deleted"))
 			t.Expect(resp.Get("id").String()).To(Equal(store))
 			t.Expect(resp.Get("type").String()).To(Equal("memory_store_deleted"))
-			t.ExpectError(t.Do(MemReq(http.MethodGet, StoresPath+"/"+store, nil, nil, "")), http.StatusNotFound, "not_found_error")
-			t.ExpectError(t.Do(MemReq(http.MethodGet, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "")), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(Req(http.MethodGet, StoresPath+"/"+store, nil, nil, "")), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(Req(http.MethodGet, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "")), http.StatusNotFound, "not_found_error")
 		},
 		Bug: &kit.Bug{Says: "a deleted store still reads 200", Want: "404", Break: kit.DeletedStillReadable(StoreRoute)}},
 	{ID: "memory/other-organization-404", Clause: "5", Labels: []kit.Label{kit.Memory, kit.Extension},
@@ -398,15 +398,15 @@ var memoryStoreChecks = []kit.Check{
 			}
 			store := NewStore(t)
 			m := NewMemory(t, store, "/mine.md", "private")
-			r := MemReq(http.MethodGet, StoresPath, url.Values{"include_archived": {"true"}, "limit": {"100"}}, nil, "memory/memory_store_list")
+			r := Req(http.MethodGet, StoresPath, url.Values{"include_archived": {"true"}, "limit": {"100"}}, nil, "memory/memory_store_list")
 			r.Org2 = true
 			t.Expect(kit.IDsOf(t.OK(r).Get("data").Array())).NotTo(ContainElement(store))
 			for _, p := range []string{"", "/memories", "/memories/" + m.Get("id").String(), "/memory_versions", "/memory_versions/" + m.Get("memory_version_id").String()} {
-				r := MemReq(http.MethodGet, StoresPath+"/"+store+p, nil, nil, "")
+				r := Req(http.MethodGet, StoresPath+"/"+store+p, nil, nil, "")
 				r.Org2 = true
 				t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
 			}
-			r = MemReq(http.MethodPost, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil, map[string]any{"content": "stolen"}, "")
+			r = Req(http.MethodPost, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil, map[string]any{"content": "stolen"}, "")
 			r.Org2 = true
 			t.ExpectError(t.Do(r), http.StatusNotFound, "not_found_error")
 			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal("private"))
@@ -464,7 +464,7 @@ var memoryChecks = []kit.Check{
 		Title: "creating a memory without content is rejected and creates nothing",
 		Run: func(t *kit.T) {
 			store := NewStore(t)
-			memExpectRejected(t, t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/no-content.md"}, "")))
+			memExpectRejected(t, t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/no-content.md"}, "")))
 			t.Expect(listMemoryItems(t, store, nil)).To(BeEmpty())
 		},
 		Bug: &kit.Bug{Says: "a memory created without content is created empty",
@@ -480,7 +480,7 @@ var memoryChecks = []kit.Check{
 			max := strings.Repeat("é", 51200)
 			m := NewMemory(t, store, "/max.md", max)
 			t.Expect(m.Get("content_size_bytes").Int()).To(BeNumerically("==", 102400))
-			memExpectRejected(t, t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/over.md", "content": max + "x"}, "")))
+			memExpectRejected(t, t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/over.md", "content": max + "x"}, "")))
 			memExpectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"content": max + "x"}))
 			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal(max))
 		},
@@ -495,7 +495,7 @@ var memoryChecks = []kit.Check{
 			}
 			m := NewMemory(t, store, "/rename-me.md", "")
 			for _, p := range []string{"", "/", "a.md", "//a", "/a//b", "/a/", "/./a", "/a/..", "/a\x00b", "/a\tb", "/a\u200bb", "/a\u202eb"} {
-				memExpectRejected(t, t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": p, "content": ""}, "")))
+				memExpectRejected(t, t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": p, "content": ""}, "")))
 				memExpectRejected(t, updateMemory(t, store, m.Get("id").String(), map[string]any{"path": p}))
 			}
 			t.Expect(listMemoryItems(t, store, url.Values{"limit": {"100"}})).To(HaveLen(6), "rejected paths created memories")
@@ -510,7 +510,7 @@ var memoryChecks = []kit.Check{
 		Title: "a path that is not NFC-normalized is rejected; its NFC form is accepted",
 		Run: func(t *kit.T) {
 			store := NewStore(t)
-			memExpectRejected(t, t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/Cafe\u0301.md", "content": ""}, "")))
+			memExpectRejected(t, t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/Cafe\u0301.md", "content": ""}, "")))
 			t.Expect(NewMemory(t, store, "/Caf\u00e9.md", "").Get("path").String()).To(Equal("/Caf\u00e9.md"))
 		},
 		Bug: &kit.Bug{Says: "a path that is not NFC is normalized instead of rejected",
@@ -524,7 +524,7 @@ var memoryChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			store := NewStore(t)
 			NewMemory(t, store, "/"+strings.Repeat("é", 511)+"x", "")
-			memExpectRejected(t, t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/" + strings.Repeat("é", 512), "content": ""}, "")))
+			memExpectRejected(t, t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/" + strings.Repeat("é", 512), "content": ""}, "")))
 		},
 		Bug: &kit.Bug{Says: "a path of exactly 1,024 bytes is refused (the limit is off by one)",
 			Break: kit.RefusesBody(http.MethodPost, `^/v1/memory_stores/[^/]+/memories(/[^/]+)?$`, func(b map[string]any) bool { return len(kit.Str(b, "path")) >= 1024 }, "path: too long")}},
@@ -549,11 +549,11 @@ var memoryChecks = []kit.Check{
 				"content": {"path": "/x.md"},
 				"path":    {"path": "/a//b", "content": ""},
 			} {
-				resp := t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, body, ""))
+				resp := t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, body, ""))
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
 			}
-			resp := t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/big.md", "content": strings.Repeat("x", 102401)}, ""))
+			resp := t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/big.md", "content": strings.Repeat("x", 102401)}, ""))
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("content"))
 			for field, q := range map[string]url.Values{
@@ -561,11 +561,11 @@ var memoryChecks = []kit.Check{
 				"path_prefix": {"path_prefix": {"/no-trailing-slash"}},
 				"depth":       {"depth": {"-1"}},
 			} {
-				resp = t.Do(MemReq(http.MethodGet, StoresPath+"/"+store+"/memories", q, nil, ""))
+				resp = t.Do(Req(http.MethodGet, StoresPath+"/"+store+"/memories", q, nil, ""))
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 				t.Expect(resp.Get("error.message").String()).To(ContainSubstring(field))
 			}
-			resp = t.Do(MemReq(http.MethodGet, StoresPath+"/"+store+"/memory_versions", url.Values{"operation": {"renamed"}}, nil, ""))
+			resp = t.Do(Req(http.MethodGet, StoresPath+"/"+store+"/memory_versions", url.Values{"operation": {"renamed"}}, nil, ""))
 			t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 			t.Expect(resp.Get("error.message").String()).To(ContainSubstring("operation"))
 		},
@@ -579,7 +579,7 @@ var memoryChecks = []kit.Check{
 			store := NewStore(t)
 			NewMemory(t, store, "/taken.md", "first")
 			other := NewMemory(t, store, "/other.md", "second")
-			resp := t.Do(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/taken.md", "content": "x"}, ""))
+			resp := t.Do(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/taken.md", "content": "x"}, ""))
 			t.ExpectError(resp, http.StatusConflict, "memory_path_conflict_error")
 			t.Expect(resp.Header.Get("x-should-retry")).To(Equal("false"))
 			t.ExpectError(updateMemory(t, store, other.Get("id").String(), map[string]any{"path": "/taken.md"}), http.StatusConflict, "memory_path_conflict_error")
@@ -593,11 +593,11 @@ var memoryChecks = []kit.Check{
 			store := NewStore(t)
 			m := NewMemory(t, store, "/v.md", "body")
 			path := StoresPath + "/" + store + "/memories/" + m.Get("id").String()
-			basic := t.OK(MemReq(http.MethodGet, path, url.Values{"view": {"basic"}}, nil, "memory/memory"))
+			basic := t.OK(Req(http.MethodGet, path, url.Values{"view": {"basic"}}, nil, "memory/memory"))
 			t.Expect(basic.Get("content").Type).To(Equal(gjson.Null))
 			t.Expect(basic.Get("content_sha256").String()).To(Equal(kit.SHA256Hex("body")))
 			t.Expect(basic.Get("content_size_bytes").Int()).To(BeNumerically("==", 4))
-			full := t.OK(MemReq(http.MethodGet, path, url.Values{"view": {"full"}}, nil, "memory/memory"))
+			full := t.OK(Req(http.MethodGet, path, url.Values{"view": {"full"}}, nil, "memory/memory"))
 			t.Expect(full.Get("content").String()).To(Equal("body"))
 		},
 		Bug: &kit.Bug{Says: "retrieving a memory ignores view", Break: kit.IgnoresQuery(kit.On(http.MethodGet, MemoryRoute), "view")}},
@@ -605,17 +605,17 @@ var memoryChecks = []kit.Check{
 		Title: "view defaults to full on retrieve (memory and version) and basic on list, create and update",
 		Run: func(t *kit.T) {
 			store := NewStore(t)
-			created := t.OK(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/d.md", "content": "x"}, "memory/memory"))
+			created := t.OK(Req(http.MethodPost, StoresPath+"/"+store+"/memories", nil, map[string]any{"path": "/d.md", "content": "x"}, "memory/memory"))
 			t.Expect(created.Get("content").Type).To(Equal(gjson.Null))
 			id := created.Get("id").String()
-			t.Expect(t.OK(MemReq(http.MethodGet, StoresPath+"/"+store+"/memories/"+id, nil, nil, "memory/memory")).Get("content").String()).To(Equal("x"))
-			updated := t.OK(MemReq(http.MethodPost, StoresPath+"/"+store+"/memories/"+id, nil, map[string]any{"content": "y"}, "memory/memory"))
+			t.Expect(t.OK(Req(http.MethodGet, StoresPath+"/"+store+"/memories/"+id, nil, nil, "memory/memory")).Get("content").String()).To(Equal("x"))
+			updated := t.OK(Req(http.MethodPost, StoresPath+"/"+store+"/memories/"+id, nil, map[string]any{"content": "y"}, "memory/memory"))
 			t.Expect(updated.Get("content").Type).To(Equal(gjson.Null))
-			list := t.OK(MemReq(http.MethodGet, StoresPath+"/"+store+"/memories", nil, nil, "memory/memory_list"))
+			list := t.OK(Req(http.MethodGet, StoresPath+"/"+store+"/memories", nil, nil, "memory/memory_list"))
 			t.Expect(list.Get("data.0.content").Type).To(Equal(gjson.Null))
-			vs := t.OK(MemReq(http.MethodGet, StoresPath+"/"+store+"/memory_versions", nil, nil, "memory/memory_version_list"))
+			vs := t.OK(Req(http.MethodGet, StoresPath+"/"+store+"/memory_versions", nil, nil, "memory/memory_version_list"))
 			t.Expect(vs.Get("data.0.content").Type).To(Equal(gjson.Null))
-			v := t.OK(MemReq(http.MethodGet, StoresPath+"/"+store+"/memory_versions/"+updated.Get("memory_version_id").String(), nil, nil, "memory/memory_version"))
+			v := t.OK(Req(http.MethodGet, StoresPath+"/"+store+"/memory_versions/"+updated.Get("memory_version_id").String(), nil, nil, "memory/memory_version"))
 			t.Expect(v.Get("content").String()).To(Equal("y"))
 		},
 		Bug: &kit.Bug{Says: "creating a memory answers its content without view=full",
@@ -711,7 +711,7 @@ var memoryChecks = []kit.Check{
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					r := MemReq(http.MethodPost, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil,
+					r := Req(http.MethodPost, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil,
 						map[string]any{"content": fmt.Sprint("writer ", i), "precondition": memPrecondition(kit.SHA256Hex("base"))}, "")
 					resp, err := t.Target.Client.Do(context.Background(), &r)
 					if errs[i] = err; err == nil {
@@ -802,7 +802,7 @@ var memoryChecks = []kit.Check{
 			t.Expect(all).To(HaveLen(5))
 			t.Expect(listMemoryItems(t, store, url.Values{"limit": {"2"}})).To(Equal(all))
 			for _, bad := range []string{"0", "101"} {
-				t.ExpectError(t.Do(MemReq(http.MethodGet, StoresPath+"/"+store+"/memories", url.Values{"limit": {bad}}, nil, "")), http.StatusBadRequest, "invalid_request_error")
+				t.ExpectError(t.Do(Req(http.MethodGet, StoresPath+"/"+store+"/memories", url.Values{"limit": {bad}}, nil, "")), http.StatusBadRequest, "invalid_request_error")
 			}
 		},
 		Bug: &kit.Bug{Says: "the memory list ignores limit", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtMemories), "limit")}},
@@ -812,10 +812,10 @@ var memoryChecks = []kit.Check{
 			store := NewStore(t)
 			m := NewMemory(t, store, "/bye.md", "bye")
 			id := m.Get("id").String()
-			resp := t.OK(MemReq(http.MethodDelete, StoresPath+"/"+store+"/memories/"+id, nil, nil, "memory/memory_deleted"))
+			resp := t.OK(Req(http.MethodDelete, StoresPath+"/"+store+"/memories/"+id, nil, nil, "memory/memory_deleted"))
 			t.Expect(resp.Get("id").String()).To(Equal(id))
 			t.Expect(resp.Get("type").String()).To(Equal("memory_deleted"))
-			t.ExpectError(t.Do(MemReq(http.MethodGet, StoresPath+"/"+store+"/memories/"+id, nil, nil, "")), http.StatusNotFound, "not_found_error")
+			t.ExpectError(t.Do(Req(http.MethodGet, StoresPath+"/"+store+"/memories/"+id, nil, nil, "")), http.StatusNotFound, "not_found_error")
 			vs := ListVersions(t, store, url.Values{"memory_id": {id}})
 			t.Expect(vs).To(HaveLen(2))
 			t.Expect(vs[0].Get("operation").String()).To(Equal("deleted"))
@@ -828,10 +828,10 @@ var memoryChecks = []kit.Check{
 			store := NewStore(t)
 			m := NewMemory(t, store, "/keep.md", "keep")
 			id := m.Get("id").String()
-			resp := t.Do(MemReq(http.MethodDelete, StoresPath+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {kit.SHA256Hex("other")}}, nil, ""))
+			resp := t.Do(Req(http.MethodDelete, StoresPath+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {kit.SHA256Hex("other")}}, nil, ""))
 			t.ExpectError(resp, http.StatusConflict, "memory_precondition_failed_error")
 			getMemory(t, store, id)
-			t.OK(MemReq(http.MethodDelete, StoresPath+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {kit.SHA256Hex("keep")}}, nil, "memory/memory_deleted"))
+			t.OK(Req(http.MethodDelete, StoresPath+"/"+store+"/memories/"+id, url.Values{"expected_content_sha256": {kit.SHA256Hex("keep")}}, nil, "memory/memory_deleted"))
 		},
 		Bug: &kit.Bug{Says: "a delete ignores expected_content_sha256", Want: "409", Break: kit.IgnoresQuery(kit.On(http.MethodDelete, MemoryRoute), "expected_content_sha256")}},
 }

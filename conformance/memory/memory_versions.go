@@ -38,7 +38,7 @@ var memoryVersionChecks = []kit.Check{
 			store := NewStore(t)
 			m := NewMemory(t, store, "/who.md", "1")
 			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "2"})
-			t.OK(MemReq(http.MethodDelete, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
+			t.OK(Req(http.MethodDelete, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
 			vs := ListVersions(t, store, nil)
 			t.Expect(vs).To(HaveLen(3))
 			key := vs[0].Get("created_by.api_key_id").String()
@@ -66,7 +66,7 @@ var memoryVersionChecks = []kit.Check{
 			a := NewMemory(t, store, "/a.md", "1")
 			b := NewMemory(t, store, "/b.md", "1")
 			updateMemory(t, store, a.Get("id").String(), map[string]any{"content": "2"})
-			t.OK(MemReq(http.MethodDelete, StoresPath+"/"+store+"/memories/"+b.Get("id").String(), nil, nil, "memory/memory_deleted"))
+			t.OK(Req(http.MethodDelete, StoresPath+"/"+store+"/memories/"+b.Get("id").String(), nil, nil, "memory/memory_deleted"))
 			all := ListVersions(t, store, nil)
 			t.Expect(all).To(HaveLen(4))
 			t.Expect(ListVersions(t, store, url.Values{"memory_id": {a.Get("id").String()}})).To(HaveLen(2))
@@ -94,7 +94,7 @@ var memoryVersionChecks = []kit.Check{
 				v := ListVersions(t, store, url.Values{"view": {view}})[0]
 				t.Expect(v.Get("content_sha256").String()).To(Equal(kit.SHA256Hex("text")))
 				t.Expect(v.Get("content_size_bytes").Int()).To(BeNumerically("==", 4))
-				one := t.OK(MemReq(http.MethodGet, StoresPath+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), url.Values{"view": {view}}, nil, "memory/memory_version"))
+				one := t.OK(Req(http.MethodGet, StoresPath+"/"+store+"/memory_versions/"+m.Get("memory_version_id").String(), url.Values{"view": {view}}, nil, "memory/memory_version"))
 				if view == "basic" {
 					t.Expect(v.Get("content").Type).To(Equal(gjson.Null))
 					t.Expect(one.Get("content").Type).To(Equal(gjson.Null))
@@ -111,9 +111,9 @@ var memoryVersionChecks = []kit.Check{
 			store := NewStore(t)
 			m := NewMemory(t, store, "/i.md", "first")
 			path := StoresPath + "/" + store + "/memory_versions/" + m.Get("memory_version_id").String()
-			before := t.OK(MemReq(http.MethodGet, path, nil, nil, "memory/memory_version")).JSON().Raw
+			before := t.OK(Req(http.MethodGet, path, nil, nil, "memory/memory_version")).JSON().Raw
 			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "second", "path": "/moved.md"})
-			t.Expect(t.OK(MemReq(http.MethodGet, path, nil, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(before))
+			t.Expect(t.OK(Req(http.MethodGet, path, nil, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(before))
 		},
 		Bug: &kit.Bug{Says: "a version reads the content and path its memory has now", Break: mwtVersionsFollowMemory}},
 	{ID: "memory/version-deleted-lineage", Clause: "4.7", Labels: []kit.Label{kit.Memory},
@@ -123,7 +123,7 @@ var memoryVersionChecks = []kit.Check{
 			m := NewMemory(t, store, "/l.md", "1")
 			id := m.Get("id").String()
 			updateMemory(t, store, id, map[string]any{"content": "2"})
-			t.OK(MemReq(http.MethodDelete, StoresPath+"/"+store+"/memories/"+id, nil, nil, "memory/memory_deleted"))
+			t.OK(Req(http.MethodDelete, StoresPath+"/"+store+"/memories/"+id, nil, nil, "memory/memory_deleted"))
 			vs := ListVersions(t, store, url.Values{"memory_id": {id}})
 			t.Expect(vs).To(HaveLen(3))
 			ops := []string{vs[0].Get("operation").String(), vs[1].Get("operation").String(), vs[2].Get("operation").String()}
@@ -147,7 +147,7 @@ var memoryVersionChecks = []kit.Check{
 		Run: func(t *kit.T) {
 			store := NewStore(t)
 			m := NewMemory(t, store, "/n.md", "1")
-			t.OK(MemReq(http.MethodDelete, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
+			t.OK(Req(http.MethodDelete, StoresPath+"/"+store+"/memories/"+m.Get("id").String(), nil, nil, "memory/memory_deleted"))
 			d := ListVersions(t, store, url.Values{"operation": {"deleted"}, "view": {"full"}})[0]
 			for _, f := range []string{"content", "content_sha256", "content_size_bytes", "redacted_at"} {
 				t.Expect(d.Get(f).Type).To(Equal(gjson.Null), "%s of %s", f, d.Raw)
@@ -168,8 +168,8 @@ var memoryVersionChecks = []kit.Check{
 			store := NewStore(t)
 			NewMemory(t, store, "/r.md", "r")
 			v := ListVersions(t, store, url.Values{"view": {"full"}})[0]
-			t.Expect(t.OK(MemReq(http.MethodGet, StoresPath+"/"+store+"/memory_versions/"+v.Get("id").String(), url.Values{"view": {"full"}}, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(v.Raw))
-			t.ExpectError(t.Do(MemReq(http.MethodGet, StoresPath+"/"+store+"/memory_versions/memver_conformance_none", nil, nil, "")), http.StatusNotFound, "not_found_error")
+			t.Expect(t.OK(Req(http.MethodGet, StoresPath+"/"+store+"/memory_versions/"+v.Get("id").String(), url.Values{"view": {"full"}}, nil, "memory/memory_version")).JSON().Raw).To(MatchJSON(v.Raw))
+			t.ExpectError(t.Do(Req(http.MethodGet, StoresPath+"/"+store+"/memory_versions/memver_conformance_none", nil, nil, "")), http.StatusNotFound, "not_found_error")
 		},
 		Bug: &kit.Bug{Says: "an unknown version ID is answered 400, not 404", Want: "404", Break: kit.RouteAnswersStatus(http.MethodGet, mwtVersion, http.StatusNotFound, http.StatusBadRequest)}},
 	{ID: "memory/version-pages", Clause: "2.1", Labels: []kit.Label{kit.Memory},
@@ -199,13 +199,13 @@ var memoryVersionChecks = []kit.Check{
 			m := NewMemory(t, store, "/secret.md", "token=abc")
 			updateMemory(t, store, m.Get("id").String(), map[string]any{"content": "token=<removed>"})
 			path := StoresPath + "/" + store + "/memory_versions/" + m.Get("memory_version_id").String()
-			red := t.OK(MemReq(http.MethodPost, path+"/redact", nil, nil, "memory/memory_version"))
+			red := t.OK(Req(http.MethodPost, path+"/redact", nil, nil, "memory/memory_version"))
 			for _, f := range []string{"content", "path", "content_sha256", "content_size_bytes"} {
 				t.Expect(red.Get(f).Type).To(Equal(gjson.Null), "%s of %s", f, red)
 			}
 			t.Expect(red.Get("redacted_at").Type).To(Equal(gjson.String))
 			t.Expect(red.Get("redacted_by.type").String()).To(Equal("api_actor"))
-			again := t.OK(MemReq(http.MethodPost, path+"/redact", nil, nil, "memory/memory_version"))
+			again := t.OK(Req(http.MethodPost, path+"/redact", nil, nil, "memory/memory_version"))
 			t.Expect(again.Get("redacted_at").String()).To(Equal(red.Get("redacted_at").String()))
 			t.Expect(getMemory(t, store, m.Get("id").String()).Get("content").String()).To(Equal("token=<removed>"))
 		},
@@ -222,7 +222,7 @@ var memoryVersionChecks = []kit.Check{
 					continue
 				}
 				found++
-				one := t.OK(MemReq(http.MethodGet, StoresPath+"/"+v.Get("memory_store_id").String()+"/memory_versions/"+v.Get("id").String(), url.Values{"view": {"full"}}, nil, "memory/memory_version"))
+				one := t.OK(Req(http.MethodGet, StoresPath+"/"+v.Get("memory_store_id").String()+"/memory_versions/"+v.Get("id").String(), url.Values{"view": {"full"}}, nil, "memory/memory_version"))
 				for _, f := range []string{"content", "path", "content_sha256", "content_size_bytes"} {
 					t.Expect(one.Get(f).Type).To(Equal(gjson.Null), "%s of %s", f, one)
 				}

@@ -27,7 +27,7 @@ func init() {
 				env := work.CreateEnv(t)
 				id := work.Enqueue(t, env)
 				update := func(md map[string]any) kit.Request {
-					r := work.WorkReq(http.MethodPost, env, "/"+id, nil, "work/work")
+					r := work.Req(http.MethodPost, env, "/"+id, nil, "work/work")
 					r.Body = map[string]any{"metadata": md}
 					return r
 				}
@@ -54,20 +54,20 @@ func init() {
 				ws := admin.CreateWorkspace(t, map[string]any{"name": "conformance rate limits"}).Get("id").String()
 				path := "/v1/organizations/workspaces/" + ws + "/rate_limits"
 				set := func(value any) kit.Request {
-					return admin.AdminReq(http.MethodPost, path+"/"+rl.Get("id").String(), "admin/workspace_rate_limit",
+					return admin.Req(http.MethodPost, path+"/"+rl.Get("id").String(), "admin/workspace_rate_limit",
 						map[string]any{"limits": []map[string]any{{"type": limiter, "value": value}}})
 				}
 				resp := t.Do(set(7))
 				kit.Served(t, resp, "POST /v1/organizations/workspaces/{workspace_id}/rate_limits/{rate_limit_id}")
 				t.Expect(resp.Status).To(Equal(http.StatusOK), "%s", resp)
-				listed := t.OK(admin.AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()
+				listed := t.OK(admin.Req(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()
 				t.Expect(listed).To(HaveLen(1), "the new workspace's overrides")
 				t.Expect(listed[0].Get("rate_limit_id").String()).To(Equal(rl.Get("id").String()))
 				t.Expect(listed[0].Get("limits").Raw).To(MatchJSON(resp.Get("limits").Raw), "the list shows what the update answered")
 				t.Expect(listed[0].Get(`limits.#(type=="` + limiter + `").value`).Int()).To(BeEquivalentTo(7))
 				t.Expect(listed[0].Get(`limits.#(type=="`+limiter+`").source.type`).String()).To(Equal("workspace"), "the override has source workspace: %s", listed[0].Raw)
 				t.OK(set(nil))
-				t.Expect(t.OK(admin.AdminReq(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()).To(BeEmpty(), "after clearing")
+				t.Expect(t.OK(admin.Req(http.MethodGet, path, "admin/workspace_rate_limit_list", nil)).Get("data").Array()).To(BeEmpty(), "after clearing")
 			}},
 		kit.Check{ID: "tunnels/v1-tunnels-same-state", Clause: "4.9", Labels: append(ext(kit.Tunnels), kit.Destructive),
 			Title: "a tunnel created under /v1/tunnels (beta mcp-tunnels-2026-06-22) reads the same under /v1/organizations/tunnels, and an archive through either shows in both",

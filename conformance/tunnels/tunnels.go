@@ -25,9 +25,9 @@ import (
 
 const Path = "/v1/organizations/tunnels"
 
-// TunnelsIn walks every page of the tunnel list with the query (page size limit; 0: the
+// Walk walks every page of the tunnel list with the query (page size limit; 0: the
 // default) and returns the items in list order.
-func TunnelsIn(t *kit.T, q url.Values, limit int, org2 bool) []gjson.Result {
+func Walk(t *kit.T, q url.Values, limit int, org2 bool) []gjson.Result {
 	return t.WalkPages(kit.Request{Area: kit.Tunnels, Path: Path, Query: q, Org2: org2, Schema: "tunnels/tunnel_list"}, limit)
 }
 
@@ -48,7 +48,7 @@ func scratchTunnel(t *kit.T, free int) string {
 		t.Cleanup("archive tunnel "+id, t.Delete(kit.Request{Area: kit.Tunnels, Method: http.MethodPost, Path: Path + "/" + id + "/archive"}))
 		return id
 	}
-	for _, tn := range TunnelsIn(t, nil, 100, false) {
+	for _, tn := range Walk(t, nil, 100, false) {
 		id := tn.Get("id").String()
 		if len(activeCertificates(t, id))+free <= 2 {
 			return id
@@ -84,7 +84,7 @@ func tokenOp(tunnelID, op string, body any) kit.Request {
 
 // anyTunnel returns a non-archived tunnel of the organization, for checks that only read it.
 func anyTunnel(t *kit.T) string {
-	list := TunnelsIn(t, nil, 0, false)
+	list := Walk(t, nil, 0, false)
 	t.Need("non-archived tunnels", len(list), 1)
 	return list[0].Get("id").String()
 }
@@ -92,7 +92,7 @@ func anyTunnel(t *kit.T) string {
 // archivedTunnel returns an archived tunnel of the organization: a listed one, or on the fake
 // a new one archived for the check.
 func archivedTunnel(t *kit.T) string {
-	for _, tn := range TunnelsIn(t, IncludeArchived, 0, false) {
+	for _, tn := range Walk(t, IncludeArchived, 0, false) {
 		if tn.Get("archived_at").Type != gjson.Null {
 			t.Need("archived tunnels", 1, 1)
 			return tn.Get("id").String()
@@ -147,7 +147,7 @@ func tunnelListChecks() []kit.Check {
 		{ID: "tunnels/list-newest-first", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "the tunnel list is ordered newest first",
 			Run: func(t *kit.T) {
-				list := TunnelsIn(t, IncludeArchived, 1000, false)
+				list := Walk(t, IncludeArchived, 1000, false)
 				t.Need("tunnels", len(list), 2)
 				for i := 1; i < len(list); i++ {
 					prev, cur := list[i-1].Get("created_at").Time(), list[i].Get("created_at").Time()
@@ -164,11 +164,11 @@ func tunnelListChecks() []kit.Check {
 			Title: "archived tunnels are listed only with include_archived=true, which lists every tunnel",
 			Run: func(t *kit.T) {
 				archivedTunnel(t)
-				active := TunnelsIn(t, nil, 1000, false)
+				active := Walk(t, nil, 1000, false)
 				for _, tn := range active {
 					t.Expect(tn.Get("archived_at").Type).To(Equal(gjson.Null), "archived tunnel %s listed by default", tn.Get("id"))
 				}
-				all := TunnelsIn(t, IncludeArchived, 1000, false)
+				all := Walk(t, IncludeArchived, 1000, false)
 				var unarchived []string
 				archived := 0
 				for _, tn := range all {
@@ -180,7 +180,7 @@ func tunnelListChecks() []kit.Check {
 				}
 				t.Expect(archived).To(BeNumerically(">", 0), "include_archived=true lists the archived tunnels too")
 				t.Expect(unarchived).To(ConsistOf(kit.IDsOf(active)), "include_archived=true lists every tunnel the default list holds")
-				explicit := TunnelsIn(t, url.Values{"include_archived": {"false"}}, 1000, false)
+				explicit := Walk(t, url.Values{"include_archived": {"false"}}, 1000, false)
 				t.Expect(kit.IDsOf(explicit)).To(ConsistOf(kit.IDsOf(active)), "include_archived=false lists what the default list holds")
 			},
 			Bug: &kit.Bug{Says: "archived tunnels are listed without include_archived", Want: "listed by default",
@@ -192,7 +192,7 @@ func tunnelListChecks() []kit.Check {
 		{ID: "tunnels/list-workspace-filter", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "workspace_id lists exactly the tunnels of that workspace; omitted, every workspace is listed",
 			Run: func(t *kit.T) {
-				all := TunnelsIn(t, IncludeArchived, 1000, false)
+				all := Walk(t, IncludeArchived, 1000, false)
 				byWorkspace := map[string][]string{}
 				defaults := 0
 				for _, tn := range all {
@@ -204,10 +204,10 @@ func tunnelListChecks() []kit.Check {
 				}
 				t.Need("workspaces other than the default one holding tunnels", len(byWorkspace), 1)
 				for ws, want := range byWorkspace {
-					got := TunnelsIn(t, url.Values{"include_archived": {"true"}, "workspace_id": {ws}}, 1000, false)
+					got := Walk(t, url.Values{"include_archived": {"true"}, "workspace_id": {ws}}, 1000, false)
 					t.Expect(kit.IDsOf(got)).To(Equal(want), "workspace %s", ws)
 				}
-				none := TunnelsIn(t, url.Values{"workspace_id": {"wrkspc_01NoSuchWorkspace0000000"}}, 0, false)
+				none := Walk(t, url.Values{"workspace_id": {"wrkspc_01NoSuchWorkspace0000000"}}, 0, false)
 				t.Expect(none).To(BeEmpty(), "an unknown workspace_id lists no tunnel")
 			},
 			Bug: &kit.Bug{Says: "the tunnel list ignores workspace_id", Break: kit.IgnoresQuery(kit.On(http.MethodGet, mwtTunnels), "workspace_id")}},
@@ -220,10 +220,10 @@ func tunnelListChecks() []kit.Check {
 		{ID: "tunnels/list-pages-complete", Clause: "2.1", Labels: []kit.Label{kit.Tunnels},
 			Title: "paging with next_page at every page size returns each tunnel exactly once, in order, and the last page has next_page null",
 			Run: func(t *kit.T) {
-				all := kit.IDsOf(TunnelsIn(t, IncludeArchived, 1000, false))
+				all := kit.IDsOf(Walk(t, IncludeArchived, 1000, false))
 				t.Need("tunnels", len(all), 2)
 				for _, size := range []int{1, 2, 3} {
-					t.Expect(kit.IDsOf(TunnelsIn(t, IncludeArchived, size, false))).To(Equal(all), "page size %d", size)
+					t.Expect(kit.IDsOf(Walk(t, IncludeArchived, size, false))).To(Equal(all), "page size %d", size)
 				}
 			},
 			Bug: &kit.Bug{Says: "the first page of one tunnel says no page follows though more tunnels do",
@@ -236,11 +236,11 @@ func tunnelListChecks() []kit.Check {
 			Title: "without limit, a page holds at most 20 tunnels",
 			Run: func(t *kit.T) {
 				if t.Target.IsFake {
-					for len(TunnelsIn(t, nil, 1000, false)) <= 20 {
+					for len(Walk(t, nil, 1000, false)) <= 20 {
 						scratchTunnel(t, 0)
 					}
 				}
-				all := len(TunnelsIn(t, nil, 1000, false))
+				all := len(Walk(t, nil, 1000, false))
 				t.Need("non-archived tunnels", all, 1)
 				resp := t.OK(kit.Request{Area: kit.Tunnels, Path: Path, Schema: "tunnels/tunnel_list"})
 				t.Expect(resp.Get("data.#").Int()).To(BeNumerically("==", min(all, 20)), "a page without limit holds min(%d tunnels, 20): %s", all, resp)
@@ -270,7 +270,7 @@ func tunnelListChecks() []kit.Check {
 		{ID: "tunnels/get-each-listed", Clause: "4.9", Labels: []kit.Label{kit.Tunnels},
 			Title: "every listed tunnel, archived or not, can be read by its ID and reads the same as in the list",
 			Run: func(t *kit.T) {
-				list := TunnelsIn(t, IncludeArchived, 1000, false)
+				list := Walk(t, IncludeArchived, 1000, false)
 				t.Need("tunnels", len(list), 1)
 				for _, tn := range list {
 					one := t.OK(kit.Request{Area: kit.Tunnels, Path: Path + "/" + tn.Get("id").String(), Schema: "tunnels/tunnel"})
@@ -283,7 +283,7 @@ func tunnelListChecks() []kit.Check {
 			Title: "every tunnel, archived or not, has its own domain",
 			Run: func(t *kit.T) {
 				seen := map[string]string{}
-				list := TunnelsIn(t, IncludeArchived, 1000, false)
+				list := Walk(t, IncludeArchived, 1000, false)
 				t.Need("tunnels", len(list), 2)
 				for _, tn := range list {
 					d := strings.ToLower(tn.Get("domain").String())
@@ -303,7 +303,7 @@ func tunnelListChecks() []kit.Check {
 			Title: "a new tunnel never gets the domain of another tunnel, even of an archived one",
 			Run: func(t *kit.T) {
 				seen := map[string]bool{}
-				for _, tn := range TunnelsIn(t, IncludeArchived, 1000, false) {
+				for _, tn := range Walk(t, IncludeArchived, 1000, false) {
 					seen[strings.ToLower(tn.Get("domain").String())] = true
 				}
 				for i := 0; i < 6; i++ {
@@ -324,10 +324,10 @@ func tunnelListChecks() []kit.Check {
 				if t.Config().BearerToken2 == "" {
 					t.Disabled("needs CONFORMANCE_BEARER_TOKEN_2, a credential of a second organization")
 				}
-				theirs := TunnelsIn(t, IncludeArchived, 1000, true)
+				theirs := Walk(t, IncludeArchived, 1000, true)
 				t.Need("tunnels of the second organization", len(theirs), 1)
 				mine := map[string]bool{}
-				for _, id := range kit.IDsOf(TunnelsIn(t, IncludeArchived, 1000, false)) {
+				for _, id := range kit.IDsOf(Walk(t, IncludeArchived, 1000, false)) {
 					mine[id] = true
 				}
 				for _, id := range kit.IDsOf(theirs) {
@@ -540,8 +540,8 @@ func tunnelArchiveChecks() []kit.Check {
 					t.Expect(c.Get("archived_at").Type).To(Equal(gjson.String), "certificate %s", c.Get("id"))
 					t.Expect(c.Get("archived_at").Time().After(at.Time())).To(BeFalse(), "certificate %s archived after its tunnel", c.Get("id"))
 				}
-				t.Expect(kit.IDsOf(TunnelsIn(t, nil, 1000, false))).NotTo(ContainElement(id))
-				t.Expect(kit.IDsOf(TunnelsIn(t, IncludeArchived, 1000, false))).To(ContainElement(id))
+				t.Expect(kit.IDsOf(Walk(t, nil, 1000, false))).NotTo(ContainElement(id))
+				t.Expect(kit.IDsOf(Walk(t, IncludeArchived, 1000, false))).To(ContainElement(id))
 			},
 			Bug: &kit.Bug{Says: "archiving a tunnel leaves its certificates unarchived",
 				Break: kit.InRouteOKAnswers(http.MethodGet, CertsRoute, func(r *http.Request, m map[string]any) {
@@ -754,7 +754,7 @@ func tunnelCertificateChecks() []kit.Check {
 			Run: func(t *kit.T) {
 				id := scratchTunnel(t, 1)
 				cid := addCertificate(t, id, certgen.CA("conformance other tunnel").PEM).Get("id").String()
-				for _, other := range kit.IDsOf(TunnelsIn(t, IncludeArchived, 1000, false)) {
+				for _, other := range kit.IDsOf(Walk(t, IncludeArchived, 1000, false)) {
 					if other != id {
 						t.ExpectError(t.Do(kit.Request{Area: kit.Tunnels, Path: certPath(other) + "/" + cid}), http.StatusNotFound, "not_found_error")
 						return

@@ -154,7 +154,7 @@ func init() {
 			Title: "with the workspace header (vendor-workspace-id or anthropic-workspace-id), /v1/tunnels creates in that workspace, lists only its tunnels and answers 404 for another workspace's tunnel; a header that is not a wrkspc_ ID is a 400 naming it",
 			Run: func(t *kit.T) {
 				ws, other := "", ""
-				for _, tn := range TunnelsIn(t, IncludeArchived, 1000, false) {
+				for _, tn := range Walk(t, IncludeArchived, 1000, false) {
 					if w := tn.Get("workspace_id"); w.Type == gjson.String && ws == "" {
 						ws = w.String()
 					} else if w.String() != ws && other == "" {

@@ -60,26 +60,26 @@ func elapse(t *kit.T, seconds float64) {
 	}
 }
 
-// WorkReq builds a request to a work endpoint of env; rest follows ".../work".
-func WorkReq(method, env, rest string, q url.Values, schema string) kit.Request {
+// Req builds a request to a work endpoint of env; rest follows ".../work".
+func Req(method, env, rest string, q url.Values, schema string) kit.Request {
 	return kit.Request{Area: kit.Work, Method: method, Path: "/v1/environments/" + env + "/work" + rest, Query: q, Schema: schema,
 		Header: http.Header{"vendor-beta": {managedAgentsBeta}}}
 }
 
 func poll(env string, q url.Values) kit.Request {
-	return WorkReq(http.MethodGet, env, "/poll", q, "work/poll")
+	return Req(http.MethodGet, env, "/poll", q, "work/poll")
 }
 
 func statsReq(env string) kit.Request {
-	return WorkReq(http.MethodGet, env, "/stats", nil, "work/stats")
+	return Req(http.MethodGet, env, "/stats", nil, "work/stats")
 }
 
 func GetItem(env, id string) kit.Request {
-	return WorkReq(http.MethodGet, env, "/"+id, nil, "work/work")
+	return Req(http.MethodGet, env, "/"+id, nil, "work/work")
 }
 
 func ack(env, id string) kit.Request {
-	return WorkReq(http.MethodPost, env, "/"+id+"/ack", nil, "work/work")
+	return Req(http.MethodPost, env, "/"+id+"/ack", nil, "work/work")
 }
 
 func heartbeat(env, id, expected string, ttl string) kit.Request {
@@ -87,11 +87,11 @@ func heartbeat(env, id, expected string, ttl string) kit.Request {
 	if ttl != "" {
 		q.Set("desired_ttl_seconds", ttl)
 	}
-	return WorkReq(http.MethodPost, env, "/"+id+"/heartbeat", q, "work/heartbeat")
+	return Req(http.MethodPost, env, "/"+id+"/heartbeat", q, "work/heartbeat")
 }
 
 func stopReq(env, id string, body any) kit.Request {
-	r := WorkReq(http.MethodPost, env, "/"+id+"/stop", nil, "work/work")
+	r := Req(http.MethodPost, env, "/"+id+"/stop", nil, "work/work")
 	r.Body = body
 	return r
 }
@@ -258,7 +258,7 @@ func workEnvironmentChecks() []kit.Check {
 					kit.Request{Area: kit.Work, Path: "/v1/environments/" + env},
 					kit.Request{Area: kit.Work, Method: http.MethodPost, Path: "/v1/environments/" + env + "/archive"},
 					kit.Request{Area: kit.Work, Method: http.MethodDelete, Path: "/v1/environments/" + env},
-					WorkReq(http.MethodGet, env, "", nil, ""), poll(env, nil), WorkReq(http.MethodGet, env, "/stats", nil, ""))
+					Req(http.MethodGet, env, "", nil, ""), poll(env, nil), Req(http.MethodGet, env, "/stats", nil, ""))
 				t.Expect(t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments/" + env, Schema: "work/environment"}).Get("archived_at").Type.String()).To(Equal("Null"))
 			},
 			Bug: &kit.Bug{Says: "environments do not tell organizations apart: another organization's key reaches the first's", Break: kit.AsFirstOrg(`^/v1/environments`)}},
@@ -268,7 +268,7 @@ func workEnvironmentChecks() []kit.Check {
 				list := t.OK(kit.Request{Area: kit.Work, Path: "/v1/environments", Query: url.Values{"limit": {"100"}}, Schema: "work/environment_list"})
 				own := ""
 				for _, e := range list.Get("data").Array() {
-					r := WorkReq(http.MethodGet, e.Get("id").String(), "/stats", nil, "work/stats")
+					r := Req(http.MethodGet, e.Get("id").String(), "/stats", nil, "work/stats")
 					r.As = kit.EnvironmentKey
 					resp := t.Do(r)
 					if resp.Status == http.StatusOK {
@@ -541,7 +541,7 @@ func workQueueChecks() []kit.Check {
 				env := CreateEnv(t)
 				want := []string{Enqueue(t, env), Enqueue(t, env), Enqueue(t, env)}
 				var got []string
-				for _, w := range t.WalkPages(WorkReq(http.MethodGet, env, "", nil, "work/work_list"), 2) {
+				for _, w := range t.WalkPages(Req(http.MethodGet, env, "", nil, "work/work_list"), 2) {
 					got = append(got, w.Get("id").String())
 				}
 				t.Expect(got).To(Equal(want))
@@ -772,7 +772,7 @@ func workLeaseChecks() []kit.Check {
 				ids := []string{Enqueue(t, env), Enqueue(t, env), Enqueue(t, env)}
 				t.OK(ack(env, ids[0]))
 				queued, oldest := 0, time.Time{}
-				for _, w := range t.WalkPages(WorkReq(http.MethodGet, env, "", nil, "work/work_list"), 0) {
+				for _, w := range t.WalkPages(Req(http.MethodGet, env, "", nil, "work/work_list"), 0) {
 					if w.Get("state").String() != "queued" {
 						continue
 					}
@@ -810,7 +810,7 @@ func workLeaseChecks() []kit.Check {
 				t.OK(ack(env, acked))
 				stopped := Enqueue(t, env)
 				t.OK(stopReq(env, stopped, map[string]any{"force": true}))
-				items := t.WalkPages(WorkReq(http.MethodGet, env, "", nil, "work/work_list"), 0)
+				items := t.WalkPages(Req(http.MethodGet, env, "", nil, "work/work_list"), 0)
 				t.Expect(items).To(HaveLen(3))
 				for _, w := range items {
 					t.Expect(t.OK(GetItem(env, w.Get("id").String())).Body).To(MatchJSON(w.Raw))
