@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // TestEveryCheckFailsAgainstItsOwnBug runs every check that declares a bug alone, twice: against
@@ -16,18 +18,18 @@ import (
 // with rate limits on (control API hidden, wall clock, work enqueued from outside); a fake-only
 // check meets the fake itself. Each run gets a fresh server, so no check sees another's data.
 func TestEveryCheckFailsAgainstItsOwnBug(t *testing.T) {
-	for _, c := range Checks() {
+	for _, c := range kit.Checks() {
 		if c.Bug == nil {
 			continue
 		}
 		t.Run(c.ID, func(t *testing.T) {
 			t.Parallel()
-			o := RunCheck(context.Background(), bugTarget(t, c, c.Bug.Break), c)
+			o := kit.RunCheck(context.Background(), bugTarget(t, c, c.Bug.Break), c)
 			failure := strings.Join(o.Failures, "\n")
 			if len(o.Failures) == 0 || !strings.Contains(failure, c.Bug.Want) {
 				t.Errorf("against a target where %s: %+v; want a failure saying %q", c.Bug.Says, o, c.Bug.Want)
 			}
-			if o := RunCheck(context.Background(), bugTarget(t, c, nil), c); !o.Passed() {
+			if o := kit.RunCheck(context.Background(), bugTarget(t, c, nil), c); !o.Passed() {
 				t.Errorf("fails against the honest fake: %+v", o)
 			}
 		})
@@ -37,15 +39,15 @@ func TestEveryCheckFailsAgainstItsOwnBug(t *testing.T) {
 // bugTarget opens a fresh fake for c, behind brk when it is not nil: as a deployment with rate
 // limits on, or, for a fake-only check, as the fake. Destructive checks are allowed (the server
 // is the test's own), and the client sends the API version of c's version label.
-func bugTarget(t *testing.T, c Check, brk func(http.Handler) http.Handler) *Target {
+func bugTarget(t *testing.T, c kit.Check, brk func(http.Handler) http.Handler) *kit.Target {
 	wrap := func(h http.Handler) http.Handler {
 		if brk == nil {
 			return h
 		}
 		return brk(h)
 	}
-	var tg *Target
-	if c.Has(FakeOnly) {
+	var tg *kit.Target
+	if c.Has(kit.FakeOnly) {
 		tg = openAt(t, wrap(fake.New()))
 	} else {
 		srv := fake.New(fake.WithWallClock(), fake.WithRateLimits())
@@ -59,7 +61,7 @@ func bugTarget(t *testing.T, c Check, brk func(http.Handler) http.Handler) *Targ
 // TestChecksDeclareTheirBugs: every check is proven against a bug of its own or says why it has
 // none, and at least 90% of them are proven (a NoBug is the exception, not a way out).
 func TestChecksDeclareTheirBugs(t *testing.T) {
-	proven, all := 0, Checks()
+	proven, all := 0, kit.Checks()
 	for _, c := range all {
 		switch {
 		case c.Bug != nil:
@@ -90,23 +92,23 @@ func TestGenericDefects(t *testing.T) {
 		brk  func(http.Handler) http.Handler
 		want string
 	}{
-		{dropsField(all, "data.*.x"), `{"data":[{"id":"a"},{"id":"b"}],"has_more":false,"x":3}`},
-		{dropsField(all, "x"), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false}`},
-		{setsField(all, "has_more", true), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":true,"x":3}`},
-		{setsField(all, "data.*.y", 1), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false,"x":3}`},
-		{dropsField(on(http.MethodPost, "."), "x"), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false,"x":3}`},
+		{kit.DropsField(all, "data.*.x"), `{"data":[{"id":"a"},{"id":"b"}],"has_more":false,"x":3}`},
+		{kit.DropsField(all, "x"), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false}`},
+		{kit.SetsField(all, "has_more", true), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":true,"x":3}`},
+		{kit.SetsField(all, "data.*.y", 1), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false,"x":3}`},
+		{kit.DropsField(kit.On(http.MethodPost, "."), "x"), `{"data":[{"id":"a","x":1},{"id":"b","x":2}],"has_more":false,"x":3}`},
 	} {
 		if got := get(tc.brk(h), "/v1/x"); got != tc.want {
 			t.Errorf("got %s, want %s", got, tc.want)
 		}
 	}
 	rec := httptest.NewRecorder()
-	answersStatus(all, 200, 404)(h).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	kit.AnswersStatus(all, 200, 404)(h).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	if rec.Code != 404 {
 		t.Errorf("answersStatus: %d, want 404", rec.Code)
 	}
 	var seen string
-	ignoresQuery(all, "limit")(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { seen = r.URL.RawQuery })).
+	kit.IgnoresQuery(all, "limit")(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { seen = r.URL.RawQuery })).
 		ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/v1/x?limit=2&after_id=a", nil))
 	if seen != "after_id=a" {
 		t.Errorf("ignoresQuery left %q, want after_id=a", seen)

@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // rewriting serves h, but passes the body of every answer to a request whose path contains path
 // through edit, and may override headers: a target that answers inconsistently.
 func rewriting(h http.Handler, path string, edit func([]byte) []byte, header http.Header) http.Handler {
-	return editAnswers(h, func(r *http.Request) bool { return strings.Contains(r.URL.Path, path) },
+	return kit.EditAnswers(h, func(r *http.Request) bool { return strings.Contains(r.URL.Path, path) },
 		func(_ *http.Request, _ int, h http.Header, body []byte) []byte {
 			for k, vs := range header {
 				h[k] = vs
@@ -73,11 +75,11 @@ func TestConsistencyChecksCatchInconsistentTargets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := checkByID(t, tc.check)
-			o := RunCheck(context.Background(), openAt(t, hideControl(tc.target)), c)
+			o := kit.RunCheck(context.Background(), openAt(t, hideControl(tc.target)), c)
 			if o.Passed() || len(o.Failures) == 0 || !strings.Contains(o.Failures[0], tc.want) {
 				t.Errorf("%s against a target where %s: %+v; want a failure saying %q", tc.check, tc.name, o, tc.want)
 			}
-			if o := RunCheck(context.Background(), openAt(t, hideControl(fake.New())), c); !o.Passed() {
+			if o := kit.RunCheck(context.Background(), openAt(t, hideControl(fake.New())), c); !o.Passed() {
 				t.Errorf("%s fails against the fake as a deployment: %+v", tc.check, o)
 			}
 		})
@@ -97,7 +99,7 @@ func TestRefusalWithoutDetails(t *testing.T) {
 		{"text/event-stream", "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"refusal\",\"stop_details\":{\"type\":\"refusal\",\"category\":\"bio\",\"explanation\":null}}}\n\n", false},
 		{"text/event-stream; charset=utf-8", "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"refusal\",\"stop_details\":null}}\n\n", true},
 	} {
-		if got := refusalWithoutDetails(tc.contentType, []byte(tc.body)); (got != "") != tc.bad {
+		if got := kit.RefusalWithoutDetails(tc.contentType, []byte(tc.body)); (got != "") != tc.bad {
 			t.Errorf("%s %s: %q; want a violation: %v", tc.contentType, tc.body, got, tc.bad)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/platformkit/platformkit/fake"
 	"github.com/platformkit/platformkit/fixtures"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // hideControl serves h as a deployment would: without the fake's control API.
@@ -31,20 +33,20 @@ func hideControl(h http.Handler) http.Handler {
 // asDeployment opens srv as a deployment: its control API hidden, and work supplied as an
 // operator's CONFORMANCE_WORK_ENQUEUE command would, by a call of the control API of the same
 // server on another address (in Go, so that the test needs nothing but Go).
-func asDeployment(t *testing.T, srv http.Handler) *Target {
+func asDeployment(t *testing.T, srv http.Handler) *kit.Target {
 	return asDeploymentBehind(t, srv, srv)
 }
 
 // asDeploymentBehind is asDeployment for a target that serves the API through front (srv behind
 // a bug, say) while work is still enqueued in srv itself.
-func asDeploymentBehind(t *testing.T, srv, front http.Handler) *Target {
+func asDeploymentBehind(t *testing.T, srv, front http.Handler) *kit.Target {
 	control := httptest.NewServer(srv)
 	t.Cleanup(control.Close)
 	tg := openAt(t, hideControl(front))
 	if tg.IsFake {
 		t.Fatal("a target without the control API was taken for the fake")
 	}
-	tg.enqueue = func(ctx context.Context, env string) (string, error) {
+	tg.EnqueueFunc = func(ctx context.Context, env string) (string, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, control.URL+"/_fake/environments/"+env+"/work", strings.NewReader("{}"))
 		if err != nil {
 			return "", err
@@ -66,16 +68,16 @@ func asDeploymentBehind(t *testing.T, srv, front http.Handler) *Target {
 // runAsDeployment runs every check that is not fake-only against tg and returns how each ended.
 // Work checks use environments of their own, so they run side by side: together they wait about
 // as long as the longest lease check. The others share data and run in turn.
-func runAsDeployment(t *testing.T, tg *Target, each func(t *testing.T, c Check, o Outcome)) {
-	for _, c := range Checks() {
-		if c.Has(FakeOnly) {
+func runAsDeployment(t *testing.T, tg *kit.Target, each func(t *testing.T, c kit.Check, o kit.Outcome)) {
+	for _, c := range kit.Checks() {
+		if c.Has(kit.FakeOnly) {
 			continue
 		}
 		t.Run(c.ID, func(t *testing.T) {
-			if c.Has(Work) {
+			if c.Has(kit.Work) {
 				t.Parallel()
 			}
-			each(t, c, RunCheck(context.Background(), tg, c))
+			each(t, c, kit.RunCheck(context.Background(), tg, c))
 		})
 	}
 }
@@ -88,14 +90,14 @@ func runAsDeployment(t *testing.T, tg *Target, each func(t *testing.T, c Check, 
 // other check shows it stays within them.
 func TestChecksAgainstTheFakeAsADeployment(t *testing.T) {
 	tg := asDeployment(t, fake.New(fake.WithWallClock(), fake.WithRateLimits()))
-	runAsDeployment(t, tg, func(t *testing.T, c Check, o Outcome) {
-		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 || (o.Skipped != "" && !strings.HasPrefix(o.Skipped, prefixDisabled)) {
+	runAsDeployment(t, tg, func(t *testing.T, c kit.Check, o kit.Outcome) {
+		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 || (o.Skipped != "" && !strings.HasPrefix(o.Skipped, kit.PrefixDisabled)) {
 			t.Errorf("%+v", o)
 		}
 	})
 	work := 0
-	for _, c := range Checks() {
-		if c.Has(Work) && !c.Has(FakeOnly) {
+	for _, c := range kit.Checks() {
+		if c.Has(kit.Work) && !c.Has(kit.FakeOnly) {
 			work++
 		}
 	}
@@ -127,7 +129,7 @@ func sparseFixtures(t *testing.T) *fake.Fixtures {
 // cannot create has nothing to inspect there, so it may not pass: it must say it is unsupported.
 func TestChecksAgainstASparseDeployment(t *testing.T) {
 	tg := asDeployment(t, fake.New(fake.WithWallClock(), fake.WithFixtures(sparseFixtures(t))))
-	runAsDeployment(t, tg, func(t *testing.T, c Check, o Outcome) {
+	runAsDeployment(t, tg, func(t *testing.T, c kit.Check, o kit.Outcome) {
 		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 {
 			t.Errorf("an honest deployment fails it: %+v", o)
 		}
@@ -142,12 +144,12 @@ func TestChecksAgainstASparseDeployment(t *testing.T) {
 func TestWorkLifecycleUnsupportedWithoutWork(t *testing.T) {
 	tg := openAt(t, hideControl(fake.New()))
 	for _, id := range []string{"work/ack-twice-400", "work/heartbeat-mismatch-412", "work/stop-force", "work/item-timestamps-follow-lifecycle"} {
-		o := RunCheck(context.Background(), tg, checkByID(t, id))
-		if !strings.HasPrefix(o.Skipped, prefixUnsupported) || !strings.Contains(o.Skipped, "CONFORMANCE_WORK_ENQUEUE") || len(o.CleanupFailures) > 0 {
+		o := kit.RunCheck(context.Background(), tg, checkByID(t, id))
+		if !strings.HasPrefix(o.Skipped, kit.PrefixUnsupported) || !strings.Contains(o.Skipped, "CONFORMANCE_WORK_ENQUEUE") || len(o.CleanupFailures) > 0 {
 			t.Errorf("%s without a way to enqueue: %+v; want unsupported naming CONFORMANCE_WORK_ENQUEUE", id, o)
 		}
 	}
-	if o := RunCheck(context.Background(), tg, checkByID(t, "work/poll-empty-null")); !o.Passed() {
+	if o := kit.RunCheck(context.Background(), tg, checkByID(t, "work/poll-empty-null")); !o.Passed() {
 		t.Errorf("a check that needs no work: %+v", o)
 	}
 }
@@ -155,10 +157,10 @@ func TestWorkLifecycleUnsupportedWithoutWork(t *testing.T) {
 // TestWorkEnqueueCommandContract covers what the command may do wrong: each is a suite error
 // whose message says what went wrong, with the command's stderr.
 func TestWorkEnqueueCommandContract(t *testing.T) {
-	cfg := Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"}
+	cfg := kit.Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"}
 	run := func(cmd string, timeout time.Duration) (string, error) {
 		cfg.WorkEnqueue = cmd
-		return runEnqueue(context.Background(), cfg, "env_x", timeout)
+		return kit.RunEnqueue(context.Background(), cfg, "env_x", timeout)
 	}
 	id, err := run(`test "$CONFORMANCE_ENVIRONMENT_ID" = env_x && test "$CONFORMANCE_BASE_URL" = http://127.0.0.1:1 && test "$CONFORMANCE_API_KEY" = k && printf '  work_1\n'`, 5*time.Second)
 	if err != nil || id != "work_1" {
@@ -184,10 +186,10 @@ func TestWorkEnqueueCommandContract(t *testing.T) {
 
 func TestConfigReadsWorkEnqueue(t *testing.T) {
 	env := map[string]string{"CONFORMANCE_WORK_ENQUEUE": "  ./enqueue-one.sh  "}
-	if got := ConfigFromEnv(func(k string) string { return env[k] }).WorkEnqueue; got != "./enqueue-one.sh" {
+	if got := kit.ConfigFromEnv(func(k string) string { return env[k] }).WorkEnqueue; got != "./enqueue-one.sh" {
 		t.Errorf("WorkEnqueue = %q", got)
 	}
-	if got := ConfigFromEnv(func(string) string { return "" }).WorkEnqueue; got != "" {
+	if got := kit.ConfigFromEnv(func(string) string { return "" }).WorkEnqueue; got != "" {
 		t.Errorf("WorkEnqueue without the variable = %q", got)
 	}
 }

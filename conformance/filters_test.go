@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // ignoring serves h, but removes the query parameters named from every request whose path
@@ -63,12 +65,12 @@ func TestFilterChecksFailWhenAFilterIsIgnored(t *testing.T) {
 			t.Parallel()
 			c := checkByID(t, tc.check)
 			broken := openAt(t, hideControl(ignoring(fake.New(), tc.path, tc.params...)))
-			if o := RunCheck(context.Background(), broken, c); o.Passed() || len(o.Failures) == 0 {
+			if o := kit.RunCheck(context.Background(), broken, c); o.Passed() || len(o.Failures) == 0 {
 				t.Errorf("passed against a target that ignores %v: %+v", tc.params, o)
 			} else {
 				t.Logf("caught: %.300s", o.Failures[0])
 			}
-			if o := RunCheck(context.Background(), openAt(t, hideControl(fake.New())), c); !o.Passed() {
+			if o := kit.RunCheck(context.Background(), openAt(t, hideControl(fake.New())), c); !o.Passed() {
 				t.Errorf("fails against the fake as a deployment: %+v", o)
 			}
 		})

@@ -11,18 +11,20 @@ import (
 	"testing"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // TestChecksAreWellFormed keeps the coverage data honest: unique IDs, exactly one area, a clause
 // that exists, a title.
 func TestChecksAreWellFormed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range Checks() {
+	for _, c := range kit.Checks() {
 		if seen[c.ID] {
 			t.Errorf("check ID %q is used twice", c.ID)
 		}
 		seen[c.ID] = true
-		if _, ok := Clauses[c.Clause]; !ok {
+		if _, ok := kit.Clauses[c.Clause]; !ok {
 			t.Errorf("%s: clause %q is neither a section of the Platform API reference nor a decision of EXTENSIONS.md", c.ID, c.Clause)
 		}
 		if c.Title == "" || c.Run == nil {
@@ -34,19 +36,19 @@ func TestChecksAreWellFormed(t *testing.T) {
 		areas := 0
 		for _, l := range c.Labels {
 			switch {
-			case slices.Contains(Areas, l):
+			case slices.Contains(kit.Areas, l):
 				areas++
 				if !strings.HasPrefix(c.ID, string(l)+"/") {
 					t.Errorf("%s: ID should start with its area %q", c.ID, l)
 				}
-			case !slices.Contains(qualifiers, l):
+			case !slices.Contains(kit.Qualifiers, l):
 				t.Errorf("%s: label %q is not in the vocabulary", c.ID, l)
 			}
 		}
 		if areas != 1 {
 			t.Errorf("%s: has %d area labels, want exactly 1", c.ID, areas)
 		}
-		if strings.HasPrefix(c.Clause, "gaps") && !c.Has(Extension) {
+		if strings.HasPrefix(c.Clause, "gaps") && !c.Has(kit.Extension) {
 			t.Errorf("%s: verifies %s, a decision of EXTENSIONS.md, so it must carry the extension label", c.ID, c.Clause)
 		}
 	}
@@ -55,7 +57,7 @@ func TestChecksAreWellFormed(t *testing.T) {
 func TestConfigFromEnv(t *testing.T) {
 	env := map[string]string{}
 	get := func(k string) string { return env[k] }
-	c := ConfigFromEnv(get)
+	c := kit.ConfigFromEnv(get)
 	if c.BaseURL != "" || c.APIKey != "" || c.AdminKey != "" || c.BearerToken != "" || c.APIKey2 != "" || c.Destructive {
 		t.Fatalf("defaults: %+v (no credential is guessed)", c)
 	}
@@ -63,35 +65,35 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Fatalf("the fake's credentials: %+v", f)
 	}
 	env = map[string]string{"CONFORMANCE_BASE_URL": "https://api.example/", "CONFORMANCE_API_KEY": "real", "CONFORMANCE_DESTRUCTIVE": "1"}
-	c = ConfigFromEnv(get)
+	c = kit.ConfigFromEnv(get)
 	if c.BaseURL != "https://api.example" || c.APIKey != "real" || c.APIKey2 != "" || !c.Destructive {
 		t.Fatalf("a deployment's config: %+v (a second organization's key is never guessed)", c)
 	}
 }
 
 // openAt points the harness at a handler, as an operator points it at a deployment.
-func openAt(t *testing.T, h http.Handler) *Target {
+func openAt(t *testing.T, h http.Handler) *kit.Target {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	// The fake's keys, exported as an operator exports a deployment's: the fake behind h,
 	// its control API hidden, knows them.
-	cfg := ConfigFromEnv(func(string) string { return "" }).WithFakeCredentials()
+	cfg := kit.ConfigFromEnv(func(string) string { return "" }).WithFakeCredentials()
 	cfg.BaseURL = srv.URL
-	tg, err := Open(context.Background(), cfg, nil)
+	tg, err := kit.Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tg
 }
 
-func checkByID(t *testing.T, id string) Check {
-	for _, c := range Checks() {
+func checkByID(t *testing.T, id string) kit.Check {
+	for _, c := range kit.Checks() {
 		if c.ID == id {
 			return c
 		}
 	}
 	t.Fatalf("no check %s", id)
-	return Check{}
+	return kit.Check{}
 }
 
 // TestChecksFailAgainstABrokenTarget shows that checks can fail, each run alone against a target
@@ -107,17 +109,17 @@ func TestChecksFailAgainstABrokenTarget(t *testing.T) {
 		good.ServeHTTP(w, r)
 	})
 	// Every error answer loses its request-id header; its body keeps a request_id.
-	noRequestID := editAnswers(good, func(*http.Request) bool { return true }, func(_ *http.Request, status int, h http.Header, body []byte) []byte {
+	noRequestID := kit.EditAnswers(good, func(*http.Request) bool { return true }, func(_ *http.Request, status int, h http.Header, body []byte) []byte {
 		if status >= 400 {
 			h.Del("request-id")
 		}
 		return body
 	})
 	for id, target := range map[string]http.Handler{"models/list-newest-first": oldest, "models/interface-request-id-header": noRequestID} {
-		if o := RunCheck(context.Background(), openAt(t, target), checkByID(t, id)); o.Passed() || len(o.Failures) == 0 {
+		if o := kit.RunCheck(context.Background(), openAt(t, target), checkByID(t, id)); o.Passed() || len(o.Failures) == 0 {
 			t.Errorf("%s passed against a broken target: %+v", id, o)
 		}
-		if o := RunCheck(context.Background(), openAt(t, good), checkByID(t, id)); !o.Passed() {
+		if o := kit.RunCheck(context.Background(), openAt(t, good), checkByID(t, id)); !o.Passed() {
 			t.Errorf("%s fails against the fake: %v", id, o.Failures)
 		}
 	}
@@ -142,20 +144,20 @@ func TestOutcomes(t *testing.T) {
 	if plain.IsFake {
 		t.Fatal("a target without /_fake/health was taken for the fake")
 	}
-	o := RunCheck(context.Background(), plain, checkByID(t, "core/control-health"))
-	if !strings.HasPrefix(o.Skipped, prefixDisabled) {
+	o := kit.RunCheck(context.Background(), plain, checkByID(t, "core/control-health"))
+	if !strings.HasPrefix(o.Skipped, kit.PrefixDisabled) {
 		t.Errorf("fake-only check against a deployment: %+v", o)
 	}
 	tg := openAt(t, fake.New())
-	unsupported := Check{ID: "core/x", Clause: "5", Labels: []Label{Core}, Title: "x", Run: func(t *T) {
+	unsupported := kit.Check{ID: "core/x", Clause: "5", Labels: []kit.Label{kit.Core}, Title: "x", Run: func(t *kit.T) {
 		t.Cleanup("remove it", func() error { return errors.New("gone wrong") })
 		t.Unsupported("not offered")
 	}}
-	o = RunCheck(context.Background(), tg, unsupported)
-	if !strings.HasPrefix(o.Skipped, prefixUnsupported) || len(o.CleanupFailures) != 1 || len(o.Failures) != 0 {
+	o = kit.RunCheck(context.Background(), tg, unsupported)
+	if !strings.HasPrefix(o.Skipped, kit.PrefixUnsupported) || len(o.CleanupFailures) != 1 || len(o.Failures) != 0 {
 		t.Errorf("unsupported with a failed cleanup: %+v; want skipped as unsupported, the cleanup failure reported, no failure", o)
 	}
-	if category(o.Skipped, false) != "unsupported" || category(prefixSuiteError+"x", true) != "error" || category("boom", true) != "failed" {
+	if kit.Category(o.Skipped, false) != "unsupported" || kit.Category(kit.PrefixSuiteError+"x", true) != "error" || kit.Category("boom", true) != "failed" {
 		t.Error("categories are not told apart")
 	}
 }

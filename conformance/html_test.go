@@ -15,6 +15,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // node finds the first element below n that pass accepts, depth first.
@@ -79,7 +81,7 @@ func withClass(tagName, class string) func(*html.Node) bool {
 // totals equal to the JSON results' counts, every check that failed or broke with its statement,
 // clause and a curl line whose credentials are variable references, and nothing that loads or
 // runs anything.
-func checkHTMLReport(t *testing.T, page string, results resultsDocument, secrets ...string) {
+func checkHTMLReport(t *testing.T, page string, results kit.ResultsDocument, secrets ...string) {
 	t.Helper()
 	doc, err := html.Parse(strings.NewReader(page))
 	if err != nil {
@@ -121,7 +123,7 @@ func checkHTMLReport(t *testing.T, page string, results resultsDocument, secrets
 	}
 	bad := 0
 	for _, res := range results.Checks {
-		if res.Outcome != Failed && res.Outcome != Error {
+		if res.Outcome != kit.Failed && res.Outcome != kit.Error {
 			continue
 		}
 		bad++
@@ -181,16 +183,16 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 		}
 		fake.New().ServeHTTP(w, r)
 	}))
-	r := Begin(context.Background(), ConfigFromEnv(env(srv.URL, "CONFORMANCE_API_KEY", secretAPIKey)), nil, io.Discard)
+	r := kit.Begin(context.Background(), kit.ConfigFromEnv(env(srv.URL, "CONFORMANCE_API_KEY", secretAPIKey)), nil, io.Discard)
 	body := `{"model":"assistant-haiku-4-5","messages":[{"role":"user","content":"it's $HOME, \"quoted\", !! and ` + "`id`" + `"}]}`
-	resp, err := r.Target.Client.Do(context.Background(), &Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: body})
+	resp, err := r.Target.Client.Do(context.Background(), &kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens", Body: body})
 	if err != nil || resp.Status != http.StatusOK {
 		t.Fatalf("the request to reproduce: %v %v", err, resp)
 	}
 	got.Lock()
 	got.key, got.body = "", ""
 	got.Unlock()
-	cmd := r.curl(resp)
+	cmd := r.Curl(resp)
 	if strings.Contains(cmd, secretAPIKey) || !strings.Contains(cmd, `'"${CONFORMANCE_API_KEY}"'`) {
 		t.Fatalf("the command holds the key, or no reference to its variable:\n%s", cmd)
 	}
@@ -202,7 +204,7 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 	}
 	got.Lock()
 	defer got.Unlock()
-	if got.key != FakeAPIKey || got.body != body { // the deployment swapped the secret for the fake's key
+	if got.key != kit.FakeAPIKey || got.body != body { // the deployment swapped the secret for the fake's key
 		t.Errorf("the reproducer sent key %q and body %q; want the configured key and %q", got.key, got.body, body)
 	}
 }

@@ -7,12 +7,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/conformance/kit"
+
+	"github.com/platformkit/platformkit/conformance/memory"
 )
 
 // memoryChecksOf returns the registered memory-store checks.
-func memoryChecksOf(t *testing.T) []Check {
-	var out []Check
-	for _, c := range Checks() {
+func memoryChecksOf(t *testing.T) []kit.Check {
+	var out []kit.Check
+	for _, c := range kit.Checks() {
 		if strings.HasPrefix(c.ID, "memory/") {
 			out = append(out, c)
 		}
@@ -27,13 +31,13 @@ func memoryChecksOf(t *testing.T) []Check {
 // one fake: each passes whatever ran before it, and the cleanups leave no store behind.
 func TestMemoryChecksStandalone(t *testing.T) {
 	ctx := context.Background()
-	tg, err := Open(ctx, ConfigFromEnv(func(string) string { return "" }), func(msg string) { t.Errorf("fake: %s", msg) })
+	tg, err := kit.Open(ctx, kit.ConfigFromEnv(func(string) string { return "" }), func(msg string) { t.Errorf("fake: %s", msg) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tg.Close()
 	stores := func() []string {
-		resp, err := tg.Client.Do(ctx, &Request{Area: Memory, Path: memStores, Query: url.Values{"include_archived": {"true"}, "limit": {"100"}}})
+		resp, err := tg.Client.Do(ctx, &kit.Request{Area: kit.Memory, Path: memory.StoresPath, Query: url.Values{"include_archived": {"true"}, "limit": {"100"}}})
 		if err != nil || resp.Status != http.StatusOK {
 			t.Fatalf("listing stores: %v %v", err, resp)
 		}
@@ -48,7 +52,7 @@ func TestMemoryChecksStandalone(t *testing.T) {
 	slices.Reverse(checks)
 	for round := range 2 {
 		for _, c := range checks {
-			o := RunCheck(ctx, tg, c)
+			o := kit.RunCheck(ctx, tg, c)
 			if !o.Passed() || len(o.CleanupFailures) > 0 {
 				t.Errorf("round %d, %s: failures %v, skipped %q, cleanup failures %v", round, c.ID, o.Failures, o.Skipped, o.CleanupFailures)
 			}

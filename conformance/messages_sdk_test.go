@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // rewritingMessages is the fake behind a target that rewrites each POST /v1/messages exchange: in
@@ -74,11 +76,11 @@ func TestSDKSurfaceChecksFailAgainstBrokenTargets(t *testing.T) {
 		}, nil)},
 	}
 	for _, c := range cases {
-		o := RunCheck(context.Background(), openAt(t, c.broken), checkByID(t, c.id))
+		o := kit.RunCheck(context.Background(), openAt(t, c.broken), checkByID(t, c.id))
 		if o.Passed() || len(o.Failures) == 0 {
 			t.Errorf("%s passed against a target with its bug: %+v", c.id, o)
 		}
-		if o := RunCheck(context.Background(), openAt(t, fake.New()), checkByID(t, c.id)); !o.Passed() {
+		if o := kit.RunCheck(context.Background(), openAt(t, fake.New()), checkByID(t, c.id)); !o.Passed() {
 			t.Errorf("%s fails against the fake: %v", c.id, o.Failures)
 		}
 	}
@@ -88,7 +90,7 @@ func TestSDKSurfaceChecksFailAgainstBrokenTargets(t *testing.T) {
 			b["output_config"] = map[string]any{"format": map[string]any{"type": "json_schema", "schema": map[string]any{"type": "object", "minimum": 1}}}
 		}
 	}, nil)
-	if o := RunCheck(context.Background(), openAt(t, refusing), checkByID(t, "messages/structured-output-validates")); !strings.HasPrefix(o.Skipped, prefixUnsupported) {
+	if o := kit.RunCheck(context.Background(), openAt(t, refusing), checkByID(t, "messages/structured-output-validates")); !strings.HasPrefix(o.Skipped, kit.PrefixUnsupported) {
 		t.Errorf("structured-output-validates against a target that refuses it: %+v, want unsupported", o)
 	}
 }

@@ -8,22 +8,24 @@ import (
 	"testing"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // What the checks of streamed answers do where there is nothing to compare: a target that does
 // not show the behaviour gets "unsupported", never "passed"; and the rate-limit check puts the
 // fake's enforcement back as it found it.
 func TestStreamedAnswerChecksWithNothingToCompare(t *testing.T) {
-	unsupported := func(name string, c Check, h http.Handler) {
+	unsupported := func(name string, c kit.Check, h http.Handler) {
 		t.Helper()
-		if o := RunCheck(context.Background(), openAt(t, hideControl(h)), c); !strings.HasPrefix(o.Skipped, prefixUnsupported) {
+		if o := kit.RunCheck(context.Background(), openAt(t, hideControl(h)), c); !strings.HasPrefix(o.Skipped, kit.PrefixUnsupported) {
 			t.Errorf("%s: %+v; want unsupported", name, o)
 		}
 	}
 	headers := checkByID(t, "messages/stream-ratelimit-headers")
 	unsupported("a deployment without rate-limit headers", headers, fake.New())
 	inProcess := fake.New()
-	if o := RunCheck(context.Background(), openAt(t, inProcess), headers); !o.Passed() || len(o.CleanupFailures) > 0 {
+	if o := kit.RunCheck(context.Background(), openAt(t, inProcess), headers); !o.Passed() || len(o.CleanupFailures) > 0 {
 		t.Errorf("against the fake with its control API: %+v", o)
 	}
 	if inProcess.RateLimits().Enforce {
@@ -31,7 +33,7 @@ func TestStreamedAnswerChecksWithNothingToCompare(t *testing.T) {
 	}
 
 	// A deployment without prompt caching: its answers report no cache read.
-	noCache := editAnswers(fake.New(), on(http.MethodPost, "^/v1/messages$"), editJSON(func(m map[string]any) {
+	noCache := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), kit.EditJSON(func(m map[string]any) {
 		if u, ok := m["usage"].(map[string]any); ok {
 			u["cache_read_input_tokens"] = 0
 		}
@@ -40,14 +42,14 @@ func TestStreamedAnswerChecksWithNothingToCompare(t *testing.T) {
 
 	// A deployment whose model answers the same request differently every time.
 	n := 0
-	sampling := editAnswers(fake.New(), on(http.MethodPost, "^/v1/messages$"), editJSON(func(m map[string]any) {
+	sampling := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), kit.EditJSON(func(m map[string]any) {
 		n++
 		m["stop_sequence"] = fmt.Sprint("sample ", n)
 	}))
 	unsupported("a deployment that samples", checkByID(t, "messages/stream-equals-whole-answer"), sampling)
 
 	// A deployment that refuses structured outputs for its model.
-	refusing := inRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+	refusing := kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
 		if f, ok := b["output_config"].(map[string]any); ok {
 			f["format"] = map[string]any{"type": "json_schema", "schema": map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}}}}
 		}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // serve starts h on a loopback port for the test.
@@ -25,7 +27,7 @@ func serve(t *testing.T, h http.Handler) string {
 func preflight(t *testing.T, base string, kv ...string) ([]string, string) {
 	t.Helper()
 	var out bytes.Buffer
-	r := Begin(context.Background(), ConfigFromEnv(env(base, kv...)), nil, &out)
+	r := kit.Begin(context.Background(), kit.ConfigFromEnv(env(base, kv...)), nil, &out)
 	return r.Problems, out.String()
 }
 
@@ -103,7 +105,7 @@ func TestPreflightAcceptsTheAPI(t *testing.T) {
 // is still the API: the preflight lets the run go on, and the checks name the deviation.
 func TestPreflightLeavesDeviatingModelsToTheChecks(t *testing.T) {
 	models := func(f func(m map[string]any)) http.Handler {
-		return hideControl(editAnswers(fake.New(), on(http.MethodGet, "^/v1/models$"), editJSON(func(list map[string]any) {
+		return hideControl(kit.EditAnswers(fake.New(), kit.On(http.MethodGet, "^/v1/models$"), kit.EditJSON(func(list map[string]any) {
 			for _, m := range list["data"].([]any) {
 				f(m.(map[string]any))
 			}
@@ -118,10 +120,10 @@ func TestPreflightLeavesDeviatingModelsToTheChecks(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			base := serve(t, c.target)
-			if problems, out := preflight(t, base, "CONFORMANCE_API_KEY", FakeAPIKey); len(problems) != 0 {
+			if problems, out := preflight(t, base, "CONFORMANCE_API_KEY", kit.FakeAPIKey); len(problems) != 0 {
 				t.Fatalf("problems %q, want none: the answer is the API's\n%s", problems, out)
 			}
-			if o := RunCheck(context.Background(), openAt(t, c.target), checkByID(t, c.check)); len(o.Failures) == 0 {
+			if o := kit.RunCheck(context.Background(), openAt(t, c.target), checkByID(t, c.check)); len(o.Failures) == 0 {
 				t.Errorf("%s: %+v, want it to fail on the deviation", c.check, o)
 			}
 		})
@@ -152,8 +154,8 @@ func TestPreflightNamesABaseURLWithoutScheme(t *testing.T) {
 // TestPreflightNamesTheRequestThatGotNoAnswer: a target that accepts the connection and never
 // answers is named with the request and the timeout, and the wait is not silent.
 func TestPreflightNamesTheRequestThatGotNoAnswer(t *testing.T) {
-	defer func(d time.Duration) { progressEvery = d }(progressEvery)
-	progressEvery = 100 * time.Millisecond
+	defer func(d time.Duration) { kit.ProgressEvery = d }(kit.ProgressEvery)
+	kit.ProgressEvery = 100 * time.Millisecond
 	release := make(chan struct{})
 	base := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -173,10 +175,10 @@ func TestPreflightNamesTheRequestThatGotNoAnswer(t *testing.T) {
 }
 
 func TestTimeoutSetting(t *testing.T) {
-	for v, want := range map[string]time.Duration{"": DefaultTimeout, "90": 90 * time.Second, "1.5": 1500 * time.Millisecond, "2m": 2 * time.Minute, " 30s ": 30 * time.Second} {
-		c := ConfigFromEnv(env("", "CONFORMANCE_TIMEOUT", v))
-		if c.Timeout != want || len(c.invalid) != 0 {
-			t.Errorf("CONFORMANCE_TIMEOUT=%q: %v %q, want %v", v, c.Timeout, c.invalid, want)
+	for v, want := range map[string]time.Duration{"": kit.DefaultTimeout, "90": 90 * time.Second, "1.5": 1500 * time.Millisecond, "2m": 2 * time.Minute, " 30s ": 30 * time.Second} {
+		c := kit.ConfigFromEnv(env("", "CONFORMANCE_TIMEOUT", v))
+		if c.Timeout != want || len(c.InvalidSettings()) != 0 {
+			t.Errorf("CONFORMANCE_TIMEOUT=%q: %v %q, want %v", v, c.Timeout, c.InvalidSettings(), want)
 		}
 	}
 	for _, v := range []string{"soon", "0", "-5s", "2h", "1e300", "NaN", "-Inf", "0.0000000001"} {
@@ -232,8 +234,8 @@ func TestUnsupportedOnlyForTheAPIsOwn404(t *testing.T) {
 		}, false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			o := RunCheck(context.Background(), openAt(t, lacking(c.answer)), check)
-			if c.unsupported != strings.HasPrefix(o.Skipped, prefixUnsupported) || c.unsupported == (len(o.Failures) > 0) {
+			o := kit.RunCheck(context.Background(), openAt(t, lacking(c.answer)), check)
+			if c.unsupported != strings.HasPrefix(o.Skipped, kit.PrefixUnsupported) || c.unsupported == (len(o.Failures) > 0) {
 				t.Errorf("outcome %+v; want unsupported: %v, else failed", o, c.unsupported)
 			}
 		})
@@ -252,7 +254,7 @@ func TestSuiteStopsOnAV1BaseURL(t *testing.T) {
 	if got := s.lastLine(); !strings.HasPrefix(got, "conformance: not run: 1 error before the first check; 0 of ") {
 		t.Errorf("last line = %q, want the summary", got)
 	}
-	if r := s.file(t, ResultsFile); !strings.Contains(r, "without /v1?") || !strings.Contains(r, `"suite_version": "devel"`) {
+	if r := s.file(t, kit.ResultsFile); !strings.Contains(r, "without /v1?") || !strings.Contains(r, `"suite_version": "devel"`) {
 		t.Errorf("the results do not hold the problem and the suite version:\n%s", r)
 	}
 }
@@ -261,9 +263,9 @@ func TestSuiteStopsOnAV1BaseURL(t *testing.T) {
 // setting existed), takes each served version, and refuses any other with one line naming it.
 func TestAPIVersionSetting(t *testing.T) {
 	for v, want := range map[string]string{"": "2023-06-01", "2026-10-21": "2026-10-21", " 2023-06-01 ": "2023-06-01"} {
-		c := ConfigFromEnv(env("", "CONFORMANCE_API_VERSION", v))
-		if c.APIVersion != want || len(c.invalid) != 0 {
-			t.Errorf("CONFORMANCE_API_VERSION=%q: %q %q, want %q", v, c.APIVersion, c.invalid, want)
+		c := kit.ConfigFromEnv(env("", "CONFORMANCE_API_VERSION", v))
+		if c.APIVersion != want || len(c.InvalidSettings()) != 0 {
+			t.Errorf("CONFORMANCE_API_VERSION=%q: %q %q, want %q", v, c.APIVersion, c.InvalidSettings(), want)
 		}
 	}
 	problems, _ := preflight(t, "", "CONFORMANCE_API_VERSION", "2024-01-01")

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // TestRerunAndCompareAgainstADeviatingTarget runs the models checks against a deployment and
@@ -20,7 +22,7 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 	good := deployment(t, fake.New())
 	behind := fake.New()
 	deviating := deployment(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/models" && r.Header.Get("X-Api-Key") == FakeAPIKey {
+		if r.URL.Path == "/v1/models" && r.Header.Get("X-Api-Key") == kit.FakeAPIKey {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Request-Id", "req_deviating")
 			w.Write(oldestFirst("A model"))
@@ -31,7 +33,7 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 	envOf := func(base string, kv ...string) map[string]string {
 		m := map[string]string{"CONFORMANCE_BASE_URL": base, "CONFORMANCE_API_KEY": secretAPIKey,
 			"CONFORMANCE_ADMIN_API_KEY": secretAdmin, "CONFORMANCE_BEARER_TOKEN": secretBearer,
-			"CONFORMANCE_COMPLIANCE_API_KEY": FakeComplianceKey}
+			"CONFORMANCE_COMPLIANCE_API_KEY": kit.FakeComplianceKey}
 		for i := 0; i+1 < len(kv); i += 2 {
 			m[kv[i]] = kv[i+1]
 		}
@@ -40,10 +42,10 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 	models := "-ginkgo.label-filter=models"
 	before := runSuite(t, envOf(good.URL), models)
 	after := runSuite(t, envOf(deviating.URL), models)
-	beforeFile, afterFile := filepath.Join(before.reports, ResultsFile), filepath.Join(after.reports, ResultsFile)
+	beforeFile, afterFile := filepath.Join(before.reports, kit.ResultsFile), filepath.Join(after.reports, kit.ResultsFile)
 	outcomes := func(s suiteRun) map[string]string {
-		var doc resultsDocument
-		if err := json.Unmarshal([]byte(s.file(t, ResultsFile)), &doc); err != nil {
+		var doc kit.ResultsDocument
+		if err := json.Unmarshal([]byte(s.file(t, kit.ResultsFile)), &doc); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]string{}
@@ -53,11 +55,11 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 		return out
 	}
 	was, is := outcomes(before), outcomes(after)
-	if was["models/list-newest-first"] != Passed || is["models/list-newest-first"] != Failed {
+	if was["models/list-newest-first"] != kit.Passed || is["models/list-newest-first"] != kit.Failed {
 		t.Fatalf("models/list-newest-first: %s on the deployment, %s behind the proxy; want passed, failed", was["models/list-newest-first"], is["models/list-newest-first"])
 	}
 
-	page, differ, err := Compare([]string{beforeFile, afterFile}, false)
+	page, differ, err := kit.Compare([]string{beforeFile, afterFile}, false)
 	if err != nil || !differ {
 		t.Fatalf("Compare: differ %v, %v", differ, err)
 	}
@@ -73,10 +75,10 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 	if got := strings.Count(page, "\n| `"); got != rows || !strings.Contains(page, "checks differ in outcome") {
 		t.Errorf("the comparison lists %d checks, want the %d whose outcome differs:\n%s", got, rows, page)
 	}
-	if _, differ, err := Compare([]string{beforeFile, beforeFile}, false); err != nil || differ {
+	if _, differ, err := kit.Compare([]string{beforeFile, beforeFile}, false); err != nil || differ {
 		t.Errorf("a run compared with itself: differ %v, %v", differ, err)
 	}
-	if _, _, err := Compare([]string{beforeFile}, false); err == nil {
+	if _, _, err := kit.Compare([]string{beforeFile}, false); err == nil {
 		t.Errorf("Compare of one file: no error")
 	}
 
@@ -84,14 +86,14 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 	// deployment it passes; every other check is left out.
 	var notPassed []string
 	for id, o := range is {
-		if o == Failed || o == Error || o == Unsupported {
+		if o == kit.Failed || o == kit.Error || o == kit.Unsupported {
 			notPassed = append(notPassed, id)
 		}
 	}
 	for _, tc := range []struct {
 		base string
 		want string
-	}{{deviating.URL, Failed}, {good.URL, Passed}} {
+	}{{deviating.URL, kit.Failed}, {good.URL, kit.Passed}} {
 		s := runSuite(t, envOf(tc.base, "CONFORMANCE_RERUN", afterFile))
 		if !strings.Contains(s.out, "conformance: rerunning the ") {
 			t.Errorf("the rerun does not say what it reruns:\n%s", s.out)
@@ -99,7 +101,7 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 		got := outcomes(s)
 		ran := 0
 		for _, o := range got {
-			if o != Disabled {
+			if o != kit.Disabled {
 				ran++
 			}
 		}
@@ -113,7 +115,7 @@ func TestRerunAndCompareAgainstADeviatingTarget(t *testing.T) {
 		t.Errorf("a rerun of a missing results file: exit %d\n%s", s.code, s.out)
 	}
 	// A run that stopped before its first check says so first in its HTML report, with why.
-	doc, err := html.Parse(strings.NewReader(s.file(t, HTMLFile)))
+	doc, err := html.Parse(strings.NewReader(s.file(t, kit.HTMLFile)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,7 @@ func TestCompareDiffersAndRerunMode(t *testing.T) {
 		{"id":"a/z","clause":"4.5","labels":["models"],"outcome":"disabled","message":"not selected by the label filter or focus"}`,
 		`{"passed":1,"failed":1,"disabled":2}`)
 
-	page, differ, err := Compare([]string{original, rerun}, false)
+	page, differ, err := kit.Compare([]string{original, rerun}, false)
 	for _, want := range []string{
 		"| run | results file | target | started | passed | failed | differs | unsupported | disabled | errors |\n",
 		"| #1 | " + original + " | http://t | 2026-01-01T00:00:00Z | 2 | 1 | 1 | 0 | 0 | 0 |\n",
@@ -159,7 +161,7 @@ func TestCompareDiffersAndRerunMode(t *testing.T) {
 			t.Errorf("Compare: differ %v, %v; the page lacks %q:\n%s", differ, err, want, page)
 		}
 	}
-	page, differ, err = Compare([]string{original, rerun}, true)
+	page, differ, err = kit.Compare([]string{original, rerun}, true)
 	for _, want := range []string{
 		"\nOnly the checks every run selected are compared (a rerun's): 2 of 4; 2 left out.\n",
 		"\n1 of 2 checks differ in outcome.\n",
@@ -170,10 +172,10 @@ func TestCompareDiffersAndRerunMode(t *testing.T) {
 		}
 	}
 	var out, errOut strings.Builder
-	if code := CompareMain("compare", []string{"-rerun", original, rerun}, &out, &errOut); code != 1 || !strings.Contains(out.String(), "1 of 2 checks differ") {
+	if code := kit.CompareMain("compare", []string{"-rerun", original, rerun}, &out, &errOut); code != 1 || !strings.Contains(out.String(), "1 of 2 checks differ") {
 		t.Errorf("CompareMain -rerun: exit %d, want 1\n%s%s", code, out.String(), errOut.String())
 	}
-	if code := CompareMain("compare", []string{original}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "compare: compare needs two or more results files, got 1") {
+	if code := kit.CompareMain("compare", []string{original}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "compare: compare needs two or more results files, got 1") {
 		t.Errorf("CompareMain of one file: exit %d, want 2\n%s", code, errOut.String())
 	}
 }

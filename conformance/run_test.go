@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // Secrets an operator would configure. The deployments below take them in place of the fake's
@@ -36,7 +38,7 @@ const (
 // rejects it as a deployment would.
 func deployment(t *testing.T, h http.Handler) *httptest.Server {
 	t.Helper()
-	keys := map[string]string{secretAPIKey: FakeAPIKey, secretAdmin: FakeAdminKey}
+	keys := map[string]string{secretAPIKey: kit.FakeAPIKey, secretAdmin: kit.FakeAdminKey}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/_fake/") {
 			http.NotFound(w, r)
@@ -46,7 +48,7 @@ func deployment(t *testing.T, h http.Handler) *httptest.Server {
 			r.Header.Set("X-Api-Key", k)
 		}
 		if r.Header.Get("Authorization") == "Bearer "+secretBearer {
-			r.Header.Set("Authorization", "Bearer "+FakeBearerToken)
+			r.Header.Set("Authorization", "Bearer "+kit.FakeBearerToken)
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -78,14 +80,14 @@ func env(base string, kv ...string) func(string) string {
 
 func TestPreflightRejectsCredentialsOneLineEach(t *testing.T) {
 	srv := deployment(t, echoAdminKey(fake.New()))
-	cfg := ConfigFromEnv(env(srv.URL,
+	cfg := kit.ConfigFromEnv(env(srv.URL,
 		"CONFORMANCE_API_KEY", secretAPIKey, // accepted
 		"CONFORMANCE_ADMIN_API_KEY", "sk-admin-wrong-1234", // rejected, and echoed by the target
 		"CONFORMANCE_BEARER_TOKEN", "wif-token-wrong-5678", // rejected
-		"CONFORMANCE_COMPLIANCE_API_KEY", FakeAPIKey, // a valid key of another interface: 403
+		"CONFORMANCE_COMPLIANCE_API_KEY", kit.FakeAPIKey, // a valid key of another interface: 403
 	))
 	var out bytes.Buffer
-	r := Begin(context.Background(), cfg, nil, &out)
+	r := kit.Begin(context.Background(), cfg, nil, &out)
 	want := []string{
 		"CONFORMANCE_ADMIN_API_KEY rejected: 401 authentication_error: unknown key [CONFORMANCE_ADMIN_API_KEY]",
 		"CONFORMANCE_COMPLIANCE_API_KEY rejected: 403 permission_error: ",
@@ -114,10 +116,10 @@ func TestPreflightRejectsCredentialsOneLineEach(t *testing.T) {
 
 func TestPreflightAcceptsWorkingCredentials(t *testing.T) {
 	srv := deployment(t, fake.New())
-	cfg := ConfigFromEnv(env(srv.URL, "CONFORMANCE_API_KEY", secretAPIKey, "CONFORMANCE_ADMIN_API_KEY", secretAdmin,
-		"CONFORMANCE_BEARER_TOKEN", secretBearer, "CONFORMANCE_ENVIRONMENT_KEY", FakeEnvironmentKey+"x"))
+	cfg := kit.ConfigFromEnv(env(srv.URL, "CONFORMANCE_API_KEY", secretAPIKey, "CONFORMANCE_ADMIN_API_KEY", secretAdmin,
+		"CONFORMANCE_BEARER_TOKEN", secretBearer, "CONFORMANCE_ENVIRONMENT_KEY", kit.FakeEnvironmentKey+"x"))
 	var out bytes.Buffer
-	r := Begin(context.Background(), cfg, nil, &out)
+	r := kit.Begin(context.Background(), cfg, nil, &out)
 	if len(r.Problems) != 1 || !strings.HasPrefix(r.Problems[0], "CONFORMANCE_ENVIRONMENT_KEY rejected: 401") {
 		t.Errorf("problems = %q, want only the unknown environment key (403 outside its environment is not a rejection)", r.Problems)
 	}
@@ -146,19 +148,19 @@ func TestNoCredentialsAgainstADeployment(t *testing.T) {
 			t.Errorf("the output does not hold once %q:\n%s", line, s.out)
 		}
 	}
-	var results resultsDocument
-	if err := json.Unmarshal([]byte(s.file(t, ResultsFile)), &results); err != nil {
+	var results kit.ResultsDocument
+	if err := json.Unmarshal([]byte(s.file(t, kit.ResultsFile)), &results); err != nil {
 		t.Fatal(err)
 	}
 	unsupported := 0
 	for _, res := range results.Checks {
-		if (res.Outcome == Failed || res.Outcome == Error) && strings.Contains(res.Message, "401") {
+		if (res.Outcome == kit.Failed || res.Outcome == kit.Error) && strings.Contains(res.Message, "401") {
 			t.Errorf("%s %s with a 401: %s", res.ID, res.Outcome, res.Message)
 		}
-		if res.ID == "admin/interface-credential-accepted" && (res.Outcome != Unsupported || res.Message != "CONFORMANCE_ADMIN_API_KEY is not set: export it to run the checks of the Admin API") {
+		if res.ID == "admin/interface-credential-accepted" && (res.Outcome != kit.Unsupported || res.Message != "CONFORMANCE_ADMIN_API_KEY is not set: export it to run the checks of the Admin API") {
 			t.Errorf("%s: %s %q, want unsupported naming the variable", res.ID, res.Outcome, res.Message)
 		}
-		if res.Outcome == Unsupported {
+		if res.Outcome == kit.Unsupported {
 			unsupported++
 		}
 	}
@@ -181,7 +183,7 @@ func closedPort(t *testing.T) string {
 func TestUnreachableTargetIsOneLine(t *testing.T) {
 	base := closedPort(t)
 	var out bytes.Buffer
-	r := Begin(context.Background(), ConfigFromEnv(env(base)), nil, &out)
+	r := kit.Begin(context.Background(), kit.ConfigFromEnv(env(base)), nil, &out)
 	if got, want := out.String(), "cannot reach "+base+": connection refused\n"; got != want {
 		t.Errorf("output = %q, want %q", got, want)
 	}
@@ -203,24 +205,24 @@ func TestColour(t *testing.T) {
 	defer tty.Close()
 	none := func(string) string { return "" }
 	noColor := func(k string) string { return map[string]string{"NO_COLOR": "1"}[k] }
-	if colourWanted(file, none) {
+	if kit.ColourWanted(file, none) {
 		t.Error("colour into a file")
 	}
-	if !colourWanted(tty, none) {
+	if !kit.ColourWanted(tty, none) {
 		t.Error("no colour on a character device")
 	}
-	if colourWanted(tty, noColor) {
+	if kit.ColourWanted(tty, noColor) {
 		t.Error("colour although NO_COLOR is set")
 	}
 }
 
 func TestClauseOrder(t *testing.T) {
-	ids := ClauseIDs()
+	ids := kit.ClauseIDs()
 	pos := map[string]int{}
 	for i, id := range ids {
 		pos[id] = i
 	}
-	for _, pair := range [][2]string{{"2.2", "2.10"}, {"2.17", "3.1"}, {"9", "gaps §1"}, {"gaps §5", "gaps §5b"}, {"gaps §5b", "gaps §6"}, {"gaps §9", "gaps §10"}, {"gaps §10", ClauseFake}} {
+	for _, pair := range [][2]string{{"2.2", "2.10"}, {"2.17", "3.1"}, {"9", "gaps §1"}, {"gaps §5", "gaps §5b"}, {"gaps §5b", "gaps §6"}, {"gaps §9", "gaps §10"}, {"gaps §10", kit.ClauseFake}} {
 		if pos[pair[0]] >= pos[pair[1]] {
 			t.Errorf("%q sorts after %q in %q", pair[0], pair[1], ids)
 		}
@@ -290,7 +292,7 @@ func TestSuiteStopsOnRejectedCredentials(t *testing.T) {
 	if got := s.lastLine(); !strings.HasPrefix(got, "conformance: not run: 1 error") {
 		t.Errorf("last line = %q, want the summary", got)
 	}
-	if j := s.file(t, JUnitFile); !strings.Contains(j, `tests="1" failures="0" errors="1"`) {
+	if j := s.file(t, kit.JUnitFile); !strings.Contains(j, `tests="1" failures="0" errors="1"`) {
 		t.Errorf("the JUnit report does not count the one problem:\n%s", j)
 	}
 }
@@ -313,7 +315,7 @@ func TestSuiteStopsOnUnreachableTarget(t *testing.T) {
 func TestReportsAgreeWithTheSummary(t *testing.T) {
 	good := fake.New()
 	srv := deployment(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/models" && r.Header.Get("X-Api-Key") == FakeAPIKey {
+		if r.URL.Path == "/v1/models" && r.Header.Get("X-Api-Key") == kit.FakeAPIKey {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Request-Id", "req_broken")
 			w.Write(oldestFirst("A " + secretAPIKey))
@@ -323,7 +325,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	}))
 	s := runSuite(t, map[string]string{"CONFORMANCE_BASE_URL": srv.URL, "CONFORMANCE_API_KEY": secretAPIKey,
 		"CONFORMANCE_ADMIN_API_KEY": secretAdmin, "CONFORMANCE_BEARER_TOKEN": secretBearer,
-		"CONFORMANCE_COMPLIANCE_API_KEY": FakeComplianceKey}, "-ginkgo.label-filter=models || core")
+		"CONFORMANCE_COMPLIANCE_API_KEY": kit.FakeComplianceKey}, "-ginkgo.label-filter=models || core")
 	if s.code == 0 {
 		t.Errorf("exit status 0 although checks failed")
 	}
@@ -339,7 +341,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	if m == nil {
 		t.Fatalf("last line %q is not the summary:\n%s", s.lastLine(), s.out)
 	}
-	var c Counts
+	var c kit.Counts
 	fmt.Sscan(strings.Join(m[1:], " "), &c.Passed, &c.Failed, &c.Differ, &c.Unsupported, &c.Disabled, &c.Errors)
 	// The broken list fails checks of the reference's statements and extension checks (gaps §3:
 	// first_id and last_id), which are counted apart.
@@ -353,8 +355,8 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		}
 	}
 
-	var junit junitSuites
-	if err := xml.Unmarshal([]byte(s.file(t, JUnitFile)), &junit); err != nil {
+	var junit kit.JUnitSuites
+	if err := xml.Unmarshal([]byte(s.file(t, kit.JUnitFile)), &junit); err != nil {
 		t.Fatal(err)
 	}
 	props := map[string]string{}
@@ -369,8 +371,8 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		t.Errorf("JUnit tests/failures/errors/skipped = %v (%d cases), want the summary's %v", got, len(junit.Suites[0].Cases), want)
 	}
 
-	var results resultsDocument
-	if err := json.Unmarshal([]byte(s.file(t, ResultsFile)), &results); err != nil {
+	var results kit.ResultsDocument
+	if err := json.Unmarshal([]byte(s.file(t, kit.ResultsFile)), &results); err != nil {
 		t.Fatal(err)
 	}
 	if results.Counts != c {
@@ -378,15 +380,15 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 	}
 	differ := 0
 	for _, r := range results.Checks {
-		if r.Outcome == Failed && slices.Contains(r.Labels, "extension") {
+		if r.Outcome == kit.Failed && slices.Contains(r.Labels, "extension") {
 			differ++
 		}
 	}
 	if differ != c.Differ {
 		t.Errorf("%d failed extension checks in the results, but the summary counts %d apart", differ, c.Differ)
 	}
-	if len(results.Checks) != len(Checks()) || results.Summary != s.lastLine() {
-		t.Errorf("results hold %d checks and summary %q; want %d and the printed summary", len(results.Checks), results.Summary, len(Checks()))
+	if len(results.Checks) != len(kit.Checks()) || results.Summary != s.lastLine() {
+		t.Errorf("results hold %d checks and summary %q; want %d and the printed summary", len(results.Checks), results.Summary, len(kit.Checks()))
 	}
 	if rc := results.Run; rc.SuiteVersion != "devel" || rc.SuiteCommit == "" || rc.APIVersion != "2023-06-01" || rc.LabelFilter != "models || core" ||
 		!slices.Equal(rc.CredentialsSet, []string{"CONFORMANCE_API_KEY", "CONFORMANCE_ADMIN_API_KEY", "CONFORMANCE_COMPLIANCE_API_KEY", "CONFORMANCE_BEARER_TOKEN"}) ||
@@ -396,7 +398,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 		rc.Destructive || rc.TimeoutSeconds != 60 || rc.WorkEnqueue {
 		t.Errorf("the results do not record how the suite was run: %+v", rc)
 	}
-	var failed *Result
+	var failed *kit.Result
 	for i, r := range results.Checks {
 		if r.ID == "" || r.ClauseTitle == "" || len(r.Labels) == 0 || r.Outcome == "" {
 			t.Errorf("incomplete result %+v", r)
@@ -405,15 +407,15 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 			failed = &results.Checks[i]
 		}
 	}
-	if failed == nil || failed.Outcome != Failed || failed.Exchange == nil ||
+	if failed == nil || failed.Outcome != kit.Failed || failed.Exchange == nil ||
 		!strings.Contains(failed.Exchange.Request, "GET "+srv.URL+"/v1/models") ||
 		!strings.Contains(failed.Exchange.Request, "X-Api-Key: [CONFORMANCE_API_KEY]") ||
 		!strings.Contains(failed.Exchange.Response, "Request-Id: req_broken") {
 		t.Errorf("the failed check's result does not show the exchange that failed it: %+v", failed)
 	}
 
-	checkHTMLReport(t, s.file(t, HTMLFile), results, secretAPIKey, secretAdmin, secretBearer)
-	md := s.file(t, HumanFile)
+	checkHTMLReport(t, s.file(t, kit.HTMLFile), results, secretAPIKey, secretAdmin, secretBearer)
+	md := s.file(t, kit.HumanFile)
 	for _, want := range []string{"## By area", "## By clause", "| 4.5 | Models |", "### failed: models/list-newest-first", "### differs: models/list-cursors", "| area | passed | failed | differ on extensions |",
 		"- suite_version: devel\n- suite_commit: ", "- label_filter: models \\|\\| core\n", "- credentials_set: CONFORMANCE_API_KEY, CONFORMANCE_ADMIN_API_KEY, CONFORMANCE_COMPLIANCE_API_KEY, CONFORMANCE_BEARER_TOKEN\n",
 		"- destructive: off\n- timeout: 1m0s\n", "- api_version: 2023-06-01\n",
@@ -422,7 +424,7 @@ func TestReportsAgreeWithTheSummary(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
 	}
-	for name, text := range map[string]string{"output": s.out, JUnitFile: s.file(t, JUnitFile), ResultsFile: s.file(t, ResultsFile), HumanFile: md} {
+	for name, text := range map[string]string{"output": s.out, kit.JUnitFile: s.file(t, kit.JUnitFile), kit.ResultsFile: s.file(t, kit.ResultsFile), kit.HumanFile: md} {
 		for _, secret := range []string{secretAPIKey, secretAdmin, secretBearer} {
 			if strings.Contains(text, secret) {
 				t.Errorf("%s shows a configured secret", name)
@@ -438,7 +440,7 @@ func TestFakeTargetIsAnnouncedAndReset(t *testing.T) {
 	srv := httptest.NewServer(fk)
 	t.Cleanup(srv.Close)
 	var out bytes.Buffer
-	r := Begin(context.Background(), ConfigFromEnv(env(srv.URL)), nil, &out)
+	r := kit.Begin(context.Background(), kit.ConfigFromEnv(env(srv.URL)), nil, &out)
 	if len(r.Problems) > 0 || !strings.HasPrefix(out.String(), "conformance: target "+srv.URL+" is the fake (GET /_fake/health answers): fake-only and destructive checks are on, and the fake is reset") {
 		t.Fatalf("problems %q, output:\n%s", r.Problems, out.String())
 	}
@@ -455,7 +457,7 @@ func TestFakeTargetIsAnnouncedAndReset(t *testing.T) {
 // TestRedaction: the longer of two credentials that share a prefix is redacted as itself, and a
 // revealed tunnel token (the deployment's secret, not a configured one) is redacted too.
 func TestRedaction(t *testing.T) {
-	r := Begin(context.Background(), ConfigFromEnv(env(closedPort(t), "CONFORMANCE_API_KEY", "test-api-key",
+	r := kit.Begin(context.Background(), kit.ConfigFromEnv(env(closedPort(t), "CONFORMANCE_API_KEY", "test-api-key",
 		"CONFORMANCE_API_KEY_2", "test-api-key-2", "CONFORMANCE_BEARER_TOKEN", "test-bearer-token")), nil, io.Discard)
 	got := r.Redact(`X-Api-Key: test-api-key-2; Authorization: Bearer test-bearer-token; {"tunnel_token": "tt_a\"b", "id":"ttkn_1"}`)
 	if want := `X-Api-Key: [CONFORMANCE_API_KEY_2]; Authorization: Bearer [CONFORMANCE_BEARER_TOKEN]; {"tunnel_token": "[redacted]", "id":"ttkn_1"}`; got != want {

@@ -13,6 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // TestSDKRouteChecksFailAgainstBrokenTargets: each check of sdk.go, run alone, fails against a
@@ -78,10 +80,10 @@ func TestSDKRouteChecksFailAgainstBrokenTargets(t *testing.T) {
 		}, regexp.MustCompile(`^/v1/tunnels`)},
 	} {
 		check := checkByID(t, tc.id)
-		if o := RunCheck(context.Background(), openAt(t, tc.broken(fake.New(), fake.New())), check); o.Passed() || len(o.Failures) == 0 {
+		if o := kit.RunCheck(context.Background(), openAt(t, tc.broken(fake.New(), fake.New())), check); o.Passed() || len(o.Failures) == 0 {
 			t.Errorf("%s passed against a target with its bug: %+v", tc.id, o)
 		}
-		if o := RunCheck(context.Background(), openAt(t, fake.New()), check); !o.Passed() {
+		if o := kit.RunCheck(context.Background(), openAt(t, fake.New()), check); !o.Passed() {
 			t.Errorf("%s fails against the fake: %v", tc.id, o.Failures)
 		}
 		good := fake.New()
@@ -95,7 +97,7 @@ func TestSDKRouteChecksFailAgainstBrokenTargets(t *testing.T) {
 			}
 			good.ServeHTTP(w, r)
 		})
-		if o := RunCheck(context.Background(), openAt(t, without), check); o.Skipped == "" || o.Passed() || len(o.Failures) > 0 {
+		if o := kit.RunCheck(context.Background(), openAt(t, without), check); o.Skipped == "" || o.Passed() || len(o.Failures) > 0 {
 			t.Errorf("%s against a target without the route: %+v, want unsupported", tc.id, o)
 		}
 	}

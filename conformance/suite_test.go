@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"github.com/platformkit/platformkit/fake"
+
+	"github.com/platformkit/platformkit/conformance/kit"
 )
 
 // TestMain prints the run's summary line after everything else the test binary prints (ginkgo's
 // output, the testing package's verdict), so that it is the last line of a run.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if run != nil {
+	if run := kit.LastRun(); run != nil {
 		fmt.Println(run.Summary())
 	}
 	os.Exit(code)
@@ -22,7 +24,7 @@ func TestMain(m *testing.M) {
 // TestConformance runs the suite (RunSuite) against the target the environment names;
 // CONFORMANCE_REPORTS names a directory for the reports (none when unset).
 func TestConformance(t *testing.T) {
-	if _, err := RunSuite(t, os.Stdout, os.Getenv, os.Getenv("CONFORMANCE_REPORTS")); err != nil {
+	if _, err := kit.RunSuite(t, os.Stdout, os.Getenv, os.Getenv("CONFORMANCE_REPORTS")); err != nil {
 		t.Error(err)
 	}
 }
@@ -35,7 +37,7 @@ func TestConformanceAtTheOtherVersions(t *testing.T) {
 	if os.Getenv("CONFORMANCE_BASE_URL") != "" {
 		t.Skip("against a deployment the suite runs at the version CONFORMANCE_API_VERSION selects")
 	}
-	sent := ConfigFromEnv(os.Getenv).APIVersion
+	sent := kit.ConfigFromEnv(os.Getenv).APIVersion
 	for _, v := range fake.APIVersions() {
 		if v == sent {
 			continue

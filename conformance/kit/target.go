@@ -1,0 +1,99 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+
+	"github.com/platformkit/platformkit/fake"
+	"github.com/platformkit/platformkit/schemas"
+)
+
+// Target is the deployment under test.
+type Target struct {
+	Config Config
+	Client *Client
+	// IsFake is true when the target serves the fake's control API (GET /_fake/health).
+	IsFake bool
+	// InProcess is true when the suite started the fake itself (CONFORMANCE_BASE_URL unset).
+	InProcess bool
+	// SchemaMode is Strict against the fake, which must emit nothing outside its schemas, and
+	// Lenient against a deployment, which may be newer than them.
+	SchemaMode schemas.Mode
+	close      func()
+	// enqueue, when set, supplies work as CONFORMANCE_WORK_ENQUEUE would: the repository's own
+	// tests use it to run the work checks against a deployment without a shell command.
+	EnqueueFunc func(ctx context.Context, env string) (string, error)
+	// requestIDs maps each request-id answered in this run to the request it answered (seen.go).
+	requestIDs sync.Map
+}
+
+// Open connects to cfg.BaseURL, or starts an in-process fake when it is empty. onBug, when not
+// nil, is told of every bug the in-process fake notices in itself (a response outside its
+// schema, a panic).
+func Open(ctx context.Context, cfg Config, onBug func(string)) (*Target, error) {
+	return open(ctx, cfg, onBug, nil)
+}
+
+// open is Open, telling progress (when not nil) every while that the first request is still
+// unanswered: the preflight's way of not leaving an operator in silence.
+func open(ctx context.Context, cfg Config, onBug func(string), progress io.Writer) (*Target, error) {
+	if cfg.BaseURL != "" {
+		if err := checkBaseURL(cfg.BaseURL); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	tg := &Target{Config: cfg, close: func() {}}
+	if cfg.BaseURL == "" {
+		var opts []fake.Option
+		if onBug != nil {
+			opts = append(opts, fake.WithViolationHandler(onBug))
+		}
+		srv := httptest.NewServer(fake.New(opts...))
+		tg.Config.BaseURL, tg.close, tg.InProcess = srv.URL, srv.Close, true
+	}
+	tg.Client = &Client{BaseURL: tg.Config.BaseURL, Config: tg.Config, HTTP: &http.Client{Timeout: cfg.Timeout}, progress: progress}
+	probe, err := tg.Client.Do(ctx, &Request{Area: Core, Path: "/_fake/health", As: NoCred})
+	if err != nil {
+		tg.close()
+		return nil, fmt.Errorf("cannot reach %s: %w", tg.Config.BaseURL, transportCause(err))
+	}
+	tg.IsFake = probe.Status == http.StatusOK && probe.Get("status").String() == "ok"
+	if tg.IsFake {
+		tg.SchemaMode = schemas.Strict
+		tg.Config.Destructive = true
+		tg.Config = tg.Config.WithFakeCredentials()
+		tg.Client.Config = tg.Config
+	}
+	return tg, nil
+}
+
+// missingCredential is one line naming the variable to set when r needs a credential that is not
+// set (against a deployment: see Config.WithFakeCredentials), or "". A request that sets the
+// credential's header itself (a wrong key on purpose) needs none.
+func (tg *Target) missingCredential(r *Request) string {
+	cred := r.As
+	if cred == AreaCred {
+		cred = areaCred[r.Area]
+	}
+	h, v := tg.Client.secret(cred, r.Org2)
+	if h == "" || v != "" {
+		return ""
+	}
+	for k := range r.Header {
+		if strings.EqualFold(k, h) {
+			return ""
+		}
+	}
+	return notSet(credVar(cred, r.Org2))
+}
+
+// Close stops the in-process fake, if the target is one.
+func (tg *Target) Close() { tg.close() }
