@@ -253,7 +253,7 @@ func TestDocsPinnedReleases(t *testing.T) {
 // a build's binaries, which make dist prints.
 func TestDocsNoLineCounts(t *testing.T) {
 	pages, _ := filepath.Glob(filepath.Join("docs", "*.md"))
-	pages = append(pages, "README.md")
+	pages = append(pages, "README.md", "ARCHITECTURE.md")
 	lineCount := regexp.MustCompile(`\b\d[\d,]*\s+lines\b|\bis\s+\d+\s+lines`)
 	binarySize := regexp.MustCompile(`(platformfake|platformconformance)` + "`?" + `\s+\d+(\.\d+)?\s+MB`)
 	for _, p := range pages {
@@ -287,7 +287,7 @@ func TestDocsLinksResolve(t *testing.T) {
 		m, _ := filepath.Glob(filepath.FromSlash(pattern))
 		pages = append(pages, m...)
 	}
-	pages = append(pages, "README.md", "CHANGELOG.md")
+	pages = append(pages, "README.md", "CHANGELOG.md", "ARCHITECTURE.md")
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	for _, p := range pages {
 		for _, m := range link.FindAllStringSubmatch(page(t, p), -1) {
