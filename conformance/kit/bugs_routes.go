@@ -102,10 +102,7 @@ func RefusesBody(method, pattern string, refuse func(body map[string]any) bool, 
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if match(r) {
-				b, _ := io.ReadAll(r.Body)
-				r.Body = io.NopCloser(bytes.NewReader(b))
-				var body map[string]any
-				if json.Unmarshal(b, &body) == nil && refuse(body) {
+				if body := PeekBody(r); body != nil && refuse(body) {
 					Refuses400(func(*http.Request) bool { return true }, what)(h).ServeHTTP(w, r)
 					return
 				}
@@ -131,6 +128,18 @@ func AsFirstOrg(pattern string) func(http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 		})
 	}
+}
+
+// PeekBody decodes the request's JSON body as an object and puts the body back, so that the
+// handler behind a bug reads it as sent; nil when the body is not a JSON object.
+func PeekBody(r *http.Request) map[string]any {
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	var body map[string]any
+	if json.Unmarshal(b, &body) != nil {
+		return nil
+	}
+	return body
 }
 
 // ReadState reads path from h with the headers of r (its credential and version), as the target

@@ -113,10 +113,7 @@ func mwtRenameKeepsOldPath(h http.Handler) http.Handler {
 			}
 			h.ServeHTTP(w, r)
 		case isCreate(r):
-			b, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(b))
-			var body map[string]any
-			json.Unmarshal(b, &body)
+			body := kit.PeekBody(r)
 			mu.Lock()
 			taken := held[strings.TrimSuffix(r.URL.Path, "/memories")+"\n"+kit.Str(body, "path")]
 			mu.Unlock()
@@ -140,10 +137,7 @@ func mwtNoopNewVersion(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		b, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		var body map[string]any
-		json.Unmarshal(b, &body)
+		body := kit.PeekBody(r)
 		cur := kit.ReadState(h, r, r.URL.Path+"?view=full")
 		noop := cur != nil
 		for _, f := range []string{"content", "path"} {

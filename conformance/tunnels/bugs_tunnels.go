@@ -77,10 +77,7 @@ func mwtTokensStayAccepted(h http.Handler) http.Handler {
 			}
 			kit.CopyAnswer(w, rec)
 		case isCheck(r):
-			b, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(b))
-			var req map[string]any
-			json.Unmarshal(b, &req)
+			req := kit.PeekBody(r)
 			mu.Lock()
 			cached := seen[kit.Str(req, "tunnel_token")]
 			mu.Unlock()

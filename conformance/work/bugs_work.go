@@ -158,10 +158,7 @@ func mwtQueuedStopWaits(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		b, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		var body map[string]any
-		json.Unmarshal(b, &body)
+		body := kit.PeekBody(r)
 		item := kit.ReadState(h, r, strings.TrimSuffix(r.URL.Path, "/stop"))
 		if body["force"] == true || item == nil || item["state"] != "queued" {
 			h.ServeHTTP(w, r)
