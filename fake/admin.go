@@ -47,7 +47,7 @@ type adminStore struct {
 }
 
 // admin returns the server's administration store, built from the fixtures on first use.
-func (s *Server) admin(c *call) *adminStore {
+func admin(s *Server, c *call) *adminStore {
 	return c.st.admin.get(func() *adminStore {
 		a := &adminStore{invites: newRecords(inviteKey), users: newRecords(userKey), removed: map[string]bool{},
 			workspaces: newRecords(workspaceKey), overrides: newRateOverrides(c.st.fx)}
@@ -131,7 +131,7 @@ type organization struct {
 }
 
 // getOrganization answers the organization the key belongs to (spec 4.6).
-func (s *Server) getOrganization(c *call) (any, error) {
+func getOrganization(s *Server, c *call) (any, error) {
 	return organization{ID: c.org.UUID, Name: c.org.Name, Type: "organization"}, nil
 }
 
@@ -196,7 +196,7 @@ func validEmail(s string) bool {
 
 // createInvite creates a pending invite (spec 3.2) for a valid address and a role of 4.6, unless
 // the address is already a member or has a pending invite.
-func (s *Server) createInvite(c *call) (any, error) {
+func createInvite(s *Server, c *call) (any, error) {
 	var req struct {
 		Email        string   `json:"email"`
 		Role         string   `json:"role"`
@@ -213,7 +213,7 @@ func (s *Server) createInvite(c *call) (any, error) {
 	if !validEmail(req.Email) {
 		return nil, invalidField("email", "%s is not an email address; send a bare address such as name@example.com", quoted(req.Email, maxExcerpt))
 	}
-	a, now := s.admin(c), s.clock.Now()
+	a, now := admin(s, c), s.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, u := range a.users.of(c.org) {
@@ -235,7 +235,7 @@ func (s *Server) createInvite(c *call) (any, error) {
 // onRecord runs f on the caller's record named by the path parameter, as find looks it up,
 // with the store's lock held, so that the lookup and what f changes are one step.
 func onRecord[T any](s *Server, c *call, param string, find func(a *adminStore, o *org, id string) (*T, error), f func(r *T) (any, error)) (any, error) {
-	a := s.admin(c)
+	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	r, err := find(a, c.org, c.Param(param))
@@ -251,7 +251,7 @@ func (a *adminStore) findInvite(o *org, id string) (*invite, error) {
 }
 
 // getInvite answers a deleted invite too, with status deleted: the status exists to be read.
-func (s *Server) getInvite(c *call) (any, error) {
+func getInvite(s *Server, c *call) (any, error) {
 	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
 		return in.json(s.clock.Now())
 	})
@@ -259,7 +259,7 @@ func (s *Server) getInvite(c *call) (any, error) {
 
 // listInvites lists pending, accepted and expired invites; deleted ones leave the list (gaps §6)
 // but stay valid cursors.
-func (s *Server) listInvites(c *call) (any, error) {
+func listInvites(s *Server, c *call) (any, error) {
 	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func (s *Server) listInvites(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, now := s.admin(c), s.clock.Now()
+	a, now := admin(s, c), s.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	keep := func(in *invite) bool {
@@ -286,7 +286,7 @@ func (s *Server) listInvites(c *call) (any, error) {
 
 // deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
 // confirmation, so that a client may retry; an accepted or expired invite cannot be deleted.
-func (s *Server) deleteInvite(c *call) (any, error) {
+func deleteInvite(s *Server, c *call) (any, error) {
 	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
 		switch st := in.view(s.clock.Now()).Status; st {
 		case "pending":
@@ -334,14 +334,14 @@ func (a *adminStore) findUser(o *org, id string) (*member, error) {
 }
 
 // getUser answers one of the organization's users.
-func (s *Server) getUser(c *call) (any, error) {
+func getUser(s *Server, c *call) (any, error) {
 	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return u.json() })
 }
 
 // signOutUser ends the member's sessions and answers the member. The fake keeps no sessions, so
 // nothing else changes; the journal records the call. The primary owner cannot be signed out
 // (400), as the platform's error codes say.
-func (s *Server) signOutUser(c *call) (any, error) {
+func signOutUser(s *Server, c *call) (any, error) {
 	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {
 		if u.Role == "primary_owner" {
 			return nil, invalid("user %s is the organization's primary owner, who cannot be signed out", u.ID)
@@ -352,7 +352,7 @@ func (s *Server) signOutUser(c *call) (any, error) {
 
 // listUsers lists the organization's members; email filters by exact address, ignoring case
 // (gaps §6).
-func (s *Server) listUsers(c *call) (any, error) {
+func listUsers(s *Server, c *call) (any, error) {
 	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
@@ -362,7 +362,7 @@ func (s *Server) listUsers(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := s.admin(c)
+	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	keep := func(u *member) bool {
@@ -380,7 +380,7 @@ func protectAdmin(u *member, what string) error {
 }
 
 // updateUser gives a user another role of 4.6; an admin cannot be changed (gaps §6).
-func (s *Server) updateUser(c *call) (any, error) {
+func updateUser(s *Server, c *call) (any, error) {
 	var req struct {
 		Role string `json:"role"`
 	}
@@ -398,8 +398,8 @@ func (s *Server) updateUser(c *call) (any, error) {
 }
 
 // removeUser removes a user from the organization; an admin cannot be removed (gaps §6).
-func (s *Server) removeUser(c *call) (any, error) {
-	a := s.admin(c)
+func removeUser(s *Server, c *call) (any, error) {
+	a := admin(s, c)
 	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {
 		if err := protectAdmin(u, "removed"); err != nil {
 			return nil, err

@@ -108,7 +108,7 @@ func (c *call) rateLimitPaging(scope string) (groupType string, after *listKey, 
 
 // listRateLimits lists the organization's rate-limit groups. model (an ID or an alias) selects
 // the single group that lists it; an unknown model or one without limits is a 404 (spec 7).
-func (s *Server) listRateLimits(c *call) (any, error) {
+func listRateLimits(s *Server, c *call) (any, error) {
 	groupType, after, limit, err := c.rateLimitPaging("rate_limits:" + c.org.UUID)
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func (ro rateOverrides) entry(c *call, g *rateLimitGroup, wsID string, inherited
 // listWorkspaceRateLimits lists only the groups and limiter types the workspace overrides; the
 // others inherit the organization's values (spec 4.6). include_inherited (the SDKs' parameter)
 // lists every group, with the inherited values too.
-func (s *Server) listWorkspaceRateLimits(c *call) (any, error) {
+func listWorkspaceRateLimits(s *Server, c *call) (any, error) {
 	wsID := c.Param("workspace_id")
 	groupType, after, limit, err := c.rateLimitPaging("workspace_rate_limits:" + wsID)
 	if err != nil {
@@ -190,7 +190,7 @@ func (s *Server) listWorkspaceRateLimits(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := s.admin(c)
+	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, err := a.findWorkspace(c.org, wsID); err != nil {
@@ -218,14 +218,14 @@ type limitChange struct {
 // limiter types named, in the group of the organization entry rate_limit_id; other types keep
 // theirs. A value above the organization's is stored as given. The answer is the group's entry
 // as the list shows it. An archived workspace is read-only.
-func (s *Server) updateWorkspaceRateLimit(c *call) (any, error) {
+func updateWorkspaceRateLimit(s *Server, c *call) (any, error) {
 	var req struct {
 		Limits []limitChange `json:"limits"`
 	}
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
-	a := s.admin(c)
+	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	w, err := a.findWorkspace(c.org, c.Param("workspace_id"))

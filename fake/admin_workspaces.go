@@ -254,7 +254,7 @@ func readWorkspaceChange(c *call) (workspaceChange, error) {
 
 // createWorkspace creates a workspace with the defaults and checks of spec 4.6, within the
 // allowance of non-archived workspaces (gaps §6).
-func (s *Server) createWorkspace(c *call) (any, error) {
+func createWorkspace(s *Server, c *call) (any, error) {
 	ch, err := readWorkspaceChange(c)
 	if err != nil {
 		return nil, err
@@ -267,7 +267,7 @@ func (s *Server) createWorkspace(c *call) (any, error) {
 	if ch.Tags != nil {
 		tags = *ch.Tags
 	}
-	a := s.admin(c)
+	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	list := a.workspaces.of(c.org)
@@ -301,13 +301,13 @@ func (a *adminStore) findWorkspace(o *org, id string) (*workspace, error) {
 }
 
 // getWorkspace answers one of the organization's workspaces, archived or not.
-func (s *Server) getWorkspace(c *call) (any, error) {
+func getWorkspace(s *Server, c *call) (any, error) {
 	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return w.json(c) })
 }
 
 // listWorkspaces lists the organization's workspaces oldest first; archived ones only with
 // include_archived=true (gaps §6).
-func (s *Server) listWorkspaces(c *call) (any, error) {
+func listWorkspaces(s *Server, c *call) (any, error) {
 	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
@@ -325,7 +325,7 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 	if len(ids) > most {
 		return nil, invalidField("ids", "at most %d workspace IDs, got %d", most, len(ids))
 	}
-	a := s.admin(c)
+	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return page(&a.workspaces, c.org, func(w *workspace) bool {
@@ -336,7 +336,7 @@ func (s *Server) listWorkspaces(c *call) (any, error) {
 // updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
 // workspace_geo (gaps §6), and attaches external_key_id, which is write-once: repeating the
 // attached value is a no-op, another value a 400. An archived workspace is read-only.
-func (s *Server) updateWorkspace(c *call) (any, error) {
+func updateWorkspace(s *Server, c *call) (any, error) {
 	ch, err := readWorkspaceChange(c)
 	if err != nil {
 		return nil, err
@@ -378,7 +378,7 @@ func (s *Server) updateWorkspace(c *call) (any, error) {
 
 // archiveWorkspace sets archived_at (gaps §6); archiving an archived workspace returns it
 // unchanged, so that a client may retry.
-func (s *Server) archiveWorkspace(c *call) (any, error) {
+func archiveWorkspace(s *Server, c *call) (any, error) {
 	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
 		if w.ArchivedAt == nil {
 			now := s.clock.Now()

@@ -132,7 +132,7 @@ func (st *state) cacheStore(budget *byteBudget) *cacheStore {
 }
 
 // cacheStore is the server's cache store, built on first use.
-func (s *Server) cacheStore() *cacheStore { return s.state().cacheStore(s.cfg.caches) }
+func serverCache(s *Server) *cacheStore { return s.state().cacheStore(s.cfg.caches) }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
 // dropped. The caller does not hold st.mu.
@@ -601,12 +601,12 @@ func (p *cachePlan) inputUsage() inputUsage {
 // counted: it can neither read nor write, and its fingerprint is not kept (a later request naming
 // it is answered previous_message_not_found, as the platform answers when the earlier turn did
 // not ask for diagnostics). Only the others pay for hashing.
-func (s *Server) layoutRequest(c *call, req *messageRequest, create bool) (*cacheLayout, error) {
+func layoutRequest(s *Server, c *call, req *messageRequest, create bool) (*cacheLayout, error) {
 	_, diagnose := req.raw["diagnostics"].(map[string]any)
 	if !create || (!diagnose && !mayMark(req.body)) {
 		return layoutCache(req, nil, false)
 	}
-	ctx := s.cacheContext(c, req)
+	ctx := newCacheContext(s, c, req)
 	ctx.diagnose = diagnose
 	return layoutCache(req, ctx, true)
 }
@@ -614,7 +614,7 @@ func (s *Server) layoutRequest(c *call, req *messageRequest, create bool) (*cach
 // planCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
 // the writes once the request has been admitted and answered), and splits the input tokens the
 // parse stage counted into what the cache reads, what it writes and the rest.
-func (s *Server) planCache(c *call, req *messageRequest) *cachePlan {
+func planCache(s *Server, c *call, req *messageRequest) *cachePlan {
 	start := s.Now()
 	l := req.layout
 	if !l.hashed {
@@ -674,7 +674,7 @@ func mayMark(data []byte) bool {
 }
 
 // cacheContext is the part of the keys that comes from the credential and the parameters.
-func (s *Server) cacheContext(c *call, req *messageRequest) *cacheContext {
+func newCacheContext(s *Server, c *call, req *messageRequest) *cacheContext {
 	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: c.workspaceID()}
 	if m := c.st.fx.model(req.Model); m != nil {
 		ctx.model = m.ID
@@ -849,7 +849,7 @@ func hasCacheControl(v any) bool {
 }
 
 // listCache answers GET /_fake/cache: the live entries, soonest expiry first.
-func (s *Server) listCache(c *call) (any, error) {
+func listCache(s *Server, c *call) (any, error) {
 	return map[string]any{"data": s.CacheEntries()}, nil
 }
 
@@ -868,7 +868,7 @@ type CacheEntry struct {
 
 // CacheEntries lists the server's live prompt-cache entries, soonest expiry first (then by key).
 func (s *Server) CacheEntries() []CacheEntry {
-	st := s.cacheStore()
+	st := serverCache(s)
 	now := s.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -895,7 +895,7 @@ func (s *Server) CacheEntries() []CacheEntry {
 // ClearCache drops every prompt-cache entry and diagnostics fingerprint of the server, and
 // returns how many live entries there were.
 func (s *Server) ClearCache() int {
-	st := s.cacheStore()
+	st := serverCache(s)
 	now := s.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -909,6 +909,6 @@ func (s *Server) ClearCache() int {
 	return n
 }
 
-func (s *Server) clearCache(c *call) (any, error) {
+func clearCache(s *Server, c *call) (any, error) {
 	return clearedBody{s.ClearCache()}, nil
 }

@@ -12,7 +12,7 @@ import (
 // from the server's now + step, and the server.
 func storeWith(t testing.TB, n int, step time.Duration) (*Server, *cacheStore) {
 	s := New()
-	st := s.cacheStore()
+	st := serverCache(s)
 	now := s.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -60,7 +60,7 @@ func TestCacheEvictsTheSoonestPastItsCount(t *testing.T) {
 // first, once they hold more than cacheMaxBytes, whatever their count.
 func TestCacheFingerprintsBoundedInBytes(t *testing.T) {
 	s := New()
-	st := s.cacheStore()
+	st := serverCache(s)
 	fp := &cacheFingerprint{messages: make([]cacheKey, 26_000), messageCum: make([]int, 26_000)}
 	// 320 + 26,000 × 40 = 1,040,320 bytes each: 32 fit in 32 MiB (33,554,432), 33 do not.
 	for i := range 40 {
@@ -82,12 +82,12 @@ func TestCachesOfNamespacesShareABudget(t *testing.T) {
 		for i := range n {
 			var k cacheKey
 			copy(k[:], fmt.Sprintf("%s%d", srv.nsName, i))
-			(&cachePlan{start: srv.Now(), store: srv.cacheStore(), srv: srv, writes: []cacheEntry{{key: k, org: "org", model: "m", ttl: cacheTTL5m}}}).commit("")
+			(&cachePlan{start: srv.Now(), store: serverCache(srv), srv: srv, writes: []cacheEntry{{key: k, org: "org", model: "m", ttl: cacheTTL5m}}}).commit("")
 		}
 	}
 	write(a, 8)
 	write(b, 6) // 14 entries: a, the least recently used, gives 4 up
-	if na, nb := len(a.cacheStore().entries), len(b.cacheStore().entries); na != 4 || nb != 6 || s.cfg.caches.bytes.Load() != 2600 {
+	if na, nb := len(serverCache(a).entries), len(serverCache(b).entries); na != 4 || nb != 6 || s.cfg.caches.bytes.Load() != 2600 {
 		t.Errorf("a %d, b %d entries, budget %d; want 4, 6, 2600", na, nb, s.cfg.caches.bytes.Load())
 	}
 	s.DeleteNamespace("a")

@@ -11,7 +11,7 @@ import (
 // generated files, artifacts and projects, read and permanently deleted with the compliance key.
 
 // compliance returns the server's compliance store, built from the fixtures on first use.
-func (s *Server) compliance(c *call) *complianceStore {
+func compliance(s *Server, c *call) *complianceStore {
 	return c.st.compliance.get(func() *complianceStore { return newComplianceStore(&c.st.fx.compliance) })
 }
 
@@ -195,7 +195,7 @@ func (c *call) ccInOrganizations() bool {
 // listComplianceChats answers GET /v1/compliance/apps/chats (spec 4.1): the chats of 1 to 10
 // users in created_at order, id breaking ties, by after_id/before_id cursors. A malformed
 // parameter, or a cursor that is not a chat of the organization, is a 400 naming it.
-func (s *Server) listComplianceChats(c *call) (any, error) {
+func listComplianceChats(s *Server, c *call) (any, error) {
 	f := ccChatFilter{org: c.org}
 	var err error
 	if f.users, err = c.ccUserIDs(); err != nil {
@@ -220,7 +220,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 	if !c.ccInOrganizations() {
 		f.users = nil
 	}
-	st := s.compliance(c)
+	st := compliance(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var cursor *listKey
@@ -244,7 +244,7 @@ func (s *Server) listComplianceChats(c *call) (any, error) {
 
 // getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its
 // messages, the whole chat when limit is absent. Another organization's chat is a 404.
-func (s *Server) getChatMessages(c *call) (any, error) {
+func getChatMessages(s *Server, c *call) (any, error) {
 	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
@@ -261,7 +261,7 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.withComplianceChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
+	return withComplianceChat(s, c, func(st *complianceStore, ch *ccChat) (any, error) {
 		var msgs []*ccMessage
 		for _, m := range ch.messages {
 			if created.contains(m.createdAt) && updated.contains(m.updatedAt) {
@@ -287,8 +287,8 @@ func (s *Server) getChatMessages(c *call) (any, error) {
 }
 
 // deleteComplianceChat answers DELETE .../chats/{chat_id} (spec 4.1, 2.7); see deleteChat.
-func (s *Server) deleteComplianceChat(c *call) (any, error) {
-	return s.withComplianceChat(c, func(st *complianceStore, ch *ccChat) (any, error) {
+func deleteComplianceChat(s *Server, c *call) (any, error) {
+	return withComplianceChat(s, c, func(st *complianceStore, ch *ccChat) (any, error) {
 		st.deleteChat(ch)
 		return ccDeletion{ID: ch.ID, Type: "assistant_chat_deleted"}, nil
 	})
@@ -296,8 +296,8 @@ func (s *Server) deleteComplianceChat(c *call) (any, error) {
 
 // withComplianceChat runs f under the store's lock on the caller's live chat named by the path; another
 // organization's chat, or one deleted through the API, is a 404.
-func (s *Server) withComplianceChat(c *call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
-	st := s.compliance(c)
+func withComplianceChat(s *Server, c *call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
+	st := compliance(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := c.Param("chat_id")
@@ -309,8 +309,8 @@ func (s *Server) withComplianceChat(c *call, f func(st *complianceStore, ch *ccC
 }
 
 // withComplianceFile runs f under the store's lock on the caller's file named by the path.
-func (s *Server) withComplianceFile(c *call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
-	st := s.compliance(c)
+func withComplianceFile(s *Server, c *call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
+	st := compliance(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := c.Param("file_id")
@@ -322,8 +322,8 @@ func (s *Server) withComplianceFile(c *call, f func(st *complianceStore, file *c
 }
 
 // getComplianceFile answers file metadata (spec 2.4, 4.2).
-func (s *Server) getComplianceFile(c *call) (any, error) {
-	return s.withComplianceFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
+func getComplianceFile(s *Server, c *call) (any, error) {
+	return withComplianceFile(s, c, func(_ *complianceStore, f *ccFile) (any, error) {
 		return ccFileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
 			MessageIDs: slices.Clone(f.messageIDs), MimeType: f.mimeType, SizeBytes: f.sizeBytes}, nil
 	})
@@ -331,8 +331,8 @@ func (s *Server) getComplianceFile(c *call) (any, error) {
 
 // getComplianceFileContent answers the stored bytes with Content-MD5 (spec 4.2); a file with no
 // downloadable content is a 404.
-func (s *Server) getComplianceFileContent(c *call) (any, error) {
-	return s.withComplianceFile(c, func(_ *complianceStore, f *ccFile) (any, error) {
+func getComplianceFileContent(s *Server, c *call) (any, error) {
+	return withComplianceFile(s, c, func(_ *complianceStore, f *ccFile) (any, error) {
 		if f.data == nil {
 			return nil, newError(errNotFound, "file %q has no downloadable content (its mime_type is null)", f.ID)
 		}
@@ -341,8 +341,8 @@ func (s *Server) getComplianceFileContent(c *call) (any, error) {
 }
 
 // deleteComplianceFile answers DELETE .../files/{file_id} (spec 4.2, 2.7); see deleteFile.
-func (s *Server) deleteComplianceFile(c *call) (any, error) {
-	return s.withComplianceFile(c, func(st *complianceStore, f *ccFile) (any, error) {
+func deleteComplianceFile(s *Server, c *call) (any, error) {
+	return withComplianceFile(s, c, func(st *complianceStore, f *ccFile) (any, error) {
 		st.deleteFile(f, s.clock.Now())
 		return ccDeletion{ID: f.ID, Type: "assistant_file_deleted"}, nil
 	})
@@ -350,25 +350,25 @@ func (s *Server) deleteComplianceFile(c *call) (any, error) {
 
 // liveComplianceChat reports whether ch is a live chat of the caller's organization: generated files and
 // artifact versions are served only while their chat is.
-func (s *Server) liveComplianceChat(c *call, ch *ccChat) bool {
-	st := s.compliance(c)
+func liveComplianceChat(s *Server, c *call, ch *ccChat) bool {
+	st := compliance(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.chat(c.org, ch.ID) != nil
 }
 
 // generatedFile resolves the generated file of the path, or 404.
-func (s *Server) generatedFile(c *call) (*ccGeneratedFile, error) {
+func generatedFile(s *Server, c *call) (*ccGeneratedFile, error) {
 	id := c.Param("generated_file_id")
-	if g := c.st.fx.compliance.generated[id]; g != nil && s.liveComplianceChat(c, g.chat) {
+	if g := c.st.fx.compliance.generated[id]; g != nil && liveComplianceChat(s, c, g.chat) {
 		return g, nil
 	}
 	return nil, notFound("generated file", id)
 }
 
 // getGeneratedFile answers generated-file metadata (spec 2.5, gaps §10).
-func (s *Server) getGeneratedFile(c *call) (any, error) {
-	g, err := s.generatedFile(c)
+func getGeneratedFile(s *Server, c *call) (any, error) {
+	g, err := generatedFile(s, c)
 	if err != nil {
 		return nil, err
 	}
@@ -377,8 +377,8 @@ func (s *Server) getGeneratedFile(c *call) (any, error) {
 }
 
 // getGeneratedFileContent answers a generated file's bytes (spec 4.2), with Content-MD5 as for files.
-func (s *Server) getGeneratedFileContent(c *call) (any, error) {
-	g, err := s.generatedFile(c)
+func getGeneratedFileContent(s *Server, c *call) (any, error) {
+	g, err := generatedFile(s, c)
 	if err != nil {
 		return nil, err
 	}
@@ -386,17 +386,17 @@ func (s *Server) getGeneratedFileContent(c *call) (any, error) {
 }
 
 // artifactVersion resolves the artifact version of the path, or 404.
-func (s *Server) artifactVersion(c *call) (*ccArtifactVersion, error) {
+func artifactVersion(s *Server, c *call) (*ccArtifactVersion, error) {
 	id := c.Param("artifact_version_id")
-	if v := c.st.fx.compliance.artifacts[id]; v != nil && s.liveComplianceChat(c, v.chat) {
+	if v := c.st.fx.compliance.artifacts[id]; v != nil && liveComplianceChat(s, c, v.chat) {
 		return v, nil
 	}
 	return nil, notFound("artifact version", id)
 }
 
 // getArtifact answers artifact version metadata (gaps §10).
-func (s *Server) getArtifact(c *call) (any, error) {
-	v, err := s.artifactVersion(c)
+func getArtifact(s *Server, c *call) (any, error) {
+	v, err := artifactVersion(s, c)
 	if err != nil {
 		return nil, err
 	}
@@ -405,8 +405,8 @@ func (s *Server) getArtifact(c *call) (any, error) {
 }
 
 // getArtifactContent answers the text of an artifact version with Content-MD5 (gaps §10).
-func (s *Server) getArtifactContent(c *call) (any, error) {
-	v, err := s.artifactVersion(c)
+func getArtifactContent(s *Server, c *call) (any, error) {
+	v, err := artifactVersion(s, c)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (s *Server) getArtifactContent(c *call) (any, error) {
 
 // listComplianceProjects answers GET /v1/compliance/apps/projects (spec 4.3): page-token pages
 // in created_at order, walked from the token's place in the organization's projects.
-func (s *Server) listComplianceProjects(c *call) (any, error) {
+func listComplianceProjects(s *Server, c *call) (any, error) {
 	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
@@ -449,14 +449,14 @@ type ccOrganization struct {
 }
 
 // listComplianceOrganizations answers the organizations the key may review: its own.
-func (s *Server) listComplianceOrganizations(c *call) (any, error) {
+func listComplianceOrganizations(s *Server, c *call) (any, error) {
 	o := c.org
 	return ccWithHasMore(tokenPage[ccOrganization]{Data: []ccOrganization{{o.UUID, o.Name, o.CreatedAt}}}), nil
 }
 
 // listComplianceUsers pages through the members of the caller's organization, by the date they
 // joined, under the IDs the administration API uses.
-func (s *Server) listComplianceUsers(c *call) (any, error) {
+func listComplianceUsers(s *Server, c *call) (any, error) {
 	id := c.Param("org_uuid")
 	if id != c.org.UUID && id != c.org.ID {
 		return nil, notFound("organization", id)

@@ -43,14 +43,14 @@ func BenchmarkListPageWorkspaces(b *testing.B) {
 
 func BenchmarkListPageTunnels(b *testing.B) {
 	benchListPage(b, func(s *Server, mid string) (string, []string) {
-		rec := s.tunnels(s.state()).byID[mid]
+		rec := tunnels(s, s.state()).byID[mid]
 		return "/v1/organizations/tunnels?limit=20&page=" + encodePageToken("tunnels:"+rec.org.ID, tunnelRecKey(rec)), benchTunnelHeaders
 	})
 }
 
 func BenchmarkListPageTunnelCertificates(b *testing.B) {
 	benchListPage(b, func(s *Server, mid string) (string, []string) {
-		rec := s.tunnels(s.state()).byID[benchCertTunnel]
+		rec := tunnels(s, s.state()).byID[benchCertTunnel]
 		for _, c := range rec.certs {
 			if c.ID == mid {
 				tok := encodePageToken("tunnel_certificates:"+benchCertTunnel, certRecKey(c))
@@ -134,10 +134,10 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 	s := New(WithFixtures(&fx))
 	for i := range n {
 		if i%10 == 8 {
-			s.admin(&call{st: s.state()}).removed[fmt.Sprintf("bench%08d", i)] = true
+			admin(s, &call{st: s.state()}).removed[fmt.Sprintf("bench%08d", i)] = true
 		}
 	}
-	s.tunnels(s.state()) // build the stores before timing
+	tunnels(s, s.state()) // build the stores before timing
 	return s, fmt.Sprintf("bench%08d", n/2)
 }
 

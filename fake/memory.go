@@ -186,7 +186,7 @@ func (a *memoryArea) remove(st *memStoreState) {
 }
 
 // memoryArea returns the server's memory state, built from the fixtures on first use.
-func (s *Server) memoryArea(c *call) *memoryArea {
+func memoryOf(s *Server, c *call) *memoryArea {
 	return c.st.memory.get(func() *memoryArea { return c.st.fx.memory.build() })
 }
 

@@ -59,8 +59,8 @@ func (st *memStoreState) writable() error {
 
 // inMemStore runs f on the caller's store named in the path, holding the area's lock; another
 // organization's store is a 404.
-func (s *Server) inMemStore(c *call, f func(st *memStoreState) (any, error)) (any, error) {
-	a := s.memoryArea(c)
+func inMemStore(s *Server, c *call, f func(st *memStoreState) (any, error)) (any, error) {
+	a := memoryOf(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	st, err := a.store(c)
@@ -72,7 +72,7 @@ func (s *Server) inMemStore(c *call, f func(st *memStoreState) (any, error)) (an
 
 // listMemoryStores answers the caller's stores newest first (spec 4.7), archived ones only
 // with include_archived (spec 3.5).
-func (s *Server) listMemoryStores(c *call) (any, error) {
+func listMemoryStores(s *Server, c *call) (any, error) {
 	created, err := c.queryTimeRange("created_at")
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := s.memoryArea(c)
+	a := memoryOf(s, c)
 	a.mu.Lock()
 	page := pageNewestKept(a.byOrg[c.org], func(st *memStoreState) bool {
 		return (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt)
@@ -104,7 +104,7 @@ func (s *Server) listMemoryStores(c *call) (any, error) {
 
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
 // absent, since clients read them unconditionally.
-func (s *Server) createMemoryStore(c *call) (any, error) {
+func createMemoryStore(s *Server, c *call) (any, error) {
 	var req struct {
 		Name        string            `json:"name"`
 		Description string            `json:"description"`
@@ -116,7 +116,7 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 	if req.Metadata == nil {
 		req.Metadata = map[string]string{}
 	}
-	a := s.memoryArea(c)
+	a := memoryOf(s, c)
 	a.mu.Lock()
 	now := s.clock.Now()
 	st := &memStoreState{org: c.org, rec: &storeRecord{memoryStore: memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store",
@@ -129,8 +129,8 @@ func (s *Server) createMemoryStore(c *call) (any, error) {
 
 // inMemStoreRecord runs f as inMemStore does and answers the store record it returns, encoded
 // after the lock is gone and once per version of the record: reads far outnumber changes.
-func (s *Server) inMemStoreRecord(c *call, f func(st *memStoreState) (*storeRecord, error)) (any, error) {
-	v, err := s.inMemStore(c, func(st *memStoreState) (any, error) { return f(st) })
+func inMemStoreRecord(s *Server, c *call, f func(st *memStoreState) (*storeRecord, error)) (any, error) {
+	v, err := inMemStore(s, c, func(st *memStoreState) (any, error) { return f(st) })
 	if err != nil {
 		return nil, err
 	}
@@ -138,13 +138,13 @@ func (s *Server) inMemStoreRecord(c *call, f func(st *memStoreState) (*storeReco
 }
 
 // getMemoryStore answers one of the caller's stores, archived or not.
-func (s *Server) getMemoryStore(c *call) (any, error) {
-	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) { return st.rec, nil })
+func getMemoryStore(s *Server, c *call) (any, error) {
+	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) { return st.rec, nil })
 }
 
 // updateMemoryStore changes name and description and patches metadata (gaps §7): a string
 // upserts a key and null deletes it, and the 16-pair limit applies to the result.
-func (s *Server) updateMemoryStore(c *call) (any, error) {
+func updateMemoryStore(s *Server, c *call) (any, error) {
 	var req struct {
 		Name        *string            `json:"name"`
 		Description *string            `json:"description"`
@@ -153,7 +153,7 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
-	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) {
+	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
@@ -188,8 +188,8 @@ func (s *Server) updateMemoryStore(c *call) (any, error) {
 
 // archiveMemoryStore archives once; archiving an archived store returns it unchanged, so that
 // a client may retry.
-func (s *Server) archiveMemoryStore(c *call) (any, error) {
-	return s.inMemStoreRecord(c, func(st *memStoreState) (*storeRecord, error) {
+func archiveMemoryStore(s *Server, c *call) (any, error) {
+	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) {
 		if st.rec.ArchivedAt == nil {
 			now, next := s.clock.Now(), st.rec.memoryStore
 			next.ArchivedAt, next.UpdatedAt = &now, now
@@ -206,9 +206,9 @@ type memoryDeletion struct {
 }
 
 // deleteMemoryStore removes the store with its memories and their history.
-func (s *Server) deleteMemoryStore(c *call) (any, error) {
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
-		s.memoryArea(c).remove(st) // inMemStore holds the lock
+func deleteMemoryStore(s *Server, c *call) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
+		memoryOf(s, c).remove(st) // inMemStore holds the lock
 		return memoryDeletion{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
 	})
 }
@@ -231,7 +231,7 @@ func memoryListKey(item any) listKey {
 // listMemories answers a store's live memories in path order (gaps §7): path_prefix keeps whole
 // segments under a prefix ending in "/", and depth rolls anything deeper into one memory_prefix
 // item per directory.
-func (s *Server) listMemories(c *call) (any, error) {
+func listMemories(s *Server, c *call) (any, error) {
 	prefix := "/"
 	if p, ok := c.queryString("path_prefix"); ok {
 		if !strings.HasPrefix(p, "/") || !strings.HasSuffix(p, "/") {
@@ -251,7 +251,7 @@ func (s *Server) listMemories(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		scope := "memories:" + st.rec.ID
 		after, err := c.pageToken(scope)
 		if err != nil {
@@ -280,7 +280,7 @@ func (s *Server) listMemories(c *call) (any, error) {
 }
 
 // createMemory stores content at a free path and appends its created version (spec 3.5).
-func (s *Server) createMemory(c *call) (any, error) {
+func createMemory(s *Server, c *call) (any, error) {
 	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
@@ -298,7 +298,7 @@ func (s *Server) createMemory(c *call) (any, error) {
 	if err := checkMemoryPath("path", req.Path); err != nil {
 		return nil, err
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
@@ -333,12 +333,12 @@ func (st *memStoreState) memory(c *call) (*memory, error) {
 }
 
 // getMemory answers a live memory; a deleted one is 404, its history stays in the versions.
-func (s *Server) getMemory(c *call) (any, error) {
+func getMemory(s *Server, c *call) (any, error) {
 	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		m, err := st.memory(c)
 		if err != nil {
 			return nil, err
@@ -351,7 +351,7 @@ func (s *Server) getMemory(c *call) (any, error) {
 // changes. With a precondition, it applies only while the stored hash is the expected one; a
 // request whose outcome is already the stored state succeeds whatever the hash, so a client
 // that retries a write that did land gets 200 (spec 4.7).
-func (s *Server) updateMemory(c *call) (any, error) {
+func updateMemory(s *Server, c *call) (any, error) {
 	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
@@ -377,7 +377,7 @@ func (s *Server) updateMemory(c *call) (any, error) {
 			return nil, err
 		}
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
@@ -421,12 +421,12 @@ func memPreconditionFailed(field, expected, stored string) error {
 
 // deleteMemory removes a memory and appends its deleted version; the history stays. Allowed in
 // an archived store.
-func (s *Server) deleteMemory(c *call) (any, error) {
+func deleteMemory(s *Server, c *call) (any, error) {
 	expected, hasExpected := c.queryString("expected_content_sha256")
 	if hasExpected && !isContentSHA256(expected) {
 		return nil, invalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %s", quoted(expected, maxExcerpt))
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		m, err := st.memory(c)
 		if err != nil {
 			return nil, err
@@ -442,7 +442,7 @@ func (s *Server) deleteMemory(c *call) (any, error) {
 }
 
 // listMemoryVersions answers a store's versions newest first with every filter of spec 4.7.
-func (s *Server) listMemoryVersions(c *call) (any, error) {
+func listMemoryVersions(s *Server, c *call) (any, error) {
 	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
@@ -458,7 +458,7 @@ func (s *Server) listMemoryVersions(c *call) (any, error) {
 	if f.operation, err = c.queryEnum("operation"); err != nil {
 		return nil, err
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		scope := "memory_versions:" + st.rec.ID
 		after, err := c.pageToken(scope)
 		if err != nil {
@@ -488,12 +488,12 @@ func (st *memStoreState) version(c *call) (*memoryVersion, error) {
 }
 
 // getMemoryVersion answers one version; a redacted one is 200 with its content fields null.
-func (s *Server) getMemoryVersion(c *call) (any, error) {
+func getMemoryVersion(s *Server, c *call) (any, error) {
 	full, err := c.memoryView()
 	if err != nil {
 		return nil, err
 	}
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		v, err := st.version(c)
 		if err != nil {
 			return nil, err
@@ -504,8 +504,8 @@ func (s *Server) getMemoryVersion(c *call) (any, error) {
 
 // redactMemoryVersion nulls a version's content and path and records who did it (gaps §7).
 // Redacting a redacted version returns it unchanged. Allowed in an archived store.
-func (s *Server) redactMemoryVersion(c *call) (any, error) {
-	return s.inMemStore(c, func(st *memStoreState) (any, error) {
+func redactMemoryVersion(s *Server, c *call) (any, error) {
+	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		v, err := st.version(c)
 		if err != nil {
 			return nil, err

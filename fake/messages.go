@@ -202,31 +202,31 @@ const headerScenario = "Fake-Scenario"
 //	answer build the message, or the tape's answer (answer)
 //	commit the cache's writes, the thread's conversation, the journal's stub (commit)
 //	charge the output tokens, and the rate-limit headers (admission.chargeOutput)
-func (s *Server) createMessage(c *call) (any, error) {
-	req, err := s.parseMessage(c, true)
+func createMessage(s *Server, c *call) (any, error) {
+	req, err := parseMessage(s, c, true)
 	if err != nil {
 		return nil, err
 	}
 	defer req.thread.done() // a continue is in flight until it is answered
-	plan := s.planCache(c, req)
+	plan := planCache(s, c, req)
 	// Rate limits (when enforced) admit the request here, and only here, before anything answers
 	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
-	adm, err := s.admit(c, req.Model, plan.inputUsage(), false)
+	adm, err := admit(s, c, req.Model, plan.inputUsage(), false)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := s.choose(c, req, req.tape)
+	ch, err := choose(s, c, req, req.tape)
 	if err != nil {
 		return nil, err // as a refusal of the answer stage: the admission is kept
 	}
-	ans, err := s.answer(c, req, plan, ch)
+	ans, err := answerRequest(s, c, req, plan, ch)
 	if err != nil {
 		if ch.tape != nil {
 			adm.chargeOutput(0) // the tape's refusal is its answer: the headers, nothing charged
 		}
 		return nil, err
 	}
-	s.commit(c, req, plan, ch, ans)
+	commit(s, c, req, plan, ch, ans)
 	// The whole answer is known before a stream starts: its output is charged, and the headers
 	// written, before the first byte. A taped answer's output is not charged.
 	adm.chargeOutput(ans.output())
@@ -236,18 +236,18 @@ func (s *Server) createMessage(c *call) (any, error) {
 // countTokens answers POST /v1/messages/count_tokens: parse, admit (its own token_count group,
 // apart from Messages'), choose (the tape or the counter) and answer. It never caches: the
 // count is the parse stage's, every input token.
-func (s *Server) countTokens(c *call) (any, error) {
-	req, err := s.parseMessage(c, false)
+func countTokens(s *Server, c *call) (any, error) {
+	req, err := parseMessage(s, c, false)
 	if err != nil {
 		return nil, err
 	}
-	adm, err := s.admit(c, req.Model, inputUsage{}, true)
+	adm, err := admit(s, c, req.Model, inputUsage{}, true)
 	if err != nil {
 		return nil, err
 	}
 	adm.chargeOutput(0)
-	if ch, _ := s.choose(c, nil, req.tape); ch.tape != nil { // without a request, no error
-		v, _, err := s.answerFromTape(c, ch.tape, req, nil, false)
+	if ch, _ := choose(s, c, nil, req.tape); ch.tape != nil { // without a request, no error
+		v, _, err := answerFromTape(s, c, ch.tape, req, nil, false)
 		return v, err
 	}
 	n := req.layout.total
@@ -281,7 +281,7 @@ type choice struct {
 // replies (count_tokens, Completions): the tape or the fake's own answer.
 //
 // Its only error is the stubs' matching going over its allowance of work (stubs.take).
-func (s *Server) choose(c *call, req *messageRequest, tr tapeRequest) (choice, error) {
+func choose(s *Server, c *call, req *messageRequest, tr tapeRequest) (choice, error) {
 	canned := req != nil && req.MaxTokens > 0
 	if canned && req.scenario != nil {
 		return choice{reply: &req.scenario.Response}, nil
@@ -295,7 +295,7 @@ func (s *Server) choose(c *call, req *messageRequest, tr tapeRequest) (choice, e
 			return choice{reply: r, stub: id}, nil
 		}
 	}
-	if pick := s.tapePick(c, tr); pick != nil {
+	if pick := pickFromTape(s, c, tr); pick != nil {
 		return choice{tape: pick}, nil
 	}
 	if canned {
@@ -324,12 +324,12 @@ func (r answered) output() int {
 
 // answer is the answer stage: the message built from the chosen reply (or the scripted
 // model's), or the tape's answer.
-func (s *Server) answer(c *call, req *messageRequest, plan *cachePlan, ch choice) (answered, error) {
+func answerRequest(s *Server, c *call, req *messageRequest, plan *cachePlan, ch choice) (answered, error) {
 	if ch.tape != nil {
-		v, msg, err := s.answerFromTape(c, ch.tape, req, plan, req.Stream)
+		v, msg, err := answerFromTape(s, c, ch.tape, req, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
-	msg, err := s.answerWith(c.meter(maxGenSteps), req, plan, ch.reply)
+	msg, err := answerWith(s, c.meter(maxGenSteps), req, plan, ch.reply)
 	if err != nil {
 		return answered{}, err
 	}
@@ -341,12 +341,12 @@ func (s *Server) answer(c *call, req *messageRequest, plan *cachePlan, ch choice
 
 // commit is the commit stage: the cache plan's writes under the answer's id, the conversation
 // the thread keeps, and the stub the journal names. A taped answer keeps no thread.
-func (s *Server) commit(c *call, req *messageRequest, plan *cachePlan, ch choice, r answered) {
+func commit(s *Server, c *call, req *messageRequest, plan *cachePlan, ch choice, r answered) {
 	if r.msg != nil {
 		plan.commit(r.msg.ID)
 	}
 	if !r.taped {
-		s.commitThread(req, r.msg)
+		commitThread(s, req, r.msg)
 	}
 	if ch.stub != "" {
 		c.x.stub = ch.stub
@@ -361,7 +361,7 @@ func (s *Server) commit(c *call, req *messageRequest, plan *cachePlan, ch choice
 // tokens and lays it out for the prompt cache (refusing misplaced cache_control), and, for
 // create, the Fake-Scenario header. The typed request, the tape's key and the layout all come
 // from the one decoded value.
-func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
+func parseMessage(s *Server, c *call, create bool) (*messageRequest, error) {
 	data, v, err := c.decodeBody()
 	if err != nil {
 		return nil, c.version.schemaError(err)
@@ -377,8 +377,8 @@ func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
 		}
 	}
 	// The tape matches the body as sent, before a thread continue expands it.
-	req.tape = s.tapeRequestOf(c, data, req.raw)
-	if err := s.expandThread(c, req); err != nil {
+	req.tape = tapeRequestOf(s, c, data, req.raw)
+	if err := expandThread(s, c, req); err != nil {
 		return nil, err
 	}
 	// A continue refused by a check below is no longer in flight.
@@ -393,7 +393,7 @@ func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
 			return nil, err
 		}
 	}
-	if err := s.checkMessage(c, req, create); err != nil {
+	if err := checkMessage(s, c, req, create); err != nil {
 		return nil, err
 	}
 	parsed = true
@@ -402,7 +402,7 @@ func (s *Server) parseMessage(c *call, create bool) (*messageRequest, error) {
 
 // checkMessage applies the rules of a decoded, expanded request that the schema cannot express,
 // and lays it out (parseMessage).
-func (s *Server) checkMessage(c *call, req *messageRequest, create bool) error {
+func checkMessage(s *Server, c *call, req *messageRequest, create bool) error {
 	// The schema lets messages be empty for a thread continue, which now holds the whole
 	// conversation; any other request needs one.
 	msgs, _ := req.raw["messages"].([]any)
@@ -463,7 +463,7 @@ func (s *Server) checkMessage(c *call, req *messageRequest, create bool) error {
 	// The one walk of the blocks: the input-token count and the cache layout. count_tokens
 	// checks the cache_control markers as Messages does, but never caches, so it needs no keys.
 	var err error
-	if req.layout, err = s.layoutRequest(c, req, create); err != nil {
+	if req.layout, err = layoutRequest(s, c, req, create); err != nil {
 		return err
 	}
 	// An unknown Fake-Scenario is the request's own error, whatever else it asks (max_tokens 0

@@ -264,6 +264,6 @@ func BenchmarkCountTokens(b *testing.B) {
 	s := "Turn 7: " + strings.Repeat("the weather in town was mild and dry all week ", 4)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		countTokens(s)
+		textTokens(s)
 	}
 }

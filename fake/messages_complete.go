@@ -54,17 +54,17 @@ func checkPrompt(p string) error {
 // complete answers POST /v1/complete in the stages of Messages that apply to it: parse, admit
 // (the model's group, as Messages: the prompt's tokens in, the completion's out), choose (the
 // tape or the scripted model), answer and charge.
-func (s *Server) complete(c *call) (any, error) {
-	req, raw, tr, err := s.parseCompletion(c)
+func complete(s *Server, c *call) (any, error) {
+	req, raw, tr, err := parseCompletion(s, c)
 	if err != nil {
 		return nil, err
 	}
-	adm, err := s.admit(c, req.Model, inputUsage{Input: countTokens(req.Prompt)}, false)
+	adm, err := admit(s, c, req.Model, inputUsage{Input: textTokens(req.Prompt)}, false)
 	if err != nil {
 		return nil, err
 	}
-	if ch, _ := s.choose(c, nil, tr); ch.tape != nil { // without a request, no error
-		v, _, err := s.answerFromTape(c, ch.tape, nil, nil, req.Stream)
+	if ch, _ := choose(s, c, nil, tr); ch.tape != nil { // without a request, no error
+		v, _, err := answerFromTape(s, c, ch.tape, nil, nil, req.Stream)
 		adm.chargeOutput(0)
 		return v, err
 	}
@@ -93,7 +93,7 @@ func (s *Server) complete(c *call) (any, error) {
 // parseCompletion is the parse stage of Completions: the body decoded once and checked against
 // the request schema, the typed request and the tape's key derived from that value, then the
 // rules a schema cannot express.
-func (s *Server) parseCompletion(c *call) (*completeRequest, map[string]any, tapeRequest, error) {
+func parseCompletion(s *Server, c *call) (*completeRequest, map[string]any, tapeRequest, error) {
 	data, v, err := c.decodeBody()
 	if err != nil {
 		return nil, nil, tapeRequest{}, err
@@ -122,7 +122,7 @@ func (s *Server) parseCompletion(c *call) (*completeRequest, map[string]any, tap
 	if err := checkPrompt(req.Prompt); err != nil {
 		return nil, nil, tapeRequest{}, err
 	}
-	return req, raw, s.tapeRequestOf(c, data, raw), nil
+	return req, raw, tapeRequestOf(s, c, data, raw), nil
 }
 
 // completionStream is the event sequence of gaps §5: the text in `completion` events, a ping,

@@ -76,9 +76,9 @@ func tokens(s string) []string {
 	return out
 }
 
-// countTokens is the one token counter of the fake: how many tokens s splits into, counted in
+// textTokens is the one token counter of the fake: how many tokens s splits into, counted in
 // one pass without building them.
-func countTokens(s string) int {
+func textTokens(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		// The usual token, in ASCII, is read here; tokenEnd reads any other from its start.
@@ -130,7 +130,7 @@ func countValue(key string, v any) int {
 		if key == "data" {
 			return (len(v) + 3) / 4
 		}
-		return countTokens(v)
+		return textTokens(v)
 	case map[string]any:
 		n := 1
 		for k, x := range v {
@@ -160,15 +160,15 @@ func outputTokens(content []block) int {
 func blockTokens(b block) int {
 	switch b["type"] {
 	case "text":
-		return countTokens(b["text"].(string))
+		return textTokens(b["text"].(string))
 	case "thinking":
-		return countTokens(b["thinking"].(string))
+		return textTokens(b["thinking"].(string))
 	case "tool_use", "server_tool_use":
 		in, _ := json.Marshal(b["input"])
-		return countTokens(b["name"].(string)) + countTokens(string(in))
+		return textTokens(b["name"].(string)) + textTokens(string(in))
 	}
 	data, _ := json.Marshal(b)
-	return countTokens(string(data))
+	return textTokens(string(data))
 }
 
 // rng is a small deterministic generator (splitmix64), seeded from the request hash.
@@ -253,7 +253,7 @@ type budget struct{ left int }
 
 // takeText is take of the tokens of s, joined again: s itself when they all fit.
 func (b *budget) takeText(s string) (string, bool) {
-	if n := countTokens(s); n <= b.left {
+	if n := textTokens(s); n <= b.left {
 		b.left -= n
 		return s, true
 	}
@@ -276,7 +276,7 @@ func (b *budget) take(toks []string) ([]string, bool) {
 // work to the request's meter, which the caller started with maxGenSteps. Its only error is a
 // schema whose value costs more work than that, or the client going: a 400 naming the schema
 // (meter.refusal), before anything of the answer is written or kept.
-func (s *Server) generate(work *meter, req *messageRequest) ([]block, string, *string, error) {
+func generate(s *Server, work *meter, req *messageRequest) ([]block, string, *string, error) {
 	r, sum := seedOf(req.raw)
 	b := &budget{left: req.MaxTokens}
 	content := []block{}
@@ -710,7 +710,7 @@ func (g *inputGen) name(n string) bool {
 		g.exhausted = true
 		return false
 	}
-	return g.spend(len(n)/stepBytes) && !g.charge(len(n)+3, countTokens(n))
+	return g.spend(len(n)/stepBytes) && !g.charge(len(n)+3, textTokens(n))
 }
 
 // charge takes bytes and tokens of the output budgets, and reports (setting exhausted) when
@@ -736,7 +736,7 @@ func jsonCost(v any, limit int) (size, toks int) {
 		switch x := v.(type) {
 		case string:
 			if size += len(x) + 2; size <= limit {
-				toks += countTokens(x)
+				toks += textTokens(x)
 			}
 		case map[string]any:
 			size += 2
@@ -745,7 +745,7 @@ func jsonCost(v any, limit int) (size, toks int) {
 				if size += len(k) + 4; size > limit {
 					return
 				}
-				toks += countTokens(k)
+				toks += textTokens(k)
 				walk(e)
 			}
 		case []any:

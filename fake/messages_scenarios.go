@@ -75,7 +75,7 @@ func (s *Server) Scenarios() []Scenario {
 	return out
 }
 
-func (s *Server) listScenarios(c *call) (any, error) {
+func listScenarios(s *Server, c *call) (any, error) {
 	return map[string]any{"data": s.Scenarios()}, nil
 }
 
@@ -130,7 +130,7 @@ const containerLifetime = 30 * 24 * time.Hour
 
 // containerFor is the container a request uses: the one it names by ID (a string, or the beta's
 // object), a new one when it only lists skills; nil without a container field.
-func (s *Server) containerFor(req *messageRequest) *Container {
+func containerFor(s *Server, req *messageRequest) *Container {
 	if len(req.Container) == 0 || string(req.Container) == "null" {
 		return nil
 	}
@@ -171,7 +171,7 @@ func ptrValue[T any](p *T) T {
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil, its work charged to the request's meter work (generate); plan is the
 // request's cache plan, whose split its usage reports.
-func (s *Server) answerWith(work *meter, req *messageRequest, plan *cachePlan, r *Reply) (*Message, error) {
+func answerWith(s *Server, work *meter, req *messageRequest, plan *cachePlan, r *Reply) (*Message, error) {
 	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
@@ -179,7 +179,7 @@ func (s *Server) answerWith(work *meter, req *messageRequest, plan *cachePlan, r
 		msg.StopSequence, msg.StopDetails = r.StopSequence, r.StopDetails
 	} else {
 		var err error
-		if msg.Content, reason, msg.StopSequence, err = s.generate(work, req); err != nil {
+		if msg.Content, reason, msg.StopSequence, err = generate(s, work, req); err != nil {
 			return nil, err // before any id is spent
 		}
 	}
@@ -193,7 +193,7 @@ func (s *Server) answerWith(work *meter, req *messageRequest, plan *cachePlan, r
 	}
 	msg.StopReason = &reason
 	setUsage(msg, req, plan)
-	msg.Container = s.containerFor(req)
+	msg.Container = containerFor(s, req)
 	if req.hasContextManagement() {
 		msg.ContextManagement = &ContextManagement{AppliedEdits: []map[string]any{}}
 	}

@@ -172,9 +172,9 @@ func TestCountTokensIsTheTokenPattern(t *testing.T) {
 		"x\xffy":            3,  // an invalid byte is one character
 		"{\"k\": [1, 2]}\n": 12, // {, ", k, ", :, " [", 1, ",", " 2", ], }, and the trailing newline
 	} {
-		got := countTokens(s)
+		got := textTokens(s)
 		if pattern := len(tokenPattern.FindAllStringIndex(s, -1)); got != want || pattern != want {
-			t.Errorf("countTokens(%q) = %d and the pattern finds %d, want %d", s, got, pattern, want)
+			t.Errorf("textTokens(%q) = %d and the pattern finds %d, want %d", s, got, pattern, want)
 		}
 		if toks, pattern := tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(toks, pattern) {
 			t.Errorf("tokens(%q) = %q, the pattern finds %q", s, toks, pattern)
@@ -188,8 +188,8 @@ func FuzzCountTokens(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(got, want) || countTokens(s) != len(want) {
-			t.Errorf("tokens(%q) = %q (%d counted), the pattern finds %q", s, got, countTokens(s), want)
+		if got, want := tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(got, want) || textTokens(s) != len(want) {
+			t.Errorf("tokens(%q) = %q (%d counted), the pattern finds %q", s, got, textTokens(s), want)
 		}
 	})
 }

@@ -337,12 +337,12 @@ func (s *Server) AddStub(st Stub) (Stub, error) {
 	if err != nil {
 		return Stub{}, invalid("the stub cannot be encoded as JSON: %v", err)
 	}
-	return s.addStub(data)
+	return addStub(s, data)
 }
 
 // addStub checks a stub request body and registers it. Checking the JSON, rather than Go
 // values, gives both ways in the same rules and the same field paths.
-func (s *Server) addStub(data []byte) (Stub, error) {
+func addStub(s *Server, data []byte) (Stub, error) {
 	st, err := parseStub(data)
 	if err != nil {
 		return Stub{}, err
@@ -566,20 +566,20 @@ func (l *stubs) release() {
 // mebibytes writes a byte count for an error message: "19.5 MiB".
 func mebibytes(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-func (s *Server) registerStub(c *call) (any, error) {
+func registerStub(s *Server, c *call) (any, error) {
 	data, err := c.body()
 	if err != nil {
 		return nil, err
 	}
-	return s.addStub(data)
+	return addStub(s, data)
 }
 
-func (s *Server) listStubs(c *call) (any, error) {
+func listStubs(s *Server, c *call) (any, error) {
 	return struct {
 		Data []Stub `json:"data"`
 	}{s.Stubs()}, nil
 }
 
-func (s *Server) clearStubs(c *call) (any, error) {
+func clearStubs(s *Server, c *call) (any, error) {
 	return clearedBody{s.ClearStubs()}, nil
 }

@@ -27,7 +27,7 @@ func controlCall(t testing.TB, ts *TestServer, method, path string, body any) (i
 }
 
 // registerStub registers a stub through the control API and fails the test unless it is taken.
-func registerStub(t testing.TB, ts *TestServer, stub any) gjson.Result {
+func stubOver(t testing.TB, ts *TestServer, stub any) gjson.Result {
 	t.Helper()
 	status, got := controlCall(t, ts, http.MethodPost, "/_fake/messages/stubs", stub)
 	if status != http.StatusOK {
@@ -66,7 +66,7 @@ func TestStubSequenceServedInOrder(t *testing.T) {
 		textReply("It is sunny in Oslo."),
 	}}
 	for _, ts := range []*TestServer{plain, stream} {
-		got := registerStub(t, ts, stub)
+		got := stubOver(t, ts, stub)
 		if got.Get("id").String() != "stub_01"+string(appendBase62(nil, 1, idWidth)) || got.Get("replies.0.stop_reason").String() != "tool_use" ||
 			got.Get("replies.1.stop_reason").String() != "end_turn" || got.Get("times").Int() != 1 || got.Get("served").Int() != 0 {
 			t.Fatalf("registered stub: %s", got.Raw)
@@ -125,10 +125,10 @@ func TestStubSequenceServedInOrder(t *testing.T) {
 func TestStubMatchRules(t *testing.T) {
 	ts := NewTestServer(t)
 	weatherTool := []any{map[string]any{"name": "get_weather", "input_schema": weatherSchema}}
-	registerStub(t, ts, map[string]any{"match": map[string]any{"model": "assistant-haiku-4-5"}, "replies": []any{textReply("by model")}})
-	registerStub(t, ts, map[string]any{"match": map[string]any{"user_text_contains": "lighthouse"}, "replies": []any{textReply("by text")}})
-	registerStub(t, ts, map[string]any{"match": map[string]any{"tool_name": "get_weather"}, "replies": []any{textReply("by tool")}})
-	registerStub(t, ts, map[string]any{"match": map[string]any{"tool_name": "get_weather", "user_text_contains": "both"}, "replies": []any{textReply("by both")}})
+	stubOver(t, ts, map[string]any{"match": map[string]any{"model": "assistant-haiku-4-5"}, "replies": []any{textReply("by model")}})
+	stubOver(t, ts, map[string]any{"match": map[string]any{"user_text_contains": "lighthouse"}, "replies": []any{textReply("by text")}})
+	stubOver(t, ts, map[string]any{"match": map[string]any{"tool_name": "get_weather"}, "replies": []any{textReply("by tool")}})
+	stubOver(t, ts, map[string]any{"match": map[string]any{"tool_name": "get_weather", "user_text_contains": "both"}, "replies": []any{textReply("by both")}})
 	cases := []struct {
 		name string
 		body map[string]any
@@ -157,7 +157,7 @@ func TestStubMatchRules(t *testing.T) {
 // TestStubPrecedence: the Fake-Scenario header beats a stub, which beats the library's rules.
 func TestStubPrecedence(t *testing.T) {
 	ts := NewTestServer(t)
-	registerStub(t, ts, map[string]any{"replies": []any{textReply("stubbed")}, "times": 2})
+	stubOver(t, ts, map[string]any{"replies": []any{textReply("stubbed")}, "times": 2})
 	byHeader := create(t, ts, msgBody(), headerScenario, "refusal-bio")
 	if byHeader.Get("stop_reason").String() != "refusal" {
 		t.Errorf("Fake-Scenario should win over a stub: %s", byHeader.Raw)
@@ -261,7 +261,7 @@ func TestStubRegistrationRefusesInvalidReplies(t *testing.T) {
 		t.Errorf("%d refused stubs were registered", n)
 	}
 	// type and role may be given, as in a message copied whole minus the server's fields.
-	registerStub(t, ts, map[string]any{"replies": []any{with(textReply("x"), []any{"type", "message", "role", "assistant"})}})
+	stubOver(t, ts, map[string]any{"replies": []any{with(textReply("x"), []any{"type", "message", "role", "assistant"})}})
 }
 
 // TestStubsAreControlState: stubs are numbered apart from the API's IDs, are copies of what was
@@ -377,7 +377,7 @@ func TestEveryScenarioServesAsAStub(t *testing.T) {
 // of that namespace names it.
 func TestStubsPerNamespace(t *testing.T) {
 	ts := NewTestServer(t)
-	registerStub(t, ts, map[string]any{"replies": []any{textReply("default")}, "forever": true})
+	stubOver(t, ts, map[string]any{"replies": []any{textReply("default")}, "forever": true})
 	if status, got := controlCall(t, ts, http.MethodPost, "/ns/a/_fake/messages/stubs", map[string]any{"replies": []any{textReply("in a")}, "forever": true}); status != http.StatusOK {
 		t.Fatalf("register in namespace a: %d %s", status, got.Raw)
 	}
@@ -436,7 +436,7 @@ func TestStubNearMiss(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ts := NewTestServer(t)
 			for _, m := range c.stubs {
-				registerStub(t, ts, map[string]any{"match": m, "replies": []any{textReply("stubbed")}})
+				stubOver(t, ts, map[string]any{"match": m, "replies": []any{textReply("stubbed")}})
 			}
 			status, h, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", c.body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
 			if err != nil || status != http.StatusOK {
@@ -459,7 +459,7 @@ func TestStubNearMiss(t *testing.T) {
 func TestStubTextAnsweredWithCitationsNull(t *testing.T) {
 	ts := NewTestServer(t)
 	quoted := []any{map[string]any{"type": "char_location", "cited_text": "A.", "document_index": 0, "document_title": nil, "start_char_index": 0, "end_char_index": 2, "file_id": nil}}
-	registerStub(t, ts, map[string]any{"times": 2, "replies": []any{map[string]any{"content": []any{
+	stubOver(t, ts, map[string]any{"times": 2, "replies": []any{map[string]any{"content": []any{
 		map[string]any{"type": "text", "text": "Plain"},
 		map[string]any{"type": "text", "text": "Quoted", "citations": quoted},
 	}}}})
@@ -483,7 +483,7 @@ func TestStubTextAnsweredWithCitationsNull(t *testing.T) {
 func TestToolUseWrittenWithoutCallerAnsweredDirect(t *testing.T) {
 	ts := NewTestServer(t)
 	viaCode := map[string]any{"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}
-	registerStub(t, ts, map[string]any{"times": 2, "replies": []any{map[string]any{"content": []any{
+	stubOver(t, ts, map[string]any{"times": 2, "replies": []any{map[string]any{"content": []any{
 		map[string]any{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": map[string]any{"city": "Oslo"}},
 		map[string]any{"type": "tool_use", "id": "toolu_2", "name": "get_weather", "input": map[string]any{}, "caller": viaCode},
 	}}}})

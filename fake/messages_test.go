@@ -727,7 +727,7 @@ func TestStreamHeadersAndFirstEvent(t *testing.T) {
 	}
 }
 
-func complete(t testing.TB, ts *TestServer, body any) (int, gjson.Result) {
+func postComplete(t testing.TB, ts *TestServer, body any) (int, gjson.Result) {
 	t.Helper()
 	status, out := postMessages(t, ts, "/v1/complete", body)
 	return status, gjson.ParseBytes(out)
@@ -739,22 +739,22 @@ func completeBody(kv ...any) map[string]any {
 
 func TestLegacyComplete(t *testing.T) {
 	ts := NewTestServer(t)
-	status, got := complete(t, ts, completeBody())
+	status, got := postComplete(t, ts, completeBody())
 	text := got.Get("completion").String()
 	if status != http.StatusOK || got.Get("type").String() != "completion" || got.Get("stop_reason").String() != "stop_sequence" ||
 		text == "" || strings.Contains(text, "Human:") || got.Get("model").String() != testModel {
 		t.Fatalf("complete: %d %s", status, got.Raw)
 	}
 	// The same request gives the same completion; a limit cuts it.
-	if _, again := complete(t, ts, completeBody()); again.Get("completion").String() != text {
+	if _, again := postComplete(t, ts, completeBody()); again.Get("completion").String() != text {
 		t.Errorf("not deterministic: %q then %q", text, again.Get("completion"))
 	}
-	_, short := complete(t, ts, completeBody("max_tokens_to_sample", 2))
-	if short.Get("stop_reason").String() != "max_tokens" || countTokens(short.Get("completion").String()) != 2 || !strings.HasPrefix(text, short.Get("completion").String()) {
+	_, short := postComplete(t, ts, completeBody("max_tokens_to_sample", 2))
+	if short.Get("stop_reason").String() != "max_tokens" || textTokens(short.Get("completion").String()) != 2 || !strings.HasPrefix(text, short.Get("completion").String()) {
 		t.Errorf("max_tokens_to_sample 2: %s", short.Raw)
 	}
 	word := strings.Fields(text)[2]
-	_, stopped := complete(t, ts, completeBody("stop_sequences", []any{word}))
+	_, stopped := postComplete(t, ts, completeBody("stop_sequences", []any{word}))
 	if stopped.Get("stop_reason").String() != "stop_sequence" || stopped.Get("completion").String() != text[:strings.Index(text, word)] {
 		t.Errorf("stop sequence %q: %s", word, stopped.Raw)
 	}
@@ -779,7 +779,7 @@ func TestLegacyComplete(t *testing.T) {
 	}
 	for _, ok := range []map[string]any{completeBody("temperature", 0), completeBody("temperature", 1, "top_k", 3, "top_p", 0.5, "metadata", map[string]any{"user_id": "u-1"}),
 		completeBody("prompt", "\n\nHuman: A\n\nAssistant: B\n\nHuman: C\n\nAssistant:")} {
-		if status, got := complete(t, ts, ok); status != http.StatusOK {
+		if status, got := postComplete(t, ts, ok); status != http.StatusOK {
 			t.Errorf("%v: %d %s", ok, status, got.Raw)
 		}
 	}
@@ -788,7 +788,7 @@ func TestLegacyComplete(t *testing.T) {
 func TestLegacyCompleteStream(t *testing.T) {
 	a, b := NewTestServer(t), NewTestServer(t)
 	for _, body := range []map[string]any{completeBody(), completeBody("max_tokens_to_sample", 4)} {
-		_, plain := complete(t, a, body)
+		_, plain := postComplete(t, a, body)
 		streamed := completeBody("stream", true)
 		for k, v := range body {
 			streamed[k] = v
@@ -831,7 +831,7 @@ func TestMessagesConcurrent(t *testing.T) {
 			case 2:
 				create(t, ts, msgBody(), headerScenario, "web-fetch")
 			default:
-				if status, _ := complete(t, ts, completeBody("stream", i%8 == 3)); status != http.StatusOK {
+				if status, _ := postComplete(t, ts, completeBody("stream", i%8 == 3)); status != http.StatusOK {
 					t.Errorf("complete: %d", status)
 				}
 			}

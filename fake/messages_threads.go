@@ -143,7 +143,7 @@ type threadTurn struct {
 // expandThread reads the request's thread field, if any, and turns a continue into the whole
 // request: the thread's messages followed by the new ones, and its system and tools. It runs in
 // the parse stage, before any other check, so that everything after sees only a full request.
-func (s *Server) expandThread(c *call, req *messageRequest) error {
+func expandThread(s *Server, c *call, req *messageRequest) error {
 	v, ok := req.raw["thread"]
 	if !ok {
 		return nil
@@ -289,7 +289,7 @@ func (t *threadTurn) hold(st sseStream) sseStream {
 // request that sent them, as the SDK helpers strip them from answered messages when they send a
 // conversation again), followed by the reply as the official TypeScript helper sends it back
 // ({role, content}).
-func (s *Server) commitThread(req *messageRequest, msg *Message) {
+func commitThread(s *Server, req *messageRequest, msg *Message) {
 	t := req.thread
 	if t == nil {
 		return

@@ -164,7 +164,7 @@ func TestThreadedToolLoopAnswersAsTheFullRequests(t *testing.T) {
 // hand, are those of the whole conversation.
 func TestThreadContinueCountsTheWholeConversation(t *testing.T) {
 	ts := NewTestServer(t)
-	registerStub(t, ts, map[string]any{"replies": []any{textReply("Fine"), textReply("Good")}})
+	stubOver(t, ts, map[string]any{"replies": []any{textReply("Fine"), textReply("Good")}})
 	first := create(t, ts, msgBody("messages", userTurn("Hi"), "thread", threadCreate()), threadBeta...)
 	// {"role":"user","content":"Hi"}: the messages array 1, the message 1, "user" 1, "Hi" 1 = 4.
 	if got := first.Get("usage.input_tokens").Int(); got != 4 {
@@ -371,7 +371,7 @@ func TestThreadStubsAndScenarios(t *testing.T) {
 	id := create(t, ts, msgBody("messages", userTurn("Tell me about Oslo"), "tools", loopTools, "tool_choice", map[string]any{"type": "none"}, "thread", threadCreate()), threadBeta...).Get("id").String()
 	// The stub matches on a tool that only the thread's create sent: only the expanded continue
 	// has it.
-	registerStub(t, ts, map[string]any{"match": map[string]any{"tool_name": "get_weather"}, "replies": []any{textReply("Oslo is a city.")}})
+	stubOver(t, ts, map[string]any{"match": map[string]any{"tool_name": "get_weather"}, "replies": []any{textReply("Oslo is a city.")}})
 	got := create(t, ts, msgBody("messages", userTurn("Go on"), "tool_choice", map[string]any{"type": "none"}, "thread", threadContinue(id)), threadBeta...)
 	if got.Get("content.0.text").String() != "Oslo is a city." {
 		t.Errorf("stub on a continue: %s", got.Raw)

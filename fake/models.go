@@ -154,12 +154,12 @@ func completeModel(m *modelInfo, all []*modelInfo) {
 // model resolves a model ID or alias; nil when unknown.
 func (fx *Fixtures) model(idOrAlias string) *modelInfo { return fx.models.byID[idOrAlias] }
 
-func (s *Server) listModels(c *call) (any, error) {
+func listModels(s *Server, c *call) (any, error) {
 	q, err := c.cursorQuery()
 	if err != nil {
 		return nil, err
 	}
-	if v, ok, err := s.fromTape(c); ok {
+	if v, ok, err := fromTape(s, c); ok {
 		return v, err
 	}
 	cat := &c.st.fx.models
@@ -174,8 +174,8 @@ func (s *Server) listModels(c *call) (any, error) {
 	return cat.pages.put(key, encodedPage(page, func(m *modelInfo) []byte { return m.encoded })), nil
 }
 
-func (s *Server) getModel(c *call) (any, error) {
-	if v, ok, err := s.fromTape(c); ok {
+func getModel(s *Server, c *call) (any, error) {
+	if v, ok, err := fromTape(s, c); ok {
 		return v, err
 	}
 	id := c.Param("model_id")

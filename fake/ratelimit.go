@@ -167,7 +167,7 @@ func rateGroup(c *call, model string, tokenCount bool) *rateLimitGroup {
 // token; it then takes the request and the input tokens. Otherwise it is refused with a 429
 // (rate_limit_error, retry-after, x-should-retry) that changes no bucket, and the journal
 // names the limit that refused it. Either way the answer carries the headers.
-func (s *Server) admit(c *call, model string, in inputUsage, tokenCount bool) (*admission, error) {
+func admit(s *Server, c *call, model string, in inputUsage, tokenCount bool) (*admission, error) {
 	if !s.limits.on.Load() {
 		return nil, nil
 	}
@@ -187,7 +187,7 @@ func (s *Server) admit(c *call, model string, in inputUsage, tokenCount bool) (*
 	ws := c.cred.WorkspaceID
 	if ws != "" {
 		wsL, wsOK = orgL, orgOK
-		a := s.admin(c)
+		a := admin(s, c)
 		a.mu.Lock()
 		for _, l := range a.overrides[g][ws] {
 			if i := limiterIndex(l.Type); i >= 0 {
@@ -449,7 +449,7 @@ func (s *Server) SetRateLimits(enforce bool) RateLimitState {
 }
 
 // resetRateLimits puts enforcement back to what the server was built with, buckets full.
-func (s *Server) resetRateLimits() {
+func resetRateLimits(s *Server) {
 	rl := &s.limits
 	rl.mu.Lock()
 	rl.on.Store(s.cfg.rateLimits)
@@ -457,9 +457,9 @@ func (s *Server) resetRateLimits() {
 	rl.mu.Unlock()
 }
 
-func (s *Server) getRateLimits(c *call) (any, error) { return s.RateLimits(), nil }
+func getRateLimits(s *Server, c *call) (any, error) { return s.RateLimits(), nil }
 
-func (s *Server) putRateLimits(c *call) (any, error) {
+func putRateLimits(s *Server, c *call) (any, error) {
 	var req struct {
 		Enforce bool `json:"enforce"` // required: control/rate_limits_request
 	}

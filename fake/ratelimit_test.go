@@ -484,7 +484,7 @@ func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 	s := rlServer(t)
 	c := &call{x: &exchange{}, srv: s, st: s.state(), cred: s.state().fx.creds[DefaultAPIKey], org: s.state().fx.creds[DefaultAPIKey].org}
 	c.Context, _ = gin.CreateTestContext(httptest.NewRecorder())
-	adm, err := s.admit(c, "assistant-opus-4-7", inputUsage{Input: 10}, false)
+	adm, err := admit(s, c, "assistant-opus-4-7", inputUsage{Input: 10}, false)
 	if err != nil || adm == nil {
 		t.Fatalf("admit: %v, %v", adm, err)
 	}

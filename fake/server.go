@@ -193,7 +193,7 @@ func (s *Server) restart(fx *Fixtures) {
 		s.all.reset()
 	}
 	s.stubs.reset()
-	s.resetRateLimits()
+	resetRateLimits(s)
 	s.resetRetryScale()
 	s.start(fx)
 }

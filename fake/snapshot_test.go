@@ -618,11 +618,11 @@ func TestSnapshotCoversState(t *testing.T) {
 func builtWorld(tb testing.TB) *Server {
 	s := New()
 	st := s.state()
-	s.admin(&call{st: st})
-	s.tunnels(st)
+	admin(s, &call{st: st})
+	tunnels(s, st)
 	st.workStore()
-	s.compliance(&call{st: st})
-	s.memoryArea(&call{st: st})
+	compliance(s, &call{st: st})
+	memoryOf(s, &call{st: st})
 	return s
 }
 

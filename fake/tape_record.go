@@ -117,7 +117,7 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Pro
 
 // forward sends the request to the upstream with the client's headers (its credential among
 // them, but no cookie and none of the fake's own), and returns the answer to pass through.
-func (s *Server) forward(c *call, body []byte) (any, error) {
+func forward(s *Server, c *call, body []byte) (any, error) {
 	t := s.cfg.tape
 	r := c.Request
 	u := *t.upstream
@@ -261,7 +261,7 @@ func (p *passThrough) respond(c *call) {
 // finish writes the recording, or logs why there is none.
 func (p *passThrough) finish(c *call) {
 	if p.unrecordable != "" {
-		c.srv.tapeLog("not recorded", p.rec, p.unrecordable)
+		tapeLog(c.srv, "not recorded", p.rec, p.unrecordable)
 		return
 	}
 	failed := p.resp.StatusCode >= 400
@@ -273,10 +273,10 @@ func (p *passThrough) finish(c *call) {
 	}
 	file, err := c.srv.cfg.tape.save(c.srv.nsName, p.rec, p.secrets)
 	if err != nil {
-		c.srv.tapeLog("not recorded", p.rec, err.Error())
+		tapeLog(c.srv, "not recorded", p.rec, err.Error())
 		return
 	}
-	c.srv.tapeLog("recorded", p.rec, file)
+	tapeLog(c.srv, "recorded", p.rec, file)
 }
 
 // copyEvents passes a stream through event by event: each is written and flushed as soon as the
@@ -401,7 +401,7 @@ func (p *passThrough) copyBody(c *call) error {
 // tapeLog tells what the tape did with an answer on the server's logger; an answer not
 // recorded is told on the default logger when the server has none, since it must not go
 // unnoticed.
-func (s *Server) tapeLog(what string, rec *recording, detail string) {
+func tapeLog(s *Server, what string, rec *recording, detail string) {
 	l, level := s.logger, slog.LevelInfo
 	if what != "recorded" {
 		level = slog.LevelWarn

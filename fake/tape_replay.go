@@ -22,7 +22,7 @@ type tapeRequest struct {
 
 // tapeRequestOf is the tape's view of a request whose body decoded to v; the key is worked out
 // only when the tape serves the route.
-func (s *Server) tapeRequestOf(c *call, data []byte, v any) tapeRequest {
+func tapeRequestOf(s *Server, c *call, data []byte, v any) tapeRequest {
 	if !s.cfg.tape.taped(c.route) {
 		return tapeRequest{}
 	}
@@ -42,7 +42,7 @@ type tapePick struct {
 
 // tapePick says whether the tape answers the request, and how: nil when the fake is to answer
 // as it does without one.
-func (s *Server) tapePick(c *call, tr tapeRequest) *tapePick {
+func pickFromTape(s *Server, c *call, tr tapeRequest) *tapePick {
 	t := s.cfg.tape
 	if !tr.taped {
 		return nil
@@ -71,25 +71,25 @@ func (s *Server) tapePick(c *call, tr tapeRequest) *tapePick {
 
 // answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
 // message the fake numbered, for the commit stage (nil otherwise).
-func (s *Server) answerFromTape(c *call, pick *tapePick, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+func answerFromTape(s *Server, c *call, pick *tapePick, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
 	switch {
 	case pick.miss != nil:
 		return nil, nil, pick.miss
 	case pick.rec == nil:
-		v, err := s.forward(c, pick.forward)
+		v, err := forward(s, c, pick.forward)
 		return v, nil, err
 	}
-	return s.replay(c, pick.rec, req, plan, stream)
+	return replay(s, c, pick.rec, req, plan, stream)
 }
 
 // fromTape answers a request without a body (the models routes) from the tape: ok is false when
 // the fake is to answer as it does without one.
-func (s *Server) fromTape(c *call) (any, bool, error) {
-	pick := s.tapePick(c, s.tapeRequestOf(c, nil, nil))
+func fromTape(s *Server, c *call) (any, bool, error) {
+	pick := pickFromTape(s, c, tapeRequestOf(s, c, nil, nil))
 	if pick == nil {
 		return nil, false, nil
 	}
-	v, _, err := s.answerFromTape(c, pick, nil, nil, false)
+	v, _, err := answerFromTape(s, c, pick, nil, nil, false)
 	return v, true, err
 }
 
@@ -98,7 +98,7 @@ func (s *Server) fromTape(c *call) (any, bool, error) {
 // usage (the input tokens count_tokens counts, split by the request's cache plan, which the
 // commit stage then writes; output tokens from the content); so does count_tokens, whose
 // recording only tells the request was expected.
-func (s *Server) replay(c *call, rec *recording, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+func replay(s *Server, c *call, rec *recording, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
 	resp := rec.Response
 	for k, v := range resp.Headers {
 		if !strings.EqualFold(k, "request-id") && !strings.EqualFold(k, "content-type") {

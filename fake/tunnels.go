@@ -228,7 +228,7 @@ func (st *tunnelStore) newDomain() string {
 }
 
 // tunnels returns the area's store in st, built from the fixtures on first use.
-func (s *Server) tunnels(st *state) *tunnelStore {
+func tunnels(s *Server, st *state) *tunnelStore {
 	return st.tunnels.get(func() *tunnelStore { return newTunnelStore(st.fx) })
 }
 
@@ -263,8 +263,8 @@ func currentToken(tunnelID string, n int) tunnelToken {
 
 // withTunnel runs f on the caller's tunnel of the path with the store locked. f must not block.
 // Another organization's tunnel, like an unknown ID, is a 404.
-func (s *Server) withTunnel(c *call, f func(st *tunnelStore, rec *tunnelRec) (any, error)) (any, error) {
-	st := s.tunnels(c.st)
+func withTunnel(s *Server, c *call, f func(st *tunnelStore, rec *tunnelRec) (any, error)) (any, error) {
+	st := tunnels(s, c.st)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	rec, err := st.find(c.org, c.Param("tunnel_id"))
@@ -289,8 +289,8 @@ func (t *tunnelRec) live(refusal string) error {
 }
 
 // getTunnel serves GET /v1/organizations/tunnels/{tunnel_id} (spec 4.9).
-func (s *Server) getTunnel(c *call) (any, error) {
-	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.json() })
+func getTunnel(s *Server, c *call) (any, error) {
+	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.json() })
 }
 
 // archivedListQuery is what both lists of the area take: include_archived, limit (gaps §9:
@@ -317,21 +317,21 @@ func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) 
 
 // listTunnels serves GET /v1/organizations/tunnels: the caller's tunnels, newest first,
 // optionally of one workspace (spec 4.9).
-func (s *Server) listTunnels(c *call) (any, error) {
+func listTunnels(s *Server, c *call) (any, error) {
 	workspace, filterWorkspace := c.queryString("workspace_id")
 	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
 		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %s", quoted(workspace, maxExcerpt))
 	}
-	return s.tunnelPage(c, workspace, filterWorkspace)
+	return tunnelPage(s, c, workspace, filterWorkspace)
 }
 
 // tunnelPage is a page of the caller's tunnels, newest first, of one workspace when filter is set.
-func (s *Server) tunnelPage(c *call, workspace string, filter bool) (any, error) {
+func tunnelPage(s *Server, c *call, workspace string, filter bool) (any, error) {
 	q, err := c.archivedListQuery("tunnels:" + c.org.ID)
 	if err != nil {
 		return nil, err
 	}
-	st := s.tunnels(c.st)
+	st := tunnels(s, c.st)
 	st.mu.Lock()
 	defer st.mu.Unlock() // until the page is encoded: the records' bytes are guarded by the lock
 	// Start at the token's position (binary search) and copy only the page and one more item,
@@ -356,8 +356,8 @@ func (s *Server) tunnelPage(c *call, workspace string, filter bool) (any, error)
 }
 
 // revealTunnelToken serves POST .../reveal_token: the current token, the same until rotation.
-func (s *Server) revealTunnelToken(c *call) (any, error) {
-	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+func revealTunnelToken(s *Server, c *call) (any, error) {
+	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if err := rec.live("its token was invalidated and can no longer be revealed"); err != nil {
 			return nil, err
 		}
@@ -367,14 +367,14 @@ func (s *Server) revealTunnelToken(c *call) (any, error) {
 
 // rotateTunnelToken serves POST .../rotate_token: a fresh token and ID; the old token stops
 // opening connections, and the rotation is recorded with its reason (spec 3.3, 4.9).
-func (s *Server) rotateTunnelToken(c *call) (any, error) {
+func rotateTunnelToken(s *Server, c *call) (any, error) {
 	var req struct {
 		Reason *string `json:"reason"`
 	}
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
-	return s.withTunnel(c, func(st *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(st *tunnelStore, rec *tunnelRec) (any, error) {
 		if err := rec.live("its token cannot be rotated"); err != nil {
 			return nil, err
 		}
@@ -392,8 +392,8 @@ func (s *Server) rotateTunnelToken(c *call) (any, error) {
 
 // archiveTunnel serves POST .../archive: irreversible, cascades to the certificates, and
 // invalidates the token; a retry answers the record unchanged (spec 3.3).
-func (s *Server) archiveTunnel(c *call) (any, error) {
-	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+func archiveTunnel(s *Server, c *call) (any, error) {
+	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if rec.archived() {
 			return rec.json() // a retry: the record unchanged (spec 3.3, 7)
 		}
@@ -413,7 +413,7 @@ func (s *Server) archiveTunnel(c *call) (any, error) {
 
 // createTunnelCertificate serves POST .../certificates: registers a CA certificate while the
 // tunnel has fewer than two non-archived ones (spec 3.4, gaps §9).
-func (s *Server) createTunnelCertificate(c *call) (any, error) {
+func createTunnelCertificate(s *Server, c *call) (any, error) {
 	var req struct {
 		CACertificatePEM string `json:"ca_certificate_pem"`
 	}
@@ -424,7 +424,7 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if err := rec.live("certificates cannot be added to it"); err != nil {
 			return nil, err
 		}
@@ -446,8 +446,8 @@ func (s *Server) createTunnelCertificate(c *call) (any, error) {
 
 // withCertificate runs f on the certificate of the path, of the caller's tunnel of the path, with
 // the store locked; a certificate of another tunnel is not found.
-func (s *Server) withCertificate(c *call, f func(cert *tunnelCertificate) (any, error)) (any, error) {
-	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+func withCertificate(s *Server, c *call, f func(cert *tunnelCertificate) (any, error)) (any, error) {
+	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		id := c.Param("certificate_id")
 		for _, cert := range rec.certs {
 			if cert.ID == id {
@@ -459,18 +459,18 @@ func (s *Server) withCertificate(c *call, f func(cert *tunnelCertificate) (any, 
 }
 
 // getTunnelCertificate serves GET .../certificates/{certificate_id}.
-func (s *Server) getTunnelCertificate(c *call) (any, error) {
-	return s.withCertificate(c, func(cert *tunnelCertificate) (any, error) { return cert.json() })
+func getTunnelCertificate(s *Server, c *call) (any, error) {
+	return withCertificate(s, c, func(cert *tunnelCertificate) (any, error) { return cert.json() })
 }
 
 // listTunnelCertificates serves GET .../certificates, newest first; archived ones only with
 // include_archived.
-func (s *Server) listTunnelCertificates(c *call) (any, error) {
+func listTunnelCertificates(s *Server, c *call) (any, error) {
 	q, err := c.archivedListQuery("tunnel_certificates:" + c.Param("tunnel_id"))
 	if err != nil {
 		return nil, err
 	}
-	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		// As in listTunnels: from the token's place, only the page and one more item, encoded
 		// with the lock held, which guards the records' bytes.
 		start := 0
@@ -492,8 +492,8 @@ func (s *Server) listTunnelCertificates(c *call) (any, error) {
 
 // archiveTunnelCertificate serves POST .../certificates/{certificate_id}/archive: the record
 // stays, the certificate leaves the trusted set (spec 3.4).
-func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
-	return s.withCertificate(c, func(cert *tunnelCertificate) (any, error) {
+func archiveTunnelCertificate(s *Server, c *call) (any, error) {
+	return withCertificate(s, c, func(cert *tunnelCertificate) (any, error) {
 		if !cert.archived() { // archiving again answers the record unchanged (gaps §9)
 			now := s.clock.Now()
 			cert.ArchivedAt = &now
@@ -506,7 +506,7 @@ func (s *Server) archiveTunnelCertificate(c *call) (any, error) {
 // --- Test control ---
 
 // controlCreateTunnel serves POST /_fake/tunnels; see CreateTunnel.
-func (s *Server) controlCreateTunnel(c *call) (any, error) {
+func controlCreateTunnel(s *Server, c *call) (any, error) {
 	var req struct {
 		OrganizationID *string `json:"organization_id"`
 		WorkspaceID    *string `json:"workspace_id"`
@@ -533,7 +533,7 @@ func (s *Server) controlCreateTunnel(c *call) (any, error) {
 
 // controlCheckTunnelToken serves POST /_fake/tunnels/token_check; see TunnelForToken. The answer
 // names the tunnel, never the token.
-func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
+func controlCheckTunnelToken(s *Server, c *call) (any, error) {
 	var req struct {
 		TunnelToken string `json:"tunnel_token"`
 	}
@@ -552,14 +552,14 @@ func (s *Server) controlCheckTunnelToken(c *call) (any, error) {
 }
 
 // controlCheckGateway serves POST /_fake/tunnels/{tunnel_id}/gateway_check; see CheckGateway.
-func (s *Server) controlCheckGateway(c *call) (any, error) {
+func controlCheckGateway(s *Server, c *call) (any, error) {
 	var req struct {
 		CertificatePEM string `json:"certificate_pem"`
 	}
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
-	reason, err := s.checkGateway(c.Param("tunnel_id"), req.CertificatePEM)
+	reason, err := checkGateway(s, c.Param("tunnel_id"), req.CertificatePEM)
 	if err != nil {
 		return nil, err
 	}
@@ -576,12 +576,12 @@ func (s *Server) controlCheckGateway(c *call) (any, error) {
 // checkGateway answers why the tunnel would refuse an MCP connection whose gateway presents
 // chainPEM, or "" when it would accept it. An unknown tunnel is a 404 and a chainPEM without a
 // certificate a 400.
-func (s *Server) checkGateway(tunnelID, chainPEM string) (string, error) {
+func checkGateway(s *Server, tunnelID, chainPEM string) (string, error) {
 	chain, err := parseChain(chainPEM)
 	if err != nil {
 		return "", err
 	}
-	st := s.tunnels(s.state())
+	st := tunnels(s, s.state())
 	st.mu.Lock()
 	rec := st.byID[tunnelID]
 	archived := rec != nil && rec.archived()
@@ -610,7 +610,7 @@ func (s *Server) checkGateway(tunnelID, chainPEM string) (string, error) {
 // of the tunnel's non-archived CA certificates: an archived certificate is out of the trusted
 // set, and a tunnel without one rejects all MCP traffic (spec 3.4).
 func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
-	reason, err := s.checkGateway(tunnelID, chainPEM)
+	reason, err := checkGateway(s, tunnelID, chainPEM)
 	if err != nil {
 		return err
 	}
@@ -651,13 +651,13 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 		}
 		t.DisplayName = &opts.DisplayName
 	}
-	return s.addTunnel(s.tunnels(world), o, t), nil
+	return addTunnel(s, tunnels(s, world), o, t), nil
 }
 
 // addTunnel stores t, of organization o, with the current time, a domain no tunnel of this
 // server has had, and an ID from the control counters whether the control API or POST
 // /v1/tunnels creates it, so that the two never hand out the same tunnel ID.
-func (s *Server) addTunnel(st *tunnelStore, o *org, t Tunnel) Tunnel {
+func addTunnel(s *Server, st *tunnelStore, o *org, t Tunnel) Tunnel {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	t.ID, t.CreatedAt, t.Domain = s.ctlIDs.next("tnl_"), s.clock.Now(), st.newDomain()
@@ -668,7 +668,7 @@ func (s *Server) addTunnel(st *tunnelStore, o *org, t Tunnel) Tunnel {
 // TokenRotations returns the audit records of a tunnel's token rotations, oldest first: who
 // rotated, when, the token IDs before and after, and the reason given (spec 4.9).
 func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
-	st := s.tunnels(s.state())
+	st := tunnels(s, s.state())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []TokenRotation
@@ -684,7 +684,7 @@ func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
 // token: the ID of the tunnel whose current token it is. A token replaced by rotation, or the
 // token of an archived tunnel, is refused (spec 3.3).
 func (s *Server) TunnelForToken(token string) (tunnelID string, ok bool) {
-	st := s.tunnels(s.state())
+	st := tunnels(s, s.state())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, rec := range st.list {

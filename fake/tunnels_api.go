@@ -53,12 +53,12 @@ func (c *call) tunnelWorkspaceHeader() string {
 
 // listTunnelsAPI serves GET /v1/tunnels: the caller's tunnels, newest first, of the request's
 // workspace when it names one.
-func (s *Server) listTunnelsAPI(c *call) (any, error) {
+func listTunnelsAPI(s *Server, c *call) (any, error) {
 	ws, err := c.tunnelWorkspace()
 	if err != nil {
 		return nil, err
 	}
-	return s.tunnelPage(c, ws, ws != "")
+	return tunnelPage(s, c, ws, ws != "")
 }
 
 // tunnelChange is a create or update body: display_name, 1 to 255 characters (set tells a null,
@@ -91,7 +91,7 @@ func readTunnelChange(c *call) (tunnelChange, error) {
 // createTunnelAPI serves POST /v1/tunnels: a tunnel of the caller's organization, in the
 // request's workspace (which must be one of the organization's, not archived) or the default
 // workspace, with a domain no tunnel has had.
-func (s *Server) createTunnelAPI(c *call) (any, error) {
+func createTunnelAPI(s *Server, c *call) (any, error) {
 	ch, err := readTunnelChange(c)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func (s *Server) createTunnelAPI(c *call) (any, error) {
 	}
 	t := Tunnel{Type: "tunnel", DisplayName: ch.displayName}
 	if ws != "" {
-		a := s.admin(c)
+		a := admin(s, c)
 		a.mu.Lock()
 		w, err := a.findWorkspace(c.org, ws)
 		archived := err == nil && w.ArchivedAt != nil
@@ -115,18 +115,18 @@ func (s *Server) createTunnelAPI(c *call) (any, error) {
 		}
 		t.WorkspaceID = &ws
 	}
-	return s.addTunnel(s.tunnels(c.st), c.org, t), nil
+	return addTunnel(s, tunnels(s, c.st), c.org, t), nil
 }
 
 // updateTunnelAPI serves POST /v1/tunnels/{tunnel_id}: display_name is set, or cleared by null;
 // a body without it changes nothing. An archived tunnel is read-only (spec 3.3: archival is
 // final).
-func (s *Server) updateTunnelAPI(c *call) (any, error) {
+func updateTunnelAPI(s *Server, c *call) (any, error) {
 	ch, err := readTunnelChange(c)
 	if err != nil {
 		return nil, err
 	}
-	return s.withTunnel(c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if err := rec.live("it can no longer be changed"); err != nil {
 			return nil, err
 		}
@@ -141,15 +141,15 @@ func (s *Server) updateTunnelAPI(c *call) (any, error) {
 // The operations /v1/tunnels shares with /v1/organizations/tunnels, under names of their own:
 // the OpenAPI documents name each operation after its handler, and an operationId is unique.
 
-func (s *Server) getTunnelAPI(c *call) (any, error)         { return s.getTunnel(c) }
-func (s *Server) revealTunnelTokenAPI(c *call) (any, error) { return s.revealTunnelToken(c) }
-func (s *Server) rotateTunnelTokenAPI(c *call) (any, error) { return s.rotateTunnelToken(c) }
-func (s *Server) archiveTunnelAPI(c *call) (any, error)     { return s.archiveTunnel(c) }
-func (s *Server) createTunnelCertificateAPI(c *call) (any, error) {
-	return s.createTunnelCertificate(c)
+func getTunnelAPI(s *Server, c *call) (any, error)         { return getTunnel(s, c) }
+func revealTunnelTokenAPI(s *Server, c *call) (any, error) { return revealTunnelToken(s, c) }
+func rotateTunnelTokenAPI(s *Server, c *call) (any, error) { return rotateTunnelToken(s, c) }
+func archiveTunnelAPI(s *Server, c *call) (any, error)     { return archiveTunnel(s, c) }
+func createTunnelCertificateAPI(s *Server, c *call) (any, error) {
+	return createTunnelCertificate(s, c)
 }
-func (s *Server) listTunnelCertificatesAPI(c *call) (any, error) { return s.listTunnelCertificates(c) }
-func (s *Server) getTunnelCertificateAPI(c *call) (any, error)   { return s.getTunnelCertificate(c) }
-func (s *Server) archiveTunnelCertificateAPI(c *call) (any, error) {
-	return s.archiveTunnelCertificate(c)
+func listTunnelCertificatesAPI(s *Server, c *call) (any, error) { return listTunnelCertificates(s, c) }
+func getTunnelCertificateAPI(s *Server, c *call) (any, error)   { return getTunnelCertificate(s, c) }
+func archiveTunnelCertificateAPI(s *Server, c *call) (any, error) {
+	return archiveTunnelCertificate(s, c)
 }

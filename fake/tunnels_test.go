@@ -434,7 +434,7 @@ func TestTunnelDomainsNeverReused(t *testing.T) {
 	}
 	// A custom data set whose fixture domains look like generated ones is skipped over.
 	s := New()
-	st := s.tunnels(s.state())
+	st := tunnels(s, s.state())
 	st.domains["t1"+domainSuffix] = true
 	if tn, err := s.CreateTunnel(TunnelOptions{}); err != nil || tn.Domain != "t2"+domainSuffix {
 		t.Fatalf("CreateTunnel = %+v, %v; want the domain after the taken one", tn, err)

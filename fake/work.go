@@ -389,8 +389,8 @@ func (st *workStore) environment(c *call, id string) (*environment, error) {
 
 // withEnv runs f with the store locked, on the caller's environment of the path, with its lapsed
 // leases applied.
-func (s *Server) withEnv(c *call, f func(st *workStore, env *environment, now time.Time) (any, error)) (any, error) {
-	st := s.work(c)
+func withEnv(s *Server, c *call, f func(st *workStore, env *environment, now time.Time) (any, error)) (any, error) {
+	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	env, err := st.environment(c, c.Param("environment_id"))
@@ -403,8 +403,8 @@ func (s *Server) withEnv(c *call, f func(st *workStore, env *environment, now ti
 }
 
 // withItem is withEnv for the work item of the path.
-func (s *Server) withItem(c *call, f func(env *environment, it *workItem, now time.Time) (any, error)) (any, error) {
-	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+func withItem(s *Server, c *call, f func(env *environment, it *workItem, now time.Time) (any, error)) (any, error) {
+	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		id := c.Param("work_id")
 		it := env.byID[id]
 		if it == nil {
@@ -414,7 +414,7 @@ func (s *Server) withItem(c *call, f func(env *environment, it *workItem, now ti
 	})
 }
 
-func (s *Server) work(c *call) *workStore { return c.st.workStore() }
+func work(s *Server, c *call) *workStore { return c.st.workStore() }
 
 // workStore returns the area's store in st, built from the fixtures on first use.
 func (st *state) workStore() *workStore {
@@ -428,13 +428,13 @@ func wrongState(it *workItem, op, allowed string) error {
 
 // --- Work endpoints (spec 4.8) ---
 
-func (s *Server) getWork(c *call) (any, error) {
-	return s.withItem(c, func(_ *environment, it *workItem, _ time.Time) (any, error) { return it.rec, nil })
+func getWork(s *Server, c *call) (any, error) {
+	return withItem(s, c, func(_ *environment, it *workItem, _ time.Time) (any, error) { return it.rec, nil })
 }
 
 // ackWork moves a queued item to starting and takes it out of the queue (spec 3.1).
-func (s *Server) ackWork(c *call) (any, error) {
-	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
+func ackWork(s *Server, c *call) (any, error) {
+	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
 		if it.rec.State != workQueued {
 			return nil, wrongState(it, "acknowledge", "queued")
 		}
@@ -456,7 +456,7 @@ type heartbeatResponse struct {
 // heartbeatWork claims or extends the lease of an item (spec 4.8, gaps §8). The check of
 // expected_last_heartbeat and the new record happen under one lock, so of two workers racing
 // with the same expectation exactly one wins and the other gets 412.
-func (s *Server) heartbeatWork(c *call) (any, error) {
+func heartbeatWork(s *Server, c *call) (any, error) {
 	ttl, err := c.queryFloat("desired_ttl_seconds")
 	if err != nil {
 		return nil, err
@@ -466,7 +466,7 @@ func (s *Server) heartbeatWork(c *call) (any, error) {
 	if !ok || expected == "" {
 		return nil, invalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", noHeartbeat)
 	}
-	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
+	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
 		if it.rec.State == workStopped {
 			return nil, wrongState(it, "heartbeat", "starting, active or stopping")
 		}
@@ -510,14 +510,14 @@ func (s *Server) heartbeatWork(c *call) (any, error) {
 // updateWork patches a work item's metadata (the official SDKs' work update: a string upserts its
 // key, null deletes it, keys not named stay), in any state: metadata is the user's, not the
 // queue's. A patch that changes nothing answers the item as it is.
-func (s *Server) updateWork(c *call) (any, error) {
+func updateWork(s *Server, c *call) (any, error) {
 	var req struct {
 		Metadata map[string]*string `json:"metadata"`
 	}
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
-	return s.withItem(c, func(_ *environment, it *workItem, _ time.Time) (any, error) {
+	return withItem(s, c, func(_ *environment, it *workItem, _ time.Time) (any, error) {
 		md, err := patchMetadata(it.rec.Metadata, req.Metadata, "a work item")
 		if err != nil {
 			return nil, err
@@ -529,14 +529,14 @@ func (s *Server) updateWork(c *call) (any, error) {
 
 // stopWork stops an item: at once with force (or when no worker holds a lease, so there is
 // nothing to shut down gracefully), otherwise it is stopping until its lease lapses (gaps §8).
-func (s *Server) stopWork(c *call) (any, error) {
+func stopWork(s *Server, c *call) (any, error) {
 	var req struct {
 		Force bool `json:"force"`
 	}
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
-	return s.withItem(c, func(env *environment, it *workItem, now time.Time) (any, error) {
+	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
 		switch {
 		case it.rec.State == workStopped:
 			return nil, wrongState(it, "stop", "queued, starting, active or stopping")
@@ -558,7 +558,7 @@ func (s *Server) stopWork(c *call) (any, error) {
 }
 
 // listWork lists an environment's work items (gaps §8): page tokens, oldest first.
-func (s *Server) listWork(c *call) (any, error) {
+func listWork(s *Server, c *call) (any, error) {
 	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
@@ -567,7 +567,7 @@ func (s *Server) listWork(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.withEnv(c, func(_ *workStore, env *environment, _ time.Time) (any, error) {
+	return withEnv(s, c, func(_ *workStore, env *environment, _ time.Time) (any, error) {
 		page := pageByToken(env.items, workItemKey, oldestFirst, "work", after, limit)
 		out := tokenPage[WorkItem]{Data: make([]WorkItem, len(page.Data)), NextPage: page.NextPage}
 		for i, it := range page.Data {
@@ -577,8 +577,8 @@ func (s *Server) listWork(c *call) (any, error) {
 	})
 }
 
-// workStats is the queue statistics record of gaps §8.
-type workStats struct {
+// workStatsRecord is the queue statistics record of gaps §8.
+type workStatsRecord struct {
 	Type           string     `json:"type"`
 	Depth          int        `json:"depth"`
 	Pending        int        `json:"pending"`
@@ -586,9 +586,9 @@ type workStats struct {
 	WorkersPolling int        `json:"workers_polling"`
 }
 
-func (s *Server) workStats(c *call) (any, error) {
-	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
-		out := workStats{Type: "work_queue_stats"}
+func workStats(s *Server, c *call) (any, error) {
+	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+		out := workStatsRecord{Type: "work_queue_stats"}
 		for _, it := range env.queue {
 			out.Depth++
 			if it.polledAt != nil {

@@ -11,7 +11,7 @@ import (
 
 func envKey(e *environment) listKey { return listKey{e.rec.CreatedAt, e.rec.ID} }
 
-func (s *Server) createEnvironment(c *call) (any, error) {
+func createEnvironment(s *Server, c *call) (any, error) {
 	var req struct {
 		Name        string            `json:"name"`
 		Description string            `json:"description"`
@@ -22,7 +22,7 @@ func (s *Server) createEnvironment(c *call) (any, error) {
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
-	st := s.work(c)
+	st := work(s, c)
 	now := s.clock.Now()
 	env := newEnvironment(envRecord{
 		ID: s.ids.next("env_"), Name: req.Name, Description: req.Description, Metadata: req.Metadata,
@@ -37,7 +37,7 @@ func (s *Server) createEnvironment(c *call) (any, error) {
 
 // listEnvironments lists the organization's environments newest first, with page tokens;
 // archived ones only with include_archived=true.
-func (s *Server) listEnvironments(c *call) (any, error) {
+func listEnvironments(s *Server, c *call) (any, error) {
 	limit, _, err := c.queryInt("limit")
 	if err != nil {
 		return nil, err
@@ -50,21 +50,21 @@ func (s *Server) listEnvironments(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := s.work(c)
+	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return encodedTokenPage(pageNewestKept(st.byOrg[c.org], func(e *environment) bool { return archived || e.rec.ArchivedAt == nil },
 		envKey, "environments", after, limit), (*environment).json)
 }
 
-func (s *Server) getEnvironment(c *call) (any, error) {
-	return s.withEnv(c, func(_ *workStore, env *environment, _ time.Time) (any, error) { return env.rec, nil })
+func getEnvironment(s *Server, c *call) (any, error) {
+	return withEnv(s, c, func(_ *workStore, env *environment, _ time.Time) (any, error) { return env.rec, nil })
 }
 
 // updateEnvironment changes the fields given; metadata is a patch (a string upserts, null
 // deletes). A request that changes nothing leaves updated_at alone. An archived environment is
 // read-only.
-func (s *Server) updateEnvironment(c *call) (any, error) {
+func updateEnvironment(s *Server, c *call) (any, error) {
 	var req struct {
 		Name        *string            `json:"name"`
 		Description *string            `json:"description"`
@@ -75,7 +75,7 @@ func (s *Server) updateEnvironment(c *call) (any, error) {
 	if err := c.bindValid(&req); err != nil {
 		return nil, err
 	}
-	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt != nil {
 			return nil, invalid("environment %s is archived; an archived environment cannot be changed", env.rec.ID)
 		}
@@ -134,8 +134,8 @@ func patchMetadata(cur map[string]string, patch map[string]*string, what string)
 
 // archiveEnvironment sets archived_at; archiving again returns the record unchanged. An archived
 // environment takes no new work, but its workers can finish what they hold.
-func (s *Server) archiveEnvironment(c *call) (any, error) {
-	return s.withEnv(c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+func archiveEnvironment(s *Server, c *call) (any, error) {
+	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt == nil {
 			next := env.rec
 			next.ArchivedAt, next.UpdatedAt = &now, now
@@ -146,8 +146,8 @@ func (s *Server) archiveEnvironment(c *call) (any, error) {
 }
 
 // deleteEnvironment removes the environment and its work items.
-func (s *Server) deleteEnvironment(c *call) (any, error) {
-	return s.withEnv(c, func(st *workStore, env *environment, _ time.Time) (any, error) {
+func deleteEnvironment(s *Server, c *call) (any, error) {
+	return withEnv(s, c, func(st *workStore, env *environment, _ time.Time) (any, error) {
 		st.remove(env)
 		return map[string]string{"id": env.rec.ID, "type": "environment_deleted"}, nil
 	})

@@ -15,7 +15,7 @@ const headerWorkerID = "Vendor-Worker-ID"
 // for work: it wakes when work is enqueued and when the virtual clock moves (which may reclaim an
 // item or lapse a lease), and gives up when the client goes away. The store's lock is held only
 // for each look at the queue, never while waiting.
-func (s *Server) pollWork(c *call) (any, error) {
+func pollWork(s *Server, c *call) (any, error) {
 	blockMS, blocking, err := c.queryInt("block_ms")
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func (s *Server) pollWork(c *call) (any, error) {
 		// Taken before the look, so that a move of the clock during it is not missed.
 		ticked := s.clock.Changed()
 		var arrived <-chan struct{}
-		it, err := s.withEnv(c, func(st *workStore, env *environment, now time.Time) (any, error) {
+		it, err := withEnv(s, c, func(st *workStore, env *environment, now time.Time) (any, error) {
 			arrived = st.arrived
 			return env.poll(now, worker, reclaim), nil
 		})
@@ -79,7 +79,7 @@ func (env *environment) poll(now time.Time, worker string, reclaim time.Duration
 }
 
 // enqueueWork is POST /_fake/environments/{environment_id}/work.
-func (s *Server) enqueueWork(c *call) (any, error) {
+func enqueueWork(s *Server, c *call) (any, error) {
 	var req struct {
 		SessionID string            `json:"session_id"`
 		Metadata  map[string]string `json:"metadata"`
