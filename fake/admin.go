@@ -48,10 +48,10 @@ type adminStore struct {
 
 // admin returns the server's administration store, built from the fixtures on first use.
 func admin(s *Server, c *call) *adminStore {
-	return c.st.admin.get(func() *adminStore {
+	return adminStores.in(c.st.stores).get(func() *adminStore {
 		a := &adminStore{invites: newRecords(inviteKey), users: newRecords(userKey), removed: map[string]bool{},
 			workspaces: newRecords(workspaceKey), overrides: newRateOverrides(c.st.fx)}
-		for _, in := range c.st.fx.admin.invites {
+		for _, in := range adminSection.in(c.st.fx.sections).invites {
 			a.invites.add(in.org, &in)
 		}
 		for _, u := range c.st.fx.users {
@@ -60,7 +60,7 @@ func admin(s *Server, c *call) *adminStore {
 				a.removed[u.ID] = true
 			}
 		}
-		for _, w := range c.st.fx.admin.workspaces {
+		for _, w := range adminSection.in(c.st.fx.sections).workspaces {
 			a.workspaces.add(w.org, &w)
 		}
 		return a

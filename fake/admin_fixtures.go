@@ -76,7 +76,7 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 	if err != nil {
 		return err
 	}
-	a := &fx.admin
+	a := adminSection.in(fx.sections)
 	a.rateLimits = map[*org][]*rateLimitGroup{}
 	orgOf := func(what, id, orgID string) (*org, error) {
 		if o := fx.orgByID(orgID); o != nil {

@@ -114,7 +114,7 @@ func listRateLimits(s *Server, c *call) (any, error) {
 		return nil, err
 	}
 	model, byModel := c.queryString("model")
-	groups := c.st.fx.admin.rateLimits[c.org]
+	groups := adminSection.in(c.st.fx.sections).rateLimits[c.org]
 	keep := func(g *rateLimitGroup) bool {
 		return (groupType == "" || g.GroupType == groupType) && (!byModel || slices.Contains(g.Models, model))
 	}
@@ -142,7 +142,7 @@ type rateOverrides map[*rateLimitGroup]map[string][]limiter
 // newRateOverrides copies the fixtures' overrides into a server's own state.
 func newRateOverrides(fx *Fixtures) rateOverrides {
 	ro := rateOverrides{}
-	for _, groups := range fx.admin.rateLimits {
+	for _, groups := range adminSection.in(fx.sections).rateLimits {
 		for _, g := range groups {
 			ro[g] = maps.Clone(g.overrides)
 		}
@@ -197,7 +197,7 @@ func listWorkspaceRateLimits(s *Server, c *call) (any, error) {
 		return nil, err
 	}
 	var entries []workspaceRateLimitEntry
-	for _, g := range c.st.fx.admin.rateLimits[c.org] {
+	for _, g := range adminSection.in(c.st.fx.sections).rateLimits[c.org] {
 		if groupType != "" && g.GroupType != groupType {
 			continue
 		}
@@ -233,11 +233,11 @@ func updateWorkspaceRateLimit(s *Server, c *call) (any, error) {
 		return nil, err
 	}
 	id := c.Param("rate_limit_id")
-	i := slices.IndexFunc(c.st.fx.admin.rateLimits[c.org], func(g *rateLimitGroup) bool { return g.ID == id })
+	i := slices.IndexFunc(adminSection.in(c.st.fx.sections).rateLimits[c.org], func(g *rateLimitGroup) bool { return g.ID == id })
 	if i < 0 {
 		return nil, notFound("rate limit", id)
 	}
-	g := c.st.fx.admin.rateLimits[c.org][i]
+	g := adminSection.in(c.st.fx.sections).rateLimits[c.org][i]
 	if w.ArchivedAt != nil {
 		return nil, invalid("workspace %s is archived and cannot be changed", w.ID)
 	}

@@ -80,7 +80,7 @@ func TestHeldSizeMatchesTheHeap(t *testing.T) {
 // stubs' never passed its limit (a reservation is all or nothing). Run with -race.
 func TestSharedBudgetsUnderConcurrency(t *testing.T) {
 	s := New()
-	s.cfg.stubs.limit, s.cfg.threads.limit = 64<<10, 64<<10
+	s.cfg.budget(stubsBudget).limit, s.cfg.budget(threadBudget).limit = 64<<10, 64<<10
 	stub := `{"replies":[{"content":[{"type":"text","text":"` + strings.Repeat("s", 4000) + `"}]}]}`
 	thread := `{"model":"` + testModel + `","max_tokens":5,"thread":{"type":"create"},"system":"` + strings.Repeat("y", 6000) + `","messages":[{"role":"user","content":"Hi"}]}`
 	header := []string{"X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion, "anthropic-beta", betaMessageThreads, "Content-Type", "application/json"}
@@ -105,36 +105,36 @@ func TestSharedBudgetsUnderConcurrency(t *testing.T) {
 						t.Errorf("thread: %d %.200s", w.Code, w.Body)
 					}
 				}
-				if n := s.cfg.stubs.bytes.Load(); n > peak.Load() {
+				if n := s.cfg.budget(stubsBudget).bytes.Load(); n > peak.Load() {
 					peak.Store(n)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if p := peak.Load(); p > s.cfg.stubs.limit {
-		t.Errorf("the stubs' budget reached %d, over its limit %d", p, s.cfg.stubs.limit)
+	if p := peak.Load(); p > s.cfg.budget(stubsBudget).limit {
+		t.Errorf("the stubs' budget reached %d, over its limit %d", p, s.cfg.budget(stubsBudget).limit)
 	}
-	stubs, threads := s.stubs.bytes, 0
-	if st := s.state().threads.built(); st != nil {
+	stubs, threads := stubsOf(s).bytes, 0
+	if st := threadStores.in(s.state().stores).built(); st != nil {
 		threads += st.bytes
 	}
 	for _, info := range s.Namespaces() {
 		ns, _ := s.Namespace(info.Name)
-		stubs += ns.stubs.bytes
-		if st := ns.state().threads.built(); st != nil {
+		stubs += stubsOf(ns).bytes
+		if st := threadStores.in(ns.state().stores).built(); st != nil {
 			threads += st.bytes
 		}
 	}
-	if got := s.cfg.stubs.bytes.Load(); got != int64(stubs) {
+	if got := s.cfg.budget(stubsBudget).bytes.Load(); got != int64(stubs) {
 		t.Errorf("the stubs' budget counts %d, the stores hold %d", got, stubs)
 	}
-	if got := s.cfg.threads.bytes.Load(); got != int64(threads) || got > s.cfg.threads.limit {
-		t.Errorf("the threads' budget counts %d, the stores hold %d (limit %d)", got, threads, s.cfg.threads.limit)
+	if got := s.cfg.budget(threadBudget).bytes.Load(); got != int64(threads) || got > s.cfg.budget(threadBudget).limit {
+		t.Errorf("the threads' budget counts %d, the stores hold %d (limit %d)", got, threads, s.cfg.budget(threadBudget).limit)
 	}
 	s.ClearNamespaces()
 	s.Reset()
-	if a, b := s.cfg.stubs.bytes.Load(), s.cfg.threads.bytes.Load(); a != 0 || b != 0 {
+	if a, b := s.cfg.budget(stubsBudget).bytes.Load(), s.cfg.budget(threadBudget).bytes.Load(); a != 0 || b != 0 {
 		t.Errorf("with every namespace dropped and the server reset, the budgets count %d and %d, want 0", a, b)
 	}
 }

@@ -126,13 +126,13 @@ type cacheStore struct {
 }
 
 func (st *state) cacheStore(budget *byteBudget) *cacheStore {
-	return st.cache.get(func() *cacheStore {
+	return cacheStores.in(st.stores).get(func() *cacheStore {
 		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, charged: charged{budget: budget}}
 	})
 }
 
 // cacheStore is the server's cache store, built on first use.
-func serverCache(s *Server) *cacheStore { return s.state().cacheStore(s.cfg.caches) }
+func serverCache(s *Server) *cacheStore { return s.state().cacheStore(s.cfg.budget(cacheBudget)) }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
 // dropped. The caller does not hold st.mu.
@@ -620,7 +620,7 @@ func planCache(s *Server, c *call, req *messageRequest) *cachePlan {
 	if !l.hashed {
 		return &cachePlan{start: start, total: l.total, input: l.total}
 	}
-	store := c.st.cacheStore(s.cfg.caches)
+	store := c.st.cacheStore(s.cfg.budget(cacheBudget))
 	p := &cachePlan{start: start, total: l.total, store: store, srv: s}
 	d, diagnose := req.raw["diagnostics"].(map[string]any)
 	if diagnose {
@@ -718,7 +718,7 @@ func (p *cachePlan) commit(id string) {
 		return
 	}
 	// Past the shared budget, the least recently used namespaces make room, then this one.
-	p.srv.root().trimIdle(p.srv, p.srv.cfg.caches, trimCache)
+	p.srv.root().trimIdle(p.srv, p.srv.cfg.budget(cacheBudget), trimCache)
 }
 
 // commit does the plan's writes under the store's lock and reports whether the shared budget
@@ -765,7 +765,7 @@ func later(a, b time.Time) time.Time {
 // trimCache drops srv's cache entries (soonest expiry first, then the oldest fingerprints) while
 // the caches of all namespaces are over their shared budget (cachesBytes).
 func trimCache(srv *Server) {
-	if st := srv.state().cache.v.Load(); st != nil && st.overBudget() {
+	if st := cacheStores.in(srv.state().stores).v.Load(); st != nil && st.overBudget() {
 		st.mu.Lock()
 		st.shrink(st.budget.over)
 		st.mu.Unlock()
@@ -912,3 +912,28 @@ func (s *Server) ClearCache() int {
 func clearCache(s *Server, c *call) (any, error) {
 	return clearedBody{s.ClearCache()}, nil
 }
+
+// cacheArea is the prompt cache: its control routes, and its store, which snapshots leave out (a
+// loaded snapshot, like a reset, starts with an empty cache). Expired entries are released as the
+// clock passes their expiry.
+var cacheArea = &area{
+	routes: func() []*route {
+		return []*route{
+			{get, "/_fake/cache", nil, in{}, "control/cache_list", listCache},
+			{del, "/_fake/cache", nil, in{}, "control/cleared", clearCache},
+		}
+	},
+	advance: func(st *state, now time.Time) {
+		if c := cacheStores.in(st.stores).built(); c != nil {
+			c.mu.Lock()
+			c.expire(now)
+			c.mu.Unlock()
+		}
+	},
+	release: func(st *state) { st.cacheStore(nil).release() },
+}
+
+var (
+	cacheStores = newStore[cacheStore]()
+	cacheBudget = newBudget(cachesBytes)
+)

@@ -32,11 +32,11 @@ func TestCacheExpiredEntriesReleasedOnTheClock(t *testing.T) {
 		t.Fatalf("store bytes %d, want %d", got, want)
 	}
 	s.AdvanceClock(2 * time.Minute) // +2m: the first two are gone (an entry lives until its expiry)
-	if len(st.entries) != 1 || st.n != 1 || st.bytes != 260 || s.cfg.caches.bytes.Load() != 260 {
-		t.Errorf("after 2m: %d entries, %d in the lists, %d bytes (budget %d), want 1, 1, 260, 260", len(st.entries), st.n, st.bytes, s.cfg.caches.bytes.Load())
+	if len(st.entries) != 1 || st.n != 1 || st.bytes != 260 || s.cfg.budget(cacheBudget).bytes.Load() != 260 {
+		t.Errorf("after 2m: %d entries, %d in the lists, %d bytes (budget %d), want 1, 1, 260, 260", len(st.entries), st.n, st.bytes, s.cfg.budget(cacheBudget).bytes.Load())
 	}
 	s.Reset()
-	if got := s.cfg.caches.bytes.Load(); got != 0 {
+	if got := s.cfg.budget(cacheBudget).bytes.Load(); got != 0 {
 		t.Errorf("after a reset the shared budget holds %d bytes, want 0", got)
 	}
 }
@@ -75,7 +75,7 @@ func TestCacheFingerprintsBoundedInBytes(t *testing.T) {
 // least recently used namespace's cache gives way, not the one the request is in.
 func TestCachesOfNamespacesShareABudget(t *testing.T) {
 	s := New()
-	s.cfg.caches.limit = 10 * 260 // ten entries of 260 bytes
+	s.cfg.budget(cacheBudget).limit = 10 * 260 // ten entries of 260 bytes
 	a, _ := s.Namespace("a")
 	b, _ := s.Namespace("b")
 	write := func(srv *Server, n int) {
@@ -87,11 +87,11 @@ func TestCachesOfNamespacesShareABudget(t *testing.T) {
 	}
 	write(a, 8)
 	write(b, 6) // 14 entries: a, the least recently used, gives 4 up
-	if na, nb := len(serverCache(a).entries), len(serverCache(b).entries); na != 4 || nb != 6 || s.cfg.caches.bytes.Load() != 2600 {
-		t.Errorf("a %d, b %d entries, budget %d; want 4, 6, 2600", na, nb, s.cfg.caches.bytes.Load())
+	if na, nb := len(serverCache(a).entries), len(serverCache(b).entries); na != 4 || nb != 6 || s.cfg.budget(cacheBudget).bytes.Load() != 2600 {
+		t.Errorf("a %d, b %d entries, budget %d; want 4, 6, 2600", na, nb, s.cfg.budget(cacheBudget).bytes.Load())
 	}
 	s.DeleteNamespace("a")
-	if got := s.cfg.caches.bytes.Load(); got != 6*260 {
+	if got := s.cfg.budget(cacheBudget).bytes.Load(); got != 6*260 {
 		t.Errorf("after dropping a the budget holds %d, want %d", got, 6*260)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // compliance returns the server's compliance store, built from the fixtures on first use.
 func compliance(s *Server, c *call) *complianceStore {
-	return c.st.compliance.get(func() *complianceStore { return newComplianceStore(&c.st.fx.compliance) })
+	return complianceStores.in(c.st.stores).get(func() *complianceStore { return newComplianceStore(complianceSection.in(c.st.fx.sections)) })
 }
 
 // ccChatJSON is a chat list item (spec 2.2).
@@ -280,7 +280,7 @@ func getChatMessages(s *Server, c *call) (any, error) {
 		out := ccChatWithMessages{ccChatJSON: ch.view(), ChatMessages: make([]ccMessageJSON, len(page.Data)),
 			FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
 		for i, m := range page.Data {
-			out.ChatMessages[i] = m.view(st, &c.st.fx.compliance)
+			out.ChatMessages[i] = m.view(st, complianceSection.in(c.st.fx.sections))
 		}
 		return out, nil
 	})
@@ -360,7 +360,7 @@ func liveComplianceChat(s *Server, c *call, ch *ccChat) bool {
 // generatedFile resolves the generated file of the path, or 404.
 func generatedFile(s *Server, c *call) (*ccGeneratedFile, error) {
 	id := c.Param("generated_file_id")
-	if g := c.st.fx.compliance.generated[id]; g != nil && liveComplianceChat(s, c, g.chat) {
+	if g := complianceSection.in(c.st.fx.sections).generated[id]; g != nil && liveComplianceChat(s, c, g.chat) {
 		return g, nil
 	}
 	return nil, notFound("generated file", id)
@@ -388,7 +388,7 @@ func getGeneratedFileContent(s *Server, c *call) (any, error) {
 // artifactVersion resolves the artifact version of the path, or 404.
 func artifactVersion(s *Server, c *call) (*ccArtifactVersion, error) {
 	id := c.Param("artifact_version_id")
-	if v := c.st.fx.compliance.artifacts[id]; v != nil && liveComplianceChat(s, c, v.chat) {
+	if v := complianceSection.in(c.st.fx.sections).artifacts[id]; v != nil && liveComplianceChat(s, c, v.chat) {
 		return v, nil
 	}
 	return nil, notFound("artifact version", id)
@@ -432,7 +432,7 @@ func listComplianceProjects(s *Server, c *call) (any, error) {
 	users := c.queryStrings("user_ids")
 	var list []*ccProject
 	if c.ccInOrganizations() {
-		list = c.st.fx.compliance.projects[c.org]
+		list = complianceSection.in(c.st.fx.sections).projects[c.org]
 	}
 	page := pageByTokenKept(list, func(p *ccProject) bool {
 		return created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID))

@@ -31,9 +31,9 @@ func benchComplianceServer(b *testing.B, n int) (*Server, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fx := *def
+	fx := def.copy()
 	acme := fx.orgByID("org_01AcmeCorporation00000001")
-	fx.compliance = complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
+	*complianceSection.in(fx.sections) = complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
 		artifacts: map[string]*ccArtifactVersion{}, projects: map[*org][]*ccProject{}}
 	users := []string{ccGrace, ccAlan, ccKen}
 	for i := range n {
@@ -43,11 +43,11 @@ func benchComplianceServer(b *testing.B, n int) (*Server, string) {
 		if err := ch.encode(); err != nil {
 			b.Fatal(err)
 		}
-		fx.compliance.chats = append(fx.compliance.chats, ch)
+		complianceSection.in(fx.sections).chats = append(complianceSection.in(fx.sections).chats, ch)
 	}
-	s := New(WithFixtures(&fx))
+	s := New(WithFixtures(fx))
 	compliance(s, &call{st: s.state()}) // build the store before timing
-	return s, fx.compliance.chats[n/2].ID
+	return s, complianceSection.in(fx.sections).chats[n/2].ID
 }
 
 // BenchmarkComplianceChatPageStore cuts the same page in the store alone, without HTTP and JSON,

@@ -225,7 +225,7 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 	var file complianceFixture
 	d := complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
 		artifacts: map[string]*ccArtifactVersion{}, projects: map[*org][]*ccProject{}}
-	fx.compliance = d
+	*complianceSection.in(fx.sections) = d
 	found, err := readFixture(fsys, "compliance.json", &file)
 	if err != nil || !found {
 		return err
@@ -357,7 +357,7 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 		}
 	}
 	d.deletions = file.Deletions
-	fx.compliance = d
+	*complianceSection.in(fx.sections) = d
 	return nil
 }
 

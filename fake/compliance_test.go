@@ -432,7 +432,7 @@ func TestComplianceChatDeletedByUser(t *testing.T) {
 func TestComplianceFiles(t *testing.T) {
 	ts := NewTestServer(t)
 	fx, _ := DefaultFixtures()
-	for id, f := range fx.compliance.files {
+	for id, f := range complianceSection.in(fx.sections).files {
 		if f.org.ID != "org_01AcmeCorporation00000001" {
 			continue
 		}
@@ -694,7 +694,7 @@ func TestComplianceConcurrent(t *testing.T) {
 // TestComplianceFixtureReferences: a fixture naming another organization's user, file or project does not load.
 func TestComplianceFixtureReferences(t *testing.T) {
 	good, _ := DefaultFixtures()
-	if len(good.compliance.chats) == 0 {
+	if len(complianceSection.in(good.sections).chats) == 0 {
 		t.Fatal("no compliance fixtures")
 	}
 	for _, c := range []struct{ name, from, to string }{
@@ -773,7 +773,7 @@ func TestComplianceChatPagesAsEncoded(t *testing.T) {
 		t.Fatal(err)
 	}
 	byID := map[string]*ccChat{}
-	for _, ch := range fx.compliance.chats {
+	for _, ch := range complianceSection.in(fx.sections).chats {
 		byID[ch.ID] = ch
 	}
 	ts := NewTestServer(t, WithFixtures(fx))
@@ -813,7 +813,7 @@ func TestComplianceProjectPagesAsEncoded(t *testing.T) {
 		t.Fatal(err)
 	}
 	byID := map[string]*ccProject{}
-	for _, list := range fx.compliance.projects {
+	for _, list := range complianceSection.in(fx.sections).projects {
 		for _, p := range list {
 			byID[p.ID] = p
 		}

@@ -196,7 +196,7 @@ func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	gc.Request, _ = http.NewRequestWithContext(ctx, http.MethodPost, "/v1/messages", nil)
 	c := &call{Context: gc, x: &exchange{}}
 	req := &messageRequest{Model: testModel, Messages: []inputMessage{{Role: "user", blocks: []block{{"type": "text", "text": strings.Repeat("a", 1<<20)}}}}}
-	_, _, err := s.stubs.take(c, req)
+	_, _, err := stubsOf(s).take(c, req)
 	if err == nil || !strings.HasPrefix(err.Error(), errInvalidRequest+": messages.0.content: the work stopped here: the client closed the request") {
 		t.Fatalf("take = %v, want a 400 naming messages.0.content: the client went", err)
 	}

@@ -23,34 +23,25 @@ import (
 // initial data. It is immutable once loaded, and every server built from it copies what it
 // changes, so one Fixtures serves any number of servers.
 type Fixtures struct {
-	orgs       []*org
-	creds      map[string]*credential // by secret
-	users      []member               // every organization's members, in file order
-	models     modelCatalog
-	admin      adminFixtures
-	tunnels    []fixtureTunnel
-	envs       []*envFixture
-	compliance complianceData // chats, files, projects (compliance_data.go)
-	memory     memoryFixtures
-	canned     scenarioLibrary
-	files      map[string][]byte // every file as loaded, which a snapshot copies for areas no request changed
-	start      worldStart        // snapshot.json: where the clock and the counters start
+	orgs     []*org
+	creds    map[string]*credential // by secret
+	users    []member               // every organization's members, in file order
+	sections []any                  // each area's data (newSection), filled by its loader
+	files    map[string][]byte      // every file as loaded, which a snapshot copies for areas no request changed
+	start    worldStart             // snapshot.json: where the clock and the counters start
 }
 
-// loaders parse each area's files, in order (later areas may refer to organizations). A file
-// that is missing leaves its area empty, so a custom data set may hold only what a test needs.
-var loaders = []func(fs.FS, *Fixtures) error{
-	loadOrganizations,
-	loadUsers,
-	loadModels,
-	loadAdmin,
-	loadTunnels,
-	loadEnvironments,
-	loadCompliance,
-	loadMemoryStores,
-	loadScenarios,
-	loadSnapshotState,
-	readFixtureFiles,
+// loaders parse the files, in order: organizations and users, every area's in the order of
+// the areas (later ones may refer to the earlier), then where the world starts. A file that is
+// missing leaves its area empty, so a custom data set may hold only what a test needs.
+func loaders() []func(fs.FS, *Fixtures) error {
+	l := []func(fs.FS, *Fixtures) error{loadOrganizations, loadUsers}
+	for _, a := range areaList {
+		if a.load != nil {
+			l = append(l, a.load)
+		}
+	}
+	return append(l, loadSnapshotState, readFixtureFiles)
 }
 
 // LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one
@@ -120,7 +111,8 @@ func checkFixtureFiles(fsys fs.FS) error {
 // parseFixtures runs every area's loader over fsys, whose files conform to their schemas.
 func parseFixtures(fsys fs.FS) (*Fixtures, error) {
 	fx := &Fixtures{creds: map[string]*credential{}}
-	for _, load := range loaders {
+	fx.sections = sectionSlots.fill(fx)
+	for _, load := range loaders() {
 		if err := load(fsys, fx); err != nil {
 			return nil, fmt.Errorf("fixtures: %w", err)
 		}

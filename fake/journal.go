@@ -334,3 +334,10 @@ type clearedBody struct {
 func (s *Server) clearJournal(c *call) (any, error) {
 	return clearedBody{s.ClearJournal()}, nil
 }
+
+// JournalThread is the thread field of a journaled request: its type ("create" or
+// "continue") and, for a continue, the reply it continues.
+type JournalThread struct {
+	Type              string  `json:"type"`
+	PreviousMessageID *string `json:"previous_message_id"`
+}

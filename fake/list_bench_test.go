@@ -109,9 +109,9 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fx := *def
+	fx := def.copy()
 	acme := fx.orgs[0]
-	fx.admin.invites, fx.admin.workspaces, fx.users, fx.tunnels = nil, nil, nil, nil
+	adminSection.in(fx.sections).invites, adminSection.in(fx.sections).workspaces, fx.users, *tunnelsSection.in(fx.sections) = nil, nil, nil, nil
 	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: epoch.Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
 	for i := range n {
 		at := epoch.Add(-time.Duration(n-i) * time.Minute)
@@ -121,17 +121,17 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 		if gone {
 			status, archived = "deleted", &at
 		}
-		fx.admin.invites = append(fx.admin.invites, invite{ID: id, Email: id + "@acme.example", InvitedAt: at, ExpiresAt: at.Add(inviteLifetime),
+		adminSection.in(fx.sections).invites = append(adminSection.in(fx.sections).invites, invite{ID: id, Email: id + "@acme.example", InvitedAt: at, ExpiresAt: at.Add(inviteLifetime),
 			Role: "user", Type: "invite", status: status, org: acme})
 		fx.users = append(fx.users, member{OrganizationID: acme.ID, ID: id, Email: id + "@acme.example", Name: id, Role: "user", AddedAt: at, org: acme})
-		fx.admin.workspaces = append(fx.admin.workspaces, workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
+		adminSection.in(fx.sections).workspaces = append(adminSection.in(fx.sections).workspaces, workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
 			DataResidency: defaultResidency, DisplayColor: workspaceColors[0], Tags: map[string]string{}, Type: "workspace", org: acme})
-		fx.tunnels = append(fx.tunnels, fixtureTunnel{Tunnel: Tunnel{ID: id, ArchivedAt: archived, CreatedAt: at, Domain: id + ".bench.test", Type: "tunnel"}, org: acme})
+		*tunnelsSection.in(fx.sections) = append(*tunnelsSection.in(fx.sections), fixtureTunnel{Tunnel: Tunnel{ID: id, ArchivedAt: archived, CreatedAt: at, Domain: id + ".bench.test", Type: "tunnel"}, org: acme})
 		certs.certs = append(certs.certs, tunnelCertificate{ID: id, ArchivedAt: archived, CreatedAt: at, Fingerprint: id,
 			TunnelID: benchCertTunnel, Type: "tunnel_certificate"})
 	}
-	fx.tunnels = append(fx.tunnels, certs)
-	s := New(WithFixtures(&fx))
+	*tunnelsSection.in(fx.sections) = append(*tunnelsSection.in(fx.sections), certs)
+	s := New(WithFixtures(fx))
 	for i := range n {
 		if i%10 == 8 {
 			admin(s, &call{st: s.state()}).removed[fmt.Sprintf("bench%08d", i)] = true

@@ -187,7 +187,7 @@ func (a *memoryArea) remove(st *memStoreState) {
 
 // memoryArea returns the server's memory state, built from the fixtures on first use.
 func memoryOf(s *Server, c *call) *memoryArea {
-	return c.st.memory.get(func() *memoryArea { return c.st.fx.memory.build() })
+	return memoryStores.in(c.st.stores).get(func() *memoryArea { return memorySection.in(c.st.fx.sections).build() })
 }
 
 // appendVersion adds v to the store's indexes at its place in (created_at, id) order: the end,

@@ -40,7 +40,7 @@ type redactedHead struct {
 	Content  string `json:"content"`
 }
 
-// loadMemoryStores parses memory_stores.json, if present, into fx.memory.
+// loadMemoryStores parses memory_stores.json, if present, into its section of fx.
 func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
 	var file struct {
 		MemoryStores []memFixtureStore `json:"memory_stores"`
@@ -53,7 +53,7 @@ func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
 		if err != nil {
 			return fmt.Errorf("memory_stores.json: store %s: %w", fs.ID, err)
 		}
-		fx.memory.stores = append(fx.memory.stores, st)
+		memorySection.in(fx.sections).stores = append(memorySection.in(fx.sections).stores, st)
 	}
 	return nil
 }

@@ -302,7 +302,7 @@ func BenchmarkMemoryVersionIndex(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		srv := New()
 		store, mid := seedMemVersions(b, srv, n)
-		st := srv.state().memory.get(srv.state().fx.memory.build).stores[store]
+		st := memoryStores.in(srv.state().stores).get(memorySection.in(srv.state().fx.sections).build).stores[store]
 		half := epoch.Add(time.Duration(n/2) * time.Second)
 		for _, q := range []struct {
 			name string
@@ -341,7 +341,7 @@ func memServeOK(b *testing.B, srv *Server, method, path, body string) *httptest.
 // the same code as the API's writes but without HTTP, so that setup stays fast.
 func seedMemVersions(b *testing.B, srv *Server, n int) (store, memoryID string) {
 	id := gjson.Get(memServeOK(b, srv, post, "/v1/memory_stores", `{"name":"bench"}`).Body.String(), "id").String()
-	a := srv.state().memory.get(srv.state().fx.memory.build)
+	a := memoryStores.in(srv.state().stores).get(memorySection.in(srv.state().fx.sections).build)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	st := a.stores[id]

@@ -287,7 +287,7 @@ func choose(s *Server, c *call, req *messageRequest, tr tapeRequest) (choice, er
 		return choice{reply: &req.scenario.Response}, nil
 	}
 	if canned {
-		r, id, err := s.stubs.take(c, req)
+		r, id, err := stubsOf(s).take(c, req)
 		if err != nil {
 			return choice{}, err
 		}
@@ -299,7 +299,7 @@ func choose(s *Server, c *call, req *messageRequest, tr tapeRequest) (choice, er
 		return choice{tape: pick}, nil
 	}
 	if canned {
-		if sc := c.st.fx.canned.matching(req); sc != nil {
+		if sc := scenariosSection.in(c.st.fx.sections).matching(req); sc != nil {
 			return choice{reply: &sc.Response}, nil
 		}
 	}
@@ -472,7 +472,7 @@ func checkMessage(s *Server, c *call, req *messageRequest, create bool) error {
 		return nil
 	}
 	if name := c.header(headerScenario); name != "" {
-		if req.scenario, err = c.st.fx.canned.named(name); err != nil {
+		if req.scenario, err = scenariosSection.in(c.st.fx.sections).named(name); err != nil {
 			return err
 		}
 	}

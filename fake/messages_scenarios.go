@@ -68,8 +68,8 @@ type scenarioLibrary struct {
 // Scenarios lists the scenario library in file order (GET /_fake/messages/scenarios).
 func (s *Server) Scenarios() []Scenario {
 	fx := s.state().fx
-	out := make([]Scenario, 0, len(fx.canned.list))
-	for _, sc := range fx.canned.list {
+	out := make([]Scenario, 0, len(scenariosSection.in(fx.sections).list))
+	for _, sc := range scenariosSection.in(fx.sections).list {
 		out = append(out, sc.Scenario.clone())
 	}
 	return out
@@ -93,7 +93,7 @@ func loadScenarios(fsys fs.FS, fx *Fixtures) error {
 		}
 		lib.byName[sc.Name] = sc
 	}
-	fx.canned = lib
+	*scenariosSection.in(fx.sections) = lib
 	return nil
 }
 

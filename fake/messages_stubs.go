@@ -348,7 +348,7 @@ func addStub(s *Server, data []byte) (Stub, error) {
 		return Stub{}, err
 	}
 	st.size = stubSize(st)
-	l := &s.stubs
+	l := stubsOf(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.list) >= maxStubs {
@@ -492,7 +492,7 @@ func (l *stubs) take(c *call, req *messageRequest) (*Reply, string, error) {
 // Stubs returns the stubs not yet used up, in the order they are tried. The replies are copies:
 // changing them changes nothing in the server.
 func (s *Server) Stubs() []Stub {
-	l := &s.stubs
+	l := stubsOf(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make([]Stub, len(l.list))
@@ -536,7 +536,7 @@ func cloneBlocks(content []map[string]any) []map[string]any {
 
 // ClearStubs removes every stub and returns how many there were.
 func (s *Server) ClearStubs() int {
-	l := &s.stubs
+	l := stubsOf(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := len(l.list)
@@ -583,3 +583,18 @@ func listStubs(s *Server, c *call) (any, error) {
 func clearStubs(s *Server, c *call) (any, error) {
 	return clearedBody{s.ClearStubs()}, nil
 }
+
+// stubsArea is the stubs a test registered: the test's configuration, not the world, so a
+// snapshot leaves them out and Reset clears them.
+var stubsArea = &area{
+	reset: func(s *Server) { stubsOf(s).reset() },
+	drop:  func(s *Server) { stubsOf(s).release() },
+}
+
+var (
+	stubSlot    = newSlot(&serverSlots, func(s *Server) *stubs { return &stubs{budget: s.cfg.budget(stubsBudget)} })
+	stubsBudget = newBudget(stubsBytes)
+)
+
+// stubsOf is the stubs of s.
+func stubsOf(s *Server) *stubs { return stubSlot.in(s.areas) }

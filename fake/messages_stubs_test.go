@@ -351,7 +351,7 @@ func TestStubsConcurrent(t *testing.T) {
 // streamed and not, as the scenario itself is.
 func TestEveryScenarioServesAsAStub(t *testing.T) {
 	fx, _ := DefaultFixtures()
-	for _, sc := range fx.canned.list {
+	for _, sc := range scenariosSection.in(fx.sections).list {
 		t.Run(sc.Name, func(t *testing.T) {
 			viaStub, viaHeader := NewTestServer(t), NewTestServer(t)
 			if _, err := viaStub.Fake.AddStub(Stub{Replies: []Reply{sc.Response}, Times: 2}); err != nil {

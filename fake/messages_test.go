@@ -548,7 +548,7 @@ func TestScenarioSelection(t *testing.T) {
 	list, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	fx, _ := DefaultFixtures()
-	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(fx.canned.list) ||
+	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(scenariosSection.in(fx.sections).list) ||
 		gjson.GetBytes(list, "data.0.match.contains").String() != "search the web" {
 		t.Errorf("GET /_fake/messages/scenarios: %d %s", resp.StatusCode, list)
 	}
@@ -587,7 +587,7 @@ func TestScenarioLibraryCoverage(t *testing.T) {
 			}
 		}
 	}
-	for _, sc := range fx.canned.list {
+	for _, sc := range scenariosSection.in(fx.sections).list {
 		seen["stop_reason/"+sc.Response.StopReason] = true
 		if d := sc.Response.StopDetails; d != nil {
 			cat := "null"
@@ -682,7 +682,7 @@ func TestStreamAccumulatesToTheResponse(t *testing.T) {
 		{"thinking and tools", msgBody("max_tokens", 3000, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "tools", []any{map[string]any{"name": "get_weather", "input_schema": weatherSchema}}), ""},
 		{"citations", msgBody("messages", userTurn([]any{map[string]any{"type": "document", "citations": on, "source": map[string]any{"type": "text", "media_type": "text/plain", "data": "Ünïcode text, here. More."}}, map[string]any{"type": "text", "text": "Quote it"}})), ""},
 	}
-	for _, sc := range fx.canned.list {
+	for _, sc := range scenariosSection.in(fx.sections).list {
 		cases = append(cases, tc{"scenario " + sc.Name, msgBody(), sc.Name})
 	}
 	for _, c := range cases {

@@ -65,13 +65,6 @@ const (
 	threadUnsupportedRequest  = "thread_unsupported_request"
 )
 
-// JournalThread is the thread field of a journaled request: its type ("create" or
-// "continue") and, for a continue, the reply it continues.
-type JournalThread struct {
-	Type              string  `json:"type"`
-	PreviousMessageID *string `json:"previous_message_id"`
-}
-
 // thread is one conversation kept between requests: under the id of every reply it produced,
 // of which only the latest may be continued. It belongs to the organization and workspace of the
 // key that created it (owner): a continue with any other key finds no thread.
@@ -117,7 +110,7 @@ type threadStore struct {
 }
 
 func (st *state) threadStore(budget *byteBudget) *threadStore {
-	return st.threads.get(func() *threadStore { return &threadStore{byID: map[string]*thread{}, charged: charged{budget: budget}} })
+	return threadStores.in(st.stores).get(func() *threadStore { return &threadStore{byID: map[string]*thread{}, charged: charged{budget: budget}} })
 }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
@@ -169,7 +162,7 @@ func expandThread(s *Server, c *call, req *messageRequest) error {
 	if err := threadUnsupported(req.raw); err != nil {
 		return err
 	}
-	t := &threadTurn{store: c.st.threadStore(s.cfg.threads), owner: ownerOf(c), print: map[string]string{}}
+	t := &threadTurn{store: c.st.threadStore(s.cfg.budget(threadBudget)), owner: ownerOf(c), print: map[string]string{}}
 	for _, f := range threadFingerprint {
 		t.print[f] = canonicalJSON(req.raw[f]) // values compare: 1024.0 is 1024
 	}
@@ -364,7 +357,7 @@ func commitThread(s *Server, req *messageRequest, msg *Message) {
 // trimThreads drops srv's oldest threads while the threads of all namespaces are over their
 // shared budget.
 func trimThreads(srv *Server) {
-	st := srv.state().threads.built()
+	st := threadStores.in(srv.state().stores).built()
 	if st == nil {
 		return
 	}
@@ -414,3 +407,12 @@ func isContinue(raw map[string]any) bool {
 	spec, _ := raw["thread"].(map[string]any)
 	return spec["type"] == "continue"
 }
+
+// threadsArea is the message threads' store, which snapshots leave out, as they leave out the
+// prompt cache: both expire within minutes of their last use.
+var threadsArea = &area{release: func(st *state) { st.threadStore(nil).release() }}
+
+var (
+	threadStores = newStore[threadStore]()
+	threadBudget = newBudget(threadsBytes)
+)

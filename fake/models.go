@@ -82,7 +82,7 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 		}
 		cat.byID[alias] = m
 	}
-	fx.models = cat
+	*modelsSection.in(fx.sections) = cat
 	return nil
 }
 
@@ -152,7 +152,9 @@ func completeModel(m *modelInfo, all []*modelInfo) {
 }
 
 // model resolves a model ID or alias; nil when unknown.
-func (fx *Fixtures) model(idOrAlias string) *modelInfo { return fx.models.byID[idOrAlias] }
+func (fx *Fixtures) model(idOrAlias string) *modelInfo {
+	return modelsSection.in(fx.sections).byID[idOrAlias]
+}
 
 func listModels(s *Server, c *call) (any, error) {
 	q, err := c.cursorQuery()
@@ -162,7 +164,7 @@ func listModels(s *Server, c *call) (any, error) {
 	if v, ok, err := fromTape(s, c); ok {
 		return v, err
 	}
-	cat := &c.st.fx.models
+	cat := modelsSection.in(c.st.fx.sections)
 	key := modelPageKey{q.afterID, q.beforeID, q.limit}
 	if doc := cat.pages.get(key); doc != nil {
 		return doc, nil

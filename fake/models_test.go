@@ -99,7 +99,7 @@ func TestModelPagesAsEncoded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, err := pageByCursor(fx.models.list, modelKey, modelID, newestFirst, cq, lookupIn(fx.models.list, modelKey))
+		page, err := pageByCursor(modelsSection.in(fx.sections).list, modelKey, modelID, newestFirst, cq, lookupIn(modelsSection.in(fx.sections).list, modelKey))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,10 +126,10 @@ func TestModelPagesAreKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx := *def // the default fixtures are shared by the process's servers: a cache of its own
+	fx := def.copy() // the default fixtures are shared by the process's servers: a cache of its own
 	pages := &docCache[modelPageKey]{}
-	fx.models.pages = pages
-	s := New(WithFixtures(&fx))
+	modelsSection.in(fx.sections).pages = pages
+	s := New(WithFixtures(fx))
 	first := send(t, s, "GET", "/v1/models?limit=2", "", modelsHeaders...)
 	kept := pages.get(modelPageKey{limit: 2})
 	if first.Code != 200 || string(kept) != first.Body.String() {

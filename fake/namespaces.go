@@ -189,7 +189,11 @@ func (set *namespaceSet) drop(e *list.Element) {
 	delete(set.byName, ns.info.Name)
 	ns.srv.journal.detach()
 	ns.srv.state().release()
-	ns.srv.stubs.release()
+	for _, a := range areaList {
+		if a.drop != nil {
+			a.drop(ns.srv)
+		}
+	}
 }
 
 // trimIdle brings the stores of one kind of s and its namespaces back within their shared

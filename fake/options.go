@@ -7,6 +7,16 @@ import "log/slog"
 // Option configures a Server.
 type Option func(*config)
 
+// New returns a server over the embedded fixtures, or those of WithFixtures. It panics only if
+// the embedded fixtures do not load, which the package's tests rule out.
+func New(opts ...Option) *Server {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return newRootServer(cfg)
+}
+
 // WithFixtures starts the server from fx (see LoadFixtures) instead of the embedded data set.
 func WithFixtures(fx *Fixtures) Option { return func(c *config) { c.fixtures = fx } }
 
@@ -20,7 +30,7 @@ func WithMaxNamespaces(n int) Option { return func(c *config) { c.maxNamespaces 
 
 // WithRateLimits enforces the organizations' and workspaces' rate limits from the start (off by
 // default; PUT /_fake/rate_limits turns them on and off at any time).
-func WithRateLimits() Option { return func(c *config) { c.rateLimits = true } }
+func WithRateLimits() Option { return func(c *config) { rateLimitsOption.set(c, true) } }
 
 // WithRetryAfterScale makes the server's 429s and 529s ask for scale times the wait in
 // retry-after-ms and retry-after (fake-retry-after-ms keeps the true wait), and moves the virtual
@@ -41,7 +51,7 @@ func WithRetryAfterScale(scale float64) Option {
 func WithSnapshotDir(dir string) Option { return func(c *config) { c.snapshotDir = dir } }
 
 // WithTape records or replays inference requests as t says (see OpenTape).
-func WithTape(t *Tape) Option { return func(c *config) { c.tape = t } }
+func WithTape(t *Tape) Option { return func(c *config) { tapeOption.set(c, t) } }
 
 // WithViolationHandler validates every response against its schema in strict mode and calls f
 // for each mismatch and each recovered panic. NewTestServer reports them as test errors.

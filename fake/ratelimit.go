@@ -151,7 +151,7 @@ func rateGroup(c *call, model string, tokenCount bool) *rateLimitGroup {
 	if m := c.st.fx.model(model); m != nil {
 		id = m.ID
 	}
-	for _, g := range c.st.fx.admin.rateLimits[c.org] {
+	for _, g := range adminSection.in(c.st.fx.sections).rateLimits[c.org] {
 		switch {
 		case tokenCount && g.GroupType == "token_count":
 			return g
@@ -168,7 +168,7 @@ func rateGroup(c *call, model string, tokenCount bool) *rateLimitGroup {
 // (rate_limit_error, retry-after, x-should-retry) that changes no bucket, and the journal
 // names the limit that refused it. Either way the answer carries the headers.
 func admit(s *Server, c *call, model string, in inputUsage, tokenCount bool) (*admission, error) {
-	if !s.limits.on.Load() {
+	if !limiterOf(s).on.Load() {
 		return nil, nil
 	}
 	g := rateGroup(c, model, tokenCount)
@@ -198,7 +198,7 @@ func admit(s *Server, c *call, model string, in inputUsage, tokenCount bool) (*a
 	}
 	amounts := [3]int64{1, in.charged(model), 1}
 	now := s.Now()
-	rl := &s.limits
+	rl := limiterOf(s)
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
 	uses := make([]limiterUse, 0, 6)
@@ -279,7 +279,7 @@ func (adm *admission) chargeOutput(output int) {
 	if adm == nil {
 		return
 	}
-	rl := &adm.s.limits
+	rl := limiterOf(adm.s)
 	now := adm.s.Now()
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
@@ -417,7 +417,7 @@ type RateLimitState struct {
 
 // RateLimits returns whether rate limits are enforced and the buckets' levels now.
 func (s *Server) RateLimits() RateLimitState {
-	rl := &s.limits
+	rl := limiterOf(s)
 	now := s.Now()
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
@@ -439,7 +439,7 @@ func (s *Server) RateLimits() RateLimitState {
 // SetRateLimits turns enforcement on or off. Turning it on starts every bucket full; turning it
 // off forgets the buckets. Setting the state it already has changes nothing.
 func (s *Server) SetRateLimits(enforce bool) RateLimitState {
-	rl := &s.limits
+	rl := limiterOf(s)
 	rl.mu.Lock()
 	if rl.on.Swap(enforce) != enforce {
 		rl.buckets = nil
@@ -450,9 +450,9 @@ func (s *Server) SetRateLimits(enforce bool) RateLimitState {
 
 // resetRateLimits puts enforcement back to what the server was built with, buckets full.
 func resetRateLimits(s *Server) {
-	rl := &s.limits
+	rl := limiterOf(s)
 	rl.mu.Lock()
-	rl.on.Store(s.cfg.rateLimits)
+	rl.on.Store(rateLimitsOption.of(&s.cfg))
 	rl.buckets = nil
 	rl.mu.Unlock()
 }
@@ -468,3 +468,28 @@ func putRateLimits(s *Server, c *call) (any, error) {
 	}
 	return s.SetRateLimits(req.Enforce), nil
 }
+
+// rateLimitArea is the enforcement of the rate limits: its control routes, and a limiter per
+// server, which Reset refills and puts back as the server was built (WithRateLimits).
+var rateLimitArea = &area{
+	routes: func() []*route {
+		return []*route{
+			{get, "/_fake/rate_limits", nil, in{}, "control/rate_limits", getRateLimits},
+			{put, "/_fake/rate_limits", nil, in{body: "control/rate_limits_request"}, "control/rate_limits", putRateLimits},
+		}
+	},
+	reset: resetRateLimits,
+}
+
+var (
+	limiterSlot = newSlot(&serverSlots, func(s *Server) *rateLimiter {
+		rl := new(rateLimiter)
+		rl.on.Store(rateLimitsOption.of(&s.cfg))
+		return rl
+	})
+	// rateLimitsOption enforces the rate limits from the start (WithRateLimits).
+	rateLimitsOption = newOption[bool]()
+)
+
+// limiterOf is the rate limiter of s.
+func limiterOf(s *Server) *rateLimiter { return limiterSlot.in(s.areas) }

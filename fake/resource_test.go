@@ -248,7 +248,7 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 			}
 		}
 		grew := heapAfterGC() - before
-		st := ns.state().threads.built()
+		st := threadStores.in(ns.state().stores).built()
 		t.Logf("12 threads of %d bytes: the heap grew %.1f MiB, the store counts %.1f MiB in %d threads", len(body), float64(grew)/(1<<20), float64(st.bytes)/(1<<20), st.lru.Len())
 		if grew > threadMaxBytes+slack {
 			t.Errorf("the heap grew %.1f MiB, want at most %d MiB (the bound and %d MiB)", float64(grew)/(1<<20), (threadMaxBytes+slack)>>20, slack>>20)
@@ -257,7 +257,7 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 	})
 	t.Run("all namespaces", func(t *testing.T) {
 		s := checked(t)
-		budget := s.cfg.threads
+		budget := s.cfg.budget(threadBudget)
 		budget.limit = 24 << 20
 		send(t, s, http.MethodPost, "/v1/messages", `{}`, header...)
 		before := heapAfterGC()
@@ -348,7 +348,7 @@ func TestStubMemoryIsBounded(t *testing.T) {
 	})
 	t.Run("all namespaces", func(t *testing.T) {
 		s := checked(t)
-		budget := s.cfg.stubs
+		budget := s.cfg.budget(stubsBudget)
 		budget.limit = 24 << 20
 		body := stubBody(100_000 / 8)
 		before := heapAfterGC()

@@ -105,8 +105,10 @@ func adapt(rt *route, op int) gin.HandlerFunc {
 func (s *Server) serve(c *call) (any, error) {
 	if ifc := c.route.ifc; ifc != nil {
 		cred, header, err := c.st.fx.authenticate(c.Request, ifc)
-		if err != nil && s.cfg.tape.taped(c.route) {
-			cred, header, err = upstreamCredential(c.Request, ifc, err)
+		for _, a := range areaList {
+			if err != nil && a.admit != nil {
+				cred, header, err = a.admit(s, c.route, c.Request, ifc, err)
+			}
 		}
 		if err != nil {
 			return nil, err

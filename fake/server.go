@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -35,9 +33,9 @@ type Server struct {
 	// coverage counts this server's API requests; all, on a default server only, counts those of
 	// its namespaces too (ServerCoverage).
 	coverage, all coverage
-	stubs         stubs
-	limits        rateLimiter // rate-limit enforcement (ratelimit.go)
-	retries       retryScale  // the retry-after scale and the wait pending (retry.go)
+	retries       retryScale // the retry-after scale and the wait pending (retry.go)
+	// areas are the areas' values of the server (serverSlots): the rate limiter, the stubs.
+	areas []any
 
 	mu sync.RWMutex
 	st *state
@@ -48,22 +46,18 @@ type Server struct {
 	spaces namespaceSet // a default server's namespaces
 }
 
-// state is everything a server changes: one lazily built store per area, so that New costs the
-// same however large the fixtures are, and the fixtures the stores are built from (those of New,
-// or the last snapshot loaded). Reset replaces it whole.
+// state is everything a server changes: one lazily built store per area (storeSlots), so that
+// New costs the same however large the fixtures are, and the fixtures the stores are built from
+// (those of New, or the last snapshot loaded). Reset replaces it whole.
 type state struct {
-	fx         *Fixtures
-	admin      lazy[adminStore]
-	tunnels    lazy[tunnelStore]
-	work       lazy[workStore]
-	compliance lazy[complianceStore]
-	memory     lazy[memoryArea]
-	// cache is the prompt cache (cache.go). Snapshots leave it out: a loaded snapshot, like a
-	// reset, starts with an empty cache.
-	cache lazy[cacheStore]
-	// threads are the message threads (messages_threads.go). Snapshots leave them out, as they
-	// leave out the prompt cache: both expire within minutes of their last use.
-	threads lazy[threadStore]
+	fx     *Fixtures
+	stores []any
+}
+
+func newState(fx *Fixtures) *state {
+	st := &state{fx: fx}
+	st.stores = storeSlots.fill(st)
+	return st
 }
 
 // lazy holds an area's state, built from the fixtures the first time a request needs it.
@@ -82,8 +76,11 @@ func (l *lazy[T]) get(build func() *T) *T {
 // A store not built yet is built released: a request still in flight on the state finds it so,
 // and keeps nothing that would count.
 func (st *state) release() {
-	st.cacheStore(nil).release()
-	st.threadStore(nil).release()
+	for _, a := range areaList {
+		if a.release != nil {
+			a.release(st)
+		}
+	}
 }
 
 // built returns the state if a request has built it, or nil: an area never built is still
@@ -97,24 +94,18 @@ type config struct {
 	logger        *slog.Logger
 	violation     func(string)
 	maxNamespaces int
-	snapshotDir   string      // where POST /_fake/snapshot/save may write; "" forbids it
-	journals      *byteBudget // shared by a server and its namespaces
-	caches        *byteBudget // shared by a server and its namespaces
-	threads       *byteBudget // shared by a server and its namespaces
-	stubs         *byteBudget // shared by a server and its namespaces
-	noCoverage    bool        // count no coverage: only the benchmarks' baseline sets it
-	tape          *Tape       // record or replay inference requests (WithTape); nil: neither
-	rateLimits    bool        // enforce rate limits from the start (WithRateLimits)
-	retryAfterPPM int64       // the retry-after scale in millionths (WithRetryAfterScale); 0: none
+	snapshotDir   string        // where POST /_fake/snapshot/save may write; "" forbids it
+	journals      *byteBudget   // shared by a server and its namespaces
+	budgets       []*byteBudget // the areas' budgets (newBudget), shared likewise
+	noCoverage    bool          // count no coverage: only the benchmarks' baseline sets it
+	retryAfterPPM int64         // the retry-after scale in millionths (WithRetryAfterScale); 0: none
+	opts          map[*int]any  // the areas' options (option), such as WithTape's tape
 }
 
-// New returns a server over the embedded fixtures, or those of WithFixtures. It panics only if
-// the embedded fixtures do not load, which the package's tests rule out.
-func New(opts ...Option) *Server {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+// newRootServer returns a server built as cfg says, the options applied (New): over the embedded
+// fixtures unless cfg names others. It panics only if the embedded fixtures do not load, which
+// the package's tests rule out.
+func newRootServer(cfg config) *Server {
 	if cfg.fixtures == nil {
 		fx, err := DefaultFixtures()
 		if err != nil {
@@ -126,9 +117,9 @@ func New(opts ...Option) *Server {
 		cfg.maxNamespaces = DefaultMaxNamespaces
 	}
 	cfg.journals = newByteBudget(journalsBytes)
-	cfg.caches = newByteBudget(cachesBytes)
-	cfg.threads = newByteBudget(threadsBytes)
-	cfg.stubs = newByteBudget(stubsBytes)
+	for _, n := range budgetSizes {
+		cfg.budgets = append(cfg.budgets, newByteBudget(n))
+	}
 	return newServer(cfg)
 }
 
@@ -141,9 +132,8 @@ func newServer(cfg config) *Server {
 		violation: cfg.violation,
 		cfg:       cfg,
 		journal:   journal{budget: cfg.journals},
-		stubs:     stubs{budget: cfg.stubs},
 	}
-	s.limits.on.Store(cfg.rateLimits)
+	s.areas = serverSlots.fill(s)
 	s.retries.ppm = cfg.builtScale()
 	s.start(cfg.fixtures)
 	return s
@@ -192,8 +182,11 @@ func (s *Server) restart(fx *Fixtures) {
 	if s.parent == nil {
 		s.all.reset()
 	}
-	s.stubs.reset()
-	resetRateLimits(s)
+	for _, a := range areaList {
+		if a.reset != nil {
+			a.reset(s)
+		}
+	}
 	s.resetRetryScale()
 	s.start(fx)
 }
@@ -206,7 +199,7 @@ func (s *Server) start(fx *Fixtures) {
 	if s.st != nil {
 		s.st.release() // its bytes leave the shared budgets
 	}
-	s.st = &state{fx: fx}
+	s.st = newState(fx)
 	s.ids.n.Store(fx.start.Issued.API)
 	s.reqIDs.n.Store(fx.start.Issued.Requests)
 	s.ctlIDs.set(fx.start.Issued.Control)
@@ -222,11 +215,11 @@ func (s *Server) Now() time.Time { return s.clock.Now() }
 // the new time. Leases, invite expiry and reclaim follow it.
 func (s *Server) AdvanceClock(d time.Duration) time.Time {
 	now := s.clock.advance(max(d, 0))
-	// The prompt cache's expired entries are released as the clock passes their expiry.
-	if st := s.state().cache.v.Load(); st != nil {
-		st.mu.Lock()
-		st.expire(now)
-		st.mu.Unlock()
+	st := s.state()
+	for _, a := range areaList {
+		if a.advance != nil {
+			a.advance(st, now)
+		}
 	}
 	return now
 }
@@ -235,34 +228,6 @@ func (s *Server) state() *state {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.st
-}
-
-// TestServer is a fake running on a local listener for the length of one test.
-type TestServer struct {
-	*httptest.Server         // URL has no trailing slash
-	Fake             *Server // the server behind it, for the control methods
-}
-
-// Client returns an HTTP client for the server that sends the default credential and headers
-// of each request's interface (see CredentialTransport), so that
-// ts.Client().Get(ts.URL + "/v1/models") answers 200. Headers a request sets itself are kept.
-// ts.Server.Client() is the plain client, for requests that must go without a credential.
-func (ts *TestServer) Client() *http.Client {
-	c := *ts.Server.Client()
-	c.Transport = &CredentialTransport{Base: c.Transport}
-	return &c
-}
-
-// NewTestServer starts a fake on a loopback listener and closes it when the test ends. Every
-// response is checked against its schema, and a response that does not match or a panic in
-// the fake fails the test.
-func NewTestServer(t testing.TB, opts ...Option) *TestServer {
-	t.Helper()
-	opts = append([]Option{WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) })}, opts...)
-	s := New(opts...)
-	ts := &TestServer{Server: httptest.NewServer(s), Fake: s}
-	t.Cleanup(ts.Close)
-	return ts
 }
 
 // FixturesDir loads the data set in dir, for the binary's -fixtures flag.

@@ -87,9 +87,9 @@ type snapshotArea struct {
 }
 
 // lockArea adapts a lazily built store whose mutex mu guards everything a snapshot reads.
-func lockArea[T any](l func(st *state) *lazy[T], mu func(*T) *sync.Mutex) func(st *state) (func(), bool) {
+func lockArea[T any](store slot[lazy[T]], mu func(*T) *sync.Mutex) func(st *state) (func(), bool) {
 	return func(st *state) (func(), bool) {
-		v := l(st).built()
+		v := store.in(st.stores).built()
 		if v == nil {
 			return nil, false
 		}
@@ -109,8 +109,12 @@ func lockArea[T any](l func(st *state) *lazy[T], mu func(*T) *sync.Mutex) func(s
 // in a snapshot.
 func (s *Server) Snapshot() (Snapshot, error) {
 	st := s.state()
-	var built []snapshotArea
-	for _, a := range snapshotAreas {
+	var built []*snapshotArea
+	for _, area := range areaList {
+		a := area.snapshot
+		if a == nil {
+			continue
+		}
 		if unlock, ok := a.lock(st); ok {
 			defer unlock()
 			built = append(built, a)

@@ -20,13 +20,13 @@ import (
 // unexported fields is written explicitly, and TestSnapshotCoversState fails when a state type
 // gains a field this file has not been taught about.
 
-var snapshotAreas = []snapshotArea{
-	{lockArea(func(st *state) *lazy[adminStore] { return &st.admin }, func(a *adminStore) *sync.Mutex { return &a.mu }), exportAdmin},
-	{lockArea(func(st *state) *lazy[tunnelStore] { return &st.tunnels }, func(t *tunnelStore) *sync.Mutex { return &t.mu }), exportTunnels},
-	{lockArea(func(st *state) *lazy[workStore] { return &st.work }, func(w *workStore) *sync.Mutex { return &w.mu }), exportWork},
-	{lockArea(func(st *state) *lazy[complianceStore] { return &st.compliance }, func(c *complianceStore) *sync.Mutex { return &c.mu }), exportCompliance},
-	{lockArea(func(st *state) *lazy[memoryArea] { return &st.memory }, func(m *memoryArea) *sync.Mutex { return &m.mu }), exportMemory},
-}
+var (
+	adminSnapshot      = &snapshotArea{lockArea(adminStores, func(a *adminStore) *sync.Mutex { return &a.mu }), exportAdmin}
+	tunnelsSnapshot    = &snapshotArea{lockArea(tunnelStores, func(t *tunnelStore) *sync.Mutex { return &t.mu }), exportTunnels}
+	workSnapshot       = &snapshotArea{lockArea(workStores, func(w *workStore) *sync.Mutex { return &w.mu }), exportWork}
+	complianceSnapshot = &snapshotArea{lockArea(complianceStores, func(c *complianceStore) *sync.Mutex { return &c.mu }), exportCompliance}
+	memorySnapshot     = &snapshotArea{lockArea(memoryStores, func(m *memoryArea) *sync.Mutex { return &m.mu }), exportMemory}
+)
 
 // fixtureRecord is a record as a fixture file holds it: organization_id first, then the
 // record's own fields in their order, less those the file does not hold (computed or constant
@@ -82,7 +82,7 @@ func (l *recordList) add(orgID string, rec any, drop ...string) {
 // workspaces. The organizations' rate limits, which no request changes, are copied from the
 // fixtures as loaded; the workspace overrides too, unless an update changed them.
 func exportAdmin(st *state, out map[string]any) error {
-	a := st.admin.built()
+	a := adminStores.in(st.stores).built()
 	var users, invites, workspaces recordList
 	for _, o := range st.fx.orgs {
 		for _, u := range a.users.of(o) {
@@ -136,7 +136,7 @@ func exportAdmin(st *state, out map[string]any) error {
 // update cleared is left out.
 func exportOverrides(fx *Fixtures, ro rateOverrides) (json.RawMessage, error) {
 	same := true
-	for _, groups := range fx.admin.rateLimits {
+	for _, groups := range adminSection.in(fx.sections).rateLimits {
 		for _, g := range groups {
 			same = same && reflect.DeepEqual(ro[g], g.overrides)
 		}
@@ -152,7 +152,7 @@ func exportOverrides(fx *Fixtures, ro rateOverrides) (json.RawMessage, error) {
 	}
 	list := []entry{}
 	for _, o := range fx.orgs {
-		for _, g := range fx.admin.rateLimits[o] {
+		for _, g := range adminSection.in(fx.sections).rateLimits[o] {
 			for _, ws := range slices.Sorted(maps.Keys(ro[g])) {
 				if len(ro[g][ws]) == 0 {
 					continue
@@ -189,7 +189,7 @@ func orEmptyList(l []json.RawMessage) []json.RawMessage {
 // exportTunnels writes every tunnel with its certificates (the PEM of each CA certificate,
 // from which fingerprint and expiry are computed again) and its token rotations.
 func exportTunnels(st *state, out map[string]any) error {
-	ts := st.tunnels.built()
+	ts := tunnelStores.in(st.stores).built()
 	rotations := map[string][]TokenRotation{}
 	for _, r := range ts.rotationLog {
 		rotations[r.TunnelID] = append(rotations[r.TunnelID], r)
@@ -232,7 +232,7 @@ func exportTunnels(st *state, out map[string]any) error {
 // are written as they stand, not settled: the loading server settles them when a request reads
 // the environment, at the same instant the original would have.
 func exportWork(st *state, out map[string]any) error {
-	ws := st.work.built()
+	ws := workStores.in(st.stores).built()
 	var list recordList
 	for _, env := range oldestFirstOf(ws.envs, func(e *environment) listKey { return listKey{e.rec.CreatedAt, e.rec.ID} }) {
 		work := make([]workFixture, len(env.items))
@@ -272,7 +272,7 @@ func exportWork(st *state, out map[string]any) error {
 // exportMemory writes every store with its whole history, redactions included; live memories
 // are what the history leaves behind, as the loader replays it.
 func exportMemory(st *state, out map[string]any) error {
-	ma := st.memory.built()
+	ma := memoryStores.in(st.stores).built()
 	var list recordList
 	for _, ms := range oldestFirstOf(ma.stores, func(m *memStoreState) listKey { return listKey{m.rec.CreatedAt, m.rec.ID} }) {
 		var versions recordList
@@ -309,7 +309,7 @@ func exportMemory(st *state, out map[string]any) error {
 // exportCompliance writes the chat data as loaded (nothing but deletion changes it) with the
 // deletions the API made, which the loading server applies again in order.
 func exportCompliance(st *state, out map[string]any) error {
-	cs := st.compliance.built()
+	cs := complianceStores.in(st.stores).built()
 	raw, ok := st.fx.files["compliance.json"]
 	if !ok {
 		if len(cs.deletions) == 0 {

@@ -576,14 +576,25 @@ func TestSnapshotDuringWrites(t *testing.T) {
 
 // TestSnapshotCoversState fails when a type whose values a snapshot must carry gains a field:
 // teach snapshot_areas.go (and the area's loader and fixture schema) about it, then add it here.
-// The prompt cache (state.cache) is left out of snapshots on purpose: loading one starts the
-// world afresh at the snapshot's clock, as a reset does, and a cold cache is a state a real
-// deployment can be in at any time (EXTENSIONS.md, "Prompt caching"). So are message threads
-// (state.threads), for the same reasons: a thread lost is one a deployment may lose at any time,
-// and the SDK helpers recover from its thread_not_found (EXTENSIONS.md, "Message threads").
+// The stores of a state are the areas' (newStore); the prompt cache (cacheStore) is left out of
+// snapshots on purpose: loading one starts the world afresh at the snapshot's clock, as a reset
+// does, and a cold cache is a state a real deployment can be in at any time (EXTENSIONS.md,
+// "Prompt caching"). So are message threads (threadStore), for the same reasons: a thread lost is
+// one a deployment may lose at any time, and the SDK helpers recover from its thread_not_found
+// (EXTENSIONS.md, "Message threads").
 func TestSnapshotCoversState(t *testing.T) {
+	var stores []string
+	for _, v := range newState(&Fixtures{}).stores {
+		name := reflect.TypeOf(v).Elem().Name()
+		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[state]().PkgPath()+".", ""))
+	}
+	slices.Sort(stores)
+	const want = "lazy[adminStore] lazy[cacheStore] lazy[complianceStore] lazy[memoryArea] lazy[threadStore] lazy[tunnelStore] lazy[workStore]"
+	if got := strings.Join(stores, " "); got != want {
+		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
+	}
 	for typ, want := range map[reflect.Type]string{
-		reflect.TypeFor[state]():             "fx admin tunnels work compliance memory cache threads",
+		reflect.TypeFor[state]():             "fx stores",
 		reflect.TypeFor[adminStore]():        "mu invites users removed workspaces overrides",
 		reflect.TypeFor[invite]():            "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org encoded",
 		reflect.TypeFor[member]():            "OrganizationID ID Email Name Role AddedAt Removed org encoded",

@@ -189,3 +189,17 @@ func upstreamCredential(r *http.Request, ifc *iface, err error) (*credential, st
 	}
 	return nil, "", err
 }
+
+// tapeArea lets a credential the fixtures do not know through to a route a tape records or
+// replays (upstreamCredential).
+var tapeArea = &area{
+	admit: func(s *Server, rt *route, r *http.Request, ifc *iface, err error) (*credential, string, error) {
+		if !tapeOption.of(&s.cfg).taped(rt) {
+			return nil, "", err
+		}
+		return upstreamCredential(r, ifc, err)
+	},
+}
+
+// tapeOption is the tape that records or replays inference requests (WithTape); nil: neither.
+var tapeOption = newOption[*Tape]()

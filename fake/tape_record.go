@@ -118,7 +118,7 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Pro
 // forward sends the request to the upstream with the client's headers (its credential among
 // them, but no cookie and none of the fake's own), and returns the answer to pass through.
 func forward(s *Server, c *call, body []byte) (any, error) {
-	t := s.cfg.tape
+	t := tapeOption.of(&s.cfg)
 	r := c.Request
 	u := *t.upstream
 	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
@@ -268,10 +268,10 @@ func (p *passThrough) finish(c *call) {
 	if evs := p.rec.Response.Events; len(evs) > 0 && evs[len(evs)-1].Event == "error" {
 		failed = true
 	}
-	if failed && !c.srv.cfg.tape.cfg.RecordErrors {
+	if failed && !tapeOption.of(&c.srv.cfg).cfg.RecordErrors {
 		return
 	}
-	file, err := c.srv.cfg.tape.save(c.srv.nsName, p.rec, p.secrets)
+	file, err := tapeOption.of(&c.srv.cfg).save(c.srv.nsName, p.rec, p.secrets)
 	if err != nil {
 		tapeLog(c.srv, "not recorded", p.rec, err.Error())
 		return

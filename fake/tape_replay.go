@@ -23,7 +23,7 @@ type tapeRequest struct {
 // tapeRequestOf is the tape's view of a request whose body decoded to v; the key is worked out
 // only when the tape serves the route.
 func tapeRequestOf(s *Server, c *call, data []byte, v any) tapeRequest {
-	if !s.cfg.tape.taped(c.route) {
+	if !tapeOption.of(&s.cfg).taped(c.route) {
 		return tapeRequest{}
 	}
 	r := c.Request
@@ -43,7 +43,7 @@ type tapePick struct {
 // tapePick says whether the tape answers the request, and how: nil when the fake is to answer
 // as it does without one.
 func pickFromTape(s *Server, c *call, tr tapeRequest) *tapePick {
-	t := s.cfg.tape
+	t := tapeOption.of(&s.cfg)
 	if !tr.taped {
 		return nil
 	}
@@ -108,7 +108,7 @@ func replay(s *Server, c *call, rec *recording, req *messageRequest, plan *cache
 	if resp.Status >= 400 {
 		return recordedError{resp.Status, resp.Body}, nil, nil
 	}
-	speed := s.cfg.tape.cfg.Speed
+	speed := tapeOption.of(&s.cfg).cfg.Speed
 	switch rec.kind().name {
 	case "count_tokens":
 		return map[string]int{"input_tokens": req.layout.total}, nil, nil

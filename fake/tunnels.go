@@ -190,7 +190,7 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 		case active > 0 && t.ArchivedAt != nil:
 			return fmt.Errorf("tunnels.json: archived tunnel %s has non-archived certificates; archival archives them all", t.ID)
 		}
-		fx.tunnels = append(fx.tunnels, t)
+		*tunnelsSection.in(fx.sections) = append(*tunnelsSection.in(fx.sections), t)
 	}
 	return nil
 }
@@ -198,7 +198,7 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 // newTunnelStore copies the fixture tunnels into a server's own state.
 func newTunnelStore(fx *Fixtures) *tunnelStore {
 	st := &tunnelStore{byID: map[string]*tunnelRec{}, domains: map[string]bool{}}
-	for _, ft := range fx.tunnels {
+	for _, ft := range *tunnelsSection.in(fx.sections) {
 		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org, rotations: len(ft.rotations)}
 		st.rotationLog = append(st.rotationLog, ft.rotations...)
 		for _, c := range ft.certs {
@@ -229,7 +229,7 @@ func (st *tunnelStore) newDomain() string {
 
 // tunnels returns the area's store in st, built from the fixtures on first use.
 func tunnels(s *Server, st *state) *tunnelStore {
-	return st.tunnels.get(func() *tunnelStore { return newTunnelStore(st.fx) })
+	return tunnelStores.in(st.stores).get(func() *tunnelStore { return newTunnelStore(st.fx) })
 }
 
 // find returns the caller's tunnel; another organization's tunnel is not found, exactly like an

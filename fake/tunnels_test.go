@@ -828,7 +828,7 @@ func TestTunnelFixturesContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	archived, inWorkspace, twoActivePlusArchived := 0, 0, 0
-	for _, tn := range fx.tunnels {
+	for _, tn := range *tunnelsSection.in(fx.sections) {
 		if tn.org != fx.orgs[0] {
 			continue
 		}

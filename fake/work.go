@@ -244,14 +244,14 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 			return fmt.Errorf("environments.json: environment key %s names %s, which is not an environment of its organization", c.ID, c.EnvironmentID)
 		}
 	}
-	fx.envs = file.Environments
+	*envsSection.in(fx.sections) = file.Environments
 	return nil
 }
 
 // newWorkStore copies the fixtures into a fresh store.
 func newWorkStore(fx *Fixtures) *workStore {
 	st := &workStore{envs: map[string]*environment{}, byOrg: map[*org][]*environment{}, arrived: make(chan struct{})}
-	for _, f := range fx.envs {
+	for _, f := range *envsSection.in(fx.sections) {
 		rec := f.envRecord
 		if rec.UpdatedAt.IsZero() {
 			rec.UpdatedAt = rec.CreatedAt
@@ -418,7 +418,7 @@ func work(s *Server, c *call) *workStore { return c.st.workStore() }
 
 // workStore returns the area's store in st, built from the fixtures on first use.
 func (st *state) workStore() *workStore {
-	return st.work.get(func() *workStore { return newWorkStore(st.fx) })
+	return workStores.in(st.stores).get(func() *workStore { return newWorkStore(st.fx) })
 }
 
 // wrongState answers an operation that does not apply in the item's current state.

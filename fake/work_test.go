@@ -675,8 +675,8 @@ func TestEnvironmentFixturesChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fx.envs) < 3 {
-		t.Fatalf("%d fixture environments", len(fx.envs))
+	if len(*envsSection.in(fx.sections)) < 3 {
+		t.Fatalf("%d fixture environments", len(*envsSection.in(fx.sections)))
 	}
 	orgs, _ := fs.ReadFile(fixtures.FS(), "organizations.json")
 	envs := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }

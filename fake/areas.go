@@ -1,0 +1,20 @@
+package fake
+
+// The areas of the API, in order: the route table lists their lines in this order, the fixtures
+// load in it, and a snapshot writes their parts in it. A new area is a line here (ARCHITECTURE.md).
+func init() {
+	registerAreas(
+		modelsArea,
+		adminArea,
+		tunnelsArea,
+		workArea,
+		complianceArea,
+		memoryStoresArea,
+		messagesArea,
+		cacheArea,
+		rateLimitArea,
+		threadsArea,
+		stubsArea,
+		tapeArea,
+	)
+}
