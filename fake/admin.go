@@ -24,7 +24,7 @@ var grantableRoles = []string{"user", "developer", "billing", "assistant_code_us
 var memberRoles = append([]string{"admin"}, grantableRoles...)
 
 // queryOneOf reads a list parameter whose every value must be one of allowed; nil when absent.
-func (c *call) queryOneOf(name string, allowed []string) ([]string, error) {
+func queryOneOf(c *call, name string, allowed []string) ([]string, error) {
 	vs := c.queryStrings(name)
 	for _, v := range vs {
 		if !slices.Contains(allowed, v) {
@@ -265,11 +265,11 @@ func listInvites(s *Server, c *call) (any, error) {
 		return nil, err
 	}
 	email, byEmail := c.queryString("email")
-	roles, err := c.queryOneOf("roles", memberRoles)
+	roles, err := queryOneOf(c, "roles", memberRoles)
 	if err != nil {
 		return nil, err
 	}
-	statuses, err := c.queryOneOf("statuses", []string{"accepted", "expired", "pending"})
+	statuses, err := queryOneOf(c, "statuses", []string{"accepted", "expired", "pending"})
 	if err != nil {
 		return nil, err
 	}
@@ -315,14 +315,14 @@ type user struct {
 // userKey places a user in its list: by added_at, then ID.
 func userKey(u *member) listKey { return listKey{u.AddedAt, u.ID} }
 
-// view returns the member as the user record clients see.
-func (u *member) view() user {
+// userView returns the member as the user record clients see.
+func userView(u *member) user {
 	return user{ID: u.ID, AddedAt: u.AddedAt, Email: u.Email, Name: u.Name, Role: u.Role, Type: "user"}
 }
 
-// json returns the user record clients see, encoded once per change (recordJSON).
-func (u *member) json() (json.RawMessage, error) {
-	return u.encoded.get("", func() any { return u.view() })
+// userJSON returns the user record clients see, encoded once per change (recordJSON).
+func userJSON(u *member) (json.RawMessage, error) {
+	return u.encoded.get("", func() any { return userView(u) })
 }
 
 // findUser returns the organization's user with the ID, unless removed; the caller holds a.mu.
@@ -335,7 +335,7 @@ func (a *adminStore) findUser(o *org, id string) (*member, error) {
 
 // getUser answers one of the organization's users.
 func getUser(s *Server, c *call) (any, error) {
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return u.json() })
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return userJSON(u) })
 }
 
 // signOutUser ends the member's sessions and answers the member. The fake keeps no sessions, so
@@ -346,7 +346,7 @@ func signOutUser(s *Server, c *call) (any, error) {
 		if u.Role == "primary_owner" {
 			return nil, invalid("user %s is the organization's primary owner, who cannot be signed out", u.ID)
 		}
-		return u.json()
+		return userJSON(u)
 	})
 }
 
@@ -358,7 +358,7 @@ func listUsers(s *Server, c *call) (any, error) {
 		return nil, err
 	}
 	email, filtered := c.queryString("email")
-	roles, err := c.queryOneOf("roles", memberRoles)
+	roles, err := queryOneOf(c, "roles", memberRoles)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +368,7 @@ func listUsers(s *Server, c *call) (any, error) {
 	keep := func(u *member) bool {
 		return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) && (roles == nil || slices.Contains(roles, u.Role))
 	}
-	return page(&a.users, c.org, keep, (*member).json, q)
+	return page(&a.users, c.org, keep, userJSON, q)
 }
 
 // protectAdmin refuses to change or remove an admin (gaps §6).
@@ -393,7 +393,7 @@ func updateUser(s *Server, c *call) (any, error) {
 		}
 		u.Role = req.Role
 		u.encoded.drop()
-		return u.json()
+		return userJSON(u)
 	})
 }
 

@@ -95,7 +95,7 @@ func wsEntryKey(e workspaceRateLimitEntry) listKey { return e.key }
 
 // rateLimitPaging reads the parameters both lists share: group_type, page (a token of the list
 // named scope) and limit (omitted: every entry in one page, gaps §6).
-func (c *call) rateLimitPaging(scope string) (groupType string, after *listKey, limit int, err error) {
+func rateLimitPaging(c *call, scope string) (groupType string, after *listKey, limit int, err error) {
 	if groupType, err = c.queryEnum("group_type"); err != nil {
 		return
 	}
@@ -109,7 +109,7 @@ func (c *call) rateLimitPaging(scope string) (groupType string, after *listKey, 
 // listRateLimits lists the organization's rate-limit groups. model (an ID or an alias) selects
 // the single group that lists it; an unknown model or one without limits is a 404 (spec 7).
 func listRateLimits(s *Server, c *call) (any, error) {
-	groupType, after, limit, err := c.rateLimitPaging("rate_limits:" + c.org.UUID)
+	groupType, after, limit, err := rateLimitPaging(c, "rate_limits:"+c.org.UUID)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (ro rateOverrides) entry(c *call, g *rateLimitGroup, wsID string, inherited
 // lists every group, with the inherited values too.
 func listWorkspaceRateLimits(s *Server, c *call) (any, error) {
 	wsID := c.Param("workspace_id")
-	groupType, after, limit, err := c.rateLimitPaging("workspace_rate_limits:" + wsID)
+	groupType, after, limit, err := rateLimitPaging(c, "workspace_rate_limits:"+wsID)
 	if err != nil {
 		return nil, err
 	}

@@ -125,14 +125,15 @@ type cacheStore struct {
 	spare *cacheEntry
 }
 
-func (st *state) cacheStore(budget *byteBudget) *cacheStore {
+// cacheOf is the prompt cache of st, built on first use and charged to budget.
+func cacheOf(st *state, budget *byteBudget) *cacheStore {
 	return cacheStores.in(st.stores).get(func() *cacheStore {
 		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, charged: charged{budget: budget}}
 	})
 }
 
 // cacheStore is the server's cache store, built on first use.
-func serverCache(s *Server) *cacheStore { return s.state().cacheStore(s.cfg.budget(cacheBudget)) }
+func serverCache(s *Server) *cacheStore { return cacheOf(s.state(), s.cfg.budget(cacheBudget)) }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
 // dropped. The caller does not hold st.mu.
@@ -620,7 +621,7 @@ func planCache(s *Server, c *call, req *messageRequest) *cachePlan {
 	if !l.hashed {
 		return &cachePlan{start: start, total: l.total, input: l.total}
 	}
-	store := c.st.cacheStore(s.cfg.budget(cacheBudget))
+	store := cacheOf(c.st, s.cfg.budget(cacheBudget))
 	p := &cachePlan{start: start, total: l.total, store: store, srv: s}
 	d, diagnose := req.raw["diagnostics"].(map[string]any)
 	if diagnose {
@@ -675,8 +676,8 @@ func mayMark(data []byte) bool {
 
 // cacheContext is the part of the keys that comes from the credential and the parameters.
 func newCacheContext(s *Server, c *call, req *messageRequest) *cacheContext {
-	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: c.workspaceID()}
-	if m := c.st.fx.model(req.Model); m != nil {
+	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: workspaceID(c)}
+	if m := findModel(c.st.fx, req.Model); m != nil {
 		ctx.model = m.ID
 	}
 	if c.org != nil {
@@ -700,7 +701,7 @@ func newCacheContext(s *Server, c *call, req *messageRequest) *cacheContext {
 }
 
 // workspaceID is the workspace of the request's credential: "" for the default workspace.
-func (c *call) workspaceID() string {
+func workspaceID(c *call) string {
 	if c.cred == nil {
 		return ""
 	}
@@ -930,7 +931,7 @@ var cacheArea = &area{
 			c.mu.Unlock()
 		}
 	},
-	release: func(st *state) { st.cacheStore(nil).release() },
+	release: func(st *state) { cacheOf(st, nil).release() },
 }
 
 var (

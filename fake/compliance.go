@@ -172,7 +172,7 @@ func ccDownload(contentType string, data []byte) rawBody {
 }
 
 // ccUserIDs reads user_ids: required, 1 to 10 distinct IDs (spec 4.1, 8), in any array form (gaps §2).
-func (c *call) ccUserIDs() ([]string, error) {
+func ccUserIDs(c *call) ([]string, error) {
 	ids, most := c.queryStrings("user_ids"), c.param("user_ids", pStrings).maxItems
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -187,7 +187,7 @@ func (c *call) ccUserIDs() ([]string, error) {
 
 // ccInOrganizations applies organization_ids, which accepts org_ IDs and UUIDs: false when the
 // parameter is given and names neither of the caller's organization's identifiers.
-func (c *call) ccInOrganizations() bool {
+func ccInOrganizations(c *call) bool {
 	ids := c.queryStrings("organization_ids")
 	return len(ids) == 0 || slices.Contains(ids, c.org.ID) || slices.Contains(ids, c.org.UUID)
 }
@@ -198,7 +198,7 @@ func (c *call) ccInOrganizations() bool {
 func listComplianceChats(s *Server, c *call) (any, error) {
 	f := ccChatFilter{org: c.org}
 	var err error
-	if f.users, err = c.ccUserIDs(); err != nil {
+	if f.users, err = ccUserIDs(c); err != nil {
 		return nil, err
 	}
 	q, err := c.cursorQuery()
@@ -217,7 +217,7 @@ func listComplianceChats(s *Server, c *call) (any, error) {
 			f.projects[p] = true
 		}
 	}
-	if !c.ccInOrganizations() {
+	if !ccInOrganizations(c) {
 		f.users = nil
 	}
 	st := compliance(s, c)
@@ -431,7 +431,7 @@ func listComplianceProjects(s *Server, c *call) (any, error) {
 	}
 	users := c.queryStrings("user_ids")
 	var list []*ccProject
-	if c.ccInOrganizations() {
+	if ccInOrganizations(c) {
 		list = complianceSection.in(c.st.fx.sections).projects[c.org]
 	}
 	page := pageByTokenKept(list, func(p *ccProject) bool {

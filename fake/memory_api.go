@@ -32,7 +32,7 @@ func memAPIActor(c *call) *memoryActor { return &memoryActor{Type: "api_actor", 
 
 // view reads the view parameter; def is full on retrieve and basic on list, create and update
 // (gaps §7).
-func (c *call) memoryView() (bool, error) {
+func memoryView(c *call) (bool, error) {
 	v, err := c.queryEnum("view")
 	return v == memViewFull, err
 }
@@ -247,7 +247,7 @@ func listMemories(s *Server, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	full, err := c.memoryView()
+	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func listMemories(s *Server, c *call) (any, error) {
 
 // createMemory stores content at a free path and appends its created version (spec 3.5).
 func createMemory(s *Server, c *call) (any, error) {
-	full, err := c.memoryView()
+	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +334,7 @@ func (st *memStoreState) memory(c *call) (*memory, error) {
 
 // getMemory answers a live memory; a deleted one is 404, its history stays in the versions.
 func getMemory(s *Server, c *call) (any, error) {
-	full, err := c.memoryView()
+	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +352,7 @@ func getMemory(s *Server, c *call) (any, error) {
 // request whose outcome is already the stored state succeeds whatever the hash, so a client
 // that retries a write that did land gets 200 (spec 4.7).
 func updateMemory(s *Server, c *call) (any, error) {
-	full, err := c.memoryView()
+	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +443,7 @@ func deleteMemory(s *Server, c *call) (any, error) {
 
 // listMemoryVersions answers a store's versions newest first with every filter of spec 4.7.
 func listMemoryVersions(s *Server, c *call) (any, error) {
-	full, err := c.memoryView()
+	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
 	}
@@ -489,7 +489,7 @@ func (st *memStoreState) version(c *call) (*memoryVersion, error) {
 
 // getMemoryVersion answers one version; a redacted one is 200 with its content fields null.
 func getMemoryVersion(s *Server, c *call) (any, error) {
-	full, err := c.memoryView()
+	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func complete(s *Server, c *call) (any, error) {
 		return v, err
 	}
 	limit := req.MaxTokensToSample
-	if m := c.st.fx.model(req.Model); m != nil {
+	if m := findModel(c.st.fx, req.Model); m != nil {
 		limit = min(limit, m.MaxTokens)
 	}
 	// The scripted model answers and then, as a model would, goes on with the next human turn,

@@ -93,7 +93,7 @@ type threadOwner struct{ org, workspace string }
 
 // ownerOf is the owner of the threads the request creates and the one it may continue.
 func ownerOf(c *call) threadOwner {
-	o := threadOwner{workspace: c.workspaceID()}
+	o := threadOwner{workspace: workspaceID(c)}
 	if c.org != nil {
 		o.org = c.org.ID
 	}
@@ -109,7 +109,8 @@ type threadStore struct {
 	charged           // what the threads keep, in a budget of threadsBytes shared with the namespaces
 }
 
-func (st *state) threadStore(budget *byteBudget) *threadStore {
+// threadsOf is the thread store of st, built on first use and charged to budget.
+func threadsOf(st *state, budget *byteBudget) *threadStore {
 	return threadStores.in(st.stores).get(func() *threadStore { return &threadStore{byID: map[string]*thread{}, charged: charged{budget: budget}} })
 }
 
@@ -162,7 +163,7 @@ func expandThread(s *Server, c *call, req *messageRequest) error {
 	if err := threadUnsupported(req.raw); err != nil {
 		return err
 	}
-	t := &threadTurn{store: c.st.threadStore(s.cfg.budget(threadBudget)), owner: ownerOf(c), print: map[string]string{}}
+	t := &threadTurn{store: threadsOf(c.st, s.cfg.budget(threadBudget)), owner: ownerOf(c), print: map[string]string{}}
 	for _, f := range threadFingerprint {
 		t.print[f] = canonicalJSON(req.raw[f]) // values compare: 1024.0 is 1024
 	}
@@ -410,7 +411,7 @@ func isContinue(raw map[string]any) bool {
 
 // threadsArea is the message threads' store, which snapshots leave out, as they leave out the
 // prompt cache: both expire within minutes of their last use.
-var threadsArea = &area{release: func(st *state) { st.threadStore(nil).release() }}
+var threadsArea = &area{release: func(st *state) { threadsOf(st, nil).release() }}
 
 var (
 	threadStores = newStore[threadStore]()

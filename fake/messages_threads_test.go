@@ -393,7 +393,7 @@ func TestThreadBounds(t *testing.T) {
 	for range threadMaxCount - 1 {
 		create(t, ts, msgBody("thread", threadCreate()), threadBeta...)
 	}
-	st := ts.Fake.state().threadStore(ts.Fake.cfg.budget(threadBudget))
+	st := threadsOf(ts.Fake.state(), ts.Fake.cfg.budget(threadBudget))
 	if n := st.lru.Len(); n != threadMaxCount {
 		t.Errorf("%d threads kept, want %d", n, threadMaxCount)
 	}

@@ -151,8 +151,8 @@ func completeModel(m *modelInfo, all []*modelInfo) {
 	}
 }
 
-// model resolves a model ID or alias; nil when unknown.
-func (fx *Fixtures) model(idOrAlias string) *modelInfo {
+// findModel resolves a model ID or alias; nil when unknown.
+func findModel(fx *Fixtures, idOrAlias string) *modelInfo {
 	return modelsSection.in(fx.sections).byID[idOrAlias]
 }
 
@@ -181,7 +181,7 @@ func getModel(s *Server, c *call) (any, error) {
 		return v, err
 	}
 	id := c.Param("model_id")
-	m := c.st.fx.model(id)
+	m := findModel(c.st.fx, id)
 	if m == nil {
 		return nil, notFound("model", id)
 	}

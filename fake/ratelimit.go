@@ -148,7 +148,7 @@ type admission struct {
 // nil when the organization limits none.
 func rateGroup(c *call, model string, tokenCount bool) *rateLimitGroup {
 	id := model
-	if m := c.st.fx.model(model); m != nil {
+	if m := findModel(c.st.fx, model); m != nil {
 		id = m.ID
 	}
 	for _, g := range adminSection.in(c.st.fx.sections).rateLimits[c.org] {

@@ -631,7 +631,7 @@ func builtWorld(tb testing.TB) *Server {
 	st := s.state()
 	admin(s, &call{st: st})
 	tunnels(s, st)
-	st.workStore()
+	workOf(st)
 	compliance(s, &call{st: st})
 	memoryOf(s, &call{st: st})
 	return s

@@ -271,7 +271,7 @@ func withTunnel(s *Server, c *call, f func(st *tunnelStore, rec *tunnelRec) (any
 	if err != nil {
 		return nil, err
 	}
-	if ws, err := c.tunnelWorkspace(); err != nil {
+	if ws, err := tunnelWorkspace(c); err != nil {
 		return nil, err
 	} else if ws != "" && (rec.WorkspaceID == nil || *rec.WorkspaceID != ws) {
 		return nil, notFound("tunnel", rec.ID) // outside the workspace the request is scoped to
@@ -302,8 +302,8 @@ type archivedListQuery struct {
 	after           *listKey
 }
 
-// archivedListQuery reads the query of a list of the area; a bad value is a 400 naming it.
-func (c *call) archivedListQuery(scope string) (q archivedListQuery, err error) {
+// tunnelListQuery reads the query of a list of the area; a bad value is a 400 naming it.
+func tunnelListQuery(c *call, scope string) (q archivedListQuery, err error) {
 	q.scope = scope
 	if q.includeArchived, err = c.queryBool("include_archived"); err != nil {
 		return q, err
@@ -327,7 +327,7 @@ func listTunnels(s *Server, c *call) (any, error) {
 
 // tunnelPage is a page of the caller's tunnels, newest first, of one workspace when filter is set.
 func tunnelPage(s *Server, c *call, workspace string, filter bool) (any, error) {
-	q, err := c.archivedListQuery("tunnels:" + c.org.ID)
+	q, err := tunnelListQuery(c, "tunnels:"+c.org.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -466,7 +466,7 @@ func getTunnelCertificate(s *Server, c *call) (any, error) {
 // listTunnelCertificates serves GET .../certificates, newest first; archived ones only with
 // include_archived.
 func listTunnelCertificates(s *Server, c *call) (any, error) {
-	q, err := c.archivedListQuery("tunnel_certificates:" + c.Param("tunnel_id"))
+	q, err := tunnelListQuery(c, "tunnel_certificates:"+c.Param("tunnel_id"))
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ var hTunnelWorkspace = []param{{name: headerWorkspaceID, kind: pString,
 // tunnelWorkspace is the workspace a /v1/tunnels request is scoped to, "" when none (and on
 // /v1/organizations/tunnels, whose routes do not read the header); a malformed one is a 400
 // naming the header.
-func (c *call) tunnelWorkspace() (string, error) {
+func tunnelWorkspace(c *call) (string, error) {
 	if c.route.ifc != ifTunnelsAPI {
 		return "", nil
 	}
@@ -37,14 +37,14 @@ func (c *call) tunnelWorkspace() (string, error) {
 		ws = strings.TrimSpace(c.header(sdkHeaderWorkspaceID))
 	}
 	if ws != "" && !workspaceIDPattern.MatchString(ws) {
-		return "", invalidField(c.tunnelWorkspaceHeader(), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %s", quoted(ws, maxExcerpt))
+		return "", invalidField(tunnelWorkspaceHeader(c), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %s", quoted(ws, maxExcerpt))
 	}
 	return ws, nil
 }
 
 // tunnelWorkspaceHeader names the workspace header a refusal is about as the request sent it:
 // anthropic-workspace-id from the official SDKs, vendor-workspace-id otherwise.
-func (c *call) tunnelWorkspaceHeader() string {
+func tunnelWorkspaceHeader(c *call) string {
 	if strings.TrimSpace(c.header(headerWorkspaceID)) == "" && strings.TrimSpace(c.header(sdkHeaderWorkspaceID)) != "" {
 		return strings.ToLower(sdkHeaderWorkspaceID)
 	}
@@ -54,7 +54,7 @@ func (c *call) tunnelWorkspaceHeader() string {
 // listTunnelsAPI serves GET /v1/tunnels: the caller's tunnels, newest first, of the request's
 // workspace when it names one.
 func listTunnelsAPI(s *Server, c *call) (any, error) {
-	ws, err := c.tunnelWorkspace()
+	ws, err := tunnelWorkspace(c)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func createTunnelAPI(s *Server, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, err := c.tunnelWorkspace()
+	ws, err := tunnelWorkspace(c)
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +109,9 @@ func createTunnelAPI(s *Server, c *call) (any, error) {
 		a.mu.Unlock()
 		switch {
 		case err != nil:
-			return nil, invalidField(c.tunnelWorkspaceHeader(), "the organization has no workspace %s", quoted(ws, maxExcerpt))
+			return nil, invalidField(tunnelWorkspaceHeader(c), "the organization has no workspace %s", quoted(ws, maxExcerpt))
 		case archived:
-			return nil, invalidField(c.tunnelWorkspaceHeader(), "workspace %s is archived; it takes no new tunnels", ws)
+			return nil, invalidField(tunnelWorkspaceHeader(c), "workspace %s is archived; it takes no new tunnels", ws)
 		}
 		t.WorkspaceID = &ws
 	}

@@ -414,10 +414,10 @@ func withItem(s *Server, c *call, f func(env *environment, it *workItem, now tim
 	})
 }
 
-func work(s *Server, c *call) *workStore { return c.st.workStore() }
+func work(s *Server, c *call) *workStore { return workOf(c.st) }
 
-// workStore returns the area's store in st, built from the fixtures on first use.
-func (st *state) workStore() *workStore {
+// workOf returns the area's store in st, built from the fixtures on first use.
+func workOf(st *state) *workStore {
 	return workStores.in(st.stores).get(func() *workStore { return newWorkStore(st.fx) })
 }
 

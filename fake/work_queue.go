@@ -103,7 +103,7 @@ func (s *Server) EnqueueWork(environmentID, sessionID string, metadata map[strin
 	if err := validateBody("work/enqueue", doc); err != nil {
 		return WorkItem{}, err
 	}
-	st := s.state().workStore()
+	st := workOf(s.state())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	env := st.envs[environmentID]
