@@ -143,7 +143,7 @@ func TestCacheReusedEntryStartsAfresh(t *testing.T) {
 	write := func(key string, at time.Duration, ttl time.Duration) {
 		var k cacheKey
 		copy(k[:], key)
-		(&cachePlan{start: epoch.Add(at), store: st, srv: s, writes: []cacheEntry{{key: k, org: "o-" + key, model: "m", tokens: 7, ttl: ttl}}}).commit("")
+		(&cachePlan{start: Epoch().Add(at), store: st, srv: s, writes: []cacheEntry{{key: k, org: "o-" + key, model: "m", tokens: 7, ttl: ttl}}}).commit("")
 	}
 	write("first", 2*time.Minute, cacheTTL5m) // drops the old entry, expired at +1m
 	if st.spare != dropped || len(st.entries) != 1 {
@@ -156,8 +156,8 @@ func TestCacheReusedEntryStartsAfresh(t *testing.T) {
 	if e != dropped || st.spare != nil {
 		t.Fatal("the second write did not take the dropped entry's memory")
 	}
-	if e.hits != 0 || e.org != "o-second" || e.tokens != 7 || e.ttl != cacheTTL1h || !e.createdAt.Equal(epoch.Add(3*time.Minute)) ||
-		!e.expiresAt.Equal(epoch.Add(63*time.Minute)) || e.in != &st.byExp[1] || e.prev != nil || e.next != nil {
+	if e.hits != 0 || e.org != "o-second" || e.tokens != 7 || e.ttl != cacheTTL1h || !e.createdAt.Equal(Epoch().Add(3*time.Minute)) ||
+		!e.expiresAt.Equal(Epoch().Add(63*time.Minute)) || e.in != &st.byExp[1] || e.prev != nil || e.next != nil {
 		t.Errorf("the new entry is %+v", *e)
 	}
 	if got := s.CacheEntries(); len(got) != 2 || st.n != 2 || got[0].Hits != 0 || got[1].Hits != 0 {

@@ -37,7 +37,7 @@ func benchComplianceServer(b *testing.B, n int) (*Server, string) {
 		artifacts: map[string]*ccArtifactVersion{}, projects: map[*org][]*ccProject{}}
 	users := []string{ccGrace, ccAlan, ccKen}
 	for i := range n {
-		at := epoch.Add(-time.Duration(n-i) * time.Minute)
+		at := Epoch().Add(-time.Duration(n-i) * time.Minute)
 		ch := &ccChat{ID: fmt.Sprintf("assistant_chat_bench%08d", i), org: acme, user: ccUser{users[i%3], "x@acme.example"},
 			projectID: "assistant_proj_bench", name: "bench", createdAt: at, updatedAt: at}
 		if err := ch.encode(); err != nil {

@@ -369,11 +369,11 @@ func TestSchemaViolationIsReported(t *testing.T) {
 
 func TestClockAndReset(t *testing.T) {
 	s := checked(t)
-	if got := s.Now(); !got.Equal(epoch) {
-		t.Fatalf("Now = %v, want %v", got, epoch)
+	if got := s.Now(); !got.Equal(Epoch()) {
+		t.Fatalf("Now = %v, want %v", got, Epoch())
 	}
 	changed := s.clock.Changed()
-	if got, want := s.AdvanceClock(90*time.Second), epoch.Add(90*time.Second); !got.Equal(want) {
+	if got, want := s.AdvanceClock(90*time.Second), Epoch().Add(90*time.Second); !got.Equal(want) {
 		t.Fatalf("AdvanceClock = %v, want %v", got, want)
 	}
 	select {
@@ -381,7 +381,7 @@ func TestClockAndReset(t *testing.T) {
 	default:
 		t.Fatal("advancing the clock did not signal Changed")
 	}
-	if got := s.AdvanceClock(-time.Hour); !got.Equal(epoch.Add(90 * time.Second)) {
+	if got := s.AdvanceClock(-time.Hour); !got.Equal(Epoch().Add(90 * time.Second)) {
 		t.Fatalf("a negative advance moved the clock to %v", got)
 	}
 	w := send(t, s, "GET", "/_fake/clock", "")

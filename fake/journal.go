@@ -160,7 +160,7 @@ func (j *journal) copyTo(dst []JournalEntry) int {
 // Journal returns the API requests the server answered since it started or was last reset or
 // cleared, oldest first: at most the last 10,000, and as many of the last as fit 32 MiB.
 func (s *Server) Journal() []JournalEntry {
-	j := &s.journal
+	j := &s.requestLog
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	out := make([]JournalEntry, j.n)
@@ -176,7 +176,7 @@ func (s *Server) Journal() []JournalEntry {
 
 // ClearJournal forgets the recorded requests and returns how many there were.
 func (s *Server) ClearJournal() int {
-	j := &s.journal
+	j := &s.requestLog
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	n := j.n
@@ -229,7 +229,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}
-	if s.journal.add(&e) {
+	if s.requestLog.add(&e) {
 		s.root().trimIdleJournals(s)
 	}
 }

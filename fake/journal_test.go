@@ -38,7 +38,7 @@ func TestJournalRecordsAPIRequestsWithoutSecrets(t *testing.T) {
 	if unauth.Status != 401 || !unauth.Valid || unauth.CredentialID != "" {
 		t.Errorf("an unauthenticated request reads %+v", unauth)
 	}
-	if !later.At.Equal(epoch.Add(5 * time.Second)) {
+	if !later.At.Equal(Epoch().Add(5 * time.Second)) {
 		t.Errorf("at = %v, want the virtual time of arrival", later.At)
 	}
 	for _, e := range j {
@@ -236,7 +236,7 @@ func TestFaultCutsStreams(t *testing.T) {
 func TestJournalKeepsTheLastEntriesInOrder(t *testing.T) {
 	s := &Server{}
 	for i := 0; i < journalCap+5; i++ {
-		s.journal.add(&JournalEntry{Status: i})
+		s.requestLog.add(&JournalEntry{Status: i})
 	}
 	got := s.Journal()
 	if len(got) != journalCap || got[0].Status != 5 || got[len(got)-1].Status != journalCap+4 {
@@ -290,11 +290,11 @@ func TestJournalDropsTheOldestBeyondItsBytes(t *testing.T) {
 	s := &Server{}
 	body := json.RawMessage(`"` + strings.Repeat("b", journalBodyCap-2) + `"`)
 	for i := range 1000 {
-		s.journal.add(&JournalEntry{Status: i, Body: body})
+		s.requestLog.add(&JournalEntry{Status: i, Body: body})
 	}
 	got := s.Journal()
-	if s.journal.bytes > journalBytes || len(got) >= 1000 || len(got) < journalBytes/(journalBodyCap+journalEntryBase+1) {
-		t.Fatalf("%d entries of %d bytes", len(got), s.journal.bytes)
+	if s.requestLog.bytes > journalBytes || len(got) >= 1000 || len(got) < journalBytes/(journalBodyCap+journalEntryBase+1) {
+		t.Fatalf("%d entries of %d bytes", len(got), s.requestLog.bytes)
 	}
 	for i, e := range got {
 		if e.Status != 1000-len(got)+i {
@@ -360,10 +360,10 @@ func TestNamespaceJournalsShareABound(t *testing.T) {
 		s.spaces.mu.Lock()
 		defer s.spaces.mu.Unlock()
 		out := map[string][2]int{}
-		total := int64(s.journal.bytes)
+		total := int64(s.requestLog.bytes)
 		for e := s.spaces.lru.Front(); e != nil; e = e.Next() {
 			ns := e.Value.(*namespace)
-			j := &ns.srv.journal
+			j := &ns.srv.requestLog
 			j.mu.Lock()
 			out[ns.info.Name] = [2]int{j.n, j.bytes}
 			total += int64(j.bytes)
@@ -411,8 +411,8 @@ func TestNamespaceJournalsShareABound(t *testing.T) {
 		t.Errorf("after dropping idle7 the budget counts %d, the journals hold %d, want %d", budget.bytes.Load(), after, total-int64(got["idle7"][1]))
 	}
 	s.ClearNamespaces()
-	if _, after := held(); budget.bytes.Load() != after || after != int64(s.journal.bytes) {
-		t.Errorf("with no namespace left the budget counts %d, the default journal holds %d", budget.bytes.Load(), s.journal.bytes)
+	if _, after := held(); budget.bytes.Load() != after || after != int64(s.requestLog.bytes) {
+		t.Errorf("with no namespace left the budget counts %d, the default journal holds %d", budget.bytes.Load(), s.requestLog.bytes)
 	}
 
 	// Namespaces filled at once, deleted and recreated meanwhile, keep the count exact.

@@ -112,9 +112,9 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 	fx := def.copy()
 	acme := fx.orgs[0]
 	adminSection.in(fx.sections).invites, adminSection.in(fx.sections).workspaces, fx.users, *tunnelsSection.in(fx.sections) = nil, nil, nil, nil
-	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: epoch.Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
+	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: Epoch().Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
 	for i := range n {
-		at := epoch.Add(-time.Duration(n-i) * time.Minute)
+		at := Epoch().Add(-time.Duration(n-i) * time.Minute)
 		id := fmt.Sprintf("bench%08d", i)
 		gone := i%10 == 9
 		status, archived := "pending", (*time.Time)(nil)

@@ -283,7 +283,7 @@ func BenchmarkMemoryVersionPage(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		srv := New()
 		store, mid := seedMemVersions(b, srv, n)
-		half := url.QueryEscape(epoch.Add(time.Duration(n/2) * time.Second).Format(time.RFC3339))
+		half := url.QueryEscape(Epoch().Add(time.Duration(n/2) * time.Second).Format(time.RFC3339))
 		for _, q := range []struct{ name, query string }{{"store", ""}, {"memory_id", "memory_id=" + mid}, {"created_at", "created_at[lte]=" + half}} {
 			b.Run(fmt.Sprintf("%s/versions=%d", q.name, n), func(b *testing.B) {
 				for b.Loop() {
@@ -303,7 +303,7 @@ func BenchmarkMemoryVersionIndex(b *testing.B) {
 		srv := New()
 		store, mid := seedMemVersions(b, srv, n)
 		st := memoryStores.in(srv.state().stores).get(memorySection.in(srv.state().fx.sections).build).stores[store]
-		half := epoch.Add(time.Duration(n/2) * time.Second)
+		half := Epoch().Add(time.Duration(n/2) * time.Second)
 		for _, q := range []struct {
 			name string
 			f    memVersionFilter
@@ -348,7 +348,7 @@ func seedMemVersions(b *testing.B, srv *Server, n int) (store, memoryID string) 
 	by := &memoryActor{Type: "api_actor", APIKeyID: memAcmeKeyID}
 	mems := make([]*memory, 20)
 	for i := range n {
-		at := epoch.Add(time.Duration(i) * time.Second)
+		at := Epoch().Add(time.Duration(i) * time.Second)
 		content := fmt.Sprint("v", i)
 		k := i % len(mems)
 		op := memOpModified

@@ -24,12 +24,12 @@ func TestModelsListNewestFirstWithTieByID(t *testing.T) {
 		order = append(order, m.Get("id").String())
 	}
 	// Sonnet 4 and Opus 4 were released the same day; the higher ID comes first. The model
-	// whose release time is unknown (the epoch) comes last.
+	// whose release time is unknown (the Epoch()) comes last.
 	if i, j := indexOf(order, "assistant-sonnet-4-20250514"), indexOf(order, "assistant-opus-4-20250514"); i+1 != j {
 		t.Errorf("tie order: sonnet-4 at %d, opus-4 at %d", i, j)
 	}
 	if order[len(order)-1] != "assistant-mythos-preview" || data[len(data)-1].Get("created_at").String() != "1970-01-01T00:00:00Z" {
-		t.Errorf("last model = %s, want the epoch-dated preview", order[len(order)-1])
+		t.Errorf("last model = %s, want the Epoch()-dated preview", order[len(order)-1])
 	}
 	if got := gjson.Get(send(t, s, "GET", "/v1/models", "", modelsHeaders...).Body.String(), "data.#").Int(); got != 11 {
 		t.Errorf("default page holds %d models", got)

@@ -187,7 +187,7 @@ func (s *Server) ClearNamespaces() int {
 func (set *namespaceSet) drop(e *list.Element) {
 	ns := set.lru.Remove(e).(*namespace)
 	delete(set.byName, ns.info.Name)
-	ns.srv.journal.detach()
+	ns.srv.requestLog.detach()
 	ns.srv.state().release()
 	for _, a := range areaList {
 		if a.drop != nil {
@@ -229,7 +229,7 @@ func (s *Server) trimIdleJournals(busy *Server) {
 	budget := s.cfg.journals
 	for e := set.lru.Back(); e != nil && budget.over(); e = e.Prev() {
 		if ns := e.Value.(*namespace).srv; ns != busy {
-			ns.journal.trim()
+			ns.requestLog.trim()
 		}
 	}
 }

@@ -65,7 +65,7 @@ func TestNamespaceAnswersAsANewServer(t *testing.T) {
 	if j := root.Journal(); len(j) != 0 {
 		t.Errorf("the default server's journal holds %d entries of requests made in namespaces", len(j))
 	}
-	if !root.Now().Equal(epoch) {
+	if !root.Now().Equal(Epoch()) {
 		t.Errorf("the default server's clock moved to %v", root.Now())
 	}
 }
@@ -117,7 +117,7 @@ func TestNamespacesAreIsolated(t *testing.T) {
 				}
 			}
 			_, clk := do("GET", "/_fake/clock", nil)
-			if got, want := gjson.GetBytes(clk, "now").Time(), epoch.Add(time.Duration(rounds*w.seconds)*time.Second); !got.Equal(want) {
+			if got, want := gjson.GetBytes(clk, "now").Time(), Epoch().Add(time.Duration(rounds*w.seconds)*time.Second); !got.Equal(want) {
 				t.Errorf("%s: clock = %v, want %v", w.name, got, want)
 			}
 			_, j := do("GET", "/_fake/journal", nil)
@@ -239,11 +239,11 @@ func TestNamespaceControlCalls(t *testing.T) {
 	// The default server's reset leaves namespaces alone; a namespace's reset is its own.
 	send(t, s, "POST", "/_fake/reset", "")
 	a, _ := s.Namespace("a")
-	if got := a.Now(); !got.Equal(epoch.Add(5 * time.Second)) {
+	if got := a.Now(); !got.Equal(Epoch().Add(5 * time.Second)) {
 		t.Errorf("namespace a's clock = %v after the default server's reset", got)
 	}
 	send(t, s, "POST", "/ns/a/_fake/reset", "")
-	if len(a.Journal()) != 0 || !a.Now().Equal(epoch) {
+	if len(a.Journal()) != 0 || !a.Now().Equal(Epoch()) {
 		t.Errorf("POST /ns/a/_fake/reset did not reset namespace a")
 	}
 

@@ -23,7 +23,7 @@ func itemID(i item) string   { return i.id }
 func items(n int) []item {
 	out := make([]item, n)
 	for i := range out {
-		out[i] = item{fmt.Sprintf("it_%03d", i), epoch.Add(time.Duration(i/2) * time.Second)}
+		out[i] = item{fmt.Sprintf("it_%03d", i), Epoch().Add(time.Duration(i/2) * time.Second)}
 	}
 	return out
 }
@@ -139,7 +139,7 @@ func TestTokenPages(t *testing.T) {
 }
 
 func TestPageTokensRefuseForgeries(t *testing.T) {
-	good := encodePageToken("things", listKey{epoch, "it_001"})
+	good := encodePageToken("things", listKey{Epoch(), "it_001"})
 	if _, err := tokenCall(good).pageToken("things"); err != nil {
 		t.Fatalf("a genuine token was refused: %v", err)
 	}
@@ -149,7 +149,7 @@ func TestPageTokensRefuseForgeries(t *testing.T) {
 		"no signature":  body,
 		"bad signature": body + ".AAAAAAAAAAAAAAAA",
 		"edited body":   strings.Replace(body, "e", "f", 1) + "." + sig,
-		"other list":    encodePageToken("other", listKey{epoch, "it_001"}),
+		"other list":    encodePageToken("other", listKey{Epoch(), "it_001"}),
 	} {
 		if _, err := tokenCall(tok).pageToken("things"); err == nil || !strings.Contains(err.Error(), "page:") {
 			t.Errorf("%s: err = %v, want 400 naming page", name, err)
@@ -171,7 +171,7 @@ func TestKeptPageIsFlat(t *testing.T) {
 		var keys, kept int
 		keyOf := func(i item) listKey { keys++; return itemKey(i) }
 		keep := func(i item) bool { kept++; return !strings.HasSuffix(i.id, "7") } // a tenth filtered out
-		lookup := func(id string) (listKey, bool) { return listKey{epoch.Add(time.Duration(n/4) * time.Second), id}, true }
+		lookup := func(id string) (listKey, bool) { return listKey{Epoch().Add(time.Duration(n/4) * time.Second), id}, true }
 		for _, q := range []cursorQuery{{afterID: "mid", limit: 20}, {beforeID: "mid", limit: 20}} {
 			keys, kept = 0, 0
 			page, err := pageKept(list, keep, keyOf, itemID, oldestFirst, q, lookup)

@@ -60,8 +60,8 @@ func TestRetryAfterScaleOnAFault(t *testing.T) {
 		t.Fatalf("first request: %d, want 429", w.Code)
 	}
 	wantRetryHeaders(t, w, "1", "2", "2000")
-	if now := s.Now(); !now.Equal(epoch) {
-		t.Errorf("after the 429 the clock is %v, want %v: only the retry moves it", now, epoch)
+	if now := s.Now(); !now.Equal(Epoch()) {
+		t.Errorf("after the 429 the clock is %v, want %v: only the retry moves it", now, Epoch())
 	}
 	w = send(t, s, get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "1")...)
 	if w.Code != http.StatusOK {
@@ -71,8 +71,8 @@ func TestRetryAfterScaleOnAFault(t *testing.T) {
 	if now := s.Now(); !now.Equal(want) {
 		t.Errorf("after the retry the clock is %v, want %v", now, want)
 	}
-	if j := s.Journal(); len(j) != 2 || !j[0].At.Equal(epoch) || !j[1].At.Equal(want) {
-		t.Errorf("journal times %v, want the 429 at %v and the retry at %v", j, epoch, want)
+	if j := s.Journal(); len(j) != 2 || !j[0].At.Equal(Epoch()) || !j[1].At.Equal(want) {
+		t.Errorf("journal times %v, want the 429 at %v and the retry at %v", j, Epoch(), want)
 	}
 	// The wait was used up: a later retry moves nothing.
 	send(t, s, get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "2")...)
@@ -86,7 +86,7 @@ func TestRetryAfterScaleOnAFault(t *testing.T) {
 	}
 	wantRetryHeaders(t, send(t, plain, get, "/v1/models", "", auth...), "2", "2000", "")
 	send(t, plain, get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "1")...)
-	if now := plain.Now(); !now.Equal(epoch) {
+	if now := plain.Now(); !now.Equal(Epoch()) {
 		t.Errorf("without a scale a retry moved the clock to %v", now)
 	}
 }

@@ -28,8 +28,8 @@ type Server struct {
 	// recovered panic: bugs in the fake that a test must fail on.
 	violation func(msg string)
 
-	journal journal
-	faults  faults
+	requestLog journal
+	faults     faults
 	// coverage counts this server's API requests; all, on a default server only, counts those of
 	// its namespaces too (ServerCoverage).
 	coverage, all coverage
@@ -127,11 +127,11 @@ func newRootServer(cfg config) *Server {
 // namespace.
 func newServer(cfg config) *Server {
 	s := &Server{
-		clock:     newClock(cfg.wallClock),
-		logger:    cfg.logger,
-		violation: cfg.violation,
-		cfg:       cfg,
-		journal:   journal{budget: cfg.journals},
+		clock:      newClock(cfg.wallClock),
+		logger:     cfg.logger,
+		violation:  cfg.violation,
+		cfg:        cfg,
+		requestLog: journal{budget: cfg.journals},
 	}
 	s.areas = serverSlots.fill(s)
 	s.retries.ppm = cfg.builtScale()

@@ -425,7 +425,7 @@ func TestSnapshotContinuesRandomWorlds(t *testing.T) {
 }
 
 // TestSnapshotEmbeddedFixturesRoundTrip: a new server's snapshot is the embedded data set byte
-// for byte, plus snapshot.json at the epoch with every counter at zero.
+// for byte, plus snapshot.json at the Epoch() with every counter at zero.
 func TestSnapshotEmbeddedFixturesRoundTrip(t *testing.T) {
 	snap, err := New().Snapshot()
 	if err != nil {

@@ -27,7 +27,7 @@ func TestTunnelsAPIServesTheSameState(t *testing.T) {
 	var created Tunnel
 	tc.ok(http.MethodPost, "/v1/tunnels", map[string]any{"display_name": "edge"}, &created)
 	if !strings.HasPrefix(created.ID, "tnl_") || created.DisplayName == nil || *created.DisplayName != "edge" || created.WorkspaceID != nil ||
-		!strings.HasSuffix(created.Domain, domainSuffix) || created.ArchivedAt != nil || !created.CreatedAt.Equal(epoch) || created.Type != "tunnel" {
+		!strings.HasSuffix(created.Domain, domainSuffix) || created.ArchivedAt != nil || !created.CreatedAt.Equal(Epoch()) || created.Type != "tunnel" {
 		t.Fatalf("created = %+v", created)
 	}
 	// The reference's interface sees it, with its own beta value.

@@ -334,7 +334,7 @@ func TestTunnelTokenRevealRotate(t *testing.T) {
 		t.Fatalf("rotations = %+v", rots)
 	}
 	want := TokenRotation{TunnelID: prodTunnel, PreviousTokenID: first.ID, TokenID: rotated.ID, Reason: "key leaked in CI logs",
-		CredentialID: "wif_01AcmeWorkloadIdentity0001", RotatedAt: epoch.Add(time.Hour)}
+		CredentialID: "wif_01AcmeWorkloadIdentity0001", RotatedAt: Epoch().Add(time.Hour)}
 	if rots[0] != want || rots[1].PreviousTokenID != rotated.ID || rots[1].TokenID != third.ID || rots[1].Reason != "" || rots[2].TokenID != fourth.ID {
 		t.Fatalf("rotations = %+v, want first %+v", rots, want)
 	}
@@ -367,7 +367,7 @@ func TestTunnelArchive(t *testing.T) {
 	tc.ts.Fake.AdvanceClock(time.Minute)
 	var archived Tunnel
 	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/archive", nil, &archived)
-	now := epoch.Add(time.Minute)
+	now := Epoch().Add(time.Minute)
 	if archived.ArchivedAt == nil || !archived.ArchivedAt.Equal(now) {
 		t.Fatalf("archived_at = %v, want %v", archived.ArchivedAt, now)
 	}
@@ -444,7 +444,7 @@ func TestTunnelDomainsNeverReused(t *testing.T) {
 func TestTunnelControlCreate(t *testing.T) {
 	tc := newTunnelClient(t)
 	tn := tc.create(map[string]any{"organization_id": "9a8b7c6d-1e2f-4a3b-8c4d-5e6f7a8b9c0d", "workspace_id": "wrkspc_01GlobexOps000000000001", "display_name": strings.Repeat("é", 255)})
-	if tn.Type != "tunnel" || tn.ArchivedAt != nil || !tn.CreatedAt.Equal(epoch) || *tn.WorkspaceID != "wrkspc_01GlobexOps000000000001" {
+	if tn.Type != "tunnel" || tn.ArchivedAt != nil || !tn.CreatedAt.Equal(Epoch()) || *tn.WorkspaceID != "wrkspc_01GlobexOps000000000001" {
 		t.Fatalf("tunnel = %+v", tn)
 	}
 	tc.fails(http.MethodGet, tunnelsPath+"/"+tn.ID, nil, 404, errNotFound)
@@ -476,7 +476,7 @@ func TestTunnelCertificates(t *testing.T) {
 	var c1 tunnelCertificate
 	tc.ok(http.MethodPost, base, map[string]string{"ca_certificate_pem": ca.PEM}, &c1)
 	if c1.Fingerprint != ca.Fingerprint() || c1.ExpiresAt == nil || !c1.ExpiresAt.Equal(time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)) ||
-		c1.TunnelID != tn.ID || c1.ArchivedAt != nil || !c1.CreatedAt.Equal(epoch) || c1.Type != "tunnel_certificate" {
+		c1.TunnelID != tn.ID || c1.ArchivedAt != nil || !c1.CreatedAt.Equal(Epoch()) || c1.Type != "tunnel_certificate" {
 		t.Fatalf("certificate = %+v", c1)
 	}
 	var got tunnelCertificate
@@ -505,7 +505,7 @@ func TestTunnelCertificates(t *testing.T) {
 	tc.ok(http.MethodPost, base+"/"+c1.ID+"/archive", nil, &a1)
 	tc.ts.Fake.AdvanceClock(time.Second)
 	tc.ok(http.MethodPost, base+"/"+c1.ID+"/archive", nil, &a2)
-	if a1.ArchivedAt == nil || !a1.ArchivedAt.Equal(epoch.Add(2*time.Second)) || !sameJSON(a1, a2) {
+	if a1.ArchivedAt == nil || !a1.ArchivedAt.Equal(Epoch().Add(2*time.Second)) || !sameJSON(a1, a2) {
 		t.Fatalf("archive = %+v, retry = %+v", a1, a2)
 	}
 	var c3 tunnelCertificate
@@ -995,7 +995,7 @@ func TestTunnelGatewayTrust(t *testing.T) {
 		t.Fatalf("CheckGateway = %v", err)
 	}
 	// An expired CA certificate registers but verifies nothing at the server's time.
-	expired := certgen.New(certgen.Options{CommonName: "expired", IsCA: true, NotAfter: epoch.Add(-time.Hour)})
+	expired := certgen.New(certgen.Options{CommonName: "expired", IsCA: true, NotAfter: Epoch().Add(-time.Hour)})
 	tc.ok(http.MethodPost, base+"/"+certB.ID+"/archive", nil, nil)
 	tc.ok(http.MethodPost, base, jsonBody(expired.PEM), nil)
 	if ok, why := check(expired.Issue("gw").PEM); ok || !strings.Contains(why, "expired") {
