@@ -321,7 +321,7 @@ func listWorkspaces(s *Server, c *call) (any, error) {
 	if _, err := c.queryBool("include_default"); err != nil {
 		return nil, err
 	}
-	ids, most := c.queryStrings("ids"), c.param("ids", pStrings).maxItems
+	ids, most := c.queryStrings("ids"), c.declaredParam("ids", pStrings).maxItems
 	if len(ids) > most {
 		return nil, invalidField("ids", "at most %d workspace IDs, got %d", most, len(ids))
 	}

@@ -173,7 +173,7 @@ func ccDownload(contentType string, data []byte) rawBody {
 
 // ccUserIDs reads user_ids: required, 1 to 10 distinct IDs (spec 4.1, 8), in any array form (gaps §2).
 func ccUserIDs(c *call) ([]string, error) {
-	ids, most := c.queryStrings("user_ids"), c.param("user_ids", pStrings).maxItems
+	ids, most := c.queryStrings("user_ids"), c.declaredParam("user_ids", pStrings).maxItems
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	switch {

@@ -471,7 +471,7 @@ func checkMessage(s *Server, c *call, req *messageRequest, create bool) error {
 	if !create {
 		return nil
 	}
-	if name := c.header(headerScenario); name != "" {
+	if name := c.declaredHeader(headerScenario); name != "" {
 		if req.scenario, err = scenariosSection.in(c.st.fx.sections).named(name); err != nil {
 			return err
 		}

@@ -285,7 +285,7 @@ func encodePageToken(scope string, k listKey) string {
 // pageToken reads the page parameter for the list named scope: nil when absent, and a 400 for a
 // token that is malformed, forged, or from another list.
 func (c *call) pageToken(scope string) (*listKey, error) {
-	tok, ok := c.getQuery(c.param("page", pPage).name)
+	tok, ok := c.getQuery(c.declaredParam("page", pPage).name)
 	if !ok || tok == "" {
 		return nil, nil
 	}

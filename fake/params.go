@@ -120,10 +120,10 @@ func tokenParams(def, max int) []param {
 		limitParam(def, max))
 }
 
-// param returns the declaration of the route's query parameter name. Reading a parameter the
+// declaredParam returns the declaration of the route's query parameter name. Reading a parameter the
 // route does not declare is a bug in the fake (the document would not describe it): it panics,
 // which the server reports as a violation.
-func (c *call) param(name string, kind paramKind) *param {
+func (c *call) declaredParam(name string, kind paramKind) *param {
 	for i := range c.route.query {
 		if p := &c.route.query[i]; p.name == name && p.kind == kind {
 			return p
@@ -132,9 +132,9 @@ func (c *call) param(name string, kind paramKind) *param {
 	panic(fmt.Sprintf("%s %s reads the query parameter %q, which its line of the route table does not declare as that kind", c.route.method, c.route.path, name))
 }
 
-// header reads a request header the route declares (in.headers); "" when absent. Like a query
+// declaredHeader reads a request header the route declares (in.headers); "" when absent. Like a query
 // parameter, a header the route does not declare cannot be read: it panics.
-func (c *call) header(name string) string {
+func (c *call) declaredHeader(name string) string {
 	for _, p := range c.route.headers {
 		if p.name == name {
 			return c.GetHeader(name)
@@ -200,7 +200,7 @@ func (c *call) getQuery(key string) (string, bool) {
 
 // queryString reads a string parameter; ok reports presence.
 func (c *call) queryString(name string) (v string, ok bool) {
-	return c.getQuery(c.param(name, pString).name)
+	return c.getQuery(c.declaredParam(name, pString).name)
 }
 
 // queryValue reads a string parameter; "" when absent.
@@ -212,7 +212,7 @@ func (c *call) queryValue(name string) string {
 // queryInt reads an integer parameter in its declared range; its default when absent. set
 // reports presence.
 func (c *call) queryInt(name string) (v int, set bool, err error) {
-	p := c.param(name, pInt)
+	p := c.declaredParam(name, pInt)
 	raw, ok := c.getQuery(name)
 	if !ok {
 		def, _ := p.def.(int)
@@ -227,7 +227,7 @@ func (c *call) queryInt(name string) (v int, set bool, err error) {
 
 // queryBool reads a boolean parameter ("true" or "false"); its default when absent.
 func (c *call) queryBool(name string) (bool, error) {
-	p := c.param(name, pBool)
+	p := c.declaredParam(name, pBool)
 	raw, ok := c.getQuery(name)
 	if !ok {
 		def, _ := p.def.(bool)
@@ -245,7 +245,7 @@ func (c *call) queryBool(name string) (bool, error) {
 // queryEnum reads a parameter that must be one of its declared values; its default ("" if none)
 // when absent.
 func (c *call) queryEnum(name string) (string, error) {
-	p := c.param(name, pEnum)
+	p := c.declaredParam(name, pEnum)
 	raw, ok := c.getQuery(name)
 	if !ok {
 		def, _ := p.def.(string)
@@ -264,7 +264,7 @@ func (c *call) queryEnum(name string) (string, error) {
 // parsed query, which every other parameter reads too: parsing the query again per array
 // parameter cost a compliance chat list a tenth of its time.
 func (c *call) queryStrings(name string) []string {
-	c.param(name, pStrings)
+	c.declaredParam(name, pStrings)
 	var out []string
 	add := func(v string) {
 		for v != "" {
@@ -300,7 +300,7 @@ func (c *call) queryStrings(name string) []string {
 
 // queryTime reads an RFC 3339 timestamp parameter; nil when absent.
 func (c *call) queryTime(name string) (*time.Time, error) {
-	return c.queryTimeOf(c.param(name, pTime).name)
+	return c.queryTimeOf(c.declaredParam(name, pTime).name)
 }
 
 // queryTimeOf is queryTime for the declared parameter name.
@@ -365,7 +365,7 @@ func (r timeRange) contains(t time.Time) bool {
 // queryFloat reads a number parameter in its declared range (min, max]; its default when absent.
 // NaN and infinities are refused like any value out of range.
 func (c *call) queryFloat(name string) (float64, error) {
-	p := c.param(name, pNumber)
+	p := c.declaredParam(name, pNumber)
 	raw, ok := c.getQuery(name)
 	if !ok {
 		def, _ := p.def.(float64)

@@ -32,9 +32,9 @@ func tunnelWorkspace(c *call) (string, error) {
 	if c.route.ifc != ifTunnelsAPI {
 		return "", nil
 	}
-	ws := strings.TrimSpace(c.header(headerWorkspaceID))
+	ws := strings.TrimSpace(c.declaredHeader(headerWorkspaceID))
 	if ws == "" {
-		ws = strings.TrimSpace(c.header(sdkHeaderWorkspaceID))
+		ws = strings.TrimSpace(c.declaredHeader(sdkHeaderWorkspaceID))
 	}
 	if ws != "" && !workspaceIDPattern.MatchString(ws) {
 		return "", invalidField(tunnelWorkspaceHeader(c), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %s", quoted(ws, maxExcerpt))
@@ -45,7 +45,7 @@ func tunnelWorkspace(c *call) (string, error) {
 // tunnelWorkspaceHeader names the workspace header a refusal is about as the request sent it:
 // anthropic-workspace-id from the official SDKs, vendor-workspace-id otherwise.
 func tunnelWorkspaceHeader(c *call) string {
-	if strings.TrimSpace(c.header(headerWorkspaceID)) == "" && strings.TrimSpace(c.header(sdkHeaderWorkspaceID)) != "" {
+	if strings.TrimSpace(c.declaredHeader(headerWorkspaceID)) == "" && strings.TrimSpace(c.declaredHeader(sdkHeaderWorkspaceID)) != "" {
 		return strings.ToLower(sdkHeaderWorkspaceID)
 	}
 	return strings.ToLower(headerWorkspaceID)

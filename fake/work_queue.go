@@ -25,7 +25,7 @@ func pollWork(s *Server, c *call) (any, error) {
 		return nil, err
 	}
 	reclaim := time.Duration(reclaimMS) * time.Millisecond
-	worker := strings.TrimSpace(c.header(headerWorkerID))
+	worker := strings.TrimSpace(c.declaredHeader(headerWorkerID))
 	var deadline <-chan time.Time
 	if blocking {
 		t := time.NewTimer(time.Duration(blockMS) * time.Millisecond)
