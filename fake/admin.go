@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Administration (spec 2.11, 2.12, 3.2, 4.6, gaps §6): the key's organization, invites, users,
@@ -24,11 +26,11 @@ var grantableRoles = []string{"user", "developer", "billing", "assistant_code_us
 var memberRoles = append([]string{"admin"}, grantableRoles...)
 
 // queryOneOf reads a list parameter whose every value must be one of allowed; nil when absent.
-func queryOneOf(c *call, name string, allowed []string) ([]string, error) {
-	vs := c.queryStrings(name)
+func queryOneOf(c *core.Call, name string, allowed []string) ([]string, error) {
+	vs := c.QueryStrings(name)
 	for _, v := range vs {
 		if !slices.Contains(allowed, v) {
-			return nil, invalidField(name, "%s is not one of %s", quoted(v, maxExcerpt), strings.Join(allowed, ", "))
+			return nil, core.InvalidField(name, "%s is not one of %s", core.Quoted(v, core.MaxExcerpt), strings.Join(allowed, ", "))
 		}
 	}
 	return vs, nil
@@ -40,27 +42,27 @@ func queryOneOf(c *call, name string, allowed []string) ([]string, error) {
 type adminStore struct {
 	mu         sync.Mutex
 	invites    records[invite]
-	users      records[member]
+	users      records[core.Member]
 	removed    map[string]bool // IDs of removed users
 	workspaces records[workspace]
 	overrides  rateOverrides // workspace rate-limit overrides
 }
 
 // admin returns the server's administration store, built from the fixtures on first use.
-func admin(s *Server, c *call) *adminStore {
-	return adminStores.in(c.st.stores).get(func() *adminStore {
+func admin(s *core.Server, c *core.Call) *adminStore {
+	return adminStores.In(c.St.Stores).Get(func() *adminStore {
 		a := &adminStore{invites: newRecords(inviteKey), users: newRecords(userKey), removed: map[string]bool{},
-			workspaces: newRecords(workspaceKey), overrides: newRateOverrides(c.st.fx)}
-		for _, in := range adminSection.in(c.st.fx.sections).invites {
+			workspaces: newRecords(workspaceKey), overrides: newRateOverrides(c.St.Fx)}
+		for _, in := range adminSection.In(c.St.Fx.Sections).invites {
 			a.invites.add(in.org, &in)
 		}
-		for _, u := range c.st.fx.users {
-			a.users.add(u.org, &u)
+		for _, u := range c.St.Fx.Users {
+			a.users.add(u.Org, &u)
 			if u.Removed {
 				a.removed[u.ID] = true
 			}
 		}
-		for _, w := range adminSection.in(c.st.fx.sections).workspaces {
+		for _, w := range adminSection.In(c.St.Fx.Sections).workspaces {
 			a.workspaces.add(w.org, &w)
 		}
 		return a
@@ -71,54 +73,54 @@ func admin(s *Server, c *call) *adminStore {
 // list oldest first (by keyOf), and an index by organization and ID, so that finding a record or
 // a cursor costs the same however many there are.
 type records[T any] struct {
-	keyOf func(*T) listKey
-	lists map[*org][]*T
+	keyOf func(*T) core.ListKey
+	lists map[*core.Org][]*T
 	byID  map[recordRef]*T
 }
 
 type recordRef struct {
-	org *org
+	org *core.Org
 	id  string
 }
 
-func newRecords[T any](keyOf func(*T) listKey) records[T] {
-	return records[T]{keyOf: keyOf, lists: map[*org][]*T{}, byID: map[recordRef]*T{}}
+func newRecords[T any](keyOf func(*T) core.ListKey) records[T] {
+	return records[T]{keyOf: keyOf, lists: map[*core.Org][]*T{}, byID: map[recordRef]*T{}}
 }
 
 // add puts r in o's list, in order: fixture data may lie ahead of the virtual clock.
-func (rs *records[T]) add(o *org, r *T) {
-	rs.lists[o] = insertInOrder(rs.lists[o], r, rs.keyOf, oldestFirst)
+func (rs *records[T]) add(o *core.Org, r *T) {
+	rs.lists[o] = core.InsertInOrder(rs.lists[o], r, rs.keyOf, core.OldestFirst)
 	rs.byID[recordRef{o, rs.keyOf(r).ID}] = r
 }
 
 // of returns o's records, oldest first.
-func (rs *records[T]) of(o *org) []*T { return rs.lists[o] }
+func (rs *records[T]) of(o *core.Org) []*T { return rs.lists[o] }
 
 // find returns o's record with the ID, or not_found naming the kind and ID.
-func (rs *records[T]) find(o *org, kind, id string) (*T, error) {
+func (rs *records[T]) find(o *core.Org, kind, id string) (*T, error) {
 	if r := rs.byID[recordRef{o, id}]; r != nil {
 		return r, nil
 	}
-	return nil, notFound(kind, id)
+	return nil, core.NotFound(kind, id)
 }
 
 // page cuts the page q asks for from o's records that keep selects, and answers it with each
 // record's JSON as encode returns it (encoded once per change, recordJSON), spliced in. Any
 // record of o is a valid cursor, so a client keeps paging after the record it stopped at was
 // deleted or filtered out.
-func page[T any](rs *records[T], o *org, keep func(*T) bool, encode func(*T) (json.RawMessage, error), q cursorQuery) (any, error) {
+func page[T any](rs *records[T], o *core.Org, keep func(*T) bool, encode func(*T) (json.RawMessage, error), q core.CursorQuery) (any, error) {
 	idOf := func(r *T) string { return rs.keyOf(r).ID }
-	cursor := func(id string) (listKey, bool) {
+	cursor := func(id string) (core.ListKey, bool) {
 		if r := rs.byID[recordRef{o, id}]; r != nil {
 			return rs.keyOf(r), true
 		}
-		return listKey{}, false
+		return core.ListKey{}, false
 	}
-	p, err := pageKept(rs.lists[o], keep, rs.keyOf, idOf, oldestFirst, q, cursor)
+	p, err := core.PageKept(rs.lists[o], keep, rs.keyOf, idOf, core.OldestFirst, q, cursor)
 	if err != nil {
 		return nil, err
 	}
-	return encodedCursorPage(p, encode)
+	return core.EncodedCursorPage(p, encode)
 }
 
 // --- Organization ---
@@ -131,8 +133,8 @@ type organization struct {
 }
 
 // getOrganization answers the organization the key belongs to (spec 4.6).
-func getOrganization(s *Server, c *call) (any, error) {
-	return organization{ID: c.org.UUID, Name: c.org.Name, Type: "organization"}, nil
+func getOrganization(s *core.Server, c *core.Call) (any, error) {
+	return organization{ID: c.Org.UUID, Name: c.Org.Name, Type: "organization"}, nil
 }
 
 // --- Invites ---
@@ -153,12 +155,12 @@ type invite struct {
 	Status       string   `json:"status"`
 	Type         string   `json:"type"`
 	status       string
-	org          *org
-	encoded      recordJSON // keyed by the status read; deleteInvite drops it
+	org          *core.Org
+	encoded      core.RecordJSON // keyed by the status read; deleteInvite drops it
 }
 
 // inviteKey places an invite in its list: by invited_at, then ID.
-func inviteKey(in *invite) listKey { return listKey{in.InvitedAt, in.ID} }
+func inviteKey(in *invite) core.ListKey { return core.ListKey{At: in.InvitedAt, ID: in.ID} }
 
 // view returns the invite as clients see it at now.
 func (in *invite) view(now time.Time) invite {
@@ -174,7 +176,7 @@ func (in *invite) view(now time.Time) invite {
 // (which the clock moves from pending to expired).
 func (in *invite) json(now time.Time) (json.RawMessage, error) {
 	v := in.view(now)
-	return in.encoded.get(v.Status, func() any { return v })
+	return in.encoded.Get(v.Status, func() any { return v })
 }
 
 // deletion is the confirmation of a delete (spec 2.11: invite_deleted, user_deleted).
@@ -196,49 +198,49 @@ func validEmail(s string) bool {
 
 // createInvite creates a pending invite (spec 3.2) for a valid address and a role of 4.6, unless
 // the address is already a member or has a pending invite.
-func createInvite(s *Server, c *call) (any, error) {
+func createInvite(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Email        string   `json:"email"`
 		Role         string   `json:"role"`
 		RBACGroupIDs []string `json:"rbac_group_ids"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	if len(req.RBACGroupIDs) > 0 {
 		// The SDKs accept a non-empty list only for organizations with RBAC groups, which no
 		// fixture organization has: naming a group is naming one that does not exist.
-		return nil, invalidField("rbac_group_ids.0", "RBAC group %s does not exist: this organization has no RBAC groups; send [] or omit the field", quoted(req.RBACGroupIDs[0], maxExcerpt))
+		return nil, core.InvalidField("rbac_group_ids.0", "RBAC group %s does not exist: this organization has no RBAC groups; send [] or omit the field", core.Quoted(req.RBACGroupIDs[0], core.MaxExcerpt))
 	}
 	if !validEmail(req.Email) {
-		return nil, invalidField("email", "%s is not an email address; send a bare address such as name@example.com", quoted(req.Email, maxExcerpt))
+		return nil, core.InvalidField("email", "%s is not an email address; send a bare address such as name@example.com", core.Quoted(req.Email, core.MaxExcerpt))
 	}
-	a, now := admin(s, c), s.clock.Now()
+	a, now := admin(s, c), s.Clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, u := range a.users.of(c.org) {
+	for _, u := range a.users.of(c.Org) {
 		if !a.removed[u.ID] && strings.EqualFold(u.Email, req.Email) {
-			return nil, invalidField("email", "%s is already a member of the organization (user %s)", excerpt(req.Email, maxExcerpt), u.ID)
+			return nil, core.InvalidField("email", "%s is already a member of the organization (user %s)", core.Excerpt(req.Email, core.MaxExcerpt), u.ID)
 		}
 	}
-	for _, in := range a.invites.of(c.org) {
+	for _, in := range a.invites.of(c.Org) {
 		if strings.EqualFold(in.Email, req.Email) && in.view(now).Status == "pending" {
-			return nil, invalidField("email", "%s already has a pending invite (%s); delete it before inviting again", excerpt(req.Email, maxExcerpt), in.ID)
+			return nil, core.InvalidField("email", "%s already has a pending invite (%s); delete it before inviting again", core.Excerpt(req.Email, core.MaxExcerpt), in.ID)
 		}
 	}
-	in := &invite{ID: s.ids.next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
-		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", status: "pending", org: c.org}
-	a.invites.add(c.org, in)
+	in := &invite{ID: s.IDs.Next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
+		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", status: "pending", org: c.Org}
+	a.invites.add(c.Org, in)
 	return in.json(now)
 }
 
 // onRecord runs f on the caller's record named by the path parameter, as find looks it up,
 // with the store's lock held, so that the lookup and what f changes are one step.
-func onRecord[T any](s *Server, c *call, param string, find func(a *adminStore, o *org, id string) (*T, error), f func(r *T) (any, error)) (any, error) {
+func onRecord[T any](s *core.Server, c *core.Call, param string, find func(a *adminStore, o *core.Org, id string) (*T, error), f func(r *T) (any, error)) (any, error) {
 	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	r, err := find(a, c.org, c.Param(param))
+	r, err := find(a, c.Org, c.Param(param))
 	if err != nil {
 		return nil, err
 	}
@@ -246,25 +248,25 @@ func onRecord[T any](s *Server, c *call, param string, find func(a *adminStore, 
 }
 
 // findInvite returns the organization's invite with the ID; the caller holds a.mu.
-func (a *adminStore) findInvite(o *org, id string) (*invite, error) {
+func (a *adminStore) findInvite(o *core.Org, id string) (*invite, error) {
 	return a.invites.find(o, "invite", id)
 }
 
 // getInvite answers a deleted invite too, with status deleted: the status exists to be read.
-func getInvite(s *Server, c *call) (any, error) {
+func getInvite(s *core.Server, c *core.Call) (any, error) {
 	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
-		return in.json(s.clock.Now())
+		return in.json(s.Clock.Now())
 	})
 }
 
 // listInvites lists pending, accepted and expired invites; deleted ones leave the list (gaps §6)
 // but stay valid cursors.
-func listInvites(s *Server, c *call) (any, error) {
-	q, err := c.cursorQuery()
+func listInvites(s *core.Server, c *core.Call) (any, error) {
+	q, err := c.CursorQuery()
 	if err != nil {
 		return nil, err
 	}
-	email, byEmail := c.queryString("email")
+	email, byEmail := c.QueryString("email")
 	roles, err := queryOneOf(c, "roles", memberRoles)
 	if err != nil {
 		return nil, err
@@ -273,7 +275,7 @@ func listInvites(s *Server, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, now := admin(s, c), s.clock.Now()
+	a, now := admin(s, c), s.Clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	keep := func(in *invite) bool {
@@ -281,20 +283,20 @@ func listInvites(s *Server, c *call) (any, error) {
 		return in.status != "deleted" && (!byEmail || strings.EqualFold(in.Email, email)) &&
 			(roles == nil || slices.Contains(roles, in.Role)) && (statuses == nil || slices.Contains(statuses, v.Status))
 	}
-	return page(&a.invites, c.org, keep, func(in *invite) (json.RawMessage, error) { return in.json(now) }, q)
+	return page(&a.invites, c.Org, keep, func(in *invite) (json.RawMessage, error) { return in.json(now) }, q)
 }
 
 // deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
 // confirmation, so that a client may retry; an accepted or expired invite cannot be deleted.
-func deleteInvite(s *Server, c *call) (any, error) {
+func deleteInvite(s *core.Server, c *core.Call) (any, error) {
 	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
-		switch st := in.view(s.clock.Now()).Status; st {
+		switch st := in.view(s.Clock.Now()).Status; st {
 		case "pending":
 			in.status = "deleted"
-			in.encoded.drop()
+			in.encoded.Drop()
 		case "deleted":
 		default:
-			return nil, invalid("invite %s is %s; only pending invites can be deleted", in.ID, st)
+			return nil, core.Invalid("invite %s is %s; only pending invites can be deleted", in.ID, st)
 		}
 		return deletion{ID: in.ID, Type: "invite_deleted"}, nil
 	})
@@ -313,38 +315,38 @@ type user struct {
 }
 
 // userKey places a user in its list: by added_at, then ID.
-func userKey(u *member) listKey { return listKey{u.AddedAt, u.ID} }
+func userKey(u *core.Member) core.ListKey { return core.ListKey{At: u.AddedAt, ID: u.ID} }
 
 // userView returns the member as the user record clients see.
-func userView(u *member) user {
+func userView(u *core.Member) user {
 	return user{ID: u.ID, AddedAt: u.AddedAt, Email: u.Email, Name: u.Name, Role: u.Role, Type: "user"}
 }
 
 // userJSON returns the user record clients see, encoded once per change (recordJSON).
-func userJSON(u *member) (json.RawMessage, error) {
-	return u.encoded.get("", func() any { return userView(u) })
+func userJSON(u *core.Member) (json.RawMessage, error) {
+	return u.Encoded.Get("", func() any { return userView(u) })
 }
 
 // findUser returns the organization's user with the ID, unless removed; the caller holds a.mu.
-func (a *adminStore) findUser(o *org, id string) (*member, error) {
+func (a *adminStore) findUser(o *core.Org, id string) (*core.Member, error) {
 	if a.removed[id] {
-		return nil, notFound("user", id)
+		return nil, core.NotFound("user", id)
 	}
 	return a.users.find(o, "user", id)
 }
 
 // getUser answers one of the organization's users.
-func getUser(s *Server, c *call) (any, error) {
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) { return userJSON(u) })
+func getUser(s *core.Server, c *core.Call) (any, error) {
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *core.Member) (any, error) { return userJSON(u) })
 }
 
 // signOutUser ends the member's sessions and answers the member. The fake keeps no sessions, so
 // nothing else changes; the journal records the call. The primary owner cannot be signed out
 // (400), as the platform's error codes say.
-func signOutUser(s *Server, c *call) (any, error) {
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {
+func signOutUser(s *core.Server, c *core.Call) (any, error) {
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *core.Member) (any, error) {
 		if u.Role == "primary_owner" {
-			return nil, invalid("user %s is the organization's primary owner, who cannot be signed out", u.ID)
+			return nil, core.Invalid("user %s is the organization's primary owner, who cannot be signed out", u.ID)
 		}
 		return userJSON(u)
 	})
@@ -352,12 +354,12 @@ func signOutUser(s *Server, c *call) (any, error) {
 
 // listUsers lists the organization's members; email filters by exact address, ignoring case
 // (gaps §6).
-func listUsers(s *Server, c *call) (any, error) {
-	q, err := c.cursorQuery()
+func listUsers(s *core.Server, c *core.Call) (any, error) {
+	q, err := c.CursorQuery()
 	if err != nil {
 		return nil, err
 	}
-	email, filtered := c.queryString("email")
+	email, filtered := c.QueryString("email")
 	roles, err := queryOneOf(c, "roles", memberRoles)
 	if err != nil {
 		return nil, err
@@ -365,42 +367,42 @@ func listUsers(s *Server, c *call) (any, error) {
 	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	keep := func(u *member) bool {
+	keep := func(u *core.Member) bool {
 		return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) && (roles == nil || slices.Contains(roles, u.Role))
 	}
-	return page(&a.users, c.org, keep, userJSON, q)
+	return page(&a.users, c.Org, keep, userJSON, q)
 }
 
 // protectAdmin refuses to change or remove an admin (gaps §6).
-func protectAdmin(u *member, what string) error {
+func protectAdmin(u *core.Member, what string) error {
 	if u.Role == "admin" {
-		return permissionDenied("user %s has the role admin; an admin cannot be %s through this API", u.ID, what)
+		return core.PermissionDenied("user %s has the role admin; an admin cannot be %s through this API", u.ID, what)
 	}
 	return nil
 }
 
 // updateUser gives a user another role of 4.6; an admin cannot be changed (gaps §6).
-func updateUser(s *Server, c *call) (any, error) {
+func updateUser(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Role string `json:"role"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *core.Member) (any, error) {
 		if err := protectAdmin(u, "changed"); err != nil {
 			return nil, err
 		}
 		u.Role = req.Role
-		u.encoded.drop()
+		u.Encoded.Drop()
 		return userJSON(u)
 	})
 }
 
 // removeUser removes a user from the organization; an admin cannot be removed (gaps §6).
-func removeUser(s *Server, c *call) (any, error) {
+func removeUser(s *core.Server, c *core.Call) (any, error) {
 	a := admin(s, c)
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *member) (any, error) {
+	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *core.Member) (any, error) {
 		if err := protectAdmin(u, "removed"); err != nil {
 			return nil, err
 		}

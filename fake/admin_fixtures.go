@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"slices"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // adminFixtures is the administration data set of fixtures/admin.json: invites, workspaces and
@@ -14,14 +16,14 @@ type adminFixtures struct {
 	invites    []invite
 	workspaces []workspace
 	// rateLimits holds each organization's rate-limit groups in list order.
-	rateLimits map[*org][]*rateLimitGroup
+	rateLimits map[*core.Org][]*rateLimitGroup
 }
 
 // rateLimitGroup is one organization rate-limit entry (spec 2.12) with the workspace overrides
 // of the same group. Fixtures are read-only, so handlers read groups without copying.
 type rateLimitGroup struct {
-	key       listKey // position in the organization's list, for page tokens
-	ID        string  // the organization's entry (rl_), which an update names
+	key       core.ListKey // position in the organization's list, for page tokens
+	ID        string       // the organization's entry (rl_), which an update names
 	Group     rateLimitGroupRef
 	GroupType string
 	Models    []string // nil unless GroupType is model_group
@@ -70,16 +72,16 @@ type adminFile struct {
 
 // loadAdmin reads fixtures/admin.json. Expiry of invites is not stored: an invite stored as
 // pending reads expired once 21 days have passed since invited_at (gaps §6).
-func loadAdmin(fsys fs.FS, fx *Fixtures) error {
+func loadAdmin(fsys fs.FS, fx *core.Fixtures) error {
 	var file adminFile
-	found, err := readFixture(fsys, "admin.json", &file)
+	found, err := core.ReadFixture(fsys, "admin.json", &file)
 	if err != nil {
 		return err
 	}
-	a := adminSection.in(fx.sections)
-	a.rateLimits = map[*org][]*rateLimitGroup{}
-	orgOf := func(what, id, orgID string) (*org, error) {
-		if o := fx.orgByID(orgID); o != nil {
+	a := adminSection.In(fx.Sections)
+	a.rateLimits = map[*core.Org][]*rateLimitGroup{}
+	orgOf := func(what, id, orgID string) (*core.Org, error) {
+		if o := fx.OrgByID(orgID); o != nil {
 			return o, nil
 		}
 		return nil, fmt.Errorf("admin.json: %s %s names unknown organization %s", what, id, orgID)
@@ -99,7 +101,7 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 		}
 		a.invites = append(a.invites, inv)
 	}
-	wsOrg := map[string]*org{}
+	wsOrg := map[string]*core.Org{}
 	for _, w := range file.Workspaces {
 		o, err := orgOf("workspace", w.ID, w.OrganizationID)
 		if err != nil {
@@ -121,11 +123,11 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 		if (rl.GroupType == "model_group") != (len(rl.Models) > 0) {
 			return fmt.Errorf("admin.json: rate limit group %d (%s): models must be a non-empty list for model_group and null otherwise", i, rl.GroupType)
 		}
-		g := &rateLimitGroup{key: listKey{ID: fmt.Sprintf("%06d", i)}, GroupType: rl.GroupType, Models: rl.Models,
+		g := &rateLimitGroup{key: core.ListKey{ID: fmt.Sprintf("%06d", i)}, GroupType: rl.GroupType, Models: rl.Models,
 			Limits: rl.Limits, overrides: map[string][]limiter{}}
 		g.setIDs(o)
 		for i, groupType := range []string{"", g.GroupType} {
-			if g.encoded[i], err = encodeRecord(g.entry(groupType)); err != nil {
+			if g.encoded[i], err = core.EncodeRecord(g.entry(groupType)); err != nil {
 				return fmt.Errorf("admin.json: rate limit group %s: %v", g.ID, err)
 			}
 		}
@@ -146,14 +148,14 @@ func loadAdmin(fsys fs.FS, fx *Fixtures) error {
 	}
 	// A key's workspace is checked against admin.json; a data set without it has no workspaces,
 	// and no rate limits for a key's workspace to apply.
-	for _, c := range fx.creds {
+	for _, c := range fx.Creds {
 		if !found {
 			break
 		}
-		if c.WorkspaceID != "" && c.Kind != kindAPIKey {
-			return fmt.Errorf("organizations.json: credential %s is %s; only an API key belongs to a workspace", c.ID, kindNames[c.Kind])
+		if c.WorkspaceID != "" && c.Kind != core.KindAPIKey {
+			return fmt.Errorf("organizations.json: credential %s is %s; only an API key belongs to a workspace", c.ID, core.KindNames[c.Kind])
 		}
-		if c.WorkspaceID != "" && wsOrg[c.WorkspaceID] != c.org {
+		if c.WorkspaceID != "" && wsOrg[c.WorkspaceID] != c.Org {
 			return fmt.Errorf("organizations.json: key %s belongs to workspace %s, which is not a workspace of its organization in admin.json", c.ID, c.WorkspaceID)
 		}
 	}

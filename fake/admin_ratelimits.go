@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Rate limits (spec 2.12, 4.6, 8, gaps §6). The organization's groups come from the fixtures and
@@ -62,13 +64,13 @@ type workspaceRateLimitEntry struct {
 	Models      []string           `json:"models"`
 	RateLimitID string             `json:"rate_limit_id"`
 	WorkspaceID string             `json:"workspace_id"`
-	key         listKey
+	key         core.ListKey
 }
 
 // setIDs names a fixture group of organization o: the group's ID is the same in every organization (derived
 // from its type and, for a model group, its first model), the entry's ID differs per
 // organization, and a model group's display name is its first model.
-func (g *rateLimitGroup) setIDs(o *org) {
+func (g *rateLimitGroup) setIDs(o *core.Org) {
 	first := ""
 	if len(g.Models) > 0 {
 		first = g.Models[0]
@@ -90,44 +92,44 @@ func shortHash(parts ...string) string {
 }
 
 // groupKey and wsEntryKey place rate-limit entries in their lists: fixture order.
-func groupKey(g *rateLimitGroup) listKey           { return g.key }
-func wsEntryKey(e workspaceRateLimitEntry) listKey { return e.key }
+func groupKey(g *rateLimitGroup) core.ListKey           { return g.key }
+func wsEntryKey(e workspaceRateLimitEntry) core.ListKey { return e.key }
 
 // rateLimitPaging reads the parameters both lists share: group_type, page (a token of the list
 // named scope) and limit (omitted: every entry in one page, gaps §6).
-func rateLimitPaging(c *call, scope string) (groupType string, after *listKey, limit int, err error) {
-	if groupType, err = c.queryEnum("group_type"); err != nil {
+func rateLimitPaging(c *core.Call, scope string) (groupType string, after *core.ListKey, limit int, err error) {
+	if groupType, err = c.QueryEnum("group_type"); err != nil {
 		return
 	}
-	if after, err = c.pageToken(scope); err != nil {
+	if after, err = c.PageToken(scope); err != nil {
 		return
 	}
-	limit, _, err = c.queryInt("limit")
+	limit, _, err = c.QueryInt("limit")
 	return
 }
 
 // listRateLimits lists the organization's rate-limit groups. model (an ID or an alias) selects
 // the single group that lists it; an unknown model or one without limits is a 404 (spec 7).
-func listRateLimits(s *Server, c *call) (any, error) {
-	groupType, after, limit, err := rateLimitPaging(c, "rate_limits:"+c.org.UUID)
+func listRateLimits(s *core.Server, c *core.Call) (any, error) {
+	groupType, after, limit, err := rateLimitPaging(c, "rate_limits:"+c.Org.UUID)
 	if err != nil {
 		return nil, err
 	}
-	model, byModel := c.queryString("model")
-	groups := adminSection.in(c.st.fx.sections).rateLimits[c.org]
+	model, byModel := c.QueryString("model")
+	groups := adminSection.In(c.St.Fx.Sections).rateLimits[c.Org]
 	keep := func(g *rateLimitGroup) bool {
 		return (groupType == "" || g.GroupType == groupType) && (!byModel || slices.Contains(g.Models, model))
 	}
 	if byModel && !slices.ContainsFunc(groups, keep) {
-		return nil, newError(errNotFound, "model %s has no rate limits in this organization; pass a model ID or alias listed in the models of a model_group entry", quoted(model, maxExcerpt))
+		return nil, core.NewError(core.ErrNotFound, "model %s has no rate limits in this organization; pass a model ID or alias listed in the models of a model_group entry", core.Quoted(model, core.MaxExcerpt))
 	}
-	page := pageByTokenKept(groups, keep, groupKey, oldestFirst, "rate_limits:"+c.org.UUID, after, limit)
-	return splicePage(page.Data, func(g *rateLimitGroup) []byte {
-		if c.rateLimitGroupType(g.GroupType) == "" {
+	page := core.PageByTokenKept(groups, keep, groupKey, core.OldestFirst, "rate_limits:"+c.Org.UUID, after, limit)
+	return core.SplicePage(page.Data, func(g *rateLimitGroup) []byte {
+		if c.RateLimitGroupType(g.GroupType) == "" {
 			return g.encoded[0]
 		}
 		return g.encoded[1]
-	}, tokenPage[struct{}]{NextPage: page.NextPage}), nil
+	}, core.TokenPage[struct{}]{NextPage: page.NextPage}), nil
 }
 
 // entry is the group's list entry, with group_type as given ("" leaves it out).
@@ -140,9 +142,9 @@ func (g *rateLimitGroup) entry(groupType string) rateLimitEntry {
 type rateOverrides map[*rateLimitGroup]map[string][]limiter
 
 // newRateOverrides copies the fixtures' overrides into a server's own state.
-func newRateOverrides(fx *Fixtures) rateOverrides {
+func newRateOverrides(fx *core.Fixtures) rateOverrides {
 	ro := rateOverrides{}
-	for _, groups := range adminSection.in(fx.sections).rateLimits {
+	for _, groups := range adminSection.In(fx.Sections).rateLimits {
 		for _, g := range groups {
 			ro[g] = maps.Clone(g.overrides)
 		}
@@ -153,9 +155,9 @@ func newRateOverrides(fx *Fixtures) rateOverrides {
 // entry is the workspace's entry for group g, as the request c reads it (group_type per its
 // version): only its overrides, or with inherited also every limiter type the organization sets,
 // marked by source. ok is false when there is nothing to list.
-func (ro rateOverrides) entry(c *call, g *rateLimitGroup, wsID string, inherited bool) (e workspaceRateLimitEntry, ok bool) {
+func (ro rateOverrides) entry(c *core.Call, g *rateLimitGroup, wsID string, inherited bool) (e workspaceRateLimitEntry, ok bool) {
 	over := ro[g][wsID]
-	e = workspaceRateLimitEntry{Group: g.Group, Type: "workspace_rate_limit", GroupType: c.rateLimitGroupType(g.GroupType), Models: g.Models,
+	e = workspaceRateLimitEntry{Group: g.Group, Type: "workspace_rate_limit", GroupType: c.RateLimitGroupType(g.GroupType), Models: g.Models,
 		RateLimitID: g.ID, WorkspaceID: wsID, Limits: []workspaceLimiter{}, key: g.key}
 	orgValue := func(t string) *int64 {
 		if i := slices.IndexFunc(g.Limits, func(o limiter) bool { return o.Type == t }); i >= 0 {
@@ -180,24 +182,24 @@ func (ro rateOverrides) entry(c *call, g *rateLimitGroup, wsID string, inherited
 // listWorkspaceRateLimits lists only the groups and limiter types the workspace overrides; the
 // others inherit the organization's values (spec 4.6). include_inherited (the SDKs' parameter)
 // lists every group, with the inherited values too.
-func listWorkspaceRateLimits(s *Server, c *call) (any, error) {
+func listWorkspaceRateLimits(s *core.Server, c *core.Call) (any, error) {
 	wsID := c.Param("workspace_id")
 	groupType, after, limit, err := rateLimitPaging(c, "workspace_rate_limits:"+wsID)
 	if err != nil {
 		return nil, err
 	}
-	inherited, err := c.queryBool("include_inherited")
+	inherited, err := c.QueryBool("include_inherited")
 	if err != nil {
 		return nil, err
 	}
 	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, err := a.findWorkspace(c.org, wsID); err != nil {
+	if _, err := a.findWorkspace(c.Org, wsID); err != nil {
 		return nil, err
 	}
 	var entries []workspaceRateLimitEntry
-	for _, g := range adminSection.in(c.st.fx.sections).rateLimits[c.org] {
+	for _, g := range adminSection.In(c.St.Fx.Sections).rateLimits[c.Org] {
 		if groupType != "" && g.GroupType != groupType {
 			continue
 		}
@@ -205,7 +207,7 @@ func listWorkspaceRateLimits(s *Server, c *call) (any, error) {
 			entries = append(entries, e)
 		}
 	}
-	return pageByToken(entries, wsEntryKey, oldestFirst, "workspace_rate_limits:"+wsID, after, limit), nil
+	return core.PageByToken(entries, wsEntryKey, core.OldestFirst, "workspace_rate_limits:"+wsID, after, limit), nil
 }
 
 // limitChange is one item of a rate-limit update: a value sets the override, null clears it.
@@ -218,28 +220,28 @@ type limitChange struct {
 // limiter types named, in the group of the organization entry rate_limit_id; other types keep
 // theirs. A value above the organization's is stored as given. The answer is the group's entry
 // as the list shows it. An archived workspace is read-only.
-func updateWorkspaceRateLimit(s *Server, c *call) (any, error) {
+func updateWorkspaceRateLimit(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Limits []limitChange `json:"limits"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	w, err := a.findWorkspace(c.org, c.Param("workspace_id"))
+	w, err := a.findWorkspace(c.Org, c.Param("workspace_id"))
 	if err != nil {
 		return nil, err
 	}
 	id := c.Param("rate_limit_id")
-	i := slices.IndexFunc(adminSection.in(c.st.fx.sections).rateLimits[c.org], func(g *rateLimitGroup) bool { return g.ID == id })
+	i := slices.IndexFunc(adminSection.In(c.St.Fx.Sections).rateLimits[c.Org], func(g *rateLimitGroup) bool { return g.ID == id })
 	if i < 0 {
-		return nil, notFound("rate limit", id)
+		return nil, core.NotFound("rate limit", id)
 	}
-	g := adminSection.in(c.st.fx.sections).rateLimits[c.org][i]
+	g := adminSection.In(c.St.Fx.Sections).rateLimits[c.Org][i]
 	if w.ArchivedAt != nil {
-		return nil, invalid("workspace %s is archived and cannot be changed", w.ID)
+		return nil, core.Invalid("workspace %s is archived and cannot be changed", w.ID)
 	}
 	over := slices.Clone(a.overrides[g][w.ID])
 	has := func(ls []limiter, t string) int {
@@ -249,9 +251,9 @@ func updateWorkspaceRateLimit(s *Server, c *call) (any, error) {
 		field := fmt.Sprintf("limits.%d.type", j)
 		switch {
 		case slices.ContainsFunc(req.Limits[:j], func(p limitChange) bool { return p.Type == l.Type }):
-			return nil, invalidField(field, "%s is named twice; name each limiter type once", quoted(l.Type, maxExcerpt))
+			return nil, core.InvalidField(field, "%s is named twice; name each limiter type once", core.Quoted(l.Type, core.MaxExcerpt))
 		case !slices.Contains(sdkLimiterTypes, l.Type) && has(g.Limits, l.Type) < 0 && has(over, l.Type) < 0:
-			return nil, invalidField(field, "%s is not a limiter type of this group; use one it lists or one of %q", quoted(l.Type, maxExcerpt), sdkLimiterTypes)
+			return nil, core.InvalidField(field, "%s is not a limiter type of this group; use one it lists or one of %q", core.Quoted(l.Type, core.MaxExcerpt), sdkLimiterTypes)
 		}
 		switch k := has(over, l.Type); {
 		case l.Value == nil && k >= 0:

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Workspaces (spec 2.11, 4.6: create and get; gaps §6: list, update, archive).
@@ -45,8 +47,8 @@ type workspace struct {
 	// go, and whether human review applies (beta EFSBeta); nil until a create or update sets it,
 	// when answers show the platform's defaults. Answered only to requests that send EFSBeta.
 	InferenceDataPrivacy *inferenceDataPrivacy `json:"inference_data_privacy,omitempty"`
-	org                  *org
-	encoded              recordJSON // the view, keyed by whether the request sent EFSBeta; every change drops it
+	org                  *core.Org
+	encoded              core.RecordJSON // the view, keyed by whether the request sent EFSBeta; every change drops it
 }
 
 // EFSBeta is the beta value a request sends to set and read a workspace's inference_data_privacy.
@@ -95,10 +97,10 @@ func (p *inferenceDataPrivacy) apply(ch *inferenceDataPrivacy) *inferenceDataPri
 
 // view is the workspace as the request may see it: inference_data_privacy (its default until
 // set) only for a request that sends EFSBeta, as the platform answers it.
-func (w *workspace) view(c *call) workspace {
+func (w *workspace) view(c *core.Call) workspace {
 	v := *w
 	switch {
-	case !c.hasBeta(EFSBeta):
+	case !c.HasBeta(EFSBeta):
 		v.InferenceDataPrivacy = nil
 	case v.InferenceDataPrivacy == nil:
 		v.InferenceDataPrivacy = &defaultDataPrivacy
@@ -107,12 +109,12 @@ func (w *workspace) view(c *call) workspace {
 }
 
 // json returns the view c sees, encoded once per change and per answer of EFSBeta (recordJSON).
-func (w *workspace) json(c *call) (json.RawMessage, error) {
+func (w *workspace) json(c *core.Call) (json.RawMessage, error) {
 	key := ""
-	if c.hasBeta(EFSBeta) {
+	if c.HasBeta(EFSBeta) {
 		key = EFSBeta
 	}
-	return w.encoded.get(key, func() any { return w.view(c) })
+	return w.encoded.Get(key, func() any { return w.view(c) })
 }
 
 // compartmentID is a workspace's encryption compartment (the official SDKs' compartment_id):
@@ -123,7 +125,7 @@ func compartmentID(workspaceID string) string {
 }
 
 // workspaceKey places a workspace in its list: by created_at, then ID.
-func workspaceKey(w *workspace) listKey { return listKey{w.CreatedAt, w.ID} }
+func workspaceKey(w *workspace) core.ListKey { return core.ListKey{At: w.CreatedAt, ID: w.ID} }
 
 // dataResidency is where a workspace's data lives and where it may be served (spec 2.11).
 type dataResidency struct {
@@ -154,7 +156,7 @@ func (g *geoList) UnmarshalJSON(b []byte) error {
 	var s string
 	if json.Unmarshal(b, &s) == nil {
 		if s != unrestricted {
-			return fmt.Errorf("allowed_inference_geos: the only string allowed is %q, got %s", unrestricted, quoted(s, maxExcerpt))
+			return fmt.Errorf("allowed_inference_geos: the only string allowed is %q, got %s", unrestricted, core.Quoted(s, core.MaxExcerpt))
 		}
 		*g = geoList{unrestricted: true}
 		return nil
@@ -182,7 +184,7 @@ func (r dataResidency) apply(ch *residencyChange, creating bool) (dataResidency,
 	}
 	if ch.WorkspaceGeo != nil {
 		if !creating && *ch.WorkspaceGeo != r.WorkspaceGeo {
-			return r, invalidField("data_residency.workspace_geo", "cannot change after creation; this workspace's geo is %q", r.WorkspaceGeo)
+			return r, core.InvalidField("data_residency.workspace_geo", "cannot change after creation; this workspace's geo is %q", r.WorkspaceGeo)
 		}
 		r.WorkspaceGeo = *ch.WorkspaceGeo
 	}
@@ -193,8 +195,8 @@ func (r dataResidency) apply(ch *residencyChange, creating bool) (dataResidency,
 		r.DefaultInferenceGeo = *ch.DefaultInferenceGeo
 	}
 	if al := r.AllowedInferenceGeos; !al.unrestricted && !slices.Contains(al.geos, r.DefaultInferenceGeo) {
-		return r, invalidField("data_residency.default_inference_geo", "%s is not one of allowed_inference_geos %q; choose one of them or allow %q",
-			quoted(r.DefaultInferenceGeo, maxExcerpt), al.geos, unrestricted)
+		return r, core.InvalidField("data_residency.default_inference_geo", "%s is not one of allowed_inference_geos %q; choose one of them or allow %q",
+			core.Quoted(r.DefaultInferenceGeo, core.MaxExcerpt), al.geos, unrestricted)
 	}
 	return r, nil
 }
@@ -203,7 +205,7 @@ func (r dataResidency) apply(ch *residencyChange, creating bool) (dataResidency,
 func checkTags(tags map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		if strings.HasPrefix(strings.ToLower(k), reservedTagPrefix) {
-			return invalidField("tags."+k, "tag keys must not begin with the reserved prefix %q", reservedTagPrefix)
+			return core.InvalidField("tags."+k, "tag keys must not begin with the reserved prefix %q", reservedTagPrefix)
 		}
 	}
 	return nil
@@ -212,7 +214,7 @@ func checkTags(tags map[string]string) error {
 // checkName refuses a name that is empty or only white space.
 func checkName(name string) error {
 	if strings.TrimSpace(name) == "" {
-		return invalidField("name", "must not be empty")
+		return core.InvalidField("name", "must not be empty")
 	}
 	return nil
 }
@@ -231,9 +233,9 @@ type workspaceChange struct {
 }
 
 // readWorkspaceChange validates the body against the route's request schema and decodes it.
-func readWorkspaceChange(c *call) (workspaceChange, error) {
+func readWorkspaceChange(c *core.Call) (workspaceChange, error) {
 	var ch workspaceChange
-	if err := c.bindValid(&ch); err != nil {
+	if err := c.BindValid(&ch); err != nil {
 		return ch, err
 	}
 	if ch.Name != nil {
@@ -246,15 +248,15 @@ func readWorkspaceChange(c *call) (workspaceChange, error) {
 			return ch, err
 		}
 	}
-	if ch.InferenceDataPrivacy != nil && !c.hasBeta(EFSBeta) {
-		return ch, invalidField("inference_data_privacy", "requires the anthropic-beta value %q", EFSBeta)
+	if ch.InferenceDataPrivacy != nil && !c.HasBeta(EFSBeta) {
+		return ch, core.InvalidField("inference_data_privacy", "requires the anthropic-beta value %q", EFSBeta)
 	}
 	return ch, nil
 }
 
 // createWorkspace creates a workspace with the defaults and checks of spec 4.6, within the
 // allowance of non-archived workspaces (gaps §6).
-func createWorkspace(s *Server, c *call) (any, error) {
+func createWorkspace(s *core.Server, c *core.Call) (any, error) {
 	ch, err := readWorkspaceChange(c)
 	if err != nil {
 		return nil, err
@@ -270,7 +272,7 @@ func createWorkspace(s *Server, c *call) (any, error) {
 	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	list := a.workspaces.of(c.org)
+	list := a.workspaces.of(c.Org)
 	active := 0
 	for _, w := range list {
 		if w.ArchivedAt == nil {
@@ -278,57 +280,57 @@ func createWorkspace(s *Server, c *call) (any, error) {
 		}
 	}
 	if active >= maxActiveWorkspaces {
-		return nil, invalid("the organization already has %d non-archived workspaces, the most allowed; archive one before creating another", active)
+		return nil, core.Invalid("the organization already has %d non-archived workspaces, the most allowed; archive one before creating another", active)
 	}
 	color := workspaceColors[len(list)%len(workspaceColors)]
 	if ch.DisplayColor != nil {
 		color = *ch.DisplayColor
 	}
-	id := s.ids.next("wrkspc_")
-	w := &workspace{ID: id, CompartmentID: compartmentID(id), CreatedAt: s.clock.Now(), DataResidency: res,
-		DisplayColor: color, ExternalKeyID: ch.ExternalKeyID, Name: *ch.Name, Tags: tags, Type: "workspace", UserProfileID: ch.UserProfileID, org: c.org}
+	id := s.IDs.Next("wrkspc_")
+	w := &workspace{ID: id, CompartmentID: compartmentID(id), CreatedAt: s.Clock.Now(), DataResidency: res,
+		DisplayColor: color, ExternalKeyID: ch.ExternalKeyID, Name: *ch.Name, Tags: tags, Type: "workspace", UserProfileID: ch.UserProfileID, org: c.Org}
 	if ch.InferenceDataPrivacy != nil {
 		w.InferenceDataPrivacy = w.InferenceDataPrivacy.apply(ch.InferenceDataPrivacy)
 	}
-	a.workspaces.add(c.org, w)
+	a.workspaces.add(c.Org, w)
 	return w.json(c)
 }
 
 // findWorkspace returns the organization's workspace with the ID, archived or not; the caller
 // holds a.mu.
-func (a *adminStore) findWorkspace(o *org, id string) (*workspace, error) {
+func (a *adminStore) findWorkspace(o *core.Org, id string) (*workspace, error) {
 	return a.workspaces.find(o, "workspace", id)
 }
 
 // getWorkspace answers one of the organization's workspaces, archived or not.
-func getWorkspace(s *Server, c *call) (any, error) {
+func getWorkspace(s *core.Server, c *core.Call) (any, error) {
 	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return w.json(c) })
 }
 
 // listWorkspaces lists the organization's workspaces oldest first; archived ones only with
 // include_archived=true (gaps §6).
-func listWorkspaces(s *Server, c *call) (any, error) {
-	q, err := c.cursorQuery()
+func listWorkspaces(s *core.Server, c *core.Call) (any, error) {
+	q, err := c.CursorQuery()
 	if err != nil {
 		return nil, err
 	}
-	withArchived, err := c.queryBool("include_archived")
+	withArchived, err := c.QueryBool("include_archived")
 	if err != nil {
 		return nil, err
 	}
 	// The default workspace is not a record here (tunnels name it with a null workspace_id),
 	// so include_default (the SDKs' parameter) is validated and lists nothing more.
-	if _, err := c.queryBool("include_default"); err != nil {
+	if _, err := c.QueryBool("include_default"); err != nil {
 		return nil, err
 	}
-	ids, most := c.queryStrings("ids"), c.declaredParam("ids", pStrings).maxItems
+	ids, most := c.QueryStrings("ids"), c.DeclaredParam("ids", core.PStrings).MaxItems
 	if len(ids) > most {
-		return nil, invalidField("ids", "at most %d workspace IDs, got %d", most, len(ids))
+		return nil, core.InvalidField("ids", "at most %d workspace IDs, got %d", most, len(ids))
 	}
 	a := admin(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return page(&a.workspaces, c.org, func(w *workspace) bool {
+	return page(&a.workspaces, c.Org, func(w *workspace) bool {
 		return (withArchived || w.ArchivedAt == nil) && (len(ids) == 0 || slices.Contains(ids, w.ID))
 	}, func(w *workspace) (json.RawMessage, error) { return w.json(c) }, q)
 }
@@ -336,17 +338,17 @@ func listWorkspaces(s *Server, c *call) (any, error) {
 // updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
 // workspace_geo (gaps §6), and attaches external_key_id, which is write-once: repeating the
 // attached value is a no-op, another value a 400. An archived workspace is read-only.
-func updateWorkspace(s *Server, c *call) (any, error) {
+func updateWorkspace(s *core.Server, c *core.Call) (any, error) {
 	ch, err := readWorkspaceChange(c)
 	if err != nil {
 		return nil, err
 	}
 	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
 		if w.ArchivedAt != nil {
-			return nil, invalid("workspace %s is archived and cannot be changed", w.ID)
+			return nil, core.Invalid("workspace %s is archived and cannot be changed", w.ID)
 		}
 		if k := ch.ExternalKeyID; k != nil && w.ExternalKeyID != nil && *k != *w.ExternalKeyID {
-			return nil, invalidField("external_key_id", "is write-once: workspace %s already has external key %q, which cannot be detached or replaced", w.ID, *w.ExternalKeyID)
+			return nil, core.InvalidField("external_key_id", "is write-once: workspace %s already has external key %q, which cannot be detached or replaced", w.ID, *w.ExternalKeyID)
 		}
 		res, err := w.DataResidency.apply(ch.DataResidency, false)
 		if err != nil {
@@ -371,19 +373,19 @@ func updateWorkspace(s *Server, c *call) (any, error) {
 		if ch.InferenceDataPrivacy != nil {
 			w.InferenceDataPrivacy = w.InferenceDataPrivacy.apply(ch.InferenceDataPrivacy)
 		}
-		w.encoded.drop()
+		w.encoded.Drop()
 		return w.json(c)
 	})
 }
 
 // archiveWorkspace sets archived_at (gaps §6); archiving an archived workspace returns it
 // unchanged, so that a client may retry.
-func archiveWorkspace(s *Server, c *call) (any, error) {
+func archiveWorkspace(s *core.Server, c *core.Call) (any, error) {
 	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
 		if w.ArchivedAt == nil {
-			now := s.clock.Now()
+			now := s.Clock.Now()
 			w.ArchivedAt = &now
-			w.encoded.drop()
+			w.encoded.Drop()
 		}
 		return w.json(c)
 	})

@@ -6,15 +6,21 @@ import (
 	"go/ast"
 	"go/build"
 	"go/doc"
+	"go/importer"
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"go/types"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // apiFile holds the exported API of package fake, one declaration a line: what a user's code can
@@ -165,6 +171,10 @@ func exportedAPI(dir string) ([]string, error) {
 		_ = printer.Fprint(&b, fset, n)
 		return strings.Join(strings.Fields(b.String()), " ") // one line
 	}
+	internal, err := internalPackages(fset, files)
+	if err != nil {
+		return nil, err
+	}
 	values := func(kind string, vs []*doc.Value) {
 		for _, v := range vs {
 			for _, spec := range v.Decl.Specs {
@@ -178,7 +188,7 @@ func exportedAPI(dir string) ([]string, error) {
 						line += " " + src(vspec.Type)
 					}
 					if i < len(vspec.Values) {
-						line += " = " + src(vspec.Values[i])
+						line += " = " + internal.value(vspec.Values[i], src)
 					}
 					lines = append(lines, line)
 				}
@@ -208,6 +218,10 @@ func exportedAPI(dir string) ([]string, error) {
 		funcs(t.Funcs)
 		funcs(t.Methods)
 		ts := t.Decl.Specs[0].(*ast.TypeSpec)
+		if target := internal.alias(ts); target != nil {
+			lines = append(lines, aliasAPI(t.Name, target)...)
+			continue
+		}
 		switch typ := ts.Type.(type) {
 		case *ast.StructType:
 			head := "type " + t.Name + " struct"
@@ -247,6 +261,123 @@ func exportedAPI(dir string) ([]string, error) {
 	return lines, nil
 }
 
+// internalAPI resolves what the package declares in the terms of its internal packages: an alias
+// of an internal type is listed as the type itself, with its exported fields and methods, and a
+// constant set to an internal one as its value, since a user sees them so (go doc does too).
+type internalAPI struct {
+	imports map[string]*types.Package // by the name a file uses
+}
+
+// internalPackages type-checks the internal packages the files import.
+func internalPackages(fset *token.FileSet, files []*ast.File) (internalAPI, error) {
+	api := internalAPI{imports: map[string]*types.Package{}}
+	// The compiler's export data, which go list builds (or finds in the build cache): type
+	// checking the packages from source would take seconds.
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		out, err := exec.Command("go", "list", "-export", "-f", "{{.Export}}", path).Output()
+		if err != nil {
+			return nil, fmt.Errorf("go list -export %s: %w", path, err)
+		}
+		return os.Open(strings.TrimSpace(string(out)))
+	})
+	for _, f := range files {
+		for _, spec := range f.Imports {
+			path := strings.Trim(spec.Path.Value, `"`)
+			if !strings.Contains(path, "/internal/") {
+				continue
+			}
+			pkg, err := imp.Import(path)
+			if err != nil {
+				return api, err
+			}
+			api.imports[pkg.Name()] = pkg
+		}
+	}
+	return api, nil
+}
+
+// lookup is the object an expression pkg.Name names in an internal package, or nil.
+func (api internalAPI) lookup(e ast.Expr) types.Object {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	x, ok := sel.X.(*ast.Ident)
+	if !ok || api.imports[x.Name] == nil {
+		return nil
+	}
+	return api.imports[x.Name].Scope().Lookup(sel.Sel.Name)
+}
+
+// value is a constant's value as written, or an internal constant's value.
+func (api internalAPI) value(e ast.Expr, src func(ast.Node) string) string {
+	if c, ok := api.lookup(e).(*types.Const); ok {
+		return c.Val().ExactString()
+	}
+	return src(e)
+}
+
+// alias is the internal named type an alias declaration names, or nil.
+func (api internalAPI) alias(ts *ast.TypeSpec) *types.Named {
+	if !ts.Assign.IsValid() {
+		return nil
+	}
+	if tn, ok := api.lookup(ts.Type).(*types.TypeName); ok {
+		n, _ := tn.Type().(*types.Named)
+		return n
+	}
+	return nil
+}
+
+// aliasAPI lists an alias of an internal type as the type it names, under the alias's name:
+// its exported struct fields, and its exported methods. Other internal types in them are
+// written by their name alone, as the package's aliases of them name them.
+func aliasAPI(name string, t *types.Named) []string {
+	qual := func(p *types.Package) string {
+		if p == t.Obj().Pkg() {
+			return ""
+		}
+		return p.Name()
+	}
+	var lines []string
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return []string{"type " + name + " " + types.TypeString(t.Underlying(), qual)}
+	}
+	head := "type " + name + " struct"
+	lines = append(lines, head)
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Exported() {
+			continue
+		}
+		tag := ""
+		if st.Tag(i) != "" {
+			tag = " `" + st.Tag(i) + "`"
+		}
+		if f.Embedded() {
+			lines = append(lines, head+", "+types.TypeString(f.Type(), qual)+tag)
+			continue
+		}
+		lines = append(lines, head+", "+f.Name()+" "+types.TypeString(f.Type(), qual)+tag)
+	}
+	for i := range t.NumMethods() {
+		m := t.Method(i)
+		if !m.Exported() {
+			continue
+		}
+		sig := m.Type().(*types.Signature)
+		r := name
+		if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
+			r = "*" + name
+		}
+		var b bytes.Buffer
+		types.WriteSignature(&b, sig, qual)
+		lines = append(lines, fmt.Sprintf("method (%s) %s%s", r, m.Name(), b.String()))
+	}
+	return lines
+}
+
 // lineDiff is the lines only in want ("-") and only in got ("+"), for sorted lines, or "".
 func lineDiff(want, got []string) string {
 	var out []string
@@ -270,13 +401,13 @@ func lineDiff(want, got []string) string {
 // TestEpochIsTheDocumentedStart: Epoch is 2026-01-01T00:00:00Z, where a new server's clock
 // starts, and a caller changing the value it got changes neither.
 func TestEpochIsTheDocumentedStart(t *testing.T) {
-	e := Epoch()
+	e := core.Epoch()
 	if got := e.Format(time.RFC3339Nano); got != "2026-01-01T00:00:00Z" {
 		t.Errorf("Epoch() = %s, want 2026-01-01T00:00:00Z", got)
 	}
 	e = e.Add(time.Hour)
-	if got := New().Now().Format(time.RFC3339Nano); got != "2026-01-01T00:00:00Z" || !Epoch().Before(e) {
-		t.Errorf("a new server starts at %s, Epoch() = %s; want both 2026-01-01T00:00:00Z", got, Epoch())
+	if got := New().Now().Format(time.RFC3339Nano); got != "2026-01-01T00:00:00Z" || !core.Epoch().Before(e) {
+		t.Errorf("a new server starts at %s, Epoch() = %s; want both 2026-01-01T00:00:00Z", got, core.Epoch())
 	}
 }
 

@@ -1,9 +1,11 @@
 package fake
 
+import "github.com/platformkit/platformkit/fake/internal/core"
+
 // The areas of the API, in order: the route table lists their lines in this order, the fixtures
 // load in it, and a snapshot writes their parts in it. A new area is a line here (ARCHITECTURE.md).
 func init() {
-	registerAreas(
+	core.RegisterAreas(
 		modelsArea,
 		adminArea,
 		tunnelsArea,

@@ -3,6 +3,8 @@ package fake
 import (
 	"net/textproto"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // TestKeyInterfacesTakeBearer covers gaps §2: every interface that reads X-Api-Key also takes
@@ -27,7 +29,7 @@ func TestKeyInterfacesTakeBearer(t *testing.T) {
 		{"work queue", "GET", "/v1/environments/" + acmePrimary + "/work/stats", "", "test-api-key", "test-admin-key", nil},
 		{"administration", "GET", "/v1/organizations/me", "", "test-admin-key", "test-api-key", nil},
 		// /v1/tunnels reads X-Api-Key (an admin key) as well as its bearer token: X-Api-Key decides.
-		{"tunnels API", "GET", "/v1/tunnels", "", "test-admin-key", "test-api-key", []string{"vendor-beta", TunnelsAPIBeta}},
+		{"tunnels API", "GET", "/v1/tunnels", "", "test-admin-key", "test-api-key", []string{"vendor-beta", core.TunnelsAPIBeta}},
 	} {
 		for _, tc := range []struct {
 			name       string
@@ -41,14 +43,14 @@ func TestKeyInterfacesTakeBearer(t *testing.T) {
 			{"lower-case bearer scheme", []string{"Authorization", "bearer " + ifc.key}, 200, "", "", "authorization"},
 			{"both, both right", []string{"X-Api-Key", ifc.key, "Authorization", "Bearer " + ifc.key}, 200, "", "", "x-api-key"},
 			{"both, Bearer wrong", []string{"X-Api-Key", ifc.key, "Authorization", "Bearer nope"}, 200, "", "", "x-api-key"},
-			{"both, X-Api-Key wrong: X-Api-Key decides", []string{"X-Api-Key", "nope", "Authorization", "Bearer " + ifc.key}, 401, errAuthentication, "invalid x-api-key", ""},
-			{"both, X-Api-Key of another kind", []string{"X-Api-Key", ifc.other, "Authorization", "Bearer " + ifc.key}, 403, errPermission, `"X-Api-Key: <key>"`, ""},
-			{"Bearer of another kind", []string{"Authorization", "Bearer " + ifc.other}, 403, errPermission, `"X-Api-Key: <key>" or "Authorization: Bearer <token>"`, ""},
-			{"Bearer unknown", []string{"Authorization", "Bearer nope"}, 401, errAuthentication, "invalid authorization", ""},
+			{"both, X-Api-Key wrong: X-Api-Key decides", []string{"X-Api-Key", "nope", "Authorization", "Bearer " + ifc.key}, 401, core.ErrAuthentication, "invalid x-api-key", ""},
+			{"both, X-Api-Key of another kind", []string{"X-Api-Key", ifc.other, "Authorization", "Bearer " + ifc.key}, 403, core.ErrPermission, `"X-Api-Key: <key>"`, ""},
+			{"Bearer of another kind", []string{"Authorization", "Bearer " + ifc.other}, 403, core.ErrPermission, `"X-Api-Key: <key>" or "Authorization: Bearer <token>"`, ""},
+			{"Bearer unknown", []string{"Authorization", "Bearer nope"}, 401, core.ErrAuthentication, "invalid authorization", ""},
 		} {
 			t.Run(ifc.name+"/"+tc.name, func(t *testing.T) {
 				s := checked(t)
-				w := send(t, s, ifc.method, ifc.path, ifc.body, append(append(tc.header, ifc.extra...), "vendor-version", APIVersion, "Content-Type", "application/json")...)
+				w := send(t, s, ifc.method, ifc.path, ifc.body, append(append(tc.header, ifc.extra...), "vendor-version", core.APIVersion, "Content-Type", "application/json")...)
 				if tc.status == 200 {
 					if w.Code != 200 {
 						t.Fatalf("status = %d, want 200: %s", w.Code, w.Body)
@@ -81,9 +83,9 @@ func TestBearerOnlyInterfacesIgnoreXAPIKey(t *testing.T) {
 		t.Fatalf("compliance with an extra X-Api-Key: status %d: %s", w.Code, w.Body)
 	}
 	w = send(t, s, "GET", "/v1/compliance/apps/projects", "", "X-Api-Key", "test-compliance-key")
-	wantError(t, w, 403, errPermission, `goes in another header here; use the header "Authorization: Bearer <token>"`)
-	w = send(t, s, "GET", "/v1/organizations/tunnels", "", "X-Api-Key", "test-api-key", "vendor-version", APIVersion, "vendor-beta", "mcp-tunnels-2026-05-19")
-	wantError(t, w, 403, errPermission, "tunnels interface does not accept an API key")
+	wantError(t, w, 403, core.ErrPermission, `goes in another header here; use the header "Authorization: Bearer <token>"`)
+	w = send(t, s, "GET", "/v1/organizations/tunnels", "", "X-Api-Key", "test-api-key", "vendor-version", core.APIVersion, "vendor-beta", "mcp-tunnels-2026-05-19")
+	wantError(t, w, 403, core.ErrPermission, "tunnels interface does not accept an API key")
 }
 
 // TestWorkKeysInBothHeaders: on the work endpoints an environment key is read from
@@ -91,13 +93,13 @@ func TestBearerOnlyInterfacesIgnoreXAPIKey(t *testing.T) {
 func TestWorkKeysInBothHeaders(t *testing.T) {
 	s := checked(t)
 	stats := "/v1/environments/" + acmePrimary + "/work/stats"
-	if w := send(t, s, "GET", stats, "", "Authorization", "Bearer test-environment-key", "vendor-version", APIVersion); w.Code != 200 {
+	if w := send(t, s, "GET", stats, "", "Authorization", "Bearer test-environment-key", "vendor-version", core.APIVersion); w.Code != 200 {
 		t.Fatalf("environment key as Bearer: status %d: %s", w.Code, w.Body)
 	}
-	w := send(t, s, "GET", stats, "", "X-Api-Key", "test-environment-key", "vendor-version", APIVersion)
-	wantError(t, w, 403, errPermission, "an environment key goes in another header here")
-	w = send(t, s, "GET", stats, "", "X-Api-Key", "nope", "Authorization", "Bearer test-environment-key", "vendor-version", APIVersion)
-	wantError(t, w, 401, errAuthentication, "invalid x-api-key")
+	w := send(t, s, "GET", stats, "", "X-Api-Key", "test-environment-key", "vendor-version", core.APIVersion)
+	wantError(t, w, 403, core.ErrPermission, "an environment key goes in another header here")
+	w = send(t, s, "GET", stats, "", "X-Api-Key", "nope", "Authorization", "Bearer test-environment-key", "vendor-version", core.APIVersion)
+	wantError(t, w, 401, core.ErrAuthentication, "invalid x-api-key")
 }
 
 // TestTunnelsAPIXApiKeyDecides: /v1/tunnels takes the workload-identity token in Authorization
@@ -106,15 +108,15 @@ func TestWorkKeysInBothHeaders(t *testing.T) {
 // token was answered 200).
 func TestTunnelsAPIXApiKeyDecides(t *testing.T) {
 	s := checked(t)
-	hs := []string{"vendor-version", APIVersion, "vendor-beta", TunnelsAPIBeta}
-	w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", "nope", "Authorization", "Bearer " + DefaultBearerToken}, hs...)...)
-	wantError(t, w, 401, errAuthentication, "invalid x-api-key")
-	w = send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", DefaultAPIKey, "Authorization", "Bearer " + DefaultBearerToken}, hs...)...)
-	wantError(t, w, 403, errPermission, "does not accept an API key")
-	if w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", DefaultAdminKey, "Authorization", "Bearer nope"}, hs...)...); w.Code != 200 {
+	hs := []string{"vendor-version", core.APIVersion, "vendor-beta", core.TunnelsAPIBeta}
+	w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", "nope", "Authorization", "Bearer " + core.DefaultBearerToken}, hs...)...)
+	wantError(t, w, 401, core.ErrAuthentication, "invalid x-api-key")
+	w = send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", core.DefaultAPIKey, "Authorization", "Bearer " + core.DefaultBearerToken}, hs...)...)
+	wantError(t, w, 403, core.ErrPermission, "does not accept an API key")
+	if w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"X-Api-Key", core.DefaultAdminKey, "Authorization", "Bearer nope"}, hs...)...); w.Code != 200 {
 		t.Fatalf("right admin X-Api-Key, wrong bearer: status %d: %s", w.Code, w.Body)
 	}
-	if w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"Authorization", "Bearer " + DefaultBearerToken}, hs...)...); w.Code != 200 {
+	if w := send(t, s, "GET", "/v1/tunnels", "", append([]string{"Authorization", "Bearer " + core.DefaultBearerToken}, hs...)...); w.Code != 200 {
 		t.Fatalf("the bearer token alone: status %d: %s", w.Code, w.Body)
 	}
 }
@@ -122,8 +124,8 @@ func TestTunnelsAPIXApiKeyDecides(t *testing.T) {
 // TestHeaderNamesAreCanonical: the headers read with headerOf, which looks a name up without
 // canonicalising it, are written in canonical form; a name that is not would never be found.
 func TestHeaderNamesAreCanonical(t *testing.T) {
-	names := append([]string{headerAPIKey, headerAuthorization, headerVendorVersion, headerAnthropicVersion,
-		headerRetryCount, NamespaceHeader}, betaHeaders...)
+	names := append([]string{core.HeaderAPIKey, core.HeaderAuthorization, core.HeaderVendorVersion, core.HeaderAnthropicVersion,
+		core.HeaderRetryCount, core.NamespaceHeader}, core.BetaHeaders...)
 	for _, n := range names {
 		if c := textproto.CanonicalMIMEHeaderKey(n); c != n {
 			t.Errorf("%q is not canonical: %q", n, c)

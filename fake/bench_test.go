@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // BenchmarkNew measures a new server over the default fixtures: what every test pays.
 func BenchmarkNew(b *testing.B) {
-	if _, err := DefaultFixtures(); err != nil { // parsed once per process, not per server
+	if _, err := core.DefaultFixtures(); err != nil { // parsed once per process, not per server
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -34,7 +36,7 @@ func BenchmarkGetMemoryStore(b *testing.B) {
 func benchAPIGet(b *testing.B, path string) {
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.Header.Set("X-Api-Key", "test-api-key")
-	req.Header.Set("vendor-version", APIVersion)
+	req.Header.Set("vendor-version", core.APIVersion)
 	benchServe(b, New(), req)
 }
 
@@ -69,7 +71,7 @@ func BenchmarkCreateMemoryStore(b *testing.B) {
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodPost, "/v1/memory_stores", bytes.NewReader(body))
 		req.Header.Set("X-Api-Key", "test-api-key")
-		req.Header.Set("vendor-version", APIVersion)
+		req.Header.Set("vendor-version", core.APIVersion)
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, req)
@@ -101,6 +103,6 @@ func BenchmarkListComplianceChats(b *testing.B) {
 func benchRequest(b *testing.B, path, name, value string) {
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.Header.Set(name, value)
-	req.Header.Set("vendor-version", APIVersion)
+	req.Header.Set("vendor-version", core.APIVersion)
 	benchServe(b, New(), req)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -45,7 +47,7 @@ func FuzzHeldSize(f *testing.F) {
 			}
 		}
 		walk(v)
-		got := heldSize(v)
+		got := core.HeldSize(v)
 		if got < text {
 			t.Errorf("heldSize %d for a value whose strings alone hold %d bytes: %.200s", got, text, data)
 		}
@@ -63,32 +65,32 @@ func FuzzByteBudget(f *testing.F) {
 	f.Add([]byte{0, 10, 0, 0, 1, 200, 0, 0, 2, 5, 0, 0})
 	f.Add([]byte{1, 255, 255, 0, 2, 1, 0, 0})
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		b := newByteBudget(1 << 16)
+		b := core.NewByteBudget(1 << 16)
 		var want int64
 		for len(ops) >= 4 {
 			op, n := ops[0]%3, int(binary.LittleEndian.Uint16(ops[1:3]))+int(ops[3])<<16
 			ops = ops[4:]
 			switch op {
 			case 0:
-				if over := b.add(n); over != (want+int64(n) > b.limit) {
-					t.Fatalf("add(%d) at %d reported over %t, limit %d", n, want, over, b.limit)
+				if over := b.Add(n); over != (want+int64(n) > b.Limit) {
+					t.Fatalf("add(%d) at %d reported over %t, limit %d", n, want, over, b.Limit)
 				}
 				want += int64(n)
 			case 1:
 				n = min(n, int(want))
-				b.add(-n)
+				b.Add(-n)
 				want -= int64(n)
 			case 2:
-				fits := want+int64(n) <= b.limit
-				if got := b.reserve(n); got != fits {
-					t.Fatalf("reserve(%d) at %d of %d: %t, want %t", n, want, b.limit, got, fits)
+				fits := want+int64(n) <= b.Limit
+				if got := b.Reserve(n); got != fits {
+					t.Fatalf("reserve(%d) at %d of %d: %t, want %t", n, want, b.Limit, got, fits)
 				}
 				if fits {
 					want += int64(n)
 				}
 			}
-			if b.bytes.Load() != want {
-				t.Fatalf("the budget counts %d, want %d", b.bytes.Load(), want)
+			if b.Bytes.Load() != want {
+				t.Fatalf("the budget counts %d, want %d", b.Bytes.Load(), want)
 			}
 		}
 	})
@@ -108,7 +110,7 @@ func FuzzThreadContinue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, who uint8, body string) {
 		s := fuzzServer(t)
 		header := func(key string) []string {
-			return []string{"X-Api-Key", key, "vendor-version", APIVersion, "anthropic-beta", betaMessageThreads, "Content-Type", "application/json"}
+			return []string{"X-Api-Key", key, "vendor-version", core.APIVersion, "anthropic-beta", betaMessageThreads, "Content-Type", "application/json"}
 		}
 		w := send(t, s, http.MethodPost, "/v1/messages", `{"model":"`+testModel+`","max_tokens":5,"thread":{"type":"create"},"system":"owner only","messages":[{"role":"user","content":"Hi"}]}`, header(keys[0])...)
 		prev := gjson.Get(w.Body.String(), "id").String()

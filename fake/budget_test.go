@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // decodeAny decodes data as the fake decodes a body: into any, numbers as json.Number.
@@ -63,7 +65,7 @@ func TestHeldSizeMatchesTheHeap(t *testing.T) {
 	for _, tc := range cases {
 		data := []byte(tc.json)
 		v, real := heapHeld(func() any { return decodeAny(t, data) })
-		est := heldSize(v)
+		est := core.HeldSize(v)
 		ratio := float64(est) / float64(real)
 		t.Logf("%s: %d bytes of JSON, heap %d, estimate %d (%.2f)", tc.name, len(data), real, est, ratio)
 		if ratio < 0.8 || ratio > 1.5 {
@@ -80,10 +82,10 @@ func TestHeldSizeMatchesTheHeap(t *testing.T) {
 // stubs' never passed its limit (a reservation is all or nothing). Run with -race.
 func TestSharedBudgetsUnderConcurrency(t *testing.T) {
 	s := New()
-	s.cfg.budget(stubsBudget).limit, s.cfg.budget(threadBudget).limit = 64<<10, 64<<10
+	s.srv.Cfg.Budget(stubsBudget).Limit, s.srv.Cfg.Budget(threadBudget).Limit = 64<<10, 64<<10
 	stub := `{"replies":[{"content":[{"type":"text","text":"` + strings.Repeat("s", 4000) + `"}]}]}`
 	thread := `{"model":"` + testModel + `","max_tokens":5,"thread":{"type":"create"},"system":"` + strings.Repeat("y", 6000) + `","messages":[{"role":"user","content":"Hi"}]}`
-	header := []string{"X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion, "anthropic-beta", betaMessageThreads, "Content-Type", "application/json"}
+	header := []string{"X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion, "anthropic-beta", betaMessageThreads, "Content-Type", "application/json"}
 	var peak atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -105,36 +107,36 @@ func TestSharedBudgetsUnderConcurrency(t *testing.T) {
 						t.Errorf("thread: %d %.200s", w.Code, w.Body)
 					}
 				}
-				if n := s.cfg.budget(stubsBudget).bytes.Load(); n > peak.Load() {
+				if n := s.srv.Cfg.Budget(stubsBudget).Bytes.Load(); n > peak.Load() {
 					peak.Store(n)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if p := peak.Load(); p > s.cfg.budget(stubsBudget).limit {
-		t.Errorf("the stubs' budget reached %d, over its limit %d", p, s.cfg.budget(stubsBudget).limit)
+	if p := peak.Load(); p > s.srv.Cfg.Budget(stubsBudget).Limit {
+		t.Errorf("the stubs' budget reached %d, over its limit %d", p, s.srv.Cfg.Budget(stubsBudget).Limit)
 	}
-	stubs, threads := stubsOf(s).bytes, 0
-	if st := threadStores.in(s.state().stores).built(); st != nil {
-		threads += st.bytes
+	stubs, threads := stubsOf(s.srv).bytes, 0
+	if st := threadStores.In(s.srv.State().Stores).Built(); st != nil {
+		threads += st.Bytes
 	}
 	for _, info := range s.Namespaces() {
 		ns, _ := s.Namespace(info.Name)
-		stubs += stubsOf(ns).bytes
-		if st := threadStores.in(ns.state().stores).built(); st != nil {
-			threads += st.bytes
+		stubs += stubsOf(ns.srv).bytes
+		if st := threadStores.In(ns.srv.State().Stores).Built(); st != nil {
+			threads += st.Bytes
 		}
 	}
-	if got := s.cfg.budget(stubsBudget).bytes.Load(); got != int64(stubs) {
+	if got := s.srv.Cfg.Budget(stubsBudget).Bytes.Load(); got != int64(stubs) {
 		t.Errorf("the stubs' budget counts %d, the stores hold %d", got, stubs)
 	}
-	if got := s.cfg.budget(threadBudget).bytes.Load(); got != int64(threads) || got > s.cfg.budget(threadBudget).limit {
-		t.Errorf("the threads' budget counts %d, the stores hold %d (limit %d)", got, threads, s.cfg.budget(threadBudget).limit)
+	if got := s.srv.Cfg.Budget(threadBudget).Bytes.Load(); got != int64(threads) || got > s.srv.Cfg.Budget(threadBudget).Limit {
+		t.Errorf("the threads' budget counts %d, the stores hold %d (limit %d)", got, threads, s.srv.Cfg.Budget(threadBudget).Limit)
 	}
 	s.ClearNamespaces()
 	s.Reset()
-	if a, b := s.cfg.budget(stubsBudget).bytes.Load(), s.cfg.budget(threadBudget).bytes.Load(); a != 0 || b != 0 {
+	if a, b := s.srv.Cfg.Budget(stubsBudget).Bytes.Load(), s.srv.Cfg.Budget(threadBudget).Bytes.Load(); a != 0 || b != 0 {
 		t.Errorf("with every namespace dropped and the server reset, the budgets count %d and %d, want 0", a, b)
 	}
 }

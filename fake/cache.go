@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Prompt caching (conformance/EXTENSIONS.md, "Prompt caching"). The cache is always
@@ -112,13 +114,13 @@ func (e *cacheEntry) live(t time.Time) bool { return t.Before(e.expiresAt) }
 // refresh, an expiry and an eviction cost O(1) however many entries there are (a few steps more
 // when concurrent requests commit out of their start order).
 type cacheStore struct {
-	mu      sync.Mutex
-	entries map[cacheKey]*cacheEntry
-	byExp   [2]expiryList                // for the 5m and the 1h TTL
-	n       int                          // entries in the lists (as in entries)
-	fps     map[string]*cacheFingerprint // by response id
-	fpOrder []string                     // response ids, oldest first
-	charged                              // the estimated size of the entries and fingerprints
+	mu           sync.Mutex
+	entries      map[cacheKey]*cacheEntry
+	byExp        [2]expiryList                // for the 5m and the 1h TTL
+	n            int                          // entries in the lists (as in entries)
+	fps          map[string]*cacheFingerprint // by response id
+	fpOrder      []string                     // response ids, oldest first
+	core.Charged                              // the estimated size of the entries and fingerprints
 	// spare is the entry dropped last, kept for the next add: at the cap every write drops one
 	// entry (expired or evicted) and adds one, and reusing the dropped one's memory, which the
 	// drop just touched, spares the write an allocation and a cold cache line.
@@ -126,21 +128,21 @@ type cacheStore struct {
 }
 
 // cacheOf is the prompt cache of st, built on first use and charged to budget.
-func cacheOf(st *state, budget *byteBudget) *cacheStore {
-	return cacheStores.in(st.stores).get(func() *cacheStore {
-		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, charged: charged{budget: budget}}
+func cacheOf(st *core.State, budget *core.ByteBudget) *cacheStore {
+	return cacheStores.In(st.Stores).Get(func() *cacheStore {
+		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, Charged: core.Charged{Budget: budget}}
 	})
 }
 
 // cacheStore is the server's cache store, built on first use.
-func serverCache(s *Server) *cacheStore { return cacheOf(s.state(), s.cfg.budget(cacheBudget)) }
+func serverCache(s *core.Server) *cacheStore { return cacheOf(s.State(), s.Cfg.Budget(cacheBudget)) }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
 // dropped. The caller does not hold st.mu.
 func (st *cacheStore) release() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.leave()
+	st.Leave()
 	clear(st.entries)
 	st.byExp, st.n, st.spare = [2]expiryList{}, 0, nil
 	clear(st.fps)
@@ -213,7 +215,7 @@ func (st *cacheStore) add(w cacheEntry) {
 	st.entries[e.key] = e
 	st.listOf(e.ttl).insert(e)
 	st.n++
-	st.grow(e.size())
+	st.Grow(e.size())
 }
 
 // extend moves e's expiry to exp, which the TTL d set (a later expiry only). The caller holds
@@ -232,7 +234,7 @@ func (st *cacheStore) drop(e *cacheEntry) {
 	e.unlink()
 	delete(st.entries, e.key)
 	st.n--
-	st.grow(-e.size())
+	st.Grow(-e.size())
 	*e = cacheEntry{} // nothing outside the store points at an entry
 	st.spare = e
 }
@@ -393,7 +395,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 			if marked(b) {
 				path := fmt.Sprintf("system.%d", i)
 				if bm["type"] == "text" && text == "" {
-					return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
+					return nil, core.InvalidField(path+".text", "cache_control cannot be set for empty text blocks")
 				}
 				l.mark(b, path)
 			}
@@ -455,7 +457,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 				if marked(b) {
 					path := fmt.Sprintf("messages.%d.content.%d", i, j)
 					if typ == "text" && hasText && text == "" {
-						return nil, invalidField(path+".text", "cache_control cannot be set for empty text blocks")
+						return nil, core.InvalidField(path+".text", "cache_control cannot be set for empty text blocks")
 					}
 					l.mark(b, path)
 				}
@@ -491,14 +493,14 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	}
 	if len(l.marks) > cacheMaxBreakpoints {
 		m := l.marks[cacheMaxBreakpoints]
-		return nil, invalidField(m.path, "A maximum of %d blocks with cache_control may be provided. Found %d.", cacheMaxBreakpoints, len(l.marks))
+		return nil, core.InvalidField(m.path, "A maximum of %d blocks with cache_control may be provided. Found %d.", cacheMaxBreakpoints, len(l.marks))
 	}
 	seen5m := false
 	for _, m := range l.marks {
 		if m.ttl == cacheTTL5m {
 			seen5m = true
 		} else if seen5m {
-			return nil, invalidField(m.path+".ttl", "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
+			return nil, core.InvalidField(m.path+".ttl", "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
 		}
 	}
 	return l, nil
@@ -555,7 +557,7 @@ func (l *cacheLayout) automatic(v any) error {
 		}
 		if b.explicit != nil {
 			if b.explicit.ttl != ttl {
-				return invalidField("cache_control.ttl", "Top-level cache_control has ttl='%s' but the target block already has cache_control with ttl='%s'", ttlName(ttl), ttlName(b.explicit.ttl))
+				return core.InvalidField("cache_control.ttl", "Top-level cache_control has ttl='%s' but the target block already has cache_control with ttl='%s'", ttlName(ttl), ttlName(b.explicit.ttl))
 			}
 			return nil
 		}
@@ -584,7 +586,7 @@ type cachePlan struct {
 	// diagnosis is the diagnostics field of the answer: nil when the request asked for none.
 	diagnosis *Diagnostics
 	store     *cacheStore
-	srv       *Server // the server (or namespace) whose store it is
+	srv       *core.Server // the server (or namespace) whose store it is
 }
 
 // creation is cache_creation_input_tokens.
@@ -602,7 +604,7 @@ func (p *cachePlan) inputUsage() inputUsage {
 // counted: it can neither read nor write, and its fingerprint is not kept (a later request naming
 // it is answered previous_message_not_found, as the platform answers when the earlier turn did
 // not ask for diagnostics). Only the others pay for hashing.
-func layoutRequest(s *Server, c *call, req *messageRequest, create bool) (*cacheLayout, error) {
+func layoutRequest(s *core.Server, c *core.Call, req *messageRequest, create bool) (*cacheLayout, error) {
 	_, diagnose := req.raw["diagnostics"].(map[string]any)
 	if !create || (!diagnose && !mayMark(req.body)) {
 		return layoutCache(req, nil, false)
@@ -615,13 +617,13 @@ func layoutRequest(s *Server, c *call, req *messageRequest, create bool) (*cache
 // planCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
 // the writes once the request has been admitted and answered), and splits the input tokens the
 // parse stage counted into what the cache reads, what it writes and the rest.
-func planCache(s *Server, c *call, req *messageRequest) *cachePlan {
+func planCache(s *core.Server, c *core.Call, req *messageRequest) *cachePlan {
 	start := s.Now()
 	l := req.layout
 	if !l.hashed {
 		return &cachePlan{start: start, total: l.total, input: l.total}
 	}
-	store := cacheOf(c.st, s.cfg.budget(cacheBudget))
+	store := cacheOf(c.St, s.Cfg.Budget(cacheBudget))
 	p := &cachePlan{start: start, total: l.total, store: store, srv: s}
 	d, diagnose := req.raw["diagnostics"].(map[string]any)
 	if diagnose {
@@ -675,13 +677,13 @@ func mayMark(data []byte) bool {
 }
 
 // cacheContext is the part of the keys that comes from the credential and the parameters.
-func newCacheContext(s *Server, c *call, req *messageRequest) *cacheContext {
+func newCacheContext(s *core.Server, c *core.Call, req *messageRequest) *cacheContext {
 	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: workspaceID(c)}
-	if m := findModel(c.st.fx, req.Model); m != nil {
+	if m := findModel(c.St.Fx, req.Model); m != nil {
 		ctx.model = m.ID
 	}
-	if c.org != nil {
-		ctx.org = c.org.ID
+	if c.Org != nil {
+		ctx.org = c.Org.ID
 	}
 	images := false
 	_ = req.visitBlocks(func(_ blockAt, b block) error {
@@ -701,11 +703,11 @@ func newCacheContext(s *Server, c *call, req *messageRequest) *cacheContext {
 }
 
 // workspaceID is the workspace of the request's credential: "" for the default workspace.
-func workspaceID(c *call) string {
-	if c.cred == nil {
+func workspaceID(c *core.Call) string {
+	if c.Cred == nil {
 		return ""
 	}
-	return c.cred.WorkspaceID
+	return c.Cred.WorkspaceID
 }
 
 // commit writes the plan's entries and refreshes the ones it hit, each to expire its TTL after
@@ -719,7 +721,7 @@ func (p *cachePlan) commit(id string) {
 		return
 	}
 	// Past the shared budget, the least recently used namespaces make room, then this one.
-	p.srv.root().trimIdle(p.srv, p.srv.cfg.budget(cacheBudget), trimCache)
+	p.srv.Root().TrimIdle(p.srv, p.srv.Cfg.Budget(cacheBudget), trimCache)
 }
 
 // commit does the plan's writes under the store's lock and reports whether the shared budget
@@ -727,7 +729,7 @@ func (p *cachePlan) commit(id string) {
 func (st *cacheStore) commit(p *cachePlan, id string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.released {
+	if st.Released {
 		return false
 	}
 	for _, k := range p.hits {
@@ -752,8 +754,8 @@ func (st *cacheStore) commit(p *cachePlan, id string) bool {
 	if id != "" && p.fp != nil {
 		st.remember(id, p.fp)
 	}
-	st.shrink(func() bool { return st.n > cacheMaxEntries || st.bytes > cacheMaxBytes })
-	return st.overBudget()
+	st.shrink(func() bool { return st.n > cacheMaxEntries || st.Bytes > cacheMaxBytes })
+	return st.OverBudget()
 }
 
 func later(a, b time.Time) time.Time {
@@ -765,10 +767,10 @@ func later(a, b time.Time) time.Time {
 
 // trimCache drops srv's cache entries (soonest expiry first, then the oldest fingerprints) while
 // the caches of all namespaces are over their shared budget (cachesBytes).
-func trimCache(srv *Server) {
-	if st := cacheStores.in(srv.state().stores).v.Load(); st != nil && st.overBudget() {
+func trimCache(srv *core.Server) {
+	if st := cacheStores.In(srv.State().Stores).V.Load(); st != nil && st.OverBudget() {
 		st.mu.Lock()
-		st.shrink(st.budget.over)
+		st.shrink(st.Budget.Over)
 		st.mu.Unlock()
 	}
 }
@@ -850,8 +852,8 @@ func hasCacheControl(v any) bool {
 }
 
 // listCache answers GET /_fake/cache: the live entries, soonest expiry first.
-func listCache(s *Server, c *call) (any, error) {
-	return map[string]any{"data": s.CacheEntries()}, nil
+func listCache(s *core.Server, c *core.Call) (any, error) {
+	return map[string]any{"data": cacheEntries(s)}, nil
 }
 
 // CacheEntry is one live prompt-cache entry, as GET /_fake/cache lists it.
@@ -867,8 +869,8 @@ type CacheEntry struct {
 	Hits           int       `json:"hits"`
 }
 
-// CacheEntries lists the server's live prompt-cache entries, soonest expiry first (then by key).
-func (s *Server) CacheEntries() []CacheEntry {
+// cacheEntries is Server.CacheEntries of the face (package fake).
+func cacheEntries(s *core.Server) []CacheEntry {
 	st := serverCache(s)
 	now := s.Now()
 	st.mu.Lock()
@@ -893,9 +895,8 @@ func (s *Server) CacheEntries() []CacheEntry {
 	return out
 }
 
-// ClearCache drops every prompt-cache entry and diagnostics fingerprint of the server, and
-// returns how many live entries there were.
-func (s *Server) ClearCache() int {
+// dropCache is Server.ClearCache of the face (package fake).
+func dropCache(s *core.Server) int {
 	st := serverCache(s)
 	now := s.Now()
 	st.mu.Lock()
@@ -906,35 +907,35 @@ func (s *Server) ClearCache() int {
 	st.byExp, st.n, st.spare = [2]expiryList{}, 0, nil
 	clear(st.fps)
 	st.fpOrder = nil
-	st.grow(-st.bytes)
+	st.Grow(-st.Bytes)
 	return n
 }
 
-func clearCache(s *Server, c *call) (any, error) {
-	return clearedBody{s.ClearCache()}, nil
+func clearCache(s *core.Server, c *core.Call) (any, error) {
+	return core.ClearedBody{Cleared: dropCache(s)}, nil
 }
 
 // cacheArea is the prompt cache: its control routes, and its store, which snapshots leave out (a
 // loaded snapshot, like a reset, starts with an empty cache). Expired entries are released as the
 // clock passes their expiry.
-var cacheArea = &area{
-	routes: func() []*route {
-		return []*route{
-			{get, "/_fake/cache", nil, in{}, "control/cache_list", listCache},
-			{del, "/_fake/cache", nil, in{}, "control/cleared", clearCache},
+var cacheArea = &core.Area{
+	Routes: func() []*core.Route {
+		return []*core.Route{
+			core.Line(core.Get, "/_fake/cache", nil, core.In{}, "control/cache_list", listCache),
+			core.Line(core.Del, "/_fake/cache", nil, core.In{}, "control/cleared", clearCache),
 		}
 	},
-	advance: func(st *state, now time.Time) {
-		if c := cacheStores.in(st.stores).built(); c != nil {
+	Advance: func(st *core.State, now time.Time) {
+		if c := cacheStores.In(st.Stores).Built(); c != nil {
 			c.mu.Lock()
 			c.expire(now)
 			c.mu.Unlock()
 		}
 	},
-	release: func(st *state) { cacheOf(st, nil).release() },
+	Release: func(st *core.State) { cacheOf(st, nil).release() },
 }
 
 var (
-	cacheStores = newStore[cacheStore]()
-	cacheBudget = newBudget(cachesBytes)
+	cacheStores = core.NewStore[cacheStore]()
+	cacheBudget = core.NewBudget(cachesBytes)
 )

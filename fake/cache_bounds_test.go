@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // storeWith is the cache store of a fresh server holding n entries, one expiring every step
 // from the server's now + step, and the server.
 func storeWith(t testing.TB, n int, step time.Duration) (*Server, *cacheStore) {
 	s := New()
-	st := serverCache(s)
+	st := serverCache(s.srv)
 	now := s.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -28,15 +30,15 @@ func storeWith(t testing.TB, n int, step time.Duration) (*Server, *cacheStore) {
 // passes its expiry, without any request writing to the cache.
 func TestCacheExpiredEntriesReleasedOnTheClock(t *testing.T) {
 	s, st := storeWith(t, 3, time.Minute) // expiring at +1m, +2m and +3m
-	if got, want := st.bytes, 3*(cacheEntryBase+len("org")+len("m")); got != want {
+	if got, want := st.Bytes, 3*(cacheEntryBase+len("org")+len("m")); got != want {
 		t.Fatalf("store bytes %d, want %d", got, want)
 	}
 	s.AdvanceClock(2 * time.Minute) // +2m: the first two are gone (an entry lives until its expiry)
-	if len(st.entries) != 1 || st.n != 1 || st.bytes != 260 || s.cfg.budget(cacheBudget).bytes.Load() != 260 {
-		t.Errorf("after 2m: %d entries, %d in the lists, %d bytes (budget %d), want 1, 1, 260, 260", len(st.entries), st.n, st.bytes, s.cfg.budget(cacheBudget).bytes.Load())
+	if len(st.entries) != 1 || st.n != 1 || st.Bytes != 260 || s.srv.Cfg.Budget(cacheBudget).Bytes.Load() != 260 {
+		t.Errorf("after 2m: %d entries, %d in the lists, %d bytes (budget %d), want 1, 1, 260, 260", len(st.entries), st.n, st.Bytes, s.srv.Cfg.Budget(cacheBudget).Bytes.Load())
 	}
 	s.Reset()
-	if got := s.cfg.budget(cacheBudget).bytes.Load(); got != 0 {
+	if got := s.srv.Cfg.Budget(cacheBudget).Bytes.Load(); got != 0 {
 		t.Errorf("after a reset the shared budget holds %d bytes, want 0", got)
 	}
 }
@@ -47,7 +49,7 @@ func TestCacheEvictsTheSoonestPastItsCount(t *testing.T) {
 	s, st := storeWith(t, cacheMaxEntries, time.Millisecond)
 	var k cacheKey
 	copy(k[:], "new")
-	p := &cachePlan{start: s.Now(), store: st, srv: s, writes: []cacheEntry{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}
+	p := &cachePlan{start: s.Now(), store: st, srv: s.srv, writes: []cacheEntry{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}
 	p.commit("")
 	var first cacheKey
 	copy(first[:], fmt.Sprintf("%032d", 0))
@@ -60,14 +62,14 @@ func TestCacheEvictsTheSoonestPastItsCount(t *testing.T) {
 // first, once they hold more than cacheMaxBytes, whatever their count.
 func TestCacheFingerprintsBoundedInBytes(t *testing.T) {
 	s := New()
-	st := serverCache(s)
+	st := serverCache(s.srv)
 	fp := &cacheFingerprint{messages: make([]cacheKey, 26_000), messageCum: make([]int, 26_000)}
 	// 320 + 26,000 × 40 = 1,040,320 bytes each: 32 fit in 32 MiB (33,554,432), 33 do not.
 	for i := range 40 {
-		(&cachePlan{start: s.Now(), store: st, srv: s, fp: fp}).commit(fmt.Sprintf("msg_%d", i))
+		(&cachePlan{start: s.Now(), store: st, srv: s.srv, fp: fp}).commit(fmt.Sprintf("msg_%d", i))
 	}
-	if len(st.fps) != 32 || st.fps["msg_7"] != nil || st.fps["msg_8"] == nil || st.bytes != 32*1_040_320 {
-		t.Errorf("%d fingerprints (msg_7 kept %t, msg_8 kept %t), %d bytes; want 32, false, true, %d", len(st.fps), st.fps["msg_7"] != nil, st.fps["msg_8"] != nil, st.bytes, 32*1_040_320)
+	if len(st.fps) != 32 || st.fps["msg_7"] != nil || st.fps["msg_8"] == nil || st.Bytes != 32*1_040_320 {
+		t.Errorf("%d fingerprints (msg_7 kept %t, msg_8 kept %t), %d bytes; want 32, false, true, %d", len(st.fps), st.fps["msg_7"] != nil, st.fps["msg_8"] != nil, st.Bytes, 32*1_040_320)
 	}
 }
 
@@ -75,23 +77,23 @@ func TestCacheFingerprintsBoundedInBytes(t *testing.T) {
 // least recently used namespace's cache gives way, not the one the request is in.
 func TestCachesOfNamespacesShareABudget(t *testing.T) {
 	s := New()
-	s.cfg.budget(cacheBudget).limit = 10 * 260 // ten entries of 260 bytes
+	s.srv.Cfg.Budget(cacheBudget).Limit = 10 * 260 // ten entries of 260 bytes
 	a, _ := s.Namespace("a")
 	b, _ := s.Namespace("b")
 	write := func(srv *Server, n int) {
 		for i := range n {
 			var k cacheKey
-			copy(k[:], fmt.Sprintf("%s%d", srv.nsName, i))
-			(&cachePlan{start: srv.Now(), store: serverCache(srv), srv: srv, writes: []cacheEntry{{key: k, org: "org", model: "m", ttl: cacheTTL5m}}}).commit("")
+			copy(k[:], fmt.Sprintf("%s%d", srv.srv.NsName, i))
+			(&cachePlan{start: srv.Now(), store: serverCache(srv.srv), srv: srv.srv, writes: []cacheEntry{{key: k, org: "org", model: "m", ttl: cacheTTL5m}}}).commit("")
 		}
 	}
 	write(a, 8)
 	write(b, 6) // 14 entries: a, the least recently used, gives 4 up
-	if na, nb := len(serverCache(a).entries), len(serverCache(b).entries); na != 4 || nb != 6 || s.cfg.budget(cacheBudget).bytes.Load() != 2600 {
-		t.Errorf("a %d, b %d entries, budget %d; want 4, 6, 2600", na, nb, s.cfg.budget(cacheBudget).bytes.Load())
+	if na, nb := len(serverCache(a.srv).entries), len(serverCache(b.srv).entries); na != 4 || nb != 6 || s.srv.Cfg.Budget(cacheBudget).Bytes.Load() != 2600 {
+		t.Errorf("a %d, b %d entries, budget %d; want 4, 6, 2600", na, nb, s.srv.Cfg.Budget(cacheBudget).Bytes.Load())
 	}
 	s.DeleteNamespace("a")
-	if got := s.cfg.budget(cacheBudget).bytes.Load(); got != 6*260 {
+	if got := s.srv.Cfg.Budget(cacheBudget).Bytes.Load(); got != 6*260 {
 		t.Errorf("after dropping a the budget holds %d, want %d", got, 6*260)
 	}
 }
@@ -123,7 +125,7 @@ func benchCacheWrite(b *testing.B, n int) {
 		i++
 		var k cacheKey
 		copy(k[:], fmt.Sprintf("w%031d", i))
-		(&cachePlan{start: start.Add(time.Duration(i) * step), store: st, srv: s,
+		(&cachePlan{start: start.Add(time.Duration(i) * step), store: st, srv: s.srv,
 			writes: []cacheEntry{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}).commit("")
 	}
 	if len(st.entries) > n+1 {
@@ -143,7 +145,7 @@ func TestCacheReusedEntryStartsAfresh(t *testing.T) {
 	write := func(key string, at time.Duration, ttl time.Duration) {
 		var k cacheKey
 		copy(k[:], key)
-		(&cachePlan{start: Epoch().Add(at), store: st, srv: s, writes: []cacheEntry{{key: k, org: "o-" + key, model: "m", tokens: 7, ttl: ttl}}}).commit("")
+		(&cachePlan{start: core.Epoch().Add(at), store: st, srv: s.srv, writes: []cacheEntry{{key: k, org: "o-" + key, model: "m", tokens: 7, ttl: ttl}}}).commit("")
 	}
 	write("first", 2*time.Minute, cacheTTL5m) // drops the old entry, expired at +1m
 	if st.spare != dropped || len(st.entries) != 1 {
@@ -156,8 +158,8 @@ func TestCacheReusedEntryStartsAfresh(t *testing.T) {
 	if e != dropped || st.spare != nil {
 		t.Fatal("the second write did not take the dropped entry's memory")
 	}
-	if e.hits != 0 || e.org != "o-second" || e.tokens != 7 || e.ttl != cacheTTL1h || !e.createdAt.Equal(Epoch().Add(3*time.Minute)) ||
-		!e.expiresAt.Equal(Epoch().Add(63*time.Minute)) || e.in != &st.byExp[1] || e.prev != nil || e.next != nil {
+	if e.hits != 0 || e.org != "o-second" || e.tokens != 7 || e.ttl != cacheTTL1h || !e.createdAt.Equal(core.Epoch().Add(3*time.Minute)) ||
+		!e.expiresAt.Equal(core.Epoch().Add(63*time.Minute)) || e.in != &st.byExp[1] || e.prev != nil || e.next != nil {
 		t.Errorf("the new entry is %+v", *e)
 	}
 	if got := s.CacheEntries(); len(got) != 2 || st.n != 2 || got[0].Hits != 0 || got[1].Hits != 0 {

@@ -43,12 +43,12 @@ func (fp *cacheFingerprint) size() int {
 // caller holds st.mu.
 func (st *cacheStore) remember(id string, fp *cacheFingerprint) {
 	if old, ok := st.fps[id]; ok {
-		st.grow(-old.size())
+		st.Grow(-old.size())
 	} else {
 		st.fpOrder = append(st.fpOrder, id)
 	}
 	st.fps[id] = fp
-	st.grow(fp.size())
+	st.Grow(fp.size())
 	for len(st.fpOrder) > cacheMaxFingerprints {
 		st.forgetOldest()
 	}
@@ -60,7 +60,7 @@ func (st *cacheStore) forgetOldest() {
 	st.fpOrder[0] = ""
 	st.fpOrder = st.fpOrder[1:]
 	if fp := st.fps[id]; fp != nil {
-		st.grow(-fp.size())
+		st.Grow(-fp.size())
 		delete(st.fps, id)
 	}
 }

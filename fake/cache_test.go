@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -362,7 +364,7 @@ func TestCacheIsolation(t *testing.T) {
 	if got := read("X-Api-Key", "test-api-key-2"); got != 0 {
 		t.Errorf("another organization read %d", got)
 	}
-	if got := read(NamespaceHeader, "other"); got != 0 {
+	if got := read(core.NamespaceHeader, "other"); got != 0 {
 		t.Errorf("another namespace read %d", got)
 	}
 	other := cacheBody("model", "assistant-sonnet-4-5", "messages", body["messages"])
@@ -379,19 +381,19 @@ func TestCacheIsolation(t *testing.T) {
 }
 
 func TestCacheWorkspaceIsolation(t *testing.T) {
-	fx, err := DefaultFixtures()
+	fx, err := core.DefaultFixtures()
 	if err != nil {
 		t.Fatal(err)
 	}
 	fx2 := *fx
-	fx2.creds = map[string]*credential{}
-	for k, c := range fx.creds {
-		fx2.creds[k] = c
+	fx2.Creds = map[string]*core.Credential{}
+	for k, c := range fx.Creds {
+		fx2.Creds[k] = c
 	}
-	ws := *fx.creds["test-api-key"]
+	ws := *fx.Creds["test-api-key"]
 	ws.Secret, ws.WorkspaceID = "test-api-key-ws", "wrkspc_01AcmeResearch0000000001"
-	fx2.creds[ws.Secret] = &ws
-	ts := NewTestServer(t, WithFixtures(&fx2))
+	fx2.Creds[ws.Secret] = &ws
+	ts := NewTestServer(t, WithFixtures(&Fixtures{fx: &fx2}))
 	body := cacheBody("messages", userTurn([]any{textBlock(1100, cc5m)}))
 	create(t, ts, body)
 	if got := create(t, ts, body, "X-Api-Key", "test-api-key-ws").Get("usage.cache_read_input_tokens").Int(); got != 0 {

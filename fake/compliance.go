@@ -5,14 +5,16 @@ import (
 	"encoding/base64"
 	"slices"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Compliance review (spec 2.2-2.7, 4.1-4.3, gaps §10): an organization's chats, messages, files,
 // generated files, artifacts and projects, read and permanently deleted with the compliance key.
 
 // compliance returns the server's compliance store, built from the fixtures on first use.
-func compliance(s *Server, c *call) *complianceStore {
-	return complianceStores.in(c.st.stores).get(func() *complianceStore { return newComplianceStore(complianceSection.in(c.st.fx.sections)) })
+func compliance(s *core.Server, c *core.Call) *complianceStore {
+	return complianceStores.In(c.St.Stores).Get(func() *complianceStore { return newComplianceStore(complianceSection.In(c.St.Fx.Sections)) })
 }
 
 // ccChatJSON is a chat list item (spec 2.2).
@@ -157,61 +159,63 @@ type ccDeletion struct {
 
 // ccTokenList is a page of the page-token family with has_more, as the compliance lists write it.
 type ccTokenList[T any] struct {
-	tokenPage[T]
+	core.TokenPage[T]
 	HasMore bool `json:"has_more"`
 }
 
 // ccWithHasMore adds has_more, true exactly when next_page is set.
-func ccWithHasMore[T any](p tokenPage[T]) ccTokenList[T] { return ccTokenList[T]{p, p.NextPage != nil} }
+func ccWithHasMore[T any](p core.TokenPage[T]) ccTokenList[T] {
+	return ccTokenList[T]{p, p.NextPage != nil}
+}
 
 // ccDownload answers bytes with the Content-MD5 of spec 4.2 (base64 of the MD5, RFC 1864),
 // computed over exactly the bytes served.
-func ccDownload(contentType string, data []byte) rawBody {
+func ccDownload(contentType string, data []byte) core.RawBody {
 	sum := md5.Sum(data)
-	return rawBody{contentType: contentType, data: data, header: map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[:])}}
+	return core.RawBody{ContentType: contentType, Data: data, Header: map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[:])}}
 }
 
 // ccUserIDs reads user_ids: required, 1 to 10 distinct IDs (spec 4.1, 8), in any array form (gaps §2).
-func ccUserIDs(c *call) ([]string, error) {
-	ids, most := c.queryStrings("user_ids"), c.declaredParam("user_ids", pStrings).maxItems
+func ccUserIDs(c *core.Call) ([]string, error) {
+	ids, most := c.QueryStrings("user_ids"), c.DeclaredParam("user_ids", core.PStrings).MaxItems
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	switch {
 	case len(ids) == 0:
-		return nil, invalidField("user_ids", "required: give 1 to %d user IDs, as user_ids[]=user_... or user_ids=user_...,user_...", most)
+		return nil, core.InvalidField("user_ids", "required: give 1 to %d user IDs, as user_ids[]=user_... or user_ids=user_...,user_...", most)
 	case len(ids) > most:
-		return nil, invalidField("user_ids", "at most %d user IDs per request, got %d", most, len(ids))
+		return nil, core.InvalidField("user_ids", "at most %d user IDs per request, got %d", most, len(ids))
 	}
 	return ids, nil
 }
 
 // ccInOrganizations applies organization_ids, which accepts org_ IDs and UUIDs: false when the
 // parameter is given and names neither of the caller's organization's identifiers.
-func ccInOrganizations(c *call) bool {
-	ids := c.queryStrings("organization_ids")
-	return len(ids) == 0 || slices.Contains(ids, c.org.ID) || slices.Contains(ids, c.org.UUID)
+func ccInOrganizations(c *core.Call) bool {
+	ids := c.QueryStrings("organization_ids")
+	return len(ids) == 0 || slices.Contains(ids, c.Org.ID) || slices.Contains(ids, c.Org.UUID)
 }
 
 // listComplianceChats answers GET /v1/compliance/apps/chats (spec 4.1): the chats of 1 to 10
 // users in created_at order, id breaking ties, by after_id/before_id cursors. A malformed
 // parameter, or a cursor that is not a chat of the organization, is a 400 naming it.
-func listComplianceChats(s *Server, c *call) (any, error) {
-	f := ccChatFilter{org: c.org}
+func listComplianceChats(s *core.Server, c *core.Call) (any, error) {
+	f := ccChatFilter{org: c.Org}
 	var err error
 	if f.users, err = ccUserIDs(c); err != nil {
 		return nil, err
 	}
-	q, err := c.cursorQuery()
+	q, err := c.CursorQuery()
 	if err != nil {
 		return nil, err
 	}
-	if f.created, err = c.queryTimeRange("created_at"); err != nil {
+	if f.created, err = c.QueryTimeRange("created_at"); err != nil {
 		return nil, err
 	}
-	if f.updated, err = c.queryTimeRange("updated_at"); err != nil {
+	if f.updated, err = c.QueryTimeRange("updated_at"); err != nil {
 		return nil, err
 	}
-	if ps := c.queryStrings("project_ids"); len(ps) > 0 {
+	if ps := c.QueryStrings("project_ids"); len(ps) > 0 {
 		f.projects = map[string]bool{}
 		for _, p := range ps {
 			f.projects[p] = true
@@ -223,71 +227,71 @@ func listComplianceChats(s *Server, c *call) (any, error) {
 	st := compliance(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var cursor *listKey
-	if id := q.afterID + q.beforeID; id != "" {
+	var cursor *core.ListKey
+	if id := q.AfterID + q.BeforeID; id != "" {
 		ch := st.chats[id]
 		if ch == nil {
 			ch = st.gone[id]
 		}
-		if ch == nil || ch.org != c.org {
+		if ch == nil || ch.org != c.Org {
 			name := "after_id"
-			if q.beforeID != "" {
+			if q.BeforeID != "" {
 				name = "before_id"
 			}
-			return nil, invalidField(name, "%s is not a chat of this organization; pass the last_id or first_id of a previous response", quoted(id, maxExcerpt))
+			return nil, core.InvalidField(name, "%s is not a chat of this organization; pass the last_id or first_id of a previous response", core.Quoted(id, core.MaxExcerpt))
 		}
 		k := ch.key()
 		cursor = &k
 	}
-	return encodedPage(st.pageChats(f, q, cursor), func(ch *ccChat) []byte { return ch.encoded }), nil
+	return core.EncodedPage(st.pageChats(f, q, cursor), func(ch *ccChat) []byte { return ch.encoded }), nil
 }
 
 // getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its
 // messages, the whole chat when limit is absent. Another organization's chat is a 404.
-func getChatMessages(s *Server, c *call) (any, error) {
-	q, err := c.cursorQuery()
+func getChatMessages(s *core.Server, c *core.Call) (any, error) {
+	q, err := c.CursorQuery()
 	if err != nil {
 		return nil, err
 	}
-	created, err := c.queryTimeRange("created_at")
+	created, err := c.QueryTimeRange("created_at")
 	if err != nil {
 		return nil, err
 	}
-	updated, err := c.queryTimeRange("updated_at")
+	updated, err := c.QueryTimeRange("updated_at")
 	if err != nil {
 		return nil, err
 	}
-	order, err := c.queryEnum("order")
+	order, err := c.QueryEnum("order")
 	if err != nil {
 		return nil, err
 	}
 	return withComplianceChat(s, c, func(st *complianceStore, ch *ccChat) (any, error) {
 		var msgs []*ccMessage
 		for _, m := range ch.messages {
-			if created.contains(m.createdAt) && updated.contains(m.updatedAt) {
+			if created.Contains(m.createdAt) && updated.Contains(m.updatedAt) {
 				msgs = append(msgs, m)
 			}
 		}
-		cmp := oldestFirst
+		cmp := core.OldestFirst
 		if order == "desc" {
-			cmp = newestFirst
+			cmp = core.NewestFirst
 			slices.Reverse(msgs)
 		}
-		page, err := pageByCursor(msgs, ccMessageKey, ccMessageID, cmp, q, lookupIn(ch.messages, ccMessageKey))
+		page, err := core.PageByCursor(msgs, ccMessageKey, ccMessageID, cmp, q, core.LookupIn(ch.messages, ccMessageKey))
 		if err != nil {
 			return nil, err
 		}
 		out := ccChatWithMessages{ccChatJSON: ch.view(), ChatMessages: make([]ccMessageJSON, len(page.Data)),
 			FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
 		for i, m := range page.Data {
-			out.ChatMessages[i] = m.view(st, complianceSection.in(c.st.fx.sections))
+			out.ChatMessages[i] = m.view(st, complianceSection.In(c.St.Fx.Sections))
 		}
 		return out, nil
 	})
 }
 
 // deleteComplianceChat answers DELETE .../chats/{chat_id} (spec 4.1, 2.7); see deleteChat.
-func deleteComplianceChat(s *Server, c *call) (any, error) {
+func deleteComplianceChat(s *core.Server, c *core.Call) (any, error) {
 	return withComplianceChat(s, c, func(st *complianceStore, ch *ccChat) (any, error) {
 		st.deleteChat(ch)
 		return ccDeletion{ID: ch.ID, Type: "assistant_chat_deleted"}, nil
@@ -296,33 +300,33 @@ func deleteComplianceChat(s *Server, c *call) (any, error) {
 
 // withComplianceChat runs f under the store's lock on the caller's live chat named by the path; another
 // organization's chat, or one deleted through the API, is a 404.
-func withComplianceChat(s *Server, c *call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
+func withComplianceChat(s *core.Server, c *core.Call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
 	st := compliance(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := c.Param("chat_id")
-	ch := st.chat(c.org, id)
+	ch := st.chat(c.Org, id)
 	if ch == nil {
-		return nil, notFound("chat", id)
+		return nil, core.NotFound("chat", id)
 	}
 	return f(st, ch)
 }
 
 // withComplianceFile runs f under the store's lock on the caller's file named by the path.
-func withComplianceFile(s *Server, c *call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
+func withComplianceFile(s *core.Server, c *core.Call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
 	st := compliance(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := c.Param("file_id")
-	file := st.file(c.org, id)
+	file := st.file(c.Org, id)
 	if file == nil {
-		return nil, notFound("file", id)
+		return nil, core.NotFound("file", id)
 	}
 	return f(st, file)
 }
 
 // getComplianceFile answers file metadata (spec 2.4, 4.2).
-func getComplianceFile(s *Server, c *call) (any, error) {
+func getComplianceFile(s *core.Server, c *core.Call) (any, error) {
 	return withComplianceFile(s, c, func(_ *complianceStore, f *ccFile) (any, error) {
 		return ccFileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
 			MessageIDs: slices.Clone(f.messageIDs), MimeType: f.mimeType, SizeBytes: f.sizeBytes}, nil
@@ -331,43 +335,43 @@ func getComplianceFile(s *Server, c *call) (any, error) {
 
 // getComplianceFileContent answers the stored bytes with Content-MD5 (spec 4.2); a file with no
 // downloadable content is a 404.
-func getComplianceFileContent(s *Server, c *call) (any, error) {
+func getComplianceFileContent(s *core.Server, c *core.Call) (any, error) {
 	return withComplianceFile(s, c, func(_ *complianceStore, f *ccFile) (any, error) {
 		if f.data == nil {
-			return nil, newError(errNotFound, "file %q has no downloadable content (its mime_type is null)", f.ID)
+			return nil, core.NewError(core.ErrNotFound, "file %q has no downloadable content (its mime_type is null)", f.ID)
 		}
 		return ccDownload(*f.mimeType, f.data), nil
 	})
 }
 
 // deleteComplianceFile answers DELETE .../files/{file_id} (spec 4.2, 2.7); see deleteFile.
-func deleteComplianceFile(s *Server, c *call) (any, error) {
+func deleteComplianceFile(s *core.Server, c *core.Call) (any, error) {
 	return withComplianceFile(s, c, func(st *complianceStore, f *ccFile) (any, error) {
-		st.deleteFile(f, s.clock.Now())
+		st.deleteFile(f, s.Clock.Now())
 		return ccDeletion{ID: f.ID, Type: "assistant_file_deleted"}, nil
 	})
 }
 
 // liveComplianceChat reports whether ch is a live chat of the caller's organization: generated files and
 // artifact versions are served only while their chat is.
-func liveComplianceChat(s *Server, c *call, ch *ccChat) bool {
+func liveComplianceChat(s *core.Server, c *core.Call, ch *ccChat) bool {
 	st := compliance(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.chat(c.org, ch.ID) != nil
+	return st.chat(c.Org, ch.ID) != nil
 }
 
 // generatedFile resolves the generated file of the path, or 404.
-func generatedFile(s *Server, c *call) (*ccGeneratedFile, error) {
+func generatedFile(s *core.Server, c *core.Call) (*ccGeneratedFile, error) {
 	id := c.Param("generated_file_id")
-	if g := complianceSection.in(c.st.fx.sections).generated[id]; g != nil && liveComplianceChat(s, c, g.chat) {
+	if g := complianceSection.In(c.St.Fx.Sections).generated[id]; g != nil && liveComplianceChat(s, c, g.chat) {
 		return g, nil
 	}
-	return nil, notFound("generated file", id)
+	return nil, core.NotFound("generated file", id)
 }
 
 // getGeneratedFile answers generated-file metadata (spec 2.5, gaps §10).
-func getGeneratedFile(s *Server, c *call) (any, error) {
+func getGeneratedFile(s *core.Server, c *core.Call) (any, error) {
 	g, err := generatedFile(s, c)
 	if err != nil {
 		return nil, err
@@ -377,7 +381,7 @@ func getGeneratedFile(s *Server, c *call) (any, error) {
 }
 
 // getGeneratedFileContent answers a generated file's bytes (spec 4.2), with Content-MD5 as for files.
-func getGeneratedFileContent(s *Server, c *call) (any, error) {
+func getGeneratedFileContent(s *core.Server, c *core.Call) (any, error) {
 	g, err := generatedFile(s, c)
 	if err != nil {
 		return nil, err
@@ -386,16 +390,16 @@ func getGeneratedFileContent(s *Server, c *call) (any, error) {
 }
 
 // artifactVersion resolves the artifact version of the path, or 404.
-func artifactVersion(s *Server, c *call) (*ccArtifactVersion, error) {
+func artifactVersion(s *core.Server, c *core.Call) (*ccArtifactVersion, error) {
 	id := c.Param("artifact_version_id")
-	if v := complianceSection.in(c.st.fx.sections).artifacts[id]; v != nil && liveComplianceChat(s, c, v.chat) {
+	if v := complianceSection.In(c.St.Fx.Sections).artifacts[id]; v != nil && liveComplianceChat(s, c, v.chat) {
 		return v, nil
 	}
-	return nil, notFound("artifact version", id)
+	return nil, core.NotFound("artifact version", id)
 }
 
 // getArtifact answers artifact version metadata (gaps §10).
-func getArtifact(s *Server, c *call) (any, error) {
+func getArtifact(s *core.Server, c *core.Call) (any, error) {
 	v, err := artifactVersion(s, c)
 	if err != nil {
 		return nil, err
@@ -405,7 +409,7 @@ func getArtifact(s *Server, c *call) (any, error) {
 }
 
 // getArtifactContent answers the text of an artifact version with Content-MD5 (gaps §10).
-func getArtifactContent(s *Server, c *call) (any, error) {
+func getArtifactContent(s *core.Server, c *core.Call) (any, error) {
 	v, err := artifactVersion(s, c)
 	if err != nil {
 		return nil, err
@@ -415,30 +419,30 @@ func getArtifactContent(s *Server, c *call) (any, error) {
 
 // listComplianceProjects answers GET /v1/compliance/apps/projects (spec 4.3): page-token pages
 // in created_at order, walked from the token's place in the organization's projects.
-func listComplianceProjects(s *Server, c *call) (any, error) {
-	limit, _, err := c.queryInt("limit")
+func listComplianceProjects(s *core.Server, c *core.Call) (any, error) {
+	limit, _, err := c.QueryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	created, err := c.queryTimeRange("created_at")
+	created, err := c.QueryTimeRange("created_at")
 	if err != nil {
 		return nil, err
 	}
 	const scope = "compliance/projects"
-	after, err := c.pageToken(scope)
+	after, err := c.PageToken(scope)
 	if err != nil {
 		return nil, err
 	}
-	users := c.queryStrings("user_ids")
+	users := c.QueryStrings("user_ids")
 	var list []*ccProject
 	if ccInOrganizations(c) {
-		list = complianceSection.in(c.st.fx.sections).projects[c.org]
+		list = complianceSection.In(c.St.Fx.Sections).projects[c.Org]
 	}
-	page := pageByTokenKept(list, func(p *ccProject) bool {
-		return created.contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID))
-	}, ccProjectKey, oldestFirst, scope, after, limit)
-	return splicePage(page.Data, func(p *ccProject) []byte { return p.encoded },
-		ccWithHasMore(tokenPage[struct{}]{NextPage: page.NextPage})), nil
+	page := core.PageByTokenKept(list, func(p *ccProject) bool {
+		return created.Contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID))
+	}, ccProjectKey, core.OldestFirst, scope, after, limit)
+	return core.SplicePage(page.Data, func(p *ccProject) []byte { return p.encoded },
+		ccWithHasMore(core.TokenPage[struct{}]{NextPage: page.NextPage})), nil
 }
 
 // ccOrganization is an organization as the compliance API lists it (gaps §10).
@@ -449,37 +453,37 @@ type ccOrganization struct {
 }
 
 // listComplianceOrganizations answers the organizations the key may review: its own.
-func listComplianceOrganizations(s *Server, c *call) (any, error) {
-	o := c.org
-	return ccWithHasMore(tokenPage[ccOrganization]{Data: []ccOrganization{{o.UUID, o.Name, o.CreatedAt}}}), nil
+func listComplianceOrganizations(s *core.Server, c *core.Call) (any, error) {
+	o := c.Org
+	return ccWithHasMore(core.TokenPage[ccOrganization]{Data: []ccOrganization{{o.UUID, o.Name, o.CreatedAt}}}), nil
 }
 
 // listComplianceUsers pages through the members of the caller's organization, by the date they
 // joined, under the IDs the administration API uses.
-func listComplianceUsers(s *Server, c *call) (any, error) {
+func listComplianceUsers(s *core.Server, c *core.Call) (any, error) {
 	id := c.Param("org_uuid")
-	if id != c.org.UUID && id != c.org.ID {
-		return nil, notFound("organization", id)
+	if id != c.Org.UUID && id != c.Org.ID {
+		return nil, core.NotFound("organization", id)
 	}
-	limit, _, err := c.queryInt("limit")
+	limit, _, err := c.QueryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	scope := "compliance/users/" + c.org.ID
-	after, err := c.pageToken(scope)
+	scope := "compliance/users/" + c.Org.ID
+	after, err := c.PageToken(scope)
 	if err != nil {
 		return nil, err
 	}
-	var members []member
-	for _, u := range c.st.fx.users {
-		if u.org == c.org {
+	var members []core.Member
+	for _, u := range c.St.Fx.Users {
+		if u.Org == c.Org {
 			members = append(members, u)
 		}
 	}
-	key := func(u member) listKey { return listKey{u.AddedAt, u.ID} }
-	slices.SortFunc(members, func(a, b member) int { return oldestFirst(key(a), key(b)) })
-	page := pageByToken(members, key, oldestFirst, scope, after, limit)
-	out := tokenPage[ccUser]{Data: make([]ccUser, len(page.Data)), NextPage: page.NextPage}
+	key := func(u core.Member) core.ListKey { return core.ListKey{At: u.AddedAt, ID: u.ID} }
+	slices.SortFunc(members, func(a, b core.Member) int { return core.OldestFirst(key(a), key(b)) })
+	page := core.PageByToken(members, key, core.OldestFirst, scope, after, limit)
+	out := core.TokenPage[ccUser]{Data: make([]ccUser, len(page.Data)), NextPage: page.NextPage}
 	for i, u := range page.Data {
 		out.Data[i] = ccUser{u.ID, u.Email}
 	}

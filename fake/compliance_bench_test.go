@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // BenchmarkComplianceChatPage lists one page of 100 chats from the middle of a user's history,
@@ -27,27 +29,27 @@ func BenchmarkComplianceChatPage(b *testing.B) {
 // benchComplianceServer builds a server whose fixtures hold n chats of Grace, Alan and Ken, and
 // returns it with the ID of a chat in the middle of the list.
 func benchComplianceServer(b *testing.B, n int) (*Server, string) {
-	def, err := DefaultFixtures()
+	def, err := core.DefaultFixtures()
 	if err != nil {
 		b.Fatal(err)
 	}
-	fx := def.copy()
-	acme := fx.orgByID("org_01AcmeCorporation00000001")
-	*complianceSection.in(fx.sections) = complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
-		artifacts: map[string]*ccArtifactVersion{}, projects: map[*org][]*ccProject{}}
+	fx := def.Copy()
+	acme := fx.OrgByID("org_01AcmeCorporation00000001")
+	*complianceSection.In(fx.Sections) = complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
+		artifacts: map[string]*ccArtifactVersion{}, projects: map[*core.Org][]*ccProject{}}
 	users := []string{ccGrace, ccAlan, ccKen}
 	for i := range n {
-		at := Epoch().Add(-time.Duration(n-i) * time.Minute)
+		at := core.Epoch().Add(-time.Duration(n-i) * time.Minute)
 		ch := &ccChat{ID: fmt.Sprintf("assistant_chat_bench%08d", i), org: acme, user: ccUser{users[i%3], "x@acme.example"},
 			projectID: "assistant_proj_bench", name: "bench", createdAt: at, updatedAt: at}
 		if err := ch.encode(); err != nil {
 			b.Fatal(err)
 		}
-		complianceSection.in(fx.sections).chats = append(complianceSection.in(fx.sections).chats, ch)
+		complianceSection.In(fx.Sections).chats = append(complianceSection.In(fx.Sections).chats, ch)
 	}
-	s := New(WithFixtures(fx))
-	compliance(s, &call{st: s.state()}) // build the store before timing
-	return s, complianceSection.in(fx.sections).chats[n/2].ID
+	s := New(WithFixtures(&Fixtures{fx: fx}))
+	compliance(s.srv, &core.Call{St: s.srv.State()}) // build the store before timing
+	return s, complianceSection.In(fx.Sections).chats[n/2].ID
 }
 
 // BenchmarkComplianceChatPageStore cuts the same page in the store alone, without HTTP and JSON,
@@ -58,12 +60,12 @@ func BenchmarkComplianceChatPageStore(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("chats=%d", n), func(b *testing.B) {
 			s, mid := benchComplianceServer(b, n)
-			st := compliance(s, &call{st: s.state()})
+			st := compliance(s.srv, &core.Call{St: s.srv.State()})
 			k := st.chats[mid].key()
-			f := ccChatFilter{org: s.state().fx.orgByID("org_01AcmeCorporation00000001"), users: []string{ccGrace, ccAlan}}
+			f := ccChatFilter{org: s.srv.State().Fx.OrgByID("org_01AcmeCorporation00000001"), users: []string{ccGrace, ccAlan}}
 			b.ResetTimer()
 			for b.Loop() {
-				if page := st.pageChats(f, cursorQuery{afterID: mid, limit: 100}, &k); len(page.Data) != 100 {
+				if page := st.pageChats(f, core.CursorQuery{AfterID: mid, Limit: 100}, &k); len(page.Data) != 100 {
 					b.Fatalf("page of %d", len(page.Data))
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"slices"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Compliance data (spec 2.2-2.7, gaps §10): what the fixtures hold and how a server copies it.
@@ -32,7 +34,7 @@ type ccText struct {
 // ccChat is a chat with its messages, oldest first (created_at, then ID).
 type ccChat struct {
 	ID        string
-	org       *org
+	org       *core.Org
 	user      ccUser
 	projectID string
 	name      string
@@ -48,12 +50,12 @@ type ccChat struct {
 // it through the API only takes it out of the lists), so list pages splice these bytes in
 // instead of encoding every chat of every page again.
 func (ch *ccChat) encode() (err error) {
-	ch.encoded, err = encodeRecord(ch.view())
+	ch.encoded, err = core.EncodeRecord(ch.view())
 	return err
 }
 
 // key places the chat in the chat list.
-func (ch *ccChat) key() listKey { return listKey{ch.createdAt, ch.ID} }
+func (ch *ccChat) key() core.ListKey { return core.ListKey{At: ch.createdAt, ID: ch.ID} }
 
 // ccMessage is one message of a chat. files, generatedFiles and artifacts hold IDs; a file
 // deletion removes its ID here.
@@ -70,7 +72,7 @@ type ccMessage struct {
 }
 
 // ccMessageKey places a message in its chat's list.
-func ccMessageKey(m *ccMessage) listKey { return listKey{m.createdAt, m.ID} }
+func ccMessageKey(m *ccMessage) core.ListKey { return core.ListKey{At: m.createdAt, ID: m.ID} }
 
 // ccMessageID is a message's cursor.
 func ccMessageID(m *ccMessage) string { return m.ID }
@@ -78,7 +80,7 @@ func ccMessageID(m *ccMessage) string { return m.ID }
 // ccFile is an uploaded file (spec 2.4). data is nil for a file with no downloadable content.
 type ccFile struct {
 	ID             string
-	org            *org
+	org            *core.Org
 	filename       string
 	createdAt      time.Time
 	uploadMimeType string  // the type the message lists (spec 2.3: type at upload time)
@@ -115,7 +117,7 @@ type ccArtifactVersion struct {
 // ccProject is a project (spec 2.6). Projects are read-only.
 type ccProject struct {
 	ID        string
-	org       *org
+	org       *core.Org
 	user      ccUser
 	name      string
 	isPrivate bool
@@ -126,7 +128,7 @@ type ccProject struct {
 }
 
 // ccProjectKey places a project in the project list.
-func ccProjectKey(p *ccProject) listKey { return listKey{p.createdAt, p.ID} }
+func ccProjectKey(p *ccProject) core.ListKey { return core.ListKey{At: p.createdAt, ID: p.ID} }
 
 // complianceData is the parsed compliance fixture. Servers copy chats and files (see
 // newComplianceStore); everything else is shared, read-only.
@@ -136,7 +138,7 @@ type complianceData struct {
 	files     map[string]*ccFile
 	generated map[string]*ccGeneratedFile
 	artifacts map[string]*ccArtifactVersion // by version ID
-	projects  map[*org][]*ccProject         // oldest first
+	projects  map[*core.Org][]*ccProject    // oldest first
 }
 
 // complianceFixture is the JSON shape of fixtures/compliance.json (schemas/fixtures/compliance.json).
@@ -221,23 +223,23 @@ func ccMD5Hex(b []byte) string {
 // loadCompliance parses compliance.json and checks its references: creators are members of the
 // chat's organization, projects and files belong to it, and each generated file and artifact
 // version is referenced by exactly one message.
-func loadCompliance(fsys fs.FS, fx *Fixtures) error {
+func loadCompliance(fsys fs.FS, fx *core.Fixtures) error {
 	var file complianceFixture
 	d := complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
-		artifacts: map[string]*ccArtifactVersion{}, projects: map[*org][]*ccProject{}}
-	*complianceSection.in(fx.sections) = d
-	found, err := readFixture(fsys, "compliance.json", &file)
+		artifacts: map[string]*ccArtifactVersion{}, projects: map[*core.Org][]*ccProject{}}
+	*complianceSection.In(fx.Sections) = d
+	found, err := core.ReadFixture(fsys, "compliance.json", &file)
 	if err != nil || !found {
 		return err
 	}
 	const name = "compliance.json"
-	creator := func(what, id, orgID, userID string) (*org, ccUser, error) {
-		o := fx.orgByID(orgID)
+	creator := func(what, id, orgID, userID string) (*core.Org, ccUser, error) {
+		o := fx.OrgByID(orgID)
 		if o == nil {
 			return nil, ccUser{}, fmt.Errorf("%s: %s %s names unknown organization %s", name, what, id, orgID)
 		}
-		for _, u := range fx.users {
-			if u.ID == userID && u.org == o {
+		for _, u := range fx.Users {
+			if u.ID == userID && u.Org == o {
 				return o, ccUser{u.ID, u.Email}, nil
 			}
 		}
@@ -254,17 +256,17 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 		}
 		pr := &ccProject{ID: p.ID, org: o, user: u, name: p.Name, isPrivate: p.IsPrivate,
 			createdAt: p.CreatedAt.UTC(), updatedAt: p.UpdatedAt.UTC(), deletedAt: ccUTC(p.DeletedAt)}
-		if pr.encoded, err = encodeRecord(pr.view()); err != nil {
+		if pr.encoded, err = core.EncodeRecord(pr.view()); err != nil {
 			return fmt.Errorf("%s: project %s: %w", name, p.ID, err)
 		}
 		projects[p.ID] = pr
 		d.projects[o] = append(d.projects[o], pr)
 	}
 	for _, list := range d.projects {
-		slices.SortFunc(list, func(a, b *ccProject) int { return oldestFirst(ccProjectKey(a), ccProjectKey(b)) })
+		slices.SortFunc(list, func(a, b *ccProject) int { return core.OldestFirst(ccProjectKey(a), ccProjectKey(b)) })
 	}
 	for _, f := range file.Files {
-		o := fx.orgByID(f.OrganizationID)
+		o := fx.OrgByID(f.OrganizationID)
 		if o == nil {
 			return fmt.Errorf("%s: file %s names unknown organization %s", name, f.ID, f.OrganizationID)
 		}
@@ -327,13 +329,13 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 			}
 			ch.messages = append(ch.messages, msg)
 		}
-		slices.SortFunc(ch.messages, func(a, b *ccMessage) int { return oldestFirst(ccMessageKey(a), ccMessageKey(b)) })
+		slices.SortFunc(ch.messages, func(a, b *ccMessage) int { return core.OldestFirst(ccMessageKey(a), ccMessageKey(b)) })
 		if err := ch.encode(); err != nil {
 			return fmt.Errorf("%s: chat %s: %w", name, c.ID, err)
 		}
 		d.chats = append(d.chats, ch)
 	}
-	slices.SortFunc(d.chats, func(a, b *ccChat) int { return oldestFirst(a.key(), b.key()) })
+	slices.SortFunc(d.chats, func(a, b *ccChat) int { return core.OldestFirst(a.key(), b.key()) })
 	for _, ch := range d.chats {
 		for _, m := range ch.messages {
 			for _, id := range m.files {
@@ -357,7 +359,7 @@ func loadCompliance(fsys fs.FS, fx *Fixtures) error {
 		}
 	}
 	d.deletions = file.Deletions
-	*complianceSection.in(fx.sections) = d
+	*complianceSection.In(fx.Sections) = d
 	return nil
 }
 

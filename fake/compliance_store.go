@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // complianceStore is one server's chats, messages and files. Every list of chats is indexed per
@@ -59,11 +61,11 @@ func newComplianceStore(d *complianceData) *complianceStore {
 func (st *complianceStore) add(ch *ccChat) {
 	st.chats[ch.ID] = ch
 	k := ccUserKey{ch.org, ch.user.ID}
-	st.byUser[k] = insertInOrder(st.byUser[k], ch, (*ccChat).key, oldestFirst)
+	st.byUser[k] = core.InsertInOrder(st.byUser[k], ch, (*ccChat).key, core.OldestFirst)
 }
 
 // chat returns a live chat of the organization, or nil: another organization's chat is not found.
-func (st *complianceStore) chat(o *org, id string) *ccChat {
+func (st *complianceStore) chat(o *core.Org, id string) *ccChat {
 	if ch := st.chats[id]; ch != nil && ch.org == o {
 		return ch
 	}
@@ -71,7 +73,7 @@ func (st *complianceStore) chat(o *org, id string) *ccChat {
 }
 
 // file returns a file of the organization, or nil.
-func (st *complianceStore) file(o *org, id string) *ccFile {
+func (st *complianceStore) file(o *core.Org, id string) *ccFile {
 	if f := st.files[id]; f != nil && f.org == o {
 		return f
 	}
@@ -87,7 +89,7 @@ func (st *complianceStore) deleteChat(ch *ccChat) {
 	st.gone[ch.ID] = ch
 	k := ccUserKey{ch.org, ch.user.ID}
 	list := st.byUser[k]
-	i := sort.Search(len(list), func(i int) bool { return oldestFirst(list[i].key(), ch.key()) >= 0 })
+	i := sort.Search(len(list), func(i int) bool { return core.OldestFirst(list[i].key(), ch.key()) >= 0 })
 	st.byUser[k] = slices.Delete(list, i, i+1)
 	for _, m := range ch.messages {
 		delete(st.messages, m.ID)
@@ -119,41 +121,41 @@ func (st *complianceStore) deleteFile(f *ccFile, at time.Time) {
 // ccUserKey names one user's chats. Users belong to one organization; the key says which, so that
 // a list never reads another organization's chats.
 type ccUserKey struct {
-	org  *org
+	org  *core.Org
 	user string
 }
 
 // ccChatFilter is what a chat list request selects besides its cursor (spec 4.1).
 type ccChatFilter struct {
-	org      *org
+	org      *core.Org
 	users    []string        // 1 to 10, without repeats
 	projects map[string]bool // nil: any project
-	created  timeRange
-	updated  timeRange
+	created  core.TimeRange
+	updated  core.TimeRange
 }
 
 // match applies the filters the per-user index does not: project_ids and updated_at.
 func (f ccChatFilter) match(ch *ccChat) bool {
-	return (f.projects == nil || f.projects[ch.projectID]) && f.updated.contains(ch.updatedAt)
+	return (f.projects == nil || f.projects[ch.projectID]) && f.updated.Contains(ch.updatedAt)
 }
 
 // ccCreatedBounds narrows a list sorted oldest first to the chats created in r: [lo, hi).
-func ccCreatedBounds(list []*ccChat, r timeRange) (lo, hi int) {
+func ccCreatedBounds(list []*ccChat, r core.TimeRange) (lo, hi int) {
 	at := func(pred func(t time.Time) bool) int {
 		return sort.Search(len(list), func(i int) bool { return pred(list[i].createdAt) })
 	}
 	lo, hi = 0, len(list)
-	if r.gt != nil {
-		lo = max(lo, at(func(t time.Time) bool { return t.After(*r.gt) }))
+	if r.Gt != nil {
+		lo = max(lo, at(func(t time.Time) bool { return t.After(*r.Gt) }))
 	}
-	if r.gte != nil {
-		lo = max(lo, at(func(t time.Time) bool { return !t.Before(*r.gte) }))
+	if r.Gte != nil {
+		lo = max(lo, at(func(t time.Time) bool { return !t.Before(*r.Gte) }))
 	}
-	if r.lt != nil {
-		hi = min(hi, at(func(t time.Time) bool { return !t.Before(*r.lt) }))
+	if r.Lt != nil {
+		hi = min(hi, at(func(t time.Time) bool { return !t.Before(*r.Lt) }))
 	}
-	if r.lte != nil {
-		hi = min(hi, at(func(t time.Time) bool { return t.After(*r.lte) }))
+	if r.Lte != nil {
+		hi = min(hi, at(func(t time.Time) bool { return t.After(*r.Lte) }))
 	}
 	return lo, hi
 }
@@ -162,28 +164,28 @@ func ccCreatedBounds(list []*ccChat, r timeRange) (lo, hi int) {
 // then ID), after or before cursor as q says. Each user's list is narrowed by binary search to the
 // created_at range and the cursor, then the lists are merged until the page is full, so the cost
 // is O(users * log n + page) plus the chats that the project and updated_at filters skip.
-func (st *complianceStore) pageChats(f ccChatFilter, q cursorQuery, cursor *listKey) cursorPage[*ccChat] {
+func (st *complianceStore) pageChats(f ccChatFilter, q core.CursorQuery, cursor *core.ListKey) core.CursorPage[*ccChat] {
 	type run struct {
 		list   []*ccChat
 		lo, hi int
 	}
-	backward := q.beforeID != ""
+	backward := q.BeforeID != ""
 	runs := make([]run, 0, len(f.users))
 	for _, u := range f.users {
 		list := st.byUser[ccUserKey{f.org, u}]
 		lo, hi := ccCreatedBounds(list, f.created)
 		switch {
 		case cursor != nil && backward:
-			hi = min(hi, sort.Search(len(list), func(i int) bool { return oldestFirst(list[i].key(), *cursor) >= 0 }))
+			hi = min(hi, sort.Search(len(list), func(i int) bool { return core.OldestFirst(list[i].key(), *cursor) >= 0 }))
 		case cursor != nil:
-			lo = max(lo, searchAfter(list, (*ccChat).key, oldestFirst, *cursor))
+			lo = max(lo, core.SearchAfter(list, (*ccChat).key, core.OldestFirst, *cursor))
 		}
 		if lo < hi {
 			runs = append(runs, run{list, lo, hi})
 		}
 	}
-	out := make([]*ccChat, 0, min(q.limit+1, 128))
-	for len(out) <= q.limit {
+	out := make([]*ccChat, 0, min(q.Limit+1, 128))
+	for len(out) <= q.Limit {
 		var best *run
 		for i := range runs {
 			r := &runs[i]
@@ -191,9 +193,9 @@ func (st *complianceStore) pageChats(f ccChatFilter, q cursorQuery, cursor *list
 			case r.lo >= r.hi:
 			case best == nil:
 				best = r
-			case backward && oldestFirst(r.list[r.hi-1].key(), best.list[best.hi-1].key()) > 0:
+			case backward && core.OldestFirst(r.list[r.hi-1].key(), best.list[best.hi-1].key()) > 0:
 				best = r
-			case !backward && oldestFirst(r.list[r.lo].key(), best.list[best.lo].key()) < 0:
+			case !backward && core.OldestFirst(r.list[r.lo].key(), best.list[best.lo].key()) < 0:
 				best = r
 			}
 		}
@@ -212,9 +214,9 @@ func (st *complianceStore) pageChats(f ccChatFilter, q cursorQuery, cursor *list
 			out = append(out, ch)
 		}
 	}
-	page := cursorPage[*ccChat]{HasMore: len(out) > q.limit}
+	page := core.CursorPage[*ccChat]{HasMore: len(out) > q.Limit}
 	if page.HasMore {
-		out = out[:q.limit]
+		out = out[:q.Limit]
 	}
 	if backward {
 		slices.Reverse(out)

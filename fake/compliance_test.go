@@ -16,6 +16,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fixtures"
@@ -69,7 +71,7 @@ func ccOK(t *testing.T, ts *TestServer, path string) ccResp {
 func ccBad(t *testing.T, ts *TestServer, path, param string) {
 	t.Helper()
 	r := ccDo(t, ts, http.MethodGet, path)
-	if r.status != http.StatusBadRequest || r.get("error.type").String() != errInvalidRequest || !strings.Contains(r.get("error.message").String(), param) {
+	if r.status != http.StatusBadRequest || r.get("error.type").String() != core.ErrInvalidRequest || !strings.Contains(r.get("error.message").String(), param) {
 		t.Fatalf("GET %s = %d %s, want 400 naming %s", path, r.status, r.body, param)
 	}
 }
@@ -77,7 +79,7 @@ func ccBad(t *testing.T, ts *TestServer, path, param string) {
 // ccNotFound requires a 404 not_found_error.
 func ccNotFound(t *testing.T, ts *TestServer, method, path string) {
 	t.Helper()
-	if r := ccDo(t, ts, method, path); r.status != http.StatusNotFound || r.get("error.type").String() != errNotFound {
+	if r := ccDo(t, ts, method, path); r.status != http.StatusNotFound || r.get("error.type").String() != core.ErrNotFound {
 		t.Fatalf("%s %s = %d %s, want 404", method, path, r.status, r.body)
 	}
 }
@@ -431,8 +433,8 @@ func TestComplianceChatDeletedByUser(t *testing.T) {
 // TestComplianceFiles: metadata, exact bytes, Content-MD5, null mime_type without content, shared files.
 func TestComplianceFiles(t *testing.T) {
 	ts := NewTestServer(t)
-	fx, _ := DefaultFixtures()
-	for id, f := range complianceSection.in(fx.sections).files {
+	fx, _ := core.DefaultFixtures()
+	for id, f := range complianceSection.In(fx.Sections).files {
 		if f.org.ID != "org_01AcmeCorporation00000001" {
 			continue
 		}
@@ -649,10 +651,10 @@ func TestComplianceOrganizationsAndUsers(t *testing.T) {
 		}
 		page = "&page=" + url.QueryEscape(u.get("next_page").String())
 	}
-	fx, _ := DefaultFixtures()
+	fx, _ := core.DefaultFixtures()
 	members := 0
-	for _, m := range fx.users {
-		if m.org.UUID == uuid {
+	for _, m := range fx.Users {
+		if m.Org.UUID == uuid {
 			members++
 		}
 	}
@@ -693,8 +695,8 @@ func TestComplianceConcurrent(t *testing.T) {
 
 // TestComplianceFixtureReferences: a fixture naming another organization's user, file or project does not load.
 func TestComplianceFixtureReferences(t *testing.T) {
-	good, _ := DefaultFixtures()
-	if len(complianceSection.in(good.sections).chats) == 0 {
+	good, _ := core.DefaultFixtures()
+	if len(complianceSection.In(good.Sections).chats) == 0 {
 		t.Fatal("no compliance fixtures")
 	}
 	for _, c := range []struct{ name, from, to string }{
@@ -702,7 +704,7 @@ func TestComplianceFixtureReferences(t *testing.T) {
 		{"unknown file", `"assistant_file_01Acme0002",`, `"assistant_file_01Glob0007",`},
 		{"foreign project", `"project_id": "assistant_proj_01Acme0004"`, `"project_id": "assistant_proj_01Glob0025"`},
 	} {
-		if _, err := LoadFixtures(ccEditedFixtures(t, "compliance.json", c.from, c.to)); err == nil {
+		if _, err := core.LoadFixtures(ccEditedFixtures(t, "compliance.json", c.from, c.to)); err == nil {
 			t.Errorf("%s: the fixtures loaded", c.name)
 		}
 	}
@@ -768,15 +770,15 @@ func TestComplianceDeleteAfterDeletes(t *testing.T) {
 // encoder may escape (&, <, >, U+2028, quotes, non-ASCII).
 func TestComplianceChatPagesAsEncoded(t *testing.T) {
 	const name = `Q&A <b>draft</b>\u2028 \"why\" caf\u00e9`
-	fx, err := LoadFixtures(ccEditedFixtures(t, "compliance.json", `"name": "Migration question 002"`, `"name": "`+name+`"`))
+	fx, err := core.LoadFixtures(ccEditedFixtures(t, "compliance.json", `"name": "Migration question 002"`, `"name": "`+name+`"`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	byID := map[string]*ccChat{}
-	for _, ch := range complianceSection.in(fx.sections).chats {
+	for _, ch := range complianceSection.In(fx.Sections).chats {
 		byID[ch.ID] = ch
 	}
-	ts := NewTestServer(t, WithFixtures(fx))
+	ts := NewTestServer(t, WithFixtures(&Fixtures{fx: fx}))
 	for _, q := range []string{
 		"?user_ids=" + ccGrace + "&limit=3",
 		"?user_ids=" + ccGrace + "&limit=2&after_id=assistant_chat_01Acme000001",
@@ -785,7 +787,7 @@ func TestComplianceChatPagesAsEncoded(t *testing.T) {
 		"?user_ids=" + ccAlan + "&created_at[gte]=2099-01-01T00:00:00Z",
 	} {
 		r := ccOK(t, ts, ccChats+q)
-		var page cursorPage[ccChatJSON]
+		var page core.CursorPage[ccChatJSON]
 		page.Data = []ccChatJSON{}
 		for _, id := range idsOf(r.get("data")) {
 			page.Data = append(page.Data, byID[id].view())
@@ -808,17 +810,17 @@ func TestComplianceChatPagesAsEncoded(t *testing.T) {
 // the bytes are those of encoding the page whole by reflection (first, middle, last and empty
 // pages, a private and a deleted project, a name with characters an encoder may escape).
 func TestComplianceProjectPagesAsEncoded(t *testing.T) {
-	fx, err := LoadFixtures(ccEditedFixtures(t, "compliance.json", `"name": "Platform migration"`, `"name": "R&D <b>\u2028 \"x\" caf\u00e9"`))
+	fx, err := core.LoadFixtures(ccEditedFixtures(t, "compliance.json", `"name": "Platform migration"`, `"name": "R&D <b>\u2028 \"x\" caf\u00e9"`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	byID := map[string]*ccProject{}
-	for _, list := range complianceSection.in(fx.sections).projects {
+	for _, list := range complianceSection.In(fx.Sections).projects {
 		for _, p := range list {
 			byID[p.ID] = p
 		}
 	}
-	ts := NewTestServer(t, WithFixtures(fx))
+	ts := NewTestServer(t, WithFixtures(&Fixtures{fx: fx}))
 	const path = ccPrefix + "projects"
 	seen := 0
 	for _, q := range []string{"?limit=2", "?limit=3", "?limit=20", "?limit=100", "?created_at[gte]=2099-01-01T00:00:00Z"} {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/gin-gonic/gin"
 	"github.com/tidwall/gjson"
 )
@@ -46,7 +48,7 @@ func encodedWhole(t *testing.T, v any) string {
 	return b.String()
 }
 
-var modelsHeaders = []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}
+var modelsHeaders = []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}
 
 // checked returns a server that fails t on any response outside its schema or any panic.
 func checked(t *testing.T) *Server {
@@ -84,15 +86,15 @@ func TestCredentialsPerInterface(t *testing.T) {
 	}{
 		{"own key", []string{"X-Api-Key", "test-api-key"}, 200, "", ""},
 		{"second organization's key", []string{"X-Api-Key", "test-api-key-2"}, 200, "", ""},
-		{"no credential", nil, 401, errAuthentication, "X-Api-Key"},
-		{"unknown key", []string{"X-Api-Key", "nope"}, 401, errAuthentication, "not known"},
-		{"admin key", []string{"X-Api-Key", "test-admin-key"}, 403, errPermission, "admin API key"},
-		{"compliance bearer", []string{"Authorization", "Bearer test-compliance-key"}, 403, errPermission, "compliance"},
+		{"no credential", nil, 401, core.ErrAuthentication, "X-Api-Key"},
+		{"unknown key", []string{"X-Api-Key", "nope"}, 401, core.ErrAuthentication, "not known"},
+		{"admin key", []string{"X-Api-Key", "test-admin-key"}, 403, core.ErrPermission, "admin API key"},
+		{"compliance bearer", []string{"Authorization", "Bearer test-compliance-key"}, 403, core.ErrPermission, "compliance"},
 		{"bearer of an API key", []string{"Authorization", "Bearer test-api-key"}, 200, "", ""},
-		{"authorization of another scheme", []string{"Authorization", "Basic dGVzdA=="}, 401, errAuthentication, `"Bearer <token>"`},
+		{"authorization of another scheme", []string{"Authorization", "Basic dGVzdA=="}, 401, core.ErrAuthentication, `"Bearer <token>"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := send(t, s, "GET", "/v1/models", "", append(tc.header, "vendor-version", APIVersion)...)
+			w := send(t, s, "GET", "/v1/models", "", append(tc.header, "vendor-version", core.APIVersion)...)
 			if tc.status == 200 {
 				if w.Code != 200 {
 					t.Fatalf("status = %d, want 200: %s", w.Code, w.Body)
@@ -134,7 +136,7 @@ func TestVersionHeader(t *testing.T) {
 				}
 				return
 			}
-			wantError(t, w, 400, errInvalidRequest, tc.msg)
+			wantError(t, w, 400, core.ErrInvalidRequest, tc.msg)
 			var env struct{ Error struct{ Message string } }
 			_ = json.Unmarshal(w.Body.Bytes(), &env)
 			if env.Error.Message != tc.msg {
@@ -149,9 +151,9 @@ func TestParseBetas(t *testing.T) {
 	h.Add("vendor-beta", "a, b,,c")
 	h.Add("vendor-beta", "d")
 	h.Add("vendor-beta", " a ")
-	work := &meter{}
-	work.start(nil, maxBetaSteps)
-	betas, err := parseBetas(h, work)
+	work := &core.Meter{}
+	work.Start(nil, core.MaxBetaSteps)
+	betas, err := core.ParseBetas(h, work)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,11 +165,11 @@ func TestParseBetas(t *testing.T) {
 
 func TestRoutingErrors(t *testing.T) {
 	s := checked(t)
-	wantError(t, send(t, s, "GET", "/v1/nothing", ""), 404, errNotFound, "/v1/nothing")
+	wantError(t, send(t, s, "GET", "/v1/nothing", ""), 404, core.ErrNotFound, "/v1/nothing")
 	w := send(t, s, "DELETE", "/v1/models", "", modelsHeaders...)
-	wantError(t, w, 405, errInvalidRequest, "DELETE")
+	wantError(t, w, 405, core.ErrInvalidRequest, "DELETE")
 	// A trailing slash is another route, not a redirect that clients would follow silently.
-	wantError(t, send(t, s, "GET", "/v1/models/", "", modelsHeaders...), 404, errNotFound, "")
+	wantError(t, send(t, s, "GET", "/v1/models/", "", modelsHeaders...), 404, core.ErrNotFound, "")
 }
 
 func TestRequestIDsAreDeterministic(t *testing.T) {
@@ -196,8 +198,8 @@ func TestRequestIDsAreDeterministic(t *testing.T) {
 // answers, request-ids included, to one that only sends the API requests: control calls never
 // consume the API's ID counters.
 func TestControlCallsLeaveAPIAnswersIdentical(t *testing.T) {
-	apiKey := []string{"X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion, "Content-Type", "application/json"}
-	adminKey := []string{"X-Api-Key", DefaultAdminKey, "vendor-version", APIVersion, "Content-Type", "application/json"}
+	apiKey := []string{"X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion, "Content-Type", "application/json"}
+	adminKey := []string{"X-Api-Key", core.DefaultAdminKey, "vendor-version", core.APIVersion, "Content-Type", "application/json"}
 	api := []struct {
 		method, path, body string
 		header             []string
@@ -266,8 +268,8 @@ func TestControlIDsCountPerKind(t *testing.T) {
 	if a, b := enqueue(quiet), enqueue(busy); a != b {
 		t.Fatalf("work ID = %q after other control calls, %q without", b, a)
 	}
-	if id := send(t, busy, "GET", "/_fake/health", "").Header().Get("request-id"); !strings.HasPrefix(id, controlRequestPrefix) {
-		t.Fatalf("control request-id = %q, want the prefix %q that no API request-id has", id, controlRequestPrefix)
+	if id := send(t, busy, "GET", "/_fake/health", "").Header().Get("request-id"); !strings.HasPrefix(id, core.ControlRequestPrefix) {
+		t.Fatalf("control request-id = %q, want the prefix %q that no API request-id has", id, core.ControlRequestPrefix)
 	}
 }
 
@@ -277,12 +279,12 @@ func TestBodies(t *testing.T) {
 	post := func(body string, header ...string) *httptest.ResponseRecorder {
 		return send(t, s, "POST", "/_fake/clock/advance", body, header...)
 	}
-	wantError(t, post(`{"seconds":`), 400, errInvalidRequest, "not valid JSON")
-	wantError(t, post(`[1]`), 400, errInvalidRequest, "expected object")
-	wantError(t, post(`{"seconds":"ten"}`), 400, errInvalidRequest, "seconds: expected number")
-	wantError(t, post(`{"seconds":1,"minutes":2}`), 400, errInvalidRequest, "minutes: unknown field")
-	wantError(t, post(``), 400, errInvalidRequest, "seconds: field required")
-	wantError(t, post(`{"seconds":-1}`), 400, errInvalidRequest, "seconds")
+	wantError(t, post(`{"seconds":`), 400, core.ErrInvalidRequest, "not valid JSON")
+	wantError(t, post(`[1]`), 400, core.ErrInvalidRequest, "expected object")
+	wantError(t, post(`{"seconds":"ten"}`), 400, core.ErrInvalidRequest, "seconds: expected number")
+	wantError(t, post(`{"seconds":1,"minutes":2}`), 400, core.ErrInvalidRequest, "minutes: unknown field")
+	wantError(t, post(``), 400, core.ErrInvalidRequest, "seconds: field required")
+	wantError(t, post(`{"seconds":-1}`), 400, core.ErrInvalidRequest, "seconds")
 	if w := post(`{"seconds":1.5}`); w.Code != 200 || gjson.Get(w.Body.String(), "now").String() != "2026-01-01T00:00:01.5Z" {
 		t.Fatalf("advance 1.5s: %d %s", w.Code, w.Body)
 	}
@@ -291,24 +293,24 @@ func TestBodies(t *testing.T) {
 func TestBodyOverLimitIsRefusedUnread(t *testing.T) {
 	s := checked(t)
 	// A body that declares its size is refused before a byte of it is read.
-	r := &countingReader{r: bytes.NewReader(make([]byte, defaultBodyLimit+1))}
+	r := &countingReader{r: bytes.NewReader(make([]byte, core.DefaultBodyLimit+1))}
 	req := httptest.NewRequest("POST", "/_fake/clock/advance", r)
-	req.ContentLength = defaultBodyLimit + 1
+	req.ContentLength = core.DefaultBodyLimit + 1
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, req)
-	wantError(t, w, 413, errRequestTooLarge, "limit")
+	wantError(t, w, 413, core.ErrRequestTooLarge, "limit")
 	if r.n != 0 {
 		t.Errorf("read %d bytes of a body declared too large", r.n)
 	}
 	// A chunked body is read only up to the limit.
-	r = &countingReader{r: bytes.NewReader(make([]byte, 4*defaultBodyLimit))}
+	r = &countingReader{r: bytes.NewReader(make([]byte, 4*core.DefaultBodyLimit))}
 	req = httptest.NewRequest("POST", "/_fake/clock/advance", r)
 	req.ContentLength = -1
 	w = httptest.NewRecorder()
 	s.ServeHTTP(w, req)
-	wantError(t, w, 413, errRequestTooLarge, "limit")
-	if r.n > defaultBodyLimit+1 {
-		t.Errorf("read %d bytes of a chunked body; the limit is %d", r.n, defaultBodyLimit)
+	wantError(t, w, 413, core.ErrRequestTooLarge, "limit")
+	if r.n > core.DefaultBodyLimit+1 {
+		t.Errorf("read %d bytes of a chunked body; the limit is %d", r.n, core.DefaultBodyLimit)
 	}
 }
 
@@ -324,7 +326,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func TestContentTypeMustBeJSON(t *testing.T) {
-	c := &call{x: &exchange{}, route: &route{ifc: ifModels}}
+	c := &core.Call{X: &core.Exchange{}, Route: &core.Route{Ifc: core.IfModels}}
 	for ct, ok := range map[string]bool{"application/json": true, "application/json; charset=utf-8": true, "text/plain": false, "": true} {
 		req := httptest.NewRequest("POST", "/", strings.NewReader(`{}`))
 		if ct != "" {
@@ -332,7 +334,7 @@ func TestContentTypeMustBeJSON(t *testing.T) {
 		}
 		c.Context, _ = gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = req
-		_, err := c.body()
+		_, err := c.Body()
 		if (err == nil) != ok {
 			t.Errorf("Content-Type %q: err = %v, want accepted %v", ct, err, ok)
 		}
@@ -340,17 +342,17 @@ func TestContentTypeMustBeJSON(t *testing.T) {
 }
 
 // sendTo serves one GET of a route that is not in the table, through the same frame and adapter.
-func sendTo(t *testing.T, s *Server, rt *route) *httptest.ResponseRecorder {
+func sendTo(t *testing.T, s *Server, rt *core.Route) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
-	s.serveOn(newEngine([]*route{rt}), w, httptest.NewRequest(rt.method, rt.path, nil))
+	s.srv.ServeOn(core.NewEngine([]*core.Route{rt}), w, httptest.NewRequest(rt.Method, rt.Path, nil))
 	return w
 }
 
 func TestPanicIsReportedAndAnswered500(t *testing.T) {
 	var got []string
 	s := New(WithViolationHandler(func(msg string) { got = append(got, msg) }))
-	w := sendTo(t, s, &route{method: "GET", path: "/boom", h: func(*Server, *call) (any, error) { panic("kaboom") }})
-	wantError(t, w, 500, errAPI, "internal error")
+	w := sendTo(t, s, &core.Route{Method: "GET", Path: "/boom", H: func(*core.Server, *core.Call) (any, error) { panic("kaboom") }})
+	wantError(t, w, 500, core.ErrAPI, "internal error")
 	if len(got) != 1 || !strings.Contains(got[0], "kaboom") {
 		t.Fatalf("violations = %q, want the panic reported once", got)
 	}
@@ -359,7 +361,7 @@ func TestPanicIsReportedAndAnswered500(t *testing.T) {
 func TestSchemaViolationIsReported(t *testing.T) {
 	var got []string
 	s := New(WithViolationHandler(func(msg string) { got = append(got, msg) }))
-	sendTo(t, s, &route{method: "GET", path: "/bad", schema: "models/model", h: func(*Server, *call) (any, error) {
+	sendTo(t, s, &core.Route{Method: "GET", Path: "/bad", Schema: "models/model", H: func(*core.Server, *core.Call) (any, error) {
 		return map[string]any{"id": "x", "extra": true}, nil
 	}})
 	if len(got) != 1 || !strings.Contains(got[0], "does not match its schema") {
@@ -369,11 +371,11 @@ func TestSchemaViolationIsReported(t *testing.T) {
 
 func TestClockAndReset(t *testing.T) {
 	s := checked(t)
-	if got := s.Now(); !got.Equal(Epoch()) {
-		t.Fatalf("Now = %v, want %v", got, Epoch())
+	if got := s.Now(); !got.Equal(core.Epoch()) {
+		t.Fatalf("Now = %v, want %v", got, core.Epoch())
 	}
-	changed := s.clock.Changed()
-	if got, want := s.AdvanceClock(90*time.Second), Epoch().Add(90*time.Second); !got.Equal(want) {
+	changed := s.srv.Clock.Changed()
+	if got, want := s.AdvanceClock(90*time.Second), core.Epoch().Add(90*time.Second); !got.Equal(want) {
 		t.Fatalf("AdvanceClock = %v, want %v", got, want)
 	}
 	select {
@@ -381,7 +383,7 @@ func TestClockAndReset(t *testing.T) {
 	default:
 		t.Fatal("advancing the clock did not signal Changed")
 	}
-	if got := s.AdvanceClock(-time.Hour); !got.Equal(Epoch().Add(90 * time.Second)) {
+	if got := s.AdvanceClock(-time.Hour); !got.Equal(core.Epoch().Add(90 * time.Second)) {
 		t.Fatalf("a negative advance moved the clock to %v", got)
 	}
 	w := send(t, s, "GET", "/_fake/clock", "")
@@ -414,22 +416,22 @@ func TestHealth(t *testing.T) {
 }
 
 func TestIDs(t *testing.T) {
-	var g ids
-	a, b := g.next("msg_"), g.next("msg_")
-	if len(a) != len("msg_01")+idWidth || a >= b {
+	var g core.IDs
+	a, b := g.Next("msg_"), g.Next("msg_")
+	if len(a) != len("msg_01")+core.IDWidth || a >= b {
 		t.Fatalf("ids %q, %q: want fixed width and increasing", a, b)
 	}
-	g.n.Store(1 << 40)
-	if c := g.next("msg_"); c <= b {
+	g.N.Store(1 << 40)
+	if c := g.Next("msg_"); c <= b {
 		t.Fatalf("id %q does not sort after %q", c, b)
 	}
-	g.n.Store(61) // the next is 62: "10" in base 62
-	if c := g.next("req_"); c != "req_01"+strings.Repeat("0", idWidth-2)+"10" {
-		t.Fatalf("id %q, want req_01 and 62 in base 62 on %d digits", c, idWidth)
+	g.N.Store(61) // the next is 62: "10" in base 62
+	if c := g.Next("req_"); c != "req_01"+strings.Repeat("0", core.IDWidth-2)+"10" {
+		t.Fatalf("id %q, want req_01 and 62 in base 62 on %d digits", c, core.IDWidth)
 	}
-	g.n.Store(^uint64(0) - 1)
-	if c := g.next("x_"); c != "x_01"+strings.Repeat("0", idWidth-11)+"LygHa16AHYF" {
-		t.Fatalf("id %q, want the largest counter on %d digits", c, idWidth)
+	g.N.Store(^uint64(0) - 1)
+	if c := g.Next("x_"); c != "x_01"+strings.Repeat("0", core.IDWidth-11)+"LygHa16AHYF" {
+		t.Fatalf("id %q, want the largest counter on %d digits", c, core.IDWidth)
 	}
 }
 
@@ -443,7 +445,7 @@ func TestConcurrentRequests(t *testing.T) {
 			defer wg.Done()
 			req, _ := http.NewRequest("GET", ts.URL+"/v1/models?limit=3", nil)
 			req.Header.Set("X-Api-Key", "test-api-key")
-			req.Header.Set("vendor-version", APIVersion)
+			req.Header.Set("vendor-version", core.APIVersion)
 			resp, err := ts.Server.Client().Do(req)
 			if err != nil {
 				t.Error(err)
@@ -465,8 +467,8 @@ func TestDateHeaderFollowsTheServerClock(t *testing.T) {
 	get := func(base string) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest("GET", base+"/v1/models", nil)
-		req.Header.Set("X-Api-Key", DefaultAPIKey)
-		req.Header.Set("vendor-version", APIVersion)
+		req.Header.Set("X-Api-Key", core.DefaultAPIKey)
+		req.Header.Set("vendor-version", core.APIVersion)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -495,46 +497,46 @@ func TestDateHeaderFollowsTheServerClock(t *testing.T) {
 // past it stops the work for good with a 400 naming the place, a stage's own cause and blame
 // are told apart, and a context that ended is seen within 1,024 steps, the 400 saying so.
 func TestMeter(t *testing.T) {
-	var m meter
-	m.start(nil, 10)
-	if !m.charge(4) || !m.charge(6) || m.stopped() {
-		t.Fatalf("10 steps of 10: stopped (%v)", m.err)
+	var m core.Meter
+	m.Start(nil, 10)
+	if !m.Charge(4) || !m.Charge(6) || m.Stopped() {
+		t.Fatalf("10 steps of 10: stopped (%v)", m.Err)
 	}
-	if m.charge(1) || m.charge(0) || !m.stopped() {
+	if m.Charge(1) || m.Charge(0) || !m.Stopped() {
 		t.Fatal("the 11th step of 10 went on, or the meter went on after it")
 	}
-	err := m.refusal("tools.0.input_schema", "more than %d steps", 10)
-	if got, want := err.Error(), errInvalidRequest+": tools.0.input_schema: more than 10 steps"; got != want {
+	err := m.Refusal("tools.0.input_schema", "more than %d steps", 10)
+	if got, want := err.Error(), core.ErrInvalidRequest+": tools.0.input_schema: more than 10 steps"; got != want {
 		t.Errorf("refusal = %q, want %q", got, want)
 	}
-	m.start(nil, 100)
-	if !m.chargeBytes(63) || m.left != 99 || !m.chargeBytes(64) || m.left != 97 {
-		t.Errorf("chargeBytes(63), chargeBytes(64) left %d, want 97 (a step, and one per 64 bytes)", m.left)
+	m.Start(nil, 100)
+	if !m.ChargeBytes(63) || m.Left != 99 || !m.ChargeBytes(64) || m.Left != 97 {
+		t.Errorf("chargeBytes(63), chargeBytes(64) left %d, want 97 (a step, and one per 64 bytes)", m.Left)
 	}
 	cause := errors.New("cause")
-	m.blame(cause) // not over: nothing to blame
-	if m.stopped() {
+	m.Blame(cause) // not over: nothing to blame
+	if m.Stopped() {
 		t.Fatal("blame stopped a meter that was not over")
 	}
-	m.charge(1000)
-	m.blame(cause)
-	if m.err != cause {
-		t.Errorf("err after blame = %v, want the cause", m.err)
+	m.Charge(1000)
+	m.Blame(cause)
+	if m.Err != cause {
+		t.Errorf("err after blame = %v, want the cause", m.Err)
 	}
-	if m.refusal("x", "y") == nil {
+	if m.Refusal("x", "y") == nil {
 		t.Error("no refusal once stopped")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m.start(ctx, 1_000_000)
+	m.Start(ctx, 1_000_000)
 	n := 0
-	for m.charge(1) {
+	for m.Charge(1) {
 		n++
 	}
 	if n >= 1024 {
 		t.Errorf("%d steps after the context ended, want under 1,024", n)
 	}
-	if got, want := m.refusal("x", "y").Error(), errInvalidRequest+": x: the work stopped here: the client closed the request (context canceled)"; got != want {
+	if got, want := m.Refusal("x", "y").Error(), core.ErrInvalidRequest+": x: the work stopped here: the client closed the request (context canceled)"; got != want {
 		t.Errorf("refusal = %q, want %q", got, want)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/gin-gonic/gin"
 	"github.com/tidwall/gjson"
 )
@@ -59,7 +61,7 @@ func TestGeneratedValuesCharged(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := checked(t)
-			header := append(headersFor(ifMessages), "Content-Type", "application/json")
+			header := append(headersFor(core.IfMessages), "Content-Type", "application/json")
 			send(t, s, http.MethodPost, "/v1/messages", "{}", header...) // the route's schema compiled
 			for _, stream := range []bool{false, true} {
 				body := tc.body
@@ -102,12 +104,12 @@ func TestBetaValuesCharged(t *testing.T) {
 		return strings.Join(v, ",")
 	}
 	s := checked(t)
-	send(t, s, http.MethodGet, "/v1/models", "", headersFor(ifModels)...)
+	send(t, s, http.MethodGet, "/v1/models", "", headersFor(core.IfModels)...)
 	for _, tc := range []struct {
 		n      int
 		status int
 	}{{60_000, http.StatusBadRequest}, {5_000, http.StatusOK}} {
-		header := append(headersFor(ifModels), "Vendor-Beta", values(tc.n))
+		header := append(headersFor(core.IfModels), "Vendor-Beta", values(tc.n))
 		var code int
 		var msg string
 		cpu := cpuOf(func() {
@@ -145,7 +147,7 @@ func TestStubMatchingCharged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	header := append(headersFor(ifMessages), "Content-Type", "application/json")
+	header := append(headersFor(core.IfMessages), "Content-Type", "application/json")
 	send(t, s, http.MethodPost, "/v1/messages", "{}", header...)
 	body := func(text string) string {
 		return `{"max_tokens":10,"model":"` + testModel + `","messages":[{"role":"user","content":"` + text + `"}]}`
@@ -194,13 +196,13 @@ func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	cancel()
 	gc, _ := gin.CreateTestContext(httptest.NewRecorder())
 	gc.Request, _ = http.NewRequestWithContext(ctx, http.MethodPost, "/v1/messages", nil)
-	c := &call{Context: gc, x: &exchange{}}
+	c := &core.Call{Context: gc, X: &core.Exchange{}}
 	req := &messageRequest{Model: testModel, Messages: []inputMessage{{Role: "user", blocks: []block{{"type": "text", "text": strings.Repeat("a", 1<<20)}}}}}
-	_, _, err := stubsOf(s).take(c, req)
-	if err == nil || !strings.HasPrefix(err.Error(), errInvalidRequest+": messages.0.content: the work stopped here: the client closed the request") {
+	_, _, err := stubsOf(s.srv).take(c, req)
+	if err == nil || !strings.HasPrefix(err.Error(), core.ErrInvalidRequest+": messages.0.content: the work stopped here: the client closed the request") {
 		t.Fatalf("take = %v, want a 400 naming messages.0.content: the client went", err)
 	}
-	if scanned := (maxStubSteps - c.work.left) * stepBytes; scanned > 4<<20 {
+	if scanned := (maxStubSteps - c.Work.Left) * core.StepBytes; scanned > 4<<20 {
 		t.Errorf("%d bytes scanned after the client went, want at most 4 MiB", scanned)
 	}
 }

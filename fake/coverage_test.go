@@ -13,13 +13,15 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/platformkit/platformkit/schemas"
 )
 
-var messagesHeaders = []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion, "Content-Type", "application/json"}
+var messagesHeaders = []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion, "Content-Type", "application/json"}
 
 // operationOf finds one operation's part of a coverage, failing the test when it is missing.
-func operationOf(t *testing.T, c Coverage, name string) OperationCoverage {
+func operationOf(t *testing.T, c core.Coverage, name string) core.OperationCoverage {
 	t.Helper()
 	for _, o := range c.Operations {
 		if o.Operation == name {
@@ -27,7 +29,7 @@ func operationOf(t *testing.T, c Coverage, name string) OperationCoverage {
 		}
 	}
 	t.Fatalf("coverage has no operation %q", name)
-	return OperationCoverage{}
+	return core.OperationCoverage{}
 }
 
 func TestCoverageCountsRequestsFieldsAndReasons(t *testing.T) {
@@ -107,19 +109,19 @@ func TestCoverageCountsRequestsFieldsAndReasons(t *testing.T) {
 func TestCoverageOutlivesTheJournalAndFollowsNamespaces(t *testing.T) {
 	// Unchecked: checking 10,000 answers against their schema would take most of the test's time.
 	s := New()
-	for range journalCap + 5 {
+	for range core.JournalCap + 5 {
 		send(t, s, "GET", "/v1/models?limit=1", "", modelsHeaders...)
 	}
-	if n := len(s.Journal()); n != journalCap {
-		t.Fatalf("the journal holds %d entries, want %d: the test needs it to have dropped the oldest", n, journalCap)
+	if n := len(s.Journal()); n != core.JournalCap {
+		t.Fatalf("the journal holds %d entries, want %d: the test needs it to have dropped the oldest", n, core.JournalCap)
 	}
 	s.ClearJournal()
-	if got := operationOf(t, s.Coverage(), "GET /v1/models").Requests; got != journalCap+5 {
-		t.Errorf("after the journal dropped entries and was cleared, coverage counts %d requests, want %d", got, journalCap+5)
+	if got := operationOf(t, s.Coverage(), "GET /v1/models").Requests; got != core.JournalCap+5 {
+		t.Errorf("after the journal dropped entries and was cleared, coverage counts %d requests, want %d", got, core.JournalCap+5)
 	}
 
 	send(t, s, "GET", "/ns/alpha/v1/models/nope", "", modelsHeaders...)
-	send(t, s, "GET", "/v1/models/nope", "", append([]string{NamespaceHeader, "beta"}, modelsHeaders...)...)
+	send(t, s, "GET", "/v1/models/nope", "", append([]string{core.NamespaceHeader, "beta"}, modelsHeaders...)...)
 	send(t, s, "GET", "/ns/Bad!/v1/models", "", modelsHeaders...)
 	send(t, s, "POST", "/ns/alpha/_fake/faults", `{"path":"/v1/models","status":400}`)
 	send(t, s, "GET", "/ns/alpha/v1/models", "", modelsHeaders...)
@@ -146,14 +148,14 @@ func TestCoverageOutlivesTheJournalAndFollowsNamespaces(t *testing.T) {
 	if err := schemas.Validate("control/coverage", w.Body.Bytes(), schemas.Strict); err != nil {
 		t.Fatalf("GET /_fake/coverage?all=true: %v", err)
 	}
-	var doc Coverage
+	var doc core.Coverage
 	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil || doc.Requests != all.Requests || doc.Scope != "server" {
 		t.Errorf("GET /_fake/coverage?all=true = %d requests (%v), want %d", doc.Requests, err, all.Requests)
 	}
 	if w := send(t, s, "GET", "/ns/beta/_fake/coverage", ""); !json.Valid(w.Body.Bytes()) || w.Code != 200 {
 		t.Errorf("GET /ns/beta/_fake/coverage: %d %s", w.Code, w.Body)
 	}
-	wantError(t, send(t, s, "GET", "/_fake/coverage?all=maybe", ""), 400, errInvalidRequest, "all")
+	wantError(t, send(t, s, "GET", "/_fake/coverage?all=maybe", ""), 400, core.ErrInvalidRequest, "all")
 
 	s.Reset()
 	if c := s.ServerCoverage(); c.Requests != 0 {
@@ -163,11 +165,11 @@ func TestCoverageOutlivesTheJournalAndFollowsNamespaces(t *testing.T) {
 
 func TestCoverageReasonsAreBounded(t *testing.T) {
 	s := checked(t)
-	for i := range maxReasons + 10 {
+	for i := range core.MaxReasons + 10 {
 		send(t, s, "POST", "/v1/messages", `{"model":"m","max_tokens":1,"messages":[],"f`+string(rune('a'+i%26))+string(rune('a'+i/26))+`":1}`, messagesHeaders...)
 	}
 	o := operationOf(t, s.Coverage(), "POST /v1/messages")
-	if len(o.Reasons) != maxReasons || o.ReasonsDropped != 10 || o.Invalid != maxReasons+10 {
+	if len(o.Reasons) != core.MaxReasons || o.ReasonsDropped != 10 || o.Invalid != core.MaxReasons+10 {
 		t.Errorf("%d reasons kept, %d dropped, %d invalid; want 32, 10, 42", len(o.Reasons), o.ReasonsDropped, o.Invalid)
 	}
 }
@@ -204,7 +206,7 @@ func BenchmarkCoverage(b *testing.B) {
 				name = bc.name + "/on"
 			}
 			b.Run(name, func(b *testing.B) {
-				s := New(func(c *config) { c.noCoverage = !on })
+				s := New(func(c *core.Config) { c.NoCoverage = !on })
 				serve := func() {
 					req := httptest.NewRequest(bc.method, bc.path, bytes.NewReader(data))
 					for i := 0; i+1 < len(messagesHeaders); i += 2 {
@@ -247,17 +249,17 @@ func TestIndexFree(t *testing.T) {
 		"tools.3":                    "tools[]",
 		"a2b.c":                      "a2b.c",
 	} {
-		if got := indexFree(in); got != want {
+		if got := core.IndexFree(in); got != want {
 			t.Errorf("indexFree(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
 func TestEveryOperationsFieldsFit(t *testing.T) {
-	for _, op := range operations().list {
-		op.load() // panics beyond the bound
-		if op.rt.body != "" && op.nBody == 0 {
-			t.Errorf("%s reads a body, but coverage finds no field in its schema %s", op.name, op.rt.body)
+	for _, op := range core.Operations().List {
+		op.Load() // panics beyond the bound
+		if op.Rt.Body != "" && op.NBody == 0 {
+			t.Errorf("%s reads a body, but coverage finds no field in its schema %s", op.Name, op.Rt.Body)
 		}
 	}
 }
@@ -265,9 +267,9 @@ func TestEveryOperationsFieldsFit(t *testing.T) {
 // TestReasonCodesAreDocumented keeps the one table of reason codes (docs/coverage.md) and the
 // schema's enumeration equal to the codes the fake answers.
 func TestReasonCodesAreDocumented(t *testing.T) {
-	codes := []string{ReasonBodyNotJSON, ReasonBodyNotObject, ReasonBodyTooLarge, ReasonBodyCut, ReasonContentType,
-		ReasonMissingField, ReasonUnknownField, ReasonWrongType, ReasonNotAllowed, ReasonOutOfRange, ReasonBadFormat,
-		ReasonBadQuery, ReasonInvalidValue}
+	codes := []string{core.ReasonBodyNotJSON, core.ReasonBodyNotObject, core.ReasonBodyTooLarge, core.ReasonBodyCut, core.ReasonContentType,
+		core.ReasonMissingField, core.ReasonUnknownField, core.ReasonWrongType, core.ReasonNotAllowed, core.ReasonOutOfRange, core.ReasonBadFormat,
+		core.ReasonBadQuery, core.ReasonInvalidValue}
 	page, err := os.ReadFile("../docs/coverage.md")
 	if err != nil {
 		t.Fatal(err)

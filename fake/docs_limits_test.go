@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // TestDocsLimitsAreTheConstants holds the bounds docs/limits.md and docs/control-api.md state to
@@ -17,29 +19,29 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 	mib := func(n int) string { return fmt.Sprintf("%d MiB", n>>20) }
 	kib := func(n int) string { return fmt.Sprintf("%d KiB", n>>10) }
 	rows := map[string][]string{
-		"| JSON request body |": {fmt.Sprintf("%d MB; Messages, count_tokens and completions %d MB", defaultBodyLimit>>20, messagesBodyLimit>>20)},
+		"| JSON request body |": {fmt.Sprintf("%d MB; Messages, count_tokens and completions %d MB", core.DefaultBodyLimit>>20, core.MessagesBodyLimit>>20)},
 		"| tool input generated from": {fmt.Sprintf("at most %s values and %s of strings, property names and `const`/`enum` values, %s items or characters per value",
 			thousands(maxToolInputValues), mib(maxToolInputBytes), thousands(maxGenerated))},
 		"| work of generating a tool input":      {thousands(maxGenSteps) + " steps per request", "at most " + thousands(maxPatternCost) + ";"},
-		"| checking strict schemas":              {thousands(maxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", stepBytes)},
-		"| beta values (":                        {thousands(maxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", stepBytes), fmt.Sprintf("more than %d steps", maxBetaSteps)},
-		"| matching a request against the stubs": {thousands(maxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", stepBytes)},
-		"| an error message |":                   {fmt.Sprintf("quoted to %d bytes", maxExcerpt), fmt.Sprintf("the whole message %d KiB", maxErrorMessage>>10)},
+		"| checking strict schemas":              {thousands(maxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
+		"| beta values (":                        {thousands(core.MaxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", core.StepBytes), fmt.Sprintf("more than %d steps", core.MaxBetaSteps)},
+		"| matching a request against the stubs": {thousands(maxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
+		"| an error message |":                   {fmt.Sprintf("quoted to %d bytes", core.MaxExcerpt), fmt.Sprintf("the whole message %d KiB", core.MaxErrorMessage>>10)},
 		"| prompt cache, per server":             {thousands(cacheMaxEntries) + " entries and " + mib(cacheMaxBytes), "(" + thousands(cacheMaxFingerprints) + " fingerprints"},
 		"| the prompt caches of a server":        {"| " + mib(cachesBytes) + " |", "one namespace's " + thousands(cacheMaxEntries) + " entries"},
-		"| a refused request body over":          {"over " + mib(releaseAfterBytes), "a refused " + mib(snapshotBodyLimit) + " snapshot"},
+		"| a refused request body over":          {"over " + mib(core.ReleaseAfterBytes), "a refused " + mib(core.SnapshotBodyLimit) + " snapshot"},
 		"| journal |": {fmt.Sprintf("the last %s requests and at most %s; per entry %s of path and of query, %s per header value, %s of headers (in name order), a JSON body up to %s",
-			thousands(journalCap), mib(journalBytes), kib(journalURLCap), kib(journalValueCap), kib(journalHeadersCap), kib(journalBodyCap))},
+			thousands(core.JournalCap), mib(core.JournalBytes), kib(core.JournalURLCap), kib(core.JournalValueCap), kib(core.JournalHeadersCap), kib(core.JournalBodyCap))},
 		"| coverage (": {fmt.Sprintf("%d distinct invalid reasons, each with its field cut to %d bytes and its example to %d; the request schema's fields to a depth of %d",
-			maxReasons, maxReasonField, maxReasonSample, maxFieldWords)},
-		"| namespaces |":                     {"| " + thousands(DefaultMaxNamespaces) + " (`-max-namespaces`) |"},
+			core.MaxReasons, core.MaxReasonField, core.MaxReasonSample, core.MaxFieldWords)},
+		"| namespaces |":                     {"| " + thousands(core.DefaultMaxNamespaces) + " (`-max-namespaces`) |"},
 		"| message threads, per server":      {thousands(threadMaxCount) + " threads and " + mib(threadMaxBytes) + " of memory kept"},
 		"| the message threads of a server":  {"| " + mib(threadsBytes) + " of memory kept |"},
 		"| a thread continue's whole":        {thousands(maxMessages) + " messages"},
 		"| stubs, per server or namespace |": {thousands(maxStubs) + " stubs and " + mib(stubMaxBytes) + " of memory kept", "at most " + mebibytes(stubMaxBytes) + " together"},
 		"| the stubs of a server":            {"| " + mib(stubsBytes) + " of memory kept |"},
-		"| the journals of a server":         {"| " + mib(journalsBytes) + " |"},
-		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(maxFaultLatency.Minutes()))},
+		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
+		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
 		"| a recording (":                    {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
 		"| a recording file read at start":   {"| " + mib(maxRecordingFile) + ", a regular file"},
 		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together, checked from the directory and each file's size before any is read; %s events per recorded stream; `offset_ms` at most %s",
@@ -66,11 +68,11 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 
 	control := readPage(t, "control-api.md")
 	for _, want := range []string{
-		fmt.Sprintf("JSON bodies are refused above %d MB (Messages %d MB)", defaultBodyLimit>>20, messagesBodyLimit>>20),
-		fmt.Sprintf("The server keeps at most %s (`-max-namespaces N`)", thousands(DefaultMaxNamespaces)),
-		fmt.Sprintf(`"max": %d}`, DefaultMaxNamespaces),
-		fmt.Sprintf("`?limit=N` (1 to %s;", thousands(journalCap)),
-		fmt.Sprintf("A name is 1 to %d of", maxNamespaceName),
+		fmt.Sprintf("JSON bodies are refused above %d MB (Messages %d MB)", core.DefaultBodyLimit>>20, core.MessagesBodyLimit>>20),
+		fmt.Sprintf("The server keeps at most %s (`-max-namespaces N`)", thousands(core.DefaultMaxNamespaces)),
+		fmt.Sprintf(`"max": %d}`, core.DefaultMaxNamespaces),
+		fmt.Sprintf("`?limit=N` (1 to %s;", thousands(core.JournalCap)),
+		fmt.Sprintf("A name is 1 to %d of", core.MaxNamespaceName),
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(control), " "), want) {
 			t.Errorf("docs/control-api.md should say %q (from the constants)", want)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -27,10 +29,10 @@ func TestQuotedAndExcerpt(t *testing.T) {
 		{"a\u200bb", 10, `"a\u200bb"`, "a\u200bb"}, // an invisible character shows as its escape
 		{"line\nbreak", 4, `"line"...`, "line..."},
 	} {
-		if got := quoted(tc.s, tc.max); got != tc.quoted {
+		if got := core.Quoted(tc.s, tc.max); got != tc.quoted {
 			t.Errorf("quoted(%q, %d) = %s, want %s", tc.s, tc.max, got, tc.quoted)
 		}
-		if got := excerpt(tc.s, tc.max); got != tc.excerpted {
+		if got := core.Excerpt(tc.s, tc.max); got != tc.excerpted {
 			t.Errorf("excerpt(%q, %d) = %q, want %q", tc.s, tc.max, got, tc.excerpted)
 		}
 	}
@@ -47,7 +49,7 @@ func FuzzQuoted(f *testing.F) {
 		if max < 0 || max > 1<<16 {
 			return
 		}
-		q := quoted(s, max)
+		q := core.Quoted(s, max)
 		body, more := strings.CutSuffix(q, "...")
 		prefix, err := strconv.Unquote(body)
 		if err != nil {
@@ -64,7 +66,7 @@ func FuzzQuoted(f *testing.F) {
 		if utf8.ValidString(s) && !utf8.ValidString(prefix) || len(prefix) < max-utf8.UTFMax+1 && more {
 			t.Fatalf("quoted(%q, %d) = %s cuts a character, or more than one", s, max, q)
 		}
-		if e := excerpt(s, max); e != s && e != prefix+"..." {
+		if e := core.Excerpt(s, max); e != s && e != prefix+"..." {
 			t.Fatalf("excerpt(%q, %d) = %q, want the same prefix as quoted", s, max, e)
 		}
 	})
@@ -85,7 +87,7 @@ func TestErrorsQuoteBoundedExcerpts(t *testing.T) {
 		return []any{map[string]any{"type": "url", "name": "s", "url": url}}
 	}
 	first := create(t, ts, msgBody("thread", threadCreate(), "mcp_servers", server("https://a.example/"+big)), threadBeta...)
-	key := []string{"X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion}
+	key := []string{"X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion}
 	for _, tc := range []struct {
 		name         string
 		method, path string
@@ -101,7 +103,7 @@ func TestErrorsQuoteBoundedExcerpts(t *testing.T) {
 			"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/" + big}}, "required": []any{"a"}, "additionalProperties": false}}}), nil, "tools.0.input_schema"},
 		{"query parameter", "GET", "/v1/models?limit=" + big, nil, nil, "limit:"},
 		{"API version", "GET", "/v1/models", nil, []string{"vendor-version", big}, "vendor-version:"},
-		{"namespace header", "GET", "/v1/models", nil, []string{NamespaceHeader, big}, "fake-namespace:"},
+		{"namespace header", "GET", "/v1/models", nil, []string{core.NamespaceHeader, big}, "fake-namespace:"},
 		{"tool_choice.name", "POST", "/v1/messages", msgBody("tools", loopTools, "tool_choice", map[string]any{"type": "tool", "name": big}), nil, "tool_choice.name:"},
 		{"unknown field", "POST", "/v1/messages", msgBody(big, 1), nil, ""},
 		{"no route", "GET", "/v1/" + big, nil, nil, "no route for GET"},

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -38,9 +40,9 @@ func TestFaultDurations(t *testing.T) {
 		`{"latency_ms":1e30}`:                 "latency_ms",
 		`{"latency_ms":600001}`:               "latency_ms",
 	} {
-		wantError(t, send(t, s, "POST", "/_fake/faults", body), 400, errInvalidRequest, field)
+		wantError(t, send(t, s, "POST", "/_fake/faults", body), 400, core.ErrInvalidRequest, field)
 	}
-	if _, err := s.InjectFault(Fault{Latency: time.Hour}); err == nil {
+	if _, err := s.InjectFault(core.Fault{Latency: time.Hour}); err == nil {
 		t.Error("InjectFault accepted a latency of an hour")
 	}
 }
@@ -75,13 +77,13 @@ func TestFaultRetryAfterIsSentAsEchoed(t *testing.T) {
 	// In Go a zero RetryAfter cannot be told from an unset one: it is the default, and Faults
 	// says so.
 	s := checked(t)
-	if _, err := s.InjectFault(Fault{Status: 429}); err != nil {
+	if _, err := s.InjectFault(core.Fault{Status: 429}); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.Faults()[0].RetryAfter; got != time.Second {
 		t.Errorf("RetryAfter of Fault{Status: 429} = %v, want the default 1s", got)
 	}
-	if _, err := s.InjectFault(Fault{Status: 429, RetryAfter: 1500 * time.Microsecond}); err == nil {
+	if _, err := s.InjectFault(core.Fault{Status: 429, RetryAfter: 1500 * time.Microsecond}); err == nil {
 		t.Error("InjectFault accepted a retry-after of 1.5 ms, which retry-after-ms cannot carry")
 	}
 }

@@ -6,15 +6,17 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/platformkit/platformkit/fixtures"
 )
 
 func TestDefaultFixturesLoad(t *testing.T) {
-	fx, err := DefaultFixtures()
+	fx, err := core.DefaultFixtures()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fx.orgs) != 2 || fx.creds["test-api-key-2"].org != fx.orgs[1] {
+	if len(fx.Orgs) != 2 || fx.Creds["test-api-key-2"].Org != fx.Orgs[1] {
 		t.Fatalf("want two organizations, the second owning test-api-key-2")
 	}
 }
@@ -22,10 +24,10 @@ func TestDefaultFixturesLoad(t *testing.T) {
 // TestEmbeddedFixturesConform is the schema check that DefaultFixtures skips at start-up: every
 // embedded file is a known fixture file and conforms to its schema.
 func TestEmbeddedFixturesConform(t *testing.T) {
-	if err := checkFixtureFiles(fixtures.FS()); err != nil {
+	if err := core.CheckFixtureFiles(fixtures.FS()); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkFixtureFiles(fstest.MapFS{"organizations.json": {Data: []byte(`{"organizations":[{"id":1}]}`)}}); err == nil {
+	if err := core.CheckFixtureFiles(fstest.MapFS{"organizations.json": {Data: []byte(`{"organizations":[{"id":1}]}`)}}); err == nil {
 		t.Fatal("a file outside its schema passed the check")
 	}
 }
@@ -44,7 +46,7 @@ func TestCustomFixtures(t *testing.T) {
 		"other files ignored": {fstest.MapFS{"organizations.json": {Data: []byte(orgs)}, "README.md": {Data: []byte("hi")}}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			fx, err := LoadFixtures(tc.files)
+			fx, err := core.LoadFixtures(tc.files)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want it to mention %q", err, tc.wantErr)
@@ -54,12 +56,12 @@ func TestCustomFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := New(WithFixtures(fx))
-			w := send(t, s, "GET", "/v1/models", "", "X-Api-Key", "my-key", "vendor-version", APIVersion)
+			s := New(WithFixtures(&Fixtures{fx: fx}))
+			w := send(t, s, "GET", "/v1/models", "", "X-Api-Key", "my-key", "vendor-version", core.APIVersion)
 			if w.Code != 200 || !strings.Contains(w.Body.String(), `"data":[]`) {
 				t.Fatalf("models over a set without models.json: %d %s", w.Code, w.Body)
 			}
-			wantError(t, send(t, s, "GET", "/v1/models", "", modelsHeaders...), 401, errAuthentication, "")
+			wantError(t, send(t, s, "GET", "/v1/models", "", modelsHeaders...), 401, core.ErrAuthentication, "")
 		})
 	}
 }
@@ -92,7 +94,7 @@ func TestFixtureLoadErrors(t *testing.T) {
 			[]string{"no organizations.json", "no credential would work"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := LoadFixtures(tc.files)
+			_, err := core.LoadFixtures(tc.files)
 			if err == nil {
 				t.Fatal("LoadFixtures accepted the data set")
 			}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fixtures"
@@ -42,7 +44,7 @@ const (
 // fzRoute is a route a target sends to, with the credentials its interface takes.
 type fzRoute struct {
 	method, path string
-	ifc          *iface
+	ifc          *core.Iface
 }
 
 // refusalSubject matches the start of a 400 message: a field path, header or query parameter
@@ -95,7 +97,7 @@ func fuzzCheck(t *testing.T, what string, w *httptest.ResponseRecorder) {
 	if showsGoInternals(msg) {
 		t.Fatalf("%s: message shows Go internals: %q", what, msg)
 	}
-	if typ == errInvalidRequest && !refusalSubject.MatchString(msg) {
+	if typ == core.ErrInvalidRequest && !refusalSubject.MatchString(msg) {
 		t.Fatalf("%s: message does not start with what it refuses: %q", what, msg)
 	}
 }
@@ -104,7 +106,7 @@ func fuzzCheck(t *testing.T, what string, w *httptest.ResponseRecorder) {
 // requests and the API's ID counter (a refusal that minted an ID would move every later one).
 func fuzzState(s *Server, lists []fzRoute) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ids=%d\n", s.ids.n.Load())
+	fmt.Fprintf(&b, "ids=%d\n", s.srv.IDs.N.Load())
 	for _, l := range lists {
 		w := fuzzSend(s, http.MethodGet, l.path, "", "", headersFor(l.ifc)...)
 		fmt.Fprintf(&b, "%s %d %s\n", l.path, w.Code, w.Body)
@@ -155,7 +157,7 @@ func fuzzRouteBody(f *testing.F, routes []fzRoute, lists []fzRoute) {
 }
 
 func FuzzMessagesBody(f *testing.F) {
-	routes := []fzRoute{{post, "/v1/messages", ifMessages}, {post, "/v1/messages/count_tokens", ifMessages}, {post, "/v1/complete", ifMessages}}
+	routes := []fzRoute{{core.Post, "/v1/messages", core.IfMessages}, {core.Post, "/v1/messages/count_tokens", core.IfMessages}, {core.Post, "/v1/complete", core.IfMessages}}
 	msgs := `"messages":[{"role":"user","content":"Hi"}],"model":"` + testModel + `"`
 	nested := `{"type":"string","minLength":1000}`
 	for range 3 {
@@ -183,81 +185,81 @@ func FuzzMessagesBody(f *testing.F) {
 		`{"max_tokens":64,`+msgs+`,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"array","minItems":"x"}}}}]}`,
 		`{"max_tokens":10,"speed":"warp",`+msgs+`}`,
 	)
-	fuzzRouteBody(f, routes, []fzRoute{{get, "/_fake/messages/stubs", nil}, {get, "/_fake/cache", nil}})
+	fuzzRouteBody(f, routes, []fzRoute{{core.Get, "/_fake/messages/stubs", nil}, {core.Get, "/_fake/cache", nil}})
 }
 
 func FuzzAdminBody(f *testing.F) {
 	routes := []fzRoute{
-		{post, "/v1/organizations/invites", ifAdmin},
-		{post, "/v1/organizations/users/" + fzUser, ifAdmin},
-		{post, "/v1/organizations/workspaces", ifAdmin},
-		{post, "/v1/organizations/workspaces/" + fzWs, ifAdmin},
-		{post, "/v1/organizations/workspaces/" + fzWs + "/archive", ifAdmin},
-		{post, "/v1/organizations/workspaces/" + fzWs + "/rate_limits/rl_df1a5cdde2f9148a71081e26", ifAdmin},
+		{core.Post, "/v1/organizations/invites", core.IfAdmin},
+		{core.Post, "/v1/organizations/users/" + fzUser, core.IfAdmin},
+		{core.Post, "/v1/organizations/workspaces", core.IfAdmin},
+		{core.Post, "/v1/organizations/workspaces/" + fzWs, core.IfAdmin},
+		{core.Post, "/v1/organizations/workspaces/" + fzWs + "/archive", core.IfAdmin},
+		{core.Post, "/v1/organizations/workspaces/" + fzWs + "/rate_limits/rl_df1a5cdde2f9148a71081e26", core.IfAdmin},
 	}
 	fuzzBodies(f, routes, `{"email":"a@example.com","role":"user"}`, `{"role":"developer"}`, `{"name":"W","data_residency":{"workspace_geo":"us"}}`,
 		`{"email":"a@example.com","role":"admin"}`, `{"name":"`+strings.Repeat("w", 41)+`"}`,
 		`{"limits":[{"type":"requests_per_minute","value":1},{"type":"batch_requests_in_queue","value":null}]}`)
 	fuzzRouteBody(f, routes, []fzRoute{
-		{get, "/v1/organizations/invites?limit=1000", ifAdmin}, {get, "/v1/organizations/users?limit=1000", ifAdmin},
-		{get, "/v1/organizations/workspaces?limit=1000&include_archived=true", ifAdmin},
+		{core.Get, "/v1/organizations/invites?limit=1000", core.IfAdmin}, {core.Get, "/v1/organizations/users?limit=1000", core.IfAdmin},
+		{core.Get, "/v1/organizations/workspaces?limit=1000&include_archived=true", core.IfAdmin},
 	})
 }
 
 func FuzzTunnelsBody(f *testing.F) {
 	routes := []fzRoute{
-		{post, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", ifTunnels},
-		{post, "/v1/organizations/tunnels/" + fzTunnel + "/rotate_token", ifTunnels},
-		{post, "/v1/organizations/tunnels/" + fzTunnel + "/archive", ifTunnels},
-		{post, "/v1/tunnels", ifTunnelsAPI},
-		{post, "/v1/tunnels/" + fzTunnel, ifTunnelsAPI},
-		{post, "/v1/tunnels/" + fzTunnel + "/certificates", ifTunnelsAPI},
-		{post, "/_fake/tunnels", nil},
-		{post, "/_fake/tunnels/token_check", nil},
-		{post, "/_fake/tunnels/" + fzTunnel + "/gateway_check", nil},
+		{core.Post, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", core.IfTunnels},
+		{core.Post, "/v1/organizations/tunnels/" + fzTunnel + "/rotate_token", core.IfTunnels},
+		{core.Post, "/v1/organizations/tunnels/" + fzTunnel + "/archive", core.IfTunnels},
+		{core.Post, "/v1/tunnels", core.IfTunnelsAPI},
+		{core.Post, "/v1/tunnels/" + fzTunnel, core.IfTunnelsAPI},
+		{core.Post, "/v1/tunnels/" + fzTunnel + "/certificates", core.IfTunnelsAPI},
+		{core.Post, "/_fake/tunnels", nil},
+		{core.Post, "/_fake/tunnels/token_check", nil},
+		{core.Post, "/_fake/tunnels/" + fzTunnel + "/gateway_check", nil},
 	}
 	fuzzBodies(f, routes, `{"ca_certificate_pem":`+mustJSON(f, fixturePEM(f, 0))+`}`, `{"reason":"x"}`, `{"display_name":"d"}`,
 		`{"token":"x"}`, `{"certificate_pem":"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"}`)
 	fuzzRouteBody(f, routes, []fzRoute{
-		{get, "/v1/organizations/tunnels?limit=1000&include_archived=true", ifTunnels},
-		{get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates?limit=1000&include_archived=true", ifTunnels},
+		{core.Get, "/v1/organizations/tunnels?limit=1000&include_archived=true", core.IfTunnels},
+		{core.Get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates?limit=1000&include_archived=true", core.IfTunnels},
 	})
 }
 
 func FuzzWorkBody(f *testing.F) {
 	work := "/v1/environments/" + fzEnv + "/work/" + fzWork
 	routes := []fzRoute{
-		{post, "/v1/environments", ifEnvironments},
-		{post, "/v1/environments/" + fzEnv, ifEnvironments},
-		{post, work, ifWork},
-		{post, work + "/ack", ifWork},
-		{post, work + "/heartbeat", ifWork},
-		{post, work + "/stop", ifWork},
-		{post, "/_fake/environments/" + fzEnv + "/work", nil},
+		{core.Post, "/v1/environments", core.IfEnvironments},
+		{core.Post, "/v1/environments/" + fzEnv, core.IfEnvironments},
+		{core.Post, work, core.IfWork},
+		{core.Post, work + "/ack", core.IfWork},
+		{core.Post, work + "/heartbeat", core.IfWork},
+		{core.Post, work + "/stop", core.IfWork},
+		{core.Post, "/_fake/environments/" + fzEnv + "/work", nil},
 	}
 	fuzzBodies(f, routes, `{"name":"e","config":{"type":"cloud"}}`, `{"lease_token":"x"}`, `{"session_id":"s","metadata":{"k":"v"}}`, `{"metadata":{"k":null,"j":"v"}}`,
 		`{"expected_lease_token":"x","lease_duration_ms":1e1000001}`)
 	fuzzRouteBody(f, routes, []fzRoute{
-		{get, "/v1/environments?limit=100&include_archived=true", ifEnvironments},
-		{get, "/v1/environments/" + fzEnv + "/work?limit=100", ifWork},
+		{core.Get, "/v1/environments?limit=100&include_archived=true", core.IfEnvironments},
+		{core.Get, "/v1/environments/" + fzEnv + "/work?limit=100", core.IfWork},
 	})
 }
 
 // memoryLists is the memory area's state: stores, one store's memories and its versions.
 var memoryLists = []fzRoute{
-	{get, "/v1/memory_stores?limit=100&include_archived=true", ifMemory},
-	{get, "/v1/memory_stores/" + fzStore + "/memories?limit=100&depth=100", ifMemory},
-	{get, "/v1/memory_stores/" + fzStore + "/memory_versions?limit=100", ifMemory},
+	{core.Get, "/v1/memory_stores?limit=100&include_archived=true", core.IfMemory},
+	{core.Get, "/v1/memory_stores/" + fzStore + "/memories?limit=100&depth=100", core.IfMemory},
+	{core.Get, "/v1/memory_stores/" + fzStore + "/memory_versions?limit=100", core.IfMemory},
 }
 
 func FuzzMemoryBody(f *testing.F) {
 	routes := []fzRoute{
-		{post, "/v1/memory_stores", ifMemory},
-		{post, "/v1/memory_stores/" + fzStore, ifMemory},
-		{post, "/v1/memory_stores/" + fzStore + "/memories", ifMemory},
-		{post, "/v1/memory_stores/" + fzStore + "/memories/" + fzMemory, ifMemory},
-		{post, "/v1/memory_stores/" + fzStore + "/memory_versions/" + fzMemVer + "/redact", ifMemory},
-		{post, "/v1/memory_stores/" + fzStore + "/archive", ifMemory},
+		{core.Post, "/v1/memory_stores", core.IfMemory},
+		{core.Post, "/v1/memory_stores/" + fzStore, core.IfMemory},
+		{core.Post, "/v1/memory_stores/" + fzStore + "/memories", core.IfMemory},
+		{core.Post, "/v1/memory_stores/" + fzStore + "/memories/" + fzMemory, core.IfMemory},
+		{core.Post, "/v1/memory_stores/" + fzStore + "/memory_versions/" + fzMemVer + "/redact", core.IfMemory},
+		{core.Post, "/v1/memory_stores/" + fzStore + "/archive", core.IfMemory},
 	}
 	fuzzBodies(f, routes, `{"name":"s","metadata":{"k":"v"}}`, `{"path":"/a/b.md","content":"x"}`,
 		`{"content":"y","precondition":{"type":"content_sha256","content_sha256":"00"}}`, `{"path":"/a/../b"}`)
@@ -266,36 +268,36 @@ func FuzzMemoryBody(f *testing.F) {
 
 func FuzzControlBody(f *testing.F) {
 	routes := []fzRoute{
-		{post, "/_fake/faults", nil},
-		{post, "/_fake/clock/advance", nil},
-		{post, "/_fake/messages/stubs", nil},
+		{core.Post, "/_fake/faults", nil},
+		{core.Post, "/_fake/clock/advance", nil},
+		{core.Post, "/_fake/messages/stubs", nil},
 	}
 	fuzzBodies(f, routes, `{"path":"/v1/models*","status":429,"retry_after":2,"times":2}`, `{"path":"/v1/messages","stream_events":3}`,
 		`{"seconds":1e1000001}`, `{"seconds":-1}`, `{"latency_ms":1e300}`, `{"reply":{"content":[{"type":"text","text":"x"}]}}`)
-	fuzzRouteBody(f, routes, []fzRoute{{get, "/_fake/faults", nil}, {get, "/_fake/clock", nil}, {get, "/_fake/messages/stubs", nil}})
+	fuzzRouteBody(f, routes, []fzRoute{{core.Get, "/_fake/faults", nil}, {core.Get, "/_fake/clock", nil}, {core.Get, "/_fake/messages/stubs", nil}})
 }
 
 // queryRoutes are the routes that read query parameters, with fixture IDs filled in.
 var queryRoutes = []fzRoute{
-	{get, "/v1/models", ifModels},
-	{get, "/v1/organizations/invites", ifAdmin},
-	{get, "/v1/organizations/users", ifAdmin},
-	{get, "/v1/organizations/workspaces", ifAdmin},
-	{get, "/v1/organizations/rate_limits", ifAdmin},
-	{get, "/v1/organizations/workspaces/" + fzWs + "/rate_limits", ifAdmin},
-	{get, "/v1/organizations/tunnels", ifTunnels},
-	{get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", ifTunnels},
-	{get, "/v1/environments", ifEnvironments},
-	{get, "/v1/environments/" + fzEnv + "/work", ifWork},
-	{get, "/v1/environments/" + fzEnv + "/work/poll", ifWork},
-	{get, "/v1/compliance/apps/chats", ifCompliance},
-	{get, "/v1/compliance/apps/chats/assistant_chat_01Acme000001/messages", ifCompliance},
-	{get, "/v1/compliance/apps/projects", ifCompliance},
-	{get, "/v1/compliance/organizations", ifCompliance},
-	{get, "/v1/memory_stores", ifMemory},
-	{get, "/v1/memory_stores/" + fzStore + "/memories", ifMemory},
-	{get, "/v1/memory_stores/" + fzStore + "/memory_versions", ifMemory},
-	{get, "/_fake/journal", nil},
+	{core.Get, "/v1/models", core.IfModels},
+	{core.Get, "/v1/organizations/invites", core.IfAdmin},
+	{core.Get, "/v1/organizations/users", core.IfAdmin},
+	{core.Get, "/v1/organizations/workspaces", core.IfAdmin},
+	{core.Get, "/v1/organizations/rate_limits", core.IfAdmin},
+	{core.Get, "/v1/organizations/workspaces/" + fzWs + "/rate_limits", core.IfAdmin},
+	{core.Get, "/v1/organizations/tunnels", core.IfTunnels},
+	{core.Get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", core.IfTunnels},
+	{core.Get, "/v1/environments", core.IfEnvironments},
+	{core.Get, "/v1/environments/" + fzEnv + "/work", core.IfWork},
+	{core.Get, "/v1/environments/" + fzEnv + "/work/poll", core.IfWork},
+	{core.Get, "/v1/compliance/apps/chats", core.IfCompliance},
+	{core.Get, "/v1/compliance/apps/chats/assistant_chat_01Acme000001/messages", core.IfCompliance},
+	{core.Get, "/v1/compliance/apps/projects", core.IfCompliance},
+	{core.Get, "/v1/compliance/organizations", core.IfCompliance},
+	{core.Get, "/v1/memory_stores", core.IfMemory},
+	{core.Get, "/v1/memory_stores/" + fzStore + "/memories", core.IfMemory},
+	{core.Get, "/v1/memory_stores/" + fzStore + "/memory_versions", core.IfMemory},
+	{core.Get, "/_fake/journal", nil},
 }
 
 // FuzzQuery sends query strings to every route that reads one. GETs change no state but a poll's
@@ -319,14 +321,14 @@ var tokenRoutes = []struct {
 	fzRoute
 	param string
 }{
-	{fzRoute{get, "/v1/organizations/rate_limits?limit=1", ifAdmin}, "page"},
-	{fzRoute{get, "/v1/compliance/apps/projects?limit=1", ifCompliance}, "page"},
-	{fzRoute{get, "/v1/memory_stores?limit=1", ifMemory}, "page"},
-	{fzRoute{get, "/v1/memory_stores/" + fzStore + "/memories?limit=1", ifMemory}, "page"},
-	{fzRoute{get, "/v1/organizations/tunnels?limit=1", ifTunnels}, "page"},
-	{fzRoute{get, "/v1/environments?limit=1", ifEnvironments}, "page"},
-	{fzRoute{get, "/v1/models?limit=1", ifModels}, "after_id"},
-	{fzRoute{get, "/v1/organizations/workspaces?limit=1", ifAdmin}, "before_id"},
+	{fzRoute{core.Get, "/v1/organizations/rate_limits?limit=1", core.IfAdmin}, "page"},
+	{fzRoute{core.Get, "/v1/compliance/apps/projects?limit=1", core.IfCompliance}, "page"},
+	{fzRoute{core.Get, "/v1/memory_stores?limit=1", core.IfMemory}, "page"},
+	{fzRoute{core.Get, "/v1/memory_stores/" + fzStore + "/memories?limit=1", core.IfMemory}, "page"},
+	{fzRoute{core.Get, "/v1/organizations/tunnels?limit=1", core.IfTunnels}, "page"},
+	{fzRoute{core.Get, "/v1/environments?limit=1", core.IfEnvironments}, "page"},
+	{fzRoute{core.Get, "/v1/models?limit=1", core.IfModels}, "after_id"},
+	{fzRoute{core.Get, "/v1/organizations/workspaces?limit=1", core.IfAdmin}, "before_id"},
 }
 
 // FuzzPageTokens mutates real page tokens and cursors: the seeds are the next_page and last_id of
@@ -334,7 +336,7 @@ var tokenRoutes = []struct {
 func FuzzPageTokens(f *testing.F) {
 	s := New()
 	for i, rt := range tokenRoutes {
-		page := gjson.Parse(send(f, s, get, rt.path, "", headersFor(rt.ifc)...).Body.String())
+		page := gjson.Parse(send(f, s, core.Get, rt.path, "", headersFor(rt.ifc)...).Body.String())
 		tok := page.Get("next_page").String()
 		if rt.param != "page" {
 			tok = page.Get("last_id").String()
@@ -349,7 +351,7 @@ func FuzzPageTokens(f *testing.F) {
 	f.Fuzz(func(t *testing.T, route uint8, token string) {
 		rt := tokenRoutes[int(route)%len(tokenRoutes)]
 		path, query, _ := strings.Cut(rt.path, "?")
-		w := fuzzSend(fuzzServer(t), get, path, query+"&"+rt.param+"="+url.QueryEscape(token), "", headersFor(rt.ifc)...)
+		w := fuzzSend(fuzzServer(t), core.Get, path, query+"&"+rt.param+"="+url.QueryEscape(token), "", headersFor(rt.ifc)...)
 		fuzzCheck(t, rt.path+" "+rt.param, w)
 	})
 }
@@ -368,19 +370,19 @@ func FuzzMemoryPaths(f *testing.F) {
 		s := fuzzServer(t)
 		switch op % 3 {
 		case 0:
-			w := fuzzRequest(t, s, fzRoute{post, base + "/memories", ifMemory}, "", mustJSON(t, map[string]string{"path": path, "content": "x"}), memoryLists)
+			w := fuzzRequest(t, s, fzRoute{core.Post, base + "/memories", core.IfMemory}, "", mustJSON(t, map[string]string{"path": path, "content": "x"}), memoryLists)
 			if w.Code != http.StatusOK {
 				return
 			}
 			stored := gjson.Get(w.Body.String(), "path").String()
-			list := fuzzSend(s, get, base+"/memories", "depth=1000&limit=100", "", headersFor(ifMemory)...).Body.String()
+			list := fuzzSend(s, core.Get, base+"/memories", "depth=1000&limit=100", "", headersFor(core.IfMemory)...).Body.String()
 			if !gjson.Get(list, fmt.Sprintf("data.#(path==%q)", stored)).Exists() {
 				t.Fatalf("memory created at %q (stored as %q) is not listed: %.1000s", path, stored, list)
 			}
 		case 1:
-			fuzzRequest(t, s, fzRoute{post, base + "/memories/" + fzMemory, ifMemory}, "", mustJSON(t, map[string]string{"path": path}), memoryLists)
+			fuzzRequest(t, s, fzRoute{core.Post, base + "/memories/" + fzMemory, core.IfMemory}, "", mustJSON(t, map[string]string{"path": path}), memoryLists)
 		default:
-			fuzzRequest(t, s, fzRoute{get, base + "/memories", ifMemory}, "path_prefix="+url.QueryEscape(path), "", memoryLists)
+			fuzzRequest(t, s, fzRoute{core.Get, base + "/memories", core.IfMemory}, "path_prefix="+url.QueryEscape(path), "", memoryLists)
 		}
 	})
 }
@@ -408,28 +410,28 @@ func FuzzCertificatePEM(f *testing.F) {
 		f.Add(false, p)
 		f.Add(true, p)
 	}
-	lists := []fzRoute{{get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates?limit=1000&include_archived=true", ifTunnels}}
+	lists := []fzRoute{{core.Get, "/v1/organizations/tunnels/" + fzTunnel + "/certificates?limit=1000&include_archived=true", core.IfTunnels}}
 	f.Fuzz(func(t *testing.T, gateway bool, pemText string) {
 		if gateway {
-			fuzzRequest(t, fuzzServer(t), fzRoute{post, "/_fake/tunnels/" + fzTunnel + "/gateway_check", nil}, "", mustJSON(t, map[string]string{"certificate_pem": pemText}), lists)
+			fuzzRequest(t, fuzzServer(t), fzRoute{core.Post, "/_fake/tunnels/" + fzTunnel + "/gateway_check", nil}, "", mustJSON(t, map[string]string{"certificate_pem": pemText}), lists)
 			return
 		}
-		fuzzRequest(t, fuzzServer(t), fzRoute{post, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", ifTunnels}, "", mustJSON(t, map[string]string{"ca_certificate_pem": pemText}), lists)
+		fuzzRequest(t, fuzzServer(t), fzRoute{core.Post, "/v1/organizations/tunnels/" + fzTunnel + "/certificates", core.IfTunnels}, "", mustJSON(t, map[string]string{"ca_certificate_pem": pemText}), lists)
 	})
 }
 
 // FuzzVersionHeaders sends vendor-version and vendor-beta values to an interface where the beta
 // is optional (memory stores) and one where it is required (tunnels).
 func FuzzVersionHeaders(f *testing.F) {
-	for _, h := range [][2]string{{APIVersion, ""}, {"", ""}, {"2023-06-01 ", "x"}, {APIVersion, ifTunnels.beta}, {APIVersion, "a,,b," + ifTunnels.beta},
-		{APIVersion, strings.Repeat(",", 5000)}, {"\xff", "\xff"}, {APIVersion, "managed-memory-2026-01-01"}, {"2023-06-01,2023-06-01", ""}} {
+	for _, h := range [][2]string{{core.APIVersion, ""}, {"", ""}, {"2023-06-01 ", "x"}, {core.APIVersion, core.IfTunnels.Beta}, {core.APIVersion, "a,,b," + core.IfTunnels.Beta},
+		{core.APIVersion, strings.Repeat(",", 5000)}, {"\xff", "\xff"}, {core.APIVersion, "managed-memory-2026-01-01"}, {"2023-06-01,2023-06-01", ""}} {
 		f.Add(false, h[0], h[1])
 		f.Add(true, h[0], h[1])
 	}
 	f.Fuzz(func(t *testing.T, tunnels bool, version, beta string) {
-		rt, key := fzRoute{get, "/v1/memory_stores", nil}, []string{"X-Api-Key", "test-api-key"}
+		rt, key := fzRoute{core.Get, "/v1/memory_stores", nil}, []string{"X-Api-Key", "test-api-key"}
 		if tunnels {
-			rt, key = fzRoute{get, "/v1/organizations/tunnels", nil}, []string{"Authorization", "Bearer test-bearer-token"}
+			rt, key = fzRoute{core.Get, "/v1/organizations/tunnels", nil}, []string{"Authorization", "Bearer test-bearer-token"}
 		}
 		for _, h := range [][2]string{{"vendor-version", version}, {"vendor-beta", beta}} {
 			if h[1] != "" {
@@ -464,14 +466,14 @@ func FuzzFixtures(f *testing.F) {
 	f.Fuzz(func(t *testing.T, file uint8, data []byte) {
 		name := fixtureTargets[int(file)%len(fixtureTargets)]
 		fsys := fstest.MapFS{"organizations.json": {Data: orgData}, name: {Data: data}}
-		fx, err := LoadFixtures(fsys)
+		fx, err := core.LoadFixtures(fsys)
 		if err != nil {
 			if !strings.Contains(err.Error(), name) && !strings.Contains(err.Error(), "organizations.json") {
 				t.Fatalf("refusal of %s does not name the file: %v", name, err)
 			}
 			return
 		}
-		s := New(WithFixtures(fx), WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
+		s := New(WithFixtures(&Fixtures{fx: fx}), WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
 		for _, rt := range queryRoutes {
 			fuzzCheck(t, rt.path, fuzzSend(s, rt.method, rt.path, "", "", headersFor(rt.ifc)...))
 		}
@@ -506,7 +508,7 @@ func checkAppendJSON(t *testing.T, v any) {
 	if err != nil {
 		return
 	}
-	if got, err := appendJSON(nil, v, true, nil); err != nil || string(got) != string(want) {
+	if got, err := core.AppendJSON(nil, v, true, nil); err != nil || string(got) != string(want) {
 		t.Fatalf("appendJSON(%#v, html)\n got %s (%v)\nwant %s", v, got, err, want)
 	}
 	var b bytes.Buffer
@@ -515,7 +517,7 @@ func checkAppendJSON(t *testing.T, v any) {
 	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := appendJSON(nil, v, false, nil); err != nil || string(got)+"\n" != b.String() {
+	if got, err := core.AppendJSON(nil, v, false, nil); err != nil || string(got)+"\n" != b.String() {
 		t.Fatalf("appendJSON(%#v)\n got %s (%v)\nwant %s", v, got, err, b.Bytes())
 	}
 }
@@ -533,7 +535,7 @@ func TestAppendJSONOtherTypes(t *testing.T) {
 	} {
 		checkAppendJSON(t, v)
 	}
-	if _, err := appendJSON(nil, map[string]any{"ch": make(chan int)}, false, nil); err == nil {
+	if _, err := core.AppendJSON(nil, map[string]any{"ch": make(chan int)}, false, nil); err == nil {
 		t.Error("appendJSON encoded a channel")
 	}
 }
@@ -552,16 +554,16 @@ func FuzzParseBetas(f *testing.F) {
 		steps := 0
 		for _, line := range []string{vendor, anthropic} {
 			for _, v := range strings.Split(line, ",") {
-				steps += 1 + len(v)/stepBytes
+				steps += 1 + len(v)/core.StepBytes
 				if v = strings.TrimSpace(v); v != "" && !slices.Contains(want, v) {
 					want = append(want, v)
 				}
 			}
 		}
-		work := &meter{}
-		work.start(nil, maxBetaSteps)
-		got, err := parseBetas(h, work)
-		if steps > maxBetaSteps {
+		work := &core.Meter{}
+		work.Start(nil, core.MaxBetaSteps)
+		got, err := core.ParseBetas(h, work)
+		if steps > core.MaxBetaSteps {
 			if err == nil || !strings.Contains(err.Error(), "-beta: ") {
 				t.Fatalf("%d steps: parseBetas = %q, %v; want an error naming the header", steps, got, err)
 			}
@@ -570,7 +572,7 @@ func FuzzParseBetas(f *testing.F) {
 		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("parseBetas = %q, %v; want %q", got, err, want)
 		}
-		if used := maxBetaSteps - work.left; used != steps {
+		if used := core.MaxBetaSteps - work.Left; used != steps {
 			t.Errorf("charged %d steps, want %d", used, steps)
 		}
 	})
@@ -585,8 +587,8 @@ func FuzzStubRules(f *testing.F) {
 	f.Add("aaaaaaaa", "aaab", "")
 	f.Add("İstanbul", "istanbul", "\u0130")
 	f.Fuzz(func(t *testing.T, text, a, b string) {
-		work := &meter{}
-		work.start(nil, maxStubSteps)
+		work := &core.Meter{}
+		work.Start(nil, maxStubSteps)
 		in := &stubInput{text: text, hasText: true, work: work}
 		for _, sub := range []string{a, b, a} {
 			got := in.contains(sub)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -32,13 +34,13 @@ func TestJournalRecordsAPIRequestsWithoutSecrets(t *testing.T) {
 	if ok.Path != "/v1/models" || ok.Query != "limit=2" || ok.Status != 200 || !ok.Valid || ok.Interface != "models" || ok.CredentialID != "apikey_01AcmeDefaultKey00000001" {
 		t.Errorf("first entry = %+v", ok)
 	}
-	if bad.Status != 400 || bad.Valid || bad.ErrorType != errInvalidRequest {
+	if bad.Status != 400 || bad.Valid || bad.ErrorType != core.ErrInvalidRequest {
 		t.Errorf("an invalid request reads %+v; want valid false, invalid_request_error", bad)
 	}
 	if unauth.Status != 401 || !unauth.Valid || unauth.CredentialID != "" {
 		t.Errorf("an unauthenticated request reads %+v", unauth)
 	}
-	if !later.At.Equal(Epoch().Add(5 * time.Second)) {
+	if !later.At.Equal(core.Epoch().Add(5 * time.Second)) {
 		t.Errorf("at = %v, want the virtual time of arrival", later.At)
 	}
 	for _, e := range j {
@@ -69,7 +71,7 @@ func mapValues(m map[string]string) []string {
 func TestJournalKeepsJSONBodies(t *testing.T) {
 	s := checked(t)
 	w := send(t, s, "POST", "/v1/organizations/invites", `{"email":"x@acme.example","role":"user"}`,
-		"X-Api-Key", "test-admin-key", "vendor-version", APIVersion, "Content-Type", "application/json")
+		"X-Api-Key", "test-admin-key", "vendor-version", core.APIVersion, "Content-Type", "application/json")
 	if w.Code != 200 {
 		t.Fatalf("invite: %d %s", w.Code, w.Body)
 	}
@@ -84,7 +86,7 @@ func TestJournalKeepsJSONBodies(t *testing.T) {
 func TestJournalKeepsNoBlankBody(t *testing.T) {
 	s := checked(t)
 	for _, body := range []string{"", "  \n"} {
-		w := send(t, s, "POST", "/v1/memory_stores", body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion, "Content-Type", "application/json")
+		w := send(t, s, "POST", "/v1/memory_stores", body, "X-Api-Key", "test-api-key", "vendor-version", core.APIVersion, "Content-Type", "application/json")
 		if w.Code != 400 { // the create needs a name
 			t.Fatalf("create with the body %q: %d %s", body, w.Code, w.Body)
 		}
@@ -100,12 +102,12 @@ func TestJournalKeepsNoBlankBody(t *testing.T) {
 
 func TestFaultAnswersErrorWithRetryHeaders(t *testing.T) {
 	s := checked(t)
-	if _, err := s.InjectFault(Fault{Path: "/v1/models*", Status: 429, RetryAfter: 2500 * time.Millisecond, Times: 2}); err != nil {
+	if _, err := s.InjectFault(core.Fault{Path: "/v1/models*", Status: 429, RetryAfter: 2500 * time.Millisecond, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
 		w := send(t, s, "GET", "/v1/models/assistant-opus-4-7", "", modelsHeaders...)
-		wantError(t, w, 429, errRateLimit, "injected fault")
+		wantError(t, w, 429, core.ErrRateLimit, "injected fault")
 		if w.Header().Get("retry-after") != "3" || w.Header().Get("retry-after-ms") != "2500" {
 			t.Fatalf("retry headers = %q, %q", w.Header().Get("retry-after"), w.Header().Get("retry-after-ms"))
 		}
@@ -117,7 +119,7 @@ func TestFaultAnswersErrorWithRetryHeaders(t *testing.T) {
 	if !j[0].Fault || j[2].Fault {
 		t.Errorf("journal fault flags: %v %v", j[0].Fault, j[2].Fault)
 	}
-	s.InjectFault(Fault{Method: "POST", Status: 529})
+	s.InjectFault(core.Fault{Method: "POST", Status: 529})
 	if w := send(t, s, "GET", "/v1/models", "", modelsHeaders...); w.Code != 200 {
 		t.Fatalf("a POST fault applied to a GET: %d", w.Code)
 	}
@@ -136,7 +138,7 @@ func TestFaultValidation(t *testing.T) {
 		`{}`:                                "needs a status",
 		`{"status":500,"id":"x"}`:           "id",
 	} {
-		wantError(t, send(t, s, "POST", "/_fake/faults", body), 400, errInvalidRequest, field)
+		wantError(t, send(t, s, "POST", "/_fake/faults", body), 400, core.ErrInvalidRequest, field)
 	}
 	w := send(t, s, "POST", "/_fake/faults", `{"status":500,"path":"/v1/models"}`)
 	if w.Code != 200 || gjson.Get(w.Body.String(), "times").Int() != 1 || !strings.HasPrefix(gjson.Get(w.Body.String(), "id").String(), "fault_") {
@@ -156,10 +158,10 @@ func TestFaultDropsConnectionAndDelays(t *testing.T) {
 	get := func() (*http.Response, error) {
 		req, _ := http.NewRequest("GET", ts.URL+"/v1/models", nil)
 		req.Header.Set("X-Api-Key", "test-api-key")
-		req.Header.Set("vendor-version", APIVersion)
+		req.Header.Set("vendor-version", core.APIVersion)
 		return ts.Server.Client().Do(req)
 	}
-	ts.Fake.InjectFault(Fault{Drop: true})
+	ts.Fake.InjectFault(core.Fault{Drop: true})
 	if resp, err := get(); err == nil {
 		resp.Body.Close()
 		t.Fatalf("a dropped connection answered %d", resp.StatusCode)
@@ -167,7 +169,7 @@ func TestFaultDropsConnectionAndDelays(t *testing.T) {
 	if j := ts.Fake.Journal(); len(j) != 1 || j[0].Status != 0 || !j[0].Fault {
 		t.Fatalf("journal after a drop: %+v", j)
 	}
-	ts.Fake.InjectFault(Fault{Latency: 150 * time.Millisecond})
+	ts.Fake.InjectFault(core.Fault{Latency: 150 * time.Millisecond})
 	start := time.Now()
 	resp, err := get()
 	if err != nil {
@@ -185,7 +187,7 @@ func TestFaultCutsStreams(t *testing.T) {
 		body := `{"model":"assistant-opus-4-7","max_tokens":200,"stream":true,"messages":[{"role":"user","content":"Tell me about tides."}]}`
 		req, _ := http.NewRequest("POST", ts.URL+"/v1/messages", strings.NewReader(body))
 		req.Header.Set("X-Api-Key", "test-api-key")
-		req.Header.Set("vendor-version", APIVersion)
+		req.Header.Set("vendor-version", core.APIVersion)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := ts.Server.Client().Do(req)
 		if err != nil {
@@ -205,7 +207,7 @@ func TestFaultCutsStreams(t *testing.T) {
 	}
 
 	// Cut without a status: three events arrive, then the connection drops.
-	ts.Fake.InjectFault(Fault{Path: "/v1/messages", StreamEvents: 3})
+	ts.Fake.InjectFault(core.Fault{Path: "/v1/messages", StreamEvents: 3})
 	_, data, err := stream()
 	if err == nil {
 		t.Fatalf("a cut stream ended cleanly: %s", data)
@@ -215,7 +217,7 @@ func TestFaultCutsStreams(t *testing.T) {
 	}
 
 	// Cut with a status: two events, then an error event of the status's type ends the stream.
-	ts.Fake.InjectFault(Fault{Path: "/v1/messages", StreamEvents: 2, Status: 529})
+	ts.Fake.InjectFault(core.Fault{Path: "/v1/messages", StreamEvents: 2, Status: 529})
 	_, data, err = stream()
 	if err != nil {
 		t.Fatal(err)
@@ -228,19 +230,19 @@ func TestFaultCutsStreams(t *testing.T) {
 		t.Fatalf("events %+v, want two then an overloaded_error event:\n%s", events, data)
 	}
 	j := ts.Fake.Journal()
-	if last := j[len(j)-1]; !last.Fault || last.ErrorType != errOverloaded {
+	if last := j[len(j)-1]; !last.Fault || last.ErrorType != core.ErrOverloaded {
 		t.Errorf("journal of the cut stream: %+v", last)
 	}
 }
 
 func TestJournalKeepsTheLastEntriesInOrder(t *testing.T) {
-	s := &Server{}
-	for i := 0; i < journalCap+5; i++ {
-		s.requestLog.add(&JournalEntry{Status: i})
+	s := &Server{srv: &core.Server{}}
+	for i := 0; i < core.JournalCap+5; i++ {
+		s.srv.RequestLog.Add(&core.JournalEntry{Status: i})
 	}
 	got := s.Journal()
-	if len(got) != journalCap || got[0].Status != 5 || got[len(got)-1].Status != journalCap+4 {
-		t.Fatalf("journal of %d entries from %d to %d; want the last %d, oldest first", len(got), got[0].Status, got[len(got)-1].Status, journalCap)
+	if len(got) != core.JournalCap || got[0].Status != 5 || got[len(got)-1].Status != core.JournalCap+4 {
+		t.Fatalf("journal of %d entries from %d to %d; want the last %d, oldest first", len(got), got[0].Status, got[len(got)-1].Status, core.JournalCap)
 	}
 	for i := 1; i < len(got); i++ {
 		if got[i].Status != got[i-1].Status+1 {
@@ -267,7 +269,7 @@ func TestJournalIsBoundedByBytes(t *testing.T) {
 	}
 	j := s.Journal()
 	e := j[len(j)-1]
-	if len(e.Headers["x-big"]) != journalValueCap || len(e.Query) != journalURLCap || !slices.Equal(e.Truncated, []string{"query", "headers.x-big"}) {
+	if len(e.Headers["x-big"]) != core.JournalValueCap || len(e.Query) != core.JournalURLCap || !slices.Equal(e.Truncated, []string{"query", "headers.x-big"}) {
 		t.Errorf("entry keeps a %d-byte header and a %d-byte query, truncated %q", len(e.Headers["x-big"]), len(e.Query), e.Truncated)
 	}
 	if len(j) != 1000 || len(send(t, s, "GET", "/_fake/journal", "").Body.Bytes()) > 16<<20 {
@@ -287,14 +289,14 @@ func TestJournalIsBoundedByBytes(t *testing.T) {
 }
 
 func TestJournalDropsTheOldestBeyondItsBytes(t *testing.T) {
-	s := &Server{}
-	body := json.RawMessage(`"` + strings.Repeat("b", journalBodyCap-2) + `"`)
+	s := &Server{srv: &core.Server{}}
+	body := json.RawMessage(`"` + strings.Repeat("b", core.JournalBodyCap-2) + `"`)
 	for i := range 1000 {
-		s.requestLog.add(&JournalEntry{Status: i, Body: body})
+		s.srv.RequestLog.Add(&core.JournalEntry{Status: i, Body: body})
 	}
 	got := s.Journal()
-	if s.requestLog.bytes > journalBytes || len(got) >= 1000 || len(got) < journalBytes/(journalBodyCap+journalEntryBase+1) {
-		t.Fatalf("%d entries of %d bytes", len(got), s.requestLog.bytes)
+	if s.srv.RequestLog.Bytes > core.JournalBytes || len(got) >= 1000 || len(got) < core.JournalBytes/(core.JournalBodyCap+core.JournalEntryBase+1) {
+		t.Fatalf("%d entries of %d bytes", len(got), s.srv.RequestLog.Bytes)
 	}
 	for i, e := range got {
 		if e.Status != 1000-len(got)+i {
@@ -327,8 +329,8 @@ func TestJournalPages(t *testing.T) {
 	if last != `["`+want[22]+`","`+want[23]+`"]` {
 		t.Errorf("before_id page %s", last)
 	}
-	wantError(t, send(t, s, "GET", "/_fake/journal?after_id=req_nope", ""), 400, errInvalidRequest, "after_id")
-	wantError(t, send(t, s, "GET", "/_fake/journal?limit=0", ""), 400, errInvalidRequest, "limit")
+	wantError(t, send(t, s, "GET", "/_fake/journal?after_id=req_nope", ""), 400, core.ErrInvalidRequest, "after_id")
+	wantError(t, send(t, s, "GET", "/_fake/journal?limit=0", ""), 400, core.ErrInvalidRequest, "limit")
 }
 
 // TestNamespaceJournalsShareABound: the journals of a server and of its namespaces together stay
@@ -337,14 +339,14 @@ func TestJournalPages(t *testing.T) {
 // share back.
 func TestNamespaceJournalsShareABound(t *testing.T) {
 	s := New()
-	budget := s.cfg.journals
-	budget.limit = 1 << 20 // 1 MiB instead of 256, so that the test sends little
-	big := strings.Repeat("x", journalValueCap)
+	budget := s.srv.Cfg.Journals
+	budget.Limit = 1 << 20 // 1 MiB instead of 256, so that the test sends little
+	big := strings.Repeat("x", core.JournalValueCap)
 	fill := func(ns string, n int) {
 		for range n {
 			r := httptest.NewRequest(http.MethodGet, "/ns/"+ns+"/v1/models/assistant-opus-4-7", nil)
-			r.Header.Set("X-Api-Key", DefaultAPIKey)
-			r.Header.Set("vendor-version", APIVersion)
+			r.Header.Set("X-Api-Key", core.DefaultAPIKey)
+			r.Header.Set("vendor-version", core.APIVersion)
 			r.Header.Set("X-Big", big)
 			w := httptest.NewRecorder()
 			s.ServeHTTP(w, r)
@@ -357,17 +359,17 @@ func TestNamespaceJournalsShareABound(t *testing.T) {
 	// held returns each namespace's journal (entries, bytes) and the sum with the default
 	// server's, reading the registry without touching its order.
 	held := func() (map[string][2]int, int64) {
-		s.spaces.mu.Lock()
-		defer s.spaces.mu.Unlock()
+		s.srv.Spaces.Mu.Lock()
+		defer s.srv.Spaces.Mu.Unlock()
 		out := map[string][2]int{}
-		total := int64(s.requestLog.bytes)
-		for e := s.spaces.lru.Front(); e != nil; e = e.Next() {
-			ns := e.Value.(*namespace)
-			j := &ns.srv.requestLog
-			j.mu.Lock()
-			out[ns.info.Name] = [2]int{j.n, j.bytes}
-			total += int64(j.bytes)
-			j.mu.Unlock()
+		total := int64(s.srv.RequestLog.Bytes)
+		for e := s.srv.Spaces.Lru.Front(); e != nil; e = e.Next() {
+			ns := e.Value.(*core.Namespace)
+			j := &ns.Srv.RequestLog
+			j.Mu.Lock()
+			out[ns.Info.Name] = [2]int{j.N, j.Bytes}
+			total += int64(j.Bytes)
+			j.Mu.Unlock()
 		}
 		return out, total
 	}
@@ -377,11 +379,11 @@ func TestNamespaceJournalsShareABound(t *testing.T) {
 	}
 	got, total := held()
 	t.Logf("journals (entries, bytes): %v; %d bytes in all", got, total)
-	if total != budget.bytes.Load() {
-		t.Fatalf("the budget counts %d bytes, the journals hold %d", budget.bytes.Load(), total)
+	if total != budget.Bytes.Load() {
+		t.Fatalf("the budget counts %d bytes, the journals hold %d", budget.Bytes.Load(), total)
 	}
-	if total > budget.limit {
-		t.Errorf("the journals hold %d bytes, over the shared limit of %d", total, budget.limit)
+	if total > budget.Limit {
+		t.Errorf("the journals hold %d bytes, over the shared limit of %d", total, budget.Limit)
 	}
 	if got["idle7"][0] != perNS || got["idle6"][0] != perNS {
 		t.Errorf("the namespaces in use lost entries: idle7 %v, idle6 %v", got["idle7"], got["idle6"])
@@ -391,7 +393,7 @@ func TestNamespaceJournalsShareABound(t *testing.T) {
 	}
 	// A journal trimmed in part keeps its last entries, in order. Every namespace numbered its
 	// requests alike, so a whole journal (idle7's) shows which those are.
-	partly, whole := "", s.spaces.byName["idle7"].Value.(*namespace).srv.Journal()
+	partly, whole := "", s.srv.Spaces.ByName["idle7"].Value.(*core.Namespace).Srv.Journal()
 	for name, h := range got {
 		if h[0] > 0 && h[0] < perNS {
 			partly = name
@@ -400,19 +402,19 @@ func TestNamespaceJournalsShareABound(t *testing.T) {
 	if partly == "" {
 		t.Fatalf("no journal was trimmed in part: %v", got)
 	}
-	kept := s.spaces.byName[partly].Value.(*namespace).srv.Journal()
+	kept := s.srv.Spaces.ByName[partly].Value.(*core.Namespace).Srv.Journal()
 	for i, e := range kept {
 		if want := whole[perNS-len(kept)+i].RequestID; e.RequestID != want {
 			t.Fatalf("%s keeps %s at %d, want %s: not its last entries in order", partly, e.RequestID, i, want)
 		}
 	}
 	s.DeleteNamespace("idle7")
-	if _, after := held(); after != budget.bytes.Load() || after != total-int64(got["idle7"][1]) {
-		t.Errorf("after dropping idle7 the budget counts %d, the journals hold %d, want %d", budget.bytes.Load(), after, total-int64(got["idle7"][1]))
+	if _, after := held(); after != budget.Bytes.Load() || after != total-int64(got["idle7"][1]) {
+		t.Errorf("after dropping idle7 the budget counts %d, the journals hold %d, want %d", budget.Bytes.Load(), after, total-int64(got["idle7"][1]))
 	}
 	s.ClearNamespaces()
-	if _, after := held(); budget.bytes.Load() != after || after != int64(s.requestLog.bytes) {
-		t.Errorf("with no namespace left the budget counts %d, the default journal holds %d", budget.bytes.Load(), s.requestLog.bytes)
+	if _, after := held(); budget.Bytes.Load() != after || after != int64(s.srv.RequestLog.Bytes) {
+		t.Errorf("with no namespace left the budget counts %d, the default journal holds %d", budget.Bytes.Load(), s.srv.RequestLog.Bytes)
 	}
 
 	// Namespaces filled at once, deleted and recreated meanwhile, keep the count exact.
@@ -429,10 +431,10 @@ func TestNamespaceJournalsShareABound(t *testing.T) {
 	}
 	wg.Wait()
 	_, total = held()
-	if total != budget.bytes.Load() {
-		t.Errorf("after concurrent use the budget counts %d bytes, the journals hold %d", budget.bytes.Load(), total)
+	if total != budget.Bytes.Load() {
+		t.Errorf("after concurrent use the budget counts %d bytes, the journals hold %d", budget.Bytes.Load(), total)
 	}
-	if entry := int64(got["idle7"][1] / perNS); total > budget.limit+8*entry {
-		t.Errorf("after concurrent use the journals hold %d bytes, over the limit of %d by more than one entry each", total, budget.limit)
+	if entry := int64(got["idle7"][1] / perNS); total > budget.Limit+8*entry {
+		t.Errorf("after concurrent use the journals hold %d bytes, over the limit of %d by more than one entry each", total, budget.Limit)
 	}
 }

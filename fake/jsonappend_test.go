@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -56,7 +58,7 @@ func TestCanonicalNumbers(t *testing.T) {
 		{"1e21", "1e21"}, {"1e20", "100000000000000000000"}, {"123e-10", "1.23e-8"}, {"0.000001", "0.000001"},
 		{"1e-7", "1e-7"}, {"12.5e1", "125"},
 	} {
-		if got := canonicalNumber(json.Number(tc.in)); string(got) != tc.want {
+		if got := core.CanonicalNumber(json.Number(tc.in)); string(got) != tc.want {
 			t.Errorf("canonicalNumber(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
@@ -75,7 +77,7 @@ func FuzzCanonicalNumber(f *testing.F) {
 		if !oka || !okb {
 			return
 		}
-		ca, cb := canonicalNumber(json.Number(a)), canonicalNumber(json.Number(b))
+		ca, cb := core.CanonicalNumber(json.Number(a)), core.CanonicalNumber(json.Number(b))
 		if (ca == cb) != (ra.Cmp(rb) == 0) {
 			t.Fatalf("%s and %s: canonical %s and %s, but big.Rat compares them %d", a, b, ca, cb, ra.Cmp(rb))
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -43,17 +45,17 @@ func BenchmarkListPageWorkspaces(b *testing.B) {
 
 func BenchmarkListPageTunnels(b *testing.B) {
 	benchListPage(b, func(s *Server, mid string) (string, []string) {
-		rec := tunnels(s, s.state()).byID[mid]
-		return "/v1/organizations/tunnels?limit=20&page=" + encodePageToken("tunnels:"+rec.org.ID, tunnelRecKey(rec)), benchTunnelHeaders
+		rec := tunnels(s.srv, s.srv.State()).byID[mid]
+		return "/v1/organizations/tunnels?limit=20&page=" + core.EncodePageToken("tunnels:"+rec.org.ID, tunnelRecKey(rec)), benchTunnelHeaders
 	})
 }
 
 func BenchmarkListPageTunnelCertificates(b *testing.B) {
 	benchListPage(b, func(s *Server, mid string) (string, []string) {
-		rec := tunnels(s, s.state()).byID[benchCertTunnel]
+		rec := tunnels(s.srv, s.srv.State()).byID[benchCertTunnel]
 		for _, c := range rec.certs {
 			if c.ID == mid {
-				tok := encodePageToken("tunnel_certificates:"+benchCertTunnel, certRecKey(c))
+				tok := core.EncodePageToken("tunnel_certificates:"+benchCertTunnel, certRecKey(c))
 				return "/v1/organizations/tunnels/" + benchCertTunnel + "/certificates?include_archived=true&limit=20&page=" + tok, benchTunnelHeaders
 			}
 		}
@@ -63,8 +65,8 @@ func BenchmarkListPageTunnelCertificates(b *testing.B) {
 }
 
 var (
-	benchAdminHeaders  = []string{"X-Api-Key", "test-admin-key", "vendor-version", APIVersion}
-	benchTunnelHeaders = []string{"Authorization", "Bearer test-bearer-token", "vendor-version", APIVersion, "vendor-beta", "mcp-tunnels-2026-05-19"}
+	benchAdminHeaders  = []string{"X-Api-Key", "test-admin-key", "vendor-version", core.APIVersion}
+	benchTunnelHeaders = []string{"Authorization", "Bearer test-bearer-token", "vendor-version", core.APIVersion, "vendor-beta", "mcp-tunnels-2026-05-19"}
 )
 
 // benchCertTunnel is the tunnel that holds the certificates of the benchmark.
@@ -105,39 +107,39 @@ func benchGet(b *testing.B, s *Server, path string, header ...string) {
 // and returns it with the ID that sits in the middle of each list: the records of every kind
 // share their index in the ID, "bench%08d".
 func benchListServer(b *testing.B, n int) (*Server, string) {
-	def, err := DefaultFixtures()
+	def, err := core.DefaultFixtures()
 	if err != nil {
 		b.Fatal(err)
 	}
-	fx := def.copy()
-	acme := fx.orgs[0]
-	adminSection.in(fx.sections).invites, adminSection.in(fx.sections).workspaces, fx.users, *tunnelsSection.in(fx.sections) = nil, nil, nil, nil
-	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: Epoch().Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
+	fx := def.Copy()
+	acme := fx.Orgs[0]
+	adminSection.In(fx.Sections).invites, adminSection.In(fx.Sections).workspaces, fx.Users, *tunnelsSection.In(fx.Sections) = nil, nil, nil, nil
+	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: core.Epoch().Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
 	for i := range n {
-		at := Epoch().Add(-time.Duration(n-i) * time.Minute)
+		at := core.Epoch().Add(-time.Duration(n-i) * time.Minute)
 		id := fmt.Sprintf("bench%08d", i)
 		gone := i%10 == 9
 		status, archived := "pending", (*time.Time)(nil)
 		if gone {
 			status, archived = "deleted", &at
 		}
-		adminSection.in(fx.sections).invites = append(adminSection.in(fx.sections).invites, invite{ID: id, Email: id + "@acme.example", InvitedAt: at, ExpiresAt: at.Add(inviteLifetime),
+		adminSection.In(fx.Sections).invites = append(adminSection.In(fx.Sections).invites, invite{ID: id, Email: id + "@acme.example", InvitedAt: at, ExpiresAt: at.Add(inviteLifetime),
 			Role: "user", Type: "invite", status: status, org: acme})
-		fx.users = append(fx.users, member{OrganizationID: acme.ID, ID: id, Email: id + "@acme.example", Name: id, Role: "user", AddedAt: at, org: acme})
-		adminSection.in(fx.sections).workspaces = append(adminSection.in(fx.sections).workspaces, workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
+		fx.Users = append(fx.Users, core.Member{OrganizationID: acme.ID, ID: id, Email: id + "@acme.example", Name: id, Role: "user", AddedAt: at, Org: acme})
+		adminSection.In(fx.Sections).workspaces = append(adminSection.In(fx.Sections).workspaces, workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
 			DataResidency: defaultResidency, DisplayColor: workspaceColors[0], Tags: map[string]string{}, Type: "workspace", org: acme})
-		*tunnelsSection.in(fx.sections) = append(*tunnelsSection.in(fx.sections), fixtureTunnel{Tunnel: Tunnel{ID: id, ArchivedAt: archived, CreatedAt: at, Domain: id + ".bench.test", Type: "tunnel"}, org: acme})
+		*tunnelsSection.In(fx.Sections) = append(*tunnelsSection.In(fx.Sections), fixtureTunnel{Tunnel: Tunnel{ID: id, ArchivedAt: archived, CreatedAt: at, Domain: id + ".bench.test", Type: "tunnel"}, org: acme})
 		certs.certs = append(certs.certs, tunnelCertificate{ID: id, ArchivedAt: archived, CreatedAt: at, Fingerprint: id,
 			TunnelID: benchCertTunnel, Type: "tunnel_certificate"})
 	}
-	*tunnelsSection.in(fx.sections) = append(*tunnelsSection.in(fx.sections), certs)
-	s := New(WithFixtures(fx))
+	*tunnelsSection.In(fx.Sections) = append(*tunnelsSection.In(fx.Sections), certs)
+	s := New(WithFixtures(&Fixtures{fx: fx}))
 	for i := range n {
 		if i%10 == 8 {
-			admin(s, &call{st: s.state()}).removed[fmt.Sprintf("bench%08d", i)] = true
+			admin(s.srv, &core.Call{St: s.srv.State()}).removed[fmt.Sprintf("bench%08d", i)] = true
 		}
 	}
-	tunnels(s, s.state()) // build the stores before timing
+	tunnels(s.srv, s.srv.State()) // build the stores before timing
 	return s, fmt.Sprintf("bench%08d", n/2)
 }
 
@@ -162,7 +164,7 @@ func benchCreatedListPage(b *testing.B, path, body string) {
 			for i := range n {
 				req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 				req.Header.Set("X-Api-Key", "test-api-key")
-				req.Header.Set("vendor-version", APIVersion)
+				req.Header.Set("vendor-version", core.APIVersion)
 				rec := httptest.NewRecorder()
 				s.ServeHTTP(rec, req)
 				if rec.Code != http.StatusOK {
@@ -175,7 +177,7 @@ func benchCreatedListPage(b *testing.B, path, body string) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				benchGet(b, s, path+"?limit=20", "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
+				benchGet(b, s, path+"?limit=20", "X-Api-Key", "test-api-key", "vendor-version", core.APIVersion)
 			}
 		})
 	}
@@ -186,7 +188,7 @@ func benchCreatedListPage(b *testing.B, path, body string) {
 func benchPost(b *testing.B, s *Server, path string) {
 	req := httptest.NewRequest(http.MethodPost, path, nil)
 	req.Header.Set("X-Api-Key", "test-api-key")
-	req.Header.Set("vendor-version", APIVersion)
+	req.Header.Set("vendor-version", core.APIVersion)
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {

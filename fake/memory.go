@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Memory stores (spec 2.13–2.15, 3.5, 4.7, 8; gaps §7). A store holds memories at paths and the
@@ -78,13 +80,13 @@ const (
 )
 
 // memVersionKey is a version's place in history: created_at, then ID (spec 4.7).
-func memVersionKey(v *memoryVersion) listKey { return listKey{v.CreatedAt, v.ID} }
+func memVersionKey(v *memoryVersion) core.ListKey { return core.ListKey{At: v.CreatedAt, ID: v.ID} }
 
 // memStoreState is one store with its live memories and its history. versions and each lineage
 // are sorted oldest first by (created_at, id), so that a write appends and a list finds its
 // page by binary search whatever the history's length.
 type memStoreState struct {
-	org      *org
+	org      *core.Org
 	rec      *storeRecord       // replaced by set on every change, never changed in place
 	memories map[string]*memory // live memories by ID
 	paths    map[string]*memory // live memories by path
@@ -113,47 +115,47 @@ func (r *storeRecord) json() (json.RawMessage, error) {
 // at once, and reflecting over it, with the times' output compacted and checked again, cost a
 // tenth of the request. TestStoreRecordEncodesAsEncodingJSON holds the two to the same bytes.
 func (r *storeRecord) encode() ([]byte, error) {
-	e := encoders.Get().(*encoder)
-	defer e.release()
+	e := core.Encoders.Get().(*core.Encoder)
+	defer e.Release()
 	m := &r.memoryStore
-	e.buf.WriteString(`{"id":`)
-	e.appendString(m.ID)
-	e.buf.WriteString(`,"type":`)
-	e.appendString(m.Type)
-	e.buf.WriteString(`,"name":`)
-	e.appendString(m.Name)
-	e.buf.WriteString(`,"description":`)
-	e.appendString(m.Description)
-	e.buf.WriteString(`,"metadata":`)
+	e.Buf.WriteString(`{"id":`)
+	e.AppendString(m.ID)
+	e.Buf.WriteString(`,"type":`)
+	e.AppendString(m.Type)
+	e.Buf.WriteString(`,"name":`)
+	e.AppendString(m.Name)
+	e.Buf.WriteString(`,"description":`)
+	e.AppendString(m.Description)
+	e.Buf.WriteString(`,"metadata":`)
 	if m.Metadata == nil {
-		e.buf.WriteString("null")
+		e.Buf.WriteString("null")
 	} else {
-		e.buf.WriteByte('{')
+		e.Buf.WriteByte('{')
 		for i, k := range slices.Sorted(maps.Keys(m.Metadata)) {
 			if i > 0 {
-				e.buf.WriteByte(',')
+				e.Buf.WriteByte(',')
 			}
-			e.appendString(k)
-			e.buf.WriteByte(':')
-			e.appendString(m.Metadata[k])
+			e.AppendString(k)
+			e.Buf.WriteByte(':')
+			e.AppendString(m.Metadata[k])
 		}
-		e.buf.WriteByte('}')
+		e.Buf.WriteByte('}')
 	}
 	for _, t := range []struct {
 		name string
 		at   *time.Time
 	}{{`,"created_at":`, &m.CreatedAt}, {`,"updated_at":`, &m.UpdatedAt}, {`,"archived_at":`, m.ArchivedAt}} {
-		e.buf.WriteString(t.name)
+		e.Buf.WriteString(t.name)
 		if t.at == nil {
-			e.buf.WriteString("null")
+			e.Buf.WriteString("null")
 			continue
 		}
-		if !e.appendTime(*t.at) { // a year or zone RFC 3339 cannot write: encoding/json's error
-			return encodeRecord(*m)
+		if !e.AppendTime(*t.at) { // a year or zone RFC 3339 cannot write: encoding/json's error
+			return core.EncodeRecord(*m)
 		}
 	}
-	e.buf.WriteByte('}')
-	return bytes.Clone(e.buf.Bytes()), nil
+	e.Buf.WriteByte('}')
+	return bytes.Clone(e.Buf.Bytes()), nil
 }
 
 // set makes rec the store's record; the caller holds the area's lock.
@@ -167,42 +169,42 @@ type memoryArea struct {
 	// store; a new store is appended), kept as stores are created and deleted: a list page walks
 	// it back from the page token's place instead of collecting and sorting every store per
 	// request.
-	byOrg map[*org][]*memStoreState
+	byOrg map[*core.Org][]*memStoreState
 }
 
 // memStateKey is a store's place in the list: its record's created_at and ID.
-func memStateKey(st *memStoreState) listKey { return memStoreKey(st.rec) }
+func memStateKey(st *memStoreState) core.ListKey { return memStoreKey(st.rec) }
 
 // add puts a new store in the area; the caller holds mu.
 func (a *memoryArea) add(st *memStoreState) {
 	a.stores[st.rec.ID] = st
-	a.byOrg[st.org] = insertInOrder(a.byOrg[st.org], st, memStateKey, oldestFirst)
+	a.byOrg[st.org] = core.InsertInOrder(a.byOrg[st.org], st, memStateKey, core.OldestFirst)
 }
 
 // remove takes a store out of the area; the caller holds mu.
 func (a *memoryArea) remove(st *memStoreState) {
 	delete(a.stores, st.rec.ID)
-	a.byOrg[st.org] = removeInOrder(a.byOrg[st.org], st, memStateKey, oldestFirst)
+	a.byOrg[st.org] = core.RemoveInOrder(a.byOrg[st.org], st, memStateKey, core.OldestFirst)
 }
 
 // memoryArea returns the server's memory state, built from the fixtures on first use.
-func memoryOf(s *Server, c *call) *memoryArea {
-	return memoryStores.in(c.st.stores).get(func() *memoryArea { return memorySection.in(c.st.fx.sections).build() })
+func memoryOf(s *core.Server, c *core.Call) *memoryArea {
+	return memoryStores.In(c.St.Stores).Get(func() *memoryArea { return memorySection.In(c.St.Fx.Sections).build() })
 }
 
 // appendVersion adds v to the store's indexes at its place in (created_at, id) order: the end,
 // unless a wall clock stepped back.
 func (st *memStoreState) appendVersion(v *memoryVersion) {
 	st.index()
-	st.versions = insertInOrder(st.versions, v, memVersionKey, oldestFirst)
-	st.lineage[v.MemoryID] = insertInOrder(st.lineage[v.MemoryID], v, memVersionKey, oldestFirst)
+	st.versions = core.InsertInOrder(st.versions, v, memVersionKey, core.OldestFirst)
+	st.lineage[v.MemoryID] = core.InsertInOrder(st.lineage[v.MemoryID], v, memVersionKey, core.OldestFirst)
 	st.byID[v.ID] = v
 }
 
 // memVersionFilter is the query of spec 4.7's version list, minus paging.
 type memVersionFilter struct {
 	memoryID, apiKeyID, sessionID, operation string
-	created                                  timeRange
+	created                                  core.TimeRange
 }
 
 // match applies the filters that no index answers: operation and the writer.
@@ -221,21 +223,21 @@ func (f memVersionFilter) match(v *memoryVersion) bool {
 // lineage or the store's history), narrows it to the created_at bounds by binary search and
 // walks back from the newest candidate, so a page costs the same for 1,000 or 100,000 versions
 // in the store unless a filter skips most of them.
-func (st *memStoreState) pageVersions(f memVersionFilter, after *listKey, limit int) ([]memoryVersion, *listKey) {
+func (st *memStoreState) pageVersions(f memVersionFilter, after *core.ListKey, limit int) ([]memoryVersion, *core.ListKey) {
 	list := st.versions
 	if f.memoryID != "" {
 		list = st.lineage[f.memoryID]
 	}
 	lo, hi := 0, len(list)
-	if t := f.created.gte; t != nil {
+	if t := f.created.Gte; t != nil {
 		lo = sort.Search(len(list), func(i int) bool { return !list[i].CreatedAt.Before(*t) })
 	}
-	if t := f.created.lte; t != nil {
+	if t := f.created.Lte; t != nil {
 		hi = sort.Search(len(list), func(i int) bool { return list[i].CreatedAt.After(*t) })
 	}
 	if after != nil {
 		// Newest first, "after" the token means strictly older than its key.
-		hi = min(hi, sort.Search(len(list), func(i int) bool { return oldestFirst(memVersionKey(list[i]), *after) >= 0 }))
+		hi = min(hi, sort.Search(len(list), func(i int) bool { return core.OldestFirst(memVersionKey(list[i]), *after) >= 0 }))
 	}
 	page := make([]memoryVersion, 0, max(0, min(limit, hi-lo)))
 	for i := hi - 1; i >= lo; i-- {

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // The memory-store handlers (spec 4.7, gaps §7). Each one validates its input before it takes
@@ -25,25 +27,27 @@ const (
 )
 
 // memStoreKey orders the store list: created_at, then ID.
-func memStoreKey(r *storeRecord) listKey { return listKey{r.CreatedAt, r.ID} }
+func memStoreKey(r *storeRecord) core.ListKey { return core.ListKey{At: r.CreatedAt, ID: r.ID} }
 
 // memAPIActor is the attribution of a write through the API: the key used, never its secret.
-func memAPIActor(c *call) *memoryActor { return &memoryActor{Type: "api_actor", APIKeyID: c.cred.ID} }
+func memAPIActor(c *core.Call) *memoryActor {
+	return &memoryActor{Type: "api_actor", APIKeyID: c.Cred.ID}
+}
 
 // view reads the view parameter; def is full on retrieve and basic on list, create and update
 // (gaps §7).
-func memoryView(c *call) (bool, error) {
-	v, err := c.queryEnum("view")
+func memoryView(c *core.Call) (bool, error) {
+	v, err := c.QueryEnum("view")
 	return v == memViewFull, err
 }
 
 // store returns the caller's store named in the path; another organization's store is a 404.
 // The caller holds a.mu.
-func (a *memoryArea) store(c *call) (*memStoreState, error) {
+func (a *memoryArea) store(c *core.Call) (*memStoreState, error) {
 	id := c.Param("memory_store_id")
 	st := a.stores[id]
-	if st == nil || st.org != c.org {
-		return nil, notFound("memory store", id)
+	if st == nil || st.org != c.Org {
+		return nil, core.NotFound("memory store", id)
 	}
 	return st, nil
 }
@@ -52,14 +56,14 @@ func (a *memoryArea) store(c *call) (*memStoreState, error) {
 // and deleted and its versions redacted, nothing else (gaps §7).
 func (st *memStoreState) writable() error {
 	if st.rec.ArchivedAt != nil {
-		return invalid("memory store %s is archived and read-only: its memories can be read and deleted and its versions redacted, nothing else", st.rec.ID)
+		return core.Invalid("memory store %s is archived and read-only: its memories can be read and deleted and its versions redacted, nothing else", st.rec.ID)
 	}
 	return nil
 }
 
 // inMemStore runs f on the caller's store named in the path, holding the area's lock; another
 // organization's store is a 404.
-func inMemStore(s *Server, c *call, f func(st *memStoreState) (any, error)) (any, error) {
+func inMemStore(s *core.Server, c *core.Call, f func(st *memStoreState) (any, error)) (any, error) {
 	a := memoryOf(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -72,45 +76,45 @@ func inMemStore(s *Server, c *call, f func(st *memStoreState) (any, error)) (any
 
 // listMemoryStores answers the caller's stores newest first (spec 4.7), archived ones only
 // with include_archived (spec 3.5).
-func listMemoryStores(s *Server, c *call) (any, error) {
-	created, err := c.queryTimeRange("created_at")
+func listMemoryStores(s *core.Server, c *core.Call) (any, error) {
+	created, err := c.QueryTimeRange("created_at")
 	if err != nil {
 		return nil, err
 	}
-	archived, err := c.queryBool("include_archived")
+	archived, err := c.QueryBool("include_archived")
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := c.queryInt("limit")
+	limit, _, err := c.QueryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	after, err := c.pageToken("memory_stores")
+	after, err := c.PageToken("memory_stores")
 	if err != nil {
 		return nil, err
 	}
 	a := memoryOf(s, c)
 	a.mu.Lock()
-	page := pageNewestKept(a.byOrg[c.org], func(st *memStoreState) bool {
-		return (archived || st.rec.ArchivedAt == nil) && created.contains(st.rec.CreatedAt)
+	page := core.PageNewestKept(a.byOrg[c.Org], func(st *memStoreState) bool {
+		return (archived || st.rec.ArchivedAt == nil) && created.Contains(st.rec.CreatedAt)
 	}, memStateKey, "memory_stores", after, limit)
-	recs := tokenPage[*storeRecord]{Data: make([]*storeRecord, len(page.Data)), NextPage: page.NextPage}
+	recs := core.TokenPage[*storeRecord]{Data: make([]*storeRecord, len(page.Data)), NextPage: page.NextPage}
 	for i, st := range page.Data {
 		recs.Data[i] = st.rec // the record of now: a change replaces it under the lock
 	}
 	a.mu.Unlock()
-	return encodedTokenPage(recs, (*storeRecord).json)
+	return core.EncodedTokenPage(recs, (*storeRecord).json)
 }
 
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
 // absent, since clients read them unconditionally.
-func createMemoryStore(s *Server, c *call) (any, error) {
+func createMemoryStore(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Name        string            `json:"name"`
 		Description string            `json:"description"`
 		Metadata    map[string]string `json:"metadata"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	if req.Metadata == nil {
@@ -118,8 +122,8 @@ func createMemoryStore(s *Server, c *call) (any, error) {
 	}
 	a := memoryOf(s, c)
 	a.mu.Lock()
-	now := s.clock.Now()
-	st := &memStoreState{org: c.org, rec: &storeRecord{memoryStore: memoryStore{ID: s.ids.next("memstore_"), Type: "memory_store",
+	now := s.Clock.Now()
+	st := &memStoreState{org: c.Org, rec: &storeRecord{memoryStore: memoryStore{ID: s.IDs.Next("memstore_"), Type: "memory_store",
 		Name: req.Name, Description: req.Description, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now}}} // indexes with its first memory
 	a.add(st)
 	a.mu.Unlock()
@@ -129,7 +133,7 @@ func createMemoryStore(s *Server, c *call) (any, error) {
 
 // inMemStoreRecord runs f as inMemStore does and answers the store record it returns, encoded
 // after the lock is gone and once per version of the record: reads far outnumber changes.
-func inMemStoreRecord(s *Server, c *call, f func(st *memStoreState) (*storeRecord, error)) (any, error) {
+func inMemStoreRecord(s *core.Server, c *core.Call, f func(st *memStoreState) (*storeRecord, error)) (any, error) {
 	v, err := inMemStore(s, c, func(st *memStoreState) (any, error) { return f(st) })
 	if err != nil {
 		return nil, err
@@ -138,19 +142,19 @@ func inMemStoreRecord(s *Server, c *call, f func(st *memStoreState) (*storeRecor
 }
 
 // getMemoryStore answers one of the caller's stores, archived or not.
-func getMemoryStore(s *Server, c *call) (any, error) {
+func getMemoryStore(s *core.Server, c *core.Call) (any, error) {
 	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) { return st.rec, nil })
 }
 
 // updateMemoryStore changes name and description and patches metadata (gaps §7): a string
 // upserts a key and null deletes it, and the 16-pair limit applies to the result.
-func updateMemoryStore(s *Server, c *call) (any, error) {
+func updateMemoryStore(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Name        *string            `json:"name"`
 		Description *string            `json:"description"`
 		Metadata    map[string]*string `json:"metadata"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) {
@@ -174,12 +178,12 @@ func updateMemoryStore(s *Server, c *call) (any, error) {
 				}
 			}
 			if len(next.Metadata) > maxStoreMetadata {
-				return nil, invalidField("metadata", "the store would have %d pairs; at most %d are allowed (delete a key with null)", len(next.Metadata), maxStoreMetadata)
+				return nil, core.InvalidField("metadata", "the store would have %d pairs; at most %d are allowed (delete a key with null)", len(next.Metadata), maxStoreMetadata)
 			}
 		}
 		// An update that changes nothing leaves updated_at alone.
 		if next.Name != st.rec.Name || next.Description != st.rec.Description || !maps.Equal(next.Metadata, st.rec.Metadata) {
-			next.UpdatedAt = s.clock.Now()
+			next.UpdatedAt = s.Clock.Now()
 			st.set(next)
 		}
 		return st.rec, nil
@@ -188,10 +192,10 @@ func updateMemoryStore(s *Server, c *call) (any, error) {
 
 // archiveMemoryStore archives once; archiving an archived store returns it unchanged, so that
 // a client may retry.
-func archiveMemoryStore(s *Server, c *call) (any, error) {
+func archiveMemoryStore(s *core.Server, c *core.Call) (any, error) {
 	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) {
 		if st.rec.ArchivedAt == nil {
-			now, next := s.clock.Now(), st.rec.memoryStore
+			now, next := s.Clock.Now(), st.rec.memoryStore
 			next.ArchivedAt, next.UpdatedAt = &now, now
 			st.set(next)
 		}
@@ -206,7 +210,7 @@ type memoryDeletion struct {
 }
 
 // deleteMemoryStore removes the store with its memories and their history.
-func deleteMemoryStore(s *Server, c *call) (any, error) {
+func deleteMemoryStore(s *core.Server, c *core.Call) (any, error) {
 	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		memoryOf(s, c).remove(st) // inMemStore holds the lock
 		return memoryDeletion{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
@@ -221,29 +225,29 @@ type memoryPrefix struct {
 
 // memoryListKey orders a memory list by path (bytes), memories and prefixes together; a prefix
 // ends with "/" and a memory path never does, so no two items share a key.
-func memoryListKey(item any) listKey {
+func memoryListKey(item any) core.ListKey {
 	if p, ok := item.(memoryPrefix); ok {
-		return listKey{ID: p.Path}
+		return core.ListKey{ID: p.Path}
 	}
-	return listKey{ID: item.(memory).Path}
+	return core.ListKey{ID: item.(memory).Path}
 }
 
 // listMemories answers a store's live memories in path order (gaps §7): path_prefix keeps whole
 // segments under a prefix ending in "/", and depth rolls anything deeper into one memory_prefix
 // item per directory.
-func listMemories(s *Server, c *call) (any, error) {
+func listMemories(s *core.Server, c *core.Call) (any, error) {
 	prefix := "/"
-	if p, ok := c.queryString("path_prefix"); ok {
+	if p, ok := c.QueryString("path_prefix"); ok {
 		if !strings.HasPrefix(p, "/") || !strings.HasSuffix(p, "/") {
-			return nil, invalidField("path_prefix", "must start and end with \"/\" (it matches whole path segments, as in /notes/), got %s", quoted(p, maxExcerpt))
+			return nil, core.InvalidField("path_prefix", "must start and end with \"/\" (it matches whole path segments, as in /notes/), got %s", core.Quoted(p, core.MaxExcerpt))
 		}
 		prefix = p
 	}
-	depth, _, err := c.queryInt("depth")
+	depth, _, err := c.QueryInt("depth")
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := c.queryInt("limit")
+	limit, _, err := c.QueryInt("limit")
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +257,7 @@ func listMemories(s *Server, c *call) (any, error) {
 	}
 	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		scope := "memories:" + st.rec.ID
-		after, err := c.pageToken(scope)
+		after, err := c.PageToken(scope)
 		if err != nil {
 			return nil, err
 		}
@@ -274,13 +278,13 @@ func listMemories(s *Server, c *call) (any, error) {
 			}
 			items = append(items, m.viewed(full))
 		}
-		slices.SortFunc(items, func(x, y any) int { return oldestFirst(memoryListKey(x), memoryListKey(y)) })
-		return pageByToken(items, memoryListKey, oldestFirst, scope, after, limit), nil
+		slices.SortFunc(items, func(x, y any) int { return core.OldestFirst(memoryListKey(x), memoryListKey(y)) })
+		return core.PageByToken(items, memoryListKey, core.OldestFirst, scope, after, limit), nil
 	})
 }
 
 // createMemory stores content at a free path and appends its created version (spec 3.5).
-func createMemory(s *Server, c *call) (any, error) {
+func createMemory(s *core.Server, c *core.Call) (any, error) {
 	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
@@ -289,7 +293,7 @@ func createMemory(s *Server, c *call) (any, error) {
 		Content string `json:"content"`
 		Path    string `json:"path"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	if err := checkMemoryContent(req.Content); err != nil {
@@ -305,10 +309,10 @@ func createMemory(s *Server, c *call) (any, error) {
 		if other := st.paths[req.Path]; other != nil {
 			return nil, memPathConflict(req.Path, other.ID)
 		}
-		now := s.clock.Now()
-		m := &memory{ID: s.ids.next("mem_"), Type: "memory", ContentSHA256: contentSHA256(req.Content), ContentSizeBytes: len(req.Content),
+		now := s.Clock.Now()
+		m := &memory{ID: s.IDs.Next("mem_"), Type: "memory", ContentSHA256: contentSHA256(req.Content), ContentSizeBytes: len(req.Content),
 			CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.rec.ID, Path: req.Path, Content: &req.Content}
-		v := newMemVersion(s.ids.next("memver_"), memOpCreated, m, memAPIActor(c), now)
+		v := newMemVersion(s.IDs.Next("memver_"), memOpCreated, m, memAPIActor(c), now)
 		m.MemoryVersionID = v.ID
 		st.index()
 		st.memories[m.ID], st.paths[m.Path] = m, m
@@ -319,21 +323,21 @@ func createMemory(s *Server, c *call) (any, error) {
 
 // memPathConflict is the 409 of a create or rename onto a path another live memory holds (gaps §7).
 func memPathConflict(path, holder string) error {
-	return newError(errMemoryPathConflict, "path %s is already taken by memory %s; choose another path or update that memory", quoted(path, maxExcerpt), holder)
+	return core.NewError(core.ErrMemoryPathConflict, "path %s is already taken by memory %s; choose another path or update that memory", core.Quoted(path, core.MaxExcerpt), holder)
 }
 
 // memory returns the live memory named in the path. The caller holds a.mu.
-func (st *memStoreState) memory(c *call) (*memory, error) {
+func (st *memStoreState) memory(c *core.Call) (*memory, error) {
 	id := c.Param("memory_id")
 	m := st.memories[id]
 	if m == nil {
-		return nil, notFound("memory", id)
+		return nil, core.NotFound("memory", id)
 	}
 	return m, nil
 }
 
 // getMemory answers a live memory; a deleted one is 404, its history stays in the versions.
-func getMemory(s *Server, c *call) (any, error) {
+func getMemory(s *core.Server, c *core.Call) (any, error) {
 	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
@@ -351,7 +355,7 @@ func getMemory(s *Server, c *call) (any, error) {
 // changes. With a precondition, it applies only while the stored hash is the expected one; a
 // request whose outcome is already the stored state succeeds whatever the hash, so a client
 // that retries a write that did land gets 200 (spec 4.7).
-func updateMemory(s *Server, c *call) (any, error) {
+func updateMemory(s *core.Server, c *core.Call) (any, error) {
 	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
@@ -364,7 +368,7 @@ func updateMemory(s *Server, c *call) (any, error) {
 			ContentSHA256 *string `json:"content_sha256"`
 		} `json:"precondition"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	if req.Content != nil {
@@ -402,11 +406,11 @@ func updateMemory(s *Server, c *call) (any, error) {
 		if other := st.paths[path]; other != nil && other != m {
 			return nil, memPathConflict(path, other.ID)
 		}
-		now := s.clock.Now()
+		now := s.Clock.Now()
 		delete(st.paths, m.Path)
 		m.Path, m.Content, m.ContentSHA256, m.ContentSizeBytes, m.UpdatedAt = path, content, contentSHA256(*content), len(*content), now
 		st.paths[path] = m
-		v := newMemVersion(s.ids.next("memver_"), memOpModified, m, memAPIActor(c), now)
+		v := newMemVersion(s.IDs.Next("memver_"), memOpModified, m, memAPIActor(c), now)
 		m.MemoryVersionID = v.ID
 		st.appendVersion(v)
 		return m.viewed(full), nil
@@ -416,15 +420,15 @@ func updateMemory(s *Server, c *call) (any, error) {
 // memPreconditionFailed is the 409 of spec 4.7: the client must re-read, so the message says what
 // the stored hash is now.
 func memPreconditionFailed(field, expected, stored string) error {
-	return newError(errPreconditionFailed, "%s: the memory's content_sha256 is %s, not %s: it changed since you read it; read it again and retry with the current hash", field, stored, expected)
+	return core.NewError(core.ErrPreconditionFailed, "%s: the memory's content_sha256 is %s, not %s: it changed since you read it; read it again and retry with the current hash", field, stored, expected)
 }
 
 // deleteMemory removes a memory and appends its deleted version; the history stays. Allowed in
 // an archived store.
-func deleteMemory(s *Server, c *call) (any, error) {
-	expected, hasExpected := c.queryString("expected_content_sha256")
+func deleteMemory(s *core.Server, c *core.Call) (any, error) {
+	expected, hasExpected := c.QueryString("expected_content_sha256")
 	if hasExpected && !isContentSHA256(expected) {
-		return nil, invalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %s", quoted(expected, maxExcerpt))
+		return nil, core.InvalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %s", core.Quoted(expected, core.MaxExcerpt))
 	}
 	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		m, err := st.memory(c)
@@ -434,7 +438,7 @@ func deleteMemory(s *Server, c *call) (any, error) {
 		if hasExpected && expected != m.ContentSHA256 {
 			return nil, memPreconditionFailed("expected_content_sha256", expected, m.ContentSHA256)
 		}
-		st.appendVersion(newMemVersion(s.ids.next("memver_"), memOpDeleted, m, memAPIActor(c), s.clock.Now()))
+		st.appendVersion(newMemVersion(s.IDs.Next("memver_"), memOpDeleted, m, memAPIActor(c), s.Clock.Now()))
 		delete(st.memories, m.ID)
 		delete(st.paths, m.Path)
 		return memoryDeletion{ID: m.ID, Type: "memory_deleted"}, nil
@@ -442,35 +446,35 @@ func deleteMemory(s *Server, c *call) (any, error) {
 }
 
 // listMemoryVersions answers a store's versions newest first with every filter of spec 4.7.
-func listMemoryVersions(s *Server, c *call) (any, error) {
+func listMemoryVersions(s *core.Server, c *core.Call) (any, error) {
 	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := c.queryInt("limit")
+	limit, _, err := c.QueryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	f := memVersionFilter{memoryID: c.queryValue("memory_id"), apiKeyID: c.queryValue("api_key_id"), sessionID: c.queryValue("session_id")}
-	if f.created, err = c.queryTimeRange("created_at"); err != nil {
+	f := memVersionFilter{memoryID: c.QueryValue("memory_id"), apiKeyID: c.QueryValue("api_key_id"), sessionID: c.QueryValue("session_id")}
+	if f.created, err = c.QueryTimeRange("created_at"); err != nil {
 		return nil, err
 	}
-	if f.operation, err = c.queryEnum("operation"); err != nil {
+	if f.operation, err = c.QueryEnum("operation"); err != nil {
 		return nil, err
 	}
 	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		scope := "memory_versions:" + st.rec.ID
-		after, err := c.pageToken(scope)
+		after, err := c.PageToken(scope)
 		if err != nil {
 			return nil, err
 		}
 		data, next := st.pageVersions(f, after, limit)
-		page := tokenPage[memoryVersion]{Data: make([]memoryVersion, 0, len(data))}
+		page := core.TokenPage[memoryVersion]{Data: make([]memoryVersion, 0, len(data))}
 		for _, v := range data {
 			page.Data = append(page.Data, v.viewed(full))
 		}
 		if next != nil {
-			tok := encodePageToken(scope, *next)
+			tok := core.EncodePageToken(scope, *next)
 			page.NextPage = &tok
 		}
 		return page, nil
@@ -478,17 +482,17 @@ func listMemoryVersions(s *Server, c *call) (any, error) {
 }
 
 // version returns the store's version named in the path. The caller holds a.mu.
-func (st *memStoreState) version(c *call) (*memoryVersion, error) {
+func (st *memStoreState) version(c *core.Call) (*memoryVersion, error) {
 	id := c.Param("memory_version_id")
 	v := st.byID[id]
 	if v == nil {
-		return nil, notFound("memory version", id)
+		return nil, core.NotFound("memory version", id)
 	}
 	return v, nil
 }
 
 // getMemoryVersion answers one version; a redacted one is 200 with its content fields null.
-func getMemoryVersion(s *Server, c *call) (any, error) {
+func getMemoryVersion(s *core.Server, c *core.Call) (any, error) {
 	full, err := memoryView(c)
 	if err != nil {
 		return nil, err
@@ -504,14 +508,14 @@ func getMemoryVersion(s *Server, c *call) (any, error) {
 
 // redactMemoryVersion nulls a version's content and path and records who did it (gaps §7).
 // Redacting a redacted version returns it unchanged. Allowed in an archived store.
-func redactMemoryVersion(s *Server, c *call) (any, error) {
+func redactMemoryVersion(s *core.Server, c *core.Call) (any, error) {
 	return inMemStore(s, c, func(st *memStoreState) (any, error) {
 		v, err := st.version(c)
 		if err != nil {
 			return nil, err
 		}
 		if v.RedactedAt == nil {
-			now := s.clock.Now()
+			now := s.Clock.Now()
 			v.RedactedAt, v.RedactedBy = &now, memAPIActor(c)
 			v.Content, v.Path, v.ContentSHA256, v.ContentSizeBytes = nil, nil, nil, nil
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // memoryFixtures is the parsed memory_stores.json: each store with its history. Live memories
@@ -41,11 +43,11 @@ type redactedHead struct {
 }
 
 // loadMemoryStores parses memory_stores.json, if present, into its section of fx.
-func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
+func loadMemoryStores(fsys fs.FS, fx *core.Fixtures) error {
 	var file struct {
 		MemoryStores []memFixtureStore `json:"memory_stores"`
 	}
-	if _, err := readFixture(fsys, "memory_stores.json", &file); err != nil {
+	if _, err := core.ReadFixture(fsys, "memory_stores.json", &file); err != nil {
 		return err
 	}
 	for _, fs := range file.MemoryStores {
@@ -53,15 +55,15 @@ func loadMemoryStores(fsys fs.FS, fx *Fixtures) error {
 		if err != nil {
 			return fmt.Errorf("memory_stores.json: store %s: %w", fs.ID, err)
 		}
-		memorySection.in(fx.sections).stores = append(memorySection.in(fx.sections).stores, st)
+		memorySection.In(fx.Sections).stores = append(memorySection.In(fx.Sections).stores, st)
 	}
 	return nil
 }
 
 // parse checks one store's history (created first, nothing after deleted, redactions nulling
 // content and path; LoadFixtures has checked that IDs are unique) and replays it into live memories.
-func (f *memFixtureStore) parse(fx *Fixtures) (*memStoreState, error) {
-	o := fx.orgByID(f.OrganizationID)
+func (f *memFixtureStore) parse(fx *core.Fixtures) (*memStoreState, error) {
+	o := fx.OrgByID(f.OrganizationID)
 	if o == nil {
 		return nil, fmt.Errorf("unknown organization %s", f.OrganizationID)
 	}
@@ -137,7 +139,7 @@ func (st *memStoreState) replay(id string, lineage []*memoryVersion, redacted *r
 }
 
 // newMemStoreState is an empty store state with its indexes ready.
-func newMemStoreState(o *org, rec memoryStore) *memStoreState {
+func newMemStoreState(o *core.Org, rec memoryStore) *memStoreState {
 	st := &memStoreState{org: o, rec: &storeRecord{memoryStore: rec}}
 	st.index()
 	return st
@@ -156,7 +158,7 @@ func (st *memStoreState) index() {
 // build copies the fixtures into a server's state. Versions are copied because redaction
 // changes them; memories because updates do.
 func (mf *memoryFixtures) build() *memoryArea {
-	a := &memoryArea{stores: map[string]*memStoreState{}, byOrg: map[*org][]*memStoreState{}}
+	a := &memoryArea{stores: map[string]*memStoreState{}, byOrg: map[*core.Org][]*memStoreState{}}
 	for _, src := range mf.stores {
 		st := newMemStoreState(src.org, src.rec.memoryStore)
 		st.versions = make([]*memoryVersion, len(src.versions))

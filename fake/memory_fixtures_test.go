@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/platformkit/platformkit/fixtures"
 )
 
@@ -60,7 +62,7 @@ func TestMemoryFixturesRefuseBrokenHistories(t *testing.T) {
 			doc, _ := json.Marshal(map[string]any{"memory_stores": []any{map[string]any{
 				"organization_id": org, "id": "memstore_x", "name": "x", "created_at": "2025-01-01T00:00:00Z",
 				"updated_at": "2025-01-01T00:00:00Z", "versions": c.versions}}})
-			_, err := LoadFixtures(fstest.MapFS{"organizations.json": {Data: orgs}, "memory_stores.json": {Data: doc}})
+			_, err := core.LoadFixtures(fstest.MapFS{"organizations.json": {Data: orgs}, "memory_stores.json": {Data: doc}})
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "memstore_x") {
 				t.Fatalf("err = %v, want one naming memstore_x and %q", err, c.want)
 			}
@@ -71,23 +73,23 @@ func TestMemoryFixturesRefuseBrokenHistories(t *testing.T) {
 // TestMemoryFixturesReplay: live memories are the replay of the fixture history.
 func TestMemoryFixturesReplay(t *testing.T) {
 	m := newMemTester(t)
-	style := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memories/"+memStyleGuide, nil)
+	style := m.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memories/"+memStyleGuide, nil)
 	if style.Get("memory_version_id").String() != "memver_01AcmeSupport0012" || style.Get("created_at").String() != "2025-03-01T09:05:00Z" ||
 		style.Get("updated_at").String() != "2025-03-08T16:20:00Z" || !strings.HasSuffix(style.Get("content").String(), "Never promise dates.\n") {
 		t.Fatalf("style guide = %s", style.Raw)
 	}
-	renamed := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memories/mem_01AcmeCustomerGlobex0000001", nil)
+	renamed := m.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memories/mem_01AcmeCustomerGlobex0000001", nil)
 	if renamed.Get("path").String() != "/customers/globex/profile.md" {
 		t.Fatalf("renamed fixture memory = %s", renamed.Raw)
 	}
 	// A redacted older version leaves the memory's current content alone.
-	if got := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memories/mem_01AcmeCustomerAcme0000001", nil).Get("content").String(); !strings.Contains(got, "ops desk") {
+	if got := m.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memories/mem_01AcmeCustomerAcme0000001", nil).Get("content").String(); !strings.Contains(got, "ops desk") {
 		t.Fatalf("customer profile = %q", got)
 	}
 	// Changes on one server never reach another: each copies the fixtures.
-	m.ok(post, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001/redact", nil)
+	m.ok(core.Post, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001/redact", nil)
 	other := newMemTester(t)
-	if got := other.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001", nil); got.Get("redacted_at").Type.String() != "Null" {
+	if got := other.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001", nil); got.Get("redacted_at").Type.String() != "Null" {
 		t.Fatalf("a redaction leaked into another server: %s", got.Raw)
 	}
 }
@@ -96,14 +98,14 @@ func TestMemoryFixturesReplay(t *testing.T) {
 // attributed to that key.
 func TestMemoryResetAndAttribution(t *testing.T) {
 	m := newMemTester(t)
-	m.ok(post, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001/redact", nil)
+	m.ok(core.Post, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001/redact", nil)
 	m.ts.Fake.Reset()
-	if got := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001", nil); got.Get("redacted_at").Type.String() != "Null" {
+	if got := m.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/memver_01AcmeSupport0001", nil); got.Get("redacted_at").Type.String() != "Null" {
 		t.Fatalf("Reset kept a redaction: %s", got.Raw)
 	}
 	m.key = "test-api-key-2"
 	mem := m.newMemory(memGlobexStore, "/plans/q4.md", "later")
-	v := m.ok(get, "/v1/memory_stores/"+memGlobexStore+"/memory_versions/"+mem.Get("memory_version_id").String(), nil)
+	v := m.ok(core.Get, "/v1/memory_stores/"+memGlobexStore+"/memory_versions/"+mem.Get("memory_version_id").String(), nil)
 	if v.Get("created_by.api_key_id").String() != "apikey_01GlobexDefaultKey0000001" {
 		t.Fatalf("a write with the second organization's key is attributed to %s", v.Get("created_by").Raw)
 	}

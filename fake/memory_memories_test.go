@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 func TestMemoryPathRule(t *testing.T) {
@@ -30,12 +32,12 @@ func TestMemoryPathRule(t *testing.T) {
 		"/" + strings.Repeat("é", 512),
 	}
 	for _, p := range bad {
-		m.fails(http.StatusBadRequest, errInvalidRequest, "path", post, create, map[string]any{"path": p, "content": "x"})
+		m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "path", core.Post, create, map[string]any{"path": p, "content": "x"})
 	}
 	// Rename is held to the same rule.
 	mem := m.newMemory(store, "/rename-me", "")
 	for _, p := range bad {
-		m.fails(http.StatusBadRequest, errInvalidRequest, "path", post, create+"/"+mem.Get("id").String(), map[string]any{"path": p})
+		m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "path", core.Post, create+"/"+mem.Get("id").String(), map[string]any{"path": p})
 	}
 	// Case-sensitive: /Readme and /readme are two memories.
 	a, b := m.newMemory(store, "/Readme", "A"), m.newMemory(store, "/readme", "a")
@@ -79,22 +81,22 @@ func TestMemoryContent(t *testing.T) {
 	}
 	// Bytes, not characters: 102,400 bytes of 2-byte characters is the limit.
 	max := strings.Repeat("é", maxMemoryContent/2)
-	full := m.ok(post, create+"?view=full", map[string]any{"path": "/max", "content": max})
+	full := m.ok(core.Post, create+"?view=full", map[string]any{"path": "/max", "content": max})
 	if full.Get("content_size_bytes").Int() != maxMemoryContent || full.Get("content").String() != max || full.Get("content_sha256").String() != digest("é×51200") {
 		t.Fatalf("largest memory answered size %d", full.Get("content_size_bytes").Int())
 	}
-	m.fails(http.StatusBadRequest, errInvalidRequest, "content", post, create, map[string]any{"path": "/over", "content": max + "x"})
-	m.fails(http.StatusBadRequest, errInvalidRequest, "content", post, create, map[string]any{"path": "/none"})
-	m.fails(http.StatusBadRequest, errInvalidRequest, "content", post, create, map[string]any{"path": "/null", "content": nil})
-	m.fails(http.StatusBadRequest, errInvalidRequest, "path", post, create, map[string]any{"content": ""})
-	m.fails(http.StatusBadRequest, errInvalidRequest, "content", post, create+"/"+empty.Get("id").String(), map[string]any{"content": max + "x"})
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "content", core.Post, create, map[string]any{"path": "/over", "content": max + "x"})
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "content", core.Post, create, map[string]any{"path": "/none"})
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "content", core.Post, create, map[string]any{"path": "/null", "content": nil})
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "path", core.Post, create, map[string]any{"content": ""})
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "content", core.Post, create+"/"+empty.Get("id").String(), map[string]any{"content": max + "x"})
 	// No normalization of content: the hash is of the bytes sent.
 	nfd := m.newMemory(store, "/nfd", "Cafe\u0301")
 	if nfd.Get("content_sha256").String() != digest("Cafe\u0301") || nfd.Get("content_size_bytes").Int() != 6 {
 		t.Fatalf("content was normalized: %s", nfd.Raw)
 	}
 	// Nor trimmed: white space at either end is content, hashed and counted.
-	padded := m.ok(post, create+"?view=full", map[string]any{"path": "/padded", "content": "  padded line\n\t"})
+	padded := m.ok(core.Post, create+"?view=full", map[string]any{"path": "/padded", "content": "  padded line\n\t"})
 	if padded.Get("content").String() != "  padded line\n\t" || padded.Get("content_sha256").String() != digest("  padded line\n\t") || padded.Get("content_size_bytes").Int() != 15 {
 		t.Fatalf("content was trimmed: %s", padded.Raw)
 	}
@@ -109,26 +111,26 @@ func TestMemoryViews(t *testing.T) {
 		t.Fatalf("create defaults to basic: %s", created.Raw)
 	}
 	id := created.Get("id").String()
-	if got := m.ok(get, base+"/"+id, nil).Get("content").String(); got != "body" {
+	if got := m.ok(core.Get, base+"/"+id, nil).Get("content").String(); got != "body" {
 		t.Fatalf("retrieve defaults to full, content = %q", got)
 	}
-	if got := m.ok(get, base+"/"+id+"?view=basic", nil).Get("content"); got.Type.String() != "Null" {
+	if got := m.ok(core.Get, base+"/"+id+"?view=basic", nil).Get("content"); got.Type.String() != "Null" {
 		t.Fatalf("view=basic content = %s", got.Raw)
 	}
-	if got := m.ok(post, base+"/"+id, map[string]any{"content": "new"}).Get("content"); got.Type.String() != "Null" {
+	if got := m.ok(core.Post, base+"/"+id, map[string]any{"content": "new"}).Get("content"); got.Type.String() != "Null" {
 		t.Fatalf("update defaults to basic, content = %s", got.Raw)
 	}
-	if got := m.ok(post, base+"/"+id+"?view=full", map[string]any{"content": "newer"}).Get("content").String(); got != "newer" {
+	if got := m.ok(core.Post, base+"/"+id+"?view=full", map[string]any{"content": "newer"}).Get("content").String(); got != "newer" {
 		t.Fatalf("update view=full content = %q", got)
 	}
-	if got := m.ok(get, base, nil).Get("data.0.content"); got.Type.String() != "Null" {
+	if got := m.ok(core.Get, base, nil).Get("data.0.content"); got.Type.String() != "Null" {
 		t.Fatalf("list defaults to basic: %s", got.Raw)
 	}
-	if got := m.ok(get, base+"?view=full", nil).Get("data.0.content").String(); got != "newer" {
+	if got := m.ok(core.Get, base+"?view=full", nil).Get("data.0.content").String(); got != "newer" {
 		t.Fatalf("list view=full content = %q", got)
 	}
-	m.fails(http.StatusBadRequest, errInvalidRequest, "view", get, base+"/"+id+"?view=everything", nil)
-	m.fails(http.StatusBadRequest, errInvalidRequest, "view", get, base+"?view=FULL", nil)
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "view", core.Get, base+"/"+id+"?view=everything", nil)
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "view", core.Get, base+"?view=FULL", nil)
 }
 
 func TestMemoryUpdateAppendsOneVersionPerChange(t *testing.T) {
@@ -153,8 +155,8 @@ func TestMemoryUpdateAppendsOneVersionPerChange(t *testing.T) {
 	want := 1
 	for i, s := range steps {
 		m.ts.Fake.AdvanceClock(time.Second)
-		before := m.ok(get, path, nil)
-		after := m.ok(post, path, s.body)
+		before := m.ok(core.Get, path, nil)
+		after := m.ok(core.Post, path, s.body)
 		if s.changes {
 			want++
 		}
@@ -172,18 +174,18 @@ func TestMemoryUpdateAppendsOneVersionPerChange(t *testing.T) {
 			t.Fatalf("step %d: memory_version_id %s is not the newest version %s", i, after.Get("memory_version_id"), lineage()[0])
 		}
 	}
-	latest := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage()[0], nil)
+	latest := m.ok(core.Get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage()[0], nil)
 	if latest.Get("operation").String() != "modified" || latest.Get("path").String() != "/c.md" || latest.Get("content").String() != "three" ||
 		latest.Get("created_by.type").String() != "api_actor" || latest.Get("created_by.api_key_id").String() != memAcmeKeyID {
 		t.Fatalf("latest version = %s", latest.Raw)
 	}
-	rename := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage()[1], nil)
+	rename := m.ok(core.Get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage()[1], nil)
 	if rename.Get("path").String() != "/b/a.md" || rename.Get("content").String() != "two" {
 		t.Fatalf("rename version = %s", rename.Raw)
 	}
 	// The old path is free again; the new one is taken.
 	m.newMemory(store, "/a.md", "reuse")
-	m.fails(http.StatusNotFound, errNotFound, "", post, "/v1/memory_stores/"+store+"/memories/mem_nope", map[string]any{"content": "x"})
+	m.fails(http.StatusNotFound, core.ErrNotFound, "", core.Post, "/v1/memory_stores/"+store+"/memories/mem_nope", map[string]any{"content": "x"})
 }
 
 func TestMemoryPathConflict(t *testing.T) {
@@ -192,12 +194,12 @@ func TestMemoryPathConflict(t *testing.T) {
 	base := "/v1/memory_stores/" + store + "/memories"
 	a := m.newMemory(store, "/a.md", "a")
 	b := m.newMemory(store, "/b.md", "b")
-	r := m.fails(http.StatusConflict, errMemoryPathConflict, "/a.md", post, base, map[string]any{"path": "/a.md", "content": "other"})
+	r := m.fails(http.StatusConflict, core.ErrMemoryPathConflict, "/a.md", core.Post, base, map[string]any{"path": "/a.md", "content": "other"})
 	if r.header.Get("x-should-retry") != "false" {
 		t.Fatalf("409 without x-should-retry: false: %v", r.header)
 	}
-	m.fails(http.StatusConflict, errMemoryPathConflict, "/a.md", post, base+"/"+b.Get("id").String(), map[string]any{"path": "/a.md"})
-	if got := m.ok(get, base+"/"+a.Get("id").String(), nil).Get("content").String(); got != "a" {
+	m.fails(http.StatusConflict, core.ErrMemoryPathConflict, "/a.md", core.Post, base+"/"+b.Get("id").String(), map[string]any{"path": "/a.md"})
+	if got := m.ok(core.Get, base+"/"+a.Get("id").String(), nil).Get("content").String(); got != "a" {
 		t.Fatalf("conflicting writes changed /a.md to %q", got)
 	}
 	// Another store may use the same path.
@@ -212,14 +214,14 @@ func TestMemoryPrecondition(t *testing.T) {
 	path := "/v1/memory_stores/" + store + "/memories/" + id
 	pre := func(h string) map[string]any { return map[string]any{"type": "content_sha256", "content_sha256": h} }
 	// Matching hash: applies.
-	m.ok(post, path, map[string]any{"content": "v2", "precondition": pre(digest("v1"))})
+	m.ok(core.Post, path, map[string]any{"content": "v2", "precondition": pre(digest("v1"))})
 	// Stale hash: 409, nothing changes, and a retry cannot succeed.
-	r := m.fails(http.StatusConflict, errPreconditionFailed, "content_sha256", post, path, map[string]any{"content": "v3", "precondition": pre(digest("v1"))})
+	r := m.fails(http.StatusConflict, core.ErrPreconditionFailed, "content_sha256", core.Post, path, map[string]any{"content": "v3", "precondition": pre(digest("v1"))})
 	if r.header.Get("x-should-retry") != "false" {
 		t.Fatalf("precondition 409 headers: %v", r.header)
 	}
-	r = m.fails(http.StatusConflict, errPreconditionFailed, "", post, path, map[string]any{"path": "/elsewhere.md", "precondition": pre(digest("v1"))})
-	if got := m.ok(get, path, nil); got.Get("content").String() != "v2" || got.Get("path").String() != "/p.md" {
+	r = m.fails(http.StatusConflict, core.ErrPreconditionFailed, "", core.Post, path, map[string]any{"path": "/elsewhere.md", "precondition": pre(digest("v1"))})
+	if got := m.ok(core.Get, path, nil); got.Get("content").String() != "v2" || got.Get("path").String() != "/p.md" {
 		t.Fatalf("a failed precondition changed the memory: %s", got.Raw)
 	}
 	// Stale hash, but the stored state already equals the request: 200, no version.
@@ -229,20 +231,20 @@ func TestMemoryPrecondition(t *testing.T) {
 		{"content": "v2", "path": "/p.md", "precondition": pre(digest("v1"))},
 		{"precondition": pre(digest("v1"))},
 	} {
-		m.ok(post, path, body)
+		m.ok(core.Post, path, body)
 	}
 	if got := len(m.versions(store, url.Values{"memory_id": {id}})); got != n {
 		t.Fatalf("retries of a landed write appended versions: %d, want %d", got, n)
 	}
 	// A precondition without a hash asserts nothing.
-	m.ok(post, path, map[string]any{"content": "v4", "precondition": map[string]any{"type": "content_sha256"}})
+	m.ok(core.Post, path, map[string]any{"content": "v4", "precondition": map[string]any{"type": "content_sha256"}})
 	for _, bad := range []map[string]any{
 		{"content": "x", "precondition": map[string]any{"type": "etag", "content_sha256": digest("v4")}},
 		{"content": "x", "precondition": pre(strings.ToUpper(digest("v4")))},
 		{"content": "x", "precondition": pre("abc")},
 		{"content": "x", "precondition": map[string]any{"content_sha256": digest("v4")}},
 	} {
-		m.fails(http.StatusBadRequest, errInvalidRequest, "precondition", post, path, bad)
+		m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "precondition", core.Post, path, bad)
 	}
 }
 
@@ -252,17 +254,17 @@ func TestMemoryDelete(t *testing.T) {
 	base := "/v1/memory_stores/" + store + "/memories/"
 	mem := m.newMemory(store, "/d.md", "bye")
 	id := mem.Get("id").String()
-	m.fails(http.StatusConflict, errPreconditionFailed, "expected_content_sha256", del, base+id+"?expected_content_sha256="+digest("other"), nil)
-	m.fails(http.StatusBadRequest, errInvalidRequest, "expected_content_sha256", del, base+id+"?expected_content_sha256=xyz", nil)
-	r := m.ok(del, base+id+"?expected_content_sha256="+digest("bye"), nil)
+	m.fails(http.StatusConflict, core.ErrPreconditionFailed, "expected_content_sha256", core.Del, base+id+"?expected_content_sha256="+digest("other"), nil)
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "expected_content_sha256", core.Del, base+id+"?expected_content_sha256=xyz", nil)
+	r := m.ok(core.Del, base+id+"?expected_content_sha256="+digest("bye"), nil)
 	if strings.TrimSpace(r.Raw) != `{"id":"`+id+`","type":"memory_deleted"}` {
 		t.Fatalf("delete = %s", r.Raw)
 	}
-	m.fails(http.StatusNotFound, errNotFound, "", get, base+id, nil)
-	m.fails(http.StatusNotFound, errNotFound, "", del, base+id, nil)
-	m.fails(http.StatusNotFound, errNotFound, "", post, base+id, map[string]any{"content": "again"})
+	m.fails(http.StatusNotFound, core.ErrNotFound, "", core.Get, base+id, nil)
+	m.fails(http.StatusNotFound, core.ErrNotFound, "", core.Del, base+id, nil)
+	m.fails(http.StatusNotFound, core.ErrNotFound, "", core.Post, base+id, map[string]any{"content": "again"})
 	// The whole lineage stays, newest first, ending in the deleted version.
-	lineage := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions?memory_id="+id, nil).Get("data").Array()
+	lineage := m.ok(core.Get, "/v1/memory_stores/"+store+"/memory_versions?memory_id="+id, nil).Get("data").Array()
 	if len(lineage) != 2 || lineage[0].Get("operation").String() != "deleted" || lineage[1].Get("operation").String() != "created" {
 		t.Fatalf("lineage = %v", lineage)
 	}
@@ -271,7 +273,7 @@ func TestMemoryDelete(t *testing.T) {
 		d.Get("created_by.api_key_id").String() != memAcmeKeyID {
 		t.Fatalf("deleted version = %s", d.Raw)
 	}
-	if got := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions/"+d.Get("id").String(), nil).Get("content"); got.Type.String() != "Null" {
+	if got := m.ok(core.Get, "/v1/memory_stores/"+store+"/memory_versions/"+d.Get("id").String(), nil).Get("content"); got.Type.String() != "Null" {
 		t.Fatalf("deleted version content with view=full = %s", got.Raw)
 	}
 	// The path is free again, for a new memory with a new ID.
@@ -288,7 +290,7 @@ func TestMemoryList(t *testing.T) {
 	}
 	list := func(q string) []string {
 		var out []string
-		for _, it := range m.ok(get, "/v1/memory_stores/"+store+"/memories?"+q, nil).Get("data").Array() {
+		for _, it := range m.ok(core.Get, "/v1/memory_stores/"+store+"/memories?"+q, nil).Get("data").Array() {
 			out = append(out, it.Get("type").String()+":"+it.Get("path").String())
 		}
 		return out
@@ -312,13 +314,13 @@ func TestMemoryList(t *testing.T) {
 	}
 	for _, bad := range []string{"path_prefix=/a", "path_prefix=a/", "depth=-1", "depth=x", "limit=0", "limit=101"} {
 		field := strings.SplitN(bad, "=", 2)[0]
-		m.fails(http.StatusBadRequest, errInvalidRequest, field, get, "/v1/memory_stores/"+store+"/memories?"+bad, nil)
+		m.fails(http.StatusBadRequest, core.ErrInvalidRequest, field, core.Get, "/v1/memory_stores/"+store+"/memories?"+bad, nil)
 	}
 	// Pages of two walk the list exactly once.
 	var walked []string
 	q := url.Values{"limit": {"2"}}
 	for range 10 {
-		r := m.ok(get, "/v1/memory_stores/"+store+"/memories?"+q.Encode(), nil)
+		r := m.ok(core.Get, "/v1/memory_stores/"+store+"/memories?"+q.Encode(), nil)
 		for _, it := range r.Get("data").Array() {
 			walked = append(walked, "memory:"+it.Get("path").String())
 		}
@@ -334,8 +336,8 @@ func TestMemoryList(t *testing.T) {
 	other := m.newStore()
 	m.newMemory(other, "/1", "")
 	m.newMemory(other, "/2", "")
-	tok := m.ok(get, "/v1/memory_stores/"+other+"/memories?limit=1", nil).Get("next_page").String()
-	m.fails(http.StatusBadRequest, errInvalidRequest, "page", get, "/v1/memory_stores/"+store+"/memories?page="+url.QueryEscape(tok), nil)
+	tok := m.ok(core.Get, "/v1/memory_stores/"+other+"/memories?limit=1", nil).Get("next_page").String()
+	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "page", core.Get, "/v1/memory_stores/"+store+"/memories?page="+url.QueryEscape(tok), nil)
 	// Fixtures: the deleted memScratchpad is not listed.
 	for _, p := range list("") {
 		if strings.Contains(p, "scratch") {
@@ -354,10 +356,10 @@ func TestMemoryOddInputIs4xx(t *testing.T) {
 		`{"precondition": {"type": "content_sha256", "content_sha256": 5}}`, `{"metadata": []}`, `{"name": null}`,
 		`{"content": "a"} {"content": "b"}`, `{"unknown": true}`}
 	targets := []struct{ method, path string }{
-		{post, "/v1/memory_stores"},
-		{post, "/v1/memory_stores/" + store},
-		{post, "/v1/memory_stores/" + store + "/memories"},
-		{post, "/v1/memory_stores/" + store + "/memories/" + mem},
+		{core.Post, "/v1/memory_stores"},
+		{core.Post, "/v1/memory_stores/" + store},
+		{core.Post, "/v1/memory_stores/" + store + "/memories"},
+		{core.Post, "/v1/memory_stores/" + store + "/memories/" + mem},
 	}
 	for _, tg := range targets {
 		for _, b := range bodies {
@@ -369,13 +371,13 @@ func TestMemoryOddInputIs4xx(t *testing.T) {
 	}
 	for _, id := range []string{"%00", "..", "mem_%2F..%2F", strings.Repeat("x", 5000), "%F0%9F%98%80"} {
 		for _, p := range []string{"/v1/memory_stores/" + id, "/v1/memory_stores/" + store + "/memories/" + id, "/v1/memory_stores/" + store + "/memory_versions/" + id} {
-			if r := m.do(get, p, nil); r.status != http.StatusNotFound {
+			if r := m.do(core.Get, p, nil); r.status != http.StatusNotFound {
 				t.Fatalf("GET %s = %d %s, want 404", p, r.status, r.body.Raw)
 			}
 		}
 	}
-	m.fails(http.StatusRequestEntityTooLarge, errRequestTooLarge, "", post, "/v1/memory_stores/"+store+"/memories", `{"path":"/big","content":"`+strings.Repeat("x", 2<<20)+`"}`)
-	if got := m.ok(get, "/v1/memory_stores/"+store+"/memories/"+mem, nil); got.Get("content").String() != "odd" {
+	m.fails(http.StatusRequestEntityTooLarge, core.ErrRequestTooLarge, "", core.Post, "/v1/memory_stores/"+store+"/memories", `{"path":"/big","content":"`+strings.Repeat("x", 2<<20)+`"}`)
+	if got := m.ok(core.Get, "/v1/memory_stores/"+store+"/memories/"+mem, nil); got.Get("content").String() != "odd" {
 		t.Fatalf("odd input changed the memory: %s", got.Raw)
 	}
 	if n := len(m.versions(store, url.Values{})); n != 1 {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -14,26 +16,26 @@ import (
 // client asked for.
 func checkMemoryPath(field, p string) error {
 	if len(p) > maxMemoryPath {
-		return invalidField(field, "is %d bytes long; a path is at most %d bytes (UTF-8)", len(p), maxMemoryPath)
+		return core.InvalidField(field, "is %d bytes long; a path is at most %d bytes (UTF-8)", len(p), maxMemoryPath)
 	}
 	if !strings.HasPrefix(p, "/") || p == "/" {
-		return invalidField(field, "must start with \"/\" and name at least one segment, as in /notes/todo.md, got %s", quoted(p, maxExcerpt))
+		return core.InvalidField(field, "must start with \"/\" and name at least one segment, as in /notes/todo.md, got %s", core.Quoted(p, core.MaxExcerpt))
 	}
 	for i, seg := range strings.Split(p[1:], "/") {
 		switch seg {
 		case "":
-			return invalidField(field, "segment %d is empty (a doubled or trailing \"/\") in %s; segments must not be empty", i+1, quoted(p, maxExcerpt))
+			return core.InvalidField(field, "segment %d is empty (a doubled or trailing \"/\") in %s; segments must not be empty", i+1, core.Quoted(p, core.MaxExcerpt))
 		case ".", "..":
-			return invalidField(field, "segment %d is %q in %s; \".\" and \"..\" segments are not allowed", i+1, seg, quoted(p, maxExcerpt))
+			return core.InvalidField(field, "segment %d is %q in %s; \".\" and \"..\" segments are not allowed", i+1, seg, core.Quoted(p, core.MaxExcerpt))
 		}
 	}
 	for i, r := range p {
 		if unicode.In(r, unicode.Cc, unicode.Cf) {
-			return invalidField(field, "has the control or format character U+%04X at byte %d; such characters are not allowed", r, i)
+			return core.InvalidField(field, "has the control or format character U+%04X at byte %d; such characters are not allowed", r, i)
 		}
 	}
 	if !norm.NFC.IsNormalString(p) {
-		return invalidField(field, "%s is not NFC-normalized; send the NFC form (%s)", quoted(p, maxExcerpt), quoted(norm.NFC.String(p), maxExcerpt))
+		return core.InvalidField(field, "%s is not NFC-normalized; send the NFC form (%s)", core.Quoted(p, core.MaxExcerpt), core.Quoted(norm.NFC.String(p), core.MaxExcerpt))
 	}
 	return nil
 }
@@ -41,7 +43,7 @@ func checkMemoryPath(field, p string) error {
 // checkMemoryContent applies the content limit of spec 8.
 func checkMemoryContent(content string) error {
 	if len(content) > maxMemoryContent {
-		return invalidField("content", "is %d bytes; content is at most %d bytes (UTF-8)", len(content), maxMemoryContent)
+		return core.InvalidField("content", "is %d bytes; content is at most %d bytes (UTF-8)", len(content), maxMemoryContent)
 	}
 	return nil
 }

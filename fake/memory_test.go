@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -45,7 +47,7 @@ type memReply struct {
 func (m *memTester) do(method, path string, body any) memReply {
 	m.t.Helper()
 	status, h, data, err := roundTrip(context.Background(), m.ts, method, path, body,
-		"X-Api-Key", m.key, "vendor-version", APIVersion, "vendor-beta", "managed-agents-2026-04-01")
+		"X-Api-Key", m.key, "vendor-version", core.APIVersion, "vendor-beta", "managed-agents-2026-04-01")
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -79,20 +81,20 @@ func (m *memTester) fails(status int, typ, field, method, path string, body any)
 // newStore creates a store and returns its ID.
 func (m *memTester) newStore() string {
 	m.t.Helper()
-	return m.ok(post, "/v1/memory_stores", map[string]any{"name": "test store"}).Get("id").String()
+	return m.ok(core.Post, "/v1/memory_stores", map[string]any{"name": "test store"}).Get("id").String()
 }
 
 // newMemory creates a memory and returns it (view basic).
 func (m *memTester) newMemory(store, path, content string) gjson.Result {
 	m.t.Helper()
-	return m.ok(post, "/v1/memory_stores/"+store+"/memories", map[string]any{"path": path, "content": content})
+	return m.ok(core.Post, "/v1/memory_stores/"+store+"/memories", map[string]any{"path": path, "content": content})
 }
 
 // versions lists a store's versions with the query and returns the data array's IDs.
 func (m *memTester) versions(store string, q url.Values) []string {
 	m.t.Helper()
 	var ids []string
-	for _, v := range m.ok(get, "/v1/memory_stores/"+store+"/memory_versions?"+q.Encode(), nil).Get("data").Array() {
+	for _, v := range m.ok(core.Get, "/v1/memory_stores/"+store+"/memory_versions?"+q.Encode(), nil).Get("data").Array() {
 		ids = append(ids, v.Get("id").String())
 	}
 	return ids

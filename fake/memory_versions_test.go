@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
 func TestMemoryVersionsFixtures(t *testing.T) {
 	m := newMemTester(t)
-	all := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?limit=100", nil).Get("data").Array()
+	all := m.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?limit=100", nil).Get("data").Array()
 	if len(all) != 14 {
 		t.Fatalf("support store has %d versions, want 14", len(all))
 	}
@@ -40,7 +42,7 @@ func TestMemoryVersionsFixtures(t *testing.T) {
 	if !kinds["api_actor"] || !kinds["session_actor"] || !kinds["user_actor"] {
 		t.Fatalf("fixture actors = %v, want all three kinds", kinds)
 	}
-	red := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/"+memRedactedVer, nil)
+	red := m.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memory_versions/"+memRedactedVer, nil)
 	for _, f := range []string{"content", "path", "content_sha256", "content_size_bytes"} {
 		if red.Get(f).Type.String() != "Null" {
 			t.Fatalf("redacted version has %s: %s", f, red.Raw)
@@ -53,9 +55,9 @@ func TestMemoryVersionsFixtures(t *testing.T) {
 	if !memEqual(lineage, []string{"memver_01AcmeSupport0009", "memver_01AcmeSupport0008"}) {
 		t.Fatalf("deleted memScratchpad lineage = %v", lineage)
 	}
-	m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+memSupportStore+"/memories/"+memScratchpad, nil)
+	m.fails(http.StatusNotFound, core.ErrNotFound, "", core.Get, "/v1/memory_stores/"+memSupportStore+"/memories/"+memScratchpad, nil)
 	// A version of one store is not found through another.
-	m.fails(http.StatusNotFound, errNotFound, "", get, "/v1/memory_stores/"+memResearchStore+"/memory_versions/"+memRedactedVer, nil)
+	m.fails(http.StatusNotFound, core.ErrNotFound, "", core.Get, "/v1/memory_stores/"+memResearchStore+"/memory_versions/"+memRedactedVer, nil)
 }
 
 func TestMemoryVersionFilters(t *testing.T) {
@@ -85,13 +87,13 @@ func TestMemoryVersionFilters(t *testing.T) {
 			t.Fatalf("filter %v: %d versions, want %d", c.q, got, c.want)
 		}
 	}
-	full := m.ok(get, "/v1/memory_stores/"+s+"/memory_versions?view=full&memory_id="+memStyleGuide, nil).Get("data.0")
+	full := m.ok(core.Get, "/v1/memory_stores/"+s+"/memory_versions?view=full&memory_id="+memStyleGuide, nil).Get("data.0")
 	if !strings.Contains(full.Get("content").String(), "Never promise dates") {
 		t.Fatalf("view=full version = %s", full.Raw)
 	}
 	for _, bad := range []string{"operation=renamed", "view=all", "limit=0", "limit=101", "created_at[gte]=soon", "page=abc"} {
 		field := strings.SplitN(bad, "=", 2)[0]
-		m.fails(http.StatusBadRequest, errInvalidRequest, field, get, "/v1/memory_stores/"+s+"/memory_versions?"+bad, nil)
+		m.fails(http.StatusBadRequest, core.ErrInvalidRequest, field, core.Get, "/v1/memory_stores/"+s+"/memory_versions?"+bad, nil)
 	}
 }
 
@@ -101,7 +103,7 @@ func (m *memTester) walkVersions(store string, q url.Values, size int) []string 
 	var out []string
 	q.Set("limit", fmt.Sprint(size))
 	for range 1000 {
-		r := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions?"+q.Encode(), nil)
+		r := m.ok(core.Get, "/v1/memory_stores/"+store+"/memory_versions?"+q.Encode(), nil)
 		data := r.Get("data").Array()
 		next := r.Get("next_page")
 		if len(data) == 0 && next.Type.String() != "Null" {
@@ -129,10 +131,10 @@ func TestMemoryVersionPaging(t *testing.T) {
 	}
 	// New writes while paging appear on no later page: the token holds a position.
 	q := url.Values{"limit": {"2"}}
-	first := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?"+q.Encode(), nil)
+	first := m.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?"+q.Encode(), nil)
 	m.newMemory(memSupportStore, "/new-during-walk.md", "")
 	q.Set("page", first.Get("next_page").String())
-	second := m.ok(get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?"+q.Encode(), nil)
+	second := m.ok(core.Get, "/v1/memory_stores/"+memSupportStore+"/memory_versions?"+q.Encode(), nil)
 	if second.Get("data.0.id").String() != "memver_01AcmeSupport0012" {
 		t.Fatalf("second page starts at %s", second.Get("data.0.id"))
 	}
@@ -152,11 +154,11 @@ func TestMemoryVersionRedact(t *testing.T) {
 	store := m.newStore()
 	mem := m.newMemory(store, "/secret.md", "password=hunter2")
 	id := mem.Get("id").String()
-	m.ok(post, "/v1/memory_stores/"+store+"/memories/"+id, map[string]any{"content": "password=<removed>"})
+	m.ok(core.Post, "/v1/memory_stores/"+store+"/memories/"+id, map[string]any{"content": "password=<removed>"})
 	old := mem.Get("memory_version_id").String()
 	path := "/v1/memory_stores/" + store + "/memory_versions/" + old
 	m.ts.Fake.AdvanceClock(time.Minute)
-	red := m.ok(post, path+"/redact", nil)
+	red := m.ok(core.Post, path+"/redact", nil)
 	for _, f := range []string{"content", "path", "content_sha256", "content_size_bytes"} {
 		if red.Get(f).Type.String() != "Null" {
 			t.Fatalf("redacted version has %s: %s", f, red.Raw)
@@ -166,25 +168,25 @@ func TestMemoryVersionRedact(t *testing.T) {
 		red.Get("operation").String() != "created" || red.Get("created_by.api_key_id").String() != memAcmeKeyID {
 		t.Fatalf("redacted version = %s", red.Raw)
 	}
-	got := m.ok(get, path, nil)
+	got := m.ok(core.Get, path, nil)
 	if got.Raw != red.Raw {
 		t.Fatalf("retrieve after redact = %s, want %s", got.Raw, red.Raw)
 	}
 	m.ts.Fake.AdvanceClock(time.Minute)
-	if again := m.ok(post, path+"/redact", nil); again.Raw != red.Raw {
+	if again := m.ok(core.Post, path+"/redact", nil); again.Raw != red.Raw {
 		t.Fatalf("redacting again changed the version: %s", again.Raw)
 	}
-	if strings.Contains(m.ok(get, "/v1/memory_stores/"+store+"/memory_versions?view=full", nil).Raw, "hunter2") {
+	if strings.Contains(m.ok(core.Get, "/v1/memory_stores/"+store+"/memory_versions?view=full", nil).Raw, "hunter2") {
 		t.Fatal("the redacted content is still listed")
 	}
 	// The memory itself is untouched, and the history keeps its length.
-	if got := m.ok(get, "/v1/memory_stores/"+store+"/memories/"+id, nil).Get("content").String(); got != "password=<removed>" {
+	if got := m.ok(core.Get, "/v1/memory_stores/"+store+"/memories/"+id, nil).Get("content").String(); got != "password=<removed>" {
 		t.Fatalf("memory after redact = %q", got)
 	}
 	if n := len(m.versions(store, url.Values{})); n != 2 {
 		t.Fatalf("redaction changed the history's length to %d", n)
 	}
-	m.fails(http.StatusNotFound, errNotFound, "", post, "/v1/memory_stores/"+store+"/memory_versions/memver_nope/redact", nil)
+	m.fails(http.StatusNotFound, core.ErrNotFound, "", core.Post, "/v1/memory_stores/"+store+"/memory_versions/memver_nope/redact", nil)
 }
 
 // TestMemoryConcurrentPreconditions: many writers append to one memory with a read-modify-write
@@ -211,9 +213,9 @@ func TestMemoryConcurrentPreconditions(t *testing.T) {
 			for i := range perWriter {
 				line := fmt.Sprintf("w%02d-%02d\n", w, i)
 				for {
-					cur := m.ok(get, path, nil)
+					cur := m.ok(core.Get, path, nil)
 					base := cur.Get("content_sha256").String()
-					r := m.do(post, path, map[string]any{"content": cur.Get("content").String() + line,
+					r := m.do(core.Post, path, map[string]any{"content": cur.Get("content").String() + line,
 						"precondition": map[string]any{"type": "content_sha256", "content_sha256": base}})
 					if r.status == http.StatusConflict {
 						mu.Lock()
@@ -237,7 +239,7 @@ func TestMemoryConcurrentPreconditions(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	final := m.ok(get, path, nil).Get("content").String()
+	final := m.ok(core.Get, path, nil).Get("content").String()
 	if n := strings.Count(final, "\n"); n != writers*perWriter {
 		t.Fatalf("final content has %d lines, want %d (lost updates)", n, writers*perWriter)
 	}
@@ -256,7 +258,7 @@ func TestMemoryConcurrentPreconditions(t *testing.T) {
 	}
 	prev := ""
 	for i := len(lineage) - 1; i >= 0; i-- {
-		v := m.ok(get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage[i], nil)
+		v := m.ok(core.Get, "/v1/memory_stores/"+store+"/memory_versions/"+lineage[i], nil)
 		content := v.Get("content").String()
 		if !strings.HasPrefix(content, prev) || strings.Count(content, "\n") != strings.Count(prev, "\n")+memBoolInt(i < len(lineage)-1) {
 			t.Fatalf("version %s does not extend its predecessor by one line", lineage[i])
@@ -283,11 +285,11 @@ func BenchmarkMemoryVersionPage(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		srv := New()
 		store, mid := seedMemVersions(b, srv, n)
-		half := url.QueryEscape(Epoch().Add(time.Duration(n/2) * time.Second).Format(time.RFC3339))
+		half := url.QueryEscape(core.Epoch().Add(time.Duration(n/2) * time.Second).Format(time.RFC3339))
 		for _, q := range []struct{ name, query string }{{"store", ""}, {"memory_id", "memory_id=" + mid}, {"created_at", "created_at[lte]=" + half}} {
 			b.Run(fmt.Sprintf("%s/versions=%d", q.name, n), func(b *testing.B) {
 				for b.Loop() {
-					memServeOK(b, srv, get, "/v1/memory_stores/"+store+"/memory_versions?"+q.query, "")
+					memServeOK(b, srv, core.Get, "/v1/memory_stores/"+store+"/memory_versions?"+q.query, "")
 				}
 			})
 		}
@@ -302,12 +304,12 @@ func BenchmarkMemoryVersionIndex(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		srv := New()
 		store, mid := seedMemVersions(b, srv, n)
-		st := memoryStores.in(srv.state().stores).get(memorySection.in(srv.state().fx.sections).build).stores[store]
-		half := Epoch().Add(time.Duration(n/2) * time.Second)
+		st := memoryStores.In(srv.srv.State().Stores).Get(memorySection.In(srv.srv.State().Fx.Sections).build).stores[store]
+		half := core.Epoch().Add(time.Duration(n/2) * time.Second)
 		for _, q := range []struct {
 			name string
 			f    memVersionFilter
-		}{{"store", memVersionFilter{}}, {"memory_id", memVersionFilter{memoryID: mid}}, {"created_at", memVersionFilter{created: timeRange{lte: &half}}}} {
+		}{{"store", memVersionFilter{}}, {"memory_id", memVersionFilter{memoryID: mid}}, {"created_at", memVersionFilter{created: core.TimeRange{Lte: &half}}}} {
 			b.Run(fmt.Sprintf("%s/versions=%d", q.name, n), func(b *testing.B) {
 				for b.Loop() {
 					page, next := st.pageVersions(q.f, nil, defaultMemoryPage)
@@ -328,7 +330,7 @@ func BenchmarkMemoryVersionIndex(b *testing.B) {
 func memServeOK(b *testing.B, srv *Server, method, path, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("X-Api-Key", "test-api-key")
-	req.Header.Set("vendor-version", APIVersion)
+	req.Header.Set("vendor-version", core.APIVersion)
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
@@ -340,26 +342,26 @@ func memServeOK(b *testing.B, srv *Server, method, path, body string) *httptest.
 // seedMemVersions creates a store with n versions over 20 memories, one second apart, through
 // the same code as the API's writes but without HTTP, so that setup stays fast.
 func seedMemVersions(b *testing.B, srv *Server, n int) (store, memoryID string) {
-	id := gjson.Get(memServeOK(b, srv, post, "/v1/memory_stores", `{"name":"bench"}`).Body.String(), "id").String()
-	a := memoryStores.in(srv.state().stores).get(memorySection.in(srv.state().fx.sections).build)
+	id := gjson.Get(memServeOK(b, srv, core.Post, "/v1/memory_stores", `{"name":"bench"}`).Body.String(), "id").String()
+	a := memoryStores.In(srv.srv.State().Stores).Get(memorySection.In(srv.srv.State().Fx.Sections).build)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	st := a.stores[id]
 	by := &memoryActor{Type: "api_actor", APIKeyID: memAcmeKeyID}
 	mems := make([]*memory, 20)
 	for i := range n {
-		at := Epoch().Add(time.Duration(i) * time.Second)
+		at := core.Epoch().Add(time.Duration(i) * time.Second)
 		content := fmt.Sprint("v", i)
 		k := i % len(mems)
 		op := memOpModified
 		if mems[k] == nil {
 			op = memOpCreated
-			mems[k] = &memory{ID: srv.ids.next("mem_"), Type: "memory", MemoryStoreID: st.rec.ID, Path: fmt.Sprintf("/m/%d.md", k), CreatedAt: at}
+			mems[k] = &memory{ID: srv.srv.IDs.Next("mem_"), Type: "memory", MemoryStoreID: st.rec.ID, Path: fmt.Sprintf("/m/%d.md", k), CreatedAt: at}
 			st.memories[mems[k].ID], st.paths[mems[k].Path] = mems[k], mems[k]
 		}
 		mm := mems[k]
 		mm.Content, mm.ContentSHA256, mm.ContentSizeBytes, mm.UpdatedAt = &content, contentSHA256(content), len(content), at
-		v := newMemVersion(srv.ids.next("memver_"), op, mm, by, at)
+		v := newMemVersion(srv.srv.IDs.Next("memver_"), op, mm, by, at)
 		mm.MemoryVersionID = v.ID
 		st.appendVersion(v)
 	}

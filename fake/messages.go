@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Messages (spec 2.9, 4.4, gaps §4). The area keeps no state of its own: a response is a pure
@@ -202,7 +204,7 @@ const headerScenario = "Fake-Scenario"
 //	answer build the message, or the tape's answer (answer)
 //	commit the cache's writes, the thread's conversation, the journal's stub (commit)
 //	charge the output tokens, and the rate-limit headers (admission.chargeOutput)
-func createMessage(s *Server, c *call) (any, error) {
+func createMessage(s *core.Server, c *core.Call) (any, error) {
 	req, err := parseMessage(s, c, true)
 	if err != nil {
 		return nil, err
@@ -236,7 +238,7 @@ func createMessage(s *Server, c *call) (any, error) {
 // countTokens answers POST /v1/messages/count_tokens: parse, admit (its own token_count group,
 // apart from Messages'), choose (the tape or the counter) and answer. It never caches: the
 // count is the parse stage's, every input token.
-func countTokens(s *Server, c *call) (any, error) {
+func countTokens(s *core.Server, c *core.Call) (any, error) {
 	req, err := parseMessage(s, c, false)
 	if err != nil {
 		return nil, err
@@ -281,7 +283,7 @@ type choice struct {
 // replies (count_tokens, Completions): the tape or the fake's own answer.
 //
 // Its only error is the stubs' matching going over its allowance of work (stubs.take).
-func choose(s *Server, c *call, req *messageRequest, tr tapeRequest) (choice, error) {
+func choose(s *core.Server, c *core.Call, req *messageRequest, tr tapeRequest) (choice, error) {
 	canned := req != nil && req.MaxTokens > 0
 	if canned && req.scenario != nil {
 		return choice{reply: &req.scenario.Response}, nil
@@ -299,7 +301,7 @@ func choose(s *Server, c *call, req *messageRequest, tr tapeRequest) (choice, er
 		return choice{tape: pick}, nil
 	}
 	if canned {
-		if sc := scenariosSection.in(c.st.fx.sections).matching(req); sc != nil {
+		if sc := scenariosSection.In(c.St.Fx.Sections).matching(req); sc != nil {
 			return choice{reply: &sc.Response}, nil
 		}
 	}
@@ -324,24 +326,24 @@ func (r answered) output() int {
 
 // answer is the answer stage: the message built from the chosen reply (or the scripted
 // model's), or the tape's answer.
-func answerRequest(s *Server, c *call, req *messageRequest, plan *cachePlan, ch choice) (answered, error) {
+func answerRequest(s *core.Server, c *core.Call, req *messageRequest, plan *cachePlan, ch choice) (answered, error) {
 	if ch.tape != nil {
 		v, msg, err := answerFromTape(s, c, ch.tape, req, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
-	msg, err := answerWith(s, c.meter(maxGenSteps), req, plan, ch.reply)
+	msg, err := answerWith(s, c.Meter(maxGenSteps), req, plan, ch.reply)
 	if err != nil {
 		return answered{}, err
 	}
 	if req.Stream {
-		return answered{v: req.thread.hold(messageStream(msg, c.hasBeta(betaThinkingTokenCount))), msg: msg}, nil
+		return answered{v: req.thread.hold(messageStream(msg, c.HasBeta(betaThinkingTokenCount))), msg: msg}, nil
 	}
-	return answered{v: msg, msg: msg}, nil
+	return answered{v: messageJSON{msg}, msg: msg}, nil
 }
 
 // commit is the commit stage: the cache plan's writes under the answer's id, the conversation
 // the thread keeps, and the stub the journal names. A taped answer keeps no thread.
-func commit(s *Server, c *call, req *messageRequest, plan *cachePlan, ch choice, r answered) {
+func commit(s *core.Server, c *core.Call, req *messageRequest, plan *cachePlan, ch choice, r answered) {
 	if r.msg != nil {
 		plan.commit(r.msg.ID)
 	}
@@ -349,7 +351,7 @@ func commit(s *Server, c *call, req *messageRequest, plan *cachePlan, ch choice,
 		commitThread(s, req, r.msg)
 	}
 	if ch.stub != "" {
-		c.x.stub = ch.stub
+		c.X.Stub = ch.stub
 	}
 }
 
@@ -361,10 +363,10 @@ func commit(s *Server, c *call, req *messageRequest, plan *cachePlan, ch choice,
 // tokens and lays it out for the prompt cache (refusing misplaced cache_control), and, for
 // create, the Fake-Scenario header. The typed request, the tape's key and the layout all come
 // from the one decoded value.
-func parseMessage(s *Server, c *call, create bool) (*messageRequest, error) {
-	data, v, err := c.decodeBody()
+func parseMessage(s *core.Server, c *core.Call, create bool) (*messageRequest, error) {
+	data, v, err := c.DecodeBody()
 	if err != nil {
-		return nil, c.version.schemaError(err)
+		return nil, c.Version.SchemaError(err)
 	}
 	req := &messageRequest{body: data}
 	req.raw = v.(map[string]any) // the schema requires an object
@@ -372,7 +374,7 @@ func parseMessage(s *Server, c *call, create bool) (*messageRequest, error) {
 	// continue is checked once expanded, as the whole conversation it stands for.
 	continues := isContinue(req.raw)
 	if !continues {
-		if err := c.version.checkMessageBody(req.raw); err != nil {
+		if err := c.Version.CheckMessageBody(req.raw); err != nil {
 			return nil, err
 		}
 	}
@@ -389,7 +391,7 @@ func parseMessage(s *Server, c *call, create bool) (*messageRequest, error) {
 		}
 	}()
 	if continues {
-		if err := c.version.checkMessageBody(req.raw); err != nil {
+		if err := c.Version.CheckMessageBody(req.raw); err != nil {
 			return nil, err
 		}
 	}
@@ -402,17 +404,17 @@ func parseMessage(s *Server, c *call, create bool) (*messageRequest, error) {
 
 // checkMessage applies the rules of a decoded, expanded request that the schema cannot express,
 // and lays it out (parseMessage).
-func checkMessage(s *Server, c *call, req *messageRequest, create bool) error {
+func checkMessage(s *core.Server, c *core.Call, req *messageRequest, create bool) error {
 	// The schema lets messages be empty for a thread continue, which now holds the whole
 	// conversation; any other request needs one.
 	msgs, _ := req.raw["messages"].([]any)
 	if len(msgs) == 0 {
-		return invalidField("messages", "minimum 1 items required, but found 0 items")
+		return core.InvalidField("messages", "minimum 1 items required, but found 0 items")
 	}
 	// The schema bounds the messages sent; a thread continue's whole conversation is bounded the
 	// same, with the schema's words.
 	if len(msgs) > maxMessages {
-		return invalidField("messages", "maximum %d items required, but found %d items", maxMessages, len(msgs)).because(ReasonOutOfRange)
+		return core.InvalidField("messages", "maximum %d items required, but found %d items", maxMessages, len(msgs)).Because(core.ReasonOutOfRange)
 	}
 	if err := req.readFields(); err != nil {
 		return err
@@ -444,7 +446,7 @@ func checkMessage(s *Server, c *call, req *messageRequest, create bool) error {
 	if bp, _ := req.raw["billing_policy"].(map[string]any); bp["bill_to"] == "user_profile" {
 		// "self" bills the key's organization, as without the field; a user profile's customer
 		// must have linked an organization that allows it, and the fake has no such link.
-		return invalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").because(ReasonInvalidValue)
+		return core.InvalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").Because(core.ReasonInvalidValue)
 	}
 	if err := checkStrictSchemas(c, req); err != nil {
 		return err
@@ -456,7 +458,7 @@ func checkMessage(s *Server, c *call, req *messageRequest, create bool) error {
 		if err := checkPrewarm(req); err != nil {
 			return err
 		}
-		if err := checkMaxTokens(c.st.fx, req); err != nil {
+		if err := checkMaxTokens(c.St.Fx, req); err != nil {
 			return err
 		}
 	}
@@ -471,8 +473,8 @@ func checkMessage(s *Server, c *call, req *messageRequest, create bool) error {
 	if !create {
 		return nil
 	}
-	if name := c.declaredHeader(headerScenario); name != "" {
-		if req.scenario, err = scenariosSection.in(c.st.fx.sections).named(name); err != nil {
+	if name := c.DeclaredHeader(headerScenario); name != "" {
+		if req.scenario, err = scenariosSection.In(c.St.Fx.Sections).named(name); err != nil {
 			return err
 		}
 	}
@@ -627,7 +629,7 @@ func (r *fieldReader) check(v any, path string, t reflect.Type) any {
 		return v
 	}
 	if r.err == nil {
-		r.err = decodeError(&json.UnmarshalTypeError{Value: got, Type: t, Field: path})
+		r.err = core.DecodeError(&json.UnmarshalTypeError{Value: got, Type: t, Field: path})
 	}
 	return nil
 }
@@ -705,15 +707,15 @@ func checkPrewarm(req *messageRequest) error {
 	const why = "cannot be used with max_tokens: 0, which only pre-warms the prompt cache"
 	switch {
 	case req.Stream:
-		return invalidField("stream", "true %s", why)
+		return core.InvalidField("stream", "true %s", why)
 	case req.Thinking != nil && req.Thinking.Type == "enabled":
-		return invalidField("thinking.type", "\"enabled\" %s", why)
+		return core.InvalidField("thinking.type", "\"enabled\" %s", why)
 	case req.OutputConfig != nil && req.OutputConfig.Format != nil:
-		return invalidField("output_config.format", "%s", why)
+		return core.InvalidField("output_config.format", "%s", why)
 	case req.OutputFormat != nil:
-		return invalidField("output_format", "%s", why)
+		return core.InvalidField("output_format", "%s", why)
 	case req.ToolChoice != nil && (req.ToolChoice.Type == "any" || req.ToolChoice.Type == "tool"):
-		return invalidField("tool_choice.type", "%s %s", quoted(req.ToolChoice.Type, maxExcerpt), why)
+		return core.InvalidField("tool_choice.type", "%s %s", core.Quoted(req.ToolChoice.Type, core.MaxExcerpt), why)
 	}
 	return nil
 }
@@ -726,7 +728,7 @@ func checkMessageOptions(req *messageRequest) error {
 	for i, m := range req.raw["messages"].([]any) {
 		for _, k := range []string{"clear_at", "output_config"} {
 			if _, ok := m.(map[string]any)[k]; ok {
-				return invalidField(fmt.Sprintf("messages.%d.%s", i, k), "is only permitted on messages of role \"system\", and there is no system role: send instructions in the top-level system parameter")
+				return core.InvalidField(fmt.Sprintf("messages.%d.%s", i, k), "is only permitted on messages of role \"system\", and there is no system role: send instructions in the top-level system parameter")
 			}
 		}
 	}
@@ -735,12 +737,12 @@ func checkMessageOptions(req *messageRequest) error {
 
 // checkMaxTokens applies the limits of max_tokens that depend on other fields: the model's own
 // maximum (spec 4.4, 8) and the thinking budget, which must leave room for an answer (gaps §4).
-func checkMaxTokens(fx *Fixtures, req *messageRequest) error {
+func checkMaxTokens(fx *core.Fixtures, req *messageRequest) error {
 	if m := findModel(fx, req.Model); m != nil && req.MaxTokens > m.MaxTokens {
-		return invalidField("max_tokens", "%d is above the maximum of %d output tokens of model %s", req.MaxTokens, m.MaxTokens, req.Model)
+		return core.InvalidField("max_tokens", "%d is above the maximum of %d output tokens of model %s", req.MaxTokens, m.MaxTokens, req.Model)
 	}
 	if t := req.Thinking; t != nil && t.Type == "enabled" && t.BudgetTokens >= req.MaxTokens {
-		return invalidField("thinking.budget_tokens", "must be less than max_tokens (%d), got %d", req.MaxTokens, t.BudgetTokens)
+		return core.InvalidField("thinking.budget_tokens", "must be less than max_tokens (%d), got %d", req.MaxTokens, t.BudgetTokens)
 	}
 	return nil
 }
@@ -760,11 +762,11 @@ func checkToolChoice(req *messageRequest) error {
 	switch req.ToolChoice.Type {
 	case "any":
 		if len(names) == 0 {
-			return invalidField("tool_choice.type", "\"any\" needs at least one custom tool in tools")
+			return core.InvalidField("tool_choice.type", "\"any\" needs at least one custom tool in tools")
 		}
 	case "tool":
 		if !slices.Contains(names, req.ToolChoice.Name) {
-			return invalidField("tool_choice.name", "no custom tool named %s in tools (custom tools: %s)", quoted(req.ToolChoice.Name, maxExcerpt), orNone(names))
+			return core.InvalidField("tool_choice.name", "no custom tool named %s in tools (custom tools: %s)", core.Quoted(req.ToolChoice.Name, core.MaxExcerpt), orNone(names))
 		}
 	}
 	return nil
@@ -821,7 +823,7 @@ func checkBase64Sources(req *messageRequest) error {
 			return nil
 		}
 		if _, err := base64.StdEncoding.DecodeString(src["data"].(string)); err != nil {
-			return invalidField(at.String()+".source.data", "must be standard base64 (RFC 4648 with padding): %v", err)
+			return core.InvalidField(at.String()+".source.data", "must be standard base64 (RFC 4648 with padding): %v", err)
 		}
 		return nil
 	})
@@ -880,9 +882,9 @@ func checkUserID(body map[string]any) error {
 	id, _ := md["user_id"].(string)
 	switch {
 	case emailLike.MatchString(id):
-		return invalidField("metadata.user_id", "must be an opaque identifier such as a UUID or a hash; it looks like an email address")
+		return core.InvalidField("metadata.user_id", "must be an opaque identifier such as a UUID or a hash; it looks like an email address")
 	case phoneLike.MatchString(id):
-		return invalidField("metadata.user_id", "must be an opaque identifier such as a UUID or a hash; it looks like a phone number")
+		return core.InvalidField("metadata.user_id", "must be an opaque identifier such as a UUID or a hash; it looks like a phone number")
 	}
 	return nil
 }

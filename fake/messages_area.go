@@ -1,27 +1,29 @@
 package fake
 
+import "github.com/platformkit/platformkit/fake/internal/core"
+
 // messagesArea is the area of messages, count_tokens and the legacy Completions, with the canned scenarios and the stubs' control routes.
-var messagesArea = &area{routes: messageRoutes, load: loadScenarios}
+var messagesArea = &core.Area{Routes: messageRoutes, Load: loadScenarios}
 
 var (
-	scenariosSection = newSection[scenarioLibrary]()
+	scenariosSection = core.NewSection[scenarioLibrary]()
 )
 
-func messageRoutes() []*route {
-	return []*route{
+func messageRoutes() []*core.Route {
+	return []*core.Route{
 		// Messages and legacy completions (spec 2.8, 2.9, 4.4; gaps §4, §5). A streamed answer
 		// is an sseStream that checks each event against its own schema.
-		{post, "/v1/messages", ifMessages, in{headers: hScenario, body: "messages/create_message_request", events: "messages/stream_event", tape: "messages"}, "messages/message", createMessage},
-		{post, "/v1/messages/count_tokens", ifMessages, in{body: "messages/count_tokens_request", tape: "count_tokens"}, "messages/count_tokens", countTokens},
-		{post, "/v1/complete", ifMessages, in{body: "messages/complete_request", events: "messages/completion_stream_event", tape: "complete"}, "messages/completion", complete},
-		{get, "/_fake/messages/scenarios", nil, in{}, "messages/scenario_list", listScenarios},
-		{post, "/_fake/messages/stubs", nil, in{body: "messages/stub_request"}, "messages/stub", registerStub},
-		{get, "/_fake/messages/stubs", nil, in{}, "messages/stub_list", listStubs},
-		{del, "/_fake/messages/stubs", nil, in{}, "control/cleared", clearStubs},
+		core.Line(core.Post, "/v1/messages", core.IfMessages, core.In{Headers: hScenario, Body: "messages/create_message_request", Events: "messages/stream_event", Tape: "messages"}, "messages/message", createMessage),
+		core.Line(core.Post, "/v1/messages/count_tokens", core.IfMessages, core.In{Body: "messages/count_tokens_request", Tape: "count_tokens"}, "messages/count_tokens", countTokens),
+		core.Line(core.Post, "/v1/complete", core.IfMessages, core.In{Body: "messages/complete_request", Events: "messages/completion_stream_event", Tape: "complete"}, "messages/completion", complete),
+		core.Line(core.Get, "/_fake/messages/scenarios", nil, core.In{}, "messages/scenario_list", listScenarios),
+		core.Line(core.Post, "/_fake/messages/stubs", nil, core.In{Body: "messages/stub_request"}, "messages/stub", registerStub),
+		core.Line(core.Get, "/_fake/messages/stubs", nil, core.In{}, "messages/stub_list", listStubs),
+		core.Line(core.Del, "/_fake/messages/stubs", nil, core.In{}, "control/cleared", clearStubs),
 	}
 }
 
 var (
-	hScenario = []param{{name: headerScenario, kind: pString,
-		doc: "Fake only: answer with this canned scenario of the library (GET /_fake/messages/scenarios lists the names); an unknown name is a 400."}}
+	hScenario = []core.Param{{Name: headerScenario, Kind: core.PString,
+		Doc: "Fake only: answer with this canned scenario of the library (GET /_fake/messages/scenarios lists the names); an unknown name is a 400."}}
 )

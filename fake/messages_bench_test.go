@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // benchCreate measures POST /v1/messages with a pre-encoded body, over a real listener.
@@ -105,7 +107,7 @@ func benchFirstEvent(b *testing.B, body map[string]any) {
 	for b.Loop() {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(data))
 		req.Header.Set("X-Api-Key", "test-api-key")
-		req.Header.Set("vendor-version", APIVersion)
+		req.Header.Set("vendor-version", core.APIVersion)
 		req.Header.Set("Content-Type", "application/json")
 		t0 := time.Now()
 		resp, err := ts.Client().Do(req)
@@ -146,15 +148,15 @@ func BenchmarkCreateMessageRateLimits(b *testing.B) {
 		key  string
 		opts []Option
 	}{
-		{"off", DefaultAPIKey, nil},
-		{"on", DefaultAPIKey, []Option{WithRateLimits()}},
+		{"off", core.DefaultAPIKey, nil},
+		{"on", core.DefaultAPIKey, []Option{WithRateLimits()}},
 		{"on-workspace-key", "test-api-key-research", []Option{WithRateLimits()}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := New(tc.opts...)
 			serve := func() {
 				s.AdvanceClock(time.Second)
-				if w := send(b, s, post, "/v1/messages", string(data), "X-Api-Key", tc.key, "vendor-version", APIVersion); w.Code != http.StatusOK {
+				if w := send(b, s, core.Post, "/v1/messages", string(data), "X-Api-Key", tc.key, "vendor-version", core.APIVersion); w.Code != http.StatusOK {
 					b.Fatalf("%d %s", w.Code, w.Body)
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Legacy Text Completions (spec 2.8, 4.4; gaps §5), answered by the same scripted model.
@@ -36,15 +38,15 @@ var turnMarker = regexp.MustCompile(`\n\n(Human|Assistant):`)
 // two line breaks and "Human:" or "Assistant:", from a human turn to a final, empty assistant turn.
 func checkPrompt(p string) error {
 	if !strings.HasPrefix(p, humanTurn) {
-		return invalidField("prompt", "must start with %q (two line breaks, then \"Human:\")", humanTurn)
+		return core.InvalidField("prompt", "must start with %q (two line breaks, then \"Human:\")", humanTurn)
 	}
 	if !strings.HasSuffix(p, "\n\nAssistant:") {
-		return invalidField("prompt", "must end with %q, the turn the model completes", "\n\nAssistant:")
+		return core.InvalidField("prompt", "must end with %q, the turn the model completes", "\n\nAssistant:")
 	}
 	want := "Human"
 	for _, m := range turnMarker.FindAllStringSubmatch(p, -1) {
 		if m[1] != want {
-			return invalidField("prompt", "turns must alternate between Human and Assistant; found two %s turns in a row", m[1])
+			return core.InvalidField("prompt", "turns must alternate between Human and Assistant; found two %s turns in a row", m[1])
 		}
 		want = map[string]string{"Human": "Assistant", "Assistant": "Human"}[want]
 	}
@@ -54,7 +56,7 @@ func checkPrompt(p string) error {
 // complete answers POST /v1/complete in the stages of Messages that apply to it: parse, admit
 // (the model's group, as Messages: the prompt's tokens in, the completion's out), choose (the
 // tape or the scripted model), answer and charge.
-func complete(s *Server, c *call) (any, error) {
+func complete(s *core.Server, c *core.Call) (any, error) {
 	req, raw, tr, err := parseCompletion(s, c)
 	if err != nil {
 		return nil, err
@@ -69,7 +71,7 @@ func complete(s *Server, c *call) (any, error) {
 		return v, err
 	}
 	limit := req.MaxTokensToSample
-	if m := findModel(c.st.fx, req.Model); m != nil {
+	if m := findModel(c.St.Fx, req.Model); m != nil {
 		limit = min(limit, m.MaxTokens)
 	}
 	// The scripted model answers and then, as a model would, goes on with the next human turn,
@@ -82,7 +84,7 @@ func complete(s *Server, c *call) (any, error) {
 	if len(toks) > limit {
 		toks, reason = toks[:limit], "max_tokens"
 	}
-	out := completion{Type: "completion", ID: s.ids.next("compl_"), Completion: strings.Join(toks, ""), Model: req.Model, StopReason: &reason}
+	out := completion{Type: "completion", ID: s.IDs.Next("compl_"), Completion: strings.Join(toks, ""), Model: req.Model, StopReason: &reason}
 	adm.chargeOutput(len(toks))
 	if req.Stream {
 		return completionStream(out), nil
@@ -93,8 +95,8 @@ func complete(s *Server, c *call) (any, error) {
 // parseCompletion is the parse stage of Completions: the body decoded once and checked against
 // the request schema, the typed request and the tape's key derived from that value, then the
 // rules a schema cannot express.
-func parseCompletion(s *Server, c *call) (*completeRequest, map[string]any, tapeRequest, error) {
-	data, v, err := c.decodeBody()
+func parseCompletion(s *core.Server, c *core.Call) (*completeRequest, map[string]any, tapeRequest, error) {
+	data, v, err := c.DecodeBody()
 	if err != nil {
 		return nil, nil, tapeRequest{}, err
 	}
@@ -105,7 +107,7 @@ func parseCompletion(s *Server, c *call) (*completeRequest, map[string]any, tape
 	if n, ok := raw["max_tokens_to_sample"].(json.Number); ok {
 		i, err := n.Int64()
 		if err != nil || int64(int(i)) != i { // 1.0, 1e2 or past an int: as encoding/json refuses it
-			return nil, nil, tapeRequest{}, decodeError(&json.UnmarshalTypeError{Value: "number " + n.String(), Type: reflect.TypeFor[int](), Field: "max_tokens_to_sample"})
+			return nil, nil, tapeRequest{}, core.DecodeError(&json.UnmarshalTypeError{Value: "number " + n.String(), Type: reflect.TypeFor[int](), Field: "max_tokens_to_sample"})
 		}
 		req.MaxTokensToSample = int(i)
 	}

@@ -1,16 +1,26 @@
 package fake
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
 
 // A Messages answer writes its own JSON, byte for byte as an Encoder with SetEscapeHTML(false)
 // writes it (TestMessageAppendsAsEncoded sets every field, so a field added to Message or Usage
 // and not here fails it): encoding/json's reflection over the struct and its sort of each
 // block's keys was a fifth of a short message's handler.
 
+// messageJSON is a message as a handler answers it: the core's encoder writes it through
+// AppendJSON (core.JSONAppender), which Message, an exported type, keeps unexported.
+type messageJSON struct{ *Message }
+
+func (m messageJSON) AppendJSON(dst []byte) ([]byte, error) { return m.appendJSON(dst) }
+
 func (m *Message) appendJSON(dst []byte) ([]byte, error) {
-	dst = appendJSONString(append(dst, `{"id":`...), m.ID, false)
-	dst = appendJSONString(append(dst, `,"type":`...), m.Type, false)
-	dst = appendJSONString(append(dst, `,"role":`...), m.Role, false)
+	dst = core.AppendJSONString(append(dst, `{"id":`...), m.ID, false)
+	dst = core.AppendJSONString(append(dst, `,"type":`...), m.Type, false)
+	dst = core.AppendJSONString(append(dst, `,"role":`...), m.Role, false)
 	dst = append(dst, `,"content":`...)
 	if m.Content == nil {
 		dst = append(dst, "null"...)
@@ -21,15 +31,15 @@ func (m *Message) appendJSON(dst []byte) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendJSON(dst, b, false, nil); err != nil {
+			if dst, err = core.AppendJSON(dst, b, false, nil); err != nil {
 				return nil, err
 			}
 		}
 		dst = append(dst, ']')
 	}
-	dst = appendJSONString(append(dst, `,"model":`...), m.Model, false)
-	dst = appendStringOrNull(append(dst, `,"stop_reason":`...), m.StopReason)
-	dst = appendStringOrNull(append(dst, `,"stop_sequence":`...), m.StopSequence)
+	dst = core.AppendJSONString(append(dst, `,"model":`...), m.Model, false)
+	dst = core.AppendStringOrNull(append(dst, `,"stop_reason":`...), m.StopReason)
+	dst = core.AppendStringOrNull(append(dst, `,"stop_sequence":`...), m.StopSequence)
 	dst, err := appendOrNull(append(dst, `,"stop_details":`...), m.StopDetails)
 	if err != nil {
 		return nil, err
@@ -58,16 +68,16 @@ func (u *Usage) appendJSON(dst []byte) ([]byte, error) {
 	dst = appendIntField(dst, `,"ephemeral_1h_input_tokens":`, u.CacheCreation.Ephemeral1h)
 	dst = appendIntField(dst, `},"server_tool_use":{"web_search_requests":`, u.ServerToolUse.WebSearchRequests)
 	dst = appendIntField(dst, `,"web_fetch_requests":`, u.ServerToolUse.WebFetchRequests)
-	dst = appendJSONString(append(dst, `},"service_tier":`...), u.ServiceTier, false)
-	dst = appendJSONString(append(dst, `,"inference_geo":`...), u.InferenceGeo, false)
-	dst = appendJSONString(append(dst, `,"speed":`...), u.Speed, false)
+	dst = core.AppendJSONString(append(dst, `},"service_tier":`...), u.ServiceTier, false)
+	dst = core.AppendJSONString(append(dst, `,"inference_geo":`...), u.InferenceGeo, false)
+	dst = core.AppendJSONString(append(dst, `,"speed":`...), u.Speed, false)
 	dst = appendIntField(dst, `,"output_tokens_details":{"thinking_tokens":`, u.OutputTokensDetails.ThinkingTokens)
 	dst = append(dst, `},"iterations":`...)
 	if u.Iterations == nil {
 		dst = append(dst, "null"...)
 	} else {
 		var err error
-		if dst, err = appendJSON(dst, u.Iterations, false, nil); err != nil {
+		if dst, err = core.AppendJSON(dst, u.Iterations, false, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -75,19 +85,19 @@ func (u *Usage) appendJSON(dst []byte) ([]byte, error) {
 	if u.FallbackCredit == nil {
 		return append(dst, "null}"...), nil
 	}
-	dst, err := appendJSON(dst, *u.FallbackCredit, false, nil)
+	dst, err := core.AppendJSON(dst, *u.FallbackCredit, false, nil)
 	if err != nil {
 		return nil, err
 	}
 	return append(dst, '}'), nil
 }
 
-func (ev messageStartEvent) appendJSON(dst []byte) ([]byte, error) {
+func (ev messageStartEvent) AppendJSON(dst []byte) ([]byte, error) {
 	dst, err := ev.Message.appendJSON(append(dst, `{"message":`...))
 	if err != nil {
 		return nil, err
 	}
-	return append(appendJSONString(append(dst, `,"type":`...), ev.Type, false), '}'), nil
+	return append(core.AppendJSONString(append(dst, `,"type":`...), ev.Type, false), '}'), nil
 }
 
 func appendIntField(dst []byte, name string, n int) []byte {
@@ -99,5 +109,5 @@ func appendOrNull[T any](dst []byte, p *T) ([]byte, error) {
 	if p == nil {
 		return append(dst, "null"...), nil
 	}
-	return appendJSON(dst, p, false, nil)
+	return core.AppendJSON(dst, p, false, nil)
 }

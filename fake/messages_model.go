@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/platformkit/platformkit/schemas"
 )
 
@@ -191,7 +193,7 @@ func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
 // characters escaped, as json.Marshal does).
 func seedOf(body map[string]any) (*rng, [32]byte) {
 	buf := canonicalBuffers.Get().(*[]byte)
-	*buf, _ = appendJSON((*buf)[:0], body, true, func(k string) bool {
+	*buf, _ = core.AppendJSON((*buf)[:0], body, true, func(k string) bool {
 		switch k {
 		case "stream", "max_tokens", "stop_sequences", "max_tokens_to_sample":
 			return false
@@ -199,7 +201,7 @@ func seedOf(body map[string]any) (*rng, [32]byte) {
 		return true
 	})
 	sum := sha256.Sum256(*buf)
-	if cap(*buf) <= maxPooledBuffer {
+	if cap(*buf) <= core.MaxPooledBuffer {
 		canonicalBuffers.Put(buf)
 	}
 	return &rng{state: binary.BigEndian.Uint64(sum[:8])}, sum
@@ -276,7 +278,7 @@ func (b *budget) take(toks []string) ([]string, bool) {
 // work to the request's meter, which the caller started with maxGenSteps. Its only error is a
 // schema whose value costs more work than that, or the client going: a 400 naming the schema
 // (meter.refusal), before anything of the answer is written or kept.
-func generate(s *Server, work *meter, req *messageRequest) ([]block, string, *string, error) {
+func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, string, *string, error) {
 	r, sum := seedOf(req.raw)
 	b := &budget{left: req.MaxTokens}
 	content := []block{}
@@ -476,7 +478,7 @@ type inputGen struct {
 	// merged keyword and pattern node costs a step, a $ref lookup and a copied value one more
 	// per stepBytes. Values and bytes bound what is made; steps bound the work of making it,
 	// which a pattern of empty-width repeats makes without a byte of output.
-	work *meter
+	work *core.Meter
 	// where names the schema that was being generated when the work stopped, innermost part
 	// first (filled as the calls return).
 	where    []string
@@ -500,14 +502,14 @@ type genPattern struct {
 
 // newInputGen starts a generation of at most maxTokens values, charged to work, which the caller
 // started with maxGenSteps.
-func newInputGen(work *meter, r *rng, maxTokens int, root map[string]any) *inputGen {
+func newInputGen(work *core.Meter, r *rng, maxTokens int, root map[string]any) *inputGen {
 	return &inputGen{r: r, root: root, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes, work: work}
 }
 
 // spend takes n steps, and reports false (the generation exhausted) when the budget is gone or
 // the client went.
 func (g *inputGen) spend(n int) bool {
-	if !g.work.charge(n) {
+	if !g.work.Charge(n) {
 		g.exhausted = true
 		return false
 	}
@@ -516,13 +518,13 @@ func (g *inputGen) spend(n int) bool {
 
 // fail stops the generation for a cause of its own.
 func (g *inputGen) fail(err error) {
-	g.work.stop(err)
+	g.work.Stop(err)
 	g.exhausted = true
 }
 
 // over reports whether the work stopped (the budget spent, a cause of the schema's, or the
 // client gone), rather than the output running out of room.
-func (g *inputGen) over() bool { return g.work.stopped() }
+func (g *inputGen) over() bool { return g.work.Stopped() }
 
 // Why a generation stopped, besides the step budget and the client.
 var (
@@ -537,13 +539,13 @@ func (g *inputGen) failure(root string) error {
 	for i := len(g.where) - 1; i >= 0; i-- {
 		path += "." + g.where[i]
 	}
-	switch g.work.err {
+	switch g.work.Err {
 	case errPatternTooComplex:
-		return g.work.refusal(path+".pattern", "Schema is too complex to generate a value for: a value of this pattern takes more than %d steps (each repetition counted)", maxPatternCost)
+		return g.work.Refusal(path+".pattern", "Schema is too complex to generate a value for: a value of this pattern takes more than %d steps (each repetition counted)", maxPatternCost)
 	case errRefNames:
-		return g.work.refusal(path+".$ref", "Schema is too complex to generate a value for: it takes more than %d steps (a $ref lookup costs one step per %d bytes of the name it looks up)", maxGenSteps, stepBytes)
+		return g.work.Refusal(path+".$ref", "Schema is too complex to generate a value for: it takes more than %d steps (a $ref lookup costs one step per %d bytes of the name it looks up)", maxGenSteps, core.StepBytes)
 	}
-	return g.work.refusal(path, "Schema is too complex to generate a value for: it takes more than %d steps (values, property names and pattern parts summed over the request)", maxGenSteps)
+	return g.work.Refusal(path, "Schema is too complex to generate a value for: it takes more than %d steps (values, property names and pattern parts summed over the request)", maxGenSteps)
 }
 
 // at records, as a call returns over budget, the part of the schema it was generating.
@@ -571,8 +573,8 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 	if ref, ok := s["$ref"].(string); ok && depth <= maxSchemaDepth {
 		// The lookup hashes, compares and unescapes the name: a long one is as much work as
 		// many values.
-		if !g.spend(len(ref) / stepBytes) {
-			g.work.blame(errRefNames)
+		if !g.spend(len(ref) / core.StepBytes) {
+			g.work.Blame(errRefNames)
 			return nil
 		}
 		if target, err := resolveRef(g.root, ref); err == nil {
@@ -697,7 +699,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 // It returns v, or nil with the generation exhausted when v does not fit.
 func (g *inputGen) given(v any) any {
 	size, toks := jsonCost(v, g.bytes)
-	if !g.spend(size/stepBytes) || g.charge(size, toks-1) {
+	if !g.spend(size/core.StepBytes) || g.charge(size, toks-1) {
 		return nil
 	}
 	return v
@@ -710,7 +712,7 @@ func (g *inputGen) name(n string) bool {
 		g.exhausted = true
 		return false
 	}
-	return g.spend(len(n)/stepBytes) && !g.charge(len(n)+3, textTokens(n))
+	return g.spend(len(n)/core.StepBytes) && !g.charge(len(n)+3, textTokens(n))
 }
 
 // charge takes bytes and tokens of the output budgets, and reports (setting exhausted) when

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // The scenario library (fixtures/messages_scenarios.json): named canned responses that show
@@ -65,25 +67,25 @@ type scenarioLibrary struct {
 	byName map[string]*scenario
 }
 
-// Scenarios lists the scenario library in file order (GET /_fake/messages/scenarios).
-func (s *Server) Scenarios() []Scenario {
-	fx := s.state().fx
-	out := make([]Scenario, 0, len(scenariosSection.in(fx.sections).list))
-	for _, sc := range scenariosSection.in(fx.sections).list {
+// scenarioList is Server.Scenarios of the face (package fake).
+func scenarioList(s *core.Server) []Scenario {
+	fx := s.State().Fx
+	out := make([]Scenario, 0, len(scenariosSection.In(fx.Sections).list))
+	for _, sc := range scenariosSection.In(fx.Sections).list {
 		out = append(out, sc.Scenario.clone())
 	}
 	return out
 }
 
-func listScenarios(s *Server, c *call) (any, error) {
-	return map[string]any{"data": s.Scenarios()}, nil
+func listScenarios(s *core.Server, c *core.Call) (any, error) {
+	return map[string]any{"data": scenarioList(s)}, nil
 }
 
-func loadScenarios(fsys fs.FS, fx *Fixtures) error {
+func loadScenarios(fsys fs.FS, fx *core.Fixtures) error {
 	var file struct {
 		Scenarios []*scenario `json:"scenarios"`
 	}
-	if _, err := readFixture(fsys, "messages_scenarios.json", &file); err != nil {
+	if _, err := core.ReadFixture(fsys, "messages_scenarios.json", &file); err != nil {
 		return err
 	}
 	lib := scenarioLibrary{list: file.Scenarios, byName: map[string]*scenario{}}
@@ -93,7 +95,7 @@ func loadScenarios(fsys fs.FS, fx *Fixtures) error {
 		}
 		lib.byName[sc.Name] = sc
 	}
-	*scenariosSection.in(fx.sections) = lib
+	*scenariosSection.In(fx.Sections) = lib
 	return nil
 }
 
@@ -108,7 +110,7 @@ func (lib *scenarioLibrary) named(name string) (*scenario, error) {
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
-	return nil, invalid("%s: no scenario named %s; known scenarios: %s", headerScenario, quoted(name, maxExcerpt), orNone(names))
+	return nil, core.Invalid("%s: no scenario named %s; known scenarios: %s", headerScenario, core.Quoted(name, core.MaxExcerpt), orNone(names))
 }
 
 // matching returns the first scenario whose rule selects the request, or nil.
@@ -130,7 +132,7 @@ const containerLifetime = 30 * 24 * time.Hour
 
 // containerFor is the container a request uses: the one it names by ID (a string, or the beta's
 // object), a new one when it only lists skills; nil without a container field.
-func containerFor(s *Server, req *messageRequest) *Container {
+func containerFor(s *core.Server, req *messageRequest) *Container {
 	if len(req.Container) == 0 || string(req.Container) == "null" {
 		return nil
 	}
@@ -148,11 +150,11 @@ func containerFor(s *Server, req *messageRequest) *Container {
 	} else {
 		_ = json.Unmarshal(req.Container, &spec) // the schema checked the shape
 	}
-	ct := &Container{ExpiresAt: s.clock.Now().Add(containerLifetime).UTC().Format(time.RFC3339), Skills: []ContainerSkill{}}
+	ct := &Container{ExpiresAt: s.Clock.Now().Add(containerLifetime).UTC().Format(time.RFC3339), Skills: []ContainerSkill{}}
 	if spec.ID != nil {
 		ct.ID = *spec.ID
 	} else {
-		ct.ID = s.ids.next("container_")
+		ct.ID = s.IDs.Next("container_")
 	}
 	for _, sk := range spec.Skills {
 		ct.Skills = append(ct.Skills, ContainerSkill{SkillID: sk.SkillID, Type: sk.Type, Version: cmp.Or(ptrValue(sk.Version), "latest")})
@@ -171,7 +173,7 @@ func ptrValue[T any](p *T) T {
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil, its work charged to the request's meter work (generate); plan is the
 // request's cache plan, whose split its usage reports.
-func answerWith(s *Server, work *meter, req *messageRequest, plan *cachePlan, r *Reply) (*Message, error) {
+func answerWith(s *core.Server, work *core.Meter, req *messageRequest, plan *cachePlan, r *Reply) (*Message, error) {
 	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
@@ -183,11 +185,11 @@ func answerWith(s *Server, work *meter, req *messageRequest, plan *cachePlan, r 
 			return nil, err // before any id is spent
 		}
 	}
-	msg.ID = s.ids.next("msg_")
+	msg.ID = s.IDs.Next("msg_")
 	if r == nil {
 		for _, b := range msg.Content {
 			if b["type"] == "tool_use" && b["id"] == pendingToolUseID {
-				b["id"] = s.ids.next("toolu_")
+				b["id"] = s.IDs.Next("toolu_")
 			}
 		}
 	}

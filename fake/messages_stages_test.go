@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -35,7 +37,7 @@ func TestUnknownScenarioIsRefusedWhateverElse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(append([]Option{WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) })}, tc.opts...)...)
 			body := `{"model":"assistant-opus-4-7","max_tokens":` + map[int]string{0: "0", 200: "200"}[tc.max] + `,"messages":[{"role":"user","content":"Hello there"}]}`
-			w := postAs(t, s, DefaultAPIKey, "/v1/messages", body, headerScenario, "no-such-scenario")
+			w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", body, headerScenario, "no-such-scenario")
 			msg := gjson.Get(w.Body.String(), "error.message").String()
 			if w.Code != http.StatusBadRequest || gjson.Get(w.Body.String(), "error.type").String() != "invalid_request_error" || !strings.HasPrefix(msg, prefix) {
 				t.Errorf("%d %s\nwant 400 invalid_request_error with a message starting %q", w.Code, w.Body, prefix)
@@ -76,7 +78,7 @@ func TestReplayWithRateLimitsSendsTheFakesHeaders(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := NewTestServer(t, append([]Option{WithTape(tape)}, opts...)...)
-		status, h, out, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, "X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion)
+		status, h, out, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, "X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion)
 		if err != nil || status != http.StatusOK {
 			t.Fatalf("replay: %d %s %v", status, out, err)
 		}
@@ -133,7 +135,7 @@ func TestReadFieldsDecodesAsEncodingJSON(t *testing.T) {
 		data, _ := json.Marshal(raw)
 		wantErr := json.Unmarshal(data, &want)
 		if wantErr != nil {
-			wantErr = decodeError(wantErr)
+			wantErr = core.DecodeError(wantErr)
 		}
 		got := messageRequest{raw: raw}
 		gotErr := got.readFields()
@@ -223,21 +225,21 @@ func TestIntegerNoIntHoldsIsRefusedNamingTheField(t *testing.T) {
 		"/v1/messages": `{"model":"assistant-opus-4-7","max_tokens":1e2,"messages":[{"role":"user","content":"hi"}]}`,
 	} {
 		field := map[string]string{"/v1/complete": "max_tokens_to_sample", "/v1/messages": "max_tokens"}[path]
-		wantError(t, postAs(t, s, DefaultAPIKey, path, body), http.StatusBadRequest, "invalid_request_error", field+why)
+		wantError(t, postAs(t, s, core.DefaultAPIKey, path, body), http.StatusBadRequest, "invalid_request_error", field+why)
 	}
 }
 
 // plain8 passes eight bytes that json.Marshal writes as they are, and no eight with one it does
 // not, wherever that one is.
 func TestPlain8(t *testing.T) {
-	if !plain8("abcdefgh") || !plain8("Turn 7: ") || !plain8("\x7f~ !#%'z") {
+	if !core.Plain8("abcdefgh") || !core.Plain8("Turn 7: ") || !core.Plain8("\x7f~ !#%'z") {
 		t.Error("plain8 refuses eight plain bytes")
 	}
 	for _, c := range []byte{'"', '\\', '<', '>', '&', 0x00, 0x1f, '\n', 0x80, 0xc3, 0xff} {
 		for at := range 8 {
 			b := []byte("abcdefgh")
 			b[at] = c
-			if plain8(string(b)) {
+			if core.Plain8(string(b)) {
 				t.Errorf("plain8(%q) = true, but byte %d (%#x) needs escaping or decoding", b, at, c)
 			}
 		}
@@ -291,7 +293,7 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 	msg.Usage.OutputTokensDetails.ThinkingTokens = 12
 	appended := 0
 	for ev := range messageStream(msg, true).events {
-		a, ok := ev.data.(jsonAppender)
+		a, ok := ev.data.(core.JSONAppender)
 		if !ok {
 			continue
 		}
@@ -302,7 +304,7 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 		if err := enc.Encode(ev.data); err != nil {
 			t.Fatal(err)
 		}
-		got, err := a.appendJSON(nil)
+		got, err := a.AppendJSON(nil)
 		if err != nil || string(got)+"\n" != want.String() {
 			t.Errorf("%s: appended %s (%v)\nencoded %s", ev.name, got, err, want.Bytes())
 		}
@@ -326,14 +328,14 @@ func TestMessageAppendsAsEncoded(t *testing.T) {
 		"empty content": {ID: "msg_1", Content: []block{}},
 		"every field":   full,
 	} {
-		for _, v := range []jsonAppender{msg, messageStartEvent{*msg, "message_start"}} {
+		for _, v := range []core.JSONAppender{messageJSON{msg}, messageStartEvent{*msg, "message_start"}} {
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)
 			if err := enc.Encode(v); err != nil {
 				t.Fatal(err)
 			}
-			got, err := v.appendJSON(nil)
+			got, err := v.AppendJSON(nil)
 			if err != nil || string(got)+"\n" != want.String() {
 				t.Errorf("%s, %T: appended %s (%v)\nencoded  %s", name, v, got, err, want.Bytes())
 			}

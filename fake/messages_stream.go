@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Streaming (gaps §4, §5): server-sent events built from the complete response, so that
@@ -37,25 +39,25 @@ type sseStream struct {
 // streamChunk is the most a stream holds before writing it out.
 const streamChunk = 32 << 10
 
-func (st sseStream) respond(c *call) {
+func (st sseStream) Respond(c *core.Call) {
 	c.Header("Content-Type", "text/event-stream")
 	c.Header("Cache-Control", "no-cache")
 	c.Status(http.StatusOK)
 	cut := -1
-	var cutBy Fault
-	if f := c.x.streamCut; f != nil {
+	var cutBy core.Fault
+	if f := c.X.StreamCut; f != nil {
 		cutBy = *f
 		cut = cutBy.StreamEvents
 	}
-	e := encoders.Get().(*encoder)
-	defer e.release()
+	e := core.Encoders.Get().(*core.Encoder)
+	defer e.Release()
 	// flush writes out the events held; false when the client went away.
 	flush := func() bool {
-		if e.buf.Len() == 0 {
+		if e.Buf.Len() == 0 {
 			return true
 		}
-		_, err := c.Writer.Write(e.buf.Bytes())
-		e.buf.Reset()
+		_, err := c.Writer.Write(e.Buf.Bytes())
+		e.Buf.Reset()
 		c.Writer.Flush()
 		return err == nil
 	}
@@ -68,24 +70,24 @@ func (st sseStream) respond(c *call) {
 			if cutBy.Status == 0 {
 				panic(http.ErrAbortHandler) // the connection drops mid-stream
 			}
-			writeErrorEvent(c, faultStatusTypes[cutBy.Status], "injected fault "+cutBy.ID)
+			writeErrorEvent(c, core.FaultStatusTypes[cutBy.Status], "injected fault "+cutBy.ID)
 			return
 		}
 		i++
-		start := e.buf.Len()
-		e.buf.WriteString("event: " + ev.name + "\ndata: ")
-		dataStart := e.buf.Len()
-		if err := e.encode(ev.data); err != nil {
-			c.srv.report("encoding the %s event of %s: %v", ev.name, c.Request.URL.Path, err)
-			e.buf.Truncate(start)
+		start := e.Buf.Len()
+		e.Buf.WriteString("event: " + ev.name + "\ndata: ")
+		dataStart := e.Buf.Len()
+		if err := e.Encode(ev.data); err != nil {
+			c.Srv.Report("encoding the %s event of %s: %v", ev.name, c.Request.URL.Path, err)
+			e.Buf.Truncate(start)
 			if flush() {
-				writeErrorEvent(c, errAPI, "the fake could not encode its response")
+				writeErrorEvent(c, core.ErrAPI, "the fake could not encode its response")
 			}
 			return
 		}
-		c.srv.checkSchema(c.Context, c.route.events, e.buf.Bytes()[dataStart:e.buf.Len()-1])
-		e.buf.WriteString("\n") // Encode ended the data line; a blank line ends the event
-		if (i == 1 || st.paced || e.buf.Len() >= streamChunk) && !flush() {
+		c.Srv.CheckSchema(c.Context, c.Route.Events, e.Buf.Bytes()[dataStart:e.Buf.Len()-1])
+		e.Buf.WriteString("\n") // Encode ended the data line; a blank line ends the event
+		if (i == 1 || st.paced || e.Buf.Len() >= streamChunk) && !flush() {
 			return
 		}
 	}
@@ -94,47 +96,47 @@ func (st sseStream) respond(c *call) {
 
 // A content block's events write their own JSON (jsonAppender): a long answer has thousands.
 
-func (ev blockStartEvent) appendJSON(dst []byte) ([]byte, error) {
-	dst, err := appendJSON(append(dst, `{"content_block":`...), ev.ContentBlock, false, nil)
+func (ev blockStartEvent) AppendJSON(dst []byte) ([]byte, error) {
+	dst, err := core.AppendJSON(append(dst, `{"content_block":`...), ev.ContentBlock, false, nil)
 	if err != nil {
 		return nil, err
 	}
 	return appendIndexType(append(dst, ','), ev.Index, ev.Type), nil
 }
 
-func (ev blockDeltaEvent) appendJSON(dst []byte) ([]byte, error) {
+func (ev blockDeltaEvent) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"delta":`...)
 	if d, ok := ev.Delta.(textDelta); ok {
-		dst = appendJSONString(append(dst, `{"text":`...), d.Text, false)
-		dst = append(appendJSONString(append(dst, `,"type":`...), d.Type, false), '}')
+		dst = core.AppendJSONString(append(dst, `{"text":`...), d.Text, false)
+		dst = append(core.AppendJSONString(append(dst, `,"type":`...), d.Type, false), '}')
 	} else {
 		var err error
-		if dst, err = appendJSON(dst, ev.Delta, false, nil); err != nil {
+		if dst, err = core.AppendJSON(dst, ev.Delta, false, nil); err != nil {
 			return nil, err
 		}
 	}
 	return appendIndexType(append(dst, ','), ev.Index, ev.Type), nil
 }
 
-func (ev blockStopEvent) appendJSON(dst []byte) ([]byte, error) {
+func (ev blockStopEvent) AppendJSON(dst []byte) ([]byte, error) {
 	return appendIndexType(append(dst, '{'), ev.Index, ev.Type), nil
 }
 
 // appendIndexType ends the JSON of a block's event: its index and type, and the closing brace.
 func appendIndexType(dst []byte, index int, typ string) []byte {
 	dst = strconv.AppendInt(append(dst, `"index":`...), int64(index), 10)
-	return append(appendJSONString(append(dst, `,"type":`...), typ, false), '}')
+	return append(core.AppendJSONString(append(dst, `,"type":`...), typ, false), '}')
 }
 
 // writeErrorEvent ends a stream whose headers are out with an error event carrying the error
 // envelope (gaps §4).
-func writeErrorEvent(c *call, typ, message string) {
+func writeErrorEvent(c *core.Call, typ, message string) {
 	data, _ := json.Marshal(map[string]any{
 		"type":       "error",
 		"error":      map[string]string{"type": typ, "message": message},
-		"request_id": c.x.requestID[0],
+		"request_id": c.X.RequestID[0],
 	})
-	c.x.errorType = typ
+	c.X.ErrorType = typ
 	fmt.Fprintf(c.Writer, "event: error\ndata: %s\n\n", data)
 	c.Writer.Flush()
 }

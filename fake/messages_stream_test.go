@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // flushRecorder keeps what had been written at each Flush.
@@ -39,7 +41,7 @@ func TestStreamFlushesTheFirstEventThenWritesInChunks(t *testing.T) {
 		"messages", []any{map[string]any{"role": "user", "content": append(docs, map[string]any{"type": "text", "text": "Summarise."})}}))
 	req := httptest.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body))
 	req.Header.Set("X-Api-Key", "test-api-key")
-	req.Header.Set("vendor-version", APIVersion)
+	req.Header.Set("vendor-version", core.APIVersion)
 	req.Header.Set("Content-Type", "application/json")
 	w := &flushRecorder{ResponseRecorder: httptest.NewRecorder()}
 	New().ServeHTTP(w, req)

@@ -8,6 +8,8 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Structured outputs and strict tools. A JSON output format (output_config.format, or the beta's
@@ -66,7 +68,7 @@ type strictCheck struct {
 // required list), the $defs objects already checked, the long required lists already read and
 // the patterns already parsed.
 type shared struct {
-	work     *meter
+	work     *core.Meter
 	defs     map[uintptr]bool            // by the address of the $defs map
 	required map[uintptr]map[string]bool // the long required lists read, by their address
 	patterns map[string]error
@@ -74,12 +76,12 @@ type shared struct {
 
 // newStrictCheck starts the checks of one request on work, started with maxSchemaVisits; its
 // maps are made by the first check, since nearly every request has no schema to check.
-func newStrictCheck(work *meter) *strictCheck { return &strictCheck{shared: &shared{work: work}} }
+func newStrictCheck(work *core.Meter) *strictCheck { return &strictCheck{shared: &shared{work: work}} }
 
 // tooComplex names the schema at path in the error of a check that went over maxSchemaVisits.
 func tooComplex(err error, path string) error {
 	if err == errSchemaTooComplex {
-		return invalidField(path, "Schema is too complex for compilation: its references expand to more than %d subschemas", maxSchemaVisits)
+		return core.InvalidField(path, "Schema is too complex for compilation: its references expand to more than %d subschemas", maxSchemaVisits)
 	}
 	return err
 }
@@ -87,10 +89,10 @@ func tooComplex(err error, path string) error {
 // over is the error of a check, at path, whose meter stopped: errSchemaTooComplex for the
 // visits (the caller names the schema), or the meter's refusal when the client went.
 func (sc *strictCheck) over(path string) error {
-	if sc.work.err == errOverBudget {
+	if sc.work.Err == core.ErrOverBudget {
 		return errSchemaTooComplex
 	}
-	return sc.work.refusal(path, "")
+	return sc.work.Refusal(path, "")
 }
 
 // limits refuses a request whose strict schemas, summed, exceed the complexity limits; path
@@ -98,9 +100,9 @@ func (sc *strictCheck) over(path string) error {
 func (sc *strictCheck) limits(path string) error {
 	switch {
 	case sc.optional > maxOptionalParams:
-		return invalidField(path, "Schemas contain too many optional parameters (%d, summed over every strict schema of the request) which exceeds the limit: %d", sc.optional, maxOptionalParams)
+		return core.InvalidField(path, "Schemas contain too many optional parameters (%d, summed over every strict schema of the request) which exceeds the limit: %d", sc.optional, maxOptionalParams)
 	case sc.unions > maxUnionParams:
-		return invalidField(path, "Schemas contains too many parameters with union types (%d parameters with type arrays or anyOf) which exceeds the limit: %d", sc.unions, maxUnionParams)
+		return core.InvalidField(path, "Schemas contains too many parameters with union types (%d parameters with type arrays or anyOf) which exceeds the limit: %d", sc.unions, maxUnionParams)
 	}
 	return nil
 }
@@ -108,30 +110,30 @@ func (sc *strictCheck) limits(path string) error {
 // checkStrictSchemas applies the structured-output rules to the request: the output format's
 // schema and every strict tool's input_schema must be in the supported subset and, together,
 // within the complexity limits; output_format needs its beta and excludes output_config.format.
-func checkStrictSchemas(c *call, req *messageRequest) error {
+func checkStrictSchemas(c *core.Call, req *messageRequest) error {
 	if req.OutputFormat != nil {
-		if !c.hasBeta(betaStructuredOutputs) {
-			return invalidField("output_format", "This field is deprecated. Use 'output_config.format' instead (or send vendor-beta: %s)", betaStructuredOutputs)
+		if !c.HasBeta(betaStructuredOutputs) {
+			return core.InvalidField("output_format", "This field is deprecated. Use 'output_config.format' instead (or send vendor-beta: %s)", betaStructuredOutputs)
 		}
 		if req.OutputConfig != nil && req.OutputConfig.Format != nil {
-			return invalidField("output_format", "cannot be used together with output_config.format; send only output_config.format")
+			return core.InvalidField("output_format", "cannot be used together with output_config.format; send only output_config.format")
 		}
 	}
 	// Every schema's keywords have their types first, strict or not: a schema the platform
 	// would not compile is refused before anything reads it.
 	if f := req.outputFormat(); f != nil {
-		if err := checkKeywordTypes(f.Schema, formatPath(req)); err != nil {
+		if err := core.CheckKeywordTypes(f.Schema, formatPath(req)); err != nil {
 			return err
 		}
 	}
 	for i, t := range req.Tools {
 		if t.custom() {
-			if err := checkKeywordTypes(t.InputSchema, fmt.Sprintf("tools.%d.input_schema", i)); err != nil {
+			if err := core.CheckKeywordTypes(t.InputSchema, fmt.Sprintf("tools.%d.input_schema", i)); err != nil {
 				return err
 			}
 		}
 	}
-	sc := newStrictCheck(c.meter(maxSchemaVisits))
+	sc := newStrictCheck(c.Meter(maxSchemaVisits))
 	if f := req.outputFormat(); f != nil {
 		path := formatPath(req)
 		if err := tooComplex(sc.check(f.Schema, f.Schema, path), path); err != nil {
@@ -141,11 +143,11 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 			return err
 		}
 		if role, _ := req.lastTurn(); role == "assistant" {
-			return invalidField("messages", "prefilling the assistant's answer is not supported with structured outputs (%s)", path)
+			return core.InvalidField("messages", "prefilling the assistant's answer is not supported with structured outputs (%s)", path)
 		}
 		if err := req.visitBlocks(func(at blockAt, b block) error {
 			if b["type"] == "document" && enabled(b) {
-				return invalidField(at.String()+".citations", "citations cannot be enabled together with structured outputs (%s)", path)
+				return core.InvalidField(at.String()+".citations", "citations cannot be enabled together with structured outputs (%s)", path)
 			}
 			return nil
 		}); err != nil {
@@ -158,7 +160,7 @@ func checkStrictSchemas(c *call, req *messageRequest) error {
 			continue
 		}
 		if strict++; strict > maxStrictTools {
-			return invalidField(fmt.Sprintf("tools.%d.strict", i), "at most %d tools may be strict in one request", maxStrictTools)
+			return core.InvalidField(fmt.Sprintf("tools.%d.strict", i), "at most %d tools may be strict in one request", maxStrictTools)
 		}
 		if !t.custom() {
 			continue // a server tool's input schema is the service's own
@@ -185,7 +187,7 @@ func formatPath(req *messageRequest) string {
 // check refuses what the grammar compiler does not support in the schema s (a part of root), at
 // path, and counts optional and union-typed parameters toward the request's limits.
 func (sc *strictCheck) check(root, s map[string]any, path string) error {
-	if !sc.work.charge(1) {
+	if !sc.work.Charge(1) {
 		return sc.over(path)
 	}
 	// The first offending keyword in name order, the same on every run, found without sorting
@@ -197,20 +199,20 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 	}
 	if bad != "" {
-		return invalidField(path+"."+bad, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(slices.Sorted(maps.Keys(strictKeywords)), ", "))
+		return core.InvalidField(path+"."+bad, "this JSON Schema keyword is not supported by structured outputs; supported: %s", strings.Join(slices.Sorted(maps.Keys(strictKeywords)), ", "))
 	}
 	if ref, ok := s["$ref"].(string); ok {
 		// Looking the name up, and comparing it with the references being expanded, reads it
 		// once each: a long name is as much work as many subschemas.
-		if !sc.work.charge(len(ref) * (1 + len(sc.expanding)) / stepBytes) {
-			return sc.work.refusal(path+".$ref", "Schema is too complex for compilation: its references cost more than %d steps (a subschema one, a $ref one more per %d bytes of its name for every reference it is compared with)", maxSchemaVisits, stepBytes)
+		if !sc.work.Charge(len(ref) * (1 + len(sc.expanding)) / core.StepBytes) {
+			return sc.work.Refusal(path+".$ref", "Schema is too complex for compilation: its references cost more than %d steps (a subschema one, a $ref one more per %d bytes of its name for every reference it is compared with)", maxSchemaVisits, core.StepBytes)
 		}
 		target, err := resolveRef(root, ref)
 		if err != nil {
-			return invalidField(path+".$ref", "%v", err)
+			return core.InvalidField(path+".$ref", "%v", err)
 		}
 		if slices.Contains(sc.expanding, ref) {
-			return invalidField(path+".$ref", "Too many recursive definitions in schema: %s refers to itself, and recursive schemas are not supported", ref)
+			return core.InvalidField(path+".$ref", "Too many recursive definitions in schema: %s refers to itself, and recursive schemas are not supported", ref)
 		}
 		if !sc.noFollow {
 			sc.expanding = append(sc.expanding, ref)
@@ -234,13 +236,13 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		}
 		sc.defs[id] = true
 		// Each costs a visit: more than are left go over, found before they are sorted.
-		if len(defs) > sc.work.left && !sc.work.charge(len(defs)) {
+		if len(defs) > sc.work.Left && !sc.work.Charge(len(defs)) {
 			return sc.over(path)
 		}
 		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			d, ok := defs[name].(map[string]any)
 			if !ok {
-				return invalidField(path+"."+k+"."+name, "must be a schema object")
+				return core.InvalidField(path+"."+k+"."+name, "must be a schema object")
 			}
 			// Definitions are counted where they are used, and checked here for their keywords.
 			if err := (&strictCheck{shared: sc.shared, noFollow: true}).check(root, d, path+"."+k+"."+name); err != nil {
@@ -250,7 +252,7 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 	}
 	types := schemaTypes(s)
 	if len(types) > 1 && slices.Contains(types, "object") && s["properties"] != nil {
-		return invalidField(path+".type", "an object schema cannot be a union with other types")
+		return core.InvalidField(path+".type", "an object schema cannot be a union with other types")
 	}
 	if len(types) > 1 {
 		sc.unions++
@@ -259,16 +261,16 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		for i, v := range e {
 			switch v.(type) {
 			case map[string]any, []any:
-				return invalidField(fmt.Sprintf("%s.enum.%d", path, i), "enum values must be strings, numbers, booleans or null")
+				return core.InvalidField(fmt.Sprintf("%s.enum.%d", path, i), "enum values must be strings, numbers, booleans or null")
 			}
 		}
 	}
 	if f, ok := s["format"].(string); ok && !slices.Contains(strictFormats, f) {
-		return invalidField(path+".format", "the format %s is not supported by structured outputs; supported: %s", quoted(f, maxExcerpt), strings.Join(strictFormats, ", "))
+		return core.InvalidField(path+".format", "the format %s is not supported by structured outputs; supported: %s", core.Quoted(f, core.MaxExcerpt), strings.Join(strictFormats, ", "))
 	}
 	if v, ok := s["minItems"]; ok {
 		if n := intKeyword(s, "minItems", -1); n != 0 && n != 1 {
-			return invalidField(path+".minItems", "only 0 and 1 are supported, got %v", v)
+			return core.InvalidField(path+".minItems", "only 0 and 1 are supported, got %v", v)
 		}
 	}
 	if p, ok := s["pattern"].(string); ok {
@@ -281,26 +283,26 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 			sc.patterns[p] = err
 		}
 		if err != nil {
-			return invalidField(path+".pattern", "%v", err)
+			return core.InvalidField(path+".pattern", "%v", err)
 		}
 	}
 	if slices.Contains(types, "object") || s["properties"] != nil {
 		if ap, ok := s["additionalProperties"]; !ok || ap != false {
-			return invalidField(path+".additionalProperties", "must be set to false for every object")
+			return core.InvalidField(path+".additionalProperties", "must be set to false for every object")
 		}
 		props, _ := s["properties"].(map[string]any)
 		req, _ := s["required"].([]any)
-		if !sc.work.charge(len(req) / stepBytes) {
-			return sc.work.refusal(path+".required", "Schema is too complex for compilation: its subschemas and required lists cost more than %d steps (a subschema one, a required list one per %d names)", maxSchemaVisits, stepBytes)
+		if !sc.work.Charge(len(req) / core.StepBytes) {
+			return sc.work.Refusal(path+".required", "Schema is too complex for compilation: its subschemas and required lists cost more than %d steps (a subschema one, a required list one per %d names)", maxSchemaVisits, core.StepBytes)
 		}
 		// Each costs a visit: more than are left go over, found before they are sorted.
-		if len(props) > sc.work.left && !sc.work.charge(len(props)) {
+		if len(props) > sc.work.Left && !sc.work.Charge(len(props)) {
 			return sc.over(path)
 		}
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			ps, ok := props[name].(map[string]any)
 			if !ok {
-				return invalidField(path+".properties."+name, "must be a schema object")
+				return core.InvalidField(path+".properties."+name, "must be a schema object")
 			}
 			if !sc.isRequired(req, name) {
 				sc.optional++
@@ -323,10 +325,10 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		for i, a := range alts {
 			as, ok := a.(map[string]any)
 			if !ok {
-				return invalidField(fmt.Sprintf("%s.%s.%d", path, k, i), "must be a schema object")
+				return core.InvalidField(fmt.Sprintf("%s.%s.%d", path, k, i), "must be a schema object")
 			}
 			if _, ref := as["$ref"]; ref && k == "allOf" {
-				return invalidField(fmt.Sprintf("%s.allOf.%d.$ref", path, i), "allOf with $ref is not supported by structured outputs")
+				return core.InvalidField(fmt.Sprintf("%s.allOf.%d.$ref", path, i), "allOf with $ref is not supported by structured outputs")
 			}
 			if err := sc.check(root, as, fmt.Sprintf("%s.%s.%d", path, k, i)); err != nil {
 				return err
@@ -371,10 +373,10 @@ func resolveRef(root map[string]any, ref string) (map[string]any, error) {
 			if d, ok := defs[strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")].(map[string]any); ok {
 				return d, nil
 			}
-			return nil, fmt.Errorf("%s names no definition of the schema", quoted(ref, maxExcerpt))
+			return nil, fmt.Errorf("%s names no definition of the schema", core.Quoted(ref, core.MaxExcerpt))
 		}
 	}
-	return nil, fmt.Errorf("%s: only local references to #/$defs/ or #/definitions/ are supported", quoted(ref, maxExcerpt))
+	return nil, fmt.Errorf("%s: only local references to #/$defs/ or #/definitions/ are supported", core.Quoted(ref, core.MaxExcerpt))
 }
 
 // checkPattern refuses a regular expression the grammar compiler would not take: one that does

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/tidwall/gjson"
 )
@@ -306,14 +308,14 @@ func TestGenerationStopsWhenTheClientGoes(t *testing.T) {
 	cancel()
 	r, _ := seedOf(map[string]any{})
 	schema := map[string]any{"type": "array", "minItems": 1000.0, "items": map[string]any{"type": "string"}}
-	work := &meter{}
-	work.start(ctx, maxGenSteps)
+	work := &core.Meter{}
+	work.Start(ctx, maxGenSteps)
 	g := newInputGen(work, r, 100_000, schema)
 	g.instance(schema, 0)
-	if err := g.failure("x"); err == nil || !strings.HasPrefix(err.Error(), errInvalidRequest+": x.items: the work stopped here: the client closed the request") {
+	if err := g.failure("x"); err == nil || !strings.HasPrefix(err.Error(), core.ErrInvalidRequest+": x.items: the work stopped here: the client closed the request") {
 		t.Fatalf("failure = %v, want a 400 naming x.items: the client went", err)
 	}
-	if used := maxGenSteps - work.left; used > 1024 {
+	if used := maxGenSteps - work.Left; used > 1024 {
 		t.Errorf("%d steps after the client went, want at most 1024", used)
 	}
 }
@@ -360,7 +362,7 @@ func TestSchemaKeywordTypes(t *testing.T) {
 // valid JSON), and a bad speed lists null as null, not as Go's <nil>.
 func TestRefusalsSayWhatTheyRefuse(t *testing.T) {
 	s := checked(t)
-	h := append(headersFor(ifMessages), "Content-Type", "application/json")
+	h := append(headersFor(core.IfMessages), "Content-Type", "application/json")
 	msgs := `"messages":[{"role":"user","content":"Hi"}],"model":"` + testModel + `"`
 	for _, c := range []struct{ body, want string }{
 		{`{"max_tokens":10,` + msgs + `,"metadata":{"user_id":` + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + `}}`,

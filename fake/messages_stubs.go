@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Stubs: scripted replies registered at run time (POST /_fake/messages/stubs, or AddStub). A test
@@ -64,7 +66,7 @@ type stubInput struct {
 	lowered bool
 	found   map[string]bool // by user_text_contains: whether the text holds it
 	folded  map[string]bool // the same, both lowered
-	work    *meter
+	work    *core.Meter
 }
 
 // maxStubSteps bounds the work of matching one request against the stubs, near miss included:
@@ -72,7 +74,7 @@ type stubInput struct {
 // last turn of 128 KiB), a few tenths of a second.
 const maxStubSteps = 2_000_000
 
-func newStubInput(req *messageRequest, work *meter) *stubInput {
+func newStubInput(req *messageRequest, work *core.Meter) *stubInput {
 	in := &stubInput{req: req, work: work}
 	in.text, in.hasText = req.lastUserText()
 	return in
@@ -88,12 +90,12 @@ func (in *stubInput) lowerText() string {
 // contains reports whether the text holds sub; false (with the meter stopped) when the scan is
 // over the allowance.
 func (in *stubInput) contains(sub string) bool {
-	if !in.work.charge(len(sub) / stepBytes) { // the lookup hashes sub
+	if !in.work.Charge(len(sub) / core.StepBytes) { // the lookup hashes sub
 		return false
 	}
 	found, seen := in.found[sub]
 	if !seen {
-		if !in.work.chargeBytes(len(in.text) + len(sub)) {
+		if !in.work.ChargeBytes(len(in.text) + len(sub)) {
 			return false
 		}
 		if in.found == nil {
@@ -111,14 +113,14 @@ func (in *stubInput) contains(sub string) bool {
 func (in *stubInput) containsFolded(sub string) bool {
 	found, seen := in.folded[sub]
 	if !seen {
-		if !in.lowered && !in.work.chargeBytes(2*len(in.text)) { // lowered, then compared
+		if !in.lowered && !in.work.ChargeBytes(2*len(in.text)) { // lowered, then compared
 			return false
 		}
 		lower, lsub := in.lowerText(), strings.ToLower(sub)
 		if lower == in.text && lsub == sub {
 			return in.found[sub]
 		}
-		if !in.work.chargeBytes(len(in.text) + 2*len(sub)) {
+		if !in.work.ChargeBytes(len(in.text) + 2*len(sub)) {
 			return false
 		}
 		if in.folded == nil {
@@ -133,7 +135,7 @@ func (in *stubInput) containsFolded(sub string) bool {
 // matches reports whether every rule of m holds for the request; false too once the matching is
 // over its allowance (the caller looks at the meter).
 func (m *StubMatch) matches(in *stubInput) bool {
-	return len(m.misses(in, 1, false)) == 0 && !in.work.stopped()
+	return len(m.misses(in, 1, false)) == 0 && !in.work.Stopped()
 }
 
 // misses are the clauses of m that the request does not satisfy; it stops once it holds limit of
@@ -175,7 +177,7 @@ func (m *StubMatch) misses(in *stubInput, limit int, explain bool) []string {
 			}
 		}
 	}
-	if m.ToolName != "" && in.work.charge(len(req.Tools)) && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
+	if m.ToolName != "" && in.work.Charge(len(req.Tools)) && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
 		miss(func() string {
 			names := make([]string, 0, min(len(req.Tools), nearMissTools))
 			folded := false
@@ -206,7 +208,7 @@ const (
 )
 
 // quoteStub quotes s as Go does, in ASCII (a header value carries it), cut to nearMissText bytes.
-func quoteStub(s string) string { return quoted(s, nearMissText) }
+func quoteStub(s string) string { return core.Quoted(s, nearMissText) }
 
 // caseOnly is the note of a clause that would have held but for case.
 func caseOnly(folded bool) string {
@@ -232,13 +234,13 @@ func (l *stubs) nearMiss(in *stubInput) string {
 	best := ""
 	for _, st := range l.list {
 		if len(st.Match.misses(in, 2, false)) != 1 {
-			if in.work.stopped() {
+			if in.work.Stopped() {
 				return ""
 			}
 			continue
 		}
 		m := st.Match.misses(in, 1, true)
-		if in.work.stopped() {
+		if in.work.Stopped() {
 			return ""
 		}
 		line := st.ID + ": " + m[0]
@@ -294,15 +296,15 @@ type stubRequest struct {
 type stubs struct {
 	mu     sync.Mutex
 	list   []*Stub
-	bytes  int         // what the stubs of list keep (stubSize)
-	budget *byteBudget // shared with the server's namespaces: stubsBytes; nil once a namespace is dropped
+	bytes  int              // what the stubs of list keep (stubSize)
+	budget *core.ByteBudget // shared with the server's namespaces: stubsBytes; nil once a namespace is dropped
 }
 
 // stubSize is the memory a stub keeps: its replies as decoded, its match and its own fields.
 func stubSize(st *Stub) int {
 	n := stubBase + len(st.Match.Model) + len(st.Match.UserTextContains) + len(st.Match.ToolName) + 64*cap(st.Replies)
 	for _, r := range st.Replies {
-		n += heldSize(r.Content)
+		n += core.HeldSize(r.Content)
 		if r.StopSequence != nil {
 			n += len(*r.StopSequence)
 		}
@@ -323,26 +325,22 @@ func stubSize(st *Stub) int {
 func (l *stubs) forget(bytes int) {
 	l.bytes -= bytes
 	if l.budget != nil {
-		l.budget.add(-bytes)
+		l.budget.Add(-bytes)
 	}
 }
 
-// AddStub registers a stub and returns it with its ID. A stub that could not be served is an
-// error naming the field, as the control call answers it: a reply outside the message schema
-// ("replies.1.content.0.type: ..."), stop fields that contradict each other or the content, or
-// more than 1000 stubs at once or more memory than the stubs' bounds allow. Match and reply
-// content are copied; st.ID and st.Served are ignored.
-func (s *Server) AddStub(st Stub) (Stub, error) {
+// addStubValue is Server.AddStub of the face (package fake).
+func addStubValue(s *core.Server, st Stub) (Stub, error) {
 	data, err := json.Marshal(stubRequest{Match: &st.Match, Replies: st.Replies, Times: st.Times, Forever: st.Forever})
 	if err != nil {
-		return Stub{}, invalid("the stub cannot be encoded as JSON: %v", err)
+		return Stub{}, core.Invalid("the stub cannot be encoded as JSON: %v", err)
 	}
 	return addStub(s, data)
 }
 
 // addStub checks a stub request body and registers it. Checking the JSON, rather than Go
 // values, gives both ways in the same rules and the same field paths.
-func addStub(s *Server, data []byte) (Stub, error) {
+func addStub(s *core.Server, data []byte) (Stub, error) {
 	st, err := parseStub(data)
 	if err != nil {
 		return Stub{}, err
@@ -352,18 +350,18 @@ func addStub(s *Server, data []byte) (Stub, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.list) >= maxStubs {
-		return Stub{}, invalid("at most %d stubs can be registered at once; clear them with DELETE /_fake/messages/stubs", maxStubs)
+		return Stub{}, core.Invalid("at most %d stubs can be registered at once; clear them with DELETE /_fake/messages/stubs", maxStubs)
 	}
 	if l.bytes+st.size > stubMaxBytes {
-		return Stub{}, invalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of this server (or namespace) may keep at most %s together (they keep %s); send fewer or smaller blocks, or clear the stubs with DELETE /_fake/messages/stubs",
-			mebibytes(st.size), mebibytes(stubMaxBytes), mebibytes(l.bytes)).because(ReasonOutOfRange)
+		return Stub{}, core.InvalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of this server (or namespace) may keep at most %s together (they keep %s); send fewer or smaller blocks, or clear the stubs with DELETE /_fake/messages/stubs",
+			mebibytes(st.size), mebibytes(stubMaxBytes), mebibytes(l.bytes)).Because(core.ReasonOutOfRange)
 	}
-	if l.budget != nil && !l.budget.reserve(st.size) {
-		return Stub{}, invalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of every namespace of this server may keep at most %s together; clear stubs that are no longer needed (DELETE /_fake/messages/stubs, here or in other namespaces) or drop idle namespaces (DELETE /_fake/namespaces)",
-			mebibytes(st.size), mebibytes(int(l.budget.limit))).because(ReasonOutOfRange)
+	if l.budget != nil && !l.budget.Reserve(st.size) {
+		return Stub{}, core.InvalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of every namespace of this server may keep at most %s together; clear stubs that are no longer needed (DELETE /_fake/messages/stubs, here or in other namespaces) or drop idle namespaces (DELETE /_fake/namespaces)",
+			mebibytes(st.size), mebibytes(int(l.budget.Limit))).Because(core.ReasonOutOfRange)
 	}
 	l.bytes += st.size
-	st.ID = s.ctlIDs.next("stub_") // the control counters: a stub never shifts the API's IDs
+	st.ID = s.CtlIDs.Next("stub_") // the control counters: a stub never shifts the API's IDs
 	l.list = append(l.list, st)
 	return *st, nil
 }
@@ -390,19 +388,19 @@ func parseStub(data []byte) (*Stub, error) {
 		for i, r := range raw.Replies {
 			for _, f := range filledByServer {
 				if _, given := r[f.field]; given {
-					return nil, invalidField(fmt.Sprintf("replies.%d.%s", i, f.field), "%s; leave it out", f.why)
+					return nil, core.InvalidField(fmt.Sprintf("replies.%d.%s", i, f.field), "%s; leave it out", f.why)
 				}
 			}
 		}
 	}
-	if err := validateBody("messages/stub_request", data); err != nil {
+	if err := core.ValidateBody("messages/stub_request", data); err != nil {
 		return nil, err
 	}
 	var req stubRequest
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber() // tool input is served as given, to the last digit
 	if err := d.Decode(&req); err != nil {
-		return nil, decodeError(err) // in the API's terms, not encoding/json's
+		return nil, core.DecodeError(err) // in the API's terms, not encoding/json's
 	}
 	st := &Stub{Replies: req.Replies, Times: req.Times, Forever: req.Forever}
 	if req.Match != nil {
@@ -410,7 +408,7 @@ func parseStub(data []byte) (*Stub, error) {
 	}
 	switch {
 	case st.Forever && st.Times != 0:
-		return nil, invalidField("times", "forever serves the sequence until the stubs are cleared; give times or forever, not both")
+		return nil, core.InvalidField("times", "forever serves the sequence until the stubs are cleared; give times or forever, not both")
 	case !st.Forever && st.Times == 0:
 		st.Times = 1
 	}
@@ -432,13 +430,13 @@ func parseStub(data []byte) (*Stub, error) {
 func (r *Reply) checkStop(path string) error {
 	switch reason := r.StopReason; {
 	case reason == "stop_sequence" && r.StopSequence == nil:
-		return invalidField(path+"stop_sequence", `field required with stop_reason "stop_sequence": the sequence that stopped the reply`)
+		return core.InvalidField(path+"stop_sequence", `field required with stop_reason "stop_sequence": the sequence that stopped the reply`)
 	case reason != "stop_sequence" && r.StopSequence != nil:
-		return invalidField(path+"stop_sequence", `must be null unless stop_reason is "stop_sequence" (stop_reason is %q)`, reason)
+		return core.InvalidField(path+"stop_sequence", `must be null unless stop_reason is "stop_sequence" (stop_reason is %q)`, reason)
 	case reason != "refusal" && r.StopDetails != nil:
-		return invalidField(path+"stop_details", `must be null unless stop_reason is "refusal" (stop_reason is %q)`, reason)
+		return core.InvalidField(path+"stop_details", `must be null unless stop_reason is "refusal" (stop_reason is %q)`, reason)
 	case reason == "tool_use" && !hasToolUse(r.Content):
-		return invalidField(path+"stop_reason", `"tool_use" needs a tool_use block in content: the call the client is to make`)
+		return core.InvalidField(path+"stop_reason", `"tool_use" needs a tool_use block in content: the call the client is to make`)
 	}
 	return nil
 }
@@ -463,14 +461,14 @@ func defaultStopReason(content []map[string]any) string {
 // The matching, near miss included, is charged to the request's meter (maxStubSteps); over it,
 // or once the client went, it stops, and the error is a 400 naming the last turn's content
 // (meter.refusal); no stub is used up.
-func (l *stubs) take(c *call, req *messageRequest) (*Reply, string, error) {
+func (l *stubs) take(c *core.Call, req *messageRequest) (*Reply, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	in := newStubInput(req, c.meter(maxStubSteps))
+	in := newStubInput(req, c.Meter(maxStubSteps))
 	for i, st := range l.list {
-		if !in.work.charge(1) || !st.Match.matches(in) {
-			if in.work.stopped() {
-				return nil, "", in.work.refusal(fmt.Sprintf("messages.%d.content", len(req.Messages)-1), "matching it against the %d stubs takes more than %d steps (a stub one, and one per %d bytes of the text scanned); register fewer stubs or send a shorter turn", len(l.list), maxStubSteps, stepBytes)
+		if !in.work.Charge(1) || !st.Match.matches(in) {
+			if in.work.Stopped() {
+				return nil, "", in.work.Refusal(fmt.Sprintf("messages.%d.content", len(req.Messages)-1), "matching it against the %d stubs takes more than %d steps (a stub one, and one per %d bytes of the text scanned); register fewer stubs or send a shorter turn", len(l.list), maxStubSteps, core.StepBytes)
 			}
 			continue
 		}
@@ -483,15 +481,14 @@ func (l *stubs) take(c *call, req *messageRequest) (*Reply, string, error) {
 		return r, st.ID, nil
 	}
 	if line := l.nearMiss(in); line != "" {
-		c.x.stubNearMiss = line
+		c.X.StubNearMiss = line
 		c.Header(HeaderStubNearMiss, line)
 	}
 	return nil, "", nil
 }
 
-// Stubs returns the stubs not yet used up, in the order they are tried. The replies are copies:
-// changing them changes nothing in the server.
-func (s *Server) Stubs() []Stub {
+// stubList is Server.Stubs of the face (package fake).
+func stubList(s *core.Server) []Stub {
 	l := stubsOf(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -534,8 +531,8 @@ func cloneBlocks(content []map[string]any) []map[string]any {
 	return out
 }
 
-// ClearStubs removes every stub and returns how many there were.
-func (s *Server) ClearStubs() int {
+// dropStubs is Server.ClearStubs of the face (package fake).
+func dropStubs(s *core.Server) int {
 	l := stubsOf(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -566,35 +563,35 @@ func (l *stubs) release() {
 // mebibytes writes a byte count for an error message: "19.5 MiB".
 func mebibytes(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-func registerStub(s *Server, c *call) (any, error) {
-	data, err := c.body()
+func registerStub(s *core.Server, c *core.Call) (any, error) {
+	data, err := c.Body()
 	if err != nil {
 		return nil, err
 	}
 	return addStub(s, data)
 }
 
-func listStubs(s *Server, c *call) (any, error) {
+func listStubs(s *core.Server, c *core.Call) (any, error) {
 	return struct {
 		Data []Stub `json:"data"`
-	}{s.Stubs()}, nil
+	}{stubList(s)}, nil
 }
 
-func clearStubs(s *Server, c *call) (any, error) {
-	return clearedBody{s.ClearStubs()}, nil
+func clearStubs(s *core.Server, c *core.Call) (any, error) {
+	return core.ClearedBody{Cleared: dropStubs(s)}, nil
 }
 
 // stubsArea is the stubs a test registered: the test's configuration, not the world, so a
 // snapshot leaves them out and Reset clears them.
-var stubsArea = &area{
-	reset: func(s *Server) { stubsOf(s).reset() },
-	drop:  func(s *Server) { stubsOf(s).release() },
+var stubsArea = &core.Area{
+	Reset: func(s *core.Server) { stubsOf(s).reset() },
+	Drop:  func(s *core.Server) { stubsOf(s).release() },
 }
 
 var (
-	stubSlot    = newSlot(&serverSlots, func(s *Server) *stubs { return &stubs{budget: s.cfg.budget(stubsBudget)} })
-	stubsBudget = newBudget(stubsBytes)
+	stubSlot    = core.NewSlot(&core.ServerSlots, func(s *core.Server) *stubs { return &stubs{budget: s.Cfg.Budget(stubsBudget)} })
+	stubsBudget = core.NewBudget(stubsBytes)
 )
 
 // stubsOf is the stubs of s.
-func stubsOf(s *Server) *stubs { return stubSlot.in(s.areas) }
+func stubsOf(s *core.Server) *stubs { return stubSlot.In(s.Areas) }

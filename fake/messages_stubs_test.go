@@ -12,8 +12,11 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/platformkit/platformkit/fixtures"
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 // controlCall sends a request to the control API and returns the status and body.
@@ -67,7 +70,7 @@ func TestStubSequenceServedInOrder(t *testing.T) {
 	}}
 	for _, ts := range []*TestServer{plain, stream} {
 		got := stubOver(t, ts, stub)
-		if got.Get("id").String() != "stub_01"+string(appendBase62(nil, 1, idWidth)) || got.Get("replies.0.stop_reason").String() != "tool_use" ||
+		if got.Get("id").String() != "stub_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) || got.Get("replies.0.stop_reason").String() != "tool_use" ||
 			got.Get("replies.1.stop_reason").String() != "end_turn" || got.Get("times").Int() != 1 || got.Get("served").Int() != 0 {
 			t.Fatalf("registered stub: %s", got.Raw)
 		}
@@ -84,7 +87,7 @@ func TestStubSequenceServedInOrder(t *testing.T) {
 		if got.Get("stop_reason").String() != want.reason || got.Get("content.0.text").String() != want.text {
 			t.Errorf("reply %d: %s", i, got.Raw)
 		}
-		if id := got.Get("id").String(); id != "msg_01"+string(appendBase62(nil, uint64(i+1), idWidth)) {
+		if id := got.Get("id").String(); id != "msg_01"+string(core.AppendBase62(nil, uint64(i+1), core.IDWidth)) {
 			t.Errorf("reply %d: id %s, want the server's message counter", i, id)
 		}
 		if got.Get("model").String() != testModel || got.Get("type").String() != "message" || got.Get("role").String() != "assistant" {
@@ -167,7 +170,7 @@ func TestStubPrecedence(t *testing.T) {
 		t.Errorf("a stub should win over a scenario's matching rule: %s", overRule.Raw)
 	}
 	j := ts.Fake.Journal()
-	if len(j) != 2 || j[0].Stub != "" || j[1].Stub != "stub_01"+string(appendBase62(nil, 1, idWidth)) {
+	if len(j) != 2 || j[0].Stub != "" || j[1].Stub != "stub_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
 		t.Errorf("journal stub fields: %+v", j)
 	}
 	if st := ts.Fake.Stubs(); len(st) != 1 || st[0].Served != 1 {
@@ -188,7 +191,7 @@ func TestStubTimesAndForever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if forever.Times != 0 || !forever.Forever || forever.ID != "stub_01"+string(appendBase62(nil, 2, idWidth)) {
+	if forever.Times != 0 || !forever.Forever || forever.ID != "stub_01"+string(core.AppendBase62(nil, 2, core.IDWidth)) {
 		t.Errorf("forever stub: %+v", forever)
 	}
 	var twice, always []string
@@ -247,7 +250,7 @@ func TestStubRegistrationRefusesInvalidReplies(t *testing.T) {
 	}
 	for _, c := range cases {
 		status, got := controlCall(t, ts, http.MethodPost, "/_fake/messages/stubs", c.body)
-		if msg := got.Get("error.message").String(); status != http.StatusBadRequest || got.Get("error.type").String() != errInvalidRequest || !strings.Contains(msg, c.field) {
+		if msg := got.Get("error.message").String(); status != http.StatusBadRequest || got.Get("error.type").String() != core.ErrInvalidRequest || !strings.Contains(msg, c.field) {
 			t.Errorf("%s: %d %s, want 400 naming %q", c.name, status, got.Raw, c.field)
 		}
 	}
@@ -275,7 +278,7 @@ func TestStubsAreControlState(t *testing.T) {
 	content[0]["text"] = "changed by the caller"
 	ts.Fake.Stubs()[0].Replies[0].Content[0]["text"] = "changed through Stubs"
 	got := create(t, ts, msgBody())
-	if got.Get("content.0.text").String() != "original" || got.Get("id").String() != "msg_01"+string(appendBase62(nil, 1, idWidth)) {
+	if got.Get("content.0.text").String() != "original" || got.Get("id").String() != "msg_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
 		t.Errorf("served %s", got.Raw)
 	}
 	if _, err := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); err != nil {
@@ -285,7 +288,7 @@ func TestStubsAreControlState(t *testing.T) {
 	if st := ts.Fake.Stubs(); len(st) != 0 {
 		t.Errorf("after Reset: %+v", st)
 	}
-	if st, _ := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); st.ID != "stub_01"+string(appendBase62(nil, 1, idWidth)) {
+	if st, _ := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); st.ID != "stub_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
 		t.Errorf("stub numbering after Reset: %s", st.ID)
 	}
 }
@@ -311,7 +314,7 @@ func TestStubsConcurrent(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			body := msgBody("stream", i%2 == 0)
-			status, _, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
+			status, _, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, "X-Api-Key", "test-api-key", "vendor-version", core.APIVersion)
 			if err != nil || status != http.StatusOK {
 				t.Errorf("request %d: %d %v %s", i, status, err, data)
 				return
@@ -350,8 +353,8 @@ func TestStubsConcurrent(t *testing.T) {
 // stub: registration accepts every block shape the library shows, and each is served the same
 // streamed and not, as the scenario itself is.
 func TestEveryScenarioServesAsAStub(t *testing.T) {
-	fx, _ := DefaultFixtures()
-	for _, sc := range scenariosSection.in(fx.sections).list {
+	fx, _ := core.DefaultFixtures()
+	for _, sc := range scenariosSection.In(fx.Sections).list {
 		t.Run(sc.Name, func(t *testing.T) {
 			viaStub, viaHeader := NewTestServer(t), NewTestServer(t)
 			if _, err := viaStub.Fake.AddStub(Stub{Replies: []Reply{sc.Response}, Times: 2}); err != nil {
@@ -388,7 +391,7 @@ func TestStubsPerNamespace(t *testing.T) {
 		}
 	}
 	_, journal := controlCall(t, ts, http.MethodGet, "/ns/a/_fake/journal", nil)
-	if journal.Get("data.#").Int() != 1 || journal.Get("data.0.stub").String() != "stub_01"+string(appendBase62(nil, 1, idWidth)) {
+	if journal.Get("data.#").Int() != 1 || journal.Get("data.0.stub").String() != "stub_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
 		t.Errorf("journal of namespace a: %s", journal.Raw)
 	}
 }
@@ -438,7 +441,7 @@ func TestStubNearMiss(t *testing.T) {
 			for _, m := range c.stubs {
 				stubOver(t, ts, map[string]any{"match": m, "replies": []any{textReply("stubbed")}})
 			}
-			status, h, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", c.body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
+			status, h, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", c.body, "X-Api-Key", "test-api-key", "vendor-version", core.APIVersion)
 			if err != nil || status != http.StatusOK {
 				t.Fatalf("POST /v1/messages = %d %v %s", status, err, data)
 			}
@@ -523,7 +526,7 @@ func TestScenarioToolUseWrittenWithoutCallerAnsweredDirect(t *testing.T) {
 		"match": {"contains": "call a tool"},
 		"response": {"content": [{"type": "tool_use", "id": "toolu_sc1", "name": "get_weather", "input": {}}],
 			"stop_reason": "tool_use", "stop_sequence": null, "stop_details": null}}]}`
-	fx, err := LoadFixtures(fstest.MapFS{
+	fx, err := core.LoadFixtures(fstest.MapFS{
 		"organizations.json":      {Data: orgs},
 		"models.json":             {Data: models},
 		"messages_scenarios.json": {Data: []byte(scenarios)},
@@ -531,7 +534,7 @@ func TestScenarioToolUseWrittenWithoutCallerAnsweredDirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := NewTestServer(t, WithFixtures(fx))
+	ts := NewTestServer(t, WithFixtures(&Fixtures{fx: fx}))
 	got := create(t, ts, msgBody("messages", userTurn("please call a tool")))
 	if c := got.Get("content.0"); c.Get("id").String() != "toolu_sc1" || c.Get("caller").Raw != `{"type":"direct"}` {
 		t.Errorf("the scenario's tool_use answered %s", c.Raw)

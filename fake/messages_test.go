@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/tidwall/gjson"
 )
@@ -22,7 +24,7 @@ const testModel = "assistant-opus-4-7" // fixture model with max_tokens 128000
 // postMessages sends a JSON body to the Messages interface and returns the status and body.
 func postMessages(t testing.TB, ts *TestServer, path string, body any, header ...string) (int, []byte) {
 	t.Helper()
-	header = append([]string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}, header...)
+	header = append([]string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}, header...)
 	status, _, data, err := roundTrip(context.Background(), ts, http.MethodPost, path, body, header...)
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +196,7 @@ func TestMessageLimits(t *testing.T) {
 
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(make([]byte, 33<<20)))
 	req.Header.Set("X-Api-Key", "test-api-key")
-	req.Header.Set("vendor-version", APIVersion)
+	req.Header.Set("vendor-version", core.APIVersion)
 	resp, err := ts.Server.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -547,8 +549,8 @@ func TestScenarioSelection(t *testing.T) {
 	}
 	list, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	fx, _ := DefaultFixtures()
-	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(scenariosSection.in(fx.sections).list) ||
+	fx, _ := core.DefaultFixtures()
+	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(scenariosSection.In(fx.Sections).list) ||
 		gjson.GetBytes(list, "data.0.match.contains").String() != "search the web" {
 		t.Errorf("GET /_fake/messages/scenarios: %d %s", resp.StatusCode, list)
 	}
@@ -560,7 +562,7 @@ func TestScenarioSelection(t *testing.T) {
 // response block type, sub-record, caller form, refusal category and tool-result error code of
 // spec 2.9 and 7.
 func TestScenarioLibraryCoverage(t *testing.T) {
-	fx, err := DefaultFixtures()
+	fx, err := core.DefaultFixtures()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,7 +589,7 @@ func TestScenarioLibraryCoverage(t *testing.T) {
 			}
 		}
 	}
-	for _, sc := range scenariosSection.in(fx.sections).list {
+	for _, sc := range scenariosSection.In(fx.Sections).list {
 		seen["stop_reason/"+sc.Response.StopReason] = true
 		if d := sc.Response.StopDetails; d != nil {
 			cat := "null"
@@ -668,7 +670,7 @@ func canonical(t testing.TB, v any) string {
 // TestStreamAccumulatesToTheResponse proves that a stream accumulates to exactly the response
 // of the same request without streaming, for the scripted model and for every scenario.
 func TestStreamAccumulatesToTheResponse(t *testing.T) {
-	fx, _ := DefaultFixtures()
+	fx, _ := core.DefaultFixtures()
 	type tc struct {
 		name     string
 		body     map[string]any
@@ -682,7 +684,7 @@ func TestStreamAccumulatesToTheResponse(t *testing.T) {
 		{"thinking and tools", msgBody("max_tokens", 3000, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "tools", []any{map[string]any{"name": "get_weather", "input_schema": weatherSchema}}), ""},
 		{"citations", msgBody("messages", userTurn([]any{map[string]any{"type": "document", "citations": on, "source": map[string]any{"type": "text", "media_type": "text/plain", "data": "Ünïcode text, here. More."}}, map[string]any{"type": "text", "text": "Quote it"}})), ""},
 	}
-	for _, sc := range scenariosSection.in(fx.sections).list {
+	for _, sc := range scenariosSection.In(fx.Sections).list {
 		cases = append(cases, tc{"scenario " + sc.Name, msgBody(), sc.Name})
 	}
 	for _, c := range cases {
@@ -711,7 +713,7 @@ func TestStreamHeadersAndFirstEvent(t *testing.T) {
 	data, _ := json.Marshal(msgBody("stream", true))
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(data))
 	req.Header.Set("X-Api-Key", "test-api-key")
-	req.Header.Set("vendor-version", APIVersion)
+	req.Header.Set("vendor-version", core.APIVersion)
 	req.Header.Set("Accept", "application/json")
 	resp, err := ts.Server.Client().Do(req)
 	if err != nil {

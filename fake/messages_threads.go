@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Message threads (beta message-threads-2026-08-12; conformance/EXTENSIONS.md, "Message
@@ -92,10 +94,10 @@ type thread struct {
 type threadOwner struct{ org, workspace string }
 
 // ownerOf is the owner of the threads the request creates and the one it may continue.
-func ownerOf(c *call) threadOwner {
+func ownerOf(c *core.Call) threadOwner {
 	o := threadOwner{workspace: workspaceID(c)}
-	if c.org != nil {
-		o.org = c.org.ID
+	if c.Org != nil {
+		o.org = c.Org.ID
 	}
 	return o
 }
@@ -103,15 +105,17 @@ func ownerOf(c *call) threadOwner {
 // threadStore is a server's threads, under one mutex: by reply id, and in an LRU list (most
 // recently used first), which is also soonest-expiring last, since each use restarts threadTTL.
 type threadStore struct {
-	mu      sync.Mutex
-	byID    map[string]*thread
-	lru     list.List // of *thread
-	charged           // what the threads keep, in a budget of threadsBytes shared with the namespaces
+	mu           sync.Mutex
+	byID         map[string]*thread
+	lru          list.List // of *thread
+	core.Charged           // what the threads keep, in a budget of threadsBytes shared with the namespaces
 }
 
 // threadsOf is the thread store of st, built on first use and charged to budget.
-func threadsOf(st *state, budget *byteBudget) *threadStore {
-	return threadStores.in(st.stores).get(func() *threadStore { return &threadStore{byID: map[string]*thread{}, charged: charged{budget: budget}} })
+func threadsOf(st *core.State, budget *core.ByteBudget) *threadStore {
+	return threadStores.In(st.Stores).Get(func() *threadStore {
+		return &threadStore{byID: map[string]*thread{}, Charged: core.Charged{Budget: budget}}
+	})
 }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
@@ -119,7 +123,7 @@ func threadsOf(st *state, budget *byteBudget) *threadStore {
 func (st *threadStore) release() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.leave()
+	st.Leave()
 	clear(st.byID)
 	st.lru.Init()
 }
@@ -137,35 +141,35 @@ type threadTurn struct {
 // expandThread reads the request's thread field, if any, and turns a continue into the whole
 // request: the thread's messages followed by the new ones, and its system and tools. It runs in
 // the parse stage, before any other check, so that everything after sees only a full request.
-func expandThread(s *Server, c *call, req *messageRequest) error {
+func expandThread(s *core.Server, c *core.Call, req *messageRequest) error {
 	v, ok := req.raw["thread"]
 	if !ok {
 		return nil
 	}
 	delete(req.raw, "thread")  // the answer is the full request's: the field is not part of it
 	spec := v.(map[string]any) // the schema checked the shape
-	jt := &JournalThread{Type: spec["type"].(string)}
+	jt := &core.JournalThread{Type: spec["type"].(string)}
 	prev, _ := spec["previous_message_id"].(string)
 	if jt.Type == "continue" {
 		jt.PreviousMessageID = &prev
 	}
-	c.x.thread = jt
-	if !c.hasBeta(betaMessageThreads) {
-		return invalidField("thread", "requires the beta %q (send it in the anthropic-beta or vendor-beta header)", betaMessageThreads)
+	c.X.Thread = jt
+	if !c.HasBeta(betaMessageThreads) {
+		return core.InvalidField("thread", "requires the beta %q (send it in the anthropic-beta or vendor-beta header)", betaMessageThreads)
 	}
 	if jt.Type == "continue" {
 		for _, f := range []string{"system", "tools"} {
 			if _, ok := req.raw[f]; ok {
-				return invalidField(f, "cannot be sent with thread.type \"continue\": the thread keeps the %s of the request that created it; leave it out, or start a new thread with thread.type \"create\"", f)
+				return core.InvalidField(f, "cannot be sent with thread.type \"continue\": the thread keeps the %s of the request that created it; leave it out, or start a new thread with thread.type \"create\"", f)
 			}
 		}
 	}
 	if err := threadUnsupported(req.raw); err != nil {
 		return err
 	}
-	t := &threadTurn{store: threadsOf(c.st, s.cfg.budget(threadBudget)), owner: ownerOf(c), print: map[string]string{}}
+	t := &threadTurn{store: threadsOf(c.St, s.Cfg.Budget(threadBudget)), owner: ownerOf(c), print: map[string]string{}}
 	for _, f := range threadFingerprint {
-		t.print[f] = canonicalJSON(req.raw[f]) // values compare: 1024.0 is 1024
+		t.print[f] = core.CanonicalJSON(req.raw[f]) // values compare: 1024.0 is 1024
 	}
 	req.thread = t
 	if jt.Type == "create" {
@@ -202,8 +206,8 @@ func threadUnsupported(raw map[string]any) error {
 	if len(unsupported) == 0 {
 		return nil
 	}
-	return invalidField("thread", "message threads do not support %s", strings.Join(unsupported, ", ")).
-		withDetails(errorDetails{ErrorCode: threadUnsupportedRequest, Unsupported: unsupported})
+	return core.InvalidField("thread", "message threads do not support %s", strings.Join(unsupported, ", ")).
+		WithDetails(core.ErrorDetails{ErrorCode: threadUnsupportedRequest, Unsupported: unsupported})
 }
 
 // begin finds owner's thread whose latest reply is prev, checks that the request may continue
@@ -221,24 +225,24 @@ func (st *threadStore) begin(prev string, owner threadOwner, print map[string]st
 	}
 	switch {
 	case th == nil:
-		return nil, newError(errNotFound, "thread.previous_message_id: no thread holds message %s: it expired (%v after its last reply), was never stored, or was dropped; send the whole conversation with thread.type \"create\"", quoted(prev, maxExcerpt), threadTTL).
-			withDetails(errorDetails{ErrorCode: threadNotFound})
+		return nil, core.NewError(core.ErrNotFound, "thread.previous_message_id: no thread holds message %s: it expired (%v after its last reply), was never stored, or was dropped; send the whole conversation with thread.type \"create\"", core.Quoted(prev, core.MaxExcerpt), threadTTL).
+			WithDetails(core.ErrorDetails{ErrorCode: threadNotFound})
 	case th.inFlight[prev]:
-		return nil, invalidField("thread.previous_message_id", "another request is continuing from message %s; wait for its answer", quoted(prev, maxExcerpt)).
-			withDetails(errorDetails{ErrorCode: threadContinueInFlight})
+		return nil, core.InvalidField("thread.previous_message_id", "another request is continuing from message %s; wait for its answer", core.Quoted(prev, core.MaxExcerpt)).
+			WithDetails(core.ErrorDetails{ErrorCode: threadContinueInFlight})
 	case th.latest != prev:
-		return nil, invalidField("thread.previous_message_id", "message %s was already continued; continue from the thread's latest reply, %q", quoted(prev, maxExcerpt), th.latest).
-			withDetails(errorDetails{ErrorCode: threadAlreadyContinued})
+		return nil, core.InvalidField("thread.previous_message_id", "message %s was already continued; continue from the thread's latest reply, %q", core.Quoted(prev, core.MaxExcerpt), th.latest).
+			WithDetails(core.ErrorDetails{ErrorCode: threadAlreadyContinued})
 	}
 	var diffs []string
 	for _, f := range threadFingerprint {
 		if print[f] != th.print[f] {
-			diffs = append(diffs, fmt.Sprintf("%s (the thread has %s, this request sends %s)", f, excerpt(th.print[f], maxExcerpt), excerpt(print[f], maxExcerpt)))
+			diffs = append(diffs, fmt.Sprintf("%s (the thread has %s, this request sends %s)", f, core.Excerpt(th.print[f], core.MaxExcerpt), core.Excerpt(print[f], core.MaxExcerpt)))
 		}
 	}
 	if len(diffs) > 0 {
-		return nil, invalidField("thread.previous_message_id", "this request differs from the thread in fields that must stay the same: %s", strings.Join(diffs, "; ")).
-			withDetails(errorDetails{ErrorCode: threadFingerprintMismatch})
+		return nil, core.InvalidField("thread.previous_message_id", "this request differs from the thread in fields that must stay the same: %s", strings.Join(diffs, "; ")).
+			WithDetails(core.ErrorDetails{ErrorCode: threadFingerprintMismatch})
 	}
 	if th.inFlight == nil {
 		th.inFlight = map[string]bool{}
@@ -283,7 +287,7 @@ func (t *threadTurn) hold(st sseStream) sseStream {
 // request that sent them, as the SDK helpers strip them from answered messages when they send a
 // conversation again), followed by the reply as the official TypeScript helper sends it back
 // ({role, content}).
-func commitThread(s *Server, req *messageRequest, msg *Message) {
+func commitThread(s *core.Server, req *messageRequest, msg *Message) {
 	t := req.thread
 	if t == nil {
 		return
@@ -310,7 +314,7 @@ func commitThread(s *Server, req *messageRequest, msg *Message) {
 	}
 	added := threadIDBytes
 	for _, m := range messages[len(messages)-kept:] {
-		added += heldSize(m)
+		added += core.HeldSize(m)
 	}
 	var fields map[string]any
 	if t.th == nil {
@@ -318,17 +322,17 @@ func commitThread(s *Server, req *messageRequest, msg *Message) {
 		for _, f := range []string{"system", "tools"} {
 			if x, ok := req.raw[f]; ok {
 				fields[f] = x
-				added += len(f) + heldSize(x)
+				added += len(f) + core.HeldSize(x)
 			}
 		}
-		added += mapSize(len(fields))
+		added += core.MapSize(len(fields))
 	}
 	now := s.Now()
 	st := t.store
 	st.mu.Lock()
 	th := t.th
 	switch {
-	case st.released:
+	case st.Released:
 		st.mu.Unlock()
 		return // the server was reset or dropped meanwhile
 	case th == nil:
@@ -338,33 +342,33 @@ func commitThread(s *Server, req *messageRequest, msg *Message) {
 		return // dropped meanwhile (evicted, or reset): nothing to continue
 	default:
 		st.lru.Remove(th.elem)
-		st.grow(-th.bytes)
+		st.Grow(-th.bytes)
 	}
 	th.latest, th.messages, th.expiresAt = msg.ID, messages, now.Add(threadTTL)
 	th.ids = append(th.ids, msg.ID)
 	th.held += added
-	th.bytes = th.held + allocSize(16*cap(messages))
+	th.bytes = th.held + core.AllocSize(16*cap(messages))
 	st.byID[msg.ID] = th
 	th.elem = st.lru.PushFront(th)
-	st.grow(th.bytes)
+	st.Grow(th.bytes)
 	st.trim(now)
-	over := st.overBudget()
+	over := st.OverBudget()
 	st.mu.Unlock()
 	if over {
-		s.root().trimIdle(s, st.budget, trimThreads)
+		s.Root().TrimIdle(s, st.Budget, trimThreads)
 	}
 }
 
 // trimThreads drops srv's oldest threads while the threads of all namespaces are over their
 // shared budget.
-func trimThreads(srv *Server) {
-	st := threadStores.in(srv.state().stores).built()
+func trimThreads(srv *core.Server) {
+	st := threadStores.In(srv.State().Stores).Built()
 	if st == nil {
 		return
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for e := st.lru.Back(); e != nil && st.overBudget(); e = st.lru.Back() {
+	for e := st.lru.Back(); e != nil && st.OverBudget(); e = st.lru.Back() {
 		st.drop(e.Value.(*thread))
 	}
 }
@@ -386,7 +390,7 @@ func stripMessages(messages []any, from int) []any {
 func (st *threadStore) trim(now time.Time) {
 	for e := st.lru.Back(); e != nil; e = st.lru.Back() {
 		th := e.Value.(*thread)
-		over := st.lru.Len() > threadMaxCount || st.bytes > threadMaxBytes
+		over := st.lru.Len() > threadMaxCount || st.Bytes > threadMaxBytes
 		if !over && now.Before(th.expiresAt) {
 			return
 		}
@@ -400,7 +404,7 @@ func (st *threadStore) drop(th *thread) {
 		delete(st.byID, id)
 	}
 	st.lru.Remove(th.elem)
-	st.grow(-th.bytes)
+	st.Grow(-th.bytes)
 }
 
 // isContinue reports whether a body the schema accepted continues a thread.
@@ -411,9 +415,9 @@ func isContinue(raw map[string]any) bool {
 
 // threadsArea is the message threads' store, which snapshots leave out, as they leave out the
 // prompt cache: both expire within minutes of their last use.
-var threadsArea = &area{release: func(st *state) { threadsOf(st, nil).release() }}
+var threadsArea = &core.Area{Release: func(st *core.State) { threadsOf(st, nil).release() }}
 
 var (
-	threadStores = newStore[threadStore]()
-	threadBudget = newBudget(threadsBytes)
+	threadStores = core.NewStore[threadStore]()
+	threadBudget = core.NewBudget(threadsBytes)
 )

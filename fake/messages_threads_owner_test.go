@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -18,13 +20,13 @@ func TestThreadBelongsToItsCreator(t *testing.T) {
 	first := create(t, ts, msgBody("thread", threadCreate(), "system", system, "tools", loopTools), threadBeta...)
 	prev := first.Get("id").String()
 	// An ID of the same form that no reply ever had: the answer any stranger must get.
-	never := "msg_01" + string(appendBase62(nil, 999_999, idWidth))
+	never := "msg_01" + string(core.AppendBase62(nil, 999_999, core.IDWidth))
 	status, _, want := threadPost(t, ts, msgBody("thread", threadContinue(never)))
 	if status != 404 {
 		t.Fatalf("continuing an ID never stored: %d %s", status, want.Raw)
 	}
 	wantMsg := strings.ReplaceAll(want.Get("error.message").String(), never, "<id>")
-	for _, key := range []string{"test-api-key" + SecondOrganizationSuffix, "test-api-key-research"} {
+	for _, key := range []string{"test-api-key" + core.SecondOrganizationSuffix, "test-api-key-research"} {
 		status, _, got := threadPost(t, ts, msgBody("thread", threadContinue(prev)), "X-Api-Key", key)
 		if status != 404 || got.Get("type").String() != "error" ||
 			got.Get("error.type").String() != want.Get("error.type").String() ||
@@ -62,18 +64,18 @@ func TestThreadContinueMeetsTheVersionRules(t *testing.T) {
 	reply := create(t, ts, msgBody("thread", threadCreate(), "messages", history), threadBeta...)
 	next := userTurn("Shorter?")
 	whole := append(append(append([]any{}, history...), map[string]any{"role": "assistant", "content": jsonValue(t, reply.Get("content").Raw)}), next...)
-	v2 := []string{"vendor-version", APIVersion20261021}
+	v2 := []string{"vendor-version", core.APIVersion20261021}
 	wantStatus, _, want := threadPost(t, ts, msgBody("messages", whole), v2...)
 	if wantStatus != 400 || want.Get("error.message").String() == "" {
-		t.Fatalf("the whole conversation at %s: %d %s, want a 400", APIVersion20261021, wantStatus, want.Raw)
+		t.Fatalf("the whole conversation at %s: %d %s, want a 400", core.APIVersion20261021, wantStatus, want.Raw)
 	}
 	status, _, got := threadPost(t, ts, msgBody("thread", threadContinue(reply.Get("id").String()), "messages", next), v2...)
 	if status != wantStatus || got.Get("error").Raw != want.Get("error").Raw {
-		t.Errorf("the continue at %s: %d %s\nwant the whole conversation's %d %s", APIVersion20261021, status, got.Raw, wantStatus, want.Raw)
+		t.Errorf("the continue at %s: %d %s\nwant the whole conversation's %d %s", core.APIVersion20261021, status, got.Raw, wantStatus, want.Raw)
 	}
 	// Refused, the continue is not in flight: the owner continues at the version the thread holds to.
 	if status, _, got := threadPost(t, ts, msgBody("thread", threadContinue(reply.Get("id").String()), "messages", next)); status != 200 {
-		t.Errorf("the continue at %s after the refusal: %d %s", APIVersion, status, got.Raw)
+		t.Errorf("the continue at %s after the refusal: %d %s", core.APIVersion, status, got.Raw)
 	}
 }
 

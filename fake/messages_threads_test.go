@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -25,7 +27,7 @@ func threadContinue(prev string) map[string]any {
 // threadPost sends body threaded (with the beta) and returns the status, headers and body.
 func threadPost(t testing.TB, ts *TestServer, body any, header ...string) (int, http.Header, gjson.Result) {
 	t.Helper()
-	header = append(append([]string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}, threadBeta...), header...)
+	header = append(append([]string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}, threadBeta...), header...)
 	status, h, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, header...)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +88,7 @@ func toolLoop(t *testing.T, threaded, stream, ratelimits bool, extra ...any) []l
 			body["messages"], body["thread"] = newMessages, threadContinue(prev)
 			header = threadBeta
 		}
-		header = append([]string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}, header...)
+		header = append([]string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}, header...)
 		status, h, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, header...)
 		if err != nil || status != http.StatusOK {
 			t.Fatalf("threaded %t, turn %d: %d %s %v", threaded, i+1, status, data, err)
@@ -134,7 +136,7 @@ func TestThreadedToolLoopAnswersAsTheFullRequests(t *testing.T) {
 					t.Errorf("turn %d: stop_reason %q, want %q", i+1, r, wantReasons[i])
 				}
 				// Turn 1's tool call takes id 2.
-				if id := got.Get("id").String(); id != "msg_01"+string(appendBase62(nil, uint64([]int{1, 3, 4}[i]), idWidth)) {
+				if id := got.Get("id").String(); id != "msg_01"+string(core.AppendBase62(nil, uint64([]int{1, 3, 4}[i]), core.IDWidth)) {
 					t.Errorf("turn %d: id %q", i+1, id)
 				}
 			}
@@ -190,7 +192,7 @@ func TestThreadErrors(t *testing.T) {
 	id := first.Get("id").String()
 	check := func(name string, body any, header []string, status int, typ, code, prefix string) gjson.Result {
 		t.Helper()
-		st, _, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, append([]string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}, header...)...)
+		st, _, data, err := roundTrip(context.Background(), ts, http.MethodPost, "/v1/messages", body, append([]string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}, header...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,33 +203,33 @@ func TestThreadErrors(t *testing.T) {
 		}
 		return got
 	}
-	check("no beta", msgBody("thread", threadCreate()), nil, 400, errInvalidRequest, "", "thread: requires the beta \"message-threads-2026-08-12\"")
-	check("system on continue", msgBody("thread", threadContinue(id), "system", "Be brief."), threadBeta, 400, errInvalidRequest, "", "system: cannot be sent with thread.type \"continue\"")
-	check("tools on continue", msgBody("thread", threadContinue(id), "tools", loopTools), threadBeta, 400, errInvalidRequest, "", "tools: cannot be sent")
-	check("continue without previous_message_id", msgBody("thread", map[string]any{"type": "continue"}), threadBeta, 400, errInvalidRequest, "", "thread")
-	check("unknown id", msgBody("thread", threadContinue("msg_nope")), threadBeta, 404, errNotFound, threadNotFound,
+	check("no beta", msgBody("thread", threadCreate()), nil, 400, core.ErrInvalidRequest, "", "thread: requires the beta \"message-threads-2026-08-12\"")
+	check("system on continue", msgBody("thread", threadContinue(id), "system", "Be brief."), threadBeta, 400, core.ErrInvalidRequest, "", "system: cannot be sent with thread.type \"continue\"")
+	check("tools on continue", msgBody("thread", threadContinue(id), "tools", loopTools), threadBeta, 400, core.ErrInvalidRequest, "", "tools: cannot be sent")
+	check("continue without previous_message_id", msgBody("thread", map[string]any{"type": "continue"}), threadBeta, 400, core.ErrInvalidRequest, "", "thread")
+	check("unknown id", msgBody("thread", threadContinue("msg_nope")), threadBeta, 404, core.ErrNotFound, threadNotFound,
 		"thread.previous_message_id: no thread holds message \"msg_nope\"")
 	got := check("fingerprint", msgBody("thread", threadContinue(id), "model", "assistant-mythos-preview", "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}), threadBeta,
-		400, errInvalidRequest, threadFingerprintMismatch, "thread.previous_message_id: this request differs from the thread in fields that must stay the same: model")
+		400, core.ErrInvalidRequest, threadFingerprintMismatch, "thread.previous_message_id: this request differs from the thread in fields that must stay the same: model")
 	if want := `model (the thread has "assistant-opus-4-7", this request sends "assistant-mythos-preview"); thinking (the thread has null, this request sends {"budget_tokens":1024,"type":"enabled"})`; !strings.HasSuffix(got.Get("error.message").String(), want) {
 		t.Errorf("fingerprint message %q, want it to end %q", got.Get("error.message").String(), want)
 	}
 	got = check("unsupported", msgBody("thread", threadCreate(), "context_management", map[string]any{"edits": []any{}}, "fallbacks", []any{map[string]any{"model": "assistant-mythos-preview"}}), threadBeta,
-		400, errInvalidRequest, threadUnsupportedRequest, "thread: message threads do not support context_management, fallbacks")
+		400, core.ErrInvalidRequest, threadUnsupportedRequest, "thread: message threads do not support context_management, fallbacks")
 	if u := got.Get("error.details.unsupported").Raw; u != `["context_management","fallbacks"]` {
 		t.Errorf("unsupported %s", u)
 	}
-	got = check("pre-warm", msgBody("thread", threadCreate(), "max_tokens", 0), threadBeta, 400, errInvalidRequest, threadUnsupportedRequest, "thread: message threads do not support max_tokens")
+	got = check("pre-warm", msgBody("thread", threadCreate(), "max_tokens", 0), threadBeta, 400, core.ErrInvalidRequest, threadUnsupportedRequest, "thread: message threads do not support max_tokens")
 	if u := got.Get("error.details.unsupported").Raw; u != `["max_tokens"]` {
 		t.Errorf("unsupported %s", u)
 	}
 	// None of the refusals used the thread up: it continues once, then no more.
 	second := create(t, ts, msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta...)
-	check("second continue", msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta, 400, errInvalidRequest, threadAlreadyContinued,
+	check("second continue", msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta, 400, core.ErrInvalidRequest, threadAlreadyContinued,
 		"thread.previous_message_id: message \""+id+"\" was already continued; continue from the thread's latest reply, \""+second.Get("id").String()+"\"")
 	// An ordinary error has no details: the envelope is byte for byte as before.
 	status, out := postMessages(t, ts, "/v1/messages", msgBody("max_tokens", -1))
-	if want := `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: must be >= 0 but found -1"},"request_id":"req_01` + string(appendBase62(nil, 12, idWidth)) + `"}`; status != 400 || strings.TrimSpace(string(out)) != want {
+	if want := `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: must be >= 0 but found -1"},"request_id":"req_01` + string(core.AppendBase62(nil, 12, core.IDWidth)) + `"}`; status != 400 || strings.TrimSpace(string(out)) != want {
 		t.Errorf("ordinary error: %d %s\nwant %s", status, out, want)
 	}
 }
@@ -273,7 +275,7 @@ func TestThreadContinueInFlight(t *testing.T) {
 		defer wg.Done()
 		r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(mustJSON(t, msgBody("thread", threadContinue(id), "stream", true))))
 		r.Header.Set("X-Api-Key", "test-api-key")
-		r.Header.Set("vendor-version", APIVersion)
+		r.Header.Set("vendor-version", core.APIVersion)
 		r.Header.Set("anthropic-beta", betaMessageThreads)
 		ts.Fake.ServeHTTP(held, r)
 	}()
@@ -329,10 +331,10 @@ func (w *heldWriter) Write(p []byte) (int, error) {
 func TestThreadsPerNamespaceAndReset(t *testing.T) {
 	ts := NewTestServer(t)
 	id := create(t, ts, msgBody("thread", threadCreate()), threadBeta...).Get("id").String()
-	if st, _, got := threadPost(t, ts, msgBody("thread", threadContinue(id)), NamespaceHeader, "other"); st != 404 {
+	if st, _, got := threadPost(t, ts, msgBody("thread", threadContinue(id)), core.NamespaceHeader, "other"); st != 404 {
 		t.Errorf("another namespace: %d %s", st, got.Raw)
 	}
-	ns := create(t, ts, msgBody("thread", threadCreate()), append([]string{NamespaceHeader, "other"}, threadBeta...)...).Get("id").String()
+	ns := create(t, ts, msgBody("thread", threadCreate()), append([]string{core.NamespaceHeader, "other"}, threadBeta...)...).Get("id").String()
 	if ns != id {
 		t.Fatalf("a new namespace starts its ids afresh: %q and %q", ns, id)
 	}
@@ -342,7 +344,7 @@ func TestThreadsPerNamespaceAndReset(t *testing.T) {
 	if st, _, got := threadPost(t, ts, msgBody("thread", threadContinue(id))); st != 404 {
 		t.Errorf("after a reset: %d %s", st, got.Raw)
 	}
-	if st, _, got := threadPost(t, ts, msgBody("thread", threadContinue(ns)), NamespaceHeader, "other"); st != 200 {
+	if st, _, got := threadPost(t, ts, msgBody("thread", threadContinue(ns)), core.NamespaceHeader, "other"); st != 200 {
 		t.Errorf("the namespace's thread after the default server's reset: %d %s", st, got.Raw)
 	}
 }
@@ -393,7 +395,7 @@ func TestThreadBounds(t *testing.T) {
 	for range threadMaxCount - 1 {
 		create(t, ts, msgBody("thread", threadCreate()), threadBeta...)
 	}
-	st := threadsOf(ts.Fake.state(), ts.Fake.cfg.budget(threadBudget))
+	st := threadsOf(ts.Fake.srv.State(), ts.Fake.srv.Cfg.Budget(threadBudget))
 	if n := st.lru.Len(); n != threadMaxCount {
 		t.Errorf("%d threads kept, want %d", n, threadMaxCount)
 	}
@@ -409,7 +411,7 @@ func TestThreadBounds(t *testing.T) {
 	if s, _, got := threadPost(t, ts, msgBody("thread", threadContinue(id))); s != 404 {
 		t.Errorf("over the byte bound: %d %s", s, got.Raw)
 	}
-	if st.bytes > threadMaxBytes || st.lru.Len() > threadMaxCount {
-		t.Errorf("store holds %d bytes in %d threads", st.bytes, st.lru.Len())
+	if st.Bytes > threadMaxBytes || st.lru.Len() > threadMaxCount {
+		t.Errorf("store holds %d bytes in %d threads", st.Bytes, st.lru.Len())
 	}
 }

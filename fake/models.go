@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Models (spec 2.10, 4.5). The catalogue is read-only, so handlers read the fixtures directly.
@@ -27,9 +29,9 @@ type modelInfo struct {
 	RetiresAt    *time.Time `json:"retires_at"`
 	// AllowedFallbackModels are the models a request for this one may name in fallbacks (the
 	// beta's ModelInfo); the same line's other models when the fixture does not say.
-	AllowedFallbackModels []string   `json:"allowed_fallback_models"`
-	encoded               []byte     // the record as JSON, encoded once at load: the catalogue never changes
-	doc                   encodedDoc // encoded with its newline: the answer of a read, written as it is
+	AllowedFallbackModels []string        `json:"allowed_fallback_models"`
+	encoded               []byte          // the record as JSON, encoded once at load: the catalogue never changes
+	doc                   core.EncodedDoc // encoded with its newline: the answer of a read, written as it is
 }
 
 // MarshalJSON answers the record encoded at load time.
@@ -42,7 +44,7 @@ type modelCatalog struct {
 	byID map[string]*modelInfo // IDs and aliases
 	// pages are the list pages answered so far, whole documents written as they are: the
 	// catalogue never changes, so a page is assembled once, not once per request.
-	pages *docCache[modelPageKey]
+	pages *core.DocCache[modelPageKey]
 }
 
 // modelPageKey is what a page of the model list depends on: its query.
@@ -51,24 +53,24 @@ type modelPageKey struct {
 	limit         int
 }
 
-func modelKey(m *modelInfo) listKey { return listKey{m.CreatedAt, m.ID} }
-func modelID(m *modelInfo) string   { return m.ID }
+func modelKey(m *modelInfo) core.ListKey { return core.ListKey{At: m.CreatedAt, ID: m.ID} }
+func modelID(m *modelInfo) string        { return m.ID }
 
-func loadModels(fsys fs.FS, fx *Fixtures) error {
+func loadModels(fsys fs.FS, fx *core.Fixtures) error {
 	var file struct {
 		Models  []*modelInfo      `json:"models"`
 		Aliases map[string]string `json:"aliases"`
 	}
-	if _, err := readFixture(fsys, "models.json", &file); err != nil {
+	if _, err := core.ReadFixture(fsys, "models.json", &file); err != nil {
 		return err
 	}
-	cat := modelCatalog{list: file.Models, byID: map[string]*modelInfo{}, pages: &docCache[modelPageKey]{}}
-	slices.SortFunc(cat.list, func(a, b *modelInfo) int { return newestFirst(modelKey(a), modelKey(b)) })
+	cat := modelCatalog{list: file.Models, byID: map[string]*modelInfo{}, pages: &core.DocCache[modelPageKey]{}}
+	slices.SortFunc(cat.list, func(a, b *modelInfo) int { return core.NewestFirst(modelKey(a), modelKey(b)) })
 	for _, m := range cat.list {
 		completeModel(m, cat.list)
 		type plain modelInfo // without the MarshalJSON method
 		var err error
-		if m.encoded, err = encodeRecord((*plain)(m)); err != nil {
+		if m.encoded, err = core.EncodeRecord((*plain)(m)); err != nil {
 			return fmt.Errorf("models.json: %s: %w", m.ID, err)
 		}
 		m.doc = append(m.encoded, '\n')
@@ -82,7 +84,7 @@ func loadModels(fsys fs.FS, fx *Fixtures) error {
 		}
 		cat.byID[alias] = m
 	}
-	*modelsSection.in(fx.sections) = cat
+	*modelsSection.In(fx.Sections) = cat
 	return nil
 }
 
@@ -152,38 +154,38 @@ func completeModel(m *modelInfo, all []*modelInfo) {
 }
 
 // findModel resolves a model ID or alias; nil when unknown.
-func findModel(fx *Fixtures, idOrAlias string) *modelInfo {
-	return modelsSection.in(fx.sections).byID[idOrAlias]
+func findModel(fx *core.Fixtures, idOrAlias string) *modelInfo {
+	return modelsSection.In(fx.Sections).byID[idOrAlias]
 }
 
-func listModels(s *Server, c *call) (any, error) {
-	q, err := c.cursorQuery()
+func listModels(s *core.Server, c *core.Call) (any, error) {
+	q, err := c.CursorQuery()
 	if err != nil {
 		return nil, err
 	}
 	if v, ok, err := fromTape(s, c); ok {
 		return v, err
 	}
-	cat := modelsSection.in(c.st.fx.sections)
-	key := modelPageKey{q.afterID, q.beforeID, q.limit}
-	if doc := cat.pages.get(key); doc != nil {
+	cat := modelsSection.In(c.St.Fx.Sections)
+	key := modelPageKey{q.AfterID, q.BeforeID, q.Limit}
+	if doc := cat.pages.Get(key); doc != nil {
 		return doc, nil
 	}
-	page, err := pageByCursor(cat.list, modelKey, modelID, newestFirst, q, lookupIn(cat.list, modelKey))
+	page, err := core.PageByCursor(cat.list, modelKey, modelID, core.NewestFirst, q, core.LookupIn(cat.list, modelKey))
 	if err != nil {
 		return nil, err
 	}
-	return cat.pages.put(key, encodedPage(page, func(m *modelInfo) []byte { return m.encoded })), nil
+	return cat.pages.Put(key, core.EncodedPage(page, func(m *modelInfo) []byte { return m.encoded })), nil
 }
 
-func getModel(s *Server, c *call) (any, error) {
+func getModel(s *core.Server, c *core.Call) (any, error) {
 	if v, ok, err := fromTape(s, c); ok {
 		return v, err
 	}
 	id := c.Param("model_id")
-	m := findModel(c.st.fx, id)
+	m := findModel(c.St.Fx, id)
 	if m == nil {
-		return nil, notFound("model", id)
+		return nil, core.NotFound("model", id)
 	}
 	return m.doc, nil
 }

@@ -1,16 +1,18 @@
 package fake
 
+import "github.com/platformkit/platformkit/fake/internal/core"
+
 // modelsArea is the area of models: the catalog, which Messages, the prompt cache and the rate limits read.
-var modelsArea = &area{routes: modelRoutes, load: loadModels}
+var modelsArea = &core.Area{Routes: modelRoutes, Load: loadModels}
 
 var (
-	modelsSection = newSection[modelCatalog]()
+	modelsSection = core.NewSection[modelCatalog]()
 )
 
-func modelRoutes() []*route {
-	return []*route{
+func modelRoutes() []*core.Route {
+	return []*core.Route{
 		// Models (spec 2.10, 4.5).
-		{get, "/v1/models", ifModels, in{query: cursorParams(20, 1000), tape: "models"}, "models/model_list", listModels},
-		{get, "/v1/models/:model_id", ifModels, in{tape: "model"}, "models/model", getModel},
+		core.Line(core.Get, "/v1/models", core.IfModels, core.In{Query: core.CursorParams(20, 1000), Tape: "models"}, "models/model_list", listModels),
+		core.Line(core.Get, "/v1/models/:model_id", core.IfModels, core.In{Tape: "model"}, "models/model", getModel),
 	}
 }

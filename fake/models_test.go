@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/tidwall/gjson"
@@ -67,7 +69,7 @@ func TestModelsGetByIDAndAlias(t *testing.T) {
 	if got := gjson.Get(w.Body.String(), "id").String(); got != "assistant-opus-4-20250514" {
 		t.Errorf("alias resolved to %q", got)
 	}
-	wantError(t, send(t, s, "GET", "/v1/models/assistant-nope", "", modelsHeaders...), 404, errNotFound, "assistant-nope")
+	wantError(t, send(t, s, "GET", "/v1/models/assistant-nope", "", modelsHeaders...), 404, core.ErrNotFound, "assistant-nope")
 }
 
 // TestModelBodyIsTheListRecord: a model is encoded once at load and written as it is, so the
@@ -90,16 +92,16 @@ func TestModelBodyIsTheListRecord(t *testing.T) {
 // bytes are those of encoding the page whole, whatever the cursor.
 func TestModelPagesAsEncoded(t *testing.T) {
 	s := checked(t)
-	fx, _ := DefaultFixtures()
-	table := routes()
-	list := table[slices.IndexFunc(table, func(rt *route) bool { return rt.method == get && rt.path == "/v1/models" })]
+	fx, _ := core.DefaultFixtures()
+	table := core.Routes()
+	list := table[slices.IndexFunc(table, func(rt *core.Route) bool { return rt.Method == core.Get && rt.Path == "/v1/models" })]
 	for _, q := range []string{"", "?limit=3", "?limit=2&after_id=assistant-opus-4-6", "?before_id=assistant-opus-4-6", "?after_id=assistant-mythos-preview"} {
-		c := &call{x: &exchange{}, Context: &gin.Context{Request: httptest.NewRequest("GET", "/v1/models"+q, nil)}, route: list}
-		cq, err := c.cursorQuery()
+		c := &core.Call{X: &core.Exchange{}, Context: &gin.Context{Request: httptest.NewRequest("GET", "/v1/models"+q, nil)}, Route: list}
+		cq, err := c.CursorQuery()
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, err := pageByCursor(modelsSection.in(fx.sections).list, modelKey, modelID, newestFirst, cq, lookupIn(modelsSection.in(fx.sections).list, modelKey))
+		page, err := core.PageByCursor(modelsSection.In(fx.Sections).list, modelKey, modelID, core.NewestFirst, cq, core.LookupIn(modelsSection.In(fx.Sections).list, modelKey))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,44 +114,44 @@ func TestModelPagesAsEncoded(t *testing.T) {
 func TestModelsLimitRange(t *testing.T) {
 	s := checked(t)
 	for _, bad := range []string{"0", "1001", "x", "-5"} {
-		wantError(t, send(t, s, "GET", "/v1/models?limit="+bad, "", modelsHeaders...), 400, errInvalidRequest, "limit")
+		wantError(t, send(t, s, "GET", "/v1/models?limit="+bad, "", modelsHeaders...), 400, core.ErrInvalidRequest, "limit")
 	}
-	wantError(t, send(t, s, "GET", "/v1/models?after_id=a&before_id=b", "", modelsHeaders...), 400, errInvalidRequest, "after_id and before_id")
-	wantError(t, send(t, s, "GET", "/v1/models?after_id=assistant-nope", "", modelsHeaders...), 400, errInvalidRequest, "after_id")
+	wantError(t, send(t, s, "GET", "/v1/models?after_id=a&before_id=b", "", modelsHeaders...), 400, core.ErrInvalidRequest, "after_id and before_id")
+	wantError(t, send(t, s, "GET", "/v1/models?after_id=assistant-nope", "", modelsHeaders...), 400, core.ErrInvalidRequest, "after_id")
 }
 
 // TestModelPagesAreKept: a page of the model list is assembled once and then answered from the
 // catalogue's cache as the same bytes; a refused query is not kept, and the cache holds at most
 // docCacheMax pages, answering the others as before.
 func TestModelPagesAreKept(t *testing.T) {
-	def, err := DefaultFixtures()
+	def, err := core.DefaultFixtures()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx := def.copy() // the default fixtures are shared by the process's servers: a cache of its own
-	pages := &docCache[modelPageKey]{}
-	modelsSection.in(fx.sections).pages = pages
-	s := New(WithFixtures(fx))
+	fx := def.Copy() // the default fixtures are shared by the process's servers: a cache of its own
+	pages := &core.DocCache[modelPageKey]{}
+	modelsSection.In(fx.Sections).pages = pages
+	s := New(WithFixtures(&Fixtures{fx: fx}))
 	first := send(t, s, "GET", "/v1/models?limit=2", "", modelsHeaders...)
-	kept := pages.get(modelPageKey{limit: 2})
+	kept := pages.Get(modelPageKey{limit: 2})
 	if first.Code != 200 || string(kept) != first.Body.String() {
 		t.Fatalf("kept %q for the answer %d %q", kept, first.Code, first.Body)
 	}
 	if again := send(t, s, "GET", "/v1/models?limit=2", "", modelsHeaders...); again.Body.String() != first.Body.String() {
 		t.Errorf("the kept page answers %s, want %s", again.Body, first.Body)
 	}
-	n := len(pages.docs)
+	n := len(pages.Docs)
 	wantError(t, send(t, s, "GET", "/v1/models?limit=2&after_id=nope", "", modelsHeaders...), 400, "invalid_request_error", "after_id")
-	if len(pages.docs) != n || pages.get(modelPageKey{after: "nope", limit: 2}) != nil {
+	if len(pages.Docs) != n || pages.Get(modelPageKey{after: "nope", limit: 2}) != nil {
 		t.Errorf("a refused page was kept")
 	}
-	for i := range docCacheMax + 10 {
+	for i := range core.DocCacheMax + 10 {
 		send(t, s, "GET", fmt.Sprintf("/v1/models?limit=%d", i+1), "", modelsHeaders...)
 	}
-	if len(pages.docs) != docCacheMax {
-		t.Errorf("the cache holds %d pages, want %d", len(pages.docs), docCacheMax)
+	if len(pages.Docs) != core.DocCacheMax {
+		t.Errorf("the cache holds %d pages, want %d", len(pages.Docs), core.DocCacheMax)
 	}
-	if w := send(t, s, "GET", fmt.Sprintf("/v1/models?limit=%d", docCacheMax+5), "", modelsHeaders...); w.Code != 200 || w.Body.String() != send(t, s, "GET", "/v1/models?limit=1000", "", modelsHeaders...).Body.String() {
+	if w := send(t, s, "GET", fmt.Sprintf("/v1/models?limit=%d", core.DocCacheMax+5), "", modelsHeaders...); w.Code != 200 || w.Body.String() != send(t, s, "GET", "/v1/models?limit=1000", "", modelsHeaders...).Body.String() {
 		t.Errorf("a page past the cache answers %d %s", w.Code, w.Body)
 	}
 }

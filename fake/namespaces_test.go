@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -29,7 +31,7 @@ var nsScript = []struct{ method, path, body string }{
 }
 
 func TestNamespaceAnswersAsANewServer(t *testing.T) {
-	headers := []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion, "Content-Type", "application/json"}
+	headers := []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion, "Content-Type", "application/json"}
 	answers := func(s *Server, prefix string, header ...string) []string {
 		var out []string
 		for _, rq := range nsScript {
@@ -46,8 +48,8 @@ func TestNamespaceAnswersAsANewServer(t *testing.T) {
 		server string
 	}{
 		{"path prefix", answers(root, "/ns/by-path"), "by-path"},
-		{"header", answers(root, "", NamespaceHeader, "by-header"), "by-header"},
-		{"both", answers(root, "/ns/by-both", NamespaceHeader, "by-both"), "by-both"},
+		{"header", answers(root, "", core.NamespaceHeader, "by-header"), "by-header"},
+		{"both", answers(root, "/ns/by-both", core.NamespaceHeader, "by-both"), "by-both"},
 	} {
 		for i := range want {
 			if tc.got[i] != want[i] {
@@ -65,7 +67,7 @@ func TestNamespaceAnswersAsANewServer(t *testing.T) {
 	if j := root.Journal(); len(j) != 0 {
 		t.Errorf("the default server's journal holds %d entries of requests made in namespaces", len(j))
 	}
-	if !root.Now().Equal(Epoch()) {
+	if !root.Now().Equal(core.Epoch()) {
 		t.Errorf("the default server's clock moved to %v", root.Now())
 	}
 }
@@ -83,13 +85,13 @@ func TestNamespacesAreIsolated(t *testing.T) {
 	}
 	worlds := []world{
 		{"alpha", "/ns/alpha", nil, 10},
-		{"beta", "", []string{NamespaceHeader, "beta"}, 1},
+		{"beta", "", []string{core.NamespaceHeader, "beta"}, 1},
 	}
 	var wg sync.WaitGroup
 	for _, w := range worlds {
 		wg.Go(func() {
 			do := func(method, path string, body any) (int, []byte) {
-				h := append([]string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}, w.header...)
+				h := append([]string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}, w.header...)
 				status, _, data, err := roundTrip(context.Background(), ts, method, w.prefix+path, body, h...)
 				if err != nil {
 					t.Error(err)
@@ -117,7 +119,7 @@ func TestNamespacesAreIsolated(t *testing.T) {
 				}
 			}
 			_, clk := do("GET", "/_fake/clock", nil)
-			if got, want := gjson.GetBytes(clk, "now").Time(), Epoch().Add(time.Duration(rounds*w.seconds)*time.Second); !got.Equal(want) {
+			if got, want := gjson.GetBytes(clk, "now").Time(), core.Epoch().Add(time.Duration(rounds*w.seconds)*time.Second); !got.Equal(want) {
 				t.Errorf("%s: clock = %v, want %v", w.name, got, want)
 			}
 			_, j := do("GET", "/_fake/journal", nil)
@@ -137,13 +139,13 @@ func TestNamespacesAreIsolated(t *testing.T) {
 
 func TestNamespaceHeaderAndPrefixReachTheSameNamespace(t *testing.T) {
 	s := checked(t)
-	h := []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion, "Content-Type", "application/json"}
+	h := []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion, "Content-Type", "application/json"}
 	w := send(t, s, "POST", "/ns/shared/v1/memory_stores", `{"name":"x"}`, h...)
 	id := gjson.Get(w.Body.String(), "id").String()
 	if w.Code != 200 || id == "" {
 		t.Fatalf("create: %d %s", w.Code, w.Body)
 	}
-	if w := send(t, s, "GET", "/v1/memory_stores/"+id, "", append(h, NamespaceHeader, "shared")...); w.Code != 200 {
+	if w := send(t, s, "GET", "/v1/memory_stores/"+id, "", append(h, core.NamespaceHeader, "shared")...); w.Code != 200 {
 		t.Errorf("the header does not reach the store created under the prefix: %d %s", w.Code, w.Body)
 	}
 	if w := send(t, s, "GET", "/v1/memory_stores/"+id, "", h...); w.Code != 404 {
@@ -156,13 +158,13 @@ func TestNamespaceHeaderAndPrefixReachTheSameNamespace(t *testing.T) {
 	if got := len(ns.Journal()); got != 2 {
 		t.Errorf("Namespace(\"shared\").Journal() holds %d entries, want 2", got)
 	}
-	wantError(t, send(t, s, "GET", "/ns/one/v1/models", "", append(h, NamespaceHeader, "two")...), 400, errInvalidRequest,
+	wantError(t, send(t, s, "GET", "/ns/one/v1/models", "", append(h, core.NamespaceHeader, "two")...), 400, core.ErrInvalidRequest,
 		`fake-namespace: the header names namespace "two" but the path is under /ns/one/`)
 }
 
 func TestNamespaceNames(t *testing.T) {
 	s := checked(t)
-	h := []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}
+	h := []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}
 	for _, tc := range []struct{ path, header, msg string }{
 		{"/ns/a%20b/v1/models", "", "path: /ns/a%20b/ does not name a namespace"},
 		{"/ns//v1/models", "", "path: /ns// does not name a namespace"},
@@ -172,8 +174,8 @@ func TestNamespaceNames(t *testing.T) {
 		{"/v1/models", "a b", `fake-namespace: "a b" does not name a namespace: a namespace name is 1 to 64`},
 		{"/v1/models", "ü", "fake-namespace"},
 	} {
-		w := send(t, s, "GET", tc.path, "", append(h, NamespaceHeader, tc.header)...)
-		wantError(t, w, 400, errInvalidRequest, tc.msg)
+		w := send(t, s, "GET", tc.path, "", append(h, core.NamespaceHeader, tc.header)...)
+		wantError(t, w, 400, core.ErrInvalidRequest, tc.msg)
 	}
 	if n := len(s.Namespaces()); n != 0 {
 		t.Errorf("refused requests created %d namespaces", n)
@@ -188,20 +190,20 @@ func TestNamespaceNames(t *testing.T) {
 		}
 	}
 	// The prefix alone and unknown paths under it are the ordinary 404.
-	wantError(t, send(t, s, "GET", "/ns/x", "", h...), 404, errNotFound, "no route")
-	wantError(t, send(t, s, "GET", "/ns/x/v2/models", "", h...), 404, errNotFound, "/v2/models")
+	wantError(t, send(t, s, "GET", "/ns/x", "", h...), 404, core.ErrNotFound, "no route")
+	wantError(t, send(t, s, "GET", "/ns/x/v2/models", "", h...), 404, core.ErrNotFound, "/v2/models")
 	// Namespaces do not nest: /ns/a/ns/b/... is a path of namespace a, which has none.
-	wantError(t, send(t, s, "GET", "/ns/a/ns/b/v1/models", "", h...), 404, errNotFound, "/ns/b/v1/models")
+	wantError(t, send(t, s, "GET", "/ns/a/ns/b/v1/models", "", h...), 404, core.ErrNotFound, "/ns/b/v1/models")
 }
 
 func TestNamespaceEvictionIsLeastRecentlyUsed(t *testing.T) {
 	s := New(WithMaxNamespaces(3), WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
-	h := []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion, "Content-Type", "application/json"}
+	h := []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion, "Content-Type", "application/json"}
 	for _, name := range []string{"a", "b", "c"} {
 		send(t, s, "POST", "/ns/"+name+"/v1/memory_stores", `{"name":"kept"}`, h...)
 	}
-	send(t, s, "GET", "/v1/models", "", append(h, NamespaceHeader, "a")...) // a is now the most recent
-	send(t, s, "GET", "/ns/d/v1/models", "", h...)                          // drops b, the least recent
+	send(t, s, "GET", "/v1/models", "", append(h, core.NamespaceHeader, "a")...) // a is now the most recent
+	send(t, s, "GET", "/ns/d/v1/models", "", h...)                               // drops b, the least recent
 	var names []string
 	for _, ns := range s.Namespaces() {
 		names = append(names, ns.Name)
@@ -230,7 +232,7 @@ func TestNamespaceEvictionIsLeastRecentlyUsed(t *testing.T) {
 
 func TestNamespaceControlCalls(t *testing.T) {
 	s := checked(t)
-	h := []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}
+	h := []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}
 	send(t, s, "GET", "/ns/a/v1/models", "", h...)
 	send(t, s, "GET", "/ns/b/v1/models", "", h...)
 	send(t, s, "POST", "/_fake/clock/advance", `{"seconds":60}`)
@@ -239,16 +241,16 @@ func TestNamespaceControlCalls(t *testing.T) {
 	// The default server's reset leaves namespaces alone; a namespace's reset is its own.
 	send(t, s, "POST", "/_fake/reset", "")
 	a, _ := s.Namespace("a")
-	if got := a.Now(); !got.Equal(Epoch().Add(5 * time.Second)) {
+	if got := a.Now(); !got.Equal(core.Epoch().Add(5 * time.Second)) {
 		t.Errorf("namespace a's clock = %v after the default server's reset", got)
 	}
 	send(t, s, "POST", "/ns/a/_fake/reset", "")
-	if len(a.Journal()) != 0 || !a.Now().Equal(Epoch()) {
+	if len(a.Journal()) != 0 || !a.Now().Equal(core.Epoch()) {
 		t.Errorf("POST /ns/a/_fake/reset did not reset namespace a")
 	}
 
-	wantError(t, send(t, s, "GET", "/ns/a/_fake/namespaces", ""), 400, errInvalidRequest, "namespaces do not nest")
-	wantError(t, send(t, s, "DELETE", "/_fake/namespaces/a%20b", ""), 400, errInvalidRequest, "1 to 64 of the characters")
+	wantError(t, send(t, s, "GET", "/ns/a/_fake/namespaces", ""), 400, core.ErrInvalidRequest, "namespaces do not nest")
+	wantError(t, send(t, s, "DELETE", "/_fake/namespaces/a%20b", ""), 400, core.ErrInvalidRequest, "1 to 64 of the characters")
 	for _, tc := range []struct {
 		path    string
 		cleared int64
@@ -279,7 +281,7 @@ func BenchmarkNamespaceCreate(b *testing.B) {
 	req := func(i int) *http.Request {
 		r := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/ns/t%d/v1/models/assistant-opus-4-5", i), nil)
 		r.Header.Set("X-Api-Key", "test-api-key")
-		r.Header.Set("vendor-version", APIVersion)
+		r.Header.Set("vendor-version", core.APIVersion)
 		return r
 	}
 	b.ReportAllocs()
@@ -305,9 +307,9 @@ func BenchmarkNamespaceRequest(b *testing.B) {
 			s := New()
 			req := httptest.NewRequest(http.MethodGet, tc.path, nil)
 			req.Header.Set("X-Api-Key", "test-api-key")
-			req.Header.Set("vendor-version", APIVersion)
+			req.Header.Set("vendor-version", core.APIVersion)
 			if tc.header != "" {
-				req.Header.Set(NamespaceHeader, tc.header)
+				req.Header.Set(core.NamespaceHeader, tc.header)
 			}
 			benchServe(b, s, req)
 		})
@@ -340,7 +342,7 @@ func BenchmarkNamespacesAtTheBound(b *testing.B) {
 					key = "test-api-key"
 				}
 				r.Header.Set(tc.key, key)
-				r.Header.Set("vendor-version", APIVersion)
+				r.Header.Set("vendor-version", core.APIVersion)
 				r.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
 				w := httptest.NewRecorder()
 				s.ServeHTTP(w, r)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/platformkit/platformkit/schemas"
 )
 
@@ -26,7 +28,7 @@ func TestOpenAPIDocumentsAreCurrent(t *testing.T) {
 		control  bool
 		embedded []byte
 	}{{"openapi.json", false, schemas.OpenAPI()}, {"openapi-control.json", true, schemas.ControlOpenAPI()}} {
-		want, err := openAPIDocument(d.control)
+		want, err := core.OpenAPIDocument(d.control)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +62,7 @@ func TestOpenAPIHasEveryRouteAndNothingElse(t *testing.T) {
 	}
 	page := string(raw)
 	for _, control := range []bool{false, true} {
-		raw, err := openAPIDocument(control)
+		raw, err := core.OpenAPIDocument(control)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,9 +85,9 @@ func TestOpenAPIHasEveryRouteAndNothingElse(t *testing.T) {
 				ids[op.OperationID] = true
 			}
 		}
-		for _, rt := range routes() {
-			if (rt.ifc == nil) == control {
-				inTable = append(inTable, rt.method+" "+openAPIPath(rt.path))
+		for _, rt := range core.Routes() {
+			if (rt.Ifc == nil) == control {
+				inTable = append(inTable, rt.Method+" "+core.OpenAPIPath(rt.Path))
 			}
 		}
 		slices.Sort(inDoc)
@@ -107,17 +109,17 @@ func TestOpenAPIHasEveryRouteAndNothingElse(t *testing.T) {
 // answers server-sent events, so its line must name the events' schema (the fake checks events
 // against it, and the document describes them with it).
 func TestStreamingRoutesDeclareEventSchemas(t *testing.T) {
-	for _, rt := range routes() {
-		if rt.body == "" {
+	for _, rt := range core.Routes() {
+		if rt.Body == "" {
 			continue
 		}
-		doc, err := readSchema(rt.body)
+		doc, err := core.ReadSchema(rt.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		props, _ := doc["properties"].(map[string]any)
-		if _, streams := props["stream"]; streams != (rt.events != "") {
-			t.Errorf("%s %s: request schema %s has stream: %v, but the route's event schema is %q", rt.method, rt.path, rt.body, streams, rt.events)
+		if _, streams := props["stream"]; streams != (rt.Events != "") {
+			t.Errorf("%s %s: request schema %s has stream: %v, but the route's event schema is %q", rt.Method, rt.Path, rt.Body, streams, rt.Events)
 		}
 	}
 }

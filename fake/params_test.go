@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // TestOutOfRangeMessagesNameTheRange: a refused parameter names its declared range as integers,
@@ -17,8 +19,8 @@ func TestOutOfRangeMessagesNameTheRange(t *testing.T) {
 // pairs with a semicolon or a bad escape left out, empty pairs skipped, a key without = kept
 // with an empty value.
 func TestQueryArgsReadAsParseQuery(t *testing.T) {
-	got := parseQueryArgs(nil, "a=1&b=%zz&c=x;y&&d=%41+b&e&f%5B%5D=2&a=3")
-	want := []queryArg{{"a", "1"}, {"d", "A b"}, {"e", ""}, {"f[]", "2"}, {"a", "3"}}
+	got := core.ParseQueryArgs(nil, "a=1&b=%zz&c=x;y&&d=%41+b&e&f%5B%5D=2&a=3")
+	want := []core.QueryArg{{Key: "a", Value: "1"}, {Key: "d", Value: "A b"}, {Key: "e", Value: ""}, {Key: "f[]", Value: "2"}, {Key: "a", Value: "3"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseQueryArgs = %q, want %q", got, want)
 	}
@@ -29,7 +31,7 @@ func TestQueryArgsReadAsParseQuery(t *testing.T) {
 // of more than maxScannedArgs parameters is read through gin), the same answer.
 func TestQueryParametersReadInEveryForm(t *testing.T) {
 	s := checked(t)
-	for _, q := range []string{"limit=1&limit=3", strings.Repeat("x=1&", maxScannedArgs+1) + "limit=1"} {
+	for _, q := range []string{"limit=1&limit=3", strings.Repeat("x=1&", core.MaxScannedArgs+1) + "limit=1"} {
 		w := send(t, s, "GET", "/v1/models?"+q, "", modelsHeaders...)
 		if w.Code != 200 {
 			t.Fatalf("%s: %d %s", q[len(q)-20:], w.Code, w.Body)
@@ -38,7 +40,7 @@ func TestQueryParametersReadInEveryForm(t *testing.T) {
 			t.Errorf("%s: %d models, want 1", q[len(q)-20:], n)
 		}
 	}
-	w := send(t, s, "GET", "/v1/models?"+strings.Repeat("x=1&", maxScannedArgs+1)+"limit=0", "", modelsHeaders...)
+	w := send(t, s, "GET", "/v1/models?"+strings.Repeat("x=1&", core.MaxScannedArgs+1)+"limit=0", "", modelsHeaders...)
 	wantError(t, w, 400, "invalid_request_error", "limit: must be an integer from 1 to 1000")
 }
 
@@ -46,7 +48,7 @@ func TestQueryParametersReadInEveryForm(t *testing.T) {
 // through the query parsed here and through gin's (a long query), select the same chats.
 func TestComplianceUserIDsInEveryForm(t *testing.T) {
 	s := checked(t)
-	long := strings.Repeat("x=1&", maxScannedArgs+1)
+	long := strings.Repeat("x=1&", core.MaxScannedArgs+1)
 	var bodies []string
 	for _, q := range []string{
 		"user_ids=" + ccGrace + ",+" + ccAlan,

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Rate limits, enforced on request (conformance/EXTENSIONS.md, "Rate limits"). Off by default:
@@ -137,8 +139,8 @@ type limiterUse struct {
 // admission is an admitted request's use of the buckets: the output-token bucket is charged
 // when the answer is known (chargeOutput), and the headers written then.
 type admission struct {
-	s     *Server
-	c     *call
+	s     *core.Server
+	c     *core.Call
 	uses  []limiterUse
 	model string
 }
@@ -146,12 +148,12 @@ type admission struct {
 // rateGroup finds the organization's rate-limit group of a request: the model group listing
 // model (as sent, or the ID its alias resolves to), or for count_tokens the token_count group.
 // nil when the organization limits none.
-func rateGroup(c *call, model string, tokenCount bool) *rateLimitGroup {
+func rateGroup(c *core.Call, model string, tokenCount bool) *rateLimitGroup {
 	id := model
-	if m := findModel(c.st.fx, model); m != nil {
+	if m := findModel(c.St.Fx, model); m != nil {
 		id = m.ID
 	}
-	for _, g := range adminSection.in(c.st.fx.sections).rateLimits[c.org] {
+	for _, g := range adminSection.In(c.St.Fx.Sections).rateLimits[c.Org] {
 		switch {
 		case tokenCount && g.GroupType == "token_count":
 			return g
@@ -167,7 +169,7 @@ func rateGroup(c *call, model string, tokenCount bool) *rateLimitGroup {
 // token; it then takes the request and the input tokens. Otherwise it is refused with a 429
 // (rate_limit_error, retry-after, x-should-retry) that changes no bucket, and the journal
 // names the limit that refused it. Either way the answer carries the headers.
-func admit(s *Server, c *call, model string, in inputUsage, tokenCount bool) (*admission, error) {
+func admit(s *core.Server, c *core.Call, model string, in inputUsage, tokenCount bool) (*admission, error) {
 	if !limiterOf(s).on.Load() {
 		return nil, nil
 	}
@@ -184,7 +186,7 @@ func admit(s *Server, c *call, model string, in inputUsage, tokenCount bool) (*a
 			orgL[i], orgOK[i] = l.Value, true
 		}
 	}
-	ws := c.cred.WorkspaceID
+	ws := c.Cred.WorkspaceID
 	if ws != "" {
 		wsL, wsOK = orgL, orgOK
 		a := admin(s, c)
@@ -215,7 +217,7 @@ func admit(s *Server, c *call, model string, in inputUsage, tokenCount bool) (*a
 			uses = append(uses, u)
 		}
 	}
-	add("organization", c.org.UUID, orgL, orgOK)
+	add("organization", c.Org.UUID, orgL, orgOK)
 	if ws != "" {
 		add("workspace", ws, wsL, wsOK)
 	}
@@ -257,8 +259,8 @@ func admit(s *Server, c *call, model string, in inputUsage, tokenCount bool) (*a
 // itself, x-should-retry: false, since no wait lets it through.
 func (adm *admission) refusal(u limiterUse, wait time.Duration) error {
 	c := adm.c
-	c.x.rateLimit = u.key.scope + " " + u.key.group + " " + u.key.limiter
-	whose, ref := "organization's", "org: "+adm.c.org.UUID
+	c.X.RateLimit = u.key.scope + " " + u.key.group + " " + u.key.limiter
+	whose, ref := "organization's", "org: "+adm.c.Org.UUID
 	if u.key.scope == "workspace" {
 		whose, ref = "workspace's", "workspace: "+u.key.owner
 	}
@@ -266,11 +268,11 @@ func (adm *admission) refusal(u limiterUse, wait time.Duration) error {
 	msg := fmt.Sprintf("This request would exceed your %s rate limit of %s %s per minute (%s, model: %s).", whose, thousands(u.limit), what, ref, adm.model)
 	if wait < 0 {
 		c.Header("x-should-retry", "false")
-		return newError(errRateLimit, "%s It needs %s %s, more than the limit allows in any minute: reduce the prompt length or ask for a higher limit.", msg, thousands(u.need), what)
+		return core.NewError(core.ErrRateLimit, "%s It needs %s %s, more than the limit allows in any minute: reduce the prompt length or ask for a higher limit.", msg, thousands(u.need), what)
 	}
 	c.Header("x-should-retry", "true")
-	adm.s.writeRetryAfter(c.Context, wait)
-	return newError(errRateLimit, "%s You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.", msg)
+	adm.s.WriteRetryAfter(c.Context, wait)
+	return core.NewError(core.ErrRateLimit, "%s You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.", msg)
 }
 
 // chargeOutput takes the answer's output tokens from the output-token buckets (which may go
@@ -415,8 +417,8 @@ type RateLimitState struct {
 	Buckets []RateLimitBucket `json:"buckets"`
 }
 
-// RateLimits returns whether rate limits are enforced and the buckets' levels now.
-func (s *Server) RateLimits() RateLimitState {
+// rateLimitState is Server.RateLimits of the face (package fake).
+func rateLimitState(s *core.Server) RateLimitState {
 	rl := limiterOf(s)
 	now := s.Now()
 	rl.mu.Lock()
@@ -436,60 +438,59 @@ func (s *Server) RateLimits() RateLimitState {
 	return out
 }
 
-// SetRateLimits turns enforcement on or off. Turning it on starts every bucket full; turning it
-// off forgets the buckets. Setting the state it already has changes nothing.
-func (s *Server) SetRateLimits(enforce bool) RateLimitState {
+// setRateLimits is Server.SetRateLimits of the face (package fake).
+func setRateLimits(s *core.Server, enforce bool) RateLimitState {
 	rl := limiterOf(s)
 	rl.mu.Lock()
 	if rl.on.Swap(enforce) != enforce {
 		rl.buckets = nil
 	}
 	rl.mu.Unlock()
-	return s.RateLimits()
+	return rateLimitState(s)
 }
 
 // resetRateLimits puts enforcement back to what the server was built with, buckets full.
-func resetRateLimits(s *Server) {
+func resetRateLimits(s *core.Server) {
 	rl := limiterOf(s)
 	rl.mu.Lock()
-	rl.on.Store(rateLimitsOption.of(&s.cfg))
+	rl.on.Store(rateLimitsOption.Of(&s.Cfg))
 	rl.buckets = nil
 	rl.mu.Unlock()
 }
 
-func getRateLimits(s *Server, c *call) (any, error) { return s.RateLimits(), nil }
+func getRateLimits(s *core.Server, c *core.Call) (any, error) { return rateLimitState(s), nil }
 
-func putRateLimits(s *Server, c *call) (any, error) {
+func putRateLimits(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Enforce bool `json:"enforce"` // required: control/rate_limits_request
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return s.SetRateLimits(req.Enforce), nil
+	return setRateLimits(s, req.Enforce), nil
 }
 
 // rateLimitArea is the enforcement of the rate limits: its control routes, and a limiter per
 // server, which Reset refills and puts back as the server was built (WithRateLimits).
-var rateLimitArea = &area{
-	routes: func() []*route {
-		return []*route{
-			{get, "/_fake/rate_limits", nil, in{}, "control/rate_limits", getRateLimits},
-			{put, "/_fake/rate_limits", nil, in{body: "control/rate_limits_request"}, "control/rate_limits", putRateLimits},
+var rateLimitArea = &core.Area{
+	Routes: func() []*core.Route {
+		return []*core.Route{
+			core.Line(core.Get, "/_fake/rate_limits", nil, core.In{}, "control/rate_limits", getRateLimits),
+			core.Line(core.Put, "/_fake/rate_limits", nil, core.In{Body: "control/rate_limits_request"}, "control/rate_limits", putRateLimits),
 		}
 	},
-	reset: resetRateLimits,
+	Reset: resetRateLimits,
 }
 
 var (
-	limiterSlot = newSlot(&serverSlots, func(s *Server) *rateLimiter {
+	limiterSlot = core.NewSlot(&core.ServerSlots, func(s *core.Server) *rateLimiter {
 		rl := new(rateLimiter)
-		rl.on.Store(rateLimitsOption.of(&s.cfg))
+		rl.on.Store(rateLimitsOption.Of(&s.Cfg))
 		return rl
 	})
 	// rateLimitsOption enforces the rate limits from the start (WithRateLimits).
-	rateLimitsOption = newOption[bool]()
+	rateLimitsOption = core.NewOption[bool]()
 )
 
 // limiterOf is the rate limiter of s.
-func limiterOf(s *Server) *rateLimiter { return limiterSlot.in(s.areas) }
+func limiterOf(s *core.Server) *rateLimiter { return limiterSlot.In(s.Areas) }

@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/gin-gonic/gin"
 	"github.com/tidwall/gjson"
 
@@ -49,16 +51,16 @@ func rlServer(t *testing.T, opts ...Option) *Server {
 
 func postAs(t *testing.T, s http.Handler, key, path, body string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
-	return send(t, s, post, path, body, append([]string{"X-Api-Key", key, "vendor-version", APIVersion}, header...)...)
+	return send(t, s, core.Post, path, body, append([]string{"X-Api-Key", key, "vendor-version", core.APIVersion}, header...)...)
 }
 
 // setWorkspaceLimits sets the Research workspace's overrides of Acme's opus group through the
 // admin API, as a client would.
 func setWorkspaceLimits(t *testing.T, s *Server, limits string) {
 	t.Helper()
-	w := send(t, s, get, "/v1/organizations/rate_limits?model=assistant-opus-4-7", "", "X-Api-Key", DefaultAdminKey, "vendor-version", APIVersion)
+	w := send(t, s, core.Get, "/v1/organizations/rate_limits?model=assistant-opus-4-7", "", "X-Api-Key", core.DefaultAdminKey, "vendor-version", core.APIVersion)
 	id := gjson.Get(w.Body.String(), "data.0.id").String()
-	w = send(t, s, post, "/v1/organizations/workspaces/"+researchWS+"/rate_limits/"+id, `{"limits":`+limits+`}`, "X-Api-Key", DefaultAdminKey, "vendor-version", APIVersion)
+	w = send(t, s, core.Post, "/v1/organizations/workspaces/"+researchWS+"/rate_limits/"+id, `{"limits":`+limits+`}`, "X-Api-Key", core.DefaultAdminKey, "vendor-version", core.APIVersion)
 	if w.Code != http.StatusOK {
 		t.Fatalf("update workspace limits: %d %s", w.Code, w.Body)
 	}
@@ -66,7 +68,7 @@ func setWorkspaceLimits(t *testing.T, s *Server, limits string) {
 
 func groupOf(t *testing.T, s *Server, key, model string) string {
 	t.Helper()
-	w := send(t, s, get, "/v1/organizations/rate_limits?model="+model, "", "X-Api-Key", key, "vendor-version", APIVersion)
+	w := send(t, s, core.Get, "/v1/organizations/rate_limits?model="+model, "", "X-Api-Key", key, "vendor-version", core.APIVersion)
 	return gjson.Get(w.Body.String(), "data.0.group.id").String()
 }
 
@@ -107,7 +109,7 @@ func TestRateLimitBucketDrainsAndRefills(t *testing.T) {
 	s := rlServer(t)
 	setWorkspaceLimits(t, s, `[{"type":"requests_per_minute","value":2},{"type":"input_tokens_per_minute","value":6000},{"type":"output_tokens_per_minute","value":60}]`)
 	stubTenTokens(t, s)
-	group := groupOf(t, s, DefaultAdminKey, "assistant-opus-4-7")
+	group := groupOf(t, s, core.DefaultAdminKey, "assistant-opus-4-7")
 
 	// 00:00:00, first request: 1 of 2 requests left (full again in 30 s); 6,000 - 1,503 = 4,497
 	// input tokens, shown as 4,000, full in 15.03 s; 60 - 10 = 50 output tokens, shown as 0, full
@@ -136,7 +138,7 @@ func TestRateLimitBucketDrainsAndRefills(t *testing.T) {
 	// Third: the request bucket is empty; one request comes back in 30 s.
 	before := s.RateLimits()
 	w = postAs(t, s, researchKey, "/v1/messages", bigBody)
-	wantError(t, w, http.StatusTooManyRequests, errRateLimit,
+	wantError(t, w, http.StatusTooManyRequests, core.ErrRateLimit,
 		"This request would exceed your workspace's rate limit of 2 requests per minute (workspace: wrkspc_01AcmeResearch0000000001, model: assistant-opus-4-7).")
 	if ra, ms, retry := w.Header().Get("retry-after"), w.Header().Get("retry-after-ms"), w.Header().Get("x-should-retry"); ra != "30" || ms != "30000" || retry != "true" {
 		t.Errorf("retry-after %q, retry-after-ms %q, x-should-retry %q; want 30, 30000, true", ra, ms, retry)
@@ -185,7 +187,7 @@ func TestRateLimitOrganizationInputTokens(t *testing.T) {
 		}
 	}
 	w := postAs(t, s, "test-api-key-2", "/v1/messages", body)
-	wantError(t, w, http.StatusTooManyRequests, errRateLimit,
+	wantError(t, w, http.StatusTooManyRequests, core.ErrRateLimit,
 		"This request would exceed your organization's rate limit of 30,000 input tokens per minute (org: "+globexUUID+", model: assistant-sonnet-4-5).")
 	if ra, ms := w.Header().Get("retry-after"), w.Header().Get("retry-after-ms"); ra != "1" || ms != "120" {
 		t.Errorf("retry-after %q, retry-after-ms %q; want 1 and 120", ra, ms)
@@ -219,7 +221,7 @@ func TestRateLimitOrganizationAppliesAboveWorkspace(t *testing.T) {
 		t.Errorf("requests limit and remaining = %s, want the organization's 4000 3999", got)
 	}
 	// A request of the default workspace takes from the organization's bucket only.
-	w = postAs(t, s, DefaultAPIKey, "/v1/messages", bigBody)
+	w = postAs(t, s, core.DefaultAPIKey, "/v1/messages", bigBody)
 	if got := w.Header().Get("vendor-ratelimit-requests-remaining"); got != "3998" {
 		t.Errorf("requests remaining = %s, want 3998", got)
 	}
@@ -253,7 +255,7 @@ func TestRateLimitAdminUpdateChangesEnforcement(t *testing.T) {
 	}
 	setWorkspaceLimits(t, s, `[{"type":"requests_per_minute","value":null},{"type":"input_tokens_per_minute","value":1000}]`)
 	w = postAs(t, s, researchKey, "/v1/messages", bigBody)
-	wantError(t, w, http.StatusTooManyRequests, errRateLimit, "rate limit of 1,000 input tokens per minute (workspace: "+researchWS)
+	wantError(t, w, http.StatusTooManyRequests, core.ErrRateLimit, "rate limit of 1,000 input tokens per minute (workspace: "+researchWS)
 	if !strings.Contains(w.Body.String(), "It needs 1,503 input tokens") || w.Header().Get("retry-after") != "" || w.Header().Get("x-should-retry") != "false" {
 		t.Errorf("a request above the limit: retry-after %q, x-should-retry %q, %s; want none, false, and the size", w.Header().Get("retry-after"), w.Header().Get("x-should-retry"), w.Body)
 	}
@@ -261,7 +263,7 @@ func TestRateLimitAdminUpdateChangesEnforcement(t *testing.T) {
 	// now refills 4,000 a minute, one request in 15 ms.
 	setWorkspaceLimits(t, s, `[{"type":"input_tokens_per_minute","value":null}]`)
 	w = postAs(t, s, researchKey, "/v1/messages", bigBody)
-	wantError(t, w, http.StatusTooManyRequests, errRateLimit, "workspace's rate limit of 4,000 requests per minute")
+	wantError(t, w, http.StatusTooManyRequests, core.ErrRateLimit, "workspace's rate limit of 4,000 requests per minute")
 	if w.Header().Get("retry-after-ms") != "15" {
 		t.Errorf("overrides cleared: retry-after-ms %q, want 15", w.Header().Get("retry-after-ms"))
 	}
@@ -293,19 +295,19 @@ func TestRateLimitCountTokensHasItsOwnBucket(t *testing.T) {
 // header is sent.
 func TestRateLimitHeadersOnEveryInferenceAnswer(t *testing.T) {
 	s := rlServer(t)
-	stream := postAs(t, s, DefaultAPIKey, "/v1/messages", strings.Replace(bigBody, `"max_tokens":100`, `"max_tokens":100,"stream":true`, 1))
+	stream := postAs(t, s, core.DefaultAPIKey, "/v1/messages", strings.Replace(bigBody, `"max_tokens":100`, `"max_tokens":100,"stream":true`, 1))
 	if ct := stream.Header().Get("content-type"); !strings.HasPrefix(ct, "text/event-stream") || stream.Header().Get("vendor-ratelimit-requests-remaining") != "3999" {
 		t.Errorf("stream: content-type %q, requests remaining %q; want an event stream with 3999", ct, stream.Header().Get("vendor-ratelimit-requests-remaining"))
 	}
-	compl := postAs(t, s, DefaultAPIKey, "/v1/complete", `{"model":"assistant-opus-4-7","max_tokens_to_sample":5,"prompt":"\n\nHuman: hi\n\nAssistant:"}`)
+	compl := postAs(t, s, core.DefaultAPIKey, "/v1/complete", `{"model":"assistant-opus-4-7","max_tokens_to_sample":5,"prompt":"\n\nHuman: hi\n\nAssistant:"}`)
 	if compl.Code != http.StatusOK || compl.Header().Get("anthropic-ratelimit-requests-remaining") != "3998" {
 		t.Errorf("completion: %d, requests remaining %q; want 3998", compl.Code, compl.Header().Get("anthropic-ratelimit-requests-remaining"))
 	}
-	if w := postAs(t, s, DefaultAPIKey, "/v1/messages", bigBodyFor("assistant-mythos-preview")); w.Code != http.StatusOK || w.Header().Get("vendor-ratelimit-requests-limit") != "" {
+	if w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", bigBodyFor("assistant-mythos-preview")); w.Code != http.StatusOK || w.Header().Get("vendor-ratelimit-requests-limit") != "" {
 		t.Errorf("a model no group limits: %d, requests limit %q; want 200 and none", w.Code, w.Header().Get("vendor-ratelimit-requests-limit"))
 	}
 	off := checked(t)
-	w := postAs(t, off, DefaultAPIKey, "/v1/messages", bigBody)
+	w := postAs(t, off, core.DefaultAPIKey, "/v1/messages", bigBody)
 	wantHeaders(t, w)
 	if st := off.RateLimits(); st.Enforce || len(st.Buckets) != 0 {
 		t.Errorf("off by default: %+v", st)
@@ -321,21 +323,21 @@ func TestRateLimitControl(t *testing.T) {
 	if on.Code != http.StatusOK || gjson.Get(on.Body.String(), "enforce").Bool() != true {
 		t.Fatalf("PUT: %d %s", on.Code, on.Body)
 	}
-	if w := send(t, s, post, "/ns/a/_fake/messages/stubs", `{"replies":[{"content":[{"type":"text","text":"`+tenTokensText+`"}]}]}`); w.Code != http.StatusOK {
+	if w := send(t, s, core.Post, "/ns/a/_fake/messages/stubs", `{"replies":[{"content":[{"type":"text","text":"`+tenTokensText+`"}]}]}`); w.Code != http.StatusOK {
 		t.Fatalf("stub: %d %s", w.Code, w.Body)
 	}
-	if w := postAs(t, s, DefaultAPIKey, "/ns/a/v1/messages", bigBody); w.Header().Get("vendor-ratelimit-requests-remaining") != "3999" {
+	if w := postAs(t, s, core.DefaultAPIKey, "/ns/a/v1/messages", bigBody); w.Header().Get("vendor-ratelimit-requests-remaining") != "3999" {
 		t.Errorf("namespace a: requests remaining %q, want 3999", w.Header().Get("vendor-ratelimit-requests-remaining"))
 	}
 	for _, p := range []string{"/v1/messages", "/ns/b/v1/messages"} {
-		if w := postAs(t, s, DefaultAPIKey, p, bigBody); w.Header().Get("vendor-ratelimit-requests-limit") != "" {
+		if w := postAs(t, s, core.DefaultAPIKey, p, bigBody); w.Header().Get("vendor-ratelimit-requests-limit") != "" {
 			t.Errorf("%s: rate-limit headers sent while only namespace a enforces them", p)
 		}
 	}
-	group := groupOf(t, s, DefaultAdminKey, "assistant-opus-4-7")
+	group := groupOf(t, s, core.DefaultAdminKey, "assistant-opus-4-7")
 	// After one request with 1,503 input tokens and (by the stub) 10 output tokens: full again
 	// in 1,503 × 60 s / 2,000,000 = 45.09 ms, 10 × 60 s / 400,000 = 1.5 ms, 60 s / 4,000 = 15 ms.
-	got := send(t, s, get, "/ns/a/_fake/rate_limits", "").Body.String()
+	got := send(t, s, core.Get, "/ns/a/_fake/rate_limits", "").Body.String()
 	want := `{"enforce":true,"buckets":[` +
 		`{"scope":"organization","owner":"` + acmeUUID + `","group":"` + group + `","limiter":"input_tokens_per_minute","limit":2000000,"remaining":1998497,"reset":"2026-01-01T00:00:00.04509Z"},` +
 		`{"scope":"organization","owner":"` + acmeUUID + `","group":"` + group + `","limiter":"output_tokens_per_minute","limit":400000,"remaining":399990,"reset":"2026-01-01T00:00:00.0015Z"},` +
@@ -357,7 +359,7 @@ func TestRateLimitControl(t *testing.T) {
 		t.Errorf("after reset of a server built without WithRateLimits: %+v", b)
 	}
 	built := rlServer(t)
-	postAs(t, built, DefaultAPIKey, "/v1/messages", bigBody)
+	postAs(t, built, core.DefaultAPIKey, "/v1/messages", bigBody)
 	built.Reset()
 	if b := built.RateLimits(); !b.Enforce || len(b.Buckets) != 0 {
 		t.Errorf("after reset of a server built with WithRateLimits: %+v, want on with full buckets", b)
@@ -446,7 +448,7 @@ func TestWorkspaceKeyFixtureRules(t *testing.T) {
 			return strings.Replace(s, `"kind": "api_key", "name": "research"`, `"kind": "admin_key", "name": "research"`, 1)
 		}, "credential apikey_01AcmeResearchKey0000001 is an admin API key; only an API key belongs to a workspace"},
 	} {
-		_, err := LoadFixtures(fstest.MapFS{"organizations.json": {Data: []byte(tc.edit(string(orgs)))}, "admin.json": {Data: admin}})
+		_, err := core.LoadFixtures(fstest.MapFS{"organizations.json": {Data: []byte(tc.edit(string(orgs)))}, "admin.json": {Data: admin}})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to say %q", name, err, tc.want)
 		}
@@ -482,9 +484,9 @@ func TestRateLimitConcurrentRequestsTakeExactlyTheLimit(t *testing.T) {
 // enforcement was turned off, or turned off and on, neither panics nor leaves buckets behind.
 func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 	s := rlServer(t)
-	c := &call{x: &exchange{}, srv: s, st: s.state(), cred: s.state().fx.creds[DefaultAPIKey], org: s.state().fx.creds[DefaultAPIKey].org}
+	c := &core.Call{X: &core.Exchange{}, Srv: s.srv, St: s.srv.State(), Cred: s.srv.State().Fx.Creds[core.DefaultAPIKey], Org: s.srv.State().Fx.Creds[core.DefaultAPIKey].Org}
 	c.Context, _ = gin.CreateTestContext(httptest.NewRecorder())
-	adm, err := admit(s, c, "assistant-opus-4-7", inputUsage{Input: 10}, false)
+	adm, err := admit(s.srv, c, "assistant-opus-4-7", inputUsage{Input: 10}, false)
 	if err != nil || adm == nil {
 		t.Fatalf("admit: %v, %v", adm, err)
 	}
@@ -507,7 +509,7 @@ func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 // is the request's own error, and takes nothing from the buckets.
 func TestRateLimitUnknownScenarioTakesNothing(t *testing.T) {
 	s := rlServer(t)
-	w := postAs(t, s, DefaultAPIKey, "/v1/messages", bigBody, headerScenario, "no-such-scenario")
+	w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", bigBody, headerScenario, "no-such-scenario")
 	if w.Code != http.StatusBadRequest {
 		t.Fatalf("unknown scenario: %d %s", w.Code, w.Body)
 	}
@@ -532,7 +534,7 @@ func TestRateLimitCountsTheCachePlan(t *testing.T) {
 		return 0
 	}
 	for i, want := range []int64{2_000_000 - 3117, 2_000_000 - 3117 - 3} {
-		if w := postAs(t, s, DefaultAPIKey, "/v1/messages", body); w.Code != http.StatusOK {
+		if w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", body); w.Code != http.StatusOK {
 			t.Fatalf("request %d: %d %s", i+1, w.Code, w.Body)
 		}
 		if got := inputBucket(); got != want {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/conformance/certgen"
@@ -78,7 +80,7 @@ func TestWorkspaceListByBetaAndChange(t *testing.T) {
 	a := newAdmin(t)
 	list := func(beta bool) gjson.Result {
 		t.Helper()
-		h := []string{"X-Api-Key", a.key, "vendor-version", APIVersion}
+		h := []string{"X-Api-Key", a.key, "vendor-version", core.APIVersion}
 		if beta {
 			h = append(h, "vendor-beta", EFSBeta)
 		}
@@ -171,7 +173,7 @@ func TestStoreRecordEncodesAsEncodingJSON(t *testing.T) {
 		{ID: "memstore_6", CreatedAt: at, UpdatedAt: at.In(time.FixedZone("y", 24*3600))},
 		{ID: "memstore_7", CreatedAt: at.In(time.FixedZone("z", 23*3600+59*60)), UpdatedAt: at.In(time.FixedZone("w", -23*3600))},
 	} {
-		want, wantErr := encodeRecord(m)
+		want, wantErr := core.EncodeRecord(m)
 		got, err := (&storeRecord{memoryStore: m}).json()
 		if string(got) != string(want) || (err == nil) != (wantErr == nil) {
 			t.Errorf("%s: json() = %s, %v; encoding/json writes %s, %v", m.ID, got, err, want, wantErr)

@@ -8,23 +8,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
 // headersFor returns the default credentials and headers that route's interface takes, so that
 // a request reaches the handler; none for the control API.
-func headersFor(ifc *iface) []string {
+func headersFor(ifc *core.Iface) []string {
 	switch ifc {
 	case nil:
 		return nil
-	case ifCompliance:
+	case core.IfCompliance:
 		return []string{"Authorization", "Bearer test-compliance-key"}
-	case ifAdmin:
-		return []string{"X-Api-Key", "test-admin-key", "vendor-version", APIVersion}
-	case ifTunnels:
-		return []string{"Authorization", "Bearer test-bearer-token", "vendor-version", APIVersion, "vendor-beta", ifTunnels.beta}
+	case core.IfAdmin:
+		return []string{"X-Api-Key", "test-admin-key", "vendor-version", core.APIVersion}
+	case core.IfTunnels:
+		return []string{"Authorization", "Bearer test-bearer-token", "vendor-version", core.APIVersion, "vendor-beta", core.IfTunnels.Beta}
 	}
-	return []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}
+	return []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}
 }
 
 // concretePath fills a route's parameters with an ID that does not exist.
@@ -87,22 +89,22 @@ func TestHugeNumbersAreRefusedNamingTheField(t *testing.T) {
 		{"/v1/complete", `{"model":"` + testModel + `","prompt":"\n\nHuman: Hi\n\nAssistant:","max_tokens_to_sample":1e1000001}`, "max_tokens_to_sample"},
 		{"/v1/messages/count_tokens", `{` + msgs + `,"tools":[{"name":"t","input_schema":{"type":"object","properties":{"n":{"type":"integer","minimum":1e-1000001}}}}]}`, "tools.0.input_schema.properties.n.minimum"},
 	} {
-		w := send(t, s, http.MethodPost, tc.path, tc.body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion, "Content-Type", "application/json")
+		w := send(t, s, http.MethodPost, tc.path, tc.body, "X-Api-Key", "test-api-key", "vendor-version", core.APIVersion, "Content-Type", "application/json")
 		wantFieldError(t, w, w.Body.Bytes(), tc.field)
 	}
 
 	// Every route that takes a body, with the number nested in a field it does not know: never a
 	// 5xx, and a refusal names a field (the unknown one, or one the route needs first).
-	for _, rt := range routes() {
-		if rt.method != http.MethodPost {
+	for _, rt := range core.Routes() {
+		if rt.Method != http.MethodPost {
 			continue
 		}
-		w := send(t, s, rt.method, concretePath(rt.path), `{"zz":[{"n":1e1000001}]}`, append(headersFor(rt.ifc), "Content-Type", "application/json")...)
-		if w.Code >= 500 || (w.Code == http.StatusOK && rt.ifc != nil) {
-			t.Errorf("%s %s: %d %s", rt.method, rt.path, w.Code, w.Body)
+		w := send(t, s, rt.Method, concretePath(rt.Path), `{"zz":[{"n":1e1000001}]}`, append(headersFor(rt.Ifc), "Content-Type", "application/json")...)
+		if w.Code >= 500 || (w.Code == http.StatusOK && rt.Ifc != nil) {
+			t.Errorf("%s %s: %d %s", rt.Method, rt.Path, w.Code, w.Body)
 		}
 		if msg := gjson.Get(w.Body.String(), "error.message").String(); w.Code == http.StatusBadRequest && !fieldMessage.MatchString(msg) {
-			t.Errorf("%s %s: %q does not name the field", rt.method, rt.path, msg)
+			t.Errorf("%s %s: %q does not name the field", rt.Method, rt.Path, msg)
 		}
 	}
 }
@@ -112,7 +114,7 @@ func TestHugeNumbersAreRefusedNamingTheField(t *testing.T) {
 func TestDecodeErrorsNameTheFieldInTheAPIsTerms(t *testing.T) {
 	s := checked(t)
 	msgs := `"messages":[{"role":"user","content":"Hi"}],"model":"` + testModel + `"`
-	api := []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}
+	api := []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}
 	for _, tc := range []struct{ path, body, field string }{
 		{"/v1/messages", `{"max_tokens":1e300,` + msgs + `}`, "max_tokens"},
 		{"/v1/messages", `{"max_tokens":10,"thinking":{"type":"enabled","budget_tokens":1e30},` + msgs + `}`, "thinking.budget_tokens"},
@@ -153,7 +155,7 @@ func TestToolInputGenerationIsBounded(t *testing.T) {
 			"tools", []any{map[string]any{"name": "deep", "input_schema": nested(tc.levels)}},
 			"tool_choice", map[string]any{"type": "tool", "name": "deep"}))
 		alloc := allocated(func() {
-			w := send(t, s, http.MethodPost, "/v1/messages", body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
+			w := send(t, s, http.MethodPost, "/v1/messages", body, "X-Api-Key", "test-api-key", "vendor-version", core.APIVersion)
 			if w.Code != http.StatusOK || gjson.Get(w.Body.String(), "stop_reason").String() != "max_tokens" {
 				t.Errorf("%d levels: %d %.300s; want 200 with stop_reason max_tokens", tc.levels, w.Code, w.Body)
 			}
@@ -194,7 +196,7 @@ func TestRefusalsNameTheSameFieldEveryTime(t *testing.T) {
 	} {
 		first := ""
 		for range 30 {
-			w := send(t, s, http.MethodPost, "/v1/messages", body, "X-Api-Key", "test-api-key", "vendor-version", APIVersion)
+			w := send(t, s, http.MethodPost, "/v1/messages", body, "X-Api-Key", "test-api-key", "vendor-version", core.APIVersion)
 			msg := gjson.Get(w.Body.String(), "error.message").String()
 			if first == "" {
 				first = msg

@@ -17,8 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/hostile"
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
+
+	"github.com/platformkit/platformkit/fake/internal/hostile"
 )
 
 // TestAmplifiersStayBounded sends the inputs known to turn a small or plain request into a lot of
@@ -76,14 +79,14 @@ func TestAmplifiersStayBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := checked(t)
-			ifc := ifMessages
+			ifc := core.IfMessages
 			switch {
 			case strings.HasPrefix(tc.path, "/v1/models"):
-				ifc = ifModels
+				ifc = core.IfModels
 			case strings.HasPrefix(tc.path, "/v1/organizations"):
-				ifc = ifAdmin
+				ifc = core.IfAdmin
 			case strings.HasPrefix(tc.path, "/v1/memory_stores"):
-				ifc = ifMemory
+				ifc = core.IfMemory
 			}
 			header := append(headersFor(ifc), tc.header...)
 			method := http.MethodGet
@@ -125,7 +128,7 @@ func TestWorkAmplifiersRefusedWithinASecond(t *testing.T) {
 	for _, tc := range hostile.CPU() {
 		t.Run(tc.Name, func(t *testing.T) {
 			s := checked(t)
-			header := append(headersFor(ifMessages), "Content-Type", "application/json")
+			header := append(headersFor(core.IfMessages), "Content-Type", "application/json")
 			send(t, s, http.MethodPost, tc.Path, "{}", header...) // the route's schema compiled
 			cpu0, began := cpuTime(), time.Now()
 			w := send(t, s, http.MethodPost, tc.Path, tc.Body, header...)
@@ -134,7 +137,7 @@ func TestWorkAmplifiersRefusedWithinASecond(t *testing.T) {
 			t.Logf("%s (%d-byte body): %d in %v (%v CPU): %.120s", tc.Name, len(tc.Body), w.Code, took.Round(time.Millisecond), cpu.Round(time.Millisecond), msg)
 			// A path longer than a whole error message (a $defs name of 200 KB) is named as far
 			// as the message goes (newError cuts it at maxErrorMessage).
-			named, _ := cut(tc.Field+": ", maxErrorMessage)
+			named, _ := core.Cut(tc.Field+": ", core.MaxErrorMessage)
 			if w.Code != tc.Status || !strings.HasPrefix(msg, named) {
 				t.Errorf("answered %d %.300q, want %d naming %.300s", w.Code, msg, tc.Status, tc.Field)
 			}
@@ -184,7 +187,7 @@ func TestRefusedSnapshotReleasesItsMemory(t *testing.T) {
 	debug.FreeOSMemory()
 	idle := rssMiB()
 	func() {
-		body := `{"users.json":"` + strings.Repeat("x", snapshotBodyLimit-32) + `"}`
+		body := `{"users.json":"` + strings.Repeat("x", core.SnapshotBodyLimit-32) + `"}`
 		w := send(t, s, http.MethodPost, "/_fake/snapshot", body, "Content-Type", "application/json")
 		if w.Code != http.StatusBadRequest {
 			t.Fatalf("answered %d %.200s, want 400", w.Code, w.Body)
@@ -236,7 +239,7 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 	}
 	const slack = 8 << 20 // the server's other state, the last request's garbage in flight
 	body := schemaThread(15_000)
-	header := append(headersFor(ifMessages), "Content-Type", "application/json", "anthropic-beta", betaMessageThreads)
+	header := append(headersFor(core.IfMessages), "Content-Type", "application/json", "anthropic-beta", betaMessageThreads)
 	t.Run("one namespace", func(t *testing.T) {
 		s := checked(t)
 		ns, _ := s.Namespace("a")
@@ -248,8 +251,8 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 			}
 		}
 		grew := heapAfterGC() - before
-		st := threadStores.in(ns.state().stores).built()
-		t.Logf("12 threads of %d bytes: the heap grew %.1f MiB, the store counts %.1f MiB in %d threads", len(body), float64(grew)/(1<<20), float64(st.bytes)/(1<<20), st.lru.Len())
+		st := threadStores.In(ns.srv.State().Stores).Built()
+		t.Logf("12 threads of %d bytes: the heap grew %.1f MiB, the store counts %.1f MiB in %d threads", len(body), float64(grew)/(1<<20), float64(st.Bytes)/(1<<20), st.lru.Len())
 		if grew > threadMaxBytes+slack {
 			t.Errorf("the heap grew %.1f MiB, want at most %d MiB (the bound and %d MiB)", float64(grew)/(1<<20), (threadMaxBytes+slack)>>20, slack>>20)
 		}
@@ -257,8 +260,8 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 	})
 	t.Run("all namespaces", func(t *testing.T) {
 		s := checked(t)
-		budget := s.cfg.budget(threadBudget)
-		budget.limit = 24 << 20
+		budget := s.srv.Cfg.Budget(threadBudget)
+		budget.Limit = 24 << 20
 		send(t, s, http.MethodPost, "/v1/messages", `{}`, header...)
 		before := heapAfterGC()
 		var last string
@@ -273,10 +276,10 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 			}
 		}
 		grew := heapAfterGC() - before
-		t.Logf("2 threads in each of 6 namespaces: the heap grew %.1f MiB, the budget counts %.1f MiB", float64(grew)/(1<<20), float64(budget.bytes.Load())/(1<<20))
-		if grew > budget.limit+slack || budget.bytes.Load() > budget.limit {
+		t.Logf("2 threads in each of 6 namespaces: the heap grew %.1f MiB, the budget counts %.1f MiB", float64(grew)/(1<<20), float64(budget.Bytes.Load())/(1<<20))
+		if grew > budget.Limit+slack || budget.Bytes.Load() > budget.Limit {
 			t.Errorf("the heap grew %.1f MiB and the budget counts %.1f MiB, want at most %d MiB (the shared bound and %d MiB)",
-				float64(grew)/(1<<20), float64(budget.bytes.Load())/(1<<20), (budget.limit+slack)>>20, slack>>20)
+				float64(grew)/(1<<20), float64(budget.Bytes.Load())/(1<<20), (budget.Limit+slack)>>20, slack>>20)
 		}
 		// The idle namespaces made room: the thread of the request that went over is kept.
 		ns, _ := s.Namespace("n5")
@@ -285,7 +288,7 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 			t.Errorf("continuing the latest thread: %d %.300s", w.Code, w.Body)
 		}
 		s.ClearNamespaces()
-		if n := budget.bytes.Load(); n != 0 {
+		if n := budget.Bytes.Load(); n != 0 {
 			t.Errorf("with every namespace dropped the budget counts %d bytes, want 0", n)
 		}
 	})
@@ -348,8 +351,8 @@ func TestStubMemoryIsBounded(t *testing.T) {
 	})
 	t.Run("all namespaces", func(t *testing.T) {
 		s := checked(t)
-		budget := s.cfg.budget(stubsBudget)
-		budget.limit = 24 << 20
+		budget := s.srv.Cfg.Budget(stubsBudget)
+		budget.Limit = 24 << 20
 		body := stubBody(100_000 / 8)
 		before := heapAfterGC()
 		var last *httptest.ResponseRecorder
@@ -361,13 +364,13 @@ func TestStubMemoryIsBounded(t *testing.T) {
 			cpu = time.Duration(cpuTime() - cpu0)
 		}
 		grew := heapAfterGC() - before
-		t.Logf("a stub of %d bytes in each of 10 namespaces: the heap grew %.1f MiB, the budget counts %.1f MiB", len(body), float64(grew)/(1<<20), float64(budget.bytes.Load())/(1<<20))
+		t.Logf("a stub of %d bytes in each of 10 namespaces: the heap grew %.1f MiB, the budget counts %.1f MiB", len(body), float64(grew)/(1<<20), float64(budget.Bytes.Load())/(1<<20))
 		refused(t, last, cpu, "every namespace of this server may keep at most 24.0 MiB")
-		if grew > budget.limit+slack || budget.bytes.Load() > budget.limit {
-			t.Errorf("the heap grew %.1f MiB, the budget counts %d, want at most %d MiB", float64(grew)/(1<<20), budget.bytes.Load(), (budget.limit+slack)>>20)
+		if grew > budget.Limit+slack || budget.Bytes.Load() > budget.Limit {
+			t.Errorf("the heap grew %.1f MiB, the budget counts %d, want at most %d MiB", float64(grew)/(1<<20), budget.Bytes.Load(), (budget.Limit+slack)>>20)
 		}
 		s.ClearNamespaces()
-		if n := budget.bytes.Load(); n != 0 {
+		if n := budget.Bytes.Load(); n != 0 {
 			t.Errorf("with every namespace dropped the budget counts %d bytes, want 0", n)
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -39,7 +41,7 @@ func TestScaleMillis(t *testing.T) {
 		{86_400_000, 999_999, 86_399_914}, // 86,399,913.6 rounds up
 		{1 << 62, 500_000, 1 << 61},       // no overflow however long the wait
 	} {
-		if got := scaleMillis(c.ms, c.ppm); got != c.want {
+		if got := core.ScaleMillis(c.ms, c.ppm); got != c.want {
 			t.Errorf("scaleMillis(%d, %d) = %d, want %d", c.ms, c.ppm, got, c.want)
 		}
 	}
@@ -51,19 +53,19 @@ func TestScaleMillis(t *testing.T) {
 // journal shows. Without the scale the same fault says 2 and 2000 and nothing moves.
 func TestRetryAfterScaleOnAFault(t *testing.T) {
 	s := New(WithRetryAfterScale(0.001))
-	if _, err := s.InjectFault(Fault{Path: "/v1/models", Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second}); err != nil {
+	if _, err := s.InjectFault(core.Fault{Path: "/v1/models", Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	auth := []string{"X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion}
-	w := send(t, s, get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "0")...)
+	auth := []string{"X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion}
+	w := send(t, s, core.Get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "0")...)
 	if w.Code != http.StatusTooManyRequests {
 		t.Fatalf("first request: %d, want 429", w.Code)
 	}
 	wantRetryHeaders(t, w, "1", "2", "2000")
-	if now := s.Now(); !now.Equal(Epoch()) {
-		t.Errorf("after the 429 the clock is %v, want %v: only the retry moves it", now, Epoch())
+	if now := s.Now(); !now.Equal(core.Epoch()) {
+		t.Errorf("after the 429 the clock is %v, want %v: only the retry moves it", now, core.Epoch())
 	}
-	w = send(t, s, get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "1")...)
+	w = send(t, s, core.Get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "1")...)
 	if w.Code != http.StatusOK {
 		t.Fatalf("retry: %d %s", w.Code, w.Body)
 	}
@@ -71,22 +73,22 @@ func TestRetryAfterScaleOnAFault(t *testing.T) {
 	if now := s.Now(); !now.Equal(want) {
 		t.Errorf("after the retry the clock is %v, want %v", now, want)
 	}
-	if j := s.Journal(); len(j) != 2 || !j[0].At.Equal(Epoch()) || !j[1].At.Equal(want) {
-		t.Errorf("journal times %v, want the 429 at %v and the retry at %v", j, Epoch(), want)
+	if j := s.Journal(); len(j) != 2 || !j[0].At.Equal(core.Epoch()) || !j[1].At.Equal(want) {
+		t.Errorf("journal times %v, want the 429 at %v and the retry at %v", j, core.Epoch(), want)
 	}
 	// The wait was used up: a later retry moves nothing.
-	send(t, s, get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "2")...)
+	send(t, s, core.Get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "2")...)
 	if now := s.Now(); !now.Equal(want) {
 		t.Errorf("a second retry moved the clock to %v, want it at %v", now, want)
 	}
 
 	plain := New()
-	if _, err := plain.InjectFault(Fault{Path: "/v1/models", Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second}); err != nil {
+	if _, err := plain.InjectFault(core.Fault{Path: "/v1/models", Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	wantRetryHeaders(t, send(t, plain, get, "/v1/models", "", auth...), "2", "2000", "")
-	send(t, plain, get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "1")...)
-	if now := plain.Now(); !now.Equal(Epoch()) {
+	wantRetryHeaders(t, send(t, plain, core.Get, "/v1/models", "", auth...), "2", "2000", "")
+	send(t, plain, core.Get, "/v1/models", "", append(auth, "X-Stainless-Retry-Count", "1")...)
+	if now := plain.Now(); !now.Equal(core.Epoch()) {
 		t.Errorf("without a scale a retry moved the clock to %v", now)
 	}
 }
@@ -95,19 +97,19 @@ func TestRetryAfterScaleOnAFault(t *testing.T) {
 // 529 is scaled as a 429 is; a fault asking for 0 still sends 0.
 func TestRetryAfterScaleRounding(t *testing.T) {
 	s := New(WithRetryAfterScale(0.25))
-	for _, f := range []Fault{
+	for _, f := range []core.Fault{
 		{Path: "/v1/models", Status: http.StatusTooManyRequests, RetryAfter: 50 * time.Millisecond},
 		{Path: "/v1/models", Status: 529, RetryAfter: 50 * time.Millisecond},
 	} {
 		if _, err := s.InjectFault(f); err != nil {
 			t.Fatal(err)
 		}
-		wantRetryHeaders(t, send(t, s, get, "/v1/models", "", "X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion), "1", "13", "50")
+		wantRetryHeaders(t, send(t, s, core.Get, "/v1/models", "", "X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion), "1", "13", "50")
 	}
-	if _, err := s.addFault(Fault{Path: "/v1/models", Status: http.StatusTooManyRequests, Times: 1}); err != nil {
+	if _, err := s.srv.AddFault(core.Fault{Path: "/v1/models", Status: http.StatusTooManyRequests, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	wantRetryHeaders(t, send(t, s, get, "/v1/models", "", "X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion), "0", "0", "0")
+	wantRetryHeaders(t, send(t, s, core.Get, "/v1/models", "", "X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion), "0", "0", "0")
 }
 
 // TestRetryAfterScaleOnARateLimit: the rate limit's 30 s wait (two requests a minute) is sent as
@@ -151,12 +153,12 @@ func TestRateLimitRetriedOnTheVirtualClock(t *testing.T) {
 // its time when the retry arrives.
 func TestRetryAfterScaleClockAlreadyPast(t *testing.T) {
 	s := New(WithRetryAfterScale(0.001))
-	if _, err := s.InjectFault(Fault{Path: "/v1/models", Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second}); err != nil {
+	if _, err := s.InjectFault(core.Fault{Path: "/v1/models", Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	send(t, s, get, "/v1/models", "", "X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion)
+	send(t, s, core.Get, "/v1/models", "", "X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion)
 	s.AdvanceClock(time.Minute)
-	send(t, s, get, "/v1/models", "", "X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion, "X-Stainless-Retry-Count", "1")
+	send(t, s, core.Get, "/v1/models", "", "X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion, "X-Stainless-Retry-Count", "1")
 	if now, want := s.Now(), time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC); !now.Equal(want) {
 		t.Errorf("clock %v, want %v", now, want)
 	}
@@ -167,16 +169,16 @@ func TestRetryAfterScaleClockAlreadyPast(t *testing.T) {
 // only.
 func TestRetryAfterControl(t *testing.T) {
 	s := New(WithRetryAfterScale(0.5))
-	if w := send(t, s, get, "/_fake/retry_after", ""); w.Code != http.StatusOK || strings.TrimSpace(w.Body.String()) != `{"scale":0.5}` {
+	if w := send(t, s, core.Get, "/_fake/retry_after", ""); w.Code != http.StatusOK || strings.TrimSpace(w.Body.String()) != `{"scale":0.5}` {
 		t.Fatalf("GET: %d %s", w.Code, w.Body)
 	}
-	if w := send(t, s, put, "/ns/a/_fake/retry_after", `{"scale":0.001}`); w.Code != http.StatusOK || strings.TrimSpace(w.Body.String()) != `{"scale":0.001}` {
+	if w := send(t, s, core.Put, "/ns/a/_fake/retry_after", `{"scale":0.001}`); w.Code != http.StatusOK || strings.TrimSpace(w.Body.String()) != `{"scale":0.001}` {
 		t.Fatalf("PUT: %d %s", w.Code, w.Body)
 	}
-	if w := send(t, s, get, "/ns/b/_fake/retry_after", ""); strings.TrimSpace(w.Body.String()) != `{"scale":0.5}` {
+	if w := send(t, s, core.Get, "/ns/b/_fake/retry_after", ""); strings.TrimSpace(w.Body.String()) != `{"scale":0.5}` {
 		t.Errorf("namespace b: %s, want the server's 0.5: a namespace's scale is its own", w.Body)
 	}
-	if w := send(t, s, get, "/_fake/retry_after", ""); strings.TrimSpace(w.Body.String()) != `{"scale":0.5}` {
+	if w := send(t, s, core.Get, "/_fake/retry_after", ""); strings.TrimSpace(w.Body.String()) != `{"scale":0.5}` {
 		t.Errorf("default server: %s, want 0.5", w.Body)
 	}
 	for body, msg := range map[string]string{
@@ -186,23 +188,23 @@ func TestRetryAfterControl(t *testing.T) {
 		`{"scale":0.0000005}`: "scale: must be a whole number of millionths (0.001, 0.000001), got 5e-07",
 		`{}`:                  "scale",
 	} {
-		wantError(t, send(t, s, put, "/ns/a/_fake/retry_after", body), http.StatusBadRequest, errInvalidRequest, msg)
+		wantError(t, send(t, s, core.Put, "/ns/a/_fake/retry_after", body), http.StatusBadRequest, core.ErrInvalidRequest, msg)
 	}
-	send(t, s, post, "/ns/a/_fake/reset", "")
-	if w := send(t, s, get, "/ns/a/_fake/retry_after", ""); strings.TrimSpace(w.Body.String()) != `{"scale":0.5}` {
+	send(t, s, core.Post, "/ns/a/_fake/reset", "")
+	if w := send(t, s, core.Get, "/ns/a/_fake/retry_after", ""); strings.TrimSpace(w.Body.String()) != `{"scale":0.5}` {
 		t.Errorf("after reset: %s, want the scale the server was built with", w.Body)
 	}
 
 	wall := New(WithWallClock())
-	wantError(t, send(t, wall, put, "/_fake/retry_after", `{"scale":0.5}`), http.StatusBadRequest, errInvalidRequest,
+	wantError(t, send(t, wall, core.Put, "/_fake/retry_after", `{"scale":0.5}`), http.StatusBadRequest, core.ErrInvalidRequest,
 		"scale: a server on the wall clock sends the true waits: only 1 is accepted, got 0.5")
-	if w := send(t, wall, put, "/_fake/retry_after", `{"scale":1}`); w.Code != http.StatusOK {
+	if w := send(t, wall, core.Put, "/_fake/retry_after", `{"scale":1}`); w.Code != http.StatusOK {
 		t.Errorf("wall clock, scale 1: %d %s", w.Code, w.Body)
 	}
-	if err := CheckRetryAfterScale(0.001); err != nil {
+	if err := core.CheckRetryAfterScale(0.001); err != nil {
 		t.Errorf("CheckRetryAfterScale(0.001) = %v", err)
 	}
-	if err := CheckRetryAfterScale(2); err == nil || err.Error() != "scale: must be more than 0 and at most 1 (1 sends the true waits), got 2" {
+	if err := core.CheckRetryAfterScale(2); err == nil || err.Error() != "scale: must be more than 0 and at most 1 (1 sends the true waits), got 2" {
 		t.Errorf("CheckRetryAfterScale(2) = %v", err)
 	}
 }

@@ -1,166 +1,32 @@
 package fake
 
 import (
-	"fmt"
-	"log/slog"
 	"net/http"
-	"os"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/gin-gonic/gin"
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
-func init() {
-	// gin's mode is process-wide; set it once here rather than per server, where it would race.
-	gin.SetMode(gin.ReleaseMode)
-}
-
 // Server is a fake Platform API. It is an http.Handler and is safe for concurrent use.
-type Server struct {
-	clock  *clock
-	ids    ids // objects the API creates
-	reqIDs ids // request-ids of API requests
-	ctlIDs controlIDs
-	logger *slog.Logger
-	// violation, when set, is told of every response that does not match its schema and of every
-	// recovered panic: bugs in the fake that a test must fail on.
-	violation func(msg string)
+type Server struct{ srv *core.Server }
 
-	requestLog journal
-	faults     faults
-	// coverage counts this server's API requests; all, on a default server only, counts those of
-	// its namespaces too (ServerCoverage).
-	coverage, all coverage
-	retries       retryScale // the retry-after scale and the wait pending (retry.go)
-	// areas are the areas' values of the server (serverSlots): the rate limiter, the stubs.
-	areas []any
-
-	mu sync.RWMutex
-	st *state
-
-	cfg    config       // what the server was built with, to build its namespaces alike
-	nsName string       // the namespace this server is, "" for a default server
-	parent *Server      // the default server a namespace belongs to, nil for a default server
-	spaces namespaceSet // a default server's namespaces
-}
-
-// state is everything a server changes: one lazily built store per area (storeSlots), so that
-// New costs the same however large the fixtures are, and the fixtures the stores are built from
-// (those of New, or the last snapshot loaded). Reset replaces it whole.
-type state struct {
-	fx     *Fixtures
-	stores []any
-}
-
-func newState(fx *Fixtures) *state {
-	st := &state{fx: fx}
-	st.stores = storeSlots.fill(st)
-	return st
-}
-
-// lazy holds an area's state, built from the fixtures the first time a request needs it.
-type lazy[T any] struct {
-	once sync.Once
-	v    atomic.Pointer[T]
-}
-
-func (l *lazy[T]) get(build func() *T) *T {
-	l.once.Do(func() { l.v.Store(build()) })
-	return l.v.Load()
-}
-
-// release takes what the state's stores keep out of their shared budgets: the state was
-// replaced (reset, snapshot load) or its namespace dropped.
-// A store not built yet is built released: a request still in flight on the state finds it so,
-// and keeps nothing that would count.
-func (st *state) release() {
-	for _, a := range areaList {
-		if a.release != nil {
-			a.release(st)
-		}
+// wrap is the face of s; nil for nil.
+func wrap(s *core.Server) *Server {
+	if s == nil {
+		return nil
 	}
+	return &Server{srv: s}
 }
 
-// built returns the state if a request has built it, or nil: an area never built is still
-// exactly its fixtures, which a snapshot then copies as they are.
-func (l *lazy[T]) built() *T { return l.v.Load() }
-
-// config is what a server is built from; the options (options.go) set its fields.
-type config struct {
-	fixtures      *Fixtures
-	wallClock     bool
-	logger        *slog.Logger
-	violation     func(string)
-	maxNamespaces int
-	snapshotDir   string        // where POST /_fake/snapshot/save may write; "" forbids it
-	journals      *byteBudget   // shared by a server and its namespaces
-	budgets       []*byteBudget // the areas' budgets (newBudget), shared likewise
-	noCoverage    bool          // count no coverage: only the benchmarks' baseline sets it
-	retryAfterPPM int64         // the retry-after scale in millionths (WithRetryAfterScale); 0: none
-	opts          map[*int]any  // the areas' options (option), such as WithTape's tape
+// Now returns the server's current time.
+func (s *Server) Now() time.Time {
+	return s.srv.Now()
 }
 
-// newRootServer returns a server built as cfg says, the options applied (New): over the embedded
-// fixtures unless cfg names others. It panics only if the embedded fixtures do not load, which
-// the package's tests rule out.
-func newRootServer(cfg config) *Server {
-	if cfg.fixtures == nil {
-		fx, err := DefaultFixtures()
-		if err != nil {
-			panic(err)
-		}
-		cfg.fixtures = fx
-	}
-	if cfg.maxNamespaces < 1 {
-		cfg.maxNamespaces = DefaultMaxNamespaces
-	}
-	cfg.journals = newByteBudget(journalsBytes)
-	for _, n := range budgetSizes {
-		cfg.budgets = append(cfg.budgets, newByteBudget(n))
-	}
-	return newServer(cfg)
-}
-
-// newServer builds a server from a complete configuration: New's, or its parent's for a
-// namespace.
-func newServer(cfg config) *Server {
-	s := &Server{
-		clock:      newClock(cfg.wallClock),
-		logger:     cfg.logger,
-		violation:  cfg.violation,
-		cfg:        cfg,
-		requestLog: journal{budget: cfg.journals},
-	}
-	s.areas = serverSlots.fill(s)
-	s.retries.ppm = cfg.builtScale()
-	s.start(cfg.fixtures)
-	return s
-}
-
-// root is the default server: s, or the server whose namespace s is.
-func (s *Server) root() *Server {
-	if s.parent != nil {
-		return s.parent
-	}
-	return s
-}
-
-// ServeHTTP implements http.Handler. A request for a namespace (the path prefix /ns/<name>/ or
-// the header Fake-Namespace) is served by that namespace, as a new server would serve it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.nsName == "" {
-		switch ns, r2, err := s.selectNamespace(r); {
-		case err != nil:
-			s.serveRefusal(w, r, err)
-			return
-		case ns != nil:
-			ns.serveOn(router(), w, r2)
-			return
-		}
-	}
-	s.serveOn(router(), w, r)
+// AdvanceClock moves the virtual clock forward by d (negative d is treated as zero) and returns
+// the new time. Leases, invite expiry and reclaim follow it.
+func (s *Server) AdvanceClock(d time.Duration) time.Time {
+	return s.srv.AdvanceClock(d)
 }
 
 // Reset puts the server back to its fixtures: all data, the clock and the ID counters. It also
@@ -170,76 +36,196 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (ClearNamespaces drops them), so that one test's reset never reaches into another's namespace.
 // After LoadSnapshot the snapshot is the server's fixtures: Reset goes back to it.
 func (s *Server) Reset() {
-	s.restart(s.state().fx)
+	s.srv.Reset()
 }
 
-// restart clears the journal, faults and stubs and starts the server's world afresh from fx,
-// at the clock and counters fx holds (Epoch and zero for a data set that is not a snapshot).
-func (s *Server) restart(fx *Fixtures) {
-	s.ClearJournal()
-	s.ClearFaults()
-	s.coverage.reset()
-	if s.parent == nil {
-		s.all.reset()
-	}
-	for _, a := range areaList {
-		if a.reset != nil {
-			a.reset(s)
-		}
-	}
-	s.resetRetryScale()
-	s.start(fx)
+// ServeHTTP implements http.Handler. A request for a namespace (the path prefix /ns/<name>/ or
+// the header Fake-Namespace) is served by that namespace, as a new server would serve it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.srv.ServeHTTP(w, r)
 }
 
-// start makes fx the server's world: fresh area state, and the clock and ID counters where fx
-// says the world stands, all under the lock, so that a request sees the old world or the new.
-func (s *Server) start(fx *Fixtures) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.st != nil {
-		s.st.release() // its bytes leave the shared budgets
-	}
-	s.st = newState(fx)
-	s.ids.n.Store(fx.start.Issued.API)
-	s.reqIDs.n.Store(fx.start.Issued.Requests)
-	s.ctlIDs.set(fx.start.Issued.Control)
-	if !s.clock.wall {
-		s.clock.set(fx.start.now())
-	}
+// Journal returns the API requests the server answered since it started or was last reset or
+// cleared, oldest first: at most the last 10,000, and as many of the last as fit 32 MiB.
+func (s *Server) Journal() []JournalEntry {
+	return s.srv.Journal()
 }
 
-// Now returns the server's current time.
-func (s *Server) Now() time.Time { return s.clock.Now() }
-
-// AdvanceClock moves the virtual clock forward by d (negative d is treated as zero) and returns
-// the new time. Leases, invite expiry and reclaim follow it.
-func (s *Server) AdvanceClock(d time.Duration) time.Time {
-	now := s.clock.advance(max(d, 0))
-	st := s.state()
-	for _, a := range areaList {
-		if a.advance != nil {
-			a.advance(st, now)
-		}
-	}
-	return now
+// ClearJournal forgets the recorded requests and returns how many there were.
+func (s *Server) ClearJournal() int {
+	return s.srv.ClearJournal()
 }
 
-func (s *Server) state() *state {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.st
+// InjectFault adds a fault and returns it with its ID. It returns an error for a fault that
+// could never apply: an unknown status, a negative count, latency or retry-after.
+func (s *Server) InjectFault(f Fault) (Fault, error) {
+	return s.srv.InjectFault(f)
 }
 
-// FixturesDir loads the data set in dir, for the binary's -fixtures flag.
-func FixturesDir(dir string) (*Fixtures, error) {
-	if st, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("fixtures: %w", err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("fixtures: %s is not a directory", dir)
-	}
-	fx, err := LoadFixtures(os.DirFS(dir))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	return fx, nil
+// Faults returns the faults not yet used up, in the order they apply.
+func (s *Server) Faults() []Fault {
+	return s.srv.Faults()
+}
+
+// ClearFaults removes every fault and returns how many there were.
+func (s *Server) ClearFaults() int {
+	return s.srv.ClearFaults()
+}
+
+// Coverage returns what s answered since its last reset: for a namespace, the requests to it; for
+// the default server, the requests outside any namespace. ServerCoverage counts them all.
+func (s *Server) Coverage() Coverage {
+	return s.srv.Coverage()
+}
+
+// ServerCoverage returns what the server answered since the default server's last reset, in any
+// namespace, including namespaces dropped since: the coverage of a whole test run, however its
+// tests split their requests into namespaces.
+func (s *Server) ServerCoverage() Coverage {
+	return s.srv.ServerCoverage()
+}
+
+// Namespace returns the namespace called name, creating it from the fixtures if it does not
+// exist (and dropping the least recently used one if that would exceed the maximum). It is the
+// server that requests with the prefix /ns/<name>/ or the header Fake-Namespace: <name> reach.
+// It returns an invalid_request_error for a name outside the grammar, and for a server that is
+// itself a namespace.
+func (s *Server) Namespace(name string) (*Server, error) {
+	ns, err := s.srv.Namespace(name)
+	return wrap(ns), err
+}
+
+// Namespaces lists the namespaces, most recently used first: the last one is the next to be
+// dropped. A namespace has none.
+func (s *Server) Namespaces() []NamespaceInfo {
+	return s.srv.Namespaces()
+}
+
+// DeleteNamespace drops the namespace called name and reports whether it existed. A request in
+// flight there finishes on the dropped state; the next request under that name starts afresh.
+func (s *Server) DeleteNamespace(name string) bool {
+	return s.srv.DeleteNamespace(name)
+}
+
+// ClearNamespaces drops every namespace and returns how many there were.
+func (s *Server) ClearNamespaces() int {
+	return s.srv.ClearNamespaces()
+}
+
+// Snapshot returns the server's world (a namespace's, when s is one) as a data set of the shape
+// of package fixtures: the files of every area, formatted like them (two-space indents, fields
+// in schema order, records in list order), and snapshot.json with the clock and the counters.
+// A server that loads it answers every read byte-identically and hands the next write the same
+// ID, timestamp and request-id. Every area is locked for the length of the export, so the set is
+// one moment of the world; a write still in flight may have taken its ID without its record.
+// Journal, faults and message stubs are the test's configuration, not the world: they are not
+// in a snapshot.
+func (s *Server) Snapshot() (Snapshot, error) {
+	snap, err := s.srv.Snapshot()
+	return Snapshot(snap), err
+}
+
+// LoadSnapshot replaces the world of the server (or of the namespace s is) with the snapshot: its
+// data, clock and counters, as Reset would with the snapshot for fixtures. It also clears the
+// journal, faults and stubs, as Reset does, and Reset afterwards returns to the snapshot. A
+// snapshot that does not load is refused whole (see Snapshot.Fixtures) and the server is left as
+// it was.
+func (s *Server) LoadSnapshot(snap Snapshot) error {
+	return s.srv.LoadSnapshot(core.Snapshot(snap))
+}
+
+// RetryAfterScale returns the server's retry-after scale (1: the true waits).
+func (s *Server) RetryAfterScale() float64 {
+	return s.srv.RetryAfterScale()
+}
+
+// SetRetryAfterScale sets the server's (or namespace's) retry-after scale, forgetting any wait
+// pending. A wall-clock server refuses any scale but 1: its client's waits are real time.
+func (s *Server) SetRetryAfterScale(scale float64) error {
+	return s.srv.SetRetryAfterScale(scale)
+}
+
+// APIVersions lists the versions the fake serves, oldest first.
+func APIVersions() []string { return core.APIVersions() }
+
+// CheckRetryAfterScale reports whether scale is one WithRetryAfterScale, -retry-after-scale and
+// PUT /_fake/retry_after accept: more than 0, at most 1, in whole millionths.
+func CheckRetryAfterScale(scale float64) error { return core.CheckRetryAfterScale(scale) }
+
+// CheckSnapshotDir reports whether WriteDir may write into dir: it is absent, or holds no file
+// that WriteDir would have to delete or overwrite without having written it. The error names the
+// file.
+func CheckSnapshotDir(dir string) error { return core.CheckSnapshotDir(dir) }
+
+// Epoch is where every virtual clock starts, 2026-01-01T00:00:00Z (see Determinism in the
+// package documentation). A function, so that no caller can move it for every server.
+func Epoch() time.Time { return core.Epoch() }
+
+// CacheEntries lists the server's live prompt-cache entries, soonest expiry first (then by key).
+func (s *Server) CacheEntries() []CacheEntry { return cacheEntries(s.srv) }
+
+// ClearCache drops every prompt-cache entry and diagnostics fingerprint of the server, and
+// returns how many live entries there were.
+func (s *Server) ClearCache() int { return dropCache(s.srv) }
+
+// Scenarios lists the scenario library in file order (GET /_fake/messages/scenarios).
+func (s *Server) Scenarios() []Scenario { return scenarioList(s.srv) }
+
+// Stubs returns the stubs not yet used up, in the order they are tried. The replies are copies:
+// changing them changes nothing in the server.
+func (s *Server) Stubs() []Stub { return stubList(s.srv) }
+
+// ClearStubs removes every stub and returns how many there were.
+func (s *Server) ClearStubs() int { return dropStubs(s.srv) }
+
+// AddStub registers a stub and returns it with its ID. A stub that could not be served is an
+// error naming the field, as the control call answers it: a reply outside the message schema
+// ("replies.1.content.0.type: ..."), stop fields that contradict each other or the content, or
+// more than 1000 stubs at once or more memory than the stubs' bounds allow. Match and reply
+// content are copied; st.ID and st.Served are ignored.
+func (s *Server) AddStub(st Stub) (Stub, error) { return addStubValue(s.srv, st) }
+
+// RateLimits returns whether rate limits are enforced and the buckets' levels now.
+func (s *Server) RateLimits() RateLimitState { return rateLimitState(s.srv) }
+
+// SetRateLimits turns enforcement on or off. Turning it on starts every bucket full; turning it
+// off forgets the buckets. Setting the state it already has changes nothing.
+func (s *Server) SetRateLimits(enforce bool) RateLimitState { return setRateLimits(s.srv, enforce) }
+
+// CreateTunnel makes a tunnel, as the control call POST /_fake/tunnels does: the specified API
+// has no create (spec 4.10). The tunnel gets a domain no tunnel of this server has had. It
+// returns invalid_request_error for an unknown organization, a malformed workspace ID or a
+// display name longer than 255 characters.
+func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) { return createTunnel(s.srv, opts) }
+
+// TunnelForToken answers what the tunnel endpoint would do with a new connection presenting
+// token: the ID of the tunnel whose current token it is. A token replaced by rotation, or the
+// token of an archived tunnel, is refused (spec 3.3).
+func (s *Server) TunnelForToken(token string) (tunnelID string, ok bool) {
+	return tunnelForToken(s.srv, token)
+}
+
+// TokenRotations returns the audit records of a tunnel's token rotations, oldest first: who
+// rotated, when, the token IDs before and after, and the reason given (spec 4.9).
+func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
+	return tokenRotations(s.srv, tunnelID)
+}
+
+// CheckGateway answers what the tunnel does with an MCP connection whose gateway presents
+// chainPEM (its server certificate, then any intermediates) when the service terminates the
+// inner TLS session (spec 4.9): nil when it accepts it, otherwise an error saying why. It accepts
+// only when the tunnel is not archived and the chain verifies, at the server's time, against one
+// of the tunnel's non-archived CA certificates: an archived certificate is out of the trusted
+// set, and a tunnel without one rejects all MCP traffic (spec 3.4).
+func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
+	return gatewayCheck(s.srv, tunnelID, chainPEM)
+}
+
+// EnqueueWork queues a new work item in the environment, as the service does when a session is
+// created (spec 2.16), and wakes blocked polls. sessionID may be empty for a generated one;
+// otherwise it must look like "session_..." (letters, digits, _ and -). It returns not_found for
+// an unknown environment (of any organization), and invalid_request for an archived one or for
+// a session ID or metadata outside the limits of fixtures/environments.json.
+func (s *Server) EnqueueWork(environmentID, sessionID string, metadata map[string]string) (WorkItem, error) {
+	return enqueueWorkItem(s.srv, environmentID, sessionID, metadata)
 }

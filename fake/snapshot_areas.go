@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -21,11 +23,11 @@ import (
 // gains a field this file has not been taught about.
 
 var (
-	adminSnapshot      = &snapshotArea{lockArea(adminStores, func(a *adminStore) *sync.Mutex { return &a.mu }), exportAdmin}
-	tunnelsSnapshot    = &snapshotArea{lockArea(tunnelStores, func(t *tunnelStore) *sync.Mutex { return &t.mu }), exportTunnels}
-	workSnapshot       = &snapshotArea{lockArea(workStores, func(w *workStore) *sync.Mutex { return &w.mu }), exportWork}
-	complianceSnapshot = &snapshotArea{lockArea(complianceStores, func(c *complianceStore) *sync.Mutex { return &c.mu }), exportCompliance}
-	memorySnapshot     = &snapshotArea{lockArea(memoryStores, func(m *memoryArea) *sync.Mutex { return &m.mu }), exportMemory}
+	adminSnapshot      = &core.SnapshotArea{Lock: core.LockArea(adminStores, func(a *adminStore) *sync.Mutex { return &a.mu }), Export: exportAdmin}
+	tunnelsSnapshot    = &core.SnapshotArea{Lock: core.LockArea(tunnelStores, func(t *tunnelStore) *sync.Mutex { return &t.mu }), Export: exportTunnels}
+	workSnapshot       = &core.SnapshotArea{Lock: core.LockArea(workStores, func(w *workStore) *sync.Mutex { return &w.mu }), Export: exportWork}
+	complianceSnapshot = &core.SnapshotArea{Lock: core.LockArea(complianceStores, func(c *complianceStore) *sync.Mutex { return &c.mu }), Export: exportCompliance}
+	memorySnapshot     = &core.SnapshotArea{Lock: core.LockArea(memoryStores, func(m *memoryArea) *sync.Mutex { return &m.mu }), Export: exportMemory}
 )
 
 // fixtureRecord is a record as a fixture file holds it: organization_id first, then the
@@ -81,10 +83,10 @@ func (l *recordList) add(orgID string, rec any, drop ...string) {
 // and a removed user's ID stays a valid cursor), invites with what happened to them, and
 // workspaces. The organizations' rate limits, which no request changes, are copied from the
 // fixtures as loaded; the workspace overrides too, unless an update changed them.
-func exportAdmin(st *state, out map[string]any) error {
-	a := adminStores.in(st.stores).built()
+func exportAdmin(st *core.State, out map[string]any) error {
+	a := adminStores.In(st.Stores).Built()
 	var users, invites, workspaces recordList
-	for _, o := range st.fx.orgs {
+	for _, o := range st.Fx.Orgs {
 		for _, u := range a.users.of(o) {
 			rec := *u
 			rec.Removed = a.removed[u.ID]
@@ -113,7 +115,7 @@ func exportAdmin(st *state, out map[string]any) error {
 		RateLimits          json.RawMessage   `json:"rate_limits,omitempty"`
 		WorkspaceRateLimits json.RawMessage   `json:"workspace_rate_limits,omitempty"`
 	}{Invites: orEmptyList(invites.list), Workspaces: orEmptyList(workspaces.list)}
-	if raw, ok := st.fx.files["admin.json"]; ok {
+	if raw, ok := st.Fx.Files["admin.json"]; ok {
 		if rl := gjson.GetBytes(raw, "rate_limits"); rl.Exists() {
 			file.RateLimits = json.RawMessage(rl.Raw)
 		}
@@ -121,7 +123,7 @@ func exportAdmin(st *state, out map[string]any) error {
 			file.WorkspaceRateLimits = json.RawMessage(wl.Raw)
 		}
 	}
-	if changed, err := exportOverrides(st.fx, a.overrides); err != nil {
+	if changed, err := exportOverrides(st.Fx, a.overrides); err != nil {
 		return err
 	} else if changed != nil {
 		file.WorkspaceRateLimits = changed
@@ -134,9 +136,9 @@ func exportAdmin(st *state, out map[string]any) error {
 // when an update changed them since the fixtures; nil when it did not, so that the file keeps the
 // fixtures' bytes. Groups go in the organizations' order, workspaces by ID, and an override an
 // update cleared is left out.
-func exportOverrides(fx *Fixtures, ro rateOverrides) (json.RawMessage, error) {
+func exportOverrides(fx *core.Fixtures, ro rateOverrides) (json.RawMessage, error) {
 	same := true
-	for _, groups := range adminSection.in(fx.sections).rateLimits {
+	for _, groups := range adminSection.In(fx.Sections).rateLimits {
 		for _, g := range groups {
 			same = same && reflect.DeepEqual(ro[g], g.overrides)
 		}
@@ -151,8 +153,8 @@ func exportOverrides(fx *Fixtures, ro rateOverrides) (json.RawMessage, error) {
 		Limits      []limiter `json:"limits"`
 	}
 	list := []entry{}
-	for _, o := range fx.orgs {
-		for _, g := range adminSection.in(fx.sections).rateLimits[o] {
+	for _, o := range fx.Orgs {
+		for _, g := range adminSection.In(fx.Sections).rateLimits[o] {
 			for _, ws := range slices.Sorted(maps.Keys(ro[g])) {
 				if len(ro[g][ws]) == 0 {
 					continue
@@ -170,9 +172,9 @@ func exportOverrides(fx *Fixtures, ro rateOverrides) (json.RawMessage, error) {
 
 // oldestFirstOf returns the records of an area's index by ID in list order, so that a file lists
 // them as a list answers them.
-func oldestFirstOf[T any](byID map[string]*T, key func(*T) listKey) []*T {
+func oldestFirstOf[T any](byID map[string]*T, key func(*T) core.ListKey) []*T {
 	list := slices.Collect(maps.Values(byID))
-	slices.SortFunc(list, func(a, b *T) int { return oldestFirst(key(a), key(b)) })
+	slices.SortFunc(list, func(a, b *T) int { return core.OldestFirst(key(a), key(b)) })
 	return list
 }
 
@@ -188,8 +190,8 @@ func orEmptyList(l []json.RawMessage) []json.RawMessage {
 
 // exportTunnels writes every tunnel with its certificates (the PEM of each CA certificate,
 // from which fingerprint and expiry are computed again) and its token rotations.
-func exportTunnels(st *state, out map[string]any) error {
-	ts := tunnelStores.in(st.stores).built()
+func exportTunnels(st *core.State, out map[string]any) error {
+	ts := tunnelStores.In(st.Stores).Built()
 	rotations := map[string][]TokenRotation{}
 	for _, r := range ts.rotationLog {
 		rotations[r.TunnelID] = append(rotations[r.TunnelID], r)
@@ -231,10 +233,10 @@ func exportTunnels(st *state, out map[string]any) error {
 // exportWork writes every environment with its work items in their whole state. Lapsed leases
 // are written as they stand, not settled: the loading server settles them when a request reads
 // the environment, at the same instant the original would have.
-func exportWork(st *state, out map[string]any) error {
-	ws := workStores.in(st.stores).built()
+func exportWork(st *core.State, out map[string]any) error {
+	ws := workStores.In(st.Stores).Built()
 	var list recordList
-	for _, env := range oldestFirstOf(ws.envs, func(e *environment) listKey { return listKey{e.rec.CreatedAt, e.rec.ID} }) {
+	for _, env := range oldestFirstOf(ws.envs, func(e *environment) core.ListKey { return core.ListKey{At: e.rec.CreatedAt, ID: e.rec.ID} }) {
 		work := make([]workFixture, len(env.items))
 		for i, it := range env.items {
 			work[i] = it.fixture()
@@ -254,8 +256,8 @@ func exportWork(st *state, out map[string]any) error {
 	}
 	// The environments of keys that the API deleted: the keys stay, and must still load.
 	var deleted []string
-	for _, c := range st.fx.creds {
-		if c.Kind == kindEnvironmentKey && ws.envs[c.EnvironmentID] == nil && !slices.Contains(deleted, c.EnvironmentID) {
+	for _, c := range st.Fx.Creds {
+		if c.Kind == core.KindEnvironmentKey && ws.envs[c.EnvironmentID] == nil && !slices.Contains(deleted, c.EnvironmentID) {
 			deleted = append(deleted, c.EnvironmentID)
 		}
 	}
@@ -271,10 +273,10 @@ func exportWork(st *state, out map[string]any) error {
 
 // exportMemory writes every store with its whole history, redactions included; live memories
 // are what the history leaves behind, as the loader replays it.
-func exportMemory(st *state, out map[string]any) error {
-	ma := memoryStores.in(st.stores).built()
+func exportMemory(st *core.State, out map[string]any) error {
+	ma := memoryStores.In(st.Stores).Built()
 	var list recordList
-	for _, ms := range oldestFirstOf(ma.stores, func(m *memStoreState) listKey { return listKey{m.rec.CreatedAt, m.rec.ID} }) {
+	for _, ms := range oldestFirstOf(ma.stores, func(m *memStoreState) core.ListKey { return core.ListKey{At: m.rec.CreatedAt, ID: m.rec.ID} }) {
 		var versions recordList
 		for _, v := range ms.versions {
 			versions.add("", v, "type", "memory_store_id", "content_sha256", "content_size_bytes")
@@ -308,9 +310,9 @@ func exportMemory(st *state, out map[string]any) error {
 
 // exportCompliance writes the chat data as loaded (nothing but deletion changes it) with the
 // deletions the API made, which the loading server applies again in order.
-func exportCompliance(st *state, out map[string]any) error {
-	cs := complianceStores.in(st.stores).built()
-	raw, ok := st.fx.files["compliance.json"]
+func exportCompliance(st *core.State, out map[string]any) error {
+	cs := complianceStores.In(st.Stores).Built()
+	raw, ok := st.Fx.Files["compliance.json"]
 	if !ok {
 		if len(cs.deletions) == 0 {
 			return nil // no data and nothing deleted: the data set has no compliance.json

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fixtures"
@@ -154,7 +156,7 @@ func buildWorld(t *testing.T, w *world, seed uint64, n int) {
 		case 11, 12, 13:
 			env := pick(r, w.ids("/v1/environments?limit=100", "data.#.id"))
 			base := "/v1/environments/" + env + "/work"
-			key := []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}
+			key := []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}
 			items := w.ids(base+"?limit=100", "data.#.id", key...)
 			item := base + "/" + pick(r, items)
 			switch r.IntN(5) {
@@ -214,7 +216,7 @@ func buildWorld(t *testing.T, w *world, seed uint64, n int) {
 // calls left, so that the comparison covers both.
 func holdLease(t *testing.T, w *world) {
 	env := gjson.Get(w.do("POST", "/v1/environments", `{"name":"leases"}`).body, "id").String()
-	base, key := "/v1/environments/"+env+"/work", []string{"X-Api-Key", "test-api-key", "vendor-version", APIVersion}
+	base, key := "/v1/environments/"+env+"/work", []string{"X-Api-Key", "test-api-key", "vendor-version", core.APIVersion}
 	var id string
 	for range 2 {
 		id = gjson.Get(w.do("POST", "/_fake/environments/"+env+"/work", `{}`).body, "id").String()
@@ -439,8 +441,8 @@ func TestSnapshotEmbeddedFixturesRoundTrip(t *testing.T) {
 		}
 	}
 	const start = "{\n  \"now\": \"2026-01-01T00:00:00Z\",\n  \"issued\": {\n    \"api\": 0,\n    \"requests\": 0,\n    \"control\": {}\n  }\n}\n"
-	if snap[snapshotFile] != start || len(snap) != len(names)+1 {
-		t.Errorf("snapshot.json = %q, %d files", snap[snapshotFile], len(snap))
+	if snap[core.SnapshotFile] != start || len(snap) != len(names)+1 {
+		t.Errorf("snapshot.json = %q, %d files", snap[core.SnapshotFile], len(snap))
 	}
 }
 
@@ -584,9 +586,9 @@ func TestSnapshotDuringWrites(t *testing.T) {
 // (EXTENSIONS.md, "Message threads").
 func TestSnapshotCoversState(t *testing.T) {
 	var stores []string
-	for _, v := range newState(&Fixtures{}).stores {
+	for _, v := range core.NewState(&core.Fixtures{}).Stores {
 		name := reflect.TypeOf(v).Elem().Name()
-		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[state]().PkgPath()+".", ""))
+		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[adminStore]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
 	const want = "lazy[adminStore] lazy[cacheStore] lazy[complianceStore] lazy[memoryArea] lazy[threadStore] lazy[tunnelStore] lazy[workStore]"
@@ -594,10 +596,10 @@ func TestSnapshotCoversState(t *testing.T) {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}
 	for typ, want := range map[reflect.Type]string{
-		reflect.TypeFor[state]():             "fx stores",
+		reflect.TypeFor[core.State]():        "Fx Stores",
 		reflect.TypeFor[adminStore]():        "mu invites users removed workspaces overrides",
 		reflect.TypeFor[invite]():            "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org encoded",
-		reflect.TypeFor[member]():            "OrganizationID ID Email Name Role AddedAt Removed org encoded",
+		reflect.TypeFor[core.Member]():       "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
 		reflect.TypeFor[workspace]():         "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy org encoded",
 		reflect.TypeFor[tunnelStore]():       "mu list byID domains domainSeq rotationLog",
 		reflect.TypeFor[tunnelRec]():         "Tunnel org rotations certs encoded",
@@ -628,12 +630,12 @@ func TestSnapshotCoversState(t *testing.T) {
 // builtWorld is the default world with every area built, as after a request to each.
 func builtWorld(tb testing.TB) *Server {
 	s := New()
-	st := s.state()
-	admin(s, &call{st: st})
-	tunnels(s, st)
+	st := s.srv.State()
+	admin(s.srv, &core.Call{St: st})
+	tunnels(s.srv, st)
 	workOf(st)
-	compliance(s, &call{st: st})
-	memoryOf(s, &call{st: st})
+	compliance(s.srv, &core.Call{St: st})
+	memoryOf(s.srv, &core.Call{St: st})
 	return s
 }
 

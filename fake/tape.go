@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Record and replay: a tape of what a real deployment answered, served by the fake.
@@ -130,7 +132,7 @@ func OpenTape(cfg TapeConfig) (*Tape, error) {
 // the route table's line, for the schemas a recording is held to.
 type tapeKind struct {
 	name string
-	rt   *route
+	rt   *core.Route
 }
 
 // tapeKinds are the taped routes: the lines of the route table that name a tape (in.tape). It is
@@ -138,9 +140,9 @@ type tapeKind struct {
 var tapeKinds []tapeKind
 
 func init() {
-	for _, rt := range routes() {
-		if rt.tape != "" {
-			tapeKinds = append(tapeKinds, tapeKind{rt.tape, rt})
+	for _, rt := range core.Routes() {
+		if rt.Tape != "" {
+			tapeKinds = append(tapeKinds, tapeKind{rt.Tape, rt})
 		}
 	}
 }
@@ -148,7 +150,7 @@ func init() {
 // kindOf finds the taped route of a request path; ok is false for any other.
 func kindOf(method, path string) (tapeKind, bool) {
 	for _, k := range tapeKinds {
-		if k.rt.method == method && matchesPattern(k.rt.path, path) {
+		if k.rt.Method == method && matchesPattern(k.rt.Path, path) {
 			return k, true
 		}
 	}
@@ -171,20 +173,20 @@ func matchesPattern(pattern, path string) bool {
 }
 
 // taped reports whether the route is one a tape records and replays.
-func (t *Tape) taped(rt *route) bool { return t != nil && rt.tape != "" }
+func (t *Tape) taped(rt *core.Route) bool { return t != nil && rt.Tape != "" }
 
 // upstreamCredential lets a credential the fixtures do not know through to a taped route: it is
 // the upstream's to judge when recording, and a replayed suite runs with the configuration it
 // recorded with, real key included. A request without any credential is still refused with
 // err, as are the fake's own credentials sent where they do not belong.
-func upstreamCredential(r *http.Request, ifc *iface, err error) (*credential, string, error) {
-	var ae *apiError
-	if !errors.As(err, &ae) || ae.typ != errAuthentication {
+func upstreamCredential(r *http.Request, ifc *core.Iface, err error) (*core.Credential, string, error) {
+	var ae *core.APIError
+	if !errors.As(err, &ae) || ae.Typ != core.ErrAuthentication {
 		return nil, "", err
 	}
-	for _, h := range ifc.headers() {
-		if presented(r, h) != "" {
-			return &credential{Kind: kindAPIKey, Name: "upstream credential"}, h, nil
+	for _, h := range ifc.Headers() {
+		if core.Presented(r, h) != "" {
+			return &core.Credential{Kind: core.KindAPIKey, Name: "upstream credential"}, h, nil
 		}
 	}
 	return nil, "", err
@@ -192,9 +194,9 @@ func upstreamCredential(r *http.Request, ifc *iface, err error) (*credential, st
 
 // tapeArea lets a credential the fixtures do not know through to a route a tape records or
 // replays (upstreamCredential).
-var tapeArea = &area{
-	admit: func(s *Server, rt *route, r *http.Request, ifc *iface, err error) (*credential, string, error) {
-		if !tapeOption.of(&s.cfg).taped(rt) {
+var tapeArea = &core.Area{
+	Admit: func(s *core.Server, rt *core.Route, r *http.Request, ifc *core.Iface, err error) (*core.Credential, string, error) {
+		if !tapeOption.Of(&s.Cfg).taped(rt) {
 			return nil, "", err
 		}
 		return upstreamCredential(r, ifc, err)
@@ -202,4 +204,4 @@ var tapeArea = &area{
 }
 
 // tapeOption is the tape that records or replays inference requests (WithTape); nil: neither.
-var tapeOption = newOption[*Tape]()
+var tapeOption = core.NewOption[*Tape]()

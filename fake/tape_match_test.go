@@ -3,15 +3,17 @@ package fake
 import (
 	"slices"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // TestTapedRoutesAreMarkedOnTheirLines: the tape records exactly the inference routes, as the
 // route table marks them, under the names its files carry.
 func TestTapedRoutesAreMarkedOnTheirLines(t *testing.T) {
 	var got []string
-	for _, rt := range routes() {
-		if rt.tape != "" {
-			got = append(got, rt.method+" "+rt.path+" "+rt.tape)
+	for _, rt := range core.Routes() {
+		if rt.Tape != "" {
+			got = append(got, rt.Method+" "+rt.Path+" "+rt.Tape)
 		}
 	}
 	want := []string{

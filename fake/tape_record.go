@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Recording: forwarding a request to the upstream, passing its answer through as it arrives,
@@ -117,8 +119,8 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Pro
 
 // forward sends the request to the upstream with the client's headers (its credential among
 // them, but no cookie and none of the fake's own), and returns the answer to pass through.
-func forward(s *Server, c *call, body []byte) (any, error) {
-	t := tapeOption.of(&s.cfg)
+func forward(s *core.Server, c *core.Call, body []byte) (any, error) {
+	t := tapeOption.Of(&s.Cfg)
 	r := c.Request
 	u := *t.upstream
 	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
@@ -126,7 +128,7 @@ func forward(s *Server, c *call, body []byte) (any, error) {
 	u.RawQuery = r.URL.RawQuery
 	up, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return nil, newError(errAPI, "the upstream request cannot be built: %v", err)
+		return nil, core.NewError(core.ErrAPI, "the upstream request cannot be built: %v", err)
 	}
 	up.Header = r.Header.Clone()
 	for _, h := range hopHeaders {
@@ -148,13 +150,13 @@ func forward(s *Server, c *call, body []byte) (any, error) {
 		}
 		var re *redirectError
 		if errors.As(err, &re) {
-			return nil, newError(errAPI, "%s", re.reason)
+			return nil, core.NewError(core.ErrAPI, "%s", re.reason)
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL and operation, which the message says
 		}
-		return nil, newError(errAPI, "the upstream %s did not answer: %v", t.upstream.Host, err)
+		return nil, core.NewError(core.ErrAPI, "the upstream %s did not answer: %v", t.upstream.Host, err)
 	}
 	rec := &recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}}
 	if len(body) > 0 {
@@ -224,7 +226,7 @@ type passThrough struct {
 	held []byte
 }
 
-func (p *passThrough) respond(c *call) {
+func (p *passThrough) Respond(c *core.Call) {
 	resp := p.resp
 	defer resp.Body.Close()
 	h := c.Writer.Header()
@@ -259,30 +261,30 @@ func (p *passThrough) respond(c *call) {
 }
 
 // finish writes the recording, or logs why there is none.
-func (p *passThrough) finish(c *call) {
+func (p *passThrough) finish(c *core.Call) {
 	if p.unrecordable != "" {
-		tapeLog(c.srv, "not recorded", p.rec, p.unrecordable)
+		tapeLog(c.Srv, "not recorded", p.rec, p.unrecordable)
 		return
 	}
 	failed := p.resp.StatusCode >= 400
 	if evs := p.rec.Response.Events; len(evs) > 0 && evs[len(evs)-1].Event == "error" {
 		failed = true
 	}
-	if failed && !tapeOption.of(&c.srv.cfg).cfg.RecordErrors {
+	if failed && !tapeOption.Of(&c.Srv.Cfg).cfg.RecordErrors {
 		return
 	}
-	file, err := tapeOption.of(&c.srv.cfg).save(c.srv.nsName, p.rec, p.secrets)
+	file, err := tapeOption.Of(&c.Srv.Cfg).save(c.Srv.NsName, p.rec, p.secrets)
 	if err != nil {
-		tapeLog(c.srv, "not recorded", p.rec, err.Error())
+		tapeLog(c.Srv, "not recorded", p.rec, err.Error())
 		return
 	}
-	tapeLog(c.srv, "recorded", p.rec, file)
+	tapeLog(c.Srv, "recorded", p.rec, file)
 }
 
 // copyEvents passes a stream through event by event: each is written and flushed as soon as the
 // blank line that ends it arrives. It returns an error when the upstream or the client broke off,
 // since a cut stream is no recording.
-func (p *passThrough) copyEvents(c *call, began time.Time) error {
+func (p *passThrough) copyEvents(c *core.Call, began time.Time) error {
 	br := bufio.NewReaderSize(p.resp.Body, 64<<10)
 	var event bytes.Buffer
 	size := 0
@@ -365,7 +367,7 @@ func (p *passThrough) drop(format string, args ...any) {
 }
 
 // copyBody passes a body through chunk by chunk, keeping it for the recording while it fits.
-func (p *passThrough) copyBody(c *call) error {
+func (p *passThrough) copyBody(c *core.Call) error {
 	var kept bytes.Buffer
 	buf := make([]byte, 32<<10)
 	for {
@@ -401,8 +403,8 @@ func (p *passThrough) copyBody(c *call) error {
 // tapeLog tells what the tape did with an answer on the server's logger; an answer not
 // recorded is told on the default logger when the server has none, since it must not go
 // unnoticed.
-func tapeLog(s *Server, what string, rec *recording, detail string) {
-	l, level := s.logger, slog.LevelInfo
+func tapeLog(s *core.Server, what string, rec *recording, detail string) {
+	l, level := s.Logger, slog.LevelInfo
 	if what != "recorded" {
 		level = slog.LevelWarn
 		if l == nil {
@@ -412,5 +414,5 @@ func tapeLog(s *Server, what string, rec *recording, detail string) {
 	if l == nil {
 		return
 	}
-	l.Log(context.Background(), level, "tape: "+what, "method", rec.Request.Method, "path", rec.Request.Path, "namespace", s.nsName, "detail", detail)
+	l.Log(context.Background(), level, "tape: "+what, "method", rec.Request.Method, "path", rec.Request.Path, "namespace", s.NsName, "detail", detail)
 }

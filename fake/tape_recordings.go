@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // The recordings of a tape: the file format, what a recording may hold (its bounds, its headers,
@@ -58,8 +60,8 @@ func (t *Tape) load(dir string) error {
 			}
 			continue
 		}
-		if !validNamespaceName(e.Name()) {
-			return fmt.Errorf("%s: a subdirectory holds a namespace's recordings, and %s", filepath.Join(dir, e.Name()), namespaceGrammar)
+		if !core.ValidNamespaceName(e.Name()) {
+			return fmt.Errorf("%s: a subdirectory holds a namespace's recordings, and %s", filepath.Join(dir, e.Name()), core.NamespaceGrammar)
 		}
 		sub, err := os.ReadDir(filepath.Join(dir, e.Name()))
 		if err != nil {
@@ -138,7 +140,7 @@ func (t *Tape) loadFile(ns, file string, total *int64) error {
 	if len(data) > maxRecordingFile {
 		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
 	}
-	if err := checkSyntax(file, data); err != nil {
+	if err := core.CheckSyntax(file, data); err != nil {
 		return err // file:line:column
 	}
 	return t.add(ns, file, data)
@@ -223,14 +225,14 @@ func parseRecording(data []byte) (*recording, error) {
 	if json.Unmarshal(data, &count) == nil && len(count.Response.Events) > maxRecordedEvents {
 		return nil, fmt.Errorf("response.events: %d events, more than the %d a recording holds", len(count.Response.Events), maxRecordedEvents)
 	}
-	if err := validateBody("messages/recording", data); err != nil {
+	if err := core.ValidateBody("messages/recording", data); err != nil {
 		return nil, recordingError(err, "")
 	}
 	rec := &recording{}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(rec); err != nil {
-		return nil, recordingError(decodeError(err), "")
+		return nil, recordingError(core.DecodeError(err), "")
 	}
 	req, resp := &rec.Request, &rec.Response
 	// Compact, as the fake writes JSON: a file is indented for people, and clients compare some
@@ -254,10 +256,10 @@ func parseRecording(data []byte) (*recording, error) {
 		}
 	}
 	switch {
-	case k.rt.body == "" && len(req.Body) > 0:
+	case k.rt.Body == "" && len(req.Body) > 0:
 		return nil, fmt.Errorf("request.body: %s %s takes no body", req.Method, req.Path)
-	case k.rt.body != "":
-		if err := validateBody(k.rt.body, req.Body); err != nil {
+	case k.rt.Body != "":
+		if err := core.ValidateBody(k.rt.Body, req.Body); err != nil {
 			return nil, recordingError(err, "request.body.")
 		}
 	}
@@ -271,14 +273,14 @@ func parseRecording(data []byte) (*recording, error) {
 	if resp.Events != nil {
 		return rec, rec.checkEvents(k)
 	}
-	schema := k.rt.schema
+	schema := k.rt.Schema
 	switch {
 	case resp.Status >= 400:
 		schema = "error"
 	case resp.Status != http.StatusOK:
 		return nil, fmt.Errorf("response.status: %d; a recording holds a 200 answer or an error (400 or more)", resp.Status)
 	}
-	if err := validateBody(schema, resp.Body); err != nil {
+	if err := core.ValidateBody(schema, resp.Body); err != nil {
 		return nil, recordingError(err, "response.body.")
 	}
 	if resp.Status == http.StatusOK {
@@ -301,7 +303,7 @@ func parseRecording(data []byte) (*recording, error) {
 // deployment fails mid-answer.
 func (rec *recording) checkEvents(k tapeKind) error {
 	evs := rec.Response.Events
-	if k.rt.events == "" {
+	if k.rt.Events == "" {
 		return fmt.Errorf("response.events: %s %s does not stream; give the body", rec.Request.Method, rec.Request.Path)
 	}
 	if rec.Response.Status != http.StatusOK {
@@ -315,18 +317,18 @@ func (rec *recording) checkEvents(k tapeKind) error {
 	// short deltas, and a schema check costs hundreds of allocations.
 	checked := map[string]bool{}
 	for i, ev := range evs {
-		schema := k.rt.events
+		schema := k.rt.Events
 		if ev.Event == "error" {
 			schema = "messages/stream_event"
 			if i != len(evs)-1 {
 				return fmt.Errorf("response.events.%d: an error event ends a stream; %d events follow it", i, len(evs)-1-i)
 			}
 		}
-		if !checked[string(ev.Data)] || schema != k.rt.events {
-			if err := validateBody(schema, ev.Data); err != nil {
+		if !checked[string(ev.Data)] || schema != k.rt.Events {
+			if err := core.ValidateBody(schema, ev.Data); err != nil {
 				return recordingError(err, fmt.Sprintf("response.events.%d.data.", i))
 			}
-			if schema == k.rt.events && len(ev.Data) <= 256 {
+			if schema == k.rt.Events && len(ev.Data) <= 256 {
 				checked[string(ev.Data)] = true
 			}
 		}
@@ -421,9 +423,9 @@ func decodeNumbers(data []byte, v any) error {
 
 // recordingError turns a validation error into one naming the field of the recording file.
 func recordingError(err error, prefix string) error {
-	var ae *apiError
+	var ae *core.APIError
 	if errors.As(err, &ae) {
-		msg := ae.message
+		msg := ae.Message
 		if rest, ok := strings.CutPrefix(msg, "the request body: "); ok {
 			if prefix == "" { // the document itself, which has no field name
 				return fmt.Errorf("the file's top level: %s; a recording is an object with request and response", rest)

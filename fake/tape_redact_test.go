@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -73,7 +75,7 @@ func TestTapeRedactsEveryFormOfTheCredential(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: true})
-		status, _, _, err := roundTrip(t.Context(), ts, http.MethodGet, "/v1/models", nil, c.header, c.value, "vendor-version", APIVersion)
+		status, _, _, err := roundTrip(t.Context(), ts, http.MethodGet, "/v1/models", nil, c.header, c.value, "vendor-version", core.APIVersion)
 		if err != nil || status != http.StatusUnauthorized {
 			t.Fatalf("%s %s: %d %v", c.header, c.value, status, err)
 		}

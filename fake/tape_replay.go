@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Replaying: answering a request from the recording that matches it, under the fake's own ids
@@ -22,8 +24,8 @@ type tapeRequest struct {
 
 // tapeRequestOf is the tape's view of a request whose body decoded to v; the key is worked out
 // only when the tape serves the route.
-func tapeRequestOf(s *Server, c *call, data []byte, v any) tapeRequest {
-	if !tapeOption.of(&s.cfg).taped(c.route) {
+func tapeRequestOf(s *core.Server, c *core.Call, data []byte, v any) tapeRequest {
+	if !tapeOption.Of(&s.Cfg).taped(c.Route) {
 		return tapeRequest{}
 	}
 	r := c.Request
@@ -42,8 +44,8 @@ type tapePick struct {
 
 // tapePick says whether the tape answers the request, and how: nil when the fake is to answer
 // as it does without one.
-func pickFromTape(s *Server, c *call, tr tapeRequest) *tapePick {
-	t := tapeOption.of(&s.cfg)
+func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
+	t := tapeOption.Of(&s.Cfg)
 	if !tr.taped {
 		return nil
 	}
@@ -54,13 +56,13 @@ func pickFromTape(s *Server, c *call, tr tapeRequest) *tapePick {
 	if tr.keyErr != nil {
 		return nil // the fake's own validation answers it
 	}
-	rec := t.lookup(s.nsName, tr.key)
+	rec := t.lookup(s.NsName, tr.key)
 	if rec == nil {
 		switch t.cfg.OnMiss {
 		case OnMissError:
 			probe := &recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: tr.data}, key: tr.key}
-			return &tapePick{miss: newError(errNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
-				r.Method, excerpt(r.URL.Path, maxExcerpt), t.cfg.Replay, t.fileFor(t.cfg.Replay, s.nsName, probe))}
+			return &tapePick{miss: core.NewError(core.ErrNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
+				r.Method, core.Excerpt(r.URL.Path, core.MaxExcerpt), t.cfg.Replay, t.fileFor(t.cfg.Replay, s.NsName, probe))}
 		case OnMissUpstream:
 			return &tapePick{forward: tr.data}
 		}
@@ -71,7 +73,7 @@ func pickFromTape(s *Server, c *call, tr tapeRequest) *tapePick {
 
 // answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
 // message the fake numbered, for the commit stage (nil otherwise).
-func answerFromTape(s *Server, c *call, pick *tapePick, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
 	switch {
 	case pick.miss != nil:
 		return nil, nil, pick.miss
@@ -84,7 +86,7 @@ func answerFromTape(s *Server, c *call, pick *tapePick, req *messageRequest, pla
 
 // fromTape answers a request without a body (the models routes) from the tape: ok is false when
 // the fake is to answer as it does without one.
-func fromTape(s *Server, c *call) (any, bool, error) {
+func fromTape(s *core.Server, c *core.Call) (any, bool, error) {
 	pick := pickFromTape(s, c, tapeRequestOf(s, c, nil, nil))
 	if pick == nil {
 		return nil, false, nil
@@ -98,7 +100,7 @@ func fromTape(s *Server, c *call) (any, bool, error) {
 // usage (the input tokens count_tokens counts, split by the request's cache plan, which the
 // commit stage then writes; output tokens from the content); so does count_tokens, whose
 // recording only tells the request was expected.
-func replay(s *Server, c *call, rec *recording, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+func replay(s *core.Server, c *core.Call, rec *recording, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
 	resp := rec.Response
 	for k, v := range resp.Headers {
 		if !strings.EqualFold(k, "request-id") && !strings.EqualFold(k, "content-type") {
@@ -108,14 +110,14 @@ func replay(s *Server, c *call, rec *recording, req *messageRequest, plan *cache
 	if resp.Status >= 400 {
 		return recordedError{resp.Status, resp.Body}, nil, nil
 	}
-	speed := tapeOption.of(&s.cfg).cfg.Speed
+	speed := tapeOption.Of(&s.Cfg).cfg.Speed
 	switch rec.kind().name {
 	case "count_tokens":
 		return map[string]int{"input_tokens": req.layout.total}, nil, nil
 	case "models", "model":
 		return json.RawMessage(resp.Body), nil, nil
 	case "complete":
-		id := s.ids.next("compl_")
+		id := s.IDs.Next("compl_")
 		switch {
 		case stream && resp.Events != nil:
 			return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
@@ -138,7 +140,7 @@ func replay(s *Server, c *call, rec *recording, req *messageRequest, plan *cache
 		if !stream {
 			return nil, nil, failedStream(rec)
 		}
-		id := s.ids.next("msg_")
+		id := s.IDs.Next("msg_")
 		return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {
 			if name == "message_start" {
 				var d struct{ Message json.RawMessage }
@@ -150,7 +152,7 @@ func replay(s *Server, c *call, rec *recording, req *messageRequest, plan *cache
 	}
 	msg := *rec.msg
 	msg.Content = cloneBlocks(msg.Content)
-	msg.ID = s.ids.next("msg_")
+	msg.ID = s.IDs.Next("msg_")
 	setUsage(&msg, req, plan)
 	switch {
 	case stream && resp.Events != nil:
@@ -168,9 +170,9 @@ func replay(s *Server, c *call, rec *recording, req *messageRequest, plan *cache
 			return data
 		}), &msg, nil
 	case stream:
-		return messageStream(&msg, c.hasBeta(betaThinkingTokenCount)), &msg, nil
+		return messageStream(&msg, c.HasBeta(betaThinkingTokenCount)), &msg, nil
 	}
-	return &msg, &msg, nil
+	return messageJSON{&msg}, &msg, nil
 }
 
 // failedStream is the error a recorded stream ended with, for a request that does not stream:
@@ -181,10 +183,10 @@ func failedStream(rec *recording) error {
 		Error struct{ Type, Message string }
 	}
 	_ = json.Unmarshal(evs[len(evs)-1].Data, &d)
-	if _, known := statusOf[d.Error.Type]; !known {
-		d.Error.Type = errAPI
+	if _, known := core.StatusOf[d.Error.Type]; !known {
+		d.Error.Type = core.ErrAPI
 	}
-	return newError(d.Error.Type, "%s", d.Error.Message)
+	return core.NewError(d.Error.Type, "%s", d.Error.Message)
 }
 
 // recordedError answers a recorded error: its status and envelope, with the request_id of this
@@ -194,18 +196,18 @@ type recordedError struct {
 	body   json.RawMessage
 }
 
-func (e recordedError) respond(c *call) {
+func (e recordedError) Respond(c *core.Call) {
 	var env map[string]any
 	_ = json.Unmarshal(e.body, &env)
-	env["request_id"] = c.x.requestID[0]
-	c.srv.writeJSON(c.Context, e.status, "error", env)
+	env["request_id"] = c.X.RequestID[0]
+	c.Srv.WriteJSON(c.Context, e.status, "error", env)
 }
 
 // replayedStream serves a recorded stream with its event boundaries, each event's data changed
 // by rewrite (the fake's ids and usage), and an error event's request_id this answer's. At speed
 // s > 0 an event leaves at its recorded offset divided by s, counted from the first; a client
 // that goes away ends the wait.
-func replayedStream(c *call, rec *recording, speed float64, rewrite func(name string, data json.RawMessage) json.RawMessage) sseStream {
+func replayedStream(c *core.Call, rec *recording, speed float64, rewrite func(name string, data json.RawMessage) json.RawMessage) sseStream {
 	ctx := c.Request.Context()
 	evs := rec.Response.Events
 	return sseStream{paced: speed > 0, events: func(yield func(sseEvent) bool) {
@@ -223,7 +225,7 @@ func replayedStream(c *call, rec *recording, speed float64, rewrite func(name st
 			}
 			data := rewrite(ev.Event, ev.Data)
 			if ev.Event == "error" {
-				data = setFields(data, map[string]any{"request_id": c.x.requestID[0]})
+				data = setFields(data, map[string]any{"request_id": c.X.RequestID[0]})
 			}
 			if !yield(sseEvent{ev.Event, data}) {
 				return

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -53,7 +55,7 @@ func newUpstream(t *testing.T, delay time.Duration, gate chan struct{}) *upstrea
 			io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"key `+liveKey+` is revoked"},"request_id":"req_upstream"}`)
 			return
 		}
-		r.Header.Set("X-Api-Key", DefaultAPIKey)
+		r.Header.Set("X-Api-Key", core.DefaultAPIKey)
 		inner.ServeHTTP(&slowWriter{ResponseWriter: w, u: u}, r)
 	}))
 	t.Cleanup(u.Close)
@@ -112,7 +114,7 @@ func tapeServer(t *testing.T, cfg TapeConfig) *TestServer {
 // tapeCall sends a request as a client with the live key would, and returns the whole answer.
 func tapeCall(t *testing.T, ts *TestServer, method, path string, body any, header ...string) (int, http.Header, []byte) {
 	t.Helper()
-	header = append([]string{"X-Api-Key", liveKey, "vendor-version", APIVersion}, header...)
+	header = append([]string{"X-Api-Key", liveKey, "vendor-version", core.APIVersion}, header...)
 	status, h, data, err := roundTrip(context.Background(), ts, method, path, body, header...)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +156,7 @@ func TestTapeRecordsAndReplaysAConversation(t *testing.T) {
 	enc, _ := json.Marshal(first)
 	req, _ := http.NewRequest(http.MethodPost, rec.URL+"/v1/messages", bytes.NewReader(enc))
 	req.Header.Set("X-Api-Key", liveKey)
-	req.Header.Set("vendor-version", APIVersion)
+	req.Header.Set("vendor-version", core.APIVersion)
 	resp, err := rec.Server.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -654,7 +656,7 @@ func TestTapeReplayFollowsTheFakesRules(t *testing.T) {
 		}
 	}
 	plain := NewTestServer(t)
-	_, wantH, want, err := roundTrip(context.Background(), plain, http.MethodPost, "/v1/messages", body, "X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion)
+	_, wantH, want, err := roundTrip(context.Background(), plain, http.MethodPost, "/v1/messages", body, "X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,7 +689,7 @@ func TestTapeNamespaces(t *testing.T) {
 		t.Fatalf("recordings: %v", files)
 	}
 	play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
-	if status, _, out := tapeCall(t, play, http.MethodPost, "/v1/messages", body, NamespaceHeader, "alpha"); status != http.StatusOK {
+	if status, _, out := tapeCall(t, play, http.MethodPost, "/v1/messages", body, core.NamespaceHeader, "alpha"); status != http.StatusOK {
 		t.Errorf("alpha's recording in alpha: %d %s", status, out)
 	}
 	for _, path := range []string{"/v1/messages", "/ns/beta/v1/messages"} {
@@ -738,7 +740,7 @@ func TestTapeAcceptsOnlyPresentCredentials(t *testing.T) {
 	if status != http.StatusUnauthorized {
 		t.Errorf("no credential: %d %s", status, out)
 	}
-	status, _, out = tapeCall(t, play, http.MethodPost, "/v1/messages", msgBody(), "X-Api-Key", DefaultAdminKey)
+	status, _, out = tapeCall(t, play, http.MethodPost, "/v1/messages", msgBody(), "X-Api-Key", core.DefaultAdminKey)
 	if status != http.StatusForbidden {
 		t.Errorf("the fake's admin key on messages: %d %s", status, out)
 	}
@@ -812,7 +814,7 @@ func FuzzRecording(f *testing.F) {
 		r := rec.Request
 		for _, stream := range []any{nil, true} {
 			body := string(r.Body)
-			if len(r.Body) > 0 && rec.kind().rt.events != "" {
+			if len(r.Body) > 0 && rec.kind().rt.Events != "" {
 				var m map[string]any
 				_ = decodeNumbers(r.Body, &m)
 				m["stream"] = stream
@@ -822,7 +824,7 @@ func FuzzRecording(f *testing.F) {
 				b, _ := json.Marshal(m)
 				body = string(b)
 			}
-			w := fuzzSend(s, r.Method, r.Path, r.Query, body, "X-Api-Key", liveKey, "vendor-version", APIVersion)
+			w := fuzzSend(s, r.Method, r.Path, r.Query, body, "X-Api-Key", liveKey, "vendor-version", core.APIVersion)
 			if w.Code >= 500 && w.Code != rec.Response.Status && !failedEvents(rec) {
 				t.Fatalf("%s %s: %d %.500s", r.Method, r.Path, w.Code, w.Body)
 			}
@@ -851,7 +853,7 @@ func TestTapeStreamsThatFail(t *testing.T) {
 			for _, recordErrors := range []bool{false, true} {
 				dir := t.TempDir()
 				up := newUpstream(t, 0, nil)
-				if _, err := up.inner.InjectFault(Fault{Path: route.path, StreamEvents: 3, Status: 529}); err != nil {
+				if _, err := up.inner.InjectFault(core.Fault{Path: route.path, StreamEvents: 3, Status: 529}); err != nil {
 					t.Fatal(err)
 				}
 				rec := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: recordErrors})
@@ -896,7 +898,7 @@ func TestTapeRecordingIsWrittenWhenTheAnswerEnds(t *testing.T) {
 			enc, _ := json.Marshal(body)
 			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(enc))
 			req.Header.Set("X-Api-Key", liveKey)
-			req.Header.Set("vendor-version", APIVersion)
+			req.Header.Set("vendor-version", core.APIVersion)
 			resp, err := ts.Server.Client().Do(req)
 			if err != nil {
 				t.Fatal(err)

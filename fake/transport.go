@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // CredentialTransport is an http.RoundTripper for talking to a fake that serves the default
@@ -36,38 +38,38 @@ func (t *CredentialTransport) RoundTrip(req *http.Request) (*http.Response, erro
 		return base.RoundTrip(req)
 	}
 	req = req.Clone(req.Context())
-	if req.Header.Get(headerAPIKey) == "" && req.Header.Get(headerAuthorization) == "" {
-		switch a := ifc.accepts[0]; a.header {
-		case headerAuthorization:
-			req.Header.Set(headerAuthorization, "Bearer "+defaultSecrets[a.kind])
+	if req.Header.Get(core.HeaderAPIKey) == "" && req.Header.Get(core.HeaderAuthorization) == "" {
+		switch a := ifc.Accepts[0]; a.Header {
+		case core.HeaderAuthorization:
+			req.Header.Set(core.HeaderAuthorization, "Bearer "+defaultSecrets[a.Kind])
 		default:
-			req.Header.Set(a.header, defaultSecrets[a.kind])
+			req.Header.Set(a.Header, defaultSecrets[a.Kind])
 		}
 	}
-	if ifc.version && req.Header.Get("vendor-version") == "" {
-		req.Header.Set("vendor-version", APIVersion)
+	if ifc.Version && req.Header.Get("vendor-version") == "" {
+		req.Header.Set("vendor-version", core.APIVersion)
 	}
-	if ifc.beta != "" && len(req.Header.Values("vendor-beta")) == 0 {
-		req.Header.Set("vendor-beta", ifc.beta)
+	if ifc.Beta != "" && len(req.Header.Values("vendor-beta")) == 0 {
+		req.Header.Set("vendor-beta", ifc.Beta)
 	}
 	return base.RoundTrip(req)
 }
 
 // defaultSecrets is the default credential of each kind an interface reads first.
-var defaultSecrets = map[credKind]string{
-	kindAPIKey:         DefaultAPIKey,
-	kindAdminKey:       DefaultAdminKey,
-	kindComplianceKey:  DefaultComplianceKey,
-	kindBearerToken:    DefaultBearerToken,
-	kindEnvironmentKey: DefaultEnvironmentKey,
+var defaultSecrets = map[core.CredKind]string{
+	core.KindAPIKey:         core.DefaultAPIKey,
+	core.KindAdminKey:       core.DefaultAdminKey,
+	core.KindComplianceKey:  core.DefaultComplianceKey,
+	core.KindBearerToken:    core.DefaultBearerToken,
+	core.KindEnvironmentKey: core.DefaultEnvironmentKey,
 }
 
 // routePatterns is the route table's paths split into segments, with the interface of each.
 var routePatterns = sync.OnceValue(func() []routePattern {
 	var out []routePattern
-	for _, rt := range routes() {
-		if rt.ifc != nil {
-			out = append(out, routePattern{strings.Split(rt.path, "/"), rt.ifc})
+	for _, rt := range core.Routes() {
+		if rt.Ifc != nil {
+			out = append(out, routePattern{strings.Split(rt.Path, "/"), rt.Ifc})
 		}
 	}
 	return out
@@ -75,15 +77,15 @@ var routePatterns = sync.OnceValue(func() []routePattern {
 
 type routePattern struct {
 	segments []string
-	ifc      *iface
+	ifc      *core.Iface
 }
 
 // interfaceOfPath returns the interface of the API route that serves path (with any method), or
 // nil when no route of the API does. Every route sharing a path shape shares its interface, which
 // TestInterfaceOfPathFollowsTheRouteTable checks, so the first match is the answer. A path in a
 // namespace (/ns/<name>/...) is matched without its prefix, as the server routes it.
-func interfaceOfPath(path string) *iface {
-	if after, ok := strings.CutPrefix(path, nsPrefix); ok {
+func interfaceOfPath(path string) *core.Iface {
+	if after, ok := strings.CutPrefix(path, core.NsPrefix); ok {
 		if _, rest, ok := strings.Cut(after, "/"); ok {
 			path = "/" + rest
 		}

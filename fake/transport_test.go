@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // TestClientSendsDefaultCredentials: the package documentation's own example works, and every
@@ -18,7 +20,7 @@ func TestClientSendsDefaultCredentials(t *testing.T) {
 		"/v1/organizations/tunnels",
 		"/v1/memory_stores",
 		"/v1/environments",
-		"/v1/environments/" + DefaultEnvironmentID + "/work/stats",
+		"/v1/environments/" + core.DefaultEnvironmentID + "/work/stats",
 	} {
 		resp, err := ts.Client().Get(ts.URL + path)
 		if err != nil {
@@ -40,9 +42,9 @@ func TestClientKeepsWhatTheRequestSets(t *testing.T) {
 		header, value string
 		want          int
 	}{
-		{"X-Api-Key", DefaultAPIKey + SecondOrganizationSuffix, http.StatusOK},
+		{"X-Api-Key", core.DefaultAPIKey + core.SecondOrganizationSuffix, http.StatusOK},
 		{"X-Api-Key", "not-a-key", http.StatusUnauthorized},
-		{"Authorization", "Bearer " + DefaultAdminKey, http.StatusForbidden},
+		{"Authorization", "Bearer " + core.DefaultAdminKey, http.StatusForbidden},
 	} {
 		req, _ := http.NewRequest("GET", ts.URL+"/v1/models", nil)
 		req.Header.Set(c.header, c.value)
@@ -72,8 +74,8 @@ func TestClientKeepsWhatTheRequestSets(t *testing.T) {
 // in, maps to the route's own interface, and control and unknown paths to none. This is what
 // makes the first match of interfaceOfPath the right one.
 func TestInterfaceOfPathFollowsTheRouteTable(t *testing.T) {
-	for _, rt := range routes() {
-		segs := strings.Split(rt.path, "/")
+	for _, rt := range core.Routes() {
+		segs := strings.Split(rt.Path, "/")
 		for i, s := range segs {
 			if strings.HasPrefix(s, ":") {
 				segs[i] = "x"
@@ -81,14 +83,14 @@ func TestInterfaceOfPathFollowsTheRouteTable(t *testing.T) {
 		}
 		path := strings.Join(segs, "/")
 		for _, p := range []string{path, "/ns/t-1" + path} { // and in a namespace
-			if got := interfaceOfPath(p); got != rt.ifc {
-				t.Errorf("%s %s: interface %v, want %v", rt.method, p, got, rt.ifc)
+			if got := interfaceOfPath(p); got != rt.Ifc {
+				t.Errorf("%s %s: interface %v, want %v", rt.Method, p, got, rt.Ifc)
 			}
 		}
 	}
 	for _, path := range []string{"/", "/v1", "/v1/models/", "/v1/models/a/b", "/_fake/health", "/ns/t-1/_fake/health", "/ns/v1/models"} {
 		if got := interfaceOfPath(path); got != nil {
-			t.Errorf("%s: interface %s, want none", path, got.name)
+			t.Errorf("%s: interface %s, want none", path, got.Name)
 		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9). The specified surface has
@@ -71,29 +73,29 @@ type tunnelCertificate struct {
 	TunnelID    string     `json:"tunnel_id"`
 	Type        string     `json:"type"`
 	ca          *x509.Certificate
-	encoded     recordJSON // the record, encoded once per change; archival drops it
+	encoded     core.RecordJSON // the record, encoded once per change; archival drops it
 }
 
 // json returns the certificate's record, encoded once per change (recordJSON); the caller holds
 // the tunnels' lock.
 func (c *tunnelCertificate) json() (json.RawMessage, error) {
-	return c.encoded.get("", func() any { return *c })
+	return c.encoded.Get("", func() any { return *c })
 }
 
 // tunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
 // current token is derived) and its certificates in list order (newest first).
 type tunnelRec struct {
 	Tunnel
-	org       *org
+	org       *core.Org
 	rotations int
 	certs     []*tunnelCertificate
-	encoded   recordJSON // Tunnel, encoded once per change; every change drops it
+	encoded   core.RecordJSON // Tunnel, encoded once per change; every change drops it
 }
 
 // json returns the tunnel's record, encoded once per change (recordJSON); the caller holds the
 // tunnels' lock.
 func (t *tunnelRec) json() (json.RawMessage, error) {
-	return t.encoded.get("", func() any { return t.Tunnel })
+	return t.encoded.Get("", func() any { return t.Tunnel })
 }
 
 // tunnelStore is the tunnels area's state. Tunnels are never deleted, only archived, so the
@@ -110,18 +112,18 @@ type tunnelStore struct {
 // fixtureTunnel is a tunnel of fixtures/tunnels.json, checked and parsed once per process.
 type fixtureTunnel struct {
 	Tunnel
-	org       *org
+	org       *core.Org
 	certs     []tunnelCertificate
 	rotations []TokenRotation // oldest first; their number is the tunnel's rotation count
 }
 
 // Keys and states of the records: lists are ordered by (created_at, ID); archived_at set means archived.
-func tunnelKey(t Tunnel) listKey                 { return listKey{t.CreatedAt, t.ID} }
-func certificateKey(c tunnelCertificate) listKey { return listKey{c.CreatedAt, c.ID} }
-func tunnelRecKey(t *tunnelRec) listKey          { return tunnelKey(t.Tunnel) }
-func certRecKey(c *tunnelCertificate) listKey    { return certificateKey(*c) }
-func (t *tunnelRec) archived() bool              { return t.ArchivedAt != nil }
-func (c *tunnelCertificate) archived() bool      { return c.ArchivedAt != nil }
+func tunnelKey(t Tunnel) core.ListKey                 { return core.ListKey{At: t.CreatedAt, ID: t.ID} }
+func certificateKey(c tunnelCertificate) core.ListKey { return core.ListKey{At: c.CreatedAt, ID: c.ID} }
+func tunnelRecKey(t *tunnelRec) core.ListKey          { return tunnelKey(t.Tunnel) }
+func certRecKey(c *tunnelCertificate) core.ListKey    { return certificateKey(*c) }
+func (t *tunnelRec) archived() bool                   { return t.ArchivedAt != nil }
+func (c *tunnelCertificate) archived() bool           { return c.ArchivedAt != nil }
 
 var workspaceIDPattern = regexp.MustCompile(`^wrkspc_[A-Za-z0-9_-]+$`)
 
@@ -134,7 +136,7 @@ const (
 // loadTunnels reads fixtures/tunnels.json: each tunnel's organization must exist, IDs and
 // domains must be unique, every certificate must pass the rules of an upload, and the state must
 // be one the API could reach (at most two active certificates, none on an archived tunnel).
-func loadTunnels(fsys fs.FS, fx *Fixtures) error {
+func loadTunnels(fsys fs.FS, fx *core.Fixtures) error {
 	var file struct {
 		Tunnels []struct {
 			Tunnel
@@ -148,12 +150,12 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 			TokenRotations []TokenRotation `json:"token_rotations"`
 		} `json:"tunnels"`
 	}
-	if _, err := readFixture(fsys, "tunnels.json", &file); err != nil {
+	if _, err := core.ReadFixture(fsys, "tunnels.json", &file); err != nil {
 		return err
 	}
 	domains := map[string]bool{} // lower case: host names do not distinguish case
 	for _, ft := range file.Tunnels {
-		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.orgByID(ft.OrganizationID), rotations: ft.TokenRotations}
+		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.OrgByID(ft.OrganizationID), rotations: ft.TokenRotations}
 		t.Type = "tunnel"
 		for i := range t.rotations {
 			r := &t.rotations[i]
@@ -190,19 +192,19 @@ func loadTunnels(fsys fs.FS, fx *Fixtures) error {
 		case active > 0 && t.ArchivedAt != nil:
 			return fmt.Errorf("tunnels.json: archived tunnel %s has non-archived certificates; archival archives them all", t.ID)
 		}
-		*tunnelsSection.in(fx.sections) = append(*tunnelsSection.in(fx.sections), t)
+		*tunnelsSection.In(fx.Sections) = append(*tunnelsSection.In(fx.Sections), t)
 	}
 	return nil
 }
 
 // newTunnelStore copies the fixture tunnels into a server's own state.
-func newTunnelStore(fx *Fixtures) *tunnelStore {
+func newTunnelStore(fx *core.Fixtures) *tunnelStore {
 	st := &tunnelStore{byID: map[string]*tunnelRec{}, domains: map[string]bool{}}
-	for _, ft := range *tunnelsSection.in(fx.sections) {
+	for _, ft := range *tunnelsSection.In(fx.Sections) {
 		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org, rotations: len(ft.rotations)}
 		st.rotationLog = append(st.rotationLog, ft.rotations...)
 		for _, c := range ft.certs {
-			rec.certs = insertInOrder(rec.certs, &c, certRecKey, newestFirst)
+			rec.certs = core.InsertInOrder(rec.certs, &c, certRecKey, core.NewestFirst)
 		}
 		st.insert(rec)
 	}
@@ -211,7 +213,7 @@ func newTunnelStore(fx *Fixtures) *tunnelStore {
 
 // insert adds a tunnel in list order and reserves its domain for the life of the server.
 func (st *tunnelStore) insert(rec *tunnelRec) {
-	st.list = insertInOrder(st.list, rec, tunnelRecKey, newestFirst)
+	st.list = core.InsertInOrder(st.list, rec, tunnelRecKey, core.NewestFirst)
 	st.byID[rec.ID] = rec
 	st.domains[strings.ToLower(rec.Domain)] = true
 }
@@ -228,16 +230,16 @@ func (st *tunnelStore) newDomain() string {
 }
 
 // tunnels returns the area's store in st, built from the fixtures on first use.
-func tunnels(s *Server, st *state) *tunnelStore {
-	return tunnelStores.in(st.stores).get(func() *tunnelStore { return newTunnelStore(st.fx) })
+func tunnels(s *core.Server, st *core.State) *tunnelStore {
+	return tunnelStores.In(st.Stores).Get(func() *tunnelStore { return newTunnelStore(st.Fx) })
 }
 
 // find returns the caller's tunnel; another organization's tunnel is not found, exactly like an
 // unknown ID. Call with st.mu held.
-func (st *tunnelStore) find(o *org, id string) (*tunnelRec, error) {
+func (st *tunnelStore) find(o *core.Org, id string) (*tunnelRec, error) {
 	rec := st.byID[id]
 	if rec == nil || rec.org != o {
-		return nil, notFound("tunnel", id)
+		return nil, core.NotFound("tunnel", id)
 	}
 	return rec, nil
 }
@@ -263,18 +265,18 @@ func currentToken(tunnelID string, n int) tunnelToken {
 
 // withTunnel runs f on the caller's tunnel of the path with the store locked. f must not block.
 // Another organization's tunnel, like an unknown ID, is a 404.
-func withTunnel(s *Server, c *call, f func(st *tunnelStore, rec *tunnelRec) (any, error)) (any, error) {
-	st := tunnels(s, c.st)
+func withTunnel(s *core.Server, c *core.Call, f func(st *tunnelStore, rec *tunnelRec) (any, error)) (any, error) {
+	st := tunnels(s, c.St)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	rec, err := st.find(c.org, c.Param("tunnel_id"))
+	rec, err := st.find(c.Org, c.Param("tunnel_id"))
 	if err != nil {
 		return nil, err
 	}
 	if ws, err := tunnelWorkspace(c); err != nil {
 		return nil, err
 	} else if ws != "" && (rec.WorkspaceID == nil || *rec.WorkspaceID != ws) {
-		return nil, notFound("tunnel", rec.ID) // outside the workspace the request is scoped to
+		return nil, core.NotFound("tunnel", rec.ID) // outside the workspace the request is scoped to
 	}
 	return f(st, rec)
 }
@@ -283,13 +285,13 @@ func withTunnel(s *Server, c *call, f func(st *tunnelStore, rec *tunnelRec) (any
 // invalidates the token.
 func (t *tunnelRec) live(refusal string) error {
 	if t.archived() {
-		return invalid("tunnel %s is archived: %s", t.ID, refusal)
+		return core.Invalid("tunnel %s is archived: %s", t.ID, refusal)
 	}
 	return nil
 }
 
 // getTunnel serves GET /v1/organizations/tunnels/{tunnel_id} (spec 4.9).
-func getTunnel(s *Server, c *call) (any, error) {
+func getTunnel(s *core.Server, c *core.Call) (any, error) {
 	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.json() })
 }
 
@@ -299,39 +301,39 @@ type archivedListQuery struct {
 	includeArchived bool
 	limit           int
 	scope           string
-	after           *listKey
+	after           *core.ListKey
 }
 
 // tunnelListQuery reads the query of a list of the area; a bad value is a 400 naming it.
-func tunnelListQuery(c *call, scope string) (q archivedListQuery, err error) {
+func tunnelListQuery(c *core.Call, scope string) (q archivedListQuery, err error) {
 	q.scope = scope
-	if q.includeArchived, err = c.queryBool("include_archived"); err != nil {
+	if q.includeArchived, err = c.QueryBool("include_archived"); err != nil {
 		return q, err
 	}
-	if q.limit, _, err = c.queryInt("limit"); err != nil {
+	if q.limit, _, err = c.QueryInt("limit"); err != nil {
 		return q, err
 	}
-	q.after, err = c.pageToken(scope)
+	q.after, err = c.PageToken(scope)
 	return q, err
 }
 
 // listTunnels serves GET /v1/organizations/tunnels: the caller's tunnels, newest first,
 // optionally of one workspace (spec 4.9).
-func listTunnels(s *Server, c *call) (any, error) {
-	workspace, filterWorkspace := c.queryString("workspace_id")
+func listTunnels(s *core.Server, c *core.Call) (any, error) {
+	workspace, filterWorkspace := c.QueryString("workspace_id")
 	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
-		return nil, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %s", quoted(workspace, maxExcerpt))
+		return nil, core.InvalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %s", core.Quoted(workspace, core.MaxExcerpt))
 	}
 	return tunnelPage(s, c, workspace, filterWorkspace)
 }
 
 // tunnelPage is a page of the caller's tunnels, newest first, of one workspace when filter is set.
-func tunnelPage(s *Server, c *call, workspace string, filter bool) (any, error) {
-	q, err := tunnelListQuery(c, "tunnels:"+c.org.ID)
+func tunnelPage(s *core.Server, c *core.Call, workspace string, filter bool) (any, error) {
+	q, err := tunnelListQuery(c, "tunnels:"+c.Org.ID)
 	if err != nil {
 		return nil, err
 	}
-	st := tunnels(s, c.st)
+	st := tunnels(s, c.St)
 	st.mu.Lock()
 	defer st.mu.Unlock() // until the page is encoded: the records' bytes are guarded by the lock
 	// Start at the token's position (binary search) and copy only the page and one more item,
@@ -339,24 +341,24 @@ func tunnelPage(s *Server, c *call, workspace string, filter bool) (any, error) 
 	// number of tunnels.
 	start := 0
 	if q.after != nil {
-		start = searchAfter(st.list, tunnelRecKey, newestFirst, *q.after)
+		start = core.SearchAfter(st.list, tunnelRecKey, core.NewestFirst, *q.after)
 	}
 	matched := make([]*tunnelRec, 0, q.limit+1)
 	for _, rec := range st.list[start:] {
 		if len(matched) > q.limit {
 			break
 		}
-		if rec.org != c.org || (rec.archived() && !q.includeArchived) ||
+		if rec.org != c.Org || (rec.archived() && !q.includeArchived) ||
 			(filter && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
 			continue
 		}
 		matched = append(matched, rec)
 	}
-	return encodedTokenPage(pageByToken(matched, tunnelRecKey, newestFirst, q.scope, nil, q.limit), (*tunnelRec).json)
+	return core.EncodedTokenPage(core.PageByToken(matched, tunnelRecKey, core.NewestFirst, q.scope, nil, q.limit), (*tunnelRec).json)
 }
 
 // revealTunnelToken serves POST .../reveal_token: the current token, the same until rotation.
-func revealTunnelToken(s *Server, c *call) (any, error) {
+func revealTunnelToken(s *core.Server, c *core.Call) (any, error) {
 	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if err := rec.live("its token was invalidated and can no longer be revealed"); err != nil {
 			return nil, err
@@ -367,11 +369,11 @@ func revealTunnelToken(s *Server, c *call) (any, error) {
 
 // rotateTunnelToken serves POST .../rotate_token: a fresh token and ID; the old token stops
 // opening connections, and the rotation is recorded with its reason (spec 3.3, 4.9).
-func rotateTunnelToken(s *Server, c *call) (any, error) {
+func rotateTunnelToken(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Reason *string `json:"reason"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	return withTunnel(s, c, func(st *tunnelStore, rec *tunnelRec) (any, error) {
@@ -381,7 +383,7 @@ func rotateTunnelToken(s *Server, c *call) (any, error) {
 		prev := currentToken(rec.ID, rec.rotations)
 		rec.rotations++
 		next := currentToken(rec.ID, rec.rotations)
-		r := TokenRotation{TunnelID: rec.ID, PreviousTokenID: prev.ID, TokenID: next.ID, CredentialID: c.cred.ID, RotatedAt: s.clock.Now()}
+		r := TokenRotation{TunnelID: rec.ID, PreviousTokenID: prev.ID, TokenID: next.ID, CredentialID: c.Cred.ID, RotatedAt: s.Clock.Now()}
 		if req.Reason != nil {
 			r.Reason = *req.Reason
 		}
@@ -392,19 +394,19 @@ func rotateTunnelToken(s *Server, c *call) (any, error) {
 
 // archiveTunnel serves POST .../archive: irreversible, cascades to the certificates, and
 // invalidates the token; a retry answers the record unchanged (spec 3.3).
-func archiveTunnel(s *Server, c *call) (any, error) {
+func archiveTunnel(s *core.Server, c *core.Call) (any, error) {
 	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		if rec.archived() {
 			return rec.json() // a retry: the record unchanged (spec 3.3, 7)
 		}
 		// One instant for the tunnel and the certificates it cascades to: the same operation.
-		now := s.clock.Now()
+		now := s.Clock.Now()
 		rec.ArchivedAt = &now
-		rec.encoded.drop()
+		rec.encoded.Drop()
 		for _, cert := range rec.certs {
 			if !cert.archived() {
 				cert.ArchivedAt = &now
-				cert.encoded.drop()
+				cert.encoded.Drop()
 			}
 		}
 		return rec.json()
@@ -413,11 +415,11 @@ func archiveTunnel(s *Server, c *call) (any, error) {
 
 // createTunnelCertificate serves POST .../certificates: registers a CA certificate while the
 // tunnel has fewer than two non-archived ones (spec 3.4, gaps §9).
-func createTunnelCertificate(s *Server, c *call) (any, error) {
+func createTunnelCertificate(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		CACertificatePEM string `json:"ca_certificate_pem"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	cc, err := parseCACertificate(req.CACertificatePEM)
@@ -435,18 +437,18 @@ func createTunnelCertificate(s *Server, c *call) (any, error) {
 			}
 		}
 		if active >= maxActiveCerts {
-			return nil, invalid("tunnel %s already has %d non-archived certificates, the most allowed; archive one before adding another", rec.ID, active)
+			return nil, core.Invalid("tunnel %s already has %d non-archived certificates, the most allowed; archive one before adding another", rec.ID, active)
 		}
-		cert := &tunnelCertificate{ID: s.ids.next("tcrt_"), CreatedAt: s.clock.Now(), ExpiresAt: cc.expiresAt,
+		cert := &tunnelCertificate{ID: s.IDs.Next("tcrt_"), CreatedAt: s.Clock.Now(), ExpiresAt: cc.expiresAt,
 			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate", ca: cc.cert}
-		rec.certs = insertInOrder(rec.certs, cert, certRecKey, newestFirst)
+		rec.certs = core.InsertInOrder(rec.certs, cert, certRecKey, core.NewestFirst)
 		return cert.json()
 	})
 }
 
 // withCertificate runs f on the certificate of the path, of the caller's tunnel of the path, with
 // the store locked; a certificate of another tunnel is not found.
-func withCertificate(s *Server, c *call, f func(cert *tunnelCertificate) (any, error)) (any, error) {
+func withCertificate(s *core.Server, c *core.Call, f func(cert *tunnelCertificate) (any, error)) (any, error) {
 	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
 		id := c.Param("certificate_id")
 		for _, cert := range rec.certs {
@@ -454,18 +456,18 @@ func withCertificate(s *Server, c *call, f func(cert *tunnelCertificate) (any, e
 				return f(cert)
 			}
 		}
-		return nil, notFound("tunnel certificate", id)
+		return nil, core.NotFound("tunnel certificate", id)
 	})
 }
 
 // getTunnelCertificate serves GET .../certificates/{certificate_id}.
-func getTunnelCertificate(s *Server, c *call) (any, error) {
+func getTunnelCertificate(s *core.Server, c *core.Call) (any, error) {
 	return withCertificate(s, c, func(cert *tunnelCertificate) (any, error) { return cert.json() })
 }
 
 // listTunnelCertificates serves GET .../certificates, newest first; archived ones only with
 // include_archived.
-func listTunnelCertificates(s *Server, c *call) (any, error) {
+func listTunnelCertificates(s *core.Server, c *core.Call) (any, error) {
 	q, err := tunnelListQuery(c, "tunnel_certificates:"+c.Param("tunnel_id"))
 	if err != nil {
 		return nil, err
@@ -475,7 +477,7 @@ func listTunnelCertificates(s *Server, c *call) (any, error) {
 		// with the lock held, which guards the records' bytes.
 		start := 0
 		if q.after != nil {
-			start = searchAfter(rec.certs, certRecKey, newestFirst, *q.after)
+			start = core.SearchAfter(rec.certs, certRecKey, core.NewestFirst, *q.after)
 		}
 		matched := make([]*tunnelCertificate, 0, q.limit+1)
 		for _, cert := range rec.certs[start:] {
@@ -486,18 +488,18 @@ func listTunnelCertificates(s *Server, c *call) (any, error) {
 				matched = append(matched, cert)
 			}
 		}
-		return encodedTokenPage(pageByToken(matched, certRecKey, newestFirst, q.scope, nil, q.limit), (*tunnelCertificate).json)
+		return core.EncodedTokenPage(core.PageByToken(matched, certRecKey, core.NewestFirst, q.scope, nil, q.limit), (*tunnelCertificate).json)
 	})
 }
 
 // archiveTunnelCertificate serves POST .../certificates/{certificate_id}/archive: the record
 // stays, the certificate leaves the trusted set (spec 3.4).
-func archiveTunnelCertificate(s *Server, c *call) (any, error) {
+func archiveTunnelCertificate(s *core.Server, c *core.Call) (any, error) {
 	return withCertificate(s, c, func(cert *tunnelCertificate) (any, error) {
 		if !cert.archived() { // archiving again answers the record unchanged (gaps §9)
-			now := s.clock.Now()
+			now := s.Clock.Now()
 			cert.ArchivedAt = &now
-			cert.encoded.drop()
+			cert.encoded.Drop()
 		}
 		return cert.json()
 	})
@@ -506,13 +508,13 @@ func archiveTunnelCertificate(s *Server, c *call) (any, error) {
 // --- Test control ---
 
 // controlCreateTunnel serves POST /_fake/tunnels; see CreateTunnel.
-func controlCreateTunnel(s *Server, c *call) (any, error) {
+func controlCreateTunnel(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		OrganizationID *string `json:"organization_id"`
 		WorkspaceID    *string `json:"workspace_id"`
 		DisplayName    *string `json:"display_name"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	opts := TunnelOptions{}
@@ -524,23 +526,23 @@ func controlCreateTunnel(s *Server, c *call) (any, error) {
 	}
 	if req.DisplayName != nil {
 		if *req.DisplayName == "" {
-			return nil, invalidField("display_name", "must be 1 to %d characters, or omitted for no display name", maxDisplayName)
+			return nil, core.InvalidField("display_name", "must be 1 to %d characters, or omitted for no display name", maxDisplayName)
 		}
 		opts.DisplayName = *req.DisplayName
 	}
-	return s.CreateTunnel(opts)
+	return createTunnel(s, opts)
 }
 
 // controlCheckTunnelToken serves POST /_fake/tunnels/token_check; see TunnelForToken. The answer
 // names the tunnel, never the token.
-func controlCheckTunnelToken(s *Server, c *call) (any, error) {
+func controlCheckTunnelToken(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		TunnelToken string `json:"tunnel_token"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	id, ok := s.TunnelForToken(req.TunnelToken)
+	id, ok := tunnelForToken(s, req.TunnelToken)
 	answer := struct {
 		Accepted bool    `json:"accepted"`
 		TunnelID *string `json:"tunnel_id"`
@@ -552,11 +554,11 @@ func controlCheckTunnelToken(s *Server, c *call) (any, error) {
 }
 
 // controlCheckGateway serves POST /_fake/tunnels/{tunnel_id}/gateway_check; see CheckGateway.
-func controlCheckGateway(s *Server, c *call) (any, error) {
+func controlCheckGateway(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		CertificatePEM string `json:"certificate_pem"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	reason, err := checkGateway(s, c.Param("tunnel_id"), req.CertificatePEM)
@@ -576,12 +578,12 @@ func controlCheckGateway(s *Server, c *call) (any, error) {
 // checkGateway answers why the tunnel would refuse an MCP connection whose gateway presents
 // chainPEM, or "" when it would accept it. An unknown tunnel is a 404 and a chainPEM without a
 // certificate a 400.
-func checkGateway(s *Server, tunnelID, chainPEM string) (string, error) {
+func checkGateway(s *core.Server, tunnelID, chainPEM string) (string, error) {
 	chain, err := parseChain(chainPEM)
 	if err != nil {
 		return "", err
 	}
-	st := tunnels(s, s.state())
+	st := tunnels(s, s.State())
 	st.mu.Lock()
 	rec := st.byID[tunnelID]
 	archived := rec != nil && rec.archived()
@@ -596,20 +598,15 @@ func checkGateway(s *Server, tunnelID, chainPEM string) (string, error) {
 	st.mu.Unlock()
 	switch {
 	case rec == nil:
-		return "", notFound("tunnel", tunnelID)
+		return "", core.NotFound("tunnel", tunnelID)
 	case archived:
 		return "the tunnel is archived", nil
 	}
-	return verifyGateway(trusted, chain, s.clock.Now()), nil
+	return verifyGateway(trusted, chain, s.Clock.Now()), nil
 }
 
-// CheckGateway answers what the tunnel does with an MCP connection whose gateway presents
-// chainPEM (its server certificate, then any intermediates) when the service terminates the
-// inner TLS session (spec 4.9): nil when it accepts it, otherwise an error saying why. It accepts
-// only when the tunnel is not archived and the chain verifies, at the server's time, against one
-// of the tunnel's non-archived CA certificates: an archived certificate is out of the trusted
-// set, and a tunnel without one rejects all MCP traffic (spec 3.4).
-func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
+// gatewayCheck is Server.CheckGateway of the face (package fake).
+func gatewayCheck(s *core.Server, tunnelID, chainPEM string) error {
 	reason, err := checkGateway(s, tunnelID, chainPEM)
 	if err != nil {
 		return err
@@ -620,34 +617,31 @@ func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
 	return nil
 }
 
-// CreateTunnel makes a tunnel, as the control call POST /_fake/tunnels does: the specified API
-// has no create (spec 4.10). The tunnel gets a domain no tunnel of this server has had. It
-// returns invalid_request_error for an unknown organization, a malformed workspace ID or a
-// display name longer than 255 characters.
-func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
-	var o *org
-	world := s.state()
-	fx := world.fx
+// createTunnel is Server.CreateTunnel of the face (package fake).
+func createTunnel(s *core.Server, opts TunnelOptions) (Tunnel, error) {
+	var o *core.Org
+	world := s.State()
+	fx := world.Fx
 	switch {
 	case opts.OrganizationID != "":
-		if o = fx.orgByID(opts.OrganizationID); o == nil {
-			return Tunnel{}, invalidField("organization_id", "no organization has the ID %s; give an org_ ID or UUID of the fixtures", quoted(opts.OrganizationID, maxExcerpt))
+		if o = fx.OrgByID(opts.OrganizationID); o == nil {
+			return Tunnel{}, core.InvalidField("organization_id", "no organization has the ID %s; give an org_ ID or UUID of the fixtures", core.Quoted(opts.OrganizationID, core.MaxExcerpt))
 		}
-	case len(fx.orgs) > 0:
-		o = fx.orgs[0]
+	case len(fx.Orgs) > 0:
+		o = fx.Orgs[0]
 	default:
-		return Tunnel{}, invalidField("organization_id", "the fixtures have no organization to own the tunnel")
+		return Tunnel{}, core.InvalidField("organization_id", "the fixtures have no organization to own the tunnel")
 	}
 	t := Tunnel{Type: "tunnel"}
 	if opts.WorkspaceID != "" {
 		if !workspaceIDPattern.MatchString(opts.WorkspaceID) {
-			return Tunnel{}, invalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\", or omitted for the default workspace, got %s", quoted(opts.WorkspaceID, maxExcerpt))
+			return Tunnel{}, core.InvalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\", or omitted for the default workspace, got %s", core.Quoted(opts.WorkspaceID, core.MaxExcerpt))
 		}
 		t.WorkspaceID = &opts.WorkspaceID
 	}
 	if opts.DisplayName != "" {
 		if n := utf8.RuneCountInString(opts.DisplayName); n > maxDisplayName {
-			return Tunnel{}, invalidField("display_name", "must be 1 to %d characters, got %d", maxDisplayName, n)
+			return Tunnel{}, core.InvalidField("display_name", "must be 1 to %d characters, got %d", maxDisplayName, n)
 		}
 		t.DisplayName = &opts.DisplayName
 	}
@@ -657,18 +651,17 @@ func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
 // addTunnel stores t, of organization o, with the current time, a domain no tunnel of this
 // server has had, and an ID from the control counters whether the control API or POST
 // /v1/tunnels creates it, so that the two never hand out the same tunnel ID.
-func addTunnel(s *Server, st *tunnelStore, o *org, t Tunnel) Tunnel {
+func addTunnel(s *core.Server, st *tunnelStore, o *core.Org, t Tunnel) Tunnel {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t.ID, t.CreatedAt, t.Domain = s.ctlIDs.next("tnl_"), s.clock.Now(), st.newDomain()
+	t.ID, t.CreatedAt, t.Domain = s.CtlIDs.Next("tnl_"), s.Clock.Now(), st.newDomain()
 	st.insert(&tunnelRec{Tunnel: t, org: o})
 	return t
 }
 
-// TokenRotations returns the audit records of a tunnel's token rotations, oldest first: who
-// rotated, when, the token IDs before and after, and the reason given (spec 4.9).
-func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
-	st := tunnels(s, s.state())
+// tokenRotations is Server.TokenRotations of the face (package fake).
+func tokenRotations(s *core.Server, tunnelID string) []TokenRotation {
+	st := tunnels(s, s.State())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []TokenRotation
@@ -680,11 +673,9 @@ func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
 	return out
 }
 
-// TunnelForToken answers what the tunnel endpoint would do with a new connection presenting
-// token: the ID of the tunnel whose current token it is. A token replaced by rotation, or the
-// token of an archived tunnel, is refused (spec 3.3).
-func (s *Server) TunnelForToken(token string) (tunnelID string, ok bool) {
-	st := tunnels(s, s.state())
+// tunnelForToken is Server.TunnelForToken of the face (package fake).
+func tunnelForToken(s *core.Server, token string) (tunnelID string, ok bool) {
+	st := tunnels(s, s.State())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, rec := range st.list {

@@ -3,6 +3,8 @@ package fake
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // /v1/tunnels: the tunnels interface the official SDKs call (anthropic-sdk-go v1.84.0,
@@ -21,31 +23,31 @@ const headerWorkspaceID = "Vendor-Workspace-ID"
 const sdkHeaderWorkspaceID = "Anthropic-Workspace-ID"
 
 // hTunnelWorkspace declares the header on every /v1/tunnels route.
-var hTunnelWorkspace = []param{{name: headerWorkspaceID, kind: pString,
-	doc: "Scope the request to this workspace (wrkspc_...): create puts the tunnel there, the list shows only its tunnels, and a tunnel of another workspace is not found."},
-	{name: sdkHeaderWorkspaceID, kind: pString, doc: "The same as " + headerWorkspaceID + ", under the name the official SDKs send; " + headerWorkspaceID + " decides when both are sent."}}
+var hTunnelWorkspace = []core.Param{{Name: headerWorkspaceID, Kind: core.PString,
+	Doc: "Scope the request to this workspace (wrkspc_...): create puts the tunnel there, the list shows only its tunnels, and a tunnel of another workspace is not found."},
+	{Name: sdkHeaderWorkspaceID, Kind: core.PString, Doc: "The same as " + headerWorkspaceID + ", under the name the official SDKs send; " + headerWorkspaceID + " decides when both are sent."}}
 
 // tunnelWorkspace is the workspace a /v1/tunnels request is scoped to, "" when none (and on
 // /v1/organizations/tunnels, whose routes do not read the header); a malformed one is a 400
 // naming the header.
-func tunnelWorkspace(c *call) (string, error) {
-	if c.route.ifc != ifTunnelsAPI {
+func tunnelWorkspace(c *core.Call) (string, error) {
+	if c.Route.Ifc != core.IfTunnelsAPI {
 		return "", nil
 	}
-	ws := strings.TrimSpace(c.declaredHeader(headerWorkspaceID))
+	ws := strings.TrimSpace(c.DeclaredHeader(headerWorkspaceID))
 	if ws == "" {
-		ws = strings.TrimSpace(c.declaredHeader(sdkHeaderWorkspaceID))
+		ws = strings.TrimSpace(c.DeclaredHeader(sdkHeaderWorkspaceID))
 	}
 	if ws != "" && !workspaceIDPattern.MatchString(ws) {
-		return "", invalidField(tunnelWorkspaceHeader(c), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %s", quoted(ws, maxExcerpt))
+		return "", core.InvalidField(tunnelWorkspaceHeader(c), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %s", core.Quoted(ws, core.MaxExcerpt))
 	}
 	return ws, nil
 }
 
 // tunnelWorkspaceHeader names the workspace header a refusal is about as the request sent it:
 // anthropic-workspace-id from the official SDKs, vendor-workspace-id otherwise.
-func tunnelWorkspaceHeader(c *call) string {
-	if strings.TrimSpace(c.declaredHeader(headerWorkspaceID)) == "" && strings.TrimSpace(c.declaredHeader(sdkHeaderWorkspaceID)) != "" {
+func tunnelWorkspaceHeader(c *core.Call) string {
+	if strings.TrimSpace(c.DeclaredHeader(headerWorkspaceID)) == "" && strings.TrimSpace(c.DeclaredHeader(sdkHeaderWorkspaceID)) != "" {
 		return strings.ToLower(sdkHeaderWorkspaceID)
 	}
 	return strings.ToLower(headerWorkspaceID)
@@ -53,7 +55,7 @@ func tunnelWorkspaceHeader(c *call) string {
 
 // listTunnelsAPI serves GET /v1/tunnels: the caller's tunnels, newest first, of the request's
 // workspace when it names one.
-func listTunnelsAPI(s *Server, c *call) (any, error) {
+func listTunnelsAPI(s *core.Server, c *core.Call) (any, error) {
 	ws, err := tunnelWorkspace(c)
 	if err != nil {
 		return nil, err
@@ -70,18 +72,18 @@ type tunnelChange struct {
 
 // readTunnelChange validates the body against the route's schema (which bounds display_name
 // to 1 to 255 characters, as spec 2.17 counts them) and decodes it.
-func readTunnelChange(c *call) (tunnelChange, error) {
+func readTunnelChange(c *core.Call) (tunnelChange, error) {
 	var req struct {
 		DisplayName json.RawMessage `json:"display_name"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return tunnelChange{}, err
 	}
 	ch := tunnelChange{set: req.DisplayName != nil}
 	if ch.set && string(req.DisplayName) != "null" {
 		var name string
 		if err := json.Unmarshal(req.DisplayName, &name); err != nil {
-			return ch, invalidField("display_name", "must be a string or null")
+			return ch, core.InvalidField("display_name", "must be a string or null")
 		}
 		ch.displayName = &name
 	}
@@ -91,7 +93,7 @@ func readTunnelChange(c *call) (tunnelChange, error) {
 // createTunnelAPI serves POST /v1/tunnels: a tunnel of the caller's organization, in the
 // request's workspace (which must be one of the organization's, not archived) or the default
 // workspace, with a domain no tunnel has had.
-func createTunnelAPI(s *Server, c *call) (any, error) {
+func createTunnelAPI(s *core.Server, c *core.Call) (any, error) {
 	ch, err := readTunnelChange(c)
 	if err != nil {
 		return nil, err
@@ -104,24 +106,24 @@ func createTunnelAPI(s *Server, c *call) (any, error) {
 	if ws != "" {
 		a := admin(s, c)
 		a.mu.Lock()
-		w, err := a.findWorkspace(c.org, ws)
+		w, err := a.findWorkspace(c.Org, ws)
 		archived := err == nil && w.ArchivedAt != nil
 		a.mu.Unlock()
 		switch {
 		case err != nil:
-			return nil, invalidField(tunnelWorkspaceHeader(c), "the organization has no workspace %s", quoted(ws, maxExcerpt))
+			return nil, core.InvalidField(tunnelWorkspaceHeader(c), "the organization has no workspace %s", core.Quoted(ws, core.MaxExcerpt))
 		case archived:
-			return nil, invalidField(tunnelWorkspaceHeader(c), "workspace %s is archived; it takes no new tunnels", ws)
+			return nil, core.InvalidField(tunnelWorkspaceHeader(c), "workspace %s is archived; it takes no new tunnels", ws)
 		}
 		t.WorkspaceID = &ws
 	}
-	return addTunnel(s, tunnels(s, c.st), c.org, t), nil
+	return addTunnel(s, tunnels(s, c.St), c.Org, t), nil
 }
 
 // updateTunnelAPI serves POST /v1/tunnels/{tunnel_id}: display_name is set, or cleared by null;
 // a body without it changes nothing. An archived tunnel is read-only (spec 3.3: archival is
 // final).
-func updateTunnelAPI(s *Server, c *call) (any, error) {
+func updateTunnelAPI(s *core.Server, c *core.Call) (any, error) {
 	ch, err := readTunnelChange(c)
 	if err != nil {
 		return nil, err
@@ -132,7 +134,7 @@ func updateTunnelAPI(s *Server, c *call) (any, error) {
 		}
 		if ch.set {
 			rec.DisplayName = ch.displayName
-			rec.encoded.drop()
+			rec.encoded.Drop()
 		}
 		return rec.json()
 	})
@@ -141,15 +143,19 @@ func updateTunnelAPI(s *Server, c *call) (any, error) {
 // The operations /v1/tunnels shares with /v1/organizations/tunnels, under names of their own:
 // the OpenAPI documents name each operation after its handler, and an operationId is unique.
 
-func getTunnelAPI(s *Server, c *call) (any, error)         { return getTunnel(s, c) }
-func revealTunnelTokenAPI(s *Server, c *call) (any, error) { return revealTunnelToken(s, c) }
-func rotateTunnelTokenAPI(s *Server, c *call) (any, error) { return rotateTunnelToken(s, c) }
-func archiveTunnelAPI(s *Server, c *call) (any, error)     { return archiveTunnel(s, c) }
-func createTunnelCertificateAPI(s *Server, c *call) (any, error) {
+func getTunnelAPI(s *core.Server, c *core.Call) (any, error)         { return getTunnel(s, c) }
+func revealTunnelTokenAPI(s *core.Server, c *core.Call) (any, error) { return revealTunnelToken(s, c) }
+func rotateTunnelTokenAPI(s *core.Server, c *core.Call) (any, error) { return rotateTunnelToken(s, c) }
+func archiveTunnelAPI(s *core.Server, c *core.Call) (any, error)     { return archiveTunnel(s, c) }
+func createTunnelCertificateAPI(s *core.Server, c *core.Call) (any, error) {
 	return createTunnelCertificate(s, c)
 }
-func listTunnelCertificatesAPI(s *Server, c *call) (any, error) { return listTunnelCertificates(s, c) }
-func getTunnelCertificateAPI(s *Server, c *call) (any, error)   { return getTunnelCertificate(s, c) }
-func archiveTunnelCertificateAPI(s *Server, c *call) (any, error) {
+func listTunnelCertificatesAPI(s *core.Server, c *core.Call) (any, error) {
+	return listTunnelCertificates(s, c)
+}
+func getTunnelCertificateAPI(s *core.Server, c *core.Call) (any, error) {
+	return getTunnelCertificate(s, c)
+}
+func archiveTunnelCertificateAPI(s *core.Server, c *core.Call) (any, error) {
 	return archiveTunnelCertificate(s, c)
 }

@@ -5,13 +5,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // apiTunnels is a tunnelClient that calls /v1/tunnels as the official SDKs do: the new beta
 // value, the bearer token or the admin key, and optionally the workspace header.
 func apiTunnels(t *testing.T) *tunnelClient {
 	tc := newTunnelClient(t)
-	tc.beta = TunnelsAPIBeta
+	tc.beta = core.TunnelsAPIBeta
 	return tc
 }
 
@@ -19,7 +21,7 @@ func apiTunnels(t *testing.T) *tunnelClient {
 // one store: what one creates, rotates or archives, the other shows.
 func TestTunnelsAPIServesTheSameState(t *testing.T) {
 	tc := apiTunnels(t)
-	var page tokenPage[Tunnel]
+	var page core.TokenPage[Tunnel]
 	tc.ok(http.MethodGet, "/v1/tunnels", nil, &page)
 	if got := fmt.Sprint(tunnelIDs(page.Data)); got != fmt.Sprint([]string{stagingTunnel, researchTunel, prodTunnel}) {
 		t.Fatalf("list = %s", got)
@@ -27,7 +29,7 @@ func TestTunnelsAPIServesTheSameState(t *testing.T) {
 	var created Tunnel
 	tc.ok(http.MethodPost, "/v1/tunnels", map[string]any{"display_name": "edge"}, &created)
 	if !strings.HasPrefix(created.ID, "tnl_") || created.DisplayName == nil || *created.DisplayName != "edge" || created.WorkspaceID != nil ||
-		!strings.HasSuffix(created.Domain, domainSuffix) || created.ArchivedAt != nil || !created.CreatedAt.Equal(Epoch()) || created.Type != "tunnel" {
+		!strings.HasSuffix(created.Domain, domainSuffix) || created.ArchivedAt != nil || !created.CreatedAt.Equal(core.Epoch()) || created.Type != "tunnel" {
 		t.Fatalf("created = %+v", created)
 	}
 	// The reference's interface sees it, with its own beta value.
@@ -57,7 +59,7 @@ func TestTunnelsAPIServesTheSameState(t *testing.T) {
 
 // newTunnelClientOn is a client of the reference's tunnels interface on an existing server.
 func newTunnelClientOn(t *testing.T, ts *TestServer) *tunnelClient {
-	return &tunnelClient{t: t, ts: ts, bearer: DefaultBearerToken, beta: TunnelsBeta}
+	return &tunnelClient{t: t, ts: ts, bearer: core.DefaultBearerToken, beta: core.TunnelsBeta}
 }
 
 func TestTunnelsAPICreateAndUpdate(t *testing.T) {
@@ -90,12 +92,12 @@ func TestTunnelsAPICreateAndUpdate(t *testing.T) {
 			if _, ok := body["domain"]; ok {
 				field = "domain: unknown field"
 			}
-			tc.fails(http.MethodPost, p, body, http.StatusBadRequest, errInvalidRequest, field)
+			tc.fails(http.MethodPost, p, body, http.StatusBadRequest, core.ErrInvalidRequest, field)
 		}
 	}
 	tc.ok(http.MethodPost, path+"/archive", nil, nil)
-	tc.fails(http.MethodPost, path, map[string]any{"display_name": "late"}, http.StatusBadRequest, errInvalidRequest, "archived")
-	tc.fails(http.MethodPost, "/v1/tunnels/tnl_nope", map[string]any{"display_name": "x"}, http.StatusNotFound, errNotFound, "tnl_nope")
+	tc.fails(http.MethodPost, path, map[string]any{"display_name": "late"}, http.StatusBadRequest, core.ErrInvalidRequest, "archived")
+	tc.fails(http.MethodPost, "/v1/tunnels/tnl_nope", map[string]any{"display_name": "x"}, http.StatusNotFound, core.ErrNotFound, "tnl_nope")
 }
 
 // TestTunnelsAPIWorkspaceHeader: the SDKs' workspace header puts a new tunnel in the workspace,
@@ -110,7 +112,7 @@ func TestTunnelsAPIWorkspaceHeader(t *testing.T) {
 	if r.status != http.StatusOK || created.WorkspaceID == nil || *created.WorkspaceID != research {
 		t.Fatalf("create in a workspace = %d %s", r.status, r.body)
 	}
-	var page tokenPage[Tunnel]
+	var page core.TokenPage[Tunnel]
 	tc.do(http.MethodGet, "/v1/tunnels", nil, ws...).decode(t, &page)
 	if got := fmt.Sprint(tunnelIDs(page.Data)); got != fmt.Sprint([]string{created.ID, researchTunel}) {
 		t.Fatalf("list in the workspace = %s", got)
@@ -158,20 +160,20 @@ func TestTunnelsAPIWorkspaceHeader(t *testing.T) {
 func TestTunnelsAPICredentialsAndBeta(t *testing.T) {
 	tc := apiTunnels(t)
 	for _, cred := range [][]string{
-		{"X-Api-Key", DefaultAdminKey}, {"Authorization", "Bearer " + DefaultAdminKey}, {"Authorization", "Bearer " + DefaultBearerToken},
+		{"X-Api-Key", core.DefaultAdminKey}, {"Authorization", "Bearer " + core.DefaultAdminKey}, {"Authorization", "Bearer " + core.DefaultBearerToken},
 	} {
-		status, _, body, err := roundTrip(t.Context(), tc.ts, http.MethodGet, "/v1/tunnels", nil, append(cred, "vendor-version", APIVersion, "vendor-beta", TunnelsAPIBeta)...)
+		status, _, body, err := roundTrip(t.Context(), tc.ts, http.MethodGet, "/v1/tunnels", nil, append(cred, "vendor-version", core.APIVersion, "vendor-beta", core.TunnelsAPIBeta)...)
 		if err != nil || status != http.StatusOK {
 			t.Fatalf("%s: %d %s %v", cred[0], status, body, err)
 		}
 	}
-	status, _, body, _ := roundTrip(t.Context(), tc.ts, http.MethodGet, "/v1/tunnels", nil, "X-Api-Key", DefaultAPIKey, "vendor-version", APIVersion, "vendor-beta", TunnelsAPIBeta)
+	status, _, body, _ := roundTrip(t.Context(), tc.ts, http.MethodGet, "/v1/tunnels", nil, "X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion, "vendor-beta", core.TunnelsAPIBeta)
 	if status != http.StatusForbidden {
 		t.Fatalf("API key: %d %s, want 403", status, body)
 	}
-	tc.beta = TunnelsBeta
-	tc.fails(http.MethodGet, "/v1/tunnels", nil, http.StatusBadRequest, errInvalidRequest, TunnelsAPIBeta)
+	tc.beta = core.TunnelsBeta
+	tc.fails(http.MethodGet, "/v1/tunnels", nil, http.StatusBadRequest, core.ErrInvalidRequest, core.TunnelsAPIBeta)
 	// The organizations path keeps the reference's beta value.
-	tc.beta = TunnelsAPIBeta
-	tc.fails(http.MethodGet, tunnelsPath, nil, http.StatusBadRequest, errInvalidRequest, TunnelsBeta)
+	tc.beta = core.TunnelsAPIBeta
+	tc.fails(http.MethodGet, tunnelsPath, nil, http.StatusBadRequest, core.ErrInvalidRequest, core.TunnelsBeta)
 }

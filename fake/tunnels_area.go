@@ -1,43 +1,45 @@
 package fake
 
+import "github.com/platformkit/platformkit/fake/internal/core"
+
 // tunnelsArea is the area of tunnels and their certificates, under /v1/organizations/tunnels and /v1/tunnels.
-var tunnelsArea = &area{routes: tunnelRoutes, load: loadTunnels, snapshot: tunnelsSnapshot}
+var tunnelsArea = &core.Area{Routes: tunnelRoutes, Load: loadTunnels, Snapshot: tunnelsSnapshot}
 
 var (
-	tunnelsSection = newSection[[]fixtureTunnel]()
-	tunnelStores   = newStore[tunnelStore]()
+	tunnelsSection = core.NewSection[[]fixtureTunnel]()
+	tunnelStores   = core.NewStore[tunnelStore]()
 )
 
-func tunnelRoutes() []*route {
-	return []*route{
+func tunnelRoutes() []*core.Route {
+	return []*core.Route{
 		// Tunnels and tunnel certificates (spec 2.17, 3.3, 3.4, 4.9, gaps §9).
-		{get, "/v1/organizations/tunnels", ifTunnels, in{query: query(qTunnelList, strParam("workspace_id", "Only the tunnels of this workspace (wrkspc_...)."))}, "tunnels/tunnel_list", listTunnels},
-		{get, "/v1/organizations/tunnels/:tunnel_id", ifTunnels, in{}, "tunnels/tunnel", getTunnel},
-		{post, "/v1/organizations/tunnels/:tunnel_id/reveal_token", ifTunnels, in{}, "tunnels/tunnel_token", revealTunnelToken},
-		{post, "/v1/organizations/tunnels/:tunnel_id/rotate_token", ifTunnels, in{body: "tunnels/rotate_token_request"}, "tunnels/tunnel_token", rotateTunnelToken},
-		{post, "/v1/organizations/tunnels/:tunnel_id/archive", ifTunnels, in{}, "tunnels/tunnel", archiveTunnel},
-		{post, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, in{body: "tunnels/certificate_create_request"}, "tunnels/certificate", createTunnelCertificate},
-		{get, "/v1/organizations/tunnels/:tunnel_id/certificates", ifTunnels, in{query: qTunnelList}, "tunnels/certificate_list", listTunnelCertificates},
-		{get, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id", ifTunnels, in{}, "tunnels/certificate", getTunnelCertificate},
-		{post, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnels, in{}, "tunnels/certificate", archiveTunnelCertificate},
+		core.Line(core.Get, "/v1/organizations/tunnels", core.IfTunnels, core.In{Query: core.Query(qTunnelList, core.StrParam("workspace_id", "Only the tunnels of this workspace (wrkspc_...)."))}, "tunnels/tunnel_list", listTunnels),
+		core.Line(core.Get, "/v1/organizations/tunnels/:tunnel_id", core.IfTunnels, core.In{}, "tunnels/tunnel", getTunnel),
+		core.Line(core.Post, "/v1/organizations/tunnels/:tunnel_id/reveal_token", core.IfTunnels, core.In{}, "tunnels/tunnel_token", revealTunnelToken),
+		core.Line(core.Post, "/v1/organizations/tunnels/:tunnel_id/rotate_token", core.IfTunnels, core.In{Body: "tunnels/rotate_token_request"}, "tunnels/tunnel_token", rotateTunnelToken),
+		core.Line(core.Post, "/v1/organizations/tunnels/:tunnel_id/archive", core.IfTunnels, core.In{}, "tunnels/tunnel", archiveTunnel),
+		core.Line(core.Post, "/v1/organizations/tunnels/:tunnel_id/certificates", core.IfTunnels, core.In{Body: "tunnels/certificate_create_request"}, "tunnels/certificate", createTunnelCertificate),
+		core.Line(core.Get, "/v1/organizations/tunnels/:tunnel_id/certificates", core.IfTunnels, core.In{Query: qTunnelList}, "tunnels/certificate_list", listTunnelCertificates),
+		core.Line(core.Get, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id", core.IfTunnels, core.In{}, "tunnels/certificate", getTunnelCertificate),
+		core.Line(core.Post, "/v1/organizations/tunnels/:tunnel_id/certificates/:certificate_id/archive", core.IfTunnels, core.In{}, "tunnels/certificate", archiveTunnelCertificate),
 		// The same tunnels under /v1/tunnels, as the official SDKs call them (tunnels_api.go).
-		{get, "/v1/tunnels", ifTunnelsAPI, in{query: qTunnelList, headers: hTunnelWorkspace}, "tunnels/tunnel_list", listTunnelsAPI},
-		{post, "/v1/tunnels", ifTunnelsAPI, in{headers: hTunnelWorkspace, body: "tunnels/tunnel_create_request"}, "tunnels/tunnel", createTunnelAPI},
-		{get, "/v1/tunnels/:tunnel_id", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/tunnel", getTunnelAPI},
-		{post, "/v1/tunnels/:tunnel_id", ifTunnelsAPI, in{headers: hTunnelWorkspace, body: "tunnels/tunnel_update_request"}, "tunnels/tunnel", updateTunnelAPI},
-		{post, "/v1/tunnels/:tunnel_id/reveal_token", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/tunnel_token", revealTunnelTokenAPI},
-		{post, "/v1/tunnels/:tunnel_id/rotate_token", ifTunnelsAPI, in{headers: hTunnelWorkspace, body: "tunnels/rotate_token_request"}, "tunnels/tunnel_token", rotateTunnelTokenAPI},
-		{post, "/v1/tunnels/:tunnel_id/archive", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/tunnel", archiveTunnelAPI},
-		{post, "/v1/tunnels/:tunnel_id/certificates", ifTunnelsAPI, in{headers: hTunnelWorkspace, body: "tunnels/certificate_create_request"}, "tunnels/certificate", createTunnelCertificateAPI},
-		{get, "/v1/tunnels/:tunnel_id/certificates", ifTunnelsAPI, in{query: qTunnelList, headers: hTunnelWorkspace}, "tunnels/certificate_list", listTunnelCertificatesAPI},
-		{get, "/v1/tunnels/:tunnel_id/certificates/:certificate_id", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/certificate", getTunnelCertificateAPI},
-		{post, "/v1/tunnels/:tunnel_id/certificates/:certificate_id/archive", ifTunnelsAPI, in{headers: hTunnelWorkspace}, "tunnels/certificate", archiveTunnelCertificateAPI},
-		{post, "/_fake/tunnels", nil, in{body: "tunnels/control_create_tunnel_request"}, "tunnels/tunnel", controlCreateTunnel},
-		{post, "/_fake/tunnels/token_check", nil, in{body: "tunnels/control_token_check_request"}, "tunnels/control_token_check", controlCheckTunnelToken},
-		{post, "/_fake/tunnels/:tunnel_id/gateway_check", nil, in{body: "tunnels/control_gateway_check_request"}, "tunnels/control_gateway_check", controlCheckGateway},
+		core.Line(core.Get, "/v1/tunnels", core.IfTunnelsAPI, core.In{Query: qTunnelList, Headers: hTunnelWorkspace}, "tunnels/tunnel_list", listTunnelsAPI),
+		core.Line(core.Post, "/v1/tunnels", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace, Body: "tunnels/tunnel_create_request"}, "tunnels/tunnel", createTunnelAPI),
+		core.Line(core.Get, "/v1/tunnels/:tunnel_id", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace}, "tunnels/tunnel", getTunnelAPI),
+		core.Line(core.Post, "/v1/tunnels/:tunnel_id", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace, Body: "tunnels/tunnel_update_request"}, "tunnels/tunnel", updateTunnelAPI),
+		core.Line(core.Post, "/v1/tunnels/:tunnel_id/reveal_token", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace}, "tunnels/tunnel_token", revealTunnelTokenAPI),
+		core.Line(core.Post, "/v1/tunnels/:tunnel_id/rotate_token", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace, Body: "tunnels/rotate_token_request"}, "tunnels/tunnel_token", rotateTunnelTokenAPI),
+		core.Line(core.Post, "/v1/tunnels/:tunnel_id/archive", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace}, "tunnels/tunnel", archiveTunnelAPI),
+		core.Line(core.Post, "/v1/tunnels/:tunnel_id/certificates", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace, Body: "tunnels/certificate_create_request"}, "tunnels/certificate", createTunnelCertificateAPI),
+		core.Line(core.Get, "/v1/tunnels/:tunnel_id/certificates", core.IfTunnelsAPI, core.In{Query: qTunnelList, Headers: hTunnelWorkspace}, "tunnels/certificate_list", listTunnelCertificatesAPI),
+		core.Line(core.Get, "/v1/tunnels/:tunnel_id/certificates/:certificate_id", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace}, "tunnels/certificate", getTunnelCertificateAPI),
+		core.Line(core.Post, "/v1/tunnels/:tunnel_id/certificates/:certificate_id/archive", core.IfTunnelsAPI, core.In{Headers: hTunnelWorkspace}, "tunnels/certificate", archiveTunnelCertificateAPI),
+		core.Line(core.Post, "/_fake/tunnels", nil, core.In{Body: "tunnels/control_create_tunnel_request"}, "tunnels/tunnel", controlCreateTunnel),
+		core.Line(core.Post, "/_fake/tunnels/token_check", nil, core.In{Body: "tunnels/control_token_check_request"}, "tunnels/control_token_check", controlCheckTunnelToken),
+		core.Line(core.Post, "/_fake/tunnels/:tunnel_id/gateway_check", nil, core.In{Body: "tunnels/control_gateway_check_request"}, "tunnels/control_gateway_check", controlCheckGateway),
 	}
 }
 
 var (
-	qTunnelList = query(boolParam("include_archived", false, "Include archived items."), tokenParams(20, 1000))
+	qTunnelList = core.Query(core.BoolParam("include_archived", false, "Include archived items."), core.TokenParams(20, 1000))
 )

@@ -7,6 +7,8 @@ import (
 	"encoding/pem"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Tunnel certificates (spec 2.17, 3.4, gaps §9): what a registered CA certificate must be.
@@ -32,10 +34,10 @@ type caCertificate struct {
 func parseCACertificate(text string) (caCertificate, error) {
 	const field = "ca_certificate_pem"
 	if len(text) > maxCACertificatePEM {
-		return caCertificate{}, invalidField(field, "must be at most %d bytes (8 KB), got %d bytes", maxCACertificatePEM, len(text))
+		return caCertificate{}, core.InvalidField(field, "must be at most %d bytes (8 KB), got %d bytes", maxCACertificatePEM, len(text))
 	}
 	if strings.Contains(text, "PRIVATE KEY-----") {
-		return caCertificate{}, invalidField(field, "contains a private-key block; send only the CA certificate, never key material")
+		return caCertificate{}, core.InvalidField(field, "contains a private-key block; send only the CA certificate, never key material")
 	}
 	var der []byte
 	count := 0
@@ -46,23 +48,23 @@ func parseCACertificate(text string) (caCertificate, error) {
 			break
 		}
 		if b.Type != "CERTIFICATE" {
-			return caCertificate{}, invalidField(field, "contains a %s block; only one CERTIFICATE block is allowed", quoted(b.Type, maxExcerpt))
+			return caCertificate{}, core.InvalidField(field, "contains a %s block; only one CERTIFICATE block is allowed", core.Quoted(b.Type, core.MaxExcerpt))
 		}
 		count++
 		der = b.Bytes
 	}
 	switch {
 	case count == 0:
-		return caCertificate{}, invalidField(field, "no PEM CERTIFICATE block found; send the CA certificate as \"-----BEGIN CERTIFICATE-----\" ... \"-----END CERTIFICATE-----\"")
+		return caCertificate{}, core.InvalidField(field, "no PEM CERTIFICATE block found; send the CA certificate as \"-----BEGIN CERTIFICATE-----\" ... \"-----END CERTIFICATE-----\"")
 	case count > 1:
-		return caCertificate{}, invalidField(field, "contains %d CERTIFICATE blocks; send exactly one CA certificate per request", count)
+		return caCertificate{}, core.InvalidField(field, "contains %d CERTIFICATE blocks; send exactly one CA certificate per request", count)
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return caCertificate{}, invalidField(field, "the CERTIFICATE block is not a valid X.509 certificate (its DER encoding does not parse)")
+		return caCertificate{}, core.InvalidField(field, "the CERTIFICATE block is not a valid X.509 certificate (its DER encoding does not parse)")
 	}
 	if !cert.BasicConstraintsValid || !cert.IsCA {
-		return caCertificate{}, invalidField(field, "the certificate is not a CA certificate (its basic constraints do not set the CA flag); register the CA that issued the gateway's certificate")
+		return caCertificate{}, core.InvalidField(field, "the certificate is not a CA certificate (its basic constraints do not set the CA flag); register the CA that issued the gateway's certificate")
 	}
 	sum := sha256.Sum256(cert.Raw)
 	cc := caCertificate{fingerprint: hex.EncodeToString(sum[:]), cert: cert}
@@ -86,12 +88,12 @@ func parseChain(chainPEM string) ([]*x509.Certificate, error) {
 		}
 		cert, err := x509.ParseCertificate(b.Bytes)
 		if err != nil {
-			return nil, invalidField("certificate_pem", "CERTIFICATE block %d is not a valid X.509 certificate (its DER encoding does not parse)", len(chain)+1)
+			return nil, core.InvalidField("certificate_pem", "CERTIFICATE block %d is not a valid X.509 certificate (its DER encoding does not parse)", len(chain)+1)
 		}
 		chain = append(chain, cert)
 	}
 	if len(chain) == 0 {
-		return nil, invalidField("certificate_pem", "no PEM CERTIFICATE block found; send the gateway's server certificate, then any intermediates")
+		return nil, core.InvalidField("certificate_pem", "no PEM CERTIFICATE block found; send the gateway's server certificate, then any intermediates")
 	}
 	return chain, nil
 }

@@ -16,6 +16,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/platformkit/platformkit/conformance/certgen"
 	"github.com/platformkit/platformkit/fixtures"
 )
@@ -65,7 +67,7 @@ func (r tunnelResp) errMessage(t *testing.T) string {
 
 // newTunnelClient starts a test server (schema-checked) and a client of its first organization.
 func newTunnelClient(t *testing.T, opts ...Option) *tunnelClient {
-	return &tunnelClient{t: t, ts: NewTestServer(t, opts...), bearer: "test-bearer-token", beta: TunnelsBeta}
+	return &tunnelClient{t: t, ts: NewTestServer(t, opts...), bearer: "test-bearer-token", beta: core.TunnelsBeta}
 }
 
 // do sends a request and ends the test on a transport error; body is JSON-encoded unless it is a
@@ -82,7 +84,7 @@ func (tc *tunnelClient) do(method, path string, body any, header ...string) tunn
 // send is do for goroutines other than the test's, which must not end the test.
 func (tc *tunnelClient) send(method, path string, body any, header ...string) (tunnelResp, error) {
 	if !strings.HasPrefix(path, "/_fake/") {
-		header = append([]string{"Authorization", "Bearer " + tc.bearer, "vendor-version", APIVersion, "vendor-beta", tc.beta}, header...)
+		header = append([]string{"Authorization", "Bearer " + tc.bearer, "vendor-version", core.APIVersion, "vendor-beta", tc.beta}, header...)
 	}
 	status, h, data, err := roundTrip(context.Background(), tc.ts, method, path, body, header...)
 	if err != nil {
@@ -144,9 +146,9 @@ func (tc *tunnelClient) create(body any) Tunnel {
 }
 
 // list reads one page of the tunnel list with the query (which starts with "?" or is empty).
-func (tc *tunnelClient) list(query string) tokenPage[Tunnel] {
+func (tc *tunnelClient) list(query string) core.TokenPage[Tunnel] {
 	tc.t.Helper()
-	var page tokenPage[Tunnel]
+	var page core.TokenPage[Tunnel]
 	tc.ok(http.MethodGet, tunnelsPath+query, nil, &page)
 	return page
 }
@@ -188,7 +190,7 @@ func TestTunnelListNewestFirstAndFilters(t *testing.T) {
 	}
 	for _, bad := range []string{"?workspace_id=", "?workspace_id=ws_1", "?workspace_id=wrkspc_", "?include_archived=maybe", "?limit=0", "?limit=1001", "?limit=x", "?page=forged"} {
 		field := strings.SplitN(strings.TrimPrefix(bad, "?"), "=", 2)[0]
-		tc.fails(http.MethodGet, tunnelsPath+bad, nil, 400, errInvalidRequest, field)
+		tc.fails(http.MethodGet, tunnelsPath+bad, nil, 400, core.ErrInvalidRequest, field)
 	}
 	tc.list("?limit=1")
 	tc.list("?limit=1000")
@@ -229,7 +231,7 @@ func TestTunnelListTiesAndPages(t *testing.T) {
 	}
 	// A page token of the tunnel list is refused by a certificate list.
 	p := tc.list("?limit=1")
-	tc.fails(http.MethodGet, tunnelsPath+"/"+prodTunnel+"/certificates?page="+*p.NextPage, nil, 400, errInvalidRequest, "page")
+	tc.fails(http.MethodGet, tunnelsPath+"/"+prodTunnel+"/certificates?page="+*p.NextPage, nil, 400, core.ErrInvalidRequest, "page")
 	// Exactly 20 by default.
 	for range 20 {
 		tc.create(nil)
@@ -258,19 +260,19 @@ func TestTunnelGetAndTenancy(t *testing.T) {
 			{http.MethodGet, "/certificates/tcrt_01GlobexOpsCA00000000001"},
 			{http.MethodPost, "/certificates/tcrt_01GlobexOpsCA00000000001/archive"},
 		} {
-			tc.fails(r[0], tunnelsPath+"/"+id+r[1], nil, 404, errNotFound, id)
+			tc.fails(r[0], tunnelsPath+"/"+id+r[1], nil, 404, core.ErrNotFound, id)
 		}
-		tc.fails(http.MethodPost, tunnelsPath+"/"+id+"/certificates", map[string]string{"ca_certificate_pem": certgen.CA("x").PEM}, 404, errNotFound, id)
+		tc.fails(http.MethodPost, tunnelsPath+"/"+id+"/certificates", map[string]string{"ca_certificate_pem": certgen.CA("x").PEM}, 404, core.ErrNotFound, id)
 	}
 	// The second organization sees its own tunnel, and not the first's.
 	tc.bearer = "test-bearer-token-2"
 	if got := tunnelIDs(tc.list("?include_archived=true").Data); fmt.Sprint(got) != fmt.Sprint([]string{globexTunnel}) {
 		t.Fatalf("second org lists %v", got)
 	}
-	tc.fails(http.MethodGet, tunnelsPath+"/"+prodTunnel, nil, 404, errNotFound)
+	tc.fails(http.MethodGet, tunnelsPath+"/"+prodTunnel, nil, 404, core.ErrNotFound)
 	// A certificate of one tunnel is not found under another of the same organization.
 	tc.bearer = "test-bearer-token"
-	tc.fails(http.MethodGet, tunnelsPath+"/"+researchTunel+"/certificates/tcrt_01AcmeProdBackupCA00000001", nil, 404, errNotFound)
+	tc.fails(http.MethodGet, tunnelsPath+"/"+researchTunel+"/certificates/tcrt_01AcmeProdBackupCA00000001", nil, 404, core.ErrNotFound)
 }
 
 func TestTunnelBetaHeaderRequired(t *testing.T) {
@@ -334,7 +336,7 @@ func TestTunnelTokenRevealRotate(t *testing.T) {
 		t.Fatalf("rotations = %+v", rots)
 	}
 	want := TokenRotation{TunnelID: prodTunnel, PreviousTokenID: first.ID, TokenID: rotated.ID, Reason: "key leaked in CI logs",
-		CredentialID: "wif_01AcmeWorkloadIdentity0001", RotatedAt: Epoch().Add(time.Hour)}
+		CredentialID: "wif_01AcmeWorkloadIdentity0001", RotatedAt: core.Epoch().Add(time.Hour)}
 	if rots[0] != want || rots[1].PreviousTokenID != rotated.ID || rots[1].TokenID != third.ID || rots[1].Reason != "" || rots[2].TokenID != fourth.ID {
 		t.Fatalf("rotations = %+v, want first %+v", rots, want)
 	}
@@ -343,7 +345,7 @@ func TestTunnelTokenRevealRotate(t *testing.T) {
 	}
 	// Bad bodies are refused and change nothing.
 	for _, bad := range []struct{ body, field string }{{`{"reason": 5}`, "reason"}, {`{"why": "x"}`, "why"}, {`[1]`, ""}, {`{`, "JSON"}} {
-		tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", bad.body, 400, errInvalidRequest, bad.field)
+		tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", bad.body, 400, core.ErrInvalidRequest, bad.field)
 	}
 	if got := reveal(prodTunnel); got != fourth || len(tc.ts.Fake.TokenRotations(prodTunnel)) != 3 {
 		t.Fatal("a rejected rotation changed the token")
@@ -367,13 +369,13 @@ func TestTunnelArchive(t *testing.T) {
 	tc.ts.Fake.AdvanceClock(time.Minute)
 	var archived Tunnel
 	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/archive", nil, &archived)
-	now := Epoch().Add(time.Minute)
+	now := core.Epoch().Add(time.Minute)
 	if archived.ArchivedAt == nil || !archived.ArchivedAt.Equal(now) {
 		t.Fatalf("archived_at = %v, want %v", archived.ArchivedAt, now)
 	}
 	// Every certificate that was not archived is archived in the same operation; the one
 	// archived before keeps its time.
-	var certs tokenPage[tunnelCertificate]
+	var certs core.TokenPage[tunnelCertificate]
 	tc.ok(http.MethodGet, tunnelsPath+"/"+prodTunnel+"/certificates?include_archived=true", nil, &certs)
 	if len(certs.Data) != 3 {
 		t.Fatalf("certificates = %v", certIDs(certs.Data))
@@ -401,9 +403,9 @@ func TestTunnelArchive(t *testing.T) {
 	if !sameJSON(again, archived) {
 		t.Fatalf("retry = %+v, want %+v", again, archived)
 	}
-	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/reveal_token", nil, 400, errInvalidRequest, "archived")
-	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", map[string]string{"reason": "x"}, 400, errInvalidRequest, "archived")
-	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/certificates", map[string]string{"ca_certificate_pem": certgen.CA("late").PEM}, 400, errInvalidRequest, "archived")
+	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/reveal_token", nil, 400, core.ErrInvalidRequest, "archived")
+	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", map[string]string{"reason": "x"}, 400, core.ErrInvalidRequest, "archived")
+	tc.fails(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/certificates", map[string]string{"ca_certificate_pem": certgen.CA("late").PEM}, 400, core.ErrInvalidRequest, "archived")
 	if len(tc.ts.Fake.TokenRotations(prodTunnel)) != 0 {
 		t.Fatal("a refused rotation was recorded")
 	}
@@ -434,7 +436,7 @@ func TestTunnelDomainsNeverReused(t *testing.T) {
 	}
 	// A custom data set whose fixture domains look like generated ones is skipped over.
 	s := New()
-	st := tunnels(s, s.state())
+	st := tunnels(s.srv, s.srv.State())
 	st.domains["t1"+domainSuffix] = true
 	if tn, err := s.CreateTunnel(TunnelOptions{}); err != nil || tn.Domain != "t2"+domainSuffix {
 		t.Fatalf("CreateTunnel = %+v, %v; want the domain after the taken one", tn, err)
@@ -444,10 +446,10 @@ func TestTunnelDomainsNeverReused(t *testing.T) {
 func TestTunnelControlCreate(t *testing.T) {
 	tc := newTunnelClient(t)
 	tn := tc.create(map[string]any{"organization_id": "9a8b7c6d-1e2f-4a3b-8c4d-5e6f7a8b9c0d", "workspace_id": "wrkspc_01GlobexOps000000000001", "display_name": strings.Repeat("é", 255)})
-	if tn.Type != "tunnel" || tn.ArchivedAt != nil || !tn.CreatedAt.Equal(Epoch()) || *tn.WorkspaceID != "wrkspc_01GlobexOps000000000001" {
+	if tn.Type != "tunnel" || tn.ArchivedAt != nil || !tn.CreatedAt.Equal(core.Epoch()) || *tn.WorkspaceID != "wrkspc_01GlobexOps000000000001" {
 		t.Fatalf("tunnel = %+v", tn)
 	}
-	tc.fails(http.MethodGet, tunnelsPath+"/"+tn.ID, nil, 404, errNotFound)
+	tc.fails(http.MethodGet, tunnelsPath+"/"+tn.ID, nil, 404, core.ErrNotFound)
 	tc.bearer = "test-bearer-token-2"
 	tc.ok(http.MethodGet, tunnelsPath+"/"+tn.ID, nil, nil)
 	for _, bad := range []struct {
@@ -461,7 +463,7 @@ func TestTunnelControlCreate(t *testing.T) {
 		{`{"display_name": 7}`, "display_name"},
 		{`{"name": "x"}`, "name"},
 	} {
-		tc.fails(http.MethodPost, "/_fake/tunnels", bad.body, 400, errInvalidRequest, bad.field)
+		tc.fails(http.MethodPost, "/_fake/tunnels", bad.body, 400, core.ErrInvalidRequest, bad.field)
 	}
 	if n := len(tc.list("?include_archived=true").Data); n != 2 {
 		t.Fatalf("rejected creates changed the list: %d tunnels", n)
@@ -476,7 +478,7 @@ func TestTunnelCertificates(t *testing.T) {
 	var c1 tunnelCertificate
 	tc.ok(http.MethodPost, base, map[string]string{"ca_certificate_pem": ca.PEM}, &c1)
 	if c1.Fingerprint != ca.Fingerprint() || c1.ExpiresAt == nil || !c1.ExpiresAt.Equal(time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)) ||
-		c1.TunnelID != tn.ID || c1.ArchivedAt != nil || !c1.CreatedAt.Equal(Epoch()) || c1.Type != "tunnel_certificate" {
+		c1.TunnelID != tn.ID || c1.ArchivedAt != nil || !c1.CreatedAt.Equal(core.Epoch()) || c1.Type != "tunnel_certificate" {
 		t.Fatalf("certificate = %+v", c1)
 	}
 	var got tunnelCertificate
@@ -493,8 +495,8 @@ func TestTunnelCertificates(t *testing.T) {
 		t.Fatalf("expires_at = %v, want null", c2.ExpiresAt)
 	}
 	// The third non-archived one is refused and changes nothing.
-	tc.fails(http.MethodPost, base, map[string]string{"ca_certificate_pem": certgen.CA("third").PEM}, 400, errInvalidRequest, "2", "archive")
-	var page tokenPage[tunnelCertificate]
+	tc.fails(http.MethodPost, base, map[string]string{"ca_certificate_pem": certgen.CA("third").PEM}, 400, core.ErrInvalidRequest, "2", "archive")
+	var page core.TokenPage[tunnelCertificate]
 	tc.ok(http.MethodGet, base, nil, &page)
 	if fmt.Sprint(certIDs(page.Data)) != fmt.Sprint([]string{c2.ID, c1.ID}) || page.NextPage != nil {
 		t.Fatalf("list = %v, want newest first %s %s", certIDs(page.Data), c2.ID, c1.ID)
@@ -505,7 +507,7 @@ func TestTunnelCertificates(t *testing.T) {
 	tc.ok(http.MethodPost, base+"/"+c1.ID+"/archive", nil, &a1)
 	tc.ts.Fake.AdvanceClock(time.Second)
 	tc.ok(http.MethodPost, base+"/"+c1.ID+"/archive", nil, &a2)
-	if a1.ArchivedAt == nil || !a1.ArchivedAt.Equal(Epoch().Add(2*time.Second)) || !sameJSON(a1, a2) {
+	if a1.ArchivedAt == nil || !a1.ArchivedAt.Equal(core.Epoch().Add(2*time.Second)) || !sameJSON(a1, a2) {
 		t.Fatalf("archive = %+v, retry = %+v", a1, a2)
 	}
 	var c3 tunnelCertificate
@@ -526,10 +528,10 @@ func TestTunnelCertificates(t *testing.T) {
 		t.Fatalf("second page = %v", certIDs(page.Data))
 	}
 	for _, bad := range []string{"?limit=0", "?limit=1001", "?include_archived=yes", "?page=abc"} {
-		tc.fails(http.MethodGet, base+bad, nil, 400, errInvalidRequest, strings.SplitN(bad[1:], "=", 2)[0])
+		tc.fails(http.MethodGet, base+bad, nil, 400, core.ErrInvalidRequest, strings.SplitN(bad[1:], "=", 2)[0])
 	}
-	tc.fails(http.MethodGet, base+"/tcrt_nope", nil, 404, errNotFound, "tcrt_nope")
-	tc.fails(http.MethodPost, base+"/tcrt_nope/archive", nil, 404, errNotFound, "tcrt_nope")
+	tc.fails(http.MethodGet, base+"/tcrt_nope", nil, 404, core.ErrNotFound, "tcrt_nope")
+	tc.fails(http.MethodPost, base+"/tcrt_nope/archive", nil, 404, core.ErrNotFound, "tcrt_nope")
 }
 
 func TestTunnelCertificateValidation(t *testing.T) {
@@ -562,11 +564,11 @@ func TestTunnelCertificateValidation(t *testing.T) {
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			tc.t = t
-			tc.fails(http.MethodPost, base, bad.body, 400, errInvalidRequest, bad.want...)
+			tc.fails(http.MethodPost, base, bad.body, 400, core.ErrInvalidRequest, bad.want...)
 		})
 	}
 	tc.t = t
-	var page tokenPage[tunnelCertificate]
+	var page core.TokenPage[tunnelCertificate]
 	tc.ok(http.MethodGet, base+"?include_archived=true", nil, &page)
 	if len(page.Data) != 0 {
 		t.Fatal("a rejected certificate was stored")
@@ -696,7 +698,7 @@ func TestTunnelTokenCheckControl(t *testing.T) {
 	if ok, id := check("tnltok_nope"); ok || id != nil {
 		t.Fatal("an unknown token is accepted")
 	}
-	tc.fails(http.MethodPost, "/_fake/tunnels/token_check", `{}`, 400, errInvalidRequest, "tunnel_token")
+	tc.fails(http.MethodPost, "/_fake/tunnels/token_check", `{}`, 400, core.ErrInvalidRequest, "tunnel_token")
 }
 
 // TestTunnelConcurrency hammers one tunnel with rotations, reveals, certificate creates and
@@ -735,7 +737,7 @@ func TestTunnelConcurrency(t *testing.T) {
 				} else if err != nil || resp.status != 400 {
 					t.Errorf("create: %v %d %s", err, resp.status, resp.body)
 				}
-				var page tokenPage[tunnelCertificate]
+				var page core.TokenPage[tunnelCertificate]
 				if resp, err := tc.send(http.MethodGet, base+"/certificates", nil); err != nil || json.Unmarshal(resp.body, &page) != nil || len(page.Data) > 2 {
 					t.Errorf("active certificates: %v %s", err, resp.body)
 				}
@@ -746,7 +748,7 @@ func TestTunnelConcurrency(t *testing.T) {
 	if n := len(tc.ts.Fake.TokenRotations(tn.ID)); n != 80 {
 		t.Fatalf("rotations = %d, want 80", n)
 	}
-	var page tokenPage[tunnelCertificate]
+	var page core.TokenPage[tunnelCertificate]
 	tc.ok(http.MethodGet, base+"/certificates?include_archived=true&limit=1000", nil, &page)
 	for _, c := range page.Data {
 		if c.ArchivedAt == nil {
@@ -756,7 +758,7 @@ func TestTunnelConcurrency(t *testing.T) {
 }
 
 // tunnelFixtureSet is the embedded organizations plus a tunnels.json built from tunnels.
-func tunnelFixtureSet(t *testing.T, tunnels ...map[string]any) (*Fixtures, error) {
+func tunnelFixtureSet(t *testing.T, tunnels ...map[string]any) (*core.Fixtures, error) {
 	t.Helper()
 	orgs, err := fs.ReadFile(fixtures.FS(), "organizations.json")
 	if err != nil {
@@ -766,7 +768,7 @@ func tunnelFixtureSet(t *testing.T, tunnels ...map[string]any) (*Fixtures, error
 	if err != nil {
 		t.Fatal(err)
 	}
-	return LoadFixtures(fstest.MapFS{
+	return core.LoadFixtures(fstest.MapFS{
 		"organizations.json": {Data: orgs},
 		"tunnels.json":       {Data: data},
 	})
@@ -816,20 +818,20 @@ func TestTunnelFixtureRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A generated domain that a fixture already holds is skipped.
-	s := New(WithFixtures(fx))
+	s := New(WithFixtures(&Fixtures{fx: fx}))
 	if tn, err := s.CreateTunnel(TunnelOptions{}); err != nil || tn.Domain != "t2.tunnels.platformkit.test" {
 		t.Fatalf("CreateTunnel = %+v, %v", tn, err)
 	}
 }
 
 func TestTunnelFixturesContent(t *testing.T) {
-	fx, err := DefaultFixtures()
+	fx, err := core.DefaultFixtures()
 	if err != nil {
 		t.Fatal(err)
 	}
 	archived, inWorkspace, twoActivePlusArchived := 0, 0, 0
-	for _, tn := range *tunnelsSection.in(fx.sections) {
-		if tn.org != fx.orgs[0] {
+	for _, tn := range *tunnelsSection.In(fx.Sections) {
+		if tn.org != fx.Orgs[0] {
 			continue
 		}
 		active, old := 0, 0
@@ -995,7 +997,7 @@ func TestTunnelGatewayTrust(t *testing.T) {
 		t.Fatalf("CheckGateway = %v", err)
 	}
 	// An expired CA certificate registers but verifies nothing at the server's time.
-	expired := certgen.New(certgen.Options{CommonName: "expired", IsCA: true, NotAfter: Epoch().Add(-time.Hour)})
+	expired := certgen.New(certgen.Options{CommonName: "expired", IsCA: true, NotAfter: core.Epoch().Add(-time.Hour)})
 	tc.ok(http.MethodPost, base+"/"+certB.ID+"/archive", nil, nil)
 	tc.ok(http.MethodPost, base, jsonBody(expired.PEM), nil)
 	if ok, why := check(expired.Issue("gw").PEM); ok || !strings.Contains(why, "expired") {
@@ -1005,7 +1007,7 @@ func TestTunnelGatewayTrust(t *testing.T) {
 	if err := tc.ts.Fake.CheckGateway(tn.ID, gwB.PEM); err == nil || !strings.Contains(err.Error(), "archived") {
 		t.Fatalf("archived tunnel: %v", err)
 	}
-	tc.fails(http.MethodPost, "/_fake/tunnels/tnl_nope/gateway_check", map[string]string{"certificate_pem": gwA.PEM}, 404, errNotFound, "tnl_nope")
-	tc.fails(http.MethodPost, "/_fake/tunnels/"+tn.ID+"/gateway_check", map[string]string{"certificate_pem": "x"}, 400, errInvalidRequest, "certificate_pem")
-	tc.fails(http.MethodPost, "/_fake/tunnels/"+tn.ID+"/gateway_check", `{}`, 400, errInvalidRequest, "certificate_pem")
+	tc.fails(http.MethodPost, "/_fake/tunnels/tnl_nope/gateway_check", map[string]string{"certificate_pem": gwA.PEM}, 404, core.ErrNotFound, "tnl_nope")
+	tc.fails(http.MethodPost, "/_fake/tunnels/"+tn.ID+"/gateway_check", map[string]string{"certificate_pem": "x"}, 400, core.ErrInvalidRequest, "certificate_pem")
+	tc.fails(http.MethodPost, "/_fake/tunnels/"+tn.ID+"/gateway_check", `{}`, 400, core.ErrInvalidRequest, "certificate_pem")
 }

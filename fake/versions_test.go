@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -57,12 +59,12 @@ func TestMessageRulesPerVersion(t *testing.T) {
 		{"citations in assistant text", versionBody("", vUser+`,{"role":"assistant","content":[{"type":"text","text":"Blue","citations":[`+vCitation+`]}]},`+vUser), "", ""},
 	} {
 		for _, path := range []string{"/v1/messages", "/v1/messages/count_tokens"} {
-			for _, version := range []string{APIVersion, APIVersion20261021} {
+			for _, version := range []string{core.APIVersion, core.APIVersion20261021} {
 				t.Run(tc.name+" "+path+" "+version, func(t *testing.T) {
 					s := checked(t)
 					want := ""
 					switch {
-					case version == APIVersion20261021:
+					case version == core.APIVersion20261021:
 						want = tc.want2026
 					case path == "/v1/messages/count_tokens":
 						want = tc.count2023
@@ -79,7 +81,7 @@ func TestMessageRulesPerVersion(t *testing.T) {
 						}
 						return
 					}
-					wantError(t, w, 400, errInvalidRequest, want)
+					wantError(t, w, 400, core.ErrInvalidRequest, want)
 					if got := gjson.GetBytes(w.Body.Bytes(), "error.message").String(); got != want {
 						t.Fatalf("message %q, want exactly %q", got, want)
 					}
@@ -99,7 +101,7 @@ func TestRateLimitGroupTypePerVersion(t *testing.T) {
 		{"GET", "/v1/organizations/rate_limits?group_type=token_count", "", "data.0"},
 		{"GET", "/v1/organizations/workspaces/" + ws + "/rate_limits?include_inherited=true&group_type=token_count", "", "data.0"},
 	} {
-		for version, want := range map[string]string{APIVersion: `"token_count"`, APIVersion20261021: ""} {
+		for version, want := range map[string]string{core.APIVersion: `"token_count"`, core.APIVersion20261021: ""} {
 			s := checked(t)
 			w := send(t, s, tc.method, tc.path, tc.body, "Authorization", "Bearer test-admin-key", "anthropic-version", version)
 			if w.Code != 200 {
@@ -147,14 +149,14 @@ func TestBillingPolicy(t *testing.T) {
 			if path == "/v1/messages/count_tokens" {
 				body = strings.Replace(body, `"max_tokens":50,`, "", 1)
 			}
-			w := send(t, checked(t), "POST", path, body, "Authorization", "Bearer test-api-key", "anthropic-version", APIVersion20261021)
+			w := send(t, checked(t), "POST", path, body, "Authorization", "Bearer test-api-key", "anthropic-version", core.APIVersion20261021)
 			if want == "" {
 				if w.Code != 200 {
 					t.Errorf("%s %s: status %d: %s", path, bp, w.Code, w.Body)
 				}
 				continue
 			}
-			wantError(t, w, 400, errInvalidRequest, want)
+			wantError(t, w, 400, core.ErrInvalidRequest, want)
 		}
 	}
 }
@@ -163,7 +165,7 @@ func TestBillingPolicy(t *testing.T) {
 // answered (null until set).
 func TestWorkspaceUserProfileID(t *testing.T) {
 	s := checked(t)
-	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021, "Content-Type", "application/json"}
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", core.APIVersion20261021, "Content-Type", "application/json"}
 	w := send(t, s, "POST", "/v1/organizations/workspaces", `{"name":"Profiled","user_profile_id":"uprof_1"}`, h...)
 	if got := gjson.GetBytes(w.Body.Bytes(), "user_profile_id").Raw; got != `"uprof_1"` {
 		t.Fatalf("create: user_profile_id %s, want \"uprof_1\": %s", got, w.Body)
@@ -188,7 +190,7 @@ func TestWorkspaceUserProfileID(t *testing.T) {
 // storage member "external" needs the External Storage it names.
 func TestWorkspaceDataPrivacy(t *testing.T) {
 	s := checked(t)
-	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021, "Content-Type", "application/json"}
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", core.APIVersion20261021, "Content-Type", "application/json"}
 	efs := append(h, "anthropic-beta", "efs-2026-10-01")
 	w := send(t, s, "POST", "/v1/organizations/workspaces", `{"name":"Private","inference_data_privacy":{"human_review":{"type":"disabled"}}}`, h...)
 	if want := `{"type":"error","error":{"type":"invalid_request_error","message":"inference_data_privacy: requires the anthropic-beta value \"efs-2026-10-01\""}`; w.Code != 400 || !strings.HasPrefix(w.Body.String(), want) {
@@ -224,7 +226,7 @@ func TestWorkspaceDataPrivacy(t *testing.T) {
 // workspaces, still minus the archived ones, and takes at most 100 IDs.
 func TestWorkspaceListIDs(t *testing.T) {
 	s := checked(t)
-	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021}
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", core.APIVersion20261021}
 	w := send(t, s, "GET", "/v1/organizations/workspaces?ids[]=wrkspc_01AcmeResearch0000000001&ids[]=wrkspc_nope", "", h...)
 	if got := gjson.GetBytes(w.Body.Bytes(), "data.#.id").Raw; w.Code != 200 || got != `["wrkspc_01AcmeResearch0000000001"]` {
 		t.Fatalf("ids: %d %s, want only the Research workspace", w.Code, got)
@@ -240,13 +242,13 @@ func TestWorkspaceListIDs(t *testing.T) {
 // member is a 404.
 func TestUserSignOut(t *testing.T) {
 	s := checked(t)
-	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", APIVersion20261021}
+	h := []string{"Authorization", "Bearer test-admin-key", "anthropic-version", core.APIVersion20261021}
 	beta := append(h, "anthropic-beta", "admin-user-sign-out-2026-10-08")
 	w := send(t, s, "POST", "/v1/organizations/users/user_01AcmeGraceDeveloper00001/sign_out", "", beta...)
 	if w.Code != 200 || gjson.GetBytes(w.Body.Bytes(), "email").String() != "grace@acme.example" {
 		t.Fatalf("sign out: %d %s", w.Code, w.Body)
 	}
-	wantError(t, send(t, s, "POST", "/v1/organizations/users/user_01AcmeGraceDeveloper00001/sign_out", "", h...), 400, errInvalidRequest,
+	wantError(t, send(t, s, "POST", "/v1/organizations/users/user_01AcmeGraceDeveloper00001/sign_out", "", h...), 400, core.ErrInvalidRequest,
 		`requires the beta value "admin-user-sign-out-2026-10-08"`)
-	wantError(t, send(t, s, "POST", "/v1/organizations/users/user_nobody/sign_out", "", beta...), 404, errNotFound, "user_nobody")
+	wantError(t, send(t, s, "POST", "/v1/organizations/users/user_nobody/sign_out", "", beta...), 404, core.ErrNotFound, "user_nobody")
 }

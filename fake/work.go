@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Environments and the work queue (spec 2.16, 3.1, 4.8, 8; gaps §8).
@@ -110,9 +112,9 @@ type envRecord struct {
 // environment is one environment with its work. rec's maps are replaced, never changed in
 // place, so a copy of rec handed to the encoder outside the lock stays valid.
 type environment struct {
-	rec     envRecord  // changed only through set, which drops encoded
-	encoded recordJSON // rec as JSON, encoded by the first list page after a change
-	org     *org
+	rec     envRecord       // changed only through set, which drops encoded
+	encoded core.RecordJSON // rec as JSON, encoded by the first list page after a change
+	org     *core.Org
 	items   []*workItem          // creation order
 	byID    map[string]*workItem // the same items by ID
 	queue   map[string]*workItem // the items in state queued, which polls choose from
@@ -128,7 +130,7 @@ type workStore struct {
 	// byOrg is each organization's environments oldest first (envKey, which never changes for
 	// an environment; a new one is appended), kept as environments are created and deleted: a
 	// list page walks it back instead of collecting and sorting every environment per request.
-	byOrg map[*org][]*environment
+	byOrg map[*core.Org][]*environment
 	// arrived is closed and replaced whenever work is enqueued, waking blocked polls.
 	arrived chan struct{}
 }
@@ -136,13 +138,13 @@ type workStore struct {
 // add puts a new environment in the store; the caller holds mu.
 func (st *workStore) add(env *environment) {
 	st.envs[env.rec.ID] = env
-	st.byOrg[env.org] = insertInOrder(st.byOrg[env.org], env, envKey, oldestFirst)
+	st.byOrg[env.org] = core.InsertInOrder(st.byOrg[env.org], env, envKey, core.OldestFirst)
 }
 
 // remove takes an environment out of the store; the caller holds mu.
 func (st *workStore) remove(env *environment) {
 	delete(st.envs, env.rec.ID)
-	st.byOrg[env.org] = removeInOrder(st.byOrg[env.org], env, envKey, oldestFirst)
+	st.byOrg[env.org] = core.RemoveInOrder(st.byOrg[env.org], env, envKey, core.OldestFirst)
 }
 
 // --- Fixtures ---
@@ -154,7 +156,7 @@ type envFixture struct {
 	OrganizationID string               `json:"organization_id"`
 	Work           []workFixture        `json:"work"`
 	Workers        map[string]time.Time `json:"workers,omitempty"` // Vendor-Worker-ID → latest poll (snapshots)
-	org            *org
+	org            *core.Org
 }
 
 // workFixture is a work item of environments.json. Hand-written fixtures give the first four
@@ -213,18 +215,18 @@ func (it *workItem) fixture() workFixture {
 	return w
 }
 
-func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
+func loadEnvironments(fsys fs.FS, fx *core.Fixtures) error {
 	var file struct {
 		Environments []*envFixture `json:"environments"`
 		Deleted      []string      `json:"deleted_environment_ids"`
 	}
-	found, err := readFixture(fsys, "environments.json", &file)
+	found, err := core.ReadFixture(fsys, "environments.json", &file)
 	if err != nil || !found {
 		return err
 	}
-	envOrg := map[string]*org{}
+	envOrg := map[string]*core.Org{}
 	for _, e := range file.Environments {
-		if e.org = fx.orgByID(e.OrganizationID); e.org == nil {
+		if e.org = fx.OrgByID(e.OrganizationID); e.org == nil {
 			return fmt.Errorf("environments.json: environment %s names unknown organization %s", e.ID, e.OrganizationID)
 		}
 		envOrg[e.ID] = e.org
@@ -239,19 +241,19 @@ func loadEnvironments(fsys fs.FS, fx *Fixtures) error {
 		}
 		deleted[id] = true
 	}
-	for _, c := range fx.creds {
-		if c.Kind == kindEnvironmentKey && envOrg[c.EnvironmentID] != c.org && !deleted[c.EnvironmentID] {
+	for _, c := range fx.Creds {
+		if c.Kind == core.KindEnvironmentKey && envOrg[c.EnvironmentID] != c.Org && !deleted[c.EnvironmentID] {
 			return fmt.Errorf("environments.json: environment key %s names %s, which is not an environment of its organization", c.ID, c.EnvironmentID)
 		}
 	}
-	*envsSection.in(fx.sections) = file.Environments
+	*envsSection.In(fx.Sections) = file.Environments
 	return nil
 }
 
 // newWorkStore copies the fixtures into a fresh store.
-func newWorkStore(fx *Fixtures) *workStore {
-	st := &workStore{envs: map[string]*environment{}, byOrg: map[*org][]*environment{}, arrived: make(chan struct{})}
-	for _, f := range *envsSection.in(fx.sections) {
+func newWorkStore(fx *core.Fixtures) *workStore {
+	st := &workStore{envs: map[string]*environment{}, byOrg: map[*core.Org][]*environment{}, arrived: make(chan struct{})}
+	for _, f := range *envsSection.In(fx.Sections) {
 		rec := f.envRecord
 		if rec.UpdatedAt.IsZero() {
 			rec.UpdatedAt = rec.CreatedAt
@@ -269,7 +271,7 @@ func newWorkStore(fx *Fixtures) *workStore {
 			}
 		}
 		maps.Copy(env.workers, f.Workers)
-		slices.SortFunc(env.items, func(a, b *workItem) int { return oldestFirst(workItemKey(a), workItemKey(b)) })
+		slices.SortFunc(env.items, func(a, b *workItem) int { return core.OldestFirst(workItemKey(a), workItemKey(b)) })
 		st.add(env)
 	}
 	return st
@@ -277,7 +279,7 @@ func newWorkStore(fx *Fixtures) *workStore {
 
 // newEnvironment completes a record with the defaults of gaps §8 (config self_hosted, scope
 // organization, empty metadata) and gives it an empty queue.
-func newEnvironment(rec envRecord, o *org) *environment {
+func newEnvironment(rec envRecord, o *core.Org) *environment {
 	rec.Type, rec.Metadata = "environment", orEmpty(rec.Metadata)
 	if rec.Config == nil {
 		rec.Config = map[string]any{"type": "self_hosted"}
@@ -290,12 +292,12 @@ func newEnvironment(rec envRecord, o *org) *environment {
 }
 
 // set makes rec the environment's record; the caller holds the area's lock.
-func (e *environment) set(rec envRecord) { e.rec = rec; e.encoded.drop() }
+func (e *environment) set(rec envRecord) { e.rec = rec; e.encoded.Drop() }
 
 // json returns the record as writeJSON would encode it, encoding it once per change; the
 // caller holds the area's lock.
 func (e *environment) json() (json.RawMessage, error) {
-	return e.encoded.get("", func() any { return e.rec })
+	return e.encoded.Get("", func() any { return e.rec })
 }
 
 // orEmpty copies a metadata map, so that a record never shares one with the request or the
@@ -350,7 +352,7 @@ func (env *environment) release(it *workItem) {
 	delete(env.leased, it.rec.ID)
 }
 
-func workItemKey(it *workItem) listKey { return listKey{it.rec.CreatedAt, it.rec.ID} }
+func workItemKey(it *workItem) core.ListKey { return core.ListKey{At: it.rec.CreatedAt, ID: it.rec.ID} }
 
 // --- Leases ---
 
@@ -379,17 +381,17 @@ func (env *environment) settle(now time.Time) {
 
 // environment finds the caller's environment: another organization's, or another environment's
 // when the caller holds an environment key, is answered 404 like an unknown one.
-func (st *workStore) environment(c *call, id string) (*environment, error) {
+func (st *workStore) environment(c *core.Call, id string) (*environment, error) {
 	env := st.envs[id]
-	if env == nil || env.org != c.org || (c.cred.Kind == kindEnvironmentKey && c.cred.EnvironmentID != id) {
-		return nil, notFound("environment", id)
+	if env == nil || env.org != c.Org || (c.Cred.Kind == core.KindEnvironmentKey && c.Cred.EnvironmentID != id) {
+		return nil, core.NotFound("environment", id)
 	}
 	return env, nil
 }
 
 // withEnv runs f with the store locked, on the caller's environment of the path, with its lapsed
 // leases applied.
-func withEnv(s *Server, c *call, f func(st *workStore, env *environment, now time.Time) (any, error)) (any, error) {
+func withEnv(s *core.Server, c *core.Call, f func(st *workStore, env *environment, now time.Time) (any, error)) (any, error) {
 	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -397,43 +399,43 @@ func withEnv(s *Server, c *call, f func(st *workStore, env *environment, now tim
 	if err != nil {
 		return nil, err
 	}
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	env.settle(now)
 	return f(st, env, now)
 }
 
 // withItem is withEnv for the work item of the path.
-func withItem(s *Server, c *call, f func(env *environment, it *workItem, now time.Time) (any, error)) (any, error) {
+func withItem(s *core.Server, c *core.Call, f func(env *environment, it *workItem, now time.Time) (any, error)) (any, error) {
 	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		id := c.Param("work_id")
 		it := env.byID[id]
 		if it == nil {
-			return nil, notFound("work item", id)
+			return nil, core.NotFound("work item", id)
 		}
 		return f(env, it, now)
 	})
 }
 
-func work(s *Server, c *call) *workStore { return workOf(c.st) }
+func work(s *core.Server, c *core.Call) *workStore { return workOf(c.St) }
 
 // workOf returns the area's store in st, built from the fixtures on first use.
-func workOf(st *state) *workStore {
-	return workStores.in(st.stores).get(func() *workStore { return newWorkStore(st.fx) })
+func workOf(st *core.State) *workStore {
+	return workStores.In(st.Stores).Get(func() *workStore { return newWorkStore(st.Fx) })
 }
 
 // wrongState answers an operation that does not apply in the item's current state.
 func wrongState(it *workItem, op, allowed string) error {
-	return invalid("work item %s is %s; %s applies only to a %s item", it.rec.ID, it.rec.State, op, allowed)
+	return core.Invalid("work item %s is %s; %s applies only to a %s item", it.rec.ID, it.rec.State, op, allowed)
 }
 
 // --- Work endpoints (spec 4.8) ---
 
-func getWork(s *Server, c *call) (any, error) {
+func getWork(s *core.Server, c *core.Call) (any, error) {
 	return withItem(s, c, func(_ *environment, it *workItem, _ time.Time) (any, error) { return it.rec, nil })
 }
 
 // ackWork moves a queued item to starting and takes it out of the queue (spec 3.1).
-func ackWork(s *Server, c *call) (any, error) {
+func ackWork(s *core.Server, c *core.Call) (any, error) {
 	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
 		if it.rec.State != workQueued {
 			return nil, wrongState(it, "acknowledge", "queued")
@@ -456,15 +458,15 @@ type heartbeatResponse struct {
 // heartbeatWork claims or extends the lease of an item (spec 4.8, gaps §8). The check of
 // expected_last_heartbeat and the new record happen under one lock, so of two workers racing
 // with the same expectation exactly one wins and the other gets 412.
-func heartbeatWork(s *Server, c *call) (any, error) {
-	ttl, err := c.queryFloat("desired_ttl_seconds")
+func heartbeatWork(s *core.Server, c *core.Call) (any, error) {
+	ttl, err := c.QueryFloat("desired_ttl_seconds")
 	if err != nil {
 		return nil, err
 	}
 	ttl = min(ttl, maxLeaseSeconds)
-	expected, ok := c.queryString("expected_last_heartbeat")
+	expected, ok := c.QueryString("expected_last_heartbeat")
 	if !ok || expected == "" {
-		return nil, invalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", noHeartbeat)
+		return nil, core.InvalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", noHeartbeat)
 	}
 	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
 		if it.rec.State == workStopped {
@@ -475,16 +477,16 @@ func heartbeatWork(s *Server, c *call) (any, error) {
 			want = noHeartbeat
 		}
 		if expected != want {
-			var err *apiError
+			var err *core.APIError
 			switch {
 			case it.rec.State == workQueued:
-				err = invalidField("expected_last_heartbeat", "work item %s holds no lease: it lapsed and the item is queued again; abandon the work", it.rec.ID)
+				err = core.InvalidField("expected_last_heartbeat", "work item %s holds no lease: it lapsed and the item is queued again; abandon the work", it.rec.ID)
 			case it.lastHeartbeat == "":
-				err = invalidField("expected_last_heartbeat", "the lease of work item %s is not claimed; send %s to claim it", it.rec.ID, noHeartbeat)
+				err = core.InvalidField("expected_last_heartbeat", "the lease of work item %s is not claimed; send %s to claim it", it.rec.ID, noHeartbeat)
 			default:
-				err = invalidField("expected_last_heartbeat", "does not match the last heartbeat of work item %s; another worker may hold its lease", it.rec.ID)
+				err = core.InvalidField("expected_last_heartbeat", "does not match the last heartbeat of work item %s; another worker may hold its lease", it.rec.ID)
 			}
-			return nil, err.withStatus(http.StatusPreconditionFailed)
+			return nil, err.WithStatus(http.StatusPreconditionFailed)
 		}
 		if it.rec.State == workQueued {
 			// After the mismatch check: a worker whose lease lapsed learns it by a 412 (gaps §8).
@@ -510,11 +512,11 @@ func heartbeatWork(s *Server, c *call) (any, error) {
 // updateWork patches a work item's metadata (the official SDKs' work update: a string upserts its
 // key, null deletes it, keys not named stay), in any state: metadata is the user's, not the
 // queue's. A patch that changes nothing answers the item as it is.
-func updateWork(s *Server, c *call) (any, error) {
+func updateWork(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Metadata map[string]*string `json:"metadata"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	return withItem(s, c, func(_ *environment, it *workItem, _ time.Time) (any, error) {
@@ -529,11 +531,11 @@ func updateWork(s *Server, c *call) (any, error) {
 
 // stopWork stops an item: at once with force (or when no worker holds a lease, so there is
 // nothing to shut down gracefully), otherwise it is stopping until its lease lapses (gaps §8).
-func stopWork(s *Server, c *call) (any, error) {
+func stopWork(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Force bool `json:"force"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
@@ -558,18 +560,18 @@ func stopWork(s *Server, c *call) (any, error) {
 }
 
 // listWork lists an environment's work items (gaps §8): page tokens, oldest first.
-func listWork(s *Server, c *call) (any, error) {
-	limit, _, err := c.queryInt("limit")
+func listWork(s *core.Server, c *core.Call) (any, error) {
+	limit, _, err := c.QueryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	after, err := c.pageToken("work")
+	after, err := c.PageToken("work")
 	if err != nil {
 		return nil, err
 	}
 	return withEnv(s, c, func(_ *workStore, env *environment, _ time.Time) (any, error) {
-		page := pageByToken(env.items, workItemKey, oldestFirst, "work", after, limit)
-		out := tokenPage[WorkItem]{Data: make([]WorkItem, len(page.Data)), NextPage: page.NextPage}
+		page := core.PageByToken(env.items, workItemKey, core.OldestFirst, "work", after, limit)
+		out := core.TokenPage[WorkItem]{Data: make([]WorkItem, len(page.Data)), NextPage: page.NextPage}
 		for i, it := range page.Data {
 			out.Data[i] = it.rec
 		}
@@ -586,7 +588,7 @@ type workStatsRecord struct {
 	WorkersPolling int        `json:"workers_polling"`
 }
 
-func workStats(s *Server, c *call) (any, error) {
+func workStats(s *core.Server, c *core.Call) (any, error) {
 	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		out := workStatsRecord{Type: "work_queue_stats"}
 		for _, it := range env.queue {

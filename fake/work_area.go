@@ -3,45 +3,47 @@ package fake
 import (
 	"fmt"
 	"math"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // workArea is the area of environments and the work queue of self-hosted environments.
-var workArea = &area{routes: workRoutes, load: loadEnvironments, snapshot: workSnapshot}
+var workArea = &core.Area{Routes: workRoutes, Load: loadEnvironments, Snapshot: workSnapshot}
 
 var (
-	envsSection = newSection[[]*envFixture]()
-	workStores  = newStore[workStore]()
+	envsSection = core.NewSection[[]*envFixture]()
+	workStores  = core.NewStore[workStore]()
 )
 
-func workRoutes() []*route {
-	return []*route{
+func workRoutes() []*core.Route {
+	return []*core.Route{
 		// Environments and the work queue (spec 2.16, 3.1, 4.8; gaps §8).
-		{post, "/_fake/environments/:environment_id/work", nil, in{body: "work/enqueue"}, "work/work", enqueueWork},
-		{post, "/v1/environments", ifEnvironments, in{body: "work/environment_create"}, "work/environment", createEnvironment},
-		{get, "/v1/environments", ifEnvironments, in{query: query(tokenParams(20, 100), boolParam("include_archived", false, "Include archived environments."))}, "work/environment_list", listEnvironments},
-		{get, "/v1/environments/:environment_id", ifEnvironments, in{}, "work/environment", getEnvironment},
-		{post, "/v1/environments/:environment_id", ifEnvironments, in{body: "work/environment_update"}, "work/environment", updateEnvironment},
-		{post, "/v1/environments/:environment_id/archive", ifEnvironments, in{}, "work/environment", archiveEnvironment},
-		{del, "/v1/environments/:environment_id", ifEnvironments, in{}, "work/environment_deleted", deleteEnvironment},
-		{get, "/v1/environments/:environment_id/work", ifWork, in{query: tokenParams(20, 100)}, "work/work_list", listWork},
-		{get, "/v1/environments/:environment_id/work/stats", ifWork, in{}, "work/stats", workStats},
-		{get, "/v1/environments/:environment_id/work/poll", ifWork, in{query: qPoll, headers: hWorker}, "work/poll", pollWork},
-		{get, "/v1/environments/:environment_id/work/:work_id", ifWork, in{}, "work/work", getWork},
-		{post, "/v1/environments/:environment_id/work/:work_id", ifWork, in{body: "work/work_update"}, "work/work", updateWork},
-		{post, "/v1/environments/:environment_id/work/:work_id/ack", ifWork, in{}, "work/work", ackWork},
-		{post, "/v1/environments/:environment_id/work/:work_id/heartbeat", ifWork, in{query: qHeartbeat}, "work/heartbeat", heartbeatWork},
-		{post, "/v1/environments/:environment_id/work/:work_id/stop", ifWork, in{body: "work/stop"}, "work/work", stopWork},
+		core.Line(core.Post, "/_fake/environments/:environment_id/work", nil, core.In{Body: "work/enqueue"}, "work/work", enqueueWork),
+		core.Line(core.Post, "/v1/environments", core.IfEnvironments, core.In{Body: "work/environment_create"}, "work/environment", createEnvironment),
+		core.Line(core.Get, "/v1/environments", core.IfEnvironments, core.In{Query: core.Query(core.TokenParams(20, 100), core.BoolParam("include_archived", false, "Include archived environments."))}, "work/environment_list", listEnvironments),
+		core.Line(core.Get, "/v1/environments/:environment_id", core.IfEnvironments, core.In{}, "work/environment", getEnvironment),
+		core.Line(core.Post, "/v1/environments/:environment_id", core.IfEnvironments, core.In{Body: "work/environment_update"}, "work/environment", updateEnvironment),
+		core.Line(core.Post, "/v1/environments/:environment_id/archive", core.IfEnvironments, core.In{}, "work/environment", archiveEnvironment),
+		core.Line(core.Del, "/v1/environments/:environment_id", core.IfEnvironments, core.In{}, "work/environment_deleted", deleteEnvironment),
+		core.Line(core.Get, "/v1/environments/:environment_id/work", core.IfWork, core.In{Query: core.TokenParams(20, 100)}, "work/work_list", listWork),
+		core.Line(core.Get, "/v1/environments/:environment_id/work/stats", core.IfWork, core.In{}, "work/stats", workStats),
+		core.Line(core.Get, "/v1/environments/:environment_id/work/poll", core.IfWork, core.In{Query: qPoll, Headers: hWorker}, "work/poll", pollWork),
+		core.Line(core.Get, "/v1/environments/:environment_id/work/:work_id", core.IfWork, core.In{}, "work/work", getWork),
+		core.Line(core.Post, "/v1/environments/:environment_id/work/:work_id", core.IfWork, core.In{Body: "work/work_update"}, "work/work", updateWork),
+		core.Line(core.Post, "/v1/environments/:environment_id/work/:work_id/ack", core.IfWork, core.In{}, "work/work", ackWork),
+		core.Line(core.Post, "/v1/environments/:environment_id/work/:work_id/heartbeat", core.IfWork, core.In{Query: qHeartbeat}, "work/heartbeat", heartbeatWork),
+		core.Line(core.Post, "/v1/environments/:environment_id/work/:work_id/stop", core.IfWork, core.In{Body: "work/stop"}, "work/work", stopWork),
 	}
 }
 
 var (
-	qPoll = query(
-		intParam("block_ms", 0, 1, 999, "Wait up to this long for work to arrive; without it, answer at once."),
-		intParam("reclaim_older_than_ms", defaultReclaimMS, 0, 86_400_000, "Also hand out items whose lease holder has been silent this long."))
-	qHeartbeat = query(
-		numberParam("desired_ttl_seconds", defaultLeaseSeconds, 0, math.MaxFloat64, fmt.Sprintf("The lease to hold, in seconds; at most %v are granted.", maxLeaseSeconds)),
-		[]param{{name: "expected_last_heartbeat", kind: pString, required: true,
-			doc: "The last_heartbeat of the previous heartbeat, or " + noHeartbeat + " to claim an unclaimed lease; 412 when it is not the current one."}})
-	hWorker = []param{{name: headerWorkerID, kind: pString,
-		doc: "Identifies the polling worker, for the environment's metrics (workers_polling); not a credential."}}
+	qPoll = core.Query(
+		core.IntParam("block_ms", 0, 1, 999, "Wait up to this long for work to arrive; without it, answer at once."),
+		core.IntParam("reclaim_older_than_ms", defaultReclaimMS, 0, 86_400_000, "Also hand out items whose lease holder has been silent this long."))
+	qHeartbeat = core.Query(
+		core.NumberParam("desired_ttl_seconds", defaultLeaseSeconds, 0, math.MaxFloat64, fmt.Sprintf("The lease to hold, in seconds; at most %v are granted.", maxLeaseSeconds)),
+		[]core.Param{{Name: "expected_last_heartbeat", Kind: core.PString, Required: true,
+			Doc: "The last_heartbeat of the previous heartbeat, or " + noHeartbeat + " to claim an unclaimed lease; 412 when it is not the current one."}})
+	hWorker = []core.Param{{Name: headerWorkerID, Kind: core.PString,
+		Doc: "Identifies the polling worker, for the environment's metrics (workers_polling); not a credential."}}
 )

@@ -4,14 +4,16 @@ import (
 	"maps"
 	"reflect"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Environments (gaps §8): create, list, retrieve, update, archive, delete. They take only the
 // API key (ifEnvironments); an environment key reaches its own environment's work endpoints only.
 
-func envKey(e *environment) listKey { return listKey{e.rec.CreatedAt, e.rec.ID} }
+func envKey(e *environment) core.ListKey { return core.ListKey{At: e.rec.CreatedAt, ID: e.rec.ID} }
 
-func createEnvironment(s *Server, c *call) (any, error) {
+func createEnvironment(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Name        string            `json:"name"`
 		Description string            `json:"description"`
@@ -19,15 +21,15 @@ func createEnvironment(s *Server, c *call) (any, error) {
 		Config      map[string]any    `json:"config"`
 		Scope       string            `json:"scope"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	st := work(s, c)
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	env := newEnvironment(envRecord{
-		ID: s.ids.next("env_"), Name: req.Name, Description: req.Description, Metadata: req.Metadata,
+		ID: s.IDs.Next("env_"), Name: req.Name, Description: req.Description, Metadata: req.Metadata,
 		Config: req.Config, Scope: req.Scope, CreatedAt: now, UpdatedAt: now,
-	}, c.org)
+	}, c.Org)
 	rec := env.rec // read before the environment is visible to other requests
 	st.mu.Lock()
 	st.add(env)
@@ -37,34 +39,34 @@ func createEnvironment(s *Server, c *call) (any, error) {
 
 // listEnvironments lists the organization's environments newest first, with page tokens;
 // archived ones only with include_archived=true.
-func listEnvironments(s *Server, c *call) (any, error) {
-	limit, _, err := c.queryInt("limit")
+func listEnvironments(s *core.Server, c *core.Call) (any, error) {
+	limit, _, err := c.QueryInt("limit")
 	if err != nil {
 		return nil, err
 	}
-	archived, err := c.queryBool("include_archived")
+	archived, err := c.QueryBool("include_archived")
 	if err != nil {
 		return nil, err
 	}
-	after, err := c.pageToken("environments")
+	after, err := c.PageToken("environments")
 	if err != nil {
 		return nil, err
 	}
 	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return encodedTokenPage(pageNewestKept(st.byOrg[c.org], func(e *environment) bool { return archived || e.rec.ArchivedAt == nil },
+	return core.EncodedTokenPage(core.PageNewestKept(st.byOrg[c.Org], func(e *environment) bool { return archived || e.rec.ArchivedAt == nil },
 		envKey, "environments", after, limit), (*environment).json)
 }
 
-func getEnvironment(s *Server, c *call) (any, error) {
+func getEnvironment(s *core.Server, c *core.Call) (any, error) {
 	return withEnv(s, c, func(_ *workStore, env *environment, _ time.Time) (any, error) { return env.rec, nil })
 }
 
 // updateEnvironment changes the fields given; metadata is a patch (a string upserts, null
 // deletes). A request that changes nothing leaves updated_at alone. An archived environment is
 // read-only.
-func updateEnvironment(s *Server, c *call) (any, error) {
+func updateEnvironment(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		Name        *string            `json:"name"`
 		Description *string            `json:"description"`
@@ -72,12 +74,12 @@ func updateEnvironment(s *Server, c *call) (any, error) {
 		Config      map[string]any     `json:"config"`
 		Scope       *string            `json:"scope"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt != nil {
-			return nil, invalid("environment %s is archived; an archived environment cannot be changed", env.rec.ID)
+			return nil, core.Invalid("environment %s is archived; an archived environment cannot be changed", env.rec.ID)
 		}
 		next := env.rec
 		if req.Name != nil {
@@ -127,14 +129,14 @@ func patchMetadata(cur map[string]string, patch map[string]*string, what string)
 		}
 	}
 	if len(next) > maxMetadataPairs {
-		return nil, invalidField("metadata", "%s has at most %d metadata pairs; this update would leave %d", what, maxMetadataPairs, len(next))
+		return nil, core.InvalidField("metadata", "%s has at most %d metadata pairs; this update would leave %d", what, maxMetadataPairs, len(next))
 	}
 	return next, nil
 }
 
 // archiveEnvironment sets archived_at; archiving again returns the record unchanged. An archived
 // environment takes no new work, but its workers can finish what they hold.
-func archiveEnvironment(s *Server, c *call) (any, error) {
+func archiveEnvironment(s *core.Server, c *core.Call) (any, error) {
 	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt == nil {
 			next := env.rec
@@ -146,7 +148,7 @@ func archiveEnvironment(s *Server, c *call) (any, error) {
 }
 
 // deleteEnvironment removes the environment and its work items.
-func deleteEnvironment(s *Server, c *call) (any, error) {
+func deleteEnvironment(s *core.Server, c *core.Call) (any, error) {
 	return withEnv(s, c, func(st *workStore, env *environment, _ time.Time) (any, error) {
 		st.remove(env)
 		return map[string]string{"id": env.rec.ID, "type": "environment_deleted"}, nil

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // Poll and the arrival of work (spec 4.8, 8; gaps §8; the control API).
@@ -15,17 +17,17 @@ const headerWorkerID = "Vendor-Worker-ID"
 // for work: it wakes when work is enqueued and when the virtual clock moves (which may reclaim an
 // item or lapse a lease), and gives up when the client goes away. The store's lock is held only
 // for each look at the queue, never while waiting.
-func pollWork(s *Server, c *call) (any, error) {
-	blockMS, blocking, err := c.queryInt("block_ms")
+func pollWork(s *core.Server, c *core.Call) (any, error) {
+	blockMS, blocking, err := c.QueryInt("block_ms")
 	if err != nil {
 		return nil, err
 	}
-	reclaimMS, _, err := c.queryInt("reclaim_older_than_ms")
+	reclaimMS, _, err := c.QueryInt("reclaim_older_than_ms")
 	if err != nil {
 		return nil, err
 	}
 	reclaim := time.Duration(reclaimMS) * time.Millisecond
-	worker := strings.TrimSpace(c.declaredHeader(headerWorkerID))
+	worker := strings.TrimSpace(c.DeclaredHeader(headerWorkerID))
 	var deadline <-chan time.Time
 	if blocking {
 		t := time.NewTimer(time.Duration(blockMS) * time.Millisecond)
@@ -34,7 +36,7 @@ func pollWork(s *Server, c *call) (any, error) {
 	}
 	for {
 		// Taken before the look, so that a move of the clock during it is not missed.
-		ticked := s.clock.Changed()
+		ticked := s.Clock.Changed()
 		var arrived <-chan struct{}
 		it, err := withEnv(s, c, func(st *workStore, env *environment, now time.Time) (any, error) {
 			arrived = st.arrived
@@ -67,7 +69,7 @@ func (env *environment) poll(now time.Time, worker string, reclaim time.Duration
 		if it.polledAt != nil && now.Sub(*it.polledAt) < reclaim {
 			continue
 		}
-		if best == nil || oldestFirst(listKey{it.queuedAt, it.rec.ID}, listKey{best.queuedAt, best.rec.ID}) < 0 {
+		if best == nil || core.OldestFirst(core.ListKey{At: it.queuedAt, ID: it.rec.ID}, core.ListKey{At: best.queuedAt, ID: best.rec.ID}) < 0 {
 			best = it
 		}
 	}
@@ -79,44 +81,40 @@ func (env *environment) poll(now time.Time, worker string, reclaim time.Duration
 }
 
 // enqueueWork is POST /_fake/environments/{environment_id}/work.
-func enqueueWork(s *Server, c *call) (any, error) {
+func enqueueWork(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
 		SessionID string            `json:"session_id"`
 		Metadata  map[string]string `json:"metadata"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return s.EnqueueWork(c.Param("environment_id"), req.SessionID, req.Metadata)
+	return enqueueWorkItem(s, c.Param("environment_id"), req.SessionID, req.Metadata)
 }
 
-// EnqueueWork queues a new work item in the environment, as the service does when a session is
-// created (spec 2.16), and wakes blocked polls. sessionID may be empty for a generated one;
-// otherwise it must look like "session_..." (letters, digits, _ and -). It returns not_found for
-// an unknown environment (of any organization), and invalid_request for an archived one or for
-// a session ID or metadata outside the limits of fixtures/environments.json.
-func (s *Server) EnqueueWork(environmentID, sessionID string, metadata map[string]string) (WorkItem, error) {
+// enqueueWorkItem is Server.EnqueueWork of the face (package fake).
+func enqueueWorkItem(s *core.Server, environmentID, sessionID string, metadata map[string]string) (WorkItem, error) {
 	doc, _ := json.Marshal(struct {
 		SessionID string            `json:"session_id,omitempty"`
 		Metadata  map[string]string `json:"metadata,omitempty"`
 	}{sessionID, metadata})
-	if err := validateBody("work/enqueue", doc); err != nil {
+	if err := core.ValidateBody("work/enqueue", doc); err != nil {
 		return WorkItem{}, err
 	}
-	st := workOf(s.state())
+	st := workOf(s.State())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	env := st.envs[environmentID]
 	if env == nil {
-		return WorkItem{}, notFound("environment", environmentID)
+		return WorkItem{}, core.NotFound("environment", environmentID)
 	}
 	if env.rec.ArchivedAt != nil {
-		return WorkItem{}, invalid("environment %s is archived; work can no longer be queued in it", environmentID)
+		return WorkItem{}, core.Invalid("environment %s is archived; work can no longer be queued in it", environmentID)
 	}
 	if sessionID == "" {
-		sessionID = s.ctlIDs.next("session_")
+		sessionID = s.CtlIDs.Next("session_")
 	}
-	it := newWorkItem(s.ctlIDs.next("work_"), environmentID, sessionID, metadata, s.clock.Now())
+	it := newWorkItem(s.CtlIDs.Next("work_"), environmentID, sessionID, metadata, s.Clock.Now())
 	env.add(it)
 	close(st.arrived)
 	st.arrived = make(chan struct{})

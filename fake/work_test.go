@@ -12,6 +12,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/core"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/platformkit/platformkit/fixtures"
@@ -54,7 +56,7 @@ func (wc *workClient) do(method, path string, body any, hdr ...string) reply {
 
 func (wc *workClient) doCtx(ctx context.Context, method, path string, body any, hdr ...string) reply {
 	wc.t.Helper()
-	header := []string{"vendor-version", APIVersion, "vendor-beta", "managed-agents-2026-04-01"}
+	header := []string{"vendor-version", core.APIVersion, "vendor-beta", "managed-agents-2026-04-01"}
 	if wc.header != "" {
 		header = append(header, wc.header, wc.secret)
 	}
@@ -671,12 +673,12 @@ func TestWorkListPages(t *testing.T) {
 }
 
 func TestEnvironmentFixturesChecked(t *testing.T) {
-	fx, err := DefaultFixtures()
+	fx, err := core.DefaultFixtures()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(*envsSection.in(fx.sections)) < 3 {
-		t.Fatalf("%d fixture environments", len(*envsSection.in(fx.sections)))
+	if len(*envsSection.In(fx.Sections)) < 3 {
+		t.Fatalf("%d fixture environments", len(*envsSection.In(fx.Sections)))
 	}
 	orgs, _ := fs.ReadFile(fixtures.FS(), "organizations.json")
 	envs := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
@@ -701,7 +703,7 @@ func TestEnvironmentFixturesChecked(t *testing.T) {
 		if tc.envs != nil {
 			fsys["environments.json"] = tc.envs
 		}
-		_, err := LoadFixtures(fsys)
+		_, err := core.LoadFixtures(fsys)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: LoadFixtures = %v, want an error mentioning %q", name, err, tc.want)
 		}

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"net/http"
@@ -7,8 +7,7 @@ import (
 	"time"
 )
 
-// Epoch is where every virtual clock starts, 2026-01-01T00:00:00Z (see Determinism in the
-// package documentation). A function, so that no caller can move it for every server.
+// Epoch is the face's Epoch (package fake), which documents it.
 func Epoch() time.Time { return epoch }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

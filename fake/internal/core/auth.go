@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"net/http"
@@ -37,29 +37,29 @@ const TunnelsBeta = "mcp-tunnels-2026-05-19"
 // /v1/tunnels (anthropic-sdk-go v1.84.0), which serves the same tunnels as /v1/organizations/tunnels.
 const TunnelsAPIBeta = "mcp-tunnels-2026-06-22"
 
-// credKind is the kind of a credential (spec 5; the credential table of docs/control-api.md).
-type credKind string
+// CredKind is the kind of a credential (spec 5; the credential table of docs/control-api.md).
+type CredKind string
 
 const (
-	kindAPIKey         credKind = "api_key"
-	kindAdminKey       credKind = "admin_key"
-	kindComplianceKey  credKind = "compliance_key"
-	kindBearerToken    credKind = "bearer_token"    // workload-identity token (tunnels)
-	kindEnvironmentKey credKind = "environment_key" // one environment's work endpoints
+	KindAPIKey         CredKind = "api_key"
+	KindAdminKey       CredKind = "admin_key"
+	KindComplianceKey  CredKind = "compliance_key"
+	KindBearerToken    CredKind = "bearer_token"    // workload-identity token (tunnels)
+	KindEnvironmentKey CredKind = "environment_key" // one environment's work endpoints
 )
 
-var kindNames = map[credKind]string{
-	kindAPIKey:         "an API key",
-	kindAdminKey:       "an admin API key",
-	kindComplianceKey:  "a compliance API key",
-	kindBearerToken:    "a workload-identity bearer token",
-	kindEnvironmentKey: "an environment key",
+var KindNames = map[CredKind]string{
+	KindAPIKey:         "an API key",
+	KindAdminKey:       "an admin API key",
+	KindComplianceKey:  "a compliance API key",
+	KindBearerToken:    "a workload-identity bearer token",
+	KindEnvironmentKey: "an environment key",
 }
 
-// credential is a fixture secret and what it grants.
-type credential struct {
+// Credential is a fixture secret and what it grants.
+type Credential struct {
 	ID            string   `json:"id"` // the key's ID, recorded when writes are attributed to it
-	Kind          credKind `json:"kind"`
+	Kind          CredKind `json:"kind"`
 	Name          string   `json:"name"`
 	Secret        string   `json:"secret"`
 	EnvironmentID string   `json:"environment_id"` // environment keys only
@@ -67,74 +67,74 @@ type credential struct {
 	// cache is kept per organization and workspace, and the workspace's rate limits apply with the
 	// organization's (the default workspace has no limits of its own).
 	WorkspaceID string `json:"workspace_id"`
-	org         *org
+	Org         *Org   `json:"-"`
 }
 
 const (
-	headerAPIKey        = "X-Api-Key"
-	headerAuthorization = "Authorization"
+	HeaderAPIKey        = "X-Api-Key"
+	HeaderAuthorization = "Authorization"
 )
 
 // accept is one way an interface takes a credential: this kind, in this header.
 type accept struct {
-	header string
-	kind   credKind
+	Header string
+	Kind   CredKind
 }
 
-// iface is one interface of spec section 5: how its requests authenticate and which headers of
+// Iface is one interface of spec section 5: how its requests authenticate and which headers of
 // section 9 they carry.
-type iface struct {
-	name      string
-	accepts   []accept
-	version   bool   // vendor-version is required (spec 9.1)
-	beta      string // a vendor-beta value every request must carry (spec 9.4), or ""
+type Iface struct {
+	Name      string
+	Accepts   []accept
+	Version   bool   // vendor-version is required (spec 9.1)
+	Beta      string // a vendor-beta value every request must carry (spec 9.4), or ""
 	bodyLimit int64  // largest JSON body accepted (gaps §1)
 }
 
 const (
-	defaultBodyLimit  = 1 << 20  // 1 MB: every JSON body but Messages (gaps §1)
-	messagesBodyLimit = 32 << 20 // 32 MB
+	DefaultBodyLimit  = 1 << 20  // 1 MB: every JSON body but Messages (gaps §1)
+	MessagesBodyLimit = 32 << 20 // 32 MB
 )
 
 // keyed is how an interface of spec 5 that reads X-Api-Key takes its key: in that header first,
 // and as "Authorization: Bearer <key>" too, the only way some official SDKs send it (gaps §2).
-func keyed(k credKind) []accept {
-	return []accept{{headerAPIKey, k}, {headerAuthorization, k}}
+func keyed(k CredKind) []accept {
+	return []accept{{HeaderAPIKey, k}, {HeaderAuthorization, k}}
 }
 
 // The interfaces. Routes name one each; nothing else decides how a request authenticates.
 var (
-	ifCompliance = &iface{name: "compliance", accepts: []accept{{headerAuthorization, kindComplianceKey}}, bodyLimit: defaultBodyLimit}
-	ifAdmin      = &iface{name: "administration", accepts: keyed(kindAdminKey), version: true, bodyLimit: defaultBodyLimit}
-	ifMessages   = &iface{name: "messages", accepts: keyed(kindAPIKey), version: true, bodyLimit: messagesBodyLimit}
-	ifModels     = &iface{name: "models", accepts: keyed(kindAPIKey), version: true, bodyLimit: defaultBodyLimit}
-	ifMemory     = &iface{name: "memory stores", accepts: keyed(kindAPIKey), version: true, bodyLimit: defaultBodyLimit}
-	ifWork       = &iface{name: "work queue", accepts: append(keyed(kindAPIKey), accept{headerAuthorization, kindEnvironmentKey}), version: true, bodyLimit: defaultBodyLimit}
-	ifTunnels    = &iface{name: "tunnels", accepts: []accept{{headerAuthorization, kindBearerToken}}, version: true, beta: TunnelsBeta, bodyLimit: defaultBodyLimit}
+	IfCompliance = &Iface{Name: "compliance", Accepts: []accept{{HeaderAuthorization, KindComplianceKey}}, bodyLimit: DefaultBodyLimit}
+	IfAdmin      = &Iface{Name: "administration", Accepts: keyed(KindAdminKey), Version: true, bodyLimit: DefaultBodyLimit}
+	IfMessages   = &Iface{Name: "messages", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: MessagesBodyLimit}
+	IfModels     = &Iface{Name: "models", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
+	IfMemory     = &Iface{Name: "memory stores", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
+	IfWork       = &Iface{Name: "work queue", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}), Version: true, bodyLimit: DefaultBodyLimit}
+	IfTunnels    = &Iface{Name: "tunnels", Accepts: []accept{{HeaderAuthorization, KindBearerToken}}, Version: true, Beta: TunnelsBeta, bodyLimit: DefaultBodyLimit}
 )
 
-// ifAdminSignOut is the administration interface's user sign-out, a beta the official SDK majors
+// IfAdminSignOut is the administration interface's user sign-out, a beta the official SDK majors
 // of 2026-10-21 call with its beta value.
-var ifAdminSignOut = &iface{name: "administration (user sign-out)", accepts: keyed(kindAdminKey), version: true,
-	beta: "admin-user-sign-out-2026-10-08", bodyLimit: defaultBodyLimit}
+var IfAdminSignOut = &Iface{Name: "administration (user sign-out)", Accepts: keyed(KindAdminKey), Version: true,
+	Beta: "admin-user-sign-out-2026-10-08", bodyLimit: DefaultBodyLimit}
 
-// ifTunnelsAPI is /v1/tunnels, as the official SDKs call it: with the client's credential, which
+// IfTunnelsAPI is /v1/tunnels, as the official SDKs call it: with the client's credential, which
 // for an organization-wide resource is the admin key, in either header an SDK sends a key in, or
 // the workload-identity bearer token (as for /v1/organizations/tunnels). It reads X-Api-Key, so
 // X-Api-Key decides when both headers are sent, as on every interface that reads it: a wrong
 // X-Api-Key is not rescued by a right bearer token.
-var ifTunnelsAPI = &iface{name: "tunnels API", accepts: append(keyed(kindAdminKey), accept{headerAuthorization, kindBearerToken}),
-	version: true, beta: TunnelsAPIBeta, bodyLimit: defaultBodyLimit}
+var IfTunnelsAPI = &Iface{Name: "tunnels API", Accepts: append(keyed(KindAdminKey), accept{HeaderAuthorization, KindBearerToken}),
+	Version: true, Beta: TunnelsAPIBeta, bodyLimit: DefaultBodyLimit}
 
-// ifEnvironments is environment management (gaps §8): the API key only, since an environment key
+// IfEnvironments is environment management (gaps §8): the API key only, since an environment key
 // reaches no more than its own environment's work endpoints.
-var ifEnvironments = &iface{name: "environments", accepts: keyed(kindAPIKey), version: true, bodyLimit: defaultBodyLimit}
+var IfEnvironments = &Iface{Name: "environments", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
 
-// presented returns the secret a request carries in header: the X-Api-Key value, or the token of
+// Presented returns the secret a request carries in header: the X-Api-Key value, or the token of
 // "Authorization: Bearer <token>".
-func presented(r *http.Request, header string) string {
+func Presented(r *http.Request, header string) string {
 	v := strings.TrimSpace(headerOf(r.Header, header))
-	if header == headerAuthorization {
+	if header == HeaderAuthorization {
 		scheme, token, ok := strings.Cut(v, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
 			return ""
@@ -150,16 +150,16 @@ func presented(r *http.Request, header string) string {
 // rescued by a right bearer token. It returns authentication_error (401) when that header holds
 // no known credential, or when no credential is present at all, and permission_error (403) when
 // the request carries a valid credential of another kind or in another header.
-func (fx *Fixtures) authenticate(r *http.Request, ifc *iface) (*credential, string, error) {
-	for i, a := range ifc.accepts { // each header once, in order, as headers lists them
-		h := a.header
-		if slices.ContainsFunc(ifc.accepts[:i], func(b accept) bool { return b.header == h }) || headerOf(r.Header, h) == "" {
+func (fx *Fixtures) authenticate(r *http.Request, ifc *Iface) (*Credential, string, error) {
+	for i, a := range ifc.Accepts { // each header once, in order, as headers lists them
+		h := a.Header
+		if slices.ContainsFunc(ifc.Accepts[:i], func(b accept) bool { return b.Header == h }) || headerOf(r.Header, h) == "" {
 			continue
 		}
-		secret := presented(r, h)
-		c := fx.creds[secret]
+		secret := Presented(r, h)
+		c := fx.Creds[secret]
 		switch {
-		case secret == "" && h == headerAuthorization:
+		case secret == "" && h == HeaderAuthorization:
 			return nil, "", unauthenticated("authorization: expected \"Bearer <token>\"; use %s", ifc.expects())
 		case c == nil:
 			return nil, "", unauthenticated("invalid %s: the credential is not known; use %s", strings.ToLower(h), ifc.expects())
@@ -168,42 +168,42 @@ func (fx *Fixtures) authenticate(r *http.Request, ifc *iface) (*credential, stri
 		}
 		return nil, "", ifc.refuse(c)
 	}
-	for _, h := range []string{headerAPIKey, headerAuthorization} {
-		if c := fx.creds[presented(r, h)]; c != nil {
+	for _, h := range []string{HeaderAPIKey, HeaderAuthorization} {
+		if c := fx.Creds[Presented(r, h)]; c != nil {
 			return nil, "", ifc.refuse(c)
 		}
 	}
-	return nil, "", unauthenticated("missing credential: the %s interface needs %s", ifc.name, ifc.expects())
+	return nil, "", unauthenticated("missing credential: the %s interface needs %s", ifc.Name, ifc.expects())
 }
 
 // refuse is the 403 for a valid credential the interface does not take where it was sent.
-func (ifc *iface) refuse(c *credential) error {
+func (ifc *Iface) refuse(c *Credential) error {
 	if ifc.takes(c.Kind) {
-		return permissionDenied("%s goes in another header here; use %s", kindNames[c.Kind], ifc.expects())
+		return PermissionDenied("%s goes in another header here; use %s", KindNames[c.Kind], ifc.expects())
 	}
-	return permissionDenied("the %s interface does not accept %s; use %s", ifc.name, kindNames[c.Kind], ifc.expects())
+	return PermissionDenied("the %s interface does not accept %s; use %s", ifc.Name, KindNames[c.Kind], ifc.expects())
 }
 
-// headers lists the headers the interface reads, in the order it reads them.
-func (ifc *iface) headers() []string {
+// Headers lists the headers the interface reads, in the order it reads them.
+func (ifc *Iface) Headers() []string {
 	var hs []string
-	for _, a := range ifc.accepts {
-		if !slices.Contains(hs, a.header) {
-			hs = append(hs, a.header)
+	for _, a := range ifc.Accepts {
+		if !slices.Contains(hs, a.Header) {
+			hs = append(hs, a.Header)
 		}
 	}
 	return hs
 }
 
 // acceptsIn reports whether the interface takes credentials of the kind in header h.
-func (ifc *iface) acceptsIn(h string, k credKind) bool {
-	return slices.Contains(ifc.accepts, accept{h, k})
+func (ifc *Iface) acceptsIn(h string, k CredKind) bool {
+	return slices.Contains(ifc.Accepts, accept{h, k})
 }
 
 // takes reports whether the interface accepts credentials of the kind (in some header).
-func (ifc *iface) takes(k credKind) bool {
-	for _, a := range ifc.accepts {
-		if a.kind == k {
+func (ifc *Iface) takes(k CredKind) bool {
+	for _, a := range ifc.Accepts {
+		if a.Kind == k {
 			return true
 		}
 	}
@@ -212,19 +212,19 @@ func (ifc *iface) takes(k credKind) bool {
 
 // expects describes how the interface wants to be called, for error messages: each kind it
 // takes with the headers that may carry it.
-func (ifc *iface) expects() string {
+func (ifc *Iface) expects() string {
 	var ways []string
-	for i := 0; i < len(ifc.accepts); {
-		k := ifc.accepts[i].kind
+	for i := 0; i < len(ifc.Accepts); {
+		k := ifc.Accepts[i].Kind
 		var forms []string
-		for ; i < len(ifc.accepts) && ifc.accepts[i].kind == k; i++ {
-			if ifc.accepts[i].header == headerAuthorization {
+		for ; i < len(ifc.Accepts) && ifc.Accepts[i].Kind == k; i++ {
+			if ifc.Accepts[i].Header == HeaderAuthorization {
 				forms = append(forms, "\"Authorization: Bearer <token>\"")
 			} else {
-				forms = append(forms, "\""+ifc.accepts[i].header+": <key>\"")
+				forms = append(forms, "\""+ifc.Accepts[i].Header+": <key>\"")
 			}
 		}
-		ways = append(ways, "the header "+strings.Join(forms, " or ")+" with "+kindNames[k])
+		ways = append(ways, "the header "+strings.Join(forms, " or ")+" with "+KindNames[k])
 	}
 	return strings.Join(ways, ", or ")
 }

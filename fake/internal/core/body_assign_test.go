@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"encoding/json"
@@ -43,7 +43,7 @@ func TestAssignDecoded(t *testing.T) {
 	var got assignShape
 	body := `{"name":"x","note":"n","meta":{"a":"1"},"patch":{"b":"B","c":null},"tags":["t","u"],"count":-3,"small":127,` +
 		`"ratio":0.5,"inner":{"on":true},"inner_ptr":{"on":false},"Untagged":"y"}`
-	if !assignDecoded(decode(body), &got) {
+	if !AssignDecoded(decode(body), &got) {
 		t.Fatal("a body of covered shapes was left to encoding/json")
 	}
 	want := assignShape{Name: "x", Note: &note, Meta: map[string]string{"a": "1"}, Patch: map[string]*string{"b": &b, "c": nil},
@@ -54,7 +54,7 @@ func TestAssignDecoded(t *testing.T) {
 
 	// null empties a pointer, map and slice and leaves the rest; absent fields keep their value.
 	got = assignShape{Name: "keep", Note: &note, Count: 7, Tags: []string{"old"}}
-	if !assignDecoded(decode(`{"note":null,"tags":null,"name":null}`), &got) {
+	if !AssignDecoded(decode(`{"note":null,"tags":null,"name":null}`), &got) {
 		t.Fatal("nulls were left to encoding/json")
 	}
 	if want := (assignShape{Name: "keep", Count: 7}); !reflect.DeepEqual(got, want) {
@@ -72,7 +72,7 @@ func TestAssignDecoded(t *testing.T) {
 		`{"inner":{"on":"yes"}}`,      // a string for a bool, one level down
 	} {
 		v := assignShape{Name: "before"}
-		if assignDecoded(decode(body), &v) {
+		if AssignDecoded(decode(body), &v) {
 			t.Errorf("%s was assigned: %+v", body, v)
 		}
 		if !reflect.DeepEqual(v, assignShape{Name: "before"}) {
@@ -82,19 +82,19 @@ func TestAssignDecoded(t *testing.T) {
 	var raw struct {
 		R json.RawMessage `json:"r"`
 	}
-	if assignDecoded(decode(`{"r":{}}`), &raw) {
+	if AssignDecoded(decode(`{"r":{}}`), &raw) {
 		t.Error("json.RawMessage was assigned")
 	}
 	var ifc struct {
 		A any `json:"a"`
 	}
-	if assignDecoded(decode(`{"a":1}`), &ifc) {
+	if AssignDecoded(decode(`{"a":1}`), &ifc) {
 		t.Error("an interface was assigned (encoding/json makes a number float64, the decoded body json.Number)")
 	}
 	var embedded struct {
 		assignInner
 	}
-	if assignDecoded(decode(`{"on":true}`), &embedded) {
+	if AssignDecoded(decode(`{"on":true}`), &embedded) {
 		t.Error("an embedded struct was assigned")
 	}
 }
@@ -112,10 +112,10 @@ func FuzzAssignDecoded(f *testing.F) {
 			return
 		}
 		var assigned, decoded assignShape
-		if !assignDecoded(doc, &assigned) {
+		if !AssignDecoded(doc, &assigned) {
 			return
 		}
-		if err := decodeJSON([]byte(body), &decoded); err != nil {
+		if err := DecodeJSON([]byte(body), &decoded); err != nil {
 			t.Fatalf("%s: assigned %+v, but encoding/json refuses it: %v", body, assigned, err)
 		}
 		if !reflect.DeepEqual(assigned, decoded) {

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"bufio"
@@ -20,22 +20,22 @@ import (
 	"github.com/platformkit/platformkit/schemas"
 )
 
-// call is one request as a handler sees it: the gin context, the server, and the credential and
+// Call is one request as a handler sees it: the gin context, the server, and the credential and
 // organization it was authenticated as (nil for the control API).
-type call struct {
+type Call struct {
 	*gin.Context
-	x     *exchange // the request's exchange, which the journal and the coverage read
-	srv   *Server
-	st    *state
-	route *route
-	cred  *credential
-	org   *org
+	X     *Exchange // the request's exchange, which the journal and the coverage read
+	Srv   *Server
+	St    *State
+	Route *Route
+	Cred  *Credential
+	Org   *Org
 	betas []string
-	// work is the request's one meter of work (cost.go), started by each stage that charges it.
-	work meter
-	// version is the API version whose rules answer the request (versions.go); nil for an
+	// Work is the request's one meter of work (cost.go), started by each stage that charges it.
+	Work Meter
+	// Version is the API version whose rules answer the request (versions.go); nil for an
 	// interface without one.
-	version *apiVersion
+	Version *apiVersion
 	// credHeader is the header that carried cred, lower-case, as the journal records it.
 	credHeader string
 	// op is the route's index in operations(), which the coverage counts; -1 for a route no
@@ -43,14 +43,14 @@ type call struct {
 	op int
 	// args is the request's query as url.ParseQuery reads it, parsed on the first read of a
 	// parameter (params.go); argsBuf holds the usual few.
-	args       []queryArg
+	args       []QueryArg
 	argsParsed bool
 	argsOwn    bool // args holds the query; false: too many parameters, gin's url.Values answer
-	argsBuf    [4]queryArg
+	argsBuf    [4]QueryArg
 }
 
 // callOf returns the request's call, nil when no route's handler ran (no route, no method).
-func callOf(gc *gin.Context) *call {
+func callOf(gc *gin.Context) *Call {
 	if x := exchangeOf(gc); x.routed {
 		return &x.call
 	}
@@ -59,35 +59,35 @@ func callOf(gc *gin.Context) *call {
 
 // handler serves one route of a server. It returns the value to answer with JSON (nil answers
 // null) or a responder for other bodies, or an error; it never writes to the response itself.
-type handler func(s *Server, c *call) (any, error)
+type handler func(s *Server, c *Call) (any, error)
 
 // responder is a response that is not one JSON value: bytes with their own content type, or a
 // stream of events. The adapter calls respond once, after the handler returned.
 type responder interface {
-	respond(c *call)
+	Respond(c *Call)
 }
 
-// rawBody answers bytes with a content type and extra headers (file downloads).
-type rawBody struct {
-	contentType string
-	header      map[string]string
-	data        []byte
+// RawBody answers bytes with a content type and extra headers (file downloads).
+type RawBody struct {
+	ContentType string
+	Header      map[string]string
+	Data        []byte
 }
 
-func (b rawBody) respond(c *call) {
-	for k, v := range b.header {
+func (b RawBody) Respond(c *Call) {
+	for k, v := range b.Header {
 		c.Header(k, v)
 	}
-	c.Data(http.StatusOK, b.contentType, b.data)
+	c.Data(http.StatusOK, b.ContentType, b.Data)
 }
 
 // adapt turns a route into a gin handler: authenticate, check the headers of spec 9, run the
 // handler, and write what it returned. This is the only place responses are written.
-func adapt(rt *route, op int) gin.HandlerFunc {
+func adapt(rt *Route, op int) gin.HandlerFunc {
 	return func(gc *gin.Context) {
 		x := exchangeOf(gc)
 		s := x.s
-		x.call, x.routed = call{Context: gc, x: x, srv: s, st: s.state(), route: rt, op: op}, true
+		x.call, x.routed = Call{Context: gc, X: x, Srv: s, St: s.State(), Route: rt, op: op}, true
 		c := &x.call
 		v, err := s.serve(c)
 		if err != nil {
@@ -95,76 +95,76 @@ func adapt(rt *route, op int) gin.HandlerFunc {
 			return
 		}
 		if r, ok := v.(responder); ok {
-			r.respond(c)
+			r.Respond(c)
 			return
 		}
-		s.writeJSON(gc, http.StatusOK, rt.schema, v)
+		s.WriteJSON(gc, http.StatusOK, rt.Schema, v)
 	}
 }
 
-func (s *Server) serve(c *call) (any, error) {
-	if ifc := c.route.ifc; ifc != nil {
-		cred, header, err := c.st.fx.authenticate(c.Request, ifc)
+func (s *Server) serve(c *Call) (any, error) {
+	if ifc := c.Route.Ifc; ifc != nil {
+		cred, header, err := c.St.Fx.authenticate(c.Request, ifc)
 		for _, a := range areaList {
-			if err != nil && a.admit != nil {
-				cred, header, err = a.admit(s, c.route, c.Request, ifc, err)
+			if err != nil && a.Admit != nil {
+				cred, header, err = a.Admit(s, c.Route, c.Request, ifc, err)
 			}
 		}
 		if err != nil {
 			return nil, err
 		}
-		c.cred, c.org, c.credHeader = cred, cred.org, lowerHeader(header)
-		if c.version, c.betas, err = checkVersionHeaders(c.Request, ifc, c.meter(maxBetaSteps)); err != nil {
+		c.Cred, c.Org, c.credHeader = cred, cred.Org, lowerHeader(header)
+		if c.Version, c.betas, err = checkVersionHeaders(c.Request, ifc, c.Meter(MaxBetaSteps)); err != nil {
 			return nil, err
 		}
 	}
-	return c.route.h(s, c)
+	return c.Route.H(s, c)
 }
 
 // lowerHeader is strings.ToLower for the names credentials come in, without a copy per request.
 func lowerHeader(h string) string {
 	switch h {
-	case headerAPIKey:
+	case HeaderAPIKey:
 		return "x-api-key"
-	case headerAuthorization:
+	case HeaderAuthorization:
 		return "authorization"
 	}
 	return strings.ToLower(h)
 }
 
-// writeJSON answers v as JSON. A json.RawMessage is a body encoded ahead of time (fixture data
+// WriteJSON answers v as JSON. A json.RawMessage is a body encoded ahead of time (fixture data
 // encoded at load, see encodeRecord) and is written as it is, so it must be compact; so is an
 // *encoder, a body assembled in a pooled buffer (encodedPage), which goes back to the pool once
 // written. Anything else is encoded once here. With a violation handler set, the body is first
 // checked against the route's schema in strict mode.
-func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
+func (s *Server) WriteJSON(gc *gin.Context, status int, schema string, v any) {
 	switch v := v.(type) {
 	case json.RawMessage:
 		// Shared bytes, which must not be appended to: copied beside the newline, since one
 		// write of the answer costs less than the second write a large one would take.
-		e := encoders.Get().(*encoder)
-		defer e.release()
-		e.buf.Write(v)
-		e.buf.WriteByte('\n')
-		s.writeBody(gc, status, schema, e.buf.Bytes())
+		e := Encoders.Get().(*Encoder)
+		defer e.Release()
+		e.Buf.Write(v)
+		e.Buf.WriteByte('\n')
+		s.writeBody(gc, status, schema, e.Buf.Bytes())
 		return
-	case *encoder:
-		defer v.release()
-		v.buf.WriteByte('\n')
-		s.writeBody(gc, status, schema, v.buf.Bytes())
+	case *Encoder:
+		defer v.Release()
+		v.Buf.WriteByte('\n')
+		s.writeBody(gc, status, schema, v.Buf.Bytes())
 		return
-	case encodedDoc:
+	case EncodedDoc:
 		s.writeBody(gc, status, schema, v)
 		return
 	}
-	e := encoders.Get().(*encoder)
-	defer e.release()
-	if err := e.encode(v); err != nil {
-		s.report("encoding the response of %s %s: %v", gc.Request.Method, gc.FullPath(), err)
-		s.writeError(gc, newError(errAPI, "the fake could not encode its response"))
+	e := Encoders.Get().(*Encoder)
+	defer e.Release()
+	if err := e.Encode(v); err != nil {
+		s.Report("encoding the response of %s %s: %v", gc.Request.Method, gc.FullPath(), err)
+		s.writeError(gc, NewError(ErrAPI, "the fake could not encode its response"))
 		return
 	}
-	s.writeBody(gc, status, schema, e.buf.Bytes()) // with the newline Encode adds
+	s.writeBody(gc, status, schema, e.Buf.Bytes()) // with the newline Encode adds
 }
 
 // writeBody answers doc, a JSON document followed by a newline as an Encoder writes it, with its
@@ -172,7 +172,7 @@ func (s *Server) writeJSON(gc *gin.Context, status int, schema string, v any) {
 // server's write buffer goes to the connection at once, and a newline written after it would
 // take a second system call and packet.
 func (s *Server) writeBody(gc *gin.Context, status int, schema string, doc []byte) {
-	s.checkSchema(gc, schema, doc[:len(doc)-1])
+	s.CheckSchema(gc, schema, doc[:len(doc)-1])
 	h := gc.Writer.Header()
 	h["Content-Type"] = jsonContentType
 	x := exchangeOf(gc)
@@ -187,71 +187,71 @@ var (
 	newline         = []byte{'\n'}
 )
 
-// encoder is a reusable buffer and the Encoder writing into it: a response encodes into memory
+// Encoder is a reusable buffer and the Encoder writing into it: a response encodes into memory
 // that earlier responses grew, instead of allocating it each time.
-type encoder struct {
-	buf bytes.Buffer
+type Encoder struct {
+	Buf bytes.Buffer
 	enc *json.Encoder
 }
 
-// jsonAppender is a value that writes its JSON itself, byte for byte as an Encoder with
+// JSONAppender is a value that writes its JSON itself, byte for byte as an Encoder with
 // SetEscapeHTML(false) writes it (TestEventsAppendAsEncoded, TestMessageAppendsAsEncoded): the
 // thousands of deltas of a long answer, and the message of a short one.
-type jsonAppender interface {
-	appendJSON(dst []byte) ([]byte, error)
+type JSONAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
 }
 
-// encode writes v and a newline into the buffer as the Encoder does: itself, when it can
+// Encode writes v and a newline into the buffer as the Encoder does: itself, when it can
 // (jsonAppender).
-func (e *encoder) encode(v any) error {
-	a, ok := v.(jsonAppender)
+func (e *Encoder) Encode(v any) error {
+	a, ok := v.(JSONAppender)
 	if !ok {
 		return e.enc.Encode(v)
 	}
-	b, err := a.appendJSON(e.buf.AvailableBuffer())
+	b, err := a.AppendJSON(e.Buf.AvailableBuffer())
 	if err != nil {
 		return err
 	}
-	e.buf.Write(b)
-	e.buf.WriteByte('\n')
+	e.Buf.Write(b)
+	e.Buf.WriteByte('\n')
 	return nil
 }
 
-var encoders = sync.Pool{New: func() any {
-	e := &encoder{}
-	e.enc = json.NewEncoder(&e.buf)
+var Encoders = sync.Pool{New: func() any {
+	e := &Encoder{}
+	e.enc = json.NewEncoder(&e.Buf)
 	e.enc.SetEscapeHTML(false)
 	return e
 }}
 
-// encodeRecord encodes v as writeJSON would, without the newline, into memory of its own: a
+// EncodeRecord encodes v as writeJSON would, without the newline, into memory of its own: a
 // record encoded once (at load, or once per change) and then written as it is, alone or spliced
 // into list pages (splicePage), must be the bytes writeJSON would have written for it.
-func encodeRecord(v any) ([]byte, error) {
-	e := encoders.Get().(*encoder)
-	defer e.release()
+func EncodeRecord(v any) ([]byte, error) {
+	e := Encoders.Get().(*Encoder)
+	defer e.Release()
 	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), newline)), nil
+	return bytes.Clone(bytes.TrimSuffix(e.Buf.Bytes(), newline)), nil
 }
 
-// recordJSON is a changeable record's JSON as encodeRecord writes it, encoded on the first read
+// RecordJSON is a changeable record's JSON as encodeRecord writes it, encoded on the first read
 // after a change and kept until the next: list pages splice it in (splicePage) and single reads
 // answer it, so a record is encoded once per change, not once per page. key names what else the
 // bytes depend on ("" when nothing): a status the clock moves, a beta that shows a field; a read
 // with another key encodes anew. Whatever changes the record calls drop, under the lock that
 // guards the record, which guards its recordJSON too.
-type recordJSON struct {
+type RecordJSON struct {
 	key string
 	b   json.RawMessage
 }
 
-// get returns the bytes for key, encoding what view returns when they are missing or for
+// Get returns the bytes for key, encoding what view returns when they are missing or for
 // another key.
-func (r *recordJSON) get(key string, view func() any) (json.RawMessage, error) {
+func (r *RecordJSON) Get(key string, view func() any) (json.RawMessage, error) {
 	if r.b == nil || r.key != key {
-		b, err := encodeRecord(view())
+		b, err := EncodeRecord(view())
 		if err != nil {
 			return nil, err
 		}
@@ -260,84 +260,84 @@ func (r *recordJSON) get(key string, view func() any) (json.RawMessage, error) {
 	return r.b, nil
 }
 
-// drop forgets the bytes: the record changed.
-func (r *recordJSON) drop() { r.b = nil }
+// Drop forgets the bytes: the record changed.
+func (r *RecordJSON) Drop() { r.b = nil }
 
-// encodedDoc is a whole answer encoded ahead of time, a compact JSON document followed by its
+// EncodedDoc is a whole answer encoded ahead of time, a compact JSON document followed by its
 // newline, shared and never changed: writeJSON writes it as it is, without a copy.
-type encodedDoc []byte
+type EncodedDoc []byte
 
-// docCache keeps the answers of an unchanging list, by what the page depends on, up to
+// DocCache keeps the answers of an unchanging list, by what the page depends on, up to
 // docCacheMax of them (those past it are assembled per request, as without the cache).
-type docCache[K comparable] struct {
+type DocCache[K comparable] struct {
 	mu   sync.RWMutex
-	docs map[K]encodedDoc
+	Docs map[K]EncodedDoc
 }
 
-const docCacheMax = 256
+const DocCacheMax = 256
 
-// get returns the document kept for k, nil if none (or no cache).
-func (dc *docCache[K]) get(k K) encodedDoc {
+// Get returns the document kept for k, nil if none (or no cache).
+func (dc *DocCache[K]) Get(k K) EncodedDoc {
 	if dc == nil {
 		return nil
 	}
 	dc.mu.RLock()
 	defer dc.mu.RUnlock()
-	return dc.docs[k]
+	return dc.Docs[k]
 }
 
-// put answers the page assembled in e as a document of its own, kept for k while the cache has
+// Put answers the page assembled in e as a document of its own, kept for k while the cache has
 // room, and returns e to the pool.
-func (dc *docCache[K]) put(k K, e *encoder) encodedDoc {
-	e.buf.WriteByte('\n')
-	doc := encodedDoc(bytes.Clone(e.buf.Bytes()))
-	e.release()
+func (dc *DocCache[K]) Put(k K, e *Encoder) EncodedDoc {
+	e.Buf.WriteByte('\n')
+	doc := EncodedDoc(bytes.Clone(e.Buf.Bytes()))
+	e.Release()
 	if dc == nil {
 		return doc
 	}
 	dc.mu.Lock()
 	defer dc.mu.Unlock()
-	if dc.docs == nil {
-		dc.docs = map[K]encodedDoc{}
+	if dc.Docs == nil {
+		dc.Docs = map[K]EncodedDoc{}
 	}
-	if len(dc.docs) < docCacheMax {
-		dc.docs[k] = doc
+	if len(dc.Docs) < DocCacheMax {
+		dc.Docs[k] = doc
 	}
 	return doc
 }
 
-// maxPooledBuffer keeps a rare huge answer from pinning its buffer in the pool.
-const maxPooledBuffer = 1 << 20
+// MaxPooledBuffer keeps a rare huge answer from pinning its buffer in the pool.
+const MaxPooledBuffer = 1 << 20
 
-func (e *encoder) release() {
-	if e.buf.Cap() > maxPooledBuffer {
+func (e *Encoder) Release() {
+	if e.Buf.Cap() > MaxPooledBuffer {
 		return
 	}
-	e.buf.Reset()
-	encoders.Put(e)
+	e.Buf.Reset()
+	Encoders.Put(e)
 }
 
-// checkSchema reports a body that does not match its schema, when the server checks them.
-func (s *Server) checkSchema(gc *gin.Context, schema string, body []byte) {
+// CheckSchema reports a body that does not match its schema, when the server checks them.
+func (s *Server) CheckSchema(gc *gin.Context, schema string, body []byte) {
 	if s.violation == nil || schema == "" {
 		return
 	}
 	if err := schemas.Validate(schema, body, schemas.Strict); err != nil {
-		s.report("%s %s: response does not match its schema: %v\n%s", gc.Request.Method, gc.Request.URL.Path, err, body)
+		s.Report("%s %s: response does not match its schema: %v\n%s", gc.Request.Method, gc.Request.URL.Path, err, body)
 	}
 }
 
 // writeError answers err as the envelope of spec 7 with the status of gaps §1. An error that is
 // not an *apiError is a bug in the fake: it is answered as api_error and reported.
 func (s *Server) writeError(gc *gin.Context, err error) {
-	var ae *apiError
+	var ae *APIError
 	if !errors.As(err, &ae) {
-		s.report("%s %s: unexpected error: %v", gc.Request.Method, gc.Request.URL.Path, err)
-		ae = newError(errAPI, "internal error in the fake")
+		s.Report("%s %s: unexpected error: %v", gc.Request.Method, gc.Request.URL.Path, err)
+		ae = NewError(ErrAPI, "internal error in the fake")
 	}
 	status := ae.httpStatus()
 	x := exchangeOf(gc)
-	x.errorType, x.apiError = ae.typ, ae
+	x.ErrorType, x.apiError = ae.Typ, ae
 	if status == http.StatusConflict {
 		// A retry cannot succeed; clients otherwise retry 409 (gaps §1).
 		gc.Header("x-should-retry", "false")
@@ -347,30 +347,30 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 		Error struct {
 			Type    string        `json:"type"`
 			Message string        `json:"message"`
-			Details *errorDetails `json:"details,omitempty"`
+			Details *ErrorDetails `json:"details,omitempty"`
 		} `json:"error"`
 		RequestID string `json:"request_id"`
-	}{Type: "error", RequestID: x.requestID[0]}
-	body.Error.Type, body.Error.Message, body.Error.Details = ae.typ, ae.message, ae.details
-	s.writeJSON(gc, status, "error", body)
+	}{Type: "error", RequestID: x.RequestID[0]}
+	body.Error.Type, body.Error.Message, body.Error.Details = ae.Typ, ae.Message, ae.details
+	s.WriteJSON(gc, status, "error", body)
 }
 
-// report tells the violation handler (and the log) about a bug in the fake.
-func (s *Server) report(format string, args ...any) {
+// Report tells the violation handler (and the log) about a bug in the fake.
+func (s *Server) Report(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if s.logger != nil {
-		s.logger.Error("fake bug", "detail", msg)
+	if s.Logger != nil {
+		s.Logger.Error("fake bug", "detail", msg)
 	}
 	if s.violation != nil {
 		s.violation(msg)
 	}
 }
 
-// releaseAfterBytes is the size of a refused body past which the memory its reading took is
+// ReleaseAfterBytes is the size of a refused body past which the memory its reading took is
 // handed back to the system soon after (at most one release a second): a refused 64 MiB snapshot
 // takes a few hundred MiB to decode and check, and a 1.2 MB schema of 100,000 $defs about 50, which
 // the Go runtime would otherwise keep for minutes.
-const releaseAfterBytes = 1 << 20
+const ReleaseAfterBytes = 1 << 20
 
 // releasing is set while a release is scheduled, so that many refusals schedule one.
 var releasing atomic.Bool
@@ -393,19 +393,19 @@ func frame(gc *gin.Context) {
 	s := x.s
 	control := isControl(gc.Request)
 	var start time.Time
-	if s.logger != nil {
+	if s.Logger != nil {
 		start = time.Now()
 	}
 	if !control {
 		s.catchUpRetry(gc.Request) // before the request's time is read: it arrives after the wait
 	}
-	at := s.clock.Now()
+	at := s.Clock.Now()
 	id := s.requestID(control)
-	x.requestID[0] = id
-	gc.Writer.Header()["Request-Id"] = x.requestID[:] // canonical already: Set would canonicalise per request
+	x.RequestID[0] = id
+	gc.Writer.Header()["Request-Id"] = x.RequestID[:] // canonical already: Set would canonicalise per request
 	// The Date header follows the server's clock, as everything else does, so that answers are
 	// byte-identical at the header level too; net/http adds the wall clock's only when it is unset.
-	gc.Writer.Header()["Date"] = s.clock.dateHeader(at)
+	gc.Writer.Header()["Date"] = s.Clock.dateHeader(at)
 	defer func() {
 		p := recover()
 		status := gc.Writer.Status()
@@ -414,19 +414,19 @@ func frame(gc *gin.Context) {
 		}
 		if !control {
 			s.record(gc, at, status)
-			if !s.cfg.noCoverage {
+			if !s.Cfg.NoCoverage {
 				s.countCoverage(gc, x.fault)
 			}
 		}
 		// The body is garbage once recorded and counted: the pooled gin context must not keep a
 		// large one alive until it serves its next request. A large body refused hands the
 		// memory its reading and checking took back to the system soon after.
-		if len(x.body) > releaseAfterBytes && status >= 400 {
+		if len(x.body) > ReleaseAfterBytes && status >= 400 {
 			releaseSoon()
 		}
 		x.body = nil
-		if s.logger != nil {
-			s.logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
+		if s.Logger != nil {
+			s.Logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
 				"status", status, "duration", time.Since(start), "request_id", id)
 		}
 		switch {
@@ -434,9 +434,9 @@ func frame(gc *gin.Context) {
 		case p == http.ErrAbortHandler:
 			panic(p)
 		default:
-			s.report("%s %s: panic: %v\n%s", gc.Request.Method, gc.Request.URL.Path, p, debug.Stack())
+			s.Report("%s %s: panic: %v\n%s", gc.Request.Method, gc.Request.URL.Path, p, debug.Stack())
 			if !gc.Writer.Written() {
-				s.writeError(gc, newError(errAPI, "internal error in the fake"))
+				s.writeError(gc, NewError(ErrAPI, "internal error in the fake"))
 			}
 			gc.Abort()
 		}
@@ -452,24 +452,24 @@ func frame(gc *gin.Context) {
 // that it does not move the request-ids of the API answers that follow.
 func (s *Server) requestID(control bool) string {
 	if control {
-		return s.ctlIDs.next(controlRequestPrefix)
+		return s.CtlIDs.Next(ControlRequestPrefix)
 	}
-	return s.reqIDs.next("req_")
+	return s.reqIDs.Next("req_")
 }
 
-// exchange is one request while the fake serves it: the Server it is for, its call once a
+// Exchange is one request while the fake serves it: the Server it is for, its call once a
 // route's handler runs, and what the handler learns that the frame's journal and coverage read
 // when it is done. It travels through the process-wide router as the ResponseWriter that gin's
 // wraps (exchangeOf), one typed allocation a request, where gin's Keys took a map, a boxed value
 // a key and a lock, and a context value took a copy of the whole *http.Request.
-type exchange struct {
+type Exchange struct {
 	http.ResponseWriter
 	s      *Server
-	call   call // valid when routed
+	call   Call // valid when routed
 	routed bool
-	// requestID and contentLength are the values of those headers, held here so that setting
+	// RequestID and contentLength are the values of those headers, held here so that setting
 	// them allocates no slice.
-	requestID     [1]string
+	RequestID     [1]string
 	contentLength [1]string
 	// body is the request body as read (call.body), nil when none was; bodyJSON, that it
 	// decoded as JSON (decodeBody, bindValid), so that the journal keeps it without reading it
@@ -477,45 +477,45 @@ type exchange struct {
 	// (sentFields).
 	body         []byte
 	bodyJSON     bool
-	bodySent     [maxFieldWords]uint64
+	bodySent     [MaxFieldWords]uint64
 	bodyCounted  bool
-	errorType    string
-	apiError     *apiError // the error answered, for the coverage
+	ErrorType    string
+	apiError     *APIError // the error answered, for the coverage
 	fault        bool      // a fault answered or shaped the request
-	streamCut    *Fault    // the fault that cuts this request's event stream
-	stub         string    // the stub that answered
-	stubNearMiss string    // the stub that nearly did
-	rateLimit    string    // the limit that refused the request
-	thread       *JournalThread
+	StreamCut    *Fault    // the fault that cuts this request's event stream
+	Stub         string    // the stub that answered
+	StubNearMiss string    // the stub that nearly did
+	RateLimit    string    // the limit that refused the request
+	Thread       *JournalThread
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer; Flush and Hijack are
 // those of the writer wrapped, for the streams and the faults that cut a connection.
-func (x *exchange) Unwrap() http.ResponseWriter { return x.ResponseWriter }
+func (x *Exchange) Unwrap() http.ResponseWriter { return x.ResponseWriter }
 
-func (x *exchange) Flush() { _ = http.NewResponseController(x.ResponseWriter).Flush() }
+func (x *Exchange) Flush() { _ = http.NewResponseController(x.ResponseWriter).Flush() }
 
-func (x *exchange) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (x *Exchange) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(x.ResponseWriter).Hijack()
 }
 
 // exchangeOf returns the exchange gc serves (serveOn).
-func exchangeOf(gc *gin.Context) *exchange {
-	return gc.Writer.(interface{ Unwrap() http.ResponseWriter }).Unwrap().(*exchange)
+func exchangeOf(gc *gin.Context) *Exchange {
+	return gc.Writer.(interface{ Unwrap() http.ResponseWriter }).Unwrap().(*Exchange)
 }
 
 func serverOf(gc *gin.Context) *Server { return exchangeOf(gc).s }
 
 // router is built once per process from the route table: building gin's tree per server cost
 // most of New.
-var router = sync.OnceValue(func() *gin.Engine { return newEngine(routes()) })
+var router = sync.OnceValue(func() *gin.Engine { return NewEngine(Routes()) })
 
-// serveOn serves r for s with the router e.
-func (s *Server) serveOn(e *gin.Engine, w http.ResponseWriter, r *http.Request) {
-	e.ServeHTTP(&exchange{ResponseWriter: w, s: s}, r)
+// ServeOn serves r for s with the router e.
+func (s *Server) ServeOn(e *gin.Engine, w http.ResponseWriter, r *http.Request) {
+	e.ServeHTTP(&Exchange{ResponseWriter: w, s: s}, r)
 }
 
-func newEngine(table []*route) *gin.Engine {
+func NewEngine(table []*Route) *gin.Engine {
 	e := gin.New()
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
@@ -523,18 +523,18 @@ func newEngine(table []*route) *gin.Engine {
 	e.ContextWithFallback = true
 	e.Use(frame)
 	e.NoRoute(func(gc *gin.Context) {
-		serverOf(gc).writeError(gc, newError(errNotFound, "no route for %s %s", excerpt(gc.Request.Method, maxExcerpt), excerpt(gc.Request.URL.Path, maxExcerpt)))
+		serverOf(gc).writeError(gc, NewError(ErrNotFound, "no route for %s %s", Excerpt(gc.Request.Method, MaxExcerpt), Excerpt(gc.Request.URL.Path, MaxExcerpt)))
 	})
 	e.NoMethod(func(gc *gin.Context) {
-		serverOf(gc).writeError(gc, invalid("method %s is not allowed on %s", excerpt(gc.Request.Method, maxExcerpt), excerpt(gc.Request.URL.Path, maxExcerpt)).withStatus(http.StatusMethodNotAllowed))
+		serverOf(gc).writeError(gc, Invalid("method %s is not allowed on %s", Excerpt(gc.Request.Method, MaxExcerpt), Excerpt(gc.Request.URL.Path, MaxExcerpt)).WithStatus(http.StatusMethodNotAllowed))
 	})
-	ops := operations()
+	ops := Operations()
 	for _, rt := range table {
-		op, ok := ops.index[operationKey{rt.method, rt.path}]
+		op, ok := ops.index[operationKey{rt.Method, rt.Path}]
 		if !ok {
 			op = -1
 		}
-		e.Handle(rt.method, rt.path, adapt(rt, op))
+		e.Handle(rt.Method, rt.Path, adapt(rt, op))
 	}
 	return e
 }

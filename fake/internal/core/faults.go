@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"encoding/json"
@@ -13,11 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Fault makes the server answer matching API requests badly, so that a client's retries,
-// timeouts and error handling can be tested. Each matching request uses the fault up once; a
-// fault used up is gone. The control API is never faulted. Its JSON form, which POST
-// /_fake/faults takes and answers, gives RetryAfter in seconds (retry_after) and Latency in
-// milliseconds (latency_ms).
+// Fault is the face's Fault (package fake), which documents it.
 type Fault struct {
 	ID     string // set by InjectFault
 	Method string // "" matches every method
@@ -44,7 +40,7 @@ type Fault struct {
 
 // Bounds of a fault's durations: longer waits would only hang the client under test.
 const (
-	maxFaultLatency = 10 * time.Minute
+	MaxFaultLatency = 10 * time.Minute
 	maxRetryAfter   = 24 * time.Hour
 )
 
@@ -92,15 +88,15 @@ func (w faultJSON) fault() (Fault, error) {
 		ms := math.Round(secs * 1000)
 		switch {
 		case secs < 0 || secs > maxRetryAfter.Seconds():
-			return Fault{}, invalidField("retry_after", "must be from 0 to %v seconds, got %v", maxRetryAfter.Seconds(), secs)
+			return Fault{}, InvalidField("retry_after", "must be from 0 to %v seconds, got %v", maxRetryAfter.Seconds(), secs)
 		case math.Abs(secs*1000-ms) > 1e-6:
-			return Fault{}, invalidField("retry_after", "must be a whole number of milliseconds (retry-after-ms carries milliseconds), got %v seconds", secs)
+			return Fault{}, InvalidField("retry_after", "must be a whole number of milliseconds (retry-after-ms carries milliseconds), got %v seconds", secs)
 		}
 		retry = time.Duration(ms) * time.Millisecond
 	}
 	switch {
-	case w.LatencyMS < 0 || w.LatencyMS > maxFaultLatency.Milliseconds():
-		return Fault{}, invalidField("latency_ms", "must be from 0 to %d, got %d", maxFaultLatency.Milliseconds(), w.LatencyMS)
+	case w.LatencyMS < 0 || w.LatencyMS > MaxFaultLatency.Milliseconds():
+		return Fault{}, InvalidField("latency_ms", "must be from 0 to %d, got %d", MaxFaultLatency.Milliseconds(), w.LatencyMS)
 	}
 	return Fault{ID: w.ID, Method: w.Method, Path: w.Path, Status: w.Status,
 		RetryAfter: retry, Latency: time.Duration(w.LatencyMS) * time.Millisecond,
@@ -110,11 +106,11 @@ func (w faultJSON) fault() (Fault, error) {
 // defaultRetryAfter is the wait a 429 or 529 fault asks for when none is given.
 const defaultRetryAfter = time.Second
 
-// faultStatusTypes maps the statuses a fault may answer with to their error types (gaps §1).
-var faultStatusTypes = func() map[int]string {
+// FaultStatusTypes maps the statuses a fault may answer with to their error types (gaps §1).
+var FaultStatusTypes = func() map[int]string {
 	m := map[int]string{}
-	for typ, st := range statusOf {
-		if _, taken := m[st]; !taken && typ != errPreconditionFailed && typ != errMemoryPathConflict {
+	for typ, st := range StatusOf {
+		if _, taken := m[st]; !taken && typ != ErrPreconditionFailed && typ != ErrMemoryPathConflict {
 			m[st] = typ
 		}
 	}
@@ -126,18 +122,17 @@ type faults struct {
 	list []*Fault
 }
 
-// InjectFault adds a fault and returns it with its ID. It returns an error for a fault that
-// could never apply: an unknown status, a negative count, latency or retry-after.
+// InjectFault is the face's Server.InjectFault (package fake), which documents it.
 func (s *Server) InjectFault(f Fault) (Fault, error) {
 	if f.RetryAfter == 0 {
 		f.RetryAfter = defaultRetryAfter
 	}
-	return s.addFault(f)
+	return s.AddFault(f)
 }
 
-// addFault adds a fault as given; InjectFault first puts in the defaults a Go zero value cannot
+// AddFault adds a fault as given; InjectFault first puts in the defaults a Go zero value cannot
 // tell from an explicit 0.
-func (s *Server) addFault(f Fault) (Fault, error) {
+func (s *Server) AddFault(f Fault) (Fault, error) {
 	if err := f.validate(); err != nil {
 		return Fault{}, err
 	}
@@ -147,7 +142,7 @@ func (s *Server) addFault(f Fault) (Fault, error) {
 	if f.Times == 0 {
 		f.Times = 1
 	}
-	f.ID = s.ctlIDs.next("fault_")
+	f.ID = s.CtlIDs.Next("fault_")
 	s.faults.mu.Lock()
 	s.faults.list = append(s.faults.list, &f)
 	s.faults.mu.Unlock()
@@ -156,34 +151,34 @@ func (s *Server) addFault(f Fault) (Fault, error) {
 
 func (f *Fault) validate() error {
 	switch {
-	case f.Status != 0 && faultStatusTypes[f.Status] == "":
-		statuses := make([]int, 0, len(faultStatusTypes))
-		for st := range faultStatusTypes {
+	case f.Status != 0 && FaultStatusTypes[f.Status] == "":
+		statuses := make([]int, 0, len(FaultStatusTypes))
+		for st := range FaultStatusTypes {
 			statuses = append(statuses, st)
 		}
 		slices.Sort(statuses)
-		return invalidField("status", "%d has no error type; use one of %v, or 0 to answer normally", f.Status, statuses)
+		return InvalidField("status", "%d has no error type; use one of %v, or 0 to answer normally", f.Status, statuses)
 	case f.Times < 0:
-		return invalidField("times", "must be at least 1, got %d", f.Times)
-	case f.Latency < 0 || f.Latency > maxFaultLatency:
-		return invalidField("latency_ms", "must be from 0 to %d (Latency from 0 to %v), got %v", maxFaultLatency.Milliseconds(), maxFaultLatency, f.Latency)
+		return InvalidField("times", "must be at least 1, got %d", f.Times)
+	case f.Latency < 0 || f.Latency > MaxFaultLatency:
+		return InvalidField("latency_ms", "must be from 0 to %d (Latency from 0 to %v), got %v", MaxFaultLatency.Milliseconds(), MaxFaultLatency, f.Latency)
 	case f.RetryAfter < 0 || f.RetryAfter > maxRetryAfter:
-		return invalidField("retry_after", "must be from 0 to %v seconds (RetryAfter from 0 to %v), got %v", maxRetryAfter.Seconds(), maxRetryAfter, f.RetryAfter)
+		return InvalidField("retry_after", "must be from 0 to %v seconds (RetryAfter from 0 to %v), got %v", maxRetryAfter.Seconds(), maxRetryAfter, f.RetryAfter)
 	case f.RetryAfter%time.Millisecond != 0:
-		return invalidField("retry_after", "must be a whole number of milliseconds (retry-after-ms carries milliseconds), got %v", f.RetryAfter)
+		return InvalidField("retry_after", "must be a whole number of milliseconds (retry-after-ms carries milliseconds), got %v", f.RetryAfter)
 	case f.Path != "" && !strings.HasPrefix(f.Path, "/"):
-		return invalidField("path", "must start with /, got %s", quoted(f.Path, maxExcerpt))
+		return InvalidField("path", "must start with /, got %s", Quoted(f.Path, MaxExcerpt))
 	case f.StreamEvents < 0:
-		return invalidField("stream_events", "must not be negative, got %d", f.StreamEvents)
+		return InvalidField("stream_events", "must not be negative, got %d", f.StreamEvents)
 	case f.StreamEvents > 0 && f.Drop:
-		return invalidField("stream_events", "cuts a stream itself; drop_connection drops the request before it is served: give one of them")
+		return InvalidField("stream_events", "cuts a stream itself; drop_connection drops the request before it is served: give one of them")
 	case f.Status == 0 && f.Latency == 0 && !f.Drop && f.StreamEvents == 0:
-		return invalid("a fault needs a status, a latency_ms, drop_connection or stream_events")
+		return Invalid("a fault needs a status, a latency_ms, drop_connection or stream_events")
 	}
 	return nil
 }
 
-// Faults returns the faults not yet used up, in the order they apply.
+// Faults is the face's Server.Faults (package fake), which documents it.
 func (s *Server) Faults() []Fault {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
@@ -194,7 +189,7 @@ func (s *Server) Faults() []Fault {
 	return out
 }
 
-// ClearFaults removes every fault and returns how many there were.
+// ClearFaults is the face's Server.ClearFaults (package fake), which documents it.
 func (s *Server) ClearFaults() int {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
@@ -246,7 +241,7 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 	}
 	if f.StreamEvents > 0 {
 		cut := f           // only this copy escapes: a request without a fault allocates none
-		x.streamCut = &cut // the stream writer cuts the answer (sseStream.respond)
+		x.StreamCut = &cut // the stream writer cuts the answer (sseStream.respond)
 		return false
 	}
 	if f.Drop {
@@ -256,30 +251,30 @@ func (s *Server) applyFault(gc *gin.Context) bool {
 		return false
 	}
 	if f.Status == http.StatusTooManyRequests || f.Status == 529 {
-		s.writeRetryAfter(gc, f.RetryAfter)
+		s.WriteRetryAfter(gc, f.RetryAfter)
 	}
-	s.writeError(gc, (&apiError{typ: faultStatusTypes[f.Status], message: fmt.Sprintf("injected fault %s", f.ID)}).withStatus(f.Status))
+	s.writeError(gc, (&APIError{Typ: FaultStatusTypes[f.Status], Message: fmt.Sprintf("injected fault %s", f.ID)}).WithStatus(f.Status))
 	return true
 }
 
-func (s *Server) injectFault(c *call) (any, error) {
+func (s *Server) injectFault(c *Call) (any, error) {
 	var w faultJSON
-	if err := c.bindValid(&w); err != nil { // control/fault_request has no id: the server sets it
+	if err := c.BindValid(&w); err != nil { // control/fault_request has no id: the server sets it
 		return nil, err
 	}
 	f, err := w.fault()
 	if err != nil {
 		return nil, err
 	}
-	return s.addFault(f)
+	return s.AddFault(f)
 }
 
-func (s *Server) listFaults(c *call) (any, error) {
+func (s *Server) listFaults(c *Call) (any, error) {
 	return struct {
 		Data []Fault `json:"data"`
 	}{s.Faults()}, nil
 }
 
-func (s *Server) clearFaults(c *call) (any, error) {
-	return clearedBody{s.ClearFaults()}, nil
+func (s *Server) clearFaults(c *Call) (any, error) {
+	return ClearedBody{s.ClearFaults()}, nil
 }

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"errors"
@@ -38,35 +38,34 @@ type retryScale struct {
 	due time.Time // on the virtual clock, the end of the last scaled wait asked for; zero: none pending
 }
 
-// CheckRetryAfterScale reports whether scale is one WithRetryAfterScale, -retry-after-scale and
-// PUT /_fake/retry_after accept: more than 0, at most 1, in whole millionths.
+// CheckRetryAfterScale is the face's CheckRetryAfterScale (package fake), which documents it.
 func CheckRetryAfterScale(scale float64) error {
-	if _, err := scalePPM(scale); err != nil {
-		return errors.New(err.message)
+	if _, err := ScalePPM(scale); err != nil {
+		return errors.New(err.Message)
 	}
 	return nil
 }
 
-func scalePPM(scale float64) (int64, *apiError) {
+func ScalePPM(scale float64) (int64, *APIError) {
 	ppm := math.Round(scale * scaleUnit)
 	switch {
 	case !(scale > 0 && scale <= 1):
-		return 0, invalidField("scale", "must be more than 0 and at most 1 (1 sends the true waits), got %v", scale)
+		return 0, InvalidField("scale", "must be more than 0 and at most 1 (1 sends the true waits), got %v", scale)
 	case math.Abs(scale*scaleUnit-ppm) > 1e-6 || ppm < 1:
-		return 0, invalidField("scale", "must be a whole number of millionths (0.001, 0.000001), got %v", scale)
+		return 0, InvalidField("scale", "must be a whole number of millionths (0.001, 0.000001), got %v", scale)
 	}
 	return int64(ppm), nil
 }
 
 // builtScale is the scale the server was built with, in millionths.
-func (c *config) builtScale() int64 {
-	if c.retryAfterPPM == 0 || c.wallClock {
+func (c *Config) builtScale() int64 {
+	if c.RetryAfterPPM == 0 || c.WallClock {
 		return scaleUnit
 	}
-	return c.retryAfterPPM
+	return c.RetryAfterPPM
 }
 
-// RetryAfterScale returns the server's retry-after scale (1: the true waits).
+// RetryAfterScale is the face's Server.RetryAfterScale (package fake), which documents it.
 func (s *Server) RetryAfterScale() float64 {
 	rt := &s.retries
 	rt.mu.Lock()
@@ -74,15 +73,14 @@ func (s *Server) RetryAfterScale() float64 {
 	return float64(rt.ppm) / scaleUnit
 }
 
-// SetRetryAfterScale sets the server's (or namespace's) retry-after scale, forgetting any wait
-// pending. A wall-clock server refuses any scale but 1: its client's waits are real time.
+// SetRetryAfterScale is the face's Server.SetRetryAfterScale (package fake), which documents it.
 func (s *Server) SetRetryAfterScale(scale float64) error {
-	ppm, e := scalePPM(scale)
+	ppm, e := ScalePPM(scale)
 	if e != nil {
 		return e
 	}
-	if s.clock.wall && ppm != scaleUnit {
-		return invalidField("scale", "a server on the wall clock sends the true waits: only 1 is accepted, got %v", scale)
+	if s.Clock.wall && ppm != scaleUnit {
+		return InvalidField("scale", "a server on the wall clock sends the true waits: only 1 is accepted, got %v", scale)
 	}
 	rt := &s.retries
 	rt.mu.Lock()
@@ -95,45 +93,45 @@ func (s *Server) SetRetryAfterScale(scale float64) error {
 func (s *Server) resetRetryScale() {
 	rt := &s.retries
 	rt.mu.Lock()
-	rt.ppm, rt.due = s.cfg.builtScale(), time.Time{}
+	rt.ppm, rt.due = s.Cfg.builtScale(), time.Time{}
 	rt.mu.Unlock()
 }
 
-// writeRetryAfter asks the client to wait d (gaps §1): in whole milliseconds rounded up, as
+// WriteRetryAfter asks the client to wait d (gaps §1): in whole milliseconds rounded up, as
 // retry-after-ms, and in whole seconds rounded up as retry-after, so that a client waiting either
 // never waits less than asked. Under a scale below 1 both say the scaled wait (at least 1 ms when
 // d is above 0), fake-retry-after-ms the true one, and the true wait's end is kept for the retry.
-func (s *Server) writeRetryAfter(gc *gin.Context, d time.Duration) {
+func (s *Server) WriteRetryAfter(gc *gin.Context, d time.Duration) {
 	ms := int64((d + time.Millisecond - 1) / time.Millisecond)
 	rt := &s.retries
 	rt.mu.Lock()
 	ppm := rt.ppm
 	if ppm != scaleUnit {
-		rt.due = s.clock.Now().Add(time.Duration(ms) * time.Millisecond)
+		rt.due = s.Clock.Now().Add(time.Duration(ms) * time.Millisecond)
 	}
 	rt.mu.Unlock()
 	sent := ms
 	if ppm != scaleUnit {
-		sent = scaleMillis(ms, ppm)
+		sent = ScaleMillis(ms, ppm)
 		gc.Header("fake-retry-after-ms", strconv.FormatInt(ms, 10))
 	}
 	gc.Header("retry-after", strconv.FormatInt((sent+999)/1000, 10))
 	gc.Header("retry-after-ms", strconv.FormatInt(sent, 10))
 }
 
-// scaleMillis is ms × ppm / 1,000,000 rounded up, exactly (no product overflows for any ms).
-func scaleMillis(ms, ppm int64) int64 {
+// ScaleMillis is ms × ppm / 1,000,000 rounded up, exactly (no product overflows for any ms).
+func ScaleMillis(ms, ppm int64) int64 {
 	return ms/scaleUnit*ppm + (ms%scaleUnit*ppm+scaleUnit-1)/scaleUnit
 }
 
-// headerRetryCount is the header an official SDK numbers its retries in.
-const headerRetryCount = "X-Stainless-Retry-Count"
+// HeaderRetryCount is the header an official SDK numbers its retries in.
+const HeaderRetryCount = "X-Stainless-Retry-Count"
 
 // catchUpRetry moves the virtual clock to the end of the pending wait when r is an official
 // SDK's retry (x-stainless-retry-count above 0): the client waited the scaled time in real time,
 // which stands for the true wait. The wait is used up either way; a clock already past it stays.
 func (s *Server) catchUpRetry(r *http.Request) {
-	v := headerOf(r.Header, headerRetryCount)
+	v := headerOf(r.Header, HeaderRetryCount)
 	if v == "" { // the usual request: Atoi would allocate the error it answers
 		return
 	}
@@ -146,7 +144,7 @@ func (s *Server) catchUpRetry(r *http.Request) {
 	rt.due = time.Time{}
 	rt.mu.Unlock()
 	if !due.IsZero() {
-		s.clock.advanceTo(due)
+		s.Clock.advanceTo(due)
 	}
 }
 
@@ -155,13 +153,13 @@ type retryAfterBody struct {
 	Scale float64 `json:"scale"`
 }
 
-func (s *Server) getRetryAfter(c *call) (any, error) {
+func (s *Server) getRetryAfter(c *Call) (any, error) {
 	return retryAfterBody{s.RetryAfterScale()}, nil
 }
 
-func (s *Server) putRetryAfter(c *call) (any, error) {
+func (s *Server) putRetryAfter(c *Call) (any, error) {
 	var req retryAfterBody // required: control/retry_after
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	if err := s.SetRetryAfterScale(req.Scale); err != nil {

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"bytes"
@@ -10,20 +10,20 @@ import (
 	"unicode/utf8"
 )
 
-// appendJSON appends what encoding/json writes for v, a value of the types JSON decodes to (and
+// AppendJSON appends what encoding/json writes for v, a value of the types JSON decodes to (and
 // int), without its reflection and a copy of each map's keys: a map's keys sorted, and <, > and
 // & escaped when html (as json.Marshal does; the seed of a request, seedOf) or written as they
 // are (as the fake's Encoders, with SetEscapeHTML(false), write its answers). keep, when set,
 // chooses the top-level keys written. A value of another type is encoding/json's own, and so is
 // its error. FuzzAppendJSON holds it to encoding/json.
-func appendJSON(dst []byte, v any, html bool, keep func(string) bool) ([]byte, error) {
+func AppendJSON(dst []byte, v any, html bool, keep func(string) bool) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
 	case bool:
 		return strconv.AppendBool(dst, v), nil
 	case string:
-		return appendJSONString(dst, v, html), nil
+		return AppendJSONString(dst, v, html), nil
 	case int:
 		return strconv.AppendInt(dst, int64(v), 10), nil
 	case json.Number:
@@ -38,7 +38,7 @@ func appendJSON(dst []byte, v any, html bool, keep func(string) bool) ([]byte, e
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendJSON(dst, item, html, nil); err != nil {
+			if dst, err = AppendJSON(dst, item, html, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -56,9 +56,9 @@ func appendJSON(dst []byte, v any, html bool, keep func(string) bool) ([]byte, e
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(appendJSONString(dst, k, html), ':')
+			dst = append(AppendJSONString(dst, k, html), ':')
 			var err error
-			if dst, err = appendJSON(dst, v[k], html, nil); err != nil {
+			if dst, err = AppendJSON(dst, v[k], html, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -77,22 +77,22 @@ func appendJSON(dst []byte, v any, html bool, keep func(string) bool) ([]byte, e
 	return append(dst, bytes.TrimSuffix(b.Bytes(), newline)...), nil
 }
 
-// appendStringOrNull appends *s as appendJSONString does (without HTML escapes), or null for nil.
-func appendStringOrNull(dst []byte, s *string) []byte {
+// AppendStringOrNull appends *s as appendJSONString does (without HTML escapes), or null for nil.
+func AppendStringOrNull(dst []byte, s *string) []byte {
 	if s == nil {
 		return append(dst, "null"...)
 	}
-	return appendJSONString(dst, *s, false)
+	return AppendJSONString(dst, *s, false)
 }
 
-// appendJSONString appends s as encoding/json writes a string: the control characters, U+2028,
+// AppendJSONString appends s as encoding/json writes a string: the control characters, U+2028,
 // U+2029 and each invalid UTF-8 byte (as U+FFFD) escaped, and <, > and & too when html.
-func appendJSONString(dst []byte, s string, html bool) []byte {
+func AppendJSONString(dst []byte, s string, html bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plain8(s[i:i+8]) { // the usual text: eight bytes that need nothing
+		if i+8 <= len(s) && Plain8(s[i:i+8]) { // the usual text: eight bytes that need nothing
 			i += 8
 			continue
 		}
@@ -138,11 +138,11 @@ func appendJSONString(dst []byte, s string, html bool) []byte {
 	return append(append(dst, s[start:]...), '"')
 }
 
-// plain8 reports whether none of the 8 bytes of s needs appendJSONString's attention (a control
+// Plain8 reports whether none of the 8 bytes of s needs appendJSONString's attention (a control
 // character, a quote, a backslash, <, > or &, or a byte beyond ASCII), testing them at once in a
 // word: (x - 0x01..*n) &^ x & 0x80.. is non-zero exactly when a byte of x is below n, and a byte
 // equal to c is a zero byte of x ^ 0x01..*c.
-func plain8(s string) bool {
+func Plain8(s string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
@@ -153,12 +153,12 @@ func plain8(s string) bool {
 		below(x^(ones*'<'), 1) | below(x^(ones*'>'), 1) | below(x^(ones*'&'), 1)) == 0
 }
 
-// canonicalJSON is the JSON text of a decoded value (numbers as json.Number) in one form for its
+// CanonicalJSON is the JSON text of a decoded value (numbers as json.Number) in one form for its
 // value: object keys in order, and every number as canonicalNumber writes it. Two values are
 // equal as JSON values (numbers by value, objects whatever their key order: the validator's
 // equality of const and enum) exactly when their canonical texts are the same.
-func canonicalJSON(v any) string {
-	data, err := appendJSON(nil, canonicalNumbers(v), false, nil)
+func CanonicalJSON(v any) string {
+	data, err := AppendJSON(nil, canonicalNumbers(v), false, nil)
 	if err != nil {
 		return fmt.Sprintf("%v", v) // not a decoded value: never from a request
 	}
@@ -170,9 +170,9 @@ func canonicalJSON(v any) string {
 func canonicalNumbers(v any) any {
 	switch v := v.(type) {
 	case json.Number:
-		return canonicalNumber(v)
+		return CanonicalNumber(v)
 	case float64:
-		return canonicalNumber(json.Number(strconv.FormatFloat(v, 'g', -1, 64)))
+		return CanonicalNumber(json.Number(strconv.FormatFloat(v, 'g', -1, 64)))
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
@@ -189,12 +189,12 @@ func canonicalNumbers(v any) any {
 	return v
 }
 
-// canonicalNumber writes the JSON number n in the one form of its value, from its decimal digits
+// CanonicalNumber writes the JSON number n in the one form of its value, from its decimal digits
 // (exact, whatever their count, in time linear in them): 1024, 1024.0, 1.024e3 and 10240E-1 are
 // all 1024, -0 is 0. It writes as JavaScript does: plainly from 1e-6 up to below 1e21, else as
 // d.ddde±N. A number whose exponent does not fit 40 bits is left as written (the schemas refuse
 // every number that does not fit a 64-bit float before this sees it).
-func canonicalNumber(n json.Number) json.Number {
+func CanonicalNumber(n json.Number) json.Number {
 	s := string(n)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

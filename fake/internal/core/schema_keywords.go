@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"encoding/json"
@@ -54,10 +54,10 @@ var keywordKinds = map[string]keywordKind{
 
 var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
-// checkKeywordTypes refuses the first keyword of the schema s (at path, and in every subschema)
+// CheckKeywordTypes refuses the first keyword of the schema s (at path, and in every subschema)
 // whose value has the wrong type. Each subschema is visited once, where it is written: $refs are
 // not followed, so the walk is linear in the schema's size.
-func checkKeywordTypes(s map[string]any, path string) error {
+func CheckKeywordTypes(s map[string]any, path string) error {
 	return (&schemaPath{root: path}).check(s)
 }
 
@@ -76,7 +76,7 @@ func (p *schemaPath) pushIndex(i int)  { p.push(strconv.Itoa(i)) }
 func (p *schemaPath) atIndex(i int, format string, args ...any) error {
 	p.pushIndex(i)
 	defer p.pop()
-	return invalidField(p.String(), format, args...)
+	return InvalidField(p.String(), format, args...)
 }
 
 func (p *schemaPath) String() string {
@@ -124,7 +124,7 @@ func asNumber(v any) (float64, bool) {
 
 // value checks the value v of a keyword of the kind, at p.
 func (p *schemaPath) value(kind keywordKind, v any) error {
-	bad := func(want string) error { return invalidField(p.String(), "must be %s, got %s", want, describeJSON(v)) }
+	bad := func(want string) error { return InvalidField(p.String(), "must be %s, got %s", want, describeJSON(v)) }
 	switch kind {
 	case kwString:
 		if _, ok := v.(string); !ok {
@@ -149,7 +149,7 @@ func (p *schemaPath) value(kind keywordKind, v any) error {
 	case kwType:
 		if t, ok := v.(string); ok {
 			if !slices.Contains(jsonTypes, t) {
-				return invalidField(p.String(), "%s is not a JSON type; one of: %s", quoted(t, maxExcerpt), joinQuoted(jsonTypes))
+				return InvalidField(p.String(), "%s is not a JSON type; one of: %s", Quoted(t, MaxExcerpt), joinQuoted(jsonTypes))
 			}
 			return nil
 		}
@@ -163,7 +163,7 @@ func (p *schemaPath) value(kind keywordKind, v any) error {
 				return p.atIndex(i, "must be a JSON type name (one of: %s), got %s", joinQuoted(jsonTypes), describeJSON(x))
 			}
 			if slices.Contains(list[:i], x) {
-				return p.atIndex(i, "%s is listed twice", quoted(t, maxExcerpt))
+				return p.atIndex(i, "%s is listed twice", Quoted(t, MaxExcerpt))
 			}
 		}
 	case kwStrings:
@@ -237,7 +237,7 @@ func (p *schemaPath) subschema(v any) error {
 	case bool:
 		return nil
 	}
-	return invalidField(p.String(), "must be a schema (an object or a boolean), got %s", describeJSON(v))
+	return InvalidField(p.String(), "must be a schema (an object or a boolean), got %s", describeJSON(v))
 }
 
 // describeJSON names a decoded JSON value's type and, for a scalar, the value.
@@ -246,11 +246,11 @@ func describeJSON(v any) string {
 	case nil:
 		return "null"
 	case string:
-		return "the string " + quoted(x, 40)
+		return "the string " + Quoted(x, 40)
 	case bool:
 		return fmt.Sprintf("%t", x)
 	case float64, json.Number:
-		return "the number " + excerpt(fmt.Sprint(x), maxExcerpt)
+		return "the number " + Excerpt(fmt.Sprint(x), MaxExcerpt)
 	case []any:
 		return "an array"
 	case map[string]any:

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"container/list"
@@ -36,14 +36,13 @@ const NamespaceHeader = "Fake-Namespace"
 // the process without limit.
 const DefaultMaxNamespaces = 1000
 
-// maxNamespaceName is the longest namespace name.
-const maxNamespaceName = 64
+// MaxNamespaceName is the longest namespace name.
+const MaxNamespaceName = 64
 
-// nsPrefix begins the path of a request in a namespace: /ns/<name>/v1/models.
-const nsPrefix = "/ns/"
+// NsPrefix begins the path of a request in a namespace: /ns/<name>/v1/models.
+const NsPrefix = "/ns/"
 
-// NamespaceInfo describes a namespace (GET /_fake/namespaces). Times are on the wall clock, since
-// every namespace has a virtual clock of its own.
+// NamespaceInfo is the face's NamespaceInfo (package fake), which documents it.
 type NamespaceInfo struct {
 	Name       string    `json:"name"`
 	CreatedAt  time.Time `json:"created_at"`
@@ -51,25 +50,25 @@ type NamespaceInfo struct {
 	Requests   int64     `json:"requests"`     // HTTP requests served in it, control calls included
 }
 
-type namespace struct {
-	srv  *Server
-	info NamespaceInfo
+type Namespace struct {
+	Srv  *Server
+	Info NamespaceInfo
 }
 
 // namespaceSet is the default server's registry. The zero value is empty and ready, so that New
 // costs nothing more for servers that never use a namespace.
 type namespaceSet struct {
-	mu     sync.Mutex
-	byName map[string]*list.Element // of *namespace
-	lru    list.List                // of *namespace, most recently used first
+	Mu     sync.Mutex
+	ByName map[string]*list.Element // of *namespace
+	Lru    list.List                // of *namespace, most recently used first
 }
 
-// namespaceGrammar is the rule for names: such a name goes into a URL path unescaped, and no
+// NamespaceGrammar is the rule for names: such a name goes into a URL path unescaped, and no
 // client or proxy rewrites it.
-const namespaceGrammar = `a namespace name is 1 to 64 of the characters A-Z a-z 0-9 . _ - (and neither "." nor "..")`
+const NamespaceGrammar = `a namespace name is 1 to 64 of the characters A-Z a-z 0-9 . _ - (and neither "." nor "..")`
 
-func validNamespaceName(name string) bool {
-	if name == "" || len(name) > maxNamespaceName || name == "." || name == ".." {
+func ValidNamespaceName(name string) bool {
+	if name == "" || len(name) > MaxNamespaceName || name == "." || name == ".." {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -84,84 +83,78 @@ func validNamespaceName(name string) bool {
 // checkNamespaceName is the error for a name outside the grammar, for the Go methods and the
 // control calls.
 func checkNamespaceName(name string) error {
-	if !validNamespaceName(name) {
-		return invalid("namespace %s: %s", quoted(name, maxExcerpt), namespaceGrammar)
+	if !ValidNamespaceName(name) {
+		return Invalid("namespace %s: %s", Quoted(name, MaxExcerpt), NamespaceGrammar)
 	}
 	return nil
 }
 
 // errNested answers the namespace calls made inside a namespace.
 func errNested() error {
-	return invalid("namespaces do not nest: list and delete them on the default server, without the /ns/<name>/ prefix or the %s header", NamespaceHeader)
+	return Invalid("namespaces do not nest: list and delete them on the default server, without the /ns/<name>/ prefix or the %s header", NamespaceHeader)
 }
 
-// Namespace returns the namespace called name, creating it from the fixtures if it does not
-// exist (and dropping the least recently used one if that would exceed the maximum). It is the
-// server that requests with the prefix /ns/<name>/ or the header Fake-Namespace: <name> reach.
-// It returns an invalid_request_error for a name outside the grammar, and for a server that is
-// itself a namespace.
+// Namespace is the face's Server.Namespace (package fake), which documents it.
 func (s *Server) Namespace(name string) (*Server, error) {
 	return s.namespace(name, false)
 }
 
 func (s *Server) namespace(name string, request bool) (*Server, error) {
-	if s.nsName != "" {
+	if s.NsName != "" {
 		return nil, errNested()
 	}
 	if err := checkNamespaceName(name); err != nil {
 		return nil, err
 	}
-	set := &s.spaces
+	set := &s.Spaces
 	now := time.Now().UTC()
-	set.mu.Lock()
-	defer set.mu.Unlock()
-	e := set.byName[name]
+	set.Mu.Lock()
+	defer set.Mu.Unlock()
+	e := set.ByName[name]
 	if e != nil {
-		set.lru.MoveToFront(e)
+		set.Lru.MoveToFront(e)
 	} else {
-		if set.byName == nil {
-			set.byName = map[string]*list.Element{}
+		if set.ByName == nil {
+			set.ByName = map[string]*list.Element{}
 		}
-		for set.lru.Len() >= s.cfg.maxNamespaces {
-			set.drop(set.lru.Back())
+		for set.Lru.Len() >= s.Cfg.MaxNamespaces {
+			set.drop(set.Lru.Back())
 		}
-		cfg := s.cfg
-		if cfg.logger != nil {
-			cfg.logger = cfg.logger.With(slog.String("namespace", name))
+		cfg := s.Cfg
+		if cfg.Logger != nil {
+			cfg.Logger = cfg.Logger.With(slog.String("namespace", name))
 		}
 		child := newServer(cfg)
-		child.nsName, child.parent = name, s
-		e = set.lru.PushFront(&namespace{srv: child, info: NamespaceInfo{Name: name, CreatedAt: now}})
-		set.byName[name] = e
+		child.NsName, child.parent = name, s
+		e = set.Lru.PushFront(&Namespace{Srv: child, Info: NamespaceInfo{Name: name, CreatedAt: now}})
+		set.ByName[name] = e
 	}
-	ns := e.Value.(*namespace)
-	ns.info.LastUsedAt = now
+	ns := e.Value.(*Namespace)
+	ns.Info.LastUsedAt = now
 	if request {
-		ns.info.Requests++
+		ns.Info.Requests++
 	}
-	return ns.srv, nil
+	return ns.Srv, nil
 }
 
-// Namespaces lists the namespaces, most recently used first: the last one is the next to be
-// dropped. A namespace has none.
+// Namespaces is the face's Server.Namespaces (package fake), which documents it.
 func (s *Server) Namespaces() []NamespaceInfo {
-	set := &s.spaces
-	set.mu.Lock()
-	defer set.mu.Unlock()
-	out := make([]NamespaceInfo, 0, set.lru.Len())
-	for e := set.lru.Front(); e != nil; e = e.Next() {
-		out = append(out, e.Value.(*namespace).info)
+	set := &s.Spaces
+	set.Mu.Lock()
+	defer set.Mu.Unlock()
+	out := make([]NamespaceInfo, 0, set.Lru.Len())
+	for e := set.Lru.Front(); e != nil; e = e.Next() {
+		out = append(out, e.Value.(*Namespace).Info)
 	}
 	return out
 }
 
-// DeleteNamespace drops the namespace called name and reports whether it existed. A request in
-// flight there finishes on the dropped state; the next request under that name starts afresh.
+// DeleteNamespace is the face's Server.DeleteNamespace (package fake), which documents it.
 func (s *Server) DeleteNamespace(name string) bool {
-	set := &s.spaces
-	set.mu.Lock()
-	defer set.mu.Unlock()
-	e := set.byName[name]
+	set := &s.Spaces
+	set.Mu.Lock()
+	defer set.Mu.Unlock()
+	e := set.ByName[name]
 	if e == nil {
 		return false
 	}
@@ -169,14 +162,14 @@ func (s *Server) DeleteNamespace(name string) bool {
 	return true
 }
 
-// ClearNamespaces drops every namespace and returns how many there were.
+// ClearNamespaces is the face's Server.ClearNamespaces (package fake), which documents it.
 func (s *Server) ClearNamespaces() int {
-	set := &s.spaces
-	set.mu.Lock()
-	defer set.mu.Unlock()
-	n := set.lru.Len()
-	for set.lru.Len() > 0 {
-		set.drop(set.lru.Front())
+	set := &s.Spaces
+	set.Mu.Lock()
+	defer set.Mu.Unlock()
+	n := set.Lru.Len()
+	for set.Lru.Len() > 0 {
+		set.drop(set.Lru.Front())
 	}
 	return n
 }
@@ -185,35 +178,35 @@ func (s *Server) ClearNamespaces() int {
 // their shared budgets: a request still in flight there finishes on the dropped state, and what it
 // records or keeps no longer counts.
 func (set *namespaceSet) drop(e *list.Element) {
-	ns := set.lru.Remove(e).(*namespace)
-	delete(set.byName, ns.info.Name)
-	ns.srv.requestLog.detach()
-	ns.srv.state().release()
+	ns := set.Lru.Remove(e).(*Namespace)
+	delete(set.ByName, ns.Info.Name)
+	ns.Srv.RequestLog.detach()
+	ns.Srv.State().release()
 	for _, a := range areaList {
-		if a.drop != nil {
-			a.drop(ns.srv)
+		if a.Drop != nil {
+			a.Drop(ns.Srv)
 		}
 	}
 }
 
-// trimIdle brings the stores of one kind of s and its namespaces back within their shared
+// TrimIdle brings the stores of one kind of s and its namespaces back within their shared
 // budget: trim(srv) makes room in srv's store while the budget is over, and it is called on the
 // least recently used namespaces first, then on the default server, then on busy, the server whose
 // request went over. So a test's own store is the last to give way to the stores of namespaces it
 // does not use. No store's lock is held by the caller.
-func (s *Server) trimIdle(busy *Server, budget *byteBudget, trim func(srv *Server)) {
-	set := &s.spaces
-	set.mu.Lock()
-	for e := set.lru.Back(); e != nil && budget.over(); e = e.Prev() {
-		if ns := e.Value.(*namespace).srv; ns != busy {
+func (s *Server) TrimIdle(busy *Server, budget *ByteBudget, trim func(srv *Server)) {
+	set := &s.Spaces
+	set.Mu.Lock()
+	for e := set.Lru.Back(); e != nil && budget.Over(); e = e.Prev() {
+		if ns := e.Value.(*Namespace).Srv; ns != busy {
 			trim(ns)
 		}
 	}
-	set.mu.Unlock()
-	if busy != s && budget.over() {
+	set.Mu.Unlock()
+	if busy != s && budget.Over() {
 		trim(s)
 	}
-	if budget.over() {
+	if budget.Over() {
 		trim(busy)
 	}
 }
@@ -223,13 +216,13 @@ func (s *Server) trimIdle(busy *Server, budget *byteBudget, trim func(srv *Serve
 // first, never those of busy, the namespace whose request went over it. A test's own journal is
 // thus kept whole while the journals of namespaces it does not use make room.
 func (s *Server) trimIdleJournals(busy *Server) {
-	set := &s.spaces
-	set.mu.Lock()
-	defer set.mu.Unlock()
-	budget := s.cfg.journals
-	for e := set.lru.Back(); e != nil && budget.over(); e = e.Prev() {
-		if ns := e.Value.(*namespace).srv; ns != busy {
-			ns.requestLog.trim()
+	set := &s.Spaces
+	set.Mu.Lock()
+	defer set.Mu.Unlock()
+	budget := s.Cfg.Journals
+	for e := set.Lru.Back(); e != nil && budget.Over(); e = e.Prev() {
+		if ns := e.Value.(*Namespace).Srv; ns != busy {
+			ns.RequestLog.trim()
 		}
 	}
 }
@@ -240,7 +233,7 @@ func (s *Server) trimIdleJournals(busy *Server) {
 // invalid_request_error naming them.
 func (s *Server) selectNamespace(r *http.Request) (*Server, *http.Request, error) {
 	header := strings.TrimSpace(headerOf(r.Header, NamespaceHeader))
-	prefixed := strings.HasPrefix(r.URL.Path, nsPrefix)
+	prefixed := strings.HasPrefix(r.URL.Path, NsPrefix)
 	if header == "" && !prefixed {
 		return nil, r, nil
 	}
@@ -249,24 +242,24 @@ func (s *Server) selectNamespace(r *http.Request) (*Server, *http.Request, error
 	if prefixed {
 		// Split the escaped path, so that an escaped "/" cannot move where the name ends; the
 		// grammar of names has no character that needs escaping.
-		after, _ := strings.CutPrefix(r.URL.EscapedPath(), nsPrefix)
+		after, _ := strings.CutPrefix(r.URL.EscapedPath(), NsPrefix)
 		var rest string
 		name, rest, _ = strings.Cut(after, "/")
-		if !validNamespaceName(name) {
-			return nil, nil, invalid("path: %s%s/ does not name a namespace: %s", nsPrefix, excerpt(name, maxExcerpt), namespaceGrammar)
+		if !ValidNamespaceName(name) {
+			return nil, nil, Invalid("path: %s%s/ does not name a namespace: %s", NsPrefix, Excerpt(name, MaxExcerpt), NamespaceGrammar)
 		}
 		if header != "" && header != name {
-			return nil, nil, invalid("%s: the header names namespace %s but the path is under %s%s/; send one of them, or the same name in both", strings.ToLower(NamespaceHeader), quoted(header, maxExcerpt), nsPrefix, name)
+			return nil, nil, Invalid("%s: the header names namespace %s but the path is under %s%s/; send one of them, or the same name in both", strings.ToLower(NamespaceHeader), Quoted(header, MaxExcerpt), NsPrefix, name)
 		}
 		u := *r.URL
 		u.RawPath = "/" + rest
 		var err error
 		if u.Path, err = url.PathUnescape(u.RawPath); err != nil {
-			return nil, nil, invalid("path: %v", err)
+			return nil, nil, Invalid("path: %v", err)
 		}
 		r2.URL = &u
-	} else if !validNamespaceName(name) {
-		return nil, nil, invalid("%s: %s does not name a namespace: %s", strings.ToLower(NamespaceHeader), quoted(name, maxExcerpt), namespaceGrammar)
+	} else if !ValidNamespaceName(name) {
+		return nil, nil, Invalid("%s: %s does not name a namespace: %s", strings.ToLower(NamespaceHeader), Quoted(name, MaxExcerpt), NamespaceGrammar)
 	}
 	if header != "" {
 		r2.Header = r.Header.Clone()
@@ -282,25 +275,25 @@ type refusalKey struct{}
 // refusals answers requests refused before routing: the frame of every request (request-id,
 // journal, log) around the refusal, on the default server.
 var refusals = sync.OnceValue(func() *gin.Engine {
-	e := newEngine(nil)
+	e := NewEngine(nil)
 	e.NoRoute(func(gc *gin.Context) {
 		serverOf(gc).writeError(gc, gc.Request.Context().Value(refusalKey{}).(error))
 	})
 	return e
 })
 
-func (s *Server) listNamespaces(c *call) (any, error) {
-	if s.nsName != "" {
+func (s *Server) listNamespaces(c *Call) (any, error) {
+	if s.NsName != "" {
 		return nil, errNested()
 	}
 	return struct {
 		Data []NamespaceInfo `json:"data"`
 		Max  int             `json:"max"`
-	}{s.Namespaces(), s.cfg.maxNamespaces}, nil
+	}{s.Namespaces(), s.Cfg.MaxNamespaces}, nil
 }
 
-func (s *Server) deleteNamespace(c *call) (any, error) {
-	if s.nsName != "" {
+func (s *Server) deleteNamespace(c *Call) (any, error) {
+	if s.NsName != "" {
 		return nil, errNested()
 	}
 	name := c.Param("name")
@@ -311,17 +304,17 @@ func (s *Server) deleteNamespace(c *call) (any, error) {
 	if s.DeleteNamespace(name) {
 		n = 1
 	}
-	return clearedBody{n}, nil
+	return ClearedBody{n}, nil
 }
 
-func (s *Server) clearNamespaces(c *call) (any, error) {
-	if s.nsName != "" {
+func (s *Server) clearNamespaces(c *Call) (any, error) {
+	if s.NsName != "" {
 		return nil, errNested()
 	}
-	return clearedBody{s.ClearNamespaces()}, nil
+	return ClearedBody{s.ClearNamespaces()}, nil
 }
 
 // serveRefusal answers r with err on the default server.
 func (s *Server) serveRefusal(w http.ResponseWriter, r *http.Request, err error) {
-	s.serveOn(refusals(), w, r.WithContext(context.WithValue(r.Context(), refusalKey{}, err)))
+	s.ServeOn(refusals(), w, r.WithContext(context.WithValue(r.Context(), refusalKey{}, err)))
 }

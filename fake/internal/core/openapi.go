@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"bytes"
@@ -31,23 +31,23 @@ import (
 // openAPIVersion is the version of the OpenAPI specification the documents follow.
 const openAPIVersion = "3.1.1"
 
-// openAPIDocument returns the document of the API routes of the table, or of the control routes.
-func openAPIDocument(control bool) ([]byte, error) {
+// OpenAPIDocument returns the document of the API routes of the table, or of the control routes.
+func OpenAPIDocument(control bool) ([]byte, error) {
 	g := &openAPIGen{components: map[string]any{}, security: map[string]any{}, params: map[string]any{}, added: map[string]bool{}}
 	paths := map[string]map[string]any{}
-	for _, rt := range routes() {
-		if (rt.ifc == nil) != control {
+	for _, rt := range Routes() {
+		if (rt.Ifc == nil) != control {
 			continue
 		}
 		op, err := g.operation(rt)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", rt.method, rt.path, err)
+			return nil, fmt.Errorf("%s %s: %w", rt.Method, rt.Path, err)
 		}
-		p := openAPIPath(rt.path)
+		p := OpenAPIPath(rt.Path)
 		if paths[p] == nil {
 			paths[p] = map[string]any{}
 		}
-		paths[p][strings.ToLower(rt.method)] = op
+		paths[p][strings.ToLower(rt.Method)] = op
 	}
 	if err := g.addSchema("error"); err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func openAPIServers() []any {
 				"The same as the default server with the header " + NamespaceHeader + ": <namespace>.",
 			"variables": map[string]any{"namespace": map[string]any{
 				"default":     "test",
-				"description": strings.ToUpper(namespaceGrammar[:1]) + namespaceGrammar[1:] + ".",
+				"description": strings.ToUpper(NamespaceGrammar[:1]) + NamespaceGrammar[1:] + ".",
 			}},
 		},
 	}
@@ -115,25 +115,25 @@ type openAPIGen struct {
 }
 
 // operation describes one route.
-func (g *openAPIGen) operation(rt *route) (map[string]any, error) {
-	name := handlerName(rt.h)
+func (g *openAPIGen) operation(rt *Route) (map[string]any, error) {
+	name := handlerName(rt.H)
 	op := map[string]any{"operationId": name, "summary": sentence(name)}
 	var params []any
-	for _, seg := range strings.Split(rt.path, "/") {
+	for _, seg := range strings.Split(rt.Path, "/") {
 		if v, ok := strings.CutPrefix(seg, ":"); ok {
 			params = append(params, map[string]any{"name": v, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
 		}
 	}
-	for _, p := range rt.query {
+	for _, p := range rt.Query {
 		params = append(params, queryParameter(p))
 	}
-	for _, p := range rt.headers {
-		params = append(params, map[string]any{"name": p.name, "in": "header", "description": p.doc, "schema": map[string]any{"type": "string"}})
+	for _, p := range rt.Headers {
+		params = append(params, map[string]any{"name": p.Name, "in": "header", "description": p.Doc, "schema": map[string]any{"type": "string"}})
 	}
-	if rt.ifc != nil {
-		op["tags"] = []string{rt.ifc.name}
-		params = append(params, g.headerParameters(rt.ifc)...)
-		op["security"] = g.securityOf(rt.ifc)
+	if rt.Ifc != nil {
+		op["tags"] = []string{rt.Ifc.Name}
+		params = append(params, g.headerParameters(rt.Ifc)...)
+		op["security"] = g.securityOf(rt.Ifc)
 	} else {
 		op["tags"] = []string{"control"}
 		op["security"] = []any{} // no credential
@@ -143,42 +143,42 @@ func (g *openAPIGen) operation(rt *route) (map[string]any, error) {
 	}
 	// What differs between the API versions (versions.go): one document for every version, with
 	// the differences marked on the operations they concern.
-	if rt.ifc != nil && rt.ifc.version {
+	if rt.Ifc != nil && rt.Ifc.Version {
 		notes := versionNotes()
-		if diff := append(slices.Clone(notes[rt.body]), notes[rt.schema]...); len(diff) > 0 {
+		if diff := append(slices.Clone(notes[rt.Body]), notes[rt.Schema]...); len(diff) > 0 {
 			op["description"] = strings.Join(diff, " ")
 			op["x-api-version-differences"] = diff
 		}
 	}
-	if rt.body != "" {
-		required, err := g.bodyRequired(rt.body)
+	if rt.Body != "" {
+		required, err := g.bodyRequired(rt.Body)
 		if err != nil {
 			return nil, err
 		}
-		if err := g.addSchema(rt.body); err != nil {
+		if err := g.addSchema(rt.Body); err != nil {
 			return nil, err
 		}
 		op["requestBody"] = map[string]any{
 			"required": required,
-			"content":  map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.body)}},
+			"content":  map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Body)}},
 		}
 	}
 	ok := map[string]any{"description": "OK", "headers": requestIDHeader()}
 	switch {
-	case rt.schema == "":
+	case rt.Schema == "":
 		ok["description"] = "The bytes, with their own Content-Type."
 		ok["content"] = map[string]any{"*/*": map[string]any{}}
 	default:
-		if err := g.addSchema(rt.schema); err != nil {
+		if err := g.addSchema(rt.Schema); err != nil {
 			return nil, err
 		}
-		content := map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.schema)}}
-		if rt.events != "" {
-			if err := g.addSchema(rt.events); err != nil {
+		content := map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Schema)}}
+		if rt.Events != "" {
+			if err := g.addSchema(rt.Events); err != nil {
 				return nil, err
 			}
-			ok["description"] = "OK: the JSON answer, or with \"stream\": true in the body, server-sent events whose data is each one " + componentName(rt.events) + "."
-			content["text/event-stream"] = map[string]any{"schema": schemaRef(rt.events)}
+			ok["description"] = "OK: the JSON answer, or with \"stream\": true in the body, server-sent events whose data is each one " + componentName(rt.Events) + "."
+			content["text/event-stream"] = map[string]any{"schema": schemaRef(rt.Events)}
 		}
 		ok["content"] = content
 	}
@@ -195,12 +195,12 @@ func (g *openAPIGen) operation(rt *route) (map[string]any, error) {
 // a malformed request, a missing resource, a body too large; for the API also a missing or
 // wrong credential, and the statuses faults and the service's load produce. Other statuses a
 // route answers (402, 405, 409, 412) are its "default" response, with the same envelope.
-func routeErrorStatuses(rt *route) []int {
+func routeErrorStatuses(rt *Route) []int {
 	out := []int{http.StatusBadRequest, http.StatusNotFound}
-	if rt.body != "" {
+	if rt.Body != "" {
 		out = append(out, http.StatusRequestEntityTooLarge)
 	}
-	if rt.ifc != nil {
+	if rt.Ifc != nil {
 		out = append(out, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests,
 			http.StatusInternalServerError, http.StatusGatewayTimeout, 529)
 	}
@@ -211,8 +211,8 @@ func routeErrorStatuses(rt *route) []int {
 // errorStatuses are the statuses with a named error response in the document.
 func errorStatuses(control bool) []int {
 	seen := map[int]bool{0: true} // 0: the default response
-	for _, rt := range routes() {
-		if (rt.ifc == nil) == control {
+	for _, rt := range Routes() {
+		if (rt.Ifc == nil) == control {
 			for _, s := range routeErrorStatuses(rt) {
 				seen[s] = true
 			}
@@ -237,7 +237,7 @@ func errorResponseName(status int) string {
 // of that status (errors.go, gaps §1); status 0 is the default response, every status not named.
 func errorResponse(status int, named []int) map[string]any {
 	var types []string
-	for typ, st := range statusOf {
+	for typ, st := range StatusOf {
 		if st == status || status == 0 && !slices.Contains(named, st) {
 			types = append(types, typ)
 		}
@@ -272,19 +272,19 @@ func requestIDHeader() map[string]any {
 }
 
 // queryParameter describes a declared query parameter (params.go).
-func queryParameter(p param) map[string]any {
+func queryParameter(p Param) map[string]any {
 	s := map[string]any{}
-	switch p.kind {
-	case pString, pPage:
+	switch p.Kind {
+	case PString, pPage:
 		s["type"] = "string"
 	case pTime:
 		s["type"], s["format"] = "string", "date-time"
-	case pStrings:
+	case PStrings:
 		s["type"], s["items"] = "array", map[string]any{"type": "string"}
-		if p.maxItems > 0 {
-			s["maxItems"] = p.maxItems
+		if p.MaxItems > 0 {
+			s["maxItems"] = p.MaxItems
 		}
-		if p.required {
+		if p.Required {
 			s["minItems"] = 1
 		}
 	case pInt:
@@ -302,21 +302,21 @@ func queryParameter(p param) map[string]any {
 	if p.def != nil {
 		s["default"] = p.def
 	}
-	out := map[string]any{"name": p.name, "in": "query", "description": p.doc, "schema": s}
-	if p.required {
+	out := map[string]any{"name": p.Name, "in": "query", "description": p.Doc, "schema": s}
+	if p.Required {
 		out["required"] = true
 	}
-	if p.kind == pStrings {
+	if p.Kind == PStrings {
 		out["style"], out["explode"] = "form", true
-		out["description"] = p.doc + " Repeat the parameter (" + p.name + "=a&" + p.name + "=b); " + p.name + "[]=a and " + p.name + "=a,b are accepted too."
+		out["description"] = p.Doc + " Repeat the parameter (" + p.Name + "=a&" + p.Name + "=b); " + p.Name + "[]=a and " + p.Name + "=a,b are accepted too."
 	}
 	return out
 }
 
 // headerParameters are the version headers of spec 9 the interface takes.
-func (g *openAPIGen) headerParameters(ifc *iface) []any {
+func (g *openAPIGen) headerParameters(ifc *Iface) []any {
 	var out []any
-	if ifc.version {
+	if ifc.Version {
 		g.params["vendor-version"] = map[string]any{
 			"name": "vendor-version", "in": "header", "required": true,
 			"description": "The API version; the official SDKs send it as anthropic-version (vendor-version decides when both are sent). " +
@@ -330,11 +330,11 @@ func (g *openAPIGen) headerParameters(ifc *iface) []any {
 		"description": "Beta features to enable: a comma-separated list; the header may be repeated. Unknown values are ignored.",
 		"schema":      map[string]any{"type": "string"},
 	}
-	if ifc.beta != "" {
-		name = "vendor-beta-" + ifc.beta
+	if ifc.Beta != "" {
+		name = "vendor-beta-" + ifc.Beta
 		beta["required"] = true
-		beta["description"] = "Beta features to enable: a comma-separated list that must hold " + ifc.beta + "; the header may be repeated."
-		beta["schema"] = map[string]any{"type": "string", "pattern": regexp.QuoteMeta(ifc.beta)}
+		beta["description"] = "Beta features to enable: a comma-separated list that must hold " + ifc.Beta + "; the header may be repeated."
+		beta["schema"] = map[string]any{"type": "string", "pattern": regexp.QuoteMeta(ifc.Beta)}
 	}
 	g.params[name] = beta
 	return append(out, map[string]any{"$ref": "#/components/parameters/" + name})
@@ -342,21 +342,21 @@ func (g *openAPIGen) headerParameters(ifc *iface) []any {
 
 // securityOf lists the ways the interface takes a credential (auth.go), any one of which
 // suffices: an X-Api-Key interface also takes its key as "Authorization: Bearer <key>".
-func (g *openAPIGen) securityOf(ifc *iface) []any {
+func (g *openAPIGen) securityOf(ifc *Iface) []any {
 	var out []any
 	add := func(name string, scheme map[string]any) {
 		g.security[name] = scheme
 		out = append(out, map[string][]string{name: {}})
 	}
-	for _, a := range ifc.accepts {
-		what := strings.ToUpper(kindNames[a.kind][:1]) + kindNames[a.kind][1:]
-		switch a.header {
-		case headerAPIKey:
-			add(string(a.kind)+".x_api_key", map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey, "description": what + "."})
-		case headerAuthorization:
-			add(string(a.kind)+".bearer", map[string]any{"type": "http", "scheme": "bearer", "description": what + ", as \"Authorization: Bearer <secret>\"."})
+	for _, a := range ifc.Accepts {
+		what := strings.ToUpper(KindNames[a.Kind][:1]) + KindNames[a.Kind][1:]
+		switch a.Header {
+		case HeaderAPIKey:
+			add(string(a.Kind)+".x_api_key", map[string]any{"type": "apiKey", "in": "header", "name": HeaderAPIKey, "description": what + "."})
+		case HeaderAuthorization:
+			add(string(a.Kind)+".bearer", map[string]any{"type": "http", "scheme": "bearer", "description": what + ", as \"Authorization: Bearer <secret>\"."})
 		default:
-			panic("openapi: no security scheme for credentials in the header " + a.header)
+			panic("openapi: no security scheme for credentials in the header " + a.Header)
 		}
 	}
 	return out
@@ -365,7 +365,7 @@ func (g *openAPIGen) securityOf(ifc *iface) []any {
 // bodyRequired reports whether an absent body (read as {}) would be refused: the request
 // schema requires a property.
 func (g *openAPIGen) bodyRequired(name string) (bool, error) {
-	doc, err := readSchema(name)
+	doc, err := ReadSchema(name)
 	if err != nil {
 		return false, err
 	}
@@ -383,7 +383,7 @@ func (g *openAPIGen) addSchema(name string) error {
 	}
 	g.added[name] = true
 	key := componentName(name)
-	doc, err := readSchema(name)
+	doc, err := ReadSchema(name)
 	if err != nil {
 		return err
 	}
@@ -509,7 +509,7 @@ func schemaRef(schema string) map[string]any {
 	return map[string]any{"$ref": "#/components/schemas/" + componentName(schema)}
 }
 
-func readSchema(name string) (map[string]any, error) {
+func ReadSchema(name string) (map[string]any, error) {
 	raw, err := fs.ReadFile(schemas.FS(), name+".json")
 	if err != nil {
 		return nil, fmt.Errorf("no schema %q: %w", name, err)
@@ -523,8 +523,8 @@ func readSchema(name string) (map[string]any, error) {
 	return doc, nil
 }
 
-// openAPIPath turns gin's ":name" segments into OpenAPI's "{name}".
-func openAPIPath(p string) string {
+// OpenAPIPath turns gin's ":name" segments into OpenAPI's "{name}".
+func OpenAPIPath(p string) string {
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		if v, ok := strings.CutPrefix(s, ":"); ok {

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"errors"
@@ -50,7 +50,7 @@ var apiVersions = []*apiVersion{
 	{name: APIVersion20261021, removedMessageFields: []string{"temperature", "top_p", "top_k"}},
 }
 
-// APIVersions lists the versions the fake serves, oldest first.
+// APIVersions is the face's APIVersions (package fake), which documents it.
 func APIVersions() []string {
 	out := make([]string, len(apiVersions))
 	for i, v := range apiVersions {
@@ -73,35 +73,35 @@ func findVersion(v string) *apiVersion {
 // header ("anthropic-version: header is required") and a value the fake does not serve, echoed
 // under the header name the request used.
 func requestVersion(get func(string) string) (*apiVersion, error) {
-	name, v := "vendor-version", get(headerVendorVersion)
+	name, v := "vendor-version", get(HeaderVendorVersion)
 	if v == "" {
-		name, v = "anthropic-version", get(headerAnthropicVersion)
+		name, v = "anthropic-version", get(HeaderAnthropicVersion)
 	}
 	if v == "" {
-		return nil, invalid("anthropic-version: header is required").because(ReasonVersion)
+		return nil, Invalid("anthropic-version: header is required").Because(ReasonVersion)
 	}
 	av := findVersion(v)
 	if av == nil {
-		return nil, invalid("%s: %s is not a valid version", name, quoted(v, maxExcerpt)).because(ReasonVersion)
+		return nil, Invalid("%s: %s is not a valid version", name, Quoted(v, MaxExcerpt)).Because(ReasonVersion)
 	}
 	return av, nil
 }
 
 // versionName is the name of the request's version, "" for an interface without one (compliance,
 // the control API).
-func (c *call) versionName() string {
-	if c.version == nil {
+func (c *Call) versionName() string {
+	if c.Version == nil {
 		return ""
 	}
-	return c.version.name
+	return c.Version.name
 }
 
-// checkMessageBody applies the version's rules to a Messages or count_tokens body that passed
+// CheckMessageBody applies the version's rules to a Messages or count_tokens body that passed
 // the request schema (raw is the decoded body), naming the field path of the first refusal.
-func (v *apiVersion) checkMessageBody(raw map[string]any) error {
+func (v *apiVersion) CheckMessageBody(raw map[string]any) error {
 	for _, f := range v.removedMessageFields {
 		if _, ok := raw[f]; ok {
-			return invalidField(f, "Extra inputs are not permitted").because(ReasonVersion)
+			return InvalidField(f, "Extra inputs are not permitted").Because(ReasonVersion)
 		}
 	}
 	if v.assistantDocuments && v.userCitations {
@@ -117,7 +117,7 @@ func (v *apiVersion) checkMessageBody(raw map[string]any) error {
 			path := fmt.Sprintf("messages.%d.content.%d", i, j)
 			switch {
 			case role == "assistant" && !v.assistantDocuments && b["type"] == "document":
-				return invalidField(path, "a document block cannot be sent in an assistant message at API version %s; send documents in user messages", v.name).because(ReasonVersion)
+				return InvalidField(path, "a document block cannot be sent in an assistant message at API version %s; send documents in user messages", v.name).Because(ReasonVersion)
 			case role == "user" && !v.userCitations:
 				if err := v.checkUserCitations(path, b); err != nil {
 					return err
@@ -128,13 +128,13 @@ func (v *apiVersion) checkMessageBody(raw map[string]any) error {
 	return nil
 }
 
-// schemaError is the error for a Messages or count_tokens body the request schema refused: a
+// SchemaError is the error for a Messages or count_tokens body the request schema refused: a
 // field the version removed, which a schema does not name (count_tokens never took the sampling
 // fields), is refused as the version refuses it, not as an unknown field.
-func (v *apiVersion) schemaError(err error) error {
-	var ae *apiError
+func (v *apiVersion) SchemaError(err error) error {
+	var ae *APIError
 	if errors.As(err, &ae) && ae.reason == ReasonUnknownField && slices.Contains(v.removedMessageFields, ae.field) {
-		return invalidField(ae.field, "Extra inputs are not permitted").because(ReasonVersion)
+		return InvalidField(ae.field, "Extra inputs are not permitted").Because(ReasonVersion)
 	}
 	return err
 }
@@ -146,7 +146,7 @@ func (v *apiVersion) checkUserCitations(path string, b map[string]any) error {
 	switch b["type"] {
 	case "text":
 		if cs, ok := b["citations"].([]any); ok && len(cs) > 0 {
-			return invalidField(path+".citations", "text blocks of user messages cannot carry citations at API version %s; send them without citations", v.name).because(ReasonVersion)
+			return InvalidField(path+".citations", "text blocks of user messages cannot carry citations at API version %s; send them without citations", v.name).Because(ReasonVersion)
 		}
 	case "search_result", "tool_result":
 		inner, _ := b["content"].([]any)
@@ -163,10 +163,10 @@ func (v *apiVersion) checkUserCitations(path string, b map[string]any) error {
 	return nil
 }
 
-// rateLimitGroupType is the group_type of an admin rate-limit entry of the group type t: t, or ""
+// RateLimitGroupType is the group_type of an admin rate-limit entry of the group type t: t, or ""
 // (left out) at a version without the field.
-func (c *call) rateLimitGroupType(t string) string {
-	if c.version != nil && !c.version.rateLimitGroupType {
+func (c *Call) RateLimitGroupType(t string) string {
+	if c.Version != nil && !c.Version.rateLimitGroupType {
 		return ""
 	}
 	return t

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"bytes"
@@ -19,15 +19,13 @@ import (
 	"github.com/platformkit/platformkit/schemas"
 )
 
-// Fixtures is a parsed data set: the organizations with their credentials and every area's
-// initial data. It is immutable once loaded, and every server built from it copies what it
-// changes, so one Fixtures serves any number of servers.
+// Fixtures is the data set of the face's Fixtures (package fake), which documents it.
 type Fixtures struct {
-	orgs     []*org
-	creds    map[string]*credential // by secret
-	users    []member               // every organization's members, in file order
-	sections []any                  // each area's data (newSection), filled by its loader
-	files    map[string][]byte      // every file as loaded, which a snapshot copies for areas no request changed
+	Orgs     []*Org
+	Creds    map[string]*Credential // by secret
+	Users    []Member               // every organization's members, in file order
+	Sections []any                  // each area's data (newSection), filled by its loader
+	Files    map[string][]byte      // every file as loaded, which a snapshot copies for areas no request changed
 	start    worldStart             // snapshot.json: where the clock and the counters start
 }
 
@@ -37,39 +35,31 @@ type Fixtures struct {
 func loaders() []func(fs.FS, *Fixtures) error {
 	l := []func(fs.FS, *Fixtures) error{loadOrganizations, loadUsers}
 	for _, a := range areaList {
-		if a.load != nil {
-			l = append(l, a.load)
+		if a.Load != nil {
+			l = append(l, a.Load)
 		}
 	}
 	return append(l, loadSnapshotState, readFixtureFiles)
 }
 
-// LoadFixtures parses a data set of the shape of package fixtures. Every JSON file must be one
-// the fake knows (fixtures/X.json is described by the schema "fixtures/X"), must be valid JSON
-// (the error names the file, line and column) and must conform to its schema (the error names the
-// file and the field). Every "id" in the data set must be unique across all its files: a
-// duplicate is refused with both places. organizations.json is required, since without it no
-// credential is known and every API request would answer 401; any other file may be missing,
-// which leaves its area empty.
+// LoadFixtures is the face's LoadFixtures (package fake), which documents it.
 func LoadFixtures(fsys fs.FS) (*Fixtures, error) {
-	if err := checkFixtureFiles(fsys); err != nil {
+	if err := CheckFixtureFiles(fsys); err != nil {
 		return nil, err
 	}
 	return parseFixtures(fsys)
 }
 
-// DefaultFixtures returns the embedded data set, parsed on first use and shared afterwards. It is
-// not checked against the schemas here: that would compile them and cost most of the binary's
-// start-up, and TestEmbeddedFixturesConform proves the embedded files conform.
+// DefaultFixtures is the face's DefaultFixtures (package fake), which documents it.
 func DefaultFixtures() (*Fixtures, error) { return defaultFixtures() }
 
 var defaultFixtures = sync.OnceValues(func() (*Fixtures, error) {
 	return parseFixtures(fixtures.FS())
 })
 
-// checkFixtureFiles checks that every JSON file of fsys is a fixture file the fake knows and
+// CheckFixtureFiles checks that every JSON file of fsys is a fixture file the fake knows and
 // conforms to its schema.
-func checkFixtureFiles(fsys fs.FS) error {
+func CheckFixtureFiles(fsys fs.FS) error {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return fmt.Errorf("fixtures: %w", err)
@@ -91,7 +81,7 @@ func checkFixtureFiles(fsys fs.FS) error {
 		if err != nil {
 			return fmt.Errorf("fixtures: %w", err)
 		}
-		if err := checkSyntax(name, raw); err != nil {
+		if err := CheckSyntax(name, raw); err != nil {
 			return fmt.Errorf("fixtures: %w", err)
 		}
 		if err := schemas.Validate(schema, raw, schemas.Strict); err != nil {
@@ -110,8 +100,8 @@ func checkFixtureFiles(fsys fs.FS) error {
 
 // parseFixtures runs every area's loader over fsys, whose files conform to their schemas.
 func parseFixtures(fsys fs.FS) (*Fixtures, error) {
-	fx := &Fixtures{creds: map[string]*credential{}}
-	fx.sections = sectionSlots.fill(fx)
+	fx := &Fixtures{Creds: map[string]*Credential{}}
+	fx.Sections = sectionSlots.fill(fx)
 	for _, load := range loaders() {
 		if err := load(fsys, fx); err != nil {
 			return nil, fmt.Errorf("fixtures: %w", err)
@@ -142,9 +132,9 @@ func placeAt(raw []byte, offset int) (line, col int) {
 	return bytes.Count(before, []byte("\n")) + 1, offset - bytes.LastIndexByte(before, '\n')
 }
 
-// checkSyntax refuses a file that is not valid JSON, naming the line and column where reading
+// CheckSyntax refuses a file that is not valid JSON, naming the line and column where reading
 // it failed.
-func checkSyntax(name string, raw []byte) error {
+func CheckSyntax(name string, raw []byte) error {
 	if json.Valid(raw) {
 		return nil
 	}
@@ -192,8 +182,8 @@ func checkUniqueIDs(ids map[string]fixturePlace, name string, raw []byte) error 
 	return err
 }
 
-// readFixture decodes the named file into v. A missing file is not an error: found is false.
-func readFixture(fsys fs.FS, name string, v any) (found bool, err error) {
+// ReadFixture decodes the named file into v. A missing file is not an error: found is false.
+func ReadFixture(fsys fs.FS, name string, v any) (found bool, err error) {
 	raw, err := fs.ReadFile(fsys, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -207,8 +197,8 @@ func readFixture(fsys fs.FS, name string, v any) (found bool, err error) {
 	return true, nil
 }
 
-// org is an organization: the tenant that owns data and credentials.
-type org struct {
+// Org is an organization: the tenant that owns data and credentials.
+type Org struct {
 	ID        string // tagged ID, "org_..." (compliance)
 	UUID      string // the ID of the administration API (gaps §6)
 	Name      string
@@ -222,29 +212,29 @@ func loadOrganizations(fsys fs.FS, fx *Fixtures) error {
 			UUID        string       `json:"uuid"`
 			Name        string       `json:"name"`
 			CreatedAt   time.Time    `json:"created_at"`
-			Credentials []credential `json:"credentials"`
+			Credentials []Credential `json:"credentials"`
 		} `json:"organizations"`
 	}
-	if _, err := readFixture(fsys, "organizations.json", &file); err != nil {
+	if _, err := ReadFixture(fsys, "organizations.json", &file); err != nil {
 		return err
 	}
 	for _, o := range file.Organizations {
-		og := &org{ID: o.ID, UUID: o.UUID, Name: o.Name, CreatedAt: o.CreatedAt}
-		fx.orgs = append(fx.orgs, og)
+		og := &Org{ID: o.ID, UUID: o.UUID, Name: o.Name, CreatedAt: o.CreatedAt}
+		fx.Orgs = append(fx.Orgs, og)
 		for _, c := range o.Credentials {
-			if _, dup := fx.creds[c.Secret]; dup {
+			if _, dup := fx.Creds[c.Secret]; dup {
 				return fmt.Errorf("organizations.json: credential secret of %s is used twice", c.ID)
 			}
-			c.org = og
-			fx.creds[c.Secret] = &c
+			c.Org = og
+			fx.Creds[c.Secret] = &c
 		}
 	}
 	return nil
 }
 
-// orgByID finds an organization by its tagged ID or its UUID.
-func (fx *Fixtures) orgByID(id string) *org {
-	for _, o := range fx.orgs {
+// OrgByID finds an organization by its tagged ID or its UUID.
+func (fx *Fixtures) OrgByID(id string) *Org {
+	for _, o := range fx.Orgs {
 		if o.ID == id || o.UUID == id {
 			return o
 		}
@@ -252,9 +242,9 @@ func (fx *Fixtures) orgByID(id string) *org {
 	return nil
 }
 
-// member is a user of an organization (spec 2.11). Administration serves and changes them;
+// Member is a user of an organization (spec 2.11). Administration serves and changes them;
 // compliance refers to them by ID (chat and project creators).
-type member struct {
+type Member struct {
 	OrganizationID string    `json:"organization_id"`
 	ID             string    `json:"id"`
 	Email          string    `json:"email"`
@@ -263,23 +253,23 @@ type member struct {
 	AddedAt        time.Time `json:"added_at"`
 	// Removed marks a user removed through the API: compliance still names them, and their ID
 	// stays a valid cursor of the user list (a snapshot writes it; the API never answers it).
-	Removed bool `json:"removed,omitempty"`
-	org     *org
-	encoded recordJSON // the user record (view), encoded once per change
+	Removed bool       `json:"removed,omitempty"`
+	Org     *Org       `json:"-"`
+	Encoded RecordJSON `json:"-"` // the user record (view), encoded once per change
 }
 
 func loadUsers(fsys fs.FS, fx *Fixtures) error {
 	var file struct {
-		Users []member `json:"users"`
+		Users []Member `json:"users"`
 	}
-	if _, err := readFixture(fsys, "users.json", &file); err != nil {
+	if _, err := ReadFixture(fsys, "users.json", &file); err != nil {
 		return err
 	}
 	for _, u := range file.Users {
-		if u.org = fx.orgByID(u.OrganizationID); u.org == nil {
+		if u.Org = fx.OrgByID(u.OrganizationID); u.Org == nil {
 			return fmt.Errorf("users.json: user %s names unknown organization %s", u.ID, u.OrganizationID)
 		}
-		fx.users = append(fx.users, u)
+		fx.Users = append(fx.Users, u)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"bytes"
@@ -14,24 +14,24 @@ import (
 	"github.com/platformkit/platformkit/schemas"
 )
 
-// body reads the request body, bounded by the interface's limit: a larger body is refused with
+// Body reads the request body, bounded by the interface's limit: a larger body is refused with
 // 413 request_too_large without being read into memory (gaps §1). A declared Content-Type other
 // than JSON is refused (spec 5.1); a missing one is tolerated, as are body-less POSTs (gaps §2).
 // The control API takes any Content-Type, since people call it by hand with curl -d.
-func (c *call) body() ([]byte, error) {
-	limit := int64(defaultBodyLimit)
-	if c.route.ifc != nil {
-		limit = c.route.ifc.bodyLimit
+func (c *Call) Body() ([]byte, error) {
+	limit := int64(DefaultBodyLimit)
+	if c.Route.Ifc != nil {
+		limit = c.Route.Ifc.bodyLimit
 	}
-	if c.route.limit > 0 {
-		limit = c.route.limit
+	if c.Route.limit > 0 {
+		limit = c.Route.limit
 	}
 	if c.Request.ContentLength > limit {
-		return nil, newError(errRequestTooLarge, "request body is %d bytes; the limit is %d bytes", c.Request.ContentLength, limit)
+		return nil, NewError(ErrRequestTooLarge, "request body is %d bytes; the limit is %d bytes", c.Request.ContentLength, limit)
 	}
-	if ct := c.Request.Header.Get("Content-Type"); ct != "" && c.route.ifc != nil {
+	if ct := c.Request.Header.Get("Content-Type"); ct != "" && c.Route.Ifc != nil {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, invalid("Content-Type: requests with a body must be application/json, got %s", quoted(ct, maxExcerpt)).because(ReasonContentType)
+			return nil, Invalid("Content-Type: requests with a body must be application/json, got %s", Quoted(ct, MaxExcerpt)).Because(ReasonContentType)
 		}
 	}
 	if c.Request.Body == nil {
@@ -41,12 +41,12 @@ func (c *call) body() ([]byte, error) {
 	if err != nil {
 		// The error is the connection's (a timeout, a reset, a short body): its text names Go's
 		// network internals, and the client needs only to know the body did not arrive.
-		return nil, invalid("request body: the connection closed or timed out before the body arrived in full (%d bytes read)", len(data)).because(ReasonBodyCut)
+		return nil, Invalid("request body: the connection closed or timed out before the body arrived in full (%d bytes read)", len(data)).Because(ReasonBodyCut)
 	}
 	if int64(len(data)) > limit {
-		return nil, newError(errRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
+		return nil, NewError(ErrRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
 	}
-	c.x.body = data
+	c.X.body = data
 	return data, nil
 }
 
@@ -75,59 +75,59 @@ func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 	}
 }
 
-func decodeJSON(data []byte, v any) error {
+func DecodeJSON(data []byte, v any) error {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		data = []byte("{}")
 	}
 	if data[0] != '{' {
 		if !json.Valid(data) {
-			return invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+			return Invalid("the request body is not valid JSON").Because(ReasonBodyNotJSON)
 		}
-		return invalid("the request body must be a JSON object").because(ReasonBodyNotObject)
+		return Invalid("the request body must be a JSON object").Because(ReasonBodyNotObject)
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
-		return decodeError(err)
+		return DecodeError(err)
 	}
 	if d.More() {
-		return invalid("the request body has data after the JSON object").because(ReasonBodyNotJSON)
+		return Invalid("the request body has data after the JSON object").Because(ReasonBodyNotJSON)
 	}
 	return nil
 }
 
-// decodeError is the one translation of an encoding/json error into the API's terms: the field
+// DecodeError is the one translation of an encoding/json error into the API's terms: the field
 // path and the JSON type expected, never a Go type or struct name ("Go struct field
 // messageRequest.max_tokens of type int" means nothing to a client in another language).
-func decodeError(err error) error {
+func DecodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te):
 		if te.Field == "" {
-			return invalid("the request body must be %s, got %s", jsonKind(te.Type), excerpt(te.Value, maxExcerpt)).because(ReasonBodyNotObject)
+			return Invalid("the request body must be %s, got %s", jsonKind(te.Type), Excerpt(te.Value, MaxExcerpt)).Because(ReasonBodyNotObject)
 		}
-		return invalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), excerpt(te.Value, maxExcerpt)).because(ReasonWrongType)
+		return InvalidField(te.Field, "must be %s, got %s", jsonKind(te.Type), Excerpt(te.Value, MaxExcerpt)).Because(ReasonWrongType)
 	case errors.As(err, &se):
 		if tooDeep := depthError(se); tooDeep != nil {
 			return tooDeep
 		}
-		return invalid("the request body is not valid JSON: %s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset).because(ReasonBodyNotJSON)
+		return Invalid("the request body is not valid JSON: %s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset).Because(ReasonBodyNotJSON)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return invalid("the request body is not valid JSON: it ends in the middle of a value").because(ReasonBodyNotJSON)
+		return Invalid("the request body is not valid JSON: it ends in the middle of a value").Because(ReasonBodyNotJSON)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
 		if uerr != nil {
-			return invalid("the request body has an unknown field").because(ReasonUnknownField)
+			return Invalid("the request body has an unknown field").Because(ReasonUnknownField)
 		}
-		return invalidField(schemas.PathSegment(name), "unknown field").because(ReasonUnknownField)
+		return InvalidField(schemas.PathSegment(name), "unknown field").Because(ReasonUnknownField)
 	}
-	var ae *apiError
+	var ae *APIError
 	if errors.As(err, &ae) {
 		return ae // from an UnmarshalJSON of the fake's own, already in the API's terms
 	}
-	return invalid("the request body does not have the shape this endpoint takes").because(ReasonWrongType)
+	return Invalid("the request body does not have the shape this endpoint takes").Because(ReasonWrongType)
 }
 
 // jsonKind names the JSON type a Go type is decoded from, with the range of an integer.
@@ -153,9 +153,9 @@ func jsonKind(t reflect.Type) string {
 	return "an object"
 }
 
-// validateBody checks a request body against a request schema of package schemas and answers
+// ValidateBody checks a request body against a request schema of package schemas and answers
 // the first violation as a 400 naming the field: "messages.0.role: value must be one of ...".
-func validateBody(schema string, data []byte) error {
+func ValidateBody(schema string, data []byte) error {
 	_, err := decodeValue(schema, data)
 	return err
 }
@@ -185,9 +185,9 @@ func bodyError(err error) error {
 		}
 		reason := reasonOfKeyword(se.Keyword, field)
 		if field == "" { // the document itself: "expected object, but got array"
-			return invalid("the request body: %s", msg).because(reason)
+			return Invalid("the request body: %s", msg).Because(reason)
 		}
-		return invalidField(field, "%s", msg).because(reason)
+		return InvalidField(field, "%s", msg).Because(reason)
 	}
 	if err != nil {
 		var syn *json.SyntaxError
@@ -196,31 +196,31 @@ func bodyError(err error) error {
 				return tooDeep
 			}
 		}
-		return invalid("the request body is not valid JSON").because(ReasonBodyNotJSON)
+		return Invalid("the request body is not valid JSON").Because(ReasonBodyNotJSON)
 	}
 	return nil
 }
 
-// decodeBody reads the request body and decodes it once, checked against the route's request
+// DecodeBody reads the request body and decodes it once, checked against the route's request
 // schema (decodeValue). The coverage's count of the fields sent is taken from the decoded value
 // here, before the handler changes it and even when the schema refused it, instead of reading
 // the bytes again once the request is answered.
-func (c *call) decodeBody() ([]byte, any, error) {
-	data, err := c.body()
+func (c *Call) DecodeBody() ([]byte, any, error) {
+	data, err := c.Body()
 	if err != nil {
 		return nil, nil, err
 	}
 	v, err := c.decodeValue(data)
-	c.x.bodyJSON = v != nil
+	c.X.bodyJSON = v != nil
 	return data, v, err
 }
 
 // decodeValue is decodeValue against the route's request schema, counting the fields the
 // decoded body sends for coverage (which would otherwise read them from the bytes again).
-func (c *call) decodeValue(data []byte) (any, error) {
+func (c *Call) decodeValue(data []byte) (any, error) {
 	v, err := decodeValue(c.bodySchema(), data)
-	if v != nil && !c.srv.cfg.noCoverage {
-		c.x.bodyCounted = sentFields(c.Context, v, &c.x.bodySent)
+	if v != nil && !c.Srv.Cfg.NoCoverage {
+		c.X.bodyCounted = sentFields(c.Context, v, &c.X.bodySent)
 	}
 	return v, err
 }
@@ -235,7 +235,7 @@ func depthError(se *json.SyntaxError) error {
 	if !strings.Contains(se.Error(), "exceeded max depth") {
 		return nil
 	}
-	return invalid("the request body nests arrays and objects deeper than %d levels, the most the fake reads (crossed at byte %d)", maxJSONDepth, se.Offset).because(ReasonBodyNotJSON)
+	return Invalid("the request body nests arrays and objects deeper than %d levels, the most the fake reads (crossed at byte %d)", maxJSONDepth, se.Offset).Because(ReasonBodyNotJSON)
 }
 
 func joinPath(a, b string) string {
@@ -248,20 +248,20 @@ func joinPath(a, b string) string {
 // bodySchema is the request schema the route's line of the table declares. A handler that reads
 // a body its route does not declare is a bug in the fake (the OpenAPI document would not
 // describe it): it panics, which the server reports as a violation.
-func (c *call) bodySchema() string {
-	if c.route.body == "" {
-		panic(fmt.Sprintf("%s %s reads a request body, but its line of the route table declares no request schema", c.route.method, c.route.path))
+func (c *Call) bodySchema() string {
+	if c.Route.Body == "" {
+		panic(fmt.Sprintf("%s %s reads a request body, but its line of the route table declares no request schema", c.Route.Method, c.Route.Path))
 	}
-	return c.route.body
+	return c.Route.Body
 }
 
-// bindValid reads a JSON object body, checks it against the route's request schema (answering
+// BindValid reads a JSON object body, checks it against the route's request schema (answering
 // the first violation as a 400 naming the field) and decodes it into v, parsing the body once:
 // the decoded value is assigned to v, unless v takes a shape assign leaves to encoding/json,
 // which then decodes the bytes. An absent body is an empty object, since clients send body-less
 // POSTs (gaps §2).
-func (c *call) bindValid(v any) error {
-	data, err := c.body()
+func (c *Call) BindValid(v any) error {
+	data, err := c.Body()
 	if err != nil {
 		return err
 	}
@@ -270,12 +270,12 @@ func (c *call) bindValid(v any) error {
 		data = []byte("{}")
 	}
 	doc, err := c.decodeValue(data)
-	c.x.bodyJSON = doc != nil && !empty // what decoded is the body the client sent
+	c.X.bodyJSON = doc != nil && !empty // what decoded is the body the client sent
 	if err != nil {
 		return err
 	}
-	if assignDecoded(doc, v) {
+	if AssignDecoded(doc, v) {
 		return nil
 	}
-	return decodeJSON(data, v)
+	return DecodeJSON(data, v)
 }

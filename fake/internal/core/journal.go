@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"encoding/json"
@@ -12,10 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// JournalEntry is one API request the server answered (GET /_fake/journal). Control
-// requests (/_fake/) are never recorded, and no credential is: only the ID of the key used.
-// Entries are bounded (see journalValueCap and the caps beside it): what was cut is named in
-// Truncated, so a test never mistakes a shortened value for what was sent.
+// JournalEntry is the face's JournalEntry (package fake), which documents it.
 type JournalEntry struct {
 	RequestID    string            `json:"request_id"`
 	At           time.Time         `json:"at"` // on the server's clock, when the request arrived
@@ -64,106 +61,105 @@ type JournalEntry struct {
 // The journal's bounds. An entry holds at most about 90 KiB whatever the request, and the journal
 // at most journalCap entries and journalBytes bytes: older entries are dropped first.
 const (
-	journalCap        = 10000
-	journalBytes      = 32 << 20
-	journalBodyCap    = 64 << 10 // the largest body kept
-	journalValueCap   = 1 << 10  // the longest header value kept whole
-	journalHeadersCap = 16 << 10 // the headers kept per entry, names and values
-	journalURLCap     = 4 << 10  // the longest path, and query, kept whole
-	journalEntryBase  = 256      // an entry's fixed cost: the struct, its map and strings
+	JournalCap        = 10000
+	JournalBytes      = 32 << 20
+	JournalBodyCap    = 64 << 10 // the largest body kept
+	JournalValueCap   = 1 << 10  // the longest header value kept whole
+	JournalHeadersCap = 16 << 10 // the headers kept per entry, names and values
+	JournalURLCap     = 4 << 10  // the longest path, and query, kept whole
+	JournalEntryBase  = 256      // an entry's fixed cost: the struct, its map and strings
 )
 
-// journalsBytes bounds the journals of a server and of all its namespaces together: each
+// JournalsBytes bounds the journals of a server and of all its namespaces together: each
 // journal's own bound, times the 1,000 namespaces a server keeps, would allow 32 GB.
-const journalsBytes = 256 << 20
+const JournalsBytes = 256 << 20
 
 // journal is a ring of the last entries, bounded by count and by bytes: recording costs the
 // same however long the server has run.
 type journal struct {
-	mu     sync.Mutex
+	Mu     sync.Mutex
 	ring   []JournalEntry // grows by doubling to journalCap
 	head   int            // index of the oldest entry
-	n      int            // entries held
-	bytes  int            // their estimated size
+	N      int            // entries held
+	Bytes  int            // their estimated size
 	seq    uint64         // entries ever recorded
-	budget *byteBudget    // shared with the server's namespaces; nil once a namespace is dropped
+	budget *ByteBudget    // shared with the server's namespaces; nil once a namespace is dropped
 }
 
-// add records e and reports whether the journals sharing its budget now hold more than the
+// Add records e and reports whether the journals sharing its budget now hold more than the
 // limit.
-func (j *journal) add(e *JournalEntry) (over bool) {
-	e.size = journalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body)
+func (j *journal) Add(e *JournalEntry) (over bool) {
+	e.size = JournalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body)
 	for _, h := range e.headers {
 		e.size += len(h)
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	before := j.bytes
-	for j.n > 0 && (j.n == journalCap || j.bytes+e.size > journalBytes) {
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	before := j.Bytes
+	for j.N > 0 && (j.N == JournalCap || j.Bytes+e.size > JournalBytes) {
 		j.dropOldest()
 	}
-	if j.n == len(j.ring) {
-		grown := make([]JournalEntry, min(max(2*len(j.ring), 16), journalCap))
+	if j.N == len(j.ring) {
+		grown := make([]JournalEntry, min(max(2*len(j.ring), 16), JournalCap))
 		j.copyTo(grown)
 		j.ring, j.head = grown, 0
 	}
 	j.seq++
 	e.seq = j.seq
-	j.ring[(j.head+j.n)%len(j.ring)] = *e // the one copy of the entry
-	j.n++
-	j.bytes += e.size
+	j.ring[(j.head+j.N)%len(j.ring)] = *e // the one copy of the entry
+	j.N++
+	j.Bytes += e.size
 	if j.budget == nil {
 		return false
 	}
-	return j.budget.add(j.bytes - before)
+	return j.budget.Add(j.Bytes - before)
 }
 
 // dropOldest forgets the oldest entry; the caller holds mu and has checked that there is one.
 func (j *journal) dropOldest() {
-	j.bytes -= j.ring[j.head].size
+	j.Bytes -= j.ring[j.head].size
 	j.ring[j.head] = JournalEntry{} // let the dropped entry's memory go
 	j.head = (j.head + 1) % len(j.ring)
-	j.n--
+	j.N--
 }
 
 // trim drops the oldest entries until the shared budget is within its limit or the journal is
 // empty.
 func (j *journal) trim() {
-	j.mu.Lock()
-	defer j.mu.Unlock()
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
 	if j.budget == nil {
 		return
 	}
-	before := j.bytes
-	for j.n > 0 && j.budget.bytes.Load()-int64(before-j.bytes) > j.budget.limit {
+	before := j.Bytes
+	for j.N > 0 && j.budget.Bytes.Load()-int64(before-j.Bytes) > j.budget.Limit {
 		j.dropOldest()
 	}
-	j.budget.add(j.bytes - before)
+	j.budget.Add(j.Bytes - before)
 }
 
 // detach takes a dropped namespace's journal out of the shared budget.
 func (j *journal) detach() {
-	j.mu.Lock()
-	defer j.mu.Unlock()
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
 	if j.budget != nil {
-		j.budget.add(-j.bytes)
+		j.budget.Add(-j.Bytes)
 		j.budget = nil
 	}
 }
 
 // copyTo copies the entries, oldest first, to dst; the caller holds mu.
 func (j *journal) copyTo(dst []JournalEntry) int {
-	k := copy(dst, j.ring[j.head:min(j.head+j.n, len(j.ring))])
-	return k + copy(dst[k:], j.ring[:j.n-k])
+	k := copy(dst, j.ring[j.head:min(j.head+j.N, len(j.ring))])
+	return k + copy(dst[k:], j.ring[:j.N-k])
 }
 
-// Journal returns the API requests the server answered since it started or was last reset or
-// cleared, oldest first: at most the last 10,000, and as many of the last as fit 32 MiB.
+// Journal is the face's Server.Journal (package fake), which documents it.
 func (s *Server) Journal() []JournalEntry {
-	j := &s.requestLog
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := make([]JournalEntry, j.n)
+	j := &s.RequestLog
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	out := make([]JournalEntry, j.N)
 	j.copyTo(out)
 	for i := range out {
 		out[i].Headers = headerMap(out[i].headers)
@@ -174,16 +170,16 @@ func (s *Server) Journal() []JournalEntry {
 	return out
 }
 
-// ClearJournal forgets the recorded requests and returns how many there were.
+// ClearJournal is the face's Server.ClearJournal (package fake), which documents it.
 func (s *Server) ClearJournal() int {
-	j := &s.requestLog
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	n := j.n
+	j := &s.RequestLog
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	n := j.N
 	if j.budget != nil {
-		j.budget.add(-j.bytes)
+		j.budget.Add(-j.Bytes)
 	}
-	j.ring, j.head, j.n, j.bytes = nil, 0, 0, 0
+	j.ring, j.head, j.N, j.Bytes = nil, 0, 0, 0
 	return n
 }
 
@@ -195,42 +191,42 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	r := gc.Request
 	x := exchangeOf(gc)
 	e := JournalEntry{
-		RequestID:    x.requestID[0],
+		RequestID:    x.RequestID[0],
 		At:           at,
 		Method:       r.Method,
 		Status:       status,
-		ErrorType:    x.errorType,
+		ErrorType:    x.ErrorType,
 		Fault:        x.fault,
-		Stub:         x.stub,
-		StubNearMiss: x.stubNearMiss,
-		RateLimit:    x.rateLimit,
-		Thread:       x.thread,
+		Stub:         x.Stub,
+		StubNearMiss: x.StubNearMiss,
+		RateLimit:    x.RateLimit,
+		Thread:       x.Thread,
 	}
-	if c := callOf(gc); c != nil && c.route.ifc != nil {
-		e.Interface = c.route.ifc.name
-		if c.cred != nil {
-			e.CredentialID, e.CredentialHeader = c.cred.ID, c.credHeader
+	if c := callOf(gc); c != nil && c.Route.Ifc != nil {
+		e.Interface = c.Route.Ifc.Name
+		if c.Cred != nil {
+			e.CredentialID, e.CredentialHeader = c.Cred.ID, c.credHeader
 		}
 		e.APIVersion = c.versionName()
 	}
-	e.Path = e.bounded("path", r.URL.Path, journalURLCap)
-	e.Query = e.bounded("query", r.URL.RawQuery, journalURLCap)
+	e.Path = e.bounded("path", r.URL.Path, JournalURLCap)
+	e.Query = e.bounded("query", r.URL.RawQuery, JournalURLCap)
 	e.headers = e.recordHeaders(r.Header)
-	e.Valid = e.ErrorType != errInvalidRequest && e.ErrorType != errRequestTooLarge
+	e.Valid = e.ErrorType != ErrInvalidRequest && e.ErrorType != ErrRequestTooLarge
 	if b := x.body; b != nil {
 		e.BodyBytes = len(b)
 		switch {
 		// A tunnel token is a secret handed out only by reveal and rotate (spec 5 rule 2); a
 		// careless client might send one back in a body, so tunnel bodies are not kept.
-		case e.Interface == ifTunnels.name || e.Interface == ifTunnelsAPI.name:
-		case len(b) > journalBodyCap:
+		case e.Interface == IfTunnels.Name || e.Interface == IfTunnelsAPI.Name:
+		case len(b) > JournalBodyCap:
 			e.Truncated = append(e.Truncated, "body")
 		case x.bodyJSON, json.Valid(b):
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}
-	if s.requestLog.add(&e) {
-		s.root().trimIdleJournals(s)
+	if s.RequestLog.Add(&e) {
+		s.Root().trimIdleJournals(s)
 	}
 }
 
@@ -253,7 +249,7 @@ func (e *JournalEntry) recordHeaders(h http.Header) []string {
 		out, n = e.addHeader(out, k, vs)
 		total += n
 	}
-	if total <= journalHeadersCap {
+	if total <= JournalHeadersCap {
 		return out
 	}
 	e.Truncated = slices.DeleteFunc(e.Truncated, func(t string) bool { return strings.HasPrefix(t, "headers.") })
@@ -265,7 +261,7 @@ func (e *JournalEntry) recordHeaders(h http.Header) []string {
 	sort.Strings(names)
 	for _, k := range names {
 		var n int
-		if out, n = e.addHeader(out, k, h[k]); total+n > journalHeadersCap { // left out whole
+		if out, n = e.addHeader(out, k, h[k]); total+n > JournalHeadersCap { // left out whole
 			cut := "headers." + strings.ToLower(k)
 			e.Truncated = append(slices.DeleteFunc(e.Truncated, func(t string) bool { return t == cut }), "headers")
 			return out[:len(out)-2]
@@ -277,7 +273,7 @@ func (e *JournalEntry) recordHeaders(h http.Header) []string {
 
 // addHeader appends one header unless it carries a credential, and returns the bytes it kept.
 func (e *JournalEntry) addHeader(out []string, k string, vs []string) ([]string, int) {
-	if strings.EqualFold(k, headerAPIKey) || strings.EqualFold(k, headerAuthorization) {
+	if strings.EqualFold(k, HeaderAPIKey) || strings.EqualFold(k, HeaderAuthorization) {
 		return out, 0
 	}
 	v := ""
@@ -287,8 +283,8 @@ func (e *JournalEntry) addHeader(out []string, k string, vs []string) ([]string,
 	case n > 1:
 		v = strings.Join(vs, ", ") // several values of one header: rare, and each is bounded by the server
 	}
-	if len(v) > journalValueCap {
-		v = e.bounded("headers."+strings.ToLower(k), v, journalValueCap)
+	if len(v) > JournalValueCap {
+		v = e.bounded("headers."+strings.ToLower(k), v, JournalValueCap)
 	}
 	return append(out, k, v), len(k) + len(v)
 }
@@ -309,34 +305,33 @@ func isControl(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/_f
 // getJournal answers the journal, oldest first, paged like the API's cursor lists: limit (1 to
 // 10,000; the whole journal when absent) and after_id or before_id, a request_id of an entry still
 // held. first_id, last_id and has_more lead to the next page.
-func (s *Server) getJournal(c *call) (any, error) {
-	q, err := c.cursorQuery()
+func (s *Server) getJournal(c *Call) (any, error) {
+	q, err := c.CursorQuery()
 	if err != nil {
 		return nil, err
 	}
 	entries := s.Journal()
-	keyOf := func(e JournalEntry) listKey { return listKey{ID: string(appendBase62(nil, e.seq, 11))} }
+	keyOf := func(e JournalEntry) ListKey { return ListKey{ID: string(AppendBase62(nil, e.seq, 11))} }
 	idOf := func(e JournalEntry) string { return e.RequestID }
-	return pageByCursor(entries, keyOf, idOf, oldestFirst, q, func(id string) (listKey, bool) {
+	return PageByCursor(entries, keyOf, idOf, OldestFirst, q, func(id string) (ListKey, bool) {
 		for i := len(entries) - 1; i >= 0; i-- {
 			if entries[i].RequestID == id {
 				return keyOf(entries[i]), true
 			}
 		}
-		return listKey{}, false
+		return ListKey{}, false
 	})
 }
 
-type clearedBody struct {
+type ClearedBody struct {
 	Cleared int `json:"cleared"`
 }
 
-func (s *Server) clearJournal(c *call) (any, error) {
-	return clearedBody{s.ClearJournal()}, nil
+func (s *Server) clearJournal(c *Call) (any, error) {
+	return ClearedBody{s.ClearJournal()}, nil
 }
 
-// JournalThread is the thread field of a journaled request: its type ("create" or
-// "continue") and, for a continue, the reply it continues.
+// JournalThread is the face's JournalThread (package fake), which documents it.
 type JournalThread struct {
 	Type              string  `json:"type"`
 	PreviousMessageID *string `json:"previous_message_id"`

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"encoding"
@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// assignDecoded sets *v (v a non-nil pointer) to the decoded body doc (schemas.Decode: objects
+// AssignDecoded sets *v (v a non-nil pointer) to the decoded body doc (schemas.Decode: objects
 // as map[string]any, numbers as json.Number) exactly as decodeJSON would decode the same bytes,
 // so that a body checked against its schema is parsed once, not twice. It covers the shapes
 // request bodies take: structs of exported, tagged fields matched by their exact name, strings,
@@ -17,7 +17,7 @@ import (
 // (an interface, json.RawMessage or []byte, a type with its own UnmarshalJSON or UnmarshalText,
 // an embedded struct, a ",string" field, a key that is not a field's exact name, a number that
 // does not fit, a map v already holds) it reports false and leaves *v as it was, for decodeJSON.
-func assignDecoded(doc any, v any) bool {
+func AssignDecoded(doc any, v any) bool {
 	dst := reflect.ValueOf(v)
 	if _, object := doc.(map[string]any); !object || dst.Kind() != reflect.Pointer || dst.IsNil() {
 		return false // decodeJSON takes an object only

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"fmt"
@@ -14,10 +14,7 @@ import (
 	"github.com/platformkit/platformkit/schemas"
 )
 
-// Coverage is what a server answered since its last reset (GET /_fake/coverage): for every API
-// operation of the route table, how many requests it had, how many it refused as invalid and
-// why, and which of its request fields were ever sent. It is counted as requests arrive, so it
-// does not shrink when the journal drops old entries. Control requests (/_fake/) are not counted.
+// Coverage is the face's Coverage (package fake), which documents it.
 type Coverage struct {
 	// Scope is "server" for every request to the server and its namespaces, else "namespace"
 	// (Namespace names it) or "default" (the requests outside any namespace).
@@ -35,7 +32,7 @@ type Coverage struct {
 	Operations          []OperationCoverage `json:"operations"`
 }
 
-// OperationCoverage is one API operation's part of Coverage.
+// OperationCoverage is the face's OperationCoverage (package fake), which documents it.
 type OperationCoverage struct {
 	Operation string `json:"operation"` // "POST /v1/messages", the path as the route table writes it
 	Interface string `json:"interface"`
@@ -60,15 +57,13 @@ type OperationCoverage struct {
 	QueryParameters FieldCoverage `json:"query_parameters"`
 }
 
-// FieldCoverage splits an operation's fields into those sent and those never sent.
+// FieldCoverage is the face's FieldCoverage (package fake), which documents it.
 type FieldCoverage struct {
 	Sent    []string `json:"sent"`
 	NotSent []string `json:"not_sent"`
 }
 
-// InvalidReason is one kind of refusal of an operation's requests: its code (the table below),
-// the field it named (array indices as "[]"; "" for the body as a whole), how many requests it
-// refused, and the message of the first of them.
+// InvalidReason is the face's InvalidReason (package fake), which documents it.
 type InvalidReason struct {
 	Code    string `json:"code"`
 	Field   string `json:"field"`
@@ -120,13 +115,13 @@ func reasonOfKeyword(kw, field string) string {
 
 // Bounds of what one operation's coverage keeps, whatever its clients send.
 const (
-	maxReasons      = 32
-	maxReasonField  = 256
-	maxReasonSample = 512
-	// maxFieldWords bounds an operation's fields to 512, body and query together (the
+	MaxReasons      = 32
+	MaxReasonField  = 256
+	MaxReasonSample = 512
+	// MaxFieldWords bounds an operation's fields to 512, body and query together (the
 	// create-message request, with every field of the official SDKs, has 269);
 	// TestEveryOperationsFieldsFit keeps them within it.
-	maxFieldWords = 8
+	MaxFieldWords = 8
 )
 
 // operation is an API route of the table as coverage counts it. Its fields are numbered, body
@@ -134,35 +129,35 @@ const (
 // request schema on the operation's first request (compiling every request schema up front
 // would cost the first request of a process a fifth of a second).
 type operation struct {
-	rt   *route
-	name string
+	Rt   *Route
+	Name string
 
 	once   sync.Once
 	fields []string   // body field paths, then query parameter names
-	nBody  int        // how many of fields are body fields
+	NBody  int        // how many of fields are body fields
 	body   *fieldNode // the body fields as a tree, to walk a request body along
 }
 
-// load reads the operation's fields, once.
-func (op *operation) load() *operation {
+// Load reads the operation's fields, once.
+func (op *operation) Load() *operation {
 	op.once.Do(func() {
 		op.body = &fieldNode{idx: -1}
-		if op.rt.body != "" {
-			fields, err := schemas.Fields(op.rt.body)
+		if op.Rt.Body != "" {
+			fields, err := schemas.Fields(op.Rt.Body)
 			if err != nil {
-				panic("fake: the request schema of " + op.name + ": " + err.Error())
+				panic("fake: the request schema of " + op.Name + ": " + err.Error())
 			}
 			for _, f := range fields {
 				op.body.add(f, len(op.fields))
 				op.fields = append(op.fields, f)
 			}
 		}
-		op.nBody = len(op.fields)
-		for _, p := range op.rt.query {
-			op.fields = append(op.fields, p.name)
+		op.NBody = len(op.fields)
+		for _, p := range op.Rt.Query {
+			op.fields = append(op.fields, p.Name)
 		}
-		if len(op.fields) > 64*maxFieldWords {
-			panic(fmt.Sprintf("fake: %s has %d fields; coverage counts at most %d", op.name, len(op.fields), 64*maxFieldWords))
+		if len(op.fields) > 64*MaxFieldWords {
+			panic(fmt.Sprintf("fake: %s has %d fields; coverage counts at most %d", op.Name, len(op.fields), 64*MaxFieldWords))
 		}
 	})
 	return op
@@ -178,20 +173,20 @@ type fieldNode struct {
 type operationKey struct{ method, path string }
 
 type operationTable struct {
-	list  []*operation
+	List  []*operation
 	index map[operationKey]int
 }
 
-// operations numbers the API operations of the route table, once per process. (A function over
+// Operations numbers the API operations of the route table, once per process. (A function over
 // a sync.Once rather than a sync.OnceValue: the route table refers, through getCoverage, back to
 // it, which Go forbids in a variable's initializer.)
-func operations() *operationTable {
+func Operations() *operationTable {
 	operationsOnce.Do(func() {
 		t := &operationTable{index: map[operationKey]int{}}
-		for _, rt := range routes() {
-			if rt.ifc != nil {
-				t.index[operationKey{rt.method, rt.path}] = len(t.list)
-				t.list = append(t.list, &operation{rt: rt, name: rt.method + " " + rt.path})
+		for _, rt := range Routes() {
+			if rt.Ifc != nil {
+				t.index[operationKey{rt.Method, rt.Path}] = len(t.List)
+				t.List = append(t.List, &operation{Rt: rt, Name: rt.Method + " " + rt.Path})
 			}
 		}
 		operationTab = t
@@ -255,13 +250,13 @@ func (n *fieldNode) mark(v gjson.Result, sent []uint64) {
 // sentFields marks in sent the body fields of gc's operation that the decoded body v holds, as
 // countCoverage counts them; false for a route no operation describes, or one without body
 // fields.
-func sentFields(gc *gin.Context, v any, sent *[maxFieldWords]uint64) bool {
-	tab := operations()
+func sentFields(gc *gin.Context, v any, sent *[MaxFieldWords]uint64) bool {
+	tab := Operations()
 	i, ok := tab.index[operationKey{gc.Request.Method, gc.FullPath()}]
 	if !ok {
 		return false
 	}
-	op := tab.list[i].load()
+	op := tab.List[i].Load()
 	if op.body.props == nil {
 		return false
 	}
@@ -307,7 +302,7 @@ type coverageCounts struct {
 
 type opCounts struct {
 	requests, invalid, faulted atomic.Int64
-	sent                       [maxFieldWords]atomic.Uint64
+	sent                       [MaxFieldWords]atomic.Uint64
 	versions                   atomic.Uint32 // bit i: apiVersions[i] answered a request
 
 	mu      sync.Mutex // guards reasons and dropped: touched only by invalid requests
@@ -326,7 +321,7 @@ func (c *coverage) counts() *coverageCounts {
 }
 
 func newCoverageCounts() *coverageCounts {
-	return &coverageCounts{ops: make([]opCounts, len(operations().list))}
+	return &coverageCounts{ops: make([]opCounts, len(Operations().List))}
 }
 
 func (c *coverage) reset() { c.p.Store(nil) }
@@ -335,7 +330,7 @@ func (c *coverage) reset() { c.p.Store(nil) }
 // server (the default server's all). It runs on every API request: it walks the body the handler read
 // along the operation's fields only, and takes a lock only to note why a request was invalid.
 func (s *Server) countCoverage(gc *gin.Context, fault bool) {
-	tab := operations()
+	tab := Operations()
 	// The handler's call knows its operation; a request answered before the handler ran (an
 	// injected fault) is found by its route's path.
 	var i int
@@ -348,11 +343,11 @@ func (s *Server) countCoverage(gc *gin.Context, fault bool) {
 	}
 	if !ok {
 		s.coverage.counts().unrouted.Add(1)
-		s.root().all.counts().unrouted.Add(1)
+		s.Root().all.counts().unrouted.Add(1)
 		return
 	}
-	op := tab.list[i].load()
-	var sent [maxFieldWords]uint64
+	op := tab.List[i].Load()
+	var sent [MaxFieldWords]uint64
 	x := exchangeOf(gc)
 	ae := x.apiError
 	if x.bodyCounted {
@@ -360,19 +355,19 @@ func (s *Server) countCoverage(gc *gin.Context, fault bool) {
 	} else if b := x.body; b != nil && op.body.props != nil && (ae == nil || ae.reason != ReasonBodyNotJSON) {
 		op.body.mark(gjson.ParseBytes(b), sent[:])
 	}
-	if q := gc.Request.URL.RawQuery; q != "" && len(op.fields) > op.nBody {
+	if q := gc.Request.URL.RawQuery; q != "" && len(op.fields) > op.NBody {
 		markQuery(op, q, sent[:])
 	}
 	var reason InvalidReason
-	invalid := !fault && ae != nil && (ae.typ == errInvalidRequest || ae.typ == errRequestTooLarge)
+	invalid := !fault && ae != nil && (ae.Typ == ErrInvalidRequest || ae.Typ == ErrRequestTooLarge)
 	if invalid {
 		reason = reasonOf(op, ae)
 	}
 	var version uint32
-	if c != nil && c.version != nil {
-		version = 1 << slices.Index(apiVersions, c.version)
+	if c != nil && c.Version != nil {
+		version = 1 << slices.Index(apiVersions, c.Version)
 	}
-	for _, cc := range []*coverageCounts{s.coverage.counts(), s.root().all.counts()} {
+	for _, cc := range []*coverageCounts{s.coverage.counts(), s.Root().all.counts()} {
 		o := &cc.ops[i]
 		o.requests.Add(1)
 		if version != 0 && o.versions.Load()&version == 0 {
@@ -405,7 +400,7 @@ func markQuery(op *operation, raw string, sent []uint64) {
 				key = k
 			}
 		}
-		for i := op.nBody; i < len(op.fields); i++ {
+		for i := op.NBody; i < len(op.fields); i++ {
 			if f := op.fields[i]; key == f || (len(key) == len(f)+2 && strings.HasPrefix(key, f) && strings.HasSuffix(key, "[]")) {
 				sent[i/64] |= 1 << (i % 64)
 				break
@@ -416,29 +411,29 @@ func markQuery(op *operation, raw string, sent []uint64) {
 
 // reasonOf classifies an invalid request's error: by the reason its producer gave, or else as a
 // bad query parameter when it names one of the operation's, or as a rule of the API.
-func reasonOf(op *operation, ae *apiError) InvalidReason {
-	r := InvalidReason{Code: ae.reason, Field: indexFree(ae.field), Example: ae.message}
+func reasonOf(op *operation, ae *APIError) InvalidReason {
+	r := InvalidReason{Code: ae.reason, Field: IndexFree(ae.field), Example: ae.Message}
 	switch {
-	case ae.typ == errRequestTooLarge:
+	case ae.Typ == ErrRequestTooLarge:
 		r.Code = ReasonBodyTooLarge
 	case r.Code != "":
-	case ae.field != "" && slices.Contains(op.fields[op.nBody:], ae.field):
+	case ae.field != "" && slices.Contains(op.fields[op.NBody:], ae.field):
 		r.Code = ReasonBadQuery
 	default:
 		r.Code = ReasonInvalidValue
 	}
-	if len(r.Field) > maxReasonField {
-		r.Field = r.Field[:maxReasonField]
+	if len(r.Field) > MaxReasonField {
+		r.Field = r.Field[:MaxReasonField]
 	}
-	if len(r.Example) > maxReasonSample {
-		r.Example = r.Example[:maxReasonSample]
+	if len(r.Example) > MaxReasonSample {
+		r.Example = r.Example[:MaxReasonSample]
 	}
 	return r
 }
 
-// indexFree writes a field path's array indices as "[]": "messages.0.role" is "messages[].role",
+// IndexFree writes a field path's array indices as "[]": "messages.0.role" is "messages[].role",
 // so that one mistake made in every item is one reason.
-func indexFree(path string) string {
+func IndexFree(path string) string {
 	if path == "" || !strings.ContainsAny(path, "0123456789") {
 		return path
 	}
@@ -466,7 +461,7 @@ func (o *opCounts) addReason(r InvalidReason) {
 			return
 		}
 	}
-	if len(o.reasons) == maxReasons {
+	if len(o.reasons) == MaxReasons {
 		o.dropped++
 		return
 	}
@@ -474,29 +469,26 @@ func (o *opCounts) addReason(r InvalidReason) {
 	o.reasons = append(o.reasons, r)
 }
 
-// Coverage returns what s answered since its last reset: for a namespace, the requests to it; for
-// the default server, the requests outside any namespace. ServerCoverage counts them all.
+// Coverage is the face's Server.Coverage (package fake), which documents it.
 func (s *Server) Coverage() Coverage {
 	scope := "default"
-	if s.nsName != "" {
+	if s.NsName != "" {
 		scope = "namespace"
 	}
-	return s.coverage.counts().snapshot(scope, s.nsName)
+	return s.coverage.counts().snapshot(scope, s.NsName)
 }
 
-// ServerCoverage returns what the server answered since the default server's last reset, in any
-// namespace, including namespaces dropped since: the coverage of a whole test run, however its
-// tests split their requests into namespaces.
+// ServerCoverage is the face's Server.ServerCoverage (package fake), which documents it.
 func (s *Server) ServerCoverage() Coverage {
-	return s.root().all.counts().snapshot("server", "")
+	return s.Root().all.counts().snapshot("server", "")
 }
 
 func (cc *coverageCounts) snapshot(scope, ns string) Coverage {
 	out := Coverage{Scope: scope, Namespace: ns, Unrouted: cc.unrouted.Load(), Operations: []OperationCoverage{}}
-	for i, op := range operations().list {
-		op.load()
+	for i, op := range Operations().List {
+		op.Load()
 		o := &cc.ops[i]
-		oc := OperationCoverage{Operation: op.name, Interface: op.rt.ifc.name,
+		oc := OperationCoverage{Operation: op.Name, Interface: op.Rt.Ifc.Name,
 			Requests: o.requests.Load(), Invalid: o.invalid.Load(), Faulted: o.faulted.Load(), APIVersions: []string{},
 			BodyFields:      FieldCoverage{Sent: []string{}, NotSent: []string{}},
 			QueryParameters: FieldCoverage{Sent: []string{}, NotSent: []string{}}}
@@ -510,7 +502,7 @@ func (cc *coverageCounts) snapshot(scope, ns string) Coverage {
 		o.mu.Unlock()
 		for f, name := range op.fields {
 			set := &oc.BodyFields
-			if f >= op.nBody {
+			if f >= op.NBody {
 				set = &oc.QueryParameters
 			}
 			if o.sent[f/64].Load()&(1<<(f%64)) != 0 {
@@ -535,8 +527,8 @@ func (cc *coverageCounts) snapshot(scope, ns string) Coverage {
 
 // getCoverage answers GET /_fake/coverage: the coverage of the namespace the request is for, or
 // of the whole server with all=true.
-func (s *Server) getCoverage(c *call) (any, error) {
-	all, err := c.queryBool("all")
+func (s *Server) getCoverage(c *Call) (any, error) {
+	all, err := c.QueryBool("all")
 	if err != nil {
 		return nil, err
 	}

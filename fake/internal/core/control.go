@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"time"
@@ -9,7 +9,7 @@ import (
 // The test-control API under /_fake/ (see the package documentation). Each call is also a
 // method of *Server.
 
-func (s *Server) health(c *call) (any, error) {
+func (s *Server) health(c *Call) (any, error) {
 	return map[string]string{"status": "ok"}, nil
 }
 
@@ -17,20 +17,20 @@ type clockBody struct {
 	Now time.Time `json:"now"`
 }
 
-func (s *Server) reset(c *call) (any, error) {
+func (s *Server) reset(c *Call) (any, error) {
 	s.Reset()
 	return clockBody{s.Now()}, nil
 }
 
-func (s *Server) getClock(c *call) (any, error) {
+func (s *Server) getClock(c *Call) (any, error) {
 	return clockBody{s.Now()}, nil
 }
 
-func (s *Server) advanceClock(c *call) (any, error) {
+func (s *Server) advanceClock(c *Call) (any, error) {
 	var req struct {
 		Seconds float64 `json:"seconds"` // required, 0 to 100 years: control/clock_advance_request
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
 	return clockBody{s.AdvanceClock(time.Duration(req.Seconds * float64(time.Second)))}, nil
@@ -38,11 +38,11 @@ func (s *Server) advanceClock(c *call) (any, error) {
 
 // openAPI answers the OpenAPI 3.1 document of the API, as embedded when the fake was built (so
 // it describes this build's routes).
-func (s *Server) openAPI(c *call) (any, error) {
-	return rawBody{contentType: "application/json", data: schemas.OpenAPI()}, nil
+func (s *Server) openAPI(c *Call) (any, error) {
+	return RawBody{ContentType: "application/json", Data: schemas.OpenAPI()}, nil
 }
 
 // controlOpenAPI answers the OpenAPI 3.1 document of the control API.
-func (s *Server) controlOpenAPI(c *call) (any, error) {
-	return rawBody{contentType: "application/json", data: schemas.ControlOpenAPI()}, nil
+func (s *Server) controlOpenAPI(c *Call) (any, error) {
+	return RawBody{ContentType: "application/json", Data: schemas.ControlOpenAPI()}, nil
 }

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"net/http"
@@ -10,20 +10,20 @@ import (
 // interface requires one (requestVersion, versions.go), and the beta value the interface
 // requires. It returns the version (nil where none is required) and the beta values the request
 // selected, read on work (parseBetas).
-func checkVersionHeaders(r *http.Request, ifc *iface, work *meter) (*apiVersion, []string, error) {
+func checkVersionHeaders(r *http.Request, ifc *Iface, work *Meter) (*apiVersion, []string, error) {
 	var v *apiVersion
-	if ifc.version {
+	if ifc.Version {
 		var err error
 		if v, err = requestVersion(func(name string) string { return headerOf(r.Header, name) }); err != nil {
 			return nil, nil, err
 		}
 	}
-	betas, err := parseBetas(r.Header, work)
+	betas, err := ParseBetas(r.Header, work)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ifc.beta != "" && !slices.Contains(betas, ifc.beta) {
-		return nil, nil, invalid("vendor-beta: the %s interface requires the beta value %q", ifc.name, ifc.beta)
+	if ifc.Beta != "" && !slices.Contains(betas, ifc.Beta) {
+		return nil, nil, Invalid("vendor-beta: the %s interface requires the beta value %q", ifc.Name, ifc.Beta)
 	}
 	return v, betas, nil
 }
@@ -39,31 +39,31 @@ func headerOf(h http.Header, name string) string {
 
 // The version headers: the reference's, and the official SDKs'.
 const (
-	headerVendorVersion    = "Vendor-Version"
-	headerAnthropicVersion = "Anthropic-Version"
+	HeaderVendorVersion    = "Vendor-Version"
+	HeaderAnthropicVersion = "Anthropic-Version"
 )
 
-// betaHeaders are the headers beta values come in: the reference's vendor-beta, and the
+// BetaHeaders are the headers beta values come in: the reference's vendor-beta, and the
 // official SDKs' anthropic-beta, in which they send the betas of a call's parameters.
-var betaHeaders = []string{"Vendor-Beta", "Anthropic-Beta"}
+var BetaHeaders = []string{"Vendor-Beta", "Anthropic-Beta"}
 
-// maxBetaSteps bounds the work of reading a request's beta values, on the request's meter: a
+// MaxBetaSteps bounds the work of reading a request's beta values, on the request's meter: a
 // value costs a step, and one more per stepBytes of it (about 10,000 values, or 600 KB of
 // header). A real request sends a handful.
-const maxBetaSteps = 10_000
+const MaxBetaSteps = 10_000
 
-// parseBetas collects beta values from every header line of betaHeaders, each a comma-separated
+// ParseBetas collects beta values from every header line of betaHeaders, each a comma-separated
 // list (spec 9.2, gaps §2), each value once, in the order first sent, charging work (started
 // with maxBetaSteps). Unknown values are kept: any string is allowed. Past the allowance it is
 // a 400 naming the header that went over.
-func parseBetas(h http.Header, work *meter) ([]string, error) {
+func ParseBetas(h http.Header, work *Meter) ([]string, error) {
 	var out []string
 	var seen map[string]bool // once out is past a handful: a scan of a few is cheaper than a map
-	for _, name := range betaHeaders {
+	for _, name := range BetaHeaders {
 		for _, line := range h[name] { // h.Values(name), name being canonical
 			for v := range strings.SplitSeq(line, ",") {
-				if !work.chargeBytes(len(v)) {
-					return nil, work.refusal(strings.ToLower(name), "reading its beta values takes more than %d steps (a value one step, and one more per %d bytes); send each beta once", maxBetaSteps, stepBytes)
+				if !work.ChargeBytes(len(v)) {
+					return nil, work.Refusal(strings.ToLower(name), "reading its beta values takes more than %d steps (a value one step, and one more per %d bytes); send each beta once", MaxBetaSteps, StepBytes)
 				}
 				if v = strings.TrimSpace(v); v == "" {
 					continue
@@ -90,5 +90,5 @@ func parseBetas(h http.Header, work *meter) ([]string, error) {
 	return out, nil
 }
 
-// hasBeta reports whether the request selected the beta value.
-func (c *call) hasBeta(v string) bool { return slices.Contains(c.betas, v) }
+// HasBeta reports whether the request selected the beta value.
+func (c *Call) HasBeta(v string) bool { return slices.Contains(c.betas, v) }

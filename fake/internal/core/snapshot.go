@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"bytes"
@@ -25,16 +25,15 @@ import (
 // request has built is still exactly its fixtures, so its files are copied as they were loaded.
 // snapshot.json holds what no fixture file does: the clock and the ID counters.
 
-// snapshotFile is the file of a snapshot that holds the clock and the counters (schema
+// SnapshotFile is the file of a snapshot that holds the clock and the counters (schema
 // fixtures/snapshot).
-const snapshotFile = "snapshot.json"
+const SnapshotFile = "snapshot.json"
 
-// snapshotBodyLimit bounds POST /_fake/snapshot: a world of a few thousand records of every kind
+// SnapshotBodyLimit bounds POST /_fake/snapshot: a world of a few thousand records of every kind
 // is a few MB, and the limit keeps a wrong upload from holding the process's memory.
-const snapshotBodyLimit = 64 << 20
+const SnapshotBodyLimit = 64 << 20
 
-// Snapshot is a data set: file name ("users.json") → the file's content, exactly as it would be
-// on disk. GET /_fake/snapshot answers it as one JSON object; WriteDir writes it as a directory.
+// Snapshot is the face's Snapshot (package fake), which documents it.
 type Snapshot map[string]string
 
 // worldStart is snapshot.json: where a loaded world's clock and counters stand. The zero value
@@ -57,7 +56,7 @@ func (w worldStart) now() time.Time {
 
 // loadSnapshotState reads snapshot.json, if present, into fx.start.
 func loadSnapshotState(fsys fs.FS, fx *Fixtures) error {
-	_, err := readFixture(fsys, snapshotFile, &fx.start)
+	_, err := ReadFixture(fsys, SnapshotFile, &fx.start)
 	return err
 }
 
@@ -68,10 +67,10 @@ func readFixtureFiles(fsys fs.FS, fx *Fixtures) error {
 	if err != nil {
 		return err
 	}
-	fx.files = map[string][]byte{}
+	fx.Files = map[string][]byte{}
 	for _, e := range entries {
 		if name := e.Name(); !e.IsDir() && filepath.Ext(name) == ".json" {
-			if fx.files[name], err = fs.ReadFile(fsys, name); err != nil {
+			if fx.Files[name], err = fs.ReadFile(fsys, name); err != nil {
 				return err
 			}
 		}
@@ -79,17 +78,17 @@ func readFixtureFiles(fsys fs.FS, fx *Fixtures) error {
 	return nil
 }
 
-// snapshotArea is one area's part of a snapshot. lock locks the area's state if a request built
+// SnapshotArea is one area's part of a snapshot. lock locks the area's state if a request built
 // it, and reports whether it did; export (called with the lock held) adds the area's files.
-type snapshotArea struct {
-	lock   func(st *state) (unlock func(), built bool)
-	export func(st *state, out map[string]any) error
+type SnapshotArea struct {
+	Lock   func(st *State) (unlock func(), built bool)
+	Export func(st *State, out map[string]any) error
 }
 
-// lockArea adapts a lazily built store whose mutex mu guards everything a snapshot reads.
-func lockArea[T any](store slot[lazy[T]], mu func(*T) *sync.Mutex) func(st *state) (func(), bool) {
-	return func(st *state) (func(), bool) {
-		v := store.in(st.stores).built()
+// LockArea adapts a lazily built store whose mutex mu guards everything a snapshot reads.
+func LockArea[T any](store slot[lazy[T]], mu func(*T) *sync.Mutex) func(st *State) (func(), bool) {
+	return func(st *State) (func(), bool) {
+		v := store.In(st.Stores).Built()
 		if v == nil {
 			return nil, false
 		}
@@ -99,44 +98,37 @@ func lockArea[T any](store slot[lazy[T]], mu func(*T) *sync.Mutex) func(st *stat
 	}
 }
 
-// Snapshot returns the server's world (a namespace's, when s is one) as a data set of the shape
-// of package fixtures: the files of every area, formatted like them (two-space indents, fields
-// in schema order, records in list order), and snapshot.json with the clock and the counters.
-// A server that loads it answers every read byte-identically and hands the next write the same
-// ID, timestamp and request-id. Every area is locked for the length of the export, so the set is
-// one moment of the world; a write still in flight may have taken its ID without its record.
-// Journal, faults and message stubs are the test's configuration, not the world: they are not
-// in a snapshot.
+// Snapshot is the face's Server.Snapshot (package fake), which documents it.
 func (s *Server) Snapshot() (Snapshot, error) {
-	st := s.state()
-	var built []*snapshotArea
+	st := s.State()
+	var built []*SnapshotArea
 	for _, area := range areaList {
-		a := area.snapshot
+		a := area.Snapshot
 		if a == nil {
 			continue
 		}
-		if unlock, ok := a.lock(st); ok {
+		if unlock, ok := a.Lock(st); ok {
 			defer unlock()
 			built = append(built, a)
 		}
 	}
 	out := Snapshot{}
-	for name, raw := range st.fx.files {
+	for name, raw := range st.Fx.Files {
 		out[name] = string(raw)
 	}
 	files := map[string]any{}
 	for _, a := range built {
-		if err := a.export(st, files); err != nil {
+		if err := a.Export(st, files); err != nil {
 			return nil, err
 		}
 	}
 	var w worldStart
-	w.Now = s.clock.Now()
-	w.Issued.API, w.Issued.Requests, w.Issued.Control = s.ids.n.Load(), s.reqIDs.n.Load(), s.ctlIDs.issued()
+	w.Now = s.Clock.Now()
+	w.Issued.API, w.Issued.Requests, w.Issued.Control = s.IDs.N.Load(), s.reqIDs.N.Load(), s.CtlIDs.issued()
 	if w.Issued.Control == nil {
 		w.Issued.Control = map[string]uint64{}
 	}
-	files[snapshotFile] = w
+	files[SnapshotFile] = w
 	for name, v := range files {
 		data, err := indentedJSON(v)
 		if err != nil {
@@ -160,15 +152,12 @@ func indentedJSON(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Fixtures checks and parses the snapshot as LoadFixtures checks any data set: a file the fake
-// does not know, a file that is not valid JSON (with its line and column), one that does not
-// conform to its schema (with the field) or does not hold together (with the record) refuses
-// the whole snapshot.
+// Fixtures is the face's Snapshot.Fixtures (package fake), which documents it.
 func (snap Snapshot) Fixtures() (*Fixtures, error) {
 	fsys := fstest.MapFS{}
 	for name, content := range snap {
 		if !validFixtureName(name) {
-			return nil, fmt.Errorf("fixtures: %s: a file of a snapshot is named like users.json: lower-case letters and _, then .json", quoted(name, maxExcerpt))
+			return nil, fmt.Errorf("fixtures: %s: a file of a snapshot is named like users.json: lower-case letters and _, then .json", Quoted(name, MaxExcerpt))
 		}
 		fsys[name] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
 	}
@@ -182,12 +171,7 @@ func validFixtureName(name string) bool {
 	return ok && base != "" && strings.Trim(base, "abcdefghijklmnopqrstuvwxyz_") == ""
 }
 
-// WriteDir writes the snapshot's files into dir, creating it if needed, so that -fixtures DIR
-// and FixturesDir load it. It deletes nothing it would not write itself: the fixture files the
-// snapshot does not hold (which the loader would otherwise mix into its world) are removed, files
-// the loader skips (not .json, subdirectories) are left alone, and a dir holding any other .json
-// file (notes.json, a recording), or a fixture file that is not a regular file, is refused whole,
-// naming it, before anything is written (CheckSnapshotDir).
+// WriteDir is the face's Snapshot.WriteDir (package fake), which documents it.
 func (snap Snapshot) WriteDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
@@ -200,9 +184,7 @@ func (snap Snapshot) WriteDir(dir string) error {
 	return snap.writeRoot(root, dir)
 }
 
-// CheckSnapshotDir reports whether WriteDir may write into dir: it is absent, or holds no file
-// that WriteDir would have to delete or overwrite without having written it. The error names the
-// file.
+// CheckSnapshotDir is the face's CheckSnapshotDir (package fake), which documents it.
 func CheckSnapshotDir(dir string) error {
 	root, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -271,7 +253,7 @@ func isSnapshotFile(name string) bool {
 func (snap Snapshot) writeRoot(root *os.Root, dir string) error {
 	for _, name := range slices.Sorted(maps.Keys(snap)) {
 		if !isSnapshotFile(name) {
-			return fmt.Errorf("snapshot: %s is not a fixture file name", quoted(name, maxExcerpt))
+			return fmt.Errorf("snapshot: %s is not a fixture file name", Quoted(name, MaxExcerpt))
 		}
 	}
 	own, err := snapshotFilesIn(root, dir)
@@ -298,15 +280,11 @@ func (snap Snapshot) writeRoot(root *os.Root, dir string) error {
 	return nil
 }
 
-// LoadSnapshot replaces the world of the server (or of the namespace s is) with the snapshot: its
-// data, clock and counters, as Reset would with the snapshot for fixtures. It also clears the
-// journal, faults and stubs, as Reset does, and Reset afterwards returns to the snapshot. A
-// snapshot that does not load is refused whole (see Snapshot.Fixtures) and the server is left as
-// it was.
+// LoadSnapshot is the face's Server.LoadSnapshot (package fake), which documents it.
 func (s *Server) LoadSnapshot(snap Snapshot) error {
 	fx, err := snap.Fixtures()
 	if err != nil {
-		return invalid("%v", err)
+		return Invalid("%v", err)
 	}
 	s.restart(fx)
 	return nil
@@ -314,13 +292,13 @@ func (s *Server) LoadSnapshot(snap Snapshot) error {
 
 // Control calls: GET /_fake/snapshot and POST /_fake/snapshot.
 
-func (s *Server) getSnapshot(c *call) (any, error) {
+func (s *Server) getSnapshot(c *Call) (any, error) {
 	return s.Snapshot()
 }
 
-func (s *Server) loadSnapshot(c *call) (any, error) {
+func (s *Server) loadSnapshot(c *Call) (any, error) {
 	var snap Snapshot
-	if err := c.bindValid(&snap); err != nil {
+	if err := c.BindValid(&snap); err != nil {
 		return nil, err
 	}
 	if err := s.LoadSnapshot(snap); err != nil {
@@ -336,53 +314,53 @@ type savedSnapshot struct {
 
 // saveSnapshot writes the snapshot into the named subdirectory of the directory WithSnapshotDir
 // allowed. The name follows the grammar of namespace names, so it can name no other place.
-func (s *Server) saveSnapshot(c *call) (any, error) {
+func (s *Server) saveSnapshot(c *Call) (any, error) {
 	var req struct {
 		Name string `json:"name"`
 	}
-	if err := c.bindValid(&req); err != nil {
+	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	if s.cfg.snapshotDir == "" {
-		return nil, invalid("this server may not write snapshots: start it with -snapshot-dir DIR (WithSnapshotDir in Go), or read the snapshot with GET /_fake/snapshot")
+	if s.Cfg.SnapshotDir == "" {
+		return nil, Invalid("this server may not write snapshots: start it with -snapshot-dir DIR (WithSnapshotDir in Go), or read the snapshot with GET /_fake/snapshot")
 	}
-	if !validNamespaceName(req.Name) {
-		return nil, invalidField("name", "%s: a snapshot's directory name is 1 to 64 of the characters A-Z a-z 0-9 . _ - (and neither \".\" nor \"..\")", quoted(req.Name, maxExcerpt))
+	if !ValidNamespaceName(req.Name) {
+		return nil, InvalidField("name", "%s: a snapshot's directory name is 1 to 64 of the characters A-Z a-z 0-9 . _ - (and neither \".\" nor \"..\")", Quoted(req.Name, MaxExcerpt))
 	}
 	snap, err := s.Snapshot()
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(s.cfg.snapshotDir, req.Name)
+	dir := filepath.Join(s.Cfg.SnapshotDir, req.Name)
 	// Through a root at the operator's directory, so that no link leads a write out of it; the
 	// snapshot's own directory may not be a link at all, even to a place under the root.
-	root, err := os.OpenRoot(s.cfg.snapshotDir)
+	root, err := os.OpenRoot(s.Cfg.SnapshotDir)
 	if err != nil {
-		return nil, newError(errAPI, "snapshot: %v", err)
+		return nil, NewError(ErrAPI, "snapshot: %v", err)
 	}
 	defer root.Close()
 	switch st, err := root.Lstat(req.Name); {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := root.Mkdir(req.Name, 0o755); err != nil {
-			return nil, newError(errAPI, "snapshot: %v", err)
+			return nil, NewError(ErrAPI, "snapshot: %v", err)
 		}
 	case err != nil:
-		return nil, newError(errAPI, "snapshot: %v", err)
+		return nil, NewError(ErrAPI, "snapshot: %v", err)
 	case st.Mode()&fs.ModeSymlink != 0:
-		return nil, invalidField("name", "%s is a symbolic link; a snapshot is saved only into a directory of -snapshot-dir itself, never through a link", dir)
+		return nil, InvalidField("name", "%s is a symbolic link; a snapshot is saved only into a directory of -snapshot-dir itself, never through a link", dir)
 	case !st.IsDir():
-		return nil, invalidField("name", "%s is a file, not a directory", dir)
+		return nil, InvalidField("name", "%s is a file, not a directory", dir)
 	}
 	sub, err := root.OpenRoot(req.Name)
 	if err != nil {
-		return nil, newError(errAPI, "snapshot: %v", err)
+		return nil, NewError(ErrAPI, "snapshot: %v", err)
 	}
 	defer sub.Close()
 	if err := snap.writeRoot(sub, dir); err != nil {
 		if fe := (*foreignFileError)(nil); errors.As(err, &fe) {
-			return nil, invalidField("name", "%s %s", fe.file, fe.reason)
+			return nil, InvalidField("name", "%s %s", fe.file, fe.reason)
 		}
-		return nil, newError(errAPI, "%v", err)
+		return nil, NewError(ErrAPI, "%v", err)
 	}
 	return savedSnapshot{Path: dir, Files: len(snap)}, nil
 }

@@ -1,4 +1,4 @@
-package fake
+package core
 
 import (
 	"maps"
@@ -8,26 +8,26 @@ import (
 
 const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// idWidth is the number of characters after "01" in a generated ID. Fixed width makes the
+// IDWidth is the number of characters after "01" in a generated ID. Fixed width makes the
 // lexicographic order of IDs their order of creation, which lists use to break ties.
-const idWidth = 22
+const IDWidth = 22
 
-// ids hands out deterministic identifiers: prefix + "01" + a fixed-width base-62 counter. One
+// IDs hands out deterministic identifiers: prefix + "01" + a fixed-width base-62 counter. One
 // counter serves every prefix, so a server's IDs are unique across kinds and the same requests
 // against a new server produce the same IDs. Fixture IDs are hand-written and never in this
 // form ("01" followed by zero padding), so the two never collide.
-type ids struct{ n atomic.Uint64 }
+type IDs struct{ N atomic.Uint64 }
 
-// next returns a new ID with the prefix (which includes its underscore, as in "msg_").
-func (g *ids) next(prefix string) string {
+// Next returns a new ID with the prefix (which includes its underscore, as in "msg_").
+func (g *IDs) Next(prefix string) string {
 	var buf [64]byte // on the stack: the string conversion is the only allocation
 	b := append(append(buf[:0], prefix...), "01"...)
-	return string(appendBase62(b, g.n.Add(1), idWidth))
+	return string(AppendBase62(b, g.N.Add(1), IDWidth))
 }
 
-// controlRequestPrefix starts the request-id of a control call, so that it never equals the
+// ControlRequestPrefix starts the request-id of a control call, so that it never equals the
 // request-id of an API request.
-const controlRequestPrefix = "req_fake_"
+const ControlRequestPrefix = "req_fake_"
 
 // controlIDs hands out the IDs of the control API: its request-ids and what it creates (faults,
 // tunnels, work items, sessions). They never come from the API's counters, so polling
@@ -41,15 +41,15 @@ type controlIDs struct {
 	n  map[string]uint64
 }
 
-// next returns the next control ID with the prefix, in the form of ids.next.
-func (g *controlIDs) next(prefix string) string {
+// Next returns the next control ID with the prefix, in the form of ids.next.
+func (g *controlIDs) Next(prefix string) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.n == nil {
 		g.n = map[string]uint64{}
 	}
 	g.n[prefix]++
-	return string(appendBase62([]byte(prefix+"01"), g.n[prefix], idWidth))
+	return string(AppendBase62([]byte(prefix+"01"), g.n[prefix], IDWidth))
 }
 
 // set makes the counters n (prefix → IDs handed out), as a snapshot holds them; nil resets them.
@@ -66,9 +66,9 @@ func (g *controlIDs) issued() map[string]uint64 {
 	return maps.Clone(g.n)
 }
 
-// appendBase62 appends n in base 62, left-padded with zeros to width digits. Any uint64 fits in
+// AppendBase62 appends n in base 62, left-padded with zeros to width digits. Any uint64 fits in
 // 11 digits (62^11 > 2^64), so a width of idWidth never truncates.
-func appendBase62(b []byte, n uint64, width int) []byte {
+func AppendBase62(b []byte, n uint64, width int) []byte {
 	for range width {
 		b = append(b, '0')
 	}
