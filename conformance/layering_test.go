@@ -1,18 +1,15 @@
 package conformance
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/internal/golist"
 )
 
 // module is the import path every package of the repository starts with.
-const module = "github.com/platformkit/platformkit"
+const module = golist.Module
 
 // areaImports is the layering of the suite: every package of the suite below conformance/ (by
 // its path there), with the packages of the suite it may import. kit, the framework, imports
@@ -44,32 +41,14 @@ var areaImports = map[string][]string{
 // the document generator. Any package's tests may.
 var faceUsers = []string{"conformance/cmd/", "conformance/internal/"}
 
-type listedPackage struct {
-	ImportPath, Dir         string
-	Imports, TestImports    []string
-	XTestImports            []string
-	Standard, DepOnly, Test bool
-}
+type listedPackage = golist.Package
 
-// listPackages is `go list -e -json` of every package of the repository, as go list names them.
+// listPackages is `go list -e -json` of every package of the repository.
 func listPackages(t *testing.T) []listedPackage {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-e", "-json", module+"/...")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	pkgs, err := golist.List(module + "/...")
 	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
-	}
-	var pkgs []listedPackage
-	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
-		var p listedPackage
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("reading go list's output: %v", err)
-		}
-		pkgs = append(pkgs, p)
+		t.Fatal(err)
 	}
 	return pkgs
 }

@@ -1,6 +1,9 @@
 package fake
 
-import "github.com/platformkit/platformkit/fake/internal/core"
+import (
+	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
 
 // The areas of the API, in order: the route table lists their lines in this order, the fixtures
 // load in it, and a snapshot writes their parts in it. A new area is a line here (ARCHITECTURE.md).
@@ -10,7 +13,7 @@ func init() {
 		adminArea,
 		tunnelsArea,
 		workArea,
-		complianceArea,
+		compliance.Area,
 		memoryStoresArea,
 		messagesArea,
 		cacheArea,

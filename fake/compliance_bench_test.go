@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -35,21 +37,21 @@ func benchComplianceServer(b *testing.B, n int) (*Server, string) {
 	}
 	fx := def.Copy()
 	acme := fx.OrgByID("org_01AcmeCorporation00000001")
-	*complianceSection.In(fx.Sections) = complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
-		artifacts: map[string]*ccArtifactVersion{}, projects: map[*core.Org][]*ccProject{}}
+	*compliance.Section.In(fx.Sections) = compliance.Data{Files: map[string]*compliance.File{}, Generated: map[string]*compliance.GeneratedFile{},
+		Artifacts: map[string]*compliance.ArtifactVersion{}, Projects: map[*core.Org][]*compliance.Project{}}
 	users := []string{ccGrace, ccAlan, ccKen}
 	for i := range n {
 		at := core.Epoch().Add(-time.Duration(n-i) * time.Minute)
-		ch := &ccChat{ID: fmt.Sprintf("assistant_chat_bench%08d", i), org: acme, user: ccUser{users[i%3], "x@acme.example"},
-			projectID: "assistant_proj_bench", name: "bench", createdAt: at, updatedAt: at}
-		if err := ch.encode(); err != nil {
+		ch := &compliance.Chat{ID: fmt.Sprintf("assistant_chat_bench%08d", i), Org: acme, User: compliance.User{ID: users[i%3], EmailAddress: "x@acme.example"},
+			ProjectID: "assistant_proj_bench", Name: "bench", CreatedAt: at, UpdatedAt: at}
+		if err := ch.Encode(); err != nil {
 			b.Fatal(err)
 		}
-		complianceSection.In(fx.Sections).chats = append(complianceSection.In(fx.Sections).chats, ch)
+		compliance.Section.In(fx.Sections).Chats = append(compliance.Section.In(fx.Sections).Chats, ch)
 	}
 	s := New(WithFixtures(&Fixtures{fx: fx}))
-	compliance(s.srv, &core.Call{St: s.srv.State()}) // build the store before timing
-	return s, complianceSection.In(fx.Sections).chats[n/2].ID
+	compliance.StoreOf(s.srv, &core.Call{St: s.srv.State()}) // build the store before timing
+	return s, compliance.Section.In(fx.Sections).Chats[n/2].ID
 }
 
 // BenchmarkComplianceChatPageStore cuts the same page in the store alone, without HTTP and JSON,
@@ -60,12 +62,12 @@ func BenchmarkComplianceChatPageStore(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("chats=%d", n), func(b *testing.B) {
 			s, mid := benchComplianceServer(b, n)
-			st := compliance(s.srv, &core.Call{St: s.srv.State()})
-			k := st.chats[mid].key()
-			f := ccChatFilter{org: s.srv.State().Fx.OrgByID("org_01AcmeCorporation00000001"), users: []string{ccGrace, ccAlan}}
+			st := compliance.StoreOf(s.srv, &core.Call{St: s.srv.State()})
+			k := st.Chats[mid].Key()
+			f := compliance.ChatFilter{Org: s.srv.State().Fx.OrgByID("org_01AcmeCorporation00000001"), Users: []string{ccGrace, ccAlan}}
 			b.ResetTimer()
 			for b.Loop() {
-				if page := st.pageChats(f, core.CursorQuery{AfterID: mid, Limit: 100}, &k); len(page.Data) != 100 {
+				if page := st.PageChats(f, core.CursorQuery{AfterID: mid, Limit: 100}, &k); len(page.Data) != 100 {
 					b.Fatalf("page of %d", len(page.Data))
 				}
 			}

@@ -16,6 +16,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -315,7 +317,7 @@ func TestComplianceChatIdentity(t *testing.T) {
 	if c.Get("model").Type != gjson.Null || c.Get("organization_id").String() != "org_01AcmeCorporation00000001" ||
 		c.Get("organization_uuid").String() != "3f1c2a9e-5b7d-4e21-9c3a-1d2e3f4a5b6c" ||
 		c.Get("user.id").String() != ccAlan || c.Get("user.email_address").String() != "alan@acme.example" ||
-		c.Get("href").String() != ccHrefBase+c.Get("id").String() {
+		c.Get("href").String() != compliance.HrefBase+c.Get("id").String() {
 		t.Fatalf("legacy chat: %s", c.Raw)
 	}
 	// The second organization's chats are its own.
@@ -434,12 +436,12 @@ func TestComplianceChatDeletedByUser(t *testing.T) {
 func TestComplianceFiles(t *testing.T) {
 	ts := NewTestServer(t)
 	fx, _ := core.DefaultFixtures()
-	for id, f := range complianceSection.In(fx.Sections).files {
-		if f.org.ID != "org_01AcmeCorporation00000001" {
+	for id, f := range compliance.Section.In(fx.Sections).Files {
+		if f.Org.ID != "org_01AcmeCorporation00000001" {
 			continue
 		}
 		meta := ccOK(t, ts, ccFiles+id)
-		if f.data == nil {
+		if f.Data == nil {
 			if meta.get("mime_type").Type != gjson.Null || meta.get("md5").Type != gjson.Null {
 				t.Fatalf("%s: %s", id, meta.body)
 			}
@@ -448,8 +450,8 @@ func TestComplianceFiles(t *testing.T) {
 		}
 		r := ccOK(t, ts, ccFiles+id+"/content")
 		sum := md5.Sum(r.body)
-		if string(r.body) != string(f.data) || r.header.Get("Content-MD5") != base64.StdEncoding.EncodeToString(sum[:]) ||
-			r.header.Get("Content-Type") != meta.get("mime_type").String() || meta.get("size_bytes").Int() != int64(len(f.data)) {
+		if string(r.body) != string(f.Data) || r.header.Get("Content-MD5") != base64.StdEncoding.EncodeToString(sum[:]) ||
+			r.header.Get("Content-Type") != meta.get("mime_type").String() || meta.get("size_bytes").Int() != int64(len(f.Data)) {
 			t.Fatalf("%s: content %q, headers %v, metadata %s", id, r.body, r.header, meta.body)
 		}
 		if h := meta.get("md5"); h.Type != gjson.Null && h.String() != fmt.Sprintf("%x", sum) {
@@ -696,7 +698,7 @@ func TestComplianceConcurrent(t *testing.T) {
 // TestComplianceFixtureReferences: a fixture naming another organization's user, file or project does not load.
 func TestComplianceFixtureReferences(t *testing.T) {
 	good, _ := core.DefaultFixtures()
-	if len(complianceSection.In(good.Sections).chats) == 0 {
+	if len(compliance.Section.In(good.Sections).Chats) == 0 {
 		t.Fatal("no compliance fixtures")
 	}
 	for _, c := range []struct{ name, from, to string }{
@@ -774,8 +776,8 @@ func TestComplianceChatPagesAsEncoded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]*ccChat{}
-	for _, ch := range complianceSection.In(fx.Sections).chats {
+	byID := map[string]*compliance.Chat{}
+	for _, ch := range compliance.Section.In(fx.Sections).Chats {
 		byID[ch.ID] = ch
 	}
 	ts := NewTestServer(t, WithFixtures(&Fixtures{fx: fx}))
@@ -787,10 +789,10 @@ func TestComplianceChatPagesAsEncoded(t *testing.T) {
 		"?user_ids=" + ccAlan + "&created_at[gte]=2099-01-01T00:00:00Z",
 	} {
 		r := ccOK(t, ts, ccChats+q)
-		var page core.CursorPage[ccChatJSON]
-		page.Data = []ccChatJSON{}
+		var page core.CursorPage[compliance.ChatJSON]
+		page.Data = []compliance.ChatJSON{}
 		for _, id := range idsOf(r.get("data")) {
-			page.Data = append(page.Data, byID[id].view())
+			page.Data = append(page.Data, byID[id].View())
 		}
 		if first, last := r.get("first_id"), r.get("last_id"); first.Exists() && first.Type != gjson.Null {
 			f, l := first.String(), last.String()
@@ -814,8 +816,8 @@ func TestComplianceProjectPagesAsEncoded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]*ccProject{}
-	for _, list := range complianceSection.In(fx.Sections).projects {
+	byID := map[string]*compliance.Project{}
+	for _, list := range compliance.Section.In(fx.Sections).Projects {
 		for _, p := range list {
 			byID[p.ID] = p
 		}
@@ -826,10 +828,10 @@ func TestComplianceProjectPagesAsEncoded(t *testing.T) {
 	for _, q := range []string{"?limit=2", "?limit=3", "?limit=20", "?limit=100", "?created_at[gte]=2099-01-01T00:00:00Z"} {
 		for page := ""; ; {
 			r := ccOK(t, ts, path+q+page)
-			var whole ccTokenList[ccProjectJSON]
-			whole.Data = []ccProjectJSON{}
+			var whole compliance.TokenList[compliance.ProjectJSON]
+			whole.Data = []compliance.ProjectJSON{}
 			for _, id := range idsOf(r.get("data")) {
-				whole.Data = append(whole.Data, byID[id].view())
+				whole.Data = append(whole.Data, byID[id].View())
 				seen++
 			}
 			if next := r.get("next_page"); next.Type != gjson.Null {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -587,35 +589,36 @@ func TestSnapshotDuringWrites(t *testing.T) {
 func TestSnapshotCoversState(t *testing.T) {
 	var stores []string
 	for _, v := range core.NewState(&core.Fixtures{}).Stores {
-		name := reflect.TypeOf(v).Elem().Name()
+		// lazy[github.com/.../fake/internal/areas/work.Store] is lazy[work.Store]
+		name := strings.ReplaceAll(reflect.TypeOf(v).Elem().Name(), "github.com/platformkit/platformkit/fake/internal/areas/", "")
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[adminStore]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[adminStore] lazy[cacheStore] lazy[complianceStore] lazy[memoryArea] lazy[threadStore] lazy[tunnelStore] lazy[workStore]"
+	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[memoryArea] lazy[threadStore] lazy[tunnelStore] lazy[workStore]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}
 	for typ, want := range map[reflect.Type]string{
-		reflect.TypeFor[core.State]():        "Fx Stores",
-		reflect.TypeFor[adminStore]():        "mu invites users removed workspaces overrides",
-		reflect.TypeFor[invite]():            "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org encoded",
-		reflect.TypeFor[core.Member]():       "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
-		reflect.TypeFor[workspace]():         "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy org encoded",
-		reflect.TypeFor[tunnelStore]():       "mu list byID domains domainSeq rotationLog",
-		reflect.TypeFor[tunnelRec]():         "Tunnel org rotations certs encoded",
-		reflect.TypeFor[Tunnel]():            "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
-		reflect.TypeFor[tunnelCertificate](): "ID ArchivedAt CreatedAt ExpiresAt Fingerprint TunnelID Type ca encoded",
-		reflect.TypeFor[workStore]():         "mu envs byOrg arrived",
-		reflect.TypeFor[environment]():       "rec encoded org items byID queue leased workers",
-		reflect.TypeFor[envRecord]():         "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
-		reflect.TypeFor[workItem]():          "rec queuedAt polledAt lastHeartbeat leaseUntil",
-		reflect.TypeFor[WorkItem]():          "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
-		reflect.TypeFor[complianceStore]():   "mu chats byUser gone messages files deletions",
-		reflect.TypeFor[memoryArea]():        "mu stores byOrg",
-		reflect.TypeFor[memStoreState]():     "org rec memories paths versions byID lineage",
-		reflect.TypeFor[memoryStore]():       "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
-		reflect.TypeFor[memoryVersion]():     "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
-		reflect.TypeFor[memory]():            "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
+		reflect.TypeFor[core.State]():                 "Fx Stores",
+		reflect.TypeFor[adminStore]():                 "mu invites users removed workspaces overrides",
+		reflect.TypeFor[invite]():                     "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org encoded",
+		reflect.TypeFor[core.Member]():                "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
+		reflect.TypeFor[workspace]():                  "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy org encoded",
+		reflect.TypeFor[tunnelStore]():                "mu list byID domains domainSeq rotationLog",
+		reflect.TypeFor[tunnelRec]():                  "Tunnel org rotations certs encoded",
+		reflect.TypeFor[Tunnel]():                     "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
+		reflect.TypeFor[tunnelCertificate]():          "ID ArchivedAt CreatedAt ExpiresAt Fingerprint TunnelID Type ca encoded",
+		reflect.TypeFor[workStore]():                  "mu envs byOrg arrived",
+		reflect.TypeFor[environment]():                "rec encoded org items byID queue leased workers",
+		reflect.TypeFor[envRecord]():                  "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
+		reflect.TypeFor[workItem]():                   "rec queuedAt polledAt lastHeartbeat leaseUntil",
+		reflect.TypeFor[WorkItem]():                   "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
+		reflect.TypeFor[compliance.Store](): "mu Chats byUser gone messages files deletions",
+		reflect.TypeFor[memoryArea]():                 "mu stores byOrg",
+		reflect.TypeFor[memStoreState]():              "org rec memories paths versions byID lineage",
+		reflect.TypeFor[memoryStore]():                "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
+		reflect.TypeFor[memoryVersion]():              "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
+		reflect.TypeFor[memory]():                     "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
 	} {
 		var got []string
 		for i := range typ.NumField() {
@@ -634,7 +637,7 @@ func builtWorld(tb testing.TB) *Server {
 	admin(s.srv, &core.Call{St: st})
 	tunnels(s.srv, st)
 	workOf(st)
-	compliance(s.srv, &core.Call{St: st})
+	compliance.StoreOf(s.srv, &core.Call{St: st})
 	memoryOf(s.srv, &core.Call{St: st})
 	return s
 }

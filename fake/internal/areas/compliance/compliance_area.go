@@ -1,13 +1,13 @@
-package fake
+package compliance
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
 // complianceArea is the area of compliance review: an organization's chats, files, artifacts and projects.
-var complianceArea = &core.Area{Routes: complianceRoutes, Load: loadCompliance, Snapshot: complianceSnapshot}
+var Area = &core.Area{Routes: complianceRoutes, Load: loadCompliance, Snapshot: complianceSnapshot}
 
 var (
-	complianceSection = core.NewSection[complianceData]()
-	complianceStores  = core.NewStore[complianceStore]()
+	Section = core.NewSection[Data]()
+	complianceStores  = core.NewStore[Store]()
 )
 
 func complianceRoutes() []*core.Route {

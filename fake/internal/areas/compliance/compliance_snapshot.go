@@ -1,4 +1,4 @@
-package fake
+package compliance
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 
 // complianceSnapshot is the area's part of a snapshot (compliance.json), written from its store
 // in the shape its loader reads.
-var complianceSnapshot = &core.SnapshotArea{Lock: core.LockArea(complianceStores, func(c *complianceStore) *sync.Mutex { return &c.mu }), Export: exportCompliance}
+var complianceSnapshot = &core.SnapshotArea{Lock: core.LockArea(complianceStores, func(c *Store) *sync.Mutex { return &c.mu }), Export: exportCompliance}
 
 // exportCompliance writes the chat data as loaded (nothing but deletion changes it) with the
 // deletions the API made, which the loading server applies again in order.

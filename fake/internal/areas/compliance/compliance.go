@@ -1,4 +1,4 @@
-package fake
+package compliance
 
 import (
 	"crypto/md5"
@@ -13,12 +13,12 @@ import (
 // generated files, artifacts and projects, read and permanently deleted with the compliance key.
 
 // compliance returns the server's compliance store, built from the fixtures on first use.
-func compliance(s *core.Server, c *core.Call) *complianceStore {
-	return complianceStores.In(c.St.Stores).Get(func() *complianceStore { return newComplianceStore(complianceSection.In(c.St.Fx.Sections)) })
+func StoreOf(s *core.Server, c *core.Call) *Store {
+	return complianceStores.In(c.St.Stores).Get(func() *Store { return newComplianceStore(Section.In(c.St.Fx.Sections)) })
 }
 
-// ccChatJSON is a chat list item (spec 2.2).
-type ccChatJSON struct {
+// ChatJSON is a chat list item (spec 2.2).
+type ChatJSON struct {
 	ID               string     `json:"id"`
 	CreatedAt        time.Time  `json:"created_at"`
 	DeletedAt        *time.Time `json:"deleted_at"`
@@ -29,13 +29,13 @@ type ccChatJSON struct {
 	OrganizationUUID string     `json:"organization_uuid"`
 	ProjectID        string     `json:"project_id"`
 	UpdatedAt        time.Time  `json:"updated_at"`
-	User             ccUser     `json:"user"`
+	User             User     `json:"user"`
 }
 
-// view writes the chat as a list item.
-func (ch *ccChat) view() ccChatJSON {
-	return ccChatJSON{ID: ch.ID, CreatedAt: ch.createdAt, DeletedAt: ch.deletedAt, Href: ccHrefBase + ch.ID, Model: ch.model,
-		Name: ch.name, OrganizationID: ch.org.ID, OrganizationUUID: ch.org.UUID, ProjectID: ch.projectID, UpdatedAt: ch.updatedAt, User: ch.user}
+// View writes the chat as a list item.
+func (ch *Chat) View() ChatJSON {
+	return ChatJSON{ID: ch.ID, CreatedAt: ch.CreatedAt, DeletedAt: ch.deletedAt, Href: HrefBase + ch.ID, Model: ch.model,
+		Name: ch.Name, OrganizationID: ch.Org.ID, OrganizationUUID: ch.Org.UUID, ProjectID: ch.ProjectID, UpdatedAt: ch.UpdatedAt, User: ch.User}
 }
 
 // ccAttachment is a file or generated file as a message lists it (spec 2.3).
@@ -67,7 +67,7 @@ type ccMessageJSON struct {
 
 // ccChatWithMessages is the response of the messages operation (spec 2.3).
 type ccChatWithMessages struct {
-	ccChatJSON
+	ChatJSON
 	ChatMessages []ccMessageJSON `json:"chat_messages"`
 	FirstID      *string         `json:"first_id"`
 	HasMore      bool            `json:"has_more"`
@@ -75,7 +75,7 @@ type ccChatWithMessages struct {
 }
 
 // view writes a message; the caller holds the store's lock (files can be deleted meanwhile).
-func (m *ccMessage) view(st *complianceStore, d *complianceData) ccMessageJSON {
+func (m *ccMessage) view(st *Store, d *Data) ccMessageJSON {
 	v := ccMessageJSON{ID: m.ID, Role: m.role, CreatedAt: m.createdAt, Content: []ccText{}}
 	if m.chat.deletedAt != nil {
 		return v
@@ -83,7 +83,7 @@ func (m *ccMessage) view(st *complianceStore, d *complianceData) ccMessageJSON {
 	v.Content = append(v.Content, m.content...)
 	v.Artifacts, v.Files, v.GeneratedFiles = []ccArtifactRef{}, []ccAttachment{}, []ccAttachment{}
 	for _, id := range m.artifacts {
-		a := d.artifacts[id]
+		a := d.Artifacts[id]
 		v.Artifacts = append(v.Artifacts, ccArtifactRef{ID: a.artifactID, ArtifactType: a.artifactType, Title: a.title, VersionID: a.versionID})
 	}
 	for _, id := range m.files {
@@ -92,7 +92,7 @@ func (m *ccMessage) view(st *complianceStore, d *complianceData) ccMessageJSON {
 		}
 	}
 	for _, id := range m.generatedFiles {
-		g := d.generated[id]
+		g := d.Generated[id]
 		v.GeneratedFiles = append(v.GeneratedFiles, ccAttachment{ID: g.ID, Filename: g.filename, MimeType: g.mimeType})
 	}
 	return v
@@ -132,8 +132,8 @@ type ccArtifactJSON struct {
 	VersionID    string    `json:"version_id"`
 }
 
-// ccProjectJSON is a project list item (spec 2.6).
-type ccProjectJSON struct {
+// ProjectJSON is a project list item (spec 2.6).
+type ProjectJSON struct {
 	ID               string     `json:"id"`
 	CreatedAt        time.Time  `json:"created_at"`
 	DeletedAt        *time.Time `json:"deleted_at"`
@@ -142,12 +142,12 @@ type ccProjectJSON struct {
 	OrganizationID   string     `json:"organization_id"`
 	OrganizationUUID string     `json:"organization_uuid"`
 	UpdatedAt        time.Time  `json:"updated_at"`
-	User             ccUser     `json:"user"`
+	User             User     `json:"user"`
 }
 
-// view writes the project as a list item.
-func (p *ccProject) view() ccProjectJSON {
-	return ccProjectJSON{ID: p.ID, CreatedAt: p.createdAt, DeletedAt: p.deletedAt, IsPrivate: p.isPrivate, Name: p.name,
+// View writes the project as a list item.
+func (p *Project) View() ProjectJSON {
+	return ProjectJSON{ID: p.ID, CreatedAt: p.createdAt, DeletedAt: p.deletedAt, IsPrivate: p.isPrivate, Name: p.name,
 		OrganizationID: p.org.ID, OrganizationUUID: p.org.UUID, UpdatedAt: p.updatedAt, User: p.user}
 }
 
@@ -157,15 +157,15 @@ type ccDeletion struct {
 	Type string `json:"type"`
 }
 
-// ccTokenList is a page of the page-token family with has_more, as the compliance lists write it.
-type ccTokenList[T any] struct {
+// TokenList is a page of the page-token family with has_more, as the compliance lists write it.
+type TokenList[T any] struct {
 	core.TokenPage[T]
 	HasMore bool `json:"has_more"`
 }
 
 // ccWithHasMore adds has_more, true exactly when next_page is set.
-func ccWithHasMore[T any](p core.TokenPage[T]) ccTokenList[T] {
-	return ccTokenList[T]{p, p.NextPage != nil}
+func ccWithHasMore[T any](p core.TokenPage[T]) TokenList[T] {
+	return TokenList[T]{p, p.NextPage != nil}
 }
 
 // ccDownload answers bytes with the Content-MD5 of spec 4.2 (base64 of the MD5, RFC 1864),
@@ -200,9 +200,9 @@ func ccInOrganizations(c *core.Call) bool {
 // users in created_at order, id breaking ties, by after_id/before_id cursors. A malformed
 // parameter, or a cursor that is not a chat of the organization, is a 400 naming it.
 func listComplianceChats(s *core.Server, c *core.Call) (any, error) {
-	f := ccChatFilter{org: c.Org}
+	f := ChatFilter{Org: c.Org}
 	var err error
-	if f.users, err = ccUserIDs(c); err != nil {
+	if f.Users, err = ccUserIDs(c); err != nil {
 		return nil, err
 	}
 	q, err := c.CursorQuery()
@@ -222,28 +222,28 @@ func listComplianceChats(s *core.Server, c *core.Call) (any, error) {
 		}
 	}
 	if !ccInOrganizations(c) {
-		f.users = nil
+		f.Users = nil
 	}
-	st := compliance(s, c)
+	st := StoreOf(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var cursor *core.ListKey
 	if id := q.AfterID + q.BeforeID; id != "" {
-		ch := st.chats[id]
+		ch := st.Chats[id]
 		if ch == nil {
 			ch = st.gone[id]
 		}
-		if ch == nil || ch.org != c.Org {
+		if ch == nil || ch.Org != c.Org {
 			name := "after_id"
 			if q.BeforeID != "" {
 				name = "before_id"
 			}
 			return nil, core.InvalidField(name, "%s is not a chat of this organization; pass the last_id or first_id of a previous response", core.Quoted(id, core.MaxExcerpt))
 		}
-		k := ch.key()
+		k := ch.Key()
 		cursor = &k
 	}
-	return core.EncodedPage(st.pageChats(f, q, cursor), func(ch *ccChat) []byte { return ch.encoded }), nil
+	return core.EncodedPage(st.PageChats(f, q, cursor), func(ch *Chat) []byte { return ch.encoded }), nil
 }
 
 // getChatMessages answers GET .../chats/{chat_id}/messages (spec 4.1, 2.3): the chat with its
@@ -265,7 +265,7 @@ func getChatMessages(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withComplianceChat(s, c, func(st *complianceStore, ch *ccChat) (any, error) {
+	return withComplianceChat(s, c, func(st *Store, ch *Chat) (any, error) {
 		var msgs []*ccMessage
 		for _, m := range ch.messages {
 			if created.Contains(m.createdAt) && updated.Contains(m.updatedAt) {
@@ -281,10 +281,10 @@ func getChatMessages(s *core.Server, c *core.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := ccChatWithMessages{ccChatJSON: ch.view(), ChatMessages: make([]ccMessageJSON, len(page.Data)),
+		out := ccChatWithMessages{ChatJSON: ch.View(), ChatMessages: make([]ccMessageJSON, len(page.Data)),
 			FirstID: page.FirstID, HasMore: page.HasMore, LastID: page.LastID}
 		for i, m := range page.Data {
-			out.ChatMessages[i] = m.view(st, complianceSection.In(c.St.Fx.Sections))
+			out.ChatMessages[i] = m.view(st, Section.In(c.St.Fx.Sections))
 		}
 		return out, nil
 	})
@@ -292,7 +292,7 @@ func getChatMessages(s *core.Server, c *core.Call) (any, error) {
 
 // deleteComplianceChat answers DELETE .../chats/{chat_id} (spec 4.1, 2.7); see deleteChat.
 func deleteComplianceChat(s *core.Server, c *core.Call) (any, error) {
-	return withComplianceChat(s, c, func(st *complianceStore, ch *ccChat) (any, error) {
+	return withComplianceChat(s, c, func(st *Store, ch *Chat) (any, error) {
 		st.deleteChat(ch)
 		return ccDeletion{ID: ch.ID, Type: "assistant_chat_deleted"}, nil
 	})
@@ -300,8 +300,8 @@ func deleteComplianceChat(s *core.Server, c *core.Call) (any, error) {
 
 // withComplianceChat runs f under the store's lock on the caller's live chat named by the path; another
 // organization's chat, or one deleted through the API, is a 404.
-func withComplianceChat(s *core.Server, c *core.Call, f func(st *complianceStore, ch *ccChat) (any, error)) (any, error) {
-	st := compliance(s, c)
+func withComplianceChat(s *core.Server, c *core.Call, f func(st *Store, ch *Chat) (any, error)) (any, error) {
+	st := StoreOf(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := c.Param("chat_id")
@@ -313,8 +313,8 @@ func withComplianceChat(s *core.Server, c *core.Call, f func(st *complianceStore
 }
 
 // withComplianceFile runs f under the store's lock on the caller's file named by the path.
-func withComplianceFile(s *core.Server, c *core.Call, f func(st *complianceStore, file *ccFile) (any, error)) (any, error) {
-	st := compliance(s, c)
+func withComplianceFile(s *core.Server, c *core.Call, f func(st *Store, file *File) (any, error)) (any, error) {
+	st := StoreOf(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := c.Param("file_id")
@@ -327,7 +327,7 @@ func withComplianceFile(s *core.Server, c *core.Call, f func(st *complianceStore
 
 // getComplianceFile answers file metadata (spec 2.4, 4.2).
 func getComplianceFile(s *core.Server, c *core.Call) (any, error) {
-	return withComplianceFile(s, c, func(_ *complianceStore, f *ccFile) (any, error) {
+	return withComplianceFile(s, c, func(_ *Store, f *File) (any, error) {
 		return ccFileJSON{ID: f.ID, CreatedAt: f.createdAt, Filename: f.filename, MD5: f.md5,
 			MessageIDs: slices.Clone(f.messageIDs), MimeType: f.mimeType, SizeBytes: f.sizeBytes}, nil
 	})
@@ -336,17 +336,17 @@ func getComplianceFile(s *core.Server, c *core.Call) (any, error) {
 // getComplianceFileContent answers the stored bytes with Content-MD5 (spec 4.2); a file with no
 // downloadable content is a 404.
 func getComplianceFileContent(s *core.Server, c *core.Call) (any, error) {
-	return withComplianceFile(s, c, func(_ *complianceStore, f *ccFile) (any, error) {
-		if f.data == nil {
+	return withComplianceFile(s, c, func(_ *Store, f *File) (any, error) {
+		if f.Data == nil {
 			return nil, core.NewError(core.ErrNotFound, "file %q has no downloadable content (its mime_type is null)", f.ID)
 		}
-		return ccDownload(*f.mimeType, f.data), nil
+		return ccDownload(*f.mimeType, f.Data), nil
 	})
 }
 
 // deleteComplianceFile answers DELETE .../files/{file_id} (spec 4.2, 2.7); see deleteFile.
 func deleteComplianceFile(s *core.Server, c *core.Call) (any, error) {
-	return withComplianceFile(s, c, func(st *complianceStore, f *ccFile) (any, error) {
+	return withComplianceFile(s, c, func(st *Store, f *File) (any, error) {
 		st.deleteFile(f, s.Clock.Now())
 		return ccDeletion{ID: f.ID, Type: "assistant_file_deleted"}, nil
 	})
@@ -354,17 +354,17 @@ func deleteComplianceFile(s *core.Server, c *core.Call) (any, error) {
 
 // liveComplianceChat reports whether ch is a live chat of the caller's organization: generated files and
 // artifact versions are served only while their chat is.
-func liveComplianceChat(s *core.Server, c *core.Call, ch *ccChat) bool {
-	st := compliance(s, c)
+func liveComplianceChat(s *core.Server, c *core.Call, ch *Chat) bool {
+	st := StoreOf(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.chat(c.Org, ch.ID) != nil
 }
 
 // generatedFile resolves the generated file of the path, or 404.
-func generatedFile(s *core.Server, c *core.Call) (*ccGeneratedFile, error) {
+func generatedFile(s *core.Server, c *core.Call) (*GeneratedFile, error) {
 	id := c.Param("generated_file_id")
-	if g := complianceSection.In(c.St.Fx.Sections).generated[id]; g != nil && liveComplianceChat(s, c, g.chat) {
+	if g := Section.In(c.St.Fx.Sections).Generated[id]; g != nil && liveComplianceChat(s, c, g.chat) {
 		return g, nil
 	}
 	return nil, core.NotFound("generated file", id)
@@ -390,9 +390,9 @@ func getGeneratedFileContent(s *core.Server, c *core.Call) (any, error) {
 }
 
 // artifactVersion resolves the artifact version of the path, or 404.
-func artifactVersion(s *core.Server, c *core.Call) (*ccArtifactVersion, error) {
+func artifactVersion(s *core.Server, c *core.Call) (*ArtifactVersion, error) {
 	id := c.Param("artifact_version_id")
-	if v := complianceSection.In(c.St.Fx.Sections).artifacts[id]; v != nil && liveComplianceChat(s, c, v.chat) {
+	if v := Section.In(c.St.Fx.Sections).Artifacts[id]; v != nil && liveComplianceChat(s, c, v.chat) {
 		return v, nil
 	}
 	return nil, core.NotFound("artifact version", id)
@@ -434,14 +434,14 @@ func listComplianceProjects(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	users := c.QueryStrings("user_ids")
-	var list []*ccProject
+	var list []*Project
 	if ccInOrganizations(c) {
-		list = complianceSection.In(c.St.Fx.Sections).projects[c.Org]
+		list = Section.In(c.St.Fx.Sections).Projects[c.Org]
 	}
-	page := core.PageByTokenKept(list, func(p *ccProject) bool {
+	page := core.PageByTokenKept(list, func(p *Project) bool {
 		return created.Contains(p.createdAt) && (len(users) == 0 || slices.Contains(users, p.user.ID))
 	}, ccProjectKey, core.OldestFirst, scope, after, limit)
-	return core.SplicePage(page.Data, func(p *ccProject) []byte { return p.encoded },
+	return core.SplicePage(page.Data, func(p *Project) []byte { return p.encoded },
 		ccWithHasMore(core.TokenPage[struct{}]{NextPage: page.NextPage})), nil
 }
 
@@ -483,9 +483,9 @@ func listComplianceUsers(s *core.Server, c *core.Call) (any, error) {
 	key := func(u core.Member) core.ListKey { return core.ListKey{At: u.AddedAt, ID: u.ID} }
 	slices.SortFunc(members, func(a, b core.Member) int { return core.OldestFirst(key(a), key(b)) })
 	page := core.PageByToken(members, key, core.OldestFirst, scope, after, limit)
-	out := core.TokenPage[ccUser]{Data: make([]ccUser, len(page.Data)), NextPage: page.NextPage}
+	out := core.TokenPage[User]{Data: make([]User, len(page.Data)), NextPage: page.NextPage}
 	for i, u := range page.Data {
-		out.Data[i] = ccUser{u.ID, u.Email}
+		out.Data[i] = User{u.ID, u.Email}
 	}
 	return ccWithHasMore(out), nil
 }

@@ -1,4 +1,4 @@
-package fake
+package compliance
 
 import (
 	"slices"
@@ -12,13 +12,13 @@ import (
 // complianceStore is one server's chats, messages and files. Every list of chats is indexed per
 // user, sorted oldest first, so that a list request is a binary search and a merge of at most 10
 // sorted lists: O(log n + page), whatever the number of chats.
-type complianceStore struct {
+type Store struct {
 	mu       sync.Mutex
-	chats    map[string]*ccChat      // live chats of every organization, by ID
-	byUser   map[ccUserKey][]*ccChat // live chats of each user, oldest first
-	gone     map[string]*ccChat      // chats deleted through the API: their keys stay valid cursors
+	Chats    map[string]*Chat      // live chats of every organization, by ID
+	byUser   map[ccUserKey][]*Chat // live chats of each user, oldest first
+	gone     map[string]*Chat      // chats deleted through the API: their keys stay valid cursors
 	messages map[string]*ccMessage
-	files    map[string]*ccFile
+	files    map[string]*File
 	// deletions lists the deletions through the API, the fixtures' first, for snapshots.
 	deletions []ccDeletionRecord
 }
@@ -26,15 +26,15 @@ type complianceStore struct {
 // newComplianceStore copies what a server may change out of the fixtures: chats with their
 // messages, and files (their message_ids). Generated files and artifact versions are shared;
 // they are served only while their chat is live.
-func newComplianceStore(d *complianceData) *complianceStore {
-	st := &complianceStore{chats: map[string]*ccChat{}, byUser: map[ccUserKey][]*ccChat{}, gone: map[string]*ccChat{},
-		messages: map[string]*ccMessage{}, files: make(map[string]*ccFile, len(d.files))}
-	for id, f := range d.files {
+func newComplianceStore(d *Data) *Store {
+	st := &Store{Chats: map[string]*Chat{}, byUser: map[ccUserKey][]*Chat{}, gone: map[string]*Chat{},
+		messages: map[string]*ccMessage{}, files: make(map[string]*File, len(d.Files))}
+	for id, f := range d.Files {
 		cp := *f
 		cp.messageIDs = slices.Clone(f.messageIDs)
 		st.files[id] = &cp
 	}
-	for _, ch := range d.chats { // oldest first, so each user's list comes out sorted
+	for _, ch := range d.Chats { // oldest first, so each user's list comes out sorted
 		cp := *ch
 		cp.messages = make([]*ccMessage, len(ch.messages))
 		for i, m := range ch.messages {
@@ -47,7 +47,7 @@ func newComplianceStore(d *complianceData) *complianceStore {
 	}
 	for _, del := range d.deletions {
 		if del.ChatID != "" {
-			if ch := st.chats[del.ChatID]; ch != nil {
+			if ch := st.Chats[del.ChatID]; ch != nil {
 				st.deleteChat(ch)
 			}
 		} else if f := st.files[del.FileID]; f != nil {
@@ -58,23 +58,23 @@ func newComplianceStore(d *complianceData) *complianceStore {
 }
 
 // add indexes a chat that is not yet in the store, keeping its user's list sorted.
-func (st *complianceStore) add(ch *ccChat) {
-	st.chats[ch.ID] = ch
-	k := ccUserKey{ch.org, ch.user.ID}
-	st.byUser[k] = core.InsertInOrder(st.byUser[k], ch, (*ccChat).key, core.OldestFirst)
+func (st *Store) add(ch *Chat) {
+	st.Chats[ch.ID] = ch
+	k := ccUserKey{ch.Org, ch.User.ID}
+	st.byUser[k] = core.InsertInOrder(st.byUser[k], ch, (*Chat).Key, core.OldestFirst)
 }
 
 // chat returns a live chat of the organization, or nil: another organization's chat is not found.
-func (st *complianceStore) chat(o *core.Org, id string) *ccChat {
-	if ch := st.chats[id]; ch != nil && ch.org == o {
+func (st *Store) chat(o *core.Org, id string) *Chat {
+	if ch := st.Chats[id]; ch != nil && ch.Org == o {
 		return ch
 	}
 	return nil
 }
 
 // file returns a file of the organization, or nil.
-func (st *complianceStore) file(o *core.Org, id string) *ccFile {
-	if f := st.files[id]; f != nil && f.org == o {
+func (st *Store) file(o *core.Org, id string) *File {
+	if f := st.files[id]; f != nil && f.Org == o {
 		return f
 	}
 	return nil
@@ -83,13 +83,13 @@ func (st *complianceStore) file(o *core.Org, id string) *ccFile {
 // deleteChat removes a chat, its messages, and the files no other chat's message references;
 // files it shares lose the references of its messages. Its generated files and artifact versions
 // go with it (they are served only for live chats). The chat's key stays a valid cursor.
-func (st *complianceStore) deleteChat(ch *ccChat) {
+func (st *Store) deleteChat(ch *Chat) {
 	st.deletions = append(st.deletions, ccDeletionRecord{ChatID: ch.ID})
-	delete(st.chats, ch.ID)
+	delete(st.Chats, ch.ID)
 	st.gone[ch.ID] = ch
-	k := ccUserKey{ch.org, ch.user.ID}
+	k := ccUserKey{ch.Org, ch.User.ID}
 	list := st.byUser[k]
-	i := sort.Search(len(list), func(i int) bool { return core.OldestFirst(list[i].key(), ch.key()) >= 0 })
+	i := sort.Search(len(list), func(i int) bool { return core.OldestFirst(list[i].Key(), ch.Key()) >= 0 })
 	st.byUser[k] = slices.Delete(list, i, i+1)
 	for _, m := range ch.messages {
 		delete(st.messages, m.ID)
@@ -107,7 +107,7 @@ func (st *complianceStore) deleteChat(ch *ccChat) {
 }
 
 // deleteFile removes a file and its ID from every message that referenced it.
-func (st *complianceStore) deleteFile(f *ccFile, at time.Time) {
+func (st *Store) deleteFile(f *File, at time.Time) {
 	st.deletions = append(st.deletions, ccDeletionRecord{FileID: f.ID, DeletedAt: &at})
 	delete(st.files, f.ID)
 	for _, mid := range f.messageIDs {
@@ -125,24 +125,24 @@ type ccUserKey struct {
 	user string
 }
 
-// ccChatFilter is what a chat list request selects besides its cursor (spec 4.1).
-type ccChatFilter struct {
-	org      *core.Org
-	users    []string        // 1 to 10, without repeats
+// ChatFilter is what a chat list request selects besides its cursor (spec 4.1).
+type ChatFilter struct {
+	Org      *core.Org
+	Users    []string        // 1 to 10, without repeats
 	projects map[string]bool // nil: any project
 	created  core.TimeRange
 	updated  core.TimeRange
 }
 
 // match applies the filters the per-user index does not: project_ids and updated_at.
-func (f ccChatFilter) match(ch *ccChat) bool {
-	return (f.projects == nil || f.projects[ch.projectID]) && f.updated.Contains(ch.updatedAt)
+func (f ChatFilter) match(ch *Chat) bool {
+	return (f.projects == nil || f.projects[ch.ProjectID]) && f.updated.Contains(ch.UpdatedAt)
 }
 
 // ccCreatedBounds narrows a list sorted oldest first to the chats created in r: [lo, hi).
-func ccCreatedBounds(list []*ccChat, r core.TimeRange) (lo, hi int) {
+func ccCreatedBounds(list []*Chat, r core.TimeRange) (lo, hi int) {
 	at := func(pred func(t time.Time) bool) int {
-		return sort.Search(len(list), func(i int) bool { return pred(list[i].createdAt) })
+		return sort.Search(len(list), func(i int) bool { return pred(list[i].CreatedAt) })
 	}
 	lo, hi = 0, len(list)
 	if r.Gt != nil {
@@ -160,31 +160,31 @@ func ccCreatedBounds(list []*ccChat, r core.TimeRange) (lo, hi int) {
 	return lo, hi
 }
 
-// pageChats cuts one page of the chat list: the chats of f's users in list order (created_at,
+// PageChats cuts one page of the chat list: the chats of f's users in list order (created_at,
 // then ID), after or before cursor as q says. Each user's list is narrowed by binary search to the
 // created_at range and the cursor, then the lists are merged until the page is full, so the cost
 // is O(users * log n + page) plus the chats that the project and updated_at filters skip.
-func (st *complianceStore) pageChats(f ccChatFilter, q core.CursorQuery, cursor *core.ListKey) core.CursorPage[*ccChat] {
+func (st *Store) PageChats(f ChatFilter, q core.CursorQuery, cursor *core.ListKey) core.CursorPage[*Chat] {
 	type run struct {
-		list   []*ccChat
+		list   []*Chat
 		lo, hi int
 	}
 	backward := q.BeforeID != ""
-	runs := make([]run, 0, len(f.users))
-	for _, u := range f.users {
-		list := st.byUser[ccUserKey{f.org, u}]
+	runs := make([]run, 0, len(f.Users))
+	for _, u := range f.Users {
+		list := st.byUser[ccUserKey{f.Org, u}]
 		lo, hi := ccCreatedBounds(list, f.created)
 		switch {
 		case cursor != nil && backward:
-			hi = min(hi, sort.Search(len(list), func(i int) bool { return core.OldestFirst(list[i].key(), *cursor) >= 0 }))
+			hi = min(hi, sort.Search(len(list), func(i int) bool { return core.OldestFirst(list[i].Key(), *cursor) >= 0 }))
 		case cursor != nil:
-			lo = max(lo, core.SearchAfter(list, (*ccChat).key, core.OldestFirst, *cursor))
+			lo = max(lo, core.SearchAfter(list, (*Chat).Key, core.OldestFirst, *cursor))
 		}
 		if lo < hi {
 			runs = append(runs, run{list, lo, hi})
 		}
 	}
-	out := make([]*ccChat, 0, min(q.Limit+1, 128))
+	out := make([]*Chat, 0, min(q.Limit+1, 128))
 	for len(out) <= q.Limit {
 		var best *run
 		for i := range runs {
@@ -193,16 +193,16 @@ func (st *complianceStore) pageChats(f ccChatFilter, q core.CursorQuery, cursor 
 			case r.lo >= r.hi:
 			case best == nil:
 				best = r
-			case backward && core.OldestFirst(r.list[r.hi-1].key(), best.list[best.hi-1].key()) > 0:
+			case backward && core.OldestFirst(r.list[r.hi-1].Key(), best.list[best.hi-1].Key()) > 0:
 				best = r
-			case !backward && core.OldestFirst(r.list[r.lo].key(), best.list[best.lo].key()) < 0:
+			case !backward && core.OldestFirst(r.list[r.lo].Key(), best.list[best.lo].Key()) < 0:
 				best = r
 			}
 		}
 		if best == nil {
 			break
 		}
-		var ch *ccChat
+		var ch *Chat
 		if backward {
 			best.hi--
 			ch = best.list[best.hi]
@@ -214,7 +214,7 @@ func (st *complianceStore) pageChats(f ccChatFilter, q core.CursorQuery, cursor 
 			out = append(out, ch)
 		}
 	}
-	page := core.CursorPage[*ccChat]{HasMore: len(out) > q.Limit}
+	page := core.CursorPage[*Chat]{HasMore: len(out) > q.Limit}
 	if page.HasMore {
 		out = out[:q.Limit]
 	}

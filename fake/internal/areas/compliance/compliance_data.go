@@ -1,4 +1,4 @@
-package fake
+package compliance
 
 import (
 	"crypto/md5"
@@ -16,11 +16,11 @@ import (
 // Chats, messages and files change (deletion); generated files, artifact versions and projects
 // never do, so servers share those records with the fixtures.
 
-// ccHrefBase is where the web app shows a chat (spec 2.2 href).
-const ccHrefBase = "https://app.platformkit.dev/chat/"
+// HrefBase is where the web app shows a chat (spec 2.2 href).
+const HrefBase = "https://app.platformkit.dev/chat/"
 
-// ccUser is a chat's or project's creator as the compliance API writes it.
-type ccUser struct {
+// User is a chat's or project's creator as the compliance API writes it.
+type User struct {
 	ID           string `json:"id"`
 	EmailAddress string `json:"email_address"`
 }
@@ -31,37 +31,37 @@ type ccText struct {
 	Text string `json:"text"`
 }
 
-// ccChat is a chat with its messages, oldest first (created_at, then ID).
-type ccChat struct {
+// Chat is a chat with its messages, oldest first (created_at, then ID).
+type Chat struct {
 	ID        string
-	org       *core.Org
-	user      ccUser
-	projectID string
-	name      string
+	Org       *core.Org
+	User      User
+	ProjectID string
+	Name      string
 	model     *string
-	createdAt time.Time
-	updatedAt time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	deletedAt *time.Time // deleted by its end user: still listed (gaps §10)
 	messages  []*ccMessage
 	encoded   []byte // the list item, encoded once by encode
 }
 
-// encode records the chat's list item as JSON. A chat's fields never change after load (deleting
+// Encode records the chat's list item as JSON. A chat's fields never change after load (deleting
 // it through the API only takes it out of the lists), so list pages splice these bytes in
 // instead of encoding every chat of every page again.
-func (ch *ccChat) encode() (err error) {
-	ch.encoded, err = core.EncodeRecord(ch.view())
+func (ch *Chat) Encode() (err error) {
+	ch.encoded, err = core.EncodeRecord(ch.View())
 	return err
 }
 
-// key places the chat in the chat list.
-func (ch *ccChat) key() core.ListKey { return core.ListKey{At: ch.createdAt, ID: ch.ID} }
+// Key places the chat in the chat list.
+func (ch *Chat) Key() core.ListKey { return core.ListKey{At: ch.CreatedAt, ID: ch.ID} }
 
 // ccMessage is one message of a chat. files, generatedFiles and artifacts hold IDs; a file
 // deletion removes its ID here.
 type ccMessage struct {
 	ID             string
-	chat           *ccChat
+	chat           *Chat
 	role           string
 	createdAt      time.Time
 	updatedAt      time.Time // created_at until a file deletion changes the message
@@ -77,24 +77,24 @@ func ccMessageKey(m *ccMessage) core.ListKey { return core.ListKey{At: m.created
 // ccMessageID is a message's cursor.
 func ccMessageID(m *ccMessage) string { return m.ID }
 
-// ccFile is an uploaded file (spec 2.4). data is nil for a file with no downloadable content.
-type ccFile struct {
+// File is an uploaded file (spec 2.4). data is nil for a file with no downloadable content.
+type File struct {
 	ID             string
-	org            *core.Org
+	Org            *core.Org
 	filename       string
 	createdAt      time.Time
 	uploadMimeType string  // the type the message lists (spec 2.3: type at upload time)
 	mimeType       *string // of the preferred downloadable variant
 	md5            *string // as recorded at upload
 	sizeBytes      *int
-	data           []byte
+	Data           []byte
 	messageIDs     []string // every message that references the file, in chat order
 }
 
-// ccGeneratedFile is a file the assistant created by tool use (spec 2.5, gaps §10).
-type ccGeneratedFile struct {
+// GeneratedFile is a file the assistant created by tool use (spec 2.5, gaps §10).
+type GeneratedFile struct {
 	ID        string
-	chat      *ccChat
+	chat      *Chat
 	filename  string
 	mimeType  string
 	createdAt time.Time
@@ -102,23 +102,23 @@ type ccGeneratedFile struct {
 	md5       string
 }
 
-// ccArtifactVersion is one version of an artifact (gaps §10).
-type ccArtifactVersion struct {
+// ArtifactVersion is one version of an artifact (gaps §10).
+type ArtifactVersion struct {
 	artifactID   string
 	versionID    string
 	artifactType string
 	title        string
-	chat         *ccChat
+	chat         *Chat
 	createdAt    time.Time
 	content      []byte
 	md5          string
 }
 
-// ccProject is a project (spec 2.6). Projects are read-only.
-type ccProject struct {
+// Project is a project (spec 2.6). Projects are read-only.
+type Project struct {
 	ID        string
 	org       *core.Org
-	user      ccUser
+	user      User
 	name      string
 	isPrivate bool
 	createdAt time.Time
@@ -128,17 +128,17 @@ type ccProject struct {
 }
 
 // ccProjectKey places a project in the project list.
-func ccProjectKey(p *ccProject) core.ListKey { return core.ListKey{At: p.createdAt, ID: p.ID} }
+func ccProjectKey(p *Project) core.ListKey { return core.ListKey{At: p.createdAt, ID: p.ID} }
 
 // complianceData is the parsed compliance fixture. Servers copy chats and files (see
 // newComplianceStore); everything else is shared, read-only.
-type complianceData struct {
+type Data struct {
 	deletions []ccDeletionRecord // what the API deleted, in order (snapshots write it)
-	chats     []*ccChat          // oldest first
-	files     map[string]*ccFile
-	generated map[string]*ccGeneratedFile
-	artifacts map[string]*ccArtifactVersion // by version ID
-	projects  map[*core.Org][]*ccProject    // oldest first
+	Chats     []*Chat          // oldest first
+	Files     map[string]*File
+	Generated map[string]*GeneratedFile
+	Artifacts map[string]*ArtifactVersion // by version ID
+	Projects  map[*core.Org][]*Project    // oldest first
 }
 
 // complianceFixture is the JSON shape of fixtures/compliance.json (schemas/fixtures/compliance.json).
@@ -225,27 +225,27 @@ func ccMD5Hex(b []byte) string {
 // version is referenced by exactly one message.
 func loadCompliance(fsys fs.FS, fx *core.Fixtures) error {
 	var file complianceFixture
-	d := complianceData{files: map[string]*ccFile{}, generated: map[string]*ccGeneratedFile{},
-		artifacts: map[string]*ccArtifactVersion{}, projects: map[*core.Org][]*ccProject{}}
-	*complianceSection.In(fx.Sections) = d
+	d := Data{Files: map[string]*File{}, Generated: map[string]*GeneratedFile{},
+		Artifacts: map[string]*ArtifactVersion{}, Projects: map[*core.Org][]*Project{}}
+	*Section.In(fx.Sections) = d
 	found, err := core.ReadFixture(fsys, "compliance.json", &file)
 	if err != nil || !found {
 		return err
 	}
 	const name = "compliance.json"
-	creator := func(what, id, orgID, userID string) (*core.Org, ccUser, error) {
+	creator := func(what, id, orgID, userID string) (*core.Org, User, error) {
 		o := fx.OrgByID(orgID)
 		if o == nil {
-			return nil, ccUser{}, fmt.Errorf("%s: %s %s names unknown organization %s", name, what, id, orgID)
+			return nil, User{}, fmt.Errorf("%s: %s %s names unknown organization %s", name, what, id, orgID)
 		}
 		for _, u := range fx.Users {
 			if u.ID == userID && u.Org == o {
-				return o, ccUser{u.ID, u.Email}, nil
+				return o, User{u.ID, u.Email}, nil
 			}
 		}
-		return nil, ccUser{}, fmt.Errorf("%s: %s %s names %s, who is not a member of %s", name, what, id, userID, orgID)
+		return nil, User{}, fmt.Errorf("%s: %s %s names %s, who is not a member of %s", name, what, id, userID, orgID)
 	}
-	projects := map[string]*ccProject{}
+	projects := map[string]*Project{}
 	for _, p := range file.Projects {
 		o, u, err := creator("project", p.ID, p.OrganizationID, p.UserID)
 		if err != nil {
@@ -254,44 +254,44 @@ func loadCompliance(fsys fs.FS, fx *core.Fixtures) error {
 		if projects[p.ID] != nil {
 			return fmt.Errorf("%s: project %s appears twice", name, p.ID)
 		}
-		pr := &ccProject{ID: p.ID, org: o, user: u, name: p.Name, isPrivate: p.IsPrivate,
+		pr := &Project{ID: p.ID, org: o, user: u, name: p.Name, isPrivate: p.IsPrivate,
 			createdAt: p.CreatedAt.UTC(), updatedAt: p.UpdatedAt.UTC(), deletedAt: ccUTC(p.DeletedAt)}
-		if pr.encoded, err = core.EncodeRecord(pr.view()); err != nil {
+		if pr.encoded, err = core.EncodeRecord(pr.View()); err != nil {
 			return fmt.Errorf("%s: project %s: %w", name, p.ID, err)
 		}
 		projects[p.ID] = pr
-		d.projects[o] = append(d.projects[o], pr)
+		d.Projects[o] = append(d.Projects[o], pr)
 	}
-	for _, list := range d.projects {
-		slices.SortFunc(list, func(a, b *ccProject) int { return core.OldestFirst(ccProjectKey(a), ccProjectKey(b)) })
+	for _, list := range d.Projects {
+		slices.SortFunc(list, func(a, b *Project) int { return core.OldestFirst(ccProjectKey(a), ccProjectKey(b)) })
 	}
 	for _, f := range file.Files {
 		o := fx.OrgByID(f.OrganizationID)
 		if o == nil {
 			return fmt.Errorf("%s: file %s names unknown organization %s", name, f.ID, f.OrganizationID)
 		}
-		cf := &ccFile{ID: f.ID, org: o, filename: f.Filename, createdAt: f.CreatedAt.UTC(), uploadMimeType: f.UploadMimeType,
+		cf := &File{ID: f.ID, Org: o, filename: f.Filename, createdAt: f.CreatedAt.UTC(), uploadMimeType: f.UploadMimeType,
 			mimeType: f.MimeType, md5: f.MD5, sizeBytes: f.SizeBytes}
 		if f.ContentBase64 != nil {
-			if cf.data, err = base64.StdEncoding.DecodeString(*f.ContentBase64); err != nil {
+			if cf.Data, err = base64.StdEncoding.DecodeString(*f.ContentBase64); err != nil {
 				return fmt.Errorf("%s: file %s: content_base64: %w", name, f.ID, err)
 			}
 		}
-		if (cf.data == nil) != (f.MimeType == nil) {
+		if (cf.Data == nil) != (f.MimeType == nil) {
 			return fmt.Errorf("%s: file %s: a file has a mime_type exactly when it has content", name, f.ID)
 		}
-		d.files[f.ID] = cf
+		d.Files[f.ID] = cf
 	}
 	for _, g := range file.GeneratedFiles {
 		data, err := base64.StdEncoding.DecodeString(g.ContentBase64)
 		if err != nil {
 			return fmt.Errorf("%s: generated file %s: content_base64: %w", name, g.ID, err)
 		}
-		d.generated[g.ID] = &ccGeneratedFile{ID: g.ID, filename: g.Filename, mimeType: g.MimeType, createdAt: g.CreatedAt.UTC(), data: data, md5: ccMD5Hex(data)}
+		d.Generated[g.ID] = &GeneratedFile{ID: g.ID, filename: g.Filename, mimeType: g.MimeType, createdAt: g.CreatedAt.UTC(), data: data, md5: ccMD5Hex(data)}
 	}
 	for _, a := range file.Artifacts {
 		for _, v := range a.Versions {
-			d.artifacts[v.VersionID] = &ccArtifactVersion{artifactID: a.ID, versionID: v.VersionID, artifactType: a.ArtifactType,
+			d.Artifacts[v.VersionID] = &ArtifactVersion{artifactID: a.ID, versionID: v.VersionID, artifactType: a.ArtifactType,
 				title: a.Title, createdAt: v.CreatedAt.UTC(), content: []byte(v.Content), md5: ccMD5Hex([]byte(v.Content))}
 		}
 	}
@@ -303,25 +303,25 @@ func loadCompliance(fsys fs.FS, fx *core.Fixtures) error {
 		if p := projects[c.ProjectID]; p == nil || p.org != o {
 			return fmt.Errorf("%s: chat %s names project %s, which is not a project of %s", name, c.ID, c.ProjectID, c.OrganizationID)
 		}
-		ch := &ccChat{ID: c.ID, org: o, user: u, projectID: c.ProjectID, name: c.Name, model: c.Model,
-			createdAt: c.CreatedAt.UTC(), updatedAt: c.UpdatedAt.UTC(), deletedAt: ccUTC(c.DeletedAt)}
+		ch := &Chat{ID: c.ID, Org: o, User: u, ProjectID: c.ProjectID, Name: c.Name, model: c.Model,
+			CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(), deletedAt: ccUTC(c.DeletedAt)}
 		for _, m := range c.Messages {
 			msg := &ccMessage{ID: m.ID, chat: ch, role: m.Role, createdAt: m.CreatedAt.UTC(), updatedAt: m.CreatedAt.UTC(),
 				content: m.Content, files: m.Files, generatedFiles: m.GeneratedFiles, artifacts: m.Artifacts}
 			for _, id := range m.Files {
-				if f := d.files[id]; f == nil || f.org != o {
+				if f := d.Files[id]; f == nil || f.Org != o {
 					return fmt.Errorf("%s: message %s names file %s, which is not a file of %s", name, m.ID, id, c.OrganizationID)
 				}
 			}
 			for _, id := range m.GeneratedFiles {
-				g := d.generated[id]
+				g := d.Generated[id]
 				if g == nil || g.chat != nil {
 					return fmt.Errorf("%s: message %s names generated file %s, which is unknown or used by another message", name, m.ID, id)
 				}
 				g.chat = ch
 			}
 			for _, id := range m.Artifacts {
-				v := d.artifacts[id]
+				v := d.Artifacts[id]
 				if v == nil || v.chat != nil {
 					return fmt.Errorf("%s: message %s names artifact version %s, which is unknown or used by another message", name, m.ID, id)
 				}
@@ -330,25 +330,25 @@ func loadCompliance(fsys fs.FS, fx *core.Fixtures) error {
 			ch.messages = append(ch.messages, msg)
 		}
 		slices.SortFunc(ch.messages, func(a, b *ccMessage) int { return core.OldestFirst(ccMessageKey(a), ccMessageKey(b)) })
-		if err := ch.encode(); err != nil {
+		if err := ch.Encode(); err != nil {
 			return fmt.Errorf("%s: chat %s: %w", name, c.ID, err)
 		}
-		d.chats = append(d.chats, ch)
+		d.Chats = append(d.Chats, ch)
 	}
-	slices.SortFunc(d.chats, func(a, b *ccChat) int { return core.OldestFirst(a.key(), b.key()) })
-	for _, ch := range d.chats {
+	slices.SortFunc(d.Chats, func(a, b *Chat) int { return core.OldestFirst(a.Key(), b.Key()) })
+	for _, ch := range d.Chats {
 		for _, m := range ch.messages {
 			for _, id := range m.files {
-				d.files[id].messageIDs = append(d.files[id].messageIDs, m.ID)
+				d.Files[id].messageIDs = append(d.Files[id].messageIDs, m.ID)
 			}
 		}
 	}
-	for id, g := range d.generated {
+	for id, g := range d.Generated {
 		if g.chat == nil {
 			return fmt.Errorf("%s: generated file %s is not referenced by any message", name, id)
 		}
 	}
-	for id, v := range d.artifacts {
+	for id, v := range d.Artifacts {
 		if v.chat == nil {
 			return fmt.Errorf("%s: artifact version %s is not referenced by any message", name, id)
 		}
@@ -359,7 +359,7 @@ func loadCompliance(fsys fs.FS, fx *core.Fixtures) error {
 		}
 	}
 	d.deletions = file.Deletions
-	*complianceSection.In(fx.Sections) = d
+	*Section.In(fx.Sections) = d
 	return nil
 }
 
