@@ -29,7 +29,7 @@ type ChatJSON struct {
 	OrganizationUUID string     `json:"organization_uuid"`
 	ProjectID        string     `json:"project_id"`
 	UpdatedAt        time.Time  `json:"updated_at"`
-	User             User     `json:"user"`
+	User             User       `json:"user"`
 }
 
 // View writes the chat as a list item.
@@ -142,7 +142,7 @@ type ProjectJSON struct {
 	OrganizationID   string     `json:"organization_id"`
 	OrganizationUUID string     `json:"organization_uuid"`
 	UpdatedAt        time.Time  `json:"updated_at"`
-	User             User     `json:"user"`
+	User             User       `json:"user"`
 }
 
 // View writes the project as a list item.

@@ -6,8 +6,8 @@ import "github.com/platformkit/platformkit/fake/internal/core"
 var Area = &core.Area{Routes: complianceRoutes, Load: loadCompliance, Snapshot: complianceSnapshot}
 
 var (
-	Section = core.NewSection[Data]()
-	complianceStores  = core.NewStore[Store]()
+	Section          = core.NewSection[Data]()
+	complianceStores = core.NewStore[Store]()
 )
 
 func complianceRoutes() []*core.Route {

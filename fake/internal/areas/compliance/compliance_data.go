@@ -134,7 +134,7 @@ func ccProjectKey(p *Project) core.ListKey { return core.ListKey{At: p.createdAt
 // newComplianceStore); everything else is shared, read-only.
 type Data struct {
 	deletions []ccDeletionRecord // what the API deleted, in order (snapshots write it)
-	Chats     []*Chat          // oldest first
+	Chats     []*Chat            // oldest first
 	Files     map[string]*File
 	Generated map[string]*GeneratedFile
 	Artifacts map[string]*ArtifactVersion // by version ID
