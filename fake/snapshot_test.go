@@ -611,7 +611,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[workStore]():         "mu envs byOrg arrived",
 		reflect.TypeFor[environment]():       "rec encoded org items byID queue leased workers",
 		reflect.TypeFor[envRecord]():         "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
-		reflect.TypeFor[workItem]():          "rec queuedAt polledAt lastHeartbeat leaseUntil",
+		reflect.TypeFor[queueItem]():          "rec queuedAt polledAt lastHeartbeat leaseUntil",
 		reflect.TypeFor[WorkItem]():          "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
 		reflect.TypeFor[compliance.Store]():  "mu Chats byUser gone messages files deletions",
 		reflect.TypeFor[memoryArea]():        "mu stores byOrg",

@@ -84,8 +84,8 @@ type WorkData struct {
 	Type string `json:"type"`
 }
 
-// workItem is a work item with the queue's and the lease's bookkeeping, which clients never see.
-type workItem struct {
+// queueItem is a work item with the queue's and the lease's bookkeeping, which clients never see.
+type queueItem struct {
 	rec      WorkItem
 	queuedAt time.Time  // when it last entered the queue: its place in line
 	polledAt *time.Time // when a poll last handed it out while queued; nil if never since queued
@@ -115,10 +115,10 @@ type environment struct {
 	rec     envRecord       // changed only through set, which drops encoded
 	encoded core.RecordJSON // rec as JSON, encoded by the first list page after a change
 	org     *core.Org
-	items   []*workItem          // creation order
-	byID    map[string]*workItem // the same items by ID
-	queue   map[string]*workItem // the items in state queued, which polls choose from
-	leased  map[string]*workItem // the items whose lease is claimed, which settle watches
+	items   []*queueItem          // creation order
+	byID    map[string]*queueItem // the same items by ID
+	queue   map[string]*queueItem // the items in state queued, which polls choose from
+	leased  map[string]*queueItem // the items whose lease is claimed, which settle watches
 	workers map[string]time.Time // Vendor-Worker-ID → its latest poll
 }
 
@@ -181,7 +181,7 @@ type workFixture struct {
 }
 
 // item builds the work item the fixture describes in environment envID.
-func (w *workFixture) item(envID string) *workItem {
+func (w *workFixture) item(envID string) *queueItem {
 	it := newWorkItem(w.ID, envID, w.SessionID, w.Metadata, w.CreatedAt)
 	if w.State == "" {
 		it.rec.State, it.queuedAt = workQueued, w.CreatedAt
@@ -201,7 +201,7 @@ func (w *workFixture) item(envID string) *workItem {
 }
 
 // fixture is the item as environments.json holds it in a snapshot.
-func (it *workItem) fixture() workFixture {
+func (it *queueItem) fixture() workFixture {
 	r := it.rec
 	w := workFixture{ID: r.ID, SessionID: r.Data.ID, Metadata: r.Metadata, CreatedAt: r.CreatedAt, State: r.State,
 		AcknowledgedAt: r.AcknowledgedAt, LatestHeartbeatAt: r.LatestHeartbeatAt, StartedAt: r.StartedAt,
@@ -271,7 +271,7 @@ func newWorkStore(fx *core.Fixtures) *workStore {
 			}
 		}
 		maps.Copy(env.workers, f.Workers)
-		slices.SortFunc(env.items, func(a, b *workItem) int { return core.OldestFirst(workItemKey(a), workItemKey(b)) })
+		slices.SortFunc(env.items, func(a, b *queueItem) int { return core.OldestFirst(workItemKey(a), workItemKey(b)) })
 		st.add(env)
 	}
 	return st
@@ -287,8 +287,8 @@ func newEnvironment(rec envRecord, o *core.Org) *environment {
 	if rec.Scope == "" {
 		rec.Scope = "organization"
 	}
-	return &environment{rec: rec, org: o, byID: map[string]*workItem{}, queue: map[string]*workItem{},
-		leased: map[string]*workItem{}, workers: map[string]time.Time{}}
+	return &environment{rec: rec, org: o, byID: map[string]*queueItem{}, queue: map[string]*queueItem{},
+		leased: map[string]*queueItem{}, workers: map[string]time.Time{}}
 }
 
 // set makes rec the environment's record; the caller holds the area's lock.
@@ -310,8 +310,8 @@ func orEmpty(m map[string]string) map[string]string {
 }
 
 // newWorkItem builds an item created at createdAt; env.add puts it in the queue.
-func newWorkItem(id, envID, sessionID string, metadata map[string]string, createdAt time.Time) *workItem {
-	return &workItem{
+func newWorkItem(id, envID, sessionID string, metadata map[string]string, createdAt time.Time) *queueItem {
+	return &queueItem{
 		rec: WorkItem{
 			ID: id, Type: "work", CreatedAt: createdAt, Data: WorkData{ID: sessionID, Type: "session"},
 			EnvironmentID: envID, Metadata: orEmpty(metadata), Secret: workSecret(id),
@@ -320,39 +320,39 @@ func newWorkItem(id, envID, sessionID string, metadata map[string]string, create
 }
 
 // add appends a new item and queues it.
-func (env *environment) add(it *workItem) {
+func (env *environment) add(it *queueItem) {
 	env.items = append(env.items, it)
 	env.byID[it.rec.ID] = it
 	env.enqueue(it, it.rec.CreatedAt)
 }
 
 // enqueue puts an item (back) in line as of at, not yet handed out by any poll.
-func (env *environment) enqueue(it *workItem, at time.Time) {
+func (env *environment) enqueue(it *queueItem, at time.Time) {
 	it.rec.State, it.queuedAt, it.polledAt = workQueued, at, nil
 	env.queue[it.rec.ID] = it
 }
 
 // dequeue takes an item out of line (acknowledged or stopped).
-func (env *environment) dequeue(it *workItem) {
+func (env *environment) dequeue(it *queueItem) {
 	delete(env.queue, it.rec.ID)
 	it.polledAt = nil
 }
 
 // claim records a heartbeat: the value the next heartbeat must echo. The lease's end is the
 // caller's to set, since a stopping item's lease is not extended.
-func (env *environment) claim(it *workItem, now time.Time) {
+func (env *environment) claim(it *queueItem, now time.Time) {
 	it.lastHeartbeat = now.Format(time.RFC3339Nano)
 	it.rec.LatestHeartbeatAt = &now
 	env.leased[it.rec.ID] = it
 }
 
 // release clears the heartbeat record: the lease is gone.
-func (env *environment) release(it *workItem) {
+func (env *environment) release(it *queueItem) {
 	it.lastHeartbeat = ""
 	delete(env.leased, it.rec.ID)
 }
 
-func workItemKey(it *workItem) core.ListKey { return core.ListKey{At: it.rec.CreatedAt, ID: it.rec.ID} }
+func workItemKey(it *queueItem) core.ListKey { return core.ListKey{At: it.rec.CreatedAt, ID: it.rec.ID} }
 
 // --- Leases ---
 
@@ -405,7 +405,7 @@ func withEnv(s *core.Server, c *core.Call, f func(st *workStore, env *environmen
 }
 
 // withItem is withEnv for the work item of the path.
-func withItem(s *core.Server, c *core.Call, f func(env *environment, it *workItem, now time.Time) (any, error)) (any, error) {
+func withItem(s *core.Server, c *core.Call, f func(env *environment, it *queueItem, now time.Time) (any, error)) (any, error) {
 	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
 		id := c.Param("work_id")
 		it := env.byID[id]
@@ -424,19 +424,19 @@ func workOf(st *core.State) *workStore {
 }
 
 // wrongState answers an operation that does not apply in the item's current state.
-func wrongState(it *workItem, op, allowed string) error {
+func wrongState(it *queueItem, op, allowed string) error {
 	return core.Invalid("work item %s is %s; %s applies only to a %s item", it.rec.ID, it.rec.State, op, allowed)
 }
 
 // --- Work endpoints (spec 4.8) ---
 
 func getWork(s *core.Server, c *core.Call) (any, error) {
-	return withItem(s, c, func(_ *environment, it *workItem, _ time.Time) (any, error) { return it.rec, nil })
+	return withItem(s, c, func(_ *environment, it *queueItem, _ time.Time) (any, error) { return it.rec, nil })
 }
 
 // ackWork moves a queued item to starting and takes it out of the queue (spec 3.1).
 func ackWork(s *core.Server, c *core.Call) (any, error) {
-	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
+	return withItem(s, c, func(env *environment, it *queueItem, now time.Time) (any, error) {
 		if it.rec.State != workQueued {
 			return nil, wrongState(it, "acknowledge", "queued")
 		}
@@ -468,7 +468,7 @@ func heartbeatWork(s *core.Server, c *core.Call) (any, error) {
 	if !ok || expected == "" {
 		return nil, core.InvalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", noHeartbeat)
 	}
-	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
+	return withItem(s, c, func(env *environment, it *queueItem, now time.Time) (any, error) {
 		if it.rec.State == workStopped {
 			return nil, wrongState(it, "heartbeat", "starting, active or stopping")
 		}
@@ -519,7 +519,7 @@ func updateWork(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return withItem(s, c, func(_ *environment, it *workItem, _ time.Time) (any, error) {
+	return withItem(s, c, func(_ *environment, it *queueItem, _ time.Time) (any, error) {
 		md, err := patchMetadata(it.rec.Metadata, req.Metadata, "a work item")
 		if err != nil {
 			return nil, err
@@ -538,7 +538,7 @@ func stopWork(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return withItem(s, c, func(env *environment, it *workItem, now time.Time) (any, error) {
+	return withItem(s, c, func(env *environment, it *queueItem, now time.Time) (any, error) {
 		switch {
 		case it.rec.State == workStopped:
 			return nil, wrongState(it, "stop", "queued, starting, active or stopping")

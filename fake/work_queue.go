@@ -64,7 +64,7 @@ func (env *environment) poll(now time.Time, worker string, reclaim time.Duration
 	if worker != "" {
 		env.workers[worker] = now
 	}
-	var best *workItem
+	var best *queueItem
 	for _, it := range env.queue {
 		if it.polledAt != nil && now.Sub(*it.polledAt) < reclaim {
 			continue
