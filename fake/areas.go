@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -12,7 +13,7 @@ func init() {
 		modelsArea,
 		adminArea,
 		tunnelsArea,
-		workArea,
+		work.Area,
 		compliance.Area,
 		memoryStoresArea,
 		messagesArea,

@@ -17,6 +17,7 @@ import (
 var serverImports = map[string][]string{
 	"core":             {},
 	"areas/compliance": {"core"},
+	"areas/work":       {"core"},
 }
 
 // toolDirs are the packages over the face: the binary and the tools that drive a server. They

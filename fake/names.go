@@ -1,6 +1,9 @@
 package fake
 
-import "github.com/platformkit/platformkit/fake/internal/core"
+import (
+	"github.com/platformkit/platformkit/fake/internal/areas/work"
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
 
 // Coverage is what a server answered since its last reset (GET /_fake/coverage): for every API
 // operation of the route table, how many requests it had, how many it refused as invalid and
@@ -39,6 +42,13 @@ type JournalThread = core.JournalThread
 // NamespaceInfo describes a namespace (GET /_fake/namespaces). Times are on the wall clock, since
 // every namespace has a virtual clock of its own.
 type NamespaceInfo = core.NamespaceInfo
+
+// WorkItem is a work item as the API answers it (spec 2.16). Timestamps are nil until the
+// transition that owns them has happened.
+type WorkItem = work.WorkItem
+
+// WorkData names the session a work item runs (spec 2.16).
+type WorkData = work.WorkData
 
 // The API versions, credentials, headers and refusal reasons the fake knows, by the names of the
 // core that defines them.

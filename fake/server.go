@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/work"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -227,5 +229,5 @@ func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
 // an unknown environment (of any organization), and invalid_request for an archived one or for
 // a session ID or metadata outside the limits of fixtures/environments.json.
 func (s *Server) EnqueueWork(environmentID, sessionID string, metadata map[string]string) (WorkItem, error) {
-	return enqueueWorkItem(s.srv, environmentID, sessionID, metadata)
+	return work.Enqueue(s.srv, environmentID, sessionID, metadata)
 }

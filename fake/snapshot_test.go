@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/work"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -165,14 +167,14 @@ func buildWorld(t *testing.T, w *world, seed uint64, n int) {
 			case 0:
 				w.do("POST", "/_fake/environments/"+env+"/work", fmt.Sprintf(`{"metadata":{"i":"%d"}}`, i))
 			case 1:
-				w.do("GET", base+"/poll", "", append(key, headerWorkerID, fmt.Sprintf("worker-%d", r.IntN(3)))...)
+				w.do("GET", base+"/poll", "", append(key, work.HeaderWorkerID, fmt.Sprintf("worker-%d", r.IntN(3)))...)
 			case 2:
 				polled := w.ids(base+"?limit=100", "data.#(state==queued)#.id", key...)
 				w.do("POST", base+"/"+pick(r, polled)+"/ack", "", key...)
 			case 3:
 				last := gjson.Get(w.do("GET", item, "", key...).body, "latest_heartbeat_at").String()
 				if last == "" {
-					last = noHeartbeat
+					last = work.NoHeartbeat
 				}
 				w.do("POST", item+"/heartbeat?desired_ttl_seconds=20&expected_last_heartbeat="+url.QueryEscape(last), "", key...)
 			default:
@@ -225,7 +227,7 @@ func holdLease(t *testing.T, w *world) {
 	}
 	polled := gjson.Get(w.do("GET", base+"/poll", "", key...).body, "id").String()
 	w.do("POST", base+"/"+polled+"/ack", "", key...)
-	if got := w.do("POST", base+"/"+polled+"/heartbeat?desired_ttl_seconds=300&expected_last_heartbeat="+noHeartbeat, "", key...); got.status != 200 {
+	if got := w.do("POST", base+"/"+polled+"/heartbeat?desired_ttl_seconds=300&expected_last_heartbeat="+work.NoHeartbeat, "", key...); got.status != 200 {
 		t.Fatalf("heartbeat: %+v", got)
 	}
 	w.do("GET", base+"/poll", "", key...) // hands out the second item, which stays queued
@@ -594,7 +596,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[adminStore]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[memoryArea] lazy[threadStore] lazy[tunnelStore] lazy[workStore]"
+	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[memoryArea] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}
@@ -608,11 +610,11 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[tunnelRec]():         "Tunnel org rotations certs encoded",
 		reflect.TypeFor[Tunnel]():            "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
 		reflect.TypeFor[tunnelCertificate](): "ID ArchivedAt CreatedAt ExpiresAt Fingerprint TunnelID Type ca encoded",
-		reflect.TypeFor[workStore]():         "mu envs byOrg arrived",
-		reflect.TypeFor[environment]():       "rec encoded org items byID queue leased workers",
-		reflect.TypeFor[envRecord]():         "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
-		reflect.TypeFor[queueItem]():          "rec queuedAt polledAt lastHeartbeat leaseUntil",
-		reflect.TypeFor[WorkItem]():          "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
+		reflect.TypeFor[work.Store]():        "mu envs byOrg arrived",
+		reflect.TypeFor[work.Environment]():  "rec encoded org items byID queue leased workers",
+		reflect.TypeFor[work.EnvRecord]():    "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
+		reflect.TypeFor[work.QueueItem]():    "rec queuedAt polledAt lastHeartbeat leaseUntil",
+		reflect.TypeFor[work.WorkItem]():     "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
 		reflect.TypeFor[compliance.Store]():  "mu Chats byUser gone messages files deletions",
 		reflect.TypeFor[memoryArea]():        "mu stores byOrg",
 		reflect.TypeFor[memStoreState]():     "org rec memories paths versions byID lineage",
@@ -636,7 +638,7 @@ func builtWorld(tb testing.TB) *Server {
 	st := s.srv.State()
 	admin(s.srv, &core.Call{St: st})
 	tunnels(s.srv, st)
-	workOf(st)
+	work.StoreOf(st)
 	compliance.StoreOf(s.srv, &core.Call{St: st})
 	memoryOf(s.srv, &core.Call{St: st})
 	return s

@@ -12,6 +12,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/work"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -100,7 +102,7 @@ func newEnv(t testing.TB, ts *TestServer) string {
 	return apiClient(t, ts).ok("POST", "/v1/environments", map[string]any{"name": "test"}).get("id").String()
 }
 
-func enqueue(t testing.TB, ts *TestServer, env string, meta map[string]string) WorkItem {
+func enqueue(t testing.TB, ts *TestServer, env string, meta map[string]string) work.WorkItem {
 	t.Helper()
 	it, err := ts.Fake.EnqueueWork(env, "", meta)
 	if err != nil {
@@ -294,7 +296,7 @@ func TestAckHeartbeatStopLifecycle(t *testing.T) {
 	api.fails(412, "does not match", "POST", item+"/heartbeat?expected_last_heartbeat=2026-01-01T00:00:01Z", nil)
 	advance(ts, 5)
 	hb2 := api.ok("POST", item+"/heartbeat?expected_last_heartbeat="+url.QueryEscape(hb.get("last_heartbeat").String())+"&desired_ttl_seconds=1e12", nil)
-	if hb2.get("ttl_seconds").Float() != maxLeaseSeconds || hb2.get("last_heartbeat").String() != "2026-01-01T00:00:07Z" {
+	if hb2.get("ttl_seconds").Float() != work.MaxLeaseSeconds || hb2.get("last_heartbeat").String() != "2026-01-01T00:00:07Z" {
 		t.Fatalf("second heartbeat = %s", hb2.body)
 	}
 	last := hb2.get("last_heartbeat").String()
@@ -376,7 +378,7 @@ func TestLeaseLapseRequeues(t *testing.T) {
 	item := workPath(env, "/", it.ID)
 	api.ok("POST", item+"/ack", nil)
 	hb := api.ok("POST", item+"/heartbeat?expected_last_heartbeat=NO_HEARTBEAT", nil)
-	if hb.get("ttl_seconds").Float() != defaultLeaseSeconds {
+	if hb.get("ttl_seconds").Float() != work.DefaultLeaseSeconds {
 		t.Fatalf("default ttl = %s", hb.body)
 	}
 	advance(ts, 29.999)
@@ -477,7 +479,7 @@ func TestBlockingPoll(t *testing.T) {
 		}
 	}
 	got := make(chan reply, 1)
-	go func() { got <- api.do("GET", workPath(env, "/poll?block_ms=999"), nil, headerWorkerID, "w1") }()
+	go func() { got <- api.do("GET", workPath(env, "/poll?block_ms=999"), nil, work.HeaderWorkerID, "w1") }()
 	waitForPollers(1) // its stats answering beside it shows that the waiting poll holds no lock
 	it := enqueue(t, ts, env, nil)
 	if r := <-got; r.get("id").String() != it.ID {
@@ -485,7 +487,7 @@ func TestBlockingPoll(t *testing.T) {
 	}
 
 	// Reclaim happens when the virtual clock moves: a blocked poll wakes for it.
-	go func() { got <- api.do("GET", workPath(env, "/poll?block_ms=999"), nil, headerWorkerID, "w2") }()
+	go func() { got <- api.do("GET", workPath(env, "/poll?block_ms=999"), nil, work.HeaderWorkerID, "w2") }()
 	waitForPollers(2)
 	advance(ts, 6)
 	if r := <-got; r.get("id").String() != it.ID {
@@ -677,8 +679,8 @@ func TestEnvironmentFixturesChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(*envsSection.In(fx.Sections)) < 3 {
-		t.Fatalf("%d fixture environments", len(*envsSection.In(fx.Sections)))
+	if len(*work.EnvsSection.In(fx.Sections)) < 3 {
+		t.Fatalf("%d fixture environments", len(*work.EnvsSection.In(fx.Sections)))
 	}
 	orgs, _ := fs.ReadFile(fixtures.FS(), "organizations.json")
 	envs := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }

@@ -1,4 +1,4 @@
-package fake
+package work
 
 import (
 	"encoding/json"
@@ -10,8 +10,8 @@ import (
 
 // Poll and the arrival of work (spec 4.8, 8; gaps §8; the control API).
 
-// headerWorkerID names the polling worker (spec 4.8); it is not a credential.
-const headerWorkerID = "Vendor-Worker-ID"
+// HeaderWorkerID names the polling worker (spec 4.8); it is not a credential.
+const HeaderWorkerID = "Vendor-Worker-ID"
 
 // pollWork hands out the oldest available item, or null. With block_ms it waits up to that long
 // for work: it wakes when work is enqueued and when the virtual clock moves (which may reclaim an
@@ -27,7 +27,7 @@ func pollWork(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	reclaim := time.Duration(reclaimMS) * time.Millisecond
-	worker := strings.TrimSpace(c.DeclaredHeader(headerWorkerID))
+	worker := strings.TrimSpace(c.DeclaredHeader(HeaderWorkerID))
 	var deadline <-chan time.Time
 	if blocking {
 		t := time.NewTimer(time.Duration(blockMS) * time.Millisecond)
@@ -38,7 +38,7 @@ func pollWork(s *core.Server, c *core.Call) (any, error) {
 		// Taken before the look, so that a move of the clock during it is not missed.
 		ticked := s.Clock.Changed()
 		var arrived <-chan struct{}
-		it, err := withEnv(s, c, func(st *workStore, env *environment, now time.Time) (any, error) {
+		it, err := withEnv(s, c, func(st *Store, env *Environment, now time.Time) (any, error) {
 			arrived = st.arrived
 			return env.poll(now, worker, reclaim), nil
 		})
@@ -60,11 +60,11 @@ func pollWork(s *core.Server, c *core.Call) (any, error) {
 // poll takes the oldest available item, or nil. An item is available when it is queued and
 // either no poll has handed it out or the last one did so at least reclaim ago (spec 4.8:
 // polling reclaims unacknowledged items). The caller holds the store's lock.
-func (env *environment) poll(now time.Time, worker string, reclaim time.Duration) any {
+func (env *Environment) poll(now time.Time, worker string, reclaim time.Duration) any {
 	if worker != "" {
 		env.workers[worker] = now
 	}
-	var best *queueItem
+	var best *QueueItem
 	for _, it := range env.queue {
 		if it.polledAt != nil && now.Sub(*it.polledAt) < reclaim {
 			continue
@@ -89,11 +89,11 @@ func enqueueWork(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return enqueueWorkItem(s, c.Param("environment_id"), req.SessionID, req.Metadata)
+	return Enqueue(s, c.Param("environment_id"), req.SessionID, req.Metadata)
 }
 
-// enqueueWorkItem is Server.EnqueueWork of the face (package fake).
-func enqueueWorkItem(s *core.Server, environmentID, sessionID string, metadata map[string]string) (WorkItem, error) {
+// Enqueue is Server.EnqueueWork of the face (package fake).
+func Enqueue(s *core.Server, environmentID, sessionID string, metadata map[string]string) (WorkItem, error) {
 	doc, _ := json.Marshal(struct {
 		SessionID string            `json:"session_id,omitempty"`
 		Metadata  map[string]string `json:"metadata,omitempty"`
@@ -101,7 +101,7 @@ func enqueueWorkItem(s *core.Server, environmentID, sessionID string, metadata m
 	if err := core.ValidateBody("work/enqueue", doc); err != nil {
 		return WorkItem{}, err
 	}
-	st := workOf(s.State())
+	st := StoreOf(s.State())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	env := st.envs[environmentID]

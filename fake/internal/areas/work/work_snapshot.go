@@ -1,4 +1,4 @@
-package fake
+package work
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 
 // workSnapshot is the area's part of a snapshot (environments.json), written from its store
 // in the shape its loader reads.
-var workSnapshot = &core.SnapshotArea{Lock: core.LockArea(workStores, func(w *workStore) *sync.Mutex { return &w.mu }), Export: exportWork}
+var workSnapshot = &core.SnapshotArea{Lock: core.LockArea(workStores, func(w *Store) *sync.Mutex { return &w.mu }), Export: exportWork}
 
 // exportWork writes every environment with its work items in their whole state. Lapsed leases
 // are written as they stand, not settled: the loading server settles them when a request reads
@@ -19,7 +19,7 @@ var workSnapshot = &core.SnapshotArea{Lock: core.LockArea(workStores, func(w *wo
 func exportWork(st *core.State, out map[string]any) error {
 	ws := workStores.In(st.Stores).Built()
 	var list core.RecordList
-	for _, env := range core.OldestFirstOf(ws.envs, func(e *environment) core.ListKey { return core.ListKey{At: e.rec.CreatedAt, ID: e.rec.ID} }) {
+	for _, env := range core.OldestFirstOf(ws.envs, func(e *Environment) core.ListKey { return core.ListKey{At: e.rec.CreatedAt, ID: e.rec.ID} }) {
 		work := make([]workFixture, len(env.items))
 		for i, it := range env.items {
 			work[i] = it.fixture()
@@ -29,7 +29,7 @@ func exportWork(st *core.State, out map[string]any) error {
 			workers = env.workers
 		}
 		list.Add(env.org.ID, struct {
-			envRecord
+			EnvRecord
 			Workers map[string]time.Time `json:"workers,omitempty"`
 			Work    []workFixture        `json:"work"`
 		}{env.rec, workers, work}, "type")

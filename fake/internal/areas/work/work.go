@@ -1,4 +1,4 @@
-package fake
+package work
 
 import (
 	"crypto/hmac"
@@ -34,21 +34,20 @@ const (
 )
 
 const (
-	// noHeartbeat is the expected_last_heartbeat that claims an unclaimed lease (spec 4.8).
-	noHeartbeat = "NO_HEARTBEAT"
-	// defaultLeaseSeconds is the lease when desired_ttl_seconds is absent (gaps §8).
-	defaultLeaseSeconds = 30.0
-	// maxLeaseSeconds caps desired_ttl_seconds (any positive number is accepted); the heartbeat
+	// NoHeartbeat is the expected_last_heartbeat that claims an unclaimed lease (spec 4.8).
+	NoHeartbeat = "NO_HEARTBEAT"
+	// DefaultLeaseSeconds is the lease when desired_ttl_seconds is absent (gaps §8).
+	DefaultLeaseSeconds = 30.0
+	// MaxLeaseSeconds caps desired_ttl_seconds (any positive number is accepted); the heartbeat
 	// answers the TTL it applied.
-	maxLeaseSeconds = 300.0
+	MaxLeaseSeconds = 300.0
 	// defaultReclaimMS is how long a polled, unacknowledged item stays invisible (spec 8).
 	defaultReclaimMS = 5000
 	// workerWindow is how recently a worker must have polled to count in workers_polling.
 	workerWindow = 60 * time.Second
 )
 
-// WorkItem is a work item as the API answers it (spec 2.16). Timestamps are nil until the
-// transition that owns them has happened.
+// WorkItem is the face's WorkItem (package fake), which documents it.
 type WorkItem struct {
 	ID                string            `json:"id"`
 	Type              string            `json:"type"`
@@ -78,14 +77,14 @@ func workSecret(id string) string {
 	return "wsec_" + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// WorkData names the session a work item runs (spec 2.16).
+// WorkData is the face's WorkData (package fake), which documents it.
 type WorkData struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 }
 
-// queueItem is a work item with the queue's and the lease's bookkeeping, which clients never see.
-type queueItem struct {
+// QueueItem is a work item with the queue's and the lease's bookkeeping, which clients never see.
+type QueueItem struct {
 	rec      WorkItem
 	queuedAt time.Time  // when it last entered the queue: its place in line
 	polledAt *time.Time // when a poll last handed it out while queued; nil if never since queued
@@ -95,8 +94,8 @@ type queueItem struct {
 	leaseUntil    time.Time
 }
 
-// envRecord is an environment as the API answers it (gaps §8).
-type envRecord struct {
+// EnvRecord is an environment as the API answers it (gaps §8).
+type EnvRecord struct {
 	ID          string            `json:"id"`
 	Type        string            `json:"type"`
 	Name        string            `json:"name"`
@@ -109,40 +108,40 @@ type envRecord struct {
 	ArchivedAt  *time.Time        `json:"archived_at"`
 }
 
-// environment is one environment with its work. rec's maps are replaced, never changed in
+// Environment is one environment with its work. rec's maps are replaced, never changed in
 // place, so a copy of rec handed to the encoder outside the lock stays valid.
-type environment struct {
-	rec     envRecord       // changed only through set, which drops encoded
+type Environment struct {
+	rec     EnvRecord       // changed only through set, which drops encoded
 	encoded core.RecordJSON // rec as JSON, encoded by the first list page after a change
 	org     *core.Org
-	items   []*queueItem          // creation order
-	byID    map[string]*queueItem // the same items by ID
-	queue   map[string]*queueItem // the items in state queued, which polls choose from
-	leased  map[string]*queueItem // the items whose lease is claimed, which settle watches
-	workers map[string]time.Time // Vendor-Worker-ID → its latest poll
+	items   []*QueueItem          // creation order
+	byID    map[string]*QueueItem // the same items by ID
+	queue   map[string]*QueueItem // the items in state queued, which polls choose from
+	leased  map[string]*QueueItem // the items whose lease is claimed, which settle watches
+	workers map[string]time.Time  // Vendor-Worker-ID → its latest poll
 }
 
-// workStore is the state of the area. Its mutex is held only for bookkeeping, never while a
+// Store is the state of the area. Its mutex is held only for bookkeeping, never while a
 // poll waits.
-type workStore struct {
+type Store struct {
 	mu   sync.Mutex
-	envs map[string]*environment
+	envs map[string]*Environment
 	// byOrg is each organization's environments oldest first (envKey, which never changes for
 	// an environment; a new one is appended), kept as environments are created and deleted: a
 	// list page walks it back instead of collecting and sorting every environment per request.
-	byOrg map[*core.Org][]*environment
+	byOrg map[*core.Org][]*Environment
 	// arrived is closed and replaced whenever work is enqueued, waking blocked polls.
 	arrived chan struct{}
 }
 
 // add puts a new environment in the store; the caller holds mu.
-func (st *workStore) add(env *environment) {
+func (st *Store) add(env *Environment) {
 	st.envs[env.rec.ID] = env
 	st.byOrg[env.org] = core.InsertInOrder(st.byOrg[env.org], env, envKey, core.OldestFirst)
 }
 
 // remove takes an environment out of the store; the caller holds mu.
-func (st *workStore) remove(env *environment) {
+func (st *Store) remove(env *Environment) {
 	delete(st.envs, env.rec.ID)
 	st.byOrg[env.org] = core.RemoveInOrder(st.byOrg[env.org], env, envKey, core.OldestFirst)
 }
@@ -152,7 +151,7 @@ func (st *workStore) remove(env *environment) {
 // envFixture is one environment of fixtures/environments.json with its queued work. The file
 // gives the record's own fields but type, updated_at and archived_at.
 type envFixture struct {
-	envRecord
+	EnvRecord
 	OrganizationID string               `json:"organization_id"`
 	Work           []workFixture        `json:"work"`
 	Workers        map[string]time.Time `json:"workers,omitempty"` // Vendor-Worker-ID → latest poll (snapshots)
@@ -181,7 +180,7 @@ type workFixture struct {
 }
 
 // item builds the work item the fixture describes in environment envID.
-func (w *workFixture) item(envID string) *queueItem {
+func (w *workFixture) item(envID string) *QueueItem {
 	it := newWorkItem(w.ID, envID, w.SessionID, w.Metadata, w.CreatedAt)
 	if w.State == "" {
 		it.rec.State, it.queuedAt = workQueued, w.CreatedAt
@@ -201,7 +200,7 @@ func (w *workFixture) item(envID string) *queueItem {
 }
 
 // fixture is the item as environments.json holds it in a snapshot.
-func (it *queueItem) fixture() workFixture {
+func (it *QueueItem) fixture() workFixture {
 	r := it.rec
 	w := workFixture{ID: r.ID, SessionID: r.Data.ID, Metadata: r.Metadata, CreatedAt: r.CreatedAt, State: r.State,
 		AcknowledgedAt: r.AcknowledgedAt, LatestHeartbeatAt: r.LatestHeartbeatAt, StartedAt: r.StartedAt,
@@ -246,15 +245,15 @@ func loadEnvironments(fsys fs.FS, fx *core.Fixtures) error {
 			return fmt.Errorf("environments.json: environment key %s names %s, which is not an environment of its organization", c.ID, c.EnvironmentID)
 		}
 	}
-	*envsSection.In(fx.Sections) = file.Environments
+	*EnvsSection.In(fx.Sections) = file.Environments
 	return nil
 }
 
 // newWorkStore copies the fixtures into a fresh store.
-func newWorkStore(fx *core.Fixtures) *workStore {
-	st := &workStore{envs: map[string]*environment{}, byOrg: map[*core.Org][]*environment{}, arrived: make(chan struct{})}
-	for _, f := range *envsSection.In(fx.Sections) {
-		rec := f.envRecord
+func newWorkStore(fx *core.Fixtures) *Store {
+	st := &Store{envs: map[string]*Environment{}, byOrg: map[*core.Org][]*Environment{}, arrived: make(chan struct{})}
+	for _, f := range *EnvsSection.In(fx.Sections) {
+		rec := f.EnvRecord
 		if rec.UpdatedAt.IsZero() {
 			rec.UpdatedAt = rec.CreatedAt
 		}
@@ -271,7 +270,7 @@ func newWorkStore(fx *core.Fixtures) *workStore {
 			}
 		}
 		maps.Copy(env.workers, f.Workers)
-		slices.SortFunc(env.items, func(a, b *queueItem) int { return core.OldestFirst(workItemKey(a), workItemKey(b)) })
+		slices.SortFunc(env.items, func(a, b *QueueItem) int { return core.OldestFirst(workItemKey(a), workItemKey(b)) })
 		st.add(env)
 	}
 	return st
@@ -279,7 +278,7 @@ func newWorkStore(fx *core.Fixtures) *workStore {
 
 // newEnvironment completes a record with the defaults of gaps §8 (config self_hosted, scope
 // organization, empty metadata) and gives it an empty queue.
-func newEnvironment(rec envRecord, o *core.Org) *environment {
+func newEnvironment(rec EnvRecord, o *core.Org) *Environment {
 	rec.Type, rec.Metadata = "environment", orEmpty(rec.Metadata)
 	if rec.Config == nil {
 		rec.Config = map[string]any{"type": "self_hosted"}
@@ -287,16 +286,16 @@ func newEnvironment(rec envRecord, o *core.Org) *environment {
 	if rec.Scope == "" {
 		rec.Scope = "organization"
 	}
-	return &environment{rec: rec, org: o, byID: map[string]*queueItem{}, queue: map[string]*queueItem{},
-		leased: map[string]*queueItem{}, workers: map[string]time.Time{}}
+	return &Environment{rec: rec, org: o, byID: map[string]*QueueItem{}, queue: map[string]*QueueItem{},
+		leased: map[string]*QueueItem{}, workers: map[string]time.Time{}}
 }
 
 // set makes rec the environment's record; the caller holds the area's lock.
-func (e *environment) set(rec envRecord) { e.rec = rec; e.encoded.Drop() }
+func (e *Environment) set(rec EnvRecord) { e.rec = rec; e.encoded.Drop() }
 
 // json returns the record as writeJSON would encode it, encoding it once per change; the
 // caller holds the area's lock.
-func (e *environment) json() (json.RawMessage, error) {
+func (e *Environment) json() (json.RawMessage, error) {
 	return e.encoded.Get("", func() any { return e.rec })
 }
 
@@ -310,8 +309,8 @@ func orEmpty(m map[string]string) map[string]string {
 }
 
 // newWorkItem builds an item created at createdAt; env.add puts it in the queue.
-func newWorkItem(id, envID, sessionID string, metadata map[string]string, createdAt time.Time) *queueItem {
-	return &queueItem{
+func newWorkItem(id, envID, sessionID string, metadata map[string]string, createdAt time.Time) *QueueItem {
+	return &QueueItem{
 		rec: WorkItem{
 			ID: id, Type: "work", CreatedAt: createdAt, Data: WorkData{ID: sessionID, Type: "session"},
 			EnvironmentID: envID, Metadata: orEmpty(metadata), Secret: workSecret(id),
@@ -320,46 +319,48 @@ func newWorkItem(id, envID, sessionID string, metadata map[string]string, create
 }
 
 // add appends a new item and queues it.
-func (env *environment) add(it *queueItem) {
+func (env *Environment) add(it *QueueItem) {
 	env.items = append(env.items, it)
 	env.byID[it.rec.ID] = it
 	env.enqueue(it, it.rec.CreatedAt)
 }
 
 // enqueue puts an item (back) in line as of at, not yet handed out by any poll.
-func (env *environment) enqueue(it *queueItem, at time.Time) {
+func (env *Environment) enqueue(it *QueueItem, at time.Time) {
 	it.rec.State, it.queuedAt, it.polledAt = workQueued, at, nil
 	env.queue[it.rec.ID] = it
 }
 
 // dequeue takes an item out of line (acknowledged or stopped).
-func (env *environment) dequeue(it *queueItem) {
+func (env *Environment) dequeue(it *QueueItem) {
 	delete(env.queue, it.rec.ID)
 	it.polledAt = nil
 }
 
 // claim records a heartbeat: the value the next heartbeat must echo. The lease's end is the
 // caller's to set, since a stopping item's lease is not extended.
-func (env *environment) claim(it *queueItem, now time.Time) {
+func (env *Environment) claim(it *QueueItem, now time.Time) {
 	it.lastHeartbeat = now.Format(time.RFC3339Nano)
 	it.rec.LatestHeartbeatAt = &now
 	env.leased[it.rec.ID] = it
 }
 
 // release clears the heartbeat record: the lease is gone.
-func (env *environment) release(it *queueItem) {
+func (env *Environment) release(it *QueueItem) {
 	it.lastHeartbeat = ""
 	delete(env.leased, it.rec.ID)
 }
 
-func workItemKey(it *queueItem) core.ListKey { return core.ListKey{At: it.rec.CreatedAt, ID: it.rec.ID} }
+func workItemKey(it *QueueItem) core.ListKey {
+	return core.ListKey{At: it.rec.CreatedAt, ID: it.rec.ID}
+}
 
 // --- Leases ---
 
 // settle applies every lease that lapsed by now (gaps §8): an active item goes back to the queue
 // with its heartbeat record cleared, so the old worker's next heartbeat gets 412; a stopping item
 // is stopped. Each change is dated at the instant the lease lapsed, not when it was noticed.
-func (env *environment) settle(now time.Time) {
+func (env *Environment) settle(now time.Time) {
 	for _, it := range env.leased {
 		if now.Before(it.leaseUntil) {
 			continue
@@ -381,7 +382,7 @@ func (env *environment) settle(now time.Time) {
 
 // environment finds the caller's environment: another organization's, or another environment's
 // when the caller holds an environment key, is answered 404 like an unknown one.
-func (st *workStore) environment(c *core.Call, id string) (*environment, error) {
+func (st *Store) environment(c *core.Call, id string) (*Environment, error) {
 	env := st.envs[id]
 	if env == nil || env.org != c.Org || (c.Cred.Kind == core.KindEnvironmentKey && c.Cred.EnvironmentID != id) {
 		return nil, core.NotFound("environment", id)
@@ -391,7 +392,7 @@ func (st *workStore) environment(c *core.Call, id string) (*environment, error) 
 
 // withEnv runs f with the store locked, on the caller's environment of the path, with its lapsed
 // leases applied.
-func withEnv(s *core.Server, c *core.Call, f func(st *workStore, env *environment, now time.Time) (any, error)) (any, error) {
+func withEnv(s *core.Server, c *core.Call, f func(st *Store, env *Environment, now time.Time) (any, error)) (any, error) {
 	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -405,8 +406,8 @@ func withEnv(s *core.Server, c *core.Call, f func(st *workStore, env *environmen
 }
 
 // withItem is withEnv for the work item of the path.
-func withItem(s *core.Server, c *core.Call, f func(env *environment, it *queueItem, now time.Time) (any, error)) (any, error) {
-	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+func withItem(s *core.Server, c *core.Call, f func(env *Environment, it *QueueItem, now time.Time) (any, error)) (any, error) {
+	return withEnv(s, c, func(_ *Store, env *Environment, now time.Time) (any, error) {
 		id := c.Param("work_id")
 		it := env.byID[id]
 		if it == nil {
@@ -416,27 +417,27 @@ func withItem(s *core.Server, c *core.Call, f func(env *environment, it *queueIt
 	})
 }
 
-func work(s *core.Server, c *core.Call) *workStore { return workOf(c.St) }
+func work(s *core.Server, c *core.Call) *Store { return StoreOf(c.St) }
 
-// workOf returns the area's store in st, built from the fixtures on first use.
-func workOf(st *core.State) *workStore {
-	return workStores.In(st.Stores).Get(func() *workStore { return newWorkStore(st.Fx) })
+// StoreOf returns the area's store in st, built from the fixtures on first use.
+func StoreOf(st *core.State) *Store {
+	return workStores.In(st.Stores).Get(func() *Store { return newWorkStore(st.Fx) })
 }
 
 // wrongState answers an operation that does not apply in the item's current state.
-func wrongState(it *queueItem, op, allowed string) error {
+func wrongState(it *QueueItem, op, allowed string) error {
 	return core.Invalid("work item %s is %s; %s applies only to a %s item", it.rec.ID, it.rec.State, op, allowed)
 }
 
 // --- Work endpoints (spec 4.8) ---
 
 func getWork(s *core.Server, c *core.Call) (any, error) {
-	return withItem(s, c, func(_ *environment, it *queueItem, _ time.Time) (any, error) { return it.rec, nil })
+	return withItem(s, c, func(_ *Environment, it *QueueItem, _ time.Time) (any, error) { return it.rec, nil })
 }
 
 // ackWork moves a queued item to starting and takes it out of the queue (spec 3.1).
 func ackWork(s *core.Server, c *core.Call) (any, error) {
-	return withItem(s, c, func(env *environment, it *queueItem, now time.Time) (any, error) {
+	return withItem(s, c, func(env *Environment, it *QueueItem, now time.Time) (any, error) {
 		if it.rec.State != workQueued {
 			return nil, wrongState(it, "acknowledge", "queued")
 		}
@@ -463,18 +464,18 @@ func heartbeatWork(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ttl = min(ttl, maxLeaseSeconds)
+	ttl = min(ttl, MaxLeaseSeconds)
 	expected, ok := c.QueryString("expected_last_heartbeat")
 	if !ok || expected == "" {
-		return nil, core.InvalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", noHeartbeat)
+		return nil, core.InvalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", NoHeartbeat)
 	}
-	return withItem(s, c, func(env *environment, it *queueItem, now time.Time) (any, error) {
+	return withItem(s, c, func(env *Environment, it *QueueItem, now time.Time) (any, error) {
 		if it.rec.State == workStopped {
 			return nil, wrongState(it, "heartbeat", "starting, active or stopping")
 		}
 		want := it.lastHeartbeat
 		if want == "" {
-			want = noHeartbeat
+			want = NoHeartbeat
 		}
 		if expected != want {
 			var err *core.APIError
@@ -482,7 +483,7 @@ func heartbeatWork(s *core.Server, c *core.Call) (any, error) {
 			case it.rec.State == workQueued:
 				err = core.InvalidField("expected_last_heartbeat", "work item %s holds no lease: it lapsed and the item is queued again; abandon the work", it.rec.ID)
 			case it.lastHeartbeat == "":
-				err = core.InvalidField("expected_last_heartbeat", "the lease of work item %s is not claimed; send %s to claim it", it.rec.ID, noHeartbeat)
+				err = core.InvalidField("expected_last_heartbeat", "the lease of work item %s is not claimed; send %s to claim it", it.rec.ID, NoHeartbeat)
 			default:
 				err = core.InvalidField("expected_last_heartbeat", "does not match the last heartbeat of work item %s; another worker may hold its lease", it.rec.ID)
 			}
@@ -519,7 +520,7 @@ func updateWork(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return withItem(s, c, func(_ *environment, it *queueItem, _ time.Time) (any, error) {
+	return withItem(s, c, func(_ *Environment, it *QueueItem, _ time.Time) (any, error) {
 		md, err := patchMetadata(it.rec.Metadata, req.Metadata, "a work item")
 		if err != nil {
 			return nil, err
@@ -538,7 +539,7 @@ func stopWork(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return withItem(s, c, func(env *environment, it *queueItem, now time.Time) (any, error) {
+	return withItem(s, c, func(env *Environment, it *QueueItem, now time.Time) (any, error) {
 		switch {
 		case it.rec.State == workStopped:
 			return nil, wrongState(it, "stop", "queued, starting, active or stopping")
@@ -569,7 +570,7 @@ func listWork(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withEnv(s, c, func(_ *workStore, env *environment, _ time.Time) (any, error) {
+	return withEnv(s, c, func(_ *Store, env *Environment, _ time.Time) (any, error) {
 		page := core.PageByToken(env.items, workItemKey, core.OldestFirst, "work", after, limit)
 		out := core.TokenPage[WorkItem]{Data: make([]WorkItem, len(page.Data)), NextPage: page.NextPage}
 		for i, it := range page.Data {
@@ -589,7 +590,7 @@ type workStatsRecord struct {
 }
 
 func workStats(s *core.Server, c *core.Call) (any, error) {
-	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+	return withEnv(s, c, func(_ *Store, env *Environment, now time.Time) (any, error) {
 		out := workStatsRecord{Type: "work_queue_stats"}
 		for _, it := range env.queue {
 			out.Depth++

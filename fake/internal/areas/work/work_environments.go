@@ -1,4 +1,4 @@
-package fake
+package work
 
 import (
 	"maps"
@@ -11,7 +11,7 @@ import (
 // Environments (gaps §8): create, list, retrieve, update, archive, delete. They take only the
 // API key (ifEnvironments); an environment key reaches its own environment's work endpoints only.
 
-func envKey(e *environment) core.ListKey { return core.ListKey{At: e.rec.CreatedAt, ID: e.rec.ID} }
+func envKey(e *Environment) core.ListKey { return core.ListKey{At: e.rec.CreatedAt, ID: e.rec.ID} }
 
 func createEnvironment(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
@@ -26,7 +26,7 @@ func createEnvironment(s *core.Server, c *core.Call) (any, error) {
 	}
 	st := work(s, c)
 	now := s.Clock.Now()
-	env := newEnvironment(envRecord{
+	env := newEnvironment(EnvRecord{
 		ID: s.IDs.Next("env_"), Name: req.Name, Description: req.Description, Metadata: req.Metadata,
 		Config: req.Config, Scope: req.Scope, CreatedAt: now, UpdatedAt: now,
 	}, c.Org)
@@ -55,12 +55,12 @@ func listEnvironments(s *core.Server, c *core.Call) (any, error) {
 	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return core.EncodedTokenPage(core.PageNewestKept(st.byOrg[c.Org], func(e *environment) bool { return archived || e.rec.ArchivedAt == nil },
-		envKey, "environments", after, limit), (*environment).json)
+	return core.EncodedTokenPage(core.PageNewestKept(st.byOrg[c.Org], func(e *Environment) bool { return archived || e.rec.ArchivedAt == nil },
+		envKey, "environments", after, limit), (*Environment).json)
 }
 
 func getEnvironment(s *core.Server, c *core.Call) (any, error) {
-	return withEnv(s, c, func(_ *workStore, env *environment, _ time.Time) (any, error) { return env.rec, nil })
+	return withEnv(s, c, func(_ *Store, env *Environment, _ time.Time) (any, error) { return env.rec, nil })
 }
 
 // updateEnvironment changes the fields given; metadata is a patch (a string upserts, null
@@ -77,7 +77,7 @@ func updateEnvironment(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+	return withEnv(s, c, func(_ *Store, env *Environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt != nil {
 			return nil, core.Invalid("environment %s is archived; an archived environment cannot be changed", env.rec.ID)
 		}
@@ -137,7 +137,7 @@ func patchMetadata(cur map[string]string, patch map[string]*string, what string)
 // archiveEnvironment sets archived_at; archiving again returns the record unchanged. An archived
 // environment takes no new work, but its workers can finish what they hold.
 func archiveEnvironment(s *core.Server, c *core.Call) (any, error) {
-	return withEnv(s, c, func(_ *workStore, env *environment, now time.Time) (any, error) {
+	return withEnv(s, c, func(_ *Store, env *Environment, now time.Time) (any, error) {
 		if env.rec.ArchivedAt == nil {
 			next := env.rec
 			next.ArchivedAt, next.UpdatedAt = &now, now
@@ -149,7 +149,7 @@ func archiveEnvironment(s *core.Server, c *core.Call) (any, error) {
 
 // deleteEnvironment removes the environment and its work items.
 func deleteEnvironment(s *core.Server, c *core.Call) (any, error) {
-	return withEnv(s, c, func(st *workStore, env *environment, _ time.Time) (any, error) {
+	return withEnv(s, c, func(st *Store, env *Environment, _ time.Time) (any, error) {
 		st.remove(env)
 		return map[string]string{"id": env.rec.ID, "type": "environment_deleted"}, nil
 	})

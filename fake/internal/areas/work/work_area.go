@@ -1,4 +1,4 @@
-package fake
+package work
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
-// workArea is the area of environments and the work queue of self-hosted environments.
-var workArea = &core.Area{Routes: workRoutes, Load: loadEnvironments, Snapshot: workSnapshot}
+// Area is the area of environments and the work queue of self-hosted environments.
+var Area = &core.Area{Routes: workRoutes, Load: loadEnvironments, Snapshot: workSnapshot}
 
 var (
-	envsSection = core.NewSection[[]*envFixture]()
-	workStores  = core.NewStore[workStore]()
+	EnvsSection = core.NewSection[[]*envFixture]()
+	workStores  = core.NewStore[Store]()
 )
 
 func workRoutes() []*core.Route {
@@ -41,9 +41,9 @@ var (
 		core.IntParam("block_ms", 0, 1, 999, "Wait up to this long for work to arrive; without it, answer at once."),
 		core.IntParam("reclaim_older_than_ms", defaultReclaimMS, 0, 86_400_000, "Also hand out items whose lease holder has been silent this long."))
 	qHeartbeat = core.Query(
-		core.NumberParam("desired_ttl_seconds", defaultLeaseSeconds, 0, math.MaxFloat64, fmt.Sprintf("The lease to hold, in seconds; at most %v are granted.", maxLeaseSeconds)),
+		core.NumberParam("desired_ttl_seconds", DefaultLeaseSeconds, 0, math.MaxFloat64, fmt.Sprintf("The lease to hold, in seconds; at most %v are granted.", MaxLeaseSeconds)),
 		[]core.Param{{Name: "expected_last_heartbeat", Kind: core.PString, Required: true,
-			Doc: "The last_heartbeat of the previous heartbeat, or " + noHeartbeat + " to claim an unclaimed lease; 412 when it is not the current one."}})
-	hWorker = []core.Param{{Name: headerWorkerID, Kind: core.PString,
+			Doc: "The last_heartbeat of the previous heartbeat, or " + NoHeartbeat + " to claim an unclaimed lease; 412 when it is not the current one."}})
+	hWorker = []core.Param{{Name: HeaderWorkerID, Kind: core.PString,
 		Doc: "Identifies the polling worker, for the environment's metrics (workers_polling); not a credential."}}
 )
