@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -15,7 +16,7 @@ func init() {
 		tunnelsArea,
 		work.Area,
 		compliance.Area,
-		memoryStoresArea,
+		memory.Area,
 		messagesArea,
 		cacheArea,
 		rateLimitArea,

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -80,9 +82,9 @@ func TestMemoryContent(t *testing.T) {
 		t.Fatalf("empty memory = %s", empty.Raw)
 	}
 	// Bytes, not characters: 102,400 bytes of 2-byte characters is the limit.
-	max := strings.Repeat("é", maxMemoryContent/2)
+	max := strings.Repeat("é", memory.MaxMemoryContent/2)
 	full := m.ok(core.Post, create+"?view=full", map[string]any{"path": "/max", "content": max})
-	if full.Get("content_size_bytes").Int() != maxMemoryContent || full.Get("content").String() != max || full.Get("content_sha256").String() != digest("é×51200") {
+	if full.Get("content_size_bytes").Int() != memory.MaxMemoryContent || full.Get("content").String() != max || full.Get("content_sha256").String() != digest("é×51200") {
 		t.Fatalf("largest memory answered size %d", full.Get("content_size_bytes").Int())
 	}
 	m.fails(http.StatusBadRequest, core.ErrInvalidRequest, "content", core.Post, create, map[string]any{"path": "/over", "content": max + "x"})

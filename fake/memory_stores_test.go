@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -283,7 +285,7 @@ func TestMemoryStoreReadAfterChange(t *testing.T) {
 		if got := listed(id); got != want {
 			t.Fatalf("read after %s = %s, but the list holds %s", after, want, got)
 		}
-		var rec memoryStore
+		var rec memory.MemoryStore
 		if err := json.Unmarshal([]byte(want), &rec); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -304,20 +306,20 @@ func BenchmarkMemoryVersionIndex(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		srv := New()
 		store, mid := seedMemVersions(b, srv, n)
-		st := memoryStores.In(srv.srv.State().Stores).Get(memorySection.In(srv.srv.State().Fx.Sections).build).stores[store]
+		st := memory.MemoryStores.In(srv.srv.State().Stores).Get(memory.MemorySection.In(srv.srv.State().Fx.Sections).Build).Stores[store]
 		half := core.Epoch().Add(time.Duration(n/2) * time.Second)
 		for _, q := range []struct {
 			name string
-			f    memVersionFilter
-		}{{"store", memVersionFilter{}}, {"memory_id", memVersionFilter{memoryID: mid}}, {"created_at", memVersionFilter{created: core.TimeRange{Lte: &half}}}} {
+			f    memory.MemVersionFilter
+		}{{"store", memory.MemVersionFilter{}}, {"memory_id", memory.MemVersionFilter{MemoryID: mid}}, {"created_at", memory.MemVersionFilter{Created: core.TimeRange{Lte: &half}}}} {
 			b.Run(fmt.Sprintf("%s/versions=%d", q.name, n), func(b *testing.B) {
 				for b.Loop() {
-					page, next := st.pageVersions(q.f, nil, defaultMemoryPage)
-					if len(page) != defaultMemoryPage || next == nil {
+					page, next := st.PageVersions(q.f, nil, memory.DefaultMemoryPage)
+					if len(page) != memory.DefaultMemoryPage || next == nil {
 						b.Fatalf("page of %d, next %v", len(page), next)
 					}
 					// The second page, from a token position.
-					if page, _ = st.pageVersions(q.f, next, defaultMemoryPage); len(page) != defaultMemoryPage {
+					if page, _ = st.PageVersions(q.f, next, memory.DefaultMemoryPage); len(page) != memory.DefaultMemoryPage {
 						b.Fatalf("second page of %d", len(page))
 					}
 				}
@@ -343,27 +345,27 @@ func memServeOK(b *testing.B, srv *Server, method, path, body string) *httptest.
 // the same code as the API's writes but without HTTP, so that setup stays fast.
 func seedMemVersions(b *testing.B, srv *Server, n int) (store, memoryID string) {
 	id := gjson.Get(memServeOK(b, srv, core.Post, "/v1/memory_stores", `{"name":"bench"}`).Body.String(), "id").String()
-	a := memoryStores.In(srv.srv.State().Stores).Get(memorySection.In(srv.srv.State().Fx.Sections).build)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st := a.stores[id]
-	by := &memoryActor{Type: "api_actor", APIKeyID: memAcmeKeyID}
-	mems := make([]*memory, 20)
+	a := memory.MemoryStores.In(srv.srv.State().Stores).Get(memory.MemorySection.In(srv.srv.State().Fx.Sections).Build)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	st := a.Stores[id]
+	by := &memory.MemoryActor{Type: "api_actor", APIKeyID: memAcmeKeyID}
+	mems := make([]*memory.Memory, 20)
 	for i := range n {
 		at := core.Epoch().Add(time.Duration(i) * time.Second)
 		content := fmt.Sprint("v", i)
 		k := i % len(mems)
-		op := memOpModified
+		op := memory.MemOpModified
 		if mems[k] == nil {
-			op = memOpCreated
-			mems[k] = &memory{ID: srv.srv.IDs.Next("mem_"), Type: "memory", MemoryStoreID: st.rec.ID, Path: fmt.Sprintf("/m/%d.md", k), CreatedAt: at}
-			st.memories[mems[k].ID], st.paths[mems[k].Path] = mems[k], mems[k]
+			op = memory.MemOpCreated
+			mems[k] = &memory.Memory{ID: srv.srv.IDs.Next("mem_"), Type: "memory", MemoryStoreID: st.Rec.ID, Path: fmt.Sprintf("/m/%d.md", k), CreatedAt: at}
+			st.Memories[mems[k].ID], st.Paths[mems[k].Path] = mems[k], mems[k]
 		}
 		mm := mems[k]
-		mm.Content, mm.ContentSHA256, mm.ContentSizeBytes, mm.UpdatedAt = &content, contentSHA256(content), len(content), at
-		v := newMemVersion(srv.srv.IDs.Next("memver_"), op, mm, by, at)
+		mm.Content, mm.ContentSHA256, mm.ContentSizeBytes, mm.UpdatedAt = &content, memory.ContentSHA256(content), len(content), at
+		v := memory.NewMemVersion(srv.srv.IDs.Next("memver_"), op, mm, by, at)
 		mm.MemoryVersionID = v.ID
-		st.appendVersion(v)
+		st.AppendVersion(v)
 	}
-	return st.rec.ID, mems[0].ID
+	return st.Rec.ID, mems[0].ID
 }

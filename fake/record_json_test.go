@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -156,15 +158,15 @@ func TestTunnelListAfterChange(t *testing.T) {
 // a time RFC 3339 cannot hold is refused as encoding/json refuses it.
 func TestStoreRecordEncodesAsEncodingJSON(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
-	got, err := (&storeRecord{memoryStore: memoryStore{ID: "memstore_1", Type: "memory_store", Name: "n",
-		Metadata: map[string]string{"b": "2", "a": "1"}, CreatedAt: at, UpdatedAt: at}}).json()
+	got, err := (&memory.StoreRecord{MemoryStore: memory.MemoryStore{ID: "memstore_1", Type: "memory_store", Name: "n",
+		Metadata: map[string]string{"b": "2", "a": "1"}, CreatedAt: at, UpdatedAt: at}}).Json()
 	want := `{"id":"memstore_1","type":"memory_store","name":"n","description":"","metadata":{"a":"1","b":"2"},` +
 		`"created_at":"2026-01-02T03:04:05.006Z","updated_at":"2026-01-02T03:04:05.006Z","archived_at":null}`
 	if err != nil || string(got) != want {
 		t.Errorf("json() = %s, %v; want %s", got, err, want)
 	}
 	zone := time.FixedZone("x", -(3*3600 + 30*60))
-	for _, m := range []memoryStore{
+	for _, m := range []memory.MemoryStore{
 		{ID: "memstore_2", Type: "memory_store", Name: "q\"b\\<&>\t\u2028é\xff", Description: "line\nbreak",
 			Metadata: map[string]string{"z\"": "\x01", "é": "<>", "": ""}, CreatedAt: at.In(zone), UpdatedAt: at.Add(time.Nanosecond), ArchivedAt: &at},
 		{ID: "memstore_3", Metadata: nil, CreatedAt: time.Time{}, UpdatedAt: at},
@@ -174,7 +176,7 @@ func TestStoreRecordEncodesAsEncodingJSON(t *testing.T) {
 		{ID: "memstore_7", CreatedAt: at.In(time.FixedZone("z", 23*3600+59*60)), UpdatedAt: at.In(time.FixedZone("w", -23*3600))},
 	} {
 		want, wantErr := core.EncodeRecord(m)
-		got, err := (&storeRecord{memoryStore: m}).json()
+		got, err := (&memory.StoreRecord{MemoryStore: m}).Json()
 		if string(got) != string(want) || (err == nil) != (wantErr == nil) {
 			t.Errorf("%s: json() = %s, %v; encoding/json writes %s, %v", m.ID, got, err, want, wantErr)
 		}
@@ -185,10 +187,10 @@ func TestStoreRecordEncodesAsEncodingJSON(t *testing.T) {
 // create pays once: go test -run '^$' -bench StoreRecordEncode -benchmem ./fake
 func BenchmarkStoreRecordEncode(b *testing.B) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
-	m := memoryStore{ID: "memstore_01AcmeResearchNotes00001", Type: "memory_store", Name: "load", Metadata: map[string]string{}, CreatedAt: at, UpdatedAt: at}
+	m := memory.MemoryStore{ID: "memstore_01AcmeResearchNotes00001", Type: "memory_store", Name: "load", Metadata: map[string]string{}, CreatedAt: at, UpdatedAt: at}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (&storeRecord{memoryStore: m}).json(); err != nil {
+		if _, err := (&memory.StoreRecord{MemoryStore: m}).Json(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
@@ -596,31 +598,31 @@ func TestSnapshotCoversState(t *testing.T) {
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[adminStore]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[memoryArea] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
+	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[memory.Store] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}
 	for typ, want := range map[reflect.Type]string{
-		reflect.TypeFor[core.State]():        "Fx Stores",
-		reflect.TypeFor[adminStore]():        "mu invites users removed workspaces overrides",
-		reflect.TypeFor[invite]():            "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org encoded",
-		reflect.TypeFor[core.Member]():       "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
-		reflect.TypeFor[workspace]():         "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy org encoded",
-		reflect.TypeFor[tunnelStore]():       "mu list byID domains domainSeq rotationLog",
-		reflect.TypeFor[tunnelRec]():         "Tunnel org rotations certs encoded",
-		reflect.TypeFor[Tunnel]():            "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
-		reflect.TypeFor[tunnelCertificate](): "ID ArchivedAt CreatedAt ExpiresAt Fingerprint TunnelID Type ca encoded",
-		reflect.TypeFor[work.Store]():        "mu envs byOrg arrived",
-		reflect.TypeFor[work.Environment]():  "rec encoded org items byID queue leased workers",
-		reflect.TypeFor[work.EnvRecord]():    "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
-		reflect.TypeFor[work.QueueItem]():    "rec queuedAt polledAt lastHeartbeat leaseUntil",
-		reflect.TypeFor[work.WorkItem]():     "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
-		reflect.TypeFor[compliance.Store]():  "mu Chats byUser gone messages files deletions",
-		reflect.TypeFor[memoryArea]():        "mu stores byOrg",
-		reflect.TypeFor[memStoreState]():     "org rec memories paths versions byID lineage",
-		reflect.TypeFor[memoryStore]():       "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
-		reflect.TypeFor[memoryVersion]():     "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
-		reflect.TypeFor[memory]():            "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
+		reflect.TypeFor[core.State]():           "Fx Stores",
+		reflect.TypeFor[adminStore]():           "mu invites users removed workspaces overrides",
+		reflect.TypeFor[invite]():               "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org encoded",
+		reflect.TypeFor[core.Member]():          "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
+		reflect.TypeFor[workspace]():            "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy org encoded",
+		reflect.TypeFor[tunnelStore]():          "mu list byID domains domainSeq rotationLog",
+		reflect.TypeFor[tunnelRec]():            "Tunnel org rotations certs encoded",
+		reflect.TypeFor[Tunnel]():               "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
+		reflect.TypeFor[tunnelCertificate]():    "ID ArchivedAt CreatedAt ExpiresAt Fingerprint TunnelID Type ca encoded",
+		reflect.TypeFor[work.Store]():           "mu envs byOrg arrived",
+		reflect.TypeFor[work.Environment]():     "rec encoded org items byID queue leased workers",
+		reflect.TypeFor[work.EnvRecord]():       "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
+		reflect.TypeFor[work.QueueItem]():       "rec queuedAt polledAt lastHeartbeat leaseUntil",
+		reflect.TypeFor[work.WorkItem]():        "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
+		reflect.TypeFor[compliance.Store]():     "mu Chats byUser gone messages files deletions",
+		reflect.TypeFor[memory.Store]():         "Mu Stores byOrg",
+		reflect.TypeFor[memory.MemStoreState](): "org Rec Memories Paths versions byID lineage",
+		reflect.TypeFor[memory.MemoryStore]():   "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
+		reflect.TypeFor[memory.MemoryVersion](): "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
+		reflect.TypeFor[memory.Memory]():        "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
 	} {
 		var got []string
 		for i := range typ.NumField() {
@@ -640,7 +642,7 @@ func builtWorld(tb testing.TB) *Server {
 	tunnels(s.srv, st)
 	work.StoreOf(st)
 	compliance.StoreOf(s.srv, &core.Call{St: st})
-	memoryOf(s.srv, &core.Call{St: st})
+	memory.StoreOf(s.srv, &core.Call{St: st})
 	return s
 }
 

@@ -1,4 +1,4 @@
-package fake
+package memory
 
 import (
 	"maps"
@@ -14,10 +14,10 @@ import (
 
 // Limits of spec 8 that the request schemas cannot express (bytes, and the size of a patched map).
 const (
-	maxMemoryContent  = 102400 // bytes
+	MaxMemoryContent  = 102400 // bytes
 	maxMemoryPath     = 1024   // bytes
 	maxStoreMetadata  = 16     // pairs
-	defaultMemoryPage = 20
+	DefaultMemoryPage = 20
 	maxMemoryPage     = 100
 )
 
@@ -27,11 +27,11 @@ const (
 )
 
 // memStoreKey orders the store list: created_at, then ID.
-func memStoreKey(r *storeRecord) core.ListKey { return core.ListKey{At: r.CreatedAt, ID: r.ID} }
+func memStoreKey(r *StoreRecord) core.ListKey { return core.ListKey{At: r.CreatedAt, ID: r.ID} }
 
 // memAPIActor is the attribution of a write through the API: the key used, never its secret.
-func memAPIActor(c *core.Call) *memoryActor {
-	return &memoryActor{Type: "api_actor", APIKeyID: c.Cred.ID}
+func memAPIActor(c *core.Call) *MemoryActor {
+	return &MemoryActor{Type: "api_actor", APIKeyID: c.Cred.ID}
 }
 
 // view reads the view parameter; def is full on retrieve and basic on list, create and update
@@ -43,9 +43,9 @@ func memoryView(c *core.Call) (bool, error) {
 
 // store returns the caller's store named in the path; another organization's store is a 404.
 // The caller holds a.mu.
-func (a *memoryArea) store(c *core.Call) (*memStoreState, error) {
+func (a *Store) store(c *core.Call) (*MemStoreState, error) {
 	id := c.Param("memory_store_id")
-	st := a.stores[id]
+	st := a.Stores[id]
 	if st == nil || st.org != c.Org {
 		return nil, core.NotFound("memory store", id)
 	}
@@ -54,19 +54,19 @@ func (a *memoryArea) store(c *core.Call) (*memStoreState, error) {
 
 // writable refuses changes to an archived store, which is read-only: its memories can be read
 // and deleted and its versions redacted, nothing else (gaps §7).
-func (st *memStoreState) writable() error {
-	if st.rec.ArchivedAt != nil {
-		return core.Invalid("memory store %s is archived and read-only: its memories can be read and deleted and its versions redacted, nothing else", st.rec.ID)
+func (st *MemStoreState) writable() error {
+	if st.Rec.ArchivedAt != nil {
+		return core.Invalid("memory store %s is archived and read-only: its memories can be read and deleted and its versions redacted, nothing else", st.Rec.ID)
 	}
 	return nil
 }
 
 // inMemStore runs f on the caller's store named in the path, holding the area's lock; another
 // organization's store is a 404.
-func inMemStore(s *core.Server, c *core.Call, f func(st *memStoreState) (any, error)) (any, error) {
-	a := memoryOf(s, c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func inMemStore(s *core.Server, c *core.Call, f func(st *MemStoreState) (any, error)) (any, error) {
+	a := StoreOf(s, c)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	st, err := a.store(c)
 	if err != nil {
 		return nil, err
@@ -93,17 +93,17 @@ func listMemoryStores(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := memoryOf(s, c)
-	a.mu.Lock()
-	page := core.PageNewestKept(a.byOrg[c.Org], func(st *memStoreState) bool {
-		return (archived || st.rec.ArchivedAt == nil) && created.Contains(st.rec.CreatedAt)
+	a := StoreOf(s, c)
+	a.Mu.Lock()
+	page := core.PageNewestKept(a.byOrg[c.Org], func(st *MemStoreState) bool {
+		return (archived || st.Rec.ArchivedAt == nil) && created.Contains(st.Rec.CreatedAt)
 	}, memStateKey, "memory_stores", after, limit)
-	recs := core.TokenPage[*storeRecord]{Data: make([]*storeRecord, len(page.Data)), NextPage: page.NextPage}
+	recs := core.TokenPage[*StoreRecord]{Data: make([]*StoreRecord, len(page.Data)), NextPage: page.NextPage}
 	for i, st := range page.Data {
-		recs.Data[i] = st.rec // the record of now: a change replaces it under the lock
+		recs.Data[i] = st.Rec // the record of now: a change replaces it under the lock
 	}
-	a.mu.Unlock()
-	return core.EncodedTokenPage(recs, (*storeRecord).json)
+	a.Mu.Unlock()
+	return core.EncodedTokenPage(recs, (*StoreRecord).Json)
 }
 
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
@@ -120,30 +120,30 @@ func createMemoryStore(s *core.Server, c *core.Call) (any, error) {
 	if req.Metadata == nil {
 		req.Metadata = map[string]string{}
 	}
-	a := memoryOf(s, c)
-	a.mu.Lock()
+	a := StoreOf(s, c)
+	a.Mu.Lock()
 	now := s.Clock.Now()
-	st := &memStoreState{org: c.Org, rec: &storeRecord{memoryStore: memoryStore{ID: s.IDs.Next("memstore_"), Type: "memory_store",
+	st := &MemStoreState{org: c.Org, Rec: &StoreRecord{MemoryStore: MemoryStore{ID: s.IDs.Next("memstore_"), Type: "memory_store",
 		Name: req.Name, Description: req.Description, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now}}} // indexes with its first memory
 	a.add(st)
-	a.mu.Unlock()
+	a.Mu.Unlock()
 	// Encoded once, after the lock is gone: the list pages and reads of the store reuse the bytes.
-	return st.rec.json()
+	return st.Rec.Json()
 }
 
 // inMemStoreRecord runs f as inMemStore does and answers the store record it returns, encoded
 // after the lock is gone and once per version of the record: reads far outnumber changes.
-func inMemStoreRecord(s *core.Server, c *core.Call, f func(st *memStoreState) (*storeRecord, error)) (any, error) {
-	v, err := inMemStore(s, c, func(st *memStoreState) (any, error) { return f(st) })
+func inMemStoreRecord(s *core.Server, c *core.Call, f func(st *MemStoreState) (*StoreRecord, error)) (any, error) {
+	v, err := inMemStore(s, c, func(st *MemStoreState) (any, error) { return f(st) })
 	if err != nil {
 		return nil, err
 	}
-	return v.(*storeRecord).json()
+	return v.(*StoreRecord).Json()
 }
 
 // getMemoryStore answers one of the caller's stores, archived or not.
 func getMemoryStore(s *core.Server, c *core.Call) (any, error) {
-	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) { return st.rec, nil })
+	return inMemStoreRecord(s, c, func(st *MemStoreState) (*StoreRecord, error) { return st.Rec, nil })
 }
 
 // updateMemoryStore changes name and description and patches metadata (gaps §7): a string
@@ -157,11 +157,11 @@ func updateMemoryStore(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) {
+	return inMemStoreRecord(s, c, func(st *MemStoreState) (*StoreRecord, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
-		next := st.rec.memoryStore
+		next := st.Rec.MemoryStore
 		if req.Name != nil {
 			next.Name = *req.Name
 		}
@@ -169,7 +169,7 @@ func updateMemoryStore(s *core.Server, c *core.Call) (any, error) {
 			next.Description = *req.Description
 		}
 		if req.Metadata != nil {
-			next.Metadata = maps.Clone(st.rec.Metadata)
+			next.Metadata = maps.Clone(st.Rec.Metadata)
 			for k, v := range req.Metadata {
 				if v == nil {
 					delete(next.Metadata, k)
@@ -182,24 +182,24 @@ func updateMemoryStore(s *core.Server, c *core.Call) (any, error) {
 			}
 		}
 		// An update that changes nothing leaves updated_at alone.
-		if next.Name != st.rec.Name || next.Description != st.rec.Description || !maps.Equal(next.Metadata, st.rec.Metadata) {
+		if next.Name != st.Rec.Name || next.Description != st.Rec.Description || !maps.Equal(next.Metadata, st.Rec.Metadata) {
 			next.UpdatedAt = s.Clock.Now()
 			st.set(next)
 		}
-		return st.rec, nil
+		return st.Rec, nil
 	})
 }
 
 // archiveMemoryStore archives once; archiving an archived store returns it unchanged, so that
 // a client may retry.
 func archiveMemoryStore(s *core.Server, c *core.Call) (any, error) {
-	return inMemStoreRecord(s, c, func(st *memStoreState) (*storeRecord, error) {
-		if st.rec.ArchivedAt == nil {
-			now, next := s.Clock.Now(), st.rec.memoryStore
+	return inMemStoreRecord(s, c, func(st *MemStoreState) (*StoreRecord, error) {
+		if st.Rec.ArchivedAt == nil {
+			now, next := s.Clock.Now(), st.Rec.MemoryStore
 			next.ArchivedAt, next.UpdatedAt = &now, now
 			st.set(next)
 		}
-		return st.rec, nil
+		return st.Rec, nil
 	})
 }
 
@@ -211,9 +211,9 @@ type memoryDeletion struct {
 
 // deleteMemoryStore removes the store with its memories and their history.
 func deleteMemoryStore(s *core.Server, c *core.Call) (any, error) {
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
-		memoryOf(s, c).remove(st) // inMemStore holds the lock
-		return memoryDeletion{ID: st.rec.ID, Type: "memory_store_deleted"}, nil
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
+		StoreOf(s, c).remove(st) // inMemStore holds the lock
+		return memoryDeletion{ID: st.Rec.ID, Type: "memory_store_deleted"}, nil
 	})
 }
 
@@ -229,7 +229,7 @@ func memoryListKey(item any) core.ListKey {
 	if p, ok := item.(memoryPrefix); ok {
 		return core.ListKey{ID: p.Path}
 	}
-	return core.ListKey{ID: item.(memory).Path}
+	return core.ListKey{ID: item.(Memory).Path}
 }
 
 // listMemories answers a store's live memories in path order (gaps §7): path_prefix keeps whole
@@ -255,15 +255,15 @@ func listMemories(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
-		scope := "memories:" + st.rec.ID
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
+		scope := "memories:" + st.Rec.ID
 		after, err := c.PageToken(scope)
 		if err != nil {
 			return nil, err
 		}
 		var items []any
 		rolled := map[string]bool{}
-		for _, m := range st.memories {
+		for _, m := range st.Memories {
 			rest, ok := strings.CutPrefix(m.Path, prefix)
 			if !ok {
 				continue
@@ -302,21 +302,21 @@ func createMemory(s *core.Server, c *core.Call) (any, error) {
 	if err := checkMemoryPath("path", req.Path); err != nil {
 		return nil, err
 	}
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
-		if other := st.paths[req.Path]; other != nil {
+		if other := st.Paths[req.Path]; other != nil {
 			return nil, memPathConflict(req.Path, other.ID)
 		}
 		now := s.Clock.Now()
-		m := &memory{ID: s.IDs.Next("mem_"), Type: "memory", ContentSHA256: contentSHA256(req.Content), ContentSizeBytes: len(req.Content),
-			CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.rec.ID, Path: req.Path, Content: &req.Content}
-		v := newMemVersion(s.IDs.Next("memver_"), memOpCreated, m, memAPIActor(c), now)
+		m := &Memory{ID: s.IDs.Next("mem_"), Type: "memory", ContentSHA256: ContentSHA256(req.Content), ContentSizeBytes: len(req.Content),
+			CreatedAt: now, UpdatedAt: now, MemoryStoreID: st.Rec.ID, Path: req.Path, Content: &req.Content}
+		v := NewMemVersion(s.IDs.Next("memver_"), MemOpCreated, m, memAPIActor(c), now)
 		m.MemoryVersionID = v.ID
 		st.index()
-		st.memories[m.ID], st.paths[m.Path] = m, m
-		st.appendVersion(v)
+		st.Memories[m.ID], st.Paths[m.Path] = m, m
+		st.AppendVersion(v)
 		return m.viewed(full), nil
 	})
 }
@@ -327,9 +327,9 @@ func memPathConflict(path, holder string) error {
 }
 
 // memory returns the live memory named in the path. The caller holds a.mu.
-func (st *memStoreState) memory(c *core.Call) (*memory, error) {
+func (st *MemStoreState) memory(c *core.Call) (*Memory, error) {
 	id := c.Param("memory_id")
-	m := st.memories[id]
+	m := st.Memories[id]
 	if m == nil {
 		return nil, core.NotFound("memory", id)
 	}
@@ -342,7 +342,7 @@ func getMemory(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
 		m, err := st.memory(c)
 		if err != nil {
 			return nil, err
@@ -381,7 +381,7 @@ func updateMemory(s *core.Server, c *core.Call) (any, error) {
 			return nil, err
 		}
 	}
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
 		if err := st.writable(); err != nil {
 			return nil, err
 		}
@@ -403,16 +403,16 @@ func updateMemory(s *core.Server, c *core.Call) (any, error) {
 		if unchanged {
 			return m.viewed(full), nil
 		}
-		if other := st.paths[path]; other != nil && other != m {
+		if other := st.Paths[path]; other != nil && other != m {
 			return nil, memPathConflict(path, other.ID)
 		}
 		now := s.Clock.Now()
-		delete(st.paths, m.Path)
-		m.Path, m.Content, m.ContentSHA256, m.ContentSizeBytes, m.UpdatedAt = path, content, contentSHA256(*content), len(*content), now
-		st.paths[path] = m
-		v := newMemVersion(s.IDs.Next("memver_"), memOpModified, m, memAPIActor(c), now)
+		delete(st.Paths, m.Path)
+		m.Path, m.Content, m.ContentSHA256, m.ContentSizeBytes, m.UpdatedAt = path, content, ContentSHA256(*content), len(*content), now
+		st.Paths[path] = m
+		v := NewMemVersion(s.IDs.Next("memver_"), MemOpModified, m, memAPIActor(c), now)
 		m.MemoryVersionID = v.ID
-		st.appendVersion(v)
+		st.AppendVersion(v)
 		return m.viewed(full), nil
 	})
 }
@@ -430,7 +430,7 @@ func deleteMemory(s *core.Server, c *core.Call) (any, error) {
 	if hasExpected && !isContentSHA256(expected) {
 		return nil, core.InvalidField("expected_content_sha256", "must be 64 lowercase hex characters, got %s", core.Quoted(expected, core.MaxExcerpt))
 	}
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
 		m, err := st.memory(c)
 		if err != nil {
 			return nil, err
@@ -438,9 +438,9 @@ func deleteMemory(s *core.Server, c *core.Call) (any, error) {
 		if hasExpected && expected != m.ContentSHA256 {
 			return nil, memPreconditionFailed("expected_content_sha256", expected, m.ContentSHA256)
 		}
-		st.appendVersion(newMemVersion(s.IDs.Next("memver_"), memOpDeleted, m, memAPIActor(c), s.Clock.Now()))
-		delete(st.memories, m.ID)
-		delete(st.paths, m.Path)
+		st.AppendVersion(NewMemVersion(s.IDs.Next("memver_"), memOpDeleted, m, memAPIActor(c), s.Clock.Now()))
+		delete(st.Memories, m.ID)
+		delete(st.Paths, m.Path)
 		return memoryDeletion{ID: m.ID, Type: "memory_deleted"}, nil
 	})
 }
@@ -455,21 +455,21 @@ func listMemoryVersions(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := memVersionFilter{memoryID: c.QueryValue("memory_id"), apiKeyID: c.QueryValue("api_key_id"), sessionID: c.QueryValue("session_id")}
-	if f.created, err = c.QueryTimeRange("created_at"); err != nil {
+	f := MemVersionFilter{MemoryID: c.QueryValue("memory_id"), apiKeyID: c.QueryValue("api_key_id"), sessionID: c.QueryValue("session_id")}
+	if f.Created, err = c.QueryTimeRange("created_at"); err != nil {
 		return nil, err
 	}
 	if f.operation, err = c.QueryEnum("operation"); err != nil {
 		return nil, err
 	}
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
-		scope := "memory_versions:" + st.rec.ID
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
+		scope := "memory_versions:" + st.Rec.ID
 		after, err := c.PageToken(scope)
 		if err != nil {
 			return nil, err
 		}
-		data, next := st.pageVersions(f, after, limit)
-		page := core.TokenPage[memoryVersion]{Data: make([]memoryVersion, 0, len(data))}
+		data, next := st.PageVersions(f, after, limit)
+		page := core.TokenPage[MemoryVersion]{Data: make([]MemoryVersion, 0, len(data))}
 		for _, v := range data {
 			page.Data = append(page.Data, v.viewed(full))
 		}
@@ -482,7 +482,7 @@ func listMemoryVersions(s *core.Server, c *core.Call) (any, error) {
 }
 
 // version returns the store's version named in the path. The caller holds a.mu.
-func (st *memStoreState) version(c *core.Call) (*memoryVersion, error) {
+func (st *MemStoreState) version(c *core.Call) (*MemoryVersion, error) {
 	id := c.Param("memory_version_id")
 	v := st.byID[id]
 	if v == nil {
@@ -497,7 +497,7 @@ func getMemoryVersion(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
 		v, err := st.version(c)
 		if err != nil {
 			return nil, err
@@ -509,7 +509,7 @@ func getMemoryVersion(s *core.Server, c *core.Call) (any, error) {
 // redactMemoryVersion nulls a version's content and path and records who did it (gaps §7).
 // Redacting a redacted version returns it unchanged. Allowed in an archived store.
 func redactMemoryVersion(s *core.Server, c *core.Call) (any, error) {
-	return inMemStore(s, c, func(st *memStoreState) (any, error) {
+	return inMemStore(s, c, func(st *MemStoreState) (any, error) {
 		v, err := st.version(c)
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package fake
+package memory
 
 import (
 	"encoding/json"
@@ -11,14 +11,14 @@ import (
 
 // memorySnapshot is the area's part of a snapshot (memory_stores.json), written from its store
 // in the shape its loader reads.
-var memorySnapshot = &core.SnapshotArea{Lock: core.LockArea(memoryStores, func(m *memoryArea) *sync.Mutex { return &m.mu }), Export: exportMemory}
+var memorySnapshot = &core.SnapshotArea{Lock: core.LockArea(MemoryStores, func(m *Store) *sync.Mutex { return &m.Mu }), Export: exportMemory}
 
 // exportMemory writes every store with its whole history, redactions included; live memories
 // are what the history leaves behind, as the loader replays it.
 func exportMemory(st *core.State, out map[string]any) error {
-	ma := memoryStores.In(st.Stores).Built()
+	ma := MemoryStores.In(st.Stores).Built()
 	var list core.RecordList
-	for _, ms := range core.OldestFirstOf(ma.stores, func(m *memStoreState) core.ListKey { return core.ListKey{At: m.rec.CreatedAt, ID: m.rec.ID} }) {
+	for _, ms := range core.OldestFirstOf(ma.Stores, func(m *MemStoreState) core.ListKey { return core.ListKey{At: m.Rec.CreatedAt, ID: m.Rec.ID} }) {
 		var versions core.RecordList
 		for _, v := range ms.versions {
 			versions.Add("", v, "type", "memory_store_id", "content_sha256", "content_size_bytes")
@@ -27,17 +27,17 @@ func exportMemory(st *core.State, out map[string]any) error {
 			return versions.Err
 		}
 		var heads []redactedHead
-		for _, m := range ms.memories {
+		for _, m := range ms.Memories {
 			if ms.byID[m.MemoryVersionID].RedactedAt != nil {
 				heads = append(heads, redactedHead{m.ID, m.Path, *m.Content})
 			}
 		}
 		slices.SortFunc(heads, func(a, b redactedHead) int { return strings.Compare(a.MemoryID, b.MemoryID) })
 		list.Add(ms.org.ID, struct {
-			memoryStore
+			MemoryStore
 			Versions      []json.RawMessage `json:"versions"`
 			RedactedHeads []redactedHead    `json:"redacted_heads,omitempty"`
-		}{ms.rec.memoryStore, core.OrEmptyList(versions.List), heads}, "type")
+		}{ms.Rec.MemoryStore, core.OrEmptyList(versions.List), heads}, "type")
 	}
 	if list.Err != nil {
 		return list.Err

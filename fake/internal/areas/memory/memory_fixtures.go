@@ -1,4 +1,4 @@
-package fake
+package memory
 
 import (
 	"fmt"
@@ -11,24 +11,24 @@ import (
 // memoryFixtures is the parsed memory_stores.json: each store with its history. Live memories
 // are not in the file; they are the replay of the history, so the two can never disagree.
 type memoryFixtures struct {
-	stores []*memStoreState // immutable; build copies them
+	stores []*MemStoreState // immutable; build copies them
 }
 
 // memFixtureStore is one store of memory_stores.json: the store's own fields, its organization
 // and its history.
 type memFixtureStore struct {
-	memoryStore
+	MemoryStore
 	OrganizationID string `json:"organization_id"`
 	Versions       []struct {
 		ID         string       `json:"id"`
 		MemoryID   string       `json:"memory_id"`
 		Operation  string       `json:"operation"`
 		CreatedAt  time.Time    `json:"created_at"`
-		CreatedBy  *memoryActor `json:"created_by"`
+		CreatedBy  *MemoryActor `json:"created_by"`
 		Content    *string      `json:"content"`
 		Path       *string      `json:"path"`
 		RedactedAt *time.Time   `json:"redacted_at"`
-		RedactedBy *memoryActor `json:"redacted_by"`
+		RedactedBy *MemoryActor `json:"redacted_by"`
 	} `json:"versions"`
 	// RedactedHeads holds the live memories whose current version was redacted: the API keeps
 	// serving their content, which their history no longer holds (snapshots write it).
@@ -55,19 +55,19 @@ func loadMemoryStores(fsys fs.FS, fx *core.Fixtures) error {
 		if err != nil {
 			return fmt.Errorf("memory_stores.json: store %s: %w", fs.ID, err)
 		}
-		memorySection.In(fx.Sections).stores = append(memorySection.In(fx.Sections).stores, st)
+		MemorySection.In(fx.Sections).stores = append(MemorySection.In(fx.Sections).stores, st)
 	}
 	return nil
 }
 
 // parse checks one store's history (created first, nothing after deleted, redactions nulling
 // content and path; LoadFixtures has checked that IDs are unique) and replays it into live memories.
-func (f *memFixtureStore) parse(fx *core.Fixtures) (*memStoreState, error) {
+func (f *memFixtureStore) parse(fx *core.Fixtures) (*MemStoreState, error) {
 	o := fx.OrgByID(f.OrganizationID)
 	if o == nil {
 		return nil, fmt.Errorf("unknown organization %s", f.OrganizationID)
 	}
-	rec := f.memoryStore
+	rec := f.MemoryStore
 	rec.Type = "memory_store"
 	if rec.Metadata == nil {
 		rec.Metadata = map[string]string{}
@@ -86,14 +86,14 @@ func (f *memFixtureStore) parse(fx *core.Fixtures) (*memStoreState, error) {
 				return nil, fmt.Errorf("version %s: %v", fv.ID, err)
 			}
 		}
-		v := &memoryVersion{ID: fv.ID, Type: "memory_version", CreatedAt: fv.CreatedAt, MemoryID: fv.MemoryID,
+		v := &MemoryVersion{ID: fv.ID, Type: "memory_version", CreatedAt: fv.CreatedAt, MemoryID: fv.MemoryID,
 			MemoryStoreID: f.ID, Operation: fv.Operation, Content: fv.Content, CreatedBy: fv.CreatedBy, Path: fv.Path,
 			RedactedAt: fv.RedactedAt, RedactedBy: fv.RedactedBy}
 		if fv.Content != nil {
-			sum, size := contentSHA256(*fv.Content), len(*fv.Content)
+			sum, size := ContentSHA256(*fv.Content), len(*fv.Content)
 			v.ContentSHA256, v.ContentSizeBytes = &sum, &size
 		}
-		st.appendVersion(v)
+		st.AppendVersion(v)
 	}
 	heads := map[string]*redactedHead{}
 	for i := range f.RedactedHeads {
@@ -108,9 +108,9 @@ func (f *memFixtureStore) parse(fx *core.Fixtures) (*memStoreState, error) {
 }
 
 // replay sets the live memory that a lineage (oldest first) leaves behind.
-func (st *memStoreState) replay(id string, lineage []*memoryVersion, redacted *redactedHead) error {
+func (st *MemStoreState) replay(id string, lineage []*MemoryVersion, redacted *redactedHead) error {
 	for i, v := range lineage {
-		if (i == 0) != (v.Operation == memOpCreated) {
+		if (i == 0) != (v.Operation == MemOpCreated) {
 			return fmt.Errorf("memory %s: the first version and only it must be created", id)
 		}
 		if i > 0 && lineage[i-1].Operation == memOpDeleted {
@@ -128,19 +128,19 @@ func (st *memStoreState) replay(id string, lineage []*memoryVersion, redacted *r
 		}
 		path, content = &redacted.Path, &redacted.Content
 	}
-	if other := st.paths[*path]; other != nil {
+	if other := st.Paths[*path]; other != nil {
 		return fmt.Errorf("memories %s and %s both live at %s", other.ID, id, *path)
 	}
-	m := &memory{ID: id, Type: "memory", ContentSHA256: contentSHA256(*content), ContentSizeBytes: len(*content),
-		CreatedAt: lineage[0].CreatedAt, UpdatedAt: head.CreatedAt, MemoryStoreID: st.rec.ID, MemoryVersionID: head.ID,
+	m := &Memory{ID: id, Type: "memory", ContentSHA256: ContentSHA256(*content), ContentSizeBytes: len(*content),
+		CreatedAt: lineage[0].CreatedAt, UpdatedAt: head.CreatedAt, MemoryStoreID: st.Rec.ID, MemoryVersionID: head.ID,
 		Path: *path, Content: content}
-	st.memories[id], st.paths[m.Path] = m, m
+	st.Memories[id], st.Paths[m.Path] = m, m
 	return nil
 }
 
 // newMemStoreState is an empty store state with its indexes ready.
-func newMemStoreState(o *core.Org, rec memoryStore) *memStoreState {
-	st := &memStoreState{org: o, rec: &storeRecord{memoryStore: rec}}
+func newMemStoreState(o *core.Org, rec MemoryStore) *MemStoreState {
+	st := &MemStoreState{org: o, Rec: &StoreRecord{MemoryStore: rec}}
 	st.index()
 	return st
 }
@@ -148,29 +148,29 @@ func newMemStoreState(o *core.Org, rec memoryStore) *memStoreState {
 // index makes the store's indexes if it has none yet: a store created through the API gets them
 // with its first memory, since many stores never hold one. Reading and deleting from the nil
 // maps before is what reading and deleting from empty ones is. The caller holds the area's lock.
-func (st *memStoreState) index() {
-	if st.memories == nil {
-		st.memories, st.paths = map[string]*memory{}, map[string]*memory{}
-		st.byID, st.lineage = map[string]*memoryVersion{}, map[string][]*memoryVersion{}
+func (st *MemStoreState) index() {
+	if st.Memories == nil {
+		st.Memories, st.Paths = map[string]*Memory{}, map[string]*Memory{}
+		st.byID, st.lineage = map[string]*MemoryVersion{}, map[string][]*MemoryVersion{}
 	}
 }
 
-// build copies the fixtures into a server's state. Versions are copied because redaction
+// Build copies the fixtures into a server's state. Versions are copied because redaction
 // changes them; memories because updates do.
-func (mf *memoryFixtures) build() *memoryArea {
-	a := &memoryArea{stores: map[string]*memStoreState{}, byOrg: map[*core.Org][]*memStoreState{}}
+func (mf *memoryFixtures) Build() *Store {
+	a := &Store{Stores: map[string]*MemStoreState{}, byOrg: map[*core.Org][]*MemStoreState{}}
 	for _, src := range mf.stores {
-		st := newMemStoreState(src.org, src.rec.memoryStore)
-		st.versions = make([]*memoryVersion, len(src.versions))
+		st := newMemStoreState(src.org, src.Rec.MemoryStore)
+		st.versions = make([]*MemoryVersion, len(src.versions))
 		for i, v := range src.versions {
 			cp := *v
 			st.versions[i] = &cp
 			st.byID[cp.ID] = &cp
 			st.lineage[cp.MemoryID] = append(st.lineage[cp.MemoryID], &cp)
 		}
-		for id, m := range src.memories {
+		for id, m := range src.Memories {
 			cp := *m
-			st.memories[id], st.paths[cp.Path] = &cp, &cp
+			st.Memories[id], st.Paths[cp.Path] = &cp, &cp
 		}
 		a.add(st)
 	}

@@ -1,13 +1,13 @@
-package fake
+package memory
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
-// memoryStoresArea is the area of memory stores and their versioned memories.
-var memoryStoresArea = &core.Area{Routes: memoryRoutes, Load: loadMemoryStores, Snapshot: memorySnapshot}
+// Area is the area of memory stores and their versioned memories.
+var Area = &core.Area{Routes: memoryRoutes, Load: loadMemoryStores, Snapshot: memorySnapshot}
 
 var (
-	memorySection = core.NewSection[memoryFixtures]()
-	memoryStores  = core.NewStore[memoryArea]()
+	MemorySection = core.NewSection[memoryFixtures]()
+	MemoryStores  = core.NewStore[Store]()
 )
 
 func memoryRoutes() []*core.Route {
@@ -34,17 +34,17 @@ func memoryRoutes() []*core.Route {
 var (
 	qMemoryStores = core.Query(core.TimeParams("created_at", "gte", "lte"),
 		core.BoolParam("include_archived", false, "Include archived stores."),
-		core.TokenParams(defaultMemoryPage, maxMemoryPage))
+		core.TokenParams(DefaultMemoryPage, maxMemoryPage))
 	qMemories = core.Query(
 		core.StrParam("path_prefix", "Only the memories under this prefix, which starts and ends with \"/\"."),
 		core.IntParam("depth", 0, 0, maxMemoryPath, "Roll anything deeper than this many segments below the prefix into one memory_prefix item per directory; 0: no roll-up."),
-		core.TokenParams(defaultMemoryPage, maxMemoryPage), viewParam(memViewBasic))
-	qMemoryVersions = core.Query(viewParam(memViewBasic), core.TokenParams(defaultMemoryPage, maxMemoryPage),
+		core.TokenParams(DefaultMemoryPage, maxMemoryPage), viewParam(memViewBasic))
+	qMemoryVersions = core.Query(viewParam(memViewBasic), core.TokenParams(DefaultMemoryPage, maxMemoryPage),
 		core.StrParam("memory_id", "Only the versions of this memory."),
 		core.StrParam("api_key_id", "Only the versions written with this API key."),
 		core.StrParam("session_id", "Only the versions written in this session."),
 		core.TimeParams("created_at", "gte", "lte"),
-		core.EnumParam("operation", "", "Only the versions of this operation.", memOpCreated, memOpModified, memOpDeleted))
+		core.EnumParam("operation", "", "Only the versions of this operation.", MemOpCreated, MemOpModified, memOpDeleted))
 )
 
 // viewParam is the memory view parameter (gaps §7); def differs between retrieve and the rest.

@@ -1,4 +1,4 @@
-package fake
+package memory
 
 import (
 	"strings"
@@ -42,8 +42,8 @@ func checkMemoryPath(field, p string) error {
 
 // checkMemoryContent applies the content limit of spec 8.
 func checkMemoryContent(content string) error {
-	if len(content) > maxMemoryContent {
-		return core.InvalidField("content", "is %d bytes; content is at most %d bytes (UTF-8)", len(content), maxMemoryContent)
+	if len(content) > MaxMemoryContent {
+		return core.InvalidField("content", "is %d bytes; content is at most %d bytes (UTF-8)", len(content), MaxMemoryContent)
 	}
 	return nil
 }
