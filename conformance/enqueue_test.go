@@ -30,7 +30,8 @@ func hideControl(h http.Handler) http.Handler {
 	})
 }
 
-// asDeployment opens srv as a deployment: its control API hidden, and work supplied as an
+// asDeployment opens srv as a deployment, in the run mode that treats the fake as one
+// (Config.AsDeployment: its control API unused), and work supplied as an
 // operator's CONFORMANCE_WORK_ENQUEUE command would, by a call of the control API of the same
 // server on another address (in Go, so that the test needs nothing but Go).
 func asDeployment(t *testing.T, srv http.Handler) *kit.Target {
@@ -42,9 +43,9 @@ func asDeployment(t *testing.T, srv http.Handler) *kit.Target {
 func asDeploymentBehind(t *testing.T, srv, front http.Handler) *kit.Target {
 	control := httptest.NewServer(srv)
 	t.Cleanup(control.Close)
-	tg := openAt(t, hideControl(front))
+	tg := openAsDeployment(t, front)
 	if tg.IsFake {
-		t.Fatal("a target without the control API was taken for the fake")
+		t.Fatal("a run as a deployment took the fake for the fake")
 	}
 	tg.EnqueueFunc = func(ctx context.Context, env string) (string, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, control.URL+"/_fake/environments/"+env+"/work", strings.NewReader("{}"))
