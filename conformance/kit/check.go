@@ -246,9 +246,13 @@ func (t *T) Cleanup(what string, f func() error) {
 	t.cleanups = append(t.cleanups, cleanup{what, f})
 }
 
-// Delete is a cleanup helper: it sends r and accepts 2xx or 404 (already gone).
+// Delete is a cleanup helper: it sends r and accepts 2xx or 404 (already gone). It never sends r
+// without the credential r needs: that cleanup fails, saying which variable is not set.
 func (t *T) Delete(r Request) func() error {
 	return func() error {
+		if line := t.Target.missingCredential(&r); line != "" {
+			return unsent(line)
+		}
 		resp, err := t.Target.Client.Do(context.Background(), &r)
 		if err != nil {
 			return err
