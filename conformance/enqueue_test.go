@@ -194,3 +194,26 @@ func TestConfigReadsWorkEnqueue(t *testing.T) {
 		t.Errorf("WorkEnqueue without the variable = %q", got)
 	}
 }
+
+// hiddenClock is a Target.WaitFunc for a deployment that is srv on its virtual clock: it moves
+// that clock through the control API of srv on another address, as asDeploymentBehind enqueues
+// work, so that a slow check's minutes pass at once.
+func hiddenClock(t *testing.T, srv http.Handler) func(ctx context.Context, seconds int) error {
+	control := httptest.NewServer(srv)
+	t.Cleanup(control.Close)
+	return func(ctx context.Context, seconds int) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, control.URL+"/_fake/clock/advance", strings.NewReader(fmt.Sprintf(`{"seconds":%d}`, seconds)))
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("advancing the clock: %d", resp.StatusCode)
+		}
+		return nil
+	}
+}

@@ -284,6 +284,8 @@ func gate(c Check, tg *Target) string {
 		return PrefixDisabled + "needs the fake's control API"
 	case c.Has(Destructive) && !tg.Config.Destructive && !tg.IsFake:
 		return PrefixDisabled + "destructive; set CONFORMANCE_DESTRUCTIVE=1 to run it"
+	case c.Has(Slow) && !tg.Config.Slow && tg.WaitFunc == nil:
+		return PrefixDisabled + "waits minutes of real time; set CONFORMANCE_SLOW=1 to run it"
 	}
 	for l, v := range VersionLabels {
 		if c.Has(l) && tg.Config.APIVersion != v {
@@ -314,7 +316,7 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	t := &T{Target: tg, ctx: ctx}
 	t.skip = func(msg string) { o.Skipped = msg; panic(stop{}) }
 	t.fail = func(msg string) { o.Failures = append(o.Failures, msg); panic(stop{}) }
-	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(described(c, msg)) })
+	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(failureText(c, msg, t.recent)) })
 	defer func() {
 		t.runCleanups()
 		o.CleanupFailures = t.CleanupFailures

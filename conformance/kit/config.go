@@ -52,6 +52,9 @@ type Config struct {
 	// the kit's own tests run the suite that way.
 	AsDeployment bool
 
+	// Slow allows the checks that wait minutes of real time (CONFORMANCE_SLOW=1; label slow).
+	Slow bool
+
 	// Timeout bounds each request, from sending it to the end of its answer
 	// (CONFORMANCE_TIMEOUT: a Go duration such as 90s or 2m, or a number of seconds; default
 	// DefaultTimeout).
@@ -120,6 +123,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		Destructive:    or("CONFORMANCE_DESTRUCTIVE", "") == "1",
 		Strict:         or("CONFORMANCE_STRICT", "") == "1",
 		AsDeployment:   or("CONFORMANCE_AS_DEPLOYMENT", "") == "1",
+		Slow:           or("CONFORMANCE_SLOW", "") == "1",
 		Timeout:        DefaultTimeout,
 		APIVersion:     or("CONFORMANCE_API_VERSION", DefaultAPIVersion),
 	}

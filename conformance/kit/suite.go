@@ -137,7 +137,7 @@ func runSpec(ctx context.Context, c Check) {
 		ginkgo.Skip(msg)
 	}
 	t := &T{Target: target, ctx: ctx, skip: func(msg string) { ginkgo.Skip(msg, 1) }, fail: func(msg string) { ginkgo.Fail(msg, 1) }}
-	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { ginkgo.Fail(described(c, msg), append(skip, 0)[0]+1) })
+	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { ginkgo.Fail(failureText(c, msg, t.recent), append(skip, 0)[0]+1) })
 	ginkgo.DeferCleanup(func() {
 		t.runCleanups()
 		for _, f := range t.CleanupFailures {

@@ -29,6 +29,10 @@ type Target struct {
 	// enqueue, when set, supplies work as CONFORMANCE_WORK_ENQUEUE would: the repository's own
 	// tests use it to run the work checks against a deployment without a shell command.
 	EnqueueFunc func(ctx context.Context, env string) (string, error)
+	// WaitFunc, when set, lets seconds of the target's time pass instead of waiting them (T.Wait):
+	// the repository's own tests move the hidden clock of a fake run as a deployment with it, so
+	// the slow checks run in seconds.
+	WaitFunc func(ctx context.Context, seconds int) error
 	// requestIDs maps each request-id answered in this run to the request it answered (seen.go).
 	requestIDs sync.Map
 }
