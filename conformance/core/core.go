@@ -50,6 +50,27 @@ func init() {
 						h.Set("vendor-version", fake.APIVersion)
 					}
 				})}},
+		kit.Check{ID: "core/later-version-refused", Clause: "9", Labels: []kit.Label{kit.Core, kit.Extension},
+			Title: "a vendor-version later than the newest the API has is refused 400 naming the header, on the models list and on Messages",
+			Run: func(t *kit.T) {
+				later := "2099-01-01"
+				for _, r := range []kit.Request{
+					{Area: kit.Models, Path: "/v1/models"},
+					{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages", Body: map[string]any{"model": "any", "max_tokens": 1, "messages": []any{map[string]any{"role": "user", "content": "Hi"}}}},
+				} {
+					r.Header = http.Header{"vendor-version": {later}}
+					resp := t.Do(r)
+					t.Expect(resp.Status).To(Equal(http.StatusBadRequest), "vendor-version %s, later than the newest version, is refused 400 on %s %s", later, r.Method, r.Path)
+					t.Expect(resp.Get("error.message").String()).To(ContainSubstring(`vendor-version: "`+later+`" is not a`), "the refusal names the header and echoes the value")
+				}
+			},
+			Bug: &kit.Bug{Says: "a version later than the newest is answered as the newest", Want: "later than the newest",
+				Break: kit.InRequestHeaders(kit.APIRoute, func(h http.Header) {
+					newest := slices.Max(fake.APIVersions())
+					if v := h.Get("vendor-version"); v > newest {
+						h.Set("vendor-version", newest)
+					}
+				})}},
 		kit.Check{ID: "core/control-health", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Core, kit.FakeOnly},
 			Title: "GET /_fake/health answers {\"status\":\"ok\"}",
 			Run: func(t *kit.T) {
