@@ -88,13 +88,17 @@ func init() {
 				t.Expect(got.Get("tags").Raw).To(MatchJSON(`{"team":"conformance"}`), "an update without tags leaves them as they were")
 			}},
 		kit.Check{ID: "admin/user-sign-out-unknown-404", Clause: "9", Labels: []kit.Label{kit.Admin, kit.Extension},
-			Title: "POST /v1/organizations/users/{user_id}/sign_out (beta admin-user-sign-out-2026-10-08) of an unknown user is answered 404 not_found_error",
+			Title: "POST /v1/organizations/users/{user_id}/sign_out (beta admin-user-sign-out-2026-10-08) of an unknown user is answered 404 not_found_error, and without the beta it is refused 400 naming vendor-beta",
 			Bug:   &kit.Bug{Says: "signing out an unknown user is answered 200", Want: "admin/user", Break: kit.AnswersStatus(kit.On(http.MethodPost, "/sign_out$"), http.StatusNotFound, http.StatusOK)},
 			Run: func(t *kit.T) {
 				r := Req(http.MethodPost, "/v1/organizations/users/user_01ConformanceNoSuchUser00/sign_out", "admin/user", nil)
 				r.Header = http.Header{"vendor-beta": {signOutBeta}}
 				resp := t.Do(r)
 				t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+				r.Header = nil
+				bare := t.Do(r)
+				t.Expect(bare.Status).To(Equal(http.StatusBadRequest), "a sign-out without its beta value is refused 400: %s", bare)
+				t.Expect(bare.Get("error.message").String()).To(ContainSubstring("vendor-beta"), "the refusal names vendor-beta")
 			}},
 		kit.Check{ID: "admin/user-sign-out", Clause: "9", Labels: []kit.Label{kit.Admin, kit.Extension, kit.Destructive},
 			Title: "signing out a member who is not the primary owner (beta admin-user-sign-out-2026-10-08) answers that member",
