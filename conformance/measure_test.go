@@ -177,4 +177,3 @@ func firstFailure(t *testing.T, d defect) string {
 	}
 	return ""
 }
-
