@@ -53,3 +53,15 @@ func TestRunAsDeployment(t *testing.T) {
 		t.Errorf("a run as a deployment sent %d requests to the control API; want none", n)
 	}
 }
+
+// TestFailureLeadsWithTheStatement: a failure that quotes an answer opens with what was
+// expected and the difference, and names the exchange by its line only (the reports show it in
+// full once): against billing_policy ignored, not with the message's JSON.
+func TestFailureLeadsWithTheStatement(t *testing.T) {
+	c := checkByID(t, "messages/billing-policy")
+	o := kit.RunCheck(context.Background(), bugTarget(t, c, c.Bug.Break), c)
+	msg := strings.Join(o.Failures, "\n")
+	if !strings.HasPrefix(msg, "bill_to user_profile, with no profile linked, is refused 400") || !strings.Contains(msg, "POST /v1/messages -> 200") || strings.Contains(msg, `"content"`) {
+		t.Errorf("the failure reads:\n%s\nwant the statement first, the exchange named by its line, no answer body", msg)
+	}
+}
