@@ -6,9 +6,12 @@
 package core
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
@@ -70,6 +73,31 @@ func init() {
 					if v := h.Get("vendor-version"); v > newest {
 						h.Set("vendor-version", newest)
 					}
+				})}},
+		kit.Check{ID: "core/error-quotes-bounded", Clause: "gaps §1", Labels: []kit.Label{kit.Core, kit.Extension},
+			Title: "an error message quotes at most 128 bytes of a value the request sent: an unknown model ID of 300 bytes is answered 404 quoting an excerpt of it",
+			Run: func(t *kit.T) {
+				id := strings.Repeat("conformance-", 25)
+				resp := t.Do(kit.Request{Area: kit.Models, Path: "/v1/models/" + id})
+				t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+				msg := resp.Get("error.message").String()
+				t.Expect(msg).To(ContainSubstring(id[:64]), "the message quotes the start of the ID it did not find")
+				t.Expect(msg).NotTo(ContainSubstring(id[:129]), "the message quotes at most 128 bytes of the 300-byte ID, not all of it")
+			},
+			Bug: &kit.Bug{Says: "an error quotes the whole value it was sent", Want: "at most 128 bytes",
+				Break: kit.InAnswers(kit.On(http.MethodGet, "^/v1/models/."), func(r *http.Request, status int, _ http.Header, body []byte) []byte {
+					if status != http.StatusNotFound {
+						return body
+					}
+					var m map[string]any
+					if json.Unmarshal(body, &m) != nil {
+						return body
+					}
+					if e, ok := m["error"].(map[string]any); ok {
+						e["message"] = fmt.Sprintf("model %q was not found", strings.TrimPrefix(r.URL.Path, "/v1/models/"))
+					}
+					out, _ := json.Marshal(m)
+					return out
 				})}},
 		kit.Check{ID: "core/control-health", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Core, kit.FakeOnly},
 			Title: "GET /_fake/health answers {\"status\":\"ok\"}",

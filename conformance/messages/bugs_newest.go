@@ -135,3 +135,48 @@ func threadAnyKey(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// threadTextFingerprint is the bug of a target that compares field across a thread's turns as
+// JSON text: a continue whose field is not byte for byte the create's (keys in another order,
+// 1024.0 for 1024) is refused thread_fingerprint_mismatch.
+func threadTextFingerprint(field string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		var mu sync.Mutex
+		kept := map[string]string{} // reply id -> the create's field as sent
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			data, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			var body map[string]json.RawMessage
+			var th struct {
+				Type     string `json:"type"`
+				Previous string `json:"previous_message_id"`
+			}
+			if r.URL.Path != "/v1/messages" || json.Unmarshal(data, &body) != nil || json.Unmarshal(body["thread"], &th) != nil || th.Type == "" {
+				h.ServeHTTP(w, r)
+				return
+			}
+			mu.Lock()
+			want, known := kept[th.Previous]
+			mu.Unlock()
+			if th.Type == "continue" && known && want != string(body[field]) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("request-id", "req_fingerprint")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(`{"type":"error","error":{"type":"invalid_request_error","message":"` + field + `: differs from the thread's","details":{"error_code":"thread_fingerprint_mismatch"}},"request_id":"req_fingerprint"}`))
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if id := replyID(rec); id != "" {
+				mu.Lock()
+				if th.Type == "create" {
+					kept[id] = string(body[field])
+				} else {
+					kept[id] = want
+				}
+				mu.Unlock()
+			}
+			kit.CopyAnswer(w, rec)
+		})
+	}
+}
