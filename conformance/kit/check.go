@@ -115,7 +115,7 @@ func (t *T) checkSchema(resp *Response) {
 		return
 	}
 	if err := schemas.Validate(schema, resp.Body, t.Target.SchemaMode); err != nil {
-		t.fail(fmt.Sprintf("response does not match schema %s: %v\n%s", schema, err, resp))
+		t.fail(fmt.Sprintf("response does not match schema %s: %v\n%s", schema, err, exchangeLine(resp)))
 	}
 }
 
@@ -187,7 +187,7 @@ func (t *T) UnsupportedIfAbsent(resp *Response, format string, args ...any) {
 	}
 	if why != "" {
 		t.Failf("%s %s answered %s, which is not the API's own answer that the route does not exist (%s): a proxy or another server answered; the API answers 404 not_found_error with the error envelope and a request-id\n%s",
-			resp.req.Method, resp.req.Path, resp.kind(), why, resp)
+			resp.req.Method, resp.req.Path, resp.kind(), why, exchangeLine(resp))
 	}
 	t.Unsupported(format, args...)
 }
