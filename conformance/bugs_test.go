@@ -15,8 +15,8 @@ import (
 // TestEveryCheckFailsAgainstItsOwnBug runs every check that declares a bug alone, twice: against
 // the fake behind that bug, where it must fail (saying Want, when the bug names it), and against
 // the honest fake, where it must pass. A check that is not fake-only meets both as a deployment
-// with rate limits on (control API hidden, wall clock, work enqueued from outside); a fake-only
-// check meets the fake itself. Each run gets a fresh server, so no check sees another's data.
+// with rate limits on (Config.AsDeployment: control API unused, wall clock, work enqueued from
+// outside); a fake-only check meets the fake itself. Each run gets a fresh server, so no check sees another's data.
 func TestEveryCheckFailsAgainstItsOwnBug(t *testing.T) {
 	for _, c := range kit.Checks() {
 		if c.Bug == nil {

@@ -84,8 +84,8 @@ func runAsDeployment(t *testing.T, tg *kit.Target, each func(t *testing.T, c kit
 }
 
 // TestChecksAgainstTheFakeAsADeployment runs every check that is not fake-only against a fake
-// whose control API is hidden, as a deployment would be: work is supplied from outside, and time
-// passes on the wall clock. Every check must pass or be disabled by configuration (destructive
+// run as a deployment (Config.AsDeployment: its control API unused): work is supplied from
+// outside, and time passes on the wall clock. Every check must pass or be disabled by configuration (destructive
 // ones); none may be unsupported, so the work lifecycle checks do run. The fake enforces rate
 // limits, as a deployment does, so that the rate-limit header check has headers to read and every
 // other check shows it stays within them.
