@@ -15,8 +15,8 @@ import (
 // TestEveryCheckFailsAgainstItsOwnBug runs every check that declares a bug alone, twice: against
 // the fake behind that bug, where it must fail (saying Want, when the bug names it), and against
 // the honest fake, where it must pass. A check that is not fake-only meets both as a deployment
-// with rate limits on (control API hidden, wall clock, work enqueued from outside); a fake-only
-// check meets the fake itself. Each run gets a fresh server, so no check sees another's data.
+// with rate limits on (Config.AsDeployment: control API unused, wall clock, work enqueued from
+// outside); a fake-only check meets the fake itself. Each run gets a fresh server, so no check sees another's data.
 func TestEveryCheckFailsAgainstItsOwnBug(t *testing.T) {
 	for _, c := range kit.Checks() {
 		if c.Bug == nil {
@@ -37,7 +37,8 @@ func TestEveryCheckFailsAgainstItsOwnBug(t *testing.T) {
 }
 
 // bugTarget opens a fresh fake for c, behind brk when it is not nil: as a deployment with rate
-// limits on, or, for a fake-only check, as the fake. Destructive checks are allowed (the server
+// limits on (for a slow check, on a virtual clock its waits move), or, for a fake-only check, as
+// the fake. Destructive checks are allowed (the server
 // is the test's own), and the client sends the API version of c's version label.
 func bugTarget(t *testing.T, c kit.Check, brk func(http.Handler) http.Handler) *kit.Target {
 	wrap := func(h http.Handler) http.Handler {
@@ -47,9 +48,16 @@ func bugTarget(t *testing.T, c kit.Check, brk func(http.Handler) http.Handler) *
 		return brk(h)
 	}
 	var tg *kit.Target
-	if c.Has(kit.FakeOnly) {
+	switch {
+	case c.Has(kit.FakeOnly):
 		tg = openAt(t, wrap(fake.New()))
-	} else {
+	case c.Has(kit.Slow):
+		// A slow check waits minutes of the deployment's time: here the deployment's clock is
+		// virtual, and the wait moves it through the control API of the same server.
+		srv := fake.New(fake.WithRateLimits())
+		tg = asDeploymentBehind(t, srv, wrap(srv))
+		tg.WaitFunc = hiddenClock(t, srv)
+	default:
 		srv := fake.New(fake.WithWallClock(), fake.WithRateLimits())
 		tg = asDeploymentBehind(t, srv, wrap(srv))
 	}

@@ -30,7 +30,8 @@ func hideControl(h http.Handler) http.Handler {
 	})
 }
 
-// asDeployment opens srv as a deployment: its control API hidden, and work supplied as an
+// asDeployment opens srv as a deployment, in the run mode that treats the fake as one
+// (Config.AsDeployment: its control API unused), and work supplied as an
 // operator's CONFORMANCE_WORK_ENQUEUE command would, by a call of the control API of the same
 // server on another address (in Go, so that the test needs nothing but Go).
 func asDeployment(t *testing.T, srv http.Handler) *kit.Target {
@@ -42,9 +43,9 @@ func asDeployment(t *testing.T, srv http.Handler) *kit.Target {
 func asDeploymentBehind(t *testing.T, srv, front http.Handler) *kit.Target {
 	control := httptest.NewServer(srv)
 	t.Cleanup(control.Close)
-	tg := openAt(t, hideControl(front))
+	tg := openAsDeployment(t, front)
 	if tg.IsFake {
-		t.Fatal("a target without the control API was taken for the fake")
+		t.Fatal("a run as a deployment took the fake for the fake")
 	}
 	tg.EnqueueFunc = func(ctx context.Context, env string) (string, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, control.URL+"/_fake/environments/"+env+"/work", strings.NewReader("{}"))
@@ -83,8 +84,8 @@ func runAsDeployment(t *testing.T, tg *kit.Target, each func(t *testing.T, c kit
 }
 
 // TestChecksAgainstTheFakeAsADeployment runs every check that is not fake-only against a fake
-// whose control API is hidden, as a deployment would be: work is supplied from outside, and time
-// passes on the wall clock. Every check must pass or be disabled by configuration (destructive
+// run as a deployment (Config.AsDeployment: its control API unused): work is supplied from
+// outside, and time passes on the wall clock. Every check must pass or be disabled by configuration (destructive
 // ones); none may be unsupported, so the work lifecycle checks do run. The fake enforces rate
 // limits, as a deployment does, so that the rate-limit header check has headers to read and every
 // other check shows it stays within them.
@@ -191,5 +192,28 @@ func TestConfigReadsWorkEnqueue(t *testing.T) {
 	}
 	if got := kit.ConfigFromEnv(func(string) string { return "" }).WorkEnqueue; got != "" {
 		t.Errorf("WorkEnqueue without the variable = %q", got)
+	}
+}
+
+// hiddenClock is a Target.WaitFunc for a deployment that is srv on its virtual clock: it moves
+// that clock through the control API of srv on another address, as asDeploymentBehind enqueues
+// work, so that a slow check's minutes pass at once.
+func hiddenClock(t *testing.T, srv http.Handler) func(ctx context.Context, seconds int) error {
+	control := httptest.NewServer(srv)
+	t.Cleanup(control.Close)
+	return func(ctx context.Context, seconds int) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, control.URL+"/_fake/clock/advance", strings.NewReader(fmt.Sprintf(`{"seconds":%d}`, seconds)))
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("advancing the clock: %d", resp.StatusCode)
+		}
+		return nil
 	}
 }

@@ -161,3 +161,18 @@ func TestOutcomes(t *testing.T) {
 		t.Error("categories are not told apart")
 	}
 }
+
+// openAsDeployment points the harness at a handler in the run mode that treats the fake as a
+// deployment (Config.AsDeployment), with the fake's keys exported as an operator exports a
+// deployment's.
+func openAsDeployment(t *testing.T, h http.Handler) *kit.Target {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	cfg := kit.ConfigFromEnv(func(string) string { return "" }).WithFakeCredentials()
+	cfg.BaseURL, cfg.AsDeployment = srv.URL, true
+	tg, err := kit.Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}

@@ -249,7 +249,12 @@ func TestThreadChecks(t *testing.T) {
 		if !strings.HasPrefix(c.ID, "messages/thread-") {
 			continue
 		}
-		if o := kit.RunCheck(context.Background(), openAt(t, noThreads(fake.New())), c); !strings.HasPrefix(o.Skipped, kit.PrefixUnsupported) {
+		tg := openAt(t, noThreads(fake.New()))
+		if c.Has(kit.Slow) {
+			// Let the slow check run: it stops at its create, before any wait.
+			tg.WaitFunc = func(context.Context, int) error { return nil }
+		}
+		if o := kit.RunCheck(context.Background(), tg, c); !strings.HasPrefix(o.Skipped, kit.PrefixUnsupported) {
 			t.Errorf("%s against a target without threads: %+v; want unsupported", c.ID, o)
 		}
 	}

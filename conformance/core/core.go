@@ -6,9 +6,12 @@
 package core
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
@@ -49,6 +52,52 @@ func init() {
 					if v := h.Get("vendor-version"); v != "" && !slices.Contains(fake.APIVersions(), v) {
 						h.Set("vendor-version", fake.APIVersion)
 					}
+				})}},
+		kit.Check{ID: "core/later-version-refused", Clause: "9", Labels: []kit.Label{kit.Core, kit.Extension},
+			Title: "a vendor-version later than the newest the API has is refused 400 naming the header, on the models list and on Messages",
+			Run: func(t *kit.T) {
+				later := "2099-01-01"
+				for _, r := range []kit.Request{
+					{Area: kit.Models, Path: "/v1/models"},
+					{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages", Body: map[string]any{"model": "any", "max_tokens": 1, "messages": []any{map[string]any{"role": "user", "content": "Hi"}}}},
+				} {
+					r.Header = http.Header{"vendor-version": {later}}
+					resp := t.Do(r)
+					t.Expect(resp.Status).To(Equal(http.StatusBadRequest), "vendor-version %s, later than the newest version, is refused 400 on %s %s", later, r.Method, r.Path)
+					t.Expect(resp.Get("error.message").String()).To(ContainSubstring(`vendor-version: "`+later+`" is not a`), "the refusal names the header and echoes the value")
+				}
+			},
+			Bug: &kit.Bug{Says: "a version later than the newest is answered as the newest", Want: "later than the newest",
+				Break: kit.InRequestHeaders(kit.APIRoute, func(h http.Header) {
+					newest := slices.Max(fake.APIVersions())
+					if v := h.Get("vendor-version"); v > newest {
+						h.Set("vendor-version", newest)
+					}
+				})}},
+		kit.Check{ID: "core/error-quotes-bounded", Clause: "gaps §1", Labels: []kit.Label{kit.Core, kit.Extension},
+			Title: "an error message quotes at most 128 bytes of a value the request sent: an unknown model ID of 300 bytes is answered 404 quoting an excerpt of it",
+			Run: func(t *kit.T) {
+				id := strings.Repeat("conformance-", 25)
+				resp := t.Do(kit.Request{Area: kit.Models, Path: "/v1/models/" + id})
+				t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+				msg := resp.Get("error.message").String()
+				t.Expect(msg).To(ContainSubstring(id[:64]), "the message quotes the start of the ID it did not find")
+				t.Expect(msg).NotTo(ContainSubstring(id[:129]), "the message quotes at most 128 bytes of the 300-byte ID, not all of it")
+			},
+			Bug: &kit.Bug{Says: "an error quotes the whole value it was sent", Want: "at most 128 bytes",
+				Break: kit.InAnswers(kit.On(http.MethodGet, "^/v1/models/."), func(r *http.Request, status int, _ http.Header, body []byte) []byte {
+					if status != http.StatusNotFound {
+						return body
+					}
+					var m map[string]any
+					if json.Unmarshal(body, &m) != nil {
+						return body
+					}
+					if e, ok := m["error"].(map[string]any); ok {
+						e["message"] = fmt.Sprintf("model %q was not found", strings.TrimPrefix(r.URL.Path, "/v1/models/"))
+					}
+					out, _ := json.Marshal(m)
+					return out
 				})}},
 		kit.Check{ID: "core/control-health", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Core, kit.FakeOnly},
 			Title: "GET /_fake/health answers {\"status\":\"ok\"}",

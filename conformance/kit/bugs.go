@@ -16,8 +16,8 @@ import (
 // declares its bug next to its code (Check.Bug), or says why it has none (Check.NoBug).
 //
 // The suite's own tests hold each check to its bug: run alone against the fake behind the
-// bug, as a deployment with rate limits on (control API hidden) or, for a fake-only check, as
-// the fake, it must fail, with Want in its failure when Want is set; against the honest fake
+// bug, as a deployment with rate limits on (the fake run as one: Config.AsDeployment) or, for a
+// fake-only check, as the fake, it must fail, with Want in its failure when Want is set; against the honest fake
 // it must pass. So no check can quietly weaken below its title, and CHECKS.md shows, per check,
 // the defect it is proven against.
 type Bug struct {

@@ -115,7 +115,7 @@ func (t *T) checkSchema(resp *Response) {
 		return
 	}
 	if err := schemas.Validate(schema, resp.Body, t.Target.SchemaMode); err != nil {
-		t.fail(fmt.Sprintf("response does not match schema %s: %v\n%s", schema, err, resp))
+		t.fail(fmt.Sprintf("response does not match schema %s: %v\n%s", schema, err, exchangeLine(resp)))
 	}
 }
 
@@ -187,7 +187,7 @@ func (t *T) UnsupportedIfAbsent(resp *Response, format string, args ...any) {
 	}
 	if why != "" {
 		t.Failf("%s %s answered %s, which is not the API's own answer that the route does not exist (%s): a proxy or another server answered; the API answers 404 not_found_error with the error envelope and a request-id\n%s",
-			resp.req.Method, resp.req.Path, resp.kind(), why, resp)
+			resp.req.Method, resp.req.Path, resp.kind(), why, exchangeLine(resp))
 	}
 	t.Unsupported(format, args...)
 }
@@ -246,9 +246,13 @@ func (t *T) Cleanup(what string, f func() error) {
 	t.cleanups = append(t.cleanups, cleanup{what, f})
 }
 
-// Delete is a cleanup helper: it sends r and accepts 2xx or 404 (already gone).
+// Delete is a cleanup helper: it sends r and accepts 2xx or 404 (already gone). It never sends r
+// without the credential r needs: that cleanup fails, saying which variable is not set.
 func (t *T) Delete(r Request) func() error {
 	return func() error {
+		if line := t.Target.missingCredential(&r); line != "" {
+			return unsent(line)
+		}
 		resp, err := t.Target.Client.Do(context.Background(), &r)
 		if err != nil {
 			return err
@@ -280,6 +284,8 @@ func gate(c Check, tg *Target) string {
 		return PrefixDisabled + "needs the fake's control API"
 	case c.Has(Destructive) && !tg.Config.Destructive && !tg.IsFake:
 		return PrefixDisabled + "destructive; set CONFORMANCE_DESTRUCTIVE=1 to run it"
+	case c.Has(Slow) && !tg.Config.Slow && tg.WaitFunc == nil:
+		return PrefixDisabled + "waits minutes of real time; set CONFORMANCE_SLOW=1 to run it"
 	}
 	for l, v := range VersionLabels {
 		if c.Has(l) && tg.Config.APIVersion != v {
@@ -310,7 +316,7 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	t := &T{Target: tg, ctx: ctx}
 	t.skip = func(msg string) { o.Skipped = msg; panic(stop{}) }
 	t.fail = func(msg string) { o.Failures = append(o.Failures, msg); panic(stop{}) }
-	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(described(c, msg)) })
+	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(failureText(c, msg, t.recent)) })
 	defer func() {
 		t.runCleanups()
 		o.CleanupFailures = t.CleanupFailures

@@ -43,6 +43,18 @@ type Config struct {
 	// (CONFORMANCE_DESTRUCTIVE=1). Always on against the fake.
 	Destructive bool
 
+	// AsDeployment treats the target as a deployment even when it is the fake
+	// (CONFORMANCE_AS_DEPLOYMENT=1, or the test flag -conformance.as-deployment): Open does not ask
+	// GET /_fake/health, so the control API is never used (fake-only checks are disabled), the
+	// credentials are exactly those exported (an unset one leaves its checks unsupported), the
+	// schemas are read leniently and destructive checks need CONFORMANCE_DESTRUCTIVE=1, as against
+	// any deployment. It lets an operator rehearse a deployment run against a local fake, and
+	// the kit's own tests run the suite that way.
+	AsDeployment bool
+
+	// Slow allows the checks that wait minutes of real time (CONFORMANCE_SLOW=1; label slow).
+	Slow bool
+
 	// Timeout bounds each request, from sending it to the end of its answer
 	// (CONFORMANCE_TIMEOUT: a Go duration such as 90s or 2m, or a number of seconds; default
 	// DefaultTimeout).
@@ -110,6 +122,8 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		WorkEnqueue:    or("CONFORMANCE_WORK_ENQUEUE", ""),
 		Destructive:    or("CONFORMANCE_DESTRUCTIVE", "") == "1",
 		Strict:         or("CONFORMANCE_STRICT", "") == "1",
+		AsDeployment:   or("CONFORMANCE_AS_DEPLOYMENT", "") == "1",
+		Slow:           or("CONFORMANCE_SLOW", "") == "1",
 		Timeout:        DefaultTimeout,
 		APIVersion:     or("CONFORMANCE_API_VERSION", DefaultAPIVersion),
 	}

@@ -30,6 +30,9 @@ const (
 	Extension Label = "extension"
 	// FakeOnly: needs the fake's control API (/_fake/); disabled against other targets.
 	FakeOnly Label = "fake-only"
+	// Slow: waits minutes of real time against a deployment (T.Wait); it runs only with
+	// CONFORMANCE_SLOW=1, or where Target.WaitFunc lets time pass without waiting.
+	Slow Label = "slow"
 	// API versions: a check of a rule that differs between versions carries its version's label
 	// and runs only when the suite sends that version (CONFORMANCE_API_VERSION); at the other it
 	// is disabled, saying which version it needs.
@@ -43,4 +46,4 @@ var VersionLabels = map[Label]string{V20230601: fake.APIVersion, V20261021: fake
 // Areas lists the area labels.
 var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels}
 
-var Qualifiers = []Label{Destructive, Extension, FakeOnly, V20230601, V20261021}
+var Qualifiers = []Label{Destructive, Extension, FakeOnly, Slow, V20230601, V20261021}

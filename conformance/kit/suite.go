@@ -18,6 +18,9 @@ import (
 // -conformance.strict, or platformconformance -conformance.strict).
 var strictFlag = flag.Bool("conformance.strict", false, "fail the run on any unsupported check (as CONFORMANCE_STRICT=1)")
 
+// asDeploymentFlag is the command-line form of Config.AsDeployment.
+var asDeploymentFlag = flag.Bool("conformance.as-deployment", false, "treat the target as a deployment even when it is the fake (as CONFORMANCE_AS_DEPLOYMENT=1)")
+
 // RunSuite runs every registered check as a ginkgo spec, labelled with its labels, after a
 // preflight of the target and the credentials, and writes the reports to reportsDir (none when
 // empty). CONFORMANCE_RERUN names a results file of an earlier run whose checks that did not
@@ -35,6 +38,7 @@ func RunSuite(t ginkgo.GinkgoTestingT, stdout *os.File, getenv func(string) stri
 	ctx := context.Background()
 	cfg := ConfigFromEnv(getenv)
 	cfg.Strict = cfg.Strict || *strictFlag
+	cfg.AsDeployment = cfg.AsDeployment || *asDeploymentFlag
 	run = Begin(ctx, cfg, func(msg string) {
 		defer ginkgo.GinkgoRecover()
 		ginkgo.Fail("the in-process fake reported a bug in itself: " + msg)
@@ -133,7 +137,7 @@ func runSpec(ctx context.Context, c Check) {
 		ginkgo.Skip(msg)
 	}
 	t := &T{Target: target, ctx: ctx, skip: func(msg string) { ginkgo.Skip(msg, 1) }, fail: func(msg string) { ginkgo.Fail(msg, 1) }}
-	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { ginkgo.Fail(described(c, msg), append(skip, 0)[0]+1) })
+	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { ginkgo.Fail(failureText(c, msg, t.recent), append(skip, 0)[0]+1) })
 	ginkgo.DeferCleanup(func() {
 		t.runCleanups()
 		for _, f := range t.CleanupFailures {

@@ -17,7 +17,8 @@ import (
 type Target struct {
 	Config Config
 	Client *Client
-	// IsFake is true when the target serves the fake's control API (GET /_fake/health).
+	// IsFake is true when the target serves the fake's control API (GET /_fake/health) and the
+	// run does not treat it as a deployment (Config.AsDeployment).
 	IsFake bool
 	// InProcess is true when the suite started the fake itself (CONFORMANCE_BASE_URL unset).
 	InProcess bool
@@ -28,6 +29,10 @@ type Target struct {
 	// enqueue, when set, supplies work as CONFORMANCE_WORK_ENQUEUE would: the repository's own
 	// tests use it to run the work checks against a deployment without a shell command.
 	EnqueueFunc func(ctx context.Context, env string) (string, error)
+	// WaitFunc, when set, lets seconds of the target's time pass instead of waiting them (T.Wait):
+	// the repository's own tests move the hidden clock of a fake run as a deployment with it, so
+	// the slow checks run in seconds.
+	WaitFunc func(ctx context.Context, seconds int) error
 	// requestIDs maps each request-id answered in this run to the request it answered (seen.go).
 	requestIDs sync.Map
 }
@@ -56,16 +61,28 @@ func open(ctx context.Context, cfg Config, onBug func(string), progress io.Write
 		if onBug != nil {
 			opts = append(opts, fake.WithViolationHandler(onBug))
 		}
+		if cfg.AsDeployment {
+			// As a deployment runs: on the wall clock, limiting rates. The suite started it, so
+			// its keys are the only ones it could have been given.
+			opts = append(opts, fake.WithWallClock(), fake.WithRateLimits())
+			tg.Config = tg.Config.WithFakeCredentials()
+		}
 		srv := httptest.NewServer(fake.New(opts...))
 		tg.Config.BaseURL, tg.close, tg.InProcess = srv.URL, srv.Close, true
 	}
 	tg.Client = &Client{BaseURL: tg.Config.BaseURL, Config: tg.Config, HTTP: &http.Client{Timeout: cfg.Timeout}, progress: progress}
-	probe, err := tg.Client.Do(ctx, &Request{Area: Core, Path: "/_fake/health", As: NoCred})
+	// The probe tells the fake by its health answer; a run as a deployment asks nothing a
+	// deployment would not be asked, so it only learns that the target answers at all.
+	probe := &Request{Area: Core, Path: "/_fake/health", As: NoCred}
+	if cfg.AsDeployment {
+		probe = &Request{Area: Models, Path: "/v1/models", As: NoCred}
+	}
+	resp, err := tg.Client.Do(ctx, probe)
 	if err != nil {
 		tg.close()
 		return nil, fmt.Errorf("cannot reach %s: %w", tg.Config.BaseURL, transportCause(err))
 	}
-	tg.IsFake = probe.Status == http.StatusOK && probe.Get("status").String() == "ok"
+	tg.IsFake = !cfg.AsDeployment && resp.Status == http.StatusOK && resp.Get("status").String() == "ok"
 	if tg.IsFake {
 		tg.SchemaMode = schemas.Strict
 		tg.Config.Destructive = true

@@ -388,6 +388,12 @@ func tunnelListChecks() []kit.Check {
 		{ID: "tunnels/control-create", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Tunnels, kit.FakeOnly},
 			Title: "POST /_fake/tunnels creates a tunnel in the given organization and workspace, with the given display name",
 			Run: func(t *kit.T) {
+				// Both organizations' credentials are known before anything is created, so that
+				// every tunnel made here can be archived by the credential that sees it.
+				if t.Config().BearerToken2 == "" {
+					t.Disabled("needs CONFORMANCE_BEARER_TOKEN_2, a credential of a second organization")
+				}
+				t.NeedCredential(kit.Request{Area: kit.Tunnels})
 				tn := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{
 					"organization_id": "org_01GlobexIndustries0000001", "workspace_id": "wrkspc_01GlobexOps000000000001", "display_name": "conformance control",
 				})

@@ -53,7 +53,10 @@ The environment:
   CONFORMANCE_API_KEY_2, CONFORMANCE_ADMIN_API_KEY_2, CONFORMANCE_COMPLIANCE_API_KEY_2,
   CONFORMANCE_BEARER_TOKEN_2      a second organization's, for the tenancy checks (unset: disabled)
   CONFORMANCE_DESTRUCTIVE=1       run the checks that delete pre-existing data
+  CONFORMANCE_SLOW=1              run the checks that wait minutes of real time (label slow)
   CONFORMANCE_STRICT=1            an unsupported check fails the run (as -conformance.strict)
+  CONFORMANCE_AS_DEPLOYMENT=1     treat the fake as a deployment: no control API, only the
+                                  credentials exported (as -conformance.as-deployment)
   CONFORMANCE_TIMEOUT             per request, e.g. 90s or 2m (default 60s)
   CONFORMANCE_API_VERSION         the API version sent (as -api-version)
   CONFORMANCE_WORK_ENQUEUE        a command that enqueues one work item in the environment
