@@ -186,6 +186,9 @@ func (cl *Client) secret(c Cred, org2 bool) (header, value string) {
 	}
 	switch c {
 	case APIKey:
+		if cfg.KeyHeader == KeyInAuthorization {
+			return "Authorization", bearer(pick(cfg.APIKey, cfg.APIKey2))
+		}
 		return "X-Api-Key", pick(cfg.APIKey, cfg.APIKey2)
 	case AdminKey:
 		return "X-Api-Key", pick(cfg.AdminKey, cfg.AdminKey2)
@@ -254,12 +257,13 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		req.Header.Set(h, v)
 	}
 	if r.Area != Compliance {
-		req.Header.Set("vendor-version", cl.Config.APIVersion)
+		req.Header.Set(cl.Config.dialectHeader("vendor-version"), cl.Config.APIVersion)
 	}
 	if r.Area == Tunnels {
-		req.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
+		req.Header.Set(cl.Config.dialectHeader("vendor-beta"), "mcp-tunnels-2026-05-19")
 	}
 	for k, vs := range r.Header {
+		k = cl.Config.dialectHeader(k)
 		req.Header.Del(k)
 		for _, v := range vs {
 			if v != "" {

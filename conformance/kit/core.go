@@ -111,7 +111,7 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 	for i := range checks {
 		checks[i].Bug = interfaceBugs[strings.TrimPrefix(checks[i].ID, id)]
 	}
-	return checks
+	return append(checks, envelopeCheck(area, ok))
 }
 
 // bearerKeyChecks are the checks of gaps §2 for an interface that reads X-Api-Key: it also takes

@@ -26,7 +26,7 @@ type htmlReport struct {
 	Total                          Counts
 	Areas, Clauses                 []htmlCountRow
 	Failures, Unsupported          []Result
-	Disabled                       []disabledGroup
+	Disabled, Causes, NotConfigured []disabledGroup
 	Cleanups, Notes                []string
 }
 
@@ -48,6 +48,7 @@ func (r *Run) HTML() ([]byte, error) {
 		Config: r.runConfig().lines(), Strict: r.Strict(),
 		Problems: r.Problems, Total: r.Counts(),
 		Failures: r.with(Failed, Error), Unsupported: r.with(Unsupported), Disabled: r.disabledGroups(),
+		Causes: r.causeGroups(), NotConfigured: r.notConfiguredGroups(),
 		Notes: r.Notes,
 	}
 	switch {

@@ -13,6 +13,10 @@ const (
 	Passed      = "passed"
 	Failed      = "failed"
 	Unsupported = "unsupported" // the target answered validly that it does not do this
+	// Blocked: a precondition failed (a route not served, a model list of another shape), and
+	// the message is its cause, which the reports list once with every check it blocked.
+	Blocked       = "blocked"
+	NotConfigured = "not configured" // a variable the check needs is not set
 	Disabled    = "disabled"    // turned off by configuration (or not selected)
 	Error       = "error"       // the suite itself broke
 )

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -24,15 +23,9 @@ import (
 // agreements, never particular words. The fake-only ones exercise the fake's scenario library
 // and its reproducible replies.
 
-// PickModel returns the newest listed model and its max_tokens, the model the checks talk to.
-func PickModel(t *kit.T) (string, int64) {
-	resp := t.OK(kit.Request{Area: kit.Models, Path: "/v1/models", Query: url.Values{"limit": {"1"}}, Schema: "models/model_list"})
-	m := resp.Get("data.0")
-	if !m.Exists() {
-		t.Unsupported("the target lists no models to send messages to")
-	}
-	return m.Get("id").String(), m.Get("max_tokens").Int()
-}
+// PickModel returns the model the checks talk to and its max_tokens (T.Model): the newest the
+// deployment listed in the preflight, or CONFORMANCE_MODEL.
+func PickModel(t *kit.T) (string, int64) { return t.Model() }
 
 // Body is a small valid Create a Message body for model, with fields added or replaced.
 func Body(model string, kv ...any) map[string]any {
@@ -199,10 +192,11 @@ var toolErrorCodes = map[string][]string{
 var stopReasons = []string{"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"}
 
 func init() {
+	// The interface checks send Create a Message, the one route of the reference's Messages
+	// (4.4) every deployment serves; count_tokens is an extension route a deployment may lack.
 	kit.Register(kit.InterfaceChecksFor(kit.Messages, func(t *kit.T) kit.Request {
 		model, _ := PickModel(t)
-		return kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens",
-			Body: map[string]any{"model": model, "messages": []any{UserTurn("Hello")}}, Schema: "messages/count_tokens"}
+		return CreateRequest(Body(model, "max_tokens", 1, "messages", []any{UserTurn("Hello")}))
 	})...)
 	kit.Register(messageChecks()...)
 	kit.Register(streamChecks()...)
@@ -272,7 +266,7 @@ func messageChecks() []kit.Check {
 			Title: "max_tokens above the model's max_tokens (2.10) is refused; at the maximum it is accepted",
 			Bug:   &kit.Bug{Says: "max_tokens above the model's maximum is cut to it instead of refused", Break: msgCapsMaxTokens},
 			Run: func(t *kit.T) {
-				model, max := PickModel(t)
+				model, max := t.ModelMaxTokens()
 				expectFieldError(t, t.Do(CreateRequest(Body(model, "max_tokens", max+1))), "")
 				t.OK(CreateRequest(Body(model, "max_tokens", max)))
 			}},

@@ -24,6 +24,20 @@ func walkModels(t *kit.T, limit int) []string {
 func init() {
 	kit.Register(kit.InterfaceChecks(kit.Models, "/v1/models", "models/model_list")...)
 	kit.Register(
+		kit.Check{ID: "models/list-shape", Clause: "2.10", Labels: []kit.Label{kit.Models},
+			Title: "every listed model has the fields of the reference (id, type model, display_name, created_at, max_input_tokens, max_tokens, capabilities), and the list has first_id, last_id and has_more",
+			NoBug: "a schema check: proven by TestBrokenDeploymentsOneCause's model list of another shape, which it alone fails on",
+			Run: func(t *kit.T) {
+				data := t.WalkCursor(kit.Request{Area: kit.Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000)
+				t.Need("models", len(data), 1)
+			}},
+		kit.Check{ID: "models/list-extension-fields", Clause: "gaps §5b", Labels: []kit.Label{kit.Models, kit.Extension},
+			Title: "every listed model carries lifecycle, line, deprecated_at, retires_at, allowed_fallback_models and the capabilities the newest SDKs require",
+			NoBug: "a schema check: proven by the shared schema mutations of the model list",
+			Run: func(t *kit.T) {
+				data := t.WalkCursor(kit.Request{Area: kit.Models, Path: "/v1/models", Schema: "models/model_list"}, "data", 1000)
+				t.Need("models", len(data), 1)
+			}},
 		kit.Check{ID: "models/list-newest-first", Clause: "4.5", Labels: []kit.Label{kit.Models},
 			Title: "the model list is ordered by release time, most recent first",
 			Run: func(t *kit.T) {
