@@ -51,7 +51,7 @@ const (
 	PrefixUnsupported   = "unsupported: "    // the target answered validly that it does not do this
 	PrefixNotConfigured = "not configured: " // a variable the check needs is not set
 	PrefixDisabled      = "disabled: "       // turned off by configuration
-	PrefixSuiteError  = "suite error: " // the suite itself broke (network, cleanup of its own setup)
+	PrefixSuiteError    = "suite error: "    // the suite itself broke (network, cleanup of its own setup)
 )
 
 // T is what a check runs with: gomega assertions (failures end the check), a client for the
@@ -60,10 +60,13 @@ type T struct {
 	gomega.Gomega
 	Target *Target
 	// check is the check running, whose statement decides which deviations fail it (causes.go).
-	check  Check
-	ctx    context.Context
-	skip   func(msg string)
-	fail   func(msg string)
+	check Check
+	// pending is a cause the check met (a deviation another check holds): should the check then
+	// fail, it ends blocked by the cause instead, its failure being the cause's symptom.
+	pending *cause
+	ctx     context.Context
+	skip    func(msg string)
+	fail    func(msg string)
 	// cleanups run after the check, last registered first.
 	cleanups []cleanup
 	// CleanupFailures collects cleanups that failed: reported, never turned into a failed check.
@@ -93,6 +96,9 @@ func (t *T) Do(r Request) *Response {
 		t.skip(PrefixNotConfigured + line)
 	}
 	if c := t.Target.causeOf(routeOf(&r)); c != nil {
+		t.blockedBy(c)
+	}
+	if c := t.Target.causeOf("refused " + strings.TrimPrefix(routeOf(&r), "route ")); c != nil && r.As == AreaCred && len(r.Header) == 0 {
 		t.blockedBy(c)
 	}
 	resp, err := t.Target.Client.Do(t.ctx, &r)
@@ -139,6 +145,10 @@ func (t *T) OK(r Request) *Response {
 // it on every error answer of the run (envelope.go), not this check's.
 func (t *T) ExpectError(resp *Response, status int, errType string) {
 	t.ExpectWithOffset(1, resp.Status).To(gomega.Equal(status), "the answer is %d %s: %s", status, errType, resp)
+	if !slices.Contains(errorTypes, resp.Get("error.type").String()) && !t.check.Has(Core) {
+		// No error type of the envelope to compare: the envelope check's defect, not this check's.
+		t.blockedBy(t.Target.envelopeCause(resp))
+	}
 	t.ExpectWithOffset(1, resp.Get("error.type").String()).To(gomega.Equal(errType), "the error's type is %s: %s", errType, resp)
 }
 
@@ -317,7 +327,7 @@ func RunCheck(ctx context.Context, tg *Target, c Check) (o Outcome) {
 	}
 	t := &T{Target: tg, ctx: ctx, check: c}
 	t.skip = func(msg string) { o.Skipped = msg; panic(stop{}) }
-	t.fail = func(msg string) { o.Failures = append(o.Failures, msg); panic(stop{}) }
+	t.fail = t.symptomOf(func(msg string) { o.Failures = append(o.Failures, msg); panic(stop{}) })
 	t.Gomega = gomega.NewGomega(func(msg string, _ ...int) { t.fail(described(c, msg)) })
 	defer func() {
 		t.runCleanups()

@@ -86,6 +86,11 @@ func (tg *Target) discover(ctx context.Context) string {
 			if err != nil {
 				return fmt.Sprintf("cannot reach %s: %v", cfg.BaseURL, transportCause(err))
 			}
+			// A version refused under the header the target reads stops the run, whatever the
+			// other header got.
+			if line := versionRefused(cfg.BaseURL, cfg.APIVersion, resp); line != "" {
+				return line
+			}
 			if s := probeScore(resp); s > bestScore {
 				best, bestScore, found = resp, s, [2]string{vh, kh}
 			}
@@ -97,9 +102,6 @@ func (tg *Target) discover(ctx context.Context) string {
 	}
 	cfg.VersionHeader, cfg.KeyHeader = found[0], found[1]
 	tg.Client.Config = *cfg
-	if line := versionRefused(cfg.BaseURL, cfg.APIVersion, best); line != "" {
-		return line
-	}
 	if cfg.APIKey != "" && (best.Status == http.StatusUnauthorized || best.Status == http.StatusForbidden) {
 		return fmt.Sprintf("CONFORMANCE_API_KEY rejected: GET /v1/models answered %s with %s and with Authorization: Bearer: %s",
 			best.kind(), keyHeaderName(KeyInXAPIKey), bounded(best.Body, 500))
@@ -122,6 +124,16 @@ func (tg *Target) discover(ctx context.Context) string {
 	for _, route := range []string{"/v1/messages", "/v1/messages/count_tokens", "/v1/complete"} {
 		if !tg.serves(ctx, http.MethodPost, route) {
 			tg.addCause(routeCause(http.MethodPost, route), fmt.Sprintf("POST %s is not served: the checks that send it do not run", route), "")
+		}
+	}
+	// count_tokens computes without generating: asked of the model, it shows whether the route
+	// takes this key (a proxy may lack the upstream credential it needs), at no cost.
+	if id, _ := tg.model(); id != "" && cfg.APIKey != "" && tg.Serves(http.MethodPost, "/v1/messages/count_tokens") {
+		r := Request{Area: Messages, Method: http.MethodPost, Path: "/v1/messages/count_tokens",
+			Body: map[string]any{"model": id, "messages": []any{map[string]any{"role": "user", "content": "Hello"}}}}
+		if resp, err := tg.Client.Do(ctx, &r); err == nil && (resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden) {
+			tg.addCause("refused POST /v1/messages/count_tokens", fmt.Sprintf("POST /v1/messages/count_tokens refuses the API key the preflight's GET /v1/models accepted: %s: %s",
+				resp.kind(), bounded(resp.Body, 300)), "")
 		}
 	}
 	return ""
@@ -209,6 +221,12 @@ func (t *T) Model() (string, int64) {
 	}
 	if c := t.Target.causeOf(routeCause(http.MethodGet, "/v1/models")); c != nil {
 		t.blockedBy(c)
+	}
+	// The preflight found none (its answer was a refusal, say): the list, asked again, is what
+	// the check meets.
+	m := t.OK(Request{Area: Models, Path: "/v1/models", Query: url.Values{"limit": {"1"}}, Schema: "models/model_list"}).Get("data.0")
+	if m.Exists() {
+		return m.Get("id").String(), m.Get("max_tokens").Int()
 	}
 	t.Unsupported("needs a model to send messages to: GET /v1/models lists none, and CONFORMANCE_MODEL names none")
 	return "", 0

@@ -85,3 +85,15 @@ func envelopeCheck(area Label, ok func(t *T) Request) Check {
 			t.Expect(resp.Status).To(gomega.BeNumerically(">=", 400), "a request without a credential is refused: %s", resp)
 		}}
 }
+
+// errorTypes are the error types of the envelope: reference 7's and those EXTENSIONS.md adds.
+var errorTypes = []string{"invalid_request_error", "authentication_error", "billing_error", "permission_error", "not_found_error",
+	"request_too_large", "rate_limit_error", "timeout_error", "api_error", "overloaded_error", "memory_precondition_failed_error", "memory_path_conflict_error"}
+
+// envelopeCause is the cause of a check that expected an error type and met an error answer
+// without one of the envelope's: its area's envelope check holds the defect.
+func (tg *Target) envelopeCause(resp *Response) *cause {
+	area := resp.req.Area
+	return tg.addCause("envelope "+string(area), fmt.Sprintf("error answers to %s requests carry no error type of the envelope (reference 7), so a check cannot tell which error it is; first %s %s -> %s: %s",
+		area, resp.req.Method, strings.SplitN(resp.req.Path, "?", 2)[0], resp.kind(), bounded(resp.Body, 200)), envelopeCheckID(area))
+}

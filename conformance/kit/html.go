@@ -17,17 +17,17 @@ var reportPage = template.Must(template.New("report").Parse(htmlTemplate))
 
 // htmlReport is what the HTML report shows: the run's results, in the order a reader needs them.
 type htmlReport struct {
-	Verdict, VerdictClass, Summary string
-	Target, TargetKind, Started    string
-	Took                           string
-	Config                         [][2]string // how the suite was run: version, selection, configuration
-	Strict                         bool        // unsupported checks fail the run
-	Problems                       []string
-	Total                          Counts
-	Areas, Clauses                 []htmlCountRow
-	Failures, Unsupported          []Result
+	Verdict, VerdictClass, Summary  string
+	Target, TargetKind, Started     string
+	Took                            string
+	Config                          [][2]string // how the suite was run: version, selection, configuration
+	Strict                          bool        // unsupported checks fail the run
+	Problems                        []string
+	Total                           Counts
+	Areas, Clauses                  []htmlCountRow
+	Failures, Unsupported           []Result
 	Disabled, Causes, NotConfigured []disabledGroup
-	Cleanups, Notes                []string
+	Cleanups, Notes                 []string
 }
 
 type htmlCountRow struct {

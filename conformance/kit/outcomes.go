@@ -17,8 +17,8 @@ const (
 	// the message is its cause, which the reports list once with every check it blocked.
 	Blocked       = "blocked"
 	NotConfigured = "not configured" // a variable the check needs is not set
-	Disabled    = "disabled"    // turned off by configuration (or not selected)
-	Error       = "error"       // the suite itself broke
+	Disabled      = "disabled"       // turned off by configuration (or not selected)
+	Error         = "error"          // the suite itself broke
 )
 
 // interfaces names, by the variable of its credential, what an unset credential leaves unchecked.

@@ -296,8 +296,8 @@ type ResultsDocument struct {
 	Problems   []string  `json:"problems"`
 	// Causes are the failed preconditions, each with the checks it blocked, most first.
 	Causes []disabledGroup `json:"causes"`
-	Notes      []string  `json:"notes"`
-	Checks     []Result  `json:"checks"`
+	Notes  []string        `json:"notes"`
+	Checks []Result        `json:"checks"`
 }
 
 // JSON renders the run as the JSON results file: the summary, its counts, and every check with

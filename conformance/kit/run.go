@@ -172,7 +172,7 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 	if len(r.Problems) == 0 {
 		// One line per interface left unchecked: the fake's keys are never sent to a deployment.
 		for _, name := range unset {
-			fmt.Fprintf(w, "conformance: skipping %s: %s is not set, so their checks will be unsupported\n", interfaces[name], name)
+			fmt.Fprintf(w, "conformance: skipping %s: %s is not set, so their checks are not configured\n", interfaces[name], name)
 		}
 	}
 	return r
@@ -211,7 +211,9 @@ func versionRefused(base, version string, resp *Response) string {
 		return ""
 	}
 	msg := resp.Get("error.message").String()
-	if !strings.Contains(msg, "vendor-version") && !strings.Contains(msg, "anthropic-version") {
+	// "header is required" says that the header sent is not the one the target reads, not that
+	// it refused the version.
+	if !strings.Contains(msg, "vendor-version") && !strings.Contains(msg, "anthropic-version") || !strings.Contains(msg, version) {
 		return ""
 	}
 	return fmt.Sprintf("%s refused API version %s (%q): CONFORMANCE_API_VERSION selects another (%s)",
@@ -431,8 +433,11 @@ func (r *Run) Summary() string {
 		n := len(r.causeGroups())
 		line += fmt.Sprintf("; %d blocked by %d %s, %d not configured", c.Blocked, n, plural(n, "cause", "causes"), c.NotConfigured)
 	}
-	if r.Strict() && c.Unsupported+c.Blocked > 0 {
+	switch {
+	case r.Strict() && c.Blocked > 0:
 		line += "; strict: the unsupported and the blocked fail the run"
+	case r.Strict() && c.Unsupported > 0:
+		line += "; strict: the unsupported fail the run"
 	}
 	return line
 }

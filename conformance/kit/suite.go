@@ -132,8 +132,9 @@ func runSpec(ctx context.Context, c Check) {
 	if msg := gate(c, target); msg != "" {
 		ginkgo.Skip(msg)
 	}
-	t := &T{Target: target, ctx: ctx, check: c, skip: func(msg string) { ginkgo.Skip(msg, 1) }, fail: func(msg string) { ginkgo.Fail(msg, 1) }}
-	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { ginkgo.Fail(described(c, msg), append(skip, 0)[0]+1) })
+	t := &T{Target: target, ctx: ctx, check: c, skip: func(msg string) { ginkgo.Skip(msg, 2) }}
+	t.fail = t.symptomOf(func(msg string) { ginkgo.Fail(msg, 2) })
+	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { t.fail(described(c, msg)) })
 	ginkgo.DeferCleanup(func() {
 		t.runCleanups()
 		for _, f := range t.CleanupFailures {
