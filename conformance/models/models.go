@@ -167,7 +167,7 @@ func init() {
 						resolved++
 					}
 				}
-				t.Need(fmt.Sprintf("listed dated models (an ID ending -YYYYMMDD) whose alias the target resolves; it lists %d dated models, whose %d aliases it was asked", len(datedOf(listed)), tried), resolved, 1)
+				t.Need(fmt.Sprintf("resolved aliases of listed dated models (IDs ending -YYYYMMDD, of which it lists %d; %d aliases asked)", len(datedOf(listed)), tried), resolved, 1)
 			},
 			Bug: &kit.Bug{Says: "an alias reads as a model whose ID is the alias, not the dated identifier",
 				Break: kit.InOKAnswers(kit.On(http.MethodGet, "^/v1/models/[^/]+$"), func(r *http.Request, m map[string]any) {
