@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -182,4 +184,41 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 			t.Errorf("messages/count-tokens-agrees: %+v, want blocked by the missing route", o)
 		}
 	})
+}
+
+// claudeNamed serves h as a deployment whose models are named as real ones name them (claude-*
+// where the fake writes assistant-*): model IDs in paths and bodies are renamed on the way in
+// and out, and nothing else changes.
+func claudeNamed(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.URL.Path = strings.ReplaceAll(r.URL.Path, "/claude-", "/assistant-")
+		r.URL.RawPath = ""
+		if body := kit.ReadBody(r); len(body) > 0 {
+			body = bytes.ReplaceAll(body, []byte(`"claude-`), []byte(`"assistant-`))
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		out := bytes.ReplaceAll(rec.Body.Bytes(), []byte(`"assistant-`), []byte(`"claude-`))
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(out)
+	})
+}
+
+// TestChecksOfModelNamesOnClaudeNames: the checks that read model families (aliases, cache
+// minimums) hold on a deployment whose models are claude-*, as on the fake's assistant-*.
+func TestChecksOfModelNamesOnClaudeNames(t *testing.T) {
+	r, out := brokenRun(t, claudeNamed(fake.New()))
+	if !strings.Contains(out, "to model claude-") {
+		t.Fatalf("the preflight does not take the deployment's model:\n%s", out)
+	}
+	for _, id := range []string{"models/get-alias", "messages/cache-model-minimums", "messages/create-response-fields"} {
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, id)); !o.Passed() {
+			t.Errorf("%s: %+v, want it to pass on claude-* models", id, o)
+		}
+	}
 }
