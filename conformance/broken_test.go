@@ -153,6 +153,26 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a proxy that wraps error messages", func(t *testing.T) {
+		// As LiteLLM re-words an upstream 400: the upstream's whole error inside its message.
+		wrapping := kit.EditAnswers(fake.New(), kit.APIRoute, func(_ *http.Request, status int, _ http.Header, body []byte) []byte {
+			var m map[string]any
+			if status != http.StatusBadRequest || json.Unmarshal(body, &m) != nil {
+				return body
+			}
+			e, _ := m["error"].(map[string]any)
+			e["message"] = "proxy.BadRequestError: UpstreamException - " + string(body)
+			out, _ := json.Marshal(m)
+			return out
+		})
+		r, _ := brokenRun(t, wrapping)
+		for id, pass := range map[string]bool{"messages/temperature-range": true, "messages/roles": true, "messages/errors-name-the-field": false} {
+			o := kit.RunCheck(context.Background(), r.Target, checkByID(t, id))
+			if o.Passed() != pass {
+				t.Errorf("%s: %+v, want passed %v: only errors-name-the-field says the message starts with the field", id, o, pass)
+			}
+		}
+	})
 	notServed := func(method, path string) http.Handler {
 		return kit.Refuses(kit.On(method, "^"+path+"$"), http.StatusNotFound, "not_found_error", "no such route")(fake.New())
 	}
