@@ -127,23 +127,7 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 		}
 	})
 	t.Run("only anthropic-version", func(t *testing.T) {
-		api := fake.New()
-		makerOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			for k := range r.Header {
-				if strings.HasPrefix(strings.ToLower(k), "vendor-") {
-					r.Header.Del(k) // a header it does not know
-				}
-			}
-			if r.Header.Get("anthropic-version") == "" {
-				w.Header().Set("Content-Type", "application/json")
-				w.Header().Set("request-id", "req_maker")
-				w.WriteHeader(http.StatusBadRequest)
-				w.Write([]byte(`{"type":"error","error":{"type":"invalid_request_error","message":"anthropic-version: header is required"},"request_id":"req_maker"}`))
-				return
-			}
-			api.ServeHTTP(w, r)
-		})
-		r, out := brokenRun(t, makerOnly)
+		r, out := brokenRun(t, makerOnly(fake.New()))
 		if !strings.Contains(out, "conformance: sending the API version in anthropic-version and the API key in X-Api-Key, to model ") {
 			t.Errorf("the preflight does not find the version header:\n%s", out)
 		}
@@ -241,4 +225,35 @@ func TestChecksOfModelNamesOnClaudeNames(t *testing.T) {
 			t.Errorf("%s: %+v, want it to pass on claude-* models", id, o)
 		}
 	}
+}
+
+// makerOnly serves h as a deployment that knows only the maker's header names: vendor-version
+// and vendor-beta are headers it does not read (the fake then reads anthropic-version, and
+// refuses a request without it as the platform does).
+func makerOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("vendor-version")
+		r.Header.Del("vendor-beta")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestChecksAgainstAMakerDialectDeployment: against the fake behind makerOnly, as a deployment
+// (TestChecksAgainstTheFakeAsADeployment), every check passes as against the fake, found by the
+// preflight and not set, except the two whose statements are the reference's header names.
+func TestChecksAgainstAMakerDialectDeployment(t *testing.T) {
+	srv := fake.New(fake.WithWallClock(), fake.WithRateLimits())
+	tg := asDeploymentBehind(t, srv, makerOnly(srv))
+	if tg.Config.VersionHeader != kit.MakerVersion {
+		t.Fatalf("the preflight sends the version in %q, want anthropic-version", tg.Config.VersionHeader)
+	}
+	about := map[string]bool{"messages/version-vendor-header-decides": true, "messages/version-unknown-refused": true}
+	runAsDeployment(t, tg, func(t *testing.T, c kit.Check, o kit.Outcome) {
+		if about[c.ID] {
+			return
+		}
+		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 || (o.Skipped != "" && !strings.HasPrefix(o.Skipped, kit.PrefixDisabled)) {
+			t.Errorf("%+v", o)
+		}
+	})
 }

@@ -25,14 +25,19 @@ const (
 	KeyInAuthorization = "authorization"
 )
 
-// dialectHeader is the name header h goes out under: a vendor-* header (as the checks write
-// them, in the reference's words) in the maker's spelling when the run sends anthropic-version.
+// dialectHeader is the name header h goes out under: vendor-version and vendor-beta (as the
+// checks write them, in the reference's words) in the maker's spelling when the run sends
+// anthropic-version. Other vendor-* request headers (Vendor-Worker-ID) go as written: no client
+// of the maker's shows another name for them.
 func (c Config) dialectHeader(h string) string {
 	if c.VersionHeader != MakerVersion {
 		return h
 	}
-	if rest, ok := strings.CutPrefix(strings.ToLower(h), "vendor-"); ok {
-		return "anthropic-" + rest
+	switch strings.ToLower(h) {
+	case "vendor-version":
+		return MakerVersion
+	case "vendor-beta":
+		return "anthropic-beta"
 	}
 	return h
 }
