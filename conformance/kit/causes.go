@@ -18,6 +18,9 @@ import (
 type cause struct {
 	line   string // what the target does, in one line
 	holder string // the ID of the check whose statement it breaks; "" when none (a route not served)
+	// fields are the names of the fields a schema deviation is about: a failure that names none
+	// of them is not its symptom (symptomOf).
+	fields []string
 }
 
 // PrefixBlocked begins the message of a check that did not run its statement because a
@@ -135,10 +138,32 @@ func (t *T) schemaDeviation(resp *Response, schema string, err error) {
 	}
 	// The check goes on: its own statement may hold whatever the deviation; if it fails, the
 	// failure is the deviation's symptom (symptomOf).
-	if t.pending == nil {
-		t.pending = t.Target.addCause(schemaCause(schema, err),
-			fmt.Sprintf("%s %s answers outside its shape (%s): %v", resp.req.Method, strings.SplitN(resp.req.Path, "?", 2)[0], where, err), holders[which][0])
+	c := t.Target.addCause(schemaCause(schema, err),
+		fmt.Sprintf("%s %s answers outside its shape (%s): %v", resp.req.Method, strings.SplitN(resp.req.Path, "?", 2)[0], where, err), holders[which][0])
+	if c.fields == nil {
+		c.fields = deviationFields(err)
 	}
+	if !slices.Contains(t.pending, c) {
+		t.pending = append(t.pending, c)
+	}
+}
+
+// deviationFields are the names a schema deviation is about: the properties it says are missing,
+// or the last name of the place it is at.
+func deviationFields(err error) []string {
+	se, ok := err.(*schemas.Error)
+	if !ok {
+		return []string{}
+	}
+	var out []string
+	if se.Keyword == "required" {
+		for _, m := range missing.FindAllStringSubmatch(se.Message, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	parts := strings.Split(index.ReplaceAllString(se.Path, "$1"), ".")
+	return append(out, parts[len(parts)-1])
 }
 
 // holds reports whether check is one of holders for the deviation err: a holder written
@@ -154,12 +179,15 @@ func holds(holders []string, check string, err error) bool {
 	return false
 }
 
-// symptomOf wraps a check's fail: a failure after the check met a cause another check holds is
-// the cause's symptom, and ends the check blocked by it; a suite error stays the suite's.
+// symptomOf wraps a check's fail: a failure after the check met a cause another check holds,
+// which names a field the cause is about, is the cause's symptom, and ends the check blocked by
+// it; any other failure is the check's own, and a suite error stays the suite's.
 func (t *T) symptomOf(fail func(string)) func(string) {
 	return func(msg string) {
-		if t.pending != nil && !strings.Contains(msg, PrefixSuiteError) {
-			t.blockedBy(t.pending)
+		for _, c := range t.pending {
+			if !strings.Contains(msg, PrefixSuiteError) && slices.ContainsFunc(c.fields, func(f string) bool { return strings.Contains(msg, f) }) {
+				t.blockedBy(c)
+			}
 		}
 		fail(msg)
 	}

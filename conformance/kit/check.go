@@ -61,9 +61,9 @@ type T struct {
 	Target *Target
 	// check is the check running, whose statement decides which deviations fail it (causes.go).
 	check Check
-	// pending is a cause the check met (a deviation another check holds): should the check then
-	// fail, it ends blocked by the cause instead, its failure being the cause's symptom.
-	pending *cause
+	// pending are the causes the check met (deviations other checks hold): should the check then
+	// fail on a field of one, it ends blocked by it instead, its failure being the cause's symptom.
+	pending []*cause
 	ctx     context.Context
 	skip    func(msg string)
 	fail    func(msg string)
