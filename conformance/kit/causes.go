@@ -27,9 +27,10 @@ type cause struct {
 // precondition failed; the rest is the cause's line.
 const PrefixBlocked = "blocked: "
 
-// addCause records a cause under key, once: the first line found stays.
-func (tg *Target) addCause(key, line, holder string) *cause {
-	c, _ := tg.causes.LoadOrStore(key, &cause{line: line, holder: holder})
+// addCause records a cause under key, once: the first found stays, and is never changed after
+// (checks that run side by side read it).
+func (tg *Target) addCause(key, line, holder string, fields ...string) *cause {
+	c, _ := tg.causes.LoadOrStore(key, &cause{line: line, holder: holder, fields: fields})
 	return c.(*cause)
 }
 
@@ -140,10 +141,7 @@ func (t *T) schemaDeviation(resp *Response, schema string, err error) {
 	// The check goes on: its own statement may hold whatever the deviation; if it fails, the
 	// failure is the deviation's symptom (symptomOf).
 	c := t.Target.addCause(schemaCause(schema, err),
-		fmt.Sprintf("%s %s answers outside its shape (%s): %v", resp.req.Method, strings.SplitN(resp.req.Path, "?", 2)[0], where, err), holders[which][0])
-	if c.fields == nil {
-		c.fields = deviationFields(err)
-	}
+		fmt.Sprintf("%s %s answers outside its shape (%s): %v", resp.req.Method, strings.SplitN(resp.req.Path, "?", 2)[0], where, err), holders[which][0], deviationFields(err)...)
 	if !slices.Contains(t.pending, c) {
 		t.pending = append(t.pending, c)
 	}

@@ -115,7 +115,7 @@ func (tg *Target) discover(ctx context.Context) string {
 	case bestScore >= 3:
 		tg.models = best.Get("data").Array()
 		if err := schemas.Validate("models/model_list", best.Body, schemas.Lenient); err != nil && !extensionDeviation("models/model_list", err) {
-			tg.addCause(schemaCause("models/model_list", err), fmt.Sprintf("GET /v1/models answers a model list of another shape (reference 2.10, 4.5): %v", err), "models/list-shape")
+			tg.addCause(schemaCause("models/model_list", err), fmt.Sprintf("GET /v1/models answers a model list of another shape (reference 2.10, 4.5): %v", err), "models/list-shape", deviationFields(err)...)
 		}
 	case best.Status == http.StatusNotFound || best.Status == http.StatusMethodNotAllowed:
 		// No model list: the API all the same if it serves Messages.
