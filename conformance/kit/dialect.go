@@ -108,8 +108,12 @@ func (tg *Target) discover(ctx context.Context) string {
 	cfg.VersionHeader, cfg.KeyHeader = found[0], found[1]
 	tg.Client.Config = *cfg
 	if cfg.APIKey != "" && (best.Status == http.StatusUnauthorized || best.Status == http.StatusForbidden) {
-		return fmt.Sprintf("CONFORMANCE_API_KEY rejected: GET /v1/models answered %s with %s and with Authorization: Bearer: %s",
-			best.kind(), keyHeaderName(KeyInXAPIKey), bounded(best.Body, 500))
+		tried := make([]string, len(keys))
+		for i, k := range keys {
+			tried[i] = keyHeaderName(k)
+		}
+		return fmt.Sprintf("CONFORMANCE_API_KEY rejected: GET /v1/models answered %s with %s: %s",
+			best.kind(), strings.Join(tried, " and with "), bounded(best.Body, 500))
 	}
 	switch {
 	case bestScore >= 3:
