@@ -4,7 +4,7 @@ ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
 .PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper host-packages dist bench load soak-hostile help sdk-drift
-.PHONY: conformance-rerun conformance-compare
+.PHONY: conformance-rerun conformance-compare litellm
 
 help: ## list the targets, with the values of the variables they use
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
@@ -159,6 +159,10 @@ COMPARE ?=
 
 conformance-rerun: ## only the checks that did not pass in RERUN (default: the last run's results), against $$CONFORMANCE_BASE_URL; reports in $(REPORTS)/rerun/
 	CONFORMANCE_RERUN=$(abspath $(RERUN)) CONFORMANCE_REPORTS=$(abspath $(REPORTS))/rerun $(GO) test -count=1 -timeout 30m -v -run '^TestConformance$$' ./conformance -args $(GINKGO_FLAGS)
+
+# Not part of make test: LiteLLM's install is large (hundreds of MB) and comes from PyPI.
+litellm: ## install the LiteLLM proxy (pinned, conformance/litellm/requirements.txt) into the user's cache and run the conformance suite against it twice, as docs/operators.md says: its built-in mock, and in front of the fake; reports in $(REPORTS)/litellm-*/
+	@REPORTS=$(REPORTS) sh conformance/litellm/run.sh
 
 conformance-compare: ## a Markdown table of every check whose outcome differs between the results files in COMPARE (two or more); fails when some differ, like diff
 	@$(GO) build -o bin/conformance-compare ./conformance/cmd/conformance-compare

@@ -41,7 +41,7 @@ func TestRunAsDeployment(t *testing.T) {
 	}
 	for id, want := range map[string]string{
 		"core/control-health":                kit.PrefixDisabled,
-		"admin/organization-me":              kit.PrefixUnsupported + "CONFORMANCE_ADMIN_API_KEY is not set",
+		"admin/organization-me":              kit.PrefixNotConfigured + "CONFORMANCE_ADMIN_API_KEY is not set",
 		"models/interface-request-id-header": "",
 	} {
 		o := kit.RunCheck(context.Background(), tg, checkByID(t, id))

@@ -102,7 +102,8 @@ func TestPreflightAcceptsTheAPI(t *testing.T) {
 }
 
 // TestPreflightLeavesDeviatingModelsToTheChecks: a list of models that deviates from its schema
-// is still the API: the preflight lets the run go on, and the checks name the deviation.
+// is still the API: the preflight lets the run go on, names the deviation as a cause, and the
+// check whose statement it breaks fails on it.
 func TestPreflightLeavesDeviatingModelsToTheChecks(t *testing.T) {
 	models := func(f func(m map[string]any)) http.Handler {
 		return hideControl(kit.EditAnswers(fake.New(), kit.On(http.MethodGet, "^/v1/models$"), kit.EditJSON(func(list map[string]any) {
@@ -115,13 +116,17 @@ func TestPreflightLeavesDeviatingModelsToTheChecks(t *testing.T) {
 		target http.Handler
 		check  string
 	}{
-		"a model without display_name": {models(func(m map[string]any) { delete(m, "display_name") }), "models/list-newest-first"},
+		"a model without display_name": {models(func(m map[string]any) { delete(m, "display_name") }), "models/list-shape"},
 		"created_at as a number":       {models(func(m map[string]any) { m["created_at"] = 1700000000 }), "models/release-time-is-a-timestamp"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			base := serve(t, c.target)
-			if problems, out := preflight(t, base, "CONFORMANCE_API_KEY", kit.FakeAPIKey); len(problems) != 0 {
+			problems, out := preflight(t, base, "CONFORMANCE_API_KEY", kit.FakeAPIKey)
+			if len(problems) != 0 {
 				t.Fatalf("problems %q, want none: the answer is the API's\n%s", problems, out)
+			}
+			if !strings.Contains(out, "conformance: cause: GET /v1/models answers a model list of another shape (reference 2.10, 4.5): models/model_list: data.0") {
+				t.Errorf("the preflight does not name the model list of another shape:\n%s", out)
 			}
 			if o := kit.RunCheck(context.Background(), openAt(t, c.target), checkByID(t, c.check)); len(o.Failures) == 0 {
 				t.Errorf("%s: %+v, want it to fail on the deviation", c.check, o)

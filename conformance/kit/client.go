@@ -46,6 +46,10 @@ type Request struct {
 	Header http.Header // added after the defaults; a header set to "" is removed
 	As     Cred        // which credential to present instead of the area's
 	Org2   bool        // present the second organization's credential
+	// ReferenceHeaders sends the request in the reference's header names whatever the run's
+	// dialect (Config.VersionHeader), its Header's names as written: for a check whose statement
+	// is about the header names themselves (which one decides, which one a refusal names).
+	ReferenceHeaders bool
 	// Schema is the schema of a 2xx body (package schemas); "" for bodies that are not JSON.
 	// Every error body is validated against "error".
 	Schema string
@@ -186,6 +190,9 @@ func (cl *Client) secret(c Cred, org2 bool) (header, value string) {
 	}
 	switch c {
 	case APIKey:
+		if cfg.KeyHeader == KeyInAuthorization {
+			return "Authorization", bearer(pick(cfg.APIKey, cfg.APIKey2))
+		}
 		return "X-Api-Key", pick(cfg.APIKey, cfg.APIKey2)
 	case AdminKey:
 		return "X-Api-Key", pick(cfg.AdminKey, cfg.AdminKey2)
@@ -253,13 +260,18 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	if h, v := cl.secret(cred, r.Org2); h != "" && v != "" {
 		req.Header.Set(h, v)
 	}
+	dialect := cl.Config
+	if r.ReferenceHeaders {
+		dialect.VersionHeader = VendorVersion
+	}
 	if r.Area != Compliance {
-		req.Header.Set("vendor-version", cl.Config.APIVersion)
+		req.Header.Set(dialect.dialectHeader("vendor-version"), cl.Config.APIVersion)
 	}
 	if r.Area == Tunnels {
-		req.Header.Set("vendor-beta", "mcp-tunnels-2026-05-19")
+		req.Header.Set(dialect.dialectHeader("vendor-beta"), "mcp-tunnels-2026-05-19")
 	}
 	for k, vs := range r.Header {
+		k = dialect.dialectHeader(k)
 		req.Header.Del(k)
 		for _, v := range vs {
 			if v != "" {

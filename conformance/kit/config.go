@@ -65,6 +65,22 @@ type Config struct {
 	// The checks whose rule differs by version run only at theirs.
 	APIVersion string
 
+	// VersionHeader is the header the API version is sent in: vendor-version (the reference's
+	// name) or anthropic-version (the maker's, which real deployments and the official SDKs use).
+	// CONFORMANCE_VERSION_HEADER sets it; when empty, the preflight finds the one the deployment
+	// reads (Target.discover). Beta values go in the matching vendor-beta or anthropic-beta.
+	VersionHeader string
+
+	// KeyHeader is the header the API key is sent in: x-api-key (the reference's) or
+	// authorization (as "Bearer <key>"). CONFORMANCE_KEY_HEADER sets it; when empty, the
+	// preflight finds the one the deployment takes.
+	KeyHeader string
+
+	// Model is the model the Messages checks talk to (CONFORMANCE_MODEL); when empty, the newest
+	// model the deployment lists. Without a model list (no GET /v1/models), it is what lets the
+	// Messages checks run.
+	Model string
+
 	// invalid holds one line per variable that could not be read; the preflight reports them and
 	// runs nothing, rather than running with a value the operator did not mean.
 	invalid []string
@@ -126,6 +142,15 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		Slow:           or("CONFORMANCE_SLOW", "") == "1",
 		Timeout:        DefaultTimeout,
 		APIVersion:     or("CONFORMANCE_API_VERSION", DefaultAPIVersion),
+		VersionHeader:  strings.ToLower(or("CONFORMANCE_VERSION_HEADER", "")),
+		KeyHeader:      strings.ToLower(or("CONFORMANCE_KEY_HEADER", "")),
+		Model:          or("CONFORMANCE_MODEL", ""),
+	}
+	if v := c.VersionHeader; v != "" && v != VendorVersion && v != MakerVersion {
+		c.invalid = append(c.invalid, fmt.Sprintf("CONFORMANCE_VERSION_HEADER=%q: want %s or %s", v, VendorVersion, MakerVersion))
+	}
+	if v := c.KeyHeader; v != "" && v != KeyInXAPIKey && v != KeyInAuthorization {
+		c.invalid = append(c.invalid, fmt.Sprintf("CONFORMANCE_KEY_HEADER=%q: want %s or %s (as Bearer)", v, KeyInXAPIKey, KeyInAuthorization))
 	}
 	if !slices.Contains(fake.APIVersions(), c.APIVersion) {
 		c.invalid = append(c.invalid, fmt.Sprintf("CONFORMANCE_API_VERSION=%q: not an API version the suite knows; want one of %s",

@@ -23,6 +23,13 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 	if wrong == 0 {
 		wrong = AdminKey
 	}
+	// Every check but the first reads its endpoint for its headers and status alone, so only the
+	// first holds the answer to its schema: a deviation of the body is not the others' to report.
+	bare := func(t *T) Request {
+		r := ok(t)
+		r.Schema = ""
+		return r
+	}
 	checks := []Check{
 		{ID: id + "credential-accepted", Clause: "5", Labels: []Label{area},
 			Title: "the interface's own credential is accepted",
@@ -30,14 +37,14 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 		{ID: id + "missing-credential-401", Clause: "5", Labels: []Label{area, Extension},
 			Title: "a request without a credential is refused with 401 authentication_error",
 			Run: func(t *T) {
-				r := ok(t)
+				r := bare(t)
 				r.As = NoCred
 				t.ExpectError(t.Do(r), http.StatusUnauthorized, "authentication_error")
 			}},
 		{ID: id + "unknown-credential-401", Clause: "5", Labels: []Label{area, Extension},
 			Title: "an unknown credential is refused with 401 authentication_error",
 			Run: func(t *T) {
-				r := ok(t)
+				r := bare(t)
 				cred := areaCred[area]
 				h, _ := t.Target.Client.secret(cred, false)
 				value := "not-a-real-credential"
@@ -50,17 +57,17 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 		{ID: id + "other-kind-credential-403", Clause: "5", Labels: []Label{area, Extension},
 			Title: "a valid credential of another interface is refused with 403 permission_error",
 			Run: func(t *T) {
-				r := ok(t)
+				r := bare(t)
 				r.As = wrong
 				t.ExpectError(t.Do(r), http.StatusForbidden, "permission_error")
 			}},
 		{ID: id + "request-id-header", Clause: "gaps §1", Labels: []Label{area, Extension},
 			Title: "every response carries a request-id header, and an error body's request_id equals it",
 			Run: func(t *T) {
-				good := t.OK(ok(t))
+				good := t.OK(bare(t))
 				t.Expect(good.Header.Get("request-id")).NotTo(BeEmpty(), "a 200 answer carries a request-id header: %s", good)
 				t.Expect(good.Header.Get("Content-Type")).To(HavePrefix("application/json"), "a 200 answer is JSON: %s", good)
-				r := ok(t)
+				r := bare(t)
 				r.As = NoCred
 				bad := t.Do(r)
 				t.Expect(bad.Header.Get("request-id")).NotTo(BeEmpty(), "an error answer carries a request-id header: %s", bad)
@@ -70,7 +77,7 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 		{ID: id + "unknown-query-ignored", Clause: "gaps §2", Labels: []Label{area, Extension},
 			Title: "unknown query parameters such as beta=true are ignored",
 			Run: func(t *T) {
-				r := ok(t)
+				r := bare(t)
 				r.Query = map[string][]string{"beta": {"true"}, "x-unknown-param": {"1"}}
 				t.OK(r)
 			}},
@@ -81,7 +88,7 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 				if area == Tunnels {
 					betas = append(betas, "mcp-tunnels-2026-05-19")
 				}
-				r := ok(t)
+				r := bare(t)
 				r.Header = http.Header{"vendor-beta": {betas[0] + ", " + betas[1] + "," + betas[len(betas)-1]}}
 				t.OK(r)
 				r.Header = http.Header{"vendor-beta": betas}
@@ -89,7 +96,7 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 			}},
 	}
 	if areaCred[area] == APIKey || areaCred[area] == AdminKey {
-		checks = append(checks, bearerKeyChecks(area, id, wrong, ok)...)
+		checks = append(checks, bearerKeyChecks(area, id, wrong, bare)...)
 	}
 	// These checks read their endpoint for its headers and status alone.
 	for i := range checks {
@@ -100,7 +107,7 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 		checks = append(checks, Check{ID: id + "version-header-required", Clause: "9", Labels: []Label{area, Extension},
 			Title: "a request without vendor-version is refused with 400 naming the header",
 			Run: func(t *T) {
-				r := ok(t)
+				r := bare(t)
 				r.Header = http.Header{"vendor-version": {""}}
 				resp := t.Do(r)
 				t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
@@ -111,7 +118,7 @@ func InterfaceChecksFor(area Label, ok func(t *T) Request) []Check {
 	for i := range checks {
 		checks[i].Bug = interfaceBugs[strings.TrimPrefix(checks[i].ID, id)]
 	}
-	return checks
+	return append(checks, envelopeCheck(area, bare))
 }
 
 // bearerKeyChecks are the checks of gaps §2 for an interface that reads X-Api-Key: it also takes

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -27,7 +28,11 @@ func (r *Run) Curl(x *Response) string {
 			b.WriteString(" \\\n  -H " + r.shellWord(k+": "+v))
 		}
 	}
-	if len(x.sentBody) > 0 {
+	switch {
+	case len(x.sentBody) > reportBodyLimit:
+		// A body of megabytes does not belong in a report; the command says what it left out.
+		b.WriteString(fmt.Sprintf(" \\\n  --data-binary @body.json  # the request body, %d bytes, is not shown; its start is in the request above", len(x.sentBody)))
+	case len(x.sentBody) > 0:
 		b.WriteString(" \\\n  --data-binary " + r.shellWord(r.Redact(string(x.sentBody))))
 	}
 	return b.String()

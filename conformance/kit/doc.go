@@ -3,7 +3,9 @@
 // registry, T (assertions, cleanups, Need), the Client, Target and Config, the schema
 // assertions, the SSE reader, the list walkers, the shared interface checks (InterfaceChecks),
 // the bug builders that break the fake for a check's proof (InAnswers, SetsField, ...), and the
-// run: the preflight, ginkgo's wiring (RunSuite) and the reports.
+// run: the preflight (which finds the deployment's dialect, models and unserved routes:
+// dialect.go), the causes that block checks (causes.go), the error envelope held once per area
+// (envelope.go), ginkgo's wiring (RunSuite) and the reports.
 //
 // The layers, each importing only those below it:
 //

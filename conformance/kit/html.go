@@ -17,17 +17,17 @@ var reportPage = template.Must(template.New("report").Parse(htmlTemplate))
 
 // htmlReport is what the HTML report shows: the run's results, in the order a reader needs them.
 type htmlReport struct {
-	Verdict, VerdictClass, Summary string
-	Target, TargetKind, Started    string
-	Took                           string
-	Config                         [][2]string // how the suite was run: version, selection, configuration
-	Strict                         bool        // unsupported checks fail the run
-	Problems                       []string
-	Total                          Counts
-	Areas, Clauses                 []htmlCountRow
-	Failures, Unsupported          []Result
-	Disabled                       []disabledGroup
-	Cleanups, Notes                []string
+	Verdict, VerdictClass, Summary  string
+	Target, TargetKind, Started     string
+	Took                            string
+	Config                          [][2]string // how the suite was run: version, selection, configuration
+	Strict                          bool        // unsupported checks fail the run
+	Problems                        []string
+	Total                           Counts
+	Areas, Clauses                  []htmlCountRow
+	Failures, Unsupported           []Result
+	Disabled, Causes, NotConfigured []disabledGroup
+	Cleanups, Notes                 []string
 }
 
 type htmlCountRow struct {
@@ -48,6 +48,7 @@ func (r *Run) HTML() ([]byte, error) {
 		Config: r.runConfig().lines(), Strict: r.Strict(),
 		Problems: r.Problems, Total: r.Counts(),
 		Failures: r.with(Failed, Error), Unsupported: r.with(Unsupported), Disabled: r.disabledGroups(),
+		Causes: r.causeGroups(), NotConfigured: r.notConfiguredGroups(),
 		Notes: r.Notes,
 	}
 	switch {

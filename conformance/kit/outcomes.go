@@ -13,8 +13,12 @@ const (
 	Passed      = "passed"
 	Failed      = "failed"
 	Unsupported = "unsupported" // the target answered validly that it does not do this
-	Disabled    = "disabled"    // turned off by configuration (or not selected)
-	Error       = "error"       // the suite itself broke
+	// Blocked: a precondition failed (a route not served, a model list of another shape), and
+	// the message is its cause, which the reports list once with every check it blocked.
+	Blocked       = "blocked"
+	NotConfigured = "not configured" // a variable the check needs is not set
+	Disabled      = "disabled"       // turned off by configuration (or not selected)
+	Error         = "error"          // the suite itself broke
 )
 
 // interfaces names, by the variable of its credential, what an unset credential leaves unchecked.

@@ -207,9 +207,9 @@ type junitMessage struct {
 func (r *Run) JUnit() ([]byte, error) {
 	c := r.Counts()
 	// In a strict run an unsupported check fails the run, so CI shows it as a failure.
-	failures, skipped := c.Failed+c.Differ, c.Unsupported+c.Disabled
+	failures, skipped := c.Failed+c.Differ, c.Unsupported+c.Disabled+c.Blocked+c.NotConfigured
 	if r.Strict() {
-		failures, skipped = failures+c.Unsupported, c.Disabled
+		failures, skipped = failures+c.Unsupported+c.Blocked, c.Disabled+c.NotConfigured
 	}
 	set := junitSet{
 		Name: suiteName,
@@ -245,8 +245,14 @@ func (r *Run) JUnit() ([]byte, error) {
 			} else {
 				jc.Skipped = msg
 			}
-		case Disabled:
+		case Disabled, NotConfigured:
 			jc.Skipped = msg
+		case Blocked:
+			if r.Strict() {
+				jc.Failure = msg
+			} else {
+				jc.Skipped = msg
+			}
 		}
 		set.Cases = append(set.Cases, jc)
 	}
@@ -288,8 +294,10 @@ type ResultsDocument struct {
 	Strict     bool      `json:"strict"` // unsupported checks fail the run
 	Counts     Counts    `json:"counts"`
 	Problems   []string  `json:"problems"`
-	Notes      []string  `json:"notes"`
-	Checks     []Result  `json:"checks"`
+	// Causes are the failed preconditions, each with the checks it blocked, most first.
+	Causes []disabledGroup `json:"causes"`
+	Notes  []string        `json:"notes"`
+	Checks []Result        `json:"checks"`
 }
 
 // JSON renders the run as the JSON results file: the summary, its counts, and every check with
@@ -301,6 +309,7 @@ func (r *Run) JSON() ([]byte, error) {
 		Seconds: r.Elapsed.Seconds(), Summary: r.Summary(), Strict: r.Strict(),
 		Counts:   c,
 		Problems: append([]string{}, r.Problems...), Notes: append([]string{}, r.Notes...),
+		Causes: append([]disabledGroup{}, r.causeGroups()...),
 		Checks: append([]Result{}, r.Results...),
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
@@ -321,6 +330,13 @@ func (r *Run) Markdown() string {
 	}
 	p("\n")
 	p("**%s**\n\n", strings.TrimPrefix(r.Summary(), "conformance: "))
+	if groups := r.causeGroups(); len(groups) > 0 {
+		p("## Causes\n\nPreconditions the target does not meet; each blocked the checks listed, which did not run their statement.\n\n")
+		for _, g := range groups {
+			p("- %s\n  blocks %d: %s\n", oneLine(g.Reason), len(g.IDs), listIDs(g.IDs, "`", maxListed))
+		}
+		p("\n")
+	}
 	if len(r.Problems) > 0 {
 		p("## Why no check ran\n\n")
 		for _, pr := range r.Problems {
@@ -329,11 +345,11 @@ func (r *Run) Markdown() string {
 		p("\n")
 	}
 	if len(r.Results) > 0 {
-		p("## By area\n\n| area | passed | failed | differ on extensions | unsupported | disabled | errors |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		p("## By area\n\n| area | passed | failed | differ on extensions | unsupported | blocked | not configured | disabled | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		byArea := r.countBy(area)
 		for _, a := range Areas {
 			if c, ok := byArea[string(a)]; ok {
-				p("| %s | %d | %d | %d | %d | %d | %d |\n", a, c.Passed, c.Failed, c.Differ, c.Unsupported, c.Disabled, c.Errors)
+				p("| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", a, c.Passed, c.Failed, c.Differ, c.Unsupported, c.Blocked, c.NotConfigured, c.Disabled, c.Errors)
 			}
 		}
 		p("\n## By clause\n\nClauses 1 to 9 are sections of the Platform API reference; \"gaps §N\" are the project's decisions where it is silent (conformance/EXTENSIONS.md); \"fake\" is the fake's own contract.\n\n")
@@ -359,6 +375,13 @@ func (r *Run) Markdown() string {
 				p("Request:\n\n%s\nAnswer:\n\n%s\n", fenced(x.Request), fenced(x.Response))
 			}
 		}
+	}
+	if groups := r.notConfiguredGroups(); len(groups) > 0 {
+		p("## Not configured\n\nChecks that need a variable that is not set; they say nothing of the target.\n\n")
+		for _, g := range groups {
+			p("- %s (%d): %s\n", g.Reason, len(g.IDs), listIDs(g.IDs, "`", maxListed))
+		}
+		p("\n")
 	}
 	if un := r.with(Unsupported); len(un) > 0 {
 		p("## Unsupported\n\nThe target answered validly that it does not do these, or does not hold the data they need (each says what it needed).")
@@ -403,10 +426,25 @@ func (r *Run) Markdown() string {
 	return b.String()
 }
 
-// disabledGroup is the disabled checks that share one reason.
+// disabledGroup is the checks that share one reason not to run: disabled, not configured, or
+// blocked by one cause.
 type disabledGroup struct {
-	Reason string
-	IDs    []string
+	Reason string   `json:"cause"`
+	IDs    []string `json:"checks"`
+}
+
+// notConfiguredGroups groups the checks not configured by the variable they need.
+func (r *Run) notConfiguredGroups() []disabledGroup {
+	why := map[string][]string{}
+	for _, res := range r.with(NotConfigured) {
+		why[res.Message] = append(why[res.Message], res.ID)
+	}
+	out := make([]disabledGroup, 0, len(why))
+	for k, ids := range why {
+		out = append(out, disabledGroup{k, ids})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
+	return out
 }
 
 // disabledGroups groups the disabled checks by why, the reasons sorted.

@@ -43,7 +43,7 @@ func (r *Run) Rerun(file string, w io.Writer) []string {
 	}
 	var focus, gone []string
 	for _, res := range doc.Checks {
-		if !slices.Contains([]string{Failed, Error, Unsupported}, res.Outcome) {
+		if !slices.Contains([]string{Failed, Error, Unsupported, Blocked, NotConfigured}, res.Outcome) {
 			continue
 		}
 		if !known[res.ID] {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -78,11 +77,15 @@ type Counts struct {
 	Unsupported int `json:"unsupported"`
 	Disabled    int `json:"disabled"`
 	Errors      int `json:"errors"`
+	// Blocked did not run their statement because a precondition failed (a cause, listed once
+	// with the checks it blocked); NotConfigured need a variable that is not set.
+	Blocked       int `json:"blocked"`
+	NotConfigured int `json:"not_configured"`
 }
 
 // Total is the number of checks and problems counted.
 func (c Counts) Total() int {
-	return c.Passed + c.Failed + c.Differ + c.Unsupported + c.Disabled + c.Errors
+	return c.Passed + c.Failed + c.Differ + c.Unsupported + c.Disabled + c.Errors + c.Blocked + c.NotConfigured
 }
 
 // credential is one configured credential: the variable that sets it, its value, and a cheap read
@@ -139,11 +142,15 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 	// The checks' requests run in parallel under ginkgo's reporter; progress lines are the
 	// preflight's.
 	defer func() { tg.Client.progress = nil }()
-	if line := identify(ctx, tg); line != "" {
-		r.problem(w, line)
+	if tg.stop != "" {
+		r.problem(w, tg.stop)
 		return r
 	}
 	fmt.Fprintln(w, r.Redact("conformance: "+describeTarget(tg)))
+	fmt.Fprintln(w, r.Redact(tg.DialectLine()))
+	for _, c := range tg.Causes() {
+		fmt.Fprintln(w, r.Redact("conformance: cause: "+c))
+	}
 	var unset []string
 	for _, c := range credentials(tg.Config) {
 		if c.value == "" {
@@ -165,51 +172,10 @@ func Begin(ctx context.Context, cfg Config, onBug func(string), w io.Writer) *Ru
 	if len(r.Problems) == 0 {
 		// One line per interface left unchecked: the fake's keys are never sent to a deployment.
 		for _, name := range unset {
-			fmt.Fprintf(w, "conformance: skipping %s: %s is not set, so their checks will be unsupported\n", interfaces[name], name)
+			fmt.Fprintf(w, "conformance: skipping %s: %s is not set, so their checks are not configured\n", interfaces[name], name)
 		}
 	}
 	return r
-}
-
-// identify makes the one request only the API answers correctly, GET /v1/models with the API key,
-// and returns "" when the answer is the API's, or else one line naming the likely mistake. The
-// API's answer is a JSON list of models (even one that deviates from its schema: that is the
-// checks' to report), or, if it refuses (no key, a key the deployment does not know), its error
-// envelope with a request-id header. A web server, a gateway's
-// error page or another JSON API answers neither, and would otherwise fail or skip hundreds of
-// checks for one wrong variable.
-func identify(ctx context.Context, tg *Target) string {
-	const path = "/v1/models"
-	resp, err := tg.Client.Do(ctx, &Request{Area: Models, Path: path, Query: url.Values{"limit": {"1"}}})
-	if err != nil {
-		return fmt.Sprintf("cannot reach %s: %v", tg.Config.BaseURL, transportCause(err))
-	}
-	if line := versionRefused(tg.Config.BaseURL, tg.Config.APIVersion, resp); line != "" {
-		return line
-	}
-	var wrong string
-	switch {
-	case resp.Status == http.StatusOK:
-		if resp.mediaType() != "application/json" {
-			wrong = "not JSON"
-		} else {
-			wrong = notAModelList(resp)
-		}
-	case resp.Status == http.StatusNotFound:
-		wrong = "no list of models"
-	case resp.Status >= 400:
-		wrong = resp.notAPIError()
-	default:
-		wrong = "neither a list of models nor an error"
-	}
-	if wrong == "" {
-		return ""
-	}
-	line := fmt.Sprintf("GET %s answered %s (%s): ", path, resp.kind(), wrong)
-	if u, err := url.Parse(tg.Config.BaseURL); err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1") {
-		return line + "is CONFORMANCE_BASE_URL the API's root, without /v1?"
-	}
-	return line + fmt.Sprintf("is %s the Platform API? CONFORMANCE_BASE_URL must be the API's root, the URL its paths /v1/... are under", tg.Config.BaseURL)
 }
 
 // notAModelList says why a 200 JSON answer is not a list of models at all, or "" when it is one,
@@ -245,7 +211,9 @@ func versionRefused(base, version string, resp *Response) string {
 		return ""
 	}
 	msg := resp.Get("error.message").String()
-	if !strings.Contains(msg, "vendor-version") && !strings.Contains(msg, "anthropic-version") {
+	// "header is required" says that the header sent is not the one the target reads, not that
+	// it refused the version.
+	if !strings.Contains(msg, "vendor-version") && !strings.Contains(msg, "anthropic-version") || !strings.Contains(msg, version) {
 		return ""
 	}
 	return fmt.Sprintf("%s refused API version %s (%q): CONFORMANCE_API_VERSION selects another (%s)",
@@ -310,7 +278,7 @@ var tunnelToken = regexp.MustCompile(`("tunnel_token"\s*:\s*")(?:[^"\\]|\\.)*"`)
 // Add records how a check ended. msg is its failure or skip message (outcome prefix included or
 // not); recent are its last exchanges, of which the report shows the one the message names.
 func (r *Run) Add(c Check, outcome, msg string, d time.Duration, recent []*Response, cleanupFailures []string) {
-	for _, p := range []string{PrefixUnsupported, PrefixDisabled} {
+	for _, p := range []string{PrefixUnsupported, PrefixDisabled, PrefixBlocked, PrefixNotConfigured} {
 		msg = strings.TrimPrefix(msg, p)
 	}
 	res := Result{
@@ -357,7 +325,7 @@ func requestText(x *Response) string {
 	fmt.Fprintf(&b, "%s %s\n", x.sent.Method, x.sent.URL)
 	writeHeaders(&b, x.sent.Header)
 	if len(x.sentBody) > 0 {
-		b.WriteString("\n" + truncate(x.sentBody, reportBodyLimit))
+		b.WriteString("\n" + sized(x.sentBody))
 	}
 	return b.String()
 }
@@ -367,9 +335,17 @@ func responseText(x *Response) string {
 	fmt.Fprintf(&b, "%d %s\n", x.Status, http.StatusText(x.Status))
 	writeHeaders(&b, x.Header)
 	if len(x.Body) > 0 {
-		b.WriteString("\n" + truncate(x.Body, reportBodyLimit))
+		b.WriteString("\n" + sized(x.Body))
 	}
 	return b.String()
+}
+
+// sized is a body for a report: whole up to reportBodyLimit, else its start and its size.
+func sized(b []byte) string {
+	if len(b) <= reportBodyLimit {
+		return string(b)
+	}
+	return fmt.Sprintf("%s… (cut: %d bytes in all)", strings.ToValidUTF8(string(b[:reportBodyLimit]), ""), len(b))
 }
 
 func writeHeaders(b *strings.Builder, h http.Header) {
@@ -408,6 +384,10 @@ func (c *Counts) add(res Result) {
 		c.Unsupported++
 	case Disabled:
 		c.Disabled++
+	case Blocked:
+		c.Blocked++
+	case NotConfigured:
+		c.NotConfigured++
 	default:
 		c.Errors++
 	}
@@ -431,7 +411,7 @@ func (res Result) extension() bool { return slices.Contains(res.Labels, string(E
 // deployment to them.
 func (r *Run) OK() bool {
 	c := r.Counts()
-	return len(r.Problems) == 0 && c.Failed == 0 && c.Differ == 0 && c.Errors == 0 && !(r.Strict() && c.Unsupported > 0)
+	return len(r.Problems) == 0 && c.Failed == 0 && c.Differ == 0 && c.Errors == 0 && !(r.Strict() && c.Unsupported+c.Blocked > 0)
 }
 
 // Strict reports whether unsupported checks fail this run: when configured so, and always
@@ -449,7 +429,14 @@ func (r *Run) Summary() string {
 	c := r.Counts()
 	line := fmt.Sprintf("conformance: %d passed, %d failed, %d %s on extensions, %d unsupported, %d disabled, %d %s",
 		c.Passed, c.Failed, c.Differ, plural(c.Differ, "differs", "differ"), c.Unsupported, c.Disabled, c.Errors, plural(c.Errors, "error", "errors"))
-	if r.Strict() && c.Unsupported > 0 {
+	if c.Blocked+c.NotConfigured > 0 {
+		n := len(r.causeGroups())
+		line += fmt.Sprintf("; %d blocked by %d %s, %d not configured", c.Blocked, n, plural(n, "cause", "causes"), c.NotConfigured)
+	}
+	switch {
+	case r.Strict() && c.Blocked > 0:
+		line += "; strict: the unsupported and the blocked fail the run"
+	case r.Strict() && c.Unsupported > 0:
 		line += "; strict: the unsupported fail the run"
 	}
 	return line
@@ -482,21 +469,23 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 		}
 		tg.Close()
 	}
+	// Causes first, each with the checks it blocked; then each unset variable once, with how
+	// many checks it left unconfigured; then every other check that did not pass.
+	for _, g := range r.causeGroups() {
+		fmt.Fprintf(w, "conformance: cause: %s\n  blocks %d %s: %s\n", g.Reason, len(g.IDs), plural(len(g.IDs), "check", "checks"), listIDs(g.IDs, "", maxListed))
+	}
 	var lines []string
-	// The checks left unsupported by one unset credential are one line, as in the preflight.
 	unset := map[string]int{}
-	for _, res := range r.Results {
-		if res.Outcome == Unsupported && isNotSet(res.Message) {
-			unset[res.Message]++
-		}
+	for _, res := range r.with(NotConfigured) {
+		unset[res.Message]++
 	}
 	for msg, n := range unset {
-		lines = append(lines, fmt.Sprintf("  %-11s %d %s: %s", Unsupported, n, plural(n, "check", "checks"), msg))
+		lines = append(lines, fmt.Sprintf("  %-11s %d %s: %s", NotConfigured, n, plural(n, "check", "checks"), msg))
 	}
 	for _, res := range r.Results {
-		switch {
-		case res.Outcome == Passed, res.Outcome == Disabled, unset[res.Message] > 0:
-		case res.Outcome == Unsupported:
+		switch res.Outcome {
+		case Passed, Disabled, NotConfigured, Blocked:
+		case Unsupported:
 			// What it needed, so that the operator knows what data or setting would run it.
 			lines = append(lines, fmt.Sprintf("  %-11s [%s] %s (%s): %s", res.Outcome, res.Clause, res.Statement, res.ID, oneLine(res.Message)))
 		default:
@@ -519,16 +508,6 @@ func (r *Run) Finish(ctx context.Context, dir string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "conformance: reports in %s\n", strings.Join(paths, ", "))
 	return nil
-}
-
-// isNotSet reports whether msg is the line of a check left unsupported by an unset credential.
-func isNotSet(msg string) bool {
-	for name := range interfaces {
-		if msg == notSet(name) {
-			return true
-		}
-	}
-	return false
 }
 
 // ColourWanted reports whether output to f may carry ANSI colour: only on a terminal, and never when

@@ -136,8 +136,9 @@ func runSpec(ctx context.Context, c Check) {
 	if msg := gate(c, target); msg != "" {
 		ginkgo.Skip(msg)
 	}
-	t := &T{Target: target, ctx: ctx, skip: func(msg string) { ginkgo.Skip(msg, 1) }, fail: func(msg string) { ginkgo.Fail(msg, 1) }}
-	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { ginkgo.Fail(failureText(c, msg, t.recent), append(skip, 0)[0]+1) })
+	t := &T{Target: target, ctx: ctx, check: c, skip: func(msg string) { ginkgo.Skip(msg, 2) }}
+	t.fail = t.symptomOf(func(msg string) { ginkgo.Fail(msg, 2) })
+	t.Gomega = gomega.NewGomega(func(msg string, skip ...int) { t.fail(failureText(c, msg, t.recent)) })
 	ginkgo.DeferCleanup(func() {
 		t.runCleanups()
 		for _, f := range t.CleanupFailures {
@@ -172,6 +173,12 @@ func reportResults(r ginkgo.Report) {
 		var recent []*Response
 		if x, ok := failedExchanges.Load(c.ID); ok {
 			recent = x.([]*Response)
+		}
+		// An envelope check judges once more, over every error answer of the run.
+		if outcome == Passed {
+			if why, first := target.envelopeVerdict(c); why != "" {
+				outcome, msg, recent = Failed, why, []*Response{first}
+			}
 		}
 		var cleanups []string
 		for _, e := range sr.ReportEntries {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/platformkit/platformkit/fake"
 	"github.com/platformkit/platformkit/schemas"
 )
@@ -35,6 +37,13 @@ type Target struct {
 	WaitFunc func(ctx context.Context, seconds int) error
 	// requestIDs maps each request-id answered in this run to the request it answered (seen.go).
 	requestIDs sync.Map
+	// models are the models listed in the preflight (discover), newest first.
+	models []gjson.Result
+	// causes are the failed preconditions found so far, by key (causes.go); envelopes the
+	// defects of error envelopes met, by area and defect (envelope.go).
+	causes, envelopes sync.Map
+	// stop is the preflight's line when the run must not go on (discover), else "".
+	stop string
 }
 
 // Open connects to cfg.BaseURL, or starts an in-process fake when it is empty. onBug, when not
@@ -89,6 +98,7 @@ func open(ctx context.Context, cfg Config, onBug func(string), progress io.Write
 		tg.Config = tg.Config.WithFakeCredentials()
 		tg.Client.Config = tg.Config
 	}
+	tg.stop = tg.discover(ctx)
 	return tg, nil
 }
 

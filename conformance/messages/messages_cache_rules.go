@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -144,7 +145,7 @@ func cacheRuleChecks() []kit.Check {
 		{ID: "messages/cache-model-minimums", Clause: "4.4", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "on every listed model whose minimum is documented (1,024, 2,048 or 4,096 tokens), a breakpoint whose prompt counts below it writes nothing, and one past it writes",
 			Bug: &kit.Bug{Says: "every model caches from 1,024 tokens", Want: "writes nothing", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
-				if m, _ := b["model"].(string); cacheMinimumOf[m] > 1024 {
+				if m, _ := b["model"].(string); cacheMinimumOf(m) > 1024 {
 					b["model"] = "assistant-sonnet-4-6"
 				}
 			})},
@@ -152,15 +153,15 @@ func cacheRuleChecks() []kit.Check {
 				listed := t.OK(kit.Request{Area: kit.Models, Path: "/v1/models", Query: url.Values{"limit": {"1000"}}, Schema: "models/model_list"})
 				var models []string // every listed model whose minimum is documented
 				for _, m := range listed.Get("data.#.id").Array() {
-					if cacheMinimumOf[m.String()] > 0 {
+					if cacheMinimumOf(m.String()) > 0 {
 						models = append(models, m.String())
 					}
 				}
 				if len(models) == 0 {
-					t.Unsupported("the target lists none of the models whose cache minimums the platform documents")
+					t.Unsupported("needs a listed model of a family whose cache minimum is documented (sonnet-4-6, sonnet-4-5, opus-4-1, opus-4, sonnet-4, opus-4-7, mythos-preview, haiku 3 and 3.5, opus-4-6, opus-4-5, haiku-4-5, under any prefix and date); the target lists %d models, none of them", len(listed.Get("data").Array()))
 				}
 				for _, model := range models {
-					min := cacheMinimumOf[model]
+					min := cacheMinimumOf(model)
 					nonce := cacheNonce(t)
 					below := cacheSizedSystem(t, model, nonce, min-300, min-1)
 					u := usageOf(t.OK(CreateRequest(Body(model, "max_tokens", 16, "system", below))))
@@ -357,12 +358,24 @@ func cacheRuleChecks() []kit.Check {
 	}
 }
 
-// cacheMinimumOf is the documented minimum cacheable prompt of each model, in tokens.
-var cacheMinimumOf = map[string]int64{
-	"assistant-sonnet-4-6": 1024, "assistant-sonnet-4-5-20250929": 1024, "assistant-opus-4-1-20250805": 1024,
-	"assistant-sonnet-4-20250514": 1024, "assistant-opus-4-20250514": 1024,
-	"assistant-opus-4-7": 2048, "assistant-mythos-preview": 2048, "assistant-3-haiku-20240307": 2048,
-	"assistant-opus-4-6": 4096, "assistant-opus-4-5-20251101": 4096, "assistant-haiku-4-5-20251001": 4096,
+// cacheMinimums are the documented minimum cacheable prompts, in tokens, by model family: the
+// model's ID without the maker's prefix (assistant- in the reference, claude- on real
+// deployments) and without its date.
+var cacheMinimums = map[string]int64{
+	"sonnet-4-6": 1024, "sonnet-4-5": 1024, "opus-4-1": 1024, "opus-4": 1024, "opus-4-0": 1024, "sonnet-4": 1024, "sonnet-4-0": 1024,
+	"opus-4-7": 2048, "mythos-preview": 2048, "3-haiku": 2048, "3-5-haiku": 2048,
+	"opus-4-6": 4096, "opus-4-5": 4096, "haiku-4-5": 4096,
+}
+
+var modelDate = regexp.MustCompile(`-20[0-9]{6}$`)
+
+// cacheMinimumOf is the documented minimum cacheable prompt of model, 0 when none is documented.
+func cacheMinimumOf(model string) int64 {
+	_, family, ok := strings.Cut(model, "-")
+	if !ok {
+		return 0
+	}
+	return cacheMinimums[modelDate.ReplaceAllString(family, "")]
 }
 
 // cacheSizedSystem is a system prompt of one block with a breakpoint, opened by nonce, whose

@@ -36,7 +36,7 @@ func messageRuleChecks() []kit.Check {
 				model, _ := PickModel(t)
 				for _, name := range []string{"vendor-version", "anthropic-version"} {
 					r := CreateRequest(Body(model))
-					r.Header = http.Header{"vendor-version": {""}, name: {"1999-01-01"}}
+					r.Header, r.ReferenceHeaders = http.Header{"vendor-version": {""}, name: {"1999-01-01"}}, true
 					resp := t.Do(r)
 					t.ExpectError(resp, http.StatusBadRequest, "invalid_request_error")
 					t.Expect(resp.Get("error.message").String()).To(HavePrefix(name+":"), "the refusal names the header the version came in: %s", resp)
@@ -56,7 +56,7 @@ func messageRuleChecks() []kit.Check {
 				model, _ := PickModel(t)
 				send := func(vendor, anthropic string) *kit.Response {
 					r := CreateRequest(Body(model, "temperature", 0.5))
-					r.Header = http.Header{"vendor-version": {vendor}, "anthropic-version": {anthropic}}
+					r.Header, r.ReferenceHeaders = http.Header{"vendor-version": {vendor}, "anthropic-version": {anthropic}}, true
 					return t.Do(r)
 				}
 				probe := CreateRequest(Body(model))

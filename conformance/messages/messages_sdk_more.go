@@ -58,7 +58,11 @@ func sdkFieldChecks() []kit.Check {
 			}},
 		{ID: "messages/thinking-display-omitted", Clause: "gaps §4b", Labels: []kit.Label{kit.Messages, kit.Extension},
 			Title: "thinking.display omitted answers a thinking block with empty thinking text and a signature, its tokens still counted as output",
-			Bug:   &kit.Bug{Says: "thinking.display omitted is ignored: the thinking text is shown", Want: "omitted", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) { delete(b["thinking"].(map[string]any), "display") })},
+			Bug: &kit.Bug{Says: "thinking.display omitted is ignored: the thinking text is shown", Want: "omitted", Break: kit.InRequests(http.MethodPost, "/v1/messages", func(b map[string]any) {
+				if th, ok := b["thinking"].(map[string]any); ok {
+					delete(th, "display")
+				}
+			})},
 			Run: func(t *kit.T) {
 				model, _ := PickModel(t)
 				resp := sdkSend(t, model, "thinking", "max_tokens", 2048, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024, "display": "omitted"})

@@ -49,7 +49,7 @@ The environment:
   CONFORMANCE_BEARER_TOKEN        a workload-identity token (MCP tunnels)
   CONFORMANCE_ENVIRONMENT_KEY     an environment key (the work queue)
       A credential not set is the fake's against the fake; against a deployment the checks of
-      its interface are unsupported, and the run says so, one line per interface.
+      its interface are not configured, and the run says so, one line per interface.
   CONFORMANCE_API_KEY_2, CONFORMANCE_ADMIN_API_KEY_2, CONFORMANCE_COMPLIANCE_API_KEY_2,
   CONFORMANCE_BEARER_TOKEN_2      a second organization's, for the tenancy checks (unset: disabled)
   CONFORMANCE_DESTRUCTIVE=1       run the checks that delete pre-existing data
@@ -59,6 +59,12 @@ The environment:
                                   credentials exported (as -conformance.as-deployment)
   CONFORMANCE_TIMEOUT             per request, e.g. 90s or 2m (default 60s)
   CONFORMANCE_API_VERSION         the API version sent (as -api-version)
+  CONFORMANCE_VERSION_HEADER      vendor-version or anthropic-version (unset: the one the
+                                  deployment reads, found by the preflight)
+  CONFORMANCE_KEY_HEADER          x-api-key or authorization (the key as a bearer token; unset:
+                                  the one the deployment takes)
+  CONFORMANCE_MODEL               the model the Messages checks talk to (unset: the newest listed;
+                                  needed when the deployment serves no GET /v1/models)
   CONFORMANCE_WORK_ENQUEUE        a command that enqueues one work item in the environment
                                   $CONFORMANCE_ENVIRONMENT_ID and prints its ID
   CONFORMANCE_REPORTS             the reports' directory (as -reports)
