@@ -139,7 +139,7 @@ func getOrganization(s *core.Server, c *core.Call) (any, error) {
 
 // --- Invites ---
 
-// invite is the invite record of spec 2.11. status holds what happened to it (pending, accepted
+// invite is the invite record of spec 2.11. stored holds what happened to it (pending, accepted
 // or deleted); Status, written to clients, is computed at read time so that a pending invite
 // reads expired once the virtual clock passes ExpiresAt (spec 3.2, gaps §6).
 type invite struct {
@@ -154,7 +154,7 @@ type invite struct {
 	Role         string   `json:"role"`
 	Status       string   `json:"status"`
 	Type         string   `json:"type"`
-	status       string
+	stored       string
 	org          *core.Org
 	encoded      core.RecordJSON // keyed by the status read; deleteInvite drops it
 }
@@ -165,7 +165,7 @@ func inviteKey(in *invite) core.ListKey { return core.ListKey{At: in.InvitedAt, 
 // view returns the invite as clients see it at now.
 func (in *invite) view(now time.Time) invite {
 	v := *in
-	v.Status = in.status
+	v.Status = in.stored
 	if v.Status == "pending" && !now.Before(in.ExpiresAt) {
 		v.Status = "expired"
 	}
@@ -229,7 +229,7 @@ func createInvite(s *core.Server, c *core.Call) (any, error) {
 		}
 	}
 	in := &invite{ID: s.IDs.Next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
-		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", status: "pending", org: c.Org}
+		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", stored: "pending", org: c.Org}
 	a.invites.add(c.Org, in)
 	return in.json(now)
 }
@@ -280,7 +280,7 @@ func listInvites(s *core.Server, c *core.Call) (any, error) {
 	defer a.mu.Unlock()
 	keep := func(in *invite) bool {
 		v := in.view(now)
-		return in.status != "deleted" && (!byEmail || strings.EqualFold(in.Email, email)) &&
+		return in.stored != "deleted" && (!byEmail || strings.EqualFold(in.Email, email)) &&
 			(roles == nil || slices.Contains(roles, in.Role)) && (statuses == nil || slices.Contains(statuses, v.Status))
 	}
 	return page(&a.invites, c.Org, keep, func(in *invite) (json.RawMessage, error) { return in.json(now) }, q)
@@ -292,7 +292,7 @@ func deleteInvite(s *core.Server, c *core.Call) (any, error) {
 	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
 		switch st := in.view(s.Clock.Now()).Status; st {
 		case "pending":
-			in.status = "deleted"
+			in.stored = "deleted"
 			in.encoded.Drop()
 		case "deleted":
 		default:

@@ -91,7 +91,7 @@ func loadAdmin(fsys fs.FS, fx *core.Fixtures) error {
 		if err != nil {
 			return err
 		}
-		inv := invite{ID: in.ID, Email: in.Email, Role: in.Role, status: in.Status, RBACGroupIDs: []string{},
+		inv := invite{ID: in.ID, Email: in.Email, Role: in.Role, stored: in.Status, RBACGroupIDs: []string{},
 			InvitedAt: in.InvitedAt, ExpiresAt: in.InvitedAt.Add(inviteLifetime), Type: "invite", org: o}
 		if in.Status == "accepted" {
 			// The fixtures do not record when an invite was accepted; the earliest time it could

@@ -31,7 +31,7 @@ func exportAdmin(st *core.State, out map[string]any) error {
 		}
 		for _, in := range a.invites.of(o) {
 			rec := *in
-			rec.Status = in.status
+			rec.Status = in.stored
 			invites.Add(o.ID, rec, "expires_at", "type", "accepted_at", "rbac_group_ids")
 		}
 		for _, w := range a.workspaces.of(o) {

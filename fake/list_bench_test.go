@@ -124,7 +124,7 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 			status, archived = "deleted", &at
 		}
 		adminSection.In(fx.Sections).invites = append(adminSection.In(fx.Sections).invites, invite{ID: id, Email: id + "@acme.example", InvitedAt: at, ExpiresAt: at.Add(inviteLifetime),
-			Role: "user", Type: "invite", status: status, org: acme})
+			Role: "user", Type: "invite", stored: status, org: acme})
 		fx.Users = append(fx.Users, core.Member{OrganizationID: acme.ID, ID: id, Email: id + "@acme.example", Name: id, Role: "user", AddedAt: at, Org: acme})
 		adminSection.In(fx.Sections).workspaces = append(adminSection.In(fx.Sections).workspaces, workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
 			DataResidency: defaultResidency, DisplayColor: workspaceColors[0], Tags: map[string]string{}, Type: "workspace", org: acme})

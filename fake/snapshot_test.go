@@ -605,7 +605,7 @@ func TestSnapshotCoversState(t *testing.T) {
 	for typ, want := range map[reflect.Type]string{
 		reflect.TypeFor[core.State]():           "Fx Stores",
 		reflect.TypeFor[adminStore]():           "mu invites users removed workspaces overrides",
-		reflect.TypeFor[invite]():               "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type status org encoded",
+		reflect.TypeFor[invite]():               "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type stored org encoded",
 		reflect.TypeFor[core.Member]():          "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
 		reflect.TypeFor[workspace]():            "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy org encoded",
 		reflect.TypeFor[tunnelStore]():          "mu list byID domains domainSeq rotationLog",
