@@ -14,6 +14,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -171,7 +173,7 @@ func TestInviteLifecycleOnVirtualClock(t *testing.T) {
 	a := newAdmin(t)
 	id := a.ok(core.Post, "/v1/organizations/invites", map[string]string{"email": "clock@acme.example", "role": "user"}).Get("id").String()
 	path := "/v1/organizations/invites/" + id
-	a.ts.Fake.AdvanceClock(inviteLifetime - time.Second)
+	a.ts.Fake.AdvanceClock(admin.InviteLifetime - time.Second)
 	if st := a.ok(core.Get, path, nil).Get("status").String(); st != "pending" {
 		t.Fatalf("status one second before expiry = %s, want pending", st)
 	}
@@ -464,7 +466,7 @@ func TestWorkspaceListArchiveAndLimit(t *testing.T) {
 	a.fails(core.Get, "/v1/organizations/workspaces?include_archived=maybe", nil, http.StatusBadRequest, core.ErrInvalidRequest, "include_archived")
 	a.fails(core.Get, "/v1/organizations/workspaces?limit=0", nil, http.StatusBadRequest, core.ErrInvalidRequest, "limit")
 	var created []string
-	for i := 0; i < maxActiveWorkspaces-2; i++ {
+	for i := 0; i < admin.MaxActiveWorkspaces-2; i++ {
 		created = append(created, a.ok(core.Post, "/v1/organizations/workspaces", map[string]string{"name": fmt.Sprint("w", i)}).Get("id").String())
 	}
 	a.fails(core.Post, "/v1/organizations/workspaces", map[string]string{"name": "one too many"}, http.StatusBadRequest, core.ErrInvalidRequest, "100 non-archived")
@@ -480,8 +482,8 @@ func TestWorkspaceListArchiveAndLimit(t *testing.T) {
 	}
 	a.ok(core.Post, "/v1/organizations/workspaces", map[string]string{"name": "fits again"})
 	page := a.ok(core.Get, "/v1/organizations/workspaces?limit=1000", nil)
-	if n := len(page.Get("data").Array()); n != maxActiveWorkspaces {
-		t.Fatalf("listed %d active workspaces, want %d", n, maxActiveWorkspaces)
+	if n := len(page.Get("data").Array()); n != admin.MaxActiveWorkspaces {
+		t.Fatalf("listed %d active workspaces, want %d", n, admin.MaxActiveWorkspaces)
 	}
 	if strings.Contains(page.Raw, created[0]) {
 		t.Fatalf("archived workspace listed without include_archived")
@@ -630,7 +632,7 @@ func TestRateLimits(t *testing.T) {
 			t.Fatalf("models must be a list exactly for model_group: %s", e.Raw)
 		}
 	}
-	if len(seen) != len(groupTypes) {
+	if len(seen) != len(admin.GroupTypes) {
 		t.Fatalf("group types in fixtures = %v", seen)
 	}
 	var walked []string

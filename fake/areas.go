@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
@@ -12,7 +13,7 @@ import (
 func init() {
 	core.RegisterAreas(
 		modelsArea,
-		adminArea,
+		admin.Area,
 		tunnelsArea,
 		work.Area,
 		compliance.Area,

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -113,7 +115,7 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 	}
 	fx := def.Copy()
 	acme := fx.Orgs[0]
-	adminSection.In(fx.Sections).invites, adminSection.In(fx.Sections).workspaces, fx.Users, *tunnelsSection.In(fx.Sections) = nil, nil, nil, nil
+	admin.AdminSection.In(fx.Sections).Invites, admin.AdminSection.In(fx.Sections).Workspaces, fx.Users, *tunnelsSection.In(fx.Sections) = nil, nil, nil, nil
 	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: core.Epoch().Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
 	for i := range n {
 		at := core.Epoch().Add(-time.Duration(n-i) * time.Minute)
@@ -123,11 +125,11 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 		if gone {
 			status, archived = "deleted", &at
 		}
-		adminSection.In(fx.Sections).invites = append(adminSection.In(fx.Sections).invites, invite{ID: id, Email: id + "@acme.example", InvitedAt: at, ExpiresAt: at.Add(inviteLifetime),
-			Role: "user", Type: "invite", stored: status, org: acme})
+		admin.AdminSection.In(fx.Sections).Invites = append(admin.AdminSection.In(fx.Sections).Invites, admin.Invite{ID: id, Email: id + "@acme.example", InvitedAt: at, ExpiresAt: at.Add(admin.InviteLifetime),
+			Role: "user", Type: "invite", Stored: status, Org: acme})
 		fx.Users = append(fx.Users, core.Member{OrganizationID: acme.ID, ID: id, Email: id + "@acme.example", Name: id, Role: "user", AddedAt: at, Org: acme})
-		adminSection.In(fx.Sections).workspaces = append(adminSection.In(fx.Sections).workspaces, workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
-			DataResidency: defaultResidency, DisplayColor: workspaceColors[0], Tags: map[string]string{}, Type: "workspace", org: acme})
+		admin.AdminSection.In(fx.Sections).Workspaces = append(admin.AdminSection.In(fx.Sections).Workspaces, admin.Workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
+			DataResidency: admin.DefaultResidency, DisplayColor: admin.WorkspaceColors[0], Tags: map[string]string{}, Type: "workspace", Org: acme})
 		*tunnelsSection.In(fx.Sections) = append(*tunnelsSection.In(fx.Sections), fixtureTunnel{Tunnel: Tunnel{ID: id, ArchivedAt: archived, CreatedAt: at, Domain: id + ".bench.test", Type: "tunnel"}, org: acme})
 		certs.certs = append(certs.certs, tunnelCertificate{ID: id, ArchivedAt: archived, CreatedAt: at, Fingerprint: id,
 			TunnelID: benchCertTunnel, Type: "tunnel_certificate"})
@@ -136,7 +138,7 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 	s := New(WithFixtures(&Fixtures{fx: fx}))
 	for i := range n {
 		if i%10 == 8 {
-			admin(s.srv, &core.Call{St: s.srv.State()}).removed[fmt.Sprintf("bench%08d", i)] = true
+			admin.StoreOf(s.srv, &core.Call{St: s.srv.State()}).Removed[fmt.Sprintf("bench%08d", i)] = true
 		}
 	}
 	tunnels(s.srv, s.srv.State()) // build the stores before timing

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -248,7 +250,7 @@ func setUsage(msg *Message, req *messageRequest, p *cachePlan) {
 	msg.Diagnostics = p.diagnosis
 	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.omittedThinking
 	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
-	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, defaultResidency.DefaultInferenceGeo)
+	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, admin.DefaultResidency.DefaultInferenceGeo)
 	msg.Usage.Speed = cmp.Or(req.Speed, "standard")
 	for _, b := range msg.Content {
 		if b["type"] == "thinking" {

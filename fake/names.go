@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -53,6 +54,9 @@ type WorkData = work.WorkData
 // The API versions, credentials, headers and refusal reasons the fake knows, by the names of the
 // core that defines them.
 const (
+	// EFSBeta is the beta value a request sends to set and read a workspace's inference_data_privacy.
+	EFSBeta = admin.EFSBeta
+
 	APIVersion = core.APIVersion
 
 	// APIVersion20261021 is the version the official SDK majors released on 2026-10-21 send

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -148,12 +150,12 @@ type admission struct {
 // rateGroup finds the organization's rate-limit group of a request: the model group listing
 // model (as sent, or the ID its alias resolves to), or for count_tokens the token_count group.
 // nil when the organization limits none.
-func rateGroup(c *core.Call, model string, tokenCount bool) *rateLimitGroup {
+func rateGroup(c *core.Call, model string, tokenCount bool) *admin.RateLimitGroup {
 	id := model
 	if m := findModel(c.St.Fx, model); m != nil {
 		id = m.ID
 	}
-	for _, g := range adminSection.In(c.St.Fx.Sections).rateLimits[c.Org] {
+	for _, g := range admin.AdminSection.In(c.St.Fx.Sections).RateLimits[c.Org] {
 		switch {
 		case tokenCount && g.GroupType == "token_count":
 			return g
@@ -189,14 +191,14 @@ func admit(s *core.Server, c *core.Call, model string, in inputUsage, tokenCount
 	ws := c.Cred.WorkspaceID
 	if ws != "" {
 		wsL, wsOK = orgL, orgOK
-		a := admin(s, c)
-		a.mu.Lock()
-		for _, l := range a.overrides[g][ws] {
+		a := admin.StoreOf(s, c)
+		a.Mu.Lock()
+		for _, l := range a.Overrides[g][ws] {
 			if i := limiterIndex(l.Type); i >= 0 {
 				wsL[i], wsOK[i] = l.Value, true
 			}
 		}
-		a.mu.Unlock()
+		a.Mu.Unlock()
 	}
 	amounts := [3]int64{1, in.charged(model), 1}
 	now := s.Now()

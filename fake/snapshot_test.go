@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
@@ -595,19 +597,19 @@ func TestSnapshotCoversState(t *testing.T) {
 	for _, v := range core.NewState(&core.Fixtures{}).Stores {
 		// lazy[github.com/.../fake/internal/areas/work.Store] is lazy[work.Store]
 		name := strings.ReplaceAll(reflect.TypeOf(v).Elem().Name(), "github.com/platformkit/platformkit/fake/internal/areas/", "")
-		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[adminStore]().PkgPath()+".", ""))
+		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[Server]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[memory.Store] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
+	const want = "lazy[admin.Store] lazy[cacheStore] lazy[compliance.Store] lazy[memory.Store] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}
 	for typ, want := range map[reflect.Type]string{
 		reflect.TypeFor[core.State]():           "Fx Stores",
-		reflect.TypeFor[adminStore]():           "mu invites users removed workspaces overrides",
-		reflect.TypeFor[invite]():               "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type stored org encoded",
+		reflect.TypeFor[admin.Store]():          "Mu invites users Removed workspaces Overrides",
+		reflect.TypeFor[admin.Invite]():         "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type Stored Org encoded",
 		reflect.TypeFor[core.Member]():          "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
-		reflect.TypeFor[workspace]():            "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy org encoded",
+		reflect.TypeFor[admin.Workspace]():      "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy Org encoded",
 		reflect.TypeFor[tunnelStore]():          "mu list byID domains domainSeq rotationLog",
 		reflect.TypeFor[tunnelRec]():            "Tunnel org rotations certs encoded",
 		reflect.TypeFor[Tunnel]():               "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
@@ -638,7 +640,7 @@ func TestSnapshotCoversState(t *testing.T) {
 func builtWorld(tb testing.TB) *Server {
 	s := New()
 	st := s.srv.State()
-	admin(s.srv, &core.Call{St: st})
+	admin.StoreOf(s.srv, &core.Call{St: st})
 	tunnels(s.srv, st)
 	work.StoreOf(st)
 	compliance.StoreOf(s.srv, &core.Call{St: st})

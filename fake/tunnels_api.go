@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -104,11 +106,11 @@ func createTunnelAPI(s *core.Server, c *core.Call) (any, error) {
 	}
 	t := Tunnel{Type: "tunnel", DisplayName: ch.displayName}
 	if ws != "" {
-		a := admin(s, c)
-		a.mu.Lock()
-		w, err := a.findWorkspace(c.Org, ws)
+		a := admin.StoreOf(s, c)
+		a.Mu.Lock()
+		w, err := a.FindWorkspace(c.Org, ws)
 		archived := err == nil && w.ArchivedAt != nil
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		switch {
 		case err != nil:
 			return nil, core.InvalidField(tunnelWorkspaceHeader(c), "the organization has no workspace %s", core.Quoted(ws, core.MaxExcerpt))

@@ -1,4 +1,4 @@
-package fake
+package admin
 
 import (
 	"encoding/json"
@@ -14,8 +14,8 @@ import (
 // Administration (spec 2.11, 2.12, 3.2, 4.6, gaps §6): the key's organization, invites, users,
 // workspaces (admin_workspaces.go) and rate limits (admin_ratelimits.go).
 
-// inviteLifetime is how long an invite stays pending (gaps §6).
-const inviteLifetime = 21 * 24 * time.Hour
+// InviteLifetime is how long an invite stays pending (gaps §6).
+const InviteLifetime = 21 * 24 * time.Hour
 
 // grantableRoles are the roles an invite or a user update may give (spec 4.6): every role of
 // 2.11 but admin.
@@ -36,34 +36,34 @@ func queryOneOf(c *core.Call, name string, allowed []string) ([]string, error) {
 	return vs, nil
 }
 
-// adminStore is one server's administration data. Deleted invites and removed users stay in
+// Store is one server's administration data. Deleted invites and removed users stay in
 // their lists, marked, so that their IDs remain valid cursors (gaps §3) and a deleted invite
 // still reads with status deleted.
-type adminStore struct {
-	mu         sync.Mutex
-	invites    records[invite]
+type Store struct {
+	Mu         sync.Mutex
+	invites    records[Invite]
 	users      records[core.Member]
-	removed    map[string]bool // IDs of removed users
-	workspaces records[workspace]
-	overrides  rateOverrides // workspace rate-limit overrides
+	Removed    map[string]bool // IDs of removed users
+	workspaces records[Workspace]
+	Overrides  rateOverrides // workspace rate-limit overrides
 }
 
-// admin returns the server's administration store, built from the fixtures on first use.
-func admin(s *core.Server, c *core.Call) *adminStore {
-	return adminStores.In(c.St.Stores).Get(func() *adminStore {
-		a := &adminStore{invites: newRecords(inviteKey), users: newRecords(userKey), removed: map[string]bool{},
-			workspaces: newRecords(workspaceKey), overrides: newRateOverrides(c.St.Fx)}
-		for _, in := range adminSection.In(c.St.Fx.Sections).invites {
-			a.invites.add(in.org, &in)
+// Admin returns the server's administration store, built from the fixtures on first use.
+func StoreOf(s *core.Server, c *core.Call) *Store {
+	return adminStores.In(c.St.Stores).Get(func() *Store {
+		a := &Store{invites: newRecords(inviteKey), users: newRecords(userKey), Removed: map[string]bool{},
+			workspaces: newRecords(workspaceKey), Overrides: newRateOverrides(c.St.Fx)}
+		for _, in := range AdminSection.In(c.St.Fx.Sections).Invites {
+			a.invites.add(in.Org, &in)
 		}
 		for _, u := range c.St.Fx.Users {
 			a.users.add(u.Org, &u)
 			if u.Removed {
-				a.removed[u.ID] = true
+				a.Removed[u.ID] = true
 			}
 		}
-		for _, w := range adminSection.In(c.St.Fx.Sections).workspaces {
-			a.workspaces.add(w.org, &w)
+		for _, w := range AdminSection.In(c.St.Fx.Sections).Workspaces {
+			a.workspaces.add(w.Org, &w)
 		}
 		return a
 	})
@@ -139,10 +139,10 @@ func getOrganization(s *core.Server, c *core.Call) (any, error) {
 
 // --- Invites ---
 
-// invite is the invite record of spec 2.11. stored holds what happened to it (pending, accepted
+// Invite is the invite record of spec 2.11. stored holds what happened to it (pending, accepted
 // or deleted); Status, written to clients, is computed at read time so that a pending invite
 // reads expired once the virtual clock passes ExpiresAt (spec 3.2, gaps §6).
-type invite struct {
+type Invite struct {
 	ID         string     `json:"id"`
 	AcceptedAt *time.Time `json:"accepted_at"`
 	Email      string     `json:"email"`
@@ -150,22 +150,22 @@ type invite struct {
 	InvitedAt  time.Time  `json:"invited_at"`
 	// RBACGroupIDs are the groups the user joins on acceptance (the official SDKs' field);
 	// always [] here, since the fixture organizations have no RBAC groups.
-	RBACGroupIDs []string `json:"rbac_group_ids"`
-	Role         string   `json:"role"`
-	Status       string   `json:"status"`
-	Type         string   `json:"type"`
-	stored       string
-	org          *core.Org
+	RBACGroupIDs []string        `json:"rbac_group_ids"`
+	Role         string          `json:"role"`
+	Status       string          `json:"status"`
+	Type         string          `json:"type"`
+	Stored       string          `json:"-"`
+	Org          *core.Org       `json:"-"`
 	encoded      core.RecordJSON // keyed by the status read; deleteInvite drops it
 }
 
 // inviteKey places an invite in its list: by invited_at, then ID.
-func inviteKey(in *invite) core.ListKey { return core.ListKey{At: in.InvitedAt, ID: in.ID} }
+func inviteKey(in *Invite) core.ListKey { return core.ListKey{At: in.InvitedAt, ID: in.ID} }
 
 // view returns the invite as clients see it at now.
-func (in *invite) view(now time.Time) invite {
+func (in *Invite) view(now time.Time) Invite {
 	v := *in
-	v.Status = in.stored
+	v.Status = in.Stored
 	if v.Status == "pending" && !now.Before(in.ExpiresAt) {
 		v.Status = "expired"
 	}
@@ -174,7 +174,7 @@ func (in *invite) view(now time.Time) invite {
 
 // json returns the invite as clients see it at now, encoded once per change of its status
 // (which the clock moves from pending to expired).
-func (in *invite) json(now time.Time) (json.RawMessage, error) {
+func (in *Invite) json(now time.Time) (json.RawMessage, error) {
 	v := in.view(now)
 	return in.encoded.Get(v.Status, func() any { return v })
 }
@@ -215,11 +215,11 @@ func createInvite(s *core.Server, c *core.Call) (any, error) {
 	if !validEmail(req.Email) {
 		return nil, core.InvalidField("email", "%s is not an email address; send a bare address such as name@example.com", core.Quoted(req.Email, core.MaxExcerpt))
 	}
-	a, now := admin(s, c), s.Clock.Now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a, now := StoreOf(s, c), s.Clock.Now()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	for _, u := range a.users.of(c.Org) {
-		if !a.removed[u.ID] && strings.EqualFold(u.Email, req.Email) {
+		if !a.Removed[u.ID] && strings.EqualFold(u.Email, req.Email) {
 			return nil, core.InvalidField("email", "%s is already a member of the organization (user %s)", core.Excerpt(req.Email, core.MaxExcerpt), u.ID)
 		}
 	}
@@ -228,18 +228,18 @@ func createInvite(s *core.Server, c *core.Call) (any, error) {
 			return nil, core.InvalidField("email", "%s already has a pending invite (%s); delete it before inviting again", core.Excerpt(req.Email, core.MaxExcerpt), in.ID)
 		}
 	}
-	in := &invite{ID: s.IDs.Next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(inviteLifetime),
-		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", stored: "pending", org: c.Org}
+	in := &Invite{ID: s.IDs.Next("invite_"), Email: req.Email, InvitedAt: now, ExpiresAt: now.Add(InviteLifetime),
+		RBACGroupIDs: []string{}, Role: req.Role, Type: "invite", Stored: "pending", Org: c.Org}
 	a.invites.add(c.Org, in)
 	return in.json(now)
 }
 
 // onRecord runs f on the caller's record named by the path parameter, as find looks it up,
 // with the store's lock held, so that the lookup and what f changes are one step.
-func onRecord[T any](s *core.Server, c *core.Call, param string, find func(a *adminStore, o *core.Org, id string) (*T, error), f func(r *T) (any, error)) (any, error) {
-	a := admin(s, c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func onRecord[T any](s *core.Server, c *core.Call, param string, find func(a *Store, o *core.Org, id string) (*T, error), f func(r *T) (any, error)) (any, error) {
+	a := StoreOf(s, c)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	r, err := find(a, c.Org, c.Param(param))
 	if err != nil {
 		return nil, err
@@ -248,13 +248,13 @@ func onRecord[T any](s *core.Server, c *core.Call, param string, find func(a *ad
 }
 
 // findInvite returns the organization's invite with the ID; the caller holds a.mu.
-func (a *adminStore) findInvite(o *core.Org, id string) (*invite, error) {
+func (a *Store) findInvite(o *core.Org, id string) (*Invite, error) {
 	return a.invites.find(o, "invite", id)
 }
 
 // getInvite answers a deleted invite too, with status deleted: the status exists to be read.
 func getInvite(s *core.Server, c *core.Call) (any, error) {
-	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
+	return onRecord(s, c, "invite_id", (*Store).findInvite, func(in *Invite) (any, error) {
 		return in.json(s.Clock.Now())
 	})
 }
@@ -275,24 +275,24 @@ func listInvites(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, now := admin(s, c), s.Clock.Now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	keep := func(in *invite) bool {
+	a, now := StoreOf(s, c), s.Clock.Now()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	keep := func(in *Invite) bool {
 		v := in.view(now)
-		return in.stored != "deleted" && (!byEmail || strings.EqualFold(in.Email, email)) &&
+		return in.Stored != "deleted" && (!byEmail || strings.EqualFold(in.Email, email)) &&
 			(roles == nil || slices.Contains(roles, in.Role)) && (statuses == nil || slices.Contains(statuses, v.Status))
 	}
-	return page(&a.invites, c.Org, keep, func(in *invite) (json.RawMessage, error) { return in.json(now) }, q)
+	return page(&a.invites, c.Org, keep, func(in *Invite) (json.RawMessage, error) { return in.json(now) }, q)
 }
 
 // deleteInvite deletes a pending invite (gaps §6). Deleting it again answers the same
 // confirmation, so that a client may retry; an accepted or expired invite cannot be deleted.
 func deleteInvite(s *core.Server, c *core.Call) (any, error) {
-	return onRecord(s, c, "invite_id", (*adminStore).findInvite, func(in *invite) (any, error) {
+	return onRecord(s, c, "invite_id", (*Store).findInvite, func(in *Invite) (any, error) {
 		switch st := in.view(s.Clock.Now()).Status; st {
 		case "pending":
-			in.stored = "deleted"
+			in.Stored = "deleted"
 			in.encoded.Drop()
 		case "deleted":
 		default:
@@ -328,8 +328,8 @@ func userJSON(u *core.Member) (json.RawMessage, error) {
 }
 
 // findUser returns the organization's user with the ID, unless removed; the caller holds a.mu.
-func (a *adminStore) findUser(o *core.Org, id string) (*core.Member, error) {
-	if a.removed[id] {
+func (a *Store) findUser(o *core.Org, id string) (*core.Member, error) {
+	if a.Removed[id] {
 		return nil, core.NotFound("user", id)
 	}
 	return a.users.find(o, "user", id)
@@ -337,14 +337,14 @@ func (a *adminStore) findUser(o *core.Org, id string) (*core.Member, error) {
 
 // getUser answers one of the organization's users.
 func getUser(s *core.Server, c *core.Call) (any, error) {
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *core.Member) (any, error) { return userJSON(u) })
+	return onRecord(s, c, "user_id", (*Store).findUser, func(u *core.Member) (any, error) { return userJSON(u) })
 }
 
 // signOutUser ends the member's sessions and answers the member. The fake keeps no sessions, so
 // nothing else changes; the journal records the call. The primary owner cannot be signed out
 // (400), as the platform's error codes say.
 func signOutUser(s *core.Server, c *core.Call) (any, error) {
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *core.Member) (any, error) {
+	return onRecord(s, c, "user_id", (*Store).findUser, func(u *core.Member) (any, error) {
 		if u.Role == "primary_owner" {
 			return nil, core.Invalid("user %s is the organization's primary owner, who cannot be signed out", u.ID)
 		}
@@ -364,11 +364,11 @@ func listUsers(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := admin(s, c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a := StoreOf(s, c)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	keep := func(u *core.Member) bool {
-		return !a.removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) && (roles == nil || slices.Contains(roles, u.Role))
+		return !a.Removed[u.ID] && (!filtered || strings.EqualFold(u.Email, email)) && (roles == nil || slices.Contains(roles, u.Role))
 	}
 	return page(&a.users, c.Org, keep, userJSON, q)
 }
@@ -389,7 +389,7 @@ func updateUser(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *core.Member) (any, error) {
+	return onRecord(s, c, "user_id", (*Store).findUser, func(u *core.Member) (any, error) {
 		if err := protectAdmin(u, "changed"); err != nil {
 			return nil, err
 		}
@@ -401,12 +401,12 @@ func updateUser(s *core.Server, c *core.Call) (any, error) {
 
 // removeUser removes a user from the organization; an admin cannot be removed (gaps §6).
 func removeUser(s *core.Server, c *core.Call) (any, error) {
-	a := admin(s, c)
-	return onRecord(s, c, "user_id", (*adminStore).findUser, func(u *core.Member) (any, error) {
+	a := StoreOf(s, c)
+	return onRecord(s, c, "user_id", (*Store).findUser, func(u *core.Member) (any, error) {
 		if err := protectAdmin(u, "removed"); err != nil {
 			return nil, err
 		}
-		a.removed[u.ID] = true
+		a.Removed[u.ID] = true
 		return deletion{ID: u.ID, Type: "user_deleted"}, nil
 	})
 }

@@ -1,13 +1,13 @@
-package fake
+package admin
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
-// adminArea is the area of administration: the organization, its users, invites, workspaces and rate limits.
-var adminArea = &core.Area{Routes: adminRoutes, Load: loadAdmin, Snapshot: adminSnapshot}
+// Area is the area of administration: the organization, its users, invites, workspaces and rate limits.
+var Area = &core.Area{Routes: adminRoutes, Load: loadAdmin, Snapshot: adminSnapshot}
 
 var (
-	adminSection = core.NewSection[adminFixtures]()
-	adminStores  = core.NewStore[adminStore]()
+	AdminSection = core.NewSection[adminFixtures]()
+	adminStores  = core.NewStore[Store]()
 )
 
 func adminRoutes() []*core.Route {
@@ -47,6 +47,6 @@ var (
 		core.BoolParam("include_default", false, "Include the default workspace; the fake lists none, so it changes nothing."),
 		[]core.Param{{Name: "ids", Kind: core.PStrings, MaxItems: 100, Doc: "Only the workspaces with these IDs, at most 100 (include_archived still applies; unknown IDs are left out)."}})
 	qRateLimits = core.Query(
-		core.EnumParam("group_type", "", "Only the groups of this type.", groupTypes...),
+		core.EnumParam("group_type", "", "Only the groups of this type.", GroupTypes...),
 		core.TokenParams(0, 1000))
 )

@@ -1,4 +1,4 @@
-package fake
+package admin
 
 import (
 	"fmt"
@@ -13,15 +13,15 @@ import (
 // rate limits of every organization. Members come from users.json (Fixtures.users), which
 // compliance shares.
 type adminFixtures struct {
-	invites    []invite
-	workspaces []workspace
-	// rateLimits holds each organization's rate-limit groups in list order.
-	rateLimits map[*core.Org][]*rateLimitGroup
+	Invites    []Invite
+	Workspaces []Workspace
+	// RateLimits holds each organization's rate-limit groups in list order.
+	RateLimits map[*core.Org][]*RateLimitGroup
 }
 
-// rateLimitGroup is one organization rate-limit entry (spec 2.12) with the workspace overrides
+// RateLimitGroup is one organization rate-limit entry (spec 2.12) with the workspace overrides
 // of the same group. Fixtures are read-only, so handlers read groups without copying.
-type rateLimitGroup struct {
+type RateLimitGroup struct {
 	key       core.ListKey // position in the organization's list, for page tokens
 	ID        string       // the organization's entry (rl_), which an update names
 	Group     rateLimitGroupRef
@@ -54,7 +54,7 @@ type adminFile struct {
 	} `json:"invites"`
 	Workspaces []struct {
 		OrganizationID string `json:"organization_id"`
-		workspace
+		Workspace
 	} `json:"workspaces"`
 	RateLimits []struct {
 		OrganizationID string    `json:"organization_id"`
@@ -78,8 +78,8 @@ func loadAdmin(fsys fs.FS, fx *core.Fixtures) error {
 	if err != nil {
 		return err
 	}
-	a := adminSection.In(fx.Sections)
-	a.rateLimits = map[*core.Org][]*rateLimitGroup{}
+	a := AdminSection.In(fx.Sections)
+	a.RateLimits = map[*core.Org][]*RateLimitGroup{}
 	orgOf := func(what, id, orgID string) (*core.Org, error) {
 		if o := fx.OrgByID(orgID); o != nil {
 			return o, nil
@@ -91,15 +91,15 @@ func loadAdmin(fsys fs.FS, fx *core.Fixtures) error {
 		if err != nil {
 			return err
 		}
-		inv := invite{ID: in.ID, Email: in.Email, Role: in.Role, stored: in.Status, RBACGroupIDs: []string{},
-			InvitedAt: in.InvitedAt, ExpiresAt: in.InvitedAt.Add(inviteLifetime), Type: "invite", org: o}
+		inv := Invite{ID: in.ID, Email: in.Email, Role: in.Role, Stored: in.Status, RBACGroupIDs: []string{},
+			InvitedAt: in.InvitedAt, ExpiresAt: in.InvitedAt.Add(InviteLifetime), Type: "invite", Org: o}
 		if in.Status == "accepted" {
 			// The fixtures do not record when an invite was accepted; the earliest time it could
 			// have been is the one the record shows.
 			accepted := in.InvitedAt
 			inv.AcceptedAt = &accepted
 		}
-		a.invites = append(a.invites, inv)
+		a.Invites = append(a.Invites, inv)
 	}
 	wsOrg := map[string]*core.Org{}
 	for _, w := range file.Workspaces {
@@ -107,12 +107,12 @@ func loadAdmin(fsys fs.FS, fx *core.Fixtures) error {
 		if err != nil {
 			return err
 		}
-		ws := w.workspace
-		ws.Type, ws.org, ws.CompartmentID = "workspace", o, compartmentID(ws.ID)
+		ws := w.Workspace
+		ws.Type, ws.Org, ws.CompartmentID = "workspace", o, compartmentID(ws.ID)
 		if ws.Tags == nil {
 			ws.Tags = map[string]string{}
 		}
-		a.workspaces = append(a.workspaces, ws)
+		a.Workspaces = append(a.Workspaces, ws)
 		wsOrg[ws.ID] = o
 	}
 	for i, rl := range file.RateLimits {
@@ -123,7 +123,7 @@ func loadAdmin(fsys fs.FS, fx *core.Fixtures) error {
 		if (rl.GroupType == "model_group") != (len(rl.Models) > 0) {
 			return fmt.Errorf("admin.json: rate limit group %d (%s): models must be a non-empty list for model_group and null otherwise", i, rl.GroupType)
 		}
-		g := &rateLimitGroup{key: core.ListKey{ID: fmt.Sprintf("%06d", i)}, GroupType: rl.GroupType, Models: rl.Models,
+		g := &RateLimitGroup{key: core.ListKey{ID: fmt.Sprintf("%06d", i)}, GroupType: rl.GroupType, Models: rl.Models,
 			Limits: rl.Limits, overrides: map[string][]limiter{}}
 		g.setIDs(o)
 		for i, groupType := range []string{"", g.GroupType} {
@@ -131,20 +131,20 @@ func loadAdmin(fsys fs.FS, fx *core.Fixtures) error {
 				return fmt.Errorf("admin.json: rate limit group %s: %v", g.ID, err)
 			}
 		}
-		a.rateLimits[o] = append(a.rateLimits[o], g)
+		a.RateLimits[o] = append(a.RateLimits[o], g)
 	}
 	for _, wl := range file.WorkspaceRateLimits {
 		o := wsOrg[wl.WorkspaceID]
 		if o == nil {
 			return fmt.Errorf("admin.json: workspace rate limits name unknown workspace %s", wl.WorkspaceID)
 		}
-		i := slices.IndexFunc(a.rateLimits[o], func(g *rateLimitGroup) bool {
+		i := slices.IndexFunc(a.RateLimits[o], func(g *RateLimitGroup) bool {
 			return g.GroupType == wl.GroupType && (wl.Model == "" || slices.Contains(g.Models, wl.Model))
 		})
 		if i < 0 {
 			return fmt.Errorf("admin.json: workspace %s overrides group %s %s, which its organization does not have", wl.WorkspaceID, wl.GroupType, wl.Model)
 		}
-		a.rateLimits[o][i].overrides[wl.WorkspaceID] = wl.Limits
+		a.RateLimits[o][i].overrides[wl.WorkspaceID] = wl.Limits
 	}
 	// A key's workspace is checked against admin.json; a data set without it has no workspaces,
 	// and no rate limits for a key's workspace to apply.

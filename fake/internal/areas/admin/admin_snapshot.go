@@ -1,4 +1,4 @@
-package fake
+package admin
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 
 // adminSnapshot is the area's part of a snapshot (users.json and admin.json), written from its store
 // in the shape its loader reads.
-var adminSnapshot = &core.SnapshotArea{Lock: core.LockArea(adminStores, func(a *adminStore) *sync.Mutex { return &a.mu }), Export: exportAdmin}
+var adminSnapshot = &core.SnapshotArea{Lock: core.LockArea(adminStores, func(a *Store) *sync.Mutex { return &a.Mu }), Export: exportAdmin}
 
 // exportAdmin writes the members (with removed ones marked, since compliance still names them
 // and a removed user's ID stays a valid cursor), invites with what happened to them, and
@@ -26,12 +26,12 @@ func exportAdmin(st *core.State, out map[string]any) error {
 	for _, o := range st.Fx.Orgs {
 		for _, u := range a.users.of(o) {
 			rec := *u
-			rec.Removed = a.removed[u.ID]
+			rec.Removed = a.Removed[u.ID]
 			users.Add("", rec)
 		}
 		for _, in := range a.invites.of(o) {
 			rec := *in
-			rec.Status = in.stored
+			rec.Status = in.Stored
 			invites.Add(o.ID, rec, "expires_at", "type", "accepted_at", "rbac_group_ids")
 		}
 		for _, w := range a.workspaces.of(o) {
@@ -60,7 +60,7 @@ func exportAdmin(st *core.State, out map[string]any) error {
 			file.WorkspaceRateLimits = json.RawMessage(wl.Raw)
 		}
 	}
-	if changed, err := exportOverrides(st.Fx, a.overrides); err != nil {
+	if changed, err := exportOverrides(st.Fx, a.Overrides); err != nil {
 		return err
 	} else if changed != nil {
 		file.WorkspaceRateLimits = changed
@@ -75,7 +75,7 @@ func exportAdmin(st *core.State, out map[string]any) error {
 // update cleared is left out.
 func exportOverrides(fx *core.Fixtures, ro rateOverrides) (json.RawMessage, error) {
 	same := true
-	for _, groups := range adminSection.In(fx.Sections).rateLimits {
+	for _, groups := range AdminSection.In(fx.Sections).RateLimits {
 		for _, g := range groups {
 			same = same && reflect.DeepEqual(ro[g], g.overrides)
 		}
@@ -91,7 +91,7 @@ func exportOverrides(fx *core.Fixtures, ro rateOverrides) (json.RawMessage, erro
 	}
 	list := []entry{}
 	for _, o := range fx.Orgs {
-		for _, g := range adminSection.In(fx.Sections).rateLimits[o] {
+		for _, g := range AdminSection.In(fx.Sections).RateLimits[o] {
 			for _, ws := range slices.Sorted(maps.Keys(ro[g])) {
 				if len(ro[g][ws]) == 0 {
 					continue

@@ -1,4 +1,4 @@
-package fake
+package admin
 
 import (
 	"crypto/sha256"
@@ -14,8 +14,8 @@ import (
 // never change; a workspace's overrides start from the fixtures and change with the update the
 // official SDKs call (POST .../workspaces/{workspace_id}/rate_limits/{rate_limit_id}).
 
-// groupTypes are the group_type values of spec 2.12.
-var groupTypes = []string{"model_group", "batch", "token_count", "files", "skills", "web_search"}
+// GroupTypes are the group_type values of spec 2.12.
+var GroupTypes = []string{"model_group", "batch", "token_count", "files", "skills", "web_search"}
 
 // sdkLimiterTypes are the limiter types the official SDKs name for a workspace override, besides
 // the types a group already lists.
@@ -70,7 +70,7 @@ type workspaceRateLimitEntry struct {
 // setIDs names a fixture group of organization o: the group's ID is the same in every organization (derived
 // from its type and, for a model group, its first model), the entry's ID differs per
 // organization, and a model group's display name is its first model.
-func (g *rateLimitGroup) setIDs(o *core.Org) {
+func (g *RateLimitGroup) setIDs(o *core.Org) {
 	first := ""
 	if len(g.Models) > 0 {
 		first = g.Models[0]
@@ -92,7 +92,7 @@ func shortHash(parts ...string) string {
 }
 
 // groupKey and wsEntryKey place rate-limit entries in their lists: fixture order.
-func groupKey(g *rateLimitGroup) core.ListKey           { return g.key }
+func groupKey(g *RateLimitGroup) core.ListKey           { return g.key }
 func wsEntryKey(e workspaceRateLimitEntry) core.ListKey { return e.key }
 
 // rateLimitPaging reads the parameters both lists share: group_type, page (a token of the list
@@ -116,15 +116,15 @@ func listRateLimits(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	model, byModel := c.QueryString("model")
-	groups := adminSection.In(c.St.Fx.Sections).rateLimits[c.Org]
-	keep := func(g *rateLimitGroup) bool {
+	groups := AdminSection.In(c.St.Fx.Sections).RateLimits[c.Org]
+	keep := func(g *RateLimitGroup) bool {
 		return (groupType == "" || g.GroupType == groupType) && (!byModel || slices.Contains(g.Models, model))
 	}
 	if byModel && !slices.ContainsFunc(groups, keep) {
 		return nil, core.NewError(core.ErrNotFound, "model %s has no rate limits in this organization; pass a model ID or alias listed in the models of a model_group entry", core.Quoted(model, core.MaxExcerpt))
 	}
 	page := core.PageByTokenKept(groups, keep, groupKey, core.OldestFirst, "rate_limits:"+c.Org.UUID, after, limit)
-	return core.SplicePage(page.Data, func(g *rateLimitGroup) []byte {
+	return core.SplicePage(page.Data, func(g *RateLimitGroup) []byte {
 		if c.RateLimitGroupType(g.GroupType) == "" {
 			return g.encoded[0]
 		}
@@ -133,18 +133,18 @@ func listRateLimits(s *core.Server, c *core.Call) (any, error) {
 }
 
 // entry is the group's list entry, with group_type as given ("" leaves it out).
-func (g *rateLimitGroup) entry(groupType string) rateLimitEntry {
+func (g *RateLimitGroup) entry(groupType string) rateLimitEntry {
 	return rateLimitEntry{ID: g.ID, Group: g.Group, Type: "rate_limit", GroupType: groupType, Limits: g.Limits, Models: g.Models}
 }
 
 // rateOverrides are a server's workspace overrides: per group, per workspace ID, the limiters
 // in the order they were first set. Updates replace a workspace's slice, never change it.
-type rateOverrides map[*rateLimitGroup]map[string][]limiter
+type rateOverrides map[*RateLimitGroup]map[string][]limiter
 
 // newRateOverrides copies the fixtures' overrides into a server's own state.
 func newRateOverrides(fx *core.Fixtures) rateOverrides {
 	ro := rateOverrides{}
-	for _, groups := range adminSection.In(fx.Sections).rateLimits {
+	for _, groups := range AdminSection.In(fx.Sections).RateLimits {
 		for _, g := range groups {
 			ro[g] = maps.Clone(g.overrides)
 		}
@@ -155,7 +155,7 @@ func newRateOverrides(fx *core.Fixtures) rateOverrides {
 // entry is the workspace's entry for group g, as the request c reads it (group_type per its
 // version): only its overrides, or with inherited also every limiter type the organization sets,
 // marked by source. ok is false when there is nothing to list.
-func (ro rateOverrides) entry(c *core.Call, g *rateLimitGroup, wsID string, inherited bool) (e workspaceRateLimitEntry, ok bool) {
+func (ro rateOverrides) entry(c *core.Call, g *RateLimitGroup, wsID string, inherited bool) (e workspaceRateLimitEntry, ok bool) {
 	over := ro[g][wsID]
 	e = workspaceRateLimitEntry{Group: g.Group, Type: "workspace_rate_limit", GroupType: c.RateLimitGroupType(g.GroupType), Models: g.Models,
 		RateLimitID: g.ID, WorkspaceID: wsID, Limits: []workspaceLimiter{}, key: g.key}
@@ -192,18 +192,18 @@ func listWorkspaceRateLimits(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := admin(s, c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, err := a.findWorkspace(c.Org, wsID); err != nil {
+	a := StoreOf(s, c)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if _, err := a.FindWorkspace(c.Org, wsID); err != nil {
 		return nil, err
 	}
 	var entries []workspaceRateLimitEntry
-	for _, g := range adminSection.In(c.St.Fx.Sections).rateLimits[c.Org] {
+	for _, g := range AdminSection.In(c.St.Fx.Sections).RateLimits[c.Org] {
 		if groupType != "" && g.GroupType != groupType {
 			continue
 		}
-		if e, ok := a.overrides.entry(c, g, wsID, inherited); ok {
+		if e, ok := a.Overrides.entry(c, g, wsID, inherited); ok {
 			entries = append(entries, e)
 		}
 	}
@@ -227,23 +227,23 @@ func updateWorkspaceRateLimit(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	a := admin(s, c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	w, err := a.findWorkspace(c.Org, c.Param("workspace_id"))
+	a := StoreOf(s, c)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	w, err := a.FindWorkspace(c.Org, c.Param("workspace_id"))
 	if err != nil {
 		return nil, err
 	}
 	id := c.Param("rate_limit_id")
-	i := slices.IndexFunc(adminSection.In(c.St.Fx.Sections).rateLimits[c.Org], func(g *rateLimitGroup) bool { return g.ID == id })
+	i := slices.IndexFunc(AdminSection.In(c.St.Fx.Sections).RateLimits[c.Org], func(g *RateLimitGroup) bool { return g.ID == id })
 	if i < 0 {
 		return nil, core.NotFound("rate limit", id)
 	}
-	g := adminSection.In(c.St.Fx.Sections).rateLimits[c.Org][i]
+	g := AdminSection.In(c.St.Fx.Sections).RateLimits[c.Org][i]
 	if w.ArchivedAt != nil {
 		return nil, core.Invalid("workspace %s is archived and cannot be changed", w.ID)
 	}
-	over := slices.Clone(a.overrides[g][w.ID])
+	over := slices.Clone(a.Overrides[g][w.ID])
 	has := func(ls []limiter, t string) int {
 		return slices.IndexFunc(ls, func(o limiter) bool { return o.Type == t })
 	}
@@ -265,10 +265,10 @@ func updateWorkspaceRateLimit(s *core.Server, c *core.Call) (any, error) {
 		}
 	}
 	if len(over) == 0 {
-		delete(a.overrides[g], w.ID)
+		delete(a.Overrides[g], w.ID)
 	} else {
-		a.overrides[g][w.ID] = over
+		a.Overrides[g][w.ID] = over
 	}
-	e, _ := a.overrides.entry(c, g, w.ID, false)
+	e, _ := a.Overrides.entry(c, g, w.ID, false)
 	return e, nil
 }

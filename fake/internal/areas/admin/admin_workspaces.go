@@ -1,4 +1,4 @@
-package fake
+package admin
 
 import (
 	"crypto/sha256"
@@ -15,20 +15,20 @@ import (
 
 // Workspaces (spec 2.11, 4.6: create and get; gaps §6: list, update, archive).
 
-// maxActiveWorkspaces is how many non-archived workspaces an organization may have (gaps §6).
-const maxActiveWorkspaces = 100
+// MaxActiveWorkspaces is how many non-archived workspaces an organization may have (gaps §6).
+const MaxActiveWorkspaces = 100
 
 // reservedTagPrefix begins the tag keys clients may not set (spec 2.11).
 const reservedTagPrefix = "vendor"
 
-// workspaceColors are the display colors given in turn to new workspaces whose create names
+// WorkspaceColors are the display colors given in turn to new workspaces whose create names
 // none (spec 4.6 has no display_color on create; the official SDKs send one), since the record
 // always has one.
-var workspaceColors = []string{"#6366F1", "#10B981", "#F59E0B", "#EF4444", "#3B82F6", "#8B5CF6"}
+var WorkspaceColors = []string{"#6366F1", "#10B981", "#F59E0B", "#EF4444", "#3B82F6", "#8B5CF6"}
 
-// workspace is the workspace record of spec 2.11. Updates replace Tags and the slices inside
+// Workspace is the workspace record of spec 2.11. Updates replace Tags and the slices inside
 // DataResidency instead of changing them, so a copy taken under the lock stays valid.
-type workspace struct {
+type Workspace struct {
 	ID            string        `json:"id"`
 	ArchivedAt    *time.Time    `json:"archived_at"`
 	CompartmentID string        `json:"compartment_id"`
@@ -47,11 +47,11 @@ type workspace struct {
 	// go, and whether human review applies (beta EFSBeta); nil until a create or update sets it,
 	// when answers show the platform's defaults. Answered only to requests that send EFSBeta.
 	InferenceDataPrivacy *inferenceDataPrivacy `json:"inference_data_privacy,omitempty"`
-	org                  *core.Org
-	encoded              core.RecordJSON // the view, keyed by whether the request sent EFSBeta; every change drops it
+	Org                  *core.Org             `json:"-"`
+	encoded              core.RecordJSON       // the view, keyed by whether the request sent EFSBeta; every change drops it
 }
 
-// EFSBeta is the beta value a request sends to set and read a workspace's inference_data_privacy.
+// EFSBeta is the face's EFSBeta (package fake), which documents it.
 const EFSBeta = "efs-2026-10-01"
 
 // inferenceDataPrivacy is a workspace's inference_data_privacy: each member a {"type": ...}
@@ -97,7 +97,7 @@ func (p *inferenceDataPrivacy) apply(ch *inferenceDataPrivacy) *inferenceDataPri
 
 // view is the workspace as the request may see it: inference_data_privacy (its default until
 // set) only for a request that sends EFSBeta, as the platform answers it.
-func (w *workspace) view(c *core.Call) workspace {
+func (w *Workspace) view(c *core.Call) Workspace {
 	v := *w
 	switch {
 	case !c.HasBeta(EFSBeta):
@@ -109,7 +109,7 @@ func (w *workspace) view(c *core.Call) workspace {
 }
 
 // json returns the view c sees, encoded once per change and per answer of EFSBeta (recordJSON).
-func (w *workspace) json(c *core.Call) (json.RawMessage, error) {
+func (w *Workspace) json(c *core.Call) (json.RawMessage, error) {
 	key := ""
 	if c.HasBeta(EFSBeta) {
 		key = EFSBeta
@@ -125,7 +125,7 @@ func compartmentID(workspaceID string) string {
 }
 
 // workspaceKey places a workspace in its list: by created_at, then ID.
-func workspaceKey(w *workspace) core.ListKey { return core.ListKey{At: w.CreatedAt, ID: w.ID} }
+func workspaceKey(w *Workspace) core.ListKey { return core.ListKey{At: w.CreatedAt, ID: w.ID} }
 
 // dataResidency is where a workspace's data lives and where it may be served (spec 2.11).
 type dataResidency struct {
@@ -172,9 +172,9 @@ type residencyChange struct {
 	WorkspaceGeo         *string  `json:"workspace_geo"`
 }
 
-// defaultResidency is what a workspace gets when create omits data_residency or parts of it
+// DefaultResidency is what a workspace gets when create omits data_residency or parts of it
 // (spec 4.6).
-var defaultResidency = dataResidency{AllowedInferenceGeos: geoList{unrestricted: true}, DefaultInferenceGeo: "global", WorkspaceGeo: "us"}
+var DefaultResidency = dataResidency{AllowedInferenceGeos: geoList{unrestricted: true}, DefaultInferenceGeo: "global", WorkspaceGeo: "us"}
 
 // apply returns r changed by ch. The default geo must be one of the allowed geos unless those
 // are unrestricted (spec 4.6); on update, workspace_geo may only be repeated (gaps §6).
@@ -261,7 +261,7 @@ func createWorkspace(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := defaultResidency.apply(ch.DataResidency, true)
+	res, err := DefaultResidency.apply(ch.DataResidency, true)
 	if err != nil {
 		return nil, err
 	}
@@ -269,9 +269,9 @@ func createWorkspace(s *core.Server, c *core.Call) (any, error) {
 	if ch.Tags != nil {
 		tags = *ch.Tags
 	}
-	a := admin(s, c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a := StoreOf(s, c)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	list := a.workspaces.of(c.Org)
 	active := 0
 	for _, w := range list {
@@ -279,16 +279,16 @@ func createWorkspace(s *core.Server, c *core.Call) (any, error) {
 			active++
 		}
 	}
-	if active >= maxActiveWorkspaces {
+	if active >= MaxActiveWorkspaces {
 		return nil, core.Invalid("the organization already has %d non-archived workspaces, the most allowed; archive one before creating another", active)
 	}
-	color := workspaceColors[len(list)%len(workspaceColors)]
+	color := WorkspaceColors[len(list)%len(WorkspaceColors)]
 	if ch.DisplayColor != nil {
 		color = *ch.DisplayColor
 	}
 	id := s.IDs.Next("wrkspc_")
-	w := &workspace{ID: id, CompartmentID: compartmentID(id), CreatedAt: s.Clock.Now(), DataResidency: res,
-		DisplayColor: color, ExternalKeyID: ch.ExternalKeyID, Name: *ch.Name, Tags: tags, Type: "workspace", UserProfileID: ch.UserProfileID, org: c.Org}
+	w := &Workspace{ID: id, CompartmentID: compartmentID(id), CreatedAt: s.Clock.Now(), DataResidency: res,
+		DisplayColor: color, ExternalKeyID: ch.ExternalKeyID, Name: *ch.Name, Tags: tags, Type: "workspace", UserProfileID: ch.UserProfileID, Org: c.Org}
 	if ch.InferenceDataPrivacy != nil {
 		w.InferenceDataPrivacy = w.InferenceDataPrivacy.apply(ch.InferenceDataPrivacy)
 	}
@@ -296,15 +296,15 @@ func createWorkspace(s *core.Server, c *core.Call) (any, error) {
 	return w.json(c)
 }
 
-// findWorkspace returns the organization's workspace with the ID, archived or not; the caller
+// FindWorkspace returns the organization's workspace with the ID, archived or not; the caller
 // holds a.mu.
-func (a *adminStore) findWorkspace(o *core.Org, id string) (*workspace, error) {
+func (a *Store) FindWorkspace(o *core.Org, id string) (*Workspace, error) {
 	return a.workspaces.find(o, "workspace", id)
 }
 
 // getWorkspace answers one of the organization's workspaces, archived or not.
 func getWorkspace(s *core.Server, c *core.Call) (any, error) {
-	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) { return w.json(c) })
+	return onRecord(s, c, "workspace_id", (*Store).FindWorkspace, func(w *Workspace) (any, error) { return w.json(c) })
 }
 
 // listWorkspaces lists the organization's workspaces oldest first; archived ones only with
@@ -327,12 +327,12 @@ func listWorkspaces(s *core.Server, c *core.Call) (any, error) {
 	if len(ids) > most {
 		return nil, core.InvalidField("ids", "at most %d workspace IDs, got %d", most, len(ids))
 	}
-	a := admin(s, c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return page(&a.workspaces, c.Org, func(w *workspace) bool {
+	a := StoreOf(s, c)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	return page(&a.workspaces, c.Org, func(w *Workspace) bool {
 		return (withArchived || w.ArchivedAt == nil) && (len(ids) == 0 || slices.Contains(ids, w.ID))
-	}, func(w *workspace) (json.RawMessage, error) { return w.json(c) }, q)
+	}, func(w *Workspace) (json.RawMessage, error) { return w.json(c) }, q)
 }
 
 // updateWorkspace changes name, display_color, tags (replaced whole) and data_residency except
@@ -343,7 +343,7 @@ func updateWorkspace(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
+	return onRecord(s, c, "workspace_id", (*Store).FindWorkspace, func(w *Workspace) (any, error) {
 		if w.ArchivedAt != nil {
 			return nil, core.Invalid("workspace %s is archived and cannot be changed", w.ID)
 		}
@@ -381,7 +381,7 @@ func updateWorkspace(s *core.Server, c *core.Call) (any, error) {
 // archiveWorkspace sets archived_at (gaps §6); archiving an archived workspace returns it
 // unchanged, so that a client may retry.
 func archiveWorkspace(s *core.Server, c *core.Call) (any, error) {
-	return onRecord(s, c, "workspace_id", (*adminStore).findWorkspace, func(w *workspace) (any, error) {
+	return onRecord(s, c, "workspace_id", (*Store).FindWorkspace, func(w *Workspace) (any, error) {
 		if w.ArchivedAt == nil {
 			now := s.Clock.Now()
 			w.ArchivedAt = &now
