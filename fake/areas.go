@@ -4,6 +4,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -14,7 +15,7 @@ func init() {
 	core.RegisterAreas(
 		modelsArea,
 		admin.Area,
-		tunnelsArea,
+		tunnels.Area,
 		work.Area,
 		compliance.Area,
 		memory.Area,

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -47,17 +49,17 @@ func BenchmarkListPageWorkspaces(b *testing.B) {
 
 func BenchmarkListPageTunnels(b *testing.B) {
 	benchListPage(b, func(s *Server, mid string) (string, []string) {
-		rec := tunnels(s.srv, s.srv.State()).byID[mid]
-		return "/v1/organizations/tunnels?limit=20&page=" + core.EncodePageToken("tunnels:"+rec.org.ID, tunnelRecKey(rec)), benchTunnelHeaders
+		rec := tunnels.StoreOf(s.srv, s.srv.State()).ByID[mid]
+		return "/v1/organizations/tunnels?limit=20&page=" + core.EncodePageToken("tunnels:"+rec.Org.ID, tunnels.TunnelRecKey(rec)), benchTunnelHeaders
 	})
 }
 
 func BenchmarkListPageTunnelCertificates(b *testing.B) {
 	benchListPage(b, func(s *Server, mid string) (string, []string) {
-		rec := tunnels(s.srv, s.srv.State()).byID[benchCertTunnel]
-		for _, c := range rec.certs {
+		rec := tunnels.StoreOf(s.srv, s.srv.State()).ByID[benchCertTunnel]
+		for _, c := range rec.Certs {
 			if c.ID == mid {
-				tok := core.EncodePageToken("tunnel_certificates:"+benchCertTunnel, certRecKey(c))
+				tok := core.EncodePageToken("tunnel_certificates:"+benchCertTunnel, tunnels.CertRecKey(c))
 				return "/v1/organizations/tunnels/" + benchCertTunnel + "/certificates?include_archived=true&limit=20&page=" + tok, benchTunnelHeaders
 			}
 		}
@@ -115,8 +117,8 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 	}
 	fx := def.Copy()
 	acme := fx.Orgs[0]
-	admin.AdminSection.In(fx.Sections).Invites, admin.AdminSection.In(fx.Sections).Workspaces, fx.Users, *tunnelsSection.In(fx.Sections) = nil, nil, nil, nil
-	certs := fixtureTunnel{Tunnel: Tunnel{ID: benchCertTunnel, CreatedAt: core.Epoch().Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, org: acme}
+	admin.AdminSection.In(fx.Sections).Invites, admin.AdminSection.In(fx.Sections).Workspaces, fx.Users, *tunnels.TunnelsSection.In(fx.Sections) = nil, nil, nil, nil
+	certs := tunnels.FixtureTunnel{Tunnel: tunnels.Tunnel{ID: benchCertTunnel, CreatedAt: core.Epoch().Add(-time.Hour), Domain: "certs.bench.test", Type: "tunnel"}, Org: acme}
 	for i := range n {
 		at := core.Epoch().Add(-time.Duration(n-i) * time.Minute)
 		id := fmt.Sprintf("bench%08d", i)
@@ -130,18 +132,18 @@ func benchListServer(b *testing.B, n int) (*Server, string) {
 		fx.Users = append(fx.Users, core.Member{OrganizationID: acme.ID, ID: id, Email: id + "@acme.example", Name: id, Role: "user", AddedAt: at, Org: acme})
 		admin.AdminSection.In(fx.Sections).Workspaces = append(admin.AdminSection.In(fx.Sections).Workspaces, admin.Workspace{ID: id, ArchivedAt: archived, CreatedAt: at, Name: id,
 			DataResidency: admin.DefaultResidency, DisplayColor: admin.WorkspaceColors[0], Tags: map[string]string{}, Type: "workspace", Org: acme})
-		*tunnelsSection.In(fx.Sections) = append(*tunnelsSection.In(fx.Sections), fixtureTunnel{Tunnel: Tunnel{ID: id, ArchivedAt: archived, CreatedAt: at, Domain: id + ".bench.test", Type: "tunnel"}, org: acme})
-		certs.certs = append(certs.certs, tunnelCertificate{ID: id, ArchivedAt: archived, CreatedAt: at, Fingerprint: id,
+		*tunnels.TunnelsSection.In(fx.Sections) = append(*tunnels.TunnelsSection.In(fx.Sections), tunnels.FixtureTunnel{Tunnel: tunnels.Tunnel{ID: id, ArchivedAt: archived, CreatedAt: at, Domain: id + ".bench.test", Type: "tunnel"}, Org: acme})
+		certs.Certs = append(certs.Certs, tunnels.TunnelCertificate{ID: id, ArchivedAt: archived, CreatedAt: at, Fingerprint: id,
 			TunnelID: benchCertTunnel, Type: "tunnel_certificate"})
 	}
-	*tunnelsSection.In(fx.Sections) = append(*tunnelsSection.In(fx.Sections), certs)
+	*tunnels.TunnelsSection.In(fx.Sections) = append(*tunnels.TunnelsSection.In(fx.Sections), certs)
 	s := New(WithFixtures(&Fixtures{fx: fx}))
 	for i := range n {
 		if i%10 == 8 {
 			admin.StoreOf(s.srv, &core.Call{St: s.srv.State()}).Removed[fmt.Sprintf("bench%08d", i)] = true
 		}
 	}
-	tunnels(s.srv, s.srv.State()) // build the stores before timing
+	tunnels.StoreOf(s.srv, s.srv.State()) // build the stores before timing
 	return s, fmt.Sprintf("bench%08d", n/2)
 }
 

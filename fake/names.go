@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -50,6 +51,16 @@ type WorkItem = work.WorkItem
 
 // WorkData names the session a work item runs (spec 2.16).
 type WorkData = work.WorkData
+
+// Tunnel is the tunnel record of spec 2.17, as the API answers it and CreateTunnel returns it.
+type Tunnel = tunnels.Tunnel
+
+// TunnelOptions are the fields of a tunnel made with CreateTunnel; empty fields are unset.
+type TunnelOptions = tunnels.TunnelOptions
+
+// TokenRotation is the audit record of one rotate_token call (spec 4.9: the reason is recorded
+// for audit). It holds token IDs, never token values.
+type TokenRotation = tunnels.TokenRotation
 
 // The API versions, credentials, headers and refusal reasons the fake knows, by the names of the
 // core that defines them.

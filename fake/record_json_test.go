@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -113,7 +115,7 @@ func TestWorkspaceListByBetaAndChange(t *testing.T) {
 // certificate's archival, show in the next list page and read.
 func TestTunnelListAfterChange(t *testing.T) {
 	tc := apiTunnels(t)
-	var tn Tunnel
+	var tn tunnels.Tunnel
 	tc.ok(http.MethodPost, "/v1/tunnels", map[string]any{"display_name": "first"}, &tn)
 	field := func(path, id, name string) (listed, read string) {
 		t.Helper()
@@ -128,7 +130,7 @@ func TestTunnelListAfterChange(t *testing.T) {
 		t.Fatalf("renamed: listed %q, read %q; want second", l, r)
 	}
 	certs := "/v1/tunnels/" + tn.ID + "/certificates"
-	var c1, c2 tunnelCertificate
+	var c1, c2 tunnels.TunnelCertificate
 	tc.ok(http.MethodPost, certs, map[string]string{"ca_certificate_pem": certgen.CA("one").PEM}, &c1)
 	tc.ok(http.MethodPost, certs, map[string]string{"ca_certificate_pem": certgen.CA("two").PEM}, &c2)
 	if l, r := field(certs, c1.ID, "archived_at"); l != "" || r != "" {

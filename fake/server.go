@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -198,19 +200,21 @@ func (s *Server) SetRateLimits(enforce bool) RateLimitState { return setRateLimi
 // has no create (spec 4.10). The tunnel gets a domain no tunnel of this server has had. It
 // returns invalid_request_error for an unknown organization, a malformed workspace ID or a
 // display name longer than 255 characters.
-func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) { return createTunnel(s.srv, opts) }
+func (s *Server) CreateTunnel(opts TunnelOptions) (Tunnel, error) {
+	return tunnels.CreateTunnel(s.srv, opts)
+}
 
 // TunnelForToken answers what the tunnel endpoint would do with a new connection presenting
 // token: the ID of the tunnel whose current token it is. A token replaced by rotation, or the
 // token of an archived tunnel, is refused (spec 3.3).
 func (s *Server) TunnelForToken(token string) (tunnelID string, ok bool) {
-	return tunnelForToken(s.srv, token)
+	return tunnels.TunnelForToken(s.srv, token)
 }
 
 // TokenRotations returns the audit records of a tunnel's token rotations, oldest first: who
 // rotated, when, the token IDs before and after, and the reason given (spec 4.9).
 func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
-	return tokenRotations(s.srv, tunnelID)
+	return tunnels.TokenRotations(s.srv, tunnelID)
 }
 
 // CheckGateway answers what the tunnel does with an MCP connection whose gateway presents
@@ -220,7 +224,7 @@ func (s *Server) TokenRotations(tunnelID string) []TokenRotation {
 // of the tunnel's non-archived CA certificates: an archived certificate is out of the trusted
 // set, and a tunnel without one rejects all MCP traffic (spec 3.4).
 func (s *Server) CheckGateway(tunnelID, chainPEM string) error {
-	return gatewayCheck(s.srv, tunnelID, chainPEM)
+	return tunnels.GatewayCheck(s.srv, tunnelID, chainPEM)
 }
 
 // EnqueueWork queues a new work item in the environment, as the service does when a session is

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
@@ -600,31 +602,31 @@ func TestSnapshotCoversState(t *testing.T) {
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[Server]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[admin.Store] lazy[cacheStore] lazy[compliance.Store] lazy[memory.Store] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
+	const want = "lazy[admin.Store] lazy[cacheStore] lazy[compliance.Store] lazy[memory.Store] lazy[threadStore] lazy[tunnels.Store] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}
 	for typ, want := range map[reflect.Type]string{
-		reflect.TypeFor[core.State]():           "Fx Stores",
-		reflect.TypeFor[admin.Store]():          "Mu invites users Removed workspaces Overrides",
-		reflect.TypeFor[admin.Invite]():         "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type Stored Org encoded",
-		reflect.TypeFor[core.Member]():          "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
-		reflect.TypeFor[admin.Workspace]():      "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy Org encoded",
-		reflect.TypeFor[tunnelStore]():          "mu list byID domains domainSeq rotationLog",
-		reflect.TypeFor[tunnelRec]():            "Tunnel org rotations certs encoded",
-		reflect.TypeFor[Tunnel]():               "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
-		reflect.TypeFor[tunnelCertificate]():    "ID ArchivedAt CreatedAt ExpiresAt Fingerprint TunnelID Type ca encoded",
-		reflect.TypeFor[work.Store]():           "mu envs byOrg arrived",
-		reflect.TypeFor[work.Environment]():     "rec encoded org items byID queue leased workers",
-		reflect.TypeFor[work.EnvRecord]():       "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
-		reflect.TypeFor[work.QueueItem]():       "rec queuedAt polledAt lastHeartbeat leaseUntil",
-		reflect.TypeFor[work.WorkItem]():        "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
-		reflect.TypeFor[compliance.Store]():     "mu Chats byUser gone messages files deletions",
-		reflect.TypeFor[memory.Store]():         "Mu Stores byOrg",
-		reflect.TypeFor[memory.MemStoreState](): "org Rec Memories Paths versions byID lineage",
-		reflect.TypeFor[memory.MemoryStore]():   "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
-		reflect.TypeFor[memory.MemoryVersion](): "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
-		reflect.TypeFor[memory.Memory]():        "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
+		reflect.TypeFor[core.State]():                "Fx Stores",
+		reflect.TypeFor[admin.Store]():               "Mu invites users Removed workspaces Overrides",
+		reflect.TypeFor[admin.Invite]():              "ID AcceptedAt Email ExpiresAt InvitedAt RBACGroupIDs Role Status Type Stored Org encoded",
+		reflect.TypeFor[core.Member]():               "OrganizationID ID Email Name Role AddedAt Removed Org Encoded",
+		reflect.TypeFor[admin.Workspace]():           "ID ArchivedAt CompartmentID CreatedAt DataResidency DisplayColor ExternalKeyID Name Tags Type UserProfileID InferenceDataPrivacy Org encoded",
+		reflect.TypeFor[tunnels.Store]():             "mu list ByID Domains domainSeq rotationLog",
+		reflect.TypeFor[tunnels.TunnelRec]():         "Tunnel Org rotations Certs encoded",
+		reflect.TypeFor[tunnels.Tunnel]():            "ID ArchivedAt CreatedAt DisplayName Domain Type WorkspaceID",
+		reflect.TypeFor[tunnels.TunnelCertificate](): "ID ArchivedAt CreatedAt ExpiresAt Fingerprint TunnelID Type ca encoded",
+		reflect.TypeFor[work.Store]():                "mu envs byOrg arrived",
+		reflect.TypeFor[work.Environment]():          "rec encoded org items byID queue leased workers",
+		reflect.TypeFor[work.EnvRecord]():            "ID Type Name Description Metadata Config Scope CreatedAt UpdatedAt ArchivedAt",
+		reflect.TypeFor[work.QueueItem]():            "rec queuedAt polledAt lastHeartbeat leaseUntil",
+		reflect.TypeFor[work.WorkItem]():             "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
+		reflect.TypeFor[compliance.Store]():          "mu Chats byUser gone messages files deletions",
+		reflect.TypeFor[memory.Store]():              "Mu Stores byOrg",
+		reflect.TypeFor[memory.MemStoreState]():      "org Rec Memories Paths versions byID lineage",
+		reflect.TypeFor[memory.MemoryStore]():        "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
+		reflect.TypeFor[memory.MemoryVersion]():      "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
+		reflect.TypeFor[memory.Memory]():             "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
 	} {
 		var got []string
 		for i := range typ.NumField() {
@@ -641,7 +643,7 @@ func builtWorld(tb testing.TB) *Server {
 	s := New()
 	st := s.srv.State()
 	admin.StoreOf(s.srv, &core.Call{St: st})
-	tunnels(s.srv, st)
+	tunnels.StoreOf(s.srv, st)
 	work.StoreOf(st)
 	compliance.StoreOf(s.srv, &core.Call{St: st})
 	memory.StoreOf(s.srv, &core.Call{St: st})

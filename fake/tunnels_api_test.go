@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -21,20 +23,20 @@ func apiTunnels(t *testing.T) *tunnelClient {
 // one store: what one creates, rotates or archives, the other shows.
 func TestTunnelsAPIServesTheSameState(t *testing.T) {
 	tc := apiTunnels(t)
-	var page core.TokenPage[Tunnel]
+	var page core.TokenPage[tunnels.Tunnel]
 	tc.ok(http.MethodGet, "/v1/tunnels", nil, &page)
 	if got := fmt.Sprint(tunnelIDs(page.Data)); got != fmt.Sprint([]string{stagingTunnel, researchTunel, prodTunnel}) {
 		t.Fatalf("list = %s", got)
 	}
-	var created Tunnel
+	var created tunnels.Tunnel
 	tc.ok(http.MethodPost, "/v1/tunnels", map[string]any{"display_name": "edge"}, &created)
 	if !strings.HasPrefix(created.ID, "tnl_") || created.DisplayName == nil || *created.DisplayName != "edge" || created.WorkspaceID != nil ||
-		!strings.HasSuffix(created.Domain, domainSuffix) || created.ArchivedAt != nil || !created.CreatedAt.Equal(core.Epoch()) || created.Type != "tunnel" {
+		!strings.HasSuffix(created.Domain, tunnels.DomainSuffix) || created.ArchivedAt != nil || !created.CreatedAt.Equal(core.Epoch()) || created.Type != "tunnel" {
 		t.Fatalf("created = %+v", created)
 	}
 	// The reference's interface sees it, with its own beta value.
 	org := newTunnelClientOn(t, tc.ts)
-	var seen Tunnel
+	var seen tunnels.Tunnel
 	org.ok(http.MethodGet, tunnelsPath+"/"+created.ID, nil, &seen)
 	if !sameJSON(seen, created) {
 		t.Fatalf("/v1/organizations/tunnels/%s = %+v, want %+v", created.ID, seen, created)
@@ -43,14 +45,14 @@ func TestTunnelsAPIServesTheSameState(t *testing.T) {
 	if other := tc.create(nil); other.ID == created.ID {
 		t.Fatalf("control create reused the ID %s", created.ID)
 	}
-	var rotated, revealed tunnelToken
+	var rotated, revealed tunnels.TunnelToken
 	tc.ok(http.MethodPost, "/v1/tunnels/"+created.ID+"/rotate_token", map[string]string{"reason": "drill"}, &rotated)
 	org.ok(http.MethodPost, tunnelsPath+"/"+created.ID+"/reveal_token", nil, &revealed)
 	if rotated != revealed || len(tc.ts.Fake.TokenRotations(created.ID)) != 1 {
 		t.Fatalf("rotate through /v1/tunnels then reveal through the organizations path: %+v vs %+v", rotated, revealed)
 	}
 	org.ok(http.MethodPost, tunnelsPath+"/"+created.ID+"/archive", nil, nil)
-	var archived Tunnel
+	var archived tunnels.Tunnel
 	tc.ok(http.MethodGet, "/v1/tunnels/"+created.ID, nil, &archived)
 	if archived.ArchivedAt == nil {
 		t.Fatalf("archived through one path, not through the other: %+v", archived)
@@ -64,13 +66,13 @@ func newTunnelClientOn(t *testing.T, ts *TestServer) *tunnelClient {
 
 func TestTunnelsAPICreateAndUpdate(t *testing.T) {
 	tc := apiTunnels(t)
-	var bare Tunnel
+	var bare tunnels.Tunnel
 	tc.ok(http.MethodPost, "/v1/tunnels", nil, &bare) // the body may be omitted
 	if bare.DisplayName != nil {
 		t.Fatalf("created without a body: %+v", bare)
 	}
 	path := "/v1/tunnels/" + bare.ID
-	var got Tunnel
+	var got tunnels.Tunnel
 	tc.ok(http.MethodPost, path, map[string]any{"display_name": "ünïcode"}, &got)
 	if got.DisplayName == nil || *got.DisplayName != "ünïcode" {
 		t.Fatalf("after setting display_name: %+v", got)
@@ -106,13 +108,13 @@ func TestTunnelsAPIWorkspaceHeader(t *testing.T) {
 	tc := apiTunnels(t)
 	const research = "wrkspc_01AcmeResearch0000000001"
 	ws := []string{"vendor-workspace-id", research}
-	var created Tunnel
+	var created tunnels.Tunnel
 	r := tc.do(http.MethodPost, "/v1/tunnels", map[string]any{"display_name": "lab"}, ws...)
 	r.decode(t, &created)
 	if r.status != http.StatusOK || created.WorkspaceID == nil || *created.WorkspaceID != research {
 		t.Fatalf("create in a workspace = %d %s", r.status, r.body)
 	}
-	var page core.TokenPage[Tunnel]
+	var page core.TokenPage[tunnels.Tunnel]
 	tc.do(http.MethodGet, "/v1/tunnels", nil, ws...).decode(t, &page)
 	if got := fmt.Sprint(tunnelIDs(page.Data)); got != fmt.Sprint([]string{created.ID, researchTunel}) {
 		t.Fatalf("list in the workspace = %s", got)

@@ -16,6 +16,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/platformkit/platformkit/conformance/certgen"
@@ -138,17 +140,17 @@ const (
 )
 
 // create makes a tunnel through the control API.
-func (tc *tunnelClient) create(body any) Tunnel {
+func (tc *tunnelClient) create(body any) tunnels.Tunnel {
 	tc.t.Helper()
-	var tn Tunnel
+	var tn tunnels.Tunnel
 	tc.ok(http.MethodPost, "/_fake/tunnels", body, &tn)
 	return tn
 }
 
 // list reads one page of the tunnel list with the query (which starts with "?" or is empty).
-func (tc *tunnelClient) list(query string) core.TokenPage[Tunnel] {
+func (tc *tunnelClient) list(query string) core.TokenPage[tunnels.Tunnel] {
 	tc.t.Helper()
-	var page core.TokenPage[Tunnel]
+	var page core.TokenPage[tunnels.Tunnel]
 	tc.ok(http.MethodGet, tunnelsPath+query, nil, &page)
 	return page
 }
@@ -163,10 +165,12 @@ func collectIDs[T any](items []T, id func(T) string) []string {
 }
 
 // tunnelIDs and certIDs are collectIDs for the two record types.
-func tunnelIDs(ts []Tunnel) []string { return collectIDs(ts, func(t Tunnel) string { return t.ID }) }
+func tunnelIDs(ts []tunnels.Tunnel) []string {
+	return collectIDs(ts, func(t tunnels.Tunnel) string { return t.ID })
+}
 
-func certIDs(cs []tunnelCertificate) []string {
-	return collectIDs(cs, func(c tunnelCertificate) string { return c.ID })
+func certIDs(cs []tunnels.TunnelCertificate) []string {
+	return collectIDs(cs, func(c tunnels.TunnelCertificate) string { return c.ID })
 }
 
 func TestTunnelListNewestFirstAndFilters(t *testing.T) {
@@ -243,7 +247,7 @@ func TestTunnelListTiesAndPages(t *testing.T) {
 
 func TestTunnelGetAndTenancy(t *testing.T) {
 	tc := newTunnelClient(t)
-	var tn Tunnel
+	var tn tunnels.Tunnel
 	tc.ok(http.MethodGet, tunnelsPath+"/"+researchTunel, nil, &tn)
 	if tn.WorkspaceID == nil || *tn.WorkspaceID != "wrkspc_01AcmeResearch0000000001" || tn.Type != "tunnel" || tn.Domain != "acme-research.tunnels.platformkit.test" {
 		t.Fatalf("tunnel = %+v", tn)
@@ -297,8 +301,8 @@ func TestTunnelBetaHeaderRequired(t *testing.T) {
 
 func TestTunnelTokenRevealRotate(t *testing.T) {
 	tc := newTunnelClient(t)
-	reveal := func(id string) tunnelToken {
-		var tok tunnelToken
+	reveal := func(id string) tunnels.TunnelToken {
+		var tok tunnels.TunnelToken
 		tc.ok(http.MethodPost, tunnelsPath+"/"+id+"/reveal_token", nil, &tok)
 		return tok
 	}
@@ -316,7 +320,7 @@ func TestTunnelTokenRevealRotate(t *testing.T) {
 		t.Fatalf("TunnelForToken(current) = %q %v", id, ok)
 	}
 	tc.ts.Fake.AdvanceClock(time.Hour)
-	var rotated tunnelToken
+	var rotated tunnels.TunnelToken
 	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", map[string]string{"reason": "key leaked in CI logs"}, &rotated)
 	if rotated.ID == first.ID || rotated.TunnelToken == first.TunnelToken {
 		t.Fatal("rotation kept the old token")
@@ -328,14 +332,14 @@ func TestTunnelTokenRevealRotate(t *testing.T) {
 		t.Fatal("the old token is still accepted after rotation")
 	}
 	// A body-less rotation (no Content-Type) and one with a null reason are fine too.
-	var third, fourth tunnelToken
+	var third, fourth tunnels.TunnelToken
 	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", nil, &third)
 	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", `{"reason":null}`, &fourth)
 	rots := tc.ts.Fake.TokenRotations(prodTunnel)
 	if len(rots) != 3 {
 		t.Fatalf("rotations = %+v", rots)
 	}
-	want := TokenRotation{TunnelID: prodTunnel, PreviousTokenID: first.ID, TokenID: rotated.ID, Reason: "key leaked in CI logs",
+	want := tunnels.TokenRotation{TunnelID: prodTunnel, PreviousTokenID: first.ID, TokenID: rotated.ID, Reason: "key leaked in CI logs",
 		CredentialID: "wif_01AcmeWorkloadIdentity0001", RotatedAt: core.Epoch().Add(time.Hour)}
 	if rots[0] != want || rots[1].PreviousTokenID != rotated.ID || rots[1].TokenID != third.ID || rots[1].Reason != "" || rots[2].TokenID != fourth.ID {
 		t.Fatalf("rotations = %+v, want first %+v", rots, want)
@@ -354,7 +358,7 @@ func TestTunnelTokenRevealRotate(t *testing.T) {
 
 func TestTunnelTokenDeterministic(t *testing.T) {
 	a, b := newTunnelClient(t), newTunnelClient(t)
-	var ta, tb tunnelToken
+	var ta, tb tunnels.TunnelToken
 	a.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", nil, &ta)
 	b.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/rotate_token", nil, &tb)
 	if ta != tb {
@@ -364,10 +368,10 @@ func TestTunnelTokenDeterministic(t *testing.T) {
 
 func TestTunnelArchive(t *testing.T) {
 	tc := newTunnelClient(t)
-	var tok tunnelToken
+	var tok tunnels.TunnelToken
 	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/reveal_token", nil, &tok)
 	tc.ts.Fake.AdvanceClock(time.Minute)
-	var archived Tunnel
+	var archived tunnels.Tunnel
 	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/archive", nil, &archived)
 	now := core.Epoch().Add(time.Minute)
 	if archived.ArchivedAt == nil || !archived.ArchivedAt.Equal(now) {
@@ -375,7 +379,7 @@ func TestTunnelArchive(t *testing.T) {
 	}
 	// Every certificate that was not archived is archived in the same operation; the one
 	// archived before keeps its time.
-	var certs core.TokenPage[tunnelCertificate]
+	var certs core.TokenPage[tunnels.TunnelCertificate]
 	tc.ok(http.MethodGet, tunnelsPath+"/"+prodTunnel+"/certificates?include_archived=true", nil, &certs)
 	if len(certs.Data) != 3 {
 		t.Fatalf("certificates = %v", certIDs(certs.Data))
@@ -398,7 +402,7 @@ func TestTunnelArchive(t *testing.T) {
 	}
 	// A retry later answers the record unchanged.
 	tc.ts.Fake.AdvanceClock(time.Hour)
-	var again Tunnel
+	var again tunnels.Tunnel
 	tc.ok(http.MethodPost, tunnelsPath+"/"+prodTunnel+"/archive", nil, &again)
 	if !sameJSON(again, archived) {
 		t.Fatalf("retry = %+v, want %+v", again, archived)
@@ -436,9 +440,9 @@ func TestTunnelDomainsNeverReused(t *testing.T) {
 	}
 	// A custom data set whose fixture domains look like generated ones is skipped over.
 	s := New()
-	st := tunnels(s.srv, s.srv.State())
-	st.domains["t1"+domainSuffix] = true
-	if tn, err := s.CreateTunnel(TunnelOptions{}); err != nil || tn.Domain != "t2"+domainSuffix {
+	st := tunnels.StoreOf(s.srv, s.srv.State())
+	st.Domains["t1"+tunnels.DomainSuffix] = true
+	if tn, err := s.CreateTunnel(tunnels.TunnelOptions{}); err != nil || tn.Domain != "t2"+tunnels.DomainSuffix {
 		t.Fatalf("CreateTunnel = %+v, %v; want the domain after the taken one", tn, err)
 	}
 }
@@ -475,20 +479,20 @@ func TestTunnelCertificates(t *testing.T) {
 	tn := tc.create(nil)
 	base := tunnelsPath + "/" + tn.ID + "/certificates"
 	ca := certgen.New(certgen.Options{CommonName: "gateway CA", IsCA: true, NotAfter: time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)})
-	var c1 tunnelCertificate
+	var c1 tunnels.TunnelCertificate
 	tc.ok(http.MethodPost, base, map[string]string{"ca_certificate_pem": ca.PEM}, &c1)
 	if c1.Fingerprint != ca.Fingerprint() || c1.ExpiresAt == nil || !c1.ExpiresAt.Equal(time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)) ||
 		c1.TunnelID != tn.ID || c1.ArchivedAt != nil || !c1.CreatedAt.Equal(core.Epoch()) || c1.Type != "tunnel_certificate" {
 		t.Fatalf("certificate = %+v", c1)
 	}
-	var got tunnelCertificate
+	var got tunnels.TunnelCertificate
 	tc.ok(http.MethodGet, base+"/"+c1.ID, nil, &got)
 	if !sameJSON(got, c1) {
 		t.Fatalf("get = %+v, want %+v", got, c1)
 	}
 	// A certificate that never expires (RFC 5280's 99991231235959Z) has a null expires_at.
-	forever := certgen.New(certgen.Options{CommonName: "forever", IsCA: true, NotAfter: noExpiry})
-	var c2 tunnelCertificate
+	forever := certgen.New(certgen.Options{CommonName: "forever", IsCA: true, NotAfter: tunnels.NoExpiry})
+	var c2 tunnels.TunnelCertificate
 	tc.ts.Fake.AdvanceClock(time.Second)
 	tc.ok(http.MethodPost, base, map[string]string{"ca_certificate_pem": forever.PEM}, &c2)
 	if c2.ExpiresAt != nil {
@@ -496,21 +500,21 @@ func TestTunnelCertificates(t *testing.T) {
 	}
 	// The third non-archived one is refused and changes nothing.
 	tc.fails(http.MethodPost, base, map[string]string{"ca_certificate_pem": certgen.CA("third").PEM}, 400, core.ErrInvalidRequest, "2", "archive")
-	var page core.TokenPage[tunnelCertificate]
+	var page core.TokenPage[tunnels.TunnelCertificate]
 	tc.ok(http.MethodGet, base, nil, &page)
 	if fmt.Sprint(certIDs(page.Data)) != fmt.Sprint([]string{c2.ID, c1.ID}) || page.NextPage != nil {
 		t.Fatalf("list = %v, want newest first %s %s", certIDs(page.Data), c2.ID, c1.ID)
 	}
 	// Archiving one frees a slot; archiving again answers it unchanged.
 	tc.ts.Fake.AdvanceClock(time.Second)
-	var a1, a2 tunnelCertificate
+	var a1, a2 tunnels.TunnelCertificate
 	tc.ok(http.MethodPost, base+"/"+c1.ID+"/archive", nil, &a1)
 	tc.ts.Fake.AdvanceClock(time.Second)
 	tc.ok(http.MethodPost, base+"/"+c1.ID+"/archive", nil, &a2)
 	if a1.ArchivedAt == nil || !a1.ArchivedAt.Equal(core.Epoch().Add(2*time.Second)) || !sameJSON(a1, a2) {
 		t.Fatalf("archive = %+v, retry = %+v", a1, a2)
 	}
-	var c3 tunnelCertificate
+	var c3 tunnels.TunnelCertificate
 	tc.ok(http.MethodPost, base, map[string]string{"ca_certificate_pem": certgen.CA("third").PEM}, &c3)
 	// Archiving the last ones is allowed.
 	tc.ok(http.MethodPost, base+"/"+c2.ID+"/archive", nil, nil)
@@ -568,12 +572,12 @@ func TestTunnelCertificateValidation(t *testing.T) {
 		})
 	}
 	tc.t = t
-	var page core.TokenPage[tunnelCertificate]
+	var page core.TokenPage[tunnels.TunnelCertificate]
 	tc.ok(http.MethodGet, base+"?include_archived=true", nil, &page)
 	if len(page.Data) != 0 {
 		t.Fatal("a rejected certificate was stored")
 	}
-	var at tunnelCertificate
+	var at tunnels.TunnelCertificate
 	tc.ok(http.MethodPost, base, jsonBody(pad(8192)), &at)
 	if at.Fingerprint != ca.Fingerprint() {
 		t.Fatal("the padded certificate's fingerprint differs")
@@ -608,7 +612,7 @@ func TestTunnelTokenSecrecy(t *testing.T) {
 	tc := newTunnelClient(t, WithLogger(logger))
 	var tokens []string
 	grab := func(method, path string, body any) {
-		var tok tunnelToken
+		var tok tunnels.TunnelToken
 		tc.ok(method, path, body, &tok)
 		tokens = append(tokens, tok.TunnelToken)
 	}
@@ -682,7 +686,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func TestTunnelTokenCheckControl(t *testing.T) {
 	tc := newTunnelClient(t)
-	var tok tunnelToken
+	var tok tunnels.TunnelToken
 	tc.ok(http.MethodPost, tunnelsPath+"/"+researchTunel+"/reveal_token", nil, &tok)
 	check := func(token string) (accepted bool, id *string) {
 		var r struct {
@@ -729,7 +733,7 @@ func TestTunnelConcurrency(t *testing.T) {
 						t.Errorf("%s %s: %v %d %s", r.method, r.path, err, resp.status, resp.body)
 					}
 				}
-				var c tunnelCertificate
+				var c tunnels.TunnelCertificate
 				if resp, err := tc.send(http.MethodPost, base+"/certificates", pems[w]); err == nil && resp.status == 200 && json.Unmarshal(resp.body, &c) == nil {
 					if resp, err := tc.send(http.MethodPost, base+"/certificates/"+c.ID+"/archive", nil); err != nil || resp.status != 200 {
 						t.Errorf("archive: %v %d", err, resp.status)
@@ -737,7 +741,7 @@ func TestTunnelConcurrency(t *testing.T) {
 				} else if err != nil || resp.status != 400 {
 					t.Errorf("create: %v %d %s", err, resp.status, resp.body)
 				}
-				var page core.TokenPage[tunnelCertificate]
+				var page core.TokenPage[tunnels.TunnelCertificate]
 				if resp, err := tc.send(http.MethodGet, base+"/certificates", nil); err != nil || json.Unmarshal(resp.body, &page) != nil || len(page.Data) > 2 {
 					t.Errorf("active certificates: %v %s", err, resp.body)
 				}
@@ -748,7 +752,7 @@ func TestTunnelConcurrency(t *testing.T) {
 	if n := len(tc.ts.Fake.TokenRotations(tn.ID)); n != 80 {
 		t.Fatalf("rotations = %d, want 80", n)
 	}
-	var page core.TokenPage[tunnelCertificate]
+	var page core.TokenPage[tunnels.TunnelCertificate]
 	tc.ok(http.MethodGet, base+"/certificates?include_archived=true&limit=1000", nil, &page)
 	for _, c := range page.Data {
 		if c.ArchivedAt == nil {
@@ -819,7 +823,7 @@ func TestTunnelFixtureRules(t *testing.T) {
 	}
 	// A generated domain that a fixture already holds is skipped.
 	s := New(WithFixtures(&Fixtures{fx: fx}))
-	if tn, err := s.CreateTunnel(TunnelOptions{}); err != nil || tn.Domain != "t2.tunnels.platformkit.test" {
+	if tn, err := s.CreateTunnel(tunnels.TunnelOptions{}); err != nil || tn.Domain != "t2.tunnels.platformkit.test" {
 		t.Fatalf("CreateTunnel = %+v, %v", tn, err)
 	}
 }
@@ -830,12 +834,12 @@ func TestTunnelFixturesContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	archived, inWorkspace, twoActivePlusArchived := 0, 0, 0
-	for _, tn := range *tunnelsSection.In(fx.Sections) {
-		if tn.org != fx.Orgs[0] {
+	for _, tn := range *tunnels.TunnelsSection.In(fx.Sections) {
+		if tn.Org != fx.Orgs[0] {
 			continue
 		}
 		active, old := 0, 0
-		for _, c := range tn.certs {
+		for _, c := range tn.Certs {
 			if c.ArchivedAt == nil {
 				active++
 			} else {
@@ -914,7 +918,7 @@ var fixedCA = func() string {
 func BenchmarkTunnelList(b *testing.B) {
 	s := New()
 	for i := range 1000 {
-		if _, err := s.CreateTunnel(TunnelOptions{DisplayName: fmt.Sprint("bench ", i)}); err != nil {
+		if _, err := s.CreateTunnel(tunnels.TunnelOptions{DisplayName: fmt.Sprint("bench ", i)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -974,7 +978,7 @@ func TestTunnelGatewayTrust(t *testing.T) {
 	if ok, why := check(gwA.PEM); ok || !strings.Contains(why, "no non-archived CA") {
 		t.Fatalf("without CA: %v %q", ok, why)
 	}
-	var certA, certB tunnelCertificate
+	var certA, certB tunnels.TunnelCertificate
 	tc.ok(http.MethodPost, base, jsonBody(caA.PEM), &certA)
 	if ok, _ := check(gwA.PEM); !ok {
 		t.Fatal("a gateway issued by the trusted CA is refused")

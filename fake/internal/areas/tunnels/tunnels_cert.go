@@ -1,4 +1,4 @@
-package fake
+package tunnels
 
 import (
 	"crypto/sha256"
@@ -16,9 +16,9 @@ import (
 // maxCACertificatePEM is the largest ca_certificate_pem accepted, in bytes (gaps §9: 8 KB).
 const maxCACertificatePEM = 8 << 10
 
-// noExpiry is the NotAfter that RFC 5280 (4.1.2.5) reserves for "no well-defined expiration
+// NoExpiry is the NotAfter that RFC 5280 (4.1.2.5) reserves for "no well-defined expiration
 // date"; such a certificate's expires_at is null (spec 2.17).
-var noExpiry = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+var NoExpiry = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 
 // caCertificate is what the fake keeps of a registered certificate: the facts the API reports.
 type caCertificate struct {
@@ -68,7 +68,7 @@ func parseCACertificate(text string) (caCertificate, error) {
 	}
 	sum := sha256.Sum256(cert.Raw)
 	cc := caCertificate{fingerprint: hex.EncodeToString(sum[:]), cert: cert}
-	if notAfter := cert.NotAfter.UTC(); !notAfter.Equal(noExpiry) {
+	if notAfter := cert.NotAfter.UTC(); !notAfter.Equal(NoExpiry) {
 		cc.expiresAt = &notAfter
 	}
 	return cc, nil

@@ -1,4 +1,4 @@
-package fake
+package tunnels
 
 import (
 	"encoding/json"
@@ -119,7 +119,7 @@ func createTunnelAPI(s *core.Server, c *core.Call) (any, error) {
 		}
 		t.WorkspaceID = &ws
 	}
-	return addTunnel(s, tunnels(s, c.St), c.Org, t), nil
+	return addTunnel(s, StoreOf(s, c.St), c.Org, t), nil
 }
 
 // updateTunnelAPI serves POST /v1/tunnels/{tunnel_id}: display_name is set, or cleared by null;
@@ -130,7 +130,7 @@ func updateTunnelAPI(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(_ *Store, rec *TunnelRec) (any, error) {
 		if err := rec.live("it can no longer be changed"); err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package fake
+package tunnels
 
 import (
 	"crypto/hmac"
@@ -27,7 +27,7 @@ import (
 // marshalled: it is derived from the tunnel and its rotation count when reveal or rotate asks for
 // it, so no other response, log line or error message can carry it by accident.
 
-// Tunnel is the tunnel record of spec 2.17, as the API answers it and CreateTunnel returns it.
+// Tunnel is the face's Tunnel (package fake), which documents it.
 type Tunnel struct {
 	ID          string     `json:"id"`
 	ArchivedAt  *time.Time `json:"archived_at"`
@@ -38,15 +38,14 @@ type Tunnel struct {
 	WorkspaceID *string    `json:"workspace_id"`
 }
 
-// TunnelOptions are the fields of a tunnel made with CreateTunnel; empty fields are unset.
+// TunnelOptions is the face's TunnelOptions (package fake), which documents it.
 type TunnelOptions struct {
 	OrganizationID string // org_ ID or UUID; empty: the first fixture organization
 	WorkspaceID    string // a wrkspc_ ID; empty: the default workspace
 	DisplayName    string // 1 to 255 characters; empty: no display name
 }
 
-// TokenRotation is the audit record of one rotate_token call (spec 4.9: the reason is recorded
-// for audit). It holds token IDs, never token values.
+// TokenRotation is the face's TokenRotation (package fake), which documents it.
 type TokenRotation struct {
 	TunnelID        string    `json:"-"` // a snapshot lists rotations under their tunnel
 	PreviousTokenID string    `json:"previous_token_id"`
@@ -56,15 +55,15 @@ type TokenRotation struct {
 	RotatedAt       time.Time `json:"rotated_at"`
 }
 
-// tunnelToken is the tunnel token of spec 2.17. Only reveal_token and rotate_token answer it.
-type tunnelToken struct {
+// TunnelToken is the tunnel token of spec 2.17. Only reveal_token and rotate_token answer it.
+type TunnelToken struct {
 	ID          string `json:"id"`
 	TunnelToken string `json:"tunnel_token"`
 	Type        string `json:"type"`
 }
 
-// tunnelCertificate is the tunnel certificate record of spec 2.17.
-type tunnelCertificate struct {
+// TunnelCertificate is the tunnel certificate record of spec 2.17.
+type TunnelCertificate struct {
 	ID          string     `json:"id"`
 	ArchivedAt  *time.Time `json:"archived_at"`
 	CreatedAt   time.Time  `json:"created_at"`
@@ -78,59 +77,59 @@ type tunnelCertificate struct {
 
 // json returns the certificate's record, encoded once per change (recordJSON); the caller holds
 // the tunnels' lock.
-func (c *tunnelCertificate) json() (json.RawMessage, error) {
+func (c *TunnelCertificate) json() (json.RawMessage, error) {
 	return c.encoded.Get("", func() any { return *c })
 }
 
-// tunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
+// TunnelRec is a stored tunnel: the record plus its owner, its rotation count (from which the
 // current token is derived) and its certificates in list order (newest first).
-type tunnelRec struct {
+type TunnelRec struct {
 	Tunnel
-	org       *core.Org
+	Org       *core.Org
 	rotations int
-	certs     []*tunnelCertificate
+	Certs     []*TunnelCertificate
 	encoded   core.RecordJSON // Tunnel, encoded once per change; every change drops it
 }
 
 // json returns the tunnel's record, encoded once per change (recordJSON); the caller holds the
 // tunnels' lock.
-func (t *tunnelRec) json() (json.RawMessage, error) {
+func (t *TunnelRec) json() (json.RawMessage, error) {
 	return t.encoded.Get("", func() any { return t.Tunnel })
 }
 
-// tunnelStore is the tunnels area's state. Tunnels are never deleted, only archived, so the
+// Store is the tunnels area's state. Tunnels are never deleted, only archived, so the
 // domains of the tunnels ever held are exactly the domains that may never be allocated again.
-type tunnelStore struct {
+type Store struct {
 	mu          sync.Mutex
-	list        []*tunnelRec // newest first (created_at descending, ID breaking ties)
-	byID        map[string]*tunnelRec
-	domains     map[string]bool
+	list        []*TunnelRec // newest first (created_at descending, ID breaking ties)
+	ByID        map[string]*TunnelRec
+	Domains     map[string]bool
 	domainSeq   int
 	rotationLog []TokenRotation
 }
 
-// fixtureTunnel is a tunnel of fixtures/tunnels.json, checked and parsed once per process.
-type fixtureTunnel struct {
+// FixtureTunnel is a tunnel of fixtures/tunnels.json, checked and parsed once per process.
+type FixtureTunnel struct {
 	Tunnel
-	org       *core.Org
-	certs     []tunnelCertificate
+	Org       *core.Org
+	Certs     []TunnelCertificate
 	rotations []TokenRotation // oldest first; their number is the tunnel's rotation count
 }
 
 // Keys and states of the records: lists are ordered by (created_at, ID); archived_at set means archived.
 func tunnelKey(t Tunnel) core.ListKey                 { return core.ListKey{At: t.CreatedAt, ID: t.ID} }
-func certificateKey(c tunnelCertificate) core.ListKey { return core.ListKey{At: c.CreatedAt, ID: c.ID} }
-func tunnelRecKey(t *tunnelRec) core.ListKey          { return tunnelKey(t.Tunnel) }
-func certRecKey(c *tunnelCertificate) core.ListKey    { return certificateKey(*c) }
-func (t *tunnelRec) archived() bool                   { return t.ArchivedAt != nil }
-func (c *tunnelCertificate) archived() bool           { return c.ArchivedAt != nil }
+func certificateKey(c TunnelCertificate) core.ListKey { return core.ListKey{At: c.CreatedAt, ID: c.ID} }
+func TunnelRecKey(t *TunnelRec) core.ListKey          { return tunnelKey(t.Tunnel) }
+func CertRecKey(c *TunnelCertificate) core.ListKey    { return certificateKey(*c) }
+func (t *TunnelRec) archived() bool                   { return t.ArchivedAt != nil }
+func (c *TunnelCertificate) archived() bool           { return c.ArchivedAt != nil }
 
 var workspaceIDPattern = regexp.MustCompile(`^wrkspc_[A-Za-z0-9_-]+$`)
 
 const (
 	maxDisplayName = 255
 	maxActiveCerts = 2 // spec 8: non-archived certificates per tunnel
-	domainSuffix   = ".tunnels.platformkit.test"
+	DomainSuffix   = ".tunnels.platformkit.test"
 )
 
 // loadTunnels reads fixtures/tunnels.json: each tunnel's organization must exist, IDs and
@@ -155,7 +154,7 @@ func loadTunnels(fsys fs.FS, fx *core.Fixtures) error {
 	}
 	domains := map[string]bool{} // lower case: host names do not distinguish case
 	for _, ft := range file.Tunnels {
-		t := fixtureTunnel{Tunnel: ft.Tunnel, org: fx.OrgByID(ft.OrganizationID), rotations: ft.TokenRotations}
+		t := FixtureTunnel{Tunnel: ft.Tunnel, Org: fx.OrgByID(ft.OrganizationID), rotations: ft.TokenRotations}
 		t.Type = "tunnel"
 		for i := range t.rotations {
 			r := &t.rotations[i]
@@ -168,7 +167,7 @@ func loadTunnels(fsys fs.FS, fx *core.Fixtures) error {
 			}
 		}
 		switch {
-		case t.org == nil:
+		case t.Org == nil:
 			return fmt.Errorf("tunnels.json: tunnel %s names unknown organization %s", t.ID, ft.OrganizationID)
 		case domains[strings.ToLower(t.Domain)]:
 			return fmt.Errorf("tunnels.json: tunnel %s: domain %s is used twice; domains are never shared or reused", t.ID, t.Domain)
@@ -183,7 +182,7 @@ func loadTunnels(fsys fs.FS, fx *core.Fixtures) error {
 			if fc.ArchivedAt == nil {
 				active++
 			}
-			t.certs = append(t.certs, tunnelCertificate{ID: fc.ID, ArchivedAt: fc.ArchivedAt, CreatedAt: fc.CreatedAt,
+			t.Certs = append(t.Certs, TunnelCertificate{ID: fc.ID, ArchivedAt: fc.ArchivedAt, CreatedAt: fc.CreatedAt,
 				ExpiresAt: cc.expiresAt, Fingerprint: cc.fingerprint, TunnelID: t.ID, Type: "tunnel_certificate", ca: cc.cert})
 		}
 		switch {
@@ -192,19 +191,19 @@ func loadTunnels(fsys fs.FS, fx *core.Fixtures) error {
 		case active > 0 && t.ArchivedAt != nil:
 			return fmt.Errorf("tunnels.json: archived tunnel %s has non-archived certificates; archival archives them all", t.ID)
 		}
-		*tunnelsSection.In(fx.Sections) = append(*tunnelsSection.In(fx.Sections), t)
+		*TunnelsSection.In(fx.Sections) = append(*TunnelsSection.In(fx.Sections), t)
 	}
 	return nil
 }
 
 // newTunnelStore copies the fixture tunnels into a server's own state.
-func newTunnelStore(fx *core.Fixtures) *tunnelStore {
-	st := &tunnelStore{byID: map[string]*tunnelRec{}, domains: map[string]bool{}}
-	for _, ft := range *tunnelsSection.In(fx.Sections) {
-		rec := &tunnelRec{Tunnel: ft.Tunnel, org: ft.org, rotations: len(ft.rotations)}
+func newTunnelStore(fx *core.Fixtures) *Store {
+	st := &Store{ByID: map[string]*TunnelRec{}, Domains: map[string]bool{}}
+	for _, ft := range *TunnelsSection.In(fx.Sections) {
+		rec := &TunnelRec{Tunnel: ft.Tunnel, Org: ft.Org, rotations: len(ft.rotations)}
 		st.rotationLog = append(st.rotationLog, ft.rotations...)
-		for _, c := range ft.certs {
-			rec.certs = core.InsertInOrder(rec.certs, &c, certRecKey, core.NewestFirst)
+		for _, c := range ft.Certs {
+			rec.Certs = core.InsertInOrder(rec.Certs, &c, CertRecKey, core.NewestFirst)
 		}
 		st.insert(rec)
 	}
@@ -212,33 +211,33 @@ func newTunnelStore(fx *core.Fixtures) *tunnelStore {
 }
 
 // insert adds a tunnel in list order and reserves its domain for the life of the server.
-func (st *tunnelStore) insert(rec *tunnelRec) {
-	st.list = core.InsertInOrder(st.list, rec, tunnelRecKey, core.NewestFirst)
-	st.byID[rec.ID] = rec
-	st.domains[strings.ToLower(rec.Domain)] = true
+func (st *Store) insert(rec *TunnelRec) {
+	st.list = core.InsertInOrder(st.list, rec, TunnelRecKey, core.NewestFirst)
+	st.ByID[rec.ID] = rec
+	st.Domains[strings.ToLower(rec.Domain)] = true
 }
 
 // newDomain allocates a hostname no tunnel of this server has had, archived or not.
-func (st *tunnelStore) newDomain() string {
+func (st *Store) newDomain() string {
 	for {
 		st.domainSeq++
-		d := "t" + strconv.Itoa(st.domainSeq) + domainSuffix
-		if !st.domains[d] {
+		d := "t" + strconv.Itoa(st.domainSeq) + DomainSuffix
+		if !st.Domains[d] {
 			return d
 		}
 	}
 }
 
-// tunnels returns the area's store in st, built from the fixtures on first use.
-func tunnels(s *core.Server, st *core.State) *tunnelStore {
-	return tunnelStores.In(st.Stores).Get(func() *tunnelStore { return newTunnelStore(st.Fx) })
+// Tunnels returns the area's store in st, built from the fixtures on first use.
+func StoreOf(s *core.Server, st *core.State) *Store {
+	return tunnelStores.In(st.Stores).Get(func() *Store { return newTunnelStore(st.Fx) })
 }
 
 // find returns the caller's tunnel; another organization's tunnel is not found, exactly like an
 // unknown ID. Call with st.mu held.
-func (st *tunnelStore) find(o *core.Org, id string) (*tunnelRec, error) {
-	rec := st.byID[id]
-	if rec == nil || rec.org != o {
+func (st *Store) find(o *core.Org, id string) (*TunnelRec, error) {
+	rec := st.ByID[id]
+	if rec == nil || rec.Org != o {
 		return nil, core.NotFound("tunnel", id)
 	}
 	return rec, nil
@@ -250,13 +249,13 @@ var tunnelTokenKey = []byte("platformkit tunnel tokens v1")
 
 // currentToken derives the token of a tunnel after n rotations: a fresh value and ID per
 // rotation, the same ones on every reveal in between (spec 4.9, 3.3).
-func currentToken(tunnelID string, n int) tunnelToken {
+func currentToken(tunnelID string, n int) TunnelToken {
 	derive := func(purpose string) []byte {
 		mac := hmac.New(sha256.New, tunnelTokenKey)
 		fmt.Fprintf(mac, "%s\x00%s\x00%d", purpose, tunnelID, n)
 		return mac.Sum(nil)
 	}
-	return tunnelToken{
+	return TunnelToken{
 		ID:          "ttkn_" + hex.EncodeToString(derive("id")),
 		TunnelToken: "tnltok_" + base64.RawURLEncoding.EncodeToString(derive("value")),
 		Type:        "tunnel_token",
@@ -265,8 +264,8 @@ func currentToken(tunnelID string, n int) tunnelToken {
 
 // withTunnel runs f on the caller's tunnel of the path with the store locked. f must not block.
 // Another organization's tunnel, like an unknown ID, is a 404.
-func withTunnel(s *core.Server, c *core.Call, f func(st *tunnelStore, rec *tunnelRec) (any, error)) (any, error) {
-	st := tunnels(s, c.St)
+func withTunnel(s *core.Server, c *core.Call, f func(st *Store, rec *TunnelRec) (any, error)) (any, error) {
+	st := StoreOf(s, c.St)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	rec, err := st.find(c.Org, c.Param("tunnel_id"))
@@ -283,7 +282,7 @@ func withTunnel(s *core.Server, c *core.Call, f func(st *tunnelStore, rec *tunne
 
 // live refuses an operation on an archived tunnel (gaps §9): archival is irreversible and
 // invalidates the token.
-func (t *tunnelRec) live(refusal string) error {
+func (t *TunnelRec) live(refusal string) error {
 	if t.archived() {
 		return core.Invalid("tunnel %s is archived: %s", t.ID, refusal)
 	}
@@ -292,7 +291,7 @@ func (t *tunnelRec) live(refusal string) error {
 
 // getTunnel serves GET /v1/organizations/tunnels/{tunnel_id} (spec 4.9).
 func getTunnel(s *core.Server, c *core.Call) (any, error) {
-	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) { return rec.json() })
+	return withTunnel(s, c, func(_ *Store, rec *TunnelRec) (any, error) { return rec.json() })
 }
 
 // archivedListQuery is what both lists of the area take: include_archived, limit (gaps §9:
@@ -333,33 +332,33 @@ func tunnelPage(s *core.Server, c *core.Call, workspace string, filter bool) (an
 	if err != nil {
 		return nil, err
 	}
-	st := tunnels(s, c.St)
+	st := StoreOf(s, c.St)
 	st.mu.Lock()
 	defer st.mu.Unlock() // until the page is encoded: the records' bytes are guarded by the lock
-	// Start at the token's position (binary search) and copy only the page and one more item,
+	// start at the token's position (binary search) and copy only the page and one more item,
 	// which tells pageByToken whether a next page exists: the cost follows the page, not the
 	// number of tunnels.
 	start := 0
 	if q.after != nil {
-		start = core.SearchAfter(st.list, tunnelRecKey, core.NewestFirst, *q.after)
+		start = core.SearchAfter(st.list, TunnelRecKey, core.NewestFirst, *q.after)
 	}
-	matched := make([]*tunnelRec, 0, q.limit+1)
+	matched := make([]*TunnelRec, 0, q.limit+1)
 	for _, rec := range st.list[start:] {
 		if len(matched) > q.limit {
 			break
 		}
-		if rec.org != c.Org || (rec.archived() && !q.includeArchived) ||
+		if rec.Org != c.Org || (rec.archived() && !q.includeArchived) ||
 			(filter && (rec.WorkspaceID == nil || *rec.WorkspaceID != workspace)) {
 			continue
 		}
 		matched = append(matched, rec)
 	}
-	return core.EncodedTokenPage(core.PageByToken(matched, tunnelRecKey, core.NewestFirst, q.scope, nil, q.limit), (*tunnelRec).json)
+	return core.EncodedTokenPage(core.PageByToken(matched, TunnelRecKey, core.NewestFirst, q.scope, nil, q.limit), (*TunnelRec).json)
 }
 
 // revealTunnelToken serves POST .../reveal_token: the current token, the same until rotation.
 func revealTunnelToken(s *core.Server, c *core.Call) (any, error) {
-	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(_ *Store, rec *TunnelRec) (any, error) {
 		if err := rec.live("its token was invalidated and can no longer be revealed"); err != nil {
 			return nil, err
 		}
@@ -376,7 +375,7 @@ func rotateTunnelToken(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return withTunnel(s, c, func(st *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(st *Store, rec *TunnelRec) (any, error) {
 		if err := rec.live("its token cannot be rotated"); err != nil {
 			return nil, err
 		}
@@ -395,7 +394,7 @@ func rotateTunnelToken(s *core.Server, c *core.Call) (any, error) {
 // archiveTunnel serves POST .../archive: irreversible, cascades to the certificates, and
 // invalidates the token; a retry answers the record unchanged (spec 3.3).
 func archiveTunnel(s *core.Server, c *core.Call) (any, error) {
-	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(_ *Store, rec *TunnelRec) (any, error) {
 		if rec.archived() {
 			return rec.json() // a retry: the record unchanged (spec 3.3, 7)
 		}
@@ -403,7 +402,7 @@ func archiveTunnel(s *core.Server, c *core.Call) (any, error) {
 		now := s.Clock.Now()
 		rec.ArchivedAt = &now
 		rec.encoded.Drop()
-		for _, cert := range rec.certs {
+		for _, cert := range rec.Certs {
 			if !cert.archived() {
 				cert.ArchivedAt = &now
 				cert.encoded.Drop()
@@ -426,12 +425,12 @@ func createTunnelCertificate(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(_ *Store, rec *TunnelRec) (any, error) {
 		if err := rec.live("certificates cannot be added to it"); err != nil {
 			return nil, err
 		}
 		active := 0
-		for _, cert := range rec.certs {
+		for _, cert := range rec.Certs {
 			if !cert.archived() {
 				active++
 			}
@@ -439,19 +438,19 @@ func createTunnelCertificate(s *core.Server, c *core.Call) (any, error) {
 		if active >= maxActiveCerts {
 			return nil, core.Invalid("tunnel %s already has %d non-archived certificates, the most allowed; archive one before adding another", rec.ID, active)
 		}
-		cert := &tunnelCertificate{ID: s.IDs.Next("tcrt_"), CreatedAt: s.Clock.Now(), ExpiresAt: cc.expiresAt,
+		cert := &TunnelCertificate{ID: s.IDs.Next("tcrt_"), CreatedAt: s.Clock.Now(), ExpiresAt: cc.expiresAt,
 			Fingerprint: cc.fingerprint, TunnelID: rec.ID, Type: "tunnel_certificate", ca: cc.cert}
-		rec.certs = core.InsertInOrder(rec.certs, cert, certRecKey, core.NewestFirst)
+		rec.Certs = core.InsertInOrder(rec.Certs, cert, CertRecKey, core.NewestFirst)
 		return cert.json()
 	})
 }
 
 // withCertificate runs f on the certificate of the path, of the caller's tunnel of the path, with
 // the store locked; a certificate of another tunnel is not found.
-func withCertificate(s *core.Server, c *core.Call, f func(cert *tunnelCertificate) (any, error)) (any, error) {
-	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+func withCertificate(s *core.Server, c *core.Call, f func(cert *TunnelCertificate) (any, error)) (any, error) {
+	return withTunnel(s, c, func(_ *Store, rec *TunnelRec) (any, error) {
 		id := c.Param("certificate_id")
-		for _, cert := range rec.certs {
+		for _, cert := range rec.Certs {
 			if cert.ID == id {
 				return f(cert)
 			}
@@ -462,7 +461,7 @@ func withCertificate(s *core.Server, c *core.Call, f func(cert *tunnelCertificat
 
 // getTunnelCertificate serves GET .../certificates/{certificate_id}.
 func getTunnelCertificate(s *core.Server, c *core.Call) (any, error) {
-	return withCertificate(s, c, func(cert *tunnelCertificate) (any, error) { return cert.json() })
+	return withCertificate(s, c, func(cert *TunnelCertificate) (any, error) { return cert.json() })
 }
 
 // listTunnelCertificates serves GET .../certificates, newest first; archived ones only with
@@ -472,15 +471,15 @@ func listTunnelCertificates(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withTunnel(s, c, func(_ *tunnelStore, rec *tunnelRec) (any, error) {
+	return withTunnel(s, c, func(_ *Store, rec *TunnelRec) (any, error) {
 		// As in listTunnels: from the token's place, only the page and one more item, encoded
 		// with the lock held, which guards the records' bytes.
 		start := 0
 		if q.after != nil {
-			start = core.SearchAfter(rec.certs, certRecKey, core.NewestFirst, *q.after)
+			start = core.SearchAfter(rec.Certs, CertRecKey, core.NewestFirst, *q.after)
 		}
-		matched := make([]*tunnelCertificate, 0, q.limit+1)
-		for _, cert := range rec.certs[start:] {
+		matched := make([]*TunnelCertificate, 0, q.limit+1)
+		for _, cert := range rec.Certs[start:] {
 			if len(matched) > q.limit {
 				break
 			}
@@ -488,14 +487,14 @@ func listTunnelCertificates(s *core.Server, c *core.Call) (any, error) {
 				matched = append(matched, cert)
 			}
 		}
-		return core.EncodedTokenPage(core.PageByToken(matched, certRecKey, core.NewestFirst, q.scope, nil, q.limit), (*tunnelCertificate).json)
+		return core.EncodedTokenPage(core.PageByToken(matched, CertRecKey, core.NewestFirst, q.scope, nil, q.limit), (*TunnelCertificate).json)
 	})
 }
 
 // archiveTunnelCertificate serves POST .../certificates/{certificate_id}/archive: the record
 // stays, the certificate leaves the trusted set (spec 3.4).
 func archiveTunnelCertificate(s *core.Server, c *core.Call) (any, error) {
-	return withCertificate(s, c, func(cert *tunnelCertificate) (any, error) {
+	return withCertificate(s, c, func(cert *TunnelCertificate) (any, error) {
 		if !cert.archived() { // archiving again answers the record unchanged (gaps §9)
 			now := s.Clock.Now()
 			cert.ArchivedAt = &now
@@ -530,7 +529,7 @@ func controlCreateTunnel(s *core.Server, c *core.Call) (any, error) {
 		}
 		opts.DisplayName = *req.DisplayName
 	}
-	return createTunnel(s, opts)
+	return CreateTunnel(s, opts)
 }
 
 // controlCheckTunnelToken serves POST /_fake/tunnels/token_check; see TunnelForToken. The answer
@@ -542,7 +541,7 @@ func controlCheckTunnelToken(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	id, ok := tunnelForToken(s, req.TunnelToken)
+	id, ok := TunnelForToken(s, req.TunnelToken)
 	answer := struct {
 		Accepted bool    `json:"accepted"`
 		TunnelID *string `json:"tunnel_id"`
@@ -583,13 +582,13 @@ func checkGateway(s *core.Server, tunnelID, chainPEM string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st := tunnels(s, s.State())
+	st := StoreOf(s, s.State())
 	st.mu.Lock()
-	rec := st.byID[tunnelID]
+	rec := st.ByID[tunnelID]
 	archived := rec != nil && rec.archived()
 	var trusted []*x509.Certificate
 	if rec != nil {
-		for _, cert := range rec.certs {
+		for _, cert := range rec.Certs {
 			if !cert.archived() {
 				trusted = append(trusted, cert.ca)
 			}
@@ -605,8 +604,8 @@ func checkGateway(s *core.Server, tunnelID, chainPEM string) (string, error) {
 	return verifyGateway(trusted, chain, s.Clock.Now()), nil
 }
 
-// gatewayCheck is Server.CheckGateway of the face (package fake).
-func gatewayCheck(s *core.Server, tunnelID, chainPEM string) error {
+// GatewayCheck is Server.CheckGateway of the face (package fake).
+func GatewayCheck(s *core.Server, tunnelID, chainPEM string) error {
 	reason, err := checkGateway(s, tunnelID, chainPEM)
 	if err != nil {
 		return err
@@ -617,8 +616,8 @@ func gatewayCheck(s *core.Server, tunnelID, chainPEM string) error {
 	return nil
 }
 
-// createTunnel is Server.CreateTunnel of the face (package fake).
-func createTunnel(s *core.Server, opts TunnelOptions) (Tunnel, error) {
+// CreateTunnel is Server.CreateTunnel of the face (package fake).
+func CreateTunnel(s *core.Server, opts TunnelOptions) (Tunnel, error) {
 	var o *core.Org
 	world := s.State()
 	fx := world.Fx
@@ -645,23 +644,23 @@ func createTunnel(s *core.Server, opts TunnelOptions) (Tunnel, error) {
 		}
 		t.DisplayName = &opts.DisplayName
 	}
-	return addTunnel(s, tunnels(s, world), o, t), nil
+	return addTunnel(s, StoreOf(s, world), o, t), nil
 }
 
 // addTunnel stores t, of organization o, with the current time, a domain no tunnel of this
 // server has had, and an ID from the control counters whether the control API or POST
 // /v1/tunnels creates it, so that the two never hand out the same tunnel ID.
-func addTunnel(s *core.Server, st *tunnelStore, o *core.Org, t Tunnel) Tunnel {
+func addTunnel(s *core.Server, st *Store, o *core.Org, t Tunnel) Tunnel {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	t.ID, t.CreatedAt, t.Domain = s.CtlIDs.Next("tnl_"), s.Clock.Now(), st.newDomain()
-	st.insert(&tunnelRec{Tunnel: t, org: o})
+	st.insert(&TunnelRec{Tunnel: t, Org: o})
 	return t
 }
 
-// tokenRotations is Server.TokenRotations of the face (package fake).
-func tokenRotations(s *core.Server, tunnelID string) []TokenRotation {
-	st := tunnels(s, s.State())
+// TokenRotations is Server.TokenRotations of the face (package fake).
+func TokenRotations(s *core.Server, tunnelID string) []TokenRotation {
+	st := StoreOf(s, s.State())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []TokenRotation
@@ -673,9 +672,9 @@ func tokenRotations(s *core.Server, tunnelID string) []TokenRotation {
 	return out
 }
 
-// tunnelForToken is Server.TunnelForToken of the face (package fake).
-func tunnelForToken(s *core.Server, token string) (tunnelID string, ok bool) {
-	st := tunnels(s, s.State())
+// TunnelForToken is Server.TunnelForToken of the face (package fake).
+func TunnelForToken(s *core.Server, token string) (tunnelID string, ok bool) {
+	st := StoreOf(s, s.State())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, rec := range st.list {

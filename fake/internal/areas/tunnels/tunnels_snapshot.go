@@ -1,4 +1,4 @@
-package fake
+package tunnels
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 // tunnelsSnapshot is the area's part of a snapshot (tunnels.json), written from its store
 // in the shape its loader reads.
-var tunnelsSnapshot = &core.SnapshotArea{Lock: core.LockArea(tunnelStores, func(t *tunnelStore) *sync.Mutex { return &t.mu }), Export: exportTunnels}
+var tunnelsSnapshot = &core.SnapshotArea{Lock: core.LockArea(tunnelStores, func(t *Store) *sync.Mutex { return &t.mu }), Export: exportTunnels}
 
 // exportTunnels writes every tunnel with its certificates (the PEM of each CA certificate,
 // from which fingerprint and expiry are computed again) and its token rotations.
@@ -30,12 +30,12 @@ func exportTunnels(st *core.State, out map[string]any) error {
 			CACertificatePEM string `json:"ca_certificate_pem"`
 		}
 		certs := []cert{}
-		for j := len(rec.certs) - 1; j >= 0; j-- {
-			c := rec.certs[j]
+		for j := len(rec.Certs) - 1; j >= 0; j-- {
+			c := rec.Certs[j]
 			certs = append(certs, cert{c.ID, c.ArchivedAt, c.CreatedAt,
 				string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.ca.Raw}))})
 		}
-		tunnels.Add(rec.org.ID, struct {
+		tunnels.Add(rec.Org.ID, struct {
 			Tunnel
 			Certificates   []cert          `json:"certificates"`
 			TokenRotations []TokenRotation `json:"token_rotations,omitempty"`

@@ -1,13 +1,13 @@
-package fake
+package tunnels
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
-// tunnelsArea is the area of tunnels and their certificates, under /v1/organizations/tunnels and /v1/tunnels.
-var tunnelsArea = &core.Area{Routes: tunnelRoutes, Load: loadTunnels, Snapshot: tunnelsSnapshot}
+// Area is the area of tunnels and their certificates, under /v1/organizations/tunnels and /v1/tunnels.
+var Area = &core.Area{Routes: tunnelRoutes, Load: loadTunnels, Snapshot: tunnelsSnapshot}
 
 var (
-	tunnelsSection = core.NewSection[[]fixtureTunnel]()
-	tunnelStores   = core.NewStore[tunnelStore]()
+	TunnelsSection = core.NewSection[[]FixtureTunnel]()
+	tunnelStores   = core.NewStore[Store]()
 )
 
 func tunnelRoutes() []*core.Route {
