@@ -163,7 +163,7 @@ func listModels(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, ok, err := fromTape(s, c); ok {
+	if v, ok, err := core.Replayed(s, c); ok {
 		return v, err
 	}
 	cat := modelsSection.In(c.St.Fx.Sections)
@@ -179,7 +179,7 @@ func listModels(s *core.Server, c *core.Call) (any, error) {
 }
 
 func getModel(s *core.Server, c *core.Call) (any, error) {
-	if v, ok, err := fromTape(s, c); ok {
+	if v, ok, err := core.Replayed(s, c); ok {
 		return v, err
 	}
 	id := c.Param("model_id")

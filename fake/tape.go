@@ -193,7 +193,7 @@ func upstreamCredential(r *http.Request, ifc *core.Iface, err error) (*core.Cred
 }
 
 // tapeArea lets a credential the fixtures do not know through to a route a tape records or
-// replays (upstreamCredential).
+// replays (upstreamCredential), and answers the routes without a body from it (fromTape).
 var tapeArea = &core.Area{
 	Admit: func(s *core.Server, rt *core.Route, r *http.Request, ifc *core.Iface, err error) (*core.Credential, string, error) {
 		if !tapeOption.Of(&s.Cfg).taped(rt) {
@@ -201,6 +201,7 @@ var tapeArea = &core.Area{
 		}
 		return upstreamCredential(r, ifc, err)
 	},
+	Replay: fromTape,
 }
 
 // tapeOption is the tape that records or replays inference requests (WithTape); nil: neither.

@@ -26,6 +26,9 @@ type Area struct {
 	// without them (a tape replays or records it): it returns the credential to serve the
 	// request as, or err.
 	Admit func(s *Server, rt *Route, r *http.Request, ifc *Iface, err error) (*Credential, string, error)
+	// Replay answers a request of a route without a body from a recording (a tape replaying):
+	// ok is false when the route's handler is to answer it. Replayed asks every area's.
+	Replay func(s *Server, c *Call) (v any, ok bool, err error)
 	// Release gives back what the area's store in st keeps of a shared byte budget: the state
 	// was replaced (reset, snapshot load) or its namespace dropped. A store not built yet is
 	// built released, so that a request still in flight on st keeps nothing that would count.
@@ -35,6 +38,19 @@ type Area struct {
 	// Drop gives back what the area's values of s keep of a shared budget: s, a namespace, was
 	// dropped.
 	Drop func(s *Server)
+}
+
+// Replayed answers c from the first area whose Replay does (a tape), for the handlers of
+// routes that a recording may answer (the models routes): ok is false when none does.
+func Replayed(s *Server, c *Call) (any, bool, error) {
+	for _, a := range areaList {
+		if a.Replay != nil {
+			if v, ok, err := a.Replay(s, c); ok {
+				return v, true, err
+			}
+		}
+	}
+	return nil, false, nil
 }
 
 // areaList is the areas in order, as the face registered them.
