@@ -4,6 +4,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -13,7 +14,7 @@ import (
 // load in it, and a snapshot writes their parts in it. A new area is a line here (ARCHITECTURE.md).
 func init() {
 	core.RegisterAreas(
-		modelsArea,
+		models.Area,
 		admin.Area,
 		tunnels.Area,
 		work.Area,

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/models"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -679,7 +681,7 @@ func mayMark(data []byte) bool {
 // cacheContext is the part of the keys that comes from the credential and the parameters.
 func newCacheContext(s *core.Server, c *core.Call, req *messageRequest) *cacheContext {
 	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: workspaceID(c)}
-	if m := findModel(c.St.Fx, req.Model); m != nil {
+	if m := models.Find(c.St.Fx, req.Model); m != nil {
 		ctx.model = m.ID
 	}
 	if c.Org != nil {

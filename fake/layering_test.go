@@ -19,6 +19,7 @@ var serverImports = map[string][]string{
 	"areas/compliance": {"core"},
 	"areas/admin":      {"core"},
 	"areas/memory":     {"core"},
+	"areas/models":     {"core"},
 	"areas/tunnels":    {"core", "areas/admin"},
 	"areas/work":       {"core"},
 }

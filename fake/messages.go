@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/models"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -738,7 +740,7 @@ func checkMessageOptions(req *messageRequest) error {
 // checkMaxTokens applies the limits of max_tokens that depend on other fields: the model's own
 // maximum (spec 4.4, 8) and the thinking budget, which must leave room for an answer (gaps §4).
 func checkMaxTokens(fx *core.Fixtures, req *messageRequest) error {
-	if m := findModel(fx, req.Model); m != nil && req.MaxTokens > m.MaxTokens {
+	if m := models.Find(fx, req.Model); m != nil && req.MaxTokens > m.MaxTokens {
 		return core.InvalidField("max_tokens", "%d is above the maximum of %d output tokens of model %s", req.MaxTokens, m.MaxTokens, req.Model)
 	}
 	if t := req.Thinking; t != nil && t.Type == "enabled" && t.BudgetTokens >= req.MaxTokens {

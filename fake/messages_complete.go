@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/models"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -71,7 +73,7 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 		return v, err
 	}
 	limit := req.MaxTokensToSample
-	if m := findModel(c.St.Fx, req.Model); m != nil {
+	if m := models.Find(c.St.Fx, req.Model); m != nil {
 		limit = min(limit, m.MaxTokens)
 	}
 	// The scripted model answers and then, as a model would, goes on with the next human turn,

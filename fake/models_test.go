@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/models"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/gin-gonic/gin"
@@ -101,7 +103,7 @@ func TestModelPagesAsEncoded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, err := core.PageByCursor(modelsSection.In(fx.Sections).list, modelKey, modelID, core.NewestFirst, cq, core.LookupIn(modelsSection.In(fx.Sections).list, modelKey))
+		page, err := core.PageByCursor(models.ModelsSection.In(fx.Sections).List, models.ModelKey, models.ModelID, core.NewestFirst, cq, core.LookupIn(models.ModelsSection.In(fx.Sections).List, models.ModelKey))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,11 +131,11 @@ func TestModelPagesAreKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	fx := def.Copy() // the default fixtures are shared by the process's servers: a cache of its own
-	pages := &core.DocCache[modelPageKey]{}
-	modelsSection.In(fx.Sections).pages = pages
+	pages := &core.DocCache[models.ModelPageKey]{}
+	models.ModelsSection.In(fx.Sections).Pages = pages
 	s := New(WithFixtures(&Fixtures{fx: fx}))
 	first := send(t, s, "GET", "/v1/models?limit=2", "", modelsHeaders...)
-	kept := pages.Get(modelPageKey{limit: 2})
+	kept := pages.Get(models.ModelPageKey{Limit: 2})
 	if first.Code != 200 || string(kept) != first.Body.String() {
 		t.Fatalf("kept %q for the answer %d %q", kept, first.Code, first.Body)
 	}
@@ -142,7 +144,7 @@ func TestModelPagesAreKept(t *testing.T) {
 	}
 	n := len(pages.Docs)
 	wantError(t, send(t, s, "GET", "/v1/models?limit=2&after_id=nope", "", modelsHeaders...), 400, "invalid_request_error", "after_id")
-	if len(pages.Docs) != n || pages.Get(modelPageKey{after: "nope", limit: 2}) != nil {
+	if len(pages.Docs) != n || pages.Get(models.ModelPageKey{After: "nope", Limit: 2}) != nil {
 		t.Errorf("a refused page was kept")
 	}
 	for i := range core.DocCacheMax + 10 {

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/models"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -152,7 +154,7 @@ type admission struct {
 // nil when the organization limits none.
 func rateGroup(c *core.Call, model string, tokenCount bool) *admin.RateLimitGroup {
 	id := model
-	if m := findModel(c.St.Fx, model); m != nil {
+	if m := models.Find(c.St.Fx, model); m != nil {
 		id = m.ID
 	}
 	for _, g := range admin.AdminSection.In(c.St.Fx.Sections).RateLimits[c.Org] {

@@ -1,4 +1,4 @@
-package fake
+package models
 
 import (
 	"fmt"
@@ -40,21 +40,21 @@ func (m *modelInfo) MarshalJSON() ([]byte, error) { return m.encoded, nil }
 // modelCatalog holds the models newest first (created_at descending, id breaking ties) and
 // resolves IDs and aliases.
 type modelCatalog struct {
-	list []*modelInfo
+	List []*modelInfo
 	byID map[string]*modelInfo // IDs and aliases
-	// pages are the list pages answered so far, whole documents written as they are: the
+	// Pages are the list pages answered so far, whole documents written as they are: the
 	// catalogue never changes, so a page is assembled once, not once per request.
-	pages *core.DocCache[modelPageKey]
+	Pages *core.DocCache[ModelPageKey]
 }
 
-// modelPageKey is what a page of the model list depends on: its query.
-type modelPageKey struct {
-	after, before string
-	limit         int
+// ModelPageKey is what a page of the model list depends on: its query.
+type ModelPageKey struct {
+	After, before string
+	Limit         int
 }
 
-func modelKey(m *modelInfo) core.ListKey { return core.ListKey{At: m.CreatedAt, ID: m.ID} }
-func modelID(m *modelInfo) string        { return m.ID }
+func ModelKey(m *modelInfo) core.ListKey { return core.ListKey{At: m.CreatedAt, ID: m.ID} }
+func ModelID(m *modelInfo) string        { return m.ID }
 
 func loadModels(fsys fs.FS, fx *core.Fixtures) error {
 	var file struct {
@@ -64,10 +64,10 @@ func loadModels(fsys fs.FS, fx *core.Fixtures) error {
 	if _, err := core.ReadFixture(fsys, "models.json", &file); err != nil {
 		return err
 	}
-	cat := modelCatalog{list: file.Models, byID: map[string]*modelInfo{}, pages: &core.DocCache[modelPageKey]{}}
-	slices.SortFunc(cat.list, func(a, b *modelInfo) int { return core.NewestFirst(modelKey(a), modelKey(b)) })
-	for _, m := range cat.list {
-		completeModel(m, cat.list)
+	cat := modelCatalog{List: file.Models, byID: map[string]*modelInfo{}, Pages: &core.DocCache[ModelPageKey]{}}
+	slices.SortFunc(cat.List, func(a, b *modelInfo) int { return core.NewestFirst(ModelKey(a), ModelKey(b)) })
+	for _, m := range cat.List {
+		completeModel(m, cat.List)
 		type plain modelInfo // without the MarshalJSON method
 		var err error
 		if m.encoded, err = core.EncodeRecord((*plain)(m)); err != nil {
@@ -84,7 +84,7 @@ func loadModels(fsys fs.FS, fx *core.Fixtures) error {
 		}
 		cat.byID[alias] = m
 	}
-	*modelsSection.In(fx.Sections) = cat
+	*ModelsSection.In(fx.Sections) = cat
 	return nil
 }
 
@@ -153,9 +153,9 @@ func completeModel(m *modelInfo, all []*modelInfo) {
 	}
 }
 
-// findModel resolves a model ID or alias; nil when unknown.
-func findModel(fx *core.Fixtures, idOrAlias string) *modelInfo {
-	return modelsSection.In(fx.Sections).byID[idOrAlias]
+// Find resolves a model ID or alias; nil when unknown.
+func Find(fx *core.Fixtures, idOrAlias string) *modelInfo {
+	return ModelsSection.In(fx.Sections).byID[idOrAlias]
 }
 
 func listModels(s *core.Server, c *core.Call) (any, error) {
@@ -166,16 +166,16 @@ func listModels(s *core.Server, c *core.Call) (any, error) {
 	if v, ok, err := core.Replayed(s, c); ok {
 		return v, err
 	}
-	cat := modelsSection.In(c.St.Fx.Sections)
-	key := modelPageKey{q.AfterID, q.BeforeID, q.Limit}
-	if doc := cat.pages.Get(key); doc != nil {
+	cat := ModelsSection.In(c.St.Fx.Sections)
+	key := ModelPageKey{q.AfterID, q.BeforeID, q.Limit}
+	if doc := cat.Pages.Get(key); doc != nil {
 		return doc, nil
 	}
-	page, err := core.PageByCursor(cat.list, modelKey, modelID, core.NewestFirst, q, core.LookupIn(cat.list, modelKey))
+	page, err := core.PageByCursor(cat.List, ModelKey, ModelID, core.NewestFirst, q, core.LookupIn(cat.List, ModelKey))
 	if err != nil {
 		return nil, err
 	}
-	return cat.pages.Put(key, core.EncodedPage(page, func(m *modelInfo) []byte { return m.encoded })), nil
+	return cat.Pages.Put(key, core.EncodedPage(page, func(m *modelInfo) []byte { return m.encoded })), nil
 }
 
 func getModel(s *core.Server, c *core.Call) (any, error) {
@@ -183,7 +183,7 @@ func getModel(s *core.Server, c *core.Call) (any, error) {
 		return v, err
 	}
 	id := c.Param("model_id")
-	m := findModel(c.St.Fx, id)
+	m := Find(c.St.Fx, id)
 	if m == nil {
 		return nil, core.NotFound("model", id)
 	}

@@ -1,12 +1,12 @@
-package fake
+package models
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
-// modelsArea is the area of models: the catalog, which Messages, the prompt cache and the rate limits read.
-var modelsArea = &core.Area{Routes: modelRoutes, Load: loadModels}
+// Area is the area of models: the catalog, which Messages, the prompt cache and the rate limits read.
+var Area = &core.Area{Routes: modelRoutes, Load: loadModels}
 
 var (
-	modelsSection = core.NewSection[modelCatalog]()
+	ModelsSection = core.NewSection[modelCatalog]()
 )
 
 func modelRoutes() []*core.Route {
