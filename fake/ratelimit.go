@@ -421,8 +421,8 @@ type RateLimitState struct {
 	Buckets []RateLimitBucket `json:"buckets"`
 }
 
-// rateLimitState is Server.RateLimits of the face (package fake).
-func rateLimitState(s *core.Server) RateLimitState {
+// stateOfLimits is Server.RateLimits of the face (package fake).
+func stateOfLimits(s *core.Server) RateLimitState {
 	rl := limiterOf(s)
 	now := s.Now()
 	rl.mu.Lock()
@@ -450,7 +450,7 @@ func setRateLimits(s *core.Server, enforce bool) RateLimitState {
 		rl.buckets = nil
 	}
 	rl.mu.Unlock()
-	return rateLimitState(s)
+	return stateOfLimits(s)
 }
 
 // resetRateLimits puts enforcement back to what the server was built with, buckets full.
@@ -462,7 +462,7 @@ func resetRateLimits(s *core.Server) {
 	rl.mu.Unlock()
 }
 
-func getRateLimits(s *core.Server, c *core.Call) (any, error) { return rateLimitState(s), nil }
+func getRateLimits(s *core.Server, c *core.Call) (any, error) { return stateOfLimits(s), nil }
 
 func putRateLimits(s *core.Server, c *core.Call) (any, error) {
 	var req struct {

@@ -190,7 +190,7 @@ func (s *Server) ClearStubs() int { return dropStubs(s.srv) }
 func (s *Server) AddStub(st Stub) (Stub, error) { return addStubValue(s.srv, st) }
 
 // RateLimits returns whether rate limits are enforced and the buckets' levels now.
-func (s *Server) RateLimits() RateLimitState { return rateLimitState(s.srv) }
+func (s *Server) RateLimits() RateLimitState { return stateOfLimits(s.srv) }
 
 // SetRateLimits turns enforcement on or off. Turning it on starts every bucket full; turning it
 // off forgets the buckets. Setting the state it already has changes nothing.
