@@ -5,6 +5,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -22,7 +23,7 @@ func init() {
 		memory.Area,
 		messagesArea,
 		cacheArea,
-		rateLimitArea,
+		ratelimit.Area,
 		threadsArea,
 		stubsArea,
 		tapeArea,

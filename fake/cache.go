@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -595,8 +597,8 @@ type cachePlan struct {
 func (p *cachePlan) creation() int { return p.write1h + p.write5m }
 
 // inputUsage is what rate limits count of the request's input (ratelimit.go).
-func (p *cachePlan) inputUsage() inputUsage {
-	return inputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
+func (p *cachePlan) inputUsage() ratelimit.InputUsage {
+	return ratelimit.InputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
 }
 
 // layoutRequest is the parse stage's one walk of the request's blocks (layoutCache): it counts

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -21,31 +23,31 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 	rows := map[string][]string{
 		"| JSON request body |": {fmt.Sprintf("%d MB; Messages, count_tokens and completions %d MB", core.DefaultBodyLimit>>20, core.MessagesBodyLimit>>20)},
 		"| tool input generated from": {fmt.Sprintf("at most %s values and %s of strings, property names and `const`/`enum` values, %s items or characters per value",
-			thousands(maxToolInputValues), mib(maxToolInputBytes), thousands(maxGenerated))},
-		"| work of generating a tool input":      {thousands(maxGenSteps) + " steps per request", "at most " + thousands(maxPatternCost) + ";"},
-		"| checking strict schemas":              {thousands(maxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
-		"| beta values (":                        {thousands(core.MaxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", core.StepBytes), fmt.Sprintf("more than %d steps", core.MaxBetaSteps)},
-		"| matching a request against the stubs": {thousands(maxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
+			ratelimit.Thousands(maxToolInputValues), mib(maxToolInputBytes), ratelimit.Thousands(maxGenerated))},
+		"| work of generating a tool input":      {ratelimit.Thousands(maxGenSteps) + " steps per request", "at most " + ratelimit.Thousands(maxPatternCost) + ";"},
+		"| checking strict schemas":              {ratelimit.Thousands(maxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
+		"| beta values (":                        {ratelimit.Thousands(core.MaxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", core.StepBytes), fmt.Sprintf("more than %d steps", core.MaxBetaSteps)},
+		"| matching a request against the stubs": {ratelimit.Thousands(maxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
 		"| an error message |":                   {fmt.Sprintf("quoted to %d bytes", core.MaxExcerpt), fmt.Sprintf("the whole message %d KiB", core.MaxErrorMessage>>10)},
-		"| prompt cache, per server":             {thousands(cacheMaxEntries) + " entries and " + mib(cacheMaxBytes), "(" + thousands(cacheMaxFingerprints) + " fingerprints"},
-		"| the prompt caches of a server":        {"| " + mib(cachesBytes) + " |", "one namespace's " + thousands(cacheMaxEntries) + " entries"},
+		"| prompt cache, per server":             {ratelimit.Thousands(cacheMaxEntries) + " entries and " + mib(cacheMaxBytes), "(" + ratelimit.Thousands(cacheMaxFingerprints) + " fingerprints"},
+		"| the prompt caches of a server":        {"| " + mib(cachesBytes) + " |", "one namespace's " + ratelimit.Thousands(cacheMaxEntries) + " entries"},
 		"| a refused request body over":          {"over " + mib(core.ReleaseAfterBytes), "a refused " + mib(core.SnapshotBodyLimit) + " snapshot"},
 		"| journal |": {fmt.Sprintf("the last %s requests and at most %s; per entry %s of path and of query, %s per header value, %s of headers (in name order), a JSON body up to %s",
-			thousands(core.JournalCap), mib(core.JournalBytes), kib(core.JournalURLCap), kib(core.JournalValueCap), kib(core.JournalHeadersCap), kib(core.JournalBodyCap))},
+			ratelimit.Thousands(core.JournalCap), mib(core.JournalBytes), kib(core.JournalURLCap), kib(core.JournalValueCap), kib(core.JournalHeadersCap), kib(core.JournalBodyCap))},
 		"| coverage (": {fmt.Sprintf("%d distinct invalid reasons, each with its field cut to %d bytes and its example to %d; the request schema's fields to a depth of %d",
 			core.MaxReasons, core.MaxReasonField, core.MaxReasonSample, core.MaxFieldWords)},
-		"| namespaces |":                     {"| " + thousands(core.DefaultMaxNamespaces) + " (`-max-namespaces`) |"},
-		"| message threads, per server":      {thousands(threadMaxCount) + " threads and " + mib(threadMaxBytes) + " of memory kept"},
+		"| namespaces |":                     {"| " + ratelimit.Thousands(core.DefaultMaxNamespaces) + " (`-max-namespaces`) |"},
+		"| message threads, per server":      {ratelimit.Thousands(threadMaxCount) + " threads and " + mib(threadMaxBytes) + " of memory kept"},
 		"| the message threads of a server":  {"| " + mib(threadsBytes) + " of memory kept |"},
-		"| a thread continue's whole":        {thousands(maxMessages) + " messages"},
-		"| stubs, per server or namespace |": {thousands(maxStubs) + " stubs and " + mib(stubMaxBytes) + " of memory kept", "at most " + mebibytes(stubMaxBytes) + " together"},
+		"| a thread continue's whole":        {ratelimit.Thousands(maxMessages) + " messages"},
+		"| stubs, per server or namespace |": {ratelimit.Thousands(maxStubs) + " stubs and " + mib(stubMaxBytes) + " of memory kept", "at most " + mebibytes(stubMaxBytes) + " together"},
 		"| the stubs of a server":            {"| " + mib(stubsBytes) + " of memory kept |"},
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
 		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
 		"| a recording (":                    {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
 		"| a recording file read at start":   {"| " + mib(maxRecordingFile) + ", a regular file"},
 		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together, checked from the directory and each file's size before any is read; %s events per recorded stream; `offset_ms` at most %s",
-			thousands(maxRecordingFiles), mib(maxRecordingsBytes), thousands(maxRecordedEvents), thousands(maxOffsetMS))},
+			ratelimit.Thousands(maxRecordingFiles), mib(maxRecordingsBytes), ratelimit.Thousands(maxRecordedEvents), ratelimit.Thousands(maxOffsetMS))},
 	}
 	limits := readPage(t, "limits.md")
 	for prefix, wants := range rows {
@@ -69,9 +71,9 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 	control := readPage(t, "control-api.md")
 	for _, want := range []string{
 		fmt.Sprintf("JSON bodies are refused above %d MB (Messages %d MB)", core.DefaultBodyLimit>>20, core.MessagesBodyLimit>>20),
-		fmt.Sprintf("The server keeps at most %s (`-max-namespaces N`)", thousands(core.DefaultMaxNamespaces)),
+		fmt.Sprintf("The server keeps at most %s (`-max-namespaces N`)", ratelimit.Thousands(core.DefaultMaxNamespaces)),
 		fmt.Sprintf(`"max": %d}`, core.DefaultMaxNamespaces),
-		fmt.Sprintf("`?limit=N` (1 to %s;", thousands(core.JournalCap)),
+		fmt.Sprintf("`?limit=N` (1 to %s;", ratelimit.Thousands(core.JournalCap)),
 		fmt.Sprintf("A name is 1 to %d of", core.MaxNamespaceName),
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(control), " "), want) {

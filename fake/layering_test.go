@@ -20,6 +20,7 @@ var serverImports = map[string][]string{
 	"areas/admin":      {"core"},
 	"areas/memory":     {"core"},
 	"areas/models":     {"core"},
+	"areas/ratelimit":  {"core", "areas/admin", "areas/models"},
 	"areas/tunnels":    {"core", "areas/admin"},
 	"areas/work":       {"core"},
 }

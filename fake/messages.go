@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -215,7 +217,7 @@ func createMessage(s *core.Server, c *core.Call) (any, error) {
 	plan := planCache(s, c, req)
 	// Rate limits (when enforced) admit the request here, and only here, before anything answers
 	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
-	adm, err := admit(s, c, req.Model, plan.inputUsage(), false)
+	adm, err := ratelimit.Admit(s, c, req.Model, plan.inputUsage(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -226,14 +228,14 @@ func createMessage(s *core.Server, c *core.Call) (any, error) {
 	ans, err := answerRequest(s, c, req, plan, ch)
 	if err != nil {
 		if ch.tape != nil {
-			adm.chargeOutput(0) // the tape's refusal is its answer: the headers, nothing charged
+			adm.ChargeOutput(0) // the tape's refusal is its answer: the headers, nothing charged
 		}
 		return nil, err
 	}
 	commit(s, c, req, plan, ch, ans)
 	// The whole answer is known before a stream starts: its output is charged, and the headers
 	// written, before the first byte. A taped answer's output is not charged.
-	adm.chargeOutput(ans.output())
+	adm.ChargeOutput(ans.output())
 	return ans.v, nil
 }
 
@@ -245,11 +247,11 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	adm, err := admit(s, c, req.Model, inputUsage{}, true)
+	adm, err := ratelimit.Admit(s, c, req.Model, ratelimit.InputUsage{}, true)
 	if err != nil {
 		return nil, err
 	}
-	adm.chargeOutput(0)
+	adm.ChargeOutput(0)
 	if ch, _ := choose(s, c, nil, req.tape); ch.tape != nil { // without a request, no error
 		v, _, err := answerFromTape(s, c, ch.tape, req, nil, false)
 		return v, err

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -63,13 +65,13 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	adm, err := admit(s, c, req.Model, inputUsage{Input: textTokens(req.Prompt)}, false)
+	adm, err := ratelimit.Admit(s, c, req.Model, ratelimit.InputUsage{Input: textTokens(req.Prompt)}, false)
 	if err != nil {
 		return nil, err
 	}
 	if ch, _ := choose(s, c, nil, tr); ch.tape != nil { // without a request, no error
 		v, _, err := answerFromTape(s, c, ch.tape, nil, nil, req.Stream)
-		adm.chargeOutput(0)
+		adm.ChargeOutput(0)
 		return v, err
 	}
 	limit := req.MaxTokensToSample
@@ -87,7 +89,7 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 		toks, reason = toks[:limit], "max_tokens"
 	}
 	out := completion{Type: "completion", ID: s.IDs.Next("compl_"), Completion: strings.Join(toks, ""), Model: req.Model, StopReason: &reason}
-	adm.chargeOutput(len(toks))
+	adm.ChargeOutput(len(toks))
 	if req.Stream {
 		return completionStream(out), nil
 	}

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -61,6 +62,13 @@ type TunnelOptions = tunnels.TunnelOptions
 // TokenRotation is the audit record of one rotate_token call (spec 4.9: the reason is recorded
 // for audit). It holds token IDs, never token values.
 type TokenRotation = tunnels.TokenRotation
+
+// RateLimitBucket is a bucket as GET /_fake/rate_limits shows it, at the server's time.
+type RateLimitBucket = ratelimit.RateLimitBucket
+
+// RateLimitState is whether rate limits are enforced, and every bucket a request has used since
+// they were turned on (a bucket not listed is full).
+type RateLimitState = ratelimit.RateLimitState
 
 // The API versions, credentials, headers and refusal reasons the fake knows, by the names of the
 // core that defines them.

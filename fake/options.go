@@ -3,6 +3,8 @@ package fake
 import (
 	"log/slog"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -43,7 +45,7 @@ func WithMaxNamespaces(n int) Option { return func(c *config) { c.MaxNamespaces 
 
 // WithRateLimits enforces the organizations' and workspaces' rate limits from the start (off by
 // default; PUT /_fake/rate_limits turns them on and off at any time).
-func WithRateLimits() Option { return func(c *config) { rateLimitsOption.Set(c, true) } }
+func WithRateLimits() Option { return func(c *config) { ratelimit.EnforceOption.Set(c, true) } }
 
 // WithRetryAfterScale makes the server's 429s and 529s ask for scale times the wait in
 // retry-after-ms and retry-after (fake-retry-after-ms keeps the true wait), and moves the virtual

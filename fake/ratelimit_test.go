@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/gin-gonic/gin"
@@ -227,7 +229,7 @@ func TestRateLimitOrganizationAppliesAboveWorkspace(t *testing.T) {
 	}
 	var scopes []string
 	for _, b := range s.RateLimits().Buckets {
-		if b.Limiter == limitRequests {
+		if b.Limiter == ratelimit.LimitRequests {
 			scopes = append(scopes, fmt.Sprintf("%s %s %d %d", b.Scope, b.Owner, b.Limit, b.Remaining))
 		}
 	}
@@ -408,11 +410,11 @@ func TestRateLimitClientHonouringRetryAfterNeverSeesASecond429(t *testing.T) {
 // TestRateLimitInputUsageCountsCacheByModel: the input-token bucket takes uncached input and
 // cache writes, and cache reads only on the model that counts them.
 func TestRateLimitInputUsageCountsCacheByModel(t *testing.T) {
-	u := inputUsage{Input: 100, CacheCreation: 20, CacheRead: 3}
-	if got := u.charged("assistant-opus-4-7"); got != 120 {
+	u := ratelimit.InputUsage{Input: 100, CacheCreation: 20, CacheRead: 3}
+	if got := u.Charged("assistant-opus-4-7"); got != 120 {
 		t.Errorf("opus: %d, want 120", got)
 	}
-	if got := u.charged("assistant-3-haiku-20240307"); got != 123 {
+	if got := u.Charged("assistant-3-haiku-20240307"); got != 123 {
 		t.Errorf("3 haiku: %d, want 123", got)
 	}
 }
@@ -421,12 +423,12 @@ func TestRateLimitInputUsageCountsCacheByModel(t *testing.T) {
 // write thousands with commas.
 func TestRateLimitHeaderFormats(t *testing.T) {
 	for n, want := range map[int64]int64{0: 0, 499: 0, 500: 1000, 1499: 1000, 1500: 2000, 1998497: 1998000} {
-		if got := roundThousand(n); got != want {
+		if got := ratelimit.RoundThousand(n); got != want {
 			t.Errorf("roundThousand(%d) = %d, want %d", n, got, want)
 		}
 	}
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 30000: "30,000", 2000000: "2,000,000"} {
-		if got := thousands(n); got != want {
+		if got := ratelimit.Thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
@@ -486,20 +488,20 @@ func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 	s := rlServer(t)
 	c := &core.Call{X: &core.Exchange{}, Srv: s.srv, St: s.srv.State(), Cred: s.srv.State().Fx.Creds[core.DefaultAPIKey], Org: s.srv.State().Fx.Creds[core.DefaultAPIKey].Org}
 	c.Context, _ = gin.CreateTestContext(httptest.NewRecorder())
-	adm, err := admit(s.srv, c, "assistant-opus-4-7", inputUsage{Input: 10}, false)
+	adm, err := ratelimit.Admit(s.srv, c, "assistant-opus-4-7", ratelimit.InputUsage{Input: 10}, false)
 	if err != nil || adm == nil {
 		t.Fatalf("admit: %v, %v", adm, err)
 	}
 	s.SetRateLimits(false)
-	adm.chargeOutput(5)
+	adm.ChargeOutput(5)
 	if st := s.RateLimits(); len(st.Buckets) != 0 {
 		t.Errorf("off: %+v", st)
 	}
 	s.SetRateLimits(true)
-	adm.chargeOutput(5)
+	adm.ChargeOutput(5)
 	// Back on with full buckets: only the output is taken, from a full 400,000.
 	for _, b := range s.RateLimits().Buckets {
-		if want := map[string]int64{limitRequests: 4000, limitInput: 2000000, limitOutput: 399995}[b.Limiter]; b.Remaining != want {
+		if want := map[string]int64{ratelimit.LimitRequests: 4000, ratelimit.LimitInput: 2000000, ratelimit.LimitOutput: 399995}[b.Limiter]; b.Remaining != want {
 			t.Errorf("%s remaining %d, want %d", b.Limiter, b.Remaining, want)
 		}
 	}

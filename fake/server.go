@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
@@ -190,11 +192,13 @@ func (s *Server) ClearStubs() int { return dropStubs(s.srv) }
 func (s *Server) AddStub(st Stub) (Stub, error) { return addStubValue(s.srv, st) }
 
 // RateLimits returns whether rate limits are enforced and the buckets' levels now.
-func (s *Server) RateLimits() RateLimitState { return stateOfLimits(s.srv) }
+func (s *Server) RateLimits() RateLimitState { return ratelimit.State(s.srv) }
 
 // SetRateLimits turns enforcement on or off. Turning it on starts every bucket full; turning it
 // off forgets the buckets. Setting the state it already has changes nothing.
-func (s *Server) SetRateLimits(enforce bool) RateLimitState { return setRateLimits(s.srv, enforce) }
+func (s *Server) SetRateLimits(enforce bool) RateLimitState {
+	return ratelimit.Set(s.srv, enforce)
+}
 
 // CreateTunnel makes a tunnel, as the control call POST /_fake/tunnels does: the specified API
 // has no create (spec 4.10). The tunnel gets a domain no tunnel of this server has had. It

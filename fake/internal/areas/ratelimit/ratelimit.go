@@ -1,4 +1,4 @@
-package fake
+package ratelimit
 
 import (
 	"cmp"
@@ -40,13 +40,13 @@ const maxEnforcedLimit = 100_000_000
 
 // The limiter types the buckets enforce, as the admin area names them.
 const (
-	limitRequests = "requests_per_minute"
-	limitInput    = "input_tokens_per_minute"
-	limitOutput   = "output_tokens_per_minute"
+	LimitRequests = "requests_per_minute"
+	LimitInput    = "input_tokens_per_minute"
+	LimitOutput   = "output_tokens_per_minute"
 )
 
 // limiters are the limiter types in the order of the arrays indexed by them.
-var limiters = [3]string{limitRequests, limitInput, limitOutput}
+var limiters = [3]string{LimitRequests, LimitInput, LimitOutput}
 
 func limiterIndex(t string) int {
 	for i, l := range limiters {
@@ -60,15 +60,15 @@ func limiterIndex(t string) int {
 // cacheReadCountsModels count cache reads against their input-token limit (B3's † model).
 var cacheReadCountsModels = []string{"assistant-3-haiku-20240307"}
 
-// inputUsage is the input side of a request as its input-token limit counts it:
+// InputUsage is the input side of a request as its input-token limit counts it:
 // input_tokens, cache_creation_input_tokens and cache_read_input_tokens of its usage.
-type inputUsage struct {
+type InputUsage struct {
 	Input, CacheCreation, CacheRead int
 }
 
-// charged is what the input-token bucket takes for u on model: uncached input and cache writes,
+// Charged is what the input-token bucket takes for u on model: uncached input and cache writes,
 // and cache reads only on the models that count them.
-func (u inputUsage) charged(model string) int64 {
+func (u InputUsage) Charged(model string) int64 {
 	n := int64(u.Input) + int64(u.CacheCreation)
 	if slices.Contains(cacheReadCountsModels, model) {
 		n += int64(u.CacheRead)
@@ -168,12 +168,12 @@ func rateGroup(c *core.Call, model string, tokenCount bool) *admin.RateLimitGrou
 	return nil
 }
 
-// admit decides whether the request may go on while enforcement is on: nil when it is off. A
+// Admit decides whether the request may go on while enforcement is on: nil when it is off. A
 // request is admitted when every bucket it uses holds one request, its input tokens and one output
 // token; it then takes the request and the input tokens. Otherwise it is refused with a 429
 // (rate_limit_error, retry-after, x-should-retry) that changes no bucket, and the journal
 // names the limit that refused it. Either way the answer carries the headers.
-func admit(s *core.Server, c *core.Call, model string, in inputUsage, tokenCount bool) (*admission, error) {
+func Admit(s *core.Server, c *core.Call, model string, in InputUsage, tokenCount bool) (*admission, error) {
 	if !limiterOf(s).on.Load() {
 		return nil, nil
 	}
@@ -202,7 +202,7 @@ func admit(s *core.Server, c *core.Call, model string, in inputUsage, tokenCount
 		}
 		a.Mu.Unlock()
 	}
-	amounts := [3]int64{1, in.charged(model), 1}
+	amounts := [3]int64{1, in.Charged(model), 1}
 	now := s.Now()
 	rl := limiterOf(s)
 	rl.mu.Lock()
@@ -215,7 +215,7 @@ func admit(s *core.Server, c *core.Call, model string, in inputUsage, tokenCount
 			}
 			k := bucketKey{scope, owner, g.Group.ID, t}
 			u := limiterUse{key: k, kind: i, limit: ls[i], level: rl.buckets[k].levelAt(now, ls[i]), need: amounts[i]}
-			if t != limitOutput {
+			if t != LimitOutput {
 				u.take = u.need
 			}
 			uses = append(uses, u)
@@ -268,20 +268,20 @@ func (adm *admission) refusal(u limiterUse, wait time.Duration) error {
 	if u.key.scope == "workspace" {
 		whose, ref = "workspace's", "workspace: "+u.key.owner
 	}
-	what := map[string]string{limitRequests: "requests", limitInput: "input tokens", limitOutput: "output tokens"}[u.key.limiter]
-	msg := fmt.Sprintf("This request would exceed your %s rate limit of %s %s per minute (%s, model: %s).", whose, thousands(u.limit), what, ref, adm.model)
+	what := map[string]string{LimitRequests: "requests", LimitInput: "input tokens", LimitOutput: "output tokens"}[u.key.limiter]
+	msg := fmt.Sprintf("This request would exceed your %s rate limit of %s %s per minute (%s, model: %s).", whose, Thousands(u.limit), what, ref, adm.model)
 	if wait < 0 {
 		c.Header("x-should-retry", "false")
-		return core.NewError(core.ErrRateLimit, "%s It needs %s %s, more than the limit allows in any minute: reduce the prompt length or ask for a higher limit.", msg, thousands(u.need), what)
+		return core.NewError(core.ErrRateLimit, "%s It needs %s %s, more than the limit allows in any minute: reduce the prompt length or ask for a higher limit.", msg, Thousands(u.need), what)
 	}
 	c.Header("x-should-retry", "true")
 	adm.s.WriteRetryAfter(c.Context, wait)
 	return core.NewError(core.ErrRateLimit, "%s You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.", msg)
 }
 
-// chargeOutput takes the answer's output tokens from the output-token buckets (which may go
+// ChargeOutput takes the answer's output tokens from the output-token buckets (which may go
 // below zero: the answer is not cut) and writes the headers. Safe on a nil admission.
-func (adm *admission) chargeOutput(output int) {
+func (adm *admission) ChargeOutput(output int) {
 	if adm == nil {
 		return
 	}
@@ -302,7 +302,7 @@ func (adm *admission) chargeOutput(output int) {
 			rl.buckets[u.key] = b
 		}
 		b.level, b.at, b.limit = b.levelAt(now, u.limit), now, u.limit
-		if u.key.limiter == limitOutput {
+		if u.key.limiter == LimitOutput {
 			b.level -= int64(output) * unitsPerToken
 		}
 		adm.uses[i].level = b.level
@@ -345,7 +345,7 @@ func (adm *admission) writeHeaders(now time.Time) {
 	}
 	for i := 1; i <= 2; i++ {
 		if t := &pick[i]; t.ok {
-			t.remaining = roundThousand(t.remaining)
+			t.remaining = RoundThousand(t.remaining)
 			tok := &pick[3]
 			if !tok.ok || t.reset.Before(tok.reset) {
 				tok.reset = t.reset
@@ -389,11 +389,11 @@ func resetAt(now time.Time, level, limit int64) time.Time {
 	return now.Add(time.Duration((short + limit - 1) / limit))
 }
 
-// roundThousand rounds n to the nearest thousand, halves up: the token families' remaining.
-func roundThousand(n int64) int64 { return (n + 500) / 1000 * 1000 }
+// RoundThousand rounds n to the nearest thousand, halves up: the token families' remaining.
+func RoundThousand(n int64) int64 { return (n + 500) / 1000 * 1000 }
 
-// thousands writes n with thousands separators, as the 429 messages do: 30,000.
-func thousands(n int64) string {
+// Thousands writes n with thousands separators, as the 429 messages do: 30,000.
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
 		s = s[:i] + "," + s[i:]
@@ -403,7 +403,7 @@ func thousands(n int64) string {
 
 // --- Control: turning enforcement on and off, reading the buckets ---
 
-// RateLimitBucket is a bucket as GET /_fake/rate_limits shows it, at the server's time.
+// RateLimitBucket is the face's RateLimitBucket (package fake), which documents it.
 type RateLimitBucket struct {
 	Scope     string    `json:"scope"` // "organization" or "workspace"
 	Owner     string    `json:"owner"` // the organization's UUID or the workspace's ID
@@ -414,15 +414,14 @@ type RateLimitBucket struct {
 	Reset     time.Time `json:"reset"`     // when it is full again
 }
 
-// RateLimitState is whether rate limits are enforced, and every bucket a request has used since
-// they were turned on (a bucket not listed is full).
+// RateLimitState is the face's RateLimitState (package fake), which documents it.
 type RateLimitState struct {
 	Enforce bool              `json:"enforce"`
 	Buckets []RateLimitBucket `json:"buckets"`
 }
 
-// stateOfLimits is Server.RateLimits of the face (package fake).
-func stateOfLimits(s *core.Server) RateLimitState {
+// State is Server.RateLimits of the face (package fake).
+func State(s *core.Server) RateLimitState {
 	rl := limiterOf(s)
 	now := s.Now()
 	rl.mu.Lock()
@@ -442,27 +441,27 @@ func stateOfLimits(s *core.Server) RateLimitState {
 	return out
 }
 
-// setRateLimits is Server.SetRateLimits of the face (package fake).
-func setRateLimits(s *core.Server, enforce bool) RateLimitState {
+// SetRateLimits is Server.SetRateLimits of the face (package fake).
+func Set(s *core.Server, enforce bool) RateLimitState {
 	rl := limiterOf(s)
 	rl.mu.Lock()
 	if rl.on.Swap(enforce) != enforce {
 		rl.buckets = nil
 	}
 	rl.mu.Unlock()
-	return stateOfLimits(s)
+	return State(s)
 }
 
 // resetRateLimits puts enforcement back to what the server was built with, buckets full.
 func resetRateLimits(s *core.Server) {
 	rl := limiterOf(s)
 	rl.mu.Lock()
-	rl.on.Store(rateLimitsOption.Of(&s.Cfg))
+	rl.on.Store(EnforceOption.Of(&s.Cfg))
 	rl.buckets = nil
 	rl.mu.Unlock()
 }
 
-func getRateLimits(s *core.Server, c *core.Call) (any, error) { return stateOfLimits(s), nil }
+func getRateLimits(s *core.Server, c *core.Call) (any, error) { return State(s), nil }
 
 func putRateLimits(s *core.Server, c *core.Call) (any, error) {
 	var req struct {
@@ -471,12 +470,12 @@ func putRateLimits(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	return setRateLimits(s, req.Enforce), nil
+	return Set(s, req.Enforce), nil
 }
 
-// rateLimitArea is the enforcement of the rate limits: its control routes, and a limiter per
+// Area is the enforcement of the rate limits: its control routes, and a limiter per
 // server, which Reset refills and puts back as the server was built (WithRateLimits).
-var rateLimitArea = &core.Area{
+var Area = &core.Area{
 	Routes: func() []*core.Route {
 		return []*core.Route{
 			core.Line(core.Get, "/_fake/rate_limits", nil, core.In{}, "control/rate_limits", getRateLimits),
@@ -489,11 +488,11 @@ var rateLimitArea = &core.Area{
 var (
 	limiterSlot = core.NewSlot(&core.ServerSlots, func(s *core.Server) *rateLimiter {
 		rl := new(rateLimiter)
-		rl.on.Store(rateLimitsOption.Of(&s.Cfg))
+		rl.on.Store(EnforceOption.Of(&s.Cfg))
 		return rl
 	})
-	// rateLimitsOption enforces the rate limits from the start (WithRateLimits).
-	rateLimitsOption = core.NewOption[bool]()
+	// EnforceOption enforces the rate limits from the start (WithRateLimits).
+	EnforceOption = core.NewOption[bool]()
 )
 
 // limiterOf is the rate limiter of s.
