@@ -265,12 +265,13 @@ func exportedAPI(dir string) ([]string, error) {
 // of an internal type is listed as the type itself, with its exported fields and methods, and a
 // constant set to an internal one as its value, since a user sees them so (go doc does too).
 type internalAPI struct {
+	fset    *token.FileSet
 	imports map[string]*types.Package // by the name a file uses
 }
 
 // internalPackages type-checks the internal packages the files import.
 func internalPackages(fset *token.FileSet, files []*ast.File) (internalAPI, error) {
-	api := internalAPI{imports: map[string]*types.Package{}}
+	api := internalAPI{fset: fset, imports: map[string]*types.Package{}}
 	// The compiler's export data, which go list builds (or finds in the build cache): type
 	// checking the packages from source would take seconds.
 	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
@@ -310,11 +311,35 @@ func (api internalAPI) lookup(e ast.Expr) types.Object {
 }
 
 // value is a constant's value as written, or an internal constant's value.
+// An internal constant is written as its declaration writes it ("8 << 20"), read from the
+// source file the export data names, or as its value when that is not at hand.
 func (api internalAPI) value(e ast.Expr, src func(ast.Node) string) string {
-	if c, ok := api.lookup(e).(*types.Const); ok {
-		return c.Val().ExactString()
+	c, ok := api.lookup(e).(*types.Const)
+	if !ok {
+		return src(e)
 	}
-	return src(e)
+	if pos := api.fset.Position(c.Pos()); pos.Filename != "" {
+		fset := token.NewFileSet()
+		if f, err := parser.ParseFile(fset, pos.Filename, nil, 0); err == nil {
+			var expr ast.Expr
+			ast.Inspect(f, func(n ast.Node) bool {
+				if vs, ok := n.(*ast.ValueSpec); ok {
+					for i, name := range vs.Names {
+						if name.Name == c.Name() && i < len(vs.Values) {
+							expr = vs.Values[i]
+						}
+					}
+				}
+				return expr == nil
+			})
+			if _, internal := api.lookup(expr).(*types.Const); expr != nil && !internal {
+				var b bytes.Buffer
+				_ = printer.Fprint(&b, fset, expr)
+				return b.String()
+			}
+		}
+	}
+	return c.Val().ExactString()
 }
 
 // alias is the internal named type an alias declaration names, or nil.
