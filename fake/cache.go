@@ -88,8 +88,8 @@ func cacheMinimum(model string) int {
 // cacheKey identifies a prefix: the hash chain through its last block.
 type cacheKey [sha256.Size]byte
 
-// cacheEntry is one live entry of the cache.
-type cacheEntry struct {
+// cachedPrefix is one live entry of the cache.
+type cachedPrefix struct {
 	key       cacheKey
 	org       string
 	workspace string
@@ -100,16 +100,16 @@ type cacheEntry struct {
 	expiresAt time.Time
 	hits      int
 	// The entry's place in its store's expiry list: the list of the TTL that set its expiry.
-	prev, next *cacheEntry
+	prev, next *cachedPrefix
 	in         *expiryList
 }
 
 // size is the entry's estimated bytes, for the caches' byte bounds.
-func (e *cacheEntry) size() int { return cacheEntryBase + len(e.org) + len(e.workspace) + len(e.model) }
+func (e *cachedPrefix) size() int { return cacheEntryBase + len(e.org) + len(e.workspace) + len(e.model) }
 
 // live reports whether the entry can be read by a request that started at t: an entry lives
 // until exactly its expiry, which is gone.
-func (e *cacheEntry) live(t time.Time) bool { return t.Before(e.expiresAt) }
+func (e *cachedPrefix) live(t time.Time) bool { return t.Before(e.expiresAt) }
 
 // cacheStore is a server's cache: its entries and the diagnostics fingerprints, under one mutex.
 // The entries are also in two lists by expiry, one per TTL (the TTL that set the entry's
@@ -119,7 +119,7 @@ func (e *cacheEntry) live(t time.Time) bool { return t.Before(e.expiresAt) }
 // when concurrent requests commit out of their start order).
 type cacheStore struct {
 	mu           sync.Mutex
-	entries      map[cacheKey]*cacheEntry
+	entries      map[cacheKey]*cachedPrefix
 	byExp        [2]expiryList                // for the 5m and the 1h TTL
 	n            int                          // entries in the lists (as in entries)
 	fps          map[string]*cacheFingerprint // by response id
@@ -128,13 +128,13 @@ type cacheStore struct {
 	// spare is the entry dropped last, kept for the next add: at the cap every write drops one
 	// entry (expired or evicted) and adds one, and reusing the dropped one's memory, which the
 	// drop just touched, spares the write an allocation and a cold cache line.
-	spare *cacheEntry
+	spare *cachedPrefix
 }
 
 // cacheOf is the prompt cache of st, built on first use and charged to budget.
 func cacheOf(st *core.State, budget *core.ByteBudget) *cacheStore {
 	return cacheStores.In(st.Stores).Get(func() *cacheStore {
-		return &cacheStore{entries: map[cacheKey]*cacheEntry{}, fps: map[string]*cacheFingerprint{}, Charged: core.Charged{Budget: budget}}
+		return &cacheStore{entries: map[cacheKey]*cachedPrefix{}, fps: map[string]*cacheFingerprint{}, Charged: core.Charged{Budget: budget}}
 	})
 }
 
@@ -154,10 +154,10 @@ func (st *cacheStore) release() {
 }
 
 // expiryList is a doubly linked list of entries, soonest expiry first.
-type expiryList struct{ front, back *cacheEntry }
+type expiryList struct{ front, back *cachedPrefix }
 
 // insert puts e in l at its place by expiry, looking from the back.
-func (l *expiryList) insert(e *cacheEntry) {
+func (l *expiryList) insert(e *cachedPrefix) {
 	after := l.back
 	for after != nil && after.expiresAt.After(e.expiresAt) {
 		after = after.prev
@@ -176,7 +176,7 @@ func (l *expiryList) insert(e *cacheEntry) {
 }
 
 // remove takes e out of its list.
-func (e *cacheEntry) unlink() {
+func (e *cachedPrefix) unlink() {
 	l := e.in
 	if e.prev == nil {
 		l.front = e.next
@@ -200,7 +200,7 @@ func (st *cacheStore) listOf(d time.Duration) *expiryList {
 }
 
 // soonest is the entry that expires first, nil when there is none.
-func (st *cacheStore) soonest() *cacheEntry {
+func (st *cacheStore) soonest() *cachedPrefix {
 	a, b := st.byExp[0].front, st.byExp[1].front
 	if a == nil || (b != nil && b.expiresAt.Before(a.expiresAt)) {
 		return b
@@ -209,10 +209,10 @@ func (st *cacheStore) soonest() *cacheEntry {
 }
 
 // add keeps a new entry, whose expiry its TTL set. The caller holds st.mu.
-func (st *cacheStore) add(w cacheEntry) {
+func (st *cacheStore) add(w cachedPrefix) {
 	e := st.spare
 	if e == nil {
-		e = new(cacheEntry)
+		e = new(cachedPrefix)
 	}
 	st.spare = nil
 	*e = w
@@ -224,7 +224,7 @@ func (st *cacheStore) add(w cacheEntry) {
 
 // extend moves e's expiry to exp, which the TTL d set (a later expiry only). The caller holds
 // st.mu.
-func (st *cacheStore) extend(e *cacheEntry, exp time.Time, d time.Duration) {
+func (st *cacheStore) extend(e *cachedPrefix, exp time.Time, d time.Duration) {
 	if !exp.After(e.expiresAt) {
 		return
 	}
@@ -234,12 +234,12 @@ func (st *cacheStore) extend(e *cacheEntry, exp time.Time, d time.Duration) {
 }
 
 // drop forgets e. The caller holds st.mu.
-func (st *cacheStore) drop(e *cacheEntry) {
+func (st *cacheStore) drop(e *cachedPrefix) {
 	e.unlink()
 	delete(st.entries, e.key)
 	st.n--
 	st.Grow(-e.size())
-	*e = cacheEntry{} // nothing outside the store points at an entry
+	*e = cachedPrefix{} // nothing outside the store points at an entry
 	st.spare = e
 }
 
@@ -584,7 +584,7 @@ type cachePlan struct {
 	total                  int // count_tokens's figure
 	read, write1h, write5m int
 	input                  int
-	writes                 []cacheEntry
+	writes                 []cachedPrefix
 	hits                   []cacheKey
 	fp                     *cacheFingerprint
 	// diagnosis is the diagnostics field of the answer: nil when the request asked for none.
@@ -663,7 +663,7 @@ func planCache(s *core.Server, c *core.Call, req *messageRequest) *cachePlan {
 		if m.ttl == cacheTTL1h {
 			b = max(b, blk.cum)
 		}
-		p.writes = append(p.writes, cacheEntry{key: l.keys[m.at], org: l.fp.org, workspace: l.fp.workspace, model: l.model,
+		p.writes = append(p.writes, cachedPrefix{key: l.keys[m.at], org: l.fp.org, workspace: l.fp.workspace, model: l.model,
 			tokens: blk.cum, ttl: m.ttl})
 	}
 	p.read, p.write1h, p.write5m, p.input = a, b-a, cum-b, l.total-cum

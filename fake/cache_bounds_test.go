@@ -21,7 +21,7 @@ func storeWith(t testing.TB, n int, step time.Duration) (*Server, *cacheStore) {
 	for i := range n {
 		var k cacheKey
 		copy(k[:], fmt.Sprintf("%032d", i))
-		st.add(cacheEntry{key: k, org: "org", model: "m", ttl: cacheTTL5m, createdAt: now, expiresAt: now.Add(time.Duration(i+1) * step)})
+		st.add(cachedPrefix{key: k, org: "org", model: "m", ttl: cacheTTL5m, createdAt: now, expiresAt: now.Add(time.Duration(i+1) * step)})
 	}
 	return s, st
 }
@@ -49,7 +49,7 @@ func TestCacheEvictsTheSoonestPastItsCount(t *testing.T) {
 	s, st := storeWith(t, cacheMaxEntries, time.Millisecond)
 	var k cacheKey
 	copy(k[:], "new")
-	p := &cachePlan{start: s.Now(), store: st, srv: s.srv, writes: []cacheEntry{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}
+	p := &cachePlan{start: s.Now(), store: st, srv: s.srv, writes: []cachedPrefix{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}
 	p.commit("")
 	var first cacheKey
 	copy(first[:], fmt.Sprintf("%032d", 0))
@@ -84,7 +84,7 @@ func TestCachesOfNamespacesShareABudget(t *testing.T) {
 		for i := range n {
 			var k cacheKey
 			copy(k[:], fmt.Sprintf("%s%d", srv.srv.NsName, i))
-			(&cachePlan{start: srv.Now(), store: serverCache(srv.srv), srv: srv.srv, writes: []cacheEntry{{key: k, org: "org", model: "m", ttl: cacheTTL5m}}}).commit("")
+			(&cachePlan{start: srv.Now(), store: serverCache(srv.srv), srv: srv.srv, writes: []cachedPrefix{{key: k, org: "org", model: "m", ttl: cacheTTL5m}}}).commit("")
 		}
 	}
 	write(a, 8)
@@ -126,7 +126,7 @@ func benchCacheWrite(b *testing.B, n int) {
 		var k cacheKey
 		copy(k[:], fmt.Sprintf("w%031d", i))
 		(&cachePlan{start: start.Add(time.Duration(i) * step), store: st, srv: s.srv,
-			writes: []cacheEntry{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}).commit("")
+			writes: []cachedPrefix{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}).commit("")
 	}
 	if len(st.entries) > n+1 {
 		b.Fatalf("%d entries, want at most %d", len(st.entries), n+1)
@@ -145,7 +145,7 @@ func TestCacheReusedEntryStartsAfresh(t *testing.T) {
 	write := func(key string, at time.Duration, ttl time.Duration) {
 		var k cacheKey
 		copy(k[:], key)
-		(&cachePlan{start: core.Epoch().Add(at), store: st, srv: s.srv, writes: []cacheEntry{{key: k, org: "o-" + key, model: "m", tokens: 7, ttl: ttl}}}).commit("")
+		(&cachePlan{start: core.Epoch().Add(at), store: st, srv: s.srv, writes: []cachedPrefix{{key: k, org: "o-" + key, model: "m", tokens: 7, ttl: ttl}}}).commit("")
 	}
 	write("first", 2*time.Minute, cacheTTL5m) // drops the old entry, expired at +1m
 	if st.spare != dropped || len(st.entries) != 1 {
