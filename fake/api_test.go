@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -381,10 +383,10 @@ func aliasAPI(name string, t *types.Named) []string {
 			tag = " `" + st.Tag(i) + "`"
 		}
 		if f.Embedded() {
-			lines = append(lines, head+", "+types.TypeString(f.Type(), qual)+tag)
+			lines = append(lines, head+", "+typeString(f.Type(), qual)+tag)
 			continue
 		}
-		lines = append(lines, head+", "+f.Name()+" "+types.TypeString(f.Type(), qual)+tag)
+		lines = append(lines, head+", "+f.Name()+" "+typeString(f.Type(), qual)+tag)
 	}
 	for i := range t.NumMethods() {
 		m := t.Method(i)
@@ -401,6 +403,29 @@ func aliasAPI(name string, t *types.Named) []string {
 		lines = append(lines, fmt.Sprintf("method (%s) %s%s", r, m.Name(), b.String()))
 	}
 	return lines
+}
+
+// typeString writes t as the listing of a declaration does: an inline struct as gofmt prints it
+// on one line (struct { A int `json:"a"` B string }), anything else as go/types does.
+func typeString(t types.Type, qual types.Qualifier) string {
+	st, ok := t.(*types.Struct)
+	if !ok {
+		return types.TypeString(t, qual)
+	}
+	var b strings.Builder
+	b.WriteString("struct {")
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		b.WriteString(" ")
+		if !f.Embedded() {
+			b.WriteString(f.Name() + " ")
+		}
+		b.WriteString(typeString(f.Type(), qual))
+		if tag := st.Tag(i); tag != "" {
+			b.WriteString(" `" + tag + "`")
+		}
+	}
+	return b.String() + " }"
 }
 
 // lineDiff is the lines only in want ("-") and only in got ("+"), for sorted lines, or "".
@@ -439,14 +464,14 @@ func TestEpochIsTheDocumentedStart(t *testing.T) {
 // TestScenariosShareNothingWithTheLibrary: what Scenarios returns is the caller's to change; the
 // library every server built from the same fixtures reads stays as the fixtures say.
 func TestScenariosShareNothingWithTheLibrary(t *testing.T) {
-	first := func(list []Scenario) Scenario {
+	first := func(list []messages.Scenario) messages.Scenario {
 		for _, sc := range list {
 			if sc.Match != nil {
 				return sc
 			}
 		}
 		t.Fatal("no scenario with a matching rule")
-		return Scenario{}
+		return messages.Scenario{}
 	}
 	a := New()
 	got := first(a.Scenarios())
@@ -455,7 +480,7 @@ func TestScenariosShareNothingWithTheLibrary(t *testing.T) {
 	for name, s := range map[string]*Server{"the same server": a, "another server": New()} {
 		sc := first(s.Scenarios())
 		if sc.Match.Equals != nil || sc.Match.Contains == nil || *sc.Match.Contains != "search the web" {
-			t.Errorf("%s: the first rule is now %+v (equals set: %v); want contains \"search the web\" only", name, ptrValue(sc.Match.Contains), sc.Match.Equals != nil)
+			t.Errorf("%s: the first rule is now %+v (equals set: %v); want contains \"search the web\" only", name, messages.PtrValue(sc.Match.Contains), sc.Match.Equals != nil)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
@@ -21,11 +22,11 @@ func init() {
 		work.Area,
 		compliance.Area,
 		memory.Area,
-		messagesArea,
-		cacheArea,
+		messages.Area,
+		messages.CacheArea,
 		ratelimit.Area,
-		threadsArea,
-		stubsArea,
-		tapeArea,
+		messages.ThreadsArea,
+		messages.StubsArea,
+		messages.TapeArea,
 	)
 }

@@ -7,21 +7,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // storeWith is the cache store of a fresh server holding n entries, one expiring every step
 // from the server's now + step, and the server.
-func storeWith(t testing.TB, n int, step time.Duration) (*Server, *cacheStore) {
+func storeWith(t testing.TB, n int, step time.Duration) (*Server, *messages.CacheStore) {
 	s := New()
-	st := serverCache(s.srv)
+	st := messages.ServerCache(s.srv)
 	now := s.Now()
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
 	for i := range n {
-		var k cacheKey
+		var k messages.CacheKey
 		copy(k[:], fmt.Sprintf("%032d", i))
-		st.add(cachedPrefix{key: k, org: "org", model: "m", ttl: cacheTTL5m, createdAt: now, expiresAt: now.Add(time.Duration(i+1) * step)})
+		st.Add(messages.CachedPrefix{Key: k, Org: "org", Model: "m", Ttl: messages.CacheTTL5m, CreatedAt: now, ExpiresAt: now.Add(time.Duration(i+1) * step)})
 	}
 	return s, st
 }
@@ -30,15 +32,15 @@ func storeWith(t testing.TB, n int, step time.Duration) (*Server, *cacheStore) {
 // passes its expiry, without any request writing to the cache.
 func TestCacheExpiredEntriesReleasedOnTheClock(t *testing.T) {
 	s, st := storeWith(t, 3, time.Minute) // expiring at +1m, +2m and +3m
-	if got, want := st.Bytes, 3*(cacheEntryBase+len("org")+len("m")); got != want {
+	if got, want := st.Bytes, 3*(messages.CacheEntryBase+len("org")+len("m")); got != want {
 		t.Fatalf("store bytes %d, want %d", got, want)
 	}
 	s.AdvanceClock(2 * time.Minute) // +2m: the first two are gone (an entry lives until its expiry)
-	if len(st.entries) != 1 || st.n != 1 || st.Bytes != 260 || s.srv.Cfg.Budget(cacheBudget).Bytes.Load() != 260 {
-		t.Errorf("after 2m: %d entries, %d in the lists, %d bytes (budget %d), want 1, 1, 260, 260", len(st.entries), st.n, st.Bytes, s.srv.Cfg.Budget(cacheBudget).Bytes.Load())
+	if len(st.Entries) != 1 || st.N != 1 || st.Bytes != 260 || s.srv.Cfg.Budget(messages.CacheBudget).Bytes.Load() != 260 {
+		t.Errorf("after 2m: %d entries, %d in the lists, %d bytes (budget %d), want 1, 1, 260, 260", len(st.Entries), st.N, st.Bytes, s.srv.Cfg.Budget(messages.CacheBudget).Bytes.Load())
 	}
 	s.Reset()
-	if got := s.srv.Cfg.Budget(cacheBudget).Bytes.Load(); got != 0 {
+	if got := s.srv.Cfg.Budget(messages.CacheBudget).Bytes.Load(); got != 0 {
 		t.Errorf("after a reset the shared budget holds %d bytes, want 0", got)
 	}
 }
@@ -46,15 +48,15 @@ func TestCacheExpiredEntriesReleasedOnTheClock(t *testing.T) {
 // TestCacheEvictsTheSoonestPastItsCount: past cacheMaxEntries, a write drops the entry that
 // expires soonest, and only it.
 func TestCacheEvictsTheSoonestPastItsCount(t *testing.T) {
-	s, st := storeWith(t, cacheMaxEntries, time.Millisecond)
-	var k cacheKey
+	s, st := storeWith(t, messages.CacheMaxEntries, time.Millisecond)
+	var k messages.CacheKey
 	copy(k[:], "new")
-	p := &cachePlan{start: s.Now(), store: st, srv: s.srv, writes: []cachedPrefix{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}
-	p.commit("")
-	var first cacheKey
+	p := &messages.CachePlan{Start: s.Now(), Store: st, Srv: s.srv, Writes: []messages.CachedPrefix{{Key: k, Org: "org", Model: "m", Tokens: 1, Ttl: messages.CacheTTL5m}}}
+	p.Commit("")
+	var first messages.CacheKey
 	copy(first[:], fmt.Sprintf("%032d", 0))
-	if len(st.entries) != cacheMaxEntries || st.entries[first] != nil || st.entries[k] == nil {
-		t.Errorf("%d entries, first kept %t, new kept %t; want 100000, false, true", len(st.entries), st.entries[first] != nil, st.entries[k] != nil)
+	if len(st.Entries) != messages.CacheMaxEntries || st.Entries[first] != nil || st.Entries[k] == nil {
+		t.Errorf("%d entries, first kept %t, new kept %t; want 100000, false, true", len(st.Entries), st.Entries[first] != nil, st.Entries[k] != nil)
 	}
 }
 
@@ -62,14 +64,14 @@ func TestCacheEvictsTheSoonestPastItsCount(t *testing.T) {
 // first, once they hold more than cacheMaxBytes, whatever their count.
 func TestCacheFingerprintsBoundedInBytes(t *testing.T) {
 	s := New()
-	st := serverCache(s.srv)
-	fp := &cacheFingerprint{messages: make([]cacheKey, 26_000), messageCum: make([]int, 26_000)}
+	st := messages.ServerCache(s.srv)
+	fp := &messages.CacheFingerprint{Messages: make([]messages.CacheKey, 26_000), MessageCum: make([]int, 26_000)}
 	// 320 + 26,000 × 40 = 1,040,320 bytes each: 32 fit in 32 MiB (33,554,432), 33 do not.
 	for i := range 40 {
-		(&cachePlan{start: s.Now(), store: st, srv: s.srv, fp: fp}).commit(fmt.Sprintf("msg_%d", i))
+		(&messages.CachePlan{Start: s.Now(), Store: st, Srv: s.srv, Fp: fp}).Commit(fmt.Sprintf("msg_%d", i))
 	}
-	if len(st.fps) != 32 || st.fps["msg_7"] != nil || st.fps["msg_8"] == nil || st.Bytes != 32*1_040_320 {
-		t.Errorf("%d fingerprints (msg_7 kept %t, msg_8 kept %t), %d bytes; want 32, false, true, %d", len(st.fps), st.fps["msg_7"] != nil, st.fps["msg_8"] != nil, st.Bytes, 32*1_040_320)
+	if len(st.Fps) != 32 || st.Fps["msg_7"] != nil || st.Fps["msg_8"] == nil || st.Bytes != 32*1_040_320 {
+		t.Errorf("%d fingerprints (msg_7 kept %t, msg_8 kept %t), %d bytes; want 32, false, true, %d", len(st.Fps), st.Fps["msg_7"] != nil, st.Fps["msg_8"] != nil, st.Bytes, 32*1_040_320)
 	}
 }
 
@@ -77,23 +79,23 @@ func TestCacheFingerprintsBoundedInBytes(t *testing.T) {
 // least recently used namespace's cache gives way, not the one the request is in.
 func TestCachesOfNamespacesShareABudget(t *testing.T) {
 	s := New()
-	s.srv.Cfg.Budget(cacheBudget).Limit = 10 * 260 // ten entries of 260 bytes
+	s.srv.Cfg.Budget(messages.CacheBudget).Limit = 10 * 260 // ten entries of 260 bytes
 	a, _ := s.Namespace("a")
 	b, _ := s.Namespace("b")
 	write := func(srv *Server, n int) {
 		for i := range n {
-			var k cacheKey
+			var k messages.CacheKey
 			copy(k[:], fmt.Sprintf("%s%d", srv.srv.NsName, i))
-			(&cachePlan{start: srv.Now(), store: serverCache(srv.srv), srv: srv.srv, writes: []cachedPrefix{{key: k, org: "org", model: "m", ttl: cacheTTL5m}}}).commit("")
+			(&messages.CachePlan{Start: srv.Now(), Store: messages.ServerCache(srv.srv), Srv: srv.srv, Writes: []messages.CachedPrefix{{Key: k, Org: "org", Model: "m", Ttl: messages.CacheTTL5m}}}).Commit("")
 		}
 	}
 	write(a, 8)
 	write(b, 6) // 14 entries: a, the least recently used, gives 4 up
-	if na, nb := len(serverCache(a.srv).entries), len(serverCache(b.srv).entries); na != 4 || nb != 6 || s.srv.Cfg.Budget(cacheBudget).Bytes.Load() != 2600 {
-		t.Errorf("a %d, b %d entries, budget %d; want 4, 6, 2600", na, nb, s.srv.Cfg.Budget(cacheBudget).Bytes.Load())
+	if na, nb := len(messages.ServerCache(a.srv).Entries), len(messages.ServerCache(b.srv).Entries); na != 4 || nb != 6 || s.srv.Cfg.Budget(messages.CacheBudget).Bytes.Load() != 2600 {
+		t.Errorf("a %d, b %d entries, budget %d; want 4, 6, 2600", na, nb, s.srv.Cfg.Budget(messages.CacheBudget).Bytes.Load())
 	}
 	s.DeleteNamespace("a")
-	if got := s.srv.Cfg.Budget(cacheBudget).Bytes.Load(); got != 6*260 {
+	if got := s.srv.Cfg.Budget(messages.CacheBudget).Bytes.Load(); got != 6*260 {
 		t.Errorf("after dropping a the budget holds %d, want %d", got, 6*260)
 	}
 }
@@ -113,23 +115,23 @@ func TestModelIsBounded(t *testing.T) {
 // of 100,000 entries (the cap): each write's start passes one entry's expiry, so the store stays
 // at its size. Eviction and expiry are O(1): the two stay within 2x.
 func BenchmarkCacheWriteAt100(b *testing.B)  { benchCacheWrite(b, 100) }
-func BenchmarkCacheWriteAt100k(b *testing.B) { benchCacheWrite(b, cacheMaxEntries) }
+func BenchmarkCacheWriteAt100k(b *testing.B) { benchCacheWrite(b, messages.CacheMaxEntries) }
 
 func benchCacheWrite(b *testing.B, n int) {
-	step := cacheTTL5m / time.Duration(n)
+	step := messages.CacheTTL5m / time.Duration(n)
 	s, st := storeWith(b, n, step)
 	start := s.Now()
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		i++
-		var k cacheKey
+		var k messages.CacheKey
 		copy(k[:], fmt.Sprintf("w%031d", i))
-		(&cachePlan{start: start.Add(time.Duration(i) * step), store: st, srv: s.srv,
-			writes: []cachedPrefix{{key: k, org: "org", model: "m", tokens: 1, ttl: cacheTTL5m}}}).commit("")
+		(&messages.CachePlan{Start: start.Add(time.Duration(i) * step), Store: st, Srv: s.srv,
+			Writes: []messages.CachedPrefix{{Key: k, Org: "org", Model: "m", Tokens: 1, Ttl: messages.CacheTTL5m}}}).Commit("")
 	}
-	if len(st.entries) > n+1 {
-		b.Fatalf("%d entries, want at most %d", len(st.entries), n+1)
+	if len(st.Entries) > n+1 {
+		b.Fatalf("%d entries, want at most %d", len(st.Entries), n+1)
 	}
 }
 
@@ -138,31 +140,31 @@ func benchCacheWrite(b *testing.B, n int) {
 // entry carries nothing of the old one: its own key, TTL, times and no hits.
 func TestCacheReusedEntryStartsAfresh(t *testing.T) {
 	s, st := storeWith(t, 1, time.Minute) // one entry, expiring at +1m
-	var old cacheKey
+	var old messages.CacheKey
 	copy(old[:], fmt.Sprintf("%032d", 0))
-	st.entries[old].hits = 5
-	dropped := st.entries[old]
+	st.Entries[old].Hits = 5
+	dropped := st.Entries[old]
 	write := func(key string, at time.Duration, ttl time.Duration) {
-		var k cacheKey
+		var k messages.CacheKey
 		copy(k[:], key)
-		(&cachePlan{start: core.Epoch().Add(at), store: st, srv: s.srv, writes: []cachedPrefix{{key: k, org: "o-" + key, model: "m", tokens: 7, ttl: ttl}}}).commit("")
+		(&messages.CachePlan{Start: core.Epoch().Add(at), Store: st, Srv: s.srv, Writes: []messages.CachedPrefix{{Key: k, Org: "o-" + key, Model: "m", Tokens: 7, Ttl: ttl}}}).Commit("")
 	}
-	write("first", 2*time.Minute, cacheTTL5m) // drops the old entry, expired at +1m
-	if st.spare != dropped || len(st.entries) != 1 {
-		t.Fatalf("after the first write: spare %p (want the dropped %p), %d entries", st.spare, dropped, len(st.entries))
+	write("first", 2*time.Minute, messages.CacheTTL5m) // drops the old entry, expired at +1m
+	if st.Spare != dropped || len(st.Entries) != 1 {
+		t.Fatalf("after the first write: spare %p (want the dropped %p), %d entries", st.Spare, dropped, len(st.Entries))
 	}
-	write("second", 3*time.Minute, cacheTTL1h)
-	var k cacheKey
+	write("second", 3*time.Minute, messages.CacheTTL1h)
+	var k messages.CacheKey
 	copy(k[:], "second")
-	e := st.entries[k]
-	if e != dropped || st.spare != nil {
+	e := st.Entries[k]
+	if e != dropped || st.Spare != nil {
 		t.Fatal("the second write did not take the dropped entry's memory")
 	}
-	if e.hits != 0 || e.org != "o-second" || e.tokens != 7 || e.ttl != cacheTTL1h || !e.createdAt.Equal(core.Epoch().Add(3*time.Minute)) ||
-		!e.expiresAt.Equal(core.Epoch().Add(63*time.Minute)) || e.in != &st.byExp[1] || e.prev != nil || e.next != nil {
+	if e.Hits != 0 || e.Org != "o-second" || e.Tokens != 7 || e.Ttl != messages.CacheTTL1h || !e.CreatedAt.Equal(core.Epoch().Add(3*time.Minute)) ||
+		!e.ExpiresAt.Equal(core.Epoch().Add(63*time.Minute)) || e.In != &st.ByExp[1] || e.Prev != nil || e.Next != nil {
 		t.Errorf("the new entry is %+v", *e)
 	}
-	if got := s.CacheEntries(); len(got) != 2 || st.n != 2 || got[0].Hits != 0 || got[1].Hits != 0 {
-		t.Errorf("listed %+v (%d in the lists), want the two new entries without hits", got, st.n)
+	if got := s.CacheEntries(); len(got) != 2 || st.N != 2 || got[0].Hits != 0 || got[1].Hits != 0 {
+		t.Errorf("listed %+v (%d in the lists), want the two new entries without hits", got, st.N)
 	}
 }

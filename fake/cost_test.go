@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/gin-gonic/gin"
@@ -139,11 +141,11 @@ func TestStubMatchingCharged(t *testing.T) {
 		t.Skip("sends a 3 MB prompt to 1,000 stubs")
 	}
 	s := checked(t)
-	for i := range maxStubs {
+	for i := range messages.MaxStubs {
 		// Each rule its own, of the text's letter but for its last byte: no two share a scan,
 		// and every position of the text starts a partial match.
 		rule := strings.Repeat("a", 99) + fmt.Sprintf("%04d", i)
-		if _, err := s.AddStub(Stub{Match: StubMatch{UserTextContains: rule}, Replies: []Reply{{Content: []map[string]any{{"type": "text", "text": "stubbed"}}}}}); err != nil {
+		if _, err := s.AddStub(messages.Stub{Match: messages.StubMatch{UserTextContains: rule}, Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": "stubbed"}}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,7 +167,7 @@ func TestStubMatchingCharged(t *testing.T) {
 		var msg, miss string
 		cpu := cpuOf(func() {
 			w := send(t, s, http.MethodPost, "/v1/messages", body(tc.text), header...)
-			code, msg, miss = w.Code, gjson.Get(w.Body.String(), "error.message").String(), w.Header().Get(HeaderStubNearMiss)
+			code, msg, miss = w.Code, gjson.Get(w.Body.String(), "error.message").String(), w.Header().Get(messages.HeaderStubNearMiss)
 		})
 		t.Logf("%s: %d in %v CPU %.160s", tc.name, code, cpu.Round(time.Millisecond), msg)
 		if code != tc.status {
@@ -187,8 +189,8 @@ func TestStubMatchingCharged(t *testing.T) {
 // the next stub, with a 400 that says so, rather than scanning the rest.
 func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	s := New()
-	for i := range maxStubs {
-		if _, err := s.AddStub(Stub{Match: StubMatch{UserTextContains: fmt.Sprintf("b%04d", i)}, Replies: []Reply{{Content: []map[string]any{{"type": "text", "text": "x"}}}}}); err != nil {
+	for i := range messages.MaxStubs {
+		if _, err := s.AddStub(messages.Stub{Match: messages.StubMatch{UserTextContains: fmt.Sprintf("b%04d", i)}, Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": "x"}}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -197,12 +199,12 @@ func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	gc, _ := gin.CreateTestContext(httptest.NewRecorder())
 	gc.Request, _ = http.NewRequestWithContext(ctx, http.MethodPost, "/v1/messages", nil)
 	c := &core.Call{Context: gc, X: &core.Exchange{}}
-	req := &messageRequest{Model: testModel, Messages: []inputMessage{{Role: "user", blocks: []block{{"type": "text", "text": strings.Repeat("a", 1<<20)}}}}}
-	_, _, err := stubsOf(s.srv).take(c, req)
+	req := &messages.MessageRequest{Model: testModel, Messages: []messages.InputMessage{{Role: "user", Blocks: []messages.Block{{"type": "text", "text": strings.Repeat("a", 1<<20)}}}}}
+	_, _, err := messages.StubsOf(s.srv).Take(c, req)
 	if err == nil || !strings.HasPrefix(err.Error(), core.ErrInvalidRequest+": messages.0.content: the work stopped here: the client closed the request") {
 		t.Fatalf("take = %v, want a 400 naming messages.0.content: the client went", err)
 	}
-	if scanned := (maxStubSteps - c.Work.Left) * core.StepBytes; scanned > 4<<20 {
+	if scanned := (messages.MaxStubSteps - c.Work.Left) * core.StepBytes; scanned > 4<<20 {
 		t.Errorf("%d bytes scanned after the client went, want at most 4 MiB", scanned)
 	}
 }

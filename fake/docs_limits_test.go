@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -23,31 +25,31 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 	rows := map[string][]string{
 		"| JSON request body |": {fmt.Sprintf("%d MB; Messages, count_tokens and completions %d MB", core.DefaultBodyLimit>>20, core.MessagesBodyLimit>>20)},
 		"| tool input generated from": {fmt.Sprintf("at most %s values and %s of strings, property names and `const`/`enum` values, %s items or characters per value",
-			ratelimit.Thousands(maxToolInputValues), mib(maxToolInputBytes), ratelimit.Thousands(maxGenerated))},
-		"| work of generating a tool input":      {ratelimit.Thousands(maxGenSteps) + " steps per request", "at most " + ratelimit.Thousands(maxPatternCost) + ";"},
-		"| checking strict schemas":              {ratelimit.Thousands(maxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
+			ratelimit.Thousands(messages.MaxToolInputValues), mib(messages.MaxToolInputBytes), ratelimit.Thousands(messages.MaxGenerated))},
+		"| work of generating a tool input":      {ratelimit.Thousands(messages.MaxGenSteps) + " steps per request", "at most " + ratelimit.Thousands(messages.MaxPatternCost) + ";"},
+		"| checking strict schemas":              {ratelimit.Thousands(messages.MaxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
 		"| beta values (":                        {ratelimit.Thousands(core.MaxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", core.StepBytes), fmt.Sprintf("more than %d steps", core.MaxBetaSteps)},
-		"| matching a request against the stubs": {ratelimit.Thousands(maxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
+		"| matching a request against the stubs": {ratelimit.Thousands(messages.MaxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
 		"| an error message |":                   {fmt.Sprintf("quoted to %d bytes", core.MaxExcerpt), fmt.Sprintf("the whole message %d KiB", core.MaxErrorMessage>>10)},
-		"| prompt cache, per server":             {ratelimit.Thousands(cacheMaxEntries) + " entries and " + mib(cacheMaxBytes), "(" + ratelimit.Thousands(cacheMaxFingerprints) + " fingerprints"},
-		"| the prompt caches of a server":        {"| " + mib(cachesBytes) + " |", "one namespace's " + ratelimit.Thousands(cacheMaxEntries) + " entries"},
+		"| prompt cache, per server":             {ratelimit.Thousands(messages.CacheMaxEntries) + " entries and " + mib(messages.CacheMaxBytes), "(" + ratelimit.Thousands(messages.CacheMaxFingerprints) + " fingerprints"},
+		"| the prompt caches of a server":        {"| " + mib(messages.CachesBytes) + " |", "one namespace's " + ratelimit.Thousands(messages.CacheMaxEntries) + " entries"},
 		"| a refused request body over":          {"over " + mib(core.ReleaseAfterBytes), "a refused " + mib(core.SnapshotBodyLimit) + " snapshot"},
 		"| journal |": {fmt.Sprintf("the last %s requests and at most %s; per entry %s of path and of query, %s per header value, %s of headers (in name order), a JSON body up to %s",
 			ratelimit.Thousands(core.JournalCap), mib(core.JournalBytes), kib(core.JournalURLCap), kib(core.JournalValueCap), kib(core.JournalHeadersCap), kib(core.JournalBodyCap))},
 		"| coverage (": {fmt.Sprintf("%d distinct invalid reasons, each with its field cut to %d bytes and its example to %d; the request schema's fields to a depth of %d",
 			core.MaxReasons, core.MaxReasonField, core.MaxReasonSample, core.MaxFieldWords)},
 		"| namespaces |":                     {"| " + ratelimit.Thousands(core.DefaultMaxNamespaces) + " (`-max-namespaces`) |"},
-		"| message threads, per server":      {ratelimit.Thousands(threadMaxCount) + " threads and " + mib(threadMaxBytes) + " of memory kept"},
-		"| the message threads of a server":  {"| " + mib(threadsBytes) + " of memory kept |"},
-		"| a thread continue's whole":        {ratelimit.Thousands(maxMessages) + " messages"},
-		"| stubs, per server or namespace |": {ratelimit.Thousands(maxStubs) + " stubs and " + mib(stubMaxBytes) + " of memory kept", "at most " + mebibytes(stubMaxBytes) + " together"},
-		"| the stubs of a server":            {"| " + mib(stubsBytes) + " of memory kept |"},
+		"| message threads, per server":      {ratelimit.Thousands(messages.ThreadMaxCount) + " threads and " + mib(messages.ThreadMaxBytes) + " of memory kept"},
+		"| the message threads of a server":  {"| " + mib(messages.ThreadsBytes) + " of memory kept |"},
+		"| a thread continue's whole":        {ratelimit.Thousands(messages.MaxMessages) + " messages"},
+		"| stubs, per server or namespace |": {ratelimit.Thousands(messages.MaxStubs) + " stubs and " + mib(messages.StubMaxBytes) + " of memory kept", "at most " + messages.Mebibytes(messages.StubMaxBytes) + " together"},
+		"| the stubs of a server":            {"| " + mib(messages.StubsBytes) + " of memory kept |"},
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
 		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
-		"| a recording (":                    {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
-		"| a recording file read at start":   {"| " + mib(maxRecordingFile) + ", a regular file"},
+		"| a recording (":                    {mib(messages.MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(messages.MaxRecordedBytes) + " of response body"},
+		"| a recording file read at start":   {"| " + mib(messages.MaxRecordingFile) + ", a regular file"},
 		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together, checked from the directory and each file's size before any is read; %s events per recorded stream; `offset_ms` at most %s",
-			ratelimit.Thousands(maxRecordingFiles), mib(maxRecordingsBytes), ratelimit.Thousands(maxRecordedEvents), ratelimit.Thousands(maxOffsetMS))},
+			ratelimit.Thousands(messages.MaxRecordingFiles), mib(messages.MaxRecordingsBytes), ratelimit.Thousands(messages.MaxRecordedEvents), ratelimit.Thousands(messages.MaxOffsetMS))},
 	}
 	limits := readPage(t, "limits.md")
 	for prefix, wants := range rows {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -588,17 +590,17 @@ func FuzzStubRules(f *testing.F) {
 	f.Add("İstanbul", "istanbul", "\u0130")
 	f.Fuzz(func(t *testing.T, text, a, b string) {
 		work := &core.Meter{}
-		work.Start(nil, maxStubSteps)
-		in := &stubInput{text: text, hasText: true, work: work}
+		work.Start(nil, messages.MaxStubSteps)
+		in := &messages.StubInput{Text: text, HasText: true, Work: work}
 		for _, sub := range []string{a, b, a} {
-			got := in.contains(sub)
+			got := in.Contains(sub)
 			if want := strings.Contains(text, sub); got != want {
 				t.Fatalf("contains(%q, %q) = %t, want %t", text, sub, got, want)
 			}
 			if got {
 				continue
 			}
-			if got, want := in.containsFolded(sub), strings.Contains(strings.ToLower(text), strings.ToLower(sub)); got != want {
+			if got, want := in.ContainsFolded(sub), strings.Contains(strings.ToLower(text), strings.ToLower(sub)); got != want {
 				t.Fatalf("containsFolded(%q, %q) = %t, want %t", text, sub, got, want)
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -201,7 +203,7 @@ func TestFaultCutsStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := ParseEventStream(whole)
+	all, err := messages.ParseEventStream(whole)
 	if err != nil || len(all) < 5 {
 		t.Fatalf("uncut stream: %d events, %v", len(all), err)
 	}
@@ -222,7 +224,7 @@ func TestFaultCutsStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := ParseEventStream(data)
+	events, err := messages.ParseEventStream(data)
 	if err != nil {
 		t.Fatal(err)
 	}

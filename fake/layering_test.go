@@ -19,6 +19,7 @@ var serverImports = map[string][]string{
 	"areas/compliance": {"core"},
 	"areas/admin":      {"core"},
 	"areas/memory":     {"core"},
+	"areas/messages":   {"core", "areas/admin", "areas/models", "areas/ratelimit"},
 	"areas/models":     {"core"},
 	"areas/ratelimit":  {"core", "areas/admin", "areas/models"},
 	"areas/tunnels":    {"core", "areas/admin"},

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -39,7 +41,7 @@ func BenchmarkCreateMessageToolUse(b *testing.B) {
 }
 
 func BenchmarkCreateMessageScenario(b *testing.B) {
-	benchCreate(b, msgBody(), headerScenario, "text-editor")
+	benchCreate(b, msgBody(), messages.HeaderScenario, "text-editor")
 }
 
 // BenchmarkCreateMessage100k is a request at the limit of 100,000 messages (spec 8).
@@ -257,7 +259,7 @@ func BenchmarkSeedOf(b *testing.B) {
 	body := msgBody("stream", true, "messages", turns)
 	b.ReportAllocs()
 	for b.Loop() {
-		seedOf(body)
+		messages.SeedOf(body)
 	}
 }
 
@@ -266,6 +268,6 @@ func BenchmarkCountTokens(b *testing.B) {
 	s := "Turn 7: " + strings.Repeat("the weather in town was mild and dry all week ", 4)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		textTokens(s)
+		messages.TextTokens(s)
 	}
 }

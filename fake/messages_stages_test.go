@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -37,7 +39,7 @@ func TestUnknownScenarioIsRefusedWhateverElse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(append([]Option{WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) })}, tc.opts...)...)
 			body := `{"model":"assistant-opus-4-7","max_tokens":` + map[int]string{0: "0", 200: "200"}[tc.max] + `,"messages":[{"role":"user","content":"Hello there"}]}`
-			w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", body, headerScenario, "no-such-scenario")
+			w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", body, messages.HeaderScenario, "no-such-scenario")
 			msg := gjson.Get(w.Body.String(), "error.message").String()
 			if w.Code != http.StatusBadRequest || gjson.Get(w.Body.String(), "error.type").String() != "invalid_request_error" || !strings.HasPrefix(msg, prefix) {
 				t.Errorf("%d %s\nwant 400 invalid_request_error with a message starting %q", w.Code, w.Body, prefix)
@@ -73,7 +75,7 @@ func TestReplayWithRateLimitsSendsTheFakesHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	replay := func(opts ...Option) (http.Header, []byte) {
-		tape, err := OpenTape(TapeConfig{Replay: dir, OnMiss: OnMissError})
+		tape, err := messages.OpenTape(messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,17 +130,17 @@ func TestReadFieldsDecodesAsEncodingJSON(t *testing.T) {
 		`{"max_tokens":5,"stop_sequences":["a",null,7]}`,
 	} {
 		var raw map[string]any
-		if err := decodeNumbers([]byte(body), &raw); err != nil {
+		if err := messages.DecodeNumbers([]byte(body), &raw); err != nil {
 			t.Fatal(err)
 		}
-		var want messageRequest
+		var want messages.MessageRequest
 		data, _ := json.Marshal(raw)
 		wantErr := json.Unmarshal(data, &want)
 		if wantErr != nil {
 			wantErr = core.DecodeError(wantErr)
 		}
-		got := messageRequest{raw: raw}
-		gotErr := got.readFields()
+		got := messages.MessageRequest{Raw: raw}
+		gotErr := got.ReadFields()
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Errorf("%s: error %v, want %v", body, gotErr, wantErr)
 			continue
@@ -146,7 +148,7 @@ func TestReadFieldsDecodesAsEncodingJSON(t *testing.T) {
 		if wantErr != nil {
 			continue
 		}
-		got.raw = nil
+		got.Raw = nil
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", body, got, want)
 		}
@@ -174,11 +176,11 @@ func TestCountTokensIsTheTokenPattern(t *testing.T) {
 		"x\xffy":            3,  // an invalid byte is one character
 		"{\"k\": [1, 2]}\n": 12, // {, ", k, ", :, " [", 1, ",", " 2", ], }, and the trailing newline
 	} {
-		got := textTokens(s)
+		got := messages.TextTokens(s)
 		if pattern := len(tokenPattern.FindAllStringIndex(s, -1)); got != want || pattern != want {
 			t.Errorf("textTokens(%q) = %d and the pattern finds %d, want %d", s, got, pattern, want)
 		}
-		if toks, pattern := tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(toks, pattern) {
+		if toks, pattern := messages.Tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(toks, pattern) {
 			t.Errorf("tokens(%q) = %q, the pattern finds %q", s, toks, pattern)
 		}
 	}
@@ -190,8 +192,8 @@ func FuzzCountTokens(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(got, want) || textTokens(s) != len(want) {
-			t.Errorf("tokens(%q) = %q (%d counted), the pattern finds %q", s, got, textTokens(s), want)
+		if got, want := messages.Tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(got, want) || messages.TextTokens(s) != len(want) {
+			t.Errorf("tokens(%q) = %q (%d counted), the pattern finds %q", s, got, messages.TextTokens(s), want)
 		}
 	})
 }
@@ -260,17 +262,17 @@ func TestText(t *testing.T) {
 		{3, 30, " ", " Small even even stream is. Token careful last value block and window round test message every. Tool and tool late. Search it signal for test time."},
 		{4, 2, " ", " Open."},
 	} {
-		r := &rng{state: tc.seed}
-		got := r.text(tc.n, tc.lead)
-		if got != tc.want || len(tokens(got)) != tc.n {
-			t.Errorf("text(%d, %q) from seed %d = %q (%d tokens), want %q (%d)", tc.n, tc.lead, tc.seed, got, len(tokens(got)), tc.want, tc.n)
+		r := &messages.Rng{State: tc.seed}
+		got := r.Text(tc.n, tc.lead)
+		if got != tc.want || len(messages.Tokens(got)) != tc.n {
+			t.Errorf("text(%d, %q) from seed %d = %q (%d tokens), want %q (%d)", tc.n, tc.lead, tc.seed, got, len(messages.Tokens(got)), tc.want, tc.n)
 		}
 	}
 }
 
 // TestVocabulary: text capitalises a word by its first byte, which holds for lower-case ASCII.
 func TestVocabulary(t *testing.T) {
-	for _, w := range vocabulary {
+	for _, w := range messages.Vocabulary {
 		if strings.TrimLeft(w, "abcdefghijklmnopqrstuvwxyz") != "" {
 			t.Errorf("%q is not a lower-case ASCII word", w)
 		}
@@ -282,7 +284,7 @@ func TestVocabulary(t *testing.T) {
 // encoding/json escapes and the HTML ones it leaves alone in an answer.
 func TestEventsAppendAsEncoded(t *testing.T) {
 	title := "Q&A <draft>"
-	msg := &Message{ID: "msg_1", Type: "message", Role: "assistant", Model: "m", Content: []block{
+	msg := &messages.Message{ID: "msg_1", Type: "message", Role: "assistant", Model: "m", Content: []messages.Block{
 		{"type": "thinking", "thinking": "Let me think: a < b && c > d.\u2028Then \"quote\" and \\.", "signature": "c2ln"},
 		{"type": "text", "text": "Weather <b>mild</b> & dry, naïve café 日本\x01\u2029 \xff end.", "citations": []any{
 			map[string]any{"type": "char_location", "cited_text": "It was <mild>.", "document_index": 0, "document_title": &title,
@@ -292,8 +294,8 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 	}}
 	msg.Usage.OutputTokensDetails.ThinkingTokens = 12
 	appended := 0
-	for ev := range messageStream(msg, true).events {
-		a, ok := ev.data.(core.JSONAppender)
+	for ev := range messages.MessageStream(msg, true).Events {
+		a, ok := ev.Data.(core.JSONAppender)
 		if !ok {
 			continue
 		}
@@ -301,12 +303,12 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(ev.data); err != nil {
+		if err := enc.Encode(ev.Data); err != nil {
 			t.Fatal(err)
 		}
 		got, err := a.AppendJSON(nil)
 		if err != nil || string(got)+"\n" != want.String() {
-			t.Errorf("%s: appended %s (%v)\nencoded %s", ev.name, got, err, want.Bytes())
+			t.Errorf("%s: appended %s (%v)\nencoded %s", ev.Name, got, err, want.Bytes())
 		}
 	}
 	if appended < 10 {
@@ -318,17 +320,17 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 // field set, found by reflection, so that a field added to Message or Usage but not to its
 // appendJSON fails here.
 func TestMessageAppendsAsEncoded(t *testing.T) {
-	full := &Message{}
+	full := &messages.Message{}
 	fillEvery(reflect.ValueOf(full).Elem())
 	if full.Usage.OutputTokensDetails.ThinkingTokens == 0 || full.Diagnostics == nil || full.Usage.FallbackCredit == nil {
 		t.Fatalf("fillEvery left fields unset: %+v", full)
 	}
-	for name, msg := range map[string]*Message{
+	for name, msg := range map[string]*messages.Message{
 		"zero":          {},
-		"empty content": {ID: "msg_1", Content: []block{}},
+		"empty content": {ID: "msg_1", Content: []messages.Block{}},
 		"every field":   full,
 	} {
-		for _, v := range []core.JSONAppender{messageJSON{msg}, messageStartEvent{*msg, "message_start"}} {
+		for _, v := range []core.JSONAppender{messages.MessageJSON{Message: msg}, messages.MessageStartEvent{Message: *msg, Type: "message_start"}} {
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)
@@ -392,7 +394,7 @@ func TestChunkTokens(t *testing.T) {
 		"a b c  ":                  {"a b c", "  "},
 		"naïve café, 日本語 ok":       {"naïve café,", " 日本語 ok"},
 	} {
-		got := chunkTokens(s)
+		got := messages.ChunkTokens(s)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("chunkTokens(%q) = %q, want %q", s, got, want)
 		}

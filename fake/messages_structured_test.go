@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -47,7 +49,7 @@ var strictSchemas = map[string]map[string]any{
 }
 
 func init() {
-	for _, f := range strictFormats {
+	for _, f := range messages.StrictFormats {
 		strictSchemas["format "+f] = obj(map[string]any{"v": map[string]any{"type": "string", "format": f}})
 	}
 }
@@ -82,7 +84,7 @@ func TestStructuredOutputValidatesAgainstItsSchema(t *testing.T) {
 			bodies = append(bodies, msgBody("output_format", map[string]any{"type": "json_schema", "schema": schema}))
 		}
 		for i, body := range bodies {
-			got := create(t, ts, body, "anthropic-beta", betaStructuredOutputs)
+			got := create(t, ts, body, "anthropic-beta", messages.BetaStructuredOutputs)
 			text := got.Get("content.0.text").String()
 			var doc any
 			if err := json.Unmarshal([]byte(text), &doc); err != nil {
@@ -99,7 +101,7 @@ func TestStructuredOutputValidatesAgainstItsSchema(t *testing.T) {
 				continue // one spelling streams: the deltas are the text's either way
 			}
 			body["stream"] = true
-			_, stream := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", betaStructuredOutputs)
+			_, stream := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", messages.BetaStructuredOutputs)
 			var joined strings.Builder
 			for _, line := range strings.Split(string(stream), "\n") {
 				if d, ok := strings.CutPrefix(line, "data: "); ok && gjson.Get(d, "delta.type").String() == "text_delta" {
@@ -201,14 +203,14 @@ func TestStructuredOutputRefusesUnsupportedSchemas(t *testing.T) {
 	if status, out := postMessages(t, ts, "/v1/messages", msgBody("tools", []any{map[string]any{"name": "act", "input_schema": cases[0].schema}})); status != http.StatusOK {
 		t.Errorf("non-strict tool with minimum: %d %s", status, out)
 	}
-	strictTools := make([]any, maxStrictTools+1)
+	strictTools := make([]any, messages.MaxStrictTools+1)
 	for i := range strictTools {
 		strictTools[i] = map[string]any{"name": fmt.Sprintf("t%d", i), "strict": true, "input_schema": obj(map[string]any{})}
 	}
-	expect400(t, ts, "/v1/messages", msgBody("tools", strictTools), fmt.Sprintf("tools.%d.strict", maxStrictTools))
+	expect400(t, ts, "/v1/messages", msgBody("tools", strictTools), fmt.Sprintf("tools.%d.strict", messages.MaxStrictTools))
 	format := map[string]any{"type": "json_schema", "schema": obj(map[string]any{"a": str})}
 	expect400(t, ts, "/v1/messages", msgBody("output_format", format), "output_format")
-	expect400(t, ts, "/v1/messages", msgBody("output_format", format, "output_config", map[string]any{"format": format}), "output_format", "vendor-beta", betaStructuredOutputs)
+	expect400(t, ts, "/v1/messages", msgBody("output_format", format, "output_config", map[string]any{"format": format}), "output_format", "vendor-beta", messages.BetaStructuredOutputs)
 	expect400(t, ts, "/v1/messages", msgBody("output_config", map[string]any{"format": format},
 		"messages", []any{map[string]any{"role": "user", "content": "Hi"}, map[string]any{"role": "assistant", "content": "{"}}), "messages")
 	expect400(t, ts, "/v1/messages", msgBody("output_config", map[string]any{"format": format},
@@ -243,9 +245,9 @@ func TestThinkingDisplayOmitted(t *testing.T) {
 	if strings.Contains(string(stream), `"thinking_delta"`) || !strings.Contains(string(stream), `"signature_delta"`) {
 		t.Errorf("omitted stream: want a signature delta and no thinking delta:\n%s", stream)
 	}
-	_, counted := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", betaThinkingTokenCount)
+	_, counted := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", messages.BetaThinkingTokenCount)
 	if want := fmt.Sprintf(`"estimated_tokens":%d`, hidden.Get("usage.output_tokens_details.thinking_tokens").Int()); !strings.Contains(string(counted), want) {
-		t.Errorf("omitted stream with %s: want a thinking delta with %s:\n%s", betaThinkingTokenCount, want, counted)
+		t.Errorf("omitted stream with %s: want a thinking delta with %s:\n%s", messages.BetaThinkingTokenCount, want, counted)
 	}
 	expect400(t, ts, "/v1/messages", msgBody("thinking", map[string]any{"type": "adaptive", "display": "hidden"}), "thinking.display")
 }
@@ -295,7 +297,7 @@ func TestPatternCost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := patternCost(re); got != want {
+		if got := messages.PatternCost(re); got != want {
 			t.Errorf("patternCost(%.20q) = %d, want %d", p, got, want)
 		}
 	}
@@ -306,16 +308,16 @@ func TestPatternCost(t *testing.T) {
 func TestGenerationStopsWhenTheClientGoes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r, _ := seedOf(map[string]any{})
+	r, _ := messages.SeedOf(map[string]any{})
 	schema := map[string]any{"type": "array", "minItems": 1000.0, "items": map[string]any{"type": "string"}}
 	work := &core.Meter{}
-	work.Start(ctx, maxGenSteps)
-	g := newInputGen(work, r, 100_000, schema)
-	g.instance(schema, 0)
-	if err := g.failure("x"); err == nil || !strings.HasPrefix(err.Error(), core.ErrInvalidRequest+": x.items: the work stopped here: the client closed the request") {
+	work.Start(ctx, messages.MaxGenSteps)
+	g := messages.NewInputGen(work, r, 100_000, schema)
+	g.Instance(schema, 0)
+	if err := g.Failure("x"); err == nil || !strings.HasPrefix(err.Error(), core.ErrInvalidRequest+": x.items: the work stopped here: the client closed the request") {
 		t.Fatalf("failure = %v, want a 400 naming x.items: the client went", err)
 	}
-	if used := maxGenSteps - work.Left; used > 1024 {
+	if used := messages.MaxGenSteps - work.Left; used > 1024 {
 		t.Errorf("%d steps after the client went, want at most 1024", used)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -161,7 +163,7 @@ func TestStubMatchRules(t *testing.T) {
 func TestStubPrecedence(t *testing.T) {
 	ts := NewTestServer(t)
 	stubOver(t, ts, map[string]any{"replies": []any{textReply("stubbed")}, "times": 2})
-	byHeader := create(t, ts, msgBody(), headerScenario, "refusal-bio")
+	byHeader := create(t, ts, msgBody(), messages.HeaderScenario, "refusal-bio")
 	if byHeader.Get("stop_reason").String() != "refusal" {
 		t.Errorf("Fake-Scenario should win over a stub: %s", byHeader.Raw)
 	}
@@ -180,14 +182,14 @@ func TestStubPrecedence(t *testing.T) {
 
 func TestStubTimesAndForever(t *testing.T) {
 	ts := NewTestServer(t)
-	seq := []Reply{
+	seq := []messages.Reply{
 		{Content: []map[string]any{{"type": "text", "text": "one"}}},
 		{Content: []map[string]any{{"type": "text", "text": "two"}}},
 	}
-	if _, err := ts.Fake.AddStub(Stub{Match: StubMatch{UserTextContains: "twice"}, Replies: seq, Times: 2}); err != nil {
+	if _, err := ts.Fake.AddStub(messages.Stub{Match: messages.StubMatch{UserTextContains: "twice"}, Replies: seq, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
-	forever, err := ts.Fake.AddStub(Stub{Match: StubMatch{UserTextContains: "always"}, Replies: seq, Forever: true})
+	forever, err := ts.Fake.AddStub(messages.Stub{Match: messages.StubMatch{UserTextContains: "always"}, Replies: seq, Forever: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,10 +256,10 @@ func TestStubRegistrationRefusesInvalidReplies(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 naming %q", c.name, status, got.Raw, c.field)
 		}
 	}
-	if _, err := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: []map[string]any{{"type": "image"}}}}}); err == nil || !strings.Contains(err.Error(), "replies.0.content.0.type: ") {
+	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: []map[string]any{{"type": "image"}}}}}); err == nil || !strings.Contains(err.Error(), "replies.0.content.0.type: ") {
 		t.Errorf("AddStub with a bad block: %v", err)
 	}
-	if _, err := ts.Fake.AddStub(Stub{}); err == nil || !strings.Contains(err.Error(), "replies: ") {
+	if _, err := ts.Fake.AddStub(messages.Stub{}); err == nil || !strings.Contains(err.Error(), "replies: ") {
 		t.Errorf("AddStub without replies: %v", err)
 	}
 	if n := len(ts.Fake.Stubs()); n != 0 {
@@ -272,7 +274,7 @@ func TestStubRegistrationRefusesInvalidReplies(t *testing.T) {
 func TestStubsAreControlState(t *testing.T) {
 	ts := NewTestServer(t)
 	content := []map[string]any{{"type": "text", "text": "original"}}
-	if _, err := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); err != nil {
+	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: content}}}); err != nil {
 		t.Fatal(err)
 	}
 	content[0]["text"] = "changed by the caller"
@@ -281,14 +283,14 @@ func TestStubsAreControlState(t *testing.T) {
 	if got.Get("content.0.text").String() != "original" || got.Get("id").String() != "msg_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
 		t.Errorf("served %s", got.Raw)
 	}
-	if _, err := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); err != nil {
+	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: content}}}); err != nil {
 		t.Fatal(err)
 	}
 	ts.Fake.Reset()
 	if st := ts.Fake.Stubs(); len(st) != 0 {
 		t.Errorf("after Reset: %+v", st)
 	}
-	if st, _ := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: content}}}); st.ID != "stub_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
+	if st, _ := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: content}}}); st.ID != "stub_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
 		t.Errorf("stub numbering after Reset: %s", st.ID)
 	}
 }
@@ -298,14 +300,14 @@ func TestStubsAreControlState(t *testing.T) {
 func TestStubsConcurrent(t *testing.T) {
 	ts := NewTestServer(t)
 	const n = 40
-	var counted []Reply
+	var counted []messages.Reply
 	for i := range n / 2 {
-		counted = append(counted, Reply{Content: []map[string]any{{"type": "text", "text": fmt.Sprint("counted ", i)}}})
+		counted = append(counted, messages.Reply{Content: []map[string]any{{"type": "text", "text": fmt.Sprint("counted ", i)}}})
 	}
-	if _, err := ts.Fake.AddStub(Stub{Replies: counted}); err != nil {
+	if _, err := ts.Fake.AddStub(messages.Stub{Replies: counted}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.Fake.AddStub(Stub{Replies: []Reply{{Content: []map[string]any{{"type": "text", "text": "forever"}}}}, Forever: true}); err != nil {
+	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": "forever"}}}}, Forever: true}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -321,8 +323,8 @@ func TestStubsConcurrent(t *testing.T) {
 			}
 			text := gjson.GetBytes(data, "content.0.text").String()
 			if i%2 == 0 {
-				evs, err := ParseEventStream(data)
-				msg, aerr := AccumulateMessage(evs)
+				evs, err := messages.ParseEventStream(data)
+				msg, aerr := messages.AccumulateMessage(evs)
 				if err != nil || aerr != nil {
 					t.Errorf("stream %d: %v %v", i, err, aerr)
 					return
@@ -332,7 +334,7 @@ func TestStubsConcurrent(t *testing.T) {
 			mu.Lock()
 			seen[text]++
 			mu.Unlock()
-			if _, err := ts.Fake.AddStub(Stub{Match: StubMatch{Model: "never"}, Replies: counted[:1]}); err != nil {
+			if _, err := ts.Fake.AddStub(messages.Stub{Match: messages.StubMatch{Model: "never"}, Replies: counted[:1]}); err != nil {
 				t.Error(err)
 			}
 			ts.Fake.Stubs()
@@ -354,19 +356,19 @@ func TestStubsConcurrent(t *testing.T) {
 // streamed and not, as the scenario itself is.
 func TestEveryScenarioServesAsAStub(t *testing.T) {
 	fx, _ := core.DefaultFixtures()
-	for _, sc := range scenariosSection.In(fx.Sections).list {
+	for _, sc := range messages.ScenariosSection.In(fx.Sections).List {
 		t.Run(sc.Name, func(t *testing.T) {
 			viaStub, viaHeader := NewTestServer(t), NewTestServer(t)
-			if _, err := viaStub.Fake.AddStub(Stub{Replies: []Reply{sc.Response}, Times: 2}); err != nil {
+			if _, err := viaStub.Fake.AddStub(messages.Stub{Replies: []messages.Reply{sc.Response}, Times: 2}); err != nil {
 				t.Fatalf("the library's own response is refused as a stub: %v", err)
 			}
 			plain := create(t, viaStub, msgBody())
-			if want := create(t, viaHeader, msgBody(), headerScenario, sc.Name); plain.Raw != want.Raw {
+			if want := create(t, viaHeader, msgBody(), messages.HeaderScenario, sc.Name); plain.Raw != want.Raw {
 				t.Errorf("served as a stub:\n%s\nas the scenario:\n%s", plain.Raw, want.Raw)
 			}
 			_, data := postMessages(t, viaStub, "/v1/messages", streamed(msgBody()))
 			acc := accumulate(t, events(t, data))
-			var want Message
+			var want messages.Message
 			_ = json.Unmarshal([]byte(plain.Raw), &want)
 			acc.ID, want.ID = "", ""
 			if got, w := canonical(t, acc), canonical(t, want); got != w {
@@ -445,8 +447,8 @@ func TestStubNearMiss(t *testing.T) {
 			if err != nil || status != http.StatusOK {
 				t.Fatalf("POST /v1/messages = %d %v %s", status, err, data)
 			}
-			if got := h.Get(HeaderStubNearMiss); got != c.want {
-				t.Errorf("%s = %q, want %q", HeaderStubNearMiss, got, c.want)
+			if got := h.Get(messages.HeaderStubNearMiss); got != c.want {
+				t.Errorf("%s = %q, want %q", messages.HeaderStubNearMiss, got, c.want)
 			}
 			j := ts.Fake.Journal()
 			if e := j[len(j)-1]; e.Path != "/v1/messages" || e.StubNearMiss != c.want {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -474,7 +476,7 @@ func TestCountTokensAgreesWithUsage(t *testing.T) {
 	prev := -1
 	for i, b := range bodies {
 		for _, h := range []string{"", "refusal-cyber"} {
-			n := create(t, ts, b, headerScenario, h).Get("usage.input_tokens").Int()
+			n := create(t, ts, b, messages.HeaderScenario, h).Get("usage.input_tokens").Int()
 			cb := map[string]any{}
 			for k, v := range b {
 				if k != "max_tokens" {
@@ -530,7 +532,7 @@ func TestUserIDMustBeOpaque(t *testing.T) {
 
 func TestScenarioSelection(t *testing.T) {
 	ts := NewTestServer(t)
-	got := create(t, ts, msgBody(), headerScenario, "refusal-bio")
+	got := create(t, ts, msgBody(), messages.HeaderScenario, "refusal-bio")
 	if got.Get("stop_reason").String() != "refusal" || got.Get("stop_details.category").String() != "bio" || got.Get("model").String() != testModel {
 		t.Errorf("by header: %s", got.Raw)
 	}
@@ -538,8 +540,8 @@ func TestScenarioSelection(t *testing.T) {
 	if byRule.Get("content.1.name").String() != "web_search" || byRule.Get("usage.server_tool_use.web_search_requests").Int() != 1 {
 		t.Errorf("by matching rule: %s", byRule.Raw)
 	}
-	status, out := postMessages(t, ts, "/v1/messages", msgBody(), headerScenario, "no-such-scenario")
-	if msg := gjson.GetBytes(out, "error.message").String(); status != http.StatusBadRequest || !strings.HasPrefix(msg, headerScenario+":") || !strings.Contains(msg, "refusal-bio") {
+	status, out := postMessages(t, ts, "/v1/messages", msgBody(), messages.HeaderScenario, "no-such-scenario")
+	if msg := gjson.GetBytes(out, "error.message").String(); status != http.StatusBadRequest || !strings.HasPrefix(msg, messages.HeaderScenario+":") || !strings.Contains(msg, "refusal-bio") {
 		t.Errorf("unknown scenario: %d %s", status, out)
 	}
 	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/_fake/messages/scenarios", nil)
@@ -550,12 +552,12 @@ func TestScenarioSelection(t *testing.T) {
 	list, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	fx, _ := core.DefaultFixtures()
-	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(scenariosSection.In(fx.Sections).list) ||
+	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(messages.ScenariosSection.In(fx.Sections).List) ||
 		gjson.GetBytes(list, "data.0.match.contains").String() != "search the web" {
 		t.Errorf("GET /_fake/messages/scenarios: %d %s", resp.StatusCode, list)
 	}
 	// A scenario applies only to a valid request.
-	expect400(t, ts, "/v1/messages", msgBody("max_tokens", nil), "max_tokens", headerScenario, "refusal-bio")
+	expect400(t, ts, "/v1/messages", msgBody("max_tokens", nil), "max_tokens", messages.HeaderScenario, "refusal-bio")
 }
 
 // TestScenarioLibraryCoverage proves from the fixture data that the library shows every
@@ -589,7 +591,7 @@ func TestScenarioLibraryCoverage(t *testing.T) {
 			}
 		}
 	}
-	for _, sc := range scenariosSection.In(fx.Sections).list {
+	for _, sc := range messages.ScenariosSection.In(fx.Sections).List {
 		seen["stop_reason/"+sc.Response.StopReason] = true
 		if d := sc.Response.StopDetails; d != nil {
 			cat := "null"
@@ -634,9 +636,9 @@ func TestScenarioLibraryCoverage(t *testing.T) {
 }
 
 // events parses a stream, failing the test on a malformed one.
-func events(t testing.TB, body []byte) []StreamEvent {
+func events(t testing.TB, body []byte) []messages.StreamEvent {
 	t.Helper()
-	evs, err := ParseEventStream(body)
+	evs, err := messages.ParseEventStream(body)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, body)
 	}
@@ -644,9 +646,9 @@ func events(t testing.TB, body []byte) []StreamEvent {
 }
 
 // accumulate rebuilds the message from a stream, failing the test on a violation of gaps §4.
-func accumulate(t testing.TB, evs []StreamEvent) *Message {
+func accumulate(t testing.TB, evs []messages.StreamEvent) *messages.Message {
 	t.Helper()
-	msg, err := AccumulateMessage(evs)
+	msg, err := messages.AccumulateMessage(evs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -684,18 +686,18 @@ func TestStreamAccumulatesToTheResponse(t *testing.T) {
 		{"thinking and tools", msgBody("max_tokens", 3000, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "tools", []any{map[string]any{"name": "get_weather", "input_schema": weatherSchema}}), ""},
 		{"citations", msgBody("messages", userTurn([]any{map[string]any{"type": "document", "citations": on, "source": map[string]any{"type": "text", "media_type": "text/plain", "data": "Ünïcode text, here. More."}}, map[string]any{"type": "text", "text": "Quote it"}})), ""},
 	}
-	for _, sc := range scenariosSection.In(fx.Sections).list {
+	for _, sc := range messages.ScenariosSection.In(fx.Sections).List {
 		cases = append(cases, tc{"scenario " + sc.Name, msgBody(), sc.Name})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := NewTestServer(t), NewTestServer(t)
-			_, plain := postMessages(t, a, "/v1/messages", c.body, headerScenario, c.scenario)
+			_, plain := postMessages(t, a, "/v1/messages", c.body, messages.HeaderScenario, c.scenario)
 			streamed := map[string]any{"stream": true}
 			for k, v := range c.body {
 				streamed[k] = v
 			}
-			status, body := postMessages(t, b, "/v1/messages", streamed, headerScenario, c.scenario)
+			status, body := postMessages(t, b, "/v1/messages", streamed, messages.HeaderScenario, c.scenario)
 			if status != http.StatusOK {
 				t.Fatalf("stream: %d %s", status, body)
 			}
@@ -752,7 +754,7 @@ func TestLegacyComplete(t *testing.T) {
 		t.Errorf("not deterministic: %q then %q", text, again.Get("completion"))
 	}
 	_, short := postComplete(t, ts, completeBody("max_tokens_to_sample", 2))
-	if short.Get("stop_reason").String() != "max_tokens" || textTokens(short.Get("completion").String()) != 2 || !strings.HasPrefix(text, short.Get("completion").String()) {
+	if short.Get("stop_reason").String() != "max_tokens" || messages.TextTokens(short.Get("completion").String()) != 2 || !strings.HasPrefix(text, short.Get("completion").String()) {
 		t.Errorf("max_tokens_to_sample 2: %s", short.Raw)
 	}
 	word := strings.Fields(text)[2]
@@ -831,7 +833,7 @@ func TestMessagesConcurrent(t *testing.T) {
 			case 1:
 				create(t, ts, msgBody("stream", true, "max_tokens", 50))
 			case 2:
-				create(t, ts, msgBody(), headerScenario, "web-fetch")
+				create(t, ts, msgBody(), messages.HeaderScenario, "web-fetch")
 			default:
 				if status, _ := postComplete(t, ts, completeBody("stream", i%8 == 3)); status != http.StatusOK {
 					t.Errorf("complete: %d", status)
@@ -867,11 +869,11 @@ func TestAccumulateMessageEveryDeltaType(t *testing.T) {
 		delta(2, `{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}`) + delta(2, `{"type":"input_json_delta","partial_json":"ris\", \"days\": 12345678901234567890}"}`) + stop(2) +
 		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`) +
 		ev("message_stop", `{"type":"message_stop"}`)
-	evs, err := ParseEventStream([]byte(body))
+	evs, err := messages.ParseEventStream([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := AccumulateMessage(evs)
+	msg, err := messages.AccumulateMessage(evs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -889,9 +891,9 @@ func TestAccumulateMessageEveryDeltaType(t *testing.T) {
 		"thinking_delta on a text block": strings.Replace(body, `{"type":"text_delta","text":"It is "}`, `{"type":"thinking_delta","thinking":"It is "}`, 1),
 		"partial JSON cut short":         strings.Replace(body, `ris\", \"days\": 12345678901234567890}`, `ris\", \"days\": 1`, 1),
 	} {
-		evs, err := ParseEventStream([]byte(bad))
+		evs, err := messages.ParseEventStream([]byte(bad))
 		if err == nil {
-			_, err = AccumulateMessage(evs)
+			_, err = messages.AccumulateMessage(evs)
 		}
 		if err == nil {
 			t.Errorf("%s: accepted", name)
@@ -919,9 +921,9 @@ func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
 		"name differs":          start + ev("ping", `{"type":"pong"}`) + stop,
 	}
 	for name, body := range bad {
-		evs, err := ParseEventStream([]byte(body))
+		evs, err := messages.ParseEventStream([]byte(body))
 		if err == nil {
-			_, err = AccumulateMessage(evs)
+			_, err = messages.AccumulateMessage(evs)
 		}
 		if err == nil {
 			t.Errorf("%s: accepted", name)
@@ -929,11 +931,11 @@ func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
 	}
 	good := start + ": keep-alive\n\n" + ev("ping", `{"type":"ping"}`) + text(0) + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`) +
 		ev("content_block_stop", `{"type":"content_block_stop","index":0}`) + stop
-	evs, err := ParseEventStream([]byte(good))
+	evs, err := messages.ParseEventStream([]byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := AccumulateMessage(evs)
+	msg, err := messages.AccumulateMessage(evs)
 	if err != nil || canonical(t, msg.Content) != `[{"text":"hi","type":"text"}]` || msg.StopReason == nil || *msg.StopReason != "end_turn" {
 		t.Errorf("good stream: %v, %v", msg, err)
 	}

@@ -10,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
 )
 
 // threadBeta is the header pair of a threaded request.
-var threadBeta = []string{"anthropic-beta", betaMessageThreads}
+var threadBeta = []string{"anthropic-beta", messages.BetaMessageThreads}
 
 func threadCreate() map[string]any { return map[string]any{"type": "create"} }
 
@@ -207,25 +209,25 @@ func TestThreadErrors(t *testing.T) {
 	check("system on continue", msgBody("thread", threadContinue(id), "system", "Be brief."), threadBeta, 400, core.ErrInvalidRequest, "", "system: cannot be sent with thread.type \"continue\"")
 	check("tools on continue", msgBody("thread", threadContinue(id), "tools", loopTools), threadBeta, 400, core.ErrInvalidRequest, "", "tools: cannot be sent")
 	check("continue without previous_message_id", msgBody("thread", map[string]any{"type": "continue"}), threadBeta, 400, core.ErrInvalidRequest, "", "thread")
-	check("unknown id", msgBody("thread", threadContinue("msg_nope")), threadBeta, 404, core.ErrNotFound, threadNotFound,
+	check("unknown id", msgBody("thread", threadContinue("msg_nope")), threadBeta, 404, core.ErrNotFound, messages.ThreadNotFound,
 		"thread.previous_message_id: no thread holds message \"msg_nope\"")
 	got := check("fingerprint", msgBody("thread", threadContinue(id), "model", "assistant-mythos-preview", "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}), threadBeta,
-		400, core.ErrInvalidRequest, threadFingerprintMismatch, "thread.previous_message_id: this request differs from the thread in fields that must stay the same: model")
+		400, core.ErrInvalidRequest, messages.ThreadFingerprintMismatch, "thread.previous_message_id: this request differs from the thread in fields that must stay the same: model")
 	if want := `model (the thread has "assistant-opus-4-7", this request sends "assistant-mythos-preview"); thinking (the thread has null, this request sends {"budget_tokens":1024,"type":"enabled"})`; !strings.HasSuffix(got.Get("error.message").String(), want) {
 		t.Errorf("fingerprint message %q, want it to end %q", got.Get("error.message").String(), want)
 	}
 	got = check("unsupported", msgBody("thread", threadCreate(), "context_management", map[string]any{"edits": []any{}}, "fallbacks", []any{map[string]any{"model": "assistant-mythos-preview"}}), threadBeta,
-		400, core.ErrInvalidRequest, threadUnsupportedRequest, "thread: message threads do not support context_management, fallbacks")
+		400, core.ErrInvalidRequest, messages.ThreadUnsupportedRequest, "thread: message threads do not support context_management, fallbacks")
 	if u := got.Get("error.details.unsupported").Raw; u != `["context_management","fallbacks"]` {
 		t.Errorf("unsupported %s", u)
 	}
-	got = check("pre-warm", msgBody("thread", threadCreate(), "max_tokens", 0), threadBeta, 400, core.ErrInvalidRequest, threadUnsupportedRequest, "thread: message threads do not support max_tokens")
+	got = check("pre-warm", msgBody("thread", threadCreate(), "max_tokens", 0), threadBeta, 400, core.ErrInvalidRequest, messages.ThreadUnsupportedRequest, "thread: message threads do not support max_tokens")
 	if u := got.Get("error.details.unsupported").Raw; u != `["max_tokens"]` {
 		t.Errorf("unsupported %s", u)
 	}
 	// None of the refusals used the thread up: it continues once, then no more.
 	second := create(t, ts, msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta...)
-	check("second continue", msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta, 400, core.ErrInvalidRequest, threadAlreadyContinued,
+	check("second continue", msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta, 400, core.ErrInvalidRequest, messages.ThreadAlreadyContinued,
 		"thread.previous_message_id: message \""+id+"\" was already continued; continue from the thread's latest reply, \""+second.Get("id").String()+"\"")
 	// An ordinary error has no details: the envelope is byte for byte as before.
 	status, out := postMessages(t, ts, "/v1/messages", msgBody("max_tokens", -1))
@@ -276,12 +278,12 @@ func TestThreadContinueInFlight(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(mustJSON(t, msgBody("thread", threadContinue(id), "stream", true))))
 		r.Header.Set("X-Api-Key", "test-api-key")
 		r.Header.Set("vendor-version", core.APIVersion)
-		r.Header.Set("anthropic-beta", betaMessageThreads)
+		r.Header.Set("anthropic-beta", messages.BetaMessageThreads)
 		ts.Fake.ServeHTTP(held, r)
 	}()
 	<-held.started // the stream's first event is being written, and waits
 	st, _, got := threadPost(t, ts, msgBody("thread", threadContinue(id)))
-	if st != 400 || got.Get("error.details.error_code").String() != threadContinueInFlight {
+	if st != 400 || got.Get("error.details.error_code").String() != messages.ThreadContinueInFlight {
 		t.Errorf("during the stream: %d %s", st, got.Raw)
 	}
 	close(held.release)
@@ -290,7 +292,7 @@ func TestThreadContinueInFlight(t *testing.T) {
 		t.Fatalf("held stream: %s", held.body.String())
 	}
 	st, _, got = threadPost(t, ts, msgBody("thread", threadContinue(id)))
-	if st != 400 || got.Get("error.details.error_code").String() != threadAlreadyContinued {
+	if st != 400 || got.Get("error.details.error_code").String() != messages.ThreadAlreadyContinued {
 		t.Errorf("after the stream: %d %s", st, got.Raw)
 	}
 	// A refused continue is no longer in flight: the next one is answered.
@@ -378,7 +380,7 @@ func TestThreadStubsAndScenarios(t *testing.T) {
 	if got.Get("content.0.text").String() != "Oslo is a city." {
 		t.Errorf("stub on a continue: %s", got.Raw)
 	}
-	sc := create(t, ts, msgBody("messages", []any{}, "thread", threadContinue(got.Get("id").String())), append([]string{headerScenario, "refusal-bio"}, threadBeta...)...)
+	sc := create(t, ts, msgBody("messages", []any{}, "thread", threadContinue(got.Get("id").String())), append([]string{messages.HeaderScenario, "refusal-bio"}, threadBeta...)...)
 	if sc.Get("stop_reason").String() != "refusal" {
 		t.Errorf("scenario on a continue: %s", sc.Raw)
 	}
@@ -392,12 +394,12 @@ func TestThreadBounds(t *testing.T) {
 	second := create(t, ts, msgBody("thread", threadCreate()), threadBeta...).Get("id").String()
 	// Continuing the first makes the second the least recently used.
 	first = create(t, ts, msgBody("thread", threadContinue(first)), threadBeta...).Get("id").String()
-	for range threadMaxCount - 1 {
+	for range messages.ThreadMaxCount - 1 {
 		create(t, ts, msgBody("thread", threadCreate()), threadBeta...)
 	}
-	st := threadsOf(ts.Fake.srv.State(), ts.Fake.srv.Cfg.Budget(threadBudget))
-	if n := st.lru.Len(); n != threadMaxCount {
-		t.Errorf("%d threads kept, want %d", n, threadMaxCount)
+	st := messages.ThreadsOf(ts.Fake.srv.State(), ts.Fake.srv.Cfg.Budget(messages.ThreadBudget))
+	if n := st.Lru.Len(); n != messages.ThreadMaxCount {
+		t.Errorf("%d threads kept, want %d", n, messages.ThreadMaxCount)
 	}
 	if s, _, got := threadPost(t, ts, msgBody("thread", threadContinue(second))); s != 404 {
 		t.Errorf("the least recently used: %d %s", s, got.Raw)
@@ -406,12 +408,12 @@ func TestThreadBounds(t *testing.T) {
 		t.Errorf("the recently used: %d %s", s, got.Raw)
 	}
 	// A conversation larger than the byte bound is answered but not kept.
-	big := strings.Repeat("word ", threadMaxBytes/5+1)
+	big := strings.Repeat("word ", messages.ThreadMaxBytes/5+1)
 	id := create(t, ts, msgBody("messages", userTurn(big), "thread", threadCreate(), "max_tokens", 5), threadBeta...).Get("id").String()
 	if s, _, got := threadPost(t, ts, msgBody("thread", threadContinue(id))); s != 404 {
 		t.Errorf("over the byte bound: %d %s", s, got.Raw)
 	}
-	if st.Bytes > threadMaxBytes || st.lru.Len() > threadMaxCount {
-		t.Errorf("store holds %d bytes in %d threads", st.Bytes, st.lru.Len())
+	if st.Bytes > messages.ThreadMaxBytes || st.Lru.Len() > messages.ThreadMaxCount {
+		t.Errorf("store holds %d bytes in %d threads", st.Bytes, st.Lru.Len())
 	}
 }

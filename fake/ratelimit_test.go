@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -76,7 +78,7 @@ func groupOf(t *testing.T, s *Server, key, model string) string {
 
 func stubTenTokens(t *testing.T, s *Server) {
 	t.Helper()
-	if _, err := s.AddStub(Stub{Replies: []Reply{{Content: []map[string]any{{"type": "text", "text": tenTokensText}}}}, Forever: true}); err != nil {
+	if _, err := s.AddStub(messages.Stub{Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": tenTokensText}}}}, Forever: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -511,7 +513,7 @@ func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 // is the request's own error, and takes nothing from the buckets.
 func TestRateLimitUnknownScenarioTakesNothing(t *testing.T) {
 	s := rlServer(t)
-	w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", bigBody, headerScenario, "no-such-scenario")
+	w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", bigBody, messages.HeaderScenario, "no-such-scenario")
 	if w.Code != http.StatusBadRequest {
 		t.Fatalf("unknown scenario: %d %s", w.Code, w.Body)
 	}

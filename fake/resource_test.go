@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/tidwall/gjson"
@@ -239,7 +241,7 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 	}
 	const slack = 8 << 20 // the server's other state, the last request's garbage in flight
 	body := schemaThread(15_000)
-	header := append(headersFor(core.IfMessages), "Content-Type", "application/json", "anthropic-beta", betaMessageThreads)
+	header := append(headersFor(core.IfMessages), "Content-Type", "application/json", "anthropic-beta", messages.BetaMessageThreads)
 	t.Run("one namespace", func(t *testing.T) {
 		s := checked(t)
 		ns, _ := s.Namespace("a")
@@ -251,16 +253,16 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 			}
 		}
 		grew := heapAfterGC() - before
-		st := threadStores.In(ns.srv.State().Stores).Built()
-		t.Logf("12 threads of %d bytes: the heap grew %.1f MiB, the store counts %.1f MiB in %d threads", len(body), float64(grew)/(1<<20), float64(st.Bytes)/(1<<20), st.lru.Len())
-		if grew > threadMaxBytes+slack {
-			t.Errorf("the heap grew %.1f MiB, want at most %d MiB (the bound and %d MiB)", float64(grew)/(1<<20), (threadMaxBytes+slack)>>20, slack>>20)
+		st := messages.ThreadStores.In(ns.srv.State().Stores).Built()
+		t.Logf("12 threads of %d bytes: the heap grew %.1f MiB, the store counts %.1f MiB in %d threads", len(body), float64(grew)/(1<<20), float64(st.Bytes)/(1<<20), st.Lru.Len())
+		if grew > messages.ThreadMaxBytes+slack {
+			t.Errorf("the heap grew %.1f MiB, want at most %d MiB (the bound and %d MiB)", float64(grew)/(1<<20), (messages.ThreadMaxBytes+slack)>>20, slack>>20)
 		}
 		runtime.KeepAlive(s)
 	})
 	t.Run("all namespaces", func(t *testing.T) {
 		s := checked(t)
-		budget := s.srv.Cfg.Budget(threadBudget)
+		budget := s.srv.Cfg.Budget(messages.ThreadBudget)
 		budget.Limit = 24 << 20
 		send(t, s, http.MethodPost, "/v1/messages", `{}`, header...)
 		before := heapAfterGC()
@@ -345,13 +347,13 @@ func TestStubMemoryIsBounded(t *testing.T) {
 		grew := heapAfterGC() - before
 		t.Logf("10 stubs of %d bytes: %d stubs kept, the heap grew %.1f MiB", len(body), len(s.Stubs()), float64(grew)/(1<<20))
 		refused(t, last, cpu, "this server (or namespace)")
-		if grew > stubMaxBytes+slack {
-			t.Errorf("the heap grew %.1f MiB, want at most %d MiB", float64(grew)/(1<<20), (stubMaxBytes+slack)>>20)
+		if grew > messages.StubMaxBytes+slack {
+			t.Errorf("the heap grew %.1f MiB, want at most %d MiB", float64(grew)/(1<<20), (messages.StubMaxBytes+slack)>>20)
 		}
 	})
 	t.Run("all namespaces", func(t *testing.T) {
 		s := checked(t)
-		budget := s.srv.Cfg.Budget(stubsBudget)
+		budget := s.srv.Cfg.Budget(messages.StubsBudget)
 		budget.Limit = 24 << 20
 		body := stubBody(100_000 / 8)
 		before := heapAfterGC()

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
@@ -168,28 +170,30 @@ func CheckSnapshotDir(dir string) error { return core.CheckSnapshotDir(dir) }
 func Epoch() time.Time { return core.Epoch() }
 
 // CacheEntries lists the server's live prompt-cache entries, soonest expiry first (then by key).
-func (s *Server) CacheEntries() []CacheEntry { return cacheEntries(s.srv) }
+func (s *Server) CacheEntries() []CacheEntry { return messages.CacheEntries(s.srv) }
 
 // ClearCache drops every prompt-cache entry and diagnostics fingerprint of the server, and
 // returns how many live entries there were.
-func (s *Server) ClearCache() int { return dropCache(s.srv) }
+func (s *Server) ClearCache() int { return messages.DropCache(s.srv) }
 
 // Scenarios lists the scenario library in file order (GET /_fake/messages/scenarios).
-func (s *Server) Scenarios() []Scenario { return scenarioList(s.srv) }
+func (s *Server) Scenarios() []Scenario { return messages.ScenarioList(s.srv) }
 
 // Stubs returns the stubs not yet used up, in the order they are tried. The replies are copies:
 // changing them changes nothing in the server.
-func (s *Server) Stubs() []Stub { return stubList(s.srv) }
+func (s *Server) Stubs() []Stub { return messages.StubList(s.srv) }
 
 // ClearStubs removes every stub and returns how many there were.
-func (s *Server) ClearStubs() int { return dropStubs(s.srv) }
+func (s *Server) ClearStubs() int { return messages.DropStubs(s.srv) }
 
 // AddStub registers a stub and returns it with its ID. A stub that could not be served is an
 // error naming the field, as the control call answers it: a reply outside the message schema
 // ("replies.1.content.0.type: ..."), stop fields that contradict each other or the content, or
 // more than 1000 stubs at once or more memory than the stubs' bounds allow. Match and reply
 // content are copied; st.ID and st.Served are ignored.
-func (s *Server) AddStub(st Stub) (Stub, error) { return addStubValue(s.srv, st) }
+func (s *Server) AddStub(st Stub) (Stub, error) {
+	return messages.AddStubValue(s.srv, st)
+}
 
 // RateLimits returns whether rate limits are enforced and the buckets' levels now.
 func (s *Server) RateLimits() RateLimitState { return ratelimit.State(s.srv) }

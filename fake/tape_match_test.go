@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -46,9 +48,9 @@ func TestKindOfMatchesARequestToItsTapedRoute(t *testing.T) {
 		{"GET", "/v1/organizations/me", ""},
 		{"POST", "/v1/messages/", ""},
 	} {
-		k, ok := kindOf(c.method, c.path)
-		if ok != (c.want != "") || k.name != c.want {
-			t.Errorf("kindOf(%s %s) = %q, %v; want %q", c.method, c.path, k.name, ok, c.want)
+		k, ok := messages.KindOf(c.method, c.path)
+		if ok != (c.want != "") || k.Name != c.want {
+			t.Errorf("kindOf(%s %s) = %q, %v; want %q", c.method, c.path, k.Name, ok, c.want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 )
 
 // A recorded stream that ends in an error event: the fake's own message_start, then what follows.
@@ -21,18 +23,18 @@ func failedStreamRecording(events ...string) []byte {
 // *streamFailure carrying the event's data, whatever its message; a grammar break before the
 // error event is not one.
 func TestAccumulateMessageTellsAFailedStreamByItsType(t *testing.T) {
-	start := StreamEvent{"message_start", json.RawMessage(`{"type":"message_start","message":{"id":"msg_1"}}`)}
-	failed := StreamEvent{"error", json.RawMessage(`{"type":"error","error":{"type":"api_error","message":"x"}}`)}
-	_, err := AccumulateMessage([]StreamEvent{start, failed})
-	var sf *streamFailure
-	if !errors.As(err, &sf) || string(sf.data) != `{"type":"error","error":{"type":"api_error","message":"x"}}` {
+	start := StreamEvent{Name: "message_start", Data: json.RawMessage(`{"type":"message_start","message":{"id":"msg_1"}}`)}
+	failed := StreamEvent{Name: "error", Data: json.RawMessage(`{"type":"error","error":{"type":"api_error","message":"x"}}`)}
+	_, err := messages.AccumulateMessage([]messages.StreamEvent{start, failed})
+	var sf *messages.StreamFailure
+	if !errors.As(err, &sf) || string(sf.Data) != `{"type":"error","error":{"type":"api_error","message":"x"}}` {
 		t.Errorf("a stream ending in an error event: %v, want a *streamFailure with the event's data", err)
 	}
 	if want := `the stream failed: {"type":"error","error":{"type":"api_error","message":"x"}}`; err == nil || err.Error() != want {
 		t.Errorf("message = %v, want %s", err, want)
 	}
-	stray := StreamEvent{"content_block_delta", json.RawMessage(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}`)}
-	if _, err := AccumulateMessage([]StreamEvent{start, stray, failed}); errors.As(err, &sf) {
+	stray := StreamEvent{Name: "content_block_delta", Data: json.RawMessage(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}`)}
+	if _, err := messages.AccumulateMessage([]messages.StreamEvent{start, stray, failed}); errors.As(err, &sf) {
 		t.Errorf("a grammar break before the error event: %v, want no *streamFailure", err)
 	}
 }
@@ -40,15 +42,15 @@ func TestAccumulateMessageTellsAFailedStreamByItsType(t *testing.T) {
 // TestRecordingOfAFailedStream: a recorded stream that ends in an error event loads; one that
 // breaks the event grammar before its error event is refused, saying so.
 func TestRecordingOfAFailedStream(t *testing.T) {
-	rec, err := parseRecording(failedStreamRecording(failedStreamStart, failedStreamError))
+	rec, err := messages.ParseRecording(failedStreamRecording(failedStreamStart, failedStreamError))
 	if err != nil {
 		t.Fatalf("a failed stream: %v, want it loaded", err)
 	}
-	if rec.msg != nil {
-		t.Errorf("a failed stream accumulated to a message: %+v", rec.msg)
+	if rec.Msg != nil {
+		t.Errorf("a failed stream accumulated to a message: %+v", rec.Msg)
 	}
 	stray := `{"offset_ms":1,"event":"content_block_delta","data":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}`
-	_, err = parseRecording(failedStreamRecording(failedStreamStart, stray, failedStreamError))
+	_, err = messages.ParseRecording(failedStreamRecording(failedStreamStart, stray, failedStreamError))
 	want := "response.events: before its error event, the stream breaks the event grammar: content_block_delta for block 0 while block -1 is open"
 	if err == nil || err.Error() != want {
 		t.Errorf("a grammar break before the error event: %v\nwant %s", err, want)

@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"encoding/json"
@@ -65,7 +65,7 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	adm, err := ratelimit.Admit(s, c, req.Model, ratelimit.InputUsage{Input: textTokens(req.Prompt)}, false)
+	adm, err := ratelimit.Admit(s, c, req.Model, ratelimit.InputUsage{Input: TextTokens(req.Prompt)}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +80,11 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 	}
 	// The scripted model answers and then, as a model would, goes on with the next human turn,
 	// which the built-in stop sequence cuts off.
-	r, _ := seedOf(raw)
-	text := r.text(8+r.intn(40), " ") + humanTurn + r.text(6, " ")
+	r, _ := SeedOf(raw)
+	text := r.Text(8+r.intn(40), " ") + humanTurn + r.Text(6, " ")
 	_, cut := firstStop(text, append(req.StopSequences, humanTurn))
 	reason := "stop_sequence"
-	toks := tokens(text[:cut])
+	toks := Tokens(text[:cut])
 	if len(toks) > limit {
 		toks, reason = toks[:limit], "max_tokens"
 	}
@@ -140,10 +140,10 @@ func completionStream(full completion) sseStream {
 		return sseEvent{"completion", ev}
 	}
 	var events []sseEvent
-	for _, t := range chunkTokens(full.Completion) {
+	for _, t := range ChunkTokens(full.Completion) {
 		events = append(events, piece(t, nil))
 	}
 	events = append(events, piece("", full.StopReason))
 	events = append(events[:1], append([]sseEvent{{"ping", map[string]string{"type": "ping"}}}, events[1:]...)...)
-	return sseStream{events: slices.Values(events)}
+	return sseStream{Events: slices.Values(events)}
 }

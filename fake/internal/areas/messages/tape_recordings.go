@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bytes"
@@ -23,23 +23,23 @@ import (
 // (the data of its events together), over it is passed through to the client but not recorded.
 const MaxRecordedBytes = 8 << 20
 
-// maxRecordingFile bounds a recording file read at start: its two bodies at MaxRecordedBytes
+// MaxRecordingFile bounds a recording file read at start: its two bodies at MaxRecordedBytes
 // each, indented.
-const maxRecordingFile = 4 * MaxRecordedBytes
+const MaxRecordingFile = 4 * MaxRecordedBytes
 
 // What a replay loads at start, and what one recording holds (docs/limits.md): start-up time
 // and memory are bounded by what is loaded, whatever a directory holds.
 const (
-	// maxRecordingFiles bounds the recordings of a replay directory, its namespaces' included.
-	maxRecordingFiles = 10_000
-	// maxRecordingsBytes bounds the bytes of those files together.
-	maxRecordingsBytes = 256 << 20
-	// maxRecordedEvents bounds the events of one recorded stream: a real stream of 8 MiB of event
+	// MaxRecordingFiles bounds the recordings of a replay directory, its namespaces' included.
+	MaxRecordingFiles = 10_000
+	// MaxRecordingsBytes bounds the bytes of those files together.
+	MaxRecordingsBytes = 256 << 20
+	// MaxRecordedEvents bounds the events of one recorded stream: a real stream of 8 MiB of event
 	// data (MaxRecordedBytes) has far fewer, and each costs a schema check at start.
-	maxRecordedEvents = 100_000
-	// maxOffsetMS bounds an event's offset_ms (an hour; also in the recording schema): a replay
+	MaxRecordedEvents = 100_000
+	// MaxOffsetMS bounds an event's offset_ms (an hour; also in the recording schema): a replay
 	// at -replay-speed 1 waits that long.
-	maxOffsetMS = 3_600_000
+	MaxOffsetMS = 3_600_000
 )
 
 // load reads the recordings of dir: its *.json files for the default server, and those of each
@@ -72,12 +72,12 @@ func (t *Tape) load(dir string) error {
 				files = append(files, recordingFile{e.Name(), filepath.Join(dir, e.Name(), f.Name())})
 			}
 		}
-		if len(files) > maxRecordingFiles {
+		if len(files) > MaxRecordingFiles {
 			break // enough to refuse
 		}
 	}
-	if len(files) > maxRecordingFiles {
-		return fmt.Errorf("%s: more than %d recordings (its *.json files and its namespaces'); a replay loads at most %d", dir, maxRecordingFiles, maxRecordingFiles)
+	if len(files) > MaxRecordingFiles {
+		return fmt.Errorf("%s: more than %d recordings (its *.json files and its namespaces'); a replay loads at most %d", dir, MaxRecordingFiles, MaxRecordingFiles)
 	}
 	var total int64
 	for _, f := range files {
@@ -90,8 +90,8 @@ func (t *Tape) load(dir string) error {
 		}
 		total += st.Size()
 	}
-	if total > maxRecordingsBytes {
-		return fmt.Errorf("%s: its %d recordings hold %d bytes together, more than the %d a replay loads; none was loaded", dir, len(files), total, maxRecordingsBytes)
+	if total > MaxRecordingsBytes {
+		return fmt.Errorf("%s: its %d recordings hold %d bytes together, more than the %d a replay loads; none was loaded", dir, len(files), total, MaxRecordingsBytes)
 	}
 	total = 0
 	for _, f := range files {
@@ -108,8 +108,8 @@ func checkRecordingFile(file string, st os.FileInfo) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file (%s); a recording is a JSON file", file, fileKind(st.Mode()))
 	}
-	if st.Size() > maxRecordingFile {
-		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
+	if st.Size() > MaxRecordingFile {
+		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, MaxRecordingFile)
 	}
 	return nil
 }
@@ -130,15 +130,15 @@ func (t *Tape) loadFile(ns, file string, total *int64) error {
 	if err := checkRecordingFile(file, st); err != nil {
 		return err // it changed since load looked at it
 	}
-	if *total += st.Size(); *total > maxRecordingsBytes {
-		return fmt.Errorf("%s: the recordings up to this one hold %d bytes, more than the %d a replay loads", file, *total, maxRecordingsBytes)
+	if *total += st.Size(); *total > MaxRecordingsBytes {
+		return fmt.Errorf("%s: the recordings up to this one hold %d bytes, more than the %d a replay loads", file, *total, MaxRecordingsBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxRecordingFile+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxRecordingFile+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	if len(data) > maxRecordingFile {
-		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, maxRecordingFile)
+	if len(data) > MaxRecordingFile {
+		return fmt.Errorf("%s: the file is larger than %d bytes, more than a recording holds", file, MaxRecordingFile)
 	}
 	if err := core.CheckSyntax(file, data); err != nil {
 		return err // file:line:column
@@ -148,7 +148,7 @@ func (t *Tape) loadFile(ns, file string, total *int64) error {
 
 // add checks the recording data of file and adds it to the recordings of namespace ns.
 func (t *Tape) add(ns, file string, data []byte) error {
-	rec, err := parseRecording(data)
+	rec, err := ParseRecording(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -161,14 +161,14 @@ func (t *Tape) add(ns, file string, data []byte) error {
 	return nil
 }
 
-// recording is one recording file: a request and the answer the upstream gave it.
-type recording struct {
+// Recording is one recording file: a request and the answer the upstream gave it.
+type Recording struct {
 	Request  recordedRequest  `json:"request"`
 	Response recordedResponse `json:"response"`
 
 	file string
 	key  string
-	msg  *Message    // a successful Messages answer, accumulated when streamed
+	Msg  *Message    `json:"-"` // a successful Messages answer, accumulated when streamed
 	comp *completion // a successful Completions answer, accumulated when streamed
 }
 
@@ -194,8 +194,8 @@ type recordedEvent struct {
 	Data     json.RawMessage `json:"data"`
 }
 
-func (r *recording) kind() tapeKind {
-	k, _ := kindOf(r.Request.Method, r.Request.Path)
+func (r *Recording) Kind() tapeKind {
+	k, _ := KindOf(r.Request.Method, r.Request.Path)
 	return k
 }
 
@@ -213,22 +213,22 @@ func keptResponseHeader(name string) bool {
 	return strings.Contains(name, "ratelimit")
 }
 
-// parseRecording reads a recording and holds it to what the fake could serve. Errors name the
+// ParseRecording reads a recording and holds it to what the fake could serve. Errors name the
 // field of the file: "response.events.3.data.delta.type: ...".
-func parseRecording(data []byte) (*recording, error) {
+func ParseRecording(data []byte) (*Recording, error) {
 	// The number of events first, before decoding them: a []struct{} takes no memory per item.
 	var count struct {
 		Response struct {
 			Events []struct{} `json:"events"`
 		} `json:"response"`
 	}
-	if json.Unmarshal(data, &count) == nil && len(count.Response.Events) > maxRecordedEvents {
-		return nil, fmt.Errorf("response.events: %d events, more than the %d a recording holds", len(count.Response.Events), maxRecordedEvents)
+	if json.Unmarshal(data, &count) == nil && len(count.Response.Events) > MaxRecordedEvents {
+		return nil, fmt.Errorf("response.events: %d events, more than the %d a recording holds", len(count.Response.Events), MaxRecordedEvents)
 	}
 	if err := core.ValidateBody("messages/recording", data); err != nil {
 		return nil, recordingError(err, "")
 	}
-	rec := &recording{}
+	rec := &Recording{}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(rec); err != nil {
@@ -241,7 +241,7 @@ func parseRecording(data []byte) (*recording, error) {
 	for i := range resp.Events {
 		resp.Events[i].Data = compactJSON(resp.Events[i].Data)
 	}
-	k, ok := kindOf(req.Method, req.Path)
+	k, ok := KindOf(req.Method, req.Path)
 	if !ok {
 		return nil, fmt.Errorf("request.path: %s %s is not an inference route a tape records (POST /v1/messages, /v1/messages/count_tokens, /v1/complete; GET /v1/models, /v1/models/{id})", req.Method, req.Path)
 	}
@@ -256,15 +256,15 @@ func parseRecording(data []byte) (*recording, error) {
 		}
 	}
 	switch {
-	case k.rt.Body == "" && len(req.Body) > 0:
+	case k.Rt.Body == "" && len(req.Body) > 0:
 		return nil, fmt.Errorf("request.body: %s %s takes no body", req.Method, req.Path)
-	case k.rt.Body != "":
-		if err := core.ValidateBody(k.rt.Body, req.Body); err != nil {
+	case k.Rt.Body != "":
+		if err := core.ValidateBody(k.Rt.Body, req.Body); err != nil {
 			return nil, recordingError(err, "request.body.")
 		}
 	}
 	var err error
-	if rec.key, err = requestKey(req.Method, req.Path, req.Query, req.Body); err != nil {
+	if rec.key, err = RequestKey(req.Method, req.Path, req.Query, req.Body); err != nil {
 		return nil, fmt.Errorf("request.%v", err)
 	}
 	if (len(resp.Body) > 0) == (resp.Events != nil) {
@@ -273,7 +273,7 @@ func parseRecording(data []byte) (*recording, error) {
 	if resp.Events != nil {
 		return rec, rec.checkEvents(k)
 	}
-	schema := k.rt.Schema
+	schema := k.Rt.Schema
 	switch {
 	case resp.Status >= 400:
 		schema = "error"
@@ -284,15 +284,15 @@ func parseRecording(data []byte) (*recording, error) {
 		return nil, recordingError(err, "response.body.")
 	}
 	if resp.Status == http.StatusOK {
-		switch k.name {
+		switch k.Name {
 		case "messages":
-			rec.msg = &Message{}
-			if err = decodeNumbers(resp.Body, rec.msg); err == nil {
-				err = checkReply(rec.msg, "response.body.")
+			rec.Msg = &Message{}
+			if err = DecodeNumbers(resp.Body, rec.Msg); err == nil {
+				err = checkReply(rec.Msg, "response.body.")
 			}
 		case "complete":
 			rec.comp = &completion{}
-			err = decodeNumbers(resp.Body, rec.comp)
+			err = DecodeNumbers(resp.Body, rec.comp)
 		}
 	}
 	return rec, err
@@ -301,9 +301,9 @@ func parseRecording(data []byte) (*recording, error) {
 // checkEvents holds a recorded stream to its route's event schema and grammar, and accumulates
 // the answer it streamed. A stream may end in an error event, as a real one does when the
 // deployment fails mid-answer.
-func (rec *recording) checkEvents(k tapeKind) error {
+func (rec *Recording) checkEvents(k tapeKind) error {
 	evs := rec.Response.Events
-	if k.rt.Events == "" {
+	if k.Rt.Events == "" {
 		return fmt.Errorf("response.events: %s %s does not stream; give the body", rec.Request.Method, rec.Request.Path)
 	}
 	if rec.Response.Status != http.StatusOK {
@@ -317,18 +317,18 @@ func (rec *recording) checkEvents(k tapeKind) error {
 	// short deltas, and a schema check costs hundreds of allocations.
 	checked := map[string]bool{}
 	for i, ev := range evs {
-		schema := k.rt.Events
+		schema := k.Rt.Events
 		if ev.Event == "error" {
 			schema = "messages/stream_event"
 			if i != len(evs)-1 {
 				return fmt.Errorf("response.events.%d: an error event ends a stream; %d events follow it", i, len(evs)-1-i)
 			}
 		}
-		if !checked[string(ev.Data)] || schema != k.rt.Events {
+		if !checked[string(ev.Data)] || schema != k.Rt.Events {
 			if err := core.ValidateBody(schema, ev.Data); err != nil {
 				return recordingError(err, fmt.Sprintf("response.events.%d.data.", i))
 			}
-			if schema == k.rt.Events && len(ev.Data) <= 256 {
+			if schema == k.Rt.Events && len(ev.Data) <= 256 {
 				checked[string(ev.Data)] = true
 			}
 		}
@@ -342,7 +342,7 @@ func (rec *recording) checkEvents(k tapeKind) error {
 		stream[i] = StreamEvent{Name: ev.Event, Data: ev.Data}
 	}
 	failed := evs[len(evs)-1].Event == "error"
-	if k.name == "complete" {
+	if k.Name == "complete" {
 		if failed {
 			stream = stream[:len(stream)-1]
 		}
@@ -356,14 +356,14 @@ func (rec *recording) checkEvents(k tapeKind) error {
 		return nil
 	}
 	msg, err := AccumulateMessage(stream)
-	var failure *streamFailure
+	var failure *StreamFailure
 	switch {
 	case failed && !errors.As(err, &failure):
 		return fmt.Errorf("response.events: before its error event, the stream breaks the event grammar: %v", err)
 	case !failed && err != nil:
 		return fmt.Errorf("response.events: %v", err)
 	}
-	rec.msg = msg
+	rec.Msg = msg
 	if msg != nil {
 		return checkReply(msg, "response.events, accumulated: ")
 	}
@@ -396,7 +396,7 @@ func accumulateCompletion(events []StreamEvent, complete bool) (*completion, err
 			return nil, fmt.Errorf("event %d is %s; a completion stream has completion and ping events", i, ev.Name)
 		}
 		var piece completion
-		if err := decodeNumbers(ev.Data, &piece); err != nil {
+		if err := DecodeNumbers(ev.Data, &piece); err != nil {
 			return nil, fmt.Errorf("event %d: %v", i, err)
 		}
 		if out == nil {
@@ -415,7 +415,7 @@ func accumulateCompletion(events []StreamEvent, complete bool) (*completion, err
 	return out, nil
 }
 
-func decodeNumbers(data []byte, v any) error {
+func DecodeNumbers(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	return d.Decode(v)
@@ -465,4 +465,18 @@ func fileKind(m os.FileMode) string {
 		return "a device"
 	}
 	return "mode " + m.Type().String()
+}
+
+// TapeOf is a replaying tape (OnMissError) of the one recording data holds, as file would hold
+// it, loaded as OpenTape loads a file but without the file system: the fuzz target of the
+// recording format uses it. The error names file.
+func TapeOf(file string, data []byte) (*Tape, *Recording, error) {
+	t := &Tape{cfg: TapeConfig{OnMiss: OnMissError}, byKey: map[string]*Recording{}}
+	if err := t.add("", file, data); err != nil {
+		return nil, nil, err
+	}
+	for _, r := range t.byKey {
+		return t, r, nil
+	}
+	return t, nil, nil
 }

@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bytes"
@@ -21,14 +21,7 @@ import (
 //
 // Who answers a request, most explicit first, is decided in one place: choose (messages.go).
 
-// Reply is a canned assistant reply: the content and stop fields of a message (spec 2.9). The
-// server fills in the rest when it serves one: id from its counter, type, role, the request's
-// model, and usage counted exactly as for the scripted model (the input tokens count_tokens
-// counts, split into cache reads, cache writes and input_tokens; output_tokens from the
-// content). A reply is served as given, but for the citations: null a text block written without
-// citations gets, and the caller {"type": "direct"} a tool_use block written without caller gets,
-// as the API answers every such block: the request's max_tokens and stop_sequences do not cut
-// it, as they cut the scripted model's text.
+// Reply is the face's Reply (package fake), which documents it.
 type Reply struct {
 	// Content holds the blocks as their JSON objects, e.g.
 	// {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {...}}.
@@ -41,9 +34,7 @@ type Reply struct {
 	StopDetails *StopDetails `json:"stop_details"`
 }
 
-// StubMatch selects the requests a stub answers. Every rule given must hold; no rule at all
-// matches every request. Every comparison is exact and case-sensitive: "Hello" is not in
-// "hello there", and model "Claude-X" is not "claude-x".
+// StubMatch is the face's StubMatch (package fake), which documents it.
 type StubMatch struct {
 	Model string `json:"model,omitempty"` // the request's model, exactly
 	// UserTextContains is a substring of the text of the last turn, when that turn is the user's
@@ -53,74 +44,74 @@ type StubMatch struct {
 	ToolName         string `json:"tool_name,omitempty"` // a tool of this name is in the request's tools
 }
 
-// stubInput is what the rules of every stub read of one request, worked out once for all of them:
+// StubInput is what the rules of every stub read of one request, worked out once for all of them:
 // the text of its last user turn, whether each user_text_contains given is in it (exactly, and,
 // only if a near miss needs it, ignoring case: the text lowered at most once), and the meter the
 // scans are charged to (maxStubSteps: each scan of the text a step per stepBytes read, each stub
 // tried a step, each tool name compared a step). A rule that many stubs share is looked for once.
-type stubInput struct {
-	req     *messageRequest
-	text    string
-	hasText bool
+type StubInput struct {
+	req     *MessageRequest
+	Text    string
+	HasText bool
 	lower   string
 	lowered bool
 	found   map[string]bool // by user_text_contains: whether the text holds it
 	folded  map[string]bool // the same, both lowered
-	work    *core.Meter
+	Work    *core.Meter
 }
 
-// maxStubSteps bounds the work of matching one request against the stubs, near miss included:
+// MaxStubSteps bounds the work of matching one request against the stubs, near miss included:
 // about 128 MiB of text scanned (1,000 stubs, each with its own user_text_contains, against a
 // last turn of 128 KiB), a few tenths of a second.
-const maxStubSteps = 2_000_000
+const MaxStubSteps = 2_000_000
 
-func newStubInput(req *messageRequest, work *core.Meter) *stubInput {
-	in := &stubInput{req: req, work: work}
-	in.text, in.hasText = req.lastUserText()
+func newStubInput(req *MessageRequest, work *core.Meter) *StubInput {
+	in := &StubInput{req: req, Work: work}
+	in.Text, in.HasText = req.lastUserText()
 	return in
 }
 
-func (in *stubInput) lowerText() string {
+func (in *StubInput) lowerText() string {
 	if !in.lowered {
-		in.lower, in.lowered = strings.ToLower(in.text), true
+		in.lower, in.lowered = strings.ToLower(in.Text), true
 	}
 	return in.lower
 }
 
-// contains reports whether the text holds sub; false (with the meter stopped) when the scan is
+// Contains reports whether the text holds sub; false (with the meter stopped) when the scan is
 // over the allowance.
-func (in *stubInput) contains(sub string) bool {
-	if !in.work.Charge(len(sub) / core.StepBytes) { // the lookup hashes sub
+func (in *StubInput) Contains(sub string) bool {
+	if !in.Work.Charge(len(sub) / core.StepBytes) { // the lookup hashes sub
 		return false
 	}
 	found, seen := in.found[sub]
 	if !seen {
-		if !in.work.ChargeBytes(len(in.text) + len(sub)) {
+		if !in.Work.ChargeBytes(len(in.Text) + len(sub)) {
 			return false
 		}
 		if in.found == nil {
 			in.found = map[string]bool{}
 		}
-		found = strings.Contains(in.text, sub)
+		found = strings.Contains(in.Text, sub)
 		in.found[sub] = found
 	}
 	return found
 }
 
-// containsFolded is contains ignoring case, for a sub that contains already looked for. Where
+// ContainsFolded is contains ignoring case, for a sub that contains already looked for. Where
 // neither the text nor sub has an upper-case letter, it is what contains found, and the text is
 // not scanned again.
-func (in *stubInput) containsFolded(sub string) bool {
+func (in *StubInput) ContainsFolded(sub string) bool {
 	found, seen := in.folded[sub]
 	if !seen {
-		if !in.lowered && !in.work.ChargeBytes(2*len(in.text)) { // lowered, then compared
+		if !in.lowered && !in.Work.ChargeBytes(2*len(in.Text)) { // lowered, then compared
 			return false
 		}
 		lower, lsub := in.lowerText(), strings.ToLower(sub)
-		if lower == in.text && lsub == sub {
+		if lower == in.Text && lsub == sub {
 			return in.found[sub]
 		}
-		if !in.work.ChargeBytes(len(in.text) + 2*len(sub)) {
+		if !in.Work.ChargeBytes(len(in.Text) + 2*len(sub)) {
 			return false
 		}
 		if in.folded == nil {
@@ -134,15 +125,15 @@ func (in *stubInput) containsFolded(sub string) bool {
 
 // matches reports whether every rule of m holds for the request; false too once the matching is
 // over its allowance (the caller looks at the meter).
-func (m *StubMatch) matches(in *stubInput) bool {
-	return len(m.misses(in, 1, false)) == 0 && !in.work.Stopped()
+func (m *StubMatch) matches(in *StubInput) bool {
+	return len(m.misses(in, 1, false)) == 0 && !in.Work.Stopped()
 }
 
 // misses are the clauses of m that the request does not satisfy; it stops once it holds limit of
 // them. With explain, each is a line that says what the clause wanted and what the request had
 // (with "(case-sensitive)" when it would have held ignoring case); without, matching needs only
 // their number, and nothing is formatted.
-func (m *StubMatch) misses(in *stubInput, limit int, explain bool) []string {
+func (m *StubMatch) misses(in *StubInput, limit int, explain bool) []string {
 	req := in.req
 	var out []string
 	miss := func(line func() string) bool {
@@ -162,22 +153,22 @@ func (m *StubMatch) misses(in *stubInput, limit int, explain bool) []string {
 	}
 	if m.UserTextContains != "" {
 		switch {
-		case !in.hasText:
+		case !in.HasText:
 			if miss(func() string {
 				return fmt.Sprintf("user_text_contains %s: the last turn is not the user's text", quoteStub(m.UserTextContains))
 			}) {
 				return out
 			}
-		case !in.contains(m.UserTextContains):
+		case !in.Contains(m.UserTextContains):
 			if miss(func() string {
-				folded := in.containsFolded(m.UserTextContains)
-				return fmt.Sprintf("user_text_contains %s not in %s%s", quoteStub(m.UserTextContains), quoteStub(in.text), caseOnly(folded))
+				folded := in.ContainsFolded(m.UserTextContains)
+				return fmt.Sprintf("user_text_contains %s not in %s%s", quoteStub(m.UserTextContains), quoteStub(in.Text), caseOnly(folded))
 			}) {
 				return out
 			}
 		}
 	}
-	if m.ToolName != "" && in.work.Charge(len(req.Tools)) && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
+	if m.ToolName != "" && in.Work.Charge(len(req.Tools)) && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
 		miss(func() string {
 			names := make([]string, 0, min(len(req.Tools), nearMissTools))
 			folded := false
@@ -230,17 +221,17 @@ const HeaderStubNearMiss = "Fake-Stub-Near-Miss"
 // (each user_text_contains is looked for in the text once, whatever the pass), and formats a
 // line only for the stubs that nearly matched, the request's text lowered at most once: its
 // work is charged to the same allowance as matching's. When that runs out, it is "".
-func (l *stubs) nearMiss(in *stubInput) string {
+func (l *stubs) nearMiss(in *StubInput) string {
 	best := ""
 	for _, st := range l.list {
 		if len(st.Match.misses(in, 2, false)) != 1 {
-			if in.work.Stopped() {
+			if in.Work.Stopped() {
 				return ""
 			}
 			continue
 		}
 		m := st.Match.misses(in, 1, true)
-		if in.work.Stopped() {
+		if in.Work.Stopped() {
 			return ""
 		}
 		line := st.ID + ": " + m[0]
@@ -254,12 +245,7 @@ func (l *stubs) nearMiss(in *stubInput) string {
 	return best
 }
 
-// Stub is a reply, or a sequence of replies, for the Create a Message requests it matches. Each
-// matching request is answered with the next reply in order. Once the sequence has been served
-// Times times (default 1) the stub is used up and removed, and requests fall back to the
-// library's scenarios and the scripted model; with Forever the sequence starts over until the
-// stubs are cleared. Stubs are tried in the order they were registered; the first that matches
-// answers.
+// Stub is the face's Stub (package fake), which documents it.
 type Stub struct {
 	ID      string    `json:"id"` // set by AddStub: "stub_" and a counter of the control API's
 	Match   StubMatch `json:"match"`
@@ -270,9 +256,9 @@ type Stub struct {
 	size    int       // the memory the stub keeps (stubSize), charged to the bounds while it is held
 }
 
-// maxStubs bounds the stubs a server holds at once, so that a runaway test cannot grow it
+// MaxStubs bounds the stubs a server holds at once, so that a runaway test cannot grow it
 // without bound; one stub may hold many replies.
-const maxStubs = 1000
+const MaxStubs = 1000
 
 // The bounds of the memory stubs keep: the decoded replies (heldSize), which a body of many small
 // blocks makes some 20 times its JSON. stubMaxBytes bounds a server's (or namespace's) stubs,
@@ -280,8 +266,8 @@ const maxStubs = 1000
 // past either is refused, naming the bound, and nothing is dropped: stubs are what a test said
 // its requests are answered with, and dropping one would change answers silently.
 const (
-	stubMaxBytes = 16 << 20
-	stubsBytes   = 256 << 20
+	StubMaxBytes = 16 << 20
+	StubsBytes   = 256 << 20
 	stubBase     = 256 // a stub's own cost, beyond its replies and match
 )
 
@@ -296,7 +282,7 @@ type stubRequest struct {
 type stubs struct {
 	mu     sync.Mutex
 	list   []*Stub
-	bytes  int              // what the stubs of list keep (stubSize)
+	Bytes  int              // what the stubs of list keep (stubSize)
 	budget *core.ByteBudget // shared with the server's namespaces: stubsBytes; nil once a namespace is dropped
 }
 
@@ -323,14 +309,14 @@ func stubSize(st *Stub) int {
 // forget takes what the stubs of list keep out of the bounds; the caller holds mu and empties
 // list or takes them out of it.
 func (l *stubs) forget(bytes int) {
-	l.bytes -= bytes
+	l.Bytes -= bytes
 	if l.budget != nil {
 		l.budget.Add(-bytes)
 	}
 }
 
-// addStubValue is Server.AddStub of the face (package fake).
-func addStubValue(s *core.Server, st Stub) (Stub, error) {
+// AddStubValue is Server.AddStub of the face (package fake).
+func AddStubValue(s *core.Server, st Stub) (Stub, error) {
 	data, err := json.Marshal(stubRequest{Match: &st.Match, Replies: st.Replies, Times: st.Times, Forever: st.Forever})
 	if err != nil {
 		return Stub{}, core.Invalid("the stub cannot be encoded as JSON: %v", err)
@@ -346,21 +332,21 @@ func addStub(s *core.Server, data []byte) (Stub, error) {
 		return Stub{}, err
 	}
 	st.size = stubSize(st)
-	l := stubsOf(s)
+	l := StubsOf(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.list) >= maxStubs {
-		return Stub{}, core.Invalid("at most %d stubs can be registered at once; clear them with DELETE /_fake/messages/stubs", maxStubs)
+	if len(l.list) >= MaxStubs {
+		return Stub{}, core.Invalid("at most %d stubs can be registered at once; clear them with DELETE /_fake/messages/stubs", MaxStubs)
 	}
-	if l.bytes+st.size > stubMaxBytes {
+	if l.Bytes+st.size > StubMaxBytes {
 		return Stub{}, core.InvalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of this server (or namespace) may keep at most %s together (they keep %s); send fewer or smaller blocks, or clear the stubs with DELETE /_fake/messages/stubs",
-			mebibytes(st.size), mebibytes(stubMaxBytes), mebibytes(l.bytes)).Because(core.ReasonOutOfRange)
+			Mebibytes(st.size), Mebibytes(StubMaxBytes), Mebibytes(l.Bytes)).Because(core.ReasonOutOfRange)
 	}
 	if l.budget != nil && !l.budget.Reserve(st.size) {
 		return Stub{}, core.InvalidField("replies", "the stub would keep %s in memory once decoded, and the stubs of every namespace of this server may keep at most %s together; clear stubs that are no longer needed (DELETE /_fake/messages/stubs, here or in other namespaces) or drop idle namespaces (DELETE /_fake/namespaces)",
-			mebibytes(st.size), mebibytes(int(l.budget.Limit))).Because(core.ReasonOutOfRange)
+			Mebibytes(st.size), Mebibytes(int(l.budget.Limit))).Because(core.ReasonOutOfRange)
 	}
-	l.bytes += st.size
+	l.Bytes += st.size
 	st.ID = s.CtlIDs.Next("stub_") // the control counters: a stub never shifts the API's IDs
 	l.list = append(l.list, st)
 	return *st, nil
@@ -452,7 +438,7 @@ func defaultStopReason(content []map[string]any) string {
 	return "end_turn"
 }
 
-// take uses up the next reply of the first stub that matches the request, and returns it with the
+// Take uses up the next reply of the first stub that matches the request, and returns it with the
 // stub's ID; nil when no stub matches, and then the stub that nearly matched, if one did, is named
 // in the answer's HeaderStubNearMiss and the journal (nearMiss). Replies are never changed once
 // registered, so the one returned is safe to read after the lock is released, even if its stub
@@ -461,14 +447,14 @@ func defaultStopReason(content []map[string]any) string {
 // The matching, near miss included, is charged to the request's meter (maxStubSteps); over it,
 // or once the client went, it stops, and the error is a 400 naming the last turn's content
 // (meter.refusal); no stub is used up.
-func (l *stubs) take(c *core.Call, req *messageRequest) (*Reply, string, error) {
+func (l *stubs) Take(c *core.Call, req *MessageRequest) (*Reply, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	in := newStubInput(req, c.Meter(maxStubSteps))
+	in := newStubInput(req, c.Meter(MaxStubSteps))
 	for i, st := range l.list {
-		if !in.work.Charge(1) || !st.Match.matches(in) {
-			if in.work.Stopped() {
-				return nil, "", in.work.Refusal(fmt.Sprintf("messages.%d.content", len(req.Messages)-1), "matching it against the %d stubs takes more than %d steps (a stub one, and one per %d bytes of the text scanned); register fewer stubs or send a shorter turn", len(l.list), maxStubSteps, core.StepBytes)
+		if !in.Work.Charge(1) || !st.Match.matches(in) {
+			if in.Work.Stopped() {
+				return nil, "", in.Work.Refusal(fmt.Sprintf("messages.%d.content", len(req.Messages)-1), "matching it against the %d stubs takes more than %d steps (a stub one, and one per %d bytes of the text scanned); register fewer stubs or send a shorter turn", len(l.list), MaxStubSteps, core.StepBytes)
 			}
 			continue
 		}
@@ -487,9 +473,9 @@ func (l *stubs) take(c *core.Call, req *messageRequest) (*Reply, string, error) 
 	return nil, "", nil
 }
 
-// stubList is Server.Stubs of the face (package fake).
-func stubList(s *core.Server) []Stub {
-	l := stubsOf(s)
+// StubList is Server.Stubs of the face (package fake).
+func StubList(s *core.Server) []Stub {
+	l := StubsOf(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make([]Stub, len(l.list))
@@ -531,14 +517,14 @@ func cloneBlocks(content []map[string]any) []map[string]any {
 	return out
 }
 
-// dropStubs is Server.ClearStubs of the face (package fake).
-func dropStubs(s *core.Server) int {
-	l := stubsOf(s)
+// DropStubs is Server.ClearStubs of the face (package fake).
+func DropStubs(s *core.Server) int {
+	l := StubsOf(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := len(l.list)
 	l.list = nil
-	l.forget(l.bytes)
+	l.forget(l.Bytes)
 	return n
 }
 
@@ -547,7 +533,7 @@ func (l *stubs) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.list = nil
-	l.forget(l.bytes)
+	l.forget(l.Bytes)
 }
 
 // release takes a dropped namespace's stubs out of the shared budget for good: a registration
@@ -556,12 +542,12 @@ func (l *stubs) release() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.list = nil
-	l.forget(l.bytes)
+	l.forget(l.Bytes)
 	l.budget = nil
 }
 
-// mebibytes writes a byte count for an error message: "19.5 MiB".
-func mebibytes(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+// Mebibytes writes a byte count for an error message: "19.5 MiB".
+func Mebibytes(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func registerStub(s *core.Server, c *core.Call) (any, error) {
 	data, err := c.Body()
@@ -574,24 +560,24 @@ func registerStub(s *core.Server, c *core.Call) (any, error) {
 func listStubs(s *core.Server, c *core.Call) (any, error) {
 	return struct {
 		Data []Stub `json:"data"`
-	}{stubList(s)}, nil
+	}{StubList(s)}, nil
 }
 
 func clearStubs(s *core.Server, c *core.Call) (any, error) {
-	return core.ClearedBody{Cleared: dropStubs(s)}, nil
+	return core.ClearedBody{Cleared: DropStubs(s)}, nil
 }
 
-// stubsArea is the stubs a test registered: the test's configuration, not the world, so a
+// StubsArea is the stubs a test registered: the test's configuration, not the world, so a
 // snapshot leaves them out and Reset clears them.
-var stubsArea = &core.Area{
-	Reset: func(s *core.Server) { stubsOf(s).reset() },
-	Drop:  func(s *core.Server) { stubsOf(s).release() },
+var StubsArea = &core.Area{
+	Reset: func(s *core.Server) { StubsOf(s).reset() },
+	Drop:  func(s *core.Server) { StubsOf(s).release() },
 }
 
 var (
-	stubSlot    = core.NewSlot(&core.ServerSlots, func(s *core.Server) *stubs { return &stubs{budget: s.Cfg.Budget(stubsBudget)} })
-	stubsBudget = core.NewBudget(stubsBytes)
+	stubSlot    = core.NewSlot(&core.ServerSlots, func(s *core.Server) *stubs { return &stubs{budget: s.Cfg.Budget(StubsBudget)} })
+	StubsBudget = core.NewBudget(StubsBytes)
 )
 
-// stubsOf is the stubs of s.
-func stubsOf(s *core.Server) *stubs { return stubSlot.In(s.Areas) }
+// StubsOf is the stubs of s.
+func StubsOf(s *core.Server) *stubs { return stubSlot.In(s.Areas) }

@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ import (
 // at start with its file, field and reason. The rest of the API keeps being served by the fake's
 // state, so a recorded or replayed run stays stateful.
 
-// OnMiss says what a replaying server does with an inference request no recording matches.
+// OnMiss is the face's OnMiss (package fake), which documents it.
 type OnMiss string
 
 const (
@@ -36,8 +36,7 @@ const (
 	OnMissUpstream OnMiss = "upstream"
 )
 
-// TapeConfig configures record and replay. Record and Replay exclude each other: to replay what
-// is recorded and record the rest, use Replay with OnMiss OnMissUpstream.
+// TapeConfig is the face's TapeConfig (package fake), which documents it.
 type TapeConfig struct {
 	// Upstream is the base URL of the deployment to record from (http or https; a path prefix is
 	// kept). It is contacted only with Record, or with OnMiss OnMissUpstream.
@@ -61,8 +60,7 @@ type TapeConfig struct {
 	Client *http.Client
 }
 
-// Tape is a loaded record and replay configuration (OpenTape), for WithTape. It is safe for
-// concurrent use; recordings made while serving are added to it.
+// Tape is the face's Tape (package fake), which documents it.
 type Tape struct {
 	cfg      TapeConfig
 	upstream *url.URL
@@ -70,15 +68,12 @@ type Tape struct {
 	client   *http.Client
 
 	mu    sync.RWMutex
-	byKey map[string]*recording // namespace + "\x00" + request key
+	byKey map[string]*Recording // namespace + "\x00" + request key
 }
 
-// OpenTape checks cfg and loads the recordings of cfg.Replay. A recording that the fake could not
-// serve as it is (outside the schemas of its route, events out of the stream grammar, a
-// credential in it, two files for one request) is an error naming the file, the field and the
-// reason.
+// OpenTape is the face's OpenTape (package fake), which documents it.
 func OpenTape(cfg TapeConfig) (*Tape, error) {
-	t := &Tape{cfg: cfg, client: cfg.Client, byKey: map[string]*recording{}}
+	t := &Tape{cfg: cfg, client: cfg.Client, byKey: map[string]*Recording{}}
 	if t.client == nil {
 		t.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
@@ -131,26 +126,26 @@ func OpenTape(cfg TapeConfig) (*Tape, error) {
 // tapeKind is what the tape knows of an inference route: its name in file names (in.tape) and
 // the route table's line, for the schemas a recording is held to.
 type tapeKind struct {
-	name string
-	rt   *core.Route
+	Name string
+	Rt   *core.Route
 }
 
-// tapeKinds are the taped routes: the lines of the route table that name a tape (in.tape). It is
-// filled by init, since the route table's handlers reach back here.
-var tapeKinds []tapeKind
-
-func init() {
+// tapeKinds are the taped routes: the lines of the route table that name a tape (in.tape). The
+// table is read on first use, once the face has registered the areas whose lines it holds.
+var tapeKinds = sync.OnceValue(func() []tapeKind {
+	var kinds []tapeKind
 	for _, rt := range core.Routes() {
 		if rt.Tape != "" {
-			tapeKinds = append(tapeKinds, tapeKind{rt.Tape, rt})
+			kinds = append(kinds, tapeKind{rt.Tape, rt})
 		}
 	}
-}
+	return kinds
+})
 
-// kindOf finds the taped route of a request path; ok is false for any other.
-func kindOf(method, path string) (tapeKind, bool) {
-	for _, k := range tapeKinds {
-		if k.rt.Method == method && matchesPattern(k.rt.Path, path) {
+// KindOf finds the taped route of a request path; ok is false for any other.
+func KindOf(method, path string) (tapeKind, bool) {
+	for _, k := range tapeKinds() {
+		if k.Rt.Method == method && matchesPattern(k.Rt.Path, path) {
 			return k, true
 		}
 	}
@@ -192,11 +187,11 @@ func upstreamCredential(r *http.Request, ifc *core.Iface, err error) (*core.Cred
 	return nil, "", err
 }
 
-// tapeArea lets a credential the fixtures do not know through to a route a tape records or
+// TapeArea lets a credential the fixtures do not know through to a route a tape records or
 // replays (upstreamCredential), and answers the routes without a body from it (fromTape).
-var tapeArea = &core.Area{
+var TapeArea = &core.Area{
 	Admit: func(s *core.Server, rt *core.Route, r *http.Request, ifc *core.Iface, err error) (*core.Credential, string, error) {
-		if !tapeOption.Of(&s.Cfg).taped(rt) {
+		if !TapeOption.Of(&s.Cfg).taped(rt) {
 			return nil, "", err
 		}
 		return upstreamCredential(r, ifc, err)
@@ -204,5 +199,5 @@ var tapeArea = &core.Area{
 	Replay: fromTape,
 }
 
-// tapeOption is the tape that records or replays inference requests (WithTape); nil: neither.
-var tapeOption = core.NewOption[*Tape]()
+// TapeOption is the tape that records or replays inference requests (WithTape); nil: neither.
+var TapeOption = core.NewOption[*Tape]()

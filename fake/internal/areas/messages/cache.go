@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bytes"
@@ -33,30 +33,30 @@ import (
 // writes and refreshes entries and stores the diagnostics fingerprint once the answer exists.
 
 const (
-	cacheTTL5m = 5 * time.Minute
-	cacheTTL1h = time.Hour
+	CacheTTL5m = 5 * time.Minute
+	CacheTTL1h = time.Hour
 	// cacheLookback is how many positions a breakpoint's lookup checks, itself the first.
 	cacheLookback = 20
 	// cacheMaxBreakpoints is the most cache_control markers a request may carry, the top-level
 	// one included.
 	cacheMaxBreakpoints = 4
-	// cacheMaxEntries bounds the entries of one server (or namespace): past it, the entries that
+	// CacheMaxEntries bounds the entries of one server (or namespace): past it, the entries that
 	// expire soonest are dropped, as a real cache may evict early.
-	cacheMaxEntries = 100_000
-	// cacheMaxFingerprints bounds the diagnostics fingerprints kept per server: the oldest goes
+	CacheMaxEntries = 100_000
+	// CacheMaxFingerprints bounds the diagnostics fingerprints kept per server: the oldest goes
 	// first, which a later request sees as previous_message_not_found ("too old").
-	cacheMaxFingerprints = 10_000
-	// cacheMaxBytes bounds the estimated bytes of a server's entries and fingerprints together
+	CacheMaxFingerprints = 10_000
+	// CacheMaxBytes bounds the estimated bytes of a server's entries and fingerprints together
 	// (a fingerprint grows with the request's messages): past it, entries go as past
 	// cacheMaxEntries, then the oldest fingerprints.
-	cacheMaxBytes = 32 << 20
-	// cachesBytes bounds the caches of a server and all its namespaces together: each one's own
+	CacheMaxBytes = 32 << 20
+	// CachesBytes bounds the caches of a server and all its namespaces together: each one's own
 	// bound, times the 1,000 namespaces a server keeps, would allow 32 GB. Past it, the least
 	// recently used namespaces' caches give way first (Server.trimIdleCaches).
-	cachesBytes = 256 << 20
-	// cacheEntryBase and cacheFingerprintBase are the fixed cost of an entry and a fingerprint:
+	CachesBytes = 256 << 20
+	// CacheEntryBase and cacheFingerprintBase are the fixed cost of an entry and a fingerprint:
 	// the structs, their map slots and the heap's; their strings and hashes are added.
-	cacheEntryBase       = 256
+	CacheEntryBase       = 256
 	cacheFingerprintBase = 320
 	// defaultCacheMinimum is the minimum of a model the table below does not name.
 	defaultCacheMinimum = 1024
@@ -85,171 +85,173 @@ func cacheMinimum(model string) int {
 	return defaultCacheMinimum
 }
 
-// cacheKey identifies a prefix: the hash chain through its last block.
-type cacheKey [sha256.Size]byte
+// CacheKey identifies a prefix: the hash chain through its last block.
+type CacheKey [sha256.Size]byte
 
-// cachedPrefix is one live entry of the cache.
-type cachedPrefix struct {
-	key       cacheKey
-	org       string
+// CachedPrefix is one live entry of the cache.
+type CachedPrefix struct {
+	Key       CacheKey
+	Org       string
 	workspace string
-	model     string
-	tokens    int
-	ttl       time.Duration
-	createdAt time.Time
-	expiresAt time.Time
-	hits      int
+	Model     string
+	Tokens    int
+	Ttl       time.Duration
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	Hits      int
 	// The entry's place in its store's expiry list: the list of the TTL that set its expiry.
-	prev, next *cachedPrefix
-	in         *expiryList
+	Prev, Next *CachedPrefix
+	In         *expiryList
 }
 
 // size is the entry's estimated bytes, for the caches' byte bounds.
-func (e *cachedPrefix) size() int { return cacheEntryBase + len(e.org) + len(e.workspace) + len(e.model) }
+func (e *CachedPrefix) size() int {
+	return CacheEntryBase + len(e.Org) + len(e.workspace) + len(e.Model)
+}
 
 // live reports whether the entry can be read by a request that started at t: an entry lives
 // until exactly its expiry, which is gone.
-func (e *cachedPrefix) live(t time.Time) bool { return t.Before(e.expiresAt) }
+func (e *CachedPrefix) live(t time.Time) bool { return t.Before(e.ExpiresAt) }
 
-// cacheStore is a server's cache: its entries and the diagnostics fingerprints, under one mutex.
+// CacheStore is a server's cache: its entries and the diagnostics fingerprints, under one mutex.
 // The entries are also in two lists by expiry, one per TTL (the TTL that set the entry's
 // expiry): requests start in order, so an entry written or refreshed goes at or next to the
 // back of its list, and the soonest to expire is the earlier of the two fronts. A write, a
 // refresh, an expiry and an eviction cost O(1) however many entries there are (a few steps more
 // when concurrent requests commit out of their start order).
-type cacheStore struct {
-	mu           sync.Mutex
-	entries      map[cacheKey]*cachedPrefix
-	byExp        [2]expiryList                // for the 5m and the 1h TTL
-	n            int                          // entries in the lists (as in entries)
-	fps          map[string]*cacheFingerprint // by response id
+type CacheStore struct {
+	Mu           sync.Mutex
+	Entries      map[CacheKey]*CachedPrefix
+	ByExp        [2]expiryList                // for the 5m and the 1h TTL
+	N            int                          // entries in the lists (as in entries)
+	Fps          map[string]*CacheFingerprint // by response id
 	fpOrder      []string                     // response ids, oldest first
 	core.Charged                              // the estimated size of the entries and fingerprints
-	// spare is the entry dropped last, kept for the next add: at the cap every write drops one
+	// Spare is the entry dropped last, kept for the next add: at the cap every write drops one
 	// entry (expired or evicted) and adds one, and reusing the dropped one's memory, which the
 	// drop just touched, spares the write an allocation and a cold cache line.
-	spare *cachedPrefix
+	Spare *CachedPrefix
 }
 
 // cacheOf is the prompt cache of st, built on first use and charged to budget.
-func cacheOf(st *core.State, budget *core.ByteBudget) *cacheStore {
-	return cacheStores.In(st.Stores).Get(func() *cacheStore {
-		return &cacheStore{entries: map[cacheKey]*cachedPrefix{}, fps: map[string]*cacheFingerprint{}, Charged: core.Charged{Budget: budget}}
+func cacheOf(st *core.State, budget *core.ByteBudget) *CacheStore {
+	return cacheStores.In(st.Stores).Get(func() *CacheStore {
+		return &CacheStore{Entries: map[CacheKey]*CachedPrefix{}, Fps: map[string]*CacheFingerprint{}, Charged: core.Charged{Budget: budget}}
 	})
 }
 
 // cacheStore is the server's cache store, built on first use.
-func serverCache(s *core.Server) *cacheStore { return cacheOf(s.State(), s.Cfg.Budget(cacheBudget)) }
+func ServerCache(s *core.Server) *CacheStore { return cacheOf(s.State(), s.Cfg.Budget(CacheBudget)) }
 
 // release takes the store's bytes out of the shared budget for good: its server was reset or
 // dropped. The caller does not hold st.mu.
-func (st *cacheStore) release() {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+func (st *CacheStore) release() {
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
 	st.Leave()
-	clear(st.entries)
-	st.byExp, st.n, st.spare = [2]expiryList{}, 0, nil
-	clear(st.fps)
+	clear(st.Entries)
+	st.ByExp, st.N, st.Spare = [2]expiryList{}, 0, nil
+	clear(st.Fps)
 	st.fpOrder = nil
 }
 
 // expiryList is a doubly linked list of entries, soonest expiry first.
-type expiryList struct{ front, back *cachedPrefix }
+type expiryList struct{ front, back *CachedPrefix }
 
 // insert puts e in l at its place by expiry, looking from the back.
-func (l *expiryList) insert(e *cachedPrefix) {
+func (l *expiryList) insert(e *CachedPrefix) {
 	after := l.back
-	for after != nil && after.expiresAt.After(e.expiresAt) {
-		after = after.prev
+	for after != nil && after.ExpiresAt.After(e.ExpiresAt) {
+		after = after.Prev
 	}
-	e.in, e.prev = l, after
+	e.In, e.Prev = l, after
 	if after == nil {
-		e.next, l.front = l.front, e
+		e.Next, l.front = l.front, e
 	} else {
-		e.next, after.next = after.next, e
+		e.Next, after.Next = after.Next, e
 	}
-	if e.next == nil {
+	if e.Next == nil {
 		l.back = e
 	} else {
-		e.next.prev = e
+		e.Next.Prev = e
 	}
 }
 
 // remove takes e out of its list.
-func (e *cachedPrefix) unlink() {
-	l := e.in
-	if e.prev == nil {
-		l.front = e.next
+func (e *CachedPrefix) unlink() {
+	l := e.In
+	if e.Prev == nil {
+		l.front = e.Next
 	} else {
-		e.prev.next = e.next
+		e.Prev.Next = e.Next
 	}
-	if e.next == nil {
-		l.back = e.prev
+	if e.Next == nil {
+		l.back = e.Prev
 	} else {
-		e.next.prev = e.prev
+		e.Next.Prev = e.Prev
 	}
-	e.prev, e.next, e.in = nil, nil, nil
+	e.Prev, e.Next, e.In = nil, nil, nil
 }
 
 // listOf is the store's list for entries whose expiry the TTL d set.
-func (st *cacheStore) listOf(d time.Duration) *expiryList {
-	if d == cacheTTL1h {
-		return &st.byExp[1]
+func (st *CacheStore) listOf(d time.Duration) *expiryList {
+	if d == CacheTTL1h {
+		return &st.ByExp[1]
 	}
-	return &st.byExp[0]
+	return &st.ByExp[0]
 }
 
 // soonest is the entry that expires first, nil when there is none.
-func (st *cacheStore) soonest() *cachedPrefix {
-	a, b := st.byExp[0].front, st.byExp[1].front
-	if a == nil || (b != nil && b.expiresAt.Before(a.expiresAt)) {
+func (st *CacheStore) soonest() *CachedPrefix {
+	a, b := st.ByExp[0].front, st.ByExp[1].front
+	if a == nil || (b != nil && b.ExpiresAt.Before(a.ExpiresAt)) {
 		return b
 	}
 	return a
 }
 
-// add keeps a new entry, whose expiry its TTL set. The caller holds st.mu.
-func (st *cacheStore) add(w cachedPrefix) {
-	e := st.spare
+// Add keeps a new entry, whose expiry its TTL set. The caller holds st.mu.
+func (st *CacheStore) Add(w CachedPrefix) {
+	e := st.Spare
 	if e == nil {
-		e = new(cachedPrefix)
+		e = new(CachedPrefix)
 	}
-	st.spare = nil
+	st.Spare = nil
 	*e = w
-	st.entries[e.key] = e
-	st.listOf(e.ttl).insert(e)
-	st.n++
+	st.Entries[e.Key] = e
+	st.listOf(e.Ttl).insert(e)
+	st.N++
 	st.Grow(e.size())
 }
 
 // extend moves e's expiry to exp, which the TTL d set (a later expiry only). The caller holds
 // st.mu.
-func (st *cacheStore) extend(e *cachedPrefix, exp time.Time, d time.Duration) {
-	if !exp.After(e.expiresAt) {
+func (st *CacheStore) extend(e *CachedPrefix, exp time.Time, d time.Duration) {
+	if !exp.After(e.ExpiresAt) {
 		return
 	}
 	e.unlink()
-	e.expiresAt = exp
+	e.ExpiresAt = exp
 	st.listOf(d).insert(e)
 }
 
 // drop forgets e. The caller holds st.mu.
-func (st *cacheStore) drop(e *cachedPrefix) {
+func (st *CacheStore) drop(e *CachedPrefix) {
 	e.unlink()
-	delete(st.entries, e.key)
-	st.n--
+	delete(st.Entries, e.Key)
+	st.N--
 	st.Grow(-e.size())
-	*e = cachedPrefix{} // nothing outside the store points at an entry
-	st.spare = e
+	*e = CachedPrefix{} // nothing outside the store points at an entry
+	st.Spare = e
 }
 
 // popSoonest drops the entry that expires soonest. The caller holds st.mu.
-func (st *cacheStore) popSoonest() { st.drop(st.soonest()) }
+func (st *CacheStore) popSoonest() { st.drop(st.soonest()) }
 
 // expire drops the entries expired at t: from the fronts of the lists, so what is left costs
 // nothing.
 // The caller holds st.mu.
-func (st *cacheStore) expire(t time.Time) {
+func (st *CacheStore) expire(t time.Time) {
 	for e := st.soonest(); e != nil && !e.live(t); e = st.soonest() {
 		st.drop(e)
 	}
@@ -257,10 +259,10 @@ func (st *cacheStore) expire(t time.Time) {
 
 // shrink drops entries, soonest expiry first, then the oldest fingerprints, while over says the
 // store is too large and it holds anything. The caller holds st.mu.
-func (st *cacheStore) shrink(over func() bool) {
+func (st *CacheStore) shrink(over func() bool) {
 	for over() {
 		switch {
-		case st.n > 0:
+		case st.N > 0:
 			st.popSoonest()
 		case len(st.fpOrder) > 0:
 			st.forgetOldest()
@@ -288,13 +290,13 @@ type cacheMark struct {
 // cacheLayout is a request laid out for the cache.
 type cacheLayout struct {
 	blocks []cachePos
-	keys   []cacheKey  // with keyed: the prefix key through each block
+	keys   []CacheKey  // with keyed: the prefix key through each block
 	n      int         // the blocks laid out (kept in blocks or not)
 	marks  []cacheMark // in render order
 	total  int         // what count_tokens reports
 	hashed bool
 	model  string // with hashed: the resolved model the keys are for
-	fp     *cacheFingerprint
+	fp     *CacheFingerprint
 }
 
 // cacheContext is what a request's keys depend on besides its blocks.
@@ -313,9 +315,9 @@ type cacheContext struct {
 // checks its cache_control markers: the placement, count, TTL order and empty-block errors are
 // 400s naming the field. With keyed set, every block also gets its prefix key and the layout the
 // diagnostics fingerprint.
-func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayout, error) {
+func layoutCache(req *MessageRequest, ctx *cacheContext, keyed bool) (*cacheLayout, error) {
 	l := &cacheLayout{hashed: keyed}
-	body := req.raw
+	body := req.Raw
 	var h hashWriter
 	if keyed {
 		h = newHashWriter()
@@ -323,7 +325,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 		h.str("workspace", ctx.workspace)
 		h.str("model", ctx.model)
 		l.model = ctx.model
-		l.fp = &cacheFingerprint{model: ctx.model + "\x00" + ctx.speed, org: ctx.org, workspace: ctx.workspace}
+		l.fp = &CacheFingerprint{model: ctx.model + "\x00" + ctx.speed, org: ctx.org, workspace: ctx.workspace}
 	}
 	pending := 0 // structural tokens of arrays and messages, carried to the next block
 	pos := -1
@@ -417,8 +419,8 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	if fingerprint {
 		// Sized once: the fingerprint is kept, and its size counted as its length, so append's
 		// spare capacity would be memory the bound does not see.
-		l.fp.messages = make([]cacheKey, 0, len(msgs))
-		l.fp.messageCum = make([]int, 0, len(msgs))
+		l.fp.Messages = make([]CacheKey, 0, len(msgs))
+		l.fp.MessageCum = make([]int, 0, len(msgs))
 	}
 	for i, m := range msgs {
 		m, _ := m.(map[string]any)
@@ -477,8 +479,8 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 			}
 		}
 		if fingerprint {
-			l.fp.messages = append(l.fp.messages, sumOf(mh))
-			l.fp.messageCum = append(l.fp.messageCum, l.total)
+			l.fp.Messages = append(l.fp.Messages, sumOf(mh))
+			l.fp.MessageCum = append(l.fp.MessageCum, l.total)
 		}
 	}
 	// The uncached tail: what follows the messages in no block, and the parameters that are not
@@ -501,7 +503,7 @@ func layoutCache(req *messageRequest, ctx *cacheContext, keyed bool) (*cacheLayo
 	}
 	seen5m := false
 	for _, m := range l.marks {
-		if m.ttl == cacheTTL5m {
+		if m.ttl == CacheTTL5m {
 			seen5m = true
 		} else if seen5m {
 			return nil, core.InvalidField(m.path+".ttl", "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
@@ -533,13 +535,13 @@ func (l *cacheLayout) mark(b any, path string) {
 
 func ttlOf(cc map[string]any) time.Duration {
 	if cc["ttl"] == "1h" {
-		return cacheTTL1h
+		return CacheTTL1h
 	}
-	return cacheTTL5m
+	return CacheTTL5m
 }
 
 func ttlName(d time.Duration) string {
-	if d == cacheTTL1h {
+	if d == CacheTTL1h {
 		return "1h"
 	}
 	return "5m"
@@ -577,27 +579,27 @@ func (l *cacheLayout) automatic(v any) error {
 	return nil
 }
 
-// cachePlan is a request's cache accounting, computed before anything changes: the input side of
+// CachePlan is a request's cache accounting, computed before anything changes: the input side of
 // usage and what commit will write.
-type cachePlan struct {
-	start                  time.Time
+type CachePlan struct {
+	Start                  time.Time
 	total                  int // count_tokens's figure
 	read, write1h, write5m int
 	input                  int
-	writes                 []cachedPrefix
-	hits                   []cacheKey
-	fp                     *cacheFingerprint
+	Writes                 []CachedPrefix
+	hits                   []CacheKey
+	Fp                     *CacheFingerprint
 	// diagnosis is the diagnostics field of the answer: nil when the request asked for none.
 	diagnosis *Diagnostics
-	store     *cacheStore
-	srv       *core.Server // the server (or namespace) whose store it is
+	Store     *CacheStore
+	Srv       *core.Server // the server (or namespace) whose store it is
 }
 
 // creation is cache_creation_input_tokens.
-func (p *cachePlan) creation() int { return p.write1h + p.write5m }
+func (p *CachePlan) creation() int { return p.write1h + p.write5m }
 
 // inputUsage is what rate limits count of the request's input (ratelimit.go).
-func (p *cachePlan) inputUsage() ratelimit.InputUsage {
+func (p *CachePlan) inputUsage() ratelimit.InputUsage {
 	return ratelimit.InputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
 }
 
@@ -608,8 +610,8 @@ func (p *cachePlan) inputUsage() ratelimit.InputUsage {
 // counted: it can neither read nor write, and its fingerprint is not kept (a later request naming
 // it is answered previous_message_not_found, as the platform answers when the earlier turn did
 // not ask for diagnostics). Only the others pay for hashing.
-func layoutRequest(s *core.Server, c *core.Call, req *messageRequest, create bool) (*cacheLayout, error) {
-	_, diagnose := req.raw["diagnostics"].(map[string]any)
+func layoutRequest(s *core.Server, c *core.Call, req *MessageRequest, create bool) (*cacheLayout, error) {
+	_, diagnose := req.Raw["diagnostics"].(map[string]any)
 	if !create || (!diagnose && !mayMark(req.body)) {
 		return layoutCache(req, nil, false)
 	}
@@ -621,30 +623,30 @@ func layoutRequest(s *core.Server, c *core.Call, req *messageRequest, create boo
 // planCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
 // the writes once the request has been admitted and answered), and splits the input tokens the
 // parse stage counted into what the cache reads, what it writes and the rest.
-func planCache(s *core.Server, c *core.Call, req *messageRequest) *cachePlan {
+func planCache(s *core.Server, c *core.Call, req *MessageRequest) *CachePlan {
 	start := s.Now()
 	l := req.layout
 	if !l.hashed {
-		return &cachePlan{start: start, total: l.total, input: l.total}
+		return &CachePlan{Start: start, total: l.total, input: l.total}
 	}
-	store := cacheOf(c.St, s.Cfg.Budget(cacheBudget))
-	p := &cachePlan{start: start, total: l.total, store: store, srv: s}
-	d, diagnose := req.raw["diagnostics"].(map[string]any)
+	store := cacheOf(c.St, s.Cfg.Budget(CacheBudget))
+	p := &CachePlan{Start: start, total: l.total, Store: store, Srv: s}
+	d, diagnose := req.Raw["diagnostics"].(map[string]any)
 	if diagnose {
-		p.fp = l.fp
+		p.Fp = l.fp
 	}
 	minimum := cacheMinimum(l.model)
-	store.mu.Lock()
-	defer store.mu.Unlock()
+	store.Mu.Lock()
+	defer store.Mu.Unlock()
 	store.expire(s.Now()) // released on read too, not only by the next write
-	// A: the highest hit of any breakpoint's window. The window is cacheLookback positions,
+	// a: the highest hit of any breakpoint's window. The window is cacheLookback positions,
 	// the breakpoint's own the first; each earlier position is tried at its last block.
 	a := 0
 	for _, m := range l.marks {
 		top := l.blocks[m.at].pos
 		for i := m.at; i >= 0 && l.blocks[i].pos > top-cacheLookback; {
 			b := l.blocks[i]
-			if e := store.entries[l.keys[i]]; e != nil && e.live(p.start) {
+			if e := store.Entries[l.keys[i]]; e != nil && e.live(p.Start) {
 				a = max(a, b.cum)
 				p.hits = append(p.hits, l.keys[i])
 				break
@@ -660,11 +662,11 @@ func planCache(s *core.Server, c *core.Call, req *messageRequest) *cachePlan {
 			continue // too short to cache: written nowhere, and no error
 		}
 		cum = max(cum, blk.cum)
-		if m.ttl == cacheTTL1h {
+		if m.ttl == CacheTTL1h {
 			b = max(b, blk.cum)
 		}
-		p.writes = append(p.writes, cachedPrefix{key: l.keys[m.at], org: l.fp.org, workspace: l.fp.workspace, model: l.model,
-			tokens: blk.cum, ttl: m.ttl})
+		p.Writes = append(p.Writes, CachedPrefix{Key: l.keys[m.at], Org: l.fp.org, workspace: l.fp.workspace, Model: l.model,
+			Tokens: blk.cum, Ttl: m.ttl})
 	}
 	p.read, p.write1h, p.write5m, p.input = a, b-a, cum-b, l.total-cum
 	l.fp.cached = cum
@@ -681,7 +683,7 @@ func mayMark(data []byte) bool {
 }
 
 // cacheContext is the part of the keys that comes from the credential and the parameters.
-func newCacheContext(s *core.Server, c *core.Call, req *messageRequest) *cacheContext {
+func newCacheContext(s *core.Server, c *core.Call, req *MessageRequest) *cacheContext {
 	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: workspaceID(c)}
 	if m := models.Find(c.St.Fx, req.Model); m != nil {
 		ctx.model = m.ID
@@ -690,13 +692,13 @@ func newCacheContext(s *core.Server, c *core.Call, req *messageRequest) *cacheCo
 		ctx.org = c.Org.ID
 	}
 	images := false
-	_ = req.visitBlocks(func(_ blockAt, b block) error {
+	_ = req.visitBlocks(func(_ blockAt, b Block) error {
 		images = images || b["type"] == "image"
 		return nil
 	})
 	var sb strings.Builder
 	for _, f := range []string{"tool_choice", "thinking", "output_config", "output_format"} {
-		data, _ := json.Marshal(req.raw[f])
+		data, _ := json.Marshal(req.Raw[f])
 		sb.WriteString(f + "=")
 		sb.Write(data)
 		sb.WriteByte(0)
@@ -714,10 +716,10 @@ func workspaceID(c *core.Call) string {
 	return c.Cred.WorkspaceID
 }
 
-// commit writes the plan's entries and refreshes the ones it hit, each to expire its TTL after
+// Commit writes the plan's entries and refreshes the ones it hit, each to expire its TTL after
 // the request's start, and keeps the diagnostics fingerprint under the answer's id.
-func (p *cachePlan) commit(id string) {
-	st := p.store
+func (p *CachePlan) Commit(id string) {
+	st := p.Store
 	if st == nil {
 		return // nothing to write or keep
 	}
@@ -725,40 +727,40 @@ func (p *cachePlan) commit(id string) {
 		return
 	}
 	// Past the shared budget, the least recently used namespaces make room, then this one.
-	p.srv.Root().TrimIdle(p.srv, p.srv.Cfg.Budget(cacheBudget), trimCache)
+	p.Srv.Root().TrimIdle(p.Srv, p.Srv.Cfg.Budget(CacheBudget), trimCache)
 }
 
 // commit does the plan's writes under the store's lock and reports whether the shared budget
 // is over its limit.
-func (st *cacheStore) commit(p *cachePlan, id string) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+func (st *CacheStore) commit(p *CachePlan, id string) bool {
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
 	if st.Released {
 		return false
 	}
 	for _, k := range p.hits {
-		if e := st.entries[k]; e != nil {
-			e.hits++
-			st.extend(e, p.start.Add(e.ttl), e.ttl)
+		if e := st.Entries[k]; e != nil {
+			e.Hits++
+			st.extend(e, p.Start.Add(e.Ttl), e.Ttl)
 		}
 	}
-	for _, w := range p.writes {
-		exp := p.start.Add(w.ttl)
-		if e := st.entries[w.key]; e != nil && e.live(p.start) {
-			st.extend(e, exp, w.ttl)
-			e.ttl = max(e.ttl, w.ttl)
+	for _, w := range p.Writes {
+		exp := p.Start.Add(w.Ttl)
+		if e := st.Entries[w.Key]; e != nil && e.live(p.Start) {
+			st.extend(e, exp, w.Ttl)
+			e.Ttl = max(e.Ttl, w.Ttl)
 			continue
 		} else if e != nil { // expired, not yet dropped
 			st.drop(e)
 		}
-		w.createdAt, w.expiresAt = p.start, exp
-		st.add(w)
+		w.CreatedAt, w.ExpiresAt = p.Start, exp
+		st.Add(w)
 	}
-	st.expire(p.start)
-	if id != "" && p.fp != nil {
-		st.remember(id, p.fp)
+	st.expire(p.Start)
+	if id != "" && p.Fp != nil {
+		st.remember(id, p.Fp)
 	}
-	st.shrink(func() bool { return st.n > cacheMaxEntries || st.Bytes > cacheMaxBytes })
+	st.shrink(func() bool { return st.N > CacheMaxEntries || st.Bytes > CacheMaxBytes })
 	return st.OverBudget()
 }
 
@@ -773,9 +775,9 @@ func later(a, b time.Time) time.Time {
 // the caches of all namespaces are over their shared budget (cachesBytes).
 func trimCache(srv *core.Server) {
 	if st := cacheStores.In(srv.State().Stores).V.Load(); st != nil && st.OverBudget() {
-		st.mu.Lock()
+		st.Mu.Lock()
 		st.shrink(st.Budget.Over)
-		st.mu.Unlock()
+		st.Mu.Unlock()
 	}
 }
 
@@ -794,14 +796,14 @@ func (w hashWriter) block(b any) {
 	writeCanon(w.h, b)
 }
 
-func (w hashWriter) sum() cacheKey {
-	var k cacheKey
+func (w hashWriter) sum() CacheKey {
+	var k CacheKey
 	w.h.Sum(k[:0])
 	return k
 }
 
-func sumOf(h hash.Hash) cacheKey {
-	var k cacheKey
+func sumOf(h hash.Hash) CacheKey {
+	var k CacheKey
 	h.Sum(k[:0])
 	return k
 }
@@ -857,10 +859,10 @@ func hasCacheControl(v any) bool {
 
 // listCache answers GET /_fake/cache: the live entries, soonest expiry first.
 func listCache(s *core.Server, c *core.Call) (any, error) {
-	return map[string]any{"data": cacheEntries(s)}, nil
+	return map[string]any{"data": CacheEntries(s)}, nil
 }
 
-// CacheEntry is one live prompt-cache entry, as GET /_fake/cache lists it.
+// CacheEntry is the face's CacheEntry (package fake), which documents it.
 type CacheEntry struct {
 	Key            string    `json:"key"`
 	OrganizationID string    `json:"organization_id"`
@@ -873,20 +875,20 @@ type CacheEntry struct {
 	Hits           int       `json:"hits"`
 }
 
-// cacheEntries is Server.CacheEntries of the face (package fake).
-func cacheEntries(s *core.Server) []CacheEntry {
-	st := serverCache(s)
+// CacheEntries is Server.CacheEntries of the face (package fake).
+func CacheEntries(s *core.Server) []CacheEntry {
+	st := ServerCache(s)
 	now := s.Now()
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
 	st.expire(now)
-	out := make([]CacheEntry, 0, len(st.entries))
-	for _, e := range st.entries {
+	out := make([]CacheEntry, 0, len(st.Entries))
+	for _, e := range st.Entries {
 		if !e.live(now) {
 			continue
 		}
-		ce := CacheEntry{Key: fmt.Sprintf("%x", e.key[:12]), OrganizationID: e.org, Model: e.model, PrefixTokens: e.tokens,
-			TTL: ttlName(e.ttl), CreatedAt: e.createdAt.UTC(), ExpiresAt: e.expiresAt.UTC(), Hits: e.hits}
+		ce := CacheEntry{Key: fmt.Sprintf("%x", e.Key[:12]), OrganizationID: e.Org, Model: e.Model, PrefixTokens: e.Tokens,
+			TTL: ttlName(e.Ttl), CreatedAt: e.CreatedAt.UTC(), ExpiresAt: e.ExpiresAt.UTC(), Hits: e.Hits}
 		if e.workspace != "" {
 			ws := e.workspace
 			ce.WorkspaceID = &ws
@@ -899,30 +901,30 @@ func cacheEntries(s *core.Server) []CacheEntry {
 	return out
 }
 
-// dropCache is Server.ClearCache of the face (package fake).
-func dropCache(s *core.Server) int {
-	st := serverCache(s)
+// DropCache is Server.ClearCache of the face (package fake).
+func DropCache(s *core.Server) int {
+	st := ServerCache(s)
 	now := s.Now()
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
 	st.expire(now)
-	n := len(st.entries)
-	clear(st.entries)
-	st.byExp, st.n, st.spare = [2]expiryList{}, 0, nil
-	clear(st.fps)
+	n := len(st.Entries)
+	clear(st.Entries)
+	st.ByExp, st.N, st.Spare = [2]expiryList{}, 0, nil
+	clear(st.Fps)
 	st.fpOrder = nil
 	st.Grow(-st.Bytes)
 	return n
 }
 
 func clearCache(s *core.Server, c *core.Call) (any, error) {
-	return core.ClearedBody{Cleared: dropCache(s)}, nil
+	return core.ClearedBody{Cleared: DropCache(s)}, nil
 }
 
-// cacheArea is the prompt cache: its control routes, and its store, which snapshots leave out (a
+// CacheArea is the prompt cache: its control routes, and its store, which snapshots leave out (a
 // loaded snapshot, like a reset, starts with an empty cache). Expired entries are released as the
 // clock passes their expiry.
-var cacheArea = &core.Area{
+var CacheArea = &core.Area{
 	Routes: func() []*core.Route {
 		return []*core.Route{
 			core.Line(core.Get, "/_fake/cache", nil, core.In{}, "control/cache_list", listCache),
@@ -931,15 +933,15 @@ var cacheArea = &core.Area{
 	},
 	Advance: func(st *core.State, now time.Time) {
 		if c := cacheStores.In(st.Stores).Built(); c != nil {
-			c.mu.Lock()
+			c.Mu.Lock()
 			c.expire(now)
-			c.mu.Unlock()
+			c.Mu.Unlock()
 		}
 	},
 	Release: func(st *core.State) { cacheOf(st, nil).release() },
 }
 
 var (
-	cacheStores = core.NewStore[cacheStore]()
-	cacheBudget = core.NewBudget(cachesBytes)
+	cacheStores = core.NewStore[CacheStore]()
+	CacheBudget = core.NewBudget(CachesBytes)
 )

@@ -1,12 +1,12 @@
-package fake
+package messages
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
-// messagesArea is the area of messages, count_tokens and the legacy Completions, with the canned scenarios and the stubs' control routes.
-var messagesArea = &core.Area{Routes: messageRoutes, Load: loadScenarios}
+// Area is the area of messages, count_tokens and the legacy Completions, with the canned scenarios and the stubs' control routes.
+var Area = &core.Area{Routes: messageRoutes, Load: loadScenarios}
 
 var (
-	scenariosSection = core.NewSection[scenarioLibrary]()
+	ScenariosSection = core.NewSection[scenarioLibrary]()
 )
 
 func messageRoutes() []*core.Route {
@@ -24,6 +24,6 @@ func messageRoutes() []*core.Route {
 }
 
 var (
-	hScenario = []core.Param{{Name: headerScenario, Kind: core.PString,
+	hScenario = []core.Param{{Name: HeaderScenario, Kind: core.PString,
 		Doc: "Fake only: answer with this canned scenario of the library (GET /_fake/messages/scenarios lists the names); an unknown name is a 400."}}
 )

@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ const maxQuote = 200
 // citedBlocks returns the quoting text blocks for req, in the order the sources appear.
 // document_index counts every document block of the request and search_result_index every
 // search_result block, each from 0 and separately (spec 2.9).
-func citedBlocks(req *messageRequest) []block {
-	var out []block
+func citedBlocks(req *MessageRequest) []Block {
+	var out []Block
 	docIndex, resultIndex := -1, -1
-	_ = req.visitBlocks(func(_ blockAt, b block) error {
+	_ = req.visitBlocks(func(_ blockAt, b Block) error {
 		var cite map[string]any
 		switch b["type"] {
 		case "document":
@@ -36,14 +36,14 @@ func citedBlocks(req *messageRequest) []block {
 			}
 		}
 		if cite != nil && cite["cited_text"] != "" {
-			out = append(out, block{"type": "text", "text": cite["cited_text"], "citations": []any{cite}})
+			out = append(out, Block{"type": "text", "text": cite["cited_text"], "citations": []any{cite}})
 		}
 		return nil
 	})
 	return out
 }
 
-func enabled(b block) bool {
+func enabled(b Block) bool {
 	c, _ := b["citations"].(map[string]any)
 	on, _ := c["enabled"].(bool)
 	return on
@@ -61,7 +61,7 @@ func firstSentence(s string) []rune {
 	return r
 }
 
-func documentCitation(b block, index int) map[string]any {
+func documentCitation(b Block, index int) map[string]any {
 	src := b["source"].(map[string]any)
 	title, _ := b["title"].(string)
 	cite := map[string]any{"cited_text": "", "document_index": index, "document_title": nullable(title), "file_id": nil}
@@ -105,7 +105,7 @@ func contentTexts(content any) []string {
 	return out
 }
 
-func searchResultCitation(b block, index int) map[string]any {
+func searchResultCitation(b Block, index int) map[string]any {
 	content, _ := b["content"].([]any)
 	if len(content) == 0 {
 		return nil

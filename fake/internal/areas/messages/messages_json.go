@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"strconv"
@@ -11,11 +11,11 @@ import (
 // and not here fails it): encoding/json's reflection over the struct and its sort of each
 // block's keys was a fifth of a short message's handler.
 
-// messageJSON is a message as a handler answers it: the core's encoder writes it through
+// MessageJSON is a message as a handler answers it: the core's encoder writes it through
 // AppendJSON (core.JSONAppender), which Message, an exported type, keeps unexported.
-type messageJSON struct{ *Message }
+type MessageJSON struct{ *Message }
 
-func (m messageJSON) AppendJSON(dst []byte) ([]byte, error) { return m.appendJSON(dst) }
+func (m MessageJSON) AppendJSON(dst []byte) ([]byte, error) { return m.appendJSON(dst) }
 
 func (m *Message) appendJSON(dst []byte) ([]byte, error) {
 	dst = core.AppendJSONString(append(dst, `{"id":`...), m.ID, false)
@@ -92,7 +92,7 @@ func (u *Usage) appendJSON(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-func (ev messageStartEvent) AppendJSON(dst []byte) ([]byte, error) {
+func (ev MessageStartEvent) AppendJSON(dst []byte) ([]byte, error) {
 	dst, err := ev.Message.appendJSON(append(dst, `{"message":`...))
 	if err != nil {
 		return nil, err

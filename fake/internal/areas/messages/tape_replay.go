@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ type tapeRequest struct {
 // tapeRequestOf is the tape's view of a request whose body decoded to v; the key is worked out
 // only when the tape serves the route.
 func tapeRequestOf(s *core.Server, c *core.Call, data []byte, v any) tapeRequest {
-	if !tapeOption.Of(&s.Cfg).taped(c.Route) {
+	if !TapeOption.Of(&s.Cfg).taped(c.Route) {
 		return tapeRequest{}
 	}
 	r := c.Request
@@ -37,7 +37,7 @@ func tapeRequestOf(s *core.Server, c *core.Call, data []byte, v any) tapeRequest
 // tapePick is the tape's answer to a request, as the choose stage picked it: a recording to
 // replay, or the upstream to forward to (recording, or a miss with -on-miss upstream).
 type tapePick struct {
-	rec     *recording
+	rec     *Recording
 	forward []byte // the body to forward, when forwarding
 	miss    error  // a miss that -on-miss error answers
 }
@@ -45,7 +45,7 @@ type tapePick struct {
 // tapePick says whether the tape answers the request, and how: nil when the fake is to answer
 // as it does without one.
 func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
-	t := tapeOption.Of(&s.Cfg)
+	t := TapeOption.Of(&s.Cfg)
 	if !tr.taped {
 		return nil
 	}
@@ -60,7 +60,7 @@ func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
 	if rec == nil {
 		switch t.cfg.OnMiss {
 		case OnMissError:
-			probe := &recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: tr.data}, key: tr.key}
+			probe := &Recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: tr.data}, key: tr.key}
 			return &tapePick{miss: core.NewError(core.ErrNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
 				r.Method, core.Excerpt(r.URL.Path, core.MaxExcerpt), t.cfg.Replay, t.fileFor(t.cfg.Replay, s.NsName, probe))}
 		case OnMissUpstream:
@@ -73,7 +73,7 @@ func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
 
 // answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
 // message the fake numbered, for the commit stage (nil otherwise).
-func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *MessageRequest, plan *CachePlan, stream bool) (any, *Message, error) {
 	switch {
 	case pick.miss != nil:
 		return nil, nil, pick.miss
@@ -100,7 +100,7 @@ func fromTape(s *core.Server, c *core.Call) (any, bool, error) {
 // usage (the input tokens count_tokens counts, split by the request's cache plan, which the
 // commit stage then writes; output tokens from the content); so does count_tokens, whose
 // recording only tells the request was expected.
-func replay(s *core.Server, c *core.Call, rec *recording, req *messageRequest, plan *cachePlan, stream bool) (any, *Message, error) {
+func replay(s *core.Server, c *core.Call, rec *Recording, req *MessageRequest, plan *CachePlan, stream bool) (any, *Message, error) {
 	resp := rec.Response
 	for k, v := range resp.Headers {
 		if !strings.EqualFold(k, "request-id") && !strings.EqualFold(k, "content-type") {
@@ -110,8 +110,8 @@ func replay(s *core.Server, c *core.Call, rec *recording, req *messageRequest, p
 	if resp.Status >= 400 {
 		return recordedError{resp.Status, resp.Body}, nil, nil
 	}
-	speed := tapeOption.Of(&s.Cfg).cfg.Speed
-	switch rec.kind().name {
+	speed := TapeOption.Of(&s.Cfg).cfg.Speed
+	switch rec.Kind().Name {
 	case "count_tokens":
 		return map[string]int{"input_tokens": req.layout.total}, nil, nil
 	case "models", "model":
@@ -136,7 +136,7 @@ func replay(s *core.Server, c *core.Call, rec *recording, req *messageRequest, p
 		}
 		return comp, nil, nil
 	}
-	if rec.msg == nil { // a stream that failed: its events as recorded, under the fake's id
+	if rec.Msg == nil { // a stream that failed: its events as recorded, under the fake's id
 		if !stream {
 			return nil, nil, failedStream(rec)
 		}
@@ -150,7 +150,7 @@ func replay(s *core.Server, c *core.Call, rec *recording, req *messageRequest, p
 			return data
 		}), nil, nil
 	}
-	msg := *rec.msg
+	msg := *rec.Msg
 	msg.Content = cloneBlocks(msg.Content)
 	msg.ID = s.IDs.Next("msg_")
 	setUsage(&msg, req, plan)
@@ -170,14 +170,14 @@ func replay(s *core.Server, c *core.Call, rec *recording, req *messageRequest, p
 			return data
 		}), &msg, nil
 	case stream:
-		return messageStream(&msg, c.HasBeta(betaThinkingTokenCount)), &msg, nil
+		return MessageStream(&msg, c.HasBeta(BetaThinkingTokenCount)), &msg, nil
 	}
-	return messageJSON{&msg}, &msg, nil
+	return MessageJSON{&msg}, &msg, nil
 }
 
 // failedStream is the error a recorded stream ended with, for a request that does not stream:
 // the envelope with the status of its type.
-func failedStream(rec *recording) error {
+func failedStream(rec *Recording) error {
 	evs := rec.Response.Events
 	var d struct {
 		Error struct{ Type, Message string }
@@ -207,10 +207,10 @@ func (e recordedError) Respond(c *core.Call) {
 // by rewrite (the fake's ids and usage), and an error event's request_id this answer's. At speed
 // s > 0 an event leaves at its recorded offset divided by s, counted from the first; a client
 // that goes away ends the wait.
-func replayedStream(c *core.Call, rec *recording, speed float64, rewrite func(name string, data json.RawMessage) json.RawMessage) sseStream {
+func replayedStream(c *core.Call, rec *Recording, speed float64, rewrite func(name string, data json.RawMessage) json.RawMessage) sseStream {
 	ctx := c.Request.Context()
 	evs := rec.Response.Events
-	return sseStream{paced: speed > 0, events: func(yield func(sseEvent) bool) {
+	return sseStream{paced: speed > 0, Events: func(yield func(sseEvent) bool) {
 		start := time.Now()
 		for _, ev := range evs {
 			if speed > 0 {

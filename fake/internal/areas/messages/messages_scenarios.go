@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"cmp"
@@ -20,15 +20,13 @@ import (
 // refusals, redacted thinking, pause_turn). A request selects one by the Fake-Scenario header,
 // or by a scenario's matching rule on the text of the last user message.
 
-// ScenarioMatch is a scenario's matching rule: it selects the scenario for a request whose last
-// user turn's text equals and/or contains these strings.
+// ScenarioMatch is the face's ScenarioMatch (package fake), which documents it.
 type ScenarioMatch struct {
 	Equals   *string `json:"equals,omitempty"`
 	Contains *string `json:"contains,omitempty"`
 }
 
-// Scenario describes one scenario of the library: its name for the Fake-Scenario header, what
-// it shows, and its matching rule (nil when it is selected by name only).
+// Scenario is the face's Scenario (package fake), which documents it.
 type Scenario struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
@@ -65,22 +63,22 @@ func (sc *scenario) matches(text string) bool {
 
 // scenarioLibrary holds the scenarios in file order; the first matching rule wins.
 type scenarioLibrary struct {
-	list   []*scenario
+	List   []*scenario
 	byName map[string]*scenario
 }
 
-// scenarioList is Server.Scenarios of the face (package fake).
-func scenarioList(s *core.Server) []Scenario {
+// ScenarioList is Server.Scenarios of the face (package fake).
+func ScenarioList(s *core.Server) []Scenario {
 	fx := s.State().Fx
-	out := make([]Scenario, 0, len(scenariosSection.In(fx.Sections).list))
-	for _, sc := range scenariosSection.In(fx.Sections).list {
+	out := make([]Scenario, 0, len(ScenariosSection.In(fx.Sections).List))
+	for _, sc := range ScenariosSection.In(fx.Sections).List {
 		out = append(out, sc.Scenario.clone())
 	}
 	return out
 }
 
 func listScenarios(s *core.Server, c *core.Call) (any, error) {
-	return map[string]any{"data": scenarioList(s)}, nil
+	return map[string]any{"data": ScenarioList(s)}, nil
 }
 
 func loadScenarios(fsys fs.FS, fx *core.Fixtures) error {
@@ -90,14 +88,14 @@ func loadScenarios(fsys fs.FS, fx *core.Fixtures) error {
 	if _, err := core.ReadFixture(fsys, "messages_scenarios.json", &file); err != nil {
 		return err
 	}
-	lib := scenarioLibrary{list: file.Scenarios, byName: map[string]*scenario{}}
-	for _, sc := range lib.list {
+	lib := scenarioLibrary{List: file.Scenarios, byName: map[string]*scenario{}}
+	for _, sc := range lib.List {
 		if _, dup := lib.byName[sc.Name]; dup {
 			return fmt.Errorf("messages_scenarios.json: scenario %q is defined twice", sc.Name)
 		}
 		lib.byName[sc.Name] = sc
 	}
-	*scenariosSection.In(fx.Sections) = lib
+	*ScenariosSection.In(fx.Sections) = lib
 	return nil
 }
 
@@ -107,21 +105,21 @@ func (lib *scenarioLibrary) named(name string) (*scenario, error) {
 	if sc := lib.byName[name]; sc != nil {
 		return sc, nil
 	}
-	names := make([]string, 0, len(lib.list))
-	for _, s := range lib.list {
+	names := make([]string, 0, len(lib.List))
+	for _, s := range lib.List {
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
-	return nil, core.Invalid("%s: no scenario named %s; known scenarios: %s", headerScenario, core.Quoted(name, core.MaxExcerpt), orNone(names))
+	return nil, core.Invalid("%s: no scenario named %s; known scenarios: %s", HeaderScenario, core.Quoted(name, core.MaxExcerpt), orNone(names))
 }
 
 // matching returns the first scenario whose rule selects the request, or nil.
-func (lib *scenarioLibrary) matching(req *messageRequest) *scenario {
+func (lib *scenarioLibrary) matching(req *MessageRequest) *scenario {
 	text, ok := req.lastUserText()
 	if !ok {
 		return nil
 	}
-	for _, sc := range lib.list {
+	for _, sc := range lib.List {
 		if sc.matches(text) {
 			return sc
 		}
@@ -134,7 +132,7 @@ const containerLifetime = 30 * 24 * time.Hour
 
 // containerFor is the container a request uses: the one it names by ID (a string, or the beta's
 // object), a new one when it only lists skills; nil without a container field.
-func containerFor(s *core.Server, req *messageRequest) *Container {
+func containerFor(s *core.Server, req *MessageRequest) *Container {
 	if len(req.Container) == 0 || string(req.Container) == "null" {
 		return nil
 	}
@@ -159,12 +157,12 @@ func containerFor(s *core.Server, req *messageRequest) *Container {
 		ct.ID = s.IDs.Next("container_")
 	}
 	for _, sk := range spec.Skills {
-		ct.Skills = append(ct.Skills, ContainerSkill{SkillID: sk.SkillID, Type: sk.Type, Version: cmp.Or(ptrValue(sk.Version), "latest")})
+		ct.Skills = append(ct.Skills, ContainerSkill{SkillID: sk.SkillID, Type: sk.Type, Version: cmp.Or(PtrValue(sk.Version), "latest")})
 	}
 	return ct
 }
 
-func ptrValue[T any](p *T) T {
+func PtrValue[T any](p *T) T {
 	var zero T
 	if p == nil {
 		return zero
@@ -175,7 +173,7 @@ func ptrValue[T any](p *T) T {
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil, its work charged to the request's meter work (generate); plan is the
 // request's cache plan, whose split its usage reports.
-func answerWith(s *core.Server, work *core.Meter, req *messageRequest, plan *cachePlan, r *Reply) (*Message, error) {
+func answerWith(s *core.Server, work *core.Meter, req *MessageRequest, plan *CachePlan, r *Reply) (*Message, error) {
 	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
@@ -240,7 +238,7 @@ func answeredContent(content []map[string]any) []map[string]any {
 // neither reads nor writes); output tokens from the content; one server tool request per
 // server_tool_use block; and the diagnostics the plan found. It changes nothing: the commit stage
 // writes the plan.
-func setUsage(msg *Message, req *messageRequest, p *cachePlan) {
+func setUsage(msg *Message, req *MessageRequest, p *CachePlan) {
 	msg.Usage = Usage{}
 	msg.Usage.InputTokens = p.input
 	msg.Usage.CacheReadInputTokens = p.read

@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bufio"
@@ -26,17 +26,17 @@ import (
 // fileFor is where the recording of a request is written: named for the request (its route,
 // words of its last user text, a hash of its canonical form), so that re-recording one test
 // rewrites its own files only.
-func (t *Tape) fileFor(dir, ns string, rec *recording) string {
+func (t *Tape) fileFor(dir, ns string, rec *Recording) string {
 	if ns != "" {
 		dir = filepath.Join(dir, ns)
 	}
-	return filepath.Join(dir, rec.kind().name+slug(rec)+"-"+rec.key[:16]+".json")
+	return filepath.Join(dir, rec.Kind().Name+slug(rec)+"-"+rec.key[:16]+".json")
 }
 
 // slug is up to five words of the last user text of a Messages request, for a file name a person
 // can find.
-func slug(rec *recording) string {
-	if rec.kind().name != "messages" {
+func slug(rec *Recording) string {
+	if rec.Kind().Name != "messages" {
 		return ""
 	}
 	var body struct {
@@ -74,13 +74,13 @@ func slug(rec *recording) string {
 // loading it would: a recording written is one the next start loads. secrets are replaced
 // in every string of it, whatever its escapes, should an upstream echo one (redactJSON). It
 // returns the file written.
-func (t *Tape) save(ns string, rec *recording, secrets []string) (string, error) {
+func (t *Tape) save(ns string, rec *Recording, secrets []string) (string, error) {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return "", err
 	}
-	data = redactJSON(data, secrets)
-	checked, err := parseRecording(data)
+	data = RedactJSON(data, secrets)
+	checked, err := ParseRecording(data)
 	if err != nil {
 		return "", err
 	}
@@ -120,7 +120,7 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Pro
 // forward sends the request to the upstream with the client's headers (its credential among
 // them, but no cookie and none of the fake's own), and returns the answer to pass through.
 func forward(s *core.Server, c *core.Call, body []byte) (any, error) {
-	t := tapeOption.Of(&s.Cfg)
+	t := TapeOption.Of(&s.Cfg)
 	r := c.Request
 	u := *t.upstream
 	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
@@ -158,7 +158,7 @@ func forward(s *core.Server, c *core.Call, body []byte) (any, error) {
 		}
 		return nil, core.NewError(core.ErrAPI, "the upstream %s did not answer: %v", t.upstream.Host, err)
 	}
-	rec := &recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}}
+	rec := &Recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}}
 	if len(body) > 0 {
 		rec.Request.Body = body
 	}
@@ -170,7 +170,7 @@ func forward(s *core.Server, c *core.Call, body []byte) (any, error) {
 			rec.Request.Headers[h] = v
 		}
 	}
-	p := &passThrough{resp: resp, rec: rec, secrets: secretsOf(r.Header)}
+	p := &passThrough{resp: resp, rec: rec, secrets: SecretsOf(r.Header)}
 	if len(body) > MaxRecordedBytes {
 		p.drop("the request body is over the limit of %d bytes", MaxRecordedBytes)
 	}
@@ -189,8 +189,8 @@ func (e *redirectError) Error() string { return e.reason }
 // to any host a redirect names.
 func sameOriginRedirects(upstream *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
-		if origin(req.URL) != origin(upstream) {
-			return &redirectError{fmt.Sprintf("the upstream redirected to %s, another origin than %s; the recorder follows redirects within the upstream's origin only, so that the client's credential reaches no other host", req.URL.Redacted(), origin(upstream))}
+		if Origin(req.URL) != Origin(upstream) {
+			return &redirectError{fmt.Sprintf("the upstream redirected to %s, another origin than %s; the recorder follows redirects within the upstream's origin only, so that the client's credential reaches no other host", req.URL.Redacted(), Origin(upstream))}
 		}
 		if len(via) >= 10 {
 			return &redirectError{"the upstream redirected 10 times in a row; the recorder stops there"}
@@ -202,8 +202,8 @@ func sameOriginRedirects(upstream *url.URL, next func(*http.Request, []*http.Req
 	}
 }
 
-// origin is scheme://host:port of u, the port written out even when it is the scheme's default.
-func origin(u *url.URL) string {
+// Origin is scheme://host:port of u, the port written out even when it is the scheme's default.
+func Origin(u *url.URL) string {
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
@@ -215,7 +215,7 @@ func origin(u *url.URL) string {
 // event by event, each flushed as soon as its blank line arrives, a body chunk by chunk.
 type passThrough struct {
 	resp    *http.Response
-	rec     *recording
+	rec     *Recording
 	secrets []string
 	// unrecordable says why the answer is passed through but not recorded ("" while it is
 	// recorded): over MaxRecordedBytes, or not an event stream the grammar reads.
@@ -270,10 +270,10 @@ func (p *passThrough) finish(c *core.Call) {
 	if evs := p.rec.Response.Events; len(evs) > 0 && evs[len(evs)-1].Event == "error" {
 		failed = true
 	}
-	if failed && !tapeOption.Of(&c.Srv.Cfg).cfg.RecordErrors {
+	if failed && !TapeOption.Of(&c.Srv.Cfg).cfg.RecordErrors {
 		return
 	}
-	file, err := tapeOption.Of(&c.Srv.Cfg).save(c.Srv.NsName, p.rec, p.secrets)
+	file, err := TapeOption.Of(&c.Srv.Cfg).save(c.Srv.NsName, p.rec, p.secrets)
 	if err != nil {
 		tapeLog(c.Srv, "not recorded", p.rec, err.Error())
 		return
@@ -326,10 +326,10 @@ func (p *passThrough) copyEvents(c *core.Call, began time.Time) error {
 				switch {
 				case size > MaxRecordedBytes:
 					p.drop("the stream is over the limit of %d bytes", MaxRecordedBytes)
-				case len(p.rec.Response.Events) > maxRecordedEvents:
-					p.drop("the stream is over the limit of %d events", maxRecordedEvents)
-				case at.Milliseconds() > maxOffsetMS:
-					p.drop("the stream lasted over the limit of %d ms", maxOffsetMS)
+				case len(p.rec.Response.Events) > MaxRecordedEvents:
+					p.drop("the stream is over the limit of %d events", MaxRecordedEvents)
+				case at.Milliseconds() > MaxOffsetMS:
+					p.drop("the stream lasted over the limit of %d ms", MaxOffsetMS)
 				}
 			}
 			event.Reset()
@@ -403,7 +403,7 @@ func (p *passThrough) copyBody(c *core.Call) error {
 // tapeLog tells what the tape did with an answer on the server's logger; an answer not
 // recorded is told on the default logger when the server has none, since it must not go
 // unnoticed.
-func tapeLog(s *core.Server, what string, rec *recording, detail string) {
+func tapeLog(s *core.Server, what string, rec *Recording, detail string) {
 	l, level := s.Logger, slog.LevelInfo
 	if what != "recorded" {
 		level = slog.LevelWarn

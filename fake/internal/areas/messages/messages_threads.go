@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bytes"
@@ -23,8 +23,8 @@ import (
 // cache's commit) the conversation with the new reply is kept under the new reply's id; a
 // refused or failed request keeps nothing.
 
-// betaMessageThreads is the beta value a request with a thread field must carry.
-const betaMessageThreads = "message-threads-2026-08-12"
+// BetaMessageThreads is the beta value a request with a thread field must carry.
+const BetaMessageThreads = "message-threads-2026-08-12"
 
 // threadTTL is how long a thread lives after the request that stored its latest reply: a
 // continue at exactly threadTTL later finds it gone (as a cache entry is gone at its expiry).
@@ -41,16 +41,16 @@ const threadTTL = 5 * time.Minute
 // of its contract), and a refusal would fail a request the API answers. A single conversation
 // over threadMaxBytes is answered and not kept.
 const (
-	threadMaxCount = 1000
-	threadMaxBytes = 16 << 20
+	ThreadMaxCount = 1000
+	ThreadMaxBytes = 16 << 20
 	threadIDBytes  = 64 // the estimated cost of one reply id kept, beyond its conversation
 )
 
-// threadsBytes bounds the threads of a server and all its namespaces together (a byteBudget):
+// ThreadsBytes bounds the threads of a server and all its namespaces together (a byteBudget):
 // each namespace's own bound, times the 1,000 namespaces a server keeps, would allow 16 GB. Past
 // it, the least recently used namespaces' threads are dropped first, oldest first, then the
 // default server's, then those of the namespace whose request went over (Server.trimIdle).
-const threadsBytes = 256 << 20
+const ThreadsBytes = 256 << 20
 
 // threadFingerprint are the fields a continue must send as the thread's create did (the
 // official helpers send every field but system and tools on every turn): the model (a thread
@@ -60,11 +60,11 @@ var threadFingerprint = []string{"model", "thinking", "mcp_servers"}
 
 // The error codes of error.details.error_code.
 const (
-	threadNotFound            = "thread_not_found"
-	threadAlreadyContinued    = "thread_already_continued"
-	threadContinueInFlight    = "thread_continue_in_flight"
-	threadFingerprintMismatch = "thread_fingerprint_mismatch"
-	threadUnsupportedRequest  = "thread_unsupported_request"
+	ThreadNotFound            = "thread_not_found"
+	ThreadAlreadyContinued    = "thread_already_continued"
+	ThreadContinueInFlight    = "thread_continue_in_flight"
+	ThreadFingerprintMismatch = "thread_fingerprint_mismatch"
+	ThreadUnsupportedRequest  = "thread_unsupported_request"
 )
 
 // thread is one conversation kept between requests: under the id of every reply it produced,
@@ -107,13 +107,13 @@ func ownerOf(c *core.Call) threadOwner {
 type threadStore struct {
 	mu           sync.Mutex
 	byID         map[string]*thread
-	lru          list.List // of *thread
+	Lru          list.List // of *thread
 	core.Charged           // what the threads keep, in a budget of threadsBytes shared with the namespaces
 }
 
-// threadsOf is the thread store of st, built on first use and charged to budget.
-func threadsOf(st *core.State, budget *core.ByteBudget) *threadStore {
-	return threadStores.In(st.Stores).Get(func() *threadStore {
+// ThreadsOf is the thread store of st, built on first use and charged to budget.
+func ThreadsOf(st *core.State, budget *core.ByteBudget) *threadStore {
+	return ThreadStores.In(st.Stores).Get(func() *threadStore {
 		return &threadStore{byID: map[string]*thread{}, Charged: core.Charged{Budget: budget}}
 	})
 }
@@ -125,7 +125,7 @@ func (st *threadStore) release() {
 	defer st.mu.Unlock()
 	st.Leave()
 	clear(st.byID)
-	st.lru.Init()
+	st.Lru.Init()
 }
 
 // threadTurn is a threaded request being answered.
@@ -141,12 +141,12 @@ type threadTurn struct {
 // expandThread reads the request's thread field, if any, and turns a continue into the whole
 // request: the thread's messages followed by the new ones, and its system and tools. It runs in
 // the parse stage, before any other check, so that everything after sees only a full request.
-func expandThread(s *core.Server, c *core.Call, req *messageRequest) error {
-	v, ok := req.raw["thread"]
+func expandThread(s *core.Server, c *core.Call, req *MessageRequest) error {
+	v, ok := req.Raw["thread"]
 	if !ok {
 		return nil
 	}
-	delete(req.raw, "thread")  // the answer is the full request's: the field is not part of it
+	delete(req.Raw, "thread")  // the answer is the full request's: the field is not part of it
 	spec := v.(map[string]any) // the schema checked the shape
 	jt := &core.JournalThread{Type: spec["type"].(string)}
 	prev, _ := spec["previous_message_id"].(string)
@@ -154,22 +154,22 @@ func expandThread(s *core.Server, c *core.Call, req *messageRequest) error {
 		jt.PreviousMessageID = &prev
 	}
 	c.X.Thread = jt
-	if !c.HasBeta(betaMessageThreads) {
-		return core.InvalidField("thread", "requires the beta %q (send it in the anthropic-beta or vendor-beta header)", betaMessageThreads)
+	if !c.HasBeta(BetaMessageThreads) {
+		return core.InvalidField("thread", "requires the beta %q (send it in the anthropic-beta or vendor-beta header)", BetaMessageThreads)
 	}
 	if jt.Type == "continue" {
 		for _, f := range []string{"system", "tools"} {
-			if _, ok := req.raw[f]; ok {
+			if _, ok := req.Raw[f]; ok {
 				return core.InvalidField(f, "cannot be sent with thread.type \"continue\": the thread keeps the %s of the request that created it; leave it out, or start a new thread with thread.type \"create\"", f)
 			}
 		}
 	}
-	if err := threadUnsupported(req.raw); err != nil {
+	if err := threadUnsupported(req.Raw); err != nil {
 		return err
 	}
-	t := &threadTurn{store: threadsOf(c.St, s.Cfg.Budget(threadBudget)), owner: ownerOf(c), print: map[string]string{}}
+	t := &threadTurn{store: ThreadsOf(c.St, s.Cfg.Budget(ThreadBudget)), owner: ownerOf(c), print: map[string]string{}}
 	for _, f := range threadFingerprint {
-		t.print[f] = core.CanonicalJSON(req.raw[f]) // values compare: 1024.0 is 1024
+		t.print[f] = core.CanonicalJSON(req.Raw[f]) // values compare: 1024.0 is 1024
 	}
 	req.thread = t
 	if jt.Type == "create" {
@@ -180,10 +180,10 @@ func expandThread(s *core.Server, c *core.Call, req *messageRequest) error {
 		return err
 	}
 	t.th, t.prev = th, prev
-	newMessages := req.raw["messages"].([]any)
-	req.raw["messages"] = append(slices.Clip(th.messages), newMessages...)
+	newMessages := req.Raw["messages"].([]any)
+	req.Raw["messages"] = append(slices.Clip(th.messages), newMessages...)
 	for k, x := range th.fields {
-		req.raw[k] = x
+		req.Raw[k] = x
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func threadUnsupported(raw map[string]any) error {
 		return nil
 	}
 	return core.InvalidField("thread", "message threads do not support %s", strings.Join(unsupported, ", ")).
-		WithDetails(core.ErrorDetails{ErrorCode: threadUnsupportedRequest, Unsupported: unsupported})
+		WithDetails(core.ErrorDetails{ErrorCode: ThreadUnsupportedRequest, Unsupported: unsupported})
 }
 
 // begin finds owner's thread whose latest reply is prev, checks that the request may continue
@@ -226,13 +226,13 @@ func (st *threadStore) begin(prev string, owner threadOwner, print map[string]st
 	switch {
 	case th == nil:
 		return nil, core.NewError(core.ErrNotFound, "thread.previous_message_id: no thread holds message %s: it expired (%v after its last reply), was never stored, or was dropped; send the whole conversation with thread.type \"create\"", core.Quoted(prev, core.MaxExcerpt), threadTTL).
-			WithDetails(core.ErrorDetails{ErrorCode: threadNotFound})
+			WithDetails(core.ErrorDetails{ErrorCode: ThreadNotFound})
 	case th.inFlight[prev]:
 		return nil, core.InvalidField("thread.previous_message_id", "another request is continuing from message %s; wait for its answer", core.Quoted(prev, core.MaxExcerpt)).
-			WithDetails(core.ErrorDetails{ErrorCode: threadContinueInFlight})
+			WithDetails(core.ErrorDetails{ErrorCode: ThreadContinueInFlight})
 	case th.latest != prev:
 		return nil, core.InvalidField("thread.previous_message_id", "message %s was already continued; continue from the thread's latest reply, %q", core.Quoted(prev, core.MaxExcerpt), th.latest).
-			WithDetails(core.ErrorDetails{ErrorCode: threadAlreadyContinued})
+			WithDetails(core.ErrorDetails{ErrorCode: ThreadAlreadyContinued})
 	}
 	var diffs []string
 	for _, f := range threadFingerprint {
@@ -242,7 +242,7 @@ func (st *threadStore) begin(prev string, owner threadOwner, print map[string]st
 	}
 	if len(diffs) > 0 {
 		return nil, core.InvalidField("thread.previous_message_id", "this request differs from the thread in fields that must stay the same: %s", strings.Join(diffs, "; ")).
-			WithDetails(core.ErrorDetails{ErrorCode: threadFingerprintMismatch})
+			WithDetails(core.ErrorDetails{ErrorCode: ThreadFingerprintMismatch})
 	}
 	if th.inFlight == nil {
 		th.inFlight = map[string]bool{}
@@ -274,8 +274,8 @@ func (t *threadTurn) hold(st sseStream) sseStream {
 		return st
 	}
 	t.held = true
-	events := st.events
-	st.events = func(yield func(sseEvent) bool) {
+	events := st.Events
+	st.Events = func(yield func(sseEvent) bool) {
 		defer t.release()
 		events(yield)
 	}
@@ -287,7 +287,7 @@ func (t *threadTurn) hold(st sseStream) sseStream {
 // request that sent them, as the SDK helpers strip them from answered messages when they send a
 // conversation again), followed by the reply as the official TypeScript helper sends it back
 // ({role, content}).
-func commitThread(s *core.Server, req *messageRequest, msg *Message) {
+func commitThread(s *core.Server, req *MessageRequest, msg *Message) {
 	t := req.thread
 	if t == nil {
 		return
@@ -297,7 +297,7 @@ func commitThread(s *core.Server, req *messageRequest, msg *Message) {
 	d := json.NewDecoder(bytes.NewReader(content))
 	d.UseNumber()
 	_ = d.Decode(&blocks)
-	messages := req.raw["messages"].([]any)
+	messages := req.Raw["messages"].([]any)
 	if t.th == nil {
 		// A create: strip the markers of every message it sent.
 		messages = stripMessages(messages, 0)
@@ -320,7 +320,7 @@ func commitThread(s *core.Server, req *messageRequest, msg *Message) {
 	if t.th == nil {
 		fields = map[string]any{}
 		for _, f := range []string{"system", "tools"} {
-			if x, ok := req.raw[f]; ok {
+			if x, ok := req.Raw[f]; ok {
 				fields[f] = x
 				added += len(f) + core.HeldSize(x)
 			}
@@ -341,7 +341,7 @@ func commitThread(s *core.Server, req *messageRequest, msg *Message) {
 		st.mu.Unlock()
 		return // dropped meanwhile (evicted, or reset): nothing to continue
 	default:
-		st.lru.Remove(th.elem)
+		st.Lru.Remove(th.elem)
 		st.Grow(-th.bytes)
 	}
 	th.latest, th.messages, th.expiresAt = msg.ID, messages, now.Add(threadTTL)
@@ -349,7 +349,7 @@ func commitThread(s *core.Server, req *messageRequest, msg *Message) {
 	th.held += added
 	th.bytes = th.held + core.AllocSize(16*cap(messages))
 	st.byID[msg.ID] = th
-	th.elem = st.lru.PushFront(th)
+	th.elem = st.Lru.PushFront(th)
 	st.Grow(th.bytes)
 	st.trim(now)
 	over := st.OverBudget()
@@ -362,13 +362,13 @@ func commitThread(s *core.Server, req *messageRequest, msg *Message) {
 // trimThreads drops srv's oldest threads while the threads of all namespaces are over their
 // shared budget.
 func trimThreads(srv *core.Server) {
-	st := threadStores.In(srv.State().Stores).Built()
+	st := ThreadStores.In(srv.State().Stores).Built()
 	if st == nil {
 		return
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for e := st.lru.Back(); e != nil && st.OverBudget(); e = st.lru.Back() {
+	for e := st.Lru.Back(); e != nil && st.OverBudget(); e = st.Lru.Back() {
 		st.drop(e.Value.(*thread))
 	}
 }
@@ -388,9 +388,9 @@ func stripMessages(messages []any, from int) []any {
 // trim drops expired threads, soonest expiry first, then the least recently used while the
 // store is over a bound. Each step looks at the LRU's tail only: no scan of the store.
 func (st *threadStore) trim(now time.Time) {
-	for e := st.lru.Back(); e != nil; e = st.lru.Back() {
+	for e := st.Lru.Back(); e != nil; e = st.Lru.Back() {
 		th := e.Value.(*thread)
-		over := st.lru.Len() > threadMaxCount || st.Bytes > threadMaxBytes
+		over := st.Lru.Len() > ThreadMaxCount || st.Bytes > ThreadMaxBytes
 		if !over && now.Before(th.expiresAt) {
 			return
 		}
@@ -403,7 +403,7 @@ func (st *threadStore) drop(th *thread) {
 	for _, id := range th.ids {
 		delete(st.byID, id)
 	}
-	st.lru.Remove(th.elem)
+	st.Lru.Remove(th.elem)
 	st.Grow(-th.bytes)
 }
 
@@ -413,11 +413,11 @@ func isContinue(raw map[string]any) bool {
 	return spec["type"] == "continue"
 }
 
-// threadsArea is the message threads' store, which snapshots leave out, as they leave out the
+// ThreadsArea is the message threads' store, which snapshots leave out, as they leave out the
 // prompt cache: both expire within minutes of their last use.
-var threadsArea = &core.Area{Release: func(st *core.State) { threadsOf(st, nil).release() }}
+var ThreadsArea = &core.Area{Release: func(st *core.State) { ThreadsOf(st, nil).release() }}
 
 var (
-	threadStores = core.NewStore[threadStore]()
-	threadBudget = core.NewBudget(threadsBytes)
+	ThreadStores = core.NewStore[threadStore]()
+	ThreadBudget = core.NewBudget(ThreadsBytes)
 )

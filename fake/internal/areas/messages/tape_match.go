@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // Matching: the key that makes a request and a recording the same request.
 
 // lookup is the recording of namespace ns whose request has key (requestKey), or nil.
-func (t *Tape) lookup(ns, key string) *recording {
+func (t *Tape) lookup(ns, key string) *Recording {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.byKey[ns+"\x00"+key]
@@ -24,10 +24,10 @@ func (t *Tape) lookup(ns, key string) *recording {
 // stream answers a plain request and the other way round), and metadata only tags the request.
 var ignoredFields = []string{"stream", "metadata"}
 
-// requestKey is the canonical form of a request, hashed: its method, path, query parameters in
+// RequestKey is the canonical form of a request, hashed: its method, path, query parameters in
 // name order and body with keys in order, without whitespace or ignoredFields. Numbers keep their
 // digits.
-func requestKey(method, path, query string, body []byte) (string, error) {
+func RequestKey(method, path, query string, body []byte) (string, error) {
 	var v any
 	if len(bytes.TrimSpace(body)) > 0 {
 		d := json.NewDecoder(bytes.NewReader(body))

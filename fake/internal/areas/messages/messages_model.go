@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"crypto/sha256"
@@ -67,8 +67,8 @@ var asciiWord = func() (t [256]bool) {
 	return t
 }()
 
-// tokens splits s into its tokens; nil for "".
-func tokens(s string) []string {
+// Tokens splits s into its tokens; nil for "".
+func Tokens(s string) []string {
 	var out []string
 	for i := 0; i < len(s); {
 		j := tokenEnd(s, i)
@@ -78,9 +78,9 @@ func tokens(s string) []string {
 	return out
 }
 
-// textTokens is the one token counter of the fake: how many tokens s splits into, counted in
+// TextTokens is the one token counter of the fake: how many tokens s splits into, counted in
 // one pass without building them.
-func textTokens(s string) int {
+func TextTokens(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		// The usual token, in ASCII, is read here; tokenEnd reads any other from its start.
@@ -132,7 +132,7 @@ func countValue(key string, v any) int {
 		if key == "data" {
 			return (len(v) + 3) / 4
 		}
-		return textTokens(v)
+		return TextTokens(v)
 	case map[string]any:
 		n := 1
 		for k, x := range v {
@@ -151,7 +151,7 @@ func countValue(key string, v any) int {
 
 // outputTokens counts the generated tokens of response blocks: the text of text and thinking
 // blocks, the name and input of tool calls, and the JSON of every other block.
-func outputTokens(content []block) int {
+func outputTokens(content []Block) int {
 	n := 0
 	for _, b := range content {
 		n += blockTokens(b)
@@ -159,39 +159,39 @@ func outputTokens(content []block) int {
 	return n
 }
 
-func blockTokens(b block) int {
+func blockTokens(b Block) int {
 	switch b["type"] {
 	case "text":
-		return textTokens(b["text"].(string))
+		return TextTokens(b["text"].(string))
 	case "thinking":
-		return textTokens(b["thinking"].(string))
+		return TextTokens(b["thinking"].(string))
 	case "tool_use", "server_tool_use":
 		in, _ := json.Marshal(b["input"])
-		return textTokens(b["name"].(string)) + textTokens(string(in))
+		return TextTokens(b["name"].(string)) + TextTokens(string(in))
 	}
 	data, _ := json.Marshal(b)
-	return textTokens(string(data))
+	return TextTokens(string(data))
 }
 
-// rng is a small deterministic generator (splitmix64), seeded from the request hash.
-type rng struct{ state uint64 }
+// Rng is a small deterministic generator (splitmix64), seeded from the request hash.
+type Rng struct{ State uint64 }
 
-func (r *rng) next() uint64 {
-	r.state += 0x9e3779b97f4a7c15
-	z := r.state
+func (r *Rng) next() uint64 {
+	r.State += 0x9e3779b97f4a7c15
+	z := r.State
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
 
 // intn returns a number in [0, n); n must be positive.
-func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
+func (r *Rng) intn(n int) int { return int(r.next() % uint64(n)) }
 
-// seedOf hashes the canonical form of the request without the fields that only shape delivery
+// SeedOf hashes the canonical form of the request without the fields that only shape delivery
 // (stream) or cut the generation short (max_tokens, stop_sequences, max_tokens_to_sample). The
 // canonical form is json.Marshal's encoding of the body, keys sorted (appendJSON, with HTML
 // characters escaped, as json.Marshal does).
-func seedOf(body map[string]any) (*rng, [32]byte) {
+func SeedOf(body map[string]any) (*Rng, [32]byte) {
 	buf := canonicalBuffers.Get().(*[]byte)
 	*buf, _ = core.AppendJSON((*buf)[:0], body, true, func(k string) bool {
 		switch k {
@@ -204,24 +204,24 @@ func seedOf(body map[string]any) (*rng, [32]byte) {
 	if cap(*buf) <= core.MaxPooledBuffer {
 		canonicalBuffers.Put(buf)
 	}
-	return &rng{state: binary.BigEndian.Uint64(sum[:8])}, sum
+	return &Rng{State: binary.BigEndian.Uint64(sum[:8])}, sum
 }
 
 // canonicalBuffers hold the canonical forms of requests being hashed.
 var canonicalBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
-var vocabulary = strings.Fields(`the a of to and in that is for it as with on this be at by from
+var Vocabulary = strings.Fields(`the a of to and in that is for it as with on this be at by from
 	fake model answer request token stream server client test message block tool result
 	document page search text code value field order list time first last next every small
 	quiet clear steady simple careful honest useful bright early late round even open close
 	river stone cloud leaf garden harbor lantern meadow orchard signal window bridge`)
 
-// text generates n tokens of sentence-like text: capitalised sentences of 4 to 11 words, the
+// Text generates n tokens of sentence-like text: capitalised sentences of 4 to 11 words, the
 // last one closed by a full stop. lead is the whitespace before the first word. Each word, with
 // the space before it, is one token, as is each full stop, so tokens(text) gives them back. The
 // text is written in one buffer: a string a word, joined, then split again into its tokens, was
 // a twentieth of a short message's CPU.
-func (r *rng) text(n int, lead string) string {
+func (r *Rng) Text(n int, lead string) string {
 	buf := make([]byte, 0, 8*n)
 	last, sentence := 0, 0 // where the last token starts; the words of the sentence so far
 	for i := 0; i < n; i++ {
@@ -231,7 +231,7 @@ func (r *rng) text(n int, lead string) string {
 			sentence = 0
 			continue
 		}
-		w := vocabulary[r.intn(len(vocabulary))]
+		w := Vocabulary[r.intn(len(Vocabulary))]
 		if i == 0 {
 			buf = append(buf, lead...)
 		} else {
@@ -255,11 +255,11 @@ type budget struct{ left int }
 
 // takeText is take of the tokens of s, joined again: s itself when they all fit.
 func (b *budget) takeText(s string) (string, bool) {
-	if n := textTokens(s); n <= b.left {
+	if n := TextTokens(s); n <= b.left {
 		b.left -= n
 		return s, true
 	}
-	toks, _ := b.take(tokens(s))
+	toks, _ := b.take(Tokens(s))
 	return strings.Join(toks, ""), false
 }
 
@@ -278,18 +278,18 @@ func (b *budget) take(toks []string) ([]string, bool) {
 // work to the request's meter, which the caller started with maxGenSteps. Its only error is a
 // schema whose value costs more work than that, or the client going: a 400 naming the schema
 // (meter.refusal), before anything of the answer is written or kept.
-func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, string, *string, error) {
-	r, sum := seedOf(req.raw)
+func generate(s *core.Server, work *core.Meter, req *MessageRequest) ([]Block, string, *string, error) {
+	r, sum := SeedOf(req.Raw)
 	b := &budget{left: req.MaxTokens}
-	content := []block{}
-	truncated := func() ([]block, string, *string, error) { return content, "max_tokens", nil, nil }
+	content := []Block{}
+	truncated := func() ([]Block, string, *string, error) { return content, "max_tokens", nil, nil }
 
 	if t := req.Thinking; t != nil && t.Type != "disabled" {
 		n := 8 + r.intn(16)
 		if t.Type == "enabled" {
 			n = min(n, t.BudgetTokens)
 		}
-		toks, ok := b.take(tokens(r.text(n, "")))
+		toks, ok := b.take(Tokens(r.Text(n, "")))
 		if len(toks) > 0 {
 			text := strings.Join(toks, "")
 			sig := sha256.Sum256(append(sum[:], text...))
@@ -299,7 +299,7 @@ func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, s
 				// is the one the full text has, so the block can be passed back unchanged.
 				shown, req.omittedThinking = "", len(toks)
 			}
-			content = append(content, block{"type": "thinking", "thinking": shown, "signature": base64.StdEncoding.EncodeToString(sig[:])})
+			content = append(content, Block{"type": "thinking", "thinking": shown, "signature": base64.StdEncoding.EncodeToString(sig[:])})
 		}
 		if !ok {
 			return truncated()
@@ -310,7 +310,7 @@ func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, s
 		kept, ok := b.takeText(cb["text"].(string))
 		if !ok {
 			if kept != "" {
-				content = append(content, block{"type": "text", "text": kept, "citations": nil})
+				content = append(content, Block{"type": "text", "text": kept, "citations": nil})
 			}
 			return truncated()
 		}
@@ -322,18 +322,18 @@ func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, s
 	if f := req.outputFormat(); f != nil && !forced && tool == nil {
 		// Structured outputs: the answer is one text block of JSON made by the tool-input
 		// generator from the schema, within what max_tokens leaves (cut short like any text).
-		g := newInputGen(work, r, b.left, f.Schema)
-		v := g.instance(f.Schema, 0)
-		if err := g.failure(formatPath(req)); err != nil {
+		g := NewInputGen(work, r, b.left, f.Schema)
+		v := g.Instance(f.Schema, 0)
+		if err := g.Failure(formatPath(req)); err != nil {
 			return nil, "", nil, err
 		}
 		data, _ := json.Marshal(v)
-		toks, ok := b.take(tokens(string(data)))
+		toks, ok := b.take(Tokens(string(data)))
 		if g.exhausted && ok && len(toks) > 0 {
 			toks, ok = toks[:len(toks)-1], false // the value did not fit: the JSON stops short
 		}
 		if len(toks) > 0 {
-			content = append(content, block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
+			content = append(content, Block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
 		}
 		if !ok {
 			return truncated()
@@ -352,11 +352,11 @@ func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, s
 				lead = " "
 			}
 		}
-		text := r.text(n, lead)
+		text := r.Text(n, lead)
 		stop, cut := firstStop(text, req.StopSequences)
 		kept, ok := b.takeText(text[:cut])
 		if kept != "" {
-			content = append(content, block{"type": "text", "text": kept, "citations": nil})
+			content = append(content, Block{"type": "text", "text": kept, "citations": nil})
 		}
 		switch {
 		case !ok:
@@ -368,9 +368,9 @@ func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, s
 	if tool == nil {
 		return content, "end_turn", nil, nil
 	}
-	g := newInputGen(work, r, b.left, tool.InputSchema)
-	input := g.instance(tool.InputSchema, 0)
-	if err := g.failure("tools." + strconv.Itoa(toolIndex(req, tool)) + ".input_schema"); err != nil {
+	g := NewInputGen(work, r, b.left, tool.InputSchema)
+	input := g.Instance(tool.InputSchema, 0)
+	if err := g.Failure("tools." + strconv.Itoa(toolIndex(req, tool)) + ".input_schema"); err != nil {
 		return nil, "", nil, err
 	}
 	if g.exhausted {
@@ -378,7 +378,7 @@ func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, s
 	}
 	// The id is given by answerWith once the answer is known (after the message's own), so that a
 	// request refused here spends none; the placeholder is one token, as every id is.
-	use := block{"type": "tool_use", "id": pendingToolUseID, "name": tool.Name,
+	use := Block{"type": "tool_use", "id": pendingToolUseID, "name": tool.Name,
 		"input": input, "caller": map[string]any{"type": "direct"}}
 	if blockTokens(use) > b.left {
 		return truncated()
@@ -390,7 +390,7 @@ func generate(s *core.Server, work *core.Meter, req *messageRequest) ([]block, s
 const pendingToolUseID = "toolu_pending"
 
 // toolIndex is the index of t, one of the request's tools, in req.Tools.
-func toolIndex(req *messageRequest, t *toolDef) int {
+func toolIndex(req *MessageRequest, t *toolDef) int {
 	for i := range req.Tools {
 		if &req.Tools[i] == t {
 			return i
@@ -414,7 +414,7 @@ func firstStop(text string, stops []string) (string, int) {
 // pickTool decides whether the model calls a custom tool, and which: the forced one, one of
 // them for "any", and for "auto" a tool whenever the last user turn carries no tool result, so
 // that a tool loop ends once results come back.
-func pickTool(req *messageRequest, r *rng) *toolDef {
+func pickTool(req *MessageRequest, r *Rng) *toolDef {
 	var custom []*toolDef
 	for i := range req.Tools {
 		if req.Tools[i].custom() {
@@ -448,17 +448,17 @@ func pickTool(req *messageRequest, r *rng) *toolDef {
 	return custom[r.intn(len(custom))]
 }
 
-// maxGenerated bounds the items, characters and numeric spread of any one value the tool-input
+// MaxGenerated bounds the items, characters and numeric spread of any one value the tool-input
 // generator makes. A schema whose minimum is above it gets a value that breaks the minimum, not an
 // out-of-memory fake.
-const maxGenerated = 1000
+const MaxGenerated = 1000
 
 // The total budget of one tool input, whatever max_tokens allows: a schema that nests arrays with
 // minItems multiplies maxGenerated at every level, and a 300-byte request could otherwise ask for
 // 10^9 values.
 const (
-	maxToolInputValues = 100_000
-	maxToolInputBytes  = 1 << 20 // of string content
+	MaxToolInputValues = 100_000
+	MaxToolInputBytes  = 1 << 20 // of string content
 )
 
 // inputGen generates a tool input from its input_schema within a budget. Every value it makes
@@ -469,7 +469,7 @@ const (
 // input is what an unbounded generator would make, so answers stay deterministic and satisfy the
 // schema where maxGenerated allows.
 type inputGen struct {
-	r         *rng
+	r         *Rng
 	root      map[string]any // the schema that local $refs point into
 	values    int            // values left: tokens of max_tokens, at most maxToolInputValues
 	bytes     int            // bytes left of maxToolInputBytes: strings, names, const and enum values
@@ -485,13 +485,13 @@ type inputGen struct {
 	patterns map[string]*genPattern // each pattern compiled once per request
 }
 
-// maxGenSteps bounds the work of generating one answer's value: about 0.2 s of CPU. A schema
+// MaxGenSteps bounds the work of generating one answer's value: about 0.2 s of CPU. A schema
 // that needs more is refused with a 400 naming it, before anything of the answer is written.
-const maxGenSteps = 2_000_000
+const MaxGenSteps = 2_000_000
 
-// maxPatternCost bounds the work of one pattern's value (its worst case, computed once): a
+// MaxPatternCost bounds the work of one pattern's value (its worst case, computed once): a
 // pattern that takes more on its own is refused before any value is made of it.
-const maxPatternCost = 100_000
+const MaxPatternCost = 100_000
 
 // genPattern is a compiled pattern and the most steps a value of it costs; re is nil when the
 // pattern does not parse (the value is then made as without a pattern).
@@ -500,10 +500,10 @@ type genPattern struct {
 	cost int
 }
 
-// newInputGen starts a generation of at most maxTokens values, charged to work, which the caller
+// NewInputGen starts a generation of at most maxTokens values, charged to work, which the caller
 // started with maxGenSteps.
-func newInputGen(work *core.Meter, r *rng, maxTokens int, root map[string]any) *inputGen {
-	return &inputGen{r: r, root: root, values: min(maxTokens, maxToolInputValues), bytes: maxToolInputBytes, work: work}
+func NewInputGen(work *core.Meter, r *Rng, maxTokens int, root map[string]any) *inputGen {
+	return &inputGen{r: r, root: root, values: min(maxTokens, MaxToolInputValues), bytes: MaxToolInputBytes, work: work}
 }
 
 // spend takes n steps, and reports false (the generation exhausted) when the budget is gone or
@@ -532,20 +532,20 @@ var (
 	errRefNames          = errors.New("reference names")     // the step budget ran out looking up a $ref by its name
 )
 
-// failure is the error of a generation that went over, with root the field path of the schema:
+// Failure is the error of a generation that went over, with root the field path of the schema:
 // a 400 naming the part of the schema being generated (meter.refusal).
-func (g *inputGen) failure(root string) error {
+func (g *inputGen) Failure(root string) error {
 	path := root
 	for i := len(g.where) - 1; i >= 0; i-- {
 		path += "." + g.where[i]
 	}
 	switch g.work.Err {
 	case errPatternTooComplex:
-		return g.work.Refusal(path+".pattern", "Schema is too complex to generate a value for: a value of this pattern takes more than %d steps (each repetition counted)", maxPatternCost)
+		return g.work.Refusal(path+".pattern", "Schema is too complex to generate a value for: a value of this pattern takes more than %d steps (each repetition counted)", MaxPatternCost)
 	case errRefNames:
-		return g.work.Refusal(path+".$ref", "Schema is too complex to generate a value for: it takes more than %d steps (a $ref lookup costs one step per %d bytes of the name it looks up)", maxGenSteps, core.StepBytes)
+		return g.work.Refusal(path+".$ref", "Schema is too complex to generate a value for: it takes more than %d steps (a $ref lookup costs one step per %d bytes of the name it looks up)", MaxGenSteps, core.StepBytes)
 	}
-	return g.work.Refusal(path, "Schema is too complex to generate a value for: it takes more than %d steps (values, property names and pattern parts summed over the request)", maxGenSteps)
+	return g.work.Refusal(path, "Schema is too complex to generate a value for: it takes more than %d steps (values, property names and pattern parts summed over the request)", MaxGenSteps)
 }
 
 // at records, as a call returns over budget, the part of the schema it was generating.
@@ -555,12 +555,12 @@ func (g *inputGen) at(part string) {
 	}
 }
 
-// instance generates a value that satisfies the JSON Schema s, deterministically: every
+// Instance generates a value that satisfies the JSON Schema s, deterministically: every
 // property of an object, the first alternative of anyOf/oneOf, numbers within their bounds,
 // strings within their lengths, patterns and the common formats, local $refs followed and allOf
 // merged. Once the budget is spent it returns nil and sets g.exhausted (and g.over when the
 // budget of work, not of output, was what ran out).
-func (g *inputGen) instance(s map[string]any, depth int) any {
+func (g *inputGen) Instance(s map[string]any, depth int) any {
 	if g.values <= 0 {
 		g.exhausted = true
 		return nil
@@ -579,7 +579,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		}
 		if target, err := resolveRef(g.root, ref); err == nil {
 			g.values++ // the target stands for this value
-			return g.instance(target, depth+1)
+			return g.Instance(target, depth+1)
 		}
 	}
 	if v, ok := s["const"]; ok {
@@ -594,13 +594,13 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		if g.over() {
 			return nil
 		}
-		return g.instance(merged, depth+1)
+		return g.Instance(merged, depth+1)
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
 			if first, ok := alts[0].(map[string]any); ok {
 				g.values++ // the alternative stands for this value
-				v := g.instance(first, depth+1)
+				v := g.Instance(first, depth+1)
 				g.at(k + ".0")
 				return v
 			}
@@ -634,7 +634,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 				break
 			}
 			ps, _ := props[n].(map[string]any)
-			if out[n] = g.instance(ps, depth+1); g.exhausted {
+			if out[n] = g.Instance(ps, depth+1); g.exhausted {
 				g.at("properties." + schemas.PathSegment(n))
 				break
 			}
@@ -642,11 +642,11 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		return out
 	case "array":
 		items, _ := s["items"].(map[string]any)
-		n := min(max(intKeyword(s, "minItems", 1), 1), maxGenerated)
+		n := min(max(intKeyword(s, "minItems", 1), 1), MaxGenerated)
 		n = max(min(n, intKeyword(s, "maxItems", n)), 0)
 		out := make([]any, 0, min(n, g.values))
 		for range n {
-			if out = append(out, g.instance(items, depth+1)); g.exhausted {
+			if out = append(out, g.Instance(items, depth+1)); g.exhausted {
 				g.at("items")
 				break
 			}
@@ -664,7 +664,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		if hi < lo {
 			return lo
 		}
-		return lo + r.intn(min(hi-lo, maxGenerated)+1)
+		return lo + r.intn(min(hi-lo, MaxGenerated)+1)
 	case "boolean":
 		return r.intn(2) == 0
 	case "null":
@@ -675,7 +675,7 @@ func (g *inputGen) instance(s map[string]any, depth int) any {
 		gp := g.pattern(p)
 		switch {
 		case gp.re == nil:
-		case gp.cost > maxPatternCost:
+		case gp.cost > MaxPatternCost:
 			g.fail(errPatternTooComplex)
 			return nil
 		case g.spend(gp.cost):
@@ -712,7 +712,7 @@ func (g *inputGen) name(n string) bool {
 		g.exhausted = true
 		return false
 	}
-	return g.spend(len(n)/core.StepBytes) && !g.charge(len(n)+3, textTokens(n))
+	return g.spend(len(n)/core.StepBytes) && !g.charge(len(n)+3, TextTokens(n))
 }
 
 // charge takes bytes and tokens of the output budgets, and reports (setting exhausted) when
@@ -738,7 +738,7 @@ func jsonCost(v any, limit int) (size, toks int) {
 		switch x := v.(type) {
 		case string:
 			if size += len(x) + 2; size <= limit {
-				toks += textTokens(x)
+				toks += TextTokens(x)
 			}
 		case map[string]any:
 			size += 2
@@ -747,7 +747,7 @@ func jsonCost(v any, limit int) (size, toks int) {
 				if size += len(k) + 4; size > limit {
 					return
 				}
-				toks += textTokens(k)
+				toks += TextTokens(k)
 				walk(e)
 			}
 		case []any:
@@ -781,34 +781,34 @@ func (g *inputGen) pattern(p string) *genPattern {
 	}
 	gp := &genPattern{}
 	if re, err := syntax.Parse(p, syntax.Perl); err == nil {
-		gp.re, gp.cost = re, patternCost(re)
+		gp.re, gp.cost = re, PatternCost(re)
 	}
 	g.patterns[p] = gp
 	return gp
 }
 
-// patternCost is the most nodes patternInstance visits to make one value of re, the way it
+// PatternCost is the most nodes patternInstance visits to make one value of re, the way it
 // repeats (at most two beyond a repetition's minimum); it saturates above maxPatternCost.
-func patternCost(re *syntax.Regexp) int {
+func PatternCost(re *syntax.Regexp) int {
 	n := 1
 	switch re.Op {
 	case syntax.OpCapture:
-		n += patternCost(re.Sub[0])
+		n += PatternCost(re.Sub[0])
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			n += patternCost(s)
+			n += PatternCost(s)
 		}
 	case syntax.OpAlternate:
 		most := 0
 		for _, s := range re.Sub {
-			most = max(most, patternCost(s))
+			most = max(most, PatternCost(s))
 		}
 		n += most
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
 		_, hi := repeatBounds(re)
-		n += hi * patternCost(re.Sub[0])
+		n += hi * PatternCost(re.Sub[0])
 	}
-	return min(n, maxPatternCost+1)
+	return min(n, MaxPatternCost+1)
 }
 
 // repeatBounds are the counts patternInstance chooses a repetition's count between.
@@ -828,7 +828,7 @@ func repeatBounds(re *syntax.Regexp) (lo, hi int) {
 	return lo, hi
 }
 
-func stringInstance(s map[string]any, r *rng) string {
+func stringInstance(s map[string]any, r *Rng) string {
 	switch s["format"] {
 	case "date-time":
 		return "2026-01-01T00:00:00Z"
@@ -837,7 +837,7 @@ func stringInstance(s map[string]any, r *rng) string {
 	case "email":
 		return "user@example.com"
 	case "uri", "url":
-		return "https://example.com/" + vocabulary[r.intn(len(vocabulary))]
+		return "https://example.com/" + Vocabulary[r.intn(len(Vocabulary))]
 	case "uuid":
 		return "00000000-0000-4000-8000-000000000000"
 	case "time":
@@ -851,8 +851,8 @@ func stringInstance(s map[string]any, r *rng) string {
 	case "ipv6":
 		return "2001:db8::1"
 	}
-	w := vocabulary[r.intn(len(vocabulary))]
-	if n := min(intKeyword(s, "minLength", 0), maxGenerated); len(w) < n {
+	w := Vocabulary[r.intn(len(Vocabulary))]
+	if n := min(intKeyword(s, "minLength", 0), MaxGenerated); len(w) < n {
 		w += strings.Repeat("a", n-len(w))
 	}
 	return w[:min(len(w), max(intKeyword(s, "maxLength", len(w)), 0))]
@@ -920,7 +920,7 @@ func (g *inputGen) mergeAllOf(s map[string]any, alts []any) map[string]any {
 // patternInstance writes a string that the regular expression re matches (a partial match is
 // enough for a JSON Schema pattern, and a full one is made): the first or a random choice of
 // each alternative, class and repetition, repetitions at most two beyond their minimum.
-func patternInstance(sb *strings.Builder, re *syntax.Regexp, r *rng) {
+func patternInstance(sb *strings.Builder, re *syntax.Regexp, r *Rng) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		sb.WriteString(string(re.Rune))

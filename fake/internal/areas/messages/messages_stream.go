@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"encoding/json"
@@ -20,8 +20,8 @@ import (
 
 // sseEvent is one server-sent event; data carries "type": name.
 type sseEvent struct {
-	name string
-	data any
+	Name string
+	Data any
 }
 
 // sseStream is a responder that writes events. The first event is flushed at once, so that a
@@ -32,7 +32,7 @@ type sseEvent struct {
 // With a violation handler set, every event's data is checked against the event schema of the
 // route's line in the table.
 type sseStream struct {
-	events iter.Seq[sseEvent]
+	Events iter.Seq[sseEvent]
 	paced  bool
 }
 
@@ -62,7 +62,7 @@ func (st sseStream) Respond(c *core.Call) {
 		return err == nil
 	}
 	i := 0
-	for ev := range st.events {
+	for ev := range st.Events {
 		if i == cut {
 			if !flush() {
 				return
@@ -75,10 +75,10 @@ func (st sseStream) Respond(c *core.Call) {
 		}
 		i++
 		start := e.Buf.Len()
-		e.Buf.WriteString("event: " + ev.name + "\ndata: ")
+		e.Buf.WriteString("event: " + ev.Name + "\ndata: ")
 		dataStart := e.Buf.Len()
-		if err := e.Encode(ev.data); err != nil {
-			c.Srv.Report("encoding the %s event of %s: %v", ev.name, c.Request.URL.Path, err)
+		if err := e.Encode(ev.Data); err != nil {
+			c.Srv.Report("encoding the %s event of %s: %v", ev.Name, c.Request.URL.Path, err)
 			e.Buf.Truncate(start)
 			if flush() {
 				writeErrorEvent(c, core.ErrAPI, "the fake could not encode its response")
@@ -147,19 +147,19 @@ const (
 	bytesPerJSON   = 24
 )
 
-// betaThinkingTokenCount is the beta under which thinking deltas carry estimated_tokens.
-const betaThinkingTokenCount = "thinking-token-count-2026-05-13"
+// BetaThinkingTokenCount is the beta under which thinking deltas carry estimated_tokens.
+const BetaThinkingTokenCount = "thinking-token-count-2026-05-13"
 
 // The data of the Messages events, their fields in the order encoding/json writes a map's keys,
 // so that each encodes to the bytes the same map would, without a map built and sorted for each
 // of a long answer's thousands of events.
 type (
-	messageStartEvent struct {
+	MessageStartEvent struct {
 		Message Message `json:"message"`
 		Type    string  `json:"type"`
 	}
 	blockStartEvent struct {
-		ContentBlock block  `json:"content_block"`
+		ContentBlock Block  `json:"content_block"`
 		Index        int    `json:"index"`
 		Type         string `json:"type"`
 	}
@@ -188,16 +188,16 @@ type (
 	}
 )
 
-// messageStream is the event sequence of gaps §4 for msg. With estimate (the thinking token
+// MessageStream is the event sequence of gaps §4 for msg. With estimate (the thinking token
 // count beta), thinking deltas carry estimated_tokens: null while the text is shown, and an
 // omitted thinking block streams one delta with no text whose estimate is its hidden tokens.
-func messageStream(msg *Message, estimate bool) sseStream {
+func MessageStream(msg *Message, estimate bool) sseStream {
 	start := *msg
-	start.Content = []block{}
+	start.Content = []Block{}
 	start.StopReason, start.StopSequence, start.StopDetails = nil, nil, nil
 	start.Usage.OutputTokens = 0
 	events := func(yield func(sseEvent) bool) {
-		if !yield(sseEvent{"message_start", messageStartEvent{start, "message_start"}}) || !yield(sseEvent{"ping", typeOnlyEvent{"ping"}}) {
+		if !yield(sseEvent{"message_start", MessageStartEvent{start, "message_start"}}) || !yield(sseEvent{"ping", typeOnlyEvent{"ping"}}) {
 			return
 		}
 		for i, b := range msg.Content {
@@ -222,12 +222,12 @@ func messageStream(msg *Message, estimate bool) sseStream {
 			yield(sseEvent{"message_stop", typeOnlyEvent{"message_stop"}})
 		}
 	}
-	return sseStream{events: events}
+	return sseStream{Events: events}
 }
 
 // splitBlock returns what content_block_start carries for b and the deltas that complete it.
 // Blocks without a delta type come whole in the start event.
-func splitBlock(b block) (block, []any) {
+func splitBlock(b Block) (Block, []any) {
 	first := maps.Clone(b)
 	var deltas []any
 	switch b["type"] {
@@ -239,12 +239,12 @@ func splitBlock(b block) (block, []any) {
 				deltas = append(deltas, map[string]any{"type": "citations_delta", "citation": c})
 			}
 		}
-		for _, t := range chunkTokens(b["text"].(string)) {
+		for _, t := range ChunkTokens(b["text"].(string)) {
 			deltas = append(deltas, textDelta{t, "text_delta"})
 		}
 	case "thinking":
 		first["thinking"], first["signature"] = "", ""
-		for _, t := range chunkTokens(b["thinking"].(string)) {
+		for _, t := range ChunkTokens(b["thinking"].(string)) {
 			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": t})
 		}
 		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": b["signature"]})
@@ -264,7 +264,7 @@ func splitBlock(b block) (block, []any) {
 // estimateThinking adds estimated_tokens to the thinking deltas of b: null on deltas with text,
 // and for a block whose text is omitted, one delta carrying the hidden tokens (the fake makes
 // one thinking block a message, so they are all of the message's thinking tokens).
-func estimateThinking(deltas []any, b block, hidden int) []any {
+func estimateThinking(deltas []any, b Block, hidden int) []any {
 	if b["thinking"] == "" {
 		return append([]any{map[string]any{"type": "thinking_delta", "thinking": "", "estimated_tokens": hidden}}, deltas...)
 	}
@@ -276,9 +276,9 @@ func estimateThinking(deltas []any, b block, hidden int) []any {
 	return deltas
 }
 
-// chunkTokens groups the tokens of s, tokensPerDelta at a time.
+// ChunkTokens groups the tokens of s, tokensPerDelta at a time.
 // Tokens are consecutive pieces of s, so a group is a substring of s and costs no copy.
-func chunkTokens(s string) []string {
+func ChunkTokens(s string) []string {
 	var out []string
 	for i := 0; i < len(s); {
 		j := i

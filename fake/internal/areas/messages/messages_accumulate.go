@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"bytes"
@@ -12,14 +12,13 @@ import (
 // a response. The conformance suite reads streams with a reader of its own, so that a defect this
 // reader shared with the fake's emitter could not pass on both sides.
 
-// StreamEvent is one server-sent event: its name and its JSON data.
+// StreamEvent is the face's StreamEvent (package fake), which documents it.
 type StreamEvent struct {
 	Name string
 	Data json.RawMessage
 }
 
-// ParseEventStream splits a text/event-stream body into events. Every event must have an
-// `event:` line and one `data:` line whose JSON "type" equals the event's name (gaps §4).
+// ParseEventStream is the face's ParseEventStream (package fake), which documents it.
 func ParseEventStream(body []byte) ([]StreamEvent, error) {
 	var out []StreamEvent
 	text := strings.ReplaceAll(string(body), "\r\n", "\n")
@@ -51,12 +50,7 @@ func ParseEventStream(body []byte) ([]StreamEvent, error) {
 	return out, nil
 }
 
-// AccumulateMessage rebuilds the message a streamed Create a Message delivered, checking the
-// order of gaps §4 on the way: message_start first; blocks started in index order from 0, never
-// interleaved, each stopped; tool_use started with input exactly {}; message_delta, then
-// message_stop last; ping anywhere. It returns the first violation as an error. Numbers inside
-// content blocks (tool input) are json.Number, so they compare exactly; message fields that
-// Message does not name are dropped.
+// AccumulateMessage is the face's AccumulateMessage (package fake), which documents it.
 func AccumulateMessage(events []StreamEvent) (*Message, error) {
 	var msg map[string]any
 	content := []any{}
@@ -133,7 +127,7 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 				return nil, fmt.Errorf("message_stop is event %d of %d; it must be last", i, len(events))
 			}
 		case "error":
-			return nil, &streamFailure{ev.Data}
+			return nil, &StreamFailure{ev.Data}
 		default:
 			return nil, fmt.Errorf("unknown event %s", ev.Name)
 		}
@@ -155,11 +149,11 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 	return &out, nil
 }
 
-// streamFailure is AccumulateMessage's error for a stream that ends in an error event, the
+// StreamFailure is AccumulateMessage's error for a stream that ends in an error event, the
 // deployment failing mid-answer, as against one that breaks the event grammar before it.
-type streamFailure struct{ data json.RawMessage }
+type StreamFailure struct{ Data json.RawMessage }
 
-func (e *streamFailure) Error() string { return fmt.Sprintf("the stream failed: %s", e.data) }
+func (e *StreamFailure) Error() string { return fmt.Sprintf("the stream failed: %s", e.Data) }
 
 // applyDelta adds one content_block_delta to the block it belongs to.
 func applyDelta(cb, d map[string]any, partial *strings.Builder, grown map[string]*strings.Builder) error {

@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"encoding/base64"
@@ -10,19 +10,19 @@ import (
 
 // Redaction of the credentials a recorded request carried, in what the tape writes to disk.
 
-// redacted replaces a credential in a recording.
-const redacted = "[redacted]"
+// Redacted replaces a credential in a recording.
+const Redacted = "[redacted]"
 
-// shortSecret is the length under which a credential is replaced only where it stands as a whole
+// ShortSecret is the length under which a credential is replaced only where it stands as a whole
 // word (see redactString): a short value also occurs inside unrelated words.
-const shortSecret = 8
+const ShortSecret = 8
 
-// secretsOf collects the credential values a request carries, to be replaced should an upstream
+// SecretsOf collects the credential values a request carries, to be replaced should an upstream
 // echo one into an answer: the token of Authorization (without its scheme; for Basic also the
 // decoded user:password and the password), each cookie's value, and the value of every header
 // whose name says key, token or secret. Longest first, so that a value containing another is
 // replaced whole.
-func secretsOf(h http.Header) []string {
+func SecretsOf(h http.Header) []string {
 	seen := map[string]bool{}
 	add := func(v string) {
 		if v = strings.TrimSpace(v); v != "" {
@@ -73,12 +73,12 @@ func secretsOf(h http.Header) []string {
 	return out
 }
 
-// redactJSON replaces secrets in every string of the JSON document data, keys included, as the
+// RedactJSON replaces secrets in every string of the JSON document data, keys included, as the
 // string reads once decoded: a credential written with escapes (json.Marshal writes <, > and & as
 // \u003c, \u003e, \u0026; an upstream may escape any character) is found as well as a plain one.
 // A string holding none keeps its bytes; one holding a secret is written again, re-escaped.
 // data must be valid JSON (what json.Marshal wrote); other bytes are copied as they are.
-func redactJSON(data []byte, secrets []string) []byte {
+func RedactJSON(data []byte, secrets []string) []byte {
 	if len(secrets) == 0 {
 		return data
 	}
@@ -126,8 +126,8 @@ func redactJSON(data []byte, secrets []string) []byte {
 // "bk1" stay as they are.
 func redactString(s string, secrets []string) string {
 	for _, sec := range secrets {
-		if len(sec) >= shortSecret {
-			s = strings.ReplaceAll(s, sec, redacted)
+		if len(sec) >= ShortSecret {
+			s = strings.ReplaceAll(s, sec, Redacted)
 			continue
 		}
 		var b strings.Builder
@@ -141,7 +141,7 @@ func redactString(s string, secrets []string) string {
 			whole := (k == 0 || !wordByte(rest[k-1])) && (end == len(rest) || !wordByte(rest[end]))
 			b.WriteString(rest[:k])
 			if whole {
-				b.WriteString(redacted)
+				b.WriteString(Redacted)
 			} else {
 				b.WriteString(sec)
 			}

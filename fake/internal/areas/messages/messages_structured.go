@@ -1,4 +1,4 @@
-package fake
+package messages
 
 import (
 	"errors"
@@ -19,20 +19,20 @@ import (
 // keyword, and generates the constrained output with the tool-input generator, which honours
 // every keyword of the subset.
 
-// betaStructuredOutputs is the vendor-beta value under which the deprecated output_format is
+// BetaStructuredOutputs is the vendor-beta value under which the deprecated output_format is
 // still taken.
-const betaStructuredOutputs = "structured-outputs-2025-11-13"
+const BetaStructuredOutputs = "structured-outputs-2025-11-13"
 
 // The complexity limits of constrained decoding, summed over every strict schema of a request.
 const (
-	maxStrictTools    = 20
+	MaxStrictTools    = 20
 	maxOptionalParams = 24
 	maxUnionParams    = 16
 	maxPatternRepeat  = 1000 // the largest {n,m} bound a pattern may use
-	// maxSchemaVisits bounds the work of checking a request's strict schemas: references are
+	// MaxSchemaVisits bounds the work of checking a request's strict schemas: references are
 	// expanded where they are used, so a small schema whose definitions refer to each other
 	// many times over would otherwise expand exponentially.
-	maxSchemaVisits = 10_000
+	MaxSchemaVisits = 10_000
 )
 
 // errSchemaTooComplex stops a check that went over maxSchemaVisits; the caller names the schema.
@@ -48,8 +48,8 @@ var strictKeywords = map[string]bool{
 	"$schema": true, "$id": true,
 }
 
-// strictFormats are the string formats the grammar compiler supports.
-var strictFormats = []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+// StrictFormats are the string formats the grammar compiler supports.
+var StrictFormats = []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
 
 // strictCheck walks the strict schemas of one request, counting toward the shared limits.
 // expanding holds the references being followed on the current path, which tells a recursive
@@ -81,7 +81,7 @@ func newStrictCheck(work *core.Meter) *strictCheck { return &strictCheck{shared:
 // tooComplex names the schema at path in the error of a check that went over maxSchemaVisits.
 func tooComplex(err error, path string) error {
 	if err == errSchemaTooComplex {
-		return core.InvalidField(path, "Schema is too complex for compilation: its references expand to more than %d subschemas", maxSchemaVisits)
+		return core.InvalidField(path, "Schema is too complex for compilation: its references expand to more than %d subschemas", MaxSchemaVisits)
 	}
 	return err
 }
@@ -110,10 +110,10 @@ func (sc *strictCheck) limits(path string) error {
 // checkStrictSchemas applies the structured-output rules to the request: the output format's
 // schema and every strict tool's input_schema must be in the supported subset and, together,
 // within the complexity limits; output_format needs its beta and excludes output_config.format.
-func checkStrictSchemas(c *core.Call, req *messageRequest) error {
+func checkStrictSchemas(c *core.Call, req *MessageRequest) error {
 	if req.OutputFormat != nil {
-		if !c.HasBeta(betaStructuredOutputs) {
-			return core.InvalidField("output_format", "This field is deprecated. Use 'output_config.format' instead (or send vendor-beta: %s)", betaStructuredOutputs)
+		if !c.HasBeta(BetaStructuredOutputs) {
+			return core.InvalidField("output_format", "This field is deprecated. Use 'output_config.format' instead (or send vendor-beta: %s)", BetaStructuredOutputs)
 		}
 		if req.OutputConfig != nil && req.OutputConfig.Format != nil {
 			return core.InvalidField("output_format", "cannot be used together with output_config.format; send only output_config.format")
@@ -133,7 +133,7 @@ func checkStrictSchemas(c *core.Call, req *messageRequest) error {
 			}
 		}
 	}
-	sc := newStrictCheck(c.Meter(maxSchemaVisits))
+	sc := newStrictCheck(c.Meter(MaxSchemaVisits))
 	if f := req.outputFormat(); f != nil {
 		path := formatPath(req)
 		if err := tooComplex(sc.check(f.Schema, f.Schema, path), path); err != nil {
@@ -145,7 +145,7 @@ func checkStrictSchemas(c *core.Call, req *messageRequest) error {
 		if role, _ := req.lastTurn(); role == "assistant" {
 			return core.InvalidField("messages", "prefilling the assistant's answer is not supported with structured outputs (%s)", path)
 		}
-		if err := req.visitBlocks(func(at blockAt, b block) error {
+		if err := req.visitBlocks(func(at blockAt, b Block) error {
 			if b["type"] == "document" && enabled(b) {
 				return core.InvalidField(at.String()+".citations", "citations cannot be enabled together with structured outputs (%s)", path)
 			}
@@ -159,8 +159,8 @@ func checkStrictSchemas(c *core.Call, req *messageRequest) error {
 		if !t.Strict {
 			continue
 		}
-		if strict++; strict > maxStrictTools {
-			return core.InvalidField(fmt.Sprintf("tools.%d.strict", i), "at most %d tools may be strict in one request", maxStrictTools)
+		if strict++; strict > MaxStrictTools {
+			return core.InvalidField(fmt.Sprintf("tools.%d.strict", i), "at most %d tools may be strict in one request", MaxStrictTools)
 		}
 		if !t.custom() {
 			continue // a server tool's input schema is the service's own
@@ -177,7 +177,7 @@ func checkStrictSchemas(c *core.Call, req *messageRequest) error {
 }
 
 // formatPath is the field path of the request's output format schema.
-func formatPath(req *messageRequest) string {
+func formatPath(req *MessageRequest) string {
 	if req.OutputFormat != nil {
 		return "output_format.schema"
 	}
@@ -205,7 +205,7 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		// Looking the name up, and comparing it with the references being expanded, reads it
 		// once each: a long name is as much work as many subschemas.
 		if !sc.work.Charge(len(ref) * (1 + len(sc.expanding)) / core.StepBytes) {
-			return sc.work.Refusal(path+".$ref", "Schema is too complex for compilation: its references cost more than %d steps (a subschema one, a $ref one more per %d bytes of its name for every reference it is compared with)", maxSchemaVisits, core.StepBytes)
+			return sc.work.Refusal(path+".$ref", "Schema is too complex for compilation: its references cost more than %d steps (a subschema one, a $ref one more per %d bytes of its name for every reference it is compared with)", MaxSchemaVisits, core.StepBytes)
 		}
 		target, err := resolveRef(root, ref)
 		if err != nil {
@@ -265,8 +265,8 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 			}
 		}
 	}
-	if f, ok := s["format"].(string); ok && !slices.Contains(strictFormats, f) {
-		return core.InvalidField(path+".format", "the format %s is not supported by structured outputs; supported: %s", core.Quoted(f, core.MaxExcerpt), strings.Join(strictFormats, ", "))
+	if f, ok := s["format"].(string); ok && !slices.Contains(StrictFormats, f) {
+		return core.InvalidField(path+".format", "the format %s is not supported by structured outputs; supported: %s", core.Quoted(f, core.MaxExcerpt), strings.Join(StrictFormats, ", "))
 	}
 	if v, ok := s["minItems"]; ok {
 		if n := intKeyword(s, "minItems", -1); n != 0 && n != 1 {
@@ -293,7 +293,7 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		props, _ := s["properties"].(map[string]any)
 		req, _ := s["required"].([]any)
 		if !sc.work.Charge(len(req) / core.StepBytes) {
-			return sc.work.Refusal(path+".required", "Schema is too complex for compilation: its subschemas and required lists cost more than %d steps (a subschema one, a required list one per %d names)", maxSchemaVisits, core.StepBytes)
+			return sc.work.Refusal(path+".required", "Schema is too complex for compilation: its subschemas and required lists cost more than %d steps (a subschema one, a required list one per %d names)", MaxSchemaVisits, core.StepBytes)
 		}
 		// Each costs a visit: more than are left go over, found before they are sorted.
 		if len(props) > sc.work.Left && !sc.work.Charge(len(props)) {
