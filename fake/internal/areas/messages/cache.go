@@ -623,9 +623,8 @@ func layoutRequest(s *core.Server, c *core.Call, req *MessageRequest, create boo
 // planCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
 // the writes once the request has been admitted and answered), and splits the input tokens the
 // parse stage counted into what the cache reads, what it writes and the rest.
-func planCache(s *core.Server, c *core.Call, req *MessageRequest) *CachePlan {
+func planCache(s *core.Server, c *core.Call, req *MessageRequest, l *cacheLayout) *CachePlan {
 	start := s.Now()
-	l := req.layout
 	if !l.hashed {
 		return &CachePlan{Start: start, total: l.total, input: l.total}
 	}

@@ -61,6 +61,12 @@ type MessageRequest struct {
 	Messages        []InputMessage `json:"-"`
 	// body is the request body as sent, for the tape to forward.
 	body []byte
+}
+
+// request is a Messages request as it passes the pipeline: the typed body, and what the stages
+// attach to it.
+type request struct {
+	*MessageRequest
 	// tape is what the tape matches the request by (tape.go).
 	tape tapeRequest
 	// layout is the request laid out by the one walk of its blocks: its input-token count and
@@ -209,7 +215,7 @@ func createMessage(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	defer req.thread.done() // a continue is in flight until it is answered
-	plan := planCache(s, c, req)
+	plan := planCache(s, c, req.MessageRequest, req.layout)
 	// Rate limits (when enforced) admit the request here, and only here, before anything answers
 	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
 	adm, err := ratelimit.Admit(s, c, req.Model, plan.inputUsage(), false)
@@ -248,7 +254,7 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 	}
 	adm.ChargeOutput(0)
 	if ch, _ := choose(s, c, nil, req.tape); ch.tape != nil { // without a request, no error
-		v, _, err := answerFromTape(s, c, ch.tape, req, nil, false)
+		v, _, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.total, nil, false)
 		return v, err
 	}
 	n := req.layout.total
@@ -282,13 +288,13 @@ type choice struct {
 // replies (count_tokens, Completions): the tape or the fake's own answer.
 //
 // Its only error is the stubs' matching going over its allowance of work (stubs.take).
-func choose(s *core.Server, c *core.Call, req *MessageRequest, tr tapeRequest) (choice, error) {
+func choose(s *core.Server, c *core.Call, req *request, tr tapeRequest) (choice, error) {
 	canned := req != nil && req.MaxTokens > 0
 	if canned && req.scenario != nil {
 		return choice{reply: &req.scenario.Response}, nil
 	}
 	if canned {
-		r, id, err := StubsOf(s).Take(c, req)
+		r, id, err := StubsOf(s).Take(c, req.MessageRequest)
 		if err != nil {
 			return choice{}, err
 		}
@@ -300,7 +306,7 @@ func choose(s *core.Server, c *core.Call, req *MessageRequest, tr tapeRequest) (
 		return choice{tape: pick}, nil
 	}
 	if canned {
-		if sc := ScenariosSection.In(c.St.Fx.Sections).matching(req); sc != nil {
+		if sc := ScenariosSection.In(c.St.Fx.Sections).matching(req.MessageRequest); sc != nil {
 			return choice{reply: &sc.Response}, nil
 		}
 	}
@@ -325,12 +331,12 @@ func (r answered) output() int {
 
 // answer is the answer stage: the message built from the chosen reply (or the scripted
 // model's), or the tape's answer.
-func answerRequest(s *core.Server, c *core.Call, req *MessageRequest, plan *CachePlan, ch choice) (answered, error) {
+func answerRequest(s *core.Server, c *core.Call, req *request, plan *CachePlan, ch choice) (answered, error) {
 	if ch.tape != nil {
-		v, msg, err := answerFromTape(s, c, ch.tape, req, plan, req.Stream)
+		v, msg, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.total, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
-	msg, err := answerWith(s, c.Meter(MaxGenSteps), req, plan, ch.reply)
+	msg, err := answerWith(s, c.Meter(MaxGenSteps), req.MessageRequest, plan, ch.reply)
 	if err != nil {
 		return answered{}, err
 	}
@@ -342,12 +348,12 @@ func answerRequest(s *core.Server, c *core.Call, req *MessageRequest, plan *Cach
 
 // commit is the commit stage: the cache plan's writes under the answer's id, the conversation
 // the thread keeps, and the stub the journal names. A taped answer keeps no thread.
-func commit(s *core.Server, c *core.Call, req *MessageRequest, plan *CachePlan, ch choice, r answered) {
+func commit(s *core.Server, c *core.Call, req *request, plan *CachePlan, ch choice, r answered) {
 	if r.msg != nil {
 		plan.Commit(r.msg.ID)
 	}
 	if !r.taped {
-		commitThread(s, req, r.msg)
+		commitThread(s, req.thread, req.MessageRequest, r.msg)
 	}
 	if ch.stub != "" {
 		c.X.Stub = ch.stub
@@ -362,12 +368,12 @@ func commit(s *core.Server, c *core.Call, req *MessageRequest, plan *CachePlan, 
 // tokens and lays it out for the prompt cache (refusing misplaced cache_control), and, for
 // create, the Fake-Scenario header. The typed request, the tape's key and the layout all come
 // from the one decoded value.
-func parseMessage(s *core.Server, c *core.Call, create bool) (*MessageRequest, error) {
+func parseMessage(s *core.Server, c *core.Call, create bool) (*request, error) {
 	data, v, err := c.DecodeBody()
 	if err != nil {
 		return nil, c.Version.SchemaError(err)
 	}
-	req := &MessageRequest{body: data}
+	req := &request{MessageRequest: &MessageRequest{body: data}}
 	req.Raw = v.(map[string]any) // the schema requires an object
 	// What the request's API version refuses of a body the schema accepts (versions.go); a thread
 	// continue is checked once expanded, as the whole conversation it stands for.
@@ -379,7 +385,7 @@ func parseMessage(s *core.Server, c *core.Call, create bool) (*MessageRequest, e
 	}
 	// The tape matches the body as sent, before a thread continue expands it.
 	req.tape = tapeRequestOf(s, c, data, req.Raw)
-	if err := expandThread(s, c, req); err != nil {
+	if req.thread, err = expandThread(s, c, req.MessageRequest); err != nil {
 		return nil, err
 	}
 	// A continue refused by a check below is no longer in flight.
@@ -403,7 +409,7 @@ func parseMessage(s *core.Server, c *core.Call, create bool) (*MessageRequest, e
 
 // checkMessage applies the rules of a decoded, expanded request that the schema cannot express,
 // and lays it out (parseMessage).
-func checkMessage(s *core.Server, c *core.Call, req *MessageRequest, create bool) error {
+func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error {
 	// The schema lets messages be empty for a thread continue, which now holds the whole
 	// conversation; any other request needs one.
 	msgs, _ := req.Raw["messages"].([]any)
@@ -436,10 +442,10 @@ func checkMessage(s *core.Server, c *core.Call, req *MessageRequest, create bool
 	if err := checkUserID(req.Raw); err != nil {
 		return err
 	}
-	if err := checkBase64Sources(req); err != nil {
+	if err := checkBase64Sources(req.MessageRequest); err != nil {
 		return err
 	}
-	if err := checkMessageOptions(req); err != nil {
+	if err := checkMessageOptions(req.MessageRequest); err != nil {
 		return err
 	}
 	if bp, _ := req.Raw["billing_policy"].(map[string]any); bp["bill_to"] == "user_profile" {
@@ -447,24 +453,24 @@ func checkMessage(s *core.Server, c *core.Call, req *MessageRequest, create bool
 		// must have linked an organization that allows it, and the fake has no such link.
 		return core.InvalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").Because(core.ReasonInvalidValue)
 	}
-	if err := checkStrictSchemas(c, req); err != nil {
+	if err := checkStrictSchemas(c, req.MessageRequest); err != nil {
 		return err
 	}
-	if err := checkToolChoice(req); err != nil {
+	if err := checkToolChoice(req.MessageRequest); err != nil {
 		return err
 	}
 	if create {
-		if err := checkPrewarm(req); err != nil {
+		if err := checkPrewarm(req.MessageRequest); err != nil {
 			return err
 		}
-		if err := checkMaxTokens(c.St.Fx, req); err != nil {
+		if err := checkMaxTokens(c.St.Fx, req.MessageRequest); err != nil {
 			return err
 		}
 	}
 	// The one walk of the blocks: the input-token count and the cache layout. count_tokens
 	// checks the cache_control markers as Messages does, but never caches, so it needs no keys.
 	var err error
-	if req.layout, err = layoutRequest(s, c, req, create); err != nil {
+	if req.layout, err = layoutRequest(s, c, req.MessageRequest, create); err != nil {
 		return err
 	}
 	// An unknown Fake-Scenario is the request's own error, whatever else it asks (max_tokens 0

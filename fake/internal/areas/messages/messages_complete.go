@@ -70,7 +70,7 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	if ch, _ := choose(s, c, nil, tr); ch.tape != nil { // without a request, no error
-		v, _, err := answerFromTape(s, c, ch.tape, nil, nil, req.Stream)
+		v, _, err := answerFromTape(s, c, ch.tape, nil, 0, nil, req.Stream)
 		adm.ChargeOutput(0)
 		return v, err
 	}

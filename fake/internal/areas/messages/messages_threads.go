@@ -141,10 +141,10 @@ type threadTurn struct {
 // expandThread reads the request's thread field, if any, and turns a continue into the whole
 // request: the thread's messages followed by the new ones, and its system and tools. It runs in
 // the parse stage, before any other check, so that everything after sees only a full request.
-func expandThread(s *core.Server, c *core.Call, req *MessageRequest) error {
+func expandThread(s *core.Server, c *core.Call, req *MessageRequest) (*threadTurn, error) {
 	v, ok := req.Raw["thread"]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	delete(req.Raw, "thread")  // the answer is the full request's: the field is not part of it
 	spec := v.(map[string]any) // the schema checked the shape
@@ -155,29 +155,28 @@ func expandThread(s *core.Server, c *core.Call, req *MessageRequest) error {
 	}
 	c.X.Thread = jt
 	if !c.HasBeta(BetaMessageThreads) {
-		return core.InvalidField("thread", "requires the beta %q (send it in the anthropic-beta or vendor-beta header)", BetaMessageThreads)
+		return nil, core.InvalidField("thread", "requires the beta %q (send it in the anthropic-beta or vendor-beta header)", BetaMessageThreads)
 	}
 	if jt.Type == "continue" {
 		for _, f := range []string{"system", "tools"} {
 			if _, ok := req.Raw[f]; ok {
-				return core.InvalidField(f, "cannot be sent with thread.type \"continue\": the thread keeps the %s of the request that created it; leave it out, or start a new thread with thread.type \"create\"", f)
+				return nil, core.InvalidField(f, "cannot be sent with thread.type \"continue\": the thread keeps the %s of the request that created it; leave it out, or start a new thread with thread.type \"create\"", f)
 			}
 		}
 	}
 	if err := threadUnsupported(req.Raw); err != nil {
-		return err
+		return nil, err
 	}
 	t := &threadTurn{store: ThreadsOf(c.St, s.Cfg.Budget(ThreadBudget)), owner: ownerOf(c), print: map[string]string{}}
 	for _, f := range threadFingerprint {
 		t.print[f] = core.CanonicalJSON(req.Raw[f]) // values compare: 1024.0 is 1024
 	}
-	req.thread = t
 	if jt.Type == "create" {
-		return nil
+		return t, nil
 	}
 	th, err := t.store.begin(prev, t.owner, t.print, s.Now())
 	if err != nil {
-		return err
+		return t, err
 	}
 	t.th, t.prev = th, prev
 	newMessages := req.Raw["messages"].([]any)
@@ -185,7 +184,7 @@ func expandThread(s *core.Server, c *core.Call, req *MessageRequest) error {
 	for k, x := range th.fields {
 		req.Raw[k] = x
 	}
-	return nil
+	return t, nil
 }
 
 // threadUnsupported refuses what threads do not support (EXTENSIONS.md says why):
@@ -287,8 +286,7 @@ func (t *threadTurn) hold(st sseStream) sseStream {
 // request that sent them, as the SDK helpers strip them from answered messages when they send a
 // conversation again), followed by the reply as the official TypeScript helper sends it back
 // ({role, content}).
-func commitThread(s *core.Server, req *MessageRequest, msg *Message) {
-	t := req.thread
+func commitThread(s *core.Server, t *threadTurn, req *MessageRequest, msg *Message) {
 	if t == nil {
 		return
 	}

@@ -73,7 +73,7 @@ func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
 
 // answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
 // message the fake numbered, for the commit stage (nil otherwise).
-func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *MessageRequest, plan *CachePlan, stream bool) (any, *Message, error) {
+func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *MessageRequest, inputTokens int, plan *CachePlan, stream bool) (any, *Message, error) {
 	switch {
 	case pick.miss != nil:
 		return nil, nil, pick.miss
@@ -81,7 +81,7 @@ func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *MessageRe
 		v, err := forward(s, c, pick.forward)
 		return v, nil, err
 	}
-	return replay(s, c, pick.rec, req, plan, stream)
+	return replay(s, c, pick.rec, req, inputTokens, plan, stream)
 }
 
 // fromTape answers a request without a body (the models routes) from the tape: ok is false when
@@ -91,7 +91,7 @@ func fromTape(s *core.Server, c *core.Call) (any, bool, error) {
 	if pick == nil {
 		return nil, false, nil
 	}
-	v, _, err := answerFromTape(s, c, pick, nil, nil, false)
+	v, _, err := answerFromTape(s, c, pick, nil, 0, nil, false)
 	return v, true, err
 }
 
@@ -100,7 +100,7 @@ func fromTape(s *core.Server, c *core.Call) (any, bool, error) {
 // usage (the input tokens count_tokens counts, split by the request's cache plan, which the
 // commit stage then writes; output tokens from the content); so does count_tokens, whose
 // recording only tells the request was expected.
-func replay(s *core.Server, c *core.Call, rec *Recording, req *MessageRequest, plan *CachePlan, stream bool) (any, *Message, error) {
+func replay(s *core.Server, c *core.Call, rec *Recording, req *MessageRequest, inputTokens int, plan *CachePlan, stream bool) (any, *Message, error) {
 	resp := rec.Response
 	for k, v := range resp.Headers {
 		if !strings.EqualFold(k, "request-id") && !strings.EqualFold(k, "content-type") {
@@ -113,7 +113,7 @@ func replay(s *core.Server, c *core.Call, rec *Recording, req *MessageRequest, p
 	speed := TapeOption.Of(&s.Cfg).cfg.Speed
 	switch rec.Kind().Name {
 	case "count_tokens":
-		return map[string]int{"input_tokens": req.layout.total}, nil, nil
+		return map[string]int{"input_tokens": inputTokens}, nil, nil
 	case "models", "model":
 		return json.RawMessage(resp.Body), nil, nil
 	case "complete":
