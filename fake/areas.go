@@ -23,6 +23,7 @@ func init() {
 		compliance.Area,
 		memory.Area,
 		messages.Area,
+		messages.ScenariosArea,
 		messages.CacheArea,
 		ratelimit.Area,
 		messages.ThreadsArea,

@@ -5,17 +5,6 @@ package messages
 // request that response answered: the earliest of model, system, tools and messages, or
 // unavailable when only another prompt-affecting parameter differs.
 
-// Diagnostics is the face's Diagnostics (package fake), which documents it.
-type Diagnostics struct {
-	CacheMissReason *CacheMissReason `json:"cache_miss_reason"`
-}
-
-// CacheMissReason is the face's CacheMissReason (package fake), which documents it.
-type CacheMissReason struct {
-	Type                   string `json:"type"`
-	CacheMissedInputTokens *int   `json:"cache_missed_input_tokens,omitempty"`
-}
-
 // CacheFingerprint is what diagnostics compares of a request: hashes of its levels and the
 // token counts where they end.
 type CacheFingerprint struct {

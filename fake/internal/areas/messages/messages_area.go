@@ -2,12 +2,8 @@ package messages
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
-// Area is the area of messages, count_tokens and the legacy Completions, with the canned scenarios and the stubs' control routes.
-var Area = &core.Area{Routes: messageRoutes, Load: loadScenarios}
-
-var (
-	ScenariosSection = core.NewSection[scenarioLibrary]()
-)
+// Area is the area of messages, count_tokens and the legacy Completions: the pipeline.
+var Area = &core.Area{Routes: messageRoutes}
 
 func messageRoutes() []*core.Route {
 	return []*core.Route{
@@ -16,10 +12,6 @@ func messageRoutes() []*core.Route {
 		core.Line(core.Post, "/v1/messages", core.IfMessages, core.In{Headers: hScenario, Body: "messages/create_message_request", Events: "messages/stream_event", Tape: "messages"}, "messages/message", createMessage),
 		core.Line(core.Post, "/v1/messages/count_tokens", core.IfMessages, core.In{Body: "messages/count_tokens_request", Tape: "count_tokens"}, "messages/count_tokens", countTokens),
 		core.Line(core.Post, "/v1/complete", core.IfMessages, core.In{Body: "messages/complete_request", Events: "messages/completion_stream_event", Tape: "complete"}, "messages/completion", complete),
-		core.Line(core.Get, "/_fake/messages/scenarios", nil, core.In{}, "messages/scenario_list", listScenarios),
-		core.Line(core.Post, "/_fake/messages/stubs", nil, core.In{Body: "messages/stub_request"}, "messages/stub", registerStub),
-		core.Line(core.Get, "/_fake/messages/stubs", nil, core.In{}, "messages/stub_list", listStubs),
-		core.Line(core.Del, "/_fake/messages/stubs", nil, core.In{}, "control/cleared", clearStubs),
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -18,15 +17,6 @@ import (
 
 // humanTurn is the built-in stop sequence: the model never speaks for the human (spec 4.4).
 const humanTurn = "\n\nHuman:"
-
-// completion is the response of spec 2.8, and each event of its stream.
-type completion struct {
-	Type       string  `json:"type"`
-	ID         string  `json:"id"`
-	Completion string  `json:"completion"`
-	Model      string  `json:"model"`
-	StopReason *string `json:"stop_reason"`
-}
 
 type completeRequest struct {
 	Model             string   `json:"model"`
@@ -129,21 +119,4 @@ func parseCompletion(s *core.Server, c *core.Call) (*completeRequest, map[string
 		return nil, nil, tapeRequest{}, err
 	}
 	return req, raw, tapeRequestOf(s, c, data, raw), nil
-}
-
-// completionStream is the event sequence of gaps §5: the text in `completion` events, a ping,
-// and a last event with an empty piece that carries the stop reason.
-func completionStream(full completion) sseStream {
-	piece := func(text string, reason *string) sseEvent {
-		ev := full
-		ev.Completion, ev.StopReason = text, reason
-		return sseEvent{"completion", ev}
-	}
-	var events []sseEvent
-	for _, t := range ChunkTokens(full.Completion) {
-		events = append(events, piece(t, nil))
-	}
-	events = append(events, piece("", full.StopReason))
-	events = append(events[:1], append([]sseEvent{{"ping", map[string]string{"type": "ping"}}}, events[1:]...)...)
-	return sseStream{Events: slices.Values(events)}
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -30,42 +29,6 @@ import (
 // character; whitespace at the very end is a token of its own. As a regular expression (the
 // tests hold the scanner to it): \s*(?:[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_])|\s+$. The tokens
 // concatenate back to the text, so a stream can be chunked at token boundaries.
-
-// tokenEnd is the end of the token that starts at i, a position before the end of s.
-func tokenEnd(s string, i int) int {
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	if i == len(s) {
-		return i // trailing whitespace
-	}
-	first := true
-	for i < len(s) {
-		word, size := asciiWord[s[i]], 1
-		if s[i] >= utf8.RuneSelf {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			word = isWordRune(r)
-		}
-		switch {
-		case first && !word:
-			return i + size // one other character
-		case !word:
-			return i
-		}
-		i += size
-		first = false
-	}
-	return i
-}
-
-// asciiWord is isWordRune of each ASCII byte, looked up rather than decoded: most text is ASCII.
-var asciiWord = func() (t [256]bool) {
-	for c := range utf8.RuneSelf {
-		t[c] = isWordRune(rune(c))
-	}
-	return t
-}()
 
 // Tokens splits s into its tokens; nil for "".
 func Tokens(s string) []string {
@@ -108,17 +71,6 @@ func TextTokens(s string) int {
 		i = j
 	}
 	return n
-}
-
-// isSpace is the tokenizer's \s (RE2's ASCII class).
-func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }
-
-// isWordRune is the tokenizer's [\p{L}\p{N}_].
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsNumber(r)
 }
 
 // countValue counts the input tokens of a decoded value: the tokens of every string, base64
@@ -946,25 +898,4 @@ func patternInstance(sb *strings.Builder, re *syntax.Regexp, r *Rng) {
 			patternInstance(sb, re.Sub[0], r)
 		}
 	}
-}
-
-// maxKeyword bounds what intKeyword returns, so that arithmetic on schema bounds cannot overflow
-// (a schema may say "minimum": 1e300).
-const maxKeyword = 1 << 53
-
-// intKeyword reads a numeric schema keyword as an int; def when absent or not a number.
-func intKeyword(s map[string]any, key string, def int) int {
-	var f float64
-	switch v := s[key].(type) {
-	case float64:
-		f = v
-	case json.Number:
-		var err error
-		if f, err = v.Float64(); err != nil {
-			return def
-		}
-	default:
-		return def
-	}
-	return int(max(min(f, maxKeyword), -maxKeyword))
 }

@@ -268,3 +268,17 @@ func setUsage(msg *Message, req *MessageRequest, p *CachePlan) {
 		}
 	}
 }
+
+// ScenariosArea is the library of canned scenarios: its fixtures and its control route.
+var ScenariosArea = &core.Area{
+	Routes: func() []*core.Route {
+		return []*core.Route{core.Line(core.Get, "/_fake/messages/scenarios", nil, core.In{}, "messages/scenario_list", listScenarios)}
+	},
+	Load: loadScenarios,
+}
+
+// ScenariosSection is the scenario library of a data set (scenarios.json).
+var ScenariosSection = core.NewSection[scenarioLibrary]()
+
+// HeaderScenario selects a canned response of the scenario library by name.
+const HeaderScenario = "Fake-Scenario"

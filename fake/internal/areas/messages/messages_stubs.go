@@ -570,6 +570,13 @@ func clearStubs(s *core.Server, c *core.Call) (any, error) {
 // StubsArea is the stubs a test registered: the test's configuration, not the world, so a
 // snapshot leaves them out and Reset clears them.
 var StubsArea = &core.Area{
+	Routes: func() []*core.Route {
+		return []*core.Route{
+			core.Line(core.Post, "/_fake/messages/stubs", nil, core.In{Body: "messages/stub_request"}, "messages/stub", registerStub),
+			core.Line(core.Get, "/_fake/messages/stubs", nil, core.In{}, "messages/stub_list", listStubs),
+			core.Line(core.Del, "/_fake/messages/stubs", nil, core.In{}, "control/cleared", clearStubs),
+		}
+	},
 	Reset: func(s *core.Server) { StubsOf(s).reset() },
 	Drop:  func(s *core.Server) { StubsOf(s).release() },
 }
