@@ -361,8 +361,8 @@ func (api internalAPI) alias(ts *ast.TypeSpec) *types.Named {
 // written by their name alone, as the package's aliases of them name them.
 func aliasAPI(name string, t *types.Named) []string {
 	qual := func(p *types.Package) string {
-		if p == t.Obj().Pkg() {
-			return ""
+		if strings.Contains(p.Path(), "/internal/") {
+			return "" // the face names the internal types users see by aliases of the same names
 		}
 		return p.Name()
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -199,7 +201,7 @@ func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	gc, _ := gin.CreateTestContext(httptest.NewRecorder())
 	gc.Request, _ = http.NewRequestWithContext(ctx, http.MethodPost, "/v1/messages", nil)
 	c := &core.Call{Context: gc, X: &core.Exchange{}}
-	req := &messages.MessageRequest{Model: testModel, Messages: []messages.InputMessage{{Role: "user", Blocks: []messages.Block{{"type": "text", "text": strings.Repeat("a", 1<<20)}}}}}
+	req := &wire.MessageRequest{Model: testModel, Messages: []wire.InputMessage{{Role: "user", Blocks: []wire.Block{{"type": "text", "text": strings.Repeat("a", 1<<20)}}}}}
 	_, _, err := messages.StubsOf(s.srv).Take(c, req)
 	if err == nil || !strings.HasPrefix(err.Error(), core.ErrInvalidRequest+": messages.0.content: the work stopped here: the client closed the request") {
 		t.Fatalf("take = %v, want a 400 naming messages.0.content: the client went", err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -27,7 +29,7 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| tool input generated from": {fmt.Sprintf("at most %s values and %s of strings, property names and `const`/`enum` values, %s items or characters per value",
 			ratelimit.Thousands(messages.MaxToolInputValues), mib(messages.MaxToolInputBytes), ratelimit.Thousands(messages.MaxGenerated))},
 		"| work of generating a tool input":      {ratelimit.Thousands(messages.MaxGenSteps) + " steps per request", "at most " + ratelimit.Thousands(messages.MaxPatternCost) + ";"},
-		"| checking strict schemas":              {ratelimit.Thousands(messages.MaxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
+		"| checking strict schemas":              {ratelimit.Thousands(wire.MaxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
 		"| beta values (":                        {ratelimit.Thousands(core.MaxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", core.StepBytes), fmt.Sprintf("more than %d steps", core.MaxBetaSteps)},
 		"| matching a request against the stubs": {ratelimit.Thousands(messages.MaxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
 		"| an error message |":                   {fmt.Sprintf("quoted to %d bytes", core.MaxExcerpt), fmt.Sprintf("the whole message %d KiB", core.MaxErrorMessage>>10)},
@@ -41,7 +43,7 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| namespaces |":                     {"| " + ratelimit.Thousands(core.DefaultMaxNamespaces) + " (`-max-namespaces`) |"},
 		"| message threads, per server":      {ratelimit.Thousands(messages.ThreadMaxCount) + " threads and " + mib(messages.ThreadMaxBytes) + " of memory kept"},
 		"| the message threads of a server":  {"| " + mib(messages.ThreadsBytes) + " of memory kept |"},
-		"| a thread continue's whole":        {ratelimit.Thousands(messages.MaxMessages) + " messages"},
+		"| a thread continue's whole":        {ratelimit.Thousands(wire.MaxMessages) + " messages"},
 		"| stubs, per server or namespace |": {ratelimit.Thousands(messages.MaxStubs) + " stubs and " + mib(messages.StubMaxBytes) + " of memory kept", "at most " + messages.Mebibytes(messages.StubMaxBytes) + " together"},
 		"| the stubs of a server":            {"| " + mib(messages.StubsBytes) + " of memory kept |"},
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},

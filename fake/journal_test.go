@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -203,7 +203,7 @@ func TestFaultCutsStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := messages.ParseEventStream(whole)
+	all, err := wire.ParseEventStream(whole)
 	if err != nil || len(all) < 5 {
 		t.Fatalf("uncut stream: %d events, %v", len(all), err)
 	}
@@ -224,7 +224,7 @@ func TestFaultCutsStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := messages.ParseEventStream(data)
+	events, err := wire.ParseEventStream(data)
 	if err != nil {
 		t.Fatal(err)
 	}

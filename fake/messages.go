@@ -1,6 +1,9 @@
 package fake
 
-import "github.com/platformkit/platformkit/fake/internal/areas/messages"
+import (
+	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+)
 
 // ContentBlock is one content block, as decoded JSON: its "type" says which of the block types
 // of the Platform API reference (section 2.9) it is, and so which other fields it has. Blocks are
@@ -13,35 +16,35 @@ type CacheEntry = messages.CacheEntry
 
 // Diagnostics is the diagnostics field of a message: nil (null) when the request asked for none,
 // sent previous_message_id null, or diverged nowhere.
-type Diagnostics = messages.Diagnostics
+type Diagnostics = wire.Diagnostics
 
 // CacheMissReason is why the cache missed: model_changed, system_changed, tools_changed and
 // messages_changed carry the tokens that would have been read had the prefix matched;
 // previous_message_not_found and unavailable carry nothing.
-type CacheMissReason = messages.CacheMissReason
+type CacheMissReason = wire.CacheMissReason
 
 // Message is the answer of POST /v1/messages (the Platform API reference, section 2.9, with the
 // fields of gaps §4). The fake answers with it, and AccumulateMessage rebuilds it from a stream.
-type Message = messages.Message
+type Message = wire.Message
 
 // Container is a message's code-execution container: the one the request named, or a new one
 // when the request only listed skills.
-type Container = messages.Container
+type Container = wire.Container
 
 // ContainerSkill is a skill loaded into a container.
-type ContainerSkill = messages.ContainerSkill
+type ContainerSkill = wire.ContainerSkill
 
 // ContextManagement lists the context edits the service applied before the model ran.
-type ContextManagement = messages.ContextManagement
+type ContextManagement = wire.ContextManagement
 
 // StopDetails is the refusal record of a message whose stop_reason is "refusal" (section 2.9).
-type StopDetails = messages.StopDetails
+type StopDetails = wire.StopDetails
 
 // Usage is a message's token accounting (gaps §4).
-type Usage = messages.Usage
+type Usage = wire.Usage
 
 // StreamEvent is one server-sent event: its name and its JSON data.
-type StreamEvent = messages.StreamEvent
+type StreamEvent = wire.StreamEvent
 
 // ScenarioMatch is a scenario's matching rule: it selects the scenario for a request whose last
 // user turn's text equals and/or contains these strings.
@@ -87,7 +90,7 @@ type Tape = messages.Tape
 
 // ParseEventStream splits a text/event-stream body into events. Every event must have an
 // `event:` line and one `data:` line whose JSON "type" equals the event's name (gaps §4).
-func ParseEventStream(body []byte) ([]StreamEvent, error) { return messages.ParseEventStream(body) }
+func ParseEventStream(body []byte) ([]StreamEvent, error) { return wire.ParseEventStream(body) }
 
 // AccumulateMessage rebuilds the message a streamed Create a Message delivered, checking the
 // order of gaps §4 on the way: message_start first; blocks started in index order from 0, never
@@ -96,7 +99,7 @@ func ParseEventStream(body []byte) ([]StreamEvent, error) { return messages.Pars
 // content blocks (tool input) are json.Number, so they compare exactly; message fields that
 // Message does not name are dropped.
 func AccumulateMessage(events []StreamEvent) (*Message, error) {
-	return messages.AccumulateMessage(events)
+	return wire.AccumulateMessage(events)
 }
 
 // OpenTape checks cfg and loads the recordings of cfg.Replay. A recording that the fake could not

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -133,13 +135,13 @@ func TestReadFieldsDecodesAsEncodingJSON(t *testing.T) {
 		if err := messages.DecodeNumbers([]byte(body), &raw); err != nil {
 			t.Fatal(err)
 		}
-		var want messages.MessageRequest
+		var want wire.MessageRequest
 		data, _ := json.Marshal(raw)
 		wantErr := json.Unmarshal(data, &want)
 		if wantErr != nil {
 			wantErr = core.DecodeError(wantErr)
 		}
-		got := messages.MessageRequest{Raw: raw}
+		got := wire.MessageRequest{Raw: raw}
 		gotErr := got.ReadFields()
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Errorf("%s: error %v, want %v", body, gotErr, wantErr)
@@ -284,7 +286,7 @@ func TestVocabulary(t *testing.T) {
 // encoding/json escapes and the HTML ones it leaves alone in an answer.
 func TestEventsAppendAsEncoded(t *testing.T) {
 	title := "Q&A <draft>"
-	msg := &messages.Message{ID: "msg_1", Type: "message", Role: "assistant", Model: "m", Content: []messages.Block{
+	msg := &wire.Message{ID: "msg_1", Type: "message", Role: "assistant", Model: "m", Content: []wire.Block{
 		{"type": "thinking", "thinking": "Let me think: a < b && c > d.\u2028Then \"quote\" and \\.", "signature": "c2ln"},
 		{"type": "text", "text": "Weather <b>mild</b> & dry, naïve café 日本\x01\u2029 \xff end.", "citations": []any{
 			map[string]any{"type": "char_location", "cited_text": "It was <mild>.", "document_index": 0, "document_title": &title,
@@ -294,7 +296,7 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 	}}
 	msg.Usage.OutputTokensDetails.ThinkingTokens = 12
 	appended := 0
-	for ev := range messages.MessageStream(msg, true).Events {
+	for ev := range wire.MessageStream(msg, true).Events {
 		a, ok := ev.Data.(core.JSONAppender)
 		if !ok {
 			continue
@@ -320,17 +322,17 @@ func TestEventsAppendAsEncoded(t *testing.T) {
 // field set, found by reflection, so that a field added to Message or Usage but not to its
 // appendJSON fails here.
 func TestMessageAppendsAsEncoded(t *testing.T) {
-	full := &messages.Message{}
+	full := &wire.Message{}
 	fillEvery(reflect.ValueOf(full).Elem())
 	if full.Usage.OutputTokensDetails.ThinkingTokens == 0 || full.Diagnostics == nil || full.Usage.FallbackCredit == nil {
 		t.Fatalf("fillEvery left fields unset: %+v", full)
 	}
-	for name, msg := range map[string]*messages.Message{
+	for name, msg := range map[string]*wire.Message{
 		"zero":          {},
-		"empty content": {ID: "msg_1", Content: []messages.Block{}},
+		"empty content": {ID: "msg_1", Content: []wire.Block{}},
 		"every field":   full,
 	} {
-		for _, v := range []core.JSONAppender{messages.MessageJSON{Message: msg}, messages.MessageStartEvent{Message: *msg, Type: "message_start"}} {
+		for _, v := range []core.JSONAppender{wire.MessageJSON{Message: msg}, wire.MessageStartEvent{Message: *msg, Type: "message_start"}} {
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)
@@ -394,7 +396,7 @@ func TestChunkTokens(t *testing.T) {
 		"a b c  ":                  {"a b c", "  "},
 		"naïve café, 日本語 ok":       {"naïve café,", " 日本語 ok"},
 	} {
-		got := messages.ChunkTokens(s)
+		got := wire.ChunkTokens(s)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("chunkTokens(%q) = %q, want %q", s, got, want)
 		}

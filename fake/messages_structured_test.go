@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -49,7 +51,7 @@ var strictSchemas = map[string]map[string]any{
 }
 
 func init() {
-	for _, f := range messages.StrictFormats {
+	for _, f := range wire.StrictFormats {
 		strictSchemas["format "+f] = obj(map[string]any{"v": map[string]any{"type": "string", "format": f}})
 	}
 }
@@ -84,7 +86,7 @@ func TestStructuredOutputValidatesAgainstItsSchema(t *testing.T) {
 			bodies = append(bodies, msgBody("output_format", map[string]any{"type": "json_schema", "schema": schema}))
 		}
 		for i, body := range bodies {
-			got := create(t, ts, body, "anthropic-beta", messages.BetaStructuredOutputs)
+			got := create(t, ts, body, "anthropic-beta", wire.BetaStructuredOutputs)
 			text := got.Get("content.0.text").String()
 			var doc any
 			if err := json.Unmarshal([]byte(text), &doc); err != nil {
@@ -101,7 +103,7 @@ func TestStructuredOutputValidatesAgainstItsSchema(t *testing.T) {
 				continue // one spelling streams: the deltas are the text's either way
 			}
 			body["stream"] = true
-			_, stream := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", messages.BetaStructuredOutputs)
+			_, stream := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", wire.BetaStructuredOutputs)
 			var joined strings.Builder
 			for _, line := range strings.Split(string(stream), "\n") {
 				if d, ok := strings.CutPrefix(line, "data: "); ok && gjson.Get(d, "delta.type").String() == "text_delta" {
@@ -203,14 +205,14 @@ func TestStructuredOutputRefusesUnsupportedSchemas(t *testing.T) {
 	if status, out := postMessages(t, ts, "/v1/messages", msgBody("tools", []any{map[string]any{"name": "act", "input_schema": cases[0].schema}})); status != http.StatusOK {
 		t.Errorf("non-strict tool with minimum: %d %s", status, out)
 	}
-	strictTools := make([]any, messages.MaxStrictTools+1)
+	strictTools := make([]any, wire.MaxStrictTools+1)
 	for i := range strictTools {
 		strictTools[i] = map[string]any{"name": fmt.Sprintf("t%d", i), "strict": true, "input_schema": obj(map[string]any{})}
 	}
-	expect400(t, ts, "/v1/messages", msgBody("tools", strictTools), fmt.Sprintf("tools.%d.strict", messages.MaxStrictTools))
+	expect400(t, ts, "/v1/messages", msgBody("tools", strictTools), fmt.Sprintf("tools.%d.strict", wire.MaxStrictTools))
 	format := map[string]any{"type": "json_schema", "schema": obj(map[string]any{"a": str})}
 	expect400(t, ts, "/v1/messages", msgBody("output_format", format), "output_format")
-	expect400(t, ts, "/v1/messages", msgBody("output_format", format, "output_config", map[string]any{"format": format}), "output_format", "vendor-beta", messages.BetaStructuredOutputs)
+	expect400(t, ts, "/v1/messages", msgBody("output_format", format, "output_config", map[string]any{"format": format}), "output_format", "vendor-beta", wire.BetaStructuredOutputs)
 	expect400(t, ts, "/v1/messages", msgBody("output_config", map[string]any{"format": format},
 		"messages", []any{map[string]any{"role": "user", "content": "Hi"}, map[string]any{"role": "assistant", "content": "{"}}), "messages")
 	expect400(t, ts, "/v1/messages", msgBody("output_config", map[string]any{"format": format},
@@ -245,9 +247,9 @@ func TestThinkingDisplayOmitted(t *testing.T) {
 	if strings.Contains(string(stream), `"thinking_delta"`) || !strings.Contains(string(stream), `"signature_delta"`) {
 		t.Errorf("omitted stream: want a signature delta and no thinking delta:\n%s", stream)
 	}
-	_, counted := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", messages.BetaThinkingTokenCount)
+	_, counted := postMessages(t, ts, "/v1/messages", body, "anthropic-beta", wire.BetaThinkingTokenCount)
 	if want := fmt.Sprintf(`"estimated_tokens":%d`, hidden.Get("usage.output_tokens_details.thinking_tokens").Int()); !strings.Contains(string(counted), want) {
-		t.Errorf("omitted stream with %s: want a thinking delta with %s:\n%s", messages.BetaThinkingTokenCount, want, counted)
+		t.Errorf("omitted stream with %s: want a thinking delta with %s:\n%s", wire.BetaThinkingTokenCount, want, counted)
 	}
 	expect400(t, ts, "/v1/messages", msgBody("thinking", map[string]any{"type": "adaptive", "display": "hidden"}), "thinking.display")
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -323,8 +325,8 @@ func TestStubsConcurrent(t *testing.T) {
 			}
 			text := gjson.GetBytes(data, "content.0.text").String()
 			if i%2 == 0 {
-				evs, err := messages.ParseEventStream(data)
-				msg, aerr := messages.AccumulateMessage(evs)
+				evs, err := wire.ParseEventStream(data)
+				msg, aerr := wire.AccumulateMessage(evs)
 				if err != nil || aerr != nil {
 					t.Errorf("stream %d: %v %v", i, err, aerr)
 					return
@@ -368,7 +370,7 @@ func TestEveryScenarioServesAsAStub(t *testing.T) {
 			}
 			_, data := postMessages(t, viaStub, "/v1/messages", streamed(msgBody()))
 			acc := accumulate(t, events(t, data))
-			var want messages.Message
+			var want wire.Message
 			_ = json.Unmarshal([]byte(plain.Raw), &want)
 			acc.ID, want.ID = "", ""
 			if got, w := canonical(t, acc), canonical(t, want); got != w {

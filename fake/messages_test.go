@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -636,9 +638,9 @@ func TestScenarioLibraryCoverage(t *testing.T) {
 }
 
 // events parses a stream, failing the test on a malformed one.
-func events(t testing.TB, body []byte) []messages.StreamEvent {
+func events(t testing.TB, body []byte) []wire.StreamEvent {
 	t.Helper()
-	evs, err := messages.ParseEventStream(body)
+	evs, err := wire.ParseEventStream(body)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, body)
 	}
@@ -646,9 +648,9 @@ func events(t testing.TB, body []byte) []messages.StreamEvent {
 }
 
 // accumulate rebuilds the message from a stream, failing the test on a violation of gaps §4.
-func accumulate(t testing.TB, evs []messages.StreamEvent) *messages.Message {
+func accumulate(t testing.TB, evs []wire.StreamEvent) *wire.Message {
 	t.Helper()
-	msg, err := messages.AccumulateMessage(evs)
+	msg, err := wire.AccumulateMessage(evs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -869,11 +871,11 @@ func TestAccumulateMessageEveryDeltaType(t *testing.T) {
 		delta(2, `{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}`) + delta(2, `{"type":"input_json_delta","partial_json":"ris\", \"days\": 12345678901234567890}"}`) + stop(2) +
 		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`) +
 		ev("message_stop", `{"type":"message_stop"}`)
-	evs, err := messages.ParseEventStream([]byte(body))
+	evs, err := wire.ParseEventStream([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := messages.AccumulateMessage(evs)
+	msg, err := wire.AccumulateMessage(evs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -891,9 +893,9 @@ func TestAccumulateMessageEveryDeltaType(t *testing.T) {
 		"thinking_delta on a text block": strings.Replace(body, `{"type":"text_delta","text":"It is "}`, `{"type":"thinking_delta","thinking":"It is "}`, 1),
 		"partial JSON cut short":         strings.Replace(body, `ris\", \"days\": 12345678901234567890}`, `ris\", \"days\": 1`, 1),
 	} {
-		evs, err := messages.ParseEventStream([]byte(bad))
+		evs, err := wire.ParseEventStream([]byte(bad))
 		if err == nil {
-			_, err = messages.AccumulateMessage(evs)
+			_, err = wire.AccumulateMessage(evs)
 		}
 		if err == nil {
 			t.Errorf("%s: accepted", name)
@@ -921,9 +923,9 @@ func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
 		"name differs":          start + ev("ping", `{"type":"pong"}`) + stop,
 	}
 	for name, body := range bad {
-		evs, err := messages.ParseEventStream([]byte(body))
+		evs, err := wire.ParseEventStream([]byte(body))
 		if err == nil {
-			_, err = messages.AccumulateMessage(evs)
+			_, err = wire.AccumulateMessage(evs)
 		}
 		if err == nil {
 			t.Errorf("%s: accepted", name)
@@ -931,11 +933,11 @@ func TestAccumulateMessageRejectsBadStreams(t *testing.T) {
 	}
 	good := start + ": keep-alive\n\n" + ev("ping", `{"type":"ping"}`) + text(0) + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`) +
 		ev("content_block_stop", `{"type":"content_block_stop","index":0}`) + stop
-	evs, err := messages.ParseEventStream([]byte(good))
+	evs, err := wire.ParseEventStream([]byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := messages.AccumulateMessage(evs)
+	msg, err := wire.AccumulateMessage(evs)
 	if err != nil || canonical(t, msg.Content) != `[{"text":"hi","type":"text"}]` || msg.StopReason == nil || *msg.StopReason != "end_turn" {
 		t.Errorf("good stream: %v, %v", msg, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 )
 
@@ -25,8 +27,8 @@ func failedStreamRecording(events ...string) []byte {
 func TestAccumulateMessageTellsAFailedStreamByItsType(t *testing.T) {
 	start := StreamEvent{Name: "message_start", Data: json.RawMessage(`{"type":"message_start","message":{"id":"msg_1"}}`)}
 	failed := StreamEvent{Name: "error", Data: json.RawMessage(`{"type":"error","error":{"type":"api_error","message":"x"}}`)}
-	_, err := messages.AccumulateMessage([]messages.StreamEvent{start, failed})
-	var sf *messages.StreamFailure
+	_, err := wire.AccumulateMessage([]wire.StreamEvent{start, failed})
+	var sf *wire.StreamFailure
 	if !errors.As(err, &sf) || string(sf.Data) != `{"type":"error","error":{"type":"api_error","message":"x"}}` {
 		t.Errorf("a stream ending in an error event: %v, want a *streamFailure with the event's data", err)
 	}
@@ -34,7 +36,7 @@ func TestAccumulateMessageTellsAFailedStreamByItsType(t *testing.T) {
 		t.Errorf("message = %v, want %s", err, want)
 	}
 	stray := StreamEvent{Name: "content_block_delta", Data: json.RawMessage(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}`)}
-	if _, err := messages.AccumulateMessage([]messages.StreamEvent{start, stray, failed}); errors.As(err, &sf) {
+	if _, err := wire.AccumulateMessage([]wire.StreamEvent{start, stray, failed}); errors.As(err, &sf) {
 		t.Errorf("a grammar break before the error event: %v, want no *streamFailure", err)
 	}
 }

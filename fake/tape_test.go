@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -178,11 +180,11 @@ func TestTapeRecordsAndReplaysAConversation(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("streamed turn: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), streamed)
 	}
-	parsed, err := messages.ParseEventStream(streamed)
+	parsed, err := wire.ParseEventStream(streamed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn1, err := messages.AccumulateMessage(parsed)
+	turn1, err := wire.AccumulateMessage(parsed)
 	if err != nil || *turn1.StopReason != "tool_use" {
 		t.Fatalf("turn 1: %v %+v", err, turn1)
 	}
@@ -226,8 +228,8 @@ func TestTapeRecordsAndReplaysAConversation(t *testing.T) {
 		t.Errorf("turn 1 without stream: %d %s\nwant content %s", status, whole, mustJSON(t, turn1.Content))
 	}
 	status, _, streamed2 := tapeCall(t, play, http.MethodPost, "/v1/messages", with(maps.Clone(second), []any{"stream", true}))
-	parsed2, _ := messages.ParseEventStream(streamed2)
-	acc, err := messages.AccumulateMessage(parsed2)
+	parsed2, _ := wire.ParseEventStream(streamed2)
+	acc, err := wire.AccumulateMessage(parsed2)
 	if status != http.StatusOK || err != nil || mustJSON(t, acc.Content) != gjson.GetBytes(plain, "content").Raw {
 		t.Errorf("turn 2 streamed: %d %v\n%s", status, err, streamed2)
 	}
@@ -903,7 +905,7 @@ func TestTapeRecordingIsWrittenWhenTheAnswerEnds(t *testing.T) {
 			}
 			defer resp.Body.Close()
 			if name == "body" {
-				var m messages.Message
+				var m wire.Message
 				if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
 					t.Fatal(err)
 				}

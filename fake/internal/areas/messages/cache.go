@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
@@ -315,7 +317,7 @@ type cacheContext struct {
 // checks its cache_control markers: the placement, count, TTL order and empty-block errors are
 // 400s naming the field. With keyed set, every block also gets its prefix key and the layout the
 // diagnostics fingerprint.
-func layoutCache(req *MessageRequest, ctx *cacheContext, keyed bool) (*cacheLayout, error) {
+func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cacheLayout, error) {
 	l := &cacheLayout{hashed: keyed}
 	body := req.Raw
 	var h hashWriter
@@ -590,7 +592,7 @@ type CachePlan struct {
 	hits                   []CacheKey
 	Fp                     *CacheFingerprint
 	// diagnosis is the diagnostics field of the answer: nil when the request asked for none.
-	diagnosis *Diagnostics
+	diagnosis *wire.Diagnostics
 	Store     *CacheStore
 	Srv       *core.Server // the server (or namespace) whose store it is
 }
@@ -610,9 +612,9 @@ func (p *CachePlan) inputUsage() ratelimit.InputUsage {
 // counted: it can neither read nor write, and its fingerprint is not kept (a later request naming
 // it is answered previous_message_not_found, as the platform answers when the earlier turn did
 // not ask for diagnostics). Only the others pay for hashing.
-func layoutRequest(s *core.Server, c *core.Call, req *MessageRequest, create bool) (*cacheLayout, error) {
+func layoutRequest(s *core.Server, c *core.Call, req *wire.MessageRequest, create bool) (*cacheLayout, error) {
 	_, diagnose := req.Raw["diagnostics"].(map[string]any)
-	if !create || (!diagnose && !mayMark(req.body)) {
+	if !create || (!diagnose && !mayMark(req.Body)) {
 		return layoutCache(req, nil, false)
 	}
 	ctx := newCacheContext(s, c, req)
@@ -623,7 +625,7 @@ func layoutRequest(s *core.Server, c *core.Call, req *MessageRequest, create boo
 // planCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
 // the writes once the request has been admitted and answered), and splits the input tokens the
 // parse stage counted into what the cache reads, what it writes and the rest.
-func planCache(s *core.Server, c *core.Call, req *MessageRequest, l *cacheLayout) *CachePlan {
+func planCache(s *core.Server, c *core.Call, req *wire.MessageRequest, l *cacheLayout) *CachePlan {
 	start := s.Now()
 	if !l.hashed {
 		return &CachePlan{Start: start, total: l.total, input: l.total}
@@ -682,7 +684,7 @@ func mayMark(data []byte) bool {
 }
 
 // cacheContext is the part of the keys that comes from the credential and the parameters.
-func newCacheContext(s *core.Server, c *core.Call, req *MessageRequest) *cacheContext {
+func newCacheContext(s *core.Server, c *core.Call, req *wire.MessageRequest) *cacheContext {
 	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: workspaceID(c)}
 	if m := models.Find(c.St.Fx, req.Model); m != nil {
 		ctx.model = m.ID
@@ -691,7 +693,7 @@ func newCacheContext(s *core.Server, c *core.Call, req *MessageRequest) *cacheCo
 		ctx.org = c.Org.ID
 	}
 	images := false
-	_ = req.visitBlocks(func(_ blockAt, b Block) error {
+	_ = req.VisitBlocks(func(_ wire.BlockAt, b wire.Block) error {
 		images = images || b["type"] == "image"
 		return nil
 	})

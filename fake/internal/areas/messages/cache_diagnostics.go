@@ -1,5 +1,7 @@
 package messages
 
+import "github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 // Cache diagnostics (conformance/EXTENSIONS.md, "Prompt caching"): a request with diagnostics
 // names the previous response's id, and the answer says where the request diverged from the
 // request that response answered: the earliest of model, system, tools and messages, or
@@ -53,18 +55,18 @@ func (st *CacheStore) forgetOldest() {
 
 // diagnose compares fp with the fingerprint of the request the previous message answered. The
 // caller holds st.mu.
-func (st *CacheStore) diagnose(prev any, fp *CacheFingerprint) *Diagnostics {
+func (st *CacheStore) diagnose(prev any, fp *CacheFingerprint) *wire.Diagnostics {
 	id, _ := prev.(string)
 	if id == "" {
 		return nil
 	}
 	old := st.Fps[id]
 	if old == nil || old.org != fp.org || old.workspace != fp.workspace {
-		return &Diagnostics{&CacheMissReason{Type: "previous_message_not_found"}}
+		return &wire.Diagnostics{CacheMissReason: &wire.CacheMissReason{Type: "previous_message_not_found"}}
 	}
-	missed := func(typ string, kept int) *Diagnostics {
+	missed := func(typ string, kept int) *wire.Diagnostics {
 		n := max(old.cached-kept, 0)
-		return &Diagnostics{&CacheMissReason{Type: typ, CacheMissedInputTokens: &n}}
+		return &wire.Diagnostics{CacheMissReason: &wire.CacheMissReason{Type: typ, CacheMissedInputTokens: &n}}
 	}
 	switch {
 	case old.model != fp.model:
@@ -84,7 +86,7 @@ func (st *CacheStore) diagnose(prev any, fp *CacheFingerprint) *Diagnostics {
 		}
 	}
 	if old.other != fp.other {
-		return &Diagnostics{&CacheMissReason{Type: "unavailable"}}
+		return &wire.Diagnostics{CacheMissReason: &wire.CacheMissReason{Type: "unavailable"}}
 	}
 	return nil
 }

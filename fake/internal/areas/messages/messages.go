@@ -2,15 +2,11 @@ package messages
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
-	"strings"
-	"unicode/utf8"
-	"unsafe"
+
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
@@ -26,7 +22,7 @@ import (
 // request is a Messages request as it passes the pipeline: the typed body, and what the stages
 // attach to it.
 type request struct {
-	*MessageRequest
+	*wire.MessageRequest
 	// tape is what the tape matches the request by (tape.go).
 	tape tapeRequest
 	// layout is the request laid out by the one walk of its blocks: its input-token count and
@@ -100,7 +96,7 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 	n := req.layout.total
 	// context_management reports the count before any context edit; the fake applies none.
 	var cm any
-	if req.hasContextManagement() {
+	if req.HasContextManagement() {
 		cm = map[string]int{"original_input_tokens": n}
 	}
 	return map[string]any{"input_tokens": n, "context_management": cm}, nil
@@ -157,7 +153,7 @@ func choose(s *core.Server, c *core.Call, req *request, tr tapeRequest) (choice,
 // commit (nil when the answer is not a message the fake numbered: a forwarded or failed one).
 type answered struct {
 	v     any
-	msg   *Message
+	msg   *wire.Message
 	taped bool // the tape answered: its output is not charged, and no thread keeps it
 }
 
@@ -181,9 +177,9 @@ func answerRequest(s *core.Server, c *core.Call, req *request, plan *CachePlan, 
 		return answered{}, err
 	}
 	if req.Stream {
-		return answered{v: req.thread.hold(MessageStream(msg, c.HasBeta(BetaThinkingTokenCount))), msg: msg}, nil
+		return answered{v: req.thread.hold(wire.MessageStream(msg, c.HasBeta(wire.BetaThinkingTokenCount))), msg: msg}, nil
 	}
-	return answered{v: MessageJSON{msg}, msg: msg}, nil
+	return answered{v: wire.MessageJSON{Message: msg}, msg: msg}, nil
 }
 
 // commit is the commit stage: the cache plan's writes under the answer's id, the conversation
@@ -213,7 +209,7 @@ func parseMessage(s *core.Server, c *core.Call, create bool) (*request, error) {
 	if err != nil {
 		return nil, c.Version.SchemaError(err)
 	}
-	req := &request{MessageRequest: &MessageRequest{body: data}}
+	req := &request{MessageRequest: &wire.MessageRequest{Body: data}}
 	req.Raw = v.(map[string]any) // the schema requires an object
 	// What the request's API version refuses of a body the schema accepts (versions.go); a thread
 	// continue is checked once expanded, as the whole conversation it stands for.
@@ -258,21 +254,21 @@ func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error
 	}
 	// The schema bounds the messages sent; a thread continue's whole conversation is bounded the
 	// same, with the schema's words.
-	if len(msgs) > MaxMessages {
-		return core.InvalidField("messages", "maximum %d items required, but found %d items", MaxMessages, len(msgs)).Because(core.ReasonOutOfRange)
+	if len(msgs) > wire.MaxMessages {
+		return core.InvalidField("messages", "maximum %d items required, but found %d items", wire.MaxMessages, len(msgs)).Because(core.ReasonOutOfRange)
 	}
 	if err := req.ReadFields(); err != nil {
 		return err
 	}
-	req.Messages = make([]InputMessage, 0, len(msgs))
+	req.Messages = make([]wire.InputMessage, 0, len(msgs))
 	for _, m := range msgs {
 		m := m.(map[string]any)
-		im := InputMessage{Role: m["role"].(string)}
+		im := wire.InputMessage{Role: m["role"].(string)}
 		if text, ok := m["content"].(string); ok {
-			im.Blocks = []Block{{"type": "text", "text": text}}
+			im.Blocks = []wire.Block{{"type": "text", "text": text}}
 		} else {
 			content := m["content"].([]any)
-			im.Blocks = make([]Block, 0, len(content))
+			im.Blocks = make([]wire.Block, 0, len(content))
 			for _, b := range content {
 				im.Blocks = append(im.Blocks, b.(map[string]any))
 			}
@@ -293,7 +289,7 @@ func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error
 		// must have linked an organization that allows it, and the fake has no such link.
 		return core.InvalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").Because(core.ReasonInvalidValue)
 	}
-	if err := checkStrictSchemas(c, req.MessageRequest); err != nil {
+	if err := wire.CheckStrictSchemas(c, req.MessageRequest); err != nil {
 		return err
 	}
 	if err := checkToolChoice(req.MessageRequest); err != nil {
@@ -326,226 +322,10 @@ func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error
 	return nil
 }
 
-// ReadFields sets the typed fields from the decoded body as encoding/json would decode them from
-// it (fieldReader), in the order it would meet them (keys sorted, depth first), so that a value
-// the schema leaves open is refused as it was when the fields were decoded from a re-encoding of
-// the body. The messages are taken apart by checkMessage.
-func (req *MessageRequest) ReadFields() error {
-	var r fieldReader
-	top := req.Raw
-	req.Container = r.raw(top, "container")
-	req.ContextManagement = r.raw(top, "context_management")
-	req.InferenceGeo = r.str(top, "inference_geo", "inference_geo")
-	req.MaxTokens = r.int(top, "max_tokens", "max_tokens")
-	req.Model = r.str(top, "model", "model")
-	if oc, ok := r.value(top, "output_config", "output_config", typeObject).(map[string]any); ok {
-		req.OutputConfig = &struct {
-			Format *outputFormat `json:"format"`
-		}{r.format(oc, "format", "output_config.format")}
-	}
-	req.OutputFormat = r.format(top, "output_format", "output_format")
-	req.Speed = r.str(top, "speed", "speed")
-	if ss, ok := r.value(top, "stop_sequences", "stop_sequences", typeArray).([]any); ok {
-		req.StopSequences = make([]string, len(ss))
-		for i, x := range ss {
-			req.StopSequences[i], _ = r.check(x, "stop_sequences", typeString).(string)
-		}
-	}
-	req.Stream = r.bool(top, "stream", "stream")
-	if th, ok := r.value(top, "thinking", "thinking", typeObject).(map[string]any); ok {
-		req.Thinking = &struct {
-			Type         string `json:"type"`
-			BudgetTokens int    `json:"budget_tokens"`
-			Display      string `json:"display"`
-		}{}
-		req.Thinking.BudgetTokens = r.int(th, "budget_tokens", "thinking.budget_tokens")
-		req.Thinking.Display = r.str(th, "display", "thinking.display")
-		req.Thinking.Type = r.str(th, "type", "thinking.type")
-	}
-	if tc, ok := r.value(top, "tool_choice", "tool_choice", typeObject).(map[string]any); ok {
-		req.ToolChoice = &struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-		}{Name: r.str(tc, "name", "tool_choice.name")}
-		req.ToolChoice.Type = r.str(tc, "type", "tool_choice.type")
-	}
-	if ts, ok := r.value(top, "tools", "tools", typeArray).([]any); ok {
-		req.Tools = make([]toolDef, len(ts))
-		for i, x := range ts {
-			const path = "tools" // encoding/json's field paths name no index
-			t, _ := r.check(x, path, typeObject).(map[string]any)
-			tool := &req.Tools[i]
-			tool.InputSchema, _ = floats(r.value(t, "input_schema", path+".input_schema", typeObject)).(map[string]any)
-			tool.Name = r.str(t, "name", path+".name")
-			tool.Strict = r.bool(t, "strict", path+".strict")
-			tool.Type = r.str(t, "type", path+".type")
-		}
-	}
-	return r.err
-}
-
-// fieldReader reads typed fields from a decoded JSON object as encoding/json decodes them into a
-// struct: a key matches a field under Unicode case folding (of several, the last in key order
-// wins), null leaves a field empty, a JSON schema keeps its numbers as float64, and a value of
-// another type, or an integer no int holds (1e3, 1.0, past the range), is the first error,
-// naming its field.
-type fieldReader struct {
-	err   error
-	plain []unsafe.Pointer // the maps read so far whose keys no other name folds to (member)
-}
-
-var (
-	typeString = reflect.TypeFor[string]()
-	typeBool   = reflect.TypeFor[bool]()
-	typeInt    = reflect.TypeFor[int]()
-	typeObject = reflect.TypeFor[map[string]any]()
-	typeArray  = reflect.TypeFor[[]any]()
-)
-
-// jsonTypeOf names the JSON type of each Go type fieldReader reads, as check names what it got.
-var jsonTypeOf = map[reflect.Type]string{typeString: "string", typeBool: "bool", typeInt: "number", typeObject: "object", typeArray: "array"}
-
-// foldedMember is the value of the key of m that encoding/json would decode into the field named
-// name: the last, in key order, of the keys equal to name under Unicode case folding. A key
-// that folds to name is never shorter than it.
-func foldedMember(m map[string]any, name string) any {
-	v, ok := m[name]
-	best := name
-	for k, x := range m {
-		if len(k) >= len(name) && k != name && (!ok || k > best) && strings.EqualFold(k, name) {
-			v, best, ok = x, k, true
-		}
-	}
-	return v
-}
-
-// member is foldedMember(m, name), without its walk of m's keys for every field when no key of m
-// has an upper-case or non-ASCII letter: then only name itself folds to name (the request schema
-// refuses unknown fields, so that is every request but a careless one). m's keys are looked at
-// once per request.
-func (r *fieldReader) member(m map[string]any, name string) any {
-	p := reflect.ValueOf(m).UnsafePointer()
-	if slices.Contains(r.plain, p) {
-		return m[name]
-	}
-	for k := range m {
-		for i := range len(k) {
-			if c := k[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
-				return foldedMember(m, name)
-			}
-		}
-	}
-	r.plain = append(r.plain, p)
-	return m[name]
-}
-
-// value is m's member name if it has the JSON type t stands for; nil when absent, null or of
-// another type (then the reader's error, if it has none yet).
-func (r *fieldReader) value(m map[string]any, name, path string, t reflect.Type) any {
-	return r.check(r.member(m, name), path, t)
-}
-
-// check is v if it has the JSON type t stands for, else nil (and the reader's error). null is
-// nil without an error.
-func (r *fieldReader) check(v any, path string, t reflect.Type) any {
-	var got string
-	switch v := v.(type) {
-	case nil:
-		return nil
-	case string:
-		got = "string"
-	case bool:
-		got = "bool"
-	case json.Number:
-		got = "number"
-		if t == typeInt {
-			if i, err := v.Int64(); err != nil || int64(int(i)) != i {
-				got = "number " + v.String()
-				break
-			}
-			return v
-		}
-	case map[string]any:
-		got = "object"
-	case []any:
-		got = "array"
-	}
-	if got == jsonTypeOf[t] {
-		return v
-	}
-	if r.err == nil {
-		r.err = core.DecodeError(&json.UnmarshalTypeError{Value: got, Type: t, Field: path})
-	}
-	return nil
-}
-
-func (r *fieldReader) str(m map[string]any, name, path string) string {
-	s, _ := r.value(m, name, path, typeString).(string)
-	return s
-}
-
-func (r *fieldReader) bool(m map[string]any, name, path string) bool {
-	b, _ := r.value(m, name, path, typeBool).(bool)
-	return b
-}
-
-func (r *fieldReader) int(m map[string]any, name, path string) int {
-	n, _ := r.value(m, name, path, typeInt).(json.Number)
-	i, _ := n.Int64()
-	return int(i)
-}
-
-// raw is the JSON of m's member name, as a json.RawMessage field decodes it ("null" for null);
-// nil without.
-func (r *fieldReader) raw(m map[string]any, name string) json.RawMessage {
-	v := r.member(m, name)
-	if v == nil {
-		if _, ok := m[name]; !ok {
-			return nil // absent (a folded key holding null is as rare as harmless)
-		}
-	}
-	data, _ := json.Marshal(v)
-	return data
-}
-
-// format is the structured-output format m holds under name (output_config.format or
-// output_format): nil for null or absent.
-func (r *fieldReader) format(m map[string]any, name, path string) *outputFormat {
-	f, ok := r.value(m, name, path, typeObject).(map[string]any)
-	if !ok {
-		return nil
-	}
-	schema, _ := floats(r.value(f, "schema", path+".schema", typeObject)).(map[string]any)
-	return &outputFormat{Schema: schema}
-}
-
-// floats is a copy of the decoded value v with its numbers as float64, as encoding/json decodes
-// a JSON schema into a map: the request schema checked that every number fits one.
-func floats(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		f, _ := strconv.ParseFloat(string(v), 64)
-		return f
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = floats(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = floats(x)
-		}
-		return out
-	}
-	return v
-}
-
 // checkPrewarm refuses what cannot go with max_tokens 0, which only fills the prompt cache
 // (conformance/EXTENSIONS.md, "Prompt caching"): streaming, enabled thinking, a structured
 // output format and a tool_choice that forces a tool call.
-func checkPrewarm(req *MessageRequest) error {
+func checkPrewarm(req *wire.MessageRequest) error {
 	if req.MaxTokens != 0 {
 		return nil
 	}
@@ -569,7 +349,7 @@ func checkPrewarm(req *MessageRequest) error {
 // send: they permit them only on messages of role "system", and the Platform API has no system
 // role (its instructions are the top-level system parameter). The schema has checked their
 // values first, so a client learns both what it may send and why it may not send it here.
-func checkMessageOptions(req *MessageRequest) error {
+func checkMessageOptions(req *wire.MessageRequest) error {
 	for i, m := range req.Raw["messages"].([]any) {
 		for _, k := range []string{"clear_at", "output_config"} {
 			if _, ok := m.(map[string]any)[k]; ok {
@@ -582,7 +362,7 @@ func checkMessageOptions(req *MessageRequest) error {
 
 // checkMaxTokens applies the limits of max_tokens that depend on other fields: the model's own
 // maximum (spec 4.4, 8) and the thinking budget, which must leave room for an answer (gaps §4).
-func checkMaxTokens(fx *core.Fixtures, req *MessageRequest) error {
+func checkMaxTokens(fx *core.Fixtures, req *wire.MessageRequest) error {
 	if m := models.Find(fx, req.Model); m != nil && req.MaxTokens > m.MaxTokens {
 		return core.InvalidField("max_tokens", "%d is above the maximum of %d output tokens of model %s", req.MaxTokens, m.MaxTokens, req.Model)
 	}
@@ -594,13 +374,13 @@ func checkMaxTokens(fx *core.Fixtures, req *MessageRequest) error {
 
 // checkToolChoice requires the tool a tool_choice forces to exist among the custom tools: the
 // scripted model can only call tools it has an input schema for.
-func checkToolChoice(req *MessageRequest) error {
+func checkToolChoice(req *wire.MessageRequest) error {
 	if req.ToolChoice == nil {
 		return nil
 	}
 	var names []string
 	for _, t := range req.Tools {
-		if t.custom() {
+		if t.Custom() {
 			names = append(names, t.Name)
 		}
 	}
@@ -611,7 +391,7 @@ func checkToolChoice(req *MessageRequest) error {
 		}
 	case "tool":
 		if !slices.Contains(names, req.ToolChoice.Name) {
-			return core.InvalidField("tool_choice.name", "no custom tool named %s in tools (custom tools: %s)", core.Quoted(req.ToolChoice.Name, core.MaxExcerpt), orNone(names))
+			return core.InvalidField("tool_choice.name", "no custom tool named %s in tools (custom tools: %s)", core.Quoted(req.ToolChoice.Name, core.MaxExcerpt), wire.OrNone(names))
 		}
 	}
 	return nil
@@ -619,8 +399,8 @@ func checkToolChoice(req *MessageRequest) error {
 
 // checkBase64Sources refuses base64 image and PDF data that does not decode: the schema can
 // only say that it is a string.
-func checkBase64Sources(req *MessageRequest) error {
-	return req.visitBlocks(func(at blockAt, b Block) error {
+func checkBase64Sources(req *wire.MessageRequest) error {
+	return req.VisitBlocks(func(at wire.BlockAt, b wire.Block) error {
 		src, _ := b["source"].(map[string]any)
 		if src == nil || src["type"] != "base64" {
 			return nil

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
@@ -78,10 +80,10 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 	if len(toks) > limit {
 		toks, reason = toks[:limit], "max_tokens"
 	}
-	out := completion{Type: "completion", ID: s.IDs.Next("compl_"), Completion: strings.Join(toks, ""), Model: req.Model, StopReason: &reason}
+	out := wire.Completion{Type: "completion", ID: s.IDs.Next("compl_"), Completion: strings.Join(toks, ""), Model: req.Model, StopReason: &reason}
 	adm.ChargeOutput(len(toks))
 	if req.Stream {
-		return completionStream(out), nil
+		return wire.CompletionStream(out), nil
 	}
 	return out, nil
 }

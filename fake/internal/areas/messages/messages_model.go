@@ -13,6 +13,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 
 	"github.com/platformkit/platformkit/schemas"
@@ -34,7 +36,7 @@ import (
 func Tokens(s string) []string {
 	var out []string
 	for i := 0; i < len(s); {
-		j := tokenEnd(s, i)
+		j := wire.TokenEnd(s, i)
 		out = append(out, s[i:j])
 		i = j
 	}
@@ -49,23 +51,23 @@ func TextTokens(s string) int {
 		// The usual token, in ASCII, is read here; tokenEnd reads any other from its start.
 		n++
 		j := i
-		for j < len(s) && isSpace(s[j]) {
+		for j < len(s) && wire.IsSpace(s[j]) {
 			j++
 		}
 		switch {
 		case j == len(s):
 			return n // trailing whitespace
 		case s[j] >= utf8.RuneSelf:
-			i = tokenEnd(s, i)
+			i = wire.TokenEnd(s, i)
 			continue
-		case !asciiWord[s[j]]:
+		case !wire.AsciiWord[s[j]]:
 			i = j + 1 // one other character
 			continue
 		}
-		for j++; j < len(s) && asciiWord[s[j]]; j++ {
+		for j++; j < len(s) && wire.AsciiWord[s[j]]; j++ {
 		}
 		if j < len(s) && s[j] >= utf8.RuneSelf {
-			i = tokenEnd(s, i) // the word may go on in a letter beyond ASCII
+			i = wire.TokenEnd(s, i) // the word may go on in a letter beyond ASCII
 			continue
 		}
 		i = j
@@ -103,7 +105,7 @@ func countValue(key string, v any) int {
 
 // outputTokens counts the generated tokens of response blocks: the text of text and thinking
 // blocks, the name and input of tool calls, and the JSON of every other block.
-func outputTokens(content []Block) int {
+func outputTokens(content []wire.Block) int {
 	n := 0
 	for _, b := range content {
 		n += blockTokens(b)
@@ -111,7 +113,7 @@ func outputTokens(content []Block) int {
 	return n
 }
 
-func blockTokens(b Block) int {
+func blockTokens(b wire.Block) int {
 	switch b["type"] {
 	case "text":
 		return TextTokens(b["text"].(string))
@@ -230,11 +232,11 @@ func (b *budget) take(toks []string) ([]string, bool) {
 // work to the request's meter, which the caller started with maxGenSteps. Its only error is a
 // schema whose value costs more work than that, or the client going: a 400 naming the schema
 // (meter.refusal), before anything of the answer is written or kept.
-func generate(s *core.Server, work *core.Meter, req *MessageRequest) ([]Block, string, *string, error) {
+func generate(s *core.Server, work *core.Meter, req *wire.MessageRequest) ([]wire.Block, string, *string, error) {
 	r, sum := SeedOf(req.Raw)
 	b := &budget{left: req.MaxTokens}
-	content := []Block{}
-	truncated := func() ([]Block, string, *string, error) { return content, "max_tokens", nil, nil }
+	content := []wire.Block{}
+	truncated := func() ([]wire.Block, string, *string, error) { return content, "max_tokens", nil, nil }
 
 	if t := req.Thinking; t != nil && t.Type != "disabled" {
 		n := 8 + r.intn(16)
@@ -249,20 +251,20 @@ func generate(s *core.Server, work *core.Meter, req *MessageRequest) ([]Block, s
 			if t.Display == "omitted" {
 				// The thinking happened and is billed; only its text is left out. The signature
 				// is the one the full text has, so the block can be passed back unchanged.
-				shown, req.omittedThinking = "", len(toks)
+				shown, req.OmittedThinking = "", len(toks)
 			}
-			content = append(content, Block{"type": "thinking", "thinking": shown, "signature": base64.StdEncoding.EncodeToString(sig[:])})
+			content = append(content, wire.Block{"type": "thinking", "thinking": shown, "signature": base64.StdEncoding.EncodeToString(sig[:])})
 		}
 		if !ok {
 			return truncated()
 		}
 	}
 
-	for _, cb := range citedBlocks(req) {
+	for _, cb := range wire.CitedBlocks(req) {
 		kept, ok := b.takeText(cb["text"].(string))
 		if !ok {
 			if kept != "" {
-				content = append(content, Block{"type": "text", "text": kept, "citations": nil})
+				content = append(content, wire.Block{"type": "text", "text": kept, "citations": nil})
 			}
 			return truncated()
 		}
@@ -271,12 +273,12 @@ func generate(s *core.Server, work *core.Meter, req *MessageRequest) ([]Block, s
 
 	tool := pickTool(req, r)
 	forced := req.ToolChoice != nil && (req.ToolChoice.Type == "any" || req.ToolChoice.Type == "tool")
-	if f := req.outputFormat(); f != nil && !forced && tool == nil {
+	if f := req.ResponseFormat(); f != nil && !forced && tool == nil {
 		// Structured outputs: the answer is one text block of JSON made by the tool-input
 		// generator from the schema, within what max_tokens leaves (cut short like any text).
 		g := NewInputGen(work, r, b.left, f.Schema)
 		v := g.Instance(f.Schema, 0)
-		if err := g.Failure(formatPath(req)); err != nil {
+		if err := g.Failure(wire.FormatPath(req)); err != nil {
 			return nil, "", nil, err
 		}
 		data, _ := json.Marshal(v)
@@ -285,22 +287,22 @@ func generate(s *core.Server, work *core.Meter, req *MessageRequest) ([]Block, s
 			toks, ok = toks[:len(toks)-1], false // the value did not fit: the JSON stops short
 		}
 		if len(toks) > 0 {
-			content = append(content, Block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
+			content = append(content, wire.Block{"type": "text", "text": strings.Join(toks, ""), "citations": nil})
 		}
 		if !ok {
 			return truncated()
 		}
 		return content, "end_turn", nil, nil
 	}
-	if !forced && req.outputFormat() == nil {
+	if !forced && req.ResponseFormat() == nil {
 		n := 10 + r.intn(40)
 		if tool != nil {
 			n = 6 + r.intn(6)
 		}
 		lead := ""
 		// A final assistant turn is continued (spec 4.4): the reply goes on after its last word.
-		if role, blocks := req.lastTurn(); role == "assistant" {
-			if prefill := turnText(blocks); prefill != "" && strings.TrimRight(prefill, " \t\n") == prefill {
+		if role, blocks := req.LastTurn(); role == "assistant" {
+			if prefill := wire.TurnText(blocks); prefill != "" && strings.TrimRight(prefill, " \t\n") == prefill {
 				lead = " "
 			}
 		}
@@ -308,7 +310,7 @@ func generate(s *core.Server, work *core.Meter, req *MessageRequest) ([]Block, s
 		stop, cut := firstStop(text, req.StopSequences)
 		kept, ok := b.takeText(text[:cut])
 		if kept != "" {
-			content = append(content, Block{"type": "text", "text": kept, "citations": nil})
+			content = append(content, wire.Block{"type": "text", "text": kept, "citations": nil})
 		}
 		switch {
 		case !ok:
@@ -330,7 +332,7 @@ func generate(s *core.Server, work *core.Meter, req *MessageRequest) ([]Block, s
 	}
 	// The id is given by answerWith once the answer is known (after the message's own), so that a
 	// request refused here spends none; the placeholder is one token, as every id is.
-	use := Block{"type": "tool_use", "id": pendingToolUseID, "name": tool.Name,
+	use := wire.Block{"type": "tool_use", "id": pendingToolUseID, "name": tool.Name,
 		"input": input, "caller": map[string]any{"type": "direct"}}
 	if blockTokens(use) > b.left {
 		return truncated()
@@ -342,7 +344,7 @@ func generate(s *core.Server, work *core.Meter, req *MessageRequest) ([]Block, s
 const pendingToolUseID = "toolu_pending"
 
 // toolIndex is the index of t, one of the request's tools, in req.Tools.
-func toolIndex(req *MessageRequest, t *toolDef) int {
+func toolIndex(req *wire.MessageRequest, t *wire.ToolDef) int {
 	for i := range req.Tools {
 		if &req.Tools[i] == t {
 			return i
@@ -366,10 +368,10 @@ func firstStop(text string, stops []string) (string, int) {
 // pickTool decides whether the model calls a custom tool, and which: the forced one, one of
 // them for "any", and for "auto" a tool whenever the last user turn carries no tool result, so
 // that a tool loop ends once results come back.
-func pickTool(req *MessageRequest, r *Rng) *toolDef {
-	var custom []*toolDef
+func pickTool(req *wire.MessageRequest, r *Rng) *wire.ToolDef {
+	var custom []*wire.ToolDef
 	for i := range req.Tools {
-		if req.Tools[i].custom() {
+		if req.Tools[i].Custom() {
 			custom = append(custom, &req.Tools[i])
 		}
 	}
@@ -387,7 +389,7 @@ func pickTool(req *MessageRequest, r *Rng) *toolDef {
 	case choice == "none" || len(custom) == 0:
 		return nil
 	case choice == "auto":
-		role, blocks := req.lastTurn()
+		role, blocks := req.LastTurn()
 		if role != "user" {
 			return nil
 		}
@@ -529,7 +531,7 @@ func (g *inputGen) Instance(s map[string]any, depth int) any {
 			g.work.Blame(errRefNames)
 			return nil
 		}
-		if target, err := resolveRef(g.root, ref); err == nil {
+		if target, err := wire.ResolveRef(g.root, ref); err == nil {
 			g.values++ // the target stands for this value
 			return g.Instance(target, depth+1)
 		}
@@ -594,8 +596,8 @@ func (g *inputGen) Instance(s map[string]any, depth int) any {
 		return out
 	case "array":
 		items, _ := s["items"].(map[string]any)
-		n := min(max(intKeyword(s, "minItems", 1), 1), MaxGenerated)
-		n = max(min(n, intKeyword(s, "maxItems", n)), 0)
+		n := min(max(wire.IntKeyword(s, "minItems", 1), 1), MaxGenerated)
+		n = max(min(n, wire.IntKeyword(s, "maxItems", n)), 0)
 		out := make([]any, 0, min(n, g.values))
 		for range n {
 			if out = append(out, g.Instance(items, depth+1)); g.exhausted {
@@ -605,13 +607,13 @@ func (g *inputGen) Instance(s map[string]any, depth int) any {
 		}
 		return out
 	case "integer", "number":
-		lo := intKeyword(s, "minimum", 0)
+		lo := wire.IntKeyword(s, "minimum", 0)
 		if _, ok := s["exclusiveMinimum"]; ok {
-			lo = intKeyword(s, "exclusiveMinimum", 0) + 1
+			lo = wire.IntKeyword(s, "exclusiveMinimum", 0) + 1
 		}
-		hi := intKeyword(s, "maximum", lo+100)
+		hi := wire.IntKeyword(s, "maximum", lo+100)
 		if _, ok := s["exclusiveMaximum"]; ok {
-			hi = intKeyword(s, "exclusiveMaximum", lo+101) - 1
+			hi = wire.IntKeyword(s, "exclusiveMaximum", lo+101) - 1
 		}
 		if hi < lo {
 			return lo
@@ -804,10 +806,10 @@ func stringInstance(s map[string]any, r *Rng) string {
 		return "2001:db8::1"
 	}
 	w := Vocabulary[r.intn(len(Vocabulary))]
-	if n := min(intKeyword(s, "minLength", 0), MaxGenerated); len(w) < n {
+	if n := min(wire.IntKeyword(s, "minLength", 0), MaxGenerated); len(w) < n {
 		w += strings.Repeat("a", n-len(w))
 	}
-	return w[:min(len(w), max(intKeyword(s, "maxLength", len(w)), 0))]
+	return w[:min(len(w), max(wire.IntKeyword(s, "maxLength", len(w)), 0))]
 }
 
 // maxSchemaDepth bounds how deep the generator follows a schema (nesting, $ref and allOf alike):
@@ -854,7 +856,7 @@ func (g *inputGen) mergeAllOf(s map[string]any, alts []any) map[string]any {
 	for _, a := range alts {
 		as, _ := a.(map[string]any)
 		if ref, ok := as["$ref"].(string); ok {
-			if t, err := resolveRef(g.root, ref); err == nil {
+			if t, err := wire.ResolveRef(g.root, ref); err == nil {
 				as = t
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -110,12 +112,12 @@ func (lib *scenarioLibrary) named(name string) (*scenario, error) {
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
-	return nil, core.Invalid("%s: no scenario named %s; known scenarios: %s", HeaderScenario, core.Quoted(name, core.MaxExcerpt), orNone(names))
+	return nil, core.Invalid("%s: no scenario named %s; known scenarios: %s", HeaderScenario, core.Quoted(name, core.MaxExcerpt), wire.OrNone(names))
 }
 
 // matching returns the first scenario whose rule selects the request, or nil.
-func (lib *scenarioLibrary) matching(req *MessageRequest) *scenario {
-	text, ok := req.lastUserText()
+func (lib *scenarioLibrary) matching(req *wire.MessageRequest) *scenario {
+	text, ok := req.LastUserText()
 	if !ok {
 		return nil
 	}
@@ -132,7 +134,7 @@ const containerLifetime = 30 * 24 * time.Hour
 
 // containerFor is the container a request uses: the one it names by ID (a string, or the beta's
 // object), a new one when it only lists skills; nil without a container field.
-func containerFor(s *core.Server, req *MessageRequest) *Container {
+func containerFor(s *core.Server, req *wire.MessageRequest) *wire.Container {
 	if len(req.Container) == 0 || string(req.Container) == "null" {
 		return nil
 	}
@@ -150,14 +152,14 @@ func containerFor(s *core.Server, req *MessageRequest) *Container {
 	} else {
 		_ = json.Unmarshal(req.Container, &spec) // the schema checked the shape
 	}
-	ct := &Container{ExpiresAt: s.Clock.Now().Add(containerLifetime).UTC().Format(time.RFC3339), Skills: []ContainerSkill{}}
+	ct := &wire.Container{ExpiresAt: s.Clock.Now().Add(containerLifetime).UTC().Format(time.RFC3339), Skills: []wire.ContainerSkill{}}
 	if spec.ID != nil {
 		ct.ID = *spec.ID
 	} else {
 		ct.ID = s.IDs.Next("container_")
 	}
 	for _, sk := range spec.Skills {
-		ct.Skills = append(ct.Skills, ContainerSkill{SkillID: sk.SkillID, Type: sk.Type, Version: cmp.Or(PtrValue(sk.Version), "latest")})
+		ct.Skills = append(ct.Skills, wire.ContainerSkill{SkillID: sk.SkillID, Type: sk.Type, Version: cmp.Or(PtrValue(sk.Version), "latest")})
 	}
 	return ct
 }
@@ -173,8 +175,8 @@ func PtrValue[T any](p *T) T {
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil, its work charged to the request's meter work (generate); plan is the
 // request's cache plan, whose split its usage reports.
-func answerWith(s *core.Server, work *core.Meter, req *MessageRequest, plan *CachePlan, r *Reply) (*Message, error) {
-	msg := &Message{Type: "message", Role: "assistant", Model: req.Model}
+func answerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan *CachePlan, r *Reply) (*wire.Message, error) {
+	msg := &wire.Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
 		msg.Content, reason = answeredContent(r.Content), r.StopReason
@@ -196,8 +198,8 @@ func answerWith(s *core.Server, work *core.Meter, req *MessageRequest, plan *Cac
 	msg.StopReason = &reason
 	setUsage(msg, req, plan)
 	msg.Container = containerFor(s, req)
-	if req.hasContextManagement() {
-		msg.ContextManagement = &ContextManagement{AppliedEdits: []map[string]any{}}
+	if req.HasContextManagement() {
+		msg.ContextManagement = &wire.ContextManagement{AppliedEdits: []map[string]any{}}
 	}
 	return msg, nil
 }
@@ -238,15 +240,15 @@ func answeredContent(content []map[string]any) []map[string]any {
 // neither reads nor writes); output tokens from the content; one server tool request per
 // server_tool_use block; and the diagnostics the plan found. It changes nothing: the commit stage
 // writes the plan.
-func setUsage(msg *Message, req *MessageRequest, p *CachePlan) {
-	msg.Usage = Usage{}
+func setUsage(msg *wire.Message, req *wire.MessageRequest, p *CachePlan) {
+	msg.Usage = wire.Usage{}
 	msg.Usage.InputTokens = p.input
 	msg.Usage.CacheReadInputTokens = p.read
 	msg.Usage.CacheCreationInputTokens = p.creation()
 	msg.Usage.CacheCreation.Ephemeral5m = p.write5m
 	msg.Usage.CacheCreation.Ephemeral1h = p.write1h
 	msg.Diagnostics = p.diagnosis
-	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.omittedThinking
+	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.OmittedThinking
 	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
 	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, admin.DefaultResidency.DefaultInferenceGeo)
 	msg.Usage.Speed = cmp.Or(req.Speed, "standard")
@@ -255,7 +257,7 @@ func setUsage(msg *Message, req *MessageRequest, p *CachePlan) {
 			msg.Usage.OutputTokensDetails.ThinkingTokens += blockTokens(b)
 		}
 	}
-	msg.Usage.OutputTokensDetails.ThinkingTokens += req.omittedThinking
+	msg.Usage.OutputTokensDetails.ThinkingTokens += req.OmittedThinking
 	for _, b := range msg.Content {
 		if b["type"] != "server_tool_use" {
 			continue

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -31,7 +33,7 @@ type Reply struct {
 	// StopSequence is the stop sequence that ended the reply; only with StopReason "stop_sequence".
 	StopSequence *string `json:"stop_sequence"`
 	// StopDetails is the refusal record; only with StopReason "refusal".
-	StopDetails *StopDetails `json:"stop_details"`
+	StopDetails *wire.StopDetails `json:"stop_details"`
 }
 
 // StubMatch is the face's StubMatch (package fake), which documents it.
@@ -50,7 +52,7 @@ type StubMatch struct {
 // scans are charged to (maxStubSteps: each scan of the text a step per stepBytes read, each stub
 // tried a step, each tool name compared a step). A rule that many stubs share is looked for once.
 type StubInput struct {
-	req     *MessageRequest
+	req     *wire.MessageRequest
 	Text    string
 	HasText bool
 	lower   string
@@ -65,9 +67,9 @@ type StubInput struct {
 // last turn of 128 KiB), a few tenths of a second.
 const MaxStubSteps = 2_000_000
 
-func newStubInput(req *MessageRequest, work *core.Meter) *StubInput {
+func newStubInput(req *wire.MessageRequest, work *core.Meter) *StubInput {
 	in := &StubInput{req: req, Work: work}
-	in.Text, in.HasText = req.lastUserText()
+	in.Text, in.HasText = req.LastUserText()
 	return in
 }
 
@@ -168,7 +170,7 @@ func (m *StubMatch) misses(in *StubInput, limit int, explain bool) []string {
 			}
 		}
 	}
-	if m.ToolName != "" && in.Work.Charge(len(req.Tools)) && !slices.ContainsFunc(req.Tools, func(t toolDef) bool { return t.Name == m.ToolName }) {
+	if m.ToolName != "" && in.Work.Charge(len(req.Tools)) && !slices.ContainsFunc(req.Tools, func(t wire.ToolDef) bool { return t.Name == m.ToolName }) {
 		miss(func() string {
 			names := make([]string, 0, min(len(req.Tools), nearMissTools))
 			folded := false
@@ -447,7 +449,7 @@ func defaultStopReason(content []map[string]any) string {
 // The matching, near miss included, is charged to the request's meter (maxStubSteps); over it,
 // or once the client went, it stops, and the error is a 400 naming the last turn's content
 // (meter.refusal); no stub is used up.
-func (l *stubs) Take(c *core.Call, req *MessageRequest) (*Reply, string, error) {
+func (l *stubs) Take(c *core.Call, req *wire.MessageRequest) (*Reply, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	in := newStubInput(req, c.Meter(MaxStubSteps))

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -141,7 +143,7 @@ type threadTurn struct {
 // expandThread reads the request's thread field, if any, and turns a continue into the whole
 // request: the thread's messages followed by the new ones, and its system and tools. It runs in
 // the parse stage, before any other check, so that everything after sees only a full request.
-func expandThread(s *core.Server, c *core.Call, req *MessageRequest) (*threadTurn, error) {
+func expandThread(s *core.Server, c *core.Call, req *wire.MessageRequest) (*threadTurn, error) {
 	v, ok := req.Raw["thread"]
 	if !ok {
 		return nil, nil
@@ -268,13 +270,13 @@ func (t *threadTurn) done() {
 }
 
 // hold keeps the continue in flight until the stream st has been written (or cut).
-func (t *threadTurn) hold(st sseStream) sseStream {
+func (t *threadTurn) hold(st wire.SseStream) wire.SseStream {
 	if t == nil || t.th == nil {
 		return st
 	}
 	t.held = true
 	events := st.Events
-	st.Events = func(yield func(sseEvent) bool) {
+	st.Events = func(yield func(wire.SseEvent) bool) {
 		defer t.release()
 		events(yield)
 	}
@@ -286,7 +288,7 @@ func (t *threadTurn) hold(st sseStream) sseStream {
 // request that sent them, as the SDK helpers strip them from answered messages when they send a
 // conversation again), followed by the reply as the official TypeScript helper sends it back
 // ({role, content}).
-func commitThread(s *core.Server, t *threadTurn, req *MessageRequest, msg *Message) {
+func commitThread(s *core.Server, t *threadTurn, req *wire.MessageRequest, msg *wire.Message) {
 	if t == nil {
 		return
 	}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -299,7 +301,7 @@ func (p *passThrough) copyEvents(c *core.Call, began time.Time) error {
 		}
 		if ended || (err != nil && err != bufio.ErrBufferFull) {
 			at := time.Since(began)
-			evs, perr := ParseEventStream(event.Bytes())
+			evs, perr := wire.ParseEventStream(event.Bytes())
 			if len(p.held) > 0 && len(bytes.TrimSpace(event.Bytes())) > 0 { // the stream went on after what looked like its end
 				if _, werr := c.Writer.Write(p.held); werr != nil {
 					return fmt.Errorf("the client went away: %v", werr)
@@ -345,7 +347,7 @@ func (p *passThrough) copyEvents(c *core.Call, began time.Time) error {
 
 // endsStream reports whether ev is the last event of a stream: message_stop, an error, or the
 // completion that carries the stop reason.
-func endsStream(ev StreamEvent) bool {
+func endsStream(ev wire.StreamEvent) bool {
 	switch ev.Name {
 	case "message_stop", "error":
 		return true

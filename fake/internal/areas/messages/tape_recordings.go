@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -168,8 +170,8 @@ type Recording struct {
 
 	file string
 	key  string
-	Msg  *Message    `json:"-"` // a successful Messages answer, accumulated when streamed
-	comp *completion // a successful Completions answer, accumulated when streamed
+	Msg  *wire.Message    `json:"-"` // a successful Messages answer, accumulated when streamed
+	comp *wire.Completion // a successful Completions answer, accumulated when streamed
 }
 
 type recordedRequest struct {
@@ -286,12 +288,12 @@ func ParseRecording(data []byte) (*Recording, error) {
 	if resp.Status == http.StatusOK {
 		switch k.Name {
 		case "messages":
-			rec.Msg = &Message{}
+			rec.Msg = &wire.Message{}
 			if err = DecodeNumbers(resp.Body, rec.Msg); err == nil {
 				err = checkReply(rec.Msg, "response.body.")
 			}
 		case "complete":
-			rec.comp = &completion{}
+			rec.comp = &wire.Completion{}
 			err = DecodeNumbers(resp.Body, rec.comp)
 		}
 	}
@@ -312,7 +314,7 @@ func (rec *Recording) checkEvents(k tapeKind) error {
 	if len(evs) == 0 {
 		return errors.New("response.events: a stream has at least one event")
 	}
-	stream := make([]StreamEvent, len(evs))
+	stream := make([]wire.StreamEvent, len(evs))
 	// The data of events already held to the route's event schema: a stream repeats pings and
 	// short deltas, and a schema check costs hundreds of allocations.
 	checked := map[string]bool{}
@@ -339,7 +341,7 @@ func (rec *Recording) checkEvents(k tapeKind) error {
 		if i > 0 && ev.OffsetMS < evs[i-1].OffsetMS {
 			return fmt.Errorf("response.events.%d.offset_ms: %v is before the previous event's %v", i, ev.OffsetMS, evs[i-1].OffsetMS)
 		}
-		stream[i] = StreamEvent{Name: ev.Event, Data: ev.Data}
+		stream[i] = wire.StreamEvent{Name: ev.Event, Data: ev.Data}
 	}
 	failed := evs[len(evs)-1].Event == "error"
 	if k.Name == "complete" {
@@ -355,8 +357,8 @@ func (rec *Recording) checkEvents(k tapeKind) error {
 		}
 		return nil
 	}
-	msg, err := AccumulateMessage(stream)
-	var failure *StreamFailure
+	msg, err := wire.AccumulateMessage(stream)
+	var failure *wire.StreamFailure
 	switch {
 	case failed && !errors.As(err, &failure):
 		return fmt.Errorf("response.events: before its error event, the stream breaks the event grammar: %v", err)
@@ -372,7 +374,7 @@ func (rec *Recording) checkEvents(k tapeKind) error {
 
 // checkReply holds a recorded message to the rules a stub's reply is held to (Reply.checkStop):
 // stop fields that agree with each other and with the content.
-func checkReply(msg *Message, path string) error {
+func checkReply(msg *wire.Message, path string) error {
 	r := Reply{Content: msg.Content, StopSequence: msg.StopSequence, StopDetails: msg.StopDetails}
 	if msg.StopReason != nil {
 		r.StopReason = *msg.StopReason
@@ -385,8 +387,8 @@ func checkReply(msg *Message, path string) error {
 
 // accumulateCompletion rebuilds a streamed completion (gaps §5): completion events and pings,
 // the stop reason on the last completion event only (when complete).
-func accumulateCompletion(events []StreamEvent, complete bool) (*completion, error) {
-	var out *completion
+func accumulateCompletion(events []wire.StreamEvent, complete bool) (*wire.Completion, error) {
+	var out *wire.Completion
 	for i, ev := range events {
 		switch ev.Name {
 		case "ping":
@@ -395,7 +397,7 @@ func accumulateCompletion(events []StreamEvent, complete bool) (*completion, err
 		default:
 			return nil, fmt.Errorf("event %d is %s; a completion stream has completion and ping events", i, ev.Name)
 		}
-		var piece completion
+		var piece wire.Completion
 		if err := DecodeNumbers(ev.Data, &piece); err != nil {
 			return nil, fmt.Errorf("event %d: %v", i, err)
 		}

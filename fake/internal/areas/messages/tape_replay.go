@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -73,7 +75,7 @@ func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
 
 // answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
 // message the fake numbered, for the commit stage (nil otherwise).
-func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *MessageRequest, inputTokens int, plan *CachePlan, stream bool) (any, *Message, error) {
+func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *wire.MessageRequest, inputTokens int, plan *CachePlan, stream bool) (any, *wire.Message, error) {
 	switch {
 	case pick.miss != nil:
 		return nil, nil, pick.miss
@@ -100,7 +102,7 @@ func fromTape(s *core.Server, c *core.Call) (any, bool, error) {
 // usage (the input tokens count_tokens counts, split by the request's cache plan, which the
 // commit stage then writes; output tokens from the content); so does count_tokens, whose
 // recording only tells the request was expected.
-func replay(s *core.Server, c *core.Call, rec *Recording, req *MessageRequest, inputTokens int, plan *CachePlan, stream bool) (any, *Message, error) {
+func replay(s *core.Server, c *core.Call, rec *Recording, req *wire.MessageRequest, inputTokens int, plan *CachePlan, stream bool) (any, *wire.Message, error) {
 	resp := rec.Response
 	for k, v := range resp.Headers {
 		if !strings.EqualFold(k, "request-id") && !strings.EqualFold(k, "content-type") {
@@ -132,7 +134,7 @@ func replay(s *core.Server, c *core.Call, rec *Recording, req *MessageRequest, i
 		comp := *rec.comp
 		comp.ID = id
 		if stream {
-			return completionStream(comp), nil, nil
+			return wire.CompletionStream(comp), nil, nil
 		}
 		return comp, nil, nil
 	}
@@ -170,9 +172,9 @@ func replay(s *core.Server, c *core.Call, rec *Recording, req *MessageRequest, i
 			return data
 		}), &msg, nil
 	case stream:
-		return MessageStream(&msg, c.HasBeta(BetaThinkingTokenCount)), &msg, nil
+		return wire.MessageStream(&msg, c.HasBeta(wire.BetaThinkingTokenCount)), &msg, nil
 	}
-	return MessageJSON{&msg}, &msg, nil
+	return wire.MessageJSON{Message: &msg}, &msg, nil
 }
 
 // failedStream is the error a recorded stream ended with, for a request that does not stream:
@@ -207,10 +209,10 @@ func (e recordedError) Respond(c *core.Call) {
 // by rewrite (the fake's ids and usage), and an error event's request_id this answer's. At speed
 // s > 0 an event leaves at its recorded offset divided by s, counted from the first; a client
 // that goes away ends the wait.
-func replayedStream(c *core.Call, rec *Recording, speed float64, rewrite func(name string, data json.RawMessage) json.RawMessage) sseStream {
+func replayedStream(c *core.Call, rec *Recording, speed float64, rewrite func(name string, data json.RawMessage) json.RawMessage) wire.SseStream {
 	ctx := c.Request.Context()
 	evs := rec.Response.Events
-	return sseStream{paced: speed > 0, Events: func(yield func(sseEvent) bool) {
+	return wire.SseStream{Paced: speed > 0, Events: func(yield func(wire.SseEvent) bool) {
 		start := time.Now()
 		for _, ev := range evs {
 			if speed > 0 {
@@ -227,7 +229,7 @@ func replayedStream(c *core.Call, rec *Recording, speed float64, rewrite func(na
 			if ev.Event == "error" {
 				data = setFields(data, map[string]any{"request_id": c.X.RequestID[0]})
 			}
-			if !yield(sseEvent{ev.Event, data}) {
+			if !yield(wire.SseEvent{Name: ev.Event, Data: data}) {
 				return
 			}
 		}

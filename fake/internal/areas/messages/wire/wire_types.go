@@ -1,4 +1,4 @@
-package messages
+package wire
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ type MessageRequest struct {
 	MaxTokens     int       `json:"max_tokens"`
 	Stream        bool      `json:"stream"`
 	StopSequences []string  `json:"stop_sequences"`
-	Tools         []toolDef `json:"tools"`
+	Tools         []ToolDef `json:"tools"`
 	ToolChoice    *struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
@@ -33,9 +33,9 @@ type MessageRequest struct {
 		Display      string `json:"display"`
 	} `json:"thinking"`
 	OutputConfig *struct {
-		Format *outputFormat `json:"format"`
+		Format *OutputFormat `json:"format"`
 	} `json:"output_config"`
-	OutputFormat      *outputFormat   `json:"output_format"` // the beta's deprecated spelling
+	OutputFormat      *OutputFormat   `json:"output_format"` // the beta's deprecated spelling
 	InferenceGeo      string          `json:"inference_geo"`
 	Speed             string          `json:"speed"`
 	Container         json.RawMessage `json:"container"`
@@ -43,10 +43,10 @@ type MessageRequest struct {
 	Raw               map[string]any  `json:"-"`
 	// omittedThinking is the number of thinking tokens generated but not shown (thinking.display
 	// "omitted"): billed as output all the same.
-	omittedThinking int
+	OmittedThinking int            `json:"-"`
 	Messages        []InputMessage `json:"-"`
 	// body is the request body as sent, for the tape to forward.
-	body []byte
+	Body []byte `json:"-"`
 }
 
 // InputMessage is one message of the request, its content as blocks: a string is shorthand for
@@ -57,17 +57,17 @@ type InputMessage struct {
 }
 
 // outputFormat is a structured-output format: the answer is JSON that validates against Schema.
-type outputFormat struct {
+type OutputFormat struct {
 	Schema map[string]any `json:"schema"`
 }
 
 // hasContextManagement reports whether the request configured context management.
-func (req *MessageRequest) hasContextManagement() bool {
+func (req *MessageRequest) HasContextManagement() bool {
 	return len(req.ContextManagement) > 0 && string(req.ContextManagement) != "null"
 }
 
-// outputFormat is the request's structured-output format, in either spelling; nil without one.
-func (req *MessageRequest) outputFormat() *outputFormat {
+// responseFormat is the request's structured-output format, in either spelling; nil without one.
+func (req *MessageRequest) ResponseFormat() *OutputFormat {
 	if req.OutputConfig != nil && req.OutputConfig.Format != nil {
 		return req.OutputConfig.Format
 	}
@@ -76,14 +76,14 @@ func (req *MessageRequest) outputFormat() *outputFormat {
 
 // toolDef is a tool of the request: a custom tool (Type "" or "custom") with an input schema,
 // or a versioned server tool. A strict tool's input must validate against its input schema.
-type toolDef struct {
+type ToolDef struct {
 	Type        string         `json:"type"`
 	Name        string         `json:"name"`
 	InputSchema map[string]any `json:"input_schema"`
 	Strict      bool           `json:"strict"`
 }
 
-func (t toolDef) custom() bool { return t.Type == "" || t.Type == "custom" }
+func (t ToolDef) Custom() bool { return t.Type == "" || t.Type == "custom" }
 
 // ContentBlock is the face's ContentBlock (package fake), which documents it.
 type ContentBlock = map[string]any
@@ -168,10 +168,10 @@ type Usage struct {
 
 // visitBlocks calls f for every content block of the request, in order, with where it is: the
 // blocks of each message and those nested in tool_result content.
-func (req *MessageRequest) visitBlocks(f func(at blockAt, b Block) error) error {
+func (req *MessageRequest) VisitBlocks(f func(at BlockAt, b Block) error) error {
 	for i, m := range req.Messages {
 		for j, b := range m.Blocks {
-			if err := f(blockAt{i, j, -1}, b); err != nil {
+			if err := f(BlockAt{i, j, -1}, b); err != nil {
 				return err
 			}
 			if b["type"] != "tool_result" {
@@ -179,7 +179,7 @@ func (req *MessageRequest) visitBlocks(f func(at blockAt, b Block) error) error 
 			}
 			inner, _ := b["content"].([]any)
 			for k, ib := range inner {
-				if err := f(blockAt{i, j, k}, ib.(map[string]any)); err != nil {
+				if err := f(BlockAt{i, j, k}, ib.(map[string]any)); err != nil {
 					return err
 				}
 			}
@@ -192,9 +192,9 @@ func (req *MessageRequest) visitBlocks(f func(at blockAt, b Block) error) error 
 // and, for a block in a tool_result's content, its place there (else -1). The field path is
 // built only for an error that names it: Sprintf for each of a long conversation's blocks was a
 // tenth of its parse.
-type blockAt struct{ msg, block, inner int }
+type BlockAt struct{ msg, block, inner int }
 
-func (at blockAt) String() string {
+func (at BlockAt) String() string {
 	if at.inner < 0 {
 		return fmt.Sprintf("messages.%d.content.%d", at.msg, at.block)
 	}
@@ -203,7 +203,7 @@ func (at blockAt) String() string {
 
 // lastTurn is the last turn of the conversation: the role and the blocks of the trailing
 // messages of one role, since consecutive same-role turns are combined (spec 4.4).
-func (req *MessageRequest) lastTurn() (string, []Block) {
+func (req *MessageRequest) LastTurn() (string, []Block) {
 	role := req.Messages[len(req.Messages)-1].Role
 	i := len(req.Messages)
 	for i > 0 && req.Messages[i-1].Role == role {
@@ -221,16 +221,16 @@ func (req *MessageRequest) lastTurn() (string, []Block) {
 
 // lastUserText is the text of the last turn, if it is a user turn: what scenario rules and stub
 // rules match on.
-func (req *MessageRequest) lastUserText() (string, bool) {
-	role, blocks := req.lastTurn()
+func (req *MessageRequest) LastUserText() (string, bool) {
+	role, blocks := req.LastTurn()
 	if role != "user" {
 		return "", false
 	}
-	return turnText(blocks), true
+	return TurnText(blocks), true
 }
 
 // turnText is the text of a turn's text blocks, concatenated.
-func turnText(blocks []Block) string {
+func TurnText(blocks []Block) string {
 	var sb strings.Builder
 	for _, b := range blocks {
 		if t, ok := b["text"].(string); ok && b["type"] == "text" {
@@ -252,8 +252,8 @@ type CacheMissReason struct {
 }
 
 // tokenEnd is the end of the token that starts at i, a position before the end of s.
-func tokenEnd(s string, i int) int {
-	for i < len(s) && isSpace(s[i]) {
+func TokenEnd(s string, i int) int {
+	for i < len(s) && IsSpace(s[i]) {
 		i++
 	}
 	if i == len(s) {
@@ -261,7 +261,7 @@ func tokenEnd(s string, i int) int {
 	}
 	first := true
 	for i < len(s) {
-		word, size := asciiWord[s[i]], 1
+		word, size := AsciiWord[s[i]], 1
 		if s[i] >= utf8.RuneSelf {
 			var r rune
 			r, size = utf8.DecodeRuneInString(s[i:])
@@ -280,7 +280,7 @@ func tokenEnd(s string, i int) int {
 }
 
 // intKeyword reads a numeric schema keyword as an int; def when absent or not a number.
-func intKeyword(s map[string]any, key string, def int) int {
+func IntKeyword(s map[string]any, key string, def int) int {
 	var f float64
 	switch v := s[key].(type) {
 	case float64:
@@ -297,7 +297,7 @@ func intKeyword(s map[string]any, key string, def int) int {
 }
 
 // asciiWord is isWordRune of each ASCII byte, looked up rather than decoded: most text is ASCII.
-var asciiWord = func() (t [256]bool) {
+var AsciiWord = func() (t [256]bool) {
 	for c := range utf8.RuneSelf {
 		t[c] = isWordRune(rune(c))
 	}
@@ -305,7 +305,7 @@ var asciiWord = func() (t [256]bool) {
 }()
 
 // isSpace is the tokenizer's \s (RE2's ASCII class).
-func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }
+func IsSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }
 
 // isWordRune is the tokenizer's [\p{L}\p{N}_].
 func isWordRune(r rune) bool {
@@ -319,7 +319,7 @@ func isWordRune(r rune) bool {
 // (a schema may say "minimum": 1e300).
 const maxKeyword = 1 << 53
 
-func orNone(names []string) string {
+func OrNone(names []string) string {
 	if len(names) == 0 {
 		return "none"
 	}
@@ -327,7 +327,7 @@ func orNone(names []string) string {
 }
 
 // completion is the response of spec 2.8, and each event of its stream.
-type completion struct {
+type Completion struct {
 	Type       string  `json:"type"`
 	ID         string  `json:"id"`
 	Completion string  `json:"completion"`
@@ -337,17 +337,17 @@ type completion struct {
 
 // completionStream is the event sequence of gaps §5: the text in `completion` events, a ping,
 // and a last event with an empty piece that carries the stop reason.
-func completionStream(full completion) sseStream {
-	piece := func(text string, reason *string) sseEvent {
+func CompletionStream(full Completion) SseStream {
+	piece := func(text string, reason *string) SseEvent {
 		ev := full
 		ev.Completion, ev.StopReason = text, reason
-		return sseEvent{"completion", ev}
+		return SseEvent{"completion", ev}
 	}
-	var events []sseEvent
+	var events []SseEvent
 	for _, t := range ChunkTokens(full.Completion) {
 		events = append(events, piece(t, nil))
 	}
 	events = append(events, piece("", full.StopReason))
-	events = append(events[:1], append([]sseEvent{{"ping", map[string]string{"type": "ping"}}}, events[1:]...)...)
-	return sseStream{Events: slices.Values(events)}
+	events = append(events[:1], append([]SseEvent{{"ping", map[string]string{"type": "ping"}}}, events[1:]...)...)
+	return SseStream{Events: slices.Values(events)}
 }

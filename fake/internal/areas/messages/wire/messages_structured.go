@@ -1,4 +1,4 @@
-package messages
+package wire
 
 import (
 	"errors"
@@ -110,7 +110,7 @@ func (sc *strictCheck) limits(path string) error {
 // checkStrictSchemas applies the structured-output rules to the request: the output format's
 // schema and every strict tool's input_schema must be in the supported subset and, together,
 // within the complexity limits; output_format needs its beta and excludes output_config.format.
-func checkStrictSchemas(c *core.Call, req *MessageRequest) error {
+func CheckStrictSchemas(c *core.Call, req *MessageRequest) error {
 	if req.OutputFormat != nil {
 		if !c.HasBeta(BetaStructuredOutputs) {
 			return core.InvalidField("output_format", "This field is deprecated. Use 'output_config.format' instead (or send vendor-beta: %s)", BetaStructuredOutputs)
@@ -121,31 +121,31 @@ func checkStrictSchemas(c *core.Call, req *MessageRequest) error {
 	}
 	// Every schema's keywords have their types first, strict or not: a schema the platform
 	// would not compile is refused before anything reads it.
-	if f := req.outputFormat(); f != nil {
-		if err := core.CheckKeywordTypes(f.Schema, formatPath(req)); err != nil {
+	if f := req.ResponseFormat(); f != nil {
+		if err := core.CheckKeywordTypes(f.Schema, FormatPath(req)); err != nil {
 			return err
 		}
 	}
 	for i, t := range req.Tools {
-		if t.custom() {
+		if t.Custom() {
 			if err := core.CheckKeywordTypes(t.InputSchema, fmt.Sprintf("tools.%d.input_schema", i)); err != nil {
 				return err
 			}
 		}
 	}
 	sc := newStrictCheck(c.Meter(MaxSchemaVisits))
-	if f := req.outputFormat(); f != nil {
-		path := formatPath(req)
+	if f := req.ResponseFormat(); f != nil {
+		path := FormatPath(req)
 		if err := tooComplex(sc.check(f.Schema, f.Schema, path), path); err != nil {
 			return err
 		}
 		if err := sc.limits(path); err != nil {
 			return err
 		}
-		if role, _ := req.lastTurn(); role == "assistant" {
+		if role, _ := req.LastTurn(); role == "assistant" {
 			return core.InvalidField("messages", "prefilling the assistant's answer is not supported with structured outputs (%s)", path)
 		}
-		if err := req.visitBlocks(func(at blockAt, b Block) error {
+		if err := req.VisitBlocks(func(at BlockAt, b Block) error {
 			if b["type"] == "document" && enabled(b) {
 				return core.InvalidField(at.String()+".citations", "citations cannot be enabled together with structured outputs (%s)", path)
 			}
@@ -162,7 +162,7 @@ func checkStrictSchemas(c *core.Call, req *MessageRequest) error {
 		if strict++; strict > MaxStrictTools {
 			return core.InvalidField(fmt.Sprintf("tools.%d.strict", i), "at most %d tools may be strict in one request", MaxStrictTools)
 		}
-		if !t.custom() {
+		if !t.Custom() {
 			continue // a server tool's input schema is the service's own
 		}
 		path := fmt.Sprintf("tools.%d.input_schema", i)
@@ -177,7 +177,7 @@ func checkStrictSchemas(c *core.Call, req *MessageRequest) error {
 }
 
 // formatPath is the field path of the request's output format schema.
-func formatPath(req *MessageRequest) string {
+func FormatPath(req *MessageRequest) string {
 	if req.OutputFormat != nil {
 		return "output_format.schema"
 	}
@@ -207,7 +207,7 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		if !sc.work.Charge(len(ref) * (1 + len(sc.expanding)) / core.StepBytes) {
 			return sc.work.Refusal(path+".$ref", "Schema is too complex for compilation: its references cost more than %d steps (a subschema one, a $ref one more per %d bytes of its name for every reference it is compared with)", MaxSchemaVisits, core.StepBytes)
 		}
-		target, err := resolveRef(root, ref)
+		target, err := ResolveRef(root, ref)
 		if err != nil {
 			return core.InvalidField(path+".$ref", "%v", err)
 		}
@@ -269,7 +269,7 @@ func (sc *strictCheck) check(root, s map[string]any, path string) error {
 		return core.InvalidField(path+".format", "the format %s is not supported by structured outputs; supported: %s", core.Quoted(f, core.MaxExcerpt), strings.Join(StrictFormats, ", "))
 	}
 	if v, ok := s["minItems"]; ok {
-		if n := intKeyword(s, "minItems", -1); n != 0 && n != 1 {
+		if n := IntKeyword(s, "minItems", -1); n != 0 && n != 1 {
 			return core.InvalidField(path+".minItems", "only 0 and 1 are supported, got %v", v)
 		}
 	}
@@ -363,7 +363,7 @@ func (sc *strictCheck) isRequired(req []any, name string) bool {
 }
 
 // resolveRef finds a local reference (#, #/$defs/name, #/definitions/name) in root.
-func resolveRef(root map[string]any, ref string) (map[string]any, error) {
+func ResolveRef(root map[string]any, ref string) (map[string]any, error) {
 	if ref == "#" {
 		return root, nil
 	}

@@ -1,4 +1,4 @@
-package messages
+package wire
 
 import (
 	"encoding/json"
@@ -19,7 +19,7 @@ import (
 // at a time as they are written: the first leaves without waiting for the last to be made.
 
 // sseEvent is one server-sent event; data carries "type": name.
-type sseEvent struct {
+type SseEvent struct {
 	Name string
 	Data any
 }
@@ -31,15 +31,15 @@ type sseEvent struct {
 // A paced stream (a recording replayed at its speed) waits between events and flushes each one.
 // With a violation handler set, every event's data is checked against the event schema of the
 // route's line in the table.
-type sseStream struct {
-	Events iter.Seq[sseEvent]
-	paced  bool
+type SseStream struct {
+	Events iter.Seq[SseEvent]
+	Paced  bool
 }
 
 // streamChunk is the most a stream holds before writing it out.
 const streamChunk = 32 << 10
 
-func (st sseStream) Respond(c *core.Call) {
+func (st SseStream) Respond(c *core.Call) {
 	c.Header("Content-Type", "text/event-stream")
 	c.Header("Cache-Control", "no-cache")
 	c.Status(http.StatusOK)
@@ -87,7 +87,7 @@ func (st sseStream) Respond(c *core.Call) {
 		}
 		c.Srv.CheckSchema(c.Context, c.Route.Events, e.Buf.Bytes()[dataStart:e.Buf.Len()-1])
 		e.Buf.WriteString("\n") // Encode ended the data line; a blank line ends the event
-		if (i == 1 || st.paced || e.Buf.Len() >= streamChunk) && !flush() {
+		if (i == 1 || st.Paced || e.Buf.Len() >= streamChunk) && !flush() {
 			return
 		}
 	}
@@ -191,13 +191,13 @@ type (
 // MessageStream is the event sequence of gaps §4 for msg. With estimate (the thinking token
 // count beta), thinking deltas carry estimated_tokens: null while the text is shown, and an
 // omitted thinking block streams one delta with no text whose estimate is its hidden tokens.
-func MessageStream(msg *Message, estimate bool) sseStream {
+func MessageStream(msg *Message, estimate bool) SseStream {
 	start := *msg
 	start.Content = []Block{}
 	start.StopReason, start.StopSequence, start.StopDetails = nil, nil, nil
 	start.Usage.OutputTokens = 0
-	events := func(yield func(sseEvent) bool) {
-		if !yield(sseEvent{"message_start", MessageStartEvent{start, "message_start"}}) || !yield(sseEvent{"ping", typeOnlyEvent{"ping"}}) {
+	events := func(yield func(SseEvent) bool) {
+		if !yield(SseEvent{"message_start", MessageStartEvent{start, "message_start"}}) || !yield(SseEvent{"ping", typeOnlyEvent{"ping"}}) {
 			return
 		}
 		for i, b := range msg.Content {
@@ -205,24 +205,24 @@ func MessageStream(msg *Message, estimate bool) sseStream {
 			if estimate && b["type"] == "thinking" {
 				deltas = estimateThinking(deltas, b, msg.Usage.OutputTokensDetails.ThinkingTokens)
 			}
-			if !yield(sseEvent{"content_block_start", blockStartEvent{first, i, "content_block_start"}}) {
+			if !yield(SseEvent{"content_block_start", blockStartEvent{first, i, "content_block_start"}}) {
 				return
 			}
 			for _, d := range deltas {
-				if !yield(sseEvent{"content_block_delta", blockDeltaEvent{d, i, "content_block_delta"}}) {
+				if !yield(SseEvent{"content_block_delta", blockDeltaEvent{d, i, "content_block_delta"}}) {
 					return
 				}
 			}
-			if !yield(sseEvent{"content_block_stop", blockStopEvent{i, "content_block_stop"}}) {
+			if !yield(SseEvent{"content_block_stop", blockStopEvent{i, "content_block_stop"}}) {
 				return
 			}
 		}
 		delta := map[string]any{"stop_reason": msg.StopReason, "stop_sequence": msg.StopSequence, "stop_details": msg.StopDetails, "container": msg.Container}
-		if yield(sseEvent{"message_delta", messageDeltaEvent{msg.ContextManagement, delta, "message_delta", msg.Usage}}) {
-			yield(sseEvent{"message_stop", typeOnlyEvent{"message_stop"}})
+		if yield(SseEvent{"message_delta", messageDeltaEvent{msg.ContextManagement, delta, "message_delta", msg.Usage}}) {
+			yield(SseEvent{"message_stop", typeOnlyEvent{"message_stop"}})
 		}
 	}
-	return sseStream{Events: events}
+	return SseStream{Events: events}
 }
 
 // splitBlock returns what content_block_start carries for b and the deltas that complete it.
@@ -284,7 +284,7 @@ func ChunkTokens(s string) []string {
 		j := i
 		for range tokensPerDelta {
 			if j < len(s) {
-				j = tokenEnd(s, j)
+				j = TokenEnd(s, j)
 			}
 		}
 		out = append(out, s[i:j])

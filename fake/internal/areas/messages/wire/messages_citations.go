@@ -1,4 +1,4 @@
-package messages
+package wire
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ const maxQuote = 200
 // citedBlocks returns the quoting text blocks for req, in the order the sources appear.
 // document_index counts every document block of the request and search_result_index every
 // search_result block, each from 0 and separately (spec 2.9).
-func citedBlocks(req *MessageRequest) []Block {
+func CitedBlocks(req *MessageRequest) []Block {
 	var out []Block
 	docIndex, resultIndex := -1, -1
-	_ = req.visitBlocks(func(_ blockAt, b Block) error {
+	_ = req.VisitBlocks(func(_ BlockAt, b Block) error {
 		var cite map[string]any
 		switch b["type"] {
 		case "document":
