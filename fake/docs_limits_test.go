@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
@@ -27,8 +29,8 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 	rows := map[string][]string{
 		"| JSON request body |": {fmt.Sprintf("%d MB; Messages, count_tokens and completions %d MB", core.DefaultBodyLimit>>20, core.MessagesBodyLimit>>20)},
 		"| tool input generated from": {fmt.Sprintf("at most %s values and %s of strings, property names and `const`/`enum` values, %s items or characters per value",
-			ratelimit.Thousands(messages.MaxToolInputValues), mib(messages.MaxToolInputBytes), ratelimit.Thousands(messages.MaxGenerated))},
-		"| work of generating a tool input":      {ratelimit.Thousands(messages.MaxGenSteps) + " steps per request", "at most " + ratelimit.Thousands(messages.MaxPatternCost) + ";"},
+			ratelimit.Thousands(model.MaxToolInputValues), mib(model.MaxToolInputBytes), ratelimit.Thousands(model.MaxGenerated))},
+		"| work of generating a tool input":      {ratelimit.Thousands(model.MaxGenSteps) + " steps per request", "at most " + ratelimit.Thousands(model.MaxPatternCost) + ";"},
 		"| checking strict schemas":              {ratelimit.Thousands(wire.MaxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
 		"| beta values (":                        {ratelimit.Thousands(core.MaxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", core.StepBytes), fmt.Sprintf("more than %d steps", core.MaxBetaSteps)},
 		"| matching a request against the stubs": {ratelimit.Thousands(messages.MaxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -259,7 +261,7 @@ func BenchmarkSeedOf(b *testing.B) {
 	body := msgBody("stream", true, "messages", turns)
 	b.ReportAllocs()
 	for b.Loop() {
-		messages.SeedOf(body)
+		model.SeedOf(body)
 	}
 }
 
@@ -268,6 +270,6 @@ func BenchmarkCountTokens(b *testing.B) {
 	s := "Turn 7: " + strings.Repeat("the weather in town was mild and dry all week ", 4)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		messages.TextTokens(s)
+		model.TextTokens(s)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
@@ -178,11 +180,11 @@ func TestCountTokensIsTheTokenPattern(t *testing.T) {
 		"x\xffy":            3,  // an invalid byte is one character
 		"{\"k\": [1, 2]}\n": 12, // {, ", k, ", :, " [", 1, ",", " 2", ], }, and the trailing newline
 	} {
-		got := messages.TextTokens(s)
+		got := model.TextTokens(s)
 		if pattern := len(tokenPattern.FindAllStringIndex(s, -1)); got != want || pattern != want {
 			t.Errorf("textTokens(%q) = %d and the pattern finds %d, want %d", s, got, pattern, want)
 		}
-		if toks, pattern := messages.Tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(toks, pattern) {
+		if toks, pattern := model.Tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(toks, pattern) {
 			t.Errorf("tokens(%q) = %q, the pattern finds %q", s, toks, pattern)
 		}
 	}
@@ -194,8 +196,8 @@ func FuzzCountTokens(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := messages.Tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(got, want) || messages.TextTokens(s) != len(want) {
-			t.Errorf("tokens(%q) = %q (%d counted), the pattern finds %q", s, got, messages.TextTokens(s), want)
+		if got, want := model.Tokens(s), tokenPattern.FindAllString(s, -1); !reflect.DeepEqual(got, want) || model.TextTokens(s) != len(want) {
+			t.Errorf("tokens(%q) = %q (%d counted), the pattern finds %q", s, got, model.TextTokens(s), want)
 		}
 	})
 }
@@ -264,17 +266,17 @@ func TestText(t *testing.T) {
 		{3, 30, " ", " Small even even stream is. Token careful last value block and window round test message every. Tool and tool late. Search it signal for test time."},
 		{4, 2, " ", " Open."},
 	} {
-		r := &messages.Rng{State: tc.seed}
+		r := &model.Rng{State: tc.seed}
 		got := r.Text(tc.n, tc.lead)
-		if got != tc.want || len(messages.Tokens(got)) != tc.n {
-			t.Errorf("text(%d, %q) from seed %d = %q (%d tokens), want %q (%d)", tc.n, tc.lead, tc.seed, got, len(messages.Tokens(got)), tc.want, tc.n)
+		if got != tc.want || len(model.Tokens(got)) != tc.n {
+			t.Errorf("text(%d, %q) from seed %d = %q (%d tokens), want %q (%d)", tc.n, tc.lead, tc.seed, got, len(model.Tokens(got)), tc.want, tc.n)
 		}
 	}
 }
 
 // TestVocabulary: text capitalises a word by its first byte, which holds for lower-case ASCII.
 func TestVocabulary(t *testing.T) {
-	for _, w := range messages.Vocabulary {
+	for _, w := range model.Vocabulary {
 		if strings.TrimLeft(w, "abcdefghijklmnopqrstuvwxyz") != "" {
 			t.Errorf("%q is not a lower-case ASCII word", w)
 		}

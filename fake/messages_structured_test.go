@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -299,7 +299,7 @@ func TestPatternCost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := messages.PatternCost(re); got != want {
+		if got := model.PatternCost(re); got != want {
 			t.Errorf("patternCost(%.20q) = %d, want %d", p, got, want)
 		}
 	}
@@ -310,16 +310,16 @@ func TestPatternCost(t *testing.T) {
 func TestGenerationStopsWhenTheClientGoes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r, _ := messages.SeedOf(map[string]any{})
+	r, _ := model.SeedOf(map[string]any{})
 	schema := map[string]any{"type": "array", "minItems": 1000.0, "items": map[string]any{"type": "string"}}
 	work := &core.Meter{}
-	work.Start(ctx, messages.MaxGenSteps)
-	g := messages.NewInputGen(work, r, 100_000, schema)
+	work.Start(ctx, model.MaxGenSteps)
+	g := model.NewInputGen(work, r, 100_000, schema)
 	g.Instance(schema, 0)
 	if err := g.Failure("x"); err == nil || !strings.HasPrefix(err.Error(), core.ErrInvalidRequest+": x.items: the work stopped here: the client closed the request") {
 		t.Fatalf("failure = %v, want a 400 naming x.items: the client went", err)
 	}
-	if used := messages.MaxGenSteps - work.Left; used > 1024 {
+	if used := model.MaxGenSteps - work.Left; used > 1024 {
 		t.Errorf("%d steps after the client went, want at most 1024", used)
 	}
 }

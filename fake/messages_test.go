@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
@@ -756,7 +758,7 @@ func TestLegacyComplete(t *testing.T) {
 		t.Errorf("not deterministic: %q then %q", text, again.Get("completion"))
 	}
 	_, short := postComplete(t, ts, completeBody("max_tokens_to_sample", 2))
-	if short.Get("stop_reason").String() != "max_tokens" || messages.TextTokens(short.Get("completion").String()) != 2 || !strings.HasPrefix(text, short.Get("completion").String()) {
+	if short.Get("stop_reason").String() != "max_tokens" || model.TextTokens(short.Get("completion").String()) != 2 || !strings.HasPrefix(text, short.Get("completion").String()) {
 		t.Errorf("max_tokens_to_sample 2: %s", short.Raw)
 	}
 	word := strings.Fields(text)[2]

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -363,7 +365,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 			if keyed {
 				h.block(t)
 			}
-			add(countValue("tools", t), true, "")
+			add(model.CountValue("tools", t), true, "")
 			if fingerprint {
 				writeCanon(tfp, t)
 			}
@@ -384,7 +386,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 		if keyed {
 			h.block(sys)
 		}
-		add(countValue("system", sys), sys != "", "")
+		add(model.CountValue("system", sys), sys != "", "")
 		if fingerprint {
 			writeCanon(sfp, sys)
 		}
@@ -396,7 +398,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 			if keyed {
 				h.block(b)
 			}
-			add(countValue("system", b), text != "", "")
+			add(model.CountValue("system", b), text != "", "")
 			if fingerprint {
 				writeCanon(sfp, b)
 			}
@@ -429,7 +431,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 		pending++ // the message object
 		for k, v := range m {
 			if k != "content" {
-				pending += countValue(k, v)
+				pending += model.CountValue(k, v)
 			}
 		}
 		if keyed {
@@ -445,7 +447,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 			if keyed {
 				h.block(content)
 			}
-			add(countValue("content", content), content != "", "")
+			add(model.CountValue("content", content), content != "", "")
 		case []any:
 			pending++
 			for j, b := range content {
@@ -460,7 +462,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 				if keyed {
 					h.block(b)
 				}
-				add(countValue("content", b), eligible, run)
+				add(model.CountValue("content", b), eligible, run)
 				// (The request schema refuses cache_control on thinking blocks.)
 				if marked(b) {
 					path := fmt.Sprintf("messages.%d.content.%d", i, j)
@@ -490,7 +492,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 	l.total += pending
 	for _, f := range []string{"tool_choice", "thinking", "output_config"} {
 		if v, ok := body[f]; ok {
-			l.total += countValue(f, v)
+			l.total += model.CountValue(f, v)
 		}
 	}
 	if keyed {

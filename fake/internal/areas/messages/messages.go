@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -172,7 +174,7 @@ func answerRequest(s *core.Server, c *core.Call, req *request, plan *CachePlan, 
 		v, msg, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.total, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
-	msg, err := answerWith(s, c.Meter(MaxGenSteps), req.MessageRequest, plan, ch.reply)
+	msg, err := answerWith(s, c.Meter(model.MaxGenSteps), req.MessageRequest, plan, ch.reply)
 	if err != nil {
 		return answered{}, err
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -57,7 +59,7 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	adm, err := ratelimit.Admit(s, c, req.Model, ratelimit.InputUsage{Input: TextTokens(req.Prompt)}, false)
+	adm, err := ratelimit.Admit(s, c, req.Model, ratelimit.InputUsage{Input: model.TextTokens(req.Prompt)}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +74,11 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 	}
 	// The scripted model answers and then, as a model would, goes on with the next human turn,
 	// which the built-in stop sequence cuts off.
-	r, _ := SeedOf(raw)
-	text := r.Text(8+r.intn(40), " ") + humanTurn + r.Text(6, " ")
-	_, cut := firstStop(text, append(req.StopSequences, humanTurn))
+	r, _ := model.SeedOf(raw)
+	text := r.Text(8+r.Intn(40), " ") + humanTurn + r.Text(6, " ")
+	_, cut := model.FirstStop(text, append(req.StopSequences, humanTurn))
 	reason := "stop_sequence"
-	toks := Tokens(text[:cut])
+	toks := model.Tokens(text[:cut])
 	if len(toks) > limit {
 		toks, reason = toks[:limit], "max_tokens"
 	}

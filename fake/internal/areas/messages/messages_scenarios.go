@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
@@ -183,14 +185,14 @@ func answerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan
 		msg.StopSequence, msg.StopDetails = r.StopSequence, r.StopDetails
 	} else {
 		var err error
-		if msg.Content, reason, msg.StopSequence, err = generate(s, work, req); err != nil {
+		if msg.Content, reason, msg.StopSequence, err = model.Generate(s, work, req); err != nil {
 			return nil, err // before any id is spent
 		}
 	}
 	msg.ID = s.IDs.Next("msg_")
 	if r == nil {
 		for _, b := range msg.Content {
-			if b["type"] == "tool_use" && b["id"] == pendingToolUseID {
+			if b["type"] == "tool_use" && b["id"] == model.PendingToolUseID {
 				b["id"] = s.IDs.Next("toolu_")
 			}
 		}
@@ -248,13 +250,13 @@ func setUsage(msg *wire.Message, req *wire.MessageRequest, p *CachePlan) {
 	msg.Usage.CacheCreation.Ephemeral5m = p.write5m
 	msg.Usage.CacheCreation.Ephemeral1h = p.write1h
 	msg.Diagnostics = p.diagnosis
-	msg.Usage.OutputTokens = outputTokens(msg.Content) + req.OmittedThinking
+	msg.Usage.OutputTokens = model.OutputTokens(msg.Content) + req.OmittedThinking
 	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
 	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, admin.DefaultResidency.DefaultInferenceGeo)
 	msg.Usage.Speed = cmp.Or(req.Speed, "standard")
 	for _, b := range msg.Content {
 		if b["type"] == "thinking" {
-			msg.Usage.OutputTokensDetails.ThinkingTokens += blockTokens(b)
+			msg.Usage.OutputTokensDetails.ThinkingTokens += model.BlockTokens(b)
 		}
 	}
 	msg.Usage.OutputTokensDetails.ThinkingTokens += req.OmittedThinking

@@ -1,4 +1,4 @@
-package messages
+package model
 
 import (
 	"crypto/sha256"
@@ -75,12 +75,12 @@ func TextTokens(s string) int {
 	return n
 }
 
-// countValue counts the input tokens of a decoded value: the tokens of every string, base64
+// CountValue counts the input tokens of a decoded value: the tokens of every string, base64
 // data at four characters a token, and one token per object and array, which stands for the
 // structure a model sees. The one walk of a request's blocks (layoutCache) adds it up over the
 // fields that are input to the model (system, messages, tools, tool_choice, thinking,
 // output_config): count_tokens is its total.
-func countValue(key string, v any) int {
+func CountValue(key string, v any) int {
 	switch v := v.(type) {
 	case string:
 		if key == "data" {
@@ -90,30 +90,30 @@ func countValue(key string, v any) int {
 	case map[string]any:
 		n := 1
 		for k, x := range v {
-			n += countValue(k, x)
+			n += CountValue(k, x)
 		}
 		return n
 	case []any:
 		n := 1
 		for _, x := range v {
-			n += countValue(key, x)
+			n += CountValue(key, x)
 		}
 		return n
 	}
 	return 1
 }
 
-// outputTokens counts the generated tokens of response blocks: the text of text and thinking
+// OutputTokens counts the generated tokens of response blocks: the text of text and thinking
 // blocks, the name and input of tool calls, and the JSON of every other block.
-func outputTokens(content []wire.Block) int {
+func OutputTokens(content []wire.Block) int {
 	n := 0
 	for _, b := range content {
-		n += blockTokens(b)
+		n += BlockTokens(b)
 	}
 	return n
 }
 
-func blockTokens(b wire.Block) int {
+func BlockTokens(b wire.Block) int {
 	switch b["type"] {
 	case "text":
 		return TextTokens(b["text"].(string))
@@ -138,8 +138,8 @@ func (r *Rng) next() uint64 {
 	return z ^ (z >> 31)
 }
 
-// intn returns a number in [0, n); n must be positive.
-func (r *Rng) intn(n int) int { return int(r.next() % uint64(n)) }
+// Intn returns a number in [0, n); n must be positive.
+func (r *Rng) Intn(n int) int { return int(r.next() % uint64(n)) }
 
 // SeedOf hashes the canonical form of the request without the fields that only shape delivery
 // (stream) or cut the generation short (max_tokens, stop_sequences, max_tokens_to_sample). The
@@ -180,12 +180,12 @@ func (r *Rng) Text(n int, lead string) string {
 	last, sentence := 0, 0 // where the last token starts; the words of the sentence so far
 	for i := 0; i < n; i++ {
 		last = len(buf)
-		if sentence > 3 && (sentence > 10 || r.intn(4) == 0) {
+		if sentence > 3 && (sentence > 10 || r.Intn(4) == 0) {
 			buf = append(buf, '.')
 			sentence = 0
 			continue
 		}
-		w := Vocabulary[r.intn(len(Vocabulary))]
+		w := Vocabulary[r.Intn(len(Vocabulary))]
 		if i == 0 {
 			buf = append(buf, lead...)
 		} else {
@@ -228,18 +228,18 @@ func (b *budget) take(toks []string) ([]string, bool) {
 	return toks, true
 }
 
-// generate is the scripted model: it builds the content and stop reason for req, charging the
+// Generate is the scripted model: it builds the content and stop reason for req, charging the
 // work to the request's meter, which the caller started with maxGenSteps. Its only error is a
 // schema whose value costs more work than that, or the client going: a 400 naming the schema
 // (meter.refusal), before anything of the answer is written or kept.
-func generate(s *core.Server, work *core.Meter, req *wire.MessageRequest) ([]wire.Block, string, *string, error) {
+func Generate(s *core.Server, work *core.Meter, req *wire.MessageRequest) ([]wire.Block, string, *string, error) {
 	r, sum := SeedOf(req.Raw)
 	b := &budget{left: req.MaxTokens}
 	content := []wire.Block{}
 	truncated := func() ([]wire.Block, string, *string, error) { return content, "max_tokens", nil, nil }
 
 	if t := req.Thinking; t != nil && t.Type != "disabled" {
-		n := 8 + r.intn(16)
+		n := 8 + r.Intn(16)
 		if t.Type == "enabled" {
 			n = min(n, t.BudgetTokens)
 		}
@@ -295,9 +295,9 @@ func generate(s *core.Server, work *core.Meter, req *wire.MessageRequest) ([]wir
 		return content, "end_turn", nil, nil
 	}
 	if !forced && req.ResponseFormat() == nil {
-		n := 10 + r.intn(40)
+		n := 10 + r.Intn(40)
 		if tool != nil {
-			n = 6 + r.intn(6)
+			n = 6 + r.Intn(6)
 		}
 		lead := ""
 		// A final assistant turn is continued (spec 4.4): the reply goes on after its last word.
@@ -307,7 +307,7 @@ func generate(s *core.Server, work *core.Meter, req *wire.MessageRequest) ([]wir
 			}
 		}
 		text := r.Text(n, lead)
-		stop, cut := firstStop(text, req.StopSequences)
+		stop, cut := FirstStop(text, req.StopSequences)
 		kept, ok := b.takeText(text[:cut])
 		if kept != "" {
 			content = append(content, wire.Block{"type": "text", "text": kept, "citations": nil})
@@ -332,16 +332,16 @@ func generate(s *core.Server, work *core.Meter, req *wire.MessageRequest) ([]wir
 	}
 	// The id is given by answerWith once the answer is known (after the message's own), so that a
 	// request refused here spends none; the placeholder is one token, as every id is.
-	use := wire.Block{"type": "tool_use", "id": pendingToolUseID, "name": tool.Name,
+	use := wire.Block{"type": "tool_use", "id": PendingToolUseID, "name": tool.Name,
 		"input": input, "caller": map[string]any{"type": "direct"}}
-	if blockTokens(use) > b.left {
+	if BlockTokens(use) > b.left {
 		return truncated()
 	}
 	return append(content, use), "tool_use", nil, nil
 }
 
-// pendingToolUseID stands for the id of the scripted model's tool call until answerWith gives it.
-const pendingToolUseID = "toolu_pending"
+// PendingToolUseID stands for the id of the scripted model's tool call until answerWith gives it.
+const PendingToolUseID = "toolu_pending"
 
 // toolIndex is the index of t, one of the request's tools, in req.Tools.
 func toolIndex(req *wire.MessageRequest, t *wire.ToolDef) int {
@@ -353,9 +353,9 @@ func toolIndex(req *wire.MessageRequest, t *wire.ToolDef) int {
 	return -1
 }
 
-// firstStop finds the earliest match of a stop sequence in text: the sequence and where the
+// FirstStop finds the earliest match of a stop sequence in text: the sequence and where the
 // text is cut (before the match). Without a match it returns "" and len(text).
-func firstStop(text string, stops []string) (string, int) {
+func FirstStop(text string, stops []string) (string, int) {
 	best, at := "", len(text)
 	for _, s := range stops {
 		if i := strings.Index(text, s); i >= 0 && (i < at || (i == at && best == "")) {
@@ -399,7 +399,7 @@ func pickTool(req *wire.MessageRequest, r *Rng) *wire.ToolDef {
 			}
 		}
 	}
-	return custom[r.intn(len(custom))]
+	return custom[r.Intn(len(custom))]
 }
 
 // MaxGenerated bounds the items, characters and numeric spread of any one value the tool-input
@@ -540,7 +540,7 @@ func (g *inputGen) Instance(s map[string]any, depth int) any {
 		return g.given(v)
 	}
 	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
-		return g.given(e[r.intn(len(e))])
+		return g.given(e[r.Intn(len(e))])
 	}
 	if alts, ok := s["allOf"].([]any); ok && len(alts) > 0 && depth <= maxSchemaDepth {
 		g.values++ // the merged schema stands for this value
@@ -618,9 +618,9 @@ func (g *inputGen) Instance(s map[string]any, depth int) any {
 		if hi < lo {
 			return lo
 		}
-		return lo + r.intn(min(hi-lo, MaxGenerated)+1)
+		return lo + r.Intn(min(hi-lo, MaxGenerated)+1)
 	case "boolean":
-		return r.intn(2) == 0
+		return r.Intn(2) == 0
 	case "null":
 		return nil
 	}
@@ -791,7 +791,7 @@ func stringInstance(s map[string]any, r *Rng) string {
 	case "email":
 		return "user@example.com"
 	case "uri", "url":
-		return "https://example.com/" + Vocabulary[r.intn(len(Vocabulary))]
+		return "https://example.com/" + Vocabulary[r.Intn(len(Vocabulary))]
 	case "uuid":
 		return "00000000-0000-4000-8000-000000000000"
 	case "time":
@@ -805,7 +805,7 @@ func stringInstance(s map[string]any, r *Rng) string {
 	case "ipv6":
 		return "2001:db8::1"
 	}
-	w := Vocabulary[r.intn(len(Vocabulary))]
+	w := Vocabulary[r.Intn(len(Vocabulary))]
 	if n := min(wire.IntKeyword(s, "minLength", 0), MaxGenerated); len(w) < n {
 		w += strings.Repeat("a", n-len(w))
 	}
@@ -880,9 +880,9 @@ func patternInstance(sb *strings.Builder, re *syntax.Regexp, r *Rng) {
 		sb.WriteString(string(re.Rune))
 	case syntax.OpCharClass:
 		if len(re.Rune) >= 2 {
-			i := r.intn(len(re.Rune)/2) * 2
+			i := r.Intn(len(re.Rune)/2) * 2
 			lo, hi := re.Rune[i], re.Rune[i+1]
-			sb.WriteRune(lo + rune(r.intn(int(min(hi-lo, 25))+1)))
+			sb.WriteRune(lo + rune(r.Intn(int(min(hi-lo, 25))+1)))
 		}
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		sb.WriteByte('a')
@@ -893,10 +893,10 @@ func patternInstance(sb *strings.Builder, re *syntax.Regexp, r *Rng) {
 			patternInstance(sb, s, r)
 		}
 	case syntax.OpAlternate:
-		patternInstance(sb, re.Sub[r.intn(len(re.Sub))], r)
+		patternInstance(sb, re.Sub[r.Intn(len(re.Sub))], r)
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
 		lo, hi := repeatBounds(re)
-		for range lo + r.intn(hi-lo+1) {
+		for range lo + r.Intn(hi-lo+1) {
 			patternInstance(sb, re.Sub[0], r)
 		}
 	}
