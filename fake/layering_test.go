@@ -16,12 +16,12 @@ import (
 // fake/internal/areas/, added here with what it may import.
 var serverImports = map[string][]string{
 	"core":                 {},
-	"areas/compliance":     {"core"},
 	"areas/admin":          {"core"},
+	"areas/compliance":     {"core"},
 	"areas/memory":         {"core"},
-	"areas/messages":       {"core", "areas/admin", "areas/models", "areas/ratelimit", "areas/messages/wire"},
-	"areas/messages/wire":  {"core"},
+	"areas/messages":       {"core", "areas/admin", "areas/models", "areas/ratelimit", "areas/messages/wire", "areas/messages/model"},
 	"areas/messages/model": {"core", "areas/messages/wire"},
+	"areas/messages/wire":  {"core"},
 	"areas/models":         {"core"},
 	"areas/ratelimit":      {"core", "areas/admin", "areas/models"},
 	"areas/tunnels":        {"core", "areas/admin"},
