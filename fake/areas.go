@@ -5,6 +5,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
@@ -27,7 +28,7 @@ func init() {
 		messages.CacheArea,
 		ratelimit.Area,
 		messages.ThreadsArea,
-		messages.StubsArea,
+		stubs.StubsArea,
 		messages.TapeArea,
 	)
 }

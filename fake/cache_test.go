@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -471,7 +471,7 @@ func TestCachePrewarm(t *testing.T) {
 // A stub's reply gets the same usage accounting as the model's.
 func TestCacheUsageOfStubs(t *testing.T) {
 	ts := NewTestServer(t)
-	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": "stubbed"}}}}, Times: 2}); err != nil {
+	if _, err := ts.Fake.AddStub(stubs.Stub{Replies: []stubs.Reply{{Content: []map[string]any{{"type": "text", "text": "stubbed"}}}}, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
 	body := cacheBody("messages", userTurn([]any{textBlock(1100, cc5m)}))

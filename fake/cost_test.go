@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -143,11 +143,11 @@ func TestStubMatchingCharged(t *testing.T) {
 		t.Skip("sends a 3 MB prompt to 1,000 stubs")
 	}
 	s := checked(t)
-	for i := range messages.MaxStubs {
+	for i := range stubs.MaxStubs {
 		// Each rule its own, of the text's letter but for its last byte: no two share a scan,
 		// and every position of the text starts a partial match.
 		rule := strings.Repeat("a", 99) + fmt.Sprintf("%04d", i)
-		if _, err := s.AddStub(messages.Stub{Match: messages.StubMatch{UserTextContains: rule}, Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": "stubbed"}}}}}); err != nil {
+		if _, err := s.AddStub(stubs.Stub{Match: stubs.StubMatch{UserTextContains: rule}, Replies: []stubs.Reply{{Content: []map[string]any{{"type": "text", "text": "stubbed"}}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,7 +169,7 @@ func TestStubMatchingCharged(t *testing.T) {
 		var msg, miss string
 		cpu := cpuOf(func() {
 			w := send(t, s, http.MethodPost, "/v1/messages", body(tc.text), header...)
-			code, msg, miss = w.Code, gjson.Get(w.Body.String(), "error.message").String(), w.Header().Get(messages.HeaderStubNearMiss)
+			code, msg, miss = w.Code, gjson.Get(w.Body.String(), "error.message").String(), w.Header().Get(stubs.HeaderStubNearMiss)
 		})
 		t.Logf("%s: %d in %v CPU %.160s", tc.name, code, cpu.Round(time.Millisecond), msg)
 		if code != tc.status {
@@ -191,8 +191,8 @@ func TestStubMatchingCharged(t *testing.T) {
 // the next stub, with a 400 that says so, rather than scanning the rest.
 func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	s := New()
-	for i := range messages.MaxStubs {
-		if _, err := s.AddStub(messages.Stub{Match: messages.StubMatch{UserTextContains: fmt.Sprintf("b%04d", i)}, Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": "x"}}}}}); err != nil {
+	for i := range stubs.MaxStubs {
+		if _, err := s.AddStub(stubs.Stub{Match: stubs.StubMatch{UserTextContains: fmt.Sprintf("b%04d", i)}, Replies: []stubs.Reply{{Content: []map[string]any{{"type": "text", "text": "x"}}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -202,11 +202,11 @@ func TestStubMatchingStopsWhenTheClientGoes(t *testing.T) {
 	gc.Request, _ = http.NewRequestWithContext(ctx, http.MethodPost, "/v1/messages", nil)
 	c := &core.Call{Context: gc, X: &core.Exchange{}}
 	req := &wire.MessageRequest{Model: testModel, Messages: []wire.InputMessage{{Role: "user", Blocks: []wire.Block{{"type": "text", "text": strings.Repeat("a", 1<<20)}}}}}
-	_, _, err := messages.StubsOf(s.srv).Take(c, req)
+	_, _, err := stubs.StubsOf(s.srv).Take(c, req)
 	if err == nil || !strings.HasPrefix(err.Error(), core.ErrInvalidRequest+": messages.0.content: the work stopped here: the client closed the request") {
 		t.Fatalf("take = %v, want a 400 naming messages.0.content: the client went", err)
 	}
-	if scanned := (messages.MaxStubSteps - c.Work.Left) * core.StepBytes; scanned > 4<<20 {
+	if scanned := (stubs.MaxStubSteps - c.Work.Left) * core.StepBytes; scanned > 4<<20 {
 		t.Errorf("%d bytes scanned after the client went, want at most 4 MiB", scanned)
 	}
 }

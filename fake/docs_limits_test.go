@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
@@ -33,7 +35,7 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| work of generating a tool input":      {ratelimit.Thousands(model.MaxGenSteps) + " steps per request", "at most " + ratelimit.Thousands(model.MaxPatternCost) + ";"},
 		"| checking strict schemas":              {ratelimit.Thousands(wire.MaxSchemaVisits) + " steps per request", fmt.Sprintf("per %d bytes of its name", core.StepBytes)},
 		"| beta values (":                        {ratelimit.Thousands(core.MaxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", core.StepBytes), fmt.Sprintf("more than %d steps", core.MaxBetaSteps)},
-		"| matching a request against the stubs": {ratelimit.Thousands(messages.MaxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
+		"| matching a request against the stubs": {ratelimit.Thousands(stubs.MaxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
 		"| an error message |":                   {fmt.Sprintf("quoted to %d bytes", core.MaxExcerpt), fmt.Sprintf("the whole message %d KiB", core.MaxErrorMessage>>10)},
 		"| prompt cache, per server":             {ratelimit.Thousands(messages.CacheMaxEntries) + " entries and " + mib(messages.CacheMaxBytes), "(" + ratelimit.Thousands(messages.CacheMaxFingerprints) + " fingerprints"},
 		"| the prompt caches of a server":        {"| " + mib(messages.CachesBytes) + " |", "one namespace's " + ratelimit.Thousands(messages.CacheMaxEntries) + " entries"},
@@ -46,8 +48,8 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| message threads, per server":      {ratelimit.Thousands(messages.ThreadMaxCount) + " threads and " + mib(messages.ThreadMaxBytes) + " of memory kept"},
 		"| the message threads of a server":  {"| " + mib(messages.ThreadsBytes) + " of memory kept |"},
 		"| a thread continue's whole":        {ratelimit.Thousands(wire.MaxMessages) + " messages"},
-		"| stubs, per server or namespace |": {ratelimit.Thousands(messages.MaxStubs) + " stubs and " + mib(messages.StubMaxBytes) + " of memory kept", "at most " + messages.Mebibytes(messages.StubMaxBytes) + " together"},
-		"| the stubs of a server":            {"| " + mib(messages.StubsBytes) + " of memory kept |"},
+		"| stubs, per server or namespace |": {ratelimit.Thousands(stubs.MaxStubs) + " stubs and " + mib(stubs.StubMaxBytes) + " of memory kept", "at most " + stubs.Mebibytes(stubs.StubMaxBytes) + " together"},
+		"| the stubs of a server":            {"| " + mib(stubs.StubsBytes) + " of memory kept |"},
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
 		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
 		"| a recording (":                    {mib(messages.MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(messages.MaxRecordedBytes) + " of response body"},

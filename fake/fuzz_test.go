@@ -14,7 +14,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -590,8 +590,8 @@ func FuzzStubRules(f *testing.F) {
 	f.Add("İstanbul", "istanbul", "\u0130")
 	f.Fuzz(func(t *testing.T, text, a, b string) {
 		work := &core.Meter{}
-		work.Start(nil, messages.MaxStubSteps)
-		in := &messages.StubInput{Text: text, HasText: true, Work: work}
+		work.Start(nil, stubs.MaxStubSteps)
+		in := &stubs.StubInput{Text: text, HasText: true, Work: work}
 		for _, sub := range []string{a, b, a} {
 			got := in.Contains(sub)
 			if want := strings.Contains(text, sub); got != want {

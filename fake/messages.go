@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 )
 
@@ -62,12 +63,12 @@ type Scenario = messages.Scenario
 // citations gets, and the caller {"type": "direct"} a tool_use block written without caller gets,
 // as the API answers every such block: the request's max_tokens and stop_sequences do not cut
 // it, as they cut the scripted model's text.
-type Reply = messages.Reply
+type Reply = stubs.Reply
 
 // StubMatch selects the requests a stub answers. Every rule given must hold; no rule at all
 // matches every request. Every comparison is exact and case-sensitive: "Hello" is not in
 // "hello there", and model "Claude-X" is not "claude-x".
-type StubMatch = messages.StubMatch
+type StubMatch = stubs.StubMatch
 
 // Stub is a reply, or a sequence of replies, for the Create a Message requests it matches. Each
 // matching request is answered with the next reply in order. Once the sequence has been served
@@ -75,7 +76,7 @@ type StubMatch = messages.StubMatch
 // library's scenarios and the scripted model; with Forever the sequence starts over until the
 // stubs are cleared. Stubs are tried in the order they were registered; the first that matches
 // answers.
-type Stub = messages.Stub
+type Stub = stubs.Stub
 
 // OnMiss says what a replaying server does with an inference request no recording matches.
 type OnMiss = messages.OnMiss
@@ -113,7 +114,7 @@ const (
 	// while one nearly did: the stub's ID and the one clause of its match that did not hold, e.g.
 	// stub_2: user_text_contains "Hello" not in "hello there" (case-sensitive). The journal entry's
 	// stub_near_miss holds the same line.
-	HeaderStubNearMiss = messages.HeaderStubNearMiss
+	HeaderStubNearMiss = stubs.HeaderStubNearMiss
 
 	// MaxRecordedBytes bounds what one recording holds: a request body, or a response body or stream
 	// (the data of its events together), over it is passed through to the client but not recorded.

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
@@ -184,14 +186,14 @@ func TestStubPrecedence(t *testing.T) {
 
 func TestStubTimesAndForever(t *testing.T) {
 	ts := NewTestServer(t)
-	seq := []messages.Reply{
+	seq := []stubs.Reply{
 		{Content: []map[string]any{{"type": "text", "text": "one"}}},
 		{Content: []map[string]any{{"type": "text", "text": "two"}}},
 	}
-	if _, err := ts.Fake.AddStub(messages.Stub{Match: messages.StubMatch{UserTextContains: "twice"}, Replies: seq, Times: 2}); err != nil {
+	if _, err := ts.Fake.AddStub(stubs.Stub{Match: stubs.StubMatch{UserTextContains: "twice"}, Replies: seq, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
-	forever, err := ts.Fake.AddStub(messages.Stub{Match: messages.StubMatch{UserTextContains: "always"}, Replies: seq, Forever: true})
+	forever, err := ts.Fake.AddStub(stubs.Stub{Match: stubs.StubMatch{UserTextContains: "always"}, Replies: seq, Forever: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,10 +260,10 @@ func TestStubRegistrationRefusesInvalidReplies(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 naming %q", c.name, status, got.Raw, c.field)
 		}
 	}
-	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: []map[string]any{{"type": "image"}}}}}); err == nil || !strings.Contains(err.Error(), "replies.0.content.0.type: ") {
+	if _, err := ts.Fake.AddStub(stubs.Stub{Replies: []stubs.Reply{{Content: []map[string]any{{"type": "image"}}}}}); err == nil || !strings.Contains(err.Error(), "replies.0.content.0.type: ") {
 		t.Errorf("AddStub with a bad block: %v", err)
 	}
-	if _, err := ts.Fake.AddStub(messages.Stub{}); err == nil || !strings.Contains(err.Error(), "replies: ") {
+	if _, err := ts.Fake.AddStub(stubs.Stub{}); err == nil || !strings.Contains(err.Error(), "replies: ") {
 		t.Errorf("AddStub without replies: %v", err)
 	}
 	if n := len(ts.Fake.Stubs()); n != 0 {
@@ -276,7 +278,7 @@ func TestStubRegistrationRefusesInvalidReplies(t *testing.T) {
 func TestStubsAreControlState(t *testing.T) {
 	ts := NewTestServer(t)
 	content := []map[string]any{{"type": "text", "text": "original"}}
-	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: content}}}); err != nil {
+	if _, err := ts.Fake.AddStub(stubs.Stub{Replies: []stubs.Reply{{Content: content}}}); err != nil {
 		t.Fatal(err)
 	}
 	content[0]["text"] = "changed by the caller"
@@ -285,14 +287,14 @@ func TestStubsAreControlState(t *testing.T) {
 	if got.Get("content.0.text").String() != "original" || got.Get("id").String() != "msg_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
 		t.Errorf("served %s", got.Raw)
 	}
-	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: content}}}); err != nil {
+	if _, err := ts.Fake.AddStub(stubs.Stub{Replies: []stubs.Reply{{Content: content}}}); err != nil {
 		t.Fatal(err)
 	}
 	ts.Fake.Reset()
 	if st := ts.Fake.Stubs(); len(st) != 0 {
 		t.Errorf("after Reset: %+v", st)
 	}
-	if st, _ := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: content}}}); st.ID != "stub_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
+	if st, _ := ts.Fake.AddStub(stubs.Stub{Replies: []stubs.Reply{{Content: content}}}); st.ID != "stub_01"+string(core.AppendBase62(nil, 1, core.IDWidth)) {
 		t.Errorf("stub numbering after Reset: %s", st.ID)
 	}
 }
@@ -302,14 +304,14 @@ func TestStubsAreControlState(t *testing.T) {
 func TestStubsConcurrent(t *testing.T) {
 	ts := NewTestServer(t)
 	const n = 40
-	var counted []messages.Reply
+	var counted []stubs.Reply
 	for i := range n / 2 {
-		counted = append(counted, messages.Reply{Content: []map[string]any{{"type": "text", "text": fmt.Sprint("counted ", i)}}})
+		counted = append(counted, stubs.Reply{Content: []map[string]any{{"type": "text", "text": fmt.Sprint("counted ", i)}}})
 	}
-	if _, err := ts.Fake.AddStub(messages.Stub{Replies: counted}); err != nil {
+	if _, err := ts.Fake.AddStub(stubs.Stub{Replies: counted}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.Fake.AddStub(messages.Stub{Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": "forever"}}}}, Forever: true}); err != nil {
+	if _, err := ts.Fake.AddStub(stubs.Stub{Replies: []stubs.Reply{{Content: []map[string]any{{"type": "text", "text": "forever"}}}}, Forever: true}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -336,7 +338,7 @@ func TestStubsConcurrent(t *testing.T) {
 			mu.Lock()
 			seen[text]++
 			mu.Unlock()
-			if _, err := ts.Fake.AddStub(messages.Stub{Match: messages.StubMatch{Model: "never"}, Replies: counted[:1]}); err != nil {
+			if _, err := ts.Fake.AddStub(stubs.Stub{Match: stubs.StubMatch{Model: "never"}, Replies: counted[:1]}); err != nil {
 				t.Error(err)
 			}
 			ts.Fake.Stubs()
@@ -361,7 +363,7 @@ func TestEveryScenarioServesAsAStub(t *testing.T) {
 	for _, sc := range messages.ScenariosSection.In(fx.Sections).List {
 		t.Run(sc.Name, func(t *testing.T) {
 			viaStub, viaHeader := NewTestServer(t), NewTestServer(t)
-			if _, err := viaStub.Fake.AddStub(messages.Stub{Replies: []messages.Reply{sc.Response}, Times: 2}); err != nil {
+			if _, err := viaStub.Fake.AddStub(stubs.Stub{Replies: []stubs.Reply{sc.Response}, Times: 2}); err != nil {
 				t.Fatalf("the library's own response is refused as a stub: %v", err)
 			}
 			plain := create(t, viaStub, msgBody())
@@ -449,8 +451,8 @@ func TestStubNearMiss(t *testing.T) {
 			if err != nil || status != http.StatusOK {
 				t.Fatalf("POST /v1/messages = %d %v %s", status, err, data)
 			}
-			if got := h.Get(messages.HeaderStubNearMiss); got != c.want {
-				t.Errorf("%s = %q, want %q", messages.HeaderStubNearMiss, got, c.want)
+			if got := h.Get(stubs.HeaderStubNearMiss); got != c.want {
+				t.Errorf("%s = %q, want %q", stubs.HeaderStubNearMiss, got, c.want)
 			}
 			j := ts.Fake.Journal()
 			if e := j[len(j)-1]; e.Path != "/v1/messages" || e.StubNearMiss != c.want {

@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -78,7 +80,7 @@ func groupOf(t *testing.T, s *Server, key, model string) string {
 
 func stubTenTokens(t *testing.T, s *Server) {
 	t.Helper()
-	if _, err := s.AddStub(messages.Stub{Replies: []messages.Reply{{Content: []map[string]any{{"type": "text", "text": tenTokensText}}}}, Forever: true}); err != nil {
+	if _, err := s.AddStub(stubs.Stub{Replies: []stubs.Reply{{Content: []map[string]any{{"type": "text", "text": tenTokensText}}}}, Forever: true}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -347,13 +349,13 @@ func TestStubMemoryIsBounded(t *testing.T) {
 		grew := heapAfterGC() - before
 		t.Logf("10 stubs of %d bytes: %d stubs kept, the heap grew %.1f MiB", len(body), len(s.Stubs()), float64(grew)/(1<<20))
 		refused(t, last, cpu, "this server (or namespace)")
-		if grew > messages.StubMaxBytes+slack {
-			t.Errorf("the heap grew %.1f MiB, want at most %d MiB", float64(grew)/(1<<20), (messages.StubMaxBytes+slack)>>20)
+		if grew > stubs.StubMaxBytes+slack {
+			t.Errorf("the heap grew %.1f MiB, want at most %d MiB", float64(grew)/(1<<20), (stubs.StubMaxBytes+slack)>>20)
 		}
 	})
 	t.Run("all namespaces", func(t *testing.T) {
 		s := checked(t)
-		budget := s.srv.Cfg.Budget(messages.StubsBudget)
+		budget := s.srv.Cfg.Budget(stubs.StubsBudget)
 		budget.Limit = 24 << 20
 		body := stubBody(100_000 / 8)
 		before := heapAfterGC()

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -181,10 +183,10 @@ func (s *Server) Scenarios() []Scenario { return messages.ScenarioList(s.srv) }
 
 // Stubs returns the stubs not yet used up, in the order they are tried. The replies are copies:
 // changing them changes nothing in the server.
-func (s *Server) Stubs() []Stub { return messages.StubList(s.srv) }
+func (s *Server) Stubs() []Stub { return stubs.StubList(s.srv) }
 
 // ClearStubs removes every stub and returns how many there were.
-func (s *Server) ClearStubs() int { return messages.DropStubs(s.srv) }
+func (s *Server) ClearStubs() int { return stubs.DropStubs(s.srv) }
 
 // AddStub registers a stub and returns it with its ID. A stub that could not be served is an
 // error naming the field, as the control call answers it: a reply outside the message schema
@@ -192,7 +194,7 @@ func (s *Server) ClearStubs() int { return messages.DropStubs(s.srv) }
 // more than 1000 stubs at once or more memory than the stubs' bounds allow. Match and reply
 // content are copied; st.ID and st.Served are ignored.
 func (s *Server) AddStub(st Stub) (Stub, error) {
-	return messages.AddStubValue(s.srv, st)
+	return stubs.AddStubValue(s.srv, st)
 }
 
 // RateLimits returns whether rate limits are enforced and the buckets' levels now.

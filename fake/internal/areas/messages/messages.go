@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
@@ -107,9 +109,9 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 // choice is the reply the choose stage picked: a canned reply, the tape, or neither (the
 // scripted model, or the token counter).
 type choice struct {
-	reply *Reply    // a named scenario, a stub or a library scenario
-	stub  string    // the stub's id, for the journal
-	tape  *tapePick // the tape answers
+	reply *stubs.Reply // a named scenario, a stub or a library scenario
+	stub  string       // the stub's id, for the journal
+	tape  *tapePick    // the tape answers
 }
 
 // choose is the one owner of the reply's precedence, most explicit first:
@@ -132,7 +134,7 @@ func choose(s *core.Server, c *core.Call, req *request, tr tapeRequest) (choice,
 		return choice{reply: &req.scenario.Response}, nil
 	}
 	if canned {
-		r, id, err := StubsOf(s).Take(c, req.MessageRequest)
+		r, id, err := stubs.StubsOf(s).Take(c, req.MessageRequest)
 		if err != nil {
 			return choice{}, err
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
@@ -56,7 +58,7 @@ func (sc Scenario) clone() Scenario {
 // scenario is one canned response.
 type scenario struct {
 	Scenario
-	Response Reply `json:"response"`
+	Response stubs.Reply `json:"response"`
 }
 
 // matches reports whether the scenario's rule selects a request whose last user text is text.
@@ -177,7 +179,7 @@ func PtrValue[T any](p *T) T {
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil, its work charged to the request's meter work (generate); plan is the
 // request's cache plan, whose split its usage reports.
-func answerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan *CachePlan, r *Reply) (*wire.Message, error) {
+func answerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan *CachePlan, r *stubs.Reply) (*wire.Message, error) {
 	msg := &wire.Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -375,11 +377,11 @@ func (rec *Recording) checkEvents(k tapeKind) error {
 // checkReply holds a recorded message to the rules a stub's reply is held to (Reply.checkStop):
 // stop fields that agree with each other and with the content.
 func checkReply(msg *wire.Message, path string) error {
-	r := Reply{Content: msg.Content, StopSequence: msg.StopSequence, StopDetails: msg.StopDetails}
+	r := stubs.Reply{Content: msg.Content, StopSequence: msg.StopSequence, StopDetails: msg.StopDetails}
 	if msg.StopReason != nil {
 		r.StopReason = *msg.StopReason
 	}
-	if err := r.checkStop(""); err != nil {
+	if err := stubs.CheckStop(&r, ""); err != nil {
 		return recordingError(err, path)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -153,7 +155,7 @@ func replay(s *core.Server, c *core.Call, rec *Recording, req *wire.MessageReque
 		}), nil, nil
 	}
 	msg := *rec.Msg
-	msg.Content = cloneBlocks(msg.Content)
+	msg.Content = stubs.CloneBlocks(msg.Content)
 	msg.ID = s.IDs.Next("msg_")
 	setUsage(&msg, req, plan)
 	switch {

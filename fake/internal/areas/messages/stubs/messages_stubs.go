@@ -1,4 +1,4 @@
-package messages
+package stubs
 
 import (
 	"bytes"
@@ -405,17 +405,17 @@ func parseStub(data []byte) (*Stub, error) {
 		if r.StopReason == "" {
 			r.StopReason = defaultStopReason(r.Content)
 		}
-		if err := r.checkStop(fmt.Sprintf("replies.%d.", i)); err != nil {
+		if err := CheckStop(r, fmt.Sprintf("replies.%d.", i)); err != nil {
 			return nil, err
 		}
 	}
 	return st, nil
 }
 
-// checkStop holds the stop fields to what a real answer pairs them with (spec 2.9): a
+// CheckStop holds the stop fields to what a real answer pairs them with (spec 2.9): a
 // stop_sequence only when one stopped the reply, stop_details only on a refusal, and a
 // tool_use stop only with a tool call to make. The error names the field under path.
-func (r *Reply) checkStop(path string) error {
+func CheckStop(r *Reply, path string) error {
 	switch reason := r.StopReason; {
 	case reason == "stop_sequence" && r.StopSequence == nil:
 		return core.InvalidField(path+"stop_sequence", `field required with stop_reason "stop_sequence": the sequence that stopped the reply`)
@@ -485,15 +485,15 @@ func StubList(s *core.Server) []Stub {
 		out[i] = *st
 		out[i].Replies = make([]Reply, len(st.Replies))
 		for j, r := range st.Replies {
-			r.Content = cloneBlocks(r.Content)
+			r.Content = CloneBlocks(r.Content)
 			out[i].Replies[j] = r
 		}
 	}
 	return out
 }
 
-// cloneBlocks deep-copies content blocks, which hold only decoded JSON.
-func cloneBlocks(content []map[string]any) []map[string]any {
+// CloneBlocks deep-copies content blocks, which hold only decoded JSON.
+func CloneBlocks(content []map[string]any) []map[string]any {
 	var clone func(any) any
 	clone = func(v any) any {
 		switch v := v.(type) {
