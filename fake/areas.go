@@ -5,6 +5,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -25,7 +26,7 @@ func init() {
 		memory.Area,
 		messages.Area,
 		messages.ScenariosArea,
-		messages.CacheArea,
+		cache.CacheArea,
 		ratelimit.Area,
 		messages.ThreadsArea,
 		stubs.StubsArea,

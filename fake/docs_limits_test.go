@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
@@ -37,8 +39,8 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| beta values (":                        {ratelimit.Thousands(core.MaxBetaSteps) + " steps per request", fmt.Sprintf("per %d bytes", core.StepBytes), fmt.Sprintf("more than %d steps", core.MaxBetaSteps)},
 		"| matching a request against the stubs": {ratelimit.Thousands(stubs.MaxStubSteps) + " steps", fmt.Sprintf("%d bytes of text scanned one", core.StepBytes)},
 		"| an error message |":                   {fmt.Sprintf("quoted to %d bytes", core.MaxExcerpt), fmt.Sprintf("the whole message %d KiB", core.MaxErrorMessage>>10)},
-		"| prompt cache, per server":             {ratelimit.Thousands(messages.CacheMaxEntries) + " entries and " + mib(messages.CacheMaxBytes), "(" + ratelimit.Thousands(messages.CacheMaxFingerprints) + " fingerprints"},
-		"| the prompt caches of a server":        {"| " + mib(messages.CachesBytes) + " |", "one namespace's " + ratelimit.Thousands(messages.CacheMaxEntries) + " entries"},
+		"| prompt cache, per server":             {ratelimit.Thousands(cache.CacheMaxEntries) + " entries and " + mib(cache.CacheMaxBytes), "(" + ratelimit.Thousands(cache.CacheMaxFingerprints) + " fingerprints"},
+		"| the prompt caches of a server":        {"| " + mib(cache.CachesBytes) + " |", "one namespace's " + ratelimit.Thousands(cache.CacheMaxEntries) + " entries"},
 		"| a refused request body over":          {"over " + mib(core.ReleaseAfterBytes), "a refused " + mib(core.SnapshotBodyLimit) + " snapshot"},
 		"| journal |": {fmt.Sprintf("the last %s requests and at most %s; per entry %s of path and of query, %s per header value, %s of headers (in name order), a JSON body up to %s",
 			ratelimit.Thousands(core.JournalCap), mib(core.JournalBytes), kib(core.JournalURLCap), kib(core.JournalValueCap), kib(core.JournalHeadersCap), kib(core.JournalBodyCap))},

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 )
@@ -13,7 +14,7 @@ import (
 type ContentBlock = map[string]any
 
 // CacheEntry is one live prompt-cache entry, as GET /_fake/cache lists it.
-type CacheEntry = messages.CacheEntry
+type CacheEntry = cache.CacheEntry
 
 // Diagnostics is the diagnostics field of a message: nil (null) when the request asked for none,
 // sent previous_message_id null, or diverged nowhere.

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
@@ -172,11 +174,11 @@ func CheckSnapshotDir(dir string) error { return core.CheckSnapshotDir(dir) }
 func Epoch() time.Time { return core.Epoch() }
 
 // CacheEntries lists the server's live prompt-cache entries, soonest expiry first (then by key).
-func (s *Server) CacheEntries() []CacheEntry { return messages.CacheEntries(s.srv) }
+func (s *Server) CacheEntries() []CacheEntry { return cache.CacheEntries(s.srv) }
 
 // ClearCache drops every prompt-cache entry and diagnostics fingerprint of the server, and
 // returns how many live entries there were.
-func (s *Server) ClearCache() int { return messages.DropCache(s.srv) }
+func (s *Server) ClearCache() int { return cache.DropCache(s.srv) }
 
 // Scenarios lists the scenario library in file order (GET /_fake/messages/scenarios).
 func (s *Server) Scenarios() []Scenario { return messages.ScenarioList(s.srv) }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
@@ -31,7 +33,7 @@ type request struct {
 	tape tapeRequest
 	// layout is the request laid out by the one walk of its blocks: its input-token count and
 	// the cache's positions, breakpoints and, when the request may use the cache, keys.
-	layout *cacheLayout
+	layout *cache.CacheLayout
 	// scenario is the scenario the Fake-Scenario header names; nil without the header.
 	scenario *scenario
 	// thread is the request's message thread (messages_threads.go); nil without one.
@@ -55,10 +57,10 @@ func createMessage(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	defer req.thread.done() // a continue is in flight until it is answered
-	plan := planCache(s, c, req.MessageRequest, req.layout)
+	plan := cache.PlanCache(s, c, req.MessageRequest, req.layout)
 	// Rate limits (when enforced) admit the request here, and only here, before anything answers
 	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
-	adm, err := ratelimit.Admit(s, c, req.Model, plan.inputUsage(), false)
+	adm, err := ratelimit.Admit(s, c, req.Model, plan.InputUsage(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +96,10 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 	}
 	adm.ChargeOutput(0)
 	if ch, _ := choose(s, c, nil, req.tape); ch.tape != nil { // without a request, no error
-		v, _, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.total, nil, false)
+		v, _, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, nil, false)
 		return v, err
 	}
-	n := req.layout.total
+	n := req.layout.Total
 	// context_management reports the count before any context edit; the fake applies none.
 	var cm any
 	if req.HasContextManagement() {
@@ -171,9 +173,9 @@ func (r answered) output() int {
 
 // answer is the answer stage: the message built from the chosen reply (or the scripted
 // model's), or the tape's answer.
-func answerRequest(s *core.Server, c *core.Call, req *request, plan *CachePlan, ch choice) (answered, error) {
+func answerRequest(s *core.Server, c *core.Call, req *request, plan *cache.CachePlan, ch choice) (answered, error) {
 	if ch.tape != nil {
-		v, msg, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.total, plan, req.Stream)
+		v, msg, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
 	msg, err := answerWith(s, c.Meter(model.MaxGenSteps), req.MessageRequest, plan, ch.reply)
@@ -188,7 +190,7 @@ func answerRequest(s *core.Server, c *core.Call, req *request, plan *CachePlan, 
 
 // commit is the commit stage: the cache plan's writes under the answer's id, the conversation
 // the thread keeps, and the stub the journal names. A taped answer keeps no thread.
-func commit(s *core.Server, c *core.Call, req *request, plan *CachePlan, ch choice, r answered) {
+func commit(s *core.Server, c *core.Call, req *request, plan *cache.CachePlan, ch choice, r answered) {
 	if r.msg != nil {
 		plan.Commit(r.msg.ID)
 	}
@@ -310,7 +312,7 @@ func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error
 	// The one walk of the blocks: the input-token count and the cache layout. count_tokens
 	// checks the cache_control markers as Messages does, but never caches, so it needs no keys.
 	var err error
-	if req.layout, err = layoutRequest(s, c, req.MessageRequest, create); err != nil {
+	if req.layout, err = cache.LayoutRequest(s, c, req.MessageRequest, create); err != nil {
 		return err
 	}
 	// An unknown Fake-Scenario is the request's own error, whatever else it asks (max_tokens 0

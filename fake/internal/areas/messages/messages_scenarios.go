@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
@@ -179,7 +181,7 @@ func PtrValue[T any](p *T) T {
 // answerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil, its work charged to the request's meter work (generate); plan is the
 // request's cache plan, whose split its usage reports.
-func answerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan *CachePlan, r *stubs.Reply) (*wire.Message, error) {
+func answerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan *cache.CachePlan, r *stubs.Reply) (*wire.Message, error) {
 	msg := &wire.Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
@@ -244,14 +246,14 @@ func answeredContent(content []map[string]any) []map[string]any {
 // neither reads nor writes); output tokens from the content; one server tool request per
 // server_tool_use block; and the diagnostics the plan found. It changes nothing: the commit stage
 // writes the plan.
-func setUsage(msg *wire.Message, req *wire.MessageRequest, p *CachePlan) {
+func setUsage(msg *wire.Message, req *wire.MessageRequest, p *cache.CachePlan) {
 	msg.Usage = wire.Usage{}
-	msg.Usage.InputTokens = p.input
-	msg.Usage.CacheReadInputTokens = p.read
-	msg.Usage.CacheCreationInputTokens = p.creation()
-	msg.Usage.CacheCreation.Ephemeral5m = p.write5m
-	msg.Usage.CacheCreation.Ephemeral1h = p.write1h
-	msg.Diagnostics = p.diagnosis
+	msg.Usage.InputTokens = p.Input
+	msg.Usage.CacheReadInputTokens = p.Read
+	msg.Usage.CacheCreationInputTokens = p.Creation()
+	msg.Usage.CacheCreation.Ephemeral5m = p.Write5m
+	msg.Usage.CacheCreation.Ephemeral1h = p.Write1h
+	msg.Diagnostics = p.Diagnosis
 	msg.Usage.OutputTokens = model.OutputTokens(msg.Content) + req.OmittedThinking
 	msg.Usage.ServiceTier = "standard" // auto and standard_only alike: the fake has no priority capacity
 	msg.Usage.InferenceGeo = cmp.Or(req.InferenceGeo, admin.DefaultResidency.DefaultInferenceGeo)

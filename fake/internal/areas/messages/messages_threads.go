@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -97,7 +99,7 @@ type threadOwner struct{ org, workspace string }
 
 // ownerOf is the owner of the threads the request creates and the one it may continue.
 func ownerOf(c *core.Call) threadOwner {
-	o := threadOwner{workspace: workspaceID(c)}
+	o := threadOwner{workspace: cache.WorkspaceID(c)}
 	if c.Org != nil {
 		o.org = c.Org.ID
 	}
@@ -378,8 +380,8 @@ func trimThreads(srv *core.Server) {
 func stripMessages(messages []any, from int) []any {
 	out := slices.Clone(messages)
 	for i := from; i < len(out); i++ {
-		if hasCacheControl(out[i]) {
-			out[i] = stripCacheControl(out[i])
+		if cache.HasCacheControl(out[i]) {
+			out[i] = cache.StripCacheControl(out[i])
 		}
 	}
 	return out

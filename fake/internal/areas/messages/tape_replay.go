@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
@@ -77,7 +79,7 @@ func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
 
 // answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
 // message the fake numbered, for the commit stage (nil otherwise).
-func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *wire.MessageRequest, inputTokens int, plan *CachePlan, stream bool) (any, *wire.Message, error) {
+func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *wire.MessageRequest, inputTokens int, plan *cache.CachePlan, stream bool) (any, *wire.Message, error) {
 	switch {
 	case pick.miss != nil:
 		return nil, nil, pick.miss
@@ -104,7 +106,7 @@ func fromTape(s *core.Server, c *core.Call) (any, bool, error) {
 // usage (the input tokens count_tokens counts, split by the request's cache plan, which the
 // commit stage then writes; output tokens from the content); so does count_tokens, whose
 // recording only tells the request was expected.
-func replay(s *core.Server, c *core.Call, rec *Recording, req *wire.MessageRequest, inputTokens int, plan *CachePlan, stream bool) (any, *wire.Message, error) {
+func replay(s *core.Server, c *core.Call, rec *Recording, req *wire.MessageRequest, inputTokens int, plan *cache.CachePlan, stream bool) (any, *wire.Message, error) {
 	resp := rec.Response
 	for k, v := range resp.Headers {
 		if !strings.EqualFold(k, "request-id") && !strings.EqualFold(k, "content-type") {

@@ -1,4 +1,4 @@
-package messages
+package cache
 
 import (
 	"bytes"
@@ -291,13 +291,13 @@ type cacheMark struct {
 	path string // the cache_control's field path
 }
 
-// cacheLayout is a request laid out for the cache.
-type cacheLayout struct {
+// CacheLayout is a request laid out for the cache.
+type CacheLayout struct {
 	blocks []cachePos
 	keys   []CacheKey  // with keyed: the prefix key through each block
 	n      int         // the blocks laid out (kept in blocks or not)
 	marks  []cacheMark // in render order
-	total  int         // what count_tokens reports
+	Total  int         // what count_tokens reports
 	hashed bool
 	model  string // with hashed: the resolved model the keys are for
 	fp     *CacheFingerprint
@@ -319,8 +319,8 @@ type cacheContext struct {
 // checks its cache_control markers: the placement, count, TTL order and empty-block errors are
 // 400s naming the field. With keyed set, every block also gets its prefix key and the layout the
 // diagnostics fingerprint.
-func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cacheLayout, error) {
-	l := &cacheLayout{hashed: keyed}
+func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*CacheLayout, error) {
+	l := &CacheLayout{hashed: keyed}
 	body := req.Raw
 	var h hashWriter
 	if keyed {
@@ -343,14 +343,14 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 			pos++
 		}
 		lastRun = run
-		l.total += pending + tokens
+		l.Total += pending + tokens
 		pending = 0
 		l.n++
 		if keyed {
 			l.keys = append(l.keys, h.sum())
 		}
 		if keep {
-			l.blocks = append(l.blocks, cachePos{cum: l.total, pos: pos, eligible: eligible})
+			l.blocks = append(l.blocks, cachePos{cum: l.Total, pos: pos, eligible: eligible})
 		}
 	}
 	// The fingerprint's hashes of each level, for diagnostics only.
@@ -376,7 +376,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 	}
 	if keyed {
 		h.str("speed", ctx.speed)
-		l.fp.toolsEnd = l.total
+		l.fp.toolsEnd = l.Total
 		if fingerprint {
 			l.fp.tools = sumOf(tfp)
 		}
@@ -413,7 +413,7 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 	}
 	if keyed {
 		h.str("messages", ctx.messages)
-		l.fp.systemEnd = l.total
+		l.fp.systemEnd = l.Total
 		if fingerprint {
 			l.fp.system = sumOf(sfp)
 		}
@@ -484,15 +484,15 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*cach
 		}
 		if fingerprint {
 			l.fp.Messages = append(l.fp.Messages, sumOf(mh))
-			l.fp.MessageCum = append(l.fp.MessageCum, l.total)
+			l.fp.MessageCum = append(l.fp.MessageCum, l.Total)
 		}
 	}
 	// The uncached tail: what follows the messages in no block, and the parameters that are not
 	// positions (tool_choice, thinking, output_config) but are part of the messages level's key.
-	l.total += pending
+	l.Total += pending
 	for _, f := range []string{"tool_choice", "thinking", "output_config"} {
 		if v, ok := body[f]; ok {
-			l.total += model.CountValue(f, v)
+			l.Total += model.CountValue(f, v)
 		}
 	}
 	if keyed {
@@ -525,7 +525,7 @@ func marked(b any) bool {
 
 // mark records the breakpoint a marked block's cache_control sets, at the last block laid out;
 // path is the block's field path.
-func (l *cacheLayout) mark(b any, path string) {
+func (l *CacheLayout) mark(b any, path string) {
 	cc := b.(map[string]any)["cache_control"].(map[string]any)
 	m := cacheMark{at: l.n - 1, ttl: ttlOf(cc), path: path + ".cache_control"}
 	l.marks = append(l.marks, m)
@@ -554,7 +554,7 @@ func ttlName(d time.Duration) string {
 // automatic applies the top-level cache_control: a breakpoint at the last eligible block,
 // walking back past thinking and empty text; none eligible skips it. A block that already has
 // one of the same TTL is left as it is; of another TTL it is a 400.
-func (l *cacheLayout) automatic(v any) error {
+func (l *CacheLayout) automatic(v any) error {
 	cc, _ := v.(map[string]any)
 	if cc == nil {
 		return nil
@@ -588,33 +588,33 @@ func (l *cacheLayout) automatic(v any) error {
 type CachePlan struct {
 	Start                  time.Time
 	total                  int // count_tokens's figure
-	read, write1h, write5m int
-	input                  int
+	Read, Write1h, Write5m int
+	Input                  int
 	Writes                 []CachedPrefix
 	hits                   []CacheKey
 	Fp                     *CacheFingerprint
-	// diagnosis is the diagnostics field of the answer: nil when the request asked for none.
-	diagnosis *wire.Diagnostics
+	// Diagnosis is the diagnostics field of the answer: nil when the request asked for none.
+	Diagnosis *wire.Diagnostics
 	Store     *CacheStore
 	Srv       *core.Server // the server (or namespace) whose store it is
 }
 
-// creation is cache_creation_input_tokens.
-func (p *CachePlan) creation() int { return p.write1h + p.write5m }
+// Creation is cache_creation_input_tokens.
+func (p *CachePlan) Creation() int { return p.Write1h + p.Write5m }
 
-// inputUsage is what rate limits count of the request's input (ratelimit.go).
-func (p *CachePlan) inputUsage() ratelimit.InputUsage {
-	return ratelimit.InputUsage{Input: p.input, CacheCreation: p.creation(), CacheRead: p.read}
+// InputUsage is what rate limits count of the request's input (ratelimit.go).
+func (p *CachePlan) InputUsage() ratelimit.InputUsage {
+	return ratelimit.InputUsage{Input: p.Input, CacheCreation: p.Creation(), CacheRead: p.Read}
 }
 
-// layoutRequest is the parse stage's one walk of the request's blocks (layoutCache): it counts
+// LayoutRequest is the parse stage's one walk of the request's blocks (layoutCache): it counts
 // the input tokens, lays the request out and refuses misplaced cache_control. A create that may
 // use the cache (it asks for diagnostics, or its body may hold a cache_control) is also keyed:
 // each block gets its prefix key. A request without breakpoints and without diagnostics is only
 // counted: it can neither read nor write, and its fingerprint is not kept (a later request naming
 // it is answered previous_message_not_found, as the platform answers when the earlier turn did
 // not ask for diagnostics). Only the others pay for hashing.
-func layoutRequest(s *core.Server, c *core.Call, req *wire.MessageRequest, create bool) (*cacheLayout, error) {
+func LayoutRequest(s *core.Server, c *core.Call, req *wire.MessageRequest, create bool) (*CacheLayout, error) {
 	_, diagnose := req.Raw["diagnostics"].(map[string]any)
 	if !create || (!diagnose && !mayMark(req.Body)) {
 		return layoutCache(req, nil, false)
@@ -624,16 +624,16 @@ func layoutRequest(s *core.Server, c *core.Call, req *wire.MessageRequest, creat
 	return layoutCache(req, ctx, true)
 }
 
-// planCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
+// PlanCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
 // the writes once the request has been admitted and answered), and splits the input tokens the
 // parse stage counted into what the cache reads, what it writes and the rest.
-func planCache(s *core.Server, c *core.Call, req *wire.MessageRequest, l *cacheLayout) *CachePlan {
+func PlanCache(s *core.Server, c *core.Call, req *wire.MessageRequest, l *CacheLayout) *CachePlan {
 	start := s.Now()
 	if !l.hashed {
-		return &CachePlan{Start: start, total: l.total, input: l.total}
+		return &CachePlan{Start: start, total: l.Total, Input: l.Total}
 	}
 	store := cacheOf(c.St, s.Cfg.Budget(CacheBudget))
-	p := &CachePlan{Start: start, total: l.total, Store: store, Srv: s}
+	p := &CachePlan{Start: start, total: l.Total, Store: store, Srv: s}
 	d, diagnose := req.Raw["diagnostics"].(map[string]any)
 	if diagnose {
 		p.Fp = l.fp
@@ -671,10 +671,10 @@ func planCache(s *core.Server, c *core.Call, req *wire.MessageRequest, l *cacheL
 		p.Writes = append(p.Writes, CachedPrefix{Key: l.keys[m.at], Org: l.fp.org, workspace: l.fp.workspace, Model: l.model,
 			Tokens: blk.cum, Ttl: m.ttl})
 	}
-	p.read, p.write1h, p.write5m, p.input = a, b-a, cum-b, l.total-cum
+	p.Read, p.Write1h, p.Write5m, p.Input = a, b-a, cum-b, l.Total-cum
 	l.fp.cached = cum
 	if diagnose {
-		p.diagnosis = store.diagnose(d["previous_message_id"], l.fp)
+		p.Diagnosis = store.diagnose(d["previous_message_id"], l.fp)
 	}
 	return p
 }
@@ -687,7 +687,7 @@ func mayMark(data []byte) bool {
 
 // cacheContext is the part of the keys that comes from the credential and the parameters.
 func newCacheContext(s *core.Server, c *core.Call, req *wire.MessageRequest) *cacheContext {
-	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: workspaceID(c)}
+	ctx := &cacheContext{model: req.Model, speed: cmp.Or(req.Speed, "standard"), workspace: WorkspaceID(c)}
 	if m := models.Find(c.St.Fx, req.Model); m != nil {
 		ctx.model = m.ID
 	}
@@ -711,8 +711,8 @@ func newCacheContext(s *core.Server, c *core.Call, req *wire.MessageRequest) *ca
 	return ctx
 }
 
-// workspaceID is the workspace of the request's credential: "" for the default workspace.
-func workspaceID(c *core.Call) string {
+// WorkspaceID is the workspace of the request's credential: "" for the default workspace.
+func WorkspaceID(c *core.Call) string {
 	if c.Cred == nil {
 		return ""
 	}
@@ -813,46 +813,46 @@ func sumOf(h hash.Hash) CacheKey {
 
 // writeCanon writes the canonical JSON of v without any cache_control, at any depth.
 func writeCanon(h hash.Hash, v any) {
-	data, _ := json.Marshal(stripCacheControl(v))
+	data, _ := json.Marshal(StripCacheControl(v))
 	h.Write(data)
 	h.Write([]byte{0})
 }
 
-func stripCacheControl(v any) any {
+func StripCacheControl(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
-		if !hasCacheControl(v) {
+		if !HasCacheControl(v) {
 			return v
 		}
 		out := make(map[string]any, len(v))
 		for k, x := range v {
 			if k != "cache_control" {
-				out[k] = stripCacheControl(x)
+				out[k] = StripCacheControl(x)
 			}
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
-			out[i] = stripCacheControl(x)
+			out[i] = StripCacheControl(x)
 		}
 		return out
 	}
 	return v
 }
 
-// hasCacheControl reports whether m carries a cache_control at any depth.
-func hasCacheControl(v any) bool {
+// HasCacheControl reports whether m carries a cache_control at any depth.
+func HasCacheControl(v any) bool {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			if k == "cache_control" || hasCacheControl(x) {
+			if k == "cache_control" || HasCacheControl(x) {
 				return true
 			}
 		}
 	case []any:
 		for _, x := range v {
-			if hasCacheControl(x) {
+			if HasCacheControl(x) {
 				return true
 			}
 		}

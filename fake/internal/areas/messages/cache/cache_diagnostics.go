@@ -1,4 +1,4 @@
-package messages
+package cache
 
 import "github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
