@@ -7,6 +7,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
@@ -28,7 +29,7 @@ func init() {
 		messages.ScenariosArea,
 		cache.CacheArea,
 		ratelimit.Area,
-		messages.ThreadsArea,
+		threads.ThreadsArea,
 		stubs.StubsArea,
 		messages.TapeArea,
 	)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -112,7 +112,7 @@ func FuzzThreadContinue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, who uint8, body string) {
 		s := fuzzServer(t)
 		header := func(key string) []string {
-			return []string{"X-Api-Key", key, "vendor-version", core.APIVersion, "anthropic-beta", messages.BetaMessageThreads, "Content-Type", "application/json"}
+			return []string{"X-Api-Key", key, "vendor-version", core.APIVersion, "anthropic-beta", threads.BetaMessageThreads, "Content-Type", "application/json"}
 		}
 		w := send(t, s, http.MethodPost, "/v1/messages", `{"model":"`+testModel+`","max_tokens":5,"thread":{"type":"create"},"system":"owner only","messages":[{"role":"user","content":"Hi"}]}`, header(keys[0])...)
 		prev := gjson.Get(w.Body.String(), "id").String()

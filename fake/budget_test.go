@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -86,10 +86,10 @@ func TestHeldSizeMatchesTheHeap(t *testing.T) {
 // stubs' never passed its limit (a reservation is all or nothing). Run with -race.
 func TestSharedBudgetsUnderConcurrency(t *testing.T) {
 	s := New()
-	s.srv.Cfg.Budget(stubs.StubsBudget).Limit, s.srv.Cfg.Budget(messages.ThreadBudget).Limit = 64<<10, 64<<10
+	s.srv.Cfg.Budget(stubs.StubsBudget).Limit, s.srv.Cfg.Budget(threads.ThreadBudget).Limit = 64<<10, 64<<10
 	stub := `{"replies":[{"content":[{"type":"text","text":"` + strings.Repeat("s", 4000) + `"}]}]}`
 	thread := `{"model":"` + testModel + `","max_tokens":5,"thread":{"type":"create"},"system":"` + strings.Repeat("y", 6000) + `","messages":[{"role":"user","content":"Hi"}]}`
-	header := []string{"X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion, "anthropic-beta", messages.BetaMessageThreads, "Content-Type", "application/json"}
+	header := []string{"X-Api-Key", core.DefaultAPIKey, "vendor-version", core.APIVersion, "anthropic-beta", threads.BetaMessageThreads, "Content-Type", "application/json"}
 	var peak atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -121,26 +121,26 @@ func TestSharedBudgetsUnderConcurrency(t *testing.T) {
 	if p := peak.Load(); p > s.srv.Cfg.Budget(stubs.StubsBudget).Limit {
 		t.Errorf("the stubs' budget reached %d, over its limit %d", p, s.srv.Cfg.Budget(stubs.StubsBudget).Limit)
 	}
-	stubBytes, threads := stubs.StubsOf(s.srv).Bytes, 0
-	if st := messages.ThreadStores.In(s.srv.State().Stores).Built(); st != nil {
-		threads += st.Bytes
+	stubBytes, threadBytes := stubs.StubsOf(s.srv).Bytes, 0
+	if st := threads.ThreadStores.In(s.srv.State().Stores).Built(); st != nil {
+		threadBytes += st.Bytes
 	}
 	for _, info := range s.Namespaces() {
 		ns, _ := s.Namespace(info.Name)
 		stubBytes += stubs.StubsOf(ns.srv).Bytes
-		if st := messages.ThreadStores.In(ns.srv.State().Stores).Built(); st != nil {
-			threads += st.Bytes
+		if st := threads.ThreadStores.In(ns.srv.State().Stores).Built(); st != nil {
+			threadBytes += st.Bytes
 		}
 	}
 	if got := s.srv.Cfg.Budget(stubs.StubsBudget).Bytes.Load(); got != int64(stubBytes) {
 		t.Errorf("the stubs' budget counts %d, the stores hold %d", got, stubBytes)
 	}
-	if got := s.srv.Cfg.Budget(messages.ThreadBudget).Bytes.Load(); got != int64(threads) || got > s.srv.Cfg.Budget(messages.ThreadBudget).Limit {
-		t.Errorf("the threads' budget counts %d, the stores hold %d (limit %d)", got, threads, s.srv.Cfg.Budget(messages.ThreadBudget).Limit)
+	if got := s.srv.Cfg.Budget(threads.ThreadBudget).Bytes.Load(); got != int64(threadBytes) || got > s.srv.Cfg.Budget(threads.ThreadBudget).Limit {
+		t.Errorf("the threads' budget counts %d, the stores hold %d (limit %d)", got, threadBytes, s.srv.Cfg.Budget(threads.ThreadBudget).Limit)
 	}
 	s.ClearNamespaces()
 	s.Reset()
-	if a, b := s.srv.Cfg.Budget(stubs.StubsBudget).Bytes.Load(), s.srv.Cfg.Budget(messages.ThreadBudget).Bytes.Load(); a != 0 || b != 0 {
+	if a, b := s.srv.Cfg.Budget(stubs.StubsBudget).Bytes.Load(), s.srv.Cfg.Budget(threads.ThreadBudget).Bytes.Load(); a != 0 || b != 0 {
 		t.Errorf("with every namespace dropped and the server reset, the budgets count %d and %d, want 0", a, b)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
@@ -47,8 +49,8 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| coverage (": {fmt.Sprintf("%d distinct invalid reasons, each with its field cut to %d bytes and its example to %d; the request schema's fields to a depth of %d",
 			core.MaxReasons, core.MaxReasonField, core.MaxReasonSample, core.MaxFieldWords)},
 		"| namespaces |":                     {"| " + ratelimit.Thousands(core.DefaultMaxNamespaces) + " (`-max-namespaces`) |"},
-		"| message threads, per server":      {ratelimit.Thousands(messages.ThreadMaxCount) + " threads and " + mib(messages.ThreadMaxBytes) + " of memory kept"},
-		"| the message threads of a server":  {"| " + mib(messages.ThreadsBytes) + " of memory kept |"},
+		"| message threads, per server":      {ratelimit.Thousands(threads.ThreadMaxCount) + " threads and " + mib(threads.ThreadMaxBytes) + " of memory kept"},
+		"| the message threads of a server":  {"| " + mib(threads.ThreadsBytes) + " of memory kept |"},
 		"| a thread continue's whole":        {ratelimit.Thousands(wire.MaxMessages) + " messages"},
 		"| stubs, per server or namespace |": {ratelimit.Thousands(stubs.MaxStubs) + " stubs and " + mib(stubs.StubMaxBytes) + " of memory kept", "at most " + stubs.Mebibytes(stubs.StubMaxBytes) + " together"},
 		"| the stubs of a server":            {"| " + mib(stubs.StubsBytes) + " of memory kept |"},

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -42,12 +42,12 @@ func TestThreadFingerprintComparesValues(t *testing.T) {
 		`,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"ok"},{"role":"user","content":"More"}]}`)
 	whole := gjson.GetBytes(wholeOut, "error.message").String()
 	status, out := cont(`{"budget_tokens":1024.0,"type":"enabled"}`, servers)
-	if status != wholeStatus || out.Get("error.message").String() != whole || out.Get("error.details.error_code").String() == messages.ThreadFingerprintMismatch {
+	if status != wholeStatus || out.Get("error.message").String() != whole || out.Get("error.details.error_code").String() == threads.ThreadFingerprintMismatch {
 		t.Fatalf("budget_tokens 1024.0: %d %s; want the whole conversation's answer, %d %q", status, out.Raw, wholeStatus, whole)
 	}
 	status, out = cont(`{"budget_tokens":1025,"type":"enabled"}`, servers)
-	if status != http.StatusBadRequest || out.Get("error.details.error_code").String() != messages.ThreadFingerprintMismatch {
-		t.Fatalf("another budget: %d %s, want 400 %s", status, out.Raw, messages.ThreadFingerprintMismatch)
+	if status != http.StatusBadRequest || out.Get("error.details.error_code").String() != threads.ThreadFingerprintMismatch {
+		t.Fatalf("another budget: %d %s, want 400 %s", status, out.Raw, threads.ThreadFingerprintMismatch)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -18,7 +20,7 @@ import (
 )
 
 // threadBeta is the header pair of a threaded request.
-var threadBeta = []string{"anthropic-beta", messages.BetaMessageThreads}
+var threadBeta = []string{"anthropic-beta", threads.BetaMessageThreads}
 
 func threadCreate() map[string]any { return map[string]any{"type": "create"} }
 
@@ -209,25 +211,25 @@ func TestThreadErrors(t *testing.T) {
 	check("system on continue", msgBody("thread", threadContinue(id), "system", "Be brief."), threadBeta, 400, core.ErrInvalidRequest, "", "system: cannot be sent with thread.type \"continue\"")
 	check("tools on continue", msgBody("thread", threadContinue(id), "tools", loopTools), threadBeta, 400, core.ErrInvalidRequest, "", "tools: cannot be sent")
 	check("continue without previous_message_id", msgBody("thread", map[string]any{"type": "continue"}), threadBeta, 400, core.ErrInvalidRequest, "", "thread")
-	check("unknown id", msgBody("thread", threadContinue("msg_nope")), threadBeta, 404, core.ErrNotFound, messages.ThreadNotFound,
+	check("unknown id", msgBody("thread", threadContinue("msg_nope")), threadBeta, 404, core.ErrNotFound, threads.ThreadNotFound,
 		"thread.previous_message_id: no thread holds message \"msg_nope\"")
 	got := check("fingerprint", msgBody("thread", threadContinue(id), "model", "assistant-mythos-preview", "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}), threadBeta,
-		400, core.ErrInvalidRequest, messages.ThreadFingerprintMismatch, "thread.previous_message_id: this request differs from the thread in fields that must stay the same: model")
+		400, core.ErrInvalidRequest, threads.ThreadFingerprintMismatch, "thread.previous_message_id: this request differs from the thread in fields that must stay the same: model")
 	if want := `model (the thread has "assistant-opus-4-7", this request sends "assistant-mythos-preview"); thinking (the thread has null, this request sends {"budget_tokens":1024,"type":"enabled"})`; !strings.HasSuffix(got.Get("error.message").String(), want) {
 		t.Errorf("fingerprint message %q, want it to end %q", got.Get("error.message").String(), want)
 	}
 	got = check("unsupported", msgBody("thread", threadCreate(), "context_management", map[string]any{"edits": []any{}}, "fallbacks", []any{map[string]any{"model": "assistant-mythos-preview"}}), threadBeta,
-		400, core.ErrInvalidRequest, messages.ThreadUnsupportedRequest, "thread: message threads do not support context_management, fallbacks")
+		400, core.ErrInvalidRequest, threads.ThreadUnsupportedRequest, "thread: message threads do not support context_management, fallbacks")
 	if u := got.Get("error.details.unsupported").Raw; u != `["context_management","fallbacks"]` {
 		t.Errorf("unsupported %s", u)
 	}
-	got = check("pre-warm", msgBody("thread", threadCreate(), "max_tokens", 0), threadBeta, 400, core.ErrInvalidRequest, messages.ThreadUnsupportedRequest, "thread: message threads do not support max_tokens")
+	got = check("pre-warm", msgBody("thread", threadCreate(), "max_tokens", 0), threadBeta, 400, core.ErrInvalidRequest, threads.ThreadUnsupportedRequest, "thread: message threads do not support max_tokens")
 	if u := got.Get("error.details.unsupported").Raw; u != `["max_tokens"]` {
 		t.Errorf("unsupported %s", u)
 	}
 	// None of the refusals used the thread up: it continues once, then no more.
 	second := create(t, ts, msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta...)
-	check("second continue", msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta, 400, core.ErrInvalidRequest, messages.ThreadAlreadyContinued,
+	check("second continue", msgBody("thread", threadContinue(id), "messages", userTurn("More?")), threadBeta, 400, core.ErrInvalidRequest, threads.ThreadAlreadyContinued,
 		"thread.previous_message_id: message \""+id+"\" was already continued; continue from the thread's latest reply, \""+second.Get("id").String()+"\"")
 	// An ordinary error has no details: the envelope is byte for byte as before.
 	status, out := postMessages(t, ts, "/v1/messages", msgBody("max_tokens", -1))
@@ -278,12 +280,12 @@ func TestThreadContinueInFlight(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(mustJSON(t, msgBody("thread", threadContinue(id), "stream", true))))
 		r.Header.Set("X-Api-Key", "test-api-key")
 		r.Header.Set("vendor-version", core.APIVersion)
-		r.Header.Set("anthropic-beta", messages.BetaMessageThreads)
+		r.Header.Set("anthropic-beta", threads.BetaMessageThreads)
 		ts.Fake.ServeHTTP(held, r)
 	}()
 	<-held.started // the stream's first event is being written, and waits
 	st, _, got := threadPost(t, ts, msgBody("thread", threadContinue(id)))
-	if st != 400 || got.Get("error.details.error_code").String() != messages.ThreadContinueInFlight {
+	if st != 400 || got.Get("error.details.error_code").String() != threads.ThreadContinueInFlight {
 		t.Errorf("during the stream: %d %s", st, got.Raw)
 	}
 	close(held.release)
@@ -292,7 +294,7 @@ func TestThreadContinueInFlight(t *testing.T) {
 		t.Fatalf("held stream: %s", held.body.String())
 	}
 	st, _, got = threadPost(t, ts, msgBody("thread", threadContinue(id)))
-	if st != 400 || got.Get("error.details.error_code").String() != messages.ThreadAlreadyContinued {
+	if st != 400 || got.Get("error.details.error_code").String() != threads.ThreadAlreadyContinued {
 		t.Errorf("after the stream: %d %s", st, got.Raw)
 	}
 	// A refused continue is no longer in flight: the next one is answered.
@@ -394,12 +396,12 @@ func TestThreadBounds(t *testing.T) {
 	second := create(t, ts, msgBody("thread", threadCreate()), threadBeta...).Get("id").String()
 	// Continuing the first makes the second the least recently used.
 	first = create(t, ts, msgBody("thread", threadContinue(first)), threadBeta...).Get("id").String()
-	for range messages.ThreadMaxCount - 1 {
+	for range threads.ThreadMaxCount - 1 {
 		create(t, ts, msgBody("thread", threadCreate()), threadBeta...)
 	}
-	st := messages.ThreadsOf(ts.Fake.srv.State(), ts.Fake.srv.Cfg.Budget(messages.ThreadBudget))
-	if n := st.Lru.Len(); n != messages.ThreadMaxCount {
-		t.Errorf("%d threads kept, want %d", n, messages.ThreadMaxCount)
+	st := threads.ThreadsOf(ts.Fake.srv.State(), ts.Fake.srv.Cfg.Budget(threads.ThreadBudget))
+	if n := st.Lru.Len(); n != threads.ThreadMaxCount {
+		t.Errorf("%d threads kept, want %d", n, threads.ThreadMaxCount)
 	}
 	if s, _, got := threadPost(t, ts, msgBody("thread", threadContinue(second))); s != 404 {
 		t.Errorf("the least recently used: %d %s", s, got.Raw)
@@ -408,12 +410,12 @@ func TestThreadBounds(t *testing.T) {
 		t.Errorf("the recently used: %d %s", s, got.Raw)
 	}
 	// A conversation larger than the byte bound is answered but not kept.
-	big := strings.Repeat("word ", messages.ThreadMaxBytes/5+1)
+	big := strings.Repeat("word ", threads.ThreadMaxBytes/5+1)
 	id := create(t, ts, msgBody("messages", userTurn(big), "thread", threadCreate(), "max_tokens", 5), threadBeta...).Get("id").String()
 	if s, _, got := threadPost(t, ts, msgBody("thread", threadContinue(id))); s != 404 {
 		t.Errorf("over the byte bound: %d %s", s, got.Raw)
 	}
-	if st.Bytes > messages.ThreadMaxBytes || st.Lru.Len() > messages.ThreadMaxCount {
+	if st.Bytes > threads.ThreadMaxBytes || st.Lru.Len() > threads.ThreadMaxCount {
 		t.Errorf("store holds %d bytes in %d threads", st.Bytes, st.Lru.Len())
 	}
 }

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -243,7 +243,7 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 	}
 	const slack = 8 << 20 // the server's other state, the last request's garbage in flight
 	body := schemaThread(15_000)
-	header := append(headersFor(core.IfMessages), "Content-Type", "application/json", "anthropic-beta", messages.BetaMessageThreads)
+	header := append(headersFor(core.IfMessages), "Content-Type", "application/json", "anthropic-beta", threads.BetaMessageThreads)
 	t.Run("one namespace", func(t *testing.T) {
 		s := checked(t)
 		ns, _ := s.Namespace("a")
@@ -255,16 +255,16 @@ func TestThreadMemoryIsBounded(t *testing.T) {
 			}
 		}
 		grew := heapAfterGC() - before
-		st := messages.ThreadStores.In(ns.srv.State().Stores).Built()
+		st := threads.ThreadStores.In(ns.srv.State().Stores).Built()
 		t.Logf("12 threads of %d bytes: the heap grew %.1f MiB, the store counts %.1f MiB in %d threads", len(body), float64(grew)/(1<<20), float64(st.Bytes)/(1<<20), st.Lru.Len())
-		if grew > messages.ThreadMaxBytes+slack {
-			t.Errorf("the heap grew %.1f MiB, want at most %d MiB (the bound and %d MiB)", float64(grew)/(1<<20), (messages.ThreadMaxBytes+slack)>>20, slack>>20)
+		if grew > threads.ThreadMaxBytes+slack {
+			t.Errorf("the heap grew %.1f MiB, want at most %d MiB (the bound and %d MiB)", float64(grew)/(1<<20), (threads.ThreadMaxBytes+slack)>>20, slack>>20)
 		}
 		runtime.KeepAlive(s)
 	})
 	t.Run("all namespaces", func(t *testing.T) {
 		s := checked(t)
-		budget := s.srv.Cfg.Budget(messages.ThreadBudget)
+		budget := s.srv.Cfg.Budget(threads.ThreadBudget)
 		budget.Limit = 24 << 20
 		send(t, s, http.MethodPost, "/v1/messages", `{}`, header...)
 		before := heapAfterGC()

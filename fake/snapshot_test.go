@@ -588,10 +588,10 @@ func TestSnapshotDuringWrites(t *testing.T) {
 
 // TestSnapshotCoversState fails when a type whose values a snapshot must carry gains a field:
 // teach snapshot_areas.go (and the area's loader and fixture schema) about it, then add it here.
-// The stores of a state are the areas' (newStore); the prompt cache (messages.CacheStore) is left out of
+// The stores of a state are the areas' (newStore); the prompt cache (cache.CacheStore) is left out of
 // snapshots on purpose: loading one starts the world afresh at the snapshot's clock, as a reset
 // does, and a cold cache is a state a real deployment can be in at any time (EXTENSIONS.md,
-// "Prompt caching"). So are message threads (messages.threadStore), for the same reasons: a thread lost is
+// "Prompt caching"). So are message threads (threads.threadStore), for the same reasons: a thread lost is
 // one a deployment may lose at any time, and the SDK helpers recover from its thread_not_found
 // (EXTENSIONS.md, "Message threads").
 func TestSnapshotCoversState(t *testing.T) {
@@ -602,7 +602,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[Server]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[admin.Store] lazy[compliance.Store] lazy[memory.Store] lazy[messages.CacheStore] lazy[messages.threadStore] lazy[tunnels.Store] lazy[work.Store]"
+	const want = "lazy[admin.Store] lazy[compliance.Store] lazy[memory.Store] lazy[messages/cache.CacheStore] lazy[messages/threads.threadStore] lazy[tunnels.Store] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
@@ -37,7 +39,7 @@ type request struct {
 	// scenario is the scenario the Fake-Scenario header names; nil without the header.
 	scenario *scenario
 	// thread is the request's message thread (messages_threads.go); nil without one.
-	thread *threadTurn
+	thread *threads.ThreadTurn
 }
 
 // createMessage answers POST /v1/messages in named stages, each taking and returning typed
@@ -56,7 +58,7 @@ func createMessage(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer req.thread.done() // a continue is in flight until it is answered
+	defer req.thread.Done() // a continue is in flight until it is answered
 	plan := cache.PlanCache(s, c, req.MessageRequest, req.layout)
 	// Rate limits (when enforced) admit the request here, and only here, before anything answers
 	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
@@ -183,7 +185,7 @@ func answerRequest(s *core.Server, c *core.Call, req *request, plan *cache.Cache
 		return answered{}, err
 	}
 	if req.Stream {
-		return answered{v: req.thread.hold(wire.MessageStream(msg, c.HasBeta(wire.BetaThinkingTokenCount))), msg: msg}, nil
+		return answered{v: req.thread.Hold(wire.MessageStream(msg, c.HasBeta(wire.BetaThinkingTokenCount))), msg: msg}, nil
 	}
 	return answered{v: wire.MessageJSON{Message: msg}, msg: msg}, nil
 }
@@ -195,7 +197,7 @@ func commit(s *core.Server, c *core.Call, req *request, plan *cache.CachePlan, c
 		plan.Commit(r.msg.ID)
 	}
 	if !r.taped {
-		commitThread(s, req.thread, req.MessageRequest, r.msg)
+		threads.CommitThread(s, req.thread, req.MessageRequest, r.msg)
 	}
 	if ch.stub != "" {
 		c.X.Stub = ch.stub
@@ -219,7 +221,7 @@ func parseMessage(s *core.Server, c *core.Call, create bool) (*request, error) {
 	req.Raw = v.(map[string]any) // the schema requires an object
 	// What the request's API version refuses of a body the schema accepts (versions.go); a thread
 	// continue is checked once expanded, as the whole conversation it stands for.
-	continues := isContinue(req.Raw)
+	continues := threads.IsContinue(req.Raw)
 	if !continues {
 		if err := c.Version.CheckMessageBody(req.Raw); err != nil {
 			return nil, err
@@ -227,14 +229,14 @@ func parseMessage(s *core.Server, c *core.Call, create bool) (*request, error) {
 	}
 	// The tape matches the body as sent, before a thread continue expands it.
 	req.tape = tapeRequestOf(s, c, data, req.Raw)
-	if req.thread, err = expandThread(s, c, req.MessageRequest); err != nil {
+	if req.thread, err = threads.ExpandThread(s, c, req.MessageRequest); err != nil {
 		return nil, err
 	}
 	// A continue refused by a check below is no longer in flight.
 	parsed := false
 	defer func() {
 		if !parsed {
-			req.thread.release()
+			req.thread.Release()
 		}
 	}()
 	if continues {

@@ -1,4 +1,4 @@
-package messages
+package threads
 
 import (
 	"bytes"
@@ -132,8 +132,8 @@ func (st *threadStore) release() {
 	st.Lru.Init()
 }
 
-// threadTurn is a threaded request being answered.
-type threadTurn struct {
+// ThreadTurn is a threaded request being answered.
+type ThreadTurn struct {
 	store *threadStore
 	owner threadOwner
 	th    *thread // the thread a continue continues; nil for a create
@@ -142,10 +142,10 @@ type threadTurn struct {
 	held  bool // a stream releases the in-flight mark when it ends
 }
 
-// expandThread reads the request's thread field, if any, and turns a continue into the whole
+// ExpandThread reads the request's thread field, if any, and turns a continue into the whole
 // request: the thread's messages followed by the new ones, and its system and tools. It runs in
 // the parse stage, before any other check, so that everything after sees only a full request.
-func expandThread(s *core.Server, c *core.Call, req *wire.MessageRequest) (*threadTurn, error) {
+func ExpandThread(s *core.Server, c *core.Call, req *wire.MessageRequest) (*ThreadTurn, error) {
 	v, ok := req.Raw["thread"]
 	if !ok {
 		return nil, nil
@@ -171,7 +171,7 @@ func expandThread(s *core.Server, c *core.Call, req *wire.MessageRequest) (*thre
 	if err := threadUnsupported(req.Raw); err != nil {
 		return nil, err
 	}
-	t := &threadTurn{store: ThreadsOf(c.St, s.Cfg.Budget(ThreadBudget)), owner: ownerOf(c), print: map[string]string{}}
+	t := &ThreadTurn{store: ThreadsOf(c.St, s.Cfg.Budget(ThreadBudget)), owner: ownerOf(c), print: map[string]string{}}
 	for _, f := range threadFingerprint {
 		t.print[f] = core.CanonicalJSON(req.Raw[f]) // values compare: 1024.0 is 1024
 	}
@@ -254,8 +254,8 @@ func (st *threadStore) begin(prev string, owner threadOwner, print map[string]st
 	return th, nil
 }
 
-// release ends the request's continue: the thread may be continued again.
-func (t *threadTurn) release() {
+// Release ends the request's continue: the thread may be continued again.
+func (t *ThreadTurn) Release() {
 	if t == nil || t.th == nil {
 		return
 	}
@@ -264,33 +264,33 @@ func (t *threadTurn) release() {
 	t.store.mu.Unlock()
 }
 
-// done releases the continue when the answer is not a stream, which releases it as it ends.
-func (t *threadTurn) done() {
+// Done releases the continue when the answer is not a stream, which releases it as it ends.
+func (t *ThreadTurn) Done() {
 	if t != nil && !t.held {
-		t.release()
+		t.Release()
 	}
 }
 
-// hold keeps the continue in flight until the stream st has been written (or cut).
-func (t *threadTurn) hold(st wire.SseStream) wire.SseStream {
+// Hold keeps the continue in flight until the stream st has been written (or cut).
+func (t *ThreadTurn) Hold(st wire.SseStream) wire.SseStream {
 	if t == nil || t.th == nil {
 		return st
 	}
 	t.held = true
 	events := st.Events
 	st.Events = func(yield func(wire.SseEvent) bool) {
-		defer t.release()
+		defer t.Release()
 		events(yield)
 	}
 	return st
 }
 
-// commitThread keeps the conversation req sent with its answer msg under msg's id: the
+// CommitThread keeps the conversation req sent with its answer msg under msg's id: the
 // whole conversation, less the cache_control markers of its messages (they applied to the
 // request that sent them, as the SDK helpers strip them from answered messages when they send a
 // conversation again), followed by the reply as the official TypeScript helper sends it back
 // ({role, content}).
-func commitThread(s *core.Server, t *threadTurn, req *wire.MessageRequest, msg *wire.Message) {
+func CommitThread(s *core.Server, t *ThreadTurn, req *wire.MessageRequest, msg *wire.Message) {
 	if t == nil {
 		return
 	}
@@ -409,8 +409,8 @@ func (st *threadStore) drop(th *thread) {
 	st.Grow(-th.bytes)
 }
 
-// isContinue reports whether a body the schema accepted continues a thread.
-func isContinue(raw map[string]any) bool {
+// IsContinue reports whether a body the schema accepted continues a thread.
+func IsContinue(raw map[string]any) bool {
 	spec, _ := raw["thread"].(map[string]any)
 	return spec["type"] == "continue"
 }
