@@ -37,7 +37,7 @@ type request struct {
 	// the cache's positions, breakpoints and, when the request may use the cache, keys.
 	layout *cache.CacheLayout
 	// scenario is the scenario the Fake-Scenario header names; nil without the header.
-	scenario *scenario
+	scenario *libScenario
 	// thread is the request's message thread (messages_threads.go); nil without one.
 	thread *threads.ThreadTurn
 }

@@ -57,22 +57,22 @@ func (sc Scenario) clone() Scenario {
 	return sc
 }
 
-// scenario is one canned response.
-type scenario struct {
+// libScenario is one canned response.
+type libScenario struct {
 	Scenario
 	Response stubs.Reply `json:"response"`
 }
 
 // matches reports whether the scenario's rule selects a request whose last user text is text.
-func (sc *scenario) matches(text string) bool {
+func (sc *libScenario) matches(text string) bool {
 	m := sc.Match
 	return m != nil && (m.Equals == nil || *m.Equals == text) && (m.Contains == nil || strings.Contains(text, *m.Contains))
 }
 
 // scenarioLibrary holds the scenarios in file order; the first matching rule wins.
 type scenarioLibrary struct {
-	List   []*scenario
-	byName map[string]*scenario
+	List   []*libScenario
+	byName map[string]*libScenario
 }
 
 // ScenarioList is Server.Scenarios of the face (package fake).
@@ -91,12 +91,12 @@ func listScenarios(s *core.Server, c *core.Call) (any, error) {
 
 func loadScenarios(fsys fs.FS, fx *core.Fixtures) error {
 	var file struct {
-		Scenarios []*scenario `json:"scenarios"`
+		Scenarios []*libScenario `json:"scenarios"`
 	}
 	if _, err := core.ReadFixture(fsys, "messages_scenarios.json", &file); err != nil {
 		return err
 	}
-	lib := scenarioLibrary{List: file.Scenarios, byName: map[string]*scenario{}}
+	lib := scenarioLibrary{List: file.Scenarios, byName: map[string]*libScenario{}}
 	for _, sc := range lib.List {
 		if _, dup := lib.byName[sc.Name]; dup {
 			return fmt.Errorf("messages_scenarios.json: scenario %q is defined twice", sc.Name)
@@ -109,7 +109,7 @@ func loadScenarios(fsys fs.FS, fx *core.Fixtures) error {
 
 // named returns the scenario the Fake-Scenario header names. A name that is not in the library
 // is a 400 naming the header and the known names.
-func (lib *scenarioLibrary) named(name string) (*scenario, error) {
+func (lib *scenarioLibrary) named(name string) (*libScenario, error) {
 	if sc := lib.byName[name]; sc != nil {
 		return sc, nil
 	}
@@ -122,7 +122,7 @@ func (lib *scenarioLibrary) named(name string) (*scenario, error) {
 }
 
 // matching returns the first scenario whose rule selects the request, or nil.
-func (lib *scenarioLibrary) matching(req *wire.MessageRequest) *scenario {
+func (lib *scenarioLibrary) matching(req *wire.MessageRequest) *libScenario {
 	text, ok := req.LastUserText()
 	if !ok {
 		return nil
