@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -464,14 +464,14 @@ func TestEpochIsTheDocumentedStart(t *testing.T) {
 // TestScenariosShareNothingWithTheLibrary: what Scenarios returns is the caller's to change; the
 // library every server built from the same fixtures reads stays as the fixtures say.
 func TestScenariosShareNothingWithTheLibrary(t *testing.T) {
-	first := func(list []messages.Scenario) messages.Scenario {
+	first := func(list []scenarios.Scenario) scenarios.Scenario {
 		for _, sc := range list {
 			if sc.Match != nil {
 				return sc
 			}
 		}
 		t.Fatal("no scenario with a matching rule")
-		return messages.Scenario{}
+		return scenarios.Scenario{}
 	}
 	a := New()
 	got := first(a.Scenarios())
@@ -480,7 +480,7 @@ func TestScenariosShareNothingWithTheLibrary(t *testing.T) {
 	for name, s := range map[string]*Server{"the same server": a, "another server": New()} {
 		sc := first(s.Scenarios())
 		if sc.Match.Equals != nil || sc.Match.Contains == nil || *sc.Match.Contains != "search the web" {
-			t.Errorf("%s: the first rule is now %+v (equals set: %v); want contains \"search the web\" only", name, messages.PtrValue(sc.Match.Contains), sc.Match.Equals != nil)
+			t.Errorf("%s: the first rule is now %+v (equals set: %v); want contains \"search the web\" only", name, scenarios.PtrValue(sc.Match.Contains), sc.Match.Equals != nil)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
@@ -26,7 +27,7 @@ func init() {
 		compliance.Area,
 		memory.Area,
 		messages.Area,
-		messages.ScenariosArea,
+		scenarios.ScenariosArea,
 		cache.CacheArea,
 		ratelimit.Area,
 		threads.ThreadsArea,

@@ -15,20 +15,21 @@ import (
 // every area, and lists them in order (areas.go). A new area is a package under
 // fake/internal/areas/, added here with what it may import.
 var serverImports = map[string][]string{
-	"core":                   {},
-	"areas/admin":            {"core"},
-	"areas/compliance":       {"core"},
-	"areas/memory":           {"core"},
-	"areas/messages":         {"core", "areas/admin", "areas/models", "areas/ratelimit", "areas/messages/wire", "areas/messages/model", "areas/messages/stubs", "areas/messages/cache", "areas/messages/threads"},
-	"areas/messages/cache":   {"core", "areas/models", "areas/ratelimit", "areas/messages/wire", "areas/messages/model"},
-	"areas/messages/model":   {"core", "areas/messages/wire"},
-	"areas/messages/stubs":   {"core", "areas/messages/wire"},
-	"areas/messages/threads": {"core", "areas/messages/wire", "areas/messages/cache"},
-	"areas/messages/wire":    {"core"},
-	"areas/models":           {"core"},
-	"areas/ratelimit":        {"core", "areas/admin", "areas/models"},
-	"areas/tunnels":          {"core", "areas/admin"},
-	"areas/work":             {"core"},
+	"core":                     {},
+	"areas/admin":              {"core"},
+	"areas/compliance":         {"core"},
+	"areas/memory":             {"core"},
+	"areas/messages":           {"core", "areas/admin", "areas/models", "areas/ratelimit", "areas/messages/wire", "areas/messages/model", "areas/messages/stubs", "areas/messages/cache", "areas/messages/threads", "areas/messages/scenarios"},
+	"areas/messages/cache":     {"core", "areas/models", "areas/ratelimit", "areas/messages/wire", "areas/messages/model"},
+	"areas/messages/model":     {"core", "areas/messages/wire"},
+	"areas/messages/scenarios": {"core", "areas/admin", "areas/messages/wire", "areas/messages/model", "areas/messages/stubs", "areas/messages/cache"},
+	"areas/messages/stubs":     {"core", "areas/messages/wire"},
+	"areas/messages/threads":   {"core", "areas/messages/wire", "areas/messages/cache"},
+	"areas/messages/wire":      {"core"},
+	"areas/models":             {"core"},
+	"areas/ratelimit":          {"core", "areas/admin", "areas/models"},
+	"areas/tunnels":            {"core", "areas/admin"},
+	"areas/work":               {"core"},
 }
 
 // toolDirs are the packages over the face: the binary and the tools that drive a server. They

@@ -3,6 +3,7 @@ package fake
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 )
@@ -50,11 +51,11 @@ type StreamEvent = wire.StreamEvent
 
 // ScenarioMatch is a scenario's matching rule: it selects the scenario for a request whose last
 // user turn's text equals and/or contains these strings.
-type ScenarioMatch = messages.ScenarioMatch
+type ScenarioMatch = scenarios.ScenarioMatch
 
 // Scenario describes one scenario of the library: its name for the Fake-Scenario header, what
 // it shows, and its matching rule (nil when it is selected by name only).
-type Scenario = messages.Scenario
+type Scenario = scenarios.Scenario
 
 // Reply is a canned assistant reply: the content and stop fields of a message (spec 2.9). The
 // server fills in the rest when it serves one: id from its counter, type, role, the request's

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -43,7 +43,7 @@ func BenchmarkCreateMessageToolUse(b *testing.B) {
 }
 
 func BenchmarkCreateMessageScenario(b *testing.B) {
-	benchCreate(b, msgBody(), messages.HeaderScenario, "text-editor")
+	benchCreate(b, msgBody(), scenarios.HeaderScenario, "text-editor")
 }
 
 // BenchmarkCreateMessage100k is a request at the limit of 100,000 messages (spec 8).

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
@@ -43,7 +45,7 @@ func TestUnknownScenarioIsRefusedWhateverElse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(append([]Option{WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) })}, tc.opts...)...)
 			body := `{"model":"assistant-opus-4-7","max_tokens":` + map[int]string{0: "0", 200: "200"}[tc.max] + `,"messages":[{"role":"user","content":"Hello there"}]}`
-			w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", body, messages.HeaderScenario, "no-such-scenario")
+			w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", body, scenarios.HeaderScenario, "no-such-scenario")
 			msg := gjson.Get(w.Body.String(), "error.message").String()
 			if w.Code != http.StatusBadRequest || gjson.Get(w.Body.String(), "error.type").String() != "invalid_request_error" || !strings.HasPrefix(msg, prefix) {
 				t.Errorf("%d %s\nwant 400 invalid_request_error with a message starting %q", w.Code, w.Body, prefix)

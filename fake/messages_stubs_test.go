@@ -12,11 +12,11 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
-
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -167,7 +167,7 @@ func TestStubMatchRules(t *testing.T) {
 func TestStubPrecedence(t *testing.T) {
 	ts := NewTestServer(t)
 	stubOver(t, ts, map[string]any{"replies": []any{textReply("stubbed")}, "times": 2})
-	byHeader := create(t, ts, msgBody(), messages.HeaderScenario, "refusal-bio")
+	byHeader := create(t, ts, msgBody(), scenarios.HeaderScenario, "refusal-bio")
 	if byHeader.Get("stop_reason").String() != "refusal" {
 		t.Errorf("Fake-Scenario should win over a stub: %s", byHeader.Raw)
 	}
@@ -360,14 +360,14 @@ func TestStubsConcurrent(t *testing.T) {
 // streamed and not, as the scenario itself is.
 func TestEveryScenarioServesAsAStub(t *testing.T) {
 	fx, _ := core.DefaultFixtures()
-	for _, sc := range messages.ScenariosSection.In(fx.Sections).List {
+	for _, sc := range scenarios.ScenariosSection.In(fx.Sections).List {
 		t.Run(sc.Name, func(t *testing.T) {
 			viaStub, viaHeader := NewTestServer(t), NewTestServer(t)
 			if _, err := viaStub.Fake.AddStub(stubs.Stub{Replies: []stubs.Reply{sc.Response}, Times: 2}); err != nil {
 				t.Fatalf("the library's own response is refused as a stub: %v", err)
 			}
 			plain := create(t, viaStub, msgBody())
-			if want := create(t, viaHeader, msgBody(), messages.HeaderScenario, sc.Name); plain.Raw != want.Raw {
+			if want := create(t, viaHeader, msgBody(), scenarios.HeaderScenario, sc.Name); plain.Raw != want.Raw {
 				t.Errorf("served as a stub:\n%s\nas the scenario:\n%s", plain.Raw, want.Raw)
 			}
 			_, data := postMessages(t, viaStub, "/v1/messages", streamed(msgBody()))

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
-
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -480,7 +480,7 @@ func TestCountTokensAgreesWithUsage(t *testing.T) {
 	prev := -1
 	for i, b := range bodies {
 		for _, h := range []string{"", "refusal-cyber"} {
-			n := create(t, ts, b, messages.HeaderScenario, h).Get("usage.input_tokens").Int()
+			n := create(t, ts, b, scenarios.HeaderScenario, h).Get("usage.input_tokens").Int()
 			cb := map[string]any{}
 			for k, v := range b {
 				if k != "max_tokens" {
@@ -536,7 +536,7 @@ func TestUserIDMustBeOpaque(t *testing.T) {
 
 func TestScenarioSelection(t *testing.T) {
 	ts := NewTestServer(t)
-	got := create(t, ts, msgBody(), messages.HeaderScenario, "refusal-bio")
+	got := create(t, ts, msgBody(), scenarios.HeaderScenario, "refusal-bio")
 	if got.Get("stop_reason").String() != "refusal" || got.Get("stop_details.category").String() != "bio" || got.Get("model").String() != testModel {
 		t.Errorf("by header: %s", got.Raw)
 	}
@@ -544,8 +544,8 @@ func TestScenarioSelection(t *testing.T) {
 	if byRule.Get("content.1.name").String() != "web_search" || byRule.Get("usage.server_tool_use.web_search_requests").Int() != 1 {
 		t.Errorf("by matching rule: %s", byRule.Raw)
 	}
-	status, out := postMessages(t, ts, "/v1/messages", msgBody(), messages.HeaderScenario, "no-such-scenario")
-	if msg := gjson.GetBytes(out, "error.message").String(); status != http.StatusBadRequest || !strings.HasPrefix(msg, messages.HeaderScenario+":") || !strings.Contains(msg, "refusal-bio") {
+	status, out := postMessages(t, ts, "/v1/messages", msgBody(), scenarios.HeaderScenario, "no-such-scenario")
+	if msg := gjson.GetBytes(out, "error.message").String(); status != http.StatusBadRequest || !strings.HasPrefix(msg, scenarios.HeaderScenario+":") || !strings.Contains(msg, "refusal-bio") {
 		t.Errorf("unknown scenario: %d %s", status, out)
 	}
 	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/_fake/messages/scenarios", nil)
@@ -556,12 +556,12 @@ func TestScenarioSelection(t *testing.T) {
 	list, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	fx, _ := core.DefaultFixtures()
-	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(messages.ScenariosSection.In(fx.Sections).List) ||
+	if n := gjson.GetBytes(list, "data.#").Int(); resp.StatusCode != http.StatusOK || int(n) != len(scenarios.ScenariosSection.In(fx.Sections).List) ||
 		gjson.GetBytes(list, "data.0.match.contains").String() != "search the web" {
 		t.Errorf("GET /_fake/messages/scenarios: %d %s", resp.StatusCode, list)
 	}
 	// A scenario applies only to a valid request.
-	expect400(t, ts, "/v1/messages", msgBody("max_tokens", nil), "max_tokens", messages.HeaderScenario, "refusal-bio")
+	expect400(t, ts, "/v1/messages", msgBody("max_tokens", nil), "max_tokens", scenarios.HeaderScenario, "refusal-bio")
 }
 
 // TestScenarioLibraryCoverage proves from the fixture data that the library shows every
@@ -595,7 +595,7 @@ func TestScenarioLibraryCoverage(t *testing.T) {
 			}
 		}
 	}
-	for _, sc := range messages.ScenariosSection.In(fx.Sections).List {
+	for _, sc := range scenarios.ScenariosSection.In(fx.Sections).List {
 		seen["stop_reason/"+sc.Response.StopReason] = true
 		if d := sc.Response.StopDetails; d != nil {
 			cat := "null"
@@ -690,18 +690,18 @@ func TestStreamAccumulatesToTheResponse(t *testing.T) {
 		{"thinking and tools", msgBody("max_tokens", 3000, "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "tools", []any{map[string]any{"name": "get_weather", "input_schema": weatherSchema}}), ""},
 		{"citations", msgBody("messages", userTurn([]any{map[string]any{"type": "document", "citations": on, "source": map[string]any{"type": "text", "media_type": "text/plain", "data": "Ünïcode text, here. More."}}, map[string]any{"type": "text", "text": "Quote it"}})), ""},
 	}
-	for _, sc := range messages.ScenariosSection.In(fx.Sections).List {
+	for _, sc := range scenarios.ScenariosSection.In(fx.Sections).List {
 		cases = append(cases, tc{"scenario " + sc.Name, msgBody(), sc.Name})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := NewTestServer(t), NewTestServer(t)
-			_, plain := postMessages(t, a, "/v1/messages", c.body, messages.HeaderScenario, c.scenario)
+			_, plain := postMessages(t, a, "/v1/messages", c.body, scenarios.HeaderScenario, c.scenario)
 			streamed := map[string]any{"stream": true}
 			for k, v := range c.body {
 				streamed[k] = v
 			}
-			status, body := postMessages(t, b, "/v1/messages", streamed, messages.HeaderScenario, c.scenario)
+			status, body := postMessages(t, b, "/v1/messages", streamed, scenarios.HeaderScenario, c.scenario)
 			if status != http.StatusOK {
 				t.Fatalf("stream: %d %s", status, body)
 			}
@@ -837,7 +837,7 @@ func TestMessagesConcurrent(t *testing.T) {
 			case 1:
 				create(t, ts, msgBody("stream", true, "max_tokens", 50))
 			case 2:
-				create(t, ts, msgBody(), messages.HeaderScenario, "web-fetch")
+				create(t, ts, msgBody(), scenarios.HeaderScenario, "web-fetch")
 			default:
 				if status, _ := postComplete(t, ts, completeBody("stream", i%8 == 3)); status != http.StatusOK {
 					t.Errorf("complete: %d", status)

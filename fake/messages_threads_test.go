@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -382,7 +382,7 @@ func TestThreadStubsAndScenarios(t *testing.T) {
 	if got.Get("content.0.text").String() != "Oslo is a city." {
 		t.Errorf("stub on a continue: %s", got.Raw)
 	}
-	sc := create(t, ts, msgBody("messages", []any{}, "thread", threadContinue(got.Get("id").String())), append([]string{messages.HeaderScenario, "refusal-bio"}, threadBeta...)...)
+	sc := create(t, ts, msgBody("messages", []any{}, "thread", threadContinue(got.Get("id").String())), append([]string{scenarios.HeaderScenario, "refusal-bio"}, threadBeta...)...)
 	if sc.Get("stop_reason").String() != "refusal" {
 		t.Errorf("scenario on a continue: %s", sc.Raw)
 	}

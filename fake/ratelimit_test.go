@@ -13,9 +13,9 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
@@ -515,7 +515,7 @@ func TestRateLimitTurnedOffMidRequest(t *testing.T) {
 // is the request's own error, and takes nothing from the buckets.
 func TestRateLimitUnknownScenarioTakesNothing(t *testing.T) {
 	s := rlServer(t)
-	w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", bigBody, messages.HeaderScenario, "no-such-scenario")
+	w := postAs(t, s, core.DefaultAPIKey, "/v1/messages", bigBody, scenarios.HeaderScenario, "no-such-scenario")
 	if w.Code != http.StatusBadRequest {
 		t.Fatalf("unknown scenario: %d %s", w.Code, w.Body)
 	}

@@ -4,11 +4,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
-
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
@@ -181,7 +181,7 @@ func (s *Server) CacheEntries() []CacheEntry { return cache.CacheEntries(s.srv) 
 func (s *Server) ClearCache() int { return cache.DropCache(s.srv) }
 
 // Scenarios lists the scenario library in file order (GET /_fake/messages/scenarios).
-func (s *Server) Scenarios() []Scenario { return messages.ScenarioList(s.srv) }
+func (s *Server) Scenarios() []Scenario { return scenarios.ScenarioList(s.srv) }
 
 // Stubs returns the stubs not yet used up, in the order they are tried. The replies are copies:
 // changing them changes nothing in the server.

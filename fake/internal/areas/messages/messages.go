@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
@@ -37,7 +39,7 @@ type request struct {
 	// the cache's positions, breakpoints and, when the request may use the cache, keys.
 	layout *cache.CacheLayout
 	// scenario is the scenario the Fake-Scenario header names; nil without the header.
-	scenario *libScenario
+	scenario *scenarios.LibScenario
 	// thread is the request's message thread (messages_threads.go); nil without one.
 	thread *threads.ThreadTurn
 }
@@ -150,7 +152,7 @@ func choose(s *core.Server, c *core.Call, req *request, tr tapeRequest) (choice,
 		return choice{tape: pick}, nil
 	}
 	if canned {
-		if sc := ScenariosSection.In(c.St.Fx.Sections).matching(req.MessageRequest); sc != nil {
+		if sc := scenarios.ScenariosSection.In(c.St.Fx.Sections).Matching(req.MessageRequest); sc != nil {
 			return choice{reply: &sc.Response}, nil
 		}
 	}
@@ -180,7 +182,7 @@ func answerRequest(s *core.Server, c *core.Call, req *request, plan *cache.Cache
 		v, msg, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
-	msg, err := answerWith(s, c.Meter(model.MaxGenSteps), req.MessageRequest, plan, ch.reply)
+	msg, err := scenarios.AnswerWith(s, c.Meter(model.MaxGenSteps), req.MessageRequest, plan, ch.reply)
 	if err != nil {
 		return answered{}, err
 	}
@@ -322,8 +324,8 @@ func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error
 	if !create {
 		return nil
 	}
-	if name := c.DeclaredHeader(HeaderScenario); name != "" {
-		if req.scenario, err = ScenariosSection.In(c.St.Fx.Sections).named(name); err != nil {
+	if name := c.DeclaredHeader(scenarios.HeaderScenario); name != "" {
+		if req.scenario, err = scenarios.ScenariosSection.In(c.St.Fx.Sections).Named(name); err != nil {
 			return err
 		}
 	}

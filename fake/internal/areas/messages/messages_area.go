@@ -1,6 +1,9 @@
 package messages
 
-import "github.com/platformkit/platformkit/fake/internal/core"
+import (
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
 
 // Area is the area of messages, count_tokens and the legacy Completions: the pipeline.
 var Area = &core.Area{Routes: messageRoutes}
@@ -16,6 +19,6 @@ func messageRoutes() []*core.Route {
 }
 
 var (
-	hScenario = []core.Param{{Name: HeaderScenario, Kind: core.PString,
+	hScenario = []core.Param{{Name: scenarios.HeaderScenario, Kind: core.PString,
 		Doc: "Fake only: answer with this canned scenario of the library (GET /_fake/messages/scenarios lists the names); an unknown name is a 400."}}
 )

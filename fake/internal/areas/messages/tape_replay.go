@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
@@ -159,7 +161,7 @@ func replay(s *core.Server, c *core.Call, rec *Recording, req *wire.MessageReque
 	msg := *rec.Msg
 	msg.Content = stubs.CloneBlocks(msg.Content)
 	msg.ID = s.IDs.Next("msg_")
-	setUsage(&msg, req, plan)
+	scenarios.SetUsage(&msg, req, plan)
 	switch {
 	case stream && resp.Events != nil:
 		return replayedStream(c, rec, speed, func(name string, data json.RawMessage) json.RawMessage {

@@ -1,4 +1,4 @@
-package messages
+package scenarios
 
 import (
 	"cmp"
@@ -57,22 +57,22 @@ func (sc Scenario) clone() Scenario {
 	return sc
 }
 
-// libScenario is one canned response.
-type libScenario struct {
+// LibScenario is one canned response.
+type LibScenario struct {
 	Scenario
 	Response stubs.Reply `json:"response"`
 }
 
 // matches reports whether the scenario's rule selects a request whose last user text is text.
-func (sc *libScenario) matches(text string) bool {
+func (sc *LibScenario) matches(text string) bool {
 	m := sc.Match
 	return m != nil && (m.Equals == nil || *m.Equals == text) && (m.Contains == nil || strings.Contains(text, *m.Contains))
 }
 
 // scenarioLibrary holds the scenarios in file order; the first matching rule wins.
 type scenarioLibrary struct {
-	List   []*libScenario
-	byName map[string]*libScenario
+	List   []*LibScenario
+	byName map[string]*LibScenario
 }
 
 // ScenarioList is Server.Scenarios of the face (package fake).
@@ -91,12 +91,12 @@ func listScenarios(s *core.Server, c *core.Call) (any, error) {
 
 func loadScenarios(fsys fs.FS, fx *core.Fixtures) error {
 	var file struct {
-		Scenarios []*libScenario `json:"scenarios"`
+		Scenarios []*LibScenario `json:"scenarios"`
 	}
 	if _, err := core.ReadFixture(fsys, "messages_scenarios.json", &file); err != nil {
 		return err
 	}
-	lib := scenarioLibrary{List: file.Scenarios, byName: map[string]*libScenario{}}
+	lib := scenarioLibrary{List: file.Scenarios, byName: map[string]*LibScenario{}}
 	for _, sc := range lib.List {
 		if _, dup := lib.byName[sc.Name]; dup {
 			return fmt.Errorf("messages_scenarios.json: scenario %q is defined twice", sc.Name)
@@ -107,9 +107,9 @@ func loadScenarios(fsys fs.FS, fx *core.Fixtures) error {
 	return nil
 }
 
-// named returns the scenario the Fake-Scenario header names. A name that is not in the library
+// Named returns the scenario the Fake-Scenario header names. A name that is not in the library
 // is a 400 naming the header and the known names.
-func (lib *scenarioLibrary) named(name string) (*libScenario, error) {
+func (lib *scenarioLibrary) Named(name string) (*LibScenario, error) {
 	if sc := lib.byName[name]; sc != nil {
 		return sc, nil
 	}
@@ -121,8 +121,8 @@ func (lib *scenarioLibrary) named(name string) (*libScenario, error) {
 	return nil, core.Invalid("%s: no scenario named %s; known scenarios: %s", HeaderScenario, core.Quoted(name, core.MaxExcerpt), wire.OrNone(names))
 }
 
-// matching returns the first scenario whose rule selects the request, or nil.
-func (lib *scenarioLibrary) matching(req *wire.MessageRequest) *libScenario {
+// Matching returns the first scenario whose rule selects the request, or nil.
+func (lib *scenarioLibrary) Matching(req *wire.MessageRequest) *LibScenario {
 	text, ok := req.LastUserText()
 	if !ok {
 		return nil
@@ -178,10 +178,10 @@ func PtrValue[T any](p *T) T {
 	return *p
 }
 
-// answerWith builds the message that answers req with the canned reply r, or with the scripted
+// AnswerWith builds the message that answers req with the canned reply r, or with the scripted
 // model's when r is nil, its work charged to the request's meter work (generate); plan is the
 // request's cache plan, whose split its usage reports.
-func answerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan *cache.CachePlan, r *stubs.Reply) (*wire.Message, error) {
+func AnswerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan *cache.CachePlan, r *stubs.Reply) (*wire.Message, error) {
 	msg := &wire.Message{Type: "message", Role: "assistant", Model: req.Model}
 	var reason string
 	if r != nil {
@@ -202,7 +202,7 @@ func answerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan
 		}
 	}
 	msg.StopReason = &reason
-	setUsage(msg, req, plan)
+	SetUsage(msg, req, plan)
 	msg.Container = containerFor(s, req)
 	if req.HasContextManagement() {
 		msg.ContextManagement = &wire.ContextManagement{AppliedEdits: []map[string]any{}}
@@ -240,13 +240,13 @@ func answeredContent(content []map[string]any) []map[string]any {
 	return out
 }
 
-// setUsage sets the usage of a message that answers req, by the fake's one rule: the input
+// SetUsage sets the usage of a message that answers req, by the fake's one rule: the input
 // tokens the parse stage counted, split by the request's cache plan into what was read from the
 // cache, written to it and neither (so input_tokens is count_tokens's figure only when the cache
 // neither reads nor writes); output tokens from the content; one server tool request per
 // server_tool_use block; and the diagnostics the plan found. It changes nothing: the commit stage
 // writes the plan.
-func setUsage(msg *wire.Message, req *wire.MessageRequest, p *cache.CachePlan) {
+func SetUsage(msg *wire.Message, req *wire.MessageRequest, p *cache.CachePlan) {
 	msg.Usage = wire.Usage{}
 	msg.Usage.InputTokens = p.Input
 	msg.Usage.CacheReadInputTokens = p.Read
