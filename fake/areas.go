@@ -8,6 +8,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
@@ -32,6 +33,6 @@ func init() {
 		ratelimit.Area,
 		threads.ThreadsArea,
 		stubs.StubsArea,
-		messages.TapeArea,
+		tape.TapeArea,
 	)
 }

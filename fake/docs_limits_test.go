@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
@@ -16,8 +18,6 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
-
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
@@ -56,10 +56,10 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| the stubs of a server":            {"| " + mib(stubs.StubsBytes) + " of memory kept |"},
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
 		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
-		"| a recording (":                    {mib(messages.MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(messages.MaxRecordedBytes) + " of response body"},
-		"| a recording file read at start":   {"| " + mib(messages.MaxRecordingFile) + ", a regular file"},
+		"| a recording (":                    {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
+		"| a recording file read at start":   {"| " + mib(tape.MaxRecordingFile) + ", a regular file"},
 		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together, checked from the directory and each file's size before any is read; %s events per recorded stream; `offset_ms` at most %s",
-			ratelimit.Thousands(messages.MaxRecordingFiles), mib(messages.MaxRecordingsBytes), ratelimit.Thousands(messages.MaxRecordedEvents), ratelimit.Thousands(messages.MaxOffsetMS))},
+			ratelimit.Thousands(tape.MaxRecordingFiles), mib(tape.MaxRecordingsBytes), ratelimit.Thousands(tape.MaxRecordedEvents), ratelimit.Thousands(tape.MaxOffsetMS))},
 	}
 	limits := readPage(t, "limits.md")
 	for prefix, wants := range rows {

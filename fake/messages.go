@@ -1,10 +1,10 @@
 package fake
 
 import (
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 )
 
@@ -81,15 +81,15 @@ type StubMatch = stubs.StubMatch
 type Stub = stubs.Stub
 
 // OnMiss says what a replaying server does with an inference request no recording matches.
-type OnMiss = messages.OnMiss
+type OnMiss = tape.OnMiss
 
 // TapeConfig configures record and replay. Record and Replay exclude each other: to replay what
 // is recorded and record the rest, use Replay with OnMiss OnMissUpstream.
-type TapeConfig = messages.TapeConfig
+type TapeConfig = tape.TapeConfig
 
 // Tape is a loaded record and replay configuration (OpenTape), for WithTape. It is safe for
 // concurrent use; recordings made while serving are added to it.
-type Tape = messages.Tape
+type Tape = tape.Tape
 
 // ParseEventStream splits a text/event-stream body into events. Every event must have an
 // `event:` line and one `data:` line whose JSON "type" equals the event's name (gaps §4).
@@ -109,7 +109,7 @@ func AccumulateMessage(events []StreamEvent) (*Message, error) {
 // serve as it is (outside the schemas of its route, events out of the stream grammar, a
 // credential in it, two files for one request) is an error naming the file, the field and the
 // reason.
-func OpenTape(cfg TapeConfig) (*Tape, error) { return messages.OpenTape(cfg) }
+func OpenTape(cfg TapeConfig) (*Tape, error) { return tape.OpenTape(cfg) }
 
 const (
 	// HeaderStubNearMiss is the response header of a Create a Message request that no stub answered
@@ -120,15 +120,15 @@ const (
 
 	// MaxRecordedBytes bounds what one recording holds: a request body, or a response body or stream
 	// (the data of its events together), over it is passed through to the client but not recorded.
-	MaxRecordedBytes = messages.MaxRecordedBytes
+	MaxRecordedBytes = tape.MaxRecordedBytes
 
 	// OnMissModel answers as without a tape: stubs, scenarios, the scripted model (the default).
-	OnMissModel OnMiss = messages.OnMissModel
+	OnMissModel OnMiss = tape.OnMissModel
 
 	// OnMissError answers 404 not_found_error naming the recording file it expected, so that a
 	// test whose requests changed fails loudly.
-	OnMissError OnMiss = messages.OnMissError
+	OnMissError OnMiss = tape.OnMissError
 
 	// OnMissUpstream forwards the request to the upstream and records the answer, as record mode.
-	OnMissUpstream OnMiss = messages.OnMissUpstream
+	OnMissUpstream OnMiss = tape.OnMissUpstream
 )

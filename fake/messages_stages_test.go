@@ -13,13 +13,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
-
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -81,7 +81,7 @@ func TestReplayWithRateLimitsSendsTheFakesHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	replay := func(opts ...Option) (http.Header, []byte) {
-		tape, err := messages.OpenTape(messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError})
+		tape, err := OpenTape(TapeConfig{Replay: dir, OnMiss: OnMissError})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestReadFieldsDecodesAsEncodingJSON(t *testing.T) {
 		`{"max_tokens":5,"stop_sequences":["a",null,7]}`,
 	} {
 		var raw map[string]any
-		if err := messages.DecodeNumbers([]byte(body), &raw); err != nil {
+		if err := tape.DecodeNumbers([]byte(body), &raw); err != nil {
 			t.Fatal(err)
 		}
 		var want wire.MessageRequest

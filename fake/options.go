@@ -3,7 +3,7 @@ package fake
 import (
 	"log/slog"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
@@ -68,7 +68,7 @@ func WithRetryAfterScale(scale float64) Option {
 func WithSnapshotDir(dir string) Option { return func(c *config) { c.SnapshotDir = dir } }
 
 // WithTape records or replays inference requests as t says (see OpenTape).
-func WithTape(t *Tape) Option { return func(c *config) { messages.TapeOption.Set(c, t) } }
+func WithTape(t *Tape) Option { return func(c *config) { tape.TapeOption.Set(c, t) } }
 
 // WithViolationHandler validates every response against its schema in strict mode and calls f
 // for each mismatch and each recovered panic. NewTestServer reports them as test errors.

@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 )
 
 // TestReplayRefusesAFIFO: a FIFO named like a recording is refused at once, naming the file; a
@@ -23,7 +21,7 @@ func TestReplayRefusesAFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := messages.OpenTape(messages.TapeConfig{Replay: dir}); done <- err }()
+	go func() { _, err := OpenTape(TapeConfig{Replay: dir}); done <- err }()
 	select {
 	case err := <-done:
 		if want := file + ": not a regular file (a named pipe); a recording is a JSON file"; err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -43,7 +41,7 @@ func TestReplayRefusesTooManyRecordings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := messages.OpenTape(messages.TapeConfig{Replay: dir})
+	_, err := OpenTape(TapeConfig{Replay: dir})
 	if want := dir + ": more than 10000 recordings"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v; want one starting %q", err, want)
 	}
@@ -66,7 +64,7 @@ func TestReplayChecksTheTotalFirst(t *testing.T) {
 		}
 	}
 	t0 := time.Now()
-	_, err := messages.OpenTape(messages.TapeConfig{Replay: dir})
+	_, err := OpenTape(TapeConfig{Replay: dir})
 	want := fmt.Sprintf("%s: its %d recordings hold %d bytes together, more than the %d a replay loads", dir, n, n*size, 256<<20)
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v; want one starting %q", err, want)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 
 	"github.com/tidwall/gjson"
 )
@@ -40,7 +40,7 @@ func TestTapeSendsNoCredentialToAnotherHost(t *testing.T) {
 		}
 	}))
 	defer front.Close()
-	ts := tapeServer(t, messages.TapeConfig{Upstream: front.URL, Record: t.TempDir()})
+	ts := tapeServer(t, TapeConfig{Upstream: front.URL, Record: t.TempDir()})
 
 	status, _, out := tapeCall(t, ts, http.MethodPost, "/v1/messages", msgBody(), "Authorization", "Bearer "+liveKey)
 	if status != http.StatusInternalServerError || !strings.Contains(gjson.GetBytes(out, "error.message").String(), "the upstream redirected to "+other.URL+"/v1/messages, another origin") {
@@ -72,7 +72,7 @@ func TestOrigin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := messages.Origin(u); got != want {
+		if got := tape.Origin(u); got != want {
 			t.Errorf("origin(%s) = %s; want %s", in, got, want)
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -48,7 +48,7 @@ func TestKindOfMatchesARequestToItsTapedRoute(t *testing.T) {
 		{"GET", "/v1/organizations/me", ""},
 		{"POST", "/v1/messages/", ""},
 	} {
-		k, ok := messages.KindOf(c.method, c.path)
+		k, ok := tape.KindOf(c.method, c.path)
 		if ok != (c.want != "") || k.Name != c.want {
 			t.Errorf("kindOf(%s %s) = %q, %v; want %q", c.method, c.path, k.Name, ok, c.want)
 		}

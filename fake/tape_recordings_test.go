@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 )
 
 // A recorded stream that ends in an error event: the fake's own message_start, then what follows.
@@ -44,7 +44,7 @@ func TestAccumulateMessageTellsAFailedStreamByItsType(t *testing.T) {
 // TestRecordingOfAFailedStream: a recorded stream that ends in an error event loads; one that
 // breaks the event grammar before its error event is refused, saying so.
 func TestRecordingOfAFailedStream(t *testing.T) {
-	rec, err := messages.ParseRecording(failedStreamRecording(failedStreamStart, failedStreamError))
+	rec, err := tape.ParseRecording(failedStreamRecording(failedStreamStart, failedStreamError))
 	if err != nil {
 		t.Fatalf("a failed stream: %v, want it loaded", err)
 	}
@@ -52,7 +52,7 @@ func TestRecordingOfAFailedStream(t *testing.T) {
 		t.Errorf("a failed stream accumulated to a message: %+v", rec.Msg)
 	}
 	stray := `{"offset_ms":1,"event":"content_block_delta","data":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}`
-	_, err = messages.ParseRecording(failedStreamRecording(failedStreamStart, stray, failedStreamError))
+	_, err = tape.ParseRecording(failedStreamRecording(failedStreamStart, stray, failedStreamError))
 	want := "response.events: before its error event, the stream breaks the event grammar: content_block_delta for block 0 while block -1 is open"
 	if err == nil || err.Error() != want {
 		t.Errorf("a grammar break before the error event: %v\nwant %s", err, want)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -25,7 +25,7 @@ func TestSecretsOf(t *testing.T) {
 	h.Add("Cookie", "session=c00kie; theme=dark")
 	h.Set("Proxy-Authorization", "Basic dXNlcjpwYXNz") // user:pass
 	h.Set("Vendor-Version", "2023-06-01")
-	got := messages.SecretsOf(h)
+	got := tape.SecretsOf(h)
 	want := []string{"dXNlcjpwYXNz", "user:pass", "tok<en>&", "c00kie", "dark", "pass", "k1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("secretsOf = %q; want %q", got, want)
@@ -44,7 +44,7 @@ func TestRedactJSON(t *testing.T) {
 		// Strings without a secret keep their bytes, escapes included; other values are untouched.
 		{`{"a":"\u00e9\n","b":[1,true,null,"k"],"c":"\"k1\""}`, `{"a":"\u00e9\n","b":[1,true,null,"k"],"c":"\"[redacted]\""}`},
 	} {
-		if got := string(messages.RedactJSON([]byte(c.in), secrets)); got != c.want {
+		if got := string(tape.RedactJSON([]byte(c.in), secrets)); got != c.want {
 			t.Errorf("redactJSON(%s)\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}
@@ -76,7 +76,7 @@ func TestTapeRedactsEveryFormOfTheCredential(t *testing.T) {
 		{"Authorization", "Bearer sk-bearer-<9876543210>", []string{"sk-bearer-<9876543210>", `sk-bearer-\u003c9876543210\u003e`}},
 	} {
 		dir := t.TempDir()
-		ts := tapeServer(t, messages.TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: true})
+		ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: true})
 		status, _, _, err := roundTrip(t.Context(), ts, http.MethodGet, "/v1/models", nil, c.header, c.value, "vendor-version", core.APIVersion)
 		if err != nil || status != http.StatusUnauthorized {
 			t.Fatalf("%s %s: %d %v", c.header, c.value, status, err)
@@ -112,11 +112,11 @@ func FuzzRedactJSON(f *testing.F) {
 		if !json.Valid([]byte(doc)) || strings.TrimSpace(secret) != secret || secret == "" {
 			return
 		}
-		out := messages.RedactJSON([]byte(doc), []string{secret})
+		out := tape.RedactJSON([]byte(doc), []string{secret})
 		if !json.Valid(out) {
 			t.Fatalf("redactJSON(%s, %q) = %s: not JSON", doc, secret, out)
 		}
-		if len(secret) < messages.ShortSecret || strings.Contains(messages.Redacted, secret) {
+		if len(secret) < tape.ShortSecret || strings.Contains(tape.Redacted, secret) {
 			return
 		}
 		var walk func(v any)

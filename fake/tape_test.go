@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -106,9 +106,9 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 func (w *slowWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
 
 // tapeServer is a checked test fake with the tape cfg.
-func tapeServer(t *testing.T, cfg messages.TapeConfig) *TestServer {
+func tapeServer(t *testing.T, cfg TapeConfig) *TestServer {
 	t.Helper()
-	tape, err := messages.OpenTape(cfg)
+	tape, err := OpenTape(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ var weatherTools = []any{map[string]any{"name": "get_weather", "description": "W
 func TestTapeRecordsAndReplaysAConversation(t *testing.T) {
 	dir := t.TempDir()
 	up := newUpstream(t, 15*time.Millisecond, make(chan struct{}))
-	rec := tapeServer(t, messages.TapeConfig{Upstream: up.URL, Record: dir})
+	rec := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir})
 
 	// Turn 1, streamed: the client reads the first event while the upstream still holds its last.
 	first := msgBody("tools", weatherTools, "stream", true, "messages", userTurn("What is the weather in Paris?"))
@@ -209,7 +209,7 @@ func TestTapeRecordsAndReplaysAConversation(t *testing.T) {
 
 	// Replay with the upstream gone: the same events, cut at the same places, and the same body
 	// but for the message id, which is the replaying server's.
-	play := tapeServer(t, messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError})
+	play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
 	status, h, again := tapeCall(t, play, http.MethodPost, "/v1/messages", first)
 	if status != http.StatusOK || h.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("replayed stream: %d %s", status, again)
@@ -253,7 +253,7 @@ func TestTapeRecordsAndReplaysAConversation(t *testing.T) {
 	if span < time.Duration(len(offsets)-2)*up.delay {
 		t.Errorf("recorded offsets span %v over %d events paused %v apart", span, len(offsets), up.delay)
 	}
-	slow := tapeServer(t, messages.TapeConfig{Replay: dir, Speed: 1})
+	slow := tapeServer(t, TapeConfig{Replay: dir, Speed: 1})
 	began := time.Now()
 	if status, _, _ := tapeCall(t, slow, http.MethodPost, "/v1/messages", first); status != http.StatusOK {
 		t.Fatal(status)
@@ -287,7 +287,7 @@ func recordOne(t *testing.T, requests ...func(ts *TestServer)) string {
 	t.Helper()
 	dir := t.TempDir()
 	up := newUpstream(t, 0, nil)
-	ts := tapeServer(t, messages.TapeConfig{Upstream: up.URL, Record: dir})
+	ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir})
 	for _, r := range requests {
 		r(ts)
 	}
@@ -305,7 +305,7 @@ func recordPost(t *testing.T, path string, body any) func(ts *TestServer) {
 func TestTapeMatchesCanonically(t *testing.T) {
 	base := `{"model":"` + testModel + `","max_tokens":200,"messages":[{"role":"user","content":"Hello there"}]}`
 	dir := recordOne(t, recordPost(t, "/v1/messages", base))
-	play := tapeServer(t, messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError})
+	play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
 	for name, body := range map[string]string{
 		"as recorded":      base,
 		"keys reordered":   `{"messages":[{"content":"Hello there","role":"user"}],"max_tokens":200,"model":"` + testModel + `"}`,
@@ -338,7 +338,7 @@ func TestTapeMatchesCanonically(t *testing.T) {
 
 func TestRequestKeyIgnoresOnlyWhatDoesNotChangeTheAnswer(t *testing.T) {
 	key := func(q, body string) string {
-		k, err := messages.RequestKey("POST", "/v1/messages", q, []byte(body))
+		k, err := tape.RequestKey("POST", "/v1/messages", q, []byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +376,7 @@ func TestTapeOnMiss(t *testing.T) {
 	t.Run("model", func(t *testing.T) {
 		dir := recordOne(t, recordPost(t, "/v1/messages", recorded))
 		up := newUpstream(t, 0, nil)
-		play := tapeServer(t, messages.TapeConfig{Replay: dir, Upstream: up.URL}) // the default
+		play := tapeServer(t, TapeConfig{Replay: dir, Upstream: up.URL}) // the default
 		status, _, out := tapeCall(t, play, http.MethodPost, "/v1/messages", missed)
 		plain := create(t, NewTestServer(t), missed)
 		if status != http.StatusOK || gjson.GetBytes(out, "content").Raw != plain.Get("content").Raw {
@@ -389,7 +389,7 @@ func TestTapeOnMiss(t *testing.T) {
 	t.Run("error", func(t *testing.T) {
 		dir := recordOne(t, recordPost(t, "/v1/messages", recorded))
 		up := newUpstream(t, 0, nil)
-		play := tapeServer(t, messages.TapeConfig{Replay: dir, Upstream: up.URL, OnMiss: messages.OnMissError})
+		play := tapeServer(t, TapeConfig{Replay: dir, Upstream: up.URL, OnMiss: OnMissError})
 		status, _, out := tapeCall(t, play, http.MethodPost, "/v1/messages", missed)
 		msg := gjson.GetBytes(out, "error.message").String()
 		if status != http.StatusNotFound || gjson.GetBytes(out, "error.type").String() != "not_found_error" ||
@@ -407,7 +407,7 @@ func TestTapeOnMiss(t *testing.T) {
 	t.Run("upstream", func(t *testing.T) {
 		dir := recordOne(t, recordPost(t, "/v1/messages", recorded))
 		up := newUpstream(t, 0, nil)
-		play := tapeServer(t, messages.TapeConfig{Replay: dir, Upstream: up.URL, OnMiss: messages.OnMissUpstream})
+		play := tapeServer(t, TapeConfig{Replay: dir, Upstream: up.URL, OnMiss: OnMissUpstream})
 		for range 2 {
 			if status, _, out := tapeCall(t, play, http.MethodPost, "/v1/messages", missed); status != http.StatusOK {
 				t.Fatalf("a miss: %d %s", status, out)
@@ -508,7 +508,7 @@ func TestTapeRefusesRecordingsItCouldNotServe(t *testing.T) {
 			if err := os.WriteFile(file, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := messages.OpenTape(messages.TapeConfig{Replay: dir})
+			_, err := OpenTape(TapeConfig{Replay: dir})
 			if err == nil || !strings.HasPrefix(err.Error(), file+": ") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v; want one naming %s and %q", err, file, tc.want)
 			}
@@ -521,7 +521,7 @@ func TestTapeRefusesRecordingsItCouldNotServe(t *testing.T) {
 		if err := os.WriteFile(file, []byte("{\n  \"request\": {\n    \"method\": \"POST\""), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := messages.OpenTape(messages.TapeConfig{Replay: dir})
+		_, err := OpenTape(TapeConfig{Replay: dir})
 		if want := file + ":3:20: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("error %v; want one starting %q", err, want)
 		}
@@ -533,7 +533,7 @@ func TestTapeRefusesRecordingsItCouldNotServe(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_, err := messages.OpenTape(messages.TapeConfig{Replay: dir})
+		_, err := OpenTape(TapeConfig{Replay: dir})
 		if err == nil || !strings.Contains(err.Error(), "b.json: records the same request as "+filepath.Join(dir, "a.json")) {
 			t.Errorf("error %v", err)
 		}
@@ -543,7 +543,7 @@ func TestTapeRefusesRecordingsItCouldNotServe(t *testing.T) {
 		if err := os.Mkdir(filepath.Join(dir, "no spaces"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := messages.OpenTape(messages.TapeConfig{Replay: dir}); err == nil || !strings.Contains(err.Error(), "namespace") {
+		if _, err := OpenTape(TapeConfig{Replay: dir}); err == nil || !strings.Contains(err.Error(), "namespace") {
 			t.Errorf("error %v", err)
 		}
 	})
@@ -552,19 +552,19 @@ func TestTapeRefusesRecordingsItCouldNotServe(t *testing.T) {
 func TestTapeConfigIsChecked(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
-		cfg  messages.TapeConfig
+		cfg  TapeConfig
 		want string
 	}{
-		{messages.TapeConfig{}, "needs a directory"},
-		{messages.TapeConfig{Record: dir}, "upstream: recording needs"},
-		{messages.TapeConfig{Record: dir, Upstream: "ftp://example.com"}, "not an http or https base URL"},
-		{messages.TapeConfig{Record: dir, Replay: dir, Upstream: "http://127.0.0.1:1"}, "exclude each other"},
-		{messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissUpstream}, "upstream: recording needs"},
-		{messages.TapeConfig{Replay: dir, OnMiss: "maybe"}, `"maybe" is not one of`},
-		{messages.TapeConfig{Replay: dir, Speed: -1}, "speed"},
-		{messages.TapeConfig{Replay: filepath.Join(dir, "missing")}, "replay:"},
+		{TapeConfig{}, "needs a directory"},
+		{TapeConfig{Record: dir}, "upstream: recording needs"},
+		{TapeConfig{Record: dir, Upstream: "ftp://example.com"}, "not an http or https base URL"},
+		{TapeConfig{Record: dir, Replay: dir, Upstream: "http://127.0.0.1:1"}, "exclude each other"},
+		{TapeConfig{Replay: dir, OnMiss: OnMissUpstream}, "upstream: recording needs"},
+		{TapeConfig{Replay: dir, OnMiss: "maybe"}, `"maybe" is not one of`},
+		{TapeConfig{Replay: dir, Speed: -1}, "speed"},
+		{TapeConfig{Replay: filepath.Join(dir, "missing")}, "replay:"},
 	} {
-		if _, err := messages.OpenTape(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := OpenTape(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v; want %q", tc.cfg, err, tc.want)
 		}
 	}
@@ -574,7 +574,7 @@ func TestTapeNeverWritesCredentials(t *testing.T) {
 	const bearer, cookie = "sk-bearer-secret-9876543210", "session-cookie-secret-value"
 	dir := t.TempDir()
 	up := newUpstream(t, 0, nil)
-	ts := tapeServer(t, messages.TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: true})
+	ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: true})
 	secrets := []string{"X-Api-Key", liveKey, "Authorization", "Bearer " + bearer, "Cookie", "session=" + cookie}
 	completeBody := map[string]any{"model": testModel, "max_tokens_to_sample": 50, "prompt": "\n\nHuman: Hi\n\nAssistant:"}
 	calls := []struct {
@@ -619,7 +619,7 @@ func TestTapeNeverWritesCredentials(t *testing.T) {
 		}
 	}
 	// The error was recorded with the key replaced, and replays so.
-	play := tapeServer(t, messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError})
+	play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
 	status, _, out = tapeCall(t, play, http.MethodGet, "/v1/models?limit=1", nil)
 	if status != http.StatusUnauthorized || gjson.GetBytes(out, "error.message").String() != "key [redacted] is revoked" ||
 		!strings.HasPrefix(gjson.GetBytes(out, "request_id").String(), "req_") || gjson.GetBytes(out, "request_id").String() == "req_upstream" {
@@ -636,7 +636,7 @@ func TestTapeRecordsErrorsOnlyWhenAsked(t *testing.T) {
 	dir := t.TempDir()
 	up := newUpstream(t, 0, nil)
 	up.echo.Store(true)
-	ts := tapeServer(t, messages.TapeConfig{Upstream: up.URL, Record: dir})
+	ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir})
 	if status, _, _ := tapeCall(t, ts, http.MethodGet, "/v1/models", nil); status != http.StatusUnauthorized {
 		t.Fatalf("status %d", status)
 	}
@@ -664,7 +664,7 @@ func TestTapeReplayFollowsTheFakesRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	play := tapeServer(t, messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError})
+	play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
 	_, h, out := tapeCall(t, play, http.MethodPost, "/v1/messages", body)
 	got := gjson.ParseBytes(out)
 	if got.Get("id").String() != gjson.GetBytes(want, "id").String() || got.Get("usage").Raw != gjson.GetBytes(want, "usage").Raw ||
@@ -680,7 +680,7 @@ func TestTapeReplayFollowsTheFakesRules(t *testing.T) {
 func TestTapeNamespaces(t *testing.T) {
 	dir := t.TempDir()
 	up := newUpstream(t, 0, nil)
-	ts := tapeServer(t, messages.TapeConfig{Upstream: up.URL, Record: dir})
+	ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir})
 	body := msgBody("messages", userTurn("only in alpha"))
 	if status, _, out := tapeCall(t, ts, http.MethodPost, "/ns/alpha/v1/messages", body); status != http.StatusOK {
 		t.Fatalf("%d %s", status, out)
@@ -692,7 +692,7 @@ func TestTapeNamespaces(t *testing.T) {
 	if len(files) != 2 || !slicesHasPrefix(files, filepath.Join("alpha", "messages-only-in-alpha-")) || !slicesHasPrefix(files, "messages-default-") {
 		t.Fatalf("recordings: %v", files)
 	}
-	play := tapeServer(t, messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError})
+	play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
 	if status, _, out := tapeCall(t, play, http.MethodPost, "/v1/messages", body, core.NamespaceHeader, "alpha"); status != http.StatusOK {
 		t.Errorf("alpha's recording in alpha: %d %s", status, out)
 	}
@@ -709,7 +709,7 @@ func TestTapeNamespaces(t *testing.T) {
 }
 
 func TestTapePassesThroughButDoesNotRecordOversizedAnswers(t *testing.T) {
-	big := bytes.Repeat([]byte("x"), messages.MaxRecordedBytes)
+	big := bytes.Repeat([]byte("x"), MaxRecordedBytes)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"data":[],"has_more":false,"first_id":null,"last_id":null,"padding":"`))
@@ -718,7 +718,7 @@ func TestTapePassesThroughButDoesNotRecordOversizedAnswers(t *testing.T) {
 	}))
 	defer up.Close()
 	dir := t.TempDir()
-	tape, err := messages.OpenTape(messages.TapeConfig{Upstream: up.URL, Record: dir})
+	tape, err := OpenTape(TapeConfig{Upstream: up.URL, Record: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -739,7 +739,7 @@ func TestTapePassesThroughButDoesNotRecordOversizedAnswers(t *testing.T) {
 
 func TestTapeAcceptsOnlyPresentCredentials(t *testing.T) {
 	dir := recordOne(t, recordPost(t, "/v1/messages", msgBody()))
-	play := tapeServer(t, messages.TapeConfig{Replay: dir})
+	play := tapeServer(t, TapeConfig{Replay: dir})
 	status, _, out := tapeCall(t, play, http.MethodPost, "/v1/messages", msgBody(), "X-Api-Key", "")
 	if status != http.StatusUnauthorized {
 		t.Errorf("no credential: %d %s", status, out)
@@ -761,7 +761,7 @@ func TestTapeAcceptsOnlyPresentCredentials(t *testing.T) {
 func benchTape(b *testing.B, body map[string]any) {
 	dir := b.TempDir()
 	upstreamTS := NewTestServer(b)
-	tape, err := messages.OpenTape(messages.TapeConfig{Upstream: upstreamTS.URL, Record: dir})
+	tape, err := OpenTape(TapeConfig{Upstream: upstreamTS.URL, Record: dir})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -770,7 +770,7 @@ func benchTape(b *testing.B, body map[string]any) {
 	if status, out := postMessages(b, rec, "/v1/messages", string(data)); status != http.StatusOK {
 		b.Fatalf("%d %s", status, out)
 	}
-	if tape, err = messages.OpenTape(messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError}); err != nil {
+	if tape, err = OpenTape(TapeConfig{Replay: dir, OnMiss: OnMissError}); err != nil {
 		b.Fatal(err)
 	}
 	ts := NewTestServer(b, WithTape(tape))
@@ -803,20 +803,20 @@ func FuzzRecording(f *testing.F) {
 	f.Add([]byte(`{"request":{"method":"POST","path":"/v1/complete","body":{"model":"m","max_tokens_to_sample":5,"prompt":"\n\nHuman: a\n\nAssistant:"}},"response":{"status":200,"events":[{"offset_ms":0,"event":"completion","data":{"type":"completion","id":"compl_1","completion":" b","model":"m","stop_reason":null}},{"offset_ms":1,"event":"completion","data":{"type":"completion","id":"compl_1","completion":"","model":"m","stop_reason":"stop_sequence"}}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// As OpenTape loads a file, without the file system, which would slow the fuzzer down.
-		tape, rec, err := messages.TapeOf("r.json", data)
+		tp, rec, err := tape.TapeOf("r.json", data)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "r.json: ") {
 				t.Fatalf("refusal does not name the file: %v", err)
 			}
 			return
 		}
-		s := New(WithTape(tape), WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
+		s := New(WithTape(tp), WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
 		r := rec.Request
 		for _, stream := range []any{nil, true} {
 			body := string(r.Body)
 			if len(r.Body) > 0 && rec.Kind().Rt.Events != "" {
 				var m map[string]any
-				_ = messages.DecodeNumbers(r.Body, &m)
+				_ = tape.DecodeNumbers(r.Body, &m)
 				m["stream"] = stream
 				if stream == nil {
 					delete(m, "stream")
@@ -834,7 +834,7 @@ func FuzzRecording(f *testing.F) {
 
 // failedEvents reports whether a recorded stream ends in an error event, which a request without
 // stream is answered with, 5xx included.
-func failedEvents(rec *messages.Recording) bool {
+func failedEvents(rec *tape.Recording) bool {
 	evs := rec.Response.Events
 	return len(evs) > 0 && evs[len(evs)-1].Event == "error"
 }
@@ -856,7 +856,7 @@ func TestTapeStreamsThatFail(t *testing.T) {
 				if _, err := up.inner.InjectFault(core.Fault{Path: route.path, StreamEvents: 3, Status: 529}); err != nil {
 					t.Fatal(err)
 				}
-				rec := tapeServer(t, messages.TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: recordErrors})
+				rec := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir, RecordErrors: recordErrors})
 				_, _, cut := tapeCall(t, rec, http.MethodPost, route.path, route.body)
 				if evs := eventChunks(cut); len(evs) != 4 || !strings.HasPrefix(evs[3], "event: error\n") {
 					t.Fatalf("the upstream's stream: %q", evs)
@@ -871,7 +871,7 @@ func TestTapeStreamsThatFail(t *testing.T) {
 				if len(files) != 1 {
 					t.Fatalf("recordings: %v", files)
 				}
-				play := tapeServer(t, messages.TapeConfig{Replay: dir, OnMiss: messages.OnMissError})
+				play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
 				status, h, again := tapeCall(t, play, http.MethodPost, route.path, route.body)
 				got, want := eventChunks(again), eventChunks(cut)
 				if status != http.StatusOK || len(got) != len(want) || got[1] != want[1] || got[2] != want[2] ||
@@ -894,7 +894,7 @@ func TestTapeRecordingIsWrittenWhenTheAnswerEnds(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			up := newUpstream(t, 0, nil)
-			ts := tapeServer(t, messages.TapeConfig{Upstream: up.URL, Record: dir})
+			ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir})
 			enc, _ := json.Marshal(body)
 			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(enc))
 			req.Header.Set("X-Api-Key", liveKey)

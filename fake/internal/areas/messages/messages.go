@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
@@ -34,7 +36,7 @@ import (
 type request struct {
 	*wire.MessageRequest
 	// tape is what the tape matches the request by (tape.go).
-	tape tapeRequest
+	tape tape.TapeRequest
 	// layout is the request laid out by the one walk of its blocks: its input-token count and
 	// the cache's positions, breakpoints and, when the request may use the cache, keys.
 	layout *cache.CacheLayout
@@ -100,7 +102,7 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 	}
 	adm.ChargeOutput(0)
 	if ch, _ := choose(s, c, nil, req.tape); ch.tape != nil { // without a request, no error
-		v, _, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, nil, false)
+		v, _, err := tape.AnswerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, nil, false)
 		return v, err
 	}
 	n := req.layout.Total
@@ -115,9 +117,9 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 // choice is the reply the choose stage picked: a canned reply, the tape, or neither (the
 // scripted model, or the token counter).
 type choice struct {
-	reply *stubs.Reply // a named scenario, a stub or a library scenario
-	stub  string       // the stub's id, for the journal
-	tape  *tapePick    // the tape answers
+	reply *stubs.Reply   // a named scenario, a stub or a library scenario
+	stub  string         // the stub's id, for the journal
+	tape  *tape.TapePick // the tape answers
 }
 
 // choose is the one owner of the reply's precedence, most explicit first:
@@ -134,7 +136,7 @@ type choice struct {
 // replies (count_tokens, Completions): the tape or the fake's own answer.
 //
 // Its only error is the stubs' matching going over its allowance of work (stubs.take).
-func choose(s *core.Server, c *core.Call, req *request, tr tapeRequest) (choice, error) {
+func choose(s *core.Server, c *core.Call, req *request, tr tape.TapeRequest) (choice, error) {
 	canned := req != nil && req.MaxTokens > 0
 	if canned && req.scenario != nil {
 		return choice{reply: &req.scenario.Response}, nil
@@ -148,7 +150,7 @@ func choose(s *core.Server, c *core.Call, req *request, tr tapeRequest) (choice,
 			return choice{reply: r, stub: id}, nil
 		}
 	}
-	if pick := pickFromTape(s, c, tr); pick != nil {
+	if pick := tape.PickFromTape(s, c, tr); pick != nil {
 		return choice{tape: pick}, nil
 	}
 	if canned {
@@ -179,7 +181,7 @@ func (r answered) output() int {
 // model's), or the tape's answer.
 func answerRequest(s *core.Server, c *core.Call, req *request, plan *cache.CachePlan, ch choice) (answered, error) {
 	if ch.tape != nil {
-		v, msg, err := answerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, plan, req.Stream)
+		v, msg, err := tape.AnswerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
 	msg, err := scenarios.AnswerWith(s, c.Meter(model.MaxGenSteps), req.MessageRequest, plan, ch.reply)
@@ -230,7 +232,7 @@ func parseMessage(s *core.Server, c *core.Call, create bool) (*request, error) {
 		}
 	}
 	// The tape matches the body as sent, before a thread continue expands it.
-	req.tape = tapeRequestOf(s, c, data, req.Raw)
+	req.tape = tape.TapeRequestOf(s, c, data, req.Raw)
 	if req.thread, err = threads.ExpandThread(s, c, req.MessageRequest); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
@@ -64,7 +66,7 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	if ch, _ := choose(s, c, nil, tr); ch.tape != nil { // without a request, no error
-		v, _, err := answerFromTape(s, c, ch.tape, nil, 0, nil, req.Stream)
+		v, _, err := tape.AnswerFromTape(s, c, ch.tape, nil, 0, nil, req.Stream)
 		adm.ChargeOutput(0)
 		return v, err
 	}
@@ -93,10 +95,10 @@ func complete(s *core.Server, c *core.Call) (any, error) {
 // parseCompletion is the parse stage of Completions: the body decoded once and checked against
 // the request schema, the typed request and the tape's key derived from that value, then the
 // rules a schema cannot express.
-func parseCompletion(s *core.Server, c *core.Call) (*completeRequest, map[string]any, tapeRequest, error) {
+func parseCompletion(s *core.Server, c *core.Call) (*completeRequest, map[string]any, tape.TapeRequest, error) {
 	data, v, err := c.DecodeBody()
 	if err != nil {
-		return nil, nil, tapeRequest{}, err
+		return nil, nil, tape.TapeRequest{}, err
 	}
 	raw := v.(map[string]any) // the schema requires an object of these types
 	req := &completeRequest{}
@@ -105,7 +107,7 @@ func parseCompletion(s *core.Server, c *core.Call) (*completeRequest, map[string
 	if n, ok := raw["max_tokens_to_sample"].(json.Number); ok {
 		i, err := n.Int64()
 		if err != nil || int64(int(i)) != i { // 1.0, 1e2 or past an int: as encoding/json refuses it
-			return nil, nil, tapeRequest{}, core.DecodeError(&json.UnmarshalTypeError{Value: "number " + n.String(), Type: reflect.TypeFor[int](), Field: "max_tokens_to_sample"})
+			return nil, nil, tape.TapeRequest{}, core.DecodeError(&json.UnmarshalTypeError{Value: "number " + n.String(), Type: reflect.TypeFor[int](), Field: "max_tokens_to_sample"})
 		}
 		req.MaxTokensToSample = int(i)
 	}
@@ -117,10 +119,10 @@ func parseCompletion(s *core.Server, c *core.Call) (*completeRequest, map[string
 	}
 	req.Stream, _ = raw["stream"].(bool)
 	if err := checkUserID(raw); err != nil {
-		return nil, nil, tapeRequest{}, err
+		return nil, nil, tape.TapeRequest{}, err
 	}
 	if err := checkPrompt(req.Prompt); err != nil {
-		return nil, nil, tapeRequest{}, err
+		return nil, nil, tape.TapeRequest{}, err
 	}
-	return req, raw, tapeRequestOf(s, c, data, raw), nil
+	return req, raw, tape.TapeRequestOf(s, c, data, raw), nil
 }

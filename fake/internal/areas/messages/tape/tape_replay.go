@@ -1,4 +1,4 @@
-package messages
+package tape
 
 import (
 	"bytes"
@@ -21,30 +21,30 @@ import (
 // Replaying: answering a request from the recording that matches it, under the fake's own ids
 // and usage, at the recorded pace or faster.
 
-// tapeRequest is what the tape matches a request by: its body as sent and the key of the body
+// TapeRequest is what the tape matches a request by: its body as sent and the key of the body
 // the handler decoded. taped is false on a route the tape does not serve, or without a tape.
-type tapeRequest struct {
+type TapeRequest struct {
 	taped  bool
 	data   []byte
 	key    string
 	keyErr error
 }
 
-// tapeRequestOf is the tape's view of a request whose body decoded to v; the key is worked out
+// TapeRequestOf is the tape's view of a request whose body decoded to v; the key is worked out
 // only when the tape serves the route.
-func tapeRequestOf(s *core.Server, c *core.Call, data []byte, v any) tapeRequest {
+func TapeRequestOf(s *core.Server, c *core.Call, data []byte, v any) TapeRequest {
 	if !TapeOption.Of(&s.Cfg).taped(c.Route) {
-		return tapeRequest{}
+		return TapeRequest{}
 	}
 	r := c.Request
-	tr := tapeRequest{taped: true, data: data}
+	tr := TapeRequest{taped: true, data: data}
 	tr.key, tr.keyErr = requestKeyOf(r.Method, r.URL.Path, r.URL.RawQuery, v)
 	return tr
 }
 
-// tapePick is the tape's answer to a request, as the choose stage picked it: a recording to
+// TapePick is the tape's answer to a request, as the choose stage picked it: a recording to
 // replay, or the upstream to forward to (recording, or a miss with -on-miss upstream).
-type tapePick struct {
+type TapePick struct {
 	rec     *Recording
 	forward []byte // the body to forward, when forwarding
 	miss    error  // a miss that -on-miss error answers
@@ -52,14 +52,14 @@ type tapePick struct {
 
 // tapePick says whether the tape answers the request, and how: nil when the fake is to answer
 // as it does without one.
-func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
+func PickFromTape(s *core.Server, c *core.Call, tr TapeRequest) *TapePick {
 	t := TapeOption.Of(&s.Cfg)
 	if !tr.taped {
 		return nil
 	}
 	r := c.Request
 	if t.cfg.Record != "" {
-		return &tapePick{forward: tr.data}
+		return &TapePick{forward: tr.data}
 	}
 	if tr.keyErr != nil {
 		return nil // the fake's own validation answers it
@@ -69,19 +69,19 @@ func pickFromTape(s *core.Server, c *core.Call, tr tapeRequest) *tapePick {
 		switch t.cfg.OnMiss {
 		case OnMissError:
 			probe := &Recording{Request: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: tr.data}, key: tr.key}
-			return &tapePick{miss: core.NewError(core.ErrNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
+			return &TapePick{miss: core.NewError(core.ErrNotFound, "no recording matches %s %s: replaying from %s, it would be %s; record it with -record and -upstream, or replay with -on-miss model",
 				r.Method, core.Excerpt(r.URL.Path, core.MaxExcerpt), t.cfg.Replay, t.fileFor(t.cfg.Replay, s.NsName, probe))}
 		case OnMissUpstream:
-			return &tapePick{forward: tr.data}
+			return &TapePick{forward: tr.data}
 		}
 		return nil
 	}
-	return &tapePick{rec: rec}
+	return &TapePick{rec: rec}
 }
 
-// answerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
+// AnswerFromTape answers as the tape picked: forwarded, or replayed; msg is the replayed
 // message the fake numbered, for the commit stage (nil otherwise).
-func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *wire.MessageRequest, inputTokens int, plan *cache.CachePlan, stream bool) (any, *wire.Message, error) {
+func AnswerFromTape(s *core.Server, c *core.Call, pick *TapePick, req *wire.MessageRequest, inputTokens int, plan *cache.CachePlan, stream bool) (any, *wire.Message, error) {
 	switch {
 	case pick.miss != nil:
 		return nil, nil, pick.miss
@@ -95,11 +95,11 @@ func answerFromTape(s *core.Server, c *core.Call, pick *tapePick, req *wire.Mess
 // fromTape answers a request without a body (the models routes) from the tape: ok is false when
 // the fake is to answer as it does without one.
 func fromTape(s *core.Server, c *core.Call) (any, bool, error) {
-	pick := pickFromTape(s, c, tapeRequestOf(s, c, nil, nil))
+	pick := PickFromTape(s, c, TapeRequestOf(s, c, nil, nil))
 	if pick == nil {
 		return nil, false, nil
 	}
-	v, _, err := answerFromTape(s, c, pick, nil, 0, nil, false)
+	v, _, err := AnswerFromTape(s, c, pick, nil, 0, nil, false)
 	return v, true, err
 }
 
