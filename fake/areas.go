@@ -1,5 +1,10 @@
 package fake
 
+// The OpenAPI documents are generated from the route table of the registered areas
+// (fake/internal/core/openapi.go).
+//
+//go:generate go test -run ^TestOpenAPIDocumentsAreCurrent$ -update .
+
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
@@ -28,11 +33,11 @@ func init() {
 		compliance.Area,
 		memory.Area,
 		messages.Area,
-		scenarios.ScenariosArea,
-		cache.CacheArea,
+		scenarios.Area,
+		cache.Area,
 		ratelimit.Area,
-		threads.ThreadsArea,
-		stubs.StubsArea,
-		tape.TapeArea,
+		threads.Area,
+		stubs.Area,
+		tape.Area,
 	)
 }

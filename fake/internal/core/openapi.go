@@ -22,11 +22,10 @@ import (
 // The OpenAPI 3.1 documents (schemas/openapi.json for the API, schemas/openapi-control.json for
 // the control API) are generated from the route table alone: method, path, interface (security
 // schemes and version headers), the declared query parameters, headers and request schema, the
-// 200 schema and the event schema of a stream, and errors.go's status of each error type. TestOpenAPIDocumentsAreCurrent keeps the committed files
-// equal to what this code writes; regenerate them with "go generate ./fake", which runs that test
-// with -update.
-//
-//go:generate go test -run ^TestOpenAPIDocumentsAreCurrent$ -update .
+// 200 schema and the event schema of a stream, and errors.go's status of each error type.
+// TestOpenAPIDocumentsAreCurrent (package fake, which registers the areas whose lines the table
+// holds) keeps the committed files equal to what this code writes; regenerate them with
+// "go generate ./fake", which runs that test with -update.
 
 // openAPIVersion is the version of the OpenAPI specification the documents follow.
 const openAPIVersion = "3.1.1"

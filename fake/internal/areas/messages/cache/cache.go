@@ -924,10 +924,10 @@ func clearCache(s *core.Server, c *core.Call) (any, error) {
 	return core.ClearedBody{Cleared: DropCache(s)}, nil
 }
 
-// CacheArea is the prompt cache: its control routes, and its store, which snapshots leave out (a
+// Area is the prompt cache: its control routes, and its store, which snapshots leave out (a
 // loaded snapshot, like a reset, starts with an empty cache). Expired entries are released as the
 // clock passes their expiry.
-var CacheArea = &core.Area{
+var Area = &core.Area{
 	Routes: func() []*core.Route {
 		return []*core.Route{
 			core.Line(core.Get, "/_fake/cache", nil, core.In{}, "control/cache_list", listCache),

@@ -187,9 +187,9 @@ func upstreamCredential(r *http.Request, ifc *core.Iface, err error) (*core.Cred
 	return nil, "", err
 }
 
-// TapeArea lets a credential the fixtures do not know through to a route a tape records or
+// Area lets a credential the fixtures do not know through to a route a tape records or
 // replays (upstreamCredential), and answers the routes without a body from it (fromTape).
-var TapeArea = &core.Area{
+var Area = &core.Area{
 	Admit: func(s *core.Server, rt *core.Route, r *http.Request, ifc *core.Iface, err error) (*core.Credential, string, error) {
 		if !TapeOption.Of(&s.Cfg).taped(rt) {
 			return nil, "", err

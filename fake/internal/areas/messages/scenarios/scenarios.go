@@ -277,8 +277,8 @@ func SetUsage(msg *wire.Message, req *wire.MessageRequest, p *cache.CachePlan) {
 	}
 }
 
-// ScenariosArea is the library of canned scenarios: its fixtures and its control route.
-var ScenariosArea = &core.Area{
+// Area is the library of canned scenarios: its fixtures and its control route.
+var Area = &core.Area{
 	Routes: func() []*core.Route {
 		return []*core.Route{core.Line(core.Get, "/_fake/messages/scenarios", nil, core.In{}, "messages/scenario_list", listScenarios)}
 	},

@@ -569,9 +569,9 @@ func clearStubs(s *core.Server, c *core.Call) (any, error) {
 	return core.ClearedBody{Cleared: DropStubs(s)}, nil
 }
 
-// StubsArea is the stubs a test registered: the test's configuration, not the world, so a
+// Area is the stubs a test registered: the test's configuration, not the world, so a
 // snapshot leaves them out and Reset clears them.
-var StubsArea = &core.Area{
+var Area = &core.Area{
 	Routes: func() []*core.Route {
 		return []*core.Route{
 			core.Line(core.Post, "/_fake/messages/stubs", nil, core.In{Body: "messages/stub_request"}, "messages/stub", registerStub),

@@ -415,9 +415,9 @@ func IsContinue(raw map[string]any) bool {
 	return spec["type"] == "continue"
 }
 
-// ThreadsArea is the message threads' store, which snapshots leave out, as they leave out the
+// Area is the message threads' store, which snapshots leave out, as they leave out the
 // prompt cache: both expire within minutes of their last use.
-var ThreadsArea = &core.Area{Release: func(st *core.State) { ThreadsOf(st, nil).release() }}
+var Area = &core.Area{Release: func(st *core.State) { ThreadsOf(st, nil).release() }}
 
 var (
 	ThreadStores = core.NewStore[threadStore]()
