@@ -50,7 +50,7 @@ type APIError struct {
 	reason string
 	field  string // the field invalidField named
 	// details is the envelope's optional error.details: set only where the platform names a
-	// cause in it (message threads' error_code, messages_threads.go); nil leaves it out.
+	// cause in it (message threads' error_code, package threads); nil leaves it out.
 	details *ErrorDetails
 }
 

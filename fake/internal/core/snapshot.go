@@ -21,7 +21,7 @@ import (
 
 // Snapshots: a server's world saved as a data set of the shape of package fixtures, which any
 // server loads (LoadSnapshot, WithFixtures, the binary's -fixtures) to continue exactly where the
-// world stood. Each area writes its own files from its state (snapshot_areas.go); an area no
+// world stood. Each area writes its own files from its state (its snapshot.go, Area.Snapshot); an area no
 // request has built is still exactly its fixtures, so its files are copied as they were loaded.
 // snapshot.json holds what no fixture file does: the clock and the ID counters.
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Administration (spec 2.11, 2.12, 3.2, 4.6, gaps §6): the key's organization, invites, users,
-// workspaces (admin_workspaces.go) and rate limits (admin_ratelimits.go).
+// workspaces (admin_workspaces.go) and rate limits (admin_ratelimits.go), in this package.
 
 // InviteLifetime is how long an invite stays pending (gaps §6).
 const InviteLifetime = 21 * 24 * time.Hour

@@ -13,7 +13,7 @@ var (
 func complianceRoutes() []*core.Route {
 	return []*core.Route{
 		// Compliance (spec 2.2-2.7, 4.1-4.3, gaps §10). Static segments (files, generated-files)
-		// sit beside :chat_id; compliance_test.go proves gin routes each to its handler.
+		// sit beside :chat_id; fake/compliance_test.go proves gin routes each to its handler.
 		core.Line(core.Get, "/v1/compliance/apps/chats", core.IfCompliance, core.In{Query: qChats}, "compliance/chat_list", listComplianceChats),
 		core.Line(core.Get, "/v1/compliance/apps/chats/:chat_id/messages", core.IfCompliance, core.In{Query: qChatMessages}, "compliance/chat_messages", getChatMessages),
 		core.Line(core.Del, "/v1/compliance/apps/chats/:chat_id", core.IfCompliance, core.In{}, "compliance/chat_deleted", deleteComplianceChat),

@@ -29,7 +29,7 @@ import (
 
 // Messages (spec 2.9, 4.4, gaps §4). The area keeps no state of its own: a response is a pure
 // function of the request, the scenario fixtures and the stubs a test registered
-// (messages_stubs.go), which is what makes it reproducible.
+// (package stubs), which is what makes it reproducible.
 
 // request is a Messages request as it passes the pipeline: the typed body, and what the stages
 // attach to it.
@@ -42,7 +42,7 @@ type request struct {
 	layout *cache.CacheLayout
 	// scenario is the scenario the Fake-Scenario header names; nil without the header.
 	scenario *scenarios.LibScenario
-	// thread is the request's message thread (messages_threads.go); nil without one.
+	// thread is the request's message thread (package threads); nil without one.
 	thread *threads.ThreadTurn
 }
 

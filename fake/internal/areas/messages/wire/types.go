@@ -106,7 +106,7 @@ type Message struct {
 	Container *Container `json:"container"`
 	// ContextManagement reports the context edits applied, when the request configured any.
 	ContextManagement *ContextManagement `json:"context_management"`
-	// Diagnostics is the cache diagnosis a request asks for with diagnostics (cache_diagnostics.go):
+	// Diagnostics is the cache diagnosis a request asks for with diagnostics (package cache, diagnostics.go):
 	// null without one, when previous_message_id is null, or when nothing diverged.
 	Diagnostics *Diagnostics `json:"diagnostics"`
 }
