@@ -2,6 +2,7 @@ package fake
 
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -23,5 +24,6 @@ func init() {
 		threadsArea,
 		stubsArea,
 		tapeArea,
+		files.Area,
 	)
 }

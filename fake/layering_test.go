@@ -17,6 +17,7 @@ import (
 var serverImports = map[string][]string{
 	"core":             {},
 	"areas/compliance": {"core"},
+	"areas/files":      {"core"},
 	"areas/memory":     {"core"},
 	"areas/work":       {"core"},
 }

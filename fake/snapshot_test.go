@@ -20,6 +20,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+	"github.com/platformkit/platformkit/fake/internal/areas/files"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -598,7 +599,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[adminStore]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[memory.Store] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
+	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[files.Store] lazy[memory.Store] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}
@@ -619,6 +620,8 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[work.WorkItem]():        "ID Type AcknowledgedAt CreatedAt Data EnvironmentID LatestHeartbeatAt Metadata StartedAt State StopRequestedAt StoppedAt Secret",
 		reflect.TypeFor[compliance.Store]():     "mu Chats byUser gone messages files deletions",
 		reflect.TypeFor[memory.Store]():         "Mu Stores byOrg",
+		reflect.TypeFor[files.Store]():          "mu byID lists used nextExpiry Charged",
+		reflect.TypeFor[files.File]():           "ID CreatedAt Filename MimeType SizeBytes Downloadable ExpiresAt Scope Org WorkspaceID content fixture",
 		reflect.TypeFor[memory.MemStoreState](): "org Rec Memories Paths versions byID lineage",
 		reflect.TypeFor[memory.MemoryStore]():   "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
 		reflect.TypeFor[memory.MemoryVersion](): "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
