@@ -52,7 +52,7 @@ func loadFiles(fsys fs.FS, fx *core.Fixtures) error {
 
 // build makes a server's store from its fixtures, charged to budget (nil: none).
 func build(fx *core.Fixtures, budget *core.ByteBudget) *Store {
-	fs := &Store{byID: map[string]*File{}, lists: map[owner][]*File{}, used: map[*core.Org]*usage{}, Charged: core.Charged{Budget: budget}}
+	fs := newStore(budget)
 	for _, r := range *FilesSection.In(fx.Sections) {
 		f := &File{ID: r.ID, CreatedAt: r.CreatedAt, Filename: r.Filename, MimeType: r.MimeType, SizeBytes: r.SizeBytes,
 			Downloadable: r.Downloadable, ExpiresAt: r.ExpiresAt, Scope: r.Scope, Org: r.org, WorkspaceID: r.WorkspaceID,
@@ -61,6 +61,10 @@ func build(fx *core.Fixtures, budget *core.ByteBudget) *Store {
 		fs.put(f)
 	}
 	return fs
+}
+
+func newStore(budget *core.ByteBudget) *Store {
+	return &Store{byID: map[string]*File{}, lists: map[owner][]*File{}, used: map[*core.Org]*usage{}, Charged: core.Charged{Budget: budget}}
 }
 
 // filesSnapshot is the area's part of a snapshot (files.json), with every file's content: files
