@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -41,9 +42,12 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| stubs, per server or namespace |": {thousands(maxStubs) + " stubs and " + mib(stubMaxBytes) + " of memory kept", "at most " + mebibytes(stubMaxBytes) + " together"},
 		"| the stubs of a server":            {"| " + mib(stubsBytes) + " of memory kept |"},
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
-		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
-		"| a recording (":                    {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
-		"| a recording file read at start":   {"| " + mib(maxRecordingFile) + ", a regular file"},
+		"| files, per server or namespace |": {mib(files.MaxFileBytes) + " a file (an upload body " + mib(files.MaxFileBytes) + " and " + kib(files.UploadBodyLimit-files.MaxFileBytes) + ")",
+			mib(files.MaxOrgBytes) + " and " + thousands(files.MaxOrgFiles) + " files an organization", fmt.Sprintf("over %d bytes", files.MaxFileBytes)},
+		"| the files of a server and all":  {"| " + mib(files.FilesBytes) + " of memory kept"},
+		"| reading a whole request":        {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
+		"| a recording (":                  {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
+		"| a recording file read at start": {"| " + mib(maxRecordingFile) + ", a regular file"},
 		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together, checked from the directory and each file's size before any is read; %s events per recorded stream; `offset_ms` at most %s",
 			thousands(maxRecordingFiles), mib(maxRecordingsBytes), thousands(maxRecordedEvents), thousands(maxOffsetMS))},
 	}
