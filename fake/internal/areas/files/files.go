@@ -176,7 +176,7 @@ func (fs *Store) add(f *File, ids *core.IDs, now time.Time) error {
 	}
 	n := f.held()
 	if !fs.Released && fs.Budget != nil && !fs.Budget.Reserve(n) {
-		return quotaError("the files of this server and all its namespaces hold %d bytes together, and this one would pass their budget of %d bytes; delete files, here or in other namespaces, then upload again", fs.Budget.Bytes.Load(), FilesBytes)
+		return quotaError("the files of this server and all its namespaces hold %d bytes together, and this one would pass their budget of %d bytes; delete files, here or in other namespaces, then upload again", fs.Budget.Bytes.Load(), fs.Budget.Limit)
 	}
 	fs.Bytes += n
 	f.ID = ids.Next("file_")
