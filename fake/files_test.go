@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -385,5 +386,48 @@ func TestFilesSnapshotAndReset(t *testing.T) {
 	s.Reset()
 	if w := get(t, s, "/v1/files"); w.Body.String() != "{\"data\":[],\"next_page\":null}\n" {
 		t.Errorf("after a reset the list is %s", w.Body)
+	}
+}
+
+// TestFilesConcurrentUse: uploads, lists, downloads and deletes in parallel, in two namespaces,
+// with snapshots and clock moves between them, keep every file's answers whole (run with -race).
+func TestFilesConcurrentUse(t *testing.T) {
+	s := filesServer(t)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ns := []string{core.NamespaceHeader, fmt.Sprintf("ns%d", g%2)}
+			for i := range 20 {
+				w := upload(t, s, []part{{"file", "f.txt", "text/plain", []byte("x")}, {"expires_in_seconds", "", "", []byte("3600")}}, ns...)
+				if w.Code != http.StatusOK {
+					t.Errorf("upload: %d %s", w.Code, w.Body)
+					return
+				}
+				id := gjson.Get(w.Body.String(), "id").String()
+				get(t, s, "/v1/files?limit=5", ns...)
+				if i%2 == 0 {
+					send(t, s, http.MethodDelete, "/v1/files/"+id, "", append(append([]string{}, apiHeaders...), ns...)...)
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 10 {
+			s.AdvanceClock(10 * time.Minute)
+			if _, err := s.Snapshot(); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	wg.Wait()
+	for _, ns := range []string{"ns0", "ns1"} {
+		w := get(t, s, "/v1/files?limit=1000", core.NamespaceHeader, ns)
+		if n := gjson.Get(w.Body.String(), "data.#").Int(); n != 40 {
+			t.Errorf("%s keeps %d files, want the 40 not deleted: %s", ns, n, w.Body)
+		}
 	}
 }
