@@ -59,7 +59,11 @@ func filesServer(t testing.TB) *Server {
 	return New(WithViolationHandler(func(msg string) { t.Errorf("fake: %s", msg) }))
 }
 
-var apiHeaders = []string{"X-Api-Key", "test-api-key", "anthropic-version", core.APIVersion20261021}
+// filesKey is the key these tests upload with: the second organization's, which the fixtures
+// give no file, so that its lists start empty and its quotas are whole.
+const filesKey = core.DefaultAPIKey + core.SecondOrganizationSuffix
+
+var apiHeaders = []string{"X-Api-Key", filesKey, "anthropic-version", core.APIVersion20261021}
 
 // upload sends an upload of the parts with the default key (and extra headers).
 func upload(t testing.TB, s http.Handler, parts []part, header ...string) *httptest.ResponseRecorder {
@@ -162,7 +166,7 @@ func TestFilesDownloadOnlyWhatTheFakeMade(t *testing.T) {
 	id := uploadOK(t, s, "in.csv", "text/csv", "a,b\n1,2\n")
 	wantFileError(t, get(t, s, "/v1/files/"+id+"/content", "Accept", "application/binary"), 400, core.ErrInvalidRequest, files.CodeNotDownloadable, "file: ")
 
-	cred := s.srv.State().Fx.Creds[core.DefaultAPIKey]
+	cred := s.srv.State().Fx.Creds[filesKey]
 	made, err := files.Create(s.srv, s.srv.State(), cred, files.Spec{Filename: "out/plot.png", MimeType: "image/png", Content: []byte("\x89PNG-bytes")})
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +187,7 @@ func TestFilesExpire(t *testing.T) {
 	if got := gjson.Get(w.Body.String(), "expires_at").String(); got != "2026-01-01T01:00:00Z" {
 		t.Fatalf("expires_at = %q, want the upload time plus 3600 s: %s", got, w.Body)
 	}
-	cred := s.srv.State().Fx.Creds[core.DefaultAPIKey]
+	cred := s.srv.State().Fx.Creds[filesKey]
 	s.AdvanceClock(3599 * time.Second)
 	if _, err := files.Lookup(s.srv, s.srv.State(), cred, id); err != nil {
 		t.Errorf("a second before expiry: %v", err)
@@ -270,7 +274,7 @@ func TestFilesDeleteIsFinal(t *testing.T) {
 	wantFileError(t, get(t, s, "/v1/files/"+id), 404, core.ErrNotFound, "", "file ")
 	wantFileError(t, get(t, s, "/v1/files/"+id+"/content"), 404, core.ErrNotFound, "", "file ")
 	wantFileError(t, send(t, s, http.MethodDelete, "/v1/files/"+id, "", apiHeaders...), 404, core.ErrNotFound, "", "file ")
-	if _, err := files.Lookup(s.srv, s.srv.State(), s.srv.State().Fx.Creds[core.DefaultAPIKey], id); err == nil {
+	if _, err := files.Lookup(s.srv, s.srv.State(), s.srv.State().Fx.Creds[filesKey], id); err == nil {
 		t.Error("Lookup found a deleted file")
 	}
 }
@@ -280,15 +284,19 @@ func TestFilesDeleteIsFinal(t *testing.T) {
 func TestFilesAreTheirWorkspacesAndOrganizations(t *testing.T) {
 	s := filesServer(t)
 	id := uploadOK(t, s, "a.txt", "text/plain", "a")
-	for _, key := range []string{"test-api-key-2", "test-api-key-research"} {
+	for _, key := range []string{"test-api-key", "test-api-key-research"} {
 		wantFileError(t, send(t, s, http.MethodGet, "/v1/files/"+id, "", "X-Api-Key", key, "anthropic-version", core.APIVersion), 404, core.ErrNotFound, "", "file ")
-		if w := send(t, s, http.MethodGet, "/v1/files", "", "X-Api-Key", key, "anthropic-version", core.APIVersion); gjson.Get(w.Body.String(), "data.#").Int() != 0 {
+		if w := send(t, s, http.MethodGet, "/v1/files", "", "X-Api-Key", key, "anthropic-version", core.APIVersion); strings.Contains(w.Body.String(), id) {
 			t.Errorf("%s lists %s", key, w.Body)
 		}
 	}
 	wantFileError(t, get(t, s, "/v1/files", "anthropic-workspace-id", "wrkspc_01AcmeResearch0000000001"), 400, core.ErrInvalidRequest, "", "anthropic-workspace-id: ")
+	// The same organization's other workspace: the research key's file is not the default key's.
+	body, ct := multipartBody(t, part{"file", "r.txt", "text/plain", []byte("r")})
+	rid := gjson.Get(send(t, s, http.MethodPost, "/v1/files", body, "Content-Type", ct, "X-Api-Key", "test-api-key-research", "anthropic-version", core.APIVersion).Body.String(), "id").String()
+	wantFileError(t, send(t, s, http.MethodGet, "/v1/files/"+rid, "", "X-Api-Key", "test-api-key", "anthropic-version", core.APIVersion), 404, core.ErrNotFound, "", "file ")
 	w := send(t, s, http.MethodGet, "/v1/files", "", "X-Api-Key", "test-api-key-research", "anthropic-version", core.APIVersion, "anthropic-workspace-id", "wrkspc_01AcmeResearch0000000001")
-	if w.Code != 200 {
+	if w.Code != 200 || gjson.Get(w.Body.String(), "data.#.id").String() != fmt.Sprintf("[%q]", rid) {
 		t.Errorf("the research key with its own workspace: %d %s", w.Code, w.Body)
 	}
 }
@@ -312,7 +320,7 @@ func TestFilesQuotas(t *testing.T) {
 	}
 	// Another organization and another namespace have quotas of their own.
 	body, ct := multipartBody(t, part{"file", "o.txt", "text/plain", []byte("o")})
-	if w := send(t, s, http.MethodPost, "/v1/files", body, "Content-Type", ct, "X-Api-Key", "test-api-key-2", "anthropic-version", core.APIVersion); w.Code != 200 {
+	if w := send(t, s, http.MethodPost, "/v1/files", body, "Content-Type", ct, "X-Api-Key", "test-api-key", "anthropic-version", core.APIVersion); w.Code != 200 {
 		t.Errorf("another organization: %d %s", w.Code, w.Body)
 	}
 	if w := upload(t, s, []part{{"file", "n.txt", "text/plain", []byte("n")}}, core.NamespaceHeader, "other"); w.Code != 200 {
@@ -336,7 +344,7 @@ func TestFilesLookupSource(t *testing.T) {
 	s := filesServer(t)
 	png := uploadOK(t, s, "a.png", "image/png", "\x89PNG")
 	pdf := uploadOK(t, s, "a.pdf", "application/pdf", "%PDF-")
-	cred := s.srv.State().Fx.Creds[core.DefaultAPIKey]
+	cred := s.srv.State().Fx.Creds[filesKey]
 	path := "messages.0.content.1.source.file_id"
 	if _, err := files.LookupSource(s.srv, s.srv.State(), cred, files.DocumentBlock, path, pdf); err != nil {
 		t.Errorf("a PDF as a document: %v", err)
@@ -357,7 +365,7 @@ func TestFilesLookupSource(t *testing.T) {
 func TestFilesSnapshotAndReset(t *testing.T) {
 	s := filesServer(t)
 	up := uploadOK(t, s, "a.txt", "text/plain", "uploaded")
-	cred := s.srv.State().Fx.Creds[core.DefaultAPIKey]
+	cred := s.srv.State().Fx.Creds[filesKey]
 	made, err := files.Create(s.srv, s.srv.State(), cred, files.Spec{Filename: "out.txt", MimeType: "text/plain", Content: []byte("made"), Scope: &files.Scope{Type: "session", ID: "sesn_1"}})
 	if err != nil {
 		t.Fatal(err)
@@ -429,5 +437,25 @@ func TestFilesConcurrentUse(t *testing.T) {
 		if n := gjson.Get(w.Body.String(), "data.#").Int(); n != 40 {
 			t.Errorf("%s keeps %d files, want the 40 not deleted: %s", ns, n, w.Body)
 		}
+	}
+}
+
+// TestFilesFixtureFileIsDownloadable: the default data set's file (a code execution output of the
+// first organization) lists and downloads, so that a client in any language has a downloadable
+// file to test against.
+func TestFilesFixtureFileIsDownloadable(t *testing.T) {
+	s := filesServer(t)
+	acme := []string{"X-Api-Key", core.DefaultAPIKey, "anthropic-version", core.APIVersion}
+	list := send(t, s, http.MethodGet, "/v1/files", "", acme...).Body.String()
+	if got := gjson.Get(list, "data.#.filename").String(); got != `["usage.csv"]` {
+		t.Fatalf("the first organization's files: %s", list)
+	}
+	id := gjson.Get(list, "data.0.id").String()
+	w := send(t, s, http.MethodGet, "/v1/files/"+id+"/content", "", acme...)
+	if w.Code != 200 || w.Body.String() != "month,requests\n2025-11,1200\n2025-12,1350\n" || w.Header().Get("Content-Type") != "text/csv" {
+		t.Errorf("download: %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body)
+	}
+	if got := gjson.Get(list, "data.0.size_bytes").Int(); got != int64(w.Body.Len()) {
+		t.Errorf("size_bytes %d, content %d bytes", got, w.Body.Len())
 	}
 }

@@ -233,8 +233,12 @@ def test_files_upload_list_download_delete(client, fake):
     assert uploaded.downloadable is False
     pdf = client.files.upload(file=("b.pdf", b"%PDF-1.7\n", "application/pdf"), expires_in_seconds=3600)
     assert pdf.expires_at.isoformat() == "2026-01-01T01:00:00+00:00"
-    # The SDK's auto-paging follows next_page one file at a time, newest first.
-    assert [f.id for f in client.files.list(limit=1)] == [pdf.id, uploaded.id]
+    # The SDK's auto-paging follows next_page one file at a time, newest first; the last is the
+    # fixtures' usage.csv, a file the platform made, which downloads.
+    listed = list(client.files.list(limit=1))
+    assert [f.id for f in listed[:2]] == [pdf.id, uploaded.id]
+    assert [(f.filename, f.downloadable) for f in listed[2:]] == [("usage.csv", True)]
+    assert client.files.download(listed[2].id).text().startswith("month,requests\n")
     assert [f.id for f in client.files.list(ids=[uploaded.id, "file_unknown", uploaded.id])] == [uploaded.id]
     assert client.files.retrieve_metadata(uploaded.id) == uploaded
 
