@@ -80,6 +80,7 @@ const (
 	FakeComplianceKey  = kit.FakeComplianceKey
 	FakeEnvironmentKey = kit.FakeEnvironmentKey
 	FakeOnly           = kit.FakeOnly
+	Files              = kit.Files
 	HTMLFile           = kit.HTMLFile
 	HumanFile          = kit.HumanFile
 	JUnitFile          = kit.JUnitFile
