@@ -24,6 +24,7 @@ import (
 	_ "github.com/platformkit/platformkit/conformance/compliance"
 	_ "github.com/platformkit/platformkit/conformance/consistency"
 	_ "github.com/platformkit/platformkit/conformance/core"
+	_ "github.com/platformkit/platformkit/conformance/files"
 	_ "github.com/platformkit/platformkit/conformance/filters"
 	_ "github.com/platformkit/platformkit/conformance/memory"
 	_ "github.com/platformkit/platformkit/conformance/messages"
@@ -79,6 +80,7 @@ const (
 	FakeComplianceKey  = kit.FakeComplianceKey
 	FakeEnvironmentKey = kit.FakeEnvironmentKey
 	FakeOnly           = kit.FakeOnly
+	Files              = kit.Files
 	HTMLFile           = kit.HTMLFile
 	HumanFile          = kit.HumanFile
 	JUnitFile          = kit.JUnitFile

@@ -25,6 +25,7 @@ var areaImports = map[string][]string{
 	"admin":      {},
 	"compliance": {},
 	"core":       {},
+	"files":      {},
 	"memory":     {},
 	"messages":   {},
 	"models":     {},

@@ -8,6 +8,7 @@ package fake
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
@@ -39,5 +40,6 @@ func init() {
 		threads.Area,
 		stubs.Area,
 		tape.Area,
+		files.Area,
 	)
 }

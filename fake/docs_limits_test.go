@@ -21,6 +21,7 @@ import (
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -55,9 +56,12 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| stubs, per server or namespace |": {ratelimit.Thousands(stubs.MaxStubs) + " stubs and " + mib(stubs.StubMaxBytes) + " of memory kept", "at most " + stubs.Mebibytes(stubs.StubMaxBytes) + " together"},
 		"| the stubs of a server":            {"| " + mib(stubs.StubsBytes) + " of memory kept |"},
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
-		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
-		"| a recording (":                    {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
-		"| a recording file read at start":   {"| " + mib(tape.MaxRecordingFile) + ", a regular file"},
+		"| files, per server or namespace |": {mib(files.MaxFileBytes) + " a file (an upload body " + mib(files.MaxFileBytes) + " and " + kib(files.UploadBodyLimit-files.MaxFileBytes) + ")",
+			mib(files.MaxOrgBytes) + " and " + ratelimit.Thousands(files.MaxOrgFiles) + " files an organization", fmt.Sprintf("over %d bytes", files.MaxFileBytes)},
+		"| the files of a server and all":  {"| " + mib(files.FilesBytes) + " of memory kept"},
+		"| reading a whole request":        {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
+		"| a recording (":                  {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
+		"| a recording file read at start": {"| " + mib(tape.MaxRecordingFile) + ", a regular file"},
 		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together, checked from the directory and each file's size before any is read; %s events per recorded stream; `offset_ms` at most %s",
 			ratelimit.Thousands(tape.MaxRecordingFiles), mib(tape.MaxRecordingsBytes), ratelimit.Thousands(tape.MaxRecordedEvents), ratelimit.Thousands(tape.MaxOffsetMS))},
 	}

@@ -299,6 +299,7 @@ var queryRoutes = []fzRoute{
 	{core.Get, "/v1/memory_stores", core.IfMemory},
 	{core.Get, "/v1/memory_stores/" + fzStore + "/memories", core.IfMemory},
 	{core.Get, "/v1/memory_stores/" + fzStore + "/memory_versions", core.IfMemory},
+	{core.Get, "/v1/files", core.IfFiles},
 	{core.Get, "/_fake/journal", nil},
 }
 
@@ -446,7 +447,7 @@ func FuzzVersionHeaders(f *testing.F) {
 
 // fixtureTargets are the fixture files FuzzFixtures replaces, the small ones (compliance.json
 // costs more to validate than a fuzz input should).
-var fixtureTargets = []string{"organizations.json", "users.json", "models.json", "admin.json", "tunnels.json", "environments.json", "memory_stores.json", "messages_scenarios.json"}
+var fixtureTargets = []string{"organizations.json", "users.json", "models.json", "admin.json", "tunnels.json", "environments.json", "memory_stores.json", "messages_scenarios.json", "files.json"}
 
 // FuzzFixtures loads a data set of organizations.json and one fuzzed file: a refused one is an
 // error naming the file; an accepted one serves its area without a 5xx or a violation.

@@ -18,6 +18,7 @@ var serverImports = map[string][]string{
 	"core":                     {},
 	"areas/admin":              {"core"},
 	"areas/compliance":         {"core"},
+	"areas/files":              {"core"},
 	"areas/memory":             {"core"},
 	"areas/messages":           {"core", "areas/admin", "areas/models", "areas/ratelimit", "areas/messages/wire", "areas/messages/model", "areas/messages/stubs", "areas/messages/cache", "areas/messages/threads", "areas/messages/scenarios", "areas/messages/tape"},
 	"areas/messages/cache":     {"core", "areas/models", "areas/ratelimit", "areas/messages/wire", "areas/messages/model"},

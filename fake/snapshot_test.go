@@ -24,6 +24,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
+	"github.com/platformkit/platformkit/fake/internal/areas/files"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -602,7 +603,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[Server]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[admin.Store] lazy[compliance.Store] lazy[memory.Store] lazy[messages/cache.CacheStore] lazy[messages/threads.threadStore] lazy[tunnels.Store] lazy[work.Store]"
+	const want = "lazy[admin.Store] lazy[compliance.Store] lazy[files.Store] lazy[memory.Store] lazy[messages/cache.CacheStore] lazy[messages/threads.threadStore] lazy[tunnels.Store] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}
@@ -627,6 +628,8 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[memory.MemoryStore]():        "ID Type Name Description Metadata CreatedAt UpdatedAt ArchivedAt",
 		reflect.TypeFor[memory.MemoryVersion]():      "ID Type CreatedAt MemoryID MemoryStoreID Operation Content ContentSHA256 ContentSizeBytes CreatedBy Path RedactedAt RedactedBy",
 		reflect.TypeFor[memory.Memory]():             "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
+		reflect.TypeFor[files.Store]():               "mu byID lists used nextExpiry Charged",
+		reflect.TypeFor[files.File]():                "ID CreatedAt Filename MimeType SizeBytes Downloadable ExpiresAt Scope Org WorkspaceID content fixture",
 	} {
 		var got []string
 		for i := range typ.NumField() {

@@ -225,3 +225,27 @@ def test_typed_errors(client, fake):
     assert err.value.response.headers["fake-retry-after-ms"] == "5000"
     assert err.value.response.headers["retry-after-ms"] == "5"
     assert [e["status"] for e in fake.journal()][-3:] == [429, 429, 429]
+
+
+def test_files_upload_list_download_delete(client, fake):
+    uploaded = client.files.upload(file=("notes/hello.txt", b"hello, files", "text/plain"))
+    assert (uploaded.filename, uploaded.mime_type, uploaded.size_bytes) == ("hello.txt", "text/plain", 12)
+    assert uploaded.downloadable is False
+    pdf = client.files.upload(file=("b.pdf", b"%PDF-1.7\n", "application/pdf"), expires_in_seconds=3600)
+    assert pdf.expires_at.isoformat() == "2026-01-01T01:00:00+00:00"
+    # The SDK's auto-paging follows next_page one file at a time, newest first; the last is the
+    # fixtures' usage.csv, a file the platform made, which downloads.
+    listed = list(client.files.list(limit=1))
+    assert [f.id for f in listed[:2]] == [pdf.id, uploaded.id]
+    assert [(f.filename, f.downloadable) for f in listed[2:]] == [("usage.csv", True)]
+    assert client.files.download(listed[2].id).text().startswith("month,requests\n")
+    assert [f.id for f in client.files.list(ids=[uploaded.id, "file_unknown", uploaded.id])] == [uploaded.id]
+    assert client.files.retrieve_metadata(uploaded.id) == uploaded
+
+    with pytest.raises(anthropic.BadRequestError) as err:
+        client.files.download(uploaded.id)  # uploaded files are not downloadable
+    assert err.value.body["error"]["details"]["error_code"] == "file_not_downloadable"
+
+    assert client.files.delete(uploaded.id).type == "file_deleted"
+    with pytest.raises(anthropic.NotFoundError):
+        client.files.retrieve_metadata(uploaded.id)

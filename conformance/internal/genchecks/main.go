@@ -45,7 +45,7 @@ func write(w io.Writer, checks []conformance.Check) {
 		len(checks), len(checks)-fakeOnly, fakeOnly, destructive, extension)
 	p("Every check verifies one clause:\n\n")
 	p("- **1 to 9**, with subsections such as 4.7: sections of the Platform API reference, the statements every deployment must satisfy.\n")
-	p("- **gaps §1 to gaps §10**: the project's decisions where the reference is silent, described in [EXTENSIONS.md](EXTENSIONS.md). Their checks carry the `extension` label: a deployment that decided otherwise is different, not wrong.\n")
+	p("- **gaps §1 to gaps §12**: the project's decisions where the reference is silent, described in [EXTENSIONS.md](EXTENSIONS.md). Their checks carry the `extension` label: a deployment that decided otherwise is different, not wrong.\n")
 	p("- **fake**: the fake's own contract: tenancy, its control API, determinism, scripted answers.\n\n")
 	p("Labels: one area (%s), plus `extension`; `destructive` (irreversibly deletes or changes pre-existing data, or leaves behind what it cannot remove; against a deployment it runs only with `CONFORMANCE_DESTRUCTIVE=1`); `fake-only` (needs the fake's control API; disabled against a deployment). Select checks with `-ginkgo.label-filter`, e.g. `make conformance GINKGO_FLAGS='-ginkgo.label-filter=\"models && !extension\"'`.\n\n", areas())
 

@@ -22,7 +22,7 @@
 // and the SDK's own retry of the 429, what the SDK sent (version and key header, from the fake's
 // journal), then what the fake counted as exercised; it prints only what the fake makes
 // deterministic.
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { toFile } from '@anthropic-ai/sdk';
 import { betaTool } from '@anthropic-ai/sdk/helpers/beta/json-schema';
 import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema';
 import { connect, startFake } from '@platformkit/fake';
@@ -163,6 +163,7 @@ async function main(): Promise<void> {
 
   await structured();
   await modelsPaging();
+  await filesFlow();
   await cachingAndRateLimits();
 
   // Every request of the program, as the fake's journal recorded it: the version header the SDK
@@ -261,6 +262,34 @@ async function modelsPaging(): Promise<void> {
     if (m.id !== ids[all++]) throw new Error(`auto-pagination: model ${all} is ${m.id}, the pages said ${ids[all - 1]}`);
   }
   console.log(`  auto-pagination: the same ${all} models`);
+}
+
+// filesFlow uploads a file and lists the files one a page, is refused the upload's download
+// (uploaded files are not downloadable), downloads the file of the fixtures the platform made,
+// and deletes the upload.
+async function filesFlow(): Promise<void> {
+  console.log('files:');
+  const file = await toFile(Buffer.from('hello, files'), 'notes/hello.txt', { type: 'text/plain' });
+  const up = await client.files.upload({ file });
+  console.log(`  uploaded ${up.id}: ${up.filename}, ${up.mime_type}, ${up.size_bytes} bytes, downloadable ${up.downloadable}`);
+  const listed: string[] = [];
+  for await (const f of client.files.list({ limit: 1 })) {
+    listed.push(f.downloadable ? `${f.filename} (downloadable)` : f.filename);
+  }
+  console.log(`  listed one a page, newest first: ${listed.join(', ')}`);
+  try {
+    await client.files.download(up.id);
+    throw new Error('the upload was downloaded');
+  } catch (e) {
+    if (!(e instanceof Anthropic.BadRequestError)) throw e;
+    const body = e.error as { error?: { details?: { error_code?: string } } };
+    console.log(`  download of the upload: ${e.status} ${body.error?.details?.error_code}`);
+  }
+  const made = (await client.files.list()).data.find((f) => f.downloadable);
+  if (!made) throw new Error('no downloadable file listed');
+  const text = await (await client.files.download(made.id)).text();
+  console.log(`  download of ${made.filename}: ${JSON.stringify(text.split('\n')[0])}, ${text.length} bytes`);
+  console.log(`  delete: ${(await client.files.delete(up.id)).type}`);
 }
 
 // forecastSchema is a structured-output schema in the subset the API compiles: closed objects,

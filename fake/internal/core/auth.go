@@ -130,6 +130,10 @@ var IfTunnelsAPI = &Iface{Name: "tunnels API", Accepts: append(keyed(KindAdminKe
 // reaches no more than its own environment's work endpoints.
 var IfEnvironments = &Iface{Name: "environments", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
 
+// IfFiles is the files interface (/v1/files): the API key, as for Messages, whose blocks refer to
+// the files. Its one body is a multipart upload, bounded by the files area (MultipartReader).
+var IfFiles = &Iface{Name: "files", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
+
 // Presented returns the secret a request carries in header: the X-Api-Key value, or the token of
 // "Authorization: Bearer <token>".
 func Presented(r *http.Request, header string) string {

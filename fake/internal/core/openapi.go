@@ -162,6 +162,15 @@ func (g *openAPIGen) operation(rt *Route) (map[string]any, error) {
 			"content":  map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Body)}},
 		}
 	}
+	if rt.Multipart != "" {
+		if err := g.addSchema(rt.Multipart); err != nil {
+			return nil, err
+		}
+		op["requestBody"] = map[string]any{
+			"required": true,
+			"content":  map[string]any{"multipart/form-data": map[string]any{"schema": schemaRef(rt.Multipart)}},
+		}
+	}
 	ok := map[string]any{"description": "OK", "headers": requestIDHeader()}
 	switch {
 	case rt.Schema == "":
@@ -196,7 +205,7 @@ func (g *openAPIGen) operation(rt *Route) (map[string]any, error) {
 // route answers (402, 405, 409, 412) are its "default" response, with the same envelope.
 func routeErrorStatuses(rt *Route) []int {
 	out := []int{http.StatusBadRequest, http.StatusNotFound}
-	if rt.Body != "" {
+	if rt.Body != "" || rt.Multipart != "" {
 		out = append(out, http.StatusRequestEntityTooLarge)
 	}
 	if rt.Ifc != nil {

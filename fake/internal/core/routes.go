@@ -25,9 +25,12 @@ type In struct {
 	Query   []Param // the query parameters the handler reads
 	Headers []Param // the request headers the handler reads, besides credentials and spec 9's
 	Body    string  // the schema of the JSON request body; "" when the route reads none
-	Events  string  // the schema of each event when the body asks for a stream ("stream": true)
-	limit   int64   // the largest body, when it is not the interface's (or the control API's)
-	Tape    string  // when a tape records and replays the route: its recordings' name in file names
+	// Multipart is the schema of the fields of a multipart/form-data body (file uploads, read with
+	// MultipartReader); "" when the route reads none.
+	Multipart string
+	Events    string // the schema of each event when the body asks for a stream ("stream": true)
+	limit     int64  // the largest body, when it is not the interface's (or the control API's)
+	Tape      string // when a tape records and replays the route: its recordings' name in file names
 }
 
 const (

@@ -7,9 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.JsonValue;
+import com.anthropic.core.MultipartField;
 import com.anthropic.core.http.StreamResponse;
 import com.anthropic.errors.NotFoundException;
 import com.anthropic.helpers.MessageAccumulator;
+import com.anthropic.models.files.FileListParams;
+import com.anthropic.models.files.FileMetadata;
+import com.anthropic.models.files.FileNotDownloadableException;
+import com.anthropic.models.files.FileUploadParams;
 import com.anthropic.models.messages.ContentBlockParam;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
@@ -29,6 +34,9 @@ import dev.platformkit.fake.PlatformFake;
 import dev.platformkit.fake.Reply;
 import dev.platformkit.fake.Stub;
 import java.time.Duration;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,5 +172,33 @@ class SdkTest {
         assertEquals(404, err.statusCode());
         assertEquals("not_found_error", err.type().get().toString());
         assertTrue(err.apiMessage().get().contains("no-such-model"), err.apiMessage().get());
+    }
+
+    @Test
+    void filesUploadListDownloadDelete() throws Exception {
+        MultipartField<InputStream> part = MultipartField.<InputStream>builder()
+                .value(new ByteArrayInputStream("hello, files".getBytes(StandardCharsets.UTF_8)))
+                .filename("notes/hello.txt")
+                .contentType("text/plain")
+                .build();
+        FileMetadata uploaded = client.files().upload(FileUploadParams.builder().file(part).build());
+        assertEquals("hello.txt", uploaded.filename()); // the final path component
+        assertEquals(12, uploaded.sizeBytes());
+        assertEquals(false, uploaded.downloadable().get());
+
+        List<String> listed = new ArrayList<>();
+        for (FileMetadata f : client.files().list(FileListParams.builder().limit(1L).build()).autoPager()) {
+            listed.add(f.filename()); // one a page, newest first
+        }
+        assertEquals(List.of("hello.txt", "usage.csv"), listed); // usage.csv: the fixtures' file the platform made
+
+        FileNotDownloadableException err = assertThrows(FileNotDownloadableException.class, () -> client.files().download(uploaded.id()));
+        assertEquals(400, err.statusCode());
+
+        FileMetadata made = client.files().list().data().stream().filter(f -> f.downloadable().orElse(false)).findFirst().get();
+        try (var resp = client.files().download(made.id())) {
+            assertTrue(new String(resp.body().readAllBytes(), StandardCharsets.UTF_8).startsWith("month,requests\n"));
+        }
+        assertEquals("file_deleted", client.files().delete(uploaded.id()).type().get().toString());
     }
 }
