@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"github.com/platformkit/platformkit/fake/internal/areas/agents"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
@@ -23,5 +24,6 @@ func init() {
 		threadsArea,
 		stubsArea,
 		tapeArea,
+		agents.Area,
 	)
 }

@@ -16,6 +16,7 @@ import (
 // fake/internal/areas/, added here with what it may import.
 var serverImports = map[string][]string{
 	"core":             {},
+	"areas/agents":     {"core"},
 	"areas/compliance": {"core"},
 	"areas/memory":     {"core"},
 	"areas/work":       {"core"},
