@@ -4,6 +4,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/agents"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
+	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -25,5 +26,6 @@ func init() {
 		stubsArea,
 		tapeArea,
 		agents.Area,
+		sessions.Area,
 	)
 }

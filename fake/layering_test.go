@@ -19,6 +19,7 @@ var serverImports = map[string][]string{
 	"areas/agents":     {"core"},
 	"areas/compliance": {"core"},
 	"areas/memory":     {"core"},
+	"areas/sessions":   {"core", "areas/agents", "areas/work"},
 	"areas/work":       {"core"},
 }
 

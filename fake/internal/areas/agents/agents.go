@@ -159,7 +159,7 @@ func createAgent(s *core.Server, c *core.Call) (any, error) {
 	now := s.Clock.Now()
 	v := Agent{Type: "agent", CreatedAt: now, UpdatedAt: now, Version: 1, Metadata: map[string]string{},
 		ExecutionIdentity: map[string]any{"type": "service_account"}, MCPServers: []any{}, Skills: []any{}, Tools: []any{}}
-	if err := apply(&v, body, nil); err != nil {
+	if err := apply(&v, body, nil, ""); err != nil {
 		return nil, err
 	}
 	a := storeOf(c, s)
@@ -228,7 +228,7 @@ func updateAgent(s *core.Server, c *core.Call) (any, error) {
 	}
 	next := cur
 	next.Metadata = maps.Clone(cur.Metadata)
-	if err := apply(&next, body, &cur); err != nil {
+	if err := apply(&next, body, &cur, ""); err != nil {
 		return nil, err
 	}
 	if sameContent(next, cur) {

@@ -29,10 +29,24 @@ var (
 	defaultMCPPolicy     = map[string]any{"type": "always_ask"}
 )
 
+// Override returns the version v with the overrides of a session's agent_with_overrides (model,
+// system, tools, mcp_servers, skills) applied, checked as an update would be; errors name the
+// field under at ("agent.").
+func Override(v Agent, body map[string]any, at string) (Agent, error) {
+	over := map[string]any{}
+	for _, k := range []string{"model", "system", "tools", "mcp_servers", "skills"} {
+		if x, ok := body[k]; ok {
+			over[k] = x
+		}
+	}
+	err := apply(&v, over, &v, at)
+	return v, err
+}
+
 // apply sets on v the fields of a create or update body. For an update, cur is the current
 // version: arrays and objects given replace, null or "" clears description and system, and
 // metadata is a patch.
-func apply(v *Agent, body map[string]any, cur *Agent) error {
+func apply(v *Agent, body map[string]any, cur *Agent, at string) error {
 	if name, ok := body["name"].(string); ok {
 		v.Name = name
 	}
@@ -86,10 +100,10 @@ func apply(v *Agent, body map[string]any, cur *Agent) error {
 			}
 		}
 		if len(v.Metadata) > 16 {
-			return core.InvalidField("metadata", "an agent has at most 16 metadata pairs; this request would leave %d", len(v.Metadata))
+			return core.InvalidField(at+"metadata", "an agent has at most 16 metadata pairs; this request would leave %d", len(v.Metadata))
 		}
 	}
-	tools, err := resolveTools(v.Tools, v.MCPServers)
+	tools, err := resolveTools(v.Tools, v.MCPServers, at)
 	if err != nil {
 		return err
 	}
@@ -149,12 +163,12 @@ func resolveSkills(skills []any) []any {
 // resolveTools checks the rules across tools (one agent toolset, each MCP toolset naming a
 // declared server, each server referenced, unique names) and answers each toolset resolved: its
 // default_config complete and each config with its type, enabled and permission_policy.
-func resolveTools(tools, servers []any) ([]any, error) {
+func resolveTools(tools, servers []any, prefix string) ([]any, error) {
 	declared := map[string]int{}
 	for i, x := range servers {
 		name, _ := x.(map[string]any)["name"].(string)
 		if _, dup := declared[name]; dup {
-			return nil, core.InvalidField(fmt.Sprintf("mcp_servers.%d.name", i), "the name %s is used by another MCP server; names are unique", core.Quoted(name, core.MaxExcerpt))
+			return nil, core.InvalidField(prefix+fmt.Sprintf("mcp_servers.%d.name", i), "the name %s is used by another MCP server; names are unique", core.Quoted(name, core.MaxExcerpt))
 		}
 		declared[name] = i
 	}
@@ -164,7 +178,7 @@ func resolveTools(tools, servers []any) ([]any, error) {
 	out := make([]any, len(tools))
 	for i, x := range tools {
 		t := maps.Clone(x.(map[string]any))
-		at := fmt.Sprintf("tools.%d", i)
+		at := prefix + fmt.Sprintf("tools.%d", i)
 		switch t["type"] {
 		case ToolsetType:
 			if toolsets++; toolsets > 1 {
@@ -196,7 +210,7 @@ func resolveTools(tools, servers []any) ([]any, error) {
 	}
 	for i, x := range servers {
 		if name, _ := x.(map[string]any)["name"].(string); !referenced[name] {
-			return nil, core.InvalidField(fmt.Sprintf("mcp_servers.%d", i), "the MCP server %s is not used by any mcp_toolset of tools; unreferenced servers are refused", core.Quoted(name, core.MaxExcerpt))
+			return nil, core.InvalidField(prefix+fmt.Sprintf("mcp_servers.%d", i), "the MCP server %s is not used by any mcp_toolset of tools; unreferenced servers are refused", core.Quoted(name, core.MaxExcerpt))
 		}
 	}
 	return out, nil

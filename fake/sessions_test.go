@@ -1,0 +1,336 @@
+package fake
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
+
+// newAgent creates an agent with the agent toolset (bash under policy) and a custom tool.
+func newAgent(t *testing.T, api *workClient, policy string) string {
+	t.Helper()
+	b := agentBody("worker agent")
+	if policy != "" {
+		b["tools"].([]any)[0].(map[string]any)["default_config"] = map[string]any{"permission_policy": map[string]any{"type": policy}}
+	}
+	return api.ok("POST", "/v1/agents", b).get("id").String()
+}
+
+func userMessage(text string) map[string]any {
+	return map[string]any{"events": []any{map[string]any{"type": "user.message", "content": []any{map[string]any{"type": "text", "text": text}}}}}
+}
+
+// eventTypes lists a session's events (one page of up to 1,000, as the official tool runner asks).
+func eventTypes(t *testing.T, c *workClient, id string) (types []string, r reply) {
+	t.Helper()
+	r = c.ok("GET", "/v1/sessions/"+id+"/events?limit=1000", nil)
+	for _, x := range r.get("data.#.type").Array() {
+		types = append(types, x.String())
+	}
+	return types, r
+}
+
+// The self-hosted turn of the fact sheet: creating the session queues a work item whose data.id
+// is the session's ID; a user message makes the agent call bash with pwd and wait; the worker,
+// with the environment key, reads the session and posts the tool's result; the agent answers
+// with it and ends the turn.
+func TestSessionSelfHostedTurn(t *testing.T) {
+	ts := NewTestServer(t)
+	api, worker := apiClient(t, ts), envKeyClient(t, ts)
+	agent := newAgent(t, api, "")
+	sess := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": acmePrimary, "title": "t"})
+	id := sess.get("id").String()
+	if !strings.HasPrefix(id, "sesn_") || sess.get("status").String() != "idle" || sess.get("agent.version").Int() != 1 || sess.get("agent.id").String() != agent {
+		t.Fatalf("session = %s, want sesn_..., idle, agent %s version 1", sess.body, agent)
+	}
+	items := api.ok("GET", "/v1/environments/"+acmePrimary+"/work?limit=100", nil)
+	found := false
+	for _, it := range items.get("data").Array() {
+		if it.Get("data.id").String() == id {
+			found = it.Get("data.type").String() == "session" && it.Get("state").String() == "queued"
+		}
+	}
+	if !found {
+		t.Fatalf("no queued work item of type session with data.id %s in %s", id, items.body)
+	}
+	if got := worker.ok("GET", "/v1/sessions/"+id, nil).get("id").String(); got != id {
+		t.Fatalf("the worker read session %s, want %s", got, id)
+	}
+
+	sent := api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("where am I?"))
+	if sent.get("data.0.type").String() != "user.message" || !strings.HasPrefix(sent.get("data.0.id").String(), "sevt_") || !sent.get("data.0.processed_at").Exists() {
+		t.Fatalf("sent = %s, want the stored user.message with its sevt_ id and processed_at", sent.body)
+	}
+	types, r := eventTypes(t, worker, id)
+	want := []string{"user.message", "session.status_running", "span.model_request_start", "agent.tool_use", "span.model_request_end", "session.status_idle"}
+	if strings.Join(types, " ") != strings.Join(want, " ") {
+		t.Fatalf("events = %v, want %v", types, want)
+	}
+	use := r.get("data.3")
+	if use.Get("name").String() != "bash" || use.Get("input.command").String() != "pwd" || use.Get("evaluated_permission").String() != "allow" {
+		t.Errorf("tool use = %s, want bash {command: pwd}, allowed", use.Raw)
+	}
+	idle := r.get("data.5.stop_reason")
+	if idle.Get("type").String() != "requires_action" || idle.Get("event_ids.0").String() != use.Get("id").String() {
+		t.Errorf("idle stop_reason = %s, want requires_action naming %s", idle.Raw, use.Get("id"))
+	}
+	if r.get("data.4.model_request_start_id").String() != r.get("data.2.id").String() {
+		t.Errorf("span end = %s, want it to name the start %s", r.get("data.4").Raw, r.get("data.2.id"))
+	}
+
+	worker.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{
+		"type": "user.tool_result", "tool_use_id": use.Get("id").String(), "is_error": false,
+		"content": []any{map[string]any{"type": "text", "text": "/home/worker"}}}}})
+	types, r = eventTypes(t, api, id)
+	want = append(want, "user.tool_result", "session.status_running", "span.model_request_start", "agent.message", "span.model_request_end", "session.status_idle")
+	if strings.Join(types, " ") != strings.Join(want, " ") {
+		t.Fatalf("events = %v, want %v", types, want)
+	}
+	if got := r.get("data.9.content.0.text").String(); got != "The tool returned: /home/worker" {
+		t.Errorf("agent message = %q, want the tool's output", got)
+	}
+	if got := r.get("data.11.stop_reason.type").String(); got != "end_turn" {
+		t.Errorf("last stop_reason = %s, want end_turn", got)
+	}
+	s := api.ok("GET", "/v1/sessions/"+id, nil)
+	if s.get("status").String() != "idle" || s.get("usage.output_tokens").Int() < 1 {
+		t.Errorf("session = %s, want idle with usage", s.body)
+	}
+}
+
+// A cloud environment queues no work and its agent runs no sandbox tool: it answers at once.
+func TestSessionCloudAnswers(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": map[string]any{"type": "agent", "id": newAgent(t, api, ""), "version": 1}, "environment_id": env}).get("id").String()
+	if n := api.ok("GET", "/v1/environments/"+env+"/work", nil).get("data.#").Int(); n != 0 {
+		t.Errorf("a cloud environment's queue holds %d items, want 0", n)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello"))
+	types, r := eventTypes(t, api, id)
+	want := "user.message session.status_running span.model_request_start agent.message span.model_request_end session.status_idle"
+	if strings.Join(types, " ") != want || r.get("data.3.content.0.text").String() != "You said: hello" {
+		t.Errorf("events = %v %s, want %s answering \"You said: hello\"", types, r.get("data.3").Raw, want)
+	}
+	// A custom tool named in the message is called, and its result answered.
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("please get_weather for Paris"))
+	types, r = eventTypes(t, api, id)
+	call := r.get("data.9")
+	if call.Get("type").String() != "agent.custom_tool_use" || call.Get("name").String() != "get_weather" {
+		t.Fatalf("events = %v, want an agent.custom_tool_use of get_weather at 9", types)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{
+		"type": "user.custom_tool_result", "custom_tool_use_id": call.Get("id").String(), "content": []any{map[string]any{"type": "text", "text": "sunny"}}}}})
+	if _, r = eventTypes(t, api, id); r.get("data.#(type==\"agent.message\")#.content.0.text|1").String() != "The tool returned: sunny" {
+		t.Errorf("events = %s, want the custom tool's result answered", r.get("data.#.type").Raw)
+	}
+}
+
+// always_ask: the call asks; a confirmation allows it, then its result is awaited; an event that
+// answers no pending call, or a message while one waits, is a 400 naming the field.
+func TestSessionPermissionAndEventOrder(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, "always_ask"), "environment_id": acmePrimary}).get("id").String()
+	bad := func(body map[string]any, field string) {
+		t.Helper()
+		r := api.do("POST", "/v1/sessions/"+id+"/events", body)
+		if r.status != http.StatusBadRequest || !strings.HasPrefix(r.get("error.message").String(), field+":") {
+			t.Errorf("%v = %d %s, want 400 naming %s", body, r.status, r.body, field)
+		}
+	}
+	result := func(typ, key, callID string) map[string]any {
+		return map[string]any{"events": []any{map[string]any{"type": typ, key: callID, "content": []any{map[string]any{"type": "text", "text": "ok"}}}}}
+	}
+	bad(result("user.tool_result", "tool_use_id", "sevt_nothing"), "events.0.tool_use_id")
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("$ ls -la"))
+	_, r := eventTypes(t, api, id)
+	use := r.get("data.3")
+	if use.Get("evaluated_permission").String() != "ask" || use.Get("evaluation.type").String() != "always_ask" || use.Get("input.command").String() != "ls -la" {
+		t.Fatalf("tool use = %s, want ls -la asked under always_ask", use.Raw)
+	}
+	callID := use.Get("id").String()
+	before, _ := eventTypes(t, api, id)
+	bad(result("user.tool_result", "tool_use_id", callID), "events.0.tool_use_id") // a result before the confirmation
+	bad(userMessage("again"), "events.0.type")
+	bad(result("user.custom_tool_result", "custom_tool_use_id", callID), "events.0.custom_tool_use_id")
+	// A batch is all or nothing: a good confirmation followed by a bad event stores neither.
+	confirm := map[string]any{"type": "user.tool_confirmation", "tool_use_id": callID, "result": "allow"}
+	bad(map[string]any{"events": []any{confirm, map[string]any{"type": "user.tool_result", "tool_use_id": "sevt_other"}}}, "events.1.tool_use_id")
+	if after, _ := eventTypes(t, api, id); len(after) != len(before) {
+		t.Fatalf("a refused batch left %d events, want %d", len(after), len(before))
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{confirm}})
+	types, r := eventTypes(t, api, id)
+	if last := r.get("data.#(type==\"session.status_idle\")#.stop_reason|1"); last.Get("type").String() != "requires_action" || last.Get("event_ids.0").String() != callID {
+		t.Fatalf("after allow: %v %s, want the call's result awaited", types, last.Raw)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", result("user.tool_result", "tool_use_id", callID))
+	if s := api.ok("GET", "/v1/sessions/"+id, nil); s.get("status").String() != "idle" {
+		t.Errorf("status = %s, want idle", s.get("status"))
+	}
+	// An interrupt ends a waiting turn.
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("$ sleep 100"))
+	api.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{"type": "user.interrupt"}}})
+	_, r = eventTypes(t, api, id)
+	if got := r.get("data.@reverse.0.stop_reason.type").String(); got != "end_turn" {
+		t.Errorf("after an interrupt the last stop_reason = %s, want end_turn", got)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("a new turn")) // nothing waits any more
+}
+
+// Credentials: an environment key reads its own environment's sessions only, and creates none.
+func TestSessionEnvironmentKey(t *testing.T) {
+	ts := NewTestServer(t)
+	api, worker := apiClient(t, ts), envKeyClient(t, ts)
+	agent := newAgent(t, api, "")
+	other := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": acmeStaging}).get("id").String()
+	if r := worker.do("GET", "/v1/sessions/"+other, nil); r.status != http.StatusNotFound {
+		t.Errorf("another environment's session with the environment key = %d, want 404", r.status)
+	}
+	if r := worker.do("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": acmePrimary}); r.status != http.StatusForbidden {
+		t.Errorf("create with the environment key = %d, want 403", r.status)
+	}
+	second := &workClient{t, ts, "X-Api-Key", "test-api-key-2"}
+	if r := second.do("GET", "/v1/sessions/"+other, nil); r.status != http.StatusNotFound {
+		t.Errorf("another organization's session = %d, want 404", r.status)
+	}
+	for name, tc := range map[string]struct {
+		body  map[string]any
+		field string
+	}{
+		"environment":  {map[string]any{"agent": agent, "environment_id": "env_nope"}, "environment_id"},
+		"agent":        {map[string]any{"agent": "agent_nope", "environment_id": acmePrimary}, "agent"},
+		"version":      {map[string]any{"agent": map[string]any{"type": "agent", "id": agent, "version": 7}, "environment_id": acmePrimary}, "agent.version"},
+		"override":     {map[string]any{"agent": map[string]any{"type": "agent_with_overrides", "id": agent, "mcp_servers": []any{map[string]any{"name": "x", "type": "url", "url": "https://x"}}}, "environment_id": acmePrimary}, "agent.mcp_servers.0"},
+		"resource":     {map[string]any{"agent": agent, "environment_id": acmePrimary, "resources": []any{map[string]any{"type": "file"}}}, "resources.0"},
+		"initial type": {map[string]any{"agent": agent, "environment_id": acmePrimary, "initial_events": []any{map[string]any{"type": "user.interrupt"}}}, "initial_events.0"},
+	} {
+		r := api.do("POST", "/v1/sessions", tc.body)
+		if r.status != http.StatusBadRequest || !strings.HasPrefix(r.get("error.message").String(), tc.field) {
+			t.Errorf("%s: %d %s, want 400 naming %s", name, r.status, r.body, tc.field)
+		}
+	}
+}
+
+// The stream sends its headers at once, then the events made after it opened, with previews of
+// agent messages when asked, the same events the list shows; a deleted session ends it.
+func TestSessionStream(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("before")) // not replayed
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/v1/sessions/"+id+"/events/stream?event_deltas[]=agent.message", nil)
+	req.Header.Set("X-Api-Key", core.DefaultAPIKey)
+	req.Header.Set("Vendor-Version", core.APIVersion)
+	resp, err := ts.Server.Client().Do(req) // returns once the headers arrived, before any event
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("stream = %d %s, want 200 text/event-stream", resp.StatusCode, ct)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("after"))
+	_, listed := eventTypes(t, api, id)
+	api.ok("DELETE", "/v1/sessions/"+id, nil)
+	var names, ids []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+			names = append(names, name)
+		}
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(data, `"processed_at"`) {
+			ids = append(ids, reply{body: []byte(data)}.get("id").String())
+		}
+	}
+	want := "user.message session.status_running span.model_request_start event_start event_delta agent.message span.model_request_end session.status_idle session.deleted"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("stream = %s, want %s", got, want)
+	}
+	if len(ids) != 7 || !strings.HasPrefix(ids[0], "sevt_") {
+		t.Fatalf("stream ids = %v, want 7 events (six of the turn and session.deleted)", ids)
+	}
+	all := listed.get("data.#.id").Array()
+	for i, id := range ids[:6] {
+		if want := all[len(all)-6+i].String(); id != want {
+			t.Errorf("streamed event %d = %s, listed %s: the same events either way", i, id, want)
+		}
+	}
+	if r := api.do("GET", "/v1/sessions/"+id, nil); r.status != http.StatusNotFound {
+		t.Errorf("a deleted session = %d, want 404", r.status)
+	}
+}
+
+// Archive ends the session; it takes no more events, and lists leave it out unless asked.
+func TestSessionArchiveUpdateAndList(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	agent := newAgent(t, api, "")
+	var ids []string
+	for range 3 {
+		ids = append(ids, api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": acmeStaging}).get("id").String())
+		ts.Fake.AdvanceClock(time.Second)
+	}
+	up := api.ok("POST", "/v1/sessions/"+ids[0], map[string]any{"title": "renamed", "metadata": map[string]any{"k": "v"}})
+	if up.get("title").String() != "renamed" || up.get("metadata.k").String() != "v" {
+		t.Errorf("update = %s", up.body)
+	}
+	if types, r := eventTypes(t, api, ids[0]); len(types) != 1 || types[0] != "session.updated" || r.get("data.0.title").String() != "renamed" {
+		t.Errorf("events after update = %v, want one session.updated with the title", types)
+	}
+	if r := api.do("POST", "/v1/sessions/"+ids[0], map[string]any{"vault_ids": []any{}}); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "vault_ids:") {
+		t.Errorf("vault_ids update = %d %s, want 400 naming vault_ids", r.status, r.body)
+	}
+	arch := api.ok("POST", "/v1/sessions/"+ids[0]+"/archive", nil)
+	if arch.get("status").String() != "terminated" || arch.get("archived_at").Type == 0 {
+		t.Errorf("archive = %s, want terminated with archived_at", arch.body)
+	}
+	if r := api.do("POST", "/v1/sessions/"+ids[0]+"/events", userMessage("hi")); r.status != 400 {
+		t.Errorf("a message to an archived session = %d, want 400", r.status)
+	}
+	page := api.ok("GET", "/v1/sessions?limit=1", nil)
+	if page.get("data.0.id").String() != ids[2] || page.get("prev_page").Type != 0 || page.get("next_page").Type == 0 {
+		t.Fatalf("first page = %s, want the newest session, a next_page and no prev_page", page.body)
+	}
+	second := api.ok("GET", "/v1/sessions?limit=1&page="+page.get("next_page").String(), nil)
+	if second.get("data.0.id").String() != ids[1] || second.get("next_page").Type != 0 {
+		t.Fatalf("second page = %s, want %s and the end (the archived one is left out)", second.body, ids[1])
+	}
+	back := api.ok("GET", "/v1/sessions?limit=1&page="+second.get("prev_page").String(), nil)
+	if back.get("data.0.id").String() != ids[2] {
+		t.Errorf("prev_page = %s, want %s", back.body, ids[2])
+	}
+	if got := api.ok("GET", "/v1/sessions?include_archived=true&order=asc&statuses[]=terminated", nil).get("data.#.id").String(); got != `["`+ids[0]+`"]` {
+		t.Errorf("terminated sessions = %s, want [%s]", got, ids[0])
+	}
+	if r := api.do("GET", "/v1/sessions?statuses[]=sleeping", nil); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "statuses:") {
+		t.Errorf("an unknown status = %d %s, want 400 naming statuses", r.status, r.body)
+	}
+}
+
+// A server keeps at most MaxSessions sessions; the next is refused with a 400, not kept.
+func TestSessionCountIsBounded(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	agent := newAgent(t, api, "")
+	for i := range sessions.MaxSessions {
+		if r := api.do("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}); r.status != 200 {
+			t.Fatalf("session %d = %d %s", i, r.status, r.body)
+		}
+	}
+	if r := api.do("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}); r.status != http.StatusBadRequest {
+		t.Errorf("session %d = %d %s, want 400", sessions.MaxSessions+1, r.status, r.body)
+	}
+}
