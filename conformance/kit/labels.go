@@ -16,6 +16,7 @@ const (
 	Memory     Label = "memory"
 	Work       Label = "work"
 	Tunnels    Label = "tunnels"
+	Agents     Label = "agents" // managed agents and their sessions, the producer of the work queue
 )
 
 // Qualifiers.
@@ -44,6 +45,6 @@ const (
 var VersionLabels = map[Label]string{V20230601: fake.APIVersion, V20261021: fake.APIVersion20261021}
 
 // Areas lists the area labels.
-var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels}
+var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels, Agents}
 
 var Qualifiers = []Label{Destructive, Extension, FakeOnly, Slow, V20230601, V20261021}
