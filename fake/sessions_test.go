@@ -334,3 +334,35 @@ func TestSessionCountIsBounded(t *testing.T) {
 		t.Errorf("session %d = %d %s, want 400", sessions.MaxSessions+1, r.status, r.body)
 	}
 }
+
+// A message to a self-hosted session whose worker let go of it (its item stopped) queues a new
+// work item for it; while an item is live, messages queue nothing.
+func TestSessionDormantQueuesWorkAgain(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmeStaging}).get("id").String()
+	items := func() []string {
+		var out []string
+		for _, it := range api.ok("GET", "/v1/environments/"+acmeStaging+"/work?limit=100", nil).get("data").Array() {
+			if it.Get("data.id").String() == id {
+				out = append(out, it.Get("id").String()+" "+it.Get("state").String())
+			}
+		}
+		return out
+	}
+	first := items()
+	if len(first) != 1 {
+		t.Fatalf("items of the session = %v, want one", first)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{"type": "user.interrupt"}}})
+	if got := items(); len(got) != 1 {
+		t.Fatalf("an event while the item is queued queued more: %v", got)
+	}
+	workID := strings.Fields(first[0])[0]
+	api.ok("POST", "/v1/environments/"+acmeStaging+"/work/"+workID+"/stop", map[string]any{"force": true})
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("are you there?"))
+	got := items()
+	if len(got) != 2 || !strings.HasSuffix(got[1], " queued") {
+		t.Fatalf("items of the session after a message to it, dormant = %v, want its stopped item and a new queued one", got)
+	}
+}

@@ -83,6 +83,7 @@ type session struct {
 	version    int
 	model      agents.Agent // the version it runs, with the overrides applied
 	selfHosted bool
+	workID     string // the work item last queued for it (self-hosted)
 	events     []stored
 	turn       turn // the deterministic agent's state (sessions_agent.go)
 	bytes      int
@@ -260,11 +261,35 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 	if env.SelfHosted {
 		// The producer of the work queue (spec 2.16): the item's data.id is the session's ID,
 		// which the worker reads. Queued after the session is visible, outside its lock.
-		if _, err := work.Enqueue(s, envID, rec.ID, nil); err != nil {
+		if err := queue(s, a, ss); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// queue queues a work item for the session in its environment and records it on the session;
+// the caller holds no lock of the area (the work area takes its own).
+func queue(s *core.Server, a *Store, ss *session) error {
+	it, err := work.Enqueue(s, ss.rec.EnvironmentID, ss.rec.ID, nil)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	ss.workID = it.ID
+	a.mu.Unlock()
+	return nil
+}
+
+// dormant reports whether a message to the session must queue a new work item (spec 2.16: work
+// is queued "when long-dormant sessions receive new messages"): it is self-hosted and no worker
+// holds it any more, its last item stopped (or gone). The caller holds the store's lock.
+func (ss *session) dormant(st *core.State, now time.Time) bool {
+	if !ss.selfHosted || ss.workID == "" {
+		return false
+	}
+	state, ok := work.ItemState(st, ss.rec.EnvironmentID, ss.workID, now)
+	return !ok || state == "stopped"
 }
 
 // agentRef reads the agent of a create body: an ID (the latest version), {type: agent, id,

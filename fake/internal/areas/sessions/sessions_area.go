@@ -1,7 +1,8 @@
 // Package sessions is the area of managed-agent sessions: an agent (a version of it, snapshotted)
 // running in an environment, its events, and the deterministic agent that answers them
 // (sessions_agent.go). Creating a session in a self-hosted environment queues its work item, which
-// a worker polls, and the worker reads the session and its events with the environment's key.
+// a worker polls, and the worker reads the session and its events with the environment's key; a
+// message to a session whose worker let go of it (its last item stopped) queues a new item.
 //
 // Snapshots leave sessions out, as they leave out message threads: a session is the life of one
 // test, and its events refer to agents and work that the test made.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -59,13 +60,25 @@ func sendEvents(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	events := listOf(mapOf(doc)["events"])
-	return withSession(s, c, func(a *Store, ss *session, now time.Time) (any, error) {
+	var wake *session
+	out, err := withSession(s, c, func(a *Store, ss *session, now time.Time) (any, error) {
+		dormant := ss.dormant(c.St, now) && slices.ContainsFunc(events, func(x any) bool { return mapOf(x)["type"] == "user.message" })
+		if env, ok := work.LookupEnvironment(c.St, c.Org, ss.rec.EnvironmentID); dormant && (!ok || env.Archived) {
+			return nil, core.Invalid("session %s waits for a worker of environment %s, which is archived or deleted: no worker can take the session again", ss.rec.ID, ss.rec.EnvironmentID)
+		}
 		sent, err := ss.send(s, a, events, now, "events")
 		if err != nil {
 			return nil, err
 		}
+		if dormant {
+			wake = ss
+		}
 		return map[string]any{"data": sent}, nil
 	})
+	if err == nil && wake != nil {
+		err = queue(s, storeOf(s, c), wake)
+	}
+	return out, err
 }
 
 // send handles a batch of client events (field names them in errors); on an error, the session
