@@ -3,6 +3,7 @@ package fake
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -192,11 +193,18 @@ func TestSessionEnvironmentKey(t *testing.T) {
 	api, worker := apiClient(t, ts), envKeyClient(t, ts)
 	agent := newAgent(t, api, "")
 	other := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": acmeStaging}).get("id").String()
+	mine := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": acmePrimary}).get("id").String()
 	if r := worker.do("GET", "/v1/sessions/"+other, nil); r.status != http.StatusNotFound {
 		t.Errorf("another environment's session with the environment key = %d, want 404", r.status)
 	}
 	if r := worker.do("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": acmePrimary}); r.status != http.StatusForbidden {
 		t.Errorf("create with the environment key = %d, want 403", r.status)
+	}
+	for _, m := range []string{"POST /v1/sessions/%s", "POST /v1/sessions/%s/archive", "DELETE /v1/sessions/%s"} {
+		method, path, _ := strings.Cut(fmt.Sprintf(m, mine), " ")
+		if r := worker.do(method, path, map[string]any{}); r.status != http.StatusForbidden {
+			t.Errorf("%s %s with the environment key = %d, want 403", method, path, r.status)
+		}
 	}
 	second := &workClient{t, ts, "X-Api-Key", "test-api-key-2"}
 	if r := second.do("GET", "/v1/sessions/"+other, nil); r.status != http.StatusNotFound {

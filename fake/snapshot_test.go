@@ -589,7 +589,10 @@ func TestSnapshotDuringWrites(t *testing.T) {
 // does, and a cold cache is a state a real deployment can be in at any time (EXTENSIONS.md,
 // "Prompt caching"). So are message threads (threadStore), for the same reasons: a thread lost is
 // one a deployment may lose at any time, and the SDK helpers recover from its thread_not_found
-// (EXTENSIONS.md, "Message threads").
+// (EXTENSIONS.md, "Message threads"). So are managed agents and their sessions (agents.Store,
+// sessions.Store): a session is the life of one test, its events refer to work items and agents
+// that test made, and a snapshot of agents without their sessions would be half a world
+// (EXTENSIONS.md, "Managed agents").
 func TestSnapshotCoversState(t *testing.T) {
 	var stores []string
 	for _, v := range core.NewState(&core.Fixtures{}).Stores {
@@ -598,7 +601,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[adminStore]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[adminStore] lazy[cacheStore] lazy[compliance.Store] lazy[memory.Store] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
+	const want = "lazy[adminStore] lazy[agents.Store] lazy[cacheStore] lazy[compliance.Store] lazy[memory.Store] lazy[sessions.Store] lazy[threadStore] lazy[tunnelStore] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}

@@ -166,6 +166,15 @@ func (a *Store) find(c *core.Call, id string) (*session, error) {
 	return ss, nil
 }
 
+// ownerOnly refuses an environment key: its worker reads a session and its events, but changing
+// or ending the session is for the API key.
+func ownerOnly(c *core.Call) error {
+	if c.Cred.Kind == core.KindEnvironmentKey {
+		return core.PermissionDenied("an environment key reads a session and sends, lists and streams its events; %s %s takes the API key", c.Request.Method, c.Route.Path)
+	}
+	return nil
+}
+
 // withSession runs f with the store locked, on the caller's session of the path.
 func withSession(s *core.Server, c *core.Call, f func(a *Store, ss *session, now time.Time) (any, error)) (any, error) {
 	a := storeOf(s, c)

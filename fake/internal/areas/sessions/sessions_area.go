@@ -19,14 +19,17 @@ var (
 	budget = core.NewBudget(MaxBytesAll)
 )
 
+// sessionRoutes are the area's lines. Every route under a session's path takes the interface
+// that admits an environment key (one interface per path, as clients look it up by path); the
+// routes that change or end a session refuse that key themselves (ownerOnly).
 func sessionRoutes() []*core.Route {
 	return []*core.Route{
 		core.Line(core.Post, "/v1/sessions", core.IfAgents, core.In{Body: "sessions/session_create"}, "sessions/session", createSession),
 		core.Line(core.Get, "/v1/sessions", core.IfAgents, core.In{Query: qList}, "sessions/session_list", listSessions),
 		core.Line(core.Get, "/v1/sessions/:session_id", core.IfSessionWorker, core.In{}, "sessions/session", getSession),
-		core.Line(core.Post, "/v1/sessions/:session_id", core.IfAgents, core.In{Body: "sessions/session_update"}, "sessions/session", updateSession),
-		core.Line(core.Post, "/v1/sessions/:session_id/archive", core.IfAgents, core.In{}, "sessions/session", archiveSession),
-		core.Line(core.Del, "/v1/sessions/:session_id", core.IfAgents, core.In{}, "sessions/session_deleted", deleteSession),
+		core.Line(core.Post, "/v1/sessions/:session_id", core.IfSessionWorker, core.In{Body: "sessions/session_update"}, "sessions/session", updateSession),
+		core.Line(core.Post, "/v1/sessions/:session_id/archive", core.IfSessionWorker, core.In{}, "sessions/session", archiveSession),
+		core.Line(core.Del, "/v1/sessions/:session_id", core.IfSessionWorker, core.In{}, "sessions/session_deleted", deleteSession),
 		core.Line(core.Post, "/v1/sessions/:session_id/events", core.IfSessionWorker, core.In{Body: "sessions/events_send"}, "sessions/events_sent", sendEvents),
 		core.Line(core.Get, "/v1/sessions/:session_id/events", core.IfSessionWorker, core.In{Query: qEvents}, "sessions/event_list", listEvents),
 		core.Line(core.Get, "/v1/sessions/:session_id/events/stream", core.IfSessionWorker, core.In{Query: qStream, Events: "sessions/stream_event"}, "", streamEvents),

@@ -13,6 +13,9 @@ import (
 // session.updated event with what changed. vault_ids is refused, as by the reference ("not yet
 // supported").
 func updateSession(s *core.Server, c *core.Call) (any, error) {
+	if err := ownerOnly(c); err != nil {
+		return nil, err
+	}
 	_, doc, err := c.DecodeBody()
 	if err != nil {
 		return nil, err
@@ -89,6 +92,9 @@ func updateSession(s *core.Server, c *core.Call) (any, error) {
 // archiveSession sets archived_at; a session that was not terminated ends (the official worker
 // treats an archived session as terminated). Archiving again changes nothing.
 func archiveSession(s *core.Server, c *core.Call) (any, error) {
+	if err := ownerOnly(c); err != nil {
+		return nil, err
+	}
 	return withSession(s, c, func(a *Store, ss *session, now time.Time) (any, error) {
 		if ss.rec.ArchivedAt != nil {
 			return ss.view(now), nil
@@ -106,6 +112,9 @@ func archiveSession(s *core.Server, c *core.Call) (any, error) {
 
 // deleteSession removes the session; its open streams get session.deleted and end.
 func deleteSession(s *core.Server, c *core.Call) (any, error) {
+	if err := ownerOnly(c); err != nil {
+		return nil, err
+	}
 	return withSession(s, c, func(a *Store, ss *session, _ time.Time) (any, error) {
 		a.remove(ss)
 		return map[string]string{"id": ss.rec.ID, "type": "session_deleted"}, nil
