@@ -43,6 +43,29 @@ def test_session_events(fake):
     assert events[-1].stop_reason.type == "end_turn"
 
 
+def test_session_stream_with_previews(fake):
+    """The SDK's stream of a session's events, with agent.message previews accumulated by the
+    SDK's own helper into the message the final event carries."""
+    from anthropic.lib.sessions import accumulate_managed_agents_event
+
+    client = Anthropic(base_url=fake.base_url, api_key=fake.API_KEY)
+    env = client.beta.environments.create(name="cloud", config={"type": "cloud"})
+    agent = client.beta.agents.create(name="helper", model="assistant-sonnet-4-5")
+    session = client.beta.sessions.create(agent=agent.id, environment_id=env.id)
+    seen, snapshot = [], None
+    with client.beta.sessions.events.stream(session.id, event_deltas=["agent.message"]) as stream:
+        client.beta.sessions.events.send(session.id, events=[{"type": "user.message", "content": [{"type": "text", "text": "stream me"}]}])
+        for event in stream:
+            seen.append(event.type)
+            if event.type in ("event_start", "event_delta", "agent.message"):
+                snapshot = accumulate_managed_agents_event(snapshot, event)
+            if event.type == "session.status_idle":
+                break
+    assert seen == ["user.message", "session.status_running", "span.model_request_start", "event_start", "event_delta",
+                    "agent.message", "span.model_request_end", "session.status_idle"]
+    assert snapshot.content[0].text == "You said: stream me"
+
+
 def test_environment_worker_serves_a_session(fake):
     """The SDK's worker polls and acks the session's work item, heartbeats, reads the session,
     streams and lists its events, runs the agent's bash call (pwd) in a scratch folder with the
