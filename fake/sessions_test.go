@@ -235,7 +235,8 @@ func TestSessionStream(t *testing.T) {
 	api := apiClient(t, ts)
 	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
 	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
-	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("before")) // not replayed
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("before"))
+	eventTypes(t, api, id) // seen: not sent again on the stream
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/v1/sessions/"+id+"/events/stream?event_deltas[]=agent.message", nil)
@@ -372,5 +373,41 @@ func TestSessionDormantQueuesWorkAgain(t *testing.T) {
 	got := items()
 	if len(got) != 2 || !strings.HasSuffix(got[1], " queued") {
 		t.Fatalf("items of the session after a message to it, dormant = %v, want its stopped item and a new queued one", got)
+	}
+}
+
+// The official SDK's examples send a message and then open the stream, and read it until the
+// session is idle: the fake's agent has answered by then, and the stream carries that turn.
+func TestSessionStreamAfterSend(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	sent := api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("Hello"))
+	if n := sent.get("data.#").Int(); n != 1 {
+		t.Fatalf("sent = %s, want the one stored user.message", sent.body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/v1/sessions/"+id+"/events/stream", nil)
+	req.Header.Set("X-Api-Key", core.DefaultAPIKey)
+	req.Header.Set("Vendor-Version", core.APIVersion)
+	resp, err := ts.Server.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var names []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+			if names = append(names, name); name == "session.status_idle" {
+				break
+			}
+		}
+	}
+	want := "user.message session.status_running span.model_request_start agent.message span.model_request_end session.status_idle"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("stream after a send = %s, want %s", got, want)
 	}
 }

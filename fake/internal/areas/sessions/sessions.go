@@ -83,10 +83,15 @@ type session struct {
 	version    int
 	model      agents.Agent // the version it runs, with the overrides applied
 	selfHosted bool
-	workID     string // the work item last queued for it (self-hosted)
-	events     []stored
-	turn       turn // the deterministic agent's state (sessions_agent.go)
-	bytes      int
+	workID     string   // the work item last queued for it (self-hosted)
+	events     []stored // what clients see
+	// held are the events a send made that no client has looked at yet (release): the fake's
+	// agent answers at once, and a client that sends and then opens a stream (as the official
+	// SDK's examples do) must still see the turn on it.
+	held    []stored
+	streams int  // open streams, which see a send's events at once
+	turn    turn // the deterministic agent's state (sessions_agent.go)
+	bytes   int
 	// changed is closed and replaced when events are appended or the session is deleted,
 	// waking its streams.
 	changed chan struct{}
@@ -175,8 +180,17 @@ func ownerOnly(c *core.Call) error {
 	return nil
 }
 
-// withSession runs f with the store locked, on the caller's session of the path.
+// withSession runs f with the store locked, on the caller's session of the path, after releasing
+// the events it holds: every look at a session sees what its last send made.
 func withSession(s *core.Server, c *core.Call, f func(a *Store, ss *session, now time.Time) (any, error)) (any, error) {
+	return withHeld(s, c, func(a *Store, ss *session, now time.Time) (any, error) {
+		ss.release()
+		return f(a, ss, now)
+	})
+}
+
+// withHeld is withSession leaving the session's held events to f.
+func withHeld(s *core.Server, c *core.Call, f func(a *Store, ss *session, now time.Time) (any, error)) (any, error) {
 	a := storeOf(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -462,6 +476,7 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 	now := s.Clock.Now()
 	var kept []*session
 	for _, ss := range a.byOrg[c.Org] {
+		ss.release()
 		r := &ss.rec
 		if (archived || r.ArchivedAt == nil) && created.Contains(r.CreatedAt) &&
 			(agentID == "" || ss.agentID == agentID) && (!versionSet || ss.version == version) &&

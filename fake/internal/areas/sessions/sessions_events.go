@@ -30,7 +30,7 @@ func storedKey(e stored) core.ListKey {
 // emit stores an event the fake makes, refusing it past the session's or the store's bounds;
 // the caller holds the store's lock and rolls a refused batch back (send).
 func (ss *session) emit(s *core.Server, a *Store, now time.Time, ev Event) error {
-	if len(ss.events) >= MaxEvents {
+	if len(ss.events)+len(ss.held) >= MaxEvents {
 		return core.Invalid("session %s holds %d events, the most the fake keeps in one session; start a new session", ss.rec.ID, MaxEvents).Because(core.ReasonOutOfRange)
 	}
 	ev["id"], ev["processed_at"] = s.IDs.Next("sevt_"), now
@@ -41,14 +41,26 @@ func (ss *session) emit(s *core.Server, a *Store, now time.Time, ev Event) error
 	return nil
 }
 
-// append stores an event past the bounds: the end of a session, which must always be possible.
+// append stores an event past the bounds, and shows it: the end of a session, which must always
+// be possible.
 func (ss *session) append(s *core.Server, now time.Time, ev Event) {
 	ev["id"], ev["processed_at"] = s.IDs.Next("sevt_"), now
 	ss.log(now, ev)
+	ss.release()
 }
 
+// log holds a new event until a client looks (release).
 func (ss *session) log(now time.Time, ev Event) {
-	ss.events = append(ss.events, stored{seq: len(ss.events), at: now, ev: ev})
+	ss.held = append(ss.held, stored{seq: len(ss.events) + len(ss.held), at: now, ev: ev})
+}
+
+// release shows the held events, and wakes the session's streams.
+func (ss *session) release() {
+	if len(ss.held) == 0 {
+		return
+	}
+	ss.events = append(ss.events, ss.held...)
+	ss.held = nil
 	ss.wake()
 }
 
@@ -84,12 +96,12 @@ func sendEvents(s *core.Server, c *core.Call) (any, error) {
 // send handles a batch of client events (field names them in errors); on an error, the session
 // is left as it was. The caller holds the store's lock.
 func (ss *session) send(s *core.Server, a *Store, events []any, now time.Time, field string) ([]Event, error) {
-	before, bytes, rec, tn := len(ss.events), ss.bytes, ss.rec, ss.turn
+	before, bytes, rec, tn := len(ss.held), ss.bytes, ss.rec, ss.turn
 	var sent []Event
 	for i, x := range events {
 		ev, err := ss.handle(s, a, maps.Clone(mapOf(x)), now, fmt.Sprintf("%s.%d", field, i))
 		if err != nil {
-			ss.events, ss.rec, ss.turn = ss.events[:before], rec, tn
+			ss.held, ss.rec, ss.turn = ss.held[:before], rec, tn
 			if !a.Released {
 				a.Grow(bytes - ss.bytes)
 			}
@@ -99,6 +111,9 @@ func (ss *session) send(s *core.Server, a *Store, events []any, now time.Time, f
 		sent = append(sent, ev)
 	}
 	ss.rec.UpdatedAt = now
+	if ss.streams > 0 {
+		ss.release() // a client is looking
+	}
 	return sent, nil
 }
 
@@ -168,8 +183,9 @@ func listEvents(s *core.Server, c *core.Call) (any, error) {
 
 // --- Stream ---
 
-// streamEvents is GET /v1/sessions/{id}/events/stream: the events made after the stream opened
-// (the official tool runner lists the history itself), as they are made. Its status and headers
+// streamEvents is GET /v1/sessions/{id}/events/stream: the events no client had seen when the
+// stream opened (the turn of a send just before; the official tool runner lists the history
+// itself and drops what it saw twice), then the events as they are made. Its status and headers
 // are sent at once, before any event (the runner waits for them before it lists the history).
 func streamEvents(s *core.Server, c *core.Call) (any, error) {
 	deltas := c.QueryStrings("event_deltas")
@@ -178,8 +194,13 @@ func streamEvents(s *core.Server, c *core.Call) (any, error) {
 			return nil, core.InvalidField("event_deltas", "value %d must be agent.message or agent.thinking, got %s", i, core.Quoted(d, core.MaxExcerpt))
 		}
 	}
-	return withSession(s, c, func(a *Store, ss *session, _ time.Time) (any, error) {
-		return &eventStream{a: a, ss: ss, from: len(ss.events), previews: slices.Contains(deltas, "agent.message")}, nil
+	return withHeld(s, c, func(a *Store, ss *session, _ time.Time) (any, error) {
+		// Where the stream starts is taken before the held events are shown, so that it carries
+		// the turn a send made just before it opened.
+		st := &eventStream{a: a, ss: ss, from: len(ss.events), previews: slices.Contains(deltas, "agent.message")}
+		ss.streams++
+		ss.release()
+		return st, nil
 	})
 }
 
@@ -193,6 +214,11 @@ type eventStream struct {
 }
 
 func (st *eventStream) Respond(c *core.Call) {
+	defer func() {
+		st.a.mu.Lock()
+		st.ss.streams--
+		st.a.mu.Unlock()
+	}()
 	c.Header("Content-Type", "text/event-stream")
 	c.Header("Cache-Control", "no-cache")
 	c.Status(http.StatusOK)

@@ -85,6 +85,7 @@ func updateSession(s *core.Server, c *core.Call) (any, error) {
 			ss.rec, ss.model = prev, prevModel
 			return nil, err
 		}
+		ss.release()
 		return ss.view(now), nil
 	})
 }
