@@ -411,3 +411,27 @@ func TestSessionStreamAfterSend(t *testing.T) {
 		t.Errorf("stream after a send = %s, want %s", got, want)
 	}
 }
+
+// A denied call is never run: the agent says so and ends the turn; nobody posts a result.
+func TestSessionDeniedCall(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, "always_ask"), "environment_id": acmePrimary}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("$ rm -rf /"))
+	_, r := eventTypes(t, api, id)
+	callID := r.get(`data.#(type=="agent.tool_use").id`).String()
+	if r := api.do("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{"type": "user.tool_confirmation", "tool_use_id": callID, "result": "allow", "deny_message": "x"}}}); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "events.0.deny_message:") {
+		t.Errorf("deny_message with allow = %d %s, want 400 naming events.0.deny_message", r.status, r.body)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{"type": "user.tool_confirmation", "tool_use_id": callID, "result": "deny", "deny_message": "not that"}}})
+	_, r = eventTypes(t, api, id)
+	if got := r.get(`data.#(type=="agent.message").content.0.text`).String(); got != "The call was denied: not that" {
+		t.Errorf("answer to a denied call = %q", got)
+	}
+	if got := r.get("data.@reverse.0.stop_reason.type").String(); got != "end_turn" {
+		t.Errorf("last stop_reason = %s, want end_turn", got)
+	}
+	if r := api.do("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{"type": "user.tool_result", "tool_use_id": callID}}}); r.status != 400 {
+		t.Errorf("a result for the denied call = %d, want 400", r.status)
+	}
+}
