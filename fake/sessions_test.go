@@ -435,3 +435,51 @@ func TestSessionDeniedCall(t *testing.T) {
 		t.Errorf("a result for the denied call = %d, want 400", r.status)
 	}
 }
+
+// Resources: given at creation with their defaults, files added later, listed in order and
+// paged, read, a repository's token replaced (never shown), removed.
+func TestSessionResources(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	s := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmeStaging, "resources": []any{
+		map[string]any{"type": "github_repository", "url": "https://github.com/acme/widgets.git", "authorization_token": "ghp_secret"},
+		map[string]any{"type": "memory_store", "memory_store_id": "memstore_01prefs"},
+	}})
+	id := s.get("id").String()
+	repo := s.get("resources.0")
+	if repo.Get("mount_path").String() != "/workspace/widgets" || repo.Get("authorization_token").Exists() || !strings.HasPrefix(repo.Get("id").String(), "sesrsc_") {
+		t.Errorf("repository = %s, want /workspace/widgets, an sesrsc_ id and no token", repo.Raw)
+	}
+	if got := s.get("resources.1.access").String(); got != "read_write" {
+		t.Errorf("memory store access = %q, want read_write", got)
+	}
+	file := api.ok("POST", "/v1/sessions/"+id+"/resources", map[string]any{"type": "file", "file_id": "file_01data"})
+	if got := file.get("mount_path").String(); got != "/mnt/session/uploads/file_01data" {
+		t.Errorf("file mount_path = %q", got)
+	}
+	page := api.ok("GET", "/v1/sessions/"+id+"/resources?limit=2", nil)
+	next := api.ok("GET", "/v1/sessions/"+id+"/resources?limit=2&page="+page.get("next_page").String(), nil)
+	if page.get("data.#").Int() != 2 || next.get("data.0.id").String() != file.get("id").String() || next.get("next_page").Type != 0 {
+		t.Fatalf("pages = %s / %s, want the three in order", page.body, next.body)
+	}
+	if n := api.ok("GET", "/v1/sessions/"+id+"/resources", nil).get("data.#").Int(); n != 3 {
+		t.Errorf("without limit: %d resources, want all 3", n)
+	}
+	up := api.ok("POST", "/v1/sessions/"+id+"/resources/"+repo.Get("id").String(), map[string]any{"authorization_token": "ghp_new"})
+	if up.get("authorization_token").Exists() {
+		t.Errorf("update = %s, shows the token", up.body)
+	}
+	if r := api.do("POST", "/v1/sessions/"+id+"/resources/"+file.get("id").String(), map[string]any{"authorization_token": "x"}); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "authorization_token:") {
+		t.Errorf("a token for a file = %d %s, want 400 naming authorization_token", r.status, r.body)
+	}
+	api.ok("DELETE", "/v1/sessions/"+id+"/resources/"+file.get("id").String(), nil)
+	if r := api.do("GET", "/v1/sessions/"+id+"/resources/"+file.get("id").String(), nil); r.status != 404 {
+		t.Errorf("a removed resource = %d, want 404", r.status)
+	}
+	if n := api.ok("GET", "/v1/sessions/"+id, nil).get("resources.#").Int(); n != 2 {
+		t.Errorf("the session lists %d resources, want 2", n)
+	}
+	if r := api.do("POST", "/v1/sessions/"+id+"/resources", map[string]any{"type": "file", "file_id": "nope"}); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "file_id:") {
+		t.Errorf("a bad file_id = %d %s, want 400 naming file_id", r.status, r.body)
+	}
+}

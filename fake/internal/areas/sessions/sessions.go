@@ -83,7 +83,9 @@ type session struct {
 	version    int
 	model      agents.Agent // the version it runs, with the overrides applied
 	selfHosted bool
-	workID     string   // the work item last queued for it (self-hosted)
+	workID     string          // the work item last queued for it (self-hosted)
+	resources  []resourceEntry // rec.Resources with their places in the list (sessions_resources.go)
+	resSeq     int
 	events     []stored // what clients see
 	// held are the events a send made that no client has looked at yet (release): the fake's
 	// agent answers at once, and a client that sends and then opens a stream (as the official
@@ -261,12 +263,12 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 		return nil, core.Invalid("this server (or namespace) keeps at most %d sessions; delete some (DELETE /v1/sessions/{id}) or reset it", MaxSessions).Because(core.ReasonOutOfRange)
 	}
 	rec.ID = s.IDs.Next("sesn_")
-	for _, x := range listOf(body["resources"]) {
-		rec.Resources = append(rec.Resources, resource(s, mapOf(x), now))
-	}
 	ss := &session{rec: rec, org: c.Org, agentID: v.ID, agentRef: over == nil, version: v.Version, model: v,
 		selfHosted: env.SelfHosted, changed: make(chan struct{})}
-	if err := a.charge(ss, heldSize(rec)); err != nil {
+	for _, x := range listOf(body["resources"]) {
+		ss.addResource(resource(s, mapOf(x), now))
+	}
+	if err := a.charge(ss, heldSize(ss.rec)); err != nil {
 		a.mu.Unlock()
 		return nil, err
 	}
@@ -344,7 +346,7 @@ func snapshot(v agents.Agent) map[string]any {
 }
 
 // resource is a resource of a create body as the session holds it, with its defaults.
-func resource(s *core.Server, r map[string]any, now time.Time) any {
+func resource(s *core.Server, r map[string]any, now time.Time) map[string]any {
 	out := maps.Clone(r)
 	switch r["type"] {
 	case "file":

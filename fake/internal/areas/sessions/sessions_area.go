@@ -32,6 +32,11 @@ func sessionRoutes() []*core.Route {
 		core.Line(core.Del, "/v1/sessions/:session_id", core.IfSessionWorker, core.In{}, "sessions/session_deleted", deleteSession),
 		core.Line(core.Post, "/v1/sessions/:session_id/events", core.IfSessionWorker, core.In{Body: "sessions/events_send"}, "sessions/events_sent", sendEvents),
 		core.Line(core.Get, "/v1/sessions/:session_id/events", core.IfSessionWorker, core.In{Query: qEvents}, "sessions/event_list", listEvents),
+		core.Line(core.Post, "/v1/sessions/:session_id/resources", core.IfAgents, core.In{Body: "sessions/resource_add"}, "sessions/resource", addFile),
+		core.Line(core.Get, "/v1/sessions/:session_id/resources", core.IfAgents, core.In{Query: core.TokenParams(0, MaxResources)}, "sessions/resource_list", listResources),
+		core.Line(core.Get, "/v1/sessions/:session_id/resources/:resource_id", core.IfAgents, core.In{}, "sessions/resource", getResource),
+		core.Line(core.Post, "/v1/sessions/:session_id/resources/:resource_id", core.IfAgents, core.In{Body: "sessions/resource_update"}, "sessions/resource", updateResource),
+		core.Line(core.Del, "/v1/sessions/:session_id/resources/:resource_id", core.IfAgents, core.In{}, "sessions/resource_deleted", deleteResource),
 		core.Line(core.Get, "/v1/sessions/:session_id/events/stream", core.IfSessionWorker, core.In{Query: qStream, Events: "sessions/stream_event"}, "", streamEvents),
 	}
 }
