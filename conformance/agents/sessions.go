@@ -65,6 +65,24 @@ func sessionChecks() []kit.Check {
 						}
 					}
 				})}},
+		{ID: "agents/session-environment-key", Clause: "gaps §2", Labels: labels,
+			Title: "an environment key reads its own environment's sessions and their events, as the worker does; another environment's session is 404 to it, and deleting a session is 403",
+			Run: func(t *kit.T) {
+				own := ownEnvironment(t)
+				agent := createAgent(t)
+				mine, other := createSession(t, agent, own), createSession(t, agent, createEnv(t))
+				asKey := func(method, path string) *kit.Response {
+					r := req(method, path, nil, "")
+					r.As = kit.EnvironmentKey
+					return t.Do(r)
+				}
+				t.Expect(asKey(http.MethodGet, "/v1/sessions/"+mine).Status).To(Equal(http.StatusOK), "the worker reads its session")
+				t.Expect(asKey(http.MethodGet, "/v1/sessions/"+mine+"/events").Status).To(Equal(http.StatusOK), "the worker lists its session's events")
+				t.ExpectError(asKey(http.MethodGet, "/v1/sessions/"+other), http.StatusNotFound, "not_found_error")
+				t.ExpectError(asKey(http.MethodDelete, "/v1/sessions/"+mine), http.StatusForbidden, "permission_error")
+			},
+			Bug: &kit.Bug{Says: "an environment key is taken for the organization's key when deleting a session", Want: "403",
+				Break: asAPIKey(kit.On(http.MethodDelete, `^/v1/sessions/[^/]+$`))}},
 		{ID: "agents/session-self-hosted-turn", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Agents, kit.Extension, kit.FakeOnly},
 			Title: "the fake's agent, in a self-hosted environment, calls bash and waits (status_idle, requires_action naming the call); the tool's result resumes it, and it answers with the result and ends the turn",
 			Run: func(t *kit.T) {
@@ -92,5 +110,34 @@ func sessionChecks() []kit.Check {
 						}
 					})
 				})}},
+	}
+}
+
+// ownEnvironment finds the environment of the suite's environment key among the first page of
+// environments (the one whose work stats it may read); unsupported when there is none.
+func ownEnvironment(t *kit.T) string {
+	list := t.OK(req(http.MethodGet, "/v1/environments?limit=100", nil, "work/environment_list"))
+	for _, e := range list.Get("data").Array() {
+		r := req(http.MethodGet, "/v1/environments/"+e.Get("id").String()+"/work/stats", nil, "")
+		r.As = kit.EnvironmentKey
+		if t.Do(r).Status == http.StatusOK {
+			return e.Get("id").String()
+		}
+	}
+	t.Unsupported("the environment key reaches none of the first page of environments")
+	return ""
+}
+
+// asAPIKey is the bug of a target that serves the requests match accepts as if the environment
+// key were the organization's API key.
+func asAPIKey(match func(*http.Request) bool) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if match(r) && r.Header.Get("Authorization") == "Bearer "+kit.FakeEnvironmentKey {
+				r.Header.Del("Authorization")
+				r.Header.Set("X-Api-Key", kit.FakeAPIKey)
+			}
+			h.ServeHTTP(w, r)
+		})
 	}
 }
