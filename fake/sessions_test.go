@@ -37,10 +37,10 @@ func eventTypes(t *testing.T, c *workClient, id string) (types []string, r reply
 	return types, r
 }
 
-// The self-hosted turn of the fact sheet: creating the session queues a work item whose data.id
-// is the session's ID; a user message makes the agent call bash with pwd and wait; the worker,
-// with the environment key, reads the session and posts the tool's result; the agent answers
-// with it and ends the turn.
+// The self-hosted turn the official worker serves: creating the session queues a work item
+// whose data.id is the session's ID; a user message makes the agent call bash with pwd and wait;
+// the worker, with the environment key, reads the session and posts the tool's result; the agent
+// answers with it and ends the turn.
 func TestSessionSelfHostedTurn(t *testing.T) {
 	ts := NewTestServer(t)
 	api, worker := apiClient(t, ts), envKeyClient(t, ts)
