@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/agents"
+	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -41,9 +43,15 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| stubs, per server or namespace |": {thousands(maxStubs) + " stubs and " + mib(stubMaxBytes) + " of memory kept", "at most " + mebibytes(stubMaxBytes) + " together"},
 		"| the stubs of a server":            {"| " + mib(stubsBytes) + " of memory kept |"},
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
-		"| reading a whole request":          {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
-		"| a recording (":                    {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
-		"| a recording file read at start":   {"| " + mib(maxRecordingFile) + ", a regular file"},
+		"| agents, per server or namespace |": {fmt.Sprintf("%s agents (archived ones included), %d versions each, and %s of memory kept", thousands(agents.MaxAgents), agents.MaxVersions, mib(agents.MaxBytes)),
+			fmt.Sprintf("at most %d agents", agents.MaxAgents)},
+		"| the agents of a server": {"| " + mib(agents.MaxBytesAll) + " of memory kept |"},
+		"| sessions, per server or namespace |": {fmt.Sprintf("%s sessions (archived ones included), %s events and %d resources each, and %s of memory kept", thousands(sessions.MaxSessions), thousands(sessions.MaxEvents), sessions.MaxResources, mib(sessions.MaxBytes)),
+			fmt.Sprintf("at most %d sessions", sessions.MaxSessions)},
+		"| the sessions of a server":       {"| " + mib(sessions.MaxBytesAll) + " of memory kept |"},
+		"| reading a whole request":        {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
+		"| a recording (":                  {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
+		"| a recording file read at start": {"| " + mib(maxRecordingFile) + ", a regular file"},
 		"| recordings loaded by `-replay` |": {fmt.Sprintf("%s files and %s together, checked from the directory and each file's size before any is read; %s events per recorded stream; `offset_ms` at most %s",
 			thousands(maxRecordingFiles), mib(maxRecordingsBytes), thousands(maxRecordedEvents), thousands(maxOffsetMS))},
 	}
