@@ -483,3 +483,42 @@ func TestSessionResources(t *testing.T) {
 		t.Errorf("a bad file_id = %d %s, want 400 naming file_id", r.status, r.body)
 	}
 }
+
+// A session keeps at most MaxEvents events: the batch that would pass the bound is refused with a
+// 400 and stores none of its events.
+func TestSessionEventsAreBounded(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	batch := []any{}
+	for range 50 {
+		batch = append(batch, userMessage("x")["events"].([]any)[0])
+	}
+	for i := 0; ; i++ {
+		if i > sessions.MaxEvents/50 {
+			t.Fatalf("%d batches of 50 messages (6 events each) were all kept, past the bound of %d events", i, sessions.MaxEvents)
+		}
+		r := api.do("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": batch})
+		if r.status == 200 {
+			continue
+		}
+		if r.status != http.StatusBadRequest || !strings.Contains(r.get("error.message").String(), "events") {
+			t.Fatalf("batch %d = %d %s, want 400 about the session's events", i, r.status, r.body)
+		}
+		want := int64(i * 50 * 6)
+		var n int64
+		for page := ""; ; {
+			r := api.ok("GET", "/v1/sessions/"+id+"/events?limit=1000"+page, nil)
+			n += r.get("data.#").Int()
+			if r.get("next_page").Type == 0 {
+				break
+			}
+			page = "&page=" + r.get("next_page").String()
+		}
+		if n != want || n > sessions.MaxEvents {
+			t.Errorf("the session keeps %d events, want the %d of the batches kept (at most %d)", n, want, sessions.MaxEvents)
+		}
+		return
+	}
+}
