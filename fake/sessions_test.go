@@ -522,3 +522,34 @@ func TestSessionEventsAreBounded(t *testing.T) {
 		return
 	}
 }
+
+// A session has one thread, its primary, carrying the session's status and events.
+func TestSessionPrimaryThread(t *testing.T) {
+	ts := NewTestServer(t)
+	api, worker := apiClient(t, ts), envKeyClient(t, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	list := worker.ok("GET", "/v1/sessions/"+id+"/threads", nil)
+	th := list.get("data.0")
+	if list.get("data.#").Int() != 1 || !strings.HasPrefix(th.Get("id").String(), "sthr_") || th.Get("session_id").String() != id ||
+		th.Get("parent_thread_id").Type != 0 || th.Get("status").String() != "idle" || th.Get("usage").Type != 0 {
+		t.Fatalf("threads = %s, want the primary thread, idle, without a parent or usage yet", list.body)
+	}
+	thread := "/v1/sessions/" + id + "/threads/" + th.Get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello"))
+	if got := api.ok("GET", thread, nil); got.get("usage.output_tokens").Int() < 1 || got.get("status").String() != "idle" {
+		t.Errorf("thread after a turn = %s, want idle with usage", got.body)
+	}
+	sessionEvents := api.ok("GET", "/v1/sessions/"+id+"/events", nil).get("data.#.id").Raw
+	if got := worker.ok("GET", thread+"/events", nil).get("data.#.id").Raw; got != sessionEvents {
+		t.Errorf("thread events = %s, want the session's %s", got, sessionEvents)
+	}
+	if n := api.ok("GET", "/v1/sessions/"+id+"/threads?statuses[]=running", nil).get("data.#").Int(); n != 0 {
+		t.Errorf("running threads of an idle session: %d, want 0", n)
+	}
+	if r := api.do("GET", "/v1/sessions/"+id+"/threads/sthr_nope", nil); r.status != http.StatusNotFound {
+		t.Errorf("an unknown thread = %d, want 404", r.status)
+	}
+	if r := api.do("GET", "/v1/sessions/"+id+"/threads/sthr_nope/stream", nil); r.status != http.StatusNotFound {
+		t.Errorf("the stream of an unknown thread = %d, want 404", r.status)
+	}
+}

@@ -38,6 +38,10 @@ func sessionRoutes() []*core.Route {
 		core.Line(core.Post, "/v1/sessions/:session_id/resources/:resource_id", core.IfAgents, core.In{Body: "sessions/resource_update"}, "sessions/resource", updateResource),
 		core.Line(core.Del, "/v1/sessions/:session_id/resources/:resource_id", core.IfAgents, core.In{}, "sessions/resource_deleted", deleteResource),
 		core.Line(core.Get, "/v1/sessions/:session_id/events/stream", core.IfSessionWorker, core.In{Query: qStream, Events: "sessions/stream_event"}, "", streamEvents),
+		core.Line(core.Get, "/v1/sessions/:session_id/threads", core.IfSessionWorker, core.In{Query: qThreads}, "sessions/thread_list", listThreads),
+		core.Line(core.Get, "/v1/sessions/:session_id/threads/:thread_id", core.IfSessionWorker, core.In{}, "sessions/thread", getThread),
+		core.Line(core.Get, "/v1/sessions/:session_id/threads/:thread_id/events", core.IfSessionWorker, core.In{Query: qEvents}, "sessions/event_list", listThreadEvents),
+		core.Line(core.Get, "/v1/sessions/:session_id/threads/:thread_id/stream", core.IfSessionWorker, core.In{Query: qStream, Events: "sessions/stream_event"}, "", streamThread),
 	}
 }
 
@@ -57,5 +61,6 @@ var (
 		core.EnumParam("order", "asc", "The order of the events.", "asc", "desc"),
 		core.ListParam("types", "Only the events of these types (types[]=agent.message)."),
 		core.TokenParams(DefaultEventPage, MaxEventPage))
-	qStream = core.ListParam("event_deltas", "Send previews of these events as they are made (agent.message, agent.thinking): event_start, event_delta, then the event.")
+	qThreads = core.Query(core.ListParam("statuses", "Only the threads in these statuses."), core.TokenParams(1000, 1000))
+	qStream  = core.ListParam("event_deltas", "Send previews of these events as they are made (agent.message, agent.thinking): event_start, event_delta, then the event.")
 )
