@@ -23,6 +23,7 @@ var areaImports = map[string][]string{
 	"certgen": {},
 	// The areas: each imports kit (and certgen) only.
 	"admin":      {},
+	"agents":     {},
 	"compliance": {},
 	"core":       {},
 	"files":      {},

@@ -7,6 +7,7 @@ package fake
 
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
+	"github.com/platformkit/platformkit/fake/internal/areas/agents"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
@@ -18,6 +19,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
+	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -41,5 +43,7 @@ func init() {
 		stubs.Area,
 		tape.Area,
 		files.Area,
+		agents.Area,
+		sessions.Area,
 	)
 }

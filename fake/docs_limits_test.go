@@ -21,7 +21,9 @@ import (
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/agents"
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
+	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -58,7 +60,13 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
 		"| files, per server or namespace |": {mib(files.MaxFileBytes) + " a file (an upload body " + mib(files.MaxFileBytes) + " and " + kib(files.UploadBodyLimit-files.MaxFileBytes) + ")",
 			mib(files.MaxOrgBytes) + " and " + ratelimit.Thousands(files.MaxOrgFiles) + " files an organization", fmt.Sprintf("over %d bytes", files.MaxFileBytes)},
-		"| the files of a server and all":  {"| " + mib(files.FilesBytes) + " of memory kept"},
+		"| the files of a server and all": {"| " + mib(files.FilesBytes) + " of memory kept"},
+		"| agents, per server or namespace |": {fmt.Sprintf("%s agents (archived ones included), %d versions each, and %s of memory kept", ratelimit.Thousands(agents.MaxAgents), agents.MaxVersions, mib(agents.MaxBytes)),
+			fmt.Sprintf("at most %d agents", agents.MaxAgents)},
+		"| the agents of a server": {"| " + mib(agents.MaxBytesAll) + " of memory kept |"},
+		"| sessions, per server or namespace |": {fmt.Sprintf("%s sessions (archived ones included), %s events and %d resources each, and %s of memory kept", ratelimit.Thousands(sessions.MaxSessions), ratelimit.Thousands(sessions.MaxEvents), sessions.MaxResources, mib(sessions.MaxBytes)),
+			fmt.Sprintf("at most %d sessions", sessions.MaxSessions)},
+		"| the sessions of a server":       {"| " + mib(sessions.MaxBytesAll) + " of memory kept |"},
 		"| reading a whole request":        {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
 		"| a recording (":                  {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
 		"| a recording file read at start": {"| " + mib(tape.MaxRecordingFile) + ", a regular file"},

@@ -17,6 +17,7 @@ import (
 var serverImports = map[string][]string{
 	"core":                     {},
 	"areas/admin":              {"core"},
+	"areas/agents":             {"core"},
 	"areas/compliance":         {"core"},
 	"areas/files":              {"core"},
 	"areas/memory":             {"core"},
@@ -30,6 +31,7 @@ var serverImports = map[string][]string{
 	"areas/messages/wire":      {"core"},
 	"areas/models":             {"core"},
 	"areas/ratelimit":          {"core", "areas/admin", "areas/models"},
+	"areas/sessions":           {"core", "areas/agents", "areas/work"},
 	"areas/tunnels":            {"core", "areas/admin"},
 	"areas/work":               {"core"},
 }

@@ -17,6 +17,7 @@ const (
 	Work       Label = "work"
 	Tunnels    Label = "tunnels"
 	Files      Label = "files"
+	Agents     Label = "agents" // managed agents and their sessions, the producer of the work queue
 )
 
 // Qualifiers.
@@ -45,6 +46,6 @@ const (
 var VersionLabels = map[Label]string{V20230601: fake.APIVersion, V20261021: fake.APIVersion20261021}
 
 // Areas lists the area labels.
-var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels, Files}
+var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels, Files, Agents}
 
 var Qualifiers = []Label{Destructive, Extension, FakeOnly, Slow, V20230601, V20261021}

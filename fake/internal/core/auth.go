@@ -134,6 +134,15 @@ var IfEnvironments = &Iface{Name: "environments", Accepts: keyed(KindAPIKey), Ve
 // the files. Its one body is a multipart upload, bounded by the files area (MultipartReader).
 var IfFiles = &Iface{Name: "files", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
 
+// IfAgents is managed agents (agents, and the sessions routes only their owner calls): the API key.
+var IfAgents = &Iface{Name: "managed agents", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
+
+// IfSessionWorker is the session routes a self-hosted environment's worker calls (read the
+// session, send, list and stream its events): the API key, or an environment key for the sessions
+// of its own environment, which the area checks.
+var IfSessionWorker = &Iface{Name: "sessions", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}),
+	Version: true, bodyLimit: DefaultBodyLimit}
+
 // Presented returns the secret a request carries in header: the X-Api-Key value, or the token of
 // "Authorization: Bearer <token>".
 func Presented(r *http.Request, header string) string {

@@ -1,0 +1,331 @@
+package agents
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
+
+// Agents are versioned: every change makes a new version, kept whole, and a request that changes
+// nothing makes none. Reads take ?version= to read an older one; sessions snapshot the version
+// they start from (Resolve).
+
+const (
+	// DefaultPage and MaxPage are the limit of the agent and version lists.
+	DefaultPage = 20
+	MaxPage     = 100
+	// MaxAgents is how many agents one server (or namespace) keeps, archived ones included.
+	MaxAgents = 1000
+	// MaxVersions is how many versions one agent keeps.
+	MaxVersions = 500
+	// MaxBytes is what the agents of one server (or namespace) keep in memory, by the heap
+	// estimate of core.HeldSize; MaxBytesAll is what every namespace's keep together.
+	MaxBytes    = 16 << 20
+	MaxBytesAll = 64 << 20
+	// DefaultEffort is the effort the fake resolves a model's effort to when the request gives
+	// none: the reference resolves it "to the per-model default at save time", which it does
+	// not publish.
+	DefaultEffort = "high"
+)
+
+// Agent is one version of an agent, as the API answers it.
+type Agent struct {
+	ID                string            `json:"id"`
+	Type              string            `json:"type"`
+	ArchivedAt        *time.Time        `json:"archived_at"`
+	CreatedAt         time.Time         `json:"created_at"`
+	UpdatedAt         time.Time         `json:"updated_at"`
+	Description       *string           `json:"description"`
+	System            *string           `json:"system"`
+	ExecutionIdentity any               `json:"execution_identity"`
+	MCPServers        []any             `json:"mcp_servers"`
+	Metadata          map[string]string `json:"metadata"`
+	Model             map[string]any    `json:"model"`
+	Multiagent        any               `json:"multiagent"`
+	Name              string            `json:"name"`
+	Skills            []any             `json:"skills"`
+	Tools             []any             `json:"tools"`
+	Version           int               `json:"version"`
+}
+
+// entry is an agent with every version, oldest first (versions[i] is version i+1).
+type entry struct {
+	org      *core.Org
+	versions []Agent
+	bytes    int
+}
+
+func (e *entry) latest() Agent { return e.versions[len(e.versions)-1] }
+
+func entryKey(e *entry) core.ListKey {
+	return core.ListKey{At: e.versions[0].CreatedAt, ID: e.versions[0].ID}
+}
+
+// Store is the area's state in one server (or namespace).
+type Store struct {
+	mu    sync.Mutex
+	byID  map[string]*entry
+	byOrg map[*core.Org][]*entry // oldest first
+	core.Charged
+}
+
+func storeOf(c *core.Call, s *core.Server) *Store {
+	return agentStores.In(c.St.Stores).Get(func() *Store { return newStore(s.Cfg.Budget(budget)) })
+}
+
+func newStore(b *core.ByteBudget) *Store {
+	return &Store{byID: map[string]*entry{}, byOrg: map[*core.Org][]*entry{}, Charged: core.Charged{Budget: b}}
+}
+
+// release gives back the store's bytes: its state was replaced or its namespace dropped.
+func release(st *core.State) {
+	a := agentStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.Leave()
+	clear(a.byID)
+	clear(a.byOrg)
+}
+
+// charge counts n more bytes kept by e, or refuses them past the store's or the shared bound;
+// the caller holds mu.
+func (a *Store) charge(e *entry, n int) error {
+	if a.Released {
+		return nil // the state was replaced under the request: nothing it keeps counts
+	}
+	if a.Bytes+n > MaxBytes {
+		return core.Invalid("the agents of this server (or namespace) may keep at most %d bytes in memory together; archive and forget agents by resetting the server (POST /_fake/reset) or use a fresh namespace", MaxBytes).Because(core.ReasonOutOfRange)
+	}
+	if a.Budget != nil && !a.Budget.Reserve(n) {
+		return core.Invalid("the agents of every namespace of this server may keep at most %d bytes in memory together; drop idle namespaces (DELETE /_fake/namespaces)", a.Budget.Limit).Because(core.ReasonOutOfRange)
+	}
+	a.Bytes += n
+	e.bytes += n
+	return nil
+}
+
+// heldSize is the heap estimate of an agent version, as core.HeldSize counts decoded JSON.
+func heldSize(v Agent) int {
+	b, _ := json.Marshal(v)
+	var x any
+	_ = json.Unmarshal(b, &x)
+	return core.HeldSize(x)
+}
+
+// find returns the caller's agent: another organization's is answered 404 like an unknown one.
+func (a *Store) find(org *core.Org, id string) (*entry, error) {
+	e := a.byID[id]
+	if e == nil || e.org != org {
+		return nil, core.NotFound("agent", id)
+	}
+	return e, nil
+}
+
+// Resolve returns the version of the organization's agent a session starts from: version 0 is
+// the latest. An archived agent starts no session.
+func Resolve(st *core.State, org *core.Org, id string, version int, field string) (Agent, error) {
+	a := agentStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e := a.byID[id]
+	if e == nil || e.org != org {
+		return Agent{}, core.InvalidField(field, "agent %s was not found", core.Quoted(id, core.MaxExcerpt))
+	}
+	if e.latest().ArchivedAt != nil {
+		return Agent{}, core.InvalidField(field, "agent %s is archived; an archived agent starts no session", id)
+	}
+	if version == 0 {
+		return e.latest(), nil
+	}
+	if version > len(e.versions) {
+		return Agent{}, core.InvalidField(field+".version", "agent %s has no version %d; its latest is %d", id, version, len(e.versions))
+	}
+	return e.versions[version-1], nil
+}
+
+// --- Handlers ---
+
+func createAgent(s *core.Server, c *core.Call) (any, error) {
+	_, doc, err := c.DecodeBody()
+	if err != nil {
+		return nil, err
+	}
+	body := doc.(map[string]any)
+	now := s.Clock.Now()
+	v := Agent{Type: "agent", CreatedAt: now, UpdatedAt: now, Version: 1, Metadata: map[string]string{},
+		ExecutionIdentity: map[string]any{"type": "service_account"}, MCPServers: []any{}, Skills: []any{}, Tools: []any{}}
+	if err := apply(&v, body, nil, ""); err != nil {
+		return nil, err
+	}
+	a := storeOf(c, s)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.byID) >= MaxAgents {
+		return nil, core.Invalid("this server (or namespace) keeps at most %d agents; reset it (POST /_fake/reset) or use a fresh namespace", MaxAgents).Because(core.ReasonOutOfRange)
+	}
+	v.ID = s.IDs.Next("agent_")
+	e := &entry{org: c.Org}
+	if err := a.charge(e, heldSize(v)); err != nil {
+		return nil, err
+	}
+	e.versions = []Agent{v}
+	a.byID[v.ID] = e
+	a.byOrg[c.Org] = core.InsertInOrder(a.byOrg[c.Org], e, entryKey, core.OldestFirst)
+	return v, nil
+}
+
+func getAgent(s *core.Server, c *core.Call) (any, error) {
+	version, set, err := c.QueryInt("version")
+	if err != nil {
+		return nil, err
+	}
+	a := storeOf(c, s)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, err := a.find(c.Org, c.Param("agent_id"))
+	if err != nil {
+		return nil, err
+	}
+	if !set {
+		return e.latest(), nil
+	}
+	if version > len(e.versions) {
+		return nil, core.NotFound("version of agent "+e.latest().ID, strconv.Itoa(version))
+	}
+	v := e.versions[version-1]
+	v.ArchivedAt = e.latest().ArchivedAt // archived_at is the agent's, not the version's
+	return v, nil
+}
+
+// updateAgent applies the fields given to the latest version; a result equal to it makes no new
+// version (and leaves updated_at alone). version, when given, must be the latest.
+func updateAgent(s *core.Server, c *core.Call) (any, error) {
+	_, doc, err := c.DecodeBody()
+	if err != nil {
+		return nil, err
+	}
+	body := doc.(map[string]any)
+	a := storeOf(c, s)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, err := a.find(c.Org, c.Param("agent_id"))
+	if err != nil {
+		return nil, err
+	}
+	cur := e.latest()
+	if cur.ArchivedAt != nil {
+		return nil, core.Invalid("agent %s is archived; an archived agent cannot be changed", cur.ID)
+	}
+	if want, ok := body["version"].(json.Number); ok {
+		if n, _ := want.Int64(); int(n) != cur.Version {
+			return nil, core.InvalidField("version", "agent %s is at version %d, not %s; read it again and retry", cur.ID, cur.Version, want).WithStatus(409)
+		}
+	}
+	next := cur
+	next.Metadata = maps.Clone(cur.Metadata)
+	if err := apply(&next, body, &cur, ""); err != nil {
+		return nil, err
+	}
+	if sameContent(next, cur) {
+		return cur, nil
+	}
+	if len(e.versions) >= MaxVersions {
+		return nil, core.Invalid("agent %s has %d versions, the most the fake keeps; create a new agent", cur.ID, MaxVersions).Because(core.ReasonOutOfRange)
+	}
+	next.Version, next.UpdatedAt = cur.Version+1, s.Clock.Now()
+	if err := a.charge(e, heldSize(next)); err != nil {
+		return nil, err
+	}
+	e.versions = append(e.versions, next)
+	return next, nil
+}
+
+// sameContent reports whether two versions configure the same agent (timestamps and the version
+// number aside).
+func sameContent(x, y Agent) bool {
+	x.UpdatedAt, x.Version, y.UpdatedAt, y.Version = time.Time{}, 0, time.Time{}, 0
+	bx, _ := json.Marshal(x)
+	by, _ := json.Marshal(y)
+	return reflect.DeepEqual(bx, by)
+}
+
+// archiveAgent sets archived_at on the agent (every version reads it); again, it changes nothing.
+func archiveAgent(s *core.Server, c *core.Call) (any, error) {
+	a := storeOf(c, s)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, err := a.find(c.Org, c.Param("agent_id"))
+	if err != nil {
+		return nil, err
+	}
+	last := &e.versions[len(e.versions)-1]
+	if last.ArchivedAt == nil {
+		now := s.Clock.Now()
+		last.ArchivedAt = &now
+	}
+	return *last, nil
+}
+
+// listAgents lists the latest version of each agent, newest first.
+func listAgents(s *core.Server, c *core.Call) (any, error) {
+	limit, _, err := c.QueryInt("limit")
+	if err != nil {
+		return nil, err
+	}
+	archived, err := c.QueryBool("include_archived")
+	if err != nil {
+		return nil, err
+	}
+	created, err := c.QueryTimeRange("created_at")
+	if err != nil {
+		return nil, err
+	}
+	after, err := c.PageToken("agents")
+	if err != nil {
+		return nil, err
+	}
+	a := storeOf(c, s)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	page := core.PageNewestKept(a.byOrg[c.Org], func(e *entry) bool {
+		return (archived || e.latest().ArchivedAt == nil) && created.Contains(e.versions[0].CreatedAt)
+	}, entryKey, "agents", after, limit)
+	out := core.TokenPage[Agent]{Data: make([]Agent, len(page.Data)), NextPage: page.NextPage}
+	for i, e := range page.Data {
+		out.Data[i] = e.latest()
+	}
+	return out, nil
+}
+
+// listVersions lists an agent's versions, newest first.
+func listVersions(s *core.Server, c *core.Call) (any, error) {
+	limit, _, err := c.QueryInt("limit")
+	if err != nil {
+		return nil, err
+	}
+	after, err := c.PageToken("agent_versions")
+	if err != nil {
+		return nil, err
+	}
+	a := storeOf(c, s)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, err := a.find(c.Org, c.Param("agent_id"))
+	if err != nil {
+		return nil, err
+	}
+	archivedAt := e.latest().ArchivedAt
+	// The key of a version is its number, as a time, so that versions made in one instant of
+	// the virtual clock still page in order.
+	key := func(v Agent) core.ListKey { return core.ListKey{At: time.Unix(int64(v.Version), 0), ID: v.ID} }
+	page := core.PageNewestKept(e.versions, func(Agent) bool { return true }, key, "agent_versions", after, limit)
+	for i := range page.Data {
+		page.Data[i].ArchivedAt = archivedAt
+	}
+	return page, nil
+}

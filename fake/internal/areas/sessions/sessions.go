@@ -1,0 +1,529 @@
+package sessions
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/areas/agents"
+	"github.com/platformkit/platformkit/fake/internal/areas/work"
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
+
+const (
+	// DefaultPage and MaxPage are the limit of the session list; DefaultEventPage and
+	// MaxEventPage of the event list (the official SDK's tool runner asks for 1,000).
+	DefaultPage      = 20
+	MaxPage          = 100
+	DefaultEventPage = 100
+	MaxEventPage     = 1000
+	// MaxSessions is how many sessions one server (or namespace) keeps, archived ones included.
+	MaxSessions = 1000
+	// MaxEvents is how many events one session keeps.
+	MaxEvents = 10_000
+	// MaxBytes is what the sessions of one server (or namespace) keep, events included, by the
+	// heap estimate of core.HeldSize; MaxBytesAll is what every namespace's keep together.
+	MaxBytes    = 32 << 20
+	MaxBytesAll = 128 << 20
+)
+
+// Session statuses.
+const (
+	StatusIdle        = "idle"
+	StatusRunning     = "running"
+	StatusTerminated  = "terminated"
+	statusRescheduled = "rescheduling"
+)
+
+// Session is a session as the API answers it.
+type Session struct {
+	ID                 string            `json:"id"`
+	Type               string            `json:"type"`
+	Agent              map[string]any    `json:"agent"`
+	ArchivedAt         *time.Time        `json:"archived_at"`
+	Budget             any               `json:"budget"`
+	CreatedAt          time.Time         `json:"created_at"`
+	UpdatedAt          time.Time         `json:"updated_at"`
+	DeploymentID       *string           `json:"deployment_id"`
+	EnvironmentID      string            `json:"environment_id"`
+	Metadata           map[string]string `json:"metadata"`
+	OutcomeEvaluations []any             `json:"outcome_evaluations"`
+	Resources          []any             `json:"resources"`
+	Stats              Stats             `json:"stats"`
+	Status             string            `json:"status"`
+	Title              *string           `json:"title"`
+	Usage              Usage             `json:"usage"`
+	VaultIDs           []string          `json:"vault_ids"`
+}
+
+// Stats are a session's times, in seconds of the virtual clock.
+type Stats struct {
+	ActiveSeconds   float64 `json:"active_seconds"`
+	DurationSeconds float64 `json:"duration_seconds"`
+}
+
+// Usage is what a session's model requests used.
+type Usage struct {
+	InputTokens          int `json:"input_tokens"`
+	OutputTokens         int `json:"output_tokens"`
+	CacheReadInputTokens int `json:"cache_read_input_tokens"`
+}
+
+// Event is a stored event: id, type, processed_at and the fields of its type.
+type Event = map[string]any
+
+// session is a session with its events and the state of its agent.
+type session struct {
+	rec        Session
+	org        *core.Org
+	agentID    string // the agent it runs, for the list's filters
+	agentRef   bool   // created from an agent reference (not agent_with_overrides): its tools may change
+	version    int
+	model      agents.Agent // the version it runs, with the overrides applied
+	selfHosted bool
+	workID     string          // the work item last queued for it (self-hosted)
+	resources  []resourceEntry // rec.Resources with their places in the list (sessions_resources.go)
+	resSeq     int
+	events     []stored // what clients see
+	// held are the events a send made that no client has looked at yet (release): the fake's
+	// agent answers at once, and a client that sends and then opens a stream (as the official
+	// SDK's examples do) must still see the turn on it.
+	held    []stored
+	streams int  // open streams, which see a send's events at once
+	turn    turn // the deterministic agent's state (sessions_agent.go)
+	bytes   int
+	// changed is closed and replaced when events are appended or the session is deleted,
+	// waking its streams.
+	changed chan struct{}
+	deleted bool
+}
+
+func sessionKey(s *session) core.ListKey { return core.ListKey{At: s.rec.CreatedAt, ID: s.rec.ID} }
+
+// Store is the area's state in one server (or namespace).
+type Store struct {
+	mu    sync.Mutex
+	byID  map[string]*session
+	byOrg map[*core.Org][]*session // oldest first
+	core.Charged
+}
+
+func storeOf(s *core.Server, c *core.Call) *Store {
+	return sessionStores.In(c.St.Stores).Get(func() *Store { return newStore(s.Cfg.Budget(budget)) })
+}
+
+func newStore(b *core.ByteBudget) *Store {
+	return &Store{byID: map[string]*session{}, byOrg: map[*core.Org][]*session{}, Charged: core.Charged{Budget: b}}
+}
+
+// release gives back the store's bytes: its state was replaced or its namespace dropped. Open
+// streams end, as they would on a deleted session.
+func release(st *core.State) {
+	a := sessionStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.Leave()
+	for _, ss := range a.byID {
+		ss.deleted = true
+		ss.wake()
+	}
+	clear(a.byID)
+	clear(a.byOrg)
+}
+
+// charge counts n more bytes kept by ss, or refuses them past the store's or the shared bound;
+// the caller holds mu.
+func (a *Store) charge(ss *session, n int) error {
+	if a.Released {
+		return nil // the state was replaced under the request: nothing it keeps counts
+	}
+	if a.Bytes+n > MaxBytes {
+		return core.Invalid("the sessions of this server (or namespace) may keep at most %d bytes in memory together, events included; delete sessions (DELETE /v1/sessions/{id}) or reset the server", MaxBytes).Because(core.ReasonOutOfRange)
+	}
+	if a.Budget != nil && !a.Budget.Reserve(n) {
+		return core.Invalid("the sessions of every namespace of this server may keep at most %d bytes in memory together; delete sessions or drop idle namespaces (DELETE /_fake/namespaces)", a.Budget.Limit).Because(core.ReasonOutOfRange)
+	}
+	a.Bytes += n
+	ss.bytes += n
+	return nil
+}
+
+// heldSize is the heap estimate of a value as core.HeldSize counts decoded JSON.
+func heldSize(v any) int {
+	b, _ := json.Marshal(v)
+	var x any
+	_ = json.Unmarshal(b, &x)
+	return core.HeldSize(x)
+}
+
+func (ss *session) wake() {
+	close(ss.changed)
+	ss.changed = make(chan struct{})
+}
+
+// find returns the caller's session: another organization's, or another environment's when the
+// caller holds an environment key, is answered 404 like an unknown one.
+func (a *Store) find(c *core.Call, id string) (*session, error) {
+	ss := a.byID[id]
+	if ss == nil || ss.org != c.Org || (c.Cred.Kind == core.KindEnvironmentKey && c.Cred.EnvironmentID != ss.rec.EnvironmentID) {
+		return nil, core.NotFound("session", id)
+	}
+	return ss, nil
+}
+
+// ownerOnly refuses an environment key: its worker reads a session and its events, but changing
+// or ending the session is for the API key.
+func ownerOnly(c *core.Call) error {
+	if c.Cred.Kind == core.KindEnvironmentKey {
+		return core.PermissionDenied("an environment key reads a session and sends, lists and streams its events; %s %s takes the API key", c.Request.Method, c.Route.Path)
+	}
+	return nil
+}
+
+// withSession runs f with the store locked, on the caller's session of the path, after releasing
+// the events it holds: every look at a session sees what its last send made.
+func withSession(s *core.Server, c *core.Call, f func(a *Store, ss *session, now time.Time) (any, error)) (any, error) {
+	return withHeld(s, c, func(a *Store, ss *session, now time.Time) (any, error) {
+		ss.release()
+		return f(a, ss, now)
+	})
+}
+
+// withHeld is withSession leaving the session's held events to f.
+func withHeld(s *core.Server, c *core.Call, f func(a *Store, ss *session, now time.Time) (any, error)) (any, error) {
+	a := storeOf(s, c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ss, err := a.find(c, c.Param("session_id"))
+	if err != nil {
+		return nil, err
+	}
+	return f(a, ss, s.Clock.Now())
+}
+
+// view is the session as answered now: its duration runs on the virtual clock.
+func (ss *session) view(now time.Time) Session {
+	r := ss.rec
+	end := now
+	if r.ArchivedAt != nil {
+		end = *r.ArchivedAt
+	}
+	r.Stats.DurationSeconds = end.Sub(r.CreatedAt).Seconds()
+	return r
+}
+
+// --- Create ---
+
+func createSession(s *core.Server, c *core.Call) (any, error) {
+	_, doc, err := c.DecodeBody()
+	if err != nil {
+		return nil, err
+	}
+	body := doc.(map[string]any)
+	envID, _ := body["environment_id"].(string)
+	env, ok := work.LookupEnvironment(c.St, c.Org, envID)
+	if !ok {
+		return nil, core.InvalidField("environment_id", "environment %s was not found", core.Quoted(envID, core.MaxExcerpt))
+	}
+	if env.Archived {
+		return nil, core.InvalidField("environment_id", "environment %s is archived; an archived environment starts no session", envID)
+	}
+	ref, version, over := agentRef(body["agent"])
+	v, err := agents.Resolve(c.St, c.Org, ref, version, "agent")
+	if err != nil {
+		return nil, err
+	}
+	if over != nil {
+		if v, err = agents.Override(v, over, "agent."); err != nil {
+			return nil, err
+		}
+	}
+	now := s.Clock.Now()
+	rec := Session{
+		Type: "session", Agent: snapshot(v), Budget: body["budget"], CreatedAt: now, UpdatedAt: now,
+		EnvironmentID: envID, Metadata: map[string]string{}, OutcomeEvaluations: []any{}, Resources: []any{},
+		Status: StatusIdle, VaultIDs: []string{},
+	}
+	for k, x := range mapOf(body["metadata"]) {
+		rec.Metadata[k], _ = x.(string)
+	}
+	if t, ok := body["title"].(string); ok {
+		rec.Title = &t
+	}
+	for _, x := range listOf(body["vault_ids"]) {
+		id, _ := x.(string)
+		rec.VaultIDs = append(rec.VaultIDs, id)
+	}
+	a := storeOf(s, c)
+	a.mu.Lock()
+	if len(a.byID) >= MaxSessions {
+		a.mu.Unlock()
+		return nil, core.Invalid("this server (or namespace) keeps at most %d sessions; delete some (DELETE /v1/sessions/{id}) or reset it", MaxSessions).Because(core.ReasonOutOfRange)
+	}
+	rec.ID = s.IDs.Next("sesn_")
+	ss := &session{rec: rec, org: c.Org, agentID: v.ID, agentRef: over == nil, version: v.Version, model: v,
+		selfHosted: env.SelfHosted, changed: make(chan struct{})}
+	for _, x := range listOf(body["resources"]) {
+		ss.addResource(resource(s, mapOf(x), now))
+	}
+	if err := a.charge(ss, heldSize(ss.rec)); err != nil {
+		a.mu.Unlock()
+		return nil, err
+	}
+	a.byID[rec.ID] = ss
+	a.byOrg[c.Org] = core.InsertInOrder(a.byOrg[c.Org], ss, sessionKey, core.OldestFirst)
+	if initial := listOf(body["initial_events"]); len(initial) > 0 {
+		if _, err := ss.send(s, a, initial, now, "initial_events"); err != nil {
+			a.remove(ss)
+			a.mu.Unlock()
+			return nil, err
+		}
+	}
+	out := ss.view(now)
+	a.mu.Unlock()
+	if env.SelfHosted {
+		// The producer of the work queue (spec 2.16): the item's data.id is the session's ID,
+		// which the worker reads. Queued after the session is visible, outside its lock.
+		if err := queue(s, a, ss); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// queue queues a work item for the session in its environment and records it on the session;
+// the caller holds no lock of the area (the work area takes its own).
+func queue(s *core.Server, a *Store, ss *session) error {
+	it, err := work.Enqueue(s, ss.rec.EnvironmentID, ss.rec.ID, nil)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	ss.workID = it.ID
+	a.mu.Unlock()
+	return nil
+}
+
+// dormant reports whether a message to the session must queue a new work item (spec 2.16: work
+// is queued "when long-dormant sessions receive new messages"): it is self-hosted and no worker
+// holds it any more, its last item stopped (or gone). The caller holds the store's lock.
+func (ss *session) dormant(st *core.State, now time.Time) bool {
+	if !ss.selfHosted || ss.workID == "" {
+		return false
+	}
+	state, ok := work.ItemState(st, ss.rec.EnvironmentID, ss.workID, now)
+	return !ok || state == "stopped"
+}
+
+// agentRef reads the agent of a create body: an ID (the latest version), {type: agent, id,
+// version?}, or {type: agent_with_overrides, ...}, whose overrides it returns.
+func agentRef(x any) (id string, version int, over map[string]any) {
+	if s, ok := x.(string); ok {
+		return s, 0, nil
+	}
+	m := mapOf(x)
+	id, _ = m["id"].(string)
+	if n, ok := m["version"].(json.Number); ok {
+		v, _ := n.Int64()
+		version = int(v)
+	}
+	if m["type"] == "agent_with_overrides" {
+		over = m
+	}
+	return id, version, over
+}
+
+// snapshot is the agent as a session holds it: the version's configuration, without its
+// agent-level fields (metadata, timestamps).
+func snapshot(v agents.Agent) map[string]any {
+	return map[string]any{
+		"id": v.ID, "type": "agent", "version": v.Version, "name": v.Name, "description": v.Description,
+		"system": v.System, "model": v.Model, "tools": v.Tools, "mcp_servers": v.MCPServers, "skills": v.Skills,
+		"execution_identity": v.ExecutionIdentity, "multiagent": v.Multiagent,
+	}
+}
+
+// resource is a resource of a create body as the session holds it, with its defaults.
+func resource(s *core.Server, r map[string]any, now time.Time) map[string]any {
+	out := maps.Clone(r)
+	switch r["type"] {
+	case "file":
+		id, _ := r["file_id"].(string)
+		out["id"] = s.IDs.Next("sesrsc_")
+		if out["mount_path"] == nil {
+			out["mount_path"] = "/mnt/session/uploads/" + id
+		}
+		out["created_at"], out["updated_at"] = now, now
+	case "github_repository":
+		delete(out, "authorization_token") // write-only
+		out["id"] = s.IDs.Next("sesrsc_")
+		if out["mount_path"] == nil {
+			url, _ := r["url"].(string)
+			out["mount_path"] = "/workspace/" + repoName(url)
+		}
+		if _, ok := out["checkout"]; !ok {
+			out["checkout"] = nil
+		}
+		out["created_at"], out["updated_at"] = now, now
+	case "memory_store":
+		id, _ := r["memory_store_id"].(string)
+		if out["access"] == nil {
+			out["access"] = "read_write"
+		}
+		out["mount_path"] = "/mnt/memory/" + id
+	}
+	return out
+}
+
+// repoName is the last path segment of a repository URL, without .git.
+func repoName(url string) string {
+	for len(url) > 0 && url[len(url)-1] == '/' {
+		url = url[:len(url)-1]
+	}
+	if i := lastIndex(url, '/'); i >= 0 {
+		url = url[i+1:]
+	}
+	if len(url) > 4 && url[len(url)-4:] == ".git" {
+		url = url[:len(url)-4]
+	}
+	return url
+}
+
+func lastIndex(s string, b byte) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == b {
+			return i
+		}
+	}
+	return -1
+}
+
+func mapOf(x any) map[string]any { m, _ := x.(map[string]any); return m }
+
+func listOf(x any) []any { l, _ := x.([]any); return l }
+
+// remove takes a session out of the store, giving back its bytes; the caller holds mu.
+func (a *Store) remove(ss *session) {
+	delete(a.byID, ss.rec.ID)
+	a.byOrg[ss.org] = core.RemoveInOrder(a.byOrg[ss.org], ss, sessionKey, core.OldestFirst)
+	if !a.Released {
+		a.Grow(-ss.bytes)
+	}
+	ss.deleted = true
+	ss.wake()
+}
+
+// --- Read, list ---
+
+func getSession(s *core.Server, c *core.Call) (any, error) {
+	return withSession(s, c, func(_ *Store, ss *session, now time.Time) (any, error) { return ss.view(now), nil })
+}
+
+// sessionPage is a page of the session list, which pages both ways.
+type sessionPage struct {
+	Data     []Session `json:"data"`
+	NextPage *string   `json:"next_page"`
+	PrevPage *string   `json:"prev_page"`
+}
+
+// listSessions lists the organization's sessions by created_at (newest first unless order=asc),
+// with the filters of the official SDK's list. A page token is either forward (next_page: the
+// items after its key) or backward (prev_page: the items before it).
+func listSessions(s *core.Server, c *core.Call) (any, error) {
+	limit, _, err := c.QueryInt("limit")
+	if err != nil {
+		return nil, err
+	}
+	version, versionSet, err := c.QueryInt("agent_version")
+	if err != nil {
+		return nil, err
+	}
+	agentID, _ := c.QueryString("agent_id")
+	if versionSet && agentID == "" {
+		return nil, core.InvalidField("agent_version", "applies only with agent_id")
+	}
+	archived, err := c.QueryBool("include_archived")
+	if err != nil {
+		return nil, err
+	}
+	order, err := c.QueryEnum("order")
+	if err != nil {
+		return nil, err
+	}
+	created, err := c.QueryTimeRange("created_at")
+	if err != nil {
+		return nil, err
+	}
+	statuses := c.QueryStrings("statuses")
+	for i, st := range statuses {
+		if !slices.Contains([]string{StatusIdle, StatusRunning, StatusTerminated, statusRescheduled}, st) {
+			return nil, core.InvalidField("statuses", "value %d must be one of idle, running, rescheduling, terminated, got %s", i, core.Quoted(st, core.MaxExcerpt))
+		}
+	}
+	deployment, _ := c.QueryString("deployment_id")
+	store, _ := c.QueryString("memory_store_id")
+	scope := "sessions_" + order
+	fwd, err := c.PageToken(scope)
+	var back *core.ListKey
+	if err != nil {
+		if back, err = c.PageToken(scope + "_back"); err != nil {
+			return nil, err
+		}
+	}
+	a := storeOf(s, c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := s.Clock.Now()
+	var kept []*session
+	for _, ss := range a.byOrg[c.Org] {
+		ss.release()
+		r := &ss.rec
+		if (archived || r.ArchivedAt == nil) && created.Contains(r.CreatedAt) &&
+			(agentID == "" || ss.agentID == agentID) && (!versionSet || ss.version == version) &&
+			(len(statuses) == 0 || slices.Contains(statuses, r.Status)) && deployment == "" &&
+			(store == "" || mountsStore(r.Resources, store)) {
+			kept = append(kept, ss)
+		}
+	}
+	cmp := core.OldestFirst
+	if order == "desc" {
+		slices.Reverse(kept)
+		cmp = core.NewestFirst
+	}
+	lo, hi := 0, len(kept)
+	switch {
+	case fwd != nil:
+		lo = core.SearchAfter(kept, sessionKey, cmp, *fwd)
+		hi = min(hi, lo+limit)
+	case back != nil:
+		hi = core.SearchAfter(kept, sessionKey, cmp, *back)
+		for hi > 0 && cmp(sessionKey(kept[hi-1]), *back) >= 0 {
+			hi--
+		}
+		lo = max(0, hi-limit)
+	default:
+		hi = min(hi, limit)
+	}
+	out := sessionPage{Data: make([]Session, 0, hi-lo)}
+	for _, ss := range kept[lo:hi] {
+		out.Data = append(out.Data, ss.view(now))
+	}
+	if hi < len(kept) && hi > lo {
+		t := core.EncodePageToken(scope, sessionKey(kept[hi-1]))
+		out.NextPage = &t
+	}
+	if lo > 0 && hi > lo {
+		t := core.EncodePageToken(scope+"_back", sessionKey(kept[lo]))
+		out.PrevPage = &t
+	}
+	return out, nil
+}
+
+func mountsStore(resources []any, id string) bool {
+	return slices.ContainsFunc(resources, func(x any) bool {
+		r := mapOf(x)
+		return r["type"] == "memory_store" && r["memory_store_id"] == id
+	})
+}

@@ -1,0 +1,47 @@
+package work
+
+import (
+	"time"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
+
+// What the sessions area reads of environments: a session names its environment, and creating
+// one in a self-hosted environment queues its work (Enqueue).
+
+// EnvironmentInfo is what a session needs to know of its environment.
+type EnvironmentInfo struct {
+	SelfHosted bool // config.type is self_hosted: a worker runs the session's tools
+	Archived   bool
+}
+
+// LookupEnvironment returns what a session needs of the organization's environment id in st; false
+// when the organization has no such environment.
+func LookupEnvironment(st *core.State, org *core.Org, id string) (EnvironmentInfo, bool) {
+	ws := StoreOf(st)
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	env := ws.envs[id]
+	if env == nil || env.org != org {
+		return EnvironmentInfo{}, false
+	}
+	return EnvironmentInfo{SelfHosted: env.rec.Config["type"] == "self_hosted", Archived: env.rec.ArchivedAt != nil}, true
+}
+
+// ItemState returns the state of the work item id of environment envID in st as of now (its
+// lapsed lease applied); false when there is no such item.
+func ItemState(st *core.State, envID, id string, now time.Time) (string, bool) {
+	ws := StoreOf(st)
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	env := ws.envs[envID]
+	if env == nil {
+		return "", false
+	}
+	env.settle(now)
+	it := env.byID[id]
+	if it == nil {
+		return "", false
+	}
+	return it.rec.State, true
+}
