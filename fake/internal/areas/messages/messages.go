@@ -34,7 +34,7 @@ import (
 // request is a Messages request as it passes the pipeline: the typed body, and what the stages
 // attach to it.
 type request struct {
-	*wire.MessageRequest
+	wire.MessageRequest
 	// tape is what the tape matches the request by (tape.go).
 	tape tape.TapeRequest
 	// layout is the request laid out by the one walk of its blocks: its input-token count and
@@ -63,7 +63,7 @@ func createMessage(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	defer req.thread.Done() // a continue is in flight until it is answered
-	plan := cache.PlanCache(s, c, req.MessageRequest, req.layout)
+	plan := cache.PlanCache(s, c, &req.MessageRequest, req.layout)
 	// Rate limits (when enforced) admit the request here, and only here, before anything answers
 	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
 	adm, err := ratelimit.Admit(s, c, req.Model, plan.InputUsage(), false)
@@ -102,7 +102,7 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 	}
 	adm.ChargeOutput(0)
 	if ch, _ := choose(s, c, nil, req.tape); ch.tape != nil { // without a request, no error
-		v, _, err := tape.AnswerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, nil, false)
+		v, _, err := tape.AnswerFromTape(s, c, ch.tape, &req.MessageRequest, req.layout.Total, nil, false)
 		return v, err
 	}
 	n := req.layout.Total
@@ -142,7 +142,7 @@ func choose(s *core.Server, c *core.Call, req *request, tr tape.TapeRequest) (ch
 		return choice{reply: &req.scenario.Response}, nil
 	}
 	if canned {
-		r, id, err := stubs.StubsOf(s).Take(c, req.MessageRequest)
+		r, id, err := stubs.StubsOf(s).Take(c, &req.MessageRequest)
 		if err != nil {
 			return choice{}, err
 		}
@@ -154,7 +154,7 @@ func choose(s *core.Server, c *core.Call, req *request, tr tape.TapeRequest) (ch
 		return choice{tape: pick}, nil
 	}
 	if canned {
-		if sc := scenarios.ScenariosSection.In(c.St.Fx.Sections).Matching(req.MessageRequest); sc != nil {
+		if sc := scenarios.ScenariosSection.In(c.St.Fx.Sections).Matching(&req.MessageRequest); sc != nil {
 			return choice{reply: &sc.Response}, nil
 		}
 	}
@@ -181,10 +181,10 @@ func (r answered) output() int {
 // model's), or the tape's answer.
 func answerRequest(s *core.Server, c *core.Call, req *request, plan *cache.CachePlan, ch choice) (answered, error) {
 	if ch.tape != nil {
-		v, msg, err := tape.AnswerFromTape(s, c, ch.tape, req.MessageRequest, req.layout.Total, plan, req.Stream)
+		v, msg, err := tape.AnswerFromTape(s, c, ch.tape, &req.MessageRequest, req.layout.Total, plan, req.Stream)
 		return answered{v: v, msg: msg, taped: true}, err
 	}
-	msg, err := scenarios.AnswerWith(s, c.Meter(model.MaxGenSteps), req.MessageRequest, plan, ch.reply)
+	msg, err := scenarios.AnswerWith(s, c.Meter(model.MaxGenSteps), &req.MessageRequest, plan, ch.reply)
 	if err != nil {
 		return answered{}, err
 	}
@@ -201,7 +201,7 @@ func commit(s *core.Server, c *core.Call, req *request, plan *cache.CachePlan, c
 		plan.Commit(r.msg.ID)
 	}
 	if !r.taped {
-		threads.CommitThread(s, req.thread, req.MessageRequest, r.msg)
+		threads.CommitThread(s, req.thread, &req.MessageRequest, r.msg)
 	}
 	if ch.stub != "" {
 		c.X.Stub = ch.stub
@@ -221,7 +221,7 @@ func parseMessage(s *core.Server, c *core.Call, create bool) (*request, error) {
 	if err != nil {
 		return nil, c.Version.SchemaError(err)
 	}
-	req := &request{MessageRequest: &wire.MessageRequest{Body: data}}
+	req := &request{MessageRequest: wire.MessageRequest{Body: data}}
 	req.Raw = v.(map[string]any) // the schema requires an object
 	// What the request's API version refuses of a body the schema accepts (versions.go); a thread
 	// continue is checked once expanded, as the whole conversation it stands for.
@@ -233,7 +233,7 @@ func parseMessage(s *core.Server, c *core.Call, create bool) (*request, error) {
 	}
 	// The tape matches the body as sent, before a thread continue expands it.
 	req.tape = tape.TapeRequestOf(s, c, data, req.Raw)
-	if req.thread, err = threads.ExpandThread(s, c, req.MessageRequest); err != nil {
+	if req.thread, err = threads.ExpandThread(s, c, &req.MessageRequest); err != nil {
 		return nil, err
 	}
 	// A continue refused by a check below is no longer in flight.
@@ -290,10 +290,10 @@ func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error
 	if err := checkUserID(req.Raw); err != nil {
 		return err
 	}
-	if err := checkBase64Sources(req.MessageRequest); err != nil {
+	if err := checkBase64Sources(&req.MessageRequest); err != nil {
 		return err
 	}
-	if err := checkMessageOptions(req.MessageRequest); err != nil {
+	if err := checkMessageOptions(&req.MessageRequest); err != nil {
 		return err
 	}
 	if bp, _ := req.Raw["billing_policy"].(map[string]any); bp["bill_to"] == "user_profile" {
@@ -301,24 +301,24 @@ func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error
 		// must have linked an organization that allows it, and the fake has no such link.
 		return core.InvalidField("billing_policy.bill_to", "\"user_profile\": no user profile of this request has linked an organization that allows it to be billed; send \"self\" or omit billing_policy").Because(core.ReasonInvalidValue)
 	}
-	if err := wire.CheckStrictSchemas(c, req.MessageRequest); err != nil {
+	if err := wire.CheckStrictSchemas(c, &req.MessageRequest); err != nil {
 		return err
 	}
-	if err := checkToolChoice(req.MessageRequest); err != nil {
+	if err := checkToolChoice(&req.MessageRequest); err != nil {
 		return err
 	}
 	if create {
-		if err := checkPrewarm(req.MessageRequest); err != nil {
+		if err := checkPrewarm(&req.MessageRequest); err != nil {
 			return err
 		}
-		if err := checkMaxTokens(c.St.Fx, req.MessageRequest); err != nil {
+		if err := checkMaxTokens(c.St.Fx, &req.MessageRequest); err != nil {
 			return err
 		}
 	}
 	// The one walk of the blocks: the input-token count and the cache layout. count_tokens
 	// checks the cache_control markers as Messages does, but never caches, so it needs no keys.
 	var err error
-	if req.layout, err = cache.LayoutRequest(s, c, req.MessageRequest, create); err != nil {
+	if req.layout, err = cache.LayoutRequest(s, c, &req.MessageRequest, create); err != nil {
 		return err
 	}
 	// An unknown Fake-Scenario is the request's own error, whatever else it asks (max_tokens 0
