@@ -117,7 +117,7 @@ func adminUser(t *kit.T) (gjson.Result, bool) {
 // needOrg2 disables a tenancy check when no second organization is configured.
 func needOrg2(t *kit.T) {
 	if t.Config().AdminKey2 == "" {
-		t.Disabled("needs CONFORMANCE_ADMIN_API_KEY_2, an admin key of a second organization")
+		t.NeedsSecondOrganization("CONFORMANCE_ADMIN_API_KEY_2")
 	}
 }
 

@@ -47,7 +47,7 @@ func ChatsQuery(users []string, extra ...string) url.Values {
 // A target without the listing cannot be probed for users, so the check is unsupported there.
 func Organization(t *kit.T, org2 bool) (string, []string) {
 	if org2 && t.Config().ComplianceKey2 == "" {
-		t.Disabled("needs a second organization's compliance key (CONFORMANCE_COMPLIANCE_API_KEY_2)")
+		t.NeedsSecondOrganization("CONFORMANCE_COMPLIANCE_API_KEY_2")
 	}
 	r := Get(ccOrgs, nil, "compliance/organization_list")
 	r.Org2 = org2

@@ -215,6 +215,12 @@ func (t *T) Disabled(format string, args ...any) {
 	t.skip(PrefixDisabled + fmt.Sprintf(format, args...))
 }
 
+// NeedsSecondOrganization disables a tenancy check whose second organization's credential,
+// variable, is not set: one wording for every such check.
+func (t *T) NeedsSecondOrganization(variable string) {
+	t.Disabled("needs %s, a credential of a second organization", variable)
+}
+
 // Need declares how many items of existing data the check inspects, and how many its title needs:
 // one for a statement about "every" item, two for an order, and so on. With fewer than need, the
 // check ends as unsupported, naming what it needed, so that a deployment without the data never

@@ -394,7 +394,7 @@ var memoryStoreChecks = []kit.Check{
 		Title: "another organization's store, memories and versions are 404 and never listed",
 		Run: func(t *kit.T) {
 			if t.Config().APIKey2 == "" {
-				t.Disabled("needs a second organization's API key (CONFORMANCE_API_KEY_2)")
+				t.NeedsSecondOrganization("CONFORMANCE_API_KEY_2")
 			}
 			store := NewStore(t)
 			m := NewMemory(t, store, "/mine.md", "private")

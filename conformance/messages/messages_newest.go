@@ -105,7 +105,7 @@ func newestChecks() []kit.Check {
 			Bug:   &kit.Bug{Says: "any key may continue any thread", Want: "thread_not_found", Break: threadAnyKey},
 			Run: func(t *kit.T) {
 				if t.Config().APIKey2 == "" {
-					t.Disabled("needs CONFORMANCE_API_KEY_2, a credential of a second organization")
+					t.NeedsSecondOrganization("CONFORMANCE_API_KEY_2")
 				}
 				model, _ := PickModel(t)
 				id := threadOK(t, Body(model, "thread", threadCreate())).Get("id").String()

@@ -322,7 +322,7 @@ func tunnelListChecks() []kit.Check {
 			Title: "another organization's tunnel and its certificates are answered 404, like an unknown ID, on every operation",
 			Run: func(t *kit.T) {
 				if t.Config().BearerToken2 == "" {
-					t.Disabled("needs CONFORMANCE_BEARER_TOKEN_2, a credential of a second organization")
+					t.NeedsSecondOrganization("CONFORMANCE_BEARER_TOKEN_2")
 				}
 				theirs := Walk(t, IncludeArchived, 1000, true)
 				t.Need("tunnels of the second organization", len(theirs), 1)
@@ -391,7 +391,7 @@ func tunnelListChecks() []kit.Check {
 				// Both organizations' credentials are known before anything is created, so that
 				// every tunnel made here can be archived by the credential that sees it.
 				if t.Config().BearerToken2 == "" {
-					t.Disabled("needs CONFORMANCE_BEARER_TOKEN_2, a credential of a second organization")
+					t.NeedsSecondOrganization("CONFORMANCE_BEARER_TOKEN_2")
 				}
 				t.NeedCredential(kit.Request{Area: kit.Tunnels})
 				tn := t.Control(http.MethodPost, "/_fake/tunnels", map[string]any{

@@ -123,7 +123,7 @@ func expectInvalid(t *kit.T, resp *kit.Response, what string) {
 // answered 404: another organization's IDs never leak.
 func notFoundForOtherOrg(t *kit.T, reqs ...kit.Request) {
 	if t.Config().APIKey2 == "" {
-		t.Disabled("needs the second organization's API key (CONFORMANCE_API_KEY_2)")
+		t.NeedsSecondOrganization("CONFORMANCE_API_KEY_2")
 	}
 	for _, r := range reqs {
 		r.Org2 = true
