@@ -233,7 +233,7 @@ export type MessagesStubRequestMatch = {
 };
 
 /** A content block as a stub or a scenario writes it: a content_block, except that a tool_use block may leave out caller, which the fake answers as {"type": "direct"} (as it answers a text block written without citations with citations: null). */
-export type MessagesMessageWrittenContentBlock = (MessagesMessageWrittenToolUseBlock | MessagesMessageContentBlock);
+export type MessagesMessageWrittenContentBlock = (MessagesMessageWrittenToolUseBlock | MessagesMessageWrittenTextBlock | MessagesMessageContentBlock);
 
 export type MessagesMessageStopDetails = (null | {
   category: "cyber" | "bio" | null;
@@ -260,6 +260,12 @@ export type MessagesMessageWrittenToolUseBlock = {
   type: "tool_use";
 };
 
+export type MessagesMessageWrittenTextBlock = {
+  citations?: (null | Array<MessagesMessageCitation>);
+  text: string;
+  type: "text";
+};
+
 export type MessagesMessageContentBlock = (MessagesMessageTextBlock | MessagesMessageThinkingBlock | MessagesMessageRedactedThinkingBlock | MessagesMessageToolUseBlock | MessagesMessageServerToolUseBlock | MessagesMessageWebSearchToolResultBlock | MessagesMessageWebFetchToolResultBlock | MessagesMessageCodeExecutionToolResultBlock | MessagesMessageBashCodeExecutionToolResultBlock | MessagesMessageTextEditorCodeExecutionToolResultBlock | MessagesMessageToolSearchToolResultBlock | MessagesMessageContainerUploadBlock);
 
 export type MessagesMessageCaller = ({
@@ -269,8 +275,11 @@ export type MessagesMessageCaller = ({
   type: "code_execution_20250825" | "code_execution_20260120";
 });
 
+export type MessagesMessageCitation = (MessagesMessageCharLocation | MessagesMessagePageLocation | MessagesMessageContentBlockLocation | MessagesMessageWebSearchResultLocation | MessagesMessageSearchResultLocation);
+
+/** citations is always answered: null when the block cites nothing (the official SDKs decode it as a required, nullable field). */
 export type MessagesMessageTextBlock = {
-  citations?: (null | Array<MessagesMessageCitation>);
+  citations: (null | Array<MessagesMessageCitation>);
   text: string;
   type: "text";
 };
@@ -345,7 +354,53 @@ export type MessagesMessageContainerUploadBlock = {
   type: "container_upload";
 };
 
-export type MessagesMessageCitation = (MessagesMessageCharLocation | MessagesMessagePageLocation | MessagesMessageContentBlockLocation | MessagesMessageWebSearchResultLocation | MessagesMessageSearchResultLocation);
+export type MessagesMessageCharLocation = {
+  cited_text: string;
+  document_index: MessagesMessageIndex;
+  document_title: MessagesMessageNullableString;
+  end_char_index: MessagesMessageIndex;
+  file_id: MessagesMessageNullableString;
+  start_char_index: MessagesMessageIndex;
+  type: "char_location";
+};
+
+export type MessagesMessagePageLocation = {
+  cited_text: string;
+  document_index: MessagesMessageIndex;
+  document_title: MessagesMessageNullableString;
+  end_page_number: number;
+  file_id: MessagesMessageNullableString;
+  start_page_number: number;
+  type: "page_location";
+};
+
+export type MessagesMessageContentBlockLocation = {
+  cited_text: string;
+  document_index: MessagesMessageIndex;
+  document_title: MessagesMessageNullableString;
+  end_block_index: number;
+  file_id: MessagesMessageNullableString;
+  start_block_index: MessagesMessageIndex;
+  type: "content_block_location";
+};
+
+export type MessagesMessageWebSearchResultLocation = {
+  cited_text: string;
+  encrypted_index: string;
+  title: MessagesMessageNullableString;
+  type: "web_search_result_location";
+  url: string;
+};
+
+export type MessagesMessageSearchResultLocation = {
+  cited_text: string;
+  end_block_index: number;
+  search_result_index: MessagesMessageIndex;
+  source: string;
+  start_block_index: MessagesMessageIndex;
+  title: MessagesMessageNullableString;
+  type: "search_result_location";
+};
 
 export type MessagesMessageServerToolName = "web_search" | "web_fetch" | "code_execution" | "bash_code_execution" | "text_editor_code_execution" | "tool_search_tool_regex" | "tool_search_tool_bm25";
 
@@ -416,53 +471,9 @@ export type MessagesMessageToolSearchContent = ({
   type: "tool_search_tool_search_result";
 });
 
-export type MessagesMessageCharLocation = {
-  cited_text: string;
-  document_index: MessagesMessageIndex;
-  document_title: MessagesMessageNullableString;
-  end_char_index: MessagesMessageIndex;
-  file_id: MessagesMessageNullableString;
-  start_char_index: MessagesMessageIndex;
-  type: "char_location";
-};
+export type MessagesMessageIndex = number;
 
-export type MessagesMessagePageLocation = {
-  cited_text: string;
-  document_index: MessagesMessageIndex;
-  document_title: MessagesMessageNullableString;
-  end_page_number: number;
-  file_id: MessagesMessageNullableString;
-  start_page_number: number;
-  type: "page_location";
-};
-
-export type MessagesMessageContentBlockLocation = {
-  cited_text: string;
-  document_index: MessagesMessageIndex;
-  document_title: MessagesMessageNullableString;
-  end_block_index: number;
-  file_id: MessagesMessageNullableString;
-  start_block_index: MessagesMessageIndex;
-  type: "content_block_location";
-};
-
-export type MessagesMessageWebSearchResultLocation = {
-  cited_text: string;
-  encrypted_index: string;
-  title: MessagesMessageNullableString;
-  type: "web_search_result_location";
-  url: string;
-};
-
-export type MessagesMessageSearchResultLocation = {
-  cited_text: string;
-  end_block_index: number;
-  search_result_index: MessagesMessageIndex;
-  source: string;
-  start_block_index: MessagesMessageIndex;
-  title: MessagesMessageNullableString;
-  type: "search_result_location";
-};
+export type MessagesMessageNullableString = string | null;
 
 export type MessagesMessageWebSearchError = {
   error_code: "invalid_tool_input" | "unavailable" | "max_uses_exceeded" | "too_many_requests" | "query_too_long" | "request_too_large";
@@ -495,10 +506,6 @@ export type MessagesMessageOutputFiles = Array<{
   file_id: string;
   type: "code_execution_output" | "bash_code_execution_output";
 }>;
-
-export type MessagesMessageNullableString = string | null;
-
-export type MessagesMessageIndex = number;
 
 export type MessagesMessageFetchedDocument = {
   citations: {
