@@ -82,6 +82,8 @@ func TestMessagesFileIDCountsAsTheInlineForm(t *testing.T) {
 		{"plain-text document", userTurn([]any{docBlock(fileSource(txt)), ask}),
 			userTurn([]any{docBlock(map[string]any{"type": "text", "media_type": "text/plain", "data": string(textBytes)}), ask})},
 		{"PNG image", userTurn([]any{imageBlock(fileSource(png)), ask}), userTurn([]any{imageBlock(base64Source("image/png", pngBytes)), ask})},
+		{"image in a content document", userTurn([]any{docBlock(map[string]any{"type": "content", "content": []any{imageBlock(fileSource(png))}}), ask}),
+			userTurn([]any{docBlock(map[string]any{"type": "content", "content": []any{imageBlock(base64Source("image/png", pngBytes))}}), ask})},
 		{"image in a tool_result", append(append(userTurn("Chart?"), call), userTurn([]any{toolResult(imageBlock(fileSource(png)))})...),
 			append(append(userTurn("Chart?"), call), userTurn([]any{toolResult(imageBlock(base64Source("image/png", pngBytes)))})...)},
 	} {
