@@ -356,8 +356,9 @@ func TestFilesLookupSource(t *testing.T) {
 	if ae, ok := err.(*core.APIError); !ok || ae.Typ != core.ErrInvalidRequest || !strings.HasPrefix(ae.Message, path+": ") {
 		t.Errorf("a PNG as a document: %v, want a 400 naming %s", err, path)
 	}
-	if _, err := files.LookupSource(s.srv, s.srv.State(), cred, files.ImageBlock, path, "file_nope"); err == nil || err.(*core.APIError).Typ != core.ErrNotFound {
-		t.Errorf("an unknown file: %v, want not_found_error", err)
+	_, err = files.LookupSource(s.srv, s.srv.State(), cred, files.ImageBlock, path, "file_nope")
+	if ae, ok := err.(*core.APIError); !ok || ae.Typ != core.ErrNotFound || !strings.HasPrefix(ae.Message, path+": file ") {
+		t.Errorf("an unknown file: %v, want not_found_error naming %s", err, path)
 	}
 }
 

@@ -96,7 +96,7 @@ func TestMessageValidationNamesTheField(t *testing.T) {
 		{"unknown block type", msgBody("messages", userTurn([]any{map[string]any{"type": "video"}})), "messages.0.content.0.type"},
 		{"text without text", msgBody("messages", userTurn([]any{map[string]any{"type": "text"}})), "messages.0.content.0.text"},
 		{"image media type", msgBody("messages", img(map[string]any{"type": "base64", "media_type": "image/bmp", "data": "aGk="})), "messages.0.content.0.source.media_type"},
-		{"image source kind", msgBody("messages", img(map[string]any{"type": "file", "file_id": "f"})), "messages.0.content.0.source.type"},
+		{"image source kind", msgBody("messages", img(map[string]any{"type": "blob", "file_id": "f"})), "messages.0.content.0.source.type"},
 		{"image bad base64", msgBody("messages", img(map[string]any{"type": "base64", "media_type": "image/png", "data": "not base64!"})), "messages.0.content.0.source.data"},
 		{"image without data", msgBody("messages", img(map[string]any{"type": "base64", "media_type": "image/png"})), "messages.0.content.0.source.data"},
 		{"unknown block field", msgBody("messages", userTurn([]any{map[string]any{"type": "text", "text": "x", "colour": "red"}})), "messages.0.content.0.colour"},

@@ -80,3 +80,19 @@ func dropsBetas(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// inlinesFileSources is the bug of a target that does not look a document's file source up: it
+// reads it as an empty plain-text document, so that an unknown file is answered and a known
+// one adds nothing to the input.
+func inlinesFileSources(_ *http.Request, body map[string]any) {
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		content, _ := m.(map[string]any)["content"].([]any)
+		for _, b := range content {
+			b, _ := b.(map[string]any)
+			if src, _ := b["source"].(map[string]any); src != nil && src["type"] == "file" {
+				b["source"] = map[string]any{"type": "text", "media_type": "text/plain", "data": ""}
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/gomega"
 
@@ -67,6 +68,22 @@ func getReq(id, rest string) kit.Request {
 
 func listReq(q url.Values, header http.Header) kit.Request {
 	return kit.Request{Area: kit.Files, Path: "/v1/files", Query: q, Header: header, Schema: "files/file_list"}
+}
+
+// fileDocument is a document block whose source names a file by its ID.
+func fileDocument(id string) map[string]any {
+	return map[string]any{"type": "document", "source": map[string]any{"type": "file", "file_id": id}}
+}
+
+// messagesReq is a short Messages request of one user turn: the block (when not nil), then a
+// question.
+func messagesReq(model string, block map[string]any) kit.Request {
+	content := []any{map[string]any{"type": "text", "text": "What does it say?"}}
+	if block != nil {
+		content = append([]any{block}, content...)
+	}
+	body := map[string]any{"model": model, "max_tokens": 16, "messages": []any{map[string]any{"role": "user", "content": content}}}
+	return kit.Request{Area: kit.Messages, Method: http.MethodPost, Path: "/v1/messages", Body: body, Schema: "messages/message"}
 }
 
 // ids are the IDs of a list answer's data, in order.
@@ -164,6 +181,28 @@ func fileChecks() []kit.Check {
 			},
 			Bug: &kit.Bug{Says: "ids[] is ignored", Want: "only the named file",
 				Break: kit.IgnoresQuery(kit.On(http.MethodGet, `^/v1/files$`), "ids[]")}},
+		{ID: "files/messages-unknown-file-id", Clause: "gaps §12", Labels: ext,
+			Title: "a Messages request whose document names an unknown file_id is refused with 404 naming the block's source.file_id",
+			Run: func(t *kit.T) {
+				model, _ := t.Model()
+				resp := t.Do(messagesReq(model, fileDocument("file_conformance_unknown")))
+				t.ExpectError(resp, http.StatusNotFound, "not_found_error")
+				t.Expect(resp.Get("error.message").String()).To(ContainSubstring("messages.0.content.0.source.file_id"), "the refusal names the file_id's place: %s", resp)
+			},
+			Bug: &kit.Bug{Says: "a file source is not looked up (it reads as an empty document)", Want: "404",
+				Break: kit.InRouteRequests(http.MethodPost, `^/v1/messages$`, inlinesFileSources)}},
+		{ID: "files/messages-file-id", Clause: "gaps §12", Labels: ext,
+			Title: "a Messages request whose document names an uploaded plain-text file by file_id is answered, and reads the file (more input tokens than the request without it)",
+			Run: func(t *kit.T) {
+				model, _ := t.Model()
+				id := Upload(t, "notes.txt", "text/plain", strings.Repeat("The quarterly report says revenue grew by four percent. ", 20)).Get("id").String()
+				with := t.OK(messagesReq(model, fileDocument(id)))
+				without := t.OK(messagesReq(model, nil))
+				t.Expect(with.Get("usage.input_tokens").Int()).To(BeNumerically(">", without.Get("usage.input_tokens").Int()+100),
+					"the file's content counts as input: with it %s, without it %s", with.Get("usage"), without.Get("usage"))
+			},
+			Bug: &kit.Bug{Says: "a file source is counted as the reference, not as the file's content", Want: "the file's content counts as input",
+				Break: kit.InRouteRequests(http.MethodPost, `^/v1/messages$`, inlinesFileSources)}},
 		{ID: "files/legacy-list-shape", Clause: "gaps §12", Labels: ext,
 			Title: "with vendor-beta files-api-2025-04-14 the list is the beta-era cursor page {data, first_id, last_id, has_more}",
 			Run: func(t *kit.T) {

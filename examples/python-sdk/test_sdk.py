@@ -249,3 +249,23 @@ def test_files_upload_list_download_delete(client, fake):
     assert client.files.delete(uploaded.id).type == "file_deleted"
     with pytest.raises(anthropic.NotFoundError):
         client.files.retrieve_metadata(uploaded.id)
+
+
+def test_messages_read_a_file_by_its_id(client):
+    # A document uploaded once and named by its file_id counts as its text sent inline; once the
+    # file is deleted, the request is refused naming the file_id's place.
+    text = "The quarterly report says revenue grew by four percent. " * 20
+    notes = client.files.upload(file=("notes.txt", text.encode(), "text/plain"))
+
+    def turn(source):
+        return [{"role": "user", "content": [{"type": "document", "source": source}, {"type": "text", "text": "What does it say?"}]}]
+
+    by_id = turn({"type": "file", "file_id": notes.id})
+    inline = turn({"type": "text", "media_type": "text/plain", "data": text})
+    message = client.messages.create(model=MODEL, max_tokens=64, messages=by_id)
+    assert message.usage.input_tokens == client.messages.count_tokens(model=MODEL, messages=inline).input_tokens
+    assert message.usage.input_tokens > 200  # the file's 1,140 bytes, at four bytes a token
+    client.files.delete(notes.id)
+    with pytest.raises(anthropic.NotFoundError) as err:
+        client.messages.create(model=MODEL, max_tokens=64, messages=by_id)
+    assert err.value.body["error"]["message"].startswith("messages.0.content.0.source.file_id: file ")

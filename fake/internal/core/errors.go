@@ -153,6 +153,14 @@ func InvalidField(path, format string, args ...any) *APIError {
 	return e
 }
 
+// At names the field an error is about, as InvalidField does ("path: message"), for an error
+// made where its place was not known: a lookup that several routes share, such as a file_id's.
+func (e *APIError) At(path string) *APIError {
+	e.Message = path + ": " + e.Message
+	e.field = path
+	return e
+}
+
 // Because names the kind of an invalid request, for the coverage's reasons.
 func (e *APIError) Because(reason string) *APIError {
 	e.reason = reason

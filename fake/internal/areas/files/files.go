@@ -324,10 +324,17 @@ var blockTypes = map[Block][]string{
 }
 
 // LookupSource is Lookup for a block of the given kind whose file_id is at path (such as
-// "messages.0.content.1.source.file_id"): it adds the 400 naming path for a file of a type the
-// block does not take (a PNG as a document).
+// "messages.0.content.1.source.file_id"): every refusal names path (the 404s of Lookup as
+// "path: file ... was not found"), and it adds the 400 for a file of a type the block does not
+// take (a PNG as a document).
 func LookupSource(s *core.Server, st *core.State, cred *core.Credential, block Block, path, id string) (*File, error) {
+	if cred == nil {
+		return nil, core.NotFound("file", id).At(path)
+	}
 	f, err := Lookup(s, st, cred, id)
+	if ae, ok := err.(*core.APIError); ok {
+		return nil, ae.At(path)
+	}
 	if err != nil {
 		return nil, err
 	}

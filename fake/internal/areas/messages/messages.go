@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"regexp"
@@ -19,6 +20,8 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
+	"github.com/platformkit/platformkit/fake/internal/areas/files"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
@@ -44,6 +47,8 @@ type request struct {
 	scenario *scenarios.LibScenario
 	// thread is the request's message thread (package threads); nil without one.
 	thread *threads.ThreadTurn
+	// files are the files its blocks name by file_id, resolved by the parse stage; nil for none.
+	files cache.Files
 }
 
 // createMessage answers POST /v1/messages in named stages, each taking and returning typed
@@ -315,10 +320,14 @@ func checkMessage(s *core.Server, c *core.Call, req *request, create bool) error
 			return err
 		}
 	}
+	// The files the blocks name, each looked up once: the layout counts and keys their content.
+	var err error
+	if req.files, err = resolveFiles(s, c, req); err != nil {
+		return err
+	}
 	// The one walk of the blocks: the input-token count and the cache layout. count_tokens
 	// checks the cache_control markers as Messages does, but never caches, so it needs no keys.
-	var err error
-	if req.layout, err = cache.LayoutRequest(s, c, &req.MessageRequest, create); err != nil {
+	if req.layout, err = cache.LayoutRequest(s, c, &req.MessageRequest, req.files, create); err != nil {
 		return err
 	}
 	// An unknown Fake-Scenario is the request's own error, whatever else it asks (max_tokens 0
@@ -422,6 +431,32 @@ func checkBase64Sources(req *wire.MessageRequest) error {
 		}
 		return nil
 	})
+}
+
+// resolveFiles looks up every file the request's blocks name by file_id (a document's or an
+// image's source {type: file}, a container_upload block) as the request's key sees it, and
+// refuses the request, naming the file_id's path, for a file that is unknown, deleted, another
+// organization's or workspace's (404), expired (404 file_expired), or of a type the block does
+// not take (400): the files area's own errors (files.LookupSource). A thread continue is
+// checked as the whole conversation it expanded to.
+func resolveFiles(s *core.Server, c *core.Call, req *request) (cache.Files, error) {
+	// Only a body that may name a file is walked; a continue's earlier turns are not in its body.
+	if req.thread == nil && !bytes.Contains(req.Body, []byte("file_id")) && !bytes.Contains(req.Body, []byte(`\u`)) {
+		return nil, nil
+	}
+	var fs cache.Files
+	err := req.VisitFileRefs(func(r wire.FileRef) error {
+		f, err := files.LookupSource(s, c.St, c.Cred, files.Block(r.Kind), r.Path(), r.ID)
+		if err != nil {
+			return err
+		}
+		if fs == nil {
+			fs = cache.Files{}
+		}
+		fs[r.ID] = f
+		return nil
+	})
+	return fs, err
 }
 
 var (

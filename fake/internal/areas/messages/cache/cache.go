@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"hash"
@@ -15,6 +16,8 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/model"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+
+	"github.com/platformkit/platformkit/fake/internal/areas/files"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
@@ -319,7 +322,10 @@ type cacheContext struct {
 // checks its cache_control markers: the placement, count, TTL order and empty-block errors are
 // 400s naming the field. With keyed set, every block also gets its prefix key and the layout the
 // diagnostics fingerprint.
-func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*CacheLayout, error) {
+//
+// A block that names a file (Files) counts as the inline form of the file's content would, and
+// its prefix key covers the file's ID and content (fileTokens, hashWriter.file).
+func layoutCache(req *wire.MessageRequest, fs Files, ctx *cacheContext, keyed bool) (*CacheLayout, error) {
 	l := &CacheLayout{hashed: keyed}
 	body := req.Raw
 	var h hashWriter
@@ -462,7 +468,19 @@ func layoutCache(req *wire.MessageRequest, ctx *cacheContext, keyed bool) (*Cach
 				if keyed {
 					h.block(b)
 				}
-				add(model.CountValue("content", b), eligible, run)
+				tokens := model.CountValue("content", b)
+				if len(fs) > 0 {
+					_ = wire.FileRefsIn(b, func(r wire.FileRef) error {
+						if f := fs[r.ID]; f != nil {
+							tokens += fileTokens(r, f)
+							if keyed {
+								h.file(f)
+							}
+						}
+						return nil
+					})
+				}
+				add(tokens, eligible, run)
 				// (The request schema refuses cache_control on thinking blocks.)
 				if marked(b) {
 					path := fmt.Sprintf("messages.%d.content.%d", i, j)
@@ -614,14 +632,41 @@ func (p *CachePlan) InputUsage() ratelimit.InputUsage {
 // counted: it can neither read nor write, and its fingerprint is not kept (a later request naming
 // it is answered previous_message_not_found, as the platform answers when the earlier turn did
 // not ask for diagnostics). Only the others pay for hashing.
-func LayoutRequest(s *core.Server, c *core.Call, req *wire.MessageRequest, create bool) (*CacheLayout, error) {
+//
+// fs are the files the request's blocks name, as the parse stage resolved them.
+func LayoutRequest(s *core.Server, c *core.Call, req *wire.MessageRequest, fs Files, create bool) (*CacheLayout, error) {
 	_, diagnose := req.Raw["diagnostics"].(map[string]any)
 	if !create || (!diagnose && !mayMark(req.Body)) {
-		return layoutCache(req, nil, false)
+		return layoutCache(req, fs, nil, false)
 	}
 	ctx := newCacheContext(s, c, req)
 	ctx.diagnose = diagnose
-	return layoutCache(req, ctx, true)
+	return layoutCache(req, fs, ctx, true)
+}
+
+// Files are the files a request's blocks name by file_id (wire.FileRef), by ID, as the parse
+// stage resolved them (files.LookupSource); nil when it names none.
+type Files map[string]*files.File
+
+// fileTokens is what a block's reference to f counts beyond the reference as sent. A document's
+// or an image's source {type: file, file_id} counts as the inline source of the same content
+// would, in its place: {type: base64, media_type, data} with the content in base64, or, for a
+// plain-text document, {type: text, media_type: text/plain, data} with the text; so a request
+// counts the same whether it uploads a file or sends its bytes. A container_upload's file goes
+// to the code execution container, not into the prompt, so it counts nothing beyond the block.
+func fileTokens(r wire.FileRef, f *files.File) int {
+	if r.Source == nil {
+		return 0
+	}
+	content := f.Content()
+	inline := map[string]any{"type": "base64", "media_type": f.MimeType, "data": ""}
+	data := base64.StdEncoding.EncodedLen(len(content))
+	if f.MimeType == "text/plain" && r.Kind == "document" {
+		inline["type"], data = "text", len(content)
+	}
+	// The data counts as model.CountValue counts a "data" string, four bytes a token: added here
+	// from its length, so that the content is not encoded for the count.
+	return model.CountValue("source", inline) + (data+3)/4 - model.CountValue("source", r.Source)
 }
 
 // PlanCache is the plan stage: it looks the layout's prefixes up, changing nothing (commit does
@@ -797,6 +842,14 @@ func (w hashWriter) str(tag, v string) {
 func (w hashWriter) block(b any) {
 	w.h.Write([]byte("block:"))
 	writeCanon(w.h, b)
+}
+
+// file adds a file a block names: its ID and its content, which the block as hashed names only
+// by the ID.
+func (w hashWriter) file(f *files.File) {
+	w.str("file", f.ID)
+	fmt.Fprintf(w.h, "content:%d:", len(f.Content()))
+	w.h.Write(f.Content())
 }
 
 func (w hashWriter) sum() CacheKey {
