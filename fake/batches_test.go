@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/batches"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -279,5 +280,46 @@ func TestBatchList(t *testing.T) {
 	g = gjson.Parse(batchSend(t, s, http.MethodGet, "/v1/messages/batches?limit=2&after_id="+ids[1], "").Body.String())
 	if g.Get("data.#.id").Raw != fmt.Sprintf(`[%q]`, ids[0]) || g.Get("has_more").Bool() {
 		t.Fatalf("second page: %s", g.Raw)
+	}
+}
+
+// TestBatchBudget: the batches of a server keep at most their budget; a batch past it is refused
+// with a 4xx and nothing created, deleting an ended batch makes room, and a reset gives all back.
+func TestBatchBudget(t *testing.T) {
+	s := batchServer(t)
+	budget := s.srv.Cfg.Budget(batches.BatchesBudget)
+	budget.Limit = 16 << 10
+	var reqs []string
+	for i := range 8 {
+		reqs = append(reqs, batchRequest(fmt.Sprint("r", i), msgParams("Hello")))
+	}
+	body := batchBody(reqs...)
+	var ids []string
+	for {
+		w := batchSend(t, s, http.MethodPost, "/v1/messages/batches", body, "Fake-Batch-Pace", "0")
+		if w.Code != http.StatusOK {
+			if w.Code != http.StatusRequestEntityTooLarge || gjson.Get(w.Body.String(), "error.type").String() != "request_too_large" {
+				t.Fatalf("past the budget: %d %s", w.Code, w.Body)
+			}
+			break
+		}
+		ids = append(ids, gjson.Get(w.Body.String(), "id").String())
+		if len(ids) > 100 {
+			t.Fatalf("%d batches kept within a budget of %d bytes (%d counted)", len(ids), budget.Limit, budget.Bytes.Load())
+		}
+	}
+	if len(ids) == 0 || budget.Bytes.Load() > budget.Limit {
+		t.Fatalf("%d batches, %d bytes counted, limit %d", len(ids), budget.Bytes.Load(), budget.Limit)
+	}
+	if g := gjson.Parse(batchSend(t, s, http.MethodGet, "/v1/messages/batches?limit=1000", "").Body.String()); g.Get("data.#").Int() != int64(len(ids)) {
+		t.Errorf("the refused batch was kept: %d batches listed, %d created", g.Get("data.#").Int(), len(ids))
+	}
+	if w := batchSend(t, s, http.MethodDelete, "/v1/messages/batches/"+ids[0], ""); w.Code != http.StatusOK {
+		t.Fatalf("delete: %d %s", w.Code, w.Body)
+	}
+	createBatchOK(t, s, body, "Fake-Batch-Pace", "0")
+	s.Reset()
+	if n := budget.Bytes.Load(); n != 0 {
+		t.Errorf("after a reset the budget counts %d bytes", n)
 	}
 }

@@ -15,8 +15,9 @@ var Area = &core.Area{
 }
 
 var (
-	batchStores   = core.NewStore[Store]()
-	batchesBudget = core.NewBudget(BatchesBytes)
+	batchStores = core.NewStore[Store]()
+	// BatchesBudget is the budget of BatchesBytes that every batch store of a server shares.
+	BatchesBudget = core.NewBudget(BatchesBytes)
 )
 
 // The bounds of batches (conformance/EXTENSIONS.md, "Message batches").
@@ -26,7 +27,7 @@ const (
 	MaxRequests = 100_000
 	// BatchesBytes is what the results of every batch of a server and its namespaces may hold
 	// together; a batch whose results would pass it is refused, and deleting batches frees it.
-	BatchesBytes = 512 << 20
+	BatchesBytes = 256 << 20
 	// DefaultPace is the virtual time each request of a batch takes, one after the other, when
 	// the create request sends no Fake-Batch-Pace header: a batch of n requests ends n×100 ms
 	// after its creation (unless canceled or expired first).

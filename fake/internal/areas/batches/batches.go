@@ -156,7 +156,7 @@ func storeOf(st *core.State, budget *core.ByteBudget) *Store {
 }
 
 // StoreOf is the batches of the request's server.
-func StoreOf(s *core.Server, st *core.State) *Store { return storeOf(st, s.Cfg.Budget(batchesBudget)) }
+func StoreOf(s *core.Server, st *core.State) *Store { return storeOf(st, s.Cfg.Budget(BatchesBudget)) }
 
 func (bs *Store) release() {
 	bs.mu.Lock()
@@ -216,6 +216,9 @@ func createBatch(s *core.Server, c *core.Call) (any, error) {
 		b.results, b.kinds[i] = answer(s, c, r.Params, b.results)
 		b.ends[i] = len(b.results)
 		body.Requests[i].Params = nil // let the body go as the batch is answered
+	}
+	if cap(b.results) > len(b.results)+len(b.results)/8 {
+		b.results = append([]byte(nil), b.results...) // growing left up to half of it unused
 	}
 	bs := StoreOf(s, c.St)
 	bs.mu.Lock()
