@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -321,5 +322,45 @@ func TestBatchBudget(t *testing.T) {
 	s.Reset()
 	if n := budget.Bytes.Load(); n != 0 {
 		t.Errorf("after a reset the budget counts %d bytes", n)
+	}
+}
+
+// TestBatchConcurrentUse: batches created, read, canceled, listed, downloaded and deleted from
+// several goroutines while the clock moves (run with -race).
+func TestBatchConcurrentUse(t *testing.T) {
+	s := batchServer(t)
+	var reqs []string
+	for i := range 20 {
+		reqs = append(reqs, batchRequest(fmt.Sprint("r", i), msgParams(fmt.Sprint("Hello ", i))))
+	}
+	body := batchBody(reqs...)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				w := batchSend(t, s, http.MethodPost, "/v1/messages/batches", body, "Fake-Batch-Pace", "1")
+				if w.Code != http.StatusOK {
+					t.Errorf("create: %d %s", w.Code, excerptOf(w.Body.String()))
+					return
+				}
+				id := gjson.Get(w.Body.String(), "id").String()
+				if (g+i)%2 == 0 {
+					batchSend(t, s, http.MethodPost, "/v1/messages/batches/"+id+"/cancel", "")
+				}
+				batchSend(t, s, http.MethodGet, "/v1/messages/batches?limit=3", "")
+				s.AdvanceClock(30 * time.Second)
+				w = batchSend(t, s, http.MethodGet, "/v1/messages/batches/"+id+"/results", "")
+				if w.Code != http.StatusOK || len(resultLines(t, w.Body.String())) != 20 {
+					t.Errorf("results: %d %s", w.Code, excerptOf(w.Body.String()))
+				}
+				batchSend(t, s, http.MethodDelete, "/v1/messages/batches/"+id, "")
+			}
+		}()
+	}
+	wg.Wait()
+	if n := s.srv.Cfg.Budget(batches.BatchesBudget).Bytes.Load(); n != 0 {
+		t.Errorf("every batch deleted, the budget counts %d bytes", n)
 	}
 }
