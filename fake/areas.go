@@ -8,6 +8,7 @@ package fake
 import (
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 	"github.com/platformkit/platformkit/fake/internal/areas/agents"
+	"github.com/platformkit/platformkit/fake/internal/areas/batches"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/areas/memory"
@@ -45,5 +46,6 @@ func init() {
 		files.Area,
 		agents.Area,
 		sessions.Area,
+		batches.Area,
 	)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/agents"
+	"github.com/platformkit/platformkit/fake/internal/areas/batches"
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -60,7 +61,9 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| the journals of a server":         {"| " + mib(core.JournalsBytes) + " |"},
 		"| files, per server or namespace |": {mib(files.MaxFileBytes) + " a file (an upload body " + mib(files.MaxFileBytes) + " and " + kib(files.UploadBodyLimit-files.MaxFileBytes) + ")",
 			mib(files.MaxOrgBytes) + " and " + ratelimit.Thousands(files.MaxOrgFiles) + " files an organization", fmt.Sprintf("over %d bytes", files.MaxFileBytes)},
-		"| the files of a server and all": {"| " + mib(files.FilesBytes) + " of memory kept"},
+		"| the files of a server and all":   {"| " + mib(files.FilesBytes) + " of memory kept"},
+		"| a message batch |":               {ratelimit.Thousands(batches.MaxRequests) + " requests", fmt.Sprintf("at most %d MB (the Messages limit)", core.MessagesBodyLimit>>20), fmt.Sprintf("maximum %d items", batches.MaxRequests)},
+		"| the message batches of a server": {"| " + mib(batches.BatchesBytes) + " of memory kept"},
 		"| agents, per server or namespace |": {fmt.Sprintf("%s agents (archived ones included), %d versions each, and %s of memory kept", ratelimit.Thousands(agents.MaxAgents), agents.MaxVersions, mib(agents.MaxBytes)),
 			fmt.Sprintf("at most %d agents", agents.MaxAgents)},
 		"| the agents of a server": {"| " + mib(agents.MaxBytesAll) + " of memory kept |"},

@@ -18,6 +18,7 @@ var serverImports = map[string][]string{
 	"core":                     {},
 	"areas/admin":              {"core"},
 	"areas/agents":             {"core"},
+	"areas/batches":            {"core", "areas/messages", "areas/messages/scenarios"},
 	"areas/compliance":         {"core"},
 	"areas/files":              {"core"},
 	"areas/memory":             {"core"},

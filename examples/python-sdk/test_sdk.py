@@ -269,3 +269,37 @@ def test_messages_read_a_file_by_its_id(client):
     with pytest.raises(anthropic.NotFoundError) as err:
         client.messages.create(model=MODEL, max_tokens=64, messages=by_id)
     assert err.value.body["error"]["message"].startswith("messages.0.content.0.source.file_id: file ")
+
+
+@pytest.mark.skipif(not SDK_2, reason="message batches as anthropic 2.x types them")
+def test_message_batch_create_poll_results(client, fake):
+    """The batch_results.py flow: create, poll retrieve until ended (the virtual clock moved
+    past the batch's pace, 100 ms a request), then results() iterated as the SDK's types. A request
+    the Messages rules refuse is an errored line with the error it gets sent alone."""
+    refused = {"model": MODEL, "max_tokens": 64, "messages": HELLO, "metadata": {"user_id": "someone@example.com"}}
+    requests = [{"custom_id": "req-%d" % i, "params": {"model": MODEL, "max_tokens": 64, "messages": [
+        {"role": "user", "content": "Hello number %d" % i}]}} for i in range(99)]
+    requests.append({"custom_id": "refused", "params": refused})
+    batch = client.messages.batches.create(requests=requests)
+    assert batch.id.startswith("msgbatch_") and batch.processing_status == "in_progress"
+    assert batch.request_counts.processing == 100 and batch.results_url is None
+    polls = 0
+    while batch.processing_status != "ended":
+        polls += 1
+        fake.advance_clock(5)
+        batch = client.messages.batches.retrieve(batch.id)
+    assert polls == 2  # 100 requests at 100 ms each: 10 s of virtual time
+    counts = batch.request_counts
+    assert (counts.processing, counts.succeeded, counts.errored, counts.canceled, counts.expired) == (0, 99, 1, 0, 0)
+    results = list(client.messages.batches.results(batch.id))
+    assert [r.custom_id for r in results] == [r["custom_id"] for r in requests]
+    assert all(r.result.type == "succeeded" and r.result.message.content[0].text for r in results[:99])
+    errored = results[99].result
+    assert errored.type == "errored"
+    with pytest.raises(anthropic.BadRequestError) as alone:
+        client.messages.create(**refused)
+    assert errored.error.error.type == "invalid_request_error"
+    assert errored.error.error.message == alone.value.body["error"]["message"]
+    with pytest.raises(anthropic.BadRequestError):
+        client.messages.batches.delete(client.messages.batches.create(requests=requests[:1]).id)
+    assert client.messages.batches.delete(batch.id).type == "message_batch_deleted"

@@ -342,15 +342,7 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 		// A retry cannot succeed; clients otherwise retry 409 (gaps §1).
 		gc.Header("x-should-retry", "false")
 	}
-	body := struct {
-		Type  string `json:"type"`
-		Error struct {
-			Type    string        `json:"type"`
-			Message string        `json:"message"`
-			Details *ErrorDetails `json:"details,omitempty"`
-		} `json:"error"`
-		RequestID string `json:"request_id"`
-	}{Type: "error", RequestID: x.RequestID[0]}
+	body := errorBody{Type: "error", RequestID: x.RequestID[0]}
 	body.Error.Type, body.Error.Message, body.Error.Details = ae.Typ, ae.Message, ae.details
 	s.WriteJSON(gc, status, "error", body)
 }

@@ -3,6 +3,7 @@ package messages
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -91,6 +92,24 @@ func createMessage(s *core.Server, c *core.Call) (any, error) {
 	// written, before the first byte. A taped answer's output is not charged.
 	adm.ChargeOutput(ans.output())
 	return ans.v, nil
+}
+
+// Answer answers body, one request of a message batch, as POST /v1/messages answers it sent
+// alone with c's credential, API version, beta values and headers (Fake-Scenario included): the
+// same stages as createMessage, on a call whose body is body (core.Call.Sub). It appends the
+// message's JSON to dst, as the route would answer it, or returns the error the request would
+// get alone. The caller refuses a streamed request first: the answer is never a stream.
+func Answer(s *core.Server, c *core.Call, body, dst []byte) ([]byte, error) {
+	v, err := createMessage(s, c.Sub(createLine, body))
+	if err != nil {
+		return dst, err
+	}
+	if a, ok := v.(core.JSONAppender); ok {
+		return a.AppendJSON(dst)
+	}
+	// A taped answer: the recording's body, as the route would write it.
+	b, err := json.Marshal(v)
+	return append(dst, b...), err
 }
 
 // countTokens answers POST /v1/messages/count_tokens: parse, admit (its own token_count group,

@@ -1,0 +1,59 @@
+// Package batches is the area of message batches (/v1/messages/batches): a batch's requests are
+// each answered by the Messages pipeline as POST /v1/messages answers them sent alone
+// (messages.Answer), and the batch runs to its end on the server's clock at a documented pace.
+package batches
+
+import (
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
+
+// Area is the area of message batches. Snapshots leave it out (conformance/EXTENSIONS.md).
+var Area = &core.Area{
+	Routes:  batchRoutes,
+	Release: func(st *core.State) { storeOf(st, nil).release() },
+}
+
+var (
+	batchStores = core.NewStore[Store]()
+	// BatchesBudget is the budget of BatchesBytes that every batch store of a server shares.
+	BatchesBudget = core.NewBudget(BatchesBytes)
+)
+
+// The bounds of batches (conformance/EXTENSIONS.md, "Message batches").
+const (
+	// MaxRequests is the most requests one batch takes: the documentation's 100,000 (the API
+	// reference's "1 - 10000 elements" conflicts with it; the larger is served).
+	MaxRequests = 100_000
+	// BatchesBytes is what the results of every batch of a server and its namespaces may hold
+	// together; a batch whose results would pass it is refused, and deleting batches frees it.
+	BatchesBytes = 256 << 20
+	// DefaultPace is the virtual time each request of a batch takes, one after the other, when
+	// the create request sends no Fake-Batch-Pace header: a batch of n requests ends n×100 ms
+	// after its creation (unless canceled or expired first).
+	DefaultPace = 100 // milliseconds
+	// MaxPaceSeconds bounds Fake-Batch-Pace.
+	MaxPaceSeconds = 86_400
+)
+
+// HeaderPace is the fake-only header of a create request that sets its batch's pace.
+const HeaderPace = "Fake-Batch-Pace"
+
+func batchRoutes() []*core.Route {
+	return []*core.Route{
+		// Message batches (GA; no beta header).
+		core.Line(core.Post, "/v1/messages/batches", core.IfMessages, core.In{Body: "batches/create_request", Headers: hCreate}, "batches/message_batch", createBatch),
+		core.Line(core.Get, "/v1/messages/batches", core.IfMessages, core.In{Query: core.CursorParams(20, 1000)}, "batches/message_batch_list", listBatches),
+		core.Line(core.Get, "/v1/messages/batches/:batch_id", core.IfMessages, core.In{}, "batches/message_batch", getBatch),
+		core.Line(core.Post, "/v1/messages/batches/:batch_id/cancel", core.IfMessages, core.In{}, "batches/message_batch", cancelBatch),
+		core.Line(core.Del, "/v1/messages/batches/:batch_id", core.IfMessages, core.In{}, "batches/message_batch_deleted", deleteBatch),
+		core.Line(core.Get, "/v1/messages/batches/:batch_id/results", core.IfMessages, core.In{}, "", batchResults),
+	}
+}
+
+var hCreate = []core.Param{
+	{Name: HeaderPace, Kind: core.PString,
+		Doc: "Fake only: the virtual seconds each request of the batch takes, one after the other (a decimal, 0 to 86400; default 0.1). The batch ends when the clock passes its last request, or at 24 h with the rest expired."},
+	{Name: scenarios.HeaderScenario, Kind: core.PString,
+		Doc: "Fake only: every request of the batch is answered with this canned scenario, as POST /v1/messages would answer it."},
+}
