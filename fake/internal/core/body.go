@@ -46,6 +46,9 @@ func (c *Call) Body() ([]byte, error) {
 	if int64(len(data)) > limit {
 		return nil, NewError(ErrRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
 	}
+	if c.Route.Ifc != nil {
+		data = InReferenceWords(data) // the maker's words read as the reference's (dialect.go)
+	}
 	c.X.body = data
 	return data, nil
 }

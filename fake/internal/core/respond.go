@@ -173,6 +173,9 @@ func (s *Server) WriteJSON(gc *gin.Context, status int, schema string, v any) {
 // take a second system call and packet.
 func (s *Server) writeBody(gc *gin.Context, status int, schema string, doc []byte) {
 	s.CheckSchema(gc, schema, doc[:len(doc)-1])
+	if c := callOf(gc); c != nil {
+		doc = InDialect(doc, c.Dialect()) // checked in the reference's words, written in the request's
+	}
 	h := gc.Writer.Header()
 	h["Content-Type"] = jsonContentType
 	x := exchangeOf(gc)
