@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -167,6 +169,38 @@ func TestDialectMessagesModel(t *testing.T) {
 	for _, e := range ts.Fake.Journal() {
 		if m := gjson.GetBytes(e.Body, "model").String(); m != "" && m[:7] == "claude-" {
 			t.Errorf("journal entry %s %s holds model %q", e.Method, e.Path, m)
+		}
+	}
+}
+
+// The geos the Python SDK's types allow (anthropic 2.14.0,
+// types/beta/organization/beta_data_residency_create_config_param.py): workspace_geo "us";
+// default_inference_geo and the items of allowed_inference_geos "global" or "us".
+func TestWorkspaceGeosAreTheSDKs(t *testing.T) {
+	a := newAdmin(t)
+	for _, c := range []struct {
+		residency map[string]any
+		field     string
+	}{
+		{map[string]any{"workspace_geo": "eu"}, "data_residency.workspace_geo"},
+		{map[string]any{"default_inference_geo": "eu"}, "data_residency.default_inference_geo"},
+		{map[string]any{"allowed_inference_geos": []string{"us", "eu"}, "default_inference_geo": "us"}, "data_residency.allowed_inference_geos.1"},
+	} {
+		status, got := a.do(http.MethodPost, "/v1/organizations/workspaces", map[string]any{"name": "geo", "data_residency": c.residency})
+		if msg := got.Get("error.message").String(); status != http.StatusBadRequest || !strings.HasPrefix(msg, c.field) {
+			t.Errorf("data_residency %v: %d %q; want 400 naming %s", c.residency, status, msg, c.field)
+		}
+	}
+	got := a.ok(http.MethodPost, "/v1/organizations/workspaces", map[string]any{"name": "geo",
+		"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"global", "us"}, "default_inference_geo": "us"}})
+	if dr := got.Get("data_residency").Raw; dr != `{"allowed_inference_geos":["global","us"],"default_inference_geo":"us","workspace_geo":"us"}` {
+		t.Errorf("data_residency %s", dr)
+	}
+	// No fixture workspace holds a geo the SDKs' types refuse.
+	for _, w := range a.ok(http.MethodGet, "/v1/organizations/workspaces?limit=100&include_archived=true", nil).Get("data").Array() {
+		dr := w.Get("data_residency")
+		if dr.Get("workspace_geo").String() != "us" || !slices.Contains([]string{"global", "us"}, dr.Get("default_inference_geo").String()) {
+			t.Errorf("fixture workspace %s: data_residency %s", w.Get("id").String(), dr.Raw)
 		}
 	}
 }

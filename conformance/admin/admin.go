@@ -213,7 +213,7 @@ var organizationChecks = []kit.Check{
 				{http.MethodPost, "/v1/organizations/invites", map[string]string{"role": "user"}, "email"},
 				{http.MethodPost, "/v1/organizations/workspaces", map[string]any{}, "name"},
 				{http.MethodPost, "/v1/organizations/workspaces", map[string]any{"name": "x", "tags": map[string]string{"vendor-team": "a"}}, "vendor-team"},
-				{http.MethodPost, "/v1/organizations/workspaces", map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{"eu"}, "default_inference_geo": "us"}}, "default_inference_geo"},
+				{http.MethodPost, "/v1/organizations/workspaces", map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{"global"}, "default_inference_geo": "us"}}, "default_inference_geo"},
 				{http.MethodPost, wp, map[string]any{"data_residency": map[string]any{"workspace_geo": "geo-that-differs"}}, "workspace_geo"},
 				{http.MethodGet, "/v1/organizations/invites?limit=0", nil, "limit"},
 				{http.MethodGet, "/v1/organizations/users?limit=1001", nil, "limit"},
