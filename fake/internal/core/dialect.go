@@ -3,6 +3,8 @@ package core
 import (
 	"bytes"
 	"strings"
+
+	"github.com/platformkit/platformkit/schemas"
 )
 
 // Dialects. The reference writes a neutral word where the interface carries the maker's name
@@ -17,10 +19,10 @@ import (
 //   - Output is written in the dialect of the request (Call.Dialect): every JSON body
 //     (writeBody) and every event of a stream (RewriteTail) passes through the same table.
 //
-// dialectWords is that table: every place where the two dialects differ, each with its source.
-// The message role "assistant" is the role of a turn, not the maker's name: it is in no row and
-// never changes, nor do the free texts of a request or an answer (only the values of the keys a
-// row names are rewritten).
+// The table of every place where the two dialects differ, each with its source, is schemas.Words:
+// the schemas, and so the conformance kit, accept both forms by the same table. The message role
+// "assistant" is the role of a turn, not the maker's name: it is in no row and never changes,
+// nor do the free texts of a request or an answer (only the values of the keys a row names).
 
 // Dialect is the words a request is answered in.
 type Dialect uint8
@@ -35,57 +37,6 @@ const (
 	Maker
 )
 
-// wordKind is how a row of dialectWords matches a JSON value or a parameter.
-type wordKind uint8
-
-const (
-	wordExact  wordKind = iota // the whole value
-	wordPrefix                 // the value's start (ID prefixes, model names, display names)
-)
-
-// DialectWord is one row of the table: a value under one of keys that the reference writes
-// Ref and the maker writes Maker.
-type DialectWord struct {
-	// Keys are the JSON keys and parameter names whose values the row applies to; a key
-	// ending in "*" is a suffix pattern ("*_id" is every key ending in _id).
-	Keys     []string
-	Ref      string
-	Maker    string
-	kind     wordKind
-	Source   string // where the maker's form is taken from
-	Inferred bool   // no source shows the maker's form: `claude` for `assistant`
-}
-
-// The keys of the rows.
-var (
-	roleKeys  = []string{"role", "roles"}
-	modelKeys = []string{"model", "models", "id", "*_id", "*_model"} // *_id: model_id, and the cursors first_id, last_id, after_id, before_id
-	idKeys    = []string{"id", "*_id", "*_ids"}
-	typeKeys  = []string{"type"}
-)
-
-// dialectWords is the one table of the two dialects' words (see the package comment above).
-// Header names are not rewritten: the fake reads both (HeaderVendorVersion and
-// HeaderAnthropicVersion, BetaHeaders) and writes none of them.
-var dialectWords = []DialectWord{
-	{Keys: roleKeys, Ref: "assistant_code_user", Maker: "claude_code_user", kind: wordExact,
-		Source: "Python SDK 2.14.0 types: organizations Invite/User/InviteCreateParams/UserUpdateParams/UserListParams role"},
-	{Keys: modelKeys, Ref: "assistant-", Maker: "claude-", kind: wordPrefix,
-		Source: "Python SDK 2.14.0 types: ModelParam (claude-opus-4-5, claude-sonnet-4-5, ...)"},
-	{Keys: []string{"display_name"}, Ref: "Assistant ", Maker: "Claude ", kind: wordPrefix,
-		Source: "Python SDK 2.14.0 ModelInfo.display_name example (\"Claude Sonnet 4\")"},
-	{Keys: idKeys, Ref: "assistant_chat_", Maker: "claude_chat_", kind: wordPrefix, Inferred: true},
-	{Keys: idKeys, Ref: "assistant_proj_", Maker: "claude_proj_", kind: wordPrefix, Inferred: true},
-	{Keys: idKeys, Ref: "assistant_file_", Maker: "claude_file_", kind: wordPrefix, Inferred: true},
-	{Keys: idKeys, Ref: "assistant_gen_file_", Maker: "claude_gen_file_", kind: wordPrefix, Inferred: true},
-	{Keys: idKeys, Ref: "assistant_artifact_", Maker: "claude_artifact_", kind: wordPrefix, Inferred: true},
-	{Keys: typeKeys, Ref: "assistant_chat_deleted", Maker: "claude_chat_deleted", kind: wordExact, Inferred: true},
-	{Keys: typeKeys, Ref: "assistant_file_deleted", Maker: "claude_file_deleted", kind: wordExact, Inferred: true},
-}
-
-// DialectWords returns a copy of the table, for the documents that list it.
-func DialectWords() []DialectWord { return append([]DialectWord(nil), dialectWords...) }
-
 // Dialect is the dialect of the request: the maker's when it names its version in
 // anthropic-version and not in vendor-version (which decides when both are sent, as it does for
 // the version), else the reference's.
@@ -97,8 +48,12 @@ func (c *Call) Dialect() Dialect {
 	return Reference
 }
 
-// keyMatches reports whether key is one of keys (a "*" pattern matching a suffix).
+// keyMatches reports whether key is one of keys (a "*" pattern matching a suffix; nil matches
+// every key).
 func keyMatches(keys []string, key []byte) bool {
+	if keys == nil {
+		return true
+	}
 	for _, k := range keys {
 		if suffix, ok := strings.CutPrefix(k, "*"); ok {
 			if bytes.HasSuffix(key, []byte(suffix)) {
@@ -111,18 +66,18 @@ func keyMatches(keys []string, key []byte) bool {
 	return false
 }
 
-// translate returns val, the value under key, in the other dialect's words (from is the
-// dialect it is written in), and whether a row applied.
+// translate returns val, the value under key, in dialect to's words, and whether a row of the
+// table applied.
 func translate(key, val []byte, to Dialect) (string, bool) {
-	for i := range dialectWords {
-		w := &dialectWords[i]
+	for i := range schemas.Words {
+		w := &schemas.Words[i]
 		from, into := w.Maker, w.Ref
 		if to == Maker {
 			from, into = w.Ref, w.Maker
 		}
 		switch {
-		case w.kind == wordExact && string(val) != from,
-			w.kind == wordPrefix && (!bytes.HasPrefix(val, []byte(from)) || len(val) == len(from)):
+		case !w.Prefix && string(val) != from,
+			w.Prefix && (!bytes.HasPrefix(val, []byte(from)) || len(val) == len(from)):
 			continue
 		}
 		if !keyMatches(w.Keys, key) {
