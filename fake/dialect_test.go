@@ -3,9 +3,15 @@ package fake
 import (
 	"bytes"
 	"context"
+	"io"
+	"io/fs"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -202,5 +208,41 @@ func TestWorkspaceGeosAreTheSDKs(t *testing.T) {
 		if dr.Get("workspace_geo").String() != "us" || !slices.Contains([]string{"global", "us"}, dr.Get("default_inference_geo").String()) {
 			t.Errorf("fixture workspace %s: data_residency %s", w.Get("id").String(), dr.Raw)
 		}
+	}
+}
+
+// TestDialectTapeForwardsAsSent: recording from a real deployment (which knows only the maker's
+// words), the upstream gets the body as the client sent it, and the recording holds it in the
+// reference's words, as the journal does.
+func TestDialectTapeForwardsAsSent(t *testing.T) {
+	var got atomic.Value
+	inner := New() // the deployment: the fake itself, answering in the words of the request
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got.Store(string(b))
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		r.Header.Set("X-Api-Key", core.DefaultAPIKey)
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(up.Close)
+	dir := t.TempDir()
+	ts := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir})
+	body := map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 16, "messages": []any{map[string]any{"role": "user", "content": "Hello"}}}
+	if status, data := dialectDo(t, ts, liveKey, "anthropic-version", http.MethodPost, "/v1/messages", body); status != http.StatusOK {
+		t.Fatalf("recorded request: %d %s", status, data)
+	}
+	if sent, _ := got.Load().(string); gjson.Get(sent, "model").String() != "claude-sonnet-4-5" {
+		t.Errorf("the upstream got %s; want the model as the client sent it, claude-sonnet-4-5", sent)
+	}
+	var recorded []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			recorded = append(recorded, string(b))
+		}
+		return nil
+	})
+	if len(recorded) != 1 || !strings.Contains(recorded[0], "assistant-sonnet-4-5") || strings.Contains(recorded[0], `"model":"claude-sonnet-4-5","max_tokens"`) {
+		t.Errorf("recordings: %.600s", recorded)
 	}
 }

@@ -103,6 +103,15 @@ func Canonical(name, v string) string {
 // Param is gin's path parameter in the reference's words: both dialects' IDs name one record.
 func (c *Call) Param(key string) string { return Canonical(key, c.Context.Param(key)) }
 
+// SentBody is body, the request's body as Body read it (in the reference's words), as the
+// client sent it: what a proxy forwards to a real deployment.
+func (c *Call) SentBody(body []byte) []byte {
+	if c.X.sent != nil && len(body) == len(c.X.body) && (len(body) == 0 || &body[0] == &c.X.body[0]) {
+		return c.X.sent
+	}
+	return body
+}
+
 // InReferenceWords is the JSON document doc in the reference's words: doc itself when nothing in
 // it is the maker's, else a rewritten copy.
 func InReferenceWords(doc []byte) []byte {

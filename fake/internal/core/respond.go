@@ -427,7 +427,7 @@ func frame(gc *gin.Context) {
 		if len(x.body) > ReleaseAfterBytes && status >= 400 {
 			releaseSoon()
 		}
-		x.body = nil
+		x.body, x.sent = nil, nil
 		if s.Logger != nil {
 			s.Logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
 				"status", status, "duration", time.Since(start), "request_id", id)
@@ -478,8 +478,11 @@ type Exchange struct {
 	// decoded as JSON (decodeBody, bindValid), so that the journal keeps it without reading it
 	// again to tell; bodySent, when bodyCounted, the body fields the decoded body holds
 	// (sentFields).
-	body         []byte
-	bodyJSON     bool
+	body     []byte
+	bodyJSON bool
+	// sent is the body as the client sent it when reading it in the reference's words changed
+	// it (Body, dialect.go); else nil.
+	sent         []byte
 	bodySent     [MaxFieldWords]uint64
 	bodyCounted  bool
 	ErrorType    string

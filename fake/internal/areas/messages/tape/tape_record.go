@@ -128,7 +128,13 @@ func forward(s *core.Server, c *core.Call, body []byte) (any, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
 	u.RawPath = ""
 	u.RawQuery = r.URL.RawQuery
-	up, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
+	// The upstream gets the body in the client's own words (a real deployment knows only the
+	// maker's); the recording keeps body, read in the reference's (core/dialect.go).
+	sent := body
+	if len(body) > 0 {
+		sent = c.SentBody(body)
+	}
+	up, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(sent))
 	if err != nil {
 		return nil, core.NewError(core.ErrAPI, "the upstream request cannot be built: %v", err)
 	}
