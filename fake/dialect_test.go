@@ -246,3 +246,14 @@ func TestDialectTapeForwardsAsSent(t *testing.T) {
 		t.Errorf("recordings: %.600s", recorded)
 	}
 }
+
+// An error quotes the value the client sent in the client's words.
+func TestDialectErrorQuotesTheClientsWord(t *testing.T) {
+	ts := NewTestServer(t)
+	for vh, want := range map[string]string{"anthropic-version": `model "claude-nope" was not found`, "vendor-version": `model "assistant-nope" was not found`} {
+		status, data := dialectDo(t, ts, "test-api-key", vh, http.MethodGet, "/v1/models/claude-nope", nil)
+		if msg := gjson.GetBytes(data, "error.message").String(); status != http.StatusNotFound || msg != want {
+			t.Errorf("%s: %d %q, want 404 %q", vh, status, msg, want)
+		}
+	}
+}

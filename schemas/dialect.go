@@ -59,14 +59,14 @@ var Words = []Word{
 	{Keys: []string{"type"}, Ref: "assistant_file_deleted", Maker: "claude_file_deleted", Inferred: true},
 }
 
-// bothDialects rewrites a schema document (decoded JSON) so that it accepts both dialects'
+// BothDialects rewrites a schema document (decoded JSON) so that it accepts both dialects'
 // form of every word of Words: an enum holding a Ref value takes its Maker value too, a const
 // of one becomes an enum of both, and a pattern "^<Ref prefix>..." matches either prefix.
-func bothDialects(schema any) {
+func BothDialects(schema any) {
 	switch s := schema.(type) {
 	case []any:
 		for _, v := range s {
-			bothDialects(v)
+			BothDialects(v)
 		}
 	case map[string]any:
 		for k, v := range s {
@@ -93,7 +93,7 @@ func bothDialects(schema any) {
 				}
 				continue
 			}
-			bothDialects(v)
+			BothDialects(v)
 		}
 	}
 }

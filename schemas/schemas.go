@@ -407,7 +407,7 @@ func newCompiler(mode Mode) (*jsonschema.Compiler, error) {
 		if err := json.Unmarshal(raw, &doc); err != nil {
 			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
 		}
-		bothDialects(doc) // dialect.go: the maker's words are the API's too
+		BothDialects(doc) // dialect.go: the maker's words are the API's too
 		if mode == Strict {
 			closeObjects(doc)
 		}

@@ -103,6 +103,23 @@ func Canonical(name, v string) string {
 // Param is gin's path parameter in the reference's words: both dialects' IDs name one record.
 func (c *Call) Param(key string) string { return Canonical(key, c.Context.Param(key)) }
 
+// quotedInDialect is an error message for a request in the maker's dialect: each value the
+// message quotes (Quoted: "assistant-nope") that a row of the table applies to, in the maker's
+// words, since the client sent it so; the rest of the message as it was.
+func quotedInDialect(msg string) string {
+	if !strings.Contains(msg, `"assistant`) && !strings.Contains(msg, `"Assistant`) {
+		return msg
+	}
+	for _, w := range schemas.Words {
+		if w.Prefix {
+			msg = strings.ReplaceAll(msg, `"`+w.Ref, `"`+w.Maker)
+		} else {
+			msg = strings.ReplaceAll(msg, `"`+w.Ref+`"`, `"`+w.Maker+`"`)
+		}
+	}
+	return msg
+}
+
 // SentBody is body, the request's body as Body read it (in the reference's words), as the
 // client sent it: what a proxy forwards to a real deployment.
 func (c *Call) SentBody(body []byte) []byte {

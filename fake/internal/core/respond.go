@@ -355,6 +355,9 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 		RequestID string `json:"request_id"`
 	}{Type: "error", RequestID: x.RequestID[0]}
 	body.Error.Type, body.Error.Message, body.Error.Details = ae.Typ, ae.Message, ae.details
+	if c := callOf(gc); c != nil && c.Dialect() == Maker {
+		body.Error.Message = quotedInDialect(body.Error.Message)
+	}
 	s.WriteJSON(gc, status, "error", body)
 }
 
