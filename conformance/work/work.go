@@ -682,7 +682,7 @@ func workLeaseChecks() []kit.Check {
 				t.Expect(resp.Get("lease_extended").Bool()).To(BeTrue(), "%s", resp)
 				t.OK(heartbeat(env, id, resp.Get("last_heartbeat").String(), ""))
 			},
-			Bug: &kit.Bug{Says: "a heartbeat without expected_last_heartbeat is refused, as if the field were required", Want: "-> 200",
+			Bug: &kit.Bug{Says: "a heartbeat without expected_last_heartbeat is refused, as if the field were required", Want: "the answer is 200",
 				Break: kit.InRouteQuery(http.MethodPost, mwtHeartbeat, func(q url.Values) {
 					if !q.Has("expected_last_heartbeat") {
 						q.Set("expected_last_heartbeat", "")
