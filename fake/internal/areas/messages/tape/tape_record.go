@@ -329,7 +329,7 @@ func (p *passThrough) copyEvents(c *core.Call, began time.Time) error {
 				for _, ev := range evs {
 					size += len(ev.Data)
 					p.rec.Response.Events = append(p.rec.Response.Events, recordedEvent{
-						OffsetMS: float64(at.Microseconds()) / 1000, Event: ev.Name, Data: ev.Data})
+						OffsetMS: float64(at.Microseconds()) / 1000, Event: ev.Name, Data: core.InReferenceWords(ev.Data)})
 				}
 				switch {
 				case size > MaxRecordedBytes:
@@ -398,7 +398,9 @@ func (p *passThrough) copyBody(c *core.Call) error {
 		}
 		if err == io.EOF {
 			if p.unrecordable == "" {
-				p.rec.Response.Body = bytes.Clone(bytes.TrimSpace(kept.Bytes()))
+				// In the reference's words, as the fake's own records: a replay answers each
+				// client in its dialect (core/dialect.go).
+				p.rec.Response.Body = bytes.Clone(core.InReferenceWords(bytes.TrimSpace(kept.Bytes())))
 			}
 			return nil
 		}
