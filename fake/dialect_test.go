@@ -265,3 +265,19 @@ func TestDialectErrorQuotesTheClientsWord(t *testing.T) {
 		}
 	}
 }
+
+// An agent's model object names its model in the request's words (the SDK's managed-agents
+// example creates one with {"id": "claude-sonnet-4-5"}).
+func TestDialectAgentModel(t *testing.T) {
+	ts := NewTestServer(t)
+	body := agentBody("helper")
+	body["model"] = map[string]any{"id": "claude-sonnet-4-5", "effort": "medium"}
+	status, data := dialectDo(t, ts, "test-api-key", "anthropic-version", http.MethodPost, "/v1/agents", body)
+	if got := gjson.GetBytes(data, "model.id").String(); status != http.StatusOK || got != "claude-sonnet-4-5" {
+		t.Fatalf("create in the maker's words: %d model.id %q: %.300s", status, got, data)
+	}
+	status, data = dialectDo(t, ts, "test-api-key", "vendor-version", http.MethodGet, "/v1/agents/"+gjson.GetBytes(data, "id").String(), nil)
+	if got := gjson.GetBytes(data, "model.id").String(); status != http.StatusOK || got != "assistant-sonnet-4-5" {
+		t.Errorf("read in the reference's words: %d model.id %q", status, got)
+	}
+}
