@@ -403,9 +403,9 @@ func TestWorkspaceCreateDefaults(t *testing.T) {
 		t.Fatalf("get = %s", again)
 	}
 	// Parts of data_residency take the defaults for the rest.
-	got = a.ok(core.Post, "/v1/organizations/workspaces", map[string]any{"name": "EU", "tags": map[string]string{"team": "x", "myvendor": "ok"},
-		"data_residency": map[string]any{"workspace_geo": "eu", "allowed_inference_geos": []string{"eu", "global"}}})
-	if dr := got.Get("data_residency").Raw; dr != `{"allowed_inference_geos":["eu","global"],"default_inference_geo":"global","workspace_geo":"eu"}` {
+	got = a.ok(core.Post, "/v1/organizations/workspaces", map[string]any{"name": "US", "tags": map[string]string{"team": "x", "myvendor": "ok"},
+		"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"us", "global"}}})
+	if dr := got.Get("data_residency").Raw; dr != `{"allowed_inference_geos":["us","global"],"default_inference_geo":"global","workspace_geo":"us"}` {
 		t.Fatalf("data_residency = %s", dr)
 	}
 	if tags := got.Get("tags").Raw; tags != `{"myvendor":"ok","team":"x"}` {
@@ -416,7 +416,7 @@ func TestWorkspaceCreateDefaults(t *testing.T) {
 	if dr := got.Get("data_residency").Raw; dr != `{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"us"}` {
 		t.Fatalf("data_residency = %s", dr)
 	}
-	a.ok(core.Post, "/v1/organizations/workspaces", map[string]any{"name": "Any", "data_residency": map[string]any{"allowed_inference_geos": "unrestricted", "default_inference_geo": "eu"}})
+	a.ok(core.Post, "/v1/organizations/workspaces", map[string]any{"name": "Any", "data_residency": map[string]any{"allowed_inference_geos": "unrestricted", "default_inference_geo": "us"}})
 }
 
 func TestWorkspaceCreateRejects(t *testing.T) {
@@ -439,8 +439,11 @@ func TestWorkspaceCreateRejects(t *testing.T) {
 		{map[string]any{"name": "x", "tags": map[string]string{"ok": "1", "vendor-team": "a"}}, "tags.vendor-team"},
 		{map[string]any{"name": "x", "tags": map[string]string{"VendorTeam": "a"}}, "tags.VendorTeam"},
 		{map[string]any{"name": "x", "tags": map[string]any{"team": 1}}, "tags.team"},
-		{map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{"eu"}}}, "data_residency.default_inference_geo"},
-		{map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{"eu"}, "default_inference_geo": "us"}}, "data_residency.default_inference_geo"},
+		{map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{"us"}}}, "data_residency.default_inference_geo"},
+		{map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{"global"}, "default_inference_geo": "us"}}, "data_residency.default_inference_geo"},
+		{map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{"eu"}}}, "data_residency.allowed_inference_geos.0"},
+		{map[string]any{"name": "x", "data_residency": map[string]any{"workspace_geo": "eu"}}, "data_residency.workspace_geo"},
+		{map[string]any{"name": "x", "data_residency": map[string]any{"default_inference_geo": "eu"}}, "data_residency.default_inference_geo"},
 		{map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []string{}}}, "data_residency.default_inference_geo"},
 		{map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": "everywhere"}}, "data_residency.allowed_inference_geos"},
 		{map[string]any{"name": "x", "data_residency": map[string]any{"allowed_inference_geos": []any{1}}}, "data_residency.allowed_inference_geos.0"},
@@ -516,8 +519,8 @@ func TestWorkspaceUpdate(t *testing.T) {
 	a := newAdmin(t)
 	path := "/v1/organizations/workspaces/" + acmeResearch
 	got := a.ok(core.Post, path, map[string]any{"name": "Research 2", "display_color": "#112233", "tags": map[string]string{"team": "ml"},
-		"data_residency": map[string]any{"workspace_geo": "eu", "allowed_inference_geos": []string{"us"}, "default_inference_geo": "us"}})
-	want := `{"id":"wrkspc_01AcmeResearch0000000001","archived_at":null,"compartment_id":"cmpt_bbbbc28c285a243b7ab27458","created_at":"2024-04-10T12:00:00Z","data_residency":{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"eu"},"display_color":"#112233","external_key_id":null,"name":"Research 2","tags":{"team":"ml"},"type":"workspace","user_profile_id":null}`
+		"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"us"}, "default_inference_geo": "us"}})
+	want := `{"id":"wrkspc_01AcmeResearch0000000001","archived_at":null,"compartment_id":"cmpt_bbbbc28c285a243b7ab27458","created_at":"2024-04-10T12:00:00Z","data_residency":{"allowed_inference_geos":["us"],"default_inference_geo":"us","workspace_geo":"us"},"display_color":"#112233","external_key_id":null,"name":"Research 2","tags":{"team":"ml"},"type":"workspace","user_profile_id":null}`
 	if got.Raw != want {
 		t.Fatalf("updated = %s\nwant      %s", got.Raw, want)
 	}
@@ -528,8 +531,8 @@ func TestWorkspaceUpdate(t *testing.T) {
 		body any
 		want string
 	}{
-		{map[string]any{"data_residency": map[string]any{"workspace_geo": "us"}}, "data_residency.workspace_geo"},
-		{map[string]any{"data_residency": map[string]any{"allowed_inference_geos": []string{"eu"}}}, "data_residency.default_inference_geo"},
+		{map[string]any{"data_residency": map[string]any{"workspace_geo": "eu"}}, "data_residency.workspace_geo"},
+		{map[string]any{"data_residency": map[string]any{"allowed_inference_geos": []string{"global"}}}, "data_residency.default_inference_geo"},
 		{map[string]any{"display_color": "blue"}, "display_color"},
 		{map[string]any{"tags": map[string]string{"vendor_x": "1"}}, "tags.vendor_x"},
 		{map[string]any{"name": ""}, "name"},

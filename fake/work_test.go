@@ -303,7 +303,7 @@ func TestAckHeartbeatStopLifecycle(t *testing.T) {
 	for _, bad := range []string{"0", "-1", "NaN", "Inf", "soon"} {
 		api.fails(400, "desired_ttl_seconds", "POST", item+"/heartbeat?expected_last_heartbeat="+last+"&desired_ttl_seconds="+bad, nil)
 	}
-	api.fails(400, "expected_last_heartbeat", "POST", item+"/heartbeat", nil)
+	api.fails(400, "expected_last_heartbeat", "POST", item+"/heartbeat?expected_last_heartbeat=", nil)
 	advance(ts, 1)
 	stop := api.ok("POST", item+"/stop", nil)
 	if stop.get("state").String() != "stopping" || stop.get("stop_requested_at").String() != "2026-01-01T00:00:08Z" || stop.get("stopped_at").Type != gjson.Null {
@@ -855,4 +855,31 @@ func TestWorkSecret(t *testing.T) {
 	if other := api.ok("GET", workPath(acmePrimary, "/work_01AcmeQueuedReview0000001"), nil).get("secret").String(); other == want || other == "" {
 		t.Fatalf("another item's secret = %q", other)
 	}
+}
+
+// The official SDKs type expected_last_heartbeat optional (Python anthropic 2.14.0,
+// types/beta/environments/work_heartbeat_params.py: Optional[str]): a heartbeat without it is
+// unconditional, claiming an unclaimed lease and extending a claimed one whoever holds it.
+func TestUnconditionalHeartbeat(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := newEnv(t, ts)
+	it := enqueue(t, ts, env, map[string]string{"job": "x"})
+	item := workPath(env, "/", it.ID)
+	api.ok("GET", workPath(env, "/poll"), nil)
+	api.fails(400, "queued", "POST", item+"/heartbeat", nil) // a queued item holds no lease to heartbeat
+	api.ok("POST", item+"/ack", nil)
+	advance(ts, 1)
+	first := api.ok("POST", item+"/heartbeat?desired_ttl_seconds=20", nil)
+	if first.get("state").String() != "active" || !first.get("lease_extended").Bool() || first.get("ttl_seconds").Float() != 20 || first.get("last_heartbeat").String() != "2026-01-01T00:00:01Z" {
+		t.Fatalf("unconditional first heartbeat = %s", first.body)
+	}
+	// The lease is claimed now: a conditional claim is refused, and another unconditional
+	// heartbeat extends it.
+	api.fails(412, "does not match", "POST", item+"/heartbeat?expected_last_heartbeat=NO_HEARTBEAT", nil)
+	advance(ts, 2)
+	if again := api.ok("POST", item+"/heartbeat", nil); again.get("last_heartbeat").String() != "2026-01-01T00:00:03Z" || !again.get("lease_extended").Bool() {
+		t.Fatalf("unconditional second heartbeat = %s", again.body)
+	}
+	api.ok("POST", item+"/heartbeat?expected_last_heartbeat="+url.QueryEscape("2026-01-01T00:00:03Z"), nil)
 }

@@ -403,14 +403,15 @@ func newCompiler(mode Mode) (*jsonschema.Compiler, error) {
 		if err != nil {
 			return nil, err
 		}
-		if mode == Strict {
-			var doc any
-			if err := json.Unmarshal(raw, &doc); err != nil {
-				return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
-			}
-			closeObjects(doc)
-			raw, _ = json.Marshal(doc)
+		var doc any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
 		}
+		BothDialects(doc) // dialect.go: the maker's words are the API's too
+		if mode == Strict {
+			closeObjects(doc)
+		}
+		raw, _ = json.Marshal(doc)
 		if err := c.AddResource(BaseURL+name+".json", bytes.NewReader(raw)); err != nil {
 			return nil, fmt.Errorf("schemas: %s.json: %w", name, err)
 		}

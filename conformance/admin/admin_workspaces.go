@@ -47,15 +47,15 @@ var workspaceChecks = []kit.Check{
 			Break: kit.IgnoresField(http.MethodPost, "/v1/organizations/workspaces", "tags")},
 		Run: func(t *kit.T) {
 			w := CreateWorkspace(t, map[string]any{"name": "conformance residency", "tags": map[string]string{"suite": "conformance", "myvendor": "ok"},
-				"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"us", "eu"}, "default_inference_geo": "eu"}})
-			t.Expect(w.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us","eu"],"default_inference_geo":"eu"}`))
+				"data_residency": map[string]any{"workspace_geo": "us", "allowed_inference_geos": []string{"us", "global"}, "default_inference_geo": "us"}})
+			t.Expect(w.Get("data_residency").Raw).To(MatchJSON(`{"workspace_geo":"us","allowed_inference_geos":["us","global"],"default_inference_geo":"us"}`))
 			t.Expect(w.Get("tags").Raw).To(MatchJSON(`{"suite":"conformance","myvendor":"ok"}`))
 			got := t.OK(Req(http.MethodGet, "/v1/organizations/workspaces/"+w.Get("id").String(), "admin/workspace", nil))
 			t.Expect(got.JSON().Raw).To(MatchJSON(w.Raw))
 		}},
 	{ID: "admin/workspace-default-geo-outside-allowed", Clause: "4.6", Labels: []kit.Label{kit.Admin},
 		Title: "a default_inference_geo outside an explicit allowed_inference_geos list (given or the default global) is refused",
-		Bug: &kit.Bug{Says: "a workspace allowed only eu without a default_inference_geo is accepted with default eu", Want: "POST /v1/organizations/workspaces -> 200",
+		Bug: &kit.Bug{Says: "a workspace allowed only us without a default_inference_geo is accepted with default us", Want: "POST /v1/organizations/workspaces -> 200",
 			Break: kit.InRouteRequests(http.MethodPost, WorkspacesRoute, func(_ *http.Request, b map[string]any) {
 				if dr, ok := b["data_residency"].(map[string]any); ok && dr["default_inference_geo"] == nil {
 					if geos, _ := dr["allowed_inference_geos"].([]any); len(geos) > 0 {
@@ -65,8 +65,8 @@ var workspaceChecks = []kit.Check{
 			})},
 		Run: func(t *kit.T) {
 			for _, dr := range []map[string]any{
-				{"allowed_inference_geos": []string{"eu"}, "default_inference_geo": "us"},
-				{"allowed_inference_geos": []string{"eu"}},
+				{"allowed_inference_geos": []string{"global"}, "default_inference_geo": "us"},
+				{"allowed_inference_geos": []string{"us"}},
 			} {
 				resp := tryCreate(t, "workspaces", map[string]any{"name": "conformance bad geo", "data_residency": dr})
 				expectRefused(t, resp, "invalid_request_error")

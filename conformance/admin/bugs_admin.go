@@ -148,7 +148,7 @@ func DefaultOutsideAllowed(w map[string]any) {
 	if !ok {
 		return
 	}
-	for _, g := range []string{"us", "eu", "global"} {
+	for _, g := range []string{"us", "global"} {
 		if !slices.Contains(allowed, any(g)) {
 			dr["default_inference_geo"] = g
 			return

@@ -672,13 +672,26 @@ func workLeaseChecks() []kit.Check {
 				expectInvalid(t, resp, "queued")
 			},
 			Bug: &kit.Bug{Says: "a heartbeat on a queued item is answered 412, as a mismatch", Want: "400", Break: kit.RouteAnswersStatus(http.MethodPost, mwtHeartbeat, http.StatusBadRequest, http.StatusPreconditionFailed)}},
+		{ID: "work/heartbeat-unconditional", Clause: "gaps §8", Labels: ext,
+			Title: "a heartbeat without expected_last_heartbeat (optional in the official SDKs' types) is unconditional: it extends the lease, and the next conditional heartbeat echoes its last_heartbeat",
+			Run: func(t *kit.T) {
+				env, id, _ := running(t, "")
+				r := heartbeat(env, id, "", "")
+				r.Query.Del("expected_last_heartbeat")
+				resp := t.OK(r)
+				t.Expect(resp.Get("lease_extended").Bool()).To(BeTrue(), "%s", resp)
+				t.OK(heartbeat(env, id, resp.Get("last_heartbeat").String(), ""))
+			},
+			Bug: &kit.Bug{Says: "a heartbeat without expected_last_heartbeat is refused, as if the field were required", Want: "the answer is 200",
+				Break: kit.InRouteQuery(http.MethodPost, mwtHeartbeat, func(q url.Values) {
+					if !q.Has("expected_last_heartbeat") {
+						q.Set("expected_last_heartbeat", "")
+					}
+				})}},
 		{ID: "work/heartbeat-bad-params-400", Clause: "gaps §1", Labels: ext,
-			Title: "a heartbeat without expected_last_heartbeat, or with a desired_ttl_seconds that is not a positive number, is refused with 400 naming it",
+			Title: "a heartbeat with a desired_ttl_seconds that is not a positive number is refused with 400 naming it",
 			Run: func(t *kit.T) {
 				env, id, last := running(t, "")
-				r := heartbeat(env, id, last, "")
-				r.Query.Del("expected_last_heartbeat")
-				expectInvalid(t, t.Do(r), "expected_last_heartbeat")
 				for _, bad := range []string{"0", "-5", "ten"} {
 					resp := t.Do(heartbeat(env, id, last, bad))
 					expectInvalid(t, resp, "desired_ttl_seconds")

@@ -46,6 +46,13 @@ func (c *Call) Body() ([]byte, error) {
 	if int64(len(data)) > limit {
 		return nil, NewError(ErrRequestTooLarge, "request body exceeds the limit of %d bytes", limit)
 	}
+	if c.Route.Ifc != nil && len(data) > 0 {
+		// The maker's words read as the reference's (dialect.go); the body as sent is kept
+		// only when that changed it.
+		if canon := InReferenceWords(data); &canon[0] != &data[0] {
+			c.X.sent, data = data, canon
+		}
+	}
 	c.X.body = data
 	return data, nil
 }

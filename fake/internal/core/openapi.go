@@ -517,6 +517,9 @@ func schemaRef(schema string) map[string]any {
 	return map[string]any{"$ref": "#/components/schemas/" + componentName(schema)}
 }
 
+// ReadSchema is the schema document name as the fake and the kit compile it: numbers as
+// written, and both dialects' words accepted (schemas.BothDialects), so that the OpenAPI
+// document describes the maker's words the fake accepts and answers.
 func ReadSchema(name string) (map[string]any, error) {
 	raw, err := fs.ReadFile(schemas.FS(), name+".json")
 	if err != nil {
@@ -528,6 +531,7 @@ func ReadSchema(name string) (map[string]any, error) {
 	if err := d.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
+	schemas.BothDialects(doc)
 	return doc, nil
 }
 

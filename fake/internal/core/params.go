@@ -188,11 +188,12 @@ func ParseQueryArgs(args []QueryArg, raw string) []QueryArg {
 func (c *Call) getQuery(key string) (string, bool) {
 	args, ok := c.queryArgs()
 	if !ok {
-		return c.GetQuery(key)
+		v, ok := c.GetQuery(key)
+		return Canonical(key, v), ok
 	}
 	for _, a := range args {
 		if a.Key == key {
-			return a.Value, true
+			return Canonical(key, a.Value), true
 		}
 	}
 	return "", false
@@ -271,7 +272,7 @@ func (c *Call) QueryStrings(name string) []string {
 			var item string
 			item, v, _ = strings.Cut(v, ",")
 			if item = strings.TrimSpace(item); item != "" {
-				out = append(out, item)
+				out = append(out, Canonical(name, item))
 			}
 		}
 	}

@@ -173,6 +173,9 @@ func (s *Server) WriteJSON(gc *gin.Context, status int, schema string, v any) {
 // take a second system call and packet.
 func (s *Server) writeBody(gc *gin.Context, status int, schema string, doc []byte) {
 	s.CheckSchema(gc, schema, doc[:len(doc)-1])
+	if c := callOf(gc); c != nil {
+		doc = InDialect(doc, c.Dialect()) // checked in the reference's words, written in the request's
+	}
 	h := gc.Writer.Header()
 	h["Content-Type"] = jsonContentType
 	x := exchangeOf(gc)
@@ -344,6 +347,9 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 	}
 	body := errorBody{Type: "error", RequestID: x.RequestID[0]}
 	body.Error.Type, body.Error.Message, body.Error.Details = ae.Typ, ae.Message, ae.details
+	if c := callOf(gc); c != nil && c.Dialect() == Maker {
+		body.Error.Message = quotedInDialect(body.Error.Message)
+	}
 	s.WriteJSON(gc, status, "error", body)
 }
 
@@ -416,7 +422,7 @@ func frame(gc *gin.Context) {
 		if len(x.body) > ReleaseAfterBytes && status >= 400 {
 			releaseSoon()
 		}
-		x.body = nil
+		x.body, x.sent = nil, nil
 		if s.Logger != nil {
 			s.Logger.Info("request", "method", gc.Request.Method, "path", gc.Request.URL.Path,
 				"status", status, "duration", time.Since(start), "request_id", id)
@@ -467,8 +473,11 @@ type Exchange struct {
 	// decoded as JSON (decodeBody, bindValid), so that the journal keeps it without reading it
 	// again to tell; bodySent, when bodyCounted, the body fields the decoded body holds
 	// (sentFields).
-	body         []byte
-	bodyJSON     bool
+	body     []byte
+	bodyJSON bool
+	// sent is the body as the client sent it when reading it in the reference's words changed
+	// it (Body, dialect.go); else nil.
+	sent         []byte
 	bodySent     [MaxFieldWords]uint64
 	bodyCounted  bool
 	ErrorType    string

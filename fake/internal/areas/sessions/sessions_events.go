@@ -264,6 +264,7 @@ func write(c *core.Call, name string, data any) bool {
 		return false
 	}
 	c.Srv.CheckSchema(c.Context, c.Route.Events, b)
+	b = core.InDialect(b, c.Dialect()) // checked in the reference's words, sent in the request's
 	_, err = fmt.Fprintf(c.Writer, "event: %s\ndata: %s\n\n", name, b)
 	return err == nil
 }

@@ -42,8 +42,8 @@ var (
 		core.IntParam("reclaim_older_than_ms", defaultReclaimMS, 0, 86_400_000, "Also hand out items whose lease holder has been silent this long."))
 	qHeartbeat = core.Query(
 		core.NumberParam("desired_ttl_seconds", DefaultLeaseSeconds, 0, math.MaxFloat64, fmt.Sprintf("The lease to hold, in seconds; at most %v are granted.", MaxLeaseSeconds)),
-		[]core.Param{{Name: "expected_last_heartbeat", Kind: core.PString, Required: true,
-			Doc: "The last_heartbeat of the previous heartbeat, or " + NoHeartbeat + " to claim an unclaimed lease; 412 when it is not the current one."}})
+		[]core.Param{{Name: "expected_last_heartbeat", Kind: core.PString,
+			Doc: "The last_heartbeat of the previous heartbeat, or " + NoHeartbeat + " to claim an unclaimed lease; 412 when it is not the current one. Without it the heartbeat is unconditional: it claims or extends the lease whoever held it."}})
 	hWorker = []core.Param{{Name: HeaderWorkerID, Kind: core.PString,
 		Doc: "Identifies the polling worker, for the environment's metrics (workers_polling); not a credential."}}
 )

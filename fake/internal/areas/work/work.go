@@ -458,16 +458,19 @@ type heartbeatResponse struct {
 
 // heartbeatWork claims or extends the lease of an item (spec 4.8, gaps §8). The check of
 // expected_last_heartbeat and the new record happen under one lock, so of two workers racing
-// with the same expectation exactly one wins and the other gets 412.
+// with the same expectation exactly one wins and the other gets 412. Without
+// expected_last_heartbeat (optional in the official SDKs' types) the heartbeat is unconditional:
+// nothing is compared, and it claims or extends the lease as a matching one would.
 func heartbeatWork(s *core.Server, c *core.Call) (any, error) {
 	ttl, err := c.QueryFloat("desired_ttl_seconds")
 	if err != nil {
 		return nil, err
 	}
 	ttl = min(ttl, MaxLeaseSeconds)
-	expected, ok := c.QueryString("expected_last_heartbeat")
-	if !ok || expected == "" {
-		return nil, core.InvalidField("expected_last_heartbeat", "field required: pass %s to claim an unclaimed lease, or the last_heartbeat of the previous heartbeat", NoHeartbeat)
+	expected, conditional := c.QueryString("expected_last_heartbeat")
+	if conditional && expected == "" {
+		// An empty value is a client that lost the last heartbeat, not one asking for none.
+		return nil, core.InvalidField("expected_last_heartbeat", "is empty: pass %s to claim an unclaimed lease, the last_heartbeat of the previous heartbeat, or omit it for an unconditional heartbeat", NoHeartbeat)
 	}
 	return withItem(s, c, func(env *Environment, it *QueueItem, now time.Time) (any, error) {
 		if it.rec.State == workStopped {
@@ -477,7 +480,7 @@ func heartbeatWork(s *core.Server, c *core.Call) (any, error) {
 		if want == "" {
 			want = NoHeartbeat
 		}
-		if expected != want {
+		if conditional && expected != want {
 			var err *core.APIError
 			switch {
 			case it.rec.State == workQueued:

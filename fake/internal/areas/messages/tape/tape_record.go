@@ -128,7 +128,13 @@ func forward(s *core.Server, c *core.Call, body []byte) (any, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
 	u.RawPath = ""
 	u.RawQuery = r.URL.RawQuery
-	up, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
+	// The upstream gets the body in the client's own words (a real deployment knows only the
+	// maker's); the recording keeps body, read in the reference's (core/dialect.go).
+	sent := body
+	if len(body) > 0 {
+		sent = c.SentBody(body)
+	}
+	up, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(sent))
 	if err != nil {
 		return nil, core.NewError(core.ErrAPI, "the upstream request cannot be built: %v", err)
 	}
@@ -323,7 +329,7 @@ func (p *passThrough) copyEvents(c *core.Call, began time.Time) error {
 				for _, ev := range evs {
 					size += len(ev.Data)
 					p.rec.Response.Events = append(p.rec.Response.Events, recordedEvent{
-						OffsetMS: float64(at.Microseconds()) / 1000, Event: ev.Name, Data: ev.Data})
+						OffsetMS: float64(at.Microseconds()) / 1000, Event: ev.Name, Data: core.InReferenceWords(ev.Data)})
 				}
 				switch {
 				case size > MaxRecordedBytes:
@@ -392,7 +398,9 @@ func (p *passThrough) copyBody(c *core.Call) error {
 		}
 		if err == io.EOF {
 			if p.unrecordable == "" {
-				p.rec.Response.Body = bytes.Clone(bytes.TrimSpace(kept.Bytes()))
+				// In the reference's words, as the fake's own records: a replay answers each
+				// client in its dialect (core/dialect.go).
+				p.rec.Response.Body = bytes.Clone(core.InReferenceWords(bytes.TrimSpace(kept.Bytes())))
 			}
 			return nil
 		}

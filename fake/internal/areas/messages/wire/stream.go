@@ -62,6 +62,7 @@ func (st SseStream) Respond(c *core.Call) {
 		return err == nil
 	}
 	i := 0
+	maker := c.Dialect() == core.Maker
 	for ev := range st.Events {
 		if i == cut {
 			if !flush() {
@@ -86,6 +87,9 @@ func (st SseStream) Respond(c *core.Call) {
 			return
 		}
 		c.Srv.CheckSchema(c.Context, c.Route.Events, e.Buf.Bytes()[dataStart:e.Buf.Len()-1])
+		if maker {
+			core.RewriteTail(&e.Buf, dataStart) // the model's name in the request's dialect
+		}
 		e.Buf.WriteString("\n") // Encode ended the data line; a blank line ends the event
 		if (i == 1 || st.Paced || e.Buf.Len() >= streamChunk) && !flush() {
 			return
