@@ -15,7 +15,7 @@ import pytest
 from anthropic import Anthropic, AsyncAnthropic
 from anthropic.lib.tools import beta_tool
 
-MODEL = "assistant-sonnet-4-5"  # a model of the fake's fixtures
+MODEL = "claude-sonnet-4-5"  # a model of the fake's fixtures, by the name users of the SDK write (the fake answers anthropic-version requests in the maker's words)
 HELLO = [{"role": "user", "content": "Hello, fake."}]
 SDK_2 = anthropic.__version__.startswith("2.")
 # The API version each SDK line sends: 1.x the first one, 2.x the one its major shipped with.
@@ -165,8 +165,8 @@ def test_models_paging(client, fake):
     ids = [m.id for m in client.models.list(limit=4)]  # the SDK follows the pages
     assert len(ids) == 11 and len(set(ids)) == 11  # the fixtures' eleven models
     assert ids[:4] == [m.id for m in first.data]
-    assert ids[0] == "assistant-opus-4-7"
-    assert client.models.retrieve("assistant-sonnet-4-5").id.startswith("assistant-sonnet-4-5")
+    assert ids[0] == "claude-opus-4-7"
+    assert client.models.retrieve("claude-sonnet-4-5").id.startswith("claude-sonnet-4-5")
     # One request for the first page alone, then three pages of 4, 4 and 3, then the model.
     assert [e["query"] for e in fake.journal()] == [
         "limit=4", "limit=4", "limit=4&after_id=" + ids[3], "limit=4&after_id=" + ids[7], ""]

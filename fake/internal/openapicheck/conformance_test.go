@@ -227,6 +227,14 @@ func check(d *document, x exchange) (op string, problems []string) {
 	req := func() *http.Request {
 		r := httptest.NewRequest(x.method, x.url, bytes.NewReader(x.reqBody))
 		r.Header = x.reqHeader.Clone()
+		// The document names the headers in the reference's words; a client of the maker's
+		// sends them as anthropic-*, which the API reads alike (vendor-* decides when both are
+		// sent): the request is checked as the reference's.
+		for _, h := range []string{"Version", "Beta"} {
+			if maker := r.Header.Values("Anthropic-" + h); len(maker) > 0 && r.Header.Get("Vendor-"+h) == "" {
+				r.Header["Vendor-"+h] = maker
+			}
+		}
 		return r
 	}
 	route, pathParams, err := d.router.FindRoute(req())

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(PlatformFake.class)
 class SdkTest {
-    static final String MODEL = "assistant-sonnet-4-5"; // a model of the fake's fixtures
+    static final String MODEL = "claude-sonnet-4-5"; // a model of the fake's fixtures, by the name SDK users write
     FakeNamespace fake;
     AnthropicClient client;
 
@@ -149,7 +149,7 @@ class SdkTest {
         }
         assertEquals(11, ids.size()); // the fixtures' eleven models
         assertEquals(11, ids.stream().distinct().count());
-        assertEquals("assistant-opus-4-7", ids.get(0));
+        assertEquals("claude-opus-4-7", ids.get(0));
     }
 
     @Test
