@@ -61,6 +61,28 @@ func (c *Charged) Grow(n int) {
 	}
 }
 
+// Reserve counts n more bytes the store keeps, if the shared budget has room for them; false,
+// with nothing counted, when it has not. A released store counts nothing and refuses nothing:
+// a request still holding it keeps nothing that would count.
+func (c *Charged) Reserve(n int) bool {
+	if c.Released {
+		return true
+	}
+	if c.Budget != nil && !c.Budget.Reserve(n) {
+		return false
+	}
+	c.Bytes += n
+	return true
+}
+
+// Give takes n bytes the store let go out of its total and the shared budget; nothing once the
+// store is released, since Leave gave everything back.
+func (c *Charged) Give(n int) {
+	if !c.Released {
+		c.Grow(-n)
+	}
+}
+
 // Leave takes everything the store keeps out of the shared budget for good, and marks it
 // released; the store lets go of its contents itself.
 func (c *Charged) Leave() {
@@ -70,6 +92,15 @@ func (c *Charged) Leave() {
 
 // OverBudget reports whether the stores sharing the budget keep more than its limit.
 func (c *Charged) OverBudget() bool { return c.Budget != nil && c.Budget.Over() }
+
+// HeldSizeOf is HeldSize of v's JSON decoded, for a store that keeps typed records: what they
+// would hold as decoded JSON, the measure every store's bounds count in.
+func HeldSizeOf(v any) int {
+	b, _ := json.Marshal(v)
+	var x any
+	_ = json.Unmarshal(b, &x)
+	return HeldSize(x)
+}
 
 // HeldSize estimates the heap a decoded JSON value holds (as encoding/json decodes into any,
 // numbers as json.Number): what a store that keeps decoded JSON charges to its bounds. The bytes

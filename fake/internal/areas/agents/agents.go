@@ -95,26 +95,14 @@ func release(st *core.State) {
 // charge counts n more bytes kept by e, or refuses them past the store's or the shared bound;
 // the caller holds mu.
 func (a *Store) charge(e *entry, n int) error {
-	if a.Released {
-		return nil // the state was replaced under the request: nothing it keeps counts
-	}
-	if a.Bytes+n > MaxBytes {
+	if !a.Released && a.Bytes+n > MaxBytes {
 		return core.Invalid("the agents of this server (or namespace) may keep at most %d bytes in memory together; archive and forget agents by resetting the server (POST /_fake/reset) or use a fresh namespace", MaxBytes).Because(core.ReasonOutOfRange)
 	}
-	if a.Budget != nil && !a.Budget.Reserve(n) {
+	if !a.Reserve(n) {
 		return core.Invalid("the agents of every namespace of this server may keep at most %d bytes in memory together; drop idle namespaces (DELETE /_fake/namespaces)", a.Budget.Limit).Because(core.ReasonOutOfRange)
 	}
-	a.Bytes += n
 	e.bytes += n
 	return nil
-}
-
-// heldSize is the heap estimate of an agent version, as core.HeldSize counts decoded JSON.
-func heldSize(v Agent) int {
-	b, _ := json.Marshal(v)
-	var x any
-	_ = json.Unmarshal(b, &x)
-	return core.HeldSize(x)
 }
 
 // find returns the caller's agent: another organization's is answered 404 like an unknown one.
@@ -170,7 +158,7 @@ func createAgent(s *core.Server, c *core.Call) (any, error) {
 	}
 	v.ID = s.IDs.Next("agent_")
 	e := &entry{org: c.Org}
-	if err := a.charge(e, heldSize(v)); err != nil {
+	if err := a.charge(e, core.HeldSizeOf(v)); err != nil {
 		return nil, err
 	}
 	e.versions = []Agent{v}
@@ -238,7 +226,7 @@ func updateAgent(s *core.Server, c *core.Call) (any, error) {
 		return nil, core.Invalid("agent %s has %d versions, the most the fake keeps; create a new agent", cur.ID, MaxVersions).Because(core.ReasonOutOfRange)
 	}
 	next.Version, next.UpdatedAt = cur.Version+1, s.Clock.Now()
-	if err := a.charge(e, heldSize(next)); err != nil {
+	if err := a.charge(e, core.HeldSizeOf(next)); err != nil {
 		return nil, err
 	}
 	e.versions = append(e.versions, next)

@@ -224,10 +224,9 @@ func createBatch(s *core.Server, c *core.Call) (any, error) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	n := b.held()
-	if !bs.Released && bs.Budget != nil && !bs.Budget.Reserve(n) {
+	if !bs.Reserve(n) {
 		return nil, core.NewError(core.ErrRequestTooLarge, "the results of this batch would hold %d bytes, and the batches of this server and all its namespaces hold %d bytes of their budget of %d; delete batches, then create it again", n, bs.Budget.Bytes.Load(), bs.Budget.Limit)
 	}
-	bs.Bytes += n
 	b.ID = s.IDs.Next("msgbatch_")
 	bs.byID[b.ID] = b
 	bs.lists[b.org] = core.InsertInOrder(bs.lists[b.org], b, batchKey, core.NewestFirst)
@@ -326,11 +325,7 @@ func deleteBatch(s *core.Server, c *core.Call) (any, error) {
 	}
 	delete(bs.byID, b.ID)
 	bs.lists[b.org] = core.RemoveInOrder(bs.lists[b.org], b, batchKey, core.NewestFirst)
-	if bs.Released {
-		bs.Bytes -= b.held()
-	} else {
-		bs.Grow(-b.held())
-	}
+	bs.Give(b.held())
 	return struct {
 		ID   string `json:"id"`
 		Type string `json:"type"`

@@ -175,10 +175,9 @@ func (fs *Store) add(f *File, ids *core.IDs, now time.Time) error {
 		return quotaError("the organization's files hold %d bytes and this one %d, more than the %d bytes this server keeps for one organization; delete files, then upload again", u.bytes, len(f.content), MaxOrgBytes)
 	}
 	n := f.held()
-	if !fs.Released && fs.Budget != nil && !fs.Budget.Reserve(n) {
+	if !fs.Reserve(n) {
 		return quotaError("the files of this server and all its namespaces hold %d bytes together, and this one would pass their budget of %d bytes; delete files, here or in other namespaces, then upload again", fs.Budget.Bytes.Load(), fs.Budget.Limit)
 	}
-	fs.Bytes += n
 	f.ID = ids.Next("file_")
 	fs.put(f)
 	return nil
@@ -192,17 +191,7 @@ func (fs *Store) remove(f *File) {
 	u := fs.usageOf(f.Org)
 	u.bytes -= len(f.content)
 	u.files--
-	fs.give(f.held())
-}
-
-// give takes n bytes the store let go out of its count, and out of the shared budget unless the
-// store left it already (release).
-func (fs *Store) give(n int) {
-	if fs.Released {
-		fs.Bytes -= n
-		return
-	}
-	fs.Grow(-n)
+	fs.Give(f.held())
 }
 
 // sweep lets go of the content of every file that expired by now: the bytes leave the quota and
@@ -222,7 +211,7 @@ func (fs *Store) sweep(now time.Time) {
 			fs.replace(f, &g)
 			fs.usageOf(f.Org).bytes -= len(f.content)
 			if !f.fixture {
-				fs.give(len(f.content))
+				fs.Give(len(f.content))
 			}
 			continue
 		}

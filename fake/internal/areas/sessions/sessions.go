@@ -136,26 +136,14 @@ func release(st *core.State) {
 // charge counts n more bytes kept by ss, or refuses them past the store's or the shared bound;
 // the caller holds mu.
 func (a *Store) charge(ss *session, n int) error {
-	if a.Released {
-		return nil // the state was replaced under the request: nothing it keeps counts
-	}
-	if a.Bytes+n > MaxBytes {
+	if !a.Released && a.Bytes+n > MaxBytes {
 		return core.Invalid("the sessions of this server (or namespace) may keep at most %d bytes in memory together, events included; delete sessions (DELETE /v1/sessions/{id}) or reset the server", MaxBytes).Because(core.ReasonOutOfRange)
 	}
-	if a.Budget != nil && !a.Budget.Reserve(n) {
+	if !a.Reserve(n) {
 		return core.Invalid("the sessions of every namespace of this server may keep at most %d bytes in memory together; delete sessions or drop idle namespaces (DELETE /_fake/namespaces)", a.Budget.Limit).Because(core.ReasonOutOfRange)
 	}
-	a.Bytes += n
 	ss.bytes += n
 	return nil
-}
-
-// heldSize is the heap estimate of a value as core.HeldSize counts decoded JSON.
-func heldSize(v any) int {
-	b, _ := json.Marshal(v)
-	var x any
-	_ = json.Unmarshal(b, &x)
-	return core.HeldSize(x)
 }
 
 func (ss *session) wake() {
@@ -268,7 +256,7 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 	for _, x := range listOf(body["resources"]) {
 		ss.addResource(resource(s, mapOf(x), now))
 	}
-	if err := a.charge(ss, heldSize(ss.rec)); err != nil {
+	if err := a.charge(ss, core.HeldSizeOf(ss.rec)); err != nil {
 		a.mu.Unlock()
 		return nil, err
 	}

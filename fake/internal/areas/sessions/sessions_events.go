@@ -34,7 +34,7 @@ func (ss *session) emit(s *core.Server, a *Store, now time.Time, ev Event) error
 		return core.Invalid("session %s holds %d events, the most the fake keeps in one session; start a new session", ss.rec.ID, MaxEvents).Because(core.ReasonOutOfRange)
 	}
 	ev["id"], ev["processed_at"] = s.IDs.Next("sevt_"), now
-	if err := a.charge(ss, heldSize(ev)); err != nil {
+	if err := a.charge(ss, core.HeldSizeOf(ev)); err != nil {
 		return err
 	}
 	ss.log(now, ev)

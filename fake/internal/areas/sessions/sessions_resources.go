@@ -66,7 +66,7 @@ func addFile(s *core.Server, c *core.Call) (any, error) {
 			return nil, core.Invalid("session %s holds %d resources, the most a session supports", ss.rec.ID, MaxResources).Because(core.ReasonOutOfRange)
 		}
 		v := resource(s, mapOf(doc), now)
-		if err := a.charge(ss, heldSize(v)); err != nil {
+		if err := a.charge(ss, core.HeldSizeOf(v)); err != nil {
 			return nil, err
 		}
 		ss.addResource(v)
