@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -53,11 +54,68 @@ var endpoints = []endpoint{
 	{name: "list: environments", method: http.MethodGet, target: "/v1/environments?limit=20", header: apiKey},
 	{name: "list: compliance chats", method: http.MethodGet, target: "/v1/compliance/apps/chats?limit=20&user_ids=" + grace, header: compliance},
 	{name: "list: memory stores", method: http.MethodGet, target: "/v1/memory_stores?limit=20", header: apiKey},
+	{name: "list: files", method: http.MethodGet, target: "/v1/files?limit=20", header: apiKey},
+	{name: "GET /v1/agents/{id}", method: http.MethodGet, target: "/v1/agents/{agent}", header: apiKey},
+	{name: "list: agents", method: http.MethodGet, target: "/v1/agents?limit=20", header: apiKey},
+	{name: "GET /v1/sessions/{id}", method: http.MethodGet, target: "/v1/sessions/{session}", header: apiKey},
+	{name: "list: sessions", method: http.MethodGet, target: "/v1/sessions?limit=20", header: apiKey},
+	{name: "list: session events", method: http.MethodGet, target: "/v1/sessions/{session}/events?limit=20", header: apiKey},
+	{name: "list: message batches", method: http.MethodGet, target: "/v1/messages/batches?limit=20", header: apiKey},
 	{name: "download: compliance file", method: http.MethodGet, target: "/v1/compliance/apps/chats/files/assistant_file_01Acme0001/content", header: compliance},
 	{name: "create: POST /v1/memory_stores", method: http.MethodPost, target: "/v1/memory_stores", header: apiKey, body: []byte(`{"name":"load"}`)},
 	{name: "message: POST /v1/messages", method: http.MethodPost, target: "/v1/messages", header: apiKey, body: messageBody(1, false)},
 	{name: "stream: POST /v1/messages, long answer", method: http.MethodPost, target: "/v1/messages", header: apiKey, body: messageBody(200, true), stream: true},
 	{name: "stream: POST /v1/messages, 200 turns", method: http.MethodPost, target: "/v1/messages", header: apiKey, body: conversationBody(200), stream: true},
+}
+
+// seeds are sent once, before the answers are recorded: the records that the reads of the areas
+// without fixtures (agents, sessions, batches) need, a page of each. A target's {name} is the ID
+// that the last seed named name created.
+var seeds = []struct {
+	name, target string
+	body         []byte
+	times        int
+}{
+	{name: "agent", target: "/v1/agents", times: 20, body: []byte(`{"name":"load","model":"assistant-sonnet-4-5",` +
+		`"tools":[{"type":"agent_toolset_20260401","configs":[{"name":"bash"}]}]}`)},
+	{name: "environment", target: "/v1/environments", times: 1, body: []byte(`{"name":"load","config":{"type":"cloud"}}`)},
+	{name: "session", target: "/v1/sessions", times: 20, body: []byte(`{"agent":"{agent}","environment_id":"{environment}","title":"load"}`)},
+	{name: "event", target: "/v1/sessions/{session}/events", times: 5,
+		body: []byte(`{"events":[{"type":"user.message","content":[{"type":"text","text":"hello"}]}]}`)},
+	{name: "batch", target: "/v1/messages/batches", times: 20, body: []byte(`{"requests":[{"custom_id":"a","params":` +
+		`{"model":"assistant-sonnet-4-5","max_tokens":16,"messages":[{"role":"user","content":"Hello"}]}}]}`)},
+}
+
+// seed sends the seeds and returns endpoints with their targets' names replaced by the IDs made.
+func seed(client *http.Client, base string, eps []endpoint) ([]endpoint, error) {
+	ids := map[string]string{}
+	expand := func(s string) string {
+		for name, id := range ids {
+			s = strings.ReplaceAll(s, "{"+name+"}", id)
+		}
+		return s
+	}
+	for _, sd := range seeds {
+		ep := endpoint{method: http.MethodPost, target: expand(sd.target), header: apiKey, body: []byte(expand(string(sd.body)))}
+		for range sd.times {
+			resp, err := client.Do(ep.request(base))
+			if err != nil {
+				return nil, fmt.Errorf("seeding %s: %w", sd.name, err)
+			}
+			var made struct{ ID string }
+			err = json.NewDecoder(resp.Body).Decode(&made)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				return nil, fmt.Errorf("seeding %s: the fake answered %d (%v)", sd.name, resp.StatusCode, err)
+			}
+			ids[sd.name] = made.ID
+		}
+	}
+	out := slices.Clone(eps)
+	for i := range out {
+		out[i].target = expand(out[i].target)
+	}
+	return out, nil
 }
 
 // messageBody is a Messages request. With docs > 1 it sends that many short documents with

@@ -95,6 +95,10 @@ func run(cfg config) error {
 	defer fake.Stop()
 
 	client := newClient(cfg.concurrency)
+	endpoints, err := seed(client, fake.Base, endpoints)
+	if err != nil {
+		return err
+	}
 	recorded, err := record(client, fake.Base, endpoints)
 	if err != nil {
 		return err
