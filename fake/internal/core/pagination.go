@@ -156,24 +156,24 @@ func EncodedPage[T any](p CursorPage[T], encoded func(T) []byte) *Encoder {
 // EncodedTokenPage is encodedPage for a page-token list whose items are encoded once per change,
 // on the first read after it (encode may fail, as encoding may).
 func EncodedTokenPage[T any](p TokenPage[T], encode func(T) (json.RawMessage, error)) (*Encoder, error) {
-	return spliceEncoded(p.Data, encode, TokenPage[struct{}]{NextPage: p.NextPage})
+	return SpliceEncoded(p.Data, encode, TokenPage[struct{}]{NextPage: p.NextPage})
 }
 
 // EncodedCursorPage is encodedTokenPage for a cursor-by-ID list.
 func EncodedCursorPage[T any](p CursorPage[T], encode func(T) (json.RawMessage, error)) (*Encoder, error) {
-	return spliceEncoded(p.Data, encode, CursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
+	return SpliceEncoded(p.Data, encode, CursorPage[struct{}]{FirstID: p.FirstID, HasMore: p.HasMore, LastID: p.LastID})
 }
 
 // SplicePage is encodedPage for a page of any family: rest is the same page without its items
 // (a struct whose first field is data, nil), which gives the fields after data.
 func SplicePage[T any](items []T, encoded func(T) []byte, rest any) *Encoder {
-	e, _ := spliceEncoded(items, func(it T) (json.RawMessage, error) { return encoded(it), nil }, rest)
+	e, _ := SpliceEncoded(items, func(it T) (json.RawMessage, error) { return encoded(it), nil }, rest)
 	return e
 }
 
-// spliceEncoded is splicePage for items whose encoding may fail: the first error is answered,
+// SpliceEncoded is SplicePage for items whose encoding may fail: the first error is answered,
 // and the buffer goes back to the pool.
-func spliceEncoded[T any](items []T, encode func(T) (json.RawMessage, error), rest any) (*Encoder, error) {
+func SpliceEncoded[T any](items []T, encode func(T) (json.RawMessage, error), rest any) (*Encoder, error) {
 	e := Encoders.Get().(*Encoder)
 	e.Buf.WriteString(`{"data":[`)
 	for i, it := range items {

@@ -58,9 +58,18 @@ type entry struct {
 	org      *core.Org
 	versions []Agent
 	bytes    int
+	encoded  core.RecordJSON // the latest version as JSON, for list pages
 }
 
 func (e *entry) latest() Agent { return e.versions[len(e.versions)-1] }
+
+// json is the latest version as writeJSON would encode it (a read and a list page answer it),
+// encoded once per change: a version never changes but for archived_at, so the count of versions
+// and whether the agent is archived name the bytes. The caller holds the store's lock.
+func (e *entry) json() (json.RawMessage, error) {
+	last := e.latest()
+	return e.encoded.Get(strconv.Itoa(len(e.versions))+strconv.FormatBool(last.ArchivedAt != nil), func() any { return last })
+}
 
 func entryKey(e *entry) core.ListKey {
 	return core.ListKey{At: e.versions[0].CreatedAt, ID: e.versions[0].ID}
@@ -180,7 +189,7 @@ func getAgent(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	if !set {
-		return e.latest(), nil
+		return e.json()
 	}
 	if version > len(e.versions) {
 		return nil, core.NotFound("version of agent "+e.latest().ID, strconv.Itoa(version))
@@ -283,11 +292,7 @@ func listAgents(s *core.Server, c *core.Call) (any, error) {
 	page := core.PageNewestKept(a.byOrg[c.Org], func(e *entry) bool {
 		return (archived || e.latest().ArchivedAt == nil) && created.Contains(e.versions[0].CreatedAt)
 	}, entryKey, "agents", after, limit)
-	out := core.TokenPage[Agent]{Data: make([]Agent, len(page.Data)), NextPage: page.NextPage}
-	for i, e := range page.Data {
-		out.Data[i] = e.latest()
-	}
-	return out, nil
+	return core.EncodedTokenPage(page, (*entry).json)
 }
 
 // listVersions lists an agent's versions, newest first.

@@ -3,7 +3,9 @@ package sessions
 import (
 	"encoding/json"
 	"maps"
+	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,7 +43,7 @@ const (
 type Session struct {
 	ID                 string            `json:"id"`
 	Type               string            `json:"type"`
-	Agent              map[string]any    `json:"agent"`
+	Agent              json.RawMessage   `json:"agent"` // the version it runs, encoded once (snapshot)
 	ArchivedAt         *time.Time        `json:"archived_at"`
 	Budget             any               `json:"budget"`
 	CreatedAt          time.Time         `json:"created_at"`
@@ -98,6 +100,10 @@ type session struct {
 	// waking its streams.
 	changed chan struct{}
 	deleted bool
+	// encoded is the session as answered (view), encoded by the first read after a change: every
+	// request on the session but a read drops it (withHeld), and the bytes are kept for one
+	// instant of the virtual clock, since the duration runs with it.
+	encoded core.RecordJSON
 }
 
 func sessionKey(s *session) core.ListKey { return core.ListKey{At: s.rec.CreatedAt, ID: s.rec.ID} }
@@ -188,6 +194,9 @@ func withHeld(s *core.Server, c *core.Call, f func(a *Store, ss *session, now ti
 	if err != nil {
 		return nil, err
 	}
+	if c.Request.Method != http.MethodGet {
+		ss.encoded.Drop()
+	}
 	return f(a, ss, s.Clock.Now())
 }
 
@@ -200,6 +209,12 @@ func (ss *session) view(now time.Time) Session {
 	}
 	r.Stats.DurationSeconds = end.Sub(r.CreatedAt).Seconds()
 	return r
+}
+
+// json is view(now) as writeJSON would encode it, kept until the session changes or the clock
+// moves; the caller holds the store's lock.
+func (ss *session) json(now time.Time) (json.RawMessage, error) {
+	return ss.encoded.Get(strconv.FormatInt(now.UnixNano(), 36), func() any { return ss.view(now) })
 }
 
 // --- Create ---
@@ -228,9 +243,13 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 			return nil, err
 		}
 	}
+	snap, err := snapshot(v)
+	if err != nil {
+		return nil, err
+	}
 	now := s.Clock.Now()
 	rec := Session{
-		Type: "session", Agent: snapshot(v), Budget: body["budget"], CreatedAt: now, UpdatedAt: now,
+		Type: "session", Agent: snap, Budget: body["budget"], CreatedAt: now, UpdatedAt: now,
 		EnvironmentID: envID, Metadata: map[string]string{}, OutcomeEvaluations: []any{}, Resources: []any{},
 		Status: StatusIdle, VaultIDs: []string{},
 	}
@@ -325,12 +344,14 @@ func agentRef(x any) (id string, version int, over map[string]any) {
 
 // snapshot is the agent as a session holds it: the version's configuration, without its
 // agent-level fields (metadata, timestamps).
-func snapshot(v agents.Agent) map[string]any {
-	return map[string]any{
+// It is encoded once, here: a session's answers carry it whole, and it never changes but by
+// an update that gives a new one.
+func snapshot(v agents.Agent) (json.RawMessage, error) {
+	return json.Marshal(map[string]any{
 		"id": v.ID, "type": "agent", "version": v.Version, "name": v.Name, "description": v.Description,
 		"system": v.System, "model": v.Model, "tools": v.Tools, "mcp_servers": v.MCPServers, "skills": v.Skills,
 		"execution_identity": v.ExecutionIdentity, "multiagent": v.Multiagent,
-	}
+	})
 }
 
 // resource is a resource of a create body as the session holds it, with its defaults.
@@ -406,10 +427,12 @@ func (a *Store) remove(ss *session) {
 // --- Read, list ---
 
 func getSession(s *core.Server, c *core.Call) (any, error) {
-	return withSession(s, c, func(_ *Store, ss *session, now time.Time) (any, error) { return ss.view(now), nil })
+	return withSession(s, c, func(_ *Store, ss *session, now time.Time) (any, error) { return ss.json(now) })
 }
 
 // sessionPage is a page of the session list, which pages both ways.
+// sessionPage is a page of sessions; its items are spliced in (core.SpliceEncoded), so Data is
+// always nil here and only names the field's place and schema.
 type sessionPage struct {
 	Data     []Session `json:"data"`
 	NextPage *string   `json:"next_page"`
@@ -494,10 +517,7 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 	default:
 		hi = min(hi, limit)
 	}
-	out := sessionPage{Data: make([]Session, 0, hi-lo)}
-	for _, ss := range kept[lo:hi] {
-		out.Data = append(out.Data, ss.view(now))
-	}
+	var out sessionPage
 	if hi < len(kept) && hi > lo {
 		t := core.EncodePageToken(scope, sessionKey(kept[hi-1]))
 		out.NextPage = &t
@@ -506,7 +526,7 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 		t := core.EncodePageToken(scope+"_back", sessionKey(kept[lo]))
 		out.PrevPage = &t
 	}
-	return out, nil
+	return core.SpliceEncoded(kept[lo:hi], func(ss *session) (json.RawMessage, error) { return ss.json(now) }, out)
 }
 
 func mountsStore(resources []any, id string) bool {

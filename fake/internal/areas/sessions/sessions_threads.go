@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -14,18 +15,18 @@ import (
 
 // Thread is a session thread as the API answers it.
 type Thread struct {
-	ID             string         `json:"id"`
-	Type           string         `json:"type"`
-	SessionID      string         `json:"session_id"`
-	ParentThreadID *string        `json:"parent_thread_id"`
-	Agent          map[string]any `json:"agent"`
-	Status         string         `json:"status"`
-	ArchivedAt     *time.Time     `json:"archived_at"`
-	CreatedAt      time.Time      `json:"created_at"`
-	UpdatedAt      time.Time      `json:"updated_at"`
-	Stats          *Stats         `json:"stats"`
-	Usage          *Usage         `json:"usage"`
-	WorkflowRunID  *string        `json:"workflow_run_id"`
+	ID             string          `json:"id"`
+	Type           string          `json:"type"`
+	SessionID      string          `json:"session_id"`
+	ParentThreadID *string         `json:"parent_thread_id"`
+	Agent          json.RawMessage `json:"agent"`
+	Status         string          `json:"status"`
+	ArchivedAt     *time.Time      `json:"archived_at"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+	Stats          *Stats          `json:"stats"`
+	Usage          *Usage          `json:"usage"`
+	WorkflowRunID  *string         `json:"workflow_run_id"`
 }
 
 // primaryID is the ID of a session's primary thread.

@@ -71,7 +71,9 @@ func updateSession(s *core.Server, c *core.Call) (any, error) {
 			if model, err = agents.Override(ss.model, over, "agent."); err != nil {
 				return nil, err
 			}
-			next.Agent = snapshot(model)
+			if next.Agent, err = snapshot(model); err != nil {
+				return nil, err
+			}
 			changed["agent"] = next.Agent
 		}
 		if len(changed) == 0 {

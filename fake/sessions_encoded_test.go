@@ -1,0 +1,55 @@
+package fake
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSessionReadsAfterChange: a session's read and its list item are the bytes encoded by the
+// first read after a change (sessions keep them). After each kind of change the next read and
+// the next page show it, and both agree byte for byte.
+func TestSessionReadsAfterChange(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	agent := api.ok("POST", "/v1/agents", agentBody("cached")).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env, "title": "first"}).get("id").String()
+	// read returns the session as read alone, after checking that the list gives the same bytes.
+	read := func(after string) reply {
+		t.Helper()
+		one := api.ok("GET", "/v1/sessions/"+id, nil)
+		listed := api.ok("GET", "/v1/sessions?include_archived=true&limit=100", nil).get(`data.#(id=="` + id + `")`).Raw
+		if listed != strings.TrimSpace(string(one.body)) {
+			t.Fatalf("after %s the list gives\n%s\nand reading the session\n%s", after, listed, one.body)
+		}
+		return one
+	}
+	if got := read("create").get("title").String(); got != "first" {
+		t.Fatalf("title %q after create, want first", got)
+	}
+	read("a second read") // from the bytes the first encoded
+
+	api.ok("POST", "/v1/sessions/"+id, map[string]any{"title": "second", "metadata": map[string]any{"k": "v"}})
+	if r := read("update"); r.get("title").String() != "second" || r.get("metadata.k").String() != "v" {
+		t.Fatalf("after update: title %q, metadata.k %q; want second, v", r.get("title").String(), r.get("metadata.k").String())
+	}
+
+	before := read("update").get("stats.duration_seconds").Float()
+	advance(ts, 60)
+	if got := read("the clock moved").get("stats.duration_seconds").Float(); got != before+60 {
+		t.Fatalf("duration_seconds %v after 60 s, want %v", got, before+60)
+	}
+
+	if got := read("nothing").get("usage.output_tokens").Int(); got != 0 {
+		t.Fatalf("output_tokens %d before any turn, want 0", got)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello"))
+	if r := read("a turn"); r.get("usage.output_tokens").Int() == 0 || r.get("status").String() != "idle" {
+		t.Fatalf("after a turn: usage %s, status %q; want output tokens counted and idle", r.get("usage").Raw, r.get("status").String())
+	}
+
+	api.ok("POST", "/v1/sessions/"+id+"/archive", nil)
+	if got := read("archive").get("archived_at").String(); got == "" {
+		t.Fatal("archived_at is null after archive")
+	}
+}
