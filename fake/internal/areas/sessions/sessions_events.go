@@ -20,6 +20,9 @@ type stored struct {
 	seq int
 	at  time.Time
 	ev  Event
+	// json is ev as encoded by the first page that lists it (an event never changes once a
+	// client can see it); the store's lock guards it.
+	json *core.RecordJSON
 }
 
 // storedKey orders a log by its sequence (events of one request share an instant of the clock).
@@ -51,7 +54,7 @@ func (ss *session) append(s *core.Server, now time.Time, ev Event) {
 
 // log holds a new event until a client looks (release).
 func (ss *session) log(now time.Time, ev Event) {
-	ss.held = append(ss.held, stored{seq: len(ss.events) + len(ss.held), at: now, ev: ev})
+	ss.held = append(ss.held, stored{seq: len(ss.events) + len(ss.held), at: now, ev: ev, json: new(core.RecordJSON)})
 }
 
 // release shows the held events, and wakes the session's streams.
@@ -137,12 +140,6 @@ func (ss *session) handle(s *core.Server, a *Store, ev Event, now time.Time, at 
 
 // --- List ---
 
-// eventPage is a page of a session's events.
-type eventPage struct {
-	Data     []Event `json:"data"`
-	NextPage *string `json:"next_page"`
-}
-
 // listEvents lists a session's events in order (asc by default), filtered by type and by
 // processed_at.
 func listEvents(s *core.Server, c *core.Call) (any, error) {
@@ -173,11 +170,7 @@ func listEvents(s *core.Server, c *core.Call) (any, error) {
 		} else {
 			page = core.PageByTokenKept(ss.events, keep, storedKey, core.OldestFirst, "session_events", after, limit)
 		}
-		out := eventPage{Data: make([]Event, len(page.Data)), NextPage: page.NextPage}
-		for i, e := range page.Data {
-			out.Data[i] = e.ev
-		}
-		return out, nil
+		return core.EncodedTokenPage(page, func(e stored) (json.RawMessage, error) { return e.json.Get("", func() any { return e.ev }) })
 	})
 }
 
