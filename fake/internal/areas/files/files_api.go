@@ -6,7 +6,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,27 +15,15 @@ import (
 	"github.com/platformkit/platformkit/schemas"
 )
 
-// The optional workspace header of the files routes: the reference's name and the official
-// SDKs' (which decides only when the reference's is absent).
-const (
-	HeaderWorkspaceID    = "Vendor-Workspace-ID"
-	SDKHeaderWorkspaceID = "Anthropic-Workspace-ID"
-)
-
-var workspaceIDPattern = regexp.MustCompile(`^wrkspc_[A-Za-z0-9_-]{1,128}$`)
-
 // checkWorkspace refuses a workspace header that names another workspace than the API key's: a
 // key belongs to one workspace, and the header "if sent, must match" it (400 naming the header).
 func checkWorkspace(c *core.Call) error {
-	name, ws := strings.ToLower(HeaderWorkspaceID), strings.TrimSpace(c.DeclaredHeader(HeaderWorkspaceID))
-	if ws == "" {
-		name, ws = strings.ToLower(SDKHeaderWorkspaceID), strings.TrimSpace(c.DeclaredHeader(SDKHeaderWorkspaceID))
-	}
+	ws, name, err := c.Workspace()
 	switch {
+	case err != nil:
+		return err
 	case ws == "" || ws == c.Cred.WorkspaceID:
 		return nil
-	case !workspaceIDPattern.MatchString(ws):
-		return core.InvalidField(name, "must be a workspace ID starting with \"wrkspc_\", got %s", core.Quoted(ws, core.MaxExcerpt))
 	case c.Cred.WorkspaceID == "":
 		return core.InvalidField(name, "%s is not the workspace of this API key, which belongs to the default workspace; leave the header out", core.Quoted(ws, core.MaxExcerpt))
 	}

@@ -51,8 +51,5 @@ var (
 		core.StrParam("scope_id", "Only the files of this scope (a session's ID)."),
 		core.StrParam("after_id", "Legacy shape only (vendor-beta: "+LegacyBeta+"): the page after this file."),
 		core.StrParam("before_id", "Legacy shape only (vendor-beta: "+LegacyBeta+"): the page before this file; at most one of after_id and before_id."))
-	hWorkspace = []core.Param{
-		{Name: HeaderWorkspaceID, Kind: core.PString, Doc: "The workspace of the request (wrkspc_...); optional, and when sent it must be the API key's workspace."},
-		{Name: SDKHeaderWorkspaceID, Kind: core.PString, Doc: "The same as " + HeaderWorkspaceID + ", under the name the official SDKs send; " + HeaderWorkspaceID + " decides when both are sent."},
-	}
+	hWorkspace = core.WorkspaceParams("The workspace of the request (wrkspc_...); optional, and when sent it must be the API key's workspace.")
 )

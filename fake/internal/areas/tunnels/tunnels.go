@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,8 +122,6 @@ func TunnelRecKey(t *TunnelRec) core.ListKey          { return tunnelKey(t.Tunne
 func CertRecKey(c *TunnelCertificate) core.ListKey    { return certificateKey(*c) }
 func (t *TunnelRec) archived() bool                   { return t.ArchivedAt != nil }
 func (c *TunnelCertificate) archived() bool           { return c.ArchivedAt != nil }
-
-var workspaceIDPattern = regexp.MustCompile(`^wrkspc_[A-Za-z0-9_-]+$`)
 
 const (
 	maxDisplayName = 255
@@ -272,7 +269,7 @@ func withTunnel(s *core.Server, c *core.Call, f func(st *Store, rec *TunnelRec) 
 	if err != nil {
 		return nil, err
 	}
-	if ws, err := tunnelWorkspace(c); err != nil {
+	if ws, _, err := tunnelWorkspace(c); err != nil {
 		return nil, err
 	} else if ws != "" && (rec.WorkspaceID == nil || *rec.WorkspaceID != ws) {
 		return nil, core.NotFound("tunnel", rec.ID) // outside the workspace the request is scoped to
@@ -320,7 +317,7 @@ func tunnelListQuery(c *core.Call, scope string) (q archivedListQuery, err error
 // optionally of one workspace (spec 4.9).
 func listTunnels(s *core.Server, c *core.Call) (any, error) {
 	workspace, filterWorkspace := c.QueryString("workspace_id")
-	if filterWorkspace && !workspaceIDPattern.MatchString(workspace) {
+	if filterWorkspace && !core.WorkspaceIDPattern.MatchString(workspace) {
 		return nil, core.InvalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\" (omit it to list every workspace), got %s", core.Quoted(workspace, core.MaxExcerpt))
 	}
 	return tunnelPage(s, c, workspace, filterWorkspace)
@@ -633,7 +630,7 @@ func CreateTunnel(s *core.Server, opts TunnelOptions) (Tunnel, error) {
 	}
 	t := Tunnel{Type: "tunnel"}
 	if opts.WorkspaceID != "" {
-		if !workspaceIDPattern.MatchString(opts.WorkspaceID) {
+		if !core.WorkspaceIDPattern.MatchString(opts.WorkspaceID) {
 			return Tunnel{}, core.InvalidField("workspace_id", "must be a workspace ID starting with \"wrkspc_\", or omitted for the default workspace, got %s", core.Quoted(opts.WorkspaceID, core.MaxExcerpt))
 		}
 		t.WorkspaceID = &opts.WorkspaceID

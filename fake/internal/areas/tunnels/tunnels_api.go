@@ -2,7 +2,6 @@ package tunnels
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 
@@ -15,50 +14,23 @@ import (
 // shares; it adds create and update, and the SDKs' optional workspace header, which scopes a
 // request to one workspace's tunnels.
 
-// headerWorkspaceID is the SDKs' optional workspace header (anthropic-workspace-id in their
-// spelling): create puts the tunnel in that workspace, the list shows only its tunnels, and a
-// tunnel of another workspace is not found.
-const headerWorkspaceID = "Vendor-Workspace-ID"
-
-// sdkHeaderWorkspaceID is the name the official SDKs send it under; headerWorkspaceID decides when
-// both are sent.
-const sdkHeaderWorkspaceID = "Anthropic-Workspace-ID"
-
 // hTunnelWorkspace declares the header on every /v1/tunnels route.
-var hTunnelWorkspace = []core.Param{{Name: headerWorkspaceID, Kind: core.PString,
-	Doc: "Scope the request to this workspace (wrkspc_...): create puts the tunnel there, the list shows only its tunnels, and a tunnel of another workspace is not found."},
-	{Name: sdkHeaderWorkspaceID, Kind: core.PString, Doc: "The same as " + headerWorkspaceID + ", under the name the official SDKs send; " + headerWorkspaceID + " decides when both are sent."}}
+var hTunnelWorkspace = core.WorkspaceParams("Scope the request to this workspace (wrkspc_...): create puts the tunnel there, the list shows only its tunnels, and a tunnel of another workspace is not found.")
 
 // tunnelWorkspace is the workspace a /v1/tunnels request is scoped to, "" when none (and on
-// /v1/organizations/tunnels, whose routes do not read the header); a malformed one is a 400
-// naming the header.
-func tunnelWorkspace(c *core.Call) (string, error) {
+// /v1/organizations/tunnels, whose routes do not read the header), with the header's name as
+// sent; a malformed one is a 400 naming the header.
+func tunnelWorkspace(c *core.Call) (ws, header string, err error) {
 	if c.Route.Ifc != core.IfTunnelsAPI {
-		return "", nil
+		return "", "", nil
 	}
-	ws := strings.TrimSpace(c.DeclaredHeader(headerWorkspaceID))
-	if ws == "" {
-		ws = strings.TrimSpace(c.DeclaredHeader(sdkHeaderWorkspaceID))
-	}
-	if ws != "" && !workspaceIDPattern.MatchString(ws) {
-		return "", core.InvalidField(tunnelWorkspaceHeader(c), "must be a workspace ID starting with \"wrkspc_\", or absent for every workspace, got %s", core.Quoted(ws, core.MaxExcerpt))
-	}
-	return ws, nil
-}
-
-// tunnelWorkspaceHeader names the workspace header a refusal is about as the request sent it:
-// anthropic-workspace-id from the official SDKs, vendor-workspace-id otherwise.
-func tunnelWorkspaceHeader(c *core.Call) string {
-	if strings.TrimSpace(c.DeclaredHeader(headerWorkspaceID)) == "" && strings.TrimSpace(c.DeclaredHeader(sdkHeaderWorkspaceID)) != "" {
-		return strings.ToLower(sdkHeaderWorkspaceID)
-	}
-	return strings.ToLower(headerWorkspaceID)
+	return c.Workspace()
 }
 
 // listTunnelsAPI serves GET /v1/tunnels: the caller's tunnels, newest first, of the request's
 // workspace when it names one.
 func listTunnelsAPI(s *core.Server, c *core.Call) (any, error) {
-	ws, err := tunnelWorkspace(c)
+	ws, _, err := tunnelWorkspace(c)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +72,7 @@ func createTunnelAPI(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, err := tunnelWorkspace(c)
+	ws, header, err := tunnelWorkspace(c)
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +85,9 @@ func createTunnelAPI(s *core.Server, c *core.Call) (any, error) {
 		a.Mu.Unlock()
 		switch {
 		case err != nil:
-			return nil, core.InvalidField(tunnelWorkspaceHeader(c), "the organization has no workspace %s", core.Quoted(ws, core.MaxExcerpt))
+			return nil, core.InvalidField(header, "the organization has no workspace %s", core.Quoted(ws, core.MaxExcerpt))
 		case archived:
-			return nil, core.InvalidField(tunnelWorkspaceHeader(c), "workspace %s is archived; it takes no new tunnels", ws)
+			return nil, core.InvalidField(header, "workspace %s is archived; it takes no new tunnels", ws)
 		}
 		t.WorkspaceID = &ws
 	}
