@@ -1,0 +1,180 @@
+package fake
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// toolUse is a stub reply that calls a tool.
+func toolUse(name string, input map[string]any) Reply {
+	return Reply{Content: []map[string]any{{"type": "tool_use", "id": "toolu_stub", "name": name, "input": input}}}
+}
+
+func textAnswer(text string) Reply {
+	return Reply{Content: []map[string]any{{"type": "text", "text": text}}}
+}
+
+// agentTurns are the journal's entries of the model requests a session's agent made.
+func agentTurns(ts *TestServer, session string) []JournalEntry {
+	var out []JournalEntry
+	for _, e := range ts.Fake.Journal() {
+		if e.SessionID == session {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// The recipe of docs/sessions-agent.md, end to end: two stubs script a self-hosted session's
+// agent. The first, on the user's message, calls bash with a command of the test's choosing;
+// the second, on the follow-up (the only request left that has the bash tool), answers with
+// text that quotes the tool's output. Each turn is a POST /v1/messages in the journal, marked
+// with the session's ID and the stub that answered it, and the session's usage is the sum of
+// the turns' usage, which count_tokens counts for each journaled request.
+func TestSessionAgentScriptedByStubs(t *testing.T) {
+	ts := NewTestServer(t)
+	api, worker := apiClient(t, ts), envKeyClient(t, ts)
+	first, err := ts.Fake.AddStub(Stub{Match: StubMatch{UserTextContains: "what is here"}, Replies: []Reply{toolUse("bash", map[string]any{"command": "ls /srv"})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := ts.Fake.AddStub(Stub{Match: StubMatch{ToolName: "bash"}, Replies: []Reply{textAnswer("The folder holds app.conf and data/.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("what is here?"))
+	types, r := eventTypes(t, worker, id)
+	want := []string{"user.message", "session.status_running", "span.model_request_start", "agent.tool_use", "span.model_request_end", "session.status_idle"}
+	if strings.Join(types, " ") != strings.Join(want, " ") {
+		t.Fatalf("events = %v, want %v", types, want)
+	}
+	use := r.get("data.3")
+	if use.Get("name").String() != "bash" || use.Get("input.command").String() != "ls /srv" || use.Get("evaluated_permission").String() != "allow" {
+		t.Fatalf("tool use = %s, want the stub's bash {command: ls /srv}, allowed", use.Raw)
+	}
+	if idle := r.get("data.5.stop_reason"); idle.Get("type").String() != "requires_action" || idle.Get("event_ids.0").String() != use.Get("id").String() {
+		t.Fatalf("idle = %s, want requires_action naming %s", idle.Raw, use.Get("id"))
+	}
+	worker.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{
+		"type": "user.tool_result", "tool_use_id": use.Get("id").String(), "is_error": false,
+		"content": []any{map[string]any{"type": "text", "text": "app.conf\ndata/"}}}}})
+	types, r = eventTypes(t, api, id)
+	want = append(want, "user.tool_result", "session.status_running", "span.model_request_start", "agent.message", "span.model_request_end", "session.status_idle")
+	if strings.Join(types, " ") != strings.Join(want, " ") {
+		t.Fatalf("events = %v, want %v", types, want)
+	}
+	if got := r.get("data.9.content.0.text").String(); got != "The folder holds app.conf and data/." {
+		t.Errorf("agent message = %q, want the second stub's text", got)
+	}
+	if got := r.get("data.11.stop_reason.type").String(); got != "end_turn" {
+		t.Errorf("last stop_reason = %s, want end_turn", got)
+	}
+
+	turns := agentTurns(ts, id)
+	if len(turns) != 2 {
+		t.Fatalf("the journal holds %d model requests of session %s, want 2", len(turns), id)
+	}
+	var in, out int64
+	for i, e := range turns {
+		stub := []string{first.ID, second.ID}[i]
+		if e.Method != "POST" || e.Path != "/v1/messages" || e.Status != 200 || e.Stub != stub {
+			t.Errorf("turn %d = %s %s %d stub %q, want POST /v1/messages 200 answered by %s", i, e.Method, e.Path, e.Status, e.Stub, stub)
+		}
+		// The oracle of the input: count_tokens of the very request the turn made.
+		var body map[string]any
+		if err := json.Unmarshal(e.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		delete(body, "max_tokens")
+		in += api.ok("POST", "/v1/messages/count_tokens", body).get("input_tokens").Int()
+		end := r.get(`data.#(type=="span.model_request_end")#|` + []string{"0", "1"}[i])
+		out += end.Get("model_usage.output_tokens").Int()
+	}
+	// The tool result turn's last block is the tool_result, answered with the conversation so far.
+	if last := string(turns[1].Body); !strings.Contains(last, `"tool_use_id":"`+use.Get("id").String()+`"`) || !strings.Contains(last, "app.conf") {
+		t.Errorf("the second turn's request = %s, want the tool_result of %s", last, use.Get("id"))
+	}
+	sess := api.ok("GET", "/v1/sessions/"+id, nil)
+	if got := sess.get("usage.input_tokens").Int(); got != in {
+		t.Errorf("session input_tokens = %d, want %d, what count_tokens counts of its two requests", got, in)
+	}
+	if got := sess.get("usage.output_tokens").Int(); got != out || out < 2 {
+		t.Errorf("session output_tokens = %d, want %d, the sum of its spans' model_usage", got, out)
+	}
+}
+
+// An answer with two calls waits for both: a first result re-emits requires_action naming the
+// other, and only the second makes the next model request.
+func TestSessionAgentAwaitsEveryCall(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	two := Reply{Content: []map[string]any{
+		{"type": "tool_use", "id": "toolu_a", "name": "bash", "input": map[string]any{"command": "date"}},
+		{"type": "tool_use", "id": "toolu_b", "name": "get_weather", "input": map[string]any{"city": "Paris"}},
+	}}
+	if _, err := ts.Fake.AddStub(Stub{Match: StubMatch{UserTextContains: "both"}, Replies: []Reply{two}}); err != nil {
+		t.Fatal(err)
+	}
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("do both"))
+	_, r := eventTypes(t, api, id)
+	bash, custom := r.get(`data.#(type=="agent.tool_use")`), r.get(`data.#(type=="agent.custom_tool_use")`)
+	if bash.Get("input.command").String() != "date" || custom.Get("name").String() != "get_weather" {
+		t.Fatalf("events = %s, want bash date and get_weather", r.get("data.#.type").Raw)
+	}
+	if ids := r.get("data.@reverse.0.stop_reason.event_ids").Raw; ids != `["`+bash.Get("id").String()+`","`+custom.Get("id").String()+`"]` {
+		t.Fatalf("requires_action names %s, want both calls", ids)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{
+		"type": "user.custom_tool_result", "custom_tool_use_id": custom.Get("id").String(), "content": []any{map[string]any{"type": "text", "text": "sunny"}}}}})
+	types, r := eventTypes(t, api, id)
+	if last := r.get("data.@reverse.0"); types[len(types)-2] != "user.custom_tool_result" || last.Get("stop_reason.event_ids").Raw != `["`+bash.Get("id").String()+`"]` {
+		t.Fatalf("after one result: %v %s, want session.status_idle naming the bash call only", types, last.Raw)
+	}
+	if n := len(agentTurns(ts, id)); n != 1 {
+		t.Fatalf("%d model requests after one of two results, want 1", n)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{
+		"type": "user.tool_result", "tool_use_id": bash.Get("id").String(), "content": []any{map[string]any{"type": "text", "text": "Mon"}}}}})
+	if _, r = eventTypes(t, api, id); r.get("data.@reverse.0.stop_reason.type").String() != "end_turn" ||
+		r.get(`data.#(type=="agent.message")#.content.0.text|0`).String() != "The tool returned: Mon" {
+		t.Errorf("after both results: %s, want the script's answer to the last result and end_turn", r.get("data.@reverse.1").Raw)
+	}
+}
+
+// A model request the pipeline refuses (here an injected 529 on POST /v1/messages) ends the
+// turn: the span ends in error, session.error names model_overloaded_error, and the session is
+// idle with retries_exhausted; the next message is answered again.
+func TestSessionAgentModelError(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	if _, err := ts.Fake.InjectFault(Fault{Method: "POST", Path: "/v1/messages", Status: 529, RetryAfter: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello"))
+	types, r := eventTypes(t, api, id)
+	want := "user.message session.status_running span.model_request_start span.model_request_end session.error session.status_idle"
+	if strings.Join(types, " ") != want {
+		t.Fatalf("events = %v, want %s", types, want)
+	}
+	if r.get("data.3.is_error").Bool() != true || r.get("data.4.error.type").String() != "model_overloaded_error" ||
+		r.get("data.4.error.retry_status.type").String() != "exhausted" || r.get("data.5.stop_reason.type").String() != "retries_exhausted" {
+		t.Errorf("events = %s, want an errored span, model_overloaded_error exhausted, retries_exhausted", r.get("data").Raw)
+	}
+	if turns := agentTurns(ts, id); len(turns) != 1 || turns[0].Status != 529 || !turns[0].Fault || turns[0].ErrorType != "overloaded_error" {
+		t.Errorf("journal = %+v, want the faulted turn, 529 overloaded_error", turns)
+	}
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("again"))
+	if _, r = eventTypes(t, api, id); r.get("data.@reverse.1.type").String() != "span.model_request_end" || r.get("data.@reverse.0.stop_reason.type").String() != "end_turn" {
+		t.Errorf("after the fault: %s, want a turn answered", r.get("data.#.type").Raw)
+	}
+	if s := api.ok("GET", "/v1/sessions/"+id, nil); s.status != http.StatusOK || s.get("status").String() != "idle" {
+		t.Errorf("session = %s, want idle", s.body)
+	}
+}
