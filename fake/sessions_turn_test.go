@@ -2,6 +2,7 @@ package fake
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -176,5 +177,66 @@ func TestSessionAgentModelError(t *testing.T) {
 	}
 	if s := api.ok("GET", "/v1/sessions/"+id, nil); s.status != http.StatusOK || s.get("status").String() != "idle" {
 		t.Errorf("session = %s, want idle", s.body)
+	}
+}
+
+// Reset ends every session, and with the journal goes every turn's model request; a snapshot
+// leaves sessions out (they refer to agents and work of the test that made them), so loading
+// one finds none of the sessions made since.
+func TestSessionResetAndSnapshot(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	snap, err := ts.Fake.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello"))
+	if len(agentTurns(ts, id)) != 1 {
+		t.Fatalf("no model request of %s in the journal", id)
+	}
+	ts.Fake.Reset()
+	if r := api.do("GET", "/v1/sessions/"+id, nil); r.status != http.StatusNotFound {
+		t.Errorf("after a reset, GET the session = %d, want 404", r.status)
+	}
+	if n := len(agentTurns(ts, id)); n != 0 {
+		t.Errorf("after a reset the journal holds %d model requests of the session, want 0", n)
+	}
+	id = api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	if err := ts.Fake.LoadSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if r := api.do("GET", "/v1/sessions/"+id, nil); r.status != http.StatusNotFound {
+		t.Errorf("after loading a snapshot taken before it, GET the session = %d, want 404", r.status)
+	}
+}
+
+// A turn's model request carries the conversation from the earliest user.message among the
+// session's last TurnWindow (100) events. Each turn here is 6 events, so when the 21st message
+// is sent the request is built from 123 events (the message, session.status_running and
+// span.model_request_start included): the last 100 are events 23 to 122, whose earliest
+// user.message is event 24, the 5th message ("m4"); 17 user turns and the 16 answers between.
+func TestSessionTurnWindow(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	for i := range 21 {
+		api.ok("POST", "/v1/sessions/"+id+"/events", userMessage(fmt.Sprintf("m%d", i)))
+	}
+	turns := agentTurns(ts, id)
+	var body struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(turns[len(turns)-1].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(body.Messages); n != 33 || body.Messages[0].Content[0].Text != "m4" || body.Messages[n-1].Content[0].Text != "m20" {
+		t.Errorf("the last turn's request has %d messages from %+v, want 33 from m4 to m20", n, body.Messages[0])
 	}
 }
