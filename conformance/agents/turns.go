@@ -42,7 +42,7 @@ func turnChecks() []kit.Check {
 				var in, out int64
 				for _, end := range log.Get(`data.#(type=="span.model_request_end")#`).Array() {
 					start := end.Get("model_request_start_id").String()
-					t.Expect(log.Get(`data.#(id=="` + start + `").type`).String()).To(Equal("span.model_request_start"), "the span's end names its start: %s", end)
+					t.Expect(log.Get(`data.#(id=="`+start+`").type`).String()).To(Equal("span.model_request_start"), "the span's end names its start: %s", end)
 					in += end.Get("model_usage.input_tokens").Int()
 					out += end.Get("model_usage.output_tokens").Int()
 				}
