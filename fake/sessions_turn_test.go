@@ -240,3 +240,22 @@ func TestSessionTurnWindow(t *testing.T) {
 		t.Errorf("the last turn's request has %d messages from %+v, want 33 from m4 to m20", n, body.Messages[0])
 	}
 }
+
+// The headers a turn's answer sets reach the response of the send that made it run: a stub that
+// nearly matched the turn is named in Fake-Stub-Near-Miss, as on POST /v1/messages.
+func TestSessionTurnNearMissHeader(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	st, err := ts.Fake.AddStub(Stub{Match: StubMatch{UserTextContains: "Hello"}, Replies: []Reply{textAnswer("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	r := api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello there"))
+	if got := r.header.Get("Fake-Stub-Near-Miss"); !strings.HasPrefix(got, st.ID+": user_text_contains") {
+		t.Errorf("Fake-Stub-Near-Miss = %q, want %s's user_text_contains clause", got, st.ID)
+	}
+	if turns := agentTurns(ts, id); len(turns) != 1 || !strings.HasPrefix(turns[0].StubNearMiss, st.ID) {
+		t.Errorf("journal = %+v, want the turn with its near miss", turns)
+	}
+}
