@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -257,5 +258,35 @@ func TestSessionTurnNearMissHeader(t *testing.T) {
 	}
 	if turns := agentTurns(ts, id); len(turns) != 1 || !strings.HasPrefix(turns[0].StubNearMiss, st.ID) {
 		t.Errorf("journal = %+v, want the turn with its near miss", turns)
+	}
+}
+
+// The tape records and replays an agent's turn as it does a POST /v1/messages: recorded, the
+// turn is answered by the upstream (here another fake, whose scripted model writes its own
+// text, not the agent's script); replayed, by the recording, with no upstream at all.
+func TestSessionTurnRecordAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	up := httptest.NewServer(New())
+	t.Cleanup(up.Close)
+	answer := func(ts *TestServer) string {
+		t.Helper()
+		api := apiClient(t, ts)
+		env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+		agent := api.ok("POST", "/v1/agents", map[string]any{"name": "taped", "model": "assistant-sonnet-4-5"}).get("id").String()
+		id := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}).get("id").String()
+		api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello"))
+		_, r := eventTypes(t, api, id)
+		return r.get(`data.#(type=="agent.message").content.0.text`).String()
+	}
+	recorded := answer(tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir}))
+	if recorded == "" || recorded == "You said: hello" {
+		t.Fatalf("recorded turn = %q, want the upstream's answer, not the agent's script", recorded)
+	}
+	if n := len(recordings(t, dir)); n != 1 {
+		t.Fatalf("%d recordings, want the turn's one", n)
+	}
+	up.Close()
+	if replayed := answer(tapeServer(t, TapeConfig{Replay: dir, OnMiss: "error"})); replayed != recorded {
+		t.Errorf("replayed turn = %q, want the recording's %q", replayed, recorded)
 	}
 }

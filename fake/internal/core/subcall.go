@@ -11,14 +11,17 @@ import (
 
 // Sub is a call that answers body as the route rt answers it, inside the request c serves: the
 // same server, state, credential, API version, beta values and headers, with body as its only
-// body. It has an exchange of its own, so that what the inner answer records (its body, its
-// stub, the limit that refused it) does not overwrite the outer request's journal entry, and it
-// counts for no route's coverage. Headers it sets go to the outer response. An area that answers
+// body and the route's path as its URL's. It has an exchange of its own, so that what the inner
+// answer records (its body, its stub, the limit that refused it) does not overwrite the outer
+// request's journal entry, and it counts for no route's coverage. Headers it sets go to the outer response. An area that answers
 // requests inside a request of its own uses it (a message batch answers each of its requests as
 // POST /v1/messages would).
 func (c *Call) Sub(rt *Route, body []byte) *Call {
 	r := c.Request.Clone(c.Request.Context())
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	// The route's own path, without the outer query: what reads the request's URL (the tape,
+	// which forwards and keys it) sees the request answered, not the one that made it.
+	r.URL.Path, r.URL.RawPath, r.URL.RawQuery = rt.Path, "", ""
 	gc := c.Context.Copy()
 	gc.Request, gc.Writer = r, c.Context.Writer
 	x := &Exchange{s: c.X.s, RequestID: c.X.RequestID}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -35,14 +36,33 @@ func answerTurn(s *core.Server, sub *core.Call, script *stubs.Reply) (*wire.Mess
 	if ans.msg != nil {
 		return ans.msg, nil
 	}
-	// A forwarded answer (the tape records): its body, read as a message.
-	b, err := json.Marshal(ans.v)
+	// A forwarded answer (the tape records): drained and recorded, its body read as a message.
+	status, b, forwarded, err := tape.Drain(sub, ans.v)
 	if err != nil {
 		return nil, err
 	}
+	if !forwarded { // a replayed recording: its body
+		if b, err = json.Marshal(ans.v); err != nil {
+			return nil, err
+		}
+	}
+	if status >= 400 {
+		var e struct {
+			Error struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(b, &e)
+		typ := e.Error.Type
+		if _, known := core.StatusOf[typ]; !known {
+			typ = core.ErrAPI
+		}
+		return nil, core.NewError(typ, "the upstream answered %d: %s", status, e.Error.Message).WithStatus(status)
+	}
 	var msg wire.Message
 	if err := json.Unmarshal(b, &msg); err != nil {
-		return nil, core.NewError(core.ErrAPI, "the recorded answer is not a message: %v", err)
+		return nil, core.NewError(core.ErrAPI, "the upstream's answer is not a message: %v", err)
 	}
 	return &msg, nil
 }
