@@ -290,3 +290,29 @@ func TestSessionTurnRecordAndReplay(t *testing.T) {
 		t.Errorf("replayed turn = %q, want the recording's %q", replayed, recorded)
 	}
 }
+
+// Rate limits admit a turn as they admit POST /v1/messages: with the workspace's opus group at
+// one request a minute, a session of an opus agent answers its first message, and its second
+// turn is refused with a 429, which ends it with model_rate_limited_error; the journal names
+// the limit.
+func TestSessionTurnRateLimited(t *testing.T) {
+	ts := NewTestServer(t, WithRateLimits())
+	setWorkspaceLimits(t, ts.Fake, `[{"type":"requests_per_minute","value":1}]`)
+	api := &workClient{t, ts, "X-Api-Key", researchKey}
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	agent := api.ok("POST", "/v1/agents", map[string]any{"name": "limited", "model": "assistant-opus-4-7"}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("one"))
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("two"))
+	_, r := eventTypes(t, api, id)
+	if got := r.get(`data.#(type=="agent.message").content.0.text`).String(); got != "You said: one" {
+		t.Errorf("first turn answered %q, want \"You said: one\"", got)
+	}
+	if e := r.get(`data.#(type=="session.error").error`); e.Get("type").String() != "model_rate_limited_error" || r.get("data.@reverse.0.stop_reason.type").String() != "retries_exhausted" {
+		t.Errorf("events = %s, want the second turn ended by model_rate_limited_error", r.get("data").Raw)
+	}
+	turns := agentTurns(ts, id)
+	if len(turns) != 2 || turns[1].Status != http.StatusTooManyRequests || !strings.Contains(turns[1].RateLimit, "requests_per_minute") {
+		t.Errorf("journal = %+v, want the second turn refused by requests_per_minute", turns)
+	}
+}
