@@ -316,3 +316,29 @@ func TestSessionTurnRateLimited(t *testing.T) {
 		t.Errorf("journal = %+v, want the second turn refused by requests_per_minute", turns)
 	}
 }
+
+// The prompt cache applies to a turn as to any request, through the breakpoint on its last
+// block: an agent whose system prompt is long enough to cache writes it on the first turn and
+// reads it on the second; the session's usage and the spans' model_usage say so.
+func TestSessionTurnCaches(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	system := strings.Repeat("Answer briefly and cite the tool's output. ", 400)
+	agent := api.ok("POST", "/v1/agents", map[string]any{"name": "cached", "model": "assistant-sonnet-4-5", "system": system}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("one"))
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("two"))
+	_, r := eventTypes(t, api, id)
+	ends := r.get(`data.#(type=="span.model_request_end")#.model_usage`).Array()
+	if len(ends) != 2 || ends[0].Get("cache_creation_input_tokens").Int() == 0 || ends[1].Get("cache_read_input_tokens").Int() == 0 {
+		t.Fatalf("model_usage = %v, want the first turn writing the cache and the second reading it", ends)
+	}
+	s := api.ok("GET", "/v1/sessions/"+id, nil)
+	if got, want := s.get("usage.cache_read_input_tokens").Int(), ends[1].Get("cache_read_input_tokens").Int(); got != want {
+		t.Errorf("session cache_read_input_tokens = %d, want %d", got, want)
+	}
+	if got, want := s.get("usage.cache_creation.ephemeral_5m_input_tokens").Int(), ends[0].Get("cache_creation_input_tokens").Int()+ends[1].Get("cache_creation_input_tokens").Int(); got != want {
+		t.Errorf("session cache_creation.ephemeral_5m_input_tokens = %d, want %d", got, want)
+	}
+}
