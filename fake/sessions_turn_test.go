@@ -342,3 +342,21 @@ func TestSessionTurnCaches(t *testing.T) {
 		t.Errorf("session cache_creation.ephemeral_5m_input_tokens = %d, want %d", got, want)
 	}
 }
+
+// A Fake-Scenario header on the send answers its turn as it answers POST /v1/messages: the
+// library's refusal-bio refuses, and the session goes idle with refusal and its stop_details.
+func TestSessionTurnScenarioRefusal(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("where am I?"), "Fake-Scenario", "refusal-bio")
+	types, r := eventTypes(t, api, id)
+	want := "user.message session.status_running span.model_request_start span.model_request_end session.status_idle"
+	if strings.Join(types, " ") != want {
+		t.Fatalf("events = %v, want %s", types, want)
+	}
+	idle := r.get("data.4")
+	if idle.Get("stop_reason.type").String() != "refusal" || idle.Get("stop_details.type").String() != "refusal" || idle.Get("stop_details.category").String() != "bio" {
+		t.Errorf("idle = %s, want refusal with stop_details {refusal, bio}", idle.Raw)
+	}
+}
