@@ -70,6 +70,7 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| sessions, per server or namespace |": {fmt.Sprintf("%s sessions (archived ones included), %s events and %d resources each, and %s of memory kept", ratelimit.Thousands(sessions.MaxSessions), ratelimit.Thousands(sessions.MaxEvents), sessions.MaxResources, mib(sessions.MaxBytes)),
 			fmt.Sprintf("at most %d sessions", sessions.MaxSessions)},
 		"| the sessions of a server":       {"| " + mib(sessions.MaxBytesAll) + " of memory kept |"},
+		"| the model request of a session": {fmt.Sprintf("among the session's last %d events", sessions.TurnWindow)},
 		"| reading a whole request":        {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
 		"| a recording (":                  {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
 		"| a recording file read at start": {"| " + mib(tape.MaxRecordingFile) + ", a regular file"},

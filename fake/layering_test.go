@@ -32,7 +32,7 @@ var serverImports = map[string][]string{
 	"areas/messages/wire":      {"core"},
 	"areas/models":             {"core"},
 	"areas/ratelimit":          {"core", "areas/admin", "areas/models"},
-	"areas/sessions":           {"core", "areas/agents", "areas/work"},
+	"areas/sessions":           {"core", "areas/agents", "areas/work", "areas/messages", "areas/messages/stubs", "areas/messages/wire"},
 	"areas/tunnels":            {"core", "areas/admin"},
 	"areas/work":               {"core"},
 }

@@ -77,7 +77,8 @@ type StubMatch = stubs.StubMatch
 // Times times (default 1) the stub is used up and removed, and requests fall back to the
 // library's scenarios and the scripted model; with Forever the sequence starts over until the
 // stubs are cleared. Stubs are tried in the order they were registered; the first that matches
-// answers.
+// answers. Each turn of a session's agent is such a request too, which the fake makes itself
+// from the session's events, so a stub scripts the agent (docs/sessions-agent.md).
 type Stub = stubs.Stub
 
 // OnMiss says what a replaying server does with an inference request no recording matches.

@@ -199,11 +199,11 @@ func (s *Server) ClearFaults() int {
 }
 
 // take uses up the first fault that matches the request, if any.
-func (fs *faults) take(r *http.Request) (Fault, bool) {
+func (fs *faults) take(method, path string) (Fault, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, f := range fs.list {
-		if f.matches(r) {
+		if f.matches(method, path) {
 			got := *f
 			if f.Times--; f.Times == 0 {
 				fs.list = slices.Delete(fs.list, i, i+1)
@@ -214,20 +214,20 @@ func (fs *faults) take(r *http.Request) (Fault, bool) {
 	return Fault{}, false
 }
 
-func (f *Fault) matches(r *http.Request) bool {
-	if f.Method != "" && !strings.EqualFold(f.Method, r.Method) {
+func (f *Fault) matches(method, path string) bool {
+	if f.Method != "" && !strings.EqualFold(f.Method, method) {
 		return false
 	}
 	if prefix, ok := strings.CutSuffix(f.Path, "*"); ok {
-		return strings.HasPrefix(r.URL.Path, prefix)
+		return strings.HasPrefix(path, prefix)
 	}
-	return f.Path == "" || f.Path == r.URL.Path
+	return f.Path == "" || f.Path == path
 }
 
 // applyFault runs the fault that matches the request, if any: it waits, drops the connection or
 // answers the error. It reports whether the request was answered.
 func (s *Server) applyFault(gc *gin.Context) bool {
-	f, ok := s.faults.take(gc.Request)
+	f, ok := s.faults.take(gc.Request.Method, gc.Request.URL.Path)
 	if !ok {
 		return false
 	}

@@ -48,6 +48,10 @@ type JournalEntry struct {
 	// Thread is the message thread a Messages request named (beta message-threads-2026-08-12):
 	// its type and, for a continue, the reply it continues; null without one.
 	Thread *JournalThread `json:"thread"`
+	// SessionID, on a Messages request the fake made itself for a turn of a session's agent
+	// (POST /v1/messages, journaled after the request that made it run), is that session's ID;
+	// "" on every request a client sent.
+	SessionID string `json:"session_id"`
 	// Truncated names what the entry shortened or left out to stay bounded, in order: "path",
 	// "query", "headers.NAME" (a value cut to 1 KiB), "headers" (headers beyond 16 KiB left
 	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.

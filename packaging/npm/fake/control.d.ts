@@ -104,6 +104,8 @@ export type Journal = {
     /** The limit that refused the request with a 429 while rate limits are enforced (PUT /_fake/rate_limits): organization or workspace, the rate-limit group's ID and the limiter type, e.g. "workspace rlg_0123 input_tokens_per_minute"; "" if none did. */
     rate_limit: string;
     request_id: string;
+    /** On a Messages request the fake made itself for a turn of a session's agent (POST /v1/messages, journaled after the send that made it run, with a request_id of its own), the session's ID; "" on every request a client sent. */
+    session_id: string;
     status: number;
     /** The ID of the stub (POST /_fake/messages/stubs) whose reply answered, or "". */
     stub: string;

@@ -64,9 +64,16 @@ type request struct {
 //	commit the cache's writes, the thread's conversation, the journal's stub (commit)
 //	charge the output tokens, and the rate-limit headers (admission.chargeOutput)
 func createMessage(s *core.Server, c *core.Call) (any, error) {
+	ans, err := create(s, c, nil)
+	return ans.v, err
+}
+
+// create is createMessage's stages; script, when not nil, answers in the scripted model's place
+// (AnswerTurn). It returns what the answer stage built.
+func create(s *core.Server, c *core.Call, script *stubs.Reply) (answered, error) {
 	req, err := parseMessage(s, c, true)
 	if err != nil {
-		return nil, err
+		return answered{}, err
 	}
 	defer req.thread.Done() // a continue is in flight until it is answered
 	plan := cache.PlanCache(s, c, &req.MessageRequest, req.layout)
@@ -74,24 +81,27 @@ func createMessage(s *core.Server, c *core.Call) (any, error) {
 	// it, so that a 429 uses up no stub, ID, bucket or cache entry.
 	adm, err := ratelimit.Admit(s, c, req.Model, plan.InputUsage(), false)
 	if err != nil {
-		return nil, err
+		return answered{}, err
 	}
 	ch, err := choose(s, c, req, req.tape)
 	if err != nil {
-		return nil, err // as a refusal of the answer stage: the admission is kept
+		return answered{}, err // as a refusal of the answer stage: the admission is kept
+	}
+	if ch == (choice{}) && script != nil && req.MaxTokens > 0 {
+		ch.reply = script // the scripted model's place
 	}
 	ans, err := answerRequest(s, c, req, plan, ch)
 	if err != nil {
 		if ch.tape != nil {
 			adm.ChargeOutput(0) // the tape's refusal is its answer: the headers, nothing charged
 		}
-		return nil, err
+		return answered{}, err
 	}
 	commit(s, c, req, plan, ch, ans)
 	// The whole answer is known before a stream starts: its output is charged, and the headers
 	// written, before the first byte. A taped answer's output is not charged.
 	adm.ChargeOutput(ans.output())
-	return ans.v, nil
+	return ans, nil
 }
 
 // Answer answers body, one request of a message batch, as POST /v1/messages answers it sent

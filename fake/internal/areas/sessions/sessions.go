@@ -71,6 +71,11 @@ type Usage struct {
 	InputTokens          int `json:"input_tokens"`
 	OutputTokens         int `json:"output_tokens"`
 	CacheReadInputTokens int `json:"cache_read_input_tokens"`
+	// CacheCreation is the input its model requests wrote to the prompt cache, by lifetime.
+	CacheCreation struct {
+		Ephemeral5m int `json:"ephemeral_5m_input_tokens"`
+		Ephemeral1h int `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 // Event is a stored event: id, type, processed_at and the fields of its type.
@@ -282,7 +287,7 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 	a.byID[rec.ID] = ss
 	a.byOrg[c.Org] = core.InsertInOrder(a.byOrg[c.Org], ss, sessionKey, core.OldestFirst)
 	if initial := listOf(body["initial_events"]); len(initial) > 0 {
-		if _, err := ss.send(s, a, initial, now, "initial_events"); err != nil {
+		if _, err := ss.send(s, c, a, initial, now, "initial_events"); err != nil {
 			a.remove(ss)
 			a.mu.Unlock()
 			return nil, err

@@ -81,7 +81,7 @@ func sendEvents(s *core.Server, c *core.Call) (any, error) {
 		if env, ok := work.LookupEnvironment(c.St, c.Org, ss.rec.EnvironmentID); dormant && (!ok || env.Archived) {
 			return nil, core.Invalid("session %s waits for a worker of environment %s, which is archived or deleted: no worker can take the session again", ss.rec.ID, ss.rec.EnvironmentID)
 		}
-		sent, err := ss.send(s, a, events, now, "events")
+		sent, err := ss.send(s, c, a, events, now, "events")
 		if err != nil {
 			return nil, err
 		}
@@ -98,11 +98,11 @@ func sendEvents(s *core.Server, c *core.Call) (any, error) {
 
 // send handles a batch of client events (field names them in errors); on an error, the session
 // is left as it was. The caller holds the store's lock.
-func (ss *session) send(s *core.Server, a *Store, events []any, now time.Time, field string) ([]Event, error) {
+func (ss *session) send(s *core.Server, c *core.Call, a *Store, events []any, now time.Time, field string) ([]Event, error) {
 	before, bytes, rec, tn := len(ss.held), ss.bytes, ss.rec, ss.turn
 	var sent []Event
 	for i, x := range events {
-		ev, err := ss.handle(s, a, maps.Clone(mapOf(x)), now, fmt.Sprintf("%s.%d", field, i))
+		ev, err := ss.handle(s, c, a, maps.Clone(mapOf(x)), now, fmt.Sprintf("%s.%d", field, i))
 		if err != nil {
 			ss.held, ss.rec, ss.turn = ss.held[:before], rec, tn
 			if !a.Released {
@@ -121,7 +121,7 @@ func (ss *session) send(s *core.Server, a *Store, events []any, now time.Time, f
 }
 
 // handle stores one client event and lets the agent answer it.
-func (ss *session) handle(s *core.Server, a *Store, ev Event, now time.Time, at string) (Event, error) {
+func (ss *session) handle(s *core.Server, c *core.Call, a *Store, ev Event, now time.Time, at string) (Event, error) {
 	if ss.rec.Status == StatusTerminated {
 		return nil, core.InvalidField(at, "session %s is terminated (or archived); it accepts no events", ss.rec.ID)
 	}
@@ -135,7 +135,7 @@ func (ss *session) handle(s *core.Server, a *Store, ev Event, now time.Time, at 
 	if err := ss.emit(s, a, now, ev); err != nil {
 		return nil, err
 	}
-	return ev, ss.answer(s, a, ev, now)
+	return ev, ss.answer(s, c, a, ev, now)
 }
 
 // --- List ---

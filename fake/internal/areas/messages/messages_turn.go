@@ -1,0 +1,68 @@
+package messages
+
+import (
+	"encoding/json"
+
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/tape"
+	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
+	"github.com/platformkit/platformkit/fake/internal/core"
+)
+
+// AnswerTurn answers body, the model request of one turn of a session's agent (package
+// sessions), by the one pipeline: as POST /v1/messages answers it sent alone with c's
+// credential, API version, beta values and headers (Answer), so that a Fake-Scenario header, a
+// stub, the tape, a library scenario, the prompt cache, the rate limits and an injected fault
+// (one that matches POST /v1/messages and answers an error status or drops the connection) act
+// on it as on any request. One stage differs: where the scripted model would answer (nothing
+// else chose a reply), script, the agent's own script, answers. The request is journaled as a
+// request of its own, marked with sessionID (core.Call.Journal). It returns the message, or the
+// error the request got. The caller never asks for a stream.
+func AnswerTurn(s *core.Server, c *core.Call, body []byte, script *stubs.Reply, sessionID string) (*wire.Message, error) {
+	sub := c.Sub(createLine, body)
+	msg, err := answerTurn(s, sub, script)
+	sub.Journal(sessionID, err)
+	return msg, err
+}
+
+func answerTurn(s *core.Server, sub *core.Call, script *stubs.Reply) (*wire.Message, error) {
+	if err := sub.Fault(); err != nil {
+		return nil, err
+	}
+	ans, err := create(s, sub, script)
+	if err != nil {
+		return nil, err
+	}
+	if ans.msg != nil {
+		return ans.msg, nil
+	}
+	// A forwarded answer (the tape records): drained and recorded, its body read as a message.
+	status, b, forwarded, err := tape.Drain(sub, ans.v)
+	if err != nil {
+		return nil, err
+	}
+	if !forwarded { // a replayed recording: its body
+		if b, err = json.Marshal(ans.v); err != nil {
+			return nil, err
+		}
+	}
+	if status >= 400 {
+		var e struct {
+			Error struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(b, &e)
+		typ := e.Error.Type
+		if _, known := core.StatusOf[typ]; !known {
+			typ = core.ErrAPI
+		}
+		return nil, core.NewError(typ, "the upstream answered %d: %s", status, e.Error.Message).WithStatus(status)
+	}
+	var msg wire.Message
+	if err := json.Unmarshal(b, &msg); err != nil {
+		return nil, core.NewError(core.ErrAPI, "the upstream's answer is not a message: %v", err)
+	}
+	return &msg, nil
+}
