@@ -32,7 +32,8 @@ var serverImports = map[string][]string{
 	"areas/messages/wire":      {"core"},
 	"areas/models":             {"core"},
 	"areas/ratelimit":          {"core", "areas/admin", "areas/models"},
-	"areas/sessions":           {"core", "areas/agents", "areas/work"},
+	"areas/sessions":           {"core", "areas/agents", "areas/files", "areas/vaults", "areas/work"},
+	"areas/vaults":             {"core"},
 	"areas/tunnels":            {"core", "areas/admin"},
 	"areas/work":               {"core"},
 }

@@ -259,6 +259,9 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 		id, _ := x.(string)
 		rec.VaultIDs = append(rec.VaultIDs, id)
 	}
+	if err := checkRefs(s, c, rec.VaultIDs, listOf(body["resources"])); err != nil {
+		return nil, err
+	}
 	a := storeOf(s, c)
 	a.mu.Lock()
 	if len(a.byID) >= MaxSessions {
