@@ -21,6 +21,7 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
+	"github.com/platformkit/platformkit/fake/internal/areas/skills"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
 	"github.com/platformkit/platformkit/fake/internal/areas/vaults"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
@@ -49,5 +50,6 @@ func init() {
 		sessions.Area,
 		batches.Area,
 		vaults.Area,
+		skills.Area,
 	)
 }

@@ -33,6 +33,7 @@ var serverImports = map[string][]string{
 	"areas/models":             {"core"},
 	"areas/ratelimit":          {"core", "areas/admin", "areas/models"},
 	"areas/sessions":           {"core", "areas/agents", "areas/files", "areas/vaults", "areas/work"},
+	"areas/skills":             {"core"},
 	"areas/vaults":             {"core"},
 	"areas/tunnels":            {"core", "areas/admin"},
 	"areas/work":               {"core"},

@@ -142,6 +142,16 @@ var IfEnvironments = &Iface{Name: "environments", Accepts: keyed(KindAPIKey), Ve
 // the files. Its one body is a multipart upload, bounded by the files area (MultipartReader).
 var IfFiles = &Iface{Name: "files", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
 
+// IfSkills is skills (/v1/skills): the API key, as for files (GA, no beta). Its uploads are
+// multipart bodies, bounded by the skills area (MultipartReader).
+var IfSkills = &Iface{Name: "skills", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
+
+// IfSkillVersions is a skill version's path and its content, which a self-hosted worker reads to
+// mount its agent's skills: the API key, an environment key or a work item's sessions token
+// (reads only: the area refuses the worker's credentials on the version's deletion).
+var IfSkillVersions = &Iface{Name: "skill versions", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}, accept{HeaderAuthorization, KindSessionsToken}),
+	Version: true, bodyLimit: DefaultBodyLimit}
+
 // IfAgents is managed agents (agents, and the sessions routes only their owner calls): the API key.
 var IfAgents = &Iface{Name: "managed agents", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
 
