@@ -63,7 +63,7 @@ func (a *Store) addVersion(s *core.Server, sk *skill, up *upload, now time.Time)
 	return v.rec, nil
 }
 
-func createVersion(s *core.Server, c *core.Call) (any, error) {
+func createSkillVersion(s *core.Server, c *core.Call) (any, error) {
 	mr, err := c.MultipartReader(UploadBodyLimit)
 	if err != nil {
 		return nil, err
@@ -115,8 +115,8 @@ func listSkills(s *core.Server, c *core.Call) (any, error) {
 	return out, nil
 }
 
-// listVersions lists a skill's versions, newest first.
-func listVersions(s *core.Server, c *core.Call) (any, error) {
+// listSkillVersions lists a skill's versions, newest first.
+func listSkillVersions(s *core.Server, c *core.Call) (any, error) {
 	limit, _, err := c.QueryInt("limit")
 	if err != nil {
 		return nil, err
@@ -135,8 +135,8 @@ func listVersions(s *core.Server, c *core.Call) (any, error) {
 	})
 }
 
-// getVersion reads a version by ID, or the newest as latest (the one path that resolves it).
-func getVersion(s *core.Server, c *core.Call) (any, error) {
+// getSkillVersion reads a version by ID, or the newest as latest (the one path that resolves it).
+func getSkillVersion(s *core.Server, c *core.Call) (any, error) {
 	return withSkill(s, c, func(_ *Store, sk *skill, _ time.Time) (any, error) {
 		i, err := sk.version(c.Param("version"), true)
 		if err != nil {
@@ -146,10 +146,10 @@ func getVersion(s *core.Server, c *core.Call) (any, error) {
 	})
 }
 
-// deleteVersion removes a version; the skill's latest falls back to the one before. A skill
+// deleteSkillVersion removes a version; the skill's latest falls back to the one before. A skill
 // always holds a version, so its last one is deleted with the skill. A worker's credential reads
 // versions but deletes none.
-func deleteVersion(s *core.Server, c *core.Call) (any, error) {
+func deleteSkillVersion(s *core.Server, c *core.Call) (any, error) {
 	if k := c.Cred.Kind; k != core.KindAPIKey {
 		return nil, core.PermissionDenied("%s reads skill versions; DELETE %s takes the API key", core.KindNames[k], c.Route.Path)
 	}
@@ -169,10 +169,10 @@ func deleteVersion(s *core.Server, c *core.Call) (any, error) {
 	})
 }
 
-// downloadVersion serves a version's content, a zip of <name>/..., by the version's ID: latest is
+// downloadSkillVersion serves a version's content, a zip of <name>/..., by the version's ID: latest is
 // resolved only where a version is read (the official worker reads it first, then downloads by
 // the ID it got).
-func downloadVersion(s *core.Server, c *core.Call) (any, error) {
+func downloadSkillVersion(s *core.Server, c *core.Call) (any, error) {
 	return withSkill(s, c, func(_ *Store, sk *skill, _ time.Time) (any, error) {
 		id := c.Param("version")
 		if id == "latest" {

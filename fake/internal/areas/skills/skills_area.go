@@ -26,11 +26,11 @@ func skillRoutes() []*core.Route {
 		core.Line(core.Get, "/v1/skills", core.IfSkills, core.In{Query: qList}, "skills/skill_list", listSkills),
 		core.Line(core.Get, sk, core.IfSkills, core.In{}, "skills/skill", getSkill),
 		core.Line(core.Del, sk, core.IfSkills, core.In{}, "skills/skill_deleted", deleteSkill),
-		core.Line(core.Post, sk+"/versions", core.IfSkills, core.In{Multipart: "skills/version_upload_request"}, "skills/version", createVersion),
-		core.Line(core.Get, sk+"/versions", core.IfSkills, core.In{Query: core.TokenParams(DefaultPage, MaxPage)}, "skills/version_list", listVersions),
-		core.Line(core.Get, ver, core.IfSkillVersions, core.In{}, "skills/version", getVersion),
-		core.Line(core.Del, ver, core.IfSkillVersions, core.In{}, "skills/version_deleted", deleteVersion),
-		core.Line(core.Get, ver+"/content", core.IfSkillVersions, core.In{}, "", downloadVersion),
+		core.Line(core.Post, sk+"/versions", core.IfSkills, core.In{Multipart: "skills/version_upload_request"}, "skills/version", createSkillVersion),
+		core.Line(core.Get, sk+"/versions", core.IfSkills, core.In{Query: core.TokenParams(DefaultPage, MaxPage)}, "skills/version_list", listSkillVersions),
+		core.Line(core.Get, ver, core.IfSkillVersions, core.In{}, "skills/version", getSkillVersion),
+		core.Line(core.Del, ver, core.IfSkillVersions, core.In{}, "skills/version_deleted", deleteSkillVersion),
+		core.Line(core.Get, ver+"/content", core.IfSkillVersions, core.In{}, "", downloadSkillVersion),
 	}
 }
 
