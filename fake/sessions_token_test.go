@@ -71,3 +71,58 @@ func TestSessionsToken(t *testing.T) {
 		t.Errorf("a stopped item's token = %d %s, want 401 saying it stopped", r.status, r.body)
 	}
 }
+
+// pollFor polls the environment with its key until the session's item is handed out, and returns
+// a client that presents the item's sessions token.
+func pollFor(t *testing.T, ts *TestServer, env, session string) *workClient {
+	t.Helper()
+	worker := envKeyClient(t, ts)
+	for i := 0; i < 10; i++ {
+		item := worker.ok("GET", workPath(env, "/poll"), nil)
+		if item.get("data.id").String() == session {
+			return &workClient{t, ts, "Authorization", "Bearer " + sessionsToken(t, item.get("secret").String())}
+		}
+	}
+	t.Fatalf("no poll handed out the session's item")
+	return nil
+}
+
+// The memory routes take a sessions token (the official workers: "the memory_stores endpoints
+// accept the per-item sessions token but reject the environment key") for the stores its session
+// mounts: their memories read, and written unless the mount is read_only (writes attributed to
+// the session); another store is 404, the store routes and redaction 403.
+func TestSessionsTokenOnMemory(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	const rw, ro, other = "memstore_01AcmeSupportAgent0000001", "memstore_01AcmeLegacyOnboard00001", "memstore_01AcmeResearchNotes00001"
+	session := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary, "resources": []any{
+		map[string]any{"type": "memory_store", "memory_store_id": rw},
+		map[string]any{"type": "memory_store", "memory_store_id": ro, "access": "read_only"},
+	}}).get("id").String()
+	tok := pollFor(t, ts, acmePrimary, session)
+	tok.ok("GET", "/v1/memory_stores/"+rw+"/memories?view=basic&limit=100", nil)
+	tok.ok("GET", "/v1/memory_stores/"+ro+"/memories?view=basic&limit=100", nil)
+	made := tok.ok("POST", "/v1/memory_stores/"+rw+"/memories", map[string]any{"path": "/notes/token.md", "content": "from the worker"})
+	versions := tok.ok("GET", "/v1/memory_stores/"+rw+"/memory_versions?memory_id="+made.get("id").String(), nil)
+	if got := versions.get("data.0.created_by.type").String() + " " + versions.get("data.0.created_by.session_id").String(); got != "session_actor "+session {
+		t.Errorf("versions = %s, want the write's created_by the session_actor %s", versions.body, session)
+	}
+	for _, tc := range []struct {
+		method, path string
+		body         any
+		status       int
+	}{
+		{"POST", "/v1/memory_stores/" + ro + "/memories", map[string]any{"path": "/x.md", "content": "x"}, http.StatusForbidden},
+		{"GET", "/v1/memory_stores/" + other + "/memories", nil, http.StatusNotFound},
+		{"GET", "/v1/memory_stores", nil, http.StatusForbidden},
+		{"GET", "/v1/memory_stores/" + rw, nil, http.StatusForbidden},
+		{"DELETE", "/v1/memory_stores/" + rw, nil, http.StatusForbidden},
+	} {
+		if r := tok.do(tc.method, tc.path, tc.body); r.status != tc.status {
+			t.Errorf("%s %s with the sessions token = %d %s, want %d", tc.method, tc.path, r.status, r.body, tc.status)
+		}
+	}
+	if r := envKeyClient(t, ts).do("GET", "/v1/memory_stores/"+rw+"/memories", nil); r.status != http.StatusForbidden {
+		t.Errorf("the environment key on memories = %d, want 403", r.status)
+	}
+}

@@ -116,7 +116,7 @@ var (
 	IfAdmin      = &Iface{Name: "administration", Accepts: keyed(KindAdminKey), Version: true, bodyLimit: DefaultBodyLimit}
 	IfMessages   = &Iface{Name: "messages", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: MessagesBodyLimit}
 	IfModels     = &Iface{Name: "models", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
-	IfMemory     = &Iface{Name: "memory stores", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
+	IfMemory     = &Iface{Name: "memory stores", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindSessionsToken}), Version: true, bodyLimit: DefaultBodyLimit}
 	IfWork       = &Iface{Name: "work queue", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}, accept{HeaderAuthorization, KindSessionsToken}), Version: true, bodyLimit: DefaultBodyLimit}
 	IfTunnels    = &Iface{Name: "tunnels", Accepts: []accept{{HeaderAuthorization, KindBearerToken}}, Version: true, Beta: TunnelsBeta, bodyLimit: DefaultBodyLimit}
 )

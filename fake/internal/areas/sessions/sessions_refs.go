@@ -37,3 +37,24 @@ func checkFile(s *core.Server, c *core.Call, path string, id any) error {
 	_, err := files.LookupSource(s, c.St, c.Cred, files.ContainerUploadBlock, path, sid)
 	return err
 }
+
+// mounts is the area's Mounts: the memory stores of the organization's session id, with their
+// access; nil when there is no such session.
+func mounts(st *core.State, org *core.Org, id string) map[string]string {
+	a := sessionStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ss := a.byID[id]
+	if ss == nil || ss.org != org {
+		return nil
+	}
+	out := map[string]string{}
+	for _, e := range ss.resources {
+		if e.v["type"] == "memory_store" {
+			id, _ := e.v["memory_store_id"].(string)
+			access, _ := e.v["access"].(string)
+			out[id] = access
+		}
+	}
+	return out
+}
