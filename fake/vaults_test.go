@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // The expected values come from the official Python SDK 2.14.0's vault types
@@ -96,4 +98,23 @@ func TestVaultCountIsBounded(t *testing.T) {
 	}
 	api.ok("DELETE", "/v1/vaults/"+last, nil)
 	api.ok("POST", "/v1/vaults", map[string]any{"display_name": "again"})
+}
+
+// A reset forgets the vaults and skills a test made, and gives their bytes back to the budget
+// every namespace shares (snapshots leave them out, as they leave out agents and sessions).
+func TestVaultsAndSkillsReset(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	vault := api.ok("POST", "/v1/vaults", map[string]any{"display_name": "v"}).get("id").String()
+	skill := skillUpload(t, ts, "/v1/skills", core.DefaultAPIKey, [][2]string{{"greeting/SKILL.md", skillMD}}).get("id").String()
+	ts.Fake.Reset()
+	if r := api.do("GET", "/v1/vaults/"+vault, nil); r.status != http.StatusNotFound {
+		t.Errorf("a vault after reset = %d, want 404", r.status)
+	}
+	if r := api.do("GET", "/v1/skills/"+skill, nil); r.status != http.StatusNotFound {
+		t.Errorf("a skill after reset = %d, want 404", r.status)
+	}
+	if n := api.ok("GET", "/v1/vaults", nil).get("data.#").Int() + api.ok("GET", "/v1/skills", nil).get("data.#").Int(); n != 0 {
+		t.Errorf("%d vaults and skills listed after reset, want none", n)
+	}
 }
