@@ -34,5 +34,5 @@ func skillRoutes() []*core.Route {
 	}
 }
 
-var qList = core.Query(core.EnumParam("source", "", "Only the skills of this source (the fake holds custom skills only).", "", "custom", "vendor", "anthropic"),
+var qList = core.Query(core.EnumParam("source", "", "Only the skills of this source (the fake holds custom skills only).", "custom", "vendor", "anthropic"),
 	core.TokenParams(DefaultPage, MaxPage))
