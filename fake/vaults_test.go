@@ -118,3 +118,30 @@ func TestVaultsAndSkillsReset(t *testing.T) {
 		t.Errorf("%d vaults and skills listed after reset, want none", n)
 	}
 }
+
+// An mcp_oauth credential's refresh is changed by a patch (the SDK's
+// MCPOAuthRefreshUpdateParams: refresh_token, scope, token_endpoint_auth), which keeps the
+// fields it does not name and never shows the secrets; null removes the refresh.
+func TestVaultCredentialRefreshPatch(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	creds := "/v1/vaults/" + api.ok("POST", "/v1/vaults", map[string]any{"display_name": "v"}).get("id").String() + "/credentials"
+	id := api.ok("POST", creds, map[string]any{"auth": map[string]any{"type": "mcp_oauth", "mcp_server_url": "https://mcp.example.com", "access_token": "at-secret",
+		"refresh": map[string]any{"client_id": "c", "refresh_token": "rt-secret", "token_endpoint": "https://auth.example.com/token", "scope": "read",
+			"token_endpoint_auth": map[string]any{"type": "client_secret_basic", "client_secret": "cs-secret"}}}}).get("id").String()
+	up := api.ok("POST", creds+"/"+id, map[string]any{"auth": map[string]any{"type": "mcp_oauth", "refresh": map[string]any{"scope": "write", "refresh_token": "rt2-secret"}}})
+	if b := string(up.body); strings.Contains(b, "-secret") || up.get("auth.refresh.scope").String() != "write" || up.get("auth.refresh.client_id").String() != "c" ||
+		up.get("auth.refresh.token_endpoint_auth.type").String() != "client_secret_basic" {
+		t.Errorf("after a refresh patch: %s, want scope write, the rest kept, no secret shown", b)
+	}
+	if !api.ok("POST", creds+"/"+id+"/mcp_oauth_validate", nil).get("has_refresh_token").Bool() {
+		t.Errorf("the patched refresh lost its token")
+	}
+	gone := api.ok("POST", creds+"/"+id, map[string]any{"auth": map[string]any{"type": "mcp_oauth", "refresh": nil}})
+	if gone.get("auth.refresh").Type != 0 || api.ok("POST", creds+"/"+id+"/mcp_oauth_validate", nil).get("has_refresh_token").Bool() {
+		t.Errorf("a null refresh = %s, want it removed", gone.body)
+	}
+	if r := api.do("POST", creds+"/"+id, map[string]any{"auth": map[string]any{"type": "mcp_oauth", "refresh": map[string]any{"scope": "x"}}}); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "auth.refresh") {
+		t.Errorf("patching an absent refresh = %d %s, want 400 naming auth.refresh", r.status, r.body)
+	}
+}

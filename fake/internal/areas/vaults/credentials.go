@@ -141,19 +141,24 @@ func updateCredential(s *core.Server, c *core.Call) (any, error) {
 					merged[k] = x
 				}
 			}
-			maps.Copy(merged, auth)
+			if refresh := cr.refresh(); refresh != nil {
+				merged["refresh"] = refresh
+			}
+			for k, x := range auth {
+				if patch, ok := x.(map[string]any); ok && k == "refresh" {
+					cur, _ := merged["refresh"].(map[string]any)
+					if cur == nil {
+						return nil, core.InvalidField("auth.refresh", "credential %s has no refresh to change; create the credential again with one", cr.rec.ID)
+					}
+					maps.Copy(cur, patch)
+					continue
+				}
+				merged[k] = x
+			}
 			if merged["refresh"] == nil {
 				delete(merged, "refresh")
 			}
 			next.Auth, secrets = splitAuth(merged)
-			// A refresh the update left in place keeps its secrets.
-			if next.Auth["refresh"] != nil && auth["refresh"] == nil {
-				for _, k := range []string{"refresh_token", "client_secret"} {
-					if x, ok := cr.secrets[k]; ok {
-						secrets[k] = x
-					}
-				}
-			}
 		}
 		delta := core.HeldSizeOf(next) + core.HeldSizeOf(secrets) - core.HeldSizeOf(cr.rec) - core.HeldSizeOf(cr.secrets)
 		if err := a.charge(v, delta); err != nil {
@@ -212,4 +217,25 @@ func validateCredential(s *core.Server, c *core.Call) (any, error) {
 		return map[string]any{"type": "vault_credential_validation", "credential_id": cr.rec.ID, "vault_id": v.rec.ID,
 			"status": "unknown", "has_refresh_token": hasRefresh, "mcp_probe": nil, "refresh": nil, "validated_at": now}, nil
 	})
+}
+
+// refresh is the stored refresh of an mcp_oauth credential with its secrets put back, for an
+// update to change; nil when it has none.
+func (cr *credential) refresh() map[string]any {
+	pub, ok := cr.rec.Auth["refresh"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	r := maps.Clone(pub)
+	if rt, ok := cr.secrets["refresh_token"]; ok {
+		r["refresh_token"] = rt
+	}
+	if ep, ok := r["token_endpoint_auth"].(map[string]any); ok {
+		ep = maps.Clone(ep)
+		if cs, ok := cr.secrets["client_secret"]; ok {
+			ep["client_secret"] = cs
+		}
+		r["token_endpoint_auth"] = ep
+	}
+	return r
 }
