@@ -61,7 +61,33 @@ func init() {
 			},
 			Bug: &kit.Bug{Says: "a sessions token reaches every session of its organization", Want: "404",
 				Break: tokenAsAPIKey(kit.On(http.MethodGet, `^/v1/sessions/[^/]+$`))}},
+		kit.Check{ID: "agents/session-token-memory-stores", Clause: "gaps §8", Labels: labels,
+			Title: "a sessions token reads the memories of the memory stores its session mounts (the official workers mount them with it); a store the session does not mount is 404 to it",
+			Run: func(t *kit.T) {
+				own := ownEnvironment(t)
+				mounted, other := createStore(t), createStore(t)
+				resp := t.OK(req(http.MethodPost, "/v1/sessions", map[string]any{"agent": createAgent(t), "environment_id": own,
+					"resources": []any{map[string]any{"type": "memory_store", "memory_store_id": mounted}}}, "sessions/session"))
+				session := resp.Get("id").String()
+				t.Cleanup("delete session "+session, t.Delete(kit.Request{Area: kit.Agents, Method: http.MethodDelete, Path: "/v1/sessions/" + session}))
+				token := pollToken(t, own, session)
+				asToken := func(path string) *kit.Response {
+					return t.Do(kit.Request{Area: kit.Memory, Path: path, As: kit.NoCred, Header: http.Header{"Authorization": {"Bearer " + token}}})
+				}
+				t.Expect(asToken("/v1/memory_stores/"+mounted+"/memories?view=basic&limit=100").Status).To(Equal(http.StatusOK), "the worker lists the mounted store's memories with the token")
+				t.ExpectError(asToken("/v1/memory_stores/"+other+"/memories?view=basic&limit=100"), http.StatusNotFound, "not_found_error")
+			},
+			Bug: &kit.Bug{Says: "a sessions token reaches every memory store of its organization", Want: "404",
+				Break: tokenAsAPIKey(kit.On(http.MethodGet, `^/v1/memory_stores/[^/]+/memories$`))}},
 	)
+}
+
+// createStore creates a memory store for one check and deletes it afterwards.
+func createStore(t *kit.T) string {
+	resp := t.OK(kit.Request{Area: kit.Memory, Method: http.MethodPost, Path: "/v1/memory_stores", Body: map[string]any{"name": "conformance"}, Schema: "memory/memory_store"})
+	id := resp.Get("id").String()
+	t.Cleanup("delete memory store "+id, t.Delete(kit.Request{Area: kit.Memory, Method: http.MethodDelete, Path: "/v1/memory_stores/" + id}))
+	return id
 }
 
 // pollToken polls the environment with its key until the session's item is handed out (at most
