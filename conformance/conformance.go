@@ -31,7 +31,9 @@ import (
 	_ "github.com/platformkit/platformkit/conformance/messages"
 	_ "github.com/platformkit/platformkit/conformance/models"
 	_ "github.com/platformkit/platformkit/conformance/sdkroutes"
+	_ "github.com/platformkit/platformkit/conformance/skills"
 	_ "github.com/platformkit/platformkit/conformance/tunnels"
+	_ "github.com/platformkit/platformkit/conformance/vaults"
 	_ "github.com/platformkit/platformkit/conformance/versions"
 	_ "github.com/platformkit/platformkit/conformance/work"
 )

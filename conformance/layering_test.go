@@ -30,7 +30,9 @@ var areaImports = map[string][]string{
 	"memory":     {},
 	"messages":   {},
 	"models":     {},
+	"skills":     {},
 	"tunnels":    {},
+	"vaults":     {},
 	"work":       {},
 	// Checks across areas, each over the areas it checks together.
 	"consistency": {"admin", "compliance", "memory", "tunnels"},

@@ -21,7 +21,9 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/models"
 	"github.com/platformkit/platformkit/fake/internal/areas/ratelimit"
 	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
+	"github.com/platformkit/platformkit/fake/internal/areas/skills"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
+	"github.com/platformkit/platformkit/fake/internal/areas/vaults"
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -47,5 +49,7 @@ func init() {
 		agents.Area,
 		sessions.Area,
 		batches.Area,
+		vaults.Area,
+		skills.Area,
 	)
 }

@@ -25,6 +25,8 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/batches"
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
+	"github.com/platformkit/platformkit/fake/internal/areas/skills"
+	"github.com/platformkit/platformkit/fake/internal/areas/vaults"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -69,8 +71,14 @@ func TestDocsLimitsAreTheConstants(t *testing.T) {
 		"| the agents of a server": {"| " + mib(agents.MaxBytesAll) + " of memory kept |"},
 		"| sessions, per server or namespace |": {fmt.Sprintf("%s sessions (archived ones included), %s events and %d resources each, and %s of memory kept", ratelimit.Thousands(sessions.MaxSessions), ratelimit.Thousands(sessions.MaxEvents), sessions.MaxResources, mib(sessions.MaxBytes)),
 			fmt.Sprintf("at most %d sessions", sessions.MaxSessions)},
-		"| the sessions of a server":       {"| " + mib(sessions.MaxBytesAll) + " of memory kept |"},
 		"| the model request of a session": {fmt.Sprintf("among the session's last %d events", sessions.TurnWindow)},
+		"| the sessions of a server":       {"| " + mib(sessions.MaxBytesAll) + " of memory kept |"},
+		"| vaults, per server or namespace |": {fmt.Sprintf("%s vaults (archived ones included), %d credentials each, and %s of memory kept", ratelimit.Thousands(vaults.MaxVaults), vaults.MaxCredentials, mib(vaults.MaxBytes)),
+			fmt.Sprintf("at most %d vaults", vaults.MaxVaults)},
+		"| the vaults of a server": {"| " + mib(vaults.MaxBytesAll) + " of memory kept |"},
+		"| skills, per server or namespace |": {fmt.Sprintf("%d skills, %d versions each, and %s of memory kept", skills.MaxSkills, skills.MaxVersions, mib(skills.MaxBytes)),
+			fmt.Sprintf("%d files of %s, %s in all", skills.MaxFiles, mib(skills.MaxFileBytes), mib(skills.UploadBodyLimit)), fmt.Sprintf("at most %d skills", skills.MaxSkills)},
+		"| the skills of a server":         {"| " + mib(skills.MaxBytesAll) + " of memory kept |"},
 		"| reading a whole request":        {fmt.Sprintf("latency faults (up to %d minutes)", int(core.MaxFaultLatency.Minutes()))},
 		"| a recording (":                  {mib(MaxRecordedBytes) + " (`fake.MaxRecordedBytes`) of request body, and " + mib(MaxRecordedBytes) + " of response body"},
 		"| a recording file read at start": {"| " + mib(tape.MaxRecordingFile) + ", a regular file"},

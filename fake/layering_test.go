@@ -32,7 +32,9 @@ var serverImports = map[string][]string{
 	"areas/messages/wire":      {"core"},
 	"areas/models":             {"core"},
 	"areas/ratelimit":          {"core", "areas/admin", "areas/models"},
-	"areas/sessions":           {"core", "areas/agents", "areas/work", "areas/messages", "areas/messages/stubs", "areas/messages/wire"},
+	"areas/sessions":           {"core", "areas/agents", "areas/files", "areas/messages", "areas/messages/stubs", "areas/messages/wire", "areas/vaults", "areas/work"},
+	"areas/skills":             {"core"},
+	"areas/vaults":             {"core"},
 	"areas/tunnels":            {"core", "areas/admin"},
 	"areas/work":               {"core"},
 }

@@ -453,8 +453,9 @@ func TestSessionResources(t *testing.T) {
 	if got := s.get("resources.1.access").String(); got != "read_write" {
 		t.Errorf("memory store access = %q, want read_write", got)
 	}
-	file := api.ok("POST", "/v1/sessions/"+id+"/resources", map[string]any{"type": "file", "file_id": "file_01data"})
-	if got := file.get("mount_path").String(); got != "/mnt/session/uploads/file_01data" {
+	fileID := uploadCSV(t, ts, core.DefaultAPIKey, "data.csv")
+	file := api.ok("POST", "/v1/sessions/"+id+"/resources", map[string]any{"type": "file", "file_id": fileID})
+	if got := file.get("mount_path").String(); got != "/mnt/session/uploads/"+fileID {
 		t.Errorf("file mount_path = %q", got)
 	}
 	page := api.ok("GET", "/v1/sessions/"+id+"/resources?limit=2", nil)
@@ -480,7 +481,7 @@ func TestSessionResources(t *testing.T) {
 		t.Errorf("the session lists %d resources, want 2", n)
 	}
 	if r := api.do("POST", "/v1/sessions/"+id+"/resources", map[string]any{"type": "file", "file_id": "nope"}); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "file_id:") {
-		t.Errorf("a bad file_id = %d %s, want 400 naming file_id", r.status, r.body)
+		t.Errorf("a malformed file_id = %d %s, want 400 naming file_id", r.status, r.body)
 	}
 }
 

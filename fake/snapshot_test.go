@@ -598,7 +598,8 @@ func TestSnapshotDuringWrites(t *testing.T) {
 // sessions.Store): a session is the life of one test, its events refer to work items and agents
 // that test made, and a snapshot of agents without their sessions would be half a world
 // (EXTENSIONS.md, "Managed agents"). So are message batches (batches.Store): a batch is the life of
-// one test, and its results are answers already given (EXTENSIONS.md, "Message batches").
+// one test, and its results are answers already given (EXTENSIONS.md, "Message batches"). So are
+// vaults and skills (vaults.Store, skills.Store), made by the test that uses them, as agents are.
 func TestSnapshotCoversState(t *testing.T) {
 	var stores []string
 	for _, v := range core.NewState(&core.Fixtures{}).Stores {
@@ -607,7 +608,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		stores = append(stores, strings.ReplaceAll(name, reflect.TypeFor[Server]().PkgPath()+".", ""))
 	}
 	slices.Sort(stores)
-	const want = "lazy[admin.Store] lazy[agents.Store] lazy[batches.Store] lazy[compliance.Store] lazy[files.Store] lazy[memory.Store] lazy[messages/cache.CacheStore] lazy[messages/threads.threadStore] lazy[sessions.Store] lazy[tunnels.Store] lazy[work.Store]"
+	const want = "lazy[admin.Store] lazy[agents.Store] lazy[batches.Store] lazy[compliance.Store] lazy[files.Store] lazy[memory.Store] lazy[messages/cache.CacheStore] lazy[messages/threads.threadStore] lazy[sessions.Store] lazy[skills.Store] lazy[tunnels.Store] lazy[vaults.Store] lazy[work.Store]"
 	if got := strings.Join(stores, " "); got != want {
 		t.Errorf("a state has the stores\n%s\nbut snapshots know\n%s\nWrite the new store into snapshots (its area's snapshot part, the loader, schemas/fixtures), then list it here.", got, want)
 	}

@@ -2,6 +2,8 @@ package fake
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -839,22 +841,39 @@ func TestWorkUpdateMergesMetadata(t *testing.T) {
 	}
 }
 
-// TestWorkSecret: every answer for a work item carries its session secret (the SDKs' required
-// secret), the same one each time, and another item has another.
+// TestWorkSecret: every answer for a work item carries its secret, the same one each time, and
+// another item has another; it decodes as the official Python SDK 2.14.0's worker decodes it
+// (_sessions_token_from_secret: URL-safe base64, padding optional, JSON with a string
+// sessions_token), so the worker uses the token rather than the environment key.
 func TestWorkSecret(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	const want = "wsec__iSV3EdgfxH7rTO2bTaHcv9P15mIo6akM3cC_Y654Vg"
-	if got := api.ok("GET", workPath(acmePrimary, "/work_01AcmeQueuedBuild00000001"), nil).get("secret").String(); got != want {
-		t.Fatalf("secret = %q, want %q", got, want)
-	}
+	want := api.ok("GET", workPath(acmePrimary, "/work_01AcmeQueuedBuild00000001"), nil).get("secret").String()
 	polled := api.ok("GET", workPath(acmePrimary, "/poll"), nil)
 	if polled.get("id").String() != "work_01AcmeQueuedBuild00000001" || polled.get("secret").String() != want {
-		t.Fatalf("poll = %s", polled.body)
+		t.Fatalf("poll = %s, want the secret %q", polled.body, want)
 	}
 	if other := api.ok("GET", workPath(acmePrimary, "/work_01AcmeQueuedReview0000001"), nil).get("secret").String(); other == want || other == "" {
 		t.Fatalf("another item's secret = %q", other)
 	}
+	if tok := sessionsToken(t, want); tok == "" {
+		t.Fatalf("secret %q carries no sessions_token", want)
+	}
+}
+
+// sessionsToken decodes a work item's secret as the official Python SDK's worker does.
+func sessionsToken(t testing.TB, secret string) string {
+	t.Helper()
+	raw, err := base64.URLEncoding.DecodeString(secret + strings.Repeat("=", (4-len(secret)%4)%4))
+	if err != nil {
+		t.Fatalf("secret %q is not URL-safe base64: %v", secret, err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(raw, &payload); err != nil {
+		t.Fatalf("secret %q is not JSON: %v", raw, err)
+	}
+	tok, _ := payload["sessions_token"].(string)
+	return tok
 }
 
 // The official SDKs type expected_last_heartbeat optional (Python anthropic 2.14.0,

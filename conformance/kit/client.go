@@ -31,7 +31,7 @@ const (
 
 // areaCred is the credential each area's interface takes (spec 5).
 var areaCred = map[Label]Cred{
-	Core: APIKey, Models: APIKey, Messages: APIKey, Memory: APIKey, Work: APIKey, Files: APIKey, Agents: APIKey,
+	Core: APIKey, Models: APIKey, Messages: APIKey, Memory: APIKey, Work: APIKey, Files: APIKey, Agents: APIKey, Vaults: APIKey, Skills: APIKey,
 	Admin: AdminKey, Compliance: ComplianceKey, Tunnels: BearerToken,
 }
 

@@ -18,6 +18,8 @@ const (
 	Tunnels    Label = "tunnels"
 	Files      Label = "files"
 	Agents     Label = "agents" // managed agents and their sessions, the producer of the work queue
+	Vaults     Label = "vaults" // vaults and their credentials, which sessions name
+	Skills     Label = "skills" // skills and their versions, which agents mount
 )
 
 // Qualifiers.
@@ -46,6 +48,6 @@ const (
 var VersionLabels = map[Label]string{V20230601: fake.APIVersion, V20261021: fake.APIVersion20261021}
 
 // Areas lists the area labels.
-var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels, Files, Agents}
+var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels, Files, Agents, Vaults, Skills}
 
 var Qualifiers = []Label{Destructive, Extension, FakeOnly, Slow, V20230601, V20261021}

@@ -86,6 +86,24 @@ def test_environment_worker_serves_a_session(fake):
     assert events[-1].stop_reason.type == "end_turn"
 
 
+def test_environment_worker_mounts_the_agents_skill(fake):
+    """A custom skill uploaded with the SDK (files named by their paths), on the agent: the worker
+    reads its latest version, downloads the content (a zip of greeting/...) and extracts it under
+    its workdir's skills/, where the agent's bash call reads it."""
+    client = Anthropic(base_url=fake.base_url, api_key=fake.API_KEY)
+    skill_md = b"---\nname: greeting\ndescription: Says hello.\n---\nSay hello warmly.\n"
+    skill = client.skills.create(files=[("greeting/SKILL.md", skill_md), ("greeting/hello.sh", b"echo hello\n")])
+    assert client.beta.skills.versions.retrieve("latest", skill_id=skill.id).name == "greeting"
+    agent = client.beta.agents.create(name="skilled", model="assistant-sonnet-4-5", tools=[{"type": "agent_toolset_20260401"}],
+                                      skills=[{"type": "custom", "skill_id": skill.id}])
+    session = client.beta.sessions.create(agent=agent.id, environment_id=ENVIRONMENT)
+    client.beta.sessions.events.send(session.id, events=[{"type": "user.message", "content": [{"type": "text", "text": "$ cat skills/greeting/SKILL.md"}]}])
+    asyncio.run(serve(fake, session.id, tempfile.mkdtemp(prefix="platformkit-worker-")))
+    events = list(client.beta.sessions.events.list(session.id, limit=1000))
+    result = next(e for e in events if e.type == "user.tool_result")
+    assert "Say hello warmly." in result.content[0].text, result
+
+
 async def serve(fake, session_id, workdir):
     """Runs the worker until the session's work item is stopped (the SDK's runner stops it
     max_idle after the turn ended), then cancels its poll loop."""

@@ -46,6 +46,10 @@ const (
 	KindComplianceKey  CredKind = "compliance_key"
 	KindBearerToken    CredKind = "bearer_token"    // workload-identity token (tunnels)
 	KindEnvironmentKey CredKind = "environment_key" // one environment's work endpoints
+	// KindSessionsToken is the per-item token a polled work item's secret carries: the worker's
+	// credential for that item's lease and that session's reads and events. The work area issues
+	// and admits it (never a fixture); the areas scope it by WorkID and SessionID.
+	KindSessionsToken CredKind = "sessions_token"
 )
 
 var KindNames = map[CredKind]string{
@@ -54,6 +58,7 @@ var KindNames = map[CredKind]string{
 	KindComplianceKey:  "a compliance API key",
 	KindBearerToken:    "a workload-identity bearer token",
 	KindEnvironmentKey: "an environment key",
+	KindSessionsToken:  "a work item's sessions token",
 }
 
 // Credential is a fixture secret and what it grants.
@@ -68,6 +73,9 @@ type Credential struct {
 	// organization's (the default workspace has no limits of its own).
 	WorkspaceID string `json:"workspace_id"`
 	Org         *Org   `json:"-"`
+	// WorkID and SessionID are the work item and session a sessions token was issued for.
+	WorkID    string `json:"-"`
+	SessionID string `json:"-"`
 }
 
 const (
@@ -108,8 +116,8 @@ var (
 	IfAdmin      = &Iface{Name: "administration", Accepts: keyed(KindAdminKey), Version: true, bodyLimit: DefaultBodyLimit}
 	IfMessages   = &Iface{Name: "messages", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: MessagesBodyLimit}
 	IfModels     = &Iface{Name: "models", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
-	IfMemory     = &Iface{Name: "memory stores", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
-	IfWork       = &Iface{Name: "work queue", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}), Version: true, bodyLimit: DefaultBodyLimit}
+	IfMemory     = &Iface{Name: "memory stores", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindSessionsToken}), Version: true, bodyLimit: DefaultBodyLimit}
+	IfWork       = &Iface{Name: "work queue", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}, accept{HeaderAuthorization, KindSessionsToken}), Version: true, bodyLimit: DefaultBodyLimit}
 	IfTunnels    = &Iface{Name: "tunnels", Accepts: []accept{{HeaderAuthorization, KindBearerToken}}, Version: true, Beta: TunnelsBeta, bodyLimit: DefaultBodyLimit}
 )
 
@@ -134,13 +142,24 @@ var IfEnvironments = &Iface{Name: "environments", Accepts: keyed(KindAPIKey), Ve
 // the files. Its one body is a multipart upload, bounded by the files area (MultipartReader).
 var IfFiles = &Iface{Name: "files", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
 
+// IfSkills is skills (/v1/skills): the API key, as for files (GA, no beta). Its uploads are
+// multipart bodies, bounded by the skills area (MultipartReader).
+var IfSkills = &Iface{Name: "skills", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
+
+// IfSkillVersions is a skill version's path and its content, which a self-hosted worker reads to
+// mount its agent's skills: the API key, an environment key or a work item's sessions token
+// (reads only: the area refuses the worker's credentials on the version's deletion).
+var IfSkillVersions = &Iface{Name: "skill versions", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}, accept{HeaderAuthorization, KindSessionsToken}),
+	Version: true, bodyLimit: DefaultBodyLimit}
+
 // IfAgents is managed agents (agents, and the sessions routes only their owner calls): the API key.
 var IfAgents = &Iface{Name: "managed agents", Accepts: keyed(KindAPIKey), Version: true, bodyLimit: DefaultBodyLimit}
 
 // IfSessionWorker is the session routes a self-hosted environment's worker calls (read the
-// session, send, list and stream its events): the API key, or an environment key for the sessions
-// of its own environment, which the area checks.
-var IfSessionWorker = &Iface{Name: "sessions", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}),
+// session, send, list and stream its events): the API key, an environment key for the sessions
+// of its own environment, or a work item's sessions token for its own session, which the area
+// checks.
+var IfSessionWorker = &Iface{Name: "sessions", Accepts: append(keyed(KindAPIKey), accept{HeaderAuthorization, KindEnvironmentKey}, accept{HeaderAuthorization, KindSessionsToken}),
 	Version: true, bodyLimit: DefaultBodyLimit}
 
 // Presented returns the secret a request carries in header: the X-Api-Key value, or the token of
@@ -188,6 +207,13 @@ func (fx *Fixtures) authenticate(r *http.Request, ifc *Iface) (*Credential, stri
 	}
 	return nil, "", unauthenticated("missing credential: the %s interface needs %s", ifc.Name, ifc.expects())
 }
+
+// Refuse is the 403 for a valid credential the interface does not take where it was sent (an
+// area's Admit answers it for a credential it issued).
+func (ifc *Iface) Refuse(c *Credential) error { return ifc.refuse(c) }
+
+// Takes reports whether the interface accepts credentials of the kind as "Authorization: Bearer".
+func (ifc *Iface) Takes(k CredKind) bool { return ifc.acceptsIn(HeaderAuthorization, k) }
 
 // refuse is the 403 for a valid credential the interface does not take where it was sent.
 func (ifc *Iface) refuse(c *Credential) error {

@@ -38,6 +38,22 @@ type Area struct {
 	// Drop gives back what the area's values of s keep of a shared budget: s, a namespace, was
 	// dropped.
 	Drop func(s *Server)
+	// Mounts returns the memory stores the session sessionID of org mounts in st, each with its
+	// access (read_write, read_only); nil when the area holds no such session. MountsOf asks
+	// every area's (the sessions area answers), for the areas a sessions token reaches.
+	Mounts func(st *State, org *Org, sessionID string) map[string]string
+}
+
+// MountsOf is the memory stores a session mounts, by the first area that knows the session.
+func MountsOf(st *State, org *Org, sessionID string) map[string]string {
+	for _, a := range areaList {
+		if a.Mounts != nil {
+			if m := a.Mounts(st, org, sessionID); m != nil {
+				return m
+			}
+		}
+	}
+	return nil
 }
 
 // Replayed answers c from the first area whose Replay does (a tape), for the handlers of

@@ -47,13 +47,11 @@ var keyRuns = []struct{ kind, replaces string }{
 // route the fake is meant to serve: the test fails.
 var unserved = []struct{ pattern, reason string }{
 	{`^/v1/messages/batches`, "Message Batches are not part of the Platform API the fake implements"},
-	{`^/v1/skills`, "Skills are not part of the Platform API the fake implements"},
 	{`^/v1/agents`, "Managed Agents definitions are not served: the fake serves environments, their work queue and memory stores"},
 	{`^/v1/sessions`, "agent sessions are not served, as agents are not"},
 	{`^/v1/deployments`, "agent deployments are not served, as agents are not"},
 	{`^/v1/deployment_runs`, "agent deployment runs are not served, as agents are not"},
 	{`^/v1/dreams`, "not part of the Platform API the fake implements"},
-	{`^/v1/vaults`, "credential vaults are not part of the Platform API the fake implements"},
 	{`^/v1/user_profiles`, "user profiles are not part of the Platform API the fake implements (a user_profile_id on a workspace or a request is taken as given)"},
 	{`^/v1/webhooks`, "webhooks are not part of the Platform API the fake implements"},
 	{`^/v1/compliance/review/`, "compliance review cases are new in v2.15.0 and not in the Platform API; the fake serves /v1/compliance/apps/..., which the SDK has no methods for"},

@@ -31,6 +31,9 @@ func memStoreKey(r *StoreRecord) core.ListKey { return core.ListKey{At: r.Create
 
 // memAPIActor is the attribution of a write through the API: the key used, never its secret.
 func memAPIActor(c *core.Call) *MemoryActor {
+	if c.Cred.Kind == core.KindSessionsToken {
+		return &MemoryActor{Type: "session_actor", SessionID: c.Cred.SessionID}
+	}
 	return &MemoryActor{Type: "api_actor", APIKeyID: c.Cred.ID}
 }
 
@@ -64,6 +67,9 @@ func (st *MemStoreState) writable() error {
 // inMemStore runs f on the caller's store named in the path, holding the area's lock; another
 // organization's store is a 404.
 func inMemStore(s *core.Server, c *core.Call, f func(st *MemStoreState) (any, error)) (any, error) {
+	if err := tokenScope(c); err != nil {
+		return nil, err
+	}
 	a := StoreOf(s, c)
 	a.Mu.Lock()
 	defer a.Mu.Unlock()
@@ -77,6 +83,9 @@ func inMemStore(s *core.Server, c *core.Call, f func(st *MemStoreState) (any, er
 // listMemoryStores answers the caller's stores newest first (spec 4.7), archived ones only
 // with include_archived (spec 3.5).
 func listMemoryStores(s *core.Server, c *core.Call) (any, error) {
+	if err := tokenScope(c); err != nil {
+		return nil, err
+	}
 	created, err := c.QueryTimeRange("created_at")
 	if err != nil {
 		return nil, err
@@ -109,6 +118,9 @@ func listMemoryStores(s *core.Server, c *core.Call) (any, error) {
 // createMemoryStore makes an empty store (gaps §7); description and metadata start empty, not
 // absent, since clients read them unconditionally.
 func createMemoryStore(s *core.Server, c *core.Call) (any, error) {
+	if err := tokenScope(c); err != nil {
+		return nil, err
+	}
 	var req struct {
 		Name        string            `json:"name"`
 		Description string            `json:"description"`

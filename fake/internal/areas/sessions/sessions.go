@@ -162,21 +162,36 @@ func (ss *session) wake() {
 	ss.changed = make(chan struct{})
 }
 
-// find returns the caller's session: another organization's, or another environment's when the
-// caller holds an environment key, is answered 404 like an unknown one.
+// find returns the caller's session: another organization's, another environment's when the
+// caller holds an environment key, or another session when it holds a work item's sessions
+// token, is answered 404 like an unknown one.
 func (a *Store) find(c *core.Call, id string) (*session, error) {
 	ss := a.byID[id]
-	if ss == nil || ss.org != c.Org || (c.Cred.Kind == core.KindEnvironmentKey && c.Cred.EnvironmentID != ss.rec.EnvironmentID) {
+	if ss == nil || ss.org != c.Org || !reaches(c.Cred, ss) {
 		return nil, core.NotFound("session", id)
 	}
 	return ss, nil
 }
 
-// ownerOnly refuses an environment key: its worker reads a session and its events, but changing
-// or ending the session is for the API key.
+// reaches reports whether a worker's credential reaches the session: an environment key the
+// sessions of its environment, a sessions token the one session of its work item. The API key
+// reaches every session of its organization.
+func reaches(cred *core.Credential, ss *session) bool {
+	switch cred.Kind {
+	case core.KindEnvironmentKey:
+		return cred.EnvironmentID == ss.rec.EnvironmentID
+	case core.KindSessionsToken:
+		return cred.SessionID == ss.rec.ID && cred.EnvironmentID == ss.rec.EnvironmentID
+	}
+	return true
+}
+
+// ownerOnly refuses a worker's credential (an environment key, a sessions token): its worker
+// reads a session and sends, lists and streams its events, but changing or ending the session is
+// for the API key.
 func ownerOnly(c *core.Call) error {
-	if c.Cred.Kind == core.KindEnvironmentKey {
-		return core.PermissionDenied("an environment key reads a session and sends, lists and streams its events; %s %s takes the API key", c.Request.Method, c.Route.Path)
+	if k := c.Cred.Kind; k == core.KindEnvironmentKey || k == core.KindSessionsToken {
+		return core.PermissionDenied("%s reads a session and sends, lists and streams its events; %s %s takes the API key", core.KindNames[k], c.Request.Method, c.Route.Path)
 	}
 	return nil
 }
@@ -267,6 +282,9 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 	for _, x := range listOf(body["vault_ids"]) {
 		id, _ := x.(string)
 		rec.VaultIDs = append(rec.VaultIDs, id)
+	}
+	if err := checkRefs(s, c, rec.VaultIDs, listOf(body["resources"])); err != nil {
+		return nil, err
 	}
 	a := storeOf(s, c)
 	a.mu.Lock()

@@ -11,7 +11,7 @@ package sessions
 import "github.com/platformkit/platformkit/fake/internal/core"
 
 // Area is the area of sessions and their events.
-var Area = &core.Area{Routes: sessionRoutes, Release: func(st *core.State) { release(st) }}
+var Area = &core.Area{Routes: sessionRoutes, Release: func(st *core.State) { release(st) }, Mounts: mounts}
 
 var (
 	sessionStores = core.NewStore[Store]()

@@ -58,6 +58,9 @@ func addFile(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFile(s, c, "file_id", mapOf(doc)["file_id"]); err != nil {
+		return nil, err
+	}
 	return withSession(s, c, func(a *Store, ss *session, now time.Time) (any, error) {
 		if ss.rec.ArchivedAt != nil {
 			return nil, core.Invalid("session %s is archived; its resources cannot change", ss.rec.ID)

@@ -8,7 +8,7 @@ import (
 )
 
 // Area is the area of environments and the work queue of self-hosted environments.
-var Area = &core.Area{Routes: workRoutes, Load: loadEnvironments, Snapshot: workSnapshot}
+var Area = &core.Area{Routes: workRoutes, Load: loadEnvironments, Snapshot: workSnapshot, Admit: admitToken}
 
 var (
 	EnvsSection = core.NewSection[[]*envFixture]()

@@ -1,9 +1,6 @@
 package work
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -61,20 +58,10 @@ type WorkItem struct {
 	State             string            `json:"state"`
 	StopRequestedAt   *time.Time        `json:"stop_requested_at"`
 	StoppedAt         *time.Time        `json:"stopped_at"`
-	// Secret is the session's secret, which the worker that takes the item needs (the official
-	// SDKs' field). Derived from the ID when the item is made, so every answer carries the same.
+	// Secret is the item's secret, which the worker that takes the item needs (the official
+	// SDKs' field): URL-safe base64 of {"sessions_token": ...}, the item's sessions token
+	// (work_tokens.go). Derived from the ID when the item is made, so every answer carries the same.
 	Secret string `json:"secret"`
-}
-
-// workSecretKey keys the derivation of work item secrets, fixed so that answers are the same
-// from run to run.
-var workSecretKey = []byte("platformkit work secrets v1")
-
-// workSecret is the session secret of the work item with the ID.
-func workSecret(id string) string {
-	mac := hmac.New(sha256.New, workSecretKey)
-	mac.Write([]byte(id))
-	return "wsec_" + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
 // WorkData is the face's WorkData (package fake), which documents it.
@@ -393,6 +380,9 @@ func (st *Store) environment(c *core.Call, id string) (*Environment, error) {
 // withEnv runs f with the store locked, on the caller's environment of the path, with its lapsed
 // leases applied.
 func withEnv(s *core.Server, c *core.Call, f func(st *Store, env *Environment, now time.Time) (any, error)) (any, error) {
+	if err := tokenScope(c); err != nil {
+		return nil, err
+	}
 	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
