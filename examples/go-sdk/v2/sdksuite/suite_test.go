@@ -93,7 +93,7 @@ func TestOwnSuite(t *testing.T) {
 	run(t, dir, "go", "test", "-c", "-o", suiteBin, ".")
 	fakeBin := filepath.Join(tmp, "platformfake")
 	run(t, ".", "go", "build", "-o", fakeBin, "github.com/platformkit/platformkit/fake/cmd/platformfake")
-	tests := generatedTests(t, dir)
+	tests, files := generatedTests(t, dir)
 	built := time.Since(start)
 
 	results := map[string][]string{} // test -> its output in each run that failed it
@@ -111,6 +111,8 @@ func TestOwnSuite(t *testing.T) {
 			}
 		}
 	}
+
+	writeResults(t, version, tests, files, passed, results)
 
 	byClass := map[string][]string{}
 	for _, name := range tests {
@@ -225,16 +227,17 @@ func moduleVersion(t *testing.T) string {
 }
 
 // generatedTests lists the SDK's tests that talk to the server at TEST_API_BASE_URL: the
-// generated ones. The SDK's other tests (its helpers, against mock servers of their own) do not
-// exercise the fake.
-func generatedTests(t *testing.T, dir string) []string {
-	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+// generated ones, and the file of each. The SDK's other tests (its helpers, against mock
+// servers of their own) do not exercise the fake.
+func generatedTests(t *testing.T, dir string) ([]string, map[string]string) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var tests []string
+	files := map[string]string{}
 	fset := token.NewFileSet()
-	for _, f := range files {
+	for _, f := range paths {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -253,6 +256,7 @@ func generatedTests(t *testing.T, dir string) []string {
 			}
 			if bytes.Contains(src[fset.Position(fn.Body.Pos()).Offset:fset.Position(fn.Body.End()).Offset], []byte("TEST_API_BASE_URL")) {
 				tests = append(tests, fn.Name.Name)
+				files[fn.Name.Name] = filepath.Base(f)
 			}
 		}
 	}
@@ -260,7 +264,46 @@ func generatedTests(t *testing.T, dir string) []string {
 		t.Fatalf("no test of %s reads TEST_API_BASE_URL: the suite's layout changed", dir)
 	}
 	sort.Strings(tests)
-	return tests
+	return tests, files
+}
+
+// resultsEnv names the file TestOwnSuite writes every generated test's result to, when set:
+// make sdk-tests (internal/sdktests) reads it and classifies the failures with the Python
+// suite's.
+const resultsEnv = "SDKSUITE_RESULTS"
+
+// suiteResult is one generated test's result in the file resultsEnv names.
+type suiteResult struct {
+	Test    string   `json:"test"`
+	File    string   `json:"file"`
+	Passed  bool     `json:"passed"`
+	Outputs []string `json:"outputs,omitempty"` // the output of each key run that failed it
+}
+
+// writeResults writes the results to the file resultsEnv names, if it is set.
+func writeResults(t *testing.T, version string, tests []string, files map[string]string, passed map[string]bool, failed map[string][]string) {
+	path := os.Getenv(resultsEnv)
+	if path == "" {
+		return
+	}
+	out := struct {
+		SDK     string        `json:"sdk"`
+		Results []suiteResult `json:"results"`
+	}{SDK: sdkModule + " " + version}
+	for _, name := range tests {
+		r := suiteResult{Test: name, File: files[name], Passed: passed[name]}
+		if !r.Passed {
+			r.Outputs = failed[name]
+		}
+		out.Results = append(out.Results, r)
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // fixturesWithKey copies the repository's fixtures with suiteKey in place of the first

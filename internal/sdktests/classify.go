@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/platformkit/platformkit/internal/refusal"
+)
+
+// Categories of a failed generated test.
+const (
+	// catNotServed: 404 "no route" on a family of routes the fake does not implement at all
+	// (notServed lists each, with why). Reported once per family, not as a failure.
+	catNotServed = "a"
+	// catPlaceholder: the fake refused a placeholder the generator wrote, correctly: an ID that
+	// names no record (404), or a value the API's rules refuse (placeholders lists each rule).
+	catPlaceholder = "b"
+	// catDrift: the fake was wrong: an answer the SDK's strict validation rejects, a refused
+	// version, key, beta or field, no route on a route the fake serves the family of, or a 400
+	// for a body that no listed rule refuses.
+	catDrift = "c"
+)
+
+// family is a group of routes the fake does not serve at all, by the prefix of their path.
+type family struct {
+	prefix *regexp.Regexp
+	name   string
+	reason string
+}
+
+// notServed are the route families the SDKs have and the fake does not implement. A "no route"
+// answer on a path none of them matches is drift: a route missing from a family the fake serves.
+var notServed = []family{
+	fam(`^/v1/skills(/|$)`, "/v1/skills", "Skills: not yet served (another area is being built)"),
+	fam(`^/v1/vaults(/|$)`, "/v1/vaults", "credential vaults: not yet served (another area is being built)"),
+	fam(`^/v1/deployments(/|$)`, "/v1/deployments", "agent deployments: not part of the Platform API the fake implements"),
+	fam(`^/v1/deployment_runs(/|$)`, "/v1/deployment_runs", "agent deployment runs: not part of the Platform API the fake implements"),
+	fam(`^/v1/dreams(/|$)`, "/v1/dreams", "dreams: not part of the Platform API the fake implements"),
+	fam(`^/v1/webhooks(/|$)`, "/v1/webhooks", "webhooks: not part of the Platform API the fake implements"),
+	fam(`^/v1/user_profiles(/|$)`, "/v1/user_profiles", "user profiles: not part of the Platform API (a user_profile_id is taken as given)"),
+	fam(`^/v1/compliance/review(/|$)`, "/v1/compliance/review", "compliance review cases: not in the Platform API reference (the fake serves /v1/compliance/apps/...)"),
+	fam(`^/v1/organizations/(api_keys|service_accounts|rbac_groups|rbac_roles|federation_issuers|federation_rules|external_keys|external_storage|spend_limits?|spend_limit_increase_requests|telemetry_destinations|webhooks|plugins|plugin_marketplaces|compliance_settings|claude_code|claude_tag|analytics|usage_report|cost_report|providers)(/|$)`,
+		"/v1/organizations/{api_keys, service_accounts, rbac_*, federation_*, external_*, spend_limit*, telemetry_destinations, webhooks, plugin*, compliance_settings, claude_code, claude_tag, analytics, *_report, providers}",
+		"administration resources the Platform API reference does not describe (the fake serves the organization, invites, users, workspaces, rate limits and tunnels)"),
+	fam(`^/v1/organizations/workspaces/[^/]+/(members|service_accounts)(/|$)`, "/v1/organizations/workspaces/{id}/{members, service_accounts}",
+		"workspace members and service accounts: not in the Platform API reference"),
+}
+
+func fam(pattern, name, reason string) family {
+	return family{regexp.MustCompile(pattern), name, reason}
+}
+
+// rule is a refusal of a placeholder value that is right: the API's rules refuse the value the
+// generator wrote, whatever the SDK's types let through.
+type rule struct {
+	message *regexp.Regexp
+	reason  string
+}
+
+// placeholders are the 400s that are right for the generated tests' placeholder values, each
+// with the rule that refuses it. A 400 that none matches is drift. Keep the list short and each
+// reason checkable: the reference, the SDK's own documentation of the field, or the contract.
+var placeholders = []rule{
+	ph(`^limit: must be an integer from 1 to \d+, got "0"$`, "limit=0: every list's limit starts at 1 (the reference's ranges)"),
+	ph(`^version: must be an integer from 1 to \d+, got "0"$`, "version=0: versions are numbered from 1"),
+	ph(`^after_id and before_id: give at most one of them$`, "both cursors at once: a list pages one way (the reference's cursor pages)"),
+	ph(`^page: not a page token of this list`, `page="page": a page token is opaque, only a previous answer's next_page`),
+	ph(`^anthropic-workspace-id: (.* is not the workspace of this API key|the organization has no workspace )`,
+		"a workspace ID of no workspace of the key: the SDK documents that, if sent, it must match the credential's workspace"),
+	ph(`^[a-z_.0-9]+: [a-zA-Z ]+ ".*" (was not found|does not exist)`, "a placeholder ID in the body, naming no record"),
+	ph(`^email: .* already has a pending invite`, "state, not the body: an earlier test of the run invited the same address, and the fake refuses a second pending invite (its extension, check admin/invite-duplicate-refused)"),
+	ph(`^ca_certificate_pem: no PEM CERTIFICATE block found`, "a placeholder string where a PEM certificate is required"),
+	ph(`^inference_data_privacy: requires the anthropic-beta value "efs-2026-10-01"$`, "the SDK documents that the field requires the efs-2026-10-01 beta; the test sends another beta"),
+	ph(`^diagnostics\.previous_message_id: does not match pattern '\^msg_'$`, "the SDK documents previous_message_id as the id (msg_...) of a previous response"),
+	ph(`^mcp_servers\.\d+\.url: does not match pattern '\^https\?://'$`, `url="url": not a URL`),
+	ph(`^desired_ttl_seconds: must be a finite number greater than 0`, "desired_ttl_seconds=0: a lease of no time"),
+	ph(`^path_prefix: must start and end with "/"`, `path_prefix="path_prefix": the SDK documents a prefix such as /notes/`),
+	ph(`^expected_content_sha256: must be 64 lowercase hex characters`, "the SDK documents it as 64 lowercase hexadecimal characters"),
+	ph(`^tools\.\d+\.input_schema\.properties\.[^:]+: must be a schema`, `a property of input_schema given as the string "bar", not a JSON Schema`),
+	ph(`citations: text blocks of user messages cannot carry citations at API version 2026-10-21`, "citations in a user message: refused at 2026-10-21 (the version's migration notes)"),
+}
+
+func ph(pattern, reason string) rule { return rule{regexp.MustCompile(pattern), reason} }
+
+// handedOver are the families other work owns: their failures are listed for it, and their
+// drift does not fail this run.
+var handedOver = regexp.MustCompile(`(?i)(agent|session|vault|skill|batch)`)
+
+// verdict is the classification of one failed test.
+type verdict struct {
+	cat    string // catNotServed, catPlaceholder or catDrift
+	group  string // the family (catNotServed) or the rule (catPlaceholder); "" for drift
+	detail string // the fake's answer, or what failed
+}
+
+// classify judges a failed test by its outputs, one per key run that failed it: the output
+// whose answer did not refuse the key comes first, then python's answer reader if given.
+func classify(answers [][]refusal.Answer, texts []string) verdict {
+	best := -1
+	for i, as := range answers {
+		if len(as) > 0 && (best < 0 || (isKey(answers[best]) && !isKey(as))) {
+			best = i
+		}
+	}
+	if best < 0 {
+		// No HTTP answer at all: e.g. the strict validation of an answer, or a stream that broke.
+		return verdict{cat: catDrift, detail: firstText(texts)}
+	}
+	a := answers[best][0]
+	switch a.Class() {
+	case refusal.Route:
+		for _, f := range notServed {
+			if f.prefix.MatchString(a.Path()) {
+				return verdict{cat: catNotServed, group: f.name + ": " + f.reason}
+			}
+		}
+		return verdict{cat: catDrift, detail: a.Message}
+	case refusal.Absent:
+		return verdict{cat: catPlaceholder, group: "a placeholder ID, naming no record (404)", detail: a.Message}
+	case refusal.Other:
+		if a.Status == 400 {
+			for _, r := range placeholders {
+				if r.message.MatchString(a.Message) {
+					return verdict{cat: catPlaceholder, group: r.reason, detail: a.Message}
+				}
+			}
+		}
+	}
+	return verdict{cat: catDrift, detail: fmt.Sprintf("%d %s", a.Status, a.Message)}
+}
+
+func isKey(as []refusal.Answer) bool { return as[0].Class() == refusal.Key }
+
+func firstText(texts []string) string {
+	for _, t := range texts {
+		if t = strings.TrimSpace(t); t != "" {
+			return t
+		}
+	}
+	return "failed without an answer of the fake"
+}
