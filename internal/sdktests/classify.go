@@ -11,7 +11,7 @@ import (
 // Categories of a failed generated test.
 const (
 	// catNotServed: 404 "no route" on a family of routes the fake does not implement at all
-	// (notServed lists each, with why). Reported once per family, not as a failure.
+	// (refusal.Unserved lists each, with why). Reported once per family, not as a failure.
 	catNotServed = "a"
 	// catPlaceholder: the fake refused a placeholder the generator wrote, correctly: an ID that
 	// names no record (404), or a value the API's rules refuse (placeholders lists each rule).
@@ -21,35 +21,6 @@ const (
 	// for a body that no listed rule refuses.
 	catDrift = "c"
 )
-
-// family is a group of routes the fake does not serve at all, by the prefix of their path.
-type family struct {
-	prefix *regexp.Regexp
-	name   string
-	reason string
-}
-
-// notServed are the route families the SDKs have and the fake does not implement. A "no route"
-// answer on a path none of them matches is drift: a route missing from a family the fake serves.
-var notServed = []family{
-	fam(`^/v1/skills(/|$)`, "/v1/skills", "Skills: not yet served (another area is being built)"),
-	fam(`^/v1/vaults(/|$)`, "/v1/vaults", "credential vaults: not yet served (another area is being built)"),
-	fam(`^/v1/deployments(/|$)`, "/v1/deployments", "agent deployments: not part of the Platform API the fake implements"),
-	fam(`^/v1/deployment_runs(/|$)`, "/v1/deployment_runs", "agent deployment runs: not part of the Platform API the fake implements"),
-	fam(`^/v1/dreams(/|$)`, "/v1/dreams", "dreams: not part of the Platform API the fake implements"),
-	fam(`^/v1/webhooks(/|$)`, "/v1/webhooks", "webhooks: not part of the Platform API the fake implements"),
-	fam(`^/v1/user_profiles(/|$)`, "/v1/user_profiles", "user profiles: not part of the Platform API (a user_profile_id is taken as given)"),
-	fam(`^/v1/compliance/review(/|$)`, "/v1/compliance/review", "compliance review cases: not in the Platform API reference (the fake serves /v1/compliance/apps/...)"),
-	fam(`^/v1/organizations/(api_keys|service_accounts|rbac_groups|rbac_roles|federation_issuers|federation_rules|external_keys|external_storage|spend_limits?|spend_limit_increase_requests|telemetry_destinations|webhooks|plugins|plugin_marketplaces|compliance_settings|claude_code|claude_tag|analytics|usage_report|cost_report|providers)(/|$)`,
-		"/v1/organizations/{api_keys, service_accounts, rbac_*, federation_*, external_*, spend_limit*, telemetry_destinations, webhooks, plugin*, compliance_settings, claude_code, claude_tag, analytics, *_report, providers}",
-		"administration resources the Platform API reference does not describe (the fake serves the organization, invites, users, workspaces, rate limits and tunnels)"),
-	fam(`^/v1/organizations/workspaces/[^/]+/(members|service_accounts)(/|$)`, "/v1/organizations/workspaces/{id}/{members, service_accounts}",
-		"workspace members and service accounts: not in the Platform API reference"),
-}
-
-func fam(pattern, name, reason string) family {
-	return family{regexp.MustCompile(pattern), name, reason}
-}
 
 // rule is a refusal of a placeholder value that is right: the API's rules refuse the value the
 // generator wrote, whatever the SDK's types let through.
@@ -95,7 +66,7 @@ type verdict struct {
 }
 
 // classify judges a failed test by its outputs, one per key run that failed it: the output
-// whose answer did not refuse the key comes first, then python's answer reader if given.
+// whose answer did not refuse the key is the one judged.
 func classify(answers [][]refusal.Answer, texts []string) verdict {
 	best := -1
 	for i, as := range answers {
@@ -110,10 +81,8 @@ func classify(answers [][]refusal.Answer, texts []string) verdict {
 	a := answers[best][0]
 	switch a.Class() {
 	case refusal.Route:
-		for _, f := range notServed {
-			if f.prefix.MatchString(a.Path()) {
-				return verdict{cat: catNotServed, group: f.name + ": " + f.reason}
-			}
+		if f, ok := refusal.UnservedFamily(a.Path()); ok {
+			return verdict{cat: catNotServed, group: f.Name + ": " + f.Reason}
 		}
 		return verdict{cat: catDrift, detail: a.Message}
 	case refusal.Absent:

@@ -1,7 +1,7 @@
 // Command sdktests (make sdk-tests) runs the official SDKs' own generated tests, unmodified,
 // against the fake's binary, and classifies every test that fails:
 //
-//	(a) not served: "no route" on a route family the fake does not implement (notServed), once
+//	(a) not served: "no route" on a route family the fake does not implement (refusal.Unserved), once
 //	    per family;
 //	(b) placeholder: the fake refused a placeholder the generator wrote, as it should: an ID that
 //	    names no record (404), or a value a listed rule refuses (placeholders);

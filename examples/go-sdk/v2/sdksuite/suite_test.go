@@ -42,33 +42,13 @@ var keyRuns = []struct{ kind, replaces string }{
 	{"admin_key", "test-admin-key"},
 }
 
-// unserved are the routes the SDK has and the fake does not serve at all, by the pattern of
-// their path, each with the reason. A test answered "no route" on a path that none matches is a
-// route the fake is meant to serve: the test fails.
-var unserved = []struct{ pattern, reason string }{
-	{`^/v1/messages/batches`, "Message Batches are not part of the Platform API the fake implements"},
-	{`^/v1/skills`, "Skills are not part of the Platform API the fake implements"},
-	{`^/v1/agents`, "Managed Agents definitions are not served: the fake serves environments, their work queue and memory stores"},
-	{`^/v1/sessions`, "agent sessions are not served, as agents are not"},
-	{`^/v1/deployments`, "agent deployments are not served, as agents are not"},
-	{`^/v1/deployment_runs`, "agent deployment runs are not served, as agents are not"},
-	{`^/v1/dreams`, "not part of the Platform API the fake implements"},
-	{`^/v1/vaults`, "credential vaults are not part of the Platform API the fake implements"},
-	{`^/v1/user_profiles`, "user profiles are not part of the Platform API the fake implements (a user_profile_id on a workspace or a request is taken as given)"},
-	{`^/v1/webhooks`, "webhooks are not part of the Platform API the fake implements"},
-	{`^/v1/compliance/review/`, "compliance review cases are new in v2.15.0 and not in the Platform API; the fake serves /v1/compliance/apps/..., which the SDK has no methods for"},
-	{`^/v1/organizations/(api_keys|service_accounts|rbac_groups|rbac_roles|federation_issuers|federation_rules|external_keys|external_storage|spend_limits?|spend_limit_increase_requests|telemetry_destinations|webhooks|plugins|plugin_marketplaces|compliance_settings|claude_code|claude_tag|analytics|usage_report|cost_report|providers)(/|$)`,
-		"an administration resource the Platform API reference does not describe: the fake serves the organization, invites, users, workspaces and rate limits"},
-	{`^/v1/organizations/workspaces/[^/]+/(members|service_accounts)(/|$)`, "workspace members and service accounts are not in the Platform API reference"},
-}
-
 // Classes of a failed test, read from its output.
 const (
 	classVersion  = "refused for its API version"
 	classKey      = "refused for its key"
 	classField    = "refused for an unknown field"
 	classRoute    = "no route, on a route the fake is meant to serve"
-	classUnserved = "no route, on a route the fake does not serve (listed)"
+	classUnserved = "no route, on a route the fake does not serve (refusal.Unserved)"
 	classAbsent   = "404 for a placeholder ID of an absent resource"
 	classOther    = "another answer (e.g. a placeholder value the fake validates)"
 )
@@ -174,10 +154,8 @@ func classify(outs []string) (class, detail string) {
 	case refusal.Field:
 		return classField, a.String()
 	case refusal.Route:
-		for _, u := range unserved {
-			if regexp.MustCompile(u.pattern).MatchString(a.Path()) {
-				return classUnserved, u.pattern + " (" + u.reason + ")"
-			}
+		if f, ok := refusal.UnservedFamily(a.Path()); ok {
+			return classUnserved, f.Name + " (" + f.Reason + ")"
 		}
 		return classRoute, a.String()
 	case refusal.Absent:
