@@ -50,6 +50,9 @@ var placeholders = []rule{
 	ph(`^expected_content_sha256: must be 64 lowercase hex characters`, "the SDK documents it as 64 lowercase hexadecimal characters"),
 	ph(`^tools\.\d+\.input_schema\.properties\.[^:]+: must be a schema`, `a property of input_schema given as the string "bar", not a JSON Schema`),
 	ph(`citations: text blocks of user messages cannot carry citations at API version 2026-10-21`, "citations in a user message: refused at 2026-10-21 (the version's migration notes)"),
+	ph(`^mcp_servers\.\d+: the MCP server ".*" is not used by any mcp_toolset`, "the SDK documents that each MCP server must be referenced by an mcp_toolset; unreferenced servers are rejected"),
+	ph(`^vault_ids: changing a session's vaults is not yet supported`, "the SDK documents vault_ids on a session's update: not yet supported, requests setting it are rejected"),
+	ph(`^vault_ids\.\d+: does not match pattern '\^vlt_`, `vault_ids=["string"]: a placeholder where a vault ID (vlt_...) goes`),
 }
 
 func ph(pattern, reason string) rule { return rule{regexp.MustCompile(pattern), reason} }
