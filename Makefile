@@ -148,7 +148,7 @@ sdk-drift: ## the official SDKs' proofs against their newest releases (Go module
 
 # Not part of make test: a cold run installs Python packages from PyPI and takes minutes (warm,
 # about two: docs/operators.md, "The SDKs' own generated tests").
-PYTHON_SDK ?= 2.14.0
+PYTHON_SDK ?= 2.14.0,1.17.0
 
 sdk-tests: ## the official SDKs' own generated tests, unmodified, against the fake's binary (Python $(PYTHON_SDK) from its PyPI sdist, pinned packages; Go SDK v2's module); each failure classified: (a) not served, (b) placeholder, (c) drift, which fails it
 	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake

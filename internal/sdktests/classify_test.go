@@ -16,6 +16,7 @@ const (
 	pyLimit     = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'limit: must be an integer from 1 to 100, got "0"'}, 'request_id': 'req_4'}`
 	pyQuoted    = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': "diagnostics.previous_message_id: does not match pattern '^msg_'"}, 'request_id': 'req_5'}`
 	pyUnknown   = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'stop_sequences: must be an array of at most 4 strings'}, 'request_id': 'req_6'}`
+	pySHA       = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': "precondition.content_sha256: does not match pattern '^[0-9a-f]{64}$'"}, 'request_id': 'req_7'}`
 	pyValidated = "E   anthropic.APIResponseValidationError: Data returned by API invalid for expected schema.\nE   1 validation error for Model\nE   created_at\nE     Field required"
 )
 
@@ -62,6 +63,7 @@ func TestClassify(t *testing.T) {
 		{"key refused in both runs", []string{pyKey, pyKey}, catDrift},
 		{"a pattern the SDK documents", []string{pyQuoted, pyQuoted}, catPlaceholder},
 		{"a 400 no rule explains", []string{pyUnknown, pyUnknown}, catDrift},
+		{"a pattern whose metacharacters the rule quotes", []string{pySHA, pySHA}, catPlaceholder},
 		{"strict validation rejected the answer", []string{pyValidated, pyValidated}, catDrift},
 	} {
 		as, texts := py(tc.texts...)
