@@ -57,7 +57,7 @@ type testResult struct {
 
 func main() {
 	pyVersions := flag.String("python", "2.14.0", "the Python SDK releases to run, comma-separated (each needs examples/python-sdk/sdk-tests/requirements-<version>.txt); empty: none")
-	async := flag.Bool("async", false, "run the Python suite's Async classes too (the same requests through AsyncAnthropic; twice the time)")
+	async := flag.Bool("async", false, "run the Python suite's Async classes too (the same requests through AsyncAnthropic, over httpx; their aiohttp variants need an extra the pinned runtime leaves out)")
 	goV2 := flag.Bool("go", true, "run Go SDK v2's generated suite (examples/go-sdk/v2/sdksuite)")
 	fakeBin := flag.String("fake", "bin/platformfake", "the fake's binary")
 	flag.Parse()
@@ -80,7 +80,7 @@ func main() {
 		}
 		scope := "tests/api_resources, the sync classes, strict and loose clients"
 		if *async {
-			scope = "tests/api_resources, sync and async classes"
+			scope = "tests/api_resources, sync and async (httpx) classes, strict and loose clients"
 		}
 		drifted += report(fmt.Sprintf("Python SDK anthropic %s (%s)", v, scope), results)
 	}
