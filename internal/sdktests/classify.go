@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/platformkit/platformkit/internal/refusal"
@@ -80,8 +81,14 @@ func classify(answers [][]refusal.Answer, texts []string) verdict {
 			best = i
 		}
 	}
-	if best < 0 {
-		// No HTTP answer at all: e.g. the strict validation of an answer, or a stream that broke.
+	if best < 0 || isKey(answers[best]) && slices.ContainsFunc(answers, func(as []refusal.Answer) bool { return len(as) == 0 }) {
+		// No HTTP answer at all (e.g. strict validation rejected an answer, or a stream broke) in
+		// a run that took the key: that run says what failed.
+		for i, as := range answers {
+			if len(as) == 0 {
+				return verdict{cat: catDrift, detail: firstText(texts[i:])}
+			}
+		}
 		return verdict{cat: catDrift, detail: firstText(texts)}
 	}
 	a := answers[best][0]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/platformkit/platformkit/internal/refusal"
@@ -70,6 +71,12 @@ func TestClassify(t *testing.T) {
 		if got := classify(as, texts); got.cat != tc.want {
 			t.Errorf("%s: category %s (%s %s), want %s", tc.name, got.cat, got.group, got.detail, tc.want)
 		}
+	}
+	// The key refused in one run and the answer rejected by strict validation in the other: the
+	// drift named is the rejected answer, not the key.
+	as, texts := py(pyKey, pyValidated)
+	if got := classify(as, texts); got.cat != catDrift || !strings.Contains(got.detail, "Data returned by API invalid") {
+		t.Errorf("key refused, then an invalid answer: %s %q, want drift naming the validation", got.cat, got.detail)
 	}
 }
 
