@@ -3,12 +3,12 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
-.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper host-packages dist bench load soak-hostile help sdk-drift
+.PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper host-packages dist bench load soak-hostile help sdk-drift sdk-tests
 .PHONY: conformance-rerun conformance-compare litellm
 
 help: ## list the targets, with the values of the variables they use
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
-		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|$$(DIST)|$(DIST)|g' -e 's|$$(FUZZTIME)|$(FUZZTIME)|g' -e 's|$$(SOAK_DURATION)|$(SOAK_DURATION)|g' -e 's|\$$\$$|$$|g' \
+		| sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(REPORTS)|$(REPORTS)|g' -e 's|$$(DIST)|$(DIST)|g' -e 's|$$(FUZZTIME)|$(FUZZTIME)|g' -e 's|$$(SOAK_DURATION)|$(SOAK_DURATION)|g' -e 's|$$(PYTHON_SDK)|$(PYTHON_SDK)|g' -e 's|\$$\$$|$$|g' \
 		| awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 	@echo
 	@echo 'Variables (set as make VAR=value):'
@@ -145,6 +145,14 @@ examples: ## run the examples as their users would (examples/typescript-sdk need
 # Not part of make test: it asks the registries for their newest releases (docs/contributing.md: "For maintainers: SDK drift").
 sdk-drift: ## the official SDKs' proofs against their newest releases (Go module proxy, npm, PyPI, Maven Central), not the pinned ones; reports what the fake refused
 	$(GO) run ./internal/sdkdrift $(if $(SDK),-sdk $(SDK))
+
+# Not part of make test: a cold run installs Python packages from PyPI and takes minutes (warm,
+# about two: docs/operators.md, "The SDKs' own generated tests").
+PYTHON_SDK ?= 2.14.0,1.17.0
+
+sdk-tests: ## the official SDKs' own generated tests, unmodified, against the fake's binary (Python $(PYTHON_SDK) from its PyPI sdist, pinned packages; Go SDK v2's module); each failure classified: (a) not served, (b) placeholder, (c) drift, which fails it
+	@$(GO) build -o bin/platformfake ./fake/cmd/platformfake
+	@$(GO) run ./internal/sdktests -fake bin/platformfake -python '$(PYTHON_SDK)'
 
 # The suite runs as a compiled test binary rather than under go test, whose closing "FAIL <package>"
 # line would follow the summary: the summary is the last line the suite prints (when the run

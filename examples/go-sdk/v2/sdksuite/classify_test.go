@@ -11,7 +11,8 @@ func TestClassify(t *testing.T) {
 		key403  = `    x_test.go:9: err should be nil: GET "http://127.0.0.1:1/v1/organizations/me": 403 Forbidden (Request-ID: req_3) {"type":"error","error":{"type":"permission_error","message":"the administration interface does not accept an API key"},"request_id":"req_3"}`
 		field   = `    x_test.go:9: err should be nil: POST "http://127.0.0.1:1/v1/organizations/workspaces": 400 Bad Request (Request-ID: req_4) {"type":"error","error":{"type":"invalid_request_error","message":"user_profile_id: unknown field"},"request_id":"req_4"}`
 		served  = `    x_test.go:9: err should be nil: POST "http://127.0.0.1:1/v1/organizations/users/u/sign_out": 404 Not Found (Request-ID: req_5) {"type":"error","error":{"type":"not_found_error","message":"no route for POST /v1/organizations/users/u/sign_out"},"request_id":"req_5"}`
-		batches = `    x_test.go:9: err should be nil: GET "http://127.0.0.1:1/v1/messages/batches": 404 Not Found (Request-ID: req_6) {"type":"error","error":{"type":"not_found_error","message":"no route for GET /v1/messages/batches"},"request_id":"req_6"}`
+		dreams  = `    x_test.go:9: err should be nil: GET "http://127.0.0.1:1/v1/dreams": 404 Not Found (Request-ID: req_6) {"type":"error","error":{"type":"not_found_error","message":"no route for GET /v1/dreams"},"request_id":"req_6"}`
+		batches = `    x_test.go:9: err should be nil: GET "http://127.0.0.1:1/v1/messages/batches": 404 Not Found (Request-ID: req_9) {"type":"error","error":{"type":"not_found_error","message":"no route for GET /v1/messages/batches"},"request_id":"req_9"}`
 		absent  = `    x_test.go:9: err should be nil: GET "http://127.0.0.1:1/v1/organizations/users/user_id": 404 Not Found (Request-ID: req_7) {"type":"error","error":{"type":"not_found_error","message":"user user_id not found"},"request_id":"req_7"}`
 		invalid = `    x_test.go:9: err should be nil: GET "http://127.0.0.1:1/v1/models?limit=0": 400 Bad Request (Request-ID: req_8) {"type":"error","error":{"type":"invalid_request_error","message":"limit: must be between 1 and 1000"},"request_id":"req_8"}`
 		noHTTP  = "    x_test.go:9: expected 3 blocks, got 2\n--- FAIL: TestX (0.00s)"
@@ -25,7 +26,8 @@ func TestClassify(t *testing.T) {
 		{"key refused in both runs", []string{key401, key403}, classKey},
 		{"key refused in one run, a field in the other", []string{key403, field}, classField},
 		{"route the fake is meant to serve", []string{served, key403}, classRoute},
-		{"route listed as unserved", []string{batches, batches}, classUnserved},
+		{"route listed as unserved", []string{dreams, dreams}, classUnserved},
+		{"batches are served now: no route there is a missing route", []string{batches, batches}, classRoute},
 		{"absent resource", []string{key403, absent}, classAbsent},
 		{"a placeholder value", []string{invalid, invalid}, classOther},
 		{"no HTTP answer", []string{noHTTP, noHTTP}, classOther},

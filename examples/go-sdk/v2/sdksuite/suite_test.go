@@ -42,31 +42,13 @@ var keyRuns = []struct{ kind, replaces string }{
 	{"admin_key", "test-admin-key"},
 }
 
-// unserved are the routes the SDK has and the fake does not serve at all, by the pattern of
-// their path, each with the reason. A test answered "no route" on a path that none matches is a
-// route the fake is meant to serve: the test fails.
-var unserved = []struct{ pattern, reason string }{
-	{`^/v1/messages/batches`, "Message Batches are not part of the Platform API the fake implements"},
-	{`^/v1/agents`, "Managed Agents definitions are not served: the fake serves environments, their work queue and memory stores"},
-	{`^/v1/sessions`, "agent sessions are not served, as agents are not"},
-	{`^/v1/deployments`, "agent deployments are not served, as agents are not"},
-	{`^/v1/deployment_runs`, "agent deployment runs are not served, as agents are not"},
-	{`^/v1/dreams`, "not part of the Platform API the fake implements"},
-	{`^/v1/user_profiles`, "user profiles are not part of the Platform API the fake implements (a user_profile_id on a workspace or a request is taken as given)"},
-	{`^/v1/webhooks`, "webhooks are not part of the Platform API the fake implements"},
-	{`^/v1/compliance/review/`, "compliance review cases are new in v2.15.0 and not in the Platform API; the fake serves /v1/compliance/apps/..., which the SDK has no methods for"},
-	{`^/v1/organizations/(api_keys|service_accounts|rbac_groups|rbac_roles|federation_issuers|federation_rules|external_keys|external_storage|spend_limits?|spend_limit_increase_requests|telemetry_destinations|webhooks|plugins|plugin_marketplaces|compliance_settings|claude_code|claude_tag|analytics|usage_report|cost_report|providers)(/|$)`,
-		"an administration resource the Platform API reference does not describe: the fake serves the organization, invites, users, workspaces and rate limits"},
-	{`^/v1/organizations/workspaces/[^/]+/(members|service_accounts)(/|$)`, "workspace members and service accounts are not in the Platform API reference"},
-}
-
 // Classes of a failed test, read from its output.
 const (
 	classVersion  = "refused for its API version"
 	classKey      = "refused for its key"
 	classField    = "refused for an unknown field"
 	classRoute    = "no route, on a route the fake is meant to serve"
-	classUnserved = "no route, on a route the fake does not serve (listed)"
+	classUnserved = "no route, on a route the fake does not serve (refusal.Unserved)"
 	classAbsent   = "404 for a placeholder ID of an absent resource"
 	classOther    = "another answer (e.g. a placeholder value the fake validates)"
 )
@@ -91,7 +73,7 @@ func TestOwnSuite(t *testing.T) {
 	run(t, dir, "go", "test", "-c", "-o", suiteBin, ".")
 	fakeBin := filepath.Join(tmp, "platformfake")
 	run(t, ".", "go", "build", "-o", fakeBin, "github.com/platformkit/platformkit/fake/cmd/platformfake")
-	tests := generatedTests(t, dir)
+	tests, files := generatedTests(t, dir)
 	built := time.Since(start)
 
 	results := map[string][]string{} // test -> its output in each run that failed it
@@ -109,6 +91,8 @@ func TestOwnSuite(t *testing.T) {
 			}
 		}
 	}
+
+	writeResults(t, version, tests, files, passed, results)
 
 	byClass := map[string][]string{}
 	for _, name := range tests {
@@ -170,10 +154,8 @@ func classify(outs []string) (class, detail string) {
 	case refusal.Field:
 		return classField, a.String()
 	case refusal.Route:
-		for _, u := range unserved {
-			if regexp.MustCompile(u.pattern).MatchString(a.Path()) {
-				return classUnserved, u.pattern + " (" + u.reason + ")"
-			}
+		if f, ok := refusal.UnservedFamily(a.Path()); ok {
+			return classUnserved, f.Name + " (" + f.Reason + ")"
 		}
 		return classRoute, a.String()
 	case refusal.Absent:
@@ -223,16 +205,17 @@ func moduleVersion(t *testing.T) string {
 }
 
 // generatedTests lists the SDK's tests that talk to the server at TEST_API_BASE_URL: the
-// generated ones. The SDK's other tests (its helpers, against mock servers of their own) do not
-// exercise the fake.
-func generatedTests(t *testing.T, dir string) []string {
-	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+// generated ones, and the file of each. The SDK's other tests (its helpers, against mock
+// servers of their own) do not exercise the fake.
+func generatedTests(t *testing.T, dir string) ([]string, map[string]string) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var tests []string
+	files := map[string]string{}
 	fset := token.NewFileSet()
-	for _, f := range files {
+	for _, f := range paths {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -251,6 +234,7 @@ func generatedTests(t *testing.T, dir string) []string {
 			}
 			if bytes.Contains(src[fset.Position(fn.Body.Pos()).Offset:fset.Position(fn.Body.End()).Offset], []byte("TEST_API_BASE_URL")) {
 				tests = append(tests, fn.Name.Name)
+				files[fn.Name.Name] = filepath.Base(f)
 			}
 		}
 	}
@@ -258,7 +242,46 @@ func generatedTests(t *testing.T, dir string) []string {
 		t.Fatalf("no test of %s reads TEST_API_BASE_URL: the suite's layout changed", dir)
 	}
 	sort.Strings(tests)
-	return tests
+	return tests, files
+}
+
+// resultsEnv names the file TestOwnSuite writes every generated test's result to, when set:
+// make sdk-tests (internal/sdktests) reads it and classifies the failures with the Python
+// suite's.
+const resultsEnv = "SDKSUITE_RESULTS"
+
+// suiteResult is one generated test's result in the file resultsEnv names.
+type suiteResult struct {
+	Test    string   `json:"test"`
+	File    string   `json:"file"`
+	Passed  bool     `json:"passed"`
+	Outputs []string `json:"outputs,omitempty"` // the output of each key run that failed it
+}
+
+// writeResults writes the results to the file resultsEnv names, if it is set.
+func writeResults(t *testing.T, version string, tests []string, files map[string]string, passed map[string]bool, failed map[string][]string) {
+	path := os.Getenv(resultsEnv)
+	if path == "" {
+		return
+	}
+	out := struct {
+		SDK     string        `json:"sdk"`
+		Results []suiteResult `json:"results"`
+	}{SDK: sdkModule + " " + version}
+	for _, name := range tests {
+		r := suiteResult{Test: name, File: files[name], Passed: passed[name]}
+		if !r.Passed {
+			r.Outputs = failed[name]
+		}
+		out.Results = append(out.Results, r)
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // fixturesWithKey copies the repository's fixtures with suiteKey in place of the first
