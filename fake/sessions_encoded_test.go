@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -51,5 +52,32 @@ func TestSessionReadsAfterChange(t *testing.T) {
 	api.ok("POST", "/v1/sessions/"+id+"/archive", nil)
 	if got := read("archive").get("archived_at").String(); got == "" {
 		t.Fatal("archived_at is null after archive")
+	}
+}
+
+// TestSessionThreadArchive: the primary thread is archived with its session. Archiving it alone
+// is a 400 naming thread_id and the route that archives both; once the session is archived it
+// answers the thread, archived, again and again; an unknown thread is a 404, and the
+// environment key, which may read a session but not end it, gets a 403.
+func TestSessionThreadArchive(t *testing.T) {
+	ts := NewTestServer(t)
+	api, worker := apiClient(t, ts), envKeyClient(t, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	thread := "/v1/sessions/" + id + "/threads/" + api.ok("GET", "/v1/sessions/"+id+"/threads", nil).get("data.0.id").String()
+	r := api.do("POST", thread+"/archive", nil)
+	if msg := r.get("error.message").String(); r.status != http.StatusBadRequest || !strings.HasPrefix(msg, "thread_id: ") || !strings.Contains(msg, "/v1/sessions/"+id+"/archive") {
+		t.Fatalf("archiving the primary thread of a live session = %d %s, want 400 naming thread_id and the session's archive", r.status, r.body)
+	}
+	if r := worker.do("POST", thread+"/archive", nil); r.status != http.StatusForbidden {
+		t.Errorf("archiving with the environment key = %d, want 403", r.status)
+	}
+	if r := api.do("POST", "/v1/sessions/"+id+"/threads/sthr_nope/archive", nil); r.status != http.StatusNotFound {
+		t.Errorf("archiving an unknown thread = %d, want 404", r.status)
+	}
+	archivedAt := api.ok("POST", "/v1/sessions/"+id+"/archive", nil).get("archived_at").String()
+	for range 2 {
+		if got := api.ok("POST", thread+"/archive", nil); got.get("archived_at").String() != archivedAt || got.get("type").String() != "session_thread" {
+			t.Fatalf("archiving the thread of an archived session = %s, want the thread archived at %s", got.body, archivedAt)
+		}
 	}
 }

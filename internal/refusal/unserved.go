@@ -13,7 +13,6 @@ type Family struct {
 // none of them matches is a route missing from a family the fake serves: the proofs that run the
 // SDKs' own generated suites (examples/go-sdk/v2/sdksuite, make sdk-tests) fail on it.
 var Unserved = []Family{
-	family(`^/v1/sessions/[^/]+/threads/[^/]+/archive$`, "/v1/sessions/{id}/threads/{id}/archive", "archiving a session's thread: not served yet (the rest of sessions is)"),
 	family(`^/v1/deployments(/|$)`, "/v1/deployments", "agent deployments: not part of the Platform API the fake implements"),
 	family(`^/v1/deployment_runs(/|$)`, "/v1/deployment_runs", "agent deployment runs: not part of the Platform API the fake implements"),
 	family(`^/v1/dreams(/|$)`, "/v1/dreams", "dreams: not part of the Platform API the fake implements"),

@@ -40,6 +40,7 @@ func sessionRoutes() []*core.Route {
 		core.Line(core.Get, "/v1/sessions/:session_id/events/stream", core.IfSessionWorker, core.In{Query: qStream, Events: "sessions/stream_event"}, "", streamEvents),
 		core.Line(core.Get, "/v1/sessions/:session_id/threads", core.IfSessionWorker, core.In{Query: qThreads}, "sessions/thread_list", listThreads),
 		core.Line(core.Get, "/v1/sessions/:session_id/threads/:thread_id", core.IfSessionWorker, core.In{}, "sessions/thread", getThread),
+		core.Line(core.Post, "/v1/sessions/:session_id/threads/:thread_id/archive", core.IfSessionWorker, core.In{}, "sessions/thread", archiveThread),
 		core.Line(core.Get, "/v1/sessions/:session_id/threads/:thread_id/events", core.IfSessionWorker, core.In{Query: qEvents}, "sessions/event_list", listThreadEvents),
 		core.Line(core.Get, "/v1/sessions/:session_id/threads/:thread_id/stream", core.IfSessionWorker, core.In{Query: qStream, Events: "sessions/stream_event"}, "", streamThread),
 	}

@@ -78,6 +78,25 @@ func getThread(s *core.Server, c *core.Call) (any, error) {
 	return withSession(s, c, func(_ *Store, ss *session, now time.Time) (any, error) { return ss.primary(now), nil })
 }
 
+// archiveThread archives a thread. The fake's sessions have only their primary thread, which
+// lives and is archived with its session: archiving it answers it once the session is archived
+// (a retry changes nothing), and is refused while the session is not, naming the route that
+// archives both.
+func archiveThread(s *core.Server, c *core.Call) (any, error) {
+	if err := ownerOnly(c); err != nil {
+		return nil, err
+	}
+	if err := checkThread(s, c); err != nil {
+		return nil, err
+	}
+	return withSession(s, c, func(_ *Store, ss *session, now time.Time) (any, error) {
+		if ss.rec.ArchivedAt == nil {
+			return nil, core.InvalidField("thread_id", "%s is the primary thread of session %s, archived with its session: POST /v1/sessions/%s/archive", c.Param("thread_id"), ss.rec.ID, ss.rec.ID)
+		}
+		return ss.primary(now), nil
+	})
+}
+
 // listThreadEvents lists the primary thread's events: the session's.
 func listThreadEvents(s *core.Server, c *core.Call) (any, error) {
 	if err := checkThread(s, c); err != nil {
