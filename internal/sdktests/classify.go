@@ -55,6 +55,8 @@ var placeholders = []rule{
 	ph(`^mcp_servers\.\d+: the MCP server ".*" is not used by any mcp_toolset`, "the SDK documents that each MCP server must be referenced by an mcp_toolset; unreferenced servers are rejected"),
 	ph(`^vault_ids: changing a session's vaults is not yet supported`, "the SDK documents vault_ids on a session's update: not yet supported, requests setting it are rejected"),
 	ph(`^vault_ids\.\d+: does not match pattern '\^vlt_`, `vault_ids=["string"]: a placeholder where a vault ID (vlt_...) goes`),
+	ph(`^source: must be one of custom, vendor, anthropic, got "source"$`, `source="source": the SDK documents the skills filter as custom or anthropic`),
+	ph(`^files\.\d+: the part has no filename`, "a skill's file sent without its path: the SDK documents that every file is in one top-level directory with a SKILL.md at its root"),
 }
 
 func ph(pattern, reason string) rule { return rule{regexp.MustCompile(pattern), reason} }
