@@ -174,6 +174,35 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 			t.Errorf("with CONFORMANCE_MODEL: %+v, want it to pass", o)
 		}
 	})
+	t.Run("no model routes, as a server of Messages alone", func(t *testing.T) {
+		// As a web framework answers a path it has no route for (mockllm's FastAPI): 404, not the
+		// API's envelope. Every Models check is blocked by the one cause, and none fails on it:
+		// a route not served is not served, whatever the check asked of it.
+		fastAPI := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/") {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					_, _ = io.WriteString(w, `{"detail":"Not Found"}`)
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		}
+		r, _ := brokenRun(t, fastAPI(fake.New()), "CONFORMANCE_MODEL", "assistant-sonnet-4-6")
+		outcomes := messagesAndModels(t, r)
+		for id, o := range outcomes {
+			if !strings.HasPrefix(id, "models/") {
+				continue
+			}
+			if len(o.Failures) > 0 || !strings.HasPrefix(o.Skipped, kit.PrefixBlocked+"GET /v1/models is not served") && !strings.HasPrefix(o.Skipped, kit.PrefixNotConfigured) {
+				t.Errorf("%s: %+v, want blocked by the route not served", id, o)
+			}
+		}
+		if o := outcomes["messages/interface-error-envelope"]; !o.Passed() {
+			t.Errorf("messages/interface-error-envelope: %+v, want it to pass: the 404s of a route not served are not the API's errors", o)
+		}
+	})
 	t.Run("no count_tokens", func(t *testing.T) {
 		r, out := brokenRun(t, notServed(http.MethodPost, "/v1/messages/count_tokens"))
 		if !strings.Contains(out, "conformance: cause: POST /v1/messages/count_tokens is not served") {

@@ -1,7 +1,10 @@
 package kit
 
 import (
+	"cmp"
 	"fmt"
+	"net/http"
+	pathpkg "path"
 	"regexp"
 	"slices"
 	"sort"
@@ -43,10 +46,25 @@ func (tg *Target) causeOf(key string) *cause {
 
 func routeCause(method, path string) string { return "route " + method + " " + path }
 
-// routeOf is a request's route as a cause names it: its method and path without the query.
+// routeOf is a request's route as a cause names it: its method (GET when the request leaves it
+// unset, as the client sends it) and path without the query.
 func routeOf(r *Request) string {
 	path, _, _ := strings.Cut(r.Path, "?")
-	return routeCause(r.Method, path)
+	return routeCause(cmp.Or(r.Method, http.MethodGet), path)
+}
+
+// notServed is the cause of a request's route not being served: its own, or, for a GET of one
+// item of a collection (GET /v1/models/{id}), the collection's: a deployment that does not list
+// models does not serve one by ID either, and what its 404 says is not the API's.
+func (tg *Target) notServed(r *Request) *cause {
+	if c := tg.causeOf(routeOf(r)); c != nil {
+		return c
+	}
+	path, _, _ := strings.Cut(r.Path, "?")
+	if parent, _ := pathpkg.Split(path); cmp.Or(r.Method, http.MethodGet) == http.MethodGet && parent != "/v1/" {
+		return tg.causeOf(routeCause(http.MethodGet, strings.TrimSuffix(parent, "/")))
+	}
+	return nil
 }
 
 var index = regexp.MustCompile(`\.[0-9]+(\.|$)`)
