@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -201,6 +202,22 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 		}
 		if o := outcomes["messages/interface-error-envelope"]; !o.Passed() {
 			t.Errorf("messages/interface-error-envelope: %+v, want it to pass: the 404s of a route not served are not the API's errors", o)
+		}
+	})
+	t.Run("stream usage with nulls", func(t *testing.T) {
+		// As local-openai2anthropic streams: message_start's usage has null cache counts, a field
+		// only EXTENSIONS.md requires. A check of a reference clause that reads the stream does
+		// not fail on it; the extension check of the event grammar does.
+		nullCache := regexp.MustCompile(`"cache_creation_input_tokens":\s*[0-9]+`)
+		nulls := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), kit.OKBodies(func(_ *http.Request, body []byte) []byte {
+			return nullCache.ReplaceAll(body, []byte(`"cache_creation_input_tokens":null`))
+		}))
+		r, _ := brokenRun(t, nulls)
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-max-tokens-respected")); !o.Passed() {
+			t.Errorf("messages/stream-max-tokens-respected: %+v, want it to pass: its statement (4.4) reads no cache count", o)
+		}
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-grammar")); !strings.Contains(strings.Join(o.Failures, "\n"), "cache_creation_input_tokens") {
+			t.Errorf("messages/stream-grammar: %+v, want it to fail on the null cache count", o)
 		}
 	})
 	t.Run("no count_tokens", func(t *testing.T) {
