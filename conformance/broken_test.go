@@ -220,6 +220,27 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 			t.Errorf("messages/stream-grammar: %+v, want it to fail on the null cache count", o)
 		}
 	})
+	t.Run("no credential required", func(t *testing.T) {
+		// As mockllm: every request is answered, with a key or without. That is the statement of
+		// the credential checks (5), not of the envelope (7), which holds on the errors there are.
+		open := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("X-Api-Key") == "" && r.Header.Get("Authorization") == "" {
+					r.Header.Set("X-Api-Key", kit.FakeAPIKey)
+				}
+				h.ServeHTTP(w, r)
+			})
+		}
+		r, _ := brokenRun(t, open(fake.New()))
+		for _, id := range []string{"messages/interface-error-envelope", "models/interface-error-envelope"} {
+			if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, id)); !o.Passed() {
+				t.Errorf("%s: %+v, want it to pass: every error answer met is the envelope", id, o)
+			}
+		}
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/interface-missing-credential-401")); o.Passed() {
+			t.Errorf("messages/interface-missing-credential-401 passed; want it to fail: a request without a key is answered")
+		}
+	})
 	t.Run("no count_tokens", func(t *testing.T) {
 		r, out := brokenRun(t, notServed(http.MethodPost, "/v1/messages/count_tokens"))
 		if !strings.Contains(out, "conformance: cause: POST /v1/messages/count_tokens is not served") {
