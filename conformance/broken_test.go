@@ -241,6 +241,35 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 			t.Errorf("messages/interface-missing-credential-401 passed; want it to fail: a request without a key is answered")
 		}
 	})
+	t.Run("no model by ID", func(t *testing.T) {
+		// As local-openai2anthropic: the list is served, GET /v1/models/{id} is not (its web
+		// framework's 404). The checks that read a model by ID are blocked by the one cause.
+		noGet := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/v1/models/") {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					_, _ = io.WriteString(w, `{"detail":"Not Found"}`)
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		}
+		r, out := brokenRun(t, noGet(fake.New()))
+		if !strings.Contains(out, "conformance: cause: GET /v1/models/{model_id} is not served (404 application/json)") {
+			t.Fatalf("the preflight does not name the missing route:\n%s", out)
+		}
+		for _, id := range []string{"models/get-each-listed", "models/get-alias", "models/get-unknown-404"} {
+			if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, id)); !strings.HasPrefix(o.Skipped, kit.PrefixBlocked+"GET /v1/models/{model_id} is not served") {
+				t.Errorf("%s: %+v, want blocked by the route not served", id, o)
+			}
+		}
+		for _, id := range []string{"models/list-shape", "models/interface-error-envelope"} {
+			if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, id)); !o.Passed() {
+				t.Errorf("%s: %+v, want it to pass", id, o)
+			}
+		}
+	})
 	t.Run("no count_tokens", func(t *testing.T) {
 		r, out := brokenRun(t, notServed(http.MethodPost, "/v1/messages/count_tokens"))
 		if !strings.Contains(out, "conformance: cause: POST /v1/messages/count_tokens is not served") {

@@ -53,16 +53,25 @@ func routeOf(r *Request) string {
 	return routeCause(cmp.Or(r.Method, http.MethodGet), path)
 }
 
-// notServed is the cause of a request's route not being served: its own, or, for a GET of one
-// item of a collection (GET /v1/models/{id}), the collection's: a deployment that does not list
-// models does not serve one by ID either, and what its 404 says is not the API's.
+// itemRoute is how a cause names the route of one item of a collection: GET /v1/models/{model_id}.
+func itemRoute(collection string) string {
+	return collection + "/{" + strings.TrimSuffix(pathpkg.Base(collection), "s") + "_id}"
+}
+
+// notServed is the cause of a request's route not being served: its own; for a GET of one item
+// of a collection (GET /v1/models/{id}), the item route's, or the collection's: a deployment that
+// does not list models does not serve one by ID either, and what its 404 says is not the API's.
 func (tg *Target) notServed(r *Request) *cause {
 	if c := tg.causeOf(routeOf(r)); c != nil {
 		return c
 	}
 	path, _, _ := strings.Cut(r.Path, "?")
 	if parent, _ := pathpkg.Split(path); cmp.Or(r.Method, http.MethodGet) == http.MethodGet && parent != "/v1/" {
-		return tg.causeOf(routeCause(http.MethodGet, strings.TrimSuffix(parent, "/")))
+		collection := strings.TrimSuffix(parent, "/")
+		if c := tg.causeOf(routeCause(http.MethodGet, itemRoute(collection))); c != nil {
+			return c
+		}
+		return tg.causeOf(routeCause(http.MethodGet, collection))
 	}
 	return nil
 }
