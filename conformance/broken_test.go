@@ -205,11 +205,14 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 		}
 	})
 	t.Run("stream usage with nulls", func(t *testing.T) {
-		// As local-openai2anthropic streams: message_start's usage has null cache counts, a field
-		// only EXTENSIONS.md requires. A check of a reference clause that reads the stream does
-		// not fail on it; the extension check of the event grammar does.
+		// As local-openai2anthropic streams: message_start's usage has null cache counts, and a
+		// text block starts as {"type": "text", "text": ""}, without citations: fields only
+		// EXTENSIONS.md (gaps §4's event grammar) requires of an event. A check of a reference
+		// clause that reads the stream does not fail on them; the extension check of the event
+		// grammar does.
 		nullCache := regexp.MustCompile(`"cache_creation_input_tokens":\s*[0-9]+`)
 		nulls := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), kit.OKBodies(func(_ *http.Request, body []byte) []byte {
+			body = bytes.ReplaceAll(body, []byte(`{"content_block":{"citations":null,`), []byte(`{"content_block":{`))
 			return nullCache.ReplaceAll(body, []byte(`"cache_creation_input_tokens":null`))
 		}))
 		r, _ := brokenRun(t, nulls)

@@ -96,8 +96,10 @@ func schemaCause(schema string, err error) string {
 var extensionFields = map[string][]string{
 	"messages/message": {"id", "type", "stop_sequence", "usage", "container", "diagnostics", "context_management"},
 	"models/model":     {"lifecycle", "line", "deprecated_at", "retires_at", "allowed_fallback_models", "capabilities.server_tools", "capabilities.compaction", "capabilities.thinking.types.disabled", "capabilities.thinking.types.between_tools"},
-	// A stream's events carry the same message (message_start) and its usage (message_delta).
-	"messages/stream_event": {"message.id", "message.type", "message.stop_sequence", "message.usage", "message.container", "message.diagnostics", "message.context_management", "usage", "delta.stop_sequence", "delta.container", "context_management"},
+	// A stream's events carry the same message (message_start) and its usage (message_delta);
+	// a block's start (the event grammar is gaps §4's) shows the block being begun, and the
+	// maker's own streams begin a text block as {"type": "text", "text": ""}.
+	"messages/stream_event": {"message.id", "message.type", "message.stop_sequence", "message.usage", "message.container", "message.diagnostics", "message.context_management", "usage", "delta.stop_sequence", "delta.container", "context_management", "content_block.citations"},
 	"models/model_list":     {"data.N.lifecycle", "data.N.line", "data.N.deprecated_at", "data.N.retires_at", "data.N.allowed_fallback_models", "data.N.capabilities.server_tools", "data.N.capabilities.compaction", "data.N.capabilities.thinking.types.disabled", "data.N.capabilities.thinking.types.between_tools"},
 }
 
