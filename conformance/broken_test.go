@@ -273,6 +273,22 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a stream outside the event grammar", func(t *testing.T) {
+		// As mockllm streams: OpenAI-style data lines, no message_start. The event grammar is
+		// gaps §4's, so a check of a reference clause that needs a stream's message (max_tokens,
+		// 4.4) is blocked by it as a cause, and the grammar's own check fails on it.
+		noStart := regexp.MustCompile(`(?s)^event: message_start\ndata: [^\n]*\n\n`)
+		broken := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), kit.OKBodies(func(_ *http.Request, body []byte) []byte {
+			return noStart.ReplaceAll(body, nil)
+		}))
+		r, _ := brokenRun(t, broken)
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-max-tokens-respected")); !strings.HasPrefix(o.Skipped, kit.PrefixBlocked+"POST /v1/messages with stream true answers events outside the grammar of gaps §4") {
+			t.Errorf("messages/stream-max-tokens-respected: %+v, want blocked by the stream's grammar", o)
+		}
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-grammar")); !strings.Contains(strings.Join(o.Failures, "\n"), "message_start") {
+			t.Errorf("messages/stream-grammar: %+v, want it to fail on the missing message_start", o)
+		}
+	})
 	t.Run("no count_tokens", func(t *testing.T) {
 		r, out := brokenRun(t, notServed(http.MethodPost, "/v1/messages/count_tokens"))
 		if !strings.Contains(out, "conformance: cause: POST /v1/messages/count_tokens is not served") {

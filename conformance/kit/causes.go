@@ -146,6 +146,17 @@ func (t *T) ExtensionOnly(schema string, err error) bool {
 	return !t.check.Has(Extension) && extensionDeviation(schema, err)
 }
 
+// ExtensionPrecondition is a precondition the check needs that only a decision of EXTENSIONS.md
+// states, found not to hold (line says how, key names it once for the run): a check of a
+// reference clause ends blocked by it, as a cause that holder holds; an extension check, the
+// holder among them, goes on, to fail on it.
+func (t *T) ExtensionPrecondition(key, line, holder string) {
+	if t.check.Has(Extension) || t.check.ID == holder {
+		return
+	}
+	t.blockedBy(t.Target.addCause("extension "+key, line, holder))
+}
+
 // blockedBy ends the check as blocked by c.
 func (t *T) blockedBy(c *cause) {
 	t.skip(PrefixBlocked + c.line)

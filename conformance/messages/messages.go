@@ -139,6 +139,11 @@ func stream(t *kit.T, r kit.Request, schema string) (*kit.Response, []kit.SSEEve
 func streamMessage(t *kit.T, r kit.Request) *kit.StreamedMessage {
 	_, evs := stream(t, r, "messages/stream_event")
 	msg, err := kit.AccumulateMessage(evs)
+	if err != nil {
+		// The grammar is gaps §4's: a reference clause's check cannot judge its statement on
+		// such a stream, and messages/stream-grammar holds the deviation.
+		t.ExtensionPrecondition("stream grammar", fmt.Sprintf("POST /v1/messages with stream true answers events outside the grammar of gaps §4: %v", err), "messages/stream-grammar")
+	}
 	t.ExpectWithOffset(1, err).NotTo(HaveOccurred(), "the events of the stream make a message")
 	return msg
 }
