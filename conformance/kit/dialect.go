@@ -135,7 +135,7 @@ func (tg *Target) discover(ctx context.Context) string {
 		if !tg.serves(ctx, http.MethodPost, "/v1/messages") {
 			return tg.notTheAPI(best, "no list of models")
 		}
-		tg.addCause(routeCause(http.MethodGet, "/v1/models"), fmt.Sprintf("GET /v1/models is not served (%s): the model list and the checks that read it do not run", best.kind()), "")
+		tg.addCause(routeCause(http.MethodGet, "/v1/models"), fmt.Sprintf("GET /v1/models is not served (%s): the model list and the checks that read it do not run%s", best.kind(), withoutList(cfg.Model)), "")
 	case bestScore < 2:
 		return tg.notTheAPI(best, whyNotModels(best))
 	}
@@ -155,6 +155,15 @@ func (tg *Target) discover(ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// withoutList is what the cause of a missing model list adds: how the Messages checks run
+// without it, when nothing names a model yet.
+func withoutList(model string) string {
+	if model != "" {
+		return ""
+	}
+	return ", nor do the Messages checks, which need a model: CONFORMANCE_MODEL names one"
 }
 
 // keyHeaderName is how a key header is written in a line for people.
