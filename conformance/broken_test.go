@@ -289,6 +289,24 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 			t.Errorf("messages/stream-grammar: %+v, want it to fail on the missing message_start", o)
 		}
 	})
+	t.Run("a stream answered as JSON", func(t *testing.T) {
+		// As LiteLLM's mock answers "stream": true: one JSON message. No event stream is a
+		// stream outside gaps §4 as well: the reference-clause check that needs one is blocked,
+		// and messages/stream-first-event, whose statement it is, fails.
+		asJSON := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), func(_ *http.Request, status int, h http.Header, body []byte) []byte {
+			if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
+				h.Set("Content-Type", "application/json")
+			}
+			return body
+		})
+		r, _ := brokenRun(t, asJSON)
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-max-tokens-respected")); !strings.HasPrefix(o.Skipped, kit.PrefixBlocked+"POST /v1/messages with stream true answers application/json") {
+			t.Errorf("messages/stream-max-tokens-respected: %+v, want blocked by the missing event stream", o)
+		}
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-first-event")); !strings.Contains(strings.Join(o.Failures, "\n"), "text/event-stream") {
+			t.Errorf("messages/stream-first-event: %+v, want it to fail on the JSON answer", o)
+		}
+	})
 	t.Run("no count_tokens", func(t *testing.T) {
 		r, out := brokenRun(t, notServed(http.MethodPost, "/v1/messages/count_tokens"))
 		if !strings.Contains(out, "conformance: cause: POST /v1/messages/count_tokens is not served") {
