@@ -329,11 +329,12 @@ func sendAgainIfStale(hc *http.Client, req *http.Request, body []byte) (*http.Re
 	}
 }
 
-// staleConnection reports whether err is a connection the server closed, not a timeout.
+// staleConnection reports whether err is a connection the server closed (a reset on reading the
+// answer, a broken pipe on writing the body, an end of file), not a timeout.
 func staleConnection(err error) bool {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return false
 	}
-	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -6,6 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"syscall"
 	"testing"
 )
 
@@ -50,6 +53,28 @@ func TestDoSendsAgainOnAClosedKeepAliveConnection(t *testing.T) {
 		}
 		if resp.Status != http.StatusOK || string(resp.Body) != "{}" {
 			t.Fatalf("request %d: %d %s", i+1, resp.Status, resp.Body)
+		}
+	}
+}
+
+// TestStaleConnectionErrors: the errors of a request sent on a connection the server had closed,
+// as Go's client reports them (seen against mockllm: a reset on reading the answer, a broken
+// pipe on writing the body), are sent again; a timeout is not.
+func TestStaleConnectionErrors(t *testing.T) {
+	opErr := func(op string, errno syscall.Errno) error {
+		return &url.Error{Op: "Post", URL: "http://127.0.0.1/v1/messages", Err: &net.OpError{Op: op, Net: "tcp", Err: os.NewSyscallError(op, errno)}}
+	}
+	for _, tc := range []struct {
+		err   error
+		stale bool
+	}{
+		{opErr("read", syscall.ECONNRESET), true},
+		{opErr("write", syscall.EPIPE), true},
+		{&url.Error{Op: "Post", URL: "http://127.0.0.1/v1/messages", Err: io.EOF}, true},
+		{&url.Error{Op: "Post", URL: "http://127.0.0.1/v1/messages", Err: context.DeadlineExceeded}, false},
+	} {
+		if got := staleConnection(tc.err); got != tc.stale {
+			t.Errorf("staleConnection(%v) = %v, want %v", tc.err, got, tc.stale)
 		}
 	}
 }
