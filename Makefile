@@ -4,7 +4,7 @@ ADDR    ?= 127.0.0.1:4010
 REPORTS ?= reports
 
 .PHONY: run test lint fmt-check vet unit resources fuzz-short fuzz conformance examples packages java-helper host-packages dist bench load soak-hostile help sdk-drift sdk-tests
-.PHONY: conformance-rerun conformance-compare litellm
+.PHONY: conformance-rerun conformance-compare litellm thirdparty
 
 help: ## list the targets, with the values of the variables they use
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) \
@@ -171,6 +171,9 @@ conformance-rerun: ## only the checks that did not pass in RERUN (default: the l
 # Not part of make test: LiteLLM's install is large (hundreds of MB) and comes from PyPI.
 litellm: ## install the LiteLLM proxy (pinned, conformance/litellm/requirements.txt) into the user's cache and run the conformance suite against it twice, as docs/operators.md says: its built-in mock, and in front of the fake; reports in $(REPORTS)/litellm-*/
 	@REPORTS=$(REPORTS) sh conformance/litellm/run.sh
+
+thirdparty: ## install two more implementations of the Messages API nobody here wrote (pinned, conformance/thirdparty/: mockllm, and local-openai2anthropic in front of LiteLLM's mock) into the user's cache and run the conformance suite against each, as docs/operators.md says; reports in $(REPORTS)/thirdparty-*/
+	@REPORTS=$(REPORTS) sh conformance/thirdparty/run.sh
 
 conformance-compare: ## a Markdown table of every check whose outcome differs between the results files in COMPARE (two or more); fails when some differ, like diff
 	@$(GO) build -o bin/conformance-compare ./conformance/cmd/conformance-compare

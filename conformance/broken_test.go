@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -172,6 +173,138 @@ func TestBrokenDeploymentsOneCause(t *testing.T) {
 		r, _ = brokenRun(t, notServed(http.MethodGet, "/v1/models"), "CONFORMANCE_MODEL", "assistant-sonnet-4-6")
 		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/create-response-shape")); !o.Passed() {
 			t.Errorf("with CONFORMANCE_MODEL: %+v, want it to pass", o)
+		}
+	})
+	t.Run("no model routes, as a server of Messages alone", func(t *testing.T) {
+		// As a web framework answers a path it has no route for (mockllm's FastAPI): 404, not the
+		// API's envelope. Every Models check is blocked by the one cause, and none fails on it:
+		// a route not served is not served, whatever the check asked of it.
+		fastAPI := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/") {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					_, _ = io.WriteString(w, `{"detail":"Not Found"}`)
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		}
+		r, _ := brokenRun(t, fastAPI(fake.New()), "CONFORMANCE_MODEL", "assistant-sonnet-4-6")
+		outcomes := messagesAndModels(t, r)
+		for id, o := range outcomes {
+			if !strings.HasPrefix(id, "models/") {
+				continue
+			}
+			if len(o.Failures) > 0 || !strings.HasPrefix(o.Skipped, kit.PrefixBlocked+"GET /v1/models is not served") && !strings.HasPrefix(o.Skipped, kit.PrefixNotConfigured) {
+				t.Errorf("%s: %+v, want blocked by the route not served", id, o)
+			}
+		}
+		if o := outcomes["messages/interface-error-envelope"]; !o.Passed() {
+			t.Errorf("messages/interface-error-envelope: %+v, want it to pass: the 404s of a route not served are not the API's errors", o)
+		}
+	})
+	t.Run("stream usage with nulls", func(t *testing.T) {
+		// As local-openai2anthropic streams: message_start's usage has null cache counts, and a
+		// text block starts as {"type": "text", "text": ""}, without citations: fields only
+		// EXTENSIONS.md (gaps §4's event grammar) requires of an event. A check of a reference
+		// clause that reads the stream does not fail on them; the extension check of the event
+		// grammar does.
+		nullCache := regexp.MustCompile(`"cache_creation_input_tokens":\s*[0-9]+`)
+		nulls := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), kit.OKBodies(func(_ *http.Request, body []byte) []byte {
+			body = bytes.ReplaceAll(body, []byte(`{"content_block":{"citations":null,`), []byte(`{"content_block":{`))
+			return nullCache.ReplaceAll(body, []byte(`"cache_creation_input_tokens":null`))
+		}))
+		r, _ := brokenRun(t, nulls)
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-max-tokens-respected")); !o.Passed() {
+			t.Errorf("messages/stream-max-tokens-respected: %+v, want it to pass: its statement (4.4) reads no cache count", o)
+		}
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-grammar")); !strings.Contains(strings.Join(o.Failures, "\n"), "cache_creation_input_tokens") {
+			t.Errorf("messages/stream-grammar: %+v, want it to fail on the null cache count", o)
+		}
+	})
+	t.Run("no credential required", func(t *testing.T) {
+		// As mockllm: every request is answered, with a key or without. That is the statement of
+		// the credential checks (5), not of the envelope (7), which holds on the errors there are.
+		open := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("X-Api-Key") == "" && r.Header.Get("Authorization") == "" {
+					r.Header.Set("X-Api-Key", kit.FakeAPIKey)
+				}
+				h.ServeHTTP(w, r)
+			})
+		}
+		r, _ := brokenRun(t, open(fake.New()))
+		for _, id := range []string{"messages/interface-error-envelope", "models/interface-error-envelope"} {
+			if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, id)); !o.Passed() {
+				t.Errorf("%s: %+v, want it to pass: every error answer met is the envelope", id, o)
+			}
+		}
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/interface-missing-credential-401")); o.Passed() {
+			t.Errorf("messages/interface-missing-credential-401 passed; want it to fail: a request without a key is answered")
+		}
+	})
+	t.Run("no model by ID", func(t *testing.T) {
+		// As local-openai2anthropic: the list is served, GET /v1/models/{id} is not (its web
+		// framework's 404). The checks that read a model by ID are blocked by the one cause.
+		noGet := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/v1/models/") {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					_, _ = io.WriteString(w, `{"detail":"Not Found"}`)
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		}
+		r, out := brokenRun(t, noGet(fake.New()))
+		if !strings.Contains(out, "conformance: cause: GET /v1/models/{model_id} is not served (404 application/json)") {
+			t.Fatalf("the preflight does not name the missing route:\n%s", out)
+		}
+		for _, id := range []string{"models/get-each-listed", "models/get-alias", "models/get-unknown-404"} {
+			if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, id)); !strings.HasPrefix(o.Skipped, kit.PrefixBlocked+"GET /v1/models/{model_id} is not served") {
+				t.Errorf("%s: %+v, want blocked by the route not served", id, o)
+			}
+		}
+		for _, id := range []string{"models/list-shape", "models/interface-error-envelope"} {
+			if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, id)); !o.Passed() {
+				t.Errorf("%s: %+v, want it to pass", id, o)
+			}
+		}
+	})
+	t.Run("a stream outside the event grammar", func(t *testing.T) {
+		// As mockllm streams: OpenAI-style data lines, no message_start. The event grammar is
+		// gaps §4's, so a check of a reference clause that needs a stream's message (max_tokens,
+		// 4.4) is blocked by it as a cause, and the grammar's own check fails on it.
+		noStart := regexp.MustCompile(`(?s)^event: message_start\ndata: [^\n]*\n\n`)
+		broken := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), kit.OKBodies(func(_ *http.Request, body []byte) []byte {
+			return noStart.ReplaceAll(body, nil)
+		}))
+		r, _ := brokenRun(t, broken)
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-max-tokens-respected")); !strings.HasPrefix(o.Skipped, kit.PrefixBlocked+"POST /v1/messages with stream true answers events outside the grammar of gaps §4") {
+			t.Errorf("messages/stream-max-tokens-respected: %+v, want blocked by the stream's grammar", o)
+		}
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-grammar")); !strings.Contains(strings.Join(o.Failures, "\n"), "message_start") {
+			t.Errorf("messages/stream-grammar: %+v, want it to fail on the missing message_start", o)
+		}
+	})
+	t.Run("a stream answered as JSON", func(t *testing.T) {
+		// As LiteLLM's mock answers "stream": true: one JSON message. No event stream is a
+		// stream outside gaps §4 as well: the reference-clause check that needs one is blocked,
+		// and messages/stream-first-event, whose statement it is, fails.
+		asJSON := kit.EditAnswers(fake.New(), kit.On(http.MethodPost, "^/v1/messages$"), func(_ *http.Request, status int, h http.Header, body []byte) []byte {
+			if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
+				h.Set("Content-Type", "application/json")
+			}
+			return body
+		})
+		r, _ := brokenRun(t, asJSON)
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-max-tokens-respected")); !strings.HasPrefix(o.Skipped, kit.PrefixBlocked+"POST /v1/messages with stream true answers application/json") {
+			t.Errorf("messages/stream-max-tokens-respected: %+v, want blocked by the missing event stream", o)
+		}
+		if o := kit.RunCheck(context.Background(), r.Target, checkByID(t, "messages/stream-first-event")); !strings.Contains(strings.Join(o.Failures, "\n"), "text/event-stream") {
+			t.Errorf("messages/stream-first-event: %+v, want it to fail on the JSON answer", o)
 		}
 	})
 	t.Run("no count_tokens", func(t *testing.T) {

@@ -255,13 +255,31 @@ func TestDialectTapeForwardsAsSent(t *testing.T) {
 	}
 }
 
-// An error quotes the value the client sent in the client's words.
+// An error quotes a value as the client sent it, in either dialect: the name a user recognises
+// (a claude-* model quoted as assistant-* under vendor-version was a name the user never wrote).
+// Values the client did not send are in the answer's dialect.
 func TestDialectErrorQuotesTheClientsWord(t *testing.T) {
 	ts := NewTestServer(t)
-	for vh, want := range map[string]string{"anthropic-version": `model "claude-nope" was not found`, "vendor-version": `model "assistant-nope" was not found`} {
-		status, data := dialectDo(t, ts, "test-api-key", vh, http.MethodGet, "/v1/models/claude-nope", nil)
-		if msg := gjson.GetBytes(data, "error.message").String(); status != http.StatusNotFound || msg != want {
-			t.Errorf("%s: %d %q, want 404 %q", vh, status, msg, want)
+	for _, tc := range []struct{ vh, path, want string }{
+		{"anthropic-version", "/v1/models/claude-nope", `model "claude-nope" was not found`},
+		{"vendor-version", "/v1/models/claude-nope", `model "claude-nope" was not found`},
+		{"vendor-version", "/v1/models/assistant-nope", `model "assistant-nope" was not found`},
+	} {
+		status, data := dialectDo(t, ts, "test-api-key", tc.vh, http.MethodGet, tc.path, nil)
+		if msg := gjson.GetBytes(data, "error.message").String(); status != http.StatusNotFound || msg != tc.want {
+			t.Errorf("%s GET %s: %d %q, want 404 %q", tc.vh, tc.path, status, msg, tc.want)
+		}
+	}
+	// A model in a body, which the body's rewrite read in the reference's words.
+	for _, tc := range []struct{ vh, model, want string }{
+		{"vendor-version", "claude-sonnet-4-5", `of model "claude-sonnet-4-5"`},
+		{"vendor-version", "assistant-sonnet-4-5", `of model "assistant-sonnet-4-5"`},
+		{"anthropic-version", "claude-sonnet-4-5", `of model "claude-sonnet-4-5"`},
+	} {
+		body := map[string]any{"model": tc.model, "max_tokens": 10_000_000, "messages": []any{map[string]any{"role": "user", "content": "Hi"}}}
+		status, data := dialectDo(t, ts, "test-api-key", tc.vh, http.MethodPost, "/v1/messages", body)
+		if msg := gjson.GetBytes(data, "error.message").String(); status != http.StatusBadRequest || !strings.HasSuffix(msg, tc.want) {
+			t.Errorf("%s, model %s: %d %q, want 400 ending %q", tc.vh, tc.model, status, msg, tc.want)
 		}
 	}
 }

@@ -1,7 +1,10 @@
 package kit
 
 import (
+	"cmp"
 	"fmt"
+	"net/http"
+	pathpkg "path"
 	"regexp"
 	"slices"
 	"sort"
@@ -43,10 +46,34 @@ func (tg *Target) causeOf(key string) *cause {
 
 func routeCause(method, path string) string { return "route " + method + " " + path }
 
-// routeOf is a request's route as a cause names it: its method and path without the query.
+// routeOf is a request's route as a cause names it: its method (GET when the request leaves it
+// unset, as the client sends it) and path without the query.
 func routeOf(r *Request) string {
 	path, _, _ := strings.Cut(r.Path, "?")
-	return routeCause(r.Method, path)
+	return routeCause(cmp.Or(r.Method, http.MethodGet), path)
+}
+
+// itemRoute is how a cause names the route of one item of a collection: GET /v1/models/{model_id}.
+func itemRoute(collection string) string {
+	return collection + "/{" + strings.TrimSuffix(pathpkg.Base(collection), "s") + "_id}"
+}
+
+// notServed is the cause of a request's route not being served: its own; for a GET of one item
+// of a collection (GET /v1/models/{id}), the item route's, or the collection's: a deployment that
+// does not list models does not serve one by ID either, and what its 404 says is not the API's.
+func (tg *Target) notServed(r *Request) *cause {
+	if c := tg.causeOf(routeOf(r)); c != nil {
+		return c
+	}
+	path, _, _ := strings.Cut(r.Path, "?")
+	if parent, _ := pathpkg.Split(path); cmp.Or(r.Method, http.MethodGet) == http.MethodGet && parent != "/v1/" {
+		collection := strings.TrimSuffix(parent, "/")
+		if c := tg.causeOf(routeCause(http.MethodGet, itemRoute(collection))); c != nil {
+			return c
+		}
+		return tg.causeOf(routeCause(http.MethodGet, collection))
+	}
+	return nil
 }
 
 var index = regexp.MustCompile(`\.[0-9]+(\.|$)`)
@@ -67,9 +94,13 @@ func schemaCause(schema string, err error) string {
 // what follows stop_reason are "not shown") and a model without them (2.10). A deviation there
 // fails no check of a reference clause.
 var extensionFields = map[string][]string{
-	"messages/message":  {"id", "type", "stop_sequence", "usage", "container", "diagnostics", "context_management"},
-	"models/model":      {"lifecycle", "line", "deprecated_at", "retires_at", "allowed_fallback_models", "capabilities.server_tools", "capabilities.compaction", "capabilities.thinking.types.disabled", "capabilities.thinking.types.between_tools"},
-	"models/model_list": {"data.N.lifecycle", "data.N.line", "data.N.deprecated_at", "data.N.retires_at", "data.N.allowed_fallback_models", "data.N.capabilities.server_tools", "data.N.capabilities.compaction", "data.N.capabilities.thinking.types.disabled", "data.N.capabilities.thinking.types.between_tools"},
+	"messages/message": {"id", "type", "stop_sequence", "usage", "container", "diagnostics", "context_management"},
+	"models/model":     {"lifecycle", "line", "deprecated_at", "retires_at", "allowed_fallback_models", "capabilities.server_tools", "capabilities.compaction", "capabilities.thinking.types.disabled", "capabilities.thinking.types.between_tools"},
+	// A stream's events carry the same message (message_start) and its usage (message_delta);
+	// a block's start (the event grammar is gaps §4's) shows the block being begun, and the
+	// maker's own streams begin a text block as {"type": "text", "text": ""}.
+	"messages/stream_event": {"message.id", "message.type", "message.stop_sequence", "message.usage", "message.container", "message.diagnostics", "message.context_management", "usage", "delta.stop_sequence", "delta.container", "context_management", "content_block.citations"},
+	"models/model_list":     {"data.N.lifecycle", "data.N.line", "data.N.deprecated_at", "data.N.retires_at", "data.N.allowed_fallback_models", "data.N.capabilities.server_tools", "data.N.capabilities.compaction", "data.N.capabilities.thinking.types.disabled", "data.N.capabilities.thinking.types.between_tools"},
 }
 
 // schemaHolders name, for those schemas, the checks whose statements are the reference's shape
@@ -105,6 +136,25 @@ func extensionDeviation(schema string, err error) bool {
 		return len(names) > 0
 	}
 	return isExt(path)
+}
+
+// ExtensionOnly reports whether err, a deviation of an answer from schema that the check met
+// outside Do (a stream's event), is in fields only EXTENSIONS.md requires while the check's
+// statement is a reference clause's: then it is not the check's failure (schemaDeviation says
+// the same of the bodies Do checks).
+func (t *T) ExtensionOnly(schema string, err error) bool {
+	return !t.check.Has(Extension) && extensionDeviation(schema, err)
+}
+
+// ExtensionPrecondition is a precondition the check needs that only a decision of EXTENSIONS.md
+// states, found not to hold (line says how, key names it once for the run): a check of a
+// reference clause ends blocked by it, as a cause that holder holds; an extension check, the
+// holder among them, goes on, to fail on it.
+func (t *T) ExtensionPrecondition(key, line, holder string) {
+	if t.check.Has(Extension) || t.check.ID == holder {
+		return
+	}
+	t.blockedBy(t.Target.addCause("extension "+key, line, holder))
 }
 
 // blockedBy ends the check as blocked by c.

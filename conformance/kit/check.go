@@ -95,7 +95,7 @@ func (t *T) Do(r Request) *Response {
 	if line := t.Target.missingCredential(&r); line != "" {
 		t.skip(PrefixNotConfigured + line)
 	}
-	if c := t.Target.causeOf(routeOf(&r)); c != nil {
+	if c := t.Target.notServed(&r); c != nil {
 		t.blockedBy(c)
 	}
 	if c := t.Target.causeOf("refused " + strings.TrimPrefix(routeOf(&r), "route ")); c != nil && r.As == AreaCred && len(r.Header) == 0 {

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -294,7 +297,7 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		}
 		return err
 	}
-	resp, err := hc.Do(req)
+	resp, err := sendAgainIfStale(hc, req, data)
 	if err != nil {
 		return nil, timedOut(err)
 	}
@@ -304,4 +307,34 @@ func (cl *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		return nil, timedOut(err)
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: respBody, req: r, sent: req, sentBody: data}, nil
+}
+
+// sendAgainIfStale sends req and, when it failed on a kept-alive connection that the server had
+// closed (reset, or closed without an answer: uvicorn does so after an exception in the
+// application), sends it again on another connection, at most twice. The request never reached
+// the application, so sending it again is what a client that retries does; without it a server
+// that drops connections turns the next check into a suite error.
+func sendAgainIfStale(hc *http.Client, req *http.Request, body []byte) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		var reused bool
+		trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }}
+		try := req.Clone(httptrace.WithClientTrace(req.Context(), trace))
+		if req.Body != nil {
+			try.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		resp, err := hc.Do(try)
+		if err == nil || !reused || attempt == 2 || req.Context().Err() != nil || !staleConnection(err) {
+			return resp, err
+		}
+	}
+}
+
+// staleConnection reports whether err is a connection the server closed (a reset on reading the
+// answer, a broken pipe on writing the body, an end of file), not a timeout.
+func staleConnection(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -121,12 +121,21 @@ func (tg *Target) discover(ctx context.Context) string {
 		if err := schemas.Validate("models/model_list", best.Body, schemas.Lenient); err != nil && !extensionDeviation("models/model_list", err) {
 			tg.addCause(schemaCause("models/model_list", err), fmt.Sprintf("GET /v1/models answers a model list of another shape (reference 2.10, 4.5): %v", err), "models/list-shape", deviationFields(err)...)
 		}
+		// A listed model read by its ID: a 404 or 405 that is not the API's error envelope (a web
+		// framework's "no such route") says the route is not served; the API's own 404 for a
+		// model it lists is the deviation models/get-each-listed holds.
+		if id := best.Get("data.0.id").String(); id != "" {
+			resp, err := tg.Client.Do(ctx, &Request{Area: Models, Path: "/v1/models/" + url.PathEscape(id)})
+			if err == nil && (resp.Status == http.StatusNotFound || resp.Status == http.StatusMethodNotAllowed) && resp.Get("error.type").Type != gjson.String {
+				tg.addCause(routeCause(http.MethodGet, itemRoute("/v1/models")), fmt.Sprintf("GET %s is not served (%s): the checks that read a model by its ID do not run", itemRoute("/v1/models"), resp.kind()), "")
+			}
+		}
 	case best.Status == http.StatusNotFound || best.Status == http.StatusMethodNotAllowed:
 		// No model list: the API all the same if it serves Messages.
 		if !tg.serves(ctx, http.MethodPost, "/v1/messages") {
 			return tg.notTheAPI(best, "no list of models")
 		}
-		tg.addCause(routeCause(http.MethodGet, "/v1/models"), fmt.Sprintf("GET /v1/models is not served (%s): the model list and the checks that read it do not run", best.kind()), "")
+		tg.addCause(routeCause(http.MethodGet, "/v1/models"), fmt.Sprintf("GET /v1/models is not served (%s): the model list and the checks that read it do not run%s", best.kind(), withoutList(cfg.Model)), "")
 	case bestScore < 2:
 		return tg.notTheAPI(best, whyNotModels(best))
 	}
@@ -146,6 +155,15 @@ func (tg *Target) discover(ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// withoutList is what the cause of a missing model list adds: how the Messages checks run
+// without it, when nothing names a model yet.
+func withoutList(model string) string {
+	if model != "" {
+		return ""
+	}
+	return ", nor do the Messages checks, which need a model: CONFORMANCE_MODEL names one"
 }
 
 // keyHeaderName is how a key header is written in a line for people.

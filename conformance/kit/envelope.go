@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/onsi/gomega"
-
 	"github.com/platformkit/platformkit/schemas"
 )
 
@@ -71,7 +69,7 @@ func (tg *Target) envelopeVerdict(c Check) (string, *Response) {
 }
 
 // envelopeCheck is area's envelope check: it provokes an error of its own (the request without a
-// credential) and judges every error answer the run met so far; the run judges it once more at
+// credential, where the deployment refuses it) and judges every error answer the run met so far; the run judges it once more at
 // the end (Run.Add), over every error answer of the run.
 func envelopeCheck(area Label, ok func(t *T) Request) Check {
 	return Check{ID: envelopeCheckID(area), Clause: "7", Labels: []Label{area},
@@ -81,8 +79,9 @@ func envelopeCheck(area Label, ok func(t *T) Request) Check {
 			t.NoItemsNeeded()
 			r := ok(t)
 			r.As, r.Header = NoCred, http.Header{"X-Api-Key": {""}, "Authorization": {""}}
-			resp := t.Do(r)
-			t.Expect(resp.Status).To(gomega.BeNumerically(">=", 400), "a request without a credential is refused: %s", resp)
+			// A deployment that answers it is the credential checks' failure (5), not this
+			// statement's: the check then judges the error answers there are.
+			t.Do(r)
 		}}
 }
 

@@ -13,35 +13,16 @@ reports=${REPORTS:-$root/reports}
 case $reports in /*) ;; *) reports=$root/$reports ;; esac
 python=${PYTHON:-python3}
 command -v "$python" >/dev/null || { echo "litellm: python3 is not installed"; exit 1; }
-cache=${XDG_CACHE_HOME:-$HOME/.cache}
-[ "$(uname)" = Darwin ] && cache=$HOME/Library/Caches
-sum=$( { cat "$here/requirements.txt"; "$python" -c 'import sys; print(sys.version, sys.executable)'; } | sha256sum | cut -c1-12)
-venv=$cache/platformkit/venvs/litellm-$sum
-mkdir -p "$cache/platformkit/venvs"
 tmp=$(mktemp -d)
 pids=
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
 trap cleanup EXIT INT TERM
 
-# One install at a time on this machine; a venv whose install did not finish is made again.
-(
-	flock 9
-	if [ ! -e "$venv/.platformkit-complete" ] || [ ! -x "$venv/bin/litellm" ]; then
-		echo "litellm: installing $(grep -v '^#' "$here/requirements.txt" | tr '\n' ' ')into $venv (a few minutes, once)"
-		rm -rf "$venv"
-		"$python" -m venv "$venv"
-		"$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-		touch "$venv/.platformkit-complete"
-	fi
-) 9>"$venv.lock"
+. "$here/../venv.sh"
+venv litellm "$here/requirements.txt" "$python" litellm
 
 go build -o "$tmp/platformfake" "$root/fake/cmd/platformfake"
 go test -c -o "$tmp/conformance.test" "$root/conformance"
-
-free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() { # URL
-	i=0; until curl -s -o /dev/null "$1"; do i=$((i + 1)); [ $i -lt 120 ] || { echo "litellm: $1 did not answer in 120 s"; return 1; }; sleep 1; done
-}
 
 FAKE_ADDR=127.0.0.1:$(free_port); export FAKE_ADDR
 "$tmp/platformfake" -addr "$FAKE_ADDR" -quiet >"$tmp/fake.log" 2>&1 & pids="$pids $!"

@@ -120,6 +120,12 @@ var streamEvents = map[string][]string{
 func stream(t *kit.T, r kit.Request, schema string) (*kit.Response, []kit.SSEEvent) {
 	r.Schema = ""
 	resp := t.OK(r)
+	if ct := resp.Header.Get("Content-Type"); schema == "messages/stream_event" && !strings.HasPrefix(ct, "text/event-stream") {
+		// A Message's stream is gaps §4's (the reference shows only the legacy completion's):
+		// without one, a reference clause's check cannot judge its statement, and
+		// messages/stream-first-event holds the deviation.
+		t.ExtensionPrecondition("stream media type", fmt.Sprintf("POST /v1/messages with stream true answers %s, not an event stream (gaps §4)", ct), "messages/stream-first-event")
+	}
 	t.Expect(resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"), "a stream is text/event-stream: %s", resp)
 	evs, incomplete := kit.ReadEventStream(resp.Body)
 	t.Expect(incomplete).To(BeFalse(), "the stream's last event is not ended by a blank line, so clients never see it: %s", resp)
@@ -127,7 +133,7 @@ func stream(t *kit.T, r kit.Request, schema string) (*kit.Response, []kit.SSEEve
 		if !slices.Contains(streamEvents[schema], ev.Name) {
 			continue
 		}
-		if err := schemas.Validate(schema, ev.Data, t.Target.SchemaMode); err != nil {
+		if err := schemas.Validate(schema, ev.Data, t.Target.SchemaMode); err != nil && !t.ExtensionOnly(schema, err) {
 			t.Failf("event %s does not match schema %s: %v\n%s", ev.Name, schema, err, ev.Data)
 		}
 	}
@@ -139,6 +145,11 @@ func stream(t *kit.T, r kit.Request, schema string) (*kit.Response, []kit.SSEEve
 func streamMessage(t *kit.T, r kit.Request) *kit.StreamedMessage {
 	_, evs := stream(t, r, "messages/stream_event")
 	msg, err := kit.AccumulateMessage(evs)
+	if err != nil {
+		// The grammar is gaps §4's: a reference clause's check cannot judge its statement on
+		// such a stream, and messages/stream-grammar holds the deviation.
+		t.ExtensionPrecondition("stream grammar", fmt.Sprintf("POST /v1/messages with stream true answers events outside the grammar of gaps §4: %v", err), "messages/stream-grammar")
+	}
 	t.ExpectWithOffset(1, err).NotTo(HaveOccurred(), "the events of the stream make a message")
 	return msg
 }

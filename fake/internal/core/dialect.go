@@ -2,6 +2,8 @@ package core
 
 import (
 	"bytes"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/platformkit/platformkit/schemas"
@@ -118,6 +120,39 @@ func quotedInDialect(msg string) string {
 		}
 	}
 	return msg
+}
+
+// quotedRef is a value an error message quotes (Quoted) that is in the reference's words.
+var quotedRef = regexp.MustCompile(`"[Aa]ssistant[^"]*"`)
+
+// asSent is the error message msg with each value it quotes in the reference's words (Quoted:
+// "assistant-nope") that the client sent in the maker's ("claude-nope": the body, a path
+// parameter and query values were read in the reference's words) quoted as the client sent it,
+// whichever dialect the answer is in: the name the client wrote is the one a user recognises.
+func (c *Call) asSent(msg string) string {
+	if !strings.Contains(msg, `"assistant`) && !strings.Contains(msg, `"Assistant`) {
+		return msg
+	}
+	return quotedRef.ReplaceAllStringFunc(msg, func(q string) string {
+		if maker := quotedInDialect(q); maker != q && c.sentValue(maker[1:len(maker)-1]) {
+			return maker
+		}
+		return q
+	})
+}
+
+// sentValue reports whether the client sent v: as a string of the body, a segment of the path,
+// or a query value.
+func (c *Call) sentValue(v string) bool {
+	if bytes.Contains(c.X.sent, []byte(`"`+v+`"`)) || slices.Contains(strings.Split(c.Request.URL.Path, "/"), v) {
+		return true
+	}
+	for _, vs := range c.Request.URL.Query() {
+		if slices.Contains(vs, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // SentBody is body, the request's body as Body read it (in the reference's words), as the

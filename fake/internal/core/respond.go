@@ -347,8 +347,11 @@ func (s *Server) writeError(gc *gin.Context, err error) {
 	}
 	body := errorBody{Type: "error", RequestID: x.RequestID[0]}
 	body.Error.Type, body.Error.Message, body.Error.Details = ae.Typ, ae.Message, ae.details
-	if c := callOf(gc); c != nil && c.Dialect() == Maker {
-		body.Error.Message = quotedInDialect(body.Error.Message)
+	if c := callOf(gc); c != nil {
+		body.Error.Message = c.asSent(body.Error.Message)
+		if c.Dialect() == Maker {
+			body.Error.Message = quotedInDialect(body.Error.Message)
+		}
 	}
 	s.WriteJSON(gc, status, "error", body)
 }

@@ -414,7 +414,7 @@ func checkMessageOptions(req *wire.MessageRequest) error {
 // maximum (spec 4.4, 8) and the thinking budget, which must leave room for an answer (gaps §4).
 func checkMaxTokens(fx *core.Fixtures, req *wire.MessageRequest) error {
 	if m := models.Find(fx, req.Model); m != nil && req.MaxTokens > m.MaxTokens {
-		return core.InvalidField("max_tokens", "%d is above the maximum of %d output tokens of model %s", req.MaxTokens, m.MaxTokens, req.Model)
+		return core.InvalidField("max_tokens", "%d is above the maximum of %d output tokens of model %s", req.MaxTokens, m.MaxTokens, core.Quoted(req.Model, core.MaxExcerpt))
 	}
 	if t := req.Thinking; t != nil && t.Type == "enabled" && t.BudgetTokens >= req.MaxTokens {
 		return core.InvalidField("thinking.budget_tokens", "must be less than max_tokens (%d), got %d", req.MaxTokens, t.BudgetTokens)
