@@ -48,6 +48,9 @@ type JournalEntry struct {
 	// Thread is the message thread a Messages request named (beta message-threads-2026-08-12):
 	// its type and, for a continue, the reply it continues; null without one.
 	Thread *JournalThread `json:"thread"`
+	// Batch marks the entry of one request of a message batch (JournalSub): the batch's ID and
+	// the request's custom_id; null for a request a client sent.
+	Batch *JournalBatch `json:"batch"`
 	// Truncated names what the entry shortened or left out to stay bounded, in order: "path",
 	// "query", "headers.NAME" (a value cut to 1 KiB), "headers" (headers beyond 16 KiB left
 	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.
@@ -212,6 +215,14 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	e.Path = e.bounded("path", r.URL.Path, JournalURLCap)
 	e.Query = e.bounded("query", r.URL.RawQuery, JournalURLCap)
 	e.headers = e.recordHeaders(r.Header)
+	e.recordBody(x)
+	if s.RequestLog.Add(&e) {
+		s.Root().trimIdleJournals(s)
+	}
+}
+
+// recordBody sets Valid from the error type, and keeps the body the handler read.
+func (e *JournalEntry) recordBody(x *Exchange) {
 	e.Valid = e.ErrorType != ErrInvalidRequest && e.ErrorType != ErrRequestTooLarge
 	if b := x.body; b != nil {
 		e.BodyBytes = len(b)
@@ -225,6 +236,43 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}
+}
+
+// JournalBatch is the face's JournalBatch (package fake), which documents it.
+type JournalBatch struct {
+	ID       string `json:"id"`
+	CustomID string `json:"custom_id"`
+}
+
+// JournalSub records sub, a request answered inside another (Call.Sub), as the request it is:
+// its route's method and path, the outer request's headers, its own body and what its exchange
+// noted (stub, near miss, rate limit, thread), the status and error type of err (nil: 200),
+// marked with batch, at the server's time now. Its request_id is the outer request's, then "/"
+// and the batch request's custom_id: unique, so that the journal's pages (after_id, before_id)
+// step over it like any entry. It goes in once sub is answered, so the entries of a batch's
+// requests come in their order, before the entry of the request that carried them.
+func (s *Server) JournalSub(sub *Call, err error, batch *JournalBatch) {
+	x := sub.X
+	id := x.RequestID[0]
+	if batch != nil {
+		id += "/" + batch.CustomID
+	}
+	e := JournalEntry{RequestID: id, At: s.Now(), Method: sub.Route.Method, Status: http.StatusOK,
+		Stub: x.Stub, StubNearMiss: x.StubNearMiss, RateLimit: x.RateLimit, Thread: x.Thread, Batch: batch}
+	if err != nil {
+		ae, _ := ErrorBody(err, "")
+		e.Status, e.ErrorType = ae.httpStatus(), ae.Typ
+	}
+	if sub.Route.Ifc != nil {
+		e.Interface = sub.Route.Ifc.Name
+	}
+	if sub.Cred != nil {
+		e.CredentialID, e.CredentialHeader = sub.Cred.ID, sub.credHeader
+	}
+	e.APIVersion = sub.versionName()
+	e.Path = sub.Route.Path
+	e.headers = e.recordHeaders(sub.Request.Header)
+	e.recordBody(x)
 	if s.RequestLog.Add(&e) {
 		s.Root().trimIdleJournals(s)
 	}
