@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -79,6 +80,13 @@ func TestBatchPaceControl(t *testing.T) {
 	send(t, s, http.MethodPost, "/ns/slow/_fake/reset", "")
 	if got := pace("/ns/slow"); got != "0.1" {
 		t.Errorf("the pace after a reset: %s, want 0.1", got)
+	}
+	// The same, as methods of the server.
+	if err := s.SetBatchPace(1500 * time.Millisecond); err != nil || pace("") != "1.5" || s.BatchPace() != 1500*time.Millisecond {
+		t.Errorf("SetBatchPace(1.5 s): %v; the route says %s, BatchPace %v", err, pace(""), s.BatchPace())
+	}
+	if err := s.SetBatchPace(-time.Second); err == nil || !strings.Contains(err.Error(), "seconds") || s.BatchPace() != 1500*time.Millisecond {
+		t.Errorf("SetBatchPace(-1 s): %v, pace now %v; want an error naming seconds and the pace unchanged", err, s.BatchPace())
 	}
 }
 

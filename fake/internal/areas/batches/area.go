@@ -34,18 +34,32 @@ type paceBody struct {
 	Seconds float64 `json:"seconds"`
 }
 
-func getPace(s *core.Server, c *core.Call) (any, error) {
-	return paceBody{time.Duration(paceOf(s).Load()).Seconds()}, nil
+// Pace is Server.BatchPace of the face (package fake).
+func Pace(s *core.Server) time.Duration { return time.Duration(paceOf(s).Load()) }
+
+// SetPace is Server.SetBatchPace of the face (package fake): the pace of the batches s creates
+// from now on without Fake-Batch-Pace; batches already created keep theirs.
+func SetPace(s *core.Server, d time.Duration) error {
+	if d < 0 || d > MaxPaceSeconds*time.Second {
+		return core.InvalidField("seconds", "must be from 0 to %d, got %g", MaxPaceSeconds, d.Seconds())
+	}
+	paceOf(s).Store(int64(d))
+	return nil
 }
 
-// putPace serves PUT /_fake/batch_pace: the pace of the batches the server (or the namespace
-// addressed) creates from now on without Fake-Batch-Pace; batches already created keep theirs.
+func getPace(s *core.Server, c *core.Call) (any, error) {
+	return paceBody{Pace(s).Seconds()}, nil
+}
+
+// putPace serves PUT /_fake/batch_pace (SetPace) for the server or the namespace addressed.
 func putPace(s *core.Server, c *core.Call) (any, error) {
 	var req paceBody // required, 0 to MaxPaceSeconds: control/batch_pace
 	if err := c.BindValid(&req); err != nil {
 		return nil, err
 	}
-	paceOf(s).Store(int64(req.Seconds * float64(time.Second)))
+	if err := SetPace(s, time.Duration(req.Seconds*float64(time.Second))); err != nil {
+		return nil, err
+	}
 	return getPace(s, c)
 }
 
