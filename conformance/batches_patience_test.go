@@ -7,21 +7,19 @@ import (
 	"time"
 
 	"github.com/platformkit/platformkit/conformance/kit"
+	"github.com/platformkit/platformkit/fake"
 )
 
 // TestBatchBeyondPatienceIsUnsupported: a deployment whose batch has not ended within the run's
 // patience (one request timeout) leaves a batch check unsupported, naming that patience, not
 // failed; and the check's cleanup still cancels the batch and deletes it once it has ended. The
-// fake as a deployment takes 2 s of wall clock for the check's 20 requests; the patience is 0.5 s.
+// fake as a deployment, on the wall clock and run with CONFORMANCE_SLOW=1 as a deployment's slow
+// checks are, takes 2 s for the check's 20 requests; the patience is 0.5 s.
 func TestBatchBeyondPatienceIsUnsupported(t *testing.T) {
-	var c kit.Check
-	for _, c = range kit.Checks() {
-		if c.ID == "messages/batch-results-once-ended" {
-			break
-		}
-	}
-	tg := bugTarget(t, c, nil)
-	tg.Config.Timeout = 500 * time.Millisecond
+	c := checkByID(t, "messages/batch-results-once-ended")
+	srv := fake.New(fake.WithWallClock())
+	tg := asDeploymentBehind(t, srv, srv)
+	tg.Config.Slow, tg.Config.Timeout = true, 500*time.Millisecond
 	o := kit.RunCheck(context.Background(), tg, c)
 	if want := "has not ended within the run's patience (CONFORMANCE_TIMEOUT, 500ms)"; !strings.HasPrefix(o.Skipped, kit.PrefixUnsupported) || !strings.Contains(o.Skipped, want) {
 		t.Errorf("%s: %+v; want unsupported saying %q", c.ID, o, want)

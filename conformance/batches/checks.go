@@ -24,9 +24,12 @@ func inProgress(t *kit.T, id, what string) {
 	}
 }
 
+// batchChecks wait for their batches to end (and delete them only then): slow, since a
+// deployment's batch takes its own time, from seconds to hours. They run against a deployment
+// with CONFORMANCE_SLOW=1, or where the run moves the target's clock (Target.WaitFunc).
 func batchChecks() []kit.Check {
 	return []kit.Check{
-		{ID: "messages/batch-create-shape", Clause: clause, Labels: ext,
+		{ID: "messages/batch-create-shape", Clause: clause, Labels: slow,
 			Title: "a created batch is in_progress, every request counted as processing, with a msgbatch_ ID, expires_at 24 h after created_at, and ended_at, cancel_initiated_at, archived_at and results_url null",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -49,7 +52,7 @@ func batchChecks() []kit.Check {
 						rc["succeeded"], rc["processing"] = rc["processing"], 0
 					}
 				})}},
-		{ID: "messages/batch-ends", Clause: clause, Labels: ext,
+		{ID: "messages/batch-ends", Clause: clause, Labels: slow,
 			Title: "a batch moves from in_progress to ended: then ended_at is set (not before created_at), no request is processing, the counts sum to its requests, and results_url is set",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -64,7 +67,7 @@ func batchChecks() []kit.Check {
 			},
 			Bug: &kit.Bug{Says: "an ended batch keeps ended_at null", Want: "ended_at",
 				Break: kit.SetsField(kit.On(http.MethodGet, batchPattern), "ended_at", nil)}},
-		{ID: "messages/batch-counts-agree", Clause: clause, Labels: ext,
+		{ID: "messages/batch-counts-agree", Clause: clause, Labels: slow,
 			Title: "the results of an ended batch are JSONL, one line per request with its custom_id, and request_counts agree with the lines' result types",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -81,7 +84,7 @@ func batchChecks() []kit.Check {
 			},
 			Bug: &kit.Bug{Says: "request_counts count errored requests as succeeded", Want: "agree",
 				Break: countsErroredAsSucceeded}},
-		{ID: "messages/batch-results-once-ended", Clause: clause, Labels: ext,
+		{ID: "messages/batch-results-once-ended", Clause: clause, Labels: slow,
 			Title: "the results of a batch in progress are refused with 400 invalid_request_error; once it has ended they are its lines",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -95,7 +98,7 @@ func batchChecks() []kit.Check {
 			},
 			Bug: &kit.Bug{Says: "the results of a batch in progress are served (empty)", Want: "400",
 				Break: servesEarlyResults}},
-		{ID: "messages/batch-errored-line-alone", Clause: clause, Labels: ext,
+		{ID: "messages/batch-errored-line-alone", Clause: clause, Labels: slow,
 			Title: "a request the Messages rules refuse is an errored line whose error (type and message) is the one the same request gets sent alone to POST /v1/messages",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -112,7 +115,7 @@ func batchChecks() []kit.Check {
 			},
 			Bug: &kit.Bug{Says: "errored lines carry a generic error, not the request's own", Want: "same message",
 				Break: rewritesErrors}},
-		{ID: "messages/batch-delete-once-ended", Clause: clause, Labels: ext,
+		{ID: "messages/batch-delete-once-ended", Clause: clause, Labels: slow,
 			Title: "deleting a batch in progress is refused with 400 and keeps it; once ended it is deleted ({id, type: message_batch_deleted}), then 404",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -131,7 +134,7 @@ func batchChecks() []kit.Check {
 			},
 			Bug: &kit.Bug{Says: "a batch in progress is answered deleted (and kept)", Want: "400",
 				Break: deletesInProgress}},
-		{ID: "messages/batch-cancel", Clause: clause, Labels: ext,
+		{ID: "messages/batch-cancel", Clause: clause, Labels: slow,
 			Title: "a canceled batch is canceling with cancel_initiated_at, then ended; the requests it did not process are canceled lines, counted in request_counts",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -152,7 +155,7 @@ func batchChecks() []kit.Check {
 			},
 			Bug: &kit.Bug{Says: "a cancel is answered canceling but every request is processed", Want: "canceled requests",
 				Break: ignoresCancel}},
-		{ID: "messages/batch-cancel-ended-refused", Clause: clause, Labels: ext,
+		{ID: "messages/batch-cancel-ended-refused", Clause: clause, Labels: slow,
 			Title: "canceling a batch that has ended is refused with 400 invalid_request_error, and the batch is unchanged",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -163,7 +166,7 @@ func batchChecks() []kit.Check {
 			},
 			Bug: &kit.Bug{Says: "a cancel of an ended batch answers the batch", Want: "400",
 				Break: kit.ActionIdempotent(cancelPattern, "/cancel")}},
-		{ID: "messages/batch-list-newest-first", Clause: clause, Labels: ext,
+		{ID: "messages/batch-list-newest-first", Clause: clause, Labels: slow,
 			Title: "the batch list is newest first: of two batches created one after the other, the later is listed first",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()
@@ -180,7 +183,7 @@ func batchChecks() []kit.Check {
 						slices.Reverse(data)
 					}
 				})}},
-		{ID: "messages/batch-list-paging", Clause: clause, Labels: ext,
+		{ID: "messages/batch-list-paging", Clause: clause, Labels: slow,
 			Title: "the batch list pages by ID cursor: limit 1 answers the newest with first_id = last_id and has_more; after_id and before_id step to the next and back",
 			Run: func(t *kit.T) {
 				model, _ := t.Model()

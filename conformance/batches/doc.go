@@ -3,8 +3,10 @@
 // label: a batch is Messages requests answered later. They register with the framework (package
 // kit) from init; the public face, package conformance, imports it.
 //
-// Every check makes its own batches, of a few short requests, and deletes them once they have
-// ended. A batch ends on the target's own time: against the fake the suite moves its clock;
-// against a deployment it polls, and a batch that has not ended within the run's patience (one
-// request timeout, CONFORMANCE_TIMEOUT) ends the check as unsupported, naming that patience.
+// Every check makes its own batches, of at most 20 short requests, and deletes them once they
+// have ended. A batch ends on the target's own time, so the checks that wait for it are slow:
+// against a deployment they run with CONFORMANCE_SLOW=1 and poll the batch, and one that has not
+// ended within the run's patience (one request timeout, CONFORMANCE_TIMEOUT) ends the check as
+// unsupported, naming that patience; where the run moves the target's clock (the fake's control
+// API, Target.WaitFunc), they move it instead. The checks of malformed batches wait for nothing.
 package batches
