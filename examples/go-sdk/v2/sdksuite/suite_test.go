@@ -46,7 +46,6 @@ var keyRuns = []struct{ kind, replaces string }{
 // their path, each with the reason. A test answered "no route" on a path that none matches is a
 // route the fake is meant to serve: the test fails.
 var unserved = []struct{ pattern, reason string }{
-	{`^/v1/messages/batches`, "Message Batches are not part of the Platform API the fake implements"},
 	{`^/v1/skills`, "Skills are not part of the Platform API the fake implements"},
 	{`^/v1/agents`, "Managed Agents definitions are not served: the fake serves environments, their work queue and memory stores"},
 	{`^/v1/sessions`, "agent sessions are not served, as agents are not"},
