@@ -22,6 +22,7 @@ import (
 	// across areas. Checks sorts them by ID, so the order here changes no list or report.
 	_ "github.com/platformkit/platformkit/conformance/admin"
 	_ "github.com/platformkit/platformkit/conformance/agents"
+	_ "github.com/platformkit/platformkit/conformance/batches"
 	_ "github.com/platformkit/platformkit/conformance/compliance"
 	_ "github.com/platformkit/platformkit/conformance/consistency"
 	_ "github.com/platformkit/platformkit/conformance/core"

@@ -24,6 +24,7 @@ var areaImports = map[string][]string{
 	// The areas: each imports kit (and certgen) only.
 	"admin":      {},
 	"agents":     {},
+	"batches":    {},
 	"compliance": {},
 	"core":       {},
 	"files":      {},

@@ -58,12 +58,13 @@
 // GET /_fake/health; POST /_fake/reset; GET /_fake/clock and POST /_fake/clock/advance;
 // GET and DELETE /_fake/journal; POST, GET and DELETE /_fake/faults; GET and DELETE
 // /_fake/cache (the prompt cache's live entries); GET and PUT /_fake/rate_limits; GET and PUT
-// /_fake/retry_after; GET and POST
+// /_fake/retry_after; GET and PUT /_fake/batch_pace; GET and POST
 // /_fake/snapshot and POST /_fake/snapshot/save; and the calls of each area
 // (enqueueing work, creating tunnels, checking tunnel tokens and gateway certificates, listing
 // message scenarios, scripting replies, managing namespaces). Each is also a method of *Server:
 // Reset, Now, AdvanceClock, Snapshot, LoadSnapshot, Journal, ClearJournal, InjectFault, Faults, ClearFaults,
-// CacheEntries, ClearCache, RateLimits, SetRateLimits, RetryAfterScale, SetRetryAfterScale, EnqueueWork,
+// CacheEntries, ClearCache, RateLimits, SetRateLimits, RetryAfterScale, SetRetryAfterScale, BatchPace,
+// SetBatchPace, EnqueueWork,
 // CreateTunnel, TunnelForToken, CheckGateway, AddStub, Stubs, ClearStubs, Namespace, Namespaces,
 // DeleteNamespace, ClearNamespaces. docs/control-api.md lists their request bodies. GET /_fake/openapi.json
 // and GET /_fake/openapi-control.json answer the OpenAPI 3.1 documents of the API and of the

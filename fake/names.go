@@ -42,6 +42,12 @@ type JournalEntry = core.JournalEntry
 // "continue") and, for a continue, the reply it continues.
 type JournalThread = core.JournalThread
 
+// JournalBatch is the batch field of the journal entry of one request of a message batch: the
+// batch's ID and the request's custom_id. Each request of a batch is journaled as the POST
+// /v1/messages it is, with the create request's headers, and as its request_id the create
+// request's request-id, "/" and the custom_id ("req_.../first"), before the create's own entry.
+type JournalBatch = core.JournalBatch
+
 // NamespaceInfo describes a namespace (GET /_fake/namespaces). Times are on the wall clock, since
 // every namespace has a virtual clock of its own.
 type NamespaceInfo = core.NamespaceInfo

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/batches"
+
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/scenarios"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/cache"
@@ -156,6 +158,15 @@ func (s *Server) RetryAfterScale() float64 {
 func (s *Server) SetRetryAfterScale(scale float64) error {
 	return s.srv.SetRetryAfterScale(scale)
 }
+
+// BatchPace is the virtual time each request of a message batch takes, for the batches the
+// server (or namespace) creates without a Fake-Batch-Pace header (GET /_fake/batch_pace): 100 ms
+// until SetBatchPace, and again after Reset.
+func (s *Server) BatchPace() time.Duration { return batches.Pace(s.srv) }
+
+// SetBatchPace sets BatchPace for the batches created afterwards (PUT /_fake/batch_pace): a batch
+// of n requests ends n × d after its creation. It refuses d below 0 or above 24 h.
+func (s *Server) SetBatchPace(d time.Duration) error { return batches.SetPace(s.srv, d) }
 
 // APIVersions lists the versions the fake serves, oldest first.
 func APIVersions() []string { return core.APIVersions() }

@@ -37,7 +37,7 @@ var Clauses = map[string]string{
 	"gaps §5":  "Legacy completions",
 	"gaps §5b": "Models", "gaps §6": "Administration", "gaps §7": "Memory stores",
 	"gaps §8": "Environments and the work queue", "gaps §9": "Tunnels", "gaps §10": "Compliance",
-	"gaps §12": "Files",
+	"gaps §12": "Files", "gaps §13": "Message batches",
 	ClauseFake: "The fake's contract: tenancy, control API, determinism, scripted answers",
 }
 

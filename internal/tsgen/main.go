@@ -47,6 +47,7 @@ var Roots = map[string]string{
 	"control.rate_limits":           "RateLimits",
 	"control.rate_limits_request":   "RateLimitsRequest",
 	"control.retry_after":           "RetryAfterScale",
+	"control.batch_pace":            "BatchPace",
 	"messages.stub_request":         "StubRequest",
 	"messages.stub":                 "Stub",
 	"messages.stub_list":            "StubList",

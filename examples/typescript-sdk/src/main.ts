@@ -18,7 +18,8 @@
 // It shows a tool loop, a stream, a scripted reply registered through the control API, the SDK's
 // default tool runner over a message thread (and the same loop unthreaded), a retry after an
 // injected 529, a structured output parsed by the SDK's helper and a strict tool, models paged,
-// a conversation's prompt caching turn by turn with count_tokens, a burst that meets a rate limit
+// files, a file named by file_id in Messages, a message batch read through the SDK's results
+// iterator, a conversation's prompt caching turn by turn with count_tokens, a burst that meets a rate limit
 // and the SDK's own retry of the 429, what the SDK sent (version and key header, from the fake's
 // journal), then what the fake counted as exercised; it prints only what the fake makes
 // deterministic.
@@ -164,6 +165,8 @@ async function main(): Promise<void> {
   await structured();
   await modelsPaging();
   await filesFlow();
+  await fileIdFlow();
+  await batchFlow();
   await cachingAndRateLimits();
 
   // Every request of the program, as the fake's journal recorded it: the version header the SDK
@@ -290,6 +293,94 @@ async function filesFlow(): Promise<void> {
   const text = await (await client.files.download(made.id)).text();
   console.log(`  download of ${made.filename}: ${JSON.stringify(text.split('\n')[0])}, ${text.length} bytes`);
   console.log(`  delete: ${(await client.files.delete(up.id)).type}`);
+}
+
+// fileIdFlow uploads a text file and names it by file_id in a document block: the file's text
+// counts as input as it does sent inline; once the file is deleted, the same request is a 404
+// naming the block's file_id.
+async function fileIdFlow(): Promise<void> {
+  console.log('file_id in Messages:');
+  const text = 'The quarterly report says revenue grew by four percent. '.repeat(20);
+  const up = await client.files.upload({ file: await toFile(Buffer.from(text), 'notes.txt', { type: 'text/plain' }) });
+  const ask = (source: Anthropic.Messages.DocumentBlockParam['source']) =>
+    client.messages.create({
+      model,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: [{ type: 'document', source }, { type: 'text', text: 'What does it say?' }] }],
+    });
+  const byID = await ask({ type: 'file', file_id: up.id });
+  const inline = await ask({ type: 'text', media_type: 'text/plain', data: text });
+  if (byID.usage.input_tokens !== inline.usage.input_tokens) {
+    throw new Error(`input tokens by file_id ${byID.usage.input_tokens}, inline ${inline.usage.input_tokens}`);
+  }
+  console.log(`  input tokens by file_id ${byID.usage.input_tokens}, the same as inline`);
+  await client.files.delete(up.id);
+  try {
+    await ask({ type: 'file', file_id: up.id });
+    throw new Error('a deleted file was read');
+  } catch (e) {
+    if (!(e instanceof Anthropic.NotFoundError)) throw e;
+    const message = (e.error as { error?: { message?: string } }).error?.message ?? '';
+    console.log(`  naming the deleted file: ${e.status} at ${message.split(':')[0]}`);
+  }
+}
+
+// batchFlow is the SDK's batch_results flow: create a batch of four requests, one of which the
+// Messages rules refuse (a user_id that is an email address), with the namespace's batch pace set
+// through the control API; poll retrieve while the clock moves; iterate results() through the
+// SDK's own JSONL decoder. request_counts agree with the lines, the errored line carries the error
+// the request gets sent alone, and the journal holds each request of the batch.
+async function batchFlow(): Promise<void> {
+  console.log('message batch:');
+  await takeJournal();
+  const pace = await control('PUT', '/batch_pace', { seconds: 2 });
+  const refused: Anthropic.Messages.MessageCreateParamsNonStreaming = {
+    model,
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'Hello' }],
+    metadata: { user_id: 'someone@example.com' },
+  };
+  const requests: Anthropic.Messages.BatchCreateParams.Request[] = [0, 1, 2].map((i) => ({
+    custom_id: `req-${i}`,
+    params: { model, max_tokens: 64, messages: [{ role: 'user', content: `Hello number ${i}` }] },
+  }));
+  requests.push({ custom_id: 'refused', params: refused });
+  let batch = await client.messages.batches.create({ requests });
+  const n = batch.request_counts.processing;
+  console.log(`  created: ${batch.processing_status}, ${n} processing, results_url ${batch.results_url}; pace ${pace.seconds} s a request`);
+  let polls = 0;
+  while (batch.processing_status !== 'ended') {
+    polls++;
+    await control('POST', '/clock/advance', { seconds: 3 });
+    batch = await client.messages.batches.retrieve(batch.id);
+  }
+  const c = batch.request_counts;
+  console.log(`  ended after ${polls} polls of 3 s: succeeded ${c.succeeded}, errored ${c.errored}, canceled ${c.canceled}, expired ${c.expired}`);
+  const lines: Anthropic.Messages.MessageBatchIndividualResponse[] = [];
+  for await (const line of await client.messages.batches.results(batch.id)) {
+    lines.push(line);
+  }
+  console.log(`  results: ${lines.map((l) => `${l.custom_id} ${l.result.type}`).join(', ')}`);
+  const count = (type: string) => lines.filter((l) => l.result.type === type).length;
+  if (lines.length !== n || count('succeeded') !== c.succeeded || count('errored') !== c.errored) {
+    throw new Error(`request_counts ${JSON.stringify(c)} disagree with the ${lines.length} lines`);
+  }
+  const errored = lines.find((l) => l.result.type === 'errored')?.result as Anthropic.Messages.MessageBatchErroredResult;
+  try {
+    await client.messages.create(refused);
+    throw new Error('the refused request was answered sent alone');
+  } catch (e) {
+    if (!(e instanceof Anthropic.BadRequestError)) throw e;
+    const alone = (e.error as { error?: { message?: string } }).error?.message;
+    if (errored.error.error.message !== alone) {
+      throw new Error(`the errored line says ${JSON.stringify(errored.error.error.message)}, the request alone ${JSON.stringify(alone)}`);
+    }
+    console.log(`  the errored line is the error of the request sent alone: ${e.status} ${errored.error.error.type}`);
+  }
+  const journaled = (await takeJournal()).filter((e) => e.batch);
+  console.log(`  journal: ${journaled.map((e) => `${e.method} ${e.path} (${e.batch.custom_id}) -> ${e.status}`).join(', ')}`);
+  console.log(`  delete: ${(await client.messages.batches.delete(batch.id)).type}`);
+  await control('PUT', '/batch_pace', { seconds: 0.1 });
 }
 
 // forecastSchema is a structured-output schema in the subset the API compiles: closed objects,

@@ -52,6 +52,9 @@ type JournalEntry struct {
 	// (POST /v1/messages, journaled after the request that made it run), is that session's ID;
 	// "" on every request a client sent.
 	SessionID string `json:"session_id"`
+	// Batch marks the entry of one request of a message batch (Call.Journal): the batch's ID and
+	// the request's custom_id; null for a request a client sent.
+	Batch *JournalBatch `json:"batch"`
 	// Truncated names what the entry shortened or left out to stay bounded, in order: "path",
 	// "query", "headers.NAME" (a value cut to 1 KiB), "headers" (headers beyond 16 KiB left
 	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.
@@ -216,6 +219,14 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	e.Path = e.bounded("path", r.URL.Path, JournalURLCap)
 	e.Query = e.bounded("query", r.URL.RawQuery, JournalURLCap)
 	e.headers = e.recordHeaders(r.Header)
+	e.recordBody(x)
+	if s.RequestLog.Add(&e) {
+		s.Root().trimIdleJournals(s)
+	}
+}
+
+// recordBody sets Valid from the error type, and keeps the body the handler read.
+func (e *JournalEntry) recordBody(x *Exchange) {
 	e.Valid = e.ErrorType != ErrInvalidRequest && e.ErrorType != ErrRequestTooLarge
 	if b := x.body; b != nil {
 		e.BodyBytes = len(b)
@@ -229,9 +240,12 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
 	}
-	if s.RequestLog.Add(&e) {
-		s.Root().trimIdleJournals(s)
-	}
+}
+
+// JournalBatch is the face's JournalBatch (package fake), which documents it.
+type JournalBatch struct {
+	ID       string `json:"id"`
+	CustomID string `json:"custom_id"`
 }
 
 // bounded returns v, or a copy of its first max bytes noted in Truncated as name.

@@ -2,7 +2,6 @@ package core
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,23 +50,33 @@ func (c *Call) Fault() error {
 	return nil
 }
 
-// Journal records the sub-call in the server's journal as a request of its own, which the fake
-// made while serving the outer request: the method and path of its route, the body it answered,
-// what its exchange learned (stub, near miss, rate limit, thread, fault), its status (200, or
-// err's), and a request ID of its own; sessionID marks it as a turn of that session's agent.
-// An area journals the sub-calls a test must see (a session's model requests); a batch's
-// requests stay inside its own entry.
-func (c *Call) Journal(sessionID string, err error) {
+// SubMark says which request of the fake's own a sub-call is, for its journal entry: a turn of
+// a session's agent (SessionID), or one request of a message batch (Batch).
+type SubMark struct {
+	SessionID string
+	Batch     *JournalBatch
+}
+
+// Journal records the sub-call (Sub) in the server's journal as the request it is, which the
+// fake made while serving the outer request: its route's method and path, the outer request's
+// headers, its own body, what its exchange noted (fault, stub, near miss, rate limit, thread),
+// the status and error type of err (nil: 200), and mark, at the server's time now. A turn gets
+// a request_id of its own; a batch's request the outer request's, then "/" and its custom_id,
+// so that the journal's pages (after_id, before_id) step over it like any entry. It goes in
+// once the sub-call is answered: a batch's requests come in their order, before the entry of
+// the request that carried them, and a turn after the send that made it run.
+func (c *Call) Journal(err error, mark SubMark) {
 	x, s := c.X, c.Srv
-	status := http.StatusOK
+	id := s.requestID(false)
+	if mark.Batch != nil {
+		id = x.RequestID[0] + "/" + mark.Batch.CustomID
+	}
+	e := JournalEntry{RequestID: id, At: s.Now(), Method: c.Route.Method, Path: c.Route.Path, Status: http.StatusOK,
+		Fault: x.fault, Stub: x.Stub, StubNearMiss: x.StubNearMiss, RateLimit: x.RateLimit, Thread: x.Thread,
+		SessionID: mark.SessionID, Batch: mark.Batch, APIVersion: c.versionName()}
 	if err != nil {
 		ae, _ := ErrorBody(err, "")
-		status, x.ErrorType = ae.httpStatus(), ae.Typ
-	}
-	e := JournalEntry{
-		RequestID: s.requestID(false), At: s.Clock.Now(), Method: c.Route.Method, Path: c.Route.Path,
-		Status: status, ErrorType: x.ErrorType, Fault: x.fault, Stub: x.Stub, StubNearMiss: x.StubNearMiss,
-		RateLimit: x.RateLimit, Thread: x.Thread, SessionID: sessionID, APIVersion: c.versionName(),
+		e.Status, e.ErrorType = ae.httpStatus(), ae.Typ
 	}
 	if c.Route.Ifc != nil {
 		e.Interface = c.Route.Ifc.Name
@@ -76,15 +85,7 @@ func (c *Call) Journal(sessionID string, err error) {
 		e.CredentialID, e.CredentialHeader = c.Cred.ID, c.credHeader
 	}
 	e.headers = e.recordHeaders(c.Request.Header)
-	e.Valid = e.ErrorType != ErrInvalidRequest && e.ErrorType != ErrRequestTooLarge
-	if b := x.body; b != nil {
-		e.BodyBytes = len(b)
-		if len(b) > JournalBodyCap {
-			e.Truncated = append(e.Truncated, "body")
-		} else {
-			e.Body = json.RawMessage(b)
-		}
-	}
+	e.recordBody(x)
 	if s.RequestLog.Add(&e) {
 		s.Root().trimIdleJournals(s)
 	}

@@ -1,6 +1,12 @@
 // The types of the fake's test-control API, generated from schemas/openapi-control.json
 // by go run ./internal/tsgen: do not edit.
 
+/** GET and PUT /_fake/batch_pace: the pace of the message batches a server or namespace creates (fake only) */
+export type BatchPace = {
+  /** The virtual seconds each request of a batch takes, one after the other: a batch of n requests ends n × seconds after its creation (0: at once). It applies to the batches created afterwards without a Fake-Batch-Pace header, which overrides it for its own batch; 0.1 until set, and again after POST /_fake/reset. */
+  seconds: number;
+};
+
 /** GET /_fake/cache: the live prompt-cache entries of the server or namespace, soonest expiry first (fake only) */
 export type CacheList = {
   data: Array<{
@@ -88,6 +94,11 @@ export type Journal = {
     /** The API version whose rules answered the request (anthropic-version or vendor-version); empty when the request named none the fake serves, or its interface takes none. */
     api_version: "" | "2023-06-01" | "2026-10-21";
     at: CommonTimestamp;
+    /** For one request of a message batch, journaled as the POST /v1/messages it is (with the create request's headers; its request_id is the create request's, a slash and the custom_id): the batch's ID and the request's custom_id; null for a request a client sent. */
+    batch: (null | {
+      custom_id: string;
+      id: string;
+    });
     /** The JSON request body, or null when there was none, it was not JSON or it was over 64 KiB. */
     body: unknown;
     body_bytes: number;

@@ -66,6 +66,14 @@ export declare class Namespace {
    * milliseconds. More than 0, at most 1, in whole millionths. Returns the scale set.
    */
   setRetryAfterScale(scale: number): Promise<number>;
+  /** The virtual seconds each request of the namespace's message batches takes: 0.1 until set. */
+  batchPace(): Promise<number>;
+  /**
+   * Makes each request of the message batches the namespace creates from now on take `seconds`
+   * of virtual time (0 to 86400; 0 ends a batch at once), unless the create request sends
+   * Fake-Batch-Pace. Returns the pace set.
+   */
+  setBatchPace(seconds: number): Promise<number>;
   /** The API requests the namespace answered, oldest first. */
   journal(params?: JournalParams): Promise<JournalEntry[]>;
   clearJournal(): Promise<number>;

@@ -111,6 +111,8 @@ class Namespace {
   setRateLimits(enforce) { return call(this.baseURL, 'PUT', '/_fake/rate_limits', { enforce }); }
   retryAfterScale() { return call(this.baseURL, 'GET', '/_fake/retry_after').then((r) => r.scale); }
   setRetryAfterScale(scale) { return call(this.baseURL, 'PUT', '/_fake/retry_after', { scale }).then((r) => r.scale); }
+  batchPace() { return call(this.baseURL, 'GET', '/_fake/batch_pace').then((r) => r.seconds); }
+  setBatchPace(seconds) { return call(this.baseURL, 'PUT', '/_fake/batch_pace', { seconds }).then((r) => r.seconds); }
 
   async journal(params = {}) {
     const query = new URLSearchParams();

@@ -158,6 +158,26 @@ test('the retry-after scale of a namespace', async () => {
   await assert.rejects(ns.setRetryAfterScale(0), (err) => err instanceof FakeError && err.status === 400 && /^scale: /.test(err.detail));
 });
 
+test('the batch pace of a namespace', async () => {
+  const ns = server.namespace();
+  assert.equal(await ns.batchPace(), 0.1);
+  assert.equal(await ns.setBatchPace(2), 2);
+  const resp = await fetch(`${ns.baseURL}/v1/messages/batches`, {
+    method: 'POST',
+    headers: { 'x-api-key': ns.apiKey, 'content-type': 'application/json', ...ns.headers },
+    body: JSON.stringify({ requests: [{ custom_id: 'a', params: MESSAGE }, { custom_id: 'b', params: MESSAGE }] }),
+  });
+  const batch = await resp.json();
+  await ns.advanceClock(3.9); // two requests at 2 s end 4 s after creation
+  const status = async () => (await (await fetch(`${ns.baseURL}/v1/messages/batches/${batch.id}`, {
+    headers: { 'x-api-key': ns.apiKey, ...ns.headers },
+  })).json()).processing_status;
+  assert.equal(await status(), 'in_progress');
+  await ns.advanceClock(0.1);
+  assert.equal(await status(), 'ended');
+  await assert.rejects(ns.setBatchPace(-1), (err) => err instanceof FakeError && err.status === 400 && /^seconds: /.test(err.detail));
+});
+
 // A Node process that starts the fake with the helper (or through the platformfake command),
 // prints where it listens, and waits to be killed.
 const PARENT = `

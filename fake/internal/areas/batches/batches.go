@@ -187,7 +187,7 @@ func createBatch(s *core.Server, c *core.Call) (any, error) {
 	if err := c.BindValid(&body); err != nil {
 		return nil, err
 	}
-	pace := time.Duration(DefaultPace) * time.Millisecond
+	pace := time.Duration(paceOf(s).Load())
 	if h := c.DeclaredHeader(HeaderPace); h != "" {
 		sec, err := strconv.ParseFloat(h, 64)
 		if err != nil || sec < 0 || sec > MaxPaceSeconds {
@@ -209,11 +209,12 @@ func createBatch(s *core.Server, c *core.Call) (any, error) {
 		}
 	}
 	seen = nil
-	b := &Batch{org: c.Org, CreatedAt: s.Now(), pace: pace,
+	// The ID comes first, so that the journal entry of each request names its batch.
+	b := &Batch{ID: s.IDs.Next("msgbatch_"), org: c.Org, CreatedAt: s.Now(), pace: pace,
 		ids: make([]string, len(body.Requests)), kinds: make([]uint8, len(body.Requests)), ends: make([]int, len(body.Requests))}
 	for i, r := range body.Requests {
 		b.ids[i] = r.CustomID
-		b.results, b.kinds[i] = answer(s, c, r.Params, b.results)
+		b.results, b.kinds[i] = answer(s, c, r.Params, b.results, &core.JournalBatch{ID: b.ID, CustomID: r.CustomID})
 		b.ends[i] = len(b.results)
 		body.Requests[i].Params = nil // let the body go as the batch is answered
 	}
@@ -227,18 +228,17 @@ func createBatch(s *core.Server, c *core.Call) (any, error) {
 	if !bs.Reserve(n) {
 		return nil, core.NewError(core.ErrRequestTooLarge, "the results of this batch would hold %d bytes, and the batches of this server and all its namespaces hold %d bytes of their budget of %d; delete batches, then create it again", n, bs.Budget.Bytes.Load(), bs.Budget.Limit)
 	}
-	b.ID = s.IDs.Next("msgbatch_")
 	bs.byID[b.ID] = b
 	bs.lists[b.org] = core.InsertInOrder(bs.lists[b.org], b, batchKey, core.NewestFirst)
 	return b.view(b.CreatedAt), nil
 }
 
 // answer appends the result object of one request to dst: succeeded with the message, or
-// errored with the error the request would get sent alone.
-func answer(s *core.Server, c *core.Call, params json.RawMessage, dst []byte) ([]byte, uint8) {
+// errored with the error the request would get sent alone. Its journal entry carries mark.
+func answer(s *core.Server, c *core.Call, params json.RawMessage, dst []byte, mark *core.JournalBatch) ([]byte, uint8) {
 	start := len(dst)
 	dst = append(dst, `{"type":"succeeded","message":`...)
-	dst, err := messages.Answer(s, c, params, dst)
+	dst, err := messages.Answer(s, c, params, dst, mark)
 	if err == nil {
 		return append(dst, '}'), succeeded
 	}

@@ -108,9 +108,13 @@ func create(s *core.Server, c *core.Call, script *stubs.Reply) (answered, error)
 // alone with c's credential, API version, beta values and headers (Fake-Scenario included): the
 // same stages as createMessage, on a call whose body is body (core.Call.Sub). It appends the
 // message's JSON to dst, as the route would answer it, or returns the error the request would
-// get alone. The caller refuses a streamed request first: the answer is never a stream.
-func Answer(s *core.Server, c *core.Call, body, dst []byte) ([]byte, error) {
-	v, err := createMessage(s, c.Sub(createLine, body))
+// get alone. The caller refuses a streamed request first: the answer is never a stream. The
+// request goes in the journal as the POST /v1/messages it is, marked with mark
+// (core.Call.Journal).
+func Answer(s *core.Server, c *core.Call, body, dst []byte, mark *core.JournalBatch) ([]byte, error) {
+	sub := c.Sub(createLine, body)
+	v, err := createMessage(s, sub)
+	sub.Journal(err, core.SubMark{Batch: mark})
 	if err != nil {
 		return dst, err
 	}

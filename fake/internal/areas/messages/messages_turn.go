@@ -21,7 +21,7 @@ import (
 func AnswerTurn(s *core.Server, c *core.Call, body []byte, script *stubs.Reply, sessionID string) (*wire.Message, error) {
 	sub := c.Sub(createLine, body)
 	msg, err := answerTurn(s, sub, script)
-	sub.Journal(sessionID, err)
+	sub.Journal(err, core.SubMark{SessionID: sessionID})
 	return msg, err
 }
 

@@ -9,6 +9,7 @@ import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.JsonValue;
 import com.anthropic.core.MultipartField;
 import com.anthropic.core.http.StreamResponse;
+import com.anthropic.errors.BadRequestException;
 import com.anthropic.errors.NotFoundException;
 import com.anthropic.helpers.MessageAccumulator;
 import com.anthropic.models.files.FileListParams;
@@ -16,14 +17,22 @@ import com.anthropic.models.files.FileMetadata;
 import com.anthropic.models.files.FileNotDownloadableException;
 import com.anthropic.models.files.FileUploadParams;
 import com.anthropic.models.messages.ContentBlockParam;
+import com.anthropic.models.messages.FileDocumentSource;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.Metadata;
+import com.anthropic.models.messages.PlainTextSource;
 import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.anthropic.models.messages.StopReason;
 import com.anthropic.models.messages.StructuredMessage;
 import com.anthropic.models.messages.Tool;
 import com.anthropic.models.messages.ToolResultBlockParam;
 import com.anthropic.models.messages.ToolUseBlock;
+import com.anthropic.models.messages.batches.BatchCreateParams;
+import com.anthropic.models.messages.batches.MessageBatch;
+import com.anthropic.models.messages.batches.MessageBatchErroredResult;
+import com.anthropic.models.messages.batches.MessageBatchIndividualResponse;
+import com.anthropic.models.messages.batches.MessageBatchRequestCounts;
 import com.anthropic.models.models.ModelInfo;
 import com.anthropic.models.models.ModelListPage;
 import com.anthropic.models.models.ModelListParams;
@@ -40,6 +49,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -200,5 +210,85 @@ class SdkTest {
             assertTrue(new String(resp.body().readAllBytes(), StandardCharsets.UTF_8).startsWith("month,requests\n"));
         }
         assertEquals("file_deleted", client.files().delete(uploaded.id()).type().get().toString());
+    }
+
+    MessageCreateParams document(ContentBlockParam block) {
+        return MessageCreateParams.builder().model(MODEL).maxTokens(64)
+                .addUserMessageOfContentBlockParams(List.of(block, ContentBlockParam.ofText("What does it say?"))).build();
+    }
+
+    @Test
+    void fileIdInMessages() {
+        String text = "The quarterly report says revenue grew by four percent. ".repeat(20);
+        MultipartField<InputStream> part = MultipartField.<InputStream>builder()
+                .value(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)))
+                .filename("notes.txt")
+                .contentType("text/plain")
+                .build();
+        FileMetadata uploaded = client.files().upload(FileUploadParams.builder().file(part).build());
+        Message byId = client.messages().create(document(ContentBlockParam.ofDocument(FileDocumentSource.of(uploaded.id()))));
+        Message inline = client.messages().create(document(ContentBlockParam.ofDocument(PlainTextSource.of(text))));
+        // The file's text counts as input as it does sent inline.
+        assertEquals(inline.usage().inputTokens(), byId.usage().inputTokens());
+        assertTrue(byId.usage().inputTokens() > 200, "input tokens " + byId.usage().inputTokens());
+        client.files().delete(uploaded.id());
+        NotFoundException err = assertThrows(NotFoundException.class,
+                () -> client.messages().create(document(ContentBlockParam.ofDocument(FileDocumentSource.of(uploaded.id())))));
+        assertTrue(err.apiMessage().get().startsWith("messages.0.content.0.source.file_id: "), err.apiMessage().get());
+    }
+
+    /**
+     * The batch flow: create a batch of four requests, one of which the Messages rules refuse (a
+     * user_id that is an email address); poll retrieve while the namespace's clock moves (the
+     * fake's pace: 100 ms a request); read the results through the SDK's own JSONL decoder
+     * (resultsStreaming). request_counts agree with the lines, the errored line carries the error
+     * the same request gets sent alone, and the journal holds each request of the batch.
+     */
+    @Test
+    void batchResults() {
+        Metadata email = Metadata.builder().userId("someone@example.com").build();
+        BatchCreateParams.Builder create = BatchCreateParams.builder();
+        for (int i = 0; i < 3; i++) {
+            create.addRequest(BatchCreateParams.Request.builder().customId("req-" + i).params(BatchCreateParams.Request.Params.builder()
+                    .model(MODEL).maxTokens(64).addUserMessage("Hello number " + i).build()).build());
+        }
+        create.addRequest(BatchCreateParams.Request.builder().customId("refused").params(BatchCreateParams.Request.Params.builder()
+                .model(MODEL).maxTokens(64).addUserMessage("Hello").metadata(email).build()).build());
+        MessageBatch batch = client.messages().batches().create(create.build());
+        assertTrue(batch.id().startsWith("msgbatch_"), batch.id());
+        assertEquals(MessageBatch.ProcessingStatus.IN_PROGRESS, batch.processingStatus());
+        assertEquals(4, batch.requestCounts().processing());
+        assertTrue(batch.resultsUrl().isEmpty());
+        int polls = 0;
+        while (!batch.processingStatus().equals(MessageBatch.ProcessingStatus.ENDED)) {
+            assertTrue(++polls <= 10, "not ended after 10 polls");
+            fake.advanceClock(Duration.ofMillis(150));
+            batch = client.messages().batches().retrieve(batch.id());
+        }
+        assertEquals(3, polls); // 4 requests at 100 ms each end 400 ms after creation
+        MessageBatchRequestCounts counts = batch.requestCounts();
+        assertEquals(List.of(0L, 3L, 1L, 0L, 0L), List.of(counts.processing(), counts.succeeded(), counts.errored(), counts.canceled(), counts.expired()));
+
+        List<MessageBatchIndividualResponse> lines;
+        try (var results = client.messages().batches().resultsStreaming(batch.id())) {
+            lines = results.stream().collect(Collectors.toList());
+        }
+        assertEquals(List.of("req-0", "req-1", "req-2", "refused"), lines.stream().map(MessageBatchIndividualResponse::customId).toList());
+        assertEquals(counts.succeeded(), lines.stream().filter(l -> l.result().isSucceeded()).count());
+        assertEquals(counts.errored(), lines.stream().filter(l -> l.result().isErrored()).count());
+        assertTrue(lines.get(0).result().asSucceeded().message().content().get(0).isText());
+
+        MessageBatchErroredResult errored = lines.get(3).result().asErrored();
+        BadRequestException alone = assertThrows(BadRequestException.class, () -> client.messages().create(MessageCreateParams.builder()
+                .model(MODEL).maxTokens(64).addUserMessage("Hello").metadata(email).build()));
+        assertEquals(alone.apiMessage().get(), errored.error().error().message());
+        assertTrue(errored.error().error().isInvalidRequestError());
+
+        List<String> journaled = fake.journal().stream().filter(e -> e.json().get("batch") != null)
+                .map(e -> e.method() + " " + e.path() + " " + ((Map<?, ?>) e.json().get("batch")).get("custom_id") + " " + e.status()).toList();
+        assertEquals(List.of("POST /v1/messages req-0 200", "POST /v1/messages req-1 200", "POST /v1/messages req-2 200",
+                "POST /v1/messages refused 400"), journaled);
+        var deleted = client.messages().batches().delete(batch.id()).validate(); // its type is the constant message_batch_deleted
+        assertEquals(batch.id(), deleted.id());
     }
 }
