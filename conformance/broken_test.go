@@ -65,6 +65,7 @@ func failingOn(outcomes map[string]kit.Outcome, what string) []string {
 // TestBrokenDeploymentsOneCause: a deployment with one defect of the kinds real ones have gets
 // that defect named once, as one cause or one failing check, and not a cascade of failures.
 func TestBrokenDeploymentsOneCause(t *testing.T) {
+	t.Parallel()
 	onModels := kit.On(http.MethodGet, "^/v1/models$")
 	t.Run("a model list of another shape", func(t *testing.T) {
 		noCaps := kit.EditAnswers(fake.New(), onModels, kit.EditJSON(func(list map[string]any) {
@@ -375,6 +376,7 @@ func makerOnly(h http.Handler) http.Handler {
 // (TestChecksAgainstTheFakeAsADeployment), every check passes as against the fake, found by the
 // preflight and not set, except the two whose statements are the reference's header names.
 func TestChecksAgainstAMakerDialectDeployment(t *testing.T) {
+	t.Parallel()
 	srv := fake.New(fake.WithWallClock(), fake.WithRateLimits())
 	tg := asDeploymentBehind(t, srv, makerOnly(srv))
 	if tg.Config.VersionHeader != kit.MakerVersion {

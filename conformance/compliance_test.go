@@ -11,6 +11,7 @@ import (
 // TestComplianceChecksAnyOrder runs the compliance checks against one fake in reverse order,
 // destructive ones included, to show they do not depend on the order the suite runs them in.
 func TestComplianceChecksAnyOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tg, err := kit.Open(ctx, kit.ConfigFromEnv(func(string) string { return "" }), func(msg string) { t.Errorf("fake: %s", msg) })
 	if err != nil {

@@ -90,6 +90,7 @@ func runAsDeployment(t *testing.T, tg *kit.Target, each func(t *testing.T, c kit
 // limits, as a deployment does, so that the rate-limit header check has headers to read and every
 // other check shows it stays within them.
 func TestChecksAgainstTheFakeAsADeployment(t *testing.T) {
+	t.Parallel()
 	tg := asDeployment(t, fake.New(fake.WithWallClock(), fake.WithRateLimits()))
 	runAsDeployment(t, tg, func(t *testing.T, c kit.Check, o kit.Outcome) {
 		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 || (o.Skipped != "" && !strings.HasPrefix(o.Skipped, kit.PrefixDisabled)) {
@@ -129,6 +130,7 @@ func sparseFixtures(t *testing.T) *fake.Fixtures {
 // organizations, users and models. It is honest, so nothing may fail; and a check over data it
 // cannot create has nothing to inspect there, so it may not pass: it must say it is unsupported.
 func TestChecksAgainstASparseDeployment(t *testing.T) {
+	t.Parallel()
 	tg := asDeployment(t, fake.New(fake.WithWallClock(), fake.WithFixtures(sparseFixtures(t))))
 	runAsDeployment(t, tg, func(t *testing.T, c kit.Check, o kit.Outcome) {
 		if len(o.Failures) > 0 || len(o.CleanupFailures) > 0 {

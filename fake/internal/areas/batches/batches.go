@@ -46,6 +46,12 @@ type Batch struct {
 	kinds   []uint8
 	results []byte
 	ends    []int
+	// tally counts the succeeded and errored among the first tally.upTo requests: how many are
+	// processed changes only with a cancel, so a batch is counted once, not on every read.
+	tally struct{ upTo, succeeded, errored int }
+	// encoded is the batch as answered, named by what the clock changes in it (ended, archived)
+	// and by its cancel; the store's lock guards both.
+	encoded core.RecordJSON
 }
 
 func (b *Batch) expiresAt() time.Time   { return b.CreatedAt.Add(expiry) }
@@ -104,6 +110,14 @@ type batchJSON struct {
 	ResultsURL        *string    `json:"results_url"`
 }
 
+// json is view(now) as writeJSON would encode it, encoded again only when what it shows has
+// changed: the batch ended, was archived or was canceled.
+func (b *Batch) json(now time.Time) (json.RawMessage, error) {
+	at, _, _ := b.end()
+	key := strconv.FormatBool(now.Before(at)) + strconv.FormatBool(now.Before(b.CreatedAt.Add(archive))) + strconv.FormatBool(b.cancelAt != nil)
+	return b.encoded.Get(key, func() any { return b.view(now) })
+}
+
 // view is the batch as it stands at now.
 func (b *Batch) view(now time.Time) batchJSON {
 	v := batchJSON{ID: b.ID, Type: "message_batch", ProcessingStatus: "in_progress", CreatedAt: b.CreatedAt,
@@ -117,13 +131,17 @@ func (b *Batch) view(now time.Time) batchJSON {
 		return v
 	}
 	v.ProcessingStatus, v.EndedAt = "ended", &at
-	for _, k := range b.kinds[:processed] {
-		if k == succeeded {
-			v.RequestCounts.Succeeded++
-		} else {
-			v.RequestCounts.Errored++
+	if t := &b.tally; t.upTo != processed {
+		t.upTo, t.succeeded, t.errored = processed, 0, 0
+		for _, k := range b.kinds[:processed] {
+			if k == succeeded {
+				t.succeeded++
+			} else {
+				t.errored++
+			}
 		}
 	}
+	v.RequestCounts.Succeeded, v.RequestCounts.Errored = b.tally.succeeded, b.tally.errored
 	switch rest {
 	case "expired":
 		v.RequestCounts.Expired = len(b.ids) - processed
@@ -265,7 +283,7 @@ func getBatch(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.view(s.Now()), nil
+	return b.json(s.Now())
 }
 
 // listBatches serves GET /v1/messages/batches: the organization's batches, newest first, by ID
@@ -284,11 +302,7 @@ func listBatches(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	now := s.Now()
-	out := core.CursorPage[batchJSON]{Data: make([]batchJSON, len(page.Data)), FirstID: page.FirstID, LastID: page.LastID, HasMore: page.HasMore}
-	for i, b := range page.Data {
-		out.Data[i] = b.view(now)
-	}
-	return out, nil
+	return core.EncodedCursorPage(page, func(b *Batch) (json.RawMessage, error) { return b.json(now) })
 }
 
 // cancelBatch serves POST .../cancel: an in-progress batch starts canceling (cancel again: the
