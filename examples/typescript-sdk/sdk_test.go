@@ -10,15 +10,29 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/output.txt with this run's output")
+var update = flag.Bool("update", false, "rewrite the programs' golden outputs in testdata/ with this run's")
 
 // TestTypeScriptSDK installs the SDK from the lockfile, compiles the program with the pinned
 // TypeScript, and runs it: it starts the fake through the npm package's helper
 // (packaging/npm/fake), here with the binary this test builds. Its output must equal
 // testdata/output.txt: the fake makes every line of it deterministic.
 func TestTypeScriptSDK(t *testing.T) {
+	node := build(t)
+	// The build skips the libraries' declarations (skipLibCheck); the helper's own, generated in
+	// part from the control API's OpenAPI document, must check strictly.
+	runIn(t, node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--types", "node",
+		filepath.Join("..", "..", "packaging", "npm", "fake", "index.d.ts"))
+	out := runGolden(t, node, "main.js", "output.txt")
+	checkSent(t, string(out))
+}
+
+// build skips the test unless node and npm are installed, installs the packages from the
+// lockfile when they are missing or older than it, and compiles the programs; it returns node.
+func build(t *testing.T) string {
+	t.Helper()
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {
@@ -28,35 +42,40 @@ func TestTypeScriptSDK(t *testing.T) {
 		runIn(t, npm, "ci", "--no-audit", "--no-fund")
 	}
 	runIn(t, npm, "run", "--silent", "build")
-	// The build skips the libraries' declarations (skipLibCheck); the helper's own, generated in
-	// part from the control API's OpenAPI document, must check strictly.
-	runIn(t, node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--types", "node",
-		filepath.Join("..", "..", "packaging", "npm", "fake", "index.d.ts"))
+	return node
+}
 
-	cmd := exec.Command(node, filepath.Join("dist", "main.js"))
+// runGolden runs the compiled program dist/<script> against the fake's binary this test builds,
+// and fails the test unless it exits 0 with the output of testdata/<golden> (-update rewrites
+// it): the fake makes every line of it deterministic. It returns the output.
+func runGolden(t *testing.T, node, script, golden string) []byte {
+	t.Helper()
+	cmd := exec.Command(node, filepath.Join("dist", script))
 	cmd.Env = append(sdkFreeEnv(), "PLATFORMFAKE_BINARY="+buildFake(t))
+	start := time.Now()
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = ee.Stderr
 		}
-		t.Fatalf("node dist/main.js: %v\n%s\n%s", err, out, stderr)
+		t.Fatalf("node dist/%s: %v\n%s\n%s", script, err, out, stderr)
 	}
-	checkSent(t, string(out))
-	golden := filepath.Join("testdata", "output.txt")
+	t.Logf("node dist/%s: %v in all (the fake's start and stop included)", script, time.Since(start).Round(time.Millisecond))
+	path := filepath.Join("testdata", golden)
 	if *update {
-		if err := os.WriteFile(golden, out, 0o644); err != nil {
+		if err := os.WriteFile(path, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(out) != string(want) {
-		t.Errorf("output differs from %s (go test -run TestTypeScriptSDK ./examples/typescript-sdk -update rewrites it)\ngot:\n%s\nwant:\n%s", golden, out, want)
+		t.Errorf("output differs from %s (go test -run %s ./examples/typescript-sdk -update rewrites it)\ngot:\n%s\nwant:\n%s", path, t.Name(), out, want)
 	}
+	return out
 }
 
 // checkSent fails the test unless the program's summary of the fake's journal ("what the SDK
