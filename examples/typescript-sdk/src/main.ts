@@ -325,7 +325,7 @@ async function fileIdFlow(): Promise<void> {
   }
 }
 
-// batchFlow is the SDK's batch_results flow: create a batch of four requests, one of which the
+// batchFlow is the SDK's batch_results flow: create a batch of 100 requests, one of which the
 // Messages rules refuse (a user_id that is an email address), with the namespace's batch pace set
 // through the control API; poll retrieve while the clock moves; iterate results() through the
 // SDK's own JSONL decoder. request_counts agree with the lines, the errored line carries the error
@@ -333,14 +333,14 @@ async function fileIdFlow(): Promise<void> {
 async function batchFlow(): Promise<void> {
   console.log('message batch:');
   await takeJournal();
-  const pace = await control('PUT', '/batch_pace', { seconds: 2 });
+  const pace = await control('PUT', '/batch_pace', { seconds: 0.1 });
   const refused: Anthropic.Messages.MessageCreateParamsNonStreaming = {
     model,
     max_tokens: 64,
     messages: [{ role: 'user', content: 'Hello' }],
     metadata: { user_id: 'someone@example.com' },
   };
-  const requests: Anthropic.Messages.BatchCreateParams.Request[] = [0, 1, 2].map((i) => ({
+  const requests: Anthropic.Messages.BatchCreateParams.Request[] = Array.from({ length: 99 }, (_, i) => ({
     custom_id: `req-${i}`,
     params: { model, max_tokens: 64, messages: [{ role: 'user', content: `Hello number ${i}` }] },
   }));
@@ -351,17 +351,18 @@ async function batchFlow(): Promise<void> {
   let polls = 0;
   while (batch.processing_status !== 'ended') {
     polls++;
-    await control('POST', '/clock/advance', { seconds: 3 });
+    await control('POST', '/clock/advance', { seconds: 5 });
     batch = await client.messages.batches.retrieve(batch.id);
   }
   const c = batch.request_counts;
-  console.log(`  ended after ${polls} polls of 3 s: succeeded ${c.succeeded}, errored ${c.errored}, canceled ${c.canceled}, expired ${c.expired}`);
+  console.log(`  ended after ${polls} polls of 5 s: succeeded ${c.succeeded}, errored ${c.errored}, canceled ${c.canceled}, expired ${c.expired}`);
   const lines: Anthropic.Messages.MessageBatchIndividualResponse[] = [];
   for await (const line of await client.messages.batches.results(batch.id)) {
     lines.push(line);
   }
-  console.log(`  results: ${lines.map((l) => `${l.custom_id} ${l.result.type}`).join(', ')}`);
   const count = (type: string) => lines.filter((l) => l.result.type === type).length;
+  const inOrder = lines.every((l, i) => l.custom_id === requests[i]?.custom_id);
+  console.log(`  results: ${lines.length} lines in the requests' order: ${inOrder}; ${count('succeeded')} succeeded, errored: ${lines.filter((l) => l.result.type === 'errored').map((l) => l.custom_id).join(', ')}`);
   if (lines.length !== n || count('succeeded') !== c.succeeded || count('errored') !== c.errored) {
     throw new Error(`request_counts ${JSON.stringify(c)} disagree with the ${lines.length} lines`);
   }
@@ -378,7 +379,8 @@ async function batchFlow(): Promise<void> {
     console.log(`  the errored line is the error of the request sent alone: ${e.status} ${errored.error.error.type}`);
   }
   const journaled = (await takeJournal()).filter((e) => e.batch);
-  console.log(`  journal: ${journaled.map((e) => `${e.method} ${e.path} (${e.batch.custom_id}) -> ${e.status}`).join(', ')}`);
+  const byStatus = (status: number) => journaled.filter((e) => e.status === status).length;
+  console.log(`  journal: ${journaled.length} entries, each a POST /v1/messages: ${journaled.every((e) => e.method === 'POST' && e.path === '/v1/messages')}; ${byStatus(200)} -> 200, ${journaled.filter((e) => e.status === 400).map((e) => `${e.batch.custom_id} -> 400`).join(', ')}`);
   console.log(`  delete: ${(await client.messages.batches.delete(batch.id)).type}`);
   await control('PUT', '/batch_pace', { seconds: 0.1 });
 }

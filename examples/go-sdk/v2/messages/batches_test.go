@@ -14,7 +14,7 @@ import (
 	"github.com/platformkit/platformkit/fake"
 )
 
-// TestBatchResults is the SDK's batch flow, unmodified: create a batch of five requests, one of
+// TestBatchResults is the SDK's batch flow, unmodified: create a batch of 100 requests, one of
 // which the Messages rules refuse (a user_id that is an email address), poll Get while the
 // fake's clock moves (100 ms a request), then read the results through the SDK's own JSONL
 // decoder (ResultsStreaming): every line decodes into MessageBatchIndividualResponse,
@@ -27,7 +27,7 @@ func TestBatchResults(t *testing.T) {
 	refused := anthropic.MessageBatchNewParamsRequestParams{Model: model, MaxTokens: 64, Messages: userTurn("Hello"),
 		Metadata: anthropic.MetadataParam{UserID: anthropic.String("someone@example.com")}}
 	var reqs []anthropic.MessageBatchNewParamsRequest
-	for i := range 4 {
+	for i := range 99 {
 		reqs = append(reqs, anthropic.MessageBatchNewParamsRequest{CustomID: fmt.Sprintf("req-%d", i),
 			Params: anthropic.MessageBatchNewParamsRequestParams{Model: model, MaxTokens: 64, Messages: userTurn(fmt.Sprintf("Hello number %d", i))}})
 	}
@@ -37,7 +37,7 @@ func TestBatchResults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("batches.new: %v", err)
 	}
-	if !strings.HasPrefix(batch.ID, "msgbatch_") || batch.ProcessingStatus != anthropic.MessageBatchProcessingStatusInProgress || batch.RequestCounts.Processing != 5 || batch.ResultsURL != "" {
+	if !strings.HasPrefix(batch.ID, "msgbatch_") || batch.ProcessingStatus != anthropic.MessageBatchProcessingStatusInProgress || batch.RequestCounts.Processing != 100 || batch.ResultsURL != "" {
 		t.Fatalf("batches.new: %s", batch.RawJSON())
 	}
 	polls := 0
@@ -45,17 +45,17 @@ func TestBatchResults(t *testing.T) {
 		if polls++; polls > 10 {
 			t.Fatalf("not ended after %d polls: %s", polls, batch.RawJSON())
 		}
-		ts.Fake.AdvanceClock(200 * time.Millisecond)
+		ts.Fake.AdvanceClock(5 * time.Second)
 		if batch, err = c.Messages.Batches.Get(ctx, batch.ID, anthropic.MessageBatchGetParams{}); err != nil {
 			t.Fatalf("batches.get: %v", err)
 		}
 	}
-	if polls != 3 { // 5 requests at 100 ms each end 500 ms after creation
-		t.Errorf("ended after %d polls of 200 ms, want 3", polls)
+	if polls != 2 { // 100 requests at 100 ms each end 10 s after creation
+		t.Errorf("ended after %d polls of 5 s, want 2", polls)
 	}
 	rc := batch.RequestCounts
-	if got := [5]int64{rc.Processing, rc.Succeeded, rc.Errored, rc.Canceled, rc.Expired}; got != [5]int64{0, 4, 1, 0, 0} {
-		t.Errorf("request_counts (processing, succeeded, errored, canceled, expired): %v, want [0 4 1 0 0]", got)
+	if got := [5]int64{rc.Processing, rc.Succeeded, rc.Errored, rc.Canceled, rc.Expired}; got != [5]int64{0, 99, 1, 0, 0} {
+		t.Errorf("request_counts (processing, succeeded, errored, canceled, expired): %v, want [0 99 1 0 0]", got)
 	}
 
 	stream := c.Messages.Batches.ResultsStreaming(ctx, batch.ID, anthropic.MessageBatchResultsParams{})
@@ -69,11 +69,11 @@ func TestBatchResults(t *testing.T) {
 	counted := map[string]int64{}
 	for i, l := range lines {
 		counted[l.Result.Type]++
-		if i < 4 && (l.CustomID != reqs[i].CustomID || l.Result.Type != "succeeded" || l.Result.Message.Content[0].Text == "") {
+		if i < 99 && (l.CustomID != reqs[i].CustomID || l.Result.Type != "succeeded" || l.Result.Message.Content[0].Text == "") {
 			t.Errorf("line %d: %s", i, l.RawJSON())
 		}
 	}
-	if len(lines) != 5 || counted["succeeded"] != rc.Succeeded || counted["errored"] != rc.Errored {
+	if len(lines) != 100 || counted["succeeded"] != rc.Succeeded || counted["errored"] != rc.Errored {
 		t.Errorf("%d lines counted %v; request_counts %s", len(lines), counted, rc.RawJSON())
 	}
 	errored := lines[len(lines)-1]

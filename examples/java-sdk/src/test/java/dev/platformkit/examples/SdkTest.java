@@ -238,7 +238,7 @@ class SdkTest {
     }
 
     /**
-     * The batch flow: create a batch of four requests, one of which the Messages rules refuse (a
+     * The batch flow: create a batch of 100 requests, one of which the Messages rules refuse (a
      * user_id that is an email address); poll retrieve while the namespace's clock moves (the
      * fake's pace: 100 ms a request); read the results through the SDK's own JSONL decoder
      * (resultsStreaming). request_counts agree with the lines, the errored line carries the error
@@ -248,7 +248,9 @@ class SdkTest {
     void batchResults() {
         Metadata email = Metadata.builder().userId("someone@example.com").build();
         BatchCreateParams.Builder create = BatchCreateParams.builder();
-        for (int i = 0; i < 3; i++) {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 99; i++) {
+            ids.add("req-" + i);
             create.addRequest(BatchCreateParams.Request.builder().customId("req-" + i).params(BatchCreateParams.Request.Params.builder()
                     .model(MODEL).maxTokens(64).addUserMessage("Hello number " + i).build()).build());
         }
@@ -257,28 +259,29 @@ class SdkTest {
         MessageBatch batch = client.messages().batches().create(create.build());
         assertTrue(batch.id().startsWith("msgbatch_"), batch.id());
         assertEquals(MessageBatch.ProcessingStatus.IN_PROGRESS, batch.processingStatus());
-        assertEquals(4, batch.requestCounts().processing());
+        ids.add("refused");
+        assertEquals(100, batch.requestCounts().processing());
         assertTrue(batch.resultsUrl().isEmpty());
         int polls = 0;
         while (!batch.processingStatus().equals(MessageBatch.ProcessingStatus.ENDED)) {
             assertTrue(++polls <= 10, "not ended after 10 polls");
-            fake.advanceClock(Duration.ofMillis(150));
+            fake.advanceClock(Duration.ofSeconds(5));
             batch = client.messages().batches().retrieve(batch.id());
         }
-        assertEquals(3, polls); // 4 requests at 100 ms each end 400 ms after creation
+        assertEquals(2, polls); // 100 requests at 100 ms each end 10 s after creation
         MessageBatchRequestCounts counts = batch.requestCounts();
-        assertEquals(List.of(0L, 3L, 1L, 0L, 0L), List.of(counts.processing(), counts.succeeded(), counts.errored(), counts.canceled(), counts.expired()));
+        assertEquals(List.of(0L, 99L, 1L, 0L, 0L), List.of(counts.processing(), counts.succeeded(), counts.errored(), counts.canceled(), counts.expired()));
 
         List<MessageBatchIndividualResponse> lines;
         try (var results = client.messages().batches().resultsStreaming(batch.id())) {
             lines = results.stream().collect(Collectors.toList());
         }
-        assertEquals(List.of("req-0", "req-1", "req-2", "refused"), lines.stream().map(MessageBatchIndividualResponse::customId).toList());
+        assertEquals(ids, lines.stream().map(MessageBatchIndividualResponse::customId).toList());
         assertEquals(counts.succeeded(), lines.stream().filter(l -> l.result().isSucceeded()).count());
         assertEquals(counts.errored(), lines.stream().filter(l -> l.result().isErrored()).count());
         assertTrue(lines.get(0).result().asSucceeded().message().content().get(0).isText());
 
-        MessageBatchErroredResult errored = lines.get(3).result().asErrored();
+        MessageBatchErroredResult errored = lines.get(99).result().asErrored();
         BadRequestException alone = assertThrows(BadRequestException.class, () -> client.messages().create(MessageCreateParams.builder()
                 .model(MODEL).maxTokens(64).addUserMessage("Hello").metadata(email).build()));
         assertEquals(alone.apiMessage().get(), errored.error().error().message());
@@ -286,8 +289,7 @@ class SdkTest {
 
         List<String> journaled = fake.journal().stream().filter(e -> e.json().get("batch") != null)
                 .map(e -> e.method() + " " + e.path() + " " + ((Map<?, ?>) e.json().get("batch")).get("custom_id") + " " + e.status()).toList();
-        assertEquals(List.of("POST /v1/messages req-0 200", "POST /v1/messages req-1 200", "POST /v1/messages req-2 200",
-                "POST /v1/messages refused 400"), journaled);
+        assertEquals(ids.stream().map(id -> "POST /v1/messages " + id + (id.equals("refused") ? " 400" : " 200")).toList(), journaled);
         var deleted = client.messages().batches().delete(batch.id()).validate(); // its type is the constant message_batch_deleted
         assertEquals(batch.id(), deleted.id());
     }
