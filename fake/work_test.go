@@ -173,7 +173,9 @@ func TestEnvironmentCRUD(t *testing.T) {
 		t.Fatalf("created = %s", created.body)
 	}
 	plain := api.ok("POST", "/v1/environments", map[string]any{"name": "plain"})
-	if plain.get("config.type").String() != "self_hosted" || plain.get("scope").String() != "organization" || plain.get("metadata").Raw != "{}" {
+	// cloud: the official SDK's examples (agents.py, agents_comprehensive.py) create an environment
+	// without config and run a session in it with no worker, which only a cloud one ends.
+	if plain.get("config.type").String() != "cloud" || plain.get("scope").String() != "organization" || plain.get("metadata").Raw != "{}" {
 		t.Fatalf("defaults = %s", plain.body)
 	}
 	for _, bad := range []struct {

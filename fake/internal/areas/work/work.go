@@ -263,12 +263,12 @@ func newWorkStore(fx *core.Fixtures) *Store {
 	return st
 }
 
-// newEnvironment completes a record with the defaults of gaps §8 (config self_hosted, scope
+// newEnvironment completes a record with the defaults of gaps §8 (config cloud, scope
 // organization, empty metadata) and gives it an empty queue.
 func newEnvironment(rec EnvRecord, o *core.Org) *Environment {
 	rec.Type, rec.Metadata = "environment", orEmpty(rec.Metadata)
 	if rec.Config == nil {
-		rec.Config = map[string]any{"type": "self_hosted"}
+		rec.Config = map[string]any{"type": "cloud"}
 	}
 	if rec.Scope == "" {
 		rec.Scope = "organization"
