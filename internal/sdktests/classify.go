@@ -61,12 +61,6 @@ var placeholders = []rule{
 
 func ph(pattern, reason string) rule { return rule{regexp.MustCompile(pattern), reason} }
 
-// handedOver matches the test files of the families other work owns (agents, sessions, vaults,
-// skills, message batches), Python's (beta/test_agents.py, beta/sessions/test_events.py,
-// messages/test_batches.py) and Go's (betaagentversion_test.go, messagebatch_test.go): their
-// failures are listed for it, and their drift does not fail this run.
-var handedOver = regexp.MustCompile(`^(beta/)?(test_)?(agents|sessions|vaults|skills)([/.]|$)|^(beta/)?messages/test_batches\.py$|^(beta)?(agent|session|vault|skill|messagebatch)[a-z]*_test\.go$`)
-
 // verdict is the classification of one failed test.
 type verdict struct {
 	cat    string // catNotServed, catPlaceholder or catDrift

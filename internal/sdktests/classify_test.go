@@ -79,31 +79,3 @@ func TestClassify(t *testing.T) {
 		t.Errorf("key refused, then an invalid answer: %s %q, want drift naming the validation", got.cat, got.detail)
 	}
 }
-
-// TestHandedOver: the test files of the families other work owns, by the SDKs' layouts, and
-// some that only look alike.
-func TestHandedOver(t *testing.T) {
-	for file, want := range map[string]bool{
-		"beta/test_agents.py":                   true,
-		"beta/agents/test_versions.py":          true,
-		"beta/sessions/test_events.py":          true,
-		"beta/test_vaults.py":                   true,
-		"test_skills.py":                        true,
-		"skills/test_versions.py":               true,
-		"messages/test_batches.py":              true,
-		"beta/messages/test_batches.py":         true,
-		"betaagentversion_test.go":              true,
-		"betasessionthreadevent_test.go":        true,
-		"messagebatch_test.go":                  true,
-		"skillversion_test.go":                  true,
-		"organization/analytics/test_skills.py": false,
-		"beta/environments/test_work.py":        false,
-		"beta/test_messages.py":                 false,
-		"betamessage_test.go":                   false,
-		"organizationuser_test.go":              false,
-	} {
-		if got := handedOver.MatchString(file); got != want {
-			t.Errorf("handedOver(%s) = %v, want %v", file, got, want)
-		}
-	}
-}

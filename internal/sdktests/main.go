@@ -59,6 +59,7 @@ func main() {
 	pyVersions := flag.String("python", "2.14.0", "the Python SDK releases to run, comma-separated (each needs examples/python-sdk/sdk-tests/requirements-<version>.txt); empty: none")
 	async := flag.Bool("async", false, "run the Python suite's Async classes too (the same requests through AsyncAnthropic, over httpx; their aiohttp variants need an extra the pinned runtime leaves out)")
 	goV2 := flag.Bool("go", true, "run Go SDK v2's generated suite (examples/go-sdk/v2/sdksuite)")
+	examples := flag.String("examples", "2.14.0", "the Python SDK release whose own examples (its sdist's examples/) to run as written; empty: none")
 	fakeBin := flag.String("fake", "bin/platformfake", "the fake's binary")
 	flag.Parse()
 	start := time.Now()
@@ -84,6 +85,19 @@ func main() {
 		}
 		drifted += report(fmt.Sprintf("Python SDK anthropic %s (%s)", v, scope), results)
 	}
+	if v := strings.TrimSpace(*examples); v != "" {
+		src, python, err := pythonSuite{version: v}.prepare(cache)
+		if err != nil {
+			fatal("python %s: %v", v, err)
+		}
+		fixtures, err := fixturesWithKey(keyRuns[0])
+		if err != nil {
+			fatal("examples: %v", err)
+		}
+		step("python %s: the SDK's own examples, as written, each against a fake of its own", v)
+		drifted += reportExamples(fmt.Sprintf("Python SDK anthropic %s: its own examples, as written", v), runExamples(src, python, *fakeBin, fixtures, suiteKey))
+		os.RemoveAll(fixtures)
+	}
 	if *goV2 {
 		results, version, err := runGo()
 		if err != nil {
@@ -91,7 +105,7 @@ func main() {
 		}
 		drifted += report("Go SDK "+version+" (its generated *_test.go files)", results)
 	}
-	fmt.Printf("\nsdk-tests: %s in all; %d tests drifted outside the handed-over families\n", time.Since(start).Round(time.Second), drifted)
+	fmt.Printf("\nsdk-tests: %s in all; %d tests drifted or examples failed\n", time.Since(start).Round(time.Second), drifted)
 	if drifted > 0 {
 		os.Exit(1)
 	}
@@ -163,14 +177,12 @@ func runGo() (map[string]*testResult, string, error) {
 // fileCount is one test file's counts.
 type fileCount struct{ tests, passed, a, b, c int }
 
-// report prints one suite's summary and returns how many tests drifted outside the
-// handed-over families.
+// report prints one suite's summary and returns how many tests drifted.
 func report(title string, results map[string]*testResult) int {
 	files := map[string]*fileCount{}
-	families := map[string]int{}     // (a): family -> tests
-	rules := map[string]int{}        // (b): rule -> tests
-	var drift, handed []string       // (c) lines
-	handedCounts := map[string]int{} // handed-over files' (a) and (b), by category
+	families := map[string]int{} // (a): family -> tests
+	rules := map[string]int{}    // (b): rule -> tests
+	var drift []string           // (c) lines
 	names := make([]string, 0, len(results))
 	for n := range results {
 		names = append(names, n)
@@ -191,7 +203,6 @@ func report(title string, results map[string]*testResult) int {
 			continue
 		}
 		v := classify(r.answers, r.texts)
-		isHanded := handedOver.MatchString(r.file)
 		switch v.cat {
 		case catNotServed:
 			fc.a++
@@ -201,20 +212,12 @@ func report(title string, results map[string]*testResult) int {
 			rules[v.group]++
 		case catDrift:
 			fc.c++
-			line := fmt.Sprintf("%s %s: %s", r.file, short(r.test), v.detail)
-			if isHanded {
-				handed = append(handed, line)
-			} else {
-				drift = append(drift, line)
-			}
-		}
-		if isHanded && v.cat != catDrift {
-			handedCounts[v.cat]++
+			drift = append(drift, fmt.Sprintf("%s %s: %s", r.file, short(r.test), v.detail))
 		}
 	}
 	a, b := sum(families), sum(rules)
-	fmt.Printf("\n== %s: %d tests, %d passed, (a) %d not served in %d families, (b) %d placeholders, (c) %d drift (+%d in handed-over families)\n",
-		title, len(results), passed, a, len(families), b, len(drift), len(handed))
+	fmt.Printf("\n== %s: %d tests, %d passed, (a) %d not served in %d families, (b) %d placeholders, (c) %d drift\n",
+		title, len(results), passed, a, len(families), b, len(drift))
 	fmt.Printf("%-60s %6s %6s %5s %5s %5s\n", "test file", "tests", "passed", "(a)", "(b)", "(c)")
 	fileNames := make([]string, 0, len(files))
 	for f := range files {
@@ -223,11 +226,7 @@ func report(title string, results map[string]*testResult) int {
 	sort.Strings(fileNames)
 	for _, f := range fileNames {
 		fc := files[f]
-		mark := ""
-		if handedOver.MatchString(f) {
-			mark = "  (handed over)"
-		}
-		fmt.Printf("%-60s %6d %6d %5d %5d %5d%s\n", f, fc.tests, fc.passed, fc.a, fc.b, fc.c, mark)
+		fmt.Printf("%-60s %6d %6d %5d %5d %5d\n", f, fc.tests, fc.passed, fc.a, fc.b, fc.c)
 	}
 	fmt.Println("(a) not served, once per family:")
 	printCounts(families)
@@ -235,11 +234,6 @@ func report(title string, results map[string]*testResult) int {
 	printCounts(rules)
 	fmt.Printf("(c) drift (%d):\n", len(drift))
 	for _, l := range drift {
-		fmt.Println("  " + l)
-	}
-	fmt.Printf("handed over (agents, sessions, vaults, skills, batches): %d drift, %d not served, %d placeholders\n",
-		len(handed), handedCounts[catNotServed], handedCounts[catPlaceholder])
-	for _, l := range handed {
 		fmt.Println("  " + l)
 	}
 	return len(drift)
