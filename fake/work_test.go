@@ -178,6 +178,13 @@ func TestEnvironmentCRUD(t *testing.T) {
 	if plain.get("config.type").String() != "cloud" || plain.get("scope").String() != "organization" || plain.get("metadata").Raw != "{}" {
 		t.Fatalf("defaults = %s", plain.body)
 	}
+	// A cloud config carries what the SDKs' BetaCloudConfig requires: networking and packages.
+	if got := plain.get("config").Raw; got != `{"networking":{"type":"unrestricted"},"packages":{"apt":[],"cargo":[],"gem":[],"go":[],"npm":[],"pip":[],"type":"packages"},"type":"cloud"}` {
+		t.Errorf("default config = %s, want a cloud config with unrestricted networking and no packages", got)
+	}
+	if got := created.get("config.packages.pip").Raw; got != "[]" || created.get("config.networking.type").String() != "unrestricted" {
+		t.Errorf("a cloud config given without packages = %s, want packages completed and networking as given", created.get("config").Raw)
+	}
 	for _, bad := range []struct {
 		body  any
 		field string

@@ -267,9 +267,7 @@ func newWorkStore(fx *core.Fixtures) *Store {
 // organization, empty metadata) and gives it an empty queue.
 func newEnvironment(rec EnvRecord, o *core.Org) *Environment {
 	rec.Type, rec.Metadata = "environment", orEmpty(rec.Metadata)
-	if rec.Config == nil {
-		rec.Config = map[string]any{"type": "cloud"}
-	}
+	rec.Config = completeConfig(rec.Config)
 	if rec.Scope == "" {
 		rec.Scope = "organization"
 	}
@@ -284,6 +282,38 @@ func (e *Environment) set(rec EnvRecord) { e.rec = rec; e.encoded.Drop() }
 // caller holds the area's lock.
 func (e *Environment) json() (json.RawMessage, error) {
 	return e.encoded.Get("", func() any { return e.rec })
+}
+
+// completeConfig is an environment's config as answered: none is a cloud one, and a cloud one
+// has the networking (unrestricted) and the packages (none of each manager) it does not name,
+// as the official SDKs' type of a cloud config requires them (BetaCloudConfig). It copies what
+// it changes, so that a record never shares a map with the request.
+func completeConfig(cfg map[string]any) map[string]any {
+	if cfg == nil {
+		cfg = map[string]any{"type": "cloud"}
+	}
+	if cfg["type"] != "cloud" {
+		return cfg
+	}
+	out := maps.Clone(cfg)
+	if out["networking"] == nil {
+		out["networking"] = map[string]any{"type": "unrestricted"}
+	}
+	pk, _ := out["packages"].(map[string]any)
+	pk = maps.Clone(pk)
+	if pk == nil {
+		pk = map[string]any{}
+	}
+	if pk["type"] == nil {
+		pk["type"] = "packages"
+	}
+	for _, m := range []string{"apt", "cargo", "gem", "go", "npm", "pip"} {
+		if pk[m] == nil {
+			pk[m] = []any{}
+		}
+	}
+	out["packages"] = pk
+	return out
 }
 
 // orEmpty copies a metadata map, so that a record never shares one with the request or the

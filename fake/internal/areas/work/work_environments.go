@@ -92,7 +92,7 @@ func updateEnvironment(s *core.Server, c *core.Call) (any, error) {
 			next.Scope = *req.Scope
 		}
 		if req.Config != nil {
-			next.Config = req.Config
+			next.Config = completeConfig(req.Config)
 		}
 		if req.Metadata != nil {
 			md, err := patchMetadata(env.rec.Metadata, req.Metadata, "an environment")
