@@ -122,6 +122,23 @@ func (j *journal) Add(e *JournalEntry) (over bool) {
 	return j.budget.Add(j.Bytes - before)
 }
 
+// amend sets the outcome of the entry seq, if the journal still holds it: a stream's entry is
+// made when its status goes out, and an error event or a dropped connection ends it later.
+func (j *journal) amend(seq uint64, status int, errorType string, fault bool) {
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	if j.N == 0 {
+		return
+	}
+	first := j.ring[j.head].seq
+	if seq < first || seq >= first+uint64(j.N) {
+		return
+	}
+	e := &j.ring[(j.head+int(seq-first))%len(j.ring)]
+	e.Status, e.ErrorType, e.Fault = status, errorType, fault
+	e.Valid = errorType != ErrInvalidRequest && errorType != ErrRequestTooLarge
+}
+
 // dropOldest forgets the oldest entry; the caller holds mu and has checked that there is one.
 func (j *journal) dropOldest() {
 	j.Bytes -= j.ring[j.head].size
@@ -194,7 +211,7 @@ func (s *Server) ClearJournal() int {
 // the least it can: it keeps references to what it keeps whole, copies only the bounded part of an
 // oversized value (a substring would pin all of it), and leaves building the headers map and
 // lower-casing names to the rare reader (Journal).
-func (s *Server) record(gc *gin.Context, at time.Time, status int) {
+func (s *Server) record(gc *gin.Context, at time.Time, status int) (seq uint64) {
 	r := gc.Request
 	x := exchangeOf(gc)
 	e := JournalEntry{
@@ -223,6 +240,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) {
 	if s.RequestLog.Add(&e) {
 		s.Root().trimIdleJournals(s)
 	}
+	return e.seq
 }
 
 // recordBody sets Valid from the error type, and keeps the body the handler read.

@@ -401,6 +401,9 @@ func frame(gc *gin.Context) {
 		s.catchUpRetry(gc.Request) // before the request's time is read: it arrives after the wait
 	}
 	at := s.Clock.Now()
+	if !control {
+		x.unrecorded, x.at = gc, at
+	}
 	id := s.requestID(control)
 	x.RequestID[0] = id
 	gc.Writer.Header()["Request-Id"] = x.RequestID[:] // canonical already: Set would canonicalise per request
@@ -414,7 +417,7 @@ func frame(gc *gin.Context) {
 			status = 0 // the connection is dropped without an answer
 		}
 		if !control {
-			s.record(gc, at, status)
+			x.settle(status)
 			if !s.Cfg.NoCoverage {
 				s.countCoverage(gc, x.fault)
 			}
@@ -491,6 +494,52 @@ type Exchange struct {
 	StubNearMiss string    // the stub that nearly did
 	RateLimit    string    // the limit that refused the request
 	Thread       *JournalThread
+	// unrecorded is the request's context while its journal entry is still to be made, at
+	// its time at; nil for a control request, and once made (WriteHeader, frame).
+	unrecorded *gin.Context
+	at         time.Time
+	// entry is the journal entry made, and the outcome it holds, for amend.
+	entry struct {
+		seq       uint64
+		status    int
+		errorType string
+		fault     bool
+	}
+}
+
+// WriteHeader makes the request's journal entry just before its status goes out, so that a
+// client that reads the journal as soon as it has its answer finds the request there: an
+// answer larger than the connection's buffer reaches the client before the handler returns.
+func (x *Exchange) WriteHeader(code int) {
+	x.recordAs(code)
+	x.ResponseWriter.WriteHeader(code)
+}
+
+// Write is the body's; a body written without a status is a 200's.
+func (x *Exchange) Write(b []byte) (int, error) {
+	x.recordAs(http.StatusOK)
+	return x.ResponseWriter.Write(b)
+}
+
+// recordAs makes the journal entry with status, once.
+func (x *Exchange) recordAs(status int) {
+	if gc := x.unrecorded; gc != nil {
+		x.unrecorded = nil
+		x.entry.seq = x.s.record(gc, x.at, status)
+		x.entry.status, x.entry.errorType, x.entry.fault = status, x.ErrorType, x.fault
+	}
+}
+
+// settle makes the journal entry if nothing was written (a panic, a dropped connection), or
+// sets the outcome a stream ended with on the entry its status made.
+func (x *Exchange) settle(status int) {
+	if x.unrecorded != nil {
+		x.recordAs(status)
+		return
+	}
+	if e := x.entry; status != e.status || x.ErrorType != e.errorType || x.fault != e.fault {
+		x.s.RequestLog.amend(e.seq, status, x.ErrorType, x.fault)
+	}
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer; Flush and Hijack are
