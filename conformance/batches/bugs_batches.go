@@ -37,43 +37,37 @@ func writeJSON(w http.ResponseWriter, v any) {
 	w.Write(b)
 }
 
+// answersRefused is the bug of a target that answers a request match matches with answer where
+// it refused it with 400; its other answers are the target's.
+func answersRefused(match func(*http.Request) bool, answer func(w http.ResponseWriter, r *http.Request)) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				h.ServeHTTP(w, r)
+				return
+			}
+			if rec := through(h, r); rec.Code != http.StatusBadRequest {
+				kit.CopyAnswer(w, rec)
+				return
+			}
+			answer(w, r)
+		})
+	}
+}
+
 // servesEarlyResults is the bug of a target that answers the results of a batch in progress:
 // 200 and no line, where it refused them.
-func servesEarlyResults(h http.Handler) http.Handler {
-	match := kit.On(http.MethodGet, resultsPattern)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !match(r) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		rec := through(h, r)
-		if rec.Code != http.StatusBadRequest {
-			kit.CopyAnswer(w, rec)
-			return
-		}
-		w.Header().Set("Content-Type", "application/x-jsonl")
-		w.Header().Set("request-id", "req_bug")
-		w.WriteHeader(http.StatusOK)
-	})
-}
+var servesEarlyResults = answersRefused(kit.On(http.MethodGet, resultsPattern), func(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/x-jsonl")
+	w.Header().Set("request-id", "req_bug")
+	w.WriteHeader(http.StatusOK)
+})
 
 // deletesInProgress is the bug of a target that answers the delete of a batch in progress as
 // done, where it refused it (and keeps the batch).
-func deletesInProgress(h http.Handler) http.Handler {
-	match := kit.On(http.MethodDelete, batchPattern)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !match(r) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		rec := through(h, r)
-		if rec.Code != http.StatusBadRequest {
-			kit.CopyAnswer(w, rec)
-			return
-		}
-		writeJSON(w, map[string]any{"id": path.Base(r.URL.Path), "type": "message_batch_deleted"})
-	})
-}
+var deletesInProgress = answersRefused(kit.On(http.MethodDelete, batchPattern), func(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, map[string]any{"id": path.Base(r.URL.Path), "type": "message_batch_deleted"})
+})
 
 // ignoresCancel is the bug of a target that answers a cancel as begun and goes on processing:
 // the batch answered canceling, every request of it then processed.
