@@ -40,23 +40,15 @@ func createEnvironment(s *core.Server, c *core.Call) (any, error) {
 // listEnvironments lists the organization's environments newest first, with page tokens;
 // archived ones only with include_archived=true.
 func listEnvironments(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
-	archived, err := c.QueryBool("include_archived")
-	if err != nil {
-		return nil, err
-	}
-	after, err := c.PageToken("environments")
+	q, err := c.ListQuery("environments", true)
 	if err != nil {
 		return nil, err
 	}
 	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return core.EncodedTokenPage(core.PageNewestKept(st.byOrg[c.Org], func(e *Environment) bool { return archived || e.rec.ArchivedAt == nil },
-		envKey, "environments", after, limit), (*Environment).json)
+	return core.EncodedTokenPage(core.PageNewestKept(st.byOrg[c.Org], func(e *Environment) bool { return q.Archived || e.rec.ArchivedAt == nil },
+		envKey, "environments", q.After, q.Limit), (*Environment).json)
 }
 
 func getEnvironment(s *core.Server, c *core.Call) (any, error) {
