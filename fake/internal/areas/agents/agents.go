@@ -2,7 +2,6 @@ package agents
 
 import (
 	"encoding/json"
-	"maps"
 	"reflect"
 	"strconv"
 	"sync"
@@ -224,7 +223,6 @@ func updateAgent(s *core.Server, c *core.Call) (any, error) {
 		}
 	}
 	next := cur
-	next.Metadata = maps.Clone(cur.Metadata)
 	if err := apply(&next, body, &cur, ""); err != nil {
 		return nil, err
 	}

@@ -544,7 +544,7 @@ func updateWork(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	return withItem(s, c, func(_ *Environment, it *QueueItem, _ time.Time) (any, error) {
-		md, err := patchMetadata(it.rec.Metadata, req.Metadata, "a work item")
+		md, err := core.PatchMetadata(it.rec.Metadata, req.Metadata, "metadata", "a work item")
 		if err != nil {
 			return nil, err
 		}
