@@ -1,9 +1,7 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -46,14 +44,7 @@ func BenchmarkDialect(b *testing.B) {
 		server := func() *Server {
 			s := New()
 			for range bc.agents {
-				req := httptest.NewRequest("POST", "/v1/agents", bytes.NewReader(agent))
-				for i := 0; i+1 < len(messagesHeaders); i += 2 {
-					req.Header.Set(messagesHeaders[i], messagesHeaders[i+1])
-				}
-				w := httptest.NewRecorder()
-				if s.ServeHTTP(w, req); w.Code != 200 {
-					b.Fatal(w.Code, w.Body)
-				}
+				benchDo(b, s, "POST", "/v1/agents", agent, messagesHeaders)
 			}
 			return s
 		}
