@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -95,7 +96,13 @@ func benchListPage(b *testing.B, page func(s *Server, mid string) (path string, 
 // benchGet serves one GET request with the header name, value pairs and fails the benchmark
 // unless it answers 200.
 func benchGet(b *testing.B, s *Server, path string, header ...string) {
-	req := httptest.NewRequest(http.MethodGet, path, nil)
+	benchDo(b, s, http.MethodGet, path, nil, header)
+}
+
+// benchDo serves one request with the body and the header name, value pairs and fails the
+// benchmark unless it answers 200.
+func benchDo(b *testing.B, s *Server, method, path string, body []byte, header []string) {
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}

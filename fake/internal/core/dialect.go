@@ -68,9 +68,9 @@ func keyMatches(keys []string, key []byte) bool {
 	return false
 }
 
-// translate returns val, the value under key, in dialect to's words, and whether a row of the
-// table applied.
-func translate(key, val []byte, to Dialect) (string, bool) {
+// translate appends val, the value under key, in dialect to's words to dst, and reports whether
+// a row of the table applied (dst is returned as it was when none did).
+func translate(dst, key, val []byte, to Dialect) ([]byte, bool) {
 	for i := range schemas.Words {
 		w := &schemas.Words[i]
 		from, into := w.Maker, w.Ref
@@ -85,9 +85,9 @@ func translate(key, val []byte, to Dialect) (string, bool) {
 		if !keyMatches(w.Keys, key) {
 			continue
 		}
-		return into + string(val[len(from):]), true
+		return append(append(dst, into...), val[len(from):]...), true
 	}
-	return "", false
+	return dst, false
 }
 
 // Canonical is the parameter value v (path parameter or query value named name) in the
@@ -96,8 +96,8 @@ func Canonical(name, v string) string {
 	if !strings.Contains(v, "claude") && !strings.Contains(v, "Claude") {
 		return v
 	}
-	if out, ok := translate([]byte(name), []byte(v), Reference); ok {
-		return out
+	if out, ok := translate(nil, []byte(name), []byte(v), Reference); ok {
+		return string(out)
 	}
 	return v
 }
@@ -208,7 +208,12 @@ func rewriteJSON(doc []byte, to Dialect) []byte {
 		last      int
 		stack     = make([]frame, 0, 16)
 		expectKey bool
+		// stem is in every value a row of the table changes into dialect to.
+		stem = []byte("ssistant")
 	)
+	if to == Reference {
+		stem = []byte("laude")
+	}
 	keyOf := func() []byte {
 		if len(stack) == 0 {
 			return nil
@@ -231,15 +236,8 @@ func rewriteJSON(doc []byte, to Dialect) []byte {
 		case ',':
 			expectKey = len(stack) > 0 && stack[len(stack)-1].obj
 		case '"':
-			j, escaped := i+1, false
-			for j < len(doc) && doc[j] != '"' {
-				if doc[j] == '\\' {
-					escaped = true
-					j++
-				}
-				j++
-			}
-			if j >= len(doc) {
+			j, escaped := stringEnd(doc, i+1)
+			if j < 0 {
 				return doc // not JSON: left as it is
 			}
 			val := doc[i+1 : j]
@@ -249,10 +247,13 @@ func rewriteJSON(doc []byte, to Dialect) []byte {
 					stack[len(stack)-1].key = val
 				}
 				expectKey = false
-			case !escaped:
-				if nv, ok := translate(keyOf(), val, to); ok {
-					out = append(append(out, doc[last:i+1]...), nv...)
-					last = j
+			case !escaped && len(val) > 0 && bytes.Contains(val, stem):
+				if out == nil {
+					// One allocation for the whole answer: a row changes a value by a few bytes.
+					out = make([]byte, 0, len(doc)+len(doc)/8)
+				}
+				if n, ok := translate(append(out, doc[last:i+1]...), keyOf(), val, to); ok {
+					out, last = n, j
 				}
 			}
 			i = j
@@ -262,4 +263,31 @@ func rewriteJSON(doc []byte, to Dialect) []byte {
 		return doc
 	}
 	return append(out, doc[last:]...)
+}
+
+// stringEnd is the index of the quote that closes the JSON string whose contents begin at
+// doc[from], and whether the string holds an escape; -1 when it is not closed.
+func stringEnd(doc []byte, from int) (int, bool) {
+	escaped := false
+	for j := from; j < len(doc); {
+		q := bytes.IndexByte(doc[j:], '"')
+		if q < 0 {
+			return -1, escaped
+		}
+		seg := doc[j : j+q]
+		if bytes.IndexByte(seg, '\\') < 0 {
+			return j + q, escaped
+		}
+		escaped = true
+		// The quote is escaped when an odd number of backslashes stands before it.
+		n := 0
+		for k := j + q - 1; k >= from && doc[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + q, escaped
+		}
+		j += q + 1
+	}
+	return -1, escaped
 }

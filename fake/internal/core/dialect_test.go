@@ -16,6 +16,10 @@ func TestRewriteJSONChangesOnlyTheTablesValues(t *testing.T) {
 			`{"id":"claude_chat_01","files":["claude_file_01"],"type":"claude_file_deleted","chat_id":"claude_chat_msg_01"}`},
 		// A bare prefix is no name.
 		{`{"model":"assistant-"}`, `{"model":"assistant-"}`},
+		// Escaped quotes and backslashes end no string early: the value after them is still
+		// found, and one that holds an escape is left alone.
+		{`{"text":"say \"assistant-x\" \\","model":"assistant-opus-4-7","m2":"\\\"","model_id":"assistant-a\\"}`,
+			`{"text":"say \"assistant-x\" \\","model":"claude-opus-4-7","m2":"\\\"","model_id":"assistant-a\\"}`},
 	} {
 		if got := string(rewriteJSON([]byte(c.ref), Maker)); got != c.maker {
 			t.Errorf("to the maker's words:\n got %s\nwant %s", got, c.maker)

@@ -8,15 +8,23 @@ const MaxMetadataPairs = 16
 // not named stay) to a copy of cur, and refuses a result beyond MaxMetadataPairs with a 400 naming
 // field; what names the holder for that message. The schema has checked the patch's keys and
 // values.
-func PatchMetadata(cur map[string]string, patch map[string]any, field, what string) (map[string]string, error) {
+// A patch decoded into typed fields has *string values (nil deletes).
+func PatchMetadata[V any](cur map[string]string, patch map[string]V, field, what string) (map[string]string, error) {
 	next := make(map[string]string, len(cur)+len(patch))
 	for k, v := range cur {
 		next[k] = v
 	}
 	for k, v := range patch {
-		if s, ok := v.(string); ok {
+		switch s := any(v).(type) {
+		case string:
 			next[k] = s
-		} else {
+		case *string:
+			if s != nil {
+				next[k] = *s
+			} else {
+				delete(next, k)
+			}
+		default:
 			delete(next, k)
 		}
 	}

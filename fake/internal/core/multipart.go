@@ -81,3 +81,38 @@ func MultipartError(err error) error {
 	}
 	return Invalid("the request body: %s", reason).Because(ReasonBodyNotJSON)
 }
+
+// EachPart calls part for each part of mr in order, with its number (from 0) and its form
+// name, until the body ends or part fails. It refuses, naming the part, a part past max
+// (tooMany says what an upload holds) and a part without a name; a body cut short or over its
+// limit is MultipartError's answer.
+func EachPart(mr *multipart.Reader, max int, tooMany string, part func(n int, name string, p *multipart.Part) error) error {
+	for n := 0; ; n++ {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return MultipartError(err)
+		}
+		if n == max {
+			return Invalid("the request body has more than %d parts; %s", max, tooMany)
+		}
+		name := p.FormName()
+		if name == "" {
+			return Invalid("the request body: part %d has no name (Content-Disposition: form-data; name=...)", n+1)
+		}
+		if err := part(n, name, p); err != nil {
+			return err
+		}
+	}
+}
+
+// FieldPart reads a part that holds a form field's value, at most max bytes of it.
+func FieldPart(p *multipart.Part, max int64) (string, error) {
+	raw, err := io.ReadAll(io.LimitReader(p, max))
+	if err != nil {
+		return "", MultipartError(err)
+	}
+	return string(raw), nil
+}

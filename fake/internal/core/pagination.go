@@ -282,6 +282,29 @@ func EncodePageToken(scope string, k ListKey) string {
 	return base64.RawURLEncoding.EncodeToString(body) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:12])
 }
 
+// ListQuery is what every page-token list reads of its query: limit, include_archived (false
+// for a list without it) and the page to continue after (nil: the first).
+type ListQuery struct {
+	Limit    int
+	Archived bool
+	After    *ListKey
+}
+
+// ListQuery reads limit, then include_archived when archived is set (the list has it), then the
+// page token of the list named scope: the first that is wrong is the error.
+func (c *Call) ListQuery(scope string, archived bool) (q ListQuery, err error) {
+	if q.Limit, _, err = c.QueryInt("limit"); err != nil {
+		return q, err
+	}
+	if archived {
+		if q.Archived, err = c.QueryBool("include_archived"); err != nil {
+			return q, err
+		}
+	}
+	q.After, err = c.PageToken(scope)
+	return q, err
+}
+
 // PageToken reads the page parameter for the list named scope: nil when absent, and a 400 for a
 // token that is malformed, forged, or from another list.
 func (c *Call) PageToken(scope string) (*ListKey, error) {

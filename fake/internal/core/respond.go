@@ -173,8 +173,14 @@ func (s *Server) WriteJSON(gc *gin.Context, status int, schema string, v any) {
 // take a second system call and packet.
 func (s *Server) writeBody(gc *gin.Context, status int, schema string, doc []byte) {
 	s.CheckSchema(gc, schema, doc[:len(doc)-1])
-	if c := callOf(gc); c != nil {
-		doc = InDialect(doc, c.Dialect()) // checked in the reference's words, written in the request's
+	// Checked in the reference's words, written in the request's; a read's answer in the
+	// maker's words is kept, as clients read the same pages again (dialect_cache.go).
+	if c := callOf(gc); c != nil && c.Dialect() == Maker {
+		if gc.Request.Method == http.MethodGet {
+			doc = makerOf(doc)
+		} else {
+			doc = InDialect(doc, Maker)
+		}
 	}
 	h := gc.Writer.Header()
 	h["Content-Type"] = jsonContentType

@@ -39,7 +39,7 @@ func serveBare(file string) error {
 			byQuery := byRoute[key]
 			e.Handle(a.Method, a.Path, func(gc *gin.Context) { bareAnswer(gc, byQuery) })
 		}
-		byRoute[key][answerKey(a.Query, a.BodyLen)] = a
+		byRoute[key][answerKey(a.Query, a.BodyLen, a.Check[makerVersion] != "")] = a
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -57,7 +57,7 @@ func serveBare(file string) error {
 }
 
 func bareAnswer(gc *gin.Context, byQuery map[string]answer) {
-	a, ok := byQuery[answerKey(gc.Request.URL.RawQuery, gc.Request.ContentLength)]
+	a, ok := byQuery[answerKey(gc.Request.URL.RawQuery, gc.Request.ContentLength, gc.GetHeader(makerVersion) != "")]
 	if !ok {
 		gc.AbortWithStatus(http.StatusNotFound)
 		return
@@ -77,7 +77,8 @@ func bareAnswer(gc *gin.Context, byQuery map[string]answer) {
 	gc.Data(a.Status, a.Header["Content-Type"], a.Body)
 }
 
-// answerKey is the key of an answer among those of its path: the query and the body's length.
-func answerKey(query string, bodyLen int64) string {
-	return query + " " + strconv.FormatInt(bodyLen, 10)
+// answerKey is the key of an answer among those of its path: the query, the body's length and
+// whether the request is in the maker's words (its answer is too).
+func answerKey(query string, bodyLen int64, maker bool) string {
+	return query + " " + strconv.FormatInt(bodyLen, 10) + " " + strconv.FormatBool(maker)
 }

@@ -30,11 +30,17 @@ func headers(kv ...string) map[string]string {
 }
 
 var (
-	apiKey     = headers("X-Api-Key", "test-api-key", "Vendor-Version", "2023-06-01")
-	adminKey   = headers("X-Api-Key", "test-admin-key", "Vendor-Version", "2023-06-01")
+	apiKey   = headers("X-Api-Key", "test-api-key", "Vendor-Version", "2023-06-01")
+	adminKey = headers("X-Api-Key", "test-admin-key", "Vendor-Version", "2023-06-01")
+	// sdkKey is apiKey as the official SDKs send it: the version in the maker's header, so the
+	// fake answers in the maker's words (claude-* model names).
+	sdkKey     = headers("X-Api-Key", "test-api-key", makerVersion, "2023-06-01")
 	compliance = headers("Authorization", "Bearer test-compliance-key")
 	tunnels    = headers("Authorization", "Bearer test-bearer-token", "Vendor-Version", "2023-06-01", "Vendor-Beta", "mcp-tunnels-2026-05-19")
 )
+
+// makerVersion is the maker's version header, which the official SDKs send.
+const makerVersion = "Anthropic-Version"
 
 const grace = "user_01AcmeGraceDeveloper00001" // the compliance user with 260 chats
 
@@ -47,6 +53,7 @@ var endpoints = []endpoint{
 	{name: "GET /v1/memory_stores/{id}", method: http.MethodGet, target: "/v1/memory_stores/memstore_01AcmeResearchNotes00001", header: apiKey},
 	{name: "GET /v1/organizations/users/{id}", method: http.MethodGet, target: "/v1/organizations/users/" + grace, header: adminKey},
 	{name: "list: models", method: http.MethodGet, target: "/v1/models?limit=20", header: apiKey},
+	{name: "list: models, as the SDKs ask", method: http.MethodGet, target: "/v1/models?limit=20", header: sdkKey},
 	{name: "list: admin users", method: http.MethodGet, target: "/v1/organizations/users?limit=20", header: adminKey},
 	{name: "list: admin invites", method: http.MethodGet, target: "/v1/organizations/invites?limit=20", header: adminKey},
 	{name: "list: admin workspaces", method: http.MethodGet, target: "/v1/organizations/workspaces?limit=20", header: adminKey},
@@ -57,8 +64,10 @@ var endpoints = []endpoint{
 	{name: "list: files", method: http.MethodGet, target: "/v1/files?limit=20", header: apiKey},
 	{name: "GET /v1/agents/{id}", method: http.MethodGet, target: "/v1/agents/{agent}", header: apiKey},
 	{name: "list: agents", method: http.MethodGet, target: "/v1/agents?limit=20", header: apiKey},
+	{name: "list: agents, as the SDKs ask", method: http.MethodGet, target: "/v1/agents?limit=20", header: sdkKey},
 	{name: "GET /v1/sessions/{id}", method: http.MethodGet, target: "/v1/sessions/{session}", header: apiKey},
 	{name: "list: sessions", method: http.MethodGet, target: "/v1/sessions?limit=20", header: apiKey},
+	{name: "list: sessions, as the SDKs ask", method: http.MethodGet, target: "/v1/sessions?limit=20", header: sdkKey},
 	{name: "list: session events", method: http.MethodGet, target: "/v1/sessions/{session}/events?limit=20", header: apiKey},
 	{name: "list: message batches", method: http.MethodGet, target: "/v1/messages/batches?limit=20", header: apiKey},
 	{name: "download: compliance file", method: http.MethodGet, target: "/v1/compliance/apps/chats/files/assistant_file_01Acme0001/content", header: compliance},

@@ -2,7 +2,6 @@ package agents
 
 import (
 	"encoding/json"
-	"maps"
 	"reflect"
 	"strconv"
 	"sync"
@@ -224,7 +223,6 @@ func updateAgent(s *core.Server, c *core.Call) (any, error) {
 		}
 	}
 	next := cur
-	next.Metadata = maps.Clone(cur.Metadata)
 	if err := apply(&next, body, &cur, ""); err != nil {
 		return nil, err
 	}
@@ -270,19 +268,11 @@ func archiveAgent(s *core.Server, c *core.Call) (any, error) {
 
 // listAgents lists the latest version of each agent, newest first.
 func listAgents(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
-	archived, err := c.QueryBool("include_archived")
-	if err != nil {
-		return nil, err
-	}
 	created, err := c.QueryTimeRange("created_at")
 	if err != nil {
 		return nil, err
 	}
-	after, err := c.PageToken("agents")
+	q, err := c.ListQuery("agents", true)
 	if err != nil {
 		return nil, err
 	}
@@ -290,18 +280,14 @@ func listAgents(s *core.Server, c *core.Call) (any, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	page := core.PageNewestKept(a.byOrg[c.Org], func(e *entry) bool {
-		return (archived || e.latest().ArchivedAt == nil) && created.Contains(e.versions[0].CreatedAt)
-	}, entryKey, "agents", after, limit)
+		return (q.Archived || e.latest().ArchivedAt == nil) && created.Contains(e.versions[0].CreatedAt)
+	}, entryKey, "agents", q.After, q.Limit)
 	return core.EncodedTokenPage(page, (*entry).json)
 }
 
 // listVersions lists an agent's versions, newest first.
 func listVersions(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
-	after, err := c.PageToken("agent_versions")
+	q, err := c.ListQuery("agent_versions", false)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +302,7 @@ func listVersions(s *core.Server, c *core.Call) (any, error) {
 	// The key of a version is its number, as a time, so that versions made in one instant of
 	// the virtual clock still page in order.
 	key := func(v Agent) core.ListKey { return core.ListKey{At: time.Unix(int64(v.Version), 0), ID: v.ID} }
-	page := core.PageNewestKept(e.versions, func(Agent) bool { return true }, key, "agent_versions", after, limit)
+	page := core.PageNewestKept(e.versions, func(Agent) bool { return true }, key, "agent_versions", q.After, q.Limit)
 	for i := range page.Data {
 		page.Data[i].ArchivedAt = archivedAt
 	}

@@ -89,18 +89,9 @@ func apply(v *Agent, body map[string]any, cur *Agent, at string) error {
 		v.Tools = orEmpty(x)
 	}
 	if md, ok := body["metadata"].(map[string]any); ok {
-		if v.Metadata == nil {
-			v.Metadata = map[string]string{}
-		}
-		for k, x := range md {
-			if s, ok := x.(string); ok {
-				v.Metadata[k] = s
-			} else {
-				delete(v.Metadata, k)
-			}
-		}
-		if len(v.Metadata) > 16 {
-			return core.InvalidField(at+"metadata", "an agent has at most 16 metadata pairs; this request would leave %d", len(v.Metadata))
+		var err error
+		if v.Metadata, err = core.PatchMetadata(v.Metadata, md, at+"metadata", "an agent"); err != nil {
+			return err
 		}
 	}
 	tools, err := resolveTools(v.Tools, v.MCPServers, at)

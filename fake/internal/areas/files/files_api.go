@@ -1,7 +1,6 @@
 package files
 
 import (
-	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -91,43 +90,30 @@ func uploadFile(s *core.Server, c *core.Call) (any, error) {
 func readUpload(mr *multipart.Reader) (*upload, error) {
 	var up upload
 	seen := map[string]bool{}
-	for n := 0; ; n++ {
-		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, core.MultipartError(err)
-		}
-		if n == maxParts {
-			return nil, core.Invalid("the request body has more than %d parts; an upload is a part named file and optionally one named expires_in_seconds", maxParts)
-		}
-		name := p.FormName()
-		if name == "" {
-			return nil, core.Invalid("the request body: part %d has no name (Content-Disposition: form-data; name=...)", n+1)
-		}
+	err := core.EachPart(mr, maxParts, "an upload is a part named file and optionally one named expires_in_seconds", func(_ int, name string, p *multipart.Part) error {
 		if seen[name] {
-			return nil, core.InvalidField(schemas.PathSegment(name), "sent twice; send each field once")
+			return core.InvalidField(schemas.PathSegment(name), "sent twice; send each field once")
 		}
 		seen[name] = true
 		switch name {
 		case "file":
-			if err := readFilePart(p, &up); err != nil {
-				return nil, err
-			}
+			return readFilePart(p, &up)
 		case "expires_in_seconds":
-			raw, err := io.ReadAll(io.LimitReader(p, 32))
+			raw, err := core.FieldPart(p, 32)
 			if err != nil {
-				return nil, core.MultipartError(err)
+				return err
 			}
-			v, perr := strconv.Atoi(strings.TrimSpace(string(raw)))
+			v, perr := strconv.Atoi(strings.TrimSpace(raw))
 			if perr != nil || v < MinExpiresIn || v > MaxExpiresIn {
-				return nil, core.InvalidField("expires_in_seconds", "must be an integer from %d to %d, got %s", MinExpiresIn, MaxExpiresIn, core.Quoted(string(raw), core.MaxExcerpt))
+				return core.InvalidField("expires_in_seconds", "must be an integer from %d to %d, got %s", MinExpiresIn, MaxExpiresIn, core.Quoted(raw, core.MaxExcerpt))
 			}
 			up.expiresIn = v
-		default:
-			return nil, core.InvalidField(schemas.PathSegment(name), "unknown field; an upload takes file and expires_in_seconds")
+			return nil
 		}
+		return core.InvalidField(schemas.PathSegment(name), "unknown field; an upload takes file and expires_in_seconds")
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !seen["file"] {
 		return nil, core.InvalidField("file", "field required: send the file as a multipart part named file")

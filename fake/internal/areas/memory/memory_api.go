@@ -90,23 +90,15 @@ func listMemoryStores(s *core.Server, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	archived, err := c.QueryBool("include_archived")
-	if err != nil {
-		return nil, err
-	}
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
-	after, err := c.PageToken("memory_stores")
+	q, err := c.ListQuery("memory_stores", true)
 	if err != nil {
 		return nil, err
 	}
 	a := StoreOf(s, c)
 	a.Mu.Lock()
 	page := core.PageNewestKept(a.byOrg[c.Org], func(st *MemStoreState) bool {
-		return (archived || st.Rec.ArchivedAt == nil) && created.Contains(st.Rec.CreatedAt)
-	}, memStateKey, "memory_stores", after, limit)
+		return (q.Archived || st.Rec.ArchivedAt == nil) && created.Contains(st.Rec.CreatedAt)
+	}, memStateKey, "memory_stores", q.After, q.Limit)
 	recs := core.TokenPage[*StoreRecord]{Data: make([]*StoreRecord, len(page.Data)), NextPage: page.NextPage}
 	for i, st := range page.Data {
 		recs.Data[i] = st.Rec // the record of now: a change replaces it under the lock

@@ -79,16 +79,12 @@ func addFile(s *core.Server, c *core.Call) (any, error) {
 
 // listResources lists a session's resources in the order they were added; without limit, all.
 func listResources(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
-	after, err := c.PageToken("session_resources")
+	q, err := c.ListQuery("session_resources", false)
 	if err != nil {
 		return nil, err
 	}
 	return withSession(s, c, func(_ *Store, ss *session, _ time.Time) (any, error) {
-		page := core.PageByToken(ss.resources, resourceKey, core.OldestFirst, "session_resources", after, limit)
+		page := core.PageByToken(ss.resources, resourceKey, core.OldestFirst, "session_resources", q.After, q.Limit)
 		out := core.TokenPage[map[string]any]{Data: make([]map[string]any, len(page.Data)), NextPage: page.NextPage}
 		for i, e := range page.Data {
 			out.Data[i] = e.v

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"maps"
 	"time"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/agents"
@@ -39,16 +38,9 @@ func updateSession(s *core.Server, c *core.Call) (any, error) {
 			changed["title"] = x
 		}
 		if md := mapOf(body["metadata"]); md != nil {
-			next.Metadata = maps.Clone(ss.rec.Metadata)
-			for k, x := range md {
-				if v, ok := x.(string); ok {
-					next.Metadata[k] = v
-				} else {
-					delete(next.Metadata, k)
-				}
-			}
-			if len(next.Metadata) > 16 {
-				return nil, core.InvalidField("metadata", "a session has at most 16 metadata pairs; this update would leave %d", len(next.Metadata))
+			var err error
+			if next.Metadata, err = core.PatchMetadata(ss.rec.Metadata, md, "metadata", "a session"); err != nil {
+				return nil, err
 			}
 			changed["metadata"] = next.Metadata
 		}

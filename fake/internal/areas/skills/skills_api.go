@@ -92,22 +92,18 @@ func deleteSkill(s *core.Server, c *core.Call) (any, error) {
 // listSkills lists the caller's skills, newest first; source=vendor (anthropic) lists none, as the
 // fake holds no skills of the vendor.
 func listSkills(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
 	source, err := c.QueryEnum("source")
 	if err != nil {
 		return nil, err
 	}
-	after, err := c.PageToken("skills")
+	q, err := c.ListQuery("skills", false)
 	if err != nil {
 		return nil, err
 	}
 	a := storeOf(s, c.St)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	page := core.PageNewestKept(a.byOwner[owner{c.Org, c.Cred.WorkspaceID}], func(sk *skill) bool { return source == "" || source == "custom" }, skillKey, "skills", after, limit)
+	page := core.PageNewestKept(a.byOwner[owner{c.Org, c.Cred.WorkspaceID}], func(sk *skill) bool { return source == "" || source == "custom" }, skillKey, "skills", q.After, q.Limit)
 	out := core.TokenPage[Skill]{Data: make([]Skill, len(page.Data)), NextPage: page.NextPage}
 	for i, sk := range page.Data {
 		out.Data[i] = sk.rec
@@ -117,16 +113,12 @@ func listSkills(s *core.Server, c *core.Call) (any, error) {
 
 // listSkillVersions lists a skill's versions, newest first.
 func listSkillVersions(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
-	after, err := c.PageToken("skill_versions")
+	q, err := c.ListQuery("skill_versions", false)
 	if err != nil {
 		return nil, err
 	}
 	return withSkill(s, c, func(_ *Store, sk *skill, _ time.Time) (any, error) {
-		page := core.PageNewestKept(sk.versions, func(*version) bool { return true }, versionKey, "skill_versions", after, limit)
+		page := core.PageNewestKept(sk.versions, func(*version) bool { return true }, versionKey, "skill_versions", q.After, q.Limit)
 		out := core.TokenPage[Version]{Data: make([]Version, len(page.Data)), NextPage: page.NextPage}
 		for i, v := range page.Data {
 			out.Data[i] = v.rec

@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -44,41 +43,30 @@ var slug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // Every refusal names the part: files.N for the Nth file, display_name.
 func readUpload(mr *multipart.Reader, withName bool) (*upload, error) {
 	up := &upload{}
-	for n := 0; ; n++ {
-		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, core.MultipartError(err)
-		}
-		if n == maxParts {
-			return nil, core.Invalid("the request body has more than %d parts; a skill holds at most %d files", maxParts, MaxFiles)
-		}
-		switch name := p.FormName(); {
+	tooMany := fmt.Sprintf("a skill holds at most %d files", MaxFiles)
+	err := core.EachPart(mr, maxParts, tooMany, func(_ int, name string, p *multipart.Part) error {
+		switch {
 		case name == "files[]" || name == "files":
-			if err := up.readFile(p); err != nil {
-				return nil, err
-			}
+			return up.readFile(p)
 		case name == "display_name" && withName:
-			raw, err := io.ReadAll(io.LimitReader(p, 1024))
+			v, err := core.FieldPart(p, 1024)
 			if err != nil {
-				return nil, core.MultipartError(err)
+				return err
 			}
-			v := string(raw)
 			if len([]rune(v)) > 255 || strings.ContainsAny(v, "\r\n") || v == "" {
-				return nil, core.InvalidField("display_name", "must be one line of 1 to 255 characters, got %s", core.Quoted(v, core.MaxExcerpt))
+				return core.InvalidField("display_name", "must be one line of 1 to 255 characters, got %s", core.Quoted(v, core.MaxExcerpt))
 			}
 			up.displayName = &v
-		case name == "":
-			return nil, core.Invalid("the request body: part %d has no name (Content-Disposition: form-data; name=...)", n+1)
-		default:
-			fields := "files[]"
-			if withName {
-				fields += " and display_name"
-			}
-			return nil, core.InvalidField(name, "unknown field; an upload takes %s", fields)
+			return nil
 		}
+		fields := "files[]"
+		if withName {
+			fields += " and display_name"
+		}
+		return core.InvalidField(name, "unknown field; an upload takes %s", fields)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(up.files) == 0 {
 		return nil, core.InvalidField("files", "field required: send each file of the skill as a multipart part named files[], its filename the file's path (greeting/SKILL.md)")

@@ -191,12 +191,12 @@ func deleteCredential(s *core.Server, c *core.Call) (any, error) {
 
 // listCredentials lists a vault's credentials, newest first.
 func listCredentials(s *core.Server, c *core.Call) (any, error) {
-	limit, archived, after, err := listParams(c, "vault_credentials")
+	q, err := c.ListQuery("vault_credentials", true)
 	if err != nil {
 		return nil, err
 	}
 	return withVault(s, c, func(_ *Store, v *vault, _ time.Time) (any, error) {
-		page := core.PageNewestKept(v.creds, func(cr *credential) bool { return archived || cr.rec.ArchivedAt == nil }, credKey, "vault_credentials", after, limit)
+		page := core.PageNewestKept(v.creds, func(cr *credential) bool { return q.Archived || cr.rec.ArchivedAt == nil }, credKey, "vault_credentials", q.After, q.Limit)
 		out := core.TokenPage[Credential]{Data: make([]Credential, len(page.Data)), NextPage: page.NextPage}
 		for i, cr := range page.Data {
 			out.Data[i] = cr.rec

@@ -273,30 +273,19 @@ func deleteVault(s *core.Server, c *core.Call) (any, error) {
 
 // listVaults lists the caller's vaults, newest first.
 func listVaults(s *core.Server, c *core.Call) (any, error) {
-	limit, archived, after, err := listParams(c, "vaults")
+	q, err := c.ListQuery("vaults", true)
 	if err != nil {
 		return nil, err
 	}
 	a := storeOf(s, c.St)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	page := core.PageNewestKept(a.byOwner[ownerOf(c.Cred)], func(v *vault) bool { return archived || v.rec.ArchivedAt == nil }, vaultKey, "vaults", after, limit)
+	page := core.PageNewestKept(a.byOwner[ownerOf(c.Cred)], func(v *vault) bool { return q.Archived || v.rec.ArchivedAt == nil }, vaultKey, "vaults", q.After, q.Limit)
 	out := core.TokenPage[Vault]{Data: make([]Vault, len(page.Data)), NextPage: page.NextPage}
 	for i, v := range page.Data {
 		out.Data[i] = v.rec
 	}
 	return out, nil
-}
-
-func listParams(c *core.Call, scope string) (limit int, archived bool, after *core.ListKey, err error) {
-	if limit, _, err = c.QueryInt("limit"); err != nil {
-		return
-	}
-	if archived, err = c.QueryBool("include_archived"); err != nil {
-		return
-	}
-	after, err = c.PageToken(scope)
-	return
 }
 
 func mapOf(x any) map[string]any { m, _ := x.(map[string]any); return m }

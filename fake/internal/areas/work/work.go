@@ -544,7 +544,7 @@ func updateWork(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	return withItem(s, c, func(_ *Environment, it *QueueItem, _ time.Time) (any, error) {
-		md, err := patchMetadata(it.rec.Metadata, req.Metadata, "a work item")
+		md, err := core.PatchMetadata(it.rec.Metadata, req.Metadata, "metadata", "a work item")
 		if err != nil {
 			return nil, err
 		}
@@ -585,16 +585,12 @@ func stopWork(s *core.Server, c *core.Call) (any, error) {
 
 // listWork lists an environment's work items (gaps §8): page tokens, oldest first.
 func listWork(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
-	after, err := c.PageToken("work")
+	q, err := c.ListQuery("work", false)
 	if err != nil {
 		return nil, err
 	}
 	return withEnv(s, c, func(_ *Store, env *Environment, _ time.Time) (any, error) {
-		page := core.PageByToken(env.items, workItemKey, core.OldestFirst, "work", after, limit)
+		page := core.PageByToken(env.items, workItemKey, core.OldestFirst, "work", q.After, q.Limit)
 		out := core.TokenPage[WorkItem]{Data: make([]WorkItem, len(page.Data)), NextPage: page.NextPage}
 		for i, it := range page.Data {
 			out.Data[i] = it.rec

@@ -1,7 +1,6 @@
 package work
 
 import (
-	"maps"
 	"reflect"
 	"time"
 
@@ -40,23 +39,15 @@ func createEnvironment(s *core.Server, c *core.Call) (any, error) {
 // listEnvironments lists the organization's environments newest first, with page tokens;
 // archived ones only with include_archived=true.
 func listEnvironments(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
-	archived, err := c.QueryBool("include_archived")
-	if err != nil {
-		return nil, err
-	}
-	after, err := c.PageToken("environments")
+	q, err := c.ListQuery("environments", true)
 	if err != nil {
 		return nil, err
 	}
 	st := work(s, c)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return core.EncodedTokenPage(core.PageNewestKept(st.byOrg[c.Org], func(e *Environment) bool { return archived || e.rec.ArchivedAt == nil },
-		envKey, "environments", after, limit), (*Environment).json)
+	return core.EncodedTokenPage(core.PageNewestKept(st.byOrg[c.Org], func(e *Environment) bool { return q.Archived || e.rec.ArchivedAt == nil },
+		envKey, "environments", q.After, q.Limit), (*Environment).json)
 }
 
 func getEnvironment(s *core.Server, c *core.Call) (any, error) {
@@ -95,7 +86,7 @@ func updateEnvironment(s *core.Server, c *core.Call) (any, error) {
 			next.Config = completeConfig(req.Config)
 		}
 		if req.Metadata != nil {
-			md, err := patchMetadata(env.rec.Metadata, req.Metadata, "an environment")
+			md, err := core.PatchMetadata(env.rec.Metadata, req.Metadata, "metadata", "an environment")
 			if err != nil {
 				return nil, err
 			}
@@ -107,31 +98,6 @@ func updateEnvironment(s *core.Server, c *core.Call) (any, error) {
 		}
 		return env.rec, nil
 	})
-}
-
-// maxMetadataPairs is how many metadata pairs an environment or a work item holds (the limits of
-// memory-store metadata, spec 8).
-const maxMetadataPairs = 16
-
-// patchMetadata applies a metadata patch (a string upserts its key, null deletes it, keys not
-// named stay) to a copy of cur, and refuses a result beyond maxMetadataPairs; what names the
-// holder for that message.
-func patchMetadata(cur map[string]string, patch map[string]*string, what string) (map[string]string, error) {
-	next := maps.Clone(cur)
-	if next == nil {
-		next = map[string]string{}
-	}
-	for k, v := range patch {
-		if v == nil {
-			delete(next, k)
-		} else {
-			next[k] = *v
-		}
-	}
-	if len(next) > maxMetadataPairs {
-		return nil, core.InvalidField("metadata", "%s has at most %d metadata pairs; this update would leave %d", what, maxMetadataPairs, len(next))
-	}
-	return next, nil
 }
 
 // archiveEnvironment sets archived_at; archiving again returns the record unchanged. An archived
