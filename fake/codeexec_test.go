@@ -282,3 +282,38 @@ func TestCodeExecutionInABatch(t *testing.T) {
 		t.Errorf("download with the batch's key: %d %s", w.Code, w.Body)
 	}
 }
+
+// TestCodeExecutionTapeMakesNoFile: a recorded answer is the upstream's, and a replayed one the
+// recording's: neither the recording server nor the replaying one makes a file for it (the
+// file_ids are the upstream's), however often it is replayed.
+func TestCodeExecutionTapeMakesNoFile(t *testing.T) {
+	var body map[string]any
+	if err := json.Unmarshal([]byte(codeRequest("code_execution_20250825", "Make a table")), &body); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	up := newUpstream(t, 0, nil)
+	rec := tapeServer(t, TapeConfig{Upstream: up.URL, Record: dir})
+	_, _, recorded := tapeCall(t, rec, http.MethodPost, "/v1/messages", body)
+	id := outputFileID(gjson.ParseBytes(recorded), 1)
+	if !strings.HasPrefix(id, "file_01") {
+		t.Fatalf("recorded: %s", recorded)
+	}
+	play := tapeServer(t, TapeConfig{Replay: dir, OnMiss: OnMissError})
+	for range 2 {
+		if _, _, out := tapeCall(t, play, http.MethodPost, "/v1/messages", body); outputFileID(gjson.ParseBytes(out), 1) != id {
+			t.Errorf("replayed: %s", out)
+		}
+	}
+	for name, ts := range map[string]*TestServer{"recording": rec, "replaying": play} {
+		// A taped route takes any key and forwards it; the files are the fake's own keys'.
+		for _, key := range []string{core.DefaultAPIKey, filesKey} {
+			list := func(h http.Handler) *httptest.ResponseRecorder {
+				return send(t, h, http.MethodGet, "/v1/files", "", "X-Api-Key", key, "anthropic-version", core.APIVersion)
+			}
+			if w, fixtures := list(ts.Fake), list(New()); w.Code != 200 || w.Body.String() != fixtures.Body.String() {
+				t.Errorf("the %s server made files: %d %s\nthe fixtures' list: %s", name, w.Code, w.Body, fixtures.Body)
+			}
+		}
+	}
+}
