@@ -42,7 +42,8 @@ func readyOutputs(req *request, msg *wire.Message, library bool) []output {
 	var sum *[32]byte
 	copied := false
 	for i, b := range msg.Content {
-		itemType, ok := outputResults[b["type"].(string)]
+		typ, _ := b["type"].(string)
+		itemType, ok := outputResults[typ]
 		if !ok {
 			continue
 		}
@@ -93,7 +94,9 @@ func storeOutputs(s *core.Server, c *core.Call, req *request, msg *wire.Message,
 	failed := map[int]bool{}
 	for _, o := range outs {
 		if failed[o.at] {
-			continue // the result is an error already; its later outputs are not stored
+			// The result is an error already: its later outputs are not stored. (Its earlier ones
+			// stay; neither the scripted model nor the library writes two outputs in one result.)
+			continue
 		}
 		if c.Cred != nil {
 			f, err := files.Create(s, c.St, c.Cred, files.Spec{Filename: o.file.Filename, MimeType: o.file.MimeType, Content: o.file.Content})
