@@ -98,6 +98,7 @@ func ids(resp *kit.Response) []string {
 func init() {
 	kit.Register(kit.InterfaceChecks(kit.Files, "/v1/files", "files/file_list")...)
 	kit.Register(fileChecks()...)
+	kit.Register(codeExecutionChecks()...)
 }
 
 func fileChecks() []kit.Check {

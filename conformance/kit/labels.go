@@ -37,6 +37,10 @@ const (
 	// Slow: waits minutes of real time against a deployment (T.Wait); it runs only with
 	// CONFORMANCE_SLOW=1, or where Target.WaitFunc lets time pass without waiting.
 	Slow Label = "slow"
+	// Costly: spends, against a deployment, more than the short requests of other checks: a run
+	// of a billed server tool (a code execution container). It runs like any check; deselect it
+	// with "!costly".
+	Costly Label = "costly"
 	// API versions: a check of a rule that differs between versions carries its version's label
 	// and runs only when the suite sends that version (CONFORMANCE_API_VERSION); at the other it
 	// is disabled, saying which version it needs.
@@ -50,4 +54,4 @@ var VersionLabels = map[Label]string{V20230601: fake.APIVersion, V20261021: fake
 // Areas lists the area labels.
 var Areas = []Label{Core, Compliance, Messages, Models, Admin, Memory, Work, Tunnels, Files, Agents, Vaults, Skills}
 
-var Qualifiers = []Label{Destructive, Extension, FakeOnly, Slow, V20230601, V20261021}
+var Qualifiers = []Label{Destructive, Extension, FakeOnly, Slow, Costly, V20230601, V20261021}

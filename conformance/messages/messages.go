@@ -155,7 +155,8 @@ func streamMessage(t *kit.T, r kit.Request) *kit.StreamedMessage {
 }
 
 // withoutIDs is the canonical JSON of a message with the IDs that differ between two requests
-// (the message's and those of tool calls the model made) blanked.
+// (the message's, those of tool calls the model made, a new container's and the files of code
+// execution outputs) blanked.
 func withoutIDs(t *kit.T, raw []byte) string {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -163,9 +164,21 @@ func withoutIDs(t *kit.T, raw []byte) string {
 	t.Expect(d.Decode(&v)).To(Succeed())
 	m := v.(map[string]any)
 	m["id"] = ""
+	// A new container and the files a code execution answer wrote are numbered like the message.
+	if ct, _ := m["container"].(map[string]any); ct != nil && strings.HasPrefix(fmt.Sprint(ct["id"]), "container_01") {
+		ct["id"] = ""
+	}
 	for _, b := range m["content"].([]any) {
-		if b := b.(map[string]any); b["type"] == "tool_use" && strings.HasPrefix(fmt.Sprint(b["id"]), "toolu_01") {
+		b := b.(map[string]any)
+		if b["type"] == "tool_use" && strings.HasPrefix(fmt.Sprint(b["id"]), "toolu_01") {
 			b["id"] = ""
+		}
+		result, _ := b["content"].(map[string]any)
+		items, _ := result["content"].([]any)
+		for _, it := range items {
+			if it, _ := it.(map[string]any); it != nil && strings.HasPrefix(fmt.Sprint(it["file_id"]), "file_01") {
+				it["file_id"] = ""
+			}
 		}
 	}
 	out, _ := json.Marshal(m)

@@ -251,6 +251,26 @@ def test_files_upload_list_download_delete(client, fake):
         client.files.retrieve_metadata(uploaded.id)
 
 
+def test_code_execution_output_downloads(client):
+    # A declared code execution tool is run by the fake's scripted model; the file its code wrote
+    # is a file of the caller's, listed and downloadable, as the platform's own outputs are.
+    message = client.beta.messages.create(
+        model=MODEL, max_tokens=1024, betas=["code-execution-2025-08-25"],
+        tools=[{"type": "code_execution_20250825", "name": "code_execution"}],
+        messages=[{"role": "user", "content": "Write a small CSV file I can download."}])
+    call, result = message.content[0], message.content[1]
+    assert (call.type, call.name, result.type) == ("server_tool_use", "bash_code_execution", "bash_code_execution_tool_result")
+    assert result.tool_use_id == call.id and result.content.return_code == 0
+    assert message.container.id.startswith("container_")
+    file_id = result.content.content[0].file_id
+    metadata = client.beta.files.retrieve_metadata(file_id)
+    assert (metadata.filename, metadata.mime_type, metadata.downloadable) == ("output.csv", "text/csv", True)
+    data = client.beta.files.download(file_id).read()
+    assert data.startswith(b"row,word,value\n") and len(data) == metadata.size_bytes
+    assert client.files.download(file_id).read() == data  # the GA namespace reads the same file
+    assert file_id in [f.id for f in client.files.list()]
+
+
 def test_messages_read_a_file_by_its_id(client):
     # A document uploaded once and named by its file_id counts as its text sent inline; once the
     # file is deleted, the request is refused naming the file_id's place.

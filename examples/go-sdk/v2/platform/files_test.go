@@ -71,3 +71,36 @@ func TestFiles(t *testing.T) {
 		t.Errorf("files.get_metadata after delete: %v, want 404", err)
 	}
 }
+
+// TestCodeExecutionOutputDownloads: a Messages request that declares the code execution tool is
+// answered by the fake's scripted model with a run of it; the file its code wrote, named by the
+// result's output, is a file of the caller's that Go SDK v2 downloads.
+func TestCodeExecutionOutputDownloads(t *testing.T) {
+	ctx, c := context.Background(), apiClient(t)
+	msg := answer(c.Messages.New(ctx, anthropic.MessageNewParams{
+		Model: "claude-sonnet-4-5", MaxTokens: 1024,
+		Tools:    []anthropic.ToolUnionParam{{OfCodeExecutionTool20250825: &anthropic.CodeExecutionTool20250825Param{}}},
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Write a small CSV file I can download."))},
+	})).ok(t, "messages.new (code execution)")
+	if len(msg.Content) < 2 || msg.Content[0].Name != "bash_code_execution" || msg.Container.ID == "" {
+		t.Fatalf("messages.new: %s", msg.RawJSON())
+	}
+	result := msg.Content[1].AsBashCodeExecutionToolResult().Content.AsResponseBashCodeExecutionResultBlock()
+	if len(result.Content) != 1 || result.ReturnCode != 0 {
+		t.Fatalf("the result: %s", msg.Content[1].RawJSON())
+	}
+	id := result.Content[0].FileID
+	meta := answer(c.Files.GetMetadata(ctx, id, anthropic.FileGetMetadataParams{})).ok(t, "files.get_metadata (output)")
+	if !meta.Downloadable || meta.Filename != "output.csv" || meta.MimeType != "text/csv" {
+		t.Errorf("files.get_metadata of the output: %+v", meta)
+	}
+	resp, err := c.Files.Download(ctx, id, anthropic.FileDownloadParams{})
+	if err != nil {
+		t.Fatalf("files.download of the output: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.HasPrefix(string(body), "row,word,value\n") || int64(len(body)) != meta.SizeBytes {
+		t.Errorf("files.download of the output: %q", body)
+	}
+}

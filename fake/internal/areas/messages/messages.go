@@ -61,7 +61,8 @@ type request struct {
 //	admit  the rate limits, when enforced (admit)
 //	choose the reply: a named scenario, a stub, the tape, a library scenario or the model (choose)
 //	answer build the message, or the tape's answer (answer)
-//	commit the cache's writes, the thread's conversation, the journal's stub (commit)
+//	commit the output files of code execution, the cache's writes, the thread's conversation,
+//	       the journal's stub (commit)
 //	charge the output tokens, and the rate-limit headers (admission.chargeOutput)
 func createMessage(s *core.Server, c *core.Call) (any, error) {
 	ans, err := create(s, c, nil)
@@ -155,9 +156,10 @@ func countTokens(s *core.Server, c *core.Call) (any, error) {
 // choice is the reply the choose stage picked: a canned reply, the tape, or neither (the
 // scripted model, or the token counter).
 type choice struct {
-	reply *stubs.Reply   // a named scenario, a stub or a library scenario
-	stub  string         // the stub's id, for the journal
-	tape  *tape.TapePick // the tape answers
+	reply   *stubs.Reply   // a named scenario, a stub or a library scenario
+	stub    string         // the stub's id, for the journal
+	tape    *tape.TapePick // the tape answers
+	library bool           // reply is a scenario of the library: its output files are the fake's to make
 }
 
 // choose is the one owner of the reply's precedence, most explicit first:
@@ -177,7 +179,7 @@ type choice struct {
 func choose(s *core.Server, c *core.Call, req *request, tr tape.TapeRequest) (choice, error) {
 	canned := req != nil && req.MaxTokens > 0
 	if canned && req.scenario != nil {
-		return choice{reply: &req.scenario.Response}, nil
+		return choice{reply: &req.scenario.Response, library: true}, nil
 	}
 	if canned {
 		r, id, err := stubs.StubsOf(s).Take(c, &req.MessageRequest)
@@ -193,7 +195,7 @@ func choose(s *core.Server, c *core.Call, req *request, tr tape.TapeRequest) (ch
 	}
 	if canned {
 		if sc := scenarios.ScenariosSection.In(c.St.Fx.Sections).Matching(&req.MessageRequest); sc != nil {
-			return choice{reply: &sc.Response}, nil
+			return choice{reply: &sc.Response, library: true}, nil
 		}
 	}
 	return choice{}, nil
@@ -205,6 +207,9 @@ type answered struct {
 	v     any
 	msg   *wire.Message
 	taped bool // the tape answered: its output is not charged, and no thread keeps it
+	// outputs are the code execution tool's output files the answer names, stored at commit
+	// (messages_outputs.go); a taped answer has none: its file_ids are the recording's.
+	outputs []output
 }
 
 // output is what the charge stage takes from the output-token buckets.
@@ -226,15 +231,20 @@ func answerRequest(s *core.Server, c *core.Call, req *request, plan *cache.Cache
 	if err != nil {
 		return answered{}, err
 	}
+	outs := readyOutputs(req, msg, ch.library)
 	if req.Stream {
-		return answered{v: req.thread.Hold(wire.MessageStream(msg, c.HasBeta(wire.BetaThinkingTokenCount))), msg: msg}, nil
+		return answered{v: req.thread.Hold(wire.MessageStream(msg, c.HasBeta(wire.BetaThinkingTokenCount))), msg: msg, outputs: outs}, nil
 	}
-	return answered{v: wire.MessageJSON{Message: msg}, msg: msg}, nil
+	return answered{v: wire.MessageJSON{Message: msg}, msg: msg, outputs: outs}, nil
 }
 
-// commit is the commit stage: the cache plan's writes under the answer's id, the conversation
-// the thread keeps, and the stub the journal names. A taped answer keeps no thread.
+// commit is the commit stage: the answer's output files (stored first, so that what the thread
+// keeps names them), the cache plan's writes under the answer's id, the conversation the thread
+// keeps, and the stub the journal names. A taped answer keeps no thread.
 func commit(s *core.Server, c *core.Call, req *request, plan *cache.CachePlan, ch choice, r answered) {
+	if len(r.outputs) > 0 {
+		storeOutputs(s, c, req, r.msg, r.outputs)
+	}
 	if r.msg != nil {
 		plan.Commit(r.msg.ID)
 	}

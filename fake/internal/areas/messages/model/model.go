@@ -271,6 +271,18 @@ func Generate(s *core.Server, work *core.Meter, req *wire.MessageRequest) ([]wir
 		content = append(content, cb)
 	}
 
+	if t := RunsCode(req); t != nil {
+		// The call and its result fit together or not at all: a call without its result would
+		// name a run that never happened.
+		blocks := codeBlocks(t, sum, FirstSkill(req))
+		n := OutputTokens(blocks)
+		if n > b.left {
+			return truncated()
+		}
+		b.left -= n
+		content = append(content, blocks...)
+	}
+
 	tool := pickTool(req, r)
 	forced := req.ToolChoice != nil && (req.ToolChoice.Type == "any" || req.ToolChoice.Type == "tool")
 	if f := req.ResponseFormat(); f != nil && !forced && tool == nil {

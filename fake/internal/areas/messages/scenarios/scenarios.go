@@ -139,9 +139,11 @@ func (lib *scenarioLibrary) Matching(req *wire.MessageRequest) *LibScenario {
 const containerLifetime = 30 * 24 * time.Hour
 
 // containerFor is the container a request uses: the one it names by ID (a string, or the beta's
-// object), a new one when it only lists skills; nil without a container field.
-func containerFor(s *core.Server, req *wire.MessageRequest) *wire.Container {
-	if len(req.Container) == 0 || string(req.Container) == "null" {
+// object), a new one when it only lists skills, or when it names none and used is true (its
+// answer ran a tool in a container); nil otherwise.
+func containerFor(s *core.Server, req *wire.MessageRequest, used bool) *wire.Container {
+	named := len(req.Container) > 0 && string(req.Container) != "null"
+	if !named && !used {
 		return nil
 	}
 	var spec struct {
@@ -153,9 +155,11 @@ func containerFor(s *core.Server, req *wire.MessageRequest) *wire.Container {
 		} `json:"skills"`
 	}
 	var id string
-	if json.Unmarshal(req.Container, &id) == nil {
+	switch {
+	case !named: // a new container, with no skills
+	case json.Unmarshal(req.Container, &id) == nil:
 		spec.ID = &id
-	} else {
+	default:
 		_ = json.Unmarshal(req.Container, &spec) // the schema checked the shape
 	}
 	ct := &wire.Container{ExpiresAt: s.Clock.Now().Add(containerLifetime).UTC().Format(time.RFC3339), Skills: []wire.ContainerSkill{}}
@@ -168,6 +172,23 @@ func containerFor(s *core.Server, req *wire.MessageRequest) *wire.Container {
 		ct.Skills = append(ct.Skills, wire.ContainerSkill{SkillID: sk.SkillID, Type: sk.Type, Version: cmp.Or(PtrValue(sk.Version), "latest")})
 	}
 	return ct
+}
+
+// UsesContainer reports whether content calls a tool that runs in a container: the code
+// execution tool's code_execution, bash_code_execution or text_editor_code_execution. (The
+// API's Message documents container as "non-null if a container tool (e.g. code execution) was
+// used".)
+func UsesContainer(content []wire.Block) bool {
+	for _, b := range content {
+		if b["type"] != "server_tool_use" {
+			continue
+		}
+		switch b["name"] {
+		case "code_execution", "bash_code_execution", "text_editor_code_execution":
+			return true
+		}
+	}
+	return false
 }
 
 func PtrValue[T any](p *T) T {
@@ -195,15 +216,26 @@ func AnswerWith(s *core.Server, work *core.Meter, req *wire.MessageRequest, plan
 	}
 	msg.ID = s.IDs.Next("msg_")
 	if r == nil {
+		srv := ""
 		for _, b := range msg.Content {
-			if b["type"] == "tool_use" && b["id"] == model.PendingToolUseID {
+			switch {
+			case b["type"] == "tool_use" && b["id"] == model.PendingToolUseID:
 				b["id"] = s.IDs.Next("toolu_")
+			case b["id"] == model.PendingServerToolUseID || b["tool_use_id"] == model.PendingServerToolUseID:
+				if srv == "" { // the call comes before its result, and takes the one id
+					srv = s.IDs.Next("srvtoolu_")
+				}
+				if b["id"] != nil {
+					b["id"] = srv
+				} else {
+					b["tool_use_id"] = srv
+				}
 			}
 		}
 	}
 	msg.StopReason = &reason
 	SetUsage(msg, req, plan)
-	msg.Container = containerFor(s, req)
+	msg.Container = containerFor(s, req, UsesContainer(msg.Content))
 	if req.HasContextManagement() {
 		msg.ContextManagement = &wire.ContextManagement{AppliedEdits: []map[string]any{}}
 	}
