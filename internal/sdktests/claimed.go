@@ -120,8 +120,8 @@ func prepareWorkdir(dir string) (made bool, err error) {
 	return true, nil
 }
 
-// fakeAPI sends requests to the fake as a client of the API: with an API key (key) or a Bearer
-// token (bearer), and a beta (beta) when it is not empty.
+// fakeAPI sends requests to the fake: as a client of the API with an API key (key) or a Bearer
+// token (bearer), and a beta (beta) when it is not empty; with neither, to its control API.
 type fakeAPI struct{ base, key, bearer, beta string }
 
 // do sends one request and decodes its 200 answer into out (nil: discarded); any other answer

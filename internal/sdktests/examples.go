@@ -32,6 +32,8 @@ type pyExample struct {
 	workdir string
 	// want: lines the example's output must have; {workdir} is ANTHROPIC_WORKDIR's folder.
 	want []string
+	// stubs: bodies of POST /_fake/messages/stubs, registered before the example runs.
+	stubs []string
 }
 
 // fixtureSelfHosted is the default data set's self-hosted environment, with its environment key.
@@ -55,10 +57,15 @@ const (
 var pyExamples = []pyExample{
 	// Runs the session's tools itself, and stops once the session has been idle a minute.
 	{file: "managed-agents-observe-tool-calls.py", env: []string{"ANTHROPIC_ENVIRONMENT_ID=" + fixtureSelfHosted}},
-	// Makes its agent and session, and serves them with worker.run() in ANTHROPIC_WORKDIR. Its
-	// agent calls bash (pwd) and not its custom tool: the session's default script.
+	// Makes its agent and session, and serves them with worker.run() in ANTHROPIC_WORKDIR. The
+	// agent's default script would call bash alone: a stub has it call both tools its message
+	// asks for, the example's custom current_time and bash's pwd.
 	{file: "managed-agents-self-hosted-sandbox-worker.py", env: []string{"ANTHROPIC_ENVIRONMENT_ID=" + fixtureSelfHosted},
-		want: []string{"agent.tool_use: name=bash input={'command': 'pwd'}", "user.tool_result: {workdir}", "agent.message: "}},
+		stubs: []string{`{"match":{"user_text_contains":"What is the current time?"},"replies":[{"content":[` +
+			`{"type":"tool_use","id":"toolu_time","name":"current_time","input":{}},` +
+			`{"type":"tool_use","id":"toolu_pwd","name":"bash","input":{"command":"pwd"}}]}]}`},
+		want: []string{"agent.custom_tool_use", "agent.tool_use: name=bash input={'command': 'pwd'}",
+			"user.custom_tool_result: ", "user.tool_result: {workdir}", "agent.message: The tool returned: "}},
 	{file: "managed-agents-worker-dispatch.py", claimed: true, workdir: "/workspace", want: []string{"work item complete"}},
 	{file: "messages.py"}, {file: "messages_stream.py"}, {file: "images.py"}, {file: "fallbacks.py"},
 	{file: "thinking.py"}, {file: "thinking_stream.py"}, {file: "tools.py"}, {file: "tools_stream.py"},
@@ -138,6 +145,12 @@ func runExample(src, python, fakeBin, fixtures, key string, ex pyExample) exampl
 		}
 		args = append(args, id)
 	}
+	for _, stub := range ex.stubs {
+		if err := (fakeAPI{base: base}).do(http.MethodPost, "/_fake/messages/stubs", stub, nil); err != nil {
+			r.problem = "registering its stub: " + err.Error()
+			return r
+		}
+	}
 	var claimedEnv []string
 	var item []byte
 	var session string
@@ -204,11 +217,9 @@ func endedBatch(base, key string) (string, error) {
 	if err := (fakeAPI{base: base, key: key}).do(http.MethodPost, "/v1/messages/batches", body, &batch); err != nil {
 		return "", err
 	}
-	adv, err := http.Post(base+"/_fake/clock/advance", "application/json", bytes.NewReader([]byte(`{"seconds":60}`)))
-	if err != nil {
+	if err := (fakeAPI{base: base}).do(http.MethodPost, "/_fake/clock/advance", `{"seconds":60}`, nil); err != nil {
 		return "", err
 	}
-	adv.Body.Close()
 	return batch.ID, nil
 }
 
