@@ -21,6 +21,7 @@
 //
 //	go run ./internal/sdktests                   # Python 2.14.0 and Go SDK v2
 //	go run ./internal/sdktests -python 1.17.0 -go=false
+//	go run ./internal/sdktests -python '' -go=false -example worker   # two examples, with their output
 package main
 
 import (
@@ -60,6 +61,7 @@ func main() {
 	async := flag.Bool("async", false, "run the Python suite's Async classes too (the same requests through AsyncAnthropic, over httpx; their aiohttp variants need an extra the pinned runtime leaves out)")
 	goV2 := flag.Bool("go", true, "run Go SDK v2's generated suite (examples/go-sdk/v2/sdksuite)")
 	examples := flag.String("examples", "2.14.0", "the Python SDK release whose own examples (its sdist's examples/) to run as written; empty: none")
+	only := flag.String("example", "", "run only the examples whose file name contains this, and print their output")
 	fakeBin := flag.String("fake", "bin/platformfake", "the fake's binary")
 	flag.Parse()
 	start := time.Now()
@@ -95,7 +97,7 @@ func main() {
 			fatal("examples: %v", err)
 		}
 		step("python %s: the SDK's own examples, as written, each against a fake of its own", v)
-		drifted += reportExamples(fmt.Sprintf("Python SDK anthropic %s: its own examples, as written", v), runExamples(src, python, *fakeBin, fixtures, suiteKey))
+		drifted += reportExamples(fmt.Sprintf("Python SDK anthropic %s: its own examples, as written", v), runExamples(src, python, *fakeBin, fixtures, suiteKey, *only))
 		os.RemoveAll(fixtures)
 	}
 	if *goV2 {
