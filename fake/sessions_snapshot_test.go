@@ -165,8 +165,15 @@ func continueSessions(t *testing.T, ts *TestServer, w sessionsWorld) []string {
 	send(api, w.asking, map[string]any{"type": "user.tool_result", "tool_use_id": w.askingCall, "is_error": true, "content": []any{map[string]any{"type": "text", "text": "denied by fs"}}})
 	send(api, w.custom, map[string]any{"type": "user.custom_tool_result", "custom_tool_use_id": w.customCall, "content": []any{map[string]any{"type": "text", "text": "sunny"}}})
 	send(api, w.ended, map[string]any{"type": "user.message", "content": []any{map[string]any{"type": "text", "text": "again"}}})
+	// The worker lets go of the waiting session (its item stops): the session's next message
+	// queues a new work item for it.
+	r := token.do("POST", workPath(acmePrimary, "/"+w.work+"/stop"), map[string]any{"force": true})
+	out = append(out, fmt.Sprintf("stop -> %d %s", r.status, r.body))
+	send(api, w.waiting, map[string]any{"type": "user.message", "content": []any{map[string]any{"type": "text", "text": "$ whoami"}}})
+	r = api.do("GET", workPath(acmePrimary, "?limit=100"), nil)
+	out = append(out, fmt.Sprintf("work -> %d %s", r.status, r.body))
 	// A new resource gets the next ID (and the next place in the resources' order).
-	r := api.do("POST", "/v1/sessions/"+w.resources+"/resources", map[string]any{"type": "file", "file_id": w.kept})
+	r = api.do("POST", "/v1/sessions/"+w.resources+"/resources", map[string]any{"type": "file", "file_id": w.kept})
 	out = append(out, fmt.Sprintf("add a resource -> %d %s", r.status, r.body))
 	r = api.do("GET", "/v1/sessions/"+w.resources+"/resources?limit=2", nil)
 	out = append(out, fmt.Sprintf("resources -> %d %s", r.status, r.body))
@@ -225,7 +232,7 @@ func TestSessionsSnapshotContinues(t *testing.T) {
 	sameAnswers(t, "a read of the world loaded by LoadSnapshot", want, sessionReads(t, reloaded, w))
 
 	cont := continueSessions(t, orig, w)
-	for _, r := range cont[:6] {
+	for _, r := range cont[:9] {
 		if !strings.Contains(r, "-> 200 ") {
 			t.Fatalf("continuing the original world: %s", r)
 		}
