@@ -64,7 +64,11 @@ func TestSessionsFixturesNameTheirMistakes(t *testing.T) {
 		{"unknown organization", func(s map[string]any) { s["organization_id"] = "org_nope" }, "sessions.json: sessions.0.organization_id: unknown organization org_nope"},
 		{"another organization's environment", func(s map[string]any) { s["environment_id"] = globexPrimary },
 			"sessions.json: sessions.0.environment_id: environment " + globexPrimary + " is another organization's"},
-		{"unknown environment", func(s map[string]any) { s["environment_id"] = "env_gone"; delete(s, "self_hosted"); delete(s, "work_id") },
+		{"unknown environment", func(s map[string]any) {
+			s["environment_id"] = "env_gone"
+			delete(s, "self_hosted")
+			delete(s, "work_id")
+		},
 			"sessions.json: sessions.0.environment_id: environments.json has no environment env_gone"},
 		{"deleted environment", func(s map[string]any) { s["environment_id"] = "env_gone"; delete(s, "work_id") }, ""},
 		{"another session's work item", func(s map[string]any) { s["work_id"] = "work_01AcmeQueuedReview0000001" }, "sessions.json: sessions.0.work_id: environments.json has no work item"},
@@ -75,14 +79,18 @@ func TestSessionsFixturesNameTheirMistakes(t *testing.T) {
 		{"deleted file", func(s map[string]any) { s["resources"].([]any)[0].(map[string]any)["file_id"] = "file_gone" }, ""},
 		{"agent not JSON", func(s map[string]any) { s["agent"] = "{agent" }, "sessions.json: sessions.0.agent: not a JSON text"},
 		{"agent not a session's", func(s map[string]any) { s["agent"] = `{"id":"agent_x","type":"agent"}` }, "sessions.json: sessions.0 (" + id + ") is not a session as the API answers it"},
-		{"not an event", func(s map[string]any) { events(s)[1] = `{"id":"sevt_x","type":"nope","processed_at":"2026-01-01T00:00:00Z"}` }, "sessions.json: sessions.0.events.1: not an event as the API lists it"},
+		{"not an event", func(s map[string]any) {
+			events(s)[1] = `{"id":"sevt_x","type":"nope","processed_at":"2026-01-01T00:00:00Z"}`
+		}, "sessions.json: sessions.0.events.1: not an event as the API lists it"},
 		{"event ID twice", func(s map[string]any) { events(s)[1] = events(s)[0] }, "sessions.json: sessions.0.events.1: event ID " + firstID(snapMap(t, snap)) + " is used twice: at sessions.0.events.0"},
 		{"events out of order", func(s map[string]any) {
 			events(s)[1] = `{"id":"sevt_early","type":"session.status_running","processed_at":"2025-01-01T00:00:00Z"}`
 		}, "sessions.json: sessions.0.events.1.processed_at: 2025-01-01T00:00:00Z is before the event before it"},
 		{"awaiting no call", func(s map[string]any) { s["awaiting"].([]any)[0].(map[string]any)["event_id"] = firstID(s) },
 			"sessions.json: sessions.0.awaiting.0.event_id: event " + firstID(snapMap(t, snap)) + " is a user.message, not a call"},
-		{"awaiting the wrong answer", func(s map[string]any) { s["awaiting"].([]any)[0].(map[string]any)["waiting"] = "user.tool_confirmation" },
+		{"awaiting the wrong answer", func(s map[string]any) {
+			s["awaiting"].([]any)[0].(map[string]any)["waiting"] = "user.tool_confirmation"
+		},
 			"sessions.json: sessions.0.awaiting.0.waiting: the call"},
 		{"awaiting while terminated", func(s map[string]any) { s["status"] = "terminated" }, "sessions.json: sessions.0.awaiting: a session waits for calls only while idle; this one is terminated"},
 		{"archived, not terminated", func(s map[string]any) { s["archived_at"] = "2026-01-01T00:00:00Z"; delete(s, "awaiting") },
