@@ -126,3 +126,13 @@ func (ss *session) fixture() (sessionFixture, error) {
 	}
 	return f, nil
 }
+
+// The types of a session's state, named for the test that fails when one gains a field a
+// snapshot does not carry yet (TestSnapshotCoversState).
+type (
+	SessionState  = session
+	TurnState     = turn
+	PendingCall   = pending
+	StoredEvent   = stored
+	ResourceEntry = resourceEntry
+)
