@@ -172,6 +172,10 @@ func continueSessions(t *testing.T, ts *TestServer, w sessionsWorld) []string {
 	send(api, w.waiting, map[string]any{"type": "user.message", "content": []any{map[string]any{"type": "text", "text": "$ whoami"}}})
 	r = api.do("GET", workPath(acmePrimary, "?limit=100"), nil)
 	out = append(out, fmt.Sprintf("work -> %d %s", r.status, r.body))
+	// A repository's token changes (its updated_at with it).
+	repo := api.do("GET", "/v1/sessions/"+w.resources+"/resources", nil).get(`data.#(type=="github_repository").id`).String()
+	r = api.do("POST", "/v1/sessions/"+w.resources+"/resources/"+repo, map[string]any{"authorization_token": "ghp_new"})
+	out = append(out, fmt.Sprintf("update a resource -> %d %s", r.status, r.body))
 	// A new resource gets the next ID (and the next place in the resources' order).
 	r = api.do("POST", "/v1/sessions/"+w.resources+"/resources", map[string]any{"type": "file", "file_id": w.kept})
 	out = append(out, fmt.Sprintf("add a resource -> %d %s", r.status, r.body))
@@ -232,7 +236,7 @@ func TestSessionsSnapshotContinues(t *testing.T) {
 	sameAnswers(t, "a read of the world loaded by LoadSnapshot", want, sessionReads(t, reloaded, w))
 
 	cont := continueSessions(t, orig, w)
-	for _, r := range cont[:9] {
+	for _, r := range cont[:10] {
 		if !strings.Contains(r, "-> 200 ") {
 			t.Fatalf("continuing the original world: %s", r)
 		}
