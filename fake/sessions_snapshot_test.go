@@ -301,3 +301,57 @@ func streamUntilIdle(t *testing.T, ts *TestServer, id string) string {
 	}
 	return b.String()
 }
+
+// Snapshots taken while a self-hosted session takes messages neither wait forever nor miss a
+// part: a send holds the sessions' lock while it asks the work area of its item, so a snapshot
+// that held the work area's lock and waited for the sessions' would wait for that send forever.
+func TestSessionsSnapshotDuringTurns(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": acmePrimary}).get("id").String()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 40; i++ {
+			// do, not ok: FailNow belongs to the test's goroutine.
+			if r := api.do("POST", "/v1/sessions/"+id+"/events", userMessage(fmt.Sprintf("$ echo %d", i))); r.status != http.StatusOK {
+				t.Errorf("message %d: %d %s", i, r.status, r.body)
+				return
+			}
+			call := api.do("GET", "/v1/sessions/"+id+"/events?limit=1000", nil).get(`data.#(type=="agent.tool_use")#|@reverse|0.id`).String()
+			if r := api.do("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{
+				"type": "user.tool_result", "tool_use_id": call, "content": []any{map[string]any{"type": "text", "text": "ok"}}}}}); r.status != http.StatusOK {
+				t.Errorf("result %d: %d %s", i, r.status, r.body)
+				return
+			}
+		}
+	}()
+	snaps := make(chan error)
+	go func() {
+		for {
+			select {
+			case <-done:
+				close(snaps)
+				return
+			default:
+			}
+			_, err := ts.Fake.Snapshot()
+			snaps <- err
+		}
+	}()
+	timeout := time.After(20 * time.Second) // a snapshot of this world takes milliseconds
+	for n := 0; ; n++ {
+		select {
+		case err, ok := <-snaps:
+			if !ok {
+				t.Logf("%d snapshots during the turns", n)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-timeout:
+			t.Fatalf("no snapshot and no send for 20 s after %d snapshots: they wait for each other", n)
+		}
+	}
+}
