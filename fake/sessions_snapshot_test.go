@@ -49,6 +49,7 @@ func buildSessionsWorld(t *testing.T, ts *TestServer) sessionsWorld {
 	}
 
 	w.waiting = create(agent, acmePrimary, map[string]any{"title": "several turns", "metadata": map[string]any{"k": "v"},
+		"resources": []any{map[string]any{"type": "memory_store", "memory_store_id": "memstore_01AcmeSupportAgent0000001"}},
 		"budget": map[string]any{"type": "limit", "max_list_cost": map[string]any{"amount": "1500", "currency": "USD"}}})
 	for i := 0; i < 10; i++ {
 		item := worker.ok("GET", workPath(acmePrimary, "/poll"), nil)
@@ -124,6 +125,9 @@ func sessionReads(t *testing.T, ts *TestServer, w sessionsWorld) []string {
 		path string
 	}
 	reads := []read{
+		// First, before any read of a session: the memory stores a session mounts are what its
+		// sessions token reaches.
+		{token, "/v1/memory_stores/memstore_01AcmeSupportAgent0000001/memories"},
 		{api, "/v1/sessions"}, {api, "/v1/sessions?include_archived=true&order=asc"}, {api, "/v1/sessions?limit=2"},
 		{api, "/v1/sessions?limit=2&page=" + w.pages[0]}, {api, "/v1/sessions?statuses[]=terminated&include_archived=true"},
 		{api, "/v1/sessions?memory_store_id=memstore_01prefs"},
@@ -232,6 +236,9 @@ func TestSessionsSnapshotContinues(t *testing.T) {
 	}
 
 	want := sessionReads(t, orig, w)
+	if !strings.Contains(want[0], "-> 200 ") {
+		t.Fatalf("the sessions token does not reach the memory store its session mounts: %s", want[0])
+	}
 	sameAnswers(t, "a read of the loaded world", want, sessionReads(t, loaded, w))
 	sameAnswers(t, "a read of the world loaded by LoadSnapshot", want, sessionReads(t, reloaded, w))
 
