@@ -50,7 +50,7 @@ func buildSessionsWorld(t *testing.T, ts *TestServer) sessionsWorld {
 
 	w.waiting = create(agent, acmePrimary, map[string]any{"title": "several turns", "metadata": map[string]any{"k": "v"},
 		"resources": []any{map[string]any{"type": "memory_store", "memory_store_id": "memstore_01AcmeSupportAgent0000001"}},
-		"budget": map[string]any{"type": "limit", "max_list_cost": map[string]any{"amount": "1500", "currency": "USD"}}})
+		"budget":    map[string]any{"type": "limit", "max_list_cost": map[string]any{"amount": "1500", "currency": "USD"}}})
 	for i := 0; i < 10; i++ {
 		item := worker.ok("GET", workPath(acmePrimary, "/poll"), nil)
 		if item.get("data.id").String() == w.waiting {
