@@ -447,7 +447,7 @@ func FuzzVersionHeaders(f *testing.F) {
 
 // fixtureTargets are the fixture files FuzzFixtures replaces, the small ones (compliance.json
 // costs more to validate than a fuzz input should).
-var fixtureTargets = []string{"organizations.json", "users.json", "models.json", "admin.json", "tunnels.json", "environments.json", "memory_stores.json", "messages_scenarios.json", "files.json"}
+var fixtureTargets = []string{"organizations.json", "users.json", "models.json", "admin.json", "tunnels.json", "environments.json", "memory_stores.json", "messages_scenarios.json", "files.json", "sessions.json"}
 
 // FuzzFixtures loads a data set of organizations.json and one fuzzed file: a refused one is an
 // error naming the file; an accepted one serves its area without a 5xx or a violation.
@@ -462,6 +462,17 @@ func FuzzFixtures(f *testing.F) {
 		f.Add(uint8(i), data[:len(data)/2])
 		f.Add(uint8(i), []byte(`{}`))
 	}
+	// The default sessions.json has no session: a snapshot's, of one waiting for its tool result.
+	ts := NewTestServer(f)
+	api := apiClient(f, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": api.ok("POST", "/v1/agents", agentBody("seed")).get("id").String(),
+		"environment_id": acmePrimary, "resources": []any{map[string]any{"type": "memory_store", "memory_store_id": "memstore_01AcmeSupportAgent0000001"}}}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello"))
+	snap, err := ts.Fake.Snapshot()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint8(slices.Index(fixtureTargets, "sessions.json")), []byte(snap["sessions.json"]))
 	orgData, err := fs.ReadFile(fixtures.FS(), "organizations.json")
 	if err != nil {
 		f.Fatal(err)

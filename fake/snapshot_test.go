@@ -25,6 +25,7 @@ import (
 
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
+	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
 
@@ -594,10 +595,9 @@ func TestSnapshotDuringWrites(t *testing.T) {
 // does, and a cold cache is a state a real deployment can be in at any time (EXTENSIONS.md,
 // "Prompt caching"). So are message threads (threads.threadStore), for the same reasons: a thread lost is
 // one a deployment may lose at any time, and the SDK helpers recover from its thread_not_found
-// (EXTENSIONS.md, "Message threads"). So are managed agents and their sessions (agents.Store,
-// sessions.Store): a session is the life of one test, its events refer to work items and agents
-// that test made, and a snapshot of agents without their sessions would be half a world
-// (EXTENSIONS.md, "Managed agents"). So are message batches (batches.Store): a batch is the life of
+// (EXTENSIONS.md, "Message threads"). So are managed agents (agents.Store): made by
+// the test that uses them (EXTENSIONS.md, "Managed agents"); a session holds the configuration of
+// the agent version it runs, and a snapshot writes it with the session. So are message batches (batches.Store): a batch is the life of
 // one test, and its results are answers already given (EXTENSIONS.md, "Message batches"). So are
 // vaults and skills (vaults.Store, skills.Store), made by the test that uses them, as agents are.
 func TestSnapshotCoversState(t *testing.T) {
@@ -635,6 +635,14 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[memory.Memory]():             "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
 		reflect.TypeFor[files.Store]():               "mu byID lists used nextExpiry Charged",
 		reflect.TypeFor[files.File]():                "ID CreatedAt Filename MimeType SizeBytes Downloadable ExpiresAt Scope Org WorkspaceID content fixture",
+		reflect.TypeFor[sessions.Store]():            "mu byID byOrg Charged",
+		reflect.TypeFor[sessions.SessionState]():     "rec org agentID agentRef version model selfHosted workID resources resSeq events held streams turn bytes changed deleted encoded",
+		reflect.TypeFor[sessions.Session]():          "ID Type Agent ArchivedAt Budget CreatedAt UpdatedAt DeploymentID EnvironmentID Metadata OutcomeEvaluations Resources Stats Status Title Usage VaultIDs",
+		reflect.TypeFor[sessions.Stats]():            "ActiveSeconds DurationSeconds",
+		reflect.TypeFor[sessions.TurnState]():        "calls text",
+		reflect.TypeFor[sessions.PendingCall]():      "id waiting",
+		reflect.TypeFor[sessions.StoredEvent]():      "seq at ev json",
+		reflect.TypeFor[sessions.ResourceEntry]():    "seq v",
 	} {
 		var got []string
 		for i := range typ.NumField() {

@@ -102,7 +102,10 @@ func LockArea[T any](store slot[lazy[T]], mu func(*T) *sync.Mutex) func(st *Stat
 func (s *Server) Snapshot() (Snapshot, error) {
 	st := s.State()
 	var built []*SnapshotArea
-	for _, area := range areaList {
+	// Locked last area first: an area calls the areas before it while holding its own lock (a
+	// session's send asks the work area of its item, a turn the files area), never the areas
+	// after it, so this order can wait for no request that waits for a lock held here.
+	for _, area := range slices.Backward(areaList) {
 		a := area.Snapshot
 		if a == nil {
 			continue

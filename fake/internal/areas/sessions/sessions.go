@@ -122,7 +122,7 @@ type Store struct {
 }
 
 func storeOf(s *core.Server, c *core.Call) *Store {
-	return sessionStores.In(c.St.Stores).Get(func() *Store { return newStore(s.Cfg.Budget(budget)) })
+	return sessionStores.In(c.St.Stores).Get(func() *Store { return build(c.St.Fx, s.Cfg.Budget(budget)) })
 }
 
 func newStore(b *core.ByteBudget) *Store {

@@ -4,14 +4,15 @@
 // a worker polls, and the worker reads the session and its events with the environment's key; a
 // message to a session whose worker let go of it (its last item stopped) queues a new item.
 //
-// Snapshots leave sessions out, as they leave out message threads: a session is the life of one
-// test, and its events refer to agents and work that the test made.
+// A data set's sessions are in sessions.json (sessions_fixtures.go), which snapshots write
+// (sessions_snapshot.go): a loaded session answers as before, and one that waits for its calls
+// continues when their results arrive.
 package sessions
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
 // Area is the area of sessions and their events.
-var Area = &core.Area{Routes: sessionRoutes, Release: func(st *core.State) { release(st) }, Mounts: mounts}
+var Area = &core.Area{Routes: sessionRoutes, Load: loadSessions, Snapshot: sessionsSnapshot, Release: func(st *core.State) { release(st) }, Mounts: mounts}
 
 var (
 	sessionStores = core.NewStore[Store]()

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/areas/vaults"
@@ -41,15 +42,25 @@ func checkFile(s *core.Server, c *core.Call, path string, id any) error {
 // mounts is the area's Mounts: the memory stores of the organization's session id, with their
 // access; nil when there is no such session.
 func mounts(st *core.State, org *core.Org, id string) map[string]string {
-	a := sessionStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	ss := a.byID[id]
-	if ss == nil || ss.org != org {
-		return nil
+	var resources []resourceEntry
+	if a := sessionStores.In(st.Stores).Built(); a != nil {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		ss := a.byID[id]
+		if ss == nil || ss.org != org {
+			return nil
+		}
+		resources = ss.resources
+	} else {
+		// No request built the store: the sessions are the fixtures'.
+		i := slices.IndexFunc(*sessionsSection.In(st.Fx.Sections), func(ls *loadedSession) bool { return ls.rec.ID == id && ls.org == org })
+		if i < 0 {
+			return nil
+		}
+		resources = (*sessionsSection.In(st.Fx.Sections))[i].resources
 	}
 	out := map[string]string{}
-	for _, e := range ss.resources {
+	for _, e := range resources {
 		if e.v["type"] == "memory_store" {
 			id, _ := e.v["memory_store_id"].(string)
 			access, _ := e.v["access"].(string)

@@ -45,3 +45,19 @@ func ItemState(st *core.State, envID, id string, now time.Time) (string, bool) {
 	}
 	return it.rec.State, true
 }
+
+// FixtureEnvironment is what the loader of sessions.json checks of environment id in fx
+// (environments.json): its organization, whether it is self-hosted, and the session each of its
+// work items serves, by item ID; ok is false when fx holds no such environment.
+func FixtureEnvironment(fx *core.Fixtures, id string) (org *core.Org, selfHosted bool, items map[string]string, ok bool) {
+	for _, e := range *EnvsSection.In(fx.Sections) {
+		if e.ID == id {
+			items = make(map[string]string, len(e.Work))
+			for _, w := range e.Work {
+				items[w.ID] = w.SessionID
+			}
+			return e.org, e.Config["type"] == "self_hosted", items, true
+		}
+	}
+	return nil, false, nil, false
+}
