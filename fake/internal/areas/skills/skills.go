@@ -88,7 +88,7 @@ type Store struct {
 }
 
 func storeOf(s *core.Server, st *core.State) *Store {
-	return skillStores.In(st.Stores).Get(func() *Store { return newStore(s.Cfg.Budget(budget)) })
+	return skillStores.In(st.Stores).Get(func() *Store { return build(st.Fx, s.Cfg.Budget(budget)) })
 }
 
 func newStore(b *core.ByteBudget) *Store {
@@ -97,7 +97,7 @@ func newStore(b *core.ByteBudget) *Store {
 
 // release gives back the store's bytes: its state was replaced or its namespace dropped.
 func release(st *core.State) {
-	a := skillStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+	a := skillStores.In(st.Stores).Get(func() *Store { return build(st.Fx, nil) })
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.Leave()
