@@ -83,8 +83,11 @@ type Store struct {
 	core.Charged
 }
 
-func storeOf(c *core.Call, s *core.Server) *Store {
-	return agentStores.In(c.St.Stores).Get(func() *Store { return build(c.St.Fx, s.Cfg.Budget(budget)) })
+func storeOf(c *core.Call, s *core.Server) *Store { return StoreOf(s, c.St) }
+
+// StoreOf is the agents of a server's state st, built from its fixtures on first use.
+func StoreOf(s *core.Server, st *core.State) *Store {
+	return agentStores.In(st.Stores).Get(func() *Store { return build(st.Fx, s.Cfg.Budget(budget)) })
 }
 
 func newStore(b *core.ByteBudget) *Store {
@@ -126,7 +129,7 @@ func (a *Store) find(org *core.Org, id string) (*entry, error) {
 // Resolve returns the version of the organization's agent a session starts from: version 0 is
 // the latest. An archived agent starts no session.
 func Resolve(s *core.Server, st *core.State, org *core.Org, id string, version int, field string) (Agent, error) {
-	a := agentStores.In(st.Stores).Get(func() *Store { return build(st.Fx, s.Cfg.Budget(budget)) })
+	a := StoreOf(s, st)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e := a.byID[id]

@@ -82,7 +82,10 @@ type Store struct {
 	core.Charged
 }
 
-func storeOf(s *core.Server, st *core.State) *Store {
+func storeOf(s *core.Server, st *core.State) *Store { return StoreOf(s, st) }
+
+// StoreOf is the vaults of a server's state st, built from its fixtures on first use.
+func StoreOf(s *core.Server, st *core.State) *Store {
 	return vaultStores.In(st.Stores).Get(func() *Store { return build(st.Fx, s.Cfg.Budget(budget)) })
 }
 
