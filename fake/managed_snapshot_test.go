@@ -86,7 +86,7 @@ func okJSON(t *testing.T, w *world, method, path, body string, header ...string)
 }
 
 // The secrets a request gives in buildManagedWorld: no snapshot may hold them.
-var requestSecrets = []string{"bearer-secret-1", "bearer-secret-2", "oauth-access", "oauth-refresh", "oauth-client-secret", "env-secret-value", "research-secret"}
+var requestSecrets = []string{"bearer-secret-1", "bearer-secret-2", "oauth-access", "oauth-refresh", "oauth-client-secret", "env-secret-value", "research-secret", "globex-new-secret"}
 
 // buildManagedWorld makes agents with versions (one unchanged by an update, one archived),
 // vaults with credentials of each type (updated, archived, deleted; one vault archived, one in a
@@ -124,6 +124,9 @@ func buildManagedWorld(t *testing.T, w *world) {
 	closed := okJSON(t, w, "POST", "/v1/vaults", `{"display_name":"closed"}`).Get("id").String()
 	okJSON(t, w, "POST", "/v1/vaults/"+closed+"/credentials", `{"auth":{"type":"static_bearer","mcp_server_url":"https://c.example","token":"bearer-secret-1"}}`)
 	okJSON(t, w, "POST", "/v1/vaults/"+closed+"/archive", "")
+	// A request's secret replaces one the fixtures gave: it is the request's now.
+	okJSON(t, w, "POST", "/v1/vaults/vlt_01GlobexSupportTools00001/credentials/vcrd_01GlobexTrackerToken00001", `{"auth":{"type":"static_bearer","token":"globex-new-secret"}}`, globexKey...)
+	okJSON(t, w, "POST", "/v1/vaults/vlt_01GlobexSupportTools00001/credentials/vcrd_01GlobexStatusPageKey0001", `{"display_name":"status page"}`, globexKey...)
 	research := okJSON(t, w, "POST", "/v1/vaults", `{"display_name":"research"}`, researchHeader...).Get("id").String()
 	okJSON(t, w, "POST", "/v1/vaults/"+research+"/credentials", `{"auth":{"type":"static_bearer","mcp_server_url":"https://r.example","token":"research-secret"}}`, researchHeader...)
 
@@ -163,8 +166,8 @@ func TestSnapshotContinuesManagedAgents(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(snap["vaults.json"], `"token": "test-tracker-token"`) {
-		t.Errorf("vaults.json lost the default data set's secret, which a snapshot writes as the fixtures gave it")
+	if !strings.Contains(snap["vaults.json"], `"secret_value": "test-status-page-key"`) {
+		t.Errorf("vaults.json lost the secret of the default data set that no request changed, which a snapshot writes as the fixtures gave it")
 	}
 	loaded := checked(t)
 	if err := loaded.LoadSnapshot(snap); err != nil {
@@ -180,8 +183,8 @@ func TestSnapshotContinuesManagedAgents(t *testing.T) {
 		}
 	}
 	a, b := newWorld(t, orig), newWorld(t, loaded)
-	if n := len(managedReads(a)); n < 40 || n != len(managedReads(b)) { // both, so that both have answered as many requests
-		t.Fatalf("only %d reads of agents, vaults and skills: the world is smaller than built", n)
+	if pa, pb := managedReads(a), managedReads(b); len(pa) < 40 || !slices.Equal(pa, pb) { // both, so that both have answered as many requests
+		t.Fatalf("%d reads of agents, vaults and skills (at least 40 built), loaded %d:\n%v\n%v", len(pa), len(pb), pa, pb)
 	}
 	for _, key := range [][]string{researchHeader, globexKey} {
 		pa, pb := managedReads(a, key...), managedReads(b, key...)
@@ -194,7 +197,9 @@ func TestSnapshotContinuesManagedAgents(t *testing.T) {
 			}
 		}
 	}
-	// The next writes of what only this world holds: a version of each kind, on its records.
+	sameWorld(t, a, b) // every read of the default key, agents, vaults and skills included; the next creates
+	// The next writes of what only this world holds: a version of each kind, on its records, and
+	// the reads after them.
 	id := func(list, path string) string { // looked up in both, which then have answered as many requests
 		x, y := a.ids(list, path), b.ids(list, path)
 		if len(x) != 1 || !slices.Equal(x, y) {
@@ -207,6 +212,8 @@ func TestSnapshotContinuesManagedAgents(t *testing.T) {
 	creds := "/v1/vaults/" + vault + "/credentials"
 	oauth := id(creds+"?limit=100", "data.#(auth.type==\"mcp_oauth\")#.id")
 	skill := id("/v1/skills?limit=100", "data.#(display_name==\"greeting\")#.id")
+	last := id("/v1/skills?limit=100", "data.#(display_name==\"last\")#.id")
+	third, act := skillForm(t, [2]string{"last/SKILL.md", "# Last 3\n"})
 	body, ct := skillForm(t, [2]string{"greeting/SKILL.md", skillMD})
 	upload, uct := skillForm(t, [2]string{"fresh/SKILL.md", "# Fresh\n"})
 	for _, wr := range []struct {
@@ -217,6 +224,7 @@ func TestSnapshotContinuesManagedAgents(t *testing.T) {
 		{"POST", creds + "/" + oauth, `{"auth":{"type":"mcp_oauth","mcp_server_url":"https://o2.example/mcp"}}`, nil},
 		{"POST", creds + "/" + oauth + "/mcp_oauth_validate", "", nil},
 		{"POST", "/v1/skills/" + skill + "/versions", body, ct},
+		{"POST", "/v1/skills/" + last + "/versions", third, act}, // after a deleted latest: ordered after it
 		{"GET", "/v1/skills/" + skill + "/versions?limit=1", "", nil},
 		{"POST", "/v1/skills", upload, uct},
 		{"POST", "/v1/vaults", `{"display_name":"next"}`, globexKey},
@@ -225,7 +233,15 @@ func TestSnapshotContinuesManagedAgents(t *testing.T) {
 			t.Fatalf("%s %s:\noriginal %+v\nloaded   %+v", wr.method, wr.path, x, y)
 		}
 	}
-	sameWorld(t, a, b)
+	pa, pb := managedReads(a), managedReads(b) // both, so that both have answered as many requests
+	if !slices.Equal(pa, pb) {
+		t.Fatalf("after the next writes the worlds list different records:\n%v\n%v", pa, pb)
+	}
+	for _, p := range pa {
+		if x, y := a.do("GET", p, ""), b.do("GET", p, ""); x != y {
+			t.Fatalf("after the next writes, GET %s:\noriginal %+v\nloaded   %+v", p, x, y)
+		}
+	}
 }
 
 // TestSnapshotManagedAgentsCharged: a loaded agent, vault (with its credentials) or skill (with
@@ -363,5 +379,18 @@ func TestManagedFixturesExportAsLoaded(t *testing.T) {
 		if snap[name] != string(raw) {
 			t.Errorf("the snapshot of the built default %s differs from the file:\n%s", name, snap[name])
 		}
+	}
+}
+
+// TestAgentsBuiltBySessionAreCharged: a session of a fixture agent, made before any request of
+// the agents area, builds the agents' store charged to the byte budget its namespaces share, as
+// the agents area's own requests would.
+func TestAgentsBuiltBySessionAreCharged(t *testing.T) {
+	s := New()
+	w := newWorld(t, s)
+	okJSON(t, w, "POST", "/v1/sessions", `{"agent":"agent_01GlobexTriage000000001","environment_id":"env_01GlobexPrimary0000000001"}`, globexKey...)
+	a := agents.StoreOf(s.srv, s.srv.State())
+	if a.Budget == nil || a.Bytes == 0 || a.Budget.Bytes.Load() != int64(a.Bytes) {
+		t.Fatalf("the agents' store a session built keeps %d bytes, charged to %+v", a.Bytes, a.Budget)
 	}
 }
