@@ -447,7 +447,7 @@ func FuzzVersionHeaders(f *testing.F) {
 
 // fixtureTargets are the fixture files FuzzFixtures replaces, the small ones (compliance.json
 // costs more to validate than a fuzz input should).
-var fixtureTargets = []string{"organizations.json", "users.json", "models.json", "admin.json", "tunnels.json", "environments.json", "memory_stores.json", "messages_scenarios.json", "files.json", "sessions.json"}
+var fixtureTargets = []string{"organizations.json", "users.json", "models.json", "admin.json", "tunnels.json", "environments.json", "memory_stores.json", "messages_scenarios.json", "files.json", "agents.json", "vaults.json", "skills.json", "sessions.json"}
 
 // FuzzFixtures loads a data set of organizations.json and one fuzzed file: a refused one is an
 // error naming the file; an accepted one serves its area without a 5xx or a violation.

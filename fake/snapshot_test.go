@@ -15,7 +15,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/agents"
+	"github.com/platformkit/platformkit/fake/internal/areas/skills"
 	"github.com/platformkit/platformkit/fake/internal/areas/tunnels"
+	"github.com/platformkit/platformkit/fake/internal/areas/vaults"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/admin"
 
@@ -291,6 +294,7 @@ func reads(w *world) []string {
 			paths = append(paths, base+"/memory_versions/"+v+"?view=full")
 		}
 	}
+	paths = append(paths, managedReads(w)...)
 	for _, org := range w.ids("/v1/compliance/organizations", "data.#.id") {
 		paths = append(paths, "/v1/compliance/organizations/"+org+"/users?limit=100")
 	}
@@ -329,6 +333,8 @@ var nextWrites = []struct{ method, path, body string }{
 	{"POST", "/_fake/environments/env_01AcmePrimary000000000001/work", `{}`},
 	{"GET", "/v1/environments/env_01AcmePrimary000000000001/work/poll", ""},
 	{"POST", "/v1/memory_stores", `{"name":"next"}`},
+	{"POST", "/v1/agents", `{"name":"next","model":"assistant-opus-4-7"}`},
+	{"POST", "/v1/vaults", `{"display_name":"next"}`},
 	{"POST", "/v1/messages", `{"model":"assistant-opus-4-7","max_tokens":20,"messages":[{"role":"user","content":"hi"}]}`},
 	{"POST", "/_fake/clock/advance", `{"seconds":3600}`},
 	{"GET", "/v1/environments/env_01AcmePrimary000000000001/work?limit=100", ""},
@@ -595,11 +601,11 @@ func TestSnapshotDuringWrites(t *testing.T) {
 // does, and a cold cache is a state a real deployment can be in at any time (EXTENSIONS.md,
 // "Prompt caching"). So are message threads (threads.threadStore), for the same reasons: a thread lost is
 // one a deployment may lose at any time, and the SDK helpers recover from its thread_not_found
-// (EXTENSIONS.md, "Message threads"). So are managed agents (agents.Store): made by
-// the test that uses them (EXTENSIONS.md, "Managed agents"); a session holds the configuration of
-// the agent version it runs, and a snapshot writes it with the session. So are message batches (batches.Store): a batch is the life of
-// one test, and its results are answers already given (EXTENSIONS.md, "Message batches"). So are
-// vaults and skills (vaults.Store, skills.Store), made by the test that uses them, as agents are.
+// (EXTENSIONS.md, "Message threads"). So are message batches (batches.Store): a batch is the
+// life of one test, and its results are answers already given (EXTENSIONS.md, "Message
+// batches"). Agents, vaults, skills and sessions are in snapshots (managed_snapshot_test.go,
+// sessions_snapshot_test.go); the types agents, vaults and skills keep unexported (an agent's
+// entry, a vault, a credential, a skill, a version) are listed by their packages' own tests.
 func TestSnapshotCoversState(t *testing.T) {
 	var stores []string
 	for _, v := range core.NewState(&core.Fixtures{}).Stores {
@@ -643,6 +649,14 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[sessions.PendingCall]():      "id waiting",
 		reflect.TypeFor[sessions.StoredEvent]():      "seq at ev json",
 		reflect.TypeFor[sessions.ResourceEntry]():    "seq v",
+		reflect.TypeFor[agents.Store]():              "mu byID byOrg Charged",
+		reflect.TypeFor[agents.Agent]():              "ID Type ArchivedAt CreatedAt UpdatedAt Description System ExecutionIdentity MCPServers Metadata Model Multiagent Name Skills Tools Version",
+		reflect.TypeFor[vaults.Store]():              "mu byID byOwner Charged",
+		reflect.TypeFor[vaults.Vault]():              "ID Type ArchivedAt CreatedAt DisplayName Metadata UpdatedAt",
+		reflect.TypeFor[vaults.Credential]():         "ID Type ArchivedAt Auth CreatedAt DisplayName Metadata UpdatedAt VaultID",
+		reflect.TypeFor[skills.Store]():              "mu byID byOwner Charged",
+		reflect.TypeFor[skills.Skill]():              "ID Type CreatedAt DisplayName LatestVersionID Source UpdatedAt",
+		reflect.TypeFor[skills.Version]():            "ID Type CreatedAt Description Name SkillID",
 	} {
 		var got []string
 		for i := range typ.NumField() {
@@ -663,6 +677,9 @@ func builtWorld(tb testing.TB) *Server {
 	work.StoreOf(st)
 	compliance.StoreOf(s.srv, &core.Call{St: st})
 	memory.StoreOf(s.srv, &core.Call{St: st})
+	agents.StoreOf(s.srv, st)
+	vaults.StoreOf(s.srv, st)
+	skills.StoreOf(s.srv, st)
 	return s
 }
 

@@ -148,6 +148,11 @@ func CheckSyntax(name string, raw []byte) error {
 	return fmt.Errorf("%s:%d:%d: not valid JSON: %v", name, line, col, se)
 }
 
+// notRecords are the fields whose value is no record, whatever "id" it holds: an agent's model
+// ({"id": "assistant-opus-4-7", ...}) names a model that many agents share, and multiagent and a
+// tool's input_schema are the caller's JSON, kept as given.
+var notRecords = map[string]bool{"model": true, "multiagent": true, "input_schema": true}
+
 // checkUniqueIDs adds the place of every string "id" field of a file to ids, and refuses an ID that
 // is already there: two records with one ID would make lookups by ID pick one silently.
 func checkUniqueIDs(ids map[string]fixturePlace, name string, raw []byte) error {
@@ -172,7 +177,7 @@ func checkUniqueIDs(ids map[string]fixturePlace, name string, raw []byte) error 
 				}
 				ids[val.String()] = here
 			}
-			if val.IsObject() || val.IsArray() {
+			if (val.IsObject() || val.IsArray()) && !(v.IsObject() && notRecords[key.String()]) {
 				walk(val, p)
 			}
 			return err == nil
@@ -240,6 +245,26 @@ func (fx *Fixtures) OrgByID(id string) *Org {
 		}
 	}
 	return nil
+}
+
+// RecordOwner checks the owner a record of a fixture file names (at: the record's path in its
+// file, what: the record, for the error): an organization of organizations.json and, if ws is given, a
+// workspace that an API key of that organization belongs to, since no other credential could
+// reach a record of a workspace.
+func (fx *Fixtures) RecordOwner(at, what, orgID, ws string) (*Org, error) {
+	o := fx.OrgByID(orgID)
+	if o == nil {
+		return nil, fmt.Errorf("%s.organization_id: %s names unknown organization %s", at, what, orgID)
+	}
+	if ws == "" {
+		return o, nil
+	}
+	for _, c := range fx.Creds {
+		if c.Org == o && c.Kind == KindAPIKey && c.WorkspaceID == ws {
+			return o, nil
+		}
+	}
+	return nil, fmt.Errorf("%s.workspace_id: %s names workspace %s, which no API key of organization %s belongs to (organizations.json), so no request could reach it", at, what, ws, orgID)
 }
 
 // Member is a user of an organization (spec 2.11). Administration serves and changes them;

@@ -82,8 +82,11 @@ type Store struct {
 	core.Charged
 }
 
-func storeOf(c *core.Call, s *core.Server) *Store {
-	return agentStores.In(c.St.Stores).Get(func() *Store { return newStore(s.Cfg.Budget(budget)) })
+func storeOf(c *core.Call, s *core.Server) *Store { return StoreOf(s, c.St) }
+
+// StoreOf is the agents of a server's state st, built from its fixtures on first use.
+func StoreOf(s *core.Server, st *core.State) *Store {
+	return agentStores.In(st.Stores).Get(func() *Store { return build(st.Fx, s.Cfg.Budget(budget)) })
 }
 
 func newStore(b *core.ByteBudget) *Store {
@@ -92,7 +95,7 @@ func newStore(b *core.ByteBudget) *Store {
 
 // release gives back the store's bytes: its state was replaced or its namespace dropped.
 func release(st *core.State) {
-	a := agentStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+	a := agentStores.In(st.Stores).Get(func() *Store { return build(st.Fx, nil) })
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.Leave()
@@ -124,8 +127,8 @@ func (a *Store) find(org *core.Org, id string) (*entry, error) {
 
 // Resolve returns the version of the organization's agent a session starts from: version 0 is
 // the latest. An archived agent starts no session.
-func Resolve(st *core.State, org *core.Org, id string, version int, field string) (Agent, error) {
-	a := agentStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+func Resolve(s *core.Server, st *core.State, org *core.Org, id string, version int, field string) (Agent, error) {
+	a := StoreOf(s, st)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e := a.byID[id]
@@ -152,9 +155,7 @@ func createAgent(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	body := doc.(map[string]any)
-	now := s.Clock.Now()
-	v := Agent{Type: "agent", CreatedAt: now, UpdatedAt: now, Version: 1, Metadata: map[string]string{},
-		ExecutionIdentity: map[string]any{"type": "service_account"}, MCPServers: []any{}, Skills: []any{}, Tools: []any{}}
+	v := newVersion(s.Clock.Now())
 	if err := apply(&v, body, nil, ""); err != nil {
 		return nil, err
 	}

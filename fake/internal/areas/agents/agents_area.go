@@ -4,12 +4,14 @@ package agents
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
-// Area is the area of agents. Snapshots leave it out, as they leave out sessions (see
-// package sessions): an agent is made by the test that uses it.
-var Area = &core.Area{Routes: agentRoutes, Release: func(st *core.State) { release(st) }}
+// Area is the area of agents: agents.json holds them, every version with it, and a snapshot
+// writes them (agents_snapshot.go).
+var Area = &core.Area{Routes: agentRoutes, Load: loadAgents, Snapshot: agentsSnapshot, Release: func(st *core.State) { release(st) }}
 
 var (
-	agentStores = core.NewStore[Store]()
+	// agentsSection is the agents of the fixtures, as loaded; build copies them.
+	agentsSection = core.NewSection[[]*entry]()
+	agentStores   = core.NewStore[Store]()
 	// budget bounds what the agents of a server and all its namespaces keep together.
 	budget = core.NewBudget(MaxBytesAll)
 )

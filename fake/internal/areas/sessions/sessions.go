@@ -254,7 +254,7 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 		return nil, core.InvalidField("environment_id", "environment %s is archived; an archived environment starts no session", envID)
 	}
 	ref, version, over := agentRef(body["agent"])
-	v, err := agents.Resolve(c.St, c.Org, ref, version, "agent")
+	v, err := agents.Resolve(s, c.St, c.Org, ref, version, "agent")
 	if err != nil {
 		return nil, err
 	}

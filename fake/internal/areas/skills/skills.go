@@ -87,8 +87,11 @@ type Store struct {
 	core.Charged
 }
 
-func storeOf(s *core.Server, st *core.State) *Store {
-	return skillStores.In(st.Stores).Get(func() *Store { return newStore(s.Cfg.Budget(budget)) })
+func storeOf(s *core.Server, st *core.State) *Store { return StoreOf(s, st) }
+
+// StoreOf is the skills of a server's state st, built from its fixtures on first use.
+func StoreOf(s *core.Server, st *core.State) *Store {
+	return skillStores.In(st.Stores).Get(func() *Store { return build(st.Fx, s.Cfg.Budget(budget)) })
 }
 
 func newStore(b *core.ByteBudget) *Store {
@@ -97,7 +100,7 @@ func newStore(b *core.ByteBudget) *Store {
 
 // release gives back the store's bytes: its state was replaced or its namespace dropped.
 func release(st *core.State) {
-	a := skillStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+	a := skillStores.In(st.Stores).Get(func() *Store { return build(st.Fx, nil) })
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.Leave()

@@ -4,17 +4,19 @@
 // the newest version where a version is read; its content is served as a zip archive of
 // <name>/..., which the official workers download and extract for the agents that use the skill.
 //
-// Snapshots leave skills out, as they leave out agents and sessions: a skill is made by the test
-// that uses it. Reset and a dropped namespace give their bytes back (Release).
+// skills.json holds skills with their versions, each with its files, and a snapshot writes them
+// (skills_snapshot.go). Reset and a dropped namespace give their bytes back (Release).
 package skills
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
 // Area is the area of skills.
-var Area = &core.Area{Routes: skillRoutes, Release: func(st *core.State) { release(st) }}
+var Area = &core.Area{Routes: skillRoutes, Load: loadSkills, Snapshot: skillsSnapshot, Release: func(st *core.State) { release(st) }}
 
 var (
-	skillStores = core.NewStore[Store]()
+	// skillsSection is the skills of the fixtures, as loaded; build copies them.
+	skillsSection = core.NewSection[[]*skill]()
+	skillStores   = core.NewStore[Store]()
 	// budget bounds what the skills of a server and all its namespaces keep together.
 	budget = core.NewBudget(MaxBytesAll)
 )

@@ -85,27 +85,42 @@ func (up *upload) readFile(p *multipart.Part) error {
 	if _, params, err := mime.ParseMediaType(p.Header.Get("Content-Disposition")); err == nil {
 		name = params["filename"]
 	}
-	clean := path.Clean(strings.TrimSpace(name))
-	switch {
-	case name == "":
-		return core.InvalidField(at, "the part has no filename; name each file by its path in the skill (greeting/SKILL.md)")
-	case strings.Contains(name, `\`) || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || clean != strings.TrimSpace(name):
-		return core.InvalidField(at, "filename %s is not a clean relative path (no leading /, no .., no backslash)", core.Quoted(name, core.MaxExcerpt))
-	case !strings.Contains(clean, "/"):
-		return core.InvalidField(at, "filename %s is not in a directory; all files must be in the same top-level directory (greeting/SKILL.md)", core.Quoted(name, core.MaxExcerpt))
-	}
-	for _, f := range up.files {
-		if f.path == clean {
-			return core.InvalidField(at, "file %s is sent twice", core.Quoted(clean, core.MaxExcerpt))
-		}
-		if top(f.path) != top(clean) {
-			return core.InvalidField(at, "file %s is not in %s/; all files must be in the same top-level directory", core.Quoted(clean, core.MaxExcerpt), top(f.path))
-		}
+	clean, err := up.checkPath(at, name)
+	if err != nil {
+		return err
 	}
 	data, err := io.ReadAll(io.LimitReader(p, MaxFileBytes+1))
 	if err != nil {
 		return core.MultipartError(err)
 	}
+	return up.add(at, clean, data)
+}
+
+// checkPath returns the path a file of the upload is named by (name, at the file's place at),
+// or the error that refuses it.
+func (up *upload) checkPath(at, name string) (string, error) {
+	clean := path.Clean(strings.TrimSpace(name))
+	switch {
+	case name == "":
+		return "", core.InvalidField(at, "the part has no filename; name each file by its path in the skill (greeting/SKILL.md)")
+	case strings.Contains(name, `\`) || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || clean != strings.TrimSpace(name):
+		return "", core.InvalidField(at, "filename %s is not a clean relative path (no leading /, no .., no backslash)", core.Quoted(name, core.MaxExcerpt))
+	case !strings.Contains(clean, "/"):
+		return "", core.InvalidField(at, "filename %s is not in a directory; all files must be in the same top-level directory (greeting/SKILL.md)", core.Quoted(name, core.MaxExcerpt))
+	}
+	for _, f := range up.files {
+		if f.path == clean {
+			return "", core.InvalidField(at, "file %s is sent twice", core.Quoted(clean, core.MaxExcerpt))
+		}
+		if top(f.path) != top(clean) {
+			return "", core.InvalidField(at, "file %s is not in %s/; all files must be in the same top-level directory", core.Quoted(clean, core.MaxExcerpt), top(f.path))
+		}
+	}
+	return clean, nil
+}
+
+// add adds a file to the upload, or refuses it past the bound of one file's bytes.
+func (up *upload) add(at, clean string, data []byte) error {
 	if len(data) > MaxFileBytes {
 		return core.NewError(core.ErrRequestTooLarge, "%s: file %s is over %d bytes, the most the fake keeps in one file of a skill", at, core.Quoted(clean, core.MaxExcerpt), MaxFileBytes)
 	}

@@ -135,15 +135,7 @@ func updateCredential(s *core.Server, c *core.Call) (any, error) {
 			if name, ok := auth["secret_name"]; ok && name != cr.rec.Auth["secret_name"] {
 				return nil, core.InvalidField("auth.secret_name", "secret_name is immutable; credential %s keeps %v", cr.rec.ID, cr.rec.Auth["secret_name"])
 			}
-			merged := maps.Clone(cr.rec.Auth)
-			for _, k := range writeOnly {
-				if x, ok := cr.secrets[k]; ok {
-					merged[k] = x
-				}
-			}
-			if refresh := cr.refresh(); refresh != nil {
-				merged["refresh"] = refresh
-			}
+			merged := withSecrets(cr.rec.Auth, cr.secrets)
 			for k, x := range auth {
 				if patch, ok := x.(map[string]any); ok && k == "refresh" {
 					cur, _ := merged["refresh"].(map[string]any)
@@ -165,6 +157,7 @@ func updateCredential(s *core.Server, c *core.Call) (any, error) {
 			return nil, err
 		}
 		next.UpdatedAt = now
+		cr.fromFixtures = cr.fromFixtures && sameSecrets(secrets, cr.secrets)
 		cr.rec, cr.secrets = next, secrets
 		return next, nil
 	})
@@ -219,23 +212,30 @@ func validateCredential(s *core.Server, c *core.Call) (any, error) {
 	})
 }
 
-// refresh is the stored refresh of an mcp_oauth credential with its secrets put back, for an
-// update to change; nil when it has none.
-func (cr *credential) refresh() map[string]any {
-	pub, ok := cr.rec.Auth["refresh"].(map[string]any)
+// withSecrets is the answered auth with its secrets put back, as a create request gives it: for
+// an update to change, and for a snapshot to write.
+func withSecrets(public, secrets map[string]any) map[string]any {
+	auth := maps.Clone(public)
+	for _, k := range writeOnly {
+		if x, ok := secrets[k]; ok {
+			auth[k] = x
+		}
+	}
+	pub, ok := public["refresh"].(map[string]any)
 	if !ok {
-		return nil
+		return auth
 	}
 	r := maps.Clone(pub)
-	if rt, ok := cr.secrets["refresh_token"]; ok {
+	if rt, ok := secrets["refresh_token"]; ok {
 		r["refresh_token"] = rt
 	}
 	if ep, ok := r["token_endpoint_auth"].(map[string]any); ok {
 		ep = maps.Clone(ep)
-		if cs, ok := cr.secrets["client_secret"]; ok {
+		if cs, ok := secrets["client_secret"]; ok {
 			ep["client_secret"] = cs
 		}
 		r["token_endpoint_auth"] = ep
 	}
-	return r
+	auth["refresh"] = r
+	return auth
 }

@@ -66,6 +66,9 @@ type credential struct {
 	// secrets are the write-only fields of the auth given, kept as a deployment keeps them (and
 	// counted in the vault's bytes); no answer shows them.
 	secrets map[string]any
+	// fromFixtures: the secrets are those the fixtures gave, which a snapshot writes as they are
+	// (it masks those a request gave).
+	fromFixtures bool
 }
 
 func vaultKey(v *vault) core.ListKey     { return core.ListKey{At: v.rec.CreatedAt, ID: v.rec.ID} }
@@ -79,8 +82,11 @@ type Store struct {
 	core.Charged
 }
 
-func storeOf(s *core.Server, st *core.State) *Store {
-	return vaultStores.In(st.Stores).Get(func() *Store { return newStore(s.Cfg.Budget(budget)) })
+func storeOf(s *core.Server, st *core.State) *Store { return StoreOf(s, st) }
+
+// StoreOf is the vaults of a server's state st, built from its fixtures on first use.
+func StoreOf(s *core.Server, st *core.State) *Store {
+	return vaultStores.In(st.Stores).Get(func() *Store { return build(st.Fx, s.Cfg.Budget(budget)) })
 }
 
 func newStore(b *core.ByteBudget) *Store {
@@ -89,7 +95,7 @@ func newStore(b *core.ByteBudget) *Store {
 
 // release gives back the store's bytes: its state was replaced or its namespace dropped.
 func release(st *core.State) {
-	a := vaultStores.In(st.Stores).Get(func() *Store { return newStore(nil) })
+	a := vaultStores.In(st.Stores).Get(func() *Store { return build(st.Fx, nil) })
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.Leave()

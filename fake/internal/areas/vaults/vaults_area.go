@@ -3,17 +3,20 @@
 // A credential's secret (a bearer token, an OAuth access or refresh token, an environment
 // variable's value, a client secret) is write-only: no answer shows it.
 //
-// Snapshots leave vaults out, as they leave out agents and sessions: a vault is made by the test
-// that uses it. Reset and a dropped namespace give their bytes back (Release).
+// vaults.json holds vaults with their credentials, and a snapshot writes them, each secret a
+// request gave masked (vaults_snapshot.go). Reset and a dropped namespace give their bytes back
+// (Release).
 package vaults
 
 import "github.com/platformkit/platformkit/fake/internal/core"
 
 // Area is the area of vaults and credentials.
-var Area = &core.Area{Routes: vaultRoutes, Release: func(st *core.State) { release(st) }}
+var Area = &core.Area{Routes: vaultRoutes, Load: loadVaults, Snapshot: vaultsSnapshot, Release: func(st *core.State) { release(st) }}
 
 var (
-	vaultStores = core.NewStore[Store]()
+	// vaultsSection is the vaults of the fixtures, as loaded; build copies them.
+	vaultsSection = core.NewSection[[]*vault]()
+	vaultStores   = core.NewStore[Store]()
 	// budget bounds what the vaults of a server and all its namespaces keep together.
 	budget = core.NewBudget(MaxBytesAll)
 )
