@@ -23,6 +23,7 @@ import (
 
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/batches"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
 
@@ -597,8 +598,7 @@ func TestSnapshotDuringWrites(t *testing.T) {
 // (EXTENSIONS.md, "Message threads"). So are managed agents and their sessions (agents.Store,
 // sessions.Store): a session is the life of one test, its events refer to work items and agents
 // that test made, and a snapshot of agents without their sessions would be half a world
-// (EXTENSIONS.md, "Managed agents"). So are message batches (batches.Store): a batch is the life of
-// one test, and its results are answers already given (EXTENSIONS.md, "Message batches"). So are
+// (EXTENSIONS.md, "Managed agents"). So are
 // vaults and skills (vaults.Store, skills.Store), made by the test that uses them, as agents are.
 func TestSnapshotCoversState(t *testing.T) {
 	var stores []string
@@ -635,6 +635,8 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[memory.Memory]():             "ID Type ContentSHA256 ContentSizeBytes CreatedAt UpdatedAt MemoryStoreID MemoryVersionID Path Content",
 		reflect.TypeFor[files.Store]():               "mu byID lists used nextExpiry Charged",
 		reflect.TypeFor[files.File]():                "ID CreatedAt Filename MimeType SizeBytes Downloadable ExpiresAt Scope Org WorkspaceID content fixture",
+		reflect.TypeFor[batches.Store]():             "mu byID lists Charged",
+		reflect.TypeFor[batches.Batch]():             "ID org CreatedAt pace cancelAt ids kinds results ends tally encoded",
 	} {
 		var got []string
 		for i := range typ.NumField() {

@@ -168,9 +168,7 @@ type Store struct {
 }
 
 func storeOf(st *core.State, budget *core.ByteBudget) *Store {
-	return batchStores.In(st.Stores).Get(func() *Store {
-		return &Store{byID: map[string]*Batch{}, lists: map[*core.Org][]*Batch{}, Charged: core.Charged{Budget: budget}}
-	})
+	return batchStores.In(st.Stores).Get(func() *Store { return build(st.Fx, budget) })
 }
 
 // StoreOf is the batches of the request's server.
