@@ -59,6 +59,20 @@ func batchWorld(t *testing.T) (s *Server, ids []string) {
 	return s, ids
 }
 
+// continued is another server that loaded the snapshot of orig, and the snapshot.
+func continued(t *testing.T, orig *Server) (*Server, Snapshot) {
+	t.Helper()
+	snap, err := orig.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := batchServer(t)
+	if err := loaded.LoadSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	return loaded, snap
+}
+
 // batchReads is everything a client can read of the batches ids, from both organizations:
 // each batch, its results, and the lists, each as status, request-id and body.
 func batchReads(t *testing.T, s *Server, ids []string) []string {
@@ -101,14 +115,7 @@ func sameReads(t *testing.T, when string, want, got []string) {
 // a delete).
 func TestBatchSnapshotContinuesEveryBatch(t *testing.T) {
 	orig, ids := batchWorld(t)
-	snap, err := orig.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	loaded := batchServer(t)
-	if err := loaded.LoadSnapshot(snap); err != nil {
-		t.Fatal(err)
-	}
+	loaded, snap := continued(t, orig)
 	again, err := loaded.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -151,14 +158,7 @@ func batchesHeld(s *Server) int64 { return s.srv.Cfg.Budget(batches.BatchesBudge
 // deleting every one of them gives all of it back.
 func TestBatchSnapshotResetAndBudget(t *testing.T) {
 	orig, ids := batchWorld(t)
-	snap, err := orig.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	loaded := batchServer(t)
-	if err := loaded.LoadSnapshot(snap); err != nil {
-		t.Fatal(err)
-	}
+	loaded, _ := continued(t, orig)
 	want := batchReads(t, loaded, ids)
 	// The original's may hold more: a created batch's results may keep up to an eighth unused.
 	loadedHeld := batchesHeld(loaded)
