@@ -206,19 +206,54 @@ func build(fx *core.Fixtures, budget *core.ByteBudget) *Store {
 // batchesSnapshot is the area's part of a snapshot (batches.json).
 var batchesSnapshot = &core.SnapshotArea{Lock: core.LockArea(batchStores, func(s *Store) *sync.Mutex { return &s.mu }), Export: exportBatches}
 
-// exportBatches writes every batch, oldest first, with each result as the bytes the batch keeps:
-// no result is decoded or copied whole, only quoted as it is written.
+// exportBatches writes batches.json itself, as one buffer, each result quoted from the bytes
+// the batch keeps: encoded as a value, the file would be held several times over while it is
+// indented (the results of a server's batches may be 256 MiB). The format is the one every
+// fixture file has (appendBatchesFile).
 func exportBatches(st *core.State, out map[string]any) error {
 	bs := batchStores.In(st.Stores).Built()
-	file := batchesFile{Batches: []batchFixture{}}
-	for _, b := range core.OldestFirstOf(bs.byID, batchKey) {
-		f := batchFixture{OrganizationID: b.org.ID, ID: b.ID, CreatedAt: b.CreatedAt, PaceSeconds: paceTextOf(b.pace),
-			CancelInitiatedAt: b.cancelAt, Requests: make([]requestFixture, len(b.ids))}
-		for i, id := range b.ids {
-			f.Requests[i] = requestFixture{CustomID: id, Result: b.result(i)}
-		}
-		file.Batches = append(file.Batches, f)
+	list := core.OldestFirstOf(bs.byID, batchKey)
+	size := 64
+	for _, b := range list {
+		size += 512 + len(b.results) + len(b.results)/4 + len(b.ids)*64
 	}
-	out["batches.json"] = file
+	out["batches.json"] = core.EncodedFile(appendBatchesFile(make([]byte, 0, size), list))
 	return nil
+}
+
+// appendBatchesFile appends batches.json of list as the snapshot's encoder writes a file
+// (two-space indents, fields in schema order, no HTML escapes, a final newline), which
+// TestBatchesFileIsIndentedJSON holds it to.
+func appendBatchesFile(dst []byte, list []*Batch) []byte {
+	str := func(dst []byte, s string) []byte { return core.AppendJSONString(dst, s, false) }
+	at := func(dst []byte, t time.Time) []byte {
+		return append(t.AppendFormat(append(dst, '"'), time.RFC3339Nano), '"')
+	}
+	if len(list) == 0 {
+		return append(dst, "{\n  \"batches\": []\n}\n"...)
+	}
+	dst = append(dst, "{\n  \"batches\": ["...)
+	for i, b := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = str(append(dst, "\n    {\n      \"organization_id\": "...), b.org.ID)
+		dst = str(append(dst, ",\n      \"id\": "...), b.ID)
+		dst = at(append(dst, ",\n      \"created_at\": "...), b.CreatedAt)
+		dst = append(append(dst, ",\n      \"pace_seconds\": "...), paceTextOf(b.pace)...)
+		if b.cancelAt != nil {
+			dst = at(append(dst, ",\n      \"cancel_initiated_at\": "...), *b.cancelAt)
+		}
+		dst = append(dst, ",\n      \"requests\": ["...)
+		for j, id := range b.ids {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = str(append(dst, "\n        {\n          \"custom_id\": "...), id)
+			dst = str(append(dst, ",\n          \"result\": "...), string(b.result(j)))
+			dst = append(dst, "\n        }"...)
+		}
+		dst = append(dst, "\n      ]\n    }"...)
+	}
+	return append(dst, "\n  ]\n}\n"...)
 }
