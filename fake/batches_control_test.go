@@ -158,32 +158,37 @@ func TestBatchRequestsJournaled(t *testing.T) {
 	}
 }
 
-// TestBatchesResetAndSnapshot: a reset forgets every batch; a snapshot leaves batches out, so a
-// batch is gone once a snapshot (taken before or after it) is loaded.
+// TestBatchesResetAndSnapshot: a snapshot holds the batches made before it, so loading one taken
+// before a batch forgets that batch and loading one taken after keeps it; a reset forgets every
+// batch made since and returns to the loaded snapshot's. (That a loaded batch continues exactly
+// is TestBatchSnapshotContinuesEveryBatch's.)
 func TestBatchesResetAndSnapshot(t *testing.T) {
 	s := batchServer(t)
 	one := batchBody(batchRequest("a", msgParams("one")))
 	before := send(t, s, http.MethodGet, "/_fake/snapshot", "").Body.String()
-	id := createBatchOK(t, s, one).Get("id").String()
+	kept := createBatchOK(t, s, one).Get("id").String()
 	after := send(t, s, http.MethodGet, "/_fake/snapshot", "").Body.String()
-	if strings.Contains(after, id) {
-		t.Errorf("the snapshot holds batch %s", id)
+	if !strings.Contains(after, kept) || strings.Contains(before, kept) {
+		t.Errorf("the snapshot taken after batch %s does not hold it, or the one taken before does", kept)
 	}
 	for _, snap := range []string{before, after} {
-		id := createBatchOK(t, s, one).Get("id").String()
 		if w := send(t, s, http.MethodPost, "/_fake/snapshot", snap, "Content-Type", "application/json"); w.Code != http.StatusOK {
 			t.Fatalf("load: %d %s", w.Code, w.Body)
 		}
-		if got := batchStatus(t, s, "", id); !strings.HasPrefix(got, "404") {
-			t.Errorf("batch %s after a snapshot was loaded: %s, want 404", id, got)
+		want := "404"
+		if snap == after {
+			want = "200"
+		}
+		if got := batchStatus(t, s, "", kept); !strings.HasPrefix(got, want) {
+			t.Errorf("batch %s after a snapshot was loaded: %s, want %s", kept, got, want)
 		}
 	}
-	id = createBatchOK(t, s, one).Get("id").String()
+	id := createBatchOK(t, s, one).Get("id").String()
 	send(t, s, http.MethodPost, "/_fake/reset", "")
 	if got := batchStatus(t, s, "", id); !strings.HasPrefix(got, "404") {
 		t.Errorf("batch %s after a reset: %s, want 404", id, got)
 	}
-	if n := gjson.Get(batchSend(t, s, http.MethodGet, "/v1/messages/batches", "").Body.String(), "data.#").Int(); n != 0 {
-		t.Errorf("%d batches listed after a reset", n)
+	if got := gjson.Get(batchSend(t, s, http.MethodGet, "/v1/messages/batches", "").Body.String(), "data.#.id").Raw; got != `["`+kept+`"]` {
+		t.Errorf("batches listed after a reset: %s, want the loaded snapshot's [%s]", got, kept)
 	}
 }

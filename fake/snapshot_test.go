@@ -26,6 +26,7 @@ import (
 
 	"github.com/platformkit/platformkit/fake/internal/areas/work"
 
+	"github.com/platformkit/platformkit/fake/internal/areas/batches"
 	"github.com/platformkit/platformkit/fake/internal/areas/compliance"
 	"github.com/platformkit/platformkit/fake/internal/areas/files"
 	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
@@ -601,11 +602,10 @@ func TestSnapshotDuringWrites(t *testing.T) {
 // does, and a cold cache is a state a real deployment can be in at any time (EXTENSIONS.md,
 // "Prompt caching"). So are message threads (threads.threadStore), for the same reasons: a thread lost is
 // one a deployment may lose at any time, and the SDK helpers recover from its thread_not_found
-// (EXTENSIONS.md, "Message threads"). So are message batches (batches.Store): a batch is the
-// life of one test, and its results are answers already given (EXTENSIONS.md, "Message
-// batches"). Agents, vaults, skills and sessions are in snapshots (managed_snapshot_test.go,
-// sessions_snapshot_test.go); the types agents, vaults and skills keep unexported (an agent's
-// entry, a vault, a credential, a skill, a version) are listed by their packages' own tests.
+// (EXTENSIONS.md, "Message threads"). Agents, vaults, skills, sessions and message batches are
+// in snapshots (managed_snapshot_test.go, sessions_snapshot_test.go, batches_snapshot_test.go);
+// the types agents, vaults and skills keep unexported (an agent's entry, a vault, a credential,
+// a skill, a version) are listed by their packages' own tests.
 func TestSnapshotCoversState(t *testing.T) {
 	var stores []string
 	for _, v := range core.NewState(&core.Fixtures{}).Stores {
@@ -657,6 +657,8 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[skills.Store]():              "mu byID byOwner Charged",
 		reflect.TypeFor[skills.Skill]():              "ID Type CreatedAt DisplayName LatestVersionID Source UpdatedAt",
 		reflect.TypeFor[skills.Version]():            "ID Type CreatedAt Description Name SkillID",
+		reflect.TypeFor[batches.Store]():             "mu byID lists Charged",
+		reflect.TypeFor[batches.Batch]():             "ID org CreatedAt pace cancelAt ids kinds results ends tally encoded",
 	} {
 		var got []string
 		for i := range typ.NumField() {

@@ -9,4 +9,8 @@
 // ended within the run's patience (one request timeout, CONFORMANCE_TIMEOUT) ends the check as
 // unsupported, naming that patience; where the run moves the target's clock (the fake's control
 // API, Target.WaitFunc), they move it instead. The checks of malformed batches wait for nothing.
+//
+// A target that does not serve /v1/messages/batches (its create answered 404 or 405, the API's
+// envelope or a web framework's) is found by the preflight, and every batch check ends blocked
+// by that one cause rather than failing on the 404s.
 package batches

@@ -242,7 +242,8 @@ func (t *T) symptomOf(fail func(string)) func(string) {
 	}
 }
 
-// Causes are the lines of the causes found so far, sorted.
+// Causes are the lines of the causes found so far, sorted, each once (one cause may stand under
+// several keys: the routes of one collection not served).
 func (tg *Target) Causes() []string {
 	var out []string
 	tg.causes.Range(func(_, v any) bool {
@@ -250,7 +251,7 @@ func (tg *Target) Causes() []string {
 		return true
 	})
 	sort.Strings(out)
-	return out
+	return slices.Compact(out)
 }
 
 // causeGroups are the blocked checks grouped by their cause, the cause that blocked most first.

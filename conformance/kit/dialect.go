@@ -144,6 +144,13 @@ func (tg *Target) discover(ctx context.Context) string {
 			tg.addCause(routeCause(http.MethodPost, route), fmt.Sprintf("POST %s is not served: the checks that send it do not run", route), "")
 		}
 	}
+	// Message batches: a target that does not create them serves none of their routes, so one
+	// cause blocks every batch check, whichever route it sends first (a malformed batch's checks
+	// read the list before they create).
+	if !tg.serves(ctx, http.MethodPost, batchesRoute) {
+		c := tg.addCause(routeCause(http.MethodPost, batchesRoute), fmt.Sprintf("%s is not served (POST answered 404 or 405): the checks of message batches do not run", batchesRoute), "")
+		tg.causes.LoadOrStore(routeCause(http.MethodGet, batchesRoute), c)
+	}
 	// count_tokens computes without generating: asked of the model, it shows whether the route
 	// takes this key (a proxy may lack the upstream credential it needs), at no cost.
 	if id, _ := tg.model(); id != "" && cfg.APIKey != "" && tg.Serves(http.MethodPost, "/v1/messages/count_tokens") {
@@ -165,6 +172,9 @@ func withoutList(model string) string {
 	}
 	return ", nor do the Messages checks, which need a model: CONFORMANCE_MODEL names one"
 }
+
+// batchesRoute is the collection of message batches, whose create the preflight probes.
+const batchesRoute = "/v1/messages/batches"
 
 // keyHeaderName is how a key header is written in a line for people.
 func keyHeaderName(h string) string {

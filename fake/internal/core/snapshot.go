@@ -133,6 +133,10 @@ func (s *Server) Snapshot() (Snapshot, error) {
 	}
 	files[SnapshotFile] = w
 	for name, v := range files {
+		if f, ok := v.(EncodedFile); ok {
+			out[name] = string(f)
+			continue
+		}
 		data, err := indentedJSON(v)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot: %s: %w", name, err)
@@ -141,6 +145,11 @@ func (s *Server) Snapshot() (Snapshot, error) {
 	}
 	return out, nil
 }
+
+// EncodedFile is a file an area's export wrote itself, formatted exactly as indentedJSON would
+// format its value: Snapshot takes it as it is. For a file too large to encode as a value, which
+// would hold it several times over while it is indented (the results of message batches).
+type EncodedFile []byte
 
 // indentedJSON encodes v as fixture files and the OpenAPI documents are written: two-space
 // indents, no HTML escaping (text holds <, > and & as they are), and a final newline.

@@ -11,12 +11,15 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
-// Area is the area of message batches. Snapshots leave it out (conformance/EXTENSIONS.md); a
-// reset forgets every batch and puts the pace back to DefaultPace.
+// Area is the area of message batches. A snapshot writes every batch (batches.json), and a
+// world loaded from it continues each as the original would; a reset returns to the batches of
+// the fixtures and puts the pace back to DefaultPace (conformance/EXTENSIONS.md).
 var Area = &core.Area{
-	Routes:  batchRoutes,
-	Release: func(st *core.State) { storeOf(st, nil).release() },
-	Reset:   func(s *core.Server) { paceOf(s).Store(int64(DefaultPace * time.Millisecond)) },
+	Routes:   batchRoutes,
+	Load:     loadBatches,
+	Snapshot: batchesSnapshot,
+	Release:  func(st *core.State) { storeOf(st, nil).release() },
+	Reset:    func(s *core.Server) { paceOf(s).Store(int64(DefaultPace * time.Millisecond)) },
 }
 
 // paceSlot is the pace of the batches a server (or namespace) creates without Fake-Batch-Pace:

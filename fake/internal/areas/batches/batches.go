@@ -168,9 +168,7 @@ type Store struct {
 }
 
 func storeOf(st *core.State, budget *core.ByteBudget) *Store {
-	return batchStores.In(st.Stores).Get(func() *Store {
-		return &Store{byID: map[string]*Batch{}, lists: map[*core.Org][]*Batch{}, Charged: core.Charged{Budget: budget}}
-	})
+	return batchStores.In(st.Stores).Get(func() *Store { return build(st.Fx, budget) })
 }
 
 // StoreOf is the batches of the request's server.
@@ -266,24 +264,23 @@ func answer(s *core.Server, c *core.Call, params json.RawMessage, dst []byte, ma
 	return append(dst, '}'), errored
 }
 
-// found is the batch the path names, the caller's organization's; the caller holds mu.
-func found(c *core.Call, bs *Store) (*Batch, error) {
-	id := c.Param("batch_id")
-	if b := bs.byID[id]; b != nil && b.org == c.Org {
-		return b, nil
-	}
-	return nil, core.NotFound("message batch", id)
-}
-
-func getBatch(s *core.Server, c *core.Call) (any, error) {
+// withBatch serves a route of one batch: serve runs with the batch the path names, under the
+// store's lock; a batch unknown, deleted or of another organization is a 404. (Each route keeps
+// a handler of its own name: the OpenAPI document takes its operation ID from it.)
+func withBatch(s *core.Server, c *core.Call, serve func(bs *Store, b *Batch) (any, error)) (any, error) {
 	bs := StoreOf(s, c.St)
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	b, err := found(c, bs)
-	if err != nil {
-		return nil, err
+	id := c.Param("batch_id")
+	b := bs.byID[id]
+	if b == nil || b.org != c.Org {
+		return nil, core.NotFound("message batch", id)
 	}
-	return b.json(s.Now())
+	return serve(bs, b)
+}
+
+func getBatch(s *core.Server, c *core.Call) (any, error) {
+	return withBatch(s, c, func(_ *Store, b *Batch) (any, error) { return b.json(s.Now()) })
 }
 
 // listBatches serves GET /v1/messages/batches: the organization's batches, newest first, by ID
@@ -308,63 +305,48 @@ func listBatches(s *core.Server, c *core.Call) (any, error) {
 // cancelBatch serves POST .../cancel: an in-progress batch starts canceling (cancel again: the
 // same batch); an ended one is a 400, which the documentation does not state (inferred).
 func cancelBatch(s *core.Server, c *core.Call) (any, error) {
-	bs := StoreOf(s, c.St)
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	b, err := found(c, bs)
-	if err != nil {
-		return nil, err
-	}
-	now := s.Now()
-	if at, _, _ := b.end(); !now.Before(at) {
-		return nil, core.Invalid("message batch %s has ended (at %s): only a batch in progress can be canceled", b.ID, at.Format(time.RFC3339))
-	}
-	if b.cancelAt == nil {
-		b.cancelAt = &now
-	}
-	return b.view(now), nil
+	return withBatch(s, c, func(_ *Store, b *Batch) (any, error) {
+		now := s.Now()
+		if at, _, _ := b.end(); !now.Before(at) {
+			return nil, core.Invalid("message batch %s has ended (at %s): only a batch in progress can be canceled", b.ID, at.Format(time.RFC3339))
+		}
+		if b.cancelAt == nil {
+			b.cancelAt = &now
+		}
+		return b.view(now), nil
+	})
 }
 
 // deleteBatch serves DELETE: only a batch that has ended (a 400 before, inferred).
 func deleteBatch(s *core.Server, c *core.Call) (any, error) {
-	bs := StoreOf(s, c.St)
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	b, err := found(c, bs)
-	if err != nil {
-		return nil, err
-	}
-	if v := b.view(s.Now()); v.EndedAt == nil {
-		return nil, core.Invalid("message batch %s is %s: only a batch that has ended can be deleted; cancel it, then delete it once it has ended", b.ID, v.ProcessingStatus)
-	}
-	delete(bs.byID, b.ID)
-	bs.lists[b.org] = core.RemoveInOrder(bs.lists[b.org], b, batchKey, core.NewestFirst)
-	bs.Give(b.held())
-	return struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-	}{b.ID, "message_batch_deleted"}, nil
+	return withBatch(s, c, func(bs *Store, b *Batch) (any, error) {
+		if v := b.view(s.Now()); v.EndedAt == nil {
+			return nil, core.Invalid("message batch %s is %s: only a batch that has ended can be deleted; cancel it, then delete it once it has ended", b.ID, v.ProcessingStatus)
+		}
+		delete(bs.byID, b.ID)
+		bs.lists[b.org] = core.RemoveInOrder(bs.lists[b.org], b, batchKey, core.NewestFirst)
+		bs.Give(b.held())
+		return struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		}{b.ID, "message_batch_deleted"}, nil
+	})
 }
 
 // batchResults serves GET .../results: the JSONL of the results, one line per request in the
 // order sent, once the batch has ended (a 400 before, inferred), until it is archived.
 func batchResults(s *core.Server, c *core.Call) (any, error) {
-	bs := StoreOf(s, c.St)
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	b, err := found(c, bs)
-	if err != nil {
-		return nil, err
-	}
-	v := b.view(s.Now())
-	switch {
-	case v.EndedAt == nil:
-		return nil, core.Invalid("message batch %s is %s: its results are available once it has ended", b.ID, v.ProcessingStatus)
-	case v.ArchivedAt != nil:
-		return nil, core.NewError(core.ErrNotFound, "the results of message batch %s were archived at %s, 29 days after its creation", b.ID, v.ArchivedAt.Format(time.RFC3339))
-	}
-	_, processed, rest := b.end()
-	return &resultsBody{b: b, processed: processed, rest: rest}, nil
+	return withBatch(s, c, func(_ *Store, b *Batch) (any, error) {
+		v := b.view(s.Now())
+		switch {
+		case v.EndedAt == nil:
+			return nil, core.Invalid("message batch %s is %s: its results are available once it has ended", b.ID, v.ProcessingStatus)
+		case v.ArchivedAt != nil:
+			return nil, core.NewError(core.ErrNotFound, "the results of message batch %s were archived at %s, 29 days after its creation", b.ID, v.ArchivedAt.Format(time.RFC3339))
+		}
+		_, processed, rest := b.end()
+		return &resultsBody{b: b, processed: processed, rest: rest}, nil
+	})
 }
 
 // resultsBody writes the results line by line from what the batch keeps, through a small
