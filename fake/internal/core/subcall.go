@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 )
 
 // Sub is a call that answers body as the route rt answers it, inside the request c serves: the
@@ -27,6 +28,17 @@ func (c *Call) Sub(rt *Route, body []byte) *Call {
 	sub := &Call{Context: gc, X: x, Srv: c.Srv, St: c.St, Route: rt, Cred: c.Cred, Org: c.Org,
 		betas: c.betas, Version: c.Version, credHeader: c.credHeader, op: -1}
 	return sub
+}
+
+// AddBeta selects the beta value v for the sub-call, as its request's anthropic-beta header
+// would, and adds it to that header, so that what reads the request's headers (the journal,
+// the tape when it forwards) sees the request the fake made.
+func (c *Call) AddBeta(v string) {
+	if c.HasBeta(v) {
+		return
+	}
+	c.betas = append(slices.Clip(c.betas), v)
+	c.Request.Header.Add("Anthropic-Beta", v)
 }
 
 // Fault uses up the first injected fault that matches a request of the sub-call's route (its

@@ -100,6 +100,12 @@ type session struct {
 	held    []stored
 	streams int  // open streams, which see a send's events at once
 	turn    turn // the deterministic agent's state (sessions_agent.go)
+	// thread is the message thread its turns continue, replies the content of each answer by
+	// its span.model_request_end's ID, and callIDs the ID each call has in its answer, by the
+	// call's event ID (sessions_turn_thread.go).
+	thread  turnThread
+	replies map[string][]any
+	callIDs map[string]string
 	bytes   int
 	// changed is closed and replaced when events are appended or the session is deleted,
 	// waking its streams.

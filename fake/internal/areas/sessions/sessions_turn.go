@@ -1,16 +1,14 @@
 package sessions
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/agents"
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -61,20 +59,6 @@ func objectSchema(required []any, props ...string) map[string]any {
 	return s
 }
 
-// modelRequest is the Messages request of the agent's next turn: its model, system and tools,
-// and the session's events as the conversation, with a cache breakpoint on its last block (the
-// prompt cache applies as to any request).
-func (ss *session) modelRequest() ([]byte, error) {
-	req := map[string]any{"model": ss.model.Model["id"], "max_tokens": turnMaxTokens, "messages": ss.conversation()}
-	if sys := ss.model.System; sys != nil && *sys != "" {
-		req["system"] = *sys
-	}
-	if tools := modelTools(ss.model); len(tools) > 0 {
-		req["tools"] = tools
-	}
-	return json.Marshal(req)
-}
-
 // modelTools are the agent's tools as a Messages request declares them: each enabled sandbox
 // tool of its toolset, then its custom tools.
 func modelTools(v agents.Agent) []any {
@@ -99,11 +83,14 @@ func modelTools(v agents.Agent) []any {
 // user.message when that is further back), as an agent's harness compacts its context.
 const TurnWindow = 100
 
-// conversation is the session's events from the window's start (TurnWindow) as Messages turns. A call's ID in the conversation is
-// its event's ID; a call denied, or left unanswered by an interrupt, is answered by an error
-// result saying so. Blocks the Messages API does not take (redacted) are left out, and turns of
-// one role are merged.
-func (ss *session) conversation() []any {
+// conversation is the session's events from the window's start (TurnWindow) as Messages
+// turns, and the sequence number of the event it starts at. Each model request the agent made
+// is its answer's content as answered (turnThread.reply), in the place of the events it became;
+// a call's ID is the answer's tool_use ID (the event's own when no answer is kept for it). A
+// call denied, or left unanswered by an interrupt, is answered by an error result saying so.
+// Blocks the Messages API does not take (redacted) are left out, and turns of one role are
+// merged. Only the last block has a cache_control breakpoint.
+func (ss *session) conversation() ([]any, int) {
 	var msgs []any
 	add := func(role string, blocks ...any) {
 		if len(blocks) == 0 {
@@ -114,10 +101,11 @@ func (ss *session) conversation() []any {
 			m["content"] = append(listOf(m["content"]), blocks...)
 			return
 		}
-		msgs = append(msgs, map[string]any{"role": role, "content": blocks})
+		msgs = append(msgs, map[string]any{"role": role, "content": slices.Clip(blocks)})
 	}
 	open := []string{} // calls without a result yet
 	answer := func(id string, content []any, isError bool) {
+		id = ss.modelID(id)
 		open = slices.DeleteFunc(open, func(x string) bool { return x == id })
 		r := map[string]any{"type": "tool_result", "tool_use_id": id, "is_error": isError}
 		if len(content) > 0 {
@@ -138,17 +126,25 @@ func (ss *session) conversation() []any {
 			start, found = i, true
 		}
 	}
+	var spoken []any // the blocks of the agent's events since the model request's start
 	for i := start; i < n; i++ {
 		ev := at(i)
 		switch ev["type"] {
 		case "user.message", "system.message":
 			add("user", modelBlocks(ev["content"])...)
 		case "agent.message":
-			add("assistant", modelBlocks(ev["content"])...)
+			spoken = append(spoken, modelBlocks(ev["content"])...)
 		case "agent.tool_use", "agent.custom_tool_use":
-			id := ev["id"].(string)
-			add("assistant", map[string]any{"type": "tool_use", "id": id, "name": ev["name"], "input": ev["input"]})
+			id := ss.modelID(ev["id"].(string))
+			spoken = append(spoken, map[string]any{"type": "tool_use", "id": id, "name": ev["name"], "input": ev["input"]})
 			open = append(open, id)
+		case "span.model_request_end":
+			if reply, ok := ss.replies[ev["id"].(string)]; ok {
+				add("assistant", slices.Clone(reply)...)
+			} else {
+				add("assistant", spoken...)
+			}
+			spoken = nil
 		case "user.tool_result":
 			id, _ := ev["tool_use_id"].(string)
 			answer(id, modelBlocks(ev["content"]), ev["is_error"] == true)
@@ -167,13 +163,16 @@ func (ss *session) conversation() []any {
 		}
 	}
 	if n := len(msgs); n > 0 {
-		// The prompt cache's breakpoint on the last block, as an agent's harness sets it.
+		// The prompt cache's breakpoint on the last block, as an agent's harness sets it; on a
+		// copy, since an answer's blocks are kept.
 		content := listOf(mapOf(msgs[n-1])["content"])
 		if last := mapOf(content[len(content)-1]); last != nil {
+			last = maps.Clone(last)
 			last["cache_control"] = map[string]any{"type": "ephemeral"}
+			content[len(content)-1] = last
 		}
 	}
-	return msgs
+	return msgs, start
 }
 
 // modelBlocks are the blocks of an event's content that a Messages turn takes: text (not
@@ -217,11 +216,7 @@ func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Ti
 	if err := emit(start); err != nil {
 		return err
 	}
-	body, err := ss.modelRequest()
-	var msg *wire.Message
-	if err == nil {
-		msg, err = messages.AnswerTurn(s, c, body, script, ss.rec.ID)
-	}
+	msg, reply, err := ss.ask(s, c, script)
 	if err != nil {
 		return ss.failed(s, c, a, now, start, err)
 	}
@@ -257,6 +252,9 @@ func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Ti
 			if err := emit(call); err != nil {
 				return err
 			}
+			if err := ss.callMade(a, call["id"].(string), b); err != nil {
+				return err
+			}
 			ss.turn.calls = append(ss.turn.calls, pending{id: call["id"].(string), waiting: waiting})
 		}
 	}
@@ -273,6 +271,9 @@ func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Ti
 		"model_usage": Event{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
 			"cache_creation_input_tokens": u.CacheCreationInputTokens, "cache_read_input_tokens": u.CacheReadInputTokens, "speed": cmpOr(u.Speed, "standard")}}
 	if err := emit(end); err != nil {
+		return err
+	}
+	if err := ss.keep(a, end["id"].(string), reply); err != nil {
 		return err
 	}
 	switch {
