@@ -86,6 +86,7 @@ func (c *Call) Journal(err error, mark SubMark) {
 	e := JournalEntry{RequestID: id, At: s.Now(), Method: c.Route.Method, Path: c.Route.Path, Status: http.StatusOK,
 		Fault: x.fault, Stub: x.Stub, StubNearMiss: x.StubNearMiss, RateLimit: x.RateLimit, Thread: x.Thread,
 		SessionID: mark.SessionID, Batch: mark.Batch, APIVersion: c.versionName()}
+	e.recordSession(x, mark.SessionID)
 	if err != nil {
 		ae, _ := ErrorBody(err, "")
 		e.Status, e.ErrorType = ae.httpStatus(), ae.Typ
@@ -98,7 +99,9 @@ func (c *Call) Journal(err error, mark SubMark) {
 	}
 	e.headers = e.recordHeaders(c.Request.Header)
 	e.recordBody(x)
-	if s.RequestLog.Add(&e) {
+	over := s.RequestLog.Add(&e)
+	x.entry.seq = e.seq // what the request appends later amends the entry (NoteSessionEvents)
+	if over {
 		s.Root().trimIdleJournals(s)
 	}
 }

@@ -115,6 +115,11 @@ export type Journal = {
     /** The limit that refused the request with a 429 while rate limits are enforced (PUT /_fake/rate_limits): organization or workspace, the rate-limit group's ID and the limiter type, e.g. "workspace rlg_0123 input_tokens_per_minute"; "" if none did. */
     rate_limit: string;
     request_id: string;
+    /** The session events the request appended, in order, by ID and type (list the session's events for the rest): the user events a POST /v1/sessions/{id}/events sent (a worker's tool results among them) and the status it moved the session to; on a turn's model request, the events its turn emitted from its span.model_request_start on (the answer's agent events, span.model_request_end, the status that follows). null when it appended none. At most 1,000: past that, truncated names "session_events". */
+    session_events: (null | Array<{
+      id: string;
+      type: string;
+    }>);
     /** On a Messages request the fake made itself for a turn of a session's agent (POST /v1/messages, journaled after the send that made it run, with a request_id of its own), the session's ID; "" on every request a client sent. */
     session_id: string;
     status: number;
@@ -127,7 +132,7 @@ export type Journal = {
       previous_message_id: string | null;
       type: "create" | "continue";
     });
-    /** What the entry shortened or left out to stay bounded: path and query (cut to 4 KiB), headers.NAME (a value cut to 1 KiB), headers (headers beyond 16 KiB left out), body (over 64 KiB, recorded as null). */
+    /** What the entry shortened or left out to stay bounded: path and query (cut to 4 KiB), headers.NAME (a value cut to 1 KiB), headers (headers beyond 16 KiB left out), body (over 64 KiB, recorded as null), session_events (past 1,000). */
     truncated: Array<string>;
     valid: boolean;
   }>;

@@ -19,15 +19,25 @@ import (
 // else chose a reply), script, the agent's own script, answers. The request selects the message
 // threads' beta (threads.BetaMessageThreads), so that body may create or continue a thread. The
 // request is journaled as a request of its own, marked with sessionID (core.Call.Journal). It
-// returns the message and whether its thread keeps it (a thread was named and the tape did not
-// answer: the next turn may continue from the message's id), or the error the request got. The
-// caller never asks for a stream.
-func AnswerTurn(s *core.Server, c *core.Call, body []byte, script *stubs.Reply, sessionID string) (*wire.Message, bool, error) {
+// returns the answer (TurnAnswer), or the error the request got with the request (TurnAnswer's
+// Call). The caller never asks for a stream.
+func AnswerTurn(s *core.Server, c *core.Call, body []byte, script *stubs.Reply, sessionID string) (TurnAnswer, error) {
 	sub := c.Sub(createLine, body)
 	sub.AddBeta(threads.BetaMessageThreads)
 	msg, kept, err := answerTurn(s, sub, script)
 	sub.Journal(err, core.SubMark{SessionID: sessionID})
-	return msg, kept && sub.X.Thread != nil, err
+	return TurnAnswer{Msg: msg, Kept: kept && sub.X.Thread != nil, Call: sub}, err
+}
+
+// TurnAnswer is the answer to a turn's model request (AnswerTurn).
+type TurnAnswer struct {
+	Msg *wire.Message
+	// Kept is whether the request's thread keeps Msg (a thread was named and the tape did not
+	// answer): the next turn may continue from Msg.ID.
+	Kept bool
+	// Call is the request, journaled: the session events its turn appends are noted on it
+	// (core.Call.NoteSessionEvents).
+	Call *core.Call
 }
 
 func answerTurn(s *core.Server, sub *core.Call, script *stubs.Reply) (*wire.Message, bool, error) {

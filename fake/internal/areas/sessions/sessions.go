@@ -106,7 +106,10 @@ type session struct {
 	thread  turnThread
 	replies map[string][]any
 	callIDs map[string]string
-	bytes   int
+	// notes are the events appended while a request works on the session, for the journal
+	// (sessions_journal.go); nil when none does.
+	notes *[]note
+	bytes int
 	// changed is closed and replaced when events are appended or the session is deleted,
 	// waking its streams.
 	changed chan struct{}
@@ -220,8 +223,10 @@ func withHeld(s *core.Server, c *core.Call, f func(a *Store, ss *session, now ti
 	if err != nil {
 		return nil, err
 	}
-	if c.Request.Method != http.MethodGet {
+	c.X.Session = ss.rec.ID
+	if c.Request.Method != http.MethodGet { // a read appends no event
 		ss.encoded.Drop()
+		defer ss.noting(c)()
 	}
 	return f(a, ss, s.Clock.Now())
 }
@@ -299,6 +304,7 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 		return nil, core.Invalid("this server (or namespace) keeps at most %d sessions; delete some (DELETE /v1/sessions/{id}) or reset it", MaxSessions).Because(core.ReasonOutOfRange)
 	}
 	rec.ID = s.IDs.Next("sesn_")
+	c.X.Session = rec.ID
 	ss := &session{rec: rec, org: c.Org, agentID: v.ID, agentRef: over == nil, version: v.Version, model: v,
 		selfHosted: env.SelfHosted, changed: make(chan struct{})}
 	for _, x := range listOf(body["resources"]) {

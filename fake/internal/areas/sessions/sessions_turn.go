@@ -212,11 +212,15 @@ func denied(ev Event) string {
 // session to running and holds the store's lock; an error is a bound of the session's events.
 func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Time, script *stubs.Reply) error {
 	emit := func(e Event) error { return ss.emit(s, a, now, e) }
+	// The turn's events, from its span on, are its model request's in the journal.
+	var asked *core.Call
+	defer func(from int) { ss.noteTurn(from, asked) }(ss.mark())
 	start := Event{"type": "span.model_request_start"}
 	if err := emit(start); err != nil {
 		return err
 	}
-	msg, reply, err := ss.ask(s, c, script)
+	ans, reply, err := ss.ask(s, c, script)
+	msg, asked := ans.Msg, ans.Call
 	if err != nil {
 		return ss.failed(s, c, a, now, start, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -39,17 +38,16 @@ type turnThread struct {
 }
 
 // ask makes the turn's model request, continuing the session's thread when it can, and returns
-// the answer and its content as the thread keeps it.
-func (ss *session) ask(s *core.Server, c *core.Call, script *stubs.Reply) (*wire.Message, []any, error) {
+// the answer with its content as the thread keeps it. The answer's Call is the last request it
+// made (nil when it made none), also on an error.
+func (ss *session) ask(s *core.Server, c *core.Call, script *stubs.Reply) (messages.TurnAnswer, []any, error) {
 	head := ss.requestHead()
 	key, err := json.Marshal(head) // keys sorted: the same fields, the same bytes
 	if err != nil {
-		return nil, nil, err
+		return messages.TurnAnswer{}, nil, err
 	}
 	msgs, start := ss.conversation()
 	th := ss.thread
-	var msg *wire.Message
-	kept := false
 	if th.latest != "" && th.start == start && th.head == string(key) && len(msgs) > th.kept {
 		cont := map[string]any{"messages": msgs[th.kept:], "thread": map[string]any{"type": "continue", "previous_message_id": th.latest}}
 		for k, v := range head {
@@ -57,47 +55,65 @@ func (ss *session) ask(s *core.Server, c *core.Call, script *stubs.Reply) (*wire
 				cont[k] = v
 			}
 		}
-		msg, kept, err = ss.request(s, c, cont, script)
+		ans, err := ss.request(s, c, cont, script)
 		var ae *core.APIError
 		if err == nil || !errors.As(err, &ae) || ae.Code() != threads.ThreadNotFound {
-			return ss.answered(msg, kept, start, len(msgs), string(key), err)
+			return ss.answered(ans, start, len(msgs), string(key), err)
 		}
 	}
 	head["messages"], head["thread"] = msgs, map[string]any{"type": "create"}
-	msg, kept, err = ss.request(s, c, head, script)
-	return ss.answered(msg, kept, start, len(msgs), string(key), err)
+	ans, err := ss.request(s, c, head, script)
+	return ss.answered(ans, start, len(msgs), string(key), err)
 }
 
 // request answers one model request of the turn by the Messages pipeline.
-func (ss *session) request(s *core.Server, c *core.Call, req map[string]any, script *stubs.Reply) (*wire.Message, bool, error) {
+func (ss *session) request(s *core.Server, c *core.Call, req map[string]any, script *stubs.Reply) (messages.TurnAnswer, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return nil, false, err
+		return messages.TurnAnswer{}, err
 	}
 	return messages.AnswerTurn(s, c, body, script, ss.rec.ID)
 }
 
 // answered notes the thread an answer leaves, and returns the answer with its content as the
 // thread keeps it (threads.CommitThread): its blocks encoded and decoded again.
-func (ss *session) answered(msg *wire.Message, kept bool, start, sent int, head string, err error) (*wire.Message, []any, error) {
+func (ss *session) answered(ans messages.TurnAnswer, start, sent int, head string, err error) (messages.TurnAnswer, []any, error) {
 	if err != nil {
-		return nil, nil, err
+		return ans, nil, err
 	}
 	ss.thread = turnThread{}
-	if kept {
-		ss.thread = turnThread{latest: msg.ID, start: start, kept: sent + 1, head: head}
+	if ans.Kept {
+		ss.thread = turnThread{latest: ans.Msg.ID, start: start, kept: sent + 1, head: head}
 	}
-	content, err := json.Marshal(msg.Content)
+	content, err := json.Marshal(ans.Msg.Content)
 	if err != nil {
-		return nil, nil, err
+		return ans, nil, err
 	}
 	var reply []any
 	d := json.NewDecoder(bytes.NewReader(content))
 	d.UseNumber()
 	if err := d.Decode(&reply); err != nil {
-		return nil, nil, err
+		return ans, nil, err
 	}
-	return msg, reply, nil
+	return ans, reply, nil
+}
+
+// undoTurns is what a batch of events refused calls to forget the turns its events made: the
+// answers kept for the events the session forgets, their journal notes, and the thread, which
+// the session starts again (the thread's latest answer is one it forgets).
+func (ss *session) undoTurns() func(forgotten []stored) {
+	th, mark := ss.thread, ss.mark()
+	return func(forgotten []stored) {
+		if ss.thread != th {
+			ss.thread = turnThread{}
+		}
+		for _, e := range forgotten {
+			id, _ := e.ev["id"].(string)
+			delete(ss.replies, id)
+			delete(ss.callIDs, id)
+		}
+		ss.unnote(mark)
+	}
 }
 
 // requestHead is the turn's request but its messages: the agent's model, system and tools.
