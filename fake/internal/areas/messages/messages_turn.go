@@ -17,13 +17,16 @@ import (
 // (one that matches POST /v1/messages and answers an error status or drops the connection) act
 // on it as on any request. One stage differs: where the scripted model would answer (nothing
 // else chose a reply), script, the agent's own script, answers. The request selects the message
-// threads' beta (threads.BetaMessageThreads), so that body may create or continue a thread. The
+// threads' beta (threads.BetaMessageThreads), so that body may create or continue a thread, and
+// the beta values betas. The
 // request is journaled as a request of its own, marked with sessionID (core.Call.Journal). It
 // returns the answer (TurnAnswer), or the error the request got with the request (TurnAnswer's
 // Call). The caller never asks for a stream.
-func AnswerTurn(s *core.Server, c *core.Call, body []byte, script *stubs.Reply, sessionID string) (TurnAnswer, error) {
+func AnswerTurn(s *core.Server, c *core.Call, body []byte, script *stubs.Reply, sessionID string, betas ...string) (TurnAnswer, error) {
 	sub := c.Sub(createLine, body)
-	sub.AddBeta(threads.BetaMessageThreads)
+	for _, b := range append([]string{threads.BetaMessageThreads}, betas...) {
+		sub.AddBeta(b)
+	}
 	msg, kept, err := answerTurn(s, sub, script)
 	sub.Journal(err, core.SubMark{SessionID: sessionID})
 	return TurnAnswer{Msg: msg, Kept: kept && sub.X.Thread != nil, Call: sub}, err

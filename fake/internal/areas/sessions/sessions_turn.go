@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/agents"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
@@ -37,7 +36,7 @@ import (
 const turnMaxTokens = 4096
 
 // toolsetSchemas are the input schemas of the agent toolset's sandbox tools, as the model
-// request declares them (the web tools run on the server, which the fake does not do).
+// request declares them (the web tools are server tools: sessions_turn_tools.go).
 var toolsetSchemas = map[string]map[string]any{
 	"bash":  objectSchema(nil, "command", "string", "restart", "boolean", "timeout_ms", "integer"),
 	"read":  objectSchema([]any{"file_path"}, "file_path", "string", "view_range", "array"),
@@ -57,25 +56,6 @@ func objectSchema(required []any, props ...string) map[string]any {
 		s["required"] = required
 	}
 	return s
-}
-
-// modelTools are the agent's tools as a Messages request declares them: each enabled sandbox
-// tool of its toolset, then its custom tools.
-func modelTools(v agents.Agent) []any {
-	var out []any
-	for _, name := range agents.ToolsetTools {
-		if schema, ok := toolsetSchemas[name]; ok {
-			if on, _ := v.ToolPolicy(name); on {
-				out = append(out, map[string]any{"name": name, "description": "The agent toolset's " + name + " tool.", "input_schema": schema})
-			}
-		}
-	}
-	for _, x := range v.Tools {
-		if t := mapOf(x); t["type"] == agents.CustomToolType {
-			out = append(out, map[string]any{"name": t["name"], "description": t["description"], "input_schema": t["input_schema"]})
-		}
-	}
-	return out
 }
 
 // TurnWindow bounds the conversation of a model request, and so the work of a turn: it starts
@@ -138,6 +118,9 @@ func (ss *session) conversation() ([]any, int) {
 			id := ss.modelID(ev["id"].(string))
 			spoken = append(spoken, map[string]any{"type": "tool_use", "id": id, "name": ev["name"], "input": ev["input"]})
 			open = append(open, id)
+		case "agent.tool_result": // a call the server ran within the answer, which holds its result
+			id := ss.modelID(fmt.Sprint(ev["tool_use_id"]))
+			open = slices.DeleteFunc(open, func(x string) bool { return x == id })
 		case "span.model_request_end":
 			if reply, ok := ss.replies[ev["id"].(string)]; ok {
 				add("assistant", slices.Clone(reply)...)
@@ -225,6 +208,7 @@ func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Ti
 		return ss.failed(s, c, a, now, start, err)
 	}
 	ss.turn.calls = nil
+	served := map[string]string{} // the server's calls in the answer: their events by block ID
 	var text []any
 	flush := func() error {
 		if len(text) == 0 {
@@ -260,6 +244,13 @@ func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Ti
 				return err
 			}
 			ss.turn.calls = append(ss.turn.calls, pending{id: call["id"].(string), waiting: waiting})
+		case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result":
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := ss.serverTool(a, b, served, emit); err != nil {
+				return err
+			}
 		}
 	}
 	if err := flush(); err != nil {

@@ -72,7 +72,11 @@ func (ss *session) request(s *core.Server, c *core.Call, req map[string]any, scr
 	if err != nil {
 		return messages.TurnAnswer{}, err
 	}
-	return messages.AnswerTurn(s, c, body, script, ss.rec.ID)
+	var betas []string
+	if req["mcp_servers"] != nil {
+		betas = append(betas, BetaMCPClient)
+	}
+	return messages.AnswerTurn(s, c, body, script, ss.rec.ID, betas...)
 }
 
 // answered notes the thread an answer leaves, and returns the answer with its content as the
@@ -116,7 +120,8 @@ func (ss *session) undoTurns() func(forgotten []stored) {
 	}
 }
 
-// requestHead is the turn's request but its messages: the agent's model, system and tools.
+// requestHead is the turn's request but its messages: the agent's model, system, tools and MCP
+// servers (sessions_turn_tools.go).
 func (ss *session) requestHead() map[string]any {
 	req := map[string]any{"model": ss.model.Model["id"], "max_tokens": turnMaxTokens}
 	if sys := ss.model.System; sys != nil && *sys != "" {
@@ -124,6 +129,9 @@ func (ss *session) requestHead() map[string]any {
 	}
 	if tools := modelTools(ss.model); len(tools) > 0 {
 		req["tools"] = tools
+	}
+	if servers := mcpServers(ss.model); len(servers) > 0 {
+		req["mcp_servers"] = servers
 	}
 	return req
 }
