@@ -12,8 +12,7 @@ import (
 // (its configs by tool name, enabled only), under the MCP connector's beta. A stub matches the
 // turn by the web tool's name, and answers with a search the server ran: the session shows the
 // call as an agent.tool_use, allowed, and its result as an agent.tool_result, then the text, and
-// the turn ends without waiting. The next turn continues the thread with the answer's server
-// blocks in the conversation.
+// the turn ends without waiting.
 func TestSessionTurnWebAndMCPTools(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
@@ -22,6 +21,12 @@ func TestSessionTurnWebAndMCPTools(t *testing.T) {
 		{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "caller": map[string]any{"type": "direct"}, "content": []any{map[string]any{
 			"type": "web_search_result", "title": "Fakes", "url": "https://docs.example/fakes", "encrypted_content": "e1", "page_age": nil}}},
 		{"type": "text", "text": "Fakes are servers."}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Fake.AddStub(Stub{Match: StubMatch{UserTextContains: "the docs"}, Replies: []Reply{{Content: []map[string]any{
+		{"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "search_docs", "server_name": "docs", "input": map[string]any{"q": "fakes"}},
+		{"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": false, "content": []any{map[string]any{"type": "text", "text": "3 pages"}}},
+		{"type": "text", "text": "The docs have 3 pages."}}}}}); err != nil {
 		t.Fatal(err)
 	}
 	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
@@ -73,13 +78,30 @@ func TestSessionTurnWebAndMCPTools(t *testing.T) {
 		t.Errorf("anthropic-beta = %q, want the MCP connector's and the threads' betas", beta)
 	}
 
-	// The next turn continues the thread; the conversation holds the server's blocks.
+	// The next turn continues the thread, and a stub answers with an MCP call the server made:
+	// an agent.mcp_tool_use naming its server, allowed, and its agent.mcp_tool_result. The turn
+	// after continues with both answers' server blocks in the conversation.
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("search the docs"))
+	types, r = eventTypes(t, api, id)
+	want += " user.message session.status_running span.model_request_start agent.mcp_tool_use agent.mcp_tool_result agent.message span.model_request_end session.status_idle"
+	if strings.Join(types, " ") != want {
+		t.Fatalf("events = %v, want %s", types, want)
+	}
+	use, res = r.get("data.11"), r.get("data.12")
+	if use.Get("mcp_server_name").String() != "docs" || use.Get("name").String() != "search_docs" || use.Get("input.q").String() != "fakes" || use.Get("evaluated_permission").String() != "allow" {
+		t.Errorf("MCP tool use = %s, want docs' search_docs {q: fakes}, allowed", use.Raw)
+	}
+	if res.Get("mcp_tool_use_id").String() != use.Get("id").String() || res.Get("is_error").Bool() || res.Get("content.0.text").String() != "3 pages" {
+		t.Errorf("MCP tool result = %s, want 3 pages for %s", res.Raw, use.Get("id"))
+	}
 	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("thanks"))
 	turns = agentTurns(ts, id)
-	if len(turns) != 2 || turns[1].Status != 200 || turns[1].Thread == nil || turns[1].Thread.Type != "continue" {
-		t.Fatalf("second turn = %+v, want a 200 continue", turns[len(turns)-1])
+	for i, e := range turns {
+		if typ := []string{"create", "continue", "continue"}[i]; e.Status != 200 || e.Thread == nil || e.Thread.Type != typ {
+			t.Errorf("turn %d = %d thread %+v, want 200 %s", i, e.Status, e.Thread, typ)
+		}
 	}
-	if _, r = eventTypes(t, api, id); r.get("data.@reverse.1.type").String() != "span.model_request_end" || r.get("data.@reverse.0.stop_reason.type").String() != "end_turn" {
-		t.Errorf("second turn ended %s, want end_turn", r.get("data.@reverse.0").Raw)
+	if _, r = eventTypes(t, api, id); r.get("data.@reverse.0.stop_reason.type").String() != "end_turn" || len(turns) != 3 {
+		t.Errorf("%d turns, the last ending %s, want 3 ending end_turn", len(turns), r.get("data.@reverse.0").Raw)
 	}
 }

@@ -284,7 +284,7 @@ export type MessagesMessageWrittenTextBlock = {
   type: "text";
 };
 
-export type MessagesMessageContentBlock = (MessagesMessageTextBlock | MessagesMessageThinkingBlock | MessagesMessageRedactedThinkingBlock | MessagesMessageToolUseBlock | MessagesMessageServerToolUseBlock | MessagesMessageWebSearchToolResultBlock | MessagesMessageWebFetchToolResultBlock | MessagesMessageCodeExecutionToolResultBlock | MessagesMessageBashCodeExecutionToolResultBlock | MessagesMessageTextEditorCodeExecutionToolResultBlock | MessagesMessageToolSearchToolResultBlock | MessagesMessageContainerUploadBlock);
+export type MessagesMessageContentBlock = (MessagesMessageTextBlock | MessagesMessageThinkingBlock | MessagesMessageRedactedThinkingBlock | MessagesMessageToolUseBlock | MessagesMessageServerToolUseBlock | MessagesMessageWebSearchToolResultBlock | MessagesMessageWebFetchToolResultBlock | MessagesMessageCodeExecutionToolResultBlock | MessagesMessageBashCodeExecutionToolResultBlock | MessagesMessageTextEditorCodeExecutionToolResultBlock | MessagesMessageToolSearchToolResultBlock | MessagesMessageContainerUploadBlock | MessagesMessageMcpToolUseBlock | MessagesMessageMcpToolResultBlock);
 
 export type MessagesMessageCaller = ({
   type: "direct";
@@ -370,6 +370,26 @@ export type MessagesMessageToolSearchToolResultBlock = {
 export type MessagesMessageContainerUploadBlock = {
   file_id: string;
   type: "container_upload";
+};
+
+/** (beta mcp-client-2025-11-20) A call of a tool of one of the request's mcp_servers, which the server makes. */
+export type MessagesMessageMcpToolUseBlock = {
+  id: string;
+  input: { [key: string]: unknown };
+  name: string;
+  server_name: string;
+  type: "mcp_tool_use";
+};
+
+/** (beta mcp-client-2025-11-20) What the MCP server answered to the mcp_tool_use tool_use_id. */
+export type MessagesMessageMcpToolResultBlock = {
+  content: (string | Array<{
+    text: string;
+    type: "text";
+  }>);
+  is_error: boolean;
+  tool_use_id: string;
+  type: "mcp_tool_result";
 };
 
 export type MessagesMessageCharLocation = {

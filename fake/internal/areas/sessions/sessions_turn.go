@@ -244,7 +244,7 @@ func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Ti
 				return err
 			}
 			ss.turn.calls = append(ss.turn.calls, pending{id: call["id"].(string), waiting: waiting})
-		case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result":
+		case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "mcp_tool_use", "mcp_tool_result":
 			if err := flush(); err != nil {
 				return err
 			}

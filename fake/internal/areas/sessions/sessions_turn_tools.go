@@ -20,7 +20,8 @@ import (
 //   - each MCP toolset as an mcp_toolset of the MCP connector (beta mcp-client-2025-11-20), its
 //     default_config and per-tool configs reduced to what the connector takes (enabled), with the
 //     agent's mcp_servers as the request's mcp_servers. The server calls them within the
-//     answer: an mcp_tool_use block and its mcp_tool_result.
+//     answer: an mcp_tool_use block and its mcp_tool_result (the fake connects to no server: a
+//     stub, a scenario or the tape writes both).
 
 // BetaMCPClient is the beta value of the MCP connector, which a turn's request selects when it
 // declares MCP servers.
@@ -115,18 +116,28 @@ func toolConfig(v agents.Agent, name string) map[string]any {
 	return nil
 }
 
-// serverTool turns a block of a call the server ran within the answer into the session's
-// events: a server_tool_use (web_fetch, web_search) is an agent.tool_use, allowed, which waits
-// for nothing; its result block (web_search_tool_result, web_fetch_tool_result) is an
-// agent.tool_result for that event, an error when the result is one. served maps the answer's
-// call IDs to their events.
+// serverTool turns a block of a call the server made within the answer into the session's
+// events:
+//
+//   - a server_tool_use (web_fetch, web_search) is an agent.tool_use, and an mcp_tool_use an
+//     agent.mcp_tool_use naming its server; either is allowed (the answer holds the call made:
+//     the fake asks no one, whatever the policy) and waits for nothing;
+//   - its result block (web_search_tool_result, web_fetch_tool_result, mcp_tool_result) is an
+//     agent.tool_result, or an agent.mcp_tool_result, for that event; an error when the result
+//     is one.
+//
+// served maps the answer's call IDs to their events.
 func (ss *session) serverTool(a *Store, b map[string]any, served map[string]string, emit func(Event) error) error {
-	if b["type"] == "server_tool_use" {
+	switch b["type"] {
+	case "server_tool_use", "mcp_tool_use":
 		input := mapOf(b["input"])
 		if input == nil {
 			input = Event{}
 		}
 		ev := Event{"type": "agent.tool_use", "name": b["name"], "input": input, "evaluated_permission": "allow", "evaluation": Event{"type": "always_allow"}}
+		if b["type"] == "mcp_tool_use" {
+			ev["type"], ev["mcp_server_name"] = "agent.mcp_tool_use", b["server_name"]
+		}
 		if err := emit(ev); err != nil {
 			return err
 		}
@@ -138,6 +149,15 @@ func (ss *session) serverTool(a *Store, b map[string]any, served map[string]stri
 	event, ok := served[use]
 	if !ok {
 		return nil // a result for no call of this answer: nothing the session saw was called
+	}
+	if b["type"] == "mcp_tool_result" {
+		content := []any{}
+		if text, ok := b["content"].(string); ok {
+			content = append(content, textBlock(text))
+		} else {
+			content = modelBlocks(b["content"])
+		}
+		return emit(Event{"type": "agent.mcp_tool_result", "mcp_tool_use_id": event, "content": content, "is_error": b["is_error"] == true})
 	}
 	content, isError := serverResult(b["content"])
 	return emit(Event{"type": "agent.tool_result", "tool_use_id": event, "content": content, "is_error": isError})
