@@ -125,3 +125,30 @@ func TestSessionTurnThread(t *testing.T) {
 		}
 	}
 }
+
+// A thread keeps the system and tools of the request that created it, and a continue may not
+// send them: when the session's agent changes its tools, the next turn starts a new thread
+// with the whole conversation, so that the new tools reach the model (here, a stub that matches
+// the tool added).
+func TestSessionTurnThreadAgentChanged(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	if _, err := ts.Fake.AddStub(Stub{Match: StubMatch{ToolName: "lookup"}, Replies: []Reply{textAnswer("I can look it up now.")}}); err != nil {
+		t.Fatal(err)
+	}
+	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	agent := api.ok("POST", "/v1/agents", map[string]any{"name": "plain", "model": "assistant-sonnet-4-5"}).get("id").String()
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}).get("id").String()
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("one"))
+	api.ok("POST", "/v1/sessions/"+id, map[string]any{"agent": map[string]any{"tools": []any{map[string]any{
+		"type": "custom", "name": "lookup", "description": "Looks a word up", "input_schema": map[string]any{"type": "object"}}}}})
+	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("two"))
+	_, r := eventTypes(t, api, id)
+	if got := r.get(`data.#(type=="agent.message")#.content.0.text`).String(); got != `["You said: one","I can look it up now."]` {
+		t.Errorf("agent messages = %s, want the second answered by the stub of the tool added", got)
+	}
+	turns := agentTurns(ts, id)
+	if len(turns) != 2 || turns[1].Thread == nil || turns[1].Thread.Type != "create" {
+		t.Errorf("turns = %+v, want the second a create", turns)
+	}
+}
