@@ -32,6 +32,10 @@ func AnswerTurn(s *core.Server, c *core.Call, body []byte, script *stubs.Reply, 
 	return TurnAnswer{Msg: msg, Kept: kept && sub.X.Thread != nil, Call: sub}, err
 }
 
+// ThreadNotFound is the error.details.error_code of a continue whose thread is gone (expired or
+// evicted), from which a turn recovers by sending the whole conversation again.
+const ThreadNotFound = threads.ThreadNotFound
+
 // TurnAnswer is the answer to a turn's model request (AnswerTurn).
 type TurnAnswer struct {
 	Msg *wire.Message

@@ -7,7 +7,6 @@ import (
 
 	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/threads"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
@@ -57,7 +56,7 @@ func (ss *session) ask(s *core.Server, c *core.Call, script *stubs.Reply) (messa
 		}
 		ans, err := ss.request(s, c, cont, script)
 		var ae *core.APIError
-		if err == nil || !errors.As(err, &ae) || ae.Code() != threads.ThreadNotFound {
+		if err == nil || !errors.As(err, &ae) || ae.Code() != messages.ThreadNotFound {
 			return ss.answered(ans, start, len(msgs), string(key), err)
 		}
 	}
