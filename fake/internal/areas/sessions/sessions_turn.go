@@ -12,8 +12,9 @@ import (
 )
 
 // A turn of the agent is a Messages request, answered by the one Messages pipeline
-// (messages.AnswerTurn): the request is built from the session (the agent's model, system and
-// tools, the session's events as the conversation), and whatever answers a POST /v1/messages
+// (messages.AnswerTurn): the request is built from the session (the agent's model, system,
+// tools and MCP servers, the session's events as the conversation, in the session's message
+// thread: sessions_turn_thread.go), and whatever answers a POST /v1/messages
 // answers it, most explicit first: a Fake-Scenario header on the send, a stub, the tape, a
 // library scenario, and in the scripted model's place the agent's own script
 // (sessions_agent.go). Its usage, its cache reads and writes and its rate limits are the
@@ -26,7 +27,10 @@ import (
 //     a user.custom_tool_result;
 //   - any other tool_use (the agent toolset's bash, read, ...): an agent.tool_use whose
 //     evaluated_permission follows the tool's policy (always_ask asks, and waits for a
-//     user.tool_confirmation; always_allow and auto allow), which waits for a user.tool_result.
+//     user.tool_confirmation; always_allow and auto allow), which waits for a user.tool_result;
+//   - a call the server made within the answer (server_tool_use, mcp_tool_use) and its result:
+//     an agent.tool_use or agent.mcp_tool_use that waits for nothing, and an agent.tool_result
+//     or agent.mcp_tool_result (sessions_turn_tools.go).
 //
 // The request's span is span.model_request_start, the answer's events, span.model_request_end
 // with the answer's usage (model_usage); then session.status_idle: requires_action naming the
