@@ -35,6 +35,11 @@ func TestJournalSessionEvents(t *testing.T) {
 	worker.ok("POST", "/v1/sessions/"+id+"/events", map[string]any{"events": []any{map[string]any{
 		"type": "user.tool_result", "tool_use_id": call, "content": []any{map[string]any{"type": "text", "text": "/home"}}}}})
 	_, r = eventTypes(t, api, id)
+	// The session forgot the refused batch's turn, and its thread with it: the next turn starts a
+	// new thread and ends well.
+	if r.get(`data.#(type=="session.error")`).Exists() || r.get("data.@reverse.0.stop_reason.type").String() != "end_turn" {
+		t.Errorf("after the refused batch the session's events end %s, want end_turn and no session.error", r.get("data.@reverse.0").Raw)
+	}
 
 	j := api.ok("GET", "/_fake/journal?session_id="+id, nil)
 	var listed []string // "id type" of every event the entries list, in order
