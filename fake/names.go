@@ -48,6 +48,10 @@ type JournalThread = core.JournalThread
 // request's request-id, "/" and the custom_id ("req_.../first"), before the create's own entry.
 type JournalBatch = core.JournalBatch
 
+// JournalSessionEvent is one item of a journal entry's session_events: a session event the
+// request appended, by its ID and type (list the session's events for the rest).
+type JournalSessionEvent = core.JournalSessionEvent
+
 // NamespaceInfo describes a namespace (GET /_fake/namespaces). Times are on the wall clock, since
 // every namespace has a virtual clock of its own.
 type NamespaceInfo = core.NamespaceInfo

@@ -97,6 +97,15 @@ func TestSessionsFixturesNameTheirMistakes(t *testing.T) {
 			"sessions.json: sessions.0.status: an archived session is terminated, not idle"},
 		{"too many unseen events", func(s map[string]any) { s["unseen_events"] = 99 }, "sessions.json: sessions.0.unseen_events: 99, but the session has"},
 		{"places of resources", func(s map[string]any) { s["resource_places"] = []any{2, 1} }, "sessions.json: sessions.0.resource_places: gives 2 places for 1 resources"},
+		{"a reply kept by no answer", func(s map[string]any) { s["replies"] = map[string]any{firstID(s): "[]"} },
+			"sessions.json: sessions.0.replies." + firstID(snapMap(t, snap)) + ": an answer is kept by its span.model_request_end event; " + firstID(snapMap(t, snap)) + " is user.message"},
+		{"a reply not blocks", func(s map[string]any) {
+			for k := range s["replies"].(map[string]any) {
+				s["replies"].(map[string]any)[k] = "{x"
+			}
+		}, "the content of an answer, a JSON array of blocks"},
+		{"a call ID of no call", func(s map[string]any) { s["call_ids"] = map[string]any{"sevt_gone": "toolu_x"} },
+			"sessions.json: sessions.0.call_ids.sevt_gone: a call's ID is kept by its call event (agent.tool_use, agent.custom_tool_use, agent.mcp_tool_use); sevt_gone is no event of the session"},
 		{"a status the schema has not", func(s map[string]any) { s["status"] = "sleeping" }, "sessions.json: fixtures/sessions: sessions.0.status: value must be one of"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,6 +128,8 @@ func TestSessionsFixturesNameTheirMistakes(t *testing.T) {
 		c["events"] = []any{}
 		delete(c, "awaiting")
 		delete(c, "resources")
+		delete(c, "replies")
+		delete(c, "call_ids")
 		return append(ss, c)
 	})
 	if _, err := twice.Fixtures(); err == nil || !strings.Contains(err.Error(), `id "`+id+`" is used twice: at sessions.json:`) || !strings.Contains(err.Error(), "(sessions.1.id)") {

@@ -80,25 +80,56 @@ func TestSessionAgentScriptedByStubs(t *testing.T) {
 	if len(turns) != 2 {
 		t.Fatalf("the journal holds %d model requests of session %s, want 2", len(turns), id)
 	}
+	// The first turn creates a message thread; the second continues from the first's answer,
+	// sending only its tool_result: the thread stands for the rest, tools included (which the
+	// second stub matched).
+	if th := turns[0].Thread; th == nil || th.Type != "create" {
+		t.Errorf("turn 0 thread = %+v, want create", th)
+	}
+	if th := turns[1].Thread; th == nil || th.Type != "continue" || th.PreviousMessageID == nil || !strings.HasPrefix(*th.PreviousMessageID, "msg_") {
+		t.Errorf("turn 1 thread = %+v, want a continue of the first answer", th)
+	}
+	var first0, next struct {
+		Messages []any `json:"messages"`
+		Tools    []any `json:"tools"`
+	}
+	if err := json.Unmarshal(turns[0].Body, &first0); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(turns[1].Body, &next); err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Messages) != 1 || next.Tools != nil {
+		t.Errorf("the continue sent %d messages and tools %v, want the one tool_result turn and no tools", len(next.Messages), next.Tools)
+	}
+	// The whole conversation each turn stands for: the continue's is the create's, the first
+	// answer as answered (its tool_use ID the stub's), and the new turn.
+	whole := []map[string]any{{}, {}}
+	if err := json.Unmarshal(turns[0].Body, &whole[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(turns[0].Body, &whole[1]); err != nil {
+		t.Fatal(err)
+	}
+	whole[1]["messages"] = append(append(first0.Messages, map[string]any{"role": "assistant", "content": []any{
+		map[string]any{"type": "tool_use", "id": "toolu_stub", "name": "bash", "input": map[string]any{"command": "ls /srv"}}}}), next.Messages...)
 	var in, out int64
 	for i, e := range turns {
 		stub := []string{first.ID, second.ID}[i]
 		if e.Method != "POST" || e.Path != "/v1/messages" || e.Status != 200 || e.Stub != stub {
 			t.Errorf("turn %d = %s %s %d stub %q, want POST /v1/messages 200 answered by %s", i, e.Method, e.Path, e.Status, e.Stub, stub)
 		}
-		// The oracle of the input: count_tokens of the very request the turn made.
-		var body map[string]any
-		if err := json.Unmarshal(e.Body, &body); err != nil {
-			t.Fatal(err)
-		}
+		// The oracle of the input: count_tokens of the whole request the turn stands for.
+		body := whole[i]
 		delete(body, "max_tokens")
+		delete(body, "thread")
 		in += api.ok("POST", "/v1/messages/count_tokens", body).get("input_tokens").Int()
 		end := r.get(`data.#(type=="span.model_request_end")#|` + []string{"0", "1"}[i])
 		out += end.Get("model_usage.output_tokens").Int()
 	}
-	// The tool result turn's last block is the tool_result, answered with the conversation so far.
-	if last := string(turns[1].Body); !strings.Contains(last, `"tool_use_id":"`+use.Get("id").String()+`"`) || !strings.Contains(last, "app.conf") {
-		t.Errorf("the second turn's request = %s, want the tool_result of %s", last, use.Get("id"))
+	// The tool result turn's last block is the tool_result, for the call as the answer named it.
+	if last := string(turns[1].Body); !strings.Contains(last, `"tool_use_id":"toolu_stub"`) || !strings.Contains(last, "app.conf") {
+		t.Errorf("the second turn's request = %s, want the tool_result of toolu_stub", last)
 	}
 	sess := api.ok("GET", "/v1/sessions/"+id, nil)
 	if got := sess.get("usage.input_tokens").Int(); got != in {

@@ -31,6 +31,15 @@ func turnEnded(t *kit.T, session string) *kit.Response {
 	}
 }
 
+// createCloudEnv creates a cloud environment for one check and deletes it afterwards: its
+// sessions' agent answers a message without calling the sandbox's tools.
+func createCloudEnv(t *kit.T) string {
+	resp := t.OK(req(http.MethodPost, "/v1/environments", map[string]any{"name": "conformance", "config": map[string]any{"type": "cloud"}}, "work/environment"))
+	id := resp.Get("id").String()
+	t.Cleanup("delete environment "+id, t.Delete(kit.Request{Area: kit.Work, Method: http.MethodDelete, Path: "/v1/environments/" + id}))
+	return id
+}
+
 func turnChecks() []kit.Check {
 	return []kit.Check{
 		{ID: "agents/session-usage-is-its-turns", Clause: "gaps §8", Labels: []kit.Label{kit.Agents, kit.Extension, kit.Destructive},
@@ -116,6 +125,55 @@ func turnChecks() []kit.Check {
 			Bug: &kit.Bug{Says: "the journal leaves the session's ID off its agent's model requests", Want: "one model request of session",
 				Break: kit.InOKAnswers(kit.On(http.MethodGet, "^/_fake/journal$"), func(_ *http.Request, m map[string]any) {
 					kit.EachDataItem(m, func(e map[string]any) { e["session_id"] = "" })
+				})}},
+		{ID: "agents/session-turns-threaded", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Agents, kit.Extension, kit.FakeOnly},
+			Title: "a session's turns are one message thread: the journal shows its first model request creating the thread and the next continuing from an earlier answer with only the new message",
+			Run: func(t *kit.T) {
+				session := createSession(t, createAgent(t), createCloudEnv(t))
+				t.OK(req(http.MethodPost, "/v1/sessions/"+session+"/events", message("hello"), "sessions/events_sent"))
+				t.OK(req(http.MethodPost, "/v1/sessions/"+session+"/events", message("again"), "sessions/events_sent"))
+				var threads []string
+				for _, e := range t.Control(http.MethodGet, "/_fake/journal", nil).Get("data").Array() {
+					if e.Get("session_id").String() == session {
+						threads = append(threads, e.Get("thread.type").String())
+						if e.Get("thread.type").String() == "continue" {
+							t.Expect(e.Get("thread.previous_message_id").String()).To(HavePrefix("msg_"), "%s", e)
+							t.Expect(e.Get("body.messages.#").Int()).To(Equal(int64(1)), "a continue sends only what is new: %s", e)
+						}
+					}
+				}
+				t.Expect(threads).To(Equal([]string{"create", "continue"}), "the turns' threads")
+			},
+			Bug: &kit.Bug{Says: "each turn sends the whole conversation, with no thread", Want: "the turns' threads",
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, "^/_fake/journal$"), func(_ *http.Request, m map[string]any) {
+					kit.EachDataItem(m, func(e map[string]any) { e["thread"] = nil })
+				})}},
+		{ID: "agents/journal-session-events", Clause: kit.ClauseFake, Labels: []kit.Label{kit.Agents, kit.Extension, kit.FakeOnly},
+			Title: "the journal shows a session's events: GET /_fake/journal?session_id= keeps the requests that worked on the session, whose session_events list each of its events once, the send's user.message in the send's entry and the answer's agent.message in its turn's",
+			Run: func(t *kit.T) {
+				session := createSession(t, createAgent(t), createEnv(t))
+				t.OK(req(http.MethodPost, "/v1/sessions/"+session+"/events", message("hello"), "sessions/events_sent"))
+				log := turnEnded(t, session)
+				seen := map[string]int{}
+				for _, e := range t.Control(http.MethodGet, "/_fake/journal?session_id="+session, nil).Get("data").Array() {
+					for _, ev := range e.Get("session_events").Array() {
+						seen[ev.Get("id").String()]++
+						switch ev.Get("type").String() {
+						case "user.message":
+							t.Expect(e.Get("path").String()).To(Equal("/v1/sessions/"+session+"/events"), "the send's event: %s", e)
+						case "agent.message":
+							t.Expect(e.Get("session_id").String()).To(Equal(session), "the turn's event: %s", e)
+						}
+					}
+				}
+				for _, ev := range log.Get("data").Array() {
+					t.Expect(seen[ev.Get("id").String()]).To(Equal(1), "each of the session's events once: %s", ev)
+				}
+				t.Expect(len(seen)).To(Equal(len(log.Get("data").Array())), "the entries list only the session's events")
+			},
+			Bug: &kit.Bug{Says: "the journal's entries list no session events", Want: "each of the session's events once",
+				Break: kit.InOKAnswers(kit.On(http.MethodGet, "^/_fake/journal$"), func(_ *http.Request, m map[string]any) {
+					kit.EachDataItem(m, func(e map[string]any) { e["session_events"] = nil })
 				})}},
 	}
 }

@@ -69,6 +69,15 @@ func (e *APIError) WithDetails(d ErrorDetails) *APIError {
 
 func (e *APIError) Error() string { return e.Typ + ": " + e.Message }
 
+// Code is the error's error.details.error_code, "" without details: what a caller of the fake's
+// own requests (a session's turn) recovers by, as a client does.
+func (e *APIError) Code() string {
+	if e.details == nil {
+		return ""
+	}
+	return e.details.ErrorCode
+}
+
 // httpStatus is the status the error is answered with.
 func (e *APIError) httpStatus() int {
 	if e.status != 0 {

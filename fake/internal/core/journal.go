@@ -52,6 +52,11 @@ type JournalEntry struct {
 	// (POST /v1/messages, journaled after the request that made it run), is that session's ID;
 	// "" on every request a client sent.
 	SessionID string `json:"session_id"`
+	// SessionEvents are the session events the request appended, in order: the user events a
+	// POST /v1/sessions/{id}/events sent (a worker's tool results among them), and on a turn's
+	// model request the events its turn emitted (its span, the answer's agent events, the
+	// status that follows); null when it appended none.
+	SessionEvents []JournalSessionEvent `json:"session_events"`
 	// Batch marks the entry of one request of a message batch (Call.Journal): the batch's ID and
 	// the request's custom_id; null for a request a client sent.
 	Batch *JournalBatch `json:"batch"`
@@ -61,8 +66,17 @@ type JournalEntry struct {
 	Truncated []string `json:"truncated"`
 
 	headers []string // name, value pairs as recorded; Headers is built from them when read
-	seq     uint64   // order of recording: the journal's cursor
-	size    int      // estimated bytes held, for the journal's byte bound
+	// session is the session the request worked on (a client's request on the session's routes,
+	// or a turn's model request), for the journal's session_id filter; "" for none.
+	session string
+	seq     uint64 // order of recording: the journal's cursor
+	size    int    // estimated bytes held, for the journal's byte bound
+}
+
+// JournalSessionEvent is the face's JournalSessionEvent (package fake), which documents it.
+type JournalSessionEvent struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
 }
 
 // The journal's bounds. An entry holds at most about 90 KiB whatever the request, and the journal
@@ -75,6 +89,9 @@ const (
 	JournalHeadersCap = 16 << 10 // the headers kept per entry, names and values
 	JournalURLCap     = 4 << 10  // the longest path, and query, kept whole
 	JournalEntryBase  = 256      // an entry's fixed cost: the struct, its map and strings
+	// JournalEventsCap is the most session events an entry lists; past it the entry notes
+	// "session_events" in Truncated.
+	JournalEventsCap = 1000
 )
 
 // JournalsBytes bounds the journals of a server and of all its namespaces together: each
@@ -96,7 +113,7 @@ type journal struct {
 // Add records e and reports whether the journals sharing its budget now hold more than the
 // limit.
 func (j *journal) Add(e *JournalEntry) (over bool) {
-	e.size = JournalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body)
+	e.size = JournalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body) + eventsSize(e.SessionEvents)
 	for _, h := range e.headers {
 		e.size += len(h)
 	}
@@ -137,6 +154,54 @@ func (j *journal) amend(seq uint64, status int, errorType string, fault bool) {
 	e := &j.ring[(j.head+int(seq-first))%len(j.ring)]
 	e.Status, e.ErrorType, e.Fault = status, errorType, fault
 	e.Valid = errorType != ErrInvalidRequest && errorType != ErrRequestTooLarge
+}
+
+// amendEvents sets the session events of the entry seq, if the journal still holds it: a turn's
+// model request is journaled before its answer's events are appended.
+func (j *journal) amendEvents(seq uint64, events []JournalSessionEvent, truncated bool) {
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	if j.N == 0 {
+		return
+	}
+	first := j.ring[j.head].seq
+	if seq < first || seq >= first+uint64(j.N) {
+		return
+	}
+	e := &j.ring[(j.head+int(seq-first))%len(j.ring)]
+	grown := eventsSize(events) - eventsSize(e.SessionEvents)
+	e.SessionEvents, e.size, j.Bytes = events, e.size+grown, j.Bytes+grown
+	if truncated && !slices.Contains(e.Truncated, "session_events") {
+		e.Truncated = append(slices.Clip(e.Truncated), "session_events")
+	}
+	if j.budget != nil {
+		j.budget.Add(grown)
+	}
+}
+
+// eventsSize is what an entry's session events hold.
+func eventsSize(events []JournalSessionEvent) int {
+	n := 32 * cap(events)
+	for _, ev := range events {
+		n += len(ev.ID) + len(ev.Type)
+	}
+	return n
+}
+
+// NoteSessionEvents adds to the request's journal entry session events it appended (at most
+// JournalEventsCap in all): to the entry it will have, or, once it has one (a turn's model
+// request, journaled before its answer's events are appended), to that entry.
+func (c *Call) NoteSessionEvents(events ...JournalSessionEvent) {
+	x := c.X
+	if len(events) == 0 {
+		return
+	}
+	room := JournalEventsCap - len(x.sessionEvents)
+	x.eventsCut = x.eventsCut || len(events) > room
+	x.sessionEvents = append(slices.Clip(x.sessionEvents), events[:min(len(events), max(room, 0))]...)
+	if x.entry.seq != 0 {
+		c.Srv.RequestLog.amendEvents(x.entry.seq, x.sessionEvents, x.eventsCut)
+	}
 }
 
 // dropOldest forgets the oldest entry; the caller holds mu and has checked that there is one.
@@ -226,6 +291,7 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) (seq uint64) 
 		RateLimit:    x.RateLimit,
 		Thread:       x.Thread,
 	}
+	e.recordSession(x, x.Session)
 	if c := callOf(gc); c != nil && c.Route.Ifc != nil {
 		e.Interface = c.Route.Ifc.Name
 		if c.Cred != nil {
@@ -257,6 +323,14 @@ func (e *JournalEntry) recordBody(x *Exchange) {
 		case x.bodyJSON, json.Valid(b):
 			e.Body = json.RawMessage(b) // the handler's copy, no longer written to
 		}
+	}
+}
+
+// recordSession keeps the session the request worked on and the session events it appended.
+func (e *JournalEntry) recordSession(x *Exchange, session string) {
+	e.session, e.SessionEvents = session, x.sessionEvents
+	if x.eventsCut {
+		e.Truncated = append(e.Truncated, "session_events")
 	}
 }
 
@@ -340,13 +414,18 @@ func isControl(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/_f
 
 // getJournal answers the journal, oldest first, paged like the API's cursor lists: limit (1 to
 // 10,000; the whole journal when absent) and after_id or before_id, a request_id of an entry still
-// held. first_id, last_id and has_more lead to the next page.
+// held. first_id, last_id and has_more lead to the next page. session_id keeps the entries of the
+// requests that worked on that session: the client's requests on its routes (its creation
+// included) and its turns' model requests.
 func (s *Server) getJournal(c *Call) (any, error) {
 	q, err := c.CursorQuery()
 	if err != nil {
 		return nil, err
 	}
 	entries := s.Journal()
+	if id, ok := c.QueryString("session_id"); ok {
+		entries = slices.DeleteFunc(entries, func(e JournalEntry) bool { return e.session != id })
+	}
 	keyOf := func(e JournalEntry) ListKey { return ListKey{ID: string(AppendBase62(nil, e.seq, 11))} }
 	idOf := func(e JournalEntry) string { return e.RequestID }
 	return PageByCursor(entries, keyOf, idOf, OldestFirst, q, func(id string) (ListKey, bool) {

@@ -500,6 +500,12 @@ type Exchange struct {
 	StubNearMiss string    // the stub that nearly did
 	RateLimit    string    // the limit that refused the request
 	Thread       *JournalThread
+	// Session is the session the request works on (set by the sessions area), for the
+	// journal's session_id filter; sessionEvents the session events it appended
+	// (NoteSessionEvents), eventsCut that some were left out.
+	Session       string
+	sessionEvents []JournalSessionEvent
+	eventsCut     bool
 	// unrecorded is the request's context while its journal entry is still to be made, at
 	// its time at; nil for a control request, and once made (WriteHeader, frame).
 	unrecorded *gin.Context

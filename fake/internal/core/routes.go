@@ -61,7 +61,7 @@ func controlRoutes() []*Route {
 		{Post, "/_fake/reset", nil, In{}, "control/clock", (*Server).reset},
 		{Get, "/_fake/clock", nil, In{}, "control/clock", (*Server).getClock},
 		{Post, "/_fake/clock/advance", nil, In{Body: "control/clock_advance_request"}, "control/clock", (*Server).advanceClock},
-		{Get, "/_fake/journal", nil, In{Query: CursorParams(0, JournalCap)}, "control/journal", (*Server).getJournal},
+		{Get, "/_fake/journal", nil, In{Query: Query(CursorParams(0, JournalCap), StrParam("session_id", "Only the entries of the requests that worked on this session: the client's requests on its routes, its creation included, and its turns' model requests."))}, "control/journal", (*Server).getJournal},
 		{Del, "/_fake/journal", nil, In{}, "control/cleared", (*Server).clearJournal},
 		{Post, "/_fake/faults", nil, In{Body: "control/fault_request"}, "control/fault", (*Server).injectFault},
 		{Get, "/_fake/faults", nil, In{}, "control/fault_list", (*Server).listFaults},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 )
 
 // Sub is a call that answers body as the route rt answers it, inside the request c serves: the
@@ -27,6 +28,17 @@ func (c *Call) Sub(rt *Route, body []byte) *Call {
 	sub := &Call{Context: gc, X: x, Srv: c.Srv, St: c.St, Route: rt, Cred: c.Cred, Org: c.Org,
 		betas: c.betas, Version: c.Version, credHeader: c.credHeader, op: -1}
 	return sub
+}
+
+// AddBeta selects the beta value v for the sub-call, as its request's anthropic-beta header
+// would, and adds it to that header, so that what reads the request's headers (the journal,
+// the tape when it forwards) sees the request the fake made.
+func (c *Call) AddBeta(v string) {
+	if c.HasBeta(v) {
+		return
+	}
+	c.betas = append(slices.Clip(c.betas), v)
+	c.Request.Header.Add("Anthropic-Beta", v)
 }
 
 // Fault uses up the first injected fault that matches a request of the sub-call's route (its
@@ -74,6 +86,7 @@ func (c *Call) Journal(err error, mark SubMark) {
 	e := JournalEntry{RequestID: id, At: s.Now(), Method: c.Route.Method, Path: c.Route.Path, Status: http.StatusOK,
 		Fault: x.fault, Stub: x.Stub, StubNearMiss: x.StubNearMiss, RateLimit: x.RateLimit, Thread: x.Thread,
 		SessionID: mark.SessionID, Batch: mark.Batch, APIVersion: c.versionName()}
+	e.recordSession(x, mark.SessionID)
 	if err != nil {
 		ae, _ := ErrorBody(err, "")
 		e.Status, e.ErrorType = ae.httpStatus(), ae.Typ
@@ -86,7 +99,9 @@ func (c *Call) Journal(err error, mark SubMark) {
 	}
 	e.headers = e.recordHeaders(c.Request.Header)
 	e.recordBody(x)
-	if s.RequestLog.Add(&e) {
+	over := s.RequestLog.Add(&e)
+	x.entry.seq = e.seq // what the request appends later amends the entry (NoteSessionEvents)
+	if over {
 		s.Root().trimIdleJournals(s)
 	}
 }

@@ -115,6 +115,11 @@ export type Journal = {
     /** The limit that refused the request with a 429 while rate limits are enforced (PUT /_fake/rate_limits): organization or workspace, the rate-limit group's ID and the limiter type, e.g. "workspace rlg_0123 input_tokens_per_minute"; "" if none did. */
     rate_limit: string;
     request_id: string;
+    /** The session events the request appended, in order, by ID and type (list the session's events for the rest): the user events a POST /v1/sessions/{id}/events sent (a worker's tool results among them) and the status it moved the session to; on a turn's model request, the events its turn emitted from its span.model_request_start on (the answer's agent events, span.model_request_end, the status that follows). null when it appended none. At most 1,000: past that, truncated names "session_events". */
+    session_events: (null | Array<{
+      id: string;
+      type: string;
+    }>);
     /** On a Messages request the fake made itself for a turn of a session's agent (POST /v1/messages, journaled after the send that made it run, with a request_id of its own), the session's ID; "" on every request a client sent. */
     session_id: string;
     status: number;
@@ -127,7 +132,7 @@ export type Journal = {
       previous_message_id: string | null;
       type: "create" | "continue";
     });
-    /** What the entry shortened or left out to stay bounded: path and query (cut to 4 KiB), headers.NAME (a value cut to 1 KiB), headers (headers beyond 16 KiB left out), body (over 64 KiB, recorded as null). */
+    /** What the entry shortened or left out to stay bounded: path and query (cut to 4 KiB), headers.NAME (a value cut to 1 KiB), headers (headers beyond 16 KiB left out), body (over 64 KiB, recorded as null), session_events (past 1,000). */
     truncated: Array<string>;
     valid: boolean;
   }>;
@@ -279,7 +284,7 @@ export type MessagesMessageWrittenTextBlock = {
   type: "text";
 };
 
-export type MessagesMessageContentBlock = (MessagesMessageTextBlock | MessagesMessageThinkingBlock | MessagesMessageRedactedThinkingBlock | MessagesMessageToolUseBlock | MessagesMessageServerToolUseBlock | MessagesMessageWebSearchToolResultBlock | MessagesMessageWebFetchToolResultBlock | MessagesMessageCodeExecutionToolResultBlock | MessagesMessageBashCodeExecutionToolResultBlock | MessagesMessageTextEditorCodeExecutionToolResultBlock | MessagesMessageToolSearchToolResultBlock | MessagesMessageContainerUploadBlock);
+export type MessagesMessageContentBlock = (MessagesMessageTextBlock | MessagesMessageThinkingBlock | MessagesMessageRedactedThinkingBlock | MessagesMessageToolUseBlock | MessagesMessageServerToolUseBlock | MessagesMessageWebSearchToolResultBlock | MessagesMessageWebFetchToolResultBlock | MessagesMessageCodeExecutionToolResultBlock | MessagesMessageBashCodeExecutionToolResultBlock | MessagesMessageTextEditorCodeExecutionToolResultBlock | MessagesMessageToolSearchToolResultBlock | MessagesMessageContainerUploadBlock | MessagesMessageMcpToolUseBlock | MessagesMessageMcpToolResultBlock);
 
 export type MessagesMessageCaller = ({
   type: "direct";
@@ -365,6 +370,26 @@ export type MessagesMessageToolSearchToolResultBlock = {
 export type MessagesMessageContainerUploadBlock = {
   file_id: string;
   type: "container_upload";
+};
+
+/** (beta mcp-client-2025-11-20) A call of a tool of one of the request's mcp_servers, which the server makes. */
+export type MessagesMessageMcpToolUseBlock = {
+  id: string;
+  input: { [key: string]: unknown };
+  name: string;
+  server_name: string;
+  type: "mcp_tool_use";
+};
+
+/** (beta mcp-client-2025-11-20) What the MCP server answered to the mcp_tool_use tool_use_id. */
+export type MessagesMessageMcpToolResultBlock = {
+  content: (string | Array<{
+    text: string;
+    type: "text";
+  }>);
+  is_error: boolean;
+  tool_use_id: string;
+  type: "mcp_tool_result";
 };
 
 export type MessagesMessageCharLocation = {

@@ -100,7 +100,16 @@ type session struct {
 	held    []stored
 	streams int  // open streams, which see a send's events at once
 	turn    turn // the deterministic agent's state (sessions_agent.go)
-	bytes   int
+	// thread is the message thread its turns continue, replies the content of each answer by
+	// its span.model_request_end's ID, and callIDs the ID each call has in its answer, by the
+	// call's event ID (sessions_turn_thread.go).
+	thread  turnThread
+	replies map[string][]any
+	callIDs map[string]string
+	// notes are the events appended while a request works on the session, for the journal
+	// (sessions_journal.go); nil when none does.
+	notes *[]note
+	bytes int
 	// changed is closed and replaced when events are appended or the session is deleted,
 	// waking its streams.
 	changed chan struct{}
@@ -214,8 +223,10 @@ func withHeld(s *core.Server, c *core.Call, f func(a *Store, ss *session, now ti
 	if err != nil {
 		return nil, err
 	}
-	if c.Request.Method != http.MethodGet {
+	c.X.Session = ss.rec.ID
+	if c.Request.Method != http.MethodGet { // a read appends no event
 		ss.encoded.Drop()
+		defer ss.noting(c)()
 	}
 	return f(a, ss, s.Clock.Now())
 }
@@ -293,6 +304,7 @@ func createSession(s *core.Server, c *core.Call) (any, error) {
 		return nil, core.Invalid("this server (or namespace) keeps at most %d sessions; delete some (DELETE /v1/sessions/{id}) or reset it", MaxSessions).Because(core.ReasonOutOfRange)
 	}
 	rec.ID = s.IDs.Next("sesn_")
+	c.X.Session = rec.ID
 	ss := &session{rec: rec, org: c.Org, agentID: v.ID, agentRef: over == nil, version: v.Version, model: v,
 		selfHosted: env.SelfHosted, changed: make(chan struct{})}
 	for _, x := range listOf(body["resources"]) {

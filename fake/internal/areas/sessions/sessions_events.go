@@ -55,6 +55,7 @@ func (ss *session) append(s *core.Server, now time.Time, ev Event) {
 // log holds a new event until a client looks (release).
 func (ss *session) log(now time.Time, ev Event) {
 	ss.held = append(ss.held, stored{seq: len(ss.events) + len(ss.held), at: now, ev: ev, json: new(core.RecordJSON)})
+	ss.noted(ev)
 }
 
 // release shows the held events, and wakes the session's streams.
@@ -99,11 +100,12 @@ func sendEvents(s *core.Server, c *core.Call) (any, error) {
 // send handles a batch of client events (field names them in errors); on an error, the session
 // is left as it was. The caller holds the store's lock.
 func (ss *session) send(s *core.Server, c *core.Call, a *Store, events []any, now time.Time, field string) ([]Event, error) {
-	before, bytes, rec, tn := len(ss.held), ss.bytes, ss.rec, ss.turn
+	before, bytes, rec, tn, undo := len(ss.held), ss.bytes, ss.rec, ss.turn, ss.undoTurns()
 	var sent []Event
 	for i, x := range events {
 		ev, err := ss.handle(s, c, a, maps.Clone(mapOf(x)), now, fmt.Sprintf("%s.%d", field, i))
 		if err != nil {
+			undo(ss.held[before:])
 			ss.held, ss.rec, ss.turn = ss.held[:before], rec, tn
 			if !a.Released {
 				a.Grow(bytes - ss.bytes)

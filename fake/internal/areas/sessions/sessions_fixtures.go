@@ -49,6 +49,8 @@ type loadedSession struct {
 	events     []stored
 	unseen     int
 	calls      []pending
+	replies    map[string][]any
+	callIDs    map[string]string
 	bytes      int
 }
 
@@ -170,7 +172,63 @@ func (f *sessionFixture) parse(fx *core.Fixtures, eventPlaces map[string]string,
 	if err := ls.parseEvents(f, eventPlaces, at); err != nil {
 		return nil, err
 	}
-	return ls, ls.parseAwaiting(f)
+	if err := ls.parseAwaiting(f); err != nil {
+		return nil, err
+	}
+	return ls, ls.parseReplies(f)
+}
+
+// parseReplies reads the answers' content and the calls' IDs the conversation names them by:
+// each keyed by an event of the session of the kind it belongs to, charged as a turn keeps it.
+func (ls *loadedSession) parseReplies(f *sessionFixture) error {
+	typeOf := func(id string) any {
+		j := slices.IndexFunc(ls.events, func(e stored) bool { return e.ev["id"] == id })
+		if j < 0 {
+			return nil
+		}
+		return ls.events[j].ev["type"]
+	}
+	for _, end := range slices.Sorted(maps.Keys(f.Replies)) {
+		field := "replies." + end
+		if t := typeOf(end); t != "span.model_request_end" {
+			return fieldError(field, "an answer is kept by its span.model_request_end event; %s is %v", end, orNone(t))
+		}
+		var reply []any
+		if err := decodeNumbers([]byte(f.Replies[end]), &reply); err != nil {
+			return fieldError(field, "the content of an answer, a JSON array of blocks: %v", err)
+		}
+		if ls.replies == nil {
+			ls.replies = map[string][]any{}
+		}
+		ls.replies[end] = reply
+		ls.bytes += len(end) + core.HeldSize(reply)
+	}
+	for _, event := range slices.Sorted(maps.Keys(f.CallIDs)) {
+		field := "call_ids." + event
+		switch t := typeOf(event); t {
+		case "agent.tool_use", "agent.custom_tool_use", "agent.mcp_tool_use":
+		default:
+			return fieldError(field, "a call's ID is kept by its call event (agent.tool_use, agent.custom_tool_use, agent.mcp_tool_use); %s is %v", event, orNone(t))
+		}
+		id := f.CallIDs[event]
+		if id == "" {
+			return fieldError(field, "the ID the answer gave the call, not empty")
+		}
+		if ls.callIDs == nil {
+			ls.callIDs = map[string]string{}
+		}
+		ls.callIDs[event] = id
+		ls.bytes += len(event) + len(id)
+	}
+	return nil
+}
+
+// orNone names an event type for a message: "no event of the session" for none.
+func orNone(t any) any {
+	if t == nil {
+		return "no event of the session"
+	}
+	return t
 }
 
 // parseResources reads the resources with their places in the order of additions.
@@ -322,7 +380,8 @@ func build(fx *core.Fixtures, budget *core.ByteBudget) *Store {
 	for _, ls := range *sessionsSection.In(fx.Sections) {
 		ss := &session{rec: ls.rec, org: ls.org, agentID: ls.agentID, agentRef: ls.agentRef, version: ls.version,
 			model: ls.model, selfHosted: ls.selfHosted, workID: ls.workID, resources: slices.Clone(ls.resources),
-			resSeq: ls.resSeq, turn: turn{calls: slices.Clone(ls.calls)}, changed: make(chan struct{})}
+			resSeq: ls.resSeq, turn: turn{calls: slices.Clone(ls.calls)}, replies: maps.Clone(ls.replies),
+			callIDs: maps.Clone(ls.callIDs), changed: make(chan struct{})}
 		ss.rec.Metadata = maps.Clone(ls.rec.Metadata)
 		ss.syncResources()
 		log := make([]stored, len(ls.events))

@@ -46,6 +46,11 @@ type sessionFixture struct {
 	Events             []string          `json:"events,omitempty"`
 	UnseenEvents       int               `json:"unseen_events,omitempty"`
 	Awaiting           []awaitedCall     `json:"awaiting,omitempty"`
+	// Replies and CallIDs are how the conversation the agent's next turn sends names what the
+	// model answered (sessions_turn_thread.go): each answer's content as answered (a JSON text),
+	// by its span.model_request_end event, and each call's ID in its answer, by the call's event.
+	Replies map[string]string `json:"replies,omitempty"`
+	CallIDs map[string]string `json:"call_ids,omitempty"`
 }
 
 // awaitedCall is a call the session's agent waits for: the agent.tool_use or
@@ -124,11 +129,26 @@ func (ss *session) fixture() (sessionFixture, error) {
 	for _, p := range ss.turn.calls {
 		f.Awaiting = append(f.Awaiting, awaitedCall{EventID: p.id, Waiting: p.waiting})
 	}
+	for end, reply := range ss.replies {
+		b, err := core.EncodeRecord(reply)
+		if err != nil {
+			return f, err
+		}
+		if f.Replies == nil {
+			f.Replies = map[string]string{}
+		}
+		f.Replies[end] = string(b)
+	}
+	if len(ss.callIDs) > 0 {
+		f.CallIDs = ss.callIDs
+	}
 	return f, nil
 }
 
 // The types of a session's state, named for the test that fails when one gains a field a
-// snapshot does not carry yet (TestSnapshotCoversState).
+// snapshot does not carry yet (TestSnapshotCoversState). Not carried: the thread (message
+// threads are not in snapshots: a loaded session's next turn creates one, and is answered as
+// the continue would have been), the open streams and the journal's notes of a request.
 type (
 	SessionState  = session
 	TurnState     = turn

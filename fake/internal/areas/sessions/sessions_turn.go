@@ -1,22 +1,20 @@
 package sessions
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/platformkit/platformkit/fake/internal/areas/agents"
-	"github.com/platformkit/platformkit/fake/internal/areas/messages"
 	"github.com/platformkit/platformkit/fake/internal/areas/messages/stubs"
-	"github.com/platformkit/platformkit/fake/internal/areas/messages/wire"
 	"github.com/platformkit/platformkit/fake/internal/core"
 )
 
 // A turn of the agent is a Messages request, answered by the one Messages pipeline
-// (messages.AnswerTurn): the request is built from the session (the agent's model, system and
-// tools, the session's events as the conversation), and whatever answers a POST /v1/messages
+// (messages.AnswerTurn): the request is built from the session (the agent's model, system,
+// tools and MCP servers, the session's events as the conversation, in the session's message
+// thread: sessions_turn_thread.go), and whatever answers a POST /v1/messages
 // answers it, most explicit first: a Fake-Scenario header on the send, a stub, the tape, a
 // library scenario, and in the scripted model's place the agent's own script
 // (sessions_agent.go). Its usage, its cache reads and writes and its rate limits are the
@@ -29,7 +27,10 @@ import (
 //     a user.custom_tool_result;
 //   - any other tool_use (the agent toolset's bash, read, ...): an agent.tool_use whose
 //     evaluated_permission follows the tool's policy (always_ask asks, and waits for a
-//     user.tool_confirmation; always_allow and auto allow), which waits for a user.tool_result.
+//     user.tool_confirmation; always_allow and auto allow), which waits for a user.tool_result;
+//   - a call the server made within the answer (server_tool_use, mcp_tool_use) and its result:
+//     an agent.tool_use or agent.mcp_tool_use that waits for nothing, and an agent.tool_result
+//     or agent.mcp_tool_result (sessions_turn_tools.go).
 //
 // The request's span is span.model_request_start, the answer's events, span.model_request_end
 // with the answer's usage (model_usage); then session.status_idle: requires_action naming the
@@ -39,7 +40,7 @@ import (
 const turnMaxTokens = 4096
 
 // toolsetSchemas are the input schemas of the agent toolset's sandbox tools, as the model
-// request declares them (the web tools run on the server, which the fake does not do).
+// request declares them (the web tools are server tools: sessions_turn_tools.go).
 var toolsetSchemas = map[string]map[string]any{
 	"bash":  objectSchema(nil, "command", "string", "restart", "boolean", "timeout_ms", "integer"),
 	"read":  objectSchema([]any{"file_path"}, "file_path", "string", "view_range", "array"),
@@ -61,49 +62,19 @@ func objectSchema(required []any, props ...string) map[string]any {
 	return s
 }
 
-// modelRequest is the Messages request of the agent's next turn: its model, system and tools,
-// and the session's events as the conversation, with a cache breakpoint on its last block (the
-// prompt cache applies as to any request).
-func (ss *session) modelRequest() ([]byte, error) {
-	req := map[string]any{"model": ss.model.Model["id"], "max_tokens": turnMaxTokens, "messages": ss.conversation()}
-	if sys := ss.model.System; sys != nil && *sys != "" {
-		req["system"] = *sys
-	}
-	if tools := modelTools(ss.model); len(tools) > 0 {
-		req["tools"] = tools
-	}
-	return json.Marshal(req)
-}
-
-// modelTools are the agent's tools as a Messages request declares them: each enabled sandbox
-// tool of its toolset, then its custom tools.
-func modelTools(v agents.Agent) []any {
-	var out []any
-	for _, name := range agents.ToolsetTools {
-		if schema, ok := toolsetSchemas[name]; ok {
-			if on, _ := v.ToolPolicy(name); on {
-				out = append(out, map[string]any{"name": name, "description": "The agent toolset's " + name + " tool.", "input_schema": schema})
-			}
-		}
-	}
-	for _, x := range v.Tools {
-		if t := mapOf(x); t["type"] == agents.CustomToolType {
-			out = append(out, map[string]any{"name": t["name"], "description": t["description"], "input_schema": t["input_schema"]})
-		}
-	}
-	return out
-}
-
 // TurnWindow bounds the conversation of a model request, and so the work of a turn: it starts
 // at the earliest user.message among the session's last TurnWindow events (at the last
 // user.message when that is further back), as an agent's harness compacts its context.
 const TurnWindow = 100
 
-// conversation is the session's events from the window's start (TurnWindow) as Messages turns. A call's ID in the conversation is
-// its event's ID; a call denied, or left unanswered by an interrupt, is answered by an error
-// result saying so. Blocks the Messages API does not take (redacted) are left out, and turns of
-// one role are merged.
-func (ss *session) conversation() []any {
+// conversation is the session's events from the window's start (TurnWindow) as Messages
+// turns, and the sequence number of the event it starts at. Each model request the agent made
+// is its answer's content as answered (turnThread.reply), in the place of the events it became;
+// a call's ID is the answer's tool_use ID (the event's own when no answer is kept for it). A
+// call denied, or left unanswered by an interrupt, is answered by an error result saying so.
+// Blocks the Messages API does not take (redacted) are left out, and turns of one role are
+// merged. Only the last block has a cache_control breakpoint.
+func (ss *session) conversation() ([]any, int) {
 	var msgs []any
 	add := func(role string, blocks ...any) {
 		if len(blocks) == 0 {
@@ -114,10 +85,11 @@ func (ss *session) conversation() []any {
 			m["content"] = append(listOf(m["content"]), blocks...)
 			return
 		}
-		msgs = append(msgs, map[string]any{"role": role, "content": blocks})
+		msgs = append(msgs, map[string]any{"role": role, "content": slices.Clip(blocks)})
 	}
 	open := []string{} // calls without a result yet
 	answer := func(id string, content []any, isError bool) {
+		id = ss.modelID(id)
 		open = slices.DeleteFunc(open, func(x string) bool { return x == id })
 		r := map[string]any{"type": "tool_result", "tool_use_id": id, "is_error": isError}
 		if len(content) > 0 {
@@ -138,17 +110,28 @@ func (ss *session) conversation() []any {
 			start, found = i, true
 		}
 	}
+	var spoken []any // the blocks of the agent's events since the model request's start
 	for i := start; i < n; i++ {
 		ev := at(i)
 		switch ev["type"] {
 		case "user.message", "system.message":
 			add("user", modelBlocks(ev["content"])...)
 		case "agent.message":
-			add("assistant", modelBlocks(ev["content"])...)
+			spoken = append(spoken, modelBlocks(ev["content"])...)
 		case "agent.tool_use", "agent.custom_tool_use":
-			id := ev["id"].(string)
-			add("assistant", map[string]any{"type": "tool_use", "id": id, "name": ev["name"], "input": ev["input"]})
+			id := ss.modelID(ev["id"].(string))
+			spoken = append(spoken, map[string]any{"type": "tool_use", "id": id, "name": ev["name"], "input": ev["input"]})
 			open = append(open, id)
+		case "agent.tool_result": // a call the server ran within the answer, which holds its result
+			id := ss.modelID(fmt.Sprint(ev["tool_use_id"]))
+			open = slices.DeleteFunc(open, func(x string) bool { return x == id })
+		case "span.model_request_end":
+			if reply, ok := ss.replies[ev["id"].(string)]; ok {
+				add("assistant", slices.Clone(reply)...)
+			} else {
+				add("assistant", spoken...)
+			}
+			spoken = nil
 		case "user.tool_result":
 			id, _ := ev["tool_use_id"].(string)
 			answer(id, modelBlocks(ev["content"]), ev["is_error"] == true)
@@ -167,13 +150,16 @@ func (ss *session) conversation() []any {
 		}
 	}
 	if n := len(msgs); n > 0 {
-		// The prompt cache's breakpoint on the last block, as an agent's harness sets it.
+		// The prompt cache's breakpoint on the last block, as an agent's harness sets it; on a
+		// copy, since an answer's blocks are kept.
 		content := listOf(mapOf(msgs[n-1])["content"])
 		if last := mapOf(content[len(content)-1]); last != nil {
+			last = maps.Clone(last)
 			last["cache_control"] = map[string]any{"type": "ephemeral"}
+			content[len(content)-1] = last
 		}
 	}
-	return msgs
+	return msgs, start
 }
 
 // modelBlocks are the blocks of an event's content that a Messages turn takes: text (not
@@ -213,19 +199,20 @@ func denied(ev Event) string {
 // session to running and holds the store's lock; an error is a bound of the session's events.
 func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Time, script *stubs.Reply) error {
 	emit := func(e Event) error { return ss.emit(s, a, now, e) }
+	// The turn's events, from its span on, are its model request's in the journal.
+	var asked *core.Call
+	defer func(from int) { ss.noteTurn(from, asked) }(ss.mark())
 	start := Event{"type": "span.model_request_start"}
 	if err := emit(start); err != nil {
 		return err
 	}
-	body, err := ss.modelRequest()
-	var msg *wire.Message
-	if err == nil {
-		msg, err = messages.AnswerTurn(s, c, body, script, ss.rec.ID)
-	}
+	ans, reply, err := ss.ask(s, c, script)
+	msg, asked := ans.Msg, ans.Call
 	if err != nil {
 		return ss.failed(s, c, a, now, start, err)
 	}
 	ss.turn.calls = nil
+	served := map[string]string{} // the server's calls in the answer: their events by block ID
 	var text []any
 	flush := func() error {
 		if len(text) == 0 {
@@ -257,7 +244,17 @@ func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Ti
 			if err := emit(call); err != nil {
 				return err
 			}
+			if err := ss.callMade(a, call["id"].(string), b); err != nil {
+				return err
+			}
 			ss.turn.calls = append(ss.turn.calls, pending{id: call["id"].(string), waiting: waiting})
+		case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "mcp_tool_use", "mcp_tool_result":
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := ss.serverTool(a, b, served, emit); err != nil {
+				return err
+			}
 		}
 	}
 	if err := flush(); err != nil {
@@ -273,6 +270,9 @@ func (ss *session) modelTurn(s *core.Server, c *core.Call, a *Store, now time.Ti
 		"model_usage": Event{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
 			"cache_creation_input_tokens": u.CacheCreationInputTokens, "cache_read_input_tokens": u.CacheReadInputTokens, "speed": cmpOr(u.Speed, "standard")}}
 	if err := emit(end); err != nil {
+		return err
+	}
+	if err := ss.keep(a, end["id"].(string), reply); err != nil {
 		return err
 	}
 	switch {

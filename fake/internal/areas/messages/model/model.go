@@ -119,7 +119,7 @@ func BlockTokens(b wire.Block) int {
 		return TextTokens(b["text"].(string))
 	case "thinking":
 		return TextTokens(b["thinking"].(string))
-	case "tool_use", "server_tool_use":
+	case "tool_use", "server_tool_use", "mcp_tool_use":
 		in, _ := json.Marshal(b["input"])
 		return TextTokens(b["name"].(string)) + TextTokens(string(in))
 	}

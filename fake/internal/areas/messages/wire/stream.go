@@ -252,7 +252,7 @@ func splitBlock(b Block) (Block, []any) {
 			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": t})
 		}
 		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": b["signature"]})
-	case "tool_use", "server_tool_use":
+	case "tool_use", "server_tool_use", "mcp_tool_use":
 		// Written exactly as {}: clients compare these bytes (gaps §4).
 		first["input"] = map[string]any{}
 		in, _ := json.Marshal(b["input"])
