@@ -401,6 +401,15 @@ func PageNewestKept[T any](items []T, keep func(T) bool, keyOf func(T) ListKey, 
 // PageByToken cuts a page of at most limit items (0: all) from items, sorted by cmp, starting
 // after the token's key, and sets NextPage when more remain.
 func PageByToken[T any](items []T, keyOf func(T) ListKey, cmp Order, scope string, after *ListKey, limit int) TokenPage[T] {
+	page := PageByTokenIn(items, keyOf, cmp, scope, after, limit)
+	page.Data = append(make([]T, 0, len(page.Data)), page.Data...) // never nil: an empty page is "data":[]
+	return page
+}
+
+// PageByTokenIn is PageByToken whose Data is items' own span, not a copy: for a page encoded
+// while the caller still holds the lock that guards items (EncodedTokenPage), which a copy of
+// twenty records made only to be read once would cost as much as its encoding.
+func PageByTokenIn[T any](items []T, keyOf func(T) ListKey, cmp Order, scope string, after *ListKey, limit int) TokenPage[T] {
 	lo := 0
 	if after != nil {
 		lo = SearchAfter(items, keyOf, cmp, *after)
@@ -409,8 +418,7 @@ func PageByToken[T any](items []T, keyOf func(T) ListKey, cmp Order, scope strin
 	if limit > 0 && hi-lo > limit {
 		hi = lo + limit
 	}
-	page := TokenPage[T]{Data: make([]T, 0, hi-lo)}
-	page.Data = append(page.Data, items[lo:hi]...)
+	page := TokenPage[T]{Data: items[lo:hi:hi]}
 	if hi < len(items) {
 		next := EncodePageToken(scope, keyOf(items[hi-1]))
 		page.NextPage = &next

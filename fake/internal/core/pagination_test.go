@@ -161,6 +161,33 @@ func TestPageTokensRefuseForgeries(t *testing.T) {
 	}
 }
 
+// TestPageByTokenIn: the span PageByTokenIn answers is PageByToken's page, items' own memory
+// rather than a copy, and PageByToken's page stays a copy that is never nil (an empty page is
+// "data":[], not null).
+func TestPageByTokenIn(t *testing.T) {
+	list := items(50)
+	for _, after := range []*ListKey{nil, {list[9].at, list[9].id}, {list[45].at, list[45].id}, {list[49].at, list[49].id}} {
+		in := PageByTokenIn(list, itemKey, OldestFirst, "things", after, 20)
+		copied := PageByToken(list, itemKey, OldestFirst, "things", after, 20)
+		if joinIDs(in.Data) != joinIDs(copied.Data) || (in.NextPage == nil) != (copied.NextPage == nil) ||
+			(in.NextPage != nil && *in.NextPage != *copied.NextPage) {
+			t.Errorf("after %v: PageByTokenIn %s %v, PageByToken %s %v", after, joinIDs(in.Data), in.NextPage, joinIDs(copied.Data), copied.NextPage)
+		}
+		if len(in.Data) > 0 {
+			lo := slices.IndexFunc(list, func(it item) bool { return it.id == in.Data[0].id })
+			if &in.Data[0] != &list[lo] || &copied.Data[0] == &list[lo] || cap(in.Data) != len(in.Data) {
+				t.Errorf("after %v: PageByTokenIn's page is a copy, PageByToken's is not, or an append would write over the list", after)
+			}
+		}
+		if copied.Data == nil {
+			t.Errorf("after %v: PageByToken's page is nil", after)
+		}
+	}
+	if p := PageByToken([]item(nil), itemKey, OldestFirst, "things", nil, 20); p.Data == nil {
+		t.Error("PageByToken of an empty list is nil, which encodes as null")
+	}
+}
+
 // TestPageTokenAsMarshal holds EncodePageToken, which writes its body itself, to the token made
 // the plain way: json.Marshal of the body, a MAC keyed anew, base64. Tokens must not change
 // from one version to the next (a client may hold one across an upgrade of the fake).
