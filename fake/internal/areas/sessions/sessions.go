@@ -513,7 +513,7 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := s.Clock.Now()
-	var kept []*session
+	kept := make([]*session, 0, len(a.byOrg[c.Org])) // one allocation, not one per doubling
 	for _, ss := range a.byOrg[c.Org] {
 		ss.release()
 		r := &ss.rec
