@@ -50,9 +50,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -88,11 +91,15 @@ type config struct {
 }
 
 func run(cfg config) error {
+	killOnInterrupt()
 	dir, err := os.MkdirTemp("", "platformfake-load")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	running.Lock()
+	running.dir = dir
+	running.Unlock()
 	fakeBin := filepath.Join(dir, "platformfake")
 	if out, err := exec.Command("go", "build", "-o", fakeBin, "./fake/cmd/platformfake").CombinedOutput(); err != nil {
 		return fmt.Errorf("building the binary: %v\n%s", err, out)
@@ -251,7 +258,37 @@ func start(bin string, args ...string) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
+	running.Lock()
+	running.procs = append(running.procs, p)
+	running.Unlock()
 	return &process{p}, nil
+}
+
+// running are the servers started and the temporary directory, which an interrupt of the load
+// test stops and removes before it exits: its deferred calls do not run then, and both servers
+// outlived it.
+var running struct {
+	sync.Mutex
+	procs []*proc.Process
+	dir   string
+}
+
+// killOnInterrupt kills the running servers and exits on SIGINT or SIGTERM.
+func killOnInterrupt() {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-stop
+		running.Lock()
+		for _, p := range running.procs {
+			_ = p.Cmd.Process.Kill()
+			_ = p.Cmd.Wait()
+		}
+		if running.dir != "" {
+			os.RemoveAll(running.dir)
+		}
+		os.Exit(1)
+	}()
 }
 
 // startups starts the server n times and returns the times from exec to its first healthy
