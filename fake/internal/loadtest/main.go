@@ -54,6 +54,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -212,10 +213,10 @@ func run(cfg config) error {
 }
 
 // warmUpEndpoint is the index of the first endpoint of the load that only reads (no create, no
-// stream), or -1.
+// stream) from the API (the journal keeps API requests, not the control API's), or -1.
 func warmUpEndpoint(eps []endpoint, only *regexp.Regexp) int {
 	for i, ep := range eps {
-		if only.MatchString(ep.name) && !ep.isCreate() && !ep.stream {
+		if only.MatchString(ep.name) && !ep.isCreate() && !ep.stream && strings.HasPrefix(ep.target, "/v1/") {
 			return i
 		}
 	}
