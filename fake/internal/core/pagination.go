@@ -274,22 +274,28 @@ type tokenBody struct {
 // of a tokenBody would (TestPageTokenBodyAsMarshal), and signs it with a keyed MAC from a pool:
 // the reflection and the two hashes keyed anew were a third of a page of twenty events.
 func EncodePageToken(scope string, k ListKey) string {
-	var a [160]byte
-	body := appendTokenBody(a[:0], scope, k)
-	var sum [sha256.Size]byte
-	mac := tokenMACs.Get().(hash.Hash)
-	mac.Reset()
-	mac.Write(body)
-	mac.Sum(sum[:0])
-	tokenMACs.Put(mac)
+	t := tokenSigners.Get().(*tokenSigner)
+	defer tokenSigners.Put(t)
+	t.body = appendTokenBody(t.body[:0], scope, k)
+	t.mac.Reset()
+	t.mac.Write(t.body)
+	sum := t.mac.Sum(t.sum[:0])
 	enc := base64.RawURLEncoding
-	out := make([]byte, 0, enc.EncodedLen(len(body))+1+enc.EncodedLen(12))
-	out = append(enc.AppendEncode(out, body), '.')
-	return string(enc.AppendEncode(out, sum[:12]))
+	t.out = append(enc.AppendEncode(t.out[:0], t.body), '.')
+	t.out = enc.AppendEncode(t.out, sum[:12])
+	return string(t.out)
 }
 
-// tokenMACs are HMACs keyed with tokenKey, reset before each use.
-var tokenMACs = sync.Pool{New: func() any { return hmac.New(sha256.New, tokenKey) }}
+// tokenSigner is an HMAC keyed with tokenKey, reset before each use, and the buffers of a
+// token, which passed to the hash would each be an allocation.
+type tokenSigner struct {
+	mac            hash.Hash
+	body, sum, out []byte
+}
+
+var tokenSigners = sync.Pool{New: func() any {
+	return &tokenSigner{mac: hmac.New(sha256.New, tokenKey), body: make([]byte, 0, 160), sum: make([]byte, 0, sha256.Size), out: make([]byte, 0, 256)}
+}}
 
 // appendTokenBody appends json.Marshal(tokenBody{scope, k}), or returns nil, as json.Marshal
 // does, for a time that time.Time.MarshalJSON refuses.
