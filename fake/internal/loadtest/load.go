@@ -106,7 +106,8 @@ func send(ctx context.Context, client *http.Client, base string, ep endpoint, wa
 
 // stats adds up the rounds of one server for one endpoint.
 type stats struct {
-	perRound   []float64 // requests per second of each round
+	perRound   []float64       // requests per second of each round
+	cpuRound   []time.Duration // the server's CPU time a request, in each round
 	elapsed    time.Duration
 	cpu        time.Duration // the server's, over every round
 	lat, first []time.Duration
@@ -118,6 +119,7 @@ type stats struct {
 
 func (s *stats) add(r round) {
 	s.perRound = append(s.perRound, float64(len(r.lat))/r.elapsed.Seconds())
+	s.cpuRound = append(s.cpuRound, r.cpu/time.Duration(max(len(r.lat)+r.errors, 1)))
 	s.elapsed += r.elapsed
 	s.cpu += r.cpu
 	s.lat, s.first = append(s.lat, r.lat...), append(s.first, r.first...)
@@ -138,6 +140,23 @@ func (s *stats) cpuPerRequest() time.Duration {
 		return s.cpu / time.Duration(n)
 	}
 	return 0
+}
+
+// cpuQuartiles is the first and third quartiles of the ratios of s's CPU a request to that of
+// base in the same round, "q1-q3": how far one round's figure strays, which a garbage collector's
+// cycle in one round and not in the next makes wide even when the total is steady.
+func (s *stats) cpuQuartiles(base *stats) string {
+	var rs []float64
+	for i := range min(len(s.cpuRound), len(base.cpuRound)) {
+		if base.cpuRound[i] > 0 {
+			rs = append(rs, float64(s.cpuRound[i])/float64(base.cpuRound[i]))
+		}
+	}
+	if len(rs) < 4 {
+		return "n/a"
+	}
+	slices.Sort(rs)
+	return fmt.Sprintf("%.2f-%.2f", rs[len(rs)/4], rs[(3*len(rs))/4])
 }
 
 // throughputRatio is the median over the rounds of the ratio of s's throughput to that of base

@@ -243,10 +243,13 @@ func (ss *session) view(now time.Time) Session {
 }
 
 // json is view(now) as writeJSON would encode it, kept until the session changes or the clock
-// moves; the caller holds the store's lock.
-func (ss *session) json(now time.Time) (json.RawMessage, error) {
-	return ss.encoded.Get(strconv.FormatInt(now.UnixNano(), 36), func() any { return ss.view(now) })
+// moves; key is clockKey(now), made once for a whole page; the caller holds the store's lock.
+func (ss *session) json(now time.Time, key string) (json.RawMessage, error) {
+	return ss.encoded.Get(key, func() any { return ss.view(now) })
 }
+
+// clockKey is what a session's JSON depends on besides the session: the instant of the clock.
+func clockKey(now time.Time) string { return strconv.FormatInt(now.UnixNano(), 36) }
 
 // --- Create ---
 
@@ -462,7 +465,7 @@ func (a *Store) remove(ss *session) {
 // --- Read, list ---
 
 func getSession(s *core.Server, c *core.Call) (any, error) {
-	return withSession(s, c, func(_ *Store, ss *session, now time.Time) (any, error) { return ss.json(now) })
+	return withSession(s, c, func(_ *Store, ss *session, now time.Time) (any, error) { return ss.json(now, clockKey(now)) })
 }
 
 // sessionPage is a page of the session list, which pages both ways.
@@ -522,7 +525,7 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := s.Clock.Now()
-	var kept []*session
+	kept := make([]*session, 0, len(a.byOrg[c.Org])) // one allocation, not one per doubling
 	for _, ss := range a.byOrg[c.Org] {
 		ss.release()
 		r := &ss.rec
@@ -561,7 +564,8 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 		t := core.EncodePageToken(scope+"_back", sessionKey(kept[lo]))
 		out.PrevPage = &t
 	}
-	return core.SpliceEncoded(kept[lo:hi], func(ss *session) (json.RawMessage, error) { return ss.json(now) }, out)
+	key := clockKey(now)
+	return core.SpliceEncoded(kept[lo:hi], func(ss *session) (json.RawMessage, error) { return ss.json(now, key) }, out)
 }
 
 func mountsStore(resources []any, id string) bool {

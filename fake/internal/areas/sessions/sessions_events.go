@@ -167,9 +167,13 @@ func listEvents(s *core.Server, c *core.Call) (any, error) {
 			return created.Contains(e.at) && (len(types) == 0 || slices.Contains(types, e.ev["type"].(string)))
 		}
 		var page core.TokenPage[stored]
-		if order == "desc" {
+		switch {
+		case order == "desc":
 			page = core.PageNewestKept(ss.events, keep, storedKey, "session_events", after, limit)
-		} else {
+		case created == (core.TimeRange{}) && len(types) == 0:
+			// Unfiltered, the page is a span of the log, encoded before the lock is let go.
+			page = core.PageByTokenIn(ss.events, storedKey, core.OldestFirst, "session_events", after, limit)
+		default:
 			page = core.PageByTokenKept(ss.events, keep, storedKey, core.OldestFirst, "session_events", after, limit)
 		}
 		return core.EncodedTokenPage(page, func(e stored) (json.RawMessage, error) { return e.json.Get("", func() any { return e.ev }) })
