@@ -27,6 +27,9 @@ import (
 // vaults and skills no other credential sees.
 var researchHeader = []string{"X-Api-Key", researchKey}
 
+// acmeAgent is the default data set's agent of the first organization, which its sessions run.
+const acmeAgent = "agent_01AcmeBuildBot000000001"
+
 // globexKey is the second organization's API key, whose agents, vaults and skill the default data
 // set holds.
 var globexKey = []string{"X-Api-Key", "test-api-key-2"}
@@ -269,8 +272,8 @@ func TestSnapshotManagedAgentsCharged(t *testing.T) {
 	size := func(path string, header ...string) int {
 		return core.HeldSizeOf(json.RawMessage(r.do("GET", path, "", header...).body))
 	}
-	// The default data set's records (Globex's) count too.
-	wantAgents := size("/v1/agents/"+agent+"?version=1") + size("/v1/agents/"+agent+"?version=2") +
+	// The default data set's records (Globex's, and Acme's agent) count too.
+	wantAgents := size("/v1/agents/"+agent+"?version=1") + size("/v1/agents/"+agent+"?version=2") + size("/v1/agents/"+acmeAgent+"?version=1") +
 		size("/v1/agents/agent_01GlobexTriage000000001?version=1", globexKey...) + size("/v1/agents/agent_01GlobexTriage000000001?version=2", globexKey...)
 	if got := agents.StoreOf(loaded.srv, st).Bytes; got != wantAgents {
 		t.Errorf("the loaded agents are charged %d bytes, want %d", got, wantAgents)
@@ -358,20 +361,21 @@ func TestManagedFixturesRefusedNamingThePlace(t *testing.T) {
 	}
 }
 
-// TestManagedFixturesExportAsLoaded: the default data set's agents.json, vaults.json and
-// skills.json are what a snapshot writes of them, byte for byte, once a request built each area:
-// the files are in the snapshot's own form, and a snapshot of an untouched world diffs as nothing.
+// TestManagedFixturesExportAsLoaded: the default data set's agents.json, vaults.json,
+// skills.json and sessions.json are what a snapshot writes of them, byte for byte, once a request
+// built each area: the files are in the snapshot's own form, and a snapshot of an untouched world
+// diffs as nothing.
 func TestManagedFixturesExportAsLoaded(t *testing.T) {
 	s := New()
 	w := newWorld(t, s)
-	for _, p := range []string{"/v1/agents", "/v1/vaults", "/v1/skills"} {
+	for _, p := range []string{"/v1/agents", "/v1/vaults", "/v1/skills", "/v1/sessions"} {
 		okJSON(t, w, "GET", p, "", globexKey...)
 	}
 	snap, err := s.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"agents.json", "vaults.json", "skills.json"} {
+	for _, name := range []string{"agents.json", "vaults.json", "skills.json", "sessions.json"} {
 		raw, err := fs.ReadFile(fixtures.FS(), name)
 		if err != nil {
 			t.Fatal(err)

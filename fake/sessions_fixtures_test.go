@@ -3,11 +3,15 @@ package fake
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/platformkit/platformkit/fake/internal/areas/sessions"
 	"github.com/platformkit/platformkit/fake/internal/core"
+	"github.com/platformkit/platformkit/fixtures"
 )
 
 // editSessions returns snap with its sessions.json changed by edit, which gets the file's
@@ -33,6 +37,37 @@ func editSessions(t *testing.T, snap Snapshot, edit func(sessions []map[string]a
 	return out
 }
 
+// ownSessions returns snap without the default data set's sessions, so that the test's own come
+// first: its items give their state, as a snapshot's do, and load without their sessions.
+func ownSessions(t *testing.T, snap Snapshot) Snapshot {
+	t.Helper()
+	defaults := fixtureSessions(t, "")
+	return editSessions(t, snap, func(ss []map[string]any) []map[string]any {
+		return slices.DeleteFunc(ss, func(s map[string]any) bool { return slices.Contains(defaults, s["id"].(string)) })
+	})
+}
+
+// fixtureSessions is the IDs of the default data set's sessions (fixtures/sessions.json), oldest
+// first; with status, those in it.
+func fixtureSessions(t *testing.T, status string) []string {
+	t.Helper()
+	raw, err := fs.ReadFile(fixtures.FS(), "sessions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct{ Sessions []struct{ ID, Status string } }
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range file.Sessions {
+		if status == "" || s.Status == status {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids
+}
+
 // Every mistake in sessions.json is refused naming the file and the field, the whole data set
 // with it; what the API lets dangle (an environment or a file deleted under a session) loads.
 func TestSessionsFixturesNameTheirMistakes(t *testing.T) {
@@ -47,6 +82,7 @@ func TestSessionsFixturesNameTheirMistakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	snap = ownSessions(t, snap)
 	if _, err := snap.Fixtures(); err != nil {
 		t.Fatalf("the snapshot does not load: %v", err)
 	}
@@ -163,6 +199,7 @@ func TestSessionsLoadIsCharged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	snap = ownSessions(t, snap)
 	big := strings.Repeat("x", 900_000) // a text block holds at most 1,000,000
 	withEvents := func(n int) Snapshot {
 		return editSessions(t, snap, func(ss []map[string]any) []map[string]any {
@@ -187,5 +224,93 @@ func TestSessionsLoadIsCharged(t *testing.T) {
 	}
 	if _, err := withEvents(38).Fixtures(); err == nil || !strings.Contains(err.Error(), "sessions.json: sessions.0: the sessions up to this one hold") {
 		t.Errorf("a data set past the bound: %v, want it refused naming the session", err)
+	}
+}
+
+// A queued work item that environments.json writes by hand serves a session of the data set in
+// its environment, as the API's items do; the loader refuses one that does not, naming its
+// place. An item that gives its state (a snapshot's) may name a session the API deleted, or one a
+// control call's enqueue invented, and loads.
+func TestWorkFixturesNameTheirSessions(t *testing.T) {
+	defaults := func(edits map[string]func(string) string) fstest.MapFS {
+		fsys := fstest.MapFS{}
+		names, err := fs.Glob(fixtures.FS(), "*.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			raw, _ := fs.ReadFile(fixtures.FS(), name)
+			if edit := edits[name]; edit != nil {
+				raw = []byte(edit(string(raw)))
+			}
+			fsys[name] = &fstest.MapFile{Data: raw}
+		}
+		return fsys
+	}
+	noWorkID := func(work string) func(string) string {
+		return func(s string) string { return strings.Replace(s, "\n      \"work_id\": \""+work+"\",", "", 1) }
+	}
+	for _, tc := range []struct {
+		name  string
+		edits map[string]func(string) string
+		want  string // "" when the data set loads
+	}{
+		{"the default data set", nil, ""},
+		// The session no longer names the item as its own (work_id), which would be refused first.
+		{"a session the data set does not hold", map[string]func(string) string{"environments.json": func(s string) string {
+			return strings.Replace(s, `"sesn_01AcmeCodeReview00000001"`, `"sesn_01AcmeNoSuchSession00001"`, 1)
+		}, "sessions.json": noWorkID("work_01AcmeQueuedReview0000001")},
+			"environments.json: environments.0.work.1.session_id: sessions.json holds no session sesn_01AcmeNoSuchSession00001"},
+		{"the old IDs of sessions that never were", map[string]func(string) string{"environments.json": func(s string) string {
+			return strings.Replace(s, `"sesn_01GlobexReportJob0000001"`, `"session_01GlobexJob000000001"`, 1)
+		}, "sessions.json": noWorkID("work_01GlobexQueuedJob00000001")},
+			"environments.json: environments.2.work.0.session_id: sessions.json holds no session session_01GlobexJob000000001"},
+		{"no sessions.json", map[string]func(string) string{"sessions.json": func(string) string { return "" }},
+			"environments.json: environments.0.work.0.session_id: sessions.json holds no session sesn_01AcmeBuildNightly000001"},
+		{"a session of another environment", map[string]func(string) string{"sessions.json": func(s string) string {
+			// The Globex session moves to an environment with no items, which the loader allows.
+			return strings.Replace(s, `"environment_id": "env_01GlobexPrimary0000000001",
+      "self_hosted": true,
+      "work_id": "work_01GlobexQueuedJob00000001",`, `"environment_id": "env_01GlobexGone000000000001",
+      "self_hosted": true,`, 1)
+		}}, "environments.json: environments.2.work.0.session_id: session sesn_01GlobexReportJob0000001 is in environment env_01GlobexGone000000000001, not in the item's, env_01GlobexPrimary0000000001"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := defaults(tc.edits)
+			for name, f := range fsys {
+				if len(f.Data) == 0 {
+					delete(fsys, name)
+				}
+			}
+			_, err := LoadFixtures(fsys)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error = %v, want one naming %q", err, tc.want)
+			}
+		})
+	}
+
+	// A snapshot's items give their state: the item of a deleted session, and one enqueued by the
+	// control API for a session that never was, load.
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": acmeAgent, "environment_id": acmePrimary}).get("id").String()
+	api.ok("DELETE", "/v1/sessions/"+id, nil)
+	if _, err := ts.Fake.EnqueueWork(acmePrimary, "sesn_01NeverMadeByTheApi000001", nil); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := ts.Fake.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, session := range []string{id, "sesn_01NeverMadeByTheApi000001"} {
+		if !strings.Contains(snap["environments.json"], `"session_id": "`+session+`"`) || strings.Contains(snap["sessions.json"], session) {
+			t.Fatalf("the snapshot does not hold an item of %s without its session:\n%s", session, snap["environments.json"])
+		}
+	}
+	if _, err := snap.Fixtures(); err != nil {
+		t.Errorf("a snapshot with items of sessions it does not hold: %v, want it loaded", err)
 	}
 }

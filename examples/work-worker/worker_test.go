@@ -50,7 +50,7 @@ func Example() {
 	fmt.Println("after the lease lapsed:", item["state"], "at", item["stopped_at"])
 
 	// Output:
-	// polled work_01AcmeQueuedBuild00000001 (session session_01AcmeBuildNightly0001, job nightly-build)
+	// polled work_01AcmeQueuedBuild00000001 (session sesn_01AcmeBuildNightly000001, job nightly-build)
 	// acknowledged: starting
 	// heartbeat at 2026-01-01T00:00:00Z: active, lease extended true, ttl 30s
 	// clock: 2026-01-01T00:00:10Z

@@ -28,8 +28,9 @@ const (
 // and the session's ID.
 //
 // The data set queues items of its own ahead of the session's; a poller would hand each of them
-// to the script too. They are acked and force-stopped here, as the SDK's worker stops an item it
-// cannot serve, so that the example gets the item of a session that exists.
+// to the script too, which would find its session terminated and stop it. They are passed by
+// here, untouched: a poll hides an item it handed out only for a while, and the script is given
+// the session's item alone.
 func claimedItem(base, key string) (env []string, item []byte, session string, err error) {
 	user := fakeAPI{base: base, key: key, beta: managedAgentsBeta}
 	worker := fakeAPI{base: base, bearer: fixtureEnvKey, beta: managedAgentsBeta}
@@ -60,16 +61,14 @@ func claimedItem(base, key string) (env []string, item []byte, session string, e
 		if err := json.Unmarshal(raw, &polled); err != nil || polled.ID == "" {
 			return nil, nil, "", fmt.Errorf("the poll answered %s before the session's item", raw)
 		}
+		if polled.Data.ID != sess.ID {
+			continue
+		}
 		if err := worker.do(http.MethodPost, work+polled.ID+"/ack", "", nil); err != nil {
 			return nil, nil, "", err
 		}
-		if polled.Data.ID == sess.ID {
-			return []string{"ANTHROPIC_WORK_ID=" + polled.ID, "ANTHROPIC_SESSION_ID=" + sess.ID,
-				"ANTHROPIC_ENVIRONMENT_ID=" + fixtureSelfHosted}, raw, sess.ID, nil
-		}
-		if err := worker.do(http.MethodPost, work+polled.ID+"/stop", `{"force":true}`, nil); err != nil {
-			return nil, nil, "", err
-		}
+		return []string{"ANTHROPIC_WORK_ID=" + polled.ID, "ANTHROPIC_SESSION_ID=" + sess.ID,
+			"ANTHROPIC_ENVIRONMENT_ID=" + fixtureSelfHosted}, raw, sess.ID, nil
 	}
 	return nil, nil, "", fmt.Errorf("10 polls, and none answered session %s's item", sess.ID)
 }

@@ -50,10 +50,10 @@ const (
 // others run beside them. The self-hosted worker examples run the SDK's EnvironmentWorker until
 // something stops it: managed-agents-self-hosted-sandbox-worker.py bounds worker.run() with a
 // 60 s wait_for, and managed-agents-worker-dispatch.py's handle_item() returns once the session
-// has been idle for the worker's max_idle (60 s). The data set queues three items of sessions it
-// does not have in its self-hosted environment, ahead of the example's own: the sandbox worker
-// polls them first, logs that each failed (404 on the session) and stops it; claimedItem stops
-// them itself.
+// has been idle for the worker's max_idle (60 s). The data set queues three items in its
+// self-hosted environment ahead of the example's own, each of a session archived before a worker
+// took it: the sandbox worker polls them first, finds each session terminated and stops its item
+// with nothing to run; claimedItem passes them by.
 var pyExamples = []pyExample{
 	// Runs the session's tools itself, and stops once the session has been idle a minute.
 	{file: "managed-agents-observe-tool-calls.py", env: []string{"ANTHROPIC_ENVIRONMENT_ID=" + fixtureSelfHosted}},

@@ -30,6 +30,8 @@ import (
 // the area (sessions, events, resources, bytes). A file or memory store that the data set does
 // not hold is accepted: the API deletes them under the sessions that mount them, and mounts
 // memory stores without looking them up. vault_ids are not checked either: vaults load later.
+// And every queued work item that environments.json writes by hand serves a session of the data
+// set in the item's environment (checkWorkSessions), whether sessions.json is there or not.
 
 // sessionsSection is the sessions of the fixtures, as loaded; never changed (build copies).
 var sessionsSection = core.NewSection[[]*loadedSession]()
@@ -60,8 +62,11 @@ func loadSessions(fsys fs.FS, fx *core.Fixtures) error {
 		Sessions []sessionFixture `json:"sessions"`
 	}
 	found, err := core.ReadFixture(fsys, "sessions.json", &file)
-	if err != nil || !found {
+	if err != nil {
 		return err
+	}
+	if !found {
+		return checkWorkSessions(fx, nil)
 	}
 	if n := len(file.Sessions); n > MaxSessions {
 		return fmt.Errorf("sessions.json: sessions: %d sessions, more than the %d a server (or namespace) keeps", n, MaxSessions)
@@ -82,6 +87,33 @@ func loadSessions(fsys fs.FS, fx *core.Fixtures) error {
 		out = append(out, ls)
 	}
 	*sessionsSection.In(fx.Sections) = out
+	return checkWorkSessions(fx, out)
+}
+
+// checkWorkSessions refuses a hand-written work item of environments.json (one without its
+// state: queued) whose session loaded does not hold in the item's environment: the API queues
+// work only for a session it holds (when it is made, or when a dormant one gets a message),
+// and a worker that takes the item asks for its session. An item that gives its state, as a
+// snapshot writes every item, is not checked: the API deletes sessions under their items, and
+// the control API enqueues work for any session ID, so a snapshot of a live server holds such
+// items and must load.
+func checkWorkSessions(fx *core.Fixtures, loaded []*loadedSession) error {
+	byID := make(map[string]*loadedSession, len(loaded))
+	for _, ls := range loaded {
+		byID[ls.rec.ID] = ls
+	}
+	for _, it := range work.FixtureItems(fx) {
+		if it.Stated {
+			continue
+		}
+		ls := byID[it.SessionID]
+		switch {
+		case ls == nil:
+			return fmt.Errorf("environments.json: %s.session_id: sessions.json holds no session %s; a queued item serves a session of the data set (only an item that gives its state, as snapshots write them, may name a session the API deleted)", it.Place, it.SessionID)
+		case ls.rec.EnvironmentID != it.EnvironmentID:
+			return fmt.Errorf("environments.json: %s.session_id: session %s is in environment %s, not in the item's, %s", it.Place, it.SessionID, ls.rec.EnvironmentID, it.EnvironmentID)
+		}
+	}
 	return nil
 }
 

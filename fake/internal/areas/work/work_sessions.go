@@ -1,6 +1,7 @@
 package work
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
@@ -60,4 +61,26 @@ func FixtureEnvironment(fx *core.Fixtures, id string) (org *core.Org, selfHosted
 		}
 	}
 	return nil, false, nil, false
+}
+
+// FixtureItem is a work item of environments.json as the loader of sessions.json checks it.
+type FixtureItem struct {
+	Place         string // its place in environments.json: environments.<i>.work.<j>
+	ID, SessionID string
+	EnvironmentID string
+	// Stated: the item gives its state, as a snapshot writes every item; a hand-written item
+	// does not, and is queued.
+	Stated bool
+}
+
+// FixtureItems is every work item of fx (environments.json), in the file's order.
+func FixtureItems(fx *core.Fixtures) []FixtureItem {
+	var out []FixtureItem
+	for i, e := range *EnvsSection.In(fx.Sections) {
+		for j, w := range e.Work {
+			out = append(out, FixtureItem{Place: fmt.Sprintf("environments.%d.work.%d", i, j), ID: w.ID,
+				SessionID: w.SessionID, EnvironmentID: e.ID, Stated: w.State != ""})
+		}
+	}
+	return out
 }
