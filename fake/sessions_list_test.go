@@ -1,9 +1,12 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +36,7 @@ type sessionFilter struct {
 func TestSessionListPagesEqualReference(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	env := cloudEnv(t, api)
 	agents := []string{newAgent(t, api, ""), newAgent(t, api, ""), newAgent(t, api, "")}
 	var ids []string
 	for i := range 30 {
@@ -177,4 +180,180 @@ func TestSessionListPagesEqualReference(t *testing.T) {
 		}
 	}
 	t.Logf("%d pages checked", checked)
+}
+
+// Every page of a session's events, for every filter, page size and token (after any event), is
+// the span of a plain reference filter over the session's log, and carries next_page exactly when
+// a kept event lies past it; in a log in processed_at order (created_at bounded by search) and in
+// a log whose events a data set put ahead of the clock (walked).
+func TestSessionEventPagesEqualReference(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := cloudSession(t, api)
+	for i := range 6 { // each send's events share an instant: ties in processed_at
+		api.ok("POST", "/v1/sessions/"+id+"/events", userMessage(fmt.Sprint("hello ", i)))
+		if i%2 == 1 {
+			ts.Fake.AdvanceClock(time.Second)
+		}
+	}
+	checkEventPages(t, api, id)
+
+	// The same session loaded with its events ten hours ahead of the clock, then sent more.
+	snap, err := ts.Fake.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap = editSessions(t, snap, func(list []map[string]any) []map[string]any {
+		for _, s := range list {
+			for i, x := range s["events"].([]any) {
+				var ev map[string]any
+				if err := json.Unmarshal([]byte(x.(string)), &ev); err != nil {
+					t.Fatal(err)
+				}
+				at, _ := time.Parse(time.RFC3339Nano, ev["processed_at"].(string))
+				ev["processed_at"] = at.Add(10 * time.Hour).Format(time.RFC3339Nano)
+				b, _ := json.Marshal(ev)
+				s["events"].([]any)[i] = string(b)
+			}
+		}
+		return list
+	})
+	ahead := NewTestServer(t)
+	if err := ahead.Fake.LoadSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	api = apiClient(t, ahead)
+	for i := range 3 {
+		api.ok("POST", "/v1/sessions/"+id+"/events", userMessage(fmt.Sprint("again ", i)))
+		ahead.Fake.AdvanceClock(time.Second)
+	}
+	checkEventPages(t, api, id)
+}
+
+// checkEventPages holds the event list's pages of session id to a reference filter of its log.
+func checkEventPages(t *testing.T, api *workClient, id string) {
+	t.Helper()
+	type event struct {
+		id, typ string
+		at      time.Time
+	}
+	// The log, as one unfiltered page holds it: the records the filters are checked over.
+	var log []event
+	for _, x := range api.ok("GET", "/v1/sessions/"+id+"/events?limit=1000", nil).get("data").Array() {
+		at, err := time.Parse(time.RFC3339Nano, x.Get("processed_at").String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		log = append(log, event{x.Get("id").String(), x.Get("type").String(), at})
+	}
+	times := map[time.Time]bool{}
+	for _, e := range log {
+		times[e.at] = true
+	}
+	instants := slices.SortedFunc(maps.Keys(times), time.Time.Compare)
+	q := func(t time.Time) string { return url.QueryEscape(t.Format(time.RFC3339Nano)) }
+	first, mid, last := instants[0], instants[len(instants)/2], instants[len(instants)-1]
+	type filter struct {
+		query string
+		keep  func(e event) bool
+	}
+	all := func(event) bool { return true }
+	filters := []filter{
+		{"", all},
+		{"order=desc", all},
+		{"types[]=agent.message", func(e event) bool { return e.typ == "agent.message" }},
+		{"types[]=user.message&types[]=session.status_idle&order=desc", func(e event) bool { return e.typ == "user.message" || e.typ == "session.status_idle" }},
+		{"created_at[gte]=" + q(mid), func(e event) bool { return !e.at.Before(mid) }},
+		{"created_at[gt]=" + q(first) + "&created_at[lt]=" + q(last) + "&order=desc", func(e event) bool { return e.at.After(first) && e.at.Before(last) }},
+		{"created_at[lte]=" + q(mid) + "&types[]=agent.message", func(e event) bool { return !e.at.After(mid) && e.typ == "agent.message" }},
+		{"created_at[gt]=" + q(last), func(event) bool { return false }},
+	}
+	for _, f := range filters {
+		desc := strings.Contains(f.query, "order=desc")
+		var want []int // places in the log, in list order
+		for i, e := range log {
+			if f.keep(e) {
+				want = append(want, i)
+			}
+		}
+		if desc {
+			slices.Reverse(want)
+		}
+		for _, limit := range []int{1, 2, 5, 100} {
+			path := fmt.Sprintf("/v1/sessions/%s/events?%s&limit=%d", id, f.query, limit)
+			expect := func(what string, got reply, lo int) {
+				t.Helper()
+				hi := min(lo+limit, len(want))
+				var gotIDs, wantIDs []string
+				for _, x := range got.get("data.#.id").Array() {
+					gotIDs = append(gotIDs, x.String())
+				}
+				for _, i := range want[lo:hi] {
+					wantIDs = append(wantIDs, log[i].id)
+				}
+				if fmt.Sprint(gotIDs) != fmt.Sprint(wantIDs) {
+					t.Fatalf("%s: data = %v, want %v", what, gotIDs, wantIDs)
+				}
+				if has, wantNext := got.get("next_page").Type != 0, hi > lo && hi < len(want); has != wantNext {
+					t.Fatalf("%s: next_page %v, want %v", what, has, wantNext)
+				}
+			}
+			lo, page := 0, api.ok("GET", path, nil)
+			for {
+				expect(fmt.Sprintf("%s from %d", path, lo), page, lo)
+				next := page.get("next_page").String()
+				if next == "" {
+					break
+				}
+				lo, page = min(lo+limit, len(want)), api.ok("GET", path+"&page="+next, nil)
+			}
+			// A token after every event of the log, kept by the filter or not.
+			for i, e := range log {
+				after := 0
+				for after < len(want) && ((!desc && want[after] <= i) || (desc && want[after] >= i)) {
+					after++
+				}
+				tok := core.EncodePageToken("session_events", core.ListKey{At: time.Unix(int64(i), 0), ID: e.id})
+				expect(fmt.Sprintf("%s after %s", path, e.id), api.ok("GET", path+"&page="+tok, nil), after)
+			}
+		}
+	}
+}
+
+// The lists of the area read their filters first, then limit, include_archived and the page: of
+// several wrong parameters, the first in that order is the one a 400 names.
+func TestSessionListErrorOrder(t *testing.T) {
+	ts := NewTestServer(t)
+	api := apiClient(t, ts)
+	id := cloudSession(t, api)
+	thread := api.ok("GET", "/v1/sessions/"+id+"/threads", nil).get("data.0.id").String()
+	type bad struct{ param, field string }
+	for path, params := range map[string][]bad{
+		"/v1/sessions": {{"agent_version=0", "agent_version"}, {"order=sideways", "order"}, {"created_at[gte]=soon", "created_at[gte]"},
+			{"statuses[]=sleeping", "statuses"}, {"limit=0", "limit"}, {"include_archived=maybe", "include_archived"}, {"page=forged", "page"}},
+		"/v1/sessions/" + id + "/events":                        {{"order=sideways", "order"}, {"created_at[lt]=soon", "created_at[lt]"}, {"limit=1001", "limit"}, {"page=forged", "page"}},
+		"/v1/sessions/" + id + "/threads":                       {{"limit=0", "limit"}, {"page=forged", "page"}},
+		"/v1/sessions/" + id + "/resources":                     {{"limit=0", "limit"}, {"page=forged", "page"}},
+		"/v1/sessions/" + id + "/threads/" + thread + "/events": {{"order=sideways", "order"}, {"limit=0", "limit"}, {"page=forged", "page"}},
+	} {
+		for k := range params {
+			var query []string
+			for _, p := range params[k:] {
+				query = append(query, p.param)
+			}
+			slices.Reverse(query) // the order they are sent in is not the order they are read in
+			r := api.do("GET", path+"?"+strings.Join(query, "&"), nil)
+			if msg := r.get("error.message").String(); r.status != 400 || !strings.HasPrefix(msg, params[k].field+":") {
+				t.Errorf("GET %s?%s = %d %s, want 400 naming %s", path, strings.Join(query, "&"), r.status, msg, params[k].field)
+			}
+		}
+	}
+	// A prev_page is read as a token of the backward list after limit and include_archived.
+	prev := core.EncodePageToken("sessions_desc_back", core.ListKey{At: time.Now(), ID: id})
+	if r := api.do("GET", "/v1/sessions?limit=0&page="+prev, nil); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "limit:") {
+		t.Errorf("a prev_page with limit=0 = %d %s, want 400 naming limit", r.status, r.body)
+	}
+	if r := api.do("GET", "/v1/sessions?order=asc&page="+prev, nil); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "page:") {
+		t.Errorf("a prev_page of the other order = %d %s, want 400 naming page", r.status, r.body)
+	}
 }

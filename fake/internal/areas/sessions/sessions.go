@@ -95,6 +95,14 @@ type session struct {
 	resources  []resourceEntry // rec.Resources with their places in the list (sessions_resources.go)
 	resSeq     int
 	events     []stored // what clients see
+	// unordered is set when an event was logged before the one ahead of it in processed_at (a
+	// data set's log ahead of the clock): the event list then cannot bound created_at by search.
+	unordered bool
+	// idles is how far the primary thread's look for a session.status_idle went (idled).
+	idles struct {
+		scanned int
+		seen    bool
+	}
 	// held are the events a send made that no client has looked at yet (release): the fake's
 	// agent answers at once, and a client that sends and then opens a stream (as the official
 	// SDK's examples do) must still see the turn on it.
@@ -539,7 +547,7 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 	var out sessionPage
 	var page []*session
 	if deployment == "" { // the fake makes no deployment: no session has one
-		page, out.NextPage, out.PrevPage = pageSessions(within(a.byOrg[c.Org], created), keep, order == "desc", scope, q.After, back, q.Limit)
+		page, out.NextPage, out.PrevPage = pageSessions(within(a.byOrg[c.Org], func(ss *session) time.Time { return ss.rec.CreatedAt }, created), keep, order == "desc", scope, q.After, back, q.Limit)
 	}
 	now := s.Clock.Now()
 	key := clockKey(now)
@@ -549,28 +557,10 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 	}, out)
 }
 
-// within is the span of list (oldest first) whose created_at is in r, found by binary search.
-func within(list []*session, r core.TimeRange) []*session {
-	if r == (core.TimeRange{}) {
-		return list
-	}
-	first := func(after func(t time.Time) bool) int {
-		return sort.Search(len(list), func(i int) bool { return after(list[i].rec.CreatedAt) })
-	}
-	lo, hi := 0, len(list)
-	if r.Gt != nil {
-		lo = max(lo, first(func(t time.Time) bool { return t.After(*r.Gt) }))
-	}
-	if r.Gte != nil {
-		lo = max(lo, first(func(t time.Time) bool { return !t.Before(*r.Gte) }))
-	}
-	if r.Lt != nil {
-		hi = min(hi, first(func(t time.Time) bool { return !t.Before(*r.Lt) }))
-	}
-	if r.Lte != nil {
-		hi = min(hi, first(func(t time.Time) bool { return t.After(*r.Lte) }))
-	}
-	return list[lo:max(lo, hi)]
+// within is the span of items, sorted by the time at gives, whose time is in r.
+func within[T any](items []T, at func(T) time.Time, r core.TimeRange) []T {
+	lo, hi := core.Within(items, at, r)
+	return items[lo:hi]
 }
 
 // pageSessions cuts a page of at most limit kept sessions out of list (oldest first), in list
