@@ -324,7 +324,7 @@ func BenchmarkListPageSessionEvents(b *testing.B) {
 // agents in turn (but the oldest, of an eleventh: the rare agent), every tenth archived; it
 // returns it with a function that serves a request as the API key (and fails the benchmark
 // unless it answers 200), the IDs oldest first and the agents.
-func benchSessionServer(b *testing.B, n int) (*Server, func(method, path string, body any) []byte, []string, []string) {
+func benchSessionServer(b testing.TB, n int) (*Server, func(method, path string, body any) []byte, []string, []string) {
 	s := New()
 	do := benchAPI(b, s)
 	var agents, ids []string

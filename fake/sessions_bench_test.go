@@ -124,7 +124,7 @@ func BenchmarkManagedAgentsPage(b *testing.B) {
 
 // benchAPI returns a function that serves a request with body (nil: none) as the API key, fails
 // the benchmark unless it answers 200, and returns the answer.
-func benchAPI(b *testing.B, s *Server) func(method, path string, body any) []byte {
+func benchAPI(b testing.TB, s *Server) func(method, path string, body any) []byte {
 	return func(method, path string, body any) []byte {
 		var data []byte
 		if body != nil {

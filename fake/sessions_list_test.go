@@ -4,13 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/platformkit/platformkit/fake/internal/core"
+
+	"github.com/tidwall/gjson"
 )
 
 // sessionRecord is what the reference filter of the session list reads of a session, as
@@ -356,4 +361,44 @@ func TestSessionListErrorOrder(t *testing.T) {
 	if r := api.do("GET", "/v1/sessions?order=asc&page="+prev, nil); r.status != 400 || !strings.HasPrefix(r.get("error.message").String(), "page:") {
 		t.Errorf("a prev_page of the other order = %d %s, want 400 naming page", r.status, r.body)
 	}
+}
+
+// A page of the session list allocates what its 20 sessions need, not what the organization's
+// sessions do: the same at 1,000 sessions as at 100, within 1 KiB. A page that copied the
+// organization's list (as the list did before it walked from its token) allocates 8 bytes more a
+// session, 7 KiB more at 1,000.
+func TestSessionPageAllocatesForItsPage(t *testing.T) {
+	perPage := func(n int) float64 {
+		s, do, ids, _ := benchSessionServer(t, n)
+		mid := ids[n/2]
+		at, err := time.Parse(time.RFC3339Nano, gjson.GetBytes(do("GET", "/v1/sessions/"+mid, nil), "created_at").String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := "/v1/sessions?limit=20&page=" + core.EncodePageToken("sessions_desc", core.ListKey{At: at, ID: mid})
+		for range 10 { // the page's sessions encoded once, as every later page finds them
+			do("GET", path, nil)
+		}
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("X-Api-Key", core.DefaultAPIKey)
+		req.Header.Set("Vendor-Version", core.APIVersion)
+		w := &discardWriter{header: http.Header{}}
+		const pages = 200
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range pages {
+			clear(w.header)
+			s.ServeHTTP(w, req)
+		}
+		runtime.ReadMemStats(&after)
+		if w.status != http.StatusOK {
+			t.Fatalf("%s: %d", path, w.status)
+		}
+		return float64(after.TotalAlloc-before.TotalAlloc) / pages
+	}
+	small, large := perPage(100), perPage(1000)
+	if large > small+1024 {
+		t.Errorf("a page of 20 allocates %.0f bytes at 1,000 sessions against %.0f at 100: it grows with the organization's sessions", large, small)
+	}
+	t.Logf("bytes a page: %.0f at 100 sessions, %.0f at 1,000", small, large)
 }
