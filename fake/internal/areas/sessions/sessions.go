@@ -97,8 +97,10 @@ type session struct {
 	events     []stored // what clients see
 	// unordered is set when an event was logged before the one ahead of it in processed_at (a
 	// data set's log ahead of the clock): the event list then cannot bound created_at by search.
+	// Snapshots leave it out: a data set's log is in order (its loader refuses one that is not).
 	unordered bool
-	// idles is how far the primary thread's look for a session.status_idle went (idled).
+	// idles is how far the primary thread's look for a session.status_idle went (idled): a cache
+	// of the log, which a loaded session fills again.
 	idles struct {
 		scanned int
 		seen    bool
