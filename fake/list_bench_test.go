@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -205,4 +206,143 @@ func benchPost(b *testing.B, s *Server, path string) {
 	if rec.Code != http.StatusOK {
 		b.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
 	}
+}
+
+// The session list's pages, each of 20 from the middle of an organization's 100 and 1,000
+// sessions (the most a server or namespace keeps: sessions.MaxSessions), one in ten archived.
+// A page costs O(log n + page + the sessions a filter skips), so the two sizes should take about
+// the same time unfiltered and with a created_at range; agent_id skips the other agents'
+// sessions (here 9 in 10), which the figures at 1,000 weigh against an index by agent:
+//
+//	go test -run '^$' -bench 'ListPageSessions' -benchmem ./fake
+var sessionListSizes = []int{100, 1000}
+
+func BenchmarkListPageSessions(b *testing.B) {
+	for _, n := range sessionListSizes {
+		s, do, ids, agents := benchSessionServer(b, n)
+		mid := ids[n/2]
+		midAt := gjson.GetBytes(do("GET", "/v1/sessions/"+mid, nil), "created_at").String()
+		at, err := time.Parse(time.RFC3339Nano, midAt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The tokens of the pages that end and start at mid, as next_page and prev_page give them.
+		fwd := core.EncodePageToken("sessions_desc", core.ListKey{At: at, ID: mid})
+		back := core.EncodePageToken("sessions_desc_back", core.ListKey{At: at, ID: mid})
+		firstAgentPage := gjson.GetBytes(do("GET", "/v1/sessions?limit=20&agent_id="+agents[0], nil), "next_page").String()
+		for _, bc := range []struct{ name, path string }{
+			{"page", "/v1/sessions?limit=20&page=" + fwd},
+			{"prev", "/v1/sessions?limit=20&page=" + back},
+			{"created", "/v1/sessions?limit=20&created_at[lte]=" + url.QueryEscape(midAt)},
+			{"agent", "/v1/sessions?limit=20&agent_id=" + agents[0]},
+			{"agent-page", "/v1/sessions?limit=20&agent_id=" + agents[0] + "&page=" + firstAgentPage},
+			{"agent-rare", "/v1/sessions?limit=20&agent_id=" + agents[10]},
+		} {
+			b.Run(fmt.Sprintf("%s/sessions=%d", bc.name, n), func(b *testing.B) {
+				req := httptest.NewRequest(http.MethodGet, bc.path, nil)
+				req.Header.Set("X-Api-Key", core.DefaultAPIKey)
+				req.Header.Set("Vendor-Version", core.APIVersion)
+				benchServeCPU(b, s, req)
+			})
+		}
+	}
+}
+
+// benchServeCPU serves req again and again into a writer that keeps nothing, and reports the
+// process's CPU time an operation beside the wall time, which on a shared machine swings with
+// the load.
+func benchServeCPU(b *testing.B, s *Server, req *http.Request) {
+	w := &discardWriter{header: http.Header{}}
+	b.ReportAllocs()
+	before := cpuTime()
+	for b.Loop() {
+		clear(w.header)
+		w.status = 0
+		s.ServeHTTP(w, req)
+		if w.status != http.StatusOK {
+			b.Fatalf("%s: %d", req.URL, w.status)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
+}
+
+// The event list's pages and the thread list, in a session of 996 and 9,996 events (the most a
+// session keeps is sessions.MaxEvents): 166 and 1,666 user messages, a second apart, each
+// answered by the agent (six events). A page of 20 from the middle, the first page of the last
+// tenth by created_at, a page of agent.message events from the middle (the types filter skips
+// five events in six), and the thread list:
+//
+//	go test -run '^$' -bench 'ListPageSessionEvents' -benchmem ./fake
+func BenchmarkListPageSessionEvents(b *testing.B) {
+	for _, messages := range []int{166, 1666} {
+		s, do, ids, _ := benchSessionServer(b, 1)
+		id := ids[0]
+		for range messages {
+			do("POST", "/v1/sessions/"+id+"/events", userMessage("ping"))
+			s.AdvanceClock(time.Second)
+		}
+		n := 6 * messages
+		// A session of as many events, none a session.status_idle (interrupts of an idle
+		// session), whose primary thread has no usage yet.
+		quiet := gjson.GetBytes(do("GET", "/v1/sessions/"+id, nil), "environment_id").String()
+		quiet = gjson.GetBytes(do("POST", "/v1/sessions", map[string]any{"agent": gjson.GetBytes(do("GET", "/v1/sessions/"+id, nil), "agent.id").String(), "environment_id": quiet}), "id").String()
+		interrupts := make([]any, 0, 50) // the most a send takes
+		for range 50 {
+			interrupts = append(interrupts, map[string]any{"type": "user.interrupt"})
+		}
+		for sent := 0; sent < n; sent += 50 {
+			do("POST", "/v1/sessions/"+quiet+"/events", map[string]any{"events": interrupts[:min(50, n-sent)]})
+		}
+		// The key of the event of sequence i, as a token of the list holds it: the page after it
+		// starts at that event.
+		at := func(i int) string {
+			return core.EncodePageToken("session_events", core.ListKey{At: time.Unix(int64(i), 0)})
+		}
+		tok := at(n / 2)
+		tenth := gjson.GetBytes(do("GET", "/v1/sessions/"+id+"/events?limit=1&page="+at(n-n/10), nil), "data.0.processed_at").String()
+		if tenth == "" {
+			b.Fatal("no event in the last tenth")
+		}
+		for _, bc := range []struct{ name, path string }{
+			{"page", "/v1/sessions/" + id + "/events?limit=20&page=" + tok},
+			{"created", "/v1/sessions/" + id + "/events?limit=20&created_at[gte]=" + url.QueryEscape(tenth)},
+			{"types", "/v1/sessions/" + id + "/events?limit=20&types[]=agent.message&page=" + tok},
+			{"threads", "/v1/sessions/" + id + "/threads"},
+			{"threads-never-idle", "/v1/sessions/" + quiet + "/threads"},
+		} {
+			b.Run(fmt.Sprintf("%s/events=%d", bc.name, n), func(b *testing.B) {
+				req := httptest.NewRequest(http.MethodGet, bc.path, nil)
+				req.Header.Set("X-Api-Key", core.DefaultAPIKey)
+				req.Header.Set("Vendor-Version", core.APIVersion)
+				benchServeCPU(b, s, req)
+			})
+		}
+	}
+}
+
+// benchSessionServer makes a server whose organization has n sessions, one a second, of 10
+// agents in turn (but the oldest, of an eleventh: the rare agent), every tenth archived; it
+// returns it with a function that serves a request as the API key (and fails the benchmark
+// unless it answers 200), the IDs oldest first and the agents.
+func benchSessionServer(b testing.TB, n int) (*Server, func(method, path string, body any) []byte, []string, []string) {
+	s := New()
+	do := benchAPI(b, s)
+	var agents, ids []string
+	for i := range 11 {
+		agents = append(agents, gjson.GetBytes(do("POST", "/v1/agents", map[string]any{"name": fmt.Sprint("bench ", i), "model": "assistant-sonnet-4-5"}), "id").String())
+	}
+	env := gjson.GetBytes(do("POST", "/v1/environments", map[string]any{"name": "bench", "config": map[string]any{"type": "cloud"}}), "id").String()
+	for i := range n {
+		agent := agents[i%10]
+		if i == 0 {
+			agent = agents[10]
+		}
+		id := gjson.GetBytes(do("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}), "id").String()
+		ids = append(ids, id)
+		if i%10 == 9 {
+			do("POST", "/v1/sessions/"+id+"/archive", nil)
+		}
+		s.AdvanceClock(time.Second)
+	}
+	return s, do, ids, agents
 }

@@ -70,25 +70,7 @@ func BenchmarkSessionEventToStream(b *testing.B) {
 //	go test -run '^$' -bench 'ManagedAgentsPage' -benchtime 20000x -count 6 ./fake
 func BenchmarkManagedAgentsPage(b *testing.B) {
 	s := New()
-	serve := func(method, path string, body any) []byte {
-		var data []byte
-		if body != nil {
-			var err error
-			if data, err = json.Marshal(body); err != nil {
-				b.Fatal(err)
-			}
-		}
-		req := httptest.NewRequest(method, path, bytes.NewReader(data))
-		req.Header.Set("X-Api-Key", core.DefaultAPIKey)
-		req.Header.Set("Vendor-Version", core.APIVersion)
-		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
-			b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
-		}
-		return w.Body.Bytes()
-	}
+	serve := benchAPI(b, s)
 	id := func(answer []byte) string { return gjson.GetBytes(answer, "id").String() }
 	var agent string
 	for range 20 {
@@ -137,6 +119,30 @@ func BenchmarkManagedAgentsPage(b *testing.B) {
 			}
 			b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
 		})
+	}
+}
+
+// benchAPI returns a function that serves a request with body (nil: none) as the API key, fails
+// the benchmark unless it answers 200, and returns the answer.
+func benchAPI(b testing.TB, s *Server) func(method, path string, body any) []byte {
+	return func(method, path string, body any) []byte {
+		var data []byte
+		if body != nil {
+			var err error
+			if data, err = json.Marshal(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+		req := httptest.NewRequest(method, path, bytes.NewReader(data))
+		req.Header.Set("X-Api-Key", core.DefaultAPIKey)
+		req.Header.Set("Vendor-Version", core.APIVersion)
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+		}
+		return w.Body.Bytes()
 	}
 }
 

@@ -24,6 +24,18 @@ func newAgent(t *testing.T, api *workClient, policy string) string {
 	return api.ok("POST", "/v1/agents", b).get("id").String()
 }
 
+// cloudEnv creates an environment of the cloud type, whose sessions the fake's agent runs itself.
+func cloudEnv(t *testing.T, api *workClient) string {
+	t.Helper()
+	return api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+}
+
+// cloudSession creates a session of a new agent (newAgent) in a new cloud environment.
+func cloudSession(t *testing.T, api *workClient) string {
+	t.Helper()
+	return api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": cloudEnv(t, api)}).get("id").String()
+}
+
 func userMessage(text string) map[string]any {
 	return map[string]any{"events": []any{map[string]any{"type": "user.message", "content": []any{map[string]any{"type": "text", "text": text}}}}}
 }
@@ -110,7 +122,7 @@ func TestSessionSelfHostedTurn(t *testing.T) {
 func TestSessionCloudAnswers(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	env := cloudEnv(t, api)
 	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": map[string]any{"type": "agent", "id": newAgent(t, api, ""), "version": 1}, "environment_id": env}).get("id").String()
 	if n := api.ok("GET", "/v1/environments/"+env+"/work", nil).get("data.#").Int(); n != 0 {
 		t.Errorf("a cloud environment's queue holds %d items, want 0", n)
@@ -234,8 +246,7 @@ func TestSessionEnvironmentKey(t *testing.T) {
 func TestSessionStream(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
-	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	id := cloudSession(t, api)
 	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("before"))
 	eventTypes(t, api, id) // seen: not sent again on the stream
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -335,7 +346,7 @@ func TestSessionArchiveUpdateAndList(t *testing.T) {
 func TestSessionCountIsBounded(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	env := cloudEnv(t, api)
 	agent := newAgent(t, api, "")
 	// The bound counts the default data set's sessions too.
 	for i := range sessions.MaxSessions - len(fixtureSessions(t, "")) {
@@ -385,8 +396,7 @@ func TestSessionDormantQueuesWorkAgain(t *testing.T) {
 func TestSessionStreamAfterSend(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
-	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	id := cloudSession(t, api)
 	sent := api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("Hello"))
 	if n := sent.get("data.#").Int(); n != 1 {
 		t.Fatalf("sent = %s, want the one stored user.message", sent.body)
@@ -494,8 +504,7 @@ func TestSessionResources(t *testing.T) {
 func TestSessionEventsAreBounded(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
-	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	id := cloudSession(t, api)
 	batch := []any{}
 	for range 50 {
 		batch = append(batch, userMessage("x")["events"].([]any)[0])

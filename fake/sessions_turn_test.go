@@ -185,8 +185,7 @@ func TestSessionAgentAwaitsEveryCall(t *testing.T) {
 func TestSessionAgentModelError(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
-	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	id := cloudSession(t, api)
 	if _, err := ts.Fake.InjectFault(Fault{Method: "POST", Path: "/v1/messages", Status: 529, RetryAfter: time.Second}); err != nil {
 		t.Fatal(err)
 	}
@@ -251,8 +250,7 @@ func TestSessionResetAndSnapshot(t *testing.T) {
 func TestSessionTurnWindow(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
-	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": newAgent(t, api, ""), "environment_id": env}).get("id").String()
+	id := cloudSession(t, api)
 	for i := range 21 {
 		api.ok("POST", "/v1/sessions/"+id+"/events", userMessage(fmt.Sprintf("m%d", i)))
 	}
@@ -302,7 +300,7 @@ func TestSessionTurnRecordAndReplay(t *testing.T) {
 	answer := func(ts *TestServer) string {
 		t.Helper()
 		api := apiClient(t, ts)
-		env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+		env := cloudEnv(t, api)
 		agent := api.ok("POST", "/v1/agents", map[string]any{"name": "taped", "model": "assistant-sonnet-4-5"}).get("id").String()
 		id := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}).get("id").String()
 		api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("hello"))
@@ -330,7 +328,7 @@ func TestSessionTurnRateLimited(t *testing.T) {
 	ts := NewTestServer(t, WithRateLimits())
 	setWorkspaceLimits(t, ts.Fake, `[{"type":"requests_per_minute","value":1}]`)
 	api := &workClient{t, ts, "X-Api-Key", researchKey}
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	env := cloudEnv(t, api)
 	agent := api.ok("POST", "/v1/agents", map[string]any{"name": "limited", "model": "assistant-opus-4-7"}).get("id").String()
 	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}).get("id").String()
 	api.ok("POST", "/v1/sessions/"+id+"/events", userMessage("one"))
@@ -354,7 +352,7 @@ func TestSessionTurnRateLimited(t *testing.T) {
 func TestSessionTurnCaches(t *testing.T) {
 	ts := NewTestServer(t)
 	api := apiClient(t, ts)
-	env := api.ok("POST", "/v1/environments", map[string]any{"name": "cloud", "config": map[string]any{"type": "cloud"}}).get("id").String()
+	env := cloudEnv(t, api)
 	system := strings.Repeat("Answer briefly and cite the tool's output. ", 400)
 	agent := api.ok("POST", "/v1/agents", map[string]any{"name": "cached", "model": "assistant-sonnet-4-5", "system": system}).get("id").String()
 	id := api.ok("POST", "/v1/sessions", map[string]any{"agent": agent, "environment_id": env}).get("id").String()

@@ -642,7 +642,7 @@ func TestSnapshotCoversState(t *testing.T) {
 		reflect.TypeFor[files.Store]():               "mu byID lists used nextExpiry Charged",
 		reflect.TypeFor[files.File]():                "ID CreatedAt Filename MimeType SizeBytes Downloadable ExpiresAt Scope Org WorkspaceID content fixture",
 		reflect.TypeFor[sessions.Store]():            "mu byID byOrg Charged",
-		reflect.TypeFor[sessions.SessionState]():     "rec org agentID agentRef version model selfHosted workID resources resSeq events held streams turn thread replies callIDs notes bytes changed deleted encoded",
+		reflect.TypeFor[sessions.SessionState]():     "rec org agentID agentRef version model selfHosted workID resources resSeq events unordered idles held streams turn thread replies callIDs notes bytes changed deleted encoded",
 		reflect.TypeFor[sessions.Session]():          "ID Type Agent ArchivedAt Budget CreatedAt UpdatedAt DeploymentID EnvironmentID Metadata OutcomeEvaluations Resources Stats Status Title Usage VaultIDs",
 		reflect.TypeFor[sessions.Stats]():            "ActiveSeconds DurationSeconds",
 		reflect.TypeFor[sessions.TurnState]():        "calls text",

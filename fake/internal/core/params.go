@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -361,6 +362,29 @@ func (r TimeRange) Contains(t time.Time) bool {
 		(r.Gte == nil || !t.Before(*r.Gte)) &&
 		(r.Lt == nil || t.Before(*r.Lt)) &&
 		(r.Lte == nil || !t.After(*r.Lte))
+}
+
+// Within is the span [lo, hi) of items, sorted by the time at gives, whose times r contains,
+// found by binary search: a list kept in created_at order pages a created_at range without
+// walking past the items before it.
+func Within[T any](items []T, at func(T) time.Time, r TimeRange) (lo, hi int) {
+	first := func(pred func(t time.Time) bool) int {
+		return sort.Search(len(items), func(i int) bool { return pred(at(items[i])) })
+	}
+	lo, hi = 0, len(items)
+	if r.Gt != nil {
+		lo = max(lo, first(func(t time.Time) bool { return t.After(*r.Gt) }))
+	}
+	if r.Gte != nil {
+		lo = max(lo, first(func(t time.Time) bool { return !t.Before(*r.Gte) }))
+	}
+	if r.Lt != nil {
+		hi = min(hi, first(func(t time.Time) bool { return !t.Before(*r.Lt) }))
+	}
+	if r.Lte != nil {
+		hi = min(hi, first(func(t time.Time) bool { return t.After(*r.Lte) }))
+	}
+	return lo, max(lo, hi)
 }
 
 // QueryFloat reads a number parameter in its declared range (min, max]; its default when absent.

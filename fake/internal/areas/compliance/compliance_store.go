@@ -139,27 +139,6 @@ func (f ChatFilter) match(ch *Chat) bool {
 	return (f.projects == nil || f.projects[ch.ProjectID]) && f.updated.Contains(ch.UpdatedAt)
 }
 
-// ccCreatedBounds narrows a list sorted oldest first to the chats created in r: [lo, hi).
-func ccCreatedBounds(list []*Chat, r core.TimeRange) (lo, hi int) {
-	at := func(pred func(t time.Time) bool) int {
-		return sort.Search(len(list), func(i int) bool { return pred(list[i].CreatedAt) })
-	}
-	lo, hi = 0, len(list)
-	if r.Gt != nil {
-		lo = max(lo, at(func(t time.Time) bool { return t.After(*r.Gt) }))
-	}
-	if r.Gte != nil {
-		lo = max(lo, at(func(t time.Time) bool { return !t.Before(*r.Gte) }))
-	}
-	if r.Lt != nil {
-		hi = min(hi, at(func(t time.Time) bool { return !t.Before(*r.Lt) }))
-	}
-	if r.Lte != nil {
-		hi = min(hi, at(func(t time.Time) bool { return t.After(*r.Lte) }))
-	}
-	return lo, hi
-}
-
 // PageChats cuts one page of the chat list: the chats of f's users in list order (created_at,
 // then ID), after or before cursor as q says. Each user's list is narrowed by binary search to the
 // created_at range and the cursor, then the lists are merged until the page is full, so the cost
@@ -173,7 +152,7 @@ func (st *Store) PageChats(f ChatFilter, q core.CursorQuery, cursor *core.ListKe
 	runs := make([]run, 0, len(f.Users))
 	for _, u := range f.Users {
 		list := st.byUser[ccUserKey{f.Org, u}]
-		lo, hi := ccCreatedBounds(list, f.created)
+		lo, hi := core.Within(list, func(c *Chat) time.Time { return c.CreatedAt }, f.created)
 		switch {
 		case cursor != nil && backward:
 			hi = min(hi, sort.Search(len(list), func(i int) bool { return core.OldestFirst(list[i].Key(), *cursor) >= 0 }))

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -94,6 +95,16 @@ type session struct {
 	resources  []resourceEntry // rec.Resources with their places in the list (sessions_resources.go)
 	resSeq     int
 	events     []stored // what clients see
+	// unordered is set when an event was logged before the one ahead of it in processed_at (a
+	// data set's log ahead of the clock): the event list then cannot bound created_at by search.
+	// Snapshots leave it out: a data set's log is in order (its loader refuses one that is not).
+	unordered bool
+	// idles is how far the primary thread's look for a session.status_idle went (idled): a cache
+	// of the log, which a loaded session fills again.
+	idles struct {
+		scanned int
+		seen    bool
+	}
 	// held are the events a send made that no client has looked at yet (release): the fake's
 	// agent answers at once, and a client that sends and then opens a stream (as the official
 	// SDK's examples do) must still see the turn on it.
@@ -479,12 +490,16 @@ type sessionPage struct {
 
 // listSessions lists the organization's sessions by created_at (newest first unless order=asc),
 // with the filters of the official SDK's list. A page token is either forward (next_page: the
-// items after its key) or backward (prev_page: the items before it).
+// items after its key) or backward (prev_page: the items before it). The filters are read first,
+// then limit, include_archived and the page (core.ListQuery): the first that is wrong is the
+// error.
+//
+// A page costs O(log n + page + the sessions a filter skips): created_at bounds the walk by
+// binary search in the organization's list (kept in created_at order), the page's place is found
+// the same way, and the walk goes from there to one kept session past the page. agent_id has no
+// index: at the most sessions a namespace keeps (MaxSessions), skipping the other agents'
+// sessions costs less than an index would save (docs/performance.md has the figures).
 func listSessions(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
 	version, versionSet, err := c.QueryInt("agent_version")
 	if err != nil {
 		return nil, err
@@ -492,10 +507,6 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 	agentID, _ := c.QueryString("agent_id")
 	if versionSet && agentID == "" {
 		return nil, core.InvalidField("agent_version", "applies only with agent_id")
-	}
-	archived, err := c.QueryBool("include_archived")
-	if err != nil {
-		return nil, err
 	}
 	order, err := c.QueryEnum("order")
 	if err != nil {
@@ -514,58 +525,118 @@ func listSessions(s *core.Server, c *core.Call) (any, error) {
 	deployment, _ := c.QueryString("deployment_id")
 	store, _ := c.QueryString("memory_store_id")
 	scope := "sessions_" + order
-	fwd, err := c.PageToken(scope)
+	q, err := c.ListQuery(scope, true)
 	var back *core.ListKey
 	if err != nil {
-		if back, err = c.PageToken(scope + "_back"); err != nil {
+		// A prev_page is a token of the backward scope; limit and include_archived are read
+		// again before it, so that an error of theirs is still the one answered.
+		bq, berr := c.ListQuery(scope+"_back", true)
+		if berr != nil {
 			return nil, err
 		}
+		q, back = bq, bq.After
+		q.After = nil
+	}
+	keep := func(ss *session) bool {
+		r := &ss.rec
+		return (q.Archived || r.ArchivedAt == nil) && (agentID == "" || ss.agentID == agentID) &&
+			(!versionSet || ss.version == version) && (len(statuses) == 0 || slices.Contains(statuses, r.Status)) &&
+			(store == "" || mountsStore(r.Resources, store))
 	}
 	a := storeOf(s, c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	now := s.Clock.Now()
-	kept := make([]*session, 0, len(a.byOrg[c.Org])) // one allocation, not one per doubling
-	for _, ss := range a.byOrg[c.Org] {
-		ss.release()
-		r := &ss.rec
-		if (archived || r.ArchivedAt == nil) && created.Contains(r.CreatedAt) &&
-			(agentID == "" || ss.agentID == agentID) && (!versionSet || ss.version == version) &&
-			(len(statuses) == 0 || slices.Contains(statuses, r.Status)) && deployment == "" &&
-			(store == "" || mountsStore(r.Resources, store)) {
-			kept = append(kept, ss)
-		}
-	}
-	cmp := core.OldestFirst
-	if order == "desc" {
-		slices.Reverse(kept)
-		cmp = core.NewestFirst
-	}
-	lo, hi := 0, len(kept)
-	switch {
-	case fwd != nil:
-		lo = core.SearchAfter(kept, sessionKey, cmp, *fwd)
-		hi = min(hi, lo+limit)
-	case back != nil:
-		hi = core.SearchAfter(kept, sessionKey, cmp, *back)
-		for hi > 0 && cmp(sessionKey(kept[hi-1]), *back) >= 0 {
-			hi--
-		}
-		lo = max(0, hi-limit)
-	default:
-		hi = min(hi, limit)
-	}
 	var out sessionPage
-	if hi < len(kept) && hi > lo {
-		t := core.EncodePageToken(scope, sessionKey(kept[hi-1]))
-		out.NextPage = &t
+	var page []*session
+	if deployment == "" { // the fake makes no deployment: no session has one
+		page, out.NextPage, out.PrevPage = pageSessions(within(a.byOrg[c.Org], func(ss *session) time.Time { return ss.rec.CreatedAt }, created), keep, order == "desc", scope, q.After, back, q.Limit)
 	}
-	if lo > 0 && hi > lo {
-		t := core.EncodePageToken(scope+"_back", sessionKey(kept[lo]))
-		out.PrevPage = &t
-	}
+	now := s.Clock.Now()
 	key := clockKey(now)
-	return core.SpliceEncoded(kept[lo:hi], func(ss *session) (json.RawMessage, error) { return ss.json(now, key) }, out)
+	return core.SpliceEncoded(page, func(ss *session) (json.RawMessage, error) {
+		ss.release() // the page is a look at its sessions
+		return ss.json(now, key)
+	}, out)
+}
+
+// within is the span of items, sorted by the time at gives, whose time is in r.
+func within[T any](items []T, at func(T) time.Time, r core.TimeRange) []T {
+	lo, hi := core.Within(items, at, r)
+	return items[lo:hi]
+}
+
+// pageSessions cuts a page of at most limit kept sessions out of list (oldest first), in list
+// order (newest first when desc), after the key of a next_page token or before the key of a
+// prev_page token (or from the start), with the tokens of the pages on either side: a token is
+// given only when the page has sessions and a kept session lies on that side of it. It walks
+// from the token's place, found by binary search, to one kept session past the page, and looks
+// for one kept session on the other side.
+func pageSessions(list []*session, keep func(*session) bool, desc bool, scope string, after, before *core.ListKey, limit int) (page []*session, next, prev *string) {
+	// at is the index of the first session at or after k (oldest first), past is that of the first
+	// after it.
+	at := func(k core.ListKey) int {
+		return sort.Search(len(list), func(i int) bool { return core.OldestFirst(sessionKey(list[i]), k) >= 0 })
+	}
+	past := func(k core.ListKey) int { return core.SearchAfter(list, sessionKey, core.OldestFirst, k) }
+	// The walk goes toward older sessions (step -1) from i, or toward newer (step +1); the other
+	// side of the page starts at j, in the other direction. A backward page walks against the
+	// list's order, and is reversed.
+	i, j, step := 0, -1, 1
+	reverse := before != nil
+	switch {
+	case after != nil && desc:
+		i, j, step = at(*after)-1, at(*after), -1
+	case after != nil:
+		i, j = past(*after), past(*after)-1
+	case before != nil && desc:
+		i, j = past(*before), past(*before)-1
+	case before != nil:
+		i, j, step = at(*before)-1, at(*before), -1
+	case desc:
+		i, j, step = len(list)-1, len(list), -1
+	}
+	page, more := walk(list, i, step, limit, keep)
+	if len(page) == 0 {
+		return page, nil, nil
+	}
+	// The other side has a page when a kept session lies there (a page from the start has none).
+	other := (after != nil || before != nil) && len(walkOne(list, j, -step, keep)) > 0
+	forward, backward := more, other
+	if reverse {
+		slices.Reverse(page)
+		forward, backward = other, more
+	}
+	if forward {
+		t := core.EncodePageToken(scope, sessionKey(page[len(page)-1]))
+		next = &t
+	}
+	if backward {
+		t := core.EncodePageToken(scope+"_back", sessionKey(page[0]))
+		prev = &t
+	}
+	return page, next, prev
+}
+
+// walk collects up to limit kept sessions of list from index i by step, and reports whether
+// another kept session lies past them.
+func walk(list []*session, i, step, limit int, keep func(*session) bool) (page []*session, more bool) {
+	page = make([]*session, 0, min(limit, len(list)))
+	for ; i >= 0 && i < len(list); i += step {
+		if !keep(list[i]) {
+			continue
+		}
+		if len(page) == limit {
+			return page, true
+		}
+		page = append(page, list[i])
+	}
+	return page, false
+}
+
+// walkOne is the first kept session of list from index i by step, if any.
+func walkOne(list []*session, i, step int, keep func(*session) bool) []*session {
+	page, _ := walk(list, i, step, 1, keep)
+	return page
 }
 
 func mountsStore(resources []any, id string) bool {

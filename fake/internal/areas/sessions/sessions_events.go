@@ -54,8 +54,22 @@ func (ss *session) append(s *core.Server, now time.Time, ev Event) {
 
 // log holds a new event until a client looks (release).
 func (ss *session) log(now time.Time, ev Event) {
+	if last, ok := ss.last(); ok && now.Before(last) {
+		ss.unordered = true // a data set's log ahead of the clock
+	}
 	ss.held = append(ss.held, stored{seq: len(ss.events) + len(ss.held), at: now, ev: ev, json: new(core.RecordJSON)})
 	ss.noted(ev)
+}
+
+// last is the processed_at of the session's last event, shown or held.
+func (ss *session) last() (time.Time, bool) {
+	switch {
+	case len(ss.held) > 0:
+		return ss.held[len(ss.held)-1].at, true
+	case len(ss.events) > 0:
+		return ss.events[len(ss.events)-1].at, true
+	}
+	return time.Time{}, false
 }
 
 // release shows the held events, and wakes the session's streams.
@@ -143,12 +157,11 @@ func (ss *session) handle(s *core.Server, c *core.Call, a *Store, ev Event, now 
 // --- List ---
 
 // listEvents lists a session's events in order (asc by default), filtered by type and by
-// processed_at.
+// processed_at. The filters are read first, then limit and the page (core.ListQuery). A page
+// costs O(log n + page + the events the types filter skips): the log is in processed_at order
+// (unless a data set's events lie ahead of the clock: unordered), so created_at bounds the walk
+// by binary search.
 func listEvents(s *core.Server, c *core.Call) (any, error) {
-	limit, _, err := c.QueryInt("limit")
-	if err != nil {
-		return nil, err
-	}
 	order, err := c.QueryEnum("order")
 	if err != nil {
 		return nil, err
@@ -158,23 +171,26 @@ func listEvents(s *core.Server, c *core.Call) (any, error) {
 		return nil, err
 	}
 	types := c.QueryStrings("types")
-	after, err := c.PageToken("session_events")
+	q, err := c.ListQuery("session_events", false)
 	if err != nil {
 		return nil, err
 	}
 	return withSession(s, c, func(_ *Store, ss *session, _ time.Time) (any, error) {
-		keep := func(e stored) bool {
+		log, keep := ss.events, func(e stored) bool {
 			return created.Contains(e.at) && (len(types) == 0 || slices.Contains(types, e.ev["type"].(string)))
+		}
+		if !ss.unordered {
+			log, keep = within(log, func(e stored) time.Time { return e.at }, created), func(e stored) bool { return len(types) == 0 || slices.Contains(types, e.ev["type"].(string)) }
 		}
 		var page core.TokenPage[stored]
 		switch {
 		case order == "desc":
-			page = core.PageNewestKept(ss.events, keep, storedKey, "session_events", after, limit)
-		case created == (core.TimeRange{}) && len(types) == 0:
+			page = core.PageNewestKept(log, keep, storedKey, "session_events", q.After, q.Limit)
+		case len(types) == 0 && (!ss.unordered || created == (core.TimeRange{})):
 			// Unfiltered, the page is a span of the log, encoded before the lock is let go.
-			page = core.PageByTokenIn(ss.events, storedKey, core.OldestFirst, "session_events", after, limit)
+			page = core.PageByTokenIn(log, storedKey, core.OldestFirst, "session_events", q.After, q.Limit)
 		default:
-			page = core.PageByTokenKept(ss.events, keep, storedKey, core.OldestFirst, "session_events", after, limit)
+			page = core.PageByTokenKept(log, keep, storedKey, core.OldestFirst, "session_events", q.After, q.Limit)
 		}
 		return core.EncodedTokenPage(page, func(e stored) (json.RawMessage, error) { return e.json.Get("", func() any { return e.ev }) })
 	})

@@ -38,10 +38,19 @@ func (ss *session) primary(now time.Time) Thread {
 	v := ss.view(now)
 	t := Thread{ID: primaryID(v.ID), Type: "session_thread", SessionID: v.ID, Agent: v.Agent, Status: v.Status,
 		ArchivedAt: v.ArchivedAt, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, Stats: &v.Stats}
-	if slices.ContainsFunc(ss.events, func(e stored) bool { return e.ev["type"] == "session.status_idle" }) {
+	if ss.idled() {
 		t.Usage = &v.Usage
 	}
 	return t
+}
+
+// idled reports whether the session's shown events include a session.status_idle. The log only
+// grows, so each event is looked at once, by the first read after it is shown.
+func (ss *session) idled() bool {
+	for ; !ss.idles.seen && ss.idles.scanned < len(ss.events); ss.idles.scanned++ {
+		ss.idles.seen = ss.events[ss.idles.scanned].ev["type"] == "session.status_idle"
+	}
+	return ss.idles.seen
 }
 
 // checkThread answers 404 unless the thread of the path is its session's primary; it shows no
@@ -56,12 +65,13 @@ func checkThread(s *core.Server, c *core.Call) error {
 	return err
 }
 
-// listThreads lists the session's threads: its primary, when no statuses[] leaves it out.
+// listThreads lists the session's threads: its primary, when no statuses[] leaves it out (a
+// page of one, which any limit holds).
 func listThreads(s *core.Server, c *core.Call) (any, error) {
-	if _, err := c.PageToken("session_threads"); err != nil {
+	statuses := c.QueryStrings("statuses")
+	if _, err := c.ListQuery("session_threads", false); err != nil {
 		return nil, err
 	}
-	statuses := c.QueryStrings("statuses")
 	return withSession(s, c, func(_ *Store, ss *session, now time.Time) (any, error) {
 		out := core.TokenPage[Thread]{Data: []Thread{}}
 		if t := ss.primary(now); len(statuses) == 0 || slices.Contains(statuses, t.Status) {
