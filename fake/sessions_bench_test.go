@@ -125,6 +125,11 @@ func BenchmarkManagedAgentsPage(b *testing.B) {
 // benchAPI returns a function that serves a request with body (nil: none) as the API key, fails
 // the benchmark unless it answers 200, and returns the answer.
 func benchAPI(b testing.TB, s *Server) func(method, path string, body any) []byte {
+	return benchAPIAs(b, s, core.DefaultAPIKey)
+}
+
+// benchAPIAs is benchAPI with the API key key.
+func benchAPIAs(b testing.TB, s *Server, key string) func(method, path string, body any) []byte {
 	return func(method, path string, body any) []byte {
 		var data []byte
 		if body != nil {
@@ -134,7 +139,7 @@ func benchAPI(b testing.TB, s *Server) func(method, path string, body any) []byt
 			}
 		}
 		req := httptest.NewRequest(method, path, bytes.NewReader(data))
-		req.Header.Set("X-Api-Key", core.DefaultAPIKey)
+		req.Header.Set("X-Api-Key", key)
 		req.Header.Set("Vendor-Version", core.APIVersion)
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
