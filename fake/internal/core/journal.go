@@ -106,7 +106,13 @@ type journal struct {
 	Bytes  int           // their estimated size
 	seq    uint64        // entries ever recorded
 	budget *ByteBudget   // shared with the server's namespaces; nil once a namespace is dropped
+	// spare is the blob of the entry dropped last, which the next entry is packed into if it
+	// fits (storeEntry); nil once used.
+	spare []byte
 }
+
+// maxSpareBlob keeps a rare large entry's blob (headers up to 16 KiB) from being kept as spare.
+const maxSpareBlob = 1 << 10
 
 // Add records e, whose headers are none, and reports whether the journals sharing its budget
 // now hold more than the limit.
@@ -116,17 +122,20 @@ func (j *journal) Add(e *JournalEntry) (over bool) { return j.add(e, nil) }
 // journals sharing its budget now hold more than the limit. Packing the entry (storeEntry) is
 // done before the lock is taken.
 func (j *journal) add(e *JournalEntry, headers []string) (over bool) {
-	st := storeEntry(e, headers)
-	st.size = JournalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body) + eventsSize(e.SessionEvents)
+	size := JournalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body) + eventsSize(e.SessionEvents)
 	for _, h := range headers {
-		st.size += len(h)
+		size += len(h)
 	}
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
 	before := j.Bytes
-	for j.N > 0 && (j.N == JournalCap || j.Bytes+st.size > JournalBytes) {
+	for j.N > 0 && (j.N == JournalCap || j.Bytes+size > JournalBytes) {
 		j.dropOldest()
 	}
+	// Packed under the lock, into the blob of the entry just dropped when there is one: a full
+	// journal records without allocating for it.
+	st := storeEntry(e, headers, j.spare)
+	st.size, j.spare = size, nil
 	if j.N == len(j.ring) {
 		grown := make([]storedEntry, min(max(2*len(j.ring), 16), JournalCap))
 		j.copyTo(grown)
@@ -217,6 +226,9 @@ func (c *Call) NoteSessionEvents(events ...JournalSessionEvent) {
 // dropOldest forgets the oldest entry; the caller holds mu and has checked that there is one.
 func (j *journal) dropOldest() {
 	j.Bytes -= j.ring[j.head].size
+	if b := j.ring[j.head].blob; cap(b) <= maxSpareBlob {
+		j.spare = b
+	}
 	j.ring[j.head] = storedEntry{} // let the dropped entry's memory go
 	j.head = (j.head + 1) % len(j.ring)
 	j.N--
@@ -274,7 +286,7 @@ func (s *Server) ClearJournal() int {
 	if j.budget != nil {
 		j.budget.Add(-j.Bytes)
 	}
-	j.ring, j.head, j.N, j.Bytes = nil, 0, 0, 0
+	j.ring, j.head, j.N, j.Bytes, j.spare = nil, 0, 0, 0, nil
 	return n
 }
 

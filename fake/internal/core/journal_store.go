@@ -42,9 +42,11 @@ func entryStrings(e *JournalEntry) [13]*string {
 		&e.CredentialHeader, &e.APIVersion, &e.Stub, &e.StubNearMiss, &e.RateLimit, &e.SessionID, &e.session}
 }
 
-// storeEntry packs e and its headers (name, value pairs) for the ring: one allocation for the
-// blob, and one more only for an entry with a thread, session events, a batch or truncations.
-func storeEntry(e *JournalEntry, headers []string) storedEntry {
+// storeEntry packs e and its headers (name, value pairs) for the ring, its blob in spare when
+// that has room (the blob of an entry the ring dropped, which nothing else holds: entry copies
+// it) or else in one allocation, and allocates once more only for an entry with a thread,
+// session events, a batch or truncations.
+func storeEntry(e *JournalEntry, headers []string, spare []byte) storedEntry {
 	fields := entryStrings(e)
 	n := 0
 	for _, f := range fields {
@@ -53,7 +55,10 @@ func storeEntry(e *JournalEntry, headers []string) storedEntry {
 	for _, h := range headers {
 		n += uvarintLen(len(h)) + len(h)
 	}
-	blob := make([]byte, 0, n)
+	blob := spare[:0]
+	if cap(blob) < n {
+		blob = make([]byte, 0, n)
+	}
 	for _, f := range fields {
 		blob = appendString(blob, *f)
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -75,4 +76,41 @@ func TestJournalStoreKeepsEntries(t *testing.T) {
 	if e := got[2]; len(e.SessionEvents) != 1 || e.SessionEvents[0].ID != "sevt_2" || strings.Join(e.Truncated, ",") != "session_events" {
 		t.Errorf("entry with events amended: %+v", e)
 	}
+}
+
+// TestJournalStoreReusesDroppedBlobs fills a journal past its bound, so that new entries are
+// packed into the blobs of dropped ones, and checks that the entries held are the last ones
+// recorded, each whole, and that entries read before are not changed by the entries packed
+// after into the memory they were read from.
+func TestJournalStoreReusesDroppedBlobs(t *testing.T) {
+	s := &Server{}
+	entry := func(i int) (JournalEntry, []string) {
+		// Blobs of varied sizes, so that an entry is packed into the blob of a larger one, of
+		// one its size, or, into none, in a blob of its own.
+		path := "/v1/models/" + strings.Repeat("x", i%37)
+		return JournalEntry{RequestID: fmt.Sprintf("req_%06d", i), Method: "GET", Path: path, Status: 200},
+			[]string{"User-Agent", fmt.Sprintf("agent %06d", i)}
+	}
+	check := func(got []JournalEntry, first int) {
+		t.Helper()
+		for k, g := range got {
+			i := first + k
+			want, _ := entry(i)
+			if g.RequestID != want.RequestID || g.Path != want.Path || g.Headers["user-agent"] != fmt.Sprintf("agent %06d", i) {
+				t.Fatalf("entry %d: %s %s %v, want %s %s agent %06d", i, g.RequestID, g.Path, g.Headers, want.RequestID, want.Path, i)
+			}
+		}
+	}
+	for i := range JournalCap {
+		e, h := entry(i)
+		s.RequestLog.add(&e, h)
+	}
+	before := s.Journal()
+	check(before, 0)
+	for i := JournalCap; i < JournalCap+JournalCap/2; i++ {
+		e, h := entry(i)
+		s.RequestLog.add(&e, h)
+	}
+	check(before, 0)
+	check(s.Journal(), JournalCap/2)
 }
