@@ -65,12 +65,10 @@ type JournalEntry struct {
 	// out), "body" (a JSON body over 64 KiB, recorded as null). Empty when the entry is whole.
 	Truncated []string `json:"truncated"`
 
-	headers []string // name, value pairs as recorded; Headers is built from them when read
 	// session is the session the request worked on (a client's request on the session's routes,
 	// or a turn's model request), for the journal's session_id filter; "" for none.
 	session string
 	seq     uint64 // order of recording: the journal's cursor
-	size    int    // estimated bytes held, for the journal's byte bound
 }
 
 // JournalSessionEvent is the face's JournalSessionEvent (package fake), which documents it.
@@ -102,41 +100,68 @@ const JournalsBytes = 256 << 20
 // same however long the server has run.
 type journal struct {
 	Mu     sync.Mutex
-	ring   []JournalEntry // grows by doubling to journalCap
-	head   int            // index of the oldest entry
-	N      int            // entries held
-	Bytes  int            // their estimated size
-	seq    uint64         // entries ever recorded
-	budget *ByteBudget    // shared with the server's namespaces; nil once a namespace is dropped
+	ring   []storedEntry // grows by doubling to journalCap
+	head   int           // index of the oldest entry
+	N      int           // entries held
+	Bytes  int           // their estimated size
+	seq    uint64        // entries ever recorded
+	budget *ByteBudget   // shared with the server's namespaces; nil once a namespace is dropped
+	// spare is the blob of the entry dropped last, which the next entry is packed into if it
+	// fits (storeEntry); nil once used.
+	spare []byte
 }
 
-// Add records e and reports whether the journals sharing its budget now hold more than the
-// limit.
-func (j *journal) Add(e *JournalEntry) (over bool) {
-	e.size = JournalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body) + eventsSize(e.SessionEvents)
-	for _, h := range e.headers {
-		e.size += len(h)
+// maxSpareBlob keeps a rare large entry's blob (headers up to 16 KiB) from being kept as spare.
+const maxSpareBlob = 1 << 10
+
+// Add records e, whose headers are none, and reports whether the journals sharing its budget
+// now hold more than the limit.
+func (j *journal) Add(e *JournalEntry) (over bool) { return j.add(e, nil) }
+
+// add records e with its headers as name, value pairs (recordHeaders), and reports whether the
+// journals sharing its budget now hold more than the limit. Packing the entry (storeEntry) is
+// done before the lock is taken.
+func (j *journal) add(e *JournalEntry, headers []string) (over bool) {
+	size := JournalEntryBase + len(e.Path) + len(e.Query) + cap(e.Body) + eventsSize(e.SessionEvents)
+	for _, h := range headers {
+		size += len(h)
 	}
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
 	before := j.Bytes
-	for j.N > 0 && (j.N == JournalCap || j.Bytes+e.size > JournalBytes) {
+	for j.N > 0 && (j.N == JournalCap || j.Bytes+size > JournalBytes) {
 		j.dropOldest()
 	}
+	// Packed under the lock, into the blob of the entry just dropped when there is one: a full
+	// journal records without allocating for it.
+	st := storeEntry(e, headers, j.spare)
+	st.size, j.spare = size, nil
 	if j.N == len(j.ring) {
-		grown := make([]JournalEntry, min(max(2*len(j.ring), 16), JournalCap))
+		grown := make([]storedEntry, min(max(2*len(j.ring), 16), JournalCap))
 		j.copyTo(grown)
 		j.ring, j.head = grown, 0
 	}
 	j.seq++
-	e.seq = j.seq
-	j.ring[(j.head+j.N)%len(j.ring)] = *e // the one copy of the entry
+	e.seq, st.seq = j.seq, j.seq
+	j.ring[(j.head+j.N)%len(j.ring)] = st // the one copy of the entry
 	j.N++
-	j.Bytes += e.size
+	j.Bytes += st.size
 	if j.budget == nil {
 		return false
 	}
 	return j.budget.Add(j.Bytes - before)
+}
+
+// at returns the entry seq, nil if the journal no longer holds it; the caller holds mu.
+func (j *journal) at(seq uint64) *storedEntry {
+	if j.N == 0 {
+		return nil
+	}
+	first := j.ring[j.head].seq
+	if seq < first || seq >= first+uint64(j.N) {
+		return nil
+	}
+	return &j.ring[(j.head+int(seq-first))%len(j.ring)]
 }
 
 // amend sets the outcome of the entry seq, if the journal still holds it: a stream's entry is
@@ -144,16 +169,10 @@ func (j *journal) Add(e *JournalEntry) (over bool) {
 func (j *journal) amend(seq uint64, status int, errorType string, fault bool) {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
-	if j.N == 0 {
-		return
+	if e := j.at(seq); e != nil {
+		e.status, e.errorType, e.fault = status, errorType, fault
+		e.valid = errorType != ErrInvalidRequest && errorType != ErrRequestTooLarge
 	}
-	first := j.ring[j.head].seq
-	if seq < first || seq >= first+uint64(j.N) {
-		return
-	}
-	e := &j.ring[(j.head+int(seq-first))%len(j.ring)]
-	e.Status, e.ErrorType, e.Fault = status, errorType, fault
-	e.Valid = errorType != ErrInvalidRequest && errorType != ErrRequestTooLarge
 }
 
 // amendEvents sets the session events of the entry seq, if the journal still holds it: a turn's
@@ -161,18 +180,18 @@ func (j *journal) amend(seq uint64, status int, errorType string, fault bool) {
 func (j *journal) amendEvents(seq uint64, events []JournalSessionEvent, truncated bool) {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
-	if j.N == 0 {
+	e := j.at(seq)
+	if e == nil {
 		return
 	}
-	first := j.ring[j.head].seq
-	if seq < first || seq >= first+uint64(j.N) {
-		return
+	if e.more == nil {
+		e.more = &entryMore{}
 	}
-	e := &j.ring[(j.head+int(seq-first))%len(j.ring)]
-	grown := eventsSize(events) - eventsSize(e.SessionEvents)
-	e.SessionEvents, e.size, j.Bytes = events, e.size+grown, j.Bytes+grown
-	if truncated && !slices.Contains(e.Truncated, "session_events") {
-		e.Truncated = append(slices.Clip(e.Truncated), "session_events")
+	m := e.more
+	grown := eventsSize(events) - eventsSize(m.events)
+	m.events, e.size, j.Bytes = events, e.size+grown, j.Bytes+grown
+	if truncated && !slices.Contains(m.truncated, "session_events") {
+		m.truncated = append(slices.Clip(m.truncated), "session_events")
 	}
 	if j.budget != nil {
 		j.budget.Add(grown)
@@ -207,7 +226,10 @@ func (c *Call) NoteSessionEvents(events ...JournalSessionEvent) {
 // dropOldest forgets the oldest entry; the caller holds mu and has checked that there is one.
 func (j *journal) dropOldest() {
 	j.Bytes -= j.ring[j.head].size
-	j.ring[j.head] = JournalEntry{} // let the dropped entry's memory go
+	if b := j.ring[j.head].blob; cap(b) <= maxSpareBlob {
+		j.spare = b
+	}
+	j.ring[j.head] = storedEntry{} // let the dropped entry's memory go
 	j.head = (j.head + 1) % len(j.ring)
 	j.N--
 }
@@ -238,7 +260,7 @@ func (j *journal) detach() {
 }
 
 // copyTo copies the entries, oldest first, to dst; the caller holds mu.
-func (j *journal) copyTo(dst []JournalEntry) int {
+func (j *journal) copyTo(dst []storedEntry) int {
 	k := copy(dst, j.ring[j.head:min(j.head+j.N, len(j.ring))])
 	return k + copy(dst[k:], j.ring[:j.N-k])
 }
@@ -249,12 +271,8 @@ func (s *Server) Journal() []JournalEntry {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
 	out := make([]JournalEntry, j.N)
-	j.copyTo(out)
 	for i := range out {
-		out[i].Headers = headerMap(out[i].headers)
-		if out[i].Truncated == nil {
-			out[i].Truncated = []string{}
-		}
+		out[i] = j.ring[(j.head+i)%len(j.ring)].entry()
 	}
 	return out
 }
@@ -268,7 +286,7 @@ func (s *Server) ClearJournal() int {
 	if j.budget != nil {
 		j.budget.Add(-j.Bytes)
 	}
-	j.ring, j.head, j.N, j.Bytes = nil, 0, 0, 0
+	j.ring, j.head, j.N, j.Bytes, j.spare = nil, 0, 0, 0, nil
 	return n
 }
 
@@ -301,9 +319,10 @@ func (s *Server) record(gc *gin.Context, at time.Time, status int) (seq uint64) 
 	}
 	e.Path = e.bounded("path", r.URL.Path, JournalURLCap)
 	e.Query = e.bounded("query", r.URL.RawQuery, JournalURLCap)
-	e.headers = e.recordHeaders(r.Header)
+	var pairs [24]string // the usual request's headers, on the stack: storeEntry copies them
+	headers := e.recordHeaders(pairs[:0], r.Header)
 	e.recordBody(x)
-	if s.RequestLog.Add(&e) {
+	if s.RequestLog.add(&e, headers) {
 		s.Root().trimIdleJournals(s)
 	}
 	return e.seq
@@ -349,11 +368,12 @@ func (e *JournalEntry) bounded(name, v string, max int) string {
 	return strings.Clone(strings.ToValidUTF8(v[:max], ""))
 }
 
-// recordHeaders returns the headers but credentials as name, value pairs, each value cut at
-// journalValueCap and all of them at journalHeadersCap (in name order, so that the same request
-// keeps the same headers). A slice costs one allocation where a map costs one per header.
-func (e *JournalEntry) recordHeaders(h http.Header) []string {
-	out, total := make([]string, 0, 2*len(h)), 0
+// recordHeaders appends to out the headers but credentials as name, value pairs, each value cut
+// at journalValueCap and all of them at journalHeadersCap (in name order, so that the same
+// request keeps the same headers), and returns it. A slice costs one allocation where a map costs
+// one per header, and none when out has room.
+func (e *JournalEntry) recordHeaders(out []string, h http.Header) []string {
+	total := 0
 	for k, vs := range h { // one pass for the usual request, whose headers all fit
 		var n int
 		out, n = e.addHeader(out, k, vs)
@@ -397,15 +417,6 @@ func (e *JournalEntry) addHeader(out []string, k string, vs []string) ([]string,
 		v = e.bounded("headers."+strings.ToLower(k), v, JournalValueCap)
 	}
 	return append(out, k, v), len(k) + len(v)
-}
-
-// headerMap builds the journal's view of recorded headers: lower-case names, as HTTP/2 sends them.
-func headerMap(pairs []string) map[string]string {
-	m := make(map[string]string, len(pairs)/2)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		m[strings.ToLower(pairs[i])] = pairs[i+1]
-	}
-	return m
 }
 
 // isControl reports whether the request is for the test-control API, which is never journaled

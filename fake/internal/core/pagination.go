@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -277,13 +278,19 @@ func EncodePageToken(scope string, k ListKey) string {
 	t := tokenSigners.Get().(*tokenSigner)
 	defer tokenSigners.Put(t)
 	t.body = appendTokenBody(t.body[:0], scope, k)
+	// A client reading the same page again (polling a list) asks for the same token: the
+	// signer remembers the last body it signed and its token, and spares the MAC.
+	if t.last != "" && bytes.Equal(t.body, t.lastBody) {
+		return t.last
+	}
 	t.mac.Reset()
 	t.mac.Write(t.body)
 	sum := t.mac.Sum(t.sum[:0])
 	enc := base64.RawURLEncoding
 	t.out = append(enc.AppendEncode(t.out[:0], t.body), '.')
 	t.out = enc.AppendEncode(t.out, sum[:12])
-	return string(t.out)
+	t.last, t.lastBody = string(t.out), append(t.lastBody[:0], t.body...)
+	return t.last
 }
 
 // tokenSigner is an HMAC keyed with tokenKey, reset before each use, and the buffers of a
@@ -291,6 +298,8 @@ func EncodePageToken(scope string, k ListKey) string {
 type tokenSigner struct {
 	mac            hash.Hash
 	body, sum, out []byte
+	lastBody       []byte // the body signed last, and its token
+	last           string
 }
 
 var tokenSigners = sync.Pool{New: func() any {

@@ -97,9 +97,10 @@ func (c *Call) Journal(err error, mark SubMark) {
 	if c.Cred != nil {
 		e.CredentialID, e.CredentialHeader = c.Cred.ID, c.credHeader
 	}
-	e.headers = e.recordHeaders(c.Request.Header)
+	var pairs [24]string
+	headers := e.recordHeaders(pairs[:0], c.Request.Header)
 	e.recordBody(x)
-	over := s.RequestLog.Add(&e)
+	over := s.RequestLog.add(&e, headers)
 	x.entry.seq = e.seq // what the request appends later amends the entry (NoteSessionEvents)
 	if over {
 		s.Root().trimIdleJournals(s)
