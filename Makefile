@@ -83,7 +83,7 @@ unit: ## unit tests with -race (incl. the conformance suite against an in-proces
 	@$(TESTREPORT) $(OPENAPICHECK) $(GOTESTVET) -count=1 -timeout 5m ./...
 
 resources: ## the memory and time bounds of the known amplifiers (fake/resource_test.go, fake/cost_test.go), without -race, which distorts them
-	$(GO) test $(GOTESTVET) -count=1 -run '^(TestAmplifiersStayBounded|TestWorkAmplifiersRefusedWithinASecond|TestRefusedSnapshotReleasesItsMemory|TestThreadMemoryIsBounded|TestStubMemoryIsBounded|TestGeneratedValuesCharged|TestBetaValuesCharged|TestStubMatchingCharged|TestStubMatchingStopsWhenTheClientGoes|TestThreadContinueMeetsTheMessageBound|TestFilesUploadBodyIsBounded|TestSkillsBytesAreBounded|TestBatchMemory100k|TestSessionsLoadIsCharged)$$' -v ./fake
+	$(GO) test $(GOTESTVET) -count=1 -run '^(TestAmplifiersStayBounded|TestWorkAmplifiersRefusedWithinASecond|TestRefusedSnapshotReleasesItsMemory|TestThreadMemoryIsBounded|TestStubMemoryIsBounded|TestGeneratedValuesCharged|TestBetaValuesCharged|TestStubMatchingCharged|TestStubMatchingStopsWhenTheClientGoes|TestThreadContinueMeetsTheMessageBound|TestFilesUploadBodyIsBounded|TestSkillsBytesAreBounded|TestBatchMemory100k|TestSessionsLoadIsCharged|TestSessionPageAllocatesForItsPage)$$' -v ./fake
 
 # Every Go fuzz target (func FuzzX in a _test.go file), as "package-dir target" pairs: go test
 # -fuzz takes one target per run. `go test` alone runs their seed corpora as ordinary tests.
