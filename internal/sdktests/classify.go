@@ -35,7 +35,7 @@ type rule struct {
 // reason checkable: the reference, the SDK's own documentation of the field, or the contract.
 var placeholders = []rule{
 	ph(`^limit: must be an integer from 1 to \d+, got "0"$`, "limit=0: every list's limit starts at 1 (the reference's ranges)"),
-	ph(`^version: must be an integer from 1 to \d+, got "0"$`, "version=0: versions are numbered from 1"),
+	ph(`^(agent_)?version: must be an integer from 1 to \d+, got "0"$`, "version=0, agent_version=0: versions are numbered from 1"),
 	ph(`^after_id and before_id: give at most one of them$`, "both cursors at once: a list pages one way (the reference's cursor pages)"),
 	ph(`^page: not a page token of this list`, `page="page": a page token is opaque, only a previous answer's next_page`),
 	ph(`^anthropic-workspace-id: (.* is not the workspace of this API key|the organization has no workspace )`,

@@ -10,15 +10,16 @@ import (
 // Failures as the Python SDK 2.14.0's generated tests print them (pytest's JUnit text), copied
 // from a run against the fake.
 const (
-	pyAbsent    = `anthropic.NotFoundError: Error code: 404 - {'type': 'error', 'error': {'type': 'not_found_error', 'message': 'model "model_id" was not found'}, 'request_id': 'req_010000000000000000000001'}`
-	pyNoRoute   = `E   anthropic.NotFoundError: Error code: 404 - {'type': 'error', 'error': {'type': 'not_found_error', 'message': 'no route for GET /v1/dreams/dream_id'}, 'request_id': 'req_1'}`
-	pyServed    = `E   anthropic.NotFoundError: Error code: 404 - {'type': 'error', 'error': {'type': 'not_found_error', 'message': 'no route for POST /v1/models/m/archive'}, 'request_id': 'req_1'}`
-	pyKey       = `E   anthropic.PermissionDeniedError: Error code: 403 - {'type': 'error', 'error': {'type': 'permission_error', 'message': 'the administration interface does not accept an API key'}, 'request_id': 'req_3'}`
-	pyLimit     = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'limit: must be an integer from 1 to 100, got "0"'}, 'request_id': 'req_4'}`
-	pyQuoted    = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': "diagnostics.previous_message_id: does not match pattern '^msg_'"}, 'request_id': 'req_5'}`
-	pyUnknown   = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'stop_sequences: must be an array of at most 4 strings'}, 'request_id': 'req_6'}`
-	pySHA       = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': "precondition.content_sha256: does not match pattern '^[0-9a-f]{64}$'"}, 'request_id': 'req_7'}`
-	pyValidated = "E   anthropic.APIResponseValidationError: Data returned by API invalid for expected schema.\nE   1 validation error for Model\nE   created_at\nE     Field required"
+	pyAbsent       = `anthropic.NotFoundError: Error code: 404 - {'type': 'error', 'error': {'type': 'not_found_error', 'message': 'model "model_id" was not found'}, 'request_id': 'req_010000000000000000000001'}`
+	pyNoRoute      = `E   anthropic.NotFoundError: Error code: 404 - {'type': 'error', 'error': {'type': 'not_found_error', 'message': 'no route for GET /v1/dreams/dream_id'}, 'request_id': 'req_1'}`
+	pyServed       = `E   anthropic.NotFoundError: Error code: 404 - {'type': 'error', 'error': {'type': 'not_found_error', 'message': 'no route for POST /v1/models/m/archive'}, 'request_id': 'req_1'}`
+	pyKey          = `E   anthropic.PermissionDeniedError: Error code: 403 - {'type': 'error', 'error': {'type': 'permission_error', 'message': 'the administration interface does not accept an API key'}, 'request_id': 'req_3'}`
+	pyAgentVersion = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'agent_version: must be an integer from 1 to 1073741824, got "0"'}, 'request_id': 'req_9'}`
+	pyLimit        = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'limit: must be an integer from 1 to 100, got "0"'}, 'request_id': 'req_4'}`
+	pyQuoted       = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': "diagnostics.previous_message_id: does not match pattern '^msg_'"}, 'request_id': 'req_5'}`
+	pyUnknown      = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'stop_sequences: must be an array of at most 4 strings'}, 'request_id': 'req_6'}`
+	pySHA          = `E   anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': "precondition.content_sha256: does not match pattern '^[0-9a-f]{64}$'"}, 'request_id': 'req_7'}`
+	pyValidated    = "E   anthropic.APIResponseValidationError: Data returned by API invalid for expected schema.\nE   1 validation error for Model\nE   created_at\nE     Field required"
 )
 
 func TestPythonAnswers(t *testing.T) {
@@ -63,6 +64,7 @@ func TestClassify(t *testing.T) {
 		{"key refused in one run, a placeholder in the other", []string{pyKey, pyLimit}, catPlaceholder},
 		{"key refused in both runs", []string{pyKey, pyKey}, catDrift},
 		{"a pattern the SDK documents", []string{pyQuoted, pyQuoted}, catPlaceholder},
+		{"a placeholder version of 0 in a filter", []string{pyAgentVersion, pyAgentVersion}, catPlaceholder},
 		{"a 400 no rule explains", []string{pyUnknown, pyUnknown}, catDrift},
 		{"a pattern whose metacharacters the rule quotes", []string{pySHA, pySHA}, catPlaceholder},
 		{"strict validation rejected the answer", []string{pyValidated, pyValidated}, catDrift},
